@@ -1,0 +1,65 @@
+// Configuration is environment variables only (DECISIONS.md), each with a working default.
+import path from 'node:path';
+
+export interface Config {
+  databaseUrl: string;
+  dataDir: string;
+  logLevel: string;
+  port: number;
+  publicUrl: string;
+  shortDomain: string;
+  assetBaseUrl: string;
+  tlsCertFile?: string;
+  tlsKeyFile?: string;
+  tls: boolean;
+  trustProxy: boolean;
+  featureConversions: boolean;
+  featureGoals: boolean;
+  webhookVariants: Set<'A' | 'B'>;
+  webhookRetryScale: number;
+  webhookTimeoutMs?: number;
+  webhookAllowPrivateNetworks: boolean;
+  clickFlushMs: number;
+  masterKey?: string;
+}
+
+const on = (v: string | undefined, dflt: boolean) =>
+  v === undefined || v === '' ? dflt : !['0', 'off', 'false', 'no'].includes(v.toLowerCase());
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const dataDir = path.resolve(env.DATA_DIR || './data');
+  const port = Number(env.PORT || 8443);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, got ${env.PORT}`);
+  const publicUrl = (env.PUBLIC_URL || `https://localhost:${port}`).replace(/\/+$/, '');
+  let publicHost: string;
+  try {
+    publicHost = new URL(publicUrl).host;
+  } catch {
+    throw new Error(`PUBLIC_URL must be an absolute URL, got ${publicUrl}`);
+  }
+  const variants = new Set(
+    (env.WEBHOOK_VARIANTS ?? 'A,B').split(',').map((s) => s.trim().toUpperCase()).filter(Boolean),
+  );
+  for (const v of variants) if (v !== 'A' && v !== 'B') throw new Error(`WEBHOOK_VARIANTS: unknown variant ${v}`);
+  return {
+    databaseUrl: env.DATABASE_URL || `sqlite:${path.join(dataDir, 'shortlink.db')}`,
+    dataDir,
+    logLevel: env.LOG_LEVEL || 'info',
+    port,
+    publicUrl,
+    shortDomain: (env.SHORT_DOMAIN || publicHost).toLowerCase(),
+    assetBaseUrl: (env.ASSET_BASE_URL || `${publicUrl}/assets/`).replace(/\/?$/, '/'),
+    tlsCertFile: env.TLS_CERT_FILE || undefined,
+    tlsKeyFile: env.TLS_KEY_FILE || undefined,
+    tls: on(env.TLS, true),
+    trustProxy: on(env.TRUST_PROXY, false),
+    featureConversions: on(env.FEATURE_CONVERSIONS, true),
+    featureGoals: on(env.FEATURE_GOALS, true),
+    webhookVariants: variants as Set<'A' | 'B'>,
+    webhookRetryScale: Number(env.WEBHOOK_RETRY_SCALE || 1),
+    webhookTimeoutMs: env.WEBHOOK_TIMEOUT_MS ? Number(env.WEBHOOK_TIMEOUT_MS) : undefined,
+    webhookAllowPrivateNetworks: env.WEBHOOK_ALLOW_PRIVATE_NETWORKS === '1',
+    clickFlushMs: Number(env.CLICK_FLUSH_MS || 1000),
+    masterKey: env.MASTER_KEY || undefined,
+  };
+}

@@ -1,0 +1,20 @@
+// Migrations are listed here rather than discovered on disk, so they load the same way under
+// tsx, vitest and a bundled build.
+import type { Knex } from 'knex';
+import * as core from './20261122000000_core';
+
+const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }> = {
+  '20261122000000_core': core,
+};
+
+export const migrationSource: Knex.MigrationSource<string> = {
+  async getMigrations() {
+    return Object.keys(migrations).sort();
+  },
+  getMigrationName(name) {
+    return name;
+  },
+  async getMigration(name) {
+    return migrations[name];
+  },
+};

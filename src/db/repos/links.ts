@@ -1,0 +1,137 @@
+// Links and their tags. Slug uniqueness per domain is enforced by the partial unique index
+// links_live_slug, so two requests racing for one slug cannot both win.
+import type { Knex } from 'knex';
+import { isUniqueViolation } from '../knex';
+
+export interface LinkRow {
+  seq?: number;
+  id: string;
+  workspace_id: string;
+  created_by: string;
+  domain_id: string | null;
+  domain_key: string;
+  slug: string;
+  original_url: string;
+  title: string | null;
+  status: 'ACTIVE' | 'DISABLED';
+  policy_locked: boolean | number;
+  redirect_type: 'TEMPORARY' | 'PERMANENT';
+  expires_at: number | null;
+  expired_url: string | null;
+  click_limit: number | null;
+  start_at: number | null;
+  end_at: number | null;
+  clicks: number;
+  password_hash: string | null;
+  preview_title: string | null;
+  preview_description: string | null;
+  preview_image: string | null;
+  created_at: number;
+  updated_at: number;
+  deleted_at: number | null;
+}
+
+export interface TagRow {
+  id: string;
+  name: string;
+  color: string;
+}
+
+export class SlugTakenError extends Error {}
+
+export async function insertLink(knex: Knex, row: LinkRow, tagIds: string[]): Promise<void> {
+  try {
+    await knex.transaction(async (trx) => {
+      await trx('links').insert(row);
+      if (tagIds.length) await trx('link_tags').insert(tagIds.map((tag_id) => ({ link_id: row.id, tag_id })));
+    });
+  } catch (err) {
+    if (isUniqueViolation(err) && /slug|links_live_slug|UNIQUE constraint failed: links\.domain_key/i.test(String((err as Error).message))) {
+      throw new SlugTakenError(row.slug);
+    }
+    throw err;
+  }
+}
+
+export async function updateLink(
+  knex: Knex,
+  id: string,
+  patch: Partial<LinkRow>,
+  tagIds: string[] | undefined,
+): Promise<void> {
+  try {
+    await knex.transaction(async (trx) => {
+      await trx('links').where({ id }).whereNull('deleted_at').update(patch);
+      if (tagIds) {
+        await trx('link_tags').where({ link_id: id }).delete();
+        if (tagIds.length) await trx('link_tags').insert(tagIds.map((tag_id) => ({ link_id: id, tag_id })));
+      }
+    });
+  } catch (err) {
+    if (isUniqueViolation(err) && patch.slug) throw new SlugTakenError(patch.slug);
+    throw err;
+  }
+}
+
+export async function getLink(knex: Knex, workspaceId: string, id: string): Promise<LinkRow | undefined> {
+  return knex('links').where({ id, workspace_id: workspaceId }).whereNull('deleted_at').first();
+}
+
+export async function listLinks(knex: Knex, workspaceId: string, page: number, limit: number) {
+  const live = () => knex('links').where({ workspace_id: workspaceId }).whereNull('deleted_at');
+  const [rows, [{ total }]] = await Promise.all([
+    live().orderBy([{ column: 'created_at', order: 'desc' }, { column: 'seq', order: 'desc' }]).offset((page - 1) * limit).limit(limit),
+    live().count({ total: '*' }),
+  ]);
+  return { rows: rows as LinkRow[], total: Number(total) };
+}
+
+/** Deleting keeps the row (click history stays) and frees the slug. */
+export async function softDeleteLink(knex: Knex, workspaceId: string, id: string): Promise<LinkRow | undefined> {
+  return knex.transaction(async (trx) => {
+    const row = await trx('links').where({ id, workspace_id: workspaceId }).whereNull('deleted_at').first();
+    if (!row) return undefined;
+    await trx('links').where({ id }).update({ deleted_at: Date.now(), updated_at: Date.now() });
+    return row as LinkRow;
+  });
+}
+
+export async function tagsOf(knex: Knex, linkIds: string[]): Promise<Map<string, TagRow[]>> {
+  const out = new Map<string, TagRow[]>(linkIds.map((id) => [id, []]));
+  if (!linkIds.length) return out;
+  const rows = await knex('link_tags as lt')
+    .join('tags as t', 't.id', 'lt.tag_id')
+    .whereIn('lt.link_id', linkIds)
+    .orderBy('t.name')
+    .select('lt.link_id', 't.id', 't.name', 't.color');
+  for (const r of rows) out.get(r.link_id)!.push({ id: r.id, name: r.name, color: r.color });
+  return out;
+}
+
+export async function existingTagIds(knex: Knex, workspaceId: string, tagIds: string[]): Promise<Set<string>> {
+  if (!tagIds.length) return new Set();
+  const rows = await knex('tags').where({ workspace_id: workspaceId }).whereIn('id', tagIds).select('id');
+  return new Set(rows.map((r) => r.id as string));
+}
+
+export async function findLiveLinkByAddress(knex: Knex, domainKey: string, slug: string): Promise<LinkRow | undefined> {
+  return knex('links').where({ domain_key: domainKey, slug }).whereNull('deleted_at').first();
+}
+
+export async function getDomain(knex: Knex, id: string) {
+  return knex('domains').where({ id }).first() as Promise<
+    { id: string; workspace_id: string; host: string; status: string } | undefined
+  >;
+}
+
+export async function activeDomainByHost(knex: Knex, host: string) {
+  return knex('domains').where({ host: host.toLowerCase(), status: 'ACTIVE' }).first() as Promise<
+    { id: string; workspace_id: string; host: string } | undefined
+  >;
+}
+
+export async function setPolicyDisabled(knex: Knex, id: string): Promise<LinkRow | undefined> {
+  const n = await knex('links').where({ id }).whereNull('deleted_at').update({ status: 'DISABLED', policy_locked: true, updated_at: Date.now() });
+  if (!n) return undefined;
+  return knex('links').where({ id }).first();
+}

@@ -1,0 +1,163 @@
+// Workspaces, their members, API keys and the dashboard-managed objects the CLI creates.
+import type { Knex } from 'knex';
+import { generateApiKey, hashApiKey, type Plan, type Role, type Scope } from '../../domain/access';
+import { newId, randomString } from '../../domain/ids';
+
+export class NotFoundError extends Error {}
+export class ConflictError extends Error {}
+
+export async function createWorkspace(knex: Knex, name: string, plan: Plan): Promise<string> {
+  const id = newId('ws');
+  await knex('workspaces').insert({ id, name, plan, created_at: Date.now() });
+  return id;
+}
+
+export async function getWorkspace(knex: Knex, id: string) {
+  return knex('workspaces').where({ id }).first() as Promise<{ id: string; name: string; plan: Plan } | undefined>;
+}
+
+async function requireWorkspace(knex: Knex, id: string) {
+  const ws = await getWorkspace(knex, id);
+  if (!ws) throw new NotFoundError(`workspace ${id} not found`);
+  return ws;
+}
+
+export async function setPlan(knex: Knex, id: string, plan: Plan): Promise<void> {
+  const n = await knex('workspaces').where({ id }).update({ plan });
+  if (!n) throw new NotFoundError(`workspace ${id} not found`);
+}
+
+/** Adds a person (created on first sight of the e-mail address) to a workspace. */
+export async function addMember(knex: Knex, workspaceId: string, email: string, role: Role): Promise<string> {
+  return knex.transaction(async (trx) => {
+    await requireWorkspace(trx, workspaceId);
+    const normalized = email.trim().toLowerCase();
+    let user = await trx('users').where({ email: normalized }).first();
+    if (!user) {
+      user = { id: newId('usr'), email: normalized, created_at: Date.now() };
+      await trx('users').insert(user);
+    }
+    const existing = await trx('memberships').where({ workspace_id: workspaceId, user_id: user.id }).first();
+    if (existing) throw new ConflictError(`${normalized} is already a member of ${workspaceId}; use member set-role`);
+    await trx('memberships').insert({ workspace_id: workspaceId, user_id: user.id, role, created_at: Date.now() });
+    return user.id as string;
+  });
+}
+
+export async function setRole(knex: Knex, workspaceId: string, userId: string, role: Role): Promise<void> {
+  const n = await knex('memberships').where({ workspace_id: workspaceId, user_id: userId }).update({ role });
+  if (!n) throw new NotFoundError(`user ${userId} is not a member of ${workspaceId}`);
+}
+
+export async function removeMember(knex: Knex, workspaceId: string, userId: string): Promise<void> {
+  const n = await knex('memberships').where({ workspace_id: workspaceId, user_id: userId }).delete();
+  if (!n) throw new NotFoundError(`user ${userId} is not a member of ${workspaceId}`);
+}
+
+export async function roleOf(knex: Knex, workspaceId: string, userId: string): Promise<Role | null> {
+  const row = await knex('memberships').where({ workspace_id: workspaceId, user_id: userId }).first('role');
+  return (row?.role as Role) ?? null;
+}
+
+/** Mints a key for a member; only its hash is stored, the key itself is shown once. */
+export async function createKey(
+  knex: Knex,
+  workspaceId: string,
+  userId: string,
+  scopes: Scope[],
+  expiresAt: number | null,
+): Promise<{ id: string; key: string }> {
+  await requireWorkspace(knex, workspaceId);
+  if (!(await roleOf(knex, workspaceId, userId))) throw new NotFoundError(`user ${userId} is not a member of ${workspaceId}`);
+  const key = generateApiKey();
+  const id = newId('key');
+  await knex('api_keys').insert({
+    id,
+    workspace_id: workspaceId,
+    user_id: userId,
+    key_hash: hashApiKey(key),
+    key_hint: key.slice(-4),
+    scopes: scopes.join(' '),
+    expires_at: expiresAt,
+    revoked_at: null,
+    created_at: Date.now(),
+  });
+  return { id, key };
+}
+
+export async function revokeKey(knex: Knex, id: string): Promise<void> {
+  const n = await knex('api_keys').where({ id }).update({ revoked_at: knex.raw('COALESCE(revoked_at, ?)', [Date.now()]) });
+  if (!n) throw new NotFoundError(`key ${id} not found`);
+}
+
+export interface KeyRecord {
+  id: string;
+  workspaceId: string;
+  userId: string;
+  scopes: Set<string>;
+  expiresAt: number | null;
+  revokedAt: number | null;
+  plan: Plan;
+}
+
+export async function findKey(knex: Knex, key: string): Promise<KeyRecord | null> {
+  const row = await knex('api_keys as k')
+    .join('workspaces as w', 'w.id', 'k.workspace_id')
+    .where('k.key_hash', hashApiKey(key))
+    .first('k.id', 'k.workspace_id', 'k.user_id', 'k.scopes', 'k.expires_at', 'k.revoked_at', 'w.plan');
+  if (!row) return null;
+  return {
+    id: row.id,
+    workspaceId: row.workspace_id,
+    userId: row.user_id,
+    scopes: new Set(String(row.scopes).split(' ').filter(Boolean)),
+    expiresAt: row.expires_at ?? null,
+    revokedAt: row.revoked_at ?? null,
+    plan: row.plan,
+  };
+}
+
+export async function createTag(knex: Knex, workspaceId: string, name: string, color: string): Promise<string> {
+  await requireWorkspace(knex, workspaceId);
+  const id = newId('tag');
+  await knex('tags').insert({ id, workspace_id: workspaceId, name, color, created_at: Date.now() });
+  return id;
+}
+
+export async function addDomain(knex: Knex, workspaceId: string, host: string): Promise<string> {
+  await requireWorkspace(knex, workspaceId);
+  const id = newId('dom');
+  await knex('domains').insert({ id, workspace_id: workspaceId, host: host.toLowerCase(), status: 'PENDING', created_at: Date.now() });
+  return id;
+}
+
+export async function setDomainStatus(knex: Knex, id: string, status: 'ACTIVE' | 'DISABLED') {
+  const patch = status === 'ACTIVE' ? { status, verified_at: Date.now() } : { status };
+  const n = await knex('domains').where({ id }).update(patch);
+  if (!n) throw new NotFoundError(`domain ${id} not found`);
+  return knex('domains').where({ id }).first();
+}
+
+export async function createCampaign(knex: Knex, workspaceId: string, name: string): Promise<string> {
+  await requireWorkspace(knex, workspaceId);
+  const id = newId('cmp');
+  await knex('campaigns').insert({ id, workspace_id: workspaceId, name, created_at: Date.now() });
+  return id;
+}
+
+/** A QR code points at one live link of the same workspace; `code` is its scan address. */
+export async function createQrCode(knex: Knex, workspaceId: string, linkId: string): Promise<{ id: string; code: string }> {
+  const link = await knex('links').where({ id: linkId, workspace_id: workspaceId }).whereNull('deleted_at').first('id');
+  if (!link) throw new NotFoundError(`link ${linkId} not found in workspace ${workspaceId}`);
+  const id = newId('qr');
+  const code = randomString(10);
+  await knex('qr_codes').insert({ id, workspace_id: workspaceId, link_id: linkId, code, created_at: Date.now() });
+  return { id, code };
+}
+
+export async function addAsset(knex: Knex, workspaceId: string, fileName: string, contentType: string): Promise<string> {
+  await requireWorkspace(knex, workspaceId);
+  const id = newId('ast');
+  await knex('assets').insert({ id, workspace_id: workspaceId, file_name: fileName, content_type: contentType, created_at: Date.now() });
+  return id;
+}

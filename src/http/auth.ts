@@ -1,0 +1,43 @@
+// Bearer API keys: the interface's Authentication section, in the order a client would expect
+// the answers: who are you (401), too fast (429), may your plan and key do this (403).
+import type { Request } from 'express';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { Knex } from 'knex';
+import { API_KEY_FORMAT, isPaidPlan, planHasApi, type Plan } from '../domain/access';
+import { findKey } from '../db/repos/workspaces';
+import { forbidden, unauthorized } from './errors';
+import { consumeRequest } from './rate-limit';
+
+export interface AuthContext {
+  keyId: string;
+  workspaceId: string;
+  userId: string;
+  plan: Plan;
+  scopes: Set<string>;
+}
+
+export async function authenticate(
+  req: Request,
+  knex: Knex,
+  limiter: RateLimiterAbstract,
+  requiredScopes: string[],
+): Promise<AuthContext> {
+  const header = req.headers.authorization;
+  if (!header) throw unauthorized('Missing Authorization header; send Authorization: Bearer <API key>');
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!match) throw unauthorized('Authorization header must be Bearer <API key>');
+  const key = match[1];
+  if (!API_KEY_FORMAT.test(key)) throw unauthorized('Malformed API key: expected mk_ followed by 64 hexadecimal characters');
+  const record = await findKey(knex, key);
+  if (!record) throw unauthorized('Unknown API key');
+  if (record.revokedAt !== null) throw unauthorized('This API key has been revoked');
+  if (record.expiresAt !== null && record.expiresAt <= Date.now()) throw unauthorized('This API key has expired');
+  if (!isPaidPlan(record.plan)) throw unauthorized('This workspace is not on a paid plan; its API keys are not accepted');
+  await consumeRequest(limiter, record.id);
+  if (!planHasApi(record.plan)) {
+    throw forbidden(`The ${record.plan} plan does not include the API; it needs the Growth plan or above`);
+  }
+  const missing = requiredScopes.filter((s) => !record.scopes.has(s));
+  if (missing.length) throw forbidden(`This API key lacks the scope ${missing.join(', ')}`);
+  return { keyId: record.id, workspaceId: record.workspaceId, userId: record.userId, plan: record.plan, scopes: record.scopes };
+}

@@ -1,0 +1,27 @@
+// One handler map keyed by operationId. Operations of later issues answer 501 until built.
+import { notImplemented } from '../errors';
+import type { Services } from '../services';
+import { loadDefinition } from '../definition';
+import { linkHandlers } from './links';
+import { opsHandlers } from './ops';
+import type { OperationHandler } from './types';
+
+export type { OperationHandler } from './types';
+
+const NOT_YET_BUILT = [
+  'getConversionSummary', 'recordConversion', 'listGoals', 'getGoalReport',
+  'createWebhook', 'listWebhooks', 'updateWebhook', 'deleteWebhook', 'getEventSchema',
+  'createWebhookV1', 'listWebhooksV1', 'deleteWebhookV1',
+];
+
+export function buildHandlers(services: Services): Record<string, OperationHandler> {
+  const definition = loadDefinition();
+  const pending = Object.fromEntries(
+    NOT_YET_BUILT.map((id) => [id, async () => { throw notImplemented(id); }]),
+  ) as Record<string, OperationHandler>;
+  return {
+    ...pending,
+    ...opsHandlers(services),
+    ...linkHandlers(services, definition),
+  };
+}

@@ -1,0 +1,286 @@
+// The links API: every rule of the interface's Links sections and DECISIONS.md.
+import type { Context } from 'openapi-backend';
+import type { components, operations } from '../../../generated/api';
+import { canDeleteLinks, canUpdateLinks, planHasApi } from '../../domain/access';
+import { newId } from '../../domain/ids';
+import {
+  destinationProblem, expiredUrlReturnsTo, MAX_TAGS, normalizeTitle, parseTimestamp, previewImageProblem,
+  type ShortAddress,
+} from '../../domain/links';
+import { hashPassword } from '../../domain/passwords';
+import { checkSlug, generateSlug } from '../../domain/slugs';
+import * as links from '../../db/repos/links';
+import { roleOf } from '../../db/repos/workspaces';
+import type { CacheKey } from '../../redirect/cache';
+import type { AuthContext } from '../auth';
+import { badRequest, conflict, forbidden, notFound } from '../errors';
+import { presentLink } from '../present';
+import type { Services } from '../services';
+import type { Result } from './types';
+
+type LinkCreate = components['schemas']['LinkCreate'];
+type LinkUpdate = components['schemas']['LinkUpdate'];
+type ChangeResult = components['schemas']['ChangeResult'];
+
+const GENERATED_SLUG_ATTEMPTS = 8;
+
+export function linkHandlers(services: Services, definition: any) {
+  const { db, config } = services;
+  const knex = db.knex;
+  const createFields = new Set(Object.keys(definition.components.schemas.LinkCreate.properties));
+
+  async function present(row: links.LinkRow) {
+    return presentLink(row, (await links.tagsOf(knex, [row.id])).get(row.id) ?? []);
+  }
+
+  async function requireRole(auth: AuthContext, allowed: (r: any) => boolean, action: string) {
+    const role = await roleOf(knex, auth.workspaceId, auth.userId);
+    if (!allowed(role)) {
+      throw forbidden(
+        role
+          ? `The key's owner has the role ${role}, which may not ${action} links`
+          : `The key's owner is no longer a member of this workspace and may not ${action} links`,
+      );
+    }
+  }
+
+  function timestamp(value: string | null | undefined, field: string): number | null | undefined {
+    if (value === undefined || value === null) return value;
+    const ms = parseTimestamp(value);
+    if (ms === null) throw badRequest(`${field} must be an ISO 8601 timestamp`, field);
+    return ms;
+  }
+
+  function checkDestination(value: string, field: string) {
+    const problem = destinationProblem(value);
+    if (problem) throw badRequest(`${field} ${problem}`, field);
+  }
+
+  async function checkTags(auth: AuthContext, tagIds: string[]): Promise<string[]> {
+    const unique = [...new Set(tagIds)];
+    if (unique.length > MAX_TAGS) throw badRequest(`tagIds may name at most ${MAX_TAGS} tags`, 'tagIds');
+    const found = await links.existingTagIds(knex, auth.workspaceId, unique);
+    const missing = unique.filter((id) => !found.has(id));
+    if (missing.length) throw badRequest(`tagIds names tags that do not exist in this workspace: ${missing.join(', ')}`, 'tagIds');
+    return unique;
+  }
+
+  /** The host a link is served under: its custom domain's, or the shared short domain. */
+  async function hostOf(domainId: string | null): Promise<string> {
+    if (!domainId) return config.shortDomain;
+    return (await links.getDomain(knex, domainId))?.host ?? config.shortDomain;
+  }
+
+  async function lookupByAddress(address: ShortAddress) {
+    let domainKey: string | null = null;
+    if (address.host === config.shortDomain) domainKey = '';
+    else domainKey = (await links.activeDomainByHost(knex, address.host))?.id ?? null;
+    if (domainKey === null) return null;
+    const row = await links.findLiveLinkByAddress(knex, domainKey, address.slug);
+    return row ? { id: row.id, originalUrl: row.original_url, expiredUrl: row.expired_url } : null;
+  }
+
+  async function checkExpiredUrl(
+    auth: AuthContext,
+    value: string,
+    linkId: string | null,
+    self: ShortAddress,
+  ): Promise<void> {
+    checkDestination(value, 'expiredUrl');
+    if (!planHasApi(auth.plan)) throw forbidden(`Setting expiredUrl needs the Growth plan; this workspace is on ${auth.plan}`);
+    if (await expiredUrlReturnsTo(linkId, value, self, lookupByAddress)) {
+      throw badRequest('expiredUrl may not point back at this link, nor at a chain of short links that returns to it', 'expiredUrl');
+    }
+  }
+
+  /** After a change is committed, the redirect cache must forget the link's old addresses. */
+  async function followUp(keys: CacheKey[]): Promise<ChangeResult> {
+    const steps: ChangeResult['steps'] = [{ key: 'link', label: 'Link saved', status: 'ok' }];
+    try {
+      await services.linkCache.invalidate(keys);
+      steps.push({ key: 'redirect_cache', label: 'Redirect cache invalidated', status: 'ok' });
+    } catch (err) {
+      services.log.warn({ err }, 'redirect cache invalidation failed');
+      steps.push({ key: 'redirect_cache', label: 'Redirect cache invalidation did not finish', status: 'failed' });
+    }
+    return { outcome: steps.every((s) => s.status === 'ok') ? 'success' : 'partial', steps };
+  }
+
+  return {
+    async listLinks(c: Context, _req: unknown, auth: AuthContext): Promise<Result> {
+      const q = c.request.query as operations['listLinks']['parameters']['query'] & {};
+      const page = Number(q?.page ?? 1);
+      const limit = Number(q?.limit ?? 20);
+      const { rows, total } = await links.listLinks(knex, auth.workspaceId, page, limit);
+      const tags = await links.tagsOf(knex, rows.map((r) => r.id));
+      return { status: 200, body: { data: rows.map((r) => presentLink(r, tags.get(r.id) ?? [])), meta: { page, limit, total } } };
+    },
+
+    async getLink(c: Context, _req: unknown, auth: AuthContext): Promise<Result> {
+      const row = await links.getLink(knex, auth.workspaceId, c.request.params.id as string);
+      if (!row) throw notFound('Link not found');
+      return { status: 200, body: { data: await present(row) } };
+    },
+
+    async createLink(c: Context, _req: unknown, auth: AuthContext): Promise<Result> {
+      const body = c.request.requestBody as LinkCreate & Record<string, unknown>;
+      const ignoredFields = Object.keys(body).filter((k) => !createFields.has(k));
+      checkDestination(body.url, 'url');
+
+      let slug: string | null = null;
+      if (body.slug !== undefined) {
+        const check = checkSlug(body.slug);
+        if (!check.ok && check.reason === 'reserved') throw conflict(`The slug '${body.slug}' is reserved`);
+        if (!check.ok) throw badRequest('slug must be 1 to 64 characters of a-z, 0-9, _ and -', 'slug');
+        slug = check.slug;
+      }
+      let domainId: string | null = null;
+      if (body.domainId !== undefined && body.domainId !== null) {
+        const domain = await links.getDomain(knex, body.domainId);
+        if (!domain || domain.workspace_id !== auth.workspaceId || domain.status !== 'ACTIVE') {
+          throw badRequest(`domainId ${body.domainId} is not an active custom domain of this workspace`, 'domainId');
+        }
+        domainId = domain.id;
+      }
+      const startAt = timestamp(body.startAt, 'startAt') ?? null;
+      const endAt = timestamp(body.endAt, 'endAt') ?? null;
+      if (startAt !== null && endAt !== null && endAt <= startAt) throw badRequest('endAt must be after startAt', 'endAt');
+      const expiresAt = timestamp(body.expiresAt, 'expiresAt') ?? null;
+      const tagIds = body.tagIds ? await checkTags(auth, body.tagIds) : [];
+      const host = await hostOf(domainId);
+      const expiredUrl = body.expiredUrl ? body.expiredUrl : null;
+      const passwordHash = body.password ? await hashPassword(body.password) : null;
+      const now = Date.now();
+      const id = newId('lnk');
+
+      for (let attempt = 1; ; attempt++) {
+        const candidate = slug ?? generateSlug();
+        if (expiredUrl) await checkExpiredUrl(auth, expiredUrl, null, { host, slug: candidate });
+        const row: links.LinkRow = {
+          id,
+          workspace_id: auth.workspaceId,
+          created_by: auth.userId,
+          domain_id: domainId,
+          domain_key: domainId ?? '',
+          slug: candidate,
+          original_url: body.url,
+          title: normalizeTitle(body.title),
+          status: 'ACTIVE',
+          policy_locked: false,
+          redirect_type: body.redirectType ?? 'TEMPORARY',
+          expires_at: expiresAt,
+          expired_url: expiredUrl,
+          click_limit: body.clickLimit ?? null,
+          start_at: startAt,
+          end_at: endAt,
+          clicks: 0,
+          password_hash: passwordHash,
+          preview_title: null,
+          preview_description: null,
+          preview_image: null,
+          created_at: now,
+          updated_at: now,
+          deleted_at: null,
+        };
+        try {
+          await links.insertLink(knex, row, tagIds);
+        } catch (err) {
+          if (!(err instanceof links.SlugTakenError)) throw err;
+          if (slug !== null) throw conflict(`The slug '${slug}' is already taken on this domain`);
+          if (attempt >= GENERATED_SLUG_ATTEMPTS) throw err;
+          continue;
+        }
+        await services.linkCache.invalidate([{ domainKey: row.domain_key, slug: row.slug }]).catch(() => undefined);
+        const data = await present(row);
+        return { status: 201, body: ignoredFields.length ? { data, meta: { ignoredFields } } : { data } };
+      }
+    },
+
+    async updateLink(c: Context, _req: unknown, auth: AuthContext): Promise<Result> {
+      const body = c.request.requestBody as LinkUpdate;
+      await requireRole(auth, canUpdateLinks, 'update');
+      const current = await links.getLink(knex, auth.workspaceId, c.request.params.id as string);
+      if (!current) throw notFound('Link not found');
+
+      const patch: Partial<links.LinkRow> = {};
+      if (body.url !== undefined) {
+        checkDestination(body.url, 'url');
+        patch.original_url = body.url;
+      }
+      if (body.title !== undefined) patch.title = normalizeTitle(body.title);
+      if (body.slug !== undefined) {
+        const check = checkSlug(body.slug);
+        if (!check.ok && check.reason === 'reserved') throw conflict(`The slug '${body.slug}' is reserved`);
+        if (!check.ok) throw badRequest('slug must be 1 to 64 characters of a-z, 0-9, _ and -', 'slug');
+        if (check.slug !== current.slug) patch.slug = check.slug;
+      }
+      if (body.redirectType !== undefined) patch.redirect_type = body.redirectType;
+      if (body.status !== undefined) {
+        if (body.status === 'ACTIVE' && current.policy_locked && current.status === 'DISABLED') {
+          throw conflict('This link was disabled by the service for a policy review and cannot be re-enabled through the API');
+        }
+        patch.status = body.status;
+      }
+      if (body.neverExpires === true) {
+        if (body.expiresAt !== undefined && body.expiresAt !== null) {
+          throw badRequest('neverExpires true cannot be combined with an expiresAt date', 'neverExpires');
+        }
+        patch.expires_at = null;
+      } else if (body.expiresAt !== undefined) {
+        patch.expires_at = timestamp(body.expiresAt, 'expiresAt') ?? null;
+      }
+      // neverExpires false on its own changes nothing (an expiry needs an expiresAt date).
+      if (body.clickLimit !== undefined) patch.click_limit = body.clickLimit;
+      if (body.startAt !== undefined) patch.start_at = timestamp(body.startAt, 'startAt') ?? null;
+      if (body.endAt !== undefined) patch.end_at = timestamp(body.endAt, 'endAt') ?? null;
+      const startAt = patch.start_at !== undefined ? patch.start_at : current.start_at;
+      const endAt = patch.end_at !== undefined ? patch.end_at : current.end_at;
+      if (startAt !== null && endAt !== null && endAt <= startAt) throw badRequest('endAt must be after startAt', 'endAt');
+      if (body.previewTitle !== undefined) patch.preview_title = body.previewTitle;
+      if (body.previewDescription !== undefined) patch.preview_description = body.previewDescription;
+      if (body.previewImage !== undefined) {
+        if (body.previewImage !== null) {
+          const problem = previewImageProblem(body.previewImage, config.assetBaseUrl);
+          if (problem) throw badRequest(`previewImage ${problem}`, 'previewImage');
+        }
+        patch.preview_image = body.previewImage;
+      }
+      const tagIds = body.tagIds !== undefined ? await checkTags(auth, body.tagIds) : undefined;
+      // Removing the fallback is never gated; setting one is checked like on create.
+      if (body.expiredUrl !== undefined) {
+        if (body.expiredUrl === null || body.expiredUrl === '') patch.expired_url = null;
+        else patch.expired_url = body.expiredUrl;
+      }
+      const expiredUrl = patch.expired_url !== undefined ? patch.expired_url : current.expired_url;
+      if (expiredUrl && (patch.expired_url || patch.slug)) {
+        await checkExpiredUrl(auth, expiredUrl, current.id, { host: await hostOf(current.domain_id), slug: patch.slug ?? current.slug });
+      }
+      if (body.password !== undefined) patch.password_hash = body.password === null ? null : await hashPassword(body.password);
+
+      if (Object.keys(patch).length || tagIds) {
+        patch.updated_at = Math.max(Date.now(), Number(current.updated_at) + 1);
+        try {
+          await links.updateLink(knex, current.id, patch, tagIds);
+        } catch (err) {
+          if (err instanceof links.SlugTakenError) throw conflict(`The slug '${patch.slug}' is already taken on this domain`);
+          throw err;
+        }
+      }
+      const updated = (await links.getLink(knex, auth.workspaceId, current.id))!;
+      const data = await present(updated);
+      const result = await followUp([
+        { domainKey: current.domain_key, slug: current.slug },
+        { domainKey: updated.domain_key, slug: updated.slug },
+      ]);
+      return result.outcome === 'success' ? { status: 200, body: { data } } : { status: 207, body: { data, result } };
+    },
+
+    async deleteLink(c: Context, _req: unknown, auth: AuthContext): Promise<Result> {
+      await requireRole(auth, canDeleteLinks, 'delete');
+      const row = await links.softDeleteLink(knex, auth.workspaceId, c.request.params.id as string);
+      if (!row) throw notFound('Link not found');
+      const result = await followUp([{ domainKey: row.domain_key, slug: row.slug }]);
+      return { status: result.outcome === 'success' ? 200 : 207, body: { data: { id: row.id, deleted: true }, result } };
+    },
+  };
+}

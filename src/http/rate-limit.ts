@@ -1,0 +1,37 @@
+// 60 requests per minute per API key, shared by every endpoint and, on Postgres, by every
+// process using the database. rate-limiter-flexible keeps a fixed 60-second window per key.
+import { RateLimiterPostgres, RateLimiterSQLite, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { Database } from '../db/knex';
+import { tooManyRequests } from './errors';
+
+export const REQUESTS_PER_MINUTE = 60;
+
+export function createRateLimiter(db: Database): RateLimiterAbstract {
+  const opts = {
+    storeClient: db.knex,
+    storeType: 'knex',
+    tableName: 'rate_limits',
+    tableCreated: true,
+    points: REQUESTS_PER_MINUTE,
+    duration: 60,
+    keyPrefix: 'api',
+    clearExpiredByTimeout: false,
+  };
+  return db.engine === 'postgres' ? new RateLimiterPostgres(opts) : new RateLimiterSQLite(opts as any);
+}
+
+/** Counts one request for the key; over the limit it throws the 429 with its headers. */
+export async function consumeRequest(limiter: RateLimiterAbstract, keyId: string): Promise<void> {
+  try {
+    await limiter.consume(keyId, 1);
+  } catch (err) {
+    if (!(err instanceof RateLimiterRes)) throw err;
+    const resetSeconds = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
+    throw tooManyRequests(`Rate limit of ${REQUESTS_PER_MINUTE} requests per minute exceeded; retry in ${resetSeconds} seconds`, {
+      'X-RateLimit-Limit': String(REQUESTS_PER_MINUTE),
+      'X-RateLimit-Remaining': String(Math.max(0, err.remainingPoints)),
+      'X-RateLimit-Reset': String(resetSeconds),
+      'Retry-After': String(resetSeconds),
+    });
+  }
+}

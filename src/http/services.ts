@@ -1,0 +1,14 @@
+import type { Logger } from 'pino';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { Config } from '../config';
+import type { Database } from '../db/knex';
+import type { LinkCacheInvalidator } from '../redirect/cache';
+
+/** Everything a request handler may use, built once per process (or per test). */
+export interface Services {
+  config: Config;
+  db: Database;
+  log: Logger;
+  limiter: RateLimiterAbstract;
+  linkCache: LinkCacheInvalidator;
+}

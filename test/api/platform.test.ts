@@ -1,0 +1,197 @@
+// Keys, plans, scopes, rate limit, HTTPS, body limits, request ids and logs, on every engine.
+import { PassThrough } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as ws from '../../src/db/repos/workspaces';
+import { testEngines } from '../support/databases';
+import { seedWorkspace, type Seeded } from '../support/seed';
+import { httpsRequest, startTestServer, type TestServer } from '../support/server';
+
+describe.each(testEngines())('platform on %s', (engine) => {
+  let server: TestServer;
+  let owner: Seeded;
+  const logs: string[] = [];
+  const knex = () => server.services.db.knex;
+  const list = (key?: string, headers?: Record<string, string>) => server.request('GET', '/api/v1/links', { key, headers });
+
+  beforeAll(async () => {
+    const stream = new PassThrough();
+    stream.on('data', (c) => logs.push(String(c)));
+    server = await startTestServer(engine, { logStream: stream });
+    owner = await seedWorkspace(knex());
+  });
+  afterAll(async () => server?.stop());
+
+  describe('API keys (401)', () => {
+    it('refuses a missing, malformed or unknown key', async () => {
+      for (const res of [
+        await list(),
+        await list(undefined, { authorization: 'Basic abc' }),
+        await list('mk_123'),
+        await list(`sk_${'a'.repeat(64)}`),
+        await list(`mk_${'A'.repeat(64)}`),
+        await list(`mk_${'0'.repeat(64)}`),
+      ]) {
+        expect(res.status).toBe(401);
+        expect(res.body).toEqual({ error: expect.any(String) });
+      }
+    });
+
+    it('refuses a revoked key', async () => {
+      const s = await seedWorkspace(knex());
+      expect((await list(s.key)).status).toBe(200);
+      await ws.revokeKey(knex(), s.keyId);
+      const res = await list(s.key);
+      expect(res.status).toBe(401);
+      expect(res.body.error).toMatch(/revoked/);
+    });
+
+    it('refuses an expired key', async () => {
+      const s = await seedWorkspace(knex(), { expiresAt: Date.now() - 1000 });
+      const res = await list(s.key);
+      expect(res.status).toBe(401);
+      expect(res.body.error).toMatch(/expired/);
+      const later = await seedWorkspace(knex(), { expiresAt: Date.now() + 60_000 });
+      expect((await list(later.key)).status).toBe(200);
+    });
+
+    it('refuses keys of an unpaid workspace, including one minted while it was paid', async () => {
+      const s = await seedWorkspace(knex(), { plan: 'business' });
+      expect((await list(s.key)).status).toBe(200);
+      await ws.setPlan(knex(), s.workspaceId, 'free');
+      expect((await list(s.key)).status).toBe(401);
+      const born = await seedWorkspace(knex(), { plan: 'free' });
+      expect((await list(born.key)).status).toBe(401);
+    });
+
+    it('stores only a hash of the key', async () => {
+      const rows = await knex()('api_keys').where({ id: owner.keyId });
+      expect(JSON.stringify(rows)).not.toContain(owner.key);
+      expect(rows[0].key_hash).toMatch(/^[0-9a-f]{64}$/);
+    });
+  });
+
+  describe('plans and scopes (403)', () => {
+    it('refuses the pro plan with 403 naming the plan', async () => {
+      const s = await seedWorkspace(knex(), { plan: 'pro' });
+      const res = await list(s.key);
+      expect(res.status).toBe(403);
+      expect(res.body.error).toMatch(/pro/);
+    });
+
+    it('refuses an operation whose scope the key lacks', async () => {
+      const reader = await seedWorkspace(knex(), { scopes: ['links:read'] });
+      expect((await list(reader.key)).status).toBe(200);
+      const res = await server.request('POST', '/api/v1/links', { key: reader.key, body: { url: 'https://example.com' } });
+      expect(res.status).toBe(403);
+      expect(res.body.error).toContain('links:write');
+      expect(await knex()('links').where({ workspace_id: reader.workspaceId })).toHaveLength(0);
+      const writer = await seedWorkspace(knex(), { scopes: ['links:write'] });
+      expect((await list(writer.key)).status).toBe(403);
+      const analytics = await seedWorkspace(knex(), { scopes: ['analytics:read'] });
+      expect((await list(analytics.key)).status).toBe(403);
+    });
+  });
+
+  describe('rate limit', () => {
+    it('allows 60 requests a minute per key across endpoints, then 429 with its headers', async () => {
+      const s = await seedWorkspace(knex());
+      const made = await server.request('POST', '/api/v1/links', { key: s.key, body: { url: 'https://example.com' } });
+      expect(made.headers['x-ratelimit-limit']).toBeUndefined();
+      expect(made.headers['retry-after']).toBeUndefined();
+      for (let i = 0; i < 29; i++) expect((await list(s.key)).status).toBe(200);
+      for (let i = 0; i < 30; i++) {
+        expect((await server.request('GET', `/api/v1/links/${made.body.data.id}`, { key: s.key })).status).toBe(200);
+      }
+      const limited = await list(s.key);
+      expect(limited.status).toBe(429);
+      expect(limited.body).toEqual({ error: expect.any(String) });
+      expect(limited.headers['x-ratelimit-limit']).toBe('60');
+      expect(limited.headers['x-ratelimit-remaining']).toBe('0');
+      const reset = Number(limited.headers['x-ratelimit-reset']);
+      expect(reset).toBeGreaterThan(0);
+      expect(reset).toBeLessThanOrEqual(60);
+      expect(Number(limited.headers['retry-after'])).toBe(reset);
+      // Another key of the same workspace has its own budget.
+      const other = await ws.createKey(knex(), s.workspaceId, s.userId, ['links:read'], null);
+      expect((await list(other.key)).status).toBe(200);
+    });
+  });
+
+  describe('requests', () => {
+    it('answers 413 for a body over 64 KiB and creates nothing', async () => {
+      const before = await knex()('links').count({ n: '*' });
+      const res = await server.request('POST', '/api/v1/links', { key: owner.key, body: { url: 'https://example.com', title: 'x'.repeat(70 * 1024) } });
+      expect(res.status).toBe(413);
+      expect(res.body).toEqual({ error: expect.any(String) });
+      expect(await knex()('links').count({ n: '*' })).toEqual(before);
+    });
+
+    it('answers 400 for malformed JSON', async () => {
+      const res = await server.request('POST', '/api/v1/links', { key: owner.key, rawBody: '{"url": ', headers: { 'content-type': 'application/json' } });
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatch(/JSON/);
+      const noBody = await server.request('POST', '/api/v1/links', { key: owner.key });
+      expect(noBody.status).toBe(400);
+    });
+
+    it('answers an unknown API route with 404 { error }', async () => {
+      const res = await server.request('GET', '/api/v1/nothing-here', { key: owner.key });
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual({ error: expect.any(String) });
+    });
+
+    it('gives every response its own request id', async () => {
+      const a = await list(owner.key);
+      const b = await list();
+      expect(a.headers['x-service-request-id']).toBeTruthy();
+      expect(b.headers['x-service-request-id']).toBeTruthy();
+      expect(a.headers['x-service-request-id']).not.toBe(b.headers['x-service-request-id']);
+    });
+
+    it('never writes keys or passwords to the log', async () => {
+      await server.request('POST', '/api/v1/links', { key: owner.key, body: { url: 'https://example.com', password: 'log-me-not-123' } });
+      await new Promise((r) => setTimeout(r, 50));
+      const text = logs.join('');
+      expect(text).toMatch(/request completed/);
+      expect(text).not.toContain(owner.key);
+      expect(text).not.toContain('log-me-not-123');
+    });
+
+    it('serves health and readiness without a key', async () => {
+      expect((await server.request('GET', '/healthz')).body).toEqual({ status: 'ok' });
+      expect((await server.request('GET', '/readyz')).body).toEqual({ status: 'ready' });
+    });
+  });
+});
+
+describe('HTTPS only behind a TLS-terminating proxy', () => {
+  let server: TestServer;
+  let owner: Seeded;
+  beforeAll(async () => {
+    server = await startTestServer('sqlite', { env: { TLS: 'off', TRUST_PROXY: '1' } });
+    owner = await seedWorkspace(server.services.db.knex);
+  });
+  afterAll(async () => server?.stop());
+
+  it('refuses an API request that arrived over plain HTTP and changes nothing', async () => {
+    const res = await server.request('POST', '/api/v1/links', { key: owner.key, body: { url: 'https://example.com' }, headers: { 'x-forwarded-proto': 'http' } });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatch(/HTTPS/);
+    const none = await server.request('POST', '/api/v1/links', { key: owner.key, body: { url: 'https://example.com' } });
+    expect(none.status).toBe(400);
+    expect(await server.services.db.knex('links').count({ n: '*' })).toEqual([{ n: 0 }]);
+    const ok = await server.request('POST', '/api/v1/links', { key: owner.key, body: { url: 'https://example.com' }, headers: { 'x-forwarded-proto': 'https' } });
+    expect(ok.status).toBe(201);
+  });
+
+  it('ignores X-Forwarded-Proto when the proxy is not trusted', async () => {
+    const untrusted = await startTestServer('sqlite', { env: { TLS: 'off' } });
+    try {
+      const s = await seedWorkspace(untrusted.services.db.knex);
+      const res = await httpsRequest(untrusted.url, untrusted.ca, 'GET', '/api/v1/links', { key: s.key, headers: { 'x-forwarded-proto': 'https' } });
+      expect(res.status).toBe(400);
+    } finally {
+      await untrusted.stop();
+    }
+  });
+});

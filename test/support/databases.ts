@@ -1,0 +1,47 @@
+// The database matrix: the same API tests on every engine, a fresh database per test file.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import type { Engine } from '../../src/db/knex';
+
+export function testEngines(): Engine[] {
+  return (process.env.SHORTLINK_TEST_ENGINES || 'sqlite').split(',') as Engine[];
+}
+
+export interface TestDatabase {
+  url: string;
+  engine: Engine;
+  drop(): Promise<void>;
+}
+
+export async function createTestDatabase(engine: Engine): Promise<TestDatabase> {
+  const name = `sl_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+  if (engine === 'sqlite') {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'shortlink-db-'));
+    return {
+      engine,
+      url: `sqlite:${path.join(dir, `${name}.db`)}`,
+      async drop() {
+        fs.rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  }
+  const admin = process.env.TEST_POSTGRES_URL!;
+  const client = new pg.Client({ connectionString: admin });
+  await client.connect();
+  await client.query(`CREATE DATABASE ${name}`);
+  await client.end();
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  return {
+    engine,
+    url: url.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: admin });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}

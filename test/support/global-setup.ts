@@ -1,0 +1,23 @@
+// Decides once per run which database engines the API tests use. SQLite always; Postgres when
+// TEST_POSTGRES_URL (or the local default) answers. In CI a missing Postgres fails the run;
+// locally it is skipped loudly.
+import pg from 'pg';
+
+export const DEFAULT_PG = 'postgres://postgres:postgres@127.0.0.1:5432/postgres';
+
+export default async function setup() {
+  const url = process.env.TEST_POSTGRES_URL || DEFAULT_PG;
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+    await client.query('select 1');
+    process.env.SHORTLINK_TEST_ENGINES = 'sqlite,postgres';
+    process.env.TEST_POSTGRES_URL = url;
+  } catch (err) {
+    if (process.env.CI) throw new Error(`CI needs Postgres at ${url}: ${(err as Error).message}`);
+    console.warn(`\n!!! Postgres not reachable at ${url} (${(err as Error).message}): API tests run on SQLite only.\n`);
+    process.env.SHORTLINK_TEST_ENGINES = 'sqlite';
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}

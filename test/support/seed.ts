@@ -1,0 +1,31 @@
+// Seeds workspaces, members and keys straight through the repositories.
+import type { Knex } from 'knex';
+import type { Plan, Role, Scope } from '../../src/domain/access';
+import * as ws from '../../src/db/repos/workspaces';
+
+export const ALL_LINK_SCOPES: Scope[] = ['links:read', 'links:write'];
+
+export interface Seeded {
+  workspaceId: string;
+  userId: string;
+  key: string;
+  keyId: string;
+}
+
+let counter = 0;
+export async function seedWorkspace(
+  knex: Knex,
+  opts: { plan?: Plan; role?: Role; scopes?: Scope[]; expiresAt?: number | null } = {},
+): Promise<Seeded> {
+  const workspaceId = await ws.createWorkspace(knex, `Workspace ${++counter}`, opts.plan ?? 'growth');
+  const userId = await ws.addMember(knex, workspaceId, `user${counter}-${Date.now()}@example.com`, opts.role ?? 'OWNER');
+  const { id: keyId, key } = await ws.createKey(knex, workspaceId, userId, opts.scopes ?? ALL_LINK_SCOPES, opts.expiresAt ?? null);
+  return { workspaceId, userId, key, keyId };
+}
+
+/** A second key for another member of the same workspace. */
+export async function seedMemberKey(knex: Knex, workspaceId: string, role: Role, scopes: Scope[] = ALL_LINK_SCOPES) {
+  const userId = await ws.addMember(knex, workspaceId, `member${++counter}-${Date.now()}@example.com`, role);
+  const { id: keyId, key } = await ws.createKey(knex, workspaceId, userId, scopes, null);
+  return { userId, key, keyId };
+}

@@ -1,0 +1,114 @@
+// A real Shortlink server over HTTPS on a random loopback port, on a fresh database.
+import fs from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import os from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
+import { loadConfig } from '../../src/config';
+import type { Engine } from '../../src/db/knex';
+import type { LinkCacheInvalidator } from '../../src/redirect/cache';
+import { startServer, type RunningServer } from '../../src/start/server';
+import { generateDevCertificate, type TlsMaterial } from '../../src/start/tls';
+import { createTestDatabase, type TestDatabase } from './databases';
+
+let tls: Promise<TlsMaterial> | undefined;
+export const testCertificate = () => (tls ??= generateDevCertificate());
+
+export interface TestServer extends RunningServer {
+  database: TestDatabase;
+  dataDir: string;
+  env: Record<string, string>;
+  ca: string;
+  request(method: string, pathname: string, opts?: RequestOptions): Promise<TestResponse>;
+  stop(): Promise<void>;
+}
+
+export interface RequestOptions {
+  key?: string;
+  body?: unknown;
+  rawBody?: string | Buffer;
+  headers?: Record<string, string>;
+}
+
+export interface TestResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  body: any;
+}
+
+export async function startTestServer(
+  engine: Engine,
+  opts: { env?: Record<string, string>; linkCache?: LinkCacheInvalidator; logStream?: NodeJS.WritableStream } = {},
+): Promise<TestServer> {
+  const database = await createTestDatabase(engine);
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'shortlink-data-'));
+  const env = {
+    DATABASE_URL: database.url,
+    DATA_DIR: dataDir,
+    PORT: '0',
+    PUBLIC_URL: 'https://localhost:8443',
+    LOG_LEVEL: 'silent',
+    ...opts.env,
+  };
+  const material = await testCertificate();
+  const server = await startServer(loadConfig(env), {
+    tls: material,
+    log: opts.logStream ? pino({ level: 'debug' }, opts.logStream) : pino({ level: process.env.TEST_LOG_LEVEL || 'silent' }),
+    linkCache: opts.linkCache,
+    host: '127.0.0.1',
+  });
+  const base = server.url;
+  return {
+    ...server,
+    database,
+    dataDir,
+    env,
+    ca: material.cert,
+    request: (method, pathname, ro = {}) => httpsRequest(base, material.cert, method, pathname, ro),
+    async stop() {
+      await server.close();
+      await database.drop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function httpsRequest(
+  base: string,
+  ca: string,
+  method: string,
+  pathname: string,
+  opts: RequestOptions = {},
+): Promise<TestResponse> {
+  const url = new URL(pathname, base);
+  const headers: Record<string, string> = { ...opts.headers };
+  let payload: string | Buffer | undefined = opts.rawBody;
+  if (opts.body !== undefined) {
+    payload = JSON.stringify(opts.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  if (payload !== undefined) headers['content-length'] = String(Buffer.byteLength(payload));
+  if (opts.key) headers.authorization = `Bearer ${opts.key}`;
+  const client = url.protocol === 'https:' ? https : (http as unknown as typeof https);
+  return new Promise((resolve, reject) => {
+    const req = client.request(url, { method, headers, ca, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let body: any;
+        try {
+          body = text ? JSON.parse(text) : undefined;
+        } catch {
+          body = undefined;
+        }
+        resolve({ status: res.statusCode!, headers: res.headers, text, body });
+      });
+    });
+    req.on('error', reject);
+    if (payload !== undefined) req.write(payload);
+    req.end();
+  });
+}
