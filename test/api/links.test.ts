@@ -1,5 +1,5 @@
 // The links API through HTTPS on every database engine.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import * as ws from '../../src/db/repos/workspaces';
 import { setPolicyDisabled } from '../../src/db/repos/links';
 import { testEngines } from '../support/databases';
@@ -16,6 +16,10 @@ describe.each(testEngines())('links API on %s', (engine) => {
   beforeAll(async () => {
     server = await startTestServer(engine);
     owner = await seedWorkspace(knex());
+  });
+  // A fresh key per test: each key has its own 60-requests-a-minute budget.
+  beforeEach(async () => {
+    owner = { ...owner, ...(await ws.createKey(knex(), owner.workspaceId, owner.userId, ['links:read', 'links:write'], null)) };
   });
   afterAll(async () => server?.stop());
 
