@@ -195,3 +195,30 @@ describe('HTTPS only behind a TLS-terminating proxy', () => {
     }
   });
 });
+
+describe('operations of later issues and the docs', () => {
+  let server: TestServer;
+  let owner: Seeded;
+  beforeAll(async () => {
+    server = await startTestServer('sqlite');
+    owner = await seedWorkspace(server.services.db.knex, { scopes: ['conversions:read', 'webhooks:read'] });
+  });
+  afterAll(async () => server?.stop());
+
+  it('answers 501 { error } for an operation not built yet', async () => {
+    const res = await server.request('GET', '/api/v1/goals', { key: owner.key });
+    expect(res.status).toBe(501);
+    expect(res.body).toEqual({ error: expect.stringContaining('listGoals') });
+  });
+
+  // npm's prepare step builds the docs after every install (npm run docs).
+  it('serves the self-contained API docs at /docs', async () => {
+    const res = await server.request('GET', '/docs');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/text\/html/);
+    expect(res.text).toContain('Shortlink API');
+    expect(res.text).toContain('createLink');
+    // Works offline: no script or stylesheet is loaded from another host.
+    expect(res.text).not.toMatch(/<(script|link)[^>]+(src|href)="https?:/);
+  });
+});

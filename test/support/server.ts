@@ -40,9 +40,16 @@ export interface TestResponse {
 
 export async function startTestServer(
   engine: Engine,
-  opts: { env?: Record<string, string>; linkCache?: LinkCacheInvalidator; logStream?: NodeJS.WritableStream } = {},
+  opts: {
+    env?: Record<string, string>;
+    linkCache?: LinkCacheInvalidator;
+    logStream?: NodeJS.WritableStream;
+    /** Share another server's database (several processes on one Postgres). */
+    database?: TestDatabase;
+  } = {},
 ): Promise<TestServer> {
-  const database = await createTestDatabase(engine);
+  const database = opts.database ?? (await createTestDatabase(engine));
+  const ownsDatabase = !opts.database;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'shortlink-data-'));
   const env = {
     DATABASE_URL: database.url,
@@ -69,7 +76,7 @@ export async function startTestServer(
     request: (method, pathname, ro = {}) => httpsRequest(base, material.cert, method, pathname, ro),
     async stop() {
       await server.close();
-      await database.drop();
+      if (ownsDatabase) await database.drop();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
