@@ -28,6 +28,12 @@ export class RedirectCache<T> implements LinkCacheInvalidator {
     }
     this.entries.set(k, value);
   }
+  delete(k: string): void {
+    this.entries.delete(k);
+  }
+  clear(): void {
+    this.entries.clear();
+  }
   async invalidate(keys: CacheKey[]): Promise<void> {
     for (const k of keys) this.entries.delete(RedirectCache.keyOf(k));
   }

@@ -207,6 +207,10 @@ export async function runCommand(argv: string[], env: NodeJS.ProcessEnv = proces
 async function main() {
   const argv = process.argv.slice(2);
   if (argv[0] === 'serve') {
+    if (argv.length > 1) {
+      process.stderr.write('usage: shortlink serve (configured by environment variables; see README.md)\n');
+      process.exit(argv[1] === '--help' || argv[1] === '-h' ? 0 : 2);
+    }
     const config = loadConfig();
     const server = await startServer(config);
     const stop = async (signal: string) => {

@@ -8,13 +8,22 @@ import { migrateLatest, openDatabase, type Database } from '../db/knex';
 import { createApp } from '../http/app';
 import { createRateLimiter } from '../http/rate-limit';
 import type { Services } from '../http/services';
-import { RedirectCache, type LinkCacheInvalidator } from '../redirect/cache';
+import type { LinkCacheInvalidator } from '../redirect/cache';
+import { ChangeFeed } from '../redirect/changes';
+import { ClickRecorder } from '../redirect/clicks';
+import { RedirectService } from '../redirect/handler';
+import { CsrfTokens, createPasswordThrottle } from '../redirect/password';
+import { openRedirectStore } from '../redirect/store';
+import { loadOrCreateMasterKey } from './master-key';
 import { loadOrCreateCertificate, type TlsMaterial } from './tls';
 
 export interface RunningServer {
   url: string;
   port: number;
   services: Services;
+  redirects: RedirectService;
+  clicks: ClickRecorder;
+  changes: ChangeFeed;
   close(): Promise<void>;
 }
 
@@ -22,6 +31,7 @@ export interface ServerOptions {
   db?: Database;
   log?: Logger;
   tls?: TlsMaterial;
+  /** Replaces the redirect cache as the API's invalidation target (tests of the 207 path). */
   linkCache?: LinkCacheInvalidator;
   host?: string;
 }
@@ -30,22 +40,37 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   const log = opts.log ?? pino({ level: config.logLevel, base: { service: 'shortlink' } });
   const db = opts.db ?? openDatabase(config.databaseUrl);
   await migrateLatest(db);
+  const masterKey = loadOrCreateMasterKey(config);
+  const store = openRedirectStore(config.databaseUrl);
+  const clicks = new ClickRecorder(db.knex, log, config.clickFlushMs);
+  const redirects = new RedirectService({
+    config,
+    store,
+    clicks,
+    csrf: new CsrfTokens(masterKey),
+    passwordThrottle: createPasswordThrottle(db),
+    log,
+  });
+  const changes = new ChangeFeed(db.knex, redirects, log);
   const services: Services = {
     config,
     db,
     log,
     limiter: createRateLimiter(db),
-    linkCache: opts.linkCache ?? new RedirectCache(),
+    linkCache: opts.linkCache ?? redirects,
   };
   const app = await createApp(services);
+  const handler = (req: http.IncomingMessage, res: http.ServerResponse) => redirects.handle(req, res, app);
   const server = config.tls
-    ? https.createServer(opts.tls ?? (await loadOrCreateCertificate(config)), app)
-    : http.createServer(app);
+    ? https.createServer(opts.tls ?? (await loadOrCreateCertificate(config)), handler)
+    : http.createServer(handler);
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, opts.host ?? '0.0.0.0', () => resolve());
   });
+  clicks.start();
+  changes.start();
   const port = (server.address() as AddressInfo).port;
   const url = `${config.tls ? 'https' : 'http'}://localhost:${port}`;
   log.info({ url, engine: db.engine }, 'shortlink listening');
@@ -53,11 +78,19 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     url,
     port,
     services,
+    redirects,
+    clicks,
+    changes,
     async close() {
+      changes.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
-        server.closeAllConnections();
+        server.closeIdleConnections();
+        setTimeout(() => server.closeAllConnections(), 2000).unref();
       });
+      // A clean shutdown writes every buffered click before the database goes away.
+      await clicks.stop().catch((err) => log.error({ err }, 'final click flush failed'));
+      await store.close();
       if (!opts.db) await db.knex.destroy();
     },
   };

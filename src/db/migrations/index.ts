@@ -2,9 +2,11 @@
 // tsx, vitest and a bundled build.
 import type { Knex } from 'knex';
 import * as core from './20261122000000_core';
+import * as clicks from './20261122010000_clicks';
 
 const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }> = {
   '20261122000000_core': core,
+  '20261122010000_clicks': clicks,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

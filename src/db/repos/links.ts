@@ -39,10 +39,19 @@ export interface TagRow {
 
 export class SlugTakenError extends Error {}
 
+/**
+ * Every change that can alter what an address resolves to is written to link_changes in the
+ * same transaction; each process polls it to drop stale redirect-cache entries.
+ */
+export async function recordLinkChange(trx: Knex, kind: 'link' | 'domain', domainKey: string, slug: string): Promise<void> {
+  await trx('link_changes').insert({ kind, domain_key: domainKey, slug, created_at: Date.now() });
+}
+
 export async function insertLink(knex: Knex, row: LinkRow, tagIds: string[]): Promise<void> {
   try {
     await knex.transaction(async (trx) => {
       await trx('links').insert(row);
+      await recordLinkChange(trx, 'link', row.domain_key, row.slug);
       if (tagIds.length) await trx('link_tags').insert(tagIds.map((tag_id) => ({ link_id: row.id, tag_id })));
     });
   } catch (err) {
@@ -55,13 +64,16 @@ export async function insertLink(knex: Knex, row: LinkRow, tagIds: string[]): Pr
 
 export async function updateLink(
   knex: Knex,
-  id: string,
+  current: LinkRow,
   patch: Partial<LinkRow>,
   tagIds: string[] | undefined,
 ): Promise<void> {
+  const id = current.id;
   try {
     await knex.transaction(async (trx) => {
       await trx('links').where({ id }).whereNull('deleted_at').update(patch);
+      await recordLinkChange(trx, 'link', current.domain_key, current.slug);
+      if (patch.slug && patch.slug !== current.slug) await recordLinkChange(trx, 'link', current.domain_key, patch.slug);
       if (tagIds) {
         await trx('link_tags').where({ link_id: id }).delete();
         if (tagIds.length) await trx('link_tags').insert(tagIds.map((tag_id) => ({ link_id: id, tag_id })));
@@ -92,6 +104,7 @@ export async function softDeleteLink(knex: Knex, workspaceId: string, id: string
     const row = await trx('links').where({ id, workspace_id: workspaceId }).whereNull('deleted_at').first();
     if (!row) return undefined;
     await trx('links').where({ id }).update({ deleted_at: Date.now(), updated_at: Date.now() });
+    await recordLinkChange(trx, 'link', row.domain_key, row.slug);
     return row as LinkRow;
   });
 }
@@ -131,7 +144,11 @@ export async function activeDomainByHost(knex: Knex, host: string) {
 }
 
 export async function setPolicyDisabled(knex: Knex, id: string): Promise<LinkRow | undefined> {
-  const n = await knex('links').where({ id }).whereNull('deleted_at').update({ status: 'DISABLED', policy_locked: true, updated_at: Date.now() });
-  if (!n) return undefined;
-  return knex('links').where({ id }).first();
+  return knex.transaction(async (trx) => {
+    const n = await trx('links').where({ id }).whereNull('deleted_at').update({ status: 'DISABLED', policy_locked: true, updated_at: Date.now() });
+    if (!n) return undefined;
+    const row = (await trx('links').where({ id }).first()) as LinkRow;
+    await recordLinkChange(trx, 'link', row.domain_key, row.slug);
+    return row;
+  });
 }

@@ -132,10 +132,15 @@ export async function addDomain(knex: Knex, workspaceId: string, host: string): 
 }
 
 export async function setDomainStatus(knex: Knex, id: string, status: 'ACTIVE' | 'DISABLED') {
-  const patch = status === 'ACTIVE' ? { status, verified_at: Date.now() } : { status };
-  const n = await knex('domains').where({ id }).update(patch);
-  if (!n) throw new NotFoundError(`domain ${id} not found`);
-  return knex('domains').where({ id }).first();
+  return knex.transaction(async (trx) => {
+    const patch = status === 'ACTIVE' ? { status, verified_at: Date.now() } : { status };
+    const n = await trx('domains').where({ id }).update(patch);
+    if (!n) throw new NotFoundError(`domain ${id} not found`);
+    const domain = await trx('domains').where({ id }).first();
+    // Redirect caches forget the host, so the domain's links start or stop resolving.
+    await trx('link_changes').insert({ kind: 'domain', domain_key: id, slug: domain.host, created_at: Date.now() });
+    return domain;
+  });
 }
 
 export async function createCampaign(knex: Knex, workspaceId: string, name: string): Promise<string> {

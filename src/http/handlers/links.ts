@@ -260,7 +260,7 @@ export function linkHandlers(services: Services, definition: any) {
       if (Object.keys(patch).length || tagIds) {
         patch.updated_at = Math.max(Date.now(), Number(current.updated_at) + 1);
         try {
-          await links.updateLink(knex, current.id, patch, tagIds);
+          await links.updateLink(knex, current, patch, tagIds);
         } catch (err) {
           if (err instanceof links.SlugTakenError) throw conflict(`The slug '${patch.slug}' is already taken on this domain`);
           throw err;

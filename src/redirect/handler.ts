@@ -1,0 +1,344 @@
+// The short-link hot path: `GET /{slug}` on the short domain and on custom domains, answered
+// from an in-process cache without Express, without waiting for analytics writes. It is plain
+// node:http code on purpose: every layer here costs throughput on the path the service exists for.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { Config } from '../config';
+import { decideVisit, hasPreview, PAGE_STATUS, type ResolvedLink, type Visit } from '../domain/resolve';
+import { verifyPassword } from '../domain/passwords';
+import { RESERVED_SLUGS } from '../domain/slugs';
+import { RedirectCache, type CacheKey, type LinkCacheInvalidator } from './cache';
+import type { ChangeListener } from './changes';
+import type { ClickRecorder } from './clicks';
+import { passwordPage, previewPage, sendPage, statusPage, throttledPage } from './pages';
+import { countWrongPassword, CSRF_COOKIE, parseCookies, throttledFor, type CsrfTokens } from './password';
+import { qrImage } from './qr';
+import type { QrTarget, RedirectStore } from './store';
+import { isBot, isPrefetch } from './visitor';
+
+const SLUG = /^[a-z0-9_-]{1,64}$/;
+const QR_CODE = /^[a-z0-9]{1,32}$/;
+const MAX_FORM_BYTES = 4096;
+export const REDIRECT_CACHE_CONTROL = 'private, no-store, no-cache, max-age=0, must-revalidate';
+const NOT_FOUND: unique symbol = Symbol('not found');
+type Cached = ResolvedLink | typeof NOT_FOUND;
+type Fallback = (req: IncomingMessage, res: ServerResponse) => void;
+
+const isPromise = <T>(v: T | Promise<T>): v is Promise<T> => typeof (v as any)?.then === 'function';
+
+export interface RedirectDeps {
+  config: Config;
+  store: RedirectStore;
+  clicks: ClickRecorder;
+  csrf: CsrfTokens;
+  passwordThrottle: RateLimiterAbstract;
+  log: Logger;
+  maxCachedLinks?: number;
+}
+
+export class RedirectService implements LinkCacheInvalidator, ChangeListener {
+  private readonly links: RedirectCache<Cached>;
+  private readonly hosts = new Map<string, string | null>();
+  private readonly qrCodes = new Map<string, QrTarget | null>();
+  private readonly shortHost: string;
+
+  constructor(private readonly deps: RedirectDeps) {
+    this.links = new RedirectCache<Cached>(deps.maxCachedLinks ?? 100_000);
+    this.shortHost = hostnameOf(deps.config.shortDomain);
+  }
+
+  get cachedLinks(): number {
+    return this.links.size;
+  }
+
+  // LinkCacheInvalidator: the API calls this right after a change commits.
+  async invalidate(keys: CacheKey[]): Promise<void> {
+    for (const k of keys) this.linkChanged(k.domainKey, k.slug);
+  }
+
+  // ChangeListener: the change feed calls these for changes made by any process.
+  linkChanged(domainKey: string, slug: string): void {
+    this.links.delete(RedirectCache.keyOf({ domainKey, slug }));
+    this.qrCodes.clear();
+  }
+
+  domainChanged(): void {
+    this.hosts.clear();
+    this.links.clear();
+    this.qrCodes.clear();
+  }
+
+  /**
+   * Answers the request when it is a short link, a QR scan or a QR image; otherwise hands it to
+   * `fallback` (the Express app).
+   */
+  handle(req: IncomingMessage, res: ServerResponse, fallback: Fallback): void {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q === -1 ? url : url.slice(0, q);
+    const method = req.method;
+    if (path.length < 2 || (method !== 'GET' && method !== 'HEAD' && method !== 'POST')) return fallback(req, res);
+    const slash = path.indexOf('/', 1);
+    let slug: string;
+    let qrCode: string | null = null;
+    let qrFormat: 'svg' | 'png' | null = null;
+    if (slash === -1) {
+      slug = path.slice(1);
+      if (slug.charCodeAt(0) === 37 /* % */ || slug.includes('%')) slug = safeDecode(slug);
+      slug = slug.toLowerCase();
+      if (RESERVED_SLUGS.has(slug)) return fallback(req, res);
+    } else if (path.startsWith('/qr/') && path.indexOf('/', 4) === -1 && method !== 'POST') {
+      qrCode = path.slice(4).toLowerCase();
+      if (qrCode.endsWith('.svg') || qrCode.endsWith('.png')) {
+        qrFormat = qrCode.endsWith('.svg') ? 'svg' : 'png';
+        qrCode = qrCode.slice(0, -4);
+      }
+      slug = '';
+    } else {
+      return fallback(req, res);
+    }
+
+    const host = hostnameOf(req.headers.host ?? '');
+    let domainKey: string | null | undefined = host === this.shortHost ? '' : this.hosts.get(host);
+    if (domainKey === undefined) {
+      const found = this.deps.store.findDomainByHost(host);
+      if (isPromise(found)) {
+        found.then(
+          (id) => {
+            this.rememberHost(host, id);
+            this.route(req, res, fallback, id, slug, qrCode, qrFormat);
+          },
+          (err) => this.fail(res, err),
+        );
+        return;
+      }
+      this.rememberHost(host, found);
+      domainKey = found;
+    }
+    this.route(req, res, fallback, domainKey, slug, qrCode, qrFormat);
+  }
+
+  private rememberHost(host: string, id: string | null) {
+    if (this.hosts.size > 10_000) this.hosts.clear();
+    this.hosts.set(host, id);
+  }
+
+  private route(
+    req: IncomingMessage,
+    res: ServerResponse,
+    fallback: Fallback,
+    domainKey: string | null,
+    slug: string,
+    qrCode: string | null,
+    qrFormat: 'svg' | 'png' | null,
+  ): void {
+    // A host that is neither the short domain nor an active custom domain is not ours to resolve.
+    if (domainKey === null) return fallback(req, res);
+    if (qrCode !== null) return void this.routeQr(req, res, qrCode, qrFormat);
+    if (!SLUG.test(slug)) return this.answer(req, res, NOT_FOUND, null);
+    const key = RedirectCache.keyOf({ domainKey, slug });
+    const cached = this.links.get(key);
+    if (cached !== undefined) return this.answer(req, res, cached, null);
+    const loaded = this.deps.store.findLink(domainKey, slug);
+    if (isPromise(loaded)) {
+      loaded.then(
+        (link) => {
+          this.links.set(key, link ?? NOT_FOUND);
+          this.answer(req, res, link ?? NOT_FOUND, null);
+        },
+        (err) => this.fail(res, err),
+      );
+      return;
+    }
+    this.links.set(key, loaded ?? NOT_FOUND);
+    this.answer(req, res, loaded ?? NOT_FOUND, null);
+  }
+
+  private async routeQr(req: IncomingMessage, res: ServerResponse, code: string, format: 'svg' | 'png' | null): Promise<void> {
+    try {
+      let target = QR_CODE.test(code) ? this.qrCodes.get(code) : null;
+      if (target === undefined) {
+        target = await this.deps.store.findQr(code);
+        this.qrCodes.set(code, target);
+      }
+      if (!target) return this.answer(req, res, NOT_FOUND, null);
+      if (format) {
+        const image = await qrImage(`https://${this.deps.config.shortDomain}/qr/${code}`, format);
+        res.writeHead(200, {
+          'Content-Type': format === 'svg' ? 'image/svg+xml' : 'image/png',
+          'Content-Length': Buffer.byteLength(image),
+          'Cache-Control': 'public, max-age=86400',
+          'X-Content-Type-Options': 'nosniff',
+        });
+        res.end(req.method === 'HEAD' ? undefined : image);
+        return;
+      }
+      const link = await this.deps.store.findLinkById(target.linkId);
+      this.answer(req, res, link ?? NOT_FOUND, target.id);
+    } catch (err) {
+      this.fail(res, err);
+    }
+  }
+
+  private answer(req: IncomingMessage, res: ServerResponse, cached: Cached, qrCodeId: string | null): void {
+    const link = cached === NOT_FOUND ? null : cached;
+    if (req.method === 'POST') {
+      void this.submitPassword(req, res, link, qrCodeId).catch((err) => this.fail(res, err));
+      return;
+    }
+    const visit = decideVisit(link, Date.now());
+    if (visit.kind === 'page') return this.page(req, res, visit.page, link);
+    const ua = req.headers['user-agent'];
+    const person = req.method === 'GET' && !isBot(ua) && !isPrefetch(req.headers);
+    if (!person && link && visit.countsAsClick && req.method === 'GET' && hasPreview(link) && isBot(ua)) {
+      return sendPage(res, 200, previewPage({
+        url: link.url,
+        shortUrl: `https://${req.headers.host}/${link.slug}`,
+        title: link.previewTitle,
+        description: link.previewDescription,
+        image: link.previewImage,
+      }));
+    }
+    if (!person || !visit.countsAsClick) return redirect(res, visit);
+    this.countAndRedirect(req, res, link!, visit, qrCodeId);
+  }
+
+  /** A person's click: take a clickLimit slot when the link has a limit, record it, redirect. */
+  private countAndRedirect(req: IncomingMessage, res: ServerResponse, link: ResolvedLink, visit: Extract<Visit, { kind: 'redirect' }>, qrCodeId: string | null) {
+    if (link.clickLimit === null) {
+      this.record(req, link, qrCodeId);
+      return redirect(res, visit);
+    }
+    const settle = (ok: boolean) => {
+      if (!ok) {
+        link.served = link.clickLimit!;
+        return this.page(req, res, 'limit_reached', link);
+      }
+      link.served++;
+      this.record(req, link, qrCodeId);
+      redirect(res, visit);
+    };
+    const reserved = this.deps.store.reserveClick(link.id);
+    if (isPromise(reserved)) reserved.then(settle, (err) => this.fail(res, err));
+    else settle(reserved);
+  }
+
+  private record(req: IncomingMessage, link: ResolvedLink, qrCodeId: string | null) {
+    const trusted = this.deps.config.trustProxy;
+    this.deps.clicks.record({
+      linkId: link.id,
+      workspaceId: link.workspaceId,
+      qrCodeId,
+      at: Date.now(),
+      referer: req.headers.referer,
+      // Country only from a proxy we trust; the IP address itself is never kept.
+      country: trusted ? header(req, 'cf-ipcountry') ?? header(req, 'x-country-code') : undefined,
+      userAgent: req.headers['user-agent'],
+    });
+  }
+
+  private page(req: IncomingMessage, res: ServerResponse, page: Exclude<Visit, { kind: 'redirect' }>['page'], link: ResolvedLink | null, error?: string) {
+    if (page !== 'password') return sendPage(res, PAGE_STATUS[page], statusPage(page));
+    const csrf = this.deps.csrf.issue(link!.id);
+    const secure = isSecure(req, this.deps.config.trustProxy);
+    const action = `/${link!.slug}`;
+    sendPage(res, error ? 401 : PAGE_STATUS.password, passwordPage({ action, csrf, error }), {
+      'Set-Cookie': `${CSRF_COOKIE}=${csrf}; Path=${action}; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}; Max-Age=3600`,
+    });
+  }
+
+  private async submitPassword(req: IncomingMessage, res: ServerResponse, link: ResolvedLink | null, qrCodeId: string | null) {
+    const visit = decideVisit(link, Date.now());
+    if (visit.kind === 'redirect' || visit.page !== 'password') {
+      // Nothing to unlock: answer as a GET would, without following the POST anywhere.
+      if (visit.kind === 'page') return this.page(req, res, visit.page, link);
+      return sendPage(res, 405, statusPage('not_found'), { Allow: 'GET, HEAD' });
+    }
+    const form = await readForm(req);
+    if (!form) return sendPage(res, 413, statusPage('not_found'));
+    const cookies = parseCookies(req.headers.cookie);
+    if (!this.deps.csrf.verify(link!.id, form.get('csrf') ?? undefined, cookies[CSRF_COOKIE])) {
+      return this.page(req, res, 'password', link, 'Your session expired. Please enter the password again.');
+    }
+    const throttleKey = `${link!.id}:${clientAddress(req, this.deps.config.trustProxy)}`;
+    const wait = await throttledFor(this.deps.passwordThrottle, throttleKey);
+    if (wait > 0) return sendPage(res, 429, throttledPage(wait), { 'Retry-After': wait });
+    const password = form.get('password') ?? '';
+    if (!password || password.length > 256 || !(await verifyPassword(password, link!.passwordHash!))) {
+      await countWrongPassword(this.deps.passwordThrottle, throttleKey);
+      return this.page(req, res, 'password', link, 'That password is not correct.');
+    }
+    const unlocked = decideVisit(link, Date.now(), true);
+    if (unlocked.kind === 'page') return this.page(req, res, unlocked.page, link);
+    const ua = req.headers['user-agent'];
+    if (isBot(ua) || !unlocked.countsAsClick) return redirect(res, unlocked);
+    this.countAndRedirect(req, res, link!, unlocked, qrCodeId);
+  }
+
+  private fail(res: ServerResponse, err: unknown) {
+    this.deps.log.error({ err }, 'short link could not be resolved');
+    if (res.headersSent) return res.destroy();
+    sendPage(res, 503, statusPage('not_found').replace('Link not found', 'Temporarily unavailable'), { 'Retry-After': 5 });
+  }
+}
+
+function redirect(res: ServerResponse, visit: Extract<Visit, { kind: 'redirect' }>): void {
+  res.writeHead(visit.status, {
+    Location: visit.location,
+    'Cache-Control': REDIRECT_CACHE_CONTROL,
+    'Content-Length': 0,
+  });
+  res.end();
+}
+
+function hostnameOf(host: string): string {
+  const h = host.toLowerCase();
+  if (h.startsWith('[')) return h.slice(0, h.indexOf(']') + 1);
+  const colon = h.indexOf(':');
+  return colon === -1 ? h : h.slice(0, colon);
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function isSecure(req: IncomingMessage, trustProxy: boolean): boolean {
+  if ((req.socket as any).encrypted) return true;
+  return trustProxy && header(req, 'x-forwarded-proto')?.split(',')[0].trim() === 'https';
+}
+
+function clientAddress(req: IncomingMessage, trustProxy: boolean): string {
+  if (trustProxy) {
+    const fwd = header(req, 'x-forwarded-for');
+    if (fwd) return fwd.split(',')[0].trim();
+  }
+  return req.socket.remoteAddress ?? 'unknown';
+}
+
+function readForm(req: IncomingMessage): Promise<URLSearchParams | null> {
+  return new Promise((resolve, reject) => {
+    let size = 0;
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_FORM_BYTES) {
+        resolve(null);
+        req.destroy();
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => resolve(new URLSearchParams(Buffer.concat(chunks).toString('utf8'))));
+    req.on('error', reject);
+  });
+}

@@ -1,0 +1,88 @@
+// The pages a visitor sees. Self-contained HTML (inline style only), locked down by headers:
+// nothing loads from elsewhere, nothing frames them, and no referrer leaves with the slug.
+import type { ServerResponse } from 'node:http';
+import type { VisitPage } from '../domain/resolve';
+
+export const PAGE_HEADERS = {
+  'Content-Type': 'text/html; charset=utf-8',
+  'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' https:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'Referrer-Policy': 'no-referrer',
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'DENY',
+  'Cache-Control': 'no-store',
+};
+
+export function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+const STYLE = `body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;background:#f6f7f9;color:#1f2937;margin:0;
+display:flex;min-height:100vh;align-items:center;justify-content:center}main{background:#fff;border-radius:12px;
+box-shadow:0 1px 3px rgba(0,0,0,.1);padding:2rem 2.5rem;max-width:26rem;text-align:center}h1{font-size:1.4rem;margin:0 0 .75rem}
+p{line-height:1.5;margin:.5rem 0}input{font-size:1rem;padding:.6rem;width:100%;box-sizing:border-box;border:1px solid #cbd5e1;
+border-radius:8px;margin:.75rem 0}button{font-size:1rem;padding:.6rem 1.2rem;border:0;border-radius:8px;background:#2563eb;color:#fff;
+cursor:pointer}.error{color:#b91c1c}`;
+
+function layout(title: string, body: string, head = ''): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<meta name="robots" content="noindex"><title>${escapeHtml(title)}</title>${head}<style>${STYLE}</style></head>
+<body><main>${body}</main></body></html>`;
+}
+
+const TEXT: Record<Exclude<VisitPage, 'password'>, [string, string]> = {
+  not_found: ['Link not found', 'There is no link at this address. Check that it was typed correctly.'],
+  not_live: ['Not live yet', 'This link is not live yet. Please come back later.'],
+  ended: ['Link no longer live', 'This link has ended and no longer leads anywhere.'],
+  expired: ['Link expired', 'This link has expired.'],
+  limit_reached: ['Link no longer available', 'This link has reached the number of visits it allows.'],
+};
+
+export function statusPage(page: Exclude<VisitPage, 'password'>): string {
+  const [title, text] = TEXT[page];
+  return layout(title, `<h1>${title}</h1><p>${text}</p>`);
+}
+
+export function passwordPage(opts: { action: string; csrf: string; error?: string }): string {
+  return layout(
+    'Password required',
+    `<h1>Password required</h1><p>This link is protected. Enter its password to continue.</p>
+${opts.error ? `<p class="error" role="alert">${escapeHtml(opts.error)}</p>` : ''}
+<form method="post" action="${escapeHtml(opts.action)}" autocomplete="off">
+<input type="hidden" name="csrf" value="${escapeHtml(opts.csrf)}">
+<label for="password">Password</label>
+<input id="password" name="password" type="password" required autofocus>
+<button type="submit">Continue</button></form>`,
+  );
+}
+
+export function throttledPage(retryAfterSeconds: number): string {
+  return layout('Too many attempts', `<h1>Too many attempts</h1><p>Too many wrong passwords. Try again in ${Math.ceil(retryAfterSeconds / 60)} minute(s).</p>`);
+}
+
+/** For social preview crawlers: Open Graph and Twitter card tags of the link's preview fields. */
+export function previewPage(p: { url: string; shortUrl: string; title: string | null; description: string | null; image: string | null }): string {
+  const tags = [
+    ['og:type', 'website'],
+    ['og:url', p.shortUrl],
+    ['og:title', p.title],
+    ['og:description', p.description],
+    ['og:image', p.image],
+  ]
+    .filter(([, v]) => v)
+    .map(([k, v]) => `<meta property="${k}" content="${escapeHtml(v!)}">`);
+  const twitter = [
+    ['twitter:card', p.image ? 'summary_large_image' : 'summary'],
+    ['twitter:title', p.title],
+    ['twitter:description', p.description],
+    ['twitter:image', p.image],
+  ]
+    .filter(([, v]) => v)
+    .map(([k, v]) => `<meta name="${k}" content="${escapeHtml(v!)}">`);
+  const title = p.title ?? p.shortUrl;
+  return layout(title, `<h1>${escapeHtml(title)}</h1>${p.description ? `<p>${escapeHtml(p.description)}</p>` : ''}<p><a href="${escapeHtml(p.url)}">Continue</a></p>`, [...tags, ...twitter].join(''));
+}
+
+export function sendPage(res: ServerResponse, status: number, html: string, extra: Record<string, string | number> = {}): void {
+  res.writeHead(status, { ...PAGE_HEADERS, 'Content-Length': Buffer.byteLength(html), ...extra });
+  res.end(res.req.method === 'HEAD' ? undefined : html);
+}

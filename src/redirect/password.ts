@@ -1,0 +1,75 @@
+// The password form of a protected link: a signed anti-forgery token (double-submitted in a
+// SameSite=Strict cookie and the form), and throttling of wrong passwords per link and client.
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { RateLimiterPostgres, RateLimiterSQLite, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { Database } from '../db/knex';
+
+export const WRONG_PASSWORDS_ALLOWED = 5;
+export const WRONG_PASSWORD_WINDOW_S = 15 * 60;
+const TOKEN_TTL_MS = 60 * 60 * 1000;
+export const CSRF_COOKIE = 'sl_csrf';
+
+export class CsrfTokens {
+  private readonly key: Buffer;
+  constructor(masterKey: Buffer) {
+    this.key = createHmac('sha256', masterKey).update('shortlink visitor csrf').digest();
+  }
+  private sign(linkId: string, body: string): string {
+    return createHmac('sha256', this.key).update(`${linkId}.${body}`).digest('base64url');
+  }
+  issue(linkId: string, now = Date.now()): string {
+    const body = `${now.toString(36)}.${randomBytes(12).toString('base64url')}`;
+    return `${body}.${this.sign(linkId, body)}`;
+  }
+  /** The form's token must equal the cookie's, be signed for this link and be fresh. */
+  verify(linkId: string, formToken: string | undefined, cookieToken: string | undefined, now = Date.now()): boolean {
+    if (!formToken || !cookieToken || formToken.length !== cookieToken.length) return false;
+    if (!timingSafeEqual(Buffer.from(formToken), Buffer.from(cookieToken))) return false;
+    const parts = formToken.split('.');
+    if (parts.length !== 3) return false;
+    const [ts, nonce, mac] = parts;
+    const expected = this.sign(linkId, `${ts}.${nonce}`);
+    if (mac.length !== expected.length || !timingSafeEqual(Buffer.from(mac), Buffer.from(expected))) return false;
+    const issued = parseInt(ts, 36);
+    return Number.isFinite(issued) && now - issued < TOKEN_TTL_MS && issued <= now + 60_000;
+  }
+}
+
+export function createPasswordThrottle(db: Database): RateLimiterAbstract {
+  const opts = {
+    storeClient: db.knex,
+    storeType: 'knex',
+    tableName: 'rate_limits',
+    tableCreated: true,
+    points: WRONG_PASSWORDS_ALLOWED,
+    duration: WRONG_PASSWORD_WINDOW_S,
+    keyPrefix: 'pw',
+    clearExpiredByTimeout: false,
+  };
+  return db.engine === 'postgres' ? new RateLimiterPostgres(opts) : new RateLimiterSQLite(opts as any);
+}
+
+/** Seconds the client must wait, or 0 when it may try a password. */
+export async function throttledFor(limiter: RateLimiterAbstract, key: string): Promise<number> {
+  const res = await limiter.get(key);
+  if (res && res.consumedPoints >= WRONG_PASSWORDS_ALLOWED) return Math.max(1, Math.ceil(res.msBeforeNext / 1000));
+  return 0;
+}
+
+export async function countWrongPassword(limiter: RateLimiterAbstract, key: string): Promise<void> {
+  try {
+    await limiter.consume(key, 1);
+  } catch (err) {
+    if (!(err instanceof RateLimiterRes)) throw err;
+  }
+}
+
+export function parseCookies(header: string | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!header) return out;
+  for (const part of header.split(';')) {
+    const i = part.indexOf('=');
+    if (i > 0) out[part.slice(0, i).trim()] = decodeURIComponent(part.slice(i + 1).trim());
+  }
+  return out;
+}
