@@ -53,7 +53,13 @@ export async function createApp(services: Services, opts: { validateResponses?: 
     ...Object.fromEntries(
       Object.entries(handlers).map(([id, h]) => [
         id,
-        (c: Context, req: Request) => h(c, req, (c.security as any)?.bearerAuth as AuthContext),
+        (c: Context, req: Request) => {
+          // openapi-backend validates a body only when one was parsed; a required one may be absent.
+          if ((c.operation as any).requestBody?.required && (req.body === undefined || req.body === null)) {
+            throw new HttpError(400, 'A JSON request body is required (Content-Type: application/json)');
+          }
+          return h(c, req, (c.security as any)?.bearerAuth as AuthContext);
+        },
       ]),
     ),
     validationFail: (c: Context) => {
@@ -115,7 +121,7 @@ export async function createApp(services: Services, opts: { validateResponses?: 
     if (!req.secure) return next(new HttpError(400, 'HTTPS is required; this request arrived over plain HTTP'));
     next();
   });
-  app.use(express.json({ limit: MAX_BODY_BYTES, type: () => true }));
+  app.use(express.json({ limit: MAX_BODY_BYTES, type: ['application/json', 'application/*+json'] }));
 
   app.use((req, res, next) => {
     api.handleRequest(

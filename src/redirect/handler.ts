@@ -11,7 +11,7 @@ import { RESERVED_SLUGS } from '../domain/slugs';
 import { RedirectCache, type CacheKey, type LinkCacheInvalidator } from './cache';
 import type { ChangeListener } from './changes';
 import type { ClickRecorder } from './clicks';
-import { passwordPage, previewPage, sendPage, statusPage, throttledPage } from './pages';
+import { PASSWORD_PAGE_CSP, passwordPage, previewPage, sendPage, statusPage, throttledPage } from './pages';
 import { countWrongPassword, CSRF_COOKIE, parseCookies, throttledFor, type CsrfTokens } from './password';
 import { qrImage } from './qr';
 import type { QrTarget, RedirectStore } from './store';
@@ -245,6 +245,11 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
     const action = `/${link!.slug}`;
     sendPage(res, error ? 401 : PAGE_STATUS.password, passwordPage({ action, csrf, error }), {
       'Set-Cookie': `${CSRF_COOKIE}=${csrf}; Path=${action}; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}; Max-Age=3600`,
+      // A 401 names its scheme; browsers show no dialog for this one.
+      'WWW-Authenticate': 'Form realm="Shortlink link password"',
+      // The form posts to this page, whose answer redirects to the destination: CSP checks
+      // form-action on every hop, so the password page must allow the onward redirect.
+      'Content-Security-Policy': PASSWORD_PAGE_CSP,
     });
   }
 

@@ -12,6 +12,9 @@ export const PAGE_HEADERS = {
   'Cache-Control': 'no-store',
 };
 
+export const PASSWORD_PAGE_CSP =
+  "default-src 'none'; style-src 'unsafe-inline'; form-action 'self' https: http:; frame-ancestors 'none'; base-uri 'none'";
+
 export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }

@@ -12,6 +12,8 @@ import { setPolicyDisabled } from '../db/repos/links';
 import { startServer } from './server';
 
 export class UsageError extends Error {}
+/** An operator-facing failure that is not a usage mistake (e.g. the data directory is not writable). */
+export class StorageError extends Error {}
 
 type Flags = Record<string, string | undefined>;
 type Command = {
@@ -30,12 +32,55 @@ function oneOf<T extends string>(value: string, allowed: readonly T[], flag: str
   return v;
 }
 
+// A calendar date (UTC midnight) or a date and time with a zone: Date.parse alone would take
+// "1" as the year 2001, "2027-02-30" as 2 March and "12/31/2027" in the local zone.
+const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|([+-])(\d{2}):?(\d{2})))?$/i;
+
 function isoTime(value: string | undefined, flag: string): number | null {
   if (value === undefined) return null;
-  const ms = Date.parse(value);
-  if (!Number.isFinite(ms)) throw new UsageError(`${flag} must be an ISO 8601 timestamp; got ${value}`);
-  return ms;
+  const m = ISO_TIME.exec(value.trim());
+  const bad = () => new UsageError(`${flag} must be an ISO 8601 date or date-time with a zone, such as 2027-01-31 or 2027-01-31T12:00:00Z; got ${value}`);
+  if (!m) throw bad();
+  const [y, mo, d, h = 0, mi = 0, sec = 0] = [m[1], m[2], m[3], m[4], m[5], m[6]].map((v) => (v === undefined ? undefined : Number(v))) as number[];
+  const fraction = m[7] ? Math.floor(Number(m[7]) * 1000) : 0;
+  const offset = m[9] ? (m[9] === '-' ? -1 : 1) * (Number(m[10]) * 60 + Number(m[11])) : 0;
+  const day = new Date(Date.UTC(y, mo - 1, d));
+  if (day.getUTCFullYear() !== y || day.getUTCMonth() !== mo - 1 || day.getUTCDate() !== d) throw bad();
+  if (h > 23 || mi > 59 || sec > 59 || (m[9] && (Number(m[10]) > 23 || Number(m[11]) > 59))) throw bad();
+  return Date.UTC(y, mo - 1, d, h, mi, sec, fraction) - offset * 60_000;
 }
+
+/** A required or optional free-text flag, held to its column's length on every engine. */
+function text(value: string, flag: string, max: number): string {
+  const v = value.trim();
+  if (!v) throw new UsageError(`${flag} must not be blank`);
+  if (v.length > max) throw new UsageError(`${flag} must be at most ${max} characters; got ${v.length}`);
+  return v;
+}
+
+/** The first bytes of each image type `asset add` hosts. */
+function looksLike(contentType: string, head: Buffer): boolean {
+  switch (contentType) {
+    case 'image/png': return head.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+    case 'image/jpeg': return head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff;
+    case 'image/gif': return /^GIF8[79]a$/.test(head.subarray(0, 6).toString('latin1'));
+    case 'image/webp': return head.subarray(0, 4).toString('latin1') === 'RIFF' && head.subarray(8, 12).toString('latin1') === 'WEBP';
+    default: return false;
+  }
+}
+
+/** Turns a unique-constraint violation into a message naming what is taken. */
+async function unique<T>(work: Promise<T>, message: string): Promise<T> {
+  try {
+    return await work;
+  } catch (err) {
+    if (isUniqueViolation(err)) throw new ws.ConflictError(message);
+    throw err;
+  }
+}
+
+const HOST = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/i;
+const hostnameOf = (host: string) => host.toLowerCase().replace(/:\d+$/, '');
 
 const commands: Record<string, Command> = {
   migrate: { flags: [], required: [], run: async () => ({ migrated: true }) },
@@ -43,7 +88,7 @@ const commands: Record<string, Command> = {
     flags: ['name', 'plan'],
     required: ['name'],
     run: async ({ db, flags }) => ({
-      id: await ws.createWorkspace(db.knex, flags.name!, oneOf(flags.plan ?? 'growth', PLANS, '--plan') as Plan),
+      id: await ws.createWorkspace(db.knex, text(flags.name!, '--name', 200), oneOf(flags.plan ?? 'growth', PLANS, '--plan') as Plan),
     }),
   },
   'workspace set-plan': {
@@ -59,7 +104,8 @@ const commands: Record<string, Command> = {
     flags: ['workspace', 'email', 'role'],
     required: ['workspace', 'email', 'role'],
     run: async ({ db, flags }) => {
-      if (!/^[^@\s]+@[^@\s]+$/.test(flags.email!)) throw new UsageError(`--email must be an e-mail address; got ${flags.email}`);
+      if (!/^[^@\s]+@[^@\s]+$/.test(flags.email!.trim())) throw new UsageError(`--email must be an e-mail address; got ${flags.email}`);
+      text(flags.email!, '--email', 320);
       return { id: await ws.addMember(db.knex, flags.workspace!, flags.email!, oneOf(flags.role!, ROLES, '--role') as Role) };
     },
   },
@@ -83,10 +129,13 @@ const commands: Record<string, Command> = {
     flags: ['workspace', 'user', 'scopes', 'expires-at'],
     required: ['workspace', 'user', 'scopes'],
     run: async ({ db, flags }) => {
-      const scopes = flags.scopes!.split(',').map((s) => s.trim()).filter(Boolean);
+      const scopes = [...new Set(flags.scopes!.split(',').map((s) => s.trim()).filter(Boolean))];
+      if (!scopes.length) throw new UsageError(`--scopes needs at least one of ${SCOPES.join(', ')}`);
       const unknown = scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
       if (unknown.length) throw new UsageError(`unknown scopes: ${unknown.join(', ')}; known: ${SCOPES.join(', ')}`);
-      return ws.createKey(db.knex, flags.workspace!, flags.user!, scopes as Scope[], isoTime(flags['expires-at'], '--expires-at'));
+      const expiresAt = isoTime(flags['expires-at'], '--expires-at');
+      if (expiresAt !== null && expiresAt <= Date.now()) throw new UsageError(`--expires-at must be in the future; got ${flags['expires-at']}`);
+      return ws.createKey(db.knex, flags.workspace!, flags.user!, scopes as Scope[], expiresAt);
     },
   },
   'key revoke': {
@@ -100,16 +149,25 @@ const commands: Record<string, Command> = {
   'tag create': {
     flags: ['workspace', 'name', 'color'],
     required: ['workspace', 'name'],
-    run: async ({ db, flags }) => ({ id: await ws.createTag(db.knex, flags.workspace!, flags.name!, flags.color ?? '#6b7280') }),
+    run: async ({ db, flags }) => {
+      const name = text(flags.name!, '--name', 100);
+      const color = flags.color === undefined ? '#6b7280' : text(flags.color, '--color', 32);
+      return { id: await unique(ws.createTag(db.knex, flags.workspace!, name, color), `a tag named ${name} already exists in ${flags.workspace}`) };
+    },
   },
   'domain add': {
     flags: ['workspace', 'host'],
     required: ['workspace', 'host'],
-    run: async ({ db, flags }) => {
-      if (!/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+(:\d{1,5})?$/i.test(flags.host!)) {
-        throw new UsageError(`--host must be a host name such as go.example.com; got ${flags.host}`);
+    run: async ({ db, config, flags }) => {
+      // Requests are matched on the Host header's name without its port, so a port could never match.
+      const host = flags.host!.trim().toLowerCase();
+      if (!HOST.test(host)) {
+        throw new UsageError(`--host must be a host name without scheme, port or path, such as go.example.com; got ${flags.host}`);
       }
-      return { id: await ws.addDomain(db.knex, flags.workspace!, flags.host!) };
+      if (host === hostnameOf(config.shortDomain) || host === hostnameOf(new URL(config.publicUrl).host)) {
+        throw new UsageError(`--host ${host} is this service's own short domain or public host`);
+      }
+      return { id: await unique(ws.addDomain(db.knex, flags.workspace!, host), `the domain ${host} is already registered`) };
     },
   },
   'domain verify': {
@@ -131,7 +189,7 @@ const commands: Record<string, Command> = {
   'campaign create': {
     flags: ['workspace', 'name'],
     required: ['workspace', 'name'],
-    run: async ({ db, flags }) => ({ id: await ws.createCampaign(db.knex, flags.workspace!, flags.name!) }),
+    run: async ({ db, flags }) => ({ id: await ws.createCampaign(db.knex, flags.workspace!, text(flags.name!, '--name', 200)) }),
   },
   'qr create': {
     flags: ['workspace', 'link'],
@@ -149,12 +207,23 @@ const commands: Record<string, Command> = {
       const ext = path.extname(source).toLowerCase();
       if (!IMAGE_TYPES[ext]) throw new UsageError(`--file must be a .png, .jpg, .jpeg, .gif or .webp image; got ${flags.file}`);
       if (!fs.existsSync(source) || !fs.statSync(source).isFile()) throw new UsageError(`--file ${flags.file} does not exist`);
-      const assetId = await ws.addAsset(db.knex, flags.workspace!, `pending${ext}`, IMAGE_TYPES[ext]);
-      const fileName = `${assetId}${ext}`;
+      const head = Buffer.alloc(12);
+      const fd = fs.openSync(source, 'r');
+      try {
+        fs.readSync(fd, head, 0, 12, 0);
+      } finally {
+        fs.closeSync(fd);
+      }
+      if (!looksLike(IMAGE_TYPES[ext], head)) throw new UsageError(`--file ${flags.file} is not a ${ext.slice(1)} image: its content does not match its extension`);
       const dir = path.join(config.dataDir, 'assets');
-      fs.mkdirSync(dir, { recursive: true });
-      fs.copyFileSync(source, path.join(dir, fileName));
-      await db.knex('assets').where({ id: assetId }).update({ file_name: fileName });
+      const { fileName } = await ws.addAsset(db.knex, flags.workspace!, ext, IMAGE_TYPES[ext], (name) => {
+        try {
+          fs.mkdirSync(dir, { recursive: true });
+          fs.copyFileSync(source, path.join(dir, name));
+        } catch (err) {
+          throw new StorageError(`cannot store the asset in ${dir}: ${(err as Error).message}`);
+        }
+      });
       return { url: `${config.assetBaseUrl}${fileName}` };
     },
   },
@@ -192,10 +261,19 @@ export async function runCommand(argv: string[], env: NodeJS.ProcessEnv = proces
     throw new UsageError(`${name}: ${(err as Error).message}`);
   }
   for (const f of command.required) {
-    if (values[f] === undefined || values[f] === '') throw new UsageError(`${name}: --${f} is required`);
+    if (values[f] === undefined || values[f]!.trim() === '') throw new UsageError(`${name}: --${f} is required`);
   }
-  const config = loadConfig(env);
-  const db = openDatabase(config.databaseUrl, { poolMax: 2 });
+  let config: Config;
+  let db: Database;
+  try {
+    config = loadConfig(env);
+    db = openDatabase(config.databaseUrl, { poolMax: 2 });
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  // The failure reaches the operator once, as the command's message; knex would also log it with a stack.
+  const logger = (db.knex.client as { logger?: { warn?: unknown } }).logger;
+  if (logger) logger.warn = () => undefined;
   try {
     await migrateLatest(db);
     return await command.run({ db, config, flags: values });
@@ -227,8 +305,12 @@ async function main() {
     process.stdout.write(`${JSON.stringify(out)}\n`);
   } catch (err) {
     const e = err as Error;
-    const known = e instanceof UsageError || e instanceof ws.NotFoundError || e instanceof ws.ConflictError;
-    const message = isUniqueViolation(e) ? 'that object already exists (a name, host or e-mail address is taken)' : known ? e.message : e.stack ?? e.message;
+    const known = e instanceof UsageError || e instanceof StorageError || e instanceof ws.NotFoundError || e instanceof ws.ConflictError;
+    // One line for the operator; the stack only when asked for with LOG_LEVEL=debug or trace.
+    const verbose = /^(debug|trace)$/i.test(process.env.LOG_LEVEL ?? '');
+    const message = isUniqueViolation(e)
+      ? 'that object already exists (a name, host or e-mail address is taken)'
+      : !known && verbose ? e.stack ?? e.message : String(e.message || e).replace(/\s*\n\s*/g, ' ');
     process.stderr.write(`shortlink: ${message}\n`);
     process.exit(e instanceof UsageError ? 2 : 1);
   }

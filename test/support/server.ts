@@ -100,7 +100,7 @@ export function httpsRequest(
   if (opts.key) headers.authorization = `Bearer ${opts.key}`;
   const client = url.protocol === 'https:' ? https : (http as unknown as typeof https);
   return new Promise((resolve, reject) => {
-    const req = client.request(url, { method, headers, ca, agent: false }, (res) => {
+    const req = client.request(url, { method, headers, ca, agent: false, servername: url.hostname }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c) => chunks.push(c));
       res.on('end', () => {

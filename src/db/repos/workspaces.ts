@@ -49,6 +49,10 @@ export async function setRole(knex: Knex, workspaceId: string, userId: string, r
   if (!n) throw new NotFoundError(`user ${userId} is not a member of ${workspaceId}`);
 }
 
+/**
+ * The interface: when the person who created a key leaves, the key keeps working for everything
+ * except update and delete (403), so removing a member revokes nothing.
+ */
 export async function removeMember(knex: Knex, workspaceId: string, userId: string): Promise<void> {
   const n = await knex('memberships').where({ workspace_id: workspaceId, user_id: userId }).delete();
   if (!n) throw new NotFoundError(`user ${userId} is not a member of ${workspaceId}`);
@@ -160,9 +164,23 @@ export async function createQrCode(knex: Knex, workspaceId: string, linkId: stri
   return { id, code };
 }
 
-export async function addAsset(knex: Knex, workspaceId: string, fileName: string, contentType: string): Promise<string> {
-  await requireWorkspace(knex, workspaceId);
-  const id = newId('ast');
-  await knex('assets').insert({ id, workspace_id: workspaceId, file_name: fileName, content_type: contentType, created_at: Date.now() });
-  return id;
+/**
+ * Records an asset stored as `<id><extension>`; `store` writes the file inside the same
+ * transaction, so a failed write leaves no row behind.
+ */
+export async function addAsset(
+  knex: Knex,
+  workspaceId: string,
+  extension: string,
+  contentType: string,
+  store: (fileName: string) => void | Promise<void>,
+): Promise<{ id: string; fileName: string }> {
+  return knex.transaction(async (trx) => {
+    await requireWorkspace(trx, workspaceId);
+    const id = newId('ast');
+    const fileName = `${id}${extension}`;
+    await trx('assets').insert({ id, workspace_id: workspaceId, file_name: fileName, content_type: contentType, created_at: Date.now() });
+    await store(fileName);
+    return { id, fileName };
+  });
 }

@@ -1,0 +1,766 @@
+// Redirect benchmark: the short-link hot path against a bare node:http server, both loaded by the
+// same autocannon client. It prints figures and asserts nothing.
+//
+//   npx tsx bench/redirect.ts [--seconds 10] [--connections 32] [--engine sqlite|postgres]
+//                             [--links 1000000] [--warm 1000] [--warmup 2] [--click-flush-ms 1000]
+//                             [--cpu-prof DIR] [--time-limit SECONDS]
+//
+// What it does:
+//  1. creates a fresh database (a SQLite file in a temp dir, or a Postgres database created on
+//     TEST_POSTGRES_URL and dropped at the end), migrates it, adds a workspace and a member through
+//     the repositories, and seeds links straight into `links` (the warm set and the big set), timed;
+//  2. starts `node bin/shortlink.mjs serve` as a child process, as in production behind a
+//     TLS-terminating proxy (TLS=off TRUST_PROXY=1), on a free port, and waits for GET /healthz;
+//  3. starts a bare node:http server as a second child process: every request gets
+//     `302 Location: https://example.com/` with Content-Length 0 (the baseline);
+//  4. per scenario (warm set: a random one of the warm slugs per request; million: a random one of
+//     the big set per request) loads the baseline and then the service for a discarded warm-up run
+//     and a measured run, with the same headers (a browser User-Agent, so clicks are recorded;
+//     X-Forwarded-Proto: https; Host: localhost), and prints requests/s, p50, p99, non-3xx, the
+//     service/baseline throughput ratio and the service's RSS;
+//  5. waits 2 × CLICK_FLUSH_MS and compares the clicks in the database with the 302s the service
+//     answered, so click recording is shown to be on.
+// Every child process, temp file and database is removed at the end, on error, on Ctrl-C and when
+// --time-limit runs out. With --cpu-prof DIR the service runs under `node --cpu-prof` (through
+// NODE_OPTIONS); the profile stays in DIR and its top self-time functions during the measured runs
+// are printed.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import { createRequire } from 'node:module';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import Sqlite from 'better-sqlite3';
+import pg from 'pg';
+import { migrateLatest, openDatabase } from '../src/db/knex';
+import { addMember, createWorkspace } from '../src/db/repos/workspaces';
+import { RESERVED_SLUGS } from '../src/domain/slugs';
+
+// ---------------------------------------------------------------------------------------------
+// autocannon has no bundled types; the part used here.
+
+interface AutocannonRequest {
+  method?: string;
+  path?: string;
+  setupRequest?: (req: AutocannonRequest) => AutocannonRequest;
+}
+interface AutocannonResult {
+  duration: number;
+  errors: number;
+  timeouts: number;
+  resets: number;
+  '3xx': number;
+  statusCodeStats: Record<string, { count: number }>;
+  requests: { total: number; sent: number; average: number };
+  latency: { p50: number; p99: number; average: number };
+}
+interface AutocannonInstance extends PromiseLike<AutocannonResult> {
+  on(event: 'response', fn: (client: unknown, statusCode: number, bytes: number, responseTimeMs: number) => void): void;
+  stop(): void;
+}
+type Autocannon = (opts: Record<string, unknown>) => AutocannonInstance;
+const require = createRequire(import.meta.url);
+const autocannon = require('autocannon') as Autocannon;
+const autocannonVersion = (require('autocannon/package.json') as { version: string }).version;
+
+// ---------------------------------------------------------------------------------------------
+// Options
+
+const { values: args } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '32' },
+    engine: { type: 'string', default: 'sqlite' },
+    links: { type: 'string', default: '1000000' },
+    warm: { type: 'string', default: '1000' },
+    warmup: { type: 'string', default: '2' },
+    'click-flush-ms': { type: 'string', default: '1000' },
+    'cpu-prof': { type: 'string' },
+    'time-limit': { type: 'string' },
+    help: { type: 'boolean', short: 'h', default: false },
+  },
+  strict: true,
+  allowPositionals: false,
+});
+if (args.help) {
+  const header = fs.readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').filter((l) => l.startsWith('//'));
+  process.stdout.write(`${header.map((l) => l.replace(/^\/\/ ?/, '')).join('\n')}\n`);
+  process.exit(0);
+}
+const positiveInt = (name: string, v: string | undefined, min = 1): number => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min) {
+    process.stderr.write(`--${name} must be an integer ≥ ${min}; got ${v}\n`);
+    process.exit(2);
+  }
+  return n;
+};
+const SECONDS = positiveInt('seconds', args.seconds);
+const CONNECTIONS = positiveInt('connections', args.connections);
+const BIG = positiveInt('links', args.links);
+const WARM = positiveInt('warm', args.warm);
+const WARMUP = positiveInt('warmup', args.warmup, 0);
+const CLICK_FLUSH_MS = positiveInt('click-flush-ms', args['click-flush-ms'], 10);
+const ENGINE = args.engine as 'sqlite' | 'postgres';
+if (ENGINE !== 'sqlite' && ENGINE !== 'postgres') {
+  process.stderr.write(`--engine must be sqlite or postgres; got ${args.engine}\n`);
+  process.exit(2);
+}
+const CPU_PROF_DIR = args['cpu-prof'] ? path.resolve(args['cpu-prof']) : undefined;
+// Bounded in time: seeding (generous per row), four load runs per scenario, start and shutdown.
+const TIME_LIMIT_S = args['time-limit']
+  ? positiveInt('time-limit', args['time-limit'])
+  : Math.ceil(240 + 2 * 2 * (SECONDS + WARMUP) * 1.5 + (WARM + BIG) / (ENGINE === 'postgres' ? 2_000 : 5_000));
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const HEADERS = {
+  'User-Agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36',
+  'X-Forwarded-Proto': 'https',
+  Host: 'localhost',
+};
+
+// ---------------------------------------------------------------------------------------------
+// Slugs: 7 base-36 characters like generated slugs, spread over the key space by a bijection
+// (i × P mod 36^7, P prime and coprime with 36), so index order is not insertion order.
+
+const SLUG_SPACE = 36 ** 7;
+const SLUG_MULT = 2_147_483_647;
+function slugOf(i: number): string {
+  const s = ((i * SLUG_MULT) % SLUG_SPACE).toString(36).padStart(7, '0');
+  return RESERVED_SLUGS.has(s) ? `${s}-` : s;
+}
+const linkIdOf = (i: number) => `lnk_bench${i.toString(36).padStart(15, '0')}`;
+const urlOf = (i: number) => `https://example.com/p/${i}`;
+
+// ---------------------------------------------------------------------------------------------
+// Cleanup: every resource registers how to release itself; released in reverse order, once.
+
+const cleanups: Array<{ name: string; run: () => unknown }> = [];
+let cleaning: Promise<void> | undefined;
+let currentLoad: AutocannonInstance | undefined;
+const children = new Set<ChildProcess>();
+
+function onCleanup(name: string, run: () => unknown) {
+  cleanups.push({ name, run });
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout;
+  return Promise.race([
+    p,
+    new Promise<T>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+function cleanup(): Promise<void> {
+  cleaning ??= (async () => {
+    currentLoad?.stop();
+    for (const { name, run } of cleanups.reverse()) {
+      try {
+        await withTimeout(Promise.resolve().then(run), 20_000, `cleanup ${name}`);
+      } catch (err) {
+        process.stderr.write(`cleanup ${name} failed: ${(err as Error).message}\n`);
+      }
+    }
+  })();
+  return cleaning;
+}
+
+let aborting = false;
+function abort(reason: string, code: number) {
+  if (aborting) {
+    // A second signal: no more waiting.
+    for (const c of children) c.kill('SIGKILL');
+    process.exit(code);
+  }
+  aborting = true;
+  process.stderr.write(`\nbench: ${reason}; cleaning up\n`);
+  void cleanup().finally(() => process.exit(code));
+}
+process.on('SIGINT', () => abort('interrupted (SIGINT)', 130));
+process.on('SIGTERM', () => abort('terminated (SIGTERM)', 143));
+process.on('SIGHUP', () => abort('hung up (SIGHUP)', 129));
+process.on('uncaughtException', (err) => abort(`uncaught ${err.stack ?? err}`, 1));
+process.on('unhandledRejection', (err) => abort(`unhandled rejection ${(err as Error)?.stack ?? err}`, 1));
+const deadline = setTimeout(() => abort(`time limit of ${TIME_LIMIT_S} s reached (--time-limit)`, 124), TIME_LIMIT_S * 1000);
+// Last resort if this process dies anyway: no child outlives it.
+process.on('exit', () => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+});
+
+// ---------------------------------------------------------------------------------------------
+// Small helpers
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+const fmtInt = (n: number) => Math.round(n).toLocaleString('en-US');
+const fmtMs = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : '-');
+const fmtMiB = (kib: number | null) => (kib === null ? '-' : `${(kib / 1024).toFixed(0)} MiB`);
+const nowUs = () => Number(process.hrtime.bigint() / 1000n);
+
+function log(line = '') {
+  process.stdout.write(`${line}\n`);
+}
+
+function rssKiB(pid: number | undefined): number | null {
+  if (!pid) return null;
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function table(headers: string[], rows: string[][]): string {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  return [line(headers), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+function percentile(sorted: Float64Array, p: number): number {
+  if (!sorted.length) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Child processes
+
+// Loaded into each child with --import: a child whose parent is gone exits by itself.
+const WATCHDOG = `const parent = Number(process.env.SHORTLINK_BENCH_PARENT);
+setInterval(() => { if (process.ppid !== parent) process.exit(1); }, 500).unref();
+`;
+
+const BASELINE = `const http = require('node:http');
+const server = http.createServer((req, res) => {
+  res.writeHead(302, { Location: 'https://example.com/', 'Content-Length': 0 });
+  res.end();
+});
+server.keepAliveTimeout = 65000;
+server.listen(Number(process.env.PORT), '127.0.0.1', () => process.stdout.write('ready\\n'));
+process.on('SIGTERM', () => process.exit(0));
+`;
+
+interface Child {
+  name: string;
+  proc: ChildProcess;
+  exited: Promise<void>;
+  output(): string;
+  stop(graceMs: number): Promise<void>;
+}
+
+function startChild(name: string, argv: string[], env: NodeJS.ProcessEnv, echo: boolean): Child {
+  const proc = spawn(process.execPath, argv, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(proc);
+  let tail = '';
+  const exited = new Promise<void>((resolve) => {
+    proc.once('exit', () => {
+      children.delete(proc);
+      resolve();
+    });
+    proc.once('error', (err) => {
+      tail += `\n${err.message}`;
+      children.delete(proc);
+      resolve();
+    });
+  });
+  for (const stream of [proc.stdout!, proc.stderr!]) {
+    let partial = '';
+    stream.setEncoding('utf8');
+    stream.on('data', (chunk: string) => {
+      tail = (tail + chunk).slice(-8_000);
+      if (!echo) return;
+      const lines = (partial + chunk).split('\n');
+      partial = lines.pop()!;
+      for (const l of lines) if (l.trim()) process.stderr.write(`[${name}] ${l}\n`);
+    });
+  }
+  const child: Child = {
+    name,
+    proc,
+    exited,
+    output: () => tail,
+    async stop(graceMs: number) {
+      if (proc.exitCode !== null || proc.signalCode !== null) return;
+      proc.kill('SIGTERM');
+      const timer = setTimeout(() => proc.kill('SIGKILL'), graceMs);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+  onCleanup(`${name} process`, () => child.stop(10_000));
+  return child;
+}
+
+function get(port: number, pathname: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = http.get({ host: '127.0.0.1', port, path: pathname, headers: HEADERS, timeout: 2_000 }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', reject);
+  });
+}
+
+async function waitFor(child: Child, port: number, pathname: string, expect: (status: number) => boolean, ms: number) {
+  const until = Date.now() + ms;
+  let last = 'no answer';
+  while (Date.now() < until) {
+    if (child.proc.exitCode !== null || child.proc.signalCode !== null) {
+      throw new Error(`${child.name} exited (${child.proc.exitCode ?? child.proc.signalCode}) before answering:\n${child.output()}`);
+    }
+    try {
+      const status = await get(port, pathname);
+      if (expect(status)) return;
+      last = `status ${status}`;
+    } catch (err) {
+      last = (err as Error).message;
+    }
+    await sleep(200);
+  }
+  throw new Error(`${child.name} did not answer GET ${pathname} within ${ms} ms (${last}):\n${child.output()}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Database: create, seed, count clicks
+
+interface BenchDatabase {
+  url: string;
+  describe: string;
+  seed(workspaceId: string, userId: string, from: number, count: number): Promise<void>;
+  settle(): Promise<void>;
+  clicks(): Promise<{ events: number; counted: number }>;
+}
+
+async function createDatabase(tmp: string): Promise<BenchDatabase> {
+  if (ENGINE === 'sqlite') {
+    const file = path.join(tmp, 'data', 'shortlink.db');
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    return {
+      url: `sqlite:${file}`,
+      describe: `SQLite ${file}`,
+      async seed(workspaceId, userId, from, count) {
+        const db = new Sqlite(file);
+        try {
+          db.pragma('journal_mode = WAL');
+          db.pragma('synchronous = NORMAL');
+          const insert = db.prepare(
+            `INSERT INTO links (id, workspace_id, created_by, domain_id, domain_key, slug, original_url, status,
+               policy_locked, redirect_type, clicks, served, created_at, updated_at)
+             VALUES (?, ?, ?, NULL, '', ?, ?, 'ACTIVE', 0, 'TEMPORARY', 0, 0, ?, ?)`,
+          );
+          const now = Date.now();
+          db.transaction(() => {
+            for (let i = from; i < from + count; i++) insert.run(linkIdOf(i), workspaceId, userId, slugOf(i), urlOf(i), now, now);
+          })();
+        } finally {
+          db.close();
+        }
+      },
+      async settle() {
+        // Leave the file as a long-running service would find it: the WAL checkpointed.
+        const db = new Sqlite(file);
+        try {
+          db.pragma('wal_checkpoint(TRUNCATE)');
+        } finally {
+          db.close();
+        }
+      },
+      async clicks() {
+        const db = new Sqlite(file, { readonly: true, fileMustExist: true });
+        try {
+          const events = (db.prepare('SELECT count(*) AS n FROM clicks').get() as { n: number }).n;
+          const counted = (db.prepare('SELECT coalesce(sum(clicks), 0) AS n FROM links').get() as { n: number }).n;
+          return { events, counted };
+        } finally {
+          db.close();
+        }
+      },
+    };
+  }
+
+  const admin = process.env.TEST_POSTGRES_URL || 'postgres://postgres:postgres@127.0.0.1:5432/postgres';
+  const name = `sl_bench_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+  const adminQuery = async (sql: string) => {
+    const c = new pg.Client({ connectionString: admin, connectionTimeoutMillis: 10_000 });
+    await c.connect();
+    try {
+      await c.query(sql);
+    } finally {
+      await c.end();
+    }
+  };
+  await adminQuery(`CREATE DATABASE ${name}`);
+  onCleanup(`database ${name}`, () => adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+  const u = new URL(admin);
+  u.pathname = `/${name}`;
+  const url = u.toString();
+  const withClient = async <T>(fn: (c: pg.Client) => Promise<T>): Promise<T> => {
+    const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
+    await c.connect();
+    try {
+      return await fn(c);
+    } finally {
+      await c.end();
+    }
+  };
+  const BATCH = 10_000;
+  return {
+    url,
+    describe: `Postgres database ${name} on ${u.host}`,
+    seed: (workspaceId, userId, from, count) =>
+      withClient(async (c) => {
+        const now = Date.now();
+        await c.query('BEGIN');
+        for (let start = from; start < from + count; start += BATCH) {
+          const ids: string[] = [];
+          const slugs: string[] = [];
+          const urls: string[] = [];
+          for (let i = start; i < Math.min(start + BATCH, from + count); i++) {
+            ids.push(linkIdOf(i));
+            slugs.push(slugOf(i));
+            urls.push(urlOf(i));
+          }
+          await c.query(
+            `INSERT INTO links (id, workspace_id, created_by, domain_id, domain_key, slug, original_url, status,
+               policy_locked, redirect_type, clicks, served, created_at, updated_at)
+             SELECT t.id, $4, $5, NULL, '', t.slug, t.url, 'ACTIVE', false, 'TEMPORARY', 0, 0, $6, $6
+             FROM unnest($1::text[], $2::text[], $3::text[]) AS t(id, slug, url)`,
+            [ids, slugs, urls, workspaceId, userId, now],
+          );
+        }
+        await c.query('COMMIT');
+      }),
+    // What autovacuum would do shortly after a bulk load.
+    settle: () => withClient(async (c) => void (await c.query('VACUUM ANALYZE links'))),
+    clicks: () =>
+      withClient(async (c) => {
+        const events = Number((await c.query('SELECT count(*) AS n FROM clicks')).rows[0].n);
+        const counted = Number((await c.query('SELECT coalesce(sum(clicks), 0) AS n FROM links')).rows[0].n);
+        return { events, counted };
+      }),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Load
+
+interface Measured {
+  target: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  total: number;
+  non3xx: number;
+  errors: number;
+  count302: number;
+  startUs: number;
+  endUs: number;
+}
+
+async function load(target: string, port: number, pick: () => string, seconds: number): Promise<Measured> {
+  let latencies = new Float64Array(1 << 18);
+  let n = 0;
+  const startUs = nowUs();
+  const instance = autocannon({
+    url: `http://127.0.0.1:${port}`,
+    connections: CONNECTIONS,
+    pipelining: 1,
+    duration: seconds,
+    timeout: 10,
+    headers: HEADERS,
+    requests: [
+      {
+        method: 'GET',
+        setupRequest: (req: AutocannonRequest) => {
+          req.path = pick();
+          return req;
+        },
+      },
+    ],
+  });
+  currentLoad = instance;
+  // autocannon's own percentiles are whole milliseconds; these keep the fraction.
+  instance.on('response', (_client, _status, _bytes, ms) => {
+    if (n === latencies.length) {
+      const bigger = new Float64Array(latencies.length * 2);
+      bigger.set(latencies);
+      latencies = bigger;
+    }
+    latencies[n++] = ms;
+  });
+  const r = await instance;
+  const endUs = nowUs();
+  currentLoad = undefined;
+  const sorted = latencies.subarray(0, n).sort();
+  const total = r.requests.total;
+  return {
+    target,
+    rps: total / r.duration,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    total,
+    non3xx: total - r['3xx'],
+    errors: r.errors + r.timeouts,
+    count302: r.statusCodeStats['302']?.count ?? 0,
+    startUs,
+    endUs,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// CPU profile summary (self time per function, only samples inside the given windows)
+
+interface CpuProfile {
+  nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number } }>;
+  startTime: number;
+  samples: number[];
+  timeDeltas: number[];
+}
+
+function shortUrl(url: string): string {
+  if (!url) return '';
+  const u = url.replace(/^file:\/\//, '');
+  const nm = u.lastIndexOf('/node_modules/');
+  if (nm !== -1) return u.slice(nm + '/node_modules/'.length);
+  if (u.startsWith(ROOT)) return u.slice(ROOT.length + 1);
+  return u;
+}
+
+function groupOf(url: string, fn: string): string {
+  if (!url) return fn.startsWith('(') ? fn : '(native)';
+  const u = url.replace(/^file:\/\//, '');
+  const nm = u.lastIndexOf('/node_modules/');
+  if (nm !== -1) {
+    const rest = u.slice(nm + '/node_modules/'.length).split('/');
+    return rest[0].startsWith('@') ? `${rest[0]}/${rest[1]}` : rest[0];
+  }
+  if (u.startsWith('node:')) return u.split('/')[0] === 'node:internal' ? 'node:internal/' + u.split('/')[1] : u;
+  if (u.startsWith(ROOT)) return u.slice(ROOT.length + 1);
+  return u;
+}
+
+function summarizeProfile(file: string, windows: Array<{ label: string; startUs: number; endUs: number }>) {
+  const prof = JSON.parse(fs.readFileSync(file, 'utf8')) as CpuProfile;
+  const byId = new Map(prof.nodes.map((n) => [n.id, n.callFrame]));
+  let t = prof.startTime;
+  const stamps = prof.samples.map((_, i) => (t += prof.timeDeltas[i]));
+  for (const w of windows) {
+    const self = new Map<string, number>();
+    const groups = new Map<string, number>();
+    let busy = 0;
+    let idle = 0;
+    for (let i = 0; i < prof.samples.length; i++) {
+      if (stamps[i] < w.startUs || stamps[i] > w.endUs) continue;
+      const dt = prof.timeDeltas[i + 1] ?? 0;
+      const cf = byId.get(prof.samples[i])!;
+      if (cf.functionName === '(idle)') {
+        idle += dt;
+        continue;
+      }
+      busy += dt;
+      const key = `${cf.functionName || '(anonymous)'}  ${shortUrl(cf.url)}${cf.url ? `:${cf.lineNumber + 1}` : ''}`;
+      self.set(key, (self.get(key) ?? 0) + dt);
+      const g = groupOf(cf.url, cf.functionName);
+      groups.set(g, (groups.get(g) ?? 0) + dt);
+    }
+    log(`CPU profile of the service, ${w.label}: busy ${(busy / 1e6).toFixed(2)} s, idle ${(idle / 1e6).toFixed(2)} s of the measured run`);
+    if (!busy) {
+      log('  (no samples in this window)');
+      continue;
+    }
+    const pct = (v: number) => `${((100 * v) / busy).toFixed(1)}%`;
+    log('  top self time (share of busy time):');
+    for (const [k, v] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 20)) log(`    ${pct(v).padStart(6)}  ${k}`);
+    log('  by module:');
+    for (const [k, v] of [...groups].sort((a, b) => b[1] - a[1]).slice(0, 12)) log(`    ${pct(v).padStart(6)}  ${k}`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Main
+
+async function main() {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'shortlink-bench-'));
+  onCleanup('temp dir', () => fs.rmSync(tmp, { recursive: true, force: true }));
+  const watchdog = path.join(tmp, 'watchdog.mjs');
+  fs.writeFileSync(watchdog, WATCHDOG);
+  const childEnv = (extra: Record<string, string>): NodeJS.ProcessEnv => {
+    const env: NodeJS.ProcessEnv = { ...process.env, SHORTLINK_BENCH_PARENT: String(process.pid), ...extra };
+    if (!extra.NODE_OPTIONS) delete env.NODE_OPTIONS;
+    return env;
+  };
+
+  const cpus = os.cpus();
+  log('Shortlink redirect benchmark');
+  log(`machine: ${os.availableParallelism()} CPUs (${cpus[0]?.model.trim() ?? 'unknown'}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, node ${process.version}, autocannon ${autocannonVersion}`);
+  log('note: the load generator (autocannon, one thread in this process), the servers and the database share this machine;');
+  log('      figures are relative (service vs bare node:http on the same client), not absolute capacity.');
+  log(`load: ${CONNECTIONS} connections, ${WARMUP} s discarded warm-up + ${SECONDS} s measured per target, random slug per request`);
+  log(`engine: ${ENGINE}; links: ${fmtInt(WARM)} warm + ${fmtInt(BIG)} big; CLICK_FLUSH_MS=${CLICK_FLUSH_MS}; time limit ${TIME_LIMIT_S} s`);
+  log();
+
+  // 1. Database, workspace, member, links.
+  const database = await createDatabase(tmp);
+  log(`database: ${database.describe}`);
+  const db = openDatabase(database.url, { poolMax: 2 });
+  let workspaceId: string;
+  let userId: string;
+  try {
+    await migrateLatest(db);
+    workspaceId = await createWorkspace(db.knex, 'Bench', 'business');
+    userId = await addMember(db.knex, workspaceId, 'bench@bench.test', 'OWNER');
+  } finally {
+    await db.knex.destroy();
+  }
+  let t0 = performance.now();
+  await database.seed(workspaceId, userId, 0, WARM);
+  const warmSeedMs = performance.now() - t0;
+  t0 = performance.now();
+  await database.seed(workspaceId, userId, WARM, BIG);
+  const bigSeedMs = performance.now() - t0;
+  t0 = performance.now();
+  await database.settle();
+  const settleMs = performance.now() - t0;
+  log(`seeded ${fmtInt(WARM)} warm links in ${(warmSeedMs / 1000).toFixed(2)} s`);
+  log(`seeded ${fmtInt(BIG)} links in ${(bigSeedMs / 1000).toFixed(2)} s (${fmtInt(BIG / (bigSeedMs / 1000))} rows/s, ${ENGINE === 'sqlite' ? 'prepared INSERT, one transaction' : 'INSERT … SELECT unnest() in batches of 10,000, one transaction'})`);
+  log(`${ENGINE === 'sqlite' ? 'WAL checkpoint' : 'VACUUM ANALYZE links'}: ${(settleMs / 1000).toFixed(2)} s`);
+  log();
+
+  // 2. The service, as behind a TLS-terminating proxy.
+  const servicePort = await freePort();
+  if (CPU_PROF_DIR) fs.mkdirSync(CPU_PROF_DIR, { recursive: true });
+  const profStarted = Date.now();
+  const service = startChild(
+    'service',
+    ['--import', pathToFileURL(watchdog).href, 'bin/shortlink.mjs', 'serve'],
+    childEnv({
+      DATABASE_URL: database.url,
+      DATA_DIR: path.join(tmp, 'data'),
+      PORT: String(servicePort),
+      TLS: 'off',
+      TRUST_PROXY: '1',
+      SHORT_DOMAIN: 'localhost',
+      LOG_LEVEL: 'warn',
+      CLICK_FLUSH_MS: String(CLICK_FLUSH_MS),
+      ...(CPU_PROF_DIR ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${CPU_PROF_DIR}` } : {}),
+    }),
+    true,
+  );
+  await waitFor(service, servicePort, '/healthz', (s) => s === 200, 90_000);
+
+  // 3. The baseline.
+  const basePort = await freePort();
+  const baseline = startChild('baseline', ['--import', pathToFileURL(watchdog).href, '-e', BASELINE], childEnv({ PORT: String(basePort) }), true);
+  await waitFor(baseline, basePort, '/', (s) => s === 302, 30_000);
+
+  // Both answer a seeded slug the same way before any load.
+  const probe = await get(servicePort, `/${slugOf(0)}`);
+  log(`service pid ${service.proc.pid} on :${servicePort} (GET /${slugOf(0)} → ${probe}), RSS ${fmtMiB(rssKiB(service.proc.pid))}; baseline pid ${baseline.proc.pid} on :${basePort}`);
+  if (probe !== 302) log(`WARNING: the service answered ${probe} for a seeded slug; the figures below are not redirects`);
+  log();
+
+  // 4. Scenarios.
+  const warmPaths = Array.from({ length: WARM }, (_, i) => `/${slugOf(i)}`);
+  const scenarios = [
+    { name: `warm set (${fmtInt(WARM)} links)`, pick: () => warmPaths[(Math.random() * WARM) | 0] },
+    { name: `million (${fmtInt(BIG)} links)`, pick: () => `/${slugOf(WARM + ((Math.random() * BIG) | 0))}` },
+  ];
+  let service302 = 0;
+  const windows: Array<{ label: string; startUs: number; endUs: number }> = [];
+  const summary: string[] = [];
+  for (const sc of scenarios) {
+    const rows: Measured[] = [];
+    for (const [target, port] of [['baseline', basePort], ['service', servicePort]] as const) {
+      if (WARMUP > 0) {
+        const w = await load(target, port, sc.pick, WARMUP);
+        if (target === 'service') service302 += w.count302;
+      }
+      const m = await load(target, port, sc.pick, SECONDS);
+      if (target === 'service') {
+        service302 += m.count302;
+        windows.push({ label: sc.name, startUs: m.startUs, endUs: m.endUs });
+      }
+      rows.push(m);
+    }
+    const [base, svc] = rows;
+    const ratio = svc.rps / base.rps;
+    log(`scenario: ${sc.name}, ${CONNECTIONS} connections, ${SECONDS} s`);
+    log(
+      table(
+        ['target', 'requests/s', 'p50 ms', 'p99 ms', 'requests', 'non-3xx', 'errors', 'vs baseline'],
+        rows.map((r) => [r.target, fmtInt(r.rps), fmtMs(r.p50), fmtMs(r.p99), fmtInt(r.total), fmtInt(r.non3xx), fmtInt(r.errors), r === base ? '100%' : `${(ratio * 100).toFixed(1)}%`]),
+      ),
+    );
+    log(`service RSS after this scenario: ${fmtMiB(rssKiB(service.proc.pid))} (baseline ${fmtMiB(rssKiB(baseline.proc.pid))})`);
+    log();
+    summary.push(`${sc.name}: service/baseline throughput ${(ratio * 100).toFixed(1)}%, service p99 ${fmtMs(svc.p99)} ms (baseline ${fmtMs(base.p99)} ms)`);
+  }
+
+  // 5. Clicks: everything the service redirected must show up once its buffer is flushed.
+  await sleep(2 * CLICK_FLUSH_MS);
+  let clicks = await database.clicks();
+  log(`clicks after 2 × CLICK_FLUSH_MS (${2 * CLICK_FLUSH_MS} ms): ${fmtInt(clicks.events)} rows in clicks, ${fmtInt(clicks.counted)} in links.clicks; 302s answered by the service (warm-ups included): ${fmtInt(service302)}`);
+  if (clicks.events !== service302) {
+    const waitStart = Date.now();
+    while (Date.now() - waitStart < 30_000 && clicks.events < service302) {
+      await sleep(CLICK_FLUSH_MS);
+      clicks = await database.clicks();
+    }
+    log(`  after ${((Date.now() - waitStart) / 1000 + (2 * CLICK_FLUSH_MS) / 1000).toFixed(1)} s: ${fmtInt(clicks.events)} rows in clicks, ${fmtInt(clicks.counted)} in links.clicks (${clicks.events === service302 ? 'all recorded' : `${fmtInt(service302 - clicks.events)} missing`})`);
+  } else {
+    log('  all recorded');
+  }
+  log(`service RSS at the end: ${fmtMiB(rssKiB(service.proc.pid))}`);
+  log();
+  log('summary (targets, not asserted: warm ≥ 75% of baseline with p99 < 5 ms; million ≥ 40%)');
+  for (const s of summary) log(`  ${s}`);
+
+  // The service writes its CPU profile when it exits.
+  await service.stop(15_000);
+  await baseline.stop(5_000);
+  if (CPU_PROF_DIR) {
+    const prof = fs
+      .readdirSync(CPU_PROF_DIR)
+      .filter((f) => f.endsWith('.cpuprofile'))
+      .map((f) => path.join(CPU_PROF_DIR, f))
+      .filter((f) => fs.statSync(f).mtimeMs >= profStarted)
+      .sort((a, b) => fs.statSync(b).mtimeMs - fs.statSync(a).mtimeMs)[0];
+    log();
+    if (!prof) log(`no CPU profile was written to ${CPU_PROF_DIR}`);
+    else {
+      log(`CPU profile: ${prof}`);
+      summarizeProfile(prof, windows);
+    }
+  }
+}
+
+let exitCode = 0;
+try {
+  await main();
+} catch (err) {
+  process.stderr.write(`bench failed: ${(err as Error).stack ?? err}\n`);
+  exitCode = 1;
+} finally {
+  if (!aborting) {
+    await cleanup();
+    clearTimeout(deadline);
+  }
+}
+if (!aborting) process.exit(exitCode);

@@ -1,0 +1,383 @@
+// The operator command line of DECISIONS.md, run as an operator runs it: `node bin/shortlink.mjs`
+// in a child process, on every database engine, each engine on a fresh database. Every
+// success is checked against the database; every failure must leave stdout empty and say
+// what went wrong in one line on stderr.
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrateLatest, openDatabase, type Database } from '../../src/db/knex';
+import { insertLink, type LinkRow } from '../../src/db/repos/links';
+import * as ws from '../../src/db/repos/workspaces';
+import { expectFailure, expectJsonLine, runCli } from '../support/cli';
+import { createTestDatabase, testEngines, type TestDatabase } from '../support/databases';
+
+// A 1x1 PNG, and the first bytes of a JPEG (the command checks the signature, not the pixels).
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+  'base64',
+);
+const JPEG = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10]), Buffer.from('JFIF\0'), Buffer.alloc(32)]);
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+const PUBLIC_URL = 'https://localhost:8443';
+
+function tmpDir(prefix: string) {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+function linkRow(workspaceId: string, createdBy: string, slug: string): LinkRow {
+  const now = Date.now();
+  return {
+    id: `lnk_cli${Math.random().toString(36).slice(2, 14)}`,
+    workspace_id: workspaceId,
+    created_by: createdBy,
+    domain_id: null,
+    domain_key: '',
+    slug,
+    original_url: 'https://example.com/landing',
+    title: null,
+    status: 'ACTIVE',
+    policy_locked: false,
+    redirect_type: 'TEMPORARY',
+    expires_at: null,
+    expired_url: null,
+    click_limit: null,
+    start_at: null,
+    end_at: null,
+    clicks: 0,
+    password_hash: null,
+    preview_title: null,
+    preview_description: null,
+    preview_image: null,
+    created_at: now,
+    updated_at: now,
+    deleted_at: null,
+  };
+}
+
+describe.each(testEngines())('shortlink operator commands on %s', (engine) => {
+  let database: TestDatabase;
+  let db: Database;
+  let dataDir: string;
+  let files: string;
+  let env: Record<string, string>;
+  const knex = () => db.knex;
+
+  const cli = (args: string[], extraEnv: Record<string, string> = {}) => runCli(args, { ...env, ...extraEnv });
+  const ok = async (args: string[], keys: string[], extraEnv: Record<string, string> = {}) =>
+    expectJsonLine(args, await cli(args, extraEnv), keys);
+  const fails = async (args: string[], message: RegExp, extraEnv: Record<string, string> = {}) =>
+    expectFailure(args, await cli(args, extraEnv), message);
+
+  // Shared by the steps below, which run in order.
+  let wsId: string;
+  let ws2Id: string;
+  let ownerId: string;
+  let analystId: string;
+  let keyId: string;
+  let linkId: string;
+  let otherLinkId: string;
+
+  beforeAll(async () => {
+    database = await createTestDatabase(engine);
+    db = openDatabase(database.url, { poolMax: 2 });
+    dataDir = tmpDir('shortlink-cli-data-');
+    files = tmpDir('shortlink-cli-files-');
+    fs.writeFileSync(path.join(files, 'logo.png'), PNG);
+    fs.writeFileSync(path.join(files, 'photo.jpg'), JPEG);
+    env = { DATABASE_URL: database.url, DATA_DIR: dataDir, PUBLIC_URL, LOG_LEVEL: 'silent' };
+  });
+  afterAll(async () => {
+    await db?.knex.destroy();
+    await database?.drop();
+    for (const dir of [dataDir, files]) if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('migrate prints {migrated:true}, creates the schema, and can run again', async () => {
+    expect(await ok(['migrate'], ['migrated'])).toEqual({ migrated: true });
+    expect(await knex().schema.hasTable('workspaces')).toBe(true);
+    expect(await knex().schema.hasTable('api_keys')).toBe(true);
+    expect(await ok(['migrate'], ['migrated'])).toEqual({ migrated: true });
+  });
+
+  it('workspace create defaults to growth and takes --plan', async () => {
+    wsId = (await ok(['workspace', 'create', '--name', 'Acme Marketing'], ['id'])).id;
+    expect(wsId).toMatch(/^ws_/);
+    expect(await knex()('workspaces').where({ id: wsId }).first()).toMatchObject({ name: 'Acme Marketing', plan: 'growth' });
+
+    ws2Id = (await ok(['workspace', 'create', '--name', 'Beta', '--plan', 'Business'], ['id'])).id;
+    expect(ws2Id).not.toBe(wsId);
+    expect(await knex()('workspaces').where({ id: ws2Id }).first()).toMatchObject({ name: 'Beta', plan: 'business' });
+  });
+
+  it('workspace set-plan prints {id, plan} and changes the plan', async () => {
+    expect(await ok(['workspace', 'set-plan', '--workspace', ws2Id, '--plan', 'pro'], ['id', 'plan'])).toEqual({ id: ws2Id, plan: 'pro' });
+    expect((await knex()('workspaces').where({ id: ws2Id }).first()).plan).toBe('pro');
+  });
+
+  it('workspace set-plan on an unknown workspace fails', async () => {
+    await fails(['workspace', 'set-plan', '--workspace', 'ws_nope', '--plan', 'pro'], /workspace ws_nope not found/);
+  });
+
+  it('member add prints the user id, creates the user once per e-mail address', async () => {
+    ownerId = (await ok(['member', 'add', '--workspace', wsId, '--email', 'Owner@Example.com', '--role', 'OWNER'], ['id'])).id;
+    analystId = (await ok(['member', 'add', '--workspace', wsId, '--email', 'analyst@example.com', '--role', 'analyst'], ['id'])).id;
+    expect(ownerId).toMatch(/^usr_/);
+    expect(await knex()('users').where({ id: ownerId }).first()).toMatchObject({ email: 'owner@example.com' });
+    expect(await ws.roleOf(knex(), wsId, ownerId)).toBe('OWNER');
+    expect(await ws.roleOf(knex(), wsId, analystId)).toBe('ANALYST');
+
+    // The same person joining a second workspace is the same user.
+    const again = await ok(['member', 'add', '--workspace', ws2Id, '--email', 'owner@example.com', '--role', 'MEMBER'], ['id']);
+    expect(again.id).toBe(ownerId);
+    expect(Number((await knex()('users').where({ email: 'owner@example.com' }).count({ n: '*' }))[0].n)).toBe(1);
+    expect(await ws.roleOf(knex(), ws2Id, ownerId)).toBe('MEMBER');
+  });
+
+  it('member add of an existing member fails and changes nothing', async () => {
+    await fails(['member', 'add', '--workspace', wsId, '--email', 'OWNER@example.com', '--role', 'ADMIN'], /already a member/);
+    expect(await ws.roleOf(knex(), wsId, ownerId)).toBe('OWNER');
+  });
+
+  it('member set-role prints {id} and changes the role', async () => {
+    expect(await ok(['member', 'set-role', '--workspace', wsId, '--user', analystId, '--role', 'admin'], ['id'])).toEqual({ id: analystId });
+    expect(await ws.roleOf(knex(), wsId, analystId)).toBe('ADMIN');
+  });
+
+  it('member set-role of an unknown user fails', async () => {
+    await fails(['member', 'set-role', '--workspace', wsId, '--user', 'usr_nope', '--role', 'ADMIN'], /usr_nope is not a member/);
+  });
+
+  it('key create prints {id, key}; only the sha256 hash of the key is stored', async () => {
+    const out = await ok(['key', 'create', '--workspace', wsId, '--user', ownerId, '--scopes', 'links:read, links:write'], ['id', 'key']);
+    expect(out.key).toMatch(/^mk_[0-9a-f]{64}$/);
+    expect(out.id).toMatch(/^key_/);
+    keyId = out.id;
+    const row = await knex()('api_keys').where({ id: keyId }).first();
+    expect(row).toMatchObject({ workspace_id: wsId, user_id: ownerId, key_hash: sha256(out.key), scopes: 'links:read links:write' });
+    expect(row.expires_at).toBeNull();
+    expect(row.revoked_at).toBeNull();
+    expect(JSON.stringify(Object.values(row))).not.toContain(out.key);
+    expect(JSON.stringify(Object.values(row))).not.toContain(out.key.slice(3));
+  });
+
+  it('key create --expires-at stores the instant, zone offset included', async () => {
+    const out = await ok(
+      ['key', 'create', '--workspace', wsId, '--user', analystId, '--scopes', 'analytics:read', '--expires-at', '2030-01-31T12:00:00+01:00'],
+      ['id', 'key'],
+    );
+    expect(out.key).toMatch(/^mk_[0-9a-f]{64}$/);
+    const row = await knex()('api_keys').where({ id: out.id }).first();
+    expect(Number(row.expires_at)).toBe(Date.UTC(2030, 0, 31, 11, 0, 0));
+    expect(row.key_hash).toBe(sha256(out.key));
+  });
+
+  it('key create for someone who is not a member fails', async () => {
+    await fails(['key', 'create', '--workspace', ws2Id, '--user', analystId, '--scopes', 'links:read'], /is not a member/);
+    await fails(['key', 'create', '--workspace', 'ws_nope', '--user', ownerId, '--scopes', 'links:read'], /workspace ws_nope not found/);
+  });
+
+  it('key revoke prints {id, revoked:true} and marks the key revoked', async () => {
+    expect(await ok(['key', 'revoke', '--id', keyId], ['id', 'revoked'])).toEqual({ id: keyId, revoked: true });
+    const row = await knex()('api_keys').where({ id: keyId }).first();
+    expect(Number(row.revoked_at)).toBeGreaterThan(Date.now() - 60_000);
+  });
+
+  it('key revoke of an unknown key fails', async () => {
+    await fails(['key', 'revoke', '--id', 'key_nope'], /key key_nope not found/);
+  });
+
+  it('member remove prints {id}, removes the membership and revokes their keys there', async () => {
+    const live = await knex()('api_keys').where({ workspace_id: wsId, user_id: analystId }).whereNull('revoked_at');
+    expect(live.length).toBe(1);
+    expect(await ok(['member', 'remove', '--workspace', wsId, '--user', analystId], ['id'])).toEqual({ id: analystId });
+    expect(await knex()('memberships').where({ workspace_id: wsId, user_id: analystId }).first()).toBeUndefined();
+    expect(await knex()('users').where({ id: analystId }).first()).toBeDefined();
+    expect(await knex()('api_keys').where({ workspace_id: wsId, user_id: analystId }).whereNull('revoked_at')).toEqual([]);
+    // A second removal: no longer a member.
+    await fails(['member', 'remove', '--workspace', wsId, '--user', analystId], /is not a member/);
+  });
+
+  it('tag create prints {id}, with a default or a given colour; a taken name fails', async () => {
+    const a = await ok(['tag', 'create', '--workspace', wsId, '--name', 'Launch'], ['id']);
+    const b = await ok(['tag', 'create', '--workspace', wsId, '--name', 'Spring', '--color', '#22c55e'], ['id']);
+    expect(await knex()('tags').where({ id: a.id }).first()).toMatchObject({ workspace_id: wsId, name: 'Launch', color: '#6b7280' });
+    expect(await knex()('tags').where({ id: b.id }).first()).toMatchObject({ workspace_id: wsId, name: 'Spring', color: '#22c55e' });
+    await fails(['tag', 'create', '--workspace', wsId, '--name', 'Launch'], /tag named Launch already exists/);
+  });
+
+  it('domain add / verify / disable print {id} and move the status PENDING -> ACTIVE -> DISABLED', async () => {
+    const { id } = await ok(['domain', 'add', '--workspace', wsId, '--host', 'Go.Example.com'], ['id']);
+    expect(id).toMatch(/^dom_/);
+    expect(await knex()('domains').where({ id }).first()).toMatchObject({ workspace_id: wsId, host: 'go.example.com', status: 'PENDING' });
+    expect(await ok(['domain', 'verify', '--id', id], ['id'])).toEqual({ id });
+    const verified = await knex()('domains').where({ id }).first();
+    expect(verified.status).toBe('ACTIVE');
+    expect(verified.verified_at).not.toBeNull();
+    expect(await ok(['domain', 'disable', '--id', id], ['id'])).toEqual({ id });
+    expect((await knex()('domains').where({ id }).first()).status).toBe('DISABLED');
+    // The host belongs to one workspace only.
+    await fails(['domain', 'add', '--workspace', ws2Id, '--host', 'go.example.com'], /go\.example\.com is already registered/);
+    await fails(['domain', 'verify', '--id', 'dom_nope'], /domain dom_nope not found/);
+  });
+
+  it('campaign create prints {id}', async () => {
+    const { id } = await ok(['campaign', 'create', '--workspace', wsId, '--name', 'Spring sale'], ['id']);
+    expect(await knex()('campaigns').where({ id }).first()).toMatchObject({ workspace_id: wsId, name: 'Spring sale', deleted_at: null });
+  });
+
+  it('qr create prints {id, url} with the scan address on the short domain', async () => {
+    const link = linkRow(wsId, ownerId, 'cli-qr');
+    await insertLink(knex(), link, []);
+    linkId = link.id;
+    const other = linkRow(ws2Id, ownerId, 'cli-other');
+    await insertLink(knex(), other, []);
+    otherLinkId = other.id;
+
+    const out = await ok(['qr', 'create', '--workspace', wsId, '--link', linkId], ['id', 'url']);
+    const m = /^https:\/\/localhost:8443\/qr\/([a-z0-9]+)$/.exec(out.url);
+    expect(m, out.url).not.toBeNull();
+    expect(await knex()('qr_codes').where({ id: out.id }).first()).toMatchObject({ workspace_id: wsId, link_id: linkId, code: m![1] });
+  });
+
+  it('qr create for an unknown link, or a link of another workspace, fails', async () => {
+    await fails(['qr', 'create', '--workspace', wsId, '--link', 'lnk_nope'], /link lnk_nope not found/);
+    await fails(['qr', 'create', '--workspace', wsId, '--link', otherLinkId], /not found/);
+    expect(await knex()('qr_codes').where({ link_id: otherLinkId })).toEqual([]);
+  });
+
+  it('asset add prints {url} under PUBLIC_URL/assets/ and copies the file into DATA_DIR/assets', async () => {
+    const { url } = await ok(['asset', 'add', '--workspace', wsId, '--file', path.join(files, 'logo.png')], ['url']);
+    const m = /^https:\/\/localhost:8443\/assets\/(ast_[a-z0-9]+\.png)$/.exec(url);
+    expect(m, url).not.toBeNull();
+    const stored = path.join(dataDir, 'assets', m![1]);
+    expect(fs.readFileSync(stored).equals(PNG)).toBe(true);
+    expect(await knex()('assets').where({ file_name: m![1] }).first()).toMatchObject({ workspace_id: wsId, content_type: 'image/png' });
+  });
+
+  it('asset add for an unknown workspace fails and copies nothing', async () => {
+    const before = fs.readdirSync(path.join(dataDir, 'assets')).length;
+    await fails(['asset', 'add', '--workspace', 'ws_nope', '--file', path.join(files, 'logo.png')], /workspace ws_nope not found/);
+    expect(fs.readdirSync(path.join(dataDir, 'assets')).length).toBe(before);
+  });
+
+  it('asset add that cannot write the file fails cleanly, leaves no row, and does not block the next one', async () => {
+    const broken = tmpDir('shortlink-cli-broken-');
+    try {
+      fs.writeFileSync(path.join(broken, 'assets'), 'not a directory');
+      const before = Number((await knex()('assets').count({ n: '*' }))[0].n);
+      await fails(['asset', 'add', '--workspace', wsId, '--file', path.join(files, 'photo.jpg')], /cannot store the asset/, { DATA_DIR: broken });
+      expect(Number((await knex()('assets').count({ n: '*' }))[0].n)).toBe(before);
+    } finally {
+      fs.rmSync(broken, { recursive: true, force: true });
+    }
+    // ASSET_BASE_URL without its trailing slash still yields one slash.
+    const { url } = await ok(['asset', 'add', '--workspace', wsId, '--file', path.join(files, 'photo.jpg')], ['url'], {
+      ASSET_BASE_URL: 'https://cdn.example.com/img',
+    });
+    const m = /^https:\/\/cdn\.example\.com\/img\/(ast_[a-z0-9]+\.jpg)$/.exec(url);
+    expect(m, url).not.toBeNull();
+    expect(fs.readFileSync(path.join(dataDir, 'assets', m![1])).equals(JPEG)).toBe(true);
+    expect(await knex()('assets').where({ file_name: m![1] }).first()).toMatchObject({ content_type: 'image/jpeg' });
+  });
+
+  it('link policy-disable prints {id}; the link is DISABLED and policy-locked', async () => {
+    expect(await ok(['link', 'policy-disable', '--id', linkId], ['id'])).toEqual({ id: linkId });
+    const row = await knex()('links').where({ id: linkId }).first();
+    expect(row.status).toBe('DISABLED');
+    expect(Boolean(row.policy_locked)).toBe(true);
+    await fails(['link', 'policy-disable', '--id', 'lnk_nope'], /link lnk_nope not found/);
+  });
+});
+
+// Mistakes in the command line itself: found before anything is written, whatever the engine,
+// so they run once (concurrently) against SQLite.
+describe('shortlink command-line mistakes', () => {
+  let database: TestDatabase;
+  let db: Database;
+  let dataDir: string;
+  let files: string;
+  let env: Record<string, string>;
+  let wsId: string;
+  let userId: string;
+
+  beforeAll(async () => {
+    database = await createTestDatabase('sqlite');
+    db = openDatabase(database.url);
+    await migrateLatest(db);
+    wsId = await ws.createWorkspace(db.knex, 'Mistakes', 'growth');
+    userId = await ws.addMember(db.knex, wsId, 'someone@example.com', 'OWNER');
+    dataDir = tmpDir('shortlink-cli-data-');
+    files = tmpDir('shortlink-cli-files-');
+    fs.writeFileSync(path.join(files, 'notes.txt'), 'hello');
+    fs.writeFileSync(path.join(files, 'logo.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
+    fs.writeFileSync(path.join(files, 'fake.png'), '<html>not an image</html>');
+    env = { DATABASE_URL: database.url, DATA_DIR: dataDir, PUBLIC_URL, LOG_LEVEL: 'silent' };
+  });
+  afterAll(async () => {
+    // Nothing any of these commands did may have left a row or a file behind.
+    const counts = await Promise.all(['workspaces', 'memberships', 'api_keys', 'tags', 'domains', 'assets'].map(async (t) => [t, Number((await db.knex(t).count({ n: '*' }))[0].n)]));
+    expect(Object.fromEntries(counts)).toEqual({ workspaces: 1, memberships: 1, api_keys: 0, tags: 0, domains: 0, assets: 0 });
+    expect(fs.existsSync(path.join(dataDir, 'assets')) ? fs.readdirSync(path.join(dataDir, 'assets')) : []).toEqual([]);
+    await db?.knex.destroy();
+    await database?.drop();
+    for (const dir of [dataDir, files]) if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  // [arguments, expected message]; W, U and F stand for the workspace, the user and the files directory.
+  const cases: [string, string[], RegExp][] = [
+    ['an unknown command', ['frobnicate'], /unknown command: frobnicate/],
+    ['no command at all', [], /unknown command/],
+    ['a group without its command', ['workspace', 'frob'], /unknown command: workspace frob/],
+    ['a missing required flag', ['workspace', 'create'], /--name is required/],
+    ['a flag without its value', ['workspace', 'create', '--name'], /--name/],
+    ['a blank required flag', ['tag', 'create', '--workspace', 'W', '--name', '   '], /--name is required/],
+    ['an unknown flag', ['workspace', 'create', '--name', 'X', '--bogus', '1'], /Unknown option '--bogus'/],
+    ['an unknown flag on migrate', ['migrate', '--force'], /Unknown option '--force'/],
+    ['a stray positional argument', ['domain', 'verify', '--id', 'dom_x', 'extra'], /Unexpected argument 'extra'/],
+    ['a bad --plan on create', ['workspace', 'create', '--name', 'X', '--plan', 'enterprise'], /--plan must be one of free, pro, growth, business/],
+    ['a bad --plan on set-plan', ['workspace', 'set-plan', '--workspace', 'W', '--plan', 'gold'], /--plan must be one of/],
+    ['a bad --role on add', ['member', 'add', '--workspace', 'W', '--email', 'new@example.com', '--role', 'boss'], /--role must be one of OWNER, ADMIN, MEMBER, ANALYST/],
+    ['a bad --role on set-role', ['member', 'set-role', '--workspace', 'W', '--user', 'U', '--role', 'root'], /--role must be one of/],
+    ['a bad --email', ['member', 'add', '--workspace', 'W', '--email', 'not-an-address', '--role', 'MEMBER'], /--email must be an e-mail address/],
+    ['an unknown scope', ['key', 'create', '--workspace', 'W', '--user', 'U', '--scopes', 'links:read,links:delete'], /unknown scopes: links:delete/],
+    ['no scope at all', ['key', 'create', '--workspace', 'W', '--user', 'U', '--scopes', ','], /--scopes needs at least one/],
+    ['a word as --expires-at', ['key', 'create', '--workspace', 'W', '--user', 'U', '--scopes', 'links:read', '--expires-at', 'tomorrow'], /--expires-at must be an ISO 8601/],
+    ['a day that does not exist', ['key', 'create', '--workspace', 'W', '--user', 'U', '--scopes', 'links:read', '--expires-at', '2030-02-30'], /--expires-at must be an ISO 8601/],
+    ['a bare number as --expires-at', ['key', 'create', '--workspace', 'W', '--user', 'U', '--scopes', 'links:read', '--expires-at', '1'], /--expires-at must be an ISO 8601/],
+    ['a US date as --expires-at', ['key', 'create', '--workspace', 'W', '--user', 'U', '--scopes', 'links:read', '--expires-at', '12/31/2030'], /--expires-at must be an ISO 8601/],
+    ['a time without a zone', ['key', 'create', '--workspace', 'W', '--user', 'U', '--scopes', 'links:read', '--expires-at', '2030-01-01T10:00'], /--expires-at must be an ISO 8601/],
+    ['an --expires-at in the past', ['key', 'create', '--workspace', 'W', '--user', 'U', '--scopes', 'links:read', '--expires-at', '2020-01-01T00:00:00Z'], /--expires-at must be in the future/],
+    ['a host with a port', ['domain', 'add', '--workspace', 'W', '--host', 'go.example.com:8443'], /--host must be a host name/],
+    ['a URL as host', ['domain', 'add', '--workspace', 'W', '--host', 'https://go.example.com/'], /--host must be a host name/],
+    ['the service\'s own short domain as host', ['domain', 'add', '--workspace', 'W', '--host', 'sho.rt'], /own short domain/],
+    ['a tag colour longer than its column', ['tag', 'create', '--workspace', 'W', '--name', 'x', '--color', 'c'.repeat(40)], /--color must be at most 32 characters/],
+    ['a workspace name longer than its column', ['workspace', 'create', '--name', 'n'.repeat(201)], /--name must be at most 200 characters/],
+    ['a non-image asset', ['asset', 'add', '--workspace', 'W', '--file', 'F/notes.txt'], /--file must be a \.png, \.jpg, \.jpeg, \.gif or \.webp image/],
+    ['an SVG asset', ['asset', 'add', '--workspace', 'W', '--file', 'F/logo.svg'], /--file must be a \.png/],
+    ['a missing asset file', ['asset', 'add', '--workspace', 'W', '--file', 'F/missing.png'], /missing\.png does not exist/],
+    ['a text file named .png', ['asset', 'add', '--workspace', 'W', '--file', 'F/fake.png'], /is not a png image/],
+    ['goal create (not in this build)', ['goal', 'create', '--workspace', 'W', '--name', 'G', '--type', 'CLICKS'], /goal create is not available in this build/],
+    ['goal set-status (not in this build)', ['goal', 'set-status', '--id', 'g', '--status', 'PAUSED'], /goal set-status is not available in this build/],
+    ['webhook deliveries (not in this build)', ['webhook', 'deliveries'], /webhook deliveries is not available in this build/],
+    ['webhook replay (not in this build)', ['webhook', 'replay', '--delivery', 'd'], /webhook replay is not available in this build/],
+    ['retention run (not in this build)', ['retention', 'run'], /retention run is not available in this build/],
+  ];
+
+  it.concurrent.each(cases)('%s fails with a one-line message', async (_title, raw, message) => {
+    const args = raw.map((a) => a.replace(/^W$/, wsId).replace(/^U$/, userId).replace(/^F\//, `${files}/`));
+    const result = await runCli(args, { ...env, SHORT_DOMAIN: 'sho.rt' });
+    expectFailure(args, result, message);
+  });
+
+  it.concurrent('a DATABASE_URL of an unknown kind fails with a one-line message', async () => {
+    const args = ['migrate'];
+    expectFailure(args, await runCli(args, { ...env, DATABASE_URL: 'mysql://localhost/x' }), /DATABASE_URL must start with sqlite: or postgres:\/\//);
+  });
+
+  it.concurrent('an unreachable database fails with a one-line message', async () => {
+    const args = ['workspace', 'create', '--name', 'X'];
+    expectFailure(args, await runCli(args, { ...env, DATABASE_URL: 'postgres://postgres:postgres@127.0.0.1:1/nothing' }), /ECONNREFUSED/);
+  });
+});

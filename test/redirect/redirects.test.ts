@@ -1,0 +1,306 @@
+// The short link itself, through real HTTPS on every engine: resolution rules, pages, clicks.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import * as ws from '../../src/db/repos/workspaces';
+import { setPolicyDisabled } from '../../src/db/repos/links';
+import { testEngines } from '../support/databases';
+import { seedWorkspace, type Seeded } from '../support/seed';
+import { startTestServer, type TestServer } from '../support/server';
+
+export const PERSON = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
+export const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
+const CRAWLER = 'facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)';
+const HOUR = 3_600_000;
+
+describe.each(testEngines())('short links on %s', (engine) => {
+  let server: TestServer;
+  let owner: Seeded;
+  const knex = () => server.services.db.knex;
+  const create = async (body: object) => {
+    const res = await server.request('POST', '/api/v1/links', { key: owner.key, body });
+    expect(res.status, res.text).toBe(201);
+    return res.body.data;
+  };
+  const visit = (path: string, headers: Record<string, string> = {}, method = 'GET') =>
+    server.request(method, path, { headers: { 'user-agent': PERSON, ...headers } });
+  const flushed = async () => server.clicks.flush();
+  const clicksOf = async (id: string) => Number((await knex()('links').where({ id }).first()).clicks);
+
+  beforeAll(async () => {
+    server = await startTestServer(engine, { env: { CLICK_FLUSH_MS: '60000', TRUST_PROXY: '1' } });
+    owner = await seedWorkspace(knex());
+  });
+  beforeEach(async () => {
+    owner = { ...owner, ...(await ws.createKey(knex(), owner.workspaceId, owner.userId, ['links:read', 'links:write'], null)) };
+  });
+  afterAll(async () => server?.stop());
+
+  describe('redirects', () => {
+    it('answers 302 by default and 301 for PERMANENT, with headers that forbid reuse', async () => {
+      await create({ url: 'https://example.com/temp?q=1', slug: 'r-temp' });
+      await create({ url: 'https://example.com/perm', slug: 'r-perm', redirectType: 'PERMANENT' });
+      const temp = await visit('/r-temp');
+      expect(temp.status).toBe(302);
+      expect(temp.headers.location).toBe('https://example.com/temp?q=1');
+      expect(temp.headers['cache-control']).toMatch(/no-store/);
+      expect(temp.headers['cache-control']).toMatch(/private/);
+      const perm = await visit('/r-perm');
+      expect(perm.status).toBe(301);
+      expect(perm.headers['cache-control']).toMatch(/no-store/);
+    });
+
+    it('matches slugs lowercased', async () => {
+      await create({ url: 'https://example.com/case', slug: 'CaseSlug' });
+      expect((await visit('/CASESLUG')).headers.location).toBe('https://example.com/case');
+      expect((await visit('/caseslug?utm=x')).status).toBe(302);
+    });
+
+    it('encodes a non-ASCII destination into a valid Location', async () => {
+      await create({ url: 'https://example.com/größe', slug: 'r-unicode' });
+      expect((await visit('/r-unicode')).headers.location).toBe('https://example.com/gr%C3%B6%C3%9Fe');
+    });
+
+    it('applies an update from the next click', async () => {
+      const link = await create({ url: 'https://example.com/one', slug: 'r-update' });
+      expect((await visit('/r-update')).headers.location).toBe('https://example.com/one');
+      await server.request('PATCH', `/api/v1/links/${link.id}`, { key: owner.key, body: { url: 'https://example.com/two', redirectType: 'PERMANENT' } });
+      const next = await visit('/r-update');
+      expect(next.status).toBe(301);
+      expect(next.headers.location).toBe('https://example.com/two');
+    });
+
+    it('stops resolving a renamed slug at once', async () => {
+      const link = await create({ url: 'https://example.com/rn', slug: 'r-old' });
+      expect((await visit('/r-old')).status).toBe(302);
+      await server.request('PATCH', `/api/v1/links/${link.id}`, { key: owner.key, body: { slug: 'r-new' } });
+      expect((await visit('/r-old')).status).toBe(404);
+      expect((await visit('/r-new')).headers.location).toBe('https://example.com/rn');
+    });
+
+    it('shows the not-found page for unknown, DISABLED, policy-disabled and deleted links', async () => {
+      const unknown = await visit('/no-such-slug');
+      expect(unknown.status).toBe(404);
+      expect(unknown.headers['content-type']).toMatch(/text\/html/);
+      expect(unknown.text).toContain('Link not found');
+      const a = await create({ url: 'https://example.com', slug: 'r-disabled' });
+      expect((await visit('/r-disabled')).status).toBe(302);
+      await server.request('PATCH', `/api/v1/links/${a.id}`, { key: owner.key, body: { status: 'DISABLED' } });
+      expect((await visit('/r-disabled')).status).toBe(404);
+      const b = await create({ url: 'https://example.com', slug: 'r-deleted' });
+      expect((await visit('/r-deleted')).status).toBe(302);
+      await server.request('DELETE', `/api/v1/links/${b.id}`, { key: owner.key });
+      expect((await visit('/r-deleted')).status).toBe(404);
+      const c = await create({ url: 'https://example.com', slug: 'r-policy' });
+      expect((await visit('/r-policy')).status).toBe(302);
+      await setPolicyDisabled(knex(), c.id); // another process (the CLI): seen through the change feed
+      await server.changes.poll();
+      expect((await visit('/r-policy')).status).toBe(404);
+      expect((await visit('/bad%ZZslug')).status).toBe(404);
+    });
+
+    it('leaves API routes, docs and health to the API', async () => {
+      expect((await visit('/healthz')).body).toEqual({ status: 'ok' });
+      expect((await visit('/api/v1/links')).status).toBe(401);
+    });
+  });
+
+  describe('schedule, expiry and click limits', () => {
+    it('is not live before startAt (404) and ends after endAt (410)', async () => {
+      await create({ url: 'https://example.com', slug: 'r-later', startAt: new Date(Date.now() + HOUR).toISOString() });
+      const later = await visit('/r-later');
+      expect(later.status).toBe(404);
+      expect(later.text).toContain('not live yet');
+      await create({ url: 'https://example.com', slug: 'r-ended', startAt: new Date(Date.now() - 2 * HOUR).toISOString(), endAt: new Date(Date.now() - HOUR).toISOString() });
+      const ended = await visit('/r-ended');
+      expect(ended.status).toBe(410);
+      await create({ url: 'https://example.com/live', slug: 'r-window', startAt: new Date(Date.now() - HOUR).toISOString(), endAt: new Date(Date.now() + HOUR).toISOString() });
+      expect((await visit('/r-window')).status).toBe(302);
+    });
+
+    it('sends visitors of an expired link to expiredUrl, or shows the expired page (410)', async () => {
+      const past = new Date(Date.now() - 1000).toISOString();
+      await create({ url: 'https://example.com', slug: 'r-exp-fallback', expiresAt: past, expiredUrl: 'https://example.com/sorry' });
+      const fb = await visit('/r-exp-fallback');
+      expect(fb.status).toBe(302);
+      expect(fb.headers.location).toBe('https://example.com/sorry');
+      await create({ url: 'https://example.com', slug: 'r-exp-page', expiresAt: past });
+      const page = await visit('/r-exp-page');
+      expect(page.status).toBe(410);
+      expect(page.text).toContain('expired');
+      await create({ url: 'https://example.com/fresh', slug: 'r-not-exp', expiresAt: new Date(Date.now() + HOUR).toISOString() });
+      expect((await visit('/r-not-exp')).status).toBe(302);
+    });
+
+    it('stops resolving once clickLimit clicks were served; bots do not use it up', async () => {
+      const link = await create({ url: 'https://example.com/lim', slug: 'r-limit', clickLimit: 3 });
+      expect((await visit('/r-limit', { 'user-agent': CRAWLER })).status).toBe(302);
+      for (let i = 0; i < 3; i++) expect((await visit('/r-limit')).status).toBe(302);
+      const over = await visit('/r-limit');
+      expect(over.status).toBe(410);
+      expect(over.text).toContain('reached');
+      await server.request('PATCH', `/api/v1/links/${link.id}`, { key: owner.key, body: { clickLimit: 5 } });
+      expect((await visit('/r-limit')).status).toBe(302);
+    });
+
+    it('redirects exactly clickLimit of 500 concurrent visitors', async () => {
+      await create({ url: 'https://example.com/race', slug: 'r-race', clickLimit: 50 });
+      const results = await Promise.all(Array.from({ length: 500 }, () => visit('/r-race')));
+      const redirected = results.filter((r) => r.status === 302).length;
+      expect(redirected).toBe(50);
+      expect(results.filter((r) => r.status === 410).length).toBe(450);
+    });
+  });
+
+  describe('custom domains', () => {
+    it('resolves links on an active custom domain by the Host header', async () => {
+      const host = `go${Date.now()}.example.com`;
+      const domainId = await ws.addDomain(knex(), owner.workspaceId, host);
+      await ws.setDomainStatus(knex(), domainId, 'ACTIVE');
+      await create({ url: 'https://example.com/custom', slug: 'promo', domainId });
+      await create({ url: 'https://example.com/shared', slug: 'promo' });
+      expect((await visit('/promo', { host })).headers.location).toBe('https://example.com/custom');
+      expect((await visit('/promo', { host: `${host.toUpperCase()}:443` })).headers.location).toBe('https://example.com/custom');
+      expect((await visit('/promo')).headers.location).toBe('https://example.com/shared');
+      // Disabling the domain (from the CLI, another process) stops its links.
+      await ws.setDomainStatus(knex(), domainId, 'DISABLED');
+      await server.changes.poll();
+      expect((await visit('/promo', { host })).status).toBe(404);
+      // An unknown host is not a short domain.
+      expect((await visit('/promo', { host: 'unknown.example.org' })).status).toBe(404);
+    });
+  });
+
+  describe('passwords', () => {
+    const cookieOf = (res: { headers: Record<string, any> }) => String(res.headers['set-cookie']?.[0] ?? '').split(';')[0];
+    const csrfOf = (html: string) => /name="csrf" value="([^"]+)"/.exec(html)![1];
+    const submit = (slug: string, form: Record<string, string>, cookie: string, extra: Record<string, string> = {}) =>
+      server.request('POST', `/${slug}`, {
+        rawBody: new URLSearchParams(form).toString(),
+        headers: { 'user-agent': PERSON, 'content-type': 'application/x-www-form-urlencoded', cookie, ...extra },
+      });
+
+    it('asks for the password and redirects only after the right one', async () => {
+      const link = await create({ url: 'https://example.com/secret', slug: 'r-pw', password: 'open sesame' });
+      const form = await visit('/r-pw');
+      expect(form.status).toBe(401);
+      expect(form.headers.location).toBeUndefined();
+      expect(form.text).toContain('type="password"');
+      expect(form.headers['content-security-policy']).toMatch(/default-src 'none'/);
+      expect(form.headers['referrer-policy']).toBe('no-referrer');
+      expect(form.headers['set-cookie']?.[0]).toMatch(/HttpOnly; SameSite=Strict; Secure/);
+      const cookie = cookieOf(form);
+      const wrong = await submit('r-pw', { csrf: csrfOf(form.text), password: 'nope' }, cookie);
+      expect(wrong.status).toBe(401);
+      expect(wrong.text).toContain('not correct');
+      const ok = await submit('r-pw', { csrf: csrfOf(form.text), password: 'open sesame' }, cookie);
+      expect(ok.status).toBe(302);
+      expect(ok.headers.location).toBe('https://example.com/secret');
+      await flushed();
+      expect(await clicksOf(link.id)).toBe(1);
+    });
+
+    it('refuses a submission without the matching anti-forgery token', async () => {
+      await create({ url: 'https://example.com/secret', slug: 'r-pw-csrf', password: 'open sesame' });
+      const form = await visit('/r-pw-csrf');
+      const token = csrfOf(form.text);
+      expect((await submit('r-pw-csrf', { csrf: token, password: 'open sesame' }, '')).status).toBe(401);
+      expect((await submit('r-pw-csrf', { password: 'open sesame' }, cookieOf(form))).status).toBe(401);
+      const other = await visit('/r-pw');
+      // A token issued for another link does not unlock this one.
+      expect((await submit('r-pw-csrf', { csrf: csrfOf(other.text), password: 'open sesame' }, cookieOf(other))).status).toBe(401);
+    });
+
+    it('throttles wrong passwords per link and client', async () => {
+      await create({ url: 'https://example.com/secret', slug: 'r-pw-throttle', password: 'right one' });
+      const form = await visit('/r-pw-throttle');
+      const csrf = csrfOf(form.text);
+      const cookie = cookieOf(form);
+      const client = { 'x-forwarded-for': '203.0.113.7' };
+      for (let i = 0; i < 5; i++) expect((await submit('r-pw-throttle', { csrf, password: `wrong${i}` }, cookie, client)).status).toBe(401);
+      const blocked = await submit('r-pw-throttle', { csrf, password: 'right one' }, cookie, client);
+      expect(blocked.status).toBe(429);
+      expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
+      // Another client is not blocked.
+      expect((await submit('r-pw-throttle', { csrf, password: 'right one' }, cookie, { 'x-forwarded-for': '198.51.100.1' })).status).toBe(302);
+    });
+  });
+
+  describe('clicks', () => {
+    it('counts people, not bots, HEAD requests or prefetches, and shows after the flush', async () => {
+      const link = await create({ url: 'https://example.com/count', slug: 'r-count' });
+      await visit('/r-count');
+      await visit('/r-count', { 'user-agent': IPHONE, referer: 'https://news.example.org/story?id=1', 'cf-ipcountry': 'DE' });
+      await visit('/r-count', { 'user-agent': CRAWLER });
+      await visit('/r-count', { 'user-agent': 'curl/8.0' });
+      await visit('/r-count', {}, 'HEAD');
+      await visit('/r-count', { 'sec-purpose': 'prefetch' });
+      expect((await server.request('GET', `/api/v1/links/${link.id}`, { key: owner.key })).body.data.clicks).toBe(0);
+      await flushed();
+      expect((await server.request('GET', `/api/v1/links/${link.id}`, { key: owner.key })).body.data.clicks).toBe(2);
+      const events = await knex()('clicks').where({ link_id: link.id }).orderBy('id');
+      expect(events).toHaveLength(2);
+      expect(events[1]).toMatchObject({ referrer_host: 'news.example.org', country: 'DE', device: 'mobile', browser: 'Mobile Safari', os: 'iOS', qr_code_id: null });
+      expect(events[0]).toMatchObject({ device: 'desktop', browser: 'Chrome', os: 'Windows', referrer_host: null });
+      // Never the IP address.
+      expect(Object.keys(events[0]).some((k) => /ip/i.test(k))).toBe(false);
+      const daily = await knex()('link_daily_clicks').where({ link_id: link.id });
+      expect(daily.map((d) => Number(d.clicks))).toEqual([2]);
+    });
+
+    it('gives crawlers the social preview page and people the redirect', async () => {
+      const link = await create({ url: 'https://example.com/preview', slug: 'r-preview' });
+      await server.request('PATCH', `/api/v1/links/${link.id}`, {
+        key: owner.key,
+        body: { previewTitle: 'Big "launch"', previewDescription: 'All <new> things', previewImage: 'https://localhost:8443/assets/ast_x.png' },
+      });
+      const bot = await visit('/r-preview', { 'user-agent': CRAWLER });
+      expect(bot.status).toBe(200);
+      expect(bot.text).toContain('<meta property="og:title" content="Big &quot;launch&quot;">');
+      expect(bot.text).toContain('<meta property="og:description" content="All &lt;new&gt; things">');
+      expect(bot.text).toContain('<meta property="og:image" content="https://localhost:8443/assets/ast_x.png">');
+      expect(bot.text).toContain('<meta name="twitter:card" content="summary_large_image">');
+      expect((await visit('/r-preview')).status).toBe(302);
+      // A crawler of a link without preview fields just gets the redirect.
+      await create({ url: 'https://example.com/plain', slug: 'r-plain' });
+      expect((await visit('/r-plain', { 'user-agent': CRAWLER })).status).toBe(302);
+    });
+
+    it('writes buffered clicks on a clean shutdown', async () => {
+      const other = await startTestServer(engine, { env: { CLICK_FLUSH_MS: '600000' } });
+      try {
+        const s = await seedWorkspace(other.services.db.knex);
+        const made = await other.request('POST', '/api/v1/links', { key: s.key, body: { url: 'https://example.com', slug: 'r-shutdown' } });
+        for (let i = 0; i < 3; i++) await other.request('GET', '/r-shutdown', { headers: { 'user-agent': PERSON } });
+        expect(other.clicks.pending).toBe(3);
+        await other.close();
+        const { openDatabase } = await import('../../src/db/knex');
+        const db = openDatabase(other.database.url);
+        expect(Number((await db.knex('links').where({ id: made.body.data.id }).first()).clicks)).toBe(3);
+        await db.knex.destroy();
+      } finally {
+        await other.database.drop();
+      }
+    });
+  });
+
+  describe('QR codes', () => {
+    it('redirects a scan like the link, records it as a scan, and serves the image', async () => {
+      const link = await create({ url: 'https://example.com/qr-dest', slug: 'r-qr' });
+      const { id: qrId, code } = await ws.createQrCode(knex(), owner.workspaceId, link.id);
+      const scan = await visit(`/qr/${code}`);
+      expect(scan.status).toBe(302);
+      expect(scan.headers.location).toBe('https://example.com/qr-dest');
+      await flushed();
+      const events = await knex()('clicks').where({ link_id: link.id });
+      expect(events.map((e) => e.qr_code_id)).toEqual([qrId]);
+      expect(Number((await knex()('link_daily_clicks').where({ link_id: link.id }).first()).scans)).toBe(1);
+      const svg = await visit(`/qr/${code}.svg`);
+      expect(svg.status).toBe(200);
+      expect(svg.headers['content-type']).toBe('image/svg+xml');
+      expect(svg.text).toContain('<svg');
+      const png = await server.request('GET', `/qr/${code}.png`);
+      expect(png.headers['content-type']).toBe('image/png');
+      expect(png.text.slice(1, 4)).toBe('PNG');
+      expect((await visit('/qr/nosuchcode')).status).toBe(404);
+    });
+  });
+});

@@ -1,0 +1,82 @@
+// Runs the real `shortlink` command (node bin/shortlink.mjs) as an operator would, and checks
+// the command-line contract of DECISIONS.md: one JSON line on stdout and exit 0, or an empty
+// stdout, a one-line message on stderr and a non-zero exit.
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect } from 'vitest';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const BIN = path.join(ROOT, 'bin/shortlink.mjs');
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Spawns `node bin/shortlink.mjs ...args` with only PATH/HOME from this process plus `env`. */
+export function runCli(args: string[], env: Record<string, string>, timeoutMs = 30_000): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+const show = (args: string[], r: CliResult) =>
+  `shortlink ${args.join(' ')}\n  exit ${r.code}${r.signal ? ` (${r.signal})` : ''}\n  stdout: ${JSON.stringify(r.stdout)}\n  stderr: ${JSON.stringify(r.stderr)}`;
+
+/** A success: exit 0, nothing on stderr, exactly one line of JSON with exactly `keys`. */
+export function expectJsonLine(args: string[], r: CliResult, keys: string[]): Record<string, any> {
+  expect(r.code, show(args, r)).toBe(0);
+  expect(r.stderr, show(args, r)).toBe('');
+  expect(r.stdout.endsWith('\n'), show(args, r)).toBe(true);
+  expect(r.stdout.slice(0, -1).includes('\n'), show(args, r)).toBe(false);
+  const out = JSON.parse(r.stdout);
+  expect(out !== null && typeof out === 'object' && !Array.isArray(out), show(args, r)).toBe(true);
+  expect(Object.keys(out).sort(), show(args, r)).toEqual([...keys].sort());
+  return out;
+}
+
+/** A failure: non-zero exit, empty stdout, one line on stderr matching `message`, no stack trace. */
+export function expectFailure(args: string[], r: CliResult, message: RegExp): string {
+  expect(r.signal, show(args, r)).toBeNull();
+  expect(r.code, show(args, r)).not.toBe(0);
+  expect(r.stdout, show(args, r)).toBe('');
+  expect(r.stderr, show(args, r)).toMatch(/^[^\n]+\n$/);
+  expect(r.stderr, show(args, r)).not.toContain('    at ');
+  expect(r.stderr, show(args, r)).toMatch(message);
+  return r.stderr.trim();
+}
+
+/** Runs `work` over `items` with at most `limit` at a time (each spawn is one node process). */
+export async function inBatches<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        out[i] = await work(items[i]);
+      }
+    }),
+  );
+  return out;
+}
