@@ -77,6 +77,8 @@ const { values: args } = parseArgs({
     links: { type: 'string', default: '1000000' },
     warm: { type: 'string', default: '1000' },
     warmup: { type: 'string', default: '2' },
+    rounds: { type: 'string', default: '1' },
+    generator: { type: 'string', default: 'fast' },
     'click-flush-ms': { type: 'string', default: '1000' },
     'cpu-prof': { type: 'string' },
     'time-limit': { type: 'string' },
@@ -103,17 +105,22 @@ const CONNECTIONS = positiveInt('connections', args.connections);
 const BIG = positiveInt('links', args.links);
 const WARM = positiveInt('warm', args.warm);
 const WARMUP = positiveInt('warmup', args.warmup, 0);
+const ROUNDS = positiveInt('rounds', args.rounds);
 const CLICK_FLUSH_MS = positiveInt('click-flush-ms', args['click-flush-ms'], 10);
 const ENGINE = args.engine as 'sqlite' | 'postgres';
 if (ENGINE !== 'sqlite' && ENGINE !== 'postgres') {
   process.stderr.write(`--engine must be sqlite or postgres; got ${args.engine}\n`);
   process.exit(2);
 }
+if (args.generator !== 'fast' && args.generator !== 'setup') {
+  process.stderr.write(`--generator must be fast or setup; got ${args.generator}\n`);
+  process.exit(2);
+}
 const CPU_PROF_DIR = args['cpu-prof'] ? path.resolve(args['cpu-prof']) : undefined;
 // Bounded in time: seeding (generous per row), four load runs per scenario, start and shutdown.
 const TIME_LIMIT_S = args['time-limit']
   ? positiveInt('time-limit', args['time-limit'])
-  : Math.ceil(240 + 2 * 2 * (SECONDS + WARMUP) * 1.5 + (WARM + BIG) / (ENGINE === 'postgres' ? 2_000 : 5_000));
+  : Math.ceil(240 + 2 * 2 * ROUNDS * (SECONDS + WARMUP) * 1.5 + (WARM + BIG) / (ENGINE === 'postgres' ? 2_000 : 5_000));
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const HEADERS = {

@@ -457,6 +457,103 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/{slug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The link's slug, matched lowercased (`/Spring-Sale` and `/spring-sale` are the same link). Reserved names (`api`, `docs`, `healthz`, `readyz`, `assets`, `qr`, ...) are never slugs. Which link is meant also depends on the `Host` header: the shared short domain (`SHORT_DOMAIN`) or an active custom domain; a host that is neither is not a short domain.
+                 * @example spring-sale
+                 */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Follow a short link
+         * @description The short link itself, for visitors (browsers, apps, crawlers): no API key. Answers
+         *     from an in-process cache that every change invalidates, so an update, rename, disable
+         *     or delete applies from the next click (within one second on every process sharing a
+         *     Postgres database).
+         *
+         *     The interface's resolution rules, in order, and what each answers:
+         *
+         *     | situation | status | body |
+         *     |---|---|---|
+         *     | unknown slug, link `DISABLED` (also by a policy review), deleted, or renamed away | **404** | not-found page |
+         *     | before `startAt` | **404** | "not live yet" page (nothing is here yet) |
+         *     | after `endAt` | **410** | "no longer live" page |
+         *     | after `expiresAt`, with `expiredUrl` | **302** to `expiredUrl` | (not counted as a click) |
+         *     | after `expiresAt`, no `expiredUrl` | **410** | expired page |
+         *     | `clickLimit` clicks served | **410** | "no longer available" page |
+         *     | password set | **401** | password form (`WWW-Authenticate: Form`), see `POST /{slug}` |
+         *     | a social-preview crawler, link has preview fields | **200** | page with Open Graph and Twitter card tags |
+         *     | otherwise | **301** (`PERMANENT`) or **302** (`TEMPORARY`) | empty, `Location` is the destination |
+         *
+         *     Redirects carry `Cache-Control: private, no-store, no-cache, max-age=0, must-revalidate`
+         *     so browsers and proxies never reuse them and a change applies from the next click.
+         *     Visitor pages carry a strict `Content-Security-Policy`, `Referrer-Policy: no-referrer`
+         *     and `X-Frame-Options: DENY`.
+         *
+         *     **Clicks.** A redirect served to a person is a click: requests whose `User-Agent` is a
+         *     bot (or missing), `HEAD` requests and prefetches (`Sec-Purpose`/`Purpose: prefetch`)
+         *     are redirected but not counted and do not use up a click limit. Clicks are buffered and
+         *     written every `CLICK_FLUSH_MS` (default 1 s); the Link's `clicks` reflects them after
+         *     the flush. A click limit is exact: each counted click takes a slot in the database
+         *     atomically, across processes. Raw click events keep the time, link, QR code, referrer
+         *     host, country (from `CF-IPCountry` or `X-Country-Code`, only behind a trusted proxy),
+         *     device, browser and OS, never the IP address, for 90 days; daily counts per link are
+         *     kept beyond that.
+         */
+        get: operations["followShortLink"];
+        put?: never;
+        /**
+         * Unlock a password-protected link
+         * @description The password form of `GET /{slug}` posts here. The form carries an anti-forgery token
+         *     that must equal the one in the `sl_csrf` cookie (`HttpOnly; SameSite=Strict; Secure`)
+         *     set with the form and be signed for this link and less than an hour old; otherwise the
+         *     form is shown again. Wrong passwords are throttled per link and client: after **5**
+         *     wrong passwords in 15 minutes the client gets **429** with `Retry-After`. The right
+         *     password answers with the link's redirect (301 or 302) and counts the click; the
+         *     password is never logged or echoed.
+         */
+        post: operations["submitLinkPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/qr/{code}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The QR code's scan code (the last segment of the `url` that `shortlink qr create` prints). With a `.svg` or `.png` ending the QR code image itself is served.
+                 * @example k3v9q2m1xz
+                 */
+                code: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Scan a QR code
+         * @description Scanning a QR code's URL redirects exactly like its link (every rule and status of
+         *     `GET /{slug}` applies) and a person's scan is recorded as a click of the link that names
+         *     the QR code (a scan). `/qr/{code}.svg` and `/qr/{code}.png` serve the QR code image of
+         *     the scan URL (drawn by the `qrcode` library; not counted).
+         */
+        get: operations["scanQrCode"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -1295,6 +1392,30 @@ export interface components {
         };
     };
     responses: {
+        /** @description A visitor page (HTML): not found or not live yet (404), ended, expired or click limit reached (410), too many wrong passwords (429, with `Retry-After`), form too large (413), temporarily unavailable (503). */
+        VisitorPage: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /** @example <!doctype html><html lang="en">...<h1>Link expired</h1>...</html> */
+                "text/html": string;
+            };
+        };
+        /** @description The password form of a protected link (also after a wrong password, with an error message). Sets the `sl_csrf` cookie that the form's token must match. */
+        PasswordForm: {
+            headers: {
+                /** @description `Form realm="Shortlink link password"`: the credential is asked by the form. */
+                "WWW-Authenticate"?: string;
+                /** @description The anti-forgery cookie `sl_csrf` (HttpOnly, SameSite=Strict, Secure). */
+                "Set-Cookie"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                /** @example <!doctype html><html lang="en">...<form method="post">...</form>...</html> */
+                "text/html": string;
+            };
+        };
         /** @description The request is invalid and nothing was changed: a missing, malformed or unrecognised field or parameter, malformed JSON or a body that is not a JSON object, a rule of the operation broken (see its description), or a request that arrived over plain HTTP instead of HTTPS. */
         BadRequest: {
             headers: {
@@ -1469,6 +1590,11 @@ export interface components {
     };
     requestBodies: never;
     headers: {
+        /**
+         * @description Keeps browsers and proxies from reusing the redirect, so a change to the link applies from the next click.
+         * @example private, no-store, no-cache, max-age=0, must-revalidate
+         */
+        RedirectCacheControl: string;
         /** @description Opaque correlation reference of this request, present on every response (successes and errors). Quote it when reporting a problem; do not parse it. */
         XServiceRequestId: string;
         /** @description Requests allowed per key per 60-second window (60). Sent on 429 responses only. */
@@ -2106,6 +2232,163 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+        };
+    };
+    followShortLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The link's slug, matched lowercased (`/Spring-Sale` and `/spring-sale` are the same link). Reserved names (`api`, `docs`, `healthz`, `readyz`, `assets`, `qr`, ...) are never slugs. Which link is meant also depends on the `Host` header: the shared short domain (`SHORT_DOMAIN`) or an active custom domain; a host that is neither is not a short domain.
+                 * @example spring-sale
+                 */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A social-preview crawler gets the link's preview as Open Graph and Twitter card tags. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><meta property="og:title" content="Spring sale">...</head>...</html> */
+                    "text/html": string;
+                };
+            };
+            /** @description Permanent redirect (`redirectType` PERMANENT). */
+            301: {
+                headers: {
+                    /** @description The destination URL. */
+                    Location?: string;
+                    "Cache-Control": components["headers"]["RedirectCacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Temporary redirect (`redirectType` TEMPORARY, or an expired link's `expiredUrl`). */
+            302: {
+                headers: {
+                    /** @description The destination URL (or the expired link's `expiredUrl`). */
+                    Location?: string;
+                    "Cache-Control": components["headers"]["RedirectCacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["PasswordForm"];
+            404: components["responses"]["VisitorPage"];
+            410: components["responses"]["VisitorPage"];
+            503: components["responses"]["VisitorPage"];
+        };
+    };
+    submitLinkPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The link's slug, matched lowercased (`/Spring-Sale` and `/spring-sale` are the same link). Reserved names (`api`, `docs`, `healthz`, `readyz`, `assets`, `qr`, ...) are never slugs. Which link is meant also depends on the `Host` header: the shared short domain (`SHORT_DOMAIN`) or an active custom domain; a host that is neither is not a short domain.
+                 * @example spring-sale
+                 */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "csrf": "lt2k9x.Zk3u8Q2m1vXr.1mXn0s3bqC2k",
+                 *       "password": "correct horse"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The anti-forgery token of the form. */
+                    csrf: string;
+                    /** @description The link's password. */
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The right password, `redirectType` PERMANENT. */
+            301: {
+                headers: {
+                    /** @description The destination URL. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The right password, `redirectType` TEMPORARY. */
+            302: {
+                headers: {
+                    /** @description The destination URL. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["PasswordForm"];
+            404: components["responses"]["VisitorPage"];
+            410: components["responses"]["VisitorPage"];
+            413: components["responses"]["VisitorPage"];
+            429: components["responses"]["VisitorPage"];
+        };
+    };
+    scanQrCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The QR code's scan code (the last segment of the `url` that `shortlink qr create` prints). With a `.svg` or `.png` ending the QR code image itself is served.
+                 * @example k3v9q2m1xz
+                 */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The QR code image (for `.svg` and `.png`), or a crawler's preview page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <svg xmlns="http://www.w3.org/2000/svg" ...></svg> */
+                    "image/svg+xml": string;
+                    "image/png": string;
+                    /** @example <!doctype html>... */
+                    "text/html": string;
+                };
+            };
+            /** @description Permanent redirect of the QR code's link. */
+            301: {
+                headers: {
+                    /** @description The destination URL. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Temporary redirect of the QR code's link. */
+            302: {
+                headers: {
+                    /** @description The destination URL. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["PasswordForm"];
+            404: components["responses"]["VisitorPage"];
+            410: components["responses"]["VisitorPage"];
         };
     };
     getHealth: {

@@ -9,7 +9,6 @@ import { PLANS, ROLES, SCOPES, type Plan, type Role, type Scope } from '../domai
 import { isUniqueViolation, migrateLatest, openDatabase, type Database } from '../db/knex';
 import * as ws from '../db/repos/workspaces';
 import { setPolicyDisabled } from '../db/repos/links';
-import { startServer } from './server';
 
 export class UsageError extends Error {}
 /** An operator-facing failure that is not a usage mistake (e.g. the data directory is not writable). */
@@ -290,6 +289,8 @@ async function main() {
       process.exit(argv[1] === '--help' || argv[1] === '-h' ? 0 : 2);
     }
     const config = loadConfig();
+    // Loaded only here: the HTTP stack would double the start-up time of every operator command.
+    const { startServer } = await import('./server');
     const server = await startServer(config);
     const stop = async (signal: string) => {
       server.services.log.info({ signal }, 'shutting down');

@@ -35,3 +35,64 @@ describe.skipIf(!engines.length)('two processes on one Postgres', () => {
     expect((await b.request('POST', '/api/v1/links', { key: s.key, body: { url: 'https://example.com', slug: 'cross' } })).status).toBe(409);
   });
 });
+
+describe.skipIf(!engines.length)('short links across two processes on one Postgres', () => {
+  const PERSON = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36';
+  let a: TestServer;
+  let b: TestServer;
+  beforeAll(async () => {
+    a = await startTestServer('postgres');
+    b = await startTestServer('postgres', { database: a.database });
+  });
+  afterAll(async () => {
+    await b?.stop();
+    await a?.stop();
+  });
+  const visit = (s: TestServer, path: string) => s.request('GET', path, { headers: { 'user-agent': PERSON } });
+
+  /** Polls until `check` passes; returns how long it took. */
+  async function within(ms: number, check: () => Promise<boolean>): Promise<number> {
+    const start = Date.now();
+    while (Date.now() - start < ms) {
+      if (await check()) return Date.now() - start;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    throw new Error(`not within ${ms} ms`);
+  }
+
+  it('applies an update, rename, disable and delete made through one process on the other within a second', async () => {
+    const s = await seedWorkspace(a.services.db.knex);
+    const link = (await a.request('POST', '/api/v1/links', { key: s.key, body: { url: 'https://example.com/one', slug: 'mp-link' } })).body.data;
+    expect((await visit(b, '/mp-link')).headers.location).toBe('https://example.com/one'); // now cached in b
+    await a.request('PATCH', `/api/v1/links/${link.id}`, { key: s.key, body: { url: 'https://example.com/two' } });
+    await within(1000, async () => (await visit(b, '/mp-link')).headers.location === 'https://example.com/two');
+    await a.request('PATCH', `/api/v1/links/${link.id}`, { key: s.key, body: { slug: 'mp-renamed' } });
+    await within(1000, async () => (await visit(b, '/mp-link')).status === 404);
+    expect((await visit(b, '/mp-renamed')).status).toBe(302);
+    await a.request('PATCH', `/api/v1/links/${link.id}`, { key: s.key, body: { status: 'DISABLED' } });
+    await within(1000, async () => (await visit(b, '/mp-renamed')).status === 404);
+    await a.request('PATCH', `/api/v1/links/${link.id}`, { key: s.key, body: { status: 'ACTIVE' } });
+    await within(1000, async () => (await visit(b, '/mp-renamed')).status === 302);
+    await a.request('DELETE', `/api/v1/links/${link.id}`, { key: s.key });
+    await within(1000, async () => (await visit(b, '/mp-renamed')).status === 404);
+  });
+
+  it('serves a new link on the other process even after it cached the slug as unknown', async () => {
+    const s = await seedWorkspace(a.services.db.knex);
+    expect((await visit(b, '/mp-later')).status).toBe(404);
+    await a.request('POST', '/api/v1/links', { key: s.key, body: { url: 'https://example.com/later', slug: 'mp-later' } });
+    await within(1000, async () => (await visit(b, '/mp-later')).status === 302);
+  });
+
+  it('keeps a click limit exact across both processes', async () => {
+    const s = await seedWorkspace(a.services.db.knex);
+    await a.request('POST', '/api/v1/links', { key: s.key, body: { url: 'https://example.com/lim', slug: 'mp-limit', clickLimit: 50 } });
+    const results = await Promise.all(Array.from({ length: 500 }, (_, i) => visit(i % 2 ? a : b, '/mp-limit')));
+    expect(results.filter((r) => r.status === 302)).toHaveLength(50);
+    expect(results.filter((r) => r.status === 410)).toHaveLength(450);
+    await Promise.all([a.clicks.flush(), b.clicks.flush()]);
+    const row = await a.services.db.knex('links').where({ slug: 'mp-limit' }).first();
+    expect(Number(row.clicks)).toBe(50);
+    expect(Number(row.served)).toBe(50);
+  });
+});

@@ -1,11 +1,22 @@
 import type { Services } from '../services';
-import { HttpError } from '../errors';
+import { HttpError, notFound } from '../errors';
 import type { Result } from './types';
 
 export function opsHandlers(services: Services) {
   return {
     async getHealth(): Promise<Result> {
       return { status: 200, body: { status: 'ok' } };
+    },
+    // The short-link paths are answered by src/redirect before Express; what reaches the API
+    // app is a reserved name or a host that is not a short domain.
+    async followShortLink(): Promise<Result> {
+      throw notFound('No short link here');
+    },
+    async submitLinkPassword(): Promise<Result> {
+      throw notFound('No short link here');
+    },
+    async scanQrCode(): Promise<Result> {
+      throw notFound('No QR code here');
     },
     async getReadiness(): Promise<Result> {
       try {
