@@ -14,6 +14,7 @@ import { ClickRecorder } from '../redirect/clicks';
 import { RedirectService } from '../redirect/handler';
 import { CsrfTokens, createPasswordThrottle } from '../redirect/password';
 import { openRedirectStore } from '../redirect/store';
+import { scheduleRetention } from '../jobs/retention';
 import { loadOrCreateMasterKey } from './master-key';
 import { loadOrCreateCertificate, type TlsMaterial } from './tls';
 
@@ -71,6 +72,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   });
   clicks.start();
   changes.start();
+  const stopRetention = scheduleRetention(db.knex, log);
   const port = (server.address() as AddressInfo).port;
   const url = `${config.tls ? 'https' : 'http'}://localhost:${port}`;
   log.info({ url, engine: db.engine }, 'shortlink listening');
@@ -83,6 +85,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     changes,
     async close() {
       changes.stop();
+      stopRetention();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();

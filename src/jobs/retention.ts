@@ -1,0 +1,49 @@
+// Retention: raw click events are kept 90 days (daily counts per link stay beyond that);
+// conversion events 400 days. Runs on a schedule inside every `serve` process (deletes are
+// idempotent, so several processes may run it) and on demand with `shortlink retention run`.
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+
+export const CLICK_RETENTION_DAYS = 90;
+export const CONVERSION_RETENTION_DAYS = 400;
+const DAY_MS = 86_400_000;
+const BATCH = 5_000;
+export const RETENTION_INTERVAL_MS = 3_600_000;
+
+export interface RetentionResult {
+  clicksDeleted: number;
+  conversionsDeleted: number;
+}
+
+/** Deletes in batches so a large backlog never holds one long write lock. */
+async function deleteOlderThan(knex: Knex, table: string, column: string, cutoff: number): Promise<number> {
+  if (!(await knex.schema.hasTable(table))) return 0;
+  let total = 0;
+  for (;;) {
+    const ids = await knex(table).where(column, '<', cutoff).limit(BATCH).pluck('id');
+    if (!ids.length) return total;
+    total += await knex(table).whereIn('id', ids).delete();
+  }
+}
+
+export async function runRetention(knex: Knex, now = Date.now()): Promise<RetentionResult> {
+  return {
+    clicksDeleted: await deleteOlderThan(knex, 'clicks', 'occurred_at', now - CLICK_RETENTION_DAYS * DAY_MS),
+    conversionsDeleted: await deleteOlderThan(knex, 'conversions', 'occurred_at', now - CONVERSION_RETENTION_DAYS * DAY_MS),
+  };
+}
+
+export function scheduleRetention(knex: Knex, log: Logger, intervalMs = RETENTION_INTERVAL_MS): () => void {
+  const run = () =>
+    runRetention(knex)
+      .then((r) => (r.clicksDeleted || r.conversionsDeleted) && log.info(r, 'retention removed old events'))
+      .catch((err) => log.warn({ err }, 'retention run failed'));
+  const first = setTimeout(run, 10_000);
+  const timer = setInterval(run, intervalMs);
+  first.unref();
+  timer.unref();
+  return () => {
+    clearTimeout(first);
+    clearInterval(timer);
+  };
+}
