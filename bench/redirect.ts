@@ -680,7 +680,6 @@ async function main() {
   // 2. The service, as behind a TLS-terminating proxy.
   const servicePort = await freePort();
   if (CPU_PROF_DIR) fs.mkdirSync(CPU_PROF_DIR, { recursive: true });
-  const profStarted = Date.now();
   const service = startChild(
     'service',
     [...(CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : []), '--import', pathToFileURL(watchdog).href, 'bin/shortlink.mjs', 'serve'],
@@ -788,12 +787,11 @@ async function main() {
   await service.stop(15_000);
   await baseline.stop(5_000);
   if (CPU_PROF_DIR) {
+    // One profile per thread: the main thread is thread 0 (tsx's loader hooks run on another).
     const prof = fs
       .readdirSync(CPU_PROF_DIR)
-      .filter((f) => f.endsWith('.cpuprofile'))
-      .map((f) => path.join(CPU_PROF_DIR, f))
-      .filter((f) => fs.statSync(f).mtimeMs >= profStarted)
-      .sort((a, b) => fs.statSync(b).mtimeMs - fs.statSync(a).mtimeMs)[0];
+      .filter((f) => new RegExp(`\\.${service.proc.pid}\\.0\\.\\d+\\.cpuprofile$`).test(f))
+      .map((f) => path.join(CPU_PROF_DIR, f))[0];
     log();
     if (!prof) log(`no CPU profile was written to ${CPU_PROF_DIR}`);
     else {

@@ -116,6 +116,18 @@ export async function createApp(services: Services, opts: { validateResponses?: 
     res.type('html').sendFile(docsPath);
   });
 
+  // Preview images and other hosted assets (`shortlink asset add`), under ASSET_BASE_URL.
+  app.use(
+    '/assets',
+    express.static(path.join(config.dataDir, 'assets'), {
+      index: false,
+      dotfiles: 'deny',
+      immutable: true,
+      maxAge: '365d',
+      setHeaders: (res) => res.setHeader('X-Content-Type-Options', 'nosniff'),
+    }),
+  );
+
   // HTTPS only: an API request that arrived over plain HTTP changes nothing.
   app.use('/api', (req, _res, next) => {
     if (!req.secure) return next(new HttpError(400, 'HTTPS is required; this request arrived over plain HTTP'));

@@ -9,6 +9,7 @@ import { PLANS, ROLES, SCOPES, type Plan, type Role, type Scope } from '../domai
 import { isUniqueViolation, migrateLatest, openDatabase, type Database } from '../db/knex';
 import * as ws from '../db/repos/workspaces';
 import { setPolicyDisabled } from '../db/repos/links';
+import { runRetention } from '../jobs/retention';
 
 export class UsageError extends Error {}
 /** An operator-facing failure that is not a usage mistake (e.g. the data directory is not writable). */
@@ -226,6 +227,11 @@ const commands: Record<string, Command> = {
       return { url: `${config.assetBaseUrl}${fileName}` };
     },
   },
+  'retention run': {
+    flags: [],
+    required: [],
+    run: async ({ db }) => runRetention(db.knex),
+  },
   'link policy-disable': {
     flags: ['id'],
     required: ['id'],
@@ -237,7 +243,7 @@ const commands: Record<string, Command> = {
   },
 };
 
-const LATER = ['goal create', 'goal update', 'goal set-status', 'webhook deliveries', 'webhook replay', 'webhook resolve', 'retention run'];
+const LATER = ['goal create', 'goal update', 'goal set-status', 'webhook deliveries', 'webhook replay', 'webhook resolve'];
 
 export async function runCommand(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<object> {
   const name2 = argv.slice(0, 2).join(' ');

@@ -222,3 +222,26 @@ describe('operations of later issues and the docs', () => {
     expect(res.text).not.toMatch(/<(script|link)[^>]+(src|href)="https?:/);
   });
 });
+
+describe('hosted assets', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer('sqlite');
+  });
+  afterAll(async () => server?.stop());
+
+  it('serves a file added under DATA_DIR/assets at /assets/, and 404 { error } for an unknown one', async () => {
+    const fs = await import('node:fs');
+    const path = await import('node:path');
+    fs.mkdirSync(path.join(server.dataDir, 'assets'), { recursive: true });
+    const png = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
+    fs.writeFileSync(path.join(server.dataDir, 'assets', 'ast_test.png'), png);
+    const res = await server.request('GET', '/assets/ast_test.png');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('image/png');
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    const missing = await server.request('GET', '/assets/nope.png');
+    expect(missing.status).toBe(404);
+    expect(missing.body).toEqual({ error: expect.any(String) });
+  });
+});

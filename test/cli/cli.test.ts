@@ -290,6 +290,17 @@ describe.each(testEngines())('shortlink operator commands on %s', (engine) => {
     expect(Boolean(row.policy_locked)).toBe(true);
     await fails(['link', 'policy-disable', '--id', 'lnk_nope'], /link lnk_nope not found/);
   });
+
+  it('retention run prints {clicksDeleted, conversionsDeleted} and deletes raw clicks older than 90 days', async () => {
+    const old = Date.now() - 91 * 86_400_000;
+    await knex()('clicks').insert([
+      { workspace_id: wsId, link_id: linkId, occurred_at: old },
+      { workspace_id: wsId, link_id: linkId, occurred_at: Date.now() },
+    ]);
+    const out = await ok(['retention', 'run'], ['clicksDeleted', 'conversionsDeleted']);
+    expect(out).toEqual({ clicksDeleted: 1, conversionsDeleted: 0 });
+    expect(await knex()('clicks').where({ link_id: linkId }).pluck('occurred_at')).toHaveLength(1);
+  });
 });
 
 // Mistakes in the command line itself: found before anything is written, whatever the engine,
@@ -363,7 +374,6 @@ describe('shortlink command-line mistakes', () => {
     ['goal set-status (not in this build)', ['goal', 'set-status', '--id', 'g', '--status', 'PAUSED'], /goal set-status is not available in this build/],
     ['webhook deliveries (not in this build)', ['webhook', 'deliveries'], /webhook deliveries is not available in this build/],
     ['webhook replay (not in this build)', ['webhook', 'replay', '--delivery', 'd'], /webhook replay is not available in this build/],
-    ['retention run (not in this build)', ['retention', 'run'], /retention run is not available in this build/],
   ];
 
   it.concurrent.each(cases)('%s fails with a one-line message', async (_title, raw, message) => {
