@@ -3,10 +3,14 @@
 import type { Knex } from 'knex';
 import * as core from './20261122000000_core';
 import * as clicks from './20261122010000_clicks';
+import * as conversions from './20261122020000_conversions';
+import * as webhooks from './20261122030000_webhooks';
 
 const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }> = {
   '20261122000000_core': core,
   '20261122010000_clicks': clicks,
+  '20261122020000_conversions': conversions,
+  '20261122030000_webhooks': webhooks,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
