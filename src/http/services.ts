@@ -11,4 +11,6 @@ export interface Services {
   log: Logger;
   limiter: RateLimiterAbstract;
   linkCache: LinkCacheInvalidator;
+  /** MASTER_KEY: encrypts stored webhook secrets, signs visitor-page tokens. */
+  masterKey: Buffer;
 }

@@ -59,6 +59,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     log,
     limiter: createRateLimiter(db),
     linkCache: opts.linkCache ?? redirects,
+    masterKey,
   };
   const app = await createApp(services);
   const handler = (req: http.IncomingMessage, res: http.ServerResponse) => redirects.handle(req, res, app);
