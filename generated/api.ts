@@ -10,7 +10,7 @@ export interface paths {
         /**
          * List links
          * @description Lists the links of the key's workspace, newest first (by `createdAt`, ties
-         *     broken by `id`). Deleted links are excluded from `data` and from `meta.total`.
+         *     broken by creation order). Deleted links are excluded from `data` and from `meta.total`.
          *
          *     This is the only paginated endpoint; paging is by page number, not cursor. A
          *     link created while paging can shift rows to the next page. A page past the end
@@ -200,7 +200,7 @@ export interface paths {
         /**
          * List goals
          * @description Lists the goal definitions of the key's workspace, newest first (by
-         *     `createdAt`, ties by `id`), without progress; read progress with
+         *     `createdAt`, ties by creation order), without progress; read progress with
          *     `GET /api/v1/goals/{id}/report`. Not paginated. Goals are created and edited
          *     in the dashboard only; there is no goal write endpoint.
          *

@@ -129,6 +129,23 @@ export class ClickRecorder {
             scans: trx.raw('link_daily_clicks.scans + excluded.scans'),
           });
       }
+      // Scans per QR code and day: a QR code's conversion rate uses its scans as clicks.
+      const scans = new Map<string, { qr_code_id: string; workspace_id: string; day: number; scans: number }>();
+      for (const r of rows) {
+        if (!r.qr_code_id) continue;
+        const day = Math.floor(r.occurred_at / DAY_MS);
+        const key = `${r.qr_code_id}|${day}`;
+        const entry = scans.get(key) ?? { qr_code_id: r.qr_code_id, workspace_id: r.workspace_id, day, scans: 0 };
+        entry.scans++;
+        scans.set(key, entry);
+      }
+      const scanRows = [...scans.values()].sort((a, b) => (a.qr_code_id < b.qr_code_id ? -1 : a.qr_code_id > b.qr_code_id ? 1 : a.day - b.day));
+      for (let i = 0; i < scanRows.length; i += INSERT_CHUNK) {
+        await trx('qr_daily_scans')
+          .insert(scanRows.slice(i, i + INSERT_CHUNK))
+          .onConflict(['qr_code_id', 'day'])
+          .merge({ scans: trx.raw('qr_daily_scans.scans + excluded.scans') });
+      }
       for (const sink of this.sinks) await sink(trx, rows);
     });
   }

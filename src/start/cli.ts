@@ -10,6 +10,7 @@ import { isUniqueViolation, migrateLatest, openDatabase, type Database } from '.
 import * as ws from '../db/repos/workspaces';
 import { setPolicyDisabled } from '../db/repos/links';
 import { runRetention } from '../jobs/retention';
+import { createGoalCommand, GOAL_FLAGS, GoalUsageError, setGoalStatusCommand, updateGoalCommand } from './goal-commands';
 
 export class UsageError extends Error {}
 /** An operator-facing failure that is not a usage mistake (e.g. the data directory is not writable). */
@@ -81,6 +82,15 @@ async function unique<T>(work: Promise<T>, message: string): Promise<T> {
 
 const HOST = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/i;
 const hostnameOf = (host: string) => host.toLowerCase().replace(/:\d+$/, '');
+
+async function wrapGoal(run: () => Promise<object>): Promise<object> {
+  try {
+    return await run();
+  } catch (err) {
+    if (err instanceof GoalUsageError) throw new UsageError(err.message);
+    throw err;
+  }
+}
 
 const commands: Record<string, Command> = {
   migrate: { flags: [], required: [], run: async () => ({ migrated: true }) },
@@ -227,6 +237,21 @@ const commands: Record<string, Command> = {
       return { url: `${config.assetBaseUrl}${fileName}` };
     },
   },
+  'goal create': {
+    flags: ['workspace', ...GOAL_FLAGS],
+    required: ['workspace', 'name', 'type'],
+    run: ({ db, flags }) => wrapGoal(() => createGoalCommand(db.knex, flags, isoTime)),
+  },
+  'goal update': {
+    flags: ['id', ...GOAL_FLAGS],
+    required: ['id'],
+    run: ({ db, flags }) => wrapGoal(() => updateGoalCommand(db.knex, flags, isoTime)),
+  },
+  'goal set-status': {
+    flags: ['id', 'status'],
+    required: ['id', 'status'],
+    run: ({ db, flags }) => wrapGoal(() => setGoalStatusCommand(db.knex, flags)),
+  },
   'retention run': {
     flags: [],
     required: [],
@@ -243,7 +268,7 @@ const commands: Record<string, Command> = {
   },
 };
 
-const LATER = ['goal create', 'goal update', 'goal set-status', 'webhook deliveries', 'webhook replay', 'webhook resolve'];
+const LATER = ['webhook deliveries', 'webhook replay', 'webhook resolve'];
 
 export async function runCommand(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<object> {
   const name2 = argv.slice(0, 2).join(' ');

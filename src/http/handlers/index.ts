@@ -3,13 +3,13 @@ import { notImplemented } from '../errors';
 import type { Services } from '../services';
 import { loadDefinition } from '../definition';
 import { linkHandlers } from './links';
+import { conversionHandlers } from './conversions';
 import { opsHandlers } from './ops';
 import type { OperationHandler } from './types';
 
 export type { OperationHandler } from './types';
 
 const NOT_YET_BUILT = [
-  'getConversionSummary', 'recordConversion', 'listGoals', 'getGoalReport',
   'createWebhook', 'listWebhooks', 'updateWebhook', 'deleteWebhook', 'getEventSchema',
   'createWebhookV1', 'listWebhooksV1', 'deleteWebhookV1',
 ];
@@ -23,5 +23,6 @@ export function buildHandlers(services: Services): Record<string, OperationHandl
     ...pending,
     ...opsHandlers(services),
     ...linkHandlers(services, definition),
+    ...conversionHandlers(services),
   };
 }

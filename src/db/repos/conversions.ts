@@ -1,0 +1,202 @@
+// Conversions, their daily aggregates, click counts for rates, idempotency keys.
+// Whole days of a window are read from the daily aggregates, the partial days at its edges
+// from the raw events: a 400-day summary reads a few thousand aggregate rows, not a million
+// events. A filtered summary reads the raw events through the index of its filter.
+import type { Knex } from 'knex';
+import { DAY_MS, splitWindow, Tally, type EventType, type Window } from '../../domain/conversions';
+
+export interface ConversionRow {
+  id: string;
+  workspace_id: string;
+  event_type: EventType;
+  custom_name: string | null;
+  link_id: string | null;
+  campaign_id: string | null;
+  qr_code_id: string | null;
+  amount_minor: number | null;
+  currency: string | null;
+  metadata: string | null;
+  occurred_at: number;
+  created_at: number;
+}
+
+export interface ConversionFilters {
+  eventType?: EventType;
+  customName?: string;
+  linkId?: string;
+  campaignId?: string;
+  qrCodeId?: string;
+}
+
+const n = (v: unknown) => Number(v ?? 0);
+
+/** Inserts the event and adds it to every daily aggregate, in the caller's transaction. */
+export async function insertConversion(trx: Knex, row: ConversionRow): Promise<void> {
+  await trx('conversions').insert(row);
+  const day = Math.floor(row.occurred_at / DAY_MS);
+  const currency = row.currency ?? '';
+  const value = row.amount_minor ?? 0;
+  const upsert = (table: string, keys: Record<string, unknown>) =>
+    trx(table)
+      .insert({ ...keys, conversions: 1, value_minor: value })
+      .onConflict(Object.keys(keys))
+      .merge({
+        conversions: trx.raw(`${table}.conversions + excluded.conversions`),
+        value_minor: trx.raw(`${table}.value_minor + excluded.value_minor`),
+      });
+  await upsert('conversion_daily_type', {
+    workspace_id: row.workspace_id, day, event_type: row.event_type, custom_name: row.custom_name ?? '', currency, attributed: row.link_id ? 1 : 0,
+  });
+  if (row.link_id) await upsert('conversion_daily_link', { workspace_id: row.workspace_id, day, link_id: row.link_id, currency });
+  if (row.campaign_id) await upsert('conversion_daily_campaign', { workspace_id: row.workspace_id, day, campaign_id: row.campaign_id, currency });
+  if (row.qr_code_id) await upsert('conversion_daily_qr', { workspace_id: row.workspace_id, day, qr_code_id: row.qr_code_id, currency });
+}
+
+function applyFilters(q: Knex.QueryBuilder, f: ConversionFilters) {
+  if (f.eventType) q.where('event_type', f.eventType);
+  if (f.customName !== undefined) q.where('custom_name', f.customName);
+  if (f.linkId) q.where('link_id', f.linkId);
+  if (f.campaignId) q.where('campaign_id', f.campaignId);
+  if (f.qrCodeId) q.where('qr_code_id', f.qrCodeId);
+  return q;
+}
+
+async function tallyRaw(knex: Knex, workspaceId: string, w: Window, f: ConversionFilters, tally: Tally) {
+  const rows = await applyFilters(
+    knex('conversions')
+      .where('workspace_id', workspaceId)
+      .where('occurred_at', '>=', w.from)
+      .where('occurred_at', '<', w.to),
+    f,
+  )
+    .groupBy('event_type', 'custom_name', 'link_id', 'campaign_id', 'qr_code_id', 'currency')
+    .select('event_type', 'custom_name', 'link_id', 'campaign_id', 'qr_code_id', 'currency')
+    .count({ c: '*' })
+    .sum({ v: 'amount_minor' });
+  for (const r of rows as any[]) {
+    const currency = r.currency ?? '';
+    tally.addTotals(r.event_type, r.custom_name, !!r.link_id, currency, n(r.c), n(r.v));
+    if (r.link_id) tally.addTo(tally.byLink, r.link_id, currency, n(r.c), n(r.v));
+    if (r.campaign_id) tally.addTo(tally.byCampaign, r.campaign_id, currency, n(r.c), n(r.v));
+    if (r.qr_code_id) tally.addTo(tally.byQr, r.qr_code_id, currency, n(r.c), n(r.v));
+  }
+}
+
+async function tallyDays(knex: Knex, workspaceId: string, [d0, d1]: [number, number], tally: Tally, only?: { eventType?: EventType; customName?: string }) {
+  const inDays = (table: string) => knex(table).where('workspace_id', workspaceId).where('day', '>=', d0).where('day', '<', d1);
+  const typeQuery = inDays('conversion_daily_type');
+  if (only?.eventType) typeQuery.where('event_type', only.eventType);
+  if (only?.customName !== undefined) typeQuery.where('custom_name', only.customName);
+  const types = await typeQuery
+    .groupBy('event_type', 'custom_name', 'currency', 'attributed')
+    .select('event_type', 'custom_name', 'currency', 'attributed')
+    .sum({ c: 'conversions', v: 'value_minor' });
+  for (const r of types as any[]) tally.addTotals(r.event_type, r.custom_name || null, n(r.attributed) === 1, r.currency, n(r.c), n(r.v));
+  if (only) return;
+  const dims: Array<[string, string, Map<string, any>]> = [
+    ['conversion_daily_link', 'link_id', tally.byLink],
+    ['conversion_daily_campaign', 'campaign_id', tally.byCampaign],
+    ['conversion_daily_qr', 'qr_code_id', tally.byQr],
+  ];
+  for (const [table, column, map] of dims) {
+    const rows = await inDays(table).groupBy(column, 'currency').select(column, 'currency').sum({ c: 'conversions', v: 'value_minor' });
+    for (const r of rows as any[]) tally.addTo(map, r[column], r.currency, n(r.c), n(r.v));
+  }
+}
+
+/** Every figure of the conversion summary over [from, to), optionally filtered. */
+export async function tallyConversions(knex: Knex, workspaceId: string, w: Window, f: ConversionFilters = {}): Promise<Tally> {
+  const tally = new Tally();
+  const filtered = Object.values(f).some((v) => v !== undefined);
+  if (filtered) {
+    await tallyRaw(knex, workspaceId, w, f, tally);
+    return tally;
+  }
+  const { days, edges } = splitWindow(w);
+  if (days) await tallyDays(knex, workspaceId, days, tally);
+  for (const edge of edges) await tallyRaw(knex, workspaceId, edge, {}, tally);
+  return tally;
+}
+
+/**
+ * Conversions a goal matches. A goal without a scope reads the per-type aggregates for whole
+ * days; a scoped goal reads the raw events through its scope's index.
+ */
+export async function tallyGoal(
+  knex: Knex,
+  workspaceId: string,
+  w: Window,
+  match: { eventType: EventType; customName: string | null; linkId: string | null; qrCodeId: string | null; campaignId: string | null },
+): Promise<Tally> {
+  const f: ConversionFilters = { eventType: match.eventType };
+  if (match.eventType === 'custom' && match.customName) f.customName = match.customName;
+  if (match.linkId) f.linkId = match.linkId;
+  if (match.qrCodeId) f.qrCodeId = match.qrCodeId;
+  if (match.campaignId) f.campaignId = match.campaignId;
+  const tally = new Tally();
+  if (match.linkId || match.qrCodeId || match.campaignId) {
+    await tallyRaw(knex, workspaceId, w, f, tally);
+    return tally;
+  }
+  const { days, edges } = splitWindow(w);
+  if (days) await tallyDays(knex, workspaceId, days, tally, { eventType: f.eventType, customName: f.customName });
+  for (const edge of edges) await tallyRaw(knex, workspaceId, edge, f, tally);
+  return tally;
+}
+
+export interface ClickCounts {
+  total: number;
+  byLink: Map<string, number>;
+  byQr: Map<string, number>;
+}
+
+/** Clicks (and QR scans) in [from, to): daily counts for whole days, raw events for the edges. */
+export async function countClicks(
+  knex: Knex,
+  workspaceId: string,
+  w: Window,
+  scope: { linkIds: string[]; qrIds: string[]; onlyLink?: string; onlyQr?: string },
+): Promise<ClickCounts> {
+  const { days, edges } = splitWindow(w);
+  const out: ClickCounts = { total: 0, byLink: new Map(), byQr: new Map() };
+  const linkIds = [...new Set([...scope.linkIds, ...(scope.onlyLink ? [scope.onlyLink] : [])])];
+  const qrIds = [...new Set([...scope.qrIds, ...(scope.onlyQr ? [scope.onlyQr] : [])])];
+  const bump = (m: Map<string, number>, k: string, v: number) => m.set(k, (m.get(k) ?? 0) + v);
+  if (days) {
+    const [d0, d1] = days;
+    const [{ c }] = await knex('link_daily_clicks').where('workspace_id', workspaceId).where('day', '>=', d0).where('day', '<', d1).sum({ c: 'clicks' });
+    out.total += n(c);
+    for (const chunk of chunks(linkIds)) {
+      const rows = await knex('link_daily_clicks').whereIn('link_id', chunk).where('day', '>=', d0).where('day', '<', d1).groupBy('link_id').select('link_id').sum({ c: 'clicks' });
+      for (const r of rows as any[]) bump(out.byLink, r.link_id, n(r.c));
+    }
+    for (const chunk of chunks(qrIds)) {
+      const rows = await knex('qr_daily_scans').whereIn('qr_code_id', chunk).where('day', '>=', d0).where('day', '<', d1).groupBy('qr_code_id').select('qr_code_id').sum({ c: 'scans' });
+      for (const r of rows as any[]) bump(out.byQr, r.qr_code_id, n(r.c));
+    }
+  }
+  for (const e of edges) {
+    const inEdge = () => knex('clicks').where('workspace_id', workspaceId).where('occurred_at', '>=', e.from).where('occurred_at', '<', e.to);
+    const [{ c }] = await inEdge().count({ c: '*' });
+    out.total += n(c);
+    for (const chunk of chunks(linkIds)) {
+      const rows = await inEdge().whereIn('link_id', chunk).groupBy('link_id').select('link_id').count({ c: '*' });
+      for (const r of rows as any[]) bump(out.byLink, r.link_id, n(r.c));
+    }
+    for (const chunk of chunks(qrIds)) {
+      const rows = await inEdge().whereIn('qr_code_id', chunk).groupBy('qr_code_id').select('qr_code_id').count({ c: '*' });
+      for (const r of rows as any[]) bump(out.byQr, r.qr_code_id, n(r.c));
+    }
+  }
+  return out;
+}
+
+function* chunks<T>(items: T[], size = 500): Generator<T[]> {
+  for (let i = 0; i < items.length; i += size) yield items.slice(i, i + size);
+}
+
+export async function findIdempotencyKey(knex: Knex, workspaceId: string, key: string) {
+  return knex('idempotency_keys').where({ workspace_id: workspaceId, key }).first() as Promise<
+    { request_hash: string; status_code: number | null; response: string | null; created_at: number } | undefined
+  >;
+}

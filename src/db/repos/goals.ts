@@ -1,0 +1,94 @@
+// Goals: saved, named questions about conversions, managed from the operator command line.
+import type { Knex } from 'knex';
+import type { EventType } from '../../domain/conversions';
+import { newId } from '../../domain/ids';
+import { NotFoundError } from './workspaces';
+
+export type GoalStatus = 'ACTIVE' | 'PAUSED' | 'ARCHIVED';
+export const GOAL_STATUSES: GoalStatus[] = ['ACTIVE', 'PAUSED', 'ARCHIVED'];
+
+export interface GoalRow {
+  id: string;
+  workspace_id: string;
+  name: string;
+  type: EventType;
+  custom_name: string | null;
+  link_id: string | null;
+  qr_code_id: string | null;
+  campaign_id: string | null;
+  target_count: number | null;
+  target_value_minor: number | null;
+  target_currency: string | null;
+  window_start: number | null;
+  window_end: number | null;
+  status: GoalStatus;
+  archived_at: number | null;
+  definition_version: number;
+  definition_updated_at: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export type GoalDefinition = Pick<
+  GoalRow,
+  'name' | 'type' | 'custom_name' | 'link_id' | 'qr_code_id' | 'campaign_id' | 'target_count' | 'target_value_minor' | 'target_currency' | 'window_start' | 'window_end'
+>;
+
+/** Fields that decide which conversions a goal matches; changing one raises definitionVersion. */
+const MATCHING: Array<keyof GoalDefinition> = ['type', 'custom_name', 'link_id', 'qr_code_id', 'campaign_id', 'window_start', 'window_end'];
+
+export async function createGoal(knex: Knex, workspaceId: string, def: GoalDefinition): Promise<GoalRow> {
+  const now = Date.now();
+  const row: GoalRow = {
+    id: newId('goal'),
+    workspace_id: workspaceId,
+    ...def,
+    status: 'ACTIVE',
+    archived_at: null,
+    definition_version: 1,
+    definition_updated_at: now,
+    created_at: now,
+    updated_at: now,
+  };
+  await knex('goals').insert(row);
+  return row;
+}
+
+export async function getGoal(knex: Knex, id: string): Promise<GoalRow | undefined> {
+  return knex('goals').where({ id }).first();
+}
+
+export async function updateGoal(knex: Knex, id: string, patch: Partial<GoalDefinition>): Promise<GoalRow> {
+  return knex.transaction(async (trx) => {
+    const current: GoalRow | undefined = await trx('goals').where({ id }).forUpdate().first();
+    if (!current) throw new NotFoundError(`goal ${id} not found`);
+    const now = Date.now();
+    const changed = MATCHING.some((k) => k in patch && (patch as any)[k] !== (current as any)[k]);
+    const update: Partial<GoalRow> = { ...patch, updated_at: now };
+    if (changed) {
+      update.definition_version = current.definition_version + 1;
+      update.definition_updated_at = now;
+    }
+    await trx('goals').where({ id }).update(update);
+    return { ...current, ...update } as GoalRow;
+  });
+}
+
+export async function setGoalStatus(knex: Knex, id: string, status: GoalStatus): Promise<GoalRow> {
+  const current = await getGoal(knex, id);
+  if (!current) throw new NotFoundError(`goal ${id} not found`);
+  const now = Date.now();
+  const update = {
+    status,
+    archived_at: status === 'ARCHIVED' ? current.archived_at ?? now : null,
+    updated_at: now,
+  };
+  await knex('goals').where({ id }).update(update);
+  return { ...current, ...update };
+}
+
+export async function listGoals(knex: Knex, workspaceId: string, status?: GoalStatus): Promise<GoalRow[]> {
+  const q = knex('goals').where({ workspace_id: workspaceId });
+  if (status) q.where({ status });
+  return q.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'seq', order: 'desc' }]);
+}

@@ -1,0 +1,315 @@
+// Conversions and goals: recording, summaries and goal reports (the interface's "Conversions
+// and goals" with DECISIONS.md settling its open points).
+import { createHash } from 'node:crypto';
+import type { Context } from 'openapi-backend';
+import type { components } from '../../../generated/api';
+import {
+  beyondConversionRetention, breakdownEntries, CONVERSION_RETENTION_DAYS, DAY_MS, EVENT_TYPES, intersectWindow, isCurrency,
+  MAX_METADATA_BYTES, parseWindow, progress, rateOf, typeEntries, valueEntries, type EventType, type Window,
+} from '../../domain/conversions';
+import { newId } from '../../domain/ids';
+import { isUniqueViolation } from '../../db/knex';
+import * as conversions from '../../db/repos/conversions';
+import * as goals from '../../db/repos/goals';
+import { enqueueEvent } from '../../webhooks/outbox';
+import type { AuthContext } from '../auth';
+import { badRequest, conflict, notFound, unavailable } from '../errors';
+import type { Services } from '../services';
+import type { Result } from './types';
+
+type ConversionCreate = components['schemas']['ConversionCreate'];
+type Conversion = components['schemas']['Conversion'];
+type Goal = components['schemas']['Goal'];
+const FUTURE_SKEW_MS = 5 * 60_000;
+const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
+const iso = (ms: number | null) => (ms === null || ms === undefined ? null : new Date(Number(ms)).toISOString());
+
+/** Canonical JSON (sorted keys) so that whitespace and key order do not make bodies differ. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object') {
+    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as any)[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+export function presentConversion(r: conversions.ConversionRow): Conversion {
+  return {
+    id: r.id,
+    eventType: r.event_type,
+    customName: r.custom_name,
+    linkId: r.link_id,
+    campaignId: r.campaign_id,
+    qrCodeId: r.qr_code_id,
+    value: r.currency ? { amountMinor: Number(r.amount_minor), currency: r.currency } : null,
+    occurredAt: iso(r.occurred_at)!,
+    createdAt: iso(r.created_at)!,
+  };
+}
+
+export function presentGoal(g: goals.GoalRow): Goal {
+  return {
+    id: g.id,
+    workspaceId: g.workspace_id,
+    name: g.name,
+    type: g.type,
+    customName: g.custom_name,
+    linkId: g.link_id,
+    qrCodeId: g.qr_code_id,
+    campaignId: g.campaign_id,
+    targetCount: g.target_count === null ? null : Number(g.target_count),
+    targetValueMinor: g.target_value_minor === null ? null : Number(g.target_value_minor),
+    targetCurrency: g.target_currency,
+    windowStart: iso(g.window_start),
+    windowEnd: iso(g.window_end),
+    status: g.status,
+    archivedAt: iso(g.archived_at),
+    definitionVersion: Number(g.definition_version),
+    definitionUpdatedAt: iso(g.definition_updated_at)!,
+    createdAt: iso(g.created_at)!,
+    updatedAt: iso(g.updated_at)!,
+  };
+}
+
+export function conversionHandlers(services: Services) {
+  const { knex } = services.db;
+  const { config } = services;
+
+  function requireConversions() {
+    if (!config.featureConversions) throw unavailable('Conversion tracking is not available on this deployment', 'conversions_unavailable');
+  }
+  function requireGoals() {
+    if (!config.featureGoals || !config.featureConversions) throw unavailable('Goals are not available on this deployment', 'goals_unavailable');
+  }
+
+  function windowOf(query: Record<string, unknown>, now: number): Window {
+    const w = parseWindow(query.from as string | undefined, query.to as string | undefined, now);
+    if ('field' in w) throw badRequest(w.message, w.field);
+    return w;
+  }
+
+  /** Clicks for the rates; null when they cannot be read (the rate says clicks_unavailable). */
+  async function clicksFor(workspaceId: string, w: Window, scope: Parameters<typeof conversions.countClicks>[3]) {
+    try {
+      return await conversions.countClicks(knex, workspaceId, w, scope);
+    } catch (err) {
+      services.log.warn({ err }, 'clicks could not be read for a conversion rate');
+      return null;
+    }
+  }
+
+  async function validateReferences(auth: AuthContext, body: ConversionCreate) {
+    let linkId = body.linkId ?? null;
+    if (body.linkId) {
+      const link = await knex('links').where({ id: body.linkId, workspace_id: auth.workspaceId }).whereNull('deleted_at').first('id');
+      if (!link) throw badRequest(`linkId ${body.linkId} is not a link of this workspace`, 'linkId');
+    }
+    if (body.campaignId) {
+      const campaign = await knex('campaigns').where({ id: body.campaignId, workspace_id: auth.workspaceId }).whereNull('deleted_at').first('id');
+      if (!campaign) throw badRequest(`campaignId ${body.campaignId} is not a campaign of this workspace`, 'campaignId');
+    }
+    if (body.qrCodeId) {
+      const qr = await knex('qr_codes').where({ id: body.qrCodeId, workspace_id: auth.workspaceId }).whereNull('deleted_at').first('id', 'link_id');
+      if (!qr) throw badRequest(`qrCodeId ${body.qrCodeId} is not a QR code of this workspace`, 'qrCodeId');
+      // A conversion that names a QR code is attributed to that QR code's link.
+      if (linkId && linkId !== qr.link_id) throw badRequest(`linkId ${linkId} is not the link of QR code ${body.qrCodeId}`, 'linkId');
+      linkId = qr.link_id;
+    }
+    return linkId;
+  }
+
+  return {
+    async recordConversion(c: Context, req: any, auth: AuthContext): Promise<Result> {
+      requireConversions();
+      const body = c.request.requestBody as ConversionCreate;
+      const now = Date.now();
+      if (body.eventType === 'custom' && !body.customName) throw badRequest('customName is required for a custom event', 'customName');
+      if (body.eventType !== 'custom' && body.customName !== undefined) {
+        throw badRequest('customName is only allowed with eventType custom', 'customName');
+      }
+      if (body.value && !isCurrency(body.value.currency)) throw badRequest(`value.currency ${body.value.currency} is not an ISO 4217 currency code`, 'value.currency');
+      const metadata = body.metadata === undefined ? null : JSON.stringify(body.metadata);
+      if (metadata !== null && Buffer.byteLength(metadata) > MAX_METADATA_BYTES) {
+        throw badRequest(`metadata may be at most ${MAX_METADATA_BYTES} bytes of JSON`, 'metadata');
+      }
+      let occurredAt = now;
+      if (body.occurredAt !== undefined) {
+        occurredAt = Date.parse(body.occurredAt);
+        if (!Number.isFinite(occurredAt)) throw badRequest('occurredAt must be an ISO 8601 date-time', 'occurredAt');
+        if (occurredAt > now + FUTURE_SKEW_MS) throw badRequest('occurredAt may not be in the future', 'occurredAt');
+        if (occurredAt < now - CONVERSION_RETENTION_DAYS * DAY_MS) {
+          throw badRequest(`occurredAt may not be older than the ${CONVERSION_RETENTION_DAYS}-day conversion retention`, 'occurredAt');
+        }
+      }
+      const linkId = await validateReferences(auth, body);
+      const row: conversions.ConversionRow = {
+        id: newId('cnv'),
+        workspace_id: auth.workspaceId,
+        event_type: body.eventType,
+        custom_name: body.eventType === 'custom' ? body.customName! : null,
+        link_id: linkId,
+        campaign_id: body.campaignId ?? null,
+        qr_code_id: body.qrCodeId ?? null,
+        amount_minor: body.value ? body.value.amountMinor : null,
+        currency: body.value ? body.value.currency : null,
+        metadata,
+        occurred_at: occurredAt,
+        created_at: now,
+      };
+      const response = { data: presentConversion(row) };
+      const idemKey = c.request.headers['idempotency-key'] as string | undefined;
+      const requestHash = createHash('sha256').update(canonical(body)).digest('hex');
+      try {
+        // One transaction: the key, the event, its aggregates and its webhook deliveries are
+        // written together, so once 201 was answered nothing of it can be lost.
+        await knex.transaction(async (trx) => {
+          if (idemKey) {
+            await trx('idempotency_keys').where({ workspace_id: auth.workspaceId, key: idemKey }).where('created_at', '<', now - IDEMPOTENCY_TTL_MS).delete();
+            await trx('idempotency_keys').insert({
+              workspace_id: auth.workspaceId, key: idemKey, request_hash: requestHash, status_code: 201, response: JSON.stringify(response), created_at: now,
+            });
+          }
+          await conversions.insertConversion(trx, row);
+          await enqueueEvent(trx, {
+            type: 'conversion.created',
+            workspaceId: auth.workspaceId,
+            requestId: req?.id ?? null,
+            occurredAt: now,
+            subject: { ...response.data, value: response.data.value },
+          });
+        });
+      } catch (err) {
+        if (!idemKey || !isUniqueViolation(err)) throw err;
+        const first = await conversions.findIdempotencyKey(knex, auth.workspaceId, idemKey);
+        if (!first || first.request_hash !== requestHash) {
+          throw conflict('This Idempotency-Key was already used with a different request body');
+        }
+        if (!first.response) throw conflict('A request with this Idempotency-Key is still being processed');
+        return { status: first.status_code ?? 201, body: JSON.parse(first.response) };
+      }
+      return { status: 201, body: response };
+    },
+
+    async getConversionSummary(c: Context, _req: unknown, auth: AuthContext): Promise<Result> {
+      requireConversions();
+      const q = c.request.query as Record<string, string | undefined>;
+      const now = Date.now();
+      const w = windowOf(q, now);
+      if (q.eventType !== undefined && !(EVENT_TYPES as readonly string[]).includes(q.eventType)) {
+        throw badRequest(`eventType must be one of: ${EVENT_TYPES.join(', ')}`, 'eventType');
+      }
+      if (q.customName !== undefined && q.eventType !== undefined && q.eventType !== 'custom') {
+        throw badRequest('customName narrows custom events; it cannot be combined with another eventType', 'customName');
+      }
+      const filters: conversions.ConversionFilters = {
+        eventType: (q.customName !== undefined ? 'custom' : q.eventType) as EventType | undefined,
+        customName: q.customName,
+        linkId: q.linkId,
+        campaignId: q.campaignId,
+        qrCodeId: q.qrCodeId,
+      };
+      const tally = await conversions.tallyConversions(knex, auth.workspaceId, w, filters);
+      const byLink = breakdownEntries(tally.byLink);
+      const byQr = breakdownEntries(tally.byQr);
+      const clicks = await clicksFor(auth.workspaceId, w, {
+        linkIds: byLink.map((l) => l.id),
+        qrIds: byQr.map((x) => x.id),
+        onlyLink: filters.linkId,
+        onlyQr: filters.qrCodeId,
+      });
+      // The rate's clicks are those of what the summary is narrowed to: one link, one QR code's
+      // scans, or else every click of the workspace.
+      const overallClicks = clicks === null ? null : filters.qrCodeId ? clicks.byQr.get(filters.qrCodeId) ?? 0 : filters.linkId ? clicks.byLink.get(filters.linkId) ?? 0 : clicks.total;
+      const overallConversions = filters.qrCodeId ? tally.byQr.get(filters.qrCodeId)?.conversions ?? 0 : tally.attributed;
+      return {
+        status: 200,
+        body: {
+          data: {
+            windowFrom: iso(w.from)!,
+            windowTo: iso(w.to)!,
+            total: tally.total,
+            attributedConversions: tally.attributed,
+            unattributedConversions: tally.unattributed,
+            byEventType: typeEntries(tally),
+            byLink: byLink.map((l) => ({ ...l, rate: rateOf(l.conversions, clicks ? clicks.byLink.get(l.id) ?? 0 : null, w, now) })),
+            byCampaign: breakdownEntries(tally.byCampaign),
+            byQr: byQr.map((x) => ({ ...x, rate: rateOf(x.conversions, clicks ? clicks.byQr.get(x.id) ?? 0 : null, w, now) })),
+            value: valueEntries(tally.value),
+            rate: rateOf(overallConversions, overallClicks, w, now),
+            unavailable: beyondConversionRetention(w, now),
+          },
+        },
+      };
+    },
+
+    async listGoals(c: Context, _req: unknown, auth: AuthContext): Promise<Result> {
+      requireGoals();
+      const status = (c.request.query as Record<string, string | undefined>).status;
+      // Any other status value is ignored, not rejected.
+      const filter = goals.GOAL_STATUSES.includes(status as goals.GoalStatus) ? (status as goals.GoalStatus) : undefined;
+      const rows = await goals.listGoals(knex, auth.workspaceId, filter);
+      return { status: 200, body: { data: rows.map(presentGoal) } };
+    },
+
+    async getGoalReport(c: Context, _req: unknown, auth: AuthContext): Promise<Result> {
+      requireGoals();
+      const goal = await goals.getGoal(knex, c.request.params.id as string);
+      if (!goal || goal.workspace_id !== auth.workspaceId) throw notFound('Goal not found');
+      const now = Date.now();
+      const requested = windowOf(c.request.query as Record<string, unknown>, now);
+      const { window: w, narrowedByGoal, disjoint } = intersectWindow(
+        requested,
+        goal.window_start === null ? null : Number(goal.window_start),
+        goal.window_end === null ? null : Number(goal.window_end),
+      );
+      const scoped = !!(goal.link_id || goal.qr_code_id || goal.campaign_id);
+      const tally = disjoint
+        ? null
+        : await conversions.tallyGoal(knex, auth.workspaceId, w, {
+            eventType: goal.type, customName: goal.custom_name, linkId: goal.link_id, qrCodeId: goal.qr_code_id, campaignId: goal.campaign_id,
+          });
+      const matched = tally?.total ?? 0;
+      const attributed = tally?.attributed ?? 0;
+      const valueMap = tally?.value ?? new Map();
+      let rateClicks: number | null = 0;
+      if (!disjoint) {
+        const clicks = await clicksFor(auth.workspaceId, w, { linkIds: [], qrIds: [], onlyLink: goal.link_id ?? undefined, onlyQr: goal.qr_code_id ?? undefined });
+        rateClicks = clicks === null ? null : goal.qr_code_id ? clicks.byQr.get(goal.qr_code_id) ?? 0 : goal.link_id ? clicks.byLink.get(goal.link_id) ?? 0 : clicks.total;
+      }
+      const rateConversions = goal.qr_code_id ? matched : attributed;
+      const scopeObjectMissing = await scopeMissing(goal);
+      const targetCurrency = goal.target_currency;
+      return {
+        status: 200,
+        body: {
+          goal: { id: goal.id, name: goal.name, type: goal.type },
+          data: {
+            goalId: goal.id,
+            window: { from: iso(w.from)!, to: iso(w.to)!, narrowedByGoal, disjoint },
+            conversions: matched,
+            value: valueEntries(valueMap),
+            unattributedConversions: scoped ? 0 : matched - attributed,
+            unattributedIncluded: !scoped,
+            countProgress: goal.target_count === null ? null : progress(Number(goal.target_count), matched),
+            valueProgress:
+              goal.target_value_minor === null || !targetCurrency
+                ? null
+                : { currency: targetCurrency, ...progress(Number(goal.target_value_minor), valueMap.get(targetCurrency)?.valueMinor ?? 0) },
+            rate: disjoint ? rateOf(0, 0, w, now) : rateOf(rateConversions, rateClicks, w, now),
+            definition: { version: Number(goal.definition_version), updatedAt: iso(goal.definition_updated_at)! },
+            completeness: { windowTruncatedByRetention: beyondConversionRetention(w, now), scopeObjectMissing },
+          },
+        },
+      };
+    },
+  };
+
+  async function scopeMissing(goal: goals.GoalRow): Promise<boolean> {
+    if (goal.link_id) return !(await knex('links').where({ id: goal.link_id }).whereNull('deleted_at').first('id'));
+    if (goal.qr_code_id) return !(await knex('qr_codes').where({ id: goal.qr_code_id }).whereNull('deleted_at').first('id'));
+    if (goal.campaign_id) return !(await knex('campaigns').where({ id: goal.campaign_id }).whereNull('deleted_at').first('id'));
+    return false;
+  }
+}
+
+

@@ -1,0 +1,221 @@
+// Webhook subscriptions of both variants (DECISIONS.md, Webhooks) and the public Variant A
+// event catalogue. A subscription is delivered in the form of the variant whose endpoint
+// created it, and is invisible (404) through the other variant's endpoints.
+import { randomBytes } from 'node:crypto';
+import type { Context } from 'openapi-backend';
+import type { Knex } from 'knex';
+import type { components } from '../../../generated/api';
+import { planHasApi } from '../../domain/access';
+import { newId } from '../../domain/ids';
+import { eventCatalog, refusedEventNames, type Variant } from '../../webhooks/catalog';
+import { sealSecret } from '../../webhooks/secrets';
+import type { AuthContext } from '../auth';
+import { badRequest, forbidden, notFound } from '../errors';
+import type { Services } from '../services';
+import type { Result } from './types';
+
+type WebhookCreateA = components['schemas']['WebhookCreateA'];
+type WebhookUpdateA = components['schemas']['WebhookUpdateA'];
+type WebhookCreateB = components['schemas']['WebhookCreateB'];
+type SubscriptionA = components['schemas']['WebhookSubscriptionA'];
+type SubscriptionB = components['schemas']['WebhookSubscriptionB'];
+
+interface SubscriptionRow {
+  id: string;
+  workspace_id: string;
+  variant: Variant;
+  url: string;
+  events: string;
+  secret_encrypted: string;
+  enabled: boolean | number;
+  created_at: number;
+  updated_at: number;
+  deleted_at: number | null;
+}
+
+const iso = (ms: number) => new Date(Number(ms)).toISOString();
+
+const presentA = (row: SubscriptionRow): SubscriptionA => ({
+  id: row.id,
+  url: row.url,
+  events: JSON.parse(row.events),
+  enabled: !!row.enabled,
+  createdAt: iso(row.created_at),
+});
+
+const presentB = (row: SubscriptionRow): SubscriptionB => ({
+  id: row.id,
+  url: row.url,
+  events: JSON.parse(row.events),
+  active: !!row.enabled,
+  created_at: iso(row.created_at),
+});
+
+/** Variant A's secret is generated here: 256 random bits, shown once. */
+const generateSecret = () => `whsec_${randomBytes(32).toString('hex')}`;
+
+function checkUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw badRequest('url must be an absolute https URL', 'url');
+  }
+  if (url.protocol === 'http:') throw badRequest('url must use https; plain http URLs are refused', 'url');
+  if (url.protocol !== 'https:' || !url.hostname) throw badRequest('url must be an absolute https URL', 'url');
+  return value;
+}
+
+/** Duplicates count once; every name must be in the variant's catalogue. */
+function checkEvents(variant: Variant, names: string[]): string[] {
+  const events = [...new Set(names)];
+  const { retired, unknown } = refusedEventNames(variant, events);
+  const problems: string[] = [];
+  if (retired.length) problems.push(`retired event names that can no longer be subscribed to: ${retired.join(', ')}`);
+  if (unknown.length) problems.push(`unknown event names: ${unknown.join(', ')}`);
+  if (problems.length) {
+    const offered = eventCatalog(variant).events.map((e) => e.name).join(', ');
+    throw badRequest(`events names ${problems.join('; and ')}. Variant ${variant} offers: ${offered}`, 'events');
+  }
+  return events;
+}
+
+export function webhookHandlers(services: Services) {
+  const { config, db, masterKey } = services;
+  const knex = db.knex;
+
+  /** A variant switched off by WEBHOOK_VARIANTS has no endpoints at all. */
+  function requireVariant(variant: Variant) {
+    if (!config.webhookVariants.has(variant)) throw notFound('No such API route');
+  }
+
+  function requireWebhooksPlan(auth: AuthContext) {
+    if (!planHasApi(auth.plan)) throw forbidden(`Webhooks need the Growth plan or above; this workspace is on ${auth.plan}`);
+  }
+
+  function live(variant: Variant, workspaceId: string, db: Knex = knex) {
+    return db<SubscriptionRow>('webhook_subscriptions').where({ workspace_id: workspaceId, variant }).whereNull('deleted_at');
+  }
+
+  async function findSubscription(variant: Variant, workspaceId: string, id: string): Promise<SubscriptionRow> {
+    const row = await live(variant, workspaceId).where({ id }).first();
+    if (!row) throw notFound('Webhook subscription not found');
+    return row as SubscriptionRow;
+  }
+
+  async function list(variant: Variant, workspaceId: string): Promise<SubscriptionRow[]> {
+    return (await live(variant, workspaceId).orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])) as SubscriptionRow[];
+  }
+
+  async function create(variant: Variant, workspaceId: string, url: string, events: string[], secret: string): Promise<SubscriptionRow> {
+    const now = Date.now();
+    const row: SubscriptionRow = {
+      id: newId('whk'),
+      workspace_id: workspaceId,
+      variant,
+      url,
+      events: JSON.stringify(events),
+      // Only the sealed form is stored; the clear secret never reaches the database or a log.
+      secret_encrypted: sealSecret(masterKey, secret),
+      enabled: true,
+      created_at: now,
+      updated_at: now,
+      deleted_at: null,
+    };
+    await knex('webhook_subscriptions').insert(row);
+    return row;
+  }
+
+  async function remove(variant: Variant, workspaceId: string, id: string): Promise<void> {
+    const now = Date.now();
+    const n = await live(variant, workspaceId).where({ id }).update({ deleted_at: now, updated_at: now });
+    if (!n) throw notFound('Webhook subscription not found');
+  }
+
+  return {
+    async getEventSchema(): Promise<Result> {
+      requireVariant('A');
+      const catalog = eventCatalog('A');
+      return {
+        status: 200,
+        body: {
+          events: catalog.events.map((e) => ({ name: e.name, description: e.description, payload: e.payload })),
+          retired: catalog.retired.map((r) => ({ name: r.name })),
+        },
+      };
+    },
+
+    async createWebhook(c: Context, _req: unknown, auth: AuthContext): Promise<Result> {
+      requireVariant('A');
+      requireWebhooksPlan(auth);
+      const body = c.request.requestBody as WebhookCreateA;
+      // Another workspace's id answers like one that does not exist.
+      if (body.workspaceId !== auth.workspaceId) throw notFound(`Workspace ${body.workspaceId} not found`);
+      const url = checkUrl(body.url);
+      const events = checkEvents('A', body.events);
+      const secret = generateSecret();
+      const row = await create('A', auth.workspaceId, url, events, secret);
+      return { status: 201, body: { success: true, data: { ...presentA(row), secret } } };
+    },
+
+    async listWebhooks(_c: Context, _req: unknown, auth: AuthContext): Promise<Result> {
+      requireVariant('A');
+      requireWebhooksPlan(auth);
+      return { status: 200, body: { success: true, data: (await list('A', auth.workspaceId)).map(presentA) } };
+    },
+
+    async updateWebhook(c: Context, _req: unknown, auth: AuthContext): Promise<Result> {
+      requireVariant('A');
+      requireWebhooksPlan(auth);
+      const body = c.request.requestBody as WebhookUpdateA;
+      const current = await findSubscription('A', auth.workspaceId, c.request.params.id as string);
+      const patch: Partial<SubscriptionRow> = {};
+      if (body.url !== undefined) patch.url = checkUrl(body.url);
+      if (body.events !== undefined) patch.events = JSON.stringify(checkEvents('A', body.events));
+      if (body.enabled !== undefined) patch.enabled = body.enabled;
+      if (Object.keys(patch).length) {
+        patch.updated_at = Date.now();
+        await live('A', auth.workspaceId).where({ id: current.id }).update(patch);
+      }
+      const updated = await findSubscription('A', auth.workspaceId, current.id);
+      return { status: 200, body: { success: true, data: presentA(updated) } };
+    },
+
+    async deleteWebhook(c: Context, _req: unknown, auth: AuthContext): Promise<Result> {
+      requireVariant('A');
+      requireWebhooksPlan(auth);
+      await remove('A', auth.workspaceId, c.request.params.id as string);
+      return { status: 200, body: { success: true } };
+    },
+
+    async createWebhookV1(c: Context, _req: unknown, auth: AuthContext): Promise<Result> {
+      requireVariant('B');
+      requireWebhooksPlan(auth);
+      const body = c.request.requestBody as WebhookCreateB;
+      const url = checkUrl(body.url);
+      const events = checkEvents('B', body.events);
+      // The schema holds the length too; this keeps the rule when the body is not validated.
+      if (typeof body.secret !== 'string' || [...body.secret].length < 16) {
+        throw badRequest('secret must be at least 16 characters', 'secret');
+      }
+      const row = await create('B', auth.workspaceId, url, events, body.secret);
+      return { status: 201, body: presentB(row) };
+    },
+
+    async listWebhooksV1(_c: Context, _req: unknown, auth: AuthContext): Promise<Result> {
+      requireVariant('B');
+      requireWebhooksPlan(auth);
+      return { status: 200, body: { data: (await list('B', auth.workspaceId)).map(presentB) } };
+    },
+
+    async deleteWebhookV1(c: Context, _req: unknown, auth: AuthContext): Promise<Result> {
+      requireVariant('B');
+      requireWebhooksPlan(auth);
+      await remove('B', auth.workspaceId, c.request.params.id as string);
+      return { status: 204 };
+    },
+  };
+}

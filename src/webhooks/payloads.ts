@@ -1,0 +1,166 @@
+// The `data` object of each event, per variant, built from the facts of the event (its
+// subject). Each builder names exactly the fields of the AsyncAPI schema of that event and
+// variant (closed contracts: nothing else is ever sent). An event a variant does not have
+// has no builder there, and is not delivered in that variant.
+import type { Variant } from './catalog';
+import type { ServiceEvent, ServiceEventType } from './outbox';
+
+/** A link as the link events describe it. `domain` is the host it is served under. */
+export interface LinkFacts {
+  id: string;
+  slug: string;
+  destinationUrl: string;
+  title: string | null;
+  /** Host of the short URL (the shared short domain, or the link's custom domain). */
+  domain: string;
+}
+
+export interface LinkCreatedSubject extends LinkFacts {
+  tags: string[];
+  createdBy: string;
+}
+
+export interface LinkUpdatedSubject extends LinkFacts {
+  /** PATCH body names of the fields whose value changed; never empty. */
+  changedFields: string[];
+  updatedAt: number;
+}
+
+export type LinkDeletedSubject = Pick<LinkFacts, 'id' | 'slug' | 'domain'>;
+
+export interface VisitFacts {
+  linkId: string;
+  slug: string;
+  destinationUrl: string;
+  domain: string;
+  referrer: string | null;
+  country: string | null;
+  city: string | null;
+  device: string | null;
+  browser: string | null;
+  os: string | null;
+}
+
+export type LinkClickedSubject = VisitFacts;
+export interface QrScannedSubject extends VisitFacts {
+  qrCodeId: string;
+}
+
+export interface DomainVerifiedSubject {
+  id: string;
+  host: string;
+  verifiedAt: number;
+}
+
+/** What the conversion handler passes (times as ISO strings, as the API returns them). */
+export interface ConversionCreatedSubject {
+  id: string;
+  eventType: string;
+  customName: string | null;
+  linkId: string | null;
+  campaignId: string | null;
+  qrCodeId: string | null;
+  value: { amountMinor: number; currency: string } | null;
+  occurredAt: string;
+}
+
+export interface AnalyticsSpikeSubject {
+  linkId: string;
+  slug: string;
+  windowStart: number;
+  windowEnd: number;
+  clicks: number;
+  baseline: number;
+  ratio: number;
+}
+
+export interface AnalyticsGeoAnomalySubject {
+  linkId: string;
+  slug: string;
+  windowStart: number;
+  windowEnd: number;
+  country: string;
+  clicks: number;
+  share: number;
+  baselineShare: number;
+}
+
+export interface EventSubjects {
+  'link.created': LinkCreatedSubject;
+  'link.updated': LinkUpdatedSubject;
+  'link.deleted': LinkDeletedSubject;
+  'link.clicked': LinkClickedSubject;
+  'qr.scanned': QrScannedSubject;
+  'conversion.created': ConversionCreatedSubject;
+  'domain.verified': DomainVerifiedSubject;
+  'analytics.spike': AnalyticsSpikeSubject;
+  'analytics.geo_anomaly': AnalyticsGeoAnomalySubject;
+}
+
+/** A typed event, for callers that build one; `enqueueEvent` takes it as a ServiceEvent. */
+export function serviceEvent<T extends ServiceEventType>(
+  type: T,
+  fields: { workspaceId: string; requestId?: string | null; occurredAt: number; subject: EventSubjects[T] },
+): ServiceEvent {
+  return { type, ...fields, subject: fields.subject as unknown as Record<string, unknown> };
+}
+
+const iso = (ms: number) => new Date(Number(ms)).toISOString();
+const shortUrl = (domain: string, slug: string) => `https://${domain}/${slug}`;
+
+type Builder<T extends ServiceEventType> = (subject: EventSubjects[T], workspaceId: string) => Record<string, unknown>;
+type Builders = { [T in ServiceEventType]?: Builder<T> };
+
+const variantA: Builders = {
+  'link.created': (s, workspaceId) => ({
+    id: s.id, workspaceId, slug: s.slug, domain: s.domain, destinationUrl: s.destinationUrl, title: s.title,
+  }),
+  'link.updated': (s, workspaceId) => ({
+    id: s.id, workspaceId, slug: s.slug, domain: s.domain, destinationUrl: s.destinationUrl, title: s.title,
+    changedFields: [...s.changedFields], updatedAt: iso(s.updatedAt),
+  }),
+  'link.deleted': (s, workspaceId) => ({ id: s.id, workspaceId, slug: s.slug, domain: s.domain }),
+  'conversion.created': (s, workspaceId) => ({
+    id: s.id, workspaceId, eventType: s.eventType, customName: s.customName, linkId: s.linkId,
+    campaignId: s.campaignId, qrCodeId: s.qrCodeId,
+    value: s.value ? { amountMinor: s.value.amountMinor, currency: s.value.currency } : null,
+    occurredAt: s.occurredAt,
+  }),
+  'analytics.spike': (s, workspaceId) => ({
+    workspaceId, linkId: s.linkId, slug: s.slug, windowStart: iso(s.windowStart), windowEnd: iso(s.windowEnd),
+    clicks: s.clicks, baseline: s.baseline, ratio: s.ratio,
+  }),
+  'analytics.geo_anomaly': (s, workspaceId) => ({
+    workspaceId, linkId: s.linkId, slug: s.slug, windowStart: iso(s.windowStart), windowEnd: iso(s.windowEnd),
+    country: s.country, clicks: s.clicks, share: s.share, baselineShare: s.baselineShare,
+  }),
+  'domain.verified': (s, workspaceId) => ({ id: s.id, workspaceId, host: s.host, verifiedAt: iso(s.verifiedAt) }),
+};
+
+const visitB = (s: VisitFacts) => ({
+  link_id: s.linkId, slug: s.slug, url: s.destinationUrl, short_url: shortUrl(s.domain, s.slug),
+  referrer: s.referrer, country: s.country, city: s.city, device: s.device, browser: s.browser, os: s.os,
+});
+
+const variantB: Builders = {
+  'link.created': (s) => ({
+    link_id: s.id, slug: s.slug, url: s.destinationUrl, short_url: shortUrl(s.domain, s.slug), domain: s.domain,
+    tags: [...s.tags], created_by: s.createdBy,
+  }),
+  'link.updated': (s) => ({
+    link_id: s.id, slug: s.slug, url: s.destinationUrl, short_url: shortUrl(s.domain, s.slug), domain: s.domain,
+    changed_fields: [...s.changedFields],
+  }),
+  'link.deleted': (s) => ({ link_id: s.id, slug: s.slug, short_url: shortUrl(s.domain, s.slug), domain: s.domain }),
+  'link.clicked': (s) => visitB(s),
+  'qr.scanned': (s) => ({ qr_code_id: s.qrCodeId, ...visitB(s) }),
+  'domain.verified': (s) => ({ domain_id: s.id, domain: s.host, verified_at: iso(s.verifiedAt) }),
+};
+
+const builders: Record<Variant, Builders> = { A: variantA, B: variantB };
+
+/** The variant's `data` object for the event, or null when the variant does not have the event. */
+export function buildEventData(variant: Variant, event: ServiceEvent): Record<string, unknown> | null {
+  const build = builders[variant][event.type] as Builder<ServiceEventType> | undefined;
+  return build ? build(event.subject as never, event.workspaceId) : null;
+}
