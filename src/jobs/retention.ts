@@ -27,10 +27,19 @@ async function deleteOlderThan(knex: Knex, table: string, column: string, cutoff
 }
 
 export async function runRetention(knex: Knex, now = Date.now()): Promise<RetentionResult> {
-  return {
+  const conversionCutoff = now - CONVERSION_RETENTION_DAYS * DAY_MS;
+  const result = {
     clicksDeleted: await deleteOlderThan(knex, 'clicks', 'occurred_at', now - CLICK_RETENTION_DAYS * DAY_MS),
-    conversionsDeleted: await deleteOlderThan(knex, 'conversions', 'occurred_at', now - CONVERSION_RETENTION_DAYS * DAY_MS),
+    conversionsDeleted: await deleteOlderThan(knex, 'conversions', 'occurred_at', conversionCutoff),
   };
+  // The daily conversion aggregates go with the events they count (whole days only).
+  const cutoffDay = Math.floor(conversionCutoff / DAY_MS);
+  for (const table of ['conversion_daily_type', 'conversion_daily_link', 'conversion_daily_campaign', 'conversion_daily_qr']) {
+    if (await knex.schema.hasTable(table)) await knex(table).where('day', '<', cutoffDay).delete();
+  }
+  // Idempotency keys are remembered for 24 hours.
+  if (await knex.schema.hasTable('idempotency_keys')) await knex('idempotency_keys').where('created_at', '<', now - 86_400_000).delete();
+  return result;
 }
 
 export function scheduleRetention(knex: Knex, log: Logger, intervalMs = RETENTION_INTERVAL_MS): () => void {

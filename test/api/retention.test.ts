@@ -34,4 +34,25 @@ describe.each(testEngines())('retention on %s', (engine) => {
     expect(await db.knex('link_daily_clicks').count({ n: '*' })).toEqual([{ n: 2 }]);
     expect((await runRetention(db.knex, now)).clicksDeleted).toBe(0);
   });
+
+  it('deletes conversions older than 400 days with their daily aggregates, and day-old idempotency keys', async () => {
+    const now = Date.UTC(2026, 10, 22, 12);
+    const conversion = (id: string, ageDays: number) => ({
+      id, workspace_id: 'ws_1', event_type: 'lead', occurred_at: now - ageDays * DAY, created_at: now,
+    });
+    await db.knex('conversions').insert([conversion('c1', 1), conversion('c2', 399), conversion('c3', 401), conversion('c4', 700)]);
+    const aggregate = (ageDays: number) => ({
+      workspace_id: 'ws_1', day: Math.floor((now - ageDays * DAY) / DAY), event_type: 'lead', custom_name: '', currency: '', attributed: 0, conversions: 1, value_minor: 0,
+    });
+    await db.knex('conversion_daily_type').insert([aggregate(1), aggregate(399), aggregate(402), aggregate(700)]);
+    await db.knex('idempotency_keys').insert([
+      { workspace_id: 'ws_1', key: 'old', request_hash: 'x', created_at: now - 25 * 3_600_000 },
+      { workspace_id: 'ws_1', key: 'new', request_hash: 'x', created_at: now - 3_600_000 },
+    ]);
+    const result = await runRetention(db.knex, now);
+    expect(result.conversionsDeleted).toBe(2);
+    expect((await db.knex('conversions').orderBy('id').pluck('id'))).toEqual(['c1', 'c2']);
+    expect(await db.knex('conversion_daily_type').count({ n: '*' })).toEqual([{ n: 2 }]);
+    expect(await db.knex('idempotency_keys').pluck('key')).toEqual(['new']);
+  });
 });
