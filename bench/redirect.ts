@@ -234,6 +234,20 @@ function rssKiB(pid: number | undefined): number | null {
   }
 }
 
+// CPU time (user + system, all threads) a process has used, in µs; /proc/<pid>/stat counts in
+// clock ticks of 10 ms (CLK_TCK 100 on Linux), fine over runs of seconds. Unlike requests/s, CPU
+// per request hardly moves when other work competes for the machine.
+function cpuUs(pid: number | undefined): number {
+  if (!pid) return NaN;
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) * 10_000;
+  } catch {
+    return NaN;
+  }
+}
+
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = net.createServer();
@@ -489,6 +503,10 @@ interface Measured {
   errors: number;
   count302: number;
   sent: number;
+  /** The server process's CPU time per answered request, µs. */
+  cpuPerReq: number;
+  /** The server process's CPU time over the run's wall time (1 = one core busy). */
+  cpuShare: number;
   startUs: number;
   endUs: number;
 }
@@ -525,9 +543,10 @@ function requestOptions(pick: () => string): Record<string, unknown> {
   };
 }
 
-async function load(target: string, port: number, pick: () => string, seconds: number): Promise<Measured> {
+async function load(target: string, port: number, pid: number | undefined, pick: () => string, seconds: number): Promise<Measured> {
   let latencies = new Float64Array(1 << 18);
   let n = 0;
+  const cpuBefore = cpuUs(pid);
   const startUs = nowUs();
   const instance = autocannon({
     url: `http://127.0.0.1:${port}`,
@@ -550,6 +569,7 @@ async function load(target: string, port: number, pick: () => string, seconds: n
   });
   const r = await instance;
   const endUs = nowUs();
+  const cpu = cpuUs(pid) - cpuBefore;
   currentLoad = undefined;
   const sorted = latencies.subarray(0, n).sort();
   const total = r.requests.total;
@@ -563,6 +583,8 @@ async function load(target: string, port: number, pick: () => string, seconds: n
     errors: r.errors + r.timeouts,
     count302: r.statusCodeStats['302']?.count ?? 0,
     sent: r.requests.sent,
+    cpuPerReq: cpu / Math.max(1, r.requests.total),
+    cpuShare: cpu / (endUs - startUs),
     startUs,
     endUs,
   };
@@ -738,12 +760,12 @@ async function main() {
     const ratios: number[] = [];
     for (let round = 1; round <= ROUNDS; round++) {
       const pair: Measured[] = [];
-      for (const [target, port] of [['baseline', basePort], ['service', servicePort]] as const) {
+      for (const [target, port, pid] of [['baseline', basePort, baseline.proc.pid], ['service', servicePort, service.proc.pid]] as const) {
         if (WARMUP > 0) {
-          const w = await load(target, port, sc.pick, WARMUP);
+          const w = await load(target, port, pid, sc.pick, WARMUP);
           if (target === 'service') countService(w);
         }
-        const m = await load(target, port, sc.pick, SECONDS);
+        const m = await load(target, port, pid, sc.pick, SECONDS);
         if (target === 'service') {
           countService(m);
           windows.push({ label: `${sc.name}${ROUNDS > 1 ? ` round ${round}` : ''}`, startUs: m.startUs, endUs: m.endUs });
@@ -758,16 +780,32 @@ async function main() {
     const ratio = median(ratios);
     const svcP99 = median(rows.filter((r) => r.ratio !== undefined).map((r) => r.p99));
     const baseP99 = median(rows.filter((r) => r.ratio === undefined).map((r) => r.p99));
+    const svcCpu = median(rows.filter((r) => r.ratio !== undefined).map((r) => r.cpuPerReq));
+    const baseCpu = median(rows.filter((r) => r.ratio === undefined).map((r) => r.cpuPerReq));
     log(`scenario: ${sc.name}, ${CONNECTIONS} connections, ${SECONDS} s per run (load average now ${os.loadavg()[0].toFixed(2)})`);
     log(
       table(
-        ['target', 'requests/s', 'p50 ms', 'p99 ms', 'requests', 'non-3xx', 'errors', 'service/baseline'],
-        rows.map((r) => [r.label, fmtInt(r.rps), fmtMs(r.p50), fmtMs(r.p99), fmtInt(r.total), fmtInt(r.non3xx), fmtInt(r.errors), r.ratio === undefined ? '' : `${(r.ratio * 100).toFixed(1)}%`]),
+        ['target', 'requests/s', 'p50 ms', 'p99 ms', 'requests', 'non-3xx', 'errors', 'service/baseline', 'CPU µs/req', 'CPU cores'],
+        rows.map((r) => [
+          r.label,
+          fmtInt(r.rps),
+          fmtMs(r.p50),
+          fmtMs(r.p99),
+          fmtInt(r.total),
+          fmtInt(r.non3xx),
+          fmtInt(r.errors),
+          r.ratio === undefined ? '' : `${(r.ratio * 100).toFixed(1)}%`,
+          r.cpuPerReq.toFixed(1),
+          r.cpuShare.toFixed(2),
+        ]),
       ),
     );
     log(`service RSS after this scenario: ${fmtMiB(rssKiB(service.proc.pid))} (baseline ${fmtMiB(rssKiB(baseline.proc.pid))})`);
     log();
-    summary.push(`${sc.name}: service/baseline throughput ${(ratio * 100).toFixed(1)}%, service p99 ${fmtMs(svcP99)} ms (baseline ${fmtMs(baseP99)} ms)${ROUNDS > 1 ? ` (medians of ${ROUNDS} rounds)` : ''}`);
+    summary.push(
+      `${sc.name}: service/baseline throughput ${(ratio * 100).toFixed(1)}%, service p99 ${fmtMs(svcP99)} ms (baseline ${fmtMs(baseP99)} ms), ` +
+        `server CPU per request ${svcCpu.toFixed(1)} µs vs ${baseCpu.toFixed(1)} µs (baseline/service ${((100 * baseCpu) / svcCpu).toFixed(0)}%)${ROUNDS > 1 ? ` (medians of ${ROUNDS} rounds)` : ''}`,
+    );
   }
 
   // 5. Clicks: everything the service redirected shows up once its buffer is flushed. autocannon

@@ -135,6 +135,15 @@ export async function createApp(services: Services, opts: { validateResponses?: 
   });
   app.use(express.json({ limit: MAX_BODY_BYTES, type: ['application/json', 'application/*+json'] }));
 
+  // WEBHOOK_VARIANTS: a variant switched off has no endpoints at all (404 before any key check).
+  const variantOf = (p: string): 'A' | 'B' | null =>
+    /^\/api\/v1\/webhooks(\/|$)/.test(p) ? 'B' : /^\/api\/(webhooks(\/|$)|public\/events\/schema$)/.test(p) ? 'A' : null;
+  app.use((req, _res, next) => {
+    const variant = variantOf(req.path);
+    if (variant && !config.webhookVariants.has(variant)) return next(notFound(`Webhook variant ${variant} is not offered by this deployment`));
+    next();
+  });
+
   app.use((req, res, next) => {
     api.handleRequest(
       { method: req.method, path: req.path, body: req.body, query: req.query as any, headers: req.headers as any },

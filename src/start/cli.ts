@@ -10,6 +10,7 @@ import { isUniqueViolation, migrateLatest, openDatabase, type Database } from '.
 import * as ws from '../db/repos/workspaces';
 import { setPolicyDisabled } from '../db/repos/links';
 import { runRetention } from '../jobs/retention';
+import * as deliveries from '../db/repos/webhook-deliveries';
 import { createGoalCommand, GOAL_FLAGS, GoalUsageError, setGoalStatusCommand, updateGoalCommand } from './goal-commands';
 
 export class UsageError extends Error {}
@@ -257,6 +258,50 @@ const commands: Record<string, Command> = {
     required: [],
     run: async ({ db }) => runRetention(db.knex),
   },
+  'webhook deliveries': {
+    flags: ['workspace', 'status', 'limit'],
+    required: [],
+    run: async ({ db, flags }) => {
+      const status = flags.status === undefined ? undefined : oneOf(flags.status, DELIVERY_STATUSES, '--status');
+      const limit = flags.limit === undefined ? 100 : Number(flags.limit);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError(`--limit must be a whole number from 1 to 1000; got ${flags.limit}`);
+      if (flags.workspace !== undefined && !(await ws.getWorkspace(db.knex, flags.workspace))) {
+        throw new ws.NotFoundError(`workspace ${flags.workspace} not found`);
+      }
+      return { data: await deliveries.listDeliveries(db.knex, { workspaceId: flags.workspace, status, limit }) };
+    },
+  },
+  'webhook replay': {
+    flags: ['delivery'],
+    required: ['delivery'],
+    run: async ({ db, flags }) => {
+      const id = flags.delivery!;
+      const found = await deliveries.findDelivery(db.knex, id);
+      if (!found) throw new ws.NotFoundError(`delivery ${id} not found`);
+      // Only Variant B promises replays (same body, same X-Service-Delivery-Id); an UNKNOWN
+      // Variant A delivery is settled by a person with `webhook resolve`.
+      if (found.variant !== 'B') throw new ws.ConflictError(`delivery ${id} is a Variant A delivery: only Variant B deliveries can be replayed`);
+      if (found.status !== 'FAILED' || !(await deliveries.replayDelivery(db.knex, id, Date.now()))) {
+        throw new ws.ConflictError(`delivery ${id} is ${found.status === 'FAILED' ? 'no longer FAILED' : found.status}: only FAILED deliveries can be replayed`);
+      }
+      return { id, status: 'PENDING' };
+    },
+  },
+  'webhook resolve': {
+    flags: ['delivery', 'outcome'],
+    required: ['delivery', 'outcome'],
+    run: async ({ db, flags }) => {
+      const id = flags.delivery!;
+      const outcome = oneOf(flags.outcome!, ['DELIVERED', 'FAILED'] as const, '--outcome');
+      const found = await deliveries.findDelivery(db.knex, id);
+      if (!found) throw new ws.NotFoundError(`delivery ${id} not found`);
+      // A person's judgement of what the endpoint did, so only for outcomes the service could not establish.
+      if (found.status !== 'UNKNOWN' || !(await deliveries.resolveDelivery(db.knex, id, outcome, Date.now()))) {
+        throw new ws.ConflictError(`delivery ${id} is ${found.status === 'UNKNOWN' ? 'no longer UNKNOWN' : found.status}: only UNKNOWN deliveries can be resolved`);
+      }
+      return { id, status: outcome };
+    },
+  },
   'link policy-disable': {
     flags: ['id'],
     required: ['id'],
@@ -268,7 +313,8 @@ const commands: Record<string, Command> = {
   },
 };
 
-const LATER = ['webhook deliveries', 'webhook replay', 'webhook resolve'];
+const LATER: string[] = [];
+const DELIVERY_STATUSES = ['PENDING', 'SENDING', 'DELIVERED', 'FAILED', 'UNKNOWN'] as const;
 
 export async function runCommand(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<object> {
   const name2 = argv.slice(0, 2).join(' ');

@@ -15,6 +15,8 @@ import { RedirectService } from '../redirect/handler';
 import { CsrfTokens, createPasswordThrottle } from '../redirect/password';
 import { openRedirectStore } from '../redirect/store';
 import { scheduleRetention } from '../jobs/retention';
+import { webhookClickSink } from '../webhooks/click-events';
+import { WebhookWorker } from '../webhooks/worker';
 import { loadOrCreateMasterKey } from './master-key';
 import { loadOrCreateCertificate, type TlsMaterial } from './tls';
 
@@ -25,6 +27,8 @@ export interface RunningServer {
   redirects: RedirectService;
   clicks: ClickRecorder;
   changes: ChangeFeed;
+  /** The webhook delivery worker of this process. */
+  webhooks: WebhookWorker;
   close(): Promise<void>;
 }
 
@@ -35,6 +39,8 @@ export interface ServerOptions {
   /** Replaces the redirect cache as the API's invalidation target (tests of the 207 path). */
   linkCache?: LinkCacheInvalidator;
   host?: string;
+  /** Certificates webhook deliveries trust besides the system's (tests; WEBHOOK_CA_FILE in `serve`). */
+  webhookCa?: string[];
 }
 
 export async function startServer(config: Config, opts: ServerOptions = {}): Promise<RunningServer> {
@@ -44,6 +50,8 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   const masterKey = loadOrCreateMasterKey(config);
   const store = openRedirectStore(config.databaseUrl);
   const clicks = new ClickRecorder(db.knex, log, config.clickFlushMs);
+  // link.clicked / qr.scanned and the traffic alerts go into the outbox with the flushed clicks.
+  clicks.addSink(webhookClickSink({ shortDomain: config.shortDomain, settleMs: Math.max(2 * config.clickFlushMs, 1000) }));
   const redirects = new RedirectService({
     config,
     store,
@@ -73,6 +81,17 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   });
   clicks.start();
   changes.start();
+  const webhooks = new WebhookWorker({
+    knex: db.knex,
+    engine: db.engine,
+    log,
+    masterKey,
+    retryScale: config.webhookRetryScale,
+    timeoutMs: config.webhookTimeoutMs,
+    allowPrivateNetworks: config.webhookAllowPrivateNetworks,
+    extraCa: opts.webhookCa,
+  });
+  webhooks.start();
   const stopRetention = scheduleRetention(db.knex, log);
   const port = (server.address() as AddressInfo).port;
   const url = `${config.tls ? 'https' : 'http'}://localhost:${port}`;
@@ -84,6 +103,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     redirects,
     clicks,
     changes,
+    webhooks,
     async close() {
       changes.stop();
       stopRetention();
@@ -92,6 +112,8 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
         server.closeIdleConnections();
         setTimeout(() => server.closeAllConnections(), 2000).unref();
       });
+      // Attempts already sent are waited for (none is left to end as UNKNOWN); the rest go back to PENDING.
+      await webhooks.stop().catch((err) => log.error({ err }, 'stopping webhook deliveries failed'));
       // A clean shutdown writes every buffered click before the database goes away.
       await clicks.stop().catch((err) => log.error({ err }, 'final click flush failed'));
       await store.close();

@@ -370,8 +370,8 @@ describe('shortlink command-line mistakes', () => {
     ['an SVG asset', ['asset', 'add', '--workspace', 'W', '--file', 'F/logo.svg'], /--file must be a \.png/],
     ['a missing asset file', ['asset', 'add', '--workspace', 'W', '--file', 'F/missing.png'], /missing\.png does not exist/],
     ['a text file named .png', ['asset', 'add', '--workspace', 'W', '--file', 'F/fake.png'], /is not a png image/],
-    ['goal create (not in this build)', ['goal', 'create', '--workspace', 'W', '--name', 'G', '--type', 'CLICKS'], /goal create is not available in this build/],
-    ['goal set-status (not in this build)', ['goal', 'set-status', '--id', 'g', '--status', 'PAUSED'], /goal set-status is not available in this build/],
+    ['goal create with an unknown type', ['goal', 'create', '--workspace', 'W', '--name', 'G', '--type', 'CLICKS'], /--type must be one of signup, lead, purchase, booking, download, custom/],
+    ['goal set-status of an unknown goal', ['goal', 'set-status', '--id', 'g', '--status', 'PAUSED'], /goal g not found/],
     ['webhook deliveries (not in this build)', ['webhook', 'deliveries'], /webhook deliveries is not available in this build/],
     ['webhook replay (not in this build)', ['webhook', 'replay', '--delivery', 'd'], /webhook replay is not available in this build/],
   ];

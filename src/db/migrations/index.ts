@@ -5,12 +5,16 @@ import * as core from './20261122000000_core';
 import * as clicks from './20261122010000_clicks';
 import * as conversions from './20261122020000_conversions';
 import * as webhooks from './20261122030000_webhooks';
+import * as webhooksMore from './20261122040000_webhooks_more';
+import * as webhookDelivery from './20261122050000_webhook_delivery';
 
 const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }> = {
   '20261122000000_core': core,
   '20261122010000_clicks': clicks,
   '20261122020000_conversions': conversions,
   '20261122030000_webhooks': webhooks,
+  '20261122040000_webhooks_more': webhooksMore,
+  '20261122050000_webhook_delivery': webhookDelivery,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

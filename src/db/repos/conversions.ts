@@ -150,7 +150,10 @@ export interface ClickCounts {
   byQr: Map<string, number>;
 }
 
-/** Clicks (and QR scans) in [from, to): daily counts for whole days, raw events for the edges. */
+/**
+ * Clicks (and QR scans) in [from, to): daily counts for whole days, raw events for the edges.
+ * Every query is scoped to the workspace, also when it names link or QR code ids.
+ */
 export async function countClicks(
   knex: Knex,
   workspaceId: string,
@@ -167,11 +170,11 @@ export async function countClicks(
     const [{ c }] = await knex('link_daily_clicks').where('workspace_id', workspaceId).where('day', '>=', d0).where('day', '<', d1).sum({ c: 'clicks' });
     out.total += n(c);
     for (const chunk of chunks(linkIds)) {
-      const rows = await knex('link_daily_clicks').whereIn('link_id', chunk).where('day', '>=', d0).where('day', '<', d1).groupBy('link_id').select('link_id').sum({ c: 'clicks' });
+      const rows = await knex('link_daily_clicks').where('workspace_id', workspaceId).whereIn('link_id', chunk).where('day', '>=', d0).where('day', '<', d1).groupBy('link_id').select('link_id').sum({ c: 'clicks' });
       for (const r of rows as any[]) bump(out.byLink, r.link_id, n(r.c));
     }
     for (const chunk of chunks(qrIds)) {
-      const rows = await knex('qr_daily_scans').whereIn('qr_code_id', chunk).where('day', '>=', d0).where('day', '<', d1).groupBy('qr_code_id').select('qr_code_id').sum({ c: 'scans' });
+      const rows = await knex('qr_daily_scans').where('workspace_id', workspaceId).whereIn('qr_code_id', chunk).where('day', '>=', d0).where('day', '<', d1).groupBy('qr_code_id').select('qr_code_id').sum({ c: 'scans' });
       for (const r of rows as any[]) bump(out.byQr, r.qr_code_id, n(r.c));
     }
   }

@@ -2,6 +2,7 @@
 // links_live_slug, so two requests racing for one slug cannot both win.
 import type { Knex } from 'knex';
 import { isUniqueViolation } from '../knex';
+import { defaultShortDomain, emitLinkUpdated } from '../../webhooks/link-events';
 
 export interface LinkRow {
   seq?: number;
@@ -39,6 +40,9 @@ export interface TagRow {
 
 export class SlugTakenError extends Error {}
 
+/** Work done inside a change's transaction, after the change (e.g. its webhook events). */
+export type InTransaction<A extends unknown[] = []> = (trx: Knex.Transaction, ...args: A) => Promise<void>;
+
 /**
  * Every change that can alter what an address resolves to is written to link_changes in the
  * same transaction; each process polls it to drop stale redirect-cache entries.
@@ -47,12 +51,13 @@ export async function recordLinkChange(trx: Knex, kind: 'link' | 'domain', domai
   await trx('link_changes').insert({ kind, domain_key: domainKey, slug, created_at: Date.now() });
 }
 
-export async function insertLink(knex: Knex, row: LinkRow, tagIds: string[]): Promise<void> {
+export async function insertLink(knex: Knex, row: LinkRow, tagIds: string[], also?: InTransaction): Promise<void> {
   try {
     await knex.transaction(async (trx) => {
       await trx('links').insert(row);
       await recordLinkChange(trx, 'link', row.domain_key, row.slug);
       if (tagIds.length) await trx('link_tags').insert(tagIds.map((tag_id) => ({ link_id: row.id, tag_id })));
+      await also?.(trx);
     });
   } catch (err) {
     if (isUniqueViolation(err) && /slug|links_live_slug|UNIQUE constraint failed: links\.domain_key/i.test(String((err as Error).message))) {
@@ -67,6 +72,7 @@ export async function updateLink(
   current: LinkRow,
   patch: Partial<LinkRow>,
   tagIds: string[] | undefined,
+  also?: InTransaction,
 ): Promise<void> {
   const id = current.id;
   try {
@@ -78,6 +84,7 @@ export async function updateLink(
         await trx('link_tags').where({ link_id: id }).delete();
         if (tagIds.length) await trx('link_tags').insert(tagIds.map((tag_id) => ({ link_id: id, tag_id })));
       }
+      await also?.(trx);
     });
   } catch (err) {
     if (isUniqueViolation(err) && patch.slug) throw new SlugTakenError(patch.slug);
@@ -99,12 +106,19 @@ export async function listLinks(knex: Knex, workspaceId: string, page: number, l
 }
 
 /** Deleting keeps the row (click history stays) and frees the slug. */
-export async function softDeleteLink(knex: Knex, workspaceId: string, id: string): Promise<LinkRow | undefined> {
+export async function softDeleteLink(
+  knex: Knex,
+  workspaceId: string,
+  id: string,
+  also?: InTransaction<[row: LinkRow, deletedAt: number]>,
+): Promise<LinkRow | undefined> {
   return knex.transaction(async (trx) => {
     const row = await trx('links').where({ id, workspace_id: workspaceId }).whereNull('deleted_at').first();
     if (!row) return undefined;
-    await trx('links').where({ id }).update({ deleted_at: Date.now(), updated_at: Date.now() });
+    const deletedAt = Date.now();
+    await trx('links').where({ id }).update({ deleted_at: deletedAt, updated_at: deletedAt });
     await recordLinkChange(trx, 'link', row.domain_key, row.slug);
+    await also?.(trx, row as LinkRow, deletedAt);
     return row as LinkRow;
   });
 }
@@ -143,12 +157,28 @@ export async function activeDomainByHost(knex: Knex, host: string) {
   >;
 }
 
-export async function setPolicyDisabled(knex: Knex, id: string): Promise<LinkRow | undefined> {
+/**
+ * The operator's policy disable. It sends link.updated with changedFields [status] in the same
+ * transaction when the link was ACTIVE (a link already DISABLED changes no field a receiver sees).
+ */
+export async function setPolicyDisabled(
+  knex: Knex,
+  id: string,
+  opts: { shortDomain?: string; requestId?: string | null } = {},
+): Promise<LinkRow | undefined> {
   return knex.transaction(async (trx) => {
-    const n = await trx('links').where({ id }).whereNull('deleted_at').update({ status: 'DISABLED', policy_locked: true, updated_at: Date.now() });
-    if (!n) return undefined;
+    const live = () => trx('links').where({ id }).whereNull('deleted_at');
+    const before = await live().first('updated_at');
+    if (!before) return undefined;
+    const patch = { status: 'DISABLED', policy_locked: true, updated_at: Math.max(Date.now(), Number(before.updated_at) + 1) };
+    // The status condition makes one of two racing disables the one that sends the event.
+    const statusChanged = (await live().where({ status: 'ACTIVE' }).update(patch)) > 0;
+    if (!statusChanged) await live().update(patch);
     const row = (await trx('links').where({ id }).first()) as LinkRow;
     await recordLinkChange(trx, 'link', row.domain_key, row.slug);
+    if (statusChanged) {
+      await emitLinkUpdated(trx, id, ['status'], { shortDomain: opts.shortDomain ?? defaultShortDomain(), requestId: opts.requestId ?? null });
+    }
     return row;
   });
 }

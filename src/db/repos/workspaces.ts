@@ -2,6 +2,8 @@
 import type { Knex } from 'knex';
 import { generateApiKey, hashApiKey, type Plan, type Role, type Scope } from '../../domain/access';
 import { newId, randomString } from '../../domain/ids';
+import { enqueueEvent } from '../../webhooks/outbox';
+import { serviceEvent } from '../../webhooks/payloads';
 
 export class NotFoundError extends Error {}
 export class ConflictError extends Error {}
@@ -135,12 +137,31 @@ export async function addDomain(knex: Knex, workspaceId: string, host: string): 
   return id;
 }
 
-export async function setDomainStatus(knex: Knex, id: string, status: 'ACTIVE' | 'DISABLED') {
+/**
+ * Verifying (ACTIVE) or disabling a domain. Verifying a domain that is not yet ACTIVE sets
+ * verified_at and sends domain.verified in the same transaction; verifying an ACTIVE domain
+ * again changes nothing and sends nothing.
+ */
+export async function setDomainStatus(
+  knex: Knex,
+  id: string,
+  status: 'ACTIVE' | 'DISABLED',
+  opts: { requestId?: string | null } = {},
+) {
   return knex.transaction(async (trx) => {
-    const patch = status === 'ACTIVE' ? { status, verified_at: Date.now() } : { status };
-    const n = await trx('domains').where({ id }).update(patch);
-    if (!n) throw new NotFoundError(`domain ${id} not found`);
+    // The status condition makes one of two racing verifications the one that sends the event.
+    const verifies = status === 'ACTIVE'
+      && (await trx('domains').where({ id }).whereNot({ status: 'ACTIVE' }).update({ status, verified_at: Date.now() })) > 0;
+    if (!verifies && !(await trx('domains').where({ id }).update({ status }))) throw new NotFoundError(`domain ${id} not found`);
     const domain = await trx('domains').where({ id }).first();
+    if (verifies) {
+      await enqueueEvent(trx, serviceEvent('domain.verified', {
+        workspaceId: domain.workspace_id,
+        requestId: opts.requestId ?? null,
+        occurredAt: Number(domain.verified_at),
+        subject: { id: domain.id, host: domain.host, verifiedAt: Number(domain.verified_at) },
+      }));
+    }
     // Redirect caches forget the host, so the domain's links start or stop resolving.
     await trx('link_changes').insert({ kind: 'domain', domain_key: id, slug: domain.host, created_at: Date.now() });
     return domain;

@@ -5,14 +5,12 @@ import { loadDefinition } from '../definition';
 import { linkHandlers } from './links';
 import { conversionHandlers } from './conversions';
 import { opsHandlers } from './ops';
+import { webhookHandlers } from './webhooks';
 import type { OperationHandler } from './types';
 
 export type { OperationHandler } from './types';
 
-const NOT_YET_BUILT = [
-  'createWebhook', 'listWebhooks', 'updateWebhook', 'deleteWebhook', 'getEventSchema',
-  'createWebhookV1', 'listWebhooksV1', 'deleteWebhookV1',
-];
+const NOT_YET_BUILT: string[] = [];
 
 export function buildHandlers(services: Services): Record<string, OperationHandler> {
   const definition = loadDefinition();
@@ -24,5 +22,6 @@ export function buildHandlers(services: Services): Record<string, OperationHandl
     ...opsHandlers(services),
     ...linkHandlers(services, definition),
     ...conversionHandlers(services),
+    ...webhookHandlers(services),
   };
 }

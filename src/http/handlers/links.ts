@@ -7,11 +7,13 @@ import {
   destinationProblem, expiredUrlReturnsTo, MAX_TAGS, normalizeTitle, parseTimestamp, previewImageProblem,
   type ShortAddress,
 } from '../../domain/links';
-import { hashPassword } from '../../domain/passwords';
+import { hashPassword, verifyPassword } from '../../domain/passwords';
+import { changedLinkFields, sameTagSet } from '../../domain/link-changes';
 import { checkSlug, generateSlug } from '../../domain/slugs';
 import * as links from '../../db/repos/links';
 import { roleOf } from '../../db/repos/workspaces';
 import type { CacheKey } from '../../redirect/cache';
+import { emitLinkCreated, emitLinkDeleted, emitLinkUpdated, type EventContext } from '../../webhooks/link-events';
 import type { AuthContext } from '../auth';
 import { badRequest, conflict, forbidden, notFound } from '../errors';
 import { presentLink } from '../present';
@@ -28,6 +30,12 @@ export function linkHandlers(services: Services, definition: any) {
   const { db, config } = services;
   const knex = db.knex;
   const createFields = new Set(Object.keys(definition.components.schemas.LinkCreate.properties));
+
+  /** Webhook events carry the id of the API request that caused them (X-Service-Request-Id). */
+  const eventContext = (req: unknown): EventContext => ({
+    shortDomain: config.shortDomain,
+    requestId: (req as { id?: unknown } | undefined)?.id ? String((req as { id: unknown }).id) : null,
+  });
 
   async function present(row: links.LinkRow) {
     return presentLink(row, (await links.tagsOf(knex, [row.id])).get(row.id) ?? []);
@@ -93,6 +101,13 @@ export function linkHandlers(services: Services, definition: any) {
     }
   }
 
+  /** Whether a PATCH's password (undefined: not sent) replaces or removes the stored one. */
+  async function passwordChanges(stored: string | null, sent: string | null | undefined): Promise<boolean> {
+    if (sent === undefined) return false;
+    if (sent === null) return !!stored;
+    return !stored || !(await verifyPassword(sent, stored));
+  }
+
   /** After a change is committed, the redirect cache must forget the link's old addresses. */
   async function followUp(keys: CacheKey[]): Promise<ChangeResult> {
     const steps: ChangeResult['steps'] = [{ key: 'link', label: 'Link saved', status: 'ok' }];
@@ -122,7 +137,7 @@ export function linkHandlers(services: Services, definition: any) {
       return { status: 200, body: { data: await present(row) } };
     },
 
-    async createLink(c: Context, _req: unknown, auth: AuthContext): Promise<Result> {
+    async createLink(c: Context, req: unknown, auth: AuthContext): Promise<Result> {
       const body = c.request.requestBody as LinkCreate & Record<string, unknown>;
       const ignoredFields = Object.keys(body).filter((k) => !createFields.has(k));
       checkDestination(body.url, 'url');
@@ -183,7 +198,8 @@ export function linkHandlers(services: Services, definition: any) {
           deleted_at: null,
         };
         try {
-          await links.insertLink(knex, row, tagIds);
+          // The link and its link.created deliveries commit together, or neither does.
+          await links.insertLink(knex, row, tagIds, (trx) => emitLinkCreated(trx, row, eventContext(req)));
         } catch (err) {
           if (!(err instanceof links.SlugTakenError)) throw err;
           if (slug !== null) throw conflict(`The slug '${slug}' is already taken on this domain`);
@@ -196,7 +212,7 @@ export function linkHandlers(services: Services, definition: any) {
       }
     },
 
-    async updateLink(c: Context, _req: unknown, auth: AuthContext): Promise<Result> {
+    async updateLink(c: Context, req: unknown, auth: AuthContext): Promise<Result> {
       const body = c.request.requestBody as LinkUpdate;
       await requireRole(auth, canUpdateLinks, 'update');
       const current = await links.getLink(knex, auth.workspaceId, c.request.params.id as string);
@@ -258,9 +274,14 @@ export function linkHandlers(services: Services, definition: any) {
       if (body.password !== undefined) patch.password_hash = body.password === null ? null : await hashPassword(body.password);
 
       if (Object.keys(patch).length || tagIds) {
+        const changedFields = changedLinkFields(current, { ...current, ...patch }, {
+          password: await passwordChanges(current.password_hash, body.password),
+          tagIds: tagIds !== undefined && !sameTagSet(tagIds, ((await links.tagsOf(knex, [current.id])).get(current.id) ?? []).map((t) => t.id)),
+        });
         patch.updated_at = Math.max(Date.now(), Number(current.updated_at) + 1);
         try {
-          await links.updateLink(knex, current, patch, tagIds);
+          // link.updated names only the fields whose value changed, and is written with the change.
+          await links.updateLink(knex, current, patch, tagIds, (trx) => emitLinkUpdated(trx, current.id, changedFields, eventContext(req)));
         } catch (err) {
           if (err instanceof links.SlugTakenError) throw conflict(`The slug '${patch.slug}' is already taken on this domain`);
           throw err;
@@ -275,9 +296,11 @@ export function linkHandlers(services: Services, definition: any) {
       return result.outcome === 'success' ? { status: 200, body: { data } } : { status: 207, body: { data, result } };
     },
 
-    async deleteLink(c: Context, _req: unknown, auth: AuthContext): Promise<Result> {
+    async deleteLink(c: Context, req: unknown, auth: AuthContext): Promise<Result> {
       await requireRole(auth, canDeleteLinks, 'delete');
-      const row = await links.softDeleteLink(knex, auth.workspaceId, c.request.params.id as string);
+      const row = await links.softDeleteLink(knex, auth.workspaceId, c.request.params.id as string, (trx, deleted, deletedAt) =>
+        emitLinkDeleted(trx, deleted, deletedAt, eventContext(req)),
+      );
       if (!row) throw notFound('Link not found');
       const result = await followUp([{ domainKey: row.domain_key, slug: row.slug }]);
       return { status: result.outcome === 'success' ? 200 : 207, body: { data: { id: row.id, deleted: true }, result } };

@@ -1,0 +1,1233 @@
+// Conversion summary and goal report benchmark: latency of GET /api/v1/conversions and
+// GET /api/v1/goals/{id}/report over a year of data, through the real service and in-process.
+// It prints figures and asserts nothing.
+//
+//   npx tsx bench/conversions.ts [--engine sqlite|postgres|both] [--conversions 1000000]
+//                                [--clicks 5000000] [--requests 50] [--explain auto|always|never]
+//                                [--keep] [--time-limit SECONDS]
+//
+// What it does, per engine:
+//  1. creates a fresh database (a SQLite file in a temp dir, or a Postgres database created on
+//     TEST_POSTGRES_URL and dropped at the end) and migrates it; adds a workspace, a member and
+//     an API key through the repositories, 200 links, 20 campaigns and 50 QR codes;
+//  2. bulk-loads the conversions (default 1,000,000), spread uniformly and in time order over the
+//     last 400 days: ~30% custom events under 5 names, the rest over the 5 standard types; 60% with
+//     a value in EUR, USD or GBP; 80% naming a link (5% through a QR code, attributed to its link,
+//     as the API does), 20% a campaign. The daily aggregate rows are computed in memory exactly
+//     as insertConversion writes them (checked once against insertConversion itself on a sample)
+//     and bulk-inserted too. Raw rows go in through better-sqlite3 prepared statements in
+//     transactions, or Postgres INSERT … SELECT FROM unnest(arrays) in batches;
+//  3. bulk-loads the clicks (default 5,000,000) over the same 400 days, 10% of them QR scans:
+//     daily counts (link_daily_clicks, qr_daily_scans, links.clicks) for all 400 days, raw `clicks`
+//     rows only for the last 90 (raw retention), as the click recorder and retention leave them;
+//  4. settles the database as a running deployment would find it (SQLite: WAL checkpoint; Postgres:
+//     VACUUM ANALYZE, what autovacuum does after a bulk load), prints seeding times and sizes;
+//  5. creates four goals: unscoped purchase with a value target, custom with a customName, scoped to
+//     a link, scoped to a QR code;
+//  6. starts `node bin/shortlink.mjs serve` (TLS=off TRUST_PROXY=1, free port, fresh DATA_DIR,
+//     LOG_LEVEL=warn) and waits for /healthz;
+//  7. per case, sends sequential requests on one keep-alive connection (3 warm-ups, then
+//     --requests measured; X-Forwarded-Proto: https; Bearer key, a fresh key minted every 50
+//     requests because of the 60 requests/minute/key limit) and records p50/p99/max; then runs
+//     the same repository calls in-process (tallyConversions/tallyGoal + countClicks, as the
+//     handlers call them), so HTTP and handler overhead separate from query time;
+//  8. prints a table per engine (target: p50 under 100 ms) and, for each case over the target
+//     (--explain auto) or every case (--explain always), the queries of one traced run with their
+//     times and the plans of the slow ones (EXPLAIN QUERY PLAN on SQLite, EXPLAIN (ANALYZE,
+//     BUFFERS) on Postgres).
+// Every child process, temp file and database is removed at the end, on error, on Ctrl-C and when
+// --time-limit runs out; with --keep the seeded databases stay (their addresses are printed), for
+// trying indexes and queries on them by hand.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import Sqlite from 'better-sqlite3';
+import type { Knex } from 'knex';
+import pg from 'pg';
+import { migrateLatest, openDatabase, type Engine } from '../src/db/knex';
+import { countClicks, insertConversion, tallyConversions, tallyGoal, type ConversionFilters, type ConversionRow } from '../src/db/repos/conversions';
+import { createGoal, getGoal, type GoalDefinition, type GoalRow } from '../src/db/repos/goals';
+import { addMember, createCampaign, createKey, createQrCode, createWorkspace } from '../src/db/repos/workspaces';
+import { breakdownEntries, DAY_MS, intersectWindow, type EventType, type Window } from '../src/domain/conversions';
+import { newId } from '../src/domain/ids';
+
+// ---------------------------------------------------------------------------------------------
+// Options
+
+const { values: args } = parseArgs({
+  options: {
+    engine: { type: 'string', default: 'both' },
+    conversions: { type: 'string', default: '1000000' },
+    clicks: { type: 'string', default: '5000000' },
+    requests: { type: 'string', default: '50' },
+    explain: { type: 'string', default: 'auto' },
+    keep: { type: 'boolean', default: false },
+    'time-limit': { type: 'string' },
+    help: { type: 'boolean', short: 'h', default: false },
+  },
+  strict: true,
+  allowPositionals: false,
+});
+if (args.help) {
+  const header = fs.readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').filter((l) => l.startsWith('//'));
+  process.stdout.write(`${header.map((l) => l.replace(/^\/\/ ?/, '')).join('\n')}\n`);
+  process.exit(0);
+}
+const positiveInt = (name: string, v: string | undefined, min = 1): number => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min) {
+    process.stderr.write(`--${name} must be an integer ≥ ${min}; got ${v}\n`);
+    process.exit(2);
+  }
+  return n;
+};
+const CONVERSIONS = positiveInt('conversions', args.conversions);
+const CLICKS = positiveInt('clicks', args.clicks, 0);
+const REQUESTS = positiveInt('requests', args.requests);
+if (!['sqlite', 'postgres', 'both'].includes(args.engine!)) {
+  process.stderr.write(`--engine must be sqlite, postgres or both; got ${args.engine}\n`);
+  process.exit(2);
+}
+const ENGINES: Engine[] = args.engine === 'both' ? ['sqlite', 'postgres'] : [args.engine as Engine];
+if (!['auto', 'always', 'never'].includes(args.explain!)) {
+  process.stderr.write(`--explain must be auto, always or never; got ${args.explain}\n`);
+  process.exit(2);
+}
+const EXPLAIN = args.explain as 'auto' | 'always' | 'never';
+const KEEP = args.keep!;
+// Generous: seeding at a pessimistic rate per row, then two passes over every case at a second
+// per request.
+const TIME_LIMIT_S = args['time-limit']
+  ? positiveInt('time-limit', args['time-limit'])
+  : Math.ceil(ENGINES.length * (300 + (CONVERSIONS + CLICKS / 2) / 2_000 + 2 * 16 * (REQUESTS + 3)));
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const TARGET_P50_MS = 100;
+const WARMUPS = 3;
+const REQUESTS_PER_KEY = 50; // under the limit of 60 requests per minute per key
+const WINDOW_400_MS = 400 * DAY_MS - 60_000; // from = now - 400 days + 1 minute
+const WINDOW_30_MS = 30 * DAY_MS;
+const RAW_CLICK_DAYS = 90;
+const SHAPE = { links: 200, campaigns: 20, qrCodes: 50 };
+
+// ---------------------------------------------------------------------------------------------
+// Cleanup: every resource registers how to release itself; released in reverse order, once.
+// An engine's resources are released when that engine is done (releaseTo), the rest at exit.
+
+const cleanups: Array<{ name: string; run: () => unknown }> = [];
+const children = new Set<ChildProcess>();
+
+function onCleanup(name: string, run: () => unknown) {
+  cleanups.push({ name, run });
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout;
+  return Promise.race([
+    p,
+    new Promise<T>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+async function releaseTo(mark: number) {
+  while (cleanups.length > mark) {
+    const { name, run } = cleanups.pop()!;
+    try {
+      await withTimeout(Promise.resolve().then(run), 30_000, `cleanup ${name}`);
+    } catch (err) {
+      process.stderr.write(`cleanup ${name} failed: ${(err as Error).message}\n`);
+    }
+  }
+}
+
+let cleaning: Promise<void> | undefined;
+const cleanup = () => (cleaning ??= releaseTo(0));
+
+let aborting = false;
+function abort(reason: string, code: number) {
+  if (aborting) {
+    for (const c of children) c.kill('SIGKILL');
+    process.exit(code);
+  }
+  aborting = true;
+  process.stderr.write(`\nbench: ${reason}; cleaning up\n`);
+  void cleanup().finally(() => process.exit(code));
+}
+process.on('SIGINT', () => abort('interrupted (SIGINT)', 130));
+process.on('SIGTERM', () => abort('terminated (SIGTERM)', 143));
+process.on('SIGHUP', () => abort('hung up (SIGHUP)', 129));
+process.on('uncaughtException', (err) => abort(`uncaught ${err.stack ?? err}`, 1));
+process.on('unhandledRejection', (err) => abort(`unhandled rejection ${(err as Error)?.stack ?? err}`, 1));
+const deadline = setTimeout(() => abort(`time limit of ${TIME_LIMIT_S} s reached (--time-limit)`, 124), TIME_LIMIT_S * 1000);
+process.on('exit', () => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+});
+
+// ---------------------------------------------------------------------------------------------
+// Small helpers
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+const fmtInt = (n: number) => Math.round(n).toLocaleString('en-US');
+const fmtMs = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : '-');
+const fmtS = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+const fmtBytes = (b: number) => (b >= 2 ** 30 ? `${(b / 2 ** 30).toFixed(2)} GiB` : `${(b / 2 ** 20).toFixed(0)} MiB`);
+
+function log(line = '') {
+  process.stdout.write(`${line}\n`);
+}
+
+function table(headers: string[], rows: string[][]): string {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  return [line(headers), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (!sorted.length) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+
+interface Stats {
+  p50: number;
+  p99: number;
+  max: number;
+}
+function stats(samples: number[]): Stats {
+  const s = [...samples].sort((a, b) => a - b);
+  return { p50: percentile(s, 50), p99: percentile(s, 99), max: s[s.length - 1] ?? NaN };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** A small, fast, seeded generator (mulberry32): the same data on every run and engine. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+const ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
+function idFrom(rand: () => number, prefix: string): string {
+  let s = `${prefix}_`;
+  for (let i = 0; i < 20; i++) s += ALPHABET[(rand() * 36) | 0];
+  return s;
+}
+const pick = <T>(rand: () => number, xs: readonly T[]): T => xs[(rand() * xs.length) | 0];
+
+// ---------------------------------------------------------------------------------------------
+// Data: what the seeded workspace holds
+
+interface Catalog {
+  workspaceId: string;
+  userId: string;
+  links: string[];
+  campaigns: string[];
+  qrCodes: Array<{ id: string; linkId: string }>;
+}
+
+const STANDARD_TYPES: EventType[] = ['signup', 'lead', 'purchase', 'booking', 'download'];
+const CUSTOM_NAMES = ['newsletter_optin', 'trial_started', 'demo_requested', 'webinar_joined', 'quote_sent'];
+const CURRENCIES = ['EUR', 'USD', 'GBP'];
+
+/** Conversions in time order over [start, end): stratified, so the spread is uniform. */
+function* generateConversions(cat: Catalog, count: number, start: number, end: number, now: number, seed: number): Generator<ConversionRow> {
+  const rand = prng(seed);
+  const span = end - start;
+  for (let i = 0; i < count; i++) {
+    const occurredAt = Math.min(end - 1, Math.floor(start + ((i + rand()) * span) / count));
+    const custom = rand() < 0.3;
+    const eventType: EventType = custom ? 'custom' : pick(rand, STANDARD_TYPES);
+    const customName = custom ? pick(rand, CUSTOM_NAMES) : null;
+    const valued = rand() < 0.6;
+    const currency = valued ? pick(rand, CURRENCIES) : null;
+    const amount = valued ? 100 + Math.floor(rand() * 49_900) : null;
+    // A conversion that names a QR code is attributed to that QR code's link (as the API does).
+    const a = rand();
+    let linkId: string | null = null;
+    let qrCodeId: string | null = null;
+    if (a < 0.05) {
+      const qr = pick(rand, cat.qrCodes);
+      qrCodeId = qr.id;
+      linkId = qr.linkId;
+    } else if (a < 0.8) linkId = pick(rand, cat.links);
+    const campaignId = rand() < 0.2 ? pick(rand, cat.campaigns) : null;
+    yield {
+      id: idFrom(rand, 'cnv'),
+      workspace_id: cat.workspaceId,
+      event_type: eventType,
+      custom_name: customName,
+      link_id: linkId,
+      campaign_id: campaignId,
+      qr_code_id: qrCodeId,
+      amount_minor: amount,
+      currency,
+      metadata: rand() < 0.1 ? JSON.stringify({ orderId: `ord_${i}`, source: 'bench' }) : null,
+      occurred_at: occurredAt,
+      created_at: Math.min(now, occurredAt + Math.floor(rand() * 5_000)),
+    };
+  }
+}
+
+type AggRow = Record<string, string | number>;
+
+/** The daily aggregate rows insertConversion would have written for the same conversions. */
+class ConversionAggregates {
+  readonly tables = new Map<string, Map<string, AggRow>>([
+    ['conversion_daily_type', new Map()],
+    ['conversion_daily_link', new Map()],
+    ['conversion_daily_campaign', new Map()],
+    ['conversion_daily_qr', new Map()],
+  ]);
+
+  add(row: ConversionRow) {
+    const day = Math.floor(row.occurred_at / DAY_MS);
+    const currency = row.currency ?? '';
+    const value = row.amount_minor ?? 0;
+    const bump = (table: string, keys: Record<string, string | number>) => {
+      const map = this.tables.get(table)!;
+      const k = Object.values(keys).join('\u0000');
+      const r = map.get(k);
+      if (r) {
+        (r.conversions as number) += 1;
+        (r.value_minor as number) += value;
+      } else map.set(k, { ...keys, conversions: 1, value_minor: value });
+    };
+    bump('conversion_daily_type', {
+      workspace_id: row.workspace_id, day, event_type: row.event_type, custom_name: row.custom_name ?? '', currency, attributed: row.link_id ? 1 : 0,
+    });
+    if (row.link_id) bump('conversion_daily_link', { workspace_id: row.workspace_id, day, link_id: row.link_id, currency });
+    if (row.campaign_id) bump('conversion_daily_campaign', { workspace_id: row.workspace_id, day, campaign_id: row.campaign_id, currency });
+    if (row.qr_code_id) bump('conversion_daily_qr', { workspace_id: row.workspace_id, day, qr_code_id: row.qr_code_id, currency });
+  }
+
+  get rowCount(): number {
+    return [...this.tables.values()].reduce((s, m) => s + m.size, 0);
+  }
+}
+
+interface StoredClick {
+  workspace_id: string;
+  link_id: string;
+  qr_code_id: string | null;
+  occurred_at: number;
+  referrer_host: string | null;
+  country: string | null;
+  device: string | null;
+  browser: string | null;
+  os: string | null;
+}
+
+const REFERRERS = [null, null, 'www.google.com', 't.co', 'news.ycombinator.com', 'www.facebook.com', 'www.linkedin.com'];
+const COUNTRIES = ['DE', 'US', 'GB', 'FR', 'NL', 'ES', null];
+const DEVICES = ['desktop', 'mobile', 'mobile', 'tablet'];
+const BROWSERS = ['Chrome', 'Safari', 'Firefox', 'Edge'];
+const OSES = ['Windows', 'macOS', 'iOS', 'Android', 'Linux'];
+
+/** Clicks in time order over [start, end); 10% are QR scans (counted on the QR code's link too). */
+function* generateClicks(cat: Catalog, count: number, start: number, end: number, seed: number): Generator<StoredClick> {
+  const rand = prng(seed);
+  const span = end - start;
+  for (let i = 0; i < count; i++) {
+    const occurredAt = Math.min(end - 1, Math.floor(start + ((i + rand()) * span) / count));
+    let linkId: string;
+    let qrCodeId: string | null = null;
+    if (rand() < 0.1) {
+      const qr = pick(rand, cat.qrCodes);
+      qrCodeId = qr.id;
+      linkId = qr.linkId;
+    } else linkId = pick(rand, cat.links);
+    yield {
+      workspace_id: cat.workspaceId,
+      link_id: linkId,
+      qr_code_id: qrCodeId,
+      occurred_at: occurredAt,
+      referrer_host: pick(rand, REFERRERS),
+      country: pick(rand, COUNTRIES),
+      device: pick(rand, DEVICES),
+      browser: pick(rand, BROWSERS),
+      os: pick(rand, OSES),
+    };
+  }
+}
+
+/** The counts the click recorder keeps besides raw events: per link and day, per QR code and day. */
+class ClickAggregates {
+  readonly linkDaily = new Map<string, { link_id: string; workspace_id: string; day: number; clicks: number; scans: number }>();
+  readonly qrDaily = new Map<string, { qr_code_id: string; workspace_id: string; day: number; scans: number }>();
+  readonly perLink = new Map<string, number>();
+
+  add(c: StoredClick) {
+    const day = Math.floor(c.occurred_at / DAY_MS);
+    this.perLink.set(c.link_id, (this.perLink.get(c.link_id) ?? 0) + 1);
+    const lk = `${c.link_id}|${day}`;
+    const l = this.linkDaily.get(lk);
+    if (l) {
+      l.clicks++;
+      if (c.qr_code_id) l.scans++;
+    } else this.linkDaily.set(lk, { link_id: c.link_id, workspace_id: c.workspace_id, day, clicks: 1, scans: c.qr_code_id ? 1 : 0 });
+    if (c.qr_code_id) {
+      const qk = `${c.qr_code_id}|${day}`;
+      const q = this.qrDaily.get(qk);
+      if (q) q.scans++;
+      else this.qrDaily.set(qk, { qr_code_id: c.qr_code_id, workspace_id: c.workspace_id, day, scans: 1 });
+    }
+  }
+}
+
+// Column lists with their Postgres array types (the SQLite writer only needs the names).
+type Columns = Array<[string, 'text' | 'bigint' | 'int']>;
+const COLUMNS: Record<string, Columns> = {
+  conversions: [
+    ['id', 'text'], ['workspace_id', 'text'], ['event_type', 'text'], ['custom_name', 'text'], ['link_id', 'text'], ['campaign_id', 'text'],
+    ['qr_code_id', 'text'], ['amount_minor', 'bigint'], ['currency', 'text'], ['metadata', 'text'], ['occurred_at', 'bigint'], ['created_at', 'bigint'],
+  ],
+  conversion_daily_type: [
+    ['workspace_id', 'text'], ['day', 'int'], ['event_type', 'text'], ['custom_name', 'text'], ['currency', 'text'], ['attributed', 'int'],
+    ['conversions', 'bigint'], ['value_minor', 'bigint'],
+  ],
+  conversion_daily_link: [['workspace_id', 'text'], ['day', 'int'], ['link_id', 'text'], ['currency', 'text'], ['conversions', 'bigint'], ['value_minor', 'bigint']],
+  conversion_daily_campaign: [['workspace_id', 'text'], ['day', 'int'], ['campaign_id', 'text'], ['currency', 'text'], ['conversions', 'bigint'], ['value_minor', 'bigint']],
+  conversion_daily_qr: [['workspace_id', 'text'], ['day', 'int'], ['qr_code_id', 'text'], ['currency', 'text'], ['conversions', 'bigint'], ['value_minor', 'bigint']],
+  clicks: [
+    ['workspace_id', 'text'], ['link_id', 'text'], ['qr_code_id', 'text'], ['occurred_at', 'bigint'], ['referrer_host', 'text'], ['country', 'text'],
+    ['device', 'text'], ['browser', 'text'], ['os', 'text'],
+  ],
+  link_daily_clicks: [['link_id', 'text'], ['workspace_id', 'text'], ['day', 'int'], ['clicks', 'bigint'], ['scans', 'bigint']],
+  qr_daily_scans: [['qr_code_id', 'text'], ['workspace_id', 'text'], ['day', 'int'], ['scans', 'bigint']],
+};
+
+/**
+ * The aggregate rows must be exactly insertConversion's: a sample goes through insertConversion
+ * into an in-memory database and through ConversionAggregates, and the four tables are compared.
+ */
+async function checkAggregatesAgainstInsertConversion(): Promise<string> {
+  const db = openDatabase('sqlite::memory:');
+  try {
+    await migrateLatest(db);
+    const cat: Catalog = {
+      workspaceId: 'ws_check',
+      userId: 'usr_check',
+      links: Array.from({ length: 7 }, (_, i) => `lnk_check${i}`),
+      campaigns: ['cmp_check0', 'cmp_check1'],
+      qrCodes: [{ id: 'qr_check0', linkId: 'lnk_check2' }, { id: 'qr_check1', linkId: 'lnk_check5' }],
+    };
+    const now = Date.now();
+    // Few days and ids so that most rows merge into existing aggregate rows.
+    const rows = [...generateConversions(cat, 4_000, now - 3 * DAY_MS - 3_600_000, now, now, 7)];
+    const agg = new ConversionAggregates();
+    for (const r of rows) agg.add(r);
+    await db.knex.transaction(async (trx) => {
+      for (const r of rows) await insertConversion(trx, r);
+    });
+    const problems: string[] = [];
+    for (const [t, map] of agg.tables) {
+      const cols = COLUMNS[t].map(([c]) => c);
+      const norm = (r: Record<string, unknown>) => cols.map((c) => String(r[c])).join('|');
+      const expected = new Set([...map.values()].map(norm));
+      const actual = new Set(((await db.knex(t).select(cols)) as Record<string, unknown>[]).map(norm));
+      const missing = [...expected].filter((x) => !actual.has(x)).length;
+      const extra = [...actual].filter((x) => !expected.has(x)).length;
+      if (missing || extra || expected.size !== actual.size) problems.push(`${t}: ${missing} computed rows not written by insertConversion, ${extra} written but not computed`);
+    }
+    return problems.length
+      ? `MISMATCH (the seeded aggregates would not be insertConversion's): ${problems.join('; ')}`
+      : `identical (${fmtInt(rows.length)} sample conversions through insertConversion and through the bench's aggregation, ${fmtInt(agg.rowCount)} aggregate rows in 4 tables)`;
+  } finally {
+    await db.knex.destroy();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Databases: create, bulk-write, settle, measure size, explain
+
+interface BulkWriter {
+  insert(table: string, rows: ReadonlyArray<Record<string, unknown>>): Promise<void>;
+  close(): Promise<void>;
+}
+
+interface BenchDatabase {
+  engine: Engine;
+  url: string;
+  describe: string;
+  batch: number;
+  bulkWriter(): Promise<BulkWriter>;
+  settle(): Promise<string>;
+  size(): Promise<{ total: number; tables: Array<[string, number]> }>;
+  explain(sql: string, bindings: readonly unknown[]): Promise<string[]>;
+}
+
+const TABLES_OF_INTEREST = Object.keys(COLUMNS);
+
+async function createDatabase(engine: Engine, tmp: string): Promise<BenchDatabase> {
+  if (engine === 'sqlite') {
+    const file = path.join(tmp, 'bench.db');
+    return {
+      engine,
+      url: `sqlite:${file}`,
+      describe: `SQLite ${file}`,
+      batch: 50_000,
+      async bulkWriter() {
+        const db = new Sqlite(file);
+        db.pragma('journal_mode = WAL');
+        db.pragma('synchronous = NORMAL');
+        const statements = new Map<string, Sqlite.Statement>();
+        return {
+          async insert(table, rows) {
+            const cols = COLUMNS[table].map(([c]) => c);
+            let stmt = statements.get(table);
+            if (!stmt) {
+              stmt = db.prepare(`INSERT INTO ${table} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`);
+              statements.set(table, stmt);
+            }
+            const s = stmt;
+            db.transaction(() => {
+              for (const r of rows) s.run(cols.map((c) => r[c] ?? null));
+            })();
+          },
+          async close() {
+            db.close();
+          },
+        };
+      },
+      async settle() {
+        // As a long-running service would find the file: the WAL checkpointed. The service never
+        // runs ANALYZE, so neither does this (plans are SQLite's choices without statistics).
+        const db = new Sqlite(file);
+        try {
+          db.pragma('wal_checkpoint(TRUNCATE)');
+        } finally {
+          db.close();
+        }
+        return 'WAL checkpoint (TRUNCATE); no ANALYZE (the service runs none)';
+      },
+      async size() {
+        const total = ['', '-wal', '-shm'].reduce((s, ext) => s + (fs.existsSync(file + ext) ? fs.statSync(file + ext).size : 0), 0);
+        const db = new Sqlite(file, { readonly: true, fileMustExist: true });
+        try {
+          // dbstat is compiled into better-sqlite3's SQLite; the sizes include each table's indexes.
+          const rows = db
+            .prepare(
+              `SELECT m.tbl_name AS t, SUM(s.pgsize) AS bytes FROM dbstat s JOIN sqlite_master m ON m.name = s.name
+               GROUP BY m.tbl_name`,
+            )
+            .all() as Array<{ t: string; bytes: number }>;
+          return { total, tables: rows.filter((r) => TABLES_OF_INTEREST.includes(r.t)).map((r) => [r.t, r.bytes] as [string, number]) };
+        } catch {
+          return { total, tables: [] };
+        } finally {
+          db.close();
+        }
+      },
+      async explain(sql, bindings) {
+        const db = new Sqlite(file, { readonly: true, fileMustExist: true });
+        try {
+          const rows = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...(bindings as unknown[])) as Array<{ id: number; parent: number; detail: string }>;
+          const depth = new Map<number, number>([[0, -1]]);
+          return rows.map((r) => {
+            const d = (depth.get(r.parent) ?? -1) + 1;
+            depth.set(r.id, d);
+            return `${'  '.repeat(d)}${r.detail}`;
+          });
+        } finally {
+          db.close();
+        }
+      },
+    };
+  }
+
+  const admin = process.env.TEST_POSTGRES_URL || 'postgres://postgres:postgres@127.0.0.1:5432/postgres';
+  const name = `sl_bench_conv_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+  const adminQuery = async (sql: string) => {
+    const c = new pg.Client({ connectionString: admin, connectionTimeoutMillis: 10_000 });
+    await c.connect();
+    try {
+      await c.query(sql);
+    } finally {
+      await c.end();
+    }
+  };
+  await adminQuery(`CREATE DATABASE ${name}`);
+  const u = new URL(admin);
+  u.pathname = `/${name}`;
+  const url = u.toString();
+  onCleanup(`database ${name}`, () => (KEEP ? log(`kept: ${url} (drop it with DROP DATABASE ${name})`) : adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)));
+  const connect = async () => {
+    const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
+    await c.connect();
+    return c;
+  };
+  const withClient = async <T>(fn: (c: pg.Client) => Promise<T>): Promise<T> => {
+    const c = await connect();
+    try {
+      return await fn(c);
+    } finally {
+      await c.end();
+    }
+  };
+  return {
+    engine,
+    url,
+    describe: `Postgres database ${name} on ${u.host}`,
+    batch: 20_000,
+    async bulkWriter() {
+      const c = await connect();
+      // Bulk load: no wait for the WAL flush per batch (durability is not what is measured).
+      await c.query('SET synchronous_commit = off');
+      return {
+        async insert(table, rows) {
+          if (!rows.length) return;
+          const cols = COLUMNS[table];
+          const arrays = cols.map(([col]) => rows.map((r) => r[col] ?? null));
+          await c.query(
+            `INSERT INTO ${table} (${cols.map(([col]) => col).join(', ')})
+             SELECT * FROM unnest(${cols.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ')})`,
+            arrays,
+          );
+        },
+        close: () => c.end(),
+      };
+    },
+    async settle() {
+      // What autovacuum would do shortly after a bulk load: statistics and the visibility map
+      // (which index-only scans need).
+      await withClient((c) => c.query('VACUUM ANALYZE'));
+      return 'VACUUM ANALYZE (what autovacuum does after a bulk load)';
+    },
+    size: () =>
+      withClient(async (c) => {
+        const total = Number((await c.query('SELECT pg_database_size(current_database()) AS n')).rows[0].n);
+        const rows = (await c.query('SELECT relname AS t, pg_total_relation_size(oid) AS bytes FROM pg_class WHERE relname = ANY($1) AND relkind = $2', [TABLES_OF_INTEREST, 'r']))
+          .rows as Array<{ t: string; bytes: string }>;
+        return { total, tables: rows.map((r) => [r.t, Number(r.bytes)] as [string, number]) };
+      }),
+    explain: (sql, bindings) =>
+      withClient(async (c) => {
+        const r = await c.query(`EXPLAIN (ANALYZE, BUFFERS) ${sql}`, bindings as unknown[]);
+        return r.rows.map((row: Record<string, string>) => row['QUERY PLAN']);
+      }),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Seeding
+
+interface Seeded {
+  cat: Catalog;
+  now: number;
+  goals: GoalRow[];
+}
+
+async function seed(bdb: BenchDatabase, knex: Knex): Promise<Seeded> {
+  const now = Date.now();
+  const t0 = performance.now();
+  const workspaceId = await createWorkspace(knex, 'Bench', 'business');
+  const userId = await addMember(knex, workspaceId, 'bench@bench.test', 'OWNER');
+  const campaigns: string[] = [];
+  for (let i = 0; i < SHAPE.campaigns; i++) campaigns.push(await createCampaign(knex, workspaceId, `Campaign ${i + 1}`));
+  // Links go straight into the table (the link repository also writes the change feed and
+  // webhook events, which are beside the point here).
+  const links = Array.from({ length: SHAPE.links }, () => newId('lnk'));
+  await knex('links').insert(
+    links.map((id, i) => ({
+      id, workspace_id: workspaceId, created_by: userId, domain_id: null, domain_key: '', slug: `conv${i.toString(36).padStart(4, '0')}`,
+      original_url: `https://example.com/p/${i}`, title: null, status: 'ACTIVE', policy_locked: false, redirect_type: 'TEMPORARY',
+      clicks: 0, served: 0, created_at: now - 401 * DAY_MS, updated_at: now - 401 * DAY_MS,
+    })),
+  );
+  const qrCodes: Catalog['qrCodes'] = [];
+  for (let i = 0; i < SHAPE.qrCodes; i++) {
+    const linkId = links[(i * 4) % links.length];
+    qrCodes.push({ id: (await createQrCode(knex, workspaceId, linkId)).id, linkId });
+  }
+  const cat: Catalog = { workspaceId, userId, links, campaigns, qrCodes };
+  log(`workspace, member, ${SHAPE.links} links, ${SHAPE.campaigns} campaigns, ${SHAPE.qrCodes} QR codes: ${fmtS(performance.now() - t0)}`);
+
+  const writer = await bdb.bulkWriter();
+  try {
+    // Conversions over [now − 400 days, now), raw rows and aggregates.
+    let t = performance.now();
+    const convAgg = new ConversionAggregates();
+    let batch: ConversionRow[] = [];
+    for (const row of generateConversions(cat, CONVERSIONS, now - 400 * DAY_MS, now, now, 1)) {
+      convAgg.add(row);
+      batch.push(row);
+      if (batch.length === bdb.batch) {
+        await writer.insert('conversions', batch as unknown as Record<string, unknown>[]);
+        batch = [];
+      }
+    }
+    await writer.insert('conversions', batch as unknown as Record<string, unknown>[]);
+    const convMs = performance.now() - t;
+    t = performance.now();
+    for (const [table, map] of convAgg.tables) {
+      const rows = [...map.values()];
+      for (let i = 0; i < rows.length; i += bdb.batch) await writer.insert(table, rows.slice(i, i + bdb.batch));
+    }
+    const convAggMs = performance.now() - t;
+    log(`conversions: ${fmtInt(CONVERSIONS)} raw rows in ${fmtS(convMs)} (${fmtInt(CONVERSIONS / (convMs / 1000))} rows/s, generation and in-memory aggregation included)`);
+    log(
+      `conversion aggregates: ${fmtInt(convAgg.rowCount)} rows (${[...convAgg.tables].map(([tb, m]) => `${tb.replace('conversion_daily_', '')} ${fmtInt(m.size)}`).join(', ')}) in ${fmtS(convAggMs)}`,
+    );
+
+    // Clicks over the same 400 days; raw events only for the last 90.
+    t = performance.now();
+    const clickAgg = new ClickAggregates();
+    const rawFrom = now - RAW_CLICK_DAYS * DAY_MS;
+    let raw: StoredClick[] = [];
+    let rawCount = 0;
+    for (const c of generateClicks(cat, CLICKS, now - 400 * DAY_MS, now, 2)) {
+      clickAgg.add(c);
+      if (c.occurred_at < rawFrom) continue;
+      raw.push(c);
+      rawCount++;
+      if (raw.length === bdb.batch) {
+        await writer.insert('clicks', raw as unknown as Record<string, unknown>[]);
+        raw = [];
+      }
+    }
+    await writer.insert('clicks', raw as unknown as Record<string, unknown>[]);
+    const clickMs = performance.now() - t;
+    t = performance.now();
+    const linkDaily = [...clickAgg.linkDaily.values()];
+    for (let i = 0; i < linkDaily.length; i += bdb.batch) await writer.insert('link_daily_clicks', linkDaily.slice(i, i + bdb.batch));
+    const qrDaily = [...clickAgg.qrDaily.values()];
+    for (let i = 0; i < qrDaily.length; i += bdb.batch) await writer.insert('qr_daily_scans', qrDaily.slice(i, i + bdb.batch));
+    for (const [linkId, n] of clickAgg.perLink) await knex('links').where({ id: linkId }).update({ clicks: n, served: n });
+    const clickAggMs = performance.now() - t;
+    log(`clicks: ${fmtInt(CLICKS)} generated over 400 days, ${fmtInt(rawCount)} raw rows (last ${RAW_CLICK_DAYS} days) in ${fmtS(clickMs)}`);
+    log(`click counts: ${fmtInt(linkDaily.length)} link_daily_clicks + ${fmtInt(qrDaily.length)} qr_daily_scans rows, links.clicks, in ${fmtS(clickAggMs)}`);
+  } finally {
+    await writer.close();
+  }
+
+  let t = performance.now();
+  const how = await bdb.settle();
+  log(`settle: ${how}: ${fmtS(performance.now() - t)}`);
+  log(`seeding total: ${fmtS(performance.now() - t0)}`);
+  const size = await bdb.size();
+  log(
+    `database size: ${fmtBytes(size.total)}${size.tables.length ? ` (with indexes: ${size.tables.sort((a, b) => b[1] - a[1]).map(([tb, b]) => `${tb} ${fmtBytes(b)}`).join(', ')})` : ''}`,
+  );
+
+  t = performance.now();
+  const def = (d: Partial<GoalDefinition> & Pick<GoalDefinition, 'name' | 'type'>): GoalDefinition => ({
+    custom_name: null, link_id: null, qr_code_id: null, campaign_id: null, target_count: null, target_value_minor: null, target_currency: null,
+    window_start: null, window_end: null, ...d,
+  });
+  const goals = [
+    await createGoal(knex, workspaceId, def({ name: 'purchase, value target', type: 'purchase', target_value_minor: 1_000_000_000, target_currency: 'EUR' })),
+    await createGoal(knex, workspaceId, def({ name: 'custom newsletter_optin', type: 'custom', custom_name: 'newsletter_optin', target_count: 10_000 })),
+    await createGoal(knex, workspaceId, def({ name: 'purchase on a link', type: 'purchase', link_id: links[7], target_count: 500 })),
+    await createGoal(knex, workspaceId, def({ name: 'download on a QR code', type: 'download', qr_code_id: qrCodes[3].id, target_count: 100 })),
+  ];
+  log(`goals: ${goals.map((g) => g.name).join('; ')}`);
+  return { cat, now, goals };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Child processes
+
+// Loaded into the service with --import: a child whose parent is gone exits by itself.
+const WATCHDOG = `const parent = Number(process.env.SHORTLINK_BENCH_PARENT);
+setInterval(() => { if (process.ppid !== parent) process.exit(1); }, 500).unref();
+`;
+
+interface Child {
+  name: string;
+  proc: ChildProcess;
+  output(): string;
+  repeatedLogs(): string[];
+  stop(graceMs: number): Promise<void>;
+}
+
+function startChild(name: string, argv: string[], env: NodeJS.ProcessEnv): Child {
+  const proc = spawn(process.execPath, argv, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(proc);
+  let tail = '';
+  const exited = new Promise<void>((resolve) => {
+    proc.once('exit', () => {
+      children.delete(proc);
+      resolve();
+    });
+    proc.once('error', (err) => {
+      tail += `\n${err.message}`;
+      children.delete(proc);
+      resolve();
+    });
+  });
+  // The service logs JSON lines; a message repeated (a failing background poll, say) is shown
+  // once, shortened, and counted, so it neither floods the output nor goes unnoticed.
+  const seen = new Map<string, number>();
+  const echo = (line: string) => {
+    let key = line;
+    try {
+      const o = JSON.parse(line) as { msg?: string; err?: { message?: string } };
+      key = `${o.msg ?? ''}${o.err?.message ? `: ${o.err.message.split(' - ').pop()!.split('\n')[0]}` : ''}`;
+    } catch {
+      // not JSON: the line itself
+    }
+    const n = seen.get(key) ?? 0;
+    seen.set(key, n + 1);
+    if (n === 0) process.stderr.write(`[${name}] ${short(key, 400)}\n`);
+  };
+  for (const stream of [proc.stdout!, proc.stderr!]) {
+    let partial = '';
+    stream.setEncoding('utf8');
+    stream.on('data', (chunk: string) => {
+      tail = (tail + chunk).slice(-8_000);
+      const lines = (partial + chunk).split('\n');
+      partial = lines.pop()!;
+      for (const l of lines) if (l.trim()) echo(l);
+    });
+  }
+  const child: Child = {
+    name,
+    proc,
+    output: () => tail,
+    repeatedLogs: () => [...seen].filter(([, n]) => n > 1).map(([k, n]) => `${n}× ${short(k, 300)}`),
+    async stop(graceMs: number) {
+      if (proc.exitCode !== null || proc.signalCode !== null) return;
+      proc.kill('SIGTERM');
+      const timer = setTimeout(() => proc.kill('SIGKILL'), graceMs);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+  onCleanup(`${name} process`, () => child.stop(10_000));
+  return child;
+}
+
+// One keep-alive connection, as a dashboard's backend would hold to the API.
+const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+
+function request(port: number, pathname: string, key?: string): Promise<{ status: number; body: string; ms: number }> {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const headers: Record<string, string> = { 'X-Forwarded-Proto': 'https', Accept: 'application/json' };
+    if (key) headers.Authorization = `Bearer ${key}`;
+    const req = http.get({ host: '127.0.0.1', port, path: pathname, headers, agent, timeout: 60_000 }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), ms: performance.now() - t0 }));
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', reject);
+  });
+}
+
+async function waitForHealth(child: Child, port: number, ms: number) {
+  const until = Date.now() + ms;
+  let last = 'no answer';
+  while (Date.now() < until) {
+    if (child.proc.exitCode !== null || child.proc.signalCode !== null) {
+      throw new Error(`${child.name} exited (${child.proc.exitCode ?? child.proc.signalCode}) before answering:\n${child.output()}`);
+    }
+    try {
+      const r = await request(port, '/healthz');
+      if (r.status === 200) return;
+      last = `status ${r.status}`;
+    } catch (err) {
+      last = (err as Error).message;
+    }
+    await sleep(200);
+  }
+  throw new Error(`${child.name} did not answer GET /healthz within ${ms} ms (${last}):\n${child.output()}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cases
+
+/** Fresh API keys, one per REQUESTS_PER_KEY requests: the rate limit never answers 429. */
+class KeyPool {
+  private key = '';
+  private used = 0;
+  minted = 0;
+  constructor(
+    private readonly knex: Knex,
+    private readonly cat: Catalog,
+  ) {}
+  async take(): Promise<string> {
+    if (!this.key || this.used >= REQUESTS_PER_KEY) {
+      this.key = (await createKey(this.knex, this.cat.workspaceId, this.cat.userId, ['conversions:read'], null)).key;
+      this.used = 0;
+      this.minted++;
+    }
+    this.used++;
+    return this.key;
+  }
+}
+
+interface Split {
+  total: number;
+  tally: number;
+  clicks: number;
+  conversions: number;
+}
+
+interface Case {
+  name: string;
+  requests: number;
+  path(): string;
+  run(knex: Knex): Promise<Split>;
+  conversionsOf(body: any): number;
+}
+
+const isoFrom400 = () => new Date(Date.now() - WINDOW_400_MS).toISOString();
+const window400 = (): Window => {
+  const now = Date.now();
+  return { from: now - WINDOW_400_MS, to: now };
+};
+const window30 = (): Window => {
+  const now = Date.now();
+  return { from: now - WINDOW_30_MS, to: now };
+};
+
+/** What getConversionSummary asks of the repositories, in the same order. */
+async function summaryQueries(knex: Knex, workspaceId: string, w: Window, filters: ConversionFilters): Promise<Split> {
+  const t0 = performance.now();
+  const tally = await tallyConversions(knex, workspaceId, w, filters);
+  const t1 = performance.now();
+  const byLink = breakdownEntries(tally.byLink);
+  const byQr = breakdownEntries(tally.byQr);
+  await countClicks(knex, workspaceId, w, { linkIds: byLink.map((l) => l.id), qrIds: byQr.map((x) => x.id), onlyLink: filters.linkId, onlyQr: filters.qrCodeId });
+  const t2 = performance.now();
+  return { total: t2 - t0, tally: t1 - t0, clicks: t2 - t1, conversions: tally.total };
+}
+
+/** What getGoalReport asks of the repositories (the goal, its tally, its clicks). */
+async function goalQueries(knex: Knex, workspaceId: string, goalId: string, requested: Window): Promise<Split> {
+  const t0 = performance.now();
+  const goal = (await getGoal(knex, goalId))!;
+  const { window: w } = intersectWindow(requested, goal.window_start, goal.window_end);
+  const tally = await tallyGoal(knex, workspaceId, w, {
+    eventType: goal.type, customName: goal.custom_name, linkId: goal.link_id, qrCodeId: goal.qr_code_id, campaignId: goal.campaign_id,
+  });
+  const t1 = performance.now();
+  await countClicks(knex, workspaceId, w, { linkIds: [], qrIds: [], onlyLink: goal.link_id ?? undefined, onlyQr: goal.qr_code_id ?? undefined });
+  const t2 = performance.now();
+  return { total: t2 - t0, tally: t1 - t0, clicks: t2 - t1, conversions: tally.total };
+}
+
+function casesFor(s: Seeded): Case[] {
+  const ws = s.cat.workspaceId;
+  const linkId = s.cat.links[7];
+  const summaryTotal = (b: any) => Number(b?.data?.total);
+  const goalTotal = (b: any) => Number(b?.data?.conversions);
+  const cases: Case[] = [
+    { name: 'summary, 30 days (default)', requests: REQUESTS, path: () => '/api/v1/conversions', run: (k) => summaryQueries(k, ws, window30(), {}), conversionsOf: summaryTotal },
+    {
+      name: 'summary, 400 days',
+      requests: REQUESTS,
+      path: () => `/api/v1/conversions?from=${encodeURIComponent(isoFrom400())}`,
+      run: (k) => summaryQueries(k, ws, window400(), {}),
+      conversionsOf: summaryTotal,
+    },
+    {
+      name: 'summary linkId, 30 days',
+      requests: REQUESTS,
+      path: () => `/api/v1/conversions?linkId=${linkId}`,
+      run: (k) => summaryQueries(k, ws, window30(), { linkId }),
+      conversionsOf: summaryTotal,
+    },
+    {
+      name: 'summary linkId, 400 days',
+      requests: REQUESTS,
+      path: () => `/api/v1/conversions?linkId=${linkId}&from=${encodeURIComponent(isoFrom400())}`,
+      run: (k) => summaryQueries(k, ws, window400(), { linkId }),
+      conversionsOf: summaryTotal,
+    },
+  ];
+  for (const g of s.goals) {
+    cases.push(
+      { name: `goal ${g.name}, 30 days`, requests: REQUESTS, path: () => `/api/v1/goals/${g.id}/report`, run: (k) => goalQueries(k, ws, g.id, window30()), conversionsOf: goalTotal },
+      {
+        name: `goal ${g.name}, 400 days`,
+        requests: REQUESTS,
+        path: () => `/api/v1/goals/${g.id}/report?from=${encodeURIComponent(isoFrom400())}`,
+        run: (k) => goalQueries(k, ws, g.id, window400()),
+        conversionsOf: goalTotal,
+      },
+    );
+  }
+  // Beyond the brief: a summary filtered by event type reads raw events (the filtered path)
+  // over the whole window; fewer requests, as it is expected to be slow.
+  cases.push({
+    name: 'summary eventType=purchase, 400 days (extra)',
+    requests: Math.min(REQUESTS, 10),
+    path: () => `/api/v1/conversions?eventType=purchase&from=${encodeURIComponent(isoFrom400())}`,
+    run: (k) => summaryQueries(k, ws, window400(), { eventType: 'purchase' }),
+    conversionsOf: summaryTotal,
+  });
+  return cases;
+}
+
+interface HttpResult {
+  stats: Stats;
+  errors: number;
+  firstError?: string;
+  conversions: number;
+  bytes: number;
+}
+
+async function measureHttp(c: Case, port: number, keys: KeyPool): Promise<HttpResult> {
+  const samples: number[] = [];
+  let errors = 0;
+  let firstError: string | undefined;
+  let conversions = NaN;
+  let bytes = 0;
+  for (let i = 0; i < WARMUPS + c.requests; i++) {
+    const key = await keys.take();
+    const r = await request(port, c.path(), key);
+    if (r.status !== 200) {
+      errors++;
+      firstError ??= `${r.status} ${r.body.slice(0, 300)}`;
+    } else if (i === WARMUPS + c.requests - 1) {
+      conversions = c.conversionsOf(JSON.parse(r.body));
+      bytes = Buffer.byteLength(r.body);
+    }
+    if (i >= WARMUPS) samples.push(r.ms);
+  }
+  return { stats: stats(samples), errors, firstError, conversions, bytes };
+}
+
+interface InProcessResult {
+  stats: Stats;
+  tallyP50: number;
+  clicksP50: number;
+  conversions: number;
+}
+
+async function measureInProcess(c: Case, knex: Knex): Promise<InProcessResult> {
+  const totals: number[] = [];
+  const tallies: number[] = [];
+  const clicks: number[] = [];
+  let conversions = NaN;
+  for (let i = 0; i < WARMUPS + c.requests; i++) {
+    const r = await c.run(knex);
+    conversions = r.conversions;
+    if (i < WARMUPS) continue;
+    totals.push(r.total);
+    tallies.push(r.tally);
+    clicks.push(r.clicks);
+  }
+  return { stats: stats(totals), tallyP50: stats(tallies).p50, clicksP50: stats(clicks).p50, conversions };
+}
+
+// Query tracing through knex's query events: one run of a case, each query with its time.
+interface TracedQuery {
+  sql: string;
+  bindings: unknown[];
+  ms: number;
+}
+function installTracer(knex: Knex) {
+  let current: TracedQuery[] | null = null;
+  const started = new Map<string, { sql: string; bindings: unknown[]; t: number }>();
+  knex.on('query', (q: { sql: string; bindings?: unknown[]; __knexQueryUid: string }) => {
+    if (current) started.set(q.__knexQueryUid, { sql: q.sql, bindings: q.bindings ?? [], t: performance.now() });
+  });
+  knex.on('query-response', (_r: unknown, q: { __knexQueryUid: string }) => {
+    const s = started.get(q.__knexQueryUid);
+    if (!s || !current) return;
+    started.delete(q.__knexQueryUid);
+    current.push({ sql: s.sql, bindings: s.bindings, ms: performance.now() - s.t });
+  });
+  return async (run: () => Promise<unknown>): Promise<TracedQuery[]> => {
+    current = [];
+    try {
+      await run();
+      return current;
+    } finally {
+      current = null;
+      started.clear();
+    }
+  };
+}
+
+const short = (s: string, n = 220) => (s.length > n ? `${s.slice(0, n)} …` : s);
+function describeBindings(b: unknown[]): string {
+  if (b.length <= 8) return JSON.stringify(b);
+  return `${JSON.stringify(b.slice(0, 4)).slice(0, -1)}, … ${b.length} values]`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// One engine, start to end
+
+interface EngineReport {
+  engine: Engine;
+  lines: string[];
+}
+
+async function runEngine(engine: Engine): Promise<EngineReport> {
+  const mark = cleanups.length;
+  try {
+    log(`=== ${engine} ${'='.repeat(80)}`);
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), `shortlink-bench-conv-${engine}-`));
+    onCleanup(`temp dir ${tmp}`, () => (KEEP && engine === 'sqlite' ? log(`kept: ${tmp}/bench.db`) : fs.rmSync(tmp, { recursive: true, force: true })));
+    const bdb = await createDatabase(engine, tmp);
+    log(`database: ${bdb.describe}`);
+    const db = openDatabase(bdb.url, { poolMax: 2 });
+    onCleanup(`${engine} knex`, () => db.knex.destroy());
+    await migrateLatest(db);
+    const seeded = await seed(bdb, db.knex);
+    const { knex } = db;
+
+    // Seeded consistency: the aggregates hold every raw conversion; a 400-day summary sees them.
+    const [{ raw }] = (await knex('conversions').count({ raw: '*' })) as Array<{ raw: number | string }>;
+    const [{ agg }] = (await knex('conversion_daily_type').sum({ agg: 'conversions' })) as Array<{ agg: number | string }>;
+    log(`check: ${fmtInt(Number(raw))} raw conversions, ${fmtInt(Number(agg))} counted in conversion_daily_type`);
+    log();
+
+    // The service.
+    const port = await freePort();
+    const watchdog = path.join(tmp, 'watchdog.mjs');
+    fs.writeFileSync(watchdog, WATCHDOG);
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      SHORTLINK_BENCH_PARENT: String(process.pid),
+      DATABASE_URL: bdb.url,
+      DATA_DIR: path.join(tmp, 'data'),
+      PORT: String(port),
+      TLS: 'off',
+      TRUST_PROXY: '1',
+      SHORT_DOMAIN: 'localhost',
+      LOG_LEVEL: 'warn',
+    };
+    delete env.NODE_OPTIONS;
+    const service = startChild(`service ${engine}`, ['--import', pathToFileURL(watchdog).href, 'bin/shortlink.mjs', 'serve'], env);
+    const t0 = performance.now();
+    await waitForHealth(service, port, 120_000);
+    log(`service pid ${service.proc.pid} on :${port}, healthy after ${fmtS(performance.now() - t0)}`);
+
+    const keys = new KeyPool(knex, seeded.cat);
+    const cases = casesFor(seeded);
+    const trace = installTracer(knex);
+    const rows: string[][] = [];
+    const over: Array<{ c: Case; why: string }> = [];
+    const notes: string[] = [];
+    for (const c of cases) {
+      const h = await measureHttp(c, port, keys);
+      const p = await measureInProcess(c, knex);
+      const miss = h.stats.p50 >= TARGET_P50_MS || p.stats.p50 >= TARGET_P50_MS;
+      if (miss || EXPLAIN === 'always') over.push({ c, why: miss ? 'over target' : '--explain always' });
+      if (h.errors) notes.push(`${c.name}: ${h.errors} non-200 answers, first: ${h.firstError}`);
+      rows.push([
+        c.name,
+        String(c.requests),
+        fmtMs(h.stats.p50),
+        fmtMs(h.stats.p99),
+        fmtMs(h.stats.max),
+        fmtMs(p.stats.p50),
+        fmtMs(p.stats.p99),
+        fmtMs(p.stats.max),
+        fmtMs(p.tallyP50),
+        fmtMs(p.clicksP50),
+        fmtMs(h.stats.p50 - p.stats.p50),
+        `${Number.isFinite(h.conversions) ? fmtInt(h.conversions) : '-'} / ${fmtInt(p.conversions)}`,
+        `${(h.bytes / 1024).toFixed(1)}`,
+        h.errors ? `${h.errors} ERR` : miss ? 'MISS' : 'ok',
+      ]);
+      process.stderr.write(`  [${engine}] ${c.name}: HTTP p50 ${fmtMs(h.stats.p50)} ms, in-process p50 ${fmtMs(p.stats.p50)} ms\n`);
+    }
+    await service.stop(15_000);
+    const repeated = service.repeatedLogs();
+
+    const lines: string[] = [];
+    lines.push(`results, ${engine}: sequential requests on one keep-alive connection, ${WARMUPS} warm-ups per case, ${fmtInt(keys.minted)} API keys minted`);
+    lines.push(
+      table(
+        ['case', 'n', 'HTTP p50', 'p99', 'max', 'in-proc p50', 'p99', 'max', 'tally p50', 'clicks p50', 'HTTP-in-proc p50', 'conversions HTTP / in-proc', 'KiB', `p50 < ${TARGET_P50_MS} ms`],
+        rows,
+      ),
+    );
+    lines.push(
+      `(ms; with n = 50 the p99 is the slowest sample; "tally" = tallyConversions/tallyGoal, "clicks" = countClicks; conversions are data.total or data.conversions of the last answer and of the last in-process run; windows slide with the clock, so they may differ by one)`,
+    );
+    for (const n of notes) lines.push(`NOTE ${n}`);
+    for (const r of repeated) lines.push(`NOTE the service logged, while measured: ${r}`);
+    for (const l of lines) log(l);
+    log();
+
+    // Profiles of the cases over the target.
+    if (EXPLAIN !== 'never' && over.length) {
+      log(`query profiles (${engine}): one traced in-process run per case, queries by time; plans of the queries over 5 ms`);
+      for (const { c, why } of over) {
+        const queries = await trace(() => c.run(knex));
+        const sum = queries.reduce((s, q) => s + q.ms, 0);
+        log(`- ${c.name} (${why}): ${queries.length} queries, ${fmtMs(sum)} ms`);
+        const sorted = [...queries].sort((a, b) => b.ms - a.ms);
+        for (const q of sorted.slice(0, 6)) log(`    ${fmtMs(q.ms).padStart(7)} ms  ${short(q.sql.replace(/\s+/g, ' '))}  ${describeBindings(q.bindings)}`);
+        for (const q of sorted.filter((x) => x.ms >= 5).slice(0, 3)) {
+          log(`    plan of the ${fmtMs(q.ms)} ms query: ${short(q.sql.replace(/\s+/g, ' '), 400)}`);
+          try {
+            for (const l of await bdb.explain(q.sql, q.bindings)) log(`      ${l}`);
+          } catch (err) {
+            log(`      (explain failed: ${(err as Error).message})`);
+          }
+        }
+      }
+      log();
+    }
+    return { engine, lines };
+  } finally {
+    await releaseTo(mark);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Main
+
+async function main() {
+  const cpus = os.cpus();
+  log('Shortlink conversion summary and goal report benchmark');
+  log(`machine: ${os.availableParallelism()} CPUs (${cpus[0]?.model.trim() ?? 'unknown'}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, node ${process.version}`);
+  log(`load average at start: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} (the service, the database and this client share the machine)`);
+  log(
+    `data: ${fmtInt(CONVERSIONS)} conversions and ${fmtInt(CLICKS)} clicks over 400 days; ${SHAPE.links} links, ${SHAPE.campaigns} campaigns, ${SHAPE.qrCodes} QR codes; ${REQUESTS} requests per case; engines: ${ENGINES.join(', ')}; time limit ${TIME_LIMIT_S} s`,
+  );
+  log(`aggregate rows vs insertConversion: ${await checkAggregatesAgainstInsertConversion()}`);
+  log();
+  const reports: EngineReport[] = [];
+  for (const engine of ENGINES) reports.push(await runEngine(engine));
+  if (reports.length > 1) {
+    log('=== summary '.padEnd(90, '='));
+    for (const r of reports) {
+      for (const l of r.lines) log(l);
+      log();
+    }
+  }
+}
+
+let exitCode = 0;
+try {
+  await main();
+} catch (err) {
+  process.stderr.write(`bench failed: ${(err as Error).stack ?? err}\n`);
+  exitCode = 1;
+} finally {
+  if (!aborting) {
+    await cleanup();
+    clearTimeout(deadline);
+  }
+}
+agent.destroy();
+if (!aborting) process.exit(exitCode);

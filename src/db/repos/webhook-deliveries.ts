@@ -1,0 +1,319 @@
+// The outbox of webhook deliveries, as the delivery worker and the operator commands see it.
+// Rows are written PENDING by the outbox (src/webhooks/outbox.ts), one per (event, subscription).
+//
+// A process claims due rows with a lease (status SENDING, lease_owner, lease_until); every write
+// about an attempt is fenced on (lease_owner, attempts), so a process that lost its lease can no
+// longer change the row. Before the request is written, request_sent is set: a lease that runs
+// out (the process died) is then settled by any process from what was on record.
+import type { Knex } from 'knex';
+import type { Engine } from '../knex';
+import type { AttemptResult, DeliveryDecision, DeliveryStatus, Variant } from '../../webhooks/schedule';
+
+export const TABLE = 'webhook_deliveries';
+
+export interface ClaimedDelivery {
+  id: string;
+  subscriptionId: string;
+  workspaceId: string;
+  variant: Variant;
+  eventId: string;
+  eventType: string;
+  requestId: string | null;
+  occurredAt: number;
+  data: string;
+  /** The number of this attempt over the delivery's life (1, 2, ...). */
+  attempt: number;
+  /** The number of this attempt within its round (1 = first attempt; a replay starts a round). */
+  attemptInRound: number;
+  leaseUntil: number;
+  /** The subscription as it is now: null when it was deleted or disabled meanwhile. */
+  subscription: { url: string; secretEncrypted: string } | null;
+}
+
+export interface ClaimOptions {
+  owner: string;
+  now: number;
+  limit: number;
+  leaseMs: Record<Variant, number>;
+}
+
+const rowsOf = (result: any): any[] => (Array.isArray(result) ? result : result.rows);
+
+/**
+ * Claims up to `limit` due deliveries for `owner` and opens an attempt for each. On Postgres the
+ * candidates are locked with SKIP LOCKED, so processes claiming at the same moment take disjoint
+ * rows; on SQLite the single UPDATE is atomic.
+ */
+export async function claimDue(knex: Knex, engine: Engine, o: ClaimOptions): Promise<ClaimedDelivery[]> {
+  if (o.limit <= 0) return [];
+  const lock = engine === 'postgres' ? 'FOR UPDATE SKIP LOCKED' : '';
+  return knex.transaction(async (trx) => {
+    const claimed = rowsOf(
+      await trx.raw(
+        `UPDATE ${TABLE}
+            SET status = 'SENDING', lease_owner = ?, request_sent = ?, attempts = attempts + 1, updated_at = ?,
+                lease_until = CASE WHEN variant = 'A' THEN CAST(? AS BIGINT) ELSE CAST(? AS BIGINT) END
+          WHERE status = 'PENDING' AND id IN (
+                SELECT c.id FROM ${TABLE} c
+                 WHERE c.status = 'PENDING' AND c.next_attempt_at <= ?
+                   AND EXISTS (SELECT 1 FROM webhook_subscriptions s
+                                WHERE s.id = c.subscription_id AND s.deleted_at IS NULL AND s.enabled = ?)
+                 ORDER BY c.next_attempt_at
+                 LIMIT ? ${lock})
+      RETURNING id, subscription_id, workspace_id, variant, event_id, event_type, request_id, occurred_at, data,
+                attempts, round_start, lease_until`,
+        [o.owner, false, o.now, o.now + o.leaseMs.A, o.now + o.leaseMs.B, o.now, true, o.limit],
+      ),
+    );
+    if (!claimed.length) return [];
+    await trx('webhook_attempts').insert(
+      claimed.map((r) => ({ delivery_id: r.id, attempt: Number(r.attempts), started_at: o.now, request_sent: false })),
+    );
+    const subscriptionIds = [...new Set(claimed.map((r) => r.subscription_id as string))];
+    const subscriptions = new Map<string, { url: string; secretEncrypted: string }>();
+    for (const s of await trx('webhook_subscriptions')
+      .whereIn('id', subscriptionIds)
+      .whereNull('deleted_at')
+      .where('enabled', true)
+      .select('id', 'url', 'secret_encrypted')) {
+      subscriptions.set(s.id, { url: s.url, secretEncrypted: s.secret_encrypted });
+    }
+    return claimed.map((r) => ({
+      id: r.id,
+      subscriptionId: r.subscription_id,
+      workspaceId: r.workspace_id,
+      variant: r.variant,
+      eventId: r.event_id,
+      eventType: r.event_type,
+      requestId: r.request_id ?? null,
+      occurredAt: Number(r.occurred_at),
+      data: r.data,
+      attempt: Number(r.attempts),
+      attemptInRound: Number(r.attempts) - Number(r.round_start),
+      leaseUntil: Number(r.lease_until),
+      subscription: subscriptions.get(r.subscription_id) ?? null,
+    }));
+  });
+}
+
+/**
+ * Records that the request of this attempt is about to be written. False when the lease was lost
+ * meanwhile: then nothing may be sent.
+ */
+export async function markRequestSent(knex: Knex, d: { id: string; owner: string; attempt: number }, now: number): Promise<boolean> {
+  return knex.transaction(async (trx) => {
+    const n = await trx(TABLE)
+      .where({ id: d.id, lease_owner: d.owner, attempts: d.attempt, status: 'SENDING' })
+      .update({ request_sent: true, updated_at: now });
+    if (n !== 1) return false;
+    await trx('webhook_attempts').where({ delivery_id: d.id, attempt: d.attempt }).update({ request_sent: true });
+    return true;
+  });
+}
+
+export interface Settlement {
+  id: string;
+  owner: string;
+  attempt: number;
+  decision: DeliveryDecision;
+  result: AttemptResult;
+  now: number;
+}
+
+const statusCodeOf = (r: AttemptResult) => (r.kind === 'answered' ? r.statusCode : null);
+const errorOf = (r: AttemptResult) => (r.kind === 'answered' ? null : r.error);
+
+function settledRow(decision: DeliveryDecision, result: AttemptResult, now: number) {
+  const final = decision.status !== 'PENDING';
+  return {
+    status: decision.status,
+    next_attempt_at: decision.status === 'PENDING' ? now + decision.retryInMs : undefined,
+    finished_at: final ? now : null,
+    lease_owner: null,
+    lease_until: null,
+    request_sent: false,
+    last_status_code: statusCodeOf(result),
+    last_error: decision.status === 'DELIVERED' ? null : errorOf(result) ?? `HTTP ${statusCodeOf(result)}`,
+    updated_at: now,
+  };
+}
+
+/** Applies the outcome of attempts (fenced on the lease); returns the ids whose lease was lost. */
+export async function settleAttempts(knex: Knex, settlements: Settlement[]): Promise<string[]> {
+  if (!settlements.length) return [];
+  return knex.transaction(async (trx) => {
+    const lost: string[] = [];
+    for (const s of settlements) {
+      const n = await trx(TABLE)
+        .where({ id: s.id, lease_owner: s.owner, attempts: s.attempt, status: 'SENDING' })
+        .update(settledRow(s.decision, s.result, s.now));
+      if (n !== 1) {
+        lost.push(s.id);
+        continue;
+      }
+      await trx('webhook_attempts')
+        .where({ delivery_id: s.id, attempt: s.attempt })
+        .update({ finished_at: s.now, outcome: s.decision.attemptOutcome, status_code: statusCodeOf(s.result), error: errorOf(s.result) });
+    }
+    return lost;
+  });
+}
+
+/**
+ * Hands back an attempt that never started sending (the process is shutting down): the delivery
+ * is PENDING again, due at once, and the attempt is not counted.
+ */
+export async function releaseUnsent(knex: Knex, d: { id: string; owner: string; attempt: number }, now: number): Promise<void> {
+  await knex.transaction(async (trx) => {
+    const n = await trx(TABLE)
+      .where({ id: d.id, lease_owner: d.owner, attempts: d.attempt, status: 'SENDING', request_sent: false })
+      .update({ status: 'PENDING', attempts: d.attempt - 1, lease_owner: null, lease_until: null, next_attempt_at: now, updated_at: now });
+    if (n === 1) await trx('webhook_attempts').where({ delivery_id: d.id, attempt: d.attempt }).delete();
+  });
+}
+
+export interface ExpiredLease {
+  id: string;
+  variant: Variant;
+  attempt: number;
+  attemptInRound: number;
+  requestSent: boolean;
+  owner: string;
+  leaseUntil: number;
+}
+
+/** Deliveries whose lease ran out: the process that held them stopped mid-attempt. */
+export async function expiredLeases(knex: Knex, now: number, limit = 500): Promise<ExpiredLease[]> {
+  const rows = await knex(TABLE)
+    .where('status', 'SENDING')
+    .where('lease_until', '<', now)
+    .limit(limit)
+    .select('id', 'variant', 'attempts', 'round_start', 'request_sent', 'lease_owner', 'lease_until');
+  return rows.map((r) => ({
+    id: r.id,
+    variant: r.variant,
+    attempt: Number(r.attempts),
+    attemptInRound: Number(r.attempts) - Number(r.round_start),
+    requestSent: Boolean(r.request_sent),
+    owner: r.lease_owner,
+    leaseUntil: Number(r.lease_until),
+  }));
+}
+
+/** Settles an attempt whose lease ran out, unless another process did so first. */
+export async function settleExpired(
+  knex: Knex,
+  e: ExpiredLease,
+  decision: DeliveryDecision,
+  result: AttemptResult,
+  now: number,
+): Promise<boolean> {
+  return knex.transaction(async (trx) => {
+    const n = await trx(TABLE)
+      .where({ id: e.id, lease_owner: e.owner, attempts: e.attempt, status: 'SENDING', lease_until: e.leaseUntil })
+      .update(settledRow(decision, result, now));
+    if (n !== 1) return false;
+    await trx('webhook_attempts')
+      .where({ delivery_id: e.id, attempt: e.attempt })
+      .update({ finished_at: now, outcome: decision.attemptOutcome, error: errorOf(result) });
+    return true;
+  });
+}
+
+/** Pending deliveries of a subscription that was deleted or disabled are FAILED, nothing sent. */
+export async function failOrphaned(knex: Knex, now: number): Promise<number> {
+  return knex(TABLE)
+    .where('status', 'PENDING')
+    .where('next_attempt_at', '<=', now)
+    .whereNotExists(
+      knex('webhook_subscriptions as s')
+        .select(knex.raw('1'))
+        .whereRaw(`s.id = ${TABLE}.subscription_id`)
+        .whereNull('s.deleted_at')
+        .where('s.enabled', true),
+    )
+    .update({
+      status: 'FAILED',
+      finished_at: now,
+      updated_at: now,
+      last_error: 'the subscription was deleted or disabled before this delivery was made; nothing was sent',
+    });
+}
+
+// ---------------------------------------------------------------------------------------------
+// The operator's view (`shortlink webhook deliveries | replay | resolve`).
+
+export interface DeliverySummary {
+  id: string;
+  subscriptionId: string;
+  variant: Variant;
+  eventType: string;
+  eventId: string;
+  status: DeliveryStatus;
+  attempts: number;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  createdAt: string;
+  nextAttemptAt: string | null;
+  finishedAt: string | null;
+}
+
+const iso = (ms: unknown) => (ms === null || ms === undefined ? null : new Date(Number(ms)).toISOString());
+
+export async function listDeliveries(
+  knex: Knex,
+  filter: { workspaceId?: string; status?: DeliveryStatus; limit: number },
+): Promise<DeliverySummary[]> {
+  const q = knex(TABLE).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'seq', order: 'desc' }]).limit(filter.limit);
+  if (filter.workspaceId) q.where('workspace_id', filter.workspaceId);
+  if (filter.status) q.where('status', filter.status);
+  const rows = await q.select(
+    'id', 'subscription_id', 'variant', 'event_type', 'event_id', 'status', 'attempts', 'last_status_code', 'last_error',
+    'created_at', 'next_attempt_at', 'finished_at',
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    subscriptionId: r.subscription_id,
+    variant: r.variant,
+    eventType: r.event_type,
+    eventId: r.event_id,
+    status: r.status,
+    attempts: Number(r.attempts),
+    lastStatusCode: r.last_status_code === null || r.last_status_code === undefined ? null : Number(r.last_status_code),
+    lastError: r.last_error ?? null,
+    createdAt: iso(r.created_at)!,
+    // Only a PENDING delivery has a next attempt.
+    nextAttemptAt: r.status === 'PENDING' ? iso(r.next_attempt_at) : null,
+    finishedAt: iso(r.finished_at),
+  }));
+}
+
+export async function findDelivery(knex: Knex, id: string): Promise<{ id: string; variant: Variant; status: DeliveryStatus } | null> {
+  const row = await knex(TABLE).where({ id }).first('id', 'variant', 'status');
+  return row ? { id: row.id, variant: row.variant, status: row.status } : null;
+}
+
+/**
+ * Variant B only, FAILED only: the delivery becomes PENDING again, due now, with the same id
+ * (so the same X-Service-Delivery-Id) and a new round of the first attempt and five retries.
+ * Returns false when the row was not (or no longer) a FAILED Variant B delivery.
+ */
+export async function replayDelivery(knex: Knex, id: string, now: number): Promise<boolean> {
+  const n = await knex(TABLE)
+    .where({ id, variant: 'B', status: 'FAILED' })
+    .update({
+      status: 'PENDING',
+      next_attempt_at: now,
+      round_start: knex.ref('attempts'),
+      replays: knex.raw('replays + 1'),
+      finished_at: null,
+      updated_at: now,
+    });
+  return n === 1;
+}
+
+/** UNKNOWN only: a person's judgement of what the endpoint did. */
+export async function resolveDelivery(knex: Knex, id: string, outcome: 'DELIVERED' | 'FAILED', now: number): Promise<boolean> {
+  const n = await knex(TABLE).where({ id, status: 'UNKNOWN' }).update({ status: outcome, resolved_at: now, updated_at: now });
+  return n === 1;
+}

@@ -1,0 +1,196 @@
+// Webhook events from flushed clicks, written inside the click flush transaction:
+// link.clicked / qr.scanned (Variant B, one per recorded click; a click through a QR code is
+// a scan, not a click), and the Variant A traffic alerts analytics.spike and
+// analytics.geo_anomaly, evaluated per link of the batch over the windows that have closed.
+import type { Knex } from 'knex';
+import {
+  detectGeoAnomalies, detectSpike, GEO_BASELINE_MS, GEO_MIN_CLICKS, GEO_QUIET_MS, GEO_WINDOW_MS, SPIKE_BASELINE_WINDOWS,
+  SPIKE_QUIET_MS, SPIKE_WINDOW_MS, windowStartOf,
+} from '../domain/analytics-alerts';
+import type { ClickSink, StoredClick } from '../redirect/clicks';
+import { linkHost } from './link-events';
+import { enqueueEvents, subscriptionTargets, type ServiceEvent, type SubscriptionTarget } from './outbox';
+import { serviceEvent } from './payloads';
+
+/** How many closed windows back a flush still evaluates (a link's clicks may pause). */
+const SPIKE_LOOKBACK_WINDOWS = 12;
+const GEO_LOOKBACK_WINDOWS = 3;
+const MEMO_LIMIT = 50_000;
+
+export interface ClickEventOptions {
+  shortDomain: string;
+  /**
+   * A window is evaluated once it closed this long ago, so that the clicks of its last moments
+   * have been flushed (by every process) too.
+   */
+  settleMs: number;
+  now?: () => number;
+}
+
+interface LinkInfo {
+  id: string;
+  workspace_id: string;
+  slug: string;
+  original_url: string;
+  domain_id: string | null;
+}
+
+const wants = (targets: SubscriptionTarget[], workspaceId: string, variant: 'A' | 'B', events: string[]) =>
+  targets.some((t) => t.workspaceId === workspaceId && t.variant === variant && events.some((e) => t.events.has(e)));
+
+export function webhookClickSink(opts: ClickEventOptions): ClickSink {
+  const now = opts.now ?? Date.now;
+  // The last window end evaluated per link in this process: each window is read once.
+  const evaluated = { spike: new Map<string, number>(), geo: new Map<string, number>() };
+
+  async function linksOf(trx: Knex, ids: string[]): Promise<Map<string, LinkInfo & { host: string }>> {
+    const rows = (await trx('links').whereIn('id', ids).select('id', 'workspace_id', 'slug', 'original_url', 'domain_id')) as LinkInfo[];
+    const hosts = new Map<string | null, string>();
+    const out = new Map<string, LinkInfo & { host: string }>();
+    for (const row of rows) {
+      if (!hosts.has(row.domain_id)) hosts.set(row.domain_id, await linkHost(trx, row.domain_id, opts.shortDomain));
+      out.set(row.id, { ...row, host: hosts.get(row.domain_id)! });
+    }
+    return out;
+  }
+
+  function visitEvents(clicks: StoredClick[], links: Map<string, LinkInfo & { host: string }>): ServiceEvent[] {
+    const events: ServiceEvent[] = [];
+    for (const click of clicks) {
+      const link = links.get(click.link_id);
+      if (!link) continue;
+      const visit = {
+        linkId: link.id, slug: link.slug, destinationUrl: link.original_url, domain: link.host,
+        referrer: click.referrer_host, country: click.country,
+        // No location lookup by city is made; the contract sends null for an unknown value.
+        city: null, device: click.device, browser: click.browser, os: click.os,
+      };
+      const fields = { workspaceId: click.workspace_id, requestId: null, occurredAt: Number(click.occurred_at) };
+      events.push(
+        click.qr_code_id
+          ? serviceEvent('qr.scanned', { ...fields, subject: { ...visit, qrCodeId: click.qr_code_id } })
+          : serviceEvent('link.clicked', { ...fields, subject: visit }),
+      );
+    }
+    return events;
+  }
+
+  /** Takes the alert's rate-limit slot; false when another event (or process) holds it. */
+  async function claim(trx: Knex, key: { link_id: string; kind: string; country: string }, windowEnd: number, quietMs: number) {
+    const inserted = await trx('analytics_alert_state').insert({ ...key, last_window_end: windowEnd }).onConflict(['link_id', 'kind', 'country']).ignore().returning('link_id');
+    if (inserted.length) return true;
+    const updated = await trx('analytics_alert_state').where(key).where('last_window_end', '<=', windowEnd - quietMs).update({ last_window_end: windowEnd });
+    return updated > 0;
+  }
+
+  /** Clicks of the link per window in [from, to), keyed by window start. */
+  async function countsPerWindow(trx: Knex, linkId: string, from: number, to: number, windowMs: number): Promise<Map<number, number>> {
+    const bucket = trx.raw(`occurred_at / ${Math.trunc(windowMs)}`);
+    const rows = await trx('clicks')
+      .where({ link_id: linkId })
+      .where('occurred_at', '>=', from)
+      .where('occurred_at', '<', to)
+      .select({ w: bucket })
+      .count({ n: '*' })
+      .groupBy(bucket);
+    return new Map(rows.map((r: any) => [Number(r.w) * windowMs, Number(r.n)]));
+  }
+
+  async function countriesIn(trx: Knex, linkId: string, from: number, to: number) {
+    const rows = await trx('clicks')
+      .where({ link_id: linkId })
+      .where('occurred_at', '>=', from)
+      .where('occurred_at', '<', to)
+      .select('country')
+      .count({ n: '*' })
+      .groupBy('country');
+    const byCountry = new Map<string, number>();
+    let total = 0;
+    for (const r of rows as any[]) {
+      total += Number(r.n);
+      if (r.country) byCountry.set(r.country, Number(r.n));
+    }
+    return { total, byCountry };
+  }
+
+  async function lastAlerts(trx: Knex, linkId: string) {
+    const rows = await trx('analytics_alert_state').where({ link_id: linkId }).select('kind', 'country', 'last_window_end');
+    const spike = rows.find((r) => r.kind === 'spike');
+    const geo = new Map<string, number>(rows.filter((r) => r.kind === 'geo_anomaly').map((r) => [r.country, Number(r.last_window_end)]));
+    return { spike: spike ? Number(spike.last_window_end) : null, geo };
+  }
+
+  function remember(memo: Map<string, number>, linkId: string, windowEnd: number): boolean {
+    if (memo.get(linkId) === windowEnd) return false;
+    if (memo.size >= MEMO_LIMIT) memo.clear();
+    memo.set(linkId, windowEnd);
+    return true;
+  }
+
+  async function spikes(trx: Knex, link: LinkInfo, latestEnd: number, last: number | null): Promise<ServiceEvent[]> {
+    const firstCandidate = latestEnd - SPIKE_LOOKBACK_WINDOWS * SPIKE_WINDOW_MS;
+    const counts = await countsPerWindow(trx, link.id, firstCandidate - SPIKE_BASELINE_WINDOWS * SPIKE_WINDOW_MS, latestEnd, SPIKE_WINDOW_MS);
+    const events: ServiceEvent[] = [];
+    for (let start = firstCandidate; start < latestEnd; start += SPIKE_WINDOW_MS) {
+      const previousWindows = Array.from({ length: SPIKE_BASELINE_WINDOWS }, (_, i) => counts.get(start - (SPIKE_BASELINE_WINDOWS - i) * SPIKE_WINDOW_MS) ?? 0);
+      const spike = detectSpike({ windowStart: start, clicks: counts.get(start) ?? 0, previousWindows, lastSpikeWindowEnd: last });
+      if (!spike || !(await claim(trx, { link_id: link.id, kind: 'spike', country: '' }, spike.windowEnd, SPIKE_QUIET_MS))) continue;
+      last = spike.windowEnd;
+      events.push(serviceEvent('analytics.spike', {
+        workspaceId: link.workspace_id, requestId: null, occurredAt: now(),
+        subject: { linkId: link.id, slug: link.slug, ...spike },
+      }));
+    }
+    return events;
+  }
+
+  async function geoAnomalies(trx: Knex, link: LinkInfo, latestEnd: number, last: Map<string, number>): Promise<ServiceEvent[]> {
+    const firstCandidate = latestEnd - GEO_LOOKBACK_WINDOWS * GEO_WINDOW_MS;
+    const totals = await countsPerWindow(trx, link.id, firstCandidate, latestEnd, GEO_WINDOW_MS);
+    const events: ServiceEvent[] = [];
+    for (let start = firstCandidate; start < latestEnd; start += GEO_WINDOW_MS) {
+      if ((totals.get(start) ?? 0) < GEO_MIN_CLICKS) continue;
+      const hour = await countriesIn(trx, link.id, start, start + GEO_WINDOW_MS);
+      const history = await countriesIn(trx, link.id, start - GEO_BASELINE_MS, start);
+      const found = detectGeoAnomalies({
+        windowStart: start, clicks: hour.total, byCountry: hour.byCountry,
+        historyClicks: history.total, historyByCountry: history.byCountry, lastEventWindowEnd: last,
+      });
+      for (const anomaly of found) {
+        if (!(await claim(trx, { link_id: link.id, kind: 'geo_anomaly', country: anomaly.country }, anomaly.windowEnd, GEO_QUIET_MS))) continue;
+        last.set(anomaly.country, anomaly.windowEnd);
+        events.push(serviceEvent('analytics.geo_anomaly', {
+          workspaceId: link.workspace_id, requestId: null, occurredAt: now(),
+          subject: { linkId: link.id, slug: link.slug, ...anomaly },
+        }));
+      }
+    }
+    return events;
+  }
+
+  return async (trx, clicks) => {
+    if (!clicks.length) return;
+    const targets = await subscriptionTargets(trx, clicks.map((c) => c.workspace_id));
+    if (!targets.length) return;
+    const visits = clicks.filter((c) => wants(targets, c.workspace_id, 'B', ['link.clicked', 'qr.scanned']));
+    const alertLinkIds = [...new Set(clicks.filter((c) => wants(targets, c.workspace_id, 'A', ['analytics.spike', 'analytics.geo_anomaly'])).map((c) => c.link_id))];
+    if (!visits.length && !alertLinkIds.length) return;
+    const links = await linksOf(trx, [...new Set([...visits.map((c) => c.link_id), ...alertLinkIds])]);
+    const events = visitEvents(visits, links);
+
+    const at = now() - opts.settleMs;
+    const spikeEnd = windowStartOf(at, SPIKE_WINDOW_MS);
+    const geoEnd = windowStartOf(at, GEO_WINDOW_MS);
+    for (const linkId of alertLinkIds.sort()) {
+      const link = links.get(linkId);
+      if (!link) continue;
+      const checkSpike = wants(targets, link.workspace_id, 'A', ['analytics.spike']) && remember(evaluated.spike, linkId, spikeEnd);
+      const checkGeo = wants(targets, link.workspace_id, 'A', ['analytics.geo_anomaly']) && remember(evaluated.geo, linkId, geoEnd);
+      if (!checkSpike && !checkGeo) continue;
+      const last = await lastAlerts(trx, linkId);
+      if (checkSpike) events.push(...(await spikes(trx, link, spikeEnd, last.spike)));
+      if (checkGeo) events.push(...(await geoAnomalies(trx, link, geoEnd, last.geo)));
+    }
+    await enqueueEvents(trx, events, targets);
+  };
+}

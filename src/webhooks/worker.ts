@@ -1,0 +1,253 @@
+// The delivery worker that runs inside every `shortlink serve` process. It polls the outbox for
+// due deliveries, claims them with a lease (several processes on one Postgres never make the
+// same attempt twice), makes each attempt (delivery.ts) with a bounded number in flight, and
+// records the outcome by the rules of schedule.ts.
+//
+// Durability: a delivery is a row, so a pending retry survives any crash. An attempt in flight
+// holds a lease; request_sent is written before the request is. When a lease runs out (the
+// process died), any process settles the attempt from the record: Variant A with the request
+// written becomes UNKNOWN (the endpoint may have acted); anything else is a failed attempt on
+// the retry schedule.
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { Engine } from '../db/knex';
+import * as outbox from '../db/repos/webhook-deliveries';
+import type { ClaimedDelivery } from '../db/repos/webhook-deliveries';
+import { attemptDelivery, type AttemptReport } from './delivery';
+import { attemptTimeoutMs, deliveryOutcome, leaseMs, type AttemptResult, type Variant } from './schedule';
+import { openSecret } from './secrets';
+import { composeVariantA, composeVariantB } from './signing';
+import type { Lookup } from './ssrf';
+
+export interface WebhookWorkerOptions {
+  knex: Knex;
+  engine: Engine;
+  log: Logger;
+  masterKey: Buffer;
+  /** WEBHOOK_RETRY_SCALE. */
+  retryScale: number;
+  /** WEBHOOK_TIMEOUT_MS: overrides both variants' timeouts. */
+  timeoutMs?: number;
+  /** WEBHOOK_ALLOW_PRIVATE_NETWORKS=1. */
+  allowPrivateNetworks: boolean;
+  /** Certificates trusted besides the system's (tests: the receiver's self-signed one). */
+  extraCa?: string[];
+  /** Attempts in flight at once in this process. */
+  concurrency?: number;
+  /** How often the outbox is polled when nothing is known to be due. */
+  pollMs?: number;
+  lookup?: Lookup;
+}
+
+export const DEFAULT_CONCURRENCY = 64;
+export const DEFAULT_POLL_MS = 100;
+/** Expired leases and deliveries of deleted subscriptions are looked for this often. */
+const SWEEP_MS = 1_000;
+/** Room left in the lease, after the answer's timeout, for the final write. */
+const LEASE_SLACK_MS = 2_000;
+/** With a backlog, refill once this many slots are free (one claim query per batch, not per delivery). */
+const REFILL_BATCH = 8;
+
+export class WebhookWorker {
+  /** This process's name on the leases it holds. */
+  readonly owner = `${os.hostname().slice(0, 32)}:${process.pid}:${randomBytes(6).toString('hex')}`;
+  private readonly concurrency: number;
+  private readonly pollMs: number;
+  private readonly inflight = new Map<string, { abort: AbortController; done: Promise<void> }>();
+  private readonly secrets = new Map<string, string>();
+  private timer: NodeJS.Timeout | undefined;
+  private timerAt = Infinity;
+  /** When retries this process scheduled fall due. */
+  private wakeups: number[] = [];
+  private ticking: Promise<void> | undefined;
+  private tickAgain = false;
+  private running = false;
+  private backlog = false;
+  private lastSweep = 0;
+
+  constructor(private readonly o: WebhookWorkerOptions) {
+    this.concurrency = o.concurrency ?? DEFAULT_CONCURRENCY;
+    this.pollMs = o.pollMs ?? DEFAULT_POLL_MS;
+  }
+
+  start(): void {
+    this.running = true;
+    this.arm(Date.now());
+  }
+
+  /**
+   * Stops claiming. Attempts that have not written their request yet are handed back (PENDING,
+   * not counted); attempts already sent are waited for, so none is left to end as UNKNOWN.
+   */
+  async stop(): Promise<void> {
+    this.running = false;
+    clearTimeout(this.timer);
+    await this.ticking;
+    for (const f of this.inflight.values()) f.abort.abort();
+    await Promise.allSettled([...this.inflight.values()].map((f) => f.done));
+  }
+
+  /** Deliveries being attempted by this process now. */
+  get inFlight(): number {
+    return this.inflight.size;
+  }
+
+  private timeoutOf(variant: Variant): number {
+    return attemptTimeoutMs(variant, this.o.timeoutMs);
+  }
+
+  /** Makes the worker look at the outbox in `ms` (a retry this process scheduled falls due then). */
+  wakeIn(ms: number): void {
+    this.wakeups.push(Date.now() + Math.max(0, ms));
+    this.arm(Infinity);
+  }
+
+  /** Sets the one timer to the earliest of `at` and the known wake-ups. */
+  private arm(at: number): void {
+    if (!this.running) return;
+    for (const t of this.wakeups) if (t < at) at = t;
+    if (at === Infinity || (this.timer && this.timerAt <= at)) return;
+    clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.timerAt = Infinity;
+      const now = Date.now();
+      // The wake-ups that are due are served by this tick; later ones stay armed.
+      this.wakeups = this.wakeups.filter((t) => t > now);
+      void this.tick();
+    }, Math.max(0, at - Date.now()));
+    this.timer.unref();
+  }
+
+  private async tick(): Promise<void> {
+    if (this.ticking) {
+      this.tickAgain = true;
+      return;
+    }
+    this.ticking = this.poll().catch((err) => this.o.log.warn({ err }, 'webhook outbox poll failed'));
+    await this.ticking;
+    this.ticking = undefined;
+    const free = this.concurrency - this.inflight.size;
+    if (this.tickAgain || (this.backlog && free > 0)) {
+      this.tickAgain = false;
+      this.arm(Date.now());
+    } else {
+      this.arm(Date.now() + this.pollMs);
+    }
+  }
+
+  private async poll(): Promise<void> {
+    if (!this.running) return;
+    const { knex, engine } = this.o;
+    const now = Date.now();
+    if (now - this.lastSweep >= SWEEP_MS) {
+      this.lastSweep = now;
+      await this.recoverExpiredLeases(now);
+      const orphaned = await outbox.failOrphaned(knex, now);
+      if (orphaned) this.o.log.info({ deliveries: orphaned }, 'webhook deliveries of deleted or disabled subscriptions marked FAILED');
+    }
+    const free = this.concurrency - this.inflight.size;
+    if (free <= 0) {
+      this.backlog = true;
+      return;
+    }
+    const claimed = await outbox.claimDue(knex, engine, {
+      owner: this.owner,
+      now: Date.now(),
+      limit: free,
+      leaseMs: { A: leaseMs(this.timeoutOf('A')), B: leaseMs(this.timeoutOf('B')) },
+    });
+    this.backlog = claimed.length === free;
+    for (const c of claimed) this.launch(c);
+  }
+
+  private launch(c: ClaimedDelivery): void {
+    const abort = new AbortController();
+    const done = this.deliver(c, abort.signal)
+      .catch((err) => this.o.log.error({ err, delivery: c.id }, 'webhook attempt could not be recorded; its lease will settle it'))
+      .finally(() => {
+        this.inflight.delete(c.id);
+        const free = this.concurrency - this.inflight.size;
+        if (this.backlog && (free >= REFILL_BATCH || this.inflight.size === 0)) this.wakeIn(0);
+      });
+    this.inflight.set(c.id, { abort, done });
+  }
+
+  private secretOf(sealed: string): string {
+    let secret = this.secrets.get(sealed);
+    if (secret === undefined) {
+      secret = openSecret(this.o.masterKey, sealed);
+      if (this.secrets.size >= 10_000) this.secrets.clear();
+      this.secrets.set(sealed, secret);
+    }
+    return secret;
+  }
+
+  private async deliver(c: ClaimedDelivery, signal: AbortSignal): Promise<void> {
+    const { knex, log } = this.o;
+    const timeoutMs = this.timeoutOf(c.variant);
+    const ref = { id: c.id, owner: this.owner, attempt: c.attempt };
+    let report: AttemptReport;
+    let final: ReturnType<typeof deliveryOutcome> | undefined;
+    if (!c.subscription) {
+      report = { result: { kind: 'not_sent', error: 'the subscription was deleted or disabled; nothing was sent' }, sent: false };
+      final = { status: 'FAILED', attemptOutcome: 'failed' };
+    } else {
+      const subscription = c.subscription;
+      let secret: string | undefined;
+      try {
+        secret = this.secretOf(subscription.secretEncrypted);
+      } catch (err) {
+        log.error({ err, delivery: c.id }, 'cannot open the webhook signing secret (is MASTER_KEY the one it was sealed with?)');
+      }
+      report = secret === undefined
+        ? { result: { kind: 'not_sent', error: 'the signing secret could not be opened with this MASTER_KEY; nothing was sent' }, sent: false }
+        : await attemptDelivery({
+            url: subscription.url,
+            timeoutMs,
+            policy: { allowPrivateNetworks: this.o.allowPrivateNetworks },
+            extraCa: this.o.extraCa,
+            lookup: this.o.lookup,
+            signal,
+            beforeSend: async () => {
+              // Sending is allowed only while the lease outlasts the answer's timeout.
+              if (Date.now() + timeoutMs + LEASE_SLACK_MS > c.leaseUntil) return false;
+              return outbox.markRequestSent(knex, ref, Date.now());
+            },
+            compose: () => (c.variant === 'A' ? composeVariantA(c, secret!, Date.now()) : composeVariantB(c, secret!)),
+          });
+      if (report.abandoned && signal.aborted) {
+        await outbox.releaseUnsent(knex, ref, Date.now());
+        return;
+      }
+    }
+    const decision = final ?? deliveryOutcome(c.variant, c.attemptInRound, report.result, this.o.retryScale);
+    const lost = await outbox.settleAttempts(knex, [{ ...ref, decision, result: report.result, now: Date.now() }]);
+    if (lost.length) {
+      log.warn({ delivery: c.id, attempt: c.attempt }, 'webhook attempt finished after its lease was settled elsewhere; outcome not recorded');
+      return;
+    }
+    // A timer may fire a millisecond before the wall clock reaches the due time.
+    if (decision.status === 'PENDING') this.wakeIn(decision.retryInMs + 2);
+    const entry = { delivery: c.id, variant: c.variant, attempt: c.attempt, outcome: decision.attemptOutcome, status: decision.status, result: report.result };
+    if (decision.status === 'FAILED' || decision.status === 'UNKNOWN') log.info(entry, 'webhook delivery settled');
+    else log.debug(entry, 'webhook attempt');
+  }
+
+  private async recoverExpiredLeases(now: number): Promise<void> {
+    for (const e of await outbox.expiredLeases(this.o.knex, now)) {
+      const result: AttemptResult = e.requestSent
+        ? { kind: 'lost', error: 'the process making this attempt stopped after writing the request; whether the endpoint acted cannot be told' }
+        : { kind: 'not_sent', error: 'the process making this attempt stopped before writing the request (nothing was sent)' };
+      const decision = deliveryOutcome(e.variant, e.attemptInRound, result, this.o.retryScale);
+      if (await outbox.settleExpired(this.o.knex, e, decision, result, Date.now())) {
+        this.o.log.warn({ delivery: e.id, attempt: e.attempt, previousOwner: e.owner, status: decision.status }, 'settled a webhook attempt whose lease ran out');
+        // A timer may fire a millisecond before the wall clock reaches the due time.
+    if (decision.status === 'PENDING') this.wakeIn(decision.retryInMs + 2);
+      }
+    }
+  }
+}

@@ -1,0 +1,351 @@
+// Webhook test support: a real HTTPS receiver on loopback whose answers each test scripts per
+// path, a Shortlink server whose worker trusts that receiver's self-signed certificate, and
+// seeders for subscriptions and PENDING deliveries (written straight into the outbox tables, as
+// the outbox does).
+import fs from 'node:fs';
+import type { IncomingHttpHeaders } from 'node:http';
+import https from 'node:https';
+import type { AddressInfo, Socket } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import type { Knex } from 'knex';
+import pino from 'pino';
+import { loadConfig } from '../../src/config';
+import type { Engine } from '../../src/db/knex';
+import * as ws from '../../src/db/repos/workspaces';
+import { newId } from '../../src/domain/ids';
+import { startServer, type RunningServer } from '../../src/start/server';
+import { generateDevCertificate, type TlsMaterial } from '../../src/start/tls';
+import { sealSecret } from '../../src/webhooks/secrets';
+import { createTestDatabase, type TestDatabase } from './databases';
+import { testCertificate } from './server';
+
+// ---------------------------------------------------------------------------------------------
+// The receiver
+
+export interface ReceivedDelivery {
+  path: string;
+  headers: IncomingHttpHeaders;
+  rawBody: Buffer;
+  body: any;
+  receivedAt: number;
+  /** 1 for the first request to this path, 2 for the second, ... */
+  nth: number;
+}
+
+/** What the receiver does with a request. */
+export type Reply =
+  | { status: number; headers?: Record<string, string>; body?: string }
+  /** Reads the request and never answers (until the receiver closes). */
+  | { hang: true }
+  /** Reads the request, then drops the connection without an answer. */
+  | { reset: true };
+
+export type Script = (req: ReceivedDelivery) => Reply | Promise<Reply>;
+
+export interface Receiver {
+  port: number;
+  /** The receiver's certificate: what the worker must trust. */
+  ca: string;
+  /** TCP connections accepted so far (also those that never sent a request). */
+  connections: number;
+  requests: ReceivedDelivery[];
+  url(pathname: string, host?: string): string;
+  to(pathname: string): ReceivedDelivery[];
+  /** Scripts the answers for `pathname`: a function, or one reply per request (the last repeats). */
+  reply(pathname: string, script: Script | Reply[]): void;
+  /** Resolves once `pathname` has seen `count` requests. */
+  waitFor(pathname: string, count: number, timeoutMs?: number): Promise<ReceivedDelivery[]>;
+  close(): Promise<void>;
+}
+
+export async function startReceiver(opts: { port?: number; host?: string; tls?: TlsMaterial } = {}): Promise<Receiver> {
+  const material = opts.tls ?? (await testCertificate());
+  const scripts = new Map<string, Script>();
+  const requests: ReceivedDelivery[] = [];
+  const waiters = new Set<() => void>();
+  const sockets = new Set<Socket>();
+  let connections = 0;
+
+  const server = https.createServer({ cert: material.cert, key: material.key }, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', async () => {
+      const rawBody = Buffer.concat(chunks);
+      const pathname = new URL(req.url ?? '/', 'https://receiver').pathname;
+      let body: unknown;
+      try {
+        body = JSON.parse(rawBody.toString('utf8'));
+      } catch {
+        body = undefined;
+      }
+      const received: ReceivedDelivery = {
+        path: pathname,
+        headers: req.headers,
+        rawBody,
+        body,
+        receivedAt: Date.now(),
+        nth: requests.filter((r) => r.path === pathname).length + 1,
+      };
+      requests.push(received);
+      for (const w of waiters) w();
+      const script: Script = scripts.get(pathname) ?? (() => ({ status: 200 }));
+      const reply: Reply = await script(received);
+      if ('hang' in reply) return;
+      if ('reset' in reply) {
+        req.socket.destroy();
+        return;
+      }
+      res.writeHead(reply.status, { 'content-type': 'text/plain', ...reply.headers });
+      res.end(reply.body ?? '');
+    });
+  });
+  server.on('secureConnection', () => undefined);
+  server.on('connection', (socket: Socket) => {
+    connections++;
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    // '::' takes IPv4 and IPv6 loopback alike, so [::1] and 127.0.0.1 reach the same receiver.
+    server.listen(opts.port ?? 0, opts.host ?? '::', () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+
+  const receiver: Receiver = {
+    port,
+    ca: material.cert,
+    get connections() {
+      return connections;
+    },
+    requests,
+    url: (pathname, host = '127.0.0.1') => `https://${host.includes(':') ? `[${host}]` : host}:${port}${pathname}`,
+    to: (pathname) => requests.filter((r) => r.path === pathname),
+    reply(pathname, script) {
+      scripts.set(pathname, Array.isArray(script) ? (req) => script[Math.min(req.nth, script.length) - 1] : script);
+    },
+    waitFor(pathname, count, timeoutMs = 20_000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const seen = receiver.to(pathname);
+          if (seen.length >= count) {
+            clearTimeout(timer);
+            waiters.delete(check);
+            resolve(seen);
+          }
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`${pathname}: ${receiver.to(pathname).length} of ${count} requests within ${timeoutMs} ms`));
+        }, timeoutMs);
+        waiters.add(check);
+        check();
+      });
+    },
+    async close() {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+  return receiver;
+}
+
+/** A certificate nobody trusts (a TLS failure before anything is sent). */
+export const untrustedCertificate = (() => {
+  let material: Promise<TlsMaterial> | undefined;
+  return () => (material ??= generateDevCertificate());
+})();
+
+// ---------------------------------------------------------------------------------------------
+// A Shortlink server whose deliveries trust the receiver's certificate
+
+export interface DeliveringServer extends RunningServer {
+  database: TestDatabase;
+  env: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Like startTestServer, plus `webhookCa`: the worker trusts the test certificate (the one every
+ * receiver uses by default). `env` sets WEBHOOK_* as each test needs.
+ */
+export async function startDeliveringServer(
+  engine: Engine,
+  opts: { env?: Record<string, string>; database?: TestDatabase; webhookCa?: string[] } = {},
+): Promise<DeliveringServer> {
+  const database = opts.database ?? (await createTestDatabase(engine));
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'shortlink-data-'));
+  const env = {
+    DATABASE_URL: database.url,
+    DATA_DIR: dataDir,
+    PORT: '0',
+    PUBLIC_URL: 'https://localhost:8443',
+    LOG_LEVEL: 'silent',
+    MASTER_KEY: TEST_MASTER_KEY,
+    ...opts.env,
+  };
+  const material = await testCertificate();
+  const server = await startServer(loadConfig(env), {
+    tls: material,
+    log: pino({ level: process.env.TEST_LOG_LEVEL || 'silent' }),
+    host: '127.0.0.1',
+    webhookCa: opts.webhookCa ?? [material.cert],
+  });
+  return {
+    ...server,
+    database,
+    env,
+    async stop() {
+      await server.close();
+      if (!opts.database) await database.drop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** One MASTER_KEY for every process of a test, so each can open the secrets the others sealed. */
+export const TEST_MASTER_KEY = 'a'.repeat(64);
+
+// ---------------------------------------------------------------------------------------------
+// Seeding the outbox
+
+export interface SeededSubscription {
+  id: string;
+  workspaceId: string;
+  variant: 'A' | 'B';
+  secret: string;
+}
+
+export async function seedSubscription(
+  knex: Knex,
+  masterKey: Buffer,
+  o: { url: string; variant: 'A' | 'B'; workspaceId?: string; secret?: string; events?: string[] },
+): Promise<SeededSubscription> {
+  const workspaceId = o.workspaceId ?? (await ws.createWorkspace(knex, `Hooks ${Math.random().toString(36).slice(2, 8)}`, 'growth'));
+  const id = newId(o.variant === 'A' ? 'wh' : 'whb');
+  const secret = o.secret ?? `whsec_${newId('s')}`;
+  const now = Date.now();
+  await knex('webhook_subscriptions').insert({
+    id,
+    workspace_id: workspaceId,
+    variant: o.variant,
+    url: o.url,
+    events: JSON.stringify(o.events ?? ['link.created']),
+    secret_encrypted: sealSecret(masterKey, secret),
+    enabled: true,
+    created_at: now,
+    updated_at: now,
+  });
+  return { id, workspaceId, variant: o.variant, secret };
+}
+
+/** A valid `data` object of link.created in each variant's form (asyncapi/*.yaml). */
+export function linkCreatedData(variant: 'A' | 'B', workspaceId: string, n = 1): Record<string, unknown> {
+  const slug = `launch-${n}`;
+  return variant === 'A'
+    ? { id: `lnk_${n}`, workspaceId, slug, domain: 'sho.rt', destinationUrl: `https://example.com/launch/${n}`, title: `Launch ${n}` }
+    : {
+        link_id: `lnk_${n}`,
+        slug,
+        url: `https://example.com/launch/${n}`,
+        short_url: `https://sho.rt/${slug}`,
+        domain: 'sho.rt',
+        tags: ['launch'],
+        created_by: 'usr_test',
+      };
+}
+
+export interface DeliveryRowOptions {
+  eventType?: string;
+  data?: Record<string, unknown>;
+  requestId?: string | null;
+  occurredAt?: number;
+  nextAttemptAt?: number;
+  id?: string;
+}
+
+export function deliveryRow(sub: SeededSubscription, o: DeliveryRowOptions = {}) {
+  const now = Date.now();
+  return {
+    id: o.id ?? newId('dlv'),
+    subscription_id: sub.id,
+    workspace_id: sub.workspaceId,
+    variant: sub.variant,
+    event_id: newId('evt'),
+    event_type: o.eventType ?? 'link.created',
+    request_id: o.requestId === undefined ? `req_${newId('t')}` : o.requestId,
+    occurred_at: o.occurredAt ?? now,
+    data: JSON.stringify(o.data ?? linkCreatedData(sub.variant, sub.workspaceId)),
+    status: 'PENDING',
+    attempts: 0,
+    next_attempt_at: o.nextAttemptAt ?? now,
+    created_at: now,
+    updated_at: now,
+  };
+}
+
+/** Writes one PENDING delivery, due now; returns its id. */
+export async function seedDelivery(knex: Knex, sub: SeededSubscription, o: DeliveryRowOptions = {}): Promise<string> {
+  const row = deliveryRow(sub, o);
+  await knex('webhook_deliveries').insert(row);
+  return row.id;
+}
+
+export async function deliveryOf(knex: Knex, id: string) {
+  const row = await knex('webhook_deliveries').where({ id }).first();
+  const attempts = await knex('webhook_attempts').where({ delivery_id: id }).orderBy('attempt');
+  return { ...row, attempts: Number(row.attempts), attemptRows: attempts };
+}
+
+/** Polls the delivery until `done` holds. */
+export async function waitForDelivery(
+  knex: Knex,
+  id: string,
+  done: (row: Awaited<ReturnType<typeof deliveryOf>>) => boolean,
+  timeoutMs = 20_000,
+) {
+  const start = Date.now();
+  for (;;) {
+    const row = await deliveryOf(knex, id);
+    if (done(row)) return row;
+    if (Date.now() - start > timeoutMs) throw new Error(`delivery ${id} did not settle within ${timeoutMs} ms: ${JSON.stringify({ status: row.status, attempts: row.attempts, last_error: row.last_error })}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+export const settled = (row: { status: string }) => ['DELIVERED', 'FAILED', 'UNKNOWN'].includes(row.status);
+
+// ---------------------------------------------------------------------------------------------
+// The AsyncAPI contract of a delivery
+
+type Validate = ((value: unknown) => boolean) & { errors?: unknown };
+const validators = new Map<string, Validate>();
+
+/**
+ * Validates a delivered body against the payload schema of its message in
+ * generated/asyncapi-a.json or -b.json (the message whose name is the event type). Returns the
+ * schema errors, [] when valid.
+ */
+export async function envelopeErrors(variant: 'A' | 'B', body: any): Promise<unknown[]> {
+  const eventType = variant === 'A' ? body?.event : body?.type;
+  const key = `${variant}:${eventType}`;
+  let validate = validators.get(key);
+  if (!validate) {
+    const { Ajv } = await import('ajv');
+    const formats = await import('ajv-formats');
+    const addFormats = ((formats as any).default?.default ?? (formats as any).default ?? formats) as (ajv: unknown) => unknown;
+    const file = new URL(`../../generated/asyncapi-${variant.toLowerCase()}.json`, import.meta.url);
+    const doc = JSON.parse(fs.readFileSync(file, 'utf8'));
+    const message = Object.values<any>(doc.components.messages).find((m) => m.name === eventType);
+    if (!message) return [`no message named ${eventType} in asyncapi-${variant.toLowerCase()}.json`];
+    const ajv = new Ajv({ allErrors: true, strict: false });
+    addFormats(ajv);
+    const id = `https://shortlink.invalid/asyncapi-${variant.toLowerCase()}.json`;
+    ajv.addSchema({ $id: id, components: { schemas: doc.components.schemas } });
+    const ref = message.payload.$ref as string;
+    validate = ajv.compile(ref ? { $ref: `${id}${ref}` } : message.payload) as Validate;
+    validators.set(key, validate);
+  }
+  return validate(body) ? [] : ((validate.errors as unknown[]) ?? ['invalid']);
+}

@@ -1,0 +1,125 @@
+// Variant B deliveries against a real HTTPS receiver on loopback: every row of the outcome table
+// (asyncapi/variant-b.yaml, "Delivery outcomes and retries"), byte-identical bodies and one
+// X-Service-Delivery-Id across retries and a replay (`shortlink webhook replay`), checked with
+// the reference verifier and the AsyncAPI payload schema. WEBHOOK_RETRY_SCALE=0.01 turns the
+// schedule 1 s, 5 s, 30 s, 2 min, 10 min into 10 ms, 50 ms, 300 ms, 1.2 s, 6 s.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyVariantB } from '../../src/webhooks/verify';
+import { expectJsonLine, runCli } from '../support/cli';
+import { testEngines } from '../support/databases';
+import {
+  envelopeErrors,
+  seedDelivery,
+  seedSubscription,
+  settled,
+  startDeliveringServer,
+  startReceiver,
+  waitForDelivery,
+  type DeliveringServer,
+  type ReceivedDelivery,
+  type Receiver,
+} from '../support/receiver';
+
+const TIMEOUT_MS = 800;
+
+function expectSameDelivery(requests: ReceivedDelivery[], deliveryId: string, secret: string) {
+  for (const req of requests) {
+    expect(req.headers['x-service-delivery-id']).toBe(deliveryId);
+    expect(req.rawBody.equals(requests[0].rawBody)).toBe(true);
+    expect(req.headers['x-service-signature']).toBe(requests[0].headers['x-service-signature']);
+    expect(verifyVariantB(req.rawBody, req.headers['x-service-signature'] as string, secret)).toBe(true);
+  }
+}
+
+describe.each(testEngines())('Variant B deliveries on %s', (engine) => {
+  let receiver: Receiver;
+  let server: DeliveringServer;
+  const knex = () => server.services.db.knex;
+  let n = 0;
+
+  beforeAll(async () => {
+    receiver = await startReceiver();
+    server = await startDeliveringServer(engine, {
+      env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1', WEBHOOK_RETRY_SCALE: '0.01', WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS) },
+    });
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await receiver?.close();
+  });
+
+  async function deliver() {
+    const path = `/b/${engine}/${++n}`;
+    const sub = await seedSubscription(knex(), server.services.masterKey, { url: receiver.url(path), variant: 'B' });
+    const occurredAt = Date.now() - 1234;
+    const id = await seedDelivery(knex(), sub, { occurredAt });
+    return { path, sub, id, occurredAt };
+  }
+
+  it.concurrent('a 2xx is DELIVERED, with the contract\'s request', async () => {
+    const { path, sub, id, occurredAt } = await deliver();
+    const row = await waitForDelivery(knex(), id, settled);
+    expect(row).toMatchObject({ status: 'DELIVERED', attempts: 1, last_status_code: 200, last_error: null });
+    const [req] = receiver.to(path);
+    expect(req.headers).toMatchObject({
+      'content-type': 'application/json',
+      'user-agent': 'Shortlink-Webhooks/1.0',
+      'x-service-event': 'link.created',
+      'x-service-delivery-id': id,
+    });
+    expect(req.headers['x-service-signature']).toMatch(/^[0-9a-f]{64}$/);
+    expect(Object.keys(req.body)).toEqual(['id', 'type', 'timestamp', 'data']);
+    expect(req.body).toMatchObject({ id: row.event_id, type: 'link.created', timestamp: new Date(occurredAt).toISOString() });
+    expect(await envelopeErrors('B', req.body)).toEqual([]);
+    expect(verifyVariantB(req.rawBody, req.headers['x-service-signature'] as string, sub.secret)).toBe(true);
+    expect(verifyVariantB(Buffer.concat([req.rawBody, Buffer.from(' ')]), req.headers['x-service-signature'] as string, sub.secret)).toBe(false);
+    expect(verifyVariantB(req.rawBody, req.headers['x-service-signature'] as string, `${sub.secret}x`)).toBe(false);
+  });
+
+  it.concurrent.each([301, 302, 400, 404, 410, 429, 500, 503])('a %i is retried with the same bytes and delivery id', async (code) => {
+    const { path, sub, id } = await deliver();
+    receiver.reply(path, [{ status: code, headers: { location: receiver.url(`${path}/moved`) } }, { status: 200 }]);
+    const row = await waitForDelivery(knex(), id, settled);
+    expect(row).toMatchObject({ status: 'DELIVERED', attempts: 2 });
+    expect(row.attemptRows.map((a: any) => [a.outcome, a.status_code])).toEqual([['retry', code], ['delivered', 200]]);
+    expectSameDelivery(receiver.to(path), id, sub.secret);
+    expect(receiver.to(`${path}/moved`)).toHaveLength(0);
+  });
+
+  it.concurrent('no answer within the timeout is retried', async () => {
+    const { path, sub, id } = await deliver();
+    receiver.reply(path, [{ hang: true }, { status: 204 }]);
+    const row = await waitForDelivery(knex(), id, settled);
+    expect(row).toMatchObject({ status: 'DELIVERED', attempts: 2 });
+    expect(row.attemptRows[0]).toMatchObject({ outcome: 'retry', status_code: null });
+    expect(row.attemptRows[0].error).toMatch(`no answer within ${TIMEOUT_MS} ms`);
+    expectSameDelivery(receiver.to(path), id, sub.secret);
+  });
+
+  it.concurrent('a connection reset is retried', async () => {
+    const { path, sub, id } = await deliver();
+    receiver.reply(path, [{ reset: true }, { status: 200 }]);
+    const row = await waitForDelivery(knex(), id, settled);
+    expect(row).toMatchObject({ status: 'DELIVERED', attempts: 2 });
+    expectSameDelivery(receiver.to(path), id, sub.secret);
+  });
+
+  it.concurrent('after the fifth retry fails the delivery is FAILED (6 attempts); a replay delivers the same bytes under the same id', async () => {
+    const { path, sub, id } = await deliver();
+    let healthy = false;
+    receiver.reply(path, () => (healthy ? { status: 200 } : { status: 500 }));
+    const failed = await waitForDelivery(knex(), id, settled);
+    expect(failed).toMatchObject({ status: 'FAILED', attempts: 6, last_status_code: 500 });
+    expect(failed.attemptRows.map((a: any) => a.outcome)).toEqual(['retry', 'retry', 'retry', 'retry', 'retry', 'failed']);
+    expect(receiver.to(path)).toHaveLength(6);
+
+    healthy = true;
+    const args = ['webhook', 'replay', '--delivery', id];
+    expect(expectJsonLine(args, await runCli(args, server.env), ['id', 'status'])).toEqual({ id, status: 'PENDING' });
+    const replayed = await waitForDelivery(knex(), id, settled);
+    expect(replayed).toMatchObject({ status: 'DELIVERED', attempts: 7, replays: 1, round_start: 6 });
+    const seen = receiver.to(path);
+    expect(seen).toHaveLength(7);
+    expectSameDelivery(seen, id, sub.secret);
+  });
+});
