@@ -3,7 +3,8 @@
 //
 //   npx tsx bench/redirect.ts [--seconds 10] [--connections 32] [--engine sqlite|postgres]
 //                             [--links 1000000] [--warm 1000] [--warmup 2] [--click-flush-ms 1000]
-//                             [--rounds 1] [--visitor person|bot] [--generator fast|setup]
+//                             [--rounds 1] [--scenario both|warm|million] [--visitor person|bot]
+//                             [--generator fast|setup]
 //                             [--cpu-prof DIR] [--time-limit SECONDS]
 //
 // What it does:
@@ -81,6 +82,7 @@ const { values: args } = parseArgs({
     rounds: { type: 'string', default: '1' },
     generator: { type: 'string', default: 'fast' },
     visitor: { type: 'string', default: 'person' },
+    scenario: { type: 'string', default: 'both' },
     'click-flush-ms': { type: 'string', default: '1000' },
     'cpu-prof': { type: 'string' },
     'time-limit': { type: 'string' },
@@ -123,6 +125,10 @@ if (args.visitor !== 'person' && args.visitor !== 'bot') {
   process.exit(2);
 }
 const PERSON = args.visitor === 'person';
+if (!['both', 'warm', 'million'].includes(args.scenario!)) {
+  process.stderr.write(`--scenario must be both, warm or million; got ${args.scenario}\n`);
+  process.exit(2);
+}
 const CPU_PROF_DIR = args['cpu-prof'] ? path.resolve(args['cpu-prof']) : undefined;
 // Bounded in time: seeding (generous per row), four load runs per scenario, start and shutdown.
 const TIME_LIMIT_S = args['time-limit']
@@ -744,9 +750,9 @@ async function main() {
   // 4. Scenarios.
   const warmPaths = Array.from({ length: WARM }, (_, i) => `/${slugOf(i)}`);
   const scenarios = [
-    { name: `warm set (${fmtInt(WARM)} links)`, pick: () => warmPaths[(Math.random() * WARM) | 0] },
-    { name: `million (${fmtInt(BIG)} links)`, pick: () => `/${slugOf(WARM + ((Math.random() * BIG) | 0))}` },
-  ];
+    { key: 'warm', name: `warm set (${fmtInt(WARM)} links)`, pick: () => warmPaths[(Math.random() * WARM) | 0] },
+    { key: 'million', name: `million (${fmtInt(BIG)} links)`, pick: () => `/${slugOf(WARM + ((Math.random() * BIG) | 0))}` },
+  ].filter((sc) => args.scenario === 'both' || args.scenario === sc.key);
   const served = { completed302: 0, inFlight: 0 };
   const countService = (m: Measured) => {
     served.completed302 += m.count302;

@@ -1088,6 +1088,7 @@ export interface components {
             byQr: components["schemas"]["QrConversions"][];
             /** @description Total value per currency (never summed across currencies). */
             value: components["schemas"]["ValueEntry"][];
+            /** @description Conversions attributed to a link divided by clicks over the window. The clicks are those of what the summary is narrowed to: the QR code's scans with `qrCodeId`, else the link's clicks with `linkId` (a link's clicks include the scans of its QR codes), else every click of the workspace (also with only `eventType`, `customName` or `campaignId`). */
             rate: components["schemas"]["Rate"];
             /** @description True when the window reaches past conversion retention (400 days by default), so older conversions have been deleted and every count is a floor. */
             unavailable: boolean;
@@ -1159,7 +1160,7 @@ export interface components {
         };
         /** @description Response of `GET /api/v1/goals`; goal definitions only, no progress. */
         GoalList: {
-            /** @description Goals, newest first (by `createdAt`, ties by `id`). */
+            /** @description Goals, newest first (by `createdAt`, ties by creation order). */
             data: components["schemas"]["Goal"][];
         };
         /** @description Progress towards a goal's `targetCount`. */
@@ -1228,6 +1229,7 @@ export interface components {
                 countProgress: components["schemas"]["CountProgress"] | null;
                 /** @description Progress towards the value target; `null` when the goal has none. */
                 valueProgress: components["schemas"]["ValueProgress"] | null;
+                /** @description Matching conversions that named a link divided by clicks over the report's window: the QR code's scans for a goal scoped to a QR code, the link's clicks for a goal scoped to a link, else every click of the workspace. A scoped goal counts only conversions that named a link. */
                 rate: components["schemas"]["Rate"];
                 /** @description The goal definition the report was computed with. */
                 definition: {

@@ -368,7 +368,10 @@ async function main() {
     const config = loadConfig();
     // Loaded only here: the HTTP stack would double the start-up time of every operator command.
     const { startServer } = await import('./server');
-    const server = await startServer(config);
+    // WEBHOOK_CA_FILE (tests only): a PEM certificate webhook deliveries trust besides the
+    // system's, for receivers with self-signed certificates.
+    const caFile = process.env.WEBHOOK_CA_FILE;
+    const server = await startServer(config, { webhookCa: caFile ? [fs.readFileSync(caFile, 'utf8')] : undefined });
     const stop = async (signal: string) => {
       server.services.log.info({ signal }, 'shutting down');
       await server.close();

@@ -11,11 +11,16 @@ export const GOAL_FLAGS = [
   'name', 'type', 'custom-name', 'link', 'qr', 'campaign', 'target-count', 'target-value-minor', 'target-currency', 'window-start', 'window-end',
 ];
 
-function wholeNumber(value: string | undefined, flag: string): number | null | undefined {
+function wholeNumber(value: string | undefined, flag: string, min: number): number | null | undefined {
   if (value === undefined) return undefined;
   if (value === '' || value === 'none') return null;
-  if (!/^\d{1,15}$/.test(value)) throw new GoalUsageError(`${flag} must be a whole number of 0 or more; got ${value}`);
+  if (!/^\d{1,15}$/.test(value) || Number(value) < min) throw new GoalUsageError(`${flag} must be a whole number of ${min} or more; got ${value}`);
   return Number(value);
+}
+
+/** The value after this change: the flag's when given (even when cleared), else the goal's. */
+function after<K extends keyof goals.GoalDefinition>(def: Partial<goals.GoalDefinition>, current: goals.GoalRow | undefined, key: K) {
+  return key in def ? def[key] ?? null : current?.[key] ?? null;
 }
 
 async function requireIn(knex: Knex, table: string, id: string, workspaceId: string, what: string) {
@@ -48,7 +53,7 @@ export async function goalDefinition(
   } else if (def.type && def.type !== 'custom') {
     def.custom_name = null;
   }
-  if ((def.custom_name ?? current?.custom_name) && type !== 'custom') throw new GoalUsageError('--custom-name goes with --type custom');
+  if (after(def, current, 'custom_name') && type !== 'custom') throw new GoalUsageError('--custom-name goes with --type custom');
   const scopes = ['link', 'qr', 'campaign'].filter((f) => flags[f] !== undefined && flags[f] !== '');
   if (scopes.length > 1) throw new GoalUsageError('a goal measures at most one of --link, --qr, --campaign');
   if (scopes.length === 1) {
@@ -62,22 +67,22 @@ export async function goalDefinition(
     def.qr_code_id = flags.qr || null;
     def.campaign_id = flags.campaign || null;
   }
-  const count = wholeNumber(flags['target-count'], '--target-count');
+  const count = wholeNumber(flags['target-count'], '--target-count', 1);
   if (count !== undefined) def.target_count = count;
-  const valueMinor = wholeNumber(flags['target-value-minor'], '--target-value-minor');
+  const valueMinor = wholeNumber(flags['target-value-minor'], '--target-value-minor', 0);
   if (valueMinor !== undefined) def.target_value_minor = valueMinor;
   if (flags['target-currency'] !== undefined) {
     const cur = flags['target-currency'].toUpperCase();
     if (cur && !isCurrency(cur)) throw new GoalUsageError(`--target-currency must be an ISO 4217 code; got ${flags['target-currency']}`);
     def.target_currency = cur || null;
   }
-  const hasValue = (def.target_value_minor ?? current?.target_value_minor ?? null) !== null;
-  const hasCurrency = (def.target_currency ?? current?.target_currency ?? null) !== null;
+  const hasValue = after(def, current, 'target_value_minor') !== null;
+  const hasCurrency = after(def, current, 'target_currency') !== null;
   if (hasValue !== hasCurrency) throw new GoalUsageError('--target-value-minor and --target-currency go together');
   if (flags['window-start'] !== undefined) def.window_start = flags['window-start'] === '' ? null : time(flags['window-start'], '--window-start');
   if (flags['window-end'] !== undefined) def.window_end = flags['window-end'] === '' ? null : time(flags['window-end'], '--window-end');
-  const start = def.window_start !== undefined ? def.window_start : current?.window_start ?? null;
-  const end = def.window_end !== undefined ? def.window_end : current?.window_end ?? null;
+  const start = after(def, current, 'window_start');
+  const end = after(def, current, 'window_end');
   if (start !== null && end !== null && Number(end) <= Number(start)) throw new GoalUsageError('--window-end must be after --window-start');
   return def;
 }

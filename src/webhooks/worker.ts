@@ -89,6 +89,9 @@ export class WebhookWorker {
     await Promise.allSettled([...this.inflight.values()].map((f) => f.done));
   }
 
+  /** Attempts this process has made (each counted once, whatever its outcome). */
+  attemptsMade = 0;
+
   /** Deliveries being attempted by this process now. */
   get inFlight(): number {
     return this.inflight.size;
@@ -165,13 +168,14 @@ export class WebhookWorker {
   }
 
   private launch(c: ClaimedDelivery): void {
+    this.attemptsMade++;
     const abort = new AbortController();
     const done = this.deliver(c, abort.signal)
       .catch((err) => this.o.log.error({ err, delivery: c.id }, 'webhook attempt could not be recorded; its lease will settle it'))
       .finally(() => {
         this.inflight.delete(c.id);
         const free = this.concurrency - this.inflight.size;
-        if (this.backlog && (free >= REFILL_BATCH || this.inflight.size === 0)) this.wakeIn(0);
+        if (this.backlog && (free >= REFILL_BATCH || this.inflight.size === 0)) this.arm(Date.now());
       });
     this.inflight.set(c.id, { abort, done });
   }

@@ -450,20 +450,24 @@ describe.each(testEngines())('conversions API on %s', (engine) => {
     });
 
     it('seeds a data set rich enough to prove something', () => {
-      const s = recountSummary(data.workspaceId, convs, clicks, W.mid, {}, T);
-      expect(s.total).toBeGreaterThan(40);
+      const s = recountSummary(data.workspaceId, convs, clicks, W.long100, {}, T);
+      expect(s.total).toBeGreaterThan(150);
       expect(s.unattributedConversions).toBeGreaterThan(3);
       expect(s.byEventType.filter((e) => e.eventType === 'custom').length).toBeGreaterThanOrEqual(3);
       expect(s.value.map((v) => v.currency)).toEqual(['EUR', 'JPY', 'USD']);
       expect(s.byLink.length).toBe(5);
       expect(s.byQr.length).toBe(4);
       expect(s.byCampaign.length).toBe(3);
-      expect(s.rate.supported).toBe(true);
+      expect(s.rate.reason).toBe('beyond_click_retention');
+      const mid = recountSummary(data.workspaceId, convs, clicks, W.mid, {}, T);
+      expect(mid.total).toBeGreaterThan(25);
+      expect(mid.rate.supported).toBe(true);
+      expect(mid.byLink.filter((l) => l.rate.supported).length).toBeGreaterThanOrEqual(3);
+      expect(mid.value.length).toBeGreaterThanOrEqual(2);
       expect(convs.filter((c) => c.value === null && c.workspaceId === data.workspaceId).length).toBeGreaterThan(50);
       expect(convs.some((c) => c.value?.amountMinor === 0)).toBe(true);
       expect(recountSummary(data.workspaceId, convs, clicks, W.gap, {}, T).total).toBeGreaterThan(5);
       expect(recountSummary(data.workspaceId, convs, clicks, W.gap, {}, T).rate.reason).toBe('no_clicks_in_window');
-      // Two conversions on one edge can tie; ties must be broken the documented way somewhere.
       expect(s.byEventType.length).toBeGreaterThanOrEqual(7);
     });
 

@@ -504,7 +504,7 @@ describe.each(testEngines())('goals API on %s', (engine) => {
   }, 120_000);
 
   it('answers 503 goals_unavailable when FEATURE_GOALS or FEATURE_CONVERSIONS is off', async () => {
-    for (const env of [{ FEATURE_GOALS: 'off' }, { FEATURE_CONVERSIONS: 'off' }]) {
+    for (const env of [{ FEATURE_GOALS: 'off' }, { FEATURE_CONVERSIONS: 'off' }] as Record<string, string>[]) {
       const off = await startTestServer(engine, { env });
       try {
         const s = await seedWorkspace(off.services.db.knex, { scopes: DATA_SCOPES });

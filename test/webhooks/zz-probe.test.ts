@@ -1,15 +1,20 @@
 import { expect, it } from 'vitest';
-import { startReceiver, startDeliveringServer, seedSubscription, seedDelivery, waitForDelivery, settled } from '../support/receiver';
+import { startReceiver, startDeliveringServer, seedSubscription, deliveryRow } from '../support/receiver';
 it('probe', async () => {
   const r = await startReceiver();
-  const s = await startDeliveringServer('sqlite', { env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1', WEBHOOK_RETRY_SCALE: '0.01' } });
+  const s = await startDeliveringServer('sqlite', { env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1' } });
   const knex = s.services.db.knex;
-  r.reply('/p', [{ status: 503 }]);
   const sub = await seedSubscription(knex, s.services.masterKey, { url: r.url('/p'), variant: 'B' });
-  const id = await seedDelivery(knex, sub);
-  const row = await waitForDelivery(knex, id, settled, 30000);
-  const t = r.to('/p').map(q => q.receivedAt);
-  console.log('gaps', t.slice(1).map((x, i) => x - t[i]));
-  console.log(row.attemptRows.map((a: any) => [a.started_at - t[0], a.finished_at - t[0]]));
+  const rows = Array.from({ length: 500 }, () => deliveryRow(sub));
+  const t0 = Date.now();
+  for (let i = 0; i < rows.length; i += 250) await knex('webhook_deliveries').insert(rows.slice(i, i + 250));
+  await r.waitFor('/p', 500, 60000);
+  console.log('total', Date.now() - t0);
+  await new Promise((res) => setTimeout(res, 500));
+  const att = await knex('webhook_attempts').select('started_at', 'finished_at');
+  const d = att.map((a: any) => a.finished_at - a.started_at).sort((a: number, b: number) => a - b);
+  console.log('attempt ms p50', d[250], 'p90', d[450], 'max', d[499]);
+  const starts = att.map((a: any) => a.started_at - t0).sort((a: number, b: number) => a - b);
+  console.log('starts', starts.filter((_: any, i: number) => i % 50 === 0));
   await s.stop(); await r.close();
 });

@@ -21,6 +21,8 @@ export interface ConversionRow {
 }
 
 export interface ConversionFilters {
+  /** Only conversions that name a link (a scoped goal never counts unattributed ones). */
+  attributedOnly?: boolean;
   eventType?: EventType;
   customName?: string;
   linkId?: string;
@@ -53,6 +55,7 @@ export async function insertConversion(trx: Knex, row: ConversionRow): Promise<v
 }
 
 function applyFilters(q: Knex.QueryBuilder, f: ConversionFilters) {
+  if (f.attributedOnly) q.whereNotNull('link_id');
   if (f.eventType) q.where('event_type', f.eventType);
   if (f.customName !== undefined) q.where('custom_name', f.customName);
   if (f.linkId) q.where('link_id', f.linkId);
@@ -133,6 +136,8 @@ export async function tallyGoal(
   if (match.linkId) f.linkId = match.linkId;
   if (match.qrCodeId) f.qrCodeId = match.qrCodeId;
   if (match.campaignId) f.campaignId = match.campaignId;
+  // Only a goal with no scope counts conversions that named no link.
+  if (match.linkId || match.qrCodeId || match.campaignId) f.attributedOnly = true;
   const tally = new Tally();
   if (match.linkId || match.qrCodeId || match.campaignId) {
     await tallyRaw(knex, workspaceId, w, f, tally);
