@@ -2,6 +2,7 @@
 // events (90-day retention), the Link's clicks counter and daily counts per link.
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
+import { writeClicks } from './click-writes';
 import { parseDevice, referrerHost } from './visitor';
 
 export interface ClickEvent {
@@ -29,9 +30,7 @@ export interface StoredClick {
 /** Called inside the flush transaction, e.g. to put webhook events in the outbox. */
 export type ClickSink = (trx: Knex.Transaction, clicks: StoredClick[]) => Promise<void>;
 
-const DAY_MS = 86_400_000;
 const MAX_BUFFERED = 1_000_000;
-const INSERT_CHUNK = 400;
 
 export class ClickRecorder {
   private buffer: ClickEvent[] = [];
@@ -43,6 +42,7 @@ export class ClickRecorder {
     private readonly knex: Knex,
     private readonly log: Logger,
     private readonly flushMs: number,
+    private readonly engine: 'sqlite' | 'postgres' = knex.client.config.client === 'pg' ? 'postgres' : 'sqlite',
   ) {}
 
   addSink(sink: ClickSink) {
@@ -104,48 +104,8 @@ export class ClickRecorder {
         os: d.os?.slice(0, 64) ?? null,
       };
     });
-    const perLink = new Map<string, number>();
-    const perDay = new Map<string, { link_id: string; workspace_id: string; day: number; clicks: number; scans: number }>();
-    for (const r of rows) {
-      perLink.set(r.link_id, (perLink.get(r.link_id) ?? 0) + 1);
-      const day = Math.floor(r.occurred_at / DAY_MS);
-      const key = `${r.link_id}|${day}`;
-      const entry = perDay.get(key) ?? { link_id: r.link_id, workspace_id: r.workspace_id, day, clicks: 0, scans: 0 };
-      entry.clicks++;
-      if (r.qr_code_id) entry.scans++;
-      perDay.set(key, entry);
-    }
     await this.knex.transaction(async (trx) => {
-      for (let i = 0; i < rows.length; i += INSERT_CHUNK) await trx('clicks').insert(rows.slice(i, i + INSERT_CHUNK));
-      // One lock order for every process, so concurrent flushes on Postgres cannot deadlock.
-      for (const [linkId, n] of [...perLink].sort(([a], [b]) => (a < b ? -1 : 1))) await trx('links').where({ id: linkId }).increment('clicks', n);
-      const daily = [...perDay.values()].sort((a, b) => (a.link_id < b.link_id ? -1 : a.link_id > b.link_id ? 1 : a.day - b.day));
-      for (let i = 0; i < daily.length; i += INSERT_CHUNK) {
-        await trx('link_daily_clicks')
-          .insert(daily.slice(i, i + INSERT_CHUNK))
-          .onConflict(['link_id', 'day'])
-          .merge({
-            clicks: trx.raw('link_daily_clicks.clicks + excluded.clicks'),
-            scans: trx.raw('link_daily_clicks.scans + excluded.scans'),
-          });
-      }
-      // Scans per QR code and day: a QR code's conversion rate uses its scans as clicks.
-      const scans = new Map<string, { qr_code_id: string; workspace_id: string; day: number; scans: number }>();
-      for (const r of rows) {
-        if (!r.qr_code_id) continue;
-        const day = Math.floor(r.occurred_at / DAY_MS);
-        const key = `${r.qr_code_id}|${day}`;
-        const entry = scans.get(key) ?? { qr_code_id: r.qr_code_id, workspace_id: r.workspace_id, day, scans: 0 };
-        entry.scans++;
-        scans.set(key, entry);
-      }
-      const scanRows = [...scans.values()].sort((a, b) => (a.qr_code_id < b.qr_code_id ? -1 : a.qr_code_id > b.qr_code_id ? 1 : a.day - b.day));
-      for (let i = 0; i < scanRows.length; i += INSERT_CHUNK) {
-        await trx('qr_daily_scans')
-          .insert(scanRows.slice(i, i + INSERT_CHUNK))
-          .onConflict(['qr_code_id', 'day'])
-          .merge({ scans: trx.raw('qr_daily_scans.scans + excluded.scans') });
-      }
+      await writeClicks(trx, this.engine, rows);
       for (const sink of this.sinks) await sink(trx, rows);
     });
   }
