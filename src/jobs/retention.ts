@@ -3,6 +3,7 @@
 // idempotent, so several processes may run it) and on demand with `shortlink retention run`.
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
+import { BLOCK_DAYS } from '../db/migrations/20261122060000_conversion_blocks';
 
 export const CLICK_RETENTION_DAYS = 90;
 export const CONVERSION_RETENTION_DAYS = 400;
@@ -34,8 +35,12 @@ export async function runRetention(knex: Knex, now = Date.now()): Promise<Retent
   };
   // The daily conversion aggregates go with the events they count (whole days only).
   const cutoffDay = Math.floor(conversionCutoff / DAY_MS);
-  for (const table of ['conversion_daily_type', 'conversion_daily_link', 'conversion_daily_campaign', 'conversion_daily_qr']) {
-    if (await knex.schema.hasTable(table)) await knex(table).where('day', '<', cutoffDay).delete();
+  for (const name of ['type', 'link', 'campaign', 'qr']) {
+    if (await knex.schema.hasTable(`conversion_daily_${name}`)) await knex(`conversion_daily_${name}`).where('day', '<', cutoffDay).delete();
+    // A 32-day block goes once all of its days are past retention.
+    if (await knex.schema.hasTable(`conversion_block_${name}`)) {
+      await knex(`conversion_block_${name}`).where('block', '<', Math.floor(cutoffDay / BLOCK_DAYS)).delete();
+    }
   }
   // Idempotency keys are remembered for 24 hours.
   if (await knex.schema.hasTable('idempotency_keys')) await knex('idempotency_keys').where('created_at', '<', now - 86_400_000).delete();

@@ -9,6 +9,9 @@ export async function up(knex: Knex): Promise<void> {
     t.integer('replays').notNullable().defaultTo(0);
     // When a person settled an UNKNOWN delivery with `shortlink webhook resolve`.
     t.bigInteger('resolved_at');
+    // When the attempt in flight (status SENDING) started; its webhook_attempts row is written
+    // when it ends, by the process that made it or, after a crash, by the one that settles it.
+    t.bigInteger('attempt_started_at');
   });
   await knex.schema.alterTable('webhook_attempts', (t) => {
     // Whether the request was written to the endpoint (false: nothing reached it).
@@ -21,6 +24,7 @@ export async function down(knex: Knex): Promise<void> {
     t.dropColumn('request_sent');
   });
   await knex.schema.alterTable('webhook_deliveries', (t) => {
+    t.dropColumn('attempt_started_at');
     t.dropColumn('resolved_at');
     t.dropColumn('replays');
     t.dropColumn('round_start');

@@ -7,6 +7,7 @@ import * as conversions from './20261122020000_conversions';
 import * as webhooks from './20261122030000_webhooks';
 import * as webhooksMore from './20261122040000_webhooks_more';
 import * as webhookDelivery from './20261122050000_webhook_delivery';
+import * as conversionBlocks from './20261122060000_conversion_blocks';
 
 const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }> = {
   '20261122000000_core': core,
@@ -15,6 +16,7 @@ const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '20261122030000_webhooks': webhooks,
   '20261122040000_webhooks_more': webhooksMore,
   '20261122050000_webhook_delivery': webhookDelivery,
+  '20261122060000_conversion_blocks': conversionBlocks,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -4,6 +4,7 @@
 // events. A filtered summary reads the raw events through the index of its filter.
 import type { Knex } from 'knex';
 import { DAY_MS, splitWindow, Tally, type EventType, type Window } from '../../domain/conversions';
+import { BLOCK_DAYS } from '../migrations/20261122060000_conversion_blocks';
 
 export interface ConversionRow {
   id: string;
@@ -46,12 +47,18 @@ export async function insertConversion(trx: Knex, row: ConversionRow): Promise<v
         conversions: trx.raw(`${table}.conversions + excluded.conversions`),
         value_minor: trx.raw(`${table}.value_minor + excluded.value_minor`),
       });
-  await upsert('conversion_daily_type', {
-    workspace_id: row.workspace_id, day, event_type: row.event_type, custom_name: row.custom_name ?? '', currency, attributed: row.link_id ? 1 : 0,
-  });
-  if (row.link_id) await upsert('conversion_daily_link', { workspace_id: row.workspace_id, day, link_id: row.link_id, currency });
-  if (row.campaign_id) await upsert('conversion_daily_campaign', { workspace_id: row.workspace_id, day, campaign_id: row.campaign_id, currency });
-  if (row.qr_code_id) await upsert('conversion_daily_qr', { workspace_id: row.workspace_id, day, qr_code_id: row.qr_code_id, currency });
+  const block = Math.floor(day / BLOCK_DAYS);
+  const keys = {
+    type: { event_type: row.event_type, custom_name: row.custom_name ?? '', currency, attributed: row.link_id ? 1 : 0 },
+    link: row.link_id ? { link_id: row.link_id, currency } : null,
+    campaign: row.campaign_id ? { campaign_id: row.campaign_id, currency } : null,
+    qr: row.qr_code_id ? { qr_code_id: row.qr_code_id, currency } : null,
+  };
+  for (const [name, k] of Object.entries(keys)) {
+    if (!k) continue;
+    await upsert(`conversion_daily_${name}`, { workspace_id: row.workspace_id, day, ...k });
+    await upsert(`conversion_block_${name}`, { workspace_id: row.workspace_id, block, ...k });
+  }
 }
 
 function applyFilters(q: Knex.QueryBuilder, f: ConversionFilters) {
@@ -85,25 +92,41 @@ async function tallyRaw(knex: Knex, workspaceId: string, w: Window, f: Conversio
   }
 }
 
-async function tallyDays(knex: Knex, workspaceId: string, [d0, d1]: [number, number], tally: Tally, only?: { eventType?: EventType; customName?: string }) {
-  const inDays = (table: string) => knex(table).where('workspace_id', workspaceId).where('day', '>=', d0).where('day', '<', d1);
-  const typeQuery = inDays('conversion_daily_type');
-  if (only?.eventType) typeQuery.where('event_type', only.eventType);
-  if (only?.customName !== undefined) typeQuery.where('custom_name', only.customName);
-  const types = await typeQuery
-    .groupBy('event_type', 'custom_name', 'currency', 'attributed')
-    .select('event_type', 'custom_name', 'currency', 'attributed')
-    .sum({ c: 'conversions', v: 'value_minor' });
-  for (const r of types as any[]) tally.addTotals(r.event_type, r.custom_name || null, n(r.attributed) === 1, r.currency, n(r.c), n(r.v));
-  if (only) return;
-  const dims: Array<[string, string, Map<string, any>]> = [
-    ['conversion_daily_link', 'link_id', tally.byLink],
-    ['conversion_daily_campaign', 'campaign_id', tally.byCampaign],
-    ['conversion_daily_qr', 'qr_code_id', tally.byQr],
-  ];
-  for (const [table, column, map] of dims) {
-    const rows = await inDays(table).groupBy(column, 'currency').select(column, 'currency').sum({ c: 'conversions', v: 'value_minor' });
-    for (const r of rows as any[]) tally.addTo(map, r[column], r.currency, n(r.c), n(r.v));
+type Level = { tables: 'daily' | 'block'; column: 'day' | 'block'; from: number; to: number };
+
+/** Whole days [d0, d1) as whole 32-day blocks plus the leftover days on either side. */
+function levelsOf([d0, d1]: [number, number]): Level[] {
+  const b0 = Math.ceil(d0 / BLOCK_DAYS);
+  const b1 = Math.floor(d1 / BLOCK_DAYS);
+  if (b0 >= b1) return [{ tables: 'daily', column: 'day', from: d0, to: d1 }];
+  const levels: Level[] = [{ tables: 'block', column: 'block', from: b0, to: b1 }];
+  if (d0 < b0 * BLOCK_DAYS) levels.push({ tables: 'daily', column: 'day', from: d0, to: b0 * BLOCK_DAYS });
+  if (b1 * BLOCK_DAYS < d1) levels.push({ tables: 'daily', column: 'day', from: b1 * BLOCK_DAYS, to: d1 });
+  return levels;
+}
+
+async function tallyDays(knex: Knex, workspaceId: string, days: [number, number], tally: Tally, only?: { eventType?: EventType; customName?: string }) {
+  for (const level of levelsOf(days)) {
+    const within = (name: string) =>
+      knex(`conversion_${level.tables}_${name}`).where('workspace_id', workspaceId).where(level.column, '>=', level.from).where(level.column, '<', level.to);
+    const typeQuery = within('type');
+    if (only?.eventType) typeQuery.where('event_type', only.eventType);
+    if (only?.customName !== undefined) typeQuery.where('custom_name', only.customName);
+    const types = await typeQuery
+      .groupBy('event_type', 'custom_name', 'currency', 'attributed')
+      .select('event_type', 'custom_name', 'currency', 'attributed')
+      .sum({ c: 'conversions', v: 'value_minor' });
+    for (const r of types as any[]) tally.addTotals(r.event_type, r.custom_name || null, n(r.attributed) === 1, r.currency, n(r.c), n(r.v));
+    if (only) continue;
+    const dims: Array<[string, string, Map<string, any>]> = [
+      ['link', 'link_id', tally.byLink],
+      ['campaign', 'campaign_id', tally.byCampaign],
+      ['qr', 'qr_code_id', tally.byQr],
+    ];
+    for (const [name, column, map] of dims) {
+      const rows = await within(name).groupBy(column, 'currency').select(column, 'currency').sum({ c: 'conversions', v: 'value_minor' });
+      for (const r of rows as any[]) tally.addTo(map, r[column], r.currency, n(r.c), n(r.v));
+    }
   }
 }
 

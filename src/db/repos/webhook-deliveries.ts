@@ -25,6 +25,8 @@ export interface ClaimedDelivery {
   attempt: number;
   /** The number of this attempt within its round (1 = first attempt; a replay starts a round). */
   attemptInRound: number;
+  /** When this attempt was claimed. */
+  startedAt: number;
   leaseUntil: number;
   /** The subscription as it is now: null when it was deleted or disabled meanwhile. */
   subscription: { url: string; secretEncrypted: string } | null;
@@ -40,83 +42,87 @@ export interface ClaimOptions {
 const rowsOf = (result: any): any[] => (Array.isArray(result) ? result : result.rows);
 
 /**
- * Claims up to `limit` due deliveries for `owner` and opens an attempt for each. On Postgres the
+ * Claims up to `limit` due deliveries for `owner`, each for one attempt. On Postgres the
  * candidates are locked with SKIP LOCKED, so processes claiming at the same moment take disjoint
  * rows; on SQLite the single UPDATE is atomic.
  */
 export async function claimDue(knex: Knex, engine: Engine, o: ClaimOptions): Promise<ClaimedDelivery[]> {
   if (o.limit <= 0) return [];
   const lock = engine === 'postgres' ? 'FOR UPDATE SKIP LOCKED' : '';
-  return knex.transaction(async (trx) => {
-    const claimed = rowsOf(
-      await trx.raw(
-        `UPDATE ${TABLE}
-            SET status = 'SENDING', lease_owner = ?, request_sent = ?, attempts = attempts + 1, updated_at = ?,
-                lease_until = CASE WHEN variant = 'A' THEN CAST(? AS BIGINT) ELSE CAST(? AS BIGINT) END
-          WHERE status = 'PENDING' AND id IN (
-                SELECT c.id FROM ${TABLE} c
-                 WHERE c.status = 'PENDING' AND c.next_attempt_at <= ?
-                   AND EXISTS (SELECT 1 FROM webhook_subscriptions s
-                                WHERE s.id = c.subscription_id AND s.deleted_at IS NULL AND s.enabled = ?)
-                 ORDER BY c.next_attempt_at
-                 LIMIT ? ${lock})
-      RETURNING id, subscription_id, workspace_id, variant, event_id, event_type, request_id, occurred_at, data,
-                attempts, round_start, lease_until`,
-        [o.owner, false, o.now, o.now + o.leaseMs.A, o.now + o.leaseMs.B, o.now, true, o.limit],
-      ),
-    );
-    if (!claimed.length) return [];
-    await trx('webhook_attempts').insert(
-      claimed.map((r) => ({ delivery_id: r.id, attempt: Number(r.attempts), started_at: o.now, request_sent: false })),
-    );
-    const subscriptionIds = [...new Set(claimed.map((r) => r.subscription_id as string))];
-    const subscriptions = new Map<string, { url: string; secretEncrypted: string }>();
-    for (const s of await trx('webhook_subscriptions')
-      .whereIn('id', subscriptionIds)
-      .whereNull('deleted_at')
-      .where('enabled', true)
-      .select('id', 'url', 'secret_encrypted')) {
-      subscriptions.set(s.id, { url: s.url, secretEncrypted: s.secret_encrypted });
-    }
-    return claimed.map((r) => ({
-      id: r.id,
-      subscriptionId: r.subscription_id,
-      workspaceId: r.workspace_id,
-      variant: r.variant,
-      eventId: r.event_id,
-      eventType: r.event_type,
-      requestId: r.request_id ?? null,
-      occurredAt: Number(r.occurred_at),
-      data: r.data,
-      attempt: Number(r.attempts),
-      attemptInRound: Number(r.attempts) - Number(r.round_start),
-      leaseUntil: Number(r.lease_until),
-      subscription: subscriptions.get(r.subscription_id) ?? null,
-    }));
-  });
+  const claimed = rowsOf(
+    await knex.raw(
+      `UPDATE ${TABLE}
+          SET status = 'SENDING', lease_owner = ?, request_sent = ?, attempts = attempts + 1, updated_at = ?,
+              attempt_started_at = ?, lease_until = CASE WHEN variant = 'A' THEN CAST(? AS BIGINT) ELSE CAST(? AS BIGINT) END
+        WHERE status = 'PENDING' AND id IN (
+              SELECT c.id FROM ${TABLE} c
+               WHERE c.status = 'PENDING' AND c.next_attempt_at <= ?
+                 AND EXISTS (SELECT 1 FROM webhook_subscriptions s
+                              WHERE s.id = c.subscription_id AND s.deleted_at IS NULL AND s.enabled = ?)
+               ORDER BY c.next_attempt_at
+               LIMIT ? ${lock})
+    RETURNING id, subscription_id, workspace_id, variant, event_id, event_type, request_id, occurred_at, data,
+              attempts, round_start, lease_until`,
+      [o.owner, false, o.now, o.now, o.now + o.leaseMs.A, o.now + o.leaseMs.B, o.now, true, o.limit],
+    ),
+  );
+  if (!claimed.length) return [];
+  const subscriptionIds = [...new Set(claimed.map((r) => r.subscription_id as string))];
+  const subscriptions = new Map<string, { url: string; secretEncrypted: string }>();
+  for (const s of await knex('webhook_subscriptions')
+    .whereIn('id', subscriptionIds)
+    .whereNull('deleted_at')
+    .where('enabled', true)
+    .select('id', 'url', 'secret_encrypted')) {
+    subscriptions.set(s.id, { url: s.url, secretEncrypted: s.secret_encrypted });
+  }
+  return claimed.map((r) => ({
+    id: r.id,
+    subscriptionId: r.subscription_id,
+    workspaceId: r.workspace_id,
+    variant: r.variant,
+    eventId: r.event_id,
+    eventType: r.event_type,
+    requestId: r.request_id ?? null,
+    occurredAt: Number(r.occurred_at),
+    data: r.data,
+    attempt: Number(r.attempts),
+    attemptInRound: Number(r.attempts) - Number(r.round_start),
+    startedAt: o.now,
+    leaseUntil: Number(r.lease_until),
+    subscription: subscriptions.get(r.subscription_id) ?? null,
+  }));
 }
 
-/**
- * Records that the request of this attempt is about to be written. False when the lease was lost
- * meanwhile: then nothing may be sent.
- */
-export async function markRequestSent(knex: Knex, d: { id: string; owner: string; attempt: number }, now: number): Promise<boolean> {
-  return knex.transaction(async (trx) => {
-    const n = await trx(TABLE)
-      .where({ id: d.id, lease_owner: d.owner, attempts: d.attempt, status: 'SENDING' })
-      .update({ request_sent: true, updated_at: now });
-    if (n !== 1) return false;
-    await trx('webhook_attempts').where({ delivery_id: d.id, attempt: d.attempt }).update({ request_sent: true });
-    return true;
-  });
-}
-
-export interface Settlement {
+export interface AttemptRef {
   id: string;
   owner: string;
   attempt: number;
+}
+
+/**
+ * Records that the requests of these attempts are about to be written (one statement for many).
+ * Returns the ids still leased as they were: only those may be sent.
+ */
+export async function markRequestsSent(knex: Knex, owner: string, refs: AttemptRef[], now: number): Promise<Set<string>> {
+  if (!refs.length) return new Set();
+  const rows = rowsOf(
+    await knex.raw(
+      `UPDATE ${TABLE} SET request_sent = ?, updated_at = ?
+        WHERE status = 'SENDING' AND lease_owner = ? AND id IN (${refs.map(() => '?').join(', ')})
+    RETURNING id, attempts`,
+      [true, now, owner, ...refs.map((r) => r.id)],
+    ),
+  );
+  const attemptOf = new Map(refs.map((r) => [r.id, r.attempt]));
+  return new Set(rows.filter((r) => attemptOf.get(r.id) === Number(r.attempts)).map((r) => r.id as string));
+}
+
+export interface Settlement extends AttemptRef {
   decision: DeliveryDecision;
   result: AttemptResult;
+  startedAt: number;
+  requestSent: boolean;
   now: number;
 }
 
@@ -132,30 +138,59 @@ function settledRow(decision: DeliveryDecision, result: AttemptResult, now: numb
     lease_owner: null,
     lease_until: null,
     request_sent: false,
+    attempt_started_at: null,
     last_status_code: statusCodeOf(result),
     last_error: decision.status === 'DELIVERED' ? null : errorOf(result) ?? `HTTP ${statusCodeOf(result)}`,
     updated_at: now,
   };
 }
 
-/** Applies the outcome of attempts (fenced on the lease); returns the ids whose lease was lost. */
-export async function settleAttempts(knex: Knex, settlements: Settlement[]): Promise<string[]> {
-  if (!settlements.length) return [];
+function attemptRow(s: { id: string; attempt: number; startedAt: number; now: number; requestSent: boolean; decision: DeliveryDecision; result: AttemptResult }) {
+  return {
+    delivery_id: s.id,
+    attempt: s.attempt,
+    started_at: s.startedAt,
+    finished_at: s.now,
+    outcome: s.decision.attemptOutcome,
+    status_code: statusCodeOf(s.result),
+    error: errorOf(s.result),
+    request_sent: s.requestSent,
+  };
+}
+
+/**
+ * Applies the outcomes of attempts in one transaction of two statements, each row fenced on its
+ * lease; returns the ids whose lease was lost (settled elsewhere meanwhile), for which nothing is
+ * written.
+ */
+export async function settleAttempts(knex: Knex, owner: string, settlements: Settlement[]): Promise<Set<string>> {
+  if (!settlements.length) return new Set();
+  const values: Knex.Value[] = [];
+  const tuples = settlements.map((s) => {
+    const row = settledRow(s.decision, s.result, s.now);
+    values.push(s.id, s.attempt, row.status, row.next_attempt_at ?? null, row.finished_at, row.last_status_code, row.last_error, row.updated_at);
+    return '(?, CAST(? AS INTEGER), ?, CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS INTEGER), CAST(? AS TEXT), CAST(? AS BIGINT))';
+  });
   return knex.transaction(async (trx) => {
-    const lost: string[] = [];
-    for (const s of settlements) {
-      const n = await trx(TABLE)
-        .where({ id: s.id, lease_owner: s.owner, attempts: s.attempt, status: 'SENDING' })
-        .update(settledRow(s.decision, s.result, s.now));
-      if (n !== 1) {
-        lost.push(s.id);
-        continue;
-      }
-      await trx('webhook_attempts')
-        .where({ delivery_id: s.id, attempt: s.attempt })
-        .update({ finished_at: s.now, outcome: s.decision.attemptOutcome, status_code: statusCodeOf(s.result), error: errorOf(s.result) });
-    }
-    return lost;
+    const updated = rowsOf(
+      await trx.raw(
+        `WITH v(id, attempt, status, next_attempt_at, finished_at, last_status_code, last_error, updated_at) AS (VALUES ${tuples.join(', ')})
+         UPDATE ${TABLE}
+            SET status = v.status,
+                next_attempt_at = COALESCE(v.next_attempt_at, ${TABLE}.next_attempt_at),
+                finished_at = v.finished_at,
+                lease_owner = NULL, lease_until = NULL, request_sent = ?, attempt_started_at = NULL,
+                last_status_code = v.last_status_code, last_error = v.last_error, updated_at = v.updated_at
+           FROM v
+          WHERE ${TABLE}.id = v.id AND ${TABLE}.attempts = v.attempt AND ${TABLE}.lease_owner = ? AND ${TABLE}.status = 'SENDING'
+      RETURNING ${TABLE}.id`,
+        [...values, false, owner],
+      ),
+    );
+    const done = new Set(updated.map((r) => r.id as string));
+    const rows = settlements.filter((s) => done.has(s.id)).map(attemptRow);
+    if (rows.length) await trx('webhook_attempts').insert(rows);
+    return new Set(settlements.filter((s) => !done.has(s.id)).map((s) => s.id));
   });
 }
 
@@ -163,13 +198,18 @@ export async function settleAttempts(knex: Knex, settlements: Settlement[]): Pro
  * Hands back an attempt that never started sending (the process is shutting down): the delivery
  * is PENDING again, due at once, and the attempt is not counted.
  */
-export async function releaseUnsent(knex: Knex, d: { id: string; owner: string; attempt: number }, now: number): Promise<void> {
-  await knex.transaction(async (trx) => {
-    const n = await trx(TABLE)
-      .where({ id: d.id, lease_owner: d.owner, attempts: d.attempt, status: 'SENDING', request_sent: false })
-      .update({ status: 'PENDING', attempts: d.attempt - 1, lease_owner: null, lease_until: null, next_attempt_at: now, updated_at: now });
-    if (n === 1) await trx('webhook_attempts').where({ delivery_id: d.id, attempt: d.attempt }).delete();
-  });
+export async function releaseUnsent(knex: Knex, d: AttemptRef, now: number): Promise<void> {
+  await knex(TABLE)
+    .where({ id: d.id, lease_owner: d.owner, attempts: d.attempt, status: 'SENDING', request_sent: false })
+    .update({
+      status: 'PENDING',
+      attempts: d.attempt - 1,
+      lease_owner: null,
+      lease_until: null,
+      attempt_started_at: null,
+      next_attempt_at: now,
+      updated_at: now,
+    });
 }
 
 export interface ExpiredLease {
@@ -180,6 +220,7 @@ export interface ExpiredLease {
   requestSent: boolean;
   owner: string;
   leaseUntil: number;
+  startedAt: number;
 }
 
 /** Deliveries whose lease ran out: the process that held them stopped mid-attempt. */
@@ -188,7 +229,7 @@ export async function expiredLeases(knex: Knex, now: number, limit = 500): Promi
     .where('status', 'SENDING')
     .where('lease_until', '<', now)
     .limit(limit)
-    .select('id', 'variant', 'attempts', 'round_start', 'request_sent', 'lease_owner', 'lease_until');
+    .select('id', 'variant', 'attempts', 'round_start', 'request_sent', 'lease_owner', 'lease_until', 'attempt_started_at', 'updated_at');
   return rows.map((r) => ({
     id: r.id,
     variant: r.variant,
@@ -197,6 +238,7 @@ export async function expiredLeases(knex: Knex, now: number, limit = 500): Promi
     requestSent: Boolean(r.request_sent),
     owner: r.lease_owner,
     leaseUntil: Number(r.lease_until),
+    startedAt: Number(r.attempt_started_at ?? r.updated_at),
   }));
 }
 
@@ -213,9 +255,7 @@ export async function settleExpired(
       .where({ id: e.id, lease_owner: e.owner, attempts: e.attempt, status: 'SENDING', lease_until: e.leaseUntil })
       .update(settledRow(decision, result, now));
     if (n !== 1) return false;
-    await trx('webhook_attempts')
-      .where({ delivery_id: e.id, attempt: e.attempt })
-      .update({ finished_at: now, outcome: decision.attemptOutcome, error: errorOf(result) });
+    await trx('webhook_attempts').insert(attemptRow({ ...e, now, decision, result }));
     return true;
   });
 }
