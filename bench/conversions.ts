@@ -1116,7 +1116,7 @@ async function runEngine(engine: Engine): Promise<EngineReport> {
     const service = startChild(`service ${engine}`, ['--import', pathToFileURL(watchdog).href, 'bin/shortlink.mjs', 'serve'], env);
     const t0 = performance.now();
     await waitForHealth(service, port, 120_000);
-    log(`service pid ${service.proc.pid} on :${port}, healthy after ${fmtS(performance.now() - t0)}`);
+    log(`service pid ${service.proc.pid} on :${port}, healthy after ${fmtS(performance.now() - t0)}; load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
 
     const keys = new KeyPool(knex, seeded.cat);
     const cases = casesFor(seeded);
@@ -1144,6 +1144,7 @@ async function runEngine(engine: Engine): Promise<EngineReport> {
         fmtMs(h.stats.p50 - p.stats.p50),
         `${Number.isFinite(h.conversions) ? fmtInt(h.conversions) : '-'} / ${fmtInt(p.conversions)}`,
         `${(h.bytes / 1024).toFixed(1)}`,
+        os.loadavg()[0].toFixed(1),
         h.errors ? `${h.errors} ERR` : miss ? 'MISS' : 'ok',
       ]);
       process.stderr.write(`  [${engine}] ${c.name}: HTTP p50 ${fmtMs(h.stats.p50)} ms, in-process p50 ${fmtMs(p.stats.p50)} ms\n`);
@@ -1155,12 +1156,12 @@ async function runEngine(engine: Engine): Promise<EngineReport> {
     lines.push(`results, ${engine}: sequential requests on one keep-alive connection, ${WARMUPS} warm-ups per case, ${fmtInt(keys.minted)} API keys minted`);
     lines.push(
       table(
-        ['case', 'n', 'HTTP p50', 'p99', 'max', 'in-proc p50', 'p99', 'max', 'tally p50', 'clicks p50', 'HTTP-in-proc p50', 'conversions HTTP / in-proc', 'KiB', `p50 < ${TARGET_P50_MS} ms`],
+        ['case', 'n', 'HTTP p50', 'p99', 'max', 'in-proc p50', 'p99', 'max', 'tally p50', 'clicks p50', 'HTTP-in-proc p50', 'conversions HTTP / in-proc', 'KiB', 'load', `p50 < ${TARGET_P50_MS} ms`],
         rows,
       ),
     );
     lines.push(
-      `(ms; with n = 50 the p99 is the slowest sample; "tally" = tallyConversions/tallyGoal, "clicks" = countClicks; conversions are data.total or data.conversions of the last answer and of the last in-process run; windows slide with the clock, so they may differ by one)`,
+      `(ms; with n ≤ 100 the p99 is the slowest sample; "tally" = tallyConversions/tallyGoal, "clicks" = countClicks, both in-process; conversions = data.total or data.conversions of the last answer / of the last in-process run (windows slide with the clock, so they may differ by a few); KiB = response body; load = 1-minute load average after the case, on ${os.availableParallelism()} CPUs)`,
     );
     for (const n of notes) lines.push(`NOTE ${n}`);
     for (const r of repeated) lines.push(`NOTE the service logged, while measured: ${r}`);
@@ -1179,7 +1180,7 @@ async function runEngine(engine: Engine): Promise<EngineReport> {
         for (const q of sorted.filter((x) => x.ms >= 5).slice(0, 3)) {
           log(`    plan of the ${fmtMs(q.ms)} ms query: ${short(q.sql.replace(/\s+/g, ' '), 400)}`);
           try {
-            for (const l of await bdb.explain(q.sql, q.bindings)) log(`      ${l}`);
+            for (const l of await bdb.explain(q.sql, q.bindings)) log(`      ${short(l, 300)}`);
           } catch (err) {
             log(`      (explain failed: ${(err as Error).message})`);
           }

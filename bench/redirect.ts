@@ -19,13 +19,18 @@
 //     the big set per request) loads the baseline and then the service for a discarded warm-up run
 //     and a measured run, with the same headers (a browser User-Agent, so clicks are recorded;
 //     X-Forwarded-Proto: https; Host: localhost), and prints requests/s, p50, p99, non-3xx, the
-//     service/baseline throughput ratio and the service's RSS;
+//     service/baseline throughput ratio, each server's CPU time per request (steadier than
+//     requests/s when other work shares the machine) and the service's RSS;
 //  5. waits 2 × CLICK_FLUSH_MS and compares the clicks in the database with the 302s the service
-//     answered, so click recording is shown to be on.
+//     answered, so click recording is shown to be on (and says how long a lagging flush took).
 // Every child process, temp file and database is removed at the end, on error, on Ctrl-C and when
-// --time-limit runs out. With --cpu-prof DIR the service runs under `node --cpu-prof` (a flag on
-// its command line: Node 20 refuses --cpu-prof in NODE_OPTIONS); the profile stays in DIR and its top self-time functions during the measured runs
-// are printed.
+// --time-limit runs out (each child also exits by itself if this process dies).
+//
+// Diagnostics: --rounds N repeats each baseline/service pair and summarizes medians; --scenario
+// runs one scenario; --visitor bot sends a crawler's User-Agent (same redirects, no clicks), which
+// separates the cost of recording clicks; --cpu-prof DIR runs the service under `node --cpu-prof`
+// (a flag on its command line: Node 20 refuses --cpu-prof in NODE_OPTIONS), keeps the profile in
+// DIR and prints the top self-time functions of the service's main thread during measured runs.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -92,7 +97,8 @@ const { values: args } = parseArgs({
   allowPositionals: false,
 });
 if (args.help) {
-  const header = fs.readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').filter((l) => l.startsWith('//'));
+  const lines = fs.readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n');
+  const header = lines.slice(0, lines.findIndex((l) => !l.startsWith('//')));
   process.stdout.write(`${header.map((l) => l.replace(/^\/\/ ?/, '')).join('\n')}\n`);
   process.exit(0);
 }
@@ -127,6 +133,11 @@ if (args.visitor !== 'person' && args.visitor !== 'bot') {
 const PERSON = args.visitor === 'person';
 if (!['both', 'warm', 'million'].includes(args.scenario!)) {
   process.stderr.write(`--scenario must be both, warm or million; got ${args.scenario}\n`);
+  process.exit(2);
+}
+// Slugs come from i × SLUG_MULT, exact in a double only while that stays below 2^53.
+if (WARM + BIG > 4_000_000) {
+  process.stderr.write(`--warm + --links must be at most 4,000,000; got ${WARM + BIG}\n`);
   process.exit(2);
 }
 const CPU_PROF_DIR = args['cpu-prof'] ? path.resolve(args['cpu-prof']) : undefined;

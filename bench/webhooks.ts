@@ -3,6 +3,7 @@
 //
 //   npx tsx bench/webhooks.ts [--events 1000] [--subscriptions 10] [--variant A|B|mixed]
 //                             [--engine sqlite|postgres] [--rate 0] [--time-limit 300]
+//                             [--cpu-prof DIR]
 //
 // What it does:
 //  1. creates a fresh database (a SQLite file in a temp dir, or a Postgres database created on
@@ -21,7 +22,8 @@
 //     write to last arrival), p50/p99/max event-to-delivery latency (write to arrival), bad
 //     signatures, and the service's CPU time per delivery.
 // Every child process, temp file and database is removed at the end, on error, on Ctrl-C and
-// when --time-limit runs out.
+// when --time-limit runs out. With --cpu-prof DIR the service runs under `node --cpu-prof` and
+// its profile is left in DIR.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -44,6 +46,7 @@ const { values: args } = parseArgs({
     engine: { type: 'string', default: 'sqlite' },
     rate: { type: 'string', default: '0' },
     'time-limit': { type: 'string', default: '300' },
+    'cpu-prof': { type: 'string' },
   },
 });
 const EVENTS = Number(args.events);
@@ -226,7 +229,8 @@ async function main() {
     })),
   );
 
-  const service = fork('service', [path.join(ROOT, 'bin/shortlink.mjs'), 'serve'], {
+  const profile = args['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(args['cpu-prof'])}`] : [];
+  const service = fork('service', [...profile, path.join(ROOT, 'bin/shortlink.mjs'), 'serve'], {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
     DATABASE_URL: databaseUrl,
@@ -309,6 +313,11 @@ async function main() {
   log(`service CPU           ${(cpuAfter - cpuBefore).toFixed(0)} ms, ${((cpuAfter - cpuBefore) / TOTAL).toFixed(3)} ms per delivery`);
   log(`receiver CPU          ${(receiverCpuAfter - receiverCpuBefore).toFixed(0)} ms, ${((receiverCpuAfter - receiverCpuBefore) / TOTAL).toFixed(3)} ms per delivery`);
   finishing = true;
+  if (profile.length) {
+    // A clean exit writes the profile.
+    service.kill('SIGTERM');
+    await new Promise((r) => service.once('exit', r));
+  }
   await cleanup();
 }
 

@@ -513,7 +513,7 @@ export interface paths {
          * @description The password form of `GET /{slug}` posts here. The form carries an anti-forgery token
          *     that must equal the one in the `sl_csrf` cookie (`HttpOnly; SameSite=Strict; Secure`)
          *     set with the form and be signed for this link and less than an hour old; otherwise the
-         *     form is shown again. Wrong passwords are throttled per link and client: after **5**
+         *     form is shown again. A form body over 4 KiB gets 413. Wrong passwords are throttled per link and client: after **5**
          *     wrong passwords in 15 minutes the client gets **429** with `Retry-After`. The right
          *     password answers with the link's redirect (301 or 302) and counts the click; the
          *     password is never logged or echoed.
@@ -754,7 +754,7 @@ export interface components {
             expiresAt?: string | null;
             /** @description Where visitors of an expired link are sent. Absolute `http` or `https` URL only. It may not point at this link, nor around a chain of this service's short links that leads back to it: either gives 400. Omit, `null` or an empty string for the service's own expired page. Setting one is a Growth-plan feature (every plan with API access includes it). */
             expiredUrl?: string | null;
-            /** @description The link stops resolving once this many clicks are served. Whole number, 1 or more; `null` or omitted for no limit. */
+            /** @description The link stops resolving once this many clicks are served. Whole number from 1 to 2147483647; `null` or omitted for no limit. */
             clickLimit?: number | null;
             /**
              * Format: date-time
@@ -804,7 +804,7 @@ export interface components {
             neverExpires?: boolean;
             /** @description Where visitors of an expired link are sent. `null` or an empty string removes the fallback (removing is never gated). Setting one is a Growth-plan feature; `http` or `https` only; it may not point at this link nor around a chain of this service's short links that returns to it (400). */
             expiredUrl?: string | null;
-            /** @description Whole number, 1 or more; `null` removes the limit. */
+            /** @description Whole number from 1 to 2147483647; `null` removes the limit. */
             clickLimit?: number | null;
             /**
              * Format: date-time
@@ -957,7 +957,7 @@ export interface components {
         };
         /** @description Monetary value of one conversion. */
         ConversionValue: {
-            /** @description Amount in integer minor units of `currency` (for example 4990 for 49.90 EUR). */
+            /** @description Amount in integer minor units of `currency` (for example 4990 for 49.90 EUR), at most 2^53 - 1 so that every client can hold it exactly. */
             amountMinor: number;
             currency: components["schemas"]["CurrencyCode"];
         };
@@ -1515,7 +1515,7 @@ export interface components {
     };
     parameters: {
         /**
-         * @description Page number, starting at 1 (default 1). Below 1 or not an integer gives 400. A page past the end is not an error: it answers 200 with an empty `data` array.
+         * @description Page number, starting at 1 (default 1), at most 1000000. Below 1, above the maximum or not an integer gives 400. A page past the end is not an error: it answers 200 with an empty `data` array.
          * @example 1
          */
         Page: number;
@@ -1616,7 +1616,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page number, starting at 1 (default 1). Below 1 or not an integer gives 400. A page past the end is not an error: it answers 200 with an empty `data` array.
+                 * @description Page number, starting at 1 (default 1), at most 1000000. Below 1, above the maximum or not an integer gives 400. A page past the end is not an error: it answers 200 with an empty `data` array.
                  * @example 1
                  */
                 page?: components["parameters"]["Page"];
@@ -2337,6 +2337,18 @@ export interface operations {
             };
             401: components["responses"]["PasswordForm"];
             404: components["responses"]["VisitorPage"];
+            /** @description The link has no password to unlock (it redirects, or shows another page, on `GET`); `Allow: GET, HEAD`. */
+            405: {
+                headers: {
+                    /** @description The methods the address answers. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html>...</html> */
+                    "text/html": string;
+                };
+            };
             410: components["responses"]["VisitorPage"];
             413: components["responses"]["VisitorPage"];
             429: components["responses"]["VisitorPage"];

@@ -24,6 +24,19 @@ function requiredScopes(operation: any): string[] {
   return security.flatMap((req: Record<string, string[]>) => req.bearerAuth ?? []);
 }
 
+/** The dotted path of the first string holding U+0000, '' for the root, null when none. */
+function findNul(value: unknown, path = ''): string | null {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
+  if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      if (k.includes('\u0000')) return path ? `${path}.${k}` : k;
+      const found = findNul(v, path ? `${path}.${k}` : k);
+      if (found !== null) return found;
+    }
+  }
+  return null;
+}
+
 export async function createApp(services: Services, opts: { validateResponses?: boolean } = {}) {
   const { config, log } = services;
   const validateResponses = opts.validateResponses ?? process.env.SHORTLINK_VALIDATE_RESPONSES === '1';
@@ -96,6 +109,13 @@ export async function createApp(services: Services, opts: { validateResponses?: 
 
   const app = express();
   app.disable('x-powered-by');
+  // No ETags and no conditional requests: API answers are never 304.
+  app.set('etag', false);
+  app.use((req, _res, next) => {
+    delete req.headers['if-none-match'];
+    delete req.headers['if-modified-since'];
+    next();
+  });
   app.set('trust proxy', config.trustProxy);
   app.use(
     pinoHttp({
@@ -133,7 +153,33 @@ export async function createApp(services: Services, opts: { validateResponses?: 
     if (!req.secure) return next(new HttpError(400, 'HTTPS is required; this request arrived over plain HTTP'));
     next();
   });
-  app.use(express.json({ limit: MAX_BODY_BYTES, type: ['application/json', 'application/*+json'] }));
+  // Only methods that take a body parse one; a GET or DELETE body is ignored.
+  const json = express.json({ limit: MAX_BODY_BYTES, type: ['application/json', 'application/*+json'] });
+  app.use((req, res, next) => {
+    if (req.method !== 'POST' && req.method !== 'PATCH' && req.method !== 'PUT') return next();
+    json(req, res, (err?: unknown) => {
+      if (err) return next(err);
+      // An empty body is no body (body-parser would make it {}).
+      if (req.headers['content-length'] === '0') req.body = undefined;
+      // Postgres text cannot hold U+0000; no field of this API needs it.
+      const nul = findNul(req.body);
+      if (nul !== null) return next(new HttpError(400, `${nul || 'The request body'} contains a NUL character`, nul || undefined));
+      next();
+    });
+  });
+  // A path that is not valid percent-encoding can name nothing.
+  app.use((req, _res, next) => {
+    try {
+      decodeURIComponent(req.path);
+    } catch {
+      return next(new HttpError(400, 'The URL path is not valid percent-encoding'));
+    }
+    if (/%00/.test(req.url) || req.url.includes('\u0000')) {
+      const param = Object.entries(req.query).find(([k, v]) => k.includes('\u0000') || String(v).includes('\u0000'))?.[0];
+      return next(new HttpError(400, `The URL contains a NUL character${param !== undefined ? ` in ${param}` : ''}`, param ?? 'id'));
+    }
+    next();
+  });
 
   // WEBHOOK_VARIANTS: a variant switched off has no endpoints at all (404 before any key check).
   const variantOf = (p: string): 'A' | 'B' | null =>
@@ -146,7 +192,14 @@ export async function createApp(services: Services, opts: { validateResponses?: 
 
   app.use((req, res, next) => {
     api.handleRequest(
-      { method: req.method, path: req.path, body: req.body, query: req.query as any, headers: req.headers as any },
+      {
+        method: req.method,
+        path: req.path,
+        body: req.body,
+        // A parameter without a name (`?=1`) names nothing and is ignored.
+        query: Object.fromEntries(Object.entries(req.query).filter(([k]) => k !== '')) as any,
+        headers: req.headers as any,
+      },
       req,
       res,
     ).catch(next);
@@ -159,6 +212,11 @@ export async function createApp(services: Services, opts: { validateResponses?: 
     else if (err?.type === 'entity.parse.failed') httpError = new HttpError(400, 'Malformed JSON in request body');
     else if (err?.type === 'encoding.unsupported' || err?.type === 'charset.unsupported') httpError = new HttpError(400, String(err.message));
     else if (err?.type === 'request.aborted') httpError = new HttpError(400, 'Request aborted');
+    // Any other client error of the body reader (e.g. a body that does not inflate as its
+    // Content-Encoding says) is the client's: 400, never a 500.
+    else if ((err?.status >= 400 && err?.status < 500) || /^Z_/.test(String(err?.code))) {
+      httpError = new HttpError(400, `The request body could not be read: ${String(err.message).slice(0, 200)}`);
+    }
     else {
       req.log?.error({ err }, 'unhandled error');
       httpError = new HttpError(500, 'Internal server error');

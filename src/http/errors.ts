@@ -12,7 +12,7 @@ export class HttpError extends Error {
   body(): { error: string; field?: string; code?: string } {
     return {
       error: this.message,
-      ...(this.field ? { field: this.field } : {}),
+      ...(this.field !== undefined ? { field: this.field } : {}),
       ...(this.code ? { code: this.code } : {}),
     };
   }

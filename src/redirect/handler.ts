@@ -261,7 +261,7 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
       return sendPage(res, 405, statusPage('not_found'), { Allow: 'GET, HEAD' });
     }
     const form = await readForm(req);
-    if (!form) return sendPage(res, 413, statusPage('not_found'));
+    if (!form) return sendPage(res, 413, statusPage('not_found').replace('Link not found', 'Form too large'), { Connection: 'close' });
     const cookies = parseCookies(req.headers.cookie);
     if (!this.deps.csrf.verify(link!.id, form.get('csrf') ?? undefined, cookies[CSRF_COOKIE])) {
       return this.page(req, res, 'password', link, 'Your session expired. Please enter the password again.');
@@ -337,8 +337,9 @@ function readForm(req: IncomingMessage): Promise<URLSearchParams | null> {
     req.on('data', (c: Buffer) => {
       size += c.length;
       if (size > MAX_FORM_BYTES) {
+        // Answer 413 and let the rest of the body drain (destroying the request would reset
+        // the connection before the page is written).
         resolve(null);
-        req.destroy();
         return;
       }
       chunks.push(c);

@@ -1,12 +1,16 @@
-// One delivery attempt over the network: resolve and vet the address (ssrf.ts), open a TLS
+// One delivery attempt over the network: resolve and vet the address (ssrf.ts), get a TLS
 // connection to exactly that address, record that the request is being sent, write it, and wait
 // for the status line. What happened is reported as an AttemptResult (schedule.ts), which tells
 // apart "nothing was written" from "written, and then no answer".
 //
-// Never follows redirects (a 3xx is an answer like any other), never reuses a connection (a
-// keep-alive connection the endpoint closes just as the request goes out would turn a plain
-// retry into an UNKNOWN), and resumes TLS sessions so repeated deliveries to one endpoint skip
-// the full handshake.
+// Redirects are never followed: a 3xx is an answer like any other.
+//
+// Connections are kept alive and reused, but conservatively: only a connection whose previous
+// exchange completed (the whole answer read, no `Connection: close`), to the same vetted address,
+// port and name, idle for less than a second. The risk of reuse is an endpoint closing an idle
+// connection just as a request goes out, which would turn a plain retry into an UNKNOWN (Variant
+// A); endpoints keep idle connections open for seconds (Node 5 s, nginx 75 s), so reusing only
+// within one second leaves that to misconfigured endpoints. New connections resume TLS sessions.
 import http from 'node:http';
 import net from 'node:net';
 import tls from 'node:tls';
@@ -46,8 +50,15 @@ export interface AttemptReport {
 }
 
 const MAX_RESPONSE_BYTES = 64 * 1024;
-const sessions = new Map<string, Buffer>();
-const MAX_SESSIONS = 1_000;
+/** How long after the end of the answer the rest of it may take before the connection is dropped. */
+const DRAIN_MS = 1_000;
+/** A kept-alive connection is reused only within this time after its last answer. */
+export const REUSE_IDLE_MS = 1_000;
+const MAX_IDLE_PER_TARGET = 64;
+
+// ---------------------------------------------------------------------------------------------
+// TLS context, sessions and idle connections, shared by every attempt of the process
+
 let contextCache: { key: string; context: tls.SecureContext } | undefined;
 
 /**
@@ -62,6 +73,75 @@ function secureContext(extra: string[] | undefined): tls.SecureContext {
   return contextCache.context;
 }
 
+const sessions = new Map<string, Buffer>();
+const MAX_SESSIONS = 1_000;
+
+interface IdleConnection {
+  socket: tls.TLSSocket;
+  since: number;
+  timer: NodeJS.Timeout;
+  drop(): void;
+}
+const idle = new Map<string, IdleConnection[]>();
+
+function takeIdle(key: string): tls.TLSSocket | undefined {
+  const list = idle.get(key);
+  while (list?.length) {
+    const entry = list.pop()!;
+    clearTimeout(entry.timer);
+    const { socket } = entry;
+    socket.removeListener('close', entry.drop);
+    socket.removeListener('error', entry.drop);
+    socket.removeListener('data', entry.drop);
+    if (Date.now() - entry.since < REUSE_IDLE_MS && !socket.destroyed && socket.writable && socket.readable) {
+      socket.ref();
+      return socket;
+    }
+    socket.destroy();
+  }
+  idle.delete(key);
+  return undefined;
+}
+
+function keepIdle(key: string, socket: tls.TLSSocket): void {
+  const list = idle.get(key) ?? [];
+  if (list.length >= MAX_IDLE_PER_TARGET || socket.destroyed) {
+    socket.destroy();
+    return;
+  }
+  const entry: IdleConnection = {
+    socket,
+    since: Date.now(),
+    timer: setTimeout(() => drop(), REUSE_IDLE_MS).unref(),
+    drop,
+  };
+  function drop() {
+    clearTimeout(entry.timer);
+    const i = list.indexOf(entry);
+    if (i >= 0) list.splice(i, 1);
+    if (!list.length && idle.get(key) === list) idle.delete(key);
+    socket.destroy();
+  }
+  // An idle connection that closes, errs or speaks unasked is of no further use.
+  socket.on('close', drop);
+  socket.on('error', drop);
+  socket.on('data', drop);
+  socket.unref();
+  list.push(entry);
+  idle.set(key, list);
+}
+
+/** Closes every idle kept-alive connection (the worker is stopping). */
+export function closeIdleConnections(): void {
+  for (const list of idle.values()) for (const entry of list.splice(0)) {
+    clearTimeout(entry.timer);
+    entry.socket.destroy();
+  }
+  idle.clear();
+}
+
+// ---------------------------------------------------------------------------------------------
+
 function describe(err: unknown): string {
   const e = err as NodeJS.ErrnoException;
   const msg = e?.message || String(err);
@@ -73,12 +153,12 @@ function connect(
   hostname: string,
   port: number,
   target: VettedAddress,
+  sessionKey: string,
   extraCa: string[] | undefined,
   deadline: number,
   signal: AbortSignal | undefined,
 ): Promise<tls.TLSSocket> {
   const isLiteral = net.isIP(hostname) !== 0;
-  const sessionKey = `${target.address}|${port}|${hostname}`;
   return new Promise((resolve, reject) => {
     const socket = tls.connect({
       host: hostname,
@@ -148,18 +228,22 @@ export async function attemptDelivery(o: AttemptOptions): Promise<AttemptReport>
 
   const hostname = url.hostname.replace(/^\[|\]$/g, '');
   const port = url.port ? Number(url.port) : 443;
-  let socket: tls.TLSSocket;
-  try {
-    socket = await connect(hostname, port, target, o.extraCa, connectDeadline, o.signal);
-  } catch (err) {
-    if (o.signal?.aborted) return notSent('stopped before sending', true);
-    return notSent(`${describe(err)} (nothing was sent)`);
+  const key = `${target.address}|${port}|${hostname}`;
+  let socket = takeIdle(key);
+  if (!socket) {
+    try {
+      socket = await connect(hostname, port, target, key, o.extraCa, connectDeadline, o.signal);
+    } catch (err) {
+      if (o.signal?.aborted) return notSent('stopped before sending', true);
+      return notSent(`${describe(err)} (nothing was sent)`);
+    }
   }
+  const conn = socket;
   // Belt and braces: the peer is the address that was vetted, and that address is acceptable.
-  const peer = socket.remoteAddress ?? '';
+  const peer = conn.remoteAddress ?? '';
   const reason = peer ? refusalReason(peer, o.policy) : 'the connection has no peer address';
   if (reason) {
-    socket.destroy();
+    conn.destroy();
     return { result: { kind: 'refused', error: `refused: ${reason}; nothing was sent` }, sent: false };
   }
 
@@ -167,15 +251,26 @@ export async function attemptDelivery(o: AttemptOptions): Promise<AttemptReport>
   try {
     mayWrite = !o.signal?.aborted && (await o.beforeSend());
   } catch (err) {
-    socket.destroy();
+    conn.destroy();
     return notSent(`could not record the attempt before sending: ${describe(err)} (nothing was sent)`, true);
   }
   if (!mayWrite) {
-    socket.destroy();
+    conn.destroy();
     return notSent('stopped before sending', true);
   }
+  if (conn.destroyed || !conn.writable) {
+    // A kept-alive connection the endpoint closed while the attempt was being recorded.
+    return notSent('the connection closed before the request was written (nothing was sent)');
+  }
 
-  const { body, headers } = o.compose();
+  let body: string;
+  let headers: Record<string, string>;
+  try {
+    ({ body, headers } = o.compose());
+  } catch (err) {
+    conn.destroy();
+    return notSent(`the request could not be built: ${describe(err)} (nothing was sent)`);
+  }
   return new Promise<AttemptReport>((resolve) => {
     let settled = false;
     const finish = (result: AttemptResult) => {
@@ -184,35 +279,57 @@ export async function attemptDelivery(o: AttemptOptions): Promise<AttemptReport>
       clearTimeout(timer);
       resolve({ result, sent: true });
     };
-    const req = http.request({
-      method: 'POST',
-      host: hostname,
-      port,
-      defaultPort: 443,
-      path: `${url.pathname}${url.search}`,
-      headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' },
-      createConnection: () => socket,
-    });
+    let req: http.ClientRequest;
+    try {
+      req = http.request({
+        method: 'POST',
+        host: hostname,
+        port,
+        defaultPort: 443,
+        path: `${url.pathname}${url.search}`,
+        headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)), Connection: 'keep-alive' },
+        createConnection: () => conn,
+      });
+    } catch (err) {
+      // Refused by Node before anything went out (an invalid header value, say).
+      conn.destroy();
+      resolve(notSent(`the request could not be built: ${describe(err)} (nothing was sent)`));
+      return;
+    }
     const timer = setTimeout(() => {
       finish({ kind: 'lost', error: `no answer within ${o.timeoutMs} ms after the request was sent` });
       req.destroy();
-      socket.destroy();
+      conn.destroy();
     }, o.timeoutMs);
     req.on('response', (res) => {
       finish({ kind: 'answered', statusCode: res.statusCode ?? 0 });
-      // The status line is the answer; the body is read (and dropped) only to close politely.
+      // The status line is the answer; the rest is read and dropped, so the connection can be
+      // reused if the endpoint keeps it open ('free' is emitted once the exchange is complete).
       let seen = 0;
+      const drain = setTimeout(() => conn.destroy(), DRAIN_MS);
+      drain.unref();
       res.on('data', (chunk: Buffer) => {
         seen += chunk.length;
-        if (seen > MAX_RESPONSE_BYTES) socket.destroy();
+        if (seen > MAX_RESPONSE_BYTES) conn.destroy();
       });
-      res.on('end', () => socket.destroy());
-      res.on('error', () => socket.destroy());
-      setTimeout(() => socket.destroy(), 1_000).unref();
+      res.on('end', () => clearTimeout(drain));
+      res.on('error', () => conn.destroy());
+    });
+    let freed = false;
+    conn.once('free', () => {
+      freed = true;
+      keepIdle(key, conn);
+    });
+    req.on('close', () => {
+      // Not freed for reuse: the endpoint closed it, asked to close it, or the answer was cut
+      // short. ('free' follows 'close' in the same tick when the exchange completed.)
+      setImmediate(() => {
+        if (!freed) conn.destroy();
+      });
     });
     req.on('error', (err) => {
       finish({ kind: 'lost', error: `${describe(err)} after the request was sent` });
-      socket.destroy();
+      conn.destroy();
     });
     req.end(body);
   });

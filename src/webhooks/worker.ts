@@ -15,7 +15,7 @@ import type { Logger } from 'pino';
 import type { Engine } from '../db/knex';
 import * as outbox from '../db/repos/webhook-deliveries';
 import type { ClaimedDelivery } from '../db/repos/webhook-deliveries';
-import { attemptDelivery, type AttemptReport } from './delivery';
+import { attemptDelivery, closeIdleConnections, type AttemptReport } from './delivery';
 import { attemptTimeoutMs, deliveryOutcome, leaseMs, type AttemptResult, type Variant } from './schedule';
 import { openSecret } from './secrets';
 import { composeVariantA, composeVariantB } from './signing';
@@ -41,6 +41,49 @@ export interface WebhookWorkerOptions {
   lookup?: Lookup;
 }
 
+/**
+ * Gathers the writes that attempts in flight make at about the same moment into one statement
+ * or transaction: under load, dozens of attempts share a write instead of each paying for one.
+ */
+class WriteBatch<T, R> {
+  private queue: { item: T; resolve: (r: R) => void; reject: (e: unknown) => void }[] = [];
+  private scheduled = false;
+
+  constructor(private readonly flushAll: (items: T[]) => Promise<R[]>, private readonly max = 256) {}
+
+  add(item: T): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
+      this.queue.push({ item, resolve, reject });
+      if (this.queue.length >= this.max) this.flush();
+      else if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  private flush(): void {
+    this.scheduled = false;
+    const batch = this.queue.splice(0);
+    if (!batch.length) return;
+    this.flushAll(batch.map((b) => b.item)).then(
+      (results) => batch.forEach((b, i) => b.resolve(results[i])),
+      (err) => batch.forEach((b) => b.reject(err)),
+    );
+  }
+}
+
+const runningWorkers = new Set<WebhookWorker>();
+
+/**
+ * Tells the workers of this process that deliveries were just committed to the outbox, so they
+ * look now instead of at their next poll (up to DEFAULT_POLL_MS later). Optional: call it after
+ * the transaction that wrote them has committed.
+ */
+export function deliveriesQueued(): void {
+  for (const worker of runningWorkers) worker.nudge();
+}
+
 export const DEFAULT_CONCURRENCY = 64;
 export const DEFAULT_POLL_MS = 100;
 /** Expired leases and deliveries of deleted subscriptions are looked for this often. */
@@ -53,6 +96,8 @@ const REFILL_BATCH = 8;
 export class WebhookWorker {
   /** This process's name on the leases it holds. */
   readonly owner = `${os.hostname().slice(0, 32)}:${process.pid}:${randomBytes(6).toString('hex')}`;
+  /** Attempts this process has made (each counted once, whatever its outcome). */
+  attemptsMade = 0;
   private readonly concurrency: number;
   private readonly pollMs: number;
   private readonly inflight = new Map<string, { abort: AbortController; done: Promise<void> }>();
@@ -66,6 +111,14 @@ export class WebhookWorker {
   private running = false;
   private backlog = false;
   private lastSweep = 0;
+  private readonly sentMarks = new WriteBatch<outbox.AttemptRef, boolean>(async (refs) => {
+    const ok = await outbox.markRequestsSent(this.o.knex, this.owner, refs, Date.now());
+    return refs.map((r) => ok.has(r.id));
+  });
+  private readonly settlements = new WriteBatch<outbox.Settlement, boolean>(async (items) => {
+    const lost = await outbox.settleAttempts(this.o.knex, this.owner, items);
+    return items.map((s) => !lost.has(s.id));
+  });
 
   constructor(private readonly o: WebhookWorkerOptions) {
     this.concurrency = o.concurrency ?? DEFAULT_CONCURRENCY;
@@ -74,6 +127,12 @@ export class WebhookWorker {
 
   start(): void {
     this.running = true;
+    runningWorkers.add(this);
+    this.arm(Date.now());
+  }
+
+  /** Looks at the outbox now. */
+  nudge(): void {
     this.arm(Date.now());
   }
 
@@ -83,14 +142,13 @@ export class WebhookWorker {
    */
   async stop(): Promise<void> {
     this.running = false;
+    runningWorkers.delete(this);
     clearTimeout(this.timer);
     await this.ticking;
     for (const f of this.inflight.values()) f.abort.abort();
     await Promise.allSettled([...this.inflight.values()].map((f) => f.done));
+    closeIdleConnections();
   }
-
-  /** Attempts this process has made (each counted once, whatever its outcome). */
-  attemptsMade = 0;
 
   /** Deliveries being attempted by this process now. */
   get inFlight(): number {
@@ -219,7 +277,7 @@ export class WebhookWorker {
             beforeSend: async () => {
               // Sending is allowed only while the lease outlasts the answer's timeout.
               if (Date.now() + timeoutMs + LEASE_SLACK_MS > c.leaseUntil) return false;
-              return outbox.markRequestSent(knex, ref, Date.now());
+              return this.sentMarks.add(ref);
             },
             compose: () => (c.variant === 'A' ? composeVariantA(c, secret!, Date.now()) : composeVariantB(c, secret!)),
           });
@@ -229,8 +287,18 @@ export class WebhookWorker {
       }
     }
     const decision = final ?? deliveryOutcome(c.variant, c.attemptInRound, report.result, this.o.retryScale);
-    const lost = await outbox.settleAttempts(knex, [{ ...ref, decision, result: report.result, now: Date.now() }]);
-    if (lost.length) {
+    if (report.result.kind === 'refused' && decision.status === 'FAILED' && c.variant === 'A') {
+      report.result = { ...report.result, error: `${report.result.error}; not retried: waiting cannot make the target acceptable` };
+    }
+    const recorded = await this.settlements.add({
+      ...ref,
+      decision,
+      result: report.result,
+      startedAt: c.startedAt,
+      requestSent: report.sent,
+      now: Date.now(),
+    });
+    if (!recorded) {
       log.warn({ delivery: c.id, attempt: c.attempt }, 'webhook attempt finished after its lease was settled elsewhere; outcome not recorded');
       return;
     }
@@ -249,8 +317,7 @@ export class WebhookWorker {
       const decision = deliveryOutcome(e.variant, e.attemptInRound, result, this.o.retryScale);
       if (await outbox.settleExpired(this.o.knex, e, decision, result, Date.now())) {
         this.o.log.warn({ delivery: e.id, attempt: e.attempt, previousOwner: e.owner, status: decision.status }, 'settled a webhook attempt whose lease ran out');
-        // A timer may fire a millisecond before the wall clock reaches the due time.
-    if (decision.status === 'PENDING') this.wakeIn(decision.retryInMs + 2);
+        if (decision.status === 'PENDING') this.wakeIn(decision.retryInMs + 2);
       }
     }
   }

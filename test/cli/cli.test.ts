@@ -11,6 +11,7 @@ import { migrateLatest, openDatabase, type Database } from '../../src/db/knex';
 import { insertLink, type LinkRow } from '../../src/db/repos/links';
 import * as ws from '../../src/db/repos/workspaces';
 import { expectFailure, expectJsonLine, runCli } from '../support/cli';
+import { deliveryRow, seedSubscription, type SeededSubscription } from '../support/receiver';
 import { createTestDatabase, testEngines, type TestDatabase } from '../support/databases';
 
 // A 1x1 PNG, and the first bytes of a JPEG (the command checks the signature, not the pixels).
@@ -301,6 +302,68 @@ describe.each(testEngines())('shortlink operator commands on %s', (engine) => {
     expect(out).toEqual({ clicksDeleted: 1, conversionsDeleted: 0 });
     expect(await knex()('clicks').where({ link_id: linkId }).pluck('occurred_at')).toHaveLength(1);
   });
+
+  it('webhook deliveries lists the outbox newest first; replay takes FAILED Variant B only; resolve takes UNKNOWN only', async () => {
+    const key = Buffer.alloc(32, 7);
+    const subA = await seedSubscription(knex(), key, { url: 'https://hooks.example.com/a', variant: 'A', workspaceId: wsId });
+    const subB = await seedSubscription(knex(), key, { url: 'https://hooks.example.com/b', variant: 'B', workspaceId: wsId });
+    const other = await seedSubscription(knex(), key, { url: 'https://hooks.example.com/o', variant: 'B', workspaceId: ws2Id });
+    const t = Date.UTC(2026, 0, 1);
+    const row = (sub: SeededSubscription, minute: number, fields: Record<string, unknown>) => ({
+      ...deliveryRow(sub, { occurredAt: t }),
+      created_at: t + minute * 60_000,
+      ...fields,
+    });
+    const failedB = row(subB, 1, { status: 'FAILED', attempts: 6, last_status_code: 500, last_error: 'HTTP 500', finished_at: t + 90_000_000 });
+    const unknownA = row(subA, 2, { status: 'UNKNOWN', attempts: 1, last_error: 'no answer within 10000 ms after the request was sent', finished_at: t + 200_000 });
+    const failedA = row(subA, 3, { status: 'FAILED', attempts: 1, last_status_code: 404, last_error: 'HTTP 404', finished_at: t + 200_000 });
+    const pendingB = row(subB, 4, { status: 'PENDING', attempts: 2, last_status_code: 503, last_error: 'HTTP 503', next_attempt_at: t + 300_000 });
+    const elsewhere = row(other, 5, { status: 'DELIVERED', attempts: 1, last_status_code: 200, finished_at: t + 301_000 });
+    await knex()('webhook_deliveries').insert([failedB, unknownA, failedA, pendingB, elsewhere]);
+
+    const listed = (await ok(['webhook', 'deliveries', '--workspace', wsId], ['data'])).data;
+    expect(listed.map((d: any) => d.id)).toEqual([pendingB.id, failedA.id, unknownA.id, failedB.id]);
+    for (const d of listed) {
+      expect(Object.keys(d).sort()).toEqual(
+        ['attempts', 'createdAt', 'eventId', 'eventType', 'finishedAt', 'id', 'lastError', 'lastStatusCode', 'nextAttemptAt', 'status', 'subscriptionId', 'variant'].sort(),
+      );
+    }
+    expect(listed[0]).toEqual({
+      id: pendingB.id,
+      subscriptionId: subB.id,
+      variant: 'B',
+      eventType: 'link.created',
+      eventId: pendingB.event_id,
+      status: 'PENDING',
+      attempts: 2,
+      lastStatusCode: 503,
+      lastError: 'HTTP 503',
+      createdAt: new Date(t + 4 * 60_000).toISOString(),
+      nextAttemptAt: new Date(t + 300_000).toISOString(),
+      finishedAt: null,
+    });
+    expect(listed[3]).toMatchObject({ id: failedB.id, status: 'FAILED', attempts: 6, nextAttemptAt: null, finishedAt: new Date(t + 90_000_000).toISOString() });
+    expect(JSON.stringify(listed)).not.toMatch(/secret|launch-1/);
+    expect((await ok(['webhook', 'deliveries', '--workspace', wsId, '--status', 'failed'], ['data'])).data.map((d: any) => d.id)).toEqual([failedA.id, failedB.id]);
+    const everything = (await ok(['webhook', 'deliveries'], ['data'])).data.map((d: any) => d.id);
+    expect(everything.slice(0, 5)).toEqual([elsewhere.id, pendingB.id, failedA.id, unknownA.id, failedB.id]);
+    expect((await ok(['webhook', 'deliveries', '--limit', '2'], ['data'])).data).toHaveLength(2);
+
+    // replay: a FAILED Variant B delivery becomes PENDING again under the same id, for a new round.
+    expect(await ok(['webhook', 'replay', '--delivery', failedB.id], ['id', 'status'])).toEqual({ id: failedB.id, status: 'PENDING' });
+    expect(await knex()('webhook_deliveries').where({ id: failedB.id }).first()).toMatchObject({ status: 'PENDING', attempts: 6, round_start: 6, replays: 1, finished_at: null });
+    await fails(['webhook', 'replay', '--delivery', failedB.id], new RegExp(`delivery ${failedB.id} is PENDING: only FAILED deliveries can be replayed`));
+    await fails(['webhook', 'replay', '--delivery', failedA.id], /is a Variant A delivery: only Variant B deliveries can be replayed/);
+    expect((await knex()('webhook_deliveries').where({ id: failedA.id }).first()).status).toBe('FAILED');
+
+    // resolve: a person's judgement of an UNKNOWN delivery, once.
+    expect(await ok(['webhook', 'resolve', '--delivery', unknownA.id, '--outcome', 'delivered'], ['id', 'status'])).toEqual({ id: unknownA.id, status: 'DELIVERED' });
+    const resolved = await knex()('webhook_deliveries').where({ id: unknownA.id }).first();
+    expect(resolved.status).toBe('DELIVERED');
+    expect(Number(resolved.resolved_at)).toBeGreaterThan(0);
+    await fails(['webhook', 'resolve', '--delivery', unknownA.id, '--outcome', 'FAILED'], /is DELIVERED: only UNKNOWN deliveries can be resolved/);
+    await fails(['webhook', 'resolve', '--delivery', failedA.id, '--outcome', 'DELIVERED'], /is FAILED: only UNKNOWN deliveries can be resolved/);
+  });
 });
 
 // Mistakes in the command line itself: found before anything is written, whatever the engine,
@@ -372,8 +435,14 @@ describe('shortlink command-line mistakes', () => {
     ['a text file named .png', ['asset', 'add', '--workspace', 'W', '--file', 'F/fake.png'], /is not a png image/],
     ['goal create with an unknown type', ['goal', 'create', '--workspace', 'W', '--name', 'G', '--type', 'CLICKS'], /--type must be one of signup, lead, purchase, booking, download, custom/],
     ['goal set-status of an unknown goal', ['goal', 'set-status', '--id', 'g', '--status', 'PAUSED'], /goal g not found/],
-    ['webhook deliveries (not in this build)', ['webhook', 'deliveries'], /webhook deliveries is not available in this build/],
-    ['webhook replay (not in this build)', ['webhook', 'replay', '--delivery', 'd'], /webhook replay is not available in this build/],
+    ['webhook deliveries with an unknown --status', ['webhook', 'deliveries', '--status', 'LOST'], /--status must be one of PENDING, SENDING, DELIVERED, FAILED, UNKNOWN/],
+    ['webhook deliveries with a --limit of 0', ['webhook', 'deliveries', '--limit', '0'], /--limit must be a whole number from 1 to 1000/],
+    ['webhook deliveries of an unknown workspace', ['webhook', 'deliveries', '--workspace', 'ws_nope'], /workspace ws_nope not found/],
+    ['webhook replay without --delivery', ['webhook', 'replay'], /--delivery is required/],
+    ['webhook replay of an unknown delivery', ['webhook', 'replay', '--delivery', 'dlv_nope'], /delivery dlv_nope not found/],
+    ['webhook resolve without --outcome', ['webhook', 'resolve', '--delivery', 'dlv_nope'], /--outcome is required/],
+    ['webhook resolve with an --outcome that is not a judgement', ['webhook', 'resolve', '--delivery', 'dlv_nope', '--outcome', 'UNKNOWN'], /--outcome must be one of DELIVERED, FAILED/],
+    ['webhook resolve of an unknown delivery', ['webhook', 'resolve', '--delivery', 'dlv_nope', '--outcome', 'FAILED'], /delivery dlv_nope not found/],
   ];
 
   it.concurrent.each(cases)('%s fails with a one-line message', async (_title, raw, message) => {

@@ -63,6 +63,7 @@ export async function startReceiver(opts: { port?: number; host?: string; tls?: 
   const material = opts.tls ?? (await testCertificate());
   const scripts = new Map<string, Script>();
   const requests: ReceivedDelivery[] = [];
+  const byPath = new Map<string, ReceivedDelivery[]>();
   const waiters = new Set<() => void>();
   const sockets = new Set<Socket>();
   let connections = 0;
@@ -85,9 +86,11 @@ export async function startReceiver(opts: { port?: number; host?: string; tls?: 
         rawBody,
         body,
         receivedAt: Date.now(),
-        nth: requests.filter((r) => r.path === pathname).length + 1,
+        nth: (byPath.get(pathname)?.length ?? 0) + 1,
       };
       requests.push(received);
+      if (!byPath.has(pathname)) byPath.set(pathname, []);
+      byPath.get(pathname)!.push(received);
       for (const w of waiters) w();
       const script: Script = scripts.get(pathname) ?? (() => ({ status: 200 }));
       const reply: Reply = await script(received);
@@ -121,18 +124,17 @@ export async function startReceiver(opts: { port?: number; host?: string; tls?: 
     },
     requests,
     url: (pathname, host = '127.0.0.1') => `https://${host.includes(':') ? `[${host}]` : host}:${port}${pathname}`,
-    to: (pathname) => requests.filter((r) => r.path === pathname),
+    to: (pathname) => [...(byPath.get(pathname) ?? [])],
     reply(pathname, script) {
       scripts.set(pathname, Array.isArray(script) ? (req) => script[Math.min(req.nth, script.length) - 1] : script);
     },
     waitFor(pathname, count, timeoutMs = 20_000) {
       return new Promise((resolve, reject) => {
         const check = () => {
-          const seen = receiver.to(pathname);
-          if (seen.length >= count) {
+          if ((byPath.get(pathname)?.length ?? 0) >= count) {
             clearTimeout(timer);
             waiters.delete(check);
-            resolve(seen);
+            resolve(receiver.to(pathname));
           }
         };
         const timer = setTimeout(() => {

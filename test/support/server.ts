@@ -46,6 +46,11 @@ export async function startTestServer(
     logStream?: NodeJS.WritableStream;
     /** Share another server's database (several processes on one Postgres). */
     database?: TestDatabase;
+    /**
+     * Run the webhook delivery worker. Off by default: suites that subscribe made-up URLs must
+     * never send traffic off this machine (test/support/receiver.ts runs it against loopback).
+     */
+    deliverWebhooks?: boolean;
   } = {},
 ): Promise<TestServer> {
   const database = opts.database ?? (await createTestDatabase(engine));
@@ -66,6 +71,7 @@ export async function startTestServer(
     linkCache: opts.linkCache,
     host: '127.0.0.1',
   });
+  if (!opts.deliverWebhooks) await server.webhooks.stop();
   const base = server.url;
   return {
     ...server,

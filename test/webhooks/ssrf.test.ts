@@ -56,7 +56,7 @@ describe.each(testEngines())('address rules of deliveries on %s', (engine) => {
       expect(row.attempts, what).toBe(1);
       expect(row.last_status_code, what).toBeNull();
       expect(row.last_error, what).toMatch(reason);
-      expect(row.last_error, what).toMatch(/nothing was sent/);
+      expect(row.last_error, what).toMatch(/nothing was sent; not retried/);
       expect(row.attemptRows[0], what).toMatchObject({ outcome: 'refused', status_code: null });
       expect(Boolean(row.attemptRows[0].request_sent), what).toBe(false);
     }

@@ -104,6 +104,42 @@ describe.each(testEngines())('Variant B deliveries on %s', (engine) => {
     expectSameDelivery(receiver.to(path), id, sub.secret);
   });
 
+  it.concurrent('delivers to an IPv6 literal and to a name (localhost), checking the certificate against either', async () => {
+    for (const host of ['::1', 'localhost']) {
+      const path = `/b/${engine}/host/${host}`;
+      const sub = await seedSubscription(knex(), server.services.masterKey, { url: receiver.url(path, host), variant: 'B' });
+      const row = await waitForDelivery(knex(), await seedDelivery(knex(), sub), settled);
+      expect(row.status, host).toBe('DELIVERED');
+      expect(receiver.to(path)[0].headers.host).toBe(`${host === '::1' ? '[::1]' : host}:${receiver.port}`);
+    }
+  });
+
+  it.concurrent('consecutive deliveries to one endpoint share a kept-alive connection', async () => {
+    const own = await startReceiver();
+    try {
+      const sub = await seedSubscription(knex(), server.services.masterKey, { url: own.url('/keepalive'), variant: 'B' });
+      for (let i = 0; i < 3; i++) await waitForDelivery(knex(), await seedDelivery(knex(), sub), settled);
+      expect(own.to('/keepalive')).toHaveLength(3);
+      expect(own.connections).toBe(1);
+    } finally {
+      await own.close();
+    }
+  });
+
+  it.concurrent('a pending delivery of a deleted or disabled subscription is FAILED with nothing sent', async () => {
+    const { path, sub } = await deliver().then(async (d) => {
+      await waitForDelivery(knex(), d.id, settled);
+      return d;
+    });
+    const later = await seedDelivery(knex(), sub, { nextAttemptAt: Date.now() + 300 });
+    await knex()('webhook_subscriptions').where({ id: sub.id }).update({ deleted_at: Date.now() });
+    const row = await waitForDelivery(knex(), later, settled);
+    expect(row).toMatchObject({ status: 'FAILED', attempts: 0 });
+    expect(row.last_error).toMatch(/subscription was deleted or disabled/);
+    expect(row.attemptRows).toEqual([]);
+    expect(receiver.to(path)).toHaveLength(1);
+  });
+
   it.concurrent('after the fifth retry fails the delivery is FAILED (6 attempts); a replay delivers the same bytes under the same id', async () => {
     const { path, sub, id } = await deliver();
     let healthy = false;

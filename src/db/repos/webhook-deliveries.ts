@@ -44,7 +44,9 @@ const rowsOf = (result: any): any[] => (Array.isArray(result) ? result : result.
 /**
  * Claims up to `limit` due deliveries for `owner`, each for one attempt. On Postgres the
  * candidates are locked with SKIP LOCKED, so processes claiming at the same moment take disjoint
- * rows; on SQLite the single UPDATE is atomic.
+ * rows (and FOR UPDATE re-checks `status = 'PENDING'` on the row it locks); on SQLite the single
+ * UPDATE is atomic. (No second status test outside the subquery: SQLite would then walk every
+ * PENDING row through the status index instead of looking the claimed ids up.)
  */
 export async function claimDue(knex: Knex, engine: Engine, o: ClaimOptions): Promise<ClaimedDelivery[]> {
   if (o.limit <= 0) return [];
@@ -54,7 +56,7 @@ export async function claimDue(knex: Knex, engine: Engine, o: ClaimOptions): Pro
       `UPDATE ${TABLE}
           SET status = 'SENDING', lease_owner = ?, request_sent = ?, attempts = attempts + 1, updated_at = ?,
               attempt_started_at = ?, lease_until = CASE WHEN variant = 'A' THEN CAST(? AS BIGINT) ELSE CAST(? AS BIGINT) END
-        WHERE status = 'PENDING' AND id IN (
+        WHERE id IN (
               SELECT c.id FROM ${TABLE} c
                WHERE c.status = 'PENDING' AND c.next_attempt_at <= ?
                  AND EXISTS (SELECT 1 FROM webhook_subscriptions s
