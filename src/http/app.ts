@@ -24,14 +24,26 @@ function requiredScopes(operation: any): string[] {
   return security.flatMap((req: Record<string, string[]>) => req.bearerAuth ?? []);
 }
 
-/** The dotted path of the first string holding U+0000, '' for the root, null when none. */
-function findNul(value: unknown, path = ''): string | null {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
-  if (value && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) {
-      if (k.includes('\u0000')) return path ? `${path}.${k}` : k;
-      const found = findNul(v, path ? `${path}.${k}` : k);
-      if (found !== null) return found;
+const MAX_BODY_DEPTH = 64;
+
+/**
+ * The dotted path of the first string holding U+0000 ('' for the root), or a note that the
+ * body nests deeper than any operation needs; null when the body is fine. Iterative, so a
+ * hostile nesting depth cannot exhaust the stack.
+ */
+function bodyProblem(body: unknown): { field: string; message: string } | null {
+  const stack: Array<[unknown, string, number]> = [[body, '', 0]];
+  while (stack.length) {
+    const [value, path, depth] = stack.pop()!;
+    if (typeof value === 'string') {
+      if (value.includes('\u0000')) return { field: path, message: `${path || 'The request body'} contains a NUL character` };
+    } else if (value && typeof value === 'object') {
+      if (depth >= MAX_BODY_DEPTH) return { field: path.split('.')[0], message: `The request body nests deeper than ${MAX_BODY_DEPTH} levels` };
+      for (const [k, v] of Object.entries(value)) {
+        const child = path ? `${path}.${k}` : k;
+        if (k.includes('\u0000')) return { field: child, message: `${child} contains a NUL character` };
+        stack.push([v, child, depth + 1]);
+      }
     }
   }
   return null;
@@ -161,9 +173,9 @@ export async function createApp(services: Services, opts: { validateResponses?: 
       if (err) return next(err);
       // An empty body is no body (body-parser would make it {}).
       if (req.headers['content-length'] === '0') req.body = undefined;
-      // Postgres text cannot hold U+0000; no field of this API needs it.
-      const nul = findNul(req.body);
-      if (nul !== null) return next(new HttpError(400, `${nul || 'The request body'} contains a NUL character`, nul || undefined));
+      // Postgres text cannot hold U+0000, and no field of this API needs it or deep nesting.
+      const problem = bodyProblem(req.body);
+      if (problem) return next(new HttpError(400, problem.message, problem.field || undefined));
       next();
     });
   });
@@ -172,7 +184,7 @@ export async function createApp(services: Services, opts: { validateResponses?: 
     try {
       decodeURIComponent(req.path);
     } catch {
-      return next(new HttpError(400, 'The URL path is not valid percent-encoding'));
+      return next(new HttpError(400, 'The URL path is not valid percent-encoding', 'id'));
     }
     if (/%00/.test(req.url) || req.url.includes('\u0000')) {
       const param = Object.entries(req.query).find(([k, v]) => k.includes('\u0000') || String(v).includes('\u0000'))?.[0];
@@ -196,8 +208,7 @@ export async function createApp(services: Services, opts: { validateResponses?: 
         method: req.method,
         path: req.path,
         body: req.body,
-        // A parameter without a name (`?=1`) names nothing and is ignored.
-        query: Object.fromEntries(Object.entries(req.query).filter(([k]) => k !== '')) as any,
+        query: req.query as any,
         headers: req.headers as any,
       },
       req,
