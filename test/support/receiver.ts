@@ -6,19 +6,15 @@ import fs from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import type { Knex } from 'knex';
-import pino from 'pino';
-import { loadConfig } from '../../src/config';
 import type { Engine } from '../../src/db/knex';
 import * as ws from '../../src/db/repos/workspaces';
 import { newId } from '../../src/domain/ids';
-import { startServer, type RunningServer } from '../../src/start/server';
+import type { RunningServer } from '../../src/start/server';
 import { generateDevCertificate, type TlsMaterial } from '../../src/start/tls';
 import { sealSecret } from '../../src/webhooks/secrets';
-import { createTestDatabase, type TestDatabase } from './databases';
-import { testCertificate } from './server';
+import type { TestDatabase } from './databases';
+import { startTestServer, testCertificate } from './server';
 
 // ---------------------------------------------------------------------------------------------
 // The receiver
@@ -176,34 +172,12 @@ export async function startDeliveringServer(
   engine: Engine,
   opts: { env?: Record<string, string>; database?: TestDatabase; webhookCa?: string[] } = {},
 ): Promise<DeliveringServer> {
-  const database = opts.database ?? (await createTestDatabase(engine));
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'shortlink-data-'));
-  const env = {
-    DATABASE_URL: database.url,
-    DATA_DIR: dataDir,
-    PORT: '0',
-    PUBLIC_URL: 'https://localhost:8443',
-    LOG_LEVEL: 'silent',
-    MASTER_KEY: TEST_MASTER_KEY,
-    ...opts.env,
-  };
-  const material = await testCertificate();
-  const server = await startServer(loadConfig(env), {
-    tls: material,
-    log: pino({ level: process.env.TEST_LOG_LEVEL || 'silent' }),
-    host: '127.0.0.1',
-    webhookCa: opts.webhookCa ?? [material.cert],
+  return startTestServer(engine, {
+    env: { MASTER_KEY: TEST_MASTER_KEY, ...opts.env },
+    database: opts.database,
+    deliverWebhooks: true,
+    webhookCa: opts.webhookCa ?? [(await testCertificate()).cert],
   });
-  return {
-    ...server,
-    database,
-    env,
-    async stop() {
-      await server.close();
-      if (!opts.database) await database.drop();
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
 }
 
 /** One MASTER_KEY for every process of a test, so each can open the secrets the others sealed. */

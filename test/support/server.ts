@@ -51,6 +51,8 @@ export async function startTestServer(
      * never send traffic off this machine (test/support/receiver.ts runs it against loopback).
      */
     deliverWebhooks?: boolean;
+    /** Certificates the webhook worker trusts besides the system's (test receivers). */
+    webhookCa?: string[];
   } = {},
 ): Promise<TestServer> {
   const database = opts.database ?? (await createTestDatabase(engine));
@@ -70,6 +72,7 @@ export async function startTestServer(
     log: opts.logStream ? pino({ level: 'debug' }, opts.logStream) : pino({ level: process.env.TEST_LOG_LEVEL || 'silent' }),
     linkCache: opts.linkCache,
     host: '127.0.0.1',
+    webhookCa: opts.webhookCa,
   });
   if (!opts.deliverWebhooks) await server.webhooks.stop();
   const base = server.url;
