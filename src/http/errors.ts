@@ -27,5 +27,3 @@ export const payloadTooLarge = (message: string) => new HttpError(413, message);
 export const tooManyRequests = (message: string, headers: Record<string, string>) =>
   new HttpError(429, message, undefined, undefined, headers);
 export const unavailable = (message: string, code: string) => new HttpError(503, message, undefined, code);
-export const notImplemented = (operationId: string) =>
-  new HttpError(501, `${operationId} is not implemented yet in this build`);

@@ -1,5 +1,5 @@
-// One handler map keyed by operationId. Operations of later issues answer 501 until built.
-import { notImplemented } from '../errors';
+// One handler map keyed by operationId; app.ts refuses to start when an operation of the
+// contract has no handler here.
 import type { Services } from '../services';
 import { loadDefinition } from '../definition';
 import { linkHandlers } from './links';
@@ -10,17 +10,10 @@ import type { OperationHandler } from './types';
 
 export type { OperationHandler } from './types';
 
-const NOT_YET_BUILT: string[] = [];
-
 export function buildHandlers(services: Services): Record<string, OperationHandler> {
-  const definition = loadDefinition();
-  const pending = Object.fromEntries(
-    NOT_YET_BUILT.map((id) => [id, async () => { throw notImplemented(id); }]),
-  ) as Record<string, OperationHandler>;
   return {
-    ...pending,
     ...opsHandlers(services),
-    ...linkHandlers(services, definition),
+    ...linkHandlers(services, loadDefinition()),
     ...conversionHandlers(services),
     ...webhookHandlers(services),
   };
