@@ -313,7 +313,6 @@ const commands: Record<string, Command> = {
   },
 };
 
-const LATER: string[] = [];
 const DELIVERY_STATUSES = ['PENDING', 'SENDING', 'DELIVERED', 'FAILED', 'UNKNOWN'] as const;
 
 export async function runCommand(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<object> {
@@ -321,7 +320,6 @@ export async function runCommand(argv: string[], env: NodeJS.ProcessEnv = proces
   const name = commands[name2] ? name2 : argv[0];
   const command = commands[name];
   if (!command) {
-    if (LATER.includes(name2)) throw new UsageError(`${name2} is not available in this build yet`);
     throw new UsageError(`unknown command: ${argv.join(' ') || '(none)'}; commands: serve, ${Object.keys(commands).join(', ')}`);
   }
   const rest = argv.slice(name.split(' ').length);
