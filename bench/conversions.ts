@@ -682,6 +682,17 @@ async function seed(bdb: BenchDatabase, knex: Knex): Promise<Seeded> {
       const rows = [...map.values()];
       for (let i = 0; i < rows.length; i += bdb.batch) await writer.insert(table, rows.slice(i, i + bdb.batch));
     }
+    // The 32-day rollups, derived from the daily rows exactly as their migration backfills them.
+    const blockKeys: Record<string, string> = {
+      type: 'event_type, custom_name, currency, attributed', link: 'link_id, currency', campaign: 'campaign_id, currency', qr: 'qr_code_id, currency',
+    };
+    for (const [name, keys] of Object.entries(blockKeys)) {
+      await knex.raw(
+        `INSERT INTO conversion_block_${name} (workspace_id, block, ${keys}, conversions, value_minor)
+         SELECT workspace_id, day / 32, ${keys}, SUM(conversions), SUM(value_minor) FROM conversion_daily_${name}
+         GROUP BY workspace_id, day / 32, ${keys}`,
+      );
+    }
     const convAggMs = performance.now() - t;
     log(`conversions: ${fmtInt(CONVERSIONS)} raw rows in ${fmtS(convMs)} (${fmtInt(CONVERSIONS / (convMs / 1000))} rows/s, generation and in-memory aggregation included)`);
     log(
