@@ -918,9 +918,9 @@ async function summaryQueries(knex: Knex, workspaceId: string, w: Window, filter
   const t0 = performance.now();
   const tally = await tallyConversions(knex, workspaceId, w, filters);
   const t1 = performance.now();
-  const byLink = breakdownEntries(tally.byLink);
-  const byQr = breakdownEntries(tally.byQr);
-  await countClicks(knex, workspaceId, w, { linkIds: byLink.map((l) => l.id), qrIds: byQr.map((x) => x.id), onlyLink: filters.linkId, onlyQr: filters.qrCodeId });
+  breakdownEntries(tally.byLink);
+  breakdownEntries(tally.byQr);
+  await countClicks(knex, workspaceId, w);
   const t2 = performance.now();
   return { total: t2 - t0, tally: t1 - t0, clicks: t2 - t1, conversions: tally.total };
 }
@@ -934,7 +934,7 @@ async function goalQueries(knex: Knex, workspaceId: string, goalId: string, requ
     eventType: goal.type, customName: goal.custom_name, linkId: goal.link_id, qrCodeId: goal.qr_code_id, campaignId: goal.campaign_id,
   });
   const t1 = performance.now();
-  await countClicks(knex, workspaceId, w, { linkIds: [], qrIds: [], onlyLink: goal.link_id ?? undefined, onlyQr: goal.qr_code_id ?? undefined });
+  await countClicks(knex, workspaceId, w, { onlyLink: goal.link_id ?? undefined, onlyQr: goal.qr_code_id ?? undefined });
   const t2 = performance.now();
   return { total: t2 - t0, tally: t1 - t0, clicks: t2 - t1, conversions: tally.total };
 }

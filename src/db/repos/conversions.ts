@@ -179,52 +179,56 @@ export interface ClickCounts {
 }
 
 /**
- * Clicks (and QR scans) in [from, to): daily counts for whole days, raw events for the edges.
- * Every query is scoped to the workspace, also when it names link or QR code ids.
+ * Clicks (and QR scans) in [from, to): daily counts for whole days, raw events for the edges,
+ * grouped per link and per QR code in one pass each (no id lists), so it can run alongside the
+ * conversion tally. Scoped to the workspace; `onlyLink`/`onlyQr` narrow to one link or QR code.
  */
 export async function countClicks(
   knex: Knex,
   workspaceId: string,
   w: Window,
-  scope: { linkIds: string[]; qrIds: string[]; onlyLink?: string; onlyQr?: string },
+  scope: { onlyLink?: string; onlyQr?: string } = {},
 ): Promise<ClickCounts> {
   const { days, edges } = splitWindow(w);
   const out: ClickCounts = { total: 0, byLink: new Map(), byQr: new Map() };
-  const linkIds = [...new Set([...scope.linkIds, ...(scope.onlyLink ? [scope.onlyLink] : [])])];
-  const qrIds = [...new Set([...scope.qrIds, ...(scope.onlyQr ? [scope.onlyQr] : [])])];
   const bump = (m: Map<string, number>, k: string, v: number) => m.set(k, (m.get(k) ?? 0) + v);
+  const wantLinks = !scope.onlyQr;
+  const wantQrs = !scope.onlyLink;
+  const queries: Array<Promise<void>> = [];
+  const run = (q: Knex.QueryBuilder, into: Map<string, number>, column: string) =>
+    queries.push(q.then((rows: any[]) => void rows.forEach((r) => bump(into, r[column], n(r.c)))));
   if (days) {
     const [d0, d1] = days;
-    const [{ c }] = await knex('link_daily_clicks').where('workspace_id', workspaceId).where('day', '>=', d0).where('day', '<', d1).sum({ c: 'clicks' });
-    out.total += n(c);
-    for (const chunk of chunks(linkIds)) {
-      const rows = await knex('link_daily_clicks').where('workspace_id', workspaceId).whereIn('link_id', chunk).where('day', '>=', d0).where('day', '<', d1).groupBy('link_id').select('link_id').sum({ c: 'clicks' });
-      for (const r of rows as any[]) bump(out.byLink, r.link_id, n(r.c));
+    if (wantLinks) {
+      const q = knex('link_daily_clicks').where('workspace_id', workspaceId).where('day', '>=', d0).where('day', '<', d1);
+      if (scope.onlyLink) q.where('link_id', scope.onlyLink);
+      run(q.groupBy('link_id').select('link_id').sum({ c: 'clicks' }), out.byLink, 'link_id');
     }
-    for (const chunk of chunks(qrIds)) {
-      const rows = await knex('qr_daily_scans').where('workspace_id', workspaceId).whereIn('qr_code_id', chunk).where('day', '>=', d0).where('day', '<', d1).groupBy('qr_code_id').select('qr_code_id').sum({ c: 'scans' });
-      for (const r of rows as any[]) bump(out.byQr, r.qr_code_id, n(r.c));
+    if (wantQrs) {
+      const q = knex('qr_daily_scans').where('workspace_id', workspaceId).where('day', '>=', d0).where('day', '<', d1);
+      if (scope.onlyQr) q.where('qr_code_id', scope.onlyQr);
+      run(q.groupBy('qr_code_id').select('qr_code_id').sum({ c: 'scans' }), out.byQr, 'qr_code_id');
     }
   }
   for (const e of edges) {
     const inEdge = () => knex('clicks').where('workspace_id', workspaceId).where('occurred_at', '>=', e.from).where('occurred_at', '<', e.to);
-    const [{ c }] = await inEdge().count({ c: '*' });
-    out.total += n(c);
-    for (const chunk of chunks(linkIds)) {
-      const rows = await inEdge().whereIn('link_id', chunk).groupBy('link_id').select('link_id').count({ c: '*' });
-      for (const r of rows as any[]) bump(out.byLink, r.link_id, n(r.c));
+    if (wantLinks) {
+      const q = inEdge();
+      if (scope.onlyLink) q.where('link_id', scope.onlyLink);
+      run(q.groupBy('link_id').select('link_id').count({ c: '*' }), out.byLink, 'link_id');
     }
-    for (const chunk of chunks(qrIds)) {
-      const rows = await inEdge().whereIn('qr_code_id', chunk).groupBy('qr_code_id').select('qr_code_id').count({ c: '*' });
-      for (const r of rows as any[]) bump(out.byQr, r.qr_code_id, n(r.c));
+    if (wantQrs) {
+      const q = inEdge().whereNotNull('qr_code_id');
+      if (scope.onlyQr) q.where('qr_code_id', scope.onlyQr);
+      run(q.groupBy('qr_code_id').select('qr_code_id').count({ c: '*' }), out.byQr, 'qr_code_id');
     }
   }
+  await Promise.all(queries);
+  // Every click belongs to a link, so the links' counts add up to the workspace's.
+  for (const c of out.byLink.values()) out.total += c;
   return out;
 }
 
-function* chunks<T>(items: T[], size = 500): Generator<T[]> {
-  for (let i = 0; i < items.length; i += size) yield items.slice(i, i + size);
-}
 
 export async function findIdempotencyKey(knex: Knex, workspaceId: string, key: string) {
   return knex('idempotency_keys').where({ workspace_id: workspaceId, key }).first() as Promise<

@@ -208,15 +208,13 @@ export function conversionHandlers(services: Services) {
         campaignId: q.campaignId,
         qrCodeId: q.qrCodeId,
       };
-      const tally = await conversions.tallyConversions(knex, auth.workspaceId, w, filters);
+      // The tally and the click counts are independent reads: on Postgres they run side by side.
+      const [tally, clicks] = await Promise.all([
+        conversions.tallyConversions(knex, auth.workspaceId, w, filters),
+        clicksFor(auth.workspaceId, w, {}),
+      ]);
       const byLink = breakdownEntries(tally.byLink);
       const byQr = breakdownEntries(tally.byQr);
-      const clicks = await clicksFor(auth.workspaceId, w, {
-        linkIds: byLink.map((l) => l.id),
-        qrIds: byQr.map((x) => x.id),
-        onlyLink: filters.linkId,
-        onlyQr: filters.qrCodeId,
-      });
       // The rate's clicks are those of what the summary is narrowed to: one link, one QR code's
       // scans, or else every click of the workspace.
       const overallClicks = clicks === null ? null : filters.qrCodeId ? clicks.byQr.get(filters.qrCodeId) ?? 0 : filters.linkId ? clicks.byLink.get(filters.linkId) ?? 0 : clicks.total;
@@ -273,7 +271,7 @@ export function conversionHandlers(services: Services) {
       const valueMap = tally?.value ?? new Map();
       let rateClicks: number | null = 0;
       if (!disjoint) {
-        const clicks = await clicksFor(auth.workspaceId, w, { linkIds: [], qrIds: [], onlyLink: goal.link_id ?? undefined, onlyQr: goal.qr_code_id ?? undefined });
+        const clicks = await clicksFor(auth.workspaceId, w, { onlyLink: goal.link_id ?? undefined, onlyQr: goal.qr_code_id ?? undefined });
         rateClicks = clicks === null ? null : goal.qr_code_id ? clicks.byQr.get(goal.qr_code_id) ?? 0 : goal.link_id ? clicks.byLink.get(goal.link_id) ?? 0 : clicks.total;
       }
       const rateConversions = goal.qr_code_id ? matched : attributed;
