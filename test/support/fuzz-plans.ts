@@ -189,7 +189,7 @@ export function operationSpecs(ops: Operation[], world: World): Record<string, O
     if (typeof b.startAt === 'string' && typeof b.endAt === 'string') {
       const s = Date.parse(b.startAt);
       const e = Date.parse(b.endAt);
-      if (e === s) delete b.endAt;
+      if (e === s) b.endAt = null; // an empty schedule is refused; null keeps the pair explicit
       else if (e < s) [b.startAt, b.endAt] = [b.endAt, b.startAt];
     }
   };
