@@ -55,6 +55,8 @@ import { createGoal, getGoal, type GoalDefinition, type GoalRow } from '../src/d
 import { addMember, createCampaign, createKey, createQrCode, createWorkspace } from '../src/db/repos/workspaces';
 import { breakdownEntries, DAY_MS, intersectWindow, type EventType, type Window } from '../src/domain/conversions';
 import { newId } from '../src/domain/ids';
+import { guardBenchRun } from './lifecycle';
+import type { StoredClick } from '../src/redirect/clicks';
 
 // ---------------------------------------------------------------------------------------------
 // Options
@@ -150,25 +152,7 @@ async function releaseTo(mark: number) {
 let cleaning: Promise<void> | undefined;
 const cleanup = () => (cleaning ??= releaseTo(0));
 
-let aborting = false;
-function abort(reason: string, code: number) {
-  if (aborting) {
-    for (const c of children) c.kill('SIGKILL');
-    process.exit(code);
-  }
-  aborting = true;
-  process.stderr.write(`\nbench: ${reason}; cleaning up\n`);
-  void cleanup().finally(() => process.exit(code));
-}
-process.on('SIGINT', () => abort('interrupted (SIGINT)', 130));
-process.on('SIGTERM', () => abort('terminated (SIGTERM)', 143));
-process.on('SIGHUP', () => abort('hung up (SIGHUP)', 129));
-process.on('uncaughtException', (err) => abort(`uncaught ${err.stack ?? err}`, 1));
-process.on('unhandledRejection', (err) => abort(`unhandled rejection ${(err as Error)?.stack ?? err}`, 1));
-const deadline = setTimeout(() => abort(`time limit of ${TIME_LIMIT_S} s reached (--time-limit)`, 124), TIME_LIMIT_S * 1000);
-process.on('exit', () => {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-});
+const run = guardBenchRun({ children, cleanup, timeLimitS: TIME_LIMIT_S });
 
 // ---------------------------------------------------------------------------------------------
 // Small helpers
@@ -324,17 +308,6 @@ class ConversionAggregates {
   }
 }
 
-interface StoredClick {
-  workspace_id: string;
-  link_id: string;
-  qr_code_id: string | null;
-  occurred_at: number;
-  referrer_host: string | null;
-  country: string | null;
-  device: string | null;
-  browser: string | null;
-  os: string | null;
-}
 
 const REFERRERS = [null, null, 'www.google.com', 't.co', 'news.ycombinator.com', 'www.facebook.com', 'www.linkedin.com'];
 const COUNTRIES = ['DE', 'US', 'GB', 'FR', 'NL', 'ES', null];
@@ -1236,10 +1209,10 @@ try {
   process.stderr.write(`bench failed: ${(err as Error).stack ?? err}\n`);
   exitCode = 1;
 } finally {
-  if (!aborting) {
+  if (!run.aborting) {
     await cleanup();
-    clearTimeout(deadline);
+    run.clearDeadline();
   }
 }
 agent.destroy();
-if (!aborting) process.exit(exitCode);
+if (!run.aborting) process.exit(exitCode);

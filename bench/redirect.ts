@@ -45,6 +45,7 @@ import pg from 'pg';
 import { migrateLatest, openDatabase } from '../src/db/knex';
 import { addMember, createWorkspace } from '../src/db/repos/workspaces';
 import { RESERVED_SLUGS } from '../src/domain/slugs';
+import { guardBenchRun } from './lifecycle';
 
 // ---------------------------------------------------------------------------------------------
 // autocannon has no bundled types; the part used here.
@@ -206,27 +207,7 @@ function cleanup(): Promise<void> {
   return cleaning;
 }
 
-let aborting = false;
-function abort(reason: string, code: number) {
-  if (aborting) {
-    // A second signal: no more waiting.
-    for (const c of children) c.kill('SIGKILL');
-    process.exit(code);
-  }
-  aborting = true;
-  process.stderr.write(`\nbench: ${reason}; cleaning up\n`);
-  void cleanup().finally(() => process.exit(code));
-}
-process.on('SIGINT', () => abort('interrupted (SIGINT)', 130));
-process.on('SIGTERM', () => abort('terminated (SIGTERM)', 143));
-process.on('SIGHUP', () => abort('hung up (SIGHUP)', 129));
-process.on('uncaughtException', (err) => abort(`uncaught ${err.stack ?? err}`, 1));
-process.on('unhandledRejection', (err) => abort(`unhandled rejection ${(err as Error)?.stack ?? err}`, 1));
-const deadline = setTimeout(() => abort(`time limit of ${TIME_LIMIT_S} s reached (--time-limit)`, 124), TIME_LIMIT_S * 1000);
-// Last resort if this process dies anyway: no child outlives it.
-process.on('exit', () => {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-});
+const run = guardBenchRun({ children, cleanup, timeLimitS: TIME_LIMIT_S });
 
 // ---------------------------------------------------------------------------------------------
 // Small helpers
@@ -878,9 +859,9 @@ try {
   process.stderr.write(`bench failed: ${(err as Error).stack ?? err}\n`);
   exitCode = 1;
 } finally {
-  if (!aborting) {
+  if (!run.aborting) {
     await cleanup();
-    clearTimeout(deadline);
+    run.clearDeadline();
   }
 }
-if (!aborting) process.exit(exitCode);
+if (!run.aborting) process.exit(exitCode);
