@@ -49,7 +49,9 @@ export class ChangeFeed {
       this.since = startedAt;
       if (startedAt - this.lastCleanup > 60_000) {
         this.lastCleanup = startedAt;
-        await this.knex('link_changes').where('created_at', '<', startedAt - KEEP_MS).delete();
+        // Looked for first: a DELETE takes SQLite's write lock even when it matches nothing.
+        const old = this.knex('link_changes').where('created_at', '<', startedAt - KEEP_MS);
+        if (await old.clone().first('id')) await old.delete();
       }
     } catch (err) {
       this.log.warn({ err }, 'polling link changes failed');

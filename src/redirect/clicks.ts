@@ -1,9 +1,9 @@
 // Clicks are buffered on the redirect path and written in batches every CLICK_FLUSH_MS: raw
-// events (90-day retention), the Link's clicks counter and daily counts per link.
+// events (90-day retention), the Link's clicks counter and daily counts per link. The writing
+// itself is a ClickWriter's (src/redirect/click-writer.ts), by default on its own thread.
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { writeClicks } from './click-writes';
-import { parseDevice, referrerHost } from './visitor';
+import type { ClickWriteError, ClickWriter } from './click-writer';
 
 export interface ClickEvent {
   linkId: string;
@@ -36,18 +36,12 @@ export class ClickRecorder {
   private buffer: ClickEvent[] = [];
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> | undefined;
-  private readonly sinks: ClickSink[] = [];
 
   constructor(
-    private readonly knex: Knex,
+    private readonly writer: ClickWriter,
     private readonly log: Logger,
     private readonly flushMs: number,
-    private readonly engine: 'sqlite' | 'postgres' = knex.client.config.client === 'pg' ? 'postgres' : 'sqlite',
   ) {}
-
-  addSink(sink: ClickSink) {
-    this.sinks.push(sink);
-  }
 
   record(event: ClickEvent): void {
     if (this.buffer.length >= MAX_BUFFERED) {
@@ -68,7 +62,11 @@ export class ClickRecorder {
 
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
-    await this.flush();
+    try {
+      await this.flush();
+    } finally {
+      await this.writer.close();
+    }
   }
 
   /** Writes everything buffered so far; concurrent callers share one flush. */
@@ -77,36 +75,17 @@ export class ClickRecorder {
     if (!this.buffer.length) return;
     const batch = this.buffer;
     this.buffer = [];
-    this.flushing = this.write(batch)
-      .catch((err) => {
-        // Keep the batch for the next flush rather than lose it.
-        this.buffer = batch.concat(this.buffer).slice(-MAX_BUFFERED);
+    this.flushing = this.writer
+      .write(batch)
+      .catch((err: ClickWriteError) => {
+        // Keep what was not committed for the next flush rather than lose it.
+        const kept = batch.slice(err.written ?? 0);
+        this.buffer = kept.concat(this.buffer).slice(-MAX_BUFFERED);
         throw err;
       })
       .finally(() => {
         this.flushing = undefined;
       });
     await this.flushing;
-  }
-
-  private async write(batch: ClickEvent[]): Promise<void> {
-    const rows: StoredClick[] = batch.map((e) => {
-      const d = parseDevice(e.userAgent);
-      return {
-        workspace_id: e.workspaceId,
-        link_id: e.linkId,
-        qr_code_id: e.qrCodeId,
-        occurred_at: e.at,
-        referrer_host: referrerHost(e.referer),
-        country: e.country && /^[A-Za-z]{2}$/.test(e.country) ? e.country.toUpperCase() : null,
-        device: d.device,
-        browser: d.browser?.slice(0, 64) ?? null,
-        os: d.os?.slice(0, 64) ?? null,
-      };
-    });
-    await this.knex.transaction(async (trx) => {
-      await writeClicks(trx, this.engine, rows);
-      for (const sink of this.sinks) await sink(trx, rows);
-    });
   }
 }

@@ -11,11 +11,11 @@ import type { Services } from '../http/services';
 import type { LinkCacheInvalidator } from '../redirect/cache';
 import { ChangeFeed } from '../redirect/changes';
 import { ClickRecorder } from '../redirect/clicks';
+import { clickWriterFor } from '../redirect/click-writer';
 import { RedirectService } from '../redirect/handler';
 import { CsrfTokens, createPasswordThrottle } from '../redirect/password';
 import { openRedirectStore } from '../redirect/store';
 import { scheduleRetention } from '../jobs/retention';
-import { webhookClickSink } from '../webhooks/click-events';
 import { WebhookWorker } from '../webhooks/worker';
 import { loadOrCreateMasterKey } from './master-key';
 import { loadOrCreateCertificate, type TlsMaterial } from './tls';
@@ -49,9 +49,13 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   await migrateLatest(db);
   const masterKey = loadOrCreateMasterKey(config);
   const store = openRedirectStore(config.databaseUrl);
-  const clicks = new ClickRecorder(db.knex, log, config.clickFlushMs);
-  // link.clicked / qr.scanned and the traffic alerts go into the outbox with the flushed clicks.
-  clicks.addSink(webhookClickSink({ shortDomain: config.shortDomain, settleMs: Math.max(2 * config.clickFlushMs, 1000) }));
+  // Clicks are written on a thread of their own; link.clicked / qr.scanned and the traffic
+  // alerts go into the outbox in the same transactions as the clicks.
+  const clickWriter = clickWriterFor(config.databaseUrl, db, {
+    shortDomain: config.shortDomain,
+    settleMs: Math.max(2 * config.clickFlushMs, 1000),
+  });
+  const clicks = new ClickRecorder(clickWriter, log, config.clickFlushMs);
   const redirects = new RedirectService({
     config,
     store,

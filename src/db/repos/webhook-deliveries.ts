@@ -50,6 +50,10 @@ const rowsOf = (result: any): any[] => (Array.isArray(result) ? result : result.
  */
 export async function claimDue(knex: Knex, engine: Engine, o: ClaimOptions): Promise<ClaimedDelivery[]> {
   if (o.limit <= 0) return [];
+  // SQLite has one write lock per database: an UPDATE takes it even when nothing is due, and
+  // waits (blocking this thread) while the click writer thread holds it. A read never waits in
+  // WAL mode, so look first; polls of an idle outbox then cost the redirect path nothing.
+  if (engine === 'sqlite' && !(await knex(TABLE).where('status', 'PENDING').where('next_attempt_at', '<=', o.now).first('id'))) return [];
   const lock = engine === 'postgres' ? 'FOR UPDATE SKIP LOCKED' : '';
   const claimed = rowsOf(
     await knex.raw(

@@ -1,0 +1,24 @@
+// The click writer thread: its own database connection, the same InlineClickWriter and webhook
+// click sink the service would otherwise run on its main thread. Batches arrive one at a time
+// from ThreadClickWriter; each answer says how far the batch got.
+import { parentPort, workerData } from 'node:worker_threads';
+import { openDatabase } from '../db/knex';
+import { webhookClickSink } from '../webhooks/click-events';
+import { ClickWriteError, InlineClickWriter, type ClickWorkerInit, type FromWorker, type ToWorker } from './click-writer';
+
+const init = workerData as ClickWorkerInit;
+const port = parentPort!;
+const db = openDatabase(init.databaseUrl, { poolMax: 2 });
+const writer = new InlineClickWriter(db.knex, db.engine, init.webhookEvents ? [webhookClickSink(init.webhookEvents)] : []);
+const send = (m: FromWorker) => port.postMessage(m);
+
+port.on('message', (m: ToWorker) => {
+  if (m.type === 'close') {
+    void db.knex.destroy().finally(() => port.close());
+    return;
+  }
+  writer.write(m.batch, (written) => send({ type: 'progress', id: m.id, written })).then(
+    () => send({ type: 'done', id: m.id }),
+    (err: ClickWriteError) => send({ type: 'failed', id: m.id, written: err.written ?? 0, message: err.message, code: err.code }),
+  );
+});

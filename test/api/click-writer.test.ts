@@ -1,0 +1,91 @@
+// Click writing on its own thread: every buffered click reaches the database exactly once, in
+// transactions of WRITE_CHUNK clicks; when a transaction fails, what was committed before it is
+// not written again and what was not is kept for the next flush.
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrateLatest, openDatabase, type Database } from '../../src/db/knex';
+import { ThreadClickWriter, WRITE_CHUNK } from '../../src/redirect/click-writer';
+import { ClickRecorder, type ClickEvent } from '../../src/redirect/clicks';
+import { createTestDatabase, testEngines, type TestDatabase } from '../support/databases';
+
+const PERSON = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
+const click = (linkId: string, at: number): ClickEvent => ({
+  linkId, workspaceId: 'ws_writer', qrCodeId: null, at, referer: 'https://news.example/item?id=1', country: 'de', userAgent: PERSON,
+});
+
+describe.each(testEngines())('click writer thread on %s', (engine) => {
+  let database: TestDatabase;
+  let db: Database;
+  let recorder: ClickRecorder;
+  const count = async (linkId: string) => Number((await db.knex('clicks').where({ link_id: linkId }).count({ n: '*' }))[0].n);
+
+  beforeAll(async () => {
+    database = await createTestDatabase(engine);
+    db = openDatabase(database.url);
+    await migrateLatest(db);
+    recorder = new ClickRecorder(new ThreadClickWriter({ databaseUrl: database.url, webhookEvents: null }), pino({ level: 'silent' }), 60_000);
+  });
+  afterAll(async () => {
+    await recorder?.stop();
+    await db?.knex.destroy();
+    await database?.drop();
+  });
+
+  it('writes parsed clicks and the daily count from the other thread', async () => {
+    const at = Date.UTC(2026, 10, 22, 9);
+    for (let i = 0; i < 3; i++) recorder.record(click('lnk_parsed', at + i));
+    expect(recorder.pending).toBe(3);
+    await recorder.flush();
+    expect(recorder.pending).toBe(0);
+    const rows = await db.knex('clicks').where({ link_id: 'lnk_parsed' }).orderBy('occurred_at');
+    expect(rows).toHaveLength(3);
+    expect(rows[0]).toMatchObject({ workspace_id: 'ws_writer', referrer_host: 'news.example', country: 'DE', device: 'mobile', browser: 'Mobile Safari', os: 'iOS' });
+    expect(Number(rows[0].occurred_at)).toBe(at);
+    const daily = await db.knex('link_daily_clicks').where({ link_id: 'lnk_parsed' });
+    expect(daily.map((d) => Number(d.clicks))).toEqual([3]);
+  });
+
+  it('keeps only the uncommitted part of a batch whose later transaction fails, and writes it on the next flush', async () => {
+    // A trigger refuses clicks of one link until it is dropped: the batch's first transaction
+    // (WRITE_CHUNK clicks of a good link) commits, the second (holding the refused click) fails.
+    if (engine === 'sqlite') {
+      await db.knex.raw(`CREATE TRIGGER refuse_click BEFORE INSERT ON clicks WHEN NEW.link_id = 'lnk_refused'
+                         BEGIN SELECT RAISE(ABORT, 'click refused by test trigger'); END`);
+    } else {
+      await db.knex.raw(`CREATE FUNCTION refuse_click() RETURNS trigger AS $$ BEGIN
+                           IF NEW.link_id = 'lnk_refused' THEN RAISE EXCEPTION 'click refused by test trigger'; END IF;
+                           RETURN NEW; END $$ LANGUAGE plpgsql`);
+      await db.knex.raw('CREATE TRIGGER refuse_click BEFORE INSERT ON clicks FOR EACH ROW EXECUTE FUNCTION refuse_click()');
+    }
+    const at = Date.UTC(2026, 10, 22, 10);
+    for (let i = 0; i < WRITE_CHUNK; i++) recorder.record(click('lnk_first', at + i));
+    recorder.record(click('lnk_second', at + WRITE_CHUNK));
+    recorder.record(click('lnk_refused', at + WRITE_CHUNK + 1));
+    await expect(recorder.flush()).rejects.toThrow(/click refused by test trigger/);
+    expect(await count('lnk_first')).toBe(WRITE_CHUNK);
+    expect(await count('lnk_second')).toBe(0);
+    expect(recorder.pending).toBe(2);
+
+    await db.knex.raw(engine === 'sqlite' ? 'DROP TRIGGER refuse_click' : 'DROP TRIGGER refuse_click ON clicks');
+    await recorder.flush();
+    expect(recorder.pending).toBe(0);
+    expect(await count('lnk_first')).toBe(WRITE_CHUNK);
+    expect(await count('lnk_second')).toBe(1);
+    expect(await count('lnk_refused')).toBe(1);
+    const daily = await db.knex('link_daily_clicks').where({ link_id: 'lnk_first' });
+    expect(daily.map((d) => Number(d.clicks))).toEqual([WRITE_CHUNK]);
+  });
+
+  it('starts a new thread when the old one is gone and loses nothing handed to it', async () => {
+    const writer = new ThreadClickWriter({ databaseUrl: database.url, webhookEvents: null });
+    const other = new ClickRecorder(writer, pino({ level: 'silent' }), 60_000);
+    const at = Date.UTC(2026, 10, 22, 11);
+    other.record(click('lnk_restart', at));
+    await other.flush();
+    // The thread exits (as after a crash); the next flush must bring up another one.
+    await writer.close();
+    other.record(click('lnk_restart', at + 1));
+    await other.stop();
+    expect(await count('lnk_restart')).toBe(2);
+  });
+});
