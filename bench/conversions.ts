@@ -18,7 +18,7 @@
 //     and bulk-inserted too. Raw rows go in through better-sqlite3 prepared statements in
 //     transactions, or Postgres INSERT … SELECT FROM unnest(arrays) in batches;
 //  3. bulk-loads the clicks (default 5,000,000) over the same 400 days, 10% of them QR scans:
-//     daily counts (link_daily_clicks, qr_daily_scans, links.clicks) for all 400 days, raw `clicks`
+//     daily counts (link_daily_clicks, qr_daily_scans; links.served) for all 400 days, raw `clicks`
 //     rows only for the last 90 (raw retention), as the click recorder and retention leave them;
 //  4. settles the database as a running deployment would find it (SQLite: WAL checkpoint; Postgres:
 //     VACUUM ANALYZE, what autovacuum does after a bulk load), prints seeding times and sizes;
@@ -623,7 +623,7 @@ async function seed(bdb: BenchDatabase, knex: Knex): Promise<Seeded> {
     links.map((id, i) => ({
       id, workspace_id: workspaceId, created_by: userId, domain_id: null, domain_key: '', slug: `conv${i.toString(36).padStart(4, '0')}`,
       original_url: `https://example.com/p/${i}`, title: null, status: 'ACTIVE', policy_locked: false, redirect_type: 'TEMPORARY',
-      clicks: 0, served: 0, created_at: now - 401 * DAY_MS, updated_at: now - 401 * DAY_MS,
+      served: 0, created_at: now - 401 * DAY_MS, updated_at: now - 401 * DAY_MS,
     })),
   );
   const qrCodes: Catalog['qrCodes'] = [];
@@ -695,10 +695,10 @@ async function seed(bdb: BenchDatabase, knex: Knex): Promise<Seeded> {
     for (let i = 0; i < linkDaily.length; i += bdb.batch) await writer.insert('link_daily_clicks', linkDaily.slice(i, i + bdb.batch));
     const qrDaily = [...clickAgg.qrDaily.values()];
     for (let i = 0; i < qrDaily.length; i += bdb.batch) await writer.insert('qr_daily_scans', qrDaily.slice(i, i + bdb.batch));
-    for (const [linkId, n] of clickAgg.perLink) await knex('links').where({ id: linkId }).update({ clicks: n, served: n });
+    for (const [linkId, n] of clickAgg.perLink) await knex('links').where({ id: linkId }).update({ served: n });
     const clickAggMs = performance.now() - t;
     log(`clicks: ${fmtInt(CLICKS)} generated over 400 days, ${fmtInt(rawCount)} raw rows (last ${RAW_CLICK_DAYS} days) in ${fmtS(clickMs)}`);
-    log(`click counts: ${fmtInt(linkDaily.length)} link_daily_clicks + ${fmtInt(qrDaily.length)} qr_daily_scans rows, links.clicks, in ${fmtS(clickAggMs)}`);
+    log(`click counts: ${fmtInt(linkDaily.length)} link_daily_clicks + ${fmtInt(qrDaily.length)} qr_daily_scans rows, links.served, in ${fmtS(clickAggMs)}`);
   } finally {
     await writer.close();
   }

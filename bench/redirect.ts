@@ -392,8 +392,8 @@ async function createDatabase(tmp: string): Promise<BenchDatabase> {
           db.pragma('synchronous = NORMAL');
           const insert = db.prepare(
             `INSERT INTO links (id, workspace_id, created_by, domain_id, domain_key, slug, original_url, status,
-               policy_locked, redirect_type, clicks, served, created_at, updated_at)
-             VALUES (?, ?, ?, NULL, '', ?, ?, 'ACTIVE', 0, 'TEMPORARY', 0, 0, ?, ?)`,
+               policy_locked, redirect_type, served, created_at, updated_at)
+             VALUES (?, ?, ?, NULL, '', ?, ?, 'ACTIVE', 0, 'TEMPORARY', 0, ?, ?)`,
           );
           const now = Date.now();
           db.transaction(() => {
@@ -416,7 +416,7 @@ async function createDatabase(tmp: string): Promise<BenchDatabase> {
         const db = new Sqlite(file, { readonly: true, fileMustExist: true });
         try {
           const events = (db.prepare('SELECT count(*) AS n FROM clicks').get() as { n: number }).n;
-          const counted = (db.prepare('SELECT coalesce(sum(clicks), 0) AS n FROM links').get() as { n: number }).n;
+          const counted = (db.prepare('SELECT coalesce(sum(clicks), 0) AS n FROM link_daily_clicks').get() as { n: number }).n;
           return { events, counted };
         } finally {
           db.close();
@@ -469,8 +469,8 @@ async function createDatabase(tmp: string): Promise<BenchDatabase> {
           }
           await c.query(
             `INSERT INTO links (id, workspace_id, created_by, domain_id, domain_key, slug, original_url, status,
-               policy_locked, redirect_type, clicks, served, created_at, updated_at)
-             SELECT t.id, $4, $5, NULL, '', t.slug, t.url, 'ACTIVE', false, 'TEMPORARY', 0, 0, $6, $6
+               policy_locked, redirect_type, served, created_at, updated_at)
+             SELECT t.id, $4, $5, NULL, '', t.slug, t.url, 'ACTIVE', false, 'TEMPORARY', 0, $6, $6
              FROM unnest($1::text[], $2::text[], $3::text[]) AS t(id, slug, url)`,
             [ids, slugs, urls, workspaceId, userId, now],
           );
@@ -482,7 +482,7 @@ async function createDatabase(tmp: string): Promise<BenchDatabase> {
     clicks: () =>
       withClient(async (c) => {
         const events = Number((await c.query('SELECT count(*) AS n FROM clicks')).rows[0].n);
-        const counted = Number((await c.query('SELECT coalesce(sum(clicks), 0) AS n FROM links')).rows[0].n);
+        const counted = Number((await c.query('SELECT coalesce(sum(clicks), 0) AS n FROM link_daily_clicks')).rows[0].n);
         return { events, counted };
       }),
   };
@@ -820,14 +820,14 @@ async function main() {
   await sleep(2 * CLICK_FLUSH_MS);
   let clicks = await database.clicks();
   const verdict = () => (clicks.events >= low && clicks.events <= high ? 'all recorded' : clicks.events < low ? `${fmtInt(low - clicks.events)} missing` : `${fmtInt(clicks.events - high)} more than expected`);
-  log(`clicks after 2 × CLICK_FLUSH_MS (${2 * CLICK_FLUSH_MS} ms): ${fmtInt(clicks.events)} rows in clicks, ${fmtInt(clicks.counted)} in links.clicks: ${verdict()}`);
+  log(`clicks after 2 × CLICK_FLUSH_MS (${2 * CLICK_FLUSH_MS} ms): ${fmtInt(clicks.events)} rows in clicks, ${fmtInt(clicks.counted)} in the links' daily counts: ${verdict()}`);
   if (clicks.events < low) {
     const waitStart = Date.now();
     while (Date.now() - waitStart < 30_000 && clicks.events < low) {
       await sleep(CLICK_FLUSH_MS);
       clicks = await database.clicks();
     }
-    log(`  after ${((Date.now() - waitStart + 2 * CLICK_FLUSH_MS) / 1000).toFixed(1)} s: ${fmtInt(clicks.events)} rows in clicks, ${fmtInt(clicks.counted)} in links.clicks: ${verdict()}`);
+    log(`  after ${((Date.now() - waitStart + 2 * CLICK_FLUSH_MS) / 1000).toFixed(1)} s: ${fmtInt(clicks.events)} rows in clicks, ${fmtInt(clicks.counted)} in the links' daily counts: ${verdict()}`);
   }
   log(`service RSS at the end: ${fmtMiB(rssKiB(service.proc.pid))}`);
   log();

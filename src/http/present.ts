@@ -5,7 +5,7 @@ import type { LinkRow, TagRow } from '../db/repos/links';
 export type Link = components['schemas']['Link'];
 const iso = (ms: number | null) => (ms === null || ms === undefined ? null : new Date(Number(ms)).toISOString());
 
-export function presentLink(row: LinkRow, tags: TagRow[]): Link {
+export function presentLink(row: LinkRow, tags: TagRow[], clicks: number): Link {
   return {
     id: row.id,
     slug: row.slug,
@@ -20,7 +20,7 @@ export function presentLink(row: LinkRow, tags: TagRow[]): Link {
     clickLimit: row.click_limit ?? null,
     startAt: iso(row.start_at),
     endAt: iso(row.end_at),
-    clicks: Number(row.clicks),
+    clicks,
     hasPassword: !!row.password_hash,
     tags: tags.map((t) => ({ id: t.id, name: t.name, color: t.color })),
     previewTitle: row.preview_title ?? null,

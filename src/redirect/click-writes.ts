@@ -1,5 +1,5 @@
 // How a flushed batch of clicks is written, per engine. Both write the same rows: raw events,
-// the Link's clicks counter, daily counts per link and daily scans per QR code, inside the
+// daily counts per link (whose sum is the Link's clicks) and daily scans per QR code, inside the
 // caller's transaction. Written without Knex's query builder on purpose: a flush runs on the
 // redirect process's event loop, and building and preparing thousands of statements per second
 // cost more than the writes themselves (bench/redirect measured it).
@@ -9,17 +9,16 @@ import type { StoredClick } from './clicks';
 const DAY_MS = 86_400_000;
 
 export interface ClickAggregates {
-  perLink: Array<[string, number]>; // sorted by link id: one lock order for every process
+  // Sorted by key: every process upserts (and so locks) rows in one order, so concurrent
+  // flushes cannot deadlock on Postgres.
   daily: Array<{ link_id: string; workspace_id: string; day: number; clicks: number; scans: number }>;
   scans: Array<{ qr_code_id: string; workspace_id: string; day: number; scans: number }>;
 }
 
 export function aggregateClicks(rows: StoredClick[]): ClickAggregates {
-  const perLink = new Map<string, number>();
   const daily = new Map<string, ClickAggregates['daily'][number]>();
   const scans = new Map<string, ClickAggregates['scans'][number]>();
   for (const r of rows) {
-    perLink.set(r.link_id, (perLink.get(r.link_id) ?? 0) + 1);
     const day = Math.floor(r.occurred_at / DAY_MS);
     const dk = `${r.link_id}|${day}`;
     const d = daily.get(dk) ?? { link_id: r.link_id, workspace_id: r.workspace_id, day, clicks: 0, scans: 0 };
@@ -35,7 +34,6 @@ export function aggregateClicks(rows: StoredClick[]): ClickAggregates {
   }
   const byKey = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
   return {
-    perLink: [...perLink].sort(([a], [b]) => byKey(a, b)),
     daily: [...daily.values()].sort((a, b) => byKey(a.link_id, b.link_id) || a.day - b.day),
     scans: [...scans.values()].sort((a, b) => byKey(a.qr_code_id, b.qr_code_id) || a.day - b.day),
   };
@@ -44,7 +42,6 @@ export function aggregateClicks(rows: StoredClick[]): ClickAggregates {
 const SQLITE_SQL = {
   click: `INSERT INTO clicks (workspace_id, link_id, qr_code_id, occurred_at, referrer_host, country, device, browser, os)
           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  link: 'UPDATE links SET clicks = clicks + ? WHERE id = ?',
   daily: `INSERT INTO link_daily_clicks (link_id, workspace_id, day, clicks, scans) VALUES (?, ?, ?, ?, ?)
           ON CONFLICT (link_id, day) DO UPDATE SET clicks = clicks + excluded.clicks, scans = scans + excluded.scans`,
   scans: `INSERT INTO qr_daily_scans (qr_code_id, workspace_id, day, scans) VALUES (?, ?, ?, ?)
@@ -62,7 +59,6 @@ async function writeSqlite(trx: Knex.Transaction, rows: StoredClick[], agg: Clic
     prepared.set(conn, st);
   }
   for (const r of rows) st.click.run(r.workspace_id, r.link_id, r.qr_code_id, r.occurred_at, r.referrer_host, r.country, r.device, r.browser, r.os);
-  for (const [id, n] of agg.perLink) st.link.run(n, id);
   for (const d of agg.daily) st.daily.run(d.link_id, d.workspace_id, d.day, d.clicks, d.scans);
   for (const s of agg.scans) st.scans.run(s.qr_code_id, s.workspace_id, s.day, s.scans);
 }
@@ -79,16 +75,6 @@ async function writePostgres(trx: Knex.Transaction, rows: StoredClick[], agg: Cl
         c.map((r) => r.workspace_id), c.map((r) => r.link_id), c.map((r) => r.qr_code_id), c.map((r) => r.occurred_at),
         c.map((r) => r.referrer_host), c.map((r) => r.country), c.map((r) => r.device), c.map((r) => r.browser), c.map((r) => r.os),
       ] as any,
-    );
-  }
-  for (let i = 0; i < agg.perLink.length; i += PG_CHUNK) {
-    const c = agg.perLink.slice(i, i + PG_CHUNK);
-    const ids = c.map(([id]) => id);
-    // Lock the rows in id order first: concurrent flushes of several processes cannot deadlock.
-    await trx.raw('SELECT 1 FROM links WHERE id = ANY(?::text[]) ORDER BY id FOR UPDATE', [ids] as any);
-    await trx.raw(
-      'UPDATE links l SET clicks = l.clicks + v.n FROM unnest(?::text[], ?::bigint[]) AS v(id, n) WHERE l.id = v.id',
-      [ids, c.map(([, n]) => n)] as any,
     );
   }
   for (let i = 0; i < agg.daily.length; i += PG_CHUNK) {

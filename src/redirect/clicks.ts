@@ -1,5 +1,5 @@
 // Clicks are buffered on the redirect path and written in batches every CLICK_FLUSH_MS: raw
-// events (90-day retention), the Link's clicks counter and daily counts per link. The writing
+// events (90-day retention) and daily counts per link (their sum is the Link's clicks). The writing
 // itself is a ClickWriter's (src/redirect/click-writer.ts), by default on its own thread.
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';

@@ -46,7 +46,6 @@ function linkRow(workspaceId: string, createdBy: string, slug: string): LinkRow 
     click_limit: null,
     start_at: null,
     end_at: null,
-    clicks: 0,
     password_hash: null,
     preview_title: null,
     preview_description: null,

@@ -45,7 +45,7 @@ describe('shortlink goal commands (sqlite)', () => {
     await knex()('links').insert({
       id, workspace_id: workspaceId, created_by: userId, domain_id: null, domain_key: '', slug, original_url: 'https://example.com/',
       title: null, status: 'ACTIVE', policy_locked: false, redirect_type: 'TEMPORARY', expires_at: null, expired_url: null,
-      click_limit: null, start_at: null, end_at: null, clicks: 0, password_hash: null, preview_title: null,
+      click_limit: null, start_at: null, end_at: null, password_hash: null, preview_title: null,
       preview_description: null, preview_image: null, created_at: now, updated_at: now, deleted_at: null,
     });
     return id;

@@ -8,6 +8,7 @@ import * as webhooks from './20261122030000_webhooks';
 import * as webhooksMore from './20261122040000_webhooks_more';
 import * as webhookDelivery from './20261122050000_webhook_delivery';
 import * as conversionBlocks from './20261122060000_conversion_blocks';
+import * as linkClicksFromDaily from './20261122070000_link_clicks_from_daily';
 
 const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }> = {
   '20261122000000_core': core,
@@ -17,6 +18,7 @@ const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '20261122040000_webhooks_more': webhooksMore,
   '20261122050000_webhook_delivery': webhookDelivery,
   '20261122060000_conversion_blocks': conversionBlocks,
+  '20261122070000_link_clicks_from_daily': linkClicksFromDaily,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

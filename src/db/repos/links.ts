@@ -22,7 +22,6 @@ export interface LinkRow {
   click_limit: number | null;
   start_at: number | null;
   end_at: number | null;
-  clicks: number;
   password_hash: string | null;
   preview_title: string | null;
   preview_description: string | null;
@@ -94,6 +93,15 @@ export async function updateLink(
 
 export async function getLink(knex: Knex, workspaceId: string, id: string): Promise<LinkRow | undefined> {
   return knex('links').where({ id, workspace_id: workspaceId }).whereNull('deleted_at').first();
+}
+
+/** Clicks per link: the sum of its daily counts (0 for a link never clicked). */
+export async function clickTotals(knex: Knex, linkIds: string[]): Promise<Map<string, number>> {
+  const totals = new Map<string, number>(linkIds.map((id) => [id, 0]));
+  if (!linkIds.length) return totals;
+  const rows = await knex('link_daily_clicks').whereIn('link_id', linkIds).groupBy('link_id').select('link_id').sum({ n: 'clicks' });
+  for (const r of rows as Array<{ link_id: string; n: number | string }>) totals.set(r.link_id, Number(r.n));
+  return totals;
 }
 
 export async function listLinks(knex: Knex, workspaceId: string, page: number, limit: number) {

@@ -38,7 +38,8 @@ export function linkHandlers(services: Services, definition: any) {
   });
 
   async function present(row: links.LinkRow) {
-    return presentLink(row, (await links.tagsOf(knex, [row.id])).get(row.id) ?? []);
+    const [tags, clicks] = await Promise.all([links.tagsOf(knex, [row.id]), links.clickTotals(knex, [row.id])]);
+    return presentLink(row, tags.get(row.id) ?? [], clicks.get(row.id) ?? 0);
   }
 
   async function requireRole(auth: AuthContext, allowed: (r: any) => boolean, action: string) {
@@ -127,8 +128,12 @@ export function linkHandlers(services: Services, definition: any) {
       const page = Number(q?.page ?? 1);
       const limit = Number(q?.limit ?? 20);
       const { rows, total } = await links.listLinks(knex, auth.workspaceId, page, limit);
-      const tags = await links.tagsOf(knex, rows.map((r) => r.id));
-      return { status: 200, body: { data: rows.map((r) => presentLink(r, tags.get(r.id) ?? [])), meta: { page, limit, total } } };
+      const ids = rows.map((r) => r.id);
+      const [tags, clicks] = await Promise.all([links.tagsOf(knex, ids), links.clickTotals(knex, ids)]);
+      return {
+        status: 200,
+        body: { data: rows.map((r) => presentLink(r, tags.get(r.id) ?? [], clicks.get(r.id) ?? 0)), meta: { page, limit, total } },
+      };
     },
 
     async getLink(c: Context, _req: unknown, auth: AuthContext): Promise<Result> {
@@ -188,7 +193,6 @@ export function linkHandlers(services: Services, definition: any) {
           click_limit: body.clickLimit ?? null,
           start_at: startAt,
           end_at: endAt,
-          clicks: 0,
           password_hash: passwordHash,
           preview_title: null,
           preview_description: null,
