@@ -6,8 +6,11 @@ export interface ResolvedLink {
   domainKey: string;
   slug: string;
   url: string;
-  /** The destination as a valid Location header value (non-ASCII percent-encoded). */
-  location: string;
+  /**
+   * The destination as a valid Location header value (non-ASCII percent-encoded); null when it
+   * is not an http(s) URL, which the API never stores but the redirect refuses anyway.
+   */
+  location: string | null;
   expiredLocation: string | null;
   redirectType: 'TEMPORARY' | 'PERMANENT';
   status: 'ACTIVE' | 'DISABLED';
@@ -48,7 +51,7 @@ const page = (p: VisitPage): Visit => ({ kind: 'page', page: p, status: PAGE_STA
  * `unlocked` is true once the visitor gave the right password.
  */
 export function decideVisit(link: ResolvedLink | null, now: number, unlocked = false): Visit {
-  if (!link || link.status !== 'ACTIVE') return page('not_found');
+  if (!link || link.status !== 'ACTIVE' || link.location === null) return page('not_found');
   if (link.startAt !== null && now < link.startAt) return page('not_live');
   if (link.endAt !== null && now >= link.endAt) return page('ended');
   if (link.expiresAt !== null && now >= link.expiresAt) {
@@ -64,12 +67,19 @@ export function hasPreview(link: ResolvedLink): boolean {
   return !!(link.previewTitle || link.previewDescription || link.previewImage);
 }
 
-/** A stored URL as a Location header value: as given when it is plain ASCII, else encoded. */
-export function locationOf(url: string): string {
-  if (/^[\x21-\x7e]+$/.test(url)) return url;
+/**
+ * A stored URL as a Location header value: as given when it is plain ASCII, else encoded; null
+ * unless it is an absolute http(s) URL. The API only stores such URLs; this second check keeps
+ * a row written any other way (an import, a hand edit) from becoming a redirect to
+ * `javascript:`, `data:` or a scheme-relative address.
+ */
+export function locationOf(url: string): string | null {
+  let parsed: URL;
   try {
-    return new URL(url).href;
+    parsed = new URL(url);
   } catch {
-    return encodeURI(url);
+    return null;
   }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return null;
+  return /^[\x21-\x7e]+$/.test(url) ? url : parsed.href;
 }

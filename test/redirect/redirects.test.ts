@@ -99,6 +99,19 @@ describe.each(testEngines())('short links on %s', (engine) => {
       expect((await visit('/bad%ZZslug')).status).toBe(404);
     });
 
+    it('never redirects to a stored destination that is not http(s), however it got there', async () => {
+      // The API refuses such URLs (links.test.ts); a row edited behind its back must still not
+      // become an open redirect to another scheme.
+      const made = await create({ url: 'https://example.com/safe', slug: 'r-scheme' });
+      for (const [url, expired] of [['javascript:alert(document.domain)', null], ['data:text/html,<script>alert(1)</script>', null], ['//evil.example/', null], ['https://example.com/ok', 'javascript:alert(1)']] as const) {
+        await knex()('links').where({ id: made.id }).update({ original_url: url, expired_url: expired, expires_at: expired ? Date.now() - 1000 : null });
+        await server.redirects.invalidate([{ domainKey: '', slug: 'r-scheme' }]);
+        const res = await visit('/r-scheme');
+        expect(res.headers.location, url).toBeUndefined();
+        expect(res.status, `${url} / ${expired}`).toBe(expired ? 410 : 404);
+      }
+    });
+
     it('leaves API routes, docs and health to the API', async () => {
       expect((await visit('/healthz')).body).toEqual({ status: 'ok' });
       expect((await visit('/api/v1/links')).status).toBe(401);
