@@ -490,6 +490,11 @@ export interface paths {
          *     | password set | **401** | password form (`WWW-Authenticate: Form`), see `POST /{slug}` |
          *     | a social-preview crawler, link has preview fields | **200** | page with Open Graph and Twitter card tags |
          *     | otherwise | **301** (`PERMANENT`) or **302** (`TEMPORARY`) | empty, `Location` is the destination |
+         *     | the database cannot be read | **503** | "temporarily unavailable" page (`Retry-After`) |
+         *
+         *     An address that is no short link at all, a reserved name (`/login`, `/favicon.ico`, ...)
+         *     or a host that is neither the short domain nor an active custom domain, belongs to the
+         *     API: it answers **404** with its JSON `{ error }` and an `X-Service-Request-Id` header.
          *
          *     Redirects carry `Cache-Control: private, no-store, no-cache, max-age=0, must-revalidate`
          *     so browsers and proxies never reuse them and a change applies from the next click.
@@ -516,7 +521,13 @@ export interface paths {
          *     form is shown again. A form body over 4 KiB gets 413. Wrong passwords are throttled per link and client: after **5**
          *     wrong passwords in 15 minutes the client gets **429** with `Retry-After`. The right
          *     password answers with the link's redirect (301 or 302) and counts the click; the
-         *     password is never logged or echoed.
+         *     password is never logged or echoed. A link that is not (or no longer) behind a password
+         *     answers as `GET /{slug}` would (404, 410), or 405 when it would redirect. A database
+         *     that cannot be read gives 503 (the "temporarily unavailable" page).
+         *
+         *     An address that is no short link at all (a reserved name such as `/login`, or a host that
+         *     is not a short domain) belongs to the API, whose request bodies are JSON: a posted form
+         *     gets its **400** `{ error }`.
          */
         post: operations["submitLinkPassword"];
         delete?: never;
@@ -1394,7 +1405,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description A visitor page (HTML): not found or not live yet (404), ended, expired or click limit reached (410), too many wrong passwords (429, with `Retry-After`), form too large (413), temporarily unavailable (503). */
+        /** @description A visitor page (HTML): ended, expired or click limit reached (410), too many wrong passwords (429, with `Retry-After`), form too large (413), temporarily unavailable (503, with `Retry-After`: the database cannot be read). */
         VisitorPage: {
             headers: {
                 [name: string]: unknown;
@@ -1402,6 +1413,17 @@ export interface components {
             content: {
                 /** @example <!doctype html><html lang="en">...<h1>Link expired</h1>...</html> */
                 "text/html": string;
+            };
+        };
+        /** @description Nothing to visit at this address. On the shared short domain or an active custom domain, the not-found visitor page (HTML): an unknown slug or QR code, a link that is `DISABLED`, deleted or renamed away, or one not live yet. An address that is no short link at all (a reserved name such as `/login`, or a host that is neither the short domain nor an active custom domain) belongs to the API, which answers with its JSON `{ error }` and an `X-Service-Request-Id` header. */
+        ShortLinkNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /** @example <!doctype html><html lang="en">...<h1>Link not found</h1>...</html> */
+                "text/html": string;
+                "application/json": components["schemas"]["Error"];
             };
         };
         /** @description The password form of a protected link (also after a wrong password, with an error message). Sets the `sl_csrf` cookie that the form's token must match. */
@@ -2282,7 +2304,7 @@ export interface operations {
                 content?: never;
             };
             401: components["responses"]["PasswordForm"];
-            404: components["responses"]["VisitorPage"];
+            404: components["responses"]["ShortLinkNotFound"];
             410: components["responses"]["VisitorPage"];
             503: components["responses"]["VisitorPage"];
         };
@@ -2335,8 +2357,23 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Only on an address that is no short link (a reserved name, or a host that is not a short domain): the API takes the request and refuses a body that is not JSON. */
+            400: {
+                headers: {
+                    "X-Service-Request-Id": components["headers"]["XServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "A JSON request body is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["PasswordForm"];
-            404: components["responses"]["VisitorPage"];
+            404: components["responses"]["ShortLinkNotFound"];
             /** @description The link has no password to unlock (it redirects, or shows another page, on `GET`); `Allow: GET, HEAD`. */
             405: {
                 headers: {
@@ -2352,6 +2389,7 @@ export interface operations {
             410: components["responses"]["VisitorPage"];
             413: components["responses"]["VisitorPage"];
             429: components["responses"]["VisitorPage"];
+            503: components["responses"]["VisitorPage"];
         };
     };
     scanQrCode: {
@@ -2401,8 +2439,9 @@ export interface operations {
                 content?: never;
             };
             401: components["responses"]["PasswordForm"];
-            404: components["responses"]["VisitorPage"];
+            404: components["responses"]["ShortLinkNotFound"];
             410: components["responses"]["VisitorPage"];
+            503: components["responses"]["VisitorPage"];
         };
     };
     getHealth: {

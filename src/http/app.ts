@@ -156,12 +156,21 @@ export async function createApp(services: Services, opts: { validateResponses?: 
       dotfiles: 'deny',
       immutable: true,
       maxAge: '365d',
-      setHeaders: (res) => res.setHeader('X-Content-Type-Options', 'nosniff'),
+      // Hosted assets are operator-provided, but an SVG with a script must not run on the
+      // service's origin: no scripts, no plugins, a unique origin.
+      setHeaders: (res) => {
+        res.setHeader('X-Content-Type-Options', 'nosniff');
+        res.setHeader('Content-Security-Policy', "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; sandbox");
+      },
     }),
   );
 
   // HTTPS only: an API request that arrived over plain HTTP changes nothing.
-  app.use('/api', (req, _res, next) => {
+  app.use('/api', (req, res, next) => {
+    // API answers are per key and some carry secrets (a webhook's signing secret): no cache may
+    // keep them, and no browser may sniff them into something other than JSON.
+    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('X-Content-Type-Options', 'nosniff');
     if (!req.secure) return next(new HttpError(400, 'HTTPS is required; this request arrived over plain HTTP'));
     next();
   });

@@ -140,6 +140,20 @@ describe.each(testEngines())('platform on %s', (engine) => {
       expect(res.body).toEqual({ error: expect.any(String) });
     });
 
+    it('forbids caching and content sniffing of every API answer, errors included', async () => {
+      const answers = [
+        await list(owner.key),
+        await list(),
+        await server.request('GET', '/api/v1/nothing-here', { key: owner.key }),
+        await server.request('POST', '/api/v1/links', { key: owner.key, rawBody: '{"url":', headers: { 'content-type': 'application/json' } }),
+      ];
+      expect(answers.map((r) => r.status)).toEqual([200, 401, 404, 400]);
+      for (const res of answers) {
+        expect(res.headers['cache-control']).toBe('no-store');
+        expect(res.headers['x-content-type-options']).toBe('nosniff');
+      }
+    });
+
     it('gives every response its own request id', async () => {
       const a = await list(owner.key);
       const b = await list();
@@ -234,6 +248,8 @@ describe('hosted assets', () => {
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('image/png');
     expect(res.headers['x-content-type-options']).toBe('nosniff');
+    // A script inside an uploaded SVG must not run on the service's origin.
+    expect(res.headers['content-security-policy']).toMatch(/default-src 'none'.*sandbox/);
     const missing = await server.request('GET', '/assets/nope.png');
     expect(missing.status).toBe(404);
     expect(missing.body).toEqual({ error: expect.any(String) });
