@@ -12,7 +12,7 @@ import { RedirectCache, type CacheKey, type LinkCacheInvalidator } from './cache
 import type { ChangeListener } from './changes';
 import type { ClickRecorder } from './clicks';
 import { PASSWORD_PAGE_CSP, passwordPage, previewPage, sendPage, statusPage, throttledPage } from './pages';
-import { countWrongPassword, CSRF_COOKIE, parseCookies, throttledFor, type CsrfTokens } from './password';
+import { CSRF_COOKIE, parseCookies, refundAttempt, takeAttempt, type CsrfTokens } from './password';
 import { qrImage } from './qr';
 import type { QrTarget, RedirectStore } from './store';
 import { isBot, isPrefetch } from './visitor';
@@ -267,13 +267,13 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
       return this.page(req, res, 'password', link, 'Your session expired. Please enter the password again.');
     }
     const throttleKey = `${link!.id}:${clientAddress(req, this.deps.config.trustProxy)}`;
-    const wait = await throttledFor(this.deps.passwordThrottle, throttleKey);
+    const wait = await takeAttempt(this.deps.passwordThrottle, throttleKey);
     if (wait > 0) return sendPage(res, 429, throttledPage(wait), { 'Retry-After': wait });
     const password = form.get('password') ?? '';
     if (!password || password.length > 256 || !(await verifyPassword(password, link!.passwordHash!))) {
-      await countWrongPassword(this.deps.passwordThrottle, throttleKey);
       return this.page(req, res, 'password', link, 'That password is not correct.');
     }
+    await refundAttempt(this.deps.passwordThrottle, throttleKey);
     const unlocked = decideVisit(link, Date.now(), true);
     if (unlocked.kind === 'page') return this.page(req, res, unlocked.page, link);
     const ua = req.headers['user-agent'];

@@ -49,19 +49,24 @@ export function createPasswordThrottle(db: Database): RateLimiterAbstract {
   return db.engine === 'postgres' ? new RateLimiterPostgres(opts) : new RateLimiterSQLite(opts as any);
 }
 
-/** Seconds the client must wait, or 0 when it may try a password. */
-export async function throttledFor(limiter: RateLimiterAbstract, key: string): Promise<number> {
-  const res = await limiter.get(key);
-  if (res && res.consumedPoints >= WRONG_PASSWORDS_ALLOWED) return Math.max(1, Math.ceil(res.msBeforeNext / 1000));
-  return 0;
-}
-
-export async function countWrongPassword(limiter: RateLimiterAbstract, key: string): Promise<void> {
+/**
+ * Takes one of the client's attempts before its password is checked: the seconds to wait when
+ * none is left, else 0. Taking the slot first (rather than counting after a wrong answer) keeps
+ * the limit exact when a client sends many guesses at once; `refundAttempt` gives the slot back
+ * after a right password, so only wrong ones use the allowance up.
+ */
+export async function takeAttempt(limiter: RateLimiterAbstract, key: string): Promise<number> {
   try {
     await limiter.consume(key, 1);
+    return 0;
   } catch (err) {
     if (!(err instanceof RateLimiterRes)) throw err;
+    return Math.max(1, Math.ceil(err.msBeforeNext / 1000));
   }
+}
+
+export async function refundAttempt(limiter: RateLimiterAbstract, key: string): Promise<void> {
+  await limiter.reward(key, 1);
 }
 
 export function parseCookies(header: string | undefined): Record<string, string> {
@@ -69,7 +74,13 @@ export function parseCookies(header: string | undefined): Record<string, string>
   if (!header) return out;
   for (const part of header.split(';')) {
     const i = part.indexOf('=');
-    if (i > 0) out[part.slice(0, i).trim()] = decodeURIComponent(part.slice(i + 1).trim());
+    if (i <= 0) continue;
+    const value = part.slice(i + 1).trim();
+    try {
+      out[part.slice(0, i).trim()] = decodeURIComponent(value);
+    } catch {
+      out[part.slice(0, i).trim()] = value; // malformed %-escape: kept as sent (it will not verify)
+    }
   }
   return out;
 }

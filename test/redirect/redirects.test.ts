@@ -237,6 +237,28 @@ describe.each(testEngines())('short links on %s', (engine) => {
       // Another client is not blocked.
       expect((await submit('r-pw-throttle', { csrf, password: 'right one' }, cookie, { 'x-forwarded-for': '198.51.100.1' })).status).toBe(302);
     });
+
+    it('gives a client sending many guesses at once exactly 5 tries, and right passwords use none', async () => {
+      await create({ url: 'https://example.com/secret', slug: 'r-pw-burst', password: 'right one' });
+      const form = await visit('/r-pw-burst');
+      const csrf = csrfOf(form.text);
+      const cookie = cookieOf(form);
+      const client = { 'x-forwarded-for': '203.0.113.99' };
+      // Right passwords give their attempt back: ten of them leave all five wrong tries.
+      for (let i = 0; i < 10; i++) expect((await submit('r-pw-burst', { csrf, password: 'right one' }, cookie, client)).status).toBe(302);
+      const burst = await Promise.all(Array.from({ length: 30 }, (_, i) => submit('r-pw-burst', { csrf, password: `guess${i}` }, cookie, client)));
+      const statuses = burst.map((r) => r.status).sort();
+      expect(statuses.filter((s) => s === 401)).toHaveLength(5);
+      expect(statuses.filter((s) => s === 429)).toHaveLength(25);
+    });
+
+    it('answers a malformed cookie like a missing one, not with an error', async () => {
+      await create({ url: 'https://example.com/secret', slug: 'r-pw-cookie', password: 'right one' });
+      const form = await visit('/r-pw-cookie');
+      const res = await submit('r-pw-cookie', { csrf: csrfOf(form.text), password: 'right one' }, 'sl_csrf=%E0%A4%A; other=%');
+      expect(res.status).toBe(401);
+      expect(res.text).toContain('session expired');
+    });
   });
 
   describe('clicks', () => {
