@@ -11,6 +11,10 @@ const port = parentPort!;
 const db = openDatabase(init.databaseUrl, { poolMax: 2 });
 const writer = new InlineClickWriter(db.knex, db.engine, init.webhookEvents ? [webhookClickSink(init.webhookEvents)] : []);
 const send = (m: FromWorker) => port.postMessage(m);
+// Ready once the connection answers; a database that cannot be reached ends the thread with
+// the error, which the service reports at start-up.
+await db.knex.raw('SELECT 1');
+send({ type: 'ready' });
 
 port.on('message', (m: ToWorker) => {
   if (m.type === 'close') {

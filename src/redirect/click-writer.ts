@@ -23,6 +23,8 @@ import { webhookClickSink } from '../webhooks/click-events';
 export const WRITE_CHUNK = 2_000;
 
 export interface ClickWriter {
+  /** Resolves once batches can be written (the thread is up and has its connection). */
+  ready(): Promise<void>;
   /**
    * Writes the batch in order. On failure the error's `written` property says how many clicks
    * from the start of the batch were committed before it (the caller keeps the rest).
@@ -79,6 +81,8 @@ export class InlineClickWriter implements ClickWriter {
     }
   }
 
+  async ready(): Promise<void> {}
+
   async close(): Promise<void> {}
 }
 
@@ -91,6 +95,7 @@ export interface ClickWorkerInit {
 
 export type ToWorker = { type: 'write'; id: number; batch: ClickEvent[] } | { type: 'close' };
 export type FromWorker =
+  | { type: 'ready' }
   | { type: 'progress'; id: number; written: number }
   | { type: 'done'; id: number }
   | { type: 'failed'; id: number; written: number; message: string; code?: string };
@@ -103,10 +108,21 @@ interface Pending {
 
 export class ThreadClickWriter implements ClickWriter {
   private worker: Worker | undefined;
+  private started: Promise<void> | undefined;
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
 
   constructor(private readonly init: ClickWorkerInit) {}
+
+  /**
+   * Starts the thread and waits until it has its database connection. The service calls this
+   * before it listens: a thread started by the first flush takes about a second to load, and
+   * a crash in that second would lose every click since the start (test/crash found it).
+   */
+  ready(): Promise<void> {
+    if (!this.worker) this.spawn();
+    return this.started!;
+  }
 
   write(batch: ClickEvent[]): Promise<void> {
     const worker = this.worker ?? this.spawn();
@@ -129,7 +145,15 @@ export class ThreadClickWriter implements ClickWriter {
     const worker = new Worker(new URL('./click-worker.mjs', import.meta.url), { workerData: this.init });
     // The worker never keeps the process alive by itself: shutdown flushes, then closes it.
     worker.unref();
+    let up: () => void;
+    let down: (err: Error) => void;
+    this.started = new Promise<void>((resolve, reject) => {
+      up = resolve;
+      down = reject;
+    });
+    this.started.catch(() => undefined); // a caller that never asked is told by its next write
     worker.on('message', (m: FromWorker) => {
+      if (m.type === 'ready') return up();
       const p = this.pending.get(m.id);
       if (!p) return;
       if (m.type === 'progress') {
@@ -141,6 +165,7 @@ export class ThreadClickWriter implements ClickWriter {
       else p.reject(new ClickWriteError(m.message, m.written, m.code));
     });
     const lost = (err: Error) => {
+      down(err);
       if (this.worker === worker) this.worker = undefined;
       // Whatever the worker had not reported as committed is handed back to the caller.
       for (const [id, p] of this.pending) {

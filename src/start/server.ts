@@ -56,6 +56,8 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     settleMs: Math.max(2 * config.clickFlushMs, 1000),
   });
   const clicks = new ClickRecorder(clickWriter, log, config.clickFlushMs);
+  // The writer is up before the first click can arrive, so every flush interval is written.
+  await clickWriter.ready();
   const redirects = new RedirectService({
     config,
     store,
