@@ -1,0 +1,156 @@
+// `shortlink serve` as a real child process (node bin/shortlink.mjs serve), as an operator runs
+// it: configured by environment variables only, HTTPS with the test certificate, on a fixed
+// port so that a restart answers at the same address. Plus a keep-alive HTTPS client that
+// talks to it as the short domain (Host: localhost:<port>).
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import https from 'node:https';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { RequestOptions, TestResponse } from './server';
+import { testCertificate } from './server';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const BIN = path.join(ROOT, 'bin/shortlink.mjs');
+const OUTPUT_TAIL = 20_000;
+
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** A TCP port free on loopback right now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Writes the test certificate (the one every test receiver and server uses) into `dir`: the
+ * files a child process needs for TLS_CERT_FILE / TLS_KEY_FILE and WEBHOOK_CA_FILE.
+ */
+export async function writeTestTls(dir: string): Promise<{ certFile: string; keyFile: string; ca: string }> {
+  const material = await testCertificate();
+  const certFile = path.join(dir, 'test-cert.pem');
+  const keyFile = path.join(dir, 'test-key.pem');
+  fs.writeFileSync(certFile, material.cert);
+  fs.writeFileSync(keyFile, material.key, { mode: 0o600 });
+  return { certFile, keyFile, ca: material.cert };
+}
+
+export interface ServeProcess {
+  readonly child: ChildProcess;
+  readonly pid: number;
+  /** The last lines the process wrote (stdout and stderr), for failure messages. */
+  output(): string;
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  get running(): boolean;
+  /** Sends `signal` and waits for the process to be gone. */
+  kill(signal: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Spawns `node bin/shortlink.mjs serve` with only PATH/HOME from this process plus `env`. */
+export function spawnServe(env: Record<string, string>): ServeProcess {
+  const child = spawn(process.execPath, [BIN, 'serve'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let tail = '';
+  const keep = (d: string) => {
+    tail = (tail + d).slice(-OUTPUT_TAIL);
+  };
+  child.stdout!.setEncoding('utf8').on('data', keep);
+  child.stderr!.setEncoding('utf8').on('data', keep);
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  const proc: ServeProcess = {
+    child,
+    pid: child.pid!,
+    output: () => tail,
+    exited,
+    get running() {
+      return child.exitCode === null && child.signalCode === null;
+    },
+    async kill(signal) {
+      if (proc.running) child.kill(signal);
+      return exited;
+    },
+  };
+  return proc;
+}
+
+/**
+ * A client for one service port: HTTPS over loopback with the test certificate, keep-alive
+ * connections, and the short domain's Host header so `/{slug}` resolves as a short link.
+ */
+export interface ServiceClient {
+  request(method: string, pathname: string, opts?: RequestOptions & { timeoutMs?: number }): Promise<TestResponse>;
+  close(): void;
+}
+
+export function serviceClient(port: number, ca: string, opts: { maxSockets?: number } = {}): ServiceClient {
+  const agent = new https.Agent({ keepAlive: true, maxSockets: opts.maxSockets ?? 16, ca, servername: 'localhost' });
+  return {
+    request(method, pathname, ro = {}) {
+      const headers: Record<string, string> = { host: `localhost:${port}`, ...ro.headers };
+      let payload: string | Buffer | undefined = ro.rawBody;
+      if (ro.body !== undefined) {
+        payload = JSON.stringify(ro.body);
+        headers['content-type'] ??= 'application/json';
+      }
+      if (payload !== undefined) headers['content-length'] = String(Buffer.byteLength(payload));
+      if (ro.key) headers.authorization = `Bearer ${ro.key}`;
+      return new Promise((resolve, reject) => {
+        const req = https.request({ host: '127.0.0.1', port, method, path: pathname, headers, agent, servername: 'localhost' }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c) => chunks.push(c));
+          res.on('error', reject);
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            let body: any;
+            try {
+              body = text ? JSON.parse(text) : undefined;
+            } catch {
+              body = undefined;
+            }
+            resolve({ status: res.statusCode!, headers: res.headers, text, body });
+          });
+        });
+        if (ro.timeoutMs) req.setTimeout(ro.timeoutMs, () => req.destroy(new Error(`no answer within ${ro.timeoutMs} ms`)));
+        req.on('error', reject);
+        if (payload !== undefined) req.write(payload);
+        req.end();
+      });
+    },
+    close: () => agent.destroy(),
+  };
+}
+
+/** Polls GET /healthz until it answers 200; fails early, with the process's output, if it exits. */
+export async function waitUntilHealthy(proc: ServeProcess, port: number, ca: string, timeoutMs = 30_000): Promise<number> {
+  const client = serviceClient(port, ca, { maxSockets: 1 });
+  const start = Date.now();
+  let last = 'no answer';
+  try {
+    while (Date.now() - start < timeoutMs) {
+      if (!proc.running) throw new Error(`shortlink serve exited (${JSON.stringify(await proc.exited)}) before answering:\n${proc.output()}`);
+      try {
+        const r = await client.request('GET', '/healthz', { timeoutMs: 2_000 });
+        if (r.status === 200) return Date.now() - start;
+        last = `status ${r.status}`;
+      } catch (err) {
+        last = (err as Error).message;
+      }
+      await sleep(100);
+    }
+  } finally {
+    client.close();
+  }
+  throw new Error(`shortlink serve did not answer GET /healthz within ${timeoutMs} ms (${last}):\n${proc.output()}`);
+}
