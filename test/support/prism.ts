@@ -17,17 +17,23 @@
 //   listing the violations. Malformed JSON is refused even earlier by Prism's body parser with
 //   400 `{"error":{"code":"invalid_json",...}}`. An unknown path/method is 404/405 problem+json.
 // - An upstream 501 is replaced by a mocked answer built from the spec examples ("Remocking").
+// - The forwarder (node-fetch) follows redirects and reads every non-JSON body as text: an
+//   upstream 301/302 never reaches the client (Prism fetches the Location and validates that
+//   answer instead), and a binary body arrives re-encoded. It drops the client's Host header.
 //
 // So a proxied answer is contract-clean when it has no `sl-violations` header, is not Prism's
 // problem+json, and carries the server's own X-Service-Request-Id (Prism-made and re-mocked
-// answers do not, or carry the spec's example value).
+// answers do not, or carry the spec's example value) wherever the document declares one: the
+// visitor pages declare none, and their callers recognise the server's page by its content.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { httpsRequest, type RequestOptions, type TestResponse } from './server';
+import { expect } from 'vitest';
+import type { Engine } from '../../src/db/knex';
+import { httpsRequest, startTestServer, type RequestOptions, type TestResponse, type TestServer } from './server';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const SPEC_PATH = path.join(root, 'generated/openapi.json');
@@ -120,7 +126,7 @@ export async function startPrismProxy(upstream: string, opts: { ca?: string; tim
  * answer, as readable messages. Empty means: Prism forwarded the request, the server answered,
  * and Prism found no request or response violation (of any severity).
  */
-export function prismViolations(res: TestResponse): string[] {
+export function prismViolations(res: TestResponse, opts: ViolationOptions = {}): string[] {
   const problems: string[] = [];
   const header = res.headers['sl-violations'];
   if (header !== undefined) {
@@ -138,9 +144,18 @@ export function prismViolations(res: TestResponse): string[] {
     problems.push(`Prism refused the request body as malformed JSON: ${res.text}`);
   }
   const requestId = res.headers['x-service-request-id'];
-  if (!requestId) problems.push(`no X-Service-Request-Id: the answer (${res.status}) did not come from the server`);
-  else if (requestId === EXAMPLE_REQUEST_ID) problems.push('X-Service-Request-Id is the spec example: Prism re-mocked the answer (upstream 501?)');
+  if (requestId === EXAMPLE_REQUEST_ID) problems.push('X-Service-Request-Id is the spec example: Prism re-mocked the answer (upstream 501?)');
+  else if (!requestId && opts.requestId !== false) problems.push(`no X-Service-Request-Id: the answer (${res.status}) did not come from the server`);
   return problems;
+}
+
+export interface ViolationOptions {
+  /**
+   * Whether the answer must carry the server's X-Service-Request-Id (default true). The pages
+   * and redirects of the visitor paths (tag "Short links") are served before the API app and
+   * declare no such header; the caller then proves the origin by asserting on the body.
+   */
+  requestId?: boolean;
 }
 
 // Prism's validator, in-process, on the same bundled document the proxy loads. prism-http is
@@ -165,19 +180,30 @@ const prismRouter = () => require(path.join(prismHttpDir, 'dist/router/index.js'
 const prismValidator = () => require(path.join(prismHttpDir, 'dist/validator/index.js'));
 const SEVERITY = ['Error', 'Warning', 'Information', 'Hint'];
 
+async function route(method: string, pathname: string): Promise<Either<Error, PrismHttpOperation>> {
+  operations ??= prismHttp().getHttpOperationsFromSpec(SPEC_PATH);
+  const resources = await operations;
+  const url = new URL(pathname, 'https://upstream.invalid');
+  return prismRouter()({
+    resources,
+    input: { method: method.toLowerCase(), url: { path: url.pathname, query: Object.fromEntries(url.searchParams) }, headers: {} },
+  });
+}
+
+/** The operationId Prism's router gives a request (null when the document has no operation for it). */
+export async function operationOf(method: string, pathname: string): Promise<string | null> {
+  const routed = await route(method, pathname);
+  return routed._tag === 'Right' ? (routed.right.iid ?? null) : null;
+}
+
 /**
  * Validates an answer the server gave directly (not through the proxy) with Prism's own
  * router and response validator, exactly as the proxy would have: the same messages as
  * `prismViolations`, for requests Prism refuses to forward.
  */
-export async function directViolations(method: string, pathname: string, res: TestResponse): Promise<string[]> {
-  operations ??= prismHttp().getHttpOperationsFromSpec(SPEC_PATH);
-  const resources = await operations;
+export async function directViolations(method: string, pathname: string, res: TestResponse, opts: ViolationOptions = {}): Promise<string[]> {
   const url = new URL(pathname, 'https://upstream.invalid');
-  const routed: Either<Error, PrismHttpOperation> = prismRouter()({
-    resources,
-    input: { method: method.toLowerCase(), url: { path: url.pathname, query: Object.fromEntries(url.searchParams) }, headers: {} },
-  });
+  const routed = await route(method, pathname);
   if (routed._tag === 'Left') return [`no operation in the spec for ${method} ${url.pathname}: ${routed.left.message}`];
   const headers = Object.fromEntries(
     Object.entries(res.headers)
@@ -194,6 +220,158 @@ export async function directViolations(method: string, pathname: string, res: Te
     checked._tag === 'Left'
       ? checked.left.map((d) => `${SEVERITY[d.severity] ?? d.severity} at ${['response', ...(d.path ?? [])].join('.')}: ${d.message}`)
       : [];
-  if (!headers['x-service-request-id']) problems.push('no X-Service-Request-Id header');
+  if (!headers['x-service-request-id'] && opts.requestId !== false) problems.push('no X-Service-Request-Id header');
   return problems;
+}
+
+// The harness the contract suites share: servers behind their own proxies, the three ways a
+// request is checked, and the record of which declared statuses were exercised.
+
+/** A request: method, path (with query) and the options of test/support/server.ts. */
+export interface Call {
+  method: string;
+  path: string;
+  opts?: RequestOptions;
+}
+
+/** Every operationId of the document with its declared statuses. */
+export function declaredStatuses(): Map<string, number[]> {
+  const out = new Map<string, number[]>();
+  for (const item of Object.values<any>(spec.paths)) {
+    for (const op of Object.values<any>(item)) {
+      if (op?.operationId) out.set(op.operationId, Object.keys(op.responses).map(Number));
+    }
+  }
+  return out;
+}
+
+/** Whether the document declares X-Service-Request-Id on this answer (the API's answers do; visitor pages do not). */
+function declaresRequestId(operationId: string, status: number): boolean {
+  for (const item of Object.values<any>(spec.paths)) {
+    for (const op of Object.values<any>(item)) {
+      if (op?.operationId !== operationId) continue;
+      let response = op.responses[String(status)];
+      if (response?.$ref) response = spec.components.responses[response.$ref.split('/').pop()];
+      return Object.keys(response?.headers ?? {}).some((h) => h.toLowerCase() === 'x-service-request-id');
+    }
+  }
+  return true;
+}
+
+/** Which declared statuses of which operations the suites exercised, through the proxy or directly. */
+export class ContractCoverage {
+  private readonly seen = new Map<string, Set<number>>();
+
+  record(operationId: string, status: number): void {
+    if (!this.seen.has(operationId)) this.seen.set(operationId, new Set());
+    this.seen.get(operationId)!.add(status);
+  }
+
+  /** `operationId status` of every declared status never exercised, the `excused` ones aside. */
+  missing(excused: Record<string, number[]>): string[] {
+    const out: string[] = [];
+    for (const [op, statuses] of declaredStatuses()) {
+      for (const status of statuses) {
+        if (excused[op]?.includes(status) || excused['*']?.includes(status)) continue;
+        if (!this.seen.get(op)?.has(status)) out.push(`${op} ${status}`);
+      }
+    }
+    return out;
+  }
+}
+
+/** A real server and a `prism proxy --errors` in front of it. */
+export interface ContractTarget {
+  server: TestServer;
+  prism: PrismProxy;
+  stop(): Promise<void>;
+}
+
+export async function startContractTarget(engine: Engine, opts: Parameters<typeof startTestServer>[1] = {}): Promise<ContractTarget> {
+  const server = await startTestServer(engine, opts);
+  try {
+    const prism = await startPrismProxy(server.url.replace('//localhost:', '//127.0.0.1:'), { ca: server.ca });
+    return {
+      server,
+      prism,
+      async stop() {
+        await prism.stop();
+        await server.stop();
+      },
+    };
+  } catch (err) {
+    await server.stop();
+    throw err;
+  }
+}
+
+export interface ContractChecks {
+  /**
+   * Through the proxy: Prism routed the request to `op`, found no request or response
+   * violation, the server answered (its request id, where the document declares one), with
+   * `status`.
+   */
+  viaPrism(op: string, call: Call, status: number): Promise<TestResponse>;
+  /**
+   * A request the document itself forbids: Prism must refuse it with `prismStatus` without
+   * forwarding it, and the server's own answer to it, sent directly, must be `status` (null:
+   * any) and valid against the document by Prism's validator.
+   */
+  refusedByPrism(op: string, call: Call, prismStatus: number, status: number | null): Promise<{ proxied: TestResponse; direct: TestResponse }>;
+  /**
+   * Straight to the server, validated in-process by Prism's validator: for answers the proxy
+   * cannot carry. Prism's forwarder follows redirects (so a 301/302 never reaches the client:
+   * Prism would fetch and validate the destination instead) and re-encodes bodies as text
+   * (so a PNG arrives corrupted).
+   */
+  directly(op: string, call: Call, status: number): Promise<TestResponse>;
+}
+
+export function contractChecks(target: () => ContractTarget, coverage: ContractCoverage): ContractChecks {
+  const describeCall = (call: Call) => `${call.method} ${call.path}`;
+  async function expectRouted(op: string, call: Call) {
+    expect(await operationOf(call.method, call.path), `the document routes ${describeCall(call)} to another operation`).toBe(op);
+  }
+  return {
+    async viaPrism(op, call, status) {
+      await expectRouted(op, call);
+      const { prism } = target();
+      const res = await prism.request(call.method, call.path, call.opts);
+      const violations = prismViolations(res, { requestId: declaresRequestId(op, res.status) });
+      if (violations.length) {
+        const tail = prism.logs().split('\n').slice(-15).join('\n');
+        throw new Error(`${op}: ${describeCall(call)} through Prism (status ${res.status}):\n  ${violations.join('\n  ')}\nPrism log tail:\n${tail}`);
+      }
+      expect(res.status, `${op}: ${describeCall(call)} -> ${res.text.slice(0, 300)}`).toBe(status);
+      coverage.record(op, status);
+      return res;
+    },
+
+    async refusedByPrism(op, call, prismStatus, status) {
+      await expectRouted(op, call);
+      const { prism, server } = target();
+      const proxied = await prism.request(call.method, call.path, call.opts);
+      expect(proxied.status, `Prism should refuse ${describeCall(call)} itself: ${proxied.text}`).toBe(prismStatus);
+      expect(proxied.headers['x-service-request-id'], 'Prism forwarded a request the document forbids').toBeUndefined();
+      if (prismStatus !== 400) expect(proxied.body.type).toMatch(PRISM_ERROR);
+      const direct = await server.request(call.method, call.path, call.opts);
+      const violations = await directViolations(call.method, call.path, direct, { requestId: declaresRequestId(op, direct.status) });
+      expect(violations, `${op}: server's direct answer ${direct.status} ${direct.text}`).toEqual([]);
+      if (status !== null) {
+        expect(direct.status, `${op}: ${describeCall(call)} directly -> ${direct.text.slice(0, 300)}`).toBe(status);
+        coverage.record(op, status);
+      }
+      return { proxied, direct };
+    },
+
+    async directly(op, call, status) {
+      await expectRouted(op, call);
+      const res = await target().server.request(call.method, call.path, call.opts);
+      const violations = await directViolations(call.method, call.path, res, { requestId: declaresRequestId(op, res.status) });
+      expect(violations, `${op}: server's direct answer ${res.status} ${res.text.slice(0, 300)}`).toEqual([]);
+      expect(res.status, `${op}: ${describeCall(call)} directly -> ${res.text.slice(0, 300)}`).toBe(status);
+      coverage.record(op, status);
+      return res;
+    },
+  };
 }

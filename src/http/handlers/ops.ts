@@ -22,7 +22,9 @@ export function opsHandlers(services: Services) {
       try {
         await services.db.knex.raw('select 1');
       } catch {
-        throw new HttpError(503, 'The database is not reachable', undefined, 'database_unavailable');
+        // No `code`: the contract keeps codes for features switched off, where retrying does
+        // not help; an unreachable database is worth retrying.
+        throw new HttpError(503, 'The database is not reachable');
       }
       return { status: 200, body: { status: 'ready' } };
     },
