@@ -92,7 +92,11 @@ export async function createApp(services: Services, opts: { validateResponses?: 
     },
     unauthorizedHandler: (c: Context) => {
       const err = (c.security as any)?.bearerAuth?.error;
-      throw err instanceof HttpError ? err : new HttpError(401, 'A valid API key is required');
+      if (err instanceof HttpError) throw err;
+      // A key check that could not run (the database is unreachable) says nothing about the
+      // key: answering 401 would make clients drop a good key. It is the server's failure.
+      if (err) throw err;
+      throw new HttpError(401, 'A valid API key is required');
     },
     notFound: () => {
       throw notFound('No such API route');

@@ -95,8 +95,11 @@ class SqliteStore implements RedirectStore {
 
 class PostgresStore implements RedirectStore {
   private readonly pool: pg.Pool;
-  constructor(url: string) {
+  constructor(url: string, log?: { warn(obj: object, msg: string): void }) {
     this.pool = new pg.Pool({ connectionString: url, max: 8 });
+    // An idle connection the server drops (restart, failover, an admin's kill) is reported
+    // here; without a listener the error would end the process. The pool replaces it.
+    this.pool.on('error', (err) => log?.warn({ err }, 'an idle redirect-store connection to Postgres was lost'));
   }
   private async one(name: string, text: string, values: unknown[]) {
     const res = await this.pool.query({ name, text, values });
@@ -128,7 +131,7 @@ class PostgresStore implements RedirectStore {
   }
 }
 
-export function openRedirectStore(databaseUrl: string): RedirectStore {
-  if (engineOf(databaseUrl) === 'postgres') return new PostgresStore(databaseUrl);
+export function openRedirectStore(databaseUrl: string, log?: { warn(obj: object, msg: string): void }): RedirectStore {
+  if (engineOf(databaseUrl) === 'postgres') return new PostgresStore(databaseUrl, log);
   return new SqliteStore(databaseUrl.slice('sqlite:'.length));
 }

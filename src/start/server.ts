@@ -48,7 +48,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   const db = opts.db ?? openDatabase(config.databaseUrl);
   await migrateLatest(db);
   const masterKey = loadOrCreateMasterKey(config);
-  const store = openRedirectStore(config.databaseUrl);
+  const store = openRedirectStore(config.databaseUrl, log);
   // Clicks are written on a thread of their own; link.clicked / qr.scanned and the traffic
   // alerts go into the outbox in the same transactions as the clicks.
   const clickWriter = clickWriterFor(config.databaseUrl, db, {

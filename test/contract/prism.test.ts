@@ -107,14 +107,10 @@ describe.each(testEngines())('OpenAPI contract checked by a Prism proxy on %s', 
 
   it('exercised every status the document declares, for every operation (the excused ones aside)', () => {
     const excused: Record<string, number[]> = {
-      // Nothing a client sends makes the server fail; a lost database should, but the API
-      // answers 401 then (the KNOWN MISMATCH in ./prism/deployment.ts).
+      // Nothing a client sends makes the server fail. A lost database does: listLinks' 500 is
+      // exercised that way (./prism/deployment.ts); every other operation fails through the
+      // same error handler.
       '*': [500],
-      // On SQLite a failed read on the slug path (GET or POST /{slug}) throws out of the request
-      // handler (src/redirect/handler.ts, route(): the store is synchronous there) instead of
-      // answering the 503 page, which would take the test process down; on Postgres the same
-      // failure answers 503 (./prism/deployment.ts).
-      ...(engine === 'sqlite' ? { followShortLink: [503], submitLinkPassword: [503] } : {}),
     };
     expect(coverage.missing(excused)).toEqual([]);
   });

@@ -1,5 +1,6 @@
 // The short link itself, through real HTTPS on every engine: resolution rules, pages, clicks.
 import { clickTotals } from '../../src/db/repos/links';
+import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import * as ws from '../../src/db/repos/workspaces';
 import { setPolicyDisabled } from '../../src/db/repos/links';
@@ -109,6 +110,30 @@ describe.each(testEngines())('short links on %s', (engine) => {
         const res = await visit('/r-scheme');
         expect(res.headers.location, url).toBeUndefined();
         expect(res.status, `${url} / ${expired}`).toBe(expired ? 410 : 404);
+      }
+    });
+
+    it.runIf(engine === 'postgres')('survives Postgres dropping its connections and serves again', async () => {
+      const other = await startTestServer(engine);
+      try {
+        const s = await seedWorkspace(other.services.db.knex);
+        await other.request('POST', '/api/v1/links', { key: s.key, body: { url: 'https://example.com/again', slug: 'r-dropped' } });
+        expect((await other.request('GET', '/r-dropped', { headers: { 'user-agent': PERSON } })).status).toBe(302);
+        // What a Postgres restart or failover does to every connection, idle ones included.
+        const admin = new pg.Client({ connectionString: process.env.TEST_POSTGRES_URL });
+        await admin.connect();
+        const dbName = new URL(other.database.url).pathname.slice(1);
+        const killed = await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [dbName]);
+        await admin.end();
+        expect(killed.rowCount).toBeGreaterThan(0);
+        await new Promise((r) => setTimeout(r, 300));
+        // Uncached, so the redirect store must open a new connection.
+        await other.redirects.invalidate([{ domainKey: '', slug: 'r-dropped' }]);
+        let status = 0;
+        for (let i = 0; i < 5 && status !== 302; i++) status = (await other.request('GET', '/r-dropped', { headers: { 'user-agent': PERSON } })).status;
+        expect(status).toBe(302);
+      } finally {
+        await other.stop();
       }
     });
 
