@@ -102,14 +102,7 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
     const host = hostnameOf(req.headers.host ?? '');
     let domainKey: string | null | undefined = host === this.shortHost ? '' : this.hosts.get(host);
     if (domainKey === undefined) {
-      let found: ReturnType<RedirectStore['findDomainByHost']>;
-      try {
-        found = this.deps.store.findDomainByHost(host);
-      } catch (err) {
-        // SQLite answers synchronously: a failed read throws here rather than rejecting.
-        this.fail(res, err);
-        return;
-      }
+      const found = this.deps.store.findDomainByHost(host);
       if (isPromise(found)) {
         found.then(
           (id) => {
@@ -147,13 +140,7 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
     const key = RedirectCache.keyOf({ domainKey, slug });
     const cached = this.links.get(key);
     if (cached !== undefined) return this.answer(req, res, cached, null);
-    let loaded: ReturnType<RedirectStore['findLink']>;
-    try {
-      loaded = this.deps.store.findLink(domainKey, slug);
-    } catch (err) {
-      this.fail(res, err);
-      return;
-    }
+    const loaded = this.deps.store.findLink(domainKey, slug);
     if (isPromise(loaded)) {
       loaded.then(
         (link) => {
@@ -232,13 +219,7 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
       this.record(req, link, qrCodeId);
       redirect(res, visit);
     };
-    let reserved: ReturnType<RedirectStore['reserveClick']>;
-    try {
-      reserved = this.deps.store.reserveClick(link.id);
-    } catch (err) {
-      this.fail(res, err);
-      return;
-    }
+    const reserved = this.deps.store.reserveClick(link.id);
     if (isPromise(reserved)) reserved.then(settle, (err) => this.fail(res, err));
     else settle(reserved);
   }

@@ -13,6 +13,7 @@ export interface QrTarget {
 
 type MaybePromise<T> = T | Promise<T>;
 
+/** Answers come synchronously (SQLite) or as promises (Postgres); a failure is always a rejected promise. */
 export interface RedirectStore {
   findLink(domainKey: string, slug: string): MaybePromise<ResolvedLink | null>;
   findLinkById(id: string): MaybePromise<ResolvedLink | null>;
@@ -52,6 +53,18 @@ function toResolved(r: any): ResolvedLink | null {
   };
 }
 
+/**
+ * A synchronous read's answer, or its failure as a rejected promise: callers handle a failed
+ * read in one place (the promise path) whichever engine answers.
+ */
+function settled<T>(read: () => T): T | Promise<T> {
+  try {
+    return read();
+  } catch (err) {
+    return Promise.reject(err);
+  }
+}
+
 class SqliteStore implements RedirectStore {
   private readonly db: Sqlite.Database;
   private readonly byAddress: Sqlite.Statement;
@@ -73,20 +86,22 @@ class SqliteStore implements RedirectStore {
     );
   }
   findLink(domainKey: string, slug: string) {
-    return toResolved(this.byAddress.get(domainKey, slug));
+    return settled(() => toResolved(this.byAddress.get(domainKey, slug)));
   }
   findLinkById(id: string) {
-    return toResolved(this.byId.get(id));
+    return settled(() => toResolved(this.byId.get(id)));
   }
   findDomainByHost(host: string) {
-    return (this.domain.get(host) as { id: string } | undefined)?.id ?? null;
+    return settled(() => (this.domain.get(host) as { id: string } | undefined)?.id ?? null);
   }
   findQr(code: string) {
-    const r = this.qr.get(code) as { id: string; link_id: string } | undefined;
-    return r ? { id: r.id, linkId: r.link_id } : null;
+    return settled(() => {
+      const r = this.qr.get(code) as { id: string; link_id: string } | undefined;
+      return r ? { id: r.id, linkId: r.link_id } : null;
+    });
   }
   reserveClick(linkId: string) {
-    return this.reserve.run(linkId).changes === 1;
+    return settled(() => this.reserve.run(linkId).changes === 1);
   }
   async close() {
     this.db.close();
