@@ -41,7 +41,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -55,7 +54,8 @@ import { createGoal, getGoal, type GoalDefinition, type GoalRow } from '../src/d
 import { addMember, createCampaign, createKey, createQrCode, createWorkspace } from '../src/db/repos/workspaces';
 import { breakdownEntries, DAY_MS, intersectWindow, type EventType, type Window } from '../src/domain/conversions';
 import { newId } from '../src/domain/ids';
-import { guardBenchRun } from './lifecycle';
+import { benchCleanups, guardBenchRun } from './lifecycle';
+import { fmtInt, fmtMs, freePort, log, percentile, sleep, table } from './util';
 import type { StoredClick } from '../src/redirect/clicks';
 
 // ---------------------------------------------------------------------------------------------
@@ -121,62 +121,16 @@ const SHAPE = { links: 200, campaigns: 20, qrCodes: 50 };
 // Cleanup: every resource registers how to release itself; released in reverse order, once.
 // An engine's resources are released when that engine is done (releaseTo), the rest at exit.
 
-const cleanups: Array<{ name: string; run: () => unknown }> = [];
 const children = new Set<ChildProcess>();
-
-function onCleanup(name: string, run: () => unknown) {
-  cleanups.push({ name, run });
-}
-
-function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout;
-  return Promise.race([
-    p,
-    new Promise<T>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
-    }),
-  ]).finally(() => clearTimeout(timer));
-}
-
-async function releaseTo(mark: number) {
-  while (cleanups.length > mark) {
-    const { name, run } = cleanups.pop()!;
-    try {
-      await withTimeout(Promise.resolve().then(run), 30_000, `cleanup ${name}`);
-    } catch (err) {
-      process.stderr.write(`cleanup ${name} failed: ${(err as Error).message}\n`);
-    }
-  }
-}
-
-let cleaning: Promise<void> | undefined;
-const cleanup = () => (cleaning ??= releaseTo(0));
-
+const cleanups = benchCleanups({ timeoutMs: 30_000 });
+const { onCleanup, releaseTo, cleanup } = cleanups;
 const run = guardBenchRun({ children, cleanup, timeLimitS: TIME_LIMIT_S });
 
 // ---------------------------------------------------------------------------------------------
 // Small helpers
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-const fmtInt = (n: number) => Math.round(n).toLocaleString('en-US');
-const fmtMs = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : '-');
 const fmtS = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 const fmtBytes = (b: number) => (b >= 2 ** 30 ? `${(b / 2 ** 30).toFixed(2)} GiB` : `${(b / 2 ** 20).toFixed(0)} MiB`);
-
-function log(line = '') {
-  process.stdout.write(`${line}\n`);
-}
-
-function table(headers: string[], rows: string[][]): string {
-  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
-  return [line(headers), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (!sorted.length) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
-}
 
 interface Stats {
   p50: number;
@@ -186,17 +140,6 @@ interface Stats {
 function stats(samples: number[]): Stats {
   const s = [...samples].sort((a, b) => a - b);
   return { p50: percentile(s, 50), p99: percentile(s, 99), max: s[s.length - 1] ?? NaN };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 /** A small, fast, seeded generator (mulberry32): the same data on every run and engine. */
@@ -1062,7 +1005,7 @@ interface EngineReport {
 }
 
 async function runEngine(engine: Engine): Promise<EngineReport> {
-  const mark = cleanups.length;
+  const mark = cleanups.mark();
   try {
     log(`=== ${engine} ${'='.repeat(80)}`);
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), `shortlink-bench-conv-${engine}-`));

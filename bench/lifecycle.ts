@@ -1,7 +1,60 @@
 // What every benchmark needs so that it always stops by itself and leaves nothing behind:
-// signals, crashes and a time limit all run the bench's cleanup once; a second signal kills the
-// children at once; if the process dies anyway, no child outlives it.
+// every resource registers how to release itself; signals, crashes and a time limit all run the
+// bench's cleanup once; a second signal kills the children at once; if the process dies anyway,
+// no child outlives it.
 import type { ChildProcess } from 'node:child_process';
+
+export function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout;
+  return Promise.race([
+    p,
+    new Promise<T>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+export interface BenchCleanups {
+  /** Registers how to release a resource; the newest is released first. */
+  onCleanup(name: string, run: () => unknown): void;
+  /** How many are registered now: a mark to release back to. */
+  mark(): number;
+  /** Releases, newest first, what was registered after `mark`. */
+  releaseTo(mark: number): Promise<void>;
+  /** Releases everything, once: a later call gets the same promise. */
+  cleanup(): Promise<void>;
+}
+
+/**
+ * The resources of one bench run. A release that fails or outlasts `timeoutMs` is written to
+ * stderr (unless `quiet`) and the next one still runs, so one stuck resource cannot keep the
+ * others alive; `first` runs once before any release (stopping a load that is still running).
+ */
+export function benchCleanups(opts: { timeoutMs?: number; quiet?: boolean; first?: () => void } = {}): BenchCleanups {
+  const registered: Array<{ name: string; run: () => unknown }> = [];
+  let cleaning: Promise<void> | undefined;
+  const releaseTo = async (mark: number) => {
+    while (registered.length > mark) {
+      const { name, run } = registered.pop()!;
+      const released = Promise.resolve().then(run);
+      try {
+        await (opts.timeoutMs === undefined ? released : withTimeout(released, opts.timeoutMs, `cleanup ${name}`));
+      } catch (err) {
+        if (!opts.quiet) process.stderr.write(`cleanup ${name} failed: ${(err as Error).message}\n`);
+      }
+    }
+  };
+  return {
+    onCleanup: (name, run) => void registered.push({ name, run }),
+    mark: () => registered.length,
+    releaseTo,
+    cleanup: () =>
+      (cleaning ??= (async () => {
+        opts.first?.();
+        await releaseTo(0);
+      })()),
+  };
+}
 
 export interface BenchRun {
   readonly aborting: boolean;

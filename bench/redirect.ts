@@ -35,7 +35,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import { createRequire } from 'node:module';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -45,7 +44,8 @@ import pg from 'pg';
 import { migrateLatest, openDatabase } from '../src/db/knex';
 import { addMember, createWorkspace } from '../src/db/repos/workspaces';
 import { RESERVED_SLUGS } from '../src/domain/slugs';
-import { guardBenchRun } from './lifecycle';
+import { benchCleanups, guardBenchRun } from './lifecycle';
+import { cpuMs, fmtInt, fmtMs, freePort, log, percentile, rssKiB, sleep, table } from './util';
 
 // ---------------------------------------------------------------------------------------------
 // autocannon has no bundled types; the part used here.
@@ -174,99 +174,19 @@ const urlOf = (i: number) => `https://example.com/p/${i}`;
 // ---------------------------------------------------------------------------------------------
 // Cleanup: every resource registers how to release itself; released in reverse order, once.
 
-const cleanups: Array<{ name: string; run: () => unknown }> = [];
-let cleaning: Promise<void> | undefined;
 let currentLoad: AutocannonInstance | undefined;
 const children = new Set<ChildProcess>();
-
-function onCleanup(name: string, run: () => unknown) {
-  cleanups.push({ name, run });
-}
-
-function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout;
-  return Promise.race([
-    p,
-    new Promise<T>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
-    }),
-  ]).finally(() => clearTimeout(timer));
-}
-
-function cleanup(): Promise<void> {
-  cleaning ??= (async () => {
-    currentLoad?.stop();
-    for (const { name, run } of cleanups.reverse()) {
-      try {
-        await withTimeout(Promise.resolve().then(run), 20_000, `cleanup ${name}`);
-      } catch (err) {
-        process.stderr.write(`cleanup ${name} failed: ${(err as Error).message}\n`);
-      }
-    }
-  })();
-  return cleaning;
-}
-
+const { onCleanup, cleanup } = benchCleanups({ timeoutMs: 20_000, first: () => currentLoad?.stop() });
 const run = guardBenchRun({ children, cleanup, timeLimitS: TIME_LIMIT_S });
 
 // ---------------------------------------------------------------------------------------------
 // Small helpers
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-const fmtInt = (n: number) => Math.round(n).toLocaleString('en-US');
-const fmtMs = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : '-');
 const fmtMiB = (kib: number | null) => (kib === null ? '-' : `${(kib / 1024).toFixed(0)} MiB`);
 const nowUs = () => Number(process.hrtime.bigint() / 1000n);
-
-function log(line = '') {
-  process.stdout.write(`${line}\n`);
-}
-
-function rssKiB(pid: number | undefined): number | null {
-  if (!pid) return null;
-  try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) : null;
-  } catch {
-    return null;
-  }
-}
-
-// CPU time (user + system, all threads) a process has used, in µs; /proc/<pid>/stat counts in
-// clock ticks of 10 ms (CLK_TCK 100 on Linux), fine over runs of seconds. Unlike requests/s, CPU
-// per request hardly moves when other work competes for the machine.
-function cpuUs(pid: number | undefined): number {
-  if (!pid) return NaN;
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(f[11]) + Number(f[12])) * 10_000;
-  } catch {
-    return NaN;
-  }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-function table(headers: string[], rows: string[][]): string {
-  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
-  return [line(headers), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
-}
-
-function percentile(sorted: Float64Array, p: number): number {
-  if (!sorted.length) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
+// CPU time in µs: per request it hardly moves when other work competes for the machine, unlike
+// requests/s.
+const cpuUs = (pid: number | undefined) => cpuMs(pid) * 1000;
 
 // ---------------------------------------------------------------------------------------------
 // Child processes
@@ -794,9 +714,9 @@ async function main() {
         rows.map((r) => [
           r.label,
           fmtInt(r.rps),
-          fmtMs(r.p50),
-          fmtMs(r.p99),
-          fmtMs(r.max),
+          fmtMs(r.p50, 2),
+          fmtMs(r.p99, 2),
+          fmtMs(r.max, 2),
           fmtInt(r.total),
           fmtInt(r.non3xx),
           fmtInt(r.errors),
@@ -809,7 +729,7 @@ async function main() {
     log(`service RSS after this scenario: ${fmtMiB(rssKiB(service.proc.pid))} (baseline ${fmtMiB(rssKiB(baseline.proc.pid))})`);
     log();
     summary.push(
-      `${sc.name}: service/baseline throughput ${(ratio * 100).toFixed(1)}%, service p99 ${fmtMs(svcP99)} ms (baseline ${fmtMs(baseP99)} ms), ` +
+      `${sc.name}: service/baseline throughput ${(ratio * 100).toFixed(1)}%, service p99 ${fmtMs(svcP99, 2)} ms (baseline ${fmtMs(baseP99, 2)} ms), ` +
         `server CPU per request ${svcCpu.toFixed(1)} µs vs ${baseCpu.toFixed(1)} µs (baseline/service ${((100 * baseCpu) / svcCpu).toFixed(0)}%)${ROUNDS > 1 ? ` (medians of ${ROUNDS} rounds)` : ''}`,
     );
   }

@@ -53,7 +53,8 @@ import { addMember, createKey, createWorkspace } from '../src/db/repos/workspace
 import type { Scope } from '../src/domain/access';
 import { generateDevCertificate } from '../src/start/tls';
 import { verifyVariantA, verifyVariantB } from '../src/webhooks/verify.mjs';
-import { guardBenchRun } from './lifecycle';
+import { benchCleanups, guardBenchRun, withTimeout } from './lifecycle';
+import { cpuMs, fmtInt, fmtMs, freePort, log, percentile, rssKiB, sleep } from './util';
 
 // ---------------------------------------------------------------------------------------------
 // autocannon has no bundled types; the part used here.
@@ -137,91 +138,18 @@ type ApiOp = (typeof API_CYCLE)[number];
 // ---------------------------------------------------------------------------------------------
 // Cleanup: every resource registers how to release itself; released in reverse order, once.
 
-const cleanups: Array<{ name: string; run: () => unknown }> = [];
 const children = new Set<ChildProcess>();
-let cleaning: Promise<void> | undefined;
 let currentLoad: AutocannonInstance | undefined;
-
-function onCleanup(name: string, run: () => unknown) {
-  cleanups.push({ name, run });
-}
-
-function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout;
-  return Promise.race([
-    p,
-    new Promise<T>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
-    }),
-  ]).finally(() => clearTimeout(timer));
-}
-
-function cleanup(): Promise<void> {
-  cleaning ??= (async () => {
-    currentLoad?.stop();
-    for (const { name, run } of cleanups.reverse()) {
-      try {
-        await withTimeout(Promise.resolve().then(run), 20_000, `cleanup ${name}`);
-      } catch (err) {
-        process.stderr.write(`cleanup ${name} failed: ${(err as Error).message}\n`);
-      }
-    }
-  })();
-  return cleaning;
-}
-
+const { onCleanup, cleanup } = benchCleanups({ timeoutMs: 20_000, first: () => currentLoad?.stop() });
 const run = guardBenchRun({ children, cleanup, timeLimitS: TIME_LIMIT_S });
 
 // ---------------------------------------------------------------------------------------------
 // Small helpers
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-const fmtInt = (n: number) => Math.round(n).toLocaleString('en-US');
-const fmtMs = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : '-');
 const mib = (bytes: number) => bytes / 2 ** 20;
-
-function log(line = '') {
-  process.stdout.write(`${line}\n`);
-}
-
-function rssKiB(pid: number | undefined): number {
-  if (!pid) return NaN;
-  try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) : NaN;
-  } catch {
-    return NaN;
-  }
-}
-
-/** CPU time (user + system) a process has used, in ms (clock ticks of 10 ms). */
-function cpuMs(pid: number | undefined): number {
-  if (!pid) return NaN;
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(f[11]) + Number(f[12])) * 10;
-  } catch {
-    return NaN;
-  }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-function percentile(values: number[], p: number): number {
-  if (!values.length) return NaN;
-  const sorted = Float64Array.from(values).sort();
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
+// NaN, not null, when unreadable: the figures print "NaN" rather than a false 0.
+const rssKiBOrNaN = (pid: number | undefined) => rssKiB(pid) ?? NaN;
+const percentileOf = (values: number[], p: number) => percentile(Float64Array.from(values).sort(), p);
 
 /** Least-squares slope of ys over 0, 1, 2, ... */
 function slope(ys: number[]): number {
@@ -776,7 +704,7 @@ async function main() {
   }
   const probeStatus = (await call('GET', `/${hot[0]}`)).status;
   const firstSample = await service.sample();
-  log(`service pid ${pid} on :${port} (GET /${hot[0]} → ${probeStatus}), RSS ${mib(rssKiB(pid) * 1024).toFixed(0)} MiB; probe answering (${firstSample.count} delay samples so far)`);
+  log(`service pid ${pid} on :${port} (GET /${hot[0]} → ${probeStatus}), RSS ${mib(rssKiBOrNaN(pid) * 1024).toFixed(0)} MiB; probe answering (${firstSample.count} delay samples so far)`);
   log(`seeded through the API: ${HOT_LINKS} hot, ${CLICKED_LINKS} clicked and ${CHURN_POOL} churn links; webhook subscriptions: churn A + B, clicked B (receiver on :${receiver.port}, answers 503 to ~${RECEIVER_FAILURE_SHARE * 100}% of attempts)`);
   log();
 
@@ -859,7 +787,7 @@ async function main() {
       counts.redirectMs = redirect.ms;
       counts.redirectErrors = redirect.errors;
       const webhooks = receiver.takeMinute();
-      const rssNow = rssKiB(pid);
+      const rssNow = rssKiBOrNaN(pid);
       const cpuNow = cpuMs(pid);
       const probe = await service.sample();
       const servedNow = served302;
@@ -888,7 +816,7 @@ async function main() {
           fmtInt(c.redirects['302']),
           fmtInt(c.redirects['404']),
           fmtInt(c.redirects.other + c.redirectErrors),
-          fmtMs(percentile(c.redirectMs, 99)),
+          fmtMs(percentileOf(c.redirectMs, 99)),
           fmtInt(apiOk),
           `${c.api.create}/${c.api.update}/${c.api.delete}`,
           String(c.api.conversion),
@@ -905,7 +833,7 @@ async function main() {
           r.backlog === null ? '-' : fmtInt(r.backlog),
           fmtInt(webhooks.attempts),
           String(webhooks.answered503),
-          (percentile(webhooks.clickLagMs, 99) / 1000).toFixed(2),
+          (percentileOf(webhooks.clickLagMs, 99) / 1000).toFixed(2),
           String(r.logLines),
         ]),
       );
@@ -929,7 +857,7 @@ async function main() {
   log(`  RSS            ${first.rssMiB.toFixed(1)} → ${last.rssMiB.toFixed(1)} MiB   ratio ${ratio(first.rssMiB, last.rssMiB)}`);
   log(`  heap used      ${first.heapMiB.toFixed(1)} → ${last.heapMiB.toFixed(1)} MiB   ratio ${ratio(first.heapMiB, last.heapMiB)}`);
   log(`  loop delay p99 ${first.delay.p99.toFixed(2)} → ${last.delay.p99.toFixed(2)} ms   ratio ${ratio(first.delay.p99, last.delay.p99)} (${(last.delay.p99 - first.delay.p99 >= 0 ? '+' : '')}${(last.delay.p99 - first.delay.p99).toFixed(2)} ms; beyond the 10 ms timer)`);
-  log(`  redirect p99   ${fmtMs(percentile(first.counts.redirectMs, 99))} → ${fmtMs(percentile(last.counts.redirectMs, 99))} ms (client side)`);
+  log(`  redirect p99   ${fmtMs(percentileOf(first.counts.redirectMs, 99))} → ${fmtMs(percentileOf(last.counts.redirectMs, 99))} ms (client side)`);
   if (rows.length >= 3) {
     const later = rows.slice(1);
     log(`  trend over minutes 2–${last.minute} (least squares): RSS ${slope(later.map((r) => r.rssMiB)) >= 0 ? '+' : ''}${slope(later.map((r) => r.rssMiB)).toFixed(2)} MiB/min, heap ${slope(later.map((r) => r.heapMiB)) >= 0 ? '+' : ''}${slope(later.map((r) => r.heapMiB)).toFixed(2)} MiB/min, loop delay p99 ${slope(later.map((r) => r.delay.p99)) >= 0 ? '+' : ''}${slope(later.map((r) => r.delay.p99)).toFixed(3)} ms/min`);
@@ -960,7 +888,7 @@ async function main() {
       `${fmtInt(receiver.total.answered503)} answered 503, ${fmtInt(receiver.total.badSignatures)} bad signatures; ` +
       `accepted: ${fmtInt(receiver.total.uniqueA.size)} distinct Variant A events, ${fmtInt(receiver.total.uniqueB.size)} distinct Variant B deliveries`,
   );
-  log(`service: RSS ${mib(rssKiB(pid) * 1024).toFixed(1)} MiB at the end, ${service.logLines} log lines at warn or above`);
+  log(`service: RSS ${mib(rssKiBOrNaN(pid) * 1024).toFixed(1)} MiB at the end, ${service.logLines} log lines at warn or above`);
   await service.stop(15_000);
 }
 

@@ -36,6 +36,8 @@ import { createWorkspace } from '../src/db/repos/workspaces';
 import { newId } from '../src/domain/ids';
 import { generateDevCertificate } from '../src/start/tls';
 import { sealSecret } from '../src/webhooks/secrets';
+import { benchCleanups } from './lifecycle';
+import { cpuMs, log, percentile, sleep } from './util';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({
@@ -65,13 +67,16 @@ const SECRET = 'whsec_bench_0123456789abcdef';
 // ---------------------------------------------------------------------------------------------
 // Clean-up on every way out
 
-const cleanups: (() => unknown)[] = [];
 const children = new Set<ChildProcess>();
 let finishing = false;
-async function cleanup() {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-  for (const run of cleanups.reverse()) await Promise.resolve().then(run).catch(() => undefined);
-}
+// Unlike the other benches: no time limit per release (--time-limit bounds the whole run), a
+// failed release is passed over in silence, and the children are killed before anything else.
+const { onCleanup, cleanup } = benchCleanups({
+  quiet: true,
+  first: () => {
+    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  },
+});
 function abort(reason: string, code: number) {
   if (finishing) process.exit(code);
   finishing = true;
@@ -86,23 +91,6 @@ setTimeout(() => abort(`time limit of ${args['time-limit']} s reached`, 124), Nu
 process.on('exit', () => {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
 });
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-const log = (line = '') => process.stdout.write(`${line}\n`);
-
-function cpuMs(pid: number | undefined): number {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(f[11]) + Number(f[12])) * 10;
-  } catch {
-    return NaN;
-  }
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] : NaN;
-}
 
 // ---------------------------------------------------------------------------------------------
 // The receiver (a child process, plain JavaScript)
@@ -173,7 +161,7 @@ async function createDatabase(tmp: string): Promise<string> {
   await client.connect();
   await client.query(`CREATE DATABASE ${name}`);
   await client.end();
-  cleanups.push(async () => {
+  onCleanup(`database ${name}`, async () => {
     const c = new pg.Client({ connectionString: admin });
     await c.connect();
     await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
@@ -186,10 +174,10 @@ async function createDatabase(tmp: string): Promise<string> {
 
 async function main() {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'shortlink-bench-webhooks-'));
-  cleanups.push(() => fs.rmSync(tmp, { recursive: true, force: true }));
+  onCleanup('temp dir', () => fs.rmSync(tmp, { recursive: true, force: true }));
   const databaseUrl = await createDatabase(tmp);
   const db: Database = openDatabase(databaseUrl);
-  cleanups.push(() => db.knex.destroy());
+  onCleanup('knex', () => db.knex.destroy());
   await migrateLatest(db);
 
   // The receiver, with a certificate the service is told to trust.

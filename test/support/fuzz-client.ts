@@ -5,6 +5,7 @@ import type { Knex } from 'knex';
 import type { Scope } from '../../src/domain/access';
 import * as ws from '../../src/db/repos/workspaces';
 import type { ResponseLike } from './fuzz-openapi';
+import { readResponse } from './server';
 
 export interface RawRequest {
   method: string;
@@ -64,19 +65,8 @@ export class FuzzClient {
             servername: url.hostname,
           },
           (res) => {
-            const chunks: Buffer[] = [];
-            res.on('data', (c) => chunks.push(c));
             res.on('error', (err) => done({ status: 0, headers: {}, text: '', body: undefined, transportError: String(err) }));
-            res.on('end', () => {
-              const text = Buffer.concat(chunks).toString('utf8');
-              let body: any;
-              try {
-                body = text ? JSON.parse(text) : undefined;
-              } catch {
-                body = undefined;
-              }
-              done({ status: res.statusCode!, headers: res.headers, text, body });
-            });
+            readResponse(res, done);
           },
         );
       } catch (err) {

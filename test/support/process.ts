@@ -5,29 +5,18 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import https from 'node:https';
-import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort, sleep } from '../../bench/util';
 import type { RequestOptions, TestResponse } from './server';
-import { testCertificate } from './server';
+import { readResponse, requestPayload, testCertificate } from './server';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const BIN = path.join(ROOT, 'bin/shortlink.mjs');
 const OUTPUT_TAIL = 20_000;
 
-export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
-/** A TCP port free on loopback right now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
+// The benches' helpers, for the tests that start processes as the benches do.
+export { freePort, sleep };
 
 /**
  * Writes the test certificate (the one every test receiver and server uses) into `dir`: the
@@ -99,28 +88,11 @@ export function serviceClient(port: number, ca: string, opts: { maxSockets?: num
   return {
     request(method, pathname, ro = {}) {
       const headers: Record<string, string> = { host: `localhost:${port}`, ...ro.headers };
-      let payload: string | Buffer | undefined = ro.rawBody;
-      if (ro.body !== undefined) {
-        payload = JSON.stringify(ro.body);
-        headers['content-type'] ??= 'application/json';
-      }
-      if (payload !== undefined) headers['content-length'] = String(Buffer.byteLength(payload));
-      if (ro.key) headers.authorization = `Bearer ${ro.key}`;
+      const payload = requestPayload(ro, headers);
       return new Promise((resolve, reject) => {
         const req = https.request({ host: '127.0.0.1', port, method, path: pathname, headers, agent, servername: 'localhost' }, (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c) => chunks.push(c));
           res.on('error', reject);
-          res.on('end', () => {
-            const text = Buffer.concat(chunks).toString('utf8');
-            let body: any;
-            try {
-              body = text ? JSON.parse(text) : undefined;
-            } catch {
-              body = undefined;
-            }
-            resolve({ status: res.statusCode!, headers: res.headers, text, body });
-          });
+          readResponse(res, resolve);
         });
         if (ro.timeoutMs) req.setTimeout(ro.timeoutMs, () => req.destroy(new Error(`no answer within ${ro.timeoutMs} ms`)));
         req.on('error', reject);

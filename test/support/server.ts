@@ -100,6 +100,21 @@ export function httpsRequest(
 ): Promise<TestResponse> {
   const url = new URL(pathname, base);
   const headers: Record<string, string> = { ...opts.headers };
+  const payload = requestPayload(opts, headers);
+  const client = url.protocol === 'https:' ? https : (http as unknown as typeof https);
+  return new Promise((resolve, reject) => {
+    const req = client.request(url, { method, headers, ca, agent: false, servername: url.hostname }, (res) => readResponse(res, resolve));
+    req.on('error', reject);
+    if (payload !== undefined) req.write(payload);
+    req.end();
+  });
+}
+
+/**
+ * The bytes a request sends (`rawBody`, or `body` as JSON), adding to `headers` what goes with
+ * them: content-type for JSON unless given, content-length, and the key as a Bearer token.
+ */
+export function requestPayload(opts: RequestOptions, headers: Record<string, string>): string | Buffer | undefined {
   let payload: string | Buffer | undefined = opts.rawBody;
   if (opts.body !== undefined) {
     payload = JSON.stringify(opts.body);
@@ -107,24 +122,21 @@ export function httpsRequest(
   }
   if (payload !== undefined) headers['content-length'] = String(Buffer.byteLength(payload));
   if (opts.key) headers.authorization = `Bearer ${opts.key}`;
-  const client = url.protocol === 'https:' ? https : (http as unknown as typeof https);
-  return new Promise((resolve, reject) => {
-    const req = client.request(url, { method, headers, ca, agent: false, servername: url.hostname }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let body: any;
-        try {
-          body = text ? JSON.parse(text) : undefined;
-        } catch {
-          body = undefined;
-        }
-        resolve({ status: res.statusCode!, headers: res.headers, text, body });
-      });
-    });
-    req.on('error', reject);
-    if (payload !== undefined) req.write(payload);
-    req.end();
+  return payload;
+}
+
+/** Reads an answer to its end: the text, and the body parsed as JSON when it is JSON. */
+export function readResponse(res: http.IncomingMessage, done: (r: TestResponse) => void): void {
+  const chunks: Buffer[] = [];
+  res.on('data', (c) => chunks.push(c));
+  res.on('end', () => {
+    const text = Buffer.concat(chunks).toString('utf8');
+    let body: any;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      body = undefined;
+    }
+    done({ status: res.statusCode!, headers: res.headers, text, body });
   });
 }

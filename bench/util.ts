@@ -1,0 +1,64 @@
+// What the benchmarks print with and measure by: formatting, a process's memory and CPU time as
+// Linux reports them in /proc, a free port, percentiles.
+import fs from 'node:fs';
+import net from 'node:net';
+
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+export const fmtInt = (n: number) => Math.round(n).toLocaleString('en-US');
+export const fmtMs = (n: number, decimals = 1) => (Number.isFinite(n) ? n.toFixed(decimals) : '-');
+
+export function log(line = '') {
+  process.stdout.write(`${line}\n`);
+}
+
+/** A process's resident memory (VmRSS), KiB; null when it cannot be read (no such process). */
+export function rssKiB(pid: number | undefined): number | null {
+  if (!pid) return null;
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * CPU time (user + system, all threads) a process has used, in ms; NaN when it cannot be read.
+ * /proc/<pid>/stat counts in clock ticks of 10 ms (CLK_TCK 100 on Linux), fine over runs of
+ * seconds.
+ */
+export function cpuMs(pid: number | undefined): number {
+  if (!pid) return NaN;
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) * 10;
+  } catch {
+    return NaN;
+  }
+}
+
+/** A TCP port free on loopback right now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Columns padded to their widest cell: the first to the left, the figures to the right. */
+export function table(headers: string[], rows: string[][]): string {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  return [line(headers), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+/** The p-th percentile (nearest rank) of values sorted in ascending order; NaN when there are none. */
+export function percentile(sorted: ArrayLike<number>, p: number): number {
+  if (!sorted.length) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
