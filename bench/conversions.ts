@@ -55,7 +55,7 @@ import { addMember, createCampaign, createKey, createQrCode, createWorkspace } f
 import { breakdownEntries, DAY_MS, intersectWindow, type EventType, type Window } from '../src/domain/conversions';
 import { newId } from '../src/domain/ids';
 import { benchCleanups, guardBenchRun } from './lifecycle';
-import { fmtInt, fmtMs, freePort, log, percentile, sleep, table } from './util';
+import { createScratchPostgres, fmtInt, fmtMs, freePort, log, percentile, sleep, table } from './util';
 import type { StoredClick } from '../src/redirect/clicks';
 
 // ---------------------------------------------------------------------------------------------
@@ -470,22 +470,9 @@ async function createDatabase(engine: Engine, tmp: string): Promise<BenchDatabas
     };
   }
 
-  const admin = process.env.TEST_POSTGRES_URL || 'postgres://postgres:postgres@127.0.0.1:5432/postgres';
-  const name = `sl_bench_conv_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
-  const adminQuery = async (sql: string) => {
-    const c = new pg.Client({ connectionString: admin, connectionTimeoutMillis: 10_000 });
-    await c.connect();
-    try {
-      await c.query(sql);
-    } finally {
-      await c.end();
-    }
-  };
-  await adminQuery(`CREATE DATABASE ${name}`);
-  const u = new URL(admin);
-  u.pathname = `/${name}`;
-  const url = u.toString();
-  onCleanup(`database ${name}`, () => (KEEP ? log(`kept: ${url} (drop it with DROP DATABASE ${name})`) : adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)));
+  const scratch = await createScratchPostgres('sl_bench_conv');
+  const { name, url } = scratch;
+  onCleanup(`database ${name}`, () => (KEEP ? log(`kept: ${url} (drop it with DROP DATABASE ${name})`) : scratch.drop()));
   const connect = async () => {
     const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
     await c.connect();
@@ -502,7 +489,7 @@ async function createDatabase(engine: Engine, tmp: string): Promise<BenchDatabas
   return {
     engine,
     url,
-    describe: `Postgres database ${name} on ${u.host}`,
+    describe: `Postgres database ${name} on ${new URL(url).host}`,
     batch: 20_000,
     async bulkWriter() {
       const c = await connect();

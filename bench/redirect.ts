@@ -45,7 +45,7 @@ import { migrateLatest, openDatabase } from '../src/db/knex';
 import { addMember, createWorkspace } from '../src/db/repos/workspaces';
 import { RESERVED_SLUGS } from '../src/domain/slugs';
 import { benchCleanups, guardBenchRun } from './lifecycle';
-import { cpuMs, fmtInt, fmtMs, freePort, log, percentile, rssKiB, sleep, table } from './util';
+import { cpuMs, createScratchPostgres, fmtInt, fmtMs, freePort, log, percentile, rssKiB, sleep, table } from './util';
 
 // ---------------------------------------------------------------------------------------------
 // autocannon has no bundled types; the part used here.
@@ -345,22 +345,9 @@ async function createDatabase(tmp: string): Promise<BenchDatabase> {
     };
   }
 
-  const admin = process.env.TEST_POSTGRES_URL || 'postgres://postgres:postgres@127.0.0.1:5432/postgres';
-  const name = `sl_bench_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
-  const adminQuery = async (sql: string) => {
-    const c = new pg.Client({ connectionString: admin, connectionTimeoutMillis: 10_000 });
-    await c.connect();
-    try {
-      await c.query(sql);
-    } finally {
-      await c.end();
-    }
-  };
-  await adminQuery(`CREATE DATABASE ${name}`);
-  onCleanup(`database ${name}`, () => adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
-  const u = new URL(admin);
-  u.pathname = `/${name}`;
-  const url = u.toString();
+  const scratch = await createScratchPostgres('sl_bench');
+  onCleanup(`database ${scratch.name}`, scratch.drop);
+  const { name, url } = scratch;
   const withClient = async <T>(fn: (c: pg.Client) => Promise<T>): Promise<T> => {
     const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
     await c.connect();
@@ -373,7 +360,7 @@ async function createDatabase(tmp: string): Promise<BenchDatabase> {
   const BATCH = 10_000;
   return {
     url,
-    describe: `Postgres database ${name} on ${u.host}`,
+    describe: `Postgres database ${name} on ${new URL(url).host}`,
     seed: (workspaceId, userId, from, count) =>
       withClient(async (c) => {
         const now = Date.now();

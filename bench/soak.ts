@@ -47,14 +47,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { migrateLatest, openDatabase } from '../src/db/knex';
 import { addMember, createKey, createWorkspace } from '../src/db/repos/workspaces';
 import type { Scope } from '../src/domain/access';
 import { generateDevCertificate } from '../src/start/tls';
 import { verifyVariantA, verifyVariantB } from '../src/webhooks/verify.mjs';
 import { benchCleanups, guardBenchRun, withTimeout } from './lifecycle';
-import { cpuMs, fmtInt, fmtMs, freePort, log, percentile, rssKiB, sleep } from './util';
+import { cpuMs, createScratchPostgres, fmtInt, fmtMs, freePort, log, percentile, rssKiB, sleep } from './util';
 
 // ---------------------------------------------------------------------------------------------
 // autocannon has no bundled types; the part used here.
@@ -337,22 +336,9 @@ async function createDatabase(tmp: string): Promise<SoakDatabase> {
     fs.mkdirSync(path.dirname(file), { recursive: true });
     return { url: `sqlite:${file}`, describe: `SQLite ${file}` };
   }
-  const admin = process.env.TEST_POSTGRES_URL || 'postgres://postgres:postgres@127.0.0.1:5432/postgres';
-  const name = `sl_soak_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
-  const adminQuery = async (sql: string) => {
-    const c = new pg.Client({ connectionString: admin, connectionTimeoutMillis: 10_000 });
-    await c.connect();
-    try {
-      await c.query(sql);
-    } finally {
-      await c.end();
-    }
-  };
-  await adminQuery(`CREATE DATABASE ${name}`);
-  onCleanup(`database ${name}`, () => adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
-  const u = new URL(admin);
-  u.pathname = `/${name}`;
-  return { url: u.toString(), describe: `Postgres database ${name} on ${u.host}` };
+  const scratch = await createScratchPostgres('sl_soak');
+  onCleanup(`database ${scratch.name}`, scratch.drop);
+  return { url: scratch.url, describe: `Postgres database ${scratch.name} on ${new URL(scratch.url).host}` };
 }
 
 interface Workspaces {

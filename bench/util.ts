@@ -2,6 +2,7 @@
 // Linux reports them in /proc, a free port, percentiles.
 import fs from 'node:fs';
 import net from 'node:net';
+import pg from 'pg';
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 export const fmtInt = (n: number) => Math.round(n).toLocaleString('en-US');
@@ -61,4 +62,33 @@ export function table(headers: string[], rows: string[][]): string {
 export function percentile(sorted: ArrayLike<number>, p: number): number {
   if (!sorted.length) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+
+export interface ScratchPostgres {
+  name: string;
+  url: string;
+  /** Drops the database (connections included). */
+  drop(): Promise<void>;
+}
+
+/**
+ * A fresh Postgres database for one bench run on TEST_POSTGRES_URL's server (default: the local
+ * one the tests use), named `${prefix}_<pid>_<random>`; the caller registers `drop` as a cleanup.
+ */
+export async function createScratchPostgres(prefix: string): Promise<ScratchPostgres> {
+  const admin = process.env.TEST_POSTGRES_URL || 'postgres://postgres:postgres@127.0.0.1:5432/postgres';
+  const name = `${prefix}_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+  const adminQuery = async (sql: string) => {
+    const c = new pg.Client({ connectionString: admin, connectionTimeoutMillis: 10_000 });
+    await c.connect();
+    try {
+      await c.query(sql);
+    } finally {
+      await c.end();
+    }
+  };
+  await adminQuery(`CREATE DATABASE ${name}`);
+  const u = new URL(admin);
+  u.pathname = `/${name}`;
+  return { name, url: u.toString(), drop: () => adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }
