@@ -54,7 +54,7 @@ import { createGoal, getGoal, type GoalDefinition, type GoalRow } from '../src/d
 import { addMember, createCampaign, createKey, createQrCode, createWorkspace } from '../src/db/repos/workspaces';
 import { breakdownEntries, DAY_MS, intersectWindow, type EventType, type Window } from '../src/domain/conversions';
 import { newId } from '../src/domain/ids';
-import { benchCleanups, guardBenchRun } from './lifecycle';
+import { benchCleanups, finishBench, guardBenchRun, watchChild } from './lifecycle';
 import { createScratchPostgres, fmtInt, fmtMs, freePort, log, percentile, sleep, table } from './util';
 import type { StoredClick } from '../src/redirect/clicks';
 
@@ -675,19 +675,8 @@ interface Child {
 
 function startChild(name: string, argv: string[], env: NodeJS.ProcessEnv): Child {
   const proc = spawn(process.execPath, argv, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.add(proc);
   let tail = '';
-  const exited = new Promise<void>((resolve) => {
-    proc.once('exit', () => {
-      children.delete(proc);
-      resolve();
-    });
-    proc.once('error', (err) => {
-      tail += `\n${err.message}`;
-      children.delete(proc);
-      resolve();
-    });
-  });
+  const { stop } = watchChild(proc, children, (err) => (tail += `\n${err.message}`));
   // The service logs JSON lines; a message repeated (a failing background poll, say) is shown
   // once, shortened, and counted, so it neither floods the output nor goes unnoticed.
   const seen = new Map<string, number>();
@@ -718,13 +707,7 @@ function startChild(name: string, argv: string[], env: NodeJS.ProcessEnv): Child
     proc,
     output: () => tail,
     repeatedLogs: () => [...seen].filter(([, n]) => n > 1).map(([k, n]) => `${n}× ${short(k, 300)}`),
-    async stop(graceMs: number) {
-      if (proc.exitCode !== null || proc.signalCode !== null) return;
-      proc.kill('SIGTERM');
-      const timer = setTimeout(() => proc.kill('SIGKILL'), graceMs);
-      await exited;
-      clearTimeout(timer);
-    },
+    stop,
   };
   onCleanup(`${name} process`, () => child.stop(10_000));
   return child;
@@ -732,6 +715,7 @@ function startChild(name: string, argv: string[], env: NodeJS.ProcessEnv): Child
 
 // One keep-alive connection, as a dashboard's backend would hold to the API.
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+onCleanup('http agent', () => agent.destroy());
 
 function request(port: number, pathname: string, key?: string): Promise<{ status: number; body: string; ms: number }> {
   return new Promise((resolve, reject) => {
@@ -1132,17 +1116,4 @@ async function main() {
   }
 }
 
-let exitCode = 0;
-try {
-  await main();
-} catch (err) {
-  process.stderr.write(`bench failed: ${(err as Error).stack ?? err}\n`);
-  exitCode = 1;
-} finally {
-  if (!run.aborting) {
-    await cleanup();
-    run.clearDeadline();
-  }
-}
-agent.destroy();
-if (!run.aborting) process.exit(exitCode);
+await finishBench(main, run, cleanup);

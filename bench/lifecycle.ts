@@ -88,3 +88,53 @@ export function guardBenchRun(opts: { children: Set<ChildProcess>; cleanup: () =
     clearDeadline: () => clearTimeout(deadline),
   };
 }
+
+/**
+ * Tracks a spawned child in `children` until it exits (or fails to start: `onError` hears why)
+ * and stops it: SIGTERM, then SIGKILL after `graceMs`.
+ */
+export function watchChild(
+  proc: ChildProcess,
+  children: Set<ChildProcess>,
+  onError: (err: Error) => void,
+): { exited: Promise<void>; stop(graceMs: number): Promise<void> } {
+  children.add(proc);
+  const exited = new Promise<void>((resolve) => {
+    proc.once('exit', () => {
+      children.delete(proc);
+      resolve();
+    });
+    proc.once('error', (err) => {
+      onError(err);
+      children.delete(proc);
+      resolve();
+    });
+  });
+  return {
+    exited,
+    async stop(graceMs: number) {
+      if (proc.exitCode !== null || proc.signalCode !== null) return;
+      proc.kill('SIGTERM');
+      const timer = setTimeout(() => proc.kill('SIGKILL'), graceMs);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** Runs the bench's main, cleans up (unless a signal or crash already is), exits 1 on failure. */
+export async function finishBench(main: () => Promise<void>, run: BenchRun, cleanup: () => Promise<void>): Promise<void> {
+  let exitCode = 0;
+  try {
+    await main();
+  } catch (err) {
+    process.stderr.write(`bench failed: ${(err as Error).stack ?? err}\n`);
+    exitCode = 1;
+  } finally {
+    if (!run.aborting) {
+      await cleanup();
+      run.clearDeadline();
+    }
+  }
+  if (!run.aborting) process.exit(exitCode);
+}

@@ -44,7 +44,7 @@ import pg from 'pg';
 import { migrateLatest, openDatabase } from '../src/db/knex';
 import { addMember, createWorkspace } from '../src/db/repos/workspaces';
 import { RESERVED_SLUGS } from '../src/domain/slugs';
-import { benchCleanups, guardBenchRun } from './lifecycle';
+import { benchCleanups, finishBench, guardBenchRun, watchChild } from './lifecycle';
 import { cpuMs, createScratchPostgres, fmtInt, fmtMs, freePort, log, percentile, rssKiB, sleep, table } from './util';
 
 // ---------------------------------------------------------------------------------------------
@@ -216,19 +216,8 @@ interface Child {
 
 function startChild(name: string, argv: string[], env: NodeJS.ProcessEnv, echo: boolean): Child {
   const proc = spawn(process.execPath, argv, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.add(proc);
   let tail = '';
-  const exited = new Promise<void>((resolve) => {
-    proc.once('exit', () => {
-      children.delete(proc);
-      resolve();
-    });
-    proc.once('error', (err) => {
-      tail += `\n${err.message}`;
-      children.delete(proc);
-      resolve();
-    });
-  });
+  const { exited, stop } = watchChild(proc, children, (err) => (tail += `\n${err.message}`));
   for (const stream of [proc.stdout!, proc.stderr!]) {
     let partial = '';
     stream.setEncoding('utf8');
@@ -245,13 +234,7 @@ function startChild(name: string, argv: string[], env: NodeJS.ProcessEnv, echo: 
     proc,
     exited,
     output: () => tail,
-    async stop(graceMs: number) {
-      if (proc.exitCode !== null || proc.signalCode !== null) return;
-      proc.kill('SIGTERM');
-      const timer = setTimeout(() => proc.kill('SIGKILL'), graceMs);
-      await exited;
-      clearTimeout(timer);
-    },
+    stop,
   };
   onCleanup(`${name} process`, () => child.stop(10_000));
   return child;
@@ -767,16 +750,4 @@ async function main() {
   }
 }
 
-let exitCode = 0;
-try {
-  await main();
-} catch (err) {
-  process.stderr.write(`bench failed: ${(err as Error).stack ?? err}\n`);
-  exitCode = 1;
-} finally {
-  if (!run.aborting) {
-    await cleanup();
-    run.clearDeadline();
-  }
-}
-if (!run.aborting) process.exit(exitCode);
+await finishBench(main, run, cleanup);

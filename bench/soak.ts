@@ -52,7 +52,7 @@ import { addMember, createKey, createWorkspace } from '../src/db/repos/workspace
 import type { Scope } from '../src/domain/access';
 import { generateDevCertificate } from '../src/start/tls';
 import { verifyVariantA, verifyVariantB } from '../src/webhooks/verify.mjs';
-import { benchCleanups, guardBenchRun, withTimeout } from './lifecycle';
+import { benchCleanups, finishBench, guardBenchRun, watchChild, withTimeout } from './lifecycle';
 import { cpuMs, createScratchPostgres, fmtInt, fmtMs, freePort, log, percentile, rssKiB, sleep } from './util';
 
 // ---------------------------------------------------------------------------------------------
@@ -199,19 +199,8 @@ function startService(env: NodeJS.ProcessEnv, watchdog: string): Service {
     env,
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
-  children.add(proc);
   let tail = '';
-  const exited = new Promise<void>((resolve) => {
-    proc.once('exit', () => {
-      children.delete(proc);
-      resolve();
-    });
-    proc.once('error', (err) => {
-      tail += `\n${err.message}`;
-      children.delete(proc);
-      resolve();
-    });
-  });
+  const { exited, stop } = watchChild(proc, children, (err) => (tail += `\n${err.message}`));
   const service: Service = {
     proc,
     exited,
@@ -231,13 +220,7 @@ function startService(env: NodeJS.ProcessEnv, watchdog: string): Service {
         10_000,
         'event-loop probe',
       ),
-    async stop(graceMs: number) {
-      if (proc.exitCode !== null || proc.signalCode !== null) return;
-      proc.kill('SIGTERM');
-      const timer = setTimeout(() => proc.kill('SIGKILL'), graceMs);
-      await exited;
-      clearTimeout(timer);
-    },
+    stop,
   };
   // The service logs at warn: the first lines are shown, the rest only counted.
   for (const stream of [proc.stdout!, proc.stderr!]) {
@@ -878,16 +861,4 @@ async function main() {
   await service.stop(15_000);
 }
 
-let exitCode = 0;
-try {
-  await main();
-} catch (err) {
-  process.stderr.write(`bench failed: ${(err as Error).stack ?? err}\n`);
-  exitCode = 1;
-} finally {
-  if (!run.aborting) {
-    await cleanup();
-    run.clearDeadline();
-  }
-}
-if (!run.aborting) process.exit(exitCode);
+await finishBench(main, run, cleanup);

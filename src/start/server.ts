@@ -56,8 +56,9 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     settleMs: Math.max(2 * config.clickFlushMs, 1000),
   });
   const clicks = new ClickRecorder(clickWriter, log, config.clickFlushMs);
-  // The writer is up before the first click can arrive, so every flush interval is written.
-  await clickWriter.ready();
+  // The writer thread loads while the app is built; it is up before the first click can
+  // arrive, so every flush interval is written.
+  const writerReady = clickWriter.ready();
   const redirects = new RedirectService({
     config,
     store,
@@ -81,6 +82,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     ? https.createServer(opts.tls ?? (await loadOrCreateCertificate(config)), handler)
     : http.createServer(handler);
   server.keepAliveTimeout = 65_000;
+  await writerReady;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, opts.host ?? '0.0.0.0', () => resolve());
