@@ -3,8 +3,9 @@
 // from ThreadClickWriter; each answer says how far the batch got.
 import { parentPort, workerData } from 'node:worker_threads';
 import { openDatabase } from '../db/knex';
+import type { ClickEvent } from './clicks';
 import { webhookClickSink } from '../webhooks/click-events';
-import { ClickWriteError, InlineClickWriter, type ClickWorkerInit, type FromWorker, type ToWorker } from './click-writer';
+import { ClickWriteError, decodeClicks, InlineClickWriter, type ClickWorkerInit, type FromWorker, type ToWorker } from './click-writer';
 
 const init = workerData as ClickWorkerInit;
 const port = parentPort!;
@@ -16,12 +17,21 @@ const send = (m: FromWorker) => port.postMessage(m);
 await db.knex.raw('SELECT 1');
 send({ type: 'ready' });
 
+// Batches arrive in parts (see ClickColumns), then a 'write' for the whole batch.
+const arriving = new Map<number, ClickEvent[]>();
+
 port.on('message', (m: ToWorker) => {
   if (m.type === 'close') {
     void db.knex.destroy().finally(() => port.close());
     return;
   }
-  writer.write(m.batch, (written) => send({ type: 'progress', id: m.id, written })).then(
+  if (m.type === 'part') {
+    arriving.set(m.id, decodeClicks(m.clicks, arriving.get(m.id)));
+    return;
+  }
+  const batch = arriving.get(m.id) ?? [];
+  arriving.delete(m.id);
+  writer.write(batch, (written) => send({ type: 'progress', id: m.id, written })).then(
     () => send({ type: 'done', id: m.id }),
     (err: ClickWriteError) => send({ type: 'failed', id: m.id, written: err.written ?? 0, message: err.message, code: err.code }),
   );

@@ -4,7 +4,7 @@
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateLatest, openDatabase, type Database } from '../../src/db/knex';
-import { ThreadClickWriter, WRITE_CHUNK } from '../../src/redirect/click-writer';
+import { HANDOFF_PART, ThreadClickWriter, WRITE_CHUNK } from '../../src/redirect/click-writer';
 import { ClickRecorder, type ClickEvent } from '../../src/redirect/clicks';
 import { createTestDatabase, testEngines, type TestDatabase } from '../support/databases';
 
@@ -43,6 +43,26 @@ describe.each(testEngines())('click writer thread on %s', (engine) => {
     expect(Number(rows[0].occurred_at)).toBe(at);
     const daily = await db.knex('link_daily_clicks').where({ link_id: 'lnk_parsed' });
     expect(daily.map((d) => Number(d.clicks))).toEqual([3]);
+  });
+
+  it('hands a batch larger than one part over in parts and writes every click once, in order', async () => {
+    const at = Date.UTC(2026, 10, 22, 8);
+    const n = 2 * HANDOFF_PART + 7;
+    for (let i = 0; i < n; i++) recorder.record({ ...click(i % 2 ? 'lnk_part_odd' : 'lnk_part_even', at + i), country: i === n - 1 ? 'nl' : 'de' });
+    // Clicks recorded while the parts are on their way belong to the next flush.
+    const flushed = recorder.flush();
+    recorder.record(click('lnk_part_late', at + n));
+    await flushed;
+    expect(recorder.pending).toBe(1);
+    expect(await count('lnk_part_even')).toBe(Math.ceil(n / 2));
+    expect(await count('lnk_part_odd')).toBe(Math.floor(n / 2));
+    expect(await count('lnk_part_late')).toBe(0);
+    const times = (await db.knex('clicks').whereIn('link_id', ['lnk_part_even', 'lnk_part_odd']).orderBy('id').pluck('occurred_at')).map(Number);
+    expect(times).toEqual(Array.from({ length: n }, (_, i) => at + i));
+    const last = await db.knex('clicks').where({ occurred_at: at + n - 1 }).first();
+    expect(last.country).toBe('NL');
+    await recorder.flush();
+    expect(await count('lnk_part_late')).toBe(1);
   });
 
   it('keeps only the uncommitted part of a batch whose later transaction fails, and writes it on the next flush', async () => {
