@@ -34,7 +34,7 @@ export function aggregateClicks(rows: StoredClick[]): ClickAggregates {
   }
   const byKey = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
   return {
-    daily: [...daily.values()].sort((a, b) => byKey(a.link_id, b.link_id) || a.day - b.day),
+    daily: [...daily.values()].sort((a, b) => byKey(a.workspace_id, b.workspace_id) || byKey(a.link_id, b.link_id) || a.day - b.day),
     scans: [...scans.values()].sort((a, b) => byKey(a.qr_code_id, b.qr_code_id) || a.day - b.day),
   };
 }
@@ -43,7 +43,7 @@ const SQLITE_SQL = {
   click: `INSERT INTO clicks (workspace_id, link_id, qr_code_id, occurred_at, referrer_host, country, device, browser, os)
           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   daily: `INSERT INTO link_daily_clicks (link_id, workspace_id, day, clicks, scans) VALUES (?, ?, ?, ?, ?)
-          ON CONFLICT (link_id, day) DO UPDATE SET clicks = clicks + excluded.clicks, scans = scans + excluded.scans`,
+          ON CONFLICT (workspace_id, link_id, day) DO UPDATE SET clicks = clicks + excluded.clicks, scans = scans + excluded.scans`,
   scans: `INSERT INTO qr_daily_scans (qr_code_id, workspace_id, day, scans) VALUES (?, ?, ?, ?)
           ON CONFLICT (qr_code_id, day) DO UPDATE SET scans = scans + excluded.scans`,
 };
@@ -82,7 +82,7 @@ async function writePostgres(trx: Knex.Transaction, rows: StoredClick[], agg: Cl
     await trx.raw(
       `INSERT INTO link_daily_clicks (link_id, workspace_id, day, clicks, scans)
        SELECT * FROM unnest(?::text[], ?::text[], ?::int[], ?::bigint[], ?::bigint[])
-       ON CONFLICT (link_id, day) DO UPDATE SET clicks = link_daily_clicks.clicks + excluded.clicks, scans = link_daily_clicks.scans + excluded.scans`,
+       ON CONFLICT (workspace_id, link_id, day) DO UPDATE SET clicks = link_daily_clicks.clicks + excluded.clicks, scans = link_daily_clicks.scans + excluded.scans`,
       [c.map((d) => d.link_id), c.map((d) => d.workspace_id), c.map((d) => d.day), c.map((d) => d.clicks), c.map((d) => d.scans)] as any,
     );
   }

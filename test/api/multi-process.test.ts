@@ -93,7 +93,7 @@ describe.skipIf(!engines.length)('short links across two processes on one Postgr
     expect(results.filter((r) => r.status === 410)).toHaveLength(450);
     await Promise.all([a.clicks.flush(), b.clicks.flush()]);
     const row = await a.services.db.knex('links').where({ slug: 'mp-limit' }).first();
-    expect((await clickTotals(a.services.db.knex, [row.id])).get(row.id)).toBe(50);
+    expect((await clickTotals(a.services.db.knex, row.workspace_id, [row.id])).get(row.id)).toBe(50);
     expect(Number(row.served)).toBe(50);
   });
 });

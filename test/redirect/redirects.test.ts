@@ -26,7 +26,10 @@ describe.each(testEngines())('short links on %s', (engine) => {
     server.request(method, path, { headers: { 'user-agent': PERSON, ...headers } });
   const flushed = async () => server.clicks.flush();
   // The Link's clicks as the API computes them (its daily counts summed).
-  const clicksOf = async (id: string) => (await clickTotals(knex(), [id])).get(id);
+  const clicksOf = async (id: string) => {
+    const { workspace_id } = await knex()('links').where({ id }).first();
+    return (await clickTotals(knex(), workspace_id, [id])).get(id);
+  };
 
   beforeAll(async () => {
     server = await startTestServer(engine, { env: { CLICK_FLUSH_MS: '60000', TRUST_PROXY: '1' } });
@@ -337,7 +340,8 @@ describe.each(testEngines())('short links on %s', (engine) => {
         await other.close();
         const { openDatabase } = await import('../../src/db/knex');
         const db = openDatabase(other.database.url);
-        expect((await clickTotals(db.knex, [made.body.data.id])).get(made.body.data.id)).toBe(3);
+        const { workspace_id } = await db.knex('links').where({ id: made.body.data.id }).first();
+        expect((await clickTotals(db.knex, workspace_id, [made.body.data.id])).get(made.body.data.id)).toBe(3);
         await db.knex.destroy();
       } finally {
         await other.database.drop();

@@ -9,6 +9,7 @@ import * as webhooksMore from './20261122040000_webhooks_more';
 import * as webhookDelivery from './20261122050000_webhook_delivery';
 import * as conversionBlocks from './20261122060000_conversion_blocks';
 import * as linkClicksFromDaily from './20261122070000_link_clicks_from_daily';
+import * as dailyClicksByWorkspace from './20261122080000_daily_clicks_by_workspace';
 
 const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }> = {
   '20261122000000_core': core,
@@ -19,6 +20,7 @@ const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '20261122050000_webhook_delivery': webhookDelivery,
   '20261122060000_conversion_blocks': conversionBlocks,
   '20261122070000_link_clicks_from_daily': linkClicksFromDaily,
+  '20261122080000_daily_clicks_by_workspace': dailyClicksByWorkspace,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -204,7 +204,8 @@ export async function countClicks(
   if (days) {
     const [d0, d1] = days;
     if (wantLinks) {
-      const q = knex(table('link_daily_clicks', 'link_daily_clicks_ws_link_day')).where('workspace_id', workspaceId).where('day', '>=', d0).where('day', '<', d1);
+      // The table's own key is (workspace, link, day) with the counts in its leaves.
+      const q = knex('link_daily_clicks').where('workspace_id', workspaceId).where('day', '>=', d0).where('day', '<', d1);
       if (scope.onlyLink) q.where('link_id', scope.onlyLink);
       run(q.groupBy('link_id').select('link_id').sum({ c: 'clicks' }), out.byLink, 'link_id');
     }

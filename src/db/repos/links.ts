@@ -95,11 +95,12 @@ export async function getLink(knex: Knex, workspaceId: string, id: string): Prom
   return knex('links').where({ id, workspace_id: workspaceId }).whereNull('deleted_at').first();
 }
 
-/** Clicks per link: the sum of its daily counts (0 for a link never clicked). */
-export async function clickTotals(knex: Knex, linkIds: string[]): Promise<Map<string, number>> {
+/** Clicks per link of the workspace: the sum of its daily counts (0 for a link never clicked). */
+export async function clickTotals(knex: Knex, workspaceId: string, linkIds: string[]): Promise<Map<string, number>> {
   const totals = new Map<string, number>(linkIds.map((id) => [id, 0]));
   if (!linkIds.length) return totals;
-  const rows = await knex('link_daily_clicks').whereIn('link_id', linkIds).groupBy('link_id').select('link_id').sum({ n: 'clicks' });
+  // The daily counts' key starts with the workspace (20261122080000_daily_clicks_by_workspace).
+  const rows = await knex('link_daily_clicks').where('workspace_id', workspaceId).whereIn('link_id', linkIds).groupBy('link_id').select('link_id').sum({ n: 'clicks' });
   for (const r of rows as Array<{ link_id: string; n: number | string }>) totals.set(r.link_id, Number(r.n));
   return totals;
 }

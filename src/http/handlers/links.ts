@@ -38,7 +38,7 @@ export function linkHandlers(services: Services, definition: any) {
   });
 
   async function present(row: links.LinkRow) {
-    const [tags, clicks] = await Promise.all([links.tagsOf(knex, [row.id]), links.clickTotals(knex, [row.id])]);
+    const [tags, clicks] = await Promise.all([links.tagsOf(knex, [row.id]), links.clickTotals(knex, row.workspace_id, [row.id])]);
     return presentLink(row, tags.get(row.id) ?? [], clicks.get(row.id) ?? 0);
   }
 
@@ -129,7 +129,7 @@ export function linkHandlers(services: Services, definition: any) {
       const limit = Number(q?.limit ?? 20);
       const { rows, total } = await links.listLinks(knex, auth.workspaceId, page, limit);
       const ids = rows.map((r) => r.id);
-      const [tags, clicks] = await Promise.all([links.tagsOf(knex, ids), links.clickTotals(knex, ids)]);
+      const [tags, clicks] = await Promise.all([links.tagsOf(knex, ids), links.clickTotals(knex, auth.workspaceId, ids)]);
       return {
         status: 200,
         body: { data: rows.map((r) => presentLink(r, tags.get(r.id) ?? [], clicks.get(r.id) ?? 0)), meta: { page, limit, total } },
