@@ -65,8 +65,16 @@ function settled<T>(read: () => T): T | Promise<T> {
   }
 }
 
+/** How long a click-limited visit waits for SQLite's write lock before it gets the 503 page. */
+const RESERVE_WAIT_MS = 5_000;
+
 class SqliteStore implements RedirectStore {
   private readonly db: Sqlite.Database;
+  // Reservations write, so they wait for SQLite's one write lock, which the click writer thread
+  // holds for a transaction at a time (tens of ms). Waiting inside SQLite's busy handler would
+  // block this thread, and so every visitor, for that long; this connection gives up at once
+  // (busy_timeout 0) and the wait happens on a timer instead. Reads never wait in WAL mode.
+  private readonly writer: Sqlite.Database;
   private readonly byAddress: Sqlite.Statement;
   private readonly byId: Sqlite.Statement;
   private readonly domain: Sqlite.Statement;
@@ -81,7 +89,9 @@ class SqliteStore implements RedirectStore {
     this.byId = this.db.prepare(`SELECT ${LINK_COLUMNS} FROM links WHERE id = ? AND deleted_at IS NULL`);
     this.domain = this.db.prepare(`SELECT id FROM domains WHERE host = ? AND status = 'ACTIVE'`);
     this.qr = this.db.prepare('SELECT id, link_id FROM qr_codes WHERE code = ? AND deleted_at IS NULL');
-    this.reserve = this.db.prepare(
+    this.writer = new Sqlite(filename);
+    this.writer.pragma('busy_timeout = 0');
+    this.reserve = this.writer.prepare(
       'UPDATE links SET served = served + 1 WHERE id = ? AND deleted_at IS NULL AND (click_limit IS NULL OR served < click_limit)',
     );
   }
@@ -100,11 +110,32 @@ class SqliteStore implements RedirectStore {
       return r ? { id: r.id, linkId: r.link_id } : null;
     });
   }
-  reserveClick(linkId: string) {
-    return settled(() => this.reserve.run(linkId).changes === 1);
+  reserveClick(linkId: string): boolean | Promise<boolean> {
+    try {
+      return this.reserve.run(linkId).changes === 1;
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'SQLITE_BUSY') return Promise.reject(err);
+      return this.reserveLater(linkId, Date.now() + RESERVE_WAIT_MS);
+    }
+  }
+  /** Retries a reservation on a timer (1, 2, 4 ... 16 ms apart) until the lock is free or the wait is over. */
+  private reserveLater(linkId: string, deadline: number): Promise<boolean> {
+    return new Promise((resolve, reject) => {
+      const attempt = (delay: number) =>
+        setTimeout(() => {
+          try {
+            resolve(this.reserve.run(linkId).changes === 1);
+          } catch (err) {
+            if ((err as { code?: string }).code === 'SQLITE_BUSY' && Date.now() < deadline) attempt(Math.min(delay * 2, 16));
+            else reject(err);
+          }
+        }, delay);
+      attempt(1);
+    });
   }
   async close() {
     this.db.close();
+    this.writer.close();
   }
 }
 

@@ -185,6 +185,31 @@ describe.each(testEngines())('short links on %s', (engine) => {
       expect((await visit('/r-limit')).status).toBe(302);
     });
 
+    // SQLite only: Postgres reservations are row locks awaited over the network, never on this thread.
+    if (engine === 'sqlite') it('a click-limited visit waiting for the write lock holds up no other visitor, then is served', async () => {
+      const link = await create({ url: 'https://example.com/locked', slug: 'r-locked', clickLimit: 10 });
+      await create({ url: 'https://example.com/free', slug: 'r-free' });
+      expect((await visit('/r-free')).status).toBe(302);
+      // Another connection (as the click writer thread does during a flush) holds SQLite's write lock.
+      const { default: Sqlite } = await import('better-sqlite3');
+      const other = new Sqlite(server.database.url.slice('sqlite:'.length));
+      other.exec('BEGIN IMMEDIATE');
+      let limited: { status: number } | undefined;
+      const waiting = visit('/r-locked').then((r) => (limited = r));
+      try {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        // Other visitors are answered meanwhile: a reservation waiting inside SQLite's busy
+        // handler would have blocked the event loop (5 s, then a 503 for the limited visit).
+        for (let i = 0; i < 3; i++) expect((await visit('/r-free')).status).toBe(302);
+        expect(limited).toBeUndefined();
+      } finally {
+        other.exec('COMMIT');
+        other.close();
+      }
+      expect((await waiting).status).toBe(302);
+      expect(Number((await knex()('links').where({ id: link.id }).first()).served)).toBe(1);
+    });
+
     it('redirects exactly clickLimit of 500 concurrent visitors', async () => {
       await create({ url: 'https://example.com/race', slug: 'r-race', clickLimit: 50 });
       const results = await Promise.all(Array.from({ length: 500 }, () => visit('/r-race')));
