@@ -15,6 +15,14 @@ export const GEO_MIN_SHARE_FACTOR = 5;
 export const GEO_MIN_HISTORY_CLICKS = 100;
 export const GEO_QUIET_MS = 24 * 60 * 60_000;
 
+/**
+ * The alerts count clicks from link_click_windows: per link, 5-minute window and country. Every
+ * alert window and baseline is a whole number of these.
+ */
+export const CLICK_WINDOW_MS = SPIKE_WINDOW_MS;
+/** How long windows are kept: the 7-day geo baseline, the hours evaluated late, and a margin. */
+export const CLICK_WINDOW_RETENTION_MS = GEO_BASELINE_MS + 24 * 60 * 60_000;
+
 /** The start of the window (aligned to UTC, as windows are) that holds `at`. */
 export const windowStartOf = (at: number, windowMs: number) => Math.floor(at / windowMs) * windowMs;
 

@@ -4,6 +4,7 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { BLOCK_DAYS } from '../db/migrations/20261122060000_conversion_blocks';
+import { CLICK_WINDOW_RETENTION_MS } from '../domain/analytics-alerts';
 
 export const CLICK_RETENTION_DAYS = 90;
 export const CONVERSION_RETENTION_DAYS = 400;
@@ -42,6 +43,8 @@ export async function runRetention(knex: Knex, now = Date.now()): Promise<Retent
       await knex(`conversion_block_${name}`).where('block', '<', Math.floor(cutoffDay / BLOCK_DAYS)).delete();
     }
   }
+  // The traffic alerts' click windows: a week of baseline and a margin (analytics-alerts.ts).
+  if (await knex.schema.hasTable('link_click_windows')) await knex('link_click_windows').where('window_start', '<', now - CLICK_WINDOW_RETENTION_MS).delete();
   // Idempotency keys are remembered for 24 hours.
   if (await knex.schema.hasTable('idempotency_keys')) await knex('idempotency_keys').where('created_at', '<', now - 86_400_000).delete();
   return result;

@@ -1,10 +1,12 @@
 // Webhook events from flushed clicks, written inside the click flush transaction:
 // link.clicked / qr.scanned (Variant B, one per recorded click; a click through a QR code is
 // a scan, not a click), and the Variant A traffic alerts analytics.spike and
-// analytics.geo_anomaly, evaluated per link of the batch over the windows that have closed.
+// analytics.geo_anomaly, evaluated per link of the batch over the windows that have closed,
+// from the link's clicks per 5-minute window and country (link_click_windows, written by the
+// same flush just before this runs).
 import type { Knex } from 'knex';
 import {
-  detectGeoAnomalies, detectSpike, GEO_BASELINE_MS, GEO_MIN_CLICKS, GEO_QUIET_MS, GEO_WINDOW_MS, SPIKE_BASELINE_WINDOWS,
+  CLICK_WINDOW_MS, detectGeoAnomalies, detectSpike, GEO_BASELINE_MS, GEO_MIN_CLICKS, GEO_QUIET_MS, GEO_WINDOW_MS, SPIKE_BASELINE_WINDOWS,
   SPIKE_QUIET_MS, SPIKE_WINDOW_MS, windowStartOf,
 } from '../domain/analytics-alerts';
 import type { ClickSink, StoredClick } from '../redirect/clicks';
@@ -83,32 +85,39 @@ export function webhookClickSink(opts: ClickEventOptions): ClickSink {
     return updated > 0;
   }
 
+  /**
+   * The link's rows of link_click_windows in [from, to) (both on window boundaries). The table
+   * is keyed (window_start, link_id, country), so this names each window start: one key lookup
+   * per window rather than a scan of every link's windows in the range.
+   */
+  async function windowsOf(trx: Knex, linkId: string, from: number, to: number) {
+    const starts: number[] = [];
+    for (let w = windowStartOf(from, CLICK_WINDOW_MS); w < to; w += CLICK_WINDOW_MS) starts.push(w);
+    const rows: Array<{ window_start: number; country: string; clicks: number }> = [];
+    for (let i = 0; i < starts.length; i += 500) {
+      const part = await trx('link_click_windows').whereIn('window_start', starts.slice(i, i + 500)).where({ link_id: linkId }).select('window_start', 'country', 'clicks');
+      for (const r of part) rows.push({ window_start: Number(r.window_start), country: r.country, clicks: Number(r.clicks) });
+    }
+    return rows;
+  }
+
   /** Clicks of the link per window in [from, to), keyed by window start. */
   async function countsPerWindow(trx: Knex, linkId: string, from: number, to: number, windowMs: number): Promise<Map<number, number>> {
-    const bucket = trx.raw(`occurred_at / ${Math.trunc(windowMs)}`);
-    const rows = await trx('clicks')
-      .where({ link_id: linkId })
-      .where('occurred_at', '>=', from)
-      .where('occurred_at', '<', to)
-      .select({ w: bucket })
-      .count({ n: '*' })
-      .groupBy(bucket);
-    return new Map(rows.map((r: any) => [Number(r.w) * windowMs, Number(r.n)]));
+    const counts = new Map<number, number>();
+    for (const r of await windowsOf(trx, linkId, from, to)) {
+      const w = windowStartOf(r.window_start, windowMs);
+      counts.set(w, (counts.get(w) ?? 0) + r.clicks);
+    }
+    return counts;
   }
 
   async function countriesIn(trx: Knex, linkId: string, from: number, to: number) {
-    const rows = await trx('clicks')
-      .where({ link_id: linkId })
-      .where('occurred_at', '>=', from)
-      .where('occurred_at', '<', to)
-      .select('country')
-      .count({ n: '*' })
-      .groupBy('country');
     const byCountry = new Map<string, number>();
     let total = 0;
-    for (const r of rows as any[]) {
-      total += Number(r.n);
-      if (r.country) byCountry.set(r.country, Number(r.n));
+    for (const r of await windowsOf(trx, linkId, from, to)) {
+      total += r.clicks;
+      // '' is a click whose country is unknown: it counts, but is never a country.
+      if (r.country) byCountry.set(r.country, (byCountry.get(r.country) ?? 0) + r.clicks);
     }
     return { total, byCountry };
   }

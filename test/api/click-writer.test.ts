@@ -43,6 +43,27 @@ describe.each(testEngines())('click writer thread on %s', (engine) => {
     expect(Number(rows[0].occurred_at)).toBe(at);
     const daily = await db.knex('link_daily_clicks').where({ link_id: 'lnk_parsed' });
     expect(daily.map((d) => Number(d.clicks))).toEqual([3]);
+    // And the traffic alerts' count of the 5-minute window, per country.
+    const windows = await db.knex('link_click_windows').where({ link_id: 'lnk_parsed' });
+    expect(windows.map((w) => ({ ...w, window_start: Number(w.window_start), clicks: Number(w.clicks) }))).toEqual([
+      { window_start: at, link_id: 'lnk_parsed', country: 'DE', workspace_id: 'ws_writer', clicks: 3 },
+    ]);
+  });
+
+  it('counts clicks of unknown country in their window under the empty country, and adds to a window across flushes', async () => {
+    const at = Date.UTC(2026, 10, 22, 9, 5);
+    recorder.record({ ...click('lnk_windows', at), country: undefined });
+    recorder.record(click('lnk_windows', at + 299_999));
+    recorder.record(click('lnk_windows', at + 300_000));
+    await recorder.flush();
+    recorder.record({ ...click('lnk_windows', at + 1), country: 'xx1' });
+    await recorder.flush();
+    const windows = await db.knex('link_click_windows').where({ link_id: 'lnk_windows' }).orderBy(['window_start', 'country']);
+    expect(windows.map((w) => [Number(w.window_start) - at, w.country, Number(w.clicks)])).toEqual([
+      [0, '', 2],
+      [0, 'DE', 1],
+      [300_000, 'DE', 1],
+    ]);
   });
 
   it('hands a batch larger than one part over in parts and writes every click once, in order', async () => {

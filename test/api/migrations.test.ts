@@ -63,4 +63,47 @@ describe.each(testEngines())('migrations on %s', (engine) => {
       await database.drop();
     }
   });
+
+  it('click windows (20261122090000) start from the last 8 days of raw clicks and replace the per-link click index', async () => {
+    const database = await createTestDatabase(engine);
+    const db = openDatabase(database.url);
+    const W = 300_000;
+    const now = Math.floor(Date.now() / W) * W;
+    const click = (link_id: string, occurred_at: number, country: string | null) => ({ workspace_id: 'ws_a', link_id, occurred_at, country, device: 'desktop' });
+    const linkIndex = async () =>
+      engine === 'sqlite'
+        ? (await db.knex.raw(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'clicks'`)).map((r: any) => r.name)
+        : (await db.knex.raw(`SELECT indexname AS name FROM pg_indexes WHERE tablename = 'clicks'`)).rows.map((r: any) => r.name);
+    try {
+      await migrateLatest(db);
+      await db.knex.migrate.down({ migrationSource });
+      expect(await linkIndex()).toContain('clicks_link_id_occurred_at_index');
+      await db.knex('clicks').insert([
+        click('lnk_1', now - 2 * W + 1, 'DE'), click('lnk_1', now - 2 * W + 2, 'DE'), click('lnk_1', now - 2 * W + 3, null),
+        click('lnk_1', now - W + 5, 'DE'), click('lnk_2', now - W + 6, 'FR'),
+        click('lnk_1', now - 9 * 86_400_000, 'DE'), // older than the alerts look back: not carried over
+      ]);
+      await db.knex.migrate.up({ migrationSource });
+      const windows = await db.knex('link_click_windows').orderBy(['window_start', 'link_id', 'country']).select('window_start', 'link_id', 'country', 'workspace_id', 'clicks');
+      expect(windows.map((r) => ({ ...r, window_start: Number(r.window_start), clicks: Number(r.clicks) }))).toEqual([
+        { window_start: now - 2 * W, link_id: 'lnk_1', country: '', workspace_id: 'ws_a', clicks: 1 },
+        { window_start: now - 2 * W, link_id: 'lnk_1', country: 'DE', workspace_id: 'ws_a', clicks: 2 },
+        { window_start: now - W, link_id: 'lnk_1', country: 'DE', workspace_id: 'ws_a', clicks: 1 },
+        { window_start: now - W, link_id: 'lnk_2', country: 'FR', workspace_id: 'ws_a', clicks: 1 },
+      ]);
+      expect(await linkIndex()).not.toContain('clicks_link_id_occurred_at_index');
+      if (engine === 'sqlite') {
+        // The alerts name each window start: one key lookup per window, not a scan.
+        const plan = await db.knex.raw(`EXPLAIN QUERY PLAN SELECT window_start, country, clicks FROM link_click_windows WHERE window_start IN (?, ?) AND link_id = ?`, [now, now - W, 'lnk_1']);
+        expect(plan.map((r: any) => r.detail).join(' ')).toMatch(/SEARCH link_click_windows USING PRIMARY KEY \(window_start=\? AND link_id=\?\)/);
+      }
+      await db.knex.migrate.down({ migrationSource });
+      expect(await db.knex.schema.hasTable('link_click_windows')).toBe(false);
+      expect(await linkIndex()).toContain('clicks_link_id_occurred_at_index');
+      await migrateLatest(db);
+    } finally {
+      await db.knex.destroy();
+      await database.drop();
+    }
+  });
 });

@@ -1,4 +1,5 @@
-// Raw click events are kept 90 days; daily counts per link stay beyond that.
+// Raw click events are kept 90 days; daily counts per link stay beyond that; the alerts' click
+// windows 8 days.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateLatest, openDatabase, type Database } from '../../src/db/knex';
 import { runRetention } from '../../src/jobs/retention';
@@ -33,6 +34,15 @@ describe.each(testEngines())('retention on %s', (engine) => {
     expect(left.map(Number)).toEqual([now - 89.9 * DAY, now]);
     expect(await db.knex('link_daily_clicks').count({ n: '*' })).toEqual([{ n: 2 }]);
     expect((await runRetention(db.knex, now)).clicksDeleted).toBe(0);
+  });
+
+  it("deletes the traffic alerts' click windows once older than their 7-day baseline and a day", async () => {
+    const now = Date.UTC(2026, 10, 22, 12);
+    const window = (ageDays: number) => ({ window_start: now - ageDays * DAY, link_id: 'lnk_1', country: 'DE', workspace_id: 'ws_1', clicks: 3 });
+    await db.knex('link_click_windows').insert([window(0), window(7.9), window(8.1), window(30)]);
+    await runRetention(db.knex, now);
+    const left = await db.knex('link_click_windows').orderBy('window_start').pluck('window_start');
+    expect(left.map(Number)).toEqual([now - 7.9 * DAY, now]);
   });
 
   it('deletes conversions older than 400 days with their daily aggregates, and day-old idempotency keys', async () => {

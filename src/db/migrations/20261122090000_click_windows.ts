@@ -1,0 +1,49 @@
+// Clicks per link per 5-minute window and country (link_click_windows) replace the raw clicks'
+// (link_id, occurred_at) index, which only the traffic alerts read.
+//
+// Why: that index put each click at its link's place in a B-tree ordered by link. A flush of
+// 2,000 clicks over 1,000 links dirtied about 900 of its pages, every one written to the WAL and
+// back: about half of what writing a click cost (bench/redirect; an in-process measurement of the
+// click writer put it at 13 µs per click with the index and 6.5 without). The windows are keyed
+// time first, so a flush adds to the current window's rows, a few pages, and the alerts read a
+// link's windows by key (window_start, link_id). What the raw clicks still answer per workspace
+// (conversion rates) goes through their (workspace_id, occurred_at) index.
+import type { Knex } from 'knex';
+import { CLICK_WINDOW_MS, CLICK_WINDOW_RETENTION_MS } from '../../domain/analytics-alerts';
+
+const isPg = (knex: Knex) => knex.client.config.client === 'pg';
+
+export async function up(knex: Knex): Promise<void> {
+  if (isPg(knex)) {
+    await knex.raw(`CREATE TABLE link_click_windows (
+        window_start bigint NOT NULL,
+        link_id varchar(40) NOT NULL,
+        country varchar(2) NOT NULL,
+        workspace_id varchar(40) NOT NULL,
+        clicks bigint NOT NULL,
+        PRIMARY KEY (window_start, link_id, country))`);
+  } else {
+    await knex.raw(`CREATE TABLE link_click_windows (
+        window_start bigint NOT NULL,
+        link_id varchar(40) NOT NULL,
+        country varchar(2) NOT NULL,
+        workspace_id varchar(40) NOT NULL,
+        clicks bigint NOT NULL,
+        PRIMARY KEY (window_start, link_id, country)) WITHOUT ROWID`);
+  }
+  // The alerts look back 7 days and some hours: carry that much history over.
+  const since = Math.floor((Date.now() - CLICK_WINDOW_RETENTION_MS) / CLICK_WINDOW_MS) * CLICK_WINDOW_MS;
+  await knex.raw(
+    `INSERT INTO link_click_windows (window_start, link_id, country, workspace_id, clicks)
+     SELECT (occurred_at / ${CLICK_WINDOW_MS}) * ${CLICK_WINDOW_MS}, link_id, COALESCE(country, ''), MIN(workspace_id), COUNT(*)
+       FROM clicks WHERE occurred_at >= ?
+      GROUP BY (occurred_at / ${CLICK_WINDOW_MS}) * ${CLICK_WINDOW_MS}, link_id, COALESCE(country, '')`,
+    [since],
+  );
+  await knex.schema.alterTable('clicks', (t) => t.dropIndex(['link_id', 'occurred_at']));
+}
+
+export async function down(knex: Knex): Promise<void> {
+  await knex.schema.alterTable('clicks', (t) => t.index(['link_id', 'occurred_at']));
+  await knex.schema.dropTableIfExists('link_click_windows');
+}
