@@ -50,9 +50,12 @@ export function aggregateClicks(rows: StoredClick[]): ClickAggregates {
   };
 }
 
+const CLICK_INSERT = 'INSERT INTO clicks (workspace_id, link_id, qr_code_id, occurred_at, referrer_host, country, device, browser, os) VALUES ';
+/** Clicks per INSERT statement on SQLite: one call into SQLite per row cost about 1 µs a click more. */
+const SQLITE_ROWS_PER_INSERT = 64;
 const SQLITE_SQL = {
-  click: `INSERT INTO clicks (workspace_id, link_id, qr_code_id, occurred_at, referrer_host, country, device, browser, os)
-          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  click: `${CLICK_INSERT}(?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  clicks: CLICK_INSERT + Array(SQLITE_ROWS_PER_INSERT).fill('(?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', '),
   daily: `INSERT INTO link_daily_clicks (link_id, workspace_id, day, clicks, scans) VALUES (?, ?, ?, ?, ?)
           ON CONFLICT (workspace_id, link_id, day) DO UPDATE SET clicks = clicks + excluded.clicks, scans = scans + excluded.scans`,
   scans: `INSERT INTO qr_daily_scans (qr_code_id, workspace_id, day, scans) VALUES (?, ?, ?, ?)
@@ -71,7 +74,20 @@ async function writeSqlite(trx: Knex.Transaction, rows: StoredClick[], agg: Clic
     st = Object.fromEntries(Object.entries(SQLITE_SQL).map(([k, sql]) => [k, conn.prepare(sql)])) as Prepared;
     prepared.set(conn, st);
   }
-  for (const r of rows) st.click.run(r.workspace_id, r.link_id, r.qr_code_id, r.occurred_at, r.referrer_host, r.country, r.device, r.browser, r.os);
+  let i = 0;
+  const values: unknown[] = new Array(SQLITE_ROWS_PER_INSERT * 9);
+  for (; i + SQLITE_ROWS_PER_INSERT <= rows.length; i += SQLITE_ROWS_PER_INSERT) {
+    for (let j = 0, v = 0; j < SQLITE_ROWS_PER_INSERT; j++) {
+      const r = rows[i + j];
+      values[v++] = r.workspace_id; values[v++] = r.link_id; values[v++] = r.qr_code_id; values[v++] = r.occurred_at; values[v++] = r.referrer_host;
+      values[v++] = r.country; values[v++] = r.device; values[v++] = r.browser; values[v++] = r.os;
+    }
+    st.clicks.run(values);
+  }
+  for (; i < rows.length; i++) {
+    const r = rows[i];
+    st.click.run(r.workspace_id, r.link_id, r.qr_code_id, r.occurred_at, r.referrer_host, r.country, r.device, r.browser, r.os);
+  }
   for (const d of agg.daily) st.daily.run(d.link_id, d.workspace_id, d.day, d.clicks, d.scans);
   for (const s of agg.scans) st.scans.run(s.qr_code_id, s.workspace_id, s.day, s.scans);
   for (const w of agg.windows) st.windows.run(w.window_start, w.link_id, w.country, w.workspace_id, w.clicks);
