@@ -1,0 +1,181 @@
+// Click writer benchmark: what a flush costs per click, in-process, without HTTP or a load
+// generator, so the writer's share of bench/redirect's CPU per request can be read on its own.
+// It prints figures and asserts nothing.
+//
+//   npx tsx bench/click-writes.ts [--engine sqlite|postgres] [--scenario both|warm|million]
+//                                 [--batch 20000] [--batches 6] [--time-limit SECONDS]
+//
+// What it does, per scenario (warm: each click on one of 1,000 links; million: on one of
+// 1,000,000, at random), on a fresh migrated database (a SQLite file in a temp dir, or a scratch
+// Postgres database on TEST_POSTGRES_URL, dropped at the end):
+//  1. hand-off: encodes a batch as the service hands it to the writer thread (encodeClicks) and
+//     posts it through a MessagePort, against structured-cloning the same click objects;
+//  2. writer: InlineClickWriter.write (what the writer thread runs: user-agent parsing, raw
+//     clicks, daily counts, alert windows, in WRITE_CHUNK transactions) for --batches batches of
+//     --batch clicks (the first is a warm-up), wall time and this process's CPU time per click
+//     (on Postgres the server's own CPU is not included);
+//  3. baseline: then the same rows into a table with no index, one INSERT per row in transactions
+//     of the same size, in the same run: the floor any row-per-click store pays here.
+// Prints a table with medians and the writer/baseline ratio.
+import fs from 'node:fs';
+import { MessageChannel } from 'node:worker_threads';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { migrateLatest, openDatabase, type Database } from '../src/db/knex';
+import { encodeClicks, InlineClickWriter, WRITE_CHUNK } from '../src/redirect/click-writer';
+import type { ClickEvent } from '../src/redirect/clicks';
+import { benchCleanups, finishBench, guardBenchRun } from './lifecycle';
+import { createScratchPostgres, fmtInt, fmtMs, log, table } from './util';
+
+const { values: args } = parseArgs({
+  options: {
+    engine: { type: 'string', default: 'sqlite' },
+    scenario: { type: 'string', default: 'both' },
+    batch: { type: 'string', default: '20000' },
+    batches: { type: 'string', default: '6' },
+    'time-limit': { type: 'string', default: '600' },
+  },
+});
+const engine = args.engine as 'sqlite' | 'postgres';
+if (engine !== 'sqlite' && engine !== 'postgres') throw new Error('--engine is sqlite or postgres');
+const BATCH = Number(args.batch);
+const BATCHES = Math.max(2, Number(args.batches));
+const scenarios = ({ both: ['warm', 'million'], warm: ['warm'], million: ['million'] } as const)[args.scenario as 'both'];
+if (!scenarios) throw new Error('--scenario is both, warm or million');
+const LINKS = { warm: 1_000, million: 1_000_000 };
+
+const UAS = [
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1',
+  'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_1) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.1 Safari/605.1.15',
+  'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36',
+];
+const COUNTRIES = ['US', 'DE', 'FR', 'GB', 'BR', undefined];
+const REFERERS = ['https://news.example.org/item', 'https://social.example.com/p/1', undefined];
+
+function batchOf(links: number, n: number): ClickEvent[] {
+  const at = Date.now();
+  return Array.from({ length: n }, (_, i) => ({
+    linkId: `lnk_bench${Math.floor(Math.random() * links).toString(36).padStart(10, '0')}`,
+    workspaceId: 'wsp_bench',
+    qrCodeId: null,
+    at: at + i,
+    referer: REFERERS[i % REFERERS.length],
+    country: COUNTRIES[i % COUNTRIES.length],
+    userAgent: UAS[i % UAS.length],
+  }));
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+
+/** Runs `fn` and returns [wall ms, CPU ms of this process]. */
+async function timed(fn: () => Promise<unknown> | unknown): Promise<[number, number]> {
+  const c0 = process.cpuUsage();
+  const t0 = performance.now();
+  await fn();
+  const cpu = process.cpuUsage(c0);
+  return [performance.now() - t0, (cpu.user + cpu.system) / 1000];
+}
+
+async function handOff(batch: ClickEvent[]): Promise<string[][]> {
+  const { port1, port2 } = new MessageChannel();
+  port2.on('message', () => undefined);
+  const rows: string[][] = [];
+  for (const [name, send] of [
+    ['structured clone of the click objects', () => port1.postMessage(batch)],
+    ['encodeClicks + transfer (the service)', () => {
+      const c = encodeClicks(batch);
+      port1.postMessage(c, [c.refs.buffer, c.at.buffer]);
+    }],
+  ] as const) {
+    for (let i = 0; i < 3; i++) send();
+    const ms: number[] = [];
+    for (let i = 0; i < 10; i++) ms.push((await timed(send))[0]);
+    rows.push([name, fmtMs(median(ms), 2), fmtMs((median(ms) / batch.length) * 1000, 3)]);
+  }
+  port1.close();
+  port2.close();
+  return rows;
+}
+
+async function main() {
+  const { onCleanup, cleanup } = benchCleanups({ timeoutMs: 30_000 });
+  const run = guardBenchRun({ children: new Set(), cleanup, timeLimitS: Number(args['time-limit']) });
+  await finishBench(async () => {
+    log('Shortlink click writer benchmark');
+    log(`machine: ${os.cpus().length} CPUs, node ${process.version}; engine ${engine}; ${BATCHES} batches of ${fmtInt(BATCH)} clicks (first discarded), transactions of ${fmtInt(WRITE_CHUNK)}`);
+    log(`load average at start: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} (other work on the machine skews every figure)`);
+    log();
+    log(`hand-off of ${fmtInt(BATCH)} clicks to the writer thread (event-loop time):`);
+    log(table(['how', 'ms per batch', 'µs per click'], await handOff(batchOf(1_000, BATCH))));
+
+    const results: string[][] = [];
+    for (const scenario of scenarios) {
+      let url: string;
+      if (engine === 'sqlite') {
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'shortlink-bench-clicks-'));
+        onCleanup(`remove ${dir}`, () => fs.rmSync(dir, { recursive: true, force: true }));
+        url = `sqlite:${path.join(dir, 'bench.db')}`;
+      } else {
+        const scratch = await createScratchPostgres('shortlink_bench_clicks');
+        onCleanup(`drop database ${scratch.name}`, () => scratch.drop());
+        url = scratch.url;
+      }
+      const db: Database = openDatabase(url);
+      onCleanup('close the database', () => db.knex.destroy());
+      await migrateLatest(db);
+      await db.knex.raw(`CREATE TABLE bench_clicks_baseline (workspace_id varchar(40), link_id varchar(40), qr_code_id varchar(40), occurred_at bigint,
+                         referrer_host varchar(253), country varchar(2), device varchar(32), browser varchar(64), os varchar(64))`);
+      const writer = new InlineClickWriter(db.knex, db.engine, []);
+      const baseline = async (batch: ClickEvent[]) => {
+        for (let i = 0; i < batch.length; i += WRITE_CHUNK) {
+          await db.knex.transaction(async (trx) => {
+            for (const e of batch.slice(i, i + WRITE_CHUNK)) {
+              await trx.raw(
+                'INSERT INTO bench_clicks_baseline (workspace_id, link_id, qr_code_id, occurred_at, referrer_host, country, device, browser, os) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+                [e.workspaceId, e.linkId, null, e.at, e.referer ?? null, e.country ?? null, 'desktop', 'Chrome', 'Windows'],
+              );
+            }
+          });
+        }
+      };
+      // Knex's per-statement overhead would dominate the baseline; on SQLite use the connection's
+      // prepared statement directly, as the writer does.
+      const sqliteBaseline = async (batch: ClickEvent[]) => {
+        for (let i = 0; i < batch.length; i += WRITE_CHUNK) {
+          await db.knex.transaction(async (trx) => {
+            const conn = await (trx.client as any).acquireConnection();
+            const st = conn.prepare('INSERT INTO bench_clicks_baseline VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)');
+            for (const e of batch.slice(i, i + WRITE_CHUNK)) st.run(e.workspaceId, e.linkId, null, e.at, e.referer ?? null, e.country ?? null, 'desktop', 'Chrome', 'Windows');
+          });
+        }
+      };
+      const w: { wall: number[]; cpu: number[] } = { wall: [], cpu: [] };
+      const b: { wall: number[]; cpu: number[] } = { wall: [], cpu: [] };
+      // Writer batches first, then the baseline's: interleaved, each commit would also checkpoint
+      // the other's pages out of the WAL.
+      const batches = Array.from({ length: BATCHES }, () => batchOf(LINKS[scenario], BATCH));
+      for (const [i, batch] of batches.entries()) {
+        const [wall, cpu] = await timed(() => writer.write(batch));
+        if (i > 0) w.wall.push((wall / BATCH) * 1000), w.cpu.push((cpu / BATCH) * 1000);
+      }
+      if (engine === 'sqlite') await db.knex.raw('PRAGMA wal_checkpoint(TRUNCATE)');
+      for (const [i, batch] of batches.entries()) {
+        const [wall, cpu] = await timed(() => (engine === 'sqlite' ? sqliteBaseline(batch) : baseline(batch)));
+        if (i > 0) b.wall.push((wall / BATCH) * 1000), b.cpu.push((cpu / BATCH) * 1000);
+      }
+      const written = Number((await db.knex('clicks').count({ n: '*' }))[0].n);
+      if (written !== BATCH * BATCHES) throw new Error(`expected ${BATCH * BATCHES} clicks written, found ${written}`);
+      results.push(
+        [`${scenario} (${fmtInt(LINKS[scenario])} links): writer`, fmtMs(median(w.wall), 2), fmtMs(median(w.cpu), 2), `${fmtMs(median(w.cpu) / median(b.cpu), 2)}×`],
+        [`${scenario}: baseline (no index)`, fmtMs(median(b.wall), 2), fmtMs(median(b.cpu), 2), ''],
+      );
+    }
+    log();
+    log('per click, medians:');
+    log(table(['run', 'wall µs', 'CPU µs (this process)', 'writer/baseline CPU'], results));
+  }, run, cleanup);
+}
+
+await main();
