@@ -17,23 +17,14 @@ import { CLICK_WINDOW_MS, CLICK_WINDOW_RETENTION_MS } from '../../domain/analyti
 const isPg = (knex: Knex) => knex.client.config.client === 'pg';
 
 export async function up(knex: Knex): Promise<void> {
-  if (isPg(knex)) {
-    await knex.raw(`CREATE TABLE link_click_windows (
-        window_start bigint NOT NULL,
-        link_id varchar(40) NOT NULL,
-        country varchar(2) NOT NULL,
-        workspace_id varchar(40) NOT NULL,
-        clicks bigint NOT NULL,
-        PRIMARY KEY (window_start, link_id, country))`);
-  } else {
-    await knex.raw(`CREATE TABLE link_click_windows (
-        window_start bigint NOT NULL,
-        link_id varchar(40) NOT NULL,
-        country varchar(2) NOT NULL,
-        workspace_id varchar(40) NOT NULL,
-        clicks bigint NOT NULL,
-        PRIMARY KEY (window_start, link_id, country)) WITHOUT ROWID`);
-  }
+  // SQLite: WITHOUT ROWID, so the rows live in the key's B-tree and there is no second one.
+  await knex.raw(`CREATE TABLE link_click_windows (
+      window_start bigint NOT NULL,
+      link_id varchar(40) NOT NULL,
+      country varchar(2) NOT NULL,
+      workspace_id varchar(40) NOT NULL,
+      clicks bigint NOT NULL,
+      PRIMARY KEY (window_start, link_id, country))${isPg(knex) ? '' : ' WITHOUT ROWID'}`);
   // The alerts look back 7 days and some hours: carry that much history over.
   const since = Math.floor((Date.now() - CLICK_WINDOW_RETENTION_MS) / CLICK_WINDOW_MS) * CLICK_WINDOW_MS;
   await knex.raw(
