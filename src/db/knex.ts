@@ -1,5 +1,6 @@
 // One Knex instance per process over SQLite (embedded default) or Postgres (several processes).
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
@@ -20,7 +21,48 @@ export function engineOf(databaseUrl: string): Engine {
   throw new Error(`DATABASE_URL must start with sqlite: or postgres://, got ${databaseUrl}`);
 }
 
-export function openDatabase(databaseUrl: string, opts: { poolMax?: number } = {}): Database {
+/** How long a SQLite statement waits for the write lock before it fails with SQLITE_BUSY. */
+export const SQLITE_LOCK_WAIT_MS = 5_000;
+
+/**
+ * Knex's better-sqlite3 client, waiting for SQLite's write lock on a timer instead of in
+ * SQLite's busy handler. SQLite has one writer at a time, and the click writer thread holds the
+ * lock for a transaction at a time (tens of ms under load). better-sqlite3 is synchronous, so a
+ * wait inside the busy handler blocks the calling thread: on the service's main thread, an API
+ * write during a click flush would stop every redirect until the flush committed. Here a
+ * statement that finds the lock taken fails at once (busy_timeout 0) and is retried 1, 2, 4, 8,
+ * then every 16 ms, for up to SQLITE_LOCK_WAIT_MS. A statement that got SQLITE_BUSY did nothing,
+ * so running it again is safe; SQLITE_BUSY_SNAPSHOT (a stale read transaction) is not retried.
+ * A subclass, not a patched instance: Knex builds transaction clients from the class.
+ */
+const BetterSqlite3Client = createRequire(import.meta.url)('knex/lib/dialects/better-sqlite3') as new (config: Knex.Config) => Knex.Client & {
+  _query(connection: unknown, obj: unknown): Promise<unknown>;
+};
+class TimerWaitSqliteClient extends BetterSqlite3Client {
+  _query(connection: unknown, obj: unknown): Promise<unknown> {
+    return retryWhileSqliteBusy(() => super._query(connection, obj));
+  }
+}
+
+/** Runs `write` again on a timer while it fails with SQLITE_BUSY (see TimerWaitSqliteClient). */
+export async function retryWhileSqliteBusy<T>(write: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + SQLITE_LOCK_WAIT_MS;
+  for (let delay = 1; ; delay = Math.min(delay * 2, 16)) {
+    try {
+      return await write();
+    } catch (err) {
+      if ((err as { code?: string })?.code !== 'SQLITE_BUSY' || Date.now() >= deadline) throw err;
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
+}
+
+/**
+ * `waitForLocks`: `timer` (the default, for event-loop threads) or `busy-handler` (the click
+ * writer thread, which also writes through better-sqlite3 statements of its own and has no
+ * visitors to hold up).
+ */
+export function openDatabase(databaseUrl: string, opts: { poolMax?: number; waitForLocks?: 'timer' | 'busy-handler' } = {}): Database {
   const engine = engineOf(databaseUrl);
   if (engine === 'postgres') {
     const knex = knexFactory({
@@ -32,8 +74,9 @@ export function openDatabase(databaseUrl: string, opts: { poolMax?: number } = {
   }
   const filename = databaseUrl.slice('sqlite:'.length) || ':memory:';
   if (filename !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(filename)), { recursive: true });
+  const timer = (opts.waitForLocks ?? 'timer') === 'timer';
   const knex = knexFactory({
-    client: 'better-sqlite3',
+    client: timer ? (TimerWaitSqliteClient as unknown as typeof Knex.Client) : 'better-sqlite3',
     connection: { filename },
     useNullAsDefault: true,
     pool: {
@@ -42,12 +85,14 @@ export function openDatabase(databaseUrl: string, opts: { poolMax?: number } = {
       afterCreate(conn: any, done: (err: Error | null, conn: any) => void) {
         conn.pragma('journal_mode = WAL');
         conn.pragma('synchronous = NORMAL');
-        conn.pragma('busy_timeout = 5000');
+        conn.pragma(`busy_timeout = ${timer ? 0 : SQLITE_LOCK_WAIT_MS}`);
         conn.pragma('foreign_keys = ON');
         done(null, conn);
       },
     },
   });
+  // The dialect is better-sqlite3's whichever class runs it; libraries that ask (the rate limiter) read it here.
+  (knex.client as unknown as { config: { client: unknown } }).config.client = 'better-sqlite3';
   return { knex, engine };
 }
 

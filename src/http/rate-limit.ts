@@ -1,6 +1,7 @@
 // 60 requests per minute per API key, shared by every endpoint and, on Postgres, by every
 // process using the database. rate-limiter-flexible keeps a fixed 60-second window per key.
-import { RateLimiterPostgres, RateLimiterSQLite, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { SqliteRateLimiter } from '../db/sqlite-rate-limiter';
 import type { Database } from '../db/knex';
 import { tooManyRequests } from './errors';
 
@@ -17,7 +18,7 @@ export function createRateLimiter(db: Database): RateLimiterAbstract {
     keyPrefix: 'api',
     clearExpiredByTimeout: false,
   };
-  return db.engine === 'postgres' ? new RateLimiterPostgres(opts) : new RateLimiterSQLite(opts as any);
+  return db.engine === 'postgres' ? new RateLimiterPostgres(opts) : new SqliteRateLimiter(opts as any);
 }
 
 /** Counts one request for the key; over the limit it throws the 429 with its headers. */

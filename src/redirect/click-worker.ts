@@ -9,7 +9,9 @@ import { ClickWriteError, decodeClicks, InlineClickWriter, type ClickWorkerInit,
 
 const init = workerData as ClickWorkerInit;
 const port = parentPort!;
-const db = openDatabase(init.databaseUrl, { poolMax: 2 });
+// Waits for SQLite's write lock in SQLite's busy handler: this thread serves no visitors, and its
+// flush writes through better-sqlite3 statements of its own (src/redirect/click-writes.ts).
+const db = openDatabase(init.databaseUrl, { poolMax: 2, waitForLocks: 'busy-handler' });
 const writer = new InlineClickWriter(db.knex, db.engine, init.webhookEvents ? [webhookClickSink(init.webhookEvents)] : []);
 const send = (m: FromWorker) => port.postMessage(m);
 // Ready once the connection answers; a database that cannot be reached ends the thread with

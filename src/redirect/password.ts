@@ -1,7 +1,8 @@
 // The password form of a protected link: a signed anti-forgery token (double-submitted in a
 // SameSite=Strict cookie and the form), and throttling of wrong passwords per link and client.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { RateLimiterPostgres, RateLimiterSQLite, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { SqliteRateLimiter } from '../db/sqlite-rate-limiter';
 import type { Database } from '../db/knex';
 
 export const WRONG_PASSWORDS_ALLOWED = 5;
@@ -46,7 +47,7 @@ export function createPasswordThrottle(db: Database): RateLimiterAbstract {
     keyPrefix: 'pw',
     clearExpiredByTimeout: false,
   };
-  return db.engine === 'postgres' ? new RateLimiterPostgres(opts) : new RateLimiterSQLite(opts as any);
+  return db.engine === 'postgres' ? new RateLimiterPostgres(opts) : new SqliteRateLimiter(opts as any);
 }
 
 /**

@@ -210,6 +210,30 @@ describe.each(testEngines())('short links on %s', (engine) => {
       expect(Number((await knex()('links').where({ id: link.id }).first()).served)).toBe(1);
     });
 
+    // SQLite only, as above.
+    if (engine === 'sqlite') it('an API write waiting for the write lock holds up no visitor, then succeeds', async () => {
+      await create({ url: 'https://example.com/free2', slug: 'r-free2' });
+      expect((await visit('/r-free2')).status).toBe(302);
+      const { default: Sqlite } = await import('better-sqlite3');
+      const other = new Sqlite(server.database.url.slice('sqlite:'.length));
+      other.exec('BEGIN IMMEDIATE');
+      let made: { status: number; body: any } | undefined;
+      const making = server
+        .request('POST', '/api/v1/links', { key: owner.key, body: { url: 'https://example.com/made-while-locked', slug: 'r-made-locked' } })
+        .then((r) => (made = r));
+      try {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        // Waiting inside SQLite's busy handler would have blocked the event loop (5 s, then a 500).
+        for (let i = 0; i < 3; i++) expect((await visit('/r-free2')).status).toBe(302);
+        expect(made).toBeUndefined();
+      } finally {
+        other.exec('COMMIT');
+        other.close();
+      }
+      expect((await making).status).toBe(201);
+      expect((await visit('/r-made-locked')).headers.location).toBe('https://example.com/made-while-locked');
+    });
+
     it('redirects exactly clickLimit of 500 concurrent visitors', async () => {
       await create({ url: 'https://example.com/race', slug: 'r-race', clickLimit: 50 });
       const results = await Promise.all(Array.from({ length: 500 }, () => visit('/r-race')));
