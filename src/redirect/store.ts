@@ -3,7 +3,7 @@
 // which is what keeps a cache miss close to a cache hit.
 import Sqlite from 'better-sqlite3';
 import pg from 'pg';
-import { engineOf } from '../db/knex';
+import { engineOf, retryWhileSqliteBusy } from '../db/knex';
 import { locationOf, type ResolvedLink } from '../domain/resolve';
 
 export interface QrTarget {
@@ -65,15 +65,13 @@ function settled<T>(read: () => T): T | Promise<T> {
   }
 }
 
-/** How long a click-limited visit waits for SQLite's write lock before it gets the 503 page. */
-const RESERVE_WAIT_MS = 5_000;
-
 class SqliteStore implements RedirectStore {
   private readonly db: Sqlite.Database;
   // Reservations write, so they wait for SQLite's one write lock, which the click writer thread
-  // holds for a transaction at a time (tens of ms). Waiting inside SQLite's busy handler would
-  // block this thread, and so every visitor, for that long; this connection gives up at once
-  // (busy_timeout 0) and the wait happens on a timer instead. Reads never wait in WAL mode.
+  // holds for a transaction at a time (tens of ms). As for every write on this thread
+  // (src/db/knex.ts), this connection gives up at once (busy_timeout 0) and the wait happens on
+  // a timer, not in SQLite's busy handler, which would block every visitor. Reads never wait in
+  // WAL mode.
   private readonly writer: Sqlite.Database;
   private readonly byAddress: Sqlite.Statement;
   private readonly byId: Sqlite.Statement;
@@ -111,27 +109,14 @@ class SqliteStore implements RedirectStore {
     });
   }
   reserveClick(linkId: string): boolean | Promise<boolean> {
+    const reserve = () => this.reserve.run(linkId).changes === 1;
+    // Synchronous when the lock is free (the usual case); otherwise a promise that waits for it.
     try {
-      return this.reserve.run(linkId).changes === 1;
+      return reserve();
     } catch (err) {
       if ((err as { code?: string }).code !== 'SQLITE_BUSY') return Promise.reject(err);
-      return this.reserveLater(linkId, Date.now() + RESERVE_WAIT_MS);
+      return retryWhileSqliteBusy(async () => reserve());
     }
-  }
-  /** Retries a reservation on a timer (1, 2, 4 ... 16 ms apart) until the lock is free or the wait is over. */
-  private reserveLater(linkId: string, deadline: number): Promise<boolean> {
-    return new Promise((resolve, reject) => {
-      const attempt = (delay: number) =>
-        setTimeout(() => {
-          try {
-            resolve(this.reserve.run(linkId).changes === 1);
-          } catch (err) {
-            if ((err as { code?: string }).code === 'SQLITE_BUSY' && Date.now() < deadline) attempt(Math.min(delay * 2, 16));
-            else reject(err);
-          }
-        }, delay);
-      attempt(1);
-    });
   }
   async close() {
     this.db.close();

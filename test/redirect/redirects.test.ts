@@ -185,52 +185,55 @@ describe.each(testEngines())('short links on %s', (engine) => {
       expect((await visit('/r-limit')).status).toBe(302);
     });
 
-    // SQLite only: Postgres reservations are row locks awaited over the network, never on this thread.
+    // SQLite only: on Postgres nothing waits for a lock on this thread. Another connection (as
+    // the click writer thread does during a flush) holds SQLite's write lock while `during` runs.
+    const whileWriteLocked = async (during: () => Promise<void>) => {
+      const { default: Sqlite } = await import('better-sqlite3');
+      const other = new Sqlite(server.database.url.slice('sqlite:'.length));
+      other.exec('BEGIN IMMEDIATE');
+      try {
+        await during();
+      } finally {
+        other.exec('COMMIT');
+        other.close();
+      }
+    };
+    // Waiting inside SQLite's busy handler would block the event loop for 5 s, then fail.
+    const visitorsAreServed = async (slug: string) => {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      for (let i = 0; i < 3; i++) expect((await visit(`/${slug}`)).status).toBe(302);
+    };
+
     if (engine === 'sqlite') it('a click-limited visit waiting for the write lock holds up no other visitor, then is served', async () => {
       const link = await create({ url: 'https://example.com/locked', slug: 'r-locked', clickLimit: 10 });
       await create({ url: 'https://example.com/free', slug: 'r-free' });
       expect((await visit('/r-free')).status).toBe(302);
-      // Another connection (as the click writer thread does during a flush) holds SQLite's write lock.
-      const { default: Sqlite } = await import('better-sqlite3');
-      const other = new Sqlite(server.database.url.slice('sqlite:'.length));
-      other.exec('BEGIN IMMEDIATE');
       let limited: { status: number } | undefined;
-      const waiting = visit('/r-locked').then((r) => (limited = r));
-      try {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        // Other visitors are answered meanwhile: a reservation waiting inside SQLite's busy
-        // handler would have blocked the event loop (5 s, then a 503 for the limited visit).
-        for (let i = 0; i < 3; i++) expect((await visit('/r-free')).status).toBe(302);
+      let waiting: Promise<unknown> | undefined;
+      await whileWriteLocked(async () => {
+        waiting = visit('/r-locked').then((r) => (limited = r));
+        await visitorsAreServed('r-free');
         expect(limited).toBeUndefined();
-      } finally {
-        other.exec('COMMIT');
-        other.close();
-      }
-      expect((await waiting).status).toBe(302);
+      });
+      await waiting;
+      expect(limited!.status).toBe(302);
       expect(Number((await knex()('links').where({ id: link.id }).first()).served)).toBe(1);
     });
 
-    // SQLite only, as above.
     if (engine === 'sqlite') it('an API write waiting for the write lock holds up no visitor, then succeeds', async () => {
       await create({ url: 'https://example.com/free2', slug: 'r-free2' });
       expect((await visit('/r-free2')).status).toBe(302);
-      const { default: Sqlite } = await import('better-sqlite3');
-      const other = new Sqlite(server.database.url.slice('sqlite:'.length));
-      other.exec('BEGIN IMMEDIATE');
-      let made: { status: number; body: any } | undefined;
-      const making = server
-        .request('POST', '/api/v1/links', { key: owner.key, body: { url: 'https://example.com/made-while-locked', slug: 'r-made-locked' } })
-        .then((r) => (made = r));
-      try {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        // Waiting inside SQLite's busy handler would have blocked the event loop (5 s, then a 500).
-        for (let i = 0; i < 3; i++) expect((await visit('/r-free2')).status).toBe(302);
+      let made: { status: number } | undefined;
+      let making: Promise<unknown> | undefined;
+      await whileWriteLocked(async () => {
+        making = server
+          .request('POST', '/api/v1/links', { key: owner.key, body: { url: 'https://example.com/made-while-locked', slug: 'r-made-locked' } })
+          .then((r) => (made = r));
+        await visitorsAreServed('r-free2');
         expect(made).toBeUndefined();
-      } finally {
-        other.exec('COMMIT');
-        other.close();
-      }
-      expect((await making).status).toBe(201);
+      });
+      await making;
+      expect(made!.status).toBe(201);
       expect((await visit('/r-made-locked')).headers.location).toBe('https://example.com/made-while-locked');
     });
 
