@@ -12,6 +12,23 @@ export function log(line = '') {
   process.stdout.write(`${line}\n`);
 }
 
+/**
+ * A process's resident memory split as /proc/<pid>/status reports it, KiB: anonymous (heaps,
+ * stacks: what the process itself holds) and file pages (code, and a memory-mapped database's
+ * pages, which the kernel can drop and re-read at any time); null when it cannot be read.
+ */
+export function rssSplitKiB(pid: number | undefined): { anon: number; file: number } | null {
+  if (!pid) return null;
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    const anon = /RssAnon:\s+(\d+) kB/.exec(status);
+    const file = /RssFile:\s+(\d+) kB/.exec(status);
+    return anon && file ? { anon: Number(anon[1]), file: Number(file[1]) } : null;
+  } catch {
+    return null;
+  }
+}
+
 /** A process's resident memory (VmRSS), KiB; null when it cannot be read (no such process). */
 export function rssKiB(pid: number | undefined): number | null {
   if (!pid) return null;

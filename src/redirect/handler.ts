@@ -61,9 +61,11 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
   linkChanged(domainKey: string, slug: string): void {
     this.links.delete(RedirectCache.keyOf({ domainKey, slug }));
     this.qrCodes.clear();
+    this.deps.store.refresh();
   }
 
   domainChanged(): void {
+    this.deps.store.refresh();
     this.hosts.clear();
     this.links.clear();
     this.qrCodes.clear();

@@ -21,15 +21,22 @@ export interface RedirectStore {
   findQr(code: string): MaybePromise<QrTarget | null>;
   /** Takes one of the link's clickLimit slots; false when none is left (exact across processes). */
   reserveClick(linkId: string): MaybePromise<boolean>;
+  /**
+   * Makes the next read see every change committed so far. The redirect cache calls it whenever
+   * it drops entries for a change (SQLite reads share a snapshot within one event-loop turn).
+   */
+  refresh(): void;
   close(): Promise<void>;
 }
 
+// toResolvedRow reads SQLite rows as arrays in this order.
 const LINK_COLUMNS = `id, workspace_id, domain_key, slug, original_url, redirect_type, status, start_at, end_at,
   expires_at, expired_url, click_limit, served, password_hash, preview_title, preview_description, preview_image`;
 
+const n = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+
 function toResolved(r: any): ResolvedLink | null {
   if (!r) return null;
-  const n = (v: unknown) => (v === null || v === undefined ? null : Number(v));
   return {
     id: r.id,
     workspaceId: r.workspace_id,
@@ -50,6 +57,38 @@ function toResolved(r: any): ResolvedLink | null {
     previewTitle: r.preview_title ?? null,
     previewDescription: r.preview_description ?? null,
     previewImage: r.preview_image ?? null,
+  };
+}
+
+/**
+ * The same from a row as an array in LINK_COLUMNS order. better-sqlite3 builds a row object
+ * property by property, which cost about 3 µs of a 16 µs lookup on 1,000,000 links; an array
+ * costs a fraction of that.
+ */
+function toResolvedRow(r: unknown[] | undefined): ResolvedLink | null {
+  if (!r) return null;
+  const url = r[4] as string;
+  const expiredUrl = (r[10] as string | null) ?? null;
+  return {
+    id: r[0] as string,
+    workspaceId: r[1] as string,
+    domainKey: r[2] as string,
+    slug: r[3] as string,
+    url,
+    location: locationOf(url),
+    expiredLocation: expiredUrl ? locationOf(expiredUrl) : null,
+    redirectType: r[5] as ResolvedLink['redirectType'],
+    status: r[6] as ResolvedLink['status'],
+    startAt: n(r[7]),
+    endAt: n(r[8]),
+    expiresAt: n(r[9]),
+    expiredUrl,
+    clickLimit: n(r[11]),
+    served: Number(r[12]),
+    passwordHash: (r[13] as string | null) ?? null,
+    previewTitle: (r[14] as string | null) ?? null,
+    previewDescription: (r[15] as string | null) ?? null,
+    previewImage: (r[16] as string | null) ?? null,
   };
 }
 
@@ -78,32 +117,78 @@ class SqliteStore implements RedirectStore {
   private readonly domain: Sqlite.Statement;
   private readonly qr: Sqlite.Statement;
   private readonly reserve: Sqlite.Statement;
+  private readonly begin: Sqlite.Statement;
+  private readonly commit: Sqlite.Statement;
+  // One read transaction serves every lookup of an event-loop turn. Each transaction of its own
+  // takes and releases WAL read locks (fcntl calls) and checks the file: about a quarter of a
+  // cache miss on 1,000,000 links. The snapshot ends after the turn (setImmediate) and at once
+  // on refresh(), which every cache invalidation calls, so a change is seen from the next read
+  // after its invalidation, as before.
+  private snapshotOpen = false;
+  private endScheduled = false;
+  private readonly endSnapshotSoon = () => {
+    this.endScheduled = false;
+    this.refresh();
+  };
 
   constructor(filename: string) {
     this.db = new Sqlite(filename);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('busy_timeout = 5000');
-    this.byAddress = this.db.prepare(`SELECT ${LINK_COLUMNS} FROM links WHERE domain_key = ? AND slug = ? AND deleted_at IS NULL`);
-    this.byId = this.db.prepare(`SELECT ${LINK_COLUMNS} FROM links WHERE id = ? AND deleted_at IS NULL`);
+    // Pages are read from the OS page cache by memory access instead of a read() call each.
+    // SQLite caps the map (2 GiB in better-sqlite3's build); pages beyond it are read as before.
+    // Mapped pages a lookup touched count in this process's RSS as file pages (RssFile), which
+    // the kernel can drop at any time. This connection only reads; WAL frames are never mapped.
+    this.db.pragma(`mmap_size = ${2 ** 31}`);
+    this.byAddress = this.db.prepare(`SELECT ${LINK_COLUMNS} FROM links WHERE domain_key = ? AND slug = ? AND deleted_at IS NULL`).raw(true);
+    this.byId = this.db.prepare(`SELECT ${LINK_COLUMNS} FROM links WHERE id = ? AND deleted_at IS NULL`).raw(true);
     this.domain = this.db.prepare(`SELECT id FROM domains WHERE host = ? AND status = 'ACTIVE'`);
     this.qr = this.db.prepare('SELECT id, link_id FROM qr_codes WHERE code = ? AND deleted_at IS NULL');
+    this.begin = this.db.prepare('BEGIN');
+    this.commit = this.db.prepare('COMMIT');
     this.writer = new Sqlite(filename);
     this.writer.pragma('busy_timeout = 0');
     this.reserve = this.writer.prepare(
       'UPDATE links SET served = served + 1 WHERE id = ? AND deleted_at IS NULL AND (click_limit IS NULL OR served < click_limit)',
     );
   }
+  private read<T>(fn: () => T): T | Promise<T> {
+    if (!this.snapshotOpen) {
+      try {
+        this.begin.run();
+      } catch (err) {
+        return Promise.reject(err);
+      }
+      this.snapshotOpen = true;
+      if (!this.endScheduled) {
+        this.endScheduled = true;
+        setImmediate(this.endSnapshotSoon);
+      }
+    }
+    return settled(fn);
+  }
+  refresh(): void {
+    if (!this.snapshotOpen) return;
+    this.snapshotOpen = false;
+    // A read-only transaction's COMMIT releases its read lock and cannot fail for lack of locks;
+    // if it ever fails the connection is left in autocommit by the rollback.
+    try {
+      this.commit.run();
+    } catch {
+      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+    }
+  }
   findLink(domainKey: string, slug: string) {
-    return settled(() => toResolved(this.byAddress.get(domainKey, slug)));
+    return this.read(() => toResolvedRow(this.byAddress.get(domainKey, slug) as unknown[] | undefined));
   }
   findLinkById(id: string) {
-    return settled(() => toResolved(this.byId.get(id)));
+    return this.read(() => toResolvedRow(this.byId.get(id) as unknown[] | undefined));
   }
   findDomainByHost(host: string) {
-    return settled(() => (this.domain.get(host) as { id: string } | undefined)?.id ?? null);
+    return this.read(() => (this.domain.get(host) as { id: string } | undefined)?.id ?? null);
   }
   findQr(code: string) {
-    return settled(() => {
+    return this.read(() => {
       const r = this.qr.get(code) as { id: string; link_id: string } | undefined;
       return r ? { id: r.id, linkId: r.link_id } : null;
     });
@@ -119,6 +204,7 @@ class SqliteStore implements RedirectStore {
     }
   }
   async close() {
+    this.refresh();
     this.db.close();
     this.writer.close();
   }
@@ -148,6 +234,9 @@ class PostgresStore implements RedirectStore {
   async findQr(code: string) {
     const r = await this.one('sl_qr', 'SELECT id, link_id FROM qr_codes WHERE code = $1 AND deleted_at IS NULL', [code]);
     return r ? { id: r.id, linkId: r.link_id } : null;
+  }
+  refresh(): void {
+    // Every read is a statement of its own; nothing to end.
   }
   async reserveClick(linkId: string) {
     const res = await this.pool.query({

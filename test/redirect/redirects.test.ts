@@ -237,6 +237,33 @@ describe.each(testEngines())('short links on %s', (engine) => {
       expect((await visit('/r-made-locked')).headers.location).toBe('https://example.com/made-while-locked');
     });
 
+    // SQLite only: its lookups within one event-loop turn share one read snapshot
+    // (src/redirect/store.ts); on Postgres every lookup is a statement of its own.
+    if (engine === 'sqlite') it('applies a change committed within a turn whose lookups share a snapshot from the next click', async () => {
+      const link = await create({ url: 'https://example.com/snap-one', slug: 'r-snap' });
+      await create({ url: 'https://example.com/snap-other', slug: 'r-snap-other' });
+      const { default: Sqlite } = await import('better-sqlite3');
+      const other = new Sqlite(server.database.url.slice('sqlite:'.length));
+      // Everything below runs in one turn: the visits are answered synchronously on SQLite.
+      const locationOf = (path: string) => {
+        let location: unknown;
+        const req = { url: path, method: 'GET', headers: { host: server.services.config.shortDomain, 'user-agent': CRAWLER }, socket: {} };
+        const res = { writeHead: (_status: number, headers: Record<string, unknown>) => void (location = headers.Location), end() {}, headersSent: false };
+        server.redirects.handle(req as never, res as never, () => expect.unreachable('not a short link'));
+        return location;
+      };
+      try {
+        // A cache miss: it opens the turn's snapshot.
+        expect(locationOf('/r-snap-other')).toBe('https://example.com/snap-other');
+        other.prepare('UPDATE links SET original_url = ? WHERE id = ?').run('https://example.com/snap-two', link.id);
+        // What the API does right after its commit.
+        server.redirects.linkChanged('', 'r-snap');
+        expect(locationOf('/r-snap')).toBe('https://example.com/snap-two');
+      } finally {
+        other.close();
+      }
+    });
+
     it('redirects exactly clickLimit of 500 concurrent visitors', async () => {
       await create({ url: 'https://example.com/race', slug: 'r-race', clickLimit: 50 });
       const results = await Promise.all(Array.from({ length: 500 }, () => visit('/r-race')));
