@@ -20,7 +20,8 @@
 //     and a measured run, with the same headers (a browser User-Agent, so clicks are recorded;
 //     X-Forwarded-Proto: https; Host: localhost), and prints requests/s, p50, p99, max, non-3xx, the
 //     service/baseline throughput ratio, each server's CPU time per request (steadier than
-//     requests/s when other work shares the machine) and the service's RSS (anonymous and file pages);
+//     requests/s when other work shares the machine), split into the main thread's and the busiest
+//     other thread's (the service's click writer), and the service's RSS (anonymous and file pages);
 //  5. waits 2 × CLICK_FLUSH_MS and compares the clicks in the database with the 302s the service
 //     answered, so click recording is shown to be on (and says how long a lagging flush took).
 // Every child process, temp file and database is removed at the end, on error, on Ctrl-C and when
@@ -45,7 +46,7 @@ import { migrateLatest, openDatabase } from '../src/db/knex';
 import { addMember, createWorkspace } from '../src/db/repos/workspaces';
 import { RESERVED_SLUGS } from '../src/domain/slugs';
 import { benchCleanups, finishBench, guardBenchRun, watchChild } from './lifecycle';
-import { cpuMs, createScratchPostgres, fmtInt, fmtMs, freePort, log, percentile, rssKiB, rssSplitKiB, sleep, table } from './util';
+import { cpuMs, createScratchPostgres, fmtInt, fmtMs, freePort, log, percentile, rssKiB, rssSplitKiB, sleep, table, threadCpuMs } from './util';
 
 // ---------------------------------------------------------------------------------------------
 // autocannon has no bundled types; the part used here.
@@ -183,8 +184,8 @@ const run = guardBenchRun({ children, cleanup, timeLimitS: TIME_LIMIT_S });
 // Small helpers
 
 const fmtMiB = (kib: number | null) => (kib === null ? '-' : `${(kib / 1024).toFixed(0)} MiB`);
-// RSS with its split: the redirect store maps the SQLite file, and the pages a lookup touched
-// count as the process's file pages, which the kernel reclaims under pressure.
+// RSS with its split: anonymous memory is what the process holds (heaps, caches, SQLite's page
+// caches); file pages are code and mapped files, which the kernel can drop and read again.
 const fmtRss = (pid: number | undefined) => {
   const split = rssSplitKiB(pid);
   return `${fmtMiB(rssKiB(pid))}${split ? ` (anonymous ${fmtMiB(split.anon)}, file pages ${fmtMiB(split.file)})` : ''}`;
@@ -405,6 +406,9 @@ interface Measured {
   sent: number;
   /** The server process's CPU time per answered request, µs. */
   cpuPerReq: number;
+  /** CPU µs per request of the main thread, and of the busiest other thread (the click writer on the service). */
+  mainCpuPerReq: number;
+  otherCpuPerReq: number;
   /** The server process's CPU time over the run's wall time (1 = one core busy). */
   cpuShare: number;
   startUs: number;
@@ -447,6 +451,7 @@ async function load(target: string, port: number, pid: number | undefined, pick:
   let latencies = new Float64Array(1 << 18);
   let n = 0;
   const cpuBefore = cpuUs(pid);
+  const threadsBefore = threadCpuMs(pid);
   const startUs = nowUs();
   const instance = autocannon({
     url: `http://127.0.0.1:${port}`,
@@ -470,6 +475,11 @@ async function load(target: string, port: number, pid: number | undefined, pick:
   const r = await instance;
   const endUs = nowUs();
   const cpu = cpuUs(pid) - cpuBefore;
+  // Per thread: the main thread (tid = pid) and the busiest other one (on the service, the
+  // click writer thread; V8's GC helpers and libuv's pool are the rest).
+  const threads = [...threadCpuMs(pid)].map(([tid, ms]) => [tid, (ms - (threadsBefore.get(tid) ?? 0)) * 1000] as const);
+  const mainCpu = threads.find(([tid]) => tid === pid)?.[1] ?? NaN;
+  const otherCpu = Math.max(0, ...threads.filter(([tid]) => tid !== pid).map(([, us]) => us));
   currentLoad = undefined;
   const sorted = latencies.subarray(0, n).sort();
   const total = r.requests.total;
@@ -485,6 +495,8 @@ async function load(target: string, port: number, pid: number | undefined, pick:
     count302: r.statusCodeStats['302']?.count ?? 0,
     sent: r.requests.sent,
     cpuPerReq: cpu / Math.max(1, r.requests.total),
+    mainCpuPerReq: mainCpu / Math.max(1, r.requests.total),
+    otherCpuPerReq: otherCpu / Math.max(1, r.requests.total),
     cpuShare: cpu / (endUs - startUs),
     startUs,
     endUs,
@@ -686,7 +698,7 @@ async function main() {
     log(`scenario: ${sc.name}, ${CONNECTIONS} connections, ${SECONDS} s per run (load average now ${os.loadavg()[0].toFixed(2)})`);
     log(
       table(
-        ['target', 'requests/s', 'p50 ms', 'p99 ms', 'max ms', 'requests', 'non-3xx', 'errors', 'service/baseline', 'CPU µs/req', 'CPU cores'],
+        ['target', 'requests/s', 'p50 ms', 'p99 ms', 'max ms', 'requests', 'non-3xx', 'errors', 'service/baseline', 'CPU µs/req', 'main thread', 'busiest other', 'CPU cores'],
         rows.map((r) => [
           r.label,
           fmtInt(r.rps),
@@ -698,6 +710,8 @@ async function main() {
           fmtInt(r.errors),
           r.ratio === undefined ? '' : `${(r.ratio * 100).toFixed(1)}%`,
           r.cpuPerReq.toFixed(1),
+          r.mainCpuPerReq.toFixed(1),
+          r.otherCpuPerReq.toFixed(1),
           r.cpuShare.toFixed(2),
         ]),
       ),

@@ -56,6 +56,28 @@ export function cpuMs(pid: number | undefined): number {
   }
 }
 
+/** CPU time (user + system) per thread of a process, ms by thread id; empty when unreadable. */
+export function threadCpuMs(pid: number | undefined): Map<number, number> {
+  const out = new Map<number, number>();
+  if (!pid) return out;
+  let tids: string[];
+  try {
+    tids = fs.readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return out;
+  }
+  for (const tid of tids) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(Number(tid), (Number(f[11]) + Number(f[12])) * 10);
+    } catch {
+      // the thread ended
+    }
+  }
+  return out;
+}
+
 /** A TCP port free on loopback right now. */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

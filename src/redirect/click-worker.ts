@@ -2,7 +2,7 @@
 // click sink the service would otherwise run on its main thread. Batches arrive one at a time
 // from ThreadClickWriter; each answer says how far the batch got.
 import { parentPort, workerData } from 'node:worker_threads';
-import { openDatabase } from '../db/knex';
+import { openDatabase, WAL_CHECKPOINT_INTERVAL_MS } from '../db/knex';
 import type { ClickEvent } from './clicks';
 import { webhookClickSink } from '../webhooks/click-events';
 import { ClickWriteError, decodeClicks, InlineClickWriter, type ClickWorkerInit, type FromWorker, type ToWorker } from './click-writer';
@@ -19,11 +19,23 @@ const send = (m: FromWorker) => port.postMessage(m);
 await db.knex.raw('SELECT 1');
 send({ type: 'ready' });
 
+// SQLite: this thread runs the WAL checkpoints (src/db/knex.ts). Its commits checkpoint once the
+// WAL is large; this passive one, which waits for no lock, covers the API's writes when no
+// clicks arrive. It queues behind a flush for the thread's one connection. A checkpoint that
+// fails (another connection is checkpointing) copies nothing and loses nothing: the next one
+// copies those pages.
+const checkpoints =
+  db.engine === 'sqlite'
+    ? setInterval(() => void db.knex.raw('PRAGMA wal_checkpoint(PASSIVE)').catch(() => {}), WAL_CHECKPOINT_INTERVAL_MS)
+    : undefined;
+checkpoints?.unref();
+
 // Batches arrive in parts (see ClickColumns), then a 'write' for the whole batch.
 const arriving = new Map<number, ClickEvent[]>();
 
 port.on('message', (m: ToWorker) => {
   if (m.type === 'close') {
+    clearInterval(checkpoints);
     void db.knex.destroy().finally(() => port.close());
     return;
   }

@@ -1,9 +1,12 @@
 // Click writing on its own thread: every buffered click reaches the database exactly once, in
 // transactions of WRITE_CHUNK clicks; when a transaction fails, what was committed before it is
 // not written again and what was not is kept for the next flush.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrateLatest, openDatabase, type Database } from '../../src/db/knex';
+import { migrateLatest, openDatabase, WAL_CHECKPOINT_INTERVAL_MS, type Database } from '../../src/db/knex';
 import { HANDOFF_PART, ThreadClickWriter, WRITE_CHUNK } from '../../src/redirect/click-writer';
 import { ClickRecorder, type ClickEvent } from '../../src/redirect/clicks';
 import { createTestDatabase, testEngines, type TestDatabase } from '../support/databases';
@@ -129,4 +132,39 @@ describe.each(testEngines())('click writer thread on %s', (engine) => {
     await other.stop();
     expect(await count('lnk_restart')).toBe(2);
   });
+
+  // SQLite only: Postgres checkpoints by itself.
+  if (engine === 'sqlite') {
+    it('leaves WAL checkpoints to the writer thread: connections on the event loop never run one', async () => {
+      expect(await db.knex.raw('PRAGMA wal_autocheckpoint')).toEqual([{ wal_autocheckpoint: 0 }]);
+    });
+
+    it("copies other connections' writes into the database file within seconds when no clicks arrive", async () => {
+      const file = database.url.slice('sqlite:'.length);
+      const rows = Array.from({ length: 200 }, (_, i) => ({ kind: 'link', domain_key: '', slug: `wal-${i}`, created_at: i }));
+      await db.knex.batchInsert('link_changes', rows, 100);
+      // The database file alone, as a backup that copies only it would see it.
+      const inFileAlone = async () => {
+        const copy = path.join(os.tmpdir(), `shortlink-wal-copy-${process.pid}.db`);
+        fs.copyFileSync(file, copy);
+        const { default: Sqlite } = await import('better-sqlite3');
+        const alone = new Sqlite(copy, { readonly: true });
+        try {
+          return (alone.prepare("SELECT count(*) AS n FROM link_changes WHERE slug LIKE 'wal-%'").get() as { n: number }).n;
+        } catch {
+          return -1; // copied halfway through a checkpoint: try again
+        } finally {
+          alone.close();
+          fs.rmSync(copy, { force: true });
+        }
+      };
+      const deadline = Date.now() + 2 * WAL_CHECKPOINT_INTERVAL_MS + 2_000;
+      let n = await inFileAlone();
+      while (n !== 200 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        n = await inFileAlone();
+      }
+      expect(n).toBe(200);
+    }, 20_000);
+  }
 });
