@@ -69,11 +69,13 @@ export async function retryWhileSqliteBusy<T>(write: () => Promise<T>): Promise<
  *    page changed by consecutive flushes was copied once per flush. bench/click-writes, million
  *    links: 27-34 µs of CPU per click at 1,000, 18-21 µs at 10,000. The WAL then grows to about
  *    40 MiB between checkpoints; a read looks a page up in its index first, a few hash probes.
- *  - The writer thread also runs a passive checkpoint every WAL_CHECKPOINT_INTERVAL_MS, for the
- *    API's writes when no clicks arrive (src/redirect/click-worker.ts). A process's last
+ *  - Those automatic checkpoints are passive and often copy only part of the WAL (readers hold
+ *    snapshots). So the writer thread also runs a RESTART checkpoint after every batch and every
+ *    WAL_CHECKPOINT_INTERVAL_MS (src/redirect/click-worker.ts says why). A process's last
  *    connection checkpoints when it closes, so a CLI command run alone leaves no WAL behind.
  */
 export const WRITER_CHECKPOINT_PAGES = 10_000;
+export const WAL_SIZE_LIMIT_BYTES = 64 * 2 ** 20;
 export const WAL_CHECKPOINT_INTERVAL_MS = 5_000;
 
 /**
@@ -107,6 +109,8 @@ export function openDatabase(databaseUrl: string, opts: { poolMax?: number; wait
         conn.pragma(`busy_timeout = ${timer ? 0 : SQLITE_LOCK_WAIT_MS}`);
         conn.pragma('foreign_keys = ON');
         conn.pragma(`wal_autocheckpoint = ${timer ? 0 : WRITER_CHECKPOINT_PAGES}`);
+        // A WAL that a large backlog grew is cut back to this size when it starts over.
+        if (!timer) conn.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
         done(null, conn);
       },
     },
