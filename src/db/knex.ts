@@ -77,6 +77,8 @@ export async function retryWhileSqliteBusy<T>(write: () => Promise<T>): Promise<
 export const WRITER_CHECKPOINT_PAGES = 10_000;
 export const WAL_SIZE_LIMIT_BYTES = 64 * 2 ** 20;
 export const WAL_CHECKPOINT_INTERVAL_MS = 5_000;
+/** How long the writer thread's RESTART checkpoint waits for readers (well under SQLITE_LOCK_WAIT_MS). */
+export const CHECKPOINT_WAIT_MS = 1_000;
 
 /**
  * `waitForLocks`: `timer` (the default, for event-loop threads) or `busy-handler` (the click

@@ -2,7 +2,8 @@
 // click sink the service would otherwise run on its main thread. Batches arrive one at a time
 // from ThreadClickWriter; each answer says how far the batch got.
 import { parentPort, workerData } from 'node:worker_threads';
-import { openDatabase, WAL_CHECKPOINT_INTERVAL_MS } from '../db/knex';
+import Sqlite from 'better-sqlite3';
+import { CHECKPOINT_WAIT_MS, openDatabase, WAL_CHECKPOINT_INTERVAL_MS } from '../db/knex';
 import type { ClickEvent } from './clicks';
 import { webhookClickSink } from '../webhooks/click-events';
 import { ClickWriteError, decodeClicks, InlineClickWriter, type ClickWorkerInit, type FromWorker, type ToWorker } from './click-writer';
@@ -27,15 +28,17 @@ send({ type: 'ready' });
 // links, slowing every read that looks a page up in it. RESTART waits (in this thread's busy
 // handler) for those readers, which end within a turn, then copies everything, so the next
 // commit writes the WAL from its start; other writers wait meanwhile, on their timers. A
-// checkpoint that fails copies nothing and loses nothing: the next one copies those pages.
-let checkpointing = false;
+// checkpoint that gives up copies nothing and loses nothing: the next one copies those pages.
+// On a connection of its own, which waits for readers at most CHECKPOINT_WAIT_MS: a pending
+// RESTART holds up other writers, who give up after SQLITE_LOCK_WAIT_MS, so it must give up first.
+const checkpointer = db.engine === 'sqlite' ? new Sqlite(init.databaseUrl.slice('sqlite:'.length)) : undefined;
+checkpointer?.pragma(`busy_timeout = ${CHECKPOINT_WAIT_MS}`);
 const checkpoint = () => {
-  if (db.engine !== 'sqlite' || checkpointing) return;
-  checkpointing = true;
-  void db.knex
-    .raw('PRAGMA wal_checkpoint(RESTART)')
-    .catch(() => {})
-    .finally(() => (checkpointing = false));
+  try {
+    checkpointer?.pragma('wal_checkpoint(RESTART)');
+  } catch {
+    // Busy, or any other failure: a checkpoint changes no data, and the next one tries again.
+  }
 };
 const checkpoints = db.engine === 'sqlite' ? setInterval(checkpoint, WAL_CHECKPOINT_INTERVAL_MS) : undefined;
 checkpoints?.unref();
@@ -46,6 +49,7 @@ const arriving = new Map<number, ClickEvent[]>();
 port.on('message', (m: ToWorker) => {
   if (m.type === 'close') {
     clearInterval(checkpoints);
+    checkpointer?.close();
     void db.knex.destroy().finally(() => port.close());
     return;
   }
