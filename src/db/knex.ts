@@ -66,9 +66,9 @@ export async function retryWhileSqliteBusy<T>(write: () => Promise<T>): Promise<
  *  - The writer thread checkpoints at WRITER_CHECKPOINT_PAGES instead of SQLite's 1,000. A flush
  *    transaction of 2,000 clicks on 1,000,000 links dirties about 4,000 pages (daily counts and
  *    click windows, one page per click at random), so at 1,000 every commit checkpointed, and a
- *    page changed by consecutive flushes was copied once per flush. bench/click-writes, million
- *    links: 27-34 µs of CPU per click at 1,000, 18-21 µs at 10,000. The WAL then grows to about
- *    40 MiB between checkpoints; a read looks a page up in its index first, a few hash probes.
+ *    page changed by consecutive transactions was copied once per transaction. bench/click-writes
+ *    (which runs no RESTART, below), million links: 27-34 µs of CPU per click at 1,000, 18-21 µs
+ *    at 10,000. The WAL then holds up to about 40 MiB; a read looks a page up in its index first.
  *  - Those automatic checkpoints are passive and often copy only part of the WAL (readers hold
  *    snapshots). So the writer thread also runs a RESTART checkpoint after every batch and every
  *    WAL_CHECKPOINT_INTERVAL_MS (src/redirect/click-worker.ts says why). A process's last
