@@ -21,6 +21,11 @@ export function engineOf(databaseUrl: string): Engine {
   throw new Error(`DATABASE_URL must start with sqlite: or postgres://, got ${databaseUrl}`);
 }
 
+/** The SQLite file of a `sqlite:` DATABASE_URL (`sqlite:` alone is an in-memory database). */
+export function sqliteFilename(databaseUrl: string): string {
+  return databaseUrl.slice('sqlite:'.length) || ':memory:';
+}
+
 /** How long a SQLite statement waits for the write lock before it fails with SQLITE_BUSY. */
 export const SQLITE_LOCK_WAIT_MS = 5_000;
 
@@ -95,7 +100,7 @@ export function openDatabase(databaseUrl: string, opts: { poolMax?: number; wait
     });
     return { knex, engine };
   }
-  const filename = databaseUrl.slice('sqlite:'.length) || ':memory:';
+  const filename = sqliteFilename(databaseUrl);
   if (filename !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(filename)), { recursive: true });
   const timer = (opts.waitForLocks ?? 'timer') === 'timer';
   const knex = knexFactory({

@@ -3,7 +3,7 @@
 // from ThreadClickWriter; each answer says how far the batch got.
 import { parentPort, workerData } from 'node:worker_threads';
 import Sqlite from 'better-sqlite3';
-import { CHECKPOINT_WAIT_MS, openDatabase, WAL_CHECKPOINT_INTERVAL_MS } from '../db/knex';
+import { CHECKPOINT_WAIT_MS, openDatabase, sqliteFilename, WAL_CHECKPOINT_INTERVAL_MS } from '../db/knex';
 import type { ClickEvent } from './clicks';
 import { webhookClickSink } from '../webhooks/click-events';
 import { ClickWriteError, decodeClicks, InlineClickWriter, type ClickWorkerInit, type FromWorker, type ToWorker } from './click-writer';
@@ -29,9 +29,10 @@ send({ type: 'ready' });
 // handler) for those readers, which end within a turn, then copies everything, so the next
 // commit writes the WAL from its start; other writers wait meanwhile, on their timers. A
 // checkpoint that gives up copies nothing and loses nothing: the next one copies those pages.
+//
 // On a connection of its own, which waits for readers at most CHECKPOINT_WAIT_MS: a pending
 // RESTART holds up other writers, who give up after SQLITE_LOCK_WAIT_MS, so it must give up first.
-const checkpointer = db.engine === 'sqlite' ? new Sqlite(init.databaseUrl.slice('sqlite:'.length)) : undefined;
+const checkpointer = db.engine === 'sqlite' ? new Sqlite(sqliteFilename(init.databaseUrl)) : undefined;
 checkpointer?.pragma(`busy_timeout = ${CHECKPOINT_WAIT_MS}`);
 const checkpoint = () => {
   try {
@@ -40,8 +41,7 @@ const checkpoint = () => {
     // Busy, or any other failure: a checkpoint changes no data, and the next one tries again.
   }
 };
-const checkpoints = db.engine === 'sqlite' ? setInterval(checkpoint, WAL_CHECKPOINT_INTERVAL_MS) : undefined;
-checkpoints?.unref();
+const checkpoints = checkpointer && setInterval(checkpoint, WAL_CHECKPOINT_INTERVAL_MS).unref();
 
 // Batches arrive in parts (see ClickColumns), then a 'write' for the whole batch.
 const arriving = new Map<number, ClickEvent[]>();

@@ -3,7 +3,7 @@
 // which is what keeps a cache miss close to a cache hit.
 import Sqlite from 'better-sqlite3';
 import pg from 'pg';
-import { engineOf, retryWhileSqliteBusy } from '../db/knex';
+import { engineOf, retryWhileSqliteBusy, sqliteFilename } from '../db/knex';
 import { locationOf, type ResolvedLink } from '../domain/resolve';
 
 export interface QrTarget {
@@ -234,5 +234,5 @@ class PostgresStore implements RedirectStore {
 
 export function openRedirectStore(databaseUrl: string, log?: { warn(obj: object, msg: string): void }): RedirectStore {
   if (engineOf(databaseUrl) === 'postgres') return new PostgresStore(databaseUrl, log);
-  return new SqliteStore(databaseUrl.slice('sqlite:'.length));
+  return new SqliteStore(sqliteFilename(databaseUrl));
 }

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrateLatest, openDatabase, WAL_CHECKPOINT_INTERVAL_MS, type Database } from '../../src/db/knex';
+import { migrateLatest, openDatabase, sqliteFilename, WAL_CHECKPOINT_INTERVAL_MS, type Database } from '../../src/db/knex';
 import { HANDOFF_PART, ThreadClickWriter, WRITE_CHUNK } from '../../src/redirect/click-writer';
 import { ClickRecorder, type ClickEvent } from '../../src/redirect/clicks';
 import { createTestDatabase, testEngines, type TestDatabase } from '../support/databases';
@@ -140,7 +140,7 @@ describe.each(testEngines())('click writer thread on %s', (engine) => {
     });
 
     it("copies other connections' writes into the database file within seconds when no clicks arrive", async () => {
-      const file = database.url.slice('sqlite:'.length);
+      const file = sqliteFilename(database.url);
       const rows = Array.from({ length: 200 }, (_, i) => ({ kind: 'link', domain_key: '', slug: `wal-${i}`, created_at: i }));
       await db.knex.batchInsert('link_changes', rows, 100);
       // The database file alone, as a backup that copies only it would see it.

@@ -4,6 +4,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import * as ws from '../../src/db/repos/workspaces';
 import { setPolicyDisabled } from '../../src/db/repos/links';
+import { sqliteFilename } from '../../src/db/knex';
 import { testEngines } from '../support/databases';
 import { seedWorkspace, type Seeded } from '../support/seed';
 import { startTestServer, type TestServer } from '../support/server';
@@ -189,7 +190,7 @@ describe.each(testEngines())('short links on %s', (engine) => {
     // the click writer thread does during a flush) holds SQLite's write lock while `during` runs.
     const whileWriteLocked = async (during: () => Promise<void>) => {
       const { default: Sqlite } = await import('better-sqlite3');
-      const other = new Sqlite(server.database.url.slice('sqlite:'.length));
+      const other = new Sqlite(sqliteFilename(server.database.url));
       other.exec('BEGIN IMMEDIATE');
       try {
         await during();
@@ -243,7 +244,7 @@ describe.each(testEngines())('short links on %s', (engine) => {
       const link = await create({ url: 'https://example.com/snap-one', slug: 'r-snap' });
       await create({ url: 'https://example.com/snap-other', slug: 'r-snap-other' });
       const { default: Sqlite } = await import('better-sqlite3');
-      const other = new Sqlite(server.database.url.slice('sqlite:'.length));
+      const other = new Sqlite(sqliteFilename(server.database.url));
       // Everything below runs in one turn: the visits are answered synchronously on SQLite.
       const locationOf = (path: string) => {
         let location: unknown;

@@ -11,6 +11,15 @@
 import type { Knex } from 'knex';
 
 const isPg = (knex: Knex) => knex.client.config.client === 'pg';
+const COLUMNS = 'workspace_id, link_id, day, clicks, scans';
+
+/** SQLite cannot change a primary key in place: the table is copied into the shape `create` gives. */
+async function rebuildSqlite(knex: Knex, create: (name: string) => string): Promise<void> {
+  await knex.raw(create('link_daily_clicks_rebuilt'));
+  await knex.raw(`INSERT INTO link_daily_clicks_rebuilt (${COLUMNS}) SELECT ${COLUMNS} FROM link_daily_clicks`);
+  await knex.raw('DROP TABLE link_daily_clicks');
+  await knex.raw('ALTER TABLE link_daily_clicks_rebuilt RENAME TO link_daily_clicks');
+}
 
 export async function up(knex: Knex): Promise<void> {
   if (isPg(knex)) {
@@ -20,18 +29,17 @@ export async function up(knex: Knex): Promise<void> {
     await knex.raw('ALTER TABLE link_daily_clicks ADD CONSTRAINT link_daily_clicks_pkey PRIMARY KEY (workspace_id, link_id, day)');
     return;
   }
-  await knex.raw(`CREATE TABLE link_daily_clicks_by_ws (
+  await rebuildSqlite(
+    knex,
+    (name) => `CREATE TABLE ${name} (
       workspace_id varchar(40) NOT NULL,
       link_id varchar(40) NOT NULL,
       day integer NOT NULL,
       clicks bigint NOT NULL,
       scans bigint NOT NULL DEFAULT 0,
       PRIMARY KEY (workspace_id, link_id, day)
-    ) WITHOUT ROWID`);
-  await knex.raw(`INSERT INTO link_daily_clicks_by_ws (workspace_id, link_id, day, clicks, scans)
-                  SELECT workspace_id, link_id, day, clicks, scans FROM link_daily_clicks`);
-  await knex.raw('DROP TABLE link_daily_clicks');
-  await knex.raw('ALTER TABLE link_daily_clicks_by_ws RENAME TO link_daily_clicks');
+    ) WITHOUT ROWID`,
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {
@@ -43,18 +51,17 @@ export async function down(knex: Knex): Promise<void> {
     return;
   }
   // The shape 20261122010000_clicks and 20261122060000_conversion_blocks left.
-  await knex.raw(`CREATE TABLE link_daily_clicks_by_link (
+  await rebuildSqlite(
+    knex,
+    (name) => `CREATE TABLE ${name} (
       link_id varchar(40) NOT NULL,
       workspace_id varchar(40) NOT NULL,
       day integer NOT NULL,
       clicks bigint NOT NULL,
       scans bigint NOT NULL DEFAULT '0',
       PRIMARY KEY (link_id, day)
-    )`);
-  await knex.raw(`INSERT INTO link_daily_clicks_by_link (link_id, workspace_id, day, clicks, scans)
-                  SELECT link_id, workspace_id, day, clicks, scans FROM link_daily_clicks`);
-  await knex.raw('DROP TABLE link_daily_clicks');
-  await knex.raw('ALTER TABLE link_daily_clicks_by_link RENAME TO link_daily_clicks');
+    )`,
+  );
   await knex.raw('CREATE INDEX link_daily_clicks_workspace_id_day_index ON link_daily_clicks (workspace_id, day)');
   await knex.raw('CREATE INDEX link_daily_clicks_ws_link_day ON link_daily_clicks (workspace_id, link_id, day, clicks)');
 }
