@@ -4,7 +4,7 @@
 //   npx tsx bench/redirect.ts [--seconds 10] [--connections 32] [--engine sqlite|postgres]
 //                             [--links 1000000] [--warm 1000] [--warmup 2] [--click-flush-ms 1000]
 //                             [--rounds 1] [--scenario both|warm|million] [--visitor person|bot]
-//                             [--generator fast|setup]
+//                             [--generator fast|setup] [--calibrate 5,10]
 //                             [--cpu-prof DIR] [--time-limit SECONDS]
 //
 // What it does:
@@ -26,6 +26,13 @@
 //     answered, so click recording is shown to be on (and says how long a lagging flush took).
 // Every child process, temp file and database is removed at the end, on error, on Ctrl-C and when
 // --time-limit runs out (each child also exits by itself if this process dies).
+//
+// Calibration: --calibrate 5,10 also loads, in every round, one more bare server per value that
+// spends that many microseconds of CPU per request (a calibrated arithmetic loop) before the same
+// 302. Its ratio to the baseline shows what a given amount of extra work per request costs in
+// throughput on this machine, where the load generator shares the two cores with the server: the
+// ratio falls much faster than the CPU added, since every request the server is slower leaves
+// the client idle and waking it costs more. Read the service's ratio against these.
 //
 // Diagnostics: --rounds N repeats each baseline/service pair and summarizes medians; --scenario
 // runs one scenario; --visitor bot sends a crawler's User-Agent (same redirects, no clicks), which
@@ -93,6 +100,7 @@ const { values: args } = parseArgs({
     'click-flush-ms': { type: 'string', default: '1000' },
     'cpu-prof': { type: 'string' },
     'time-limit': { type: 'string' },
+    calibrate: { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
   },
   strict: true,
@@ -142,11 +150,22 @@ if (WARM + BIG > 4_000_000) {
   process.stderr.write(`--warm + --links must be at most 4,000,000; got ${WARM + BIG}\n`);
   process.exit(2);
 }
+const CALIBRATE_US = (args.calibrate ?? '')
+  .split(',')
+  .filter((v) => v.trim() !== '')
+  .map((v) => {
+    const n = Number(v);
+    if (!Number.isFinite(n) || n <= 0 || n > 10_000) {
+      process.stderr.write(`--calibrate takes microseconds per request (0 < n ≤ 10000), comma-separated; got ${args.calibrate}\n`);
+      process.exit(2);
+    }
+    return n;
+  });
 const CPU_PROF_DIR = args['cpu-prof'] ? path.resolve(args['cpu-prof']) : undefined;
 // Bounded in time: seeding (generous per row), four load runs per scenario, start and shutdown.
 const TIME_LIMIT_S = args['time-limit']
   ? positiveInt('time-limit', args['time-limit'])
-  : Math.ceil(240 + 2 * 2 * ROUNDS * (SECONDS + WARMUP) * 1.5 + (WARM + BIG) / (ENGINE === 'postgres' ? 2_000 : 5_000));
+  : Math.ceil(240 + 2 * (2 + CALIBRATE_US.length) * ROUNDS * (SECONDS + WARMUP) * 1.5 + (WARM + BIG) / (ENGINE === 'postgres' ? 2_000 : 5_000));
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // A person's browser, so every redirect is a click. --visitor bot sends a crawler's User-Agent
@@ -211,6 +230,24 @@ const server = http.createServer((req, res) => {
 server.keepAliveTimeout = 65000;
 server.listen(Number(process.env.PORT), '127.0.0.1', () => process.stdout.write('ready\\n'));
 process.on('SIGTERM', () => process.exit(0));
+`;
+
+// The baseline plus SPIN_US microseconds of CPU per request: a loop whose speed is measured at
+// start (the fastest of five runs, so a descheduled run does not shrink the work).
+const CALIBRATION = `const http = require('node:http');
+function spin(n) { let x = 0; for (let i = 0; i < n; i++) x = (x * 31 + i) | 0; return x; }
+let perUs = 0;
+for (let k = 0; k < 5; k++) { const t = process.hrtime.bigint(); spin(2e7); perUs = Math.max(perUs, 2e7 / (Number(process.hrtime.bigint() - t) / 1000)); }
+const iterations = Math.round(perUs * Number(process.env.SPIN_US));
+let sink = 0;
+const server = http.createServer((req, res) => {
+  sink ^= spin(iterations);
+  res.writeHead(302, { Location: 'https://example.com/', 'Content-Length': 0 });
+  res.end();
+});
+server.keepAliveTimeout = 65000;
+server.listen(Number(process.env.PORT), '127.0.0.1', () => process.stdout.write('ready\\n'));
+process.on('SIGTERM', () => process.exit(sink === 0.5 ? 1 : 0));
 `;
 
 interface Child {
@@ -647,6 +684,13 @@ async function main() {
   const basePort = await freePort();
   const baseline = startChild('baseline', ['--import', pathToFileURL(watchdog).href, '-e', BASELINE], childEnv({ PORT: String(basePort) }), true);
   await waitFor(baseline, basePort, '/', (s) => s === 302, 30_000);
+  const calibrations: Array<{ us: number; port: number; child: Child }> = [];
+  for (const us of CALIBRATE_US) {
+    const port = await freePort();
+    const child = startChild(`bare +${us} µs`, ['--import', pathToFileURL(watchdog).href, '-e', CALIBRATION], childEnv({ PORT: String(port), SPIN_US: String(us) }), true);
+    await waitFor(child, port, '/', (s) => s === 302, 30_000);
+    calibrations.push({ us, port, child });
+  }
 
   // Both answer a seeded slug the same way before any load.
   const probe = await get(servicePort, `/${slugOf(0)}`);
@@ -669,36 +713,47 @@ async function main() {
   const summary: string[] = [];
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
   for (const sc of scenarios) {
-    const rows: Array<Measured & { label: string; ratio?: number }> = [];
+    const rows: Array<Measured & { label: string; kind: 'baseline' | 'calibration' | 'service'; ratio?: number }> = [];
     const ratios: number[] = [];
+    const calibrationRatios = new Map<number, number[]>(CALIBRATE_US.map((us) => [us, []]));
     for (let round = 1; round <= ROUNDS; round++) {
-      const pair: Measured[] = [];
-      for (const [target, port, pid] of [['baseline', basePort, baseline.proc.pid], ['service', servicePort, service.proc.pid]] as const) {
+      const suffix = ROUNDS > 1 ? ` #${round}` : '';
+      const targets = [
+        { kind: 'baseline' as const, label: `baseline${suffix}`, port: basePort, pid: baseline.proc.pid, us: 0 },
+        ...calibrations.map((c) => ({ kind: 'calibration' as const, label: `bare +${c.us} µs${suffix}`, port: c.port, pid: c.child.proc.pid, us: c.us })),
+        { kind: 'service' as const, label: `service${suffix}`, port: servicePort, pid: service.proc.pid, us: 0 },
+      ];
+      let base: Measured | undefined;
+      for (const t of targets) {
         if (WARMUP > 0) {
-          const w = await load(target, port, pid, sc.pick, WARMUP);
-          if (target === 'service') countService(w);
+          const w = await load(t.kind, t.port, t.pid, sc.pick, WARMUP);
+          if (t.kind === 'service') countService(w);
         }
-        const m = await load(target, port, pid, sc.pick, SECONDS);
-        if (target === 'service') {
+        const m = await load(t.kind, t.port, t.pid, sc.pick, SECONDS);
+        if (t.kind === 'service') {
           countService(m);
           windows.push({ label: `${sc.name}${ROUNDS > 1 ? ` round ${round}` : ''}`, startUs: m.startUs, endUs: m.endUs });
         }
-        pair.push(m);
+        if (t.kind === 'baseline') {
+          base = m;
+          rows.push({ ...m, label: t.label, kind: t.kind });
+          continue;
+        }
+        const ratio = m.rps / base!.rps;
+        if (t.kind === 'service') ratios.push(ratio);
+        else calibrationRatios.get(t.us)!.push(ratio);
+        rows.push({ ...m, label: t.label, kind: t.kind, ratio });
       }
-      const ratio = pair[1].rps / pair[0].rps;
-      ratios.push(ratio);
-      const suffix = ROUNDS > 1 ? ` #${round}` : '';
-      rows.push({ ...pair[0], label: `baseline${suffix}` }, { ...pair[1], label: `service${suffix}`, ratio });
     }
     const ratio = median(ratios);
-    const svcP99 = median(rows.filter((r) => r.ratio !== undefined).map((r) => r.p99));
-    const baseP99 = median(rows.filter((r) => r.ratio === undefined).map((r) => r.p99));
-    const svcCpu = median(rows.filter((r) => r.ratio !== undefined).map((r) => r.cpuPerReq));
-    const baseCpu = median(rows.filter((r) => r.ratio === undefined).map((r) => r.cpuPerReq));
+    const svcP99 = median(rows.filter((r) => r.kind === 'service').map((r) => r.p99));
+    const baseP99 = median(rows.filter((r) => r.kind === 'baseline').map((r) => r.p99));
+    const svcCpu = median(rows.filter((r) => r.kind === 'service').map((r) => r.cpuPerReq));
+    const baseCpu = median(rows.filter((r) => r.kind === 'baseline').map((r) => r.cpuPerReq));
     log(`scenario: ${sc.name}, ${CONNECTIONS} connections, ${SECONDS} s per run (load average now ${os.loadavg()[0].toFixed(2)})`);
     log(
       table(
-        ['target', 'requests/s', 'p50 ms', 'p99 ms', 'max ms', 'requests', 'non-3xx', 'errors', 'service/baseline', 'CPU µs/req', 'main thread', 'busiest other', 'CPU cores'],
+        ['target', 'requests/s', 'p50 ms', 'p99 ms', 'max ms', 'requests', 'non-3xx', 'errors', 'ratio to baseline', 'CPU µs/req', 'main thread', 'busiest other', 'CPU cores'],
         rows.map((r) => [
           r.label,
           fmtInt(r.rps),
@@ -720,7 +775,8 @@ async function main() {
     log();
     summary.push(
       `${sc.name}: service/baseline throughput ${(ratio * 100).toFixed(1)}%, service p99 ${fmtMs(svcP99, 2)} ms (baseline ${fmtMs(baseP99, 2)} ms), ` +
-        `server CPU per request ${svcCpu.toFixed(1)} µs vs ${baseCpu.toFixed(1)} µs (baseline/service ${((100 * baseCpu) / svcCpu).toFixed(0)}%)${ROUNDS > 1 ? ` (medians of ${ROUNDS} rounds)` : ''}`,
+        `server CPU per request ${svcCpu.toFixed(1)} µs vs ${baseCpu.toFixed(1)} µs (baseline/service ${((100 * baseCpu) / svcCpu).toFixed(0)}%)${ROUNDS > 1 ? ` (medians of ${ROUNDS} rounds)` : ''}` +
+        [...calibrationRatios].map(([us, rs]) => `; bare +${us} µs/request: ${(median(rs) * 100).toFixed(1)}%`).join(''),
     );
   }
 
@@ -755,6 +811,7 @@ async function main() {
   // The service writes its CPU profile when it exits.
   await service.stop(15_000);
   await baseline.stop(5_000);
+  for (const c of calibrations) await c.child.stop(5_000);
   if (CPU_PROF_DIR) {
     // One profile per thread: the main thread is thread 0 (tsx's loader hooks run on another).
     const prof = fs
