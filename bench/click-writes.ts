@@ -8,8 +8,9 @@
 // What it does, per scenario (warm: each click on one of 1,000 links; million: on one of
 // 1,000,000, at random), on a fresh migrated database (a SQLite file in a temp dir, or a scratch
 // Postgres database on TEST_POSTGRES_URL, dropped at the end):
-//  1. hand-off: encodes a batch as the service hands it to the writer thread (encodeClicks) and
-//     posts it through a MessagePort, against structured-cloning the same click objects;
+//  1. hand-off: the event-loop time of a batch as the service holds it (a ClickBuffer, filled as
+//     clicks are recorded) sent through a MessagePort in HANDOFF_PART parts of columns, against
+//     structured-cloning the same clicks as objects;
 //  2. writer: InlineClickWriter.write (what the writer thread runs: user-agent parsing, raw
 //     clicks, daily counts, alert windows, in WRITE_CHUNK transactions) for --batches batches of
 //     --batch clicks (the first is a warm-up), wall time and this process's CPU time per click
@@ -24,8 +25,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { migrateLatest, openDatabase, type Database } from '../src/db/knex';
-import { encodeClicks, InlineClickWriter, WRITE_CHUNK } from '../src/redirect/click-writer';
-import type { ClickEvent } from '../src/redirect/clicks';
+import { HANDOFF_PART, InlineClickWriter, WRITE_CHUNK } from '../src/redirect/click-writer';
+import { ClickBuffer, type ClickEvent } from '../src/redirect/clicks';
 import { benchCleanups, finishBench, guardBenchRun } from './lifecycle';
 import { createScratchPostgres, fmtInt, fmtMs, log, table } from './util';
 
@@ -79,15 +80,24 @@ async function timed(fn: () => Promise<unknown> | unknown): Promise<[number, num
   return [performance.now() - t0, (cpu.user + cpu.system) / 1000];
 }
 
+function bufferOf(batch: ClickEvent[]): ClickBuffer {
+  const buffer = new ClickBuffer(batch.length);
+  for (const e of batch) buffer.push(e);
+  return buffer;
+}
+
 async function handOff(batch: ClickEvent[]): Promise<string[][]> {
   const { port1, port2 } = new MessageChannel();
   port2.on('message', () => undefined);
   const rows: string[][] = [];
+  const buffer = bufferOf(batch);
   for (const [name, send] of [
     ['structured clone of the click objects', () => port1.postMessage(batch)],
-    ['encodeClicks + transfer (the service)', () => {
-      const c = encodeClicks(batch);
-      port1.postMessage(c, [c.refs.buffer, c.at.buffer]);
+    ['columns in parts + transfer (the service)', () => {
+      for (let i = 0; i < buffer.length; i += HANDOFF_PART) {
+        const c = buffer.columns(i, Math.min(i + HANDOFF_PART, buffer.length));
+        port1.postMessage(c, [c.refs.buffer, c.at.buffer]);
+      }
     }],
   ] as const) {
     for (let i = 0; i < 3; i++) send();
@@ -161,7 +171,8 @@ async function main() {
       // the other's pages out of the WAL.
       const batches = Array.from({ length: BATCHES }, () => batchOf(LINKS[scenario], BATCH));
       for (const [i, batch] of batches.entries()) {
-        const [wall, cpu] = await timed(() => writer.write(batch));
+        const buffer = bufferOf(batch);
+        const [wall, cpu] = await timed(() => writer.write(buffer));
         if (i > 0) w.wall.push((wall / BATCH) * 1000), w.cpu.push((cpu / BATCH) * 1000);
       }
       if (engine === 'sqlite') await db.knex.raw('PRAGMA wal_checkpoint(TRUNCATE)');

@@ -4,9 +4,9 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import Sqlite from 'better-sqlite3';
 import { CHECKPOINT_WAIT_MS, openDatabase, sqliteFilename, WAL_CHECKPOINT_INTERVAL_MS } from '../db/knex';
-import type { ClickEvent } from './clicks';
+import { ClickBuffer } from './clicks';
 import { webhookClickSink } from '../webhooks/click-events';
-import { ClickWriteError, decodeClicks, InlineClickWriter, type ClickWorkerInit, type FromWorker, type ToWorker } from './click-writer';
+import { ClickWriteError, InlineClickWriter, type ClickWorkerInit, type FromWorker, type ToWorker } from './click-writer';
 
 const init = workerData as ClickWorkerInit;
 const port = parentPort!;
@@ -44,7 +44,7 @@ const checkpoint = () => {
 const checkpoints = checkpointer && setInterval(checkpoint, WAL_CHECKPOINT_INTERVAL_MS).unref();
 
 // Batches arrive in parts (see ClickColumns), then a 'write' for the whole batch.
-const arriving = new Map<number, ClickEvent[]>();
+const arriving = new Map<number, ClickBuffer>();
 
 port.on('message', (m: ToWorker) => {
   if (m.type === 'close') {
@@ -54,10 +54,10 @@ port.on('message', (m: ToWorker) => {
     return;
   }
   if (m.type === 'part') {
-    arriving.set(m.id, decodeClicks(m.clicks, arriving.get(m.id)));
+    arriving.set(m.id, (arriving.get(m.id) ?? new ClickBuffer(m.clicks.at.length)).append(m.clicks));
     return;
   }
-  const batch = arriving.get(m.id) ?? [];
+  const batch = arriving.get(m.id) ?? new ClickBuffer(0);
   arriving.delete(m.id);
   writer
     .write(batch, (written) => send({ type: 'progress', id: m.id, written }))

@@ -13,7 +13,7 @@
 import { Worker } from 'node:worker_threads';
 import type { Knex } from 'knex';
 import type { Engine } from '../db/knex';
-import type { ClickEvent, ClickSink, StoredClick } from './clicks';
+import type { ClickBuffer, ClickColumns, ClickSink, StoredClick } from './clicks';
 import { writeClicks } from './click-writes';
 import { parseDevice, referrerHost } from './visitor';
 import { webhookClickSink } from '../webhooks/click-events';
@@ -32,7 +32,7 @@ export interface ClickWriter {
    * Writes the batch in order. On failure the error's `written` property says how many clicks
    * from the start of the batch were committed before it (the caller keeps the rest).
    */
-  write(batch: ClickEvent[]): Promise<void>;
+  write(batch: ClickBuffer): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -42,21 +42,25 @@ export class ClickWriteError extends Error {
   }
 }
 
-export function toStoredClicks(batch: ClickEvent[]): StoredClick[] {
-  return batch.map((e) => {
-    const d = parseDevice(e.userAgent);
-    return {
-      workspace_id: e.workspaceId,
-      link_id: e.linkId,
-      qr_code_id: e.qrCodeId,
-      occurred_at: e.at,
-      referrer_host: referrerHost(e.referer),
-      country: e.country && /^[A-Za-z]{2}$/.test(e.country) ? e.country.toUpperCase() : null,
+/** Clicks [from, to) of a batch as rows: User-Agent parsed, referrer reduced to its host, country checked. */
+export function toStoredClicks(batch: ClickBuffer, from = 0, to = batch.length): StoredClick[] {
+  const rows: StoredClick[] = [];
+  for (let i = from; i < to; i++) {
+    const d = parseDevice(batch.field(i, 5));
+    const country = batch.field(i, 4);
+    rows.push({
+      workspace_id: batch.field(i, 1)!,
+      link_id: batch.field(i, 0)!,
+      qr_code_id: batch.field(i, 2) ?? null,
+      occurred_at: batch.time(i),
+      referrer_host: referrerHost(batch.field(i, 3)),
+      country: country && /^[A-Za-z]{2}$/.test(country) ? country.toUpperCase() : null,
       device: d.device,
       browser: d.browser?.slice(0, 64) ?? null,
       os: d.os?.slice(0, 64) ?? null,
-    };
-  });
+    });
+  }
+  return rows;
 }
 
 export class InlineClickWriter implements ClickWriter {
@@ -66,11 +70,11 @@ export class InlineClickWriter implements ClickWriter {
     private readonly sinks: ClickSink[],
   ) {}
 
-  async write(batch: ClickEvent[], onProgress?: (written: number) => void): Promise<void> {
+  async write(batch: ClickBuffer, onProgress?: (written: number) => void): Promise<void> {
     let written = 0;
     try {
       for (let i = 0; i < batch.length; i += WRITE_CHUNK) {
-        const rows = toStoredClicks(batch.slice(i, i + WRITE_CHUNK));
+        const rows = toStoredClicks(batch, i, Math.min(i + WRITE_CHUNK, batch.length));
         await this.knex.transaction(async (trx) => {
           await writeClicks(trx, this.engine, rows);
           for (const sink of this.sinks) await sink(trx, rows);
@@ -97,62 +101,11 @@ export interface ClickWorkerInit {
 }
 
 /**
- * Clicks as they cross to the thread: columns, with each distinct string sent once. Structured
- * cloning 20,000 click objects held the event loop 11-14 ms per flush, so every visitor of that
- * moment waited; as columns they take about 2 ms, and a batch goes over in parts of
- * HANDOFF_PART clicks with the loop free between them.
+ * Clicks per message to the writer thread, as columns (ClickBuffer.columns); the event loop
+ * serves visitors between parts. Structured-cloning 20,000 click objects held the loop 11-14 ms
+ * per flush; as parts of columns the same batch takes about 1.4 ms (bench:click-writes).
  */
-export interface ClickColumns {
-  strings: string[];
-  /** Per click: link, workspace, QR code, referer, country, User-Agent (index into strings, -1 for none). */
-  refs: Int32Array<ArrayBuffer>;
-  at: Float64Array<ArrayBuffer>;
-}
-const REFS = 6;
 export const HANDOFF_PART = 4_000;
-
-export function encodeClicks(batch: ClickEvent[]): ClickColumns {
-  const index = new Map<string, number>();
-  const strings: string[] = [];
-  const ref = (s: string | null | undefined) => {
-    if (s === null || s === undefined) return -1;
-    let i = index.get(s);
-    if (i === undefined) {
-      i = strings.push(s) - 1;
-      index.set(s, i);
-    }
-    return i;
-  };
-  const refs = new Int32Array(batch.length * REFS);
-  const at = new Float64Array(batch.length);
-  for (let i = 0, o = 0; i < batch.length; i++, o += REFS) {
-    const e = batch[i];
-    refs[o] = ref(e.linkId);
-    refs[o + 1] = ref(e.workspaceId);
-    refs[o + 2] = ref(e.qrCodeId);
-    refs[o + 3] = ref(e.referer);
-    refs[o + 4] = ref(e.country);
-    refs[o + 5] = ref(e.userAgent);
-    at[i] = e.at;
-  }
-  return { strings, refs, at };
-}
-
-export function decodeClicks(c: ClickColumns, into: ClickEvent[] = []): ClickEvent[] {
-  const s = (i: number) => (i === -1 ? undefined : c.strings[i]);
-  for (let i = 0, o = 0; i < c.at.length; i++, o += REFS) {
-    into.push({
-      linkId: c.strings[c.refs[o]],
-      workspaceId: c.strings[c.refs[o + 1]],
-      qrCodeId: s(c.refs[o + 2]) ?? null,
-      referer: s(c.refs[o + 3]),
-      country: s(c.refs[o + 4]),
-      userAgent: s(c.refs[o + 5]),
-      at: c.at[i],
-    });
-  }
-  return into;
-}
 
 export type ToWorker =
   | { type: 'part'; id: number; clicks: ClickColumns }
@@ -188,14 +141,14 @@ export class ThreadClickWriter implements ClickWriter {
     return this.started!;
   }
 
-  async write(batch: ClickEvent[]): Promise<void> {
+  async write(batch: ClickBuffer): Promise<void> {
     const worker = this.worker ?? this.spawn();
     const id = this.nextId++;
     const done = new Promise<void>((resolve, reject) => this.pending.set(id, { resolve, reject, written: 0 }));
     for (let i = 0; i < batch.length; i += HANDOFF_PART) {
       // The event loop serves visitors between parts.
       if (i > 0) await new Promise((resolve) => setImmediate(resolve));
-      const clicks = encodeClicks(batch.slice(i, i + HANDOFF_PART));
+      const clicks = batch.columns(i, Math.min(i + HANDOFF_PART, batch.length));
       worker.postMessage({ type: 'part', id, clicks } satisfies ToWorker, [clicks.refs.buffer, clicks.at.buffer]);
     }
     worker.postMessage({ type: 'write', id } satisfies ToWorker);

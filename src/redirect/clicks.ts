@@ -30,10 +30,146 @@ export interface StoredClick {
 /** Called inside the flush transaction, e.g. to put webhook events in the outbox. */
 export type ClickSink = (trx: Knex.Transaction, clicks: StoredClick[]) => Promise<void>;
 
-const MAX_BUFFERED = 1_000_000;
+/** Fields per click in ClickBuffer.refs and ClickColumns.refs: link, workspace, QR code, referer, country, User-Agent. */
+const REFS = 6;
+
+/**
+ * Clicks as columns: each distinct string once, per click six string indexes (-1 for none) and a
+ * time. What crosses to the writer thread, a part of a batch at a time (ClickBuffer.columns).
+ */
+export interface ClickColumns {
+  strings: string[];
+  refs: Int32Array<ArrayBuffer>;
+  at: Float64Array<ArrayBuffer>;
+}
+
+/**
+ * Buffered clicks, held as columns from the moment they are recorded. Held as objects, a
+ * second of clicks (with the User-Agent string each request brings) outlived two scavenges and
+ * was copied into V8's old generation, whose collections then ran every second or two under
+ * load on the event loop that serves visitors; as columns a click leaves nothing behind but
+ * two typed-array slots, and a repeated string is kept once.
+ */
+export class ClickBuffer {
+  readonly strings: string[] = [];
+  private readonly index = new Map<string, number>();
+  private refs: Int32Array<ArrayBuffer>;
+  private at: Float64Array<ArrayBuffer>;
+  length = 0;
+
+  constructor(capacity = 1024) {
+    this.refs = new Int32Array(capacity * REFS);
+    this.at = new Float64Array(capacity);
+  }
+
+  private ref(s: string | null | undefined): number {
+    if (s === null || s === undefined) return -1;
+    let i = this.index.get(s);
+    if (i === undefined) {
+      i = this.strings.push(s) - 1;
+      this.index.set(s, i);
+    }
+    return i;
+  }
+
+  private reserve(n: number): void {
+    if (this.length + n <= this.at.length) return;
+    let capacity = Math.max(16, this.at.length * 2);
+    while (capacity < this.length + n) capacity *= 2;
+    const refs = new Int32Array(capacity * REFS);
+    refs.set(this.refs.subarray(0, this.length * REFS));
+    const at = new Float64Array(capacity);
+    at.set(this.at.subarray(0, this.length));
+    this.refs = refs;
+    this.at = at;
+  }
+
+  push(e: ClickEvent): void {
+    this.reserve(1);
+    const o = this.length * REFS;
+    this.refs[o] = this.ref(e.linkId);
+    this.refs[o + 1] = this.ref(e.workspaceId);
+    this.refs[o + 2] = this.ref(e.qrCodeId);
+    this.refs[o + 3] = this.ref(e.referer);
+    this.refs[o + 4] = this.ref(e.country);
+    this.refs[o + 5] = this.ref(e.userAgent);
+    this.at[this.length++] = e.at;
+  }
+
+  /** The string of field `field` (0-5, see REFS) of click `i`; undefined when absent. */
+  field(i: number, field: number): string | undefined {
+    const r = this.refs[i * REFS + field];
+    return r === -1 ? undefined : this.strings[r];
+  }
+
+  time(i: number): number {
+    return this.at[i];
+  }
+
+  event(i: number): ClickEvent {
+    return {
+      linkId: this.field(i, 0)!,
+      workspaceId: this.field(i, 1)!,
+      qrCodeId: this.field(i, 2) ?? null,
+      referer: this.field(i, 3),
+      country: this.field(i, 4),
+      userAgent: this.field(i, 5),
+      at: this.at[i],
+    };
+  }
+
+  events(from = 0, to = this.length): ClickEvent[] {
+    const out: ClickEvent[] = [];
+    for (let i = from; i < to; i++) out.push(this.event(i));
+    return out;
+  }
+
+  /** Clicks [from, to) as columns with their own string table (the strings they use, each once). */
+  columns(from = 0, to = this.length): ClickColumns {
+    const local = new Int32Array(this.strings.length).fill(-1);
+    const strings: string[] = [];
+    const refs = new Int32Array((to - from) * REFS);
+    for (let i = from * REFS, o = 0; i < to * REFS; i++, o++) {
+      const r = this.refs[i];
+      if (r === -1) refs[o] = -1;
+      else {
+        if (local[r] === -1) local[r] = strings.push(this.strings[r]) - 1;
+        refs[o] = local[r];
+      }
+    }
+    return { strings, refs, at: this.at.slice(from, to) };
+  }
+
+  /** Appends clicks given as columns (a part from another thread, or another buffer's columns). */
+  append(c: ClickColumns): this {
+    const n = c.at.length;
+    this.reserve(n);
+    const mine = c.strings.map((s) => this.ref(s));
+    const o = this.length * REFS;
+    for (let i = 0; i < n * REFS; i++) {
+      const r = c.refs[i];
+      this.refs[o + i] = r === -1 ? -1 : mine[r];
+    }
+    this.at.set(c.at, this.length);
+    this.length += n;
+    return this;
+  }
+
+  /** Drops the oldest `n` clicks (their strings stay until the buffer is flushed). */
+  dropOldest(n: number): void {
+    n = Math.min(n, this.length);
+    this.refs.copyWithin(0, n * REFS, this.length * REFS);
+    this.at.copyWithin(0, n, this.length);
+    this.length -= n;
+  }
+}
+
+export const MAX_BUFFERED = 1_000_000;
+/** When the buffer is full (the database unreachable for a long time), the oldest 1% goes at once. */
+export const DROP_WHEN_FULL = MAX_BUFFERED / 100;
 
 export class ClickRecorder {
-  private buffer: ClickEvent[] = [];
+  private buffer = new ClickBuffer();
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> | undefined;
 
@@ -45,8 +181,8 @@ export class ClickRecorder {
 
   record(event: ClickEvent): void {
     if (this.buffer.length >= MAX_BUFFERED) {
-      this.buffer.shift();
-      this.log.warn('click buffer full: the oldest unflushed click was dropped');
+      this.buffer.dropOldest(DROP_WHEN_FULL);
+      this.log.warn({ dropped: DROP_WHEN_FULL }, 'click buffer full: the oldest unflushed clicks were dropped');
     }
     this.buffer.push(event);
   }
@@ -74,13 +210,14 @@ export class ClickRecorder {
     while (this.flushing) await this.flushing;
     if (!this.buffer.length) return;
     const batch = this.buffer;
-    this.buffer = [];
+    this.buffer = new ClickBuffer();
     this.flushing = this.writer
       .write(batch)
       .catch((err: ClickWriteError) => {
-        // Keep what was not committed for the next flush rather than lose it.
-        const kept = batch.slice(err.written ?? 0);
-        this.buffer = kept.concat(this.buffer).slice(-MAX_BUFFERED);
+        // Keep what was not committed, ahead of what arrived meanwhile, rather than lose it.
+        const kept = new ClickBuffer(batch.length).append(batch.columns(err.written ?? 0)).append(this.buffer.columns());
+        if (kept.length > MAX_BUFFERED) kept.dropOldest(kept.length - MAX_BUFFERED);
+        this.buffer = kept;
         throw err;
       })
       .finally(() => {

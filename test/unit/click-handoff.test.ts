@@ -1,9 +1,9 @@
-// Clicks cross to the writer thread as columns with each distinct string sent once: every
-// field of every click must come back as it was recorded, absent fields included.
+// Clicks are buffered as columns (ClickBuffer) and cross to the writer thread as parts of
+// columns with each distinct string sent once: every field of every click must come back as it
+// was recorded, absent fields included, in order, whatever the split into parts.
 import { MessageChannel } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
-import { decodeClicks, encodeClicks } from '../../src/redirect/click-writer';
-import type { ClickEvent } from '../../src/redirect/clicks';
+import { ClickBuffer, type ClickEvent } from '../../src/redirect/clicks';
 
 const clicks: ClickEvent[] = [
   { linkId: 'lnk_a', workspaceId: 'ws_1', qrCodeId: null, at: 1_795_000_000_123, referer: 'https://news.example/x', country: 'de', userAgent: 'UA one' },
@@ -13,37 +13,92 @@ const clicks: ClickEvent[] = [
   { linkId: 'ws_1', workspaceId: 'ws_1', qrCodeId: null, at: 0, referer: '', country: undefined, userAgent: 'lnk_a' },
 ];
 
-describe('click hand-off to the writer thread', () => {
-  it('decodes exactly what was encoded, in order', () => {
-    expect(decodeClicks(encodeClicks(clicks))).toEqual(clicks);
+const bufferOf = (events: ClickEvent[], capacity?: number) => {
+  const b = new ClickBuffer(capacity);
+  for (const e of events) b.push(e);
+  return b;
+};
+
+describe('click buffer and hand-off to the writer thread', () => {
+  it('gives back exactly what was recorded, in order, also after growing past its first capacity', () => {
+    expect(bufferOf(clicks).events()).toEqual(clicks);
+    const many = Array.from({ length: 100 }, (_, i) => ({ ...clicks[i % 4], at: i }));
+    const grown = bufferOf(many, 1);
+    expect(grown.length).toBe(100);
+    expect(grown.events()).toEqual(many);
   });
 
-  it('sends each distinct string once', () => {
-    const c = encodeClicks(clicks);
-    expect(new Set(c.strings).size).toBe(c.strings.length);
-    expect(c.strings.sort()).toEqual(['', 'UA one', 'fr', 'de', 'https://news.example/x', 'lnk_a', 'lnk_b', 'qr_1', 'ws_1', 'ws_2'].sort());
+  it('sends each distinct string of a part once, and only the strings that part uses', () => {
+    const b = bufferOf(clicks);
+    const all = b.columns();
+    expect(new Set(all.strings).size).toBe(all.strings.length);
+    expect([...all.strings].sort()).toEqual(['', 'UA one', 'fr', 'de', 'https://news.example/x', 'lnk_a', 'lnk_b', 'qr_1', 'ws_1', 'ws_2'].sort());
+    expect([...b.columns(1, 2).strings].sort()).toEqual(['lnk_b', 'qr_1', 'ws_1']);
   });
 
-  it('survives the trip through a message port, appending parts in order', async () => {
+  it('survives the trip through a message port in parts, appended in order', async () => {
     const { port1, port2 } = new MessageChannel();
-    const got: ClickEvent[] = [];
+    const got = new ClickBuffer(0);
     const received = new Promise<void>((resolve) => {
       let parts = 0;
       port2.on('message', (m) => {
-        decodeClicks(m, got);
-        if (++parts === 2) resolve();
+        got.append(m);
+        if (++parts === 3) resolve();
       });
     });
-    for (const part of [clicks.slice(0, 2), clicks.slice(2)]) {
-      const c = encodeClicks(part);
+    const b = bufferOf(clicks);
+    for (const [from, to] of [[0, 1], [1, 3], [3, 4]]) {
+      const c = b.columns(from, to);
       port1.postMessage(c, [c.refs.buffer, c.at.buffer]);
     }
     await received;
     port1.close();
-    expect(got).toEqual(clicks);
+    expect(got.events()).toEqual(clicks);
   });
 
-  it('encodes an empty batch', () => {
-    expect(decodeClicks(encodeClicks([]))).toEqual([]);
+  it('drops the oldest clicks on request and keeps the rest in order', () => {
+    const b = bufferOf(clicks);
+    b.dropOldest(2);
+    expect(b.events()).toEqual(clicks.slice(2));
+    b.push(clicks[0]);
+    expect(b.events()).toEqual([...clicks.slice(2), clicks[0]]);
+  });
+
+  it('hands over an empty batch', () => {
+    expect(new ClickBuffer(0).append(new ClickBuffer().columns()).events()).toEqual([]);
+  });
+});
+
+describe('ClickRecorder while the database is unreachable', () => {
+  it('keeps at most MAX_BUFFERED clicks, dropping the oldest 1% at once when full, and keeps a failed batch ahead of newer clicks', async () => {
+    const { ClickRecorder, MAX_BUFFERED, DROP_WHEN_FULL } = await import('../../src/redirect/clicks');
+    const { ClickWriteError } = await import('../../src/redirect/click-writer');
+    const warnings: unknown[] = [];
+    const log = { warn: (o: unknown) => warnings.push(o), error: () => undefined } as any;
+    let fail = true;
+    const written: number[] = [];
+    const writer = {
+      ready: async () => undefined,
+      close: async () => undefined,
+      write: async (b: ClickBuffer) => {
+        if (fail) throw new ClickWriteError('database unreachable', 0);
+        for (let i = 0; i < b.length; i++) written.push(b.time(i));
+      },
+    };
+    const recorder = new ClickRecorder(writer, log, 60_000);
+    const click = (at: number): ClickEvent => ({ linkId: 'lnk_a', workspaceId: 'ws_1', qrCodeId: null, at, referer: undefined, country: undefined, userAgent: 'UA' });
+    for (let i = 0; i < 10; i++) recorder.record(click(i));
+    await expect(recorder.flush()).rejects.toThrow(/unreachable/);
+    expect(recorder.pending).toBe(10);
+    for (let i = 10; i < MAX_BUFFERED + 1; i++) recorder.record(click(i));
+    expect(warnings).toHaveLength(1);
+    expect(recorder.pending).toBe(MAX_BUFFERED + 1 - DROP_WHEN_FULL);
+    fail = false;
+    await recorder.flush();
+    expect(recorder.pending).toBe(0);
+    expect(written.length).toBe(MAX_BUFFERED + 1 - DROP_WHEN_FULL);
+    expect(written[0]).toBe(DROP_WHEN_FULL);
+    expect(written.at(-1)).toBe(MAX_BUFFERED);
+    expect(written.every((t, i) => i === 0 || t === written[i - 1] + 1)).toBe(true);
   });
 });
