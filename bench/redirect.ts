@@ -4,7 +4,7 @@
 //   npx tsx bench/redirect.ts [--seconds 10] [--connections 32] [--engine sqlite|postgres]
 //                             [--links 1000000] [--warm 1000] [--warmup 2] [--click-flush-ms 1000]
 //                             [--rounds 1] [--scenario both|warm|million] [--visitor person|bot]
-//                             [--generator fast|setup] [--calibrate 5,10]
+//                             [--generator fast|setup] [--calibrate 5,10] [--pin]
 //                             [--cpu-prof DIR] [--time-limit SECONDS]
 //
 // What it does:
@@ -34,12 +34,18 @@
 // ratio falls much faster than the CPU added, since every request the server is slower leaves
 // the client idle and waking it costs more. Read the service's ratio against these.
 //
+// Pinning: --pin (Linux, needs taskset from util-linux) keeps the load generator on CPU 0 and
+// every server on CPU 1, so the client never competes with the server it measures and the
+// service's main thread and click writer share one core. Run to run it moves less than the
+// unpinned default, and a bare server that spends 1 µs more per request stays client-bound
+// (99-110% of the baseline) instead of falling off the cliff described above.
+//
 // Diagnostics: --rounds N repeats each baseline/service pair and summarizes medians; --scenario
 // runs one scenario; --visitor bot sends a crawler's User-Agent (same redirects, no clicks), which
 // separates the cost of recording clicks; --cpu-prof DIR runs the service under `node --cpu-prof`
 // (a flag on its command line: Node 20 refuses --cpu-prof in NODE_OPTIONS), keeps the profile in
 // DIR and prints the top self-time functions of the service's main thread during measured runs.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import { createRequire } from 'node:module';
@@ -101,6 +107,7 @@ const { values: args } = parseArgs({
     'cpu-prof': { type: 'string' },
     'time-limit': { type: 'string' },
     calibrate: { type: 'string' },
+    pin: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
   strict: true,
@@ -161,6 +168,11 @@ const CALIBRATE_US = (args.calibrate ?? '')
     }
     return n;
   });
+const PIN = args.pin!;
+if (PIN && os.availableParallelism() < 2) {
+  process.stderr.write('--pin needs at least 2 CPUs\n');
+  process.exit(2);
+}
 const CPU_PROF_DIR = args['cpu-prof'] ? path.resolve(args['cpu-prof']) : undefined;
 // Bounded in time: seeding (generous per row), four load runs per scenario, start and shutdown.
 const TIME_LIMIT_S = args['time-limit']
@@ -259,7 +271,9 @@ interface Child {
 }
 
 function startChild(name: string, argv: string[], env: NodeJS.ProcessEnv, echo: boolean): Child {
-  const proc = spawn(process.execPath, argv, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // taskset execs node, so the child's pid is the server's.
+  const [cmd, ...rest] = PIN ? ['taskset', '-c', '1', process.execPath, ...argv] : [process.execPath, ...argv];
+  const proc = spawn(cmd, rest, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let tail = '';
   const { exited, stop } = watchChild(proc, children, (err) => (tail += `\n${err.message}`));
   for (const stream of [proc.stdout!, proc.stderr!]) {
@@ -623,11 +637,16 @@ async function main() {
     return env;
   };
 
+  if (PIN) {
+    // Every thread of this process (autocannon runs on the main one) on CPU 0.
+    execFileSync('taskset', ['-a', '-p', '-c', '0', String(process.pid)], { stdio: 'ignore' });
+  }
   const cpus = os.cpus();
   log('Shortlink redirect benchmark');
   log(`machine: ${os.availableParallelism()} CPUs (${cpus[0]?.model.trim() ?? 'unknown'}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, node ${process.version}, autocannon ${autocannonVersion}`);
   log('note: the load generator (autocannon, one thread in this process), the servers and the database share this machine;');
   log('      figures are relative (service vs bare node:http on the same client), not absolute capacity.');
+  if (PIN) log('pinned: the load generator on CPU 0, every server on CPU 1');
   log(`load: ${CONNECTIONS} connections, ${WARMUP} s discarded warm-up + ${SECONDS} s measured per target${ROUNDS > 1 ? `, ${ROUNDS} rounds` : ''}, random slug per request (${GENERATOR} generator)`);
   log(`load average at start: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} (other work on the machine skews every figure)`);
   log(`engine: ${ENGINE}; links: ${fmtInt(WARM)} warm + ${fmtInt(BIG)} big; CLICK_FLUSH_MS=${CLICK_FLUSH_MS}; time limit ${TIME_LIMIT_S} s`);
