@@ -234,8 +234,12 @@ const WATCHDOG = `const parent = Number(process.env.SHORTLINK_BENCH_PARENT);
 setInterval(() => { if (process.ppid !== parent) process.exit(1); }, 500).unref();
 `;
 
-const BASELINE = `const http = require('node:http');
+// A node:http server answering every request with the same 302; `setup` and `work` (code run per
+// request) make the calibration servers.
+const bareServer = (setup = '', work = '') => `const http = require('node:http');
+${setup}
 const server = http.createServer((req, res) => {
+  ${work}
   res.writeHead(302, { Location: 'https://example.com/', 'Content-Length': 0 });
   res.end();
 });
@@ -243,24 +247,17 @@ server.keepAliveTimeout = 65000;
 server.listen(Number(process.env.PORT), '127.0.0.1', () => process.stdout.write('ready\\n'));
 process.on('SIGTERM', () => process.exit(0));
 `;
-
+const BASELINE = bareServer();
 // The baseline plus SPIN_US microseconds of CPU per request: a loop whose speed is measured at
 // start (the fastest of five runs, so a descheduled run does not shrink the work).
-const CALIBRATION = `const http = require('node:http');
-function spin(n) { let x = 0; for (let i = 0; i < n; i++) x = (x * 31 + i) | 0; return x; }
+const CALIBRATION = bareServer(
+  `function spin(n) { let x = 0; for (let i = 0; i < n; i++) x = (x * 31 + i) | 0; return x; }
 let perUs = 0;
 for (let k = 0; k < 5; k++) { const t = process.hrtime.bigint(); spin(2e7); perUs = Math.max(perUs, 2e7 / (Number(process.hrtime.bigint() - t) / 1000)); }
 const iterations = Math.round(perUs * Number(process.env.SPIN_US));
-let sink = 0;
-const server = http.createServer((req, res) => {
-  sink ^= spin(iterations);
-  res.writeHead(302, { Location: 'https://example.com/', 'Content-Length': 0 });
-  res.end();
-});
-server.keepAliveTimeout = 65000;
-server.listen(Number(process.env.PORT), '127.0.0.1', () => process.stdout.write('ready\\n'));
-process.on('SIGTERM', () => process.exit(sink === 0.5 ? 1 : 0));
-`;
+globalThis.sink = 0;`,
+  'globalThis.sink ^= spin(iterations);',
+);
 
 interface Child {
   name: string;
