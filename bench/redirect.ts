@@ -31,14 +31,14 @@
 // spends that many microseconds of CPU per request (a calibrated arithmetic loop) before the same
 // 302. Its ratio to the baseline shows what a given amount of extra work per request costs in
 // throughput on this machine, where the load generator shares the two cores with the server: the
-// ratio falls much faster than the CPU added, since every request the server is slower leaves
-// the client idle and waking it costs more. Read the service's ratio against these.
+// ratio falls much faster than the CPU added (probably because a server that is the slower side
+// leaves the client idle, and waking it costs more). Read the service's ratio against these.
 //
 // Pinning: --pin (Linux, needs taskset from util-linux) keeps the load generator on CPU 0 and
 // every server on CPU 1, so the client never competes with the server it measures and the
 // service's main thread and click writer share one core. Run to run it moves less than the
 // unpinned default, and a bare server that spends 1 µs more per request stays client-bound
-// (99-110% of the baseline) instead of falling off the cliff described above.
+// (98-110% of the baseline) instead of falling off the cliff described above.
 //
 // Diagnostics: --rounds N repeats each baseline/service pair and summarizes medians; --scenario
 // runs one scenario; --visitor bot sends a crawler's User-Agent (same redirects, no clicks), which
@@ -174,7 +174,7 @@ if (PIN && os.availableParallelism() < 2) {
   process.exit(2);
 }
 const CPU_PROF_DIR = args['cpu-prof'] ? path.resolve(args['cpu-prof']) : undefined;
-// Bounded in time: seeding (generous per row), four load runs per scenario, start and shutdown.
+// Bounded in time: seeding (generous per row), two load runs per target and round, start and shutdown.
 const TIME_LIMIT_S = args['time-limit']
   ? positiveInt('time-limit', args['time-limit'])
   : Math.ceil(240 + 2 * (2 + CALIBRATE_US.length) * ROUNDS * (SECONDS + WARMUP) * 1.5 + (WARM + BIG) / (ENGINE === 'postgres' ? 2_000 : 5_000));

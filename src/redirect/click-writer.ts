@@ -13,7 +13,7 @@
 import { Worker } from 'node:worker_threads';
 import type { Knex } from 'knex';
 import type { Engine } from '../db/knex';
-import type { ClickBuffer, ClickColumns, ClickSink, StoredClick } from './clicks';
+import { FIELD, type ClickBuffer, type ClickColumns, type ClickSink, type StoredClick } from './clicks';
 import { writeClicks } from './click-writes';
 import { parseDevice, referrerHost } from './visitor';
 import { webhookClickSink } from '../webhooks/click-events';
@@ -46,14 +46,14 @@ export class ClickWriteError extends Error {
 export function toStoredClicks(batch: ClickBuffer, from = 0, to = batch.length): StoredClick[] {
   const rows: StoredClick[] = [];
   for (let i = from; i < to; i++) {
-    const d = parseDevice(batch.field(i, 5));
-    const country = batch.field(i, 4);
+    const d = parseDevice(batch.field(i, FIELD.userAgent));
+    const country = batch.field(i, FIELD.country);
     rows.push({
-      workspace_id: batch.field(i, 1)!,
-      link_id: batch.field(i, 0)!,
-      qr_code_id: batch.field(i, 2) ?? null,
+      workspace_id: batch.field(i, FIELD.workspace)!,
+      link_id: batch.field(i, FIELD.link)!,
+      qr_code_id: batch.field(i, FIELD.qrCode) ?? null,
       occurred_at: batch.time(i),
-      referrer_host: referrerHost(batch.field(i, 3)),
+      referrer_host: referrerHost(batch.field(i, FIELD.referer)),
       country: country && /^[A-Za-z]{2}$/.test(country) ? country.toUpperCase() : null,
       device: d.device,
       browser: d.browser?.slice(0, 64) ?? null,

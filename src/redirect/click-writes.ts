@@ -31,7 +31,7 @@ interface LinkShare {
 /**
  * Grouped by link first, then by day and window, without a composite string key per click: the
  * link id (and the country) is the same string object for every click of it in a batch
- * (decodeClicks sends each distinct string once), so its hash is computed once, where building
+ * (ClickBuffer keeps and sends each distinct string once), so its hash is computed once, where building
  * and hashing `${window}|${link}|${country}` for each click took a tenth of the writer thread's
  * CPU (bench/redirect --cpu-prof, warm set).
  */

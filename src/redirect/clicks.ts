@@ -30,7 +30,8 @@ export interface StoredClick {
 /** Called inside the flush transaction, e.g. to put webhook events in the outbox. */
 export type ClickSink = (trx: Knex.Transaction, clicks: StoredClick[]) => Promise<void>;
 
-/** Fields per click in ClickBuffer.refs and ClickColumns.refs: link, workspace, QR code, referer, country, User-Agent. */
+/** The string fields of a click, in their order in ClickBuffer.refs and ClickColumns.refs. */
+export const FIELD = { link: 0, workspace: 1, qrCode: 2, referer: 3, country: 4, userAgent: 5 } as const;
 const REFS = 6;
 
 /**
@@ -51,7 +52,7 @@ export interface ClickColumns {
  * two typed-array slots, and a repeated string is kept once.
  */
 export class ClickBuffer {
-  readonly strings: string[] = [];
+  private readonly strings: string[] = [];
   private readonly index = new Map<string, number>();
   private refs: Int32Array<ArrayBuffer>;
   private at: Float64Array<ArrayBuffer>;
@@ -87,17 +88,17 @@ export class ClickBuffer {
   push(e: ClickEvent): void {
     this.reserve(1);
     const o = this.length * REFS;
-    this.refs[o] = this.ref(e.linkId);
-    this.refs[o + 1] = this.ref(e.workspaceId);
-    this.refs[o + 2] = this.ref(e.qrCodeId);
-    this.refs[o + 3] = this.ref(e.referer);
-    this.refs[o + 4] = this.ref(e.country);
-    this.refs[o + 5] = this.ref(e.userAgent);
+    this.refs[o + FIELD.link] = this.ref(e.linkId);
+    this.refs[o + FIELD.workspace] = this.ref(e.workspaceId);
+    this.refs[o + FIELD.qrCode] = this.ref(e.qrCodeId);
+    this.refs[o + FIELD.referer] = this.ref(e.referer);
+    this.refs[o + FIELD.country] = this.ref(e.country);
+    this.refs[o + FIELD.userAgent] = this.ref(e.userAgent);
     this.at[this.length++] = e.at;
   }
 
-  /** The string of field `field` (0-5, see REFS) of click `i`; undefined when absent. */
-  field(i: number, field: number): string | undefined {
+  /** One string field (FIELD) of click `i`; undefined when absent. */
+  field(i: number, field: (typeof FIELD)[keyof typeof FIELD]): string | undefined {
     const r = this.refs[i * REFS + field];
     return r === -1 ? undefined : this.strings[r];
   }
@@ -106,21 +107,20 @@ export class ClickBuffer {
     return this.at[i];
   }
 
-  event(i: number): ClickEvent {
-    return {
-      linkId: this.field(i, 0)!,
-      workspaceId: this.field(i, 1)!,
-      qrCodeId: this.field(i, 2) ?? null,
-      referer: this.field(i, 3),
-      country: this.field(i, 4),
-      userAgent: this.field(i, 5),
-      at: this.at[i],
-    };
-  }
-
+  /** Clicks [from, to) as objects again (what was recorded). */
   events(from = 0, to = this.length): ClickEvent[] {
     const out: ClickEvent[] = [];
-    for (let i = from; i < to; i++) out.push(this.event(i));
+    for (let i = from; i < to; i++) {
+      out.push({
+        linkId: this.field(i, FIELD.link)!,
+        workspaceId: this.field(i, FIELD.workspace)!,
+        qrCodeId: this.field(i, FIELD.qrCode) ?? null,
+        referer: this.field(i, FIELD.referer),
+        country: this.field(i, FIELD.country),
+        userAgent: this.field(i, FIELD.userAgent),
+        at: this.at[i],
+      });
+    }
     return out;
   }
 
