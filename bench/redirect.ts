@@ -1,10 +1,10 @@
 // Redirect benchmark: the short-link hot path against a bare node:http server, both loaded by the
-// same autocannon client. It prints figures and asserts nothing.
+// same client (wrk when it is on PATH, else autocannon). It prints figures and asserts nothing.
 //
 //   npx tsx bench/redirect.ts [--seconds 10] [--connections 32] [--engine sqlite|postgres]
 //                             [--links 1000000] [--warm 1000] [--warmup 2] [--click-flush-ms 1000]
 //                             [--rounds 1] [--scenario both|warm|million] [--visitor person|bot]
-//                             [--generator fast|setup] [--calibrate 5,10] [--pin]
+//                             [--generator fast|setup] [--calibrate 5,10] [--pin] [--client wrk|autocannon]
 //                             [--cpu-prof DIR] [--time-limit SECONDS]
 //
 // What it does:
@@ -26,6 +26,12 @@
 //     answered, so click recording is shown to be on (and says how long a lagging flush took).
 // Every child process, temp file and database is removed at the end, on error, on Ctrl-C and when
 // --time-limit runs out (each child also exits by itself if this process dies).
+//
+// Client: wrk (C, one thread; Debian's package `wrk`) is used when it is on PATH, autocannon (an npm
+// dependency, JavaScript) otherwise; --client picks one. Both keep 32 connections busy with the same
+// request bytes and a random path per request. wrk needs much less CPU per request than autocannon,
+// which on 2 cores otherwise competes with the server under test, so its figures lean less on how
+// the scheduler shares the cores. Compare figures only from runs with the same client.
 //
 // Calibration: --calibrate 5,10 also loads, in every round, one more bare server per value that
 // spends that many microseconds of CPU per request (a calibrated arithmetic loop) before the same
@@ -108,6 +114,7 @@ const { values: args } = parseArgs({
     'time-limit': { type: 'string' },
     calibrate: { type: 'string' },
     pin: { type: 'boolean', default: false },
+    client: { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
   },
   strict: true,
@@ -169,6 +176,24 @@ const CALIBRATE_US = (args.calibrate ?? '')
     return n;
   });
 const PIN = args.pin!;
+const hasWrk = (() => {
+  try {
+    execFileSync('wrk', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch (err) {
+    // wrk prints its version and exits 1.
+    return (err as { status?: number }).status === 1;
+  }
+})();
+const CLIENT = (args.client ?? (hasWrk ? 'wrk' : 'autocannon')) as 'wrk' | 'autocannon';
+if (CLIENT !== 'wrk' && CLIENT !== 'autocannon') {
+  process.stderr.write(`--client must be wrk or autocannon; got ${args.client}\n`);
+  process.exit(2);
+}
+if (CLIENT === 'wrk' && !hasWrk) {
+  process.stderr.write('--client wrk: wrk is not on PATH (Debian: apt-get install wrk)\n');
+  process.exit(2);
+}
 if (PIN && os.availableParallelism() < 2) {
   process.stderr.write('--pin needs at least 2 CPUs\n');
   process.exit(2);
@@ -206,7 +231,7 @@ const urlOf = (i: number) => `https://example.com/p/${i}`;
 // ---------------------------------------------------------------------------------------------
 // Cleanup: every resource registers how to release itself; released in reverse order, once.
 
-let currentLoad: AutocannonInstance | undefined;
+let currentLoad: { stop(): void } | undefined;
 const children = new Set<ChildProcess>();
 const { onCleanup, cleanup } = benchCleanups({ timeoutMs: 20_000, first: () => currentLoad?.stop() });
 const run = guardBenchRun({ children, cleanup, timeLimitS: TIME_LIMIT_S });
@@ -248,14 +273,23 @@ server.listen(Number(process.env.PORT), '127.0.0.1', () => process.stdout.write(
 process.on('SIGTERM', () => process.exit(0));
 `;
 const BASELINE = bareServer();
-// The baseline plus SPIN_US microseconds of CPU per request: a loop whose speed is measured at
-// start (the fastest of five runs, so a descheduled run does not shrink the work).
+// The baseline plus SPIN_US microseconds of CPU per request. The loop's length is calibrated at
+// start by timing it the way requests run it, about 50 ms of calls at a time, and rescaling until a call
+// takes SPIN_US: timing one long run instead (what this did before) measured on-stack-replaced
+// code, several times slower per iteration than the optimized short calls, so "+10 µs" servers
+// spent about 2.
 const CALIBRATION = bareServer(
   `function spin(n) { let x = 0; for (let i = 0; i < n; i++) x = (x * 31 + i) | 0; return x; }
-let perUs = 0;
-for (let k = 0; k < 5; k++) { const t = process.hrtime.bigint(); spin(2e7); perUs = Math.max(perUs, 2e7 / (Number(process.hrtime.bigint() - t) / 1000)); }
-const iterations = Math.round(perUs * Number(process.env.SPIN_US));
-globalThis.sink = 0;`,
+const target = Number(process.env.SPIN_US);
+const calls = Math.max(200, Math.min(20000, Math.round(50000 / target)));
+let iterations = 1000;
+globalThis.sink = 0;
+for (let k = 0; k < 8; k++) {
+  const t = process.hrtime.bigint();
+  for (let j = 0; j < calls; j++) globalThis.sink ^= spin(iterations);
+  const us = Number(process.hrtime.bigint() - t) / 1000 / calls;
+  iterations = Math.max(1, Math.round((iterations * target) / us));
+}`,
   'globalThis.sink ^= spin(iterations);',
 );
 
@@ -495,12 +529,62 @@ function requestOptions(pick: () => string): Record<string, unknown> {
   };
 }
 
-async function load(target: string, port: number, pid: number | undefined, pick: () => string, seconds: number): Promise<Measured> {
-  let latencies = new Float64Array(1 << 18);
-  let n = 0;
+/** What a load generator reports for one run; latencies in ms. */
+interface ClientResult {
+  durationS: number;
+  total: number;
+  sent: number;
+  non3xx: number;
+  errors: number;
+  count302: number;
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+/** Which paths a scenario visits: a random one of `count` per request. */
+interface PathSet {
+  name: string;
+  count: number;
+  at(i: number): string;
+}
+
+async function load(target: string, port: number, pid: number | undefined, paths: PathSet, seconds: number): Promise<Measured> {
   const cpuBefore = cpuUs(pid);
   const threadsBefore = threadCpuMs(pid);
   const startUs = nowUs();
+  const r = CLIENT === 'wrk' ? await runWrk(port, paths, seconds) : await runAutocannon(port, paths, seconds);
+  const endUs = nowUs();
+  const cpu = cpuUs(pid) - cpuBefore;
+  // Per thread: the main thread (tid = pid) and the busiest other one (on the service, the
+  // click writer thread; V8's GC helpers and libuv's pool are the rest).
+  const threads = [...threadCpuMs(pid)].map(([tid, ms]) => [tid, (ms - (threadsBefore.get(tid) ?? 0)) * 1000] as const);
+  const mainCpu = threads.find(([tid]) => tid === pid)?.[1] ?? NaN;
+  const otherCpu = Math.max(0, ...threads.filter(([tid]) => tid !== pid).map(([, us]) => us));
+  const answered = Math.max(1, r.total);
+  return {
+    target,
+    rps: r.total / r.durationS,
+    p50: r.p50,
+    p99: r.p99,
+    max: r.max,
+    total: r.total,
+    non3xx: r.non3xx,
+    errors: r.errors,
+    count302: r.count302,
+    sent: r.sent,
+    cpuPerReq: cpu / answered,
+    mainCpuPerReq: mainCpu / answered,
+    otherCpuPerReq: otherCpu / answered,
+    cpuShare: cpu / (endUs - startUs),
+    startUs,
+    endUs,
+  };
+}
+
+async function runAutocannon(port: number, paths: PathSet, seconds: number): Promise<ClientResult> {
+  let latencies = new Float64Array(1 << 18);
+  let n = 0;
   const instance = autocannon({
     url: `http://127.0.0.1:${port}`,
     connections: CONNECTIONS,
@@ -508,7 +592,7 @@ async function load(target: string, port: number, pid: number | undefined, pick:
     duration: seconds,
     timeout: 10,
     headers: HEADERS,
-    ...requestOptions(pick),
+    ...requestOptions(() => paths.at((Math.random() * paths.count) | 0)),
   });
   currentLoad = instance;
   // autocannon's own percentiles are whole milliseconds; these keep the fraction.
@@ -521,33 +605,92 @@ async function load(target: string, port: number, pid: number | undefined, pick:
     latencies[n++] = ms;
   });
   const r = await instance;
-  const endUs = nowUs();
-  const cpu = cpuUs(pid) - cpuBefore;
-  // Per thread: the main thread (tid = pid) and the busiest other one (on the service, the
-  // click writer thread; V8's GC helpers and libuv's pool are the rest).
-  const threads = [...threadCpuMs(pid)].map(([tid, ms]) => [tid, (ms - (threadsBefore.get(tid) ?? 0)) * 1000] as const);
-  const mainCpu = threads.find(([tid]) => tid === pid)?.[1] ?? NaN;
-  const otherCpu = Math.max(0, ...threads.filter(([tid]) => tid !== pid).map(([, us]) => us));
   currentLoad = undefined;
   const sorted = latencies.subarray(0, n).sort();
-  const total = r.requests.total;
   return {
-    target,
-    rps: total / r.duration,
+    durationS: r.duration,
+    total: r.requests.total,
+    sent: r.requests.sent,
+    non3xx: r.requests.total - r['3xx'],
+    errors: r.errors + r.timeouts,
+    count302: r.statusCodeStats['302']?.count ?? 0,
     p50: percentile(sorted, 50),
     p99: percentile(sorted, 99),
     max: n ? sorted[n - 1] : 0,
+  };
+}
+
+// wrk (C, one thread, epoll) sends the same request bytes as the autocannon generator above: a
+// Lua script picks a random path of the scenario per request from a file of paths. Its latency
+// figures are per request, from write to complete answer, in µs, like autocannon's (neither
+// corrects for coordinated omission; see `max`). It counts answers with status ≥ 400 as errors
+// and does not keep a count per status: the seeded links answer only 302 (the probe checks), so
+// every other answer is counted as a 302.
+// The paths are one string of fixed-width records (padded with spaces): a Lua table of a million
+// strings made LuaJIT's collector stall the client for tens of milliseconds (p99 31 ms on the bare
+// server).
+const WRK_SCRIPT = `local f = assert(io.open(os.getenv("WRK_PATHS"), "rb"))
+local width = tonumber(f:read("*l"))
+local records = f:read("*a")
+f:close()
+local n = math.floor(#records / width)
+local tail = ${JSON.stringify(REQUEST_TAIL)}
+math.randomseed(os.time())
+request = function()
+  local at = (math.random(n) - 1) * width + 1
+  return "GET " .. records:sub(at, at + width - 1):match("^%S+") .. tail
+end
+done = function(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format("WRK %d %d %d %d %d %d %d %d %d %d\\n", summary.duration, summary.requests,
+    e.status, e.connect, e.read, e.write, e.timeout, latency:percentile(50), latency:percentile(99), latency.max))
+end
+`;
+const wrkFiles = new Map<string, { script: string; paths: string }>();
+
+async function runWrk(port: number, paths: PathSet, seconds: number): Promise<ClientResult> {
+  let files = wrkFiles.get(paths.name);
+  if (!files) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'shortlink-bench-wrk-'));
+    onCleanup('wrk files', () => fs.rmSync(dir, { recursive: true, force: true }));
+    files = { script: path.join(dir, 'paths.lua'), paths: path.join(dir, 'paths.txt') };
+    fs.writeFileSync(files.script, WRK_SCRIPT);
+    let width = 0;
+    for (let i = 0; i < paths.count; i++) width = Math.max(width, paths.at(i).length);
+    const out = fs.openSync(files.paths, 'w');
+    fs.writeSync(out, `${width}\n`);
+    for (let i = 0; i < paths.count; i += 10_000) {
+      let chunk = '';
+      for (let j = i; j < Math.min(i + 10_000, paths.count); j++) chunk += paths.at(j).padEnd(width);
+      fs.writeSync(out, chunk);
+    }
+    fs.closeSync(out);
+    wrkFiles.set(paths.name, files);
+  }
+  const proc = spawn('wrk', ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--timeout', '10s', '-s', files.script, `http://127.0.0.1:${port}`], {
+    env: { ...process.env, WRK_PATHS: files.paths },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  currentLoad = { stop: () => proc.kill('SIGKILL') };
+  let out = '';
+  proc.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
+  proc.stderr.setEncoding('utf8').on('data', (c: string) => (out += c));
+  const code = await new Promise<number | null>((resolve) => proc.on('close', resolve));
+  currentLoad = undefined;
+  const line = out.split('\n').find((l) => l.startsWith('WRK '));
+  if (code !== 0 || !line) throw new Error(`wrk failed (exit ${code}):\n${out}`);
+  const [durationUs, total, status, connect, read, write, timeout, p50, p99, max] = line.slice(4).split(' ').map(Number);
+  return {
+    durationS: durationUs / 1e6,
     total,
-    non3xx: total - r['3xx'],
-    errors: r.errors + r.timeouts,
-    count302: r.statusCodeStats['302']?.count ?? 0,
-    sent: r.requests.sent,
-    cpuPerReq: cpu / Math.max(1, r.requests.total),
-    mainCpuPerReq: mainCpu / Math.max(1, r.requests.total),
-    otherCpuPerReq: otherCpu / Math.max(1, r.requests.total),
-    cpuShare: cpu / (endUs - startUs),
-    startUs,
-    endUs,
+    // At most one request per connection is in flight when wrk stops; it is not counted.
+    sent: total + CONNECTIONS,
+    non3xx: status,
+    errors: connect + read + write + timeout,
+    count302: total - status,
+    p50: p50 / 1000,
+    p99: p99 / 1000,
+    max: max / 1000,
   };
 }
 
@@ -635,13 +778,14 @@ async function main() {
   };
 
   if (PIN) {
-    // Every thread of this process (autocannon runs on the main one) on CPU 0.
+    // Every thread of this process (autocannon runs on the main one) on CPU 0; wrk, a child, inherits it.
     execFileSync('taskset', ['-a', '-p', '-c', '0', String(process.pid)], { stdio: 'ignore' });
   }
   const cpus = os.cpus();
   log('Shortlink redirect benchmark');
-  log(`machine: ${os.availableParallelism()} CPUs (${cpus[0]?.model.trim() ?? 'unknown'}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, node ${process.version}, autocannon ${autocannonVersion}`);
-  log('note: the load generator (autocannon, one thread in this process), the servers and the database share this machine;');
+  log(`machine: ${os.availableParallelism()} CPUs (${cpus[0]?.model.trim() ?? 'unknown'}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, node ${process.version}`);
+  log(`client: ${CLIENT === 'wrk' ? 'wrk (one thread, a child process)' : `autocannon ${autocannonVersion} (one thread in this process)`}${args.client ? '' : hasWrk ? ' (found on PATH)' : ' (wrk not on PATH)'}`);
+  log('note: the load generator, the servers and the database share this machine;');
   log('      figures are relative (service vs bare node:http on the same client), not absolute capacity.');
   if (PIN) log('pinned: the load generator on CPU 0, every server on CPU 1');
   log(`load: ${CONNECTIONS} connections, ${WARMUP} s discarded warm-up + ${SECONDS} s measured per target${ROUNDS > 1 ? `, ${ROUNDS} rounds` : ''}, random slug per request (${GENERATOR} generator)`);
@@ -717,8 +861,8 @@ async function main() {
   // 4. Scenarios.
   const warmPaths = Array.from({ length: WARM }, (_, i) => `/${slugOf(i)}`);
   const scenarios = [
-    { key: 'warm', name: `warm set (${fmtInt(WARM)} links)`, pick: () => warmPaths[(Math.random() * WARM) | 0] },
-    { key: 'million', name: `million (${fmtInt(BIG)} links)`, pick: () => `/${slugOf(WARM + ((Math.random() * BIG) | 0))}` },
+    { key: 'warm', name: `warm set (${fmtInt(WARM)} links)`, paths: { name: 'warm', count: WARM, at: (i: number) => warmPaths[i] } },
+    { key: 'million', name: `million (${fmtInt(BIG)} links)`, paths: { name: 'million', count: BIG, at: (i: number) => `/${slugOf(WARM + i)}` } },
   ].filter((sc) => args.scenario === 'both' || args.scenario === sc.key);
   const served = { completed302: 0, inFlight: 0 };
   const countService = (m: Measured) => {
@@ -742,10 +886,10 @@ async function main() {
       let base: Measured | undefined;
       for (const t of targets) {
         if (WARMUP > 0) {
-          const w = await load(t.kind, t.port, t.pid, sc.pick, WARMUP);
+          const w = await load(t.kind, t.port, t.pid, sc.paths, WARMUP);
           if (t.kind === 'service') countService(w);
         }
-        const m = await load(t.kind, t.port, t.pid, sc.pick, SECONDS);
+        const m = await load(t.kind, t.port, t.pid, sc.paths, SECONDS);
         if (t.kind === 'service') {
           countService(m);
           windows.push({ label: `${sc.name}${ROUNDS > 1 ? ` round ${round}` : ''}`, startUs: m.startUs, endUs: m.endUs });
@@ -796,7 +940,7 @@ async function main() {
     );
   }
 
-  // 5. Clicks: everything the service redirected shows up once its buffer is flushed. autocannon
+  // 5. Clicks: everything the service redirected shows up once its buffer is flushed. The client
   // counts the 302s it received; the requests still in flight when a run stops (at most one per
   // connection) were served and recorded too, but not counted; so was the probe above.
   const low = PERSON ? served.completed302 + 1 : 0;
@@ -804,8 +948,8 @@ async function main() {
   const expected = `${fmtInt(low)}${high > low ? ` to ${fmtInt(high)}` : ''}`;
   log(
     PERSON
-      ? `302s counted by autocannon on the service (warm-ups included): ${fmtInt(served.completed302)}; + 1 probe; + up to ${fmtInt(served.inFlight)} in flight when runs stopped → expected clicks ${expected}`
-      : `302s counted by autocannon on the service: ${fmtInt(served.completed302)}, all to a crawler (--visitor bot) → expected clicks 0`,
+      ? `302s counted by the client on the service (warm-ups included): ${fmtInt(served.completed302)}; + 1 probe; + up to ${fmtInt(served.inFlight)} in flight when runs stopped → expected clicks ${expected}`
+      : `302s counted by the client on the service: ${fmtInt(served.completed302)}, all to a crawler (--visitor bot) → expected clicks 0`,
   );
   await sleep(2 * CLICK_FLUSH_MS);
   let clicks = await database.clicks();
