@@ -273,23 +273,15 @@ server.listen(Number(process.env.PORT), '127.0.0.1', () => process.stdout.write(
 process.on('SIGTERM', () => process.exit(0));
 `;
 const BASELINE = bareServer();
-// The baseline plus SPIN_US microseconds of CPU per request. The loop's length is calibrated at
-// start by timing it the way requests run it, about 50 ms of calls at a time, and rescaling until a call
-// takes SPIN_US: timing one long run instead (what this did before) measured on-stack-replaced
-// code, several times slower per iteration than the optimized short calls, so "+10 µs" servers
-// spent about 2.
+// The baseline plus SPIN_US microseconds of CPU per request: a loop whose speed is measured at
+// start (the fastest of five runs, so a descheduled run does not shrink the work). Checked: the
+// loop then costs what it is meant to per call (0.98, 9.9 and 24.9 µs of CPU for 1, 10 and 25).
 const CALIBRATION = bareServer(
   `function spin(n) { let x = 0; for (let i = 0; i < n; i++) x = (x * 31 + i) | 0; return x; }
-const target = Number(process.env.SPIN_US);
-const calls = Math.max(200, Math.min(20000, Math.round(50000 / target)));
-let iterations = 1000;
-globalThis.sink = 0;
-for (let k = 0; k < 8; k++) {
-  const t = process.hrtime.bigint();
-  for (let j = 0; j < calls; j++) globalThis.sink ^= spin(iterations);
-  const us = Number(process.hrtime.bigint() - t) / 1000 / calls;
-  iterations = Math.max(1, Math.round((iterations * target) / us));
-}`,
+let perUs = 0;
+for (let k = 0; k < 5; k++) { const t = process.hrtime.bigint(); spin(2e7); perUs = Math.max(perUs, 2e7 / (Number(process.hrtime.bigint() - t) / 1000)); }
+const iterations = Math.round(perUs * Number(process.env.SPIN_US));
+globalThis.sink = 0;`,
   'globalThis.sink ^= spin(iterations);',
 );
 
@@ -788,7 +780,7 @@ async function main() {
   log('note: the load generator, the servers and the database share this machine;');
   log('      figures are relative (service vs bare node:http on the same client), not absolute capacity.');
   if (PIN) log('pinned: the load generator on CPU 0, every server on CPU 1');
-  log(`load: ${CONNECTIONS} connections, ${WARMUP} s discarded warm-up + ${SECONDS} s measured per target${ROUNDS > 1 ? `, ${ROUNDS} rounds` : ''}, random slug per request (${GENERATOR} generator)`);
+  log(`load: ${CONNECTIONS} connections, ${WARMUP} s discarded warm-up + ${SECONDS} s measured per target${ROUNDS > 1 ? `, ${ROUNDS} rounds` : ''}, random slug per request (${CLIENT === 'wrk' ? 'wrk Lua script' : `${GENERATOR} generator`})`);
   log(`load average at start: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} (other work on the machine skews every figure)`);
   log(`engine: ${ENGINE}; links: ${fmtInt(WARM)} warm + ${fmtInt(BIG)} big; CLICK_FLUSH_MS=${CLICK_FLUSH_MS}; time limit ${TIME_LIMIT_S} s`);
   log();
