@@ -15,7 +15,7 @@ import { PASSWORD_PAGE_CSP, passwordPage, previewPage, sendPage, statusPage, thr
 import { CSRF_COOKIE, parseCookies, refundAttempt, takeAttempt, type CsrfTokens } from './password';
 import { qrImage } from './qr';
 import type { QrTarget, RedirectStore } from './store';
-import { isBot, isPrefetch } from './visitor';
+import { isBot, isPrefetch, visitHeaders, type VisitHeaders } from './visitor';
 
 const SLUG = /^[a-z0-9_-]{1,64}$/;
 const QR_CODE = /^[a-z0-9]{1,32}$/;
@@ -101,7 +101,8 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
       return fallback(req, res);
     }
 
-    const host = hostnameOf(req.headers.host ?? '');
+    const h = visitHeaders(req.rawHeaders);
+    const host = hostnameOf(h.host);
     let domainKey: string | null | undefined = host === this.shortHost ? '' : this.hosts.get(host);
     if (domainKey === undefined) {
       const found = this.deps.store.findDomainByHost(host);
@@ -109,7 +110,7 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
         found.then(
           (id) => {
             this.rememberHost(host, id);
-            this.route(req, res, fallback, id, slug, qrCode, qrFormat);
+            this.route(req, res, fallback, h, id, slug, qrCode, qrFormat);
           },
           (err) => this.fail(res, err),
         );
@@ -118,7 +119,7 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
       this.rememberHost(host, found);
       domainKey = found;
     }
-    this.route(req, res, fallback, domainKey, slug, qrCode, qrFormat);
+    this.route(req, res, fallback, h, domainKey, slug, qrCode, qrFormat);
   }
 
   private rememberHost(host: string, id: string | null) {
@@ -130,6 +131,7 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
     req: IncomingMessage,
     res: ServerResponse,
     fallback: Fallback,
+    h: VisitHeaders,
     domainKey: string | null,
     slug: string,
     qrCode: string | null,
@@ -137,34 +139,34 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
   ): void {
     // A host that is neither the short domain nor an active custom domain is not ours to resolve.
     if (domainKey === null) return fallback(req, res);
-    if (qrCode !== null) return void this.routeQr(req, res, qrCode, qrFormat);
-    if (!SLUG.test(slug)) return this.answer(req, res, NOT_FOUND, null);
+    if (qrCode !== null) return void this.routeQr(req, res, h, qrCode, qrFormat);
+    if (!SLUG.test(slug)) return this.answer(req, res, h, NOT_FOUND, null);
     const key = RedirectCache.keyOf({ domainKey, slug });
     const cached = this.links.get(key);
-    if (cached !== undefined) return this.answer(req, res, cached, null);
+    if (cached !== undefined) return this.answer(req, res, h, cached, null);
     const loaded = this.deps.store.findLink(domainKey, slug);
     if (isPromise(loaded)) {
       loaded.then(
         (link) => {
           this.links.set(key, link ?? NOT_FOUND);
-          this.answer(req, res, link ?? NOT_FOUND, null);
+          this.answer(req, res, h, link ?? NOT_FOUND, null);
         },
         (err) => this.fail(res, err),
       );
       return;
     }
     this.links.set(key, loaded ?? NOT_FOUND);
-    this.answer(req, res, loaded ?? NOT_FOUND, null);
+    this.answer(req, res, h, loaded ?? NOT_FOUND, null);
   }
 
-  private async routeQr(req: IncomingMessage, res: ServerResponse, code: string, format: 'svg' | 'png' | null): Promise<void> {
+  private async routeQr(req: IncomingMessage, res: ServerResponse, h: VisitHeaders, code: string, format: 'svg' | 'png' | null): Promise<void> {
     try {
       let target = QR_CODE.test(code) ? this.qrCodes.get(code) : null;
       if (target === undefined) {
         target = await this.deps.store.findQr(code);
         this.qrCodes.set(code, target);
       }
-      if (!target) return this.answer(req, res, NOT_FOUND, null);
+      if (!target) return this.answer(req, res, h, NOT_FOUND, null);
       if (format) {
         const image = await qrImage(`https://${this.deps.config.shortDomain}/qr/${code}`, format);
         res.writeHead(200, {
@@ -177,39 +179,39 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
         return;
       }
       const link = await this.deps.store.findLinkById(target.linkId);
-      this.answer(req, res, link ?? NOT_FOUND, target.id);
+      this.answer(req, res, h, link ?? NOT_FOUND, target.id);
     } catch (err) {
       this.fail(res, err);
     }
   }
 
-  private answer(req: IncomingMessage, res: ServerResponse, cached: Cached, qrCodeId: string | null): void {
+  private answer(req: IncomingMessage, res: ServerResponse, h: VisitHeaders, cached: Cached, qrCodeId: string | null): void {
     const link = cached === NOT_FOUND ? null : cached;
     if (req.method === 'POST') {
-      void this.submitPassword(req, res, link, qrCodeId).catch((err) => this.fail(res, err));
+      void this.submitPassword(req, res, h, link, qrCodeId).catch((err) => this.fail(res, err));
       return;
     }
     const visit = decideVisit(link, Date.now());
     if (visit.kind === 'page') return this.page(req, res, visit.page, link);
-    const ua = req.headers['user-agent'];
-    const person = req.method === 'GET' && !isBot(ua) && !isPrefetch(req.headers);
+    const ua = h.userAgent;
+    const person = req.method === 'GET' && !isBot(ua) && !isPrefetch(h.purpose);
     if (!person && link && visit.countsAsClick && req.method === 'GET' && hasPreview(link) && isBot(ua)) {
       return sendPage(res, 200, previewPage({
         url: link.url,
-        shortUrl: `https://${req.headers.host}/${link.slug}`,
+        shortUrl: `https://${h.host}/${link.slug}`,
         title: link.previewTitle,
         description: link.previewDescription,
         image: link.previewImage,
       }));
     }
     if (!person || !visit.countsAsClick) return redirect(res, visit);
-    this.countAndRedirect(req, res, link!, visit, qrCodeId);
+    this.countAndRedirect(req, res, h, link!, visit, qrCodeId);
   }
 
   /** A person's click: take a clickLimit slot when the link has a limit, record it, redirect. */
-  private countAndRedirect(req: IncomingMessage, res: ServerResponse, link: ResolvedLink, visit: Extract<Visit, { kind: 'redirect' }>, qrCodeId: string | null) {
+  private countAndRedirect(req: IncomingMessage, res: ServerResponse, h: VisitHeaders, link: ResolvedLink, visit: Extract<Visit, { kind: 'redirect' }>, qrCodeId: string | null) {
     if (link.clickLimit === null) {
-      this.record(req, link, qrCodeId);
+      this.record(h, link, qrCodeId);
       return redirect(res, visit);
     }
     const settle = (ok: boolean) => {
@@ -218,7 +220,7 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
         return this.page(req, res, 'limit_reached', link);
       }
       link.served++;
-      this.record(req, link, qrCodeId);
+      this.record(h, link, qrCodeId);
       redirect(res, visit);
     };
     const reserved = this.deps.store.reserveClick(link.id);
@@ -226,17 +228,16 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
     else settle(reserved);
   }
 
-  private record(req: IncomingMessage, link: ResolvedLink, qrCodeId: string | null) {
-    const trusted = this.deps.config.trustProxy;
+  private record(h: VisitHeaders, link: ResolvedLink, qrCodeId: string | null) {
     this.deps.clicks.record({
       linkId: link.id,
       workspaceId: link.workspaceId,
       qrCodeId,
       at: Date.now(),
-      referer: req.headers.referer,
+      referer: h.referer,
       // Country only from a proxy we trust; the IP address itself is never kept.
-      country: trusted ? header(req, 'cf-ipcountry') ?? header(req, 'x-country-code') : undefined,
-      userAgent: req.headers['user-agent'],
+      country: this.deps.config.trustProxy ? h.country : undefined,
+      userAgent: h.userAgent,
     });
   }
 
@@ -255,7 +256,7 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
     });
   }
 
-  private async submitPassword(req: IncomingMessage, res: ServerResponse, link: ResolvedLink | null, qrCodeId: string | null) {
+  private async submitPassword(req: IncomingMessage, res: ServerResponse, h: VisitHeaders, link: ResolvedLink | null, qrCodeId: string | null) {
     const visit = decideVisit(link, Date.now());
     if (visit.kind === 'redirect' || visit.page !== 'password') {
       // Nothing to unlock: answer as a GET would, without following the POST anywhere.
@@ -278,9 +279,8 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
     await refundAttempt(this.deps.passwordThrottle, throttleKey);
     const unlocked = decideVisit(link, Date.now(), true);
     if (unlocked.kind === 'page') return this.page(req, res, unlocked.page, link);
-    const ua = req.headers['user-agent'];
-    if (isBot(ua) || !unlocked.countsAsClick) return redirect(res, unlocked);
-    this.countAndRedirect(req, res, link!, unlocked, qrCodeId);
+    if (isBot(h.userAgent) || !unlocked.countsAsClick) return redirect(res, unlocked);
+    this.countAndRedirect(req, res, h, link!, unlocked, qrCodeId);
   }
 
   private fail(res: ServerResponse, err: unknown) {

@@ -248,7 +248,7 @@ describe.each(testEngines())('short links on %s', (engine) => {
       // Everything below runs in one turn: the visits are answered synchronously on SQLite.
       const locationOf = (path: string) => {
         let location: unknown;
-        const req = { url: path, method: 'GET', headers: { host: server.services.config.shortDomain, 'user-agent': CRAWLER }, socket: {} };
+        const req = { url: path, method: 'GET', rawHeaders: ['Host', server.services.config.shortDomain, 'User-Agent', CRAWLER], socket: {} };
         const res = { writeHead: (_status: number, headers: Record<string, unknown>) => void (location = headers.Location), end() {}, headersSent: false };
         server.redirects.handle(req as never, res as never, () => expect.unreachable('not a short link'));
         return location;
@@ -390,6 +390,18 @@ describe.each(testEngines())('short links on %s', (engine) => {
       expect(Object.keys(events[0]).some((k) => /ip/i.test(k))).toBe(false);
       const daily = await knex()('link_daily_clicks').where({ link_id: link.id });
       expect(daily.map((d) => Number(d.clicks))).toEqual([2]);
+    });
+
+    it('reads visit headers in any case: every prefetch announcement skips the click, X-Country-Code counts when CF-IPCountry is absent', async () => {
+      const link = await create({ url: 'https://example.com/count-headers', slug: 'r-count-headers' });
+      for (const announce of [{ Purpose: 'prefetch' }, { 'X-Purpose': 'preview' }, { 'X-Moz': 'prefetch' }, { 'SEC-PURPOSE': 'prefetch;prerender' }]) {
+        expect((await visit('/r-count-headers', announce)).status).toBe(302);
+      }
+      await visit('/r-count-headers', { 'USER-AGENT': IPHONE, 'x-country-code': 'fr', REFERER: 'https://Mail.Example.net/inbox' });
+      await flushed();
+      const events = await knex()('clicks').where({ link_id: link.id });
+      expect(events).toHaveLength(1);
+      expect(events[0]).toMatchObject({ country: 'FR', device: 'mobile', referrer_host: 'mail.example.net' });
     });
 
     it('gives crawlers the social preview page and people the redirect', async () => {
