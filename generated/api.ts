@@ -502,8 +502,10 @@ export interface paths {
          *     and `X-Frame-Options: DENY`.
          *
          *     **Clicks.** A redirect served to a person is a click: requests whose `User-Agent` is a
-         *     bot (or missing), `HEAD` requests and prefetches (`Sec-Purpose`/`Purpose: prefetch`)
-         *     are redirected but not counted and do not use up a click limit. Clicks are buffered and
+         *     bot (or missing), `HEAD` requests and prefetches (a `Sec-Purpose`, `Purpose`,
+         *     `X-Purpose` or `X-Moz` header, read in that order, containing `prefetch`, `prerender` or
+         *     `preview`) are redirected but not counted and do not use up a click limit. Header names
+         *     are case-insensitive; a repeated `User-Agent` or `Referer` counts once (the first). Clicks are buffered and
          *     written every `CLICK_FLUSH_MS` (default 1 s); the Link's `clicks` reflects them after
          *     the flush. A click limit is exact: each counted click takes a slot in the database
          *     atomically, across processes. Raw click events keep the time, link, QR code, referrer
