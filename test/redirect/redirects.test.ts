@@ -394,7 +394,8 @@ describe.each(testEngines())('short links on %s', (engine) => {
 
     it('reads visit headers in any case: every prefetch announcement skips the click, X-Country-Code counts when CF-IPCountry is absent', async () => {
       const link = await create({ url: 'https://example.com/count-headers', slug: 'r-count-headers' });
-      for (const announce of [{ Purpose: 'prefetch' }, { 'X-Purpose': 'preview' }, { 'X-Moz': 'prefetch' }, { 'SEC-PURPOSE': 'prefetch;prerender' }]) {
+      const announcements: Array<Record<string, string>> = [{ Purpose: 'prefetch' }, { 'X-Purpose': 'preview' }, { 'X-Moz': 'prefetch' }, { 'SEC-PURPOSE': 'prefetch;prerender' }];
+      for (const announce of announcements) {
         expect((await visit('/r-count-headers', announce)).status).toBe(302);
       }
       await visit('/r-count-headers', { 'USER-AGENT': IPHONE, 'x-country-code': 'fr', REFERER: 'https://Mail.Example.net/inbox' });
