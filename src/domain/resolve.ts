@@ -67,14 +67,14 @@ export function hasPreview(link: ResolvedLink): boolean {
   return !!(link.previewTitle || link.previewDescription || link.previewImage);
 }
 
+const PLAIN_HTTP_URL = /^https?:\/\/[\x21-\x7e]+$/;
+
 /**
  * A stored URL as a Location header value: as given when it is plain ASCII, else encoded; null
  * unless it is an absolute http(s) URL. The API only stores such URLs; this second check keeps
  * a row written any other way (an import, a hand edit) from becoming a redirect to
  * `javascript:`, `data:` or a scheme-relative address.
  */
-const PLAIN_HTTP_URL = /^https?:\/\/[\x21-\x7e]+$/;
-
 export function locationOf(url: string): string | null {
   // The usual row, an ASCII http(s) URL, without building a URL object: URL.canParse answers
   // the same question for a fraction of the cost (0.25 against 0.5-0.75 µs in-process; about 2

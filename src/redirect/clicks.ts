@@ -107,23 +107,6 @@ export class ClickBuffer {
     return this.at[i];
   }
 
-  /** Clicks [from, to) as objects again (what was recorded). */
-  events(from = 0, to = this.length): ClickEvent[] {
-    const out: ClickEvent[] = [];
-    for (let i = from; i < to; i++) {
-      out.push({
-        linkId: this.field(i, FIELD.link)!,
-        workspaceId: this.field(i, FIELD.workspace)!,
-        qrCodeId: this.field(i, FIELD.qrCode) ?? null,
-        referer: this.field(i, FIELD.referer),
-        country: this.field(i, FIELD.country),
-        userAgent: this.field(i, FIELD.userAgent),
-        at: this.at[i],
-      });
-    }
-    return out;
-  }
-
   /** Clicks [from, to) as columns with their own string table (the strings they use, each once). */
   columns(from = 0, to = this.length): ClickColumns {
     const local = new Int32Array(this.strings.length).fill(-1);
