@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { migrateDown, migrateLatest, openDatabase } from '../../src/db/knex';
 import { migrationSource } from '../../src/db/migrations';
+import { SQLITE_LINK_BY_ADDRESS } from '../../src/redirect/store';
 import { createTestDatabase, testEngines } from '../support/databases';
 
 describe.each(testEngines())('migrations on %s', (engine) => {
@@ -36,7 +37,7 @@ describe.each(testEngines())('migrations on %s', (engine) => {
     ];
     try {
       await migrateLatest(db);
-      await db.knex.migrate.down({ migrationSource });
+      await db.knex.migrate.down({ migrationSource, name: '20261122080000_daily_clicks_by_workspace' });
       await db.knex('link_daily_clicks').insert(seeded);
       await db.knex.migrate.up({ migrationSource });
       expect(plain(await rows())).toEqual(seeded);
@@ -53,7 +54,7 @@ describe.each(testEngines())('migrations on %s', (engine) => {
                          ON CONFLICT (workspace_id, link_id, day) DO UPDATE SET clicks = link_daily_clicks.clicks + excluded.clicks`);
       expect(plain(await rows())[0].clicks).toBe(7);
       await expect(db.knex('link_daily_clicks').insert(seeded[1])).rejects.toThrow();
-      await db.knex.migrate.down({ migrationSource });
+      await db.knex.migrate.down({ migrationSource, name: '20261122080000_daily_clicks_by_workspace' });
       expect(plain(await rows())).toEqual([{ ...seeded[0], clicks: 7 }, seeded[1], seeded[2]]);
       await expect(db.knex('link_daily_clicks').insert(seeded[2])).rejects.toThrow();
       await migrateLatest(db);
@@ -76,7 +77,7 @@ describe.each(testEngines())('migrations on %s', (engine) => {
         : (await db.knex.raw(`SELECT indexname AS name FROM pg_indexes WHERE tablename = 'clicks'`)).rows.map((r: any) => r.name);
     try {
       await migrateLatest(db);
-      await db.knex.migrate.down({ migrationSource });
+      await db.knex.migrate.down({ migrationSource, name: '20261122090000_click_windows' });
       expect(await linkIndex()).toContain('clicks_link_id_occurred_at_index');
       await db.knex('clicks').insert([
         click('lnk_1', now - 2 * W + 1, 'DE'), click('lnk_1', now - 2 * W + 2, 'DE'), click('lnk_1', now - 2 * W + 3, null),
@@ -97,9 +98,36 @@ describe.each(testEngines())('migrations on %s', (engine) => {
         const plan = await db.knex.raw(`EXPLAIN QUERY PLAN SELECT window_start, country, clicks FROM link_click_windows WHERE window_start IN (?, ?) AND link_id = ?`, [now, now - W, 'lnk_1']);
         expect(plan.map((r: any) => r.detail).join(' ')).toMatch(/SEARCH link_click_windows USING PRIMARY KEY \(window_start=\? AND link_id=\?\)/);
       }
-      await db.knex.migrate.down({ migrationSource });
+      await db.knex.migrate.down({ migrationSource, name: '20261122090000_click_windows' });
       expect(await db.knex.schema.hasTable('link_click_windows')).toBe(false);
       expect(await linkIndex()).toContain('clicks_link_id_occurred_at_index');
+      await migrateLatest(db);
+    } finally {
+      await db.knex.destroy();
+      await database.drop();
+    }
+  });
+
+  it('the redirect lookup reads one covering index on SQLite (20261123000000), which down removes', async () => {
+    const database = await createTestDatabase(engine);
+    const db = openDatabase(database.url);
+    const indexes = async () =>
+      engine === 'sqlite'
+        ? (await db.knex.raw(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'links'`)).map((r: any) => r.name)
+        : (await db.knex.raw(`SELECT indexname AS name FROM pg_indexes WHERE tablename = 'links'`)).rows.map((r: any) => r.name);
+    try {
+      await migrateLatest(db);
+      if (engine === 'sqlite') {
+        expect(await indexes()).toEqual(expect.arrayContaining(['links_live_slug', 'links_redirect']));
+        // Every column the store reads is in the index: SQLite names it a covering index.
+        const plan = await db.knex.raw(`EXPLAIN QUERY PLAN ${SQLITE_LINK_BY_ADDRESS}`, ['', 'a']);
+        expect(plan.map((r: any) => r.detail).join(' ')).toMatch(/SEARCH links USING COVERING INDEX links_redirect \(domain_key=\? AND slug=\?\)/);
+      } else {
+        expect(await indexes()).not.toContain('links_redirect');
+      }
+      await db.knex.migrate.down({ migrationSource, name: '20261123000000_links_redirect_index' });
+      expect(await indexes()).not.toContain('links_redirect');
+      expect(await indexes()).toContain('links_live_slug');
       await migrateLatest(db);
     } finally {
       await db.knex.destroy();

@@ -11,6 +11,7 @@ import * as conversionBlocks from './20261122060000_conversion_blocks';
 import * as linkClicksFromDaily from './20261122070000_link_clicks_from_daily';
 import * as dailyClicksByWorkspace from './20261122080000_daily_clicks_by_workspace';
 import * as clickWindows from './20261122090000_click_windows';
+import * as linksRedirectIndex from './20261123000000_links_redirect_index';
 
 const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }> = {
   '20261122000000_core': core,
@@ -23,6 +24,7 @@ const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '20261122070000_link_clicks_from_daily': linkClicksFromDaily,
   '20261122080000_daily_clicks_by_workspace': dailyClicksByWorkspace,
   '20261122090000_click_windows': clickWindows,
+  '20261123000000_links_redirect_index': linksRedirectIndex,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
