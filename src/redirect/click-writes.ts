@@ -1,12 +1,14 @@
 // How a flushed batch of clicks is written, per engine. Both write the same rows: raw events,
-// daily counts per link (whose sum is the Link's clicks), daily scans per QR code and clicks per
-// link, 5-minute window and country (what the traffic alerts read), inside the caller's
-// transaction. Written without Knex's query builder on purpose: a flush runs on the
-// redirect process's event loop, and building and preparing thousands of statements per second
-// cost more than the writes themselves (bench/redirect measured it).
+// daily counts per link (whose sum is the Link's clicks), daily scans per QR code and, for
+// workspaces that want traffic alerts (src/webhooks/traffic-windows.ts), clicks per link,
+// 5-minute window and country (what the alerts read), inside the caller's transaction. Written
+// without Knex's query builder on purpose: a flush runs on the redirect process's event loop,
+// and building and preparing thousands of statements per second cost more than the writes
+// themselves (bench/redirect measured it).
 import type { Knex } from 'knex';
 import { CLICK_WINDOW_MS } from '../domain/analytics-alerts';
 import type { StoredClick } from './clicks';
+import { workspacesWithTrafficAlerts } from '../webhooks/traffic-windows';
 
 const DAY_MS = 86_400_000;
 
@@ -124,9 +126,11 @@ async function writeSqlite(trx: Knex.Transaction, rows: StoredClick[], agg: Clic
     const r = rows[i];
     st.click.run(r.workspace_id, r.link_id, r.qr_code_id, r.occurred_at, r.referrer_host, r.country, r.device, r.browser, r.os);
   }
+  // After the raw clicks: their write holds the write lock (src/webhooks/traffic-windows.ts).
+  const windows = await alertWindows(trx, agg.windows);
   for (const d of agg.daily) st.daily.run(d.link_id, d.workspace_id, d.day, d.clicks, d.scans);
   for (const s of agg.scans) st.scans.run(s.qr_code_id, s.workspace_id, s.day, s.scans);
-  for (const w of agg.windows) st.windows.run(w.window_start, w.link_id, w.country, w.workspace_id, w.clicks);
+  for (const w of windows) st.windows.run(w.window_start, w.link_id, w.country, w.workspace_id, w.clicks);
 }
 
 const PG_CHUNK = 5_000;
@@ -164,8 +168,9 @@ async function writePostgres(trx: Knex.Transaction, rows: StoredClick[], agg: Cl
 }
 
 async function writePostgresWindows(trx: Knex.Transaction, agg: ClickAggregates) {
-  for (let i = 0; i < agg.windows.length; i += PG_CHUNK) {
-    const c = agg.windows.slice(i, i + PG_CHUNK);
+  const windows = await alertWindows(trx, agg.windows);
+  for (let i = 0; i < windows.length; i += PG_CHUNK) {
+    const c = windows.slice(i, i + PG_CHUNK);
     await trx.raw(
       `INSERT INTO link_click_windows (window_start, link_id, country, workspace_id, clicks)
        SELECT * FROM unnest(?::bigint[], ?::text[], ?::text[], ?::text[], ?::bigint[])
@@ -173,6 +178,13 @@ async function writePostgresWindows(trx: Knex.Transaction, agg: ClickAggregates)
       [c.map((w) => w.window_start), c.map((w) => w.link_id), c.map((w) => w.country), c.map((w) => w.workspace_id), c.map((w) => w.clicks)] as any,
     );
   }
+}
+
+/** The batch's window rows of the workspaces that want traffic alerts (the only readers). */
+async function alertWindows(trx: Knex.Transaction, windows: WindowRow[]): Promise<WindowRow[]> {
+  if (!windows.length) return windows;
+  const wanted = await workspacesWithTrafficAlerts(trx, windows.map((w) => w.workspace_id));
+  return wanted.size ? windows.filter((w) => wanted.has(w.workspace_id)) : [];
 }
 
 export async function writeClicks(trx: Knex.Transaction, engine: 'sqlite' | 'postgres', rows: StoredClick[]): Promise<void> {

@@ -26,6 +26,16 @@ describe.each(testEngines())('click writer thread on %s', (engine) => {
     database = await createTestDatabase(engine);
     db = openDatabase(database.url);
     await migrateLatest(db);
+    // ws_writer wants traffic alerts, so its clicks are also counted in windows; ws_quiet does not.
+    const now = Date.now();
+    await db.knex('workspaces').insert([
+      { id: 'ws_writer', name: 'Writer', plan: 'business', created_at: now },
+      { id: 'ws_quiet', name: 'Quiet', plan: 'business', created_at: now },
+    ]);
+    await db.knex('webhook_subscriptions').insert({
+      id: 'whk_writer', workspace_id: 'ws_writer', variant: 'A', url: 'https://hooks.example.com/a', events: JSON.stringify(['analytics.spike']),
+      secret_encrypted: 'sealed', enabled: false, created_at: now, updated_at: now,
+    });
     recorder = new ClickRecorder(new ThreadClickWriter({ databaseUrl: database.url, webhookEvents: null }), pino({ level: 'silent' }), 60_000);
   });
   afterAll(async () => {
@@ -67,6 +77,18 @@ describe.each(testEngines())('click writer thread on %s', (engine) => {
       [0, 'DE', 1],
       [300_000, 'DE', 1],
     ]);
+  });
+
+  it("counts no windows for a workspace without a subscription naming a traffic alert, but its clicks and daily counts", async () => {
+    const at = Date.UTC(2026, 10, 22, 9, 10);
+    for (let i = 0; i < 4; i++) recorder.record({ ...click('lnk_quiet', at + i), workspaceId: 'ws_quiet' });
+    recorder.record(click('lnk_loud', at));
+    await recorder.flush();
+    expect(await count('lnk_quiet')).toBe(4);
+    expect((await db.knex('link_daily_clicks').where({ link_id: 'lnk_quiet' })).map((d) => Number(d.clicks))).toEqual([4]);
+    expect(await db.knex('link_click_windows').where({ link_id: 'lnk_quiet' })).toEqual([]);
+    // In the same flush, the workspace that wants alerts still gets its window.
+    expect((await db.knex('link_click_windows').where({ link_id: 'lnk_loud' })).map((w) => Number(w.clicks))).toEqual([1]);
   });
 
   it('hands a batch larger than one part over in parts and writes every click once, in order', async () => {

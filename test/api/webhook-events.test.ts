@@ -398,6 +398,58 @@ describe.each(testEngines())('webhook events on %s', (engine) => {
       });
     });
 
+    it('click windows are kept only for workspaces that want alerts; subscribing rebuilds them from the raw clicks before it', async () => {
+      const late = await seedWorkspace(knex(), { scopes: SCOPES });
+      const lateApi = (method: string, path: string, body?: object) => server.request(method, path, { key: late.key, body });
+      const created = await lateApi('POST', '/api/v1/links', { url: 'https://example.com/steady' });
+      expect(created.status, created.text).toBe(201);
+      const link = created.body.data;
+      const recordLate = (at: number, n: number) => {
+        for (let i = 0; i < n; i++) {
+          server.clicks.record({ linkId: link.id, workspaceId: late.workspaceId, qrCodeId: null, at: at + i, referer: undefined, country: 'DE', userAgent: PERSON });
+        }
+      };
+      const windows = async () =>
+        (await knex()('link_click_windows').where({ link_id: link.id }).orderBy('window_start').select('window_start', 'clicks'))
+          .map((r) => [(Number(r.window_start) - windowStart) / SPIKE_WINDOW_MS, Number(r.clicks)]);
+      const subscribe = async (events: string[]) => {
+        const res = await lateApi('POST', '/api/webhooks', { workspaceId: late.workspaceId, url: 'https://hooks.example.com/late', events });
+        expect(res.status, res.text).toBe(201);
+        return res.body.data.id as string;
+      };
+      // A steady link: 20 clicks in each of the twelve windows before a closed window.
+      const windowStart = windowStartOf(Date.now() - 10_000, SPIKE_WINDOW_MS) - SPIKE_WINDOW_MS;
+      for (let w = 12; w >= 1; w--) recordLate(windowStart - w * SPIKE_WINDOW_MS, 20);
+      await server.clicks.flush();
+      expect(Number((await knex()('clicks').where({ link_id: link.id }).count({ n: '*' }))[0].n)).toBe(240);
+      expect(await windows()).toEqual([]);
+
+      // A subscription that names no alert changes nothing; one that does rebuilds the windows.
+      const plain = await subscribe(['link.created']);
+      expect(await windows()).toEqual([]);
+      const steady = Array.from({ length: 12 }, (_, i) => [i - 12, 20]);
+      const geo = await subscribe(['analytics.geo_anomaly']);
+      expect(await windows()).toEqual(steady);
+
+      // Unsubscribed: clicks are no longer counted in windows...
+      expect((await lateApi('DELETE', `/api/webhooks/${geo}`)).status).toBe(200);
+      recordLate(windowStart - SPIKE_WINDOW_MS + 100, 5);
+      await server.clicks.flush();
+      expect(await windows()).toEqual(steady);
+      // ...until a change to a subscription makes the workspace want alerts again.
+      expect((await lateApi('PATCH', `/api/webhooks/${plain}`, { events: ['analytics.spike'] })).status).toBe(200);
+      expect(await windows()).toEqual([...steady.slice(0, 11), [-1, 25]]);
+
+      // 60 clicks over a baseline of about 20 a window is no spike; counted from an empty history
+      // (a baseline of 1) it would be one.
+      const rows = await written(async () => {
+        recordLate(windowStart + 1_000, 60);
+        await server.clicks.flush();
+      });
+      expect(await windows()).toEqual([...steady.slice(0, 11), [-1, 25], [0, 60]]);
+      expect(rows.filter((r) => r.event_type === 'analytics.spike')).toEqual([]);
+    });
+
     it('analytics.geo_anomaly: a link without 7 days of history sends nothing', async () => {
       const link = (await createLink({ url: 'https://example.com/new-geo' })).body.data;
       const windowStart = windowStartOf(Date.now() - 10_000, GEO_WINDOW_MS) - GEO_WINDOW_MS;

@@ -13,6 +13,7 @@ import type { AuthContext } from '../auth';
 import { badRequest, forbidden, notFound } from '../errors';
 import type { Services } from '../services';
 import type { Result } from './types';
+import { changeAlertSubscriptions } from '../../webhooks/traffic-windows';
 
 type WebhookCreateA = components['schemas']['WebhookCreateA'];
 type WebhookUpdateA = components['schemas']['WebhookUpdateA'];
@@ -125,7 +126,10 @@ export function webhookHandlers(services: Services) {
       updated_at: now,
       deleted_at: null,
     };
-    await knex('webhook_subscriptions').insert(row);
+    // A Variant A subscription may name the traffic alerts, whose click windows are kept only
+    // for workspaces that want them: the change rebuilds them when it starts that.
+    if (variant === 'A') await changeAlertSubscriptions(knex, workspaceId, (trx) => trx('webhook_subscriptions').insert(row));
+    else await knex('webhook_subscriptions').insert(row);
     return row;
   }
 
@@ -178,7 +182,7 @@ export function webhookHandlers(services: Services) {
       if (body.enabled !== undefined) patch.enabled = body.enabled;
       if (Object.keys(patch).length) {
         patch.updated_at = Date.now();
-        await live('A', auth.workspaceId).where({ id: current.id }).update(patch);
+        await changeAlertSubscriptions(knex, auth.workspaceId, (trx) => live('A', auth.workspaceId, trx).where({ id: current.id }).update(patch));
       }
       const updated = await findSubscription('A', auth.workspaceId, current.id);
       return { status: 200, body: { success: true, data: presentA(updated) } };
