@@ -3,7 +3,7 @@
 // It prints figures and asserts nothing.
 //
 //   npx tsx bench/click-writes.ts [--engine sqlite|postgres] [--scenario both|warm|million]
-//                                 [--batch 20000] [--batches 6] [--time-limit SECONDS]
+//                                 [--batch 20000] [--batches 6] [--alerts] [--time-limit SECONDS]
 //
 // What it does, per scenario (warm: each click on one of 1,000 links; million: on one of
 // 1,000,000, at random), on a fresh migrated database (a SQLite file in a temp dir, or a scratch
@@ -12,7 +12,9 @@
 //     clicks are recorded) sent through a MessagePort in HANDOFF_PART parts of columns, against
 //     structured-cloning the same clicks as objects;
 //  2. writer: InlineClickWriter.write (what the writer thread runs: user-agent parsing, raw
-//     clicks, daily counts, alert windows, in WRITE_CHUNK transactions) for --batches batches of
+//     clicks, daily counts, and with --alerts the traffic alerts' windows, which are kept only for
+//     a workspace with a subscription naming an alert (src/webhooks/traffic-windows.ts): --alerts
+//     gives the bench's workspace one), in WRITE_CHUNK transactions) for --batches batches of
 //     --batch clicks (the first is a warm-up), wall time and this process's CPU time per click
 //     (on Postgres the server's own CPU is not included);
 //  3. baseline: then the same rows into a table with no index, in transactions of the same size
@@ -36,6 +38,7 @@ const { values: args } = parseArgs({
     scenario: { type: 'string', default: 'both' },
     batch: { type: 'string', default: '20000' },
     batches: { type: 'string', default: '6' },
+    alerts: { type: 'boolean', default: false },
     'time-limit': { type: 'string', default: '600' },
   },
 });
@@ -116,6 +119,9 @@ async function main() {
   await finishBench(async () => {
     log('Shortlink click writer benchmark');
     log(`machine: ${os.cpus().length} CPUs, node ${process.version}; engine ${engine}; ${BATCHES} batches of ${fmtInt(BATCH)} clicks (first discarded), transactions of ${fmtInt(WRITE_CHUNK)}`);
+    log(args.alerts
+      ? 'traffic-alert windows: written (--alerts: the workspace has a disabled subscription naming analytics.spike)'
+      : 'traffic-alert windows: not written (the workspace has no alert subscription; --alerts gives it one)');
     log(`load average at start: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} (other work on the machine skews every figure)`);
     log();
     log(`hand-off of ${fmtInt(BATCH)} clicks to the writer thread (event-loop time):`);
@@ -136,6 +142,14 @@ async function main() {
       const db: Database = openDatabase(url);
       onCleanup('close the database', () => db.knex.destroy());
       await migrateLatest(db);
+      if (args.alerts) {
+        const now = Date.now();
+        await db.knex('workspaces').insert({ id: 'wsp_bench', name: 'Bench', plan: 'business', created_at: now });
+        await db.knex('webhook_subscriptions').insert({
+          id: 'whk_bench', workspace_id: 'wsp_bench', variant: 'A', url: 'https://hooks.example.com/bench', events: JSON.stringify(['analytics.spike']),
+          secret_encrypted: 'not used', enabled: false, created_at: now, updated_at: now,
+        });
+      }
       await db.knex.raw(`CREATE TABLE bench_clicks_baseline (workspace_id varchar(40), link_id varchar(40), qr_code_id varchar(40), occurred_at bigint,
                          referrer_host varchar(253), country varchar(2), device varchar(32), browser varchar(64), os varchar(64))`);
       const writer = new InlineClickWriter(db.knex, db.engine, []);
@@ -182,6 +196,8 @@ async function main() {
       }
       const written = Number((await db.knex('clicks').count({ n: '*' }))[0].n);
       if (written !== BATCH * BATCHES) throw new Error(`expected ${BATCH * BATCHES} clicks written, found ${written}`);
+      const windowRows = Number((await db.knex('link_click_windows').count({ n: '*' }))[0].n);
+      if (Boolean(windowRows) !== Boolean(args.alerts)) throw new Error(`${windowRows} alert window rows written with --alerts ${args.alerts ? 'on' : 'off'}`);
       results.push(
         [`${scenario} (${fmtInt(LINKS[scenario])} links): writer`, fmtMs(median(w.wall), 2), fmtMs(median(w.cpu), 2), `${fmtMs(median(w.cpu) / median(b.cpu), 2)}×`],
         [`${scenario}: baseline (no index)`, fmtMs(median(b.wall), 2), fmtMs(median(b.cpu), 2), ''],
