@@ -39,7 +39,7 @@ const LINK_COLUMNS = `id, workspace_id, domain_key, slug, original_url, redirect
  * the slug index and then the table. A test checks the plan says COVERING INDEX, so a column
  * added here and not to the index is caught.
  */
-export const SQLITE_LINK_BY_ADDRESS = `SELECT ${LINK_COLUMNS} FROM links WHERE domain_key = ? AND slug = ? AND deleted_at IS NULL`;
+export const SQLITE_LINK_BY_ADDRESS = `SELECT ${LINK_COLUMNS} FROM links INDEXED BY links_redirect WHERE domain_key = ? AND slug = ? AND deleted_at IS NULL`;
 
 const n = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 
