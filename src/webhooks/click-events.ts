@@ -13,6 +13,7 @@ import type { ClickSink, StoredClick } from '../redirect/clicks';
 import { linkHost } from './link-events';
 import { enqueueEvents, subscriptionTargets, type ServiceEvent, type SubscriptionTarget } from './outbox';
 import { serviceEvent } from './payloads';
+import { TRAFFIC_ALERT_EVENTS } from './traffic-windows';
 
 /** How many closed windows back a flush still evaluates (a link's clicks may pause). */
 const SPIKE_LOOKBACK_WINDOWS = 12;
@@ -182,7 +183,7 @@ export function webhookClickSink(opts: ClickEventOptions): ClickSink {
     const targets = await subscriptionTargets(trx, clicks.map((c) => c.workspace_id));
     if (!targets.length) return;
     const visits = clicks.filter((c) => wants(targets, c.workspace_id, 'B', ['link.clicked', 'qr.scanned']));
-    const alertLinkIds = [...new Set(clicks.filter((c) => wants(targets, c.workspace_id, 'A', ['analytics.spike', 'analytics.geo_anomaly'])).map((c) => c.link_id))];
+    const alertLinkIds = [...new Set(clicks.filter((c) => wants(targets, c.workspace_id, 'A', [...TRAFFIC_ALERT_EVENTS])).map((c) => c.link_id))];
     if (!visits.length && !alertLinkIds.length) return;
     const links = await linksOf(trx, [...new Set([...visits.map((c) => c.link_id), ...alertLinkIds])]);
     const events = visitEvents(visits, links);

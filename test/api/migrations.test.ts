@@ -1,9 +1,16 @@
 // Migrations go up and down on every engine.
 import { describe, expect, it } from 'vitest';
-import { migrateDown, migrateLatest, openDatabase } from '../../src/db/knex';
+import { migrateDown, migrateLatest, openDatabase, type Database } from '../../src/db/knex';
 import { migrationSource } from '../../src/db/migrations';
 import { SQLITE_LINK_BY_ADDRESS } from '../../src/redirect/store';
 import { createTestDatabase, testEngines } from '../support/databases';
+
+/** The names of a table's indexes. */
+async function indexNames(db: Database, engine: string, table: string): Promise<string[]> {
+  return engine === 'sqlite'
+    ? (await db.knex.raw(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ?`, [table])).map((r: any) => r.name)
+    : (await db.knex.raw(`SELECT indexname AS name FROM pg_indexes WHERE tablename = ?`, [table])).rows.map((r: any) => r.name);
+}
 
 describe.each(testEngines())('migrations on %s', (engine) => {
   it('migrate up creates every table, down removes them, up again works', async () => {
@@ -71,10 +78,7 @@ describe.each(testEngines())('migrations on %s', (engine) => {
     const W = 300_000;
     const now = Math.floor(Date.now() / W) * W;
     const click = (link_id: string, occurred_at: number, country: string | null) => ({ workspace_id: 'ws_a', link_id, occurred_at, country, device: 'desktop' });
-    const linkIndex = async () =>
-      engine === 'sqlite'
-        ? (await db.knex.raw(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'clicks'`)).map((r: any) => r.name)
-        : (await db.knex.raw(`SELECT indexname AS name FROM pg_indexes WHERE tablename = 'clicks'`)).rows.map((r: any) => r.name);
+    const linkIndex = () => indexNames(db, engine, 'clicks');
     try {
       await migrateLatest(db);
       await db.knex.migrate.down({ migrationSource, name: '20261122090000_click_windows' });
@@ -111,10 +115,7 @@ describe.each(testEngines())('migrations on %s', (engine) => {
   it('the redirect lookup reads one covering index on SQLite (20261123000000), which down removes', async () => {
     const database = await createTestDatabase(engine);
     const db = openDatabase(database.url);
-    const indexes = async () =>
-      engine === 'sqlite'
-        ? (await db.knex.raw(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'links'`)).map((r: any) => r.name)
-        : (await db.knex.raw(`SELECT indexname AS name FROM pg_indexes WHERE tablename = 'links'`)).rows.map((r: any) => r.name);
+    const indexes = () => indexNames(db, engine, 'links');
     try {
       await migrateLatest(db);
       if (engine === 'sqlite') {

@@ -6,9 +6,10 @@
 // lookups, as the load of bench/redirect does to the CPU caches): 16.7 µs per lookup through
 // links_live_slug and the table, 13.0 µs through this index. Under bench/redirect's load with
 // crawlers visiting (so no click writes), the service's main thread went from 63 to 56 µs of
-// CPU per request (`--scenario million --visitor bot`, two runs of 2 rounds each way). The price is disk: the index holds a copy of every live link's
-// redirect fields (315 MB → 473 MB for 1,000,000 links with short URLs), and a link write
-// updates one more index. links_live_slug stays: it is the one that keeps slugs unique.
+// CPU per request (`--scenario million --visitor bot`, two runs of 2 rounds each way). The
+// price is disk: the index holds a copy of every live link's redirect fields (315 MB → 473 MB
+// for 1,000,000 links with short URLs), and a link write updates one more index.
+// links_live_slug stays: it is the one that keeps slugs unique.
 //
 // Postgres: nothing. Its lookups are a round trip to the server, which keeps its own buffers
 // across commits, and an index-only scan would still visit the heap for every recently updated
