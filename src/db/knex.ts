@@ -43,9 +43,28 @@ export const SQLITE_LOCK_WAIT_MS = 5_000;
 const BetterSqlite3Client = createRequire(import.meta.url)('knex/lib/dialects/better-sqlite3') as new (config: Knex.Config) => Knex.Client & {
   _query(connection: unknown, obj: unknown): Promise<unknown>;
 };
+/**
+ * Transactions begin IMMEDIATE: they take the write lock at BEGIN (waiting for it on the timer
+ * like any statement) instead of at their first write. A deferred transaction that reads, then
+ * writes, fails with SQLITE_BUSY_SNAPSHOT when another connection (the click writer thread, a
+ * second process) commits in between: its snapshot is stale and cannot become a write. The API's
+ * transactions read first (a DELETE of a link reads the row it deletes), and the fuzz test met
+ * that race as a 500. Nothing on this client opens a transaction only to read.
+ */
+const SqliteTransaction = createRequire(import.meta.url)('knex/lib/dialects/sqlite3/execution/sqlite-transaction') as new (...args: unknown[]) => {
+  query(conn: unknown, sql: string): Promise<unknown>;
+};
+class ImmediateSqliteTransaction extends SqliteTransaction {
+  begin(conn: unknown) {
+    return this.query(conn, 'BEGIN IMMEDIATE;');
+  }
+}
 class TimerWaitSqliteClient extends BetterSqlite3Client {
   _query(connection: unknown, obj: unknown): Promise<unknown> {
     return retryWhileSqliteBusy(() => super._query(connection, obj));
+  }
+  transaction(container: unknown, config: unknown, outerTx: unknown): Knex.Transaction {
+    return new ImmediateSqliteTransaction(this, container, config, outerTx) as unknown as Knex.Transaction;
   }
 }
 

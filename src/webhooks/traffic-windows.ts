@@ -20,7 +20,8 @@
 // clicks; a flush that commits clicks between the two would be counted by neither. So both take
 // a lock on the workspace's row first: the flush a shared one (Postgres: FOR SHARE; SQLite: the
 // flush writes its raw clicks before it reads, which takes the one write lock), the change an
-// exclusive one (a write to the workspace's row, the first statement of its transaction). A
+// exclusive one (a write to the workspace's row, the first statement of its transaction;
+// SQLite: the write lock its BEGIN IMMEDIATE takes). A
 // flush that waited sees the new subscription and writes its windows; a rebuild that waited
 // counts the flush's clicks.
 import type { Knex } from 'knex';
@@ -65,8 +66,8 @@ export async function workspacesWithTrafficAlerts(trx: Knex, workspaceIds: strin
 export async function changeAlertSubscriptions<T>(knex: Knex, workspaceId: string, change: (trx: Knex.Transaction) => Promise<T>, now = Date.now()): Promise<T> {
   return knex.transaction(async (trx) => {
     // The lock first (see above), with a write that changes nothing: on Postgres it locks the
-    // workspace's row against a flush's FOR SHARE; on SQLite it takes the one write lock before
-    // anything is read (a read first would start a snapshot a flush could commit past).
+    // workspace's row against a flush's FOR SHARE. On SQLite the transaction already holds the
+    // one write lock from its BEGIN IMMEDIATE (src/db/knex.ts).
     await trx('workspaces').where({ id: workspaceId }).update({ name: trx.raw('name') });
     const before = await trx('webhook_subscriptions')
       .where({ workspace_id: workspaceId, variant: 'A' })
