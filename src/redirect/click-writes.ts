@@ -17,53 +17,34 @@ export interface ClickAggregates {
   // flushes cannot deadlock on Postgres.
   daily: Array<{ link_id: string; workspace_id: string; day: number; clicks: number; scans: number }>;
   scans: Array<{ qr_code_id: string; workspace_id: string; day: number; scans: number }>;
-  windows: Array<{ window_start: number; link_id: string; country: string; workspace_id: string; clicks: number }>;
 }
+type WindowRow = { window_start: number; link_id: string; country: string; workspace_id: string; clicks: number };
 
 type DailyRow = ClickAggregates['daily'][number];
-type WindowRow = ClickAggregates['windows'][number];
 type ScanRow = ClickAggregates['scans'][number];
 
-/** One link's share of a batch: its days and its windows by country (a batch spans one or two of each). */
-interface LinkShare {
-  days: DailyRow[];
-  windows: Array<{ start: number; byCountry: Map<string, WindowRow> }>;
-}
+const byKey = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
- * Grouped by link first, then by day and window, without a composite string key per click: the
- * link id (and the country) is the same string object for every click of it in a batch
- * (ClickBuffer keeps and sends each distinct string once), so its hash is computed once, where building
- * and hashing `${window}|${link}|${country}` for each click took a tenth of the writer thread's
- * CPU (bench/redirect --cpu-prof, warm set).
+ * Daily clicks and scans per link and QR code. Grouped by link first, then by day, without a
+ * composite string key per click: the link id is the same string object for every click of it
+ * in a batch (ClickBuffer keeps and sends each distinct string once), so its hash is computed
+ * once, where building and hashing `${day}|${link}` for each click took a tenth of the writer
+ * thread's CPU (bench/redirect --cpu-prof, warm set).
  */
 export function aggregateClicks(rows: StoredClick[]): ClickAggregates {
-  const links = new Map<string, LinkShare>();
+  const links = new Map<string, DailyRow[]>();
   const daily: DailyRow[] = [];
-  const windows: WindowRow[] = [];
   const scans = new Map<string, ScanRow[]>();
   const scanRows: ScanRow[] = [];
   for (const r of rows) {
-    const windowStart = Math.floor(r.occurred_at / CLICK_WINDOW_MS) * CLICK_WINDOW_MS;
     const day = Math.floor(r.occurred_at / DAY_MS);
-    const country = r.country ?? '';
-    let share = links.get(r.link_id);
-    if (!share) links.set(r.link_id, (share = { days: [], windows: [] }));
-
-    let w = share.windows.find((x) => x.start === windowStart);
-    if (!w) share.windows.push((w = { start: windowStart, byCountry: new Map() }));
-    const wr = w.byCountry.get(country);
-    if (wr) wr.clicks++;
-    else {
-      const row = { window_start: windowStart, link_id: r.link_id, country, workspace_id: r.workspace_id, clicks: 1 };
-      w.byCountry.set(country, row);
-      windows.push(row);
-    }
-
-    let d = share.days.find((x) => x.day === day);
+    let days = links.get(r.link_id);
+    if (!days) links.set(r.link_id, (days = []));
+    let d = days.find((x) => x.day === day);
     if (!d) {
       d = { link_id: r.link_id, workspace_id: r.workspace_id, day, clicks: 0, scans: 0 };
-      share.days.push(d);
+      days.push(d);
       daily.push(d);
     }
     d.clicks++;
@@ -80,12 +61,39 @@ export function aggregateClicks(rows: StoredClick[]): ClickAggregates {
       s.scans++;
     }
   }
-  const byKey = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
   return {
     daily: daily.sort((a, b) => byKey(a.workspace_id, b.workspace_id) || byKey(a.link_id, b.link_id) || a.day - b.day),
     scans: scanRows.sort((a, b) => byKey(a.qr_code_id, b.qr_code_id) || a.day - b.day),
-    windows: windows.sort((a, b) => a.window_start - b.window_start || byKey(a.link_id, b.link_id) || byKey(a.country, b.country)),
   };
+}
+
+/**
+ * Clicks per link, 5-minute window and country, for the clicks of workspaces `wanted` accepts
+ * (by default all), sorted by key. Only workspaces with a traffic-alert subscription get these
+ * rows (src/webhooks/traffic-windows.ts), so a flush computes them only for those: building them
+ * for every click cost about 0.7 µs a click of the writer thread's 7 (bench:click-writes, warm
+ * set), for rows nobody reads.
+ */
+export function clickWindows(rows: StoredClick[], wanted: (workspaceId: string) => boolean = () => true): WindowRow[] {
+  const links = new Map<string, Array<{ start: number; byCountry: Map<string, WindowRow> }>>();
+  const windows: WindowRow[] = [];
+  for (const r of rows) {
+    if (!wanted(r.workspace_id)) continue;
+    const windowStart = Math.floor(r.occurred_at / CLICK_WINDOW_MS) * CLICK_WINDOW_MS;
+    const country = r.country ?? '';
+    let starts = links.get(r.link_id);
+    if (!starts) links.set(r.link_id, (starts = []));
+    let w = starts.find((x) => x.start === windowStart);
+    if (!w) starts.push((w = { start: windowStart, byCountry: new Map() }));
+    const wr = w.byCountry.get(country);
+    if (wr) wr.clicks++;
+    else {
+      const row = { window_start: windowStart, link_id: r.link_id, country, workspace_id: r.workspace_id, clicks: 1 };
+      w.byCountry.set(country, row);
+      windows.push(row);
+    }
+  }
+  return windows.sort((a, b) => a.window_start - b.window_start || byKey(a.link_id, b.link_id) || byKey(a.country, b.country));
 }
 
 const CLICK_INSERT = 'INSERT INTO clicks (workspace_id, link_id, qr_code_id, occurred_at, referrer_host, country, device, browser, os) VALUES ';
@@ -127,7 +135,7 @@ async function writeSqlite(trx: Knex.Transaction, rows: StoredClick[], agg: Clic
     st.click.run(r.workspace_id, r.link_id, r.qr_code_id, r.occurred_at, r.referrer_host, r.country, r.device, r.browser, r.os);
   }
   // After the raw clicks: their write holds the write lock (src/webhooks/traffic-windows.ts).
-  const windows = await alertWindows(trx, agg.windows);
+  const windows = await alertWindows(trx, rows);
   for (const d of agg.daily) st.daily.run(d.link_id, d.workspace_id, d.day, d.clicks, d.scans);
   for (const s of agg.scans) st.scans.run(s.qr_code_id, s.workspace_id, s.day, s.scans);
   for (const w of windows) st.windows.run(w.window_start, w.link_id, w.country, w.workspace_id, w.clicks);
@@ -167,8 +175,8 @@ async function writePostgres(trx: Knex.Transaction, rows: StoredClick[], agg: Cl
   }
 }
 
-async function writePostgresWindows(trx: Knex.Transaction, agg: ClickAggregates) {
-  const windows = await alertWindows(trx, agg.windows);
+async function writePostgresWindows(trx: Knex.Transaction, rows: StoredClick[]) {
+  const windows = await alertWindows(trx, rows);
   for (let i = 0; i < windows.length; i += PG_CHUNK) {
     const c = windows.slice(i, i + PG_CHUNK);
     await trx.raw(
@@ -181,10 +189,11 @@ async function writePostgresWindows(trx: Knex.Transaction, agg: ClickAggregates)
 }
 
 /** The batch's window rows of the workspaces that want traffic alerts (the only readers). */
-async function alertWindows(trx: Knex.Transaction, windows: WindowRow[]): Promise<WindowRow[]> {
-  if (!windows.length) return windows;
-  const wanted = await workspacesWithTrafficAlerts(trx, windows.map((w) => w.workspace_id));
-  return wanted.size ? windows.filter((w) => wanted.has(w.workspace_id)) : [];
+async function alertWindows(trx: Knex.Transaction, rows: StoredClick[]): Promise<WindowRow[]> {
+  if (!rows.length) return [];
+  // A batch's clicks share each workspace id string object, so this Set is cheap.
+  const wanted = await workspacesWithTrafficAlerts(trx, [...new Set(rows.map((r) => r.workspace_id))]);
+  return wanted.size ? clickWindows(rows, (ws) => wanted.has(ws)) : [];
 }
 
 export async function writeClicks(trx: Knex.Transaction, engine: 'sqlite' | 'postgres', rows: StoredClick[]): Promise<void> {
@@ -192,6 +201,6 @@ export async function writeClicks(trx: Knex.Transaction, engine: 'sqlite' | 'pos
   if (engine === 'sqlite') await writeSqlite(trx, rows, agg);
   else {
     await writePostgres(trx, rows, agg);
-    await writePostgresWindows(trx, agg);
+    await writePostgresWindows(trx, rows);
   }
 }

@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CLICK_WINDOW_MS } from '../../src/domain/analytics-alerts';
-import { aggregateClicks } from '../../src/redirect/click-writes';
+import { aggregateClicks, clickWindows } from '../../src/redirect/click-writes';
 import type { StoredClick } from '../../src/redirect/clicks';
 
 const DAY = 86_400_000;
@@ -66,7 +66,7 @@ describe('aggregateClicks', () => {
     fc.assert(
       fc.property(fc.array(click, { maxLength: 300 }), (clicks) => {
         const rows = clicks.map(stored);
-        expect(aggregateClicks(rows)).toEqual(recount(rows));
+        expect({ ...aggregateClicks(rows), windows: clickWindows(rows) }).toEqual(recount(rows));
       }),
       { numRuns: 300 },
     );
@@ -82,6 +82,18 @@ describe('aggregateClicks', () => {
     const day = Math.floor(T0 / DAY);
     expect(agg.daily.map((d) => [d.day - day, d.clicks, d.scans])).toEqual([[0, 1, 0], [1, 2, 2]]);
     expect(agg.scans.map((s) => [s.qr_code_id, s.day - day, s.scans])).toEqual([['qr_1_0', 1, 2]]);
-    expect(agg.windows.map((w) => [(w.window_start - T0) / 60_000, w.country, w.clicks])).toEqual([[0, 'DE', 1], [10, '', 1], [10, 'DE', 1]]);
+    expect(clickWindows(rows).map((w) => [(w.window_start - T0) / 60_000, w.country, w.clicks])).toEqual([[0, 'DE', 1], [10, '', 1], [10, 'DE', 1]]);
+  });
+
+  it('builds windows only for the clicks of the workspaces asked for, the same rows as for all of them', () => {
+    fc.assert(
+      fc.property(fc.array(click, { maxLength: 300 }), (clicks) => {
+        const rows = clicks.map(stored);
+        const only = clickWindows(rows, (ws) => ws === 'ws_1');
+        expect(only).toEqual(recount(rows).windows.filter((w) => w.workspace_id === 'ws_1'));
+        expect(clickWindows(rows, () => false)).toEqual([]);
+      }),
+      { numRuns: 200 },
+    );
   });
 });
