@@ -101,7 +101,7 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
       return fallback(req, res);
     }
 
-    const h = visitHeaders(req.rawHeaders);
+    const h = visitHeaders(req.headers);
     const host = hostnameOf(h.host);
     let domainKey: string | null | undefined = host === this.shortHost ? '' : this.hosts.get(host);
     if (domainKey === undefined) {

@@ -248,7 +248,7 @@ describe.each(testEngines())('short links on %s', (engine) => {
       // Everything below runs in one turn: the visits are answered synchronously on SQLite.
       const locationOf = (path: string) => {
         let location: unknown;
-        const req = { url: path, method: 'GET', rawHeaders: ['Host', server.services.config.shortDomain, 'User-Agent', CRAWLER], socket: {} };
+        const req = { url: path, method: 'GET', headers: { host: server.services.config.shortDomain, 'user-agent': CRAWLER }, socket: {} };
         const res = { writeHead: (_status: number, headers: Record<string, unknown>) => void (location = headers.Location), end() {}, headersSent: false };
         server.redirects.handle(req as never, res as never, () => expect.unreachable('not a short link'));
         return location;
