@@ -5,7 +5,7 @@
 //                             [--links 1000000] [--warm 1000] [--warmup 2] [--click-flush-ms 1000]
 //                             [--rounds 1] [--scenario both|warm|million] [--visitor person|bot]
 //                             [--generator fast|setup] [--calibrate 5,10] [--pin] [--client wrk|autocannon]
-//                             [--cpu-prof DIR] [--time-limit SECONDS]
+//                             [--cpu-prof DIR] [--time-limit SECONDS] [--alerts]
 //
 // What it does:
 //  1. creates a fresh database (a SQLite file in a temp dir, or a Postgres database created on
@@ -50,7 +50,10 @@
 // runs one scenario; --visitor bot sends a crawler's User-Agent (same redirects, no clicks), which
 // separates the cost of recording clicks; --cpu-prof DIR runs the service under `node --cpu-prof`
 // (a flag on its command line: Node 20 refuses --cpu-prof in NODE_OPTIONS), keeps the profile in
-// DIR and prints the top self-time functions of the service's main thread during measured runs.
+// DIR and prints the top self-time functions of the service's main thread during measured runs;
+// --alerts gives the bench workspace a webhook subscription naming the traffic alerts
+// (analytics.spike, analytics.geo_anomaly), so the click writer also keeps the 5-minute windows
+// and evaluates the alerts of every link it writes (what such a workspace pays per click).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -114,6 +117,7 @@ const { values: args } = parseArgs({
     'time-limit': { type: 'string' },
     calibrate: { type: 'string' },
     pin: { type: 'boolean', default: false },
+    alerts: { type: 'boolean', default: false },
     client: { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
   },
@@ -782,7 +786,7 @@ async function main() {
   if (PIN) log('pinned: the load generator on CPU 0, every server on CPU 1');
   log(`load: ${CONNECTIONS} connections, ${WARMUP} s discarded warm-up + ${SECONDS} s measured per target${ROUNDS > 1 ? `, ${ROUNDS} rounds` : ''}, random slug per request (${CLIENT === 'wrk' ? 'wrk Lua script' : `${GENERATOR} generator`})`);
   log(`load average at start: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} (other work on the machine skews every figure)`);
-  log(`engine: ${ENGINE}; links: ${fmtInt(WARM)} warm + ${fmtInt(BIG)} big; CLICK_FLUSH_MS=${CLICK_FLUSH_MS}; time limit ${TIME_LIMIT_S} s`);
+  log(`engine: ${ENGINE}; links: ${fmtInt(WARM)} warm + ${fmtInt(BIG)} big; CLICK_FLUSH_MS=${CLICK_FLUSH_MS}; time limit ${TIME_LIMIT_S} s${args.alerts ? '; traffic alerts subscribed (--alerts)' : ''}`);
   log();
 
   // 1. Database, workspace, member, links.
@@ -795,6 +799,16 @@ async function main() {
     await migrateLatest(db);
     workspaceId = await createWorkspace(db.knex, 'Bench', 'business');
     userId = await addMember(db.knex, workspaceId, 'bench@bench.test', 'OWNER');
+    if (args.alerts) {
+      // An enabled Variant A subscription naming both traffic alerts, written directly (the
+      // database has no clicks yet, so there are no windows to rebuild): every flush then writes
+      // the workspace's 5-minute windows and evaluates each link it holds, once per window.
+      const now = Date.now();
+      await db.knex('webhook_subscriptions').insert({
+        id: 'whk_bench_alerts', workspace_id: workspaceId, variant: 'A', url: 'https://hooks.example.com/bench',
+        events: JSON.stringify(['analytics.spike', 'analytics.geo_anomaly']), secret_encrypted: 'not used', enabled: true, created_at: now, updated_at: now,
+      });
+    }
   } finally {
     await db.knex.destroy();
   }

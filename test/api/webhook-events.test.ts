@@ -369,6 +369,20 @@ describe.each(testEngines())('webhook events on %s', (engine) => {
       expect(alerts(later, 'analytics.spike', link.id)).toEqual([]);
     });
 
+    it('analytics.spike: the window\'s clicks count across countries (50 = 20 DE + 20 FR + 10 unknown)', async () => {
+      const link = (await createLink({ url: 'https://example.com/spike-countries' })).body.data;
+      const windowStart = windowStartOf(Date.now() - 10_000, SPIKE_WINDOW_MS) - SPIKE_WINDOW_MS;
+      const rows = await written(async () => {
+        record(link, windowStart + 1_000, 20, 'DE');
+        record(link, windowStart + 2_000, 20, 'FR');
+        record(link, windowStart + 3_000, 10);
+        await server.clicks.flush();
+      });
+      const spikes = alerts(rows, 'analytics.spike', link.id);
+      expect(spikes).toHaveLength(1);
+      expect(JSON.parse(spikes[0].data)).toMatchObject({ clicks: 50, baseline: 1, ratio: 50 });
+    });
+
     it('analytics.spike: 49 clicks in the window send nothing', async () => {
       const link = (await createLink({ url: 'https://example.com/calm' })).body.data;
       const windowStart = windowStartOf(Date.now() - 10_000, SPIKE_WINDOW_MS) - SPIKE_WINDOW_MS;
@@ -448,6 +462,21 @@ describe.each(testEngines())('webhook events on %s', (engine) => {
       });
       expect(await windows()).toEqual([...steady.slice(0, 11), [-1, 25], [0, 60]]);
       expect(rows.filter((r) => r.event_type === 'analytics.spike')).toEqual([]);
+    });
+
+    it('analytics.geo_anomaly: the hour\'s clicks add up across its 5-minute windows (none of which has 50)', async () => {
+      const link = (await createLink({ url: 'https://example.com/geo-spread' })).body.data;
+      const windowStart = windowStartOf(Date.now() - 10_000, GEO_WINDOW_MS) - GEO_WINDOW_MS;
+      const rows = await written(async () => {
+        record(link, windowStart - 2 * 86_400_000, 120, 'US');
+        for (let k = 0; k < 9; k++) record(link, windowStart + k * SPIKE_WINDOW_MS + 1_000, 5, 'BR');
+        record(link, windowStart + 10 * SPIKE_WINDOW_MS, 10, 'US');
+        record(link, windowStart + 11 * SPIKE_WINDOW_MS, 5);
+        await server.clicks.flush();
+      });
+      const geo = alerts(rows, 'analytics.geo_anomaly', link.id);
+      expect(geo).toHaveLength(1);
+      expect(JSON.parse(geo[0].data)).toMatchObject({ country: 'BR', clicks: 60, share: 0.75, baselineShare: 0 });
     });
 
     it('analytics.geo_anomaly: a link without 7 days of history sends nothing', async () => {
