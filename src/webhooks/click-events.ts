@@ -19,6 +19,7 @@ import { TRAFFIC_ALERT_EVENTS } from './traffic-windows';
 const SPIKE_LOOKBACK_WINDOWS = 12;
 const GEO_LOOKBACK_WINDOWS = 3;
 const MEMO_LIMIT = 50_000;
+const ALERT_EVENTS = [...TRAFFIC_ALERT_EVENTS];
 
 export interface ClickEventOptions {
   shortDomain: string;
@@ -230,26 +231,26 @@ export function webhookClickSink(opts: ClickEventOptions): ClickSink {
     const geoEnd = windowStartOf(at, GEO_WINDOW_MS);
     const toCheck = new Map<string, { spike: boolean; geo: boolean }>();
     for (const c of clicks) {
-      if (toCheck.has(c.link_id) || !wants(targets, c.workspace_id, 'A', [...TRAFFIC_ALERT_EVENTS])) continue;
+      if (toCheck.has(c.link_id) || !wants(targets, c.workspace_id, 'A', ALERT_EVENTS)) continue;
       const spike = wants(targets, c.workspace_id, 'A', ['analytics.spike']) && remember(evaluated.spike, c.link_id, spikeEnd);
       const geo = wants(targets, c.workspace_id, 'A', ['analytics.geo_anomaly']) && remember(evaluated.geo, c.link_id, geoEnd);
-      toCheck.set(c.link_id, { spike, geo });
+      if (spike || geo) toCheck.set(c.link_id, { spike, geo });
     }
-    const candidates = [...toCheck].filter(([, c]) => c.spike || c.geo);
-    const busy = candidates.length ? await busyLinks(trx, candidates.map(([id]) => id).sort(), spikeEnd, geoEnd) : new Map();
-    const alertLinkIds = candidates.filter(([id, c]) => (c.spike && busy.get(id)?.spike) || (c.geo && busy.get(id)?.geo)).map(([id]) => id);
-    if (!visits.length && !alertLinkIds.length) return;
-    const links = await linksOf(trx, [...new Set([...visits.map((c) => c.link_id), ...alertLinkIds])]);
+    const busy = toCheck.size ? await busyLinks(trx, [...toCheck.keys()].sort(), spikeEnd, geoEnd) : new Map<string, { spike: boolean; geo: boolean }>();
+    const evaluate = [...toCheck]
+      .map(([id, c]) => ({ id, spike: c.spike && !!busy.get(id)?.spike, geo: c.geo && !!busy.get(id)?.geo }))
+      .filter((e) => e.spike || e.geo)
+      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    if (!visits.length && !evaluate.length) return;
+    const links = await linksOf(trx, [...new Set([...visits.map((c) => c.link_id), ...evaluate.map((e) => e.id)])]);
     const events = visitEvents(visits, links);
 
-    for (const linkId of alertLinkIds.sort()) {
-      const link = links.get(linkId);
+    for (const e of evaluate) {
+      const link = links.get(e.id);
       if (!link) continue;
-      const checkSpike = toCheck.get(linkId)!.spike && busy.get(linkId)!.spike;
-      const checkGeo = toCheck.get(linkId)!.geo && busy.get(linkId)!.geo;
-      const last = await lastAlerts(trx, linkId);
-      if (checkSpike) events.push(...(await spikes(trx, link, spikeEnd, last.spike)));
-      if (checkGeo) events.push(...(await geoAnomalies(trx, link, geoEnd, last.geo)));
+      const last = await lastAlerts(trx, e.id);
+      if (e.spike) events.push(...(await spikes(trx, link, spikeEnd, last.spike)));
+      if (e.geo) events.push(...(await geoAnomalies(trx, link, geoEnd, last.geo)));
     }
     await enqueueEvents(trx, events, targets);
   };
