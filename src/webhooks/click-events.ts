@@ -19,7 +19,6 @@ import { TRAFFIC_ALERT_EVENTS } from './traffic-windows';
 const SPIKE_LOOKBACK_WINDOWS = 12;
 const GEO_LOOKBACK_WINDOWS = 3;
 const MEMO_LIMIT = 50_000;
-const ALERT_EVENTS = [...TRAFFIC_ALERT_EVENTS];
 
 export interface ClickEventOptions {
   shortDomain: string;
@@ -39,7 +38,7 @@ interface LinkInfo {
   domain_id: string | null;
 }
 
-const wants = (targets: SubscriptionTarget[], workspaceId: string, variant: 'A' | 'B', events: string[]) =>
+const wants = (targets: SubscriptionTarget[], workspaceId: string, variant: 'A' | 'B', events: readonly string[]) =>
   targets.some((t) => t.workspaceId === workspaceId && t.variant === variant && events.some((e) => t.events.has(e)));
 
 export function webhookClickSink(opts: ClickEventOptions): ClickSink {
@@ -231,12 +230,12 @@ export function webhookClickSink(opts: ClickEventOptions): ClickSink {
     const geoEnd = windowStartOf(at, GEO_WINDOW_MS);
     const toCheck = new Map<string, { spike: boolean; geo: boolean }>();
     for (const c of clicks) {
-      if (toCheck.has(c.link_id) || !wants(targets, c.workspace_id, 'A', ALERT_EVENTS)) continue;
+      if (toCheck.has(c.link_id) || !wants(targets, c.workspace_id, 'A', TRAFFIC_ALERT_EVENTS)) continue;
       const spike = wants(targets, c.workspace_id, 'A', ['analytics.spike']) && remember(evaluated.spike, c.link_id, spikeEnd);
       const geo = wants(targets, c.workspace_id, 'A', ['analytics.geo_anomaly']) && remember(evaluated.geo, c.link_id, geoEnd);
       if (spike || geo) toCheck.set(c.link_id, { spike, geo });
     }
-    const busy = toCheck.size ? await busyLinks(trx, [...toCheck.keys()].sort(), spikeEnd, geoEnd) : new Map<string, { spike: boolean; geo: boolean }>();
+    const busy = await busyLinks(trx, [...toCheck.keys()].sort(), spikeEnd, geoEnd);
     const evaluate = [...toCheck]
       .map(([id, c]) => ({ id, spike: c.spike && !!busy.get(id)?.spike, geo: c.geo && !!busy.get(id)?.geo }))
       .filter((e) => e.spike || e.geo)

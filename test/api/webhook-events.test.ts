@@ -383,6 +383,20 @@ describe.each(testEngines())('webhook events on %s', (engine) => {
       expect(JSON.parse(spikes[0].data)).toMatchObject({ clicks: 50, baseline: 1, ratio: 50 });
     });
 
+    it('analytics.spike: found among more links than one pre-check query reads (250 quieter links sort first)', async () => {
+      const link = (await createLink({ url: 'https://example.com/spike-crowd' })).body.data;
+      const windowStart = windowStartOf(Date.now() - 10_000, SPIKE_WINDOW_MS) - SPIKE_WINDOW_MS;
+      const rows = await written(async () => {
+        // Ids that sort before any generated one ('!' < '0'), so the spiking link is read by a
+        // later batch of the pre-check; they are not links, so they raise nothing themselves.
+        for (let i = 0; i < 250; i++) record({ id: `lnk_!quiet${String(i).padStart(3, '0')}` }, windowStart + 1_000, 2);
+        record(link, windowStart + 2_000, 50);
+        await server.clicks.flush();
+      });
+      const spikes = rows.filter((r) => r.event_type === 'analytics.spike');
+      expect(spikes.map((r) => JSON.parse(r.data).linkId)).toEqual([link.id]);
+    });
+
     it('analytics.spike: 49 clicks in the window send nothing', async () => {
       const link = (await createLink({ url: 'https://example.com/calm' })).body.data;
       const windowStart = windowStartOf(Date.now() - 10_000, SPIKE_WINDOW_MS) - SPIKE_WINDOW_MS;
