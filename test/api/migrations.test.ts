@@ -112,6 +112,25 @@ describe.each(testEngines())('migrations on %s', (engine) => {
     }
   });
 
+  it('raw clicks have no index on their time alone (20261123010000), which down restores', async () => {
+    const database = await createTestDatabase(engine);
+    const db = openDatabase(database.url);
+    const indexes = () => indexNames(db, engine, 'clicks');
+    try {
+      await migrateLatest(db);
+      expect(await indexes()).not.toContain('clicks_occurred_at_index');
+      // The conversion rates' index stays.
+      expect(await indexes()).toContain('clicks_workspace_id_occurred_at_index');
+      await db.knex.migrate.down({ migrationSource, name: '20261123010000_clicks_retention_by_id' });
+      expect(await indexes()).toContain('clicks_occurred_at_index');
+      await migrateLatest(db);
+      expect(await indexes()).not.toContain('clicks_occurred_at_index');
+    } finally {
+      await db.knex.destroy();
+      await database.drop();
+    }
+  });
+
   it('the redirect lookup reads one covering index on SQLite (20261123000000), which down removes', async () => {
     const database = await createTestDatabase(engine);
     const db = openDatabase(database.url);

@@ -36,6 +36,37 @@ describe.each(testEngines())('retention on %s', (engine) => {
     expect((await runRetention(db.knex, now)).clicksDeleted).toBe(0);
   });
 
+  it('finds expired clicks in id order across batches, past newer clicks among them', async () => {
+    const now = Date.UTC(2026, 10, 22, 12);
+    // Two retention batches (5,000 clicks each) and more of expired clicks, with clicks younger
+    // than 90 days among them, as clock skew between processes or a late flush leaves them.
+    const rows = Array.from({ length: 12_001 }, (_, i) => ({
+      workspace_id: 'ws_2', link_id: 'lnk_order', occurred_at: now - (i % 1000 === 500 ? 10 : 120) * DAY + i, device: 'desktop',
+    }));
+    await db.knex.batchInsert('clicks', rows, 400);
+    const result = await runRetention(db.knex, now);
+    expect(result.clicksDeleted).toBe(12_001 - 12);
+    const left = await db.knex('clicks').where('link_id', 'lnk_order').pluck('occurred_at');
+    expect(left.map(Number).every((t) => t >= now - 90 * DAY)).toBe(true);
+    expect(left).toHaveLength(12);
+  });
+
+  it('deletes a click written after newer ones no later than the clicks written before it', async () => {
+    const now = Date.UTC(2026, 10, 22, 12);
+    // A full batch of live clicks, then one click that happened 100 days ago but was written
+    // after them (a flush held back by a long outage): the walk stops at the live batch.
+    const live = Array.from({ length: 5_000 }, (_, i) => ({ workspace_id: 'ws_3', link_id: 'lnk_live', occurred_at: now - DAY + i, device: 'desktop' }));
+    await db.knex.batchInsert('clicks', live, 400);
+    await db.knex('clicks').insert({ workspace_id: 'ws_3', link_id: 'lnk_late', occurred_at: now - 100 * DAY, device: 'desktop' });
+    const count = async (link: string) => Number((await db.knex('clicks').where('link_id', link).count({ n: '*' }))[0].n);
+    await runRetention(db.knex, now);
+    expect(await count('lnk_live')).toBe(5_000);
+    // Once the clicks written before it pass their 90 days, the late click goes with them.
+    await runRetention(db.knex, now + 90 * DAY);
+    expect(await count('lnk_live')).toBe(0);
+    expect(await count('lnk_late')).toBe(0);
+  });
+
   it("deletes the traffic alerts' click windows once older than their 7-day baseline and a day", async () => {
     const now = Date.UTC(2026, 10, 22, 12);
     const window = (ageDays: number) => ({ window_start: now - ageDays * DAY, link_id: 'lnk_1', country: 'DE', workspace_id: 'ws_1', clicks: 3 });

@@ -12,6 +12,7 @@ import * as linkClicksFromDaily from './20261122070000_link_clicks_from_daily';
 import * as dailyClicksByWorkspace from './20261122080000_daily_clicks_by_workspace';
 import * as clickWindows from './20261122090000_click_windows';
 import * as linksRedirectIndex from './20261123000000_links_redirect_index';
+import * as clicksRetentionById from './20261123010000_clicks_retention_by_id';
 
 const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }> = {
   '20261122000000_core': core,
@@ -25,6 +26,7 @@ const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '20261122080000_daily_clicks_by_workspace': dailyClicksByWorkspace,
   '20261122090000_click_windows': clickWindows,
   '20261123000000_links_redirect_index': linksRedirectIndex,
+  '20261123010000_clicks_retention_by_id': clicksRetentionById,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
