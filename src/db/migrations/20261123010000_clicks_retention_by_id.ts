@@ -3,9 +3,11 @@
 // insert for it, on the click writer's thread, which shares the machine's cores with the
 // redirect path: `npm run bench:click-writes` with the index dropped by hand gave 0.1-1 µs less
 // CPU per click on the warm set and 0.5-3 µs on 1,000,000 links (two alternations each, a noisy
-// hour). Clicks get their ids as they are written, a few seconds at most after they happen
-// (later only when a database outage held them in the buffer), so id order is time order to
-// within that; retention's comment says what that means for a late-written click.
+// hour); under bench/redirect's load (three runs alternating with the commit before) the
+// difference stayed within the noise. Clicks get their ids as they are written, a few seconds
+// at most after they happen (later only when a database outage held them in the buffer), so id
+// order is time order to within that; retention's comment says what that means for a click
+// written late.
 // (workspace_id, occurred_at) stays: the conversion rates read a workspace's clicks by time.
 import type { Knex } from 'knex';
 
