@@ -139,7 +139,8 @@ async function main() {
         onCleanup(`drop database ${scratch.name}`, () => scratch.drop());
         url = scratch.url;
       }
-      const db: Database = openDatabase(url);
+      // Opened as the writer thread opens it (src/redirect/click-worker.ts): its page cache and checkpoints.
+      const db: Database = openDatabase(url, { waitForLocks: 'busy-handler' });
       onCleanup('close the database', () => db.knex.destroy());
       await migrateLatest(db);
       if (args.alerts) {

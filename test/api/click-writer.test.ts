@@ -7,7 +7,7 @@ import path from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateLatest, openDatabase, sqliteFilename, WAL_CHECKPOINT_INTERVAL_MS, type Database } from '../../src/db/knex';
-import { HANDOFF_PART, ThreadClickWriter, WRITE_CHUNK } from '../../src/redirect/click-writer';
+import { HANDOFF_PART, ThreadClickWriter, WRITE_CHUNK, WRITER_NICE_INCREMENT } from '../../src/redirect/click-writer';
 import { ClickRecorder, type ClickEvent } from '../../src/redirect/clicks';
 import { createTestDatabase, testEngines, type TestDatabase } from '../support/databases';
 
@@ -189,4 +189,33 @@ describe.each(testEngines())('click writer thread on %s', (engine) => {
       expect(n).toBe(200);
     }, 20_000);
   }
+});
+
+// The writer thread yields the CPU to the threads that answer visitors (src/redirect/click-worker.ts).
+describe.runIf(process.platform === 'linux')('click writer thread priority', () => {
+  /** Nice value of each thread of this process (field 19 of /proc/self/task/TID/stat). */
+  const threadNices = () =>
+    fs.readdirSync('/proc/self/task').map((tid) => {
+      const stat = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+    });
+
+  it(`runs ${WRITER_NICE_INCREMENT} nice levels below the process and leaves the other threads alone`, async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'shortlink-writer-nice-'));
+    const mine = os.getPriority(0);
+    const lowered = Math.min(19, mine + WRITER_NICE_INCREMENT);
+    const before = threadNices();
+    const writer = new ThreadClickWriter({ databaseUrl: `sqlite:${path.join(dir, 'nice.db')}`, webhookEvents: null });
+    try {
+      await writer.ready();
+      const during = threadNices();
+      expect(during.filter((n) => n === lowered).length).toBe(before.filter((n) => n === lowered).length + 1);
+      // This thread, which would serve visitors in the service, keeps its priority.
+      expect(os.getPriority(0)).toBe(mine);
+    } finally {
+      await writer.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+    expect(threadNices().filter((n) => n === lowered).length).toBe(before.filter((n) => n === lowered).length);
+  });
 });
