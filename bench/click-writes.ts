@@ -139,7 +139,7 @@ async function main() {
         onCleanup(`drop database ${scratch.name}`, () => scratch.drop());
         url = scratch.url;
       }
-      // Opened as the writer thread opens it (src/redirect/click-worker.ts): its page cache and checkpoints.
+      // Opened as the writer thread opens it (src/redirect/click-worker.ts): lock waits in SQLite and automatic checkpoints.
       const db: Database = openDatabase(url, { waitForLocks: 'busy-handler' });
       onCleanup('close the database', () => db.knex.destroy());
       await migrateLatest(db);
