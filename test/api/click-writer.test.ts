@@ -200,7 +200,7 @@ describe.runIf(process.platform === 'linux')('click writer thread priority', () 
       return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
     });
 
-  it(`runs ${WRITER_NICE_INCREMENT} nice levels below the process and leaves the other threads alone`, async () => {
+  it(`runs ${WRITER_NICE_INCREMENT} nice levels below the process, and the calling thread keeps its priority`, async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'shortlink-writer-nice-'));
     const mine = os.getPriority(0);
     const lowered = Math.min(19, mine + WRITER_NICE_INCREMENT);

@@ -1,6 +1,6 @@
 // Migrations go up and down on every engine.
 import { describe, expect, it } from 'vitest';
-import { migrateDown, migrateLatest, openDatabase, type Database } from '../../src/db/knex';
+import { migrateDown, migrateLatest, openDatabase, type Database, type Engine } from '../../src/db/knex';
 import { migrationSource } from '../../src/db/migrations';
 import { SQLITE_LINK_BY_ADDRESS } from '../../src/redirect/store';
 import { createTestDatabase, testEngines } from '../support/databases';
@@ -12,11 +12,21 @@ async function indexNames(db: Database, engine: string, table: string): Promise<
     : (await db.knex.raw(`SELECT indexname AS name FROM pg_indexes WHERE tablename = ?`, [table])).rows.map((r: any) => r.name);
 }
 
+/** Runs `fn` on a new, empty database of `engine`, closed and dropped afterwards. */
+async function withFreshDatabase(engine: Engine, fn: (db: Database) => Promise<void>): Promise<void> {
+  const database = await createTestDatabase(engine);
+  const db = openDatabase(database.url);
+  try {
+    await fn(db);
+  } finally {
+    await db.knex.destroy();
+    await database.drop();
+  }
+}
+
 describe.each(testEngines())('migrations on %s', (engine) => {
   it('migrate up creates every table, down removes them, up again works', async () => {
-    const database = await createTestDatabase(engine);
-    const db = openDatabase(database.url);
-    try {
+    await withFreshDatabase(engine, async (db) => {
       await migrateLatest(db);
       for (const t of ['workspaces', 'users', 'memberships', 'api_keys', 'tags', 'domains', 'campaigns', 'assets', 'links', 'link_tags', 'qr_codes', 'rate_limits']) {
         expect(await db.knex.schema.hasTable(t), t).toBe(true);
@@ -26,23 +36,18 @@ describe.each(testEngines())('migrations on %s', (engine) => {
       expect(await db.knex.schema.hasTable('workspaces')).toBe(false);
       await migrateLatest(db);
       expect(await db.knex.schema.hasTable('links')).toBe(true);
-    } finally {
-      await db.knex.destroy();
-      await database.drop();
-    }
+    });
   });
 
   it('daily clicks keep their counts when rekeyed by workspace (20261122080000) and back', async () => {
-    const database = await createTestDatabase(engine);
-    const db = openDatabase(database.url);
-    const rows = () => db.knex('link_daily_clicks').orderBy(['link_id', 'day']).select('workspace_id', 'link_id', 'day', 'clicks', 'scans');
-    const plain = (rs: any[]) => rs.map((r) => ({ ...r, day: Number(r.day), clicks: Number(r.clicks), scans: Number(r.scans) }));
-    const seeded = [
-      { workspace_id: 'ws_a', link_id: 'lnk_1', day: 20_000, clicks: 5, scans: 1 },
-      { workspace_id: 'ws_a', link_id: 'lnk_1', day: 20_001, clicks: 7, scans: 0 },
-      { workspace_id: 'ws_b', link_id: 'lnk_2', day: 20_000, clicks: 3, scans: 3 },
-    ];
-    try {
+    await withFreshDatabase(engine, async (db) => {
+      const rows = () => db.knex('link_daily_clicks').orderBy(['link_id', 'day']).select('workspace_id', 'link_id', 'day', 'clicks', 'scans');
+      const plain = (rs: any[]) => rs.map((r) => ({ ...r, day: Number(r.day), clicks: Number(r.clicks), scans: Number(r.scans) }));
+      const seeded = [
+        { workspace_id: 'ws_a', link_id: 'lnk_1', day: 20_000, clicks: 5, scans: 1 },
+        { workspace_id: 'ws_a', link_id: 'lnk_1', day: 20_001, clicks: 7, scans: 0 },
+        { workspace_id: 'ws_b', link_id: 'lnk_2', day: 20_000, clicks: 3, scans: 3 },
+      ];
       await migrateLatest(db);
       await db.knex.migrate.down({ migrationSource, name: '20261122080000_daily_clicks_by_workspace' });
       await db.knex('link_daily_clicks').insert(seeded);
@@ -66,20 +71,15 @@ describe.each(testEngines())('migrations on %s', (engine) => {
       await expect(db.knex('link_daily_clicks').insert(seeded[2])).rejects.toThrow();
       await migrateLatest(db);
       expect(plain(await rows())).toHaveLength(3);
-    } finally {
-      await db.knex.destroy();
-      await database.drop();
-    }
+    });
   });
 
   it('click windows (20261122090000) start from the last 8 days of raw clicks and replace the per-link click index', async () => {
-    const database = await createTestDatabase(engine);
-    const db = openDatabase(database.url);
-    const W = 300_000;
-    const now = Math.floor(Date.now() / W) * W;
-    const click = (link_id: string, occurred_at: number, country: string | null) => ({ workspace_id: 'ws_a', link_id, occurred_at, country, device: 'desktop' });
-    const linkIndex = () => indexNames(db, engine, 'clicks');
-    try {
+    await withFreshDatabase(engine, async (db) => {
+      const W = 300_000;
+      const now = Math.floor(Date.now() / W) * W;
+      const click = (link_id: string, occurred_at: number, country: string | null) => ({ workspace_id: 'ws_a', link_id, occurred_at, country, device: 'desktop' });
+      const linkIndex = () => indexNames(db, engine, 'clicks');
       await migrateLatest(db);
       await db.knex.migrate.down({ migrationSource, name: '20261122090000_click_windows' });
       expect(await linkIndex()).toContain('clicks_link_id_occurred_at_index');
@@ -106,17 +106,12 @@ describe.each(testEngines())('migrations on %s', (engine) => {
       expect(await db.knex.schema.hasTable('link_click_windows')).toBe(false);
       expect(await linkIndex()).toContain('clicks_link_id_occurred_at_index');
       await migrateLatest(db);
-    } finally {
-      await db.knex.destroy();
-      await database.drop();
-    }
+    });
   });
 
   it('raw clicks have no index on their time alone (20261123010000), which down restores', async () => {
-    const database = await createTestDatabase(engine);
-    const db = openDatabase(database.url);
-    const indexes = () => indexNames(db, engine, 'clicks');
-    try {
+    await withFreshDatabase(engine, async (db) => {
+      const indexes = () => indexNames(db, engine, 'clicks');
       await migrateLatest(db);
       expect(await indexes()).not.toContain('clicks_occurred_at_index');
       // The conversion rates' index stays.
@@ -125,17 +120,12 @@ describe.each(testEngines())('migrations on %s', (engine) => {
       expect(await indexes()).toContain('clicks_occurred_at_index');
       await migrateLatest(db);
       expect(await indexes()).not.toContain('clicks_occurred_at_index');
-    } finally {
-      await db.knex.destroy();
-      await database.drop();
-    }
+    });
   });
 
   it('the redirect lookup reads one covering index on SQLite (20261123000000), which down removes', async () => {
-    const database = await createTestDatabase(engine);
-    const db = openDatabase(database.url);
-    const indexes = () => indexNames(db, engine, 'links');
-    try {
+    await withFreshDatabase(engine, async (db) => {
+      const indexes = () => indexNames(db, engine, 'links');
       await migrateLatest(db);
       if (engine === 'sqlite') {
         expect(await indexes()).toEqual(expect.arrayContaining(['links_live_slug', 'links_redirect']));
@@ -149,9 +139,6 @@ describe.each(testEngines())('migrations on %s', (engine) => {
       expect(await indexes()).not.toContain('links_redirect');
       expect(await indexes()).toContain('links_live_slug');
       await migrateLatest(db);
-    } finally {
-      await db.knex.destroy();
-      await database.drop();
-    }
+    });
   });
 });
