@@ -42,6 +42,11 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
   private readonly hosts = new Map<string, string | null>();
   private readonly qrCodes = new Map<string, QrTarget | null>();
   private readonly shortHost: string;
+  // Bumped by every invalidation. An answer read before an invalidation and arriving after it
+  // (an asynchronous read: the lookup thread on SQLite, Postgres) still answers its own request,
+  // which came first, but is not cached: the entry just dropped would otherwise come back stale
+  // and serve the next clicks the old link.
+  private generation = 0;
 
   constructor(private readonly deps: RedirectDeps) {
     this.links = new RedirectCache<Cached>(deps.maxCachedLinks ?? 100_000);
@@ -59,12 +64,14 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
 
   // ChangeListener: the change feed calls these for changes made by any process.
   linkChanged(domainKey: string, slug: string): void {
+    this.generation++;
     this.links.delete(RedirectCache.keyOf({ domainKey, slug }));
     this.qrCodes.clear();
     this.deps.store.refresh();
   }
 
   domainChanged(): void {
+    this.generation++;
     this.deps.store.refresh();
     this.hosts.clear();
     this.links.clear();
@@ -107,9 +114,10 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
     if (domainKey === undefined) {
       const found = this.deps.store.findDomainByHost(host);
       if (isPromise(found)) {
+        const generation = this.generation;
         found.then(
           (id) => {
-            this.rememberHost(host, id);
+            if (generation === this.generation) this.rememberHost(host, id);
             this.route(req, res, fallback, h, id, slug, qrCode, qrFormat);
           },
           (err) => this.fail(res, err),
@@ -146,9 +154,10 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
     if (cached !== undefined) return this.answer(req, res, h, cached, null);
     const loaded = this.deps.store.findLink(domainKey, slug);
     if (isPromise(loaded)) {
+      const generation = this.generation;
       loaded.then(
         (link) => {
-          this.links.set(key, link ?? NOT_FOUND);
+          if (generation === this.generation) this.links.set(key, link ?? NOT_FOUND);
           this.answer(req, res, h, link ?? NOT_FOUND, null);
         },
         (err) => this.fail(res, err),
@@ -163,8 +172,9 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
     try {
       let target = QR_CODE.test(code) ? this.qrCodes.get(code) : null;
       if (target === undefined) {
+        const generation = this.generation;
         target = await this.deps.store.findQr(code);
-        this.qrCodes.set(code, target);
+        if (generation === this.generation) this.qrCodes.set(code, target);
       }
       if (!target) return this.answer(req, res, h, NOT_FOUND, null);
       if (format) {

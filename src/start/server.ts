@@ -14,7 +14,7 @@ import { ClickRecorder } from '../redirect/clicks';
 import { clickWriterFor } from '../redirect/click-writer';
 import { RedirectService } from '../redirect/handler';
 import { CsrfTokens, createPasswordThrottle } from '../redirect/password';
-import { openRedirectStore } from '../redirect/store';
+import { openRedirectStore, type RedirectStore } from '../redirect/store';
 import { scheduleRetention } from '../jobs/retention';
 import { WebhookWorker } from '../webhooks/worker';
 import { loadOrCreateMasterKey } from './master-key';
@@ -25,6 +25,8 @@ export interface RunningServer {
   port: number;
   services: Services;
   redirects: RedirectService;
+  /** The redirect path's database reads (on SQLite with its link lookup thread). */
+  store: RedirectStore;
   clicks: ClickRecorder;
   changes: ChangeFeed;
   /** The webhook delivery worker of this process. */
@@ -109,6 +111,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     port,
     services,
     redirects,
+    store,
     clicks,
     changes,
     webhooks,

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import * as ws from '../../src/db/repos/workspaces';
 import { setPolicyDisabled } from '../../src/db/repos/links';
 import { sqliteFilename } from '../../src/db/knex';
+import { LinkLookupThread } from '../../src/redirect/lookup-thread';
 import { testEngines } from '../support/databases';
 import { seedWorkspace, type Seeded } from '../support/seed';
 import { startTestServer, type TestServer } from '../support/server';
@@ -238,31 +239,45 @@ describe.each(testEngines())('short links on %s', (engine) => {
       expect((await visit('/r-made-locked')).headers.location).toBe('https://example.com/made-while-locked');
     });
 
-    // SQLite only: its lookups within one event-loop turn share one read snapshot
-    // (src/redirect/store.ts); on Postgres every lookup is a statement of its own.
-    if (engine === 'sqlite') it('applies a change committed within a turn whose lookups share a snapshot from the next click', async () => {
+    // SQLite only: the misses of one event-loop turn go to the lookup thread as one batch, read in
+    // one read transaction (src/redirect/lookup-thread.ts); on Postgres every lookup is a
+    // statement of its own.
+    if (engine === 'sqlite') it('applies a change committed within a turn whose misses share one batch from the next click', async () => {
       const link = await create({ url: 'https://example.com/snap-one', slug: 'r-snap' });
       await create({ url: 'https://example.com/snap-other', slug: 'r-snap-other' });
       const { default: Sqlite } = await import('better-sqlite3');
       const other = new Sqlite(sqliteFilename(server.database.url));
-      // Everything below runs in one turn: the visits are answered synchronously on SQLite.
-      const locationOf = (path: string) => {
-        let location: unknown;
-        const req = { url: path, method: 'GET', headers: { host: server.services.config.shortDomain, 'user-agent': CRAWLER }, socket: {} };
-        const res = { writeHead: (_status: number, headers: Record<string, unknown>) => void (location = headers.Location), end() {}, headersSent: false };
-        server.redirects.handle(req as never, res as never, () => expect.unreachable('not a short link'));
-        return location;
-      };
+      const locationOf = (path: string) =>
+        new Promise<unknown>((resolve) => {
+          let location: unknown;
+          const req = { url: path, method: 'GET', headers: { host: server.services.config.shortDomain, 'user-agent': CRAWLER }, socket: {} };
+          const res = { req, writeHead: (_status: number, headers: Record<string, unknown>) => void (location = headers.Location), end: () => resolve(location), headersSent: false };
+          server.redirects.handle(req as never, res as never, () => expect.unreachable('not a short link'));
+        });
       try {
-        // A cache miss: it opens the turn's snapshot.
-        expect(locationOf('/r-snap-other')).toBe('https://example.com/snap-other');
+        // Cached with its first destination.
+        expect(await locationOf('/r-snap')).toBe('https://example.com/snap-one');
+        // One turn: a miss, then a change and its invalidation, then the changed link.
+        const first = locationOf('/r-snap-other');
         other.prepare('UPDATE links SET original_url = ? WHERE id = ?').run('https://example.com/snap-two', link.id);
         // What the API does right after its commit.
         server.redirects.linkChanged('', 'r-snap');
-        expect(locationOf('/r-snap')).toBe('https://example.com/snap-two');
+        const changed = locationOf('/r-snap');
+        expect(await first).toBe('https://example.com/snap-other');
+        expect(await changed).toBe('https://example.com/snap-two');
       } finally {
         other.close();
       }
+    });
+
+    if (engine === 'sqlite') it('keeps redirecting after the lookup thread stops: a new one takes over', async () => {
+      await create({ url: 'https://example.com/after-crash', slug: 'r-after-crash' });
+      const { lookups } = server.store as { lookups?: LinkLookupThread };
+      expect(lookups).toBeInstanceOf(LinkLookupThread);
+      await lookups!.crashForTest();
+      const res = await visit('/r-after-crash');
+      expect(res.status).toBe(302);
+      expect(res.headers.location).toBe('https://example.com/after-crash');
     });
 
     it('redirects exactly clickLimit of 500 concurrent visitors', async () => {

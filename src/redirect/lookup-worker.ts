@@ -1,0 +1,41 @@
+// The link lookup thread (src/redirect/lookup-thread.ts): a read-only use of its own SQLite
+// connection. Each batch is read in one read transaction, begun when the batch arrives, so it
+// sees every change committed before then; it ends with the batch, so the click writer's WAL
+// checkpoints (src/redirect/click-worker.ts) never wait long for it.
+import { parentPort, workerData } from 'node:worker_threads';
+import Sqlite from 'better-sqlite3';
+import { SQLITE_LINK_BY_ADDRESS } from './store';
+import type { FromLookupThread, LookupRow, ToLookupThread } from './lookup-thread';
+
+const { filename } = workerData as { filename: string };
+const port = parentPort!;
+const db = new Sqlite(filename, { fileMustExist: true });
+db.pragma('busy_timeout = 5000');
+// Not memory-mapped, for the reason given in src/redirect/store.ts.
+const begin = db.prepare('BEGIN');
+const commit = db.prepare('COMMIT');
+// Prepared at the first batch that can prepare it: until then (a schema that is not there) each
+// batch fails with SQLite's reason, and the thread stays up.
+let byAddress: Sqlite.Statement | undefined;
+const send = (m: FromLookupThread) => port.postMessage(m);
+
+port.on('message', (m: ToLookupThread) => {
+  if (m.type === 'close') {
+    db.close();
+    port.close();
+    return;
+  }
+  const rows: Array<LookupRow | null> = new Array(m.keys.length / 2);
+  try {
+    byAddress ??= db.prepare(SQLITE_LINK_BY_ADDRESS).raw(true);
+    begin.run();
+    for (let i = 0, j = 0; i < m.keys.length; i += 2, j++) rows[j] = (byAddress!.get(m.keys[i], m.keys[i + 1]) as LookupRow | undefined) ?? null;
+    commit.run();
+    send({ type: 'rows', id: m.id, rows });
+  } catch (err) {
+    if (db.inTransaction) db.exec('ROLLBACK');
+    const e = err as { message?: string; code?: string };
+    send({ type: 'failed', id: m.id, message: e.message ?? String(err), code: e.code });
+  }
+});
+send({ type: 'ready' });

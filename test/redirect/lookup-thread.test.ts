@@ -1,0 +1,111 @@
+// SQLite's cache misses are read on the link lookup thread (src/redirect/lookup-thread.ts). What a
+// visitor depends on: each answer is its own link's, a change is seen by the next lookup, and a
+// thread that fails or stops fails its lookups (the visitor gets the 503 page) instead of leaving
+// them waiting, and is replaced. The redirects themselves are tested through HTTPS in
+// redirects.test.ts, where every SQLite miss goes through this thread.
+import Sqlite from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrateLatest, openDatabase, sqliteFilename, type Database } from '../../src/db/knex';
+import { LinkLookupThread, LookupThreadError } from '../../src/redirect/lookup-thread';
+import { createTestDatabase, type TestDatabase } from '../support/databases';
+import { seedWorkspace } from '../support/seed';
+
+// LINK_COLUMNS order (src/redirect/store.ts).
+const SLUG = 3;
+const URL_COLUMN = 4;
+const LINKS = 300;
+
+const within = <T>(ms: number, p: Promise<T>) =>
+  Promise.race([p, new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), ms))]);
+
+describe('the link lookup thread (SQLite)', () => {
+  let tdb: TestDatabase;
+  let db: Database;
+  let file: string;
+  let thread: LinkLookupThread;
+
+  beforeAll(async () => {
+    tdb = await createTestDatabase('sqlite');
+    db = openDatabase(tdb.url);
+    await migrateLatest(db);
+    file = sqliteFilename(tdb.url);
+    const { workspaceId, userId } = await seedWorkspace(db.knex);
+    const now = Date.now();
+    await db.knex('links').insert(
+      Array.from({ length: LINKS }, (_, i) => ({
+        id: `lnk_lookup${i}`, workspace_id: workspaceId, created_by: userId, domain_key: '', slug: `l-${i}`,
+        original_url: `https://example.com/${i}`, status: 'ACTIVE', policy_locked: false, redirect_type: 'TEMPORARY',
+        served: 0, created_at: now, updated_at: now,
+      })),
+    );
+    thread = new LinkLookupThread(file);
+  });
+  afterAll(async () => {
+    await thread?.close();
+    await db?.knex.destroy();
+    await tdb?.drop();
+  });
+
+  it('answers every lookup of a turn with its own row, in one message to the thread', async () => {
+    const before = thread.batches;
+    const asked = Array.from({ length: 400 }, (_, i) => (i % 4 === 3 ? `missing-${i}` : `l-${(i * 7) % LINKS}`));
+    const rows = await Promise.all(asked.map((slug) => thread.find('', slug)));
+    expect(thread.batches - before).toBe(1);
+    rows.forEach((row, i) => {
+      if (asked[i].startsWith('missing-')) expect(row).toBeNull();
+      else {
+        expect(row![SLUG]).toBe(asked[i]);
+        expect(row![URL_COLUMN]).toBe(`https://example.com/${asked[i].slice(2)}`);
+      }
+    });
+    // Another domain's address is another link (none here).
+    expect(await thread.find('dom_other', 'l-1')).toBeNull();
+  });
+
+  it('sees a change committed before the lookup was asked for', async () => {
+    expect((await thread.find('', 'l-5'))![URL_COLUMN]).toBe('https://example.com/5');
+    const other = new Sqlite(file);
+    try {
+      other.prepare('UPDATE links SET original_url = ? WHERE slug = ?').run('https://example.com/changed', 'l-5');
+      expect((await thread.find('', 'l-5'))![URL_COLUMN]).toBe('https://example.com/changed');
+      other.prepare('UPDATE links SET deleted_at = ? WHERE slug = ?').run(Date.now(), 'l-5');
+      expect(await thread.find('', 'l-5')).toBeNull();
+    } finally {
+      other.close();
+    }
+  });
+
+  it('a thread that stops fails the lookups it had not answered, and the next lookups start a new one', async () => {
+    const inFlight = thread.find('', 'l-9');
+    // The batch leaves in the turn's check phase, before this callback.
+    await new Promise((resolve) => setImmediate(resolve));
+    await thread.crashForTest();
+    // Answered just before the thread went, or failed: never left waiting.
+    const settled = await within(5_000, inFlight.then((row) => row![SLUG], (err) => (err instanceof LookupThreadError ? 'failed' : err)));
+    expect(['l-9', 'failed']).toContain(settled);
+    expect((await within(10_000, thread.find('', 'l-10')) as unknown[])[SLUG]).toBe('l-10');
+  });
+
+  it('a thread that cannot read fails its lookups with the reason', async () => {
+    const empty = await createTestDatabase('sqlite');
+    const bare = new Sqlite(sqliteFilename(empty.url));
+    bare.exec('CREATE TABLE t (x)');
+    bare.close();
+    const broken = new LinkLookupThread(sqliteFilename(empty.url));
+    try {
+      const outcome = await within(10_000, broken.find('', 'l-1').then(() => 'answered', (err: Error) => err));
+      expect(outcome).toBeInstanceOf(LookupThreadError);
+      expect((outcome as Error).message).toMatch(/links/);
+    } finally {
+      await broken.close();
+      await empty.drop();
+    }
+  });
+
+  it('refuses lookups once closed', async () => {
+    const closing = new LinkLookupThread(file);
+    expect((await closing.find('', 'l-2'))![SLUG]).toBe('l-2');
+    await closing.close();
+    await expect(closing.find('', 'l-2')).rejects.toBeInstanceOf(LookupThreadError);
+  });
+});
