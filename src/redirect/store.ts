@@ -125,7 +125,8 @@ class SqliteStore implements RedirectStore {
     this.db.pragma('journal_mode = WAL');
     // Misses by address (nearly every miss) are read on the lookup thread; an in-memory database
     // cannot be opened from another thread, so it is read here.
-    this.lookups = filename === ':memory:' || filename === '' ? undefined : new LinkLookupThread(filename);
+    this.lookups =
+      filename === ':memory:' || filename === '' ? undefined : new LinkLookupThread(filename, (domainKey, slug) => this.readInline(domainKey, slug));
     this.db.pragma('busy_timeout = 5000');
     // Not memory-mapped (mmap_size): every commit of the click writer thread changes the WAL,
     // and a connection that sees the WAL changed at the start of a read transaction drops its
@@ -146,18 +147,21 @@ class SqliteStore implements RedirectStore {
       'UPDATE links SET served = served + 1 WHERE id = ? AND deleted_at IS NULL AND (click_limit IS NULL OR served < click_limit)',
     );
   }
+  /** Begins the turn's read transaction unless it is open; throws if it cannot. */
+  private openSnapshot(): void {
+    if (this.snapshotOpen) return;
+    this.begin.run();
+    this.snapshotOpen = true;
+    if (!this.endScheduled) {
+      this.endScheduled = true;
+      setImmediate(this.endSnapshotSoon);
+    }
+  }
   private read<T>(fn: () => T): T | Promise<T> {
-    if (!this.snapshotOpen) {
-      try {
-        this.begin.run();
-      } catch (err) {
-        return Promise.reject(err);
-      }
-      this.snapshotOpen = true;
-      if (!this.endScheduled) {
-        this.endScheduled = true;
-        setImmediate(this.endSnapshotSoon);
-      }
+    try {
+      this.openSnapshot();
+    } catch (err) {
+      return Promise.reject(err);
     }
     return settled(fn);
   }
@@ -171,6 +175,11 @@ class SqliteStore implements RedirectStore {
     } catch {
       if (this.db.inTransaction) this.db.exec('ROLLBACK');
     }
+  }
+  /** A lone miss on this connection, in the turn's snapshot (LinkLookupThread decides); throws if the read fails. */
+  private readInline(domainKey: string, slug: string): unknown[] | null {
+    this.openSnapshot();
+    return (this.byAddress.get(domainKey, slug) as unknown[] | undefined) ?? null;
   }
   /**
    * On the lookup thread: a promise, so the event loop serves other visitors while the B-tree is

@@ -102,6 +102,44 @@ describe('the link lookup thread (SQLite)', () => {
     }
   });
 
+  it('reads a lone miss with the inline reader when no batch is in flight, and batches on the thread otherwise', async () => {
+    const inlined: string[] = [];
+    const reader = new Sqlite(file, { readonly: true });
+    const bySlug = reader.prepare('SELECT id, workspace_id, domain_key, slug, original_url FROM links WHERE domain_key = ? AND slug = ?').raw(true);
+    const adaptive = new LinkLookupThread(file, (domainKey, slug) => {
+      inlined.push(slug);
+      return (bySlug.get(domainKey, slug) as unknown[] | undefined) ?? null;
+    });
+    try {
+      // Alone: inline, no message to the thread.
+      expect((await adaptive.find('', 'l-20'))![SLUG]).toBe('l-20');
+      expect(inlined).toEqual(['l-20']);
+      expect(adaptive.batches).toBe(0);
+      // Two in one turn: one batch on the thread.
+      const two = await Promise.all([adaptive.find('', 'l-21'), adaptive.find('', 'l-22')]);
+      expect(two.map((r) => r![SLUG])).toEqual(['l-21', 'l-22']);
+      expect(adaptive.batches).toBe(1);
+      // Alone, but the thread is busy with a batch (a big one, so it is still being read): queued
+      // behind it, not read inline.
+      const busy = Promise.all(Array.from({ length: 100_000 }, (_, i) => adaptive.find('', `l-${i % LINKS}`)));
+      await new Promise((resolve) => setImmediate(resolve));
+      const lone = adaptive.find('', 'l-25');
+      expect((await lone)![SLUG]).toBe('l-25');
+      await busy;
+      expect(adaptive.batches).toBe(3);
+      expect(inlined).toEqual(['l-20']);
+      // An inline read that fails fails its lookup.
+      const failing = new LinkLookupThread(file, () => {
+        throw new Error('disk I/O error');
+      });
+      await expect(failing.find('', 'l-1')).rejects.toThrow('disk I/O error');
+      await failing.close();
+    } finally {
+      await adaptive.close();
+      reader.close();
+    }
+  });
+
   it('refuses lookups once closed', async () => {
     const closing = new LinkLookupThread(file);
     expect((await closing.find('', 'l-2'))![SLUG]).toBe('l-2');
