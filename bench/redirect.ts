@@ -883,7 +883,13 @@ async function main() {
   };
   const windows: Array<{ label: string; startUs: number; endUs: number }> = [];
   const summary: string[] = [];
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
+  // For an even count, the mean of the two middle values: the lower one alone would report the
+  // worse ratio but the better p99 of two rounds.
+  const median = (xs: number[]) => {
+    const sorted = [...xs].sort((a, b) => a - b);
+    const mid = sorted.length >> 1;
+    return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  };
   for (const sc of scenarios) {
     const rows: Array<Measured & { label: string; kind: 'baseline' | 'calibration' | 'service'; ratio?: number }> = [];
     const ratios: number[] = [];
