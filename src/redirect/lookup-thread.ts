@@ -53,9 +53,6 @@ export class LinkLookupThread {
   /** Batches sent so far (tests read it to see lookups share a message). */
   batches = 0;
 
-  /** Lookups read by `inline` instead (a lone miss while the thread has nothing to do). */
-  inlineReads = 0;
-
   /**
    * `inline` reads one address on the caller's thread (it throws if the read fails). A batch of
    * one lookup while no batch is in flight is read with it: with no other visitor waiting there
@@ -96,7 +93,6 @@ export class LinkLookupThread {
       return;
     }
     if (this.inline && waiting.length === 1 && this.inFlight.size === 0) {
-      this.inlineReads++;
       try {
         waiting[0].resolve(this.inline(keys[0], keys[1]));
       } catch (err) {
