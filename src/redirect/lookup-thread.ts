@@ -26,7 +26,6 @@ export type LookupRow = unknown[];
 export type ToLookupThread = { type: 'find'; id: number; keys: string[] } | { type: 'close' };
 /** Messages from the thread: a batch's rows (null for none) in the order asked, or its failure. */
 export type FromLookupThread =
-  | { type: 'ready' }
   | { type: 'rows'; id: number; rows: Array<LookupRow | null> }
   | { type: 'failed'; id: number; message: string; code?: string };
 
@@ -113,7 +112,6 @@ export class LinkLookupThread {
     // Never keeps the process alive by itself; the server's sockets do while visitors wait.
     worker.unref();
     worker.on('message', (m: FromLookupThread) => {
-      if (m.type === 'ready') return;
       const waiting = this.inFlight.get(m.id);
       if (!waiting) return;
       this.inFlight.delete(m.id);

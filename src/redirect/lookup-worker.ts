@@ -38,4 +38,3 @@ port.on('message', (m: ToLookupThread) => {
     send({ type: 'failed', id: m.id, message: e.message ?? String(err), code: e.code });
   }
 });
-send({ type: 'ready' });

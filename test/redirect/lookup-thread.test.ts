@@ -143,7 +143,10 @@ describe('the link lookup thread (SQLite)', () => {
   it('refuses lookups once closed', async () => {
     const closing = new LinkLookupThread(file);
     expect((await closing.find('', 'l-2'))![SLUG]).toBe('l-2');
+    // Asked for in the turn it closes, before the batch left: refused, not left waiting.
+    const unsent = closing.find('', 'l-3');
     await closing.close();
+    await expect(within(5_000, unsent)).rejects.toBeInstanceOf(LookupThreadError);
     await expect(closing.find('', 'l-2')).rejects.toBeInstanceOf(LookupThreadError);
   });
 });
