@@ -123,7 +123,7 @@ function run(target: Target): number {
   const start = process.hrtime.bigint();
   for (let i = 0; i < REQUESTS; i++) {
     x ^= x << 13; x ^= x >>> 17; x ^= x << 5; // xorshift: a random warm link per request
-    const req = request(paths[(x >>> 0) % LINKS], ua.latin1Slice(0, ua.length));
+    const req = request(paths[(x >>> 0) % LINKS], ua.toString('latin1'));
     if (target === 'bare') bare(req, res);
     else service.handle(req, res, fallback);
   }
