@@ -23,8 +23,13 @@ export class RedirectCache<T> implements LinkCacheInvalidator {
   private readonly seenOnce = new Set<string>();
   constructor(private readonly maxEntries = 100_000) {}
 
+  /**
+   * The short domain's links (domain key '') are keyed by the slug itself: the redirect path has
+   * already hashed that string (RESERVED_SLUGS), where a built key would be a new string to hash
+   * on every click. A custom domain's key has a NUL, which no slug has, so the two never meet.
+   */
   static keyOf(k: CacheKey): string {
-    return `${k.domainKey}\u0000${k.slug}`;
+    return k.domainKey === '' ? k.slug : `${k.domainKey}\u0000${k.slug}`;
   }
   get(k: string): T | undefined {
     return this.entries.get(k);

@@ -201,7 +201,8 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
       void this.submitPassword(req, res, h, link, qrCodeId).catch((err) => this.fail(res, err));
       return;
     }
-    const visit = decideVisit(link, Date.now());
+    const now = Date.now();
+    const visit = decideVisit(link, now);
     if (visit.kind === 'page') return this.page(req, res, visit.page, link);
     const ua = h.userAgent;
     const person = req.method === 'GET' && !isBot(ua) && !isPrefetch(h.purpose);
@@ -215,13 +216,21 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
       }));
     }
     if (!person || !visit.countsAsClick) return redirect(res, visit);
-    this.countAndRedirect(req, res, h, link!, visit, qrCodeId);
+    this.countAndRedirect(req, res, h, link!, visit, qrCodeId, now);
   }
 
   /** A person's click: take a clickLimit slot when the link has a limit, record it, redirect. */
-  private countAndRedirect(req: IncomingMessage, res: ServerResponse, h: VisitHeaders, link: ResolvedLink, visit: Extract<Visit, { kind: 'redirect' }>, qrCodeId: string | null) {
+  private countAndRedirect(
+    req: IncomingMessage,
+    res: ServerResponse,
+    h: VisitHeaders,
+    link: ResolvedLink,
+    visit: Extract<Visit, { kind: 'redirect' }>,
+    qrCodeId: string | null,
+    now: number,
+  ) {
     if (link.clickLimit === null) {
-      this.record(h, link, qrCodeId);
+      this.record(h, link, qrCodeId, now);
       return redirect(res, visit);
     }
     const settle = (ok: boolean) => {
@@ -230,7 +239,8 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
         return this.page(req, res, 'limit_reached', link);
       }
       link.served++;
-      this.record(h, link, qrCodeId);
+      // The slot was taken now, which may be a database round trip after the request arrived.
+      this.record(h, link, qrCodeId, Date.now());
       redirect(res, visit);
     };
     const reserved = this.deps.store.reserveClick(link.id);
@@ -238,12 +248,12 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
     else settle(reserved);
   }
 
-  private record(h: VisitHeaders, link: ResolvedLink, qrCodeId: string | null) {
+  private record(h: VisitHeaders, link: ResolvedLink, qrCodeId: string | null, at: number) {
     this.deps.clicks.record({
       linkId: link.id,
       workspaceId: link.workspaceId,
       qrCodeId,
-      at: Date.now(),
+      at,
       referer: h.referer,
       // Country only from a proxy we trust; the IP address itself is never kept.
       country: this.deps.config.trustProxy ? h.country : undefined,
@@ -287,10 +297,11 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
       return this.page(req, res, 'password', link, 'That password is not correct.');
     }
     await refundAttempt(this.deps.passwordThrottle, throttleKey);
-    const unlocked = decideVisit(link, Date.now(), true);
+    const now = Date.now();
+    const unlocked = decideVisit(link, now, true);
     if (unlocked.kind === 'page') return this.page(req, res, unlocked.page, link);
     if (isBot(h.userAgent) || !unlocked.countsAsClick) return redirect(res, unlocked);
-    this.countAndRedirect(req, res, h, link!, unlocked, qrCodeId);
+    this.countAndRedirect(req, res, h, link!, unlocked, qrCodeId, now);
   }
 
   private fail(res: ServerResponse, err: unknown) {

@@ -2,6 +2,23 @@ import { describe, expect, it } from 'vitest';
 import { RedirectCache } from '../../src/redirect/cache';
 
 describe('redirect cache', () => {
+  it('keys the short domain and each custom domain apart, whatever the slug', () => {
+    const cache = new RedirectCache<string>(10);
+    const keys = [
+      RedirectCache.keyOf({ domainKey: '', slug: 'promo' }),
+      RedirectCache.keyOf({ domainKey: 'dom_1', slug: 'promo' }),
+      RedirectCache.keyOf({ domainKey: 'dom_2', slug: 'promo' }),
+      // A slug that spells another domain's key is still the short domain's.
+      RedirectCache.keyOf({ domainKey: '', slug: 'dom_1' }),
+    ];
+    expect(new Set(keys).size).toBe(4);
+    keys.forEach((k, i) => cache.set(k, `link ${i}`));
+    void cache.invalidate([{ domainKey: 'dom_1', slug: 'promo' }]);
+    expect(keys.map((k) => cache.get(k))).toEqual(['link 0', undefined, 'link 2', 'link 3']);
+    void cache.invalidate([{ domainKey: '', slug: 'promo' }]);
+    expect(keys.map((k) => cache.get(k))).toEqual([undefined, undefined, 'link 2', 'link 3']);
+  });
+
   it('stays within its size, evicting the oldest entries first, across deletions', () => {
     const cache = new RedirectCache<number>(3);
     for (let i = 0; i < 3; i++) cache.set(`k${i}`, i);
