@@ -51,7 +51,8 @@ const first = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v
 // of the text, finds the string kept for the same text, whose hash V8 has already stored with it;
 // isBot's cache and the click buffer then look it up without hashing again. Hand-written because
 // it is the hot path itself: a cache library would hash the key, the cost this avoids. A
-// different string in the slot (a collision, or a new agent) just takes the slot.
+// different string in the slot (a collision, or a new agent) just takes the slot. At most 1,024
+// strings of up to 512 characters are kept.
 const AGENT_SLOTS = 1024;
 const agentSlots: string[] = new Array<string>(AGENT_SLOTS).fill('');
 
@@ -59,7 +60,8 @@ const agentSlots: string[] = new Array<string>(AGENT_SLOTS).fill('');
 export function keptUserAgent(userAgent: string | undefined): string | undefined {
   if (userAgent === undefined) return undefined;
   const n = userAgent.length;
-  if (n < 16) return userAgent;
+  // Short strings hash cheaply; long ones (up to Node's 16 KB of headers) are not worth a slot.
+  if (n < 16 || n > 512) return userAgent;
   const slot = (n + userAgent.charCodeAt(n >> 1) * 31 + userAgent.charCodeAt((n * 3) >> 2) * 961 + userAgent.charCodeAt(n - 2) * 29791) & (AGENT_SLOTS - 1);
   const kept = agentSlots[slot];
   if (kept === userAgent) return kept;

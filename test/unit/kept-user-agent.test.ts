@@ -25,7 +25,9 @@ describe('keptUserAgent', () => {
     expect(isBot(keptUserAgent(CHROME))).toBe(false);
   });
 
-  it('passes short and missing agents through', () => {
+  it('passes short, very long and missing agents through', () => {
+    const long = `${CHROME} ${'x'.repeat(600)}`;
+    expect(keptUserAgent(long)).toBe(long);
     expect(keptUserAgent(undefined)).toBeUndefined();
     expect(keptUserAgent('')).toBe('');
     expect(keptUserAgent('curl/8.5.0')).toBe('curl/8.5.0');
