@@ -204,9 +204,10 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
     const now = Date.now();
     const visit = decideVisit(link, now);
     if (visit.kind === 'page') return this.page(req, res, visit.page, link);
-    const ua = h.userAgent;
-    const person = req.method === 'GET' && !isBot(ua) && !isPrefetch(h.purpose);
-    if (!person && link && visit.countsAsClick && req.method === 'GET' && hasPreview(link) && isBot(ua)) {
+    const get = req.method === 'GET';
+    const bot = isBot(h.userAgent);
+    const person = get && !bot && !isPrefetch(h.purpose);
+    if (bot && get && link && visit.countsAsClick && hasPreview(link)) {
       return sendPage(res, 200, previewPage({
         url: link.url,
         shortUrl: `https://${h.host}/${link.slug}`,
