@@ -74,7 +74,7 @@ const store: RedirectStore = {
 const writer: ClickWriter = { ready: async () => {}, write: async (_b: ClickBuffer) => {}, close: async () => {} };
 const log = pino({ level: 'silent' });
 const clicks = new ClickRecorder(writer, log, 1000);
-const config = { shortDomain: 'localhost', trustProxy: true } as Config;
+const config = { shortDomain: 'localhost', trustProxy: 1 } as Config;
 const service = new RedirectService({
   config,
   store,

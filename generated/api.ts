@@ -174,6 +174,12 @@ export interface paths {
          *     exist in the workspace, else 400 naming the field. `metadata` (at most 4 KiB)
          *     is stored but never returned by any endpoint.
          *
+         *     **Exact totals.** Every total of value this API reports is exact in a JSON
+         *     number: a workspace's kept conversions (the last 400 days) may add up to at
+         *     most 2^53 - 1 (9007199254740991) minor units per currency. A conversion that
+         *     would take its currency's total above that is refused with 400 and `field:
+         *     value.amountMinor`; room comes back as retention drops old conversions.
+         *
          *     **Idempotency.** Send an `Idempotency-Key` header to make retries safe: a
          *     repeat with the same key and body within 24 hours returns the first response
          *     without recording again; the same key with another body gives 409.
@@ -651,7 +657,7 @@ export interface components {
             id: string;
             /** @description Path portion of the short URL (`https://{short domain}/{slug}`). Lowercase, characters `[a-z0-9_-]`, 1 to 64 characters, unique per domain. */
             slug: string;
-            /** @description Destination of the redirect (absolute http or https URL, at most 2048 characters). Set with `url` on create and update. */
+            /** @description Destination of the redirect (absolute http or https URL, at most 2048 characters), exactly the Location a visitor is sent to. Set with `url` on create and update, normalised as the URL parser reads it (see `LinkCreate.url`). */
             originalUrl: string;
             /** @description Internal label, trimmed and truncated to 200 characters; `null` when none. */
             title: string | null;
@@ -729,7 +735,7 @@ export interface components {
          */
         LinkCreate: {
             /**
-             * @description Destination URL. Absolute `http` or `https` URL only, at most 2048 characters; anything else gives 400.
+             * @description Destination URL. Absolute `http` or `https` URL only, at most 2048 characters (also once normalised); anything else gives 400. Stored and redirected to as the URL parser reads it (WHATWG URL), never as the text was sent: `https:example.com` becomes `https://example.com/`, `HTTPS://Example.COM:443/a/../b` becomes `https://example.com/b`, non-ASCII characters are percent-encoded, and a `\\` in the path reads as `/`.
              * @example https://example.com/spring-sale?utm_source=newsletter
              */
             url: string;
@@ -765,7 +771,7 @@ export interface components {
              * @description ISO 8601 time after which the link stops resolving. Omit or `null` for a link that never expires.
              */
             expiresAt?: string | null;
-            /** @description Where visitors of an expired link are sent. Absolute `http` or `https` URL only. It may not point at this link, nor around a chain of this service's short links that leads back to it: either gives 400. Omit, `null` or an empty string for the service's own expired page. Setting one is a Growth-plan feature (every plan with API access includes it). */
+            /** @description Where visitors of an expired link are sent. Absolute `http` or `https` URL only, stored normalised as `url` is. It may not point at this link, nor around a chain of this service's short links that leads back to it: either gives 400. Omit, `null` or an empty string for the service's own expired page. Setting one is a Growth-plan feature (every plan with API access includes it). */
             expiredUrl?: string | null;
             /** @description The link stops resolving once this many clicks are served. Whole number from 1 to 2147483647; `null` or omitted for no limit. */
             clickLimit?: number | null;
@@ -797,7 +803,7 @@ export interface components {
          *     from the next click, including for visitors whose redirect was cached.
          */
         LinkUpdate: {
-            /** @description New destination. Absolute `http` or `https` URL, at most 2048 characters. */
+            /** @description New destination. Absolute `http` or `https` URL, at most 2048 characters, stored normalised as on create (`LinkCreate.url`). */
             url?: string;
             /** @description Internal label, trimmed and truncated to 200 characters. `null` (or a blank string) clears it. */
             title?: string | null;
@@ -815,7 +821,7 @@ export interface components {
             expiresAt?: string | null;
             /** @description `true` removes the expiry and clears `expiresAt`. `true` together with an `expiresAt` date gives 400 (`expiresAt: null` is fine). `false` on its own changes nothing; set `expiresAt` to give the link an expiry. */
             neverExpires?: boolean;
-            /** @description Where visitors of an expired link are sent. `null` or an empty string removes the fallback (removing is never gated). Setting one is a Growth-plan feature; `http` or `https` only; it may not point at this link nor around a chain of this service's short links that returns to it (400). */
+            /** @description Where visitors of an expired link are sent. `null` or an empty string removes the fallback (removing is never gated). Setting one is a Growth-plan feature; `http` or `https` only, stored normalised as `url` is; it may not point at this link nor around a chain of this service's short links that returns to it (400). */
             expiredUrl?: string | null;
             /** @description Whole number from 1 to 2147483647; `null` removes the limit. */
             clickLimit?: number | null;
@@ -842,7 +848,7 @@ export interface components {
             previewTitle?: string | null;
             /** @description Social preview description; `null` clears it. */
             previewDescription?: string | null;
-            /** @description Social preview image; `null` clears it. Must be an `https` URL hosted by this service, that is starting with its asset base URL (`ASSET_BASE_URL`, by default the public URL followed by `/assets/`), whose path ends in `.png`, `.jpg`, `.jpeg`, `.gif` or `.webp` (case-insensitive). An image on another host, a plain-http URL or another extension gives 400. Images are uploaded through the dashboard (operator command `shortlink asset add`). */
+            /** @description Social preview image; `null` clears it. Must be the `https` URL of an image this workspace hosts with the service: one file directly under its asset base URL (`ASSET_BASE_URL`, by default the public URL followed by `/assets/`; same origin and path, as the URL parser reads them), ending in `.png`, `.jpg`, `.jpeg`, `.gif` or `.webp` (case-insensitive), with no query or fragment. A `.` or `..` path segment (also percent-encoded) is refused, not resolved. An image on another host, a plain-http URL, another extension, or a file the workspace does not hold gives 400. Stored normalised. Images are uploaded through the dashboard (operator command `shortlink asset add`). */
             previewImage?: string | null;
         };
         /** @description A single link, wrapped as `{ data }`. */
@@ -932,7 +938,7 @@ export interface components {
         /** @description Conversion value in one currency. Values are reported per currency and never summed across currencies. A conversion recorded without a value is absent from `valueMinor` and from `conversions`. */
         ValueEntry: {
             currency: components["schemas"]["CurrencyCode"];
-            /** @description Total value in integer minor units of `currency` (for example cents). */
+            /** @description Total value in integer minor units of `currency` (for example cents). Exact: a workspace's kept conversions never add up to more than 2^53 - 1 per currency. */
             valueMinor: number;
             /** @description Number of conversions that actually carried a value in this currency. */
             conversions: number;
@@ -970,7 +976,7 @@ export interface components {
         };
         /** @description Monetary value of one conversion. */
         ConversionValue: {
-            /** @description Amount in integer minor units of `currency` (for example 4990 for 49.90 EUR), at most 2^53 - 1 so that every client can hold it exactly. */
+            /** @description Amount in integer minor units of `currency` (for example 4990 for 49.90 EUR), at most 2^53 - 1 so that every client can hold it exactly. The workspace's kept conversions may add up to at most 2^53 - 1 per currency too (see `recordConversion`), so every reported total is exact; a conversion that would go beyond gives 400. */
             amountMinor: number;
             currency: components["schemas"]["CurrencyCode"];
         };

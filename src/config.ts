@@ -12,7 +12,11 @@ export interface Config {
   tlsCertFile?: string;
   tlsKeyFile?: string;
   tls: boolean;
-  trustProxy: boolean;
+  /**
+   * TRUST_PROXY: how many proxies in front of the service are trusted (0: none). `1` (or `on`)
+   * trusts one: its X-Forwarded-Proto, and the right-most X-Forwarded-For entry as the client.
+   */
+  trustProxy: number;
   featureConversions: boolean;
   featureGoals: boolean;
   webhookVariants: Set<'A' | 'B'>;
@@ -25,6 +29,13 @@ export interface Config {
 
 const on = (v: string | undefined, dflt: boolean) =>
   v === undefined || v === '' ? dflt : !['0', 'off', 'false', 'no'].includes(v.toLowerCase());
+
+function trustedHops(v: string | undefined): number {
+  if (v === undefined || v.trim() === '') return 0;
+  if (/^\d+$/.test(v.trim())) return Number(v.trim());
+  if (on(v, false)) return 1;
+  return 0;
+}
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = path.resolve(env.DATA_DIR || './data');
@@ -52,7 +63,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tlsCertFile: env.TLS_CERT_FILE || undefined,
     tlsKeyFile: env.TLS_KEY_FILE || undefined,
     tls: on(env.TLS, true),
-    trustProxy: on(env.TRUST_PROXY, false),
+    trustProxy: trustedHops(env.TRUST_PROXY),
     featureConversions: on(env.FEATURE_CONVERSIONS, true),
     featureGoals: on(env.FEATURE_GOALS, true),
     webhookVariants: variants as Set<'A' | 'B'>,

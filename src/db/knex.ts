@@ -55,17 +55,33 @@ const SqliteTransaction = createRequire(import.meta.url)('knex/lib/dialects/sqli
   query(conn: unknown, sql: string): Promise<unknown>;
 };
 class ImmediateSqliteTransaction extends SqliteTransaction {
+  declare readOnly?: boolean;
   begin(conn: unknown) {
-    return this.query(conn, 'BEGIN IMMEDIATE;');
+    // A read-only transaction (readSnapshot) takes no lock: it only pins a snapshot.
+    return this.query(conn, this.readOnly ? 'BEGIN;' : 'BEGIN IMMEDIATE;');
   }
 }
-class TimerWaitSqliteClient extends BetterSqlite3Client {
-  _query(connection: unknown, obj: unknown): Promise<unknown> {
-    return retryWhileSqliteBusy(() => super._query(connection, obj));
-  }
+/** Waits for the write lock in SQLite's busy handler (threads that serve no visitors). */
+class BusyHandlerSqliteClient extends BetterSqlite3Client {
   transaction(container: unknown, config: unknown, outerTx: unknown): Knex.Transaction {
     return new ImmediateSqliteTransaction(this, container, config, outerTx) as unknown as Knex.Transaction;
   }
+}
+class TimerWaitSqliteClient extends BusyHandlerSqliteClient {
+  _query(connection: unknown, obj: unknown): Promise<unknown> {
+    return retryWhileSqliteBusy(() => super._query(connection, obj));
+  }
+}
+
+/**
+ * Runs `read` in one read-only snapshot: every statement sees the database as of the first, so
+ * figures read from several tables agree with each other (a day's aggregate and the raw rows
+ * taken from it). Postgres: REPEATABLE READ READ ONLY; SQLite: a deferred transaction, which
+ * takes no lock.
+ */
+export function readSnapshot<T>(knex: Knex, read: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+  const pg = knex.client.config.client === 'pg';
+  return knex.transaction(read, pg ? { isolationLevel: 'repeatable read', readOnly: true } : { readOnly: true });
 }
 
 /** Runs `write` again on a timer while it fails with SQLITE_BUSY (see TimerWaitSqliteClient). */
@@ -85,8 +101,9 @@ export async function retryWhileSqliteBusy<T>(write: () => Promise<T>): Promise<
  * SQLite WAL checkpoints (copying committed pages from the WAL back into the database file)
  * belong to the click writer thread. A checkpoint runs inside whichever commit takes the WAL past
  * `wal_autocheckpoint` pages; it copies every page written since the last one and syncs the file.
- *  - Connections on an event loop that serves visitors never checkpoint (0). Before this an API
- *    write could commit just after a click flush and copy that flush's pages on the main thread.
+ *  - Connections on an event loop that serves visitors never checkpoint (0), nor do the query
+ *    threads'. Before this an API write could commit just after a click flush and copy that
+ *    flush's pages on the main thread.
  *  - The writer thread checkpoints at WRITER_CHECKPOINT_PAGES instead of SQLite's 1,000. A flush
  *    transaction of 2,000 clicks on 1,000,000 links dirties about 4,000 pages (daily counts and
  *    click windows, one page per click at random), so at 1,000 every commit checkpointed, and a
@@ -105,11 +122,15 @@ export const WAL_CHECKPOINT_INTERVAL_MS = 5_000;
 export const CHECKPOINT_WAIT_MS = 1_000;
 
 /**
- * `waitForLocks`: `timer` (the default, for event-loop threads) or `busy-handler` (the click
- * writer thread, which also writes through better-sqlite3 statements of its own and has no
- * visitors to hold up, and which runs the WAL checkpoints).
+ * `waitForLocks`: `timer` (the default, for event-loop threads) or `busy-handler` (helper threads
+ * with no visitors to hold up: the click writer, which also writes through better-sqlite3
+ * statements of its own, and the query threads). `checkpoints`: whether this connection runs the
+ * WAL checkpoints (default: the busy-handler connections do; only the click writer's should).
  */
-export function openDatabase(databaseUrl: string, opts: { poolMax?: number; waitForLocks?: 'timer' | 'busy-handler' } = {}): Database {
+export function openDatabase(
+  databaseUrl: string,
+  opts: { poolMax?: number; waitForLocks?: 'timer' | 'busy-handler'; checkpoints?: boolean } = {},
+): Database {
   const engine = engineOf(databaseUrl);
   if (engine === 'postgres') {
     const knex = knexFactory({
@@ -122,8 +143,9 @@ export function openDatabase(databaseUrl: string, opts: { poolMax?: number; wait
   const filename = sqliteFilename(databaseUrl);
   if (filename !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(filename)), { recursive: true });
   const timer = (opts.waitForLocks ?? 'timer') === 'timer';
+  const checkpoints = opts.checkpoints ?? !timer;
   const knex = knexFactory({
-    client: timer ? (TimerWaitSqliteClient as unknown as typeof Knex.Client) : 'better-sqlite3',
+    client: (timer ? TimerWaitSqliteClient : BusyHandlerSqliteClient) as unknown as typeof Knex.Client,
     connection: { filename },
     useNullAsDefault: true,
     pool: {
@@ -134,9 +156,9 @@ export function openDatabase(databaseUrl: string, opts: { poolMax?: number; wait
         conn.pragma('synchronous = NORMAL');
         conn.pragma(`busy_timeout = ${timer ? 0 : SQLITE_LOCK_WAIT_MS}`);
         conn.pragma('foreign_keys = ON');
-        conn.pragma(`wal_autocheckpoint = ${timer ? 0 : WRITER_CHECKPOINT_PAGES}`);
+        conn.pragma(`wal_autocheckpoint = ${checkpoints ? WRITER_CHECKPOINT_PAGES : 0}`);
         // A WAL that a large backlog grew is cut back to this size when it starts over.
-        if (!timer) conn.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
+        if (checkpoints) conn.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
         done(null, conn);
       },
     },

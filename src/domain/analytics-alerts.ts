@@ -1,6 +1,9 @@
 // The traffic alerts of Variant A (asyncapi/variant-a.yaml, analytics.spike and
 // analytics.geo_anomaly): pure rules over click counts; the click sink reads the counts.
 
+/** The Variant A events these rules raise. */
+export const TRAFFIC_ALERT_EVENTS = ['analytics.spike', 'analytics.geo_anomaly'] as const;
+
 export const SPIKE_WINDOW_MS = 5 * 60_000;
 export const SPIKE_BASELINE_WINDOWS = 12;
 export const SPIKE_MIN_CLICKS = 50;

@@ -17,6 +17,14 @@ export const DEFAULT_WINDOW_DAYS = 30;
 export const CONVERSION_RETENTION_DAYS = 400;
 export const CLICK_RETENTION_DAYS = 90;
 export const MAX_METADATA_BYTES = 4096;
+/**
+ * The most a workspace's kept conversions may add up to in one currency, in minor units: 2^53 - 1,
+ * the largest integer a JSON number holds exactly in every client. A conversion that would take
+ * the total above it is refused, so every total the API reports is exact.
+ */
+export const MAX_VALUE_TOTAL_MINOR = Number.MAX_SAFE_INTEGER;
+/** How far ahead of the server's clock a conversion's occurredAt may be (clients' clocks drift). */
+export const CONVERSION_FUTURE_SKEW_MS = 5 * 60_000;
 export const MAX_CUSTOM_NAME = 40;
 
 export interface Window {
@@ -40,17 +48,57 @@ export function parseWindow(from: string | undefined, to: string | undefined, no
 }
 
 /**
- * Splits a window into whole UTC days (read from the daily aggregates) and the partial days
- * at its edges (read from the raw events).
+ * How a window [from, to) is counted from what the database keeps: whole UTC days from the daily
+ * aggregates, and each partial day at an edge either from its raw rows, or from its day's
+ * aggregate less the raw rows of the rest of that day, whichever part holds fewer rows. The rest
+ * of today is empty when the window ends now (rows are not written ahead of time), so the usual
+ * window, which ends now, reads today from its aggregate whatever today's traffic: a summary over
+ * 2,000,000 clicks recorded today no longer walks them. A day read that way must have all of its
+ * raw rows still kept (`rawSince`, the start of raw retention), else the subtraction would count
+ * rows retention deleted.
  */
-export function splitWindow(w: Window): { days: [number, number] | null; edges: Window[] } {
+export interface WindowPlan {
+  /** Whole days [d0, d1), from the daily aggregates. */
+  days: [number, number] | null;
+  /** Parts of days counted from their raw rows. */
+  raw: Window[];
+  /** Days counted from their aggregate, less the raw rows of `minus` (the part outside the window). */
+  partialDays: Array<{ day: number; minus: Window[] }>;
+}
+
+/**
+ * `rawSince`: raw rows are complete from this time on (now less the raw retention). `latest`: no
+ * row occurs at or after this time (now, plus the clock skew a row may be recorded with).
+ */
+export function planWindow(w: Window, opts: { rawSince: number; latest: number }): WindowPlan {
+  const plan: WindowPlan = { days: null, raw: [], partialDays: [] };
+  if (w.from >= w.to) return plan;
   const firstFull = Math.ceil(w.from / DAY_MS);
   const endFull = Math.floor(w.to / DAY_MS);
-  if (firstFull >= endFull) return { days: null, edges: w.from < w.to ? [w] : [] };
-  const edges: Window[] = [];
-  if (w.from < firstFull * DAY_MS) edges.push({ from: w.from, to: firstFull * DAY_MS });
-  if (endFull * DAY_MS < w.to) edges.push({ from: endFull * DAY_MS, to: w.to });
-  return { days: [firstFull, endFull], edges };
+  const parts: Window[] = [];
+  if (firstFull > endFull) {
+    // Within one day.
+    parts.push(w);
+  } else {
+    if (firstFull < endFull) plan.days = [firstFull, endFull];
+    if (w.from < firstFull * DAY_MS) parts.push({ from: w.from, to: firstFull * DAY_MS });
+    if (endFull * DAY_MS < w.to) parts.push({ from: endFull * DAY_MS, to: w.to });
+  }
+  // How long a part is, counting only time in which rows can exist (none at or after `latest`).
+  const span = (x: Window) => Math.max(0, Math.min(x.to, opts.latest) - x.from);
+  for (const part of parts) {
+    const day = Math.floor(part.from / DAY_MS);
+    const start = day * DAY_MS;
+    const end = start + DAY_MS;
+    const minus = [
+      ...(start < part.from ? [{ from: start, to: part.from }] : []),
+      ...(part.to < end ? [{ from: part.to, to: end }] : []),
+    ];
+    const restSpan = minus.reduce((s, m) => s + span(m), 0);
+    if (start >= opts.rawSince && restSpan < span(part)) plan.partialDays.push({ day, minus });
+    else plan.raw.push(part);
+  }
+  return plan;
 }
 
 export type ValueMap = Map<string, { valueMinor: number; conversions: number }>;
@@ -60,8 +108,22 @@ export interface Breakdown {
   value: ValueMap;
 }
 
-/** Everything a summary or a report counts, folded from grouped rows. */
-export class Tally {
+/**
+ * Everything a summary or a report counts, folded from grouped rows. Plain data (it crosses from
+ * the query threads by structured clone, which keeps the Maps but not the class).
+ */
+export interface TallyData {
+  total: number;
+  attributed: number;
+  byType: Map<string, { eventType: EventType; customName: string | null; conversions: number }>;
+  value: ValueMap;
+  byLink: Map<string, Breakdown>;
+  byCampaign: Map<string, Breakdown>;
+  byQr: Map<string, Breakdown>;
+}
+
+/** Folds grouped rows into a TallyData. `sign` −1 takes a group away (a day's aggregate less its rows outside the window). */
+export class Tally implements TallyData {
   total = 0;
   attributed = 0;
   readonly byType = new Map<string, { eventType: EventType; customName: string | null; conversions: number }>();
@@ -87,10 +149,6 @@ export class Tally {
     addValue(b.value, currency, conversions, valueMinor);
     map.set(id, b);
   }
-
-  get unattributed(): number {
-    return this.total - this.attributed;
-  }
 }
 
 function addValue(map: ValueMap, currency: string, conversions: number, valueMinor: number) {
@@ -104,12 +162,14 @@ function addValue(map: ValueMap, currency: string, conversions: number, valueMin
 
 export function valueEntries(map: ValueMap) {
   return [...map.entries()]
+    .filter(([, v]) => v.conversions > 0)
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([currency, v]) => ({ currency, valueMinor: v.valueMinor, conversions: v.conversions }));
 }
 
-export function typeEntries(tally: Tally) {
+export function typeEntries(tally: TallyData) {
   return [...tally.byType.values()]
+    .filter((t) => t.conversions > 0)
     .map((t) => ({
       eventType: t.eventType,
       label: t.eventType === 'custom' ? t.customName ?? 'Custom' : EVENT_LABELS[t.eventType],

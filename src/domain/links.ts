@@ -3,20 +3,31 @@
 export const MAX_URL_LENGTH = 2048;
 export const MAX_TITLE_LENGTH = 200;
 export const MAX_TAGS = 25;
-const PREVIEW_IMAGE_ENDINGS = /\.(png|jpe?g|gif|webp)$/i;
 
-/** Absolute http(s) URL of at most 2048 characters; anything else would be an open redirect risk. */
-export function destinationProblem(value: string): string | null {
-  if (value.length > MAX_URL_LENGTH) return `must be at most ${MAX_URL_LENGTH} characters`;
+/**
+ * A destination (`url`, `expiredUrl`): an absolute http(s) URL of at most 2048 characters, as
+ * the URL parser reads it. What is stored and redirected to is that reading (`href`), never the
+ * text as sent: `https:evil.example` parses as https://evil.example/, but sent as written in a
+ * Location header a browser resolves it against the short link's own address; `\` reads as `/`.
+ */
+export function normalizeDestination(value: string): { href: string } | { problem: string } {
+  if (value.length > MAX_URL_LENGTH) return { problem: `must be at most ${MAX_URL_LENGTH} characters` };
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    return 'must be an absolute http or https URL';
+    return { problem: 'must be an absolute http or https URL' };
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must be an absolute http or https URL';
-  if (!url.hostname) return 'must name a host';
-  return null;
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return { problem: 'must be an absolute http or https URL' };
+  if (!url.hostname) return { problem: 'must name a host' };
+  if (url.href.length > MAX_URL_LENGTH) return { problem: `must be at most ${MAX_URL_LENGTH} characters once normalised (non-ASCII characters are percent-encoded)` };
+  return { href: url.href };
+}
+
+/** The reason a destination is refused, or null. */
+export function destinationProblem(value: string): string | null {
+  const d = normalizeDestination(value);
+  return 'problem' in d ? d.problem : null;
 }
 
 /** Titles are trimmed and stored truncated at 200 characters; an empty title is no title. */
@@ -26,18 +37,34 @@ export function normalizeTitle(value: string | null | undefined): string | null 
   return trimmed === '' ? null : [...trimmed].slice(0, MAX_TITLE_LENGTH).join('');
 }
 
-/** previewImage: an https URL under ASSET_BASE_URL (hosted by the service) with an image ending. */
-export function previewImageProblem(value: string, assetBaseUrl: string): string | null {
+const ASSET_FILE_NAME = /^[A-Za-z0-9_-]+\.(png|jpe?g|gif|webp)$/i;
+/** A `.` or `..` path segment, also percent-encoded (`%2e`): the parser would resolve it away. */
+const DOT_SEGMENT = /(^|\/)(\.|%2e){1,2}(\/|$)/i;
+
+/**
+ * previewImage: an https URL of one image file hosted by the service, directly under
+ * ASSET_BASE_URL (same origin, same path), with no dot segments, no query and no fragment, as
+ * the URL parser reads it: `/assets/../../etc/passwd.png` is refused, not resolved. Returns the
+ * normalised URL (stored) and the asset's file name, which the caller checks the workspace holds.
+ */
+export function previewImageAsset(value: string, assetBaseUrl: string): { href: string; fileName: string } | { problem: string } {
+  const hosted = `must be an image hosted by the service under ${assetBaseUrl} (shortlink asset add)`;
   let url: URL;
+  let base: URL;
   try {
     url = new URL(value);
+    base = new URL(assetBaseUrl);
   } catch {
-    return 'must be an https URL of an image hosted by the service';
+    return { problem: 'must be an https URL of an image hosted by the service' };
   }
-  if (url.protocol !== 'https:') return 'must be an https URL';
-  if (!value.startsWith(assetBaseUrl)) return `must be an image hosted by the service under ${assetBaseUrl}`;
-  if (!PREVIEW_IMAGE_ENDINGS.test(url.pathname)) return 'must end in .png, .jpg, .jpeg, .gif or .webp';
-  return null;
+  if (url.protocol !== 'https:') return { problem: 'must be an https URL' };
+  const rawPath = value.replace(/^[a-z][a-z0-9+.-]*:\/*[^/?#\\]*/i, '').split(/[?#]/)[0].replace(/\\/g, '/');
+  if (DOT_SEGMENT.test(rawPath)) return { problem: 'must not contain . or .. path segments' };
+  if (url.origin !== base.origin || !url.pathname.startsWith(base.pathname) || url.search || url.hash) return { problem: hosted };
+  const fileName = url.pathname.slice(base.pathname.length);
+  if (!/\.(png|jpe?g|gif|webp)$/i.test(fileName)) return { problem: 'must end in .png, .jpg, .jpeg, .gif or .webp' };
+  if (!ASSET_FILE_NAME.test(fileName)) return { problem: hosted };
+  return { href: url.href, fileName };
 }
 
 export function parseTimestamp(value: string): number | null {

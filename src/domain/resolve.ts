@@ -70,8 +70,9 @@ export function hasPreview(link: ResolvedLink): boolean {
 const PLAIN_HTTP_URL = /^https?:\/\/[\x21-\x7e]+$/;
 
 /**
- * A stored URL as a Location header value: as given when it is plain ASCII, else encoded; null
- * unless it is an absolute http(s) URL. The API only stores such URLs; this second check keeps
+ * A stored URL as a Location header value: as given when it is plain ASCII with an authority
+ * (`scheme://`, what the API stores), else as the URL parser reads it; null unless it is an
+ * absolute http(s) URL. The API only stores such URLs; this second check keeps
  * a row written any other way (an import, a hand edit) from becoming a redirect to
  * `javascript:`, `data:` or a scheme-relative address.
  */
@@ -87,5 +88,7 @@ export function locationOf(url: string): string | null {
     return null;
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return null;
-  return /^[\x21-\x7e]+$/.test(url) ? url : parsed.href;
+  // The parser's reading, not the text: a row written before destinations were stored normalised
+  // may hold `https:evil.example`, which a browser resolves against the short link's address.
+  return parsed.href;
 }

@@ -8,6 +8,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { OpenAPIBackend, type Context } from 'openapi-backend';
 import addFormats from 'ajv-formats';
 import { pinoHttp } from 'pino-http';
+import { clientAddress } from '../domain/client-address';
 import { authenticate, type AuthContext } from './auth';
 import { HttpError, notFound } from './errors';
 import { validationError } from './validation';
@@ -144,6 +145,13 @@ export async function createApp(services: Services, opts: { validateResponses?: 
       // Keys and passwords never reach a log.
       redact: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
       customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
+      // The client's address as the trusted proxy saw it, as everywhere (domain/client-address).
+      serializers: {
+        req: (req: { raw: Request; remoteAddress?: string }) => {
+          req.remoteAddress = clientAddress(req.raw.socket.remoteAddress, req.raw.headers['x-forwarded-for'], config.trustProxy);
+          return req;
+        },
+      },
     }),
   );
 

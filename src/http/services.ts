@@ -2,12 +2,15 @@ import type { Logger } from 'pino';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Config } from '../config';
 import type { Database } from '../db/knex';
+import type { Queries } from '../db/queries';
 import type { LinkCacheInvalidator } from '../redirect/cache';
 
 /** Everything a request handler may use, built once per process (or per test). */
 export interface Services {
   config: Config;
   db: Database;
+  /** The database work that grows with the data, off the event loop on SQLite (src/db/queries.ts). */
+  queries: Queries;
   log: Logger;
   limiter: RateLimiterAbstract;
   linkCache: LinkCacheInvalidator;

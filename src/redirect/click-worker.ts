@@ -1,16 +1,17 @@
 // The click writer thread: its own database connection, the same InlineClickWriter and webhook
 // click sink the service would otherwise run on its main thread. Batches arrive one at a time
 // from ThreadClickWriter; each answer says how far the batch got.
-import os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import Sqlite from 'better-sqlite3';
 import { CHECKPOINT_WAIT_MS, openDatabase, sqliteFilename, WAL_CHECKPOINT_INTERVAL_MS } from '../db/knex';
+import { lowerThisThreadsPriority } from '../db/thread-priority';
 import { ClickBuffer } from './clicks';
 import { webhookClickSink } from '../webhooks/click-events';
 import { ClickWriteError, InlineClickWriter, WRITER_NICE_INCREMENT, type ClickWorkerInit, type FromWorker, type ToWorker } from './click-writer';
 
 const init = workerData as ClickWorkerInit;
-lowerThisThreadsPriority();
+// The writer yields the CPU to the threads that answer visitors (WRITER_NICE_INCREMENT says how much).
+lowerThisThreadsPriority(WRITER_NICE_INCREMENT);
 const port = parentPort!;
 // Waits for SQLite's write lock in SQLite's busy handler: this thread serves no visitors, and its
 // flush writes through better-sqlite3 statements of its own (src/redirect/click-writes.ts).
@@ -69,22 +70,3 @@ port.on('message', (m: ToWorker) => {
     )
     .finally(checkpoint);
 });
-
-/**
- * The writer yields the CPU to the threads that answer visitors: its nice value is
- * WRITER_NICE_INCREMENT above the process's. Clicks wait in a buffer anyway, so a flush that
- * runs a few milliseconds later costs nothing, whereas a redirect that waits for the writer's
- * time slice is a slower answer. When a core is idle the thread gets all of it; only when every
- * core is busy does the scheduler (CFS) share a contended core by weight, and then the thread
- * still gets a share it can keep up with (see WRITER_NICE_INCREMENT). Linux only: there
- * setpriority(PRIO_PROCESS, 0) changes the calling thread alone; on other systems it would
- * change the whole process.
- */
-function lowerThisThreadsPriority(): void {
-  if (process.platform !== 'linux') return;
-  try {
-    os.setPriority(0, Math.min(19, os.getPriority(0) + WRITER_NICE_INCREMENT));
-  } catch {
-    // Not permitted (a sandbox's seccomp rules): the thread keeps the process's priority.
-  }
-}

@@ -8,7 +8,7 @@
 import type { Knex } from 'knex';
 import { CLICK_WINDOW_MS } from '../domain/analytics-alerts';
 import type { StoredClick } from './clicks';
-import { workspacesWithTrafficAlerts } from '../webhooks/traffic-windows';
+import { workspacesWithTrafficAlerts } from '../db/repos/traffic-windows';
 
 const DAY_MS = 86_400_000;
 

@@ -5,6 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Config } from '../config';
+import { clientAddress } from '../domain/client-address';
 import { decideVisit, hasPreview, PAGE_STATUS, type ResolvedLink, type Visit } from '../domain/resolve';
 import { verifyPassword } from '../domain/passwords';
 import { RESERVED_SLUGS } from '../domain/slugs';
@@ -257,7 +258,7 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
       at,
       referer: h.referer,
       // Country only from a proxy we trust; the IP address itself is never kept.
-      country: this.deps.config.trustProxy ? h.country : undefined,
+      country: this.deps.config.trustProxy > 0 ? h.country : undefined,
       userAgent: h.userAgent,
     });
   }
@@ -290,7 +291,8 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
     if (!this.deps.csrf.verify(link!.id, form.get('csrf') ?? undefined, cookies[CSRF_COOKIE])) {
       return this.page(req, res, 'password', link, 'Your session expired. Please enter the password again.');
     }
-    const throttleKey = `${link!.id}:${clientAddress(req, this.deps.config.trustProxy)}`;
+    // The address the trusted proxy saw, never one the client wrote (domain/client-address).
+    const throttleKey = `${link!.id}:${clientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for'], this.deps.config.trustProxy)}`;
     const wait = await takeAttempt(this.deps.passwordThrottle, throttleKey);
     if (wait > 0) return sendPage(res, 429, throttledPage(wait), { 'Retry-After': wait });
     const password = form.get('password') ?? '';
@@ -341,17 +343,9 @@ function header(req: IncomingMessage, name: string): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
-function isSecure(req: IncomingMessage, trustProxy: boolean): boolean {
+function isSecure(req: IncomingMessage, trustedHops: number): boolean {
   if ((req.socket as any).encrypted) return true;
-  return trustProxy && header(req, 'x-forwarded-proto')?.split(',')[0].trim() === 'https';
-}
-
-function clientAddress(req: IncomingMessage, trustProxy: boolean): string {
-  if (trustProxy) {
-    const fwd = header(req, 'x-forwarded-for');
-    if (fwd) return fwd.split(',')[0].trim();
-  }
-  return req.socket.remoteAddress ?? 'unknown';
+  return trustedHops > 0 && header(req, 'x-forwarded-proto')?.split(',')[0].trim() === 'https';
 }
 
 function readForm(req: IncomingMessage): Promise<URLSearchParams | null> {

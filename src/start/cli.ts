@@ -9,7 +9,7 @@ import { PLANS, ROLES, SCOPES, type Plan, type Role, type Scope } from '../domai
 import { isUniqueViolation, migrateLatest, openDatabase, type Database } from '../db/knex';
 import * as ws from '../db/repos/workspaces';
 import { setPolicyDisabled } from '../db/repos/links';
-import { runRetention } from '../jobs/retention';
+import { runRetention } from '../db/repos/retention';
 import * as deliveries from '../db/repos/webhook-deliveries';
 import { createGoalCommand, GOAL_FLAGS, GoalUsageError, setGoalStatusCommand, updateGoalCommand } from './goal-commands';
 

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import pino, { type Logger } from 'pino';
 import type { Config } from '../config';
 import { migrateLatest, openDatabase, type Database } from '../db/knex';
+import { openQueryService, type QueryService } from '../db/query-threads';
 import { createApp } from '../http/app';
 import { createRateLimiter } from '../http/rate-limit';
 import type { Services } from '../http/services';
@@ -31,6 +32,8 @@ export interface RunningServer {
   changes: ChangeFeed;
   /** The webhook delivery worker of this process. */
   webhooks: WebhookWorker;
+  /** The queries that grow with the data (on SQLite, run on query threads). */
+  queryService: QueryService;
   close(): Promise<void>;
 }
 
@@ -70,9 +73,11 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     log,
   });
   const changes = new ChangeFeed(db.knex, redirects, log);
+  const queryService = openQueryService(db, config.databaseUrl);
   const services: Services = {
     config,
     db,
+    queries: queryService.queries,
     log,
     limiter: createRateLimiter(db),
     linkCache: opts.linkCache ?? redirects,
@@ -102,7 +107,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     extraCa: opts.webhookCa,
   });
   webhooks.start();
-  const stopRetention = scheduleRetention(db.knex, log);
+  const stopRetention = scheduleRetention(queryService.queries, log);
   const port = (server.address() as AddressInfo).port;
   const url = `${config.tls ? 'https' : 'http'}://localhost:${port}`;
   log.info({ url, engine: db.engine }, 'shortlink listening');
@@ -115,6 +120,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     clicks,
     changes,
     webhooks,
+    queryService,
     async close() {
       changes.stop();
       stopRetention();
@@ -128,6 +134,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
       // A clean shutdown writes every buffered click before the database goes away.
       await clicks.stop().catch((err) => log.error({ err }, 'final click flush failed'));
       await store.close();
+      await queryService.close();
       if (!opts.db) await db.knex.destroy();
     },
   };

@@ -7,13 +7,12 @@
 import type { Knex } from 'knex';
 import {
   CLICK_WINDOW_MS, detectGeoAnomalies, detectSpike, GEO_BASELINE_MS, GEO_MIN_CLICKS, GEO_QUIET_MS, GEO_WINDOW_MS, SPIKE_BASELINE_WINDOWS,
-  SPIKE_MIN_CLICKS, SPIKE_QUIET_MS, SPIKE_WINDOW_MS, windowStartOf,
+  SPIKE_MIN_CLICKS, SPIKE_QUIET_MS, SPIKE_WINDOW_MS, TRAFFIC_ALERT_EVENTS, windowStartOf,
 } from '../domain/analytics-alerts';
 import type { ClickSink, StoredClick } from '../redirect/clicks';
 import { linkHost } from './link-events';
 import { enqueueEvents, subscriptionTargets, type ServiceEvent, type SubscriptionTarget } from './outbox';
 import { serviceEvent } from './payloads';
-import { TRAFFIC_ALERT_EVENTS } from './traffic-windows';
 
 /** How many closed windows back a flush still evaluates (a link's clicks may pause). */
 const SPIKE_LOOKBACK_WINDOWS = 12;

@@ -76,6 +76,36 @@ describe.each(testEngines())('conversions API on %s', (engine) => {
       expect(Number(row.occurred_at)).toBe(Date.parse(c.occurredAt));
     });
 
+    it('keeps every total exact: a conversion that would take its currency total above 2^53 - 1 is refused with 400', async () => {
+      const s = await seedWorkspace(knex(), { scopes: DATA_SCOPES });
+      const k = await freshKey(s);
+      const eur = (amountMinor: number) => record({ eventType: 'purchase', value: { amountMinor, currency: 'EUR' } }, { key: k });
+      expect((await eur(Number.MAX_SAFE_INTEGER - 2)).status).toBe(201);
+      expect((await eur(1)).status).toBe(201);
+      // Room for one more minor unit: two racing for it, exactly one gets it.
+      const race = await Promise.all([eur(1), eur(1)]);
+      expect(race.map((r) => r.status).sort()).toEqual([201, 400]);
+      const over = race.find((r) => r.status === 400)!;
+      expect(over.body).toMatchObject({ field: 'value.amountMinor', error: expect.stringContaining('9007199254740991') });
+      expect((await eur(1)).status).toBe(400);
+      // Another currency has its own total; a conversion without a value is not limited.
+      expect((await record({ eventType: 'purchase', value: { amountMinor: 500, currency: 'USD' } }, { key: k })).status).toBe(201);
+      expect((await record({ eventType: 'signup' }, { key: k })).status).toBe(201);
+      const summary = await server.request('GET', '/api/v1/conversions', { key: k });
+      expect(summary.body.data.value).toEqual([
+        { currency: 'EUR', valueMinor: Number.MAX_SAFE_INTEGER, conversions: 3 },
+        { currency: 'USD', valueMinor: 500, conversions: 1 },
+      ]);
+      // Exact on the wire, not rounded (2^53 + 1 would print as ...992).
+      expect(summary.text).toContain('"valueMinor":9007199254740991');
+      // A single amount above 2^53 - 1 cannot even be read exactly: refused by the schema.
+      const big = await server.request('POST', '/api/v1/conversions', {
+        key: k, rawBody: '{"eventType":"purchase","value":{"amountMinor":9007199254740993,"currency":"EUR"}}', headers: { 'content-type': 'application/json' },
+      });
+      expect(big.status).toBe(400);
+      expect(await countRows('conversions', s.workspaceId)).toBe(5);
+    });
+
     it('records a custom event with its customName (up to 40 characters)', async () => {
       const name = 'n'.repeat(40);
       const res = await record({ eventType: 'custom', customName: name });
@@ -612,6 +642,22 @@ describe.each(testEngines())('conversions API on %s', (engine) => {
       const recent = { from: now - 399 * DAY, to: now };
       const r2 = await expectRecount(windowParams(recent), {}, recent);
       expect(r2.res.body.data.unavailable).toBe(false);
+    });
+
+    it('leaves the rate undefined with clicks_unavailable, and the conversions standing, when clicks cannot be read', async () => {
+      const before = await get(windowParams(W.mid));
+      expect(before.body.data.rate.supported).toBe(true);
+      // The daily click counts are gone for a moment (a broken migration, a restore in progress).
+      await knex().schema.renameTable('link_daily_clicks', 'link_daily_clicks_away');
+      try {
+        const res = await get(windowParams(W.mid));
+        expect(res.status).toBe(200);
+        expect(res.body.data.rate).toEqual({ supported: false, conversions: before.body.data.rate.conversions, clicks: 0, rate: null, reason: 'clicks_unavailable' });
+        expect(res.body.data.total).toBe(before.body.data.total);
+        expect(res.body.data.byLink.every((l: any) => l.rate.reason === 'clicks_unavailable')).toBe(true);
+      } finally {
+        await knex().schema.renameTable('link_daily_clicks_away', 'link_daily_clicks');
+      }
     });
 
     describe('window and filter validation', () => {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import * as ws from '../../src/db/repos/workspaces';
 import { setPolicyDisabled } from '../../src/db/repos/links';
 import { testEngines } from '../support/databases';
-import { seedMemberKey, seedWorkspace, type Seeded } from '../support/seed';
+import { hostImage, seedMemberKey, seedWorkspace, type Seeded } from '../support/seed';
 import { startTestServer, type TestServer } from '../support/server';
 
 describe.each(testEngines())('links API on %s', (engine) => {
@@ -73,6 +73,26 @@ describe.each(testEngines())('links API on %s', (engine) => {
         expect(res.body.field).toBe('url');
       },
     );
+
+    // A destination is stored and redirected to as the URL parser read it when it was checked:
+    // sent as written, `https:evil.example` in a Location header resolves against the short link.
+    it.each([
+      ['https:evil.example', 'https://evil.example/'],
+      ['https:/evil.example', 'https://evil.example/'],
+      ['https://evil.example\\@good.example', 'https://evil.example/@good.example'],
+      ['HTTPS://Example.COM:443/a/../b', 'https://example.com/b'],
+    ])('stores and redirects to %s as %s, for url and expiredUrl', async (sent, normalised) => {
+      const live = await create({ url: sent });
+      expect(live.status).toBe(201);
+      expect(live.body.data.originalUrl).toBe(normalised);
+      const visit = (slug: string) => server.request('GET', `/${slug}`, { headers: { host: 'localhost' } });
+      expect((await visit(live.body.data.slug)).headers.location).toBe(normalised);
+      const expired = await create({ url: 'https://example.com/over', expiresAt: '2020-01-01T00:00:00Z', expiredUrl: sent });
+      expect(expired.body.data.expiredUrl).toBe(normalised);
+      expect((await visit(expired.body.data.slug)).headers.location).toBe(normalised);
+      const patched = await patch(live.body.data.id, { url: 'https://example.com/x', expiredUrl: sent });
+      expect(patched.body.data).toMatchObject({ originalUrl: 'https://example.com/x', expiredUrl: normalised });
+    });
 
     it('requires url', async () => {
       const res = await create({ slug: 'no-url' });
@@ -302,13 +322,26 @@ describe.each(testEngines())('links API on %s', (engine) => {
       expect((await patch(made.id, { tagIds: [] })).body.data.tags).toEqual([]);
     });
 
-    it('sets the social preview with an image hosted under ASSET_BASE_URL', async () => {
+    it('sets the social preview with an image this workspace hosts under ASSET_BASE_URL, stored normalised', async () => {
       const made = (await create({ url: 'https://example.com' })).body.data;
-      const image = 'https://localhost:8443/assets/ast_1.png';
-      const res = await patch(made.id, { previewTitle: 'Title', previewDescription: 'Desc', previewImage: image });
+      const image = await hostImage(knex(), owner.workspaceId, 'https://localhost:8443/assets/');
+      const res = await patch(made.id, { previewTitle: 'Title', previewDescription: 'Desc', previewImage: image.replace('https://localhost', 'https://LOCALHOST') });
       expect(res.status).toBe(200);
       expect(res.body.data).toMatchObject({ previewTitle: 'Title', previewDescription: 'Desc', previewImage: image });
-      for (const bad of ['https://evil.example/x.png', 'http://localhost:8443/assets/x.png', 'https://localhost:8443/assets/x.svg', 'https://localhost:8443/elsewhere/x.png']) {
+      const other = await seedWorkspace(knex());
+      const othersImage = await hostImage(knex(), other.workspaceId, 'https://localhost:8443/assets/');
+      for (const bad of [
+        'https://evil.example/x.png',
+        'http://localhost:8443/assets/x.png',
+        'https://localhost:8443/assets/x.svg',
+        'https://localhost:8443/elsewhere/x.png',
+        // Dot segments are refused, not resolved (the probe's path traversal).
+        'https://localhost:8443/assets/../../etc/passwd.png',
+        'https://localhost:8443/assets/%2e%2e/assets/x.png',
+        // Well formed, but no image the service holds for this workspace.
+        'https://localhost:8443/assets/ast_nothere.png',
+        othersImage,
+      ]) {
         const r = await patch(made.id, { previewImage: bad });
         expect(r.status, bad).toBe(400);
         expect(r.body.field).toBe('previewImage');

@@ -2,7 +2,8 @@
 // windows 8 days.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateLatest, openDatabase, type Database } from '../../src/db/knex';
-import { runRetention } from '../../src/jobs/retention';
+import { insertConversion, ValueTotalLimitError, type ConversionRow } from '../../src/db/repos/conversions';
+import { runRetention } from '../../src/db/repos/retention';
 import { createTestDatabase, testEngines, type TestDatabase } from '../support/databases';
 
 const DAY = 86_400_000;
@@ -95,5 +96,23 @@ describe.each(testEngines())('retention on %s', (engine) => {
     expect((await db.knex('conversions').orderBy('id').pluck('id'))).toEqual(['c1', 'c2']);
     expect(await db.knex('conversion_daily_type').count({ n: '*' })).toEqual([{ n: 2 }]);
     expect(await db.knex('idempotency_keys').pluck('key')).toEqual(['new']);
+  });
+
+  it('gives the value of deleted conversions back to the workspace\'s kept total, so it may record again', async () => {
+    const now = Date.UTC(2026, 10, 22, 12);
+    const conversion = (id: string, ageDays: number, amount: number): ConversionRow => ({
+      id, workspace_id: 'ws_value', event_type: 'purchase', custom_name: null, link_id: null, campaign_id: null, qr_code_id: null,
+      amount_minor: amount, currency: 'EUR', metadata: null, occurred_at: now - ageDays * DAY, created_at: now,
+    });
+    const record = (row: ConversionRow) => db.knex.transaction((trx) => insertConversion(trx, row));
+    await record(conversion('cnv_old', 401, Number.MAX_SAFE_INTEGER - 10));
+    await record(conversion('cnv_new', 1, 10));
+    // The kept total is 2^53 - 1: nothing more in EUR.
+    await expect(record(conversion('cnv_refused', 0, 1))).rejects.toBeInstanceOf(ValueTotalLimitError);
+    expect(await db.knex('conversions').where({ id: 'cnv_refused' }).first()).toBeUndefined();
+    expect((await runRetention(db.knex, now)).conversionsDeleted).toBe(1);
+    const total = await db.knex('conversion_value_totals').where({ workspace_id: 'ws_value', currency: 'EUR' }).first();
+    expect(Number(total.value_minor)).toBe(10);
+    await record(conversion('cnv_again', 0, 5));
   });
 });

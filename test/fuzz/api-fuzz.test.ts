@@ -29,6 +29,7 @@ import { FuzzClient, KeyPool, type RawRequest, type RawResponse } from '../suppo
 import { DAY, malformedAuthorizations, paramValid, Ref, validAgainst } from '../support/fuzz-gen';
 import { checkResponse, operations, type Operation } from '../support/fuzz-openapi';
 import { planArbitrary, type BodySpec, type Expect, type PathValue, type Plan } from '../support/fuzz-plans';
+import { hostImage } from '../support/seed';
 import { startTestServer, type TestServer } from '../support/server';
 
 // At least 20,000 requests per run, spread over the engines (10,000 each with SQLite and Postgres).
@@ -84,6 +85,8 @@ describe.each(testEngines())('OpenAPI-driven fuzzing on %s', (engine) => {
 
   // ---- the world: workspaces, keys, objects ----------------------------------------------------
   const wsIds = {} as Record<WsName, string>;
+  /** Images the main workspace hosts (previewImage must name one). */
+  const previewImages: string[] = [];
   const users = {} as Record<WsName, string>;
   const pools = new Map<string, Array<Record<string, string>>>();
   const idOwner = new Map<string, WsName>();
@@ -172,6 +175,7 @@ describe.each(testEngines())('OpenAPI-driven fuzzing on %s', (engine) => {
       add(`domain:${w}`, { id: dom, host }, w);
     }
     add('domain:pending', { id: await ws.addDomain(knex(), wsIds.main, 'pending.fuzz.test') }, 'main');
+    for (const ext of ['.png', '.JPG', '.webp']) previewImages.push(await hostImage(knex(), wsIds.main, server.services.config.assetBaseUrl, ext));
 
     const mainKey = 'main' as const;
     const otherKey = 'other' as const;
@@ -216,7 +220,7 @@ describe.each(testEngines())('OpenAPI-driven fuzzing on %s', (engine) => {
       }
     }
     const visitOf = (path: string) => visit.find((v) => v.url === `https://example.com/${path}`)!;
-    await api('PATCH', `/api/v1/links/${visitOf('preview').id}`, mainKey, { previewTitle: 'Preview', previewDescription: 'A card', previewImage: `${server.services.config.assetBaseUrl}p.png` });
+    await api('PATCH', `/api/v1/links/${visitOf('preview').id}`, mainKey, { previewTitle: 'Preview', previewDescription: 'A card', previewImage: previewImages[0] });
     await api('PATCH', `/api/v1/links/${visitOf('disabled').id}`, mainKey, { status: 'DISABLED' });
     await setPolicyDisabled(knex(), visitOf('policy').id);
     add('link:policy', visitOf('policy'));
@@ -662,7 +666,7 @@ describe.each(testEngines())('OpenAPI-driven fuzzing on %s', (engine) => {
 
   it(`sends ${REQUESTS_PER_ENGINE} generated requests: no 5xx, documented statuses and shapes, valid 2xx bodies, no leaks`, async () => {
     const world = {
-      assetBaseUrl: server.services.config.assetBaseUrl,
+      previewImages,
       eventsA: eventCatalog('A').events.map((e) => e.name),
       retiredA: eventCatalog('A').retired.map((e) => e.name),
       eventsB: eventCatalog('B').events.map((e) => e.name),

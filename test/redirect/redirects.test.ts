@@ -7,7 +7,7 @@ import { setPolicyDisabled } from '../../src/db/repos/links';
 import { sqliteFilename } from '../../src/db/knex';
 import { LinkLookupThread } from '../../src/redirect/lookup-thread';
 import { testEngines } from '../support/databases';
-import { seedWorkspace, type Seeded } from '../support/seed';
+import { hostImage, seedWorkspace, type Seeded } from '../support/seed';
 import { startTestServer, type TestServer } from '../support/server';
 
 export const PERSON = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
@@ -370,6 +370,24 @@ describe.each(testEngines())('short links on %s', (engine) => {
       expect((await submit('r-pw-throttle', { csrf, password: 'right one' }, cookie, { 'x-forwarded-for': '198.51.100.1' })).status).toBe(302);
     });
 
+    it('throttles by the address the trusted proxy saw, whatever the client wrote before it in X-Forwarded-For', async () => {
+      await create({ url: 'https://example.com/secret', slug: 'r-pw-xff', password: 'right one' });
+      const form = await visit('/r-pw-xff');
+      const csrf = csrfOf(form.text);
+      const cookie = cookieOf(form);
+      // TRUST_PROXY=1: the proxy appends the address it saw (203.0.113.50); a client that writes
+      // its own entries first gets nothing from rotating them.
+      const guesses = [];
+      for (let i = 0; i < 20; i++) {
+        guesses.push((await submit('r-pw-xff', { csrf, password: `wrong${i}` }, cookie, { 'x-forwarded-for': `10.9.${i}.1, 203.0.113.50` })).status);
+      }
+      expect(guesses.filter((s) => s === 401)).toHaveLength(5);
+      expect(guesses.filter((s) => s === 429)).toHaveLength(15);
+      expect((await submit('r-pw-xff', { csrf, password: 'right one' }, cookie, { 'x-forwarded-for': '198.18.0.1, 203.0.113.50' })).status).toBe(429);
+      // The address the proxy saw decides: another client is not blocked.
+      expect((await submit('r-pw-xff', { csrf, password: 'right one' }, cookie, { 'x-forwarded-for': '10.9.0.1, 203.0.113.51' })).status).toBe(302);
+    });
+
     it('gives a client sending many guesses at once exactly 5 tries, and right passwords use none', async () => {
       await create({ url: 'https://example.com/secret', slug: 'r-pw-burst', password: 'right one' });
       const form = await visit('/r-pw-burst');
@@ -430,15 +448,16 @@ describe.each(testEngines())('short links on %s', (engine) => {
 
     it('gives crawlers the social preview page and people the redirect', async () => {
       const link = await create({ url: 'https://example.com/preview', slug: 'r-preview' });
+      const image = await hostImage(server.services.db.knex, owner.workspaceId, server.services.config.assetBaseUrl);
       await server.request('PATCH', `/api/v1/links/${link.id}`, {
         key: owner.key,
-        body: { previewTitle: 'Big "launch"', previewDescription: 'All <new> things', previewImage: 'https://localhost:8443/assets/ast_x.png' },
+        body: { previewTitle: 'Big "launch"', previewDescription: 'All <new> things', previewImage: image },
       });
       const bot = await visit('/r-preview', { 'user-agent': CRAWLER });
       expect(bot.status).toBe(200);
       expect(bot.text).toContain('<meta property="og:title" content="Big &quot;launch&quot;">');
       expect(bot.text).toContain('<meta property="og:description" content="All &lt;new&gt; things">');
-      expect(bot.text).toContain('<meta property="og:image" content="https://localhost:8443/assets/ast_x.png">');
+      expect(bot.text).toContain(`<meta property="og:image" content="${image}">`);
       expect(bot.text).toContain('<meta name="twitter:card" content="summary_large_image">');
       expect((await visit('/r-preview')).status).toBe(302);
       // A crawler of a link without preview fields just gets the redirect.

@@ -59,7 +59,8 @@ export interface Plan {
 }
 
 export interface World {
-  assetBaseUrl: string;
+  /** URLs of images the main workspace hosts. */
+  previewImages: string[];
   eventsA: string[];
   retiredA: string[];
   eventsB: string[];
@@ -177,7 +178,7 @@ export function operationSpecs(ops: Operation[], world: World): Record<string, O
       case 'tagIds':
         return fc.array(ref('tag:main'), { maxLength: 4 });
       case 'previewImage':
-        return fc.constantFrom(`${world.assetBaseUrl}a.png`, `${world.assetBaseUrl}dir/b.JPG`, `${world.assetBaseUrl}c.webp`, null);
+        return fc.constantFrom(...world.previewImages, null);
       case 'previewTitle':
       case 'previewDescription':
         return fc.option(text(0, 120), { nil: null });

@@ -29,3 +29,12 @@ export async function seedMemberKey(knex: Knex, workspaceId: string, role: Role,
   const { id: keyId, key } = await ws.createKey(knex, workspaceId, userId, scopes, null);
   return { userId, key, keyId };
 }
+
+/**
+ * An image the workspace hosts (the row `shortlink asset add` writes; no file is needed for
+ * previewImage's check), as its URL under `assetBaseUrl`.
+ */
+export async function hostImage(knex: Knex, workspaceId: string, assetBaseUrl: string, extension = '.png'): Promise<string> {
+  const { fileName } = await ws.addAsset(knex, workspaceId, extension, extension === '.png' ? 'image/png' : 'image/jpeg', () => undefined);
+  return `${assetBaseUrl}${fileName}`;
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { destinationProblem, expiredUrlReturnsTo, normalizeTitle, previewImageProblem, shortAddressOf, type ChainNode } from '../../src/domain/links';
+import { destinationProblem, expiredUrlReturnsTo, normalizeDestination, normalizeTitle, previewImageAsset, shortAddressOf, type ChainNode } from '../../src/domain/links';
 import { checkSlug, generateSlug, RESERVED_SLUGS } from '../../src/domain/slugs';
 import { hashPassword, verifyPassword } from '../../src/domain/passwords';
 import { API_KEY_FORMAT, generateApiKey, hashApiKey } from '../../src/domain/access';
@@ -37,13 +37,37 @@ describe('destinations', () => {
     expect(normalizeTitle('   ')).toBeNull();
     expect(normalizeTitle('😀'.repeat(201))).toBe('😀'.repeat(200));
   });
-  it('accepts preview images hosted under the asset base with an image ending', () => {
+  it('stores and redirects to what the URL parser read, not the text as sent', () => {
+    // Sent as written, `https:evil.example` in a Location header resolves against the short link.
+    expect(normalizeDestination('https:evil.example')).toEqual({ href: 'https://evil.example/' });
+    expect(normalizeDestination('https:/evil.example')).toEqual({ href: 'https://evil.example/' });
+    expect(normalizeDestination('https://evil.example\\@good.example')).toEqual({ href: 'https://evil.example/@good.example' });
+    expect(normalizeDestination('HTTPS://Example.COM:443/a/../b?q=ü')).toEqual({ href: 'https://example.com/b?q=%C3%BC' });
+    expect(normalizeDestination(`https://e.com/${'ü'.repeat(400)}`)).toEqual({ problem: expect.stringMatching(/2048 characters once normalised/) });
+  });
+  it('accepts a preview image only as one file directly under the asset base, with an image ending', () => {
     const base = 'https://sl.example/assets/';
-    expect(previewImageProblem('https://sl.example/assets/a.PNG', base)).toBeNull();
-    expect(previewImageProblem('https://sl.example/assets/a.webp', base)).toBeNull();
-    expect(previewImageProblem('https://sl.example/assets/a.svg', base)).not.toBeNull();
-    expect(previewImageProblem('https://cdn.example/assets/a.png', base)).not.toBeNull();
-    expect(previewImageProblem('http://sl.example/assets/a.png', base)).not.toBeNull();
+    expect(previewImageAsset('https://sl.example/assets/a.PNG', base)).toEqual({ href: 'https://sl.example/assets/a.PNG', fileName: 'a.PNG' });
+    expect(previewImageAsset('https://SL.example:443/assets/ast_1.webp', base)).toEqual({ href: 'https://sl.example/assets/ast_1.webp', fileName: 'ast_1.webp' });
+    for (const bad of [
+      'https://sl.example/assets/a.svg',
+      'https://cdn.example/assets/a.png',
+      'http://sl.example/assets/a.png',
+      'https://sl.example/elsewhere/a.png',
+      // Dot segments, plain or encoded, are refused rather than resolved.
+      'https://sl.example/assets/../../etc/passwd.png',
+      'https://sl.example/assets/%2e%2e/assets/a.png',
+      'https://sl.example/assets/./a.png',
+      'https://sl.example\\assets\\..\\a.png',
+      // Not one file the service holds: a subfolder, a query, a fragment, an encoded slash.
+      'https://sl.example/assets/x/a.png',
+      'https://sl.example/assets/a.png?x=1',
+      'https://sl.example/assets/a.png#x',
+      'https://sl.example/assets/x%2Fa.png',
+      'https://sl.example/assets/.hidden.png',
+    ]) {
+      expect(previewImageAsset(bad, base), bad).toHaveProperty('problem');
+    }
   });
 });
 

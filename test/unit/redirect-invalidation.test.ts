@@ -29,7 +29,7 @@ function service() {
     async close() {},
   } satisfies RedirectStore;
   const redirects = new RedirectService({
-    config: { shortDomain: 'sho.rt', trustProxy: false } as never,
+    config: { shortDomain: 'sho.rt', trustProxy: 0 } as never,
     store,
     clicks: { record() {} } as never,
     csrf: {} as never,

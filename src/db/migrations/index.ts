@@ -13,6 +13,7 @@ import * as dailyClicksByWorkspace from './20261122080000_daily_clicks_by_worksp
 import * as clickWindows from './20261122090000_click_windows';
 import * as linksRedirectIndex from './20261123000000_links_redirect_index';
 import * as clicksRetentionById from './20261123010000_clicks_retention_by_id';
+import * as conversionValueTotals from './20261124000000_conversion_value_totals';
 
 const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }> = {
   '20261122000000_core': core,
@@ -27,6 +28,7 @@ const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '20261122090000_click_windows': clickWindows,
   '20261123000000_links_redirect_index': linksRedirectIndex,
   '20261123010000_clicks_retention_by_id': clicksRetentionById,
+  '20261124000000_conversion_value_totals': conversionValueTotals,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -1,9 +1,13 @@
 // Conversions, their daily aggregates, click counts for rates, idempotency keys.
-// Whole days of a window are read from the daily aggregates, the partial days at its edges
-// from the raw events: a 400-day summary reads a few thousand aggregate rows, not a million
-// events. A filtered summary reads the raw events through the index of its filter.
+// Whole days of a window are read from the daily aggregates, and so is a partial day at its
+// edges when the rest of that day holds fewer rows (domain/conversions planWindow), the other
+// partial days from the raw events: a 400-day summary reads a few thousand aggregate rows, not
+// a million events. A filtered summary reads the raw events through the index of its filter.
 import type { Knex } from 'knex';
-import { DAY_MS, splitWindow, Tally, type EventType, type Window } from '../../domain/conversions';
+import {
+  CLICK_RETENTION_DAYS, CONVERSION_FUTURE_SKEW_MS, CONVERSION_RETENTION_DAYS, DAY_MS, MAX_VALUE_TOTAL_MINOR, planWindow, Tally, type EventType, type TallyData, type Window,
+} from '../../domain/conversions';
+import { readSnapshot } from '../knex';
 import { BLOCK_DAYS } from '../migrations/20261122060000_conversion_blocks';
 
 export interface ConversionRow {
@@ -33,8 +37,34 @@ export interface ConversionFilters {
 
 const n = (v: unknown) => Number(v ?? 0);
 
-/** Inserts the event and adds it to every daily aggregate, in the caller's transaction. */
+/** The conversion would take its workspace's total in its currency above MAX_VALUE_TOTAL_MINOR. */
+export class ValueTotalLimitError extends Error {
+  constructor(readonly currency: string) {
+    super(`the ${currency} total would exceed ${MAX_VALUE_TOTAL_MINOR}`);
+  }
+}
+
+/**
+ * Adds a value to the workspace's kept total in its currency, unless that would take the total
+ * above MAX_VALUE_TOTAL_MINOR (then ValueTotalLimitError). One statement, so two conversions
+ * racing for the last room cannot both get it: the row is locked (Postgres) or the write lock
+ * held (SQLite) while the condition is checked.
+ */
+async function addToValueTotal(trx: Knex, workspaceId: string, currency: string, amountMinor: number): Promise<void> {
+  const result = await trx.raw(
+    `INSERT INTO conversion_value_totals (workspace_id, currency, value_minor) VALUES (?, ?, ?)
+     ON CONFLICT (workspace_id, currency) DO UPDATE SET value_minor = conversion_value_totals.value_minor + excluded.value_minor
+     WHERE conversion_value_totals.value_minor <= ${MAX_VALUE_TOTAL_MINOR} - excluded.value_minor
+     RETURNING value_minor`,
+    [workspaceId, currency, amountMinor],
+  );
+  const rows = Array.isArray(result) ? result : result.rows;
+  if (!rows.length) throw new ValueTotalLimitError(currency);
+}
+
+/** Inserts the event and adds it to its value total and every daily aggregate, in the caller's transaction. */
 export async function insertConversion(trx: Knex, row: ConversionRow): Promise<void> {
+  if (row.currency) await addToValueTotal(trx, row.workspace_id, row.currency, Number(row.amount_minor ?? 0));
   await trx('conversions').insert(row);
   const day = Math.floor(row.occurred_at / DAY_MS);
   const currency = row.currency ?? '';
@@ -71,7 +101,9 @@ function applyFilters(q: Knex.QueryBuilder, f: ConversionFilters) {
   return q;
 }
 
-async function tallyRaw(knex: Knex, workspaceId: string, w: Window, f: ConversionFilters, tally: Tally) {
+type Sign = 1 | -1;
+
+async function tallyRaw(knex: Knex, workspaceId: string, w: Window, f: ConversionFilters, tally: Tally, sign: Sign = 1) {
   const rows = await applyFilters(
     knex('conversions')
       .where('workspace_id', workspaceId)
@@ -85,10 +117,12 @@ async function tallyRaw(knex: Knex, workspaceId: string, w: Window, f: Conversio
     .sum({ v: 'amount_minor' });
   for (const r of rows as any[]) {
     const currency = r.currency ?? '';
-    tally.addTotals(r.event_type, r.custom_name, !!r.link_id, currency, n(r.c), n(r.v));
-    if (r.link_id) tally.addTo(tally.byLink, r.link_id, currency, n(r.c), n(r.v));
-    if (r.campaign_id) tally.addTo(tally.byCampaign, r.campaign_id, currency, n(r.c), n(r.v));
-    if (r.qr_code_id) tally.addTo(tally.byQr, r.qr_code_id, currency, n(r.c), n(r.v));
+    const c = sign * n(r.c);
+    const v = sign * n(r.v);
+    tally.addTotals(r.event_type, r.custom_name, !!r.link_id, currency, c, v);
+    if (r.link_id) tally.addTo(tally.byLink, r.link_id, currency, c, v);
+    if (r.campaign_id) tally.addTo(tally.byCampaign, r.campaign_id, currency, c, v);
+    if (r.qr_code_id) tally.addTo(tally.byQr, r.qr_code_id, currency, c, v);
   }
 }
 
@@ -130,46 +164,62 @@ async function tallyDays(knex: Knex, workspaceId: string, days: [number, number]
   }
 }
 
-/** Every figure of the conversion summary over [from, to), optionally filtered. */
-export async function tallyConversions(knex: Knex, workspaceId: string, w: Window, f: ConversionFilters = {}): Promise<Tally> {
+/** Where conversion rows are complete and how late they can occur (domain/conversions planWindow). */
+const conversionRows = (now: number) => ({ rawSince: now - CONVERSION_RETENTION_DAYS * DAY_MS, latest: now + CONVERSION_FUTURE_SKEW_MS });
+
+/**
+ * The aggregates and raw rows of a window (planWindow): whole days and partial days from the
+ * aggregates (`only` narrows them to a type), raw rows (`f`) for the rest.
+ */
+async function tallyPlanned(knex: Knex, workspaceId: string, w: Window, now: number, f: ConversionFilters, only?: { eventType?: EventType; customName?: string }) {
   const tally = new Tally();
+  const plan = planWindow(w, conversionRows(now));
+  if (plan.days) await tallyDays(knex, workspaceId, plan.days, tally, only);
+  for (const { day, minus } of plan.partialDays) {
+    await tallyDays(knex, workspaceId, [day, day + 1], tally, only);
+    for (const m of minus) await tallyRaw(knex, workspaceId, m, f, tally, -1);
+  }
+  for (const part of plan.raw) await tallyRaw(knex, workspaceId, part, f, tally);
+  return tally;
+}
+
+/** Every figure of the conversion summary over [from, to), optionally filtered. */
+export async function tallyConversions(knex: Knex, workspaceId: string, w: Window, f: ConversionFilters, now: number): Promise<Tally> {
   const filtered = Object.values(f).some((v) => v !== undefined);
   if (filtered) {
+    const tally = new Tally();
     await tallyRaw(knex, workspaceId, w, f, tally);
     return tally;
   }
-  const { days, edges } = splitWindow(w);
-  if (days) await tallyDays(knex, workspaceId, days, tally);
-  for (const edge of edges) await tallyRaw(knex, workspaceId, edge, {}, tally);
-  return tally;
+  return tallyPlanned(knex, workspaceId, w, now, {});
+}
+
+export interface GoalMatch {
+  eventType: EventType;
+  customName: string | null;
+  linkId: string | null;
+  qrCodeId: string | null;
+  campaignId: string | null;
 }
 
 /**
  * Conversions a goal matches. A goal without a scope reads the per-type aggregates for whole
  * days; a scoped goal reads the raw events through its scope's index.
  */
-export async function tallyGoal(
-  knex: Knex,
-  workspaceId: string,
-  w: Window,
-  match: { eventType: EventType; customName: string | null; linkId: string | null; qrCodeId: string | null; campaignId: string | null },
-): Promise<Tally> {
+export async function tallyGoal(knex: Knex, workspaceId: string, w: Window, match: GoalMatch, now: number): Promise<Tally> {
   const f: ConversionFilters = { eventType: match.eventType };
   if (match.eventType === 'custom' && match.customName) f.customName = match.customName;
   if (match.linkId) f.linkId = match.linkId;
   if (match.qrCodeId) f.qrCodeId = match.qrCodeId;
   if (match.campaignId) f.campaignId = match.campaignId;
   // Only a goal with no scope counts conversions that named no link.
-  if (match.linkId || match.qrCodeId || match.campaignId) f.attributedOnly = true;
-  const tally = new Tally();
   if (match.linkId || match.qrCodeId || match.campaignId) {
+    f.attributedOnly = true;
+    const tally = new Tally();
     await tallyRaw(knex, workspaceId, w, f, tally);
     return tally;
   }
-  const { days, edges } = splitWindow(w);
-  if (days) await tallyDays(knex, workspaceId, days, tally, { eventType: f.eventType, customName: f.customName });
-  for (const edge of edges) await tallyRaw(knex, workspaceId, edge, f, tally);
-  return tally;
+  return tallyPlanned(knex, workspaceId, w, now, f, { eventType: f.eventType, customName: f.customName });
 }
 
 export interface ClickCounts {
@@ -179,61 +229,111 @@ export interface ClickCounts {
 }
 
 /**
- * Clicks (and QR scans) in [from, to): daily counts for whole days, raw events for the edges,
- * grouped per link and per QR code in one pass each (no id lists), so it can run alongside the
- * conversion tally. Scoped to the workspace; `onlyLink`/`onlyQr` narrow to one link or QR code.
+ * Clicks (and QR scans) in [from, to): daily counts for whole days and for partial days whose
+ * rest holds fewer raw clicks than the part inside the window (less those raw clicks), raw
+ * clicks for the other partial days; grouped per link and per QR code (no id lists). Scoped to
+ * the workspace; `onlyLink`/`onlyQr` narrow to one link or QR code.
  */
 export async function countClicks(
   knex: Knex,
   workspaceId: string,
   w: Window,
-  scope: { onlyLink?: string; onlyQr?: string } = {},
+  scope: { onlyLink?: string; onlyQr?: string },
+  now: number,
 ): Promise<ClickCounts> {
-  const { days, edges } = splitWindow(w);
+  const plan = planWindow(w, { rawSince: now - CLICK_RETENTION_DAYS * DAY_MS, latest: now });
   const out: ClickCounts = { total: 0, byLink: new Map(), byQr: new Map() };
-  const bump = (m: Map<string, number>, k: string, v: number) => m.set(k, (m.get(k) ?? 0) + v);
   const wantLinks = !scope.onlyQr;
   const wantQrs = !scope.onlyLink;
-  const queries: Array<Promise<void>> = [];
+  // Run one after another: they share the snapshot's one connection.
+  const queries: Array<() => Promise<void>> = [];
   // SQLite (which runs no ANALYZE here) would group through the (workspace, day) index and a
   // temporary B-tree; the covering (workspace, id, day, count) index streams the groups.
   const sqlite = knex.client.config.client !== 'pg';
   const table = (name: string, index: string) => (sqlite ? knex.raw(`?? INDEXED BY ??`, [name, index]) : name);
-  const run = (q: Knex.QueryBuilder, into: Map<string, number>, column: string) =>
-    queries.push(q.then((rows: any[]) => void rows.forEach((r) => bump(into, r[column], n(r.c)))));
-  if (days) {
-    const [d0, d1] = days;
+  const run = (q: Knex.QueryBuilder, into: Map<string, number>, column: string, sign: Sign) =>
+    queries.push(async () => {
+      for (const r of (await q) as any[]) into.set(r[column], (into.get(r[column]) ?? 0) + sign * n(r.c));
+    });
+  const daily = ([d0, d1]: [number, number], sign: Sign) => {
     if (wantLinks) {
       // The table's own key is (workspace, link, day) with the counts in its leaves.
       const q = knex('link_daily_clicks').where('workspace_id', workspaceId).where('day', '>=', d0).where('day', '<', d1);
       if (scope.onlyLink) q.where('link_id', scope.onlyLink);
-      run(q.groupBy('link_id').select('link_id').sum({ c: 'clicks' }), out.byLink, 'link_id');
+      run(q.groupBy('link_id').select('link_id').sum({ c: 'clicks' }), out.byLink, 'link_id', sign);
     }
     if (wantQrs) {
       const q = knex(table('qr_daily_scans', 'qr_daily_scans_ws_qr_day')).where('workspace_id', workspaceId).where('day', '>=', d0).where('day', '<', d1);
       if (scope.onlyQr) q.where('qr_code_id', scope.onlyQr);
-      run(q.groupBy('qr_code_id').select('qr_code_id').sum({ c: 'scans' }), out.byQr, 'qr_code_id');
+      run(q.groupBy('qr_code_id').select('qr_code_id').sum({ c: 'scans' }), out.byQr, 'qr_code_id', sign);
     }
-  }
-  for (const e of edges) {
-    const inEdge = () => knex('clicks').where('workspace_id', workspaceId).where('occurred_at', '>=', e.from).where('occurred_at', '<', e.to);
+  };
+  const raw = (e: Window, sign: Sign) => {
+    const inPart = () => knex('clicks').where('workspace_id', workspaceId).where('occurred_at', '>=', e.from).where('occurred_at', '<', e.to);
     if (wantLinks) {
-      const q = inEdge();
+      const q = inPart();
       if (scope.onlyLink) q.where('link_id', scope.onlyLink);
-      run(q.groupBy('link_id').select('link_id').count({ c: '*' }), out.byLink, 'link_id');
+      run(q.groupBy('link_id').select('link_id').count({ c: '*' }), out.byLink, 'link_id', sign);
     }
     if (wantQrs) {
-      const q = inEdge().whereNotNull('qr_code_id');
+      const q = inPart().whereNotNull('qr_code_id');
       if (scope.onlyQr) q.where('qr_code_id', scope.onlyQr);
-      run(q.groupBy('qr_code_id').select('qr_code_id').count({ c: '*' }), out.byQr, 'qr_code_id');
+      run(q.groupBy('qr_code_id').select('qr_code_id').count({ c: '*' }), out.byQr, 'qr_code_id', sign);
     }
+  };
+  if (plan.days) daily(plan.days, 1);
+  for (const { day, minus } of plan.partialDays) {
+    daily([day, day + 1], 1);
+    for (const m of minus) raw(m, -1);
   }
-  await Promise.all(queries);
+  for (const part of plan.raw) raw(part, 1);
+  for (const query of queries) await query();
   // Every click belongs to a link, so the links' counts add up to the workspace's.
   for (const c of out.byLink.values()) out.total += c;
   return out;
 }
 
+/**
+ * A summary's or report's conversions and the clicks of its rate, read in one snapshot, so that
+ * a day's aggregate and the raw rows taken from it agree, and so do numerator and denominator.
+ * Clicks that cannot be read leave the conversions standing (the rate says clicks_unavailable):
+ * they are read in a savepoint of their own.
+ */
+async function withClicks<T>(
+  knex: Knex,
+  tallyOf: (trx: Knex) => Promise<T>,
+  clicksOf: ((trx: Knex) => Promise<ClickCounts>) | null,
+): Promise<{ tally: T; clicks: ClickCounts | null; clicksError?: string }> {
+  return readSnapshot(knex, async (trx) => {
+    const tally = await tallyOf(trx);
+    if (!clicksOf) return { tally, clicks: null };
+    try {
+      return { tally, clicks: await trx.transaction((sp) => clicksOf(sp)) };
+    } catch (err) {
+      return { tally, clicks: null, clicksError: (err as Error)?.message ?? String(err) };
+    }
+  });
+}
+
+/** What GET /api/v1/conversions reports, read in one snapshot (plain data: it may cross threads). */
+export async function readConversionSummary(knex: Knex, workspaceId: string, w: Window, f: ConversionFilters, now: number) {
+  const data = await withClicks(
+    knex,
+    (trx) => tallyConversions(trx, workspaceId, w, f, now),
+    (trx) => countClicks(trx, workspaceId, w, {}, now),
+  );
+  return data as { tally: TallyData; clicks: ClickCounts | null; clicksError?: string };
+}
+
+/** What a goal report counts over its (intersected) window; `disjoint` windows count nothing. */
+export async function readGoalTally(knex: Knex, workspaceId: string, w: Window, match: GoalMatch, now: number) {
+  const data = await withClicks(
+    knex,
+    (trx) => tallyGoal(trx, workspaceId, w, match, now),
+    (trx) => countClicks(trx, workspaceId, w, { onlyLink: match.linkId ?? undefined, onlyQr: match.qrCodeId ?? undefined }, now),
+  );
+  return data as { tally: TallyData; clicks: ClickCounts | null; clicksError?: string };
+}
 
 export async function findIdempotencyKey(knex: Knex, workspaceId: string, key: string) {
   return knex('idempotency_keys').where({ workspace_id: workspaceId, key }).first() as Promise<

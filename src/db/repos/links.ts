@@ -1,7 +1,7 @@
 // Links and their tags. Slug uniqueness per domain is enforced by the partial unique index
 // links_live_slug, so two requests racing for one slug cannot both win.
 import type { Knex } from 'knex';
-import { isUniqueViolation } from '../knex';
+import { isUniqueViolation, readSnapshot } from '../knex';
 import { defaultShortDomain, emitLinkUpdated } from '../../webhooks/link-events';
 
 export interface LinkRow {
@@ -105,13 +105,25 @@ export async function clickTotals(knex: Knex, workspaceId: string, linkIds: stri
   return totals;
 }
 
-export async function listLinks(knex: Knex, workspaceId: string, page: number, limit: number) {
-  const live = () => knex('links').where({ workspace_id: workspaceId }).whereNull('deleted_at');
-  const [rows, [{ total }]] = await Promise.all([
-    live().orderBy([{ column: 'created_at', order: 'desc' }, { column: 'seq', order: 'desc' }]).offset((page - 1) * limit).limit(limit),
-    live().count({ total: '*' }),
-  ]);
-  return { rows: rows as LinkRow[], total: Number(total) };
+/**
+ * A page of GET /api/v1/links with what each link shows (its tags and clicks), read in one
+ * snapshot. The count and a deep page walk the workspace's links, so it runs as a query
+ * (src/db/queries.ts).
+ */
+export async function readLinksPage(knex: Knex, workspaceId: string, page: number, limit: number) {
+  return readSnapshot(knex, async (trx) => {
+    // One statement at a time: they share the snapshot's one connection.
+    const live = () => trx('links').where({ workspace_id: workspaceId }).whereNull('deleted_at');
+    const rows: LinkRow[] = await live()
+      .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'seq', order: 'desc' }])
+      .offset((page - 1) * limit)
+      .limit(limit);
+    const [{ total }] = await live().count({ total: '*' });
+    const ids = rows.map((r) => r.id);
+    const tags = await tagsOf(trx, ids);
+    const clicks = await clickTotals(trx, workspaceId, ids);
+    return { rows, total: Number(total), tags, clicks };
+  });
 }
 
 /** Deleting keeps the row (click history stays) and frees the slug. */

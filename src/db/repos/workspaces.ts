@@ -189,6 +189,11 @@ export async function createQrCode(knex: Knex, workspaceId: string, linkId: stri
  * Records an asset stored as `<id><extension>`; `store` writes the file inside the same
  * transaction, so a failed write leaves no row behind.
  */
+/** A hosted image of the workspace by its file name under ASSET_BASE_URL. */
+export async function findAsset(knex: Knex, workspaceId: string, fileName: string): Promise<{ id: string } | undefined> {
+  return knex('assets').where({ workspace_id: workspaceId, file_name: fileName }).first('id');
+}
+
 export async function addAsset(
   knex: Knex,
   workspaceId: string,

@@ -4,8 +4,8 @@ import { createHash } from 'node:crypto';
 import type { Context } from 'openapi-backend';
 import type { components } from '../../../generated/api';
 import {
-  beyondConversionRetention, breakdownEntries, CONVERSION_RETENTION_DAYS, DAY_MS, EVENT_TYPES, intersectWindow, isCurrency,
-  MAX_METADATA_BYTES, parseWindow, progress, rateOf, typeEntries, valueEntries, type EventType, type Window,
+  beyondConversionRetention, breakdownEntries, CONVERSION_FUTURE_SKEW_MS, CONVERSION_RETENTION_DAYS, DAY_MS, EVENT_TYPES, intersectWindow,
+  isCurrency, MAX_METADATA_BYTES, MAX_VALUE_TOTAL_MINOR, parseWindow, progress, rateOf, typeEntries, valueEntries, type EventType, type Window,
 } from '../../domain/conversions';
 import { newId } from '../../domain/ids';
 import { isUniqueViolation } from '../../db/knex';
@@ -20,7 +20,6 @@ import type { Result } from './types';
 type ConversionCreate = components['schemas']['ConversionCreate'];
 type Conversion = components['schemas']['Conversion'];
 type Goal = components['schemas']['Goal'];
-const FUTURE_SKEW_MS = 5 * 60_000;
 const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
 const iso = (ms: number | null) => (ms === null || ms === undefined ? null : new Date(Number(ms)).toISOString());
 
@@ -88,14 +87,9 @@ export function conversionHandlers(services: Services) {
     return w;
   }
 
-  /** Clicks for the rates; null when they cannot be read (the rate says clicks_unavailable). */
-  async function clicksFor(workspaceId: string, w: Window, scope: Parameters<typeof conversions.countClicks>[3]) {
-    try {
-      return await conversions.countClicks(knex, workspaceId, w, scope);
-    } catch (err) {
-      services.log.warn({ err }, 'clicks could not be read for a conversion rate');
-      return null;
-    }
+  /** Clicks that could not be read leave the rate undefined (clicks_unavailable); the reason goes to the log. */
+  function noteClicksError(clicksError: string | undefined) {
+    if (clicksError) services.log.warn({ err: clicksError }, 'clicks could not be read for a conversion rate');
   }
 
   async function validateReferences(auth: AuthContext, body: ConversionCreate) {
@@ -136,7 +130,7 @@ export function conversionHandlers(services: Services) {
       if (body.occurredAt !== undefined) {
         occurredAt = Date.parse(body.occurredAt);
         if (!Number.isFinite(occurredAt)) throw badRequest('occurredAt must be an ISO 8601 date-time', 'occurredAt');
-        if (occurredAt > now + FUTURE_SKEW_MS) throw badRequest('occurredAt may not be in the future', 'occurredAt');
+        if (occurredAt > now + CONVERSION_FUTURE_SKEW_MS) throw badRequest('occurredAt may not be in the future', 'occurredAt');
         if (occurredAt < now - CONVERSION_RETENTION_DAYS * DAY_MS) {
           throw badRequest(`occurredAt may not be older than the ${CONVERSION_RETENTION_DAYS}-day conversion retention`, 'occurredAt');
         }
@@ -179,6 +173,12 @@ export function conversionHandlers(services: Services) {
           });
         });
       } catch (err) {
+        if (err instanceof conversions.ValueTotalLimitError) {
+          throw badRequest(
+            `value.amountMinor would take this workspace's ${err.currency} total over its kept conversions above ${MAX_VALUE_TOTAL_MINOR} minor units, the most a total can be and stay exact`,
+            'value.amountMinor',
+          );
+        }
         if (!idemKey || !isUniqueViolation(err)) throw err;
         const first = await conversions.findIdempotencyKey(knex, auth.workspaceId, idemKey);
         if (!first || first.request_hash !== requestHash) {
@@ -208,11 +208,8 @@ export function conversionHandlers(services: Services) {
         campaignId: q.campaignId,
         qrCodeId: q.qrCodeId,
       };
-      // The tally and the click counts are independent reads: on Postgres they run side by side.
-      const [tally, clicks] = await Promise.all([
-        conversions.tallyConversions(knex, auth.workspaceId, w, filters),
-        clicksFor(auth.workspaceId, w, {}),
-      ]);
+      const { tally, clicks, clicksError } = await services.queries.conversionSummary(auth.workspaceId, w, filters, now);
+      noteClicksError(clicksError);
       const byLink = breakdownEntries(tally.byLink);
       const byQr = breakdownEntries(tally.byQr);
       // The rate's clicks are those of what the summary is narrowed to: one link, one QR code's
@@ -227,7 +224,7 @@ export function conversionHandlers(services: Services) {
             windowTo: iso(w.to)!,
             total: tally.total,
             attributedConversions: tally.attributed,
-            unattributedConversions: tally.unattributed,
+            unattributedConversions: tally.total - tally.attributed,
             byEventType: typeEntries(tally),
             byLink: byLink.map((l) => ({ ...l, rate: rateOf(l.conversions, clicks ? clicks.byLink.get(l.id) ?? 0 : null, w, now) })),
             byCampaign: breakdownEntries(tally.byCampaign),
@@ -261,17 +258,19 @@ export function conversionHandlers(services: Services) {
         goal.window_end === null ? null : Number(goal.window_end),
       );
       const scoped = !!(goal.link_id || goal.qr_code_id || goal.campaign_id);
-      const tally = disjoint
+      const counted = disjoint
         ? null
-        : await conversions.tallyGoal(knex, auth.workspaceId, w, {
+        : await services.queries.goalTally(auth.workspaceId, w, {
             eventType: goal.type, customName: goal.custom_name, linkId: goal.link_id, qrCodeId: goal.qr_code_id, campaignId: goal.campaign_id,
-          });
+          }, now);
+      noteClicksError(counted?.clicksError);
+      const tally = counted?.tally;
       const matched = tally?.total ?? 0;
       const attributed = tally?.attributed ?? 0;
       const valueMap = tally?.value ?? new Map();
       let rateClicks: number | null = 0;
-      if (!disjoint) {
-        const clicks = await clicksFor(auth.workspaceId, w, { onlyLink: goal.link_id ?? undefined, onlyQr: goal.qr_code_id ?? undefined });
+      if (counted) {
+        const clicks = counted.clicks;
         rateClicks = clicks === null ? null : goal.qr_code_id ? clicks.byQr.get(goal.qr_code_id) ?? 0 : goal.link_id ? clicks.byLink.get(goal.link_id) ?? 0 : clicks.total;
       }
       const rateConversions = goal.qr_code_id ? matched : attributed;

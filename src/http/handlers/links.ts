@@ -4,14 +4,14 @@ import type { components, operations } from '../../../generated/api';
 import { canDeleteLinks, canUpdateLinks, planHasApi } from '../../domain/access';
 import { newId } from '../../domain/ids';
 import {
-  destinationProblem, expiredUrlReturnsTo, MAX_TAGS, normalizeTitle, parseTimestamp, previewImageProblem,
+  expiredUrlReturnsTo, normalizeDestination, MAX_TAGS, normalizeTitle, parseTimestamp, previewImageAsset,
   type ShortAddress,
 } from '../../domain/links';
 import { hashPassword, verifyPassword } from '../../domain/passwords';
 import { changedLinkFields, sameTagSet } from '../../domain/link-changes';
 import { checkSlug, generateSlug } from '../../domain/slugs';
 import * as links from '../../db/repos/links';
-import { roleOf } from '../../db/repos/workspaces';
+import { findAsset, roleOf } from '../../db/repos/workspaces';
 import type { CacheKey } from '../../redirect/cache';
 import { emitLinkCreated, emitLinkDeleted, emitLinkUpdated, type EventContext } from '../../webhooks/link-events';
 import type { AuthContext } from '../auth';
@@ -60,9 +60,11 @@ export function linkHandlers(services: Services, definition: any) {
     return ms;
   }
 
-  function checkDestination(value: string, field: string) {
-    const problem = destinationProblem(value);
-    if (problem) throw badRequest(`${field} ${problem}`, field);
+  /** The destination as stored and redirected to: the URL parser's reading (domain/links). */
+  function destination(value: string, field: string): string {
+    const d = normalizeDestination(value);
+    if ('problem' in d) throw badRequest(`${field} ${d.problem}`, field);
+    return d.href;
   }
 
   async function checkTags(auth: AuthContext, tagIds: string[]): Promise<string[]> {
@@ -72,6 +74,16 @@ export function linkHandlers(services: Services, definition: any) {
     const missing = unique.filter((id) => !found.has(id));
     if (missing.length) throw badRequest(`tagIds names tags that do not exist in this workspace: ${missing.join(', ')}`, 'tagIds');
     return unique;
+  }
+
+  /** previewImage as stored: the normalised URL of an image this workspace holds (domain/links). */
+  async function previewImage(auth: AuthContext, value: string): Promise<string> {
+    const asset = previewImageAsset(value, config.assetBaseUrl);
+    if ('problem' in asset) throw badRequest(`previewImage ${asset.problem}`, 'previewImage');
+    if (!(await findAsset(knex, auth.workspaceId, asset.fileName))) {
+      throw badRequest(`previewImage names no image hosted for this workspace (add one with shortlink asset add)`, 'previewImage');
+    }
+    return asset.href;
   }
 
   /** The host a link is served under: its custom domain's, or the shared short domain. */
@@ -94,12 +106,13 @@ export function linkHandlers(services: Services, definition: any) {
     value: string,
     linkId: string | null,
     self: ShortAddress,
-  ): Promise<void> {
-    checkDestination(value, 'expiredUrl');
+  ): Promise<string> {
+    const href = destination(value, 'expiredUrl');
     if (!planHasApi(auth.plan)) throw forbidden(`Setting expiredUrl needs the Growth plan; this workspace is on ${auth.plan}`);
-    if (await expiredUrlReturnsTo(linkId, value, self, lookupByAddress)) {
+    if (await expiredUrlReturnsTo(linkId, href, self, lookupByAddress)) {
       throw badRequest('expiredUrl may not point back at this link, nor at a chain of short links that returns to it', 'expiredUrl');
     }
+    return href;
   }
 
   /** Whether a PATCH's password (undefined: not sent) replaces or removes the stored one. */
@@ -127,9 +140,7 @@ export function linkHandlers(services: Services, definition: any) {
       const q = c.request.query as operations['listLinks']['parameters']['query'] & {};
       const page = Number(q?.page ?? 1);
       const limit = Number(q?.limit ?? 20);
-      const { rows, total } = await links.listLinks(knex, auth.workspaceId, page, limit);
-      const ids = rows.map((r) => r.id);
-      const [tags, clicks] = await Promise.all([links.tagsOf(knex, ids), links.clickTotals(knex, auth.workspaceId, ids)]);
+      const { rows, total, tags, clicks } = await services.queries.linksPage(auth.workspaceId, page, limit);
       return {
         status: 200,
         body: { data: rows.map((r) => presentLink(r, tags.get(r.id) ?? [], clicks.get(r.id) ?? 0)), meta: { page, limit, total } },
@@ -145,7 +156,7 @@ export function linkHandlers(services: Services, definition: any) {
     async createLink(c: Context, req: unknown, auth: AuthContext): Promise<Result> {
       const body = c.request.requestBody as LinkCreate & Record<string, unknown>;
       const ignoredFields = Object.keys(body).filter((k) => !createFields.has(k));
-      checkDestination(body.url, 'url');
+      const url = destination(body.url, 'url');
 
       let slug: string | null = null;
       if (body.slug !== undefined) {
@@ -168,14 +179,14 @@ export function linkHandlers(services: Services, definition: any) {
       const expiresAt = timestamp(body.expiresAt, 'expiresAt') ?? null;
       const tagIds = body.tagIds ? await checkTags(auth, body.tagIds) : [];
       const host = await hostOf(domainId);
-      const expiredUrl = body.expiredUrl ? body.expiredUrl : null;
+      let expiredUrl = body.expiredUrl ? body.expiredUrl : null;
       const passwordHash = body.password ? await hashPassword(body.password) : null;
       const now = Date.now();
       const id = newId('lnk');
 
       for (let attempt = 1; ; attempt++) {
         const candidate = slug ?? generateSlug();
-        if (expiredUrl) await checkExpiredUrl(auth, expiredUrl, null, { host, slug: candidate });
+        if (expiredUrl) expiredUrl = await checkExpiredUrl(auth, expiredUrl, null, { host, slug: candidate });
         const row: links.LinkRow = {
           id,
           workspace_id: auth.workspaceId,
@@ -183,7 +194,7 @@ export function linkHandlers(services: Services, definition: any) {
           domain_id: domainId,
           domain_key: domainId ?? '',
           slug: candidate,
-          original_url: body.url,
+          original_url: url,
           title: normalizeTitle(body.title),
           status: 'ACTIVE',
           policy_locked: false,
@@ -224,8 +235,7 @@ export function linkHandlers(services: Services, definition: any) {
 
       const patch: Partial<links.LinkRow> = {};
       if (body.url !== undefined) {
-        checkDestination(body.url, 'url');
-        patch.original_url = body.url;
+        patch.original_url = destination(body.url, 'url');
       }
       if (body.title !== undefined) patch.title = normalizeTitle(body.title);
       if (body.slug !== undefined) {
@@ -258,13 +268,7 @@ export function linkHandlers(services: Services, definition: any) {
       if (startAt !== null && endAt !== null && endAt <= startAt) throw badRequest('endAt must be after startAt', 'endAt');
       if (body.previewTitle !== undefined) patch.preview_title = body.previewTitle;
       if (body.previewDescription !== undefined) patch.preview_description = body.previewDescription;
-      if (body.previewImage !== undefined) {
-        if (body.previewImage !== null) {
-          const problem = previewImageProblem(body.previewImage, config.assetBaseUrl);
-          if (problem) throw badRequest(`previewImage ${problem}`, 'previewImage');
-        }
-        patch.preview_image = body.previewImage;
-      }
+      if (body.previewImage !== undefined) patch.preview_image = body.previewImage === null ? null : await previewImage(auth, body.previewImage);
       const tagIds = body.tagIds !== undefined ? await checkTags(auth, body.tagIds) : undefined;
       // Removing the fallback is never gated; setting one is checked like on create.
       if (body.expiredUrl !== undefined) {
@@ -273,7 +277,8 @@ export function linkHandlers(services: Services, definition: any) {
       }
       const expiredUrl = patch.expired_url !== undefined ? patch.expired_url : current.expired_url;
       if (expiredUrl && (patch.expired_url || patch.slug)) {
-        await checkExpiredUrl(auth, expiredUrl, current.id, { host: await hostOf(current.domain_id), slug: patch.slug ?? current.slug });
+        const href = await checkExpiredUrl(auth, expiredUrl, current.id, { host: await hostOf(current.domain_id), slug: patch.slug ?? current.slug });
+        if (patch.expired_url) patch.expired_url = href;
       }
       if (body.password !== undefined) patch.password_hash = body.password === null ? null : await hashPassword(body.password);
 

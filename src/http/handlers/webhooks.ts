@@ -3,7 +3,6 @@
 // created it, and is invisible (404) through the other variant's endpoints.
 import { randomBytes } from 'node:crypto';
 import type { Context } from 'openapi-backend';
-import type { Knex } from 'knex';
 import type { components } from '../../../generated/api';
 import { planHasApi } from '../../domain/access';
 import { newId } from '../../domain/ids';
@@ -13,7 +12,7 @@ import type { AuthContext } from '../auth';
 import { badRequest, forbidden, notFound } from '../errors';
 import type { Services } from '../services';
 import type { Result } from './types';
-import { changeAlertSubscriptions } from '../../webhooks/traffic-windows';
+import * as subscriptions from '../../db/repos/subscriptions';
 
 type WebhookCreateA = components['schemas']['WebhookCreateA'];
 type WebhookUpdateA = components['schemas']['WebhookUpdateA'];
@@ -21,18 +20,7 @@ type WebhookCreateB = components['schemas']['WebhookCreateB'];
 type SubscriptionA = components['schemas']['WebhookSubscriptionA'];
 type SubscriptionB = components['schemas']['WebhookSubscriptionB'];
 
-interface SubscriptionRow {
-  id: string;
-  workspace_id: string;
-  variant: Variant;
-  url: string;
-  events: string;
-  secret_encrypted: string;
-  enabled: boolean | number;
-  created_at: number;
-  updated_at: number;
-  deleted_at: number | null;
-}
+type SubscriptionRow = subscriptions.SubscriptionRow;
 
 const iso = (ms: number) => new Date(Number(ms)).toISOString();
 
@@ -94,21 +82,10 @@ export function webhookHandlers(services: Services) {
     if (!planHasApi(auth.plan)) throw forbidden(`Webhooks need the Growth plan or above; this workspace is on ${auth.plan}`);
   }
 
-  function live(variant: Variant, workspaceId: string, db: Knex = knex) {
-    return db<SubscriptionRow>('webhook_subscriptions').where({ workspace_id: workspaceId, variant }).whereNull('deleted_at');
-  }
-
   async function findSubscription(variant: Variant, workspaceId: string, id: string): Promise<SubscriptionRow> {
-    const row = await live(variant, workspaceId).where({ id }).first();
+    const row = await subscriptions.findSubscription(knex, variant, workspaceId, id);
     if (!row) throw notFound('Webhook subscription not found');
-    return row as SubscriptionRow;
-  }
-
-  async function list(variant: Variant, workspaceId: string): Promise<SubscriptionRow[]> {
-    return (await live(variant, workspaceId).orderBy([
-      { column: 'created_at', order: 'desc' },
-      { column: 'id', order: 'desc' },
-    ])) as SubscriptionRow[];
+    return row;
   }
 
   async function create(variant: Variant, workspaceId: string, url: string, events: string[], secret: string): Promise<SubscriptionRow> {
@@ -126,17 +103,12 @@ export function webhookHandlers(services: Services) {
       updated_at: now,
       deleted_at: null,
     };
-    // A Variant A subscription may name the traffic alerts, whose click windows are kept only
-    // for workspaces that want them: the change rebuilds them when it starts that.
-    if (variant === 'A') await changeAlertSubscriptions(knex, workspaceId, (trx) => trx('webhook_subscriptions').insert(row));
-    else await knex('webhook_subscriptions').insert(row);
+    await services.queries.insertSubscription(row);
     return row;
   }
 
   async function remove(variant: Variant, workspaceId: string, id: string): Promise<void> {
-    const now = Date.now();
-    const n = await live(variant, workspaceId).where({ id }).update({ deleted_at: now, updated_at: now });
-    if (!n) throw notFound('Webhook subscription not found');
+    if (!(await subscriptions.removeSubscription(knex, variant, workspaceId, id, Date.now()))) throw notFound('Webhook subscription not found');
   }
 
   return {
@@ -168,7 +140,7 @@ export function webhookHandlers(services: Services) {
     async listWebhooks(_c: Context, _req: unknown, auth: AuthContext): Promise<Result> {
       requireVariant('A');
       requireWebhooksPlan(auth);
-      return { status: 200, body: { success: true, data: (await list('A', auth.workspaceId)).map(presentA) } };
+      return { status: 200, body: { success: true, data: (await subscriptions.listSubscriptions(knex, 'A', auth.workspaceId)).map(presentA) } };
     },
 
     async updateWebhook(c: Context, _req: unknown, auth: AuthContext): Promise<Result> {
@@ -176,13 +148,14 @@ export function webhookHandlers(services: Services) {
       requireWebhooksPlan(auth);
       const body = c.request.requestBody as WebhookUpdateA;
       const current = await findSubscription('A', auth.workspaceId, c.request.params.id as string);
-      const patch: Partial<SubscriptionRow> = {};
+      const patch: subscriptions.SubscriptionPatch = {};
       if (body.url !== undefined) patch.url = checkUrl(body.url);
       if (body.events !== undefined) patch.events = JSON.stringify(checkEvents('A', body.events));
       if (body.enabled !== undefined) patch.enabled = body.enabled;
       if (Object.keys(patch).length) {
         patch.updated_at = Date.now();
-        await changeAlertSubscriptions(knex, auth.workspaceId, (trx) => live('A', auth.workspaceId, trx).where({ id: current.id }).update(patch));
+        // A subscription deleted meanwhile is found by the read below, which answers 404.
+        await services.queries.updateSubscriptionA(auth.workspaceId, current.id, patch);
       }
       const updated = await findSubscription('A', auth.workspaceId, current.id);
       return { status: 200, body: { success: true, data: presentA(updated) } };
@@ -212,7 +185,7 @@ export function webhookHandlers(services: Services) {
     async listWebhooksV1(_c: Context, _req: unknown, auth: AuthContext): Promise<Result> {
       requireVariant('B');
       requireWebhooksPlan(auth);
-      return { status: 200, body: { data: (await list('B', auth.workspaceId)).map(presentB) } };
+      return { status: 200, body: { data: (await subscriptions.listSubscriptions(knex, 'B', auth.workspaceId)).map(presentB) } };
     },
 
     async deleteWebhookV1(c: Context, _req: unknown, auth: AuthContext): Promise<Result> {

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { setPolicyDisabled } from '../../../src/db/repos/links';
 import * as ws from '../../../src/db/repos/workspaces';
-import { seedMemberKey, seedWorkspace } from '../../support/seed';
+import { hostImage, seedMemberKey, seedWorkspace } from '../../support/seed';
 import { BIG, textPlain, type Call, type ContractContext } from './context';
 
 export function linkSuites(ctx: ContractContext) {
@@ -160,11 +160,12 @@ export function linkSuites(ctx: ContractContext) {
     it('200 setting fields, clearing nullable ones, and for an empty body', async () => {
       const tag = await ws.createTag(ctx.knex(), ctx.owner.workspaceId, `u${Date.now()}`, '#123456');
       const made = await ctx.makeLink({ url: 'https://example.com/u', expiresAt: '2031-01-01T00:00:00Z', password: 'pw', clickLimit: 5 });
+      const image = await hostImage(ctx.knex(), ctx.owner.workspaceId, 'https://localhost:8443/assets/');
       const set = await ctx.viaPrism('updateLink', patch(made.id, {
         url: 'https://example.org/new', redirectType: 'PERMANENT', status: 'DISABLED', tagIds: [tag], startAt: '2030-01-01T00:00:00Z',
-        previewTitle: 'Card', previewDescription: 'Desc', previewImage: 'https://localhost:8443/assets/ast_1.png', expiredUrl: 'https://example.com/x',
+        previewTitle: 'Card', previewDescription: 'Desc', previewImage: image, expiredUrl: 'https://example.com/x',
       }), 200);
-      expect(set.body.data).toMatchObject({ originalUrl: 'https://example.org/new', status: 'DISABLED', previewImage: 'https://localhost:8443/assets/ast_1.png' });
+      expect(set.body.data).toMatchObject({ originalUrl: 'https://example.org/new', status: 'DISABLED', previewImage: image });
       const cleared = await ctx.viaPrism('updateLink', patch(made.id, {
         neverExpires: true, title: null, expiredUrl: null, clickLimit: null, startAt: null, endAt: null, password: null, tagIds: [],
         previewTitle: null, previewDescription: null, previewImage: null, status: 'ACTIVE',

@@ -25,9 +25,7 @@
 // flush that waited sees the new subscription and writes its windows; a rebuild that waited
 // counts the flush's clicks.
 import type { Knex } from 'knex';
-import { CLICK_WINDOW_MS, CLICK_WINDOW_RETENTION_MS, windowStartOf } from '../domain/analytics-alerts';
-
-export const TRAFFIC_ALERT_EVENTS = ['analytics.spike', 'analytics.geo_anomaly'] as const;
+import { CLICK_WINDOW_MS, CLICK_WINDOW_RETENTION_MS, TRAFFIC_ALERT_EVENTS, windowStartOf } from '../../domain/analytics-alerts';
 
 const isPg = (knex: Knex) => knex.client.config.client === 'pg';
 

@@ -1,0 +1,35 @@
+// The database work of the API and the background jobs whose cost grows with the data: summaries
+// and reports over a workspace's conversions and clicks, list pages, retention, and the
+// subscription changes that rebuild a workspace's click windows. better-sqlite3
+// answers synchronously, so on SQLite any of these run on the event loop would hold every visitor
+// for as long as it takes (a summary that read 1.6 million of today's clicks held redirects for
+// 2 s). So on SQLite they run on query threads (src/db/query-threads.ts); on Postgres, whose
+// reads are asynchronous, on the service's own pool. Each takes a Knex first and returns plain
+// data (it crosses threads by structured clone).
+import type { Knex } from 'knex';
+import { readConversionSummary, readGoalTally } from './repos/conversions';
+import { readLinksPage } from './repos/links';
+import { runRetention } from './repos/retention';
+import { insertSubscription, updateSubscriptionA } from './repos/subscriptions';
+
+export const QUERIES = {
+  conversionSummary: readConversionSummary,
+  goalTally: readGoalTally,
+  linksPage: readLinksPage,
+  retention: runRetention,
+  // A Variant A subscription that starts the traffic alerts rebuilds 8 days of click windows.
+  insertSubscription,
+  updateSubscriptionA,
+} satisfies Record<string, (knex: Knex, ...args: any[]) => Promise<unknown>>;
+
+export type QueryName = keyof typeof QUERIES;
+type Rest<F> = F extends (knex: Knex, ...args: infer A) => unknown ? A : never;
+/** The queries with their Knex bound: what the API and the jobs call. */
+export type Queries = { [K in QueryName]: (...args: Rest<(typeof QUERIES)[K]>) => ReturnType<(typeof QUERIES)[K]> };
+
+/** The queries run on `knex` by the caller's thread (Postgres; SQLite in memory; the command line). */
+export function inlineQueries(knex: Knex): Queries {
+  const out: Record<string, unknown> = {};
+  for (const [name, query] of Object.entries(QUERIES)) out[name] = (...args: unknown[]) => (query as (k: Knex, ...a: unknown[]) => unknown)(knex, ...args);
+  return out as Queries;
+}

@@ -1,0 +1,61 @@
+// Webhook subscriptions of both variants. A Variant A subscription may name the traffic alerts,
+// whose click windows are kept only for workspaces that want them (traffic-windows.ts): a change
+// that starts that rebuilds them from the raw clicks in its own transaction.
+import type { Knex } from 'knex';
+import { changeAlertSubscriptions } from './traffic-windows';
+
+export type Variant = 'A' | 'B';
+
+export interface SubscriptionRow {
+  id: string;
+  workspace_id: string;
+  variant: Variant;
+  url: string;
+  /** JSON array of event names. */
+  events: string;
+  /** Sealed with MASTER_KEY (src/webhooks/secrets.ts); the clear secret is never stored. */
+  secret_encrypted: string;
+  enabled: boolean | number;
+  created_at: number;
+  updated_at: number;
+  deleted_at: number | null;
+}
+
+export type SubscriptionPatch = Partial<Pick<SubscriptionRow, 'url' | 'events' | 'enabled' | 'updated_at'>>;
+
+/** The live (not deleted) subscriptions of a workspace made through one variant's endpoints. */
+function live(knex: Knex, variant: Variant, workspaceId: string) {
+  return knex<SubscriptionRow>('webhook_subscriptions').where({ workspace_id: workspaceId, variant }).whereNull('deleted_at');
+}
+
+export async function findSubscription(knex: Knex, variant: Variant, workspaceId: string, id: string): Promise<SubscriptionRow | undefined> {
+  return (await live(knex, variant, workspaceId).where({ id }).first()) as SubscriptionRow | undefined;
+}
+
+/** Newest first. */
+export async function listSubscriptions(knex: Knex, variant: Variant, workspaceId: string): Promise<SubscriptionRow[]> {
+  return (await live(knex, variant, workspaceId).orderBy([
+    { column: 'created_at', order: 'desc' },
+    { column: 'id', order: 'desc' },
+  ])) as SubscriptionRow[];
+}
+
+/**
+ * Creates a subscription. A Variant A one may start the workspace's traffic windows, whose
+ * rebuild reads up to 8 days of raw clicks, so this runs as a query (src/db/queries.ts).
+ */
+export async function insertSubscription(knex: Knex, row: SubscriptionRow): Promise<void> {
+  if (row.variant === 'A') await changeAlertSubscriptions(knex, row.workspace_id, (trx) => trx('webhook_subscriptions').insert(row));
+  else await knex('webhook_subscriptions').insert(row);
+}
+
+/** Changes a Variant A subscription (the only variant with an update); false when there is none. */
+export async function updateSubscriptionA(knex: Knex, workspaceId: string, id: string, patch: SubscriptionPatch): Promise<boolean> {
+  const n = await changeAlertSubscriptions(knex, workspaceId, (trx) => live(trx, 'A', workspaceId).where({ id }).update(patch));
+  return n > 0;
+}
+
+/** Soft delete: deliveries already made keep their subscription; false when there is none. */
+export async function removeSubscription(knex: Knex, variant: Variant, workspaceId: string, id: string, now: number): Promise<boolean> {
+  return (await live(knex, variant, workspaceId).where({ id }).update({ deleted_at: now, updated_at: now })) > 0;
+}
