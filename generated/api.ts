@@ -765,7 +765,7 @@ export interface components {
              * @default TEMPORARY
              * @enum {string}
              */
-            redirectType: "TEMPORARY" | "PERMANENT";
+            redirectType?: "TEMPORARY" | "PERMANENT";
             /**
              * Format: date-time
              * @description ISO 8601 time after which the link stops resolving. Omit or `null` for a link that never expires.
@@ -1357,7 +1357,9 @@ export interface components {
                 /** @description What the event means and when it is sent. */
                 description: string;
                 /** @description JSON Schema (draft 2020-12) of the delivery's `data` object. Each `data` object is a closed contract (`additionalProperties: false`). */
-                payload: Record<string, never>;
+                payload: {
+                    [key: string]: unknown;
+                };
             }[];
             /** @description Retired event names; subscribing to them gives 400. */
             retired: {

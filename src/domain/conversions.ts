@@ -64,6 +64,11 @@ export interface WindowPlan {
   raw: Window[];
   /** Days counted from their aggregate, less the raw rows of `minus` (the part outside the window). */
   partialDays: Array<{ day: number; minus: Window[] }>;
+  /**
+   * Every day read from the aggregates, whole and partial: they are adjacent, so one range, read
+   * in one pass (the aggregates are keyed by workspace first, so each range read walks them).
+   */
+  aggregateDays: [number, number] | null;
 }
 
 /**
@@ -71,7 +76,7 @@ export interface WindowPlan {
  * row occurs at or after this time (now, plus the clock skew a row may be recorded with).
  */
 export function planWindow(w: Window, opts: { rawSince: number; latest: number }): WindowPlan {
-  const plan: WindowPlan = { days: null, raw: [], partialDays: [] };
+  const plan: WindowPlan = { days: null, raw: [], partialDays: [], aggregateDays: null };
   if (w.from >= w.to) return plan;
   const firstFull = Math.ceil(w.from / DAY_MS);
   const endFull = Math.floor(w.to / DAY_MS);
@@ -98,6 +103,8 @@ export function planWindow(w: Window, opts: { rawSince: number; latest: number }
     if (start >= opts.rawSince && restSpan < span(part)) plan.partialDays.push({ day, minus });
     else plan.raw.push(part);
   }
+  const aggregated = [...(plan.days ? plan.days : []), ...plan.partialDays.flatMap((p) => [p.day, p.day + 1])];
+  if (aggregated.length) plan.aggregateDays = [Math.min(...aggregated), Math.max(...aggregated)];
   return plan;
 }
 

@@ -10,9 +10,11 @@ import addFormats from 'ajv-formats';
 import { pinoHttp } from 'pino-http';
 import { clientAddress } from '../domain/client-address';
 import { authenticate, type AuthContext } from './auth';
-import { HttpError, notFound } from './errors';
+import { AppError, invalid, methodNotAllowed, notFound, tooLarge, unauthenticated, unavailable } from '../domain/errors';
+import { errorAnswer, INTERNAL_ERROR } from './errors';
 import { validationError } from './validation';
-import { buildHandlers, type OperationHandler } from './handlers/index';
+import { buildHandlers } from './handlers/index';
+import type { HandlerContext, OperationId, RequestOf, ResultOf } from './handlers/types';
 import { loadDefinition } from './definition';
 import type { Services } from './services';
 
@@ -72,46 +74,52 @@ export async function createApp(services: Services, opts: { validateResponses?: 
   for (const p of Object.values<any>(definition.paths)) {
     for (const op of Object.values<any>(p)) if (op?.operationId) operationIds.add(op.operationId);
   }
-  const missing = [...operationIds].filter((id) => !handlers[id]);
+  // The handler map's type already requires every operation of generated/api.ts; this also
+  // catches a bundled document newer than the types.
+  const missing = [...operationIds].filter((id) => !(id in handlers));
   if (missing.length) throw new Error(`No handler for operations: ${missing.join(', ')}`);
 
+  /** openapi-backend's context as the typed request of the operation (src/http/handlers/types.ts). */
+  const adapt = (id: OperationId) => (c: Context, req: Request) => {
+    // openapi-backend validates a body only when one was parsed; a required one may be absent.
+    if ((c.operation as any).requestBody?.required && (req.body === undefined || req.body === null)) {
+      throw invalid('A JSON request body is required (Content-Type: application/json)');
+    }
+    const request = { params: c.request.params, query: c.request.query, headers: c.request.headers, body: c.request.requestBody } as unknown as RequestOf<OperationId>;
+    const ctx: HandlerContext = { auth: (c.security as any)?.bearerAuth as AuthContext, requestId: req.id ? String(req.id) : null };
+    return (handlers[id] as (r: RequestOf<OperationId>, x: HandlerContext) => Promise<ResultOf<OperationId>>)(request, ctx);
+  };
+
   api.register({
-    ...Object.fromEntries(
-      Object.entries(handlers).map(([id, h]) => [
-        id,
-        (c: Context, req: Request) => {
-          // openapi-backend validates a body only when one was parsed; a required one may be absent.
-          if ((c.operation as any).requestBody?.required && (req.body === undefined || req.body === null)) {
-            throw new HttpError(400, 'A JSON request body is required (Content-Type: application/json)');
-          }
-          return h(c, req, (c.security as any)?.bearerAuth as AuthContext);
-        },
-      ]),
-    ),
+    ...Object.fromEntries((Object.keys(handlers) as OperationId[]).map((id) => [id, adapt(id)])),
     validationFail: (c: Context) => {
       throw validationError((c.validation.errors ?? []) as any, c.operation as any);
     },
     unauthorizedHandler: (c: Context) => {
       const err = (c.security as any)?.bearerAuth?.error;
-      if (err instanceof HttpError) throw err;
       // A key check that could not run (the database is unreachable) says nothing about the
       // key: answering 401 would make clients drop a good key. It is the server's failure.
       if (err) throw err;
-      throw new HttpError(401, 'A valid API key is required');
+      throw unauthenticated('A valid API key is required');
     },
     notFound: () => {
       throw notFound('No such API route');
     },
     methodNotAllowed: (c: Context) => {
-      throw new HttpError(405, `Method ${c.request.method.toUpperCase()} is not allowed on ${c.request.path}`);
+      // RFC 9110: a 405 names the methods the path allows.
+      const allow = api.router
+        .getOperations()
+        .filter((op) => api.router.matchOperation({ ...c.request, method: op.method }, false)?.operationId === op.operationId)
+        .map((op) => op.method.toUpperCase());
+      throw methodNotAllowed(`Method ${c.request.method.toUpperCase()} is not allowed on ${c.request.path}`, [...new Set(allow)]);
     },
     postResponseHandler: (c: Context, _req: Request, res: Response) => {
-      const result = c.response as Awaited<ReturnType<OperationHandler>>;
+      const result = c.response as { status: number; body?: unknown; headers?: Record<string, string> };
       if (validateResponses && c.operation && result.body !== undefined) {
         const check = api.validateResponse(result.body, c.operation, result.status);
         if (check.errors) {
           log.error({ operationId: c.operation.operationId, errors: check.errors }, 'response does not match the contract');
-          throw new HttpError(500, `Response of ${c.operation.operationId} violates the contract: ${JSON.stringify(check.errors)}`);
+          throw new Error(`Response of ${c.operation.operationId} violates the contract: ${JSON.stringify(check.errors)}`);
         }
       }
       for (const [k, v] of Object.entries(result.headers ?? {})) res.setHeader(k, v);
@@ -156,7 +164,7 @@ export async function createApp(services: Services, opts: { validateResponses?: 
   );
 
   app.get(['/docs', '/docs/'], (_req, res, next) => {
-    if (!fs.existsSync(docsPath)) return next(new HttpError(503, 'The API docs are not built; run npm run docs', undefined, 'docs_unavailable'));
+    if (!fs.existsSync(docsPath)) return next(unavailable('The API docs are not built; run npm run docs', 'docs_unavailable'));
     res.type('html').sendFile(docsPath);
   });
 
@@ -183,7 +191,7 @@ export async function createApp(services: Services, opts: { validateResponses?: 
     // keep them, and no browser may sniff them into something other than JSON.
     res.setHeader('Cache-Control', 'no-store');
     res.setHeader('X-Content-Type-Options', 'nosniff');
-    if (!req.secure) return next(new HttpError(400, 'HTTPS is required; this request arrived over plain HTTP'));
+    if (!req.secure) return next(invalid('HTTPS is required; this request arrived over plain HTTP'));
     next();
   });
   // Only methods that take a body parse one; a GET or DELETE body is ignored.
@@ -196,7 +204,7 @@ export async function createApp(services: Services, opts: { validateResponses?: 
       if (req.headers['content-length'] === '0') req.body = undefined;
       // Postgres text cannot hold U+0000, and no field of this API needs it or deep nesting.
       const problem = bodyProblem(req.body);
-      if (problem) return next(new HttpError(400, problem.message, problem.field || undefined));
+      if (problem) return next(invalid(problem.message, problem.field || undefined));
       next();
     });
   });
@@ -205,11 +213,11 @@ export async function createApp(services: Services, opts: { validateResponses?: 
     try {
       decodeURIComponent(req.path);
     } catch {
-      return next(new HttpError(400, 'The URL path is not valid percent-encoding', 'id'));
+      return next(invalid('The URL path is not valid percent-encoding', 'id'));
     }
     if (/%00/.test(req.url) || req.url.includes('\u0000')) {
       const param = Object.entries(req.query).find(([k, v]) => k.includes('\u0000') || String(v).includes('\u0000'))?.[0];
-      return next(new HttpError(400, `The URL contains a NUL character${param !== undefined ? ` in ${param}` : ''}`, param ?? 'id'));
+      return next(invalid(`The URL contains a NUL character${param !== undefined ? ` in ${param}` : ''}`, param ?? 'id'));
     }
     next();
   });
@@ -237,24 +245,30 @@ export async function createApp(services: Services, opts: { validateResponses?: 
     ).catch(next);
   });
 
+  // Every error is answered here, once: an AppError as the contract says, the body reader's
+  // complaints as the client's 4xx, anything else as a 500 whose detail goes to the log only.
   app.use((err: any, req: Request, res: Response, _next: NextFunction) => {
-    let httpError: HttpError;
-    if (err instanceof HttpError) httpError = err;
-    else if (err?.type === 'entity.too.large') httpError = new HttpError(413, `Request body exceeds ${MAX_BODY_BYTES} bytes`);
-    else if (err?.type === 'entity.parse.failed') httpError = new HttpError(400, 'Malformed JSON in request body');
-    else if (err?.type === 'encoding.unsupported' || err?.type === 'charset.unsupported') httpError = new HttpError(400, String(err.message));
-    else if (err?.type === 'request.aborted') httpError = new HttpError(400, 'Request aborted');
-    // Any other client error of the body reader (e.g. a body that does not inflate as its
-    // Content-Encoding says) is the client's: 400, never a 500.
-    else if ((err?.status >= 400 && err?.status < 500) || /^Z_/.test(String(err?.code))) {
-      httpError = new HttpError(400, `The request body could not be read: ${String(err.message).slice(0, 200)}`);
-    }
-    else {
-      req.log?.error({ err }, 'unhandled error');
-      httpError = new HttpError(500, 'Internal server error');
-    }
-    for (const [k, v] of Object.entries(httpError.headers)) res.setHeader(k, v);
-    res.status(httpError.status).json(httpError.body());
+    const known = asAppError(err);
+    if (!known) req.log?.error({ err }, 'unhandled error');
+    const answer = known ? errorAnswer(known) : INTERNAL_ERROR;
+    for (const [k, v] of Object.entries(answer.headers)) res.setHeader(k, v);
+    res.status(answer.status).json(answer.body);
   });
   return app;
 }
+
+/** The body reader's (body-parser's) errors in the contract's vocabulary; null for a fault. */
+function asAppError(err: any): AppError | null {
+  if (err instanceof AppError) return err;
+  if (err?.type === 'entity.too.large') return tooLarge(`Request body exceeds ${MAX_BODY_BYTES} bytes`);
+  if (err?.type === 'entity.parse.failed') return invalid('Malformed JSON in request body');
+  if (err?.type === 'encoding.unsupported' || err?.type === 'charset.unsupported') return invalid(String(err.message));
+  if (err?.type === 'request.aborted') return invalid('Request aborted');
+  // Any other client error of the body reader (e.g. a body that does not inflate as its
+  // Content-Encoding says) is the client's: 400, never a 500.
+  if ((err?.status >= 400 && err?.status < 500) || /^Z_/.test(String(err?.code))) {
+    return invalid(`The request body could not be read: ${String(err.message).slice(0, 200)}`);
+  }
+  return null;
+}
+

@@ -5,7 +5,7 @@ import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Knex } from 'knex';
 import { API_KEY_FORMAT, isPaidPlan, planHasApi, type Plan } from '../domain/access';
 import { findKey } from '../db/repos/workspaces';
-import { forbidden, unauthorized } from './errors';
+import { forbidden, unauthenticated } from '../domain/errors';
 import { consumeRequest } from './rate-limit';
 
 export interface AuthContext {
@@ -23,16 +23,16 @@ export async function authenticate(
   requiredScopes: string[],
 ): Promise<AuthContext> {
   const header = req.headers.authorization;
-  if (!header) throw unauthorized('Missing Authorization header; send Authorization: Bearer <API key>');
+  if (!header) throw unauthenticated('Missing Authorization header; send Authorization: Bearer <API key>');
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  if (!match) throw unauthorized('Authorization header must be Bearer <API key>');
+  if (!match) throw unauthenticated('Authorization header must be Bearer <API key>');
   const key = match[1];
-  if (!API_KEY_FORMAT.test(key)) throw unauthorized('Malformed API key: expected mk_ followed by 64 hexadecimal characters');
+  if (!API_KEY_FORMAT.test(key)) throw unauthenticated('Malformed API key: expected mk_ followed by 64 hexadecimal characters');
   const record = await findKey(knex, key);
-  if (!record) throw unauthorized('Unknown API key');
-  if (record.revokedAt !== null) throw unauthorized('This API key has been revoked');
-  if (record.expiresAt !== null && record.expiresAt <= Date.now()) throw unauthorized('This API key has expired');
-  if (!isPaidPlan(record.plan)) throw unauthorized('This workspace is not on a paid plan; its API keys are not accepted');
+  if (!record) throw unauthenticated('Unknown API key');
+  if (record.revokedAt !== null) throw unauthenticated('This API key has been revoked');
+  if (record.expiresAt !== null && record.expiresAt <= Date.now()) throw unauthenticated('This API key has expired');
+  if (!isPaidPlan(record.plan)) throw unauthenticated('This workspace is not on a paid plan; its API keys are not accepted');
   await consumeRequest(limiter, record.id);
   if (!planHasApi(record.plan)) {
     throw forbidden(`The ${record.plan} plan does not include the API; it needs the Growth plan or above`);

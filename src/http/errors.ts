@@ -1,29 +1,34 @@
-// Errors as values with a status; one middleware turns them into `{ error, field?, code? }`.
-export class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly field?: string,
-    readonly code?: string,
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(message);
-  }
-  body(): { error: string; field?: string; code?: string } {
-    return {
-      error: this.message,
-      ...(this.field !== undefined ? { field: this.field } : {}),
-      ...(this.code ? { code: this.code } : {}),
-    };
-  }
+// How an error is answered over HTTP: an AppError (src/domain/errors.ts) with its status, the
+// contract's `{ error, field?, code? }` body and the headers its details call for; any other
+// error is a fault and answers 500 without its message.
+import { AppError, ERROR_CODES } from '../domain/errors';
+
+export interface ErrorAnswer {
+  status: number;
+  body: { error: string; field?: string; code?: string };
+  headers: Record<string, string>;
 }
 
-export const badRequest = (message: string, field?: string) => new HttpError(400, message, field);
-export const unauthorized = (message = 'A valid API key is required') => new HttpError(401, message);
-export const forbidden = (message: string) => new HttpError(403, message);
-export const notFound = (message = 'Not found') => new HttpError(404, message);
-export const conflict = (message: string) => new HttpError(409, message);
-export const payloadTooLarge = (message: string) => new HttpError(413, message);
-export const tooManyRequests = (message: string, headers: Record<string, string>) =>
-  new HttpError(429, message, undefined, undefined, headers);
-export const unavailable = (message: string, code: string) => new HttpError(503, message, undefined, code);
+export function errorAnswer(err: AppError): ErrorAnswer {
+  const d = err.details;
+  const headers: Record<string, string> = {};
+  if (d.rateLimit) {
+    headers['X-RateLimit-Limit'] = String(d.rateLimit.limit);
+    headers['X-RateLimit-Remaining'] = String(d.rateLimit.remaining);
+    headers['X-RateLimit-Reset'] = String(d.rateLimit.resetSeconds);
+  }
+  if (d.retryAfterSeconds !== undefined) headers['Retry-After'] = String(d.retryAfterSeconds);
+  if (d.allow) headers.Allow = d.allow.join(', ');
+  return {
+    status: ERROR_CODES[err.code].status,
+    body: {
+      error: err.message,
+      ...(d.field !== undefined ? { field: d.field } : {}),
+      ...(d.publicCode ? { code: d.publicCode } : {}),
+    },
+    headers,
+  };
+}
+
+export const INTERNAL_ERROR: ErrorAnswer = { status: 500, body: { error: 'Internal server error' }, headers: {} };
+export { AppError };

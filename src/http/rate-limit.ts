@@ -3,7 +3,7 @@
 import { RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { SqliteRateLimiter } from '../db/sqlite-rate-limiter';
 import type { Database } from '../db/knex';
-import { tooManyRequests } from './errors';
+import { rateLimited } from '../domain/errors';
 
 export const REQUESTS_PER_MINUTE = 60;
 
@@ -28,11 +28,10 @@ export async function consumeRequest(limiter: RateLimiterAbstract, keyId: string
   } catch (err) {
     if (!(err instanceof RateLimiterRes)) throw err;
     const resetSeconds = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
-    throw tooManyRequests(`Rate limit of ${REQUESTS_PER_MINUTE} requests per minute exceeded; retry in ${resetSeconds} seconds`, {
-      'X-RateLimit-Limit': String(REQUESTS_PER_MINUTE),
-      'X-RateLimit-Remaining': String(Math.max(0, err.remainingPoints)),
-      'X-RateLimit-Reset': String(resetSeconds),
-      'Retry-After': String(resetSeconds),
+    throw rateLimited(`Rate limit of ${REQUESTS_PER_MINUTE} requests per minute exceeded; retry in ${resetSeconds} seconds`, {
+      limit: REQUESTS_PER_MINUTE,
+      remaining: Math.max(0, err.remainingPoints),
+      resetSeconds,
     });
   }
 }

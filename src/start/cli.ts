@@ -7,15 +7,13 @@ import { parseArgs } from 'node:util';
 import { loadConfig, type Config } from '../config';
 import { PLANS, ROLES, SCOPES, type Plan, type Role, type Scope } from '../domain/access';
 import { isUniqueViolation, migrateLatest, openDatabase, type Database } from '../db/knex';
+import { AppError, conflict, ERROR_CODES, notFound, storageFailed, usage } from '../domain/errors';
 import * as ws from '../db/repos/workspaces';
 import { setPolicyDisabled } from '../db/repos/links';
 import { runRetention } from '../db/repos/retention';
 import * as deliveries from '../db/repos/webhook-deliveries';
-import { createGoalCommand, GOAL_FLAGS, GoalUsageError, setGoalStatusCommand, updateGoalCommand } from './goal-commands';
+import { createGoalCommand, GOAL_FLAGS, setGoalStatusCommand, updateGoalCommand } from './goal-commands';
 
-export class UsageError extends Error {}
-/** An operator-facing failure that is not a usage mistake (e.g. the data directory is not writable). */
-export class StorageError extends Error {}
 
 type Flags = Record<string, string | undefined>;
 type Command = {
@@ -30,7 +28,7 @@ const IMAGE_TYPES: Record<string, string> = {
 
 function oneOf<T extends string>(value: string, allowed: readonly T[], flag: string): T {
   const v = (flag === '--role' || flag === '--status' || flag === '--outcome' ? value.toUpperCase() : value.toLowerCase()) as T;
-  if (!allowed.includes(v)) throw new UsageError(`${flag} must be one of ${allowed.join(', ')}; got ${value}`);
+  if (!allowed.includes(v)) throw usage(`${flag} must be one of ${allowed.join(', ')}; got ${value}`);
   return v;
 }
 
@@ -41,7 +39,7 @@ const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,
 function isoTime(value: string | undefined, flag: string): number | null {
   if (value === undefined) return null;
   const m = ISO_TIME.exec(value.trim());
-  const bad = () => new UsageError(`${flag} must be an ISO 8601 date or date-time with a zone, such as 2027-01-31 or 2027-01-31T12:00:00Z; got ${value}`);
+  const bad = () => usage(`${flag} must be an ISO 8601 date or date-time with a zone, such as 2027-01-31 or 2027-01-31T12:00:00Z; got ${value}`);
   if (!m) throw bad();
   const [y, mo, d, h = 0, mi = 0, sec = 0] = [m[1], m[2], m[3], m[4], m[5], m[6]].map((v) => (v === undefined ? undefined : Number(v))) as number[];
   const fraction = m[7] ? Math.floor(Number(m[7]) * 1000) : 0;
@@ -55,8 +53,8 @@ function isoTime(value: string | undefined, flag: string): number | null {
 /** A required or optional free-text flag, held to its column's length on every engine. */
 function text(value: string, flag: string, max: number): string {
   const v = value.trim();
-  if (!v) throw new UsageError(`${flag} must not be blank`);
-  if (v.length > max) throw new UsageError(`${flag} must be at most ${max} characters; got ${v.length}`);
+  if (!v) throw usage(`${flag} must not be blank`);
+  if (v.length > max) throw usage(`${flag} must be at most ${max} characters; got ${v.length}`);
   return v;
 }
 
@@ -76,22 +74,13 @@ async function unique<T>(work: Promise<T>, message: string): Promise<T> {
   try {
     return await work;
   } catch (err) {
-    if (isUniqueViolation(err)) throw new ws.ConflictError(message);
+    if (isUniqueViolation(err)) throw conflict(message);
     throw err;
   }
 }
 
 const HOST = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/i;
 const hostnameOf = (host: string) => host.toLowerCase().replace(/:\d+$/, '');
-
-async function wrapGoal(run: () => Promise<object>): Promise<object> {
-  try {
-    return await run();
-  } catch (err) {
-    if (err instanceof GoalUsageError) throw new UsageError(err.message);
-    throw err;
-  }
-}
 
 const commands: Record<string, Command> = {
   migrate: { flags: [], required: [], run: async () => ({ migrated: true }) },
@@ -115,7 +104,7 @@ const commands: Record<string, Command> = {
     flags: ['workspace', 'email', 'role'],
     required: ['workspace', 'email', 'role'],
     run: async ({ db, flags }) => {
-      if (!/^[^@\s]+@[^@\s]+$/.test(flags.email!.trim())) throw new UsageError(`--email must be an e-mail address; got ${flags.email}`);
+      if (!/^[^@\s]+@[^@\s]+$/.test(flags.email!.trim())) throw usage(`--email must be an e-mail address; got ${flags.email}`);
       text(flags.email!, '--email', 320);
       return { id: await ws.addMember(db.knex, flags.workspace!, flags.email!, oneOf(flags.role!, ROLES, '--role') as Role) };
     },
@@ -141,11 +130,11 @@ const commands: Record<string, Command> = {
     required: ['workspace', 'user', 'scopes'],
     run: async ({ db, flags }) => {
       const scopes = [...new Set(flags.scopes!.split(',').map((s) => s.trim()).filter(Boolean))];
-      if (!scopes.length) throw new UsageError(`--scopes needs at least one of ${SCOPES.join(', ')}`);
+      if (!scopes.length) throw usage(`--scopes needs at least one of ${SCOPES.join(', ')}`);
       const unknown = scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
-      if (unknown.length) throw new UsageError(`unknown scopes: ${unknown.join(', ')}; known: ${SCOPES.join(', ')}`);
+      if (unknown.length) throw usage(`unknown scopes: ${unknown.join(', ')}; known: ${SCOPES.join(', ')}`);
       const expiresAt = isoTime(flags['expires-at'], '--expires-at');
-      if (expiresAt !== null && expiresAt <= Date.now()) throw new UsageError(`--expires-at must be in the future; got ${flags['expires-at']}`);
+      if (expiresAt !== null && expiresAt <= Date.now()) throw usage(`--expires-at must be in the future; got ${flags['expires-at']}`);
       return ws.createKey(db.knex, flags.workspace!, flags.user!, scopes as Scope[], expiresAt);
     },
   },
@@ -173,10 +162,10 @@ const commands: Record<string, Command> = {
       // Requests are matched on the Host header's name without its port, so a port could never match.
       const host = flags.host!.trim().toLowerCase();
       if (!HOST.test(host)) {
-        throw new UsageError(`--host must be a host name without scheme, port or path, such as go.example.com; got ${flags.host}`);
+        throw usage(`--host must be a host name without scheme, port or path, such as go.example.com; got ${flags.host}`);
       }
       if (host === hostnameOf(config.shortDomain) || host === hostnameOf(new URL(config.publicUrl).host)) {
-        throw new UsageError(`--host ${host} is this service's own short domain or public host`);
+        throw usage(`--host ${host} is this service's own short domain or public host`);
       }
       return { id: await unique(ws.addDomain(db.knex, flags.workspace!, host), `the domain ${host} is already registered`) };
     },
@@ -216,8 +205,8 @@ const commands: Record<string, Command> = {
     run: async ({ db, config, flags }) => {
       const source = path.resolve(flags.file!);
       const ext = path.extname(source).toLowerCase();
-      if (!IMAGE_TYPES[ext]) throw new UsageError(`--file must be a .png, .jpg, .jpeg, .gif or .webp image; got ${flags.file}`);
-      if (!fs.existsSync(source) || !fs.statSync(source).isFile()) throw new UsageError(`--file ${flags.file} does not exist`);
+      if (!IMAGE_TYPES[ext]) throw usage(`--file must be a .png, .jpg, .jpeg, .gif or .webp image; got ${flags.file}`);
+      if (!fs.existsSync(source) || !fs.statSync(source).isFile()) throw usage(`--file ${flags.file} does not exist`);
       const head = Buffer.alloc(12);
       const fd = fs.openSync(source, 'r');
       try {
@@ -225,14 +214,14 @@ const commands: Record<string, Command> = {
       } finally {
         fs.closeSync(fd);
       }
-      if (!looksLike(IMAGE_TYPES[ext], head)) throw new UsageError(`--file ${flags.file} is not a ${ext.slice(1)} image: its content does not match its extension`);
+      if (!looksLike(IMAGE_TYPES[ext], head)) throw usage(`--file ${flags.file} is not a ${ext.slice(1)} image: its content does not match its extension`);
       const dir = path.join(config.dataDir, 'assets');
       const { fileName } = await ws.addAsset(db.knex, flags.workspace!, ext, IMAGE_TYPES[ext], (name) => {
         try {
           fs.mkdirSync(dir, { recursive: true });
           fs.copyFileSync(source, path.join(dir, name));
         } catch (err) {
-          throw new StorageError(`cannot store the asset in ${dir}: ${(err as Error).message}`);
+          throw storageFailed(`cannot store the asset in ${dir}: ${(err as Error).message}`);
         }
       });
       return { url: `${config.assetBaseUrl}${fileName}` };
@@ -241,17 +230,17 @@ const commands: Record<string, Command> = {
   'goal create': {
     flags: ['workspace', ...GOAL_FLAGS],
     required: ['workspace', 'name', 'type'],
-    run: ({ db, flags }) => wrapGoal(() => createGoalCommand(db.knex, flags, isoTime)),
+    run: ({ db, flags }) => createGoalCommand(db.knex, flags, isoTime),
   },
   'goal update': {
     flags: ['id', ...GOAL_FLAGS],
     required: ['id'],
-    run: ({ db, flags }) => wrapGoal(() => updateGoalCommand(db.knex, flags, isoTime)),
+    run: ({ db, flags }) => updateGoalCommand(db.knex, flags, isoTime),
   },
   'goal set-status': {
     flags: ['id', 'status'],
     required: ['id', 'status'],
-    run: ({ db, flags }) => wrapGoal(() => setGoalStatusCommand(db.knex, flags)),
+    run: ({ db, flags }) => setGoalStatusCommand(db.knex, flags),
   },
   'retention run': {
     flags: [],
@@ -264,9 +253,9 @@ const commands: Record<string, Command> = {
     run: async ({ db, flags }) => {
       const status = flags.status === undefined ? undefined : oneOf(flags.status, DELIVERY_STATUSES, '--status');
       const limit = flags.limit === undefined ? 100 : Number(flags.limit);
-      if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError(`--limit must be a whole number from 1 to 1000; got ${flags.limit}`);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw usage(`--limit must be a whole number from 1 to 1000; got ${flags.limit}`);
       if (flags.workspace !== undefined && !(await ws.getWorkspace(db.knex, flags.workspace))) {
-        throw new ws.NotFoundError(`workspace ${flags.workspace} not found`);
+        throw notFound(`workspace ${flags.workspace} not found`);
       }
       return { data: await deliveries.listDeliveries(db.knex, { workspaceId: flags.workspace, status, limit }) };
     },
@@ -277,12 +266,12 @@ const commands: Record<string, Command> = {
     run: async ({ db, flags }) => {
       const id = flags.delivery!;
       const found = await deliveries.findDelivery(db.knex, id);
-      if (!found) throw new ws.NotFoundError(`delivery ${id} not found`);
+      if (!found) throw notFound(`delivery ${id} not found`);
       // Only Variant B promises replays (same body, same X-Service-Delivery-Id); an UNKNOWN
       // Variant A delivery is settled by a person with `webhook resolve`.
-      if (found.variant !== 'B') throw new ws.ConflictError(`delivery ${id} is a Variant A delivery: only Variant B deliveries can be replayed`);
+      if (found.variant !== 'B') throw conflict(`delivery ${id} is a Variant A delivery: only Variant B deliveries can be replayed`);
       if (found.status !== 'FAILED' || !(await deliveries.replayDelivery(db.knex, id, Date.now()))) {
-        throw new ws.ConflictError(`delivery ${id} is ${found.status === 'FAILED' ? 'no longer FAILED' : found.status}: only FAILED deliveries can be replayed`);
+        throw conflict(`delivery ${id} is ${found.status === 'FAILED' ? 'no longer FAILED' : found.status}: only FAILED deliveries can be replayed`);
       }
       return { id, status: 'PENDING' };
     },
@@ -294,10 +283,10 @@ const commands: Record<string, Command> = {
       const id = flags.delivery!;
       const outcome = oneOf(flags.outcome!, ['DELIVERED', 'FAILED'] as const, '--outcome');
       const found = await deliveries.findDelivery(db.knex, id);
-      if (!found) throw new ws.NotFoundError(`delivery ${id} not found`);
+      if (!found) throw notFound(`delivery ${id} not found`);
       // A person's judgement of what the endpoint did, so only for outcomes the service could not establish.
       if (found.status !== 'UNKNOWN' || !(await deliveries.resolveDelivery(db.knex, id, outcome, Date.now()))) {
-        throw new ws.ConflictError(`delivery ${id} is ${found.status === 'UNKNOWN' ? 'no longer UNKNOWN' : found.status}: only UNKNOWN deliveries can be resolved`);
+        throw conflict(`delivery ${id} is ${found.status === 'UNKNOWN' ? 'no longer UNKNOWN' : found.status}: only UNKNOWN deliveries can be resolved`);
       }
       return { id, status: outcome };
     },
@@ -307,7 +296,7 @@ const commands: Record<string, Command> = {
     required: ['id'],
     run: async ({ db, flags }) => {
       const row = await setPolicyDisabled(db.knex, flags.id!);
-      if (!row) throw new ws.NotFoundError(`link ${flags.id} not found`);
+      if (!row) throw notFound(`link ${flags.id} not found`);
       return { id: flags.id };
     },
   },
@@ -320,7 +309,7 @@ export async function runCommand(argv: string[], env: NodeJS.ProcessEnv = proces
   const name = commands[name2] ? name2 : argv[0];
   const command = commands[name];
   if (!command) {
-    throw new UsageError(`unknown command: ${argv.join(' ') || '(none)'}; commands: serve, ${Object.keys(commands).join(', ')}`);
+    throw usage(`unknown command: ${argv.join(' ') || '(none)'}; commands: serve, ${Object.keys(commands).join(', ')}`);
   }
   const rest = argv.slice(name.split(' ').length);
   let values: Flags;
@@ -332,10 +321,10 @@ export async function runCommand(argv: string[], env: NodeJS.ProcessEnv = proces
       allowPositionals: false,
     }) as { values: Flags });
   } catch (err) {
-    throw new UsageError(`${name}: ${(err as Error).message}`);
+    throw usage(`${name}: ${(err as Error).message}`);
   }
   for (const f of command.required) {
-    if (values[f] === undefined || values[f]!.trim() === '') throw new UsageError(`${name}: --${f} is required`);
+    if (values[f] === undefined || values[f]!.trim() === '') throw usage(`${name}: --${f} is required`);
   }
   let config: Config;
   let db: Database;
@@ -343,7 +332,7 @@ export async function runCommand(argv: string[], env: NodeJS.ProcessEnv = proces
     config = loadConfig(env);
     db = openDatabase(config.databaseUrl, { poolMax: 2 });
   } catch (err) {
-    throw new UsageError((err as Error).message);
+    throw usage((err as Error).message);
   }
   // The failure reaches the operator once, as the command's message; knex would also log it with a stack.
   const logger = (db.knex.client as { logger?: { warn?: unknown } }).logger;
@@ -384,14 +373,16 @@ async function main() {
     process.stdout.write(`${JSON.stringify(out)}\n`);
   } catch (err) {
     const e = err as Error;
-    const known = e instanceof UsageError || e instanceof StorageError || e instanceof ws.NotFoundError || e instanceof ws.ConflictError;
-    // One line for the operator; the stack only when asked for with LOG_LEVEL=debug or trace.
+    // The one place the command line answers an error: an AppError with its message and exit
+    // code (src/domain/errors.ts); anything else in one line, its stack only when asked for
+    // with LOG_LEVEL=debug or trace.
+    const known = e instanceof AppError;
     const verbose = /^(debug|trace)$/i.test(process.env.LOG_LEVEL ?? '');
     const message = isUniqueViolation(e)
       ? 'that object already exists (a name, host or e-mail address is taken)'
       : !known && verbose ? e.stack ?? e.message : String(e.message || e).replace(/\s*\n\s*/g, ' ');
     process.stderr.write(`shortlink: ${message}\n`);
-    process.exit(e instanceof UsageError ? 2 : 1);
+    process.exit(known ? ERROR_CODES[e.code].exit : 1);
   }
 }
 

@@ -2,9 +2,8 @@
 import type { Knex } from 'knex';
 import { EVENT_TYPES, isCurrency, MAX_CUSTOM_NAME, type EventType } from '../domain/conversions';
 import * as goals from '../db/repos/goals';
-import { NotFoundError } from '../db/repos/workspaces';
+import { notFound, usage } from '../domain/errors';
 
-export class GoalUsageError extends Error {}
 
 type Flags = Record<string, string | undefined>;
 export const GOAL_FLAGS = [
@@ -14,7 +13,7 @@ export const GOAL_FLAGS = [
 function wholeNumber(value: string | undefined, flag: string, min: number): number | null | undefined {
   if (value === undefined) return undefined;
   if (value === '' || value === 'none') return null;
-  if (!/^\d{1,15}$/.test(value) || Number(value) < min) throw new GoalUsageError(`${flag} must be a whole number of ${min} or more; got ${value}`);
+  if (!/^\d{1,15}$/.test(value) || Number(value) < min) throw usage(`${flag} must be a whole number of ${min} or more; got ${value}`);
   return Number(value);
 }
 
@@ -25,7 +24,7 @@ function after<K extends keyof goals.GoalDefinition>(def: Partial<goals.GoalDefi
 
 async function requireIn(knex: Knex, table: string, id: string, workspaceId: string, what: string) {
   const row = await knex(table).where({ id, workspace_id: workspaceId }).first('id');
-  if (!row) throw new NotFoundError(`${what} ${id} not found in workspace ${workspaceId}`);
+  if (!row) throw notFound(`${what} ${id} not found in workspace ${workspaceId}`);
 }
 
 /** Reads the definition flags; on update only the flags given change. */
@@ -38,24 +37,24 @@ export async function goalDefinition(
 ): Promise<Partial<goals.GoalDefinition>> {
   const def: Partial<goals.GoalDefinition> = {};
   if (flags.name !== undefined) {
-    if (!flags.name.trim() || flags.name.length > 200) throw new GoalUsageError('--name must be 1 to 200 characters');
+    if (!flags.name.trim() || flags.name.length > 200) throw usage('--name must be 1 to 200 characters');
     def.name = flags.name.trim();
   }
   if (flags.type !== undefined) {
     const type = flags.type.toLowerCase();
-    if (!(EVENT_TYPES as readonly string[]).includes(type)) throw new GoalUsageError(`--type must be one of ${EVENT_TYPES.join(', ')}; got ${flags.type}`);
+    if (!(EVENT_TYPES as readonly string[]).includes(type)) throw usage(`--type must be one of ${EVENT_TYPES.join(', ')}; got ${flags.type}`);
     def.type = type as EventType;
   }
   const type = def.type ?? current?.type;
   if (flags['custom-name'] !== undefined) {
-    if (flags['custom-name'].length > MAX_CUSTOM_NAME) throw new GoalUsageError(`--custom-name must be at most ${MAX_CUSTOM_NAME} characters`);
+    if (flags['custom-name'].length > MAX_CUSTOM_NAME) throw usage(`--custom-name must be at most ${MAX_CUSTOM_NAME} characters`);
     def.custom_name = flags['custom-name'] || null;
   } else if (def.type && def.type !== 'custom') {
     def.custom_name = null;
   }
-  if (after(def, current, 'custom_name') && type !== 'custom') throw new GoalUsageError('--custom-name goes with --type custom');
+  if (after(def, current, 'custom_name') && type !== 'custom') throw usage('--custom-name goes with --type custom');
   const scopes = ['link', 'qr', 'campaign'].filter((f) => flags[f] !== undefined && flags[f] !== '');
-  if (scopes.length > 1) throw new GoalUsageError('a goal measures at most one of --link, --qr, --campaign');
+  if (scopes.length > 1) throw usage('a goal measures at most one of --link, --qr, --campaign');
   if (scopes.length === 1) {
     def.link_id = null;
     def.qr_code_id = null;
@@ -73,24 +72,24 @@ export async function goalDefinition(
   if (valueMinor !== undefined) def.target_value_minor = valueMinor;
   if (flags['target-currency'] !== undefined) {
     const cur = flags['target-currency'].toUpperCase();
-    if (cur && !isCurrency(cur)) throw new GoalUsageError(`--target-currency must be an ISO 4217 code; got ${flags['target-currency']}`);
+    if (cur && !isCurrency(cur)) throw usage(`--target-currency must be an ISO 4217 code; got ${flags['target-currency']}`);
     def.target_currency = cur || null;
   }
   const hasValue = after(def, current, 'target_value_minor') !== null;
   const hasCurrency = after(def, current, 'target_currency') !== null;
-  if (hasValue !== hasCurrency) throw new GoalUsageError('--target-value-minor and --target-currency go together');
+  if (hasValue !== hasCurrency) throw usage('--target-value-minor and --target-currency go together');
   if (flags['window-start'] !== undefined) def.window_start = flags['window-start'] === '' ? null : time(flags['window-start'], '--window-start');
   if (flags['window-end'] !== undefined) def.window_end = flags['window-end'] === '' ? null : time(flags['window-end'], '--window-end');
   const start = after(def, current, 'window_start');
   const end = after(def, current, 'window_end');
-  if (start !== null && end !== null && Number(end) <= Number(start)) throw new GoalUsageError('--window-end must be after --window-start');
+  if (start !== null && end !== null && Number(end) <= Number(start)) throw usage('--window-end must be after --window-start');
   return def;
 }
 
 export async function createGoalCommand(knex: Knex, flags: Flags, time: (v: string | undefined, f: string) => number | null) {
   const workspaceId = flags.workspace!;
   const ws = await knex('workspaces').where({ id: workspaceId }).first('id');
-  if (!ws) throw new NotFoundError(`workspace ${workspaceId} not found`);
+  if (!ws) throw notFound(`workspace ${workspaceId} not found`);
   const def = await goalDefinition(knex, workspaceId, flags, time);
   const row = await goals.createGoal(knex, workspaceId, {
     name: def.name!,
@@ -110,7 +109,7 @@ export async function createGoalCommand(knex: Knex, flags: Flags, time: (v: stri
 
 export async function updateGoalCommand(knex: Knex, flags: Flags, time: (v: string | undefined, f: string) => number | null) {
   const current = await goals.getGoal(knex, flags.id!);
-  if (!current) throw new NotFoundError(`goal ${flags.id} not found`);
+  if (!current) throw notFound(`goal ${flags.id} not found`);
   const def = await goalDefinition(knex, current.workspace_id, flags, time, current);
   const row = await goals.updateGoal(knex, current.id, def);
   return { id: row.id, definitionVersion: Number(row.definition_version) };
@@ -119,7 +118,7 @@ export async function updateGoalCommand(knex: Knex, flags: Flags, time: (v: stri
 export async function setGoalStatusCommand(knex: Knex, flags: Flags) {
   const status = flags.status!.toUpperCase();
   if (!goals.GOAL_STATUSES.includes(status as goals.GoalStatus)) {
-    throw new GoalUsageError(`--status must be one of ${goals.GOAL_STATUSES.join(', ')}; got ${flags.status}`);
+    throw usage(`--status must be one of ${goals.GOAL_STATUSES.join(', ')}; got ${flags.status}`);
   }
   const row = await goals.setGoalStatus(knex, flags.id!, status as goals.GoalStatus);
   return { id: row.id, definitionVersion: Number(row.definition_version) };

@@ -14,6 +14,7 @@ describe('planWindow', () => {
     const now = at(D, 21);
     const plan = planWindow({ from: now - 30 * DAY_MS, to: now }, rows(now));
     expect(plan.days).toEqual([D - 29, D]);
+    expect(plan.aggregateDays).toEqual([D - 29, D + 1]);
     // Today: its aggregate, less the raw rows of [now, midnight), which cannot exist yet.
     expect(plan.partialDays).toContainEqual({ day: D, minus: [{ from: now, to: (D + 1) * DAY_MS }] });
     // 30 days ago the window holds 3 hours of the day and the rest 21: raw rows for the 3 hours.
@@ -49,14 +50,16 @@ describe('planWindow', () => {
       days: null,
       raw: [],
       partialDays: [{ day: D - 1, minus: [{ from: at(D - 1, 0), to: at(D - 1, 1) }, { from: at(D - 1, 23), to: at(D, 0) }] }],
+      aggregateDays: [D - 1, D],
     });
     expect(planWindow({ from: at(D - 1, 22), to: at(D, 2) }, rows(now))).toEqual({
       days: null,
       raw: [{ from: at(D - 1, 22), to: at(D, 0) }, { from: at(D, 0), to: at(D, 2) }],
       partialDays: [],
+      aggregateDays: null,
     });
-    expect(planWindow({ from: at(D - 2, 0), to: at(D, 0) }, rows(now))).toEqual({ days: [D - 2, D], raw: [], partialDays: [] });
-    expect(planWindow({ from: at(D, 5), to: at(D, 5) }, rows(now))).toEqual({ days: null, raw: [], partialDays: [] });
+    expect(planWindow({ from: at(D - 2, 0), to: at(D, 0) }, rows(now))).toEqual({ days: [D - 2, D], raw: [], partialDays: [], aggregateDays: [D - 2, D] });
+    expect(planWindow({ from: at(D, 5), to: at(D, 5) }, rows(now))).toEqual({ days: null, raw: [], partialDays: [], aggregateDays: null });
   });
 
   it('covers every instant of the window exactly once', () => {
@@ -70,11 +73,13 @@ describe('planWindow', () => {
       const to = Math.min(now, from + Math.floor(rand() * 40 * 24) * HOUR);
       const plan = planWindow({ from, to }, rows(now));
       for (let t = from - 2 * DAY_MS; t < to + 2 * DAY_MS; t += HOUR) {
+        // Counted as the repositories count: the aggregate range, less the partial days' minus
+        // parts, plus the raw parts.
         let count = 0;
         const day = Math.floor(t / DAY_MS);
-        if (plan.days && day >= plan.days[0] && day < plan.days[1]) count++;
+        if (plan.aggregateDays && day >= plan.aggregateDays[0] && day < plan.aggregateDays[1]) count++;
+        for (const p of plan.partialDays) for (const m of p.minus) if (t >= m.from && t < m.to) count--;
         for (const r of plan.raw) if (t >= r.from && t < r.to) count++;
-        for (const p of plan.partialDays) if (p.day === day && !p.minus.some((m) => t >= m.from && t < m.to)) count++;
         expect(count, `t=${t} window=[${from}, ${to})`).toBe(t >= from && t < to ? 1 : 0);
       }
     }

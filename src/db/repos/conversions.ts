@@ -7,6 +7,7 @@ import type { Knex } from 'knex';
 import {
   CLICK_RETENTION_DAYS, CONVERSION_FUTURE_SKEW_MS, CONVERSION_RETENTION_DAYS, DAY_MS, MAX_VALUE_TOTAL_MINOR, planWindow, Tally, type EventType, type TallyData, type Window,
 } from '../../domain/conversions';
+import { invalid } from '../../domain/errors';
 import { readSnapshot } from '../knex';
 import { BLOCK_DAYS } from '../migrations/20261122060000_conversion_blocks';
 
@@ -37,16 +38,9 @@ export interface ConversionFilters {
 
 const n = (v: unknown) => Number(v ?? 0);
 
-/** The conversion would take its workspace's total in its currency above MAX_VALUE_TOTAL_MINOR. */
-export class ValueTotalLimitError extends Error {
-  constructor(readonly currency: string) {
-    super(`the ${currency} total would exceed ${MAX_VALUE_TOTAL_MINOR}`);
-  }
-}
-
 /**
  * Adds a value to the workspace's kept total in its currency, unless that would take the total
- * above MAX_VALUE_TOTAL_MINOR (then ValueTotalLimitError). One statement, so two conversions
+ * above MAX_VALUE_TOTAL_MINOR (then a 400 naming value.amountMinor). One statement, so two conversions
  * racing for the last room cannot both get it: the row is locked (Postgres) or the write lock
  * held (SQLite) while the condition is checked.
  */
@@ -59,7 +53,12 @@ async function addToValueTotal(trx: Knex, workspaceId: string, currency: string,
     [workspaceId, currency, amountMinor],
   );
   const rows = Array.isArray(result) ? result : result.rows;
-  if (!rows.length) throw new ValueTotalLimitError(currency);
+  if (!rows.length) {
+    throw invalid(
+      `value.amountMinor would take this workspace's ${currency} total over its kept conversions above ${MAX_VALUE_TOTAL_MINOR} minor units, the most a total can be and stay exact`,
+      'value.amountMinor',
+    );
+  }
 }
 
 /** Inserts the event and adds it to its value total and every daily aggregate, in the caller's transaction. */
@@ -174,11 +173,8 @@ const conversionRows = (now: number) => ({ rawSince: now - CONVERSION_RETENTION_
 async function tallyPlanned(knex: Knex, workspaceId: string, w: Window, now: number, f: ConversionFilters, only?: { eventType?: EventType; customName?: string }) {
   const tally = new Tally();
   const plan = planWindow(w, conversionRows(now));
-  if (plan.days) await tallyDays(knex, workspaceId, plan.days, tally, only);
-  for (const { day, minus } of plan.partialDays) {
-    await tallyDays(knex, workspaceId, [day, day + 1], tally, only);
-    for (const m of minus) await tallyRaw(knex, workspaceId, m, f, tally, -1);
-  }
+  if (plan.aggregateDays) await tallyDays(knex, workspaceId, plan.aggregateDays, tally, only);
+  for (const { minus } of plan.partialDays) for (const m of minus) await tallyRaw(knex, workspaceId, m, f, tally, -1);
   for (const part of plan.raw) await tallyRaw(knex, workspaceId, part, f, tally);
   return tally;
 }
@@ -281,11 +277,8 @@ export async function countClicks(
       run(q.groupBy('qr_code_id').select('qr_code_id').count({ c: '*' }), out.byQr, 'qr_code_id', sign);
     }
   };
-  if (plan.days) daily(plan.days, 1);
-  for (const { day, minus } of plan.partialDays) {
-    daily([day, day + 1], 1);
-    for (const m of minus) raw(m, -1);
-  }
+  if (plan.aggregateDays) daily(plan.aggregateDays, 1);
+  for (const { minus } of plan.partialDays) for (const m of minus) raw(m, -1);
   for (const part of plan.raw) raw(part, 1);
   for (const query of queries) await query();
   // Every click belongs to a link, so the links' counts add up to the workspace's.

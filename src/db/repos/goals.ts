@@ -2,7 +2,7 @@
 import type { Knex } from 'knex';
 import type { EventType } from '../../domain/conversions';
 import { newId } from '../../domain/ids';
-import { NotFoundError } from './workspaces';
+import { notFound } from '../../domain/errors';
 
 export type GoalStatus = 'ACTIVE' | 'PAUSED' | 'ARCHIVED';
 export const GOAL_STATUSES: GoalStatus[] = ['ACTIVE', 'PAUSED', 'ARCHIVED'];
@@ -61,7 +61,7 @@ export async function getGoal(knex: Knex, id: string): Promise<GoalRow | undefin
 export async function updateGoal(knex: Knex, id: string, patch: Partial<GoalDefinition>): Promise<GoalRow> {
   return knex.transaction(async (trx) => {
     const current: GoalRow | undefined = await trx('goals').where({ id }).forUpdate().first();
-    if (!current) throw new NotFoundError(`goal ${id} not found`);
+    if (!current) throw notFound(`goal ${id} not found`);
     const now = Date.now();
     const changed = MATCHING.some((k) => k in patch && (patch as any)[k] !== (current as any)[k]);
     const update: Partial<GoalRow> = { ...patch, updated_at: now };
@@ -76,7 +76,7 @@ export async function updateGoal(knex: Knex, id: string, patch: Partial<GoalDefi
 
 export async function setGoalStatus(knex: Knex, id: string, status: GoalStatus): Promise<GoalRow> {
   const current = await getGoal(knex, id);
-  if (!current) throw new NotFoundError(`goal ${id} not found`);
+  if (!current) throw notFound(`goal ${id} not found`);
   const now = Date.now();
   const update = {
     status,

@@ -1,6 +1,7 @@
 // Links and their tags. Slug uniqueness per domain is enforced by the partial unique index
 // links_live_slug, so two requests racing for one slug cannot both win.
 import type { Knex } from 'knex';
+import { slugTaken } from '../../domain/errors';
 import { isUniqueViolation, readSnapshot } from '../knex';
 import { defaultShortDomain, emitLinkUpdated } from '../../webhooks/link-events';
 
@@ -37,8 +38,6 @@ export interface TagRow {
   color: string;
 }
 
-export class SlugTakenError extends Error {}
-
 /** Work done inside a change's transaction, after the change (e.g. its webhook events). */
 export type InTransaction<A extends unknown[] = []> = (trx: Knex.Transaction, ...args: A) => Promise<void>;
 
@@ -60,7 +59,7 @@ export async function insertLink(knex: Knex, row: LinkRow, tagIds: string[], als
     });
   } catch (err) {
     if (isUniqueViolation(err) && /slug|links_live_slug|UNIQUE constraint failed: links\.domain_key/i.test(String((err as Error).message))) {
-      throw new SlugTakenError(row.slug);
+      throw slugTaken(row.slug);
     }
     throw err;
   }
@@ -86,7 +85,7 @@ export async function updateLink(
       await also?.(trx);
     });
   } catch (err) {
-    if (isUniqueViolation(err) && patch.slug) throw new SlugTakenError(patch.slug);
+    if (isUniqueViolation(err) && patch.slug) throw slugTaken(patch.slug);
     throw err;
   }
 }

@@ -1,12 +1,11 @@
 // Workspaces, their members, API keys and the dashboard-managed objects the CLI creates.
 import type { Knex } from 'knex';
+import { conflict, notFound } from '../../domain/errors';
 import { generateApiKey, hashApiKey, type Plan, type Role, type Scope } from '../../domain/access';
 import { newId, randomString } from '../../domain/ids';
 import { enqueueEvent } from '../../webhooks/outbox';
 import { serviceEvent } from '../../webhooks/payloads';
 
-export class NotFoundError extends Error {}
-export class ConflictError extends Error {}
 
 export async function createWorkspace(knex: Knex, name: string, plan: Plan): Promise<string> {
   const id = newId('ws');
@@ -20,13 +19,13 @@ export async function getWorkspace(knex: Knex, id: string) {
 
 async function requireWorkspace(knex: Knex, id: string) {
   const ws = await getWorkspace(knex, id);
-  if (!ws) throw new NotFoundError(`workspace ${id} not found`);
+  if (!ws) throw notFound(`workspace ${id} not found`);
   return ws;
 }
 
 export async function setPlan(knex: Knex, id: string, plan: Plan): Promise<void> {
   const n = await knex('workspaces').where({ id }).update({ plan });
-  if (!n) throw new NotFoundError(`workspace ${id} not found`);
+  if (!n) throw notFound(`workspace ${id} not found`);
 }
 
 /** Adds a person (created on first sight of the e-mail address) to a workspace. */
@@ -40,7 +39,7 @@ export async function addMember(knex: Knex, workspaceId: string, email: string, 
       await trx('users').insert(user);
     }
     const existing = await trx('memberships').where({ workspace_id: workspaceId, user_id: user.id }).first();
-    if (existing) throw new ConflictError(`${normalized} is already a member of ${workspaceId}; use member set-role`);
+    if (existing) throw conflict(`${normalized} is already a member of ${workspaceId}; use member set-role`);
     await trx('memberships').insert({ workspace_id: workspaceId, user_id: user.id, role, created_at: Date.now() });
     return user.id as string;
   });
@@ -48,7 +47,7 @@ export async function addMember(knex: Knex, workspaceId: string, email: string, 
 
 export async function setRole(knex: Knex, workspaceId: string, userId: string, role: Role): Promise<void> {
   const n = await knex('memberships').where({ workspace_id: workspaceId, user_id: userId }).update({ role });
-  if (!n) throw new NotFoundError(`user ${userId} is not a member of ${workspaceId}`);
+  if (!n) throw notFound(`user ${userId} is not a member of ${workspaceId}`);
 }
 
 /**
@@ -57,7 +56,7 @@ export async function setRole(knex: Knex, workspaceId: string, userId: string, r
  */
 export async function removeMember(knex: Knex, workspaceId: string, userId: string): Promise<void> {
   const n = await knex('memberships').where({ workspace_id: workspaceId, user_id: userId }).delete();
-  if (!n) throw new NotFoundError(`user ${userId} is not a member of ${workspaceId}`);
+  if (!n) throw notFound(`user ${userId} is not a member of ${workspaceId}`);
 }
 
 export async function roleOf(knex: Knex, workspaceId: string, userId: string): Promise<Role | null> {
@@ -74,7 +73,7 @@ export async function createKey(
   expiresAt: number | null,
 ): Promise<{ id: string; key: string }> {
   await requireWorkspace(knex, workspaceId);
-  if (!(await roleOf(knex, workspaceId, userId))) throw new NotFoundError(`user ${userId} is not a member of ${workspaceId}`);
+  if (!(await roleOf(knex, workspaceId, userId))) throw notFound(`user ${userId} is not a member of ${workspaceId}`);
   const key = generateApiKey();
   const id = newId('key');
   await knex('api_keys').insert({
@@ -93,7 +92,7 @@ export async function createKey(
 
 export async function revokeKey(knex: Knex, id: string): Promise<void> {
   const n = await knex('api_keys').where({ id }).update({ revoked_at: knex.raw('COALESCE(revoked_at, ?)', [Date.now()]) });
-  if (!n) throw new NotFoundError(`key ${id} not found`);
+  if (!n) throw notFound(`key ${id} not found`);
 }
 
 export interface KeyRecord {
@@ -152,7 +151,7 @@ export async function setDomainStatus(
     // The status condition makes one of two racing verifications the one that sends the event.
     const verifies = status === 'ACTIVE'
       && (await trx('domains').where({ id }).whereNot({ status: 'ACTIVE' }).update({ status, verified_at: Date.now() })) > 0;
-    if (!verifies && !(await trx('domains').where({ id }).update({ status }))) throw new NotFoundError(`domain ${id} not found`);
+    if (!verifies && !(await trx('domains').where({ id }).update({ status }))) throw notFound(`domain ${id} not found`);
     const domain = await trx('domains').where({ id }).first();
     if (verifies) {
       await enqueueEvent(trx, serviceEvent('domain.verified', {
@@ -178,7 +177,7 @@ export async function createCampaign(knex: Knex, workspaceId: string, name: stri
 /** A QR code points at one live link of the same workspace; `code` is its scan address. */
 export async function createQrCode(knex: Knex, workspaceId: string, linkId: string): Promise<{ id: string; code: string }> {
   const link = await knex('links').where({ id: linkId, workspace_id: workspaceId }).whereNull('deleted_at').first('id');
-  if (!link) throw new NotFoundError(`link ${linkId} not found in workspace ${workspaceId}`);
+  if (!link) throw notFound(`link ${linkId} not found in workspace ${workspaceId}`);
   const id = newId('qr');
   const code = randomString(10);
   await knex('qr_codes').insert({ id, workspace_id: workspaceId, link_id: linkId, code, created_at: Date.now() });

@@ -1,11 +1,10 @@
 // Conversions and goals: recording, summaries and goal reports (the interface's "Conversions
 // and goals" with DECISIONS.md settling its open points).
 import { createHash } from 'node:crypto';
-import type { Context } from 'openapi-backend';
 import type { components } from '../../../generated/api';
 import {
   beyondConversionRetention, breakdownEntries, CONVERSION_FUTURE_SKEW_MS, CONVERSION_RETENTION_DAYS, DAY_MS, EVENT_TYPES, intersectWindow,
-  isCurrency, MAX_METADATA_BYTES, MAX_VALUE_TOTAL_MINOR, parseWindow, progress, rateOf, typeEntries, valueEntries, type EventType, type Window,
+  isCurrency, MAX_METADATA_BYTES, parseWindow, progress, rateOf, typeEntries, valueEntries, type EventType, type Window,
 } from '../../domain/conversions';
 import { newId } from '../../domain/ids';
 import { isUniqueViolation } from '../../db/knex';
@@ -13,9 +12,9 @@ import * as conversions from '../../db/repos/conversions';
 import * as goals from '../../db/repos/goals';
 import { enqueueEvent } from '../../webhooks/outbox';
 import type { AuthContext } from '../auth';
-import { badRequest, conflict, notFound, unavailable } from '../errors';
+import { conflict, invalid, notFound, unavailable } from '../../domain/errors';
 import type { Services } from '../services';
-import type { Result } from './types';
+import type { Handlers, ResultOf } from './types';
 
 type ConversionCreate = components['schemas']['ConversionCreate'];
 type Conversion = components['schemas']['Conversion'];
@@ -70,7 +69,7 @@ export function presentGoal(g: goals.GoalRow): Goal {
   };
 }
 
-export function conversionHandlers(services: Services) {
+export function conversionHandlers(services: Services): Pick<Handlers, 'recordConversion' | 'getConversionSummary' | 'listGoals' | 'getGoalReport'> {
   const { knex } = services.db;
   const { config } = services;
 
@@ -81,9 +80,9 @@ export function conversionHandlers(services: Services) {
     if (!config.featureGoals || !config.featureConversions) throw unavailable('Goals are not available on this deployment', 'goals_unavailable');
   }
 
-  function windowOf(query: Record<string, unknown>, now: number): Window {
-    const w = parseWindow(query.from as string | undefined, query.to as string | undefined, now);
-    if ('field' in w) throw badRequest(w.message, w.field);
+  function windowOf(query: { from?: string; to?: string }, now: number): Window {
+    const w = parseWindow(query.from, query.to, now);
+    if ('field' in w) throw invalid(w.message, w.field);
     return w;
   }
 
@@ -96,43 +95,43 @@ export function conversionHandlers(services: Services) {
     let linkId = body.linkId ?? null;
     if (body.linkId) {
       const link = await knex('links').where({ id: body.linkId, workspace_id: auth.workspaceId }).whereNull('deleted_at').first('id');
-      if (!link) throw badRequest(`linkId ${body.linkId} is not a link of this workspace`, 'linkId');
+      if (!link) throw invalid(`linkId ${body.linkId} is not a link of this workspace`, 'linkId');
     }
     if (body.campaignId) {
       const campaign = await knex('campaigns').where({ id: body.campaignId, workspace_id: auth.workspaceId }).whereNull('deleted_at').first('id');
-      if (!campaign) throw badRequest(`campaignId ${body.campaignId} is not a campaign of this workspace`, 'campaignId');
+      if (!campaign) throw invalid(`campaignId ${body.campaignId} is not a campaign of this workspace`, 'campaignId');
     }
     if (body.qrCodeId) {
       const qr = await knex('qr_codes').where({ id: body.qrCodeId, workspace_id: auth.workspaceId }).whereNull('deleted_at').first('id', 'link_id');
-      if (!qr) throw badRequest(`qrCodeId ${body.qrCodeId} is not a QR code of this workspace`, 'qrCodeId');
+      if (!qr) throw invalid(`qrCodeId ${body.qrCodeId} is not a QR code of this workspace`, 'qrCodeId');
       // A conversion that names a QR code is attributed to that QR code's link.
-      if (linkId && linkId !== qr.link_id) throw badRequest(`linkId ${linkId} is not the link of QR code ${body.qrCodeId}`, 'linkId');
+      if (linkId && linkId !== qr.link_id) throw invalid(`linkId ${linkId} is not the link of QR code ${body.qrCodeId}`, 'linkId');
       linkId = qr.link_id;
     }
     return linkId;
   }
 
   return {
-    async recordConversion(c: Context, req: any, auth: AuthContext): Promise<Result> {
+    async recordConversion(request, { auth, requestId }): Promise<ResultOf<'recordConversion'>> {
       requireConversions();
-      const body = c.request.requestBody as ConversionCreate;
+      const body = request.body;
       const now = Date.now();
-      if (body.eventType === 'custom' && !body.customName) throw badRequest('customName is required for a custom event', 'customName');
+      if (body.eventType === 'custom' && !body.customName) throw invalid('customName is required for a custom event', 'customName');
       if (body.eventType !== 'custom' && body.customName !== undefined) {
-        throw badRequest('customName is only allowed with eventType custom', 'customName');
+        throw invalid('customName is only allowed with eventType custom', 'customName');
       }
-      if (body.value && !isCurrency(body.value.currency)) throw badRequest(`value.currency ${body.value.currency} is not an ISO 4217 currency code`, 'value.currency');
+      if (body.value && !isCurrency(body.value.currency)) throw invalid(`value.currency ${body.value.currency} is not an ISO 4217 currency code`, 'value.currency');
       const metadata = body.metadata === undefined ? null : JSON.stringify(body.metadata);
       if (metadata !== null && Buffer.byteLength(metadata) > MAX_METADATA_BYTES) {
-        throw badRequest(`metadata may be at most ${MAX_METADATA_BYTES} bytes of JSON`, 'metadata');
+        throw invalid(`metadata may be at most ${MAX_METADATA_BYTES} bytes of JSON`, 'metadata');
       }
       let occurredAt = now;
       if (body.occurredAt !== undefined) {
         occurredAt = Date.parse(body.occurredAt);
-        if (!Number.isFinite(occurredAt)) throw badRequest('occurredAt must be an ISO 8601 date-time', 'occurredAt');
-        if (occurredAt > now + CONVERSION_FUTURE_SKEW_MS) throw badRequest('occurredAt may not be in the future', 'occurredAt');
+        if (!Number.isFinite(occurredAt)) throw invalid('occurredAt must be an ISO 8601 date-time', 'occurredAt');
+        if (occurredAt > now + CONVERSION_FUTURE_SKEW_MS) throw invalid('occurredAt may not be in the future', 'occurredAt');
         if (occurredAt < now - CONVERSION_RETENTION_DAYS * DAY_MS) {
-          throw badRequest(`occurredAt may not be older than the ${CONVERSION_RETENTION_DAYS}-day conversion retention`, 'occurredAt');
+          throw invalid(`occurredAt may not be older than the ${CONVERSION_RETENTION_DAYS}-day conversion retention`, 'occurredAt');
         }
       }
       const linkId = await validateReferences(auth, body);
@@ -151,7 +150,7 @@ export function conversionHandlers(services: Services) {
         created_at: now,
       };
       const response = { data: presentConversion(row) };
-      const idemKey = c.request.headers['idempotency-key'] as string | undefined;
+      const idemKey = request.headers['idempotency-key'] as string | undefined;
       const requestHash = createHash('sha256').update(canonical(body)).digest('hex');
       try {
         // One transaction: the key, the event, its aggregates and its webhook deliveries are
@@ -167,39 +166,33 @@ export function conversionHandlers(services: Services) {
           await enqueueEvent(trx, {
             type: 'conversion.created',
             workspaceId: auth.workspaceId,
-            requestId: req?.id ?? null,
+            requestId,
             occurredAt: now,
             subject: { ...response.data, value: response.data.value },
           });
         });
       } catch (err) {
-        if (err instanceof conversions.ValueTotalLimitError) {
-          throw badRequest(
-            `value.amountMinor would take this workspace's ${err.currency} total over its kept conversions above ${MAX_VALUE_TOTAL_MINOR} minor units, the most a total can be and stay exact`,
-            'value.amountMinor',
-          );
-        }
         if (!idemKey || !isUniqueViolation(err)) throw err;
         const first = await conversions.findIdempotencyKey(knex, auth.workspaceId, idemKey);
         if (!first || first.request_hash !== requestHash) {
           throw conflict('This Idempotency-Key was already used with a different request body');
         }
         if (!first.response) throw conflict('A request with this Idempotency-Key is still being processed');
-        return { status: first.status_code ?? 201, body: JSON.parse(first.response) };
+        // The first answer, as it was sent (always the 201: nothing else is stored).
+        return { status: 201, body: JSON.parse(first.response) };
       }
       return { status: 201, body: response };
     },
 
-    async getConversionSummary(c: Context, _req: unknown, auth: AuthContext): Promise<Result> {
+    async getConversionSummary({ query: q }, { auth }): Promise<ResultOf<'getConversionSummary'>> {
       requireConversions();
-      const q = c.request.query as Record<string, string | undefined>;
       const now = Date.now();
       const w = windowOf(q, now);
       if (q.eventType !== undefined && !(EVENT_TYPES as readonly string[]).includes(q.eventType)) {
-        throw badRequest(`eventType must be one of: ${EVENT_TYPES.join(', ')}`, 'eventType');
+        throw invalid(`eventType must be one of: ${EVENT_TYPES.join(', ')}`, 'eventType');
       }
       if (q.customName !== undefined && q.eventType !== undefined && q.eventType !== 'custom') {
-        throw badRequest('customName narrows custom events; it cannot be combined with another eventType', 'customName');
+        throw invalid('customName narrows custom events; it cannot be combined with another eventType', 'customName');
       }
       const filters: conversions.ConversionFilters = {
         eventType: (q.customName !== undefined ? 'custom' : q.eventType) as EventType | undefined,
@@ -237,21 +230,21 @@ export function conversionHandlers(services: Services) {
       };
     },
 
-    async listGoals(c: Context, _req: unknown, auth: AuthContext): Promise<Result> {
+    async listGoals({ query }, { auth }): Promise<ResultOf<'listGoals'>> {
       requireGoals();
-      const status = (c.request.query as Record<string, string | undefined>).status;
+      const status = query.status;
       // Any other status value is ignored, not rejected.
       const filter = goals.GOAL_STATUSES.includes(status as goals.GoalStatus) ? (status as goals.GoalStatus) : undefined;
       const rows = await goals.listGoals(knex, auth.workspaceId, filter);
       return { status: 200, body: { data: rows.map(presentGoal) } };
     },
 
-    async getGoalReport(c: Context, _req: unknown, auth: AuthContext): Promise<Result> {
+    async getGoalReport({ params, query }, { auth }): Promise<ResultOf<'getGoalReport'>> {
       requireGoals();
-      const goal = await goals.getGoal(knex, c.request.params.id as string);
+      const goal = await goals.getGoal(knex, params.id);
       if (!goal || goal.workspace_id !== auth.workspaceId) throw notFound('Goal not found');
       const now = Date.now();
-      const requested = windowOf(c.request.query as Record<string, unknown>, now);
+      const requested = windowOf(query, now);
       const { window: w, narrowedByGoal, disjoint } = intersectWindow(
         requested,
         goal.window_start === null ? null : Number(goal.window_start),

@@ -6,11 +6,12 @@ import { linkHandlers } from './links';
 import { conversionHandlers } from './conversions';
 import { opsHandlers } from './ops';
 import { webhookHandlers } from './webhooks';
-import type { OperationHandler } from './types';
+import type { Handlers } from './types';
 
-export type { OperationHandler } from './types';
+export type { Handlers } from './types';
 
-export function buildHandlers(services: Services): Record<string, OperationHandler> {
+/** Every operation's handler; the type requires one for each operation of the contract. */
+export function buildHandlers(services: Services): Handlers {
   return {
     ...opsHandlers(services),
     ...linkHandlers(services, loadDefinition()),

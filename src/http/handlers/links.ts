@@ -1,6 +1,5 @@
 // The links API: every rule of the interface's Links sections and DECISIONS.md.
-import type { Context } from 'openapi-backend';
-import type { components, operations } from '../../../generated/api';
+import type { components } from '../../../generated/api';
 import { canDeleteLinks, canUpdateLinks, planHasApi } from '../../domain/access';
 import { newId } from '../../domain/ids';
 import {
@@ -15,27 +14,23 @@ import { findAsset, roleOf } from '../../db/repos/workspaces';
 import type { CacheKey } from '../../redirect/cache';
 import { emitLinkCreated, emitLinkDeleted, emitLinkUpdated, type EventContext } from '../../webhooks/link-events';
 import type { AuthContext } from '../auth';
-import { badRequest, conflict, forbidden, notFound } from '../errors';
+import { conflict, forbidden, invalid, isAppError, notFound } from '../../domain/errors';
 import { presentLink } from '../present';
 import type { Services } from '../services';
-import type { Result } from './types';
+import type { Handlers, ResultOf } from './types';
 
 type LinkCreate = components['schemas']['LinkCreate'];
-type LinkUpdate = components['schemas']['LinkUpdate'];
 type ChangeResult = components['schemas']['ChangeResult'];
 
 const GENERATED_SLUG_ATTEMPTS = 8;
 
-export function linkHandlers(services: Services, definition: any) {
+export function linkHandlers(services: Services, definition: any): Pick<Handlers, 'listLinks' | 'getLink' | 'createLink' | 'updateLink' | 'deleteLink'> {
   const { db, config } = services;
   const knex = db.knex;
   const createFields = new Set(Object.keys(definition.components.schemas.LinkCreate.properties));
 
   /** Webhook events carry the id of the API request that caused them (X-Service-Request-Id). */
-  const eventContext = (req: unknown): EventContext => ({
-    shortDomain: config.shortDomain,
-    requestId: (req as { id?: unknown } | undefined)?.id ? String((req as { id: unknown }).id) : null,
-  });
+  const eventContext = (requestId: string | null): EventContext => ({ shortDomain: config.shortDomain, requestId });
 
   async function present(row: links.LinkRow) {
     const [tags, clicks] = await Promise.all([links.tagsOf(knex, [row.id]), links.clickTotals(knex, row.workspace_id, [row.id])]);
@@ -56,32 +51,32 @@ export function linkHandlers(services: Services, definition: any) {
   function timestamp(value: string | null | undefined, field: string): number | null | undefined {
     if (value === undefined || value === null) return value;
     const ms = parseTimestamp(value);
-    if (ms === null) throw badRequest(`${field} must be an ISO 8601 timestamp`, field);
+    if (ms === null) throw invalid(`${field} must be an ISO 8601 timestamp`, field);
     return ms;
   }
 
   /** The destination as stored and redirected to: the URL parser's reading (domain/links). */
   function destination(value: string, field: string): string {
     const d = normalizeDestination(value);
-    if ('problem' in d) throw badRequest(`${field} ${d.problem}`, field);
+    if ('problem' in d) throw invalid(`${field} ${d.problem}`, field);
     return d.href;
   }
 
   async function checkTags(auth: AuthContext, tagIds: string[]): Promise<string[]> {
     const unique = [...new Set(tagIds)];
-    if (unique.length > MAX_TAGS) throw badRequest(`tagIds may name at most ${MAX_TAGS} tags`, 'tagIds');
+    if (unique.length > MAX_TAGS) throw invalid(`tagIds may name at most ${MAX_TAGS} tags`, 'tagIds');
     const found = await links.existingTagIds(knex, auth.workspaceId, unique);
     const missing = unique.filter((id) => !found.has(id));
-    if (missing.length) throw badRequest(`tagIds names tags that do not exist in this workspace: ${missing.join(', ')}`, 'tagIds');
+    if (missing.length) throw invalid(`tagIds names tags that do not exist in this workspace: ${missing.join(', ')}`, 'tagIds');
     return unique;
   }
 
   /** previewImage as stored: the normalised URL of an image this workspace holds (domain/links). */
   async function previewImage(auth: AuthContext, value: string): Promise<string> {
     const asset = previewImageAsset(value, config.assetBaseUrl);
-    if ('problem' in asset) throw badRequest(`previewImage ${asset.problem}`, 'previewImage');
+    if ('problem' in asset) throw invalid(`previewImage ${asset.problem}`, 'previewImage');
     if (!(await findAsset(knex, auth.workspaceId, asset.fileName))) {
-      throw badRequest(`previewImage names no image hosted for this workspace (add one with shortlink asset add)`, 'previewImage');
+      throw invalid(`previewImage names no image hosted for this workspace (add one with shortlink asset add)`, 'previewImage');
     }
     return asset.href;
   }
@@ -110,7 +105,7 @@ export function linkHandlers(services: Services, definition: any) {
     const href = destination(value, 'expiredUrl');
     if (!planHasApi(auth.plan)) throw forbidden(`Setting expiredUrl needs the Growth plan; this workspace is on ${auth.plan}`);
     if (await expiredUrlReturnsTo(linkId, href, self, lookupByAddress)) {
-      throw badRequest('expiredUrl may not point back at this link, nor at a chain of short links that returns to it', 'expiredUrl');
+      throw invalid('expiredUrl may not point back at this link, nor at a chain of short links that returns to it', 'expiredUrl');
     }
     return href;
   }
@@ -136,10 +131,9 @@ export function linkHandlers(services: Services, definition: any) {
   }
 
   return {
-    async listLinks(c: Context, _req: unknown, auth: AuthContext): Promise<Result> {
-      const q = c.request.query as operations['listLinks']['parameters']['query'] & {};
-      const page = Number(q?.page ?? 1);
-      const limit = Number(q?.limit ?? 20);
+    async listLinks({ query }, { auth }): Promise<ResultOf<'listLinks'>> {
+      const page = Number(query.page ?? 1);
+      const limit = Number(query.limit ?? 20);
       const { rows, total, tags, clicks } = await services.queries.linksPage(auth.workspaceId, page, limit);
       return {
         status: 200,
@@ -147,14 +141,15 @@ export function linkHandlers(services: Services, definition: any) {
       };
     },
 
-    async getLink(c: Context, _req: unknown, auth: AuthContext): Promise<Result> {
-      const row = await links.getLink(knex, auth.workspaceId, c.request.params.id as string);
+    async getLink({ params }, { auth }): Promise<ResultOf<'getLink'>> {
+      const row = await links.getLink(knex, auth.workspaceId, params.id);
       if (!row) throw notFound('Link not found');
       return { status: 200, body: { data: await present(row) } };
     },
 
-    async createLink(c: Context, req: unknown, auth: AuthContext): Promise<Result> {
-      const body = c.request.requestBody as LinkCreate & Record<string, unknown>;
+    async createLink(request, { auth, requestId }): Promise<ResultOf<'createLink'>> {
+      // POST ignores unrecognised keys (and names them in meta.ignoredFields).
+      const body = request.body as LinkCreate & Record<string, unknown>;
       const ignoredFields = Object.keys(body).filter((k) => !createFields.has(k));
       const url = destination(body.url, 'url');
 
@@ -162,20 +157,20 @@ export function linkHandlers(services: Services, definition: any) {
       if (body.slug !== undefined) {
         const check = checkSlug(body.slug);
         if (!check.ok && check.reason === 'reserved') throw conflict(`The slug '${body.slug}' is reserved`);
-        if (!check.ok) throw badRequest('slug must be 1 to 64 characters of a-z, 0-9, _ and -', 'slug');
+        if (!check.ok) throw invalid('slug must be 1 to 64 characters of a-z, 0-9, _ and -', 'slug');
         slug = check.slug;
       }
       let domainId: string | null = null;
       if (body.domainId !== undefined && body.domainId !== null) {
         const domain = await links.getDomain(knex, body.domainId);
         if (!domain || domain.workspace_id !== auth.workspaceId || domain.status !== 'ACTIVE') {
-          throw badRequest(`domainId ${body.domainId} is not an active custom domain of this workspace`, 'domainId');
+          throw invalid(`domainId ${body.domainId} is not an active custom domain of this workspace`, 'domainId');
         }
         domainId = domain.id;
       }
       const startAt = timestamp(body.startAt, 'startAt') ?? null;
       const endAt = timestamp(body.endAt, 'endAt') ?? null;
-      if (startAt !== null && endAt !== null && endAt <= startAt) throw badRequest('endAt must be after startAt', 'endAt');
+      if (startAt !== null && endAt !== null && endAt <= startAt) throw invalid('endAt must be after startAt', 'endAt');
       const expiresAt = timestamp(body.expiresAt, 'expiresAt') ?? null;
       const tagIds = body.tagIds ? await checkTags(auth, body.tagIds) : [];
       const host = await hostOf(domainId);
@@ -214,11 +209,10 @@ export function linkHandlers(services: Services, definition: any) {
         };
         try {
           // The link and its link.created deliveries commit together, or neither does.
-          await links.insertLink(knex, row, tagIds, (trx) => emitLinkCreated(trx, row, eventContext(req)));
+          await links.insertLink(knex, row, tagIds, (trx) => emitLinkCreated(trx, row, eventContext(requestId)));
         } catch (err) {
-          if (!(err instanceof links.SlugTakenError)) throw err;
-          if (slug !== null) throw conflict(`The slug '${slug}' is already taken on this domain`);
-          if (attempt >= GENERATED_SLUG_ATTEMPTS) throw err;
+          // A generated slug that is taken is drawn again; a chosen one is the caller's 409.
+          if (!isAppError(err, 'slug_taken') || slug !== null || attempt >= GENERATED_SLUG_ATTEMPTS) throw err;
           continue;
         }
         await services.linkCache.invalidate([{ domainKey: row.domain_key, slug: row.slug }]).catch(() => undefined);
@@ -227,10 +221,9 @@ export function linkHandlers(services: Services, definition: any) {
       }
     },
 
-    async updateLink(c: Context, req: unknown, auth: AuthContext): Promise<Result> {
-      const body = c.request.requestBody as LinkUpdate;
+    async updateLink({ params, body }, { auth, requestId }): Promise<ResultOf<'updateLink'>> {
       await requireRole(auth, canUpdateLinks, 'update');
-      const current = await links.getLink(knex, auth.workspaceId, c.request.params.id as string);
+      const current = await links.getLink(knex, auth.workspaceId, params.id);
       if (!current) throw notFound('Link not found');
 
       const patch: Partial<links.LinkRow> = {};
@@ -241,7 +234,7 @@ export function linkHandlers(services: Services, definition: any) {
       if (body.slug !== undefined) {
         const check = checkSlug(body.slug);
         if (!check.ok && check.reason === 'reserved') throw conflict(`The slug '${body.slug}' is reserved`);
-        if (!check.ok) throw badRequest('slug must be 1 to 64 characters of a-z, 0-9, _ and -', 'slug');
+        if (!check.ok) throw invalid('slug must be 1 to 64 characters of a-z, 0-9, _ and -', 'slug');
         if (check.slug !== current.slug) patch.slug = check.slug;
       }
       if (body.redirectType !== undefined) patch.redirect_type = body.redirectType;
@@ -253,7 +246,7 @@ export function linkHandlers(services: Services, definition: any) {
       }
       if (body.neverExpires === true) {
         if (body.expiresAt !== undefined && body.expiresAt !== null) {
-          throw badRequest('neverExpires true cannot be combined with an expiresAt date', 'neverExpires');
+          throw invalid('neverExpires true cannot be combined with an expiresAt date', 'neverExpires');
         }
         patch.expires_at = null;
       } else if (body.expiresAt !== undefined) {
@@ -265,7 +258,7 @@ export function linkHandlers(services: Services, definition: any) {
       if (body.endAt !== undefined) patch.end_at = timestamp(body.endAt, 'endAt') ?? null;
       const startAt = patch.start_at !== undefined ? patch.start_at : current.start_at;
       const endAt = patch.end_at !== undefined ? patch.end_at : current.end_at;
-      if (startAt !== null && endAt !== null && endAt <= startAt) throw badRequest('endAt must be after startAt', 'endAt');
+      if (startAt !== null && endAt !== null && endAt <= startAt) throw invalid('endAt must be after startAt', 'endAt');
       if (body.previewTitle !== undefined) patch.preview_title = body.previewTitle;
       if (body.previewDescription !== undefined) patch.preview_description = body.previewDescription;
       if (body.previewImage !== undefined) patch.preview_image = body.previewImage === null ? null : await previewImage(auth, body.previewImage);
@@ -288,13 +281,8 @@ export function linkHandlers(services: Services, definition: any) {
           tagIds: tagIds !== undefined && !sameTagSet(tagIds, ((await links.tagsOf(knex, [current.id])).get(current.id) ?? []).map((t) => t.id)),
         });
         patch.updated_at = Math.max(Date.now(), Number(current.updated_at) + 1);
-        try {
-          // link.updated names only the fields whose value changed, and is written with the change.
-          await links.updateLink(knex, current, patch, tagIds, (trx) => emitLinkUpdated(trx, current.id, changedFields, eventContext(req)));
-        } catch (err) {
-          if (err instanceof links.SlugTakenError) throw conflict(`The slug '${patch.slug}' is already taken on this domain`);
-          throw err;
-        }
+        // link.updated names only the fields whose value changed, and is written with the change.
+        await links.updateLink(knex, current, patch, tagIds, (trx) => emitLinkUpdated(trx, current.id, changedFields, eventContext(requestId)));
       }
       const updated = (await links.getLink(knex, auth.workspaceId, current.id))!;
       const data = await present(updated);
@@ -305,10 +293,10 @@ export function linkHandlers(services: Services, definition: any) {
       return result.outcome === 'success' ? { status: 200, body: { data } } : { status: 207, body: { data, result } };
     },
 
-    async deleteLink(c: Context, req: unknown, auth: AuthContext): Promise<Result> {
+    async deleteLink({ params }, { auth, requestId }): Promise<ResultOf<'deleteLink'>> {
       await requireRole(auth, canDeleteLinks, 'delete');
-      const row = await links.softDeleteLink(knex, auth.workspaceId, c.request.params.id as string, (trx, deleted, deletedAt) =>
-        emitLinkDeleted(trx, deleted, deletedAt, eventContext(req)),
+      const row = await links.softDeleteLink(knex, auth.workspaceId, params.id, (trx, deleted, deletedAt) =>
+        emitLinkDeleted(trx, deleted, deletedAt, eventContext(requestId)),
       );
       if (!row) throw notFound('Link not found');
       const result = await followUp([{ domainKey: row.domain_key, slug: row.slug }]);

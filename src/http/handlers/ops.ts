@@ -1,30 +1,30 @@
 import type { Services } from '../services';
-import { HttpError, notFound } from '../errors';
-import type { Result } from './types';
+import { notFound, unavailable } from '../../domain/errors';
+import type { Handlers, ResultOf } from './types';
 
-export function opsHandlers(services: Services) {
+export function opsHandlers(services: Services): Pick<Handlers, 'getHealth' | 'followShortLink' | 'submitLinkPassword' | 'scanQrCode' | 'getReadiness'> {
   return {
-    async getHealth(): Promise<Result> {
+    async getHealth(): Promise<ResultOf<'getHealth'>> {
       return { status: 200, body: { status: 'ok' } };
     },
     // The short-link paths are answered by src/redirect before Express; what reaches the API
     // app is a reserved name or a host that is not a short domain.
-    async followShortLink(): Promise<Result> {
+    async followShortLink(): Promise<ResultOf<'followShortLink'>> {
       throw notFound('No short link here');
     },
-    async submitLinkPassword(): Promise<Result> {
+    async submitLinkPassword(): Promise<ResultOf<'submitLinkPassword'>> {
       throw notFound('No short link here');
     },
-    async scanQrCode(): Promise<Result> {
+    async scanQrCode(): Promise<ResultOf<'scanQrCode'>> {
       throw notFound('No QR code here');
     },
-    async getReadiness(): Promise<Result> {
+    async getReadiness(): Promise<ResultOf<'getReadiness'>> {
       try {
         await services.db.knex.raw('select 1');
       } catch {
         // No `code`: the contract keeps codes for features switched off, where retrying does
         // not help; an unreachable database is worth retrying.
-        throw new HttpError(503, 'The database is not reachable');
+        throw unavailable('The database is not reachable');
       }
       return { status: 200, body: { status: 'ready' } };
     },

@@ -2,16 +2,15 @@
 // event catalogue. A subscription is delivered in the form of the variant whose endpoint
 // created it, and is invisible (404) through the other variant's endpoints.
 import { randomBytes } from 'node:crypto';
-import type { Context } from 'openapi-backend';
 import type { components } from '../../../generated/api';
 import { planHasApi } from '../../domain/access';
 import { newId } from '../../domain/ids';
 import { eventCatalog, refusedEventNames, type Variant } from '../../webhooks/catalog';
 import { sealSecret } from '../../webhooks/secrets';
 import type { AuthContext } from '../auth';
-import { badRequest, forbidden, notFound } from '../errors';
+import { forbidden, invalid, notFound } from '../../domain/errors';
 import type { Services } from '../services';
-import type { Result } from './types';
+import type { Handlers, ResultOf } from './types';
 import * as subscriptions from '../../db/repos/subscriptions';
 
 type WebhookCreateA = components['schemas']['WebhookCreateA'];
@@ -48,10 +47,10 @@ function checkUrl(value: string): string {
   try {
     url = new URL(value);
   } catch {
-    throw badRequest('url must be an absolute https URL', 'url');
+    throw invalid('url must be an absolute https URL', 'url');
   }
-  if (url.protocol === 'http:') throw badRequest('url must use https; plain http URLs are refused', 'url');
-  if (url.protocol !== 'https:' || !url.hostname) throw badRequest('url must be an absolute https URL', 'url');
+  if (url.protocol === 'http:') throw invalid('url must use https; plain http URLs are refused', 'url');
+  if (url.protocol !== 'https:' || !url.hostname) throw invalid('url must be an absolute https URL', 'url');
   return value;
 }
 
@@ -64,12 +63,14 @@ function checkEvents(variant: Variant, names: string[]): string[] {
   if (unknown.length) problems.push(`unknown event names: ${unknown.join(', ')}`);
   if (problems.length) {
     const offered = eventCatalog(variant).events.map((e) => e.name).join(', ');
-    throw badRequest(`events names ${problems.join('; and ')}. Variant ${variant} offers: ${offered}`, 'events');
+    throw invalid(`events names ${problems.join('; and ')}. Variant ${variant} offers: ${offered}`, 'events');
   }
   return events;
 }
 
-export function webhookHandlers(services: Services) {
+export function webhookHandlers(
+  services: Services,
+): Pick<Handlers, 'getEventSchema' | 'createWebhook' | 'listWebhooks' | 'updateWebhook' | 'deleteWebhook' | 'createWebhookV1' | 'listWebhooksV1' | 'deleteWebhookV1'> {
   const { config, db, masterKey } = services;
   const knex = db.knex;
 
@@ -112,7 +113,7 @@ export function webhookHandlers(services: Services) {
   }
 
   return {
-    async getEventSchema(): Promise<Result> {
+    async getEventSchema(): Promise<ResultOf<'getEventSchema'>> {
       requireVariant('A');
       const catalog = eventCatalog('A');
       return {
@@ -124,10 +125,9 @@ export function webhookHandlers(services: Services) {
       };
     },
 
-    async createWebhook(c: Context, _req: unknown, auth: AuthContext): Promise<Result> {
+    async createWebhook({ body }, { auth }): Promise<ResultOf<'createWebhook'>> {
       requireVariant('A');
       requireWebhooksPlan(auth);
-      const body = c.request.requestBody as WebhookCreateA;
       // Another workspace's id answers like one that does not exist.
       if (body.workspaceId !== auth.workspaceId) throw notFound(`Workspace ${body.workspaceId} not found`);
       const url = checkUrl(body.url);
@@ -137,17 +137,16 @@ export function webhookHandlers(services: Services) {
       return { status: 201, body: { success: true, data: { ...presentA(row), secret } } };
     },
 
-    async listWebhooks(_c: Context, _req: unknown, auth: AuthContext): Promise<Result> {
+    async listWebhooks(_request, { auth }): Promise<ResultOf<'listWebhooks'>> {
       requireVariant('A');
       requireWebhooksPlan(auth);
       return { status: 200, body: { success: true, data: (await subscriptions.listSubscriptions(knex, 'A', auth.workspaceId)).map(presentA) } };
     },
 
-    async updateWebhook(c: Context, _req: unknown, auth: AuthContext): Promise<Result> {
+    async updateWebhook({ params, body }, { auth }): Promise<ResultOf<'updateWebhook'>> {
       requireVariant('A');
       requireWebhooksPlan(auth);
-      const body = c.request.requestBody as WebhookUpdateA;
-      const current = await findSubscription('A', auth.workspaceId, c.request.params.id as string);
+      const current = await findSubscription('A', auth.workspaceId, params.id);
       const patch: subscriptions.SubscriptionPatch = {};
       if (body.url !== undefined) patch.url = checkUrl(body.url);
       if (body.events !== undefined) patch.events = JSON.stringify(checkEvents('A', body.events));
@@ -161,37 +160,36 @@ export function webhookHandlers(services: Services) {
       return { status: 200, body: { success: true, data: presentA(updated) } };
     },
 
-    async deleteWebhook(c: Context, _req: unknown, auth: AuthContext): Promise<Result> {
+    async deleteWebhook({ params }, { auth }): Promise<ResultOf<'deleteWebhook'>> {
       requireVariant('A');
       requireWebhooksPlan(auth);
-      await remove('A', auth.workspaceId, c.request.params.id as string);
+      await remove('A', auth.workspaceId, params.id);
       return { status: 200, body: { success: true } };
     },
 
-    async createWebhookV1(c: Context, _req: unknown, auth: AuthContext): Promise<Result> {
+    async createWebhookV1({ body }, { auth }): Promise<ResultOf<'createWebhookV1'>> {
       requireVariant('B');
       requireWebhooksPlan(auth);
-      const body = c.request.requestBody as WebhookCreateB;
       const url = checkUrl(body.url);
       const events = checkEvents('B', body.events);
       // The schema holds the length too; this keeps the rule when the body is not validated.
       if (typeof body.secret !== 'string' || [...body.secret].length < 16) {
-        throw badRequest('secret must be at least 16 characters', 'secret');
+        throw invalid('secret must be at least 16 characters', 'secret');
       }
       const row = await create('B', auth.workspaceId, url, events, body.secret);
       return { status: 201, body: presentB(row) };
     },
 
-    async listWebhooksV1(_c: Context, _req: unknown, auth: AuthContext): Promise<Result> {
+    async listWebhooksV1(_request, { auth }): Promise<ResultOf<'listWebhooksV1'>> {
       requireVariant('B');
       requireWebhooksPlan(auth);
       return { status: 200, body: { data: (await subscriptions.listSubscriptions(knex, 'B', auth.workspaceId)).map(presentB) } };
     },
 
-    async deleteWebhookV1(c: Context, _req: unknown, auth: AuthContext): Promise<Result> {
+    async deleteWebhookV1({ params }, { auth }): Promise<ResultOf<'deleteWebhookV1'>> {
       requireVariant('B');
       requireWebhooksPlan(auth);
-      await remove('B', auth.workspaceId, c.request.params.id as string);
+      await remove('B', auth.workspaceId, params.id);
       return { status: 204 };
     },
   };
