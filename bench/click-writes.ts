@@ -27,8 +27,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { migrateLatest, openDatabase, type Database } from '../src/db/knex';
-import { HANDOFF_PART, InlineClickWriter, WRITE_CHUNK } from '../src/redirect/click-writer';
-import { ClickBuffer, type ClickEvent } from '../src/redirect/clicks';
+import { HANDOFF_PART, InlineClickWriter, WRITE_CHUNK } from '../src/clicks/writer';
+import { ClickBuffer, type ClickEvent } from '../src/clicks/buffer';
 import { benchCleanups, finishBench, guardBenchRun } from './lifecycle';
 import { createScratchPostgres, fmtInt, fmtMs, log, table } from './util';
 

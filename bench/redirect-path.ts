@@ -19,11 +19,11 @@ import { RateLimiterMemory } from 'rate-limiter-flexible';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from '../src/config';
 import type { ResolvedLink } from '../src/domain/resolve';
-import { ClickBuffer, ClickRecorder } from '../src/redirect/clicks';
-import type { ClickWriter } from '../src/redirect/click-writer';
+import { ClickBuffer, ClickRecorder } from '../src/clicks/buffer';
+import type { ClickWriter } from '../src/clicks/writer';
 import { RedirectService } from '../src/redirect/handler';
 import { CsrfTokens } from '../src/redirect/password';
-import type { RedirectStore } from '../src/redirect/store';
+import type { RedirectStore } from '../src/db/redirect-store';
 
 const { values: args } = parseArgs({
   options: {

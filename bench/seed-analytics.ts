@@ -11,7 +11,7 @@ import pg from 'pg';
 import { migrateLatest, openDatabase, type Engine } from '../src/db/knex';
 import { insertConversion, type ConversionRow } from '../src/db/repos/conversions';
 import { DAY_MS, type EventType } from '../src/domain/conversions';
-import type { StoredClick } from '../src/redirect/clicks';
+import type { StoredClick } from '../src/db/repos/click-batches';
 import { createScratchPostgres, fmtInt, log } from './util';
 
 // ---------------------------------------------------------------------------------------------

@@ -7,6 +7,9 @@ import pg from 'pg';
 import { migrationSource } from './migrations/index';
 
 export type Engine = 'sqlite' | 'postgres';
+/** A connection pool or a transaction, for code outside src/db/ that passes one along (only src/db/ imports knex). */
+export type Db = Knex;
+export type DbTransaction = Knex.Transaction;
 export interface Database {
   knex: Knex;
   engine: Engine;
@@ -166,6 +169,11 @@ export function openDatabase(
   // The dialect is better-sqlite3's whichever class runs it; libraries that ask (the rate limiter) read it here.
   (knex.client as unknown as { config: { client: unknown } }).config.client = 'better-sqlite3';
   return { knex, engine };
+}
+
+/** Resolves once the database answers. */
+export async function ping(db: Database): Promise<void> {
+  await db.knex.raw('SELECT 1');
 }
 
 export async function migrateLatest(db: Database): Promise<void> {

@@ -12,6 +12,7 @@
 import { Worker } from 'node:worker_threads';
 import type { Database } from './knex';
 import { inlineQueries, QUERIES, type Queries, type QueryName } from './queries';
+import { threadEntry } from './thread-entry';
 
 /** Query threads per process: two, so one long summary does not hold every other API read. */
 export const QUERY_THREADS = 2;
@@ -55,7 +56,7 @@ class QueryThread {
   }
 
   private spawn(): Worker {
-    const worker = new Worker(new URL('./query-worker.mjs', import.meta.url), { workerData: this.init });
+    const worker = new Worker(threadEntry(import.meta.url, './query-worker'), { workerData: this.init });
     // Never keeps the process alive by itself; an API request waiting for it does.
     worker.unref();
     worker.on('message', (m: FromQueryThread) => {

@@ -1,5 +1,5 @@
-// Entry of a query thread (src/db/query-threads.ts): a worker thread starts without the main
-// thread's module loader, so it registers tsx itself, as bin/shortlink.mjs does.
+// Entry of a query thread from the sources (src/db/thread-entry.ts): a worker thread starts
+// without the main thread's module loader, so it registers tsx itself.
 import { register } from 'tsx/esm/api';
 register();
 await import('./query-worker.ts');

@@ -2,7 +2,7 @@
 // the answers: who are you (401), too fast (429), may your plan and key do this (403).
 import type { Request } from 'express';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
-import type { Knex } from 'knex';
+import type { Db } from '../db/knex';
 import { API_KEY_FORMAT, isPaidPlan, planHasApi, type Plan } from '../domain/access';
 import { findKey } from '../db/repos/workspaces';
 import { forbidden, unauthenticated } from '../domain/errors';
@@ -18,7 +18,7 @@ export interface AuthContext {
 
 export async function authenticate(
   req: Request,
-  knex: Knex,
+  knex: Db,
   limiter: RateLimiterAbstract,
   requiredScopes: string[],
 ): Promise<AuthContext> {

@@ -2,8 +2,9 @@
 // transaction that makes them, and each process polls for recent rows. Polling by time with
 // an overlap (not by id) cannot miss a row whose transaction committed late; dropping an entry
 // twice costs nothing.
-import type { Knex } from 'knex';
 import type { Logger } from 'pino';
+import type { Db } from '../db/knex';
+import { changesSince, pruneLinkChanges } from '../db/repos/link-changes';
 
 export const CHANGE_POLL_MS = 250;
 const OVERLAP_MS = 5_000;
@@ -21,7 +22,7 @@ export class ChangeFeed {
   private polling = false;
 
   constructor(
-    private readonly knex: Knex,
+    private readonly knex: Db,
     private readonly listener: ChangeListener,
     private readonly log: Logger,
     private readonly pollMs = CHANGE_POLL_MS,
@@ -41,7 +42,7 @@ export class ChangeFeed {
     this.polling = true;
     const startedAt = Date.now();
     try {
-      const rows = await this.knex('link_changes').where('created_at', '>=', this.since - OVERLAP_MS).select('kind', 'domain_key', 'slug');
+      const rows = await changesSince(this.knex, this.since - OVERLAP_MS);
       for (const r of rows) {
         if (r.kind === 'domain') this.listener.domainChanged();
         else this.listener.linkChanged(r.domain_key, r.slug);
@@ -49,9 +50,7 @@ export class ChangeFeed {
       this.since = startedAt;
       if (startedAt - this.lastCleanup > 60_000) {
         this.lastCleanup = startedAt;
-        // Looked for first: a DELETE takes SQLite's write lock even when it matches nothing.
-        const old = this.knex('link_changes').where('created_at', '<', startedAt - KEEP_MS);
-        if (await old.clone().first('id')) await old.delete();
+        await pruneLinkChanges(this.knex, startedAt - KEEP_MS);
       }
     } catch (err) {
       this.log.warn({ err }, 'polling link changes failed');

@@ -11,11 +11,11 @@ import { verifyPassword } from '../domain/passwords';
 import { RESERVED_SLUGS } from '../domain/slugs';
 import { RedirectCache, type CacheKey, type LinkCacheInvalidator } from './cache';
 import type { ChangeListener } from './changes';
-import type { ClickRecorder } from './clicks';
+import type { ClickRecorder } from '../clicks/buffer';
 import { PASSWORD_PAGE_CSP, passwordPage, previewPage, sendPage, statusPage, throttledPage } from './pages';
 import { CSRF_COOKIE, parseCookies, refundAttempt, takeAttempt, type CsrfTokens } from './password';
 import { qrImage } from './qr';
-import type { QrTarget, RedirectStore } from './store';
+import type { QrTarget, RedirectStore } from '../db/redirect-store';
 import { isBot, isPrefetch, visitHeaders, type VisitHeaders } from './visitor';
 
 const SLUG = /^[a-z0-9_-]{1,64}$/;

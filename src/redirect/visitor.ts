@@ -1,22 +1,8 @@
-// What the redirect path learns about a visitor: person or bot, prefetch, device. Parsing is
-// cached per User-Agent string because the same few strings make up most traffic.
+// What the redirect path learns about a visitor: person or bot, prefetch, the headers a click
+// keeps. Judging is cached per User-Agent string because the same few strings make up most traffic.
 import type { IncomingHttpHeaders } from 'node:http';
 import { isbot } from 'isbot';
-import { UAParser } from 'ua-parser-js';
-
-class BoundedCache<V> {
-  private readonly map = new Map<string, V>();
-  constructor(private readonly max: number) {}
-  get(key: string, make: (key: string) => V): V {
-    let v = this.map.get(key);
-    if (v === undefined) {
-      if (this.map.size >= this.max) this.map.clear();
-      v = make(key);
-      this.map.set(key, v);
-    }
-    return v;
-  }
-}
+import { BoundedCache } from '../domain/bounded-cache';
 
 const botCache = new BoundedCache<boolean>(10_000);
 /** Crawlers, link checkers and clients with no User-Agent are not people. */
@@ -85,31 +71,4 @@ export function visitHeaders(h: IncomingHttpHeaders): VisitHeaders {
     purpose: first(h['sec-purpose'] ?? h.purpose ?? h['x-purpose'] ?? h['x-moz']),
     country: first(h['cf-ipcountry'] ?? h['x-country-code']),
   };
-}
-
-export interface Device {
-  device: string | null;
-  browser: string | null;
-  os: string | null;
-}
-const deviceCache = new BoundedCache<Device>(5_000);
-export function parseDevice(userAgent: string | undefined): Device {
-  if (!userAgent) return { device: null, browser: null, os: null };
-  return deviceCache.get(userAgent, (ua) => {
-    const r = UAParser(ua);
-    return {
-      device: r.device.type ?? 'desktop',
-      browser: r.browser.name ?? null,
-      os: r.os.name ?? null,
-    };
-  });
-}
-
-export function referrerHost(referer: string | undefined): string | null {
-  if (!referer) return null;
-  try {
-    return new URL(referer).hostname.slice(0, 253) || null;
-  } catch {
-    return null;
-  }
 }

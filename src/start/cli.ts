@@ -10,6 +10,8 @@ import { isUniqueViolation, migrateLatest, openDatabase, type Database } from '.
 import { AppError, conflict, ERROR_CODES, notFound, storageFailed, usage } from '../domain/errors';
 import * as ws from '../db/repos/workspaces';
 import { setPolicyDisabled } from '../db/repos/links';
+import { domainVerified } from '../webhooks/domain-events';
+import { policyDisabled } from '../webhooks/link-events';
 import { runRetention } from '../db/repos/retention';
 import * as deliveries from '../db/repos/webhook-deliveries';
 import { createGoalCommand, GOAL_FLAGS, setGoalStatusCommand, updateGoalCommand } from './goal-commands';
@@ -174,7 +176,7 @@ const commands: Record<string, Command> = {
     flags: ['id'],
     required: ['id'],
     run: async ({ db, flags }) => {
-      await ws.setDomainStatus(db.knex, flags.id!, 'ACTIVE');
+      await ws.setDomainStatus(db.knex, flags.id!, 'ACTIVE', domainVerified());
       return { id: flags.id };
     },
   },
@@ -294,8 +296,8 @@ const commands: Record<string, Command> = {
   'link policy-disable': {
     flags: ['id'],
     required: ['id'],
-    run: async ({ db, flags }) => {
-      const row = await setPolicyDisabled(db.knex, flags.id!);
+    run: async ({ db, config, flags }) => {
+      const row = await setPolicyDisabled(db.knex, flags.id!, policyDisabled({ shortDomain: config.shortDomain }));
       if (!row) throw notFound(`link ${flags.id} not found`);
       return { id: flags.id };
     },

@@ -1,5 +1,6 @@
 // `shortlink goal create|update|set-status`: goals are managed by operators, never the API.
-import type { Knex } from 'knex';
+import type { Db } from '../db/knex';
+import { getWorkspace } from '../db/repos/workspaces';
 import { EVENT_TYPES, isCurrency, MAX_CUSTOM_NAME, type EventType } from '../domain/conversions';
 import * as goals from '../db/repos/goals';
 import { notFound, usage } from '../domain/errors';
@@ -22,14 +23,13 @@ function after<K extends keyof goals.GoalDefinition>(def: Partial<goals.GoalDefi
   return key in def ? def[key] ?? null : current?.[key] ?? null;
 }
 
-async function requireIn(knex: Knex, table: string, id: string, workspaceId: string, what: string) {
-  const row = await knex(table).where({ id, workspace_id: workspaceId }).first('id');
-  if (!row) throw notFound(`${what} ${id} not found in workspace ${workspaceId}`);
+async function requireIn(knex: Db, kind: goals.ScopeKind, id: string, workspaceId: string, what: string) {
+  if (!(await goals.scopeObjectInWorkspace(knex, kind, id, workspaceId))) throw notFound(`${what} ${id} not found in workspace ${workspaceId}`);
 }
 
 /** Reads the definition flags; on update only the flags given change. */
 export async function goalDefinition(
-  knex: Knex,
+  knex: Db,
   workspaceId: string,
   flags: Flags,
   time: (v: string | undefined, flag: string) => number | null,
@@ -59,9 +59,9 @@ export async function goalDefinition(
     def.link_id = null;
     def.qr_code_id = null;
     def.campaign_id = null;
-    if (flags.link) await requireIn(knex, 'links', flags.link, workspaceId, 'link');
-    if (flags.qr) await requireIn(knex, 'qr_codes', flags.qr, workspaceId, 'QR code');
-    if (flags.campaign) await requireIn(knex, 'campaigns', flags.campaign, workspaceId, 'campaign');
+    if (flags.link) await requireIn(knex, 'link', flags.link, workspaceId, 'link');
+    if (flags.qr) await requireIn(knex, 'qr', flags.qr, workspaceId, 'QR code');
+    if (flags.campaign) await requireIn(knex, 'campaign', flags.campaign, workspaceId, 'campaign');
     def.link_id = flags.link || null;
     def.qr_code_id = flags.qr || null;
     def.campaign_id = flags.campaign || null;
@@ -86,9 +86,9 @@ export async function goalDefinition(
   return def;
 }
 
-export async function createGoalCommand(knex: Knex, flags: Flags, time: (v: string | undefined, f: string) => number | null) {
+export async function createGoalCommand(knex: Db, flags: Flags, time: (v: string | undefined, f: string) => number | null) {
   const workspaceId = flags.workspace!;
-  const ws = await knex('workspaces').where({ id: workspaceId }).first('id');
+  const ws = await getWorkspace(knex, workspaceId);
   if (!ws) throw notFound(`workspace ${workspaceId} not found`);
   const def = await goalDefinition(knex, workspaceId, flags, time);
   const row = await goals.createGoal(knex, workspaceId, {
@@ -107,7 +107,7 @@ export async function createGoalCommand(knex: Knex, flags: Flags, time: (v: stri
   return { id: row.id };
 }
 
-export async function updateGoalCommand(knex: Knex, flags: Flags, time: (v: string | undefined, f: string) => number | null) {
+export async function updateGoalCommand(knex: Db, flags: Flags, time: (v: string | undefined, f: string) => number | null) {
   const current = await goals.getGoal(knex, flags.id!);
   if (!current) throw notFound(`goal ${flags.id} not found`);
   const def = await goalDefinition(knex, current.workspace_id, flags, time, current);
@@ -115,7 +115,7 @@ export async function updateGoalCommand(knex: Knex, flags: Flags, time: (v: stri
   return { id: row.id, definitionVersion: Number(row.definition_version) };
 }
 
-export async function setGoalStatusCommand(knex: Knex, flags: Flags) {
+export async function setGoalStatusCommand(knex: Db, flags: Flags) {
   const status = flags.status!.toUpperCase();
   if (!goals.GOAL_STATUSES.includes(status as goals.GoalStatus)) {
     throw usage(`--status must be one of ${goals.GOAL_STATUSES.join(', ')}; got ${flags.status}`);

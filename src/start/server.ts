@@ -11,11 +11,12 @@ import { createRateLimiter } from '../http/rate-limit';
 import type { Services } from '../http/services';
 import type { LinkCacheInvalidator } from '../redirect/cache';
 import { ChangeFeed } from '../redirect/changes';
-import { ClickRecorder } from '../redirect/clicks';
-import { clickWriterFor } from '../redirect/click-writer';
+import { ClickRecorder } from '../clicks/buffer';
+import { InlineClickWriter, ThreadClickWriter, type ClickWorkerInit, type ClickWriter } from '../clicks/writer';
+import { webhookClickSink } from '../webhooks/click-events';
 import { RedirectService } from '../redirect/handler';
 import { CsrfTokens, createPasswordThrottle } from '../redirect/password';
-import { openRedirectStore, type RedirectStore } from '../redirect/store';
+import { openRedirectStore, type RedirectStore } from '../db/redirect-store';
 import { scheduleRetention } from '../jobs/retention';
 import { WebhookWorker } from '../webhooks/worker';
 import { loadOrCreateMasterKey } from './master-key';
@@ -46,6 +47,13 @@ export interface ServerOptions {
   host?: string;
   /** Certificates webhook deliveries trust besides the system's (tests; WEBHOOK_CA_FILE in `serve`). */
   webhookCa?: string[];
+}
+
+/** The service's click writer: a thread of its own, unless the database cannot be opened twice. */
+function clickWriterFor(databaseUrl: string, db: Database, webhookEvents: ClickWorkerInit['webhookEvents']): ClickWriter {
+  const inMemory = databaseUrl === 'sqlite:' || databaseUrl === 'sqlite::memory:';
+  if (inMemory) return new InlineClickWriter(db.knex, db.engine, webhookEvents ? [webhookClickSink(webhookEvents)] : []);
+  return new ThreadClickWriter({ databaseUrl, webhookEvents });
 }
 
 export async function startServer(config: Config, opts: ServerOptions = {}): Promise<RunningServer> {

@@ -6,7 +6,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export type Variant = 'A' | 'B';
+import type { Variant } from '../domain/webhook-delivery';
+
+export type { Variant };
 export type JsonSchema = Record<string, unknown>;
 
 export interface CatalogEvent {

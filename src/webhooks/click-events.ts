@@ -1,18 +1,21 @@
-// Webhook events from flushed clicks, written inside the click flush transaction:
+// Webhook events from flushed clicks, raised inside the click flush transaction (the click
+// writer, src/clicks/writer.ts, writes what this returns to the outbox):
 // link.clicked / qr.scanned (Variant B, one per recorded click; a click through a QR code is
 // a scan, not a click), and the Variant A traffic alerts analytics.spike and
 // analytics.geo_anomaly, evaluated per link of the batch over the windows that have closed,
 // from the link's clicks per 5-minute window and country (link_click_windows, written by the
 // same flush just before this runs).
-import type { Knex } from 'knex';
+import type { DbTransaction } from '../db/knex';
+import * as links from '../db/repos/links';
+import type { SubscriptionTarget } from '../db/repos/outbox';
+import { claimAlert, lastAlertsOf, linkWindows, windowTotals } from '../db/repos/traffic-alerts';
+import type { ClickSink, StoredClick } from '../db/repos/click-batches';
 import {
   CLICK_WINDOW_MS, detectGeoAnomalies, detectSpike, GEO_BASELINE_MS, GEO_MIN_CLICKS, GEO_QUIET_MS, GEO_WINDOW_MS, SPIKE_BASELINE_WINDOWS,
   SPIKE_MIN_CLICKS, SPIKE_QUIET_MS, SPIKE_WINDOW_MS, TRAFFIC_ALERT_EVENTS, windowStartOf,
 } from '../domain/analytics-alerts';
-import type { ClickSink, StoredClick } from '../redirect/clicks';
+import { serviceEvent, type ServiceEvent } from '../domain/events';
 import { linkHost } from './link-events';
-import { enqueueEvents, subscriptionTargets, type ServiceEvent, type SubscriptionTarget } from './outbox';
-import { serviceEvent } from './payloads';
 
 /** How many closed windows back a flush still evaluates (a link's clicks may pause). */
 const SPIKE_LOOKBACK_WINDOWS = 12;
@@ -29,13 +32,7 @@ export interface ClickEventOptions {
   now?: () => number;
 }
 
-interface LinkInfo {
-  id: string;
-  workspace_id: string;
-  slug: string;
-  original_url: string;
-  domain_id: string | null;
-}
+type LinkInfo = links.ClickedLink;
 
 const wants = (targets: SubscriptionTarget[], workspaceId: string, variant: 'A' | 'B', events: readonly string[]) =>
   targets.some((t) => t.workspaceId === workspaceId && t.variant === variant && events.some((e) => t.events.has(e)));
@@ -45,8 +42,8 @@ export function webhookClickSink(opts: ClickEventOptions): ClickSink {
   // The last window end evaluated per link in this process: each window is read once.
   const evaluated = { spike: new Map<string, number>(), geo: new Map<string, number>() };
 
-  async function linksOf(trx: Knex, ids: string[]): Promise<Map<string, LinkInfo & { host: string }>> {
-    const rows = (await trx('links').whereIn('id', ids).select('id', 'workspace_id', 'slug', 'original_url', 'domain_id')) as LinkInfo[];
+  async function linksOf(trx: DbTransaction, ids: string[]): Promise<Map<string, LinkInfo & { host: string }>> {
+    const rows = await links.clickedLinks(trx, ids);
     const hosts = new Map<string | null, string>();
     const out = new Map<string, LinkInfo & { host: string }>();
     for (const row of rows) {
@@ -77,32 +74,15 @@ export function webhookClickSink(opts: ClickEventOptions): ClickSink {
     return events;
   }
 
-  /** Takes the alert's rate-limit slot; false when another event (or process) holds it. */
-  async function claim(trx: Knex, key: { link_id: string; kind: string; country: string }, windowEnd: number, quietMs: number) {
-    const inserted = await trx('analytics_alert_state').insert({ ...key, last_window_end: windowEnd }).onConflict(['link_id', 'kind', 'country']).ignore().returning('link_id');
-    if (inserted.length) return true;
-    const updated = await trx('analytics_alert_state').where(key).where('last_window_end', '<=', windowEnd - quietMs).update({ last_window_end: windowEnd });
-    return updated > 0;
-  }
-
-  /**
-   * The link's rows of link_click_windows in [from, to) (both on window boundaries). The table
-   * is keyed (window_start, link_id, country), so this names each window start: one key lookup
-   * per window rather than a scan of every link's windows in the range.
-   */
-  async function windowsOf(trx: Knex, linkId: string, from: number, to: number) {
+  /** The link's click windows in [from, to) (both on window boundaries). */
+  async function windowsOf(trx: DbTransaction, linkId: string, from: number, to: number) {
     const starts: number[] = [];
     for (let w = windowStartOf(from, CLICK_WINDOW_MS); w < to; w += CLICK_WINDOW_MS) starts.push(w);
-    const rows: Array<{ window_start: number; country: string; clicks: number }> = [];
-    for (let i = 0; i < starts.length; i += 500) {
-      const part = await trx('link_click_windows').whereIn('window_start', starts.slice(i, i + 500)).where({ link_id: linkId }).select('window_start', 'country', 'clicks');
-      for (const r of part) rows.push({ window_start: Number(r.window_start), country: r.country, clicks: Number(r.clicks) });
-    }
-    return rows;
+    return linkWindows(trx, linkId, starts);
   }
 
   /** Clicks of the link per window in [from, to), keyed by window start. */
-  async function countsPerWindow(trx: Knex, linkId: string, from: number, to: number, windowMs: number): Promise<Map<number, number>> {
+  async function countsPerWindow(trx: DbTransaction, linkId: string, from: number, to: number, windowMs: number): Promise<Map<number, number>> {
     const counts = new Map<number, number>();
     for (const r of await windowsOf(trx, linkId, from, to)) {
       const w = windowStartOf(r.window_start, windowMs);
@@ -111,7 +91,7 @@ export function webhookClickSink(opts: ClickEventOptions): ClickSink {
     return counts;
   }
 
-  async function countriesIn(trx: Knex, linkId: string, from: number, to: number) {
+  async function countriesIn(trx: DbTransaction, linkId: string, from: number, to: number) {
     const byCountry = new Map<string, number>();
     let total = 0;
     for (const r of await windowsOf(trx, linkId, from, to)) {
@@ -122,13 +102,6 @@ export function webhookClickSink(opts: ClickEventOptions): ClickSink {
     return { total, byCountry };
   }
 
-  async function lastAlerts(trx: Knex, linkId: string) {
-    const rows = await trx('analytics_alert_state').where({ link_id: linkId }).select('kind', 'country', 'last_window_end');
-    const spike = rows.find((r) => r.kind === 'spike');
-    const geo = new Map<string, number>(rows.filter((r) => r.kind === 'geo_anomaly').map((r) => [r.country, Number(r.last_window_end)]));
-    return { spike: spike ? Number(spike.last_window_end) : null, geo };
-  }
-
   function remember(memo: Map<string, number>, linkId: string, windowEnd: number): boolean {
     if (memo.get(linkId) === windowEnd) return false;
     if (memo.size >= MEMO_LIMIT) memo.clear();
@@ -136,14 +109,14 @@ export function webhookClickSink(opts: ClickEventOptions): ClickSink {
     return true;
   }
 
-  async function spikes(trx: Knex, link: LinkInfo, latestEnd: number, last: number | null): Promise<ServiceEvent[]> {
+  async function spikes(trx: DbTransaction, link: LinkInfo, latestEnd: number, last: number | null): Promise<ServiceEvent[]> {
     const firstCandidate = latestEnd - SPIKE_LOOKBACK_WINDOWS * SPIKE_WINDOW_MS;
     const counts = await countsPerWindow(trx, link.id, firstCandidate - SPIKE_BASELINE_WINDOWS * SPIKE_WINDOW_MS, latestEnd, SPIKE_WINDOW_MS);
     const events: ServiceEvent[] = [];
     for (let start = firstCandidate; start < latestEnd; start += SPIKE_WINDOW_MS) {
       const previousWindows = Array.from({ length: SPIKE_BASELINE_WINDOWS }, (_, i) => counts.get(start - (SPIKE_BASELINE_WINDOWS - i) * SPIKE_WINDOW_MS) ?? 0);
       const spike = detectSpike({ windowStart: start, clicks: counts.get(start) ?? 0, previousWindows, lastSpikeWindowEnd: last });
-      if (!spike || !(await claim(trx, { link_id: link.id, kind: 'spike', country: '' }, spike.windowEnd, SPIKE_QUIET_MS))) continue;
+      if (!spike || !(await claimAlert(trx, { link_id: link.id, kind: 'spike', country: '' }, spike.windowEnd, SPIKE_QUIET_MS))) continue;
       last = spike.windowEnd;
       events.push(serviceEvent('analytics.spike', {
         workspaceId: link.workspace_id, requestId: null, occurredAt: now(),
@@ -153,7 +126,7 @@ export function webhookClickSink(opts: ClickEventOptions): ClickSink {
     return events;
   }
 
-  async function geoAnomalies(trx: Knex, link: LinkInfo, latestEnd: number, last: Map<string, number>): Promise<ServiceEvent[]> {
+  async function geoAnomalies(trx: DbTransaction, link: LinkInfo, latestEnd: number, last: Map<string, number>): Promise<ServiceEvent[]> {
     const firstCandidate = latestEnd - GEO_LOOKBACK_WINDOWS * GEO_WINDOW_MS;
     const totals = await countsPerWindow(trx, link.id, firstCandidate, latestEnd, GEO_WINDOW_MS);
     const events: ServiceEvent[] = [];
@@ -166,7 +139,7 @@ export function webhookClickSink(opts: ClickEventOptions): ClickSink {
         historyClicks: history.total, historyByCountry: history.byCountry, lastEventWindowEnd: last,
       });
       for (const anomaly of found) {
-        if (!(await claim(trx, { link_id: link.id, kind: 'geo_anomaly', country: anomaly.country }, anomaly.windowEnd, GEO_QUIET_MS))) continue;
+        if (!(await claimAlert(trx, { link_id: link.id, kind: 'geo_anomaly', country: anomaly.country }, anomaly.windowEnd, GEO_QUIET_MS))) continue;
         last.set(anomaly.country, anomaly.windowEnd);
         events.push(serviceEvent('analytics.geo_anomaly', {
           workspaceId: link.workspace_id, requestId: null, occurredAt: now(),
@@ -186,40 +159,31 @@ export function webhookClickSink(opts: ClickEventOptions): ClickSink {
    * a million links visited at random made the click writer fall behind (bench:redirect
    * --alerts, million scenario: 89-128 µs of writer CPU per click, clicks left unwritten).
    */
-  async function busyLinks(trx: Knex, ids: string[], spikeEnd: number, geoEnd: number) {
+  async function busyLinks(trx: DbTransaction, ids: string[], spikeEnd: number, geoEnd: number) {
     const spikeFrom = spikeEnd - SPIKE_LOOKBACK_WINDOWS * SPIKE_WINDOW_MS;
     const geoFrom = geoEnd - GEO_LOOKBACK_WINDOWS * GEO_WINDOW_MS;
     const starts: number[] = [];
     for (let w = windowStartOf(Math.min(spikeFrom, geoFrom), CLICK_WINDOW_MS); w < Math.max(spikeEnd, geoEnd); w += CLICK_WINDOW_MS) starts.push(w);
     const busy = new Map<string, { spike: boolean; geo: boolean }>();
     const hours = new Map<string, number>();
-    for (let i = 0; i < ids.length; i += 200) {
-      const rows = await trx('link_click_windows')
-        .whereIn('window_start', starts)
-        .whereIn('link_id', ids.slice(i, i + 200))
-        .groupBy('link_id', 'window_start')
-        .select('link_id', 'window_start', trx.raw('SUM(clicks) AS n'));
-      for (const r of rows as Array<{ link_id: string; window_start: number | string; n: number | string }>) {
-        const start = Number(r.window_start);
-        const n = Number(r.n);
-        const b = busy.get(r.link_id) ?? { spike: false, geo: false };
-        if (start >= spikeFrom && start < spikeEnd && n >= SPIKE_MIN_CLICKS) b.spike = true;
-        if (start >= geoFrom && start < geoEnd) {
-          const key = `${r.link_id} ${windowStartOf(start, GEO_WINDOW_MS)}`;
-          const total = (hours.get(key) ?? 0) + n;
-          hours.set(key, total);
-          if (total >= GEO_MIN_CLICKS) b.geo = true;
-        }
-        busy.set(r.link_id, b);
+    for (const r of await windowTotals(trx, ids, starts)) {
+      const start = r.window_start;
+      const n = r.clicks;
+      const b = busy.get(r.link_id) ?? { spike: false, geo: false };
+      if (start >= spikeFrom && start < spikeEnd && n >= SPIKE_MIN_CLICKS) b.spike = true;
+      if (start >= geoFrom && start < geoEnd) {
+        const key = `${r.link_id} ${windowStartOf(start, GEO_WINDOW_MS)}`;
+        const total = (hours.get(key) ?? 0) + n;
+        hours.set(key, total);
+        if (total >= GEO_MIN_CLICKS) b.geo = true;
       }
+      busy.set(r.link_id, b);
     }
     return busy;
   }
 
-  return async (trx, clicks) => {
-    if (!clicks.length) return;
-    const targets = await subscriptionTargets(trx, clicks.map((c) => c.workspace_id));
-    if (!targets.length) return;
+  return async (trx, clicks, targets) => {
+    if (!clicks.length || !targets.length) return [];
     const visits = clicks.filter((c) => wants(targets, c.workspace_id, 'B', ['link.clicked', 'qr.scanned']));
 
     // Alerts: each link of the batch is looked at once per window end (per process), and only
@@ -239,17 +203,17 @@ export function webhookClickSink(opts: ClickEventOptions): ClickSink {
       .map(([id, c]) => ({ id, spike: c.spike && !!busy.get(id)?.spike, geo: c.geo && !!busy.get(id)?.geo }))
       .filter((e) => e.spike || e.geo)
       .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    if (!visits.length && !evaluate.length) return;
+    if (!visits.length && !evaluate.length) return [];
     const links = await linksOf(trx, [...new Set([...visits.map((c) => c.link_id), ...evaluate.map((e) => e.id)])]);
     const events = visitEvents(visits, links);
 
     for (const e of evaluate) {
       const link = links.get(e.id);
       if (!link) continue;
-      const last = await lastAlerts(trx, e.id);
+      const last = await lastAlertsOf(trx, e.id);
       if (e.spike) events.push(...(await spikes(trx, link, spikeEnd, last.spike)));
       if (e.geo) events.push(...(await geoAnomalies(trx, link, geoEnd, last.geo)));
     }
-    await enqueueEvents(trx, events, targets);
+    return events;
   };
 }

@@ -14,7 +14,7 @@
 import http from 'node:http';
 import net from 'node:net';
 import tls from 'node:tls';
-import type { AttemptResult } from './schedule';
+import type { AttemptResult } from '../domain/webhook-delivery';
 import { RefusedTarget, refusalReason, vetTarget, type Lookup, type NetworkPolicy, type VettedAddress } from './ssrf';
 
 export interface OutgoingRequest {

@@ -10,19 +10,18 @@
 // the retry schedule.
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
-import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import type { Engine } from '../db/knex';
+import type { Db, Engine } from '../db/knex';
 import * as outbox from '../db/repos/webhook-deliveries';
 import type { ClaimedDelivery } from '../db/repos/webhook-deliveries';
 import { attemptDelivery, closeIdleConnections, type AttemptReport } from './delivery';
-import { attemptTimeoutMs, deliveryOutcome, leaseMs, type AttemptResult, type Variant } from './schedule';
+import { attemptTimeoutMs, deliveryOutcome, leaseMs, type AttemptResult, type Variant } from '../domain/webhook-delivery';
 import { openSecret } from './secrets';
 import { composeVariantA, composeVariantB } from './signing';
 import type { Lookup } from './ssrf';
 
 export interface WebhookWorkerOptions {
-  knex: Knex;
+  knex: Db;
   engine: Engine;
   log: Logger;
   masterKey: Buffer;

@@ -7,8 +7,8 @@ import path from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateLatest, openDatabase, sqliteFilename, WAL_CHECKPOINT_INTERVAL_MS, type Database } from '../../src/db/knex';
-import { HANDOFF_PART, ThreadClickWriter, WRITE_CHUNK, WRITER_NICE_INCREMENT } from '../../src/redirect/click-writer';
-import { ClickRecorder, type ClickEvent } from '../../src/redirect/clicks';
+import { HANDOFF_PART, ThreadClickWriter, WRITE_CHUNK, WRITER_NICE_INCREMENT } from '../../src/clicks/writer';
+import { ClickRecorder, type ClickEvent } from '../../src/clicks/buffer';
 import { createTestDatabase, testEngines, type TestDatabase } from '../support/databases';
 
 const PERSON = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';

@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import * as ws from '../../src/db/repos/workspaces';
 import { setPolicyDisabled } from '../../src/db/repos/links';
+import { policyDisabled } from '../../src/webhooks/link-events';
 import { testEngines } from '../support/databases';
 import { hostImage, seedMemberKey, seedWorkspace, type Seeded } from '../support/seed';
 import { startTestServer, type TestServer } from '../support/server';
@@ -353,7 +354,7 @@ describe.each(testEngines())('links API on %s', (engine) => {
       const made = (await create({ url: 'https://example.com' })).body.data;
       expect((await patch(made.id, { status: 'DISABLED' })).body.data.status).toBe('DISABLED');
       expect((await patch(made.id, { status: 'ACTIVE' })).body.data.status).toBe('ACTIVE');
-      await setPolicyDisabled(knex(), made.id);
+      await setPolicyDisabled(knex(), made.id, policyDisabled({ shortDomain: 'localhost' }));
       const res = await patch(made.id, { status: 'ACTIVE', title: 'sneaky' });
       expect(res.status).toBe(409);
       const after = (await server.request('GET', `/api/v1/links/${made.id}`, { key: owner.key })).body.data;

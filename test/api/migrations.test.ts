@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { migrateDown, migrateLatest, openDatabase, type Database, type Engine } from '../../src/db/knex';
 import { migrationSource } from '../../src/db/migrations';
-import { SQLITE_LINK_BY_ADDRESS } from '../../src/redirect/store';
+import { SQLITE_LINK_BY_ADDRESS } from '../../src/db/redirect-store';
 import { createTestDatabase, testEngines } from '../support/databases';
 
 /** The names of a table's indexes. */

@@ -9,8 +9,9 @@ import { SPIKE_WINDOW_MS, GEO_WINDOW_MS, windowStartOf } from '../../src/domain/
 import * as linksRepo from '../../src/db/repos/links';
 import * as ws from '../../src/db/repos/workspaces';
 import { eventCatalog, type Variant } from '../../src/webhooks/catalog';
-import { enqueueEvent } from '../../src/webhooks/outbox';
-import { serviceEvent } from '../../src/webhooks/payloads';
+import { serviceEvent } from '../../src/domain/events';
+import { domainVerified } from '../../src/webhooks/domain-events';
+import { policyDisabled } from '../../src/webhooks/link-events';
 import { testEngines } from '../support/databases';
 import { seedWorkspace, type Seeded } from '../support/seed';
 import { startTestServer, type TestServer } from '../support/server';
@@ -177,10 +178,10 @@ describe.each(testEngines())('webhook events on %s', (engine) => {
       const row = { ...(await knex()('links').where({ workspace_id: owner.workspaceId }).first()), id: 'lnk_rollback', slug: `rollback-${engine}` };
       delete row.seq;
       await expect(
-        linksRepo.insertLink(knex(), row, [], async (trx) => {
-          await enqueueEvent(trx, serviceEvent('link.deleted', {
-            workspaceId: owner.workspaceId, occurredAt: Date.now(), subject: { id: row.id, slug: row.slug, domain: SHORT_DOMAIN },
-          }));
+        knex().transaction(async (trx) => {
+          await linksRepo.insertLink(trx, row, [], async () => [
+            serviceEvent('link.deleted', { workspaceId: owner.workspaceId, occurredAt: Date.now(), subject: { id: row.id, slug: row.slug, domain: SHORT_DOMAIN } }),
+          ]);
           expect(Number((await trx('webhook_deliveries').count({ n: '*' }))[0].n)).toBeGreaterThan(before);
           throw new Error('the change fails after its event was written');
         }),
@@ -240,13 +241,13 @@ describe.each(testEngines())('webhook events on %s', (engine) => {
 
     it('sends link.updated [status] on an operator policy disable, once', async () => {
       const link = (await createLink({ url: 'https://example.com/policy' })).body.data;
-      const rows = await written(() => linksRepo.setPolicyDisabled(knex(), link.id, { shortDomain: SHORT_DOMAIN, requestId: 'cli-run-1' }));
+      const rows = await written(() => linksRepo.setPolicyDisabled(knex(), link.id, policyDisabled({ shortDomain: SHORT_DOMAIN, requestId: 'cli-run-1' })));
       expectFanOut(rows, 'link.updated', ['A', 'B'], 'cli-run-1');
       expect(dataOf(rows, 'A')).toMatchObject({ id: link.id, changedFields: ['status'] });
       expect(dataOf(rows, 'B')).toMatchObject({ link_id: link.id, changed_fields: ['status'] });
       const current = await knex()('links').where({ id: link.id }).first();
       expect(dataOf(rows, 'A').updatedAt).toBe(new Date(Number(current.updated_at)).toISOString());
-      expect(await written(() => linksRepo.setPolicyDisabled(knex(), link.id))).toEqual([]);
+      expect(await written(() => linksRepo.setPolicyDisabled(knex(), link.id, policyDisabled({ shortDomain: SHORT_DOMAIN })))).toEqual([]);
     });
   });
 
@@ -272,15 +273,15 @@ describe.each(testEngines())('webhook events on %s', (engine) => {
     it('is sent when a domain becomes verified, again after a disable, not for a repeated verify', async () => {
       const host = `verified-${engine}-${Date.now()}.example.com`;
       const domainId = await ws.addDomain(knex(), owner.workspaceId, host);
-      const rows = await written(() => ws.setDomainStatus(knex(), domainId, 'ACTIVE', { requestId: 'cli-run-2' }));
+      const rows = await written(() => ws.setDomainStatus(knex(), domainId, 'ACTIVE', domainVerified('cli-run-2')));
       expectFanOut(rows, 'domain.verified', ['A', 'B'], 'cli-run-2');
       const verifiedAt = new Date(Number((await knex()('domains').where({ id: domainId }).first()).verified_at)).toISOString();
       expect(dataOf(rows, 'A')).toEqual({ id: domainId, workspaceId: owner.workspaceId, host, verifiedAt });
       expect(dataOf(rows, 'B')).toEqual({ domain_id: domainId, domain: host, verified_at: verifiedAt });
-      expect(await written(() => ws.setDomainStatus(knex(), domainId, 'ACTIVE'))).toEqual([]);
+      expect(await written(() => ws.setDomainStatus(knex(), domainId, 'ACTIVE', domainVerified()))).toEqual([]);
       expect(await written(() => ws.setDomainStatus(knex(), domainId, 'DISABLED'))).toEqual([]);
       await new Promise((r) => setTimeout(r, 3));
-      const again = await written(() => ws.setDomainStatus(knex(), domainId, 'ACTIVE'));
+      const again = await written(() => ws.setDomainStatus(knex(), domainId, 'ACTIVE', domainVerified()));
       expectFanOut(again, 'domain.verified', ['A', 'B'], null);
       expect(dataOf(again, 'A').verifiedAt > verifiedAt).toBe(true);
     });

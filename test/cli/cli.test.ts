@@ -230,10 +230,10 @@ describe.each(testEngines())('shortlink operator commands on %s', (engine) => {
 
   it('qr create prints {id, url} with the scan address on the short domain', async () => {
     const link = linkRow(wsId, ownerId, 'cli-qr');
-    await insertLink(knex(), link, []);
+    await insertLink(knex(), link, [], async () => []);
     linkId = link.id;
     const other = linkRow(ws2Id, ownerId, 'cli-other');
-    await insertLink(knex(), other, []);
+    await insertLink(knex(), other, [], async () => []);
     otherLinkId = other.id;
 
     const out = await ok(['qr', 'create', '--workspace', wsId, '--link', linkId], ['id', 'url']);

@@ -23,6 +23,7 @@ import { SCOPES, type Scope } from '../../src/domain/access';
 import * as ws from '../../src/db/repos/workspaces';
 import * as goalsRepo from '../../src/db/repos/goals';
 import { setPolicyDisabled } from '../../src/db/repos/links';
+import { policyDisabled } from '../../src/webhooks/link-events';
 import { eventCatalog } from '../../src/webhooks/catalog';
 import { testEngines } from '../support/databases';
 import { FuzzClient, KeyPool, type RawRequest, type RawResponse } from '../support/fuzz-client';
@@ -222,7 +223,7 @@ describe.each(testEngines())('OpenAPI-driven fuzzing on %s', (engine) => {
     const visitOf = (path: string) => visit.find((v) => v.url === `https://example.com/${path}`)!;
     await api('PATCH', `/api/v1/links/${visitOf('preview').id}`, mainKey, { previewTitle: 'Preview', previewDescription: 'A card', previewImage: previewImages[0] });
     await api('PATCH', `/api/v1/links/${visitOf('disabled').id}`, mainKey, { status: 'DISABLED' });
-    await setPolicyDisabled(knex(), visitOf('policy').id);
+    await setPolicyDisabled(knex(), visitOf('policy').id, policyDisabled({ shortDomain: server.services.config.shortDomain }));
     add('link:policy', visitOf('policy'));
     for (let i = 0; i < 10; i++) {
       const d = await link('main', mainKey, { url: `https://example.com/mutable/${i}`, title: `Mutable ${i}` });

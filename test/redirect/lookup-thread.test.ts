@@ -6,7 +6,7 @@
 import Sqlite from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateLatest, openDatabase, sqliteFilename, type Database } from '../../src/db/knex';
-import { LinkLookupThread, LookupThreadError } from '../../src/redirect/lookup-thread';
+import { LinkLookupThread, LookupThreadError } from '../../src/db/lookup-thread';
 import { createTestDatabase, type TestDatabase } from '../support/databases';
 import { seedWorkspace } from '../support/seed';
 

@@ -4,8 +4,9 @@ import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import * as ws from '../../src/db/repos/workspaces';
 import { setPolicyDisabled } from '../../src/db/repos/links';
+import { policyDisabled } from '../../src/webhooks/link-events';
 import { sqliteFilename } from '../../src/db/knex';
-import { LinkLookupThread } from '../../src/redirect/lookup-thread';
+import { LinkLookupThread } from '../../src/db/lookup-thread';
 import { testEngines } from '../support/databases';
 import { hostImage, seedWorkspace, type Seeded } from '../support/seed';
 import { startTestServer, type TestServer } from '../support/server';
@@ -99,7 +100,7 @@ describe.each(testEngines())('short links on %s', (engine) => {
       expect((await visit('/r-deleted')).status).toBe(404);
       const c = await create({ url: 'https://example.com', slug: 'r-policy' });
       expect((await visit('/r-policy')).status).toBe(302);
-      await setPolicyDisabled(knex(), c.id); // another process (the CLI): seen through the change feed
+      await setPolicyDisabled(knex(), c.id, policyDisabled({ shortDomain: 'localhost' })); // another process (the CLI): seen through the change feed
       await server.changes.poll();
       expect((await visit('/r-policy')).status).toBe(404);
       expect((await visit('/bad%ZZslug')).status).toBe(404);

@@ -4,8 +4,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CLICK_WINDOW_MS } from '../../src/domain/analytics-alerts';
-import { aggregateClicks, clickWindows } from '../../src/redirect/click-writes';
-import type { StoredClick } from '../../src/redirect/clicks';
+import { aggregateClicks, clickWindows } from '../../src/db/repos/click-batches';
+import type { StoredClick } from '../../src/db/repos/click-batches';
 
 const DAY = 86_400_000;
 // Five minutes before a UTC midnight: a batch of clicks within 20 minutes crosses a day and windows.

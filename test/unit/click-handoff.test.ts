@@ -3,7 +3,7 @@
 // was recorded, absent fields included, in order, whatever the split into parts.
 import { MessageChannel } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
-import { ClickBuffer, FIELD, type ClickEvent } from '../../src/redirect/clicks';
+import { ClickBuffer, FIELD, type ClickEvent } from '../../src/clicks/buffer';
 
 const clicks: ClickEvent[] = [
   { linkId: 'lnk_a', workspaceId: 'ws_1', qrCodeId: null, at: 1_795_000_000_123, referer: 'https://news.example/x', country: 'de', userAgent: 'UA one' },
@@ -83,8 +83,8 @@ describe('click buffer and hand-off to the writer thread', () => {
 
 describe('ClickRecorder while the database is unreachable', () => {
   it('keeps at most MAX_BUFFERED clicks, dropping the oldest 1% at once when full, and keeps a failed batch ahead of newer clicks', async () => {
-    const { ClickRecorder, MAX_BUFFERED, DROP_WHEN_FULL } = await import('../../src/redirect/clicks');
-    const { ClickWriteError } = await import('../../src/redirect/click-writer');
+    const { ClickRecorder, MAX_BUFFERED, DROP_WHEN_FULL } = await import('../../src/clicks/buffer');
+    const { ClickWriteError } = await import('../../src/clicks/writer');
     const warnings: unknown[] = [];
     const log = { warn: (o: unknown) => warnings.push(o), error: () => undefined } as any;
     let fail = true;

@@ -5,7 +5,7 @@ import pino from 'pino';
 import { describe, expect, it, vi } from 'vitest';
 import type { ResolvedLink } from '../../src/domain/resolve';
 import { RedirectService } from '../../src/redirect/handler';
-import type { RedirectStore } from '../../src/redirect/store';
+import type { RedirectStore } from '../../src/db/redirect-store';
 
 const CRAWLER = 'facebookexternalhit/1.1';
 

@@ -5,8 +5,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { changedLinkFields } from '../../src/domain/link-changes';
 import { eventCatalog, refusedEventNames, type Variant } from '../../src/webhooks/catalog';
-import type { ServiceEventType } from '../../src/webhooks/outbox';
-import { buildEventData, serviceEvent, type EventSubjects } from '../../src/webhooks/payloads';
+import { buildEventData, serviceEvent, type EventSubjects, type ServiceEventType } from '../../src/domain/events';
 
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => Ajv2020;
 const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));

@@ -9,7 +9,7 @@ import {
   leaseMs,
   retryDelayMs,
   type AttemptResult,
-} from '../../src/webhooks/schedule';
+} from '../../src/domain/webhook-delivery';
 import { composeVariantA, composeVariantB, signVariantA, signVariantB } from '../../src/webhooks/signing';
 import { RefusedTarget, refusalReason, vetTarget } from '../../src/webhooks/ssrf';
 import { verifyVariantA, verifyVariantB } from '../../src/webhooks/verify';

@@ -2,7 +2,7 @@
 // WEBHOOK_RETRY_SCALE): never early, late by no more than the cost of an attempt, and in the
 // schedule's proportions. Timing does not depend on the engine, so this runs on SQLite.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RETRY_DELAYS_S } from '../../src/webhooks/schedule';
+import { RETRY_DELAYS_S } from '../../src/domain/webhook-delivery';
 import {
   seedDelivery,
   seedSubscription,

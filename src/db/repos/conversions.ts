@@ -7,8 +7,9 @@ import type { Knex } from 'knex';
 import {
   CLICK_RETENTION_DAYS, CONVERSION_FUTURE_SKEW_MS, CONVERSION_RETENTION_DAYS, DAY_MS, MAX_VALUE_TOTAL_MINOR, planWindow, Tally, type EventType, type TallyData, type Window,
 } from '../../domain/conversions';
-import { invalid } from '../../domain/errors';
-import { readSnapshot } from '../knex';
+import { conflict, invalid } from '../../domain/errors';
+import { isUniqueViolation, readSnapshot } from '../knex';
+import { enqueueEvents, type EmitEvents } from './outbox';
 import { BLOCK_DAYS } from '../migrations/20261122060000_conversion_blocks';
 
 export interface ConversionRow {
@@ -326,6 +327,40 @@ export async function readGoalTally(knex: Knex, workspaceId: string, w: Window, 
     (trx) => countClicks(trx, workspaceId, w, { onlyLink: match.linkId ?? undefined, onlyQr: match.qrCodeId ?? undefined }, now),
   );
   return data as { tally: TallyData; clicks: ClickCounts | null; clicksError?: string };
+}
+
+/**
+ * Records a conversion: the event, its value total and aggregates, what `emit` raises
+ * (conversion.created) and, with an Idempotency-Key, the answer to replay, all in one
+ * transaction, so once the 201 is sent nothing of it can be lost. Returns null, or the first
+ * answer (JSON) when the key was used before with the same body within its time to live; the
+ * same key with another body is a conflict.
+ */
+export async function recordConversion(
+  knex: Knex,
+  row: ConversionRow,
+  opts: { idempotency?: { key: string; requestHash: string; response: string; ttlMs: number }; emit: EmitEvents },
+): Promise<string | null> {
+  const idem = opts.idempotency;
+  try {
+    await knex.transaction(async (trx) => {
+      if (idem) {
+        await trx('idempotency_keys').where({ workspace_id: row.workspace_id, key: idem.key }).where('created_at', '<', row.created_at - idem.ttlMs).delete();
+        await trx('idempotency_keys').insert({
+          workspace_id: row.workspace_id, key: idem.key, request_hash: idem.requestHash, status_code: 201, response: idem.response, created_at: row.created_at,
+        });
+      }
+      await insertConversion(trx, row);
+      await enqueueEvents(trx, await opts.emit(trx));
+    });
+    return null;
+  } catch (err) {
+    if (!idem || !isUniqueViolation(err)) throw err;
+    const first = await findIdempotencyKey(knex, row.workspace_id, idem.key);
+    if (!first || first.request_hash !== idem.requestHash) throw conflict('This Idempotency-Key was already used with a different request body');
+    if (!first.response) throw conflict('A request with this Idempotency-Key is still being processed');
+    return first.response;
+  }
 }
 
 export async function findIdempotencyKey(knex: Knex, workspaceId: string, key: string) {

@@ -92,3 +92,18 @@ export async function listGoals(knex: Knex, workspaceId: string, status?: GoalSt
   if (status) q.where({ status });
   return q.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'seq', order: 'desc' }]);
 }
+
+/** Whether the link, QR code or campaign the goal measures still exists (a goal without a scope: true). */
+export async function scopeObjectExists(knex: Knex, goal: Pick<GoalRow, 'link_id' | 'qr_code_id' | 'campaign_id'>): Promise<boolean> {
+  const [table, id] = goal.link_id ? ['links', goal.link_id] : goal.qr_code_id ? ['qr_codes', goal.qr_code_id] : goal.campaign_id ? ['campaigns', goal.campaign_id] : [null, null];
+  if (!table) return true;
+  return !!(await knex(table).where({ id }).whereNull('deleted_at').first('id'));
+}
+
+export type ScopeKind = 'link' | 'qr' | 'campaign';
+const SCOPE_TABLES: Record<ScopeKind, string> = { link: 'links', qr: 'qr_codes', campaign: 'campaigns' };
+
+/** Whether the object a goal may measure is in the workspace (deleted or not: a goal may outlive it). */
+export async function scopeObjectInWorkspace(knex: Knex, kind: ScopeKind, id: string, workspaceId: string): Promise<boolean> {
+  return !!(await knex(SCOPE_TABLES[kind]).where({ id, workspace_id: workspaceId }).first('id'));
+}

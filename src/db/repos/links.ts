@@ -3,7 +3,8 @@
 import type { Knex } from 'knex';
 import { slugTaken } from '../../domain/errors';
 import { isUniqueViolation, readSnapshot } from '../knex';
-import { defaultShortDomain, emitLinkUpdated } from '../../webhooks/link-events';
+import { recordLinkChange } from './link-changes';
+import { enqueueEvents, type EmitEvents } from './outbox';
 
 export interface LinkRow {
   seq?: number;
@@ -38,24 +39,17 @@ export interface TagRow {
   color: string;
 }
 
-/** Work done inside a change's transaction, after the change (e.g. its webhook events). */
-export type InTransaction<A extends unknown[] = []> = (trx: Knex.Transaction, ...args: A) => Promise<void>;
-
 /**
- * Every change that can alter what an address resolves to is written to link_changes in the
- * same transaction; each process polls it to drop stale redirect-cache entries.
+ * Creates a link with its tags, the change-feed entry, and the events `emit` returns (the caller
+ * decides them; link.created), in one transaction. A live slug on the same domain: slug_taken.
  */
-export async function recordLinkChange(trx: Knex, kind: 'link' | 'domain', domainKey: string, slug: string): Promise<void> {
-  await trx('link_changes').insert({ kind, domain_key: domainKey, slug, created_at: Date.now() });
-}
-
-export async function insertLink(knex: Knex, row: LinkRow, tagIds: string[], also?: InTransaction): Promise<void> {
+export async function insertLink(knex: Knex, row: LinkRow, tagIds: string[], emit: EmitEvents): Promise<void> {
   try {
     await knex.transaction(async (trx) => {
       await trx('links').insert(row);
       await recordLinkChange(trx, 'link', row.domain_key, row.slug);
       if (tagIds.length) await trx('link_tags').insert(tagIds.map((tag_id) => ({ link_id: row.id, tag_id })));
-      await also?.(trx);
+      await enqueueEvents(trx, await emit(trx));
     });
   } catch (err) {
     if (isUniqueViolation(err) && /slug|links_live_slug|UNIQUE constraint failed: links\.domain_key/i.test(String((err as Error).message))) {
@@ -70,7 +64,7 @@ export async function updateLink(
   current: LinkRow,
   patch: Partial<LinkRow>,
   tagIds: string[] | undefined,
-  also?: InTransaction,
+  emit: EmitEvents,
 ): Promise<void> {
   const id = current.id;
   try {
@@ -82,7 +76,7 @@ export async function updateLink(
         await trx('link_tags').where({ link_id: id }).delete();
         if (tagIds.length) await trx('link_tags').insert(tagIds.map((tag_id) => ({ link_id: id, tag_id })));
       }
-      await also?.(trx);
+      await enqueueEvents(trx, await emit(trx));
     });
   } catch (err) {
     if (isUniqueViolation(err) && patch.slug) throw slugTaken(patch.slug);
@@ -130,7 +124,7 @@ export async function softDeleteLink(
   knex: Knex,
   workspaceId: string,
   id: string,
-  also?: InTransaction<[row: LinkRow, deletedAt: number]>,
+  emit: EmitEvents<[row: LinkRow, deletedAt: number]>,
 ): Promise<LinkRow | undefined> {
   return knex.transaction(async (trx) => {
     const row = await trx('links').where({ id, workspace_id: workspaceId }).whereNull('deleted_at').first();
@@ -138,7 +132,7 @@ export async function softDeleteLink(
     const deletedAt = Date.now();
     await trx('links').where({ id }).update({ deleted_at: deletedAt, updated_at: deletedAt });
     await recordLinkChange(trx, 'link', row.domain_key, row.slug);
-    await also?.(trx, row as LinkRow, deletedAt);
+    await enqueueEvents(trx, await emit(trx, row as LinkRow, deletedAt));
     return row as LinkRow;
   });
 }
@@ -178,27 +172,43 @@ export async function activeDomainByHost(knex: Knex, host: string) {
 }
 
 /**
- * The operator's policy disable. It sends link.updated with changedFields [status] in the same
- * transaction when the link was ACTIVE (a link already DISABLED changes no field a receiver sees).
+ * The operator's policy disable. `emit` runs only when the link was ACTIVE (a link already
+ * DISABLED changes no field a receiver sees): link.updated with changedFields [status].
  */
-export async function setPolicyDisabled(
-  knex: Knex,
-  id: string,
-  opts: { shortDomain?: string; requestId?: string | null } = {},
-): Promise<LinkRow | undefined> {
+export async function setPolicyDisabled(knex: Knex, id: string, emit: EmitEvents<[linkId: string]>): Promise<LinkRow | undefined> {
   return knex.transaction(async (trx) => {
     const live = () => trx('links').where({ id }).whereNull('deleted_at');
     const before = await live().first('updated_at');
     if (!before) return undefined;
     const patch = { status: 'DISABLED', policy_locked: true, updated_at: Math.max(Date.now(), Number(before.updated_at) + 1) };
-    // The status condition makes one of two racing disables the one that sends the event.
+    // The status condition makes one of two racing disables the one that raises the event.
     const statusChanged = (await live().where({ status: 'ACTIVE' }).update(patch)) > 0;
     if (!statusChanged) await live().update(patch);
     const row = (await trx('links').where({ id }).first()) as LinkRow;
     await recordLinkChange(trx, 'link', row.domain_key, row.slug);
-    if (statusChanged) {
-      await emitLinkUpdated(trx, id, ['status'], { shortDomain: opts.shortDomain ?? defaultShortDomain(), requestId: opts.requestId ?? null });
-    }
+    if (statusChanged) await enqueueEvents(trx, await emit(trx, id));
     return row;
   });
+}
+
+/** Names of the link's tags, by name (what link.created carries). */
+export async function tagNamesOf(knex: Knex, linkId: string): Promise<string[]> {
+  return knex('link_tags as lt').join('tags as t', 't.id', 'lt.tag_id').where('lt.link_id', linkId).orderBy('t.name').pluck('t.name');
+}
+
+export async function getLinkById(knex: Knex, id: string): Promise<LinkRow | undefined> {
+  return knex('links').where({ id }).first();
+}
+
+/** What the click events need of the links clicked in a batch. */
+export interface ClickedLink {
+  id: string;
+  workspace_id: string;
+  slug: string;
+  original_url: string;
+  domain_id: string | null;
+}
+
+export async function clickedLinks(knex: Knex, ids: string[]): Promise<ClickedLink[]> {
+  return knex('links').whereIn('id', ids).select('id', 'workspace_id', 'slug', 'original_url', 'domain_id');
 }

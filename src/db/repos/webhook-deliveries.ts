@@ -7,7 +7,7 @@
 // out (the process died) is then settled by any process from what was on record.
 import type { Knex } from 'knex';
 import type { Engine } from '../knex';
-import type { AttemptResult, DeliveryDecision, DeliveryStatus, Variant } from '../../webhooks/schedule';
+import type { AttemptResult, DeliveryDecision, DeliveryStatus, Variant } from '../../domain/webhook-delivery';
 
 export const TABLE = 'webhook_deliveries';
 

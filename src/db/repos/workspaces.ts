@@ -3,8 +3,8 @@ import type { Knex } from 'knex';
 import { conflict, notFound } from '../../domain/errors';
 import { generateApiKey, hashApiKey, type Plan, type Role, type Scope } from '../../domain/access';
 import { newId, randomString } from '../../domain/ids';
-import { enqueueEvent } from '../../webhooks/outbox';
-import { serviceEvent } from '../../webhooks/payloads';
+import { recordLinkChange } from './link-changes';
+import { enqueueEvents, type EmitEvents } from './outbox';
 
 
 export async function createWorkspace(knex: Knex, name: string, plan: Plan): Promise<string> {
@@ -136,34 +136,30 @@ export async function addDomain(knex: Knex, workspaceId: string, host: string): 
   return id;
 }
 
+export interface DomainRow {
+  id: string;
+  workspace_id: string;
+  host: string;
+  status: 'PENDING' | 'ACTIVE' | 'DISABLED';
+  verified_at: number | null;
+}
+
 /**
  * Verifying (ACTIVE) or disabling a domain. Verifying a domain that is not yet ACTIVE sets
- * verified_at and sends domain.verified in the same transaction; verifying an ACTIVE domain
- * again changes nothing and sends nothing.
+ * verified_at and raises what `onVerified` returns (domain.verified) in the same transaction;
+ * verifying an ACTIVE domain again changes nothing and raises nothing.
  */
-export async function setDomainStatus(
-  knex: Knex,
-  id: string,
-  status: 'ACTIVE' | 'DISABLED',
-  opts: { requestId?: string | null } = {},
-) {
+export async function setDomainStatus(knex: Knex, id: string, status: 'ACTIVE' | 'DISABLED', onVerified?: EmitEvents<[domain: DomainRow]>) {
   return knex.transaction(async (trx) => {
     // The status condition makes one of two racing verifications the one that sends the event.
     const verifies = status === 'ACTIVE'
       && (await trx('domains').where({ id }).whereNot({ status: 'ACTIVE' }).update({ status, verified_at: Date.now() })) > 0;
     if (!verifies && !(await trx('domains').where({ id }).update({ status }))) throw notFound(`domain ${id} not found`);
     const domain = await trx('domains').where({ id }).first();
-    if (verifies) {
-      await enqueueEvent(trx, serviceEvent('domain.verified', {
-        workspaceId: domain.workspace_id,
-        requestId: opts.requestId ?? null,
-        occurredAt: Number(domain.verified_at),
-        subject: { id: domain.id, host: domain.host, verifiedAt: Number(domain.verified_at) },
-      }));
-    }
+    if (verifies && onVerified) await enqueueEvents(trx, await onVerified(trx, domain));
     // Redirect caches forget the host, so the domain's links start or stop resolving.
-    await trx('link_changes').insert({ kind: 'domain', domain_key: id, slug: domain.host, created_at: Date.now() });
-    return domain;
+    await recordLinkChange(trx, 'domain', id, domain.host);
+    return domain as DomainRow;
   });
 }
 
@@ -172,6 +168,14 @@ export async function createCampaign(knex: Knex, workspaceId: string, name: stri
   const id = newId('cmp');
   await knex('campaigns').insert({ id, workspace_id: workspaceId, name, created_at: Date.now() });
   return id;
+}
+
+export async function findCampaign(knex: Knex, workspaceId: string, id: string): Promise<{ id: string } | undefined> {
+  return knex('campaigns').where({ id, workspace_id: workspaceId }).whereNull('deleted_at').first('id');
+}
+
+export async function findQrCode(knex: Knex, workspaceId: string, id: string): Promise<{ id: string; link_id: string } | undefined> {
+  return knex('qr_codes').where({ id, workspace_id: workspaceId }).whereNull('deleted_at').first('id', 'link_id');
 }
 
 /** A QR code points at one live link of the same workspace; `code` is its scan address. */

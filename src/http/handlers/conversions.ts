@@ -7,12 +7,13 @@ import {
   isCurrency, MAX_METADATA_BYTES, parseWindow, progress, rateOf, typeEntries, valueEntries, type EventType, type Window,
 } from '../../domain/conversions';
 import { newId } from '../../domain/ids';
-import { isUniqueViolation } from '../../db/knex';
 import * as conversions from '../../db/repos/conversions';
 import * as goals from '../../db/repos/goals';
-import { enqueueEvent } from '../../webhooks/outbox';
+import * as links from '../../db/repos/links';
+import * as workspaces from '../../db/repos/workspaces';
+import { serviceEvent } from '../../domain/events';
 import type { AuthContext } from '../auth';
-import { conflict, invalid, notFound, unavailable } from '../../domain/errors';
+import { invalid, notFound, unavailable } from '../../domain/errors';
 import type { Services } from '../services';
 import type { Handlers, ResultOf } from './types';
 
@@ -94,15 +95,15 @@ export function conversionHandlers(services: Services): Pick<Handlers, 'recordCo
   async function validateReferences(auth: AuthContext, body: ConversionCreate) {
     let linkId = body.linkId ?? null;
     if (body.linkId) {
-      const link = await knex('links').where({ id: body.linkId, workspace_id: auth.workspaceId }).whereNull('deleted_at').first('id');
+      const link = await links.getLink(knex, auth.workspaceId, body.linkId);
       if (!link) throw invalid(`linkId ${body.linkId} is not a link of this workspace`, 'linkId');
     }
     if (body.campaignId) {
-      const campaign = await knex('campaigns').where({ id: body.campaignId, workspace_id: auth.workspaceId }).whereNull('deleted_at').first('id');
+      const campaign = await workspaces.findCampaign(knex, auth.workspaceId, body.campaignId);
       if (!campaign) throw invalid(`campaignId ${body.campaignId} is not a campaign of this workspace`, 'campaignId');
     }
     if (body.qrCodeId) {
-      const qr = await knex('qr_codes').where({ id: body.qrCodeId, workspace_id: auth.workspaceId }).whereNull('deleted_at').first('id', 'link_id');
+      const qr = await workspaces.findQrCode(knex, auth.workspaceId, body.qrCodeId);
       if (!qr) throw invalid(`qrCodeId ${body.qrCodeId} is not a QR code of this workspace`, 'qrCodeId');
       // A conversion that names a QR code is attributed to that QR code's link.
       if (linkId && linkId !== qr.link_id) throw invalid(`linkId ${linkId} is not the link of QR code ${body.qrCodeId}`, 'linkId');
@@ -152,36 +153,12 @@ export function conversionHandlers(services: Services): Pick<Handlers, 'recordCo
       const response = { data: presentConversion(row) };
       const idemKey = request.headers['idempotency-key'] as string | undefined;
       const requestHash = createHash('sha256').update(canonical(body)).digest('hex');
-      try {
-        // One transaction: the key, the event, its aggregates and its webhook deliveries are
-        // written together, so once 201 was answered nothing of it can be lost.
-        await knex.transaction(async (trx) => {
-          if (idemKey) {
-            await trx('idempotency_keys').where({ workspace_id: auth.workspaceId, key: idemKey }).where('created_at', '<', now - IDEMPOTENCY_TTL_MS).delete();
-            await trx('idempotency_keys').insert({
-              workspace_id: auth.workspaceId, key: idemKey, request_hash: requestHash, status_code: 201, response: JSON.stringify(response), created_at: now,
-            });
-          }
-          await conversions.insertConversion(trx, row);
-          await enqueueEvent(trx, {
-            type: 'conversion.created',
-            workspaceId: auth.workspaceId,
-            requestId,
-            occurredAt: now,
-            subject: { ...response.data, value: response.data.value },
-          });
-        });
-      } catch (err) {
-        if (!idemKey || !isUniqueViolation(err)) throw err;
-        const first = await conversions.findIdempotencyKey(knex, auth.workspaceId, idemKey);
-        if (!first || first.request_hash !== requestHash) {
-          throw conflict('This Idempotency-Key was already used with a different request body');
-        }
-        if (!first.response) throw conflict('A request with this Idempotency-Key is still being processed');
-        // The first answer, as it was sent (always the 201: nothing else is stored).
-        return { status: 201, body: JSON.parse(first.response) };
-      }
-      return { status: 201, body: response };
+      const replayed = await conversions.recordConversion(knex, row, {
+        idempotency: idemKey ? { key: idemKey, requestHash, response: JSON.stringify(response), ttlMs: IDEMPOTENCY_TTL_MS } : undefined,
+        emit: async () => [serviceEvent('conversion.created', { workspaceId: auth.workspaceId, requestId, occurredAt: now, subject: response.data })],
+      });
+      // A repeat of an earlier request: its first answer, as it was sent (always the 201).
+      return { status: 201, body: replayed === null ? response : JSON.parse(replayed) };
     },
 
     async getConversionSummary({ query: q }, { auth }): Promise<ResultOf<'getConversionSummary'>> {
@@ -267,7 +244,7 @@ export function conversionHandlers(services: Services): Pick<Handlers, 'recordCo
         rateClicks = clicks === null ? null : goal.qr_code_id ? clicks.byQr.get(goal.qr_code_id) ?? 0 : goal.link_id ? clicks.byLink.get(goal.link_id) ?? 0 : clicks.total;
       }
       const rateConversions = goal.qr_code_id ? matched : attributed;
-      const scopeObjectMissing = await scopeMissing(goal);
+      const scopeObjectMissing = !(await goals.scopeObjectExists(knex, goal));
       const targetCurrency = goal.target_currency;
       return {
         status: 200,
@@ -294,12 +271,6 @@ export function conversionHandlers(services: Services): Pick<Handlers, 'recordCo
     },
   };
 
-  async function scopeMissing(goal: goals.GoalRow): Promise<boolean> {
-    if (goal.link_id) return !(await knex('links').where({ id: goal.link_id }).whereNull('deleted_at').first('id'));
-    if (goal.qr_code_id) return !(await knex('qr_codes').where({ id: goal.qr_code_id }).whereNull('deleted_at').first('id'));
-    if (goal.campaign_id) return !(await knex('campaigns').where({ id: goal.campaign_id }).whereNull('deleted_at').first('id'));
-    return false;
-  }
 }
 
 

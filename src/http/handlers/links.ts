@@ -12,7 +12,7 @@ import { checkSlug, generateSlug } from '../../domain/slugs';
 import * as links from '../../db/repos/links';
 import { findAsset, roleOf } from '../../db/repos/workspaces';
 import type { CacheKey } from '../../redirect/cache';
-import { emitLinkCreated, emitLinkDeleted, emitLinkUpdated, type EventContext } from '../../webhooks/link-events';
+import { linkCreated, linkDeleted, linkUpdated, type EventContext } from '../../webhooks/link-events';
 import type { AuthContext } from '../auth';
 import { conflict, forbidden, invalid, isAppError, notFound } from '../../domain/errors';
 import { presentLink } from '../present';
@@ -209,7 +209,7 @@ export function linkHandlers(services: Services, definition: any): Pick<Handlers
         };
         try {
           // The link and its link.created deliveries commit together, or neither does.
-          await links.insertLink(knex, row, tagIds, (trx) => emitLinkCreated(trx, row, eventContext(requestId)));
+          await links.insertLink(knex, row, tagIds, linkCreated(row, eventContext(requestId)));
         } catch (err) {
           // A generated slug that is taken is drawn again; a chosen one is the caller's 409.
           if (!isAppError(err, 'slug_taken') || slug !== null || attempt >= GENERATED_SLUG_ATTEMPTS) throw err;
@@ -282,7 +282,7 @@ export function linkHandlers(services: Services, definition: any): Pick<Handlers
         });
         patch.updated_at = Math.max(Date.now(), Number(current.updated_at) + 1);
         // link.updated names only the fields whose value changed, and is written with the change.
-        await links.updateLink(knex, current, patch, tagIds, (trx) => emitLinkUpdated(trx, current.id, changedFields, eventContext(requestId)));
+        await links.updateLink(knex, current, patch, tagIds, (trx) => linkUpdated(changedFields, eventContext(requestId))(trx, current.id));
       }
       const updated = (await links.getLink(knex, auth.workspaceId, current.id))!;
       const data = await present(updated);
@@ -295,9 +295,7 @@ export function linkHandlers(services: Services, definition: any): Pick<Handlers
 
     async deleteLink({ params }, { auth, requestId }): Promise<ResultOf<'deleteLink'>> {
       await requireRole(auth, canDeleteLinks, 'delete');
-      const row = await links.softDeleteLink(knex, auth.workspaceId, params.id, (trx, deleted, deletedAt) =>
-        emitLinkDeleted(trx, deleted, deletedAt, eventContext(requestId)),
-      );
+      const row = await links.softDeleteLink(knex, auth.workspaceId, params.id, linkDeleted(eventContext(requestId)));
       if (!row) throw notFound('Link not found');
       const result = await followUp([{ domainKey: row.domain_key, slug: row.slug }]);
       return { status: result.outcome === 'success' ? 200 : 207, body: { data: { id: row.id, deleted: true }, result } };

@@ -1,3 +1,4 @@
+import { ping } from '../../db/knex';
 import type { Services } from '../services';
 import { notFound, unavailable } from '../../domain/errors';
 import type { Handlers, ResultOf } from './types';
@@ -20,7 +21,7 @@ export function opsHandlers(services: Services): Pick<Handlers, 'getHealth' | 'f
     },
     async getReadiness(): Promise<ResultOf<'getReadiness'>> {
       try {
-        await services.db.knex.raw('select 1');
+        await ping(services.db);
       } catch {
         // No `code`: the contract keeps codes for features switched off, where retrying does
         // not help; an unreachable database is worth retrying.

@@ -3,6 +3,7 @@
 // scopes and the rate limit are in ./access.ts; the plain-HTTP 400 in ./deployment.ts.
 import { describe, expect, it } from 'vitest';
 import { setPolicyDisabled } from '../../../src/db/repos/links';
+import { policyDisabled } from '../../../src/webhooks/link-events';
 import * as ws from '../../../src/db/repos/workspaces';
 import { hostImage, seedMemberKey, seedWorkspace } from '../../support/seed';
 import { BIG, textPlain, type Call, type ContractContext } from './context';
@@ -245,7 +246,7 @@ export function linkSuites(ctx: ContractContext) {
       const made = await ctx.makeLink();
       await ctx.viaPrism('updateLink', patch(made.id, { slug }), 409);
       await ctx.viaPrism('updateLink', patch(made.id, { slug: 'login' }), 409);
-      await setPolicyDisabled(ctx.knex(), made.id);
+      await setPolicyDisabled(ctx.knex(), made.id, policyDisabled({ shortDomain: 'localhost' }));
       const res = await ctx.viaPrism('updateLink', patch(made.id, { status: 'ACTIVE' }), 409);
       expect(res.body.error).toMatch(/policy/);
     });

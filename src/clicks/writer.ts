@@ -1,22 +1,19 @@
-// How a batch of buffered clicks reaches the database: parsed (device, browser, OS, referrer
-// host) and written with its webhook events, in transactions of at most WRITE_CHUNK clicks.
+// The click writer: how a batch of buffered clicks reaches the database, parsed (device,
+// browser, OS, referrer host) and written with the events it raises, in transactions of at most
+// WRITE_CHUNK clicks.
 //
-// `ThreadClickWriter` (used by `serve`) does all of that on a worker thread with its own
-// database connection, so the redirect path's event loop only buffers clicks and hands each
-// batch over. Written on the event loop, a flush of a second's clicks at 20,000 clicks/s stalled
-// every redirect for 276-293 ms (bench/redirect, max latency, warm set), and at a steady
-// 300 redirects/s with API traffic the loop's delay p99 was 10-13 ms against 6 ms on the thread
-// (bench/soak). The price, on the 2-vCPU machine the load generator shares: about 15 µs more
-// CPU per click, since the thread competes with the loop for the same cores. `InlineClickWriter` does the same work on the
-// calling thread; the worker runs one, and an in-memory SQLite database (which another thread
+// `ThreadClickWriter` (what `serve` uses) does all of that on the click writer thread, with its
+// own database connection, so the redirect path's event loop only buffers clicks and hands each
+// batch over: written on the event loop, a flush of a second's clicks held every redirect for
+// hundreds of milliseconds (bench/README.md). `InlineClickWriter` does the same work on the
+// calling thread; the thread runs one, and an in-memory SQLite database (which another thread
 // cannot open) uses one directly.
 import { Worker } from 'node:worker_threads';
-import type { Knex } from 'knex';
-import type { Engine } from '../db/knex';
-import { FIELD, type ClickBuffer, type ClickColumns, type ClickSink, type StoredClick } from './clicks';
-import { writeClicks } from './click-writes';
-import { parseDevice, referrerHost } from './visitor';
-import { webhookClickSink } from '../webhooks/click-events';
+import type { Db, Engine } from '../db/knex';
+import { writeClickBatch, type ClickSink, type StoredClick } from '../db/repos/click-batches';
+import { threadEntry } from '../db/thread-entry';
+import { FIELD, type ClickBuffer, type ClickColumns } from './buffer';
+import { parseDevice, referrerHost } from './device';
 
 /**
  * Clicks per transaction. On SQLite a flush holds the one write lock for its transaction, and
@@ -90,7 +87,7 @@ export function toStoredClicks(batch: ClickBuffer, from = 0, to = batch.length):
 
 export class InlineClickWriter implements ClickWriter {
   constructor(
-    private readonly knex: Knex,
+    private readonly knex: Db,
     private readonly engine: Engine,
     private readonly sinks: ClickSink[],
   ) {}
@@ -100,10 +97,7 @@ export class InlineClickWriter implements ClickWriter {
     try {
       for (let i = 0; i < batch.length; i += WRITE_CHUNK) {
         const rows = toStoredClicks(batch, i, Math.min(i + WRITE_CHUNK, batch.length));
-        await this.knex.transaction(async (trx) => {
-          await writeClicks(trx, this.engine, rows);
-          for (const sink of this.sinks) await sink(trx, rows);
-        });
+        await writeClickBatch(this.knex, this.engine, rows, this.sinks);
         written += rows.length;
         onProgress?.(written);
       }
@@ -189,7 +183,7 @@ export class ThreadClickWriter implements ClickWriter {
   }
 
   private spawn(): Worker {
-    const worker = new Worker(new URL('./click-worker.mjs', import.meta.url), { workerData: this.init });
+    const worker = new Worker(threadEntry(import.meta.url, '../start/click-writer-thread'), { workerData: this.init });
     // The worker never keeps the process alive by itself: shutdown flushes, then closes it.
     worker.unref();
     let up: () => void;
@@ -225,11 +219,4 @@ export class ThreadClickWriter implements ClickWriter {
     this.worker = worker;
     return worker;
   }
-}
-
-/** The service's writer: a thread of its own, unless the database cannot be opened twice. */
-export function clickWriterFor(databaseUrl: string, db: { knex: Knex; engine: Engine }, webhookEvents: ClickWorkerInit['webhookEvents']): ClickWriter {
-  const inMemory = databaseUrl === 'sqlite:' || databaseUrl === 'sqlite::memory:';
-  if (inMemory) return new InlineClickWriter(db.knex, db.engine, webhookEvents ? [webhookClickSink(webhookEvents)] : []);
-  return new ThreadClickWriter({ databaseUrl, webhookEvents });
 }

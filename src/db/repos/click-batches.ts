@@ -1,14 +1,34 @@
 // How a flushed batch of clicks is written, per engine. Both write the same rows: raw events,
 // daily counts per link (whose sum is the Link's clicks), daily scans per QR code and, for
-// workspaces that want traffic alerts (src/webhooks/traffic-windows.ts), clicks per link,
-// 5-minute window and country (what the alerts read), inside the caller's transaction. Written
-// without Knex's query builder on purpose: a flush runs on the redirect process's event loop,
-// and building and preparing thousands of statements per second cost more than the writes
-// themselves (bench/redirect measured it).
+// workspaces that want traffic alerts (traffic-windows.ts), clicks per link, 5-minute window and
+// country (what the alerts read), inside the caller's transaction. Written without Knex's query
+// builder on purpose: building and preparing thousands of statements per second cost more than
+// the writes themselves (bench/README.md).
 import type { Knex } from 'knex';
-import { CLICK_WINDOW_MS } from '../domain/analytics-alerts';
-import type { StoredClick } from './clicks';
-import { workspacesWithTrafficAlerts } from '../db/repos/traffic-windows';
+import { CLICK_WINDOW_MS } from '../../domain/analytics-alerts';
+import type { ServiceEvent } from '../../domain/events';
+import { enqueueEvents, subscriptionTargets, type SubscriptionTarget } from './outbox';
+import { workspacesWithTrafficAlerts } from './traffic-windows';
+
+/** A click as it is stored: the User-Agent parsed, the referrer reduced to its host, no IP address. */
+export interface StoredClick {
+  workspace_id: string;
+  link_id: string;
+  qr_code_id: string | null;
+  occurred_at: number;
+  referrer_host: string | null;
+  country: string | null;
+  device: string | null;
+  browser: string | null;
+  os: string | null;
+}
+
+/**
+ * The events a written batch of clicks raises (link.clicked, qr.scanned, the traffic alerts),
+ * built inside the flush's transaction; `targets` are the enabled subscriptions of the batch's
+ * workspaces. The click writer writes what it returns to the outbox.
+ */
+export type ClickSink = (trx: Knex.Transaction, clicks: StoredClick[], targets: SubscriptionTarget[]) => Promise<ServiceEvent[]>;
 
 const DAY_MS = 86_400_000;
 
@@ -203,4 +223,22 @@ export async function writeClicks(trx: Knex.Transaction, engine: 'sqlite' | 'pos
     await writePostgres(trx, rows, agg);
     await writePostgresWindows(trx, rows);
   }
+}
+
+/**
+ * One transaction of the click writer: the clicks with their counts and windows, and the events
+ * the sinks raise from them (written to the outbox with the clicks, so a click and its
+ * link.clicked commit or roll back together).
+ */
+export async function writeClickBatch(knex: Knex, engine: 'sqlite' | 'postgres', rows: StoredClick[], sinks: ClickSink[]): Promise<void> {
+  await knex.transaction(async (trx) => {
+    await writeClicks(trx, engine, rows);
+    if (!sinks.length || !rows.length) return;
+    // A batch's clicks share each workspace id string object, so this Set is cheap.
+    const targets = await subscriptionTargets(trx, [...new Set(rows.map((r) => r.workspace_id))]);
+    if (!targets.length) return;
+    const events: ServiceEvent[] = [];
+    for (const sink of sinks) events.push(...(await sink(trx, rows, targets)));
+    await enqueueEvents(trx, events, targets);
+  });
 }

@@ -3,8 +3,8 @@
 // which is what keeps a cache miss close to a cache hit.
 import Sqlite from 'better-sqlite3';
 import pg from 'pg';
-import { engineOf, retryWhileSqliteBusy, sqliteFilename } from '../db/knex';
 import { locationOf, type ResolvedLink } from '../domain/resolve';
+import { engineOf, retryWhileSqliteBusy, sqliteFilename } from './knex';
 import { LinkLookupThread } from './lookup-thread';
 
 export interface QrTarget {

@@ -19,6 +19,7 @@
 // change whose cache invalidation came before the lookups were asked for; an answer that
 // crosses an invalidation is used for its own request but not cached (RedirectService).
 import { Worker } from 'node:worker_threads';
+import { threadEntry } from './thread-entry';
 
 export type LookupRow = unknown[];
 
@@ -108,7 +109,7 @@ export class LinkLookupThread {
   };
 
   private spawn(): Worker {
-    const worker = new Worker(new URL('./lookup-worker.mjs', import.meta.url), { workerData: { filename: this.filename } });
+    const worker = new Worker(threadEntry(import.meta.url, './lookup-worker'), { workerData: { filename: this.filename } });
     // Never keeps the process alive by itself; the server's sockets do while visitors wait.
     worker.unref();
     worker.on('message', (m: FromLookupThread) => {

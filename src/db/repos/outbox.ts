@@ -1,31 +1,18 @@
 // The webhook outbox: events are written in the transaction of the change that causes them,
 // as one webhook_deliveries row per subscribed subscription, so a change and its deliveries
-// commit or roll back together. The delivery worker sends the rows.
+// commit or roll back together. The delivery worker (src/webhooks/worker.ts) sends the rows.
+//
+// Every change that raises events does it one way: the caller that makes the change supplies an
+// EmitEvents function, the repository runs it inside the change's transaction (after the change,
+// so it reads the changed rows) and writes what it returns here. Repositories never decide which
+// events a change raises.
 import type { Knex } from 'knex';
-import { newId } from '../domain/ids';
-import type { Variant } from './catalog';
-import { buildEventData } from './payloads';
+import { buildEventData, type ServiceEvent } from '../../domain/events';
+import { newId } from '../../domain/ids';
+import type { Variant } from '../../domain/webhook-delivery';
 
-export type ServiceEventType =
-  | 'link.created'
-  | 'link.updated'
-  | 'link.deleted'
-  | 'link.clicked'
-  | 'qr.scanned'
-  | 'conversion.created'
-  | 'domain.verified'
-  | 'analytics.spike'
-  | 'analytics.geo_anomaly';
-
-export interface ServiceEvent {
-  type: ServiceEventType;
-  workspaceId: string;
-  /** The X-Service-Request-Id of the API request (or CLI run) that caused the event. */
-  requestId?: string | null;
-  occurredAt: number;
-  /** The facts of the event; each variant's `data` object is built from them. */
-  subject: Record<string, unknown>;
-}
+/** The events a change raises, built inside its transaction. */
+export type EmitEvents<A extends unknown[] = []> = (trx: Knex.Transaction, ...args: A) => Promise<ServiceEvent[]>;
 
 export interface SubscriptionTarget {
   id: string;
@@ -51,10 +38,6 @@ export async function subscriptionTargets(trx: Knex, workspaceIds: string[]): Pr
     variant: r.variant as Variant,
     events: new Set(JSON.parse(r.events) as string[]),
   }));
-}
-
-export async function enqueueEvent(trx: Knex, event: ServiceEvent): Promise<void> {
-  await enqueueEvents(trx, [event]);
 }
 
 /**

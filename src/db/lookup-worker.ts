@@ -4,7 +4,7 @@
 // checkpoints (src/redirect/click-worker.ts) never wait long for it.
 import { parentPort, workerData } from 'node:worker_threads';
 import Sqlite from 'better-sqlite3';
-import { SQLITE_LINK_BY_ADDRESS } from './store';
+import { SQLITE_LINK_BY_ADDRESS } from './redirect-store';
 import type { FromLookupThread, LookupRow, ToLookupThread } from './lookup-thread';
 
 const { filename } = workerData as { filename: string };

@@ -1,9 +1,9 @@
-// Clicks are buffered on the redirect path and written in batches every CLICK_FLUSH_MS: raw
-// events (90-day retention) and daily counts per link (their sum is the Link's clicks). The writing
-// itself is a ClickWriter's (src/redirect/click-writer.ts), by default on its own thread.
-import type { Knex } from 'knex';
+// The click buffer: clicks are recorded on the redirect path and written in batches every
+// CLICK_FLUSH_MS: raw events (90-day retention) and daily counts per link (their sum is the
+// Link's clicks). The writing itself is a ClickWriter's (src/clicks/writer.ts), by default on the
+// click writer thread (src/start/click-writer-thread.ts).
 import type { Logger } from 'pino';
-import type { ClickWriteError, ClickWriter } from './click-writer';
+import type { ClickWriteError, ClickWriter } from './writer';
 
 export interface ClickEvent {
   linkId: string;
@@ -14,21 +14,6 @@ export interface ClickEvent {
   country: string | undefined;
   userAgent: string | undefined;
 }
-
-export interface StoredClick {
-  workspace_id: string;
-  link_id: string;
-  qr_code_id: string | null;
-  occurred_at: number;
-  referrer_host: string | null;
-  country: string | null;
-  device: string | null;
-  browser: string | null;
-  os: string | null;
-}
-
-/** Called inside the flush transaction, e.g. to put webhook events in the outbox. */
-export type ClickSink = (trx: Knex.Transaction, clicks: StoredClick[]) => Promise<void>;
 
 /** The string fields of a click, in their order in ClickBuffer.refs and ClickColumns.refs. */
 export const FIELD = { link: 0, workspace: 1, qrCode: 2, referer: 3, country: 4, userAgent: 5 } as const;

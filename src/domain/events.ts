@@ -1,9 +1,30 @@
-// The `data` object of each event, per variant, built from the facts of the event (its
-// subject). Each builder names exactly the fields of the AsyncAPI schema of that event and
-// variant (closed contracts: nothing else is ever sent). An event a variant does not have
-// has no builder there, and is not delivered in that variant.
-import type { Variant } from './catalog';
-import type { ServiceEvent, ServiceEventType } from './outbox';
+// The events a change can raise, and the `data` object of each per webhook variant, built from
+// the facts of the event (its subject). Each builder names exactly the fields of the AsyncAPI
+// schema of that event and variant (closed contracts: nothing else is ever sent). An event a
+// variant does not have has no builder there, and is not delivered in that variant.
+import type { Variant } from './webhook-delivery';
+
+export type ServiceEventType =
+  | 'link.created'
+  | 'link.updated'
+  | 'link.deleted'
+  | 'link.clicked'
+  | 'qr.scanned'
+  | 'conversion.created'
+  | 'domain.verified'
+  | 'analytics.spike'
+  | 'analytics.geo_anomaly';
+
+/** Something that happened, to be delivered to the workspace's subscriptions that name it. */
+export interface ServiceEvent {
+  type: ServiceEventType;
+  workspaceId: string;
+  /** The X-Service-Request-Id of the API request (or CLI run) that caused the event. */
+  requestId?: string | null;
+  occurredAt: number;
+  /** The facts of the event; each variant's `data` object is built from them. */
+  subject: Record<string, unknown>;
+}
 
 /** A link as the link events describe it. `domain` is the host it is served under. */
 export interface LinkFacts {
@@ -97,12 +118,18 @@ export interface EventSubjects {
   'analytics.geo_anomaly': AnalyticsGeoAnomalySubject;
 }
 
-/** A typed event, for callers that build one; `enqueueEvent` takes it as a ServiceEvent. */
+/** A typed event, for callers that build one. */
 export function serviceEvent<T extends ServiceEventType>(
   type: T,
   fields: { workspaceId: string; requestId?: string | null; occurredAt: number; subject: EventSubjects[T] },
 ): ServiceEvent {
   return { type, ...fields, subject: fields.subject as unknown as Record<string, unknown> };
+}
+
+/** domain.verified for a domain that was just verified. */
+export function domainVerifiedEvent(domain: { id: string; workspace_id: string; host: string; verified_at: number | null }, requestId: string | null = null): ServiceEvent {
+  const verifiedAt = Number(domain.verified_at);
+  return serviceEvent('domain.verified', { workspaceId: domain.workspace_id, requestId, occurredAt: verifiedAt, subject: { id: domain.id, host: domain.host, verifiedAt } });
 }
 
 const iso = (ms: number) => new Date(Number(ms)).toISOString();

@@ -1,0 +1,28 @@
+// link_changes: every change that can alter what an address resolves to is written here in the
+// same transaction; each process polls the recent rows to drop stale redirect-cache entries
+// (src/redirect/changes.ts).
+import type { Knex } from 'knex';
+
+export type LinkChangeKind = 'link' | 'domain';
+
+export interface LinkChange {
+  kind: LinkChangeKind;
+  /** '' for the shared short domain, else the custom domain's id. */
+  domain_key: string;
+  /** The slug (kind link) or the domain's host (kind domain). */
+  slug: string;
+}
+
+export async function recordLinkChange(trx: Knex, kind: LinkChangeKind, domainKey: string, slug: string): Promise<void> {
+  await trx('link_changes').insert({ kind, domain_key: domainKey, slug, created_at: Date.now() });
+}
+
+export async function changesSince(knex: Knex, since: number): Promise<LinkChange[]> {
+  return knex('link_changes').where('created_at', '>=', since).select('kind', 'domain_key', 'slug');
+}
+
+/** Deletes changes older than `before`; looks first, since a DELETE takes SQLite's write lock even when it matches nothing. */
+export async function pruneLinkChanges(knex: Knex, before: number): Promise<void> {
+  const old = knex('link_changes').where('created_at', '<', before);
+  if (await old.clone().first('id')) await old.delete();
+}

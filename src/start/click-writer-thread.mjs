@@ -1,0 +1,5 @@
+// Entry of the click writer thread from the sources (src/db/thread-entry.ts): a worker thread
+// starts without the main thread's module loader, so it registers tsx itself.
+import { register } from 'tsx/esm/api';
+register();
+await import('./click-writer-thread.ts');
