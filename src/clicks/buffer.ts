@@ -3,7 +3,6 @@
 // Link's clicks). The writing itself is a ClickWriter's (src/clicks/writer.ts), by default on the
 // click writer thread (src/start/click-writer-thread.ts).
 import type { Logger } from 'pino';
-import type { ClickWriteError, ClickWriter } from './writer';
 
 export interface ClickEvent {
   linkId: string;
@@ -13,6 +12,24 @@ export interface ClickEvent {
   referer: string | undefined;
   country: string | undefined;
   userAgent: string | undefined;
+}
+
+/** Where the buffer hands its batches (src/clicks/writer.ts). */
+export interface ClickWriter {
+  /** Resolves once batches can be written (the thread is up and has its connection). */
+  ready(): Promise<void>;
+  /**
+   * Writes the batch in order. On failure the error's `written` property says how many clicks
+   * from the start of the batch were committed before it (the caller keeps the rest).
+   */
+  write(batch: ClickBuffer): Promise<void>;
+  close(): Promise<void>;
+}
+
+export class ClickWriteError extends Error {
+  constructor(message: string, readonly written: number, readonly code?: string) {
+    super(message);
+  }
 }
 
 /** The string fields of a click, in their order in ClickBuffer.refs and ClickColumns.refs. */

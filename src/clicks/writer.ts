@@ -12,7 +12,9 @@ import { Worker } from 'node:worker_threads';
 import type { Db, Engine } from '../db/knex';
 import { writeClickBatch, type ClickSink, type StoredClick } from '../db/repos/click-batches';
 import { threadEntry } from '../db/thread-entry';
-import { FIELD, type ClickBuffer, type ClickColumns } from './buffer';
+import { ClickWriteError, FIELD, type ClickBuffer, type ClickColumns, type ClickWriter } from './buffer';
+
+export { ClickWriteError, type ClickWriter };
 import { parseDevice, referrerHost } from './device';
 
 /**
@@ -46,23 +48,6 @@ export const WRITE_CHUNK = 5_000;
  * between runs of the same code; on the million none can be told apart.
  */
 export const WRITER_NICE_INCREMENT = 5;
-
-export interface ClickWriter {
-  /** Resolves once batches can be written (the thread is up and has its connection). */
-  ready(): Promise<void>;
-  /**
-   * Writes the batch in order. On failure the error's `written` property says how many clicks
-   * from the start of the batch were committed before it (the caller keeps the rest).
-   */
-  write(batch: ClickBuffer): Promise<void>;
-  close(): Promise<void>;
-}
-
-export class ClickWriteError extends Error {
-  constructor(message: string, readonly written: number, readonly code?: string) {
-    super(message);
-  }
-}
 
 /** Clicks [from, to) of a batch as rows: User-Agent parsed, referrer reduced to its host, country checked. */
 export function toStoredClicks(batch: ClickBuffer, from = 0, to = batch.length): StoredClick[] {

@@ -12,6 +12,8 @@ export const EVENT_LABELS: Record<Exclude<EventType, 'custom'>, string> = {
 };
 
 export const DAY_MS = 86_400_000;
+/** Days per row of the 32-day rollups of the daily conversion aggregates (conversion_block_*). */
+export const BLOCK_DAYS = 32;
 export const MAX_WINDOW_DAYS = 400;
 export const DEFAULT_WINDOW_DAYS = 30;
 export const CONVERSION_RETENTION_DAYS = 400;

@@ -3,7 +3,8 @@
 // and covering indexes for the per-link and per-QR click counts of a workspace.
 import type { Knex } from 'knex';
 
-export const BLOCK_DAYS = 32;
+// Frozen with the migration; src/domain/conversions.ts BLOCK_DAYS is the same width.
+const BLOCK_DAYS = 32;
 const TABLES: Array<[string, string, string[]]> = [
   ['conversion_block_type', 'conversion_daily_type', ['event_type', 'custom_name', 'currency', 'attributed']],
   ['conversion_block_link', 'conversion_daily_link', ['link_id', 'currency']],

@@ -5,12 +5,11 @@
 // a million events. A filtered summary reads the raw events through the index of its filter.
 import type { Knex } from 'knex';
 import {
-  CLICK_RETENTION_DAYS, CONVERSION_FUTURE_SKEW_MS, CONVERSION_RETENTION_DAYS, DAY_MS, MAX_VALUE_TOTAL_MINOR, planWindow, Tally, type EventType, type TallyData, type Window,
+  BLOCK_DAYS, CLICK_RETENTION_DAYS, CONVERSION_FUTURE_SKEW_MS, CONVERSION_RETENTION_DAYS, DAY_MS, MAX_VALUE_TOTAL_MINOR, planWindow, Tally, type EventType, type TallyData, type Window,
 } from '../../domain/conversions';
 import { conflict, invalid } from '../../domain/errors';
 import { isUniqueViolation, readSnapshot } from '../knex';
 import { enqueueEvents, type EmitEvents } from './outbox';
-import { BLOCK_DAYS } from '../migrations/20261122060000_conversion_blocks';
 
 export interface ConversionRow {
   id: string;

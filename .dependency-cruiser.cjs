@@ -1,0 +1,75 @@
+// Import directions (README "Where things are"): start → http → redirect → clicks / webhooks /
+// jobs → db → domain. A module may import its own folder and the folders below it, never one
+// above it or beside it; there are no import cycles; only src/db/ imports a database driver or
+// Knex. `npm run lint:deps` checks it, and CI runs it.
+const below = {
+  domain: [],
+  db: ['domain'],
+  clicks: ['db', 'domain'],
+  webhooks: ['db', 'domain'],
+  jobs: ['db', 'domain'],
+  redirect: ['clicks', 'webhooks', 'jobs', 'db', 'domain', 'config'],
+  http: ['redirect', 'clicks', 'webhooks', 'jobs', 'db', 'domain', 'config'],
+};
+
+const layerRules = Object.entries(below).map(([layer, allowed]) => ({
+  name: `${layer}-imports-only-below`,
+  comment: `src/${layer}/ may import ${allowed.length ? allowed.map((a) => `src/${a}`).join(', ') : 'nothing else of the project'} besides itself`,
+  severity: 'error',
+  from: { path: `^src/${layer}/` },
+  to: { path: '^src/', pathNot: [`^src/${layer}/`, ...allowed.map((a) => (a === 'config' ? '^src/config\\.ts$' : `^src/${a}/`))] },
+}));
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-cycles',
+      comment: 'No module reaches itself through its imports.',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    ...layerRules,
+    {
+      name: 'config-imports-nothing',
+      comment: 'src/config.ts reads the environment and imports nothing of the project.',
+      severity: 'error',
+      from: { path: '^src/config\\.ts$' },
+      to: { path: '^src/' },
+    },
+    {
+      name: 'drivers-only-in-db',
+      comment: 'Only src/db/ imports Knex or a database driver.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/db/' },
+      to: { path: 'node_modules/(knex|better-sqlite3|pg|pg-[a-z-]+)/' },
+    },
+    {
+      name: 'migrations-are-frozen',
+      comment: 'A migration imports nothing of the project: what it did must not change when the code does.',
+      severity: 'error',
+      from: { path: '^src/db/migrations/[0-9]' },
+      to: { path: '^src/' },
+    },
+    {
+      name: 'nothing-imports-a-migration',
+      comment: 'No code takes a constant from a migration (only the migration list loads them).',
+      severity: 'error',
+      from: { pathNot: '^src/db/migrations/index\\.ts$' },
+      to: { path: '^src/db/migrations/[0-9]' },
+    },
+    {
+      name: 'not-to-unresolvable',
+      comment: 'Every import resolves.',
+      severity: 'error',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { extensions: ['.ts', '.mjs', '.js', '.json', '.d.mts'], exportsFields: ['exports'], conditionNames: ['import', 'node', 'default'] },
+  },
+};

@@ -1,0 +1,57 @@
+// The import rules of .dependency-cruiser.cjs (README "Where things are"), which CI runs as
+// `npm run lint:deps`: they hold for the project, and they catch each kind of violation.
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const ROOT = path.resolve(__dirname, '../..');
+const CONFIG = path.join(ROOT, '.dependency-cruiser.cjs');
+const run = promisify(execFile);
+
+async function violations(cwd: string): Promise<Array<{ rule: string; from: string; to: string }>> {
+  const { stdout } = await run(path.join(ROOT, 'node_modules/.bin/depcruise'), ['src', '--config', CONFIG, '--output-type', 'json'], { cwd, maxBuffer: 64 * 2 ** 20 }).catch((e) => e);
+  const report = JSON.parse(stdout);
+  return report.summary.violations.map((v: any) => ({ rule: v.rule.name, from: v.from, to: v.to }));
+}
+
+describe('import directions', () => {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'shortlink-deps-'));
+  afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+  it('hold for the project', async () => {
+    expect(await violations(ROOT)).toEqual([]);
+  }, 60_000);
+
+  it('refuse an import upward or sideways, a cycle, and a driver outside src/db/', async () => {
+    const files: Record<string, string> = {
+      'src/domain/rules.ts': "import { row } from '../db/rows';\nexport const rule = row;\n",
+      'src/db/rows.ts': "export const row = 1;\n",
+      'src/db/cycle-a.ts': "import { b } from './cycle-b';\nexport const a = b;\n",
+      'src/db/cycle-b.ts': "import { a } from './cycle-a';\nexport const b = () => a;\n",
+      'src/clicks/writer.ts': "import { sink } from '../webhooks/sink';\nexport const writer = sink;\n",
+      'src/webhooks/sink.ts': "export const sink = 1;\n",
+      'src/http/handler.ts': "import knex from 'knex';\nexport const k = knex;\n",
+      'src/redirect/path.ts': "import { handler } from '../http/handler';\nexport const p = handler;\n",
+      'src/db/migrations/20260101000000_x.ts': "import { rule } from '../../domain/rules';\nexport const WIDTH = rule;\n",
+      'src/db/repos/uses-migration.ts': "import { WIDTH } from '../migrations/20260101000000_x';\nexport const w = WIDTH;\n",
+    };
+    for (const [file, text] of Object.entries(files)) {
+      fs.mkdirSync(path.dirname(path.join(tmp, file)), { recursive: true });
+      fs.writeFileSync(path.join(tmp, file), text);
+    }
+    fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(tmp, 'node_modules'));
+    fs.writeFileSync(path.join(tmp, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'ESNext', moduleResolution: 'Bundler', strict: true } }));
+    const found = await violations(tmp);
+    const rules = (from: string) => found.filter((v) => v.from === from).map((v) => v.rule);
+    expect(rules('src/domain/rules.ts')).toContain('domain-imports-only-below');
+    expect(rules('src/clicks/writer.ts')).toContain('clicks-imports-only-below');
+    expect(rules('src/redirect/path.ts')).toContain('redirect-imports-only-below');
+    expect(rules('src/http/handler.ts')).toContain('drivers-only-in-db');
+    expect(found.some((v) => v.rule === 'no-cycles' && v.from.startsWith('src/db/cycle-'))).toBe(true);
+    expect(rules('src/db/migrations/20260101000000_x.ts')).toContain('migrations-are-frozen');
+    expect(rules('src/db/repos/uses-migration.ts')).toContain('nothing-imports-a-migration');
+  }, 60_000);
+});
