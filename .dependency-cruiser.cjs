@@ -2,14 +2,17 @@
 // jobs → db → domain. A module may import its own folder and the folders below it, never one
 // above it or beside it; there are no import cycles; only src/db/ imports a database driver or
 // Knex. `npm run lint:deps` checks it, and CI runs it.
+// src/platform/ (the Node runtime's odds and ends: thread entries and priority, the project's
+// folder) imports nothing of the project, and every layer but domain may use it.
 const below = {
   domain: [],
-  db: ['domain'],
-  clicks: ['db', 'domain'],
-  webhooks: ['db', 'domain'],
-  jobs: ['db', 'domain'],
-  redirect: ['clicks', 'webhooks', 'jobs', 'db', 'domain', 'config'],
-  http: ['redirect', 'clicks', 'webhooks', 'jobs', 'db', 'domain', 'config'],
+  platform: [],
+  db: ['domain', 'platform'],
+  clicks: ['db', 'domain', 'platform'],
+  webhooks: ['db', 'domain', 'platform'],
+  jobs: ['db', 'domain', 'platform'],
+  redirect: ['clicks', 'webhooks', 'jobs', 'db', 'domain', 'platform', 'config'],
+  http: ['redirect', 'clicks', 'webhooks', 'jobs', 'db', 'domain', 'platform', 'config'],
 };
 
 const layerRules = Object.entries(below).map(([layer, allowed]) => ({

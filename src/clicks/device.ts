@@ -2,7 +2,7 @@
 // referrer's host. Parsing is cached per User-Agent string because the same few strings make up
 // most traffic.
 import { UAParser } from 'ua-parser-js';
-import { BoundedCache } from '../domain/bounded-cache';
+import { BoundedCache } from '../domain/bounded-cache.ts';
 
 export interface Device {
   device: string | null;

@@ -9,13 +9,13 @@
 // calling thread; the thread runs one, and an in-memory SQLite database (which another thread
 // cannot open) uses one directly.
 import { Worker } from 'node:worker_threads';
-import type { Db, Engine } from '../db/knex';
-import { writeClickBatch, type ClickSink, type StoredClick } from '../db/repos/click-batches';
-import { threadEntry } from '../db/thread-entry';
-import { ClickWriteError, FIELD, type ClickBuffer, type ClickColumns, type ClickWriter } from './buffer';
+import type { Db, Engine } from '../db/knex.ts';
+import { writeClickBatch, type ClickSink, type StoredClick } from '../db/repos/click-batches.ts';
+import { threadEntry } from '../platform/thread-entry.ts';
+import { ClickWriteError, FIELD, type ClickBuffer, type ClickColumns, type ClickWriter } from './buffer.ts';
 
 export { ClickWriteError, type ClickWriter };
-import { parseDevice, referrerHost } from './device';
+import { parseDevice, referrerHost } from './device.ts';
 
 /**
  * Clicks per transaction. On SQLite a flush holds the one write lock for its transaction, and

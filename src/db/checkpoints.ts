@@ -12,7 +12,7 @@
 // On a connection of its own, which waits for readers at most CHECKPOINT_WAIT_MS: a pending
 // RESTART holds up other writers, who give up after SQLITE_LOCK_WAIT_MS, so it must give up first.
 import Sqlite from 'better-sqlite3';
-import { CHECKPOINT_WAIT_MS, engineOf, sqliteFilename, WAL_CHECKPOINT_INTERVAL_MS } from './knex';
+import { CHECKPOINT_WAIT_MS, engineOf, sqliteFilename, WAL_CHECKPOINT_INTERVAL_MS } from './knex.ts';
 
 export interface Checkpointer {
   /** A RESTART checkpoint now; a busy database or any failure is left to the next one. */

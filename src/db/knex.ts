@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
-import { migrationSource } from './migrations/index';
+import { migrationSource } from './migrations/index.ts';
 
 export type Engine = 'sqlite' | 'postgres';
 /** A connection pool or a transaction, for code outside src/db/ that passes one along (only src/db/ imports knex). */

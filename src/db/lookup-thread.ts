@@ -19,7 +19,7 @@
 // change whose cache invalidation came before the lookups were asked for; an answer that
 // crosses an invalidation is used for its own request but not cached (RedirectService).
 import { Worker } from 'node:worker_threads';
-import { threadEntry } from './thread-entry';
+import { threadEntry } from '../platform/thread-entry.ts';
 
 export type LookupRow = unknown[];
 

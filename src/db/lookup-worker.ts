@@ -4,8 +4,8 @@
 // checkpoints (src/redirect/click-worker.ts) never wait long for it.
 import { parentPort, workerData } from 'node:worker_threads';
 import Sqlite from 'better-sqlite3';
-import { SQLITE_LINK_BY_ADDRESS } from './redirect-store';
-import type { FromLookupThread, LookupRow, ToLookupThread } from './lookup-thread';
+import { SQLITE_LINK_BY_ADDRESS } from './redirect-store.ts';
+import type { FromLookupThread, LookupRow, ToLookupThread } from './lookup-thread.ts';
 
 const { filename } = workerData as { filename: string };
 const port = parentPort!;

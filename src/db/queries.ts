@@ -7,10 +7,10 @@
 // reads are asynchronous, on the service's own pool. Each takes a Knex first and returns plain
 // data (it crosses threads by structured clone).
 import type { Knex } from 'knex';
-import { readConversionSummary, readGoalTally } from './repos/conversions';
-import { readLinksPage } from './repos/links';
-import { runRetention } from './repos/retention';
-import { insertSubscription, updateSubscriptionA } from './repos/subscriptions';
+import { readConversionSummary, readGoalTally } from './repos/conversions.ts';
+import { readLinksPage } from './repos/links.ts';
+import { runRetention } from './repos/retention.ts';
+import { insertSubscription, updateSubscriptionA } from './repos/subscriptions.ts';
 
 export const QUERIES = {
   conversionSummary: readConversionSummary,

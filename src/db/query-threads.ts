@@ -10,9 +10,9 @@
 // writes (a write is committed before its answer is sent). Each thread runs one query at a time;
 // a call goes to the thread with the fewest queries waiting.
 import { Worker } from 'node:worker_threads';
-import type { Database } from './knex';
-import { inlineQueries, QUERIES, type Queries, type QueryName } from './queries';
-import { threadEntry } from './thread-entry';
+import type { Database } from './knex.ts';
+import { inlineQueries, QUERIES, type Queries, type QueryName } from './queries.ts';
+import { threadEntry } from '../platform/thread-entry.ts';
 
 /** Query threads per process: two, so one long summary does not hold every other API read. */
 export const QUERY_THREADS = 2;

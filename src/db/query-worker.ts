@@ -2,10 +2,10 @@
 // queries of src/db/queries.ts one at a time (better-sqlite3 is synchronous, so two at once on
 // one connection would only take turns).
 import { parentPort, workerData } from 'node:worker_threads';
-import { openDatabase } from './knex';
-import { QUERIES, type QueryName } from './queries';
-import type { FromQueryThread, QueryThreadInit, ToQueryThread } from './query-threads';
-import { lowerThisThreadsPriority } from './thread-priority';
+import { openDatabase } from './knex.ts';
+import { QUERIES, type QueryName } from './queries.ts';
+import type { FromQueryThread, QueryThreadInit, ToQueryThread } from './query-threads.ts';
+import { lowerThisThreadsPriority } from '../platform/thread-priority.ts';
 
 const init = workerData as QueryThreadInit;
 lowerThisThreadsPriority(init.niceIncrement);

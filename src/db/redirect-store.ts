@@ -3,9 +3,9 @@
 // which is what keeps a cache miss close to a cache hit.
 import Sqlite from 'better-sqlite3';
 import pg from 'pg';
-import { locationOf, type ResolvedLink } from '../domain/resolve';
-import { engineOf, retryWhileSqliteBusy, sqliteFilename } from './knex';
-import { LinkLookupThread } from './lookup-thread';
+import { locationOf, type ResolvedLink } from '../domain/resolve.ts';
+import { engineOf, retryWhileSqliteBusy, sqliteFilename } from './knex.ts';
+import { LinkLookupThread } from './lookup-thread.ts';
 
 export interface QrTarget {
   id: string;

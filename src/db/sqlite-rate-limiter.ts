@@ -4,7 +4,7 @@
 // with busy_timeout 0 its upsert would fail at once during a click flush. Its two writing steps
 // are retried the same way. Reads never wait in WAL mode.
 import { RateLimiterSQLite } from 'rate-limiter-flexible';
-import { retryWhileSqliteBusy } from './knex';
+import { retryWhileSqliteBusy } from './knex.ts';
 
 type Step = (...args: unknown[]) => Promise<unknown>;
 const base = RateLimiterSQLite.prototype as unknown as { _upsert: Step; _delete: Step };

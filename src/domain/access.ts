@@ -1,6 +1,6 @@
 // Plans, roles and scopes as the interface's Authentication section and DECISIONS.md set them.
 import { createHash } from 'node:crypto';
-import { randomHex } from './ids';
+import { randomHex } from './ids.ts';
 
 export const PLANS = ['free', 'pro', 'growth', 'business'] as const;
 export type Plan = (typeof PLANS)[number];

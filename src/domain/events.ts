@@ -2,7 +2,7 @@
 // the facts of the event (its subject). Each builder names exactly the fields of the AsyncAPI
 // schema of that event and variant (closed contracts: nothing else is ever sent). An event a
 // variant does not have has no builder there, and is not delivered in that variant.
-import type { Variant } from './webhook-delivery';
+import type { Variant } from './webhook-delivery.ts';
 
 export type ServiceEventType =
   | 'link.created'

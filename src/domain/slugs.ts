@@ -1,4 +1,4 @@
-import { randomString } from './ids';
+import { randomString } from './ids.ts';
 
 export const RESERVED_SLUGS = new Set([
   'api', 'admin', 'app', 'assets', 'dashboard', 'docs', 'healthz', 'readyz', 'metrics', 'login',

@@ -3,23 +3,22 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { OpenAPIBackend, type Context } from 'openapi-backend';
 import addFormats from 'ajv-formats';
 import { pinoHttp } from 'pino-http';
-import { clientAddress } from '../domain/client-address';
-import { authenticate, type AuthContext } from './auth';
-import { AppError, invalid, methodNotAllowed, notFound, tooLarge, unauthenticated, unavailable } from '../domain/errors';
-import { errorAnswer, INTERNAL_ERROR } from './errors';
-import { validationError } from './validation';
-import { buildHandlers } from './handlers/index';
-import type { HandlerContext, OperationId, RequestOf, ResultOf } from './handlers/types';
-import { loadDefinition } from './definition';
-import type { Services } from './services';
+import { clientAddress } from '../domain/client-address.ts';
+import { authenticate, type AuthContext } from './auth.ts';
+import { AppError, invalid, methodNotAllowed, notFound, tooLarge, unauthenticated, unavailable } from '../domain/errors.ts';
+import { errorAnswer, INTERNAL_ERROR } from './errors.ts';
+import { validationError } from './validation.ts';
+import { buildHandlers } from './handlers/index.ts';
+import type { HandlerContext, OperationId, RequestOf, ResultOf } from './handlers/types.ts';
+import { loadDefinition } from './definition.ts';
+import type { Services } from './services.ts';
+import { projectPath } from '../platform/project-root.ts';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const docsPath = path.join(root, 'generated/docs/index.html');
+const docsPath = projectPath('generated/docs/index.html');
 export const MAX_BODY_BYTES = 64 * 1024;
 
 function requiredScopes(operation: any): string[] {

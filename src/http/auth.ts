@@ -2,11 +2,11 @@
 // the answers: who are you (401), too fast (429), may your plan and key do this (403).
 import type { Request } from 'express';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
-import type { Db } from '../db/knex';
-import { API_KEY_FORMAT, isPaidPlan, planHasApi, type Plan } from '../domain/access';
-import { findKey } from '../db/repos/workspaces';
-import { forbidden, unauthenticated } from '../domain/errors';
-import { consumeRequest } from './rate-limit';
+import type { Db } from '../db/knex.ts';
+import { API_KEY_FORMAT, isPaidPlan, planHasApi, type Plan } from '../domain/access.ts';
+import { findKey } from '../db/repos/workspaces.ts';
+import { forbidden, unauthenticated } from '../domain/errors.ts';
+import { consumeRequest } from './rate-limit.ts';
 
 export interface AuthContext {
   keyId: string;

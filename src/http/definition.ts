@@ -1,9 +1,7 @@
 import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { projectPath } from '../platform/project-root.ts';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const definitionPath = path.join(root, 'generated/openapi.json');
+export const definitionPath = projectPath('generated/openapi.json');
 let cached: any;
 
 /** The bundled OpenAPI document that `npm run gen` writes from openapi/. */

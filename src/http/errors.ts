@@ -1,7 +1,7 @@
 // How an error is answered over HTTP: an AppError (src/domain/errors.ts) with its status, the
 // contract's `{ error, field?, code? }` body and the headers its details call for; any other
 // error is a fault and answers 500 without its message.
-import { AppError, ERROR_CODES } from '../domain/errors';
+import { AppError, ERROR_CODES } from '../domain/errors.ts';
 
 export interface ErrorAnswer {
   status: number;

@@ -1,6 +1,6 @@
 // Database rows to the contract's response shapes.
-import type { components } from '../../generated/api';
-import type { LinkRow, TagRow } from '../db/repos/links';
+import type { components } from '../../generated/api.ts';
+import type { LinkRow, TagRow } from '../db/repos/links.ts';
 
 export type Link = components['schemas']['Link'];
 const iso = (ms: number | null) => (ms === null || ms === undefined ? null : new Date(Number(ms)).toISOString());

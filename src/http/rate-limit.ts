@@ -1,9 +1,9 @@
 // 60 requests per minute per API key, shared by every endpoint and, on Postgres, by every
 // process using the database. rate-limiter-flexible keeps a fixed 60-second window per key.
 import { RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import { SqliteRateLimiter } from '../db/sqlite-rate-limiter';
-import type { Database } from '../db/knex';
-import { rateLimited } from '../domain/errors';
+import { SqliteRateLimiter } from '../db/sqlite-rate-limiter.ts';
+import type { Database } from '../db/knex.ts';
+import { rateLimited } from '../domain/errors.ts';
 
 export const REQUESTS_PER_MINUTE = 60;
 

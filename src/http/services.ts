@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
-import type { Config } from '../config';
-import type { Database } from '../db/knex';
-import type { Queries } from '../db/queries';
-import type { LinkCacheInvalidator } from '../redirect/cache';
+import type { Config } from '../config.ts';
+import type { Database } from '../db/knex.ts';
+import type { Queries } from '../db/queries.ts';
+import type { LinkCacheInvalidator } from '../redirect/cache.ts';
 
 /** Everything a request handler may use, built once per process (or per test). */
 export interface Services {

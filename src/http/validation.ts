@@ -1,6 +1,6 @@
 // Turns openapi-backend's Ajv errors into the interface's single `{ error, field }` message.
 import type { ErrorObject } from 'ajv';
-import { AppError, invalid } from '../domain/errors';
+import { AppError, invalid } from '../domain/errors.ts';
 
 type Operation = { operationId?: string; requestBody?: any };
 

@@ -2,7 +2,7 @@
 // processes may run it); `shortlink retention run` runs it on demand. The deletes themselves are
 // in src/db/repos/retention.ts; here they run as a query, off the event loop on SQLite.
 import type { Logger } from 'pino';
-import type { Queries } from '../db/queries';
+import type { Queries } from '../db/queries.ts';
 
 export const RETENTION_INTERVAL_MS = 3_600_000;
 

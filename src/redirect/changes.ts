@@ -3,8 +3,8 @@
 // an overlap (not by id) cannot miss a row whose transaction committed late; dropping an entry
 // twice costs nothing.
 import type { Logger } from 'pino';
-import type { Db } from '../db/knex';
-import { changesSince, pruneLinkChanges } from '../db/repos/link-changes';
+import type { Db } from '../db/knex.ts';
+import { changesSince, pruneLinkChanges } from '../db/repos/link-changes.ts';
 
 export const CHANGE_POLL_MS = 250;
 const OVERLAP_MS = 5_000;

@@ -1,7 +1,7 @@
 // The pages a visitor sees. Self-contained HTML (inline style only), locked down by headers:
 // nothing loads from elsewhere, nothing frames them, and no referrer leaves with the slug.
 import type { ServerResponse } from 'node:http';
-import type { VisitPage } from '../domain/resolve';
+import type { VisitPage } from '../domain/resolve.ts';
 
 export const PAGE_HEADERS = {
   'Content-Type': 'text/html; charset=utf-8',

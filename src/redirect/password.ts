@@ -2,8 +2,8 @@
 // SameSite=Strict cookie and the form), and throttling of wrong passwords per link and client.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import { SqliteRateLimiter } from '../db/sqlite-rate-limiter';
-import type { Database } from '../db/knex';
+import { SqliteRateLimiter } from '../db/sqlite-rate-limiter.ts';
+import type { Database } from '../db/knex.ts';
 
 export const WRONG_PASSWORDS_ALLOWED = 5;
 export const WRONG_PASSWORD_WINDOW_S = 15 * 60;

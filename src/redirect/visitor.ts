@@ -2,7 +2,7 @@
 // keeps. Judging is cached per User-Agent string because the same few strings make up most traffic.
 import type { IncomingHttpHeaders } from 'node:http';
 import { isbot } from 'isbot';
-import { BoundedCache } from '../domain/bounded-cache';
+import { BoundedCache } from '../domain/bounded-cache.ts';
 
 const botCache = new BoundedCache<boolean>(10_000);
 /** Crawlers, link checkers and clients with no User-Agent are not people. */

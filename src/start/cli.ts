@@ -4,17 +4,17 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadConfig, type Config } from '../config';
-import { PLANS, ROLES, SCOPES, type Plan, type Role, type Scope } from '../domain/access';
-import { isUniqueViolation, migrateLatest, openDatabase, type Database } from '../db/knex';
-import { AppError, conflict, ERROR_CODES, notFound, storageFailed, usage } from '../domain/errors';
-import * as ws from '../db/repos/workspaces';
-import { setPolicyDisabled } from '../db/repos/links';
-import { domainVerified } from '../webhooks/domain-events';
-import { policyDisabled } from '../webhooks/link-events';
-import { runRetention } from '../db/repos/retention';
-import * as deliveries from '../db/repos/webhook-deliveries';
-import { createGoalCommand, GOAL_FLAGS, setGoalStatusCommand, updateGoalCommand } from './goal-commands';
+import { loadConfig, type Config } from '../config.ts';
+import { PLANS, ROLES, SCOPES, type Plan, type Role, type Scope } from '../domain/access.ts';
+import { isUniqueViolation, migrateLatest, openDatabase, type Database } from '../db/knex.ts';
+import { AppError, conflict, ERROR_CODES, notFound, storageFailed, usage } from '../domain/errors.ts';
+import * as ws from '../db/repos/workspaces.ts';
+import { setPolicyDisabled } from '../db/repos/links.ts';
+import { domainVerified } from '../webhooks/domain-events.ts';
+import { policyDisabled } from '../webhooks/link-events.ts';
+import { runRetention } from '../db/repos/retention.ts';
+import * as deliveries from '../db/repos/webhook-deliveries.ts';
+import { createGoalCommand, GOAL_FLAGS, setGoalStatusCommand, updateGoalCommand } from './goal-commands.ts';
 
 
 type Flags = Record<string, string | undefined>;
@@ -356,7 +356,7 @@ async function main() {
     }
     const config = loadConfig();
     // Loaded only here: the HTTP stack would double the start-up time of every operator command.
-    const { startServer } = await import('./server');
+    const { startServer } = await import('./server.ts');
     // WEBHOOK_CA_FILE (tests only): a PEM certificate webhook deliveries trust besides the
     // system's, for receivers with self-signed certificates.
     const caFile = process.env.WEBHOOK_CA_FILE;

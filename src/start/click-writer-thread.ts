@@ -3,12 +3,12 @@
 // arrive one at a time; each answer says how far the batch got. An entry point, so it is here:
 // it puts the click writer and the webhook events together.
 import { parentPort, workerData } from 'node:worker_threads';
-import { ClickBuffer } from '../clicks/buffer';
-import { ClickWriteError, InlineClickWriter, WRITER_NICE_INCREMENT, type ClickWorkerInit, type FromWorker, type ToWorker } from '../clicks/writer';
-import { startCheckpoints } from '../db/checkpoints';
-import { openDatabase, ping } from '../db/knex';
-import { lowerThisThreadsPriority } from '../db/thread-priority';
-import { webhookClickSink } from '../webhooks/click-events';
+import { ClickBuffer } from '../clicks/buffer.ts';
+import { ClickWriteError, InlineClickWriter, WRITER_NICE_INCREMENT, type ClickWorkerInit, type FromWorker, type ToWorker } from '../clicks/writer.ts';
+import { startCheckpoints } from '../db/checkpoints.ts';
+import { openDatabase, ping } from '../db/knex.ts';
+import { lowerThisThreadsPriority } from '../platform/thread-priority.ts';
+import { webhookClickSink } from '../webhooks/click-events.ts';
 
 const init = workerData as ClickWorkerInit;
 // The writer yields the CPU to the threads that answer visitors (WRITER_NICE_INCREMENT says how much).

@@ -1,9 +1,9 @@
 // `shortlink goal create|update|set-status`: goals are managed by operators, never the API.
-import type { Db } from '../db/knex';
-import { getWorkspace } from '../db/repos/workspaces';
-import { EVENT_TYPES, isCurrency, MAX_CUSTOM_NAME, type EventType } from '../domain/conversions';
-import * as goals from '../db/repos/goals';
-import { notFound, usage } from '../domain/errors';
+import type { Db } from '../db/knex.ts';
+import { getWorkspace } from '../db/repos/workspaces.ts';
+import { EVENT_TYPES, isCurrency, MAX_CUSTOM_NAME, type EventType } from '../domain/conversions.ts';
+import * as goals from '../db/repos/goals.ts';
+import { notFound, usage } from '../domain/errors.ts';
 
 
 type Flags = Record<string, string | undefined>;

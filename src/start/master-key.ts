@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Config } from '../config';
+import type { Config } from '../config.ts';
 
 export function loadOrCreateMasterKey(config: Config): Buffer {
   if (config.masterKey) return decode(config.masterKey, 'MASTER_KEY');

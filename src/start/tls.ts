@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import selfsigned from 'selfsigned';
-import type { Config } from '../config';
+import type { Config } from '../config.ts';
 
 export interface TlsMaterial {
   cert: string;

@@ -3,10 +3,9 @@
 // JSON Schema of each event's `data` object and the retired names. The schema endpoint and
 // the subscription checks both derive from it.
 import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 
-import type { Variant } from '../domain/webhook-delivery';
+import type { Variant } from '../domain/webhook-delivery.ts';
+import { projectPath } from '../platform/project-root.ts';
 
 export type { Variant };
 export type JsonSchema = Record<string, unknown>;
@@ -27,8 +26,7 @@ export interface EventCatalog {
   dataSchema(name: string): JsonSchema | undefined;
 }
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const documentPath = (variant: Variant) => path.join(root, `generated/asyncapi-${variant.toLowerCase()}.json`);
+const documentPath = (variant: Variant) => projectPath(`generated/asyncapi-${variant.toLowerCase()}.json`);
 
 function pointer(document: any, ref: string): any {
   if (!ref.startsWith('#/')) throw new Error(`only local $refs are supported in the AsyncAPI documents: ${ref}`);

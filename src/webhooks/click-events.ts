@@ -5,17 +5,17 @@
 // analytics.geo_anomaly, evaluated per link of the batch over the windows that have closed,
 // from the link's clicks per 5-minute window and country (link_click_windows, written by the
 // same flush just before this runs).
-import type { DbTransaction } from '../db/knex';
-import * as links from '../db/repos/links';
-import type { SubscriptionTarget } from '../db/repos/outbox';
-import { claimAlert, lastAlertsOf, linkWindows, windowTotals } from '../db/repos/traffic-alerts';
-import type { ClickSink, StoredClick } from '../db/repos/click-batches';
+import type { DbTransaction } from '../db/knex.ts';
+import * as links from '../db/repos/links.ts';
+import type { SubscriptionTarget } from '../db/repos/outbox.ts';
+import { claimAlert, lastAlertsOf, linkWindows, windowTotals } from '../db/repos/traffic-alerts.ts';
+import type { ClickSink, StoredClick } from '../db/repos/click-batches.ts';
 import {
   CLICK_WINDOW_MS, detectGeoAnomalies, detectSpike, GEO_BASELINE_MS, GEO_MIN_CLICKS, GEO_QUIET_MS, GEO_WINDOW_MS, SPIKE_BASELINE_WINDOWS,
   SPIKE_MIN_CLICKS, SPIKE_QUIET_MS, SPIKE_WINDOW_MS, TRAFFIC_ALERT_EVENTS, windowStartOf,
-} from '../domain/analytics-alerts';
-import { serviceEvent, type ServiceEvent } from '../domain/events';
-import { linkHost } from './link-events';
+} from '../domain/analytics-alerts.ts';
+import { serviceEvent, type ServiceEvent } from '../domain/events.ts';
+import { linkHost } from './link-events.ts';
 
 /** How many closed windows back a flush still evaluates (a link's clicks may pause). */
 const SPIKE_LOOKBACK_WINDOWS = 12;

@@ -14,8 +14,8 @@
 import http from 'node:http';
 import net from 'node:net';
 import tls from 'node:tls';
-import type { AttemptResult } from '../domain/webhook-delivery';
-import { RefusedTarget, refusalReason, vetTarget, type Lookup, type NetworkPolicy, type VettedAddress } from './ssrf';
+import type { AttemptResult } from '../domain/webhook-delivery.ts';
+import { RefusedTarget, refusalReason, vetTarget, type Lookup, type NetworkPolicy, type VettedAddress } from './ssrf.ts';
 
 export interface OutgoingRequest {
   body: string;

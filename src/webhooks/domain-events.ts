@@ -1,8 +1,8 @@
 // domain.verified (asyncapi/), for the change that verifies a domain (src/db/repos/workspaces
 // setDomainStatus runs it only when the domain was not verified yet).
-import type { DbTransaction } from '../db/knex';
-import type { DomainRow } from '../db/repos/workspaces';
-import { domainVerifiedEvent, type ServiceEvent } from '../domain/events';
+import type { DbTransaction } from '../db/knex.ts';
+import type { DomainRow } from '../db/repos/workspaces.ts';
+import { domainVerifiedEvent, type ServiceEvent } from '../domain/events.ts';
 
 export const domainVerified = (requestId: string | null = null) => async (_trx: DbTransaction, domain: DomainRow): Promise<ServiceEvent[]> => [
   domainVerifiedEvent(domain, requestId),

@@ -1,10 +1,10 @@
 // The events of a link change (asyncapi/: link.created, link.updated, link.deleted), built inside
 // the change's transaction (every read goes through it: on SQLite it holds the only connection).
 // The caller that makes the change passes these to the repository as its EmitEvents.
-import type { Db, DbTransaction } from '../db/knex';
-import * as links from '../db/repos/links';
-import type { LinkRow } from '../db/repos/links';
-import { serviceEvent, type LinkFacts, type ServiceEvent } from '../domain/events';
+import type { Db, DbTransaction } from '../db/knex.ts';
+import * as links from '../db/repos/links.ts';
+import type { LinkRow } from '../db/repos/links.ts';
+import { serviceEvent, type LinkFacts, type ServiceEvent } from '../domain/events.ts';
 
 export interface EventContext {
   /** Host of the shared short domain (config.shortDomain). */

@@ -11,14 +11,14 @@
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import type { Logger } from 'pino';
-import type { Db, Engine } from '../db/knex';
-import * as outbox from '../db/repos/webhook-deliveries';
-import type { ClaimedDelivery } from '../db/repos/webhook-deliveries';
-import { attemptDelivery, closeIdleConnections, type AttemptReport } from './delivery';
-import { attemptTimeoutMs, deliveryOutcome, leaseMs, type AttemptResult, type Variant } from '../domain/webhook-delivery';
-import { openSecret } from './secrets';
-import { composeVariantA, composeVariantB } from './signing';
-import type { Lookup } from './ssrf';
+import type { Db, Engine } from '../db/knex.ts';
+import * as outbox from '../db/repos/webhook-deliveries.ts';
+import type { ClaimedDelivery } from '../db/repos/webhook-deliveries.ts';
+import { attemptDelivery, closeIdleConnections, type AttemptReport } from './delivery.ts';
+import { attemptTimeoutMs, deliveryOutcome, leaseMs, type AttemptResult, type Variant } from '../domain/webhook-delivery.ts';
+import { openSecret } from './secrets.ts';
+import { composeVariantA, composeVariantB } from './signing.ts';
+import type { Lookup } from './ssrf.ts';
 
 export interface WebhookWorkerOptions {
   knex: Db;

@@ -16,12 +16,12 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Spawns `node bin/shortlink.mjs ...args` with only PATH/HOME from this process plus `env`. */
+/** Spawns `node bin/shortlink.mjs ...args` from the sources, with only PATH/HOME from this process plus `env`. */
 export function runCli(args: string[], env: Record<string, string>, timeoutMs = 30_000): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', SHORTLINK_FROM_SOURCE: '1', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

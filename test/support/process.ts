@@ -42,11 +42,15 @@ export interface ServeProcess {
   kill(signal: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Spawns `node bin/shortlink.mjs serve` with only PATH/HOME from this process plus `env`. */
-export function spawnServe(env: Record<string, string>): ServeProcess {
+/**
+ * Spawns `node bin/shortlink.mjs serve` from the sources (SHORTLINK_FROM_SOURCE=1: the tests test
+ * the code as edited; test/cli/compiled.test.ts runs the compiled one) with only PATH/HOME from
+ * this process plus `env`.
+ */
+export function spawnServe(env: Record<string, string>, opts: { compiled?: boolean } = {}): ServeProcess {
   const child = spawn(process.execPath, [BIN, 'serve'], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...(opts.compiled ? {} : { SHORTLINK_FROM_SOURCE: '1' }), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let tail = '';

@@ -98,6 +98,7 @@ describe('a delivery worker killed with SIGKILL mid-delivery', () => {
       env: {
         PATH: process.env.PATH ?? '',
         HOME: process.env.HOME ?? '',
+        SHORTLINK_FROM_SOURCE: '1',
         DATABASE_URL: database.url,
         DATA_DIR: dataDir,
         PORT: '0',

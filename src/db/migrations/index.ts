@@ -1,19 +1,19 @@
 // Migrations are listed here rather than discovered on disk, so they load the same way under
 // tsx, vitest and a bundled build.
 import type { Knex } from 'knex';
-import * as core from './20261122000000_core';
-import * as clicks from './20261122010000_clicks';
-import * as conversions from './20261122020000_conversions';
-import * as webhooks from './20261122030000_webhooks';
-import * as webhooksMore from './20261122040000_webhooks_more';
-import * as webhookDelivery from './20261122050000_webhook_delivery';
-import * as conversionBlocks from './20261122060000_conversion_blocks';
-import * as linkClicksFromDaily from './20261122070000_link_clicks_from_daily';
-import * as dailyClicksByWorkspace from './20261122080000_daily_clicks_by_workspace';
-import * as clickWindows from './20261122090000_click_windows';
-import * as linksRedirectIndex from './20261123000000_links_redirect_index';
-import * as clicksRetentionById from './20261123010000_clicks_retention_by_id';
-import * as conversionValueTotals from './20261124000000_conversion_value_totals';
+import * as core from './20261122000000_core.ts';
+import * as clicks from './20261122010000_clicks.ts';
+import * as conversions from './20261122020000_conversions.ts';
+import * as webhooks from './20261122030000_webhooks.ts';
+import * as webhooksMore from './20261122040000_webhooks_more.ts';
+import * as webhookDelivery from './20261122050000_webhook_delivery.ts';
+import * as conversionBlocks from './20261122060000_conversion_blocks.ts';
+import * as linkClicksFromDaily from './20261122070000_link_clicks_from_daily.ts';
+import * as dailyClicksByWorkspace from './20261122080000_daily_clicks_by_workspace.ts';
+import * as clickWindows from './20261122090000_click_windows.ts';
+import * as linksRedirectIndex from './20261123000000_links_redirect_index.ts';
+import * as clicksRetentionById from './20261123010000_clicks_retention_by_id.ts';
+import * as conversionValueTotals from './20261124000000_conversion_value_totals.ts';
 
 const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }> = {
   '20261122000000_core': core,

@@ -5,10 +5,10 @@
 // builder on purpose: building and preparing thousands of statements per second cost more than
 // the writes themselves (bench/README.md).
 import type { Knex } from 'knex';
-import { CLICK_WINDOW_MS } from '../../domain/analytics-alerts';
-import type { ServiceEvent } from '../../domain/events';
-import { enqueueEvents, subscriptionTargets, type SubscriptionTarget } from './outbox';
-import { workspacesWithTrafficAlerts } from './traffic-windows';
+import { CLICK_WINDOW_MS } from '../../domain/analytics-alerts.ts';
+import type { ServiceEvent } from '../../domain/events.ts';
+import { enqueueEvents, subscriptionTargets, type SubscriptionTarget } from './outbox.ts';
+import { workspacesWithTrafficAlerts } from './traffic-windows.ts';
 
 /** A click as it is stored: the User-Agent parsed, the referrer reduced to its host, no IP address. */
 export interface StoredClick {

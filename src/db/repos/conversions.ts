@@ -6,10 +6,10 @@
 import type { Knex } from 'knex';
 import {
   BLOCK_DAYS, CLICK_RETENTION_DAYS, CONVERSION_FUTURE_SKEW_MS, CONVERSION_RETENTION_DAYS, DAY_MS, MAX_VALUE_TOTAL_MINOR, planWindow, Tally, type EventType, type TallyData, type Window,
-} from '../../domain/conversions';
-import { conflict, invalid } from '../../domain/errors';
-import { isUniqueViolation, readSnapshot } from '../knex';
-import { enqueueEvents, type EmitEvents } from './outbox';
+} from '../../domain/conversions.ts';
+import { conflict, invalid } from '../../domain/errors.ts';
+import { isUniqueViolation, readSnapshot } from '../knex.ts';
+import { enqueueEvents, type EmitEvents } from './outbox.ts';
 
 export interface ConversionRow {
   id: string;

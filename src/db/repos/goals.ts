@@ -1,8 +1,8 @@
 // Goals: saved, named questions about conversions, managed from the operator command line.
 import type { Knex } from 'knex';
-import type { EventType } from '../../domain/conversions';
-import { newId } from '../../domain/ids';
-import { notFound } from '../../domain/errors';
+import type { EventType } from '../../domain/conversions.ts';
+import { newId } from '../../domain/ids.ts';
+import { notFound } from '../../domain/errors.ts';
 
 export type GoalStatus = 'ACTIVE' | 'PAUSED' | 'ARCHIVED';
 export const GOAL_STATUSES: GoalStatus[] = ['ACTIVE', 'PAUSED', 'ARCHIVED'];

@@ -1,10 +1,10 @@
 // Links and their tags. Slug uniqueness per domain is enforced by the partial unique index
 // links_live_slug, so two requests racing for one slug cannot both win.
 import type { Knex } from 'knex';
-import { slugTaken } from '../../domain/errors';
-import { isUniqueViolation, readSnapshot } from '../knex';
-import { recordLinkChange } from './link-changes';
-import { enqueueEvents, type EmitEvents } from './outbox';
+import { slugTaken } from '../../domain/errors.ts';
+import { isUniqueViolation, readSnapshot } from '../knex.ts';
+import { recordLinkChange } from './link-changes.ts';
+import { enqueueEvents, type EmitEvents } from './outbox.ts';
 
 export interface LinkRow {
   seq?: number;

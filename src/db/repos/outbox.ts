@@ -7,9 +7,9 @@
 // so it reads the changed rows) and writes what it returns here. Repositories never decide which
 // events a change raises.
 import type { Knex } from 'knex';
-import { buildEventData, type ServiceEvent } from '../../domain/events';
-import { newId } from '../../domain/ids';
-import type { Variant } from '../../domain/webhook-delivery';
+import { buildEventData, type ServiceEvent } from '../../domain/events.ts';
+import { newId } from '../../domain/ids.ts';
+import type { Variant } from '../../domain/webhook-delivery.ts';
 
 /** The events a change raises, built inside its transaction. */
 export type EmitEvents<A extends unknown[] = []> = (trx: Knex.Transaction, ...args: A) => Promise<ServiceEvent[]>;

@@ -2,8 +2,8 @@
 // conversion events 400 days. Scheduled by src/jobs/retention.ts; it deletes in batches, and on
 // SQLite runs on a query thread, so even a large backlog never holds the redirect path.
 import type { Knex } from 'knex';
-import { CLICK_WINDOW_RETENTION_MS } from '../../domain/analytics-alerts';
-import { BLOCK_DAYS, CLICK_RETENTION_DAYS, CONVERSION_RETENTION_DAYS, DAY_MS } from '../../domain/conversions';
+import { CLICK_WINDOW_RETENTION_MS } from '../../domain/analytics-alerts.ts';
+import { BLOCK_DAYS, CLICK_RETENTION_DAYS, CONVERSION_RETENTION_DAYS, DAY_MS } from '../../domain/conversions.ts';
 const BATCH = 5_000;
 
 export interface RetentionResult {

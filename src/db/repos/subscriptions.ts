@@ -2,7 +2,7 @@
 // whose click windows are kept only for workspaces that want them (traffic-windows.ts): a change
 // that starts that rebuilds them from the raw clicks in its own transaction.
 import type { Knex } from 'knex';
-import { changeAlertSubscriptions } from './traffic-windows';
+import { changeAlertSubscriptions } from './traffic-windows.ts';
 
 export type Variant = 'A' | 'B';
 

@@ -25,7 +25,7 @@
 // flush that waited sees the new subscription and writes its windows; a rebuild that waited
 // counts the flush's clicks.
 import type { Knex } from 'knex';
-import { CLICK_WINDOW_MS, CLICK_WINDOW_RETENTION_MS, TRAFFIC_ALERT_EVENTS, windowStartOf } from '../../domain/analytics-alerts';
+import { CLICK_WINDOW_MS, CLICK_WINDOW_RETENTION_MS, TRAFFIC_ALERT_EVENTS, windowStartOf } from '../../domain/analytics-alerts.ts';
 
 const isPg = (knex: Knex) => knex.client.config.client === 'pg';
 

@@ -6,8 +6,8 @@
 // longer change the row. Before the request is written, request_sent is set: a lease that runs
 // out (the process died) is then settled by any process from what was on record.
 import type { Knex } from 'knex';
-import type { Engine } from '../knex';
-import type { AttemptResult, DeliveryDecision, DeliveryStatus, Variant } from '../../domain/webhook-delivery';
+import type { Engine } from '../knex.ts';
+import type { AttemptResult, DeliveryDecision, DeliveryStatus, Variant } from '../../domain/webhook-delivery.ts';
 
 export const TABLE = 'webhook_deliveries';
 

@@ -1,10 +1,10 @@
 // Workspaces, their members, API keys and the dashboard-managed objects the CLI creates.
 import type { Knex } from 'knex';
-import { conflict, notFound } from '../../domain/errors';
-import { generateApiKey, hashApiKey, type Plan, type Role, type Scope } from '../../domain/access';
-import { newId, randomString } from '../../domain/ids';
-import { recordLinkChange } from './link-changes';
-import { enqueueEvents, type EmitEvents } from './outbox';
+import { conflict, notFound } from '../../domain/errors.ts';
+import { generateApiKey, hashApiKey, type Plan, type Role, type Scope } from '../../domain/access.ts';
+import { newId, randomString } from '../../domain/ids.ts';
+import { recordLinkChange } from './link-changes.ts';
+import { enqueueEvents, type EmitEvents } from './outbox.ts';
 
 
 export async function createWorkspace(knex: Knex, name: string, plan: Plan): Promise<string> {

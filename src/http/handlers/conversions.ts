@@ -1,21 +1,21 @@
 // Conversions and goals: recording, summaries and goal reports (the interface's "Conversions
 // and goals" with DECISIONS.md settling its open points).
 import { createHash } from 'node:crypto';
-import type { components } from '../../../generated/api';
+import type { components } from '../../../generated/api.ts';
 import {
   beyondConversionRetention, breakdownEntries, CONVERSION_FUTURE_SKEW_MS, CONVERSION_RETENTION_DAYS, DAY_MS, EVENT_TYPES, intersectWindow,
   isCurrency, MAX_METADATA_BYTES, parseWindow, progress, rateOf, typeEntries, valueEntries, type EventType, type Window,
-} from '../../domain/conversions';
-import { newId } from '../../domain/ids';
-import * as conversions from '../../db/repos/conversions';
-import * as goals from '../../db/repos/goals';
-import * as links from '../../db/repos/links';
-import * as workspaces from '../../db/repos/workspaces';
-import { serviceEvent } from '../../domain/events';
-import type { AuthContext } from '../auth';
-import { invalid, notFound, unavailable } from '../../domain/errors';
-import type { Services } from '../services';
-import type { Handlers, ResultOf } from './types';
+} from '../../domain/conversions.ts';
+import { newId } from '../../domain/ids.ts';
+import * as conversions from '../../db/repos/conversions.ts';
+import * as goals from '../../db/repos/goals.ts';
+import * as links from '../../db/repos/links.ts';
+import * as workspaces from '../../db/repos/workspaces.ts';
+import { serviceEvent } from '../../domain/events.ts';
+import type { AuthContext } from '../auth.ts';
+import { invalid, notFound, unavailable } from '../../domain/errors.ts';
+import type { Services } from '../services.ts';
+import type { Handlers, ResultOf } from './types.ts';
 
 type ConversionCreate = components['schemas']['ConversionCreate'];
 type Conversion = components['schemas']['Conversion'];

@@ -1,23 +1,23 @@
 // The links API: every rule of the interface's Links sections and DECISIONS.md.
-import type { components } from '../../../generated/api';
-import { canDeleteLinks, canUpdateLinks, planHasApi } from '../../domain/access';
-import { newId } from '../../domain/ids';
+import type { components } from '../../../generated/api.ts';
+import { canDeleteLinks, canUpdateLinks, planHasApi } from '../../domain/access.ts';
+import { newId } from '../../domain/ids.ts';
 import {
   expiredUrlReturnsTo, normalizeDestination, MAX_TAGS, normalizeTitle, parseTimestamp, previewImageAsset,
   type ShortAddress,
-} from '../../domain/links';
-import { hashPassword, verifyPassword } from '../../domain/passwords';
-import { changedLinkFields, sameTagSet } from '../../domain/link-changes';
-import { checkSlug, generateSlug } from '../../domain/slugs';
-import * as links from '../../db/repos/links';
-import { findAsset, roleOf } from '../../db/repos/workspaces';
-import type { CacheKey } from '../../redirect/cache';
-import { linkCreated, linkDeleted, linkUpdated, type EventContext } from '../../webhooks/link-events';
-import type { AuthContext } from '../auth';
-import { conflict, forbidden, invalid, isAppError, notFound } from '../../domain/errors';
-import { presentLink } from '../present';
-import type { Services } from '../services';
-import type { Handlers, ResultOf } from './types';
+} from '../../domain/links.ts';
+import { hashPassword, verifyPassword } from '../../domain/passwords.ts';
+import { changedLinkFields, sameTagSet } from '../../domain/link-changes.ts';
+import { checkSlug, generateSlug } from '../../domain/slugs.ts';
+import * as links from '../../db/repos/links.ts';
+import { findAsset, roleOf } from '../../db/repos/workspaces.ts';
+import type { CacheKey } from '../../redirect/cache.ts';
+import { linkCreated, linkDeleted, linkUpdated, type EventContext } from '../../webhooks/link-events.ts';
+import type { AuthContext } from '../auth.ts';
+import { conflict, forbidden, invalid, isAppError, notFound } from '../../domain/errors.ts';
+import { presentLink } from '../present.ts';
+import type { Services } from '../services.ts';
+import type { Handlers, ResultOf } from './types.ts';
 
 type LinkCreate = components['schemas']['LinkCreate'];
 type ChangeResult = components['schemas']['ChangeResult'];

@@ -1,7 +1,7 @@
-import { ping } from '../../db/knex';
-import type { Services } from '../services';
-import { notFound, unavailable } from '../../domain/errors';
-import type { Handlers, ResultOf } from './types';
+import { ping } from '../../db/knex.ts';
+import type { Services } from '../services.ts';
+import { notFound, unavailable } from '../../domain/errors.ts';
+import type { Handlers, ResultOf } from './types.ts';
 
 export function opsHandlers(services: Services): Pick<Handlers, 'getHealth' | 'followShortLink' | 'submitLinkPassword' | 'scanQrCode' | 'getReadiness'> {
   return {

@@ -3,8 +3,8 @@
 // that answers a field the contract does not have, misses a required one, or answers a status
 // the operation does not declare fails `npm run typecheck` (test/types/handlers.ts shows it).
 // Errors are thrown as AppError (src/domain/errors.ts), never returned.
-import type { operations } from '../../../generated/api';
-import type { AuthContext } from '../auth';
+import type { operations } from '../../../generated/api.ts';
+import type { AuthContext } from '../auth.ts';
 
 export type OperationId = keyof operations;
 

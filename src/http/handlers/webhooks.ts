@@ -2,20 +2,17 @@
 // event catalogue. A subscription is delivered in the form of the variant whose endpoint
 // created it, and is invisible (404) through the other variant's endpoints.
 import { randomBytes } from 'node:crypto';
-import type { components } from '../../../generated/api';
-import { planHasApi } from '../../domain/access';
-import { newId } from '../../domain/ids';
-import { eventCatalog, refusedEventNames, type Variant } from '../../webhooks/catalog';
-import { sealSecret } from '../../webhooks/secrets';
-import type { AuthContext } from '../auth';
-import { forbidden, invalid, notFound } from '../../domain/errors';
-import type { Services } from '../services';
-import type { Handlers, ResultOf } from './types';
-import * as subscriptions from '../../db/repos/subscriptions';
+import type { components } from '../../../generated/api.ts';
+import { planHasApi } from '../../domain/access.ts';
+import { newId } from '../../domain/ids.ts';
+import { eventCatalog, refusedEventNames, type Variant } from '../../webhooks/catalog.ts';
+import { sealSecret } from '../../webhooks/secrets.ts';
+import type { AuthContext } from '../auth.ts';
+import { forbidden, invalid, notFound } from '../../domain/errors.ts';
+import type { Services } from '../services.ts';
+import type { Handlers, ResultOf } from './types.ts';
+import * as subscriptions from '../../db/repos/subscriptions.ts';
 
-type WebhookCreateA = components['schemas']['WebhookCreateA'];
-type WebhookUpdateA = components['schemas']['WebhookUpdateA'];
-type WebhookCreateB = components['schemas']['WebhookCreateB'];
 type SubscriptionA = components['schemas']['WebhookSubscriptionA'];
 type SubscriptionB = components['schemas']['WebhookSubscriptionB'];
 
