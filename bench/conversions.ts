@@ -67,7 +67,7 @@ import {
   type BenchDatabase,
   type Catalog,
 } from './seed-analytics';
-import { fmtInt, fmtMs, freePort, log, percentile, sleep, table } from './util';
+import { fmtInt, fmtMs, freePort, log, percentile, sleep, table, buildService } from './util';
 
 // ---------------------------------------------------------------------------------------------
 // Options
@@ -120,6 +120,7 @@ const TIME_LIMIT_S = args['time-limit']
   : Math.ceil(ENGINES.length * (300 + (CONVERSIONS + CLICKS / 2) / 2_000 + 2 * 16 * (REQUESTS + 3)));
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+buildService(ROOT);
 const TARGET_P50_MS = 100;
 const WARMUPS = 3;
 const REQUESTS_PER_KEY = 50; // under the limit of 60 requests per minute per key

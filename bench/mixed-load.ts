@@ -79,7 +79,7 @@ import {
   type BenchDatabase,
   type Catalog,
 } from './seed-analytics';
-import { cpuMs, fmtInt, fmtMs, freePort, log, percentile, sleep, table, threadCpuMs } from './util';
+import { cpuMs, fmtInt, fmtMs, freePort, log, percentile, sleep, table, threadCpuMs, buildService } from './util';
 
 // ---------------------------------------------------------------------------------------------
 // Options
@@ -131,6 +131,7 @@ if (!(API_RATE > 0) || API_RATE > 100) usage(`--api-rate must be a number of req
 const KEEP = args.keep!;
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+buildService(ROOT);
 const WARMUP_S = 5;
 const HISTORY_DAYS = 89; // with today, the 90 days of raw click retention
 const SHAPE = { campaigns: 20, qrCodes: 50, apiLinks: 20 };

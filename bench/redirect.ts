@@ -69,7 +69,7 @@ import { migrateLatest, openDatabase } from '../src/db/knex';
 import { addMember, createWorkspace } from '../src/db/repos/workspaces';
 import { RESERVED_SLUGS } from '../src/domain/slugs';
 import { benchCleanups, finishBench, guardBenchRun, watchChild } from './lifecycle';
-import { cpuMs, createScratchPostgres, fmtInt, fmtMs, freePort, log, percentile, rssKiB, rssSplitKiB, sleep, table, threadCpuMs } from './util';
+import { cpuMs, createScratchPostgres, fmtInt, fmtMs, freePort, log, percentile, rssKiB, rssSplitKiB, sleep, table, threadCpuMs, buildService } from './util';
 
 // ---------------------------------------------------------------------------------------------
 // autocannon has no bundled types; the part used here.
@@ -210,6 +210,7 @@ const TIME_LIMIT_S = args['time-limit']
   : Math.ceil(240 + 2 * (2 + CALIBRATE_US.length) * ROUNDS * (SECONDS + WARMUP) * 1.5 + (WARM + BIG) / (ENGINE === 'postgres' ? 2_000 : 5_000));
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+buildService(ROOT);
 // A person's browser, so every redirect is a click. --visitor bot sends a crawler's User-Agent
 // instead: the same redirects with no click recorded, which separates the cost of recording.
 const HEADERS = {

@@ -53,7 +53,7 @@ import type { Scope } from '../src/domain/access';
 import { generateDevCertificate } from '../src/start/tls';
 import { verifyVariantA, verifyVariantB } from '../src/webhooks/verify.mjs';
 import { benchCleanups, finishBench, guardBenchRun, watchChild, withTimeout } from './lifecycle';
-import { cpuMs, createScratchPostgres, fmtInt, fmtMs, freePort, log, percentile, rssKiB, sleep } from './util';
+import { cpuMs, createScratchPostgres, fmtInt, fmtMs, freePort, log, percentile, rssKiB, sleep, buildService } from './util';
 
 // ---------------------------------------------------------------------------------------------
 // autocannon has no bundled types; the part used here.
@@ -122,6 +122,7 @@ if (PER_KEY_PER_MINUTE > 45) usage(`--api-rate ${API_RATE} over ${API_KEYS} keys
 const TIME_LIMIT_S = args['time-limit'] ? positive('time-limit', args['time-limit']) : MINUTES * 60 + 300;
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+buildService(ROOT);
 const PROBE = path.join(ROOT, 'bench', 'soak-probe.mjs');
 const PERSON = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36';
 const HEADERS = { 'User-Agent': PERSON, 'X-Forwarded-Proto': 'https', Host: 'localhost' };

@@ -37,9 +37,10 @@ import { newId } from '../src/domain/ids';
 import { generateDevCertificate } from '../src/start/tls';
 import { sealSecret } from '../src/webhooks/secrets';
 import { benchCleanups } from './lifecycle';
-import { cpuMs, log, percentile, sleep } from './util';
+import { cpuMs, log, percentile, sleep, buildService } from './util';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+buildService(ROOT);
 const { values: args } = parseArgs({
   options: {
     events: { type: 'string', default: '1000' },

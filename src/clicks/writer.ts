@@ -13,39 +13,26 @@ import type { Db, Engine } from '../db/knex.ts';
 import { writeClickBatch, type ClickSink, type StoredClick } from '../db/repos/click-batches.ts';
 import { threadEntry } from '../platform/thread-entry.ts';
 import { ClickWriteError, FIELD, type ClickBuffer, type ClickColumns, type ClickWriter } from './buffer.ts';
+import { parseDevice, referrerHost } from './device.ts';
 
 export { ClickWriteError, type ClickWriter };
-import { parseDevice, referrerHost } from './device.ts';
 
 /**
  * Clicks per transaction. On SQLite a flush holds the one write lock for its transaction, and
  * every other writer (the API, click-limit reservations) waits for it on a timer; small
  * transactions keep that wait short, large ones amortize the commit and the per-link upserts.
- * 5,000 against 2,000 (`npm run bench:click-writes`, in-process): 7.4 -> 5.9 µs of CPU per click
- * on the warm set and 12.2 -> 9.2 on a million links, for a lock held about 29 and 45 ms
- * instead of 13 and 23 (wall time per transaction; longer when the thread is preempted). In
- * bench:redirect the writer thread's CPU per request fell from 12-20 to 9-15 µs (million) and
- * from 4.4-7 to 3.4-5 (warm), three runs alternating with 2,000. 10,000 gave 5.1 and 9.1 µs,
- * little more on a million links for twice the wait.
+ * 5,000 costs a fifth less CPU per click than 2,000 for a lock held tens of milliseconds;
+ * 10,000 gained little more for twice the wait (bench/README.md, click writer).
  */
 export const WRITE_CHUNK = 5_000;
 
 /**
  * How much lower the writer thread's scheduling priority is than the process's (a nice value
- * added to the process's, at most 19; src/redirect/click-worker.ts). When every core is busy,
- * CFS gives a nice-5 thread a weight of 335 against 1,024, so sharing a core with one busy
- * visitor-serving thread it still gets about a quarter of it. It needs less than that at full
- * load: on 1,000,000 links at random 14-21 µs per click against 95-115 µs on the main thread
- * (bench/redirect). At 10 (weight 110, a tenth) it would fall behind if other processes kept
- * every core busy for minutes, and the buffer would drop clicks once full.
- *
- * `npm run bench:redirect -- --rounds 2` on a noisy afternoon, runs alternating, ratios to bare:
- *  - 0 (no change), 8 rounds: warm 63-81% (median 70.9%), million 35-48% (39.7%);
- *  - 5, 4 rounds: warm 73-86% (80.7%), million 36-43% (39.1%);
- *  - 10, 8 rounds: warm 68-79% (74.4%), million 38-47% (41.4%).
- * Every click was written in every run, and the writer's CPU per click did not change. The gain
- * on the warm set is in the direction the scheduling predicts and smaller than the spread
- * between runs of the same code; on the million none can be told apart.
+ * added to the process's, at most 19; src/platform/thread-priority.ts). Clicks wait in a buffer
+ * anyway; a redirect should not wait for the writer's time slice. When every core is busy, CFS
+ * gives a nice-5 thread a weight of 335 against 1,024, about a quarter of a core it shares with
+ * a busy thread: more than the writer needs at full load. At 10 (a tenth) it would fall behind
+ * if other processes kept every core busy for minutes, and a full buffer drops clicks.
  */
 export const WRITER_NICE_INCREMENT = 5;
 
@@ -106,8 +93,8 @@ export interface ClickWorkerInit {
 
 /**
  * Clicks per message to the writer thread, as columns (ClickBuffer.columns); the event loop
- * serves visitors between parts. Structured-cloning 20,000 click objects held the loop 11-14 ms
- * per flush; as parts of columns the same batch takes about 1.4 ms (bench:click-writes).
+ * serves visitors between parts. Cloning click objects held the loop ten times longer
+ * (bench/README.md, click writer).
  */
 export const HANDOFF_PART = 4_000;
 

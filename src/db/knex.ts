@@ -107,16 +107,15 @@ export async function retryWhileSqliteBusy<T>(write: () => Promise<T>): Promise<
  *  - Connections on an event loop that serves visitors never checkpoint (0), nor do the query
  *    threads'. Before this an API write could commit just after a click flush and copy that
  *    flush's pages on the main thread.
- *  - The writer thread checkpoints at WRITER_CHECKPOINT_PAGES instead of SQLite's 1,000. A flush
- *    transaction of 2,000 clicks on 1,000,000 links dirties about 4,000 pages (daily counts and
- *    click windows, one page per click at random), so at 1,000 every commit checkpointed, and a
- *    page changed by consecutive transactions was copied once per transaction. bench/click-writes
- *    (which runs no RESTART, below), million links: 27-34 µs of CPU per click at 1,000, 18-21 µs
- *    at 10,000. The WAL then holds up to about 40 MiB; a read looks a page up in its index first.
+ *  - The writer thread checkpoints at WRITER_CHECKPOINT_PAGES instead of SQLite's 1,000: a flush
+ *    on many links dirties thousands of pages (one per click at random), so at 1,000 every commit
+ *    checkpointed, and a page changed by consecutive transactions was copied once per
+ *    transaction (a third of the writer's CPU, bench/README.md). The WAL then holds up to about
+ *    40 MiB; a read looks a page up in its index first.
  *  - Those automatic checkpoints are passive and often copy only part of the WAL (readers hold
  *    snapshots). So the writer thread also runs a RESTART checkpoint after every batch and every
- *    WAL_CHECKPOINT_INTERVAL_MS (src/redirect/click-worker.ts says why). A process's last
- *    connection checkpoints when it closes, so a CLI command run alone leaves no WAL behind.
+ *    WAL_CHECKPOINT_INTERVAL_MS (src/db/checkpoints.ts says why). A process's last connection
+ *    checkpoints when it closes, so a CLI command run alone leaves no WAL behind.
  */
 export const WRITER_CHECKPOINT_PAGES = 10_000;
 export const WAL_SIZE_LIMIT_BYTES = 64 * 2 ** 20;

@@ -1,16 +1,12 @@
 // The redirect path's cache misses on SQLite, read on a thread of their own.
 //
 // better-sqlite3 answers synchronously, so a miss read on the event loop holds it for the whole
-// B-tree walk: on 1,000,000 links visited at random that is 10-13 µs of the main thread's
-// 60-100 µs per request, and the page reads evict the rest of the request's work from the
-// core's caches. Here the misses of one event-loop turn go to the lookup thread as one message
-// and are read there in one read transaction; the event loop serves other visitors meanwhile.
-// bench/redirect, million scenario, 11 rounds against 11 with the misses read on the event loop,
-// alternating on a noisy evening: the main thread's CPU per request fell from 66-103 to 39-67 µs,
-// and the throughput ratio to bare rose from 35-49% (median 39.9%) to 42-64% (median 47.5%). The
-// price is CPU on another core (this thread: 12-21 µs per miss, with the message passing) and a
-// hop between threads per batch; the warm set's hits never come here. A lone miss with no batch
-// in flight skips the hop (see the constructor).
+// B-tree walk, and the page reads evict the rest of the request's work from the core's caches.
+// Here the misses of one event-loop turn go to the lookup thread as one message and are read
+// there in one read transaction; the event loop serves other visitors meanwhile. On 1,000,000
+// links at random the main thread's CPU per request fell by about 40% (bench/README.md). The
+// price is CPU on another core and a hop between threads per batch; the warm set's hits never
+// come here. A lone miss with no batch in flight skips the hop (see the constructor).
 //
 // Written by hand: it is a few dozen lines of message passing around one prepared statement,
 // and no pool library keeps the per-turn batching that makes the hop cheap.
@@ -56,9 +52,8 @@ export class LinkLookupThread {
   /**
    * `inline` reads one address on the caller's thread (it throws if the read fails). A batch of
    * one lookup while no batch is in flight is read with it: with no other visitor waiting there
-   * is nothing to gain from the thread, and the hop would cost more than the read. At one
-   * connection (wrk -c1, 1,000,000 links) every miss took the hop, and the throughput fell to half
-   * (bench/redirect --connections 1: 4,000-4,300 against 8,100-9,200 requests/s).
+   * is nothing to gain from the thread, and the hop would cost more than the read: at one
+   * connection, sending every miss to the thread halved the throughput (bench/README.md).
    */
   constructor(
     private readonly filename: string,

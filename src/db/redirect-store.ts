@@ -47,8 +47,8 @@ const n = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 
 /**
  * A link row, read as an array in LINK_COLUMNS order (rowMode 'array' on Postgres, raw() on
- * SQLite). better-sqlite3 builds a row object property by property, which cost about 3 µs of a
- * 16 µs lookup on 1,000,000 links; an array costs a fraction of that.
+ * SQLite): better-sqlite3 builds a row object property by property, a fifth of a lookup's cost
+ * (bench/README.md, redirect path); an array costs a fraction of that.
  */
 function toResolvedRow(r: unknown[] | undefined): ResolvedLink | null {
   if (!r) return null;
@@ -109,11 +109,10 @@ class SqliteStore implements RedirectStore {
   // The lookups read on this connection (QR scans, custom domains, a lone miss while the lookup
   // thread has no batch in flight, and every miss of an in-memory database; other misses go to
   // the lookup thread, which batches them per turn): one read transaction serves every lookup of
-  // an event-loop turn. Each transaction of its own
-  // takes and releases WAL read locks (fcntl calls) and checks the file. Measured in-process on
-  // 1,000,000 links, with rows as arrays: 16 µs per cache miss before, 9-10 µs after. The
-  // snapshot ends after the turn (setImmediate), and at once on refresh(), which every cache
-  // invalidation calls, so a change is seen from the next read after its invalidation, as before.
+  // an event-loop turn: each transaction of its own takes and releases WAL read locks (fcntl
+  // calls) and checks the file. The snapshot ends after the turn (setImmediate), and at once on
+  // refresh(), which every cache invalidation calls, so a change is seen from the next read after
+  // its invalidation.
   private snapshotOpen = false;
   private endScheduled = false;
   private readonly endSnapshotSoon = () => {
@@ -131,9 +130,8 @@ class SqliteStore implements RedirectStore {
     this.db.pragma('busy_timeout = 5000');
     // Not memory-mapped (mmap_size): every commit of the click writer thread changes the WAL,
     // and a connection that sees the WAL changed at the start of a read transaction drops its
-    // page cache and unmaps the whole file; each page is then faulted in again. With a commit per
-    // 1,000 lookups on 1,000,000 links a lookup cost 16 µs mapped and 10 µs read (9 µs either way
-    // with no writes).
+    // page cache and unmaps the whole file; each page is then faulted in again (slower than
+    // reading it, bench/README.md).
     this.byAddress = this.db.prepare(SQLITE_LINK_BY_ADDRESS).raw(true);
     this.byId = this.db.prepare(`SELECT ${LINK_COLUMNS} FROM links WHERE id = ? AND deleted_at IS NULL`).raw(true);
     this.domain = this.db.prepare(`SELECT id FROM domains WHERE host = ? AND status = 'ACTIVE'`);

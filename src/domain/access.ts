@@ -1,4 +1,4 @@
-// Plans, roles and scopes as the interface's Authentication section and DECISIONS.md set them.
+// Plans, roles and scopes (openapi/openapi.yaml: Authentication, Plans).
 import { createHash } from 'node:crypto';
 import { randomHex } from './ids.ts';
 

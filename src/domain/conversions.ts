@@ -1,4 +1,4 @@
-// Conversion and goal rules of the interface that need no I/O: windows, tallies, rates,
+// Conversion and goal rules of the contract (openapi/) that need no I/O: windows, tallies, rates,
 // progress. Figures are folded from grouped counts, whatever table they were read from.
 
 export const EVENT_TYPES = ['signup', 'lead', 'purchase', 'booking', 'download', 'custom'] as const;

@@ -6,7 +6,7 @@
 
 /** Every code, with what it means over HTTP and on the command line. */
 export const ERROR_CODES = {
-  /** A field, parameter or body the interface's rules refuse. */
+  /** A field, parameter or body the contract's rules refuse. */
   invalid: { status: 400, exit: 2 },
   /** A command line the CLI cannot run (unknown command, missing or malformed flag). */
   usage: { status: 400, exit: 2 },

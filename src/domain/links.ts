@@ -1,4 +1,4 @@
-// Rules of the interface's Links sections that need no I/O.
+// Rules of the links operations (openapi/) that need no I/O.
 
 export const MAX_URL_LENGTH = 2048;
 export const MAX_TITLE_LENGTH = 200;

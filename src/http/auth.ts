@@ -1,4 +1,4 @@
-// Bearer API keys: the interface's Authentication section, in the order a client would expect
+// Bearer API keys (openapi/openapi.yaml, Authentication), in the order a client would expect
 // the answers: who are you (401), too fast (429), may your plan and key do this (403).
 import type { Request } from 'express';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';

@@ -1,4 +1,4 @@
-// Turns openapi-backend's Ajv errors into the interface's single `{ error, field }` message.
+// Turns openapi-backend's Ajv errors into the contract's single `{ error, field }` message (components/schemas/Error.yaml).
 import type { ErrorObject } from 'ajv';
 import { AppError, invalid } from '../domain/errors.ts';
 

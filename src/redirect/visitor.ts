@@ -33,7 +33,7 @@ const first = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v
 // The User-Agent strings seen lately, each kept once. Node's parser makes a new string for every
 // request, and the first Map lookup on a string hashes all of it: for a browser's 100-odd
 // characters that was the largest single cost of the redirect path's own code (a sixth of it,
-// bench/redirect-path). A slot picked from the length and three characters, then one comparison
+// bench/README.md). A slot picked from the length and three characters, then one comparison
 // of the text, finds the string kept for the same text, whose hash V8 has already stored with it;
 // isBot's cache and the click buffer then look it up without hashing again. Hand-written because
 // it is the hot path itself: a cache library would hash the key, the cost this avoids. A

@@ -1,4 +1,4 @@
-// The `shortlink` command line: `serve`, and the operator commands of DECISIONS.md. Every
+// The `shortlink` command line: `serve`, and the operator commands of README.md. Every
 // operator command prints exactly one JSON object on stdout and exits 0, or prints a message
 // on stderr and exits non-zero.
 import fs from 'node:fs';

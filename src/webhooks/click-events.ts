@@ -155,9 +155,8 @@ export function webhookClickSink(opts: ClickEventOptions): ClickSink {
    * SPIKE_MIN_CLICKS among the spike candidates, a geo anomaly an hour of at least GEO_MIN_CLICKS
    * among the geo candidates (detectSpike and geoAnomalies skip anything less). Read for many
    * links at once, window totals only: most visited links have far fewer clicks, and reading
-   * each link's windows and alert state one query at a time cost about 250 µs a link, which on
-   * a million links visited at random made the click writer fall behind (bench:redirect
-   * --alerts, million scenario: 89-128 µs of writer CPU per click, clicks left unwritten).
+   * each link's windows and alert state one query at a time made the click writer fall behind on
+   * a million links visited at random (bench/README.md, click writer).
    */
   async function busyLinks(trx: DbTransaction, ids: string[], spikeEnd: number, geoEnd: number) {
     const spikeFrom = spikeEnd - SPIKE_LOOKBACK_WINDOWS * SPIKE_WINDOW_MS;

@@ -1,4 +1,4 @@
-// Where deliveries may go (DECISIONS.md, Webhooks; asyncapi/*.yaml, "Network rules"): https only,
+// Where deliveries may go (asyncapi/*.yaml, "Network rules"): https only,
 // and never to private, loopback, link-local, unique-local, CGNAT, multicast, unspecified,
 // reserved or cloud metadata addresses. The check is made on the address actually connected to:
 // the worker resolves the name here, keeps only acceptable addresses, and connects to the one it

@@ -1,7 +1,7 @@
 // A Link's clicks are the sum of its daily counts (link_daily_clicks, kept forever) instead of
 // a counter on the links row. A flush then writes each click's link once (its daily row) rather
 // than twice: with a million links visited at random the counter update was a second random
-// page write per click (bench/redirect), and on Postgres a row lock shared with API writes.
+// page write per click, and on Postgres a row lock shared with API writes.
 import type { Knex } from 'knex';
 
 export async function up(knex: Knex): Promise<void> {

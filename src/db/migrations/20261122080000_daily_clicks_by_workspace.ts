@@ -2,7 +2,7 @@
 // one row per link and day; before, each upsert also rewrote the covering index
 // (workspace_id, link_id, day, clicks) the conversion queries read and looked up the
 // (link_id, day) primary key, three B-trees for one count. With 1,000,000 links visited at
-// random that is three random page writes per click (bench/redirect, million scenario).
+// random that is three random page writes per click.
 //
 // SQLite: a WITHOUT ROWID table whose primary key is the old covering index, so the conversion
 // queries read the same order and every count sits in its key's leaf. Postgres: the same

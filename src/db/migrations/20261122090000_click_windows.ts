@@ -1,14 +1,10 @@
 // Clicks per link per 5-minute window and country (link_click_windows) replace the raw clicks'
 // (link_id, occurred_at) index, which only the traffic alerts read.
 //
-// Why: that index put each click at its link's place in a B-tree ordered by link. A flush of
-// 2,000 clicks over 1,000 links dirtied about 900 of its pages, every one written to the WAL and
-// back. Measured in-process with bench/redirect's traffic (one user agent, no country), the
-// click writer spent 12-13.5 µs of CPU per click with the index and 7-7.7 without, and
-// bench/redirect's warm set went from 55-60 to 38-47 µs per request. With clicks spread over
-// six countries (bench/click-writes) the windows take about as many row writes as the index
-// did, but they are added to the current window's rows, a few pages, so less is written to the
-// WAL. The alerts read a link's windows by key (window_start, link_id). What the raw clicks
+// Why: that index put each click at its link's place in a B-tree ordered by link, so a flush over
+// many links dirtied a page per link, every one written to the WAL and back: it was about 40% of
+// the click writer's CPU (bench/README.md). The windows take about as many row writes, but they
+// are added to the current window's rows, a few pages, so less is written to the WAL. The alerts read a link's windows by key (window_start, link_id). What the raw clicks
 // still answer per workspace (conversion rates) goes through their (workspace_id, occurred_at)
 // index; a summary scoped to one link now counts its partial days that way too.
 import type { Knex } from 'knex';

@@ -1,14 +1,9 @@
-// SQLite: a covering index for the redirect path's link lookup (src/redirect/store.ts), so a
+// SQLite: a covering index for the redirect path's link lookup (src/db/redirect-store.ts), so a
 // visit reads one B-tree instead of two: links_live_slug gives the row's rowid and the table's
 // B-tree then gives the row. On 1,000,000 links visited at random most of those pages are not in
-// SQLite's page cache (the click writer's commits reset it), so each is a read from the file.
-// Measured in-process (a lookup per random slug, with 4 MB of other memory touched between
-// lookups, as the load of bench/redirect does to the CPU caches): 16.7 µs per lookup through
-// links_live_slug and the table, 13.0 µs through this index. Under bench/redirect's load with
-// crawlers visiting (so no click writes), the service's main thread went from 63 to 56 µs of
-// CPU per request (`--scenario million --visitor bot`, two runs of 2 rounds each way). The
-// price is disk: the index holds a copy of every live link's redirect fields (315 MB → 473 MB
-// for 1,000,000 links with short URLs), and a link write updates one more index.
+// SQLite's page cache (the click writer's commits reset it), so each is a read from the file: a
+// fifth less per lookup (bench/README.md). The price is disk: the index holds a copy of every live
+// link's redirect fields (half as much again for links), and a link write updates one more index.
 // links_live_slug stays: it is the one that keeps slugs unique.
 //
 // Postgres: nothing. Its lookups are a round trip to the server, which keeps its own buffers

@@ -1,10 +1,7 @@
 // The raw clicks lose their (occurred_at) index: retention, its only reader, now walks the
-// clicks in id order instead (src/jobs/retention.ts). Every click written paid one more B-tree
-// insert for it, on the click writer's thread, which shares the machine's cores with the
-// redirect path: `npm run bench:click-writes` with the index dropped by hand gave 0.1-1 µs less
-// CPU per click on the warm set and 0.5-3 µs on 1,000,000 links (two alternations each, a noisy
-// hour); under bench/redirect's load (three runs alternating with the commit before) the
-// difference stayed within the noise. Clicks get their ids as they are written, a few seconds
+// clicks in id order instead (src/db/repos/retention.ts). Every click written paid one more
+// B-tree insert for it, on the click writer's thread, which shares the machine's cores with the
+// redirect path (bench/README.md). Clicks get their ids as they are written, a few seconds
 // at most after they happen (later only when a database outage held them in the buffer), so id
 // order is time order to within that; retention's comment says what that means for a click
 // written late.

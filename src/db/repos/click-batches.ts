@@ -50,7 +50,7 @@ const byKey = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
  * composite string key per click: the link id is the same string object for every click of it
  * in a batch (ClickBuffer keeps and sends each distinct string once), so its hash is computed
  * once, where building and hashing `${day}|${link}` for each click took a tenth of the writer
- * thread's CPU (bench/redirect --cpu-prof, warm set).
+ * thread's CPU.
  */
 export function aggregateClicks(rows: StoredClick[]): ClickAggregates {
   const links = new Map<string, DailyRow[]>();
@@ -90,9 +90,8 @@ export function aggregateClicks(rows: StoredClick[]): ClickAggregates {
 /**
  * Clicks per link, 5-minute window and country, for the clicks of workspaces `wanted` accepts
  * (by default all), sorted by key. Only workspaces with a traffic-alert subscription get these
- * rows (src/webhooks/traffic-windows.ts), so a flush computes them only for those: building them
- * for every click cost about 0.7 µs a click of the writer thread's 7 (bench:click-writes, warm
- * set), for rows nobody reads.
+ * rows (traffic-windows.ts), so a flush computes them only for those: building them for every
+ * click cost a tenth of the writer's CPU for rows nobody reads.
  */
 export function clickWindows(rows: StoredClick[], wanted: (workspaceId: string) => boolean = () => true): WindowRow[] {
   const links = new Map<string, Array<{ start: number; byCountry: Map<string, WindowRow> }>>();

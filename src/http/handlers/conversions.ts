@@ -1,5 +1,5 @@
-// Conversions and goals: recording, summaries and goal reports (the interface's "Conversions
-// and goals" with DECISIONS.md settling its open points).
+// Conversions and goals: recording, summaries and goal reports (openapi/paths/api_v1_conversions.yaml,
+// api_v1_goals*.yaml).
 import { createHash } from 'node:crypto';
 import type { components } from '../../../generated/api.ts';
 import {

@@ -1,4 +1,4 @@
-// The links API: every rule of the interface's Links sections and DECISIONS.md.
+// The links API: every rule the contract gives the links operations (openapi/paths/api_v1_links*.yaml).
 import type { components } from '../../../generated/api.ts';
 import { canDeleteLinks, canUpdateLinks, planHasApi } from '../../domain/access.ts';
 import { newId } from '../../domain/ids.ts';

@@ -1,4 +1,4 @@
-// Webhook subscriptions of both variants (DECISIONS.md, Webhooks) and the public Variant A
+// Webhook subscriptions of both variants (openapi/paths/api_webhooks*.yaml, api_v1_webhooks.yaml) and the public Variant A
 // event catalogue. A subscription is delivered in the form of the variant whose endpoint
 // created it, and is invisible (404) through the other variant's endpoints.
 import { randomBytes } from 'node:crypto';
