@@ -297,7 +297,11 @@ export interface paths {
          *     secret the service generates; it is returned once, in this response, stored
          *     encrypted and never shown again.
          *
-         *     `workspaceId` must be the key's workspace, else 404. `url` must be an
+         *     `workspaceId` must be the key's workspace, else 404. No API answer returns a
+         *     workspace id: the workspace's operator finds it with `shortlink workspace list`
+         *     on the command line, and the dashboard's workspace settings will show it once the
+         *     dashboard is available (it is also `data.workspaceId` in every Variant A
+         *     delivery). `url` must be an
          *     absolute `https` URL; plain `http` gives 400. Every name in `events` must be
          *     listed by `GET /api/public/events/schema`: an unknown or retired name
          *     (`click.recorded`, `subscription.updated`) gives 400 naming it.
@@ -1305,7 +1309,7 @@ export interface components {
         };
         /** @description Body of `POST /api/webhooks`. Unknown keys give 400. */
         WebhookCreateA: {
-            /** @description Must be the API key's workspace; any other id gives 404. */
+            /** @description Must be the API key's workspace; any other id gives 404. No API answer returns it: the workspace's operator finds it with `shortlink workspace list` on the command line (`{"data":[{id,name,plan,createdAt}]}`), and the dashboard's workspace settings will show it once the dashboard is available. It is also the `workspaceId` inside every Variant A delivery's `data`. */
             workspaceId: string;
             /** @description Absolute `https` URL of the receiving endpoint. Plain `http` gives 400. */
             url: string;
