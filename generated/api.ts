@@ -993,7 +993,7 @@ export interface components {
          */
         ConversionCreate: {
             eventType: components["schemas"]["EventType"];
-            /** @description Name of a custom event, at most 40 characters. Required when `eventType` is `custom` (400 when missing); sending it with another event type gives 400. */
+            /** @description Name of a custom event, at most 40 characters. Required when `eventType` is `custom` (400 when missing); sending it with another event type gives 400 (both `field: customName`). The schema says so with `if`/`then`/`else`. */
             customName?: string;
             /** @description Link this conversion belongs to. Must be a link of this workspace, else 400 naming it. */
             linkId?: string;
@@ -1273,6 +1273,18 @@ export interface components {
                 };
             };
         };
+        /**
+         * WebhookEventA
+         * @description A Variant A event name: the catalogue of `asyncapi/variant-a.yaml`, also served by `GET /api/public/events/schema`. The retired names `click.recorded` and `subscription.updated` are not in this list: a request naming one gives 400 naming it as retired; any other name outside the list gives 400 naming it as unknown.
+         * @enum {string}
+         */
+        WebhookEventA: "link.created" | "link.updated" | "link.deleted" | "page.published" | "report.shared" | "conversion.created" | "analytics.spike" | "analytics.geo_anomaly" | "domain.verified";
+        /**
+         * WebhookEventB
+         * @description A Variant B event name: the catalogue of `asyncapi/variant-b.yaml`. A request naming any other name (a Variant A name included) gives 400 naming it.
+         * @enum {string}
+         */
+        WebhookEventB: "link.created" | "link.clicked" | "link.updated" | "link.deleted" | "page.viewed" | "page.published" | "qr.scanned" | "domain.verified";
         /** @description A Variant A webhook subscription, as listed and updated. The signing secret is never included. */
         WebhookSubscriptionA: {
             /** @description Subscription identifier. */
@@ -1280,7 +1292,7 @@ export interface components {
             /** @description HTTPS endpoint deliveries are POSTed to. */
             url: string;
             /** @description Subscribed Variant A event names. */
-            events: string[];
+            events: components["schemas"]["WebhookEventA"][];
             /** @description Whether deliveries are made. New subscriptions are enabled. */
             enabled: boolean;
             /**
@@ -1296,7 +1308,7 @@ export interface components {
             /** @description HTTPS endpoint deliveries are POSTed to. */
             url: string;
             /** @description Subscribed Variant A event names. */
-            events: string[];
+            events: components["schemas"]["WebhookEventA"][];
             /** @description Signing secret. Deliveries carry `X-Webhook-Signature: t=<unix seconds>,v1=<hex>` where the hex is HMAC-SHA256 keyed by this secret over `<t>.<raw body>`. */
             secret: string;
             /** @description Always `true` on creation. */
@@ -1313,15 +1325,15 @@ export interface components {
             workspaceId: string;
             /** @description Absolute `https` URL of the receiving endpoint. Plain `http` gives 400. */
             url: string;
-            /** @description Variant A event names to subscribe to (the list served by `GET /api/public/events/schema`): `link.created`, `link.updated`, `link.deleted`, `page.published`, `report.shared`, `conversion.created`, `analytics.spike`, `analytics.geo_anomaly`, `domain.verified`. Unknown names and retired names (`click.recorded`, `subscription.updated`) give 400 naming them. Duplicates count once. */
-            events: string[];
+            /** @description Variant A event names to subscribe to (the list served by `GET /api/public/events/schema`): `link.created`, `link.updated`, `link.deleted`, `page.published`, `report.shared`, `conversion.created`, `analytics.spike`, `analytics.geo_anomaly`, `domain.verified`. Unknown names and retired names (`click.recorded`, `subscription.updated`) give 400 naming them (`field: events`). Duplicates count once. */
+            events: components["schemas"]["WebhookEventA"][];
         };
         /** @description Body of `PATCH /api/webhooks/{id}`. Only the fields sent change. Unknown keys give 400. The secret cannot be changed. */
         WebhookUpdateA: {
             /** @description New absolute `https` URL; plain `http` gives 400. */
             url?: string;
-            /** @description Replaces the subscribed events; same rules as on create (unknown or retired names give 400 naming them). */
-            events?: string[];
+            /** @description Replaces the subscribed events; same rules as on create: unknown and retired names (`click.recorded`, `subscription.updated`) give 400 naming them (`field: events`). */
+            events?: components["schemas"]["WebhookEventA"][];
             /** @description `false` pauses deliveries; `true` resumes them. */
             enabled?: boolean;
         };
@@ -1378,7 +1390,7 @@ export interface components {
             /** @description HTTPS endpoint deliveries are POSTed to. */
             url: string;
             /** @description Subscribed Variant B event names. */
-            events: string[];
+            events: components["schemas"]["WebhookEventB"][];
             /** @description Whether deliveries are made. New subscriptions are active. */
             active: boolean;
             /**
@@ -1391,8 +1403,8 @@ export interface components {
         WebhookCreateB: {
             /** @description Absolute `https` URL of the receiving endpoint. Plain `http` gives 400. */
             url: string;
-            /** @description Variant B event names: `link.created`, `link.clicked`, `link.updated`, `link.deleted`, `page.viewed`, `page.published`, `qr.scanned`, `domain.verified`. Unknown names give 400 naming them. Duplicates count once. */
-            events: string[];
+            /** @description Variant B event names: `link.created`, `link.clicked`, `link.updated`, `link.deleted`, `page.viewed`, `page.published`, `qr.scanned`, `domain.verified`. Unknown names give 400 naming them (`field: events`). Duplicates count once. */
+            events: components["schemas"]["WebhookEventB"][];
             /** @description Signing secret chosen by the caller, 16 to 256 characters. Deliveries carry `X-Service-Signature`, the hex HMAC-SHA256 of the raw body keyed by this secret. Stored encrypted; never returned. */
             secret: string;
         };

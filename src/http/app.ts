@@ -63,6 +63,9 @@ export async function createApp(services: Services, opts: { validateResponses?: 
     strict: true,
     // openapi-backend checks definitions against the 3.0 meta-schema; redocly lint checks our 3.1 one.
     quick: true,
+    // `/api/v1/links/` is getLink with an empty id, which the contract refuses (minLength 1), not
+    // the list: an empty path segment names no route (404).
+    ignoreTrailingSlashes: false,
     validate: true,
     coerceTypes: true,
     customizeAjv: (ajv) => {
@@ -93,7 +96,7 @@ export async function createApp(services: Services, opts: { validateResponses?: 
   api.register({
     ...Object.fromEntries((Object.keys(handlers) as OperationId[]).map((id) => [id, adapt(id)])),
     validationFail: (c: Context) => {
-      throw validationError((c.validation.errors ?? []) as any, c.operation as any);
+      throw validationError((c.validation.errors ?? []) as any, c.operation as any, c.request.requestBody);
     },
     unauthorizedHandler: (c: Context) => {
       const err = (c.security as any)?.bearerAuth?.error;
