@@ -130,8 +130,10 @@ export async function createApp(services: Services, opts: { validateResponses?: 
       else res.status(result.status).json(result.body);
     },
   });
+  // Filled by the key check that runs before the body is read (below).
+  const authenticated = new WeakMap<Request, AuthContext>();
   api.registerSecurityHandler('bearerAuth', (c: Context, req: Request) =>
-    authenticate(req, services.db.knex, services.limiter, requiredScopes(c.operation)),
+    authenticated.get(req) ?? authenticate(req, services.db.knex, services.limiter, requiredScopes(c.operation)),
   );
   await api.init();
 
@@ -197,20 +199,6 @@ export async function createApp(services: Services, opts: { validateResponses?: 
     if (!req.secure) return next(invalid('HTTPS is required; this request arrived over plain HTTP'));
     next();
   });
-  // Only methods that take a body parse one; a GET or DELETE body is ignored.
-  const json = express.json({ limit: MAX_BODY_BYTES, type: ['application/json', 'application/*+json'] });
-  app.use((req, res, next) => {
-    if (req.method !== 'POST' && req.method !== 'PATCH' && req.method !== 'PUT') return next();
-    json(req, res, (err?: unknown) => {
-      if (err) return next(err);
-      // An empty body is no body (body-parser would make it {}).
-      if (req.headers['content-length'] === '0') req.body = undefined;
-      // Postgres text cannot hold U+0000, and no field of this API needs it or deep nesting.
-      const problem = bodyProblem(req.body);
-      if (problem) return next(invalid(problem.message, problem.field || undefined));
-      next();
-    });
-  });
   // A path that is not valid percent-encoding can name nothing.
   app.use((req, _res, next) => {
     try {
@@ -234,6 +222,40 @@ export async function createApp(services: Services, opts: { validateResponses?: 
     next();
   });
 
+  // Who is asking comes before what was sent: an operation that needs a key checks it (401 for a
+  // missing, invalid, revoked, expired or free-plan key, 429 once its 60 requests a minute are
+  // spent, then 403 for the plan and scope) before its body is read, parsed or validated, so a
+  // caller without a usable key learns nothing from the body check and spends nothing on it.
+  // openapi-backend's security handler then takes this answer: each request is counted once.
+  // The public operations (`security: []`) are not looked at here.
+  app.use((req, _res, next) => {
+    if (!req.path.startsWith('/api/')) return next();
+    const operation = api.router.matchOperation({ method: req.method, path: req.path, headers: req.headers as any, query: {} });
+    const security: Array<Record<string, string[]>> = operation?.security ?? api.definition.security ?? [];
+    if (!operation || !security.some((requirement) => 'bearerAuth' in requirement)) return next();
+    authenticate(req, services.db.knex, services.limiter, requiredScopes(operation)).then(
+      (auth) => {
+        authenticated.set(req, auth);
+        next();
+      },
+      next,
+    );
+  });
+
+  // Only methods that take a body parse one; a GET or DELETE body is ignored.
+  const json = express.json({ limit: MAX_BODY_BYTES, type: ['application/json', 'application/*+json'] });
+  app.use((req, res, next) => {
+    if (req.method !== 'POST' && req.method !== 'PATCH' && req.method !== 'PUT') return next();
+    json(req, res, (err?: unknown) => {
+      if (err) return next(err);
+      // An empty body is no body (body-parser would make it {}).
+      if (req.headers['content-length'] === '0') req.body = undefined;
+      // Postgres text cannot hold U+0000, and no field of this API needs it or deep nesting.
+      const problem = bodyProblem(req.body);
+      if (problem) return next(invalid(problem.message, problem.field || undefined));
+      next();
+    });
+  });
   app.use((req, res, next) => {
     api.handleRequest(
       {
