@@ -1594,17 +1594,14 @@ export interface components {
         WebhookIdB: string;
         /**
          * @description Window start, ISO 8601 date-time with offset, inclusive. Default: 30 days before `to`. Malformed gives 400 with `field: from`; `from` later than `to` gives 400 with `field: from`; a window longer than 400 days gives 400 with `field: from` (never clamped). `from` equal to `to` is an empty window.
-         * @example 2025-03-01T00:00:00Z
+         *     No example value is given on purpose: any fixed date falls more than 400 days before `to` some day. Send a date relative to the day of the request, for example 7 days before now for the last week (`from=2026-11-17T00:00:00Z` on 24 November 2026), or leave it out for the last 30 days.
          */
         WindowFrom: string;
-        /**
-         * @description Window end, ISO 8601 date-time with offset, exclusive. Default: now. Malformed gives 400 with `field: to`.
-         * @example 2025-03-31T00:00:00Z
-         */
+        /** @description Window end, ISO 8601 date-time with offset, exclusive. Default: now. Malformed gives 400 with `field: to`. No example value is given on purpose (see `from`): send a date relative to the day of the request, such as the start of today for a window of whole days, or leave it out. */
         WindowTo: string;
         /**
          * @description Only conversions of this event type. Any other value gives 400 with `field: eventType`.
-         * @example purchase
+         * @example custom
          */
         EventTypeFilter: components["schemas"]["EventType"];
         /**
@@ -1861,17 +1858,14 @@ export interface operations {
             query?: {
                 /**
                  * @description Window start, ISO 8601 date-time with offset, inclusive. Default: 30 days before `to`. Malformed gives 400 with `field: from`; `from` later than `to` gives 400 with `field: from`; a window longer than 400 days gives 400 with `field: from` (never clamped). `from` equal to `to` is an empty window.
-                 * @example 2025-03-01T00:00:00Z
+                 *     No example value is given on purpose: any fixed date falls more than 400 days before `to` some day. Send a date relative to the day of the request, for example 7 days before now for the last week (`from=2026-11-17T00:00:00Z` on 24 November 2026), or leave it out for the last 30 days.
                  */
                 from?: components["parameters"]["WindowFrom"];
-                /**
-                 * @description Window end, ISO 8601 date-time with offset, exclusive. Default: now. Malformed gives 400 with `field: to`.
-                 * @example 2025-03-31T00:00:00Z
-                 */
+                /** @description Window end, ISO 8601 date-time with offset, exclusive. Default: now. Malformed gives 400 with `field: to`. No example value is given on purpose (see `from`): send a date relative to the day of the request, such as the start of today for a window of whole days, or leave it out. */
                 to?: components["parameters"]["WindowTo"];
                 /**
                  * @description Only conversions of this event type. Any other value gives 400 with `field: eventType`.
-                 * @example purchase
+                 * @example custom
                  */
                 eventType?: components["parameters"]["EventTypeFilter"];
                 /**
@@ -1997,13 +1991,10 @@ export interface operations {
             query?: {
                 /**
                  * @description Window start, ISO 8601 date-time with offset, inclusive. Default: 30 days before `to`. Malformed gives 400 with `field: from`; `from` later than `to` gives 400 with `field: from`; a window longer than 400 days gives 400 with `field: from` (never clamped). `from` equal to `to` is an empty window.
-                 * @example 2025-03-01T00:00:00Z
+                 *     No example value is given on purpose: any fixed date falls more than 400 days before `to` some day. Send a date relative to the day of the request, for example 7 days before now for the last week (`from=2026-11-17T00:00:00Z` on 24 November 2026), or leave it out for the last 30 days.
                  */
                 from?: components["parameters"]["WindowFrom"];
-                /**
-                 * @description Window end, ISO 8601 date-time with offset, exclusive. Default: now. Malformed gives 400 with `field: to`.
-                 * @example 2025-03-31T00:00:00Z
-                 */
+                /** @description Window end, ISO 8601 date-time with offset, exclusive. Default: now. Malformed gives 400 with `field: to`. No example value is given on purpose (see `from`): send a date relative to the day of the request, such as the start of today for a window of whole days, or leave it out. */
                 to?: components["parameters"]["WindowTo"];
             };
             header?: never;
