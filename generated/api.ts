@@ -750,7 +750,7 @@ export interface components {
              *     The value is lowercased, then checked in this order:
              *     1. Reserved slugs give **409**: `api`, `admin`, `app`, `assets`, `dashboard`,
              *        `docs`, `healthz`, `readyz`, `metrics`, `login`, `logout`, `qr`,
-             *        `settings`, `static`, `www`, `favicon.ico`, `robots.txt`.
+             *        `settings`, `static`, `www`, `favicon.ico`, `robots.txt`, `openapi.json`.
              *     2. Characters other than `[a-z0-9_-]`, or a length outside 1 to 64, give **400**.
              *     3. A slug already used on the same domain (by any existing link) gives **409**.
              *        Slugs are unique per domain, so the same slug may exist on another domain.

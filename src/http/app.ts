@@ -1,25 +1,22 @@
 // The Express app: request ids and logs, HTTPS-only API, body limits, and openapi-backend
 // routing every API operation through one strict handler map keyed by operationId.
-import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { OpenAPIBackend, type Context } from 'openapi-backend';
 import addFormats from 'ajv-formats';
 import { pinoHttp } from 'pino-http';
 import { clientAddress } from '../domain/client-address';
 import { authenticate, type AuthContext } from './auth';
-import { AppError, invalid, methodNotAllowed, notFound, tooLarge, unauthenticated, unavailable } from '../domain/errors';
+import { AppError, invalid, methodNotAllowed, notFound, tooLarge, unauthenticated } from '../domain/errors';
 import { errorAnswer, INTERNAL_ERROR } from './errors';
 import { validationError } from './validation';
 import { buildHandlers } from './handlers/index';
 import type { HandlerContext, OperationId, RequestOf, ResultOf } from './handlers/types';
 import { loadDefinition } from './definition';
+import { servePublishedDocuments } from './published';
 import type { Services } from './services';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const docsPath = path.join(root, 'generated/docs/index.html');
 export const MAX_BODY_BYTES = 64 * 1024;
 
 function requiredScopes(operation: any): string[] {
@@ -168,10 +165,7 @@ export async function createApp(services: Services, opts: { validateResponses?: 
     }),
   );
 
-  app.get(['/docs', '/docs/'], (_req, res, next) => {
-    if (!fs.existsSync(docsPath)) return next(unavailable('The API docs are not built; run npm run docs', 'docs_unavailable'));
-    res.type('html').sendFile(docsPath);
-  });
+  servePublishedDocuments(app);
 
   // Preview images and other hosted assets (`shortlink asset add`), under ASSET_BASE_URL.
   app.use(
