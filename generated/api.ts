@@ -297,7 +297,11 @@ export interface paths {
          *     secret the service generates; it is returned once, in this response, stored
          *     encrypted and never shown again.
          *
-         *     `workspaceId` must be the key's workspace, else 404. `url` must be an
+         *     `workspaceId` must be the key's workspace, else 404. No API answer returns a
+         *     workspace id: the workspace's operator finds it with `shortlink workspace list`
+         *     on the command line, and the dashboard's workspace settings will show it once the
+         *     dashboard is available (it is also `data.workspaceId` in every Variant A
+         *     delivery). `url` must be an
          *     absolute `https` URL; plain `http` gives 400. Every name in `events` must be
          *     listed by `GET /api/public/events/schema`: an unknown or retired name
          *     (`click.recorded`, `subscription.updated`) gives 400 naming it.
@@ -746,7 +750,7 @@ export interface components {
              *     The value is lowercased, then checked in this order:
              *     1. Reserved slugs give **409**: `api`, `admin`, `app`, `assets`, `dashboard`,
              *        `docs`, `healthz`, `readyz`, `metrics`, `login`, `logout`, `qr`,
-             *        `settings`, `static`, `www`, `favicon.ico`, `robots.txt`.
+             *        `settings`, `static`, `www`, `favicon.ico`, `robots.txt`, `openapi.json`.
              *     2. Characters other than `[a-z0-9_-]`, or a length outside 1 to 64, give **400**.
              *     3. A slug already used on the same domain (by any existing link) gives **409**.
              *        Slugs are unique per domain, so the same slug may exist on another domain.
@@ -989,7 +993,7 @@ export interface components {
          */
         ConversionCreate: {
             eventType: components["schemas"]["EventType"];
-            /** @description Name of a custom event, at most 40 characters. Required when `eventType` is `custom` (400 when missing); sending it with another event type gives 400. */
+            /** @description Name of a custom event, at most 40 characters. Required when `eventType` is `custom` (400 when missing); sending it with another event type gives 400 (both `field: customName`). The schema says so with `if`/`then`/`else`. */
             customName?: string;
             /** @description Link this conversion belongs to. Must be a link of this workspace, else 400 naming it. */
             linkId?: string;
@@ -1269,6 +1273,18 @@ export interface components {
                 };
             };
         };
+        /**
+         * WebhookEventA
+         * @description A Variant A event name: the catalogue of `asyncapi/variant-a.yaml`, also served by `GET /api/public/events/schema`. The retired names `click.recorded` and `subscription.updated` are not in this list: a request naming one gives 400 naming it as retired; any other name outside the list gives 400 naming it as unknown.
+         * @enum {string}
+         */
+        WebhookEventA: "link.created" | "link.updated" | "link.deleted" | "page.published" | "report.shared" | "conversion.created" | "analytics.spike" | "analytics.geo_anomaly" | "domain.verified";
+        /**
+         * WebhookEventB
+         * @description A Variant B event name: the catalogue of `asyncapi/variant-b.yaml`. A request naming any other name (a Variant A name included) gives 400 naming it.
+         * @enum {string}
+         */
+        WebhookEventB: "link.created" | "link.clicked" | "link.updated" | "link.deleted" | "page.viewed" | "page.published" | "qr.scanned" | "domain.verified";
         /** @description A Variant A webhook subscription, as listed and updated. The signing secret is never included. */
         WebhookSubscriptionA: {
             /** @description Subscription identifier. */
@@ -1276,7 +1292,7 @@ export interface components {
             /** @description HTTPS endpoint deliveries are POSTed to. */
             url: string;
             /** @description Subscribed Variant A event names. */
-            events: string[];
+            events: components["schemas"]["WebhookEventA"][];
             /** @description Whether deliveries are made. New subscriptions are enabled. */
             enabled: boolean;
             /**
@@ -1292,7 +1308,7 @@ export interface components {
             /** @description HTTPS endpoint deliveries are POSTed to. */
             url: string;
             /** @description Subscribed Variant A event names. */
-            events: string[];
+            events: components["schemas"]["WebhookEventA"][];
             /** @description Signing secret. Deliveries carry `X-Webhook-Signature: t=<unix seconds>,v1=<hex>` where the hex is HMAC-SHA256 keyed by this secret over `<t>.<raw body>`. */
             secret: string;
             /** @description Always `true` on creation. */
@@ -1305,19 +1321,19 @@ export interface components {
         };
         /** @description Body of `POST /api/webhooks`. Unknown keys give 400. */
         WebhookCreateA: {
-            /** @description Must be the API key's workspace; any other id gives 404. */
+            /** @description Must be the API key's workspace; any other id gives 404. No API answer returns it: the workspace's operator finds it with `shortlink workspace list` on the command line (`{"data":[{id,name,plan,createdAt}]}`), and the dashboard's workspace settings will show it once the dashboard is available. It is also the `workspaceId` inside every Variant A delivery's `data`. */
             workspaceId: string;
             /** @description Absolute `https` URL of the receiving endpoint. Plain `http` gives 400. */
             url: string;
-            /** @description Variant A event names to subscribe to (the list served by `GET /api/public/events/schema`): `link.created`, `link.updated`, `link.deleted`, `page.published`, `report.shared`, `conversion.created`, `analytics.spike`, `analytics.geo_anomaly`, `domain.verified`. Unknown names and retired names (`click.recorded`, `subscription.updated`) give 400 naming them. Duplicates count once. */
-            events: string[];
+            /** @description Variant A event names to subscribe to (the list served by `GET /api/public/events/schema`): `link.created`, `link.updated`, `link.deleted`, `page.published`, `report.shared`, `conversion.created`, `analytics.spike`, `analytics.geo_anomaly`, `domain.verified`. Unknown names and retired names (`click.recorded`, `subscription.updated`) give 400 naming them (`field: events`). Duplicates count once. */
+            events: components["schemas"]["WebhookEventA"][];
         };
         /** @description Body of `PATCH /api/webhooks/{id}`. Only the fields sent change. Unknown keys give 400. The secret cannot be changed. */
         WebhookUpdateA: {
             /** @description New absolute `https` URL; plain `http` gives 400. */
             url?: string;
-            /** @description Replaces the subscribed events; same rules as on create (unknown or retired names give 400 naming them). */
-            events?: string[];
+            /** @description Replaces the subscribed events; same rules as on create: unknown and retired names (`click.recorded`, `subscription.updated`) give 400 naming them (`field: events`). */
+            events?: components["schemas"]["WebhookEventA"][];
             /** @description `false` pauses deliveries; `true` resumes them. */
             enabled?: boolean;
         };
@@ -1374,7 +1390,7 @@ export interface components {
             /** @description HTTPS endpoint deliveries are POSTed to. */
             url: string;
             /** @description Subscribed Variant B event names. */
-            events: string[];
+            events: components["schemas"]["WebhookEventB"][];
             /** @description Whether deliveries are made. New subscriptions are active. */
             active: boolean;
             /**
@@ -1387,8 +1403,8 @@ export interface components {
         WebhookCreateB: {
             /** @description Absolute `https` URL of the receiving endpoint. Plain `http` gives 400. */
             url: string;
-            /** @description Variant B event names: `link.created`, `link.clicked`, `link.updated`, `link.deleted`, `page.viewed`, `page.published`, `qr.scanned`, `domain.verified`. Unknown names give 400 naming them. Duplicates count once. */
-            events: string[];
+            /** @description Variant B event names: `link.created`, `link.clicked`, `link.updated`, `link.deleted`, `page.viewed`, `page.published`, `qr.scanned`, `domain.verified`. Unknown names give 400 naming them (`field: events`). Duplicates count once. */
+            events: components["schemas"]["WebhookEventB"][];
             /** @description Signing secret chosen by the caller, 16 to 256 characters. Deliveries carry `X-Service-Signature`, the hex HMAC-SHA256 of the raw body keyed by this secret. Stored encrypted; never returned. */
             secret: string;
         };
@@ -1578,17 +1594,14 @@ export interface components {
         WebhookIdB: string;
         /**
          * @description Window start, ISO 8601 date-time with offset, inclusive. Default: 30 days before `to`. Malformed gives 400 with `field: from`; `from` later than `to` gives 400 with `field: from`; a window longer than 400 days gives 400 with `field: from` (never clamped). `from` equal to `to` is an empty window.
-         * @example 2025-03-01T00:00:00Z
+         *     No example value is given on purpose: any fixed date falls more than 400 days before `to` some day. Send a date relative to the day of the request, for example 7 days before now for the last week (`from=2026-11-17T00:00:00Z` on 24 November 2026), or leave it out for the last 30 days.
          */
         WindowFrom: string;
-        /**
-         * @description Window end, ISO 8601 date-time with offset, exclusive. Default: now. Malformed gives 400 with `field: to`.
-         * @example 2025-03-31T00:00:00Z
-         */
+        /** @description Window end, ISO 8601 date-time with offset, exclusive. Default: now. Malformed gives 400 with `field: to`. No example value is given on purpose (see `from`): send a date relative to the day of the request, such as the start of today for a window of whole days, or leave it out. */
         WindowTo: string;
         /**
          * @description Only conversions of this event type. Any other value gives 400 with `field: eventType`.
-         * @example purchase
+         * @example custom
          */
         EventTypeFilter: components["schemas"]["EventType"];
         /**
@@ -1845,17 +1858,14 @@ export interface operations {
             query?: {
                 /**
                  * @description Window start, ISO 8601 date-time with offset, inclusive. Default: 30 days before `to`. Malformed gives 400 with `field: from`; `from` later than `to` gives 400 with `field: from`; a window longer than 400 days gives 400 with `field: from` (never clamped). `from` equal to `to` is an empty window.
-                 * @example 2025-03-01T00:00:00Z
+                 *     No example value is given on purpose: any fixed date falls more than 400 days before `to` some day. Send a date relative to the day of the request, for example 7 days before now for the last week (`from=2026-11-17T00:00:00Z` on 24 November 2026), or leave it out for the last 30 days.
                  */
                 from?: components["parameters"]["WindowFrom"];
-                /**
-                 * @description Window end, ISO 8601 date-time with offset, exclusive. Default: now. Malformed gives 400 with `field: to`.
-                 * @example 2025-03-31T00:00:00Z
-                 */
+                /** @description Window end, ISO 8601 date-time with offset, exclusive. Default: now. Malformed gives 400 with `field: to`. No example value is given on purpose (see `from`): send a date relative to the day of the request, such as the start of today for a window of whole days, or leave it out. */
                 to?: components["parameters"]["WindowTo"];
                 /**
                  * @description Only conversions of this event type. Any other value gives 400 with `field: eventType`.
-                 * @example purchase
+                 * @example custom
                  */
                 eventType?: components["parameters"]["EventTypeFilter"];
                 /**
@@ -1981,13 +1991,10 @@ export interface operations {
             query?: {
                 /**
                  * @description Window start, ISO 8601 date-time with offset, inclusive. Default: 30 days before `to`. Malformed gives 400 with `field: from`; `from` later than `to` gives 400 with `field: from`; a window longer than 400 days gives 400 with `field: from` (never clamped). `from` equal to `to` is an empty window.
-                 * @example 2025-03-01T00:00:00Z
+                 *     No example value is given on purpose: any fixed date falls more than 400 days before `to` some day. Send a date relative to the day of the request, for example 7 days before now for the last week (`from=2026-11-17T00:00:00Z` on 24 November 2026), or leave it out for the last 30 days.
                  */
                 from?: components["parameters"]["WindowFrom"];
-                /**
-                 * @description Window end, ISO 8601 date-time with offset, exclusive. Default: now. Malformed gives 400 with `field: to`.
-                 * @example 2025-03-31T00:00:00Z
-                 */
+                /** @description Window end, ISO 8601 date-time with offset, exclusive. Default: now. Malformed gives 400 with `field: to`. No example value is given on purpose (see `from`): send a date relative to the day of the request, such as the start of today for a window of whole days, or leave it out. */
                 to?: components["parameters"]["WindowTo"];
             };
             header?: never;

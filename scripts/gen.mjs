@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Regenerates generated/ from the contract: the bundled OpenAPI document, its TypeScript types,
-// and the AsyncAPI documents as JSON (the webhook event catalogue). The Redoc page is built by
-// `npm run docs` (run by npm's prepare step after every install), not checked in.
+// and the AsyncAPI documents as JSON (the webhook event catalogue). The Redoc pages (/docs and
+// /docs/webhooks) are built by `npm run docs` (scripts/docs.mjs, run by npm's prepare step after
+// every install), not checked in.
 // `--check` regenerates into a temporary folder and fails when generated/ differs.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';

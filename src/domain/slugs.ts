@@ -3,6 +3,8 @@ import { randomString } from './ids.ts';
 export const RESERVED_SLUGS = new Set([
   'api', 'admin', 'app', 'assets', 'dashboard', 'docs', 'healthz', 'readyz', 'metrics', 'login',
   'logout', 'qr', 'settings', 'static', 'www', 'favicon.ico', 'robots.txt',
+  // The published OpenAPI document, /openapi.json, on the host that is also the short domain.
+  'openapi.json',
 ]);
 const SLUG_CHARS = /^[a-z0-9_-]{1,64}$/;
 const GENERATED_CHARS = 'abcdefghijklmnopqrstuvwxyz0123456789';

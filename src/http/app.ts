@@ -1,6 +1,5 @@
 // The Express app: request ids and logs, HTTPS-only API, body limits, and openapi-backend
 // routing every API operation through one strict handler map keyed by operationId.
-import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
@@ -9,16 +8,15 @@ import addFormats from 'ajv-formats';
 import { pinoHttp } from 'pino-http';
 import { clientAddress } from '../domain/client-address.ts';
 import { authenticate, type AuthContext } from './auth.ts';
-import { AppError, invalid, methodNotAllowed, notFound, tooLarge, unauthenticated, unavailable } from '../domain/errors.ts';
+import { AppError, invalid, methodNotAllowed, notFound, tooLarge, unauthenticated } from '../domain/errors.ts';
 import { errorAnswer, INTERNAL_ERROR } from './errors.ts';
 import { validationError } from './validation.ts';
 import { buildHandlers } from './handlers/index.ts';
 import type { HandlerContext, OperationId, RequestOf, ResultOf } from './handlers/types.ts';
 import { loadDefinition } from './definition.ts';
+import { servePublishedDocuments } from './published.ts';
 import type { Services } from './services.ts';
-import { projectPath } from '../platform/project-root.ts';
 
-const docsPath = projectPath('generated/docs/index.html');
 export const MAX_BODY_BYTES = 64 * 1024;
 
 function requiredScopes(operation: any): string[] {
@@ -62,6 +60,9 @@ export async function createApp(services: Services, opts: { validateResponses?: 
     strict: true,
     // openapi-backend checks definitions against the 3.0 meta-schema; redocly lint checks our 3.1 one.
     quick: true,
+    // `/api/v1/links/` is getLink with an empty id, which the contract refuses (minLength 1), not
+    // the list: an empty path segment names no route (404).
+    ignoreTrailingSlashes: false,
     validate: true,
     coerceTypes: true,
     customizeAjv: (ajv) => {
@@ -92,7 +93,7 @@ export async function createApp(services: Services, opts: { validateResponses?: 
   api.register({
     ...Object.fromEntries((Object.keys(handlers) as OperationId[]).map((id) => [id, adapt(id)])),
     validationFail: (c: Context) => {
-      throw validationError((c.validation.errors ?? []) as any, c.operation as any);
+      throw validationError((c.validation.errors ?? []) as any, c.operation as any, c.request.requestBody);
     },
     unauthorizedHandler: (c: Context) => {
       const err = (c.security as any)?.bearerAuth?.error;
@@ -126,8 +127,10 @@ export async function createApp(services: Services, opts: { validateResponses?: 
       else res.status(result.status).json(result.body);
     },
   });
+  // Filled by the key check that runs before the body is read (below).
+  const authenticated = new WeakMap<Request, AuthContext>();
   api.registerSecurityHandler('bearerAuth', (c: Context, req: Request) =>
-    authenticate(req, services.db.knex, services.limiter, requiredScopes(c.operation)),
+    authenticated.get(req) ?? authenticate(req, services.db.knex, services.limiter, requiredScopes(c.operation)),
   );
   await api.init();
 
@@ -162,10 +165,7 @@ export async function createApp(services: Services, opts: { validateResponses?: 
     }),
   );
 
-  app.get(['/docs', '/docs/'], (_req, res, next) => {
-    if (!fs.existsSync(docsPath)) return next(unavailable('The API docs are not built; run npm run docs', 'docs_unavailable'));
-    res.type('html').sendFile(docsPath);
-  });
+  servePublishedDocuments(app);
 
   // Preview images and other hosted assets (`shortlink asset add`), under ASSET_BASE_URL.
   app.use(
@@ -193,20 +193,6 @@ export async function createApp(services: Services, opts: { validateResponses?: 
     if (!req.secure) return next(invalid('HTTPS is required; this request arrived over plain HTTP'));
     next();
   });
-  // Only methods that take a body parse one; a GET or DELETE body is ignored.
-  const json = express.json({ limit: MAX_BODY_BYTES, type: ['application/json', 'application/*+json'] });
-  app.use((req, res, next) => {
-    if (req.method !== 'POST' && req.method !== 'PATCH' && req.method !== 'PUT') return next();
-    json(req, res, (err?: unknown) => {
-      if (err) return next(err);
-      // An empty body is no body (body-parser would make it {}).
-      if (req.headers['content-length'] === '0') req.body = undefined;
-      // Postgres text cannot hold U+0000, and no field of this API needs it or deep nesting.
-      const problem = bodyProblem(req.body);
-      if (problem) return next(invalid(problem.message, problem.field || undefined));
-      next();
-    });
-  });
   // A path that is not valid percent-encoding can name nothing.
   app.use((req, _res, next) => {
     try {
@@ -230,6 +216,40 @@ export async function createApp(services: Services, opts: { validateResponses?: 
     next();
   });
 
+  // Who is asking comes before what was sent: an operation that needs a key checks it (401 for a
+  // missing, invalid, revoked, expired or free-plan key, 429 once its 60 requests a minute are
+  // spent, then 403 for the plan and scope) before its body is read, parsed or validated, so a
+  // caller without a usable key learns nothing from the body check and spends nothing on it.
+  // openapi-backend's security handler then takes this answer: each request is counted once.
+  // The public operations (`security: []`) are not looked at here.
+  app.use((req, _res, next) => {
+    if (!req.path.startsWith('/api/')) return next();
+    const operation = api.router.matchOperation({ method: req.method, path: req.path, headers: req.headers as any, query: {} });
+    const security: Array<Record<string, string[]>> = operation?.security ?? api.definition.security ?? [];
+    if (!operation || !security.some((requirement) => 'bearerAuth' in requirement)) return next();
+    authenticate(req, services.db.knex, services.limiter, requiredScopes(operation)).then(
+      (auth) => {
+        authenticated.set(req, auth);
+        next();
+      },
+      next,
+    );
+  });
+
+  // Only methods that take a body parse one; a GET or DELETE body is ignored.
+  const json = express.json({ limit: MAX_BODY_BYTES, type: ['application/json', 'application/*+json'] });
+  app.use((req, res, next) => {
+    if (req.method !== 'POST' && req.method !== 'PATCH' && req.method !== 'PUT') return next();
+    json(req, res, (err?: unknown) => {
+      if (err) return next(err);
+      // An empty body is no body (body-parser would make it {}).
+      if (req.headers['content-length'] === '0') req.body = undefined;
+      // Postgres text cannot hold U+0000, and no field of this API needs it or deep nesting.
+      const problem = bodyProblem(req.body);
+      if (problem) return next(invalid(problem.message, problem.field || undefined));
+      next();
+    });
+  });
   app.use((req, res, next) => {
     api.handleRequest(
       {

@@ -1,15 +1,43 @@
-// Turns openapi-backend's Ajv errors into the contract's single `{ error, field }` message (components/schemas/Error.yaml).
+// Turns openapi-backend's Ajv errors into the interface's single `{ error, field }` message.
 import type { ErrorObject } from 'ajv';
 import { AppError, invalid } from '../domain/errors.ts';
+import { EVENT_NAME_OPERATIONS, refusedEventsError } from './event-names.ts';
 
 type Operation = { operationId?: string; requestBody?: any };
 
+const bodySchema = (operation: Operation): any => operation.requestBody?.content?.['application/json']?.schema;
+
 function acceptedFields(operation: Operation): string[] {
-  const schema = operation.requestBody?.content?.['application/json']?.schema;
-  return Object.keys(schema?.properties ?? {});
+  return Object.keys(bodySchema(operation)?.properties ?? {});
 }
 
-export function validationError(errors: ErrorObject[], operation: Operation): AppError {
+/**
+ * A body schema's `if`/`then`/`else` in words (ConversionCreate: customName goes with eventType
+ * custom, and only with it): "customName is required when eventType is custom" for a failed
+ * `then` (a `required`), "customName is only allowed when eventType is custom" for a failed
+ * `else` (a `not` of a `required`). Null for any other error.
+ */
+function conditionalError(e: ErrorObject, operation: Operation): AppError | null {
+  const branch = /^#\/properties\/requestBody\/(then|else)\//.exec(e.schemaPath)?.[1];
+  const schema = bodySchema(operation);
+  if (!branch || !schema?.if) return null;
+  const condition = Object.entries<any>(schema.if.properties ?? {})
+    .filter(([, s]) => s && typeof s === 'object' && 'const' in s)
+    .map(([name, s]) => `${name} is ${String(s.const)}`)
+    .join(' and ');
+  if (!condition) return null;
+  if (branch === 'then' && e.keyword === 'required') {
+    const missing = String(e.params.missingProperty);
+    return invalid(`${missing} is required when ${condition}`, missing);
+  }
+  const forbidden = schema.else?.not?.required;
+  if (branch === 'else' && e.keyword === 'not' && Array.isArray(forbidden) && forbidden.length === 1) {
+    return invalid(`${forbidden[0]} is only allowed when ${condition}`, forbidden[0]);
+  }
+  return null;
+}
+
+export function validationError(errors: ErrorObject[], operation: Operation, body?: unknown): AppError {
   // Unknown fields first: PATCH must name them and list the accepted ones.
   const unknown = errors.filter((e) => e.keyword === 'additionalProperties');
   if (unknown.length) {
@@ -22,6 +50,16 @@ export function validationError(errors: ErrorObject[], operation: Operation): Ap
   }
   const e = errors[0];
   if (e.keyword === 'parse') return invalid(`Malformed JSON: ${e.message}`);
+  // An event name outside the variant's enum: the handlers' words, naming every refused name
+  // as retired or unknown, rather than Ajv's "events.1 must be one of ...".
+  const variant = EVENT_NAME_OPERATIONS[operation.operationId ?? ''];
+  const events = (body as { events?: unknown } | undefined)?.events;
+  if (variant && e.keyword === 'enum' && /^\/requestBody\/events\/\d+$/.test(e.instancePath) && Array.isArray(events) && events.every((n) => typeof n === 'string')) {
+    const refused = refusedEventsError(variant, events);
+    if (refused) return refused;
+  }
+  const conditional = conditionalError(e, operation);
+  if (conditional) return conditional;
   const parts = e.instancePath.split('/').filter(Boolean).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
   const location = parts[0];
   if (e.keyword === 'required') {

@@ -93,6 +93,13 @@ const commands: Record<string, Command> = {
       id: await ws.createWorkspace(db.knex, text(flags.name!, '--name', 200), oneOf(flags.plan ?? 'growth', PLANS, '--plan') as Plan),
     }),
   },
+  // Variant A's webhook body names the workspace, which no API answer returns: this is where a
+  // key holder's operator finds its id.
+  'workspace list': {
+    flags: [],
+    required: [],
+    run: async ({ db }) => ({ data: await ws.listWorkspaces(db.knex) }),
+  },
   'workspace set-plan': {
     flags: ['workspace', 'plan'],
     required: ['workspace', 'plan'],

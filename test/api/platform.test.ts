@@ -229,6 +229,58 @@ describe('the docs', () => {
     // Works offline: no script or stylesheet is loaded from another host.
     expect(res.text).not.toMatch(/<(script|link)[^>]+(src|href)="https?:/);
   });
+
+  // The published documents (DECISIONS.md), on the host that is also the short domain: no key,
+  // their own media type, and a cache may keep a copy only if it asks again before using it.
+  it.each([
+    ['/docs', 'text/html; charset=utf-8', 'generated/docs/index.html'],
+    ['/docs/webhooks', 'text/html; charset=utf-8', 'generated/docs/webhooks.html'],
+    ['/openapi.json', 'application/json; charset=utf-8', 'generated/openapi.json'],
+    ['/asyncapi/variant-a.json', 'application/json; charset=utf-8', 'generated/asyncapi-a.json'],
+    ['/asyncapi/variant-b.json', 'application/json; charset=utf-8', 'generated/asyncapi-b.json'],
+  ])('publishes %s as %s, the bytes of %s, not to be reused unchecked', async (path, type, file) => {
+    const fs = await import('node:fs');
+    const res = await server.request('GET', path, { key: 'not-a-key' });
+    expect(res.status, res.text.slice(0, 200)).toBe(200);
+    expect(res.headers['content-type']).toBe(type);
+    expect(res.headers['cache-control']).toBe('no-cache');
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.headers['set-cookie']).toBeUndefined();
+    expect(res.text).toBe(fs.readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8'));
+    if (type.startsWith('text/html')) {
+      // The pages load nothing from another host, and their policy says so to the browser.
+      expect(res.headers['content-security-policy']).toMatch(/default-src 'none'/);
+      expect(res.headers['content-security-policy']).not.toMatch(/https?:/);
+      expect(res.text).not.toContain('https://cdn.redoc.ly');
+    } else {
+      expect(res.headers['access-control-allow-origin']).toBe('*');
+    }
+    const head = await server.request('HEAD', path);
+    expect(head.status).toBe(200);
+    expect(head.headers['content-type']).toBe(type);
+    expect(head.text).toBe('');
+  });
+
+  it('/docs links to the webhook reference; /docs/webhooks holds both variants\' events and their rules', async () => {
+    expect((await server.request('GET', '/docs')).text).toContain('href="/docs/webhooks"');
+    const page = (await server.request('GET', '/docs/webhooks')).text;
+    const { eventCatalog } = await import('../../src/webhooks/catalog');
+    for (const variant of ['A', 'B'] as const) {
+      for (const event of eventCatalog(variant).events) expect(page, `${variant} ${event.name}`).toContain(event.name);
+    }
+    for (const words of ['X-Webhook-Signature', 'X-Service-Signature', 'X-Service-Delivery-Id', 'Deduplication key', '10, 20, 40, 80 and 160 seconds', '10 minutes', 'UNKNOWN']) {
+      expect(page, words).toContain(words);
+    }
+  });
+
+  it('/openapi.json is the contract the server runs on, and openapi.json can be no slug', async () => {
+    const res = await server.request('GET', '/openapi.json');
+    expect(res.body.openapi).toBe('3.1.0');
+    expect(Object.keys(res.body.paths)).toContain('/api/v1/links');
+    const writer = await seedWorkspace(server.services.db.knex);
+    const taken = await server.request('POST', '/api/v1/links', { key: writer.key, body: { url: 'https://example.com', slug: 'openapi.json' } });
+    expect(taken.status).toBe(409);
+  });
 });
 
 describe('hosted assets', () => {

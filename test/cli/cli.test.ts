@@ -101,6 +101,10 @@ describe.each(testEngines())('shortlink operator commands on %s', (engine) => {
     expect(await ok(['migrate'], ['migrated'])).toEqual({ migrated: true });
   });
 
+  it('workspace list on a database without workspaces prints {data:[]}', async () => {
+    expect(await ok(['workspace', 'list'], ['data'])).toEqual({ data: [] });
+  });
+
   it('workspace create defaults to growth and takes --plan', async () => {
     wsId = (await ok(['workspace', 'create', '--name', 'Acme Marketing'], ['id'])).id;
     expect(wsId).toMatch(/^ws_/);
@@ -114,6 +118,19 @@ describe.each(testEngines())('shortlink operator commands on %s', (engine) => {
   it('workspace set-plan prints {id, plan} and changes the plan', async () => {
     expect(await ok(['workspace', 'set-plan', '--workspace', ws2Id, '--plan', 'pro'], ['id', 'plan'])).toEqual({ id: ws2Id, plan: 'pro' });
     expect((await knex()('workspaces').where({ id: ws2Id }).first()).plan).toBe('pro');
+  });
+
+  it('workspace list prints {data:[{id, name, plan, createdAt}]}, newest first; it takes no flags', async () => {
+    const out = await ok(['workspace', 'list'], ['data']);
+    expect(out.data).toEqual([
+      { id: ws2Id, name: 'Beta', plan: 'pro', createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/) },
+      { id: wsId, name: 'Acme Marketing', plan: 'growth', createdAt: expect.any(String) },
+    ]);
+    for (const w of out.data) {
+      const row = await knex()('workspaces').where({ id: w.id }).first();
+      expect(Date.parse(w.createdAt)).toBe(Number(row.created_at));
+    }
+    await fails(['workspace', 'list', '--workspace', wsId], /workspace list: .*--workspace/);
   });
 
   it('workspace set-plan on an unknown workspace fails', async () => {

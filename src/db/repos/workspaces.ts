@@ -17,6 +17,12 @@ export async function getWorkspace(knex: Knex, id: string) {
   return knex('workspaces').where({ id }).first() as Promise<{ id: string; name: string; plan: Plan } | undefined>;
 }
 
+/** Every workspace, newest first (`shortlink workspace list`: where an operator finds an id). */
+export async function listWorkspaces(knex: Knex): Promise<Array<{ id: string; name: string; plan: Plan; createdAt: string }>> {
+  const rows = await knex('workspaces').select('id', 'name', 'plan', 'created_at').orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]);
+  return rows.map((r) => ({ id: r.id, name: r.name, plan: r.plan, createdAt: new Date(Number(r.created_at)).toISOString() }));
+}
+
 async function requireWorkspace(knex: Knex, id: string) {
   const ws = await getWorkspace(knex, id);
   if (!ws) throw notFound(`workspace ${id} not found`);

@@ -1,11 +1,12 @@
-// Webhook subscriptions of both variants (openapi/paths/api_webhooks*.yaml, api_v1_webhooks.yaml) and the public Variant A
+// Webhook subscriptions of both variants (DECISIONS.md, Webhooks) and the public Variant A
 // event catalogue. A subscription is delivered in the form of the variant whose endpoint
 // created it, and is invisible (404) through the other variant's endpoints.
 import { randomBytes } from 'node:crypto';
 import type { components } from '../../../generated/api.ts';
 import { planHasApi } from '../../domain/access.ts';
 import { newId } from '../../domain/ids.ts';
-import { eventCatalog, refusedEventNames, type Variant } from '../../webhooks/catalog.ts';
+import { eventCatalog, type Variant } from '../../webhooks/catalog.ts';
+import { checkEventNames } from '../event-names.ts';
 import { sealSecret } from '../../webhooks/secrets.ts';
 import type { AuthContext } from '../auth.ts';
 import { forbidden, invalid, notFound } from '../../domain/errors.ts';
@@ -49,20 +50,6 @@ function checkUrl(value: string): string {
   if (url.protocol === 'http:') throw invalid('url must use https; plain http URLs are refused', 'url');
   if (url.protocol !== 'https:' || !url.hostname) throw invalid('url must be an absolute https URL', 'url');
   return value;
-}
-
-/** Duplicates count once; every name must be in the variant's catalogue. */
-function checkEvents(variant: Variant, names: string[]): string[] {
-  const events = [...new Set(names)];
-  const { retired, unknown } = refusedEventNames(variant, events);
-  const problems: string[] = [];
-  if (retired.length) problems.push(`retired event names that can no longer be subscribed to: ${retired.join(', ')}`);
-  if (unknown.length) problems.push(`unknown event names: ${unknown.join(', ')}`);
-  if (problems.length) {
-    const offered = eventCatalog(variant).events.map((e) => e.name).join(', ');
-    throw invalid(`events names ${problems.join('; and ')}. Variant ${variant} offers: ${offered}`, 'events');
-  }
-  return events;
 }
 
 export function webhookHandlers(
@@ -128,7 +115,7 @@ export function webhookHandlers(
       // Another workspace's id answers like one that does not exist.
       if (body.workspaceId !== auth.workspaceId) throw notFound(`Workspace ${body.workspaceId} not found`);
       const url = checkUrl(body.url);
-      const events = checkEvents('A', body.events);
+      const events = checkEventNames('A', body.events);
       const secret = generateSecret();
       const row = await create('A', auth.workspaceId, url, events, secret);
       return { status: 201, body: { success: true, data: { ...presentA(row), secret } } };
@@ -146,7 +133,7 @@ export function webhookHandlers(
       const current = await findSubscription('A', auth.workspaceId, params.id);
       const patch: subscriptions.SubscriptionPatch = {};
       if (body.url !== undefined) patch.url = checkUrl(body.url);
-      if (body.events !== undefined) patch.events = JSON.stringify(checkEvents('A', body.events));
+      if (body.events !== undefined) patch.events = JSON.stringify(checkEventNames('A', body.events));
       if (body.enabled !== undefined) patch.enabled = body.enabled;
       if (Object.keys(patch).length) {
         patch.updated_at = Date.now();
@@ -168,7 +155,7 @@ export function webhookHandlers(
       requireVariant('B');
       requireWebhooksPlan(auth);
       const url = checkUrl(body.url);
-      const events = checkEvents('B', body.events);
+      const events = checkEventNames('B', body.events);
       // The schema holds the length too; this keeps the rule when the body is not validated.
       if (typeof body.secret !== 'string' || [...body.secret].length < 16) {
         throw invalid('secret must be at least 16 characters', 'secret');

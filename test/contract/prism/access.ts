@@ -87,6 +87,17 @@ export function accessSuites(ctx: ContractContext) {
       );
     });
 
+    // Every path id has minLength 1: Prism refuses an empty one (what a client sends for an id of
+    // ''), and the server, where an empty segment names no route, answers 404.
+    const EMPTY: Ids = { workspaceId: '', linkId: '', goalId: '', webhookA: '', webhookB: '' };
+    it.each(KEYED_OPS.filter((op) => /\/\/|\/$/.test(KEYED[op].call(EMPTY).path.split('?')[0])))(
+      '%s: an empty path id (Prism refuses it with 422; the server answers 404)',
+      async (op) => {
+        const { direct } = await ctx.refusedByPrism(op, KEYED[op].call(EMPTY), 422, 404);
+        expect(direct.body.error).toBeTruthy();
+      },
+    );
+
     it.each(KEYED_OPS)('%s: 401 for an unknown, a malformed, a revoked, an expired and a free-plan key', async (op) => {
       await ctx.viaPrism(op, valid(op), 401, `mk_${'0'.repeat(64)}`);
       await ctx.viaPrism(op, valid(op), 401, 'not-a-key');

@@ -172,8 +172,6 @@ export function conversionSuites(ctx: ContractContext) {
 
       // Allowed by ConversionCreate's schema, refused by the operation's rules: forwarded by Prism.
       it.each([
-        ['custom without customName', { eventType: 'custom' }, 'customName'],
-        ['customName with another eventType', { eventType: 'signup', customName: 'x' }, 'customName'],
         ['a currency that is not ISO 4217', { eventType: 'purchase', value: { amountMinor: 1, currency: 'XYZ' } }, 'value.currency'],
         ['metadata over 4 KiB', { eventType: 'signup', metadata: { pad: 'm'.repeat(4100) } }, 'metadata'],
         ['occurredAt in the future', { eventType: 'signup', occurredAt: iso(Date.now() + DAY) }, 'occurredAt'],
@@ -190,6 +188,17 @@ export function conversionSuites(ctx: ContractContext) {
         expect((await ctx.viaPrism('recordConversion', record({ eventType: 'signup', qrCodeId: qr, linkId: L[1] }), 400, key)).body.field).toBe('linkId');
         const theirs = await ctx.makeLink({ url: 'https://example.com/theirs' });
         expect((await ctx.viaPrism('recordConversion', record({ eventType: 'signup', linkId: theirs.id }), 400, key)).body.field).toBe('linkId');
+      });
+
+      // ConversionCreate's if/then/else: Prism refuses what the server refuses, in the server's words.
+      it.each([
+        ['custom without customName', { eventType: 'custom' }, /customName is required when eventType is custom/],
+        ['customName with another eventType', { eventType: 'signup', customName: 'x' }, /customName is only allowed when eventType is custom/],
+        ['customName with purchase and a value', { eventType: 'purchase', customName: 'x', value: { amountMinor: 1, currency: 'EUR' } }, /only allowed/],
+      ])('400 for %s (Prism refuses it with 422; the server names customName)', async (_what, body, message) => {
+        const { direct } = await ctx.refusedByPrism('recordConversion', record(body), 422, 400, key);
+        expect(direct.body.field).toBe('customName');
+        expect(direct.body.error).toMatch(message);
       });
 
       // Forbidden by ConversionCreate's schema (or not JSON at all): Prism refuses, the server is checked directly.
