@@ -14,6 +14,7 @@ import * as clickWindows from './20261122090000_click_windows.ts';
 import * as linksRedirectIndex from './20261123000000_links_redirect_index.ts';
 import * as clicksRetentionById from './20261123010000_clicks_retention_by_id.ts';
 import * as conversionValueTotals from './20261124000000_conversion_value_totals.ts';
+import * as accounts from './20261124010000_accounts.ts';
 
 const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }> = {
   '20261122000000_core': core,
@@ -29,6 +30,7 @@ const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '20261123000000_links_redirect_index': linksRedirectIndex,
   '20261123010000_clicks_retention_by_id': clicksRetentionById,
   '20261124000000_conversion_value_totals': conversionValueTotals,
+  '20261124010000_accounts': accounts,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -1,5 +1,6 @@
 // One handler map keyed by operationId; app.ts refuses to start when an operation of the
 // contract has no handler here.
+import { linkOperations } from '../link-operations.ts';
 import type { Services } from '../services.ts';
 import { loadDefinition } from '../definition.ts';
 import { linkHandlers } from './links.ts';
@@ -14,7 +15,7 @@ export type { Handlers } from './types.ts';
 export function buildHandlers(services: Services): Handlers {
   return {
     ...opsHandlers(services),
-    ...linkHandlers(services, loadDefinition()),
+    ...linkHandlers(services, linkOperations(services), loadDefinition()),
     ...conversionHandlers(services),
     ...webhookHandlers(services),
   };

@@ -1,135 +1,22 @@
-// The links API: every rule the contract gives the links operations (openapi/paths/api_v1_links*.yaml).
-import type { components } from '../../../generated/api.ts';
-import { canDeleteLinks, canUpdateLinks, planHasApi } from '../../domain/access.ts';
-import { newId } from '../../domain/ids.ts';
-import {
-  expiredUrlReturnsTo, normalizeDestination, MAX_TAGS, normalizeTitle, parseTimestamp, previewImageAsset,
-  type ShortAddress,
-} from '../../domain/links.ts';
-import { hashPassword, verifyPassword } from '../../domain/passwords.ts';
-import { changedLinkFields, sameTagSet } from '../../domain/link-changes.ts';
-import { checkSlug, generateSlug } from '../../domain/slugs.ts';
-import * as links from '../../db/repos/links.ts';
-import { findAsset, roleOf } from '../../db/repos/workspaces.ts';
-import type { CacheKey } from '../../redirect/cache.ts';
-import { linkCreated, linkDeleted, linkUpdated, type EventContext } from '../../webhooks/link-events.ts';
+// The links API (openapi/paths/api_v1_links*.yaml): the shared link operations
+// (src/http/link-operations.ts) as the API's operations, acting as the key's creator.
 import type { AuthContext } from '../auth.ts';
-import { conflict, forbidden, invalid, isAppError, notFound } from '../../domain/errors.ts';
+import type { Actor, LinkOperations } from '../link-operations.ts';
 import { presentLink } from '../present.ts';
 import type { Services } from '../services.ts';
 import type { Handlers, ResultOf } from './types.ts';
 
-type LinkCreate = components['schemas']['LinkCreate'];
-type ChangeResult = components['schemas']['ChangeResult'];
+const actorOf = (auth: AuthContext, requestId: string | null): Actor => ({
+  workspaceId: auth.workspaceId, userId: auth.userId, plan: auth.plan, requestId, via: 'key',
+});
 
-const GENERATED_SLUG_ATTEMPTS = 8;
-
-export function linkHandlers(services: Services, definition: any): Pick<Handlers, 'listLinks' | 'getLink' | 'createLink' | 'updateLink' | 'deleteLink'> {
-  const { db, config } = services;
-  const knex = db.knex;
+export function linkHandlers(
+  services: Services,
+  operations: LinkOperations,
+  definition: any,
+): Pick<Handlers, 'listLinks' | 'getLink' | 'createLink' | 'updateLink' | 'deleteLink'> {
+  // POST ignores unrecognised keys (and names them in meta.ignoredFields).
   const createFields = new Set(Object.keys(definition.components.schemas.LinkCreate.properties));
-
-  /** Webhook events carry the id of the API request that caused them (X-Service-Request-Id). */
-  const eventContext = (requestId: string | null): EventContext => ({ shortDomain: config.shortDomain, requestId });
-
-  async function present(row: links.LinkRow) {
-    const [tags, clicks] = await Promise.all([links.tagsOf(knex, [row.id]), links.clickTotals(knex, row.workspace_id, [row.id])]);
-    return presentLink(row, tags.get(row.id) ?? [], clicks.get(row.id) ?? 0);
-  }
-
-  async function requireRole(auth: AuthContext, allowed: (r: any) => boolean, action: string) {
-    const role = await roleOf(knex, auth.workspaceId, auth.userId);
-    if (!allowed(role)) {
-      throw forbidden(
-        role
-          ? `The key's owner has the role ${role}, which may not ${action} links`
-          : `The key's owner is no longer a member of this workspace and may not ${action} links`,
-      );
-    }
-  }
-
-  function timestamp(value: string | null | undefined, field: string): number | null | undefined {
-    if (value === undefined || value === null) return value;
-    const ms = parseTimestamp(value);
-    if (ms === null) throw invalid(`${field} must be an ISO 8601 timestamp`, field);
-    return ms;
-  }
-
-  /** The destination as stored and redirected to: the URL parser's reading (domain/links). */
-  function destination(value: string, field: string): string {
-    const d = normalizeDestination(value);
-    if ('problem' in d) throw invalid(`${field} ${d.problem}`, field);
-    return d.href;
-  }
-
-  async function checkTags(auth: AuthContext, tagIds: string[]): Promise<string[]> {
-    const unique = [...new Set(tagIds)];
-    if (unique.length > MAX_TAGS) throw invalid(`tagIds may name at most ${MAX_TAGS} tags`, 'tagIds');
-    const found = await links.existingTagIds(knex, auth.workspaceId, unique);
-    const missing = unique.filter((id) => !found.has(id));
-    if (missing.length) throw invalid(`tagIds names tags that do not exist in this workspace: ${missing.join(', ')}`, 'tagIds');
-    return unique;
-  }
-
-  /** previewImage as stored: the normalised URL of an image this workspace holds (domain/links). */
-  async function previewImage(auth: AuthContext, value: string): Promise<string> {
-    const asset = previewImageAsset(value, config.assetBaseUrl);
-    if ('problem' in asset) throw invalid(`previewImage ${asset.problem}`, 'previewImage');
-    if (!(await findAsset(knex, auth.workspaceId, asset.fileName))) {
-      throw invalid(`previewImage names no image hosted for this workspace (add one with shortlink asset add)`, 'previewImage');
-    }
-    return asset.href;
-  }
-
-  /** The host a link is served under: its custom domain's, or the shared short domain. */
-  async function hostOf(domainId: string | null): Promise<string> {
-    if (!domainId) return config.shortDomain;
-    return (await links.getDomain(knex, domainId))?.host ?? config.shortDomain;
-  }
-
-  async function lookupByAddress(address: ShortAddress) {
-    let domainKey: string | null = null;
-    if (address.host === config.shortDomain) domainKey = '';
-    else domainKey = (await links.activeDomainByHost(knex, address.host))?.id ?? null;
-    if (domainKey === null) return null;
-    const row = await links.findLiveLinkByAddress(knex, domainKey, address.slug);
-    return row ? { id: row.id, originalUrl: row.original_url, expiredUrl: row.expired_url } : null;
-  }
-
-  async function checkExpiredUrl(
-    auth: AuthContext,
-    value: string,
-    linkId: string | null,
-    self: ShortAddress,
-  ): Promise<string> {
-    const href = destination(value, 'expiredUrl');
-    if (!planHasApi(auth.plan)) throw forbidden(`Setting expiredUrl needs the Growth plan; this workspace is on ${auth.plan}`);
-    if (await expiredUrlReturnsTo(linkId, href, self, lookupByAddress)) {
-      throw invalid('expiredUrl may not point back at this link, nor at a chain of short links that returns to it', 'expiredUrl');
-    }
-    return href;
-  }
-
-  /** Whether a PATCH's password (undefined: not sent) replaces or removes the stored one. */
-  async function passwordChanges(stored: string | null, sent: string | null | undefined): Promise<boolean> {
-    if (sent === undefined) return false;
-    if (sent === null) return !!stored;
-    return !stored || !(await verifyPassword(sent, stored));
-  }
-
-  /** After a change is committed, the redirect cache must forget the link's old addresses. */
-  async function followUp(keys: CacheKey[]): Promise<ChangeResult> {
-    const steps: ChangeResult['steps'] = [{ key: 'link', label: 'Link saved', status: 'ok' }];
-    try {
-      await services.linkCache.invalidate(keys);
-      steps.push({ key: 'redirect_cache', label: 'Redirect cache invalidated', status: 'ok' });
-    } catch (err) {
-      services.log.warn({ err }, 'redirect cache invalidation failed');
-      steps.push({ key: 'redirect_cache', label: 'Redirect cache invalidation did not finish', status: 'failed' });
-    }
-    return { outcome: steps.every((s) => s.status === 'ok') ? 'success' : 'partial', steps };
-  }
-
   return {
     async listLinks({ query }, { auth }): Promise<ResultOf<'listLinks'>> {
       const page = Number(query.page ?? 1);
@@ -141,163 +28,26 @@ export function linkHandlers(services: Services, definition: any): Pick<Handlers
       };
     },
 
-    async getLink({ params }, { auth }): Promise<ResultOf<'getLink'>> {
-      const row = await links.getLink(knex, auth.workspaceId, params.id);
-      if (!row) throw notFound('Link not found');
-      return { status: 200, body: { data: await present(row) } };
+    async getLink({ params }, { auth, requestId }): Promise<ResultOf<'getLink'>> {
+      return { status: 200, body: { data: await operations.present(await operations.get(actorOf(auth, requestId), params.id)) } };
     },
 
     async createLink(request, { auth, requestId }): Promise<ResultOf<'createLink'>> {
-      // POST ignores unrecognised keys (and names them in meta.ignoredFields).
-      const body = request.body as LinkCreate & Record<string, unknown>;
+      const body = request.body as Record<string, unknown>;
       const ignoredFields = Object.keys(body).filter((k) => !createFields.has(k));
-      const url = destination(body.url, 'url');
-
-      let slug: string | null = null;
-      if (body.slug !== undefined) {
-        const check = checkSlug(body.slug);
-        if (!check.ok && check.reason === 'reserved') throw conflict(`The slug '${body.slug}' is reserved`);
-        if (!check.ok) throw invalid('slug must be 1 to 64 characters of a-z, 0-9, _ and -', 'slug');
-        slug = check.slug;
-      }
-      let domainId: string | null = null;
-      if (body.domainId !== undefined && body.domainId !== null) {
-        const domain = await links.getDomain(knex, body.domainId);
-        if (!domain || domain.workspace_id !== auth.workspaceId || domain.status !== 'ACTIVE') {
-          throw invalid(`domainId ${body.domainId} is not an active custom domain of this workspace`, 'domainId');
-        }
-        domainId = domain.id;
-      }
-      const startAt = timestamp(body.startAt, 'startAt') ?? null;
-      const endAt = timestamp(body.endAt, 'endAt') ?? null;
-      if (startAt !== null && endAt !== null && endAt <= startAt) throw invalid('endAt must be after startAt', 'endAt');
-      const expiresAt = timestamp(body.expiresAt, 'expiresAt') ?? null;
-      const tagIds = body.tagIds ? await checkTags(auth, body.tagIds) : [];
-      const host = await hostOf(domainId);
-      let expiredUrl = body.expiredUrl ? body.expiredUrl : null;
-      const passwordHash = body.password ? await hashPassword(body.password) : null;
-      const now = Date.now();
-      const id = newId('lnk');
-
-      for (let attempt = 1; ; attempt++) {
-        const candidate = slug ?? generateSlug();
-        if (expiredUrl) expiredUrl = await checkExpiredUrl(auth, expiredUrl, null, { host, slug: candidate });
-        const row: links.LinkRow = {
-          id,
-          workspace_id: auth.workspaceId,
-          created_by: auth.userId,
-          domain_id: domainId,
-          domain_key: domainId ?? '',
-          slug: candidate,
-          original_url: url,
-          title: normalizeTitle(body.title),
-          status: 'ACTIVE',
-          policy_locked: false,
-          redirect_type: body.redirectType ?? 'TEMPORARY',
-          expires_at: expiresAt,
-          expired_url: expiredUrl,
-          click_limit: body.clickLimit ?? null,
-          start_at: startAt,
-          end_at: endAt,
-          password_hash: passwordHash,
-          preview_title: null,
-          preview_description: null,
-          preview_image: null,
-          created_at: now,
-          updated_at: now,
-          deleted_at: null,
-        };
-        try {
-          // The link and its link.created deliveries commit together, or neither does.
-          await links.insertLink(knex, row, tagIds, linkCreated(row, eventContext(requestId)));
-        } catch (err) {
-          // A generated slug that is taken is drawn again; a chosen one is the caller's 409.
-          if (!isAppError(err, 'slug_taken') || slug !== null || attempt >= GENERATED_SLUG_ATTEMPTS) throw err;
-          continue;
-        }
-        await services.linkCache.invalidate([{ domainKey: row.domain_key, slug: row.slug }]).catch(() => undefined);
-        const data = await present(row);
-        return { status: 201, body: ignoredFields.length ? { data, meta: { ignoredFields } } : { data } };
-      }
+      const row = await operations.create(actorOf(auth, requestId), request.body);
+      const data = await operations.present(row);
+      return { status: 201, body: ignoredFields.length ? { data, meta: { ignoredFields } } : { data } };
     },
 
     async updateLink({ params, body }, { auth, requestId }): Promise<ResultOf<'updateLink'>> {
-      await requireRole(auth, canUpdateLinks, 'update');
-      const current = await links.getLink(knex, auth.workspaceId, params.id);
-      if (!current) throw notFound('Link not found');
-
-      const patch: Partial<links.LinkRow> = {};
-      if (body.url !== undefined) {
-        patch.original_url = destination(body.url, 'url');
-      }
-      if (body.title !== undefined) patch.title = normalizeTitle(body.title);
-      if (body.slug !== undefined) {
-        const check = checkSlug(body.slug);
-        if (!check.ok && check.reason === 'reserved') throw conflict(`The slug '${body.slug}' is reserved`);
-        if (!check.ok) throw invalid('slug must be 1 to 64 characters of a-z, 0-9, _ and -', 'slug');
-        if (check.slug !== current.slug) patch.slug = check.slug;
-      }
-      if (body.redirectType !== undefined) patch.redirect_type = body.redirectType;
-      if (body.status !== undefined) {
-        if (body.status === 'ACTIVE' && current.policy_locked && current.status === 'DISABLED') {
-          throw conflict('This link was disabled by the service for a policy review and cannot be re-enabled through the API');
-        }
-        patch.status = body.status;
-      }
-      if (body.neverExpires === true) {
-        if (body.expiresAt !== undefined && body.expiresAt !== null) {
-          throw invalid('neverExpires true cannot be combined with an expiresAt date', 'neverExpires');
-        }
-        patch.expires_at = null;
-      } else if (body.expiresAt !== undefined) {
-        patch.expires_at = timestamp(body.expiresAt, 'expiresAt') ?? null;
-      }
-      // neverExpires false on its own changes nothing (an expiry needs an expiresAt date).
-      if (body.clickLimit !== undefined) patch.click_limit = body.clickLimit;
-      if (body.startAt !== undefined) patch.start_at = timestamp(body.startAt, 'startAt') ?? null;
-      if (body.endAt !== undefined) patch.end_at = timestamp(body.endAt, 'endAt') ?? null;
-      const startAt = patch.start_at !== undefined ? patch.start_at : current.start_at;
-      const endAt = patch.end_at !== undefined ? patch.end_at : current.end_at;
-      if (startAt !== null && endAt !== null && endAt <= startAt) throw invalid('endAt must be after startAt', 'endAt');
-      if (body.previewTitle !== undefined) patch.preview_title = body.previewTitle;
-      if (body.previewDescription !== undefined) patch.preview_description = body.previewDescription;
-      if (body.previewImage !== undefined) patch.preview_image = body.previewImage === null ? null : await previewImage(auth, body.previewImage);
-      const tagIds = body.tagIds !== undefined ? await checkTags(auth, body.tagIds) : undefined;
-      // Removing the fallback is never gated; setting one is checked like on create.
-      if (body.expiredUrl !== undefined) {
-        if (body.expiredUrl === null || body.expiredUrl === '') patch.expired_url = null;
-        else patch.expired_url = body.expiredUrl;
-      }
-      const expiredUrl = patch.expired_url !== undefined ? patch.expired_url : current.expired_url;
-      if (expiredUrl && (patch.expired_url || patch.slug)) {
-        const href = await checkExpiredUrl(auth, expiredUrl, current.id, { host: await hostOf(current.domain_id), slug: patch.slug ?? current.slug });
-        if (patch.expired_url) patch.expired_url = href;
-      }
-      if (body.password !== undefined) patch.password_hash = body.password === null ? null : await hashPassword(body.password);
-
-      if (Object.keys(patch).length || tagIds) {
-        const changedFields = changedLinkFields(current, { ...current, ...patch }, {
-          password: await passwordChanges(current.password_hash, body.password),
-          tagIds: tagIds !== undefined && !sameTagSet(tagIds, ((await links.tagsOf(knex, [current.id])).get(current.id) ?? []).map((t) => t.id)),
-        });
-        patch.updated_at = Math.max(Date.now(), Number(current.updated_at) + 1);
-        // link.updated names only the fields whose value changed, and is written with the change.
-        await links.updateLink(knex, current, patch, tagIds, (trx) => linkUpdated(changedFields, eventContext(requestId))(trx, current.id));
-      }
-      const updated = (await links.getLink(knex, auth.workspaceId, current.id))!;
-      const data = await present(updated);
-      const result = await followUp([
-        { domainKey: current.domain_key, slug: current.slug },
-        { domainKey: updated.domain_key, slug: updated.slug },
-      ]);
+      const { row, result } = await operations.update(actorOf(auth, requestId), params.id, body);
+      const data = await operations.present(row);
       return result.outcome === 'success' ? { status: 200, body: { data } } : { status: 207, body: { data, result } };
     },
 
     async deleteLink({ params }, { auth, requestId }): Promise<ResultOf<'deleteLink'>> {
-      await requireRole(auth, canDeleteLinks, 'delete');
-      const row = await links.softDeleteLink(knex, auth.workspaceId, params.id, linkDeleted(eventContext(requestId)));
-      if (!row) throw notFound('Link not found');
-      const result = await followUp([{ domainKey: row.domain_key, slug: row.slug }]);
+      const { row, result } = await operations.remove(actorOf(auth, requestId), params.id);
       return { status: result.outcome === 'success' ? 200 : 207, body: { data: { id: row.id, deleted: true }, result } };
     },
   };

@@ -1,0 +1,30 @@
+// The dashboard's sessions and sign-in rules (openapi/dashboard.yaml, Sessions).
+import { createHash, randomBytes } from 'node:crypto';
+
+/** A session ends 14 days after its last use. */
+export const SESSION_IDLE_MS = 14 * 24 * 3_600_000;
+/** Using a session slides its end at most this often (a write per request would be wasted). */
+export const SESSION_TOUCH_MS = 10 * 60_000;
+/** A set-up link works once, for 24 hours. */
+export const SETUP_LINK_MS = 24 * 3_600_000;
+export const MIN_PASSWORD_LENGTH = 10;
+/** Wrong passwords allowed per email and client, per window. */
+export const SIGN_IN_ATTEMPTS = 5;
+export const SIGN_IN_WINDOW_S = 15 * 60;
+export const SESSION_COOKIE = 'sl_session';
+
+/** A secret for a cookie or a link (256 bits), and the hash the database keeps of it. */
+export function newSecret(): { token: string; hash: string } {
+  const token = randomBytes(32).toString('base64url');
+  return { token, hash: hashSecret(token) };
+}
+
+export const hashSecret = (token: string) => createHash('sha256').update(token).digest('hex');
+
+/** Emails are compared without case or surrounding spaces. */
+export const normalizeEmail = (email: string) => email.trim().toLowerCase();
+
+export function passwordProblem(password: string): string | null {
+  if ([...password].length < MIN_PASSWORD_LENGTH) return `The password must be at least ${MIN_PASSWORD_LENGTH} characters`;
+  return null;
+}
