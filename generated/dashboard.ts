@@ -714,10 +714,10 @@ export interface components {
             url: string;
             /** @description Custom slug, lowercased; generated when omitted; 409 if taken or reserved. */
             slug?: string;
-            /** @description An active custom domain of the workspace; null or omitted for the shared short domain. */
-            domainId?: string | null;
+            /** @description An active custom domain of the workspace; omitted for the shared short domain. */
+            domainId?: string;
             /** @description Internal label, trimmed and truncated to 200 characters. */
-            title?: string | null;
+            title?: string;
             /**
              * @description 302 (TEMPORARY, the default) or 301 (PERMANENT).
              * @enum {string}
@@ -864,7 +864,7 @@ export interface components {
         LinkAnalytics: {
             /** @description The link. */
             linkId: string;
-            /** @description The days of the series, [from, to) in UTC days. */
+            /** @description The days of the series, from and to included (UTC days). */
             window: {
                 /**
                  * Format: date

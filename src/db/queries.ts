@@ -8,6 +8,8 @@
 // data (it crosses threads by structured clone).
 import type { Knex } from 'knex';
 import { readConversionSummary, readGoalTally } from './repos/conversions.ts';
+import { readLinkAnalytics } from './repos/link-analytics.ts';
+import { linksForExport, searchLinks } from './repos/link-search.ts';
 import { readLinksPage } from './repos/links.ts';
 import { runRetention } from './repos/retention.ts';
 import { insertSubscription, updateSubscriptionA } from './repos/subscriptions.ts';
@@ -16,6 +18,10 @@ export const QUERIES = {
   conversionSummary: readConversionSummary,
   goalTally: readGoalTally,
   linksPage: readLinksPage,
+  // The dashboard's link list, a link's analytics, the CSV export.
+  linkSearch: searchLinks,
+  linkAnalytics: readLinkAnalytics,
+  linksExport: linksForExport,
   retention: runRetention,
   // A Variant A subscription that starts the traffic alerts rebuilds 8 days of click windows.
   insertSubscription,

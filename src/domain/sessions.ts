@@ -28,3 +28,9 @@ export function passwordProblem(password: string): string | null {
   if ([...password].length < MIN_PASSWORD_LENGTH) return `The password must be at least ${MIN_PASSWORD_LENGTH} characters`;
   return null;
 }
+
+/** The page where a person sets their password with a one-time set-up token. */
+export const setupUrl = (config: { publicUrl: string }, token: string) => `${config.publicUrl}/app/setup-password?token=${token}`;
+
+/** The page where the first person creates the first workspace (printed by `serve` while nobody has). */
+export const firstRunUrl = (config: { publicUrl: string }, token: string) => `${config.publicUrl}/app/setup?token=${token}`;

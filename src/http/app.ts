@@ -11,42 +11,19 @@ import { authenticate, type AuthContext } from './auth.ts';
 import { AppError, invalid, methodNotAllowed, notFound, tooLarge, unauthenticated } from '../domain/errors.ts';
 import { errorAnswer, INTERNAL_ERROR } from './errors.ts';
 import { validationError } from './validation.ts';
+import { bodyProblem, MAX_BODY_BYTES } from './body.ts';
 import { buildHandlers } from './handlers/index.ts';
 import type { HandlerContext, OperationId, RequestOf, ResultOf } from './handlers/types.ts';
 import { loadDefinition } from './definition.ts';
 import { servePublishedDocuments } from './published.ts';
+import { createDashboard } from './dashboard/app.ts';
 import type { Services } from './services.ts';
 
-export const MAX_BODY_BYTES = 64 * 1024;
+export { MAX_BODY_BYTES } from './body.ts';
 
 function requiredScopes(operation: any): string[] {
   const security = operation.security ?? [];
   return security.flatMap((req: Record<string, string[]>) => req.bearerAuth ?? []);
-}
-
-const MAX_BODY_DEPTH = 64;
-
-/**
- * The dotted path of the first string holding U+0000 ('' for the root), or a note that the
- * body nests deeper than any operation needs; null when the body is fine. Iterative, so a
- * hostile nesting depth cannot exhaust the stack.
- */
-function bodyProblem(body: unknown): { field: string; message: string } | null {
-  const stack: Array<[unknown, string, number]> = [[body, '', 0]];
-  while (stack.length) {
-    const [value, path, depth] = stack.pop()!;
-    if (typeof value === 'string') {
-      if (value.includes('\u0000')) return { field: path, message: `${path || 'The request body'} contains a NUL character` };
-    } else if (value && typeof value === 'object') {
-      if (depth >= MAX_BODY_DEPTH) return { field: path.split('.')[0], message: `The request body nests deeper than ${MAX_BODY_DEPTH} levels` };
-      for (const [k, v] of Object.entries(value)) {
-        const child = path ? `${path}.${k}` : k;
-        if (k.includes('\u0000')) return { field: child, message: `${child} contains a NUL character` };
-        stack.push([v, child, depth + 1]);
-      }
-    }
-  }
-  return null;
 }
 
 export async function createApp(services: Services, opts: { validateResponses?: boolean } = {}) {
@@ -206,6 +183,9 @@ export async function createApp(services: Services, opts: { validateResponses?: 
     }
     next();
   });
+
+  // The dashboard and its API (src/http/dashboard/): sessions, not keys, and its own parsers.
+  app.use('/app', await createDashboard(services));
 
   // WEBHOOK_VARIANTS: a variant switched off has no endpoints at all (404 before any key check).
   const variantOf = (p: string): 'A' | 'B' | null =>

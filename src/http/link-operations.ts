@@ -16,7 +16,7 @@ import { findAsset, roleOf } from '../db/repos/workspaces.ts';
 import type { CacheKey } from '../redirect/cache.ts';
 import { linkCreated, linkDeleted, linkUpdated, type EventContext } from '../webhooks/link-events.ts';
 import type { Plan } from '../domain/access.ts';
-import { conflict, forbidden, invalid, isAppError, notFound } from '../domain/errors.ts';
+import { conflict, forbidden, invalid, isAppError, notFound, slugTaken, type AppError } from '../domain/errors.ts';
 import { presentLink, type Link } from './present.ts';
 import type { Services } from './services.ts';
 
@@ -39,6 +39,8 @@ export interface Actor {
 }
 
 const GENERATED_SLUG_ATTEMPTS = 8;
+/** Links per transaction of createMany. */
+const CREATE_MANY_CHUNK = 250;
 
 export type LinkOperations = ReturnType<typeof linkOperations>;
 
@@ -148,6 +150,71 @@ export function linkOperations(services: Services) {
     return { outcome: steps.every((s) => s.status === 'ok') ? 'success' : 'partial', steps };
   }
 
+  interface Draft {
+    row: links.LinkRow;
+    /** The chosen slug, or null for one to generate. */
+    slug: string | null;
+    tagIds: string[];
+    host: string;
+    /** expiredUrl as sent: its chain check needs the link's address. */
+    expiredUrl: string | null;
+  }
+
+  /** Everything `create` checks before it picks a slug, in the order the API checks it. */
+  async function prepare(auth: Actor, body: LinkCreateWithPreview, opts: { preview?: boolean }): Promise<Draft> {
+    const url = destination(body.url, 'url');
+    let slug: string | null = null;
+    if (body.slug !== undefined) {
+      const check = checkSlug(body.slug);
+      if (!check.ok && check.reason === 'reserved') throw conflict(`The slug '${body.slug}' is reserved`);
+      if (!check.ok) throw invalid('slug must be 1 to 64 characters of a-z, 0-9, _ and -', 'slug');
+      slug = check.slug;
+    }
+    let domainId: string | null = null;
+    if (body.domainId !== undefined && body.domainId !== null) {
+      const domain = await links.getDomain(knex, body.domainId);
+      if (!domain || domain.workspace_id !== auth.workspaceId || domain.status !== 'ACTIVE') {
+        throw invalid(`domainId ${body.domainId} is not an active custom domain of this workspace`, 'domainId');
+      }
+      domainId = domain.id;
+    }
+    const startAt = timestamp(body.startAt, 'startAt') ?? null;
+    const endAt = timestamp(body.endAt, 'endAt') ?? null;
+    if (startAt !== null && endAt !== null && endAt <= startAt) throw invalid('endAt must be after startAt', 'endAt');
+    const expiresAt = timestamp(body.expiresAt, 'expiresAt') ?? null;
+    const tagIds = body.tagIds ? await checkTags(auth, body.tagIds) : [];
+    const host = await hostOf(domainId);
+    const passwordHash = body.password ? await hashPassword(body.password) : null;
+    const image = opts.preview && body.previewImage ? await previewImage(auth, body.previewImage) : null;
+    const now = Date.now();
+    const row: links.LinkRow = {
+      id: newId('lnk'),
+      workspace_id: auth.workspaceId,
+      created_by: auth.userId,
+      domain_id: domainId,
+      domain_key: domainId ?? '',
+      slug: '',
+      original_url: url,
+      title: normalizeTitle(body.title),
+      status: 'ACTIVE',
+      policy_locked: false,
+      redirect_type: body.redirectType ?? 'TEMPORARY',
+      expires_at: expiresAt,
+      expired_url: null,
+      click_limit: body.clickLimit ?? null,
+      start_at: startAt,
+      end_at: endAt,
+      password_hash: passwordHash,
+      preview_title: (opts.preview && body.previewTitle) || null,
+      preview_description: (opts.preview && body.previewDescription) || null,
+      preview_image: image,
+      created_at: now,
+      updated_at: now,
+      deleted_at: null,
+    };
+    return { row, slug, tagIds, host, expiredUrl: body.expiredUrl ? body.expiredUrl : null };
+  }
+
   return {
     present,
 
@@ -163,74 +230,83 @@ export function linkOperations(services: Services) {
      * PATCH's rules (the dashboard's editor has them on creation).
      */
     async create(auth: Actor, body: LinkCreateWithPreview, opts: { preview?: boolean } = {}): Promise<links.LinkRow> {
-      const url = destination(body.url, 'url');
-
-      let slug: string | null = null;
-      if (body.slug !== undefined) {
-        const check = checkSlug(body.slug);
-        if (!check.ok && check.reason === 'reserved') throw conflict(`The slug '${body.slug}' is reserved`);
-        if (!check.ok) throw invalid('slug must be 1 to 64 characters of a-z, 0-9, _ and -', 'slug');
-        slug = check.slug;
-      }
-      let domainId: string | null = null;
-      if (body.domainId !== undefined && body.domainId !== null) {
-        const domain = await links.getDomain(knex, body.domainId);
-        if (!domain || domain.workspace_id !== auth.workspaceId || domain.status !== 'ACTIVE') {
-          throw invalid(`domainId ${body.domainId} is not an active custom domain of this workspace`, 'domainId');
-        }
-        domainId = domain.id;
-      }
-      const startAt = timestamp(body.startAt, 'startAt') ?? null;
-      const endAt = timestamp(body.endAt, 'endAt') ?? null;
-      if (startAt !== null && endAt !== null && endAt <= startAt) throw invalid('endAt must be after startAt', 'endAt');
-      const expiresAt = timestamp(body.expiresAt, 'expiresAt') ?? null;
-      const tagIds = body.tagIds ? await checkTags(auth, body.tagIds) : [];
-      const host = await hostOf(domainId);
-      let expiredUrl = body.expiredUrl ? body.expiredUrl : null;
-      const passwordHash = body.password ? await hashPassword(body.password) : null;
-      const image = opts.preview && body.previewImage ? await previewImage(auth, body.previewImage) : null;
-      const now = Date.now();
-      const id = newId('lnk');
-
+      const draft = await prepare(auth, body, opts);
       for (let attempt = 1; ; attempt++) {
-        const candidate = slug ?? generateSlug();
-        if (expiredUrl) expiredUrl = await checkExpiredUrl(auth, expiredUrl, null, { host, slug: candidate });
-        const row: links.LinkRow = {
-          id,
-          workspace_id: auth.workspaceId,
-          created_by: auth.userId,
-          domain_id: domainId,
-          domain_key: domainId ?? '',
-          slug: candidate,
-          original_url: url,
-          title: normalizeTitle(body.title),
-          status: 'ACTIVE',
-          policy_locked: false,
-          redirect_type: body.redirectType ?? 'TEMPORARY',
-          expires_at: expiresAt,
-          expired_url: expiredUrl,
-          click_limit: body.clickLimit ?? null,
-          start_at: startAt,
-          end_at: endAt,
-          password_hash: passwordHash,
-          preview_title: (opts.preview && body.previewTitle) || null,
-          preview_description: (opts.preview && body.previewDescription) || null,
-          preview_image: image,
-          created_at: now,
-          updated_at: now,
-          deleted_at: null,
-        };
+        const row = { ...draft.row, slug: draft.slug ?? generateSlug() };
+        if (draft.expiredUrl) row.expired_url = await checkExpiredUrl(auth, draft.expiredUrl, null, { host: draft.host, slug: row.slug });
         try {
           // The link and its link.created deliveries commit together, or neither does.
-          await links.insertLink(knex, row, tagIds, linkCreated(row, eventContext(auth.requestId)));
+          await links.insertLink(knex, row, draft.tagIds, linkCreated(row, eventContext(auth.requestId)));
         } catch (err) {
           // A generated slug that is taken is drawn again; a chosen one is the caller's 409.
-          if (!isAppError(err, 'slug_taken') || slug !== null || attempt >= GENERATED_SLUG_ATTEMPTS) throw err;
+          if (!isAppError(err, 'slug_taken') || draft.slug !== null || attempt >= GENERATED_SLUG_ATTEMPTS) throw err;
           continue;
         }
         await services.linkCache.invalidate([{ domainKey: row.domain_key, slug: row.slug }]).catch(() => undefined);
         return row;
       }
+    },
+
+    /**
+     * Makes many links (the dashboard's CSV import) under exactly `create`'s rules and messages,
+     * each succeeding or failing on its own, written a few hundred per transaction: one
+     * transaction per link made an import of 10,000 rows take minutes on Postgres.
+     */
+    async createMany(auth: Actor, bodies: LinkCreate[]): Promise<Array<{ row: links.LinkRow } | { error: AppError }>> {
+      const out: Array<{ row: links.LinkRow } | { error: AppError }> = new Array(bodies.length);
+      const drafts: Array<{ index: number; draft: Draft }> = [];
+      for (let i = 0; i < bodies.length; i++) {
+        try {
+          drafts.push({ index: i, draft: await prepare(auth, bodies[i], {}) });
+        } catch (err) {
+          if (!isAppError(err)) throw err;
+          out[i] = { error: err };
+        }
+      }
+      for (let c = 0; c < drafts.length; c += CREATE_MANY_CHUNK) {
+        const chunk = drafts.slice(c, c + CREATE_MANY_CHUNK);
+        // Slugs: a chosen one taken (by a live link, or earlier in the file) is refused as on
+        // create; a generated one is drawn until free.
+        const taken = await links.takenSlugs(knex, chunk.map(({ draft }) => ({ domainKey: draft.row.domain_key, slug: draft.slug })).filter((a): a is { domainKey: string; slug: string } => a.slug !== null));
+        const rows: Array<{ index: number; row: links.LinkRow; tagIds: string[] }> = [];
+        for (const { index, draft } of chunk) {
+          let slug = draft.slug;
+          const key = (s: string) => `${draft.row.domain_key}\u0000${s}`;
+          if (slug !== null && taken.has(key(slug))) {
+            out[index] = { error: slugTaken(slug) };
+            continue;
+          }
+          while (slug === null || taken.has(key(slug))) slug = generateSlug();
+          taken.add(key(slug));
+          const row = { ...draft.row, slug };
+          try {
+            if (draft.expiredUrl) row.expired_url = await checkExpiredUrl(auth, draft.expiredUrl, null, { host: draft.host, slug });
+          } catch (err) {
+            if (!isAppError(err)) throw err;
+            out[index] = { error: err };
+            continue;
+          }
+          rows.push({ index, row, tagIds: draft.tagIds });
+        }
+        try {
+          await links.insertLinks(knex, rows, (row) => linkCreated(row, eventContext(auth.requestId)));
+          for (const { index, row } of rows) out[index] = { row };
+        } catch (err) {
+          // Another request took a slug meanwhile: this chunk one link at a time, as create does.
+          if (!isAppError(err, 'slug_taken')) throw err;
+          for (const { index, row, tagIds } of rows) {
+            try {
+              await links.insertLink(knex, row, tagIds, linkCreated(row, eventContext(auth.requestId)));
+              out[index] = { row };
+            } catch (e) {
+              if (!isAppError(e)) throw e;
+              out[index] = { error: e };
+            }
+          }
+        }
+        await services.linkCache.invalidate(rows.map(({ row }) => ({ domainKey: row.domain_key, slug: row.slug }))).catch(() => undefined);
+      }
+      return out;
     },
 
     /** Changes the fields sent (PATCH /api/v1/links/{id}); the result says whether the follow-up finished. */

@@ -16,4 +16,8 @@ export interface Services {
   linkCache: LinkCacheInvalidator;
   /** MASTER_KEY: encrypts stored webhook secrets, signs visitor-page tokens. */
   masterKey: Buffer;
+  /** Wrong dashboard sign-in passwords, per email and client (src/db/attempt-limiter.ts). */
+  signInThrottle: RateLimiterAbstract;
+  /** DNS TXT lookups for domain verification (node:dns by default; tests answer their own). */
+  resolveTxt: (name: string) => Promise<string[][]>;
 }

@@ -72,6 +72,12 @@ export function validationError(errors: ErrorObject[], operation: Operation, bod
   const what = location === 'requestBody' ? (field ?? 'the request body') : `${location === 'query' ? 'query parameter' : location} ${field}`;
   let message = e.message ?? 'is invalid';
   if (e.keyword === 'enum') message = `must be one of: ${(e.params.allowedValues as unknown[]).join(', ')}`;
+  // Lengths in words a person reads beside a form field, not Ajv's "must NOT have fewer than".
+  const limit = Number(e.params.limit);
+  if (e.keyword === 'minLength') message = limit === 1 ? 'must not be empty' : `must be at least ${limit} characters`;
+  if (e.keyword === 'maxLength') message = `must be at most ${limit} characters`;
+  if (e.keyword === 'minItems') message = `must have at least ${limit} item${limit === 1 ? '' : 's'}`;
+  if (e.keyword === 'maxItems') message = `must have at most ${limit} item${limit === 1 ? '' : 's'}`;
   if (e.keyword === 'type' && location === 'query') message = `must be ${e.params.type === 'integer' ? 'an integer' : `of type ${e.params.type}`}`;
   return invalid(`${what} ${message}`, field);
 }

@@ -1,8 +1,8 @@
 // The password form of a protected link: a signed anti-forgery token (double-submitted in a
 // SameSite=Strict cookie and the form), and throttling of wrong passwords per link and client.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import { SqliteRateLimiter } from '../db/sqlite-rate-limiter.ts';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+import { createAttemptLimiter, refundAttempt, takeAttempt } from '../db/attempt-limiter.ts';
 import type { Database } from '../db/knex.ts';
 
 export const WRONG_PASSWORDS_ALLOWED = 5;
@@ -37,38 +37,10 @@ export class CsrfTokens {
 }
 
 export function createPasswordThrottle(db: Database): RateLimiterAbstract {
-  const opts = {
-    storeClient: db.knex,
-    storeType: 'knex',
-    tableName: 'rate_limits',
-    tableCreated: true,
-    points: WRONG_PASSWORDS_ALLOWED,
-    duration: WRONG_PASSWORD_WINDOW_S,
-    keyPrefix: 'pw',
-    clearExpiredByTimeout: false,
-  };
-  return db.engine === 'postgres' ? new RateLimiterPostgres(opts) : new SqliteRateLimiter(opts as any);
+  return createAttemptLimiter(db, 'pw', WRONG_PASSWORDS_ALLOWED, WRONG_PASSWORD_WINDOW_S);
 }
 
-/**
- * Takes one of the client's attempts before its password is checked: the seconds to wait when
- * none is left, else 0. Taking the slot first (rather than counting after a wrong answer) keeps
- * the limit exact when a client sends many guesses at once; `refundAttempt` gives the slot back
- * after a right password, so only wrong ones use the allowance up.
- */
-export async function takeAttempt(limiter: RateLimiterAbstract, key: string): Promise<number> {
-  try {
-    await limiter.consume(key, 1);
-    return 0;
-  } catch (err) {
-    if (!(err instanceof RateLimiterRes)) throw err;
-    return Math.max(1, Math.ceil(err.msBeforeNext / 1000));
-  }
-}
-
-export async function refundAttempt(limiter: RateLimiterAbstract, key: string): Promise<void> {
-  await limiter.reward(key, 1);
-}
+export { refundAttempt, takeAttempt };
 
 export function parseCookies(header: string | undefined): Record<string, string> {
   const out: Record<string, string> = {};

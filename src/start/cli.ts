@@ -7,8 +7,12 @@ import { parseArgs } from 'node:util';
 import { loadConfig, type Config } from '../config.ts';
 import { PLANS, ROLES, SCOPES, type Plan, type Role, type Scope } from '../domain/access.ts';
 import { isUniqueViolation, migrateLatest, openDatabase, type Database } from '../db/knex.ts';
+import { IMAGE_TYPES, looksLike } from '../domain/assets.ts';
+import { hostProblem } from '../domain/domains.ts';
 import { AppError, conflict, ERROR_CODES, notFound, storageFailed, usage } from '../domain/errors.ts';
 import * as ws from '../db/repos/workspaces.ts';
+import * as accounts from '../db/repos/accounts.ts';
+import { firstRunUrl, normalizeEmail, setupUrl } from '../domain/sessions.ts';
 import { setPolicyDisabled } from '../db/repos/links.ts';
 import { domainVerified } from '../webhooks/domain-events.ts';
 import { policyDisabled } from '../webhooks/link-events.ts';
@@ -24,9 +28,6 @@ type Command = {
   run(ctx: { db: Database; config: Config; flags: Flags }): Promise<object>;
 };
 
-const IMAGE_TYPES: Record<string, string> = {
-  '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.gif': 'image/gif', '.webp': 'image/webp',
-};
 
 function oneOf<T extends string>(value: string, allowed: readonly T[], flag: string): T {
   const v = (flag === '--role' || flag === '--status' || flag === '--outcome' ? value.toUpperCase() : value.toLowerCase()) as T;
@@ -60,17 +61,6 @@ function text(value: string, flag: string, max: number): string {
   return v;
 }
 
-/** The first bytes of each image type `asset add` hosts. */
-function looksLike(contentType: string, head: Buffer): boolean {
-  switch (contentType) {
-    case 'image/png': return head.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
-    case 'image/jpeg': return head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff;
-    case 'image/gif': return /^GIF8[79]a$/.test(head.subarray(0, 6).toString('latin1'));
-    case 'image/webp': return head.subarray(0, 4).toString('latin1') === 'RIFF' && head.subarray(8, 12).toString('latin1') === 'WEBP';
-    default: return false;
-  }
-}
-
 /** Turns a unique-constraint violation into a message naming what is taken. */
 async function unique<T>(work: Promise<T>, message: string): Promise<T> {
   try {
@@ -81,8 +71,6 @@ async function unique<T>(work: Promise<T>, message: string): Promise<T> {
   }
 }
 
-const HOST = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/i;
-const hostnameOf = (host: string) => host.toLowerCase().replace(/:\d+$/, '');
 
 const commands: Record<string, Command> = {
   migrate: { flags: [], required: [], run: async () => ({ migrated: true }) },
@@ -112,10 +100,24 @@ const commands: Record<string, Command> = {
   'member add': {
     flags: ['workspace', 'email', 'role'],
     required: ['workspace', 'email', 'role'],
-    run: async ({ db, flags }) => {
+    run: async ({ db, config, flags }) => {
       if (!/^[^@\s]+@[^@\s]+$/.test(flags.email!.trim())) throw usage(`--email must be an e-mail address; got ${flags.email}`);
       text(flags.email!, '--email', 320);
-      return { id: await ws.addMember(db.knex, flags.workspace!, flags.email!, oneOf(flags.role!, ROLES, '--role') as Role) };
+      const id = await ws.addMember(db.knex, flags.workspace!, flags.email!, oneOf(flags.role!, ROLES, '--role') as Role);
+      // A person without a password gets a one-time link to set one (24 hours).
+      const user = await accounts.findUser(db.knex, id);
+      if (user?.password_hash) return { id };
+      return { id, setupUrl: setupUrl(config, await accounts.createSetupToken(db.knex, id, Date.now())) };
+    },
+  },
+  'member reset-password': {
+    flags: ['email'],
+    required: ['email'],
+    run: async ({ db, config, flags }) => {
+      const user = await accounts.findUserByEmail(db.knex, flags.email!);
+      if (!user) throw notFound(`no user has the e-mail address ${normalizeEmail(flags.email!)}`);
+      // The old password keeps working until the link is used; using it ends every session.
+      return { setupUrl: setupUrl(config, await accounts.createSetupToken(db.knex, user.id, Date.now())) };
     },
   },
   'member set-role': {
@@ -170,12 +172,8 @@ const commands: Record<string, Command> = {
     run: async ({ db, config, flags }) => {
       // Requests are matched on the Host header's name without its port, so a port could never match.
       const host = flags.host!.trim().toLowerCase();
-      if (!HOST.test(host)) {
-        throw usage(`--host must be a host name without scheme, port or path, such as go.example.com; got ${flags.host}`);
-      }
-      if (host === hostnameOf(config.shortDomain) || host === hostnameOf(new URL(config.publicUrl).host)) {
-        throw usage(`--host ${host} is this service's own short domain or public host`);
-      }
+      const problem = hostProblem(host, [config.shortDomain, new URL(config.publicUrl).host]);
+      if (problem) throw usage(`--host ${problem}; got ${flags.host}`);
       return { id: await unique(ws.addDomain(db.knex, flags.workspace!, host), `the domain ${host} is already registered`) };
     },
   },
@@ -368,6 +366,13 @@ async function main() {
     // system's, for receivers with self-signed certificates.
     const caFile = process.env.WEBHOOK_CA_FILE;
     const server = await startServer(config, { webhookCa: caFile ? [fs.readFileSync(caFile, 'utf8')] : undefined });
+    // The first run (as Jupyter does): while nobody has an account, the way in is a one-time link
+    // with an unguessable token, printed here for whoever started the service and no one else.
+    const { knex } = server.services.db;
+    if ((await accounts.userCount(knex)) === 0) {
+      const token = await accounts.createFirstRunToken(knex, Date.now());
+      process.stdout.write(`\nOpen ${firstRunUrl(config, token)} to create your workspace\n\n`);
+    }
     const stop = async (signal: string) => {
       server.services.log.info({ signal }, 'shutting down');
       await server.close();

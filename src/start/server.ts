@@ -2,6 +2,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { resolveTxt } from 'node:dns/promises';
 import pino, { type Logger } from 'pino';
 import type { Config } from '../config.ts';
 import { migrateLatest, openDatabase, type Database } from '../db/knex.ts';
@@ -16,6 +17,7 @@ import { InlineClickWriter, ThreadClickWriter, type ClickWorkerInit, type ClickW
 import { webhookClickSink } from '../webhooks/click-events.ts';
 import { RedirectService } from '../redirect/handler.ts';
 import { CsrfTokens, createPasswordThrottle } from '../redirect/password.ts';
+import { createSignInThrottle } from '../http/dashboard/session.ts';
 import { openRedirectStore, type RedirectStore } from '../db/redirect-store.ts';
 import { scheduleRetention } from '../jobs/retention.ts';
 import { WebhookWorker } from '../webhooks/worker.ts';
@@ -47,6 +49,8 @@ export interface ServerOptions {
   host?: string;
   /** Certificates webhook deliveries trust besides the system's (tests; WEBHOOK_CA_FILE in `serve`). */
   webhookCa?: string[];
+  /** DNS TXT lookups for domain verification (tests answer their own; node:dns otherwise). */
+  resolveTxt?: (name: string) => Promise<string[][]>;
 }
 
 /** The service's click writer: a thread of its own, unless the database cannot be opened twice. */
@@ -90,6 +94,8 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     limiter: createRateLimiter(db),
     linkCache: opts.linkCache ?? redirects,
     masterKey,
+    signInThrottle: createSignInThrottle(db),
+    resolveTxt: opts.resolveTxt ?? resolveTxt,
   };
   const app = await createApp(services);
   const handler = (req: http.IncomingMessage, res: http.ServerResponse) => redirects.handle(req, res, app);

@@ -39,6 +39,49 @@ export interface TagRow {
   color: string;
 }
 
+/** Which of these addresses a live link holds, as `${domainKey}\u0000${slug}`. */
+export async function takenSlugs(knex: Knex, addresses: Array<{ domainKey: string; slug: string }>): Promise<Set<string>> {
+  const taken = new Set<string>();
+  for (let i = 0; i < addresses.length; i += 500) {
+    const part = addresses.slice(i, i + 500);
+    const rows = await knex('links')
+      .whereNull('deleted_at')
+      .whereIn('slug', [...new Set(part.map((a) => a.slug))])
+      .whereIn('domain_key', [...new Set(part.map((a) => a.domainKey))])
+      .select('domain_key', 'slug');
+    for (const r of rows) taken.add(`${r.domain_key}\u0000${r.slug}`);
+  }
+  return taken;
+}
+
+/**
+ * Creates many links with their tags, change-feed entries and events in one transaction (the
+ * CSV import); a slug taken meanwhile fails the whole transaction with slug_taken.
+ */
+export async function insertLinks(
+  knex: Knex,
+  items: Array<{ row: LinkRow; tagIds: string[] }>,
+  emit: (row: LinkRow) => EmitEvents,
+): Promise<void> {
+  if (!items.length) return;
+  try {
+    await knex.transaction(async (trx) => {
+      for (let i = 0; i < items.length; i += 100) await trx('links').insert(items.slice(i, i + 100).map((it) => it.row));
+      for (const { row } of items) await recordLinkChange(trx, 'link', row.domain_key, row.slug);
+      const tags = items.flatMap(({ row, tagIds }) => tagIds.map((tag_id) => ({ link_id: row.id, tag_id })));
+      for (let i = 0; i < tags.length; i += 200) await trx('link_tags').insert(tags.slice(i, i + 200));
+      const events = [];
+      for (const { row } of items) events.push(...(await emit(row)(trx)));
+      await enqueueEvents(trx, events);
+    });
+  } catch (err) {
+    if (isUniqueViolation(err) && /slug|links_live_slug|UNIQUE constraint failed: links\.domain_key/i.test(String((err as Error).message))) {
+      throw slugTaken(items[0].row.slug);
+    }
+    throw err;
+  }
+}
+
 /**
  * Creates a link with its tags, the change-feed entry, and the events `emit` returns (the caller
  * decides them; link.created), in one transaction. A live slug on the same domain: slug_taken.

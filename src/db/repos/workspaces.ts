@@ -14,7 +14,7 @@ export async function createWorkspace(knex: Knex, name: string, plan: Plan): Pro
 }
 
 export async function getWorkspace(knex: Knex, id: string) {
-  return knex('workspaces').where({ id }).first() as Promise<{ id: string; name: string; plan: Plan } | undefined>;
+  return knex('workspaces').where({ id }).first() as Promise<{ id: string; name: string; plan: Plan; created_at: number } | undefined>;
 }
 
 /** Every workspace, newest first (`shortlink workspace list`: where an operator finds an id). */
@@ -61,8 +61,12 @@ export async function setRole(knex: Knex, workspaceId: string, userId: string, r
  * except update and delete (403), so removing a member revokes nothing.
  */
 export async function removeMember(knex: Knex, workspaceId: string, userId: string): Promise<void> {
-  const n = await knex('memberships').where({ workspace_id: workspaceId, user_id: userId }).delete();
-  if (!n) throw notFound(`user ${userId} is not a member of ${workspaceId}`);
+  await knex.transaction(async (trx) => {
+    const n = await trx('memberships').where({ workspace_id: workspaceId, user_id: userId }).delete();
+    if (!n) throw notFound(`user ${userId} is not a member of ${workspaceId}`);
+    // Removal ends the person's dashboard sessions: they sign in again to what they still belong to.
+    await trx('sessions').where({ user_id: userId }).delete();
+  });
 }
 
 export async function roleOf(knex: Knex, workspaceId: string, userId: string): Promise<Role | null> {
@@ -148,6 +152,7 @@ export interface DomainRow {
   host: string;
   status: 'PENDING' | 'ACTIVE' | 'DISABLED';
   verified_at: number | null;
+  created_at?: number;
 }
 
 /**
@@ -218,4 +223,56 @@ export async function addAsset(
     await store(fileName);
     return { id, fileName };
   });
+}
+
+export interface KeyListRow {
+  id: string;
+  hint: string;
+  scopes: string[];
+  expiresAt: number | null;
+  revokedAt: number | null;
+  createdAt: number;
+  userId: string;
+  email: string;
+}
+
+/** The workspace's API keys (one person's with `userId`), newest first. */
+export async function keysOf(knex: Knex, workspaceId: string, userId?: string): Promise<KeyListRow[]> {
+  const q = knex('api_keys as k').join('users as u', 'u.id', 'k.user_id').where('k.workspace_id', workspaceId);
+  if (userId) q.where('k.user_id', userId);
+  const rows = await q.orderBy([{ column: 'k.created_at', order: 'desc' }, { column: 'k.id', order: 'desc' }])
+    .select('k.id', 'k.key_hint', 'k.scopes', 'k.expires_at', 'k.revoked_at', 'k.created_at', 'k.user_id', 'u.email');
+  return rows.map((r) => ({
+    id: r.id, hint: r.key_hint, scopes: String(r.scopes).split(' ').filter(Boolean), expiresAt: r.expires_at === null ? null : Number(r.expires_at),
+    revokedAt: r.revoked_at === null ? null : Number(r.revoked_at), createdAt: Number(r.created_at), userId: r.user_id, email: r.email,
+  }));
+}
+
+export async function findKeyOf(knex: Knex, workspaceId: string, id: string): Promise<{ id: string; user_id: string } | undefined> {
+  return knex('api_keys').where({ workspace_id: workspaceId, id }).first('id', 'user_id');
+}
+
+export async function domainsOf(knex: Knex, workspaceId: string): Promise<DomainRow[]> {
+  return knex('domains').where({ workspace_id: workspaceId }).orderBy('host').select('id', 'workspace_id', 'host', 'status', 'verified_at', 'created_at');
+}
+
+export async function findDomainOf(knex: Knex, workspaceId: string, id: string): Promise<DomainRow | undefined> {
+  return knex('domains').where({ workspace_id: workspaceId, id }).first('id', 'workspace_id', 'host', 'status', 'verified_at', 'created_at');
+}
+
+export async function tagsOf(knex: Knex, workspaceId: string): Promise<Array<{ id: string; name: string; color: string }>> {
+  return knex('tags').where({ workspace_id: workspaceId }).orderBy('name').select('id', 'name', 'color');
+}
+
+export async function findTagByName(knex: Knex, workspaceId: string, name: string): Promise<{ id: string } | undefined> {
+  return knex('tags').where({ workspace_id: workspaceId, name }).first('id');
+}
+
+export async function campaignsOf(knex: Knex, workspaceId: string): Promise<Array<{ id: string; name: string; created_at: number }>> {
+  return knex('campaigns').where({ workspace_id: workspaceId }).whereNull('deleted_at').orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).select('id', 'name', 'created_at');
+}
+
+/** The link's first QR code, if it has one. */
+export async function qrCodeOfLink(knex: Knex, workspaceId: string, linkId: string): Promise<{ id: string; code: string } | undefined> {
+  return knex('qr_codes').where({ workspace_id: workspaceId, link_id: linkId }).whereNull('deleted_at').orderBy('created_at').first('id', 'code');
 }

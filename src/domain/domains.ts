@@ -1,0 +1,20 @@
+// Custom domains: which hosts a workspace may add, and what proves it controls one.
+
+const HOST = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/i;
+/** A Host header's name without its port. */
+export const hostnameOf = (host: string) => host.toLowerCase().replace(/:\d+$/, '');
+
+/**
+ * Why a host cannot be added, or null. Requests are matched on the Host header's name without
+ * its port, so a port could never match; the service's own hosts are not a workspace's.
+ */
+export function hostProblem(host: string, ownHosts: string[]): string | null {
+  if (!HOST.test(host)) return 'must be a host name without scheme, port or path, such as go.example.com';
+  if (ownHosts.map(hostnameOf).includes(host.toLowerCase())) return `${host} is this service's own short domain or public host`;
+  return null;
+}
+
+/** The DNS TXT record that proves control of a host: its name and the value it must hold. */
+export function verificationRecord(host: string, proof: string): { txtName: string; txtValue: string } {
+  return { txtName: `_shortlink-verify.${host}`, txtValue: `shortlink-verify=${proof}` };
+}

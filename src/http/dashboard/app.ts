@@ -1,0 +1,234 @@
+// The dashboard at /app/: its API (/app/api, openapi/dashboard.yaml, routed and validated by
+// its own openapi-backend instance) and the single-page app built into dist/web. Opened by a
+// session cookie only: an API key opens nothing here, and a session opens nothing of /api/v1.
+import { timingSafeEqual } from 'node:crypto';
+import fs from 'node:fs';
+import express, { type Request, type Response } from 'express';
+import addFormats from 'ajv-formats';
+import { OpenAPIBackend, type Context } from 'openapi-backend';
+import { findSession, touchSession } from '../../db/repos/accounts.ts';
+import { roleOf, getWorkspace } from '../../db/repos/workspaces.ts';
+import type { Role } from '../../domain/access.ts';
+import { clientAddress } from '../../domain/client-address.ts';
+import { forbidden, invalid, methodNotAllowed, notFound, unauthenticated, unavailable } from '../../domain/errors.ts';
+import { SESSION_COOKIE, SESSION_TOUCH_MS } from '../../domain/sessions.ts';
+import { projectPath } from '../../platform/project-root.ts';
+import { parseCookies } from '../../redirect/password.ts';
+import { bodyProblem, MAX_BODY_BYTES } from '../body.ts';
+import type { Services } from '../services.ts';
+import { validationError } from '../validation.ts';
+import { dashboardHandlers } from './handlers/index.ts';
+import { sessionCookie } from './session.ts';
+import type { DashboardContext, DashboardOperationId, DashboardRequest, DashboardResult, WorkspaceContext } from './types.ts';
+
+export const IMPORT_MAX_BYTES = 10 * 2 ** 20;
+export const ASSET_MAX_BYTES = 2 * 2 ** 20;
+const WEB_ROOT = projectPath('dist/web');
+const UNSAFE = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
+
+/** The single-page app may load only its own files and talk only to its own origin. */
+const APP_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data: blob:",
+  "connect-src 'self'",
+  "font-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+function loadDashboardDefinition(): any {
+  return JSON.parse(fs.readFileSync(projectPath('generated/dashboard.json'), 'utf8'));
+}
+
+const sameSecret = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+
+export async function createDashboard(services: Services): Promise<express.Router> {
+  const { knex } = services.db;
+  const definition = loadDashboardDefinition();
+  const handlers = dashboardHandlers(services);
+  // As the public API's (src/http/app.ts): the tests check every answer against the contract.
+  const validateResponses = process.env.SHORTLINK_VALIDATE_RESPONSES === '1';
+  const api = new OpenAPIBackend({
+    definition,
+    strict: true,
+    quick: true,
+    validate: true,
+    coerceTypes: true,
+    apiRoot: '/',
+    customizeAjv: (ajv) => {
+      addFormats.default ? addFormats.default(ajv as any) : (addFormats as any)(ajv);
+      return ajv;
+    },
+  });
+
+  /** What the signed-in person may reach of the path's workspace; 404 for one they are not in. */
+  async function workspaceOf(workspaceId: string, userId: string): Promise<WorkspaceContext> {
+    const [role, ws] = await Promise.all([roleOf(knex, workspaceId, userId), getWorkspace(knex, workspaceId)]);
+    if (!role || !ws) throw notFound('Workspace not found');
+    return { id: ws.id, name: ws.name, plan: ws.plan, role, createdAt: Number((ws as { created_at?: number }).created_at ?? 0) };
+  }
+
+  const adapt = (id: DashboardOperationId) => async (c: Context, req: Request) => {
+    const operation = c.operation as any;
+    if (operation.requestBody?.required && (req.body === undefined || req.body === null)) {
+      throw invalid(`A request body is required (Content-Type: ${Object.keys(operation.requestBody.content).join(' or ')})`);
+    }
+    const session = (c.security as any)?.session;
+    const secured = !(Array.isArray(operation.security) && operation.security.length === 0);
+    if (secured && UNSAFE.has(req.method)) {
+      // Anti-forgery: the session's token in a header no other site can set, and no other origin.
+      const token = req.headers['x-csrf-token'];
+      if (typeof token !== 'string' || !sameSecret(token, session.csrfToken)) {
+        throw forbidden("This request did not carry the session's anti-forgery token (X-CSRF-Token)");
+      }
+      const origin = req.headers.origin;
+      if (origin && origin !== originOf(req)) throw forbidden(`Requests from ${origin} are not accepted`);
+    }
+    let workspace: WorkspaceContext | undefined;
+    const workspaceId = (c.request.params as Record<string, string>)?.workspaceId;
+    if (workspaceId) workspace = await workspaceOf(workspaceId, session.userId);
+    const roles = operation['x-roles'];
+    if (workspace && Array.isArray(roles) && !roles.includes(workspace.role)) {
+      throw forbidden(`Your role in this workspace (${workspace.role}) may not do this: ${String(operation.summary).toLowerCase()} needs ${roleList(roles)}`);
+    }
+    const request = { params: c.request.params, query: c.request.query, headers: c.request.headers, body: c.request.requestBody } as unknown as DashboardRequest<DashboardOperationId>;
+    const ctx: DashboardContext = {
+      session,
+      workspace,
+      requestId: req.id ? String(req.id) : null,
+      client: clientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for'], services.config.trustProxy),
+      origin: originOf(req),
+      rawBody: req.body,
+    };
+    return (handlers[id] as (r: typeof request, x: DashboardContext) => Promise<DashboardResult<DashboardOperationId>>)(request, ctx);
+  };
+
+  api.register({
+    ...Object.fromEntries((Object.keys(handlers) as DashboardOperationId[]).map((id) => [id, adapt(id)])),
+    validationFail: (c: Context) => {
+      throw validationError((c.validation.errors ?? []) as any, c.operation as any);
+    },
+    unauthorizedHandler: (c: Context) => {
+      const err = (c.security as any)?.session?.error;
+      if (err) throw err;
+      throw unauthenticated('Sign in first');
+    },
+    notFound: () => {
+      throw notFound('No such dashboard route');
+    },
+    methodNotAllowed: (c: Context) => {
+      const allow = api.router
+        .getOperations()
+        .filter((op) => api.router.matchOperation({ ...c.request, method: op.method }, false)?.operationId === op.operationId)
+        .map((op) => op.method.toUpperCase());
+      throw methodNotAllowed(`Method ${c.request.method.toUpperCase()} is not allowed on ${c.request.path}`, [...new Set(allow)]);
+    },
+    postResponseHandler: (c: Context, _req: Request, res: Response) => {
+      const result = c.response as { status: number; body?: unknown; headers?: Record<string, string | string[]> };
+      if (validateResponses && c.operation && result.body !== undefined && typeof result.body !== 'string') {
+        const check = api.validateResponse(result.body, c.operation, result.status);
+        if (check.errors) throw new Error(`Response of ${c.operation.operationId} violates the dashboard contract: ${JSON.stringify(check.errors)}`);
+      }
+      for (const [k, v] of Object.entries(result.headers ?? {})) res.setHeader(k, v);
+      if (result.body === undefined) res.status(result.status).end();
+      else if (typeof result.body === 'string') res.status(result.status).send(result.body);
+      else res.status(result.status).json(result.body);
+    },
+  });
+  api.registerSecurityHandler('session', async (_c: Context, req: Request, res: Response) => {
+    const token = parseCookies(req.headers.cookie)[SESSION_COOKIE];
+    if (!token) throw unauthenticated('Sign in first');
+    const now = Date.now();
+    const session = await findSession(knex, token, now);
+    if (!session) throw unauthenticated('Your session has ended; sign in again');
+    // Sliding: each use moves the end to 14 days later (written at most every SESSION_TOUCH_MS).
+    // The cookie is sent again with the new end, or the browser would drop it 14 days after sign-in.
+    if (now - session.lastUsedAt >= SESSION_TOUCH_MS) {
+      session.expiresAt = await touchSession(knex, session.id, now);
+      res.setHeader('Set-Cookie', sessionCookie(token));
+    }
+    return session;
+  });
+  await api.init();
+
+  const router = express.Router();
+  const json = express.json({ limit: MAX_BODY_BYTES, type: ['application/json'] });
+  const csv = express.text({ limit: IMPORT_MAX_BYTES, type: ['text/csv'] });
+  const image = express.raw({ limit: ASSET_MAX_BYTES, type: ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] });
+
+  router.use('/api', (req, res, next) => {
+    // Answers are per person and some carry secrets (an API key, a set-up link).
+    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    if (!req.secure) return next(invalid('HTTPS is required; this request arrived over plain HTTP'));
+    // An API key never opens the dashboard.
+    if (req.headers.authorization) return next(unauthenticated('The dashboard API takes a session, not an API key'));
+    if (!UNSAFE.has(req.method)) return next();
+    const parse = req.is('text/csv') ? csv : req.is('image/*') ? image : json;
+    parse(req, res, (err?: unknown) => {
+      if (err) return next(err);
+      if (req.headers['content-length'] === '0') req.body = undefined;
+      if (req.is('application/json')) {
+        const problem = bodyProblem(req.body);
+        if (problem) return next(invalid(problem.message, problem.field || undefined));
+      }
+      next();
+    });
+  });
+  router.use('/api', (req, res, next) => {
+    const binary = Buffer.isBuffer(req.body);
+    api
+      .handleRequest(
+        {
+          method: req.method,
+          path: req.path,
+          // An image's bytes are not a JSON value for the schema to check: its handler reads them.
+          body: binary ? `(${req.body.length} bytes)` : req.body,
+          query: req.query as any,
+          headers: req.headers as any,
+        },
+        req,
+        res,
+      )
+      .catch(next);
+  });
+
+  // The single-page app: its hashed files for a year, index.html for every other path (the app
+  // routes in the browser), with a policy that lets it load nothing from anywhere else.
+  router.use(
+    express.static(WEB_ROOT, {
+      index: false,
+      immutable: true,
+      maxAge: '365d',
+      setHeaders: (res) => securityHeaders(res),
+    }),
+  );
+  router.get(/.*/, (req, res, next) => {
+    const index = `${WEB_ROOT}/index.html`;
+    if (!fs.existsSync(index)) return next(unavailable('The dashboard is not built; run npm run build:web', 'dashboard_unavailable'));
+    securityHeaders(res);
+    res.setHeader('Cache-Control', 'no-cache');
+    res.type('html').sendFile(index);
+  });
+  return router;
+}
+
+function securityHeaders(res: Response) {
+  res.setHeader('Content-Security-Policy', APP_CSP);
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('X-Frame-Options', 'DENY');
+  res.setHeader('Referrer-Policy', 'same-origin');
+}
+
+/** The origin a request was addressed to (behind a trusted proxy, as the proxy received it). */
+function originOf(req: Request): string {
+  return `${req.secure ? 'https' : 'http'}://${req.headers.host ?? ''}`;
+}
+
+function roleList(roles: Role[]): string {
+  return roles.length === 1 ? roles[0] : `${roles.slice(0, -1).join(', ')} or ${roles[roles.length - 1]}`;
+}

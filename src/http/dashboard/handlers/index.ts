@@ -1,0 +1,16 @@
+// Every operation of the dashboard's contract with its handler.
+import type { LinkOperations } from '../../link-operations.ts';
+import { linkOperations } from '../../link-operations.ts';
+import type { Services } from '../../services.ts';
+import type { DashboardHandlers } from '../types.ts';
+import { accountHandlers } from './account.ts';
+import { linkHandlers } from './links.ts';
+import { settingsHandlers } from './settings.ts';
+
+export function dashboardHandlers(services: Services, operations: LinkOperations = linkOperations(services)): DashboardHandlers {
+  return {
+    ...accountHandlers(services),
+    ...linkHandlers(services, operations),
+    ...settingsHandlers(services),
+  };
+}

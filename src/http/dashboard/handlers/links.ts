@@ -1,0 +1,267 @@
+// Links in the dashboard (openapi/dashboard.yaml, Links): the shared link operations as the
+// signed-in person, the list with search and filters, bulk actions, analytics, QR codes, the CSV
+// import and export, and image uploads.
+import fs from 'node:fs';
+import path from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { stringify } from 'csv-stringify/sync';
+import type { components } from '../../../../generated/dashboard.ts';
+import type { LinkRow, TagRow } from '../../../db/repos/links.ts';
+import * as workspaces from '../../../db/repos/workspaces.ts';
+import { IMAGE_EXTENSIONS, looksLike } from '../../../domain/assets.ts';
+import { DAY_MS } from '../../../domain/conversions.ts';
+import { AppError, invalid, isAppError, storageFailed, tooLarge } from '../../../domain/errors.ts';
+import { BREAKDOWN_DIMENSIONS, BREAKDOWN_DAYS, BREAKDOWN_TOP } from '../../../db/repos/link-analytics.ts';
+import type { Actor, LinkOperations } from '../../link-operations.ts';
+import { presentLink } from '../../present.ts';
+import type { Services } from '../../services.ts';
+import type { DashboardContext, DashboardHandlers, DashboardResult } from '../types.ts';
+
+type DashboardLink = components['schemas']['DashboardLink'];
+export const IMPORT_MAX_ROWS = 20_000;
+const MAX_ANALYTICS_DAYS = 400;
+
+const actorOf = (ctx: DashboardContext): Actor => ({
+  workspaceId: ctx.workspace!.id, userId: ctx.session!.userId, plan: ctx.workspace!.plan, requestId: ctx.requestId, via: 'session',
+});
+
+/** A CSV column's header as a key: any case, spaces and underscores alike. */
+const headerKey = (h: string) => h.trim().toLowerCase().replace(/[\s_-]+/g, '');
+/** The header names of our export and of other services' exports that carry each field. */
+const COLUMNS: Record<'url' | 'slug' | 'shortUrl' | 'title' | 'tags' | 'expiresAt', string[]> = {
+  url: ['url', 'longurl', 'target', 'destination', 'originalurl'],
+  slug: ['slug', 'shortcode', 'address', 'custombitlinks', 'keyword'],
+  shortUrl: ['shorturl', 'link', 'bitlink'],
+  title: ['title', 'description'],
+  tags: ['tags'],
+  expiresAt: ['expiresat', 'validuntil'],
+};
+
+export function linkHandlers(
+  services: Services,
+  operations: LinkOperations,
+): Pick<
+  DashboardHandlers,
+  | 'listDashboardLinks' | 'createDashboardLink' | 'getDashboardLink' | 'updateDashboardLink' | 'deleteDashboardLink' | 'bulkLinks'
+  | 'getLinkAnalytics' | 'makeLinkQr' | 'importLinks' | 'exportLinks' | 'uploadAsset'
+> {
+  const { knex } = services.db;
+  const { config } = services;
+
+  const shortUrlOf = (row: LinkRow, host: string | undefined) => `https://${host ?? config.shortDomain}/${row.slug}`;
+
+  async function present(row: LinkRow): Promise<DashboardLink> {
+    const host = row.domain_id ? (await workspaces.findDomainOf(knex, row.workspace_id, row.domain_id))?.host : undefined;
+    return { ...(await operations.present(row)), shortUrl: shortUrlOf(row, host) };
+  }
+
+  return {
+    async listDashboardLinks({ query }, ctx): Promise<DashboardResult<'listDashboardLinks'>> {
+      const page = Number(query.page ?? 1);
+      const limit = Number(query.limit ?? 25);
+      const found = await services.queries.linkSearch(ctx.workspace!.id, {
+        q: query.q, tagId: query.tagId, domainId: query.domainId, status: query.status,
+        sort: query.sort ?? 'created', order: query.order ?? 'desc', page, limit,
+      });
+      const data = found.rows.map((r) => ({
+        ...presentLink(r, found.tags.get(r.id) ?? [], found.clicks.get(r.id) ?? 0),
+        shortUrl: shortUrlOf(r, r.domain_id ? found.hosts.get(r.domain_id) : undefined),
+      }));
+      return { status: 200, body: { data, meta: { page, limit, total: found.total, totalCapped: found.totalCapped } } };
+    },
+
+    async createDashboardLink({ body }, ctx): Promise<DashboardResult<'createDashboardLink'>> {
+      const row = await operations.create(actorOf(ctx), body, { preview: true });
+      return { status: 201, body: { data: await present(row) } };
+    },
+
+    async getDashboardLink({ params }, ctx): Promise<DashboardResult<'getDashboardLink'>> {
+      return { status: 200, body: { data: await present(await operations.get(actorOf(ctx), params.linkId)) } };
+    },
+
+    async updateDashboardLink({ params, body }, ctx): Promise<DashboardResult<'updateDashboardLink'>> {
+      const { row } = await operations.update(actorOf(ctx), params.linkId, body);
+      return { status: 200, body: { data: await present(row) } };
+    },
+
+    async deleteDashboardLink({ params }, ctx): Promise<DashboardResult<'deleteDashboardLink'>> {
+      await operations.remove(actorOf(ctx), params.linkId);
+      return { status: 204 };
+    },
+
+    async bulkLinks({ body }, ctx): Promise<DashboardResult<'bulkLinks'>> {
+      const actor = actorOf(ctx);
+      if (body.action === 'add_tag' && !body.tagId) throw invalid('tagId is required to add a tag', 'tagId');
+      const data: Array<{ id: string; ok: boolean; error?: string }> = [];
+      for (const id of [...new Set(body.linkIds)]) {
+        try {
+          if (body.action === 'delete') await operations.remove(actor, id);
+          else if (body.action === 'disable') await operations.update(actor, id, { status: 'DISABLED' });
+          else {
+            const current = await operations.get(actor, id);
+            const tags = (await operations.present(current)).tags.map((t) => t.id);
+            if (!tags.includes(body.tagId!)) await operations.update(actor, id, { tagIds: [...tags, body.tagId!] });
+          }
+          data.push({ id, ok: true });
+        } catch (err) {
+          if (!isAppError(err)) throw err;
+          data.push({ id, ok: false, error: err.message });
+        }
+      }
+      return { status: 200, body: { data } };
+    },
+
+    async getLinkAnalytics({ params, query }, ctx): Promise<DashboardResult<'getLinkAnalytics'>> {
+      const actor = actorOf(ctx);
+      await operations.get(actor, params.linkId);
+      const today = Math.floor(Date.now() / DAY_MS);
+      const dayOf = (v: string | undefined, field: string) => {
+        if (v === undefined) return undefined;
+        const ms = Date.parse(`${v}T00:00:00Z`);
+        if (!Number.isFinite(ms)) throw invalid(`${field} must be a date (YYYY-MM-DD)`, field);
+        return Math.floor(ms / DAY_MS);
+      };
+      const to = dayOf(query.to, 'to') ?? today;
+      const from = dayOf(query.from, 'from') ?? to - 29;
+      if (from > to) throw invalid('from must not be after to', 'from');
+      if (to - from + 1 > MAX_ANALYTICS_DAYS) throw invalid(`The window may not exceed ${MAX_ANALYTICS_DAYS} days`, 'from');
+      const data = await services.queries.linkAnalytics(actor.workspaceId, params.linkId, from, to, today);
+      const series = [];
+      let clicks = 0;
+      let scans = 0;
+      for (let d = from; d <= to; d++) {
+        const day = data.days.get(d) ?? { clicks: 0, scans: 0 };
+        clicks += day.clicks;
+        scans += day.scans;
+        series.push({ day: isoDay(d), clicks: day.clicks, scans: day.scans });
+      }
+      const key = { country: 'countries', device: 'devices', browser: 'browsers', os: 'os', referrer: 'referrers' } as const;
+      const breakdowns = { other: {} } as any;
+      for (const dim of BREAKDOWN_DIMENSIONS) {
+        const all = data.breakdowns[dim];
+        breakdowns[key[dim]] = all.slice(0, BREAKDOWN_TOP);
+        breakdowns.other[key[dim]] = all.slice(BREAKDOWN_TOP).reduce((n, e) => n + e.clicks, 0);
+      }
+      return {
+        status: 200,
+        body: {
+          linkId: params.linkId,
+          window: { from: isoDay(from), to: isoDay(to) },
+          series,
+          totals: { clicks, scans },
+          breakdownWindow: { from: isoDay(today - BREAKDOWN_DAYS + 1), to: isoDay(today) },
+          breakdowns,
+        },
+      };
+    },
+
+    async makeLinkQr({ params }, ctx): Promise<DashboardResult<'makeLinkQr'>> {
+      const actor = actorOf(ctx);
+      await operations.get(actor, params.linkId);
+      const qr = (await workspaces.qrCodeOfLink(knex, actor.workspaceId, params.linkId)) ?? (await workspaces.createQrCode(knex, actor.workspaceId, params.linkId));
+      const url = `https://${config.shortDomain}/qr/${qr.code}`;
+      return { status: 200, body: { data: { id: qr.id, url, svgUrl: `${url}.svg`, pngUrl: `${url}.png` } } };
+    },
+
+    async importLinks({ body }, ctx): Promise<DashboardResult<'importLinks'>> {
+      const actor = actorOf(ctx);
+      const records = parseCsv(String(body ?? ''));
+      // Tags are named in the file; missing ones are made (MEMBER may make tags).
+      const tagIds = new Map<string, string>((await workspaces.tagsOf(knex, actor.workspaceId)).map((t) => [t.name.toLowerCase(), t.id]));
+      const bodies: Array<{ url: string; slug?: string; title?: string; expiresAt?: string; tagIds?: string[] }> = [];
+      const early: Array<AppError | null> = [];
+      for (const rec of records) {
+        try {
+          const names = (rec.tags ?? '').split(/[|;]/).map((t) => t.trim()).filter(Boolean);
+          const ids: string[] = [];
+          for (const name of names) {
+            let id = tagIds.get(name.toLowerCase());
+            if (!id) {
+              if (name.length > 100) throw invalid(`tag ${name.slice(0, 20)}... is longer than 100 characters`, 'tags');
+              id = await workspaces.createTag(knex, actor.workspaceId, name, '#6b7280');
+              tagIds.set(name.toLowerCase(), id);
+            }
+            ids.push(id);
+          }
+          if (!rec.url) throw invalid('url is required', 'url');
+          bodies.push({ url: rec.url, slug: rec.slug || undefined, title: rec.title || undefined, expiresAt: rec.expiresAt || undefined, tagIds: ids.length ? ids : undefined });
+          early.push(null);
+        } catch (err) {
+          if (!isAppError(err)) throw err;
+          bodies.push({ url: '' });
+          early.push(err);
+        }
+      }
+      const valid = bodies.map((b, i) => ({ b, i })).filter(({ i }) => early[i] === null);
+      const made = await operations.createMany(actor, valid.map(({ b }) => b));
+      const results = new Array<{ row: LinkRow } | { error: AppError }>(bodies.length);
+      valid.forEach(({ i }, k) => (results[i] = made[k]));
+      early.forEach((e, i) => e && (results[i] = { error: e }));
+      const rows = results.map((r, i) =>
+        'row' in r
+          ? { row: records[i].line, ok: true, linkId: r.row.id, slug: r.row.slug }
+          : { row: records[i].line, ok: false, error: r.error.message, ...(r.error.details.field ? { field: r.error.details.field } : {}) },
+      );
+      const created = rows.filter((r) => r.ok).length;
+      return { status: 200, body: { created, refused: rows.length - created, rows } };
+    },
+
+    async exportLinks(_request, ctx): Promise<DashboardResult<'exportLinks'>> {
+      const { rows, tags, clicks, hosts } = await services.queries.linksExport(ctx.workspace!.id);
+      const text = stringify(
+        rows.map((r) => [
+          r.id, shortUrlOf(r, r.domain_id ? hosts.get(r.domain_id) : undefined), r.slug, r.original_url, r.title ?? '',
+          (tags.get(r.id) ?? ([] as TagRow[])).map((t) => t.name).join('|'), r.status, clicks.get(r.id) ?? 0,
+          new Date(Number(r.created_at)).toISOString(), r.expires_at === null ? '' : new Date(Number(r.expires_at)).toISOString(),
+        ]),
+        { header: true, columns: ['id', 'short_url', 'slug', 'url', 'title', 'tags', 'status', 'clicks', 'created_at', 'expires_at'] },
+      );
+      const name = `links-${ctx.workspace!.id}-${new Date().toISOString().slice(0, 10)}.csv`;
+      return { status: 200, body: text, headers: { 'Content-Type': 'text/csv; charset=utf-8', 'Content-Disposition': `attachment; filename="${name}"` } };
+    },
+
+    async uploadAsset(request, ctx): Promise<DashboardResult<'uploadAsset'>> {
+      const bytes = ctx.rawBody;
+      const type = String(request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+      if (!Buffer.isBuffer(bytes) || !bytes.length) throw invalid('The request body must be the image file');
+      if (bytes.length > 2 * 2 ** 20) throw tooLarge('An image may be at most 2 MiB');
+      const ext = IMAGE_EXTENSIONS[type];
+      if (!ext || !looksLike(type, bytes.subarray(0, 12))) throw invalid(`The file is not a ${type || 'supported'} image: its content does not match its Content-Type`);
+      const dir = path.join(config.dataDir, 'assets');
+      const { fileName } = await workspaces.addAsset(knex, ctx.workspace!.id, ext, type, (name) => {
+        try {
+          fs.mkdirSync(dir, { recursive: true });
+          fs.writeFileSync(path.join(dir, name), bytes);
+        } catch (err) {
+          throw storageFailed(`The image could not be stored: ${(err as Error).message}`);
+        }
+      });
+      return { status: 201, body: { url: `${config.assetBaseUrl}${fileName}` } };
+    },
+  };
+}
+
+const isoDay = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10);
+
+/** The import's rows with their line numbers, by the columns the contract names. */
+function parseCsv(text: string): Array<{ line: number; url?: string; slug?: string; title?: string; tags?: string; expiresAt?: string }> {
+  let records: string[][];
+  try {
+    records = parse(text, { bom: true, relax_column_count: true, skip_empty_lines: true, trim: true, info: false });
+  } catch (err) {
+    throw invalid(`The file is not readable as CSV: ${(err as Error).message}`);
+  }
+  if (!records.length) throw invalid('The file has no header row');
+  const header = records[0].map(headerKey);
+  const at = (field: keyof typeof COLUMNS) => header.findIndex((h) => COLUMNS[field].includes(h));
+  const col = { url: at('url'), slug: at('slug'), shortUrl: at('shortUrl'), title: at('title'), tags: at('tags'), expiresAt: at('expiresAt') };
+  if (col.url < 0) throw invalid(`The header has no url column (one of: url, long_url, Long URL, target)`, 'url');
+  if (records.length - 1 > IMPORT_MAX_ROWS) throw invalid(`The file has ${records.length - 1} rows; at most ${IMPORT_MAX_ROWS} are imported at once`);
+  // Line numbers as an editor shows them (a quoted field may span lines: csv-parse counts them).
+  return records.slice(1).map((r, i) => {
+    const get = (c: number) => (c >= 0 ? r[c] : undefined);
+    // A short URL column (Bitly's `link`) names the slug as its last path segment.
+    const fromShortUrl = get(col.shortUrl)?.replace(/\/+$/, '').split('/').pop();
+    return { line: i + 2, url: get(col.url), slug: get(col.slug) || fromShortUrl || undefined, title: get(col.title), tags: get(col.tags), expiresAt: get(col.expiresAt) };
+  });
+}

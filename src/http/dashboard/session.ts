@@ -1,0 +1,29 @@
+// The session cookie and what a session answers (openapi/dashboard.yaml, Sessions).
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+import { createAttemptLimiter } from '../../db/attempt-limiter.ts';
+import type { Database, Db } from '../../db/knex.ts';
+import * as accounts from '../../db/repos/accounts.ts';
+import { SESSION_COOKIE, SESSION_IDLE_MS, SIGN_IN_ATTEMPTS, SIGN_IN_WINDOW_S } from '../../domain/sessions.ts';
+import type { components } from '../../../generated/dashboard.ts';
+
+/**
+ * HttpOnly (no script reads it), Secure (HTTPS only), SameSite=Lax (not sent on cross-site
+ * sub-requests or posts), for the dashboard's paths only.
+ */
+export const sessionCookie = (token: string) =>
+  `${SESSION_COOKIE}=${token}; Path=/app; HttpOnly; Secure; SameSite=Lax; Max-Age=${Math.floor(SESSION_IDLE_MS / 1000)}`;
+export const clearSessionCookie = () => `${SESSION_COOKIE}=; Path=/app; HttpOnly; Secure; SameSite=Lax; Max-Age=0`;
+
+export async function sessionBody(knex: Db, session: accounts.SessionRecord): Promise<components['schemas']['Session']> {
+  return {
+    user: { id: session.userId, email: session.email },
+    workspaces: await accounts.workspacesOf(knex, session.userId),
+    csrfToken: session.csrfToken,
+    expiresAt: new Date(session.expiresAt).toISOString(),
+  };
+}
+
+/** Wrong sign-in passwords: SIGN_IN_ATTEMPTS per email and client in SIGN_IN_WINDOW_S, across processes. */
+export function createSignInThrottle(db: Database): RateLimiterAbstract {
+  return createAttemptLimiter(db, 'signin', SIGN_IN_ATTEMPTS, SIGN_IN_WINDOW_S);
+}

@@ -1,0 +1,57 @@
+// The dashboard's handlers are typed per operation from its contract (generated/dashboard.ts),
+// as the public API's are (src/http/handlers/types.ts): what a request carries and what each
+// success status answers.
+import type { operations } from '../../../generated/dashboard.ts';
+import type { Plan, Role } from '../../domain/access.ts';
+import type { SessionRecord } from '../../db/repos/accounts.ts';
+
+export type DashboardOperationId = keyof operations;
+
+type Part<T> = [T] extends [never] ? Record<string, never> : [T] extends [undefined] ? Record<string, never> : NonNullable<T>;
+/** The body of the first (only) media type of a request or response. */
+type BodyOf<T> = T extends { content: infer C } ? C[keyof C] : undefined;
+
+export interface DashboardRequest<O extends DashboardOperationId> {
+  params: Part<operations[O]['parameters']['path']>;
+  query: Part<operations[O]['parameters']['query']>;
+  headers: Record<string, string | string[] | undefined>;
+  body: operations[O] extends { requestBody: infer R } ? BodyOf<R> : operations[O] extends { requestBody?: infer R } ? BodyOf<R> | undefined : undefined;
+}
+
+type SuccessStatus = 200 | 201 | 204;
+type Responses<O extends DashboardOperationId> = operations[O]['responses'];
+type Success<O extends DashboardOperationId> = Extract<keyof Responses<O>, SuccessStatus>;
+
+export type DashboardResult<O extends DashboardOperationId> = {
+  [S in Success<O>]: BodyOf<Responses<O>[S]> extends undefined
+    ? { status: S; body?: undefined; headers?: Record<string, string | string[]> }
+    : { status: S; body: BodyOf<Responses<O>[S]>; headers?: Record<string, string | string[]> };
+}[Success<O>];
+
+/** The workspace of a request's path, as the signed-in person sees it. */
+export interface WorkspaceContext {
+  id: string;
+  name: string;
+  plan: Plan;
+  role: Role;
+  createdAt: number;
+}
+
+export interface DashboardContext {
+  /** The session the cookie opened (undefined for the public operations: sign-in, set-up, first run). */
+  session: SessionRecord | undefined;
+  /** The path's workspace, when the operation has one (its membership already checked). */
+  workspace: WorkspaceContext | undefined;
+  requestId: string | null;
+  /** The client's address as the trusted proxy saw it (src/domain/client-address.ts). */
+  client: string;
+  /** The origin the request was addressed to (https://host), for the links a response names. */
+  origin: string;
+  /** The raw request body (the image upload reads its bytes). */
+  rawBody: unknown;
+}
+
+export type DashboardHandler<O extends DashboardOperationId> = (request: DashboardRequest<O>, ctx: DashboardContext) => Promise<DashboardResult<O>>;
+
+/** Every operation of the dashboard's contract, each with its handler. */
+export type DashboardHandlers = { [O in DashboardOperationId]: DashboardHandler<O> };
