@@ -621,8 +621,8 @@ export interface components {
             /** @description Display colour of the tag, as stored (for example a hex colour such as `#22c55e`). */
             color: string;
         };
-        /** @description A short link. Every field is always present; fields that can be unset are `null`. The password is never returned in any form: only `hasPassword` reveals that one is set. Deleted links are never returned. */
-        Link: {
+        /** @description A link as the dashboard shows it: every field of the API's Link, and the short URL it is served at. The fields are copies of Link's (Link admits no other properties, so an allOf could not extend it); test/contract/dashboard-document.test.ts holds them equal. */
+        DashboardLink: {
             /** @description Unique link identifier (opaque string). */
             id: string;
             /** @description Path portion of the short URL (`https://{short domain}/{slug}`). Lowercase, characters `[a-z0-9_-]`, 1 to 64 characters, unique per domain. */
@@ -686,9 +686,6 @@ export interface components {
              * @description Time of the last change made through the API or the dashboard.
              */
             updatedAt: string;
-        };
-        /** @description A link as the dashboard shows it: every field of the API's Link, and the short URL it is served at. */
-        DashboardLink: components["schemas"]["Link"] & {
             /** @description The short URL, on the link's custom domain or the shared short domain. */
             shortUrl: string;
         };
@@ -708,40 +705,68 @@ export interface components {
                 totalCapped: boolean;
             };
         };
-        /** @description A new link: every field of `POST /api/v1/links` with exactly its rules and messages, and the social preview fields (which the API sets with PATCH). Unknown fields give 400. */
+        /** @description A new link: every field of `POST /api/v1/links`, checked with exactly its rules and messages, and the social preview fields, checked as `PATCH /api/v1/links/{id}` checks them (the API sets them with PATCH). The fields are copies of LinkCreate's and LinkUpdate's; test/contract/dashboard-document.test.ts holds them equal. Unlike the API's POST, which ignores unknown fields, a form sends none: unknown fields give 400. */
         DashboardLinkCreate: {
-            /** @description Destination URL (absolute http or https), stored as the URL parser reads it. */
+            /**
+             * @description Destination URL. Absolute `http` or `https` URL only, at most 2048 characters (also once normalised); anything else gives 400. Stored and redirected to as the URL parser reads it (WHATWG URL), never as the text was sent: `https:example.com` becomes `https://example.com/`, `HTTPS://Example.COM:443/a/../b` becomes `https://example.com/b`, non-ASCII characters are percent-encoded, and a `\\` in the path reads as `/`.
+             * @example https://example.com/spring-sale?utm_source=newsletter
+             */
             url: string;
-            /** @description Custom slug, lowercased; generated when omitted; 409 if taken or reserved. */
+            /**
+             * @description Custom slug (the path of the short URL). Generated when omitted: generated
+             *     slugs are 7 characters of `[a-z0-9]`.
+             *
+             *     The value is lowercased, then checked in this order:
+             *     1. Reserved slugs give **409**: `api`, `admin`, `app`, `assets`, `dashboard`,
+             *        `docs`, `healthz`, `readyz`, `metrics`, `login`, `logout`, `qr`,
+             *        `settings`, `static`, `www`, `favicon.ico`, `robots.txt`, `openapi.json`.
+             *     2. Characters other than `[a-z0-9_-]`, or a length outside 1 to 64, give **400**.
+             *     3. A slug already used on the same domain (by any existing link) gives **409**.
+             *        Slugs are unique per domain, so the same slug may exist on another domain.
+             * @example spring-sale
+             */
             slug?: string;
-            /** @description An active custom domain of the workspace; omitted for the shared short domain. */
+            /** @description Id of an active (verified, not disabled) custom domain of this workspace. Omit for the shared short domain. An id that is not an active domain of this workspace gives 400. */
             domainId?: string;
-            /** @description Internal label, trimmed and truncated to 200 characters. */
+            /**
+             * @description Internal label. Trimmed, and stored truncated at 200 characters (longer titles are not rejected). A title that is empty after trimming is stored as `null`.
+             * @example Spring sale newsletter
+             */
             title?: string;
             /**
-             * @description 302 (TEMPORARY, the default) or 301 (PERMANENT).
+             * @description `TEMPORARY` (HTTP 302, the default) or `PERMANENT` (HTTP 301).
+             * @default TEMPORARY
              * @enum {string}
              */
             redirectType?: "TEMPORARY" | "PERMANENT";
-            /** @description ISO 8601 time after which the link stops resolving. */
+            /**
+             * Format: date-time
+             * @description ISO 8601 time after which the link stops resolving. Omit or `null` for a link that never expires.
+             */
             expiresAt?: string | null;
-            /** @description Where visitors of an expired link are sent (Growth plan and above). */
+            /** @description Where visitors of an expired link are sent. Absolute `http` or `https` URL only, stored normalised as `url` is. It may not point at this link, nor around a chain of this service's short links that leads back to it: either gives 400. Omit, `null` or an empty string for the service's own expired page. Setting one is a Growth-plan feature (every plan with API access includes it). */
             expiredUrl?: string | null;
-            /** @description The link stops resolving once this many clicks are served. */
+            /** @description The link stops resolving once this many clicks are served. Whole number from 1 to 2147483647; `null` or omitted for no limit. */
             clickLimit?: number | null;
-            /** @description ISO 8601 time the link goes live. */
+            /**
+             * Format: date-time
+             * @description ISO 8601 time the link goes live. `null` or omitted for live at once.
+             */
             startAt?: string | null;
-            /** @description ISO 8601 time the link stops being live. */
+            /**
+             * Format: date-time
+             * @description ISO 8601 time the link stops being live. When both `startAt` and `endAt` are set, `endAt` must be later than `startAt`, else 400.
+             */
             endAt?: string | null;
-            /** @description Visitors must enter it before the redirect; stored hashed, never returned. */
+            /** @description Password visitors must enter before the redirect. Stored hashed and never returned; only `hasPassword` shows one is set. `null` or omitted for none. */
             password?: string | null;
-            /** @description Tags of the workspace, up to 25. */
+            /** @description Ids of existing tags of this workspace, at most 25. An id that is not a tag of this workspace gives 400. Duplicates count once. */
             tagIds?: string[];
-            /** @description Social preview title. */
+            /** @description Social preview title; `null` clears it. Together with `previewDescription` and `previewImage` it sets the social card shown to crawlers. */
             previewTitle?: string | null;
-            /** @description Social preview description. */
+            /** @description Social preview description; `null` clears it. */
             previewDescription?: string | null;
-            /** @description An image the workspace hosts (upload it with `uploadAsset`). */
+            /** @description Social preview image; `null` clears it. Must be the `https` URL of an image this workspace hosts with the service: one file directly under its asset base URL (`ASSET_BASE_URL`, by default the public URL followed by `/assets/`; same origin and path, as the URL parser reads them), ending in `.png`, `.jpg`, `.jpeg`, `.gif` or `.webp` (case-insensitive), with no query or fragment. A `.` or `..` path segment (also percent-encoded) is refused, not resolved. An image on another host, a plain-http URL, another extension, or a file the workspace does not hold gives 400. Stored normalised. Images are uploaded through the dashboard (operator command `shortlink asset add`). */
             previewImage?: string | null;
         };
         /** @description One link. */

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateLatest, openDatabase, type Database } from '../../src/db/knex';
 import { insertLink, type LinkRow } from '../../src/db/repos/links';
 import * as ws from '../../src/db/repos/workspaces';
+import * as accounts from '../../src/db/repos/accounts';
 import { expectFailure, expectJsonLine, runCli } from '../support/cli';
 import { deliveryRow, seedSubscription, type SeededSubscription } from '../support/receiver';
 import { createTestDatabase, testEngines, type TestDatabase } from '../support/databases';
@@ -137,19 +138,41 @@ describe.each(testEngines())('shortlink operator commands on %s', (engine) => {
     await fails(['workspace', 'set-plan', '--workspace', 'ws_nope', '--plan', 'pro'], /workspace ws_nope not found/);
   });
 
-  it('member add prints the user id, creates the user once per e-mail address', async () => {
-    ownerId = (await ok(['member', 'add', '--workspace', wsId, '--email', 'Owner@Example.com', '--role', 'OWNER'], ['id'])).id;
-    analystId = (await ok(['member', 'add', '--workspace', wsId, '--email', 'analyst@example.com', '--role', 'analyst'], ['id'])).id;
+  it('member add prints the user id and a set-up link, creates the user once per e-mail address', async () => {
+    const added = await ok(['member', 'add', '--workspace', wsId, '--email', 'Owner@Example.com', '--role', 'OWNER'], ['id', 'setupUrl']);
+    ownerId = added.id;
+    expect(added.setupUrl).toMatch(new RegExp(`^${PUBLIC_URL}/app/setup-password\\?token=[A-Za-z0-9_-]{43}$`));
+    // Only a hash of the link's token is kept, for 24 hours.
+    const token = new URL(added.setupUrl).searchParams.get('token')!;
+    const stored = await knex()('password_setup_tokens').where({ user_id: ownerId }).first();
+    expect(stored.token_hash).toBe(createHash('sha256').update(token).digest('hex'));
+    expect(Number(stored.expires_at) - Number(stored.created_at)).toBe(24 * 3_600_000);
+    analystId = (await ok(['member', 'add', '--workspace', wsId, '--email', 'analyst@example.com', '--role', 'analyst'], ['id', 'setupUrl'])).id;
     expect(ownerId).toMatch(/^usr_/);
     expect(await knex()('users').where({ id: ownerId }).first()).toMatchObject({ email: 'owner@example.com' });
     expect(await ws.roleOf(knex(), wsId, ownerId)).toBe('OWNER');
     expect(await ws.roleOf(knex(), wsId, analystId)).toBe('ANALYST');
 
     // The same person joining a second workspace is the same user.
-    const again = await ok(['member', 'add', '--workspace', ws2Id, '--email', 'owner@example.com', '--role', 'MEMBER'], ['id']);
+    const again = await ok(['member', 'add', '--workspace', ws2Id, '--email', 'owner@example.com', '--role', 'MEMBER'], ['id', 'setupUrl']);
     expect(again.id).toBe(ownerId);
     expect(Number((await knex()('users').where({ email: 'owner@example.com' }).count({ n: '*' }))[0].n)).toBe(1);
     expect(await ws.roleOf(knex(), ws2Id, ownerId)).toBe('MEMBER');
+  });
+
+  it('member add of someone who has a password prints only the id; reset-password prints a fresh link', async () => {
+    const userId = (await ok(['member', 'add', '--workspace', wsId, '--email', 'haspw@example.com', '--role', 'MEMBER'], ['id', 'setupUrl'])).id;
+    await accounts.setPassword(knex(), userId, 'scrypt$x', Date.now());
+    expect(await ok(['member', 'add', '--workspace', ws2Id, '--email', 'haspw@example.com', '--role', 'MEMBER'], ['id'])).toEqual({ id: userId });
+    const first = await ok(['member', 'reset-password', '--email', 'HasPW@example.com'], ['setupUrl']);
+    const second = await ok(['member', 'reset-password', '--email', 'haspw@example.com'], ['setupUrl']);
+    expect(first.setupUrl).not.toBe(second.setupUrl);
+    // The newer link replaces the older: one unused token per person.
+    const open = await knex()('password_setup_tokens').where({ user_id: userId }).whereNull('used_at');
+    expect(open).toHaveLength(1);
+    expect(open[0].token_hash).toBe(createHash('sha256').update(new URL(second.setupUrl).searchParams.get('token')!).digest('hex'));
+    await fails(['member', 'reset-password', '--email', 'nobody@example.com'], /no user has the e-mail address nobody@example.com/);
+    await fails(['member', 'reset-password'], /--email is required/);
   });
 
   it('member add of an existing member fails and changes nothing', async () => {

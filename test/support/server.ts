@@ -53,6 +53,8 @@ export async function startTestServer(
     deliverWebhooks?: boolean;
     /** Certificates the webhook worker trusts besides the system's (test receivers). */
     webhookCa?: string[];
+    /** DNS TXT answers for domain verification (no test asks the real DNS). */
+    resolveTxt?: (name: string) => Promise<string[][]>;
   } = {},
 ): Promise<TestServer> {
   const database = opts.database ?? (await createTestDatabase(engine));
@@ -73,6 +75,9 @@ export async function startTestServer(
     linkCache: opts.linkCache,
     host: '127.0.0.1',
     webhookCa: opts.webhookCa,
+    resolveTxt: opts.resolveTxt ?? (async (name) => {
+      throw Object.assign(new Error(`queryTxt ENOTFOUND ${name}`), { code: 'ENOTFOUND' });
+    }),
   });
   if (!opts.deliverWebhooks) await server.webhooks.stop();
   const base = server.url;

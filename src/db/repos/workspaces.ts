@@ -51,20 +51,35 @@ export async function addMember(knex: Knex, workspaceId: string, email: string, 
   });
 }
 
-export async function setRole(knex: Knex, workspaceId: string, userId: string, role: Role): Promise<void> {
-  const n = await knex('memberships').where({ workspace_id: workspaceId, user_id: userId }).update({ role });
-  if (!n) throw notFound(`user ${userId} is not a member of ${workspaceId}`);
+/**
+ * The dashboard keeps a workspace from losing its last OWNER (the command line, for operators,
+ * does not): the owners are counted and the change made under a lock on the workspace row, so
+ * two OWNERs demoting or removing each other at once cannot both succeed.
+ */
+async function keepingAnOwner(trx: Knex.Transaction, workspaceId: string, userId: string, message: string): Promise<void> {
+  await trx('workspaces').where({ id: workspaceId }).forUpdate().first('id');
+  const owners = await trx('memberships').where({ workspace_id: workspaceId, role: 'OWNER' }).pluck('user_id');
+  if (owners.length === 1 && owners[0] === userId) throw conflict(message);
+}
+
+export async function setRole(knex: Knex, workspaceId: string, userId: string, role: Role, opts: { keepOwner?: boolean } = {}): Promise<void> {
+  await knex.transaction(async (trx) => {
+    if (opts.keepOwner && role !== 'OWNER') await keepingAnOwner(trx, workspaceId, userId, 'The workspace needs an OWNER: make someone else OWNER first');
+    const n = await trx('memberships').where({ workspace_id: workspaceId, user_id: userId }).update({ role });
+    if (!n) throw notFound(`user ${userId} is not a member of ${workspaceId}`);
+  });
 }
 
 /**
  * The interface: when the person who created a key leaves, the key keeps working for everything
- * except update and delete (403), so removing a member revokes nothing.
+ * except update and delete (403), so removing a member revokes nothing. Their dashboard sessions
+ * end: they sign in again to what they still belong to.
  */
-export async function removeMember(knex: Knex, workspaceId: string, userId: string): Promise<void> {
+export async function removeMember(knex: Knex, workspaceId: string, userId: string, opts: { keepOwner?: boolean } = {}): Promise<void> {
   await knex.transaction(async (trx) => {
+    if (opts.keepOwner) await keepingAnOwner(trx, workspaceId, userId, 'The last OWNER cannot be removed');
     const n = await trx('memberships').where({ workspace_id: workspaceId, user_id: userId }).delete();
     if (!n) throw notFound(`user ${userId} is not a member of ${workspaceId}`);
-    // Removal ends the person's dashboard sessions: they sign in again to what they still belong to.
     await trx('sessions').where({ user_id: userId }).delete();
   });
 }

@@ -74,7 +74,11 @@ export async function createDashboard(services: Services): Promise<express.Route
 
   const adapt = (id: DashboardOperationId) => async (c: Context, req: Request) => {
     const operation = c.operation as any;
-    if (operation.requestBody?.required && (req.body === undefined || req.body === null)) {
+    // A body of a type the operation does not take (JSON sent to the CSV import) is no body.
+    const accepted = Object.keys(operation.requestBody?.content ?? {});
+    const sentType = String(req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+    const wrongType = req.body !== undefined && accepted.length > 0 && !accepted.includes(sentType);
+    if (operation.requestBody?.required && (wrongType || req.body === undefined || req.body === null)) {
       throw invalid(`A request body is required (Content-Type: ${Object.keys(operation.requestBody.content).join(' or ')})`);
     }
     const session = (c.security as any)?.session;

@@ -245,23 +245,25 @@ const isoDay = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10
 
 /** The import's rows with their line numbers, by the columns the contract names. */
 function parseCsv(text: string): Array<{ line: number; url?: string; slug?: string; title?: string; tags?: string; expiresAt?: string }> {
-  let records: string[][];
+  let records: Array<{ record: string[]; info: { lines: number }; raw: string }>;
   try {
-    records = parse(text, { bom: true, relax_column_count: true, skip_empty_lines: true, trim: true, info: false });
+    records = parse(text, { bom: true, relax_column_count: true, skip_empty_lines: true, trim: true, info: true, raw: true });
   } catch (err) {
     throw invalid(`The file is not readable as CSV: ${(err as Error).message}`);
   }
   if (!records.length) throw invalid('The file has no header row');
-  const header = records[0].map(headerKey);
+  const header = records[0].record.map(headerKey);
   const at = (field: keyof typeof COLUMNS) => header.findIndex((h) => COLUMNS[field].includes(h));
   const col = { url: at('url'), slug: at('slug'), shortUrl: at('shortUrl'), title: at('title'), tags: at('tags'), expiresAt: at('expiresAt') };
   if (col.url < 0) throw invalid(`The header has no url column (one of: url, long_url, Long URL, target)`, 'url');
   if (records.length - 1 > IMPORT_MAX_ROWS) throw invalid(`The file has ${records.length - 1} rows; at most ${IMPORT_MAX_ROWS} are imported at once`);
-  // Line numbers as an editor shows them (a quoted field may span lines: csv-parse counts them).
-  return records.slice(1).map((r, i) => {
+  return records.slice(1).map(({ record: r, info, raw }) => {
     const get = (c: number) => (c >= 0 ? r[c] : undefined);
     // A short URL column (Bitly's `link`) names the slug as its last path segment.
     const fromShortUrl = get(col.shortUrl)?.replace(/\/+$/, '').split('/').pop();
-    return { line: i + 2, url: get(col.url), slug: get(col.slug) || fromShortUrl || undefined, title: get(col.title), tags: get(col.tags), expiresAt: get(col.expiresAt) };
+    // The line a row starts on, as an editor numbers it: csv-parse counts the line a record
+    // ends on, and a quoted field may span lines.
+    const line = info.lines - (raw.replace(/\r?\n$/, '').match(/\n/g)?.length ?? 0);
+    return { line, url: get(col.url), slug: get(col.slug) || fromShortUrl || undefined, title: get(col.title), tags: get(col.tags), expiresAt: get(col.expiresAt) };
   });
 }

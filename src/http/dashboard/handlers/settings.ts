@@ -133,22 +133,16 @@ export function settingsHandlers(
     async updateMember({ params, body }, ctx): Promise<DashboardResult<'updateMember'>> {
       const w = ws(ctx);
       const member = await memberOf(w.id, params.userId);
-      if (member.role === 'OWNER' && body.role !== 'OWNER' && (await accounts.ownerCount(knex, w.id)) <= 1) {
-        throw conflict('The workspace needs an OWNER: make someone else OWNER first');
-      }
-      await workspaces.setRole(knex, w.id, member.userId, body.role as Role);
+      await workspaces.setRole(knex, w.id, member.userId, body.role as Role, { keepOwner: true });
       return { status: 200, body: { data: presentMember(await memberOf(w.id, member.userId)) } };
     },
 
     async removeMember({ params }, ctx): Promise<DashboardResult<'removeMember'>> {
       const w = ws(ctx);
       const member = await memberOf(w.id, params.userId);
-      if (member.role === 'OWNER') {
-        if (w.role !== 'OWNER') throw forbidden('Only an OWNER removes an OWNER');
-        if ((await accounts.ownerCount(knex, w.id)) <= 1) throw conflict('The last OWNER cannot be removed');
-      }
+      if (member.role === 'OWNER' && w.role !== 'OWNER') throw forbidden('Only an OWNER removes an OWNER');
       // Ends the person's sessions too (src/db/repos/workspaces.ts).
-      await workspaces.removeMember(knex, w.id, member.userId);
+      await workspaces.removeMember(knex, w.id, member.userId, { keepOwner: true });
       return { status: 204 };
     },
 

@@ -1,0 +1,58 @@
+// What the dashboard's bundled contract (generated/dashboard.json) promises before any request:
+// its links are the public API's links (the same fields, checked the same way), every operation
+// says who may call it, and every change is guarded.
+import { describe, expect, it } from 'vitest';
+import { ROLES } from '../../src/domain/access';
+import { document as publicDocument, openDocument } from '../support/fuzz-openapi';
+
+const dashboard = openDocument('dashboard.json');
+const schemas = dashboard.document.components.schemas;
+const publicSchemas = publicDocument.components.schemas;
+const UNSAFE = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
+
+describe("the dashboard's contract", () => {
+  it("shows a link with exactly the fields of the API's Link, and the short URL", () => {
+    const { shortUrl, ...fields } = schemas.DashboardLink.properties;
+    expect(fields).toEqual(publicSchemas.Link.properties);
+    expect(shortUrl.type).toBe('string');
+    expect(schemas.DashboardLink.required).toEqual([...publicSchemas.Link.required, 'shortUrl']);
+    expect(schemas.DashboardLink.additionalProperties).toBe(false);
+  });
+
+  it("takes a new link's fields as POST /api/v1/links defines them, and the preview fields as PATCH does", () => {
+    const { previewTitle, previewDescription, previewImage, ...fields } = schemas.DashboardLinkCreate.properties;
+    expect(fields).toEqual(publicSchemas.LinkCreate.properties);
+    expect({ previewTitle, previewDescription, previewImage }).toEqual({
+      previewTitle: publicSchemas.LinkUpdate.properties.previewTitle,
+      previewDescription: publicSchemas.LinkUpdate.properties.previewDescription,
+      previewImage: publicSchemas.LinkUpdate.properties.previewImage,
+    });
+    expect(schemas.DashboardLinkCreate.required).toEqual(publicSchemas.LinkCreate.required);
+    // The link editor's PATCH is the API's PATCH body.
+    expect(schemas.LinkUpdate).toEqual(publicSchemas.LinkUpdate);
+  });
+
+  it('names the roles of every operation; a workspace change is never open to an ANALYST', () => {
+    const ops = dashboard.operations();
+    expect(ops.length).toBeGreaterThanOrEqual(30);
+    for (const op of ops) {
+      const roles = op.op['x-roles'];
+      expect(roles === 'any' || roles === 'public' || (Array.isArray(roles) && roles.every((r: string) => (ROLES as readonly string[]).includes(r))), op.operationId).toBe(true);
+      expect(op.scopes === null, `${op.operationId}: public exactly when security is []`).toBe(roles === 'public');
+      if (op.path.includes('{workspaceId}') && UNSAFE.has(op.method)) {
+        expect(Array.isArray(roles) && !roles.includes('ANALYST'), op.operationId).toBe(true);
+      }
+      // Every operation answers 401 unless public, and 403 when roles or forgery can refuse it.
+      if (roles !== 'public') expect(op.responses.has(401), op.operationId).toBe(true);
+      if (roles !== 'public' && UNSAFE.has(op.method)) expect(op.responses.has(403), op.operationId).toBe(true);
+      if (op.path.includes('{workspaceId}')) expect(op.responses.has(404), op.operationId).toBe(true);
+    }
+    // Only an OWNER changes roles.
+    expect(ops.find((o) => o.operationId === 'updateMember')!.op['x-roles']).toEqual(['OWNER']);
+  });
+
+  it('is served under /app/api, opened by the session cookie', () => {
+    expect(new URL(dashboard.document.servers[0].url).pathname).toBe('/app/api');
+    expect(dashboard.document.components.securitySchemes.session).toMatchObject({ type: 'apiKey', in: 'cookie', name: 'sl_session' });
+  });
+});
