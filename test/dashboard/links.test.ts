@@ -148,6 +148,8 @@ describe.each(testEngines())('dashboard links on %s', (engine) => {
         await a.request('POST', `${base}/assets`, { rawBody: PNG, headers: { 'content-type': 'image/png' } }),
         await a.request('POST', `${base}/tags`, { body: { name: 'nope' } }),
       ];
+      // The role is checked before the body: a bad body is refused for the role, not the body.
+      refused.push(await a.request('POST', `${base}/links`, { body: { url: 42 } }));
       for (const r of refused) {
         expect(r.status).toBe(403);
         expect(r.body.error).toMatch(/^Your role in this workspace \(ANALYST\) may not do this: /);

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import express, { type Request, type Response } from 'express';
 import addFormats from 'ajv-formats';
 import { OpenAPIBackend, type Context } from 'openapi-backend';
-import { findSession, touchSession } from '../../db/repos/accounts.ts';
+import { findSession, touchSession, type SessionRecord } from '../../db/repos/accounts.ts';
 import { roleOf, getWorkspace } from '../../db/repos/workspaces.ts';
 import type { Role } from '../../domain/access.ts';
 import { clientAddress } from '../../domain/client-address.ts';
@@ -81,24 +81,8 @@ export async function createDashboard(services: Services): Promise<express.Route
     if (operation.requestBody?.required && (wrongType || req.body === undefined || req.body === null)) {
       throw invalid(`A request body is required (Content-Type: ${Object.keys(operation.requestBody.content).join(' or ')})`);
     }
-    const session = (c.security as any)?.session;
-    const secured = !(Array.isArray(operation.security) && operation.security.length === 0);
-    if (secured && UNSAFE.has(req.method)) {
-      // Anti-forgery: the session's token in a header no other site can set, and no other origin.
-      const token = req.headers['x-csrf-token'];
-      if (typeof token !== 'string' || !sameSecret(token, session.csrfToken)) {
-        throw forbidden("This request did not carry the session's anti-forgery token (X-CSRF-Token)");
-      }
-      const origin = req.headers.origin;
-      if (origin && origin !== originOf(req)) throw forbidden(`Requests from ${origin} are not accepted`);
-    }
-    let workspace: WorkspaceContext | undefined;
-    const workspaceId = (c.request.params as Record<string, string>)?.workspaceId;
-    if (workspaceId) workspace = await workspaceOf(workspaceId, session.userId);
-    const roles = operation['x-roles'];
-    if (workspace && Array.isArray(roles) && !roles.includes(workspace.role)) {
-      throw forbidden(`Your role in this workspace (${workspace.role}) may not do this: ${String(operation.summary).toLowerCase()} needs ${roleList(roles)}`);
-    }
+    // Filled by the security handler (below): the session, and the path's workspace as it sees it.
+    const { session, workspace } = ((c.security as any)?.session ?? {}) as { session?: SessionRecord; workspace?: WorkspaceContext };
     const request = { params: c.request.params, query: c.request.query, headers: c.request.headers, body: c.request.requestBody } as unknown as DashboardRequest<DashboardOperationId>;
     const ctx: DashboardContext = {
       session,
@@ -143,7 +127,11 @@ export async function createDashboard(services: Services): Promise<express.Route
       else res.status(result.status).json(result.body);
     },
   });
-  api.registerSecurityHandler('session', async (_c: Context, req: Request, res: Response) => {
+  // Who is asking comes before what was sent, as in the public API: the session (401), the
+  // anti-forgery token on a change (403), the workspace of the path (404 for one the person is
+  // not in) and the role the operation needs (403), all before the body is read (below) or
+  // validated. The answer is kept per request for openapi-backend's security handler.
+  async function whoIsAsking(operation: any, params: Record<string, string>, req: Request, res: Response): Promise<{ session: SessionRecord; workspace?: WorkspaceContext }> {
     const token = parseCookies(req.headers.cookie)[SESSION_COOKIE];
     if (!token) throw unauthenticated('Sign in first');
     const now = Date.now();
@@ -155,8 +143,27 @@ export async function createDashboard(services: Services): Promise<express.Route
       session.expiresAt = await touchSession(knex, session.id, now);
       res.setHeader('Set-Cookie', sessionCookie(token));
     }
-    return session;
-  });
+    if (UNSAFE.has(req.method)) {
+      // Anti-forgery: the session's token in a header no other site can set, and no other origin.
+      const sent = req.headers['x-csrf-token'];
+      if (typeof sent !== 'string' || !sameSecret(sent, session.csrfToken)) {
+        throw forbidden("This request did not carry the session's anti-forgery token (X-CSRF-Token)");
+      }
+      const origin = req.headers.origin;
+      if (origin && origin !== originOf(req)) throw forbidden(`Requests from ${origin} are not accepted`);
+    }
+    const workspace = params.workspaceId ? await workspaceOf(params.workspaceId, session.userId) : undefined;
+    const roles = operation['x-roles'];
+    if (workspace && Array.isArray(roles) && !roles.includes(workspace.role)) {
+      throw forbidden(`Your role in this workspace (${workspace.role}) may not do this: ${String(operation.summary).toLowerCase()} needs ${roleList(roles)}`);
+    }
+    return { session, workspace };
+  }
+  const asked = new WeakMap<Request, { session: SessionRecord; workspace?: WorkspaceContext }>();
+  api.registerSecurityHandler(
+    'session',
+    async (c: Context, req: Request, res: Response) => asked.get(req) ?? whoIsAsking(c.operation, (c.request.params ?? {}) as Record<string, string>, req, res),
+  );
   await api.init();
 
   const router = express.Router();
@@ -171,7 +178,26 @@ export async function createDashboard(services: Services): Promise<express.Route
     if (!req.secure) return next(invalid('HTTPS is required; this request arrived over plain HTTP'));
     // An API key never opens the dashboard.
     if (req.headers.authorization) return next(unauthenticated('The dashboard API takes a session, not an API key'));
-    if (!UNSAFE.has(req.method)) return next();
+    const read = () => {
+      if (!UNSAFE.has(req.method)) return next();
+      readBody(req, res, next);
+    };
+    const routed = { method: req.method, path: req.path, headers: req.headers as any, query: {} };
+    const operation = api.router.matchOperation(routed) as any;
+    const isPublic = Array.isArray(operation?.security) && operation.security.length === 0;
+    if (!operation || isPublic) return read();
+    let params: Record<string, string>;
+    try {
+      params = (api.router.parseRequest(routed, operation).params ?? {}) as Record<string, string>;
+    } catch (err) {
+      return next(err);
+    }
+    whoIsAsking(operation, params, req, res).then((answer) => {
+      asked.set(req, answer);
+      read();
+    }, next);
+  });
+  function readBody(req: Request, res: Response, next: express.NextFunction) {
     const parse = req.is('text/csv') ? csv : req.is('image/*') ? image : json;
     parse(req, res, (err?: unknown) => {
       if (err) return next(err);
@@ -182,7 +208,7 @@ export async function createDashboard(services: Services): Promise<express.Route
       }
       next();
     });
-  });
+  }
   router.use('/api', (req, res, next) => {
     const binary = Buffer.isBuffer(req.body);
     api
