@@ -9,7 +9,8 @@
 import type { Knex } from 'knex';
 import { readConversionSummary, readGoalTally } from './repos/conversions.ts';
 import { readLinkAnalytics } from './repos/link-analytics.ts';
-import { linksForExport, searchLinks } from './repos/link-search.ts';
+import { searchLinks } from './repos/link-search.ts';
+import { linksExportPage } from './repos/link-export.ts';
 import { readLinksPage } from './repos/links.ts';
 import { runRetention } from './repos/retention.ts';
 import { insertSubscription, updateSubscriptionA } from './repos/subscriptions.ts';
@@ -21,7 +22,7 @@ export const QUERIES = {
   // The dashboard's link list, a link's analytics, the CSV export.
   linkSearch: searchLinks,
   linkAnalytics: readLinkAnalytics,
-  linksExport: linksForExport,
+  linksExportPage,
   retention: runRetention,
   // A Variant A subscription that starts the traffic alerts rebuilds 8 days of click windows.
   insertSubscription,

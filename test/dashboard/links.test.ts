@@ -3,6 +3,7 @@
 // import and export, image uploads; roles and plans; every other workspace's objects are 404.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ws from '../../src/db/repos/workspaces';
+import { EXPORT_PAGE } from '../../src/db/repos/link-export';
 import { testEngines } from '../support/databases';
 import { seedPerson, seedTeam, signIn, type DashboardClient } from '../support/dashboard';
 import { startTestServer, type TestServer } from '../support/server';
@@ -444,6 +445,24 @@ describe.each(testEngines())('dashboard links on %s', (engine) => {
       expect(copied).toMatchObject({ slug: 'imp-one', originalUrl: 'https://example.com/i1', title: 'First' });
       expect(copied.tags.map((t: any) => t.name).sort()).toEqual(['imported', 'news']);
     });
+  });
+
+  it('streams an export of more links than a page holds, each once, oldest first', async () => {
+    const big = await seedTeam(server);
+    const count = EXPORT_PAGE + 150;
+    const now = Date.now();
+    const rows = Array.from({ length: count }, (_, i) => ({
+      id: `lnk_export${String(i).padStart(6, '0')}`, workspace_id: big.workspaceId, created_by: big.people.owner.userId, domain_id: null, domain_key: '',
+      slug: `exp-${engine}-${i}`, original_url: `https://example.com/e/${i}`, title: null, status: 'ACTIVE', policy_locked: false, redirect_type: 'TEMPORARY',
+      expires_at: null, expired_url: null, click_limit: null, start_at: null, end_at: null, password_hash: null,
+      preview_title: null, preview_description: null, preview_image: null, created_at: now + Math.floor(i / 3), updated_at: now, deleted_at: null,
+    }));
+    for (let i = 0; i < rows.length; i += 200) await knex()('links').insert(rows.slice(i, i + 200));
+    const res = await big.analyst.request('GET', `/workspaces/${big.workspaceId}/links/export`);
+    expect(res.status).toBe(200);
+    const lines = res.text.trim().split('\n').slice(1);
+    expect(lines).toHaveLength(count);
+    expect(lines.map((l) => l.split(',')[2])).toEqual(rows.map((r) => r.slug));
   });
 
   describe('image uploads', () => {

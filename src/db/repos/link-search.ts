@@ -79,21 +79,3 @@ export async function searchLinks(knex: Knex, workspaceId: string, s: LinkSearch
     return { rows, total: Math.min(counted, SEARCH_COUNT_CAP), totalCapped: counted > SEARCH_COUNT_CAP, tags, clicks, hosts };
   });
 }
-
-/** Every live link of the workspace for the CSV export, oldest first, with tags, clicks and hosts. */
-export async function linksForExport(knex: Knex, workspaceId: string) {
-  return readSnapshot(knex, async (trx) => {
-    const rows = (await trx('links').where({ workspace_id: workspaceId }).whereNull('deleted_at').orderBy([{ column: 'created_at' }, { column: 'seq' }])) as LinkRow[];
-    const ids = rows.map((r) => r.id);
-    const tags = new Map<string, TagRow[]>();
-    const clicks = new Map<string, number>();
-    // In slices: an IN list of a million ids is not what either engine wants.
-    for (let i = 0; i < ids.length; i += 500) {
-      for (const [k, v] of await tagsOf(trx, ids.slice(i, i + 500))) tags.set(k, v);
-      for (const [k, v] of await clickTotals(trx, workspaceId, ids.slice(i, i + 500))) clicks.set(k, v);
-    }
-    const hosts = new Map<string, string>();
-    for (const d of await trx('domains').where({ workspace_id: workspaceId }).select('id', 'host')) hosts.set(d.id, d.host);
-    return { rows, tags, clicks, hosts };
-  });
-}

@@ -3,6 +3,7 @@
 // session cookie only: an API key opens nothing here, and a session opens nothing of /api/v1.
 import { timingSafeEqual } from 'node:crypto';
 import fs from 'node:fs';
+import { Readable } from 'node:stream';
 import express, { type Request, type Response } from 'express';
 import addFormats from 'ajv-formats';
 import { OpenAPIBackend, type Context } from 'openapi-backend';
@@ -117,11 +118,21 @@ export async function createDashboard(services: Services): Promise<express.Route
     },
     postResponseHandler: (c: Context, _req: Request, res: Response) => {
       const result = c.response as { status: number; body?: unknown; headers?: Record<string, string | string[]> };
-      if (validateResponses && c.operation && result.body !== undefined && typeof result.body !== 'string') {
+      if (validateResponses && c.operation && result.body !== undefined && typeof result.body === 'object' && !(Symbol.asyncIterator in (result.body as object))) {
         const check = api.validateResponse(result.body, c.operation, result.status);
         if (check.errors) throw new Error(`Response of ${c.operation.operationId} violates the dashboard contract: ${JSON.stringify(check.errors)}`);
       }
       for (const [k, v] of Object.entries(result.headers ?? {})) res.setHeader(k, v);
+      const body = result.body as any;
+      if (body && typeof body[Symbol.asyncIterator] === 'function') {
+        // A streamed answer (the CSV export): a failure part-way can only cut the download short.
+        res.status(result.status);
+        Readable.from(body).on('error', (err) => {
+          services.log.error({ err, operationId: c.operation?.operationId }, 'streamed answer failed part-way');
+          res.destroy(err);
+        }).pipe(res);
+        return;
+      }
       if (result.body === undefined) res.status(result.status).end();
       else if (typeof result.body === 'string') res.status(result.status).send(result.body);
       else res.status(result.status).json(result.body);

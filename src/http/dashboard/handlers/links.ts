@@ -6,7 +6,8 @@ import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import type { components } from '../../../../generated/dashboard.ts';
-import type { LinkRow, TagRow } from '../../../db/repos/links.ts';
+import type { LinkRow } from '../../../db/repos/links.ts';
+import type { ExportPage } from '../../../db/repos/link-export.ts';
 import * as workspaces from '../../../db/repos/workspaces.ts';
 import { IMAGE_EXTENSIONS, looksLike } from '../../../domain/assets.ts';
 import { DAY_MS } from '../../../domain/conversions.ts';
@@ -19,6 +20,8 @@ import type { DashboardContext, DashboardHandlers, DashboardResult } from '../ty
 
 type DashboardLink = components['schemas']['DashboardLink'];
 export const IMPORT_MAX_ROWS = 20_000;
+/** The export's columns, which the import reads back (COLUMNS). */
+const EXPORT_COLUMNS = ['id', 'short_url', 'slug', 'url', 'title', 'tags', 'status', 'clicks', 'created_at', 'expires_at'];
 const MAX_ANALYTICS_DAYS = 400;
 
 const actorOf = (ctx: DashboardContext): Actor => ({
@@ -207,17 +210,36 @@ export function linkHandlers(
     },
 
     async exportLinks(_request, ctx): Promise<DashboardResult<'exportLinks'>> {
-      const { rows, tags, clicks, hosts } = await services.queries.linksExport(ctx.workspace!.id);
-      const text = stringify(
-        rows.map((r) => [
-          r.id, shortUrlOf(r, r.domain_id ? hosts.get(r.domain_id) : undefined), r.slug, r.original_url, r.title ?? '',
-          (tags.get(r.id) ?? ([] as TagRow[])).map((t) => t.name).join('|'), r.status, clicks.get(r.id) ?? 0,
-          new Date(Number(r.created_at)).toISOString(), r.expires_at === null ? '' : new Date(Number(r.expires_at)).toISOString(),
-        ]),
-        { header: true, columns: ['id', 'short_url', 'slug', 'url', 'title', 'tags', 'status', 'clicks', 'created_at', 'expires_at'] },
-      );
-      const name = `links-${ctx.workspace!.id}-${new Date().toISOString().slice(0, 10)}.csv`;
-      return { status: 200, body: text, headers: { 'Content-Type': 'text/csv; charset=utf-8', 'Content-Disposition': `attachment; filename="${name}"` } };
+      const workspaceId = ctx.workspace!.id;
+      // The first page is read before answering, so a failure is still a clean error; the rest
+      // stream (a page at a time: src/db/repos/link-export.ts).
+      const first = await services.queries.linksExportPage(workspaceId, null);
+      const line = (cells: Array<string | number>) => stringify([cells]);
+      const pageText = (page: ExportPage) =>
+        page.rows
+          .map((r) =>
+            line([
+              r.id, shortUrlOf(r, r.domain_id ? page.hosts.get(r.domain_id) : undefined), r.slug, r.original_url, r.title ?? '',
+              (page.tags.get(r.id) ?? []).map((t) => t.name).join('|'), r.status, page.clicks.get(r.id) ?? 0,
+              new Date(Number(r.created_at)).toISOString(), r.expires_at === null ? '' : new Date(Number(r.expires_at)).toISOString(),
+            ]),
+          )
+          .join('');
+      async function* csv() {
+        yield line(EXPORT_COLUMNS);
+        let page: ExportPage = first;
+        for (;;) {
+          yield pageText(page);
+          if (!page.next) return;
+          page = await services.queries.linksExportPage(workspaceId, page.next);
+        }
+      }
+      const name = `links-${workspaceId}-${new Date().toISOString().slice(0, 10)}.csv`;
+      return {
+        status: 200,
+        body: csv() as unknown as string,
+        headers: { 'Content-Type': 'text/csv; charset=utf-8', 'Content-Disposition': `attachment; filename="${name}"` },
+      };
     },
 
     async uploadAsset(request, ctx): Promise<DashboardResult<'uploadAsset'>> {
