@@ -167,7 +167,7 @@ export interface paths {
         put?: never;
         /**
          * Import links from CSV
-         * @description Makes a link per row of a CSV file (UTF-8, comma-separated, a header row, at most 10 MiB and 20,000 rows). Columns, by header name (any case): `url` (required), `slug`, `title`, `tags` (tag names separated by `|` or `;`; missing tags are created), `expiresAt` (ISO 8601). The export formats of other services are read by their header names too: Bitly (`long_url`, `title`, `custom_bitlinks`/`link`, `tags`), Shlink (`Long URL`, `Short code`, `Title`, `Tags`) and Kutt (`target`, `address`, `description`). Unknown columns are ignored. Each row is checked with the rules and messages of `POST /api/v1/links`; a row refused leaves the others standing.
+         * @description Makes a link per row of a CSV file (UTF-8, comma-separated, a header row, at most 10 MiB and 20,000 rows). Columns, by header name (without regard to case, spaces or underscores): `url` (required; also `long_url`, `longUrl`, `target`, `destination`, `originalUrl`), `slug` (also `shortCode`, `address`, `keyword`) or a short URL whose last segment is the slug (`short_url`, `shortUrl`, `link`, `bitlink`, `custom_bitlinks`), `title` (also `description`), `tags` (tag names separated by `|`, `;` or `,`; missing tags are created), `expiresAt` (ISO 8601; also `validUntil`). So this reads its own export, Bitly's link fields, the Shlink web client's export and Kutt's link fields. Unknown columns are ignored. Each row is checked with the rules and messages of `POST /api/v1/links` and made or refused on its own; a row is numbered by the line it starts on (a quoted field may span lines).
          */
         post: operations["importLinks"];
         delete?: never;

@@ -403,13 +403,15 @@ describe.each(testEngines())('dashboard links on %s', (engine) => {
     });
 
     it("reads Bitly's and Shlink's export columns", async () => {
-      const bitly = 'Title,Bitlink,Long URL,Created\n"From Bitly",https://bit.ly/imp-bitly,https://example.com/bitly,2024-01-01\n';
-      const shlink = 'Short URL,Long URL,Title,Tags,Visits\nhttps://s.test/imp-shlink,https://example.com/shlink,From Shlink,a|b,3\n';
+      const bitly = 'title,long_url,link,created_at,tags\n"From Bitly",https://example.com/bitly,https://bit.ly/imp-bitly,2024-01-01T00:00:00+0000,"x, y"\n';
+      const shlink = 'createdAt,domain,shortCode,shortUrl,longUrl,title,tags,visits\n2024-01-01T00:00:00+00:00,s.test,imp-shlink,https://s.test/imp-shlink,https://example.com/shlink,From Shlink,a|b,3\n';
       const b = await csv(team.owner, bitly);
       const s = await csv(team.owner, shlink);
       expect(b.body.rows).toEqual([expect.objectContaining({ ok: true, slug: 'imp-bitly' })]);
       expect(s.body.rows).toEqual([expect.objectContaining({ ok: true, slug: 'imp-shlink' })]);
       expect((await team.owner.request('GET', `${base}/links/${s.body.rows[0].linkId}`)).body.data.tags.map((t: any) => t.name).sort()).toEqual(['a', 'b']);
+      expect((await team.owner.request('GET', `${base}/links/${b.body.rows[0].linkId}`)).body.data).toMatchObject({ title: 'From Bitly', originalUrl: 'https://example.com/bitly' });
+      expect((await team.owner.request('GET', `${base}/links/${b.body.rows[0].linkId}`)).body.data.tags.map((t: any) => t.name).sort()).toEqual(['x', 'y']);
     });
 
     it('refuses a file it cannot read with 400, making nothing', async () => {

@@ -30,11 +30,16 @@ const actorOf = (ctx: DashboardContext): Actor => ({
 
 /** A CSV column's header as a key: any case, spaces and underscores alike. */
 const headerKey = (h: string) => h.trim().toLowerCase().replace(/[\s_-]+/g, '');
-/** The header names of our export and of other services' exports that carry each field. */
+/**
+ * The header names of our export and of other services' that carry each field: Bitly's link
+ * fields (long_url, link, custom_bitlinks, title, tags), Shlink web client's export (createdAt,
+ * domain, shortCode, shortUrl, longUrl, title, tags, visits), Kutt's link fields (target,
+ * address, description).
+ */
 const COLUMNS: Record<'url' | 'slug' | 'shortUrl' | 'title' | 'tags' | 'expiresAt', string[]> = {
   url: ['url', 'longurl', 'target', 'destination', 'originalurl'],
-  slug: ['slug', 'shortcode', 'address', 'custombitlinks', 'keyword'],
-  shortUrl: ['shorturl', 'link', 'bitlink'],
+  slug: ['slug', 'shortcode', 'address', 'keyword'],
+  shortUrl: ['shorturl', 'link', 'bitlink', 'custombitlinks'],
   title: ['title', 'description'],
   tags: ['tags'],
   expiresAt: ['expiresat', 'validuntil'],
@@ -175,7 +180,7 @@ export function linkHandlers(
       const early: Array<AppError | null> = [];
       for (const rec of records) {
         try {
-          const names = (rec.tags ?? '').split(/[|;]/).map((t) => t.trim()).filter(Boolean);
+          const names = (rec.tags ?? '').split(/[|;,]/).map((t) => t.trim()).filter(Boolean);
           const ids: string[] = [];
           for (const name of names) {
             let id = tagIds.get(name.toLowerCase());
