@@ -1,0 +1,95 @@
+// Routes (all under /app). Sign-in and the two set-up screens need no session; everything else
+// is inside the signed-in frame.
+import { useEffect, type ReactNode } from 'react';
+import { Redirect, Route, Router, Switch, useParams } from 'wouter';
+import { asApiError } from './api/errors.ts';
+import { lastWorkspace, rememberWorkspace, useSession, useSignedIn } from './api/session.ts';
+import { LoadError, Loading } from './components/feedback.tsx';
+import { PageHeader } from './components/page.tsx';
+import { PublicFrame, Shell } from './components/shell.tsx';
+import { APP_BASE } from './lib/navigation.ts';
+import { Account } from './screens/account.tsx';
+import { FirstRun } from './screens/first-run.tsx';
+import { SetupPassword } from './screens/setup-password.tsx';
+import { SignIn } from './screens/sign-in.tsx';
+
+
+export function App() {
+  return (
+    <Router base={APP_BASE}>
+      <Switch>
+        <Route path="/login" component={SignIn} />
+        <Route path="/setup-password" component={SetupPassword} />
+        <Route path="/setup" component={FirstRun} />
+        <Route>
+          <SignedIn />
+        </Route>
+      </Switch>
+    </Router>
+  );
+}
+
+function SignedIn() {
+  const session = useSession();
+  if (session.isPending) {
+    return (
+      <PublicFrame>
+        <Loading label="Opening your workspace…" />
+      </PublicFrame>
+    );
+  }
+  if (session.isError) {
+    // A 401 is on its way to the sign-in screen (the API client sends it there).
+    if (asApiError(session.error).status === 401) return null;
+    return (
+      <PublicFrame>
+        <h1>Shortlink is not answering</h1>
+        <LoadError error={session.error} retry={() => session.refetch()} what="your session" />
+      </PublicFrame>
+    );
+  }
+  return (
+    <Shell>
+      <Switch>
+        <Route path="/" component={Home} />
+        <Route path="/account" component={Account} />
+        <Route>
+          <PageHeader title="Page not found" />
+          <p>There is nothing at this address. Use the navigation above to find your way.</p>
+        </Route>
+      </Switch>
+    </Shell>
+  );
+}
+
+/** "/": the workspace the person last used, else their first. */
+function Home() {
+  const session = useSignedIn();
+  const ws = lastWorkspace(session);
+  if (ws) return <Redirect to={`/w/${encodeURIComponent(ws.id)}/links`} replace />;
+  return (
+    <>
+      <PageHeader title="No workspace yet" />
+      <p>You do not belong to any workspace. Ask an owner or admin of a workspace to add you.</p>
+    </>
+  );
+}
+
+/** A workspace screen, for workspaces the person belongs to. */
+function InWorkspace({ children }: { children: ReactNode }) {
+  const { workspaceId } = useParams<{ workspaceId: string }>();
+  const session = useSignedIn();
+  const member = session.workspaces.some((w) => w.id === workspaceId);
+  useEffect(() => {
+    if (member) rememberWorkspace(workspaceId);
+  }, [member, workspaceId]);
+  if (!member) {
+    return (
+      <>
+        <PageHeader title="Workspace not found" />
+        <p>You are not a member of this workspace, or it does not exist. Choose one of yours in the Workspace menu above.</p>
+      </>
+    );
+  }
+  return <>{children}</>;
+}
