@@ -10,6 +10,8 @@ import { PublicFrame, Shell } from './components/shell.tsx';
 import { APP_BASE } from './lib/navigation.ts';
 import { Account } from './screens/account.tsx';
 import { FirstRun } from './screens/first-run.tsx';
+import { LinkEditor } from './screens/links/link-editor.tsx';
+import { LinksList } from './screens/links/links-list.tsx';
 import { SetupPassword } from './screens/setup-password.tsx';
 import { SignIn } from './screens/sign-in.tsx';
 
@@ -53,6 +55,21 @@ function SignedIn() {
       <Switch>
         <Route path="/" component={Home} />
         <Route path="/account" component={Account} />
+        <Route path="/w/:workspaceId/links">
+          <InWorkspace>
+            <LinksList />
+          </InWorkspace>
+        </Route>
+        <Route path="/w/:workspaceId/links/new">
+          <InWorkspace>
+            <LinkEditor />
+          </InWorkspace>
+        </Route>
+        <Route path="/w/:workspaceId/links/:linkId">
+          <InWorkspace>
+            <LinkEditor />
+          </InWorkspace>
+        </Route>
         <Route>
           <PageHeader title="Page not found" />
           <p>There is nothing at this address. Use the navigation above to find your way.</p>
