@@ -1,6 +1,6 @@
 // Routes (all under /app). Sign-in and the two set-up screens need no session; everything else
-// is inside the signed-in frame.
-import { useEffect, type ReactNode } from 'react';
+// is inside the signed-in frame. Analytics and import load on first use (uPlot, the CSV report).
+import { lazy, Suspense, useEffect, type ReactNode } from 'react';
 import { Redirect, Route, Router, Switch, useParams } from 'wouter';
 import { asApiError } from './api/errors.ts';
 import { lastWorkspace, rememberWorkspace, useSession, useSignedIn } from './api/session.ts';
@@ -15,6 +15,8 @@ import { LinksList } from './screens/links/links-list.tsx';
 import { SetupPassword } from './screens/setup-password.tsx';
 import { SignIn } from './screens/sign-in.tsx';
 
+const LinkAnalytics = lazy(() => import('./screens/analytics/link-analytics.tsx'));
+const ImportExport = lazy(() => import('./screens/import-export.tsx'));
 
 export function App() {
   return (
@@ -65,9 +67,23 @@ function SignedIn() {
             <LinkEditor />
           </InWorkspace>
         </Route>
+        <Route path="/w/:workspaceId/links/:linkId/analytics">
+          <InWorkspace>
+            <Suspense fallback={<Loading label="Loading analytics…" />}>
+              <LinkAnalytics />
+            </Suspense>
+          </InWorkspace>
+        </Route>
         <Route path="/w/:workspaceId/links/:linkId">
           <InWorkspace>
             <LinkEditor />
+          </InWorkspace>
+        </Route>
+        <Route path="/w/:workspaceId/import">
+          <InWorkspace>
+            <Suspense fallback={<Loading label="Loading import and export…" />}>
+              <ImportExport />
+            </Suspense>
           </InWorkspace>
         </Route>
         <Route>
