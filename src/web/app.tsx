@@ -13,6 +13,12 @@ import { FirstRun } from './screens/first-run.tsx';
 import { LinkEditor } from './screens/links/link-editor.tsx';
 import { LinksList } from './screens/links/links-list.tsx';
 import { SetupPassword } from './screens/setup-password.tsx';
+import { Campaigns } from './screens/settings/campaigns.tsx';
+import { Domains } from './screens/settings/domains.tsx';
+import { GeneralSettings } from './screens/settings/general.tsx';
+import { ApiKeys } from './screens/settings/keys.tsx';
+import { Members } from './screens/settings/members.tsx';
+import { Tags } from './screens/settings/tags.tsx';
 import { SignIn } from './screens/sign-in.tsx';
 
 const LinkAnalytics = lazy(() => import('./screens/analytics/link-analytics.tsx'));
@@ -84,6 +90,36 @@ function SignedIn() {
             <Suspense fallback={<Loading label="Loading import and export…" />}>
               <ImportExport />
             </Suspense>
+          </InWorkspace>
+        </Route>
+        <Route path="/w/:workspaceId/settings">
+          <InWorkspace>
+            <GeneralSettings />
+          </InWorkspace>
+        </Route>
+        <Route path="/w/:workspaceId/settings/keys">
+          <InWorkspace>
+            <ApiKeys />
+          </InWorkspace>
+        </Route>
+        <Route path="/w/:workspaceId/settings/members">
+          <InWorkspace>
+            <Members />
+          </InWorkspace>
+        </Route>
+        <Route path="/w/:workspaceId/settings/domains">
+          <InWorkspace>
+            <Domains />
+          </InWorkspace>
+        </Route>
+        <Route path="/w/:workspaceId/settings/tags">
+          <InWorkspace>
+            <Tags />
+          </InWorkspace>
+        </Route>
+        <Route path="/w/:workspaceId/settings/campaigns">
+          <InWorkspace>
+            <Campaigns />
           </InWorkspace>
         </Route>
         <Route>
