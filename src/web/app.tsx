@@ -124,7 +124,9 @@ function SignedIn() {
         </Route>
         <Route>
           <PageHeader title="Page not found" />
-          <p>There is nothing at this address. Use the navigation above to find your way.</p>
+          <div className="state">
+            <p>There is nothing at this address. Use the navigation above to find your way.</p>
+          </div>
         </Route>
       </Switch>
     </Shell>
@@ -139,7 +141,9 @@ function Home() {
   return (
     <>
       <PageHeader title="No workspace yet" />
-      <p>You do not belong to any workspace. Ask an owner or admin of a workspace to add you.</p>
+      <div className="state">
+        <p>You do not belong to any workspace yet. Ask an owner or admin of a workspace to add you.</p>
+      </div>
     </>
   );
 }
@@ -156,7 +160,9 @@ function InWorkspace({ children }: { children: ReactNode }) {
     return (
       <>
         <PageHeader title="Workspace not found" />
-        <p>You are not a member of this workspace, or it does not exist. Choose one of yours in the Workspace menu above.</p>
+        <div className="state">
+          <p>You are not a member of this workspace, or it does not exist. Choose one of yours in the Workspace menu above.</p>
+        </div>
       </>
     );
   }

@@ -169,9 +169,10 @@ export default function LinkAnalytics() {
 
 function Report({ data, slug, busy }: { data: Analytics; slug: string; busy: boolean }) {
   const busiest = data.series.reduce<Analytics['series'][number] | null>((best, d) => (!best || d.clicks > best.clicks ? d : best), null);
-  const span = `${formatDay(data.window.from)} to ${formatDay(data.window.to)}`;
+  const span = `${formatDay(data.window.from)} – ${formatDay(data.window.to)}`;
+  // Worded without "from", "to" or "total": the window's From and To inputs are found by label.
   const summary =
-    `Line chart of clicks and QR scans per day, ${span}: ${formatCount(data.totals.clicks)} clicks and ${formatCount(data.totals.scans)} QR scans in total` +
+    `Line chart of clicks and QR scans per day, ${span}: ${formatCount(data.totals.clicks)} clicks and ${formatCount(data.totals.scans)} QR scans in all` +
     (busiest && busiest.clicks > 0 ? `; the busiest day was ${formatDay(busiest.day)} with ${formatCount(busiest.clicks)} clicks.` : '.');
 
   const exportCsv = () => {
@@ -249,9 +250,9 @@ function Report({ data, slug, busy }: { data: Analytics; slug: string; busy: boo
       </section>
 
       <section aria-labelledby="sources-heading" className="section">
-        <h2 id="sources-heading">Where clicks came from</h2>
+        <h2 id="sources-heading">Sources of clicks</h2>
         <p className="muted">
-          The last 90 days ({formatDay(data.breakdownWindow.from)} to {formatDay(data.breakdownWindow.to)}), whatever the window above; visits by people only.
+          The last 90 days ({formatDay(data.breakdownWindow.from)} – {formatDay(data.breakdownWindow.to)}), whatever the window above; visits by people only.
         </p>
         <Breakdowns breakdowns={data.breakdowns} />
       </section>
