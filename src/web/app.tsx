@@ -3,7 +3,7 @@
 import { lazy, Suspense, useEffect, type ReactNode } from 'react';
 import { Redirect, Route, Router, Switch, useParams } from 'wouter';
 import { asApiError } from './api/errors.ts';
-import { lastWorkspace, rememberWorkspace, useSession, useSignedIn } from './api/session.ts';
+import { rememberWorkspace, useSession, useSignedIn } from './api/session.ts';
 import { LoadError, Loading } from './components/feedback.tsx';
 import { PageHeader } from './components/page.tsx';
 import { PublicFrame, Shell } from './components/shell.tsx';
@@ -133,10 +133,10 @@ function SignedIn() {
   );
 }
 
-/** "/": the workspace the person last used, else their first. */
+/** "/": the person's first workspace. */
 function Home() {
   const session = useSignedIn();
-  const ws = lastWorkspace(session);
+  const ws = session.workspaces[0];
   if (ws) return <Redirect to={`/w/${encodeURIComponent(ws.id)}/links`} replace />;
   return (
     <>

@@ -36,19 +36,30 @@ export function Members() {
   });
   const [ask, dialog] = useConfirm();
   const [notice, setNotice] = useState<{ ok: boolean; text: string } | null>(null);
+  // The role chosen in a select while its change is on its way (the select shows it meanwhile).
+  const [pendingRole, setPendingRole] = useState<Record<string, Role>>({});
   const refresh = () => queryClient.invalidateQueries({ queryKey: keys.members(ws) });
+  const settleRole = (userId: string) =>
+    setPendingRole((p) => {
+      const next = { ...p };
+      delete next[userId];
+      return next;
+    });
 
   const changeRole = useMutation({
     mutationFn: ({ member, role: next }: { member: Member; role: Role }) =>
       unwrap(api.PATCH('/workspaces/{workspaceId}/members/{userId}', { params: { path: { workspaceId: ws, userId: member.userId } }, body: { role: next } })),
-    onSuccess: (answer) => {
+    onMutate: ({ member, role: next }) => setPendingRole((p) => ({ ...p, [member.userId]: next })),
+    onSuccess: (answer, { member }) => {
+      queryClient.setQueryData<Member[]>(keys.members(ws), (list) => list?.map((m) => (m.userId === member.userId ? answer.data : m)));
+      settleRole(member.userId);
       setNotice({ ok: true, text: `${answer.data.email} is now ${roleName(answer.data.role)}.` });
-      void refresh();
       // Your own role may have changed what this session may do.
       if (answer.data.userId === me.id) void queryClient.invalidateQueries({ queryKey: keys.session });
     },
-    onError: (err) => {
-      setNotice({ ok: false, text: err.message });
+    onError: (err, { member }) => {
+      settleRole(member.userId);
+      setNotice({ ok: false, text: `${member.email}: ${err.message}` });
       void refresh();
     },
   });
@@ -104,7 +115,7 @@ export function Members() {
                       {can.changeRoles(role) ? (
                         <select
                           aria-label={`Role for ${m.email}`}
-                          value={m.role}
+                          value={pendingRole[m.userId] ?? m.role}
                           disabled={changeRole.isPending}
                           onChange={(e) => changeRole.mutate({ member: m, role: e.target.value as Role })}
                         >
