@@ -23,6 +23,7 @@ export default function ImportExport() {
   const [file, setFile] = useState<File | null>(null);
   const [fileError, setFileError] = useState<string | undefined>();
   const [report, setReport] = useState<ImportReport | null>(null);
+  const [runs, setRuns] = useState(0);
   const formRef = useRef<HTMLFormElement>(null);
 
   const run = useMutation({
@@ -38,6 +39,7 @@ export default function ImportExport() {
     onMutate: () => setReport(null),
     onSuccess: (answer) => {
       setReport(answer);
+      setRuns((n) => n + 1);
       void queryClient.invalidateQueries({ queryKey: keys.links(ws) });
       void queryClient.invalidateQueries({ queryKey: keys.tags(ws) });
     },
@@ -117,7 +119,7 @@ export default function ImportExport() {
         </section>
       </div>
 
-      {report ? <Report report={report} /> : null}
+      {report ? <Report key={runs} report={report} /> : null}
     </>
   );
 }

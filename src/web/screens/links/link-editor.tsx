@@ -126,7 +126,7 @@ function LinkEditorForm({ workspace, tags, domains, link }: { workspace: Workspa
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    if (errors.check(checkLinkForm(form))) save.mutate();
+    if (errors.check(checkLinkForm(form, Boolean(link)))) save.mutate();
   };
 
   // The shared short domain, and the custom domains that serve links (a link keeps its own).

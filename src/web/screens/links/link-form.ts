@@ -87,9 +87,11 @@ export function formFromLink(link: DashboardLink): LinkForm {
 const MAX_CLICK_LIMIT = 2_147_483_647;
 
 /** What the page can tell before sending (the API says the rest, with its own messages). */
-export function checkLinkForm(form: LinkForm): Partial<Record<LinkField, string>> {
+export function checkLinkForm(form: LinkForm, editing: boolean): Partial<Record<LinkField, string>> {
   const problems: Partial<Record<LinkField, string>> = {};
   if (!form.url.trim()) problems.url = 'Enter the destination URL, such as https://example.com/page.';
+  // A new link without a slug gets one made up; an existing link keeps one.
+  if (editing && !form.slug.trim()) problems.slug = 'Enter a slug: the link keeps one.';
   if (form.clickLimit.trim()) {
     const n = Number(form.clickLimit);
     if (!/^\d+$/.test(form.clickLimit.trim()) || n < 1 || n > MAX_CLICK_LIMIT) problems.clickLimit = 'Enter a whole number from 1 to 2,147,483,647.';
