@@ -135,7 +135,7 @@ function LinkEditorForm({ workspace, tags, domains, link }: { workspace: Workspa
   const e = errors.fields;
 
   return (
-    <div className="editor">
+    <div className={link ? 'editor' : 'editor editor-new'}>
       <form ref={formRef} className="editor-form" onSubmit={submit} noValidate aria-label={link ? 'Edit link' : 'New link'}>
         {saved === 'created' ? <StatusNotice>Link created. Its short URL is ready to share.</StatusNotice> : null}
         {saved === 'saved' ? <StatusNotice>Changes saved.</StatusNotice> : null}

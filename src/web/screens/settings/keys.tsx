@@ -173,7 +173,7 @@ function CreateKey({ workspaceId, disabled }: { workspaceId: string; disabled: b
       <h2 id="create-key-heading">Create key</h2>
       {created ? (
         <div className="secret">
-          <TextField id={keyFieldId} label="New API key" value={created.key} readOnly onFocus={(e) => e.target.select()} className="mono" />
+          <TextField id={keyFieldId} label="New API key" value={created.key} readOnly onFocus={(e) => e.target.select()} />
           <div className="button-row">
             <CopyButton text={created.key} label="Copy key" visible="Copy key" />
             <button type="button" className="button button-small button-quiet" onClick={() => setCreated(null)}>

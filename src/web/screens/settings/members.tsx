@@ -223,7 +223,7 @@ function AddMember({ workspaceId, mayAddOwner }: { workspaceId: string; mayAddOw
         added.setupUrl ? (
           <div className="secret">
             <StatusNotice>{added.email} was added. Give them this set-up link: it works once, for 24 hours.</StatusNotice>
-            <TextField label="Set-up link" value={added.setupUrl} readOnly onFocus={(e) => e.target.select()} className="mono" />
+            <TextField label="Set-up link" value={added.setupUrl} readOnly onFocus={(e) => e.target.select()} />
             <CopyButton text={added.setupUrl} label="Copy link" visible="Copy link" />
           </div>
         ) : (
