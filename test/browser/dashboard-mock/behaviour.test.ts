@@ -243,7 +243,8 @@ describe.skipIf(!available.run)('the dashboard in Chromium against Prism\'s mock
       await page.route(`**/app/api/workspaces/${WS}/links?*`, (route) => route.fulfill({ json: linkList(0) }));
       await open(`/w/${WS}/links`);
       expect(await page.getByRole('heading', { name: 'No links yet' }).count()).toBe(1);
-      await page.getByRole('button', { name: 'New link' }).last().click();
+      expect(await page.getByRole('button', { name: 'New link' }).count()).toBe(1);
+      await page.getByRole('button', { name: 'New link' }).click();
       await page.waitForURL(`**/app/w/${WS}/links/new`);
     });
   });

@@ -135,10 +135,12 @@ export function LinksList() {
   const capped = meta?.totalCapped ?? false;
   const hasNext = rows.length === LIMIT && (capped || page * LIMIT < total);
   const range = rows.length ? pageRange(page, LIMIT, rows.length, total, capped) : '';
+  const noLinksYet = Boolean(links.data) && rows.length === 0 && !filtered && page === 1;
 
   return (
     <>
-      <PageHeader title="Links" actions={newLinkButton} />
+      {/* An empty workspace offers New link in its empty state: one button of that name, not two. */}
+      <PageHeader title="Links" actions={noLinksYet ? null : newLinkButton} />
 
       <div className="toolbar" role="search" aria-label="Links">
         <div className="field field-search">
