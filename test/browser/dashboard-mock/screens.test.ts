@@ -1,7 +1,8 @@
 // Every screen of the dashboard at 1280×800 and 390×844, on Prism's answers and on realistic
-// ones: the screen renders its heading without a browser error, axe-core finds nothing serious
-// or critical, and a screenshot is saved (DASHBOARD_SHOTS_DIR, default /tmp/dashboard-shots) for
-// a person to look at. Every request the app made is valid against the contract (Prism says).
+// ones: the screen renders its heading without a browser error and without asking another host
+// for anything, axe-core finds nothing serious or critical, and a screenshot is saved
+// (DASHBOARD_SHOTS_DIR, default /tmp/dashboard-shots) for a person to look at. Every request the
+// app made is valid against the contract (Prism says).
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -83,6 +84,13 @@ describe.skipIf(!available.run)('dashboard screens on Prism\'s mock of the contr
             const page: Page = await context.newPage();
             try {
               page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+              // Nothing the app loads may leave the machine: no CDN, no fonts, no analytics.
+              await page.route('**/*', (route) => {
+                const url = route.request().url();
+                if (url.startsWith(app.origin) || url.startsWith('data:') || url.startsWith('blob:')) return route.fallback();
+                problems.push(`asked another host for ${url}`);
+                return route.abort('internetdisconnected');
+              });
               page.on('console', (m) => {
                 if (m.type() === 'error' && !/status of (4\d\d|5\d\d)/.test(m.text())) problems.push(`console: ${m.text()}`);
               });
