@@ -135,222 +135,228 @@ function LinkEditorForm({ workspace, tags, domains, link }: { workspace: Workspa
   const e = errors.fields;
 
   return (
-    <div className={link ? 'editor' : 'editor editor-new'}>
-      <form ref={formRef} className="editor-form" onSubmit={submit} noValidate aria-label={link ? 'Edit link' : 'New link'}>
-        {saved === 'created' ? <StatusNotice>Link created. Its short URL is ready to share.</StatusNotice> : null}
-        {saved === 'saved' ? <StatusNotice>Changes saved.</StatusNotice> : null}
-        {saved === 'unchanged' ? <StatusNotice tone="info">Nothing to save: no field was changed.</StatusNotice> : null}
-        <FormAlert message={errors.form} />
-        {!editable ? (
-          <p className="notice notice-info">You can read this link. Your role ({roleName(role)}) cannot change links.</p>
-        ) : null}
-
-        <fieldset className="form-section" disabled={!editable}>
-          <legend>Destination</legend>
-          <TextField
-            label="Destination URL"
-            type="url"
-            inputMode="url"
-            value={form.url}
-            onChange={text('url')}
-            error={e.url}
-            placeholder="https://example.com/page"
-            required
-            maxLength={2048}
-            autoFocus={!link}
-          />
-          <div className="grid-2">
-            <TextField
-              label="Slug"
-              value={form.slug}
-              onChange={text('slug')}
-              error={e.slug}
-              hint={link ? 'Renaming stops the old short URL at once.' : 'Letters, digits, - and _. Left empty, one is made up.'}
-              maxLength={64}
-              autoCapitalize="none"
-              spellCheck={false}
-            />
-            <SelectField
-              label="Domain"
-              value={form.domainId}
-              onChange={text('domainId')}
-              error={e.domainId}
-              disabled={Boolean(link)}
-              hint={link ? 'A link keeps its domain.' : domainOptions.length ? undefined : 'Verified custom domains are listed here.'}
-            >
-              <option value="">Shared short domain</option>
-              {domainOptions.map((d) => (
-                <option key={d.id} value={d.id}>
-                  {d.host}
-                </option>
-              ))}
-            </SelectField>
+    <>
+      {saved === 'created' ? <StatusNotice>Link created. Its short URL is ready to share.</StatusNotice> : null}
+      {saved === 'saved' ? <StatusNotice>Changes saved.</StatusNotice> : null}
+      {saved === 'unchanged' ? <StatusNotice tone="info">Nothing to save: no field was changed.</StatusNotice> : null}
+      <div className={link ? 'editor' : 'editor editor-new'}>
+        {link ? (
+          <div className="editor-summary">
+            <section className="panel" aria-labelledby="short-heading">
+              <h2 id="short-heading">Short URL</h2>
+              <p className="short-url-big">
+                <a href={link.shortUrl} target="_blank" rel="noreferrer">
+                  {link.shortUrl}
+                </a>
+              </p>
+              <div className="button-row">
+                <CopyButton text={link.shortUrl} label="Copy short URL" visible="Copy short URL" />
+                <Link href={linkPath(ws, link.id, '/analytics')} className="button button-small">
+                  Analytics
+                </Link>
+              </div>
+              <dl className="facts">
+                <div>
+                  <dt>Clicks</dt>
+                  <dd>{formatCount(link.clicks)}</dd>
+                </div>
+                <div>
+                  <dt>Status</dt>
+                  <dd>{link.status === 'ACTIVE' ? 'Active' : 'Disabled'}</dd>
+                </div>
+              </dl>
+            </section>
           </div>
-          <TextField label="Title" value={form.title} onChange={text('title')} error={e.title} hint="For you and your team; visitors do not see it." maxLength={200} />
-        </fieldset>
+        ) : null}
+        <form ref={formRef} className="editor-form" onSubmit={submit} noValidate aria-label={link ? 'Edit link' : 'New link'}>
+          <FormAlert message={errors.form} />
+          {!editable ? (
+            <p className="notice notice-info">You can read this link. Your role ({roleName(role)}) cannot change links.</p>
+          ) : null}
 
-        <fieldset className="form-section" disabled={!editable} aria-describedby={e.tagIds ? 'tags-error' : undefined}>
-          <legend>Tags</legend>
-          {tags.length === 0 ? (
-            <p className="muted">
-              No tags yet.{' '}
-              {can.editLinks(role) ? <Link href={wsPath(ws, '/settings/tags')}>Create tags in Settings</Link> : null}
-            </p>
-          ) : (
-            <div className="check-grid">
-              {tags.map((t) => (
-                <CheckboxField
-                  key={t.id}
-                  label={<TagChip name={t.name} color={t.color} />}
-                  checked={form.tagIds.includes(t.id)}
-                  onChange={(ev) => set('tagIds', ev.target.checked ? [...form.tagIds, t.id] : form.tagIds.filter((id) => id !== t.id))}
-                />
-              ))}
+          <fieldset className="form-section" disabled={!editable}>
+            <legend>Destination</legend>
+            <TextField
+              label="Destination URL"
+              type="url"
+              inputMode="url"
+              value={form.url}
+              onChange={text('url')}
+              error={e.url}
+              placeholder="https://example.com/page"
+              required
+              maxLength={2048}
+              autoFocus={!link}
+            />
+            <div className="grid-2">
+              <TextField
+                label="Slug"
+                value={form.slug}
+                onChange={text('slug')}
+                error={e.slug}
+                hint={link ? 'Renaming stops the old short URL at once.' : 'Letters, digits, - and _. Left empty, one is made up.'}
+                maxLength={64}
+                autoCapitalize="none"
+                spellCheck={false}
+              />
+              <SelectField
+                label="Domain"
+                value={form.domainId}
+                onChange={text('domainId')}
+                error={e.domainId}
+                disabled={Boolean(link)}
+                hint={link ? 'A link keeps its domain.' : domainOptions.length ? undefined : 'Verified custom domains are listed here.'}
+              >
+                <option value="">Shared short domain</option>
+                {domainOptions.map((d) => (
+                  <option key={d.id} value={d.id}>
+                    {d.host}
+                  </option>
+                ))}
+              </SelectField>
             </div>
-          )}
-          {e.tagIds ? (
-            <p id="tags-error" className="field-error">
-              {e.tagIds}
-            </p>
-          ) : null}
-        </fieldset>
+            <TextField label="Title" value={form.title} onChange={text('title')} error={e.title} hint="For you and your team; visitors do not see it." maxLength={200} />
+          </fieldset>
 
-        <fieldset className="form-section" disabled={!editable}>
-          <legend>Redirect and schedule</legend>
-          <div className="grid-2">
-            <SelectField label="Redirect type" value={form.redirectType} onChange={text('redirectType')} error={e.redirectType}>
-              <option value="TEMPORARY">302 temporary</option>
-              <option value="PERMANENT">301 permanent</option>
-            </SelectField>
+          <fieldset className="form-section" disabled={!editable} aria-describedby={e.tagIds ? 'tags-error' : undefined}>
+            <legend>Tags</legend>
+            {tags.length === 0 ? (
+              <p className="muted">
+                No tags yet.{' '}
+                {can.editLinks(role) ? <Link href={wsPath(ws, '/settings/tags')}>Create tags in Settings</Link> : null}
+              </p>
+            ) : (
+              <div className="check-grid">
+                {tags.map((t) => (
+                  <CheckboxField
+                    key={t.id}
+                    label={<TagChip name={t.name} color={t.color} />}
+                    checked={form.tagIds.includes(t.id)}
+                    onChange={(ev) => set('tagIds', ev.target.checked ? [...form.tagIds, t.id] : form.tagIds.filter((id) => id !== t.id))}
+                  />
+                ))}
+              </div>
+            )}
+            {e.tagIds ? (
+              <p id="tags-error" className="field-error">
+                {e.tagIds}
+              </p>
+            ) : null}
+          </fieldset>
+
+          <fieldset className="form-section" disabled={!editable}>
+            <legend>Redirect and schedule</legend>
+            <div className="grid-2">
+              <SelectField label="Redirect type" value={form.redirectType} onChange={text('redirectType')} error={e.redirectType}>
+                <option value="TEMPORARY">302 temporary</option>
+                <option value="PERMANENT">301 permanent</option>
+              </SelectField>
+              <TextField
+                label="Click limit"
+                type="number"
+                inputMode="numeric"
+                min={1}
+                step={1}
+                value={form.clickLimit}
+                onChange={text('clickLimit')}
+                error={e.clickLimit}
+                hint="The link stops after this many clicks. Empty for no limit."
+              />
+            </div>
+            <div className="grid-3">
+              <TextField label="Starts at" type="datetime-local" value={form.startAt} onChange={text('startAt')} error={e.startAt} hint="Live from this time." />
+              <TextField label="Ends at" type="datetime-local" value={form.endAt} onChange={text('endAt')} error={e.endAt} hint="Not live after this time." />
+              <TextField label="Expires at" type="datetime-local" value={form.expiresAt} onChange={text('expiresAt')} error={e.expiresAt} hint="Expired after this time." />
+            </div>
+            <p className="field-hint">Times are in your time zone ({Intl.DateTimeFormat().resolvedOptions().timeZone}).</p>
             <TextField
-              label="Click limit"
-              type="number"
-              inputMode="numeric"
-              min={1}
-              step={1}
-              value={form.clickLimit}
-              onChange={text('clickLimit')}
-              error={e.clickLimit}
-              hint="The link stops after this many clicks. Empty for no limit."
+              label="Expired URL"
+              type="url"
+              inputMode="url"
+              value={form.expiredUrl}
+              onChange={text('expiredUrl')}
+              error={e.expiredUrl}
+              disabled={!expiredUrlAllowed}
+              hint={expiredUrlAllowed ? 'Where visitors go once the link has expired or reached its limit.' : 'Needs the Growth plan'}
+              maxLength={2048}
             />
-          </div>
-          <div className="grid-3">
-            <TextField label="Starts at" type="datetime-local" value={form.startAt} onChange={text('startAt')} error={e.startAt} hint="Live from this time." />
-            <TextField label="Ends at" type="datetime-local" value={form.endAt} onChange={text('endAt')} error={e.endAt} hint="Not live after this time." />
-            <TextField label="Expires at" type="datetime-local" value={form.expiresAt} onChange={text('expiresAt')} error={e.expiresAt} hint="Expired after this time." />
-          </div>
-          <p className="field-hint">Times are in your time zone ({Intl.DateTimeFormat().resolvedOptions().timeZone}).</p>
-          <TextField
-            label="Expired URL"
-            type="url"
-            inputMode="url"
-            value={form.expiredUrl}
-            onChange={text('expiredUrl')}
-            error={e.expiredUrl}
-            disabled={!expiredUrlAllowed}
-            hint={expiredUrlAllowed ? 'Where visitors go once the link has expired or reached its limit.' : 'Needs the Growth plan'}
-            maxLength={2048}
-          />
-        </fieldset>
+          </fieldset>
 
-        <fieldset className="form-section" disabled={!editable}>
-          <legend>Password</legend>
-          <TextField
-            label="Password"
-            type="password"
-            autoComplete="new-password"
-            value={form.password}
-            onChange={text('password')}
-            error={e.password}
-            disabled={form.removePassword}
-            maxLength={256}
-            hint={link?.hasPassword ? 'A password is set. Type a new one to change it.' : 'Visitors must enter it before they are sent on. Empty for none.'}
-          />
-          {link?.hasPassword ? (
-            <CheckboxField label="Remove password" checked={form.removePassword} onChange={(ev) => set('removePassword', ev.target.checked)} />
-          ) : null}
-        </fieldset>
+          <fieldset className="form-section" disabled={!editable}>
+            <legend>Password</legend>
+            <TextField
+              label="Password"
+              type="password"
+              autoComplete="new-password"
+              value={form.password}
+              onChange={text('password')}
+              error={e.password}
+              disabled={form.removePassword}
+              maxLength={256}
+              hint={link?.hasPassword ? 'A password is set. Type a new one to change it.' : 'Visitors must enter it before they are sent on. Empty for none.'}
+            />
+            {link?.hasPassword ? (
+              <CheckboxField label="Remove password" checked={form.removePassword} onChange={(ev) => set('removePassword', ev.target.checked)} />
+            ) : null}
+          </fieldset>
 
-        <fieldset className="form-section" disabled={!editable}>
-          <legend>Social preview</legend>
-          <p className="field-hint">What sites and chat apps show when the short URL is shared.</p>
-          <TextField label="Preview title" value={form.previewTitle} onChange={text('previewTitle')} error={e.previewTitle} maxLength={300} />
-          <TextAreaField
-            label="Preview description"
-            value={form.previewDescription}
-            onChange={text('previewDescription')}
-            error={e.previewDescription}
-            rows={3}
-            maxLength={1000}
-          />
-          <PreviewImageField
-            workspaceId={ws}
-            value={form.previewImage}
-            onChange={(url) => set('previewImage', url)}
-            error={e.previewImage}
-            uploadError={uploadError}
-            onUploadError={setUploadError}
-            disabled={!editable}
-          />
-        </fieldset>
+          <fieldset className="form-section" disabled={!editable}>
+            <legend>Social preview</legend>
+            <p className="field-hint">What sites and chat apps show when the short URL is shared.</p>
+            <TextField label="Preview title" value={form.previewTitle} onChange={text('previewTitle')} error={e.previewTitle} maxLength={300} />
+            <TextAreaField
+              label="Preview description"
+              value={form.previewDescription}
+              onChange={text('previewDescription')}
+              error={e.previewDescription}
+              rows={3}
+              maxLength={1000}
+            />
+            <PreviewImageField
+              workspaceId={ws}
+              value={form.previewImage}
+              onChange={(url) => set('previewImage', url)}
+              error={e.previewImage}
+              uploadError={uploadError}
+              onUploadError={setUploadError}
+              disabled={!editable}
+            />
+          </fieldset>
 
-        {editable ? (
-          <div className="form-actions">
-            <SubmitButton pending={save.isPending}>Save</SubmitButton>
-            <Link href={wsPath(ws, '/links')} className="button button-quiet">
-              Back to links
-            </Link>
-          </div>
-        ) : null}
-      </form>
-
-      {link ? (
-        <aside className="editor-side" aria-label="Short link, QR code and statistics">
-          <section className="panel" aria-labelledby="short-heading">
-            <h2 id="short-heading">Short URL</h2>
-            <p className="short-url-big">
-              <a href={link.shortUrl} target="_blank" rel="noreferrer">
-                {link.shortUrl}
-              </a>
-            </p>
-            <div className="button-row">
-              <CopyButton text={link.shortUrl} label="Copy short URL" visible="Copy short URL" />
-              <Link href={linkPath(ws, link.id, '/analytics')} className="button button-small">
-                Analytics
+          {editable ? (
+            <div className="form-actions">
+              <SubmitButton pending={save.isPending}>Save</SubmitButton>
+              <Link href={wsPath(ws, '/links')} className="button button-quiet">
+                Back to links
               </Link>
             </div>
-            <dl className="facts">
-              <div>
-                <dt>Clicks</dt>
-                <dd>{formatCount(link.clicks)}</dd>
-              </div>
-              <div>
-                <dt>Status</dt>
-                <dd>{link.status === 'ACTIVE' ? 'Active' : 'Disabled'}</dd>
-              </div>
-            </dl>
-          </section>
-          <QrSection workspaceId={ws} link={link} canMake={editable} />
-          {can.deleteLinks(role) ? (
-            <section className="panel panel-danger" aria-labelledby="delete-heading">
-              <h2 id="delete-heading">Delete</h2>
-              <p className="muted">The short URL stops working at once. Click history is kept.</p>
-              <button
-                type="button"
-                className="button button-danger"
-                disabled={remove.isPending}
-                onClick={async () => {
-                  const ok = await ask({ title: `Delete ${link.slug}?`, body: 'The short URL stops working at once.', confirmLabel: 'Delete', danger: true });
-                  if (ok) remove.mutate();
-                }}
-              >
-                Delete link
-              </button>
-            </section>
           ) : null}
-        </aside>
-      ) : null}
-      {dialog}
-    </div>
+        </form>
+
+        {link ? (
+          <div className="editor-more">
+            <QrSection workspaceId={ws} link={link} canMake={editable} />
+            {can.deleteLinks(role) ? (
+              <section className="panel panel-danger" aria-labelledby="delete-heading">
+                <h2 id="delete-heading">Delete</h2>
+                <p className="muted">The short URL stops working at once. Click history is kept.</p>
+                <button
+                  type="button"
+                  className="button button-danger"
+                  disabled={remove.isPending}
+                  onClick={async () => {
+                    const ok = await ask({ title: `Delete ${link.slug}?`, body: 'The short URL stops working at once.', confirmLabel: 'Delete', danger: true });
+                    if (ok) remove.mutate();
+                  }}
+                >
+                  Delete link
+                </button>
+              </section>
+            ) : null}
+          </div>
+        ) : null}
+        {dialog}
+      </div>
+    </>
   );
 }
