@@ -61,6 +61,23 @@ module.exports = {
       from: { pathNot: '^src/db/migrations/index\\.ts$' },
       to: { path: '^src/db/migrations/[0-9]' },
     },
+    // The dashboard (src/web/) is browser code talking to the service only through the dashboard
+    // API: it imports src/web/, the contract's generated types and packages, and the service never
+    // imports it. Its build files (vite.config.ts, report-size.mjs) run in Node at build time.
+    {
+      name: 'web-imports-only-web-and-generated',
+      comment: 'src/web/ imports only src/web/, generated/ and packages (node_modules).',
+      severity: 'error',
+      from: { path: '^src/web/', pathNot: '^src/web/(vite\\.config\\.ts|report-size\\.mjs)$' },
+      to: { pathNot: ['^src/web/', '^generated/', '(^|/)node_modules/'] },
+    },
+    {
+      name: 'nothing-imports-web',
+      comment: 'Nothing outside src/web/ imports the dashboard\'s browser code.',
+      severity: 'error',
+      from: { pathNot: '^src/web/' },
+      to: { path: '^src/web/' },
+    },
     {
       name: 'not-to-unresolvable',
       comment: 'Every import resolves.',

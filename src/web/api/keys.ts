@@ -1,0 +1,13 @@
+// Query keys: one place, so a change invalidates exactly what it made stale.
+export const keys = {
+  session: ['session'] as const,
+  workspace: (ws: string) => ['workspace', ws] as const,
+  links: (ws: string) => ['links', ws] as const,
+  link: (ws: string, id: string) => ['link', ws, id] as const,
+  analytics: (ws: string, id: string, from: string, to: string) => ['analytics', ws, id, from, to] as const,
+  tags: (ws: string) => ['tags', ws] as const,
+  domains: (ws: string) => ['domains', ws] as const,
+  keys: (ws: string) => ['keys', ws] as const,
+  members: (ws: string) => ['members', ws] as const,
+  campaigns: (ws: string) => ['campaigns', ws] as const,
+};

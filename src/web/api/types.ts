@@ -1,0 +1,43 @@
+// The dashboard contract's schemas under the names the screens use.
+import type { components } from '../../../generated/dashboard.ts';
+
+type Schemas = components['schemas'];
+
+export type Session = Schemas['Session'];
+export type WorkspaceSummary = Schemas['WorkspaceSummary'];
+export type Workspace = Schemas['Workspace'];
+export type Role = Schemas['Role'];
+export type Plan = Schemas['Plan'];
+export type DashboardLink = Schemas['DashboardLink'];
+export type DashboardLinkCreate = Schemas['DashboardLinkCreate'];
+export type DashboardLinkList = Schemas['DashboardLinkList'];
+export type LinkUpdate = Schemas['LinkUpdate'];
+export type BulkLinks = Schemas['BulkLinks'];
+export type BulkResult = Schemas['BulkResult'];
+export type ImportReport = Schemas['ImportReport'];
+export type LinkAnalytics = Schemas['LinkAnalytics'];
+export type CountEntry = Schemas['CountEntry'];
+export type QrCode = Schemas['QrCode']['data'];
+export type ApiKey = Schemas['ApiKey'];
+export type Scope = Schemas['Scope'];
+export type Member = Schemas['Member'];
+export type Domain = Schemas['Domain'];
+export type WorkspaceTag = Schemas['WorkspaceTag'];
+export type Campaign = Schemas['Campaign'];
+export type ErrorBody = Schemas['Error'];
+
+/** Every scope an API key can hold, in the contract's order. */
+export const SCOPES: readonly Scope[] = [
+  'links:read',
+  'links:write',
+  'conversions:read',
+  'conversions:write',
+  'analytics:read',
+  'pages:read',
+  'pages:write',
+  'webhooks:read',
+  'webhooks:write',
+  'team:read',
+];
+
+export const ROLES: readonly Role[] = ['OWNER', 'ADMIN', 'MEMBER', 'ANALYST'];

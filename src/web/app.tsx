@@ -1,0 +1,170 @@
+// Routes (all under /app). Sign-in and the two set-up screens need no session; everything else
+// is inside the signed-in frame. Analytics and import load on first use (uPlot, the CSV report).
+import { lazy, Suspense, useEffect, type ReactNode } from 'react';
+import { Redirect, Route, Router, Switch, useParams } from 'wouter';
+import { asApiError } from './api/errors.ts';
+import { rememberWorkspace, useSession, useSignedIn } from './api/session.ts';
+import { LoadError, Loading } from './components/feedback.tsx';
+import { PageHeader } from './components/page.tsx';
+import { PublicFrame, Shell } from './components/shell.tsx';
+import { APP_BASE } from './lib/navigation.ts';
+import { Account } from './screens/account.tsx';
+import { FirstRun } from './screens/first-run.tsx';
+import { LinkEditor } from './screens/links/link-editor.tsx';
+import { LinksList } from './screens/links/links-list.tsx';
+import { SetupPassword } from './screens/setup-password.tsx';
+import { Campaigns } from './screens/settings/campaigns.tsx';
+import { Domains } from './screens/settings/domains.tsx';
+import { GeneralSettings } from './screens/settings/general.tsx';
+import { ApiKeys } from './screens/settings/keys.tsx';
+import { Members } from './screens/settings/members.tsx';
+import { Tags } from './screens/settings/tags.tsx';
+import { SignIn } from './screens/sign-in.tsx';
+
+const LinkAnalytics = lazy(() => import('./screens/analytics/link-analytics.tsx'));
+const ImportExport = lazy(() => import('./screens/import-export.tsx'));
+
+export function App() {
+  return (
+    <Router base={APP_BASE}>
+      <Switch>
+        <Route path="/login" component={SignIn} />
+        <Route path="/setup-password" component={SetupPassword} />
+        <Route path="/setup" component={FirstRun} />
+        <Route>
+          <SignedIn />
+        </Route>
+      </Switch>
+    </Router>
+  );
+}
+
+function SignedIn() {
+  const session = useSession();
+  if (session.isPending) {
+    return (
+      <PublicFrame>
+        <Loading label="Opening your workspace…" />
+      </PublicFrame>
+    );
+  }
+  if (session.isError) {
+    // A 401 is on its way to the sign-in screen (the API client sends it there).
+    if (asApiError(session.error).status === 401) return null;
+    return (
+      <PublicFrame>
+        <h1>Shortlink is not answering</h1>
+        <LoadError error={session.error} retry={() => session.refetch()} what="your session" />
+      </PublicFrame>
+    );
+  }
+  return (
+    <Shell>
+      <Switch>
+        <Route path="/" component={Home} />
+        <Route path="/account" component={Account} />
+        <Route path="/w/:workspaceId/links">
+          <InWorkspace>
+            <LinksList />
+          </InWorkspace>
+        </Route>
+        <Route path="/w/:workspaceId/links/new">
+          <InWorkspace>
+            <LinkEditor />
+          </InWorkspace>
+        </Route>
+        <Route path="/w/:workspaceId/links/:linkId/analytics">
+          <InWorkspace>
+            <Suspense fallback={<Loading label="Loading analytics…" />}>
+              <LinkAnalytics />
+            </Suspense>
+          </InWorkspace>
+        </Route>
+        <Route path="/w/:workspaceId/links/:linkId">
+          <InWorkspace>
+            <LinkEditor />
+          </InWorkspace>
+        </Route>
+        <Route path="/w/:workspaceId/import">
+          <InWorkspace>
+            <Suspense fallback={<Loading label="Loading import and export…" />}>
+              <ImportExport />
+            </Suspense>
+          </InWorkspace>
+        </Route>
+        <Route path="/w/:workspaceId/settings">
+          <InWorkspace>
+            <GeneralSettings />
+          </InWorkspace>
+        </Route>
+        <Route path="/w/:workspaceId/settings/keys">
+          <InWorkspace>
+            <ApiKeys />
+          </InWorkspace>
+        </Route>
+        <Route path="/w/:workspaceId/settings/members">
+          <InWorkspace>
+            <Members />
+          </InWorkspace>
+        </Route>
+        <Route path="/w/:workspaceId/settings/domains">
+          <InWorkspace>
+            <Domains />
+          </InWorkspace>
+        </Route>
+        <Route path="/w/:workspaceId/settings/tags">
+          <InWorkspace>
+            <Tags />
+          </InWorkspace>
+        </Route>
+        <Route path="/w/:workspaceId/settings/campaigns">
+          <InWorkspace>
+            <Campaigns />
+          </InWorkspace>
+        </Route>
+        <Route>
+          <PageHeader title="Page not found" />
+          <div className="state">
+            <p>There is nothing at this address. Use the navigation above to find your way.</p>
+          </div>
+        </Route>
+      </Switch>
+    </Shell>
+  );
+}
+
+/** "/": the person's first workspace. */
+function Home() {
+  const session = useSignedIn();
+  const ws = session.workspaces[0];
+  if (ws) return <Redirect to={`/w/${encodeURIComponent(ws.id)}/links`} replace />;
+  return (
+    <>
+      <PageHeader title="No workspace yet" />
+      <div className="state">
+        <p>You do not belong to any workspace yet. Ask an owner or admin of a workspace to add you.</p>
+      </div>
+    </>
+  );
+}
+
+/** A workspace screen, for workspaces the person belongs to. */
+function InWorkspace({ children }: { children: ReactNode }) {
+  const { workspaceId } = useParams<{ workspaceId: string }>();
+  const session = useSignedIn();
+  const member = session.workspaces.some((w) => w.id === workspaceId);
+  useEffect(() => {
+    if (member) rememberWorkspace(workspaceId);
+  }, [member, workspaceId]);
+  if (!member) {
+    return (
+      <>
+        <PageHeader title="Workspace not found" />
+        <div className="state">
+          <p>You are not a member of this workspace, or it does not exist. Choose one of yours in the Workspace menu above.</p>
+        </div>
+      </>
+    );
+  }
+  return <>{children}</>;
+}

@@ -1,0 +1,110 @@
+// The signed-in frame: a top bar with the product, the workspace switcher, the main navigation
+// and signing out; then the screen in <main>.
+import { useMutation } from '@tanstack/react-query';
+import type { ReactNode } from 'react';
+import { Link, useLocation, useRoute } from 'wouter';
+import { api } from '../api/client.ts';
+import { unwrap } from '../api/errors.ts';
+import { queryClient } from '../api/query-client.ts';
+import { lastWorkspace, useSignedIn } from '../api/session.ts';
+
+export function Shell({ children }: { children: ReactNode }) {
+  const session = useSignedIn();
+  const [location, navigate] = useLocation();
+  const [inWorkspace, params] = useRoute<{ workspaceId: string }>('/w/:workspaceId/*?');
+  const current = (inWorkspace && session.workspaces.find((w) => w.id === params.workspaceId)) || lastWorkspace(session);
+  const ws = current ? `/w/${encodeURIComponent(current.id)}` : null;
+
+  const signOut = useMutation({
+    mutationFn: () => unwrap(api.DELETE('/session')),
+    onSettled: () => {
+      // Signed out or already ended: either way nothing of it stays on the screen.
+      navigate('/login', { replace: true });
+      queueMicrotask(() => queryClient.removeQueries());
+    },
+  });
+
+  const section = (path: string) => (ws && (location === `${ws}${path}` || location.startsWith(`${ws}${path}/`)) ? 'page' : undefined);
+
+  return (
+    <div className="app">
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header className="topbar">
+        <div className="topbar-inner">
+          <Link href="/" className="brand">
+            <span className="brand-mark" aria-hidden="true" />
+            Shortlink
+          </Link>
+          {session.workspaces.length > 0 ? (
+            <div className="switcher">
+              <label htmlFor="workspace-switcher">Workspace</label>
+              <select
+                id="workspace-switcher"
+                value={current?.id ?? ''}
+                onChange={(e) => navigate(`/w/${encodeURIComponent(e.target.value)}/links`)}
+              >
+                {session.workspaces.map((w) => (
+                  <option key={w.id} value={w.id}>
+                    {w.name}
+                  </option>
+                ))}
+              </select>
+            </div>
+          ) : null}
+          {ws ? (
+            <nav className="mainnav" aria-label="Main">
+              <ul>
+                <li>
+                  <Link href={`${ws}/links`} aria-current={section('/links')}>
+                    Links
+                  </Link>
+                </li>
+                <li>
+                  <Link href={`${ws}/import`} aria-current={section('/import')}>
+                    Import and export
+                  </Link>
+                </li>
+                <li>
+                  <Link href={`${ws}/settings`} aria-current={section('/settings')}>
+                    Settings
+                  </Link>
+                </li>
+              </ul>
+            </nav>
+          ) : null}
+          <div className="account">
+            <Link href="/account" className="account-link" aria-current={location === '/account' ? 'page' : undefined} title="Account">
+              <span className="wide-only">{session.user.email}</span>
+              <span className="narrow-only">Account</span>
+            </Link>
+            <button type="button" className="button button-small" onClick={() => signOut.mutate()} disabled={signOut.isPending}>
+              Sign out
+            </button>
+          </div>
+        </div>
+      </header>
+      <main id="main" className="main" tabIndex={-1}>
+        {children}
+      </main>
+    </div>
+  );
+}
+
+/** The frame of the screens that need no session (sign in, set-up links, the first run). */
+export function PublicFrame({ children }: { children: ReactNode }) {
+  return (
+    <div className="public">
+      <header className="public-header">
+        <span className="brand">
+          <span className="brand-mark" aria-hidden="true" />
+          Shortlink
+        </span>
+      </header>
+      <main id="main" className="public-main">
+        <div className="card public-card">{children}</div>
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,78 @@
+// Change password. Every session of the person ends, this one too: they sign in again.
+import { useMutation } from '@tanstack/react-query';
+import { useRef, useState, type FormEvent } from 'react';
+import { useLocation } from 'wouter';
+import { api } from '../api/client.ts';
+import { asApiError, tooManyAttemptsMessage, unwrap } from '../api/errors.ts';
+import { queryClient } from '../api/query-client.ts';
+import { useSignedIn } from '../api/session.ts';
+import { SubmitButton } from '../components/buttons.tsx';
+import { FormAlert } from '../components/feedback.tsx';
+import { TextField } from '../components/fields.tsx';
+import { useFormErrors } from '../components/form-errors.ts';
+import { PageHeader } from '../components/page.tsx';
+import { MIN_PASSWORD, newPasswordProblems } from '../lib/passwords.ts';
+
+type Field = 'current' | 'password' | 'confirm';
+const FIELDS: Record<string, Field> = { currentPassword: 'current', newPassword: 'password' };
+
+export function Account() {
+  const session = useSignedIn();
+  const [, navigate] = useLocation();
+  const [values, setValues] = useState({ current: '', password: '', confirm: '' });
+  const formRef = useRef<HTMLFormElement>(null);
+  const errors = useFormErrors<Field>(FIELDS, formRef);
+  const set = (key: Field) => (e: { target: { value: string } }) => setValues((v) => ({ ...v, [key]: e.target.value }));
+
+  const change = useMutation({
+    mutationFn: () => unwrap(api.POST('/password', { body: { currentPassword: values.current, newPassword: values.password } })),
+    onSuccess: () => {
+      navigate('/login?changed=1', { replace: true });
+      queueMicrotask(() => queryClient.removeQueries());
+    },
+    onError: (err) => {
+      const e = asApiError(err);
+      errors.show(e.status === 429 ? new Error(tooManyAttemptsMessage(e)) : e);
+    },
+  });
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const pair = newPasswordProblems(values.password, values.confirm);
+    const ok = errors.check({
+      current: values.current ? undefined : 'Enter your current password.',
+      password: pair.password ?? (values.password === values.current ? 'Choose a password different from the current one.' : undefined),
+      confirm: pair.confirm,
+    });
+    if (ok) change.mutate();
+  };
+
+  return (
+    <>
+      <PageHeader title="Account" />
+      <section className="panel panel-narrow" aria-labelledby="password-heading">
+        <h2 id="password-heading">Change password</h2>
+        <p className="muted">
+          Signed in as <strong>{session.user.email}</strong>. Changing the password signs you out everywhere, here too.
+        </p>
+        <form ref={formRef} onSubmit={submit} noValidate className="stack">
+          <FormAlert message={errors.form} />
+          <TextField label="Current password" type="password" autoComplete="current-password" value={values.current} onChange={set('current')} error={errors.fields.current} />
+          <TextField
+            label="New password"
+            type="password"
+            autoComplete="new-password"
+            value={values.password}
+            onChange={set('password')}
+            error={errors.fields.password}
+            hint={`At least ${MIN_PASSWORD} characters.`}
+          />
+          <TextField label="Confirm new password" type="password" autoComplete="new-password" value={values.confirm} onChange={set('confirm')} error={errors.fields.confirm} />
+          <div>
+            <SubmitButton pending={change.isPending}>Change password</SubmitButton>
+          </div>
+        </form>
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,261 @@
+// A link's analytics: clicks and scans per day over a window of up to 400 days (chart, table,
+// CSV), and where the last 90 days' clicks came from. The window is kept in the address.
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useEffect, useId, useState } from 'react';
+import { Link, useParams, useSearchParams } from 'wouter';
+import { api } from '../../api/client.ts';
+import { unwrap } from '../../api/errors.ts';
+import { keys } from '../../api/keys.ts';
+import { useLink } from '../../api/queries.ts';
+import type { LinkAnalytics as Analytics } from '../../api/types.ts';
+import { LoadError, Loading } from '../../components/feedback.tsx';
+import { PageHeader } from '../../components/page.tsx';
+import { addDays, daysInclusive, formatDay, isDay, todayUtc } from '../../lib/dates.ts';
+import { csvField, downloadText } from '../../lib/download.ts';
+import { formatCount } from '../../lib/format.ts';
+import { linkPath, wsPath } from '../links/paths.ts';
+import { Breakdowns } from './breakdowns.tsx';
+import { ClicksChart } from './clicks-chart.tsx';
+
+const PRESETS = [
+  { value: '7', label: 'Last 7 days' },
+  { value: '30', label: 'Last 30 days' },
+  { value: '90', label: 'Last 90 days' },
+  { value: '365', label: 'Last 365 days' },
+  { value: 'custom', label: 'Custom' },
+] as const;
+
+const MAX_DAYS = 400;
+
+type Range = { from: string; to: string } | { problems: { from?: string; to?: string } };
+
+function customRange(from: string, to: string): Range {
+  if (!isDay(from)) return { problems: { from: 'Enter the first day.' } };
+  if (!isDay(to)) return { problems: { to: 'Enter the last day.' } };
+  if (from > to) return { problems: { to: 'The last day must not be before the first.' } };
+  if (daysInclusive(from, to) > MAX_DAYS) return { problems: { to: `Choose at most ${MAX_DAYS} days.` } };
+  return { from, to };
+}
+
+export default function LinkAnalytics() {
+  const { workspaceId: ws, linkId } = useParams<{ workspaceId: string; linkId: string }>();
+  const link = useLink(ws, linkId);
+  const [params, setParams] = useSearchParams();
+  const preset = PRESETS.some((p) => p.value === params.get('window')) ? (params.get('window') as string) : '30';
+  const today = todayUtc();
+
+  // Custom days are typed freely and applied once they make a window.
+  const [fromInput, setFromInput] = useState(params.get('from') ?? addDays(today, -29));
+  const [toInput, setToInput] = useState(params.get('to') ?? today);
+  const range: Range = preset === 'custom' ? customRange(fromInput, toInput) : { from: addDays(today, 1 - Number(preset)), to: today };
+  const valid = 'from' in range;
+  useEffect(() => {
+    if (preset === 'custom' && valid && (params.get('from') !== range.from || params.get('to') !== range.to)) {
+      setParams({ window: 'custom', from: range.from, to: range.to }, { replace: true });
+    }
+  });
+
+  const analytics = useQuery({
+    queryKey: keys.analytics(ws, linkId, valid ? range.from : '', valid ? range.to : ''),
+    queryFn: () =>
+      unwrap(
+        api.GET('/workspaces/{workspaceId}/links/{linkId}/analytics', {
+          params: { path: { workspaceId: ws, linkId }, query: valid ? { from: range.from, to: range.to } : {} },
+        }),
+      ),
+    enabled: valid,
+    placeholderData: keepPreviousData,
+  });
+
+  const slug = link.data?.slug;
+  const ids = { window: useId(), from: useId(), to: useId(), fromError: useId(), toError: useId() };
+  const problems = valid ? {} : range.problems;
+
+  return (
+    <>
+      <PageHeader
+        title={slug ? `Analytics for ${slug}` : 'Analytics'}
+        eyebrow={
+          <>
+            <Link href={wsPath(ws, '/links')} className="back-link">
+              All links
+            </Link>
+            {slug ? (
+              <>
+                {' / '}
+                <Link href={linkPath(ws, linkId)}>Edit {slug}</Link>
+              </>
+            ) : null}
+          </>
+        }
+      >
+        {link.data ? <p className="muted short-url">{link.data.shortUrl}</p> : null}
+      </PageHeader>
+
+      <div className="toolbar toolbar-tight">
+        <div className="field">
+          <label htmlFor={ids.window}>Window</label>
+          <select
+            id={ids.window}
+            value={preset}
+            onChange={(e) => {
+              const value = e.target.value;
+              if (value === 'custom') {
+                const from = valid ? range.from : addDays(today, -29);
+                const to = valid ? range.to : today;
+                setFromInput(from);
+                setToInput(to);
+                setParams({ window: 'custom', from, to }, { replace: true });
+              } else setParams(value === '30' ? {} : { window: value }, { replace: true });
+            }}
+          >
+            {PRESETS.map((p) => (
+              <option key={p.value} value={p.value}>
+                {p.label}
+              </option>
+            ))}
+          </select>
+        </div>
+        {preset === 'custom' ? (
+          <>
+            <div className="field">
+              <label htmlFor={ids.from}>From</label>
+              <input
+                id={ids.from}
+                type="date"
+                value={fromInput}
+                max={today}
+                onChange={(e) => setFromInput(e.target.value)}
+                aria-invalid={problems.from ? true : undefined}
+                aria-describedby={problems.from ? ids.fromError : undefined}
+              />
+              {problems.from ? (
+                <p id={ids.fromError} className="field-error">
+                  {problems.from}
+                </p>
+              ) : null}
+            </div>
+            <div className="field">
+              <label htmlFor={ids.to}>To</label>
+              <input
+                id={ids.to}
+                type="date"
+                value={toInput}
+                onChange={(e) => setToInput(e.target.value)}
+                aria-invalid={problems.to ? true : undefined}
+                aria-describedby={problems.to ? ids.toError : undefined}
+              />
+              {problems.to ? (
+                <p id={ids.toError} className="field-error">
+                  {problems.to}
+                </p>
+              ) : null}
+            </div>
+            <p className="field-hint toolbar-note">Days in UTC, up to {MAX_DAYS} days.</p>
+          </>
+        ) : null}
+      </div>
+
+      {analytics.isPending && valid ? (
+        <Loading label="Loading analytics…" />
+      ) : analytics.isError && !analytics.data ? (
+        <LoadError error={analytics.error} retry={() => analytics.refetch()} what="the analytics" />
+      ) : analytics.data ? (
+        <Report data={analytics.data} slug={slug ?? linkId} busy={analytics.isFetching} />
+      ) : null}
+    </>
+  );
+}
+
+function Report({ data, slug, busy }: { data: Analytics; slug: string; busy: boolean }) {
+  const busiest = data.series.reduce<Analytics['series'][number] | null>((best, d) => (!best || d.clicks > best.clicks ? d : best), null);
+  const span = `${formatDay(data.window.from)} – ${formatDay(data.window.to)}`;
+  // Worded without "from", "to" or "total": the window's From and To inputs are found by label.
+  const summary =
+    `Line chart of clicks and QR scans per day, ${span}: ${formatCount(data.totals.clicks)} clicks and ${formatCount(data.totals.scans)} QR scans in all` +
+    (busiest && busiest.clicks > 0 ? `; the busiest day was ${formatDay(busiest.day)} with ${formatCount(busiest.clicks)} clicks.` : '.');
+
+  const exportCsv = () => {
+    const lines = ['day,clicks,scans', ...data.series.map((d) => [d.day, d.clicks, d.scans].map(csvField).join(','))];
+    downloadText(`${slug}-clicks-${data.window.from}-to-${data.window.to}.csv`, `${lines.join('\n')}\n`);
+  };
+
+  return (
+    <div aria-busy={busy || undefined}>
+      <dl className="stats">
+        <div className="stat">
+          <dt>Clicks</dt>
+          <dd>{formatCount(data.totals.clicks)}</dd>
+        </div>
+        <div className="stat">
+          <dt>QR scans</dt>
+          <dd>{formatCount(data.totals.scans)}</dd>
+        </div>
+        <div className="stat">
+          <dt>Busiest day</dt>
+          <dd>{busiest && busiest.clicks > 0 ? formatDay(busiest.day) : 'None yet'}</dd>
+        </div>
+        <div className="stat">
+          <dt>Days</dt>
+          <dd>{formatCount(data.series.length)}</dd>
+        </div>
+      </dl>
+
+      <section className="panel" aria-labelledby="per-day-heading">
+        <div className="panel-header">
+          <div>
+            <h2 id="per-day-heading">Clicks and QR scans per day</h2>
+            <p className="muted">{span} (UTC days)</p>
+          </div>
+          <button type="button" className="button button-small" onClick={exportCsv}>
+            Export as CSV
+          </button>
+        </div>
+        <ClicksChart series={data.series} summary={summary} />
+        <details className="numbers">
+          <summary>Show the numbers</summary>
+          <div className="table-wrap table-wrap-tall" role="region" aria-label="Clicks per day, as numbers" tabIndex={0}>
+            <table className="table table-compact">
+              <caption>Clicks per day</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Day</th>
+                  <th scope="col" className="num">
+                    Clicks
+                  </th>
+                  <th scope="col" className="num">
+                    QR scans
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.series.map((d) => (
+                  <tr key={d.day}>
+                    <th scope="row">{formatDay(d.day)}</th>
+                    <td className="num">{formatCount(d.clicks)}</td>
+                    <td className="num">{formatCount(d.scans)}</td>
+                  </tr>
+                ))}
+              </tbody>
+              <tfoot>
+                <tr>
+                  <th scope="row">Total</th>
+                  <td className="num">{formatCount(data.totals.clicks)}</td>
+                  <td className="num">{formatCount(data.totals.scans)}</td>
+                </tr>
+              </tfoot>
+            </table>
+          </div>
+        </details>
+      </section>
+
+      <section aria-labelledby="sources-heading" className="section">
+        <h2 id="sources-heading">Sources of clicks</h2>
+        <p className="muted">
+          The last 90 days ({formatDay(data.breakdownWindow.from)} – {formatDay(data.breakdownWindow.to)}), whatever the window above; visits by people only.
+        </p>
+        <Breakdowns breakdowns={data.breakdowns} />
+      </section>
+    </div>
+  );
+}

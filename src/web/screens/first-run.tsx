@@ -1,0 +1,117 @@
+// /setup?token=: the first person names the workspace and becomes its owner (the token
+// `shortlink serve` printed works once, while no user exists).
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { useRef, useState, type FormEvent } from 'react';
+import { Link, useLocation, useSearch } from 'wouter';
+import { api } from '../api/client.ts';
+import { unwrap } from '../api/errors.ts';
+import { keys } from '../api/keys.ts';
+import { queryClient } from '../api/query-client.ts';
+import { SubmitButton } from '../components/buttons.tsx';
+import { FormAlert, LoadError, Loading } from '../components/feedback.tsx';
+import { TextField } from '../components/fields.tsx';
+import { useFormErrors } from '../components/form-errors.ts';
+import { PublicFrame } from '../components/shell.tsx';
+import { useDocumentTitle } from '../lib/hooks.ts';
+import { MIN_PASSWORD, newPasswordProblems } from '../lib/passwords.ts';
+
+type Field = 'workspaceName' | 'email' | 'password' | 'confirm';
+const FIELDS: Record<string, Field> = { workspaceName: 'workspaceName', email: 'email', password: 'password' };
+
+export function FirstRun() {
+  useDocumentTitle('Set up Shortlink');
+  const token = new URLSearchParams(useSearch()).get('token') ?? '';
+  const [, navigate] = useLocation();
+  const [values, setValues] = useState({ workspaceName: '', email: '', password: '', confirm: '' });
+  const formRef = useRef<HTMLFormElement>(null);
+  const errors = useFormErrors<Field>(FIELDS, formRef);
+  const set = (key: keyof typeof values) => (e: { target: { value: string } }) => setValues((v) => ({ ...v, [key]: e.target.value }));
+
+  const check = useQuery({
+    queryKey: ['first-run', token],
+    queryFn: () => unwrap(api.GET('/first-run', { params: { query: { token } } })),
+    enabled: token.length > 0,
+    staleTime: Infinity,
+  });
+
+  const claim = useMutation({
+    mutationFn: () =>
+      unwrap(
+        api.POST('/first-run', {
+          body: { token, workspaceName: values.workspaceName.trim(), email: values.email.trim(), password: values.password },
+        }),
+      ),
+    onSuccess: (session) => {
+      queryClient.setQueryData(keys.session, session);
+      const first = session.workspaces[0];
+      navigate(first ? `/w/${encodeURIComponent(first.id)}/links` : '/', { replace: true });
+    },
+    onError: (err) => errors.show(err),
+  });
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const pair = newPasswordProblems(values.password, values.confirm);
+    const ok = errors.check({
+      workspaceName: values.workspaceName.trim() ? undefined : 'Name the workspace.',
+      email: /^\S+@\S+$/.test(values.email.trim()) ? undefined : 'Enter an email address, such as you@example.com.',
+      password: pair.password,
+      confirm: pair.confirm,
+    });
+    if (ok) claim.mutate();
+  };
+
+  let body;
+  if (!token) {
+    body = (
+      <div role="alert" className="notice notice-error">
+        This address has no set-up token. Open the whole first-run link that <code>shortlink serve</code> printed.
+      </div>
+    );
+  } else if (check.isPending) {
+    body = <Loading label="Checking the set-up link…" />;
+  } else if (check.isError) {
+    body = <LoadError error={check.error} retry={() => check.refetch()} what="the set-up link" />;
+  } else if (!check.data.available) {
+    body = (
+      <>
+        <div role="alert" className="notice notice-error">
+          This set-up link has been used, or Shortlink already has a workspace. Sign in instead.
+        </div>
+        <p>
+          <Link href="/login">Go to sign in</Link>
+        </p>
+      </>
+    );
+  } else {
+    body = (
+      <form ref={formRef} onSubmit={submit} noValidate className="stack">
+        <FormAlert message={errors.form} />
+        <TextField label="Workspace name" value={values.workspaceName} onChange={set('workspaceName')} error={errors.fields.workspaceName} autoComplete="organization" required maxLength={200} />
+        <TextField label="Email" type="email" value={values.email} onChange={set('email')} error={errors.fields.email} autoComplete="username" required />
+        <TextField
+          label="Password"
+          type="password"
+          value={values.password}
+          onChange={set('password')}
+          error={errors.fields.password}
+          hint={`At least ${MIN_PASSWORD} characters.`}
+          autoComplete="new-password"
+          required
+        />
+        <TextField label="Confirm password" type="password" value={values.confirm} onChange={set('confirm')} error={errors.fields.confirm} autoComplete="new-password" required />
+        <SubmitButton pending={claim.isPending} className="button-block">
+          Create workspace
+        </SubmitButton>
+      </form>
+    );
+  }
+
+  return (
+    <PublicFrame>
+      <h1>Set up Shortlink</h1>
+      <p className="lede">Name your workspace and choose how you will sign in. You will be its owner.</p>
+      {body}
+    </PublicFrame>
+  );
+}

@@ -1,0 +1,362 @@
+// New link and edit link: one form. A new link is made with what was filled in, then opens as
+// an existing link (its short URL, its QR code); an existing link is sent only what changed.
+import { useMutation } from '@tanstack/react-query';
+import { useRef, useState, type FormEvent } from 'react';
+import { Link, useLocation, useParams, useSearch } from 'wouter';
+import { api } from '../../api/client.ts';
+import { unwrap } from '../../api/errors.ts';
+import { keys } from '../../api/keys.ts';
+import { useDomains, useLink, useTags, useWorkspace } from '../../api/queries.ts';
+import { queryClient } from '../../api/query-client.ts';
+import { can, useMembership } from '../../api/session.ts';
+import type { DashboardLink, Domain, Workspace, WorkspaceTag } from '../../api/types.ts';
+import { SubmitButton } from '../../components/buttons.tsx';
+import { useConfirm } from '../../components/confirm.tsx';
+import { CopyButton } from '../../components/copy-button.tsx';
+import { FormAlert, LoadError, Loading, StatusNotice } from '../../components/feedback.tsx';
+import { CheckboxField, SelectField, TextAreaField, TextField } from '../../components/fields.tsx';
+import { useFormErrors } from '../../components/form-errors.ts';
+import { PageHeader } from '../../components/page.tsx';
+import { TagChip } from '../../components/tag-chip.tsx';
+import { formatCount, roleName } from '../../lib/format.ts';
+import { API_FIELDS, checkLinkForm, createBody, EMPTY_FORM, formFromLink, updateBody, type LinkField, type LinkForm } from './link-form.ts';
+import { linkPath, wsPath } from './paths.ts';
+import { PreviewImageField } from './preview-image.tsx';
+import { QrSection } from './qr-section.tsx';
+
+export function LinkEditor() {
+  const { workspaceId: ws, linkId } = useParams<{ workspaceId: string; linkId?: string }>();
+  const workspace = useWorkspace(ws);
+  const tags = useTags(ws);
+  const domains = useDomains(ws);
+  const link = useLink(ws, linkId ?? '');
+  const title = linkId ? (link.data ? `Edit ${link.data.slug}` : 'Edit link') : 'New link';
+  const eyebrow = (
+    <Link href={wsPath(ws, '/links')} className="back-link">
+      All links
+    </Link>
+  );
+
+  const reads = linkId ? [workspace, tags, domains, link] : [workspace, tags, domains];
+  const failed = reads.find((r) => r.isError);
+  if (failed) {
+    return (
+      <>
+        <PageHeader title={title} eyebrow={eyebrow} />
+        <LoadError error={failed.error} retry={() => reads.forEach((r) => r.refetch())} what={linkId ? 'the link' : 'the form'} />
+      </>
+    );
+  }
+  if (!workspace.data || !tags.data || !domains.data || (linkId && !link.data)) {
+    return (
+      <>
+        <PageHeader title={title} eyebrow={eyebrow} />
+        <Loading label={linkId ? 'Loading the link…' : 'Loading the form…'} />
+      </>
+    );
+  }
+  return (
+    <>
+      <PageHeader title={title} eyebrow={eyebrow} />
+      <LinkEditorForm
+        key={link.data?.id ?? 'new'}
+        workspace={workspace.data}
+        tags={tags.data}
+        domains={domains.data}
+        link={linkId ? link.data : undefined}
+      />
+    </>
+  );
+}
+
+function LinkEditorForm({ workspace, tags, domains, link }: { workspace: Workspace; tags: WorkspaceTag[]; domains: Domain[]; link?: DashboardLink }) {
+  const ws = workspace.id;
+  const role = useMembership(ws)?.role ?? workspace.role;
+  const editable = can.editLinks(role);
+  const [, navigate] = useLocation();
+  const justCreated = new URLSearchParams(useSearch()).has('created');
+  const [form, setForm] = useState<LinkForm>(() => (link ? formFromLink(link) : EMPTY_FORM));
+  const [saved, setSaved] = useState<'created' | 'saved' | 'unchanged' | null>(justCreated ? 'created' : null);
+  const formRef = useRef<HTMLFormElement>(null);
+  const errors = useFormErrors<LinkField>(API_FIELDS, formRef);
+  const [uploadError, setUploadError] = useState<string | undefined>();
+  const [ask, dialog] = useConfirm();
+
+  const set = <K extends keyof LinkForm>(key: K, value: LinkForm[K]) => {
+    setForm((f) => ({ ...f, [key]: value }));
+    setSaved(null);
+  };
+  const text = (key: keyof LinkForm) => (e: { target: { value: string } }) => set(key, e.target.value as never);
+
+  const save = useMutation({
+    mutationFn: async () => {
+      if (!link) {
+        return unwrap(api.POST('/workspaces/{workspaceId}/links', { params: { path: { workspaceId: ws } }, body: createBody(form) }));
+      }
+      const body = updateBody(form, link);
+      if (Object.keys(body).length === 0) return null;
+      return unwrap(api.PATCH('/workspaces/{workspaceId}/links/{linkId}', { params: { path: { workspaceId: ws, linkId: link.id } }, body }));
+    },
+    onSuccess: (answer) => {
+      void queryClient.invalidateQueries({ queryKey: keys.links(ws) });
+      if (!answer) {
+        setSaved('unchanged');
+        return;
+      }
+      queryClient.setQueryData(keys.link(ws, answer.data.id), answer.data);
+      if (!link) {
+        navigate(linkPath(ws, answer.data.id, '?created=1'), { replace: true });
+        return;
+      }
+      setForm(formFromLink(answer.data));
+      setSaved('saved');
+    },
+    onError: (err) => errors.show(err),
+  });
+
+  const remove = useMutation({
+    mutationFn: () => unwrap(api.DELETE('/workspaces/{workspaceId}/links/{linkId}', { params: { path: { workspaceId: ws, linkId: link!.id } } })),
+    onSuccess: () => {
+      queryClient.removeQueries({ queryKey: keys.link(ws, link!.id) });
+      void queryClient.invalidateQueries({ queryKey: keys.links(ws) });
+      navigate(wsPath(ws, '/links'));
+    },
+    onError: (err) => errors.show(err),
+  });
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    if (errors.check(checkLinkForm(form, Boolean(link)))) save.mutate();
+  };
+
+  // The shared short domain, and the custom domains that serve links (a link keeps its own).
+  const domainOptions = domains.filter((d) => d.status === 'ACTIVE' || d.id === link?.domainId);
+  const expiredUrlAllowed = workspace.features.expiredUrl;
+  const e = errors.fields;
+
+  return (
+    <>
+      {saved === 'created' ? <StatusNotice>Link created. Its short URL is ready to share.</StatusNotice> : null}
+      {saved === 'saved' ? <StatusNotice>Changes saved.</StatusNotice> : null}
+      {saved === 'unchanged' ? <StatusNotice tone="info">Nothing to save: no field was changed.</StatusNotice> : null}
+      <div className={link ? 'editor' : 'editor editor-new'}>
+        {link ? (
+          <div className="editor-summary">
+            <section className="panel" aria-labelledby="short-heading">
+              <h2 id="short-heading">Short URL</h2>
+              <p className="short-url-big">
+                <a href={link.shortUrl} target="_blank" rel="noreferrer">
+                  {link.shortUrl}
+                </a>
+              </p>
+              <div className="button-row">
+                <CopyButton text={link.shortUrl} label="Copy short URL" visible="Copy short URL" />
+                <Link href={linkPath(ws, link.id, '/analytics')} className="button button-small">
+                  Analytics
+                </Link>
+              </div>
+              <dl className="facts">
+                <div>
+                  <dt>Clicks</dt>
+                  <dd>{formatCount(link.clicks)}</dd>
+                </div>
+                <div>
+                  <dt>Status</dt>
+                  <dd>{link.status === 'ACTIVE' ? 'Active' : 'Disabled'}</dd>
+                </div>
+              </dl>
+            </section>
+          </div>
+        ) : null}
+        <form ref={formRef} className="editor-form" onSubmit={submit} noValidate aria-label={link ? 'Edit link' : 'New link'}>
+          <FormAlert message={errors.form} />
+          {!editable ? (
+            <p className="notice notice-info">You can read this link. Your role ({roleName(role)}) cannot change links.</p>
+          ) : null}
+
+          <fieldset className="form-section" disabled={!editable}>
+            <legend>Destination</legend>
+            <TextField
+              label="Destination URL"
+              type="url"
+              inputMode="url"
+              value={form.url}
+              onChange={text('url')}
+              error={e.url}
+              placeholder="https://example.com/page"
+              required
+              maxLength={2048}
+              autoFocus={!link}
+            />
+            <div className="grid-2">
+              <TextField
+                label="Slug"
+                value={form.slug}
+                onChange={text('slug')}
+                error={e.slug}
+                hint={link ? 'Renaming stops the old short URL at once.' : 'Letters, digits, - and _. Left empty, one is made up.'}
+                maxLength={64}
+                autoCapitalize="none"
+                spellCheck={false}
+              />
+              <SelectField
+                label="Domain"
+                value={form.domainId}
+                onChange={text('domainId')}
+                error={e.domainId}
+                disabled={Boolean(link)}
+                hint={link ? 'A link keeps its domain.' : domainOptions.length ? undefined : 'Verified custom domains are listed here.'}
+              >
+                <option value="">Shared short domain</option>
+                {domainOptions.map((d) => (
+                  <option key={d.id} value={d.id}>
+                    {d.host}
+                  </option>
+                ))}
+              </SelectField>
+            </div>
+            <TextField label="Title" value={form.title} onChange={text('title')} error={e.title} hint="For you and your team; visitors do not see it." maxLength={200} />
+          </fieldset>
+
+          <fieldset className="form-section" disabled={!editable} aria-describedby={e.tagIds ? 'tags-error' : undefined}>
+            <legend>Tags</legend>
+            {tags.length === 0 ? (
+              <p className="muted">
+                No tags yet.{' '}
+                {can.editLinks(role) ? <Link href={wsPath(ws, '/settings/tags')}>Create tags in Settings</Link> : null}
+              </p>
+            ) : (
+              <div className="check-grid">
+                {tags.map((t) => (
+                  <CheckboxField
+                    key={t.id}
+                    label={<TagChip name={t.name} color={t.color} />}
+                    checked={form.tagIds.includes(t.id)}
+                    onChange={(ev) => set('tagIds', ev.target.checked ? [...form.tagIds, t.id] : form.tagIds.filter((id) => id !== t.id))}
+                  />
+                ))}
+              </div>
+            )}
+            {e.tagIds ? (
+              <p id="tags-error" className="field-error">
+                {e.tagIds}
+              </p>
+            ) : null}
+          </fieldset>
+
+          <fieldset className="form-section" disabled={!editable}>
+            <legend>Redirect and schedule</legend>
+            <div className="grid-2">
+              <SelectField label="Redirect type" value={form.redirectType} onChange={text('redirectType')} error={e.redirectType}>
+                <option value="TEMPORARY">302 temporary</option>
+                <option value="PERMANENT">301 permanent</option>
+              </SelectField>
+              <TextField
+                label="Click limit"
+                type="number"
+                inputMode="numeric"
+                min={1}
+                step={1}
+                value={form.clickLimit}
+                onChange={text('clickLimit')}
+                error={e.clickLimit}
+                hint="The link stops after this many clicks. Empty for no limit."
+              />
+            </div>
+            <div className="grid-3">
+              <TextField label="Starts at" type="datetime-local" value={form.startAt} onChange={text('startAt')} error={e.startAt} hint="Live from this time." />
+              <TextField label="Ends at" type="datetime-local" value={form.endAt} onChange={text('endAt')} error={e.endAt} hint="Not live after this time." />
+              <TextField label="Expires at" type="datetime-local" value={form.expiresAt} onChange={text('expiresAt')} error={e.expiresAt} hint="Expired after this time." />
+            </div>
+            <p className="field-hint">Times are in your time zone ({Intl.DateTimeFormat().resolvedOptions().timeZone}).</p>
+            <TextField
+              label="Expired URL"
+              type="url"
+              inputMode="url"
+              value={form.expiredUrl}
+              onChange={text('expiredUrl')}
+              error={e.expiredUrl}
+              disabled={!expiredUrlAllowed}
+              hint={expiredUrlAllowed ? 'Where visitors go once the link has expired or reached its limit.' : 'Needs the Growth plan'}
+              maxLength={2048}
+            />
+          </fieldset>
+
+          <fieldset className="form-section" disabled={!editable}>
+            <legend>Password</legend>
+            <TextField
+              label="Password"
+              type="password"
+              autoComplete="new-password"
+              value={form.password}
+              onChange={text('password')}
+              error={e.password}
+              disabled={form.removePassword}
+              maxLength={256}
+              hint={link?.hasPassword ? 'A password is set. Type a new one to change it.' : 'Visitors must enter it before they are sent on. Empty for none.'}
+            />
+            {link?.hasPassword ? (
+              <CheckboxField label="Remove password" checked={form.removePassword} onChange={(ev) => set('removePassword', ev.target.checked)} />
+            ) : null}
+          </fieldset>
+
+          <fieldset className="form-section" disabled={!editable}>
+            <legend>Social preview</legend>
+            <p className="field-hint">What sites and chat apps show when the short URL is shared.</p>
+            <TextField label="Preview title" value={form.previewTitle} onChange={text('previewTitle')} error={e.previewTitle} maxLength={300} />
+            <TextAreaField
+              label="Preview description"
+              value={form.previewDescription}
+              onChange={text('previewDescription')}
+              error={e.previewDescription}
+              rows={3}
+              maxLength={1000}
+            />
+            <PreviewImageField
+              workspaceId={ws}
+              value={form.previewImage}
+              onChange={(url) => set('previewImage', url)}
+              error={e.previewImage}
+              uploadError={uploadError}
+              onUploadError={setUploadError}
+              disabled={!editable}
+            />
+          </fieldset>
+
+          {editable ? (
+            <div className="form-actions">
+              <SubmitButton pending={save.isPending}>Save</SubmitButton>
+              <Link href={wsPath(ws, '/links')} className="button button-quiet">
+                Back to links
+              </Link>
+            </div>
+          ) : null}
+        </form>
+
+        {link ? (
+          <div className="editor-more">
+            <QrSection workspaceId={ws} link={link} canMake={editable} />
+            {can.deleteLinks(role) ? (
+              <section className="panel panel-danger" aria-labelledby="delete-heading">
+                <h2 id="delete-heading">Delete</h2>
+                <p className="muted">The short URL stops working at once. Click history is kept.</p>
+                <button
+                  type="button"
+                  className="button button-danger"
+                  disabled={remove.isPending}
+                  onClick={async () => {
+                    const ok = await ask({ title: `Delete ${link.slug}?`, body: 'The short URL stops working at once.', confirmLabel: 'Delete', danger: true });
+                    if (ok) remove.mutate();
+                  }}
+                >
+                  Delete link
+                </button>
+              </section>
+            ) : null}
+          </div>
+        ) : null}
+        {dialog}
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,375 @@
+// A workspace's links: search (debounced), filters, sort and pages kept in the address, so a
+// reload or the back button returns to the same view; selection and bulk actions by role.
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useEffect, useId, useMemo, useRef, useState } from 'react';
+import { Link, useLocation, useParams, useSearchParams } from 'wouter';
+import { api } from '../../api/client.ts';
+import { unwrap } from '../../api/errors.ts';
+import { keys } from '../../api/keys.ts';
+import { useDomains, useTags } from '../../api/queries.ts';
+import { queryClient } from '../../api/query-client.ts';
+import { can, useMembership } from '../../api/session.ts';
+import type { DashboardLink } from '../../api/types.ts';
+import { CopyButton } from '../../components/copy-button.tsx';
+import { EmptyState, LoadError, Loading } from '../../components/feedback.tsx';
+import { PageHeader } from '../../components/page.tsx';
+import { TagChip } from '../../components/tag-chip.tsx';
+import { When } from '../../components/when.tsx';
+import { formatCount, pageRange } from '../../lib/format.ts';
+import { useDebouncedValue } from '../../lib/hooks.ts';
+import { BulkBar, BulkOutcomeNotice, type BulkOutcome } from './bulk-bar.tsx';
+import { linkPath, wsPath } from './paths.ts';
+
+const LIMIT = 25;
+
+type Sort = 'created' | 'clicks';
+type Order = 'asc' | 'desc';
+type Status = 'ACTIVE' | 'DISABLED';
+
+export function LinksList() {
+  const { workspaceId: ws } = useParams<{ workspaceId: string }>();
+  const role = useMembership(ws)!.role;
+  const [, navigate] = useLocation();
+  const [params, setParams] = useSearchParams();
+
+  const q = params.get('q') ?? '';
+  const tagId = params.get('tag') ?? '';
+  const domainId = params.get('domain') ?? '';
+  const status: Status | '' = params.get('status') === 'ACTIVE' || params.get('status') === 'DISABLED' ? (params.get('status') as Status) : '';
+  const sort: Sort = params.get('sort') === 'clicks' ? 'clicks' : 'created';
+  const order: Order = params.get('order') === 'asc' ? 'asc' : 'desc';
+  const page = Math.max(1, Math.floor(Number(params.get('page'))) || 1);
+  const filtered = Boolean(q || tagId || domainId || status);
+
+  /** Changes the view; any change but the page goes back to page 1. */
+  const update = (changes: Record<string, string | null>) =>
+    setParams(
+      (prev) => {
+        const next = new URLSearchParams(prev);
+        for (const [k, v] of Object.entries(changes)) {
+          if (v) next.set(k, v);
+          else next.delete(k);
+        }
+        if (!('page' in changes)) next.delete('page');
+        return next;
+      },
+      { replace: !('page' in changes) },
+    );
+
+  // The search box types freely; the address (and the request) follows once typing pauses.
+  const [search, setSearch] = useState(q);
+  const settled = useDebouncedValue(search, 300);
+  useEffect(() => {
+    if (settled.trim() !== q) update({ q: settled.trim() || null });
+    // Only a settled search changes the address.
+  }, [settled]);
+  useEffect(() => {
+    // Back and forward bring their own search.
+    if (q !== settled.trim()) setSearch(q);
+    // Follows the address only.
+  }, [q]);
+
+  const query = {
+    q: q || undefined,
+    tagId: tagId || undefined,
+    domainId: domainId || undefined,
+    status: status || undefined,
+    sort,
+    order,
+    page,
+    limit: LIMIT,
+  };
+  const links = useQuery({
+    queryKey: [...keys.links(ws), query],
+    queryFn: () => unwrap(api.GET('/workspaces/{workspaceId}/links', { params: { path: { workspaceId: ws }, query } })),
+    placeholderData: keepPreviousData,
+  });
+  const tags = useTags(ws);
+  const domains = useDomains(ws);
+
+  const rows: DashboardLink[] = links.data?.data ?? [];
+  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const [outcome, setOutcome] = useState<BulkOutcome | null>(null);
+  const viewKey = JSON.stringify(query);
+  useEffect(() => setSelected(new Set()), [viewKey]);
+
+  const canSelect = can.editLinks(role);
+  const allOnPage = rows.length > 0 && rows.every((l) => selected.has(l.id));
+  const someOnPage = rows.some((l) => selected.has(l.id));
+  const selectAll = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    if (selectAll.current) selectAll.current.indeterminate = someOnPage && !allOnPage;
+  }, [someOnPage, allOnPage]);
+  const slugs = useMemo(() => new Map(rows.map((l) => [l.id, l.slug])), [rows]);
+
+  const toggle = (id: string, on: boolean) =>
+    setSelected((prev) => {
+      const next = new Set(prev);
+      if (on) next.add(id);
+      else next.delete(id);
+      return next;
+    });
+
+  const newLinkButton = can.editLinks(role) ? (
+    <button type="button" className="button button-primary" onClick={() => navigate(wsPath(ws, '/links/new'))}>
+      New link
+    </button>
+  ) : null;
+
+  const ids = {
+    search: useId(),
+    tag: useId(),
+    domain: useId(),
+    status: useId(),
+    sort: useId(),
+    order: useId(),
+    caption: useId(),
+    filters: useId(),
+    selectAll: useId(),
+  };
+  const [filtersOpen, setFiltersOpen] = useState(false);
+  const activeFilters = [tagId, domainId, status].filter(Boolean).length + (sort !== 'created' || order !== 'desc' ? 1 : 0);
+
+  const meta = links.data?.meta;
+  const total = meta?.total ?? 0;
+  const capped = meta?.totalCapped ?? false;
+  const hasNext = rows.length === LIMIT && (capped || page * LIMIT < total);
+  const range = rows.length ? pageRange(page, LIMIT, rows.length, total, capped) : '';
+  const noLinksYet = Boolean(links.data) && rows.length === 0 && !filtered && page === 1;
+
+  return (
+    <>
+      {/* An empty workspace offers New link in its empty state: one button of that name, not two. */}
+      <PageHeader title="Links" actions={noLinksYet ? null : newLinkButton} />
+
+      <div className="toolbar" role="search" aria-label="Links">
+        <div className="field field-search">
+          <label htmlFor={ids.search}>Search links</label>
+          <input
+            id={ids.search}
+            type="search"
+            value={search}
+            onChange={(e) => setSearch(e.target.value)}
+            placeholder="Slug, title or destination"
+            maxLength={200}
+          />
+        </div>
+        {/* On phones the filters fold away behind this button; wider screens always show them. */}
+        <button
+          type="button"
+          className="button filters-toggle"
+          aria-expanded={filtersOpen}
+          aria-controls={ids.filters}
+          onClick={() => setFiltersOpen((open) => !open)}
+        >
+          Filters and sort{activeFilters ? ` (${activeFilters})` : ''}
+        </button>
+        <div id={ids.filters} className={`toolbar-filters${filtersOpen ? ' is-open' : ''}`}>
+          <div className="field">
+            <label htmlFor={ids.tag}>Tag</label>
+            <select id={ids.tag} value={tagId} onChange={(e) => update({ tag: e.target.value || null })}>
+              <option value="">All tags</option>
+              {(tags.data ?? []).map((t) => (
+                <option key={t.id} value={t.id}>
+                  {t.name}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div className="field">
+            <label htmlFor={ids.domain}>Domain</label>
+            <select id={ids.domain} value={domainId} onChange={(e) => update({ domain: e.target.value || null })}>
+              <option value="">All domains</option>
+              <option value="short">Shared short domain</option>
+              {(domains.data ?? []).map((d) => (
+                <option key={d.id} value={d.id}>
+                  {d.host}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div className="field">
+            <label htmlFor={ids.status}>Status</label>
+            <select id={ids.status} value={status} onChange={(e) => update({ status: e.target.value || null })}>
+              <option value="">Any status</option>
+              <option value="ACTIVE">Active</option>
+              <option value="DISABLED">Disabled</option>
+            </select>
+          </div>
+          <div className="field">
+            <label htmlFor={ids.sort}>Sort by</label>
+            <select id={ids.sort} value={sort} onChange={(e) => update({ sort: e.target.value === 'clicks' ? 'clicks' : null })}>
+              <option value="created">Created</option>
+              <option value="clicks">Clicks</option>
+            </select>
+          </div>
+          <div className="field">
+            <label htmlFor={ids.order}>Order</label>
+            <select id={ids.order} value={order} onChange={(e) => update({ order: e.target.value === 'asc' ? 'asc' : null })}>
+              <option value="desc">{sort === 'clicks' ? 'Most clicks first' : 'Newest first'}</option>
+              <option value="asc">{sort === 'clicks' ? 'Fewest clicks first' : 'Oldest first'}</option>
+            </select>
+          </div>
+        </div>
+      </div>
+
+      {outcome ? <BulkOutcomeNotice outcome={outcome} onDismiss={() => setOutcome(null)} /> : null}
+
+      {canSelect && selected.size > 0 ? (
+        <BulkBar
+          workspaceId={ws}
+          selected={[...selected]}
+          slugOf={(id) => slugs.get(id) ?? id}
+          tags={tags.data ?? []}
+          canDelete={can.deleteLinks(role)}
+          onClear={() => setSelected(new Set())}
+          onDone={(result) => {
+            setOutcome(result);
+            setSelected(new Set());
+            void queryClient.invalidateQueries({ queryKey: keys.links(ws) });
+          }}
+        />
+      ) : null}
+
+      {links.isPending ? (
+        <Loading label="Loading links…" />
+      ) : links.isError && !links.data ? (
+        <LoadError error={links.error} retry={() => links.refetch()} what="the links" />
+      ) : rows.length === 0 ? (
+        filtered || page > 1 ? (
+          <EmptyState
+            title="No links match"
+            action={
+              <button
+                type="button"
+                className="button"
+                onClick={() => {
+                  setSearch('');
+                  setParams(new URLSearchParams(), { replace: true });
+                }}
+              >
+                Clear search and filters
+              </button>
+            }
+          >
+            Try other words, or clear the search and filters to see every link.
+          </EmptyState>
+        ) : (
+          <EmptyState title="No links yet" action={newLinkButton}>
+            {can.editLinks(role) ? 'Make your first short link, or import links from a CSV file.' : 'Links made in this workspace will be listed here.'}
+          </EmptyState>
+        )
+      ) : (
+        <>
+          <div className="table-wrap links-wrap" role="region" aria-labelledby={ids.caption} tabIndex={0}>
+            <table className="table links-table" aria-busy={links.isFetching || undefined}>
+              <caption id={ids.caption} className="visually-hidden">
+                Links, {range}
+              </caption>
+              <thead>
+                <tr>
+                  {canSelect ? (
+                    <th scope="col" className="col-check">
+                      <input
+                        ref={selectAll}
+                        type="checkbox"
+                        id={ids.selectAll}
+                        aria-label="Select all on this page"
+                        checked={allOnPage}
+                        onChange={(e) =>
+                          setSelected((prev) => {
+                            const next = new Set(prev);
+                            for (const l of rows) {
+                              if (e.target.checked) next.add(l.id);
+                              else next.delete(l.id);
+                            }
+                            return next;
+                          })
+                        }
+                      />
+                      <label htmlFor={ids.selectAll} className="select-all-text" aria-hidden="true">
+                        Select all
+                      </label>
+                    </th>
+                  ) : null}
+                  <th scope="col">Short link</th>
+                  <th scope="col">Destination</th>
+                  <th scope="col">Tags</th>
+                  <th scope="col">Status</th>
+                  <th scope="col" className="num">
+                    Clicks
+                  </th>
+                  <th scope="col">Created</th>
+                  <th scope="col">
+                    <span className="visually-hidden">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {rows.map((l) => (
+                  <tr key={l.id} className={selected.has(l.id) ? 'is-selected' : undefined}>
+                    {canSelect ? (
+                      <td className="col-check">
+                        <input type="checkbox" aria-label={`Select ${l.slug}`} checked={selected.has(l.id)} onChange={(e) => toggle(l.id, e.target.checked)} />
+                      </td>
+                    ) : null}
+                    <td className="cell-short">
+                      <Link href={linkPath(ws, l.id)} className="slug-link">
+                        {l.slug}
+                      </Link>
+                      <span className="muted short-url" title={l.shortUrl}>
+                        {l.shortUrl.replace(/^https?:\/\//, '')}
+                      </span>
+                    </td>
+                    <td className="cell-dest">
+                      <span className="truncate" title={l.originalUrl}>
+                        {l.originalUrl}
+                      </span>
+                      {l.title ? <span className="muted truncate">{l.title}</span> : null}
+                    </td>
+                    <td className="cell-tags">
+                      {l.tags.length ? (
+                        <span className="tag-list">
+                          {l.tags.map((t) => (
+                            <TagChip key={t.id} name={t.name} color={t.color} />
+                          ))}
+                        </span>
+                      ) : (
+                        <span className="muted">None</span>
+                      )}
+                    </td>
+                    <td className="cell-status">
+                      <span className={`badge ${l.status === 'ACTIVE' ? 'badge-ok' : 'badge-off'}`}>{l.status === 'ACTIVE' ? 'Active' : 'Disabled'}</span>
+                      {l.hasPassword ? <span className="badge badge-neutral">Password</span> : null}
+                    </td>
+                    <td className="num cell-clicks" data-label="Clicks">
+                      {formatCount(l.clicks)}
+                    </td>
+                    <td className="nowrap cell-created" data-label="Created">
+                      <When iso={l.createdAt} />
+                    </td>
+                    <td className="cell-actions">
+                      <CopyButton text={l.shortUrl} label={`Copy short URL for ${l.slug}`} />
+                      <Link href={linkPath(ws, l.id, '/analytics')} className="button button-small button-quiet">
+                        Analytics
+                      </Link>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <nav className="pagination" aria-label="Pages of links">
+            <button type="button" className="button button-small" disabled={page <= 1} onClick={() => update({ page: page > 2 ? String(page - 1) : null })}>
+              Previous page
+            </button>
+            <span className="pagination-range">{range}</span>
+            <button type="button" className="button button-small" disabled={!hasNext} onClick={() => update({ page: String(page + 1) })}>
+              Next page
+            </button>
+          </nav>
+        </>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,47 @@
+// The link's QR code: made on first ask, shown, and offered as SVG and PNG downloads.
+import { useMutation } from '@tanstack/react-query';
+import { useState } from 'react';
+import { api } from '../../api/client.ts';
+import { unwrap } from '../../api/errors.ts';
+import type { DashboardLink, QrCode } from '../../api/types.ts';
+
+export function QrSection({ workspaceId, link, canMake }: { workspaceId: string; link: DashboardLink; canMake: boolean }) {
+  const [qr, setQr] = useState<QrCode | null>(null);
+  const make = useMutation({
+    mutationFn: () => unwrap(api.POST('/workspaces/{workspaceId}/links/{linkId}/qr', { params: { path: { workspaceId, linkId: link.id } } })),
+    onSuccess: (answer) => setQr(answer.data),
+  });
+  return (
+    <section className="panel" aria-labelledby="qr-heading">
+      <h2 id="qr-heading">QR code</h2>
+      {qr ? (
+        <div className="qr">
+          <img src={qr.svgUrl} alt={`QR code for ${link.shortUrl}`} width={160} height={160} className="qr-image" />
+          <p className="qr-downloads">
+            <a href={qr.svgUrl} download={`${link.slug}-qr.svg`} className="button button-small">
+              Download SVG
+            </a>
+            <a href={qr.pngUrl} download={`${link.slug}-qr.png`} className="button button-small">
+              Download PNG
+            </a>
+          </p>
+          <p className="field-hint">Scans count separately from clicks in the link's analytics.</p>
+        </div>
+      ) : canMake ? (
+        <>
+          <p className="muted">A code that opens this link; scans are counted in its analytics.</p>
+          <button type="button" className={`button${make.isPending ? ' is-busy' : ''}`} disabled={make.isPending} onClick={() => make.mutate()}>
+            Make QR code
+          </button>
+        </>
+      ) : (
+        <p className="muted">Members who can change links make QR codes.</p>
+      )}
+      {make.isError ? (
+        <p role="alert" className="field-error">
+          {make.error.message}
+        </p>
+      ) : null}
+    </section>
+  );
+}

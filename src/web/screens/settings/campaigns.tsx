@@ -1,0 +1,106 @@
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { useRef, useState, type FormEvent } from 'react';
+import { useParams } from 'wouter';
+import { api } from '../../api/client.ts';
+import { unwrap } from '../../api/errors.ts';
+import { keys } from '../../api/keys.ts';
+import { queryClient } from '../../api/query-client.ts';
+import { can, useMembership } from '../../api/session.ts';
+import { SubmitButton } from '../../components/buttons.tsx';
+import { CopyButton } from '../../components/copy-button.tsx';
+import { EmptyState, FormAlert, LoadError, Loading, StatusNotice } from '../../components/feedback.tsx';
+import { TextField } from '../../components/fields.tsx';
+import { useFormErrors } from '../../components/form-errors.ts';
+import { formatDate } from '../../lib/dates.ts';
+import { SettingsFrame } from './settings-frame.tsx';
+
+type Field = 'name';
+const FIELDS: Record<string, Field> = { name: 'name' };
+
+export function Campaigns() {
+  const { workspaceId: ws } = useParams<{ workspaceId: string }>();
+  const role = useMembership(ws)!.role;
+  const list = useQuery({
+    queryKey: keys.campaigns(ws),
+    queryFn: async () => (await unwrap(api.GET('/workspaces/{workspaceId}/campaigns', { params: { path: { workspaceId: ws } } }))).data,
+  });
+  const [name, setName] = useState('');
+  const [made, setMade] = useState<string | null>(null);
+  const formRef = useRef<HTMLFormElement>(null);
+  const errors = useFormErrors<Field>(FIELDS, formRef);
+  const create = useMutation({
+    mutationFn: () => unwrap(api.POST('/workspaces/{workspaceId}/campaigns', { params: { path: { workspaceId: ws } }, body: { name: name.trim() } })),
+    onSuccess: (answer) => {
+      setMade(answer.data.name);
+      setName('');
+      errors.clear();
+      void queryClient.invalidateQueries({ queryKey: keys.campaigns(ws) });
+    },
+    onError: (err) => errors.show(err),
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    setMade(null);
+    if (errors.check({ name: name.trim() ? undefined : 'Name the campaign.' })) create.mutate();
+  };
+
+  return (
+    <SettingsFrame workspaceId={ws} title="Campaigns">
+      {can.administer(role) ? (
+        <section className="panel" aria-labelledby="create-campaign-heading">
+          <h2 id="create-campaign-heading">Create campaign</h2>
+          {made ? <StatusNotice>Campaign {made} created.</StatusNotice> : null}
+          <form ref={formRef} onSubmit={submit} noValidate>
+            <FormAlert message={errors.form} />
+            <div className="form-row">
+              <TextField label="Name" value={name} onChange={(e) => setName(e.target.value)} error={errors.fields.name} maxLength={200} className="grow" />
+              <div className="form-row-action">
+                <SubmitButton pending={create.isPending}>Create campaign</SubmitButton>
+              </div>
+            </div>
+          </form>
+        </section>
+      ) : null}
+      <section className="section" aria-labelledby="campaigns-heading">
+        <h2 id="campaigns-heading">Campaigns of this workspace</h2>
+        <p className="muted">Conversions and goals name a campaign by its id.</p>
+        {list.isPending ? (
+          <Loading label="Loading campaigns…" />
+        ) : list.isError ? (
+          <LoadError error={list.error} retry={() => list.refetch()} what="the campaigns" />
+        ) : list.data.length === 0 ? (
+          <EmptyState title="No campaigns yet" />
+        ) : (
+          <div className="table-wrap" role="region" aria-labelledby="campaigns-caption" tabIndex={0}>
+            <table className="table">
+              <caption id="campaigns-caption" className="visually-hidden">
+                Campaigns
+              </caption>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Campaign id</th>
+                  <th scope="col">Created</th>
+                </tr>
+              </thead>
+              <tbody>
+                {list.data.map((c) => (
+                  <tr key={c.id}>
+                    <td>{c.name}</td>
+                    <td>
+                      <span className="copy-line">
+                        <code>{c.id}</code>
+                        <CopyButton text={c.id} label={`Copy campaign id of ${c.name}`} />
+                      </span>
+                    </td>
+                    <td className="nowrap">{formatDate(c.createdAt)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+    </SettingsFrame>
+  );
+}

@@ -1,0 +1,222 @@
+// Custom domains: add a host, publish what it says, verify; disable. OWNER and ADMIN change them.
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { useRef, useState, type FormEvent } from 'react';
+import { useParams } from 'wouter';
+import { api } from '../../api/client.ts';
+import { unwrap } from '../../api/errors.ts';
+import { keys } from '../../api/keys.ts';
+import { queryClient } from '../../api/query-client.ts';
+import { can, useMembership } from '../../api/session.ts';
+import type { Domain } from '../../api/types.ts';
+import { SubmitButton } from '../../components/buttons.tsx';
+import { useConfirm } from '../../components/confirm.tsx';
+import { CopyButton } from '../../components/copy-button.tsx';
+import { EmptyState, FormAlert, LoadError, Loading, StatusNotice } from '../../components/feedback.tsx';
+import { TextField } from '../../components/fields.tsx';
+import { useFormErrors } from '../../components/form-errors.ts';
+import { When } from '../../components/when.tsx';
+import { SettingsFrame } from './settings-frame.tsx';
+
+const STATUS = { PENDING: ['Pending', 'badge-neutral'], ACTIVE: ['Active', 'badge-ok'], DISABLED: ['Disabled', 'badge-off'] } as const;
+
+export function Domains() {
+  const { workspaceId: ws } = useParams<{ workspaceId: string }>();
+  const role = useMembership(ws)!.role;
+  const list = useQuery({
+    queryKey: keys.domains(ws),
+    queryFn: async () => (await unwrap(api.GET('/workspaces/{workspaceId}/domains', { params: { path: { workspaceId: ws } } }))).data,
+  });
+  const [ask, dialog] = useConfirm();
+  const [notice, setNotice] = useState<{ ok: boolean; text: string } | null>(null);
+  const [added, setAdded] = useState<Domain | null>(null);
+  const refresh = () => queryClient.invalidateQueries({ queryKey: keys.domains(ws) });
+  const path = (d: Domain) => ({ params: { path: { workspaceId: ws, domainId: d.id } } });
+
+  const verify = useMutation({
+    mutationFn: (d: Domain) => unwrap(api.POST('/workspaces/{workspaceId}/domains/{domainId}/verify', path(d))),
+    onSuccess: (answer) => {
+      setNotice({ ok: true, text: `${answer.data.host} is verified and serves this workspace's links.` });
+      if (added?.id === answer.data.id) setAdded(null);
+      void refresh();
+    },
+    onError: (err, d) => setNotice({ ok: false, text: `${d.host}: ${err.message}` }),
+  });
+  const disable = useMutation({
+    mutationFn: (d: Domain) => unwrap(api.POST('/workspaces/{workspaceId}/domains/{domainId}/disable', path(d))),
+    onSuccess: (answer) => {
+      setNotice({ ok: true, text: `${answer.data.host} is disabled: its links stop working until it is verified again.` });
+      void refresh();
+    },
+    onError: (err, d) => setNotice({ ok: false, text: `${d.host}: ${err.message}` }),
+  });
+  const admin = can.administer(role);
+  const busy = verify.isPending || disable.isPending;
+
+  return (
+    <SettingsFrame workspaceId={ws} title="Domains">
+      {notice ? notice.ok ? <StatusNotice>{notice.text}</StatusNotice> : <FormAlert message={notice.text} /> : null}
+      {admin ? <AddDomain workspaceId={ws} onAdded={setAdded} /> : null}
+      {added ? <Instructions domain={added} heading={`Verify ${added.host}`} /> : null}
+
+      <section className="section" aria-labelledby="domains-heading">
+        <h2 id="domains-heading">Custom domains</h2>
+        <p className="muted">Links can live on your own host instead of the shared short domain once it is verified.</p>
+        {list.isPending ? (
+          <Loading label="Loading domains…" />
+        ) : list.isError ? (
+          <LoadError error={list.error} retry={() => list.refetch()} what="the domains" />
+        ) : list.data.length === 0 ? (
+          <EmptyState title="No custom domains yet">{admin ? 'Add a host above, such as go.example.com.' : 'Owners and admins add custom domains.'}</EmptyState>
+        ) : (
+          <>
+            <div className="table-wrap" role="region" aria-labelledby="domains-caption" tabIndex={0}>
+              <table className="table">
+                <caption id="domains-caption" className="visually-hidden">
+                  Custom domains
+                </caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Host</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">Verified</th>
+                    <th scope="col">
+                      <span className="visually-hidden">Actions</span>
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {list.data.map((d) => (
+                    <tr key={d.id}>
+                      <td className="mono">{d.host}</td>
+                      <td>
+                        <span className={`badge ${STATUS[d.status][1]}`}>{STATUS[d.status][0]}</span>
+                      </td>
+                      <td className="nowrap">{d.verifiedAt ? <When iso={d.verifiedAt} /> : <span className="muted">Not yet</span>}</td>
+                      <td className="cell-actions">
+                        {admin && d.status !== 'ACTIVE' ? (
+                          <button type="button" className="button button-small" aria-label={`Verify ${d.host}`} disabled={busy} onClick={() => verify.mutate(d)}>
+                            Verify
+                          </button>
+                        ) : null}
+                        {admin && d.status !== 'DISABLED' ? (
+                          <button
+                            type="button"
+                            className="button button-small button-danger-quiet"
+                            aria-label={`Disable ${d.host}`}
+                            disabled={busy}
+                            onClick={async () => {
+                              const ok = await ask({
+                                title: `Disable ${d.host}?`,
+                                body: 'Its links stop working from the next click. Verifying the domain again turns it back on.',
+                                confirmLabel: 'Disable',
+                                danger: true,
+                              });
+                              if (ok) disable.mutate(d);
+                            }}
+                          >
+                            Disable
+                          </button>
+                        ) : null}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+            {list.data
+              .filter((d) => d.status === 'PENDING' && d.id !== added?.id)
+              .map((d) => (
+                <details key={d.id} className="instructions-details">
+                  <summary>How to verify {d.host}</summary>
+                  <Instructions domain={d} />
+                </details>
+              ))}
+          </>
+        )}
+      </section>
+      {dialog}
+    </SettingsFrame>
+  );
+}
+
+function Instructions({ domain, heading }: { domain: Domain; heading?: string }) {
+  const v = domain.verification;
+  const body = (
+    <ol className="steps">
+      <li>
+        Point <code>{domain.host}</code> at this service with a CNAME record to:
+        <span className="copy-line">
+          <code>{v.cname}</code>
+          <CopyButton text={v.cname} label={`Copy CNAME target for ${domain.host}`} />
+        </span>
+      </li>
+      <li>
+        Publish a TXT record named
+        <span className="copy-line">
+          <code>{v.txtName}</code>
+          <CopyButton text={v.txtName} label={`Copy TXT name for ${domain.host}`} />
+        </span>
+        with the value
+        <span className="copy-line">
+          <code>{v.txtValue}</code>
+          <CopyButton text={v.txtValue} label={`Copy TXT value for ${domain.host}`} />
+        </span>
+      </li>
+      <li>Once the records are published (DNS can take a while), press Verify in the list below.</li>
+    </ol>
+  );
+  if (!heading) return body;
+  return (
+    <section className="panel panel-highlight" aria-labelledby="instructions-heading">
+      <h2 id="instructions-heading">{heading}</h2>
+      {body}
+    </section>
+  );
+}
+
+type Field = 'host';
+const FIELDS: Record<string, Field> = { host: 'host' };
+
+function AddDomain({ workspaceId, onAdded }: { workspaceId: string; onAdded: (d: Domain) => void }) {
+  const [host, setHost] = useState('');
+  const formRef = useRef<HTMLFormElement>(null);
+  const errors = useFormErrors<Field>(FIELDS, formRef);
+  const add = useMutation({
+    mutationFn: () => unwrap(api.POST('/workspaces/{workspaceId}/domains', { params: { path: { workspaceId } }, body: { host: host.trim() } })),
+    onSuccess: (answer) => {
+      onAdded(answer.data);
+      setHost('');
+      errors.clear();
+      void queryClient.invalidateQueries({ queryKey: keys.domains(workspaceId) });
+    },
+    onError: (err) => errors.show(err),
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    if (errors.check({ host: host.trim() ? undefined : 'Enter a host, such as go.example.com.' })) add.mutate();
+  };
+  return (
+    <section className="panel" aria-labelledby="add-domain-heading">
+      <h2 id="add-domain-heading">Add domain</h2>
+      <form ref={formRef} onSubmit={submit} noValidate>
+        <FormAlert message={errors.form} />
+        <div className="form-row">
+          <TextField
+            label="Host"
+            value={host}
+            onChange={(e) => setHost(e.target.value)}
+            error={errors.fields.host}
+            placeholder="go.example.com"
+            hint="Without https:// or a path."
+            autoCapitalize="none"
+            spellCheck={false}
+            className="grow"
+          />
+          <div className="form-row-action">
+            <SubmitButton pending={add.isPending}>Add domain</SubmitButton>
+          </div>
+        </div>
+      </form>
+    </section>
+  );
+}

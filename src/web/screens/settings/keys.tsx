@@ -1,0 +1,231 @@
+// API keys: the workspace's keys (a MEMBER sees their own), making one (shown once), revoking.
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { useId, useRef, useState, type FormEvent } from 'react';
+import { useParams } from 'wouter';
+import { api } from '../../api/client.ts';
+import { unwrap } from '../../api/errors.ts';
+import { keys } from '../../api/keys.ts';
+import { useWorkspace } from '../../api/queries.ts';
+import { queryClient } from '../../api/query-client.ts';
+import { can, useMembership, useSignedIn } from '../../api/session.ts';
+import { SCOPES, type ApiKey, type Scope } from '../../api/types.ts';
+import { SubmitButton } from '../../components/buttons.tsx';
+import { useConfirm } from '../../components/confirm.tsx';
+import { CopyButton } from '../../components/copy-button.tsx';
+import { EmptyState, FormAlert, LoadError, Loading, StatusNotice } from '../../components/feedback.tsx';
+import { TextField } from '../../components/fields.tsx';
+import { useFormErrors } from '../../components/form-errors.ts';
+import { When } from '../../components/when.tsx';
+import { localInputToIso } from '../../lib/dates.ts';
+import { SettingsFrame } from './settings-frame.tsx';
+
+type Field = 'scopes' | 'expiresAt';
+const FIELDS: Record<string, Field> = { scopes: 'scopes', expiresAt: 'expiresAt' };
+
+export function ApiKeys() {
+  const { workspaceId: ws } = useParams<{ workspaceId: string }>();
+  const role = useMembership(ws)!.role;
+  const me = useSignedIn().user;
+  const workspace = useWorkspace(ws);
+  const list = useQuery({
+    queryKey: keys.keys(ws),
+    queryFn: async () => (await unwrap(api.GET('/workspaces/{workspaceId}/keys', { params: { path: { workspaceId: ws } } }))).data,
+  });
+  const [ask, dialog] = useConfirm();
+  const [notice, setNotice] = useState<{ ok: boolean; text: string } | null>(null);
+
+  const revoke = useMutation({
+    mutationFn: (key: ApiKey) => unwrap(api.DELETE('/workspaces/{workspaceId}/keys/{keyId}', { params: { path: { workspaceId: ws, keyId: key.id } } })),
+    onSuccess: (_v, key) => {
+      setNotice({ ok: true, text: `Key ${key.hint} revoked. It answers 401 from now on.` });
+      void queryClient.invalidateQueries({ queryKey: keys.keys(ws) });
+    },
+    onError: (err) => setNotice({ ok: false, text: err.message }),
+  });
+
+  const apiIncluded = workspace.data?.features.api ?? true;
+  // A MEMBER revokes only their own keys; OWNER and ADMIN any.
+  const mayRevoke = (k: ApiKey) => !k.revokedAt && (can.administer(role) || (can.makeKeys(role) && k.user.id === me.id));
+
+  return (
+    <SettingsFrame workspaceId={ws} title="API keys">
+      {!apiIncluded ? (
+        <p className="notice notice-info">
+          <strong>API keys need the Growth plan.</strong> This workspace's plan does not include the API; keys made before still list here.
+        </p>
+      ) : null}
+      {notice ? notice.ok ? <StatusNotice>{notice.text}</StatusNotice> : <FormAlert message={notice.text} /> : null}
+
+      {can.makeKeys(role) ? <CreateKey workspaceId={ws} disabled={!apiIncluded || workspace.isPending} /> : null}
+
+      <section className="section" aria-labelledby="keys-heading">
+        <h2 id="keys-heading">Keys</h2>
+        {list.isPending ? (
+          <Loading label="Loading keys…" />
+        ) : list.isError ? (
+          <LoadError error={list.error} retry={() => list.refetch()} what="the keys" />
+        ) : list.data.length === 0 ? (
+          <EmptyState title="No API keys yet">Keys you make act as you, with the scopes you choose.</EmptyState>
+        ) : (
+          <div className="table-wrap" role="region" aria-labelledby="keys-caption" tabIndex={0}>
+            <table className="table">
+              <caption id="keys-caption" className="visually-hidden">
+                API keys
+              </caption>
+              <thead>
+                <tr>
+                  <th scope="col">Key</th>
+                  <th scope="col">Scopes</th>
+                  <th scope="col">Owner</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">Expires</th>
+                  <th scope="col">Revoked</th>
+                  <th scope="col">
+                    <span className="visually-hidden">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {list.data.map((k) => (
+                  <tr key={k.id} className={k.revokedAt ? 'is-dim' : undefined}>
+                    <td className="nowrap">
+                      <code>{k.hint}…</code>
+                    </td>
+                    <td>
+                      <span className="scope-list">
+                        {[...new Set(k.scopes)].map((s) => (
+                          <code key={s} className="scope">
+                            {s}
+                          </code>
+                        ))}
+                      </span>
+                    </td>
+                    <td>{k.user.email}</td>
+                    <td className="nowrap">
+                      <When iso={k.createdAt} />
+                    </td>
+                    <td className="nowrap">{k.expiresAt ? <When iso={k.expiresAt} /> : 'Never'}</td>
+                    <td className="nowrap">{k.revokedAt ? <When iso={k.revokedAt} /> : <span className="muted">No</span>}</td>
+                    <td className="cell-actions">
+                      {mayRevoke(k) ? (
+                        <button
+                          type="button"
+                          className="button button-small button-danger-quiet"
+                          aria-label={`Revoke key ${k.hint}`}
+                          disabled={revoke.isPending}
+                          onClick={async () => {
+                            const ok = await ask({
+                              title: `Revoke key ${k.hint}?`,
+                              body: 'Requests with this key are refused from now on. This cannot be undone.',
+                              confirmLabel: 'Revoke',
+                              danger: true,
+                            });
+                            if (ok) revoke.mutate(k);
+                          }}
+                        >
+                          Revoke
+                        </button>
+                      ) : null}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+      {dialog}
+    </SettingsFrame>
+  );
+}
+
+function CreateKey({ workspaceId, disabled }: { workspaceId: string; disabled: boolean }) {
+  const [scopes, setScopes] = useState<Scope[]>(['links:read']);
+  const [expiresAt, setExpiresAt] = useState('');
+  const [created, setCreated] = useState<{ key: string; hint: string } | null>(null);
+  const formRef = useRef<HTMLFormElement>(null);
+  const errors = useFormErrors<Field>(FIELDS, formRef);
+  const keyFieldId = useId();
+
+  const create = useMutation({
+    mutationFn: () =>
+      unwrap(
+        api.POST('/workspaces/{workspaceId}/keys', {
+          params: { path: { workspaceId } },
+          body: { scopes, expiresAt: localInputToIso(expiresAt) },
+        }),
+      ),
+    onSuccess: (answer) => {
+      setCreated({ key: answer.key, hint: answer.data.hint });
+      setExpiresAt('');
+      void queryClient.invalidateQueries({ queryKey: keys.keys(workspaceId) });
+    },
+    onError: (err) => errors.show(err),
+  });
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    if (errors.check({ scopes: scopes.length ? undefined : 'Choose at least one scope.' })) create.mutate();
+  };
+
+  return (
+    <section className="panel" aria-labelledby="create-key-heading">
+      <h2 id="create-key-heading">Create key</h2>
+      {created ? (
+        <div className="secret">
+          <TextField id={keyFieldId} label="New API key" value={created.key} readOnly onFocus={(e) => e.target.select()} />
+          <div className="button-row">
+            <CopyButton text={created.key} label="Copy key" visible="Copy key" />
+            <button type="button" className="button button-small button-quiet" onClick={() => setCreated(null)}>
+              Done
+            </button>
+          </div>
+          <p className="notice notice-warning">
+            <strong>This key is shown once.</strong> Copy it now and keep it somewhere safe: only its first characters ({created.hint}) are kept.
+          </p>
+        </div>
+      ) : null}
+      <form ref={formRef} onSubmit={submit} noValidate className="stack">
+        <FormAlert message={errors.form} />
+        <fieldset className="scopes" disabled={disabled} aria-describedby={errors.fields.scopes ? 'scopes-error' : undefined}>
+          <legend>Scopes</legend>
+          <div className="check-grid">
+            {SCOPES.map((s) => (
+              <div className="check" key={s}>
+                <input
+                  type="checkbox"
+                  id={`scope-${s}`}
+                  checked={scopes.includes(s)}
+                  onChange={(e) => setScopes((prev) => (e.target.checked ? [...prev, s] : prev.filter((x) => x !== s)))}
+                />
+                <label htmlFor={`scope-${s}`} className="mono">
+                  {s}
+                </label>
+              </div>
+            ))}
+          </div>
+          {errors.fields.scopes ? (
+            <p id="scopes-error" className="field-error">
+              {errors.fields.scopes}
+            </p>
+          ) : null}
+        </fieldset>
+        <TextField
+          label="Expires at"
+          type="datetime-local"
+          value={expiresAt}
+          onChange={(e) => setExpiresAt(e.target.value)}
+          error={errors.fields.expiresAt}
+          hint="Optional: empty for a key that does not expire."
+          disabled={disabled}
+          className="field-narrow"
+        />
+        <div>
+          <SubmitButton pending={create.isPending} disabled={disabled}>
+            Create key
+          </SubmitButton>
+        </div>
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,87 @@
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { useRef, useState, type FormEvent } from 'react';
+import { useParams } from 'wouter';
+import { api } from '../../api/client.ts';
+import { unwrap } from '../../api/errors.ts';
+import { keys } from '../../api/keys.ts';
+import { queryClient } from '../../api/query-client.ts';
+import { can, useMembership } from '../../api/session.ts';
+import { SubmitButton } from '../../components/buttons.tsx';
+import { EmptyState, FormAlert, LoadError, Loading, StatusNotice } from '../../components/feedback.tsx';
+import { TextField } from '../../components/fields.tsx';
+import { useFormErrors } from '../../components/form-errors.ts';
+import { TagChip } from '../../components/tag-chip.tsx';
+import { SettingsFrame } from './settings-frame.tsx';
+
+type Field = 'name' | 'color';
+const FIELDS: Record<string, Field> = { name: 'name', color: 'color' };
+
+export function Tags() {
+  const { workspaceId: ws } = useParams<{ workspaceId: string }>();
+  const role = useMembership(ws)!.role;
+  const list = useQuery({
+    queryKey: keys.tags(ws),
+    queryFn: async () => (await unwrap(api.GET('/workspaces/{workspaceId}/tags', { params: { path: { workspaceId: ws } } }))).data,
+  });
+  const [name, setName] = useState('');
+  const [color, setColor] = useState('#64748b');
+  const [made, setMade] = useState<string | null>(null);
+  const formRef = useRef<HTMLFormElement>(null);
+  const errors = useFormErrors<Field>(FIELDS, formRef);
+
+  const create = useMutation({
+    mutationFn: () => unwrap(api.POST('/workspaces/{workspaceId}/tags', { params: { path: { workspaceId: ws } }, body: { name: name.trim(), color } })),
+    onSuccess: (answer) => {
+      setMade(answer.data.name);
+      setName('');
+      errors.clear();
+      void queryClient.invalidateQueries({ queryKey: keys.tags(ws) });
+    },
+    onError: (err) => errors.show(err),
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    setMade(null);
+    if (errors.check({ name: name.trim() ? undefined : 'Name the tag.' })) create.mutate();
+  };
+
+  return (
+    <SettingsFrame workspaceId={ws} title="Tags">
+      {can.editLinks(role) ? (
+        <section className="panel" aria-labelledby="create-tag-heading">
+          <h2 id="create-tag-heading">Create tag</h2>
+          {made ? <StatusNotice>Tag {made} created.</StatusNotice> : null}
+          <form ref={formRef} onSubmit={submit} noValidate>
+            <FormAlert message={errors.form} />
+            <div className="form-row">
+              <TextField label="Name" value={name} onChange={(e) => setName(e.target.value)} error={errors.fields.name} maxLength={100} className="grow" />
+              <TextField label="Color" type="color" value={color} onChange={(e) => setColor(e.target.value)} error={errors.fields.color} className="field-color" />
+              <div className="form-row-action">
+                <SubmitButton pending={create.isPending}>Create tag</SubmitButton>
+              </div>
+            </div>
+          </form>
+        </section>
+      ) : null}
+      <section className="section" aria-labelledby="tags-heading">
+        <h2 id="tags-heading">Tags of this workspace</h2>
+        {list.isPending ? (
+          <Loading label="Loading tags…" />
+        ) : list.isError ? (
+          <LoadError error={list.error} retry={() => list.refetch()} what="the tags" />
+        ) : list.data.length === 0 ? (
+          <EmptyState title="No tags yet">Tags group links: filter the links list by them, or add one to many links at once.</EmptyState>
+        ) : (
+          <ul className="tag-grid">
+            {list.data.map((t) => (
+              <li key={t.id}>
+                <TagChip name={t.name} color={t.color} />
+                <span className="muted mono">{t.color}</span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+    </SettingsFrame>
+  );
+}

@@ -1,0 +1,93 @@
+// /setup-password?token=: a member sets their password with the one-time link an owner or admin
+// gave them, and is signed in.
+import { useMutation } from '@tanstack/react-query';
+import { useRef, useState, type FormEvent } from 'react';
+import { Link, useLocation, useSearch } from 'wouter';
+import { api } from '../api/client.ts';
+import { asApiError, unwrap } from '../api/errors.ts';
+import { keys } from '../api/keys.ts';
+import { queryClient } from '../api/query-client.ts';
+import { SubmitButton } from '../components/buttons.tsx';
+import { FormAlert } from '../components/feedback.tsx';
+import { TextField } from '../components/fields.tsx';
+import { useFormErrors } from '../components/form-errors.ts';
+import { PublicFrame } from '../components/shell.tsx';
+import { useDocumentTitle } from '../lib/hooks.ts';
+import { MIN_PASSWORD, newPasswordProblems } from '../lib/passwords.ts';
+
+const FIELDS = { password: 'password' } as const;
+
+export function SetupPassword() {
+  useDocumentTitle('Set your password');
+  const token = new URLSearchParams(useSearch()).get('token') ?? '';
+  const [, navigate] = useLocation();
+  const [password, setPassword] = useState('');
+  const [confirm, setConfirm] = useState('');
+  const formRef = useRef<HTMLFormElement>(null);
+  const errors = useFormErrors<'password' | 'confirm'>(FIELDS, formRef);
+
+  const setup = useMutation({
+    mutationFn: () => unwrap(api.POST('/password-setup', { body: { token, password } })),
+    onSuccess: (session) => {
+      queryClient.setQueryData(keys.session, session);
+      navigate('/', { replace: true });
+    },
+    onError: (err) => {
+      const e = asApiError(err);
+      errors.show(e.status === 404 ? new Error(`${e.message} Ask an owner or admin of your workspace for a new set-up link.`) : e);
+    },
+  });
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const problems = newPasswordProblems(password, confirm);
+    if (errors.check(problems)) setup.mutate();
+  };
+
+  if (!token) {
+    return (
+      <PublicFrame>
+        <h1>Set your password</h1>
+        <div role="alert" className="notice notice-error">
+          This address has no set-up token. Open the whole link you were given, or ask an owner or admin of your workspace for a new one.
+        </div>
+        <p>
+          <Link href="/login">Go to sign in</Link>
+        </p>
+      </PublicFrame>
+    );
+  }
+
+  return (
+    <PublicFrame>
+      <h1>Set your password</h1>
+      <p className="lede">Choose a password of at least {MIN_PASSWORD} characters. You will be signed in once it is set.</p>
+      <form ref={formRef} onSubmit={submit} noValidate className="stack">
+        <FormAlert message={errors.form} />
+        <TextField
+          label="Password"
+          type="password"
+          autoComplete="new-password"
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+          error={errors.fields.password}
+          hint={`At least ${MIN_PASSWORD} characters.`}
+          required
+          minLength={MIN_PASSWORD}
+        />
+        <TextField
+          label="Confirm password"
+          type="password"
+          autoComplete="new-password"
+          value={confirm}
+          onChange={(e) => setConfirm(e.target.value)}
+          error={errors.fields.confirm}
+          required
+        />
+        <SubmitButton pending={setup.isPending} className="button-block">
+          Set password
+        </SubmitButton>
+      </form>
+    </PublicFrame>
+  );
+}

@@ -1,0 +1,88 @@
+import { useMutation } from '@tanstack/react-query';
+import { useRef, useState, type FormEvent } from 'react';
+import { useLocation, useSearch } from 'wouter';
+import { api } from '../api/client.ts';
+import { asApiError, tooManyAttemptsMessage, unwrap } from '../api/errors.ts';
+import { keys } from '../api/keys.ts';
+import { queryClient } from '../api/query-client.ts';
+import { FormAlert, StatusNotice } from '../components/feedback.tsx';
+import { SubmitButton } from '../components/buttons.tsx';
+import { TextField } from '../components/fields.tsx';
+import { useFormErrors } from '../components/form-errors.ts';
+import { PublicFrame } from '../components/shell.tsx';
+import { useDocumentTitle } from '../lib/hooks.ts';
+import { safeNext } from '../lib/navigation.ts';
+
+const FIELDS = { email: 'email', password: 'password' } as const;
+
+export function SignIn() {
+  useDocumentTitle('Sign in');
+  const params = new URLSearchParams(useSearch());
+  const [, navigate] = useLocation();
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const formRef = useRef<HTMLFormElement>(null);
+  const errors = useFormErrors<'email' | 'password'>(FIELDS, formRef);
+
+  const signIn = useMutation({
+    mutationFn: () => unwrap(api.POST('/session', { body: { email: email.trim(), password } })),
+    onSuccess: (session) => {
+      queryClient.setQueryData(keys.session, session);
+      navigate(safeNext(params.get('next')), { replace: true });
+    },
+    onError: (err) => {
+      const e = asApiError(err);
+      // A wrong email or password is one answer for both: it belongs to the form, not a field.
+      if (e.status === 429) errors.show(new Error(tooManyAttemptsMessage(e)));
+      else if (e.status === 401) errors.show(new Error(e.message));
+      else errors.show(e);
+      setPassword('');
+    },
+  });
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const ok = errors.check({
+      email: email.trim() ? undefined : 'Enter your email address.',
+      password: password ? undefined : 'Enter your password.',
+    });
+    if (ok) signIn.mutate();
+  };
+
+  return (
+    <PublicFrame>
+      <h1>Sign in</h1>
+      <p className="lede">Sign in to manage your workspace's short links.</p>
+      {params.get('changed') ? (
+        <StatusNotice>Your password was changed and every session ended. Sign in with your new password.</StatusNotice>
+      ) : null}
+      <form ref={formRef} onSubmit={submit} noValidate className="stack">
+        <FormAlert message={errors.form} />
+        <TextField
+          label="Email"
+          type="email"
+          name="email"
+          autoComplete="username"
+          value={email}
+          onChange={(e) => setEmail(e.target.value)}
+          error={errors.fields.email}
+          required
+        />
+        <TextField
+          label="Password"
+          type="password"
+          name="password"
+          autoComplete="current-password"
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+          error={errors.fields.password}
+          required
+        />
+        <SubmitButton pending={signIn.isPending} className="button-block">
+          Sign in
+        </SubmitButton>
+      </form>
+      <p className="fine-print">Forgot your password? Ask an owner or admin of your workspace for a set-up link.</p>
+    </PublicFrame>
+  );
+}

@@ -1,0 +1,497 @@
+// What the dashboard does, driven in Chromium as a person would, by role and accessible name (the
+// names the end-to-end tests against the service will use), against Prism's mock of the contract.
+// Where a test needs a particular answer (a role, an error, a report) it answers the request
+// itself after Prism has seen it, so every request the app makes is still held to the contract.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { browserAvailability, launchBrowser } from '../../support/browser';
+import { analytics, answer, CSRF, link, linkList, realisticReads, session, signedInAs, workspace, WS } from './fixtures';
+import { buildDashboard, settled, SHOTS_DIR, startAppServer, startPrismMock, type AppServer, type PrismMock } from './harness';
+
+const available = browserAvailability();
+
+describe.skipIf(!available.run)('the dashboard in Chromium against Prism\'s mock of the contract', () => {
+  let prism: PrismMock;
+  let app: AppServer;
+  let browser: Browser;
+  let built: string;
+  let context: BrowserContext;
+  let page: Page;
+  let pageErrors: string[];
+
+  beforeAll(async () => {
+    browser = await launchBrowser();
+    fs.mkdirSync(SHOTS_DIR, { recursive: true });
+    const [build, mock] = await Promise.all([buildDashboard(), startPrismMock()]);
+    built = build.dir;
+    prism = mock;
+    app = await startAppServer(built, prism.url);
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await app?.stop();
+    await prism?.stop();
+    if (built) fs.rmSync(built, { recursive: true, force: true });
+  });
+  beforeEach(async () => {
+    context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US', timezoneId: 'Europe/Berlin', acceptDownloads: true });
+    context.setDefaultTimeout(10_000);
+    page = await context.newPage();
+    pageErrors = [];
+    page.on('pageerror', (err) => pageErrors.push(err.message));
+  });
+  afterEach(async () => {
+    await context?.close();
+    expect(pageErrors).toEqual([]);
+    expect(app.violations, 'requests Prism found against the contract').toEqual([]);
+  });
+
+  const open = async (path: string) => {
+    await page.goto(`${app.origin}/app${path}`);
+    await settled(page);
+  };
+  const h1 = () => page.getByRole('heading', { level: 1 });
+  /** A picture of a state worth looking at (dialogs, errors, results), next to the screens'. */
+  const shot = (name: string) => page.screenshot({ path: path.join(SHOTS_DIR, `state-${name}.png`), fullPage: true });
+
+  describe('sessions', () => {
+    it('a 401 sends the person to sign in, and back to where they were going afterwards', async () => {
+      let ended = true;
+      await page.route('**/app/api/session', (route) => {
+        if (route.request().method() !== 'GET') return route.fallback();
+        return ended ? route.fulfill({ status: 401, json: { error: 'Sign in to continue.' } }) : route.fulfill({ json: session() });
+      });
+      const signIn = await answer(page, 'POST', '**/app/api/session', session());
+      await page.goto(`${app.origin}/app/w/${WS}/settings/tags?x=1`);
+      await page.waitForURL(/\/app\/login\?next=/);
+      expect(new URL(page.url()).searchParams.get('next')).toBe(`/w/${WS}/settings/tags?x=1`);
+      await expect.poll(() => h1().textContent()).toBe('Sign in');
+
+      await page.getByLabel('Email').fill('ada@acme.example');
+      await page.getByLabel('Password', { exact: true }).fill('correct horse battery');
+      ended = false;
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.waitForURL(`**/app/w/${WS}/settings/tags?x=1`);
+      await expect.poll(() => h1().textContent()).toBe('Tags');
+      expect(JSON.parse(signIn[0].body!)).toEqual({ email: 'ada@acme.example', password: 'correct horse battery' });
+    });
+
+    it('a wrong password stays on the form with the API\'s words; a 429 says how long to wait', async () => {
+      await answer(page, 'POST', '**/app/api/session', { error: 'Wrong email or password.' }, 401);
+      await open('/login');
+      await page.getByLabel('Email').fill('ada@acme.example');
+      await page.getByLabel('Password', { exact: true }).fill('nope');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await expect.poll(() => page.getByRole('alert').textContent()).toBe('Wrong email or password.');
+      expect(page.url()).toContain('/app/login');
+
+      await page.unroute('**/app/api/session');
+      await answer(page, 'POST', '**/app/api/session', { error: 'Too many wrong passwords.' }, 429, { 'Retry-After': '840' });
+      await page.getByLabel('Password', { exact: true }).fill('still wrong');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await expect.poll(() => page.getByRole('alert').textContent()).toBe('Too many attempts. Try again in 14 minutes.');
+      await shot('sign-in-too-many');
+    });
+
+    it('every state-changing request carries the session\'s X-CSRF-Token; signing out ends on the sign-in screen', async () => {
+      await realisticReads(page);
+      await open(`/w/${WS}/settings/tags`);
+      const create = page.waitForRequest((r) => r.method() === 'POST' && r.url().endsWith(`/workspaces/${WS}/tags`));
+      await page.getByLabel('Name').fill('summer');
+      await page.getByRole('button', { name: 'Create tag' }).click();
+      expect((await create).headers()['x-csrf-token']).toBe(CSRF);
+      await expect.poll(() => page.getByRole('status').textContent()).toContain('created');
+
+      const signOut = page.waitForRequest((r) => r.method() === 'DELETE' && r.url().endsWith('/app/api/session'));
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      expect((await signOut).headers()['x-csrf-token']).toBe(CSRF);
+      await page.waitForURL('**/app/login');
+    });
+
+    it('set password and first run check the password in the page before sending anything', async () => {
+      let sent = 0;
+      await page.route('**/app/api/password-setup', (route) => {
+        sent += 1;
+        return route.fallback();
+      });
+      await open('/setup-password?token=tok_1');
+      await page.getByLabel('Password', { exact: true }).fill('short');
+      await page.getByLabel('Confirm password').fill('short');
+      await page.getByRole('button', { name: 'Set password' }).click();
+      await expect.poll(() => page.getByLabel('Password', { exact: true }).getAttribute('aria-invalid')).toBe('true');
+      expect(await page.getByText('Use at least 10 characters.').isVisible()).toBe(true);
+      await page.getByLabel('Password', { exact: true }).fill('long enough password');
+      await page.getByLabel('Confirm password').fill('long enough passwort');
+      await page.getByRole('button', { name: 'Set password' }).click();
+      await expect.poll(() => page.getByLabel('Confirm password').getAttribute('aria-invalid')).toBe('true');
+      expect(sent).toBe(0);
+
+      await page.unroute('**/app/api/password-setup');
+      const setup = await answer(page, 'POST', '**/app/api/password-setup', session());
+      await signedInAs(page);
+      await page.getByLabel('Confirm password').fill('long enough password');
+      await page.getByRole('button', { name: 'Set password' }).click();
+      await page.waitForURL(`**/app/w/${WS}/links`);
+      expect(JSON.parse(setup[0].body!)).toEqual({ token: 'tok_1', password: 'long enough password' });
+
+      await page.route('**/app/api/first-run?*', (route) => route.fulfill({ json: { available: true } }));
+      await open('/setup?token=first');
+      for (const label of ['Workspace name', 'Email', 'Password', 'Confirm password']) {
+        expect(await page.getByLabel(label, { exact: true }).count(), label).toBe(1);
+      }
+      await page.getByRole('button', { name: 'Create workspace' }).click();
+      await expect.poll(() => page.getByLabel('Workspace name').getAttribute('aria-invalid')).toBe('true');
+    });
+
+    it('changing the password ends every session: the person is sent to sign in', async () => {
+      await signedInAs(page);
+      await open('/account');
+      await page.getByLabel('Current password').fill('old password 1');
+      await page.getByLabel('New password', { exact: true }).fill('new password 12');
+      await page.getByLabel('Confirm new password').fill('new password 12');
+      await page.getByRole('button', { name: 'Change password' }).click();
+      await page.waitForURL('**/app/login?changed=1');
+      await expect.poll(() => page.getByRole('status').textContent()).toContain('Sign in with your new password');
+    });
+
+    it('the Workspace switcher opens the other workspace\'s links', async () => {
+      await signedInAs(page);
+      await open(`/w/${WS}/links`);
+      await page.getByLabel('Workspace').selectOption({ label: 'Side project' });
+      await page.waitForURL('**/app/w/ws_side/links');
+      await settled(page);
+      // An ANALYST there: reading only.
+      expect(await page.getByRole('button', { name: 'New link' }).count()).toBe(0);
+    });
+  });
+
+  describe('links', () => {
+    it('lists links with their pages and counts; the search is debounced and sent as q', async () => {
+      await realisticReads(page);
+      await open(`/w/${WS}/links`);
+      for (const name of ['Short link', 'Destination', 'Tags', 'Status', 'Clicks', 'Created']) {
+        expect(await page.getByRole('columnheader', { name, exact: true }).count(), name).toBe(1);
+      }
+      expect(await page.getByText('1–25 of 1,234', { exact: true }).count()).toBe(1);
+      expect(await page.getByRole('button', { name: 'Copy short URL for launch', exact: true }).count()).toBe(1);
+      expect(await page.getByRole('link', { name: 'launch', exact: true }).getAttribute('href')).toBe(`/app/w/${WS}/links/lnk_0`);
+
+      const searches: string[] = [];
+      page.on('request', (r) => {
+        const url = new URL(r.url());
+        if (url.pathname.endsWith(`/workspaces/${WS}/links`) && url.searchParams.has('q')) searches.push(url.searchParams.get('q')!);
+      });
+      await page.getByLabel('Search links').pressSequentially('spring', { delay: 20 });
+      await expect.poll(() => searches.includes('spring')).toBe(true);
+      // One request once typing pauses, not one a keystroke.
+      expect(searches.length).toBeLessThan(3);
+      expect(page.url()).toContain('q=spring');
+
+      await page.unroute('**/app/api/workspaces/**');
+      await realisticReads(page);
+      await page.route(`**/app/api/workspaces/${WS}/links?*`, (route) => route.fulfill({ json: linkList(25, 10_000, true) }));
+      await page.getByLabel('Status').selectOption('DISABLED');
+      await expect.poll(() => page.getByText('1–25 of 10,000+', { exact: true }).count()).toBe(1);
+      const next = page.waitForRequest((r) => new URL(r.url()).searchParams.get('page') === '2');
+      await page.getByRole('button', { name: 'Next page' }).click();
+      const url = new URL((await next).url());
+      expect(Object.fromEntries(url.searchParams)).toMatchObject({ q: 'spring', status: 'DISABLED', page: '2', limit: '25', sort: 'created', order: 'desc' });
+    });
+
+    it('an OWNER deletes selected links after a native dialog, and sees each link\'s outcome', async () => {
+      await realisticReads(page);
+      await open(`/w/${WS}/links`);
+      await page.getByLabel('Select launch', { exact: true }).check();
+      await page.getByLabel('Select spring-sale', { exact: true }).check();
+      const bulk = await answer(page, 'POST', '**/app/api/workspaces/*/links/bulk', { data: [{ id: 'lnk_0', ok: true }, { id: 'lnk_1', ok: false, error: 'Link not found.' }] });
+      await page.getByRole('button', { name: 'Delete', exact: true }).click();
+      const dialog = page.getByRole('dialog', { name: 'Delete 2 links?' });
+      await dialog.waitFor();
+      await shot('bulk-delete-dialog');
+      expect(await dialog.getByRole('button', { name: 'Cancel' }).count()).toBe(1);
+      await dialog.getByRole('button', { name: 'Delete' }).click();
+      await expect.poll(() => page.getByRole('status').textContent()).toContain('spring-sale: Link not found.');
+      expect(await page.getByRole('status').textContent()).toContain('launch: Deleted');
+      await shot('bulk-delete-outcome');
+      expect(JSON.parse(bulk[0].body!)).toEqual({ action: 'delete', linkIds: ['lnk_0', 'lnk_1'] });
+      expect(bulk[0].headers['x-csrf-token']).toBe(CSRF);
+    });
+
+    it('adds a tag to every link of the page; a MEMBER has no bulk Delete, an ANALYST no New link and no selection', async () => {
+      await realisticReads(page, 'MEMBER');
+      await open(`/w/${WS}/links`);
+      await page.getByLabel('Select all on this page').check();
+      expect(await page.getByRole('button', { name: 'Delete', exact: true }).count()).toBe(0);
+      const bulk = await answer(page, 'POST', '**/app/api/workspaces/*/links/bulk', { data: linkList(25).data.map((l) => ({ id: l.id, ok: true })) });
+      await page.getByLabel('Tag to add').selectOption({ label: 'print' });
+      await page.getByRole('button', { name: 'Add tag' }).click();
+      await expect.poll(() => page.getByRole('status').textContent()).toContain('Tag added: 25 links');
+      expect(JSON.parse(bulk[0].body!)).toMatchObject({ action: 'add_tag', tagId: 'tag_print' });
+      expect(JSON.parse(bulk[0].body!).linkIds).toHaveLength(25);
+
+      await page.unrouteAll({ behavior: 'ignoreErrors' });
+      await realisticReads(page, 'ANALYST');
+      await open(`/w/${WS}/links`);
+      expect(await page.getByRole('button', { name: 'New link' }).count()).toBe(0);
+      expect(await page.getByRole('checkbox').count()).toBe(0);
+    });
+
+    it('an empty workspace says so and offers New link', async () => {
+      await realisticReads(page);
+      await page.route(`**/app/api/workspaces/${WS}/links?*`, (route) => route.fulfill({ json: linkList(0) }));
+      await open(`/w/${WS}/links`);
+      expect(await page.getByRole('heading', { name: 'No links yet' }).count()).toBe(1);
+      expect(await page.getByRole('button', { name: 'New link' }).count()).toBe(1);
+      await page.getByRole('button', { name: 'New link' }).click();
+      await page.waitForURL(`**/app/w/${WS}/links/new`);
+    });
+  });
+
+  describe('link editor', () => {
+    it('makes a link with what was filled in, dates with the browser\'s offset, and opens it with its short URL and QR code', async () => {
+      await realisticReads(page);
+      await open(`/w/${WS}/links/new`);
+      for (const label of ['Destination URL', 'Slug', 'Domain', 'Title', 'Redirect type', 'Starts at', 'Ends at', 'Expires at', 'Expired URL', 'Click limit', 'Password', 'Preview title', 'Preview description', 'Preview image', 'Upload preview image']) {
+        expect(await page.getByLabel(label, { exact: true }).count(), label).toBe(1);
+      }
+      expect(await page.getByRole('group', { name: 'Tags' }).count()).toBe(1);
+      await page.getByLabel('Destination URL').fill('https://www.acme.example/launch');
+      await page.getByLabel('Slug').fill('launch');
+      await page.getByRole('group', { name: 'Tags' }).getByLabel('print').check();
+      await page.getByLabel('Redirect type').selectOption({ label: '301 permanent' });
+      await page.getByLabel('Expires at').fill('2027-01-15T18:30');
+      await page.getByLabel('Click limit').fill('500');
+      const made = link(0, { id: 'lnk_new', slug: 'launch' });
+      const create = await answer(page, 'POST', `**/app/api/workspaces/${WS}/links`, { data: made }, 201);
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.waitForURL(`**/app/w/${WS}/links/lnk_new?created=1`);
+      expect(JSON.parse(create[0].body!)).toEqual({
+        url: 'https://www.acme.example/launch',
+        slug: 'launch',
+        redirectType: 'PERMANENT',
+        tagIds: ['tag_print'],
+        expiresAt: '2027-01-15T18:30:00+01:00',
+        clickLimit: 500,
+      });
+      await expect.poll(() => page.getByRole('status').first().textContent()).toContain('Link created');
+      expect(await page.getByRole('button', { name: 'Copy short URL', exact: true }).count()).toBe(1);
+
+      await answer(page, 'POST', '**/app/api/workspaces/*/links/*/qr', { data: { id: 'qr_1', url: 'https://sho.rt/qr/abc', svgUrl: `${app.origin}/app/favicon.svg`, pngUrl: `${app.origin}/app/favicon.svg?png` } });
+      await page.getByRole('button', { name: 'Make QR code' }).click();
+      await page.getByRole('img', { name: /QR code for/ }).waitFor();
+      expect(await page.getByRole('link', { name: 'Download SVG' }).getAttribute('download')).toBe('launch-qr.svg');
+      expect(await page.getByRole('link', { name: 'Download PNG' }).getAttribute('download')).toBe('launch-qr.png');
+      await shot('link-created-with-qr');
+    });
+
+    it('puts an error naming a field under that field, and any other at the top', async () => {
+      await realisticReads(page);
+      await open(`/w/${WS}/links/new`);
+      await page.getByRole('button', { name: 'Save' }).click();
+      await expect.poll(() => page.getByLabel('Destination URL').getAttribute('aria-invalid')).toBe('true');
+
+      await page.getByLabel('Destination URL').fill('https://www.acme.example/');
+      await page.getByLabel('Slug').fill('admin');
+      await answer(page, 'POST', `**/app/api/workspaces/${WS}/links`, { error: 'The slug admin is reserved.', field: 'slug' }, 409);
+      await page.getByRole('button', { name: 'Save' }).click();
+      const slug = page.getByLabel('Slug');
+      await expect.poll(() => slug.getAttribute('aria-invalid')).toBe('true');
+      const described = (await slug.getAttribute('aria-describedby'))!.split(' ');
+      const texts = await Promise.all(described.map((id) => page.locator(`[id="${id}"]`).textContent()));
+      expect(texts).toContain('The slug admin is reserved.');
+      await shot('link-field-error');
+      expect(await page.getByLabel('Destination URL').getAttribute('aria-invalid')).toBeNull();
+
+      await page.unroute(`**/app/api/workspaces/${WS}/links`);
+      await answer(page, 'POST', `**/app/api/workspaces/${WS}/links`, { error: 'Your role cannot make links.' }, 403);
+      await page.getByRole('button', { name: 'Save' }).click();
+      await expect.poll(() => page.getByRole('alert').textContent()).toBe('Your role cannot make links.');
+      expect(await slug.getAttribute('aria-invalid')).toBeNull();
+    });
+
+    it('edits send only what changed; a password can be removed; Expired URL needs the Growth plan', async () => {
+      await realisticReads(page);
+      await page.route(`**/app/api/workspaces/${WS}`, (route) => route.fulfill({ json: workspace({ expiredUrl: false }) }));
+      await open(`/w/${WS}/links/lnk_0`);
+      expect(await page.getByLabel('Expired URL').isDisabled()).toBe(true);
+      expect(await page.getByText('Needs the Growth plan').isVisible()).toBe(true);
+      expect(await page.getByLabel('Domain').isDisabled()).toBe(true);
+      await page.getByLabel('Title', { exact: true }).fill('');
+      await page.getByLabel('Remove password').check();
+      const update = await answer(page, 'PATCH', `**/app/api/workspaces/${WS}/links/lnk_0`, { data: link(0, { title: null, hasPassword: false }) });
+      await page.getByRole('button', { name: 'Save' }).click();
+      await expect.poll(() => page.getByRole('status').first().textContent()).toBe('Changes saved.');
+      expect(JSON.parse(update[0].body!)).toEqual({ title: null, password: null });
+      expect(await page.getByRole('button', { name: 'Delete link' }).count()).toBe(1);
+    });
+
+    it('uploads a preview image with its own media type and fills Preview image', async () => {
+      await realisticReads(page);
+      await open(`/w/${WS}/links/lnk_0`);
+      const png = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
+      const upload = await answer(page, 'POST', `**/app/api/workspaces/${WS}/assets`, { url: `${app.origin}/app/favicon.svg` }, 201);
+      await page.getByLabel('Upload preview image').setInputFiles({ name: 'card.png', mimeType: 'image/png', buffer: png });
+      await expect.poll(() => page.getByLabel('Preview image', { exact: true }).inputValue()).toBe(`${app.origin}/app/favicon.svg`);
+      expect(upload[0].headers['content-type']).toBe('image/png');
+      expect(upload[0].headers['x-csrf-token']).toBe(CSRF);
+      expect(await page.getByRole('img', { name: "The link's preview image" }).count()).toBe(1);
+    });
+
+    it('an ANALYST reads a link without Save or Delete link', async () => {
+      await realisticReads(page, 'ANALYST');
+      await open(`/w/${WS}/links/lnk_0`);
+      expect(await page.getByRole('button', { name: 'Save' }).count()).toBe(0);
+      expect(await page.getByRole('button', { name: 'Delete link' }).count()).toBe(0);
+      expect(await page.getByLabel('Destination URL').isDisabled()).toBe(true);
+    });
+  });
+
+  describe('analytics, import and export', () => {
+    it('shows the chart as an image with a summary, the numbers as a table, and exports them as CSV', async () => {
+      await realisticReads(page);
+      await open(`/w/${WS}/links/lnk_0/analytics`);
+      const chart = page.getByRole('img', { name: /Line chart of clicks and QR scans per day/ });
+      expect(await chart.count()).toBe(1);
+      expect(await page.locator('canvas').count()).toBeGreaterThan(0);
+      await page.getByText('Show the numbers').click();
+      expect(await page.getByRole('table', { name: 'Clicks per day' }).isVisible()).toBe(true);
+      for (const caption of ['Countries', 'Devices', 'Browsers', 'Operating systems', 'Referrers']) {
+        expect(await page.getByRole('table', { name: caption }).count(), caption).toBe(1);
+      }
+      const download = page.waitForEvent('download');
+      await page.getByRole('button', { name: 'Export as CSV' }).click();
+      const file = await (await download).path();
+      const lines = fs.readFileSync(file, 'utf8').trim().split('\n');
+      const expected = analytics(30).series;
+      expect(lines[0]).toBe('day,clicks,scans');
+      expect(lines[1]).toBe(`${expected[0].day},${expected[0].clicks},${expected[0].scans}`);
+      expect(lines).toHaveLength(31);
+    });
+
+    it('asks for another window by preset or by days, at most 400 of them', async () => {
+      await realisticReads(page);
+      await open(`/w/${WS}/links/lnk_0/analytics`);
+      const asked = page.waitForRequest((r) => r.url().includes('/analytics?'));
+      await page.getByLabel('Window').selectOption({ label: 'Last 7 days' });
+      const q = new URL((await asked).url()).searchParams;
+      expect((Date.parse(q.get('to')!) - Date.parse(q.get('from')!)) / 86_400_000).toBe(6);
+
+      await page.getByLabel('Window').selectOption({ label: 'Custom' });
+      let requested = 0;
+      page.on('request', (r) => {
+        if (r.url().includes('/analytics?')) requested += 1;
+      });
+      await page.getByLabel('From').fill('2025-01-01');
+      await page.getByLabel('To').fill('2026-03-01');
+      await expect.poll(() => page.getByText('Choose at most 400 days.').count()).toBe(1);
+      expect(await page.getByLabel('To').getAttribute('aria-invalid')).toBe('true');
+      expect(requested).toBe(0);
+      await shot('analytics-window-too-long');
+      const custom = page.waitForRequest((r) => r.url().includes('from=2025-01-01&to=2025-12-31'));
+      await page.getByLabel('To').fill('2025-12-31');
+      await custom;
+    });
+
+    it('imports a CSV file and reports it row by row; exports through a download link', async () => {
+      await realisticReads(page);
+      await open(`/w/${WS}/import`);
+      const report = { created: 2, refused: 1, rows: [{ row: 2, ok: true, linkId: 'lnk_a', slug: 'a' }, { row: 3, ok: false, error: 'url must be an absolute http or https URL', field: 'url' }, { row: 4, ok: true, linkId: 'lnk_b', slug: 'b' }] };
+      const sent = await answer(page, 'POST', `**/app/api/workspaces/${WS}/links/import`, report);
+      await page.getByLabel('CSV file').setInputFiles({ name: 'links.csv', mimeType: 'text/csv', buffer: Buffer.from('url,slug\nhttps://a.example,a\nnot a url,x\nhttps://b.example,b\n') });
+      await page.getByRole('button', { name: 'Import' }).click();
+      await expect.poll(() => page.getByRole('status').textContent()).toBe('2 made, 1 refused');
+      expect(sent[0].headers['content-type']).toBe('text/csv');
+      expect(sent[0].body).toBe('url,slug\nhttps://a.example,a\nnot a url,x\nhttps://b.example,b\n');
+      for (const name of ['Row', 'Result', 'Slug', 'Error']) expect(await page.getByRole('columnheader', { name, exact: true }).count(), name).toBe(1);
+      expect(await page.getByRole('row', { name: /3 Refused/ }).textContent()).toContain('url must be an absolute http or https URL');
+      await shot('import-report');
+
+      const exportLink = page.getByRole('link', { name: 'Export links as CSV' });
+      expect(await exportLink.getAttribute('href')).toBe(`/app/api/workspaces/${WS}/links/export`);
+      expect(await exportLink.getAttribute('download')).toBeTruthy();
+    });
+  });
+
+  describe('settings', () => {
+    it('API keys: a key is made with its scopes and shown once; revoking asks first; without the API the form is closed', async () => {
+      await realisticReads(page);
+      await open(`/w/${WS}/settings/keys`);
+      const scopes = page.getByRole('group', { name: 'Scopes' });
+      await scopes.getByLabel('links:write', { exact: true }).check();
+      const create = await answer(page, 'POST', `**/app/api/workspaces/${WS}/keys`, { key: `mk_${'a'.repeat(64)}`, data: { id: 'key_9', hint: 'mk_aaaa', scopes: ['links:read', 'links:write'], expiresAt: null, revokedAt: null, createdAt: new Date().toISOString(), user: { id: 'usr_ada', email: 'ada@acme.example' } } }, 201);
+      await page.getByRole('button', { name: 'Create key' }).click();
+      await expect.poll(() => page.getByLabel('New API key').inputValue()).toBe(`mk_${'a'.repeat(64)}`);
+      expect(await page.getByLabel('New API key').getAttribute('readonly')).not.toBeNull();
+      expect(await page.getByRole('button', { name: 'Copy key' }).count()).toBe(1);
+      await shot('key-created');
+      expect(JSON.parse(create[0].body!)).toEqual({ scopes: ['links:read', 'links:write'], expiresAt: null });
+
+      await page.getByRole('button', { name: 'Revoke key mk_3f9a' }).click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
+      expect(await page.getByRole('dialog').count()).toBe(0);
+
+      await page.route(`**/app/api/workspaces/${WS}`, (route) => route.fulfill({ json: workspace({ api: false }) }));
+      await open(`/w/${WS}/settings/keys`);
+      expect(await page.getByText('API keys need the Growth plan').count()).toBe(1);
+      expect(await page.getByRole('button', { name: 'Create key' }).isDisabled()).toBe(true);
+    });
+
+    it('members: adding someone shows their set-up link; an OWNER changes roles, an ADMIN cannot', async () => {
+      await realisticReads(page);
+      await open(`/w/${WS}/settings/members`);
+      await page.getByLabel('Email').fill('eve@acme.example');
+      await page.getByLabel('Role', { exact: true }).selectOption('ANALYST');
+      await answer(page, 'POST', `**/app/api/workspaces/${WS}/members`, { data: { userId: 'usr_eve', email: 'eve@acme.example', role: 'ANALYST', hasPassword: false, joinedAt: new Date().toISOString() }, setupUrl: 'https://sho.rt/app/setup-password?token=abc' }, 201);
+      await page.getByRole('button', { name: 'Add member' }).click();
+      await expect.poll(() => page.getByLabel('Set-up link').inputValue()).toBe('https://sho.rt/app/setup-password?token=abc');
+      expect(await page.getByRole('button', { name: 'Copy link' }).count()).toBe(1);
+      await shot('member-added');
+
+      const patch = await answer(page, 'PATCH', `**/app/api/workspaces/${WS}/members/usr_bo`, { data: { userId: 'usr_bo', email: 'bo@acme.example', role: 'MEMBER', hasPassword: true, joinedAt: new Date().toISOString() } });
+      await page.getByLabel('Role for bo@acme.example').selectOption('MEMBER');
+      await expect.poll(() => patch.length).toBe(1);
+      expect(JSON.parse(patch[0].body!)).toEqual({ role: 'MEMBER' });
+      expect(await page.getByRole('button', { name: 'Remove cy@acme.example' }).count()).toBe(1);
+
+      await page.unrouteAll({ behavior: 'ignoreErrors' });
+      await realisticReads(page, 'ADMIN');
+      await open(`/w/${WS}/settings/members`);
+      expect(await page.getByLabel('Role for bo@acme.example').count()).toBe(0);
+      // Only an OWNER removes an OWNER.
+      expect(await page.getByRole('button', { name: 'Remove ada@acme.example' }).count()).toBe(0);
+      expect(await page.getByRole('button', { name: 'Remove cy@acme.example' }).count()).toBe(1);
+    });
+
+    it('domains: adding one shows what to publish; Verify and Disable name their host; a refused verify says why', async () => {
+      await realisticReads(page);
+      await open(`/w/${WS}/settings/domains`);
+      await page.getByLabel('Host').fill('new.acme.example');
+      await answer(page, 'POST', `**/app/api/workspaces/${WS}/domains`, { data: { id: 'dom_new', host: 'new.acme.example', status: 'PENDING', verifiedAt: null, createdAt: new Date().toISOString(), verification: { cname: 'sho.rt', txtName: '_shortlink.new.acme.example', txtValue: 'shortlink-verify=123' } } }, 201);
+      await page.getByRole('button', { name: 'Add domain' }).click();
+      await page.getByRole('heading', { name: 'Verify new.acme.example' }).waitFor();
+      expect(await page.getByText('shortlink-verify=123').count()).toBe(1);
+      expect(await page.getByRole('button', { name: 'Copy TXT value for new.acme.example' }).count()).toBe(1);
+
+      await answer(page, 'POST', `**/app/api/workspaces/${WS}/domains/dom_links/verify`, { error: 'No TXT record _shortlink.links.acme.example found.' }, 409);
+      await page.getByRole('button', { name: 'Verify links.acme.example' }).click();
+      await expect.poll(() => page.getByRole('alert').textContent()).toContain('No TXT record _shortlink.links.acme.example found.');
+      await shot('domain-added-verify-refused');
+      expect(await page.getByRole('button', { name: 'Disable go.acme.example' }).count()).toBe(1);
+    });
+
+    it('general settings show the workspace id to copy and what the plan includes; campaigns are made by name', async () => {
+      await realisticReads(page);
+      await open(`/w/${WS}/settings`);
+      expect(await page.getByText(WS, { exact: true }).count()).toBe(1);
+      expect(await page.getByRole('button', { name: 'Copy workspace id' }).count()).toBe(1);
+      await open(`/w/${WS}/settings/campaigns`);
+      const create = await answer(page, 'POST', `**/app/api/workspaces/${WS}/campaigns`, { data: { id: 'cmp_new', name: 'Autumn', createdAt: new Date().toISOString() } }, 201);
+      await page.getByLabel('Name').fill('Autumn');
+      await page.getByRole('button', { name: 'Create campaign' }).click();
+      await expect.poll(() => create.length).toBe(1);
+      expect(JSON.parse(create[0].body!)).toEqual({ name: 'Autumn' });
+    });
+  });
+});

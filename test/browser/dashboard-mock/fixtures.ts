@@ -1,0 +1,220 @@
+// Answers the tests put in place of Prism's where a test needs to know them: who is signed in,
+// with which role (Prism's session is random, but valid). Everything else comes from Prism.
+import type { Page, Route } from 'playwright-core';
+import type { components } from '../../../generated/dashboard';
+
+type Schemas = components['schemas'];
+export type Role = Schemas['Role'];
+
+export const WS = 'ws_acme';
+export const CSRF = 'csrf-token-of-this-session';
+
+export function session(role: Role = 'OWNER'): Schemas['Session'] {
+  return {
+    user: { id: 'usr_ada', email: 'ada@acme.example' },
+    workspaces: [
+      { id: WS, name: 'Acme', plan: 'growth', role },
+      { id: 'ws_side', name: 'Side project', plan: 'free', role: 'ANALYST' },
+    ],
+    csrfToken: CSRF,
+    expiresAt: new Date(Date.now() + 14 * 86_400_000).toISOString(),
+  };
+}
+
+/** GET /session answers `body` (status 200) or the status given. */
+export async function signedInAs(page: Page, role: Role | 401 = 'OWNER'): Promise<void> {
+  await page.route('**/app/api/session', (route: Route) => {
+    if (route.request().method() !== 'GET') return route.fallback();
+    if (role === 401) return route.fulfill({ status: 401, json: { error: 'Sign in to continue.' } });
+    return route.fulfill({ json: session(role) });
+  });
+}
+
+const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString();
+
+export function link(i: number, over: Partial<Schemas['DashboardLink']> = {}): Schemas['DashboardLink'] {
+  const slug = over.slug ?? ['launch', 'spring-sale', 'docs', 'careers', 'webinar-2026', 'newsletter'][i % 6] + (i >= 6 ? `-${i}` : '');
+  return {
+    id: `lnk_${i}`,
+    slug,
+    originalUrl: `https://www.acme.example/campaigns/${slug}?utm_source=shortlink&utm_medium=social&utm_campaign=${slug}`,
+    title: i % 3 === 0 ? null : `Acme ${slug.replace(/-/g, ' ')}`,
+    domainId: null,
+    status: i % 5 === 4 ? 'DISABLED' : 'ACTIVE',
+    redirectType: 'TEMPORARY',
+    expiresAt: null,
+    neverExpires: true,
+    expiredUrl: null,
+    clickLimit: null,
+    startAt: null,
+    endAt: null,
+    clicks: [1234, 87, 0, 45210, 310, 9][i % 6],
+    hasPassword: i === 2,
+    tags: i % 2 === 0 ? [{ id: 'tag_social', name: 'social', color: '#2563eb' }] : [{ id: 'tag_q4', name: 'Q4 launch', color: '#16a34a' }, { id: 'tag_social', name: 'social', color: '#2563eb' }],
+    previewTitle: null,
+    previewDescription: null,
+    previewImage: null,
+    createdAt: day(-i - 1),
+    updatedAt: day(-i),
+    shortUrl: `https://sho.rt/${slug}`,
+    ...over,
+  };
+}
+
+export function linkList(n: number, total = n, totalCapped = false): Schemas['DashboardLinkList'] {
+  return { data: Array.from({ length: n }, (_, i) => link(i)), meta: { page: 1, limit: 25, total, totalCapped } };
+}
+
+export function tags(): Schemas['TagList'] {
+  return {
+    data: [
+      { id: 'tag_q4', name: 'Q4 launch', color: '#16a34a' },
+      { id: 'tag_social', name: 'social', color: '#2563eb' },
+      { id: 'tag_print', name: 'print', color: '#c2410c' },
+    ],
+  };
+}
+
+export function workspace(features: Partial<Schemas['Workspace']['features']> = {}, role: Role = 'OWNER'): { data: Schemas['Workspace'] } {
+  return {
+    data: {
+      id: WS,
+      name: 'Acme',
+      plan: 'growth',
+      role,
+      createdAt: day(-200),
+      features: { api: true, expiredUrl: true, webhooks: true, conversions: true, goals: false, ...features },
+    },
+  };
+}
+
+export function analytics(days: number): Schemas['LinkAnalytics'] {
+  const today = new Date().toISOString().slice(0, 10);
+  const dayOf = (offset: number) => new Date(Date.parse(`${today}T00:00:00Z`) + offset * 86_400_000).toISOString().slice(0, 10);
+  const series = Array.from({ length: days }, (_, i) => {
+    const clicks = Math.round(40 + 30 * Math.sin(i / 3) + (i % 7 === 5 ? 60 : 0) + i);
+    return { day: dayOf(i - days + 1), clicks, scans: Math.round(clicks / 6) };
+  });
+  const sum = (k: 'clicks' | 'scans') => series.reduce((n, d) => n + d[k], 0);
+  return {
+    linkId: 'lnk_0',
+    window: { from: series[0].day, to: series[series.length - 1].day },
+    series,
+    totals: { clicks: sum('clicks'), scans: sum('scans') },
+    breakdownWindow: { from: dayOf(-89), to: today },
+    breakdowns: {
+      countries: [
+        { value: 'DE', clicks: 812 },
+        { value: 'US', clicks: 640 },
+        { value: 'FR', clicks: 233 },
+        { value: '', clicks: 41 },
+      ],
+      devices: [
+        { value: 'mobile', clicks: 1020 },
+        { value: 'desktop', clicks: 640 },
+        { value: 'tablet', clicks: 66 },
+      ],
+      browsers: [
+        { value: 'Chrome', clicks: 980 },
+        { value: 'Safari', clicks: 520 },
+        { value: 'Firefox', clicks: 226 },
+      ],
+      os: [
+        { value: 'Android', clicks: 700 },
+        { value: 'iOS', clicks: 380 },
+        { value: 'Windows', clicks: 420 },
+        { value: 'macOS', clicks: 226 },
+      ],
+      referrers: [
+        { value: 'www.linkedin.com', clicks: 420 },
+        { value: 't.co', clicks: 300 },
+        { value: '', clicks: 900 },
+      ],
+      other: { countries: 120, devices: 0, browsers: 14, os: 0, referrers: 106 },
+    },
+  };
+}
+
+export function keyList(): Schemas['ApiKeyList'] {
+  return {
+    data: [
+      { id: 'key_1', hint: 'mk_3f9a', scopes: ['links:read', 'links:write', 'analytics:read'], expiresAt: null, revokedAt: null, createdAt: day(-20), user: { id: 'usr_ada', email: 'ada@acme.example' } },
+      { id: 'key_2', hint: 'mk_b210', scopes: ['conversions:write'], expiresAt: day(60), revokedAt: null, createdAt: day(-45), user: { id: 'usr_bo', email: 'bo@acme.example' } },
+      { id: 'key_3', hint: 'mk_77c1', scopes: ['links:read'], expiresAt: null, revokedAt: day(-3), createdAt: day(-90), user: { id: 'usr_ada', email: 'ada@acme.example' } },
+    ],
+  };
+}
+
+export function memberList(): Schemas['MemberList'] {
+  return {
+    data: [
+      { userId: 'usr_ada', email: 'ada@acme.example', role: 'OWNER', hasPassword: true, joinedAt: day(-200) },
+      { userId: 'usr_bo', email: 'bo@acme.example', role: 'ADMIN', hasPassword: true, joinedAt: day(-120) },
+      { userId: 'usr_cy', email: 'cy@acme.example', role: 'MEMBER', hasPassword: false, joinedAt: day(-2) },
+      { userId: 'usr_di', email: 'di.analyst@acme.example', role: 'ANALYST', hasPassword: true, joinedAt: day(-30) },
+    ],
+  };
+}
+
+const verification = (host: string) => ({ cname: 'sho.rt', txtName: `_shortlink.${host}`, txtValue: 'shortlink-verify=7c1e0b5a93d24f6c' });
+
+export function domainList(): Schemas['DomainList'] {
+  return {
+    data: [
+      { id: 'dom_go', host: 'go.acme.example', status: 'ACTIVE', verifiedAt: day(-50), createdAt: day(-51), verification: verification('go.acme.example') },
+      { id: 'dom_links', host: 'links.acme.example', status: 'PENDING', verifiedAt: null, createdAt: day(-1), verification: verification('links.acme.example') },
+      { id: 'dom_old', host: 'old.acme.example', status: 'DISABLED', verifiedAt: day(-300), createdAt: day(-310), verification: verification('old.acme.example') },
+    ],
+  };
+}
+
+export function campaignList(): Schemas['CampaignList'] {
+  return {
+    data: [
+      { id: 'cmp_spring', name: 'Spring sale 2026', createdAt: day(-10) },
+      { id: 'cmp_webinar', name: 'Webinar series', createdAt: day(-40) },
+    ],
+  };
+}
+
+/**
+ * Realistic answers for every read of a workspace's screens (Prism's are valid but random),
+ * for screenshots worth looking at. Writes still go to Prism.
+ */
+export async function realisticReads(page: Page, role: Role = 'OWNER'): Promise<void> {
+  await signedInAs(page, role);
+  const reads: Array<[RegExp, () => unknown]> = [
+    [/\/workspaces\/[^/]+$/, () => workspace({}, role)],
+    [/\/workspaces\/[^/]+\/links$/, () => linkList(25, 1234)],
+    [/\/workspaces\/[^/]+\/links\/[^/]+$/, () => ({ data: link(0, { title: 'Acme launch page', hasPassword: true, previewTitle: 'Acme: the launch', tags: [{ id: 'tag_q4', name: 'Q4 launch', color: '#16a34a' }] }) })],
+    [/\/workspaces\/[^/]+\/links\/[^/]+\/analytics$/, () => analytics(30)],
+    [/\/workspaces\/[^/]+\/tags$/, () => tags()],
+    [/\/workspaces\/[^/]+\/domains$/, () => domainList()],
+    [/\/workspaces\/[^/]+\/keys$/, () => keyList()],
+    [/\/workspaces\/[^/]+\/members$/, () => memberList()],
+    [/\/workspaces\/[^/]+\/campaigns$/, () => campaignList()],
+  ];
+  await page.route('**/app/api/workspaces/**', (route) => {
+    if (route.request().method() !== 'GET') return route.fallback();
+    const pathname = new URL(route.request().url()).pathname.slice('/app/api'.length);
+    const read = reads.find(([re]) => re.test(pathname));
+    return read ? route.fulfill({ json: read[1]() }) : route.fallback();
+  });
+}
+
+/**
+ * `method pattern` answers `json` with `status`, after the request went to Prism anyway (so the
+ * contract still checks what the app sent). Returns the requests seen.
+ */
+export async function answer(page: Page, method: string, pattern: string, json: unknown, status = 200, headers: Record<string, string> = {}) {
+  const seen: Array<{ url: string; headers: Record<string, string>; body: string | null }> = [];
+  await page.route(pattern, async (route) => {
+    const request = route.request();
+    if (request.method() !== method) return route.fallback();
+    seen.push({ url: request.url(), headers: await request.allHeaders(), body: request.postData() });
+    await route.fetch().catch(() => undefined);
+    // The page may have moved on (or the test unrouted) while Prism answered.
+    await route.fulfill({ status, json, headers }).catch(() => undefined);
+  });
+  return seen;
+}

@@ -1,0 +1,184 @@
+// The dashboard (src/web) against Prism's mock of its contract, with no service: the app is
+// built into a temporary folder, served at /app/ by a small static server that forwards
+// /app/api/* to `prism mock generated/dashboard.json` (with the session cookie the contract
+// asks for), and opened in Debian's Chromium. Prism answers from the schemas (dynamic, with a
+// fixed seed: the same request gets the same answer) and keeps no state; it also validates every
+// request against the contract and says so in `sl-violations`, which the server collects.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Page } from 'playwright-core';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+const require = createRequire(import.meta.url);
+const PRISM_CLI = require.resolve('@stoplight/prism-cli/dist/index.js');
+const VITE_CLI = path.join(root, 'node_modules/vite/bin/vite.js');
+export const AXE_PATH = require.resolve('axe-core/axe.min.js');
+export const SHOTS_DIR = process.env.DASHBOARD_SHOTS_DIR ?? '/tmp/dashboard-shots';
+
+/** Builds src/web into a fresh folder (the build's own size report is returned). */
+export async function buildDashboard(): Promise<{ dir: string; report: string }> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'shortlink-web-'));
+  const report = await run(process.execPath, [VITE_CLI, 'build', '--config', 'src/web/vite.config.ts', '--outDir', dir, '--emptyOutDir', '--logLevel', 'warn']);
+  return { dir, report };
+}
+
+function run(cmd: string, args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd: root, env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (out += c.toString()));
+    child.once('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${cmd} ${args.join(' ')} exited ${code}:\n${out}`))));
+  });
+}
+
+export interface PrismMock {
+  url: string;
+  stop(): Promise<void>;
+}
+
+export async function startPrismMock(seed = '20261124'): Promise<PrismMock> {
+  const args = [PRISM_CLI, 'mock', path.join(root, 'generated/dashboard.json'), '--dynamic', '--seed', seed, '--host', '127.0.0.1', '--port', '0', '--multiprocess=false'];
+  const child: ChildProcess = spawn(process.execPath, args, { env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let log = '';
+  const append = (c: Buffer) => (log = (log + c.toString()).slice(-20_000));
+  child.stdout!.on('data', append);
+  child.stderr!.on('data', append);
+  const kill = () => child.kill('SIGKILL');
+  process.once('exit', kill);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`Prism did not start within 30 s:\n${log}`)), 30_000);
+    const onData = () => {
+      const m = /Prism is listening on (http:\/\/[\d.]+:\d+)/.exec(log);
+      if (m) {
+        clearTimeout(timer);
+        child.stdout!.off('data', onData);
+        resolve(m[1]);
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`Prism exited (${code ?? signal}) before listening:\n${log}`));
+    });
+  });
+  return {
+    url,
+    async stop() {
+      process.off('exit', kill);
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 3_000);
+        await exited;
+        clearTimeout(timer);
+      }
+    },
+  };
+}
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+};
+
+export interface AppServer {
+  /** http://127.0.0.1:<port> */
+  origin: string;
+  /** Requests Prism found against the contract ("POST /workspaces/x/links: ..."). */
+  violations: string[];
+  /** Every API request that reached the mock, in order. */
+  apiRequests: Array<{ method: string; path: string; headers: http.IncomingHttpHeaders; body: Buffer }>;
+  stop(): Promise<void>;
+}
+
+/** Serves the built app at /app/ (index.html for every app address) and /app/api from Prism. */
+export async function startAppServer(dir: string, prism: string): Promise<AppServer> {
+  const violations: string[] = [];
+  const apiRequests: AppServer['apiRequests'] = [];
+  const upstream = new URL(prism);
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (url.pathname.startsWith('/app/api/')) {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const body = Buffer.concat(chunks);
+        const apiPath = url.pathname.slice('/app/api'.length) + url.search;
+        apiRequests.push({ method: req.method ?? 'GET', path: apiPath, headers: req.headers, body });
+        const headers = { ...req.headers, host: upstream.host, cookie: 'sl_session=mock-session' };
+        const forward = http.request({ hostname: upstream.hostname, port: upstream.port, path: apiPath, method: req.method, headers }, (answer) => {
+          const found = answer.headers['sl-violations'];
+          if (found) violations.push(`${req.method} ${apiPath}: ${found}`);
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        });
+        forward.on('error', (err) => res.writeHead(502, { 'Content-Type': 'text/plain' }).end(String(err)));
+        forward.end(body);
+      });
+      return;
+    }
+    if (url.pathname !== '/app' && !url.pathname.startsWith('/app/')) {
+      res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found');
+      return;
+    }
+    const rel = decodeURIComponent(url.pathname.slice('/app/'.length));
+    const file = path.join(dir, rel);
+    const isFile = rel && file.startsWith(dir + path.sep) && fs.existsSync(file) && fs.statSync(file).isFile();
+    if (isFile) {
+      res.writeHead(200, { 'Content-Type': TYPES[path.extname(file)] ?? 'application/octet-stream', 'Cache-Control': 'no-store' });
+      fs.createReadStream(file).pipe(res);
+    } else if (rel.startsWith('assets/')) {
+      res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found');
+    } else {
+      res.writeHead(200, { 'Content-Type': TYPES['.html'], 'Cache-Control': 'no-store' });
+      fs.createReadStream(path.join(dir, 'index.html')).pipe(res);
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    violations,
+    apiRequests,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: Array<{ target: unknown[]; failureSummary?: string }>;
+}
+
+/** axe-core's serious and critical findings on the page as it is now. */
+export async function axeProblems(page: Page): Promise<string[]> {
+  // The callbacks run in the page; the test's tsconfig has no DOM types, so they are strings.
+  if (!(await page.evaluate('typeof window.axe === "object"'))) await page.addScriptTag({ path: AXE_PATH });
+  const violations = (await page.evaluate(`window.axe.run(document, { resultTypes: ['violations'] }).then((r) =>
+    r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) })))`)) as AxeViolation[];
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.impact} ${v.id}: ${v.help} at ${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')}`);
+}
+
+/** Waits until the screen has its heading and nothing on it is loading. */
+export async function settled(page: Page): Promise<void> {
+  await page.getByRole('heading', { level: 1 }).first().waitFor();
+  await page.waitForFunction(`!document.querySelector('[aria-busy="true"]')`, undefined, { timeout: 10_000 });
+  await page.waitForLoadState('networkidle');
+}

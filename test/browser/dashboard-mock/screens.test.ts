@@ -1,0 +1,123 @@
+// Every screen of the dashboard at 1280×800 and 390×844, on Prism's answers and on realistic
+// ones: the screen renders its heading without a browser error and without asking another host
+// for anything, axe-core finds nothing serious or critical, and a screenshot is saved
+// (DASHBOARD_SHOTS_DIR, default /tmp/dashboard-shots) for a person to look at. Every request the
+// app made is valid against the contract (Prism says).
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { browserAvailability, launchBrowser } from '../../support/browser';
+import { realisticReads, signedInAs, WS } from './fixtures';
+import { axeProblems, buildDashboard, settled, SHOTS_DIR, startAppServer, startPrismMock, type AppServer, type PrismMock } from './harness';
+
+const available = browserAvailability();
+
+const SCREENS: Array<{ name: string; path: string; public?: boolean }> = [
+  { name: 'login', path: '/app/login', public: true },
+  { name: 'setup-password', path: '/app/setup-password?token=one-time-token', public: true },
+  { name: 'setup', path: '/app/setup?token=first-run-token', public: true },
+  { name: 'links', path: `/app/w/${WS}/links` },
+  { name: 'link-new', path: `/app/w/${WS}/links/new` },
+  { name: 'link-edit', path: `/app/w/${WS}/links/lnk_0` },
+  { name: 'link-analytics', path: `/app/w/${WS}/links/lnk_0/analytics` },
+  { name: 'import', path: `/app/w/${WS}/import` },
+  { name: 'settings', path: `/app/w/${WS}/settings` },
+  { name: 'settings-keys', path: `/app/w/${WS}/settings/keys` },
+  { name: 'settings-members', path: `/app/w/${WS}/settings/members` },
+  { name: 'settings-domains', path: `/app/w/${WS}/settings/domains` },
+  { name: 'settings-tags', path: `/app/w/${WS}/settings/tags` },
+  { name: 'settings-campaigns', path: `/app/w/${WS}/settings/campaigns` },
+  { name: 'account', path: '/app/account' },
+];
+
+const VIEWPORTS = [
+  { name: 'desktop', width: 1280, height: 800, mobile: false },
+  { name: 'phone', width: 390, height: 844, mobile: true },
+];
+
+describe.skipIf(!available.run)('dashboard screens on Prism\'s mock of the contract (Chromium)', () => {
+  let prism: PrismMock;
+  let app: AppServer;
+  let browser: Browser;
+  let built: string;
+
+  beforeAll(async () => {
+    browser = await launchBrowser();
+    const [build, mock] = await Promise.all([buildDashboard(), startPrismMock()]);
+    built = build.dir;
+    prism = mock;
+    app = await startAppServer(built, prism.url);
+    fs.mkdirSync(SHOTS_DIR, { recursive: true });
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await app?.stop();
+    await prism?.stop();
+    if (built) fs.rmSync(built, { recursive: true, force: true });
+  });
+
+  for (const data of ['prism', 'realistic'] as const) {
+    for (const viewport of VIEWPORTS) {
+      describe(`${data} data, ${viewport.name} ${viewport.width}×${viewport.height}`, () => {
+        let context: BrowserContext;
+        const problems: string[] = [];
+
+        beforeAll(async () => {
+          context = await browser.newContext({
+            viewport: { width: viewport.width, height: viewport.height },
+            isMobile: viewport.mobile,
+            hasTouch: viewport.mobile,
+            deviceScaleFactor: 1,
+            locale: 'en-US',
+            timezoneId: 'Europe/Berlin',
+          });
+          context.setDefaultTimeout(10_000);
+        });
+        afterAll(async () => {
+          await context?.close();
+        });
+
+        for (const screen of SCREENS) {
+          it(`${screen.name}: renders its heading, passes axe, is photographed`, async () => {
+            problems.length = 0;
+            const page: Page = await context.newPage();
+            try {
+              page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+              // Nothing the app loads may leave the machine: no CDN, no fonts, no analytics.
+              await page.route('**/*', (route) => {
+                const url = route.request().url();
+                if (url.startsWith(app.origin) || url.startsWith('data:') || url.startsWith('blob:')) return route.fallback();
+                problems.push(`asked another host for ${url}`);
+                return route.abort('internetdisconnected');
+              });
+              page.on('console', (m) => {
+                if (m.type() === 'error' && !/status of (4\d\d|5\d\d)/.test(m.text())) problems.push(`console: ${m.text()}`);
+              });
+              if (data === 'realistic') await realisticReads(page);
+              else await signedInAs(page);
+              if (screen.name === 'setup') {
+                // Prism may answer either way; the screenshot wants the form.
+                await page.route('**/app/api/first-run?*', (route) => route.fulfill({ json: { available: true } }));
+              }
+              await page.goto(`${app.origin}${screen.path}`);
+              await settled(page);
+              expect(await page.getByRole('heading', { level: 1 }).count(), 'one h1').toBe(1);
+              if (!screen.public) {
+                expect(await page.getByRole('banner').count()).toBe(1);
+                expect(await page.getByRole('navigation', { name: 'Main' }).count()).toBe(1);
+              }
+              expect(await page.getByRole('main').count()).toBe(1);
+              expect(await axeProblems(page), 'axe: serious and critical findings').toEqual([]);
+              await page.screenshot({ path: path.join(SHOTS_DIR, `${screen.name}-${data}-${viewport.name}.png`), fullPage: true });
+              expect(problems).toEqual([]);
+              expect(app.violations, 'requests Prism found against the contract').toEqual([]);
+            } finally {
+              await page.close();
+            }
+          });
+        }
+      });
+    }
+  }
+});
