@@ -989,7 +989,7 @@ export interface components {
         ApiKey: {
             /** @description Key id. */
             id: string;
-            /** @description The key's first characters, to tell keys apart. */
+            /** @description The key's last four characters, to tell keys apart (every key begins with mk_). */
             hint: string;
             /** @description What the key may do. */
             scopes: components["schemas"]["Scope"][];

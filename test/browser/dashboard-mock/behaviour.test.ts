@@ -428,7 +428,7 @@ describe.skipIf(!available.run)('the dashboard in Chromium against Prism\'s mock
       await shot('key-created');
       expect(JSON.parse(create[0].body!)).toEqual({ scopes: ['links:read', 'links:write'], expiresAt: null });
 
-      await page.getByRole('button', { name: 'Revoke key mk_3f9a' }).click();
+      await page.getByRole('button', { name: 'Revoke key 3f9a' }).click();
       await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
       expect(await page.getByRole('dialog').count()).toBe(0);
 

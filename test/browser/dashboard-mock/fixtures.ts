@@ -138,7 +138,7 @@ export function analytics(days: number): Schemas['LinkAnalytics'] {
 export function keyList(): Schemas['ApiKeyList'] {
   return {
     data: [
-      { id: 'key_1', hint: 'mk_3f9a', scopes: ['links:read', 'links:write', 'analytics:read'], expiresAt: null, revokedAt: null, createdAt: day(-20), user: { id: 'usr_ada', email: 'ada@acme.example' } },
+      { id: 'key_1', hint: '3f9a', scopes: ['links:read', 'links:write', 'analytics:read'], expiresAt: null, revokedAt: null, createdAt: day(-20), user: { id: 'usr_ada', email: 'ada@acme.example' } },
       { id: 'key_2', hint: 'mk_b210', scopes: ['conversions:write'], expiresAt: day(60), revokedAt: null, createdAt: day(-45), user: { id: 'usr_bo', email: 'bo@acme.example' } },
       { id: 'key_3', hint: 'mk_77c1', scopes: ['links:read'], expiresAt: null, revokedAt: day(-3), createdAt: day(-90), user: { id: 'usr_ada', email: 'ada@acme.example' } },
     ],

@@ -89,7 +89,7 @@ export function ApiKeys() {
                 {list.data.map((k) => (
                   <tr key={k.id} className={k.revokedAt ? 'is-dim' : undefined}>
                     <td className="nowrap">
-                      <code>{k.hint}…</code>
+                      <code>…{k.hint}</code>
                     </td>
                     <td>
                       <span className="scope-list">
@@ -181,7 +181,7 @@ function CreateKey({ workspaceId, disabled }: { workspaceId: string; disabled: b
             </button>
           </div>
           <p className="notice notice-warning">
-            <strong>This key is shown once.</strong> Copy it now and keep it somewhere safe: only its first characters ({created.hint}) are kept.
+            <strong>This key is shown once.</strong> Copy it now and keep it somewhere safe: only its last four characters ({created.hint}) are kept.
           </p>
         </div>
       ) : null}

@@ -1,0 +1,328 @@
+// The dashboard end to end: the built app (dist/web, built at install) served by the real service
+// at /app/, driven in Debian's Chromium as its people would drive it: sign in, make a link with tags
+// and a password and follow it as a visitor, rename it, read its clicks, import a CSV with a bad
+// row, make an API key and use it on /api/v1, see an ANALYST unable to change anything (no control,
+// and the API says 403), sign out. axe-core on every screen; a full-page screenshot of each in
+// DASHBOARD_E2E_SHOTS_DIR (default /tmp/dashboard-e2e) for a person to look at. SQLite only: the
+// dashboard API's rules run on both engines in test/dashboard/; this is the browser's view of them.
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { browserAvailability, launchBrowser, PERSON_USER_AGENT, startDestination, type Destination } from '../support/browser';
+import { DASHBOARD_API, PASSWORD, seedPerson, type Person } from '../support/dashboard';
+import { startTestServer, type TestServer } from '../support/server';
+import * as ws from '../../src/db/repos/workspaces';
+import { projectPath } from '../../src/platform/project-root';
+
+const available = browserAvailability();
+const require = createRequire(import.meta.url);
+const AXE_SOURCE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+const SHOTS = process.env.DASHBOARD_E2E_SHOTS_DIR ?? '/tmp/dashboard-e2e';
+
+describe.skipIf(!available.run)('the dashboard in Chromium against the service (sqlite)', () => {
+  let server: TestServer;
+  let destination: Destination;
+  let browser: Browser;
+  let workspaceId: string;
+  let owner: Person;
+  let analyst: Person;
+  /** The owner's browser, signed in across the tests below (they run in order). */
+  let ownerContext: BrowserContext;
+  let page: Page;
+  const browserErrors: string[] = [];
+
+  const app = (p: string) => `${server.url}/app${p}`;
+  const h1 = (p: Page) => p.getByRole('heading', { level: 1 });
+
+  /** Waits for the screen to settle, then checks it with axe-core and keeps a screenshot. */
+  async function look(p: Page, name: string) {
+    await p.waitForLoadState('networkidle');
+    await expect.poll(() => p.locator('[aria-busy="true"]').count()).toBe(0);
+    // Evaluated through the DevTools protocol, which the app's Content-Security-Policy does not
+    // govern (an injected <script> would be refused by script-src 'self', as it should be).
+    if (!(await p.evaluate('typeof window.axe === "object"'))) await p.evaluate(AXE_SOURCE);
+    const found = (await p.evaluate(`window.axe.run(document, { resultTypes: ['violations'] }).then((r) =>
+      r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+        .map((v) => v.id + ': ' + v.help + ' (' + v.nodes.map((n) => n.target.join(' ')).join(', ') + ')'))`)) as string[];
+    await p.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+    expect(found, `axe-core on ${name}`).toEqual([]);
+  }
+
+  async function newPersonPage(): Promise<{ context: BrowserContext; page: Page }> {
+    const context = await browser.newContext({ ignoreHTTPSErrors: true, userAgent: PERSON_USER_AGENT, viewport: { width: 1280, height: 800 } });
+    context.setDefaultTimeout(10_000);
+    context.setDefaultNavigationTimeout(10_000);
+    // Nothing the dashboard loads may come from another host.
+    await context.route((url) => !url.href.startsWith(server.url) && !url.href.startsWith(destination.origin), (route) => {
+      browserErrors.push(`request to another host: ${route.request().url()}`);
+      return route.abort();
+    });
+    const p = await context.newPage();
+    p.on('console', (m) => {
+      // A 400, 401 or 403 the app expects (and shows) shows as a failed resource; everything else is a defect.
+      if (m.type() === 'error' && !/status of 40[013]/.test(m.text())) browserErrors.push(m.text());
+    });
+    p.on('pageerror', (e) => browserErrors.push(String(e)));
+    return { context, page: p };
+  }
+
+  async function signInThroughForm(p: Page, person: { email: string; password: string }) {
+    await p.goto(app('/login'));
+    await p.getByLabel('Email').fill(person.email);
+    await p.getByLabel('Password', { exact: true }).fill(person.password);
+    await p.getByRole('button', { name: 'Sign in' }).click();
+  }
+
+  /** Calls the dashboard API from inside the page, as its own code does (cookie and anti-forgery token). */
+  const apiFromPage = (p: Page, method: string, url: string, body?: unknown) =>
+    p.evaluate(
+      async ({ method, url, body }) => {
+        const session = await (await fetch('/app/api/session')).json();
+        const res = await fetch(url, {
+          method,
+          headers: { 'Content-Type': 'application/json', 'X-CSRF-Token': session.csrfToken },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+        return { status: res.status, body: await res.json().catch(() => null) };
+      },
+      { method, url, body },
+    );
+
+  beforeAll(async () => {
+    browser = await launchBrowser();
+    expect(fs.existsSync(projectPath('dist/web/index.html')), 'dist/web is built at install (npm run build:web)').toBe(true);
+    server = await startTestServer('sqlite');
+    destination = await startDestination();
+    const knex = server.services.db.knex;
+    workspaceId = await ws.createWorkspace(knex, 'Acme', 'growth');
+    owner = await seedPerson(knex, workspaceId, 'OWNER', 'ada@acme.example');
+    analyst = await seedPerson(knex, workspaceId, 'ANALYST', 'cy@acme.example');
+    fs.mkdirSync(SHOTS, { recursive: true });
+    ({ context: ownerContext, page } = await newPersonPage());
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await destination?.close();
+    await server?.stop();
+  });
+
+  it('signs in: a wrong password is refused on the form, the right one opens the links', async () => {
+    await signInThroughForm(page, { email: owner.email, password: 'not the password' });
+    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/email or password/i);
+    expect(page.url()).toContain('/app/login');
+    await look(page, 'login-refused');
+
+    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => h1(page).textContent()).toBe('Links');
+    expect(page.url()).toBe(app(`/w/${workspaceId}/links`));
+    await look(page, 'links-empty');
+  });
+
+  it('makes tags in settings, then a link with tags and a password that a visitor follows', async () => {
+    await page.getByRole('link', { name: 'Settings' }).click();
+    await look(page, 'settings');
+    await page.getByText(workspaceId, { exact: true }).waitFor();
+    await page.getByRole('link', { name: 'Tags' }).click();
+    for (const tag of ['spring', 'social']) {
+      await page.getByLabel('Name').fill(tag);
+      await page.getByRole('button', { name: 'Create tag' }).click();
+      await page.getByRole('listitem').filter({ hasText: tag }).first().waitFor();
+    }
+    await look(page, 'settings-tags');
+
+    await page.getByRole('link', { name: 'Links', exact: true }).click();
+    await page.getByRole('button', { name: 'New link' }).click();
+    await expect.poll(() => h1(page).textContent()).toBe('New link');
+    // The API's rule and message, next to its field.
+    await page.getByLabel('Destination URL').fill('javascript:alert(1)');
+    await page.getByRole('button', { name: 'Save' }).click();
+    const urlError = page.locator('[aria-invalid="true"]');
+    await expect.poll(() => urlError.count()).toBe(1);
+    await page.getByText(/http or https/i).first().waitFor();
+    await look(page, 'link-new-error');
+
+    await page.getByLabel('Destination URL').fill(`${destination.origin}/spring?from=dashboard`);
+    await page.getByLabel('Slug').fill('spring-sale');
+    await page.getByLabel('Title', { exact: true }).fill('Spring sale');
+    const tags = page.getByRole('group', { name: 'Tags' });
+    await tags.getByLabel('spring').check();
+    await tags.getByLabel('social').check();
+    await page.getByLabel('Password', { exact: true }).fill('open sesame');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => h1(page).textContent()).toBe('Edit spring-sale');
+    await look(page, 'link-edit');
+
+    // What the service stored is what was typed.
+    const link = await server.services.db.knex('links').where({ workspace_id: workspaceId, slug: 'spring-sale' }).first();
+    expect(link.original_url).toBe(`${destination.origin}/spring?from=dashboard`);
+    expect(link.password_hash).toBeTruthy();
+    expect(link.password_hash).not.toContain('open sesame');
+
+    const visitor = await newPersonPage();
+    const form = await visitor.page.goto(`${server.url}/spring-sale`);
+    expect(form?.status()).toBe(401);
+    await visitor.page.getByLabel('Password').fill('open sesame');
+    await visitor.page.getByRole('button', { name: /continue|open|submit/i }).click();
+    await visitor.page.getByText('Landed on destination').waitFor();
+    expect(visitor.page.url()).toBe(`${destination.origin}/spring?from=dashboard`);
+    await visitor.context.close();
+
+    await page.getByRole('link', { name: 'Links', exact: true }).click();
+    const row = page.getByRole('row', { name: /spring-sale/ });
+    await expect.poll(() => row.textContent()).toContain('spring');
+    await expect.poll(() => row.textContent()).toContain('social');
+    await expect.poll(() => row.textContent()).toContain('Password');
+    await look(page, 'links');
+  });
+
+  it('renames the link: the new short URL works and the old one stops', async () => {
+    await page.getByRole('link', { name: 'spring-sale', exact: true }).click();
+    await expect.poll(() => h1(page).textContent()).toBe('Edit spring-sale');
+    await page.getByLabel('Slug').fill('spring-2026');
+    await page.getByLabel('Title', { exact: true }).fill('Spring sale 2026');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => h1(page).textContent()).toBe('Edit spring-2026');
+    await expect.poll(() => page.getByRole('status').first().textContent()).toMatch(/saved/i);
+
+    expect((await server.request('GET', '/spring-sale')).status).toBe(404);
+    expect((await server.request('GET', '/spring-2026')).status).toBe(401);
+    const stored = await server.services.db.knex('links').where({ workspace_id: workspaceId, slug: 'spring-2026' }).first();
+    expect(stored.title).toBe('Spring sale 2026');
+  });
+
+  it("shows the visitor's click in the link's analytics, in the chart's table", async () => {
+    await server.clicks.flush();
+    await page.getByRole('link', { name: 'Analytics' }).first().click();
+    await expect.poll(() => h1(page).textContent()).toContain('spring-2026');
+    await page.getByText('Show the numbers').click();
+    const perDay = page.getByRole('table', { name: 'Clicks per day' });
+    await perDay.waitFor();
+    const counts = await perDay.locator('tbody tr').evaluateAll((rows) =>
+      rows.map((r) => Array.from(r.querySelectorAll('td')).map((c) => Number((c.textContent ?? '').replace(/,/g, '')) || 0)),
+    );
+    // One click (the visitor's, after the password), no QR scan, over the whole window.
+    expect(counts.reduce((sum, cells) => sum + (cells[0] ?? 0), 0)).toBe(1);
+    await look(page, 'link-analytics');
+  });
+
+  it('imports a CSV with a bad row: the good rows are made, the bad one is refused with its reason', async () => {
+    await page.getByRole('link', { name: 'Import and export' }).click();
+    await expect.poll(() => h1(page).textContent()).toBe('Import and export');
+    await look(page, 'import');
+    const csv = [
+      'url,slug,title,tags',
+      `${destination.origin}/a,imported-a,First,spring`,
+      'ftp://example.com/file,imported-bad,Bad,',
+      `${destination.origin}/c,imported-c,Third,social|spring`,
+    ].join('\n');
+    await page.getByLabel('CSV file').setInputFiles({ name: 'links.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+    await page.getByRole('button', { name: 'Import' }).click();
+    const report = page.getByRole('table', { name: 'Import report, row by row' });
+    await expect.poll(() => report.getByRole('row', { name: /imported-a/ }).textContent()).toContain('Made');
+    await expect.poll(() => report.getByRole('row', { name: /imported-c/ }).textContent()).toContain('Made');
+    const refused = report.getByRole('row', { name: /Refused/ });
+    await expect.poll(() => refused.count()).toBe(1);
+    await expect.poll(() => refused.textContent()).toContain('3');
+    await expect.poll(() => refused.textContent()).toMatch(/http or https/i);
+    await look(page, 'import-report');
+    const slugs = (await server.services.db.knex('links').where({ workspace_id: workspaceId }).whereNull('deleted_at').pluck('slug')).sort();
+    expect(slugs).toEqual(['imported-a', 'imported-c', 'spring-2026']);
+  });
+
+  it('creates an API key that works on /api/v1, shown once', async () => {
+    await page.getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('link', { name: 'API keys' }).click();
+    await page.getByRole('group', { name: 'Scopes' }).getByLabel('links:read', { exact: true }).check();
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const key = await page.getByLabel('New API key').inputValue();
+    expect(key).toMatch(/\S{20,}/);
+    // The list tells keys apart by their last four characters, which are what a person has.
+    await page.getByRole('button', { name: `Revoke key ${key.slice(-4)}` }).waitFor();
+    await look(page, 'settings-keys-created');
+
+    const listed = await server.request('GET', '/api/v1/links', { key });
+    expect(listed.status, listed.text).toBe(200);
+    expect(listed.body.data.map((l: { slug: string }) => l.slug)).toContain('spring-2026');
+    // Its scopes are what was ticked: no writing.
+    expect((await server.request('POST', '/api/v1/links', { key, body: { url: `${destination.origin}/x` } })).status).toBe(403);
+    // Stored hashed: the key itself is nowhere in the database.
+    const rows = await server.services.db.knex('api_keys').where({ workspace_id: workspaceId });
+    expect(JSON.stringify(rows)).not.toContain(key);
+
+    await page.reload();
+    await expect.poll(() => page.getByLabel('New API key').count()).toBe(0);
+  });
+
+  it('keeps a screenshot of the remaining screens, each clean under axe-core', async () => {
+    for (const [name, sub] of [
+      ['settings-members', 'Members'],
+      ['settings-domains', 'Domains'],
+      ['settings-campaigns', 'Campaigns'],
+    ] as const) {
+      await page.getByRole('link', { name: sub, exact: true }).click();
+      await page.getByRole('heading', { name: sub, exact: true }).first().waitFor();
+      await look(page, name);
+    }
+    await page.getByRole('link', { name: owner.email }).click();
+    await h1(page).waitFor();
+    await look(page, 'account');
+  });
+
+  it('an ANALYST sees no control that changes anything, and the API answers 403 when asked anyway', async () => {
+    const { context, page: p } = await newPersonPage();
+    await signInThroughForm(p, analyst);
+    await expect.poll(() => h1(p).textContent()).toBe('Links');
+    await p.getByRole('row', { name: /spring-2026/ }).waitFor();
+    await expect.poll(() => p.getByRole('button', { name: 'New link' }).count()).toBe(0);
+    await expect.poll(() => p.getByLabel('Select all on this page').count()).toBe(0);
+    await look(p, 'links-analyst');
+
+    await p.getByRole('link', { name: 'spring-2026', exact: true }).click();
+    await expect.poll(() => h1(p).textContent()).toContain('spring-2026');
+    await expect.poll(() => p.getByRole('button', { name: 'Save' }).count()).toBe(0);
+    await expect.poll(() => p.getByRole('button', { name: 'Delete link' }).count()).toBe(0);
+    await look(p, 'link-analyst');
+
+    await p.getByRole('link', { name: 'Settings' }).click();
+    await p.getByRole('link', { name: 'API keys' }).click();
+    await expect.poll(() => p.getByRole('button', { name: 'Create key' }).count()).toBe(0);
+    await p.getByRole('link', { name: 'Members', exact: true }).click();
+    await expect.poll(() => p.getByRole('button', { name: 'Add member' }).count()).toBe(0);
+    await expect.poll(() => p.getByRole('button', { name: /^Remove / }).count()).toBe(0);
+    await look(p, 'settings-members-analyst');
+
+    const id = (await server.services.db.knex('links').where({ workspace_id: workspaceId, slug: 'spring-2026' }).first()).id;
+    const base = `${DASHBOARD_API}/workspaces/${workspaceId}`;
+    const made = await apiFromPage(p, 'POST', `${base}/links`, { url: `${destination.origin}/analyst` });
+    expect(made.status).toBe(403);
+    expect(made.body.error).toBeTruthy();
+    expect((await apiFromPage(p, 'PATCH', `${base}/links/${id}`, { title: 'changed by an analyst' })).status).toBe(403);
+    expect((await apiFromPage(p, 'DELETE', `${base}/links/${id}`)).status).toBe(403);
+    const stored = await server.services.db.knex('links').where({ id }).first();
+    expect(stored.title).toBe('Spring sale 2026');
+    expect(stored.deleted_at).toBeNull();
+    await context.close();
+  });
+
+  it('signs out: the session is over on the server, not only in this tab', async () => {
+    const before = await ownerContext.cookies(app('/'));
+    expect(before.length).toBeGreaterThan(0);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/app/login');
+    // The cookie as it was before signing out no longer opens anything.
+    const cookie = before.map((c) => `${c.name}=${c.value}`).join('; ');
+    const res = await server.request('GET', `${DASHBOARD_API}/session`, { headers: { Cookie: cookie } });
+    expect(res.status).toBe(401);
+    await page.goto(app(`/w/${workspaceId}/links`));
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    expect(page.url()).toContain('/app/login?next=');
+  });
+
+  it('made no request to another host and raised no browser error on the way', () => {
+    expect(browserErrors).toEqual([]);
+  });
+});
