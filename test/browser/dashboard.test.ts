@@ -61,8 +61,12 @@ describe.skipIf(!available.run)('the dashboard in Chromium against the service (
     });
     const p = await context.newPage();
     p.on('console', (m) => {
-      // A 400, 401 or 403 the app expects (and shows) shows as a failed resource; everything else is a defect.
-      if (m.type() === 'error' && !/status of 40[013]/.test(m.text())) browserErrors.push(m.text());
+      // A 4xx the app expects and shows (a refused field, a used set-up link, an ANALYST asking
+      // anyway) shows in the console as a failed resource; every other error is a defect.
+      if (m.type() === 'error' && !/status of 4\d\d/.test(m.text())) browserErrors.push(m.text());
+    });
+    p.on('response', (r) => {
+      if (r.status() >= 500) browserErrors.push(`${r.status()} from ${r.url()}`);
     });
     p.on('pageerror', (e) => browserErrors.push(String(e)));
     return { context, page: p };
@@ -254,6 +258,54 @@ describe.skipIf(!available.run)('the dashboard in Chromium against the service (
 
     await page.reload();
     await expect.poll(() => page.getByLabel('New API key').count()).toBe(0);
+  });
+
+  it('adds a MEMBER who sets a password from the one-time set-up link, then makes links but deletes none and manages nobody', async () => {
+    await page.getByRole('link', { name: 'Members', exact: true }).click();
+    await page.getByLabel('Email').fill('bo@acme.example');
+    await page.getByLabel('Role', { exact: true }).selectOption('MEMBER');
+    await page.getByRole('button', { name: 'Add member' }).click();
+    const setupUrl = await page.getByLabel('Set-up link').inputValue();
+    // PUBLIC_URL is https://localhost:8443 in the tests; the server listens on another port.
+    const link = new URL(setupUrl);
+    expect(link.pathname).toBe('/app/setup-password');
+    expect(link.searchParams.get('token')).toMatch(/\S{20,}/);
+    const onThisServer = `${server.url}${link.pathname}${link.search}`;
+    await look(page, 'settings-members-added');
+
+    const { context, page: p } = await newPersonPage();
+    await p.goto(onThisServer);
+    await p.getByLabel('Password', { exact: true }).fill('short');
+    await p.getByLabel('Confirm password').fill('short');
+    await p.getByRole('button', { name: 'Set password' }).click();
+    await p.getByText('Use at least 10 characters.').waitFor();
+    await p.getByLabel('Password', { exact: true }).fill('a long enough password');
+    await p.getByLabel('Confirm password').fill('a long enough passw0rd');
+    await p.getByRole('button', { name: 'Set password' }).click();
+    await expect.poll(() => p.locator('[aria-invalid="true"]').count()).toBeGreaterThan(0);
+    await look(p, 'setup-password-errors');
+    await p.getByLabel('Confirm password').fill('a long enough password');
+    await p.getByRole('button', { name: 'Set password' }).click();
+    await expect.poll(() => h1(p).textContent()).toBe('Links');
+
+    await p.getByRole('button', { name: 'New link' }).waitFor();
+    await p.getByRole('link', { name: 'spring-2026', exact: true }).click();
+    await p.getByRole('button', { name: 'Save' }).waitFor();
+    await expect.poll(() => p.getByRole('button', { name: 'Delete link' }).count()).toBe(0);
+    await p.getByRole('link', { name: 'Settings' }).click();
+    await p.getByRole('link', { name: 'Members', exact: true }).click();
+    await expect.poll(() => p.getByRole('button', { name: 'Add member' }).count()).toBe(0);
+    await look(p, 'settings-members-member');
+    await context.close();
+
+    // The set-up link worked once.
+    const again = await newPersonPage();
+    await again.page.goto(onThisServer);
+    await again.page.getByLabel('Password', { exact: true }).fill('another long password');
+    await again.page.getByLabel('Confirm password').fill('another long password');
+    await again.page.getByRole('button', { name: 'Set password' }).click();
+    await expect.poll(() => again.page.getByRole('alert').first().textContent()).toMatch(/new set-up link/);
+    await again.context.close();
   });
 
   it('keeps a screenshot of the remaining screens, each clean under axe-core', async () => {
