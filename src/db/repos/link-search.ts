@@ -1,9 +1,19 @@
 // The dashboard's list of links: search by part of the slug, title or destination, filters by
 // tag, domain and status, sorting by creation or clicks, a page at a time (openapi/dashboard.yaml,
 // listDashboardLinks). Read in one snapshot on a query thread (src/db/queries.ts).
+//
+// Over a million links, how to find a page depends on how many links match (bench/README.md,
+// dashboard reads). Each read first counts the matches, up to SEARCH_COUNT_CAP + 1 (the list
+// shows "10,000+" beyond), starting from whatever narrows them most: the search index, a tag's
+// links, or the workspace's links in order. Then:
+//  - at most SEARCH_COUNT_CAP matches: the page is read from those same matches, sorted (a
+//    sort of at most ten thousand rows);
+//  - more: they are at least one in a hundred of the workspace's links, so walking the links in
+//    the list's order (by creation, or the click totals' index) and keeping the matching ones
+//    reaches a page soon.
 import type { Knex } from 'knex';
 import { readSnapshot } from '../knex.ts';
-import { clickTotals, tagsOf, type LinkRow, type TagRow } from './links.ts';
+import { tagsOf, type LinkRow, type TagRow } from './links.ts';
 
 /** Matches are counted up to this many; beyond, the list says "10,000+". */
 export const SEARCH_COUNT_CAP = 10_000;
@@ -25,57 +35,181 @@ export interface LinkSearchPage {
   total: number;
   totalCapped: boolean;
   tags: Map<string, TagRow[]>;
+  /** Each listed link's clicks (link_click_totals: the sum of its daily counts, as the clicks order reads it). */
   clicks: Map<string, number>;
   /** Host of each custom domain on the page. */
   hosts: Map<string, string>;
 }
 
-/** `%`, `_` and `\` match themselves in a LIKE pattern once escaped. */
-const likePattern = (q: string) => `%${q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+type Filters = Omit<LinkSearch, 'sort' | 'order' | 'page' | 'limit'>;
+const isPostgres = (knex: Knex) => knex.client.config.client === 'pg';
 
-export function filteredLinks(knex: Knex, workspaceId: string, s: Omit<LinkSearch, 'sort' | 'order' | 'page' | 'limit'>): Knex.QueryBuilder {
-  const q = knex('links as l').where('l.workspace_id', workspaceId).whereNull('l.deleted_at');
-  const text = s.q?.trim();
-  if (text) {
-    const pattern = likePattern(text);
-    q.where((w) =>
-      w
-        .whereRaw("lower(l.slug) LIKE ? ESCAPE '\\'", [pattern])
-        .orWhereRaw("lower(coalesce(l.title, '')) LIKE ? ESCAPE '\\'", [pattern])
-        .orWhereRaw("lower(l.original_url) LIKE ? ESCAPE '\\'", [pattern]),
-    );
+/** `%`, `_` and `\` match themselves in a LIKE pattern once escaped. */
+const likeEscape = (q: string) => q.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/**
+ * The FTS5 query of SQLite's links_search (migration 20261125000000) that finds the links holding
+ * `text`: one quoted phrase, which on a trigram table is a substring match in any one column,
+ * with case folded over all of Unicode by the tokenizer (case_sensitive 0). None for text of
+ * fewer than three characters (it has no trigram), nor for text with NUL.
+ */
+export function ftsPhrase(text: string): string | null {
+  if (text.includes('\u0000') || [...text].length < 3) return null;
+  return `"${text.replaceAll('"', '""')}"`;
+}
+
+/** Variants of a character SQLite's LIKE must be given: it folds ASCII letters only. */
+function caseVariants(c: string): string[] {
+  if (c.charCodeAt(0) < 0x80) return [c];
+  const out = new Set([c]);
+  // Only foldings that keep one character (ß → SS is no match on either engine).
+  for (const v of [c.toLowerCase(), c.toUpperCase()]) if ([...v].length === 1) out.add(v);
+  return [...out];
+}
+
+/**
+ * LIKE patterns, taken together case-insensitive over Unicode, for text too short for the search
+ * index (one or two characters: at most four patterns).
+ */
+export function shortTextPatterns(text: string): string[] {
+  let patterns = [''];
+  for (const c of text) patterns = patterns.flatMap((p) => caseVariants(c).map((v) => p + likeEscape(v)));
+  return patterns.map((p) => `%${p}%`);
+}
+
+const SEARCHED = ['l.slug', "coalesce(l.title, '')", 'l.original_url'];
+
+/**
+ * The search by part of slug, title or destination on `links as l`. Postgres: lower() of each
+ * column (the expressions of the pg_trgm indexes) LIKE the lowered text; lower() folds Unicode.
+ * SQLite: the search index, unless `fromIndex` (the query starts from it already), or for one or
+ * two characters LIKE with the case variants of each non-ASCII character.
+ */
+function whereText(q: Knex.QueryBuilder, knex: Knex, text: string, fromIndex: boolean): void {
+  if (isPostgres(knex)) {
+    const pattern = `%${likeEscape(text.toLowerCase())}%`;
+    q.where((w) => {
+      for (const col of SEARCHED) w.orWhereRaw(`lower(${col}) LIKE ? ESCAPE '\\'`, [pattern]);
+    });
+    return;
   }
+  const phrase = ftsPhrase(text);
+  if (phrase) {
+    // Correlated on the rowid: FTS5 checks the one link (a walk in the list's order reads few).
+    if (!fromIndex) q.whereExists((e) => e.select(knex.raw('1')).from('links_search as s').whereRaw('s.rowid = l.seq').whereRaw('s.links_search MATCH ?', [phrase]));
+    return;
+  }
+  const patterns = shortTextPatterns(text);
+  q.where((w) => {
+    for (const col of SEARCHED) for (const p of patterns) w.orWhereRaw(`${col} LIKE ? ESCAPE '\\'`, [p]);
+  });
+}
+
+/** The filters on `links as l` (live links of the workspace), as every plan applies them. */
+function applyFilters(q: Knex.QueryBuilder, knex: Knex, workspaceId: string, s: Filters, fromIndex = false): Knex.QueryBuilder {
+  q.where('l.workspace_id', workspaceId).whereNull('l.deleted_at');
+  const text = s.q?.trim();
+  if (text) whereText(q, knex, text, fromIndex);
   if (s.tagId) q.whereExists((e) => e.select(knex.raw('1')).from('link_tags as lt').whereRaw('lt.link_id = l.id').where('lt.tag_id', s.tagId!));
   if (s.domainId) q.where('l.domain_key', s.domainId === 'short' ? '' : s.domainId);
   if (s.status) q.where('l.status', s.status);
   return q;
 }
 
-export async function searchLinks(knex: Knex, workspaceId: string, s: LinkSearch): Promise<LinkSearchPage> {
+/**
+ * The matching links, starting from what narrows them most. SQLite plans without statistics, so
+ * the start is spelled out: a CROSS JOIN makes its left side the outer loop. Postgres's planner
+ * weighs its own statistics (the trigram and tag indexes among its choices).
+ */
+function matchingFromNarrowest(knex: Knex, workspaceId: string, s: Filters): Knex.QueryBuilder {
+  const text = s.q?.trim();
+  const phrase = text && !isPostgres(knex) ? ftsPhrase(text) : null;
+  let q: Knex.QueryBuilder;
+  if (phrase) q = knex('links_search as f').crossJoin('links as l', 'l.seq', 'f.rowid').whereRaw('f.links_search MATCH ?', [phrase]);
+  else if (s.tagId && !isPostgres(knex)) q = knex('link_tags as lt0').crossJoin('links as l', 'l.id', 'lt0.link_id').where('lt0.tag_id', s.tagId);
+  else q = knex('links as l');
+  return applyFilters(q, knex, workspaceId, s, !!phrase);
+}
+
+/** The matching links in the list's own order of walking: by creation (an index), no detour. */
+function matchingInOrder(knex: Knex, workspaceId: string, s: Filters): Knex.QueryBuilder {
+  return applyFilters(knex('links as l'), knex, workspaceId, s);
+}
+
+type Listed = LinkRow & { listed_clicks?: number | string | null };
+
+const byCreation = (q: Knex.QueryBuilder, dir: 'asc' | 'desc') => q.orderBy([{ column: 'l.created_at', order: dir }, { column: 'l.seq', order: dir }]);
+function clickTotal(this: Knex.JoinClause) {
+  this.on('t.workspace_id', 'l.workspace_id').andOn('t.link_id', 'l.id');
+}
+
+/**
+ * A page of at most SEARCH_COUNT_CAP matches, sorted as the list asks. By clicks: most (or
+ * fewest) first, links with equal clicks by id, and links never clicked (no total) by creation.
+ */
+async function pageOfFew(knex: Knex, workspaceId: string, s: LinkSearch): Promise<Listed[]> {
+  const dir = s.order;
+  const q = matchingFromNarrowest(knex, workspaceId, s).leftJoin('link_click_totals as t', clickTotal);
+  if (s.sort === 'clicks') q.orderByRaw(`coalesce(t.clicks, 0) ${dir}`).orderBy('t.link_id', dir);
+  byCreation(q, dir);
+  return q.offset((s.page - 1) * s.limit).limit(s.limit).select('l.*', { listed_clicks: 't.clicks' });
+}
+
+/**
+ * A page of many matches (more than SEARCH_COUNT_CAP): the links walked in the list's order. By
+ * clicks that is two walks, in the same order as pageOfFew: the click totals' index (links ever
+ * clicked) and the links by creation that have no total; most clicks first means the clicked
+ * ones first, fewest first the never-clicked ones.
+ */
+async function pageOfMany(knex: Knex, workspaceId: string, s: LinkSearch): Promise<Listed[]> {
+  const dir = s.order;
+  const offset = (s.page - 1) * s.limit;
+  if (s.sort === 'created') return byCreation(matchingInOrder(knex, workspaceId, s), dir).offset(offset).limit(s.limit).select('l.*');
+  const clicked = () => {
+    const q = isPostgres(knex) ? knex('link_click_totals as t').join('links as l', 'l.id', 't.link_id') : knex('link_click_totals as t').crossJoin('links as l', 'l.id', 't.link_id');
+    return applyFilters(q.where('t.workspace_id', workspaceId), knex, workspaceId, s).orderBy([{ column: 't.clicks', order: dir }, { column: 't.link_id', order: dir }]);
+  };
+  const neverClicked = () =>
+    byCreation(
+      matchingInOrder(knex, workspaceId, s).whereNotExists((e) => e.select(knex.raw('1')).from('link_click_totals as t').where('t.workspace_id', workspaceId).whereRaw('t.link_id = l.id')),
+      dir,
+    );
+  const [first, second] = dir === 'desc' ? [clicked, neverClicked] : [neverClicked, clicked];
+  // The clicked walk also says each link's total.
+  const select = (walk: typeof clicked, q: Knex.QueryBuilder) => (walk === clicked ? q.select('l.*', { listed_clicks: 't.clicks' }) : q.select('l.*'));
+  const rows: Listed[] = await select(first, first().offset(offset).limit(s.limit));
+  if (rows.length === s.limit) return rows;
+  // The page reaches past the first walk: the second starts where the first ended.
+  const firstCount = rows.length ? offset + rows.length : Number((await knex.from(first().clearOrder().select(knex.raw('1')).as('m')).count({ n: '*' }))[0].n);
+  const more: Listed[] = await select(second, second().offset(Math.max(0, offset - firstCount)).limit(s.limit - rows.length));
+  return [...rows, ...more];
+}
+
+/** `cap`: SEARCH_COUNT_CAP but in tests, which take both plans with a few links. */
+export async function searchLinks(knex: Knex, workspaceId: string, s: LinkSearch, cap = SEARCH_COUNT_CAP): Promise<LinkSearchPage> {
   return readSnapshot(knex, async (trx) => {
-    const page = filteredLinks(trx, workspaceId, s);
-    const dir = s.order === 'asc' ? 'asc' : 'desc';
-    if (s.sort === 'clicks') {
-      page
-        .leftJoin(
-          trx('link_daily_clicks').where('workspace_id', workspaceId).groupBy('link_id').select('link_id').sum({ total: 'clicks' }).as('c'),
-          'c.link_id',
-          'l.id',
-        )
-        .orderByRaw(`coalesce(c.total, 0) ${dir}`)
-        .orderBy('l.seq', dir);
-    } else {
-      page.orderBy([{ column: 'l.created_at', order: dir }, { column: 'l.seq', order: dir }]);
-    }
-    const rows = (await page.offset((s.page - 1) * s.limit).limit(s.limit).select('l.*')) as LinkRow[];
-    const [{ n }] = await trx.from(filteredLinks(trx, workspaceId, s).select(trx.raw('1')).limit(SEARCH_COUNT_CAP + 1).as('m')).count({ n: '*' });
+    // One statement at a time: they share the snapshot's one connection.
+    const [{ n }] = await trx.from(matchingFromNarrowest(trx, workspaceId, s).select(trx.raw('1')).limit(cap + 1).as('m')).count({ n: '*' });
     const counted = Number(n);
-    const ids = rows.map((r) => r.id);
+    const listed = counted <= cap ? await pageOfFew(trx, workspaceId, s) : await pageOfMany(trx, workspaceId, s);
+    const ids = listed.map((r) => r.id);
+    const clicks = new Map<string, number>(ids.map((id) => [id, 0]));
+    const known = new Set<string>();
+    for (const r of listed) {
+      if (r.listed_clicks !== undefined) {
+        known.add(r.id);
+        clicks.set(r.id, Number(r.listed_clicks ?? 0));
+      }
+      delete r.listed_clicks;
+    }
+    const unknown = ids.filter((id) => !known.has(id));
+    if (unknown.length) {
+      for (const t of await trx('link_click_totals').where('workspace_id', workspaceId).whereIn('link_id', unknown).select('link_id', 'clicks')) clicks.set(t.link_id, Number(t.clicks));
+    }
     const tags = await tagsOf(trx, ids);
-    const clicks = await clickTotals(trx, workspaceId, ids);
-    const domainIds = [...new Set(rows.map((r) => r.domain_id).filter((d): d is string => !!d))];
+    const domainIds = [...new Set(listed.map((r) => r.domain_id).filter((d): d is string => !!d))];
     const hosts = new Map<string, string>();
     if (domainIds.length) for (const d of await trx('domains').whereIn('id', domainIds).select('id', 'host')) hosts.set(d.id, d.host);
-    return { rows, total: Math.min(counted, SEARCH_COUNT_CAP), totalCapped: counted > SEARCH_COUNT_CAP, tags, clicks, hosts };
+    return { rows: listed as LinkRow[], total: Math.min(counted, cap), totalCapped: counted > cap, tags, clicks, hosts };
   });
 }

@@ -1,0 +1,125 @@
+// What the dashboard's two reads over a large workspace need (openapi/dashboard.yaml,
+// getLinkAnalytics and listDashboardLinks; bench/README.md has the figures):
+//
+// link_daily_dims: clicks per link, day and value of each breakdown dimension (country, device,
+// browser, operating system, referrer host; '' for unknown). A link's 90-day breakdowns were five
+// GROUP BYs over its raw clicks, read through the workspace's (workspace_id, occurred_at) index:
+// every click of the workspace in 90 days. Keyed (workspace, link, dim, value, day), not (…, day,
+// dim, value): a breakdown is then one range of the key already grouped by value, summed without
+// a sort (3-4 times faster on SQLite for a link with a million clicks); a flush adds to today's
+// row of each value. Kept as long as the breakdowns look back: when retention deletes a link's
+// expired raw clicks it deletes that link's rows of days before the 90 in the same transaction
+// (src/db/repos/retention.ts), so the rows the breakdowns read always equal the raw clicks.
+//
+// link_click_totals: clicks per link (the sum of its daily counts, which retention keeps, so it
+// never goes down), with an index in click order per workspace: the list sorted by clicks reads that index instead of summing every link's daily
+// counts.
+//
+// Search by part of the slug, title or destination: SQLite FTS5 with the trigram tokenizer,
+// external content (the index keeps no copy of the text) kept in step by triggers that fire on a
+// link's insert and delete and on a change of slug, title or URL only; the redirect path and the
+// API update other columns (served, status) without touching it. case_sensitive 0 folds case over
+// all of Unicode (SQLite's lower() and LIKE fold ASCII only), and detail=full keeps the trigrams'
+// positions: a quoted phrase is then a substring match, so the index answers the search alone
+// (detail=none refuses phrase queries). Postgres: pg_trgm GIN indexes on the expressions the
+// search's LIKE already names (lower() there folds Unicode). pg_trgm is an extension: when it
+// cannot be created (no permission, not installed) the migration goes on without those indexes
+// and the search scans as before.
+//
+// Indexes the list's filters need over a million links: a tag's links (link_tags is keyed by
+// link first), and the live links of a workspace by status or domain in creation order.
+//
+// Frozen: it imports nothing of the project (the dimension codes below are the writer's,
+// src/db/repos/click-batches.ts, as of this migration).
+import type { Knex } from 'knex';
+
+const isPg = (knex: Knex) => knex.client.config.client === 'pg';
+const DAY_MS = 86_400_000;
+const DIMENSIONS: Array<[code: number, column: string]> = [[1, 'country'], [2, 'device'], [3, 'browser'], [4, 'os'], [5, 'referrer_host']];
+const SEARCHED = ['slug', 'title', 'original_url'];
+
+export async function up(knex: Knex): Promise<void> {
+  const pg = isPg(knex);
+  // SQLite: WITHOUT ROWID, so each count lives in its key's B-tree and there is no second one.
+  const rowid = pg ? '' : ' WITHOUT ROWID';
+  await knex.raw(`CREATE TABLE link_daily_dims (
+      workspace_id varchar(40) NOT NULL,
+      link_id varchar(40) NOT NULL,
+      dim smallint NOT NULL,
+      value varchar(253) NOT NULL,
+      day integer NOT NULL,
+      clicks bigint NOT NULL,
+      PRIMARY KEY (workspace_id, link_id, dim, value, day))${rowid}`);
+  // Every raw click there is (retention keeps 90 days of them).
+  for (const [code, column] of DIMENSIONS) {
+    await knex.raw(
+      `INSERT INTO link_daily_dims (workspace_id, link_id, dim, value, day, clicks)
+       SELECT workspace_id, link_id, ${code}, COALESCE(${column}, ''), occurred_at / ${DAY_MS}, COUNT(*)
+         FROM clicks GROUP BY workspace_id, link_id, COALESCE(${column}, ''), occurred_at / ${DAY_MS}`,
+    );
+  }
+
+  await knex.raw(`CREATE TABLE link_click_totals (
+      workspace_id varchar(40) NOT NULL,
+      link_id varchar(40) NOT NULL,
+      clicks bigint NOT NULL,
+      PRIMARY KEY (workspace_id, link_id))${rowid}`);
+  await knex.raw(
+    `INSERT INTO link_click_totals (workspace_id, link_id, clicks)
+     SELECT workspace_id, link_id, SUM(clicks) FROM link_daily_clicks GROUP BY workspace_id, link_id`,
+  );
+  await knex.raw('CREATE INDEX link_click_totals_by_clicks ON link_click_totals (workspace_id, clicks, link_id)');
+
+  await knex.raw('CREATE INDEX link_tags_by_tag ON link_tags (tag_id, link_id)');
+  await knex.raw('CREATE INDEX links_live_by_status ON links (workspace_id, status, created_at) WHERE deleted_at IS NULL');
+  await knex.raw('CREATE INDEX links_live_by_domain ON links (workspace_id, domain_key, created_at) WHERE deleted_at IS NULL');
+
+  if (pg) {
+    // In a savepoint: a failed CREATE EXTENSION would otherwise abort the migration's transaction.
+    const trigrams = await knex
+      .transaction(async (sp) => {
+        await sp.raw('CREATE EXTENSION IF NOT EXISTS pg_trgm');
+        return true;
+      })
+      .catch(() => false);
+    if (trigrams) {
+      // The expressions of the search's LIKE (src/db/repos/link-search.ts), so the planner can
+      // use them as they are; live links only.
+      await knex.raw('CREATE INDEX links_search_slug ON links USING gin (lower(slug) gin_trgm_ops) WHERE deleted_at IS NULL');
+      await knex.raw(`CREATE INDEX links_search_title ON links USING gin (lower(coalesce(title, '')) gin_trgm_ops) WHERE deleted_at IS NULL`);
+      await knex.raw('CREATE INDEX links_search_url ON links USING gin (lower(original_url) gin_trgm_ops) WHERE deleted_at IS NULL');
+    }
+    return;
+  }
+  // links.seq is the rowid (INTEGER PRIMARY KEY). A later migration that rebuilds `links` must
+  // recreate these triggers and rebuild the index.
+  const cols = SEARCHED.join(', ');
+  const values = (row: 'old' | 'new') => SEARCHED.map((c) => `${row}.${c}`).join(', ');
+  await knex.raw(`CREATE VIRTUAL TABLE links_search USING fts5(${cols}, content='links', content_rowid='seq', tokenize='trigram case_sensitive 0', detail=full)`);
+  await knex.raw(`CREATE TRIGGER links_search_insert AFTER INSERT ON links BEGIN
+      INSERT INTO links_search (rowid, ${cols}) VALUES (new.seq, ${values('new')});
+    END`);
+  // External content: the index removes a row's trigrams given the text it indexed.
+  await knex.raw(`CREATE TRIGGER links_search_delete AFTER DELETE ON links BEGIN
+      INSERT INTO links_search (links_search, rowid, ${cols}) VALUES ('delete', old.seq, ${values('old')});
+    END`);
+  await knex.raw(`CREATE TRIGGER links_search_update AFTER UPDATE OF ${cols} ON links
+    WHEN old.slug IS NOT new.slug OR old.title IS NOT new.title OR old.original_url IS NOT new.original_url BEGIN
+      INSERT INTO links_search (links_search, rowid, ${cols}) VALUES ('delete', old.seq, ${values('old')});
+      INSERT INTO links_search (rowid, ${cols}) VALUES (new.seq, ${values('new')});
+    END`);
+  await knex.raw(`INSERT INTO links_search (links_search) VALUES ('rebuild')`);
+}
+
+export async function down(knex: Knex): Promise<void> {
+  if (isPg(knex)) {
+    // The extension stays: other schemas on the server may use it.
+    for (const name of ['links_search_slug', 'links_search_title', 'links_search_url']) await knex.raw(`DROP INDEX IF EXISTS ${name}`);
+  } else {
+    for (const name of ['links_search_insert', 'links_search_delete', 'links_search_update']) await knex.raw(`DROP TRIGGER IF EXISTS ${name}`);
+    await knex.raw('DROP TABLE IF EXISTS links_search');
+  }
+  for (const name of ['links_live_by_domain', 'links_live_by_status', 'link_tags_by_tag']) await knex.raw(`DROP INDEX IF EXISTS ${name}`);
+  await knex.schema.dropTableIfExists('link_click_totals');
+  await knex.schema.dropTableIfExists('link_daily_dims');
+}

@@ -1,0 +1,207 @@
+// The dashboard's aggregates (migration 20261125000000) against recounts of the raw clicks, on
+// every engine: what the click writer adds over several flushes of mixed traffic (links, QR
+// scans, days, unknown values), what the migration backfills from clicks already written and what
+// its down removes, and what retention leaves when it deletes expired clicks. The analytics read
+// (readLinkAnalytics) is checked against breakdowns counted from the raw clicks.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Knex } from 'knex';
+import { migrateLatest, openDatabase, type Database } from '../../src/db/knex';
+import { migrationSource } from '../../src/db/migrations';
+import { DIMENSION_CODES, writeClickBatch, type StoredClick } from '../../src/db/repos/click-batches';
+import { BREAKDOWN_DAYS, BREAKDOWN_DIMENSIONS, readLinkAnalytics } from '../../src/db/repos/link-analytics';
+import { searchLinks } from '../../src/db/repos/link-search';
+import { runRetention } from '../../src/db/repos/retention';
+import { addMember, createWorkspace } from '../../src/db/repos/workspaces';
+import { createTestDatabase, testEngines, type TestDatabase } from '../support/databases';
+import { rng } from '../support/recount';
+
+const DAY = 86_400_000;
+const MIGRATION = '20261125000000_dashboard_aggregates';
+const COLUMN = { country: 'country', device: 'device', browser: 'browser', os: 'os', referrer: 'referrer_host' } as const;
+
+/** Clicks of `links` over the `days` days before `now`, a fifth of them QR scans, some values unknown. */
+function traffic(seed: number, workspaces: Array<{ ws: string; links: string[] }>, count: number, now: number, days: number): StoredClick[] {
+  const r = rng(seed);
+  const maybe = <T>(values: T[]) => (r.chance(0.15) ? null : r.pick(values));
+  return Array.from({ length: count }, () => {
+    const { ws, links } = r.pick(workspaces);
+    const link = r.pick(links);
+    return {
+      workspace_id: ws, link_id: link, qr_code_id: r.chance(0.2) ? `qr_${link}` : null, occurred_at: now - Math.floor(r.next() * days * DAY),
+      referrer_host: maybe(['news.example.org', 'mail.example.com', 'ünï.example']), country: maybe(['DE', 'FR', 'US', 'JP']),
+      device: maybe(['desktop', 'mobile', 'tablet']), browser: maybe(['Chrome', 'Firefox', 'Safari']), os: maybe(['Windows', 'iOS', 'Linux', 'Android']),
+    };
+  });
+}
+
+const plain = (rows: any[]) =>
+  rows.map((x) => `${x.workspace_id}|${x.link_id}|${Number(x.dim)}|${x.value}|${Number(x.day)}=${Number(x.clicks)}`).sort();
+
+/** link_daily_dims as the raw clicks in the table say it should be, days from `fromDay` on. */
+async function recountDims(knex: Knex, fromDay = -Infinity): Promise<string[]> {
+  const counts = new Map<string, number>();
+  for (const c of await knex('clicks').select('*')) {
+    const day = Math.floor(Number(c.occurred_at) / DAY);
+    if (day < fromDay) continue;
+    for (const dim of BREAKDOWN_DIMENSIONS) {
+      const k = `${c.workspace_id}|${c.link_id}|${DIMENSION_CODES[dim]}|${c[COLUMN[dim]] ?? ''}|${day}`;
+      counts.set(k, (counts.get(k) ?? 0) + 1);
+    }
+  }
+  return [...counts].map(([k, n]) => `${k}=${n}`).sort();
+}
+
+async function dims(knex: Knex, fromDay = -Infinity): Promise<string[]> {
+  return plain(await knex('link_daily_dims').where('day', '>=', Number.isFinite(fromDay) ? fromDay : -1).select('*'));
+}
+
+/** link_click_totals, and the sums of the daily counts it must equal. */
+async function totalsAndDailySums(knex: Knex) {
+  const totals = (await knex('link_click_totals').select('*')).map((t: any) => `${t.workspace_id}|${t.link_id}=${Number(t.clicks)}`).sort();
+  const sums = (await knex('link_daily_clicks').groupBy('workspace_id', 'link_id').select('workspace_id', 'link_id').sum({ clicks: 'clicks' }))
+    .map((t: any) => `${t.workspace_id}|${t.link_id}=${Number(t.clicks)}`)
+    .sort();
+  return { totals, sums };
+}
+
+/** The breakdowns of a link's raw clicks since `fromDay`, as the analytics read must give them. */
+async function rawBreakdowns(knex: Knex, ws: string, link: string, fromDay: number) {
+  const out: Record<string, Array<{ value: string; clicks: number }>> = {};
+  const clicks = (await knex('clicks').where({ workspace_id: ws, link_id: link }).select('*')).filter((c: any) => Number(c.occurred_at) >= fromDay * DAY);
+  for (const dim of BREAKDOWN_DIMENSIONS) {
+    const counts = new Map<string, number>();
+    for (const c of clicks) counts.set(c[COLUMN[dim]] ?? '', (counts.get(c[COLUMN[dim]] ?? '') ?? 0) + 1);
+    out[dim] = [...counts].map(([value, n]) => ({ value, clicks: n })).sort((a, b) => b.clicks - a.clicks || (a.value < b.value ? -1 : 1));
+  }
+  return out;
+}
+
+describe.each(testEngines())('dashboard aggregates on %s', (engine) => {
+  let database: TestDatabase;
+  let db: Database;
+  beforeAll(async () => {
+    database = await createTestDatabase(engine);
+    db = openDatabase(database.url);
+    await migrateLatest(db);
+  });
+  afterAll(async () => {
+    await db?.knex.destroy();
+    await database?.drop();
+  });
+
+  it('the click writer keeps breakdown counts and click totals equal to the raw clicks over many flushes', async () => {
+    const { knex } = db;
+    const now = Date.now();
+    const shape = [
+      { ws: 'ws_agg_1', links: ['lnk_a1', 'lnk_a2', 'lnk_a3'] },
+      { ws: 'ws_agg_2', links: ['lnk_b1', 'lnk_b2'] },
+    ];
+    // Flushes of different sizes over 10 days; later flushes add to the rows earlier ones made.
+    for (const [i, size] of [1, 7, 300, 2_500, 40].entries()) await writeClickBatch(knex, engine, traffic(100 + i, shape, size, now, 10), []);
+    expect(await dims(knex)).toEqual(await recountDims(knex));
+    const { totals, sums } = await totalsAndDailySums(knex);
+    expect(totals).toEqual(sums);
+    expect(totals.length).toBe(5);
+    const today = Math.floor(now / DAY);
+    for (const { ws, links } of shape) {
+      for (const link of links) {
+        const a = await readLinkAnalytics(knex, ws, link, today - 9, today, today);
+        expect(a.breakdowns, link).toEqual(await rawBreakdowns(knex, ws, link, today - BREAKDOWN_DAYS + 1));
+        const raw = (await knex('clicks').where({ workspace_id: ws, link_id: link }).select('occurred_at', 'qr_code_id')) as any[];
+        for (const [day, v] of a.days) {
+          const ofDay = raw.filter((c) => Math.floor(Number(c.occurred_at) / DAY) === day);
+          expect(v, `${link} day ${day}`).toEqual({ clicks: ofDay.filter((c) => !c.qr_code_id).length, scans: ofDay.filter((c) => c.qr_code_id).length });
+        }
+      }
+    }
+  });
+
+  it('retention deletes the breakdown counts of days past the 90 with their clicks and keeps the rest equal to the raw clicks', async () => {
+    const { knex } = db;
+    const now = Date.UTC(2026, 10, 22, 12);
+    const shape = [{ ws: 'ws_ret', links: ['lnk_r1', 'lnk_r2', 'lnk_r3'] }];
+    await writeClickBatch(knex, engine, traffic(7, shape, 1_500, now, 130), []);
+    // A link with only old clicks and one with only recent ones.
+    await writeClickBatch(knex, engine, traffic(8, [{ ws: 'ws_ret', links: ['lnk_old'] }], 50, now - 100 * DAY, 20), []);
+    await writeClickBatch(knex, engine, traffic(9, [{ ws: 'ws_ret', links: ['lnk_new'] }], 50, now, 5), []);
+    const before = await totalsAndDailySums(knex);
+    const firstDay = Math.floor(now / DAY) - BREAKDOWN_DAYS + 1;
+    const inWs = (q: Knex.QueryBuilder) => q.where('workspace_id', 'ws_ret');
+    expect(Number((await inWs(knex('link_daily_dims')).where('day', '<', firstDay).count({ n: '*' }))[0].n)).toBeGreaterThan(0);
+
+    const result = await runRetention(knex, now);
+    expect(result.clicksDeleted).toBeGreaterThan(0);
+    // No breakdown count is left of a day no breakdown reads; the ones it reads equal the raw clicks.
+    expect(Number((await inWs(knex('link_daily_dims')).where('day', '<', firstDay).count({ n: '*' }))[0].n)).toBe(0);
+    const recounted = (await recountDims(knex, firstDay)).filter((k) => k.startsWith('ws_ret|'));
+    expect((await dims(knex, firstDay)).filter((k) => k.startsWith('ws_ret|'))).toEqual(recounted);
+    // Click totals are the Link's clicks for good, as its daily counts are.
+    expect(await totalsAndDailySums(knex)).toEqual(before);
+    const today = Math.floor(now / DAY);
+    for (const link of ['lnk_r1', 'lnk_r2', 'lnk_r3', 'lnk_old', 'lnk_new']) {
+      expect((await readLinkAnalytics(knex, 'ws_ret', link, today - 29, today, today)).breakdowns, link).toEqual(await rawBreakdowns(knex, 'ws_ret', link, firstDay));
+    }
+    expect((await readLinkAnalytics(knex, 'ws_ret', 'lnk_old', today - 29, today, today)).breakdowns.country).toEqual([]);
+  });
+});
+
+describe.each(testEngines())('migration 20261125000000 on %s', (engine) => {
+  it('backfills the aggregates and the search index from what was written before it; down removes them; up again works', async () => {
+    const database = await createTestDatabase(engine);
+    const db = openDatabase(database.url);
+    try {
+      const { knex } = db;
+      await migrateLatest(db);
+      await knex.migrate.down({ migrationSource, name: MIGRATION });
+      expect(await knex.schema.hasTable('link_daily_dims')).toBe(false);
+      const ws = await createWorkspace(knex, 'Before', 'business');
+      const userId = await addMember(knex, ws, 'before@before.test', 'OWNER');
+      const now = Date.now();
+      const link = (id: string, slug: string, title: string | null) => ({
+        id, workspace_id: ws, created_by: userId, domain_id: null, domain_key: '', slug, original_url: `https://example.com/${slug}`, title, status: 'ACTIVE',
+        policy_locked: false, redirect_type: 'TEMPORARY', expires_at: null, expired_url: null, click_limit: null, start_at: null, end_at: null, password_hash: null,
+        preview_title: null, preview_description: null, preview_image: null, created_at: now, updated_at: now, deleted_at: null,
+      });
+      await knex('links').insert([link('lnk_m1', 'first', 'Ünïcödé title'), link('lnk_m2', 'second', null), link('lnk_m3', 'third', 'Plain')]);
+      // Clicks as the writer wrote them before the migration: raw events and daily counts.
+      const clicks = traffic(42, [{ ws, links: ['lnk_m1', 'lnk_m2', 'lnk_m3'] }], 700, now, 30);
+      for (let i = 0; i < clicks.length; i += 100) await knex('clicks').insert(clicks.slice(i, i + 100));
+      const daily = new Map<string, { link_id: string; workspace_id: string; day: number; clicks: number; scans: number }>();
+      for (const c of clicks) {
+        const day = Math.floor(c.occurred_at / DAY);
+        const d = daily.get(`${c.link_id}|${day}`) ?? { link_id: c.link_id, workspace_id: ws, day, clicks: 0, scans: 0 };
+        d.clicks++;
+        if (c.qr_code_id) d.scans++;
+        daily.set(`${c.link_id}|${day}`, d);
+      }
+      // And daily counts older than any raw click (retention took those), which the totals include.
+      daily.set('lnk_m1|old', { link_id: 'lnk_m1', workspace_id: ws, day: Math.floor(now / DAY) - 300, clicks: 9, scans: 2 });
+      await knex('link_daily_clicks').insert([...daily.values()]);
+
+      await knex.migrate.up({ migrationSource, name: MIGRATION });
+      expect(await dims(knex)).toEqual(await recountDims(knex));
+      const { totals, sums } = await totalsAndDailySums(knex);
+      expect(totals).toEqual(sums);
+      expect(totals.find((t) => t.includes('lnk_m1'))).toBe(`${ws}|lnk_m1=${clicks.filter((c) => c.link_id === 'lnk_m1').length + 9}`);
+      const search = (q: string) => searchLinks(knex, ws, { q, sort: 'created', order: 'desc', page: 1, limit: 10 }).then((p) => p.rows.map((r) => r.slug));
+      expect(await search('ÜNÏCÖ')).toEqual(['first']);
+      expect(await search('econ')).toEqual(['second']);
+      // The writer adds to the backfilled rows.
+      await writeClickBatch(knex, engine, clicks.slice(0, 50), []);
+      expect(await dims(knex)).toEqual(await recountDims(knex));
+
+      await knex.migrate.down({ migrationSource, name: MIGRATION });
+      for (const t of ['link_daily_dims', 'link_click_totals', 'links_search']) expect(await knex.schema.hasTable(t), t).toBe(false);
+      // No trigger left behind: links are written as before.
+      await knex('links').insert(link('lnk_m4', 'fourth', 'After down'));
+      await knex('links').where('id', 'lnk_m1').update({ title: 'Changed' });
+      await knex.migrate.up({ migrationSource, name: MIGRATION });
+      expect(await search('after d')).toEqual(['fourth']);
+      expect(await search('changed')).toEqual(['first']);
+      expect(await dims(knex)).toEqual(await recountDims(knex));
+    } finally {
+      await db.knex.destroy();
+      await database.drop();
+    }
+  });
+});

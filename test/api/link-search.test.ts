@@ -1,0 +1,171 @@
+// The dashboard's link list (src/db/repos/link-search.ts) against a brute-force filter and sort of
+// the same links in memory, on every engine: text search (ASCII, Unicode case, % and _ as plain
+// characters, one and two characters), tag, domain and status filters, both sorts and orders,
+// every page, and with a small count cap, so both ways of reading a page (the matches sorted,
+// or the links walked in the list's order) answer. Links are written straight into the tables,
+// then some renamed, retitled and deleted (the search index follows the links' changes).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrateLatest, openDatabase, type Database } from '../../src/db/knex';
+import { writeClickBatch, type StoredClick } from '../../src/db/repos/click-batches';
+import { searchLinks, SEARCH_COUNT_CAP, type LinkSearch } from '../../src/db/repos/link-search';
+import { addDomain, addMember, createTag, createWorkspace } from '../../src/db/repos/workspaces';
+import { createTestDatabase, testEngines, type TestDatabase } from '../support/databases';
+import { rng } from '../support/recount';
+
+const SLUG_WORDS = ['spring', 'sale', 'Ünï', 'cödé', '100%', 'a_b', 'zz', 'crème', 'x', 'SHOP', 'été'];
+const TITLE_WORDS = ['Ünïcödé title', 'Spring campaign', '100% organic_cotton', '50% off', 'snake_case', 'Crème brûlée', 'ÉTÉ', 'plain', 'news', 'ÇA VA'];
+const URLS = ['https://shop.example.com/Spring-Sale', 'https://blog.example.org/post', 'https://example.net/ünï/%C3%BC', 'https://example.com/100%25', 'https://EXAMPLE.org/GAMMA_x'];
+
+interface Link {
+  id: string;
+  slug: string;
+  title: string | null;
+  original_url: string;
+  status: 'ACTIVE' | 'DISABLED';
+  domain_key: string;
+  created_at: number;
+  seq: number;
+  deleted: boolean;
+  tags: Set<string>;
+  clicks: number;
+}
+
+describe.each(testEngines())('link search on %s', (engine) => {
+  let database: TestDatabase;
+  let db: Database;
+  let ws: string;
+  let otherWs: string;
+  let tags: string[];
+  let domain: string;
+  const links: Link[] = [];
+
+  beforeAll(async () => {
+    database = await createTestDatabase(engine);
+    db = openDatabase(database.url);
+    await migrateLatest(db);
+    const { knex } = db;
+    ws = await createWorkspace(knex, 'Search', 'business');
+    otherWs = await createWorkspace(knex, 'Other', 'business');
+    tags = [await createTag(knex, ws, 'one', '#000000'), await createTag(knex, ws, 'two', '#000000'), await createTag(knex, ws, 'three', '#000000')];
+    domain = await addDomain(knex, ws, 'go.search.test');
+    const userId = await addMember(knex, ws, 'search@search.test', 'OWNER');
+    const r = rng(20261125);
+    const now = Date.now();
+    const rows: any[] = [];
+    for (let i = 0; i < 160; i++) {
+      const slug = `${r.pick(SLUG_WORDS)}-${i}`;
+      const link: Link = {
+        id: `lnk_s${String(i).padStart(4, '0')}`, slug, title: r.chance(0.25) ? null : `${r.pick(TITLE_WORDS)} ${r.pick(TITLE_WORDS)}`,
+        original_url: `${r.pick(URLS)}?n=${i}`, status: r.chance(0.15) ? 'DISABLED' : 'ACTIVE', domain_key: r.chance(0.2) ? domain : '',
+        // Ties in creation time, which the list breaks by seq.
+        created_at: now - 1000 + Math.floor(i / 3), seq: 0, deleted: false, tags: new Set(tags.filter(() => r.chance(0.3))), clicks: 0,
+      };
+      links.push(link);
+      rows.push({
+        id: link.id, workspace_id: ws, created_by: userId, domain_id: link.domain_key || null, domain_key: link.domain_key, slug, original_url: link.original_url,
+        title: link.title, status: link.status, policy_locked: false, redirect_type: 'TEMPORARY', expires_at: null, expired_url: null, click_limit: null, start_at: null,
+        end_at: null, password_hash: null, preview_title: null, preview_description: null, preview_image: null, created_at: link.created_at, updated_at: now, deleted_at: null,
+      });
+    }
+    for (let i = 0; i < rows.length; i += 50) await knex('links').insert(rows.slice(i, i + 50));
+    // Another workspace's links match the same words and never show.
+    await knex('links').insert({ ...rows[0], id: 'lnk_other', workspace_id: otherWs, slug: 'spring-other' });
+    const tagRows = links.flatMap((l) => [...l.tags].map((tag_id) => ({ link_id: l.id, tag_id })));
+    for (let i = 0; i < tagRows.length; i += 100) await knex('link_tags').insert(tagRows.slice(i, i + 100));
+    const seqs = new Map((await knex('links').where('workspace_id', ws).select('id', 'seq')).map((x: any) => [x.id, Number(x.seq)]));
+    for (const l of links) l.seq = seqs.get(l.id)!;
+    // Changes after creation: the search follows new slugs and titles, and forgets deleted links.
+    for (const l of links.filter((_, i) => i % 11 === 0)) {
+      l.title = i18nTitle(l.seq);
+      await knex('links').where('id', l.id).update({ title: l.title });
+    }
+    for (const l of links.filter((_, i) => i % 13 === 5)) {
+      l.slug = `renamed-Ünï-${l.seq}`;
+      await knex('links').where('id', l.id).update({ slug: l.slug });
+    }
+    for (const l of links.filter((_, i) => i % 17 === 3)) {
+      l.deleted = true;
+      await knex('links').where('id', l.id).update({ deleted_at: now });
+    }
+    // Clicks, few per link, so many links tie on clicks.
+    const clicks: StoredClick[] = [];
+    for (const l of links) {
+      l.clicks = r.chance(0.4) ? 0 : r.int(1, 4);
+      for (let c = 0; c < l.clicks; c++) {
+        clicks.push({ workspace_id: ws, link_id: l.id, qr_code_id: null, occurred_at: now - r.int(0, 5) * 86_400_000, referrer_host: null, country: 'DE', device: 'desktop', browser: 'Chrome', os: 'Linux' });
+      }
+    }
+    await writeClickBatch(knex, engine, clicks.slice(0, 100), []);
+    await writeClickBatch(knex, engine, clicks.slice(100), []);
+  });
+  afterAll(async () => {
+    await db?.knex.destroy();
+    await database?.drop();
+  });
+
+  function i18nTitle(seq: number) {
+    return `Grüße aus Köln ${seq} — ŒUVRE`;
+  }
+
+  /** What the list must show: live links of the workspace matching every filter, in its order. */
+  function expected(s: LinkSearch): Link[] {
+    const text = s.q?.trim().toLowerCase();
+    const found = links.filter(
+      (l) =>
+        !l.deleted &&
+        (!text || [l.slug, l.title ?? '', l.original_url].some((v) => v.toLowerCase().includes(text))) &&
+        (!s.tagId || l.tags.has(s.tagId)) &&
+        (!s.domainId || l.domain_key === (s.domainId === 'short' ? '' : s.domainId)) &&
+        (!s.status || l.status === s.status),
+    );
+    const sign = s.order === 'asc' ? 1 : -1;
+    const byCreation = (a: Link, b: Link) => sign * (a.created_at - b.created_at || a.seq - b.seq);
+    // By clicks: links with equal clicks by id, links never clicked by creation.
+    const byClicks = (a: Link, b: Link) => sign * (a.clicks - b.clicks) || (a.clicks ? sign * (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) : byCreation(a, b));
+    return found.sort(s.sort === 'clicks' ? byClicks : byCreation);
+  }
+
+  async function everyPage(s: Omit<LinkSearch, 'page'>, cap: number) {
+    const want = expected({ ...s, page: 1 });
+    const got: string[] = [];
+    for (let page = 1; ; page++) {
+      const res = await searchLinks(db.knex, ws, { ...s, page }, cap);
+      const label = `${JSON.stringify(s)} cap ${cap} page ${page}`;
+      expect(res.total, label).toBe(Math.min(want.length, cap));
+      expect(res.totalCapped, label).toBe(want.length > cap);
+      for (const row of res.rows) expect(res.clicks.get(row.id), `${label} clicks of ${row.slug}`).toBe(links.find((l) => l.id === row.id)!.clicks);
+      got.push(...res.rows.map((x) => x.slug));
+      if (res.rows.length < s.limit) break;
+    }
+    expect(got, `${JSON.stringify(s)} cap ${cap}`).toEqual(want.map((l) => l.slug));
+  }
+
+  const QUERIES = [
+    '', 'e', 'E', 'é', 'É', 'ü', 'Ü', 'ÜN', 'ünï', 'ÜNÏCÖDÉ', 'cödé', 'Grüße', 'GRÜSSE', 'œuvre', '%', '_', '100%', '50%', 'c_c', 'e_c', 'a_b', '_b',
+    'zz', 'zzq', 'SHOP', 'example.org', 'spring-1', '  sale  ', 'crème brûlée', 'ÇA', 'ça va', 'été', '"', 'x"y',
+  ];
+
+  it.each([7, SEARCH_COUNT_CAP])('every query, both sorts and orders, page by page, with a count cap of %i', async (cap) => {
+    for (const q of QUERIES) {
+      for (const sort of ['created', 'clicks'] as const) {
+        for (const order of ['desc', 'asc'] as const) await everyPage({ q: q || undefined, sort, order, limit: 6 }, cap);
+      }
+    }
+  });
+
+  it('with tag, domain and status filters, alone and with text', async () => {
+    const filters: Array<Partial<LinkSearch>> = [
+      { tagId: tags[0] }, { tagId: tags[2], status: 'ACTIVE' }, { domainId: domain }, { domainId: 'short' }, { status: 'DISABLED' }, { domainId: 'short', status: 'ACTIVE', tagId: tags[1] },
+      { tagId: 'tag_none' },
+    ];
+    for (const f of filters) {
+      for (const q of [undefined, 'e', 'ünï', '%', 'spring']) {
+        for (const sort of ['created', 'clicks'] as const) {
+          for (const order of ['desc', 'asc'] as const) {
+            for (const cap of [5, SEARCH_COUNT_CAP]) await everyPage({ ...f, q, sort, order, limit: 4 }, cap);
+          }
+        }
+      }
+    }
+  });
+});
