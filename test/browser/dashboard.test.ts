@@ -83,13 +83,13 @@ describe.skipIf(!available.run)('the dashboard in Chromium against the service (
   const apiFromPage = (p: Page, method: string, url: string, body?: unknown) =>
     p.evaluate(
       async ({ method, url, body }) => {
-        const session = await (await fetch('/app/api/session')).json();
+        const session = (await (await fetch('/app/api/session')).json()) as { csrfToken: string };
         const res = await fetch(url, {
           method,
           headers: { 'Content-Type': 'application/json', 'X-CSRF-Token': session.csrfToken },
           body: body === undefined ? undefined : JSON.stringify(body),
         });
-        return { status: res.status, body: await res.json().catch(() => null) };
+        return { status: res.status, body: (await res.json().catch(() => null)) as { error?: string } | null };
       },
       { method, url, body },
     );
@@ -204,7 +204,7 @@ describe.skipIf(!available.run)('the dashboard in Chromium against the service (
     await page.getByText('Show the numbers').click();
     const perDay = page.getByRole('table', { name: 'Clicks per day' });
     await perDay.waitFor();
-    const counts = await perDay.locator('tbody tr').evaluateAll((rows) =>
+    const counts = await perDay.locator('tbody tr').evaluateAll((rows: Array<{ querySelectorAll(s: string): ArrayLike<{ textContent: string | null }> }>) =>
       rows.map((r) => Array.from(r.querySelectorAll('td')).map((c) => Number((c.textContent ?? '').replace(/,/g, '')) || 0)),
     );
     // One click (the visitor's, after the password), no QR scan, over the whole window.
@@ -350,7 +350,7 @@ describe.skipIf(!available.run)('the dashboard in Chromium against the service (
     const base = `${DASHBOARD_API}/workspaces/${workspaceId}`;
     const made = await apiFromPage(p, 'POST', `${base}/links`, { url: `${destination.origin}/analyst` });
     expect(made.status).toBe(403);
-    expect(made.body.error).toBeTruthy();
+    expect(made.body?.error).toBeTruthy();
     expect((await apiFromPage(p, 'PATCH', `${base}/links/${id}`, { title: 'changed by an analyst' })).status).toBe(403);
     expect((await apiFromPage(p, 'DELETE', `${base}/links/${id}`)).status).toBe(403);
     const stored = await server.services.db.knex('links').where({ id }).first();
