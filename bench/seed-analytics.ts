@@ -184,7 +184,7 @@ export class ClickAggregates {
 }
 
 // Column lists with their Postgres array types (the SQLite writer only needs the names).
-export type Columns = Array<[string, 'text' | 'bigint' | 'int']>;
+export type Columns = Array<[string, 'text' | 'bigint' | 'int' | 'smallint' | 'boolean']>;
 export const COLUMNS: Record<string, Columns> = {
   conversions: [
     ['id', 'text'], ['workspace_id', 'text'], ['event_type', 'text'], ['custom_name', 'text'], ['link_id', 'text'], ['campaign_id', 'text'],
@@ -250,7 +250,8 @@ export async function checkAggregatesAgainstInsertConversion(): Promise<string> 
 // Databases: create, bulk-write, settle, measure size, explain
 
 export interface BulkWriter {
-  insert(table: string, rows: ReadonlyArray<Record<string, unknown>>): Promise<void>;
+  /** Rows into `table`, by the columns COLUMNS names for it or, for other tables, `columns`. */
+  insert(table: string, rows: ReadonlyArray<Record<string, unknown>>, columns?: Columns): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -295,8 +296,8 @@ export async function createDatabase(engine: Engine, tmp: string, opts: CreateDa
         db.pragma('synchronous = NORMAL');
         const statements = new Map<string, Sqlite.Statement>();
         return {
-          async insert(table, rows) {
-            const cols = COLUMNS[table].map(([c]) => c);
+          async insert(table, rows, columns) {
+            const cols = (columns ?? COLUMNS[table]).map(([c]) => c);
             let stmt = statements.get(table);
             if (!stmt) {
               stmt = db.prepare(`INSERT INTO ${table} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`);
@@ -384,9 +385,9 @@ export async function createDatabase(engine: Engine, tmp: string, opts: CreateDa
       // Bulk load: no wait for the WAL flush per batch (durability is not what is measured).
       await c.query('SET synchronous_commit = off');
       return {
-        async insert(table, rows) {
+        async insert(table, rows, columns) {
           if (!rows.length) return;
-          const cols = COLUMNS[table];
+          const cols = columns ?? COLUMNS[table];
           const arrays = cols.map(([col]) => rows.map((r) => r[col] ?? null));
           await c.query(
             `INSERT INTO ${table} (${cols.map(([col]) => col).join(', ')})

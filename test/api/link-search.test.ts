@@ -13,7 +13,7 @@ import { createTestDatabase, testEngines, type TestDatabase } from '../support/d
 import { rng } from '../support/recount';
 
 const SLUG_WORDS = ['spring', 'sale', 'Ünï', 'cödé', '100%', 'a_b', 'zz', 'crème', 'x', 'SHOP', 'été'];
-const TITLE_WORDS = ['Ünïcödé title', 'Spring campaign', '100% organic_cotton', '50% off', 'snake_case', 'Crème brûlée', 'ÉTÉ', 'plain', 'news', 'ÇA VA'];
+const TITLE_WORDS = ['5 \u212a above zero', 'Ünïcödé title', 'Spring campaign', '100% organic_cotton', '50% off', 'snake_case', 'Crème brûlée', 'ÉTÉ', 'plain', 'news', 'ÇA VA'];
 const URLS = ['https://shop.example.com/Spring-Sale', 'https://blog.example.org/post', 'https://example.net/ünï/%C3%BC', 'https://example.com/100%25', 'https://EXAMPLE.org/GAMMA_x'];
 
 interface Link {
@@ -142,7 +142,7 @@ describe.each(testEngines())('link search on %s', (engine) => {
 
   const QUERIES = [
     '', 'e', 'E', 'é', 'É', 'ü', 'Ü', 'ÜN', 'ünï', 'ÜNÏCÖDÉ', 'cödé', 'Grüße', 'GRÜSSE', 'œuvre', '%', '_', '100%', '50%', 'c_c', 'e_c', 'a_b', '_b',
-    'zz', 'zzq', 'SHOP', 'example.org', 'spring-1', '  sale  ', 'crème brûlée', 'ÇA', 'ça va', 'été', '"', 'x"y',
+    'k', 'K', 'KA', '5 k', '5 \u212a a', 'zz', 'zzq', 'SHOP', 'example.org', 'spring-1', '  sale  ', 'crème brûlée', 'ÇA', 'ça va', 'été', '"', 'x"y',
   ];
 
   it.each([7, SEARCH_COUNT_CAP])('every query, both sorts and orders, page by page, with a count cap of %i', async (cap) => {
@@ -167,5 +167,34 @@ describe.each(testEngines())('link search on %s', (engine) => {
         }
       }
     }
+  });
+});
+
+describe('the LIKE a walk checks before the search index (SQLite)', () => {
+  it('holds for every text the index finds, whatever the case and the characters folded onto ASCII', async () => {
+    const { default: Sqlite } = await import('better-sqlite3');
+    const fc = (await import('fast-check')).default;
+    const { ftsPhrase, phraseLikeSuperset } = await import('../../src/db/repos/link-search');
+    const db = new Sqlite(':memory:');
+    db.exec(`CREATE VIRTUAL TABLE t USING fts5(a, tokenize='trigram case_sensitive 0', detail=full)`);
+    const chars = fc.constantFrom(...'aAkKsSzZ%_\\" üÜßẞéÉıİ\u212a\u017fΣσς東京\ufffd'.split(''), '\u{1F600}');
+    const text = (min: number, max: number) => fc.array(chars, { minLength: min, maxLength: max }).map((cs) => cs.join(''));
+    fc.assert(
+      fc.property(text(3, 5), text(0, 12), text(0, 3), fc.nat(), (needle, before, after, seed) => {
+        // The column holds the needle with each character in some case (the Kelvin sign for k,
+        // the long s for s among them), or something else.
+        const forms = (c: string) => [c, c.toUpperCase(), c.toLowerCase(), ...({ k: ['\u212a'], s: ['\u017f'] }[c.toLowerCase()] ?? [])];
+        const column = `${before}${[...needle].map((c, i) => forms(c)[(seed + i) % forms(c).length]).join('')}${after}`;
+        db.exec('DELETE FROM t');
+        db.prepare('INSERT INTO t (rowid, a) VALUES (1, ?)').run(column);
+        const phrase = ftsPhrase(needle.trim());
+        if (!phrase) return;
+        const found = db.prepare('SELECT 1 FROM t WHERE t MATCH ?').get(phrase) !== undefined;
+        const liked = db.prepare(`SELECT ? LIKE ? ESCAPE '\\' AS m`).get(column, phraseLikeSuperset(needle.trim())) as { m: number };
+        if (found) expect(liked.m, JSON.stringify({ needle, column })).toBe(1);
+      }),
+      { numRuns: 3000 },
+    );
+    db.close();
   });
 });
