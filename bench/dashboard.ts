@@ -18,7 +18,7 @@
 //     by popularity, with skewed countries, devices, browsers, systems and referrer hosts; their
 //     daily counts and, for half the links, an older day of counts;
 //  3. settles the database (SQLite: WAL checkpoint; Postgres: VACUUM ANALYZE), then runs the
-//     migration, timed: link_daily_dims and link_click_totals are its backfill from those raw
+//     migration, timed: link_click_totals is its backfill from those raw
 //     clicks and daily counts (the rows the click writer would have written for the same clicks,
 //     test/api/dashboard-aggregates.test.ts), the search indexes its build; settles again;
 //  4. starts `node bin/shortlink.mjs serve` (TLS on, its self-signed certificate; free port; fresh
@@ -371,8 +371,7 @@ async function runEngine(engine: Engine): Promise<string[]> {
     log(`migration ${MIGRATION} (backfill of the aggregates, search index build): ${fmtS(performance.now() - t)}`);
     t = performance.now();
     log(`settle: ${await bdb.settle()}: ${fmtS(performance.now() - t)}; seeding total ${fmtS(performance.now() - t0)}`);
-    const [{ n: dimRows }] = await knex('link_daily_dims').count({ n: '*' });
-    log(`link_daily_dims: ${fmtInt(Number(dimRows))} rows; sizes with indexes: ${await tableSizes(bdb, knex, ['links', 'link_tags', 'clicks', 'link_daily_clicks', 'link_daily_dims', 'link_click_totals', 'links_search'])}`);
+    log(`sizes with indexes: ${await tableSizes(bdb, knex, ['links', 'link_tags', 'clicks', 'link_daily_clicks', 'link_click_totals', 'links_search'])}`);
     if (SEED_ONLY) return [`seeded: ${bdb.url} (workspace ${seeded.workspaceId}, big link ${seeded.bigLink})`];
     const totals = new Map<string, number>();
     for (const r of await knex('link_click_totals').where('workspace_id', seeded.workspaceId).select('link_id', 'clicks')) totals.set(r.link_id, Number(r.clicks));

@@ -1,15 +1,11 @@
 // What the dashboard's two reads over a large workspace need (openapi/dashboard.yaml,
 // getLinkAnalytics and listDashboardLinks; bench/README.md has the figures):
 //
-// link_daily_dims: clicks per link, day and value of each breakdown dimension (country, device,
-// browser, operating system, referrer host; '' for unknown). A link's 90-day breakdowns were five
-// GROUP BYs over its raw clicks, read through the workspace's (workspace_id, occurred_at) index:
-// every click of the workspace in 90 days. Keyed (workspace, link, dim, value, day), not (…, day,
-// dim, value): a breakdown is then one range of the key already grouped by value, summed without
-// a sort (3-4 times faster on SQLite for a link with a million clicks); a flush adds to today's
-// row of each value. Kept as long as the breakdowns look back: when retention deletes a link's
-// expired raw clicks it deletes that link's rows of days before the 90 in the same transaction
-// (src/db/repos/retention.ts), so the rows the breakdowns read always equal the raw clicks.
+// A link's breakdowns (country, device, ...) still read its raw clicks: counts per link, day and
+// value written by the click writer made them 200 times faster for a link with a million clicks,
+// but cost the writer up to five upserts per click, and the redirect rate over a million links
+// fell from 33% to 26% of bare Node (bench/README.md, dashboard reads). Not worth the visitors'
+// share; a fold that runs apart from the writer is the next step.
 //
 // link_click_totals: clicks per link (the sum of its daily counts, which retention keeps, so it
 // never goes down), with an index in click order per workspace: the list sorted by clicks reads that index instead of summing every link's daily
@@ -29,36 +25,16 @@
 // Indexes the list's filters need over a million links: a tag's links (link_tags is keyed by
 // link first), and the live links of a workspace by status or domain in creation order.
 //
-// Frozen: it imports nothing of the project (the dimension codes below are the writer's,
-// src/db/repos/click-batches.ts, as of this migration).
+// Frozen: it imports nothing of the project.
 import type { Knex } from 'knex';
 
 const isPg = (knex: Knex) => knex.client.config.client === 'pg';
-const DAY_MS = 86_400_000;
-const DIMENSIONS: Array<[code: number, column: string]> = [[1, 'country'], [2, 'device'], [3, 'browser'], [4, 'os'], [5, 'referrer_host']];
 const SEARCHED = ['slug', 'title', 'original_url'];
 
 export async function up(knex: Knex): Promise<void> {
   const pg = isPg(knex);
   // SQLite: WITHOUT ROWID, so each count lives in its key's B-tree and there is no second one.
   const rowid = pg ? '' : ' WITHOUT ROWID';
-  await knex.raw(`CREATE TABLE link_daily_dims (
-      workspace_id varchar(40) NOT NULL,
-      link_id varchar(40) NOT NULL,
-      dim smallint NOT NULL,
-      value varchar(253) NOT NULL,
-      day integer NOT NULL,
-      clicks bigint NOT NULL,
-      PRIMARY KEY (workspace_id, link_id, dim, value, day))${rowid}`);
-  // Every raw click there is (retention keeps 90 days of them).
-  for (const [code, column] of DIMENSIONS) {
-    await knex.raw(
-      `INSERT INTO link_daily_dims (workspace_id, link_id, dim, value, day, clicks)
-       SELECT workspace_id, link_id, ${code}, COALESCE(${column}, ''), occurred_at / ${DAY_MS}, COUNT(*)
-         FROM clicks GROUP BY workspace_id, link_id, COALESCE(${column}, ''), occurred_at / ${DAY_MS}`,
-    );
-  }
-
   await knex.raw(`CREATE TABLE link_click_totals (
       workspace_id varchar(40) NOT NULL,
       link_id varchar(40) NOT NULL,
@@ -127,5 +103,4 @@ export async function down(knex: Knex): Promise<void> {
   }
   for (const name of ['links_live_by_created', 'links_live_by_domain', 'links_live_by_status', 'link_tags_by_tag']) await knex.raw(`DROP INDEX IF EXISTS ${name}`);
   await knex.schema.dropTableIfExists('link_click_totals');
-  await knex.schema.dropTableIfExists('link_daily_dims');
 }

@@ -1,7 +1,6 @@
 // How a flushed batch of clicks is written, per engine. Both write the same rows: raw events,
-// daily counts per link (whose sum is the Link's clicks), daily scans per QR code, clicks per
-// link, day and value of each breakdown dimension and each link's running total (what the
-// dashboard reads, migration 20261125000000), and, for workspaces that want traffic alerts
+// daily counts per link (whose sum is the Link's clicks), daily scans per QR code, each link's
+// running total (the dashboard's sort by clicks, migration 20261125000000), and, for workspaces that want traffic alerts
 // (traffic-windows.ts), clicks per link, 5-minute window and country (what the alerts read),
 // inside the caller's transaction. Written without Knex's query
 // builder on purpose: building and preparing thousands of statements per second cost more than
@@ -34,111 +33,44 @@ export type ClickSink = (trx: Knex.Transaction, clicks: StoredClick[], targets: 
 
 const DAY_MS = 86_400_000;
 
-/**
- * The breakdown dimensions as link_daily_dims stores them (a small number, not the name, in
- * every row of its key). The migration that made the table froze the same codes.
- */
-export const DIMENSION_CODES = { country: 1, device: 2, browser: 3, os: 4, referrer: 5 } as const;
-
 export interface ClickAggregates {
   // Sorted by key: every process upserts (and so locks) rows in one order, so concurrent
   // flushes cannot deadlock on Postgres.
   daily: Array<{ link_id: string; workspace_id: string; day: number; clicks: number; scans: number }>;
   scans: Array<{ qr_code_id: string; workspace_id: string; day: number; scans: number }>;
-  /** Keyed (workspace_id, link_id, dim, value, day); value '' for unknown. */
-  dims: Array<{ workspace_id: string; link_id: string; dim: number; value: string; day: number; clicks: number }>;
+  /** Clicks per link in this batch (the sum of its daily rows), for link_click_totals. */
   totals: Array<{ workspace_id: string; link_id: string; clicks: number }>;
 }
 type WindowRow = { window_start: number; link_id: string; country: string; workspace_id: string; clicks: number };
 
 type DailyRow = ClickAggregates['daily'][number];
 type ScanRow = ClickAggregates['scans'][number];
-type DimRow = ClickAggregates['dims'][number];
 
 const byKey = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
- * A link-day's counts per value of one dimension. Most link-days of a flush have one click, so
- * one value: kept as the row itself, and as a Map only once a second value comes (a Map per
- * dimension for every link-day cost a fifth more per click on a million links).
- */
-type ValueCounts = DimRow | Map<string, DimRow> | undefined;
-/** Dimension order in LinkDay.values: DIMENSION_CODES minus one. */
-const DIMENSION_COUNT = 5;
-
-interface LinkDay {
-  row: DailyRow;
-  values: ValueCounts[];
-}
-
-function countValue(d: LinkDay, k: number, value: string): void {
-  const slot = d.values[k];
-  if (slot === undefined) d.values[k] = { workspace_id: d.row.workspace_id, link_id: d.row.link_id, dim: k + 1, value, day: d.row.day, clicks: 1 };
-  else if (slot instanceof Map) {
-    const v = slot.get(value);
-    if (v) v.clicks++;
-    else slot.set(value, { workspace_id: d.row.workspace_id, link_id: d.row.link_id, dim: k + 1, value, day: d.row.day, clicks: 1 });
-  } else if (slot.value === value) slot.clicks++;
-  else {
-    d.values[k] = new Map([
-      [slot.value, slot],
-      [value, { workspace_id: d.row.workspace_id, link_id: d.row.link_id, dim: k + 1, value, day: d.row.day, clicks: 1 }],
-    ]);
-  }
-}
-
-/**
- * The dimension rows and total of one link from its link-days [from, to) (in day order), in key
- * order: by dimension, value, day.
- */
-function linkRows(linkDays: LinkDay[], from: number, to: number, dims: DimRow[], totals: ClickAggregates['totals']): void {
-  let clicks = 0;
-  for (let i = from; i < to; i++) clicks += linkDays[i].row.clicks;
-  totals.push({ workspace_id: linkDays[from].row.workspace_id, link_id: linkDays[from].row.link_id, clicks });
-  for (let k = 0; k < DIMENSION_COUNT; k++) {
-    const start = dims.length;
-    for (let i = from; i < to; i++) {
-      const slot = linkDays[i].values[k]!;
-      if (slot instanceof Map) for (const v of slot.values()) dims.push(v);
-      else dims.push(slot);
-    }
-    if (dims.length - start > 1) {
-      const part = dims.splice(start).sort((a, b) => byKey(a.value, b.value) || a.day - b.day);
-      for (const v of part) dims.push(v);
-    }
-  }
-}
-
-/**
- * Daily clicks and scans per link and QR code, clicks per value of each breakdown dimension and
- * link-day, and clicks per link. Grouped by link first, then by day, without a composite string
- * key per click: the link id is the same string object for every click of it in a batch
- * (ClickBuffer keeps and sends each distinct string once), so its hash is computed once, where
- * building and hashing `${day}|${link}` for each click took a tenth of the writer thread's CPU.
- * The values of device, browser and OS are shared objects too (parseDevice caches them).
+ * Daily clicks and scans per link and QR code. Grouped by link first, then by day, without a
+ * composite string key per click: the link id is the same string object for every click of it
+ * in a batch (ClickBuffer keeps and sends each distinct string once), so its hash is computed
+ * once, where building and hashing `${day}|${link}` for each click took a tenth of the writer
+ * thread's CPU.
  */
 export function aggregateClicks(rows: StoredClick[]): ClickAggregates {
-  const links = new Map<string, LinkDay[]>();
-  const linkDays: LinkDay[] = [];
+  const links = new Map<string, DailyRow[]>();
+  const daily: DailyRow[] = [];
   const scans = new Map<string, ScanRow[]>();
   const scanRows: ScanRow[] = [];
   for (const r of rows) {
     const day = Math.floor(r.occurred_at / DAY_MS);
     let days = links.get(r.link_id);
     if (!days) links.set(r.link_id, (days = []));
-    let ld = days.find((x) => x.row.day === day);
-    if (!ld) {
-      ld = { row: { link_id: r.link_id, workspace_id: r.workspace_id, day, clicks: 0, scans: 0 }, values: new Array(DIMENSION_COUNT) };
-      days.push(ld);
-      linkDays.push(ld);
+    let d = days.find((x) => x.day === day);
+    if (!d) {
+      d = { link_id: r.link_id, workspace_id: r.workspace_id, day, clicks: 0, scans: 0 };
+      days.push(d);
+      daily.push(d);
     }
-    const d = ld.row;
     d.clicks++;
-    countValue(ld, 0, r.country ?? '');
-    countValue(ld, 1, r.device ?? '');
-    countValue(ld, 2, r.browser ?? '');
-    countValue(ld, 3, r.os ?? '');
-    countValue(ld, 4, r.referrer_host ?? '');
     if (r.qr_code_id) {
       d.scans++;
       let qr = scans.get(r.qr_code_id);
@@ -152,18 +84,15 @@ export function aggregateClicks(rows: StoredClick[]): ClickAggregates {
       s.scans++;
     }
   }
-  linkDays.sort((a, b) => byKey(a.row.workspace_id, b.row.workspace_id) || byKey(a.row.link_id, b.row.link_id) || a.row.day - b.row.day);
-  const daily: DailyRow[] = [];
-  const dims: DimRow[] = [];
+  daily.sort((a, b) => byKey(a.workspace_id, b.workspace_id) || byKey(a.link_id, b.link_id) || a.day - b.day);
+  // In the daily rows' order: a link's days are next to each other.
   const totals: ClickAggregates['totals'] = [];
-  for (let i = 0; i < linkDays.length; ) {
-    let j = i + 1;
-    while (j < linkDays.length && linkDays[j].row.link_id === linkDays[i].row.link_id && linkDays[j].row.workspace_id === linkDays[i].row.workspace_id) j++;
-    for (let k = i; k < j; k++) daily.push(linkDays[k].row);
-    linkRows(linkDays, i, j, dims, totals);
-    i = j;
+  let last: ClickAggregates['totals'][number] | undefined;
+  for (const d of daily) {
+    if (last && last.link_id === d.link_id && last.workspace_id === d.workspace_id) last.clicks += d.clicks;
+    else totals.push((last = { workspace_id: d.workspace_id, link_id: d.link_id, clicks: d.clicks }));
   }
-  return { daily, scans: scanRows.sort((a, b) => byKey(a.qr_code_id, b.qr_code_id) || a.day - b.day), dims, totals };
+  return { daily, scans: scanRows.sort((a, b) => byKey(a.qr_code_id, b.qr_code_id) || a.day - b.day), totals };
 }
 
 /**
@@ -197,10 +126,6 @@ export function clickWindows(rows: StoredClick[], wanted: (workspaceId: string) 
 const CLICK_INSERT = 'INSERT INTO clicks (workspace_id, link_id, qr_code_id, occurred_at, referrer_host, country, device, browser, os) VALUES ';
 /** Clicks per INSERT statement on SQLite: one call into SQLite per row cost about 1 µs a click more. */
 const SQLITE_ROWS_PER_INSERT = 64;
-const DIMS_INSERT = 'INSERT INTO link_daily_dims (workspace_id, link_id, dim, value, day, clicks) VALUES ';
-const DIMS_UPSERT = ' ON CONFLICT (workspace_id, link_id, dim, value, day) DO UPDATE SET clicks = clicks + excluded.clicks';
-/** Dimension rows per upsert on SQLite: a flush writes up to five per click. */
-const SQLITE_DIMS_PER_INSERT = 32;
 const SQLITE_SQL = {
   click: `${CLICK_INSERT}(?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   clicks: CLICK_INSERT + Array(SQLITE_ROWS_PER_INSERT).fill('(?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', '),
@@ -210,8 +135,6 @@ const SQLITE_SQL = {
           ON CONFLICT (qr_code_id, day) DO UPDATE SET scans = scans + excluded.scans`,
   windows: `INSERT INTO link_click_windows (window_start, link_id, country, workspace_id, clicks) VALUES (?, ?, ?, ?, ?)
           ON CONFLICT (window_start, link_id, country) DO UPDATE SET clicks = clicks + excluded.clicks`,
-  dim: `${DIMS_INSERT}(?, ?, ?, ?, ?, ?)${DIMS_UPSERT}`,
-  dims: DIMS_INSERT + Array(SQLITE_DIMS_PER_INSERT).fill('(?, ?, ?, ?, ?, ?)').join(', ') + DIMS_UPSERT,
   totals: `INSERT INTO link_click_totals (workspace_id, link_id, clicks) VALUES (?, ?, ?)
           ON CONFLICT (workspace_id, link_id) DO UPDATE SET clicks = clicks + excluded.clicks`,
 };
@@ -245,20 +168,6 @@ async function writeSqlite(trx: Knex.Transaction, rows: StoredClick[], agg: Clic
   for (const d of agg.daily) st.daily.run(d.link_id, d.workspace_id, d.day, d.clicks, d.scans);
   for (const s of agg.scans) st.scans.run(s.qr_code_id, s.workspace_id, s.day, s.scans);
   for (const w of windows) st.windows.run(w.window_start, w.link_id, w.country, w.workspace_id, w.clicks);
-  const dims = agg.dims;
-  i = 0;
-  const dimValues: unknown[] = new Array(SQLITE_DIMS_PER_INSERT * 6);
-  for (; i + SQLITE_DIMS_PER_INSERT <= dims.length; i += SQLITE_DIMS_PER_INSERT) {
-    for (let j = 0, v = 0; j < SQLITE_DIMS_PER_INSERT; j++) {
-      const d = dims[i + j];
-      dimValues[v++] = d.workspace_id; dimValues[v++] = d.link_id; dimValues[v++] = d.dim; dimValues[v++] = d.value; dimValues[v++] = d.day; dimValues[v++] = d.clicks;
-    }
-    st.dims.run(dimValues);
-  }
-  for (; i < dims.length; i++) {
-    const d = dims[i];
-    st.dim.run(d.workspace_id, d.link_id, d.dim, d.value, d.day, d.clicks);
-  }
   for (const t of agg.totals) st.totals.run(t.workspace_id, t.link_id, t.clicks);
 }
 
@@ -296,17 +205,8 @@ async function writePostgres(trx: Knex.Transaction, rows: StoredClick[], agg: Cl
   }
 }
 
-/** The dashboard's aggregates; after the daily counts, so every flush takes row locks in one table order. */
+/** The dashboard's click totals; after the daily counts, so every flush takes row locks in one table order. */
 async function writePostgresDashboard(trx: Knex.Transaction, agg: ClickAggregates) {
-  for (let i = 0; i < agg.dims.length; i += PG_CHUNK) {
-    const c = agg.dims.slice(i, i + PG_CHUNK);
-    await trx.raw(
-      `INSERT INTO link_daily_dims (workspace_id, link_id, dim, value, day, clicks)
-       SELECT * FROM unnest(?::text[], ?::text[], ?::smallint[], ?::text[], ?::int[], ?::bigint[])
-       ON CONFLICT (workspace_id, link_id, dim, value, day) DO UPDATE SET clicks = link_daily_dims.clicks + excluded.clicks`,
-      [c.map((d) => d.workspace_id), c.map((d) => d.link_id), c.map((d) => d.dim), c.map((d) => d.value), c.map((d) => d.day), c.map((d) => d.clicks)] as any,
-    );
-  }
   for (let i = 0; i < agg.totals.length; i += PG_CHUNK) {
     const c = agg.totals.slice(i, i + PG_CHUNK);
     await trx.raw(

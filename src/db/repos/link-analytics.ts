@@ -1,17 +1,14 @@
 // A link's analytics for the dashboard (openapi/dashboard.yaml, getLinkAnalytics): clicks and QR
 // scans per day from the daily counts, and breakdowns of the last 90 days (raw clicks' retention)
-// by country, device, browser, operating system and referrer host, from the click writer's counts
-// per link, day and value (link_daily_dims, migration 20261125000000): for a link with a million
-// clicks a few hundred thousand counts instead of a million raw clicks found among every click of
-// the workspace (bench/README.md, dashboard reads).
+// by country, device, browser, operating system and referrer host.
 import type { Knex } from 'knex';
 import { readSnapshot } from '../knex.ts';
-import { DIMENSION_CODES } from './click-batches.ts';
 
 export const BREAKDOWN_DAYS = 90;
 export const BREAKDOWN_TOP = 10;
 export const BREAKDOWN_DIMENSIONS = ['country', 'device', 'browser', 'os', 'referrer'] as const;
 export type BreakdownDimension = (typeof BREAKDOWN_DIMENSIONS)[number];
+const COLUMN: Record<BreakdownDimension, string> = { country: 'country', device: 'device', browser: 'browser', os: 'os', referrer: 'referrer_host' };
 
 export interface LinkAnalyticsData {
   /** day → clicks through the short URL and scans of its QR codes. */
@@ -33,19 +30,20 @@ export async function readLinkAnalytics(knex: Knex, workspaceId: string, linkId:
       .select('day', 'clicks', 'scans');
     // A day's `clicks` count every visit, QR scans among them.
     for (const r of rows) days.set(Number(r.day), { clicks: Number(r.clicks) - Number(r.scans), scans: Number(r.scans) });
+    const since = (today - BREAKDOWN_DAYS + 1) * 86_400_000;
     const breakdowns = {} as LinkAnalyticsData['breakdowns'];
-    const byCode = new Map<number, Array<{ value: string; clicks: number }>>();
-    for (const dim of BREAKDOWN_DIMENSIONS) byCode.set(DIMENSION_CODES[dim], (breakdowns[dim] = []));
-    // Keyed (workspace, link, dim, value, day): the sums come out of one range of the key, already
-    // grouped. Days from the first of the 90 on, as the raw clicks' `occurred_at >= ` it was.
-    const counted = await trx('link_daily_dims')
-      .where({ workspace_id: workspaceId, link_id: linkId })
-      .where('day', '>=', today - BREAKDOWN_DAYS + 1)
-      .groupBy('dim', 'value')
-      .select('dim', 'value')
-      .sum({ n: 'clicks' });
-    for (const r of counted as Array<{ dim: number | string; value: string; n: number | string }>) byCode.get(Number(r.dim))?.push({ value: r.value, clicks: Number(r.n) });
-    for (const dim of BREAKDOWN_DIMENSIONS) breakdowns[dim].sort((a, b) => b.clicks - a.clicks || (a.value < b.value ? -1 : 1));
+    for (const dim of BREAKDOWN_DIMENSIONS) {
+      const col = COLUMN[dim];
+      const counted = await trx('clicks')
+        .where({ workspace_id: workspaceId, link_id: linkId })
+        .where('occurred_at', '>=', since)
+        .groupBy(col)
+        .select({ value: col })
+        .count({ n: '*' });
+      breakdowns[dim] = counted
+        .map((r: any) => ({ value: r.value ?? '', clicks: Number(r.n) }))
+        .sort((a, b) => b.clicks - a.clicks || (a.value < b.value ? -1 : 1));
+    }
     return { days, breakdowns };
   });
 }

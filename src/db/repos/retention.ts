@@ -1,11 +1,9 @@
-// Retention: raw click events are kept 90 days (daily counts per link stay beyond that; the
-// breakdown counts per link, day and value go with the link's expired clicks);
+// Retention: raw click events are kept 90 days (daily counts per link stay beyond that);
 // conversion events 400 days. Scheduled by src/jobs/retention.ts; it deletes in batches, and on
 // SQLite runs on a query thread, so even a large backlog never holds the redirect path.
 import type { Knex } from 'knex';
 import { CLICK_WINDOW_RETENTION_MS } from '../../domain/analytics-alerts.ts';
 import { BLOCK_DAYS, CLICK_RETENTION_DAYS, CONVERSION_RETENTION_DAYS, DAY_MS } from '../../domain/conversions.ts';
-import { BREAKDOWN_DAYS } from './link-analytics.ts';
 const BATCH = 5_000;
 
 export interface RetentionResult {
@@ -58,44 +56,20 @@ async function deleteExpiredConversions(knex: Knex, cutoff: number): Promise<num
  * clock is behind) among newer ones is deleted once the walk reaches it, at the latest when the
  * clicks written just before it expire, so kept past its 90 days by at most as long as it was
  * late. Never deleted before its 90 days.
- *
- * With each batch, in its transaction, the breakdown counts (link_daily_dims) of the batch's
- * links for days before `firstBreakdownDay`: no breakdown reads them, and every such row goes
- * once its link's clicks of that day expire. The counts of the days the breakdowns read stay
- * equal to the raw clicks. Daily counts and click totals stay (the Link's clicks, for good).
  */
-async function deleteExpiredClicks(knex: Knex, cutoff: number, firstBreakdownDay: number): Promise<number> {
+async function deleteExpiredClicks(knex: Knex, cutoff: number): Promise<number> {
   if (!(await knex.schema.hasTable('clicks'))) return 0;
-  const dims = await knex.schema.hasTable('link_daily_dims');
   let total = 0;
   let after: number | string = 0;
   for (;;) {
-    const rows: Array<{ id: number | string; occurred_at: number | string; workspace_id: string; link_id: string }> = await knex('clicks')
+    const rows: Array<{ id: number | string; occurred_at: number | string }> = await knex('clicks')
       .where('id', '>', after)
       .orderBy('id')
       .limit(BATCH)
-      .select('id', 'occurred_at', 'workspace_id', 'link_id');
-    const expired = rows.filter((r) => Number(r.occurred_at) < cutoff);
+      .select('id', 'occurred_at');
+    const expired = rows.filter((r) => Number(r.occurred_at) < cutoff).map((r) => r.id);
     if (!expired.length) return total;
-    total += await knex.transaction(async (trx) => {
-      const n = await trx('clicks').whereIn('id', expired.map((r) => r.id)).delete();
-      if (dims) {
-        const links = new Map<string, Set<string>>();
-        for (const r of expired) {
-          let set = links.get(r.workspace_id);
-          if (!set) links.set(r.workspace_id, (set = new Set()));
-          set.add(r.link_id);
-        }
-        for (const [workspaceId, set] of links) {
-          const ids = [...set];
-          // Per workspace, in slices: each link's rows are one range of the key (workspace, link, …).
-          for (let i = 0; i < ids.length; i += 500) {
-            await trx('link_daily_dims').where('workspace_id', workspaceId).whereIn('link_id', ids.slice(i, i + 500)).where('day', '<', firstBreakdownDay).delete();
-          }
-        }
-      }
-      return n;
-    });
+    total += await knex('clicks').whereIn('id', expired).delete();
     after = rows[rows.length - 1].id;
   }
 }
@@ -103,7 +77,7 @@ async function deleteExpiredClicks(knex: Knex, cutoff: number, firstBreakdownDay
 export async function runRetention(knex: Knex, now = Date.now()): Promise<RetentionResult> {
   const conversionCutoff = now - CONVERSION_RETENTION_DAYS * DAY_MS;
   const result = {
-    clicksDeleted: await deleteExpiredClicks(knex, now - CLICK_RETENTION_DAYS * DAY_MS, Math.floor(now / DAY_MS) - BREAKDOWN_DAYS + 1),
+    clicksDeleted: await deleteExpiredClicks(knex, now - CLICK_RETENTION_DAYS * DAY_MS),
     conversionsDeleted: await deleteExpiredConversions(knex, conversionCutoff),
   };
   // The daily conversion aggregates go with the events they count (whole days only).
