@@ -1,8 +1,7 @@
 // How a flushed batch of clicks is written, per engine. Both write the same rows: raw events,
-// daily counts per link (whose sum is the Link's clicks), daily scans per QR code, each link's
-// running total (the dashboard's sort by clicks, migration 20261125000000), and, for workspaces that want traffic alerts
-// (traffic-windows.ts), clicks per link, 5-minute window and country (what the alerts read),
-// inside the caller's transaction. Written without Knex's query
+// daily counts per link (whose sum is the Link's clicks), daily scans per QR code and, for
+// workspaces that want traffic alerts (traffic-windows.ts), clicks per link, 5-minute window and
+// country (what the alerts read), inside the caller's transaction. Written without Knex's query
 // builder on purpose: building and preparing thousands of statements per second cost more than
 // the writes themselves (bench/README.md).
 import type { Knex } from 'knex';
@@ -38,8 +37,6 @@ export interface ClickAggregates {
   // flushes cannot deadlock on Postgres.
   daily: Array<{ link_id: string; workspace_id: string; day: number; clicks: number; scans: number }>;
   scans: Array<{ qr_code_id: string; workspace_id: string; day: number; scans: number }>;
-  /** Clicks per link in this batch (the sum of its daily rows), for link_click_totals. */
-  totals: Array<{ workspace_id: string; link_id: string; clicks: number }>;
 }
 type WindowRow = { window_start: number; link_id: string; country: string; workspace_id: string; clicks: number };
 
@@ -84,15 +81,10 @@ export function aggregateClicks(rows: StoredClick[]): ClickAggregates {
       s.scans++;
     }
   }
-  daily.sort((a, b) => byKey(a.workspace_id, b.workspace_id) || byKey(a.link_id, b.link_id) || a.day - b.day);
-  // In the daily rows' order: a link's days are next to each other.
-  const totals: ClickAggregates['totals'] = [];
-  let last: ClickAggregates['totals'][number] | undefined;
-  for (const d of daily) {
-    if (last && last.link_id === d.link_id && last.workspace_id === d.workspace_id) last.clicks += d.clicks;
-    else totals.push((last = { workspace_id: d.workspace_id, link_id: d.link_id, clicks: d.clicks }));
-  }
-  return { daily, scans: scanRows.sort((a, b) => byKey(a.qr_code_id, b.qr_code_id) || a.day - b.day), totals };
+  return {
+    daily: daily.sort((a, b) => byKey(a.workspace_id, b.workspace_id) || byKey(a.link_id, b.link_id) || a.day - b.day),
+    scans: scanRows.sort((a, b) => byKey(a.qr_code_id, b.qr_code_id) || a.day - b.day),
+  };
 }
 
 /**
@@ -135,8 +127,6 @@ const SQLITE_SQL = {
           ON CONFLICT (qr_code_id, day) DO UPDATE SET scans = scans + excluded.scans`,
   windows: `INSERT INTO link_click_windows (window_start, link_id, country, workspace_id, clicks) VALUES (?, ?, ?, ?, ?)
           ON CONFLICT (window_start, link_id, country) DO UPDATE SET clicks = clicks + excluded.clicks`,
-  totals: `INSERT INTO link_click_totals (workspace_id, link_id, clicks) VALUES (?, ?, ?)
-          ON CONFLICT (workspace_id, link_id) DO UPDATE SET clicks = clicks + excluded.clicks`,
 };
 type Prepared = Record<keyof typeof SQLITE_SQL, { run(...args: unknown[]): unknown }>;
 const prepared = new WeakMap<object, Prepared>();
@@ -168,7 +158,6 @@ async function writeSqlite(trx: Knex.Transaction, rows: StoredClick[], agg: Clic
   for (const d of agg.daily) st.daily.run(d.link_id, d.workspace_id, d.day, d.clicks, d.scans);
   for (const s of agg.scans) st.scans.run(s.qr_code_id, s.workspace_id, s.day, s.scans);
   for (const w of windows) st.windows.run(w.window_start, w.link_id, w.country, w.workspace_id, w.clicks);
-  for (const t of agg.totals) st.totals.run(t.workspace_id, t.link_id, t.clicks);
 }
 
 const PG_CHUNK = 5_000;
@@ -205,19 +194,6 @@ async function writePostgres(trx: Knex.Transaction, rows: StoredClick[], agg: Cl
   }
 }
 
-/** The dashboard's click totals; after the daily counts, so every flush takes row locks in one table order. */
-async function writePostgresDashboard(trx: Knex.Transaction, agg: ClickAggregates) {
-  for (let i = 0; i < agg.totals.length; i += PG_CHUNK) {
-    const c = agg.totals.slice(i, i + PG_CHUNK);
-    await trx.raw(
-      `INSERT INTO link_click_totals (workspace_id, link_id, clicks)
-       SELECT * FROM unnest(?::text[], ?::text[], ?::bigint[])
-       ON CONFLICT (workspace_id, link_id) DO UPDATE SET clicks = link_click_totals.clicks + excluded.clicks`,
-      [c.map((t) => t.workspace_id), c.map((t) => t.link_id), c.map((t) => t.clicks)] as any,
-    );
-  }
-}
-
 async function writePostgresWindows(trx: Knex.Transaction, rows: StoredClick[]) {
   const windows = await alertWindows(trx, rows);
   for (let i = 0; i < windows.length; i += PG_CHUNK) {
@@ -244,7 +220,6 @@ export async function writeClicks(trx: Knex.Transaction, engine: 'sqlite' | 'pos
   if (engine === 'sqlite') await writeSqlite(trx, rows, agg);
   else {
     await writePostgres(trx, rows, agg);
-    await writePostgresDashboard(trx, agg);
     await writePostgresWindows(trx, rows);
   }
 }
