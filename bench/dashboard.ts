@@ -18,9 +18,7 @@
 //     by popularity, with skewed countries, devices, browsers, systems and referrer hosts; their
 //     daily counts and, for half the links, an older day of counts;
 //  3. settles the database (SQLite: WAL checkpoint; Postgres: VACUUM ANALYZE), then runs the
-//     migration, timed: link_click_totals is its backfill from those raw
-//     clicks and daily counts (the rows the click writer would have written for the same clicks,
-//     test/api/dashboard-aggregates.test.ts), the search indexes its build; settles again;
+//     migration, timed (the search indexes' build over those links); settles again;
 //  4. starts `node bin/shortlink.mjs serve` (TLS on, its self-signed certificate; free port; fresh
 //     DATA_DIR) and signs in through POST /app/api/session;
 //  5. per case: --requests sequential HTTPS requests on one keep-alive connection after 3 warm-ups
@@ -371,10 +369,10 @@ async function runEngine(engine: Engine): Promise<string[]> {
     log(`migration ${MIGRATION} (backfill of the aggregates, search index build): ${fmtS(performance.now() - t)}`);
     t = performance.now();
     log(`settle: ${await bdb.settle()}: ${fmtS(performance.now() - t)}; seeding total ${fmtS(performance.now() - t0)}`);
-    log(`sizes with indexes: ${await tableSizes(bdb, knex, ['links', 'link_tags', 'clicks', 'link_daily_clicks', 'link_click_totals', 'links_search'])}`);
+    log(`sizes with indexes: ${await tableSizes(bdb, knex, ['links', 'link_tags', 'clicks', 'link_daily_clicks', 'links_search'])}`);
     if (SEED_ONLY) return [`seeded: ${bdb.url} (workspace ${seeded.workspaceId}, big link ${seeded.bigLink})`];
     const totals = new Map<string, number>();
-    for (const r of await knex('link_click_totals').where('workspace_id', seeded.workspaceId).select('link_id', 'clicks')) totals.set(r.link_id, Number(r.clicks));
+    for (const r of (await knex('link_daily_clicks').where('workspace_id', seeded.workspaceId).groupBy('link_id').select('link_id').sum({ clicks: 'clicks' })) as Array<{ link_id: string; clicks: number | string }>) totals.set(r.link_id, Number(r.clicks));
 
     const queryService = openQueryService(db, bdb.url);
     onCleanup('query threads', () => queryService.close());

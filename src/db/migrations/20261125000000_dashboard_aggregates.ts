@@ -7,12 +7,11 @@
 // fell from 33% to 26% of bare Node (bench/README.md, dashboard reads). Not worth the visitors'
 // share; a fold that runs apart from the writer is the next step.
 //
-// link_click_totals: clicks per link, the sum of its daily counts (which retention keeps). A view:
-// kept as a table by the click writer, with an index in click order, it made the list sorted by
-// clicks 300 times faster over a million links, but an upsert and an index update per link and
-// flush doubled the writer thread's CPU per redirect over a million links (7 -> 17 us) and took
-// 4-6 points off the redirect rate (bench/README.md). The list's queries name the view, so a
-// table kept apart from the writer can take its place later without touching them.
+// Clicks per link for the list sorted by clicks are summed from the daily counts when read: kept
+// as a table by the click writer, with an index in click order, they made that list 300 times
+// faster over a million links, but an upsert and an index update per link and flush doubled the
+// writer thread's CPU per redirect over a million links (7 -> 17 us) and took 4-6 points off the
+// redirect rate (bench/README.md).
 //
 // Search by part of the slug, title or destination: SQLite FTS5 with the trigram tokenizer,
 // external content (the index keeps no copy of the text) kept in step by triggers that fire on a
@@ -36,9 +35,6 @@ const SEARCHED = ['slug', 'title', 'original_url'];
 
 export async function up(knex: Knex): Promise<void> {
   const pg = isPg(knex);
-  await knex.raw(`CREATE VIEW link_click_totals AS
-      SELECT workspace_id, link_id, SUM(clicks) AS clicks FROM link_daily_clicks GROUP BY workspace_id, link_id`);
-
   await knex.raw('CREATE INDEX link_tags_by_tag ON link_tags (tag_id, link_id)');
   // The list's order is (created_at, seq). SQLite's indexes end with the rowid, which seq is; a
   // Postgres index needs it named. And Postgres takes `deleted_at IS NULL` for no equality, so
@@ -95,5 +91,4 @@ export async function down(knex: Knex): Promise<void> {
     await knex.raw('DROP TABLE IF EXISTS links_search');
   }
   for (const name of ['links_live_by_created', 'links_live_by_domain', 'links_live_by_status', 'link_tags_by_tag']) await knex.raw(`DROP INDEX IF EXISTS ${name}`);
-  await knex.raw('DROP VIEW IF EXISTS link_click_totals');
 }
