@@ -67,7 +67,7 @@ import {
   type BenchDatabase,
   type Catalog,
 } from './seed-analytics';
-import { fmtInt, fmtMs, freePort, log, percentile, sleep, table, buildService } from './util';
+import { fmtInt, fmtMs, freePort, log, percentile, sleep, table, buildService, intOption, printHeaderAndExit } from './util';
 
 // ---------------------------------------------------------------------------------------------
 // Options
@@ -86,19 +86,8 @@ const { values: args } = parseArgs({
   strict: true,
   allowPositionals: false,
 });
-if (args.help) {
-  const header = fs.readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').filter((l) => l.startsWith('//'));
-  process.stdout.write(`${header.map((l) => l.replace(/^\/\/ ?/, '')).join('\n')}\n`);
-  process.exit(0);
-}
-const positiveInt = (name: string, v: string | undefined, min = 1): number => {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < min) {
-    process.stderr.write(`--${name} must be an integer ≥ ${min}; got ${v}\n`);
-    process.exit(2);
-  }
-  return n;
-};
+if (args.help) printHeaderAndExit(import.meta.url);
+const positiveInt = intOption;
 const CONVERSIONS = positiveInt('conversions', args.conversions);
 const CLICKS = positiveInt('clicks', args.clicks, 0);
 const REQUESTS = positiveInt('requests', args.requests);

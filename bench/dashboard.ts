@@ -51,7 +51,7 @@ import { baselineAnalytics, baselineSearch } from './dashboard-baseline';
 import { benchCleanups, finishBench, guardBenchRun, watchChild } from './lifecycle';
 import { createDatabase, type BenchDatabase } from './seed-analytics';
 import { seedClicks, seedLinks, type DashboardShape } from './seed-dashboard';
-import { buildService, fmtInt, fmtMs, freePort, log, percentile, sleep, table } from './util';
+import { buildService, fmtInt, fmtMs, freePort, log, percentile, sleep, table, intOption, printHeaderAndExit } from './util';
 
 const { values: args } = parseArgs({
   options: {
@@ -70,19 +70,8 @@ const { values: args } = parseArgs({
   },
   strict: true,
 });
-if (args.help) {
-  const header = fs.readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').filter((l) => l.startsWith('//'));
-  process.stdout.write(`${header.map((l) => l.replace(/^\/\/ ?/, '')).join('\n')}\n`);
-  process.exit(0);
-}
-const int = (name: string, v: string | undefined, min = 1): number => {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < min) {
-    process.stderr.write(`--${name} must be an integer ≥ ${min}; got ${v}\n`);
-    process.exit(2);
-  }
-  return n;
-};
+if (args.help) printHeaderAndExit(import.meta.url);
+const int = intOption;
 if (!['sqlite', 'postgres', 'both'].includes(args.engine!)) {
   process.stderr.write(`--engine must be sqlite, postgres or both; got ${args.engine}\n`);
   process.exit(2);

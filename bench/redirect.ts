@@ -69,7 +69,7 @@ import { migrateLatest, openDatabase } from '../src/db/knex';
 import { addMember, createWorkspace } from '../src/db/repos/workspaces';
 import { RESERVED_SLUGS } from '../src/domain/slugs';
 import { benchCleanups, finishBench, guardBenchRun, watchChild } from './lifecycle';
-import { cpuMs, createScratchPostgres, fmtInt, fmtMs, freePort, log, percentile, rssKiB, rssSplitKiB, sleep, table, threadCpuMs, buildService } from './util';
+import { cpuMs, createScratchPostgres, fmtInt, fmtMs, freePort, log, percentile, rssKiB, rssSplitKiB, sleep, table, threadCpuMs, buildService, intOption } from './util';
 
 // ---------------------------------------------------------------------------------------------
 // autocannon has no bundled types; the part used here.
@@ -131,14 +131,7 @@ if (args.help) {
   process.stdout.write(`${header.map((l) => l.replace(/^\/\/ ?/, '')).join('\n')}\n`);
   process.exit(0);
 }
-const positiveInt = (name: string, v: string | undefined, min = 1): number => {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < min) {
-    process.stderr.write(`--${name} must be an integer ≥ ${min}; got ${v}\n`);
-    process.exit(2);
-  }
-  return n;
-};
+const positiveInt = intOption;
 const SECONDS = positiveInt('seconds', args.seconds);
 const CONNECTIONS = positiveInt('connections', args.connections);
 const BIG = positiveInt('links', args.links);

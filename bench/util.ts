@@ -1,9 +1,10 @@
 // What the benchmarks print with and measure by: formatting, a process's memory and CPU time as
-// Linux reports them in /proc, a free port, percentiles.
+// Linux reports them in /proc, a free port, percentiles; the command lines' integer options and --help.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -140,4 +141,21 @@ export async function createScratchPostgres(prefix: string): Promise<ScratchPost
  */
 export function buildService(root: string): void {
   execFileSync(path.join(root, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+}
+
+/** An integer option of at least `min`, or the usage error (exit 2). */
+export function intOption(name: string, v: string | undefined, min = 1): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min) {
+    process.stderr.write(`--${name} must be an integer ≥ ${min}; got ${v}\n`);
+    process.exit(2);
+  }
+  return n;
+}
+
+/** --help: prints the script's opening comment (the file at `moduleUrl`) and exits. */
+export function printHeaderAndExit(moduleUrl: string): never {
+  const header = fs.readFileSync(fileURLToPath(moduleUrl), 'utf8').split('\n').filter((l) => l.startsWith('//'));
+  process.stdout.write(`${header.map((l) => l.replace(/^\/\/ ?/, '')).join('\n')}\n`);
+  process.exit(0);
 }
