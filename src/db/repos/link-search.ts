@@ -9,7 +9,7 @@
 //  - at most SEARCH_COUNT_CAP matches: the page is read from those same matches, sorted (a
 //    sort of at most ten thousand rows);
 //  - more: they are at least one in a hundred of the workspace's links, so walking the links in
-//    the list's order (by creation, or the click totals' index) and keeping the matching ones
+//    the list's order (by creation; by clicks they are sorted as above) and keeping the matching ones
 //    reaches a page soon.
 import type { Knex } from 'knex';
 import { readSnapshot } from '../knex.ts';
@@ -203,33 +203,13 @@ async function pageOfFew(knex: Knex, workspaceId: string, s: LinkSearch): Promis
 }
 
 /**
- * A page of many matches (more than SEARCH_COUNT_CAP): the links walked in the list's order. By
- * clicks that is two walks, in the same order as pageOfFew: the click totals' index (links ever
- * clicked) and the links by creation that have no total; most clicks first means the clicked
- * ones first, fewest first the never-clicked ones.
+ * A page of many matches (more than SEARCH_COUNT_CAP): by creation, the links walked in the
+ * list's order (an index), stopping at the page. By clicks there is no order to walk (the totals
+ * are summed when read, clickTotalsOf), so the matches are sorted as for a few.
  */
 async function pageOfMany(knex: Knex, workspaceId: string, s: LinkSearch): Promise<Listed[]> {
-  const dir = s.order;
-  const offset = (s.page - 1) * s.limit;
-  if (s.sort === 'created') return byCreation(matchingInOrder(knex, workspaceId, s), dir).offset(offset).limit(s.limit).select('l.*');
-  const clicked = () => {
-    const q = isPostgres(knex) ? knex.from(clickTotalsOf(knex, workspaceId)).join('links as l', 'l.id', 't.link_id') : knex.from(clickTotalsOf(knex, workspaceId)).crossJoin('links as l', 'l.id', 't.link_id');
-    return applyFilters(q.where('t.workspace_id', workspaceId), knex, workspaceId, s).orderBy([{ column: 't.clicks', order: dir }, { column: 't.link_id', order: dir }]);
-  };
-  const neverClicked = () =>
-    byCreation(
-      matchingInOrder(knex, workspaceId, s).whereNotExists((e) => e.select(knex.raw('1')).from('link_daily_clicks as t').where('t.workspace_id', workspaceId).whereRaw('t.link_id = l.id')),
-      dir,
-    );
-  const [first, second] = dir === 'desc' ? [clicked, neverClicked] : [neverClicked, clicked];
-  // The clicked walk also says each link's total.
-  const select = (walk: typeof clicked, q: Knex.QueryBuilder) => (walk === clicked ? q.select('l.*', { listed_clicks: 't.clicks' }) : q.select('l.*'));
-  const rows: Listed[] = await select(first, first().offset(offset).limit(s.limit));
-  if (rows.length === s.limit) return rows;
-  // The page reaches past the first walk: the second starts where the first ended.
-  const firstCount = rows.length ? offset + rows.length : Number((await knex.from(first().clearOrder().select(knex.raw('1')).as('m')).count({ n: '*' }))[0].n);
-  const more: Listed[] = await select(second, second().offset(Math.max(0, offset - firstCount)).limit(s.limit - rows.length));
-  return [...rows, ...more];
+  if (s.sort === 'clicks') return pageOfFew(knex, workspaceId, s);
+  return byCreation(matchingInOrder(knex, workspaceId, s), s.order).offset((s.page - 1) * s.limit).limit(s.limit).select('l.*');
 }
 
 /** `cap`: SEARCH_COUNT_CAP but in tests, which take both plans with a few links. */
