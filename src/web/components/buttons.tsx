@@ -1,4 +1,5 @@
 import type { ButtonHTMLAttributes, ReactNode } from 'react';
+import type { Question } from './confirm.tsx';
 
 /**
  * A form's submit button. Its name never changes while the request runs (people and tests find
@@ -15,6 +16,42 @@ export function SubmitButton({
   return (
     <button type="submit" className={classes} disabled={pending || rest.disabled} aria-busy={pending || undefined} {...rest}>
       {children}
+    </button>
+  );
+}
+
+/**
+ * A row's destructive action (revoke, remove, disable): a quiet danger button that asks first, in
+ * the screen's confirmation dialog (`ask` from useConfirm), and acts only on "yes".
+ */
+export function ConfirmedActionButton({
+  label,
+  name,
+  question,
+  ask,
+  onConfirmed,
+  disabled,
+}: {
+  /** The visible text. */
+  label: string;
+  /** The accessible name, saying which row ("Remove ada@acme.example"). */
+  name: string;
+  question: Omit<Question, 'danger'>;
+  ask: (q: Question) => Promise<boolean>;
+  onConfirmed: () => void;
+  disabled?: boolean;
+}) {
+  return (
+    <button
+      type="button"
+      className="button button-small button-danger-quiet"
+      aria-label={name}
+      disabled={disabled}
+      onClick={async () => {
+        if (await ask({ ...question, danger: true })) onConfirmed();
+      }}
+    >
+      {label}
     </button>
   );
 }

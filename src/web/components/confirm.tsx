@@ -1,7 +1,7 @@
 // Confirmation in a native modal <dialog>: a question and two buttons, "Escape" cancels.
 import { useCallback, useEffect, useId, useRef, useState, type ReactNode } from 'react';
 
-interface Question {
+export interface Question {
   title: string;
   body?: ReactNode;
   confirmLabel: string;

@@ -8,7 +8,7 @@ import { keys } from '../../api/keys.ts';
 import { queryClient } from '../../api/query-client.ts';
 import { can, useMembership } from '../../api/session.ts';
 import type { Domain } from '../../api/types.ts';
-import { SubmitButton } from '../../components/buttons.tsx';
+import { ConfirmedActionButton, SubmitButton } from '../../components/buttons.tsx';
 import { useConfirm } from '../../components/confirm.tsx';
 import { CopyButton } from '../../components/copy-button.tsx';
 import { EmptyState, FormAlert, LoadError, Loading, StatusNotice } from '../../components/feedback.tsx';
@@ -99,23 +99,14 @@ export function Domains() {
                           </button>
                         ) : null}
                         {admin && d.status !== 'DISABLED' ? (
-                          <button
-                            type="button"
-                            className="button button-small button-danger-quiet"
-                            aria-label={`Disable ${d.host}`}
+                          <ConfirmedActionButton
+                            label="Disable"
+                            name={`Disable ${d.host}`}
                             disabled={busy}
-                            onClick={async () => {
-                              const ok = await ask({
-                                title: `Disable ${d.host}?`,
-                                body: 'Its links stop working from the next click. Verifying the domain again turns it back on.',
-                                confirmLabel: 'Disable',
-                                danger: true,
-                              });
-                              if (ok) disable.mutate(d);
-                            }}
-                          >
-                            Disable
-                          </button>
+                            ask={ask}
+                            question={{ title: `Disable ${d.host}?`, body: 'Its links stop working from the next click. Verifying the domain again turns it back on.', confirmLabel: 'Disable' }}
+                            onConfirmed={() => disable.mutate(d)}
+                          />
                         ) : null}
                       </td>
                     </tr>

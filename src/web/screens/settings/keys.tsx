@@ -9,7 +9,7 @@ import { useWorkspace } from '../../api/queries.ts';
 import { queryClient } from '../../api/query-client.ts';
 import { can, useMembership, useSignedIn } from '../../api/session.ts';
 import { SCOPES, type ApiKey, type Scope } from '../../api/types.ts';
-import { SubmitButton } from '../../components/buttons.tsx';
+import { ConfirmedActionButton, SubmitButton } from '../../components/buttons.tsx';
 import { useConfirm } from '../../components/confirm.tsx';
 import { CopyButton } from '../../components/copy-button.tsx';
 import { EmptyState, FormAlert, LoadError, Loading, StatusNotice } from '../../components/feedback.tsx';
@@ -108,23 +108,14 @@ export function ApiKeys() {
                     <td className="nowrap">{k.revokedAt ? <When iso={k.revokedAt} /> : <span className="muted">No</span>}</td>
                     <td className="cell-actions">
                       {mayRevoke(k) ? (
-                        <button
-                          type="button"
-                          className="button button-small button-danger-quiet"
-                          aria-label={`Revoke key ${k.hint}`}
+                        <ConfirmedActionButton
+                          label="Revoke"
+                          name={`Revoke key ${k.hint}`}
                           disabled={revoke.isPending}
-                          onClick={async () => {
-                            const ok = await ask({
-                              title: `Revoke key ${k.hint}?`,
-                              body: 'Requests with this key are refused from now on. This cannot be undone.',
-                              confirmLabel: 'Revoke',
-                              danger: true,
-                            });
-                            if (ok) revoke.mutate(k);
-                          }}
-                        >
-                          Revoke
-                        </button>
+                          ask={ask}
+                          question={{ title: `Revoke key ${k.hint}?`, body: 'Requests with this key are refused from now on. This cannot be undone.', confirmLabel: 'Revoke' }}
+                          onConfirmed={() => revoke.mutate(k)}
+                        />
                       ) : null}
                     </td>
                   </tr>

@@ -9,7 +9,7 @@ import { keys } from '../../api/keys.ts';
 import { queryClient } from '../../api/query-client.ts';
 import { can, useMembership, useSignedIn } from '../../api/session.ts';
 import { ROLES, type Member, type Role } from '../../api/types.ts';
-import { SubmitButton } from '../../components/buttons.tsx';
+import { ConfirmedActionButton, SubmitButton } from '../../components/buttons.tsx';
 import { useConfirm } from '../../components/confirm.tsx';
 import { CopyButton } from '../../components/copy-button.tsx';
 import { FormAlert, LoadError, Loading, StatusNotice } from '../../components/feedback.tsx';
@@ -133,23 +133,14 @@ export function Members() {
                     <td className="nowrap">{formatDate(m.joinedAt)}</td>
                     <td className="cell-actions">
                       {mayRemove(m) ? (
-                        <button
-                          type="button"
-                          className="button button-small button-danger-quiet"
-                          aria-label={`Remove ${m.email}`}
+                        <ConfirmedActionButton
+                          label="Remove"
+                          name={`Remove ${m.email}`}
                           disabled={remove.isPending}
-                          onClick={async () => {
-                            const ok = await ask({
-                              title: `Remove ${m.email}?`,
-                              body: 'They lose access to this workspace at once; their API keys here stop working for changes.',
-                              confirmLabel: 'Remove',
-                              danger: true,
-                            });
-                            if (ok) remove.mutate(m);
-                          }}
-                        >
-                          Remove
-                        </button>
+                          ask={ask}
+                          question={{ title: `Remove ${m.email}?`, body: 'They lose access to this workspace at once; their API keys here stop working for changes.', confirmLabel: 'Remove' }}
+                          onConfirmed={() => remove.mutate(m)}
+                        />
                       ) : null}
                     </td>
                   </tr>
