@@ -18,7 +18,9 @@
 //     by popularity, with skewed countries, devices, browsers, systems and referrer hosts; their
 //     daily counts and, for half the links, an older day of counts;
 //  3. settles the database (SQLite: WAL checkpoint; Postgres: VACUUM ANALYZE), then runs the
-//     migration, timed (the search indexes' build over those links); settles again;
+//     migrations, timed (the search indexes' build over those links, the click totals), and the
+//     service's first click fold (90 days of raw clicks, src/db/repos/click-folds.ts), timed;
+//     settles again;
 //  4. starts `node bin/shortlink.mjs serve` (TLS on, its self-signed certificate; free port; fresh
 //     DATA_DIR) and signs in through POST /app/api/session;
 //  5. per case: --requests sequential HTTPS requests on one keep-alive connection after 3 warm-ups
@@ -43,6 +45,7 @@ import { migrateLatest, openDatabase, type Engine } from '../src/db/knex';
 import { migrationSource } from '../src/db/migrations';
 import { openQueryService } from '../src/db/query-threads';
 import type { LinkSearch } from '../src/db/repos/link-search';
+import { runClickFold } from '../src/db/repos/click-folds';
 import { setPassword } from '../src/db/repos/accounts';
 import { addDomain, addMember, createTag, createWorkspace } from '../src/db/repos/workspaces';
 import { DAY_MS } from '../src/domain/conversions';
@@ -98,6 +101,8 @@ const TIME_LIMIT_S = args['time-limit'] ? int('time-limit', args['time-limit']) 
 const WARMUPS = 3;
 const TARGET_MS = 100;
 const MIGRATION = '20261125000000_dashboard_aggregates';
+/** The click fold's tables, and link_click_totals filled from the daily counts. */
+const FOLD_MIGRATION = '20261126000000_click_folds';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 buildService(ROOT);
@@ -346,6 +351,7 @@ async function runEngine(engine: Engine): Promise<string[]> {
     onCleanup(`${engine} knex`, () => db.knex.destroy());
     const { knex } = db;
     await migrateLatest(db);
+    await knex.migrate.down({ migrationSource, name: FOLD_MIGRATION });
     await knex.migrate.down({ migrationSource, name: MIGRATION });
     const now = Date.now();
     const today = Math.floor(now / DAY_MS);
@@ -357,8 +363,15 @@ async function runEngine(engine: Engine): Promise<string[]> {
     await knex.migrate.up({ migrationSource, name: MIGRATION });
     log(`migration ${MIGRATION} (backfill of the aggregates, search index build): ${fmtS(performance.now() - t)}`);
     t = performance.now();
+    await knex.migrate.up({ migrationSource, name: FOLD_MIGRATION });
+    log(`migration ${FOLD_MIGRATION} (link_click_totals from the daily counts): ${fmtS(performance.now() - t)}`);
+    // The service's first fold after the migration: 90 days of raw clicks.
+    t = performance.now();
+    const fold = await runClickFold(knex, Date.now());
+    log(`first click fold (${fold.daysClosed} days closed, ${fold.steps} step, ${fmtInt(fold.rows)} rows): ${fmtS(performance.now() - t)}`);
+    t = performance.now();
     log(`settle: ${await bdb.settle()}: ${fmtS(performance.now() - t)}; seeding total ${fmtS(performance.now() - t0)}`);
-    log(`sizes with indexes: ${await tableSizes(bdb, knex, ['links', 'link_tags', 'clicks', 'link_daily_clicks', 'links_search'])}`);
+    log(`sizes with indexes: ${await tableSizes(bdb, knex, ['links', 'link_tags', 'clicks', 'link_daily_clicks', 'links_search', 'link_day_breakdowns', 'link_breakdown_pieces', 'link_click_totals'])}`);
     if (SEED_ONLY) return [`seeded: ${bdb.url} (workspace ${seeded.workspaceId}, big link ${seeded.bigLink})`];
     const totals = new Map<string, number>();
     for (const r of (await knex('link_daily_clicks').where('workspace_id', seeded.workspaceId).groupBy('link_id').select('link_id').sum({ clicks: 'clicks' })) as Array<{ link_id: string; clicks: number | string }>) totals.set(r.link_id, Number(r.clicks));

@@ -8,6 +8,7 @@
 // data (it crosses threads by structured clone).
 import type { Knex } from 'knex';
 import { readConversionSummary, readGoalTally } from './repos/conversions.ts';
+import { runClickFold } from './repos/click-folds.ts';
 import { readLinkAnalytics } from './repos/link-analytics.ts';
 import { searchLinks } from './repos/link-search.ts';
 import { linksExportPage } from './repos/link-export.ts';
@@ -24,6 +25,8 @@ export const QUERIES = {
   linkAnalytics: readLinkAnalytics,
   linksExportPage,
   retention: runRetention,
+  // Counts a link's clicks by dimension and day apart from the click writer (click-folds.ts).
+  clickFold: runClickFold,
   // A Variant A subscription that starts the traffic alerts rebuilds 8 days of click windows.
   insertSubscription,
   updateSubscriptionA,

@@ -20,6 +20,7 @@ import { CsrfTokens, createPasswordThrottle } from '../redirect/password.ts';
 import { createSignInThrottle } from '../http/dashboard/session.ts';
 import { openRedirectStore, type RedirectStore } from '../db/redirect-store.ts';
 import { scheduleRetention } from '../jobs/retention.ts';
+import { scheduleClickFold } from '../jobs/click-folds.ts';
 import { WebhookWorker } from '../webhooks/worker.ts';
 import { loadOrCreateMasterKey } from './master-key.ts';
 import { loadOrCreateCertificate, type TlsMaterial } from './tls.ts';
@@ -122,6 +123,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   });
   webhooks.start();
   const stopRetention = scheduleRetention(queryService.queries, log);
+  const stopClickFold = scheduleClickFold(queryService.queries, log);
   const port = (server.address() as AddressInfo).port;
   const url = `${config.tls ? 'https' : 'http'}://localhost:${port}`;
   log.info({ url, engine: db.engine }, 'shortlink listening');
@@ -138,6 +140,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     async close() {
       changes.stop();
       stopRetention();
+      stopClickFold();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();

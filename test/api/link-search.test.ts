@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateLatest, openDatabase, type Database } from '../../src/db/knex';
 import { writeClickBatch, type StoredClick } from '../../src/db/repos/click-batches';
+import { FOLD_LAG_MS, FOLD_STEP_MS, runClickFold } from '../../src/db/repos/click-folds';
 import { searchLinks, SEARCH_COUNT_CAP, type LinkSearch } from '../../src/db/repos/link-search';
 import { addDomain, addMember, createTag, createWorkspace } from '../../src/db/repos/workspaces';
 import { createTestDatabase, testEngines, type TestDatabase } from '../support/databases';
@@ -97,6 +98,8 @@ describe.each(testEngines())('link search on %s', (engine) => {
     }
     await writeClickBatch(knex, engine, clicks.slice(0, 100), []);
     await writeClickBatch(knex, engine, clicks.slice(100), []);
+    // The order by clicks is the click fold's totals: a fold that reaches every click.
+    expect((await runClickFold(knex, Date.now() + FOLD_LAG_MS + FOLD_STEP_MS)).ran).toBe(true);
   });
   afterAll(async () => {
     await db?.knex.destroy();

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ws from '../../src/db/repos/workspaces';
 import { EXPORT_PAGE } from '../../src/db/repos/link-export';
+import { FOLD_LAG_MS, FOLD_STEP_MS } from '../../src/db/repos/click-folds';
 import { testEngines } from '../support/databases';
 import { seedPerson, seedTeam, signIn, type DashboardClient } from '../support/dashboard';
 import { startTestServer, type TestServer } from '../support/server';
@@ -275,6 +276,10 @@ describe.each(testEngines())('dashboard links on %s', (engine) => {
       expect(slugs(await list('status=DISABLED'))).toEqual(['l-gamma']);
       expect(slugs(await list('status=ACTIVE&q=example.org'))).toEqual([]);
       expect(slugs(await list('domainId=short'))).toHaveLength(4);
+      // The order by clicks is as of the click fold's last run (every few minutes): before it,
+      // clicked links order as never clicked ones, by creation.
+      expect(slugs(await list('sort=clicks'))).toEqual(['l-delta', 'l-gamma', 'l-beta', 'l-alpha']);
+      await server.services.queries.clickFold(Date.now() + FOLD_LAG_MS + FOLD_STEP_MS);
       expect(slugs(await list('sort=clicks'))).toEqual(['l-beta', 'l-delta', 'l-gamma', 'l-alpha']);
       expect(slugs(await list('sort=clicks&order=asc')).slice(2)).toEqual(['l-delta', 'l-beta']);
     });

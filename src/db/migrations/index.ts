@@ -16,6 +16,7 @@ import * as clicksRetentionById from './20261123010000_clicks_retention_by_id.ts
 import * as conversionValueTotals from './20261124000000_conversion_value_totals.ts';
 import * as accounts from './20261124010000_accounts.ts';
 import * as dashboardAggregates from './20261125000000_dashboard_aggregates.ts';
+import * as clickFolds from './20261126000000_click_folds.ts';
 
 const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }> = {
   '20261122000000_core': core,
@@ -33,6 +34,7 @@ const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '20261124000000_conversion_value_totals': conversionValueTotals,
   '20261124010000_accounts': accounts,
   '20261125000000_dashboard_aggregates': dashboardAggregates,
+  '20261126000000_click_folds': clickFolds,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

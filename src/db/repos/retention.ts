@@ -3,6 +3,7 @@
 // SQLite runs on a query thread, so even a large backlog never holds the redirect path.
 import type { Knex } from 'knex';
 import { CLICK_WINDOW_RETENTION_MS } from '../../domain/analytics-alerts.ts';
+import { deleteExpiredFolds } from './click-folds.ts';
 import { BLOCK_DAYS, CLICK_RETENTION_DAYS, CONVERSION_RETENTION_DAYS, DAY_MS } from '../../domain/conversions.ts';
 const BATCH = 5_000;
 
@@ -89,6 +90,8 @@ export async function runRetention(knex: Knex, now = Date.now()): Promise<Retent
       await knex(`conversion_block_${name}`).where('block', '<', Math.floor(cutoffDay / BLOCK_DAYS)).delete();
     }
   }
+  // The click fold's counts of days before the 90 (the breakdowns' window).
+  await deleteExpiredFolds(knex, now);
   // The traffic alerts' click windows: a week of baseline and a margin (analytics-alerts.ts).
   if (await knex.schema.hasTable('link_click_windows')) await knex('link_click_windows').where('window_start', '<', now - CLICK_WINDOW_RETENTION_MS).delete();
   // Idempotency keys are remembered for 24 hours.

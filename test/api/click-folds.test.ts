@@ -1,0 +1,162 @@
+// The click fold (src/db/repos/click-folds.ts) on every engine: a link's analytics read from the
+// fold equal the raw clicks' counts, whatever the fold has reached: closed days, today in steps,
+// a click written after its time was folded, a fold that stopped half-way, two folds at once;
+// the fold keeps a closed day's counts after its raw clicks go; link_click_totals after a fold
+// equal the daily counts; retention drops folds of days past the 90.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Knex } from 'knex';
+import { migrateLatest, openDatabase, type Database } from '../../src/db/knex';
+import { writeClickBatch, type StoredClick } from '../../src/db/repos/click-batches';
+import { foldCutoff, runClickFold } from '../../src/db/repos/click-folds';
+import { BREAKDOWN_DAYS, BREAKDOWN_DIMENSIONS, readLinkAnalytics } from '../../src/db/repos/link-analytics';
+import { runRetention } from '../../src/db/repos/retention';
+import { createWorkspace } from '../../src/db/repos/workspaces';
+import { createTestDatabase, testEngines, type TestDatabase } from '../support/databases';
+import { rng } from '../support/recount';
+
+const DAY = 86_400_000;
+const COLUMN = { country: 'country', device: 'device', browser: 'browser', os: 'os', referrer: 'referrer_host' } as const;
+
+/** `count` clicks on `links` between `from` and `to`, some values unknown. */
+function clicksBetween(seed: number, ws: string, links: string[], count: number, from: number, to: number): StoredClick[] {
+  const r = rng(seed);
+  const maybe = <T>(values: T[]) => (r.chance(0.15) ? null : r.pick(values));
+  return Array.from({ length: count }, () => {
+    const link = r.pick(links);
+    return {
+      workspace_id: ws, link_id: link, qr_code_id: r.chance(0.2) ? `qr_${link}` : null, occurred_at: from + Math.floor(r.next() * (to - from)),
+      referrer_host: maybe(['news.example.org', 'mail.example.com', 'ünï.example']), country: maybe(['DE', 'FR', 'US', 'JP']),
+      device: maybe(['desktop', 'mobile', 'tablet']), browser: maybe(['Chrome', 'Firefox', 'Safari']), os: maybe(['Windows', 'iOS', 'Linux', 'Android']),
+    };
+  });
+}
+
+/** The breakdowns of a link's raw clicks since `fromDay`, as the analytics read must give them. */
+async function rawBreakdowns(knex: Knex, ws: string, link: string, fromDay: number) {
+  const out: Record<string, Array<{ value: string; clicks: number }>> = {};
+  const clicks = (await knex('clicks').where({ workspace_id: ws, link_id: link }).select('*')).filter((c: any) => Number(c.occurred_at) >= fromDay * DAY);
+  for (const dim of BREAKDOWN_DIMENSIONS) {
+    const counts = new Map<string, number>();
+    for (const c of clicks) counts.set(c[COLUMN[dim]] ?? '', (counts.get(c[COLUMN[dim]] ?? '') ?? 0) + 1);
+    out[dim] = [...counts].map(([value, n]) => ({ value, clicks: n })).sort((a, b) => b.clicks - a.clicks || (a.value < b.value ? -1 : 1));
+  }
+  return out;
+}
+
+describe.each(testEngines())('click fold on %s', (engine) => {
+  let database: TestDatabase;
+  let db: Database;
+  beforeAll(async () => {
+    database = await createTestDatabase(engine);
+    db = openDatabase(database.url);
+    await migrateLatest(db);
+  });
+  afterAll(async () => {
+    await db?.knex.destroy();
+    await database?.drop();
+  });
+
+  /** A fresh workspace with its own links; the fold state is shared, so each test folds on its own days. */
+  async function workspace(name: string, links: number) {
+    const ws = await createWorkspace(db.knex, name, 'business');
+    return { ws, links: Array.from({ length: links }, (_, i) => `lnk_${name}_${i}`) };
+  }
+  const expectRaw = async (ws: string, links: string[], today: number) => {
+    for (const link of links) {
+      const a = await readLinkAnalytics(db.knex, ws, link, today - 9, today, today);
+      expect(a.breakdowns, link).toEqual(await rawBreakdowns(db.knex, ws, link, today - BREAKDOWN_DAYS + 1));
+    }
+  };
+
+  it('reads closed days and today from the fold, equal to the raw clicks, through steps, late clicks and the day closing', async () => {
+    const { knex } = db;
+    const { ws, links } = await workspace('fold_a', 3);
+    // "Now" is noon of a day in this test's own range of days.
+    const now = (Math.floor(Date.now() / DAY) - 200) * DAY + 12 * 3_600_000;
+    const today = Math.floor(now / DAY);
+    await writeClickBatch(knex, engine, clicksBetween(1, ws, links, 1_200, now - 20 * DAY, now - 10 * 60_000), []);
+    const first = await runClickFold(knex, now);
+    expect(first.ran).toBe(true);
+    expect(first.daysClosed).toBeGreaterThanOrEqual(20);
+    expect(first.steps).toBe(1);
+    expect(Number((await knex('link_day_breakdowns').where('workspace_id', ws).count({ n: '*' }))[0].n)).toBeGreaterThan(0);
+    expect(Number((await knex('link_breakdown_pieces').where({ workspace_id: ws, day: today }).count({ n: '*' }))[0].n)).toBeGreaterThan(0);
+    await expectRaw(ws, links, today);
+
+    // More of today, after the cutoff and before it (written late), then another step.
+    await writeClickBatch(knex, engine, clicksBetween(2, ws, links, 300, now - 10 * 60_000, now), []);
+    await expectRaw(ws, links, today);
+    const later = now + 30 * 60_000;
+    await writeClickBatch(knex, engine, clicksBetween(3, ws, links, 200, now, later), []);
+    expect((await runClickFold(knex, later)).steps).toBe(1);
+    await expectRaw(ws, links, today);
+    // A click written after its closed day was folded: that day is read from the raw clicks.
+    await writeClickBatch(knex, engine, clicksBetween(4, ws, links.slice(0, 1), 5, now - 3 * DAY, now - 3 * DAY + 1_000), []);
+    await expectRaw(ws, links, today);
+    // Next day: today closes whole and its pieces go.
+    const tomorrow = now + DAY;
+    const closing = await runClickFold(knex, tomorrow);
+    expect(closing.daysClosed).toBe(1);
+    expect(Number((await knex('link_breakdown_pieces').where({ workspace_id: ws, day: today }).count({ n: '*' }))[0].n)).toBe(0);
+    await expectRaw(ws, links, today + 1);
+    // Nothing new: the fold has nothing to do.
+    expect(await runClickFold(knex, tomorrow)).toMatchObject({ ran: true, daysClosed: 0, steps: 0 });
+  });
+
+  it("keeps a closed day's counts after its raw clicks are gone (the fold is read, not the raw clicks)", async () => {
+    const { knex } = db;
+    const { ws, links } = await workspace('fold_b', 1);
+    const now = (Math.floor(Date.now() / DAY) - 400) * DAY + 6 * 3_600_000;
+    const today = Math.floor(now / DAY);
+    const before = await rawBreakdowns(knex, ws, links[0], today - BREAKDOWN_DAYS + 1);
+    await writeClickBatch(knex, engine, clicksBetween(5, ws, links, 80, now - 5 * DAY, now - 4 * DAY), []);
+    await runClickFold(knex, now);
+    const withRaw = await rawBreakdowns(knex, ws, links[0], today - BREAKDOWN_DAYS + 1);
+    expect(withRaw).not.toEqual(before);
+    await knex('clicks').where('workspace_id', ws).delete();
+    expect((await readLinkAnalytics(knex, ws, links[0], today - 9, today, today)).breakdowns).toEqual(withRaw);
+  });
+
+  it('ignores what a fold that stopped half-way wrote, and the next run redoes it; two folds at once fold once', async () => {
+    const { knex } = db;
+    const { ws, links } = await workspace('fold_c', 2);
+    const now = (Math.floor(Date.now() / DAY) - 600) * DAY + 18 * 3_600_000;
+    const today = Math.floor(now / DAY);
+    await writeClickBatch(knex, engine, clicksBetween(6, ws, links, 400, now - 3 * DAY, now - 5 * 60_000), []);
+    // Rows of a step and of a close whose click_folds row was never written.
+    const cutoff = foldCutoff(now);
+    await knex('link_breakdown_pieces').insert({ day: today, upto: cutoff, workspace_id: ws, link_id: links[0], clicks: 999, dims: '{"country":{"XX":999}}' });
+    await knex('link_day_breakdowns').insert({ workspace_id: ws, link_id: links[0], day: today - 1, clicks: 999, dims: '{"country":{"XX":999}}' });
+    await expectRaw(ws, links, today);
+    const [a, b] = await Promise.all([runClickFold(knex, now), runClickFold(knex, now)]);
+    expect([a.ran, b.ran].filter(Boolean).length).toBeGreaterThanOrEqual(1);
+    await expectRaw(ws, links, today);
+    // The fold's rows were read: its counts per link and day equal the daily counts.
+    const folded = await knex('link_day_breakdowns').where('workspace_id', ws).groupBy('link_id').select('link_id').sum({ n: 'clicks' });
+    const daily = await knex('link_daily_clicks').where('workspace_id', ws).where('day', '<', today).groupBy('link_id').select('link_id').sum({ n: 'clicks' });
+    const sums = (rows: any[]) => Object.fromEntries(rows.map((r) => [r.link_id, Number(r.n)]));
+    expect(sums(folded)).toEqual(sums(daily));
+  });
+
+  it("after a fold each link's total equals its daily counts; retention drops folds past the 90 days", async () => {
+    const { knex } = db;
+    const { ws, links } = await workspace('fold_d', 4);
+    const now = (Math.floor(Date.now() / DAY) - 800) * DAY + 9 * 3_600_000;
+    const today = Math.floor(now / DAY);
+    await writeClickBatch(knex, engine, clicksBetween(7, ws, links.slice(0, 3), 500, now - 40 * DAY, now - 5 * 60_000), []);
+    await runClickFold(knex, now);
+    const totals = Object.fromEntries((await knex('link_click_totals').where('workspace_id', ws).select('link_id', 'clicks')).map((r: any) => [r.link_id, Number(r.clicks)]));
+    const daily = Object.fromEntries(
+      (await knex('link_daily_clicks').where('workspace_id', ws).groupBy('link_id').select('link_id').sum({ n: 'clicks' })).map((r: any) => [r.link_id, Number(r.n)]),
+    );
+    expect(totals).toEqual(daily);
+    expect(totals[links[3]]).toBeUndefined();
+    // 60 days on, the fold's first 10 days are past the window.
+    const later = now + 60 * DAY;
+    await runRetention(knex, later);
+    const firstDay = Math.floor(later / DAY) - BREAKDOWN_DAYS + 1;
+    expect(Number((await knex('link_day_breakdowns').where('workspace_id', ws).where('day', '<', firstDay).count({ n: '*' }))[0].n)).toBe(0);
+    expect(Number((await knex('link_day_breakdowns').where('workspace_id', ws).where('day', '>=', firstDay).count({ n: '*' }))[0].n)).toBeGreaterThan(0);
+    expect(Number((await knex('click_folds').where('day', '<', firstDay).where('day', '>', today - 100).count({ n: '*' }))[0].n)).toBe(0);
+  });
+});
