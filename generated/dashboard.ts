@@ -934,7 +934,7 @@ export interface components {
                  */
                 to: string;
             };
-            /** @description Clicks and scans by value, largest first. */
+            /** @description Clicks and scans by value, largest first, over `breakdownWindow`, up to the moment of the request: every click the series counts in those days is in the breakdowns. */
             breakdowns: {
                 /** @description By two-letter country code (from a trusted proxy's country header). */
                 countries: components["schemas"]["CountEntry"][];
@@ -1464,7 +1464,7 @@ export interface operations {
                 domainId?: string;
                 /** @description Only ACTIVE or only DISABLED links. */
                 status?: "ACTIVE" | "DISABLED";
-                /** @description Order by creation time (default) or by clicks. */
+                /** @description Order by creation time (default) or by clicks. By clicks the order is each link's click total as of the service's last click fold, which runs every 5 minutes apart from the redirect path (clicks of the last few minutes may not have moved a link yet); links with equal totals by id, links never clicked by creation. The `clicks` each listed link shows are counted when the page is read. */
                 sort?: "created" | "clicks";
                 /** @description Largest or newest first (desc, the default) or the other way. */
                 order?: "asc" | "desc";

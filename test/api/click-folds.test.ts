@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Knex } from 'knex';
 import { migrateLatest, openDatabase, type Database } from '../../src/db/knex';
 import { writeClickBatch, type StoredClick } from '../../src/db/repos/click-batches';
-import { foldCutoff, runClickFold } from '../../src/db/repos/click-folds';
+import { BLOCK_DAYS, foldCutoff, runClickFold } from '../../src/db/repos/click-folds';
 import { BREAKDOWN_DAYS, BREAKDOWN_DIMENSIONS, readLinkAnalytics } from '../../src/db/repos/link-analytics';
 import { runRetention } from '../../src/db/repos/retention';
 import { createWorkspace } from '../../src/db/repos/workspaces';
@@ -81,6 +81,15 @@ describe.each(testEngines())('click fold on %s', (engine) => {
     expect(first.steps).toBe(1);
     expect(Number((await knex('link_day_breakdowns').where('workspace_id', ws).count({ n: '*' }))[0].n)).toBeGreaterThan(0);
     expect(Number((await knex('link_breakdown_pieces').where({ workspace_id: ws, day: today }).count({ n: '*' }))[0].n)).toBeGreaterThan(0);
+    await expectRaw(ws, links, today);
+    // Blocks of 8 closed days: the 20 days hold at least one, read instead of its days.
+    expect(first.blocks).toBeGreaterThanOrEqual(1);
+    const block = Number((await knex('link_block_breakdowns').where('workspace_id', ws).min({ b: 'block' }))[0].b);
+    await knex('link_day_breakdowns').where('workspace_id', ws).whereBetween('day', [block * BLOCK_DAYS, block * BLOCK_DAYS + BLOCK_DAYS - 1]).update({ dims: '{}' });
+    await expectRaw(ws, links, today);
+    // A click written late into a day of that block: the block is read by its days, that day raw.
+    await writeClickBatch(knex, engine, clicksBetween(9, ws, links.slice(1, 2), 3, (block * BLOCK_DAYS + 2) * DAY, (block * BLOCK_DAYS + 2) * DAY + 1_000), []);
+    await knex('link_day_breakdowns').where('workspace_id', ws).whereBetween('day', [block * BLOCK_DAYS, block * BLOCK_DAYS + BLOCK_DAYS - 1]).delete();
     await expectRaw(ws, links, today);
 
     // More of today, after the cutoff and before it (written late), then another step.

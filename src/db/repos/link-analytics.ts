@@ -2,15 +2,16 @@
 // scans per day from the daily counts, and breakdowns of the last 90 days (raw clicks' retention)
 // by country, device, browser, operating system and referrer host.
 //
-// The breakdowns come from the click fold (src/db/repos/click-folds.ts): a closed day's counts
-// from link_day_breakdowns, an open day's from its pieces up to the day's `through` plus the raw
+// The breakdowns come from the click fold (src/db/repos/click-folds.ts): blocks of 8 closed days
+// from link_block_breakdowns, a closed day's counts from link_day_breakdowns, an open day's from its pieces up to the day's `through` plus the raw
 // clicks since. Each day is checked against the link's daily count (written by the click writer
-// with the clicks themselves); a day that differs (a click written after its time was folded, a
+// with the clicks themselves), and each block against the sum of its days'; a block that differs is
+// read by its days, and a day that differs (a click written after its time was folded, a
 // day not folded yet) is counted from its raw clicks, so the answer is always the raw clicks'.
 import type { Knex } from 'knex';
 import { readSnapshot } from '../knex.ts';
 import { CLICK_RETENTION_DAYS, DAY_MS } from '../../domain/conversions.ts';
-import { FOLDED_DIMENSIONS, type FoldedDims } from './click-folds.ts';
+import { BLOCK_DAYS, FOLDED_DIMENSIONS, type FoldedDims } from './click-folds.ts';
 
 export const BREAKDOWN_DAYS = CLICK_RETENTION_DAYS;
 export const BREAKDOWN_TOP = 10;
@@ -28,7 +29,8 @@ const emptyDims = (): FoldedDims => Object.fromEntries(BREAKDOWN_DIMENSIONS.map(
 function addDims(into: FoldedDims, from: FoldedDims): void {
   for (const dim of BREAKDOWN_DIMENSIONS) {
     const to = into[dim];
-    for (const [value, n] of Object.entries(from[dim] ?? {})) to[value] = (to[value] ?? 0) + Number(n);
+    const add = from[dim] ?? {};
+    for (const value in add) to[value] = (to[value] ?? 0) + Number(add[value]);
   }
 }
 
@@ -75,8 +77,24 @@ export async function readLinkAnalytics(knex: Knex, workspaceId: string, linkId:
       if (day >= sinceDay && day <= today) daily.set(day, Number(r.clicks));
     }
     const total = emptyDims();
-    const folded = await foldedDays(trx, workspaceId, linkId, sinceDay, today);
+    // Blocks of closed days inside the 90 days, where they hold all of their days' clicks.
+    const inBlocks = new Set<number>();
+    if (await trx.schema.hasTable('click_fold_blocks')) {
+      const [firstBlock, lastBlock] = [Math.ceil(sinceDay / BLOCK_DAYS), Math.floor((today + 1) / BLOCK_DAYS) - 1];
+      const foldedBlocks = new Set((await trx('click_fold_blocks').whereBetween('block', [firstBlock, lastBlock]).select('block')).map((r) => Number(r.block)));
+      for (const r of await trx('link_block_breakdowns').where({ workspace_id: workspaceId, link_id: linkId }).whereBetween('block', [firstBlock, lastBlock]).select('block', 'clicks', 'dims')) {
+        const block = Number(r.block);
+        if (!foldedBlocks.has(block)) continue;
+        let clicks = 0;
+        for (let day = block * BLOCK_DAYS; day < (block + 1) * BLOCK_DAYS; day++) clicks += daily.get(day) ?? 0;
+        if (clicks !== Number(r.clicks)) continue;
+        addDims(total, JSON.parse(r.dims));
+        for (let day = block * BLOCK_DAYS; day < (block + 1) * BLOCK_DAYS; day++) inBlocks.add(day);
+      }
+    }
+    const folded = await foldedDays(trx, workspaceId, linkId, sinceDay, today, inBlocks);
     for (const [day, clicks] of daily) {
+      if (inBlocks.has(day)) continue;
       const f = folded.get(day);
       const end = (day + 1) * DAY_MS;
       if (f) {
@@ -105,7 +123,7 @@ export async function readLinkAnalytics(knex: Knex, workspaceId: string, linkId:
  * day's row, or an open day's pieces up to its `through` (pieces beyond are a step that stopped
  * half-way). `through` is where the day's raw clicks take over.
  */
-async function foldedDays(trx: Knex, workspaceId: string, linkId: string, fromDay: number, toDay: number): Promise<Map<number, { through: number; clicks: number; dims: FoldedDims }>> {
+async function foldedDays(trx: Knex, workspaceId: string, linkId: string, fromDay: number, toDay: number, inBlocks: Set<number>): Promise<Map<number, { through: number; clicks: number; dims: FoldedDims }>> {
   const out = new Map<number, { through: number; clicks: number; dims: FoldedDims }>();
   if (!(await trx.schema.hasTable('click_folds'))) return out;
   const states = new Map<number, { through: number; closed: boolean }>();
@@ -115,9 +133,11 @@ async function foldedDays(trx: Knex, workspaceId: string, linkId: string, fromDa
     if (!f) out.set(day, (f = { through, clicks: 0, dims: emptyDims() }));
     return f;
   };
-  for (const r of await trx('link_day_breakdowns').where({ workspace_id: workspaceId, link_id: linkId }).whereBetween('day', [fromDay, toDay]).select('day', 'clicks', 'dims')) {
+  const days = trx('link_day_breakdowns').where({ workspace_id: workspaceId, link_id: linkId }).whereBetween('day', [fromDay, toDay]);
+  if (inBlocks.size) days.whereNotIn('day', [...inBlocks]);
+  for (const r of await days.select('day', 'clicks', 'dims')) {
     const s = states.get(Number(r.day));
-    if (!s?.closed) continue;
+    if (!s?.closed || inBlocks.has(Number(r.day))) continue;
     const f = at(Number(r.day), s.through);
     f.clicks += Number(r.clicks);
     addDims(f.dims, JSON.parse(r.dims));
