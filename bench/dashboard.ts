@@ -371,7 +371,7 @@ async function runEngine(engine: Engine): Promise<string[]> {
     log(`first click fold (${fold.daysClosed} days closed, ${fold.steps} step, ${fmtInt(fold.rows)} rows): ${fmtS(performance.now() - t)}`);
     t = performance.now();
     log(`settle: ${await bdb.settle()}: ${fmtS(performance.now() - t)}; seeding total ${fmtS(performance.now() - t0)}`);
-    log(`sizes with indexes: ${await tableSizes(bdb, knex, ['links', 'link_tags', 'clicks', 'link_daily_clicks', 'links_search', 'link_day_breakdowns', 'link_breakdown_pieces', 'link_click_totals'])}`);
+    log(`sizes with indexes: ${await tableSizes(bdb, knex, ['links', 'link_tags', 'clicks', 'link_daily_clicks', 'links_search', 'link_day_breakdowns', 'link_block_breakdowns', 'link_breakdown_pieces', 'link_click_totals'])}`);
     if (SEED_ONLY) return [`seeded: ${bdb.url} (workspace ${seeded.workspaceId}, big link ${seeded.bigLink})`];
     const totals = new Map<string, number>();
     for (const r of (await knex('link_daily_clicks').where('workspace_id', seeded.workspaceId).groupBy('link_id').select('link_id').sum({ clicks: 'clicks' })) as Array<{ link_id: string; clicks: number | string }>) totals.set(r.link_id, Number(r.clicks));

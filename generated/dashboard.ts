@@ -464,6 +464,90 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/workspaces/{workspaceId}/goals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Goals
+         * @description The workspace's goals, newest first, as `GET /api/v1/goals` lists them (definitions only; each goal's report is read apart). Needs a plan with goals (Growth or above) and a deployment with goals.
+         */
+        get: operations["listDashboardGoals"];
+        put?: never;
+        /**
+         * Make a goal
+         * @description A goal, with exactly the rules of `shortlink goal create` (messages name the JSON fields). It matches past conversions at once: its report counts every conversion it matches.
+         */
+        post: operations["createDashboardGoal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/goals/{goalId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a goal
+         * @description Changes the fields sent, with the rules of `shortlink goal update`. The answer's `definitionVersion` rises when the change alters what the goal matches (type, custom name, scope, window): reports of different versions are not comparable.
+         */
+        patch: operations["updateDashboardGoal"];
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/goals/{goalId}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause, archive or reactivate a goal
+         * @description Sets the goal's status, as `shortlink goal set-status`; archiving records `archivedAt`, reactivating clears it.
+         */
+        post: operations["setDashboardGoalStatus"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/goals/{goalId}/report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A goal's report
+         * @description The goal's progress over a window, exactly as `GET /api/v1/goals/{id}/report` answers it (`from` inclusive, `to` exclusive, default the last 30 days, at most 400 days; the goal's own window narrows it).
+         */
+        get: operations["getDashboardGoalReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/workspaces/{workspaceId}/campaigns": {
         parameters: {
             query?: never;
@@ -1144,6 +1228,280 @@ export interface components {
         TagEnvelope: {
             data: components["schemas"]["WorkspaceTag"];
         };
+        /**
+         * @description Conversion event type. `custom` events also carry a `customName` (at most 40 characters) that tells custom events apart.
+         * @enum {string}
+         */
+        EventType: "signup" | "lead" | "purchase" | "booking" | "download" | "custom";
+        /**
+         * @description ISO 4217 currency code, three upper-case letters.
+         * @example EUR
+         */
+        CurrencyCode: string;
+        /** @description A goal: a saved, named question about existing conversions. Goals are created and edited in the dashboard only; the API reads them. Matching is retroactive, so `definitionVersion` rises whenever a field that decides matching changes (type, customName, scope, window). */
+        Goal: {
+            /** @description Goal identifier. */
+            id: string;
+            /** @description Workspace the goal belongs to (always the key's workspace). */
+            workspaceId: string;
+            /** @description Display name. */
+            name: string;
+            type: components["schemas"]["EventType"];
+            /** @description For a `custom` goal, the custom event name it matches; `null` matches every custom event (and is always `null` for other types). */
+            customName: string | null;
+            /** @description Scope - the link whose conversions the goal counts, or `null`. */
+            linkId: string | null;
+            /** @description Scope - the QR code whose conversions the goal counts, or `null`. */
+            qrCodeId: string | null;
+            /** @description Scope - the campaign whose conversions the goal counts, or `null`. A goal with no scope counts every conversion of its type, unattributed ones included. */
+            campaignId: string | null;
+            /** @description Target number of conversions, or `null`. */
+            targetCount: number | null;
+            /** @description Target value in minor units of `targetCurrency`, or `null`. */
+            targetValueMinor: number | null;
+            /** @description Currency of `targetValueMinor`, or `null`. */
+            targetCurrency: components["schemas"]["CurrencyCode"] | null;
+            /**
+             * Format: date-time
+             * @description Start of the goal's own window (inclusive), or `null` for unbounded.
+             */
+            windowStart: string | null;
+            /**
+             * Format: date-time
+             * @description End of the goal's own window (exclusive), or `null` for unbounded.
+             */
+            windowEnd: string | null;
+            /**
+             * @description Goal status.
+             * @enum {string}
+             */
+            status: "ACTIVE" | "PAUSED" | "ARCHIVED";
+            /**
+             * Format: date-time
+             * @description When the goal was archived, or `null`.
+             */
+            archivedAt: string | null;
+            /** @description Version of the matching definition; reports are comparable only when it agrees. */
+            definitionVersion: number;
+            /**
+             * Format: date-time
+             * @description When the matching definition last changed.
+             */
+            definitionUpdatedAt: string;
+            /**
+             * Format: date-time
+             * @description Creation time.
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description Last change of any field.
+             */
+            updatedAt: string;
+        };
+        /** @description Response of `GET /api/v1/goals`; goal definitions only, no progress. */
+        GoalList: {
+            /** @description Goals, newest first (by `createdAt`, ties by creation order). */
+            data: components["schemas"]["Goal"][];
+        };
+        /** @description A new goal, with the rules of `shortlink goal create`: `customName` only with type `custom`; at most one of `linkId`, `qrCodeId`, `campaignId` (a link, QR code or campaign of the workspace); `targetValueMinor` and `targetCurrency` together; `windowEnd` after `windowStart`. A field left out or `null` is unset. */
+        GoalCreate: {
+            /** @description Display name (surrounding spaces are trimmed; it may not be blank). */
+            name: string;
+            type: components["schemas"]["EventType"];
+            /** @description For type `custom`, the custom event name to match; `null` matches every custom event. */
+            customName?: string | null;
+            /** @description Scope to one link. */
+            linkId?: string | null;
+            /** @description Scope to one QR code. */
+            qrCodeId?: string | null;
+            /** @description Scope to one campaign. */
+            campaignId?: string | null;
+            /** @description Target number of conversions. */
+            targetCount?: number | null;
+            /** @description Target value in minor units of `targetCurrency`. */
+            targetValueMinor?: number | null;
+            /** @description ISO 4217 code of `targetValueMinor` (any case). */
+            targetCurrency?: string | null;
+            /**
+             * Format: date-time
+             * @description Start of the goal's own window (inclusive).
+             */
+            windowStart?: string | null;
+            /**
+             * Format: date-time
+             * @description End of the goal's own window (exclusive).
+             */
+            windowEnd?: string | null;
+        };
+        /** @description One goal. */
+        GoalEnvelope: {
+            data: components["schemas"]["Goal"];
+        };
+        /** @description The fields to change, with the rules of `shortlink goal update`: a field left out stays, `null` clears it, and the result must satisfy the rules of a new goal (`GoalCreate`). Setting one scope clears the others. A change of type, custom name, scope or window raises `definitionVersion` (matching is retroactive: past conversions are matched again). */
+        GoalUpdate: {
+            /** @description Display name. */
+            name?: string;
+            type?: components["schemas"]["EventType"];
+            /** @description Custom event name, for type `custom`. */
+            customName?: string | null;
+            /** @description Scope to one link. */
+            linkId?: string | null;
+            /** @description Scope to one QR code. */
+            qrCodeId?: string | null;
+            /** @description Scope to one campaign. */
+            campaignId?: string | null;
+            /** @description Target number of conversions. */
+            targetCount?: number | null;
+            /** @description Target value in minor units. */
+            targetValueMinor?: number | null;
+            /** @description ISO 4217 code of the value target. */
+            targetCurrency?: string | null;
+            /**
+             * Format: date-time
+             * @description Start of the goal's window.
+             */
+            windowStart?: string | null;
+            /**
+             * Format: date-time
+             * @description End of the goal's window.
+             */
+            windowEnd?: string | null;
+        };
+        /** @description The goal's new status (any status may follow any other, as with `shortlink goal set-status`). */
+        GoalStatusChange: {
+            /**
+             * @description ACTIVE to measure, PAUSED to set aside, ARCHIVED to file away (its reports still read).
+             * @enum {string}
+             */
+            status: "ACTIVE" | "PAUSED" | "ARCHIVED";
+        };
+        /** @description Conversion value in one currency. Values are reported per currency and never summed across currencies. A conversion recorded without a value is absent from `valueMinor` and from `conversions`. */
+        ValueEntry: {
+            currency: components["schemas"]["CurrencyCode"];
+            /** @description Total value in integer minor units of `currency` (for example cents). Exact: a workspace's kept conversions never add up to more than 2^53 - 1 per currency. */
+            valueMinor: number;
+            /** @description Number of conversions that actually carried a value in this currency. */
+            conversions: number;
+        };
+        /** @description Progress towards a goal's `targetCount`. */
+        CountProgress: {
+            /** @description The goal's `targetCount`. */
+            target: number;
+            /** @description Conversions matching the goal in the report window. */
+            current: number;
+            /** @description `current / target`; not capped at 1. */
+            ratio: number;
+            /** @description True when `current >= target`. */
+            reached: boolean;
+        };
+        /** @description Progress towards a goal's value target, in the target currency only. */
+        ValueProgress: {
+            currency: components["schemas"]["CurrencyCode"];
+            /** @description The goal's `targetValueMinor`. */
+            target: number;
+            /** @description Summed value, in minor units of `currency`, of matching conversions in the report window. */
+            current: number;
+            /** @description `current / target` (1 when `target` is 0); not capped at 1. */
+            ratio: number;
+            /** @description True when `current >= target`. */
+            reached: boolean;
+        };
+        /**
+         * @description Conversion rate: conversions divided by clicks over the same window. It is two
+         *     independent counts over one interval, not a cohort followed through time, and it
+         *     can exceed 1. Unattributed conversions (naming no link) are excluded.
+         *
+         *     When `supported` is `false` the rate is undefined: `rate` is `null` and `reason`
+         *     says why. Clients must not substitute zero. `conversions` and `clicks` still
+         *     carry the counts that could be read (`clicks` is 0 with `clicks_unavailable`).
+         */
+        Rate: {
+            /** @description False when the rate is undefined. */
+            supported: boolean;
+            /** @description Conversions counted (the numerator). */
+            conversions: number;
+            /** @description Clicks counted (the denominator). For a QR code, its scans. */
+            clicks: number;
+            /** @description `conversions / clicks` when `supported` is true; `null` when `supported` is false. */
+            rate: number | null;
+            /**
+             * @description Present exactly when `supported` is false:
+             *     - `beyond_click_retention`: the window starts more than 90 days ago (raw
+             *       clicks are kept for 90 days), so clicks cannot be counted for all of it.
+             *     - `no_clicks_in_window`: no click was counted in the window.
+             *     - `clicks_unavailable`: clicks cannot be read right now.
+             *
+             *     When several apply, the first in the order `clicks_unavailable`,
+             *     `beyond_click_retention`, `no_clicks_in_window` is reported.
+             * @enum {string}
+             */
+            reason?: "beyond_click_retention" | "no_clicks_in_window" | "clicks_unavailable";
+        };
+        /** @description Response of `GET /api/v1/goals/{id}/report`. Reports are comparable only when `data.definition.version` agrees, because goal matching is retroactive. */
+        GoalReport: {
+            /** @description Abbreviation of the goal. */
+            goal: {
+                /** @description Goal id. */
+                id: string;
+                /** @description Goal name. */
+                name: string;
+                type: components["schemas"]["EventType"];
+            };
+            /** @description The report. */
+            data: {
+                /** @description Goal id. */
+                goalId: string;
+                /** @description The window measured, `from` inclusive and `to` exclusive: the requested window intersected with the goal's own window. */
+                window: {
+                    /**
+                     * Format: date-time
+                     * @description Start of the measured window (inclusive).
+                     */
+                    from: string;
+                    /**
+                     * Format: date-time
+                     * @description End of the measured window (exclusive).
+                     */
+                    to: string;
+                    /** @description True when the goal's own window cut the requested window. */
+                    narrowedByGoal: boolean;
+                    /** @description True when the requested window and the goal's window do not overlap. Then `from` and `to` echo the requested window and every count is 0. */
+                    disjoint: boolean;
+                };
+                /** @description Conversions matching this goal. Not a workspace total: two goals can match the same conversion. */
+                conversions: number;
+                /** @description Value of the matching conversions, per currency. */
+                value: components["schemas"]["ValueEntry"][];
+                /** @description Matching conversions that named no link (always 0 when `unattributedIncluded` is false). */
+                unattributedConversions: number;
+                /** @description True for a goal with no scope (no link, QR code or campaign); only such goals count unattributed conversions. */
+                unattributedIncluded: boolean;
+                /** @description Progress towards `targetCount`; `null` when the goal has none. */
+                countProgress: components["schemas"]["CountProgress"] | null;
+                /** @description Progress towards the value target; `null` when the goal has none. */
+                valueProgress: components["schemas"]["ValueProgress"] | null;
+                /** @description Matching conversions that named a link divided by clicks over the report's window: the QR code's scans for a goal scoped to a QR code, the link's clicks for a goal scoped to a link, else every click of the workspace. A scoped goal counts only conversions that named a link. */
+                rate: components["schemas"]["Rate"];
+                /** @description The goal definition the report was computed with. */
+                definition: {
+                    /** @description The goal's `definitionVersion`. */
+                    version: number;
+                    /**
+                     * Format: date-time
+                     * @description The goal's `definitionUpdatedAt`.
+                     */
+                    updatedAt: string;
+                };
+                /** @description Caveats about the numbers. */
+                completeness: {
+                    /** @description True when the window reaches past conversion retention (400 days); the count is then a floor. */
+                    windowTruncatedByRetention: boolean;
+                    /** @description True when the link, QR code or campaign the goal measures no longer exists. */
+                    scopeObjectMissing: boolean;
+                };
+            };
+        };
         /** @description A campaign of the workspace (conversions and goals may name it). */
         Campaign: {
             /** @description Campaign id (a conversion's `campaignId`). */
@@ -1237,12 +1595,23 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The deployment runs without this feature (`FEATURE_GOALS` or `FEATURE_CONVERSIONS` off): `code` is `goals_unavailable` or `conversions_unavailable`; retrying does not help. */
+        Unavailable: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
     };
     parameters: {
         /** @description A workspace the signed-in person belongs to (another answers 404). */
         WorkspaceId: string;
         /** @description A link of the workspace. */
         LinkId: string;
+        /** @description A goal of the workspace. */
+        GoalId: string;
     };
     requestBodies: never;
     headers: never;
@@ -2178,6 +2547,175 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+        };
+    };
+    listDashboardGoals: {
+        parameters: {
+            query?: {
+                /** @description Only goals with this status. */
+                status?: "ACTIVE" | "PAUSED" | "ARCHIVED";
+            };
+            header?: never;
+            path: {
+                /** @description A workspace the signed-in person belongs to (another answers 404). */
+                workspaceId: components["parameters"]["WorkspaceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The goals. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GoalList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createDashboardGoal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace the signed-in person belongs to (another answers 404). */
+                workspaceId: components["parameters"]["WorkspaceId"];
+            };
+            cookie?: never;
+        };
+        /** @description The goal. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GoalCreate"];
+            };
+        };
+        responses: {
+            /** @description Made. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GoalEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateDashboardGoal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace the signed-in person belongs to (another answers 404). */
+                workspaceId: components["parameters"]["WorkspaceId"];
+                /** @description A goal of the workspace. */
+                goalId: components["parameters"]["GoalId"];
+            };
+            cookie?: never;
+        };
+        /** @description The fields to change. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GoalUpdate"];
+            };
+        };
+        responses: {
+            /** @description Changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GoalEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    setDashboardGoalStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace the signed-in person belongs to (another answers 404). */
+                workspaceId: components["parameters"]["WorkspaceId"];
+                /** @description A goal of the workspace. */
+                goalId: components["parameters"]["GoalId"];
+            };
+            cookie?: never;
+        };
+        /** @description The new status. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GoalStatusChange"];
+            };
+        };
+        responses: {
+            /** @description Set. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GoalEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getDashboardGoalReport: {
+        parameters: {
+            query?: {
+                /** @description Start of the window (ISO 8601, inclusive). */
+                from?: string;
+                /** @description End of the window (ISO 8601, exclusive). */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                /** @description A workspace the signed-in person belongs to (another answers 404). */
+                workspaceId: components["parameters"]["WorkspaceId"];
+                /** @description A goal of the workspace. */
+                goalId: components["parameters"]["GoalId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GoalReport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["Unavailable"];
         };
     };
     listCampaigns: {

@@ -29,10 +29,8 @@ export interface GoalRow {
   updated_at: number;
 }
 
-export type GoalDefinition = Pick<
-  GoalRow,
-  'name' | 'type' | 'custom_name' | 'link_id' | 'qr_code_id' | 'campaign_id' | 'target_count' | 'target_value_minor' | 'target_currency' | 'window_start' | 'window_end'
->;
+/** The definition columns (their rules: src/domain/goal-definition.ts). */
+export type GoalDefinition = import('../../domain/goal-definition.ts').GoalDefinition;
 
 /** Fields that decide which conversions a goal matches; changing one raises definitionVersion. */
 const MATCHING: Array<keyof GoalDefinition> = ['type', 'custom_name', 'link_id', 'qr_code_id', 'campaign_id', 'window_start', 'window_end'];
@@ -100,7 +98,8 @@ export async function scopeObjectExists(knex: Knex, goal: Pick<GoalRow, 'link_id
   return !!(await knex(table).where({ id }).whereNull('deleted_at').first('id'));
 }
 
-export type ScopeKind = 'link' | 'qr' | 'campaign';
+export type { ScopeKind } from '../../domain/goal-definition.ts';
+import type { ScopeKind } from '../../domain/goal-definition.ts';
 const SCOPE_TABLES: Record<ScopeKind, string> = { link: 'links', qr: 'qr_codes', campaign: 'campaigns' };
 
 /** Whether the object a goal may measure is in the workspace (deleted or not: a goal may outlive it). */

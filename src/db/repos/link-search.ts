@@ -9,8 +9,8 @@
 //  - at most SEARCH_COUNT_CAP matches: the page is read from those same matches, sorted (a
 //    sort of at most ten thousand rows);
 //  - more: they are at least one in a hundred of the workspace's links, so walking the links in
-//    the list's order (by creation; by clicks they are sorted as above) and keeping the matching ones
-//    reaches a page soon.
+//    the list's order (by creation, or by the click fold's totals, link_click_totals) and keeping
+//    the matching ones reaches a page soon.
 import type { Knex } from 'knex';
 import { readSnapshot } from '../knex.ts';
 import { clickTotals, tagsOf, type LinkRow, type TagRow } from './links.ts';

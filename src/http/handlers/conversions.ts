@@ -20,6 +20,7 @@ import type { Handlers, ResultOf } from './types.ts';
 type ConversionCreate = components['schemas']['ConversionCreate'];
 type Conversion = components['schemas']['Conversion'];
 type Goal = components['schemas']['Goal'];
+type GoalReport = components['schemas']['GoalReport'];
 const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
 const iso = (ms: number | null) => (ms === null || ms === undefined ? null : new Date(Number(ms)).toISOString());
 
@@ -218,59 +219,64 @@ export function conversionHandlers(services: Services): Pick<Handlers, 'recordCo
 
     async getGoalReport({ params, query }, { auth }): Promise<ResultOf<'getGoalReport'>> {
       requireGoals();
-      const goal = await goals.getGoal(knex, params.id);
-      if (!goal || goal.workspace_id !== auth.workspaceId) throw notFound('Goal not found');
-      const now = Date.now();
-      const requested = windowOf(query, now);
-      const { window: w, narrowedByGoal, disjoint } = intersectWindow(
-        requested,
-        goal.window_start === null ? null : Number(goal.window_start),
-        goal.window_end === null ? null : Number(goal.window_end),
-      );
-      const scoped = !!(goal.link_id || goal.qr_code_id || goal.campaign_id);
-      const counted = disjoint
-        ? null
-        : await services.queries.goalTally(auth.workspaceId, w, {
-            eventType: goal.type, customName: goal.custom_name, linkId: goal.link_id, qrCodeId: goal.qr_code_id, campaignId: goal.campaign_id,
-          }, now);
-      noteClicksError(counted?.clicksError);
-      const tally = counted?.tally;
-      const matched = tally?.total ?? 0;
-      const attributed = tally?.attributed ?? 0;
-      const valueMap = tally?.value ?? new Map();
-      let rateClicks: number | null = 0;
-      if (counted) {
-        const clicks = counted.clicks;
-        rateClicks = clicks === null ? null : goal.qr_code_id ? clicks.byQr.get(goal.qr_code_id) ?? 0 : goal.link_id ? clicks.byLink.get(goal.link_id) ?? 0 : clicks.total;
-      }
-      const rateConversions = goal.qr_code_id ? matched : attributed;
-      const scopeObjectMissing = !(await goals.scopeObjectExists(knex, goal));
-      const targetCurrency = goal.target_currency;
-      return {
-        status: 200,
-        body: {
-          goal: { id: goal.id, name: goal.name, type: goal.type },
-          data: {
-            goalId: goal.id,
-            window: { from: iso(w.from)!, to: iso(w.to)!, narrowedByGoal, disjoint },
-            conversions: matched,
-            value: valueEntries(valueMap),
-            unattributedConversions: scoped ? 0 : matched - attributed,
-            unattributedIncluded: !scoped,
-            countProgress: goal.target_count === null ? null : progress(Number(goal.target_count), matched),
-            valueProgress:
-              goal.target_value_minor === null || !targetCurrency
-                ? null
-                : { currency: targetCurrency, ...progress(Number(goal.target_value_minor), valueMap.get(targetCurrency)?.valueMinor ?? 0) },
-            rate: disjoint ? rateOf(0, 0, w, now) : rateOf(rateConversions, rateClicks, w, now),
-            definition: { version: Number(goal.definition_version), updatedAt: iso(goal.definition_updated_at)! },
-            completeness: { windowTruncatedByRetention: beyondConversionRetention(w, now), scopeObjectMissing },
-          },
-        },
-      };
+      return { status: 200, body: await goalReport(services, auth.workspaceId, params.id, query) };
     },
   };
-
 }
 
-
+/**
+ * A goal's report over a window (`GET /api/v1/goals/{id}/report`, and the dashboard's
+ * getDashboardGoalReport): 404 for a goal of another workspace.
+ */
+export async function goalReport(services: Services, workspaceId: string, goalId: string, query: { from?: string; to?: string }): Promise<GoalReport> {
+  const { knex } = services.db;
+  const goal = await goals.getGoal(knex, goalId);
+  if (!goal || goal.workspace_id !== workspaceId) throw notFound('Goal not found');
+  const now = Date.now();
+  const parsed = parseWindow(query.from, query.to, now);
+  if ('field' in parsed) throw invalid(parsed.message, parsed.field);
+  const requested = parsed;
+  const { window: w, narrowedByGoal, disjoint } = intersectWindow(
+    requested,
+    goal.window_start === null ? null : Number(goal.window_start),
+    goal.window_end === null ? null : Number(goal.window_end),
+  );
+  const scoped = !!(goal.link_id || goal.qr_code_id || goal.campaign_id);
+  const counted = disjoint
+    ? null
+    : await services.queries.goalTally(workspaceId, w, {
+        eventType: goal.type, customName: goal.custom_name, linkId: goal.link_id, qrCodeId: goal.qr_code_id, campaignId: goal.campaign_id,
+      }, now);
+  if (counted?.clicksError) services.log.warn({ err: counted.clicksError }, 'clicks could not be read for a conversion rate');
+  const tally = counted?.tally;
+  const matched = tally?.total ?? 0;
+  const attributed = tally?.attributed ?? 0;
+  const valueMap = tally?.value ?? new Map();
+  let rateClicks: number | null = 0;
+  if (counted) {
+    const clicks = counted.clicks;
+    rateClicks = clicks === null ? null : goal.qr_code_id ? clicks.byQr.get(goal.qr_code_id) ?? 0 : goal.link_id ? clicks.byLink.get(goal.link_id) ?? 0 : clicks.total;
+  }
+  const rateConversions = goal.qr_code_id ? matched : attributed;
+  const scopeObjectMissing = !(await goals.scopeObjectExists(knex, goal));
+  const targetCurrency = goal.target_currency;
+  return {
+    goal: { id: goal.id, name: goal.name, type: goal.type },
+    data: {
+      goalId: goal.id,
+      window: { from: iso(w.from)!, to: iso(w.to)!, narrowedByGoal, disjoint },
+      conversions: matched,
+      value: valueEntries(valueMap),
+      unattributedConversions: scoped ? 0 : matched - attributed,
+      unattributedIncluded: !scoped,
+      countProgress: goal.target_count === null ? null : progress(Number(goal.target_count), matched),
+      valueProgress:
+        goal.target_value_minor === null || !targetCurrency
+          ? null
+          : { currency: targetCurrency, ...progress(Number(goal.target_value_minor), valueMap.get(targetCurrency)?.valueMinor ?? 0) },
+      rate: disjoint ? rateOf(0, 0, w, now) : rateOf(rateConversions, rateClicks, w, now),
+      definition: { version: Number(goal.definition_version), updatedAt: iso(goal.definition_updated_at)! },
+      completeness: { windowTruncatedByRetention: beyondConversionRetention(w, now), scopeObjectMissing },
+    },
+  };
+}

@@ -4,6 +4,7 @@ import { linkOperations } from '../../link-operations.ts';
 import type { Services } from '../../services.ts';
 import type { DashboardHandlers } from '../types.ts';
 import { accountHandlers } from './account.ts';
+import { goalHandlers } from './goals.ts';
 import { linkHandlers } from './links.ts';
 import { settingsHandlers } from './settings.ts';
 
@@ -12,5 +13,6 @@ export function dashboardHandlers(services: Services, operations: LinkOperations
     ...accountHandlers(services),
     ...linkHandlers(services, operations),
     ...settingsHandlers(services),
+    ...goalHandlers(services),
   };
 }
