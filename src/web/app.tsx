@@ -23,6 +23,8 @@ import { SignIn } from './screens/sign-in.tsx';
 
 const LinkAnalytics = lazy(() => import('./screens/analytics/link-analytics.tsx'));
 const ImportExport = lazy(() => import('./screens/import-export.tsx'));
+const Goals = lazy(() => import('./screens/goals/goals.tsx'));
+const GoalDetail = lazy(() => import('./screens/goals/goal-detail.tsx'));
 
 export function App() {
   return (
@@ -89,6 +91,20 @@ function SignedIn() {
           <InWorkspace>
             <Suspense fallback={<Loading label="Loading import and export…" />}>
               <ImportExport />
+            </Suspense>
+          </InWorkspace>
+        </Route>
+        <Route path="/w/:workspaceId/goals">
+          <InWorkspace>
+            <Suspense fallback={<Loading label="Loading goals…" />}>
+              <Goals />
+            </Suspense>
+          </InWorkspace>
+        </Route>
+        <Route path="/w/:workspaceId/goals/:goalId">
+          <InWorkspace>
+            <Suspense fallback={<Loading label="Loading the goal…" />}>
+              <GoalDetail />
             </Suspense>
           </InWorkspace>
         </Route>

@@ -6,19 +6,16 @@
 // DASHBOARD_E2E_SHOTS_DIR (default /tmp/dashboard-e2e) for a person to look at. SQLite only: the
 // dashboard API's rules run on both engines in test/dashboard/; this is the browser's view of them.
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { browserAvailability, launchBrowser, PERSON_USER_AGENT, startDestination, type Destination } from '../support/browser';
+import { browserAvailability, launchBrowser, startDestination, type Destination } from '../support/browser';
+import { dashboardBrowser, type DashboardBrowser } from '../support/dashboard-browser';
 import { DASHBOARD_API, PASSWORD, seedPerson, type Person } from '../support/dashboard';
 import { startTestServer, type TestServer } from '../support/server';
 import * as ws from '../../src/db/repos/workspaces';
 import { projectPath } from '../../src/platform/project-root';
 
 const available = browserAvailability();
-const require = createRequire(import.meta.url);
-const AXE_SOURCE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 const SHOTS = process.env.DASHBOARD_E2E_SHOTS_DIR ?? '/tmp/dashboard-e2e';
 
 describe.skipIf(!available.run)('the dashboard in Chromium against the service (sqlite)', () => {
@@ -31,68 +28,15 @@ describe.skipIf(!available.run)('the dashboard in Chromium against the service (
   /** The owner's browser, signed in across the tests below (they run in order). */
   let ownerContext: BrowserContext;
   let page: Page;
-  const browserErrors: string[] = [];
 
   const app = (p: string) => `${server.url}/app${p}`;
   const h1 = (p: Page) => p.getByRole('heading', { level: 1 });
 
-  /** Waits for the screen to settle, then checks it with axe-core and keeps a screenshot. */
-  async function look(p: Page, name: string) {
-    await p.waitForLoadState('networkidle');
-    await expect.poll(() => p.locator('[aria-busy="true"]').count()).toBe(0);
-    // Evaluated through the DevTools protocol, which the app's Content-Security-Policy does not
-    // govern (an injected <script> would be refused by script-src 'self', as it should be).
-    if (!(await p.evaluate('typeof window.axe === "object"'))) await p.evaluate(AXE_SOURCE);
-    const found = (await p.evaluate(`window.axe.run(document, { resultTypes: ['violations'] }).then((r) =>
-      r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
-        .map((v) => v.id + ': ' + v.help + ' (' + v.nodes.map((n) => n.target.join(' ')).join(', ') + ')'))`)) as string[];
-    await p.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
-    expect(found, `axe-core on ${name}`).toEqual([]);
-  }
-
-  async function newPersonPage(): Promise<{ context: BrowserContext; page: Page }> {
-    const context = await browser.newContext({ ignoreHTTPSErrors: true, userAgent: PERSON_USER_AGENT, viewport: { width: 1280, height: 800 } });
-    context.setDefaultTimeout(10_000);
-    context.setDefaultNavigationTimeout(10_000);
-    // Nothing the dashboard loads may come from another host.
-    await context.route((url) => !url.href.startsWith(server.url) && !url.href.startsWith(destination.origin), (route) => {
-      browserErrors.push(`request to another host: ${route.request().url()}`);
-      return route.abort();
-    });
-    const p = await context.newPage();
-    p.on('console', (m) => {
-      // A 4xx the app expects and shows (a refused field, a used set-up link, an ANALYST asking
-      // anyway) shows in the console as a failed resource; every other error is a defect.
-      if (m.type() === 'error' && !/status of 4\d\d/.test(m.text())) browserErrors.push(m.text());
-    });
-    p.on('response', (r) => {
-      if (r.status() >= 500) browserErrors.push(`${r.status()} from ${r.url()}`);
-    });
-    p.on('pageerror', (e) => browserErrors.push(String(e)));
-    return { context, page: p };
-  }
-
-  async function signInThroughForm(p: Page, person: { email: string; password: string }) {
-    await p.goto(app('/login'));
-    await p.getByLabel('Email').fill(person.email);
-    await p.getByLabel('Password', { exact: true }).fill(person.password);
-    await p.getByRole('button', { name: 'Sign in' }).click();
-  }
-
-  /** Calls the dashboard API from inside the page, as its own code does (cookie and anti-forgery token). */
-  const apiFromPage = (p: Page, method: string, url: string, body?: unknown) =>
-    p.evaluate(
-      async ({ method, url, body }) => {
-        const session = (await (await fetch('/app/api/session')).json()) as { csrfToken: string };
-        const res = await fetch(url, {
-          method,
-          headers: { 'Content-Type': 'application/json', 'X-CSRF-Token': session.csrfToken },
-          body: body === undefined ? undefined : JSON.stringify(body),
-        });
-        return { status: res.status, body: (await res.json().catch(() => null)) as { error?: string } | null };
-      },
-      { method, url, body },
-    );
+  let helpers: DashboardBrowser;
+  const look = (p: Page, name: string) => helpers.look(p, name);
+  const newPersonPage = () => helpers.newPersonPage();
+  const signInThroughForm = (p: Page, person: { email: string; password: string }) => helpers.signInThroughForm(p, person);
+  const apiFromPage = (p: Page, method: string, url: string, body?: unknown) => helpers.apiFromPage(p, method, url, body);
 
   beforeAll(async () => {
     browser = await launchBrowser();
@@ -103,7 +47,7 @@ describe.skipIf(!available.run)('the dashboard in Chromium against the service (
     workspaceId = await ws.createWorkspace(knex, 'Acme', 'growth');
     owner = await seedPerson(knex, workspaceId, 'OWNER', 'ada@acme.example');
     analyst = await seedPerson(knex, workspaceId, 'ANALYST', 'cy@acme.example');
-    fs.mkdirSync(SHOTS, { recursive: true });
+    helpers = dashboardBrowser(browser, server.url, [destination.origin], SHOTS);
     ({ context: ownerContext, page } = await newPersonPage());
   }, 60_000);
   afterAll(async () => {
@@ -375,6 +319,6 @@ describe.skipIf(!available.run)('the dashboard in Chromium against the service (
   });
 
   it('made no request to another host and raised no browser error on the way', () => {
-    expect(browserErrors).toEqual([]);
+    expect(helpers.errors).toEqual([]);
   });
 });

@@ -61,7 +61,9 @@ export async function updateGoal(knex: Knex, id: string, patch: Partial<GoalDefi
     const current: GoalRow | undefined = await trx('goals').where({ id }).forUpdate().first();
     if (!current) throw notFound(`goal ${id} not found`);
     const now = Date.now();
-    const changed = MATCHING.some((k) => k in patch && (patch as any)[k] !== (current as any)[k]);
+    // Postgres gives bigint columns (the window) as strings: compare the values, not the types.
+    const same = (a: unknown, b: unknown) => (a ?? null) === (b ?? null) || (a != null && b != null && String(a) === String(b));
+    const changed = MATCHING.some((k) => k in patch && !same((patch as any)[k], (current as any)[k]));
     const update: Partial<GoalRow> = { ...patch, updated_at: now };
     if (changed) {
       update.definition_version = current.definition_version + 1;

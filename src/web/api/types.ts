@@ -24,6 +24,10 @@ export type Member = Schemas['Member'];
 export type Domain = Schemas['Domain'];
 export type WorkspaceTag = Schemas['WorkspaceTag'];
 export type Campaign = Schemas['Campaign'];
+export type Goal = Schemas['Goal'];
+export type GoalCreate = Schemas['GoalCreate'];
+export type GoalReport = Schemas['GoalReport'];
+export type EventType = Schemas['EventType'];
 export type ErrorBody = Schemas['Error'];
 
 /** Every scope an API key can hold, in the contract's order. */

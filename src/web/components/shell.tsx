@@ -62,6 +62,11 @@ export function Shell({ children }: { children: ReactNode }) {
                   </Link>
                 </li>
                 <li>
+                  <Link href={`${ws}/goals`} aria-current={section('/goals')}>
+                    Goals
+                  </Link>
+                </li>
+                <li>
                   <Link href={`${ws}/import`} aria-current={section('/import')}>
                     Import and export
                   </Link>

@@ -1,0 +1,160 @@
+// Goals: the workspace's goals by status, and a new goal. Each opens to its report.
+import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Link, useParams, useSearchParams } from 'wouter';
+import { api } from '../../api/client.ts';
+import { unwrap } from '../../api/errors.ts';
+import { keys } from '../../api/keys.ts';
+import { useWorkspace } from '../../api/queries.ts';
+import { queryClient } from '../../api/query-client.ts';
+import { can, useMembership } from '../../api/session.ts';
+import type { Goal } from '../../api/types.ts';
+import { EmptyState, LoadError, Loading, StatusNotice } from '../../components/feedback.tsx';
+import { PageHeader } from '../../components/page.tsx';
+import { formatCount, planName } from '../../lib/format.ts';
+import { wsPath } from '../links/paths.ts';
+import { fractionDigits, GoalForm, typeLabel } from './goal-form.tsx';
+
+const STATUSES = [
+  { value: '', label: 'All' },
+  { value: 'ACTIVE', label: 'Active' },
+  { value: 'PAUSED', label: 'Paused' },
+  { value: 'ARCHIVED', label: 'Archived' },
+] as const;
+
+export const goalPath = (ws: string, id: string) => wsPath(ws, `/goals/${encodeURIComponent(id)}`);
+
+export function money(minor: number, currency: string): string {
+  const digits = fractionDigits(currency);
+  try {
+    return new Intl.NumberFormat(undefined, { style: 'currency', currency }).format(minor / 10 ** digits);
+  } catch {
+    return `${(minor / 10 ** digits).toFixed(digits)} ${currency}`;
+  }
+}
+
+export function scopeText(g: Goal): string {
+  if (g.linkId) return `Link ${g.linkId}`;
+  if (g.qrCodeId) return `QR code ${g.qrCodeId}`;
+  if (g.campaignId) return `Campaign ${g.campaignId}`;
+  return 'Every conversion';
+}
+
+export function statusBadge(status: Goal['status']) {
+  const tone = status === 'ACTIVE' ? 'badge-ok' : status === 'PAUSED' ? 'badge-neutral' : 'badge-off';
+  return <span className={`badge ${tone}`}>{status === 'ACTIVE' ? 'Active' : status === 'PAUSED' ? 'Paused' : 'Archived'}</span>;
+}
+
+export default function Goals() {
+  const { workspaceId: ws } = useParams<{ workspaceId: string }>();
+  const role = useMembership(ws)!.role;
+  const workspace = useWorkspace(ws);
+  const [params, setParams] = useSearchParams();
+  const status = STATUSES.some((s) => s.value === params.get('status')) ? (params.get('status') as Goal['status']) : undefined;
+  const [made, setMade] = useState<Goal | null>(null);
+  const included = workspace.data?.features.goals ?? true;
+  const list = useQuery({
+    queryKey: [...keys.goals(ws), status ?? 'all'],
+    queryFn: async () => (await unwrap(api.GET('/workspaces/{workspaceId}/goals', { params: { path: { workspaceId: ws }, query: status ? { status } : {} } }))).data,
+    enabled: included,
+  });
+
+  return (
+    <>
+      <PageHeader title="Goals">
+        <p className="muted">
+          A goal is a saved question about your conversions: how many of a type, for a link, QR code or campaign, against a target. It counts past
+          conversions too.
+        </p>
+      </PageHeader>
+      {!included && workspace.data ? (
+        <p className="notice notice-info">
+          <strong>Goals need the Growth plan.</strong> The {planName(workspace.data.plan)} plan of this workspace does not include conversions and goals.
+        </p>
+      ) : (
+        <>
+          {can.editLinks(role) ? (
+            <section className="panel" aria-labelledby="new-goal-heading">
+              <h2 id="new-goal-heading">New goal</h2>
+              {made ? (
+                <StatusNotice>
+                  Goal <Link href={goalPath(ws, made.id)}>{made.name}</Link> created.
+                </StatusNotice>
+              ) : null}
+              <GoalForm
+                workspaceId={ws}
+                submitLabel="Create goal"
+                onSaved={(g) => {
+                  setMade(g);
+                  void queryClient.invalidateQueries({ queryKey: keys.goals(ws) });
+                }}
+              />
+            </section>
+          ) : null}
+          <section className="section" aria-labelledby="goals-heading">
+            <div className="panel-header">
+              <h2 id="goals-heading">Goals of this workspace</h2>
+              <div className="segmented" role="group" aria-label="Show goals">
+                {STATUSES.map((s) => (
+                  <button
+                    key={s.value}
+                    type="button"
+                    className="button button-small"
+                    aria-pressed={(status ?? '') === s.value}
+                    onClick={() => setParams(s.value ? { status: s.value } : {}, { replace: true })}
+                  >
+                    {s.label}
+                  </button>
+                ))}
+              </div>
+            </div>
+            {list.isPending ? (
+              <Loading label="Loading goals…" />
+            ) : list.isError ? (
+              <LoadError error={list.error} retry={() => list.refetch()} what="the goals" />
+            ) : list.data.length === 0 ? (
+              <EmptyState title={status ? 'No goals with this status' : 'No goals yet'} />
+            ) : (
+              <div className="table-wrap" role="region" aria-labelledby="goals-caption" tabIndex={0}>
+                <table className="table">
+                  <caption id="goals-caption" className="visually-hidden">
+                    Goals
+                  </caption>
+                  <thead>
+                    <tr>
+                      <th scope="col">Name</th>
+                      <th scope="col">Counts</th>
+                      <th scope="col">Measures</th>
+                      <th scope="col">Targets</th>
+                      <th scope="col">Status</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {list.data.map((g) => (
+                      <tr key={g.id}>
+                        <td>
+                          <Link href={goalPath(ws, g.id)}>{g.name}</Link>
+                        </td>
+                        <td>
+                          {typeLabel(g.type)}
+                          {g.customName ? ` “${g.customName}”` : ''}
+                        </td>
+                        <td>{scopeText(g)}</td>
+                        <td>
+                          {[g.targetCount !== null ? `${formatCount(g.targetCount)} conversions` : null, g.targetValueMinor !== null && g.targetCurrency ? money(g.targetValueMinor, g.targetCurrency) : null]
+                            .filter(Boolean)
+                            .join(' · ') || '—'}
+                        </td>
+                        <td>{statusBadge(g.status)}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            )}
+          </section>
+        </>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,141 @@
+// Goals in the dashboard, end to end in Debian's Chromium against the service: a goal made on the
+// Goals screen (a refused field shown where it belongs), its report moving when a conversion is
+// recorded through /api/v1/conversions (progress bars for count and value), a change that raises
+// the definition version, pause / archive / reactivate, and an ANALYST who sees the report with
+// no control (the API answers 403 when asked anyway). axe-core on every screen, screenshots in
+// DASHBOARD_E2E_SHOTS_DIR (default /tmp/dashboard-e2e). SQLite only: the rules run on both
+// engines in test/dashboard/goals.test.ts.
+import fs from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { browserAvailability, launchBrowser } from '../support/browser';
+import { DASHBOARD_API, seedPerson, type Person } from '../support/dashboard';
+import { dashboardBrowser, type DashboardBrowser } from '../support/dashboard-browser';
+import { startTestServer, type TestServer } from '../support/server';
+import * as ws from '../../src/db/repos/workspaces';
+import { projectPath } from '../../src/platform/project-root';
+
+const available = browserAvailability();
+const SHOTS = process.env.DASHBOARD_E2E_SHOTS_DIR ?? '/tmp/dashboard-e2e';
+
+describe.skipIf(!available.run)('goals in the dashboard, in Chromium (sqlite)', () => {
+  let server: TestServer;
+  let browser: Browser;
+  let b: DashboardBrowser;
+  let workspaceId: string;
+  let owner: Person;
+  let analyst: Person;
+  let key: string;
+  let linkId: string;
+  let page: Page;
+  let goalUrl: string;
+  const h1 = (p: Page) => p.getByRole('heading', { level: 1 });
+
+  beforeAll(async () => {
+    browser = await launchBrowser();
+    expect(fs.existsSync(projectPath('dist/web/index.html')), 'dist/web is built at install (npm run build:web)').toBe(true);
+    server = await startTestServer('sqlite');
+    const knex = server.services.db.knex;
+    workspaceId = await ws.createWorkspace(knex, 'Acme', 'growth');
+    owner = await seedPerson(knex, workspaceId, 'OWNER', 'ada@acme.example');
+    analyst = await seedPerson(knex, workspaceId, 'ANALYST', 'cy@acme.example');
+    key = (await ws.createKey(knex, workspaceId, owner.userId, ['links:read', 'links:write', 'conversions:read', 'conversions:write'], null)).key;
+    linkId = (await server.request('POST', '/api/v1/links', { key, body: { url: 'https://example.com/pricing', slug: 'pricing' } })).body.data.id;
+    b = dashboardBrowser(browser, server.url, [], SHOTS);
+    ({ page } = await b.newPersonPage());
+    await b.signInThroughForm(page, owner);
+    await page.getByRole('heading', { level: 1, name: 'Links' }).waitFor();
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  it('makes a goal on the Goals screen; a refused field is shown next to it', async () => {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Goals' }).click();
+    await expect.poll(() => h1(page).textContent()).toBe('Goals');
+    await page.getByText('No goals yet').waitFor();
+    await b.look(page, 'goals-empty');
+
+    const form = page.getByRole('region', { name: 'New goal' });
+    await form.getByLabel('Name').fill('Pricing purchases');
+    await form.getByLabel('Conversions of type').selectOption('purchase');
+    await form.getByLabel('Measure').selectOption('linkId');
+    await form.getByLabel('Link id').fill('lnk_nothing_here');
+    await form.getByLabel('Conversions', { exact: true }).fill('2');
+    await form.getByLabel('Value', { exact: true }).fill('100');
+    // A value without its currency: refused before sending, next to the currency.
+    await form.getByRole('button', { name: 'Create goal' }).click();
+    await expect.poll(() => form.getByLabel('Currency').getAttribute('aria-invalid')).toBe('true');
+    await form.getByLabel('Currency').fill('eur');
+    // A link the workspace does not have: the service's answer, at the top of the form.
+    await form.getByRole('button', { name: 'Create goal' }).click();
+    await expect.poll(() => form.getByRole('alert').first().textContent()).toMatch(/link lnk_nothing_here not found/);
+    await b.look(page, 'goals-refused');
+    await form.getByLabel('Link id').fill(linkId);
+    await form.getByRole('button', { name: 'Create goal' }).click();
+    await page.getByText('Goal Pricing purchases created.').waitFor();
+    const row = page.getByRole('row', { name: /Pricing purchases/ });
+    await expect.poll(() => row.textContent()).toMatch(/Purchase.*Link lnk_.*2 conversions · €100\.00.*Active/);
+    await b.look(page, 'goals-list');
+  });
+
+  it("opens the goal's report, which moves when a conversion is recorded through the API", async () => {
+    await page.getByRole('row', { name: /Pricing purchases/ }).getByRole('link', { name: 'Pricing purchases' }).click();
+    await expect.poll(() => h1(page).textContent()).toBe('Pricing purchases');
+    goalUrl = page.url();
+    const countBar = page.getByRole('progressbar', { name: /Conversions target/ });
+    await expect.poll(() => countBar.getAttribute('aria-label')).toBe('Conversions target: 0 of 2');
+    await b.look(page, 'goal-report-empty');
+
+    const recorded = await server.request('POST', '/api/v1/conversions', { key, body: { eventType: 'purchase', linkId, value: { amountMinor: 6_000, currency: 'EUR' } } });
+    expect(recorded.status).toBe(201);
+    await page.reload();
+    await expect.poll(() => countBar.getAttribute('aria-label')).toBe('Conversions target: 1 of 2');
+    await expect.poll(() => countBar.getAttribute('value')).toBe('50');
+    await expect.poll(() => page.getByRole('progressbar', { name: /Value target/ }).getAttribute('aria-label')).toBe('Value target: €60.00 of €100.00');
+    await page.getByText('Version 1', { exact: false }).first().waitFor();
+    await b.look(page, 'goal-report');
+  });
+
+  it('a change of what the goal counts raises its definition version; pause, archive and reactivate', async () => {
+    await page.getByRole('button', { name: 'Change goal' }).click();
+    const form = page.getByRole('region', { name: 'Definition' });
+    await form.getByLabel('Conversions of type').selectOption('custom');
+    await form.getByLabel('Custom event name').fill('demo-booked');
+    await form.getByRole('button', { name: 'Save goal' }).click();
+    await page.getByText('Definition version 2: past conversions were counted again.').waitFor();
+    // The purchase no longer matches a custom goal.
+    await expect.poll(() => page.getByRole('progressbar', { name: /Conversions target/ }).getAttribute('aria-label')).toBe('Conversions target: 0 of 2');
+    await b.look(page, 'goal-changed');
+
+    await page.getByRole('button', { name: 'Pause' }).click();
+    await page.getByText('Goal paused.').waitFor();
+    await page.getByRole('button', { name: 'Archive' }).click();
+    await page.getByText('Goal archived.').waitFor();
+    await expect.poll(() => page.getByText('Archived', { exact: true }).count()).toBeGreaterThan(0);
+    await page.getByRole('button', { name: 'Reactivate' }).click();
+    await page.getByText('Goal reactivated.').waitFor();
+    await page.getByRole('button', { name: 'Pause' }).waitFor();
+  });
+
+  it('an ANALYST reads goals and reports with no control; the API answers 403 when asked anyway', async () => {
+    const { page: p } = await b.newPersonPage();
+    await b.signInThroughForm(p, analyst);
+    await expect.poll(() => h1(p).textContent()).toBe('Links');
+    await p.goto(`${server.url}/app/w/${workspaceId}/goals`);
+    await expect.poll(() => h1(p).textContent()).toBe('Goals');
+    await p.getByRole('link', { name: 'Pricing purchases' }).waitFor();
+    expect(await p.getByRole('button', { name: 'Create goal' }).count()).toBe(0);
+    await b.look(p, 'goals-analyst');
+    await p.goto(goalUrl);
+    await p.getByRole('progressbar', { name: /Conversions target/ }).waitFor();
+    for (const name of ['Pause', 'Archive', 'Change goal']) expect(await p.getByRole('button', { name }).count(), name).toBe(0);
+    await b.look(p, 'goal-analyst');
+    const base = `${DASHBOARD_API}/workspaces/${workspaceId}`;
+    const made = await b.apiFromPage(p, 'POST', `${base}/goals`, { name: 'Sneaky', type: 'lead' });
+    expect(made.status).toBe(403);
+    expect(made.body?.error).toMatch(/ANALYST/);
+    expect(b.errors).toEqual([]);
+  });
+});

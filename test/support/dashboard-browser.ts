@@ -1,0 +1,85 @@
+// What every browser test of the dashboard does (test/browser/dashboard*.test.ts): people's
+// pages that may load nothing from another host and record every error the app shows in the
+// console, axe-core and a full-page screenshot per screen, signing in through the form, and the
+// dashboard API called from inside a page as the app calls it.
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { expect } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { PERSON_USER_AGENT } from './browser';
+
+const require = createRequire(import.meta.url);
+const AXE_SOURCE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+export interface DashboardBrowser {
+  /** Errors seen by any page: expect it empty at the end. */
+  errors: string[];
+  newPersonPage(): Promise<{ context: BrowserContext; page: Page }>;
+  /** Waits for the screen to settle, then checks it with axe-core and keeps a screenshot. */
+  look(p: Page, name: string): Promise<void>;
+  signInThroughForm(p: Page, person: { email: string; password: string }): Promise<void>;
+  /** Calls the dashboard API from inside the page, as its own code does (cookie and anti-forgery token). */
+  apiFromPage(p: Page, method: string, url: string, body?: unknown): Promise<{ status: number; body: { error?: string } | null }>;
+}
+
+/** `allowedOrigins`: the service's, and any destination the test's links go to. */
+export function dashboardBrowser(browser: Browser, serviceUrl: string, allowedOrigins: string[], shotsDir: string): DashboardBrowser {
+  const errors: string[] = [];
+  fs.mkdirSync(shotsDir, { recursive: true });
+  return {
+    errors,
+    async newPersonPage() {
+      const context = await browser.newContext({ ignoreHTTPSErrors: true, userAgent: PERSON_USER_AGENT, viewport: { width: 1280, height: 800 } });
+      context.setDefaultTimeout(10_000);
+      context.setDefaultNavigationTimeout(10_000);
+      // Nothing the dashboard loads may come from another host.
+      await context.route((url) => !url.href.startsWith(serviceUrl) && !allowedOrigins.some((o) => url.href.startsWith(o)), (route) => {
+        errors.push(`request to another host: ${route.request().url()}`);
+        return route.abort();
+      });
+      const p = await context.newPage();
+      p.on('console', (m) => {
+        // A 4xx the app expects and shows (a refused field, a used set-up link, an ANALYST asking
+        // anyway) shows in the console as a failed resource; every other error is a defect.
+        if (m.type() === 'error' && !/status of 4\d\d/.test(m.text())) errors.push(m.text());
+      });
+      p.on('response', (r) => {
+        if (r.status() >= 500) errors.push(`${r.status()} from ${r.url()}`);
+      });
+      p.on('pageerror', (e) => errors.push(String(e)));
+      return { context, page: p };
+    },
+    async look(p, name) {
+      await p.waitForLoadState('networkidle');
+      await expect.poll(() => p.locator('[aria-busy="true"]').count()).toBe(0);
+      // Evaluated through the DevTools protocol, which the app's Content-Security-Policy does not
+      // govern (an injected <script> would be refused by script-src 'self', as it should be).
+      if (!(await p.evaluate('typeof window.axe === "object"'))) await p.evaluate(AXE_SOURCE);
+      const found = (await p.evaluate(`window.axe.run(document, { resultTypes: ['violations'] }).then((r) =>
+        r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+          .map((v) => v.id + ': ' + v.help + ' (' + v.nodes.map((n) => n.target.join(' ')).join(', ') + ')'))`)) as string[];
+      await p.screenshot({ path: path.join(shotsDir, `${name}.png`), fullPage: true });
+      expect(found, `axe-core on ${name}`).toEqual([]);
+    },
+    async signInThroughForm(p, person) {
+      await p.goto(`${serviceUrl}/app/login`);
+      await p.getByLabel('Email').fill(person.email);
+      await p.getByLabel('Password', { exact: true }).fill(person.password);
+      await p.getByRole('button', { name: 'Sign in' }).click();
+    },
+    apiFromPage: (p, method, url, body) =>
+      p.evaluate(
+        async ({ method, url, body }) => {
+          const session = (await (await fetch('/app/api/session')).json()) as { csrfToken: string };
+          const res = await fetch(url, {
+            method,
+            headers: { 'Content-Type': 'application/json', 'X-CSRF-Token': session.csrfToken },
+            body: body === undefined ? undefined : JSON.stringify(body),
+          });
+          return { status: res.status, body: (await res.json().catch(() => null)) as { error?: string } | null };
+        },
+        { method, url, body },
+      ),
+  };
+}
