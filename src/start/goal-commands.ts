@@ -1,4 +1,6 @@
-// `shortlink goal create|update|set-status`: goals are managed by operators, never the API.
+// `shortlink goal create|update|set-status`: goals are managed by operators here and by people in the
+// dashboard (src/http/dashboard/handlers/goals.ts), never the public API; both under the rules of
+// src/domain/goal-definition.ts.
 import type { Db } from '../db/knex.ts';
 import { getWorkspace } from '../db/repos/workspaces.ts';
 import { goalDefinition, type GoalField, type GoalInput } from '../domain/goal-definition.ts';

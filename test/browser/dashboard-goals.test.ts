@@ -57,7 +57,9 @@ describe.skipIf(!available.run)('goals in the dashboard, in Chromium (sqlite)', 
     await page.getByText('No goals yet').waitFor();
     await b.look(page, 'goals-empty');
 
+    await page.getByRole('button', { name: 'New goal' }).click();
     const form = page.getByRole('region', { name: 'New goal' });
+    await b.look(page, 'goal-new');
     await form.getByLabel('Name').fill('Pricing purchases');
     await form.getByLabel('Conversions of type').selectOption('purchase');
     await form.getByLabel('Measure').selectOption('linkId');
@@ -126,7 +128,7 @@ describe.skipIf(!available.run)('goals in the dashboard, in Chromium (sqlite)', 
     await p.goto(`${server.url}/app/w/${workspaceId}/goals`);
     await expect.poll(() => h1(p).textContent()).toBe('Goals');
     await p.getByRole('link', { name: 'Pricing purchases' }).waitFor();
-    expect(await p.getByRole('button', { name: 'Create goal' }).count()).toBe(0);
+    expect(await p.getByRole('button', { name: 'New goal' }).count()).toBe(0);
     await b.look(p, 'goals-analyst');
     await p.goto(goalUrl);
     await p.getByRole('progressbar', { name: /Conversions target/ }).waitFor();

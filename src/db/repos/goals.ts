@@ -1,4 +1,4 @@
-// Goals: saved, named questions about conversions, managed from the operator command line.
+// Goals: saved, named questions about conversions, managed from the dashboard and the operator command line.
 import type { Knex } from 'knex';
 import type { EventType } from '../../domain/conversions.ts';
 import { newId } from '../../domain/ids.ts';

@@ -83,7 +83,7 @@ export function workspace(features: Partial<Schemas['Workspace']['features']> = 
       plan: 'growth',
       role,
       createdAt: day(-200),
-      features: { api: true, expiredUrl: true, webhooks: true, conversions: true, goals: false, ...features },
+      features: { api: true, expiredUrl: true, webhooks: true, conversions: true, goals: true, ...features },
     },
   };
 }
@@ -177,6 +177,44 @@ export function campaignList(): Schemas['CampaignList'] {
   };
 }
 
+function goal(id: string, over: Partial<Schemas['Goal']>): Schemas['Goal'] {
+  return {
+    id, workspaceId: WS, name: 'Goal', type: 'signup', customName: null, linkId: null, qrCodeId: null, campaignId: null, targetCount: null,
+    targetValueMinor: null, targetCurrency: null, windowStart: null, windowEnd: null, status: 'ACTIVE', archivedAt: null, definitionVersion: 1,
+    definitionUpdatedAt: day(-30), createdAt: day(-30), updatedAt: day(-2), ...over,
+  };
+}
+
+export function goalList(): Schemas['GoalList'] {
+  return {
+    data: [
+      goal('goal_trials', { name: 'Trial sign-ups from the spring sale', campaignId: 'cmp_spring', targetCount: 500 }),
+      goal('goal_revenue', { name: 'Q4 revenue', type: 'purchase', targetCount: 1200, targetValueMinor: 25_000_000, targetCurrency: 'EUR', definitionVersion: 3 }),
+      goal('goal_demo', { name: 'Demo bookings', type: 'custom', customName: 'demo-booked', linkId: 'lnk_0', status: 'PAUSED' }),
+      goal('goal_2025', { name: 'Webinar seats 2025', type: 'booking', status: 'ARCHIVED', archivedAt: day(-60), windowStart: day(-400), windowEnd: day(-300) }),
+    ],
+  };
+}
+
+export function goalReport(): Schemas['GoalReport'] {
+  return {
+    goal: { id: 'goal_revenue', name: 'Q4 revenue', type: 'purchase' },
+    data: {
+      goalId: 'goal_revenue',
+      window: { from: day(-30), to: day(0), narrowedByGoal: false, disjoint: false },
+      conversions: 874,
+      value: [{ currency: 'EUR', valueMinor: 18_734_500, conversions: 801 }, { currency: 'USD', valueMinor: 1_250_000, conversions: 41 }],
+      unattributedConversions: 112,
+      unattributedIncluded: true,
+      countProgress: { target: 1200, current: 874, ratio: 874 / 1200, reached: false },
+      valueProgress: { currency: 'EUR', target: 25_000_000, current: 18_734_500, ratio: 18_734_500 / 25_000_000, reached: false },
+      rate: { supported: true, conversions: 762, clicks: 40_210, rate: 762 / 40_210 },
+      definition: { version: 3, updatedAt: day(-12) },
+      completeness: { windowTruncatedByRetention: false, scopeObjectMissing: false },
+    },
+  };
+}
+
 /**
  * Realistic answers for every read of a workspace's screens (Prism's are valid but random),
  * for screenshots worth looking at. Writes still go to Prism.
@@ -193,6 +231,8 @@ export async function realisticReads(page: Page, role: Role = 'OWNER'): Promise<
     [/\/workspaces\/[^/]+\/keys$/, () => keyList()],
     [/\/workspaces\/[^/]+\/members$/, () => memberList()],
     [/\/workspaces\/[^/]+\/campaigns$/, () => campaignList()],
+    [/\/workspaces\/[^/]+\/goals$/, () => goalList()],
+    [/\/workspaces\/[^/]+\/goals\/[^/]+\/report$/, () => goalReport()],
   ];
   await page.route('**/app/api/workspaces/**', (route) => {
     if (route.request().method() !== 'GET') return route.fallback();

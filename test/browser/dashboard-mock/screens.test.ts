@@ -28,6 +28,8 @@ const SCREENS: Array<{ name: string; path: string; public?: boolean }> = [
   { name: 'settings-domains', path: `/app/w/${WS}/settings/domains` },
   { name: 'settings-tags', path: `/app/w/${WS}/settings/tags` },
   { name: 'settings-campaigns', path: `/app/w/${WS}/settings/campaigns` },
+  { name: 'goals', path: `/app/w/${WS}/goals` },
+  { name: 'goal', path: `/app/w/${WS}/goals/goal_revenue` },
   { name: 'account', path: '/app/account' },
 ];
 

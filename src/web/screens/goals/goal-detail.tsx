@@ -52,7 +52,7 @@ function Report({ report }: { report: GoalReport }) {
   const rate = d.rate;
   return (
     <>
-      <dl className="stats">
+      <dl className="stats stats-money">
         <div className="stat">
           <dt>Conversions</dt>
           <dd>{formatCount(d.conversions)}</dd>

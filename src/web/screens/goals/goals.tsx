@@ -52,6 +52,7 @@ export default function Goals() {
   const [params, setParams] = useSearchParams();
   const status = STATUSES.some((s) => s.value === params.get('status')) ? (params.get('status') as Goal['status']) : undefined;
   const [made, setMade] = useState<Goal | null>(null);
+  const [making, setMaking] = useState(false);
   const included = workspace.data?.features.goals ?? true;
   const list = useQuery({
     queryKey: [...keys.goals(ws), status ?? 'all'],
@@ -61,7 +62,16 @@ export default function Goals() {
 
   return (
     <>
-      <PageHeader title="Goals">
+      <PageHeader
+        title="Goals"
+        actions={
+          can.editLinks(role) && included ? (
+            <button type="button" className="button button-primary" aria-expanded={making} aria-controls="new-goal" onClick={() => setMaking((m) => !m)}>
+              {making ? 'Close the new goal' : 'New goal'}
+            </button>
+          ) : null
+        }
+      >
         <p className="muted">
           A goal is a saved question about your conversions: how many of a type, for a link, QR code or campaign, against a target. It counts past
           conversions too.
@@ -73,19 +83,20 @@ export default function Goals() {
         </p>
       ) : (
         <>
-          {can.editLinks(role) ? (
-            <section className="panel" aria-labelledby="new-goal-heading">
+          {made ? (
+            <StatusNotice>
+              Goal <Link href={goalPath(ws, made.id)}>{made.name}</Link> created.
+            </StatusNotice>
+          ) : null}
+          {can.editLinks(role) && making ? (
+            <section className="panel" id="new-goal" aria-labelledby="new-goal-heading">
               <h2 id="new-goal-heading">New goal</h2>
-              {made ? (
-                <StatusNotice>
-                  Goal <Link href={goalPath(ws, made.id)}>{made.name}</Link> created.
-                </StatusNotice>
-              ) : null}
               <GoalForm
                 workspaceId={ws}
                 submitLabel="Create goal"
                 onSaved={(g) => {
                   setMade(g);
+                  setMaking(false);
                   void queryClient.invalidateQueries({ queryKey: keys.goals(ws) });
                 }}
               />
