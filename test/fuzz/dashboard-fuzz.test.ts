@@ -34,7 +34,7 @@ const ROLES = ['owner', 'admin', 'member', 'analyst'] as const;
 type Who = (typeof ROLES)[number];
 
 /** Ids of one workspace's objects, by the path parameter that names them. */
-type Pools = Record<'linkId' | 'keyId' | 'userId' | 'domainId' | 'tagId', string[]>;
+type Pools = Record<'linkId' | 'keyId' | 'userId' | 'domainId' | 'tagId' | 'goalId', string[]>;
 
 interface Plan {
   op: Operation;
@@ -77,10 +77,12 @@ describe.each(testEngines())('dashboard API fuzz on %s', (engine) => {
     const domainIds = [(await team.owner.request('POST', `${base}/domains`, { body: { host: `${tag}-${Date.now()}.example.com` } })).body.data.id];
     const keyIds = [(await team.owner.request('POST', `${base}/keys`, { body: { scopes: ['links:read'] } })).body.data.id];
     await team.owner.request('POST', `${base}/campaigns`, { body: { name: `${tag} campaign` } });
+    const goalIds = [];
+    for (const type of ['purchase', 'custom']) goalIds.push((await team.owner.request('POST', `${base}/goals`, { body: { name: `${tag} ${type}`, type, targetCount: 10 } })).body.data.id);
     // People the fuzzer may change or remove: never the signed-in ones.
     const userIds = [];
     for (let i = 0; i < 3; i++) userIds.push(await ws.addMember(knex(), team.workspaceId, `${tag}-extra${i}-${Date.now()}@example.com`, 'MEMBER'));
-    return { linkId: linkIds, keyId: keyIds, userId: userIds, domainId: domainIds, tagId: tagIds };
+    return { linkId: linkIds, keyId: keyIds, userId: userIds, domainId: domainIds, tagId: tagIds, goalId: goalIds };
   }
 
   /** Everything of a workspace the fuzzer must not change from outside it. */
@@ -93,6 +95,7 @@ describe.each(testEngines())('dashboard API fuzz on %s', (engine) => {
       keys: await rows('api_keys', 'id'),
       members: await rows('memberships', 'user_id'),
       campaigns: await rows('campaigns', 'id'),
+      goals: await rows('goals', 'id'),
       linkTags: await knex()('link_tags').whereIn('link_id', knex()('links').where({ workspace_id: workspaceId }).select('id')).orderBy(['link_id', 'tag_id']),
     };
   }
