@@ -6,42 +6,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Knex } from 'knex';
 import { migrateLatest, openDatabase, type Database } from '../../src/db/knex';
-import { writeClickBatch, type StoredClick } from '../../src/db/repos/click-batches';
+import { writeClickBatch } from '../../src/db/repos/click-batches';
 import { BLOCK_DAYS, foldCutoff, runClickFold } from '../../src/db/repos/click-folds';
-import { BREAKDOWN_DAYS, BREAKDOWN_DIMENSIONS, readLinkAnalytics } from '../../src/db/repos/link-analytics';
+import { BREAKDOWN_DAYS, readLinkAnalytics } from '../../src/db/repos/link-analytics';
 import { runRetention } from '../../src/db/repos/retention';
 import { createWorkspace } from '../../src/db/repos/workspaces';
 import { createTestDatabase, testEngines, type TestDatabase } from '../support/databases';
-import { rng } from '../support/recount';
+import { randomClicks, rawBreakdowns } from '../support/breakdowns';
 
 const DAY = 86_400_000;
-const COLUMN = { country: 'country', device: 'device', browser: 'browser', os: 'os', referrer: 'referrer_host' } as const;
-
-/** `count` clicks on `links` between `from` and `to`, some values unknown. */
-function clicksBetween(seed: number, ws: string, links: string[], count: number, from: number, to: number): StoredClick[] {
-  const r = rng(seed);
-  const maybe = <T>(values: T[]) => (r.chance(0.15) ? null : r.pick(values));
-  return Array.from({ length: count }, () => {
-    const link = r.pick(links);
-    return {
-      workspace_id: ws, link_id: link, qr_code_id: r.chance(0.2) ? `qr_${link}` : null, occurred_at: from + Math.floor(r.next() * (to - from)),
-      referrer_host: maybe(['news.example.org', 'mail.example.com', 'ünï.example']), country: maybe(['DE', 'FR', 'US', 'JP']),
-      device: maybe(['desktop', 'mobile', 'tablet']), browser: maybe(['Chrome', 'Firefox', 'Safari']), os: maybe(['Windows', 'iOS', 'Linux', 'Android']),
-    };
-  });
-}
-
-/** The breakdowns of a link's raw clicks since `fromDay`, as the analytics read must give them. */
-async function rawBreakdowns(knex: Knex, ws: string, link: string, fromDay: number) {
-  const out: Record<string, Array<{ value: string; clicks: number }>> = {};
-  const clicks = (await knex('clicks').where({ workspace_id: ws, link_id: link }).select('*')).filter((c: any) => Number(c.occurred_at) >= fromDay * DAY);
-  for (const dim of BREAKDOWN_DIMENSIONS) {
-    const counts = new Map<string, number>();
-    for (const c of clicks) counts.set(c[COLUMN[dim]] ?? '', (counts.get(c[COLUMN[dim]] ?? '') ?? 0) + 1);
-    out[dim] = [...counts].map(([value, n]) => ({ value, clicks: n })).sort((a, b) => b.clicks - a.clicks || (a.value < b.value ? -1 : 1));
-  }
-  return out;
-}
+/** `count` clicks on `links` of `ws` between `from` and `to`. */
+const clicksBetween = (seed: number, ws: string, links: string[], count: number, from: number, to: number) => randomClicks(seed, [{ ws, links }], count, from, to);
 
 describe.each(testEngines())('click fold on %s', (engine) => {
   let database: TestDatabase;

@@ -7,50 +7,25 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Knex } from 'knex';
 import { migrateLatest, openDatabase, type Database } from '../../src/db/knex';
 import { migrationSource } from '../../src/db/migrations';
-import { writeClickBatch, type StoredClick } from '../../src/db/repos/click-batches';
-import { BREAKDOWN_DAYS, BREAKDOWN_DIMENSIONS, readLinkAnalytics } from '../../src/db/repos/link-analytics';
+import { writeClickBatch } from '../../src/db/repos/click-batches';
+import { BREAKDOWN_DAYS, readLinkAnalytics } from '../../src/db/repos/link-analytics';
 import { searchLinks } from '../../src/db/repos/link-search';
 import { runRetention } from '../../src/db/repos/retention';
 import { addMember, createWorkspace } from '../../src/db/repos/workspaces';
 import { createTestDatabase, testEngines, type TestDatabase } from '../support/databases';
-import { rng } from '../support/recount';
+import { randomClicks, rawBreakdowns } from '../support/breakdowns';
 
 const DAY = 86_400_000;
 const MIGRATION = '20261125000000_dashboard_aggregates';
-const COLUMN = { country: 'country', device: 'device', browser: 'browser', os: 'os', referrer: 'referrer_host' } as const;
-
-/** Clicks of `links` over the `days` days before `now`, a fifth of them QR scans, some values unknown. */
-function traffic(seed: number, workspaces: Array<{ ws: string; links: string[] }>, count: number, now: number, days: number): StoredClick[] {
-  const r = rng(seed);
-  const maybe = <T>(values: T[]) => (r.chance(0.15) ? null : r.pick(values));
-  return Array.from({ length: count }, () => {
-    const { ws, links } = r.pick(workspaces);
-    const link = r.pick(links);
-    return {
-      workspace_id: ws, link_id: link, qr_code_id: r.chance(0.2) ? `qr_${link}` : null, occurred_at: now - Math.floor(r.next() * days * DAY),
-      referrer_host: maybe(['news.example.org', 'mail.example.com', 'ünï.example']), country: maybe(['DE', 'FR', 'US', 'JP']),
-      device: maybe(['desktop', 'mobile', 'tablet']), browser: maybe(['Chrome', 'Firefox', 'Safari']), os: maybe(['Windows', 'iOS', 'Linux', 'Android']),
-    };
-  });
-}
+/** Clicks of `links` over the `days` days before `now`. */
+const traffic = (seed: number, workspaces: Array<{ ws: string; links: string[] }>, count: number, now: number, days: number) =>
+  randomClicks(seed, workspaces, count, now - days * DAY, now);
 
 /** Each link's clicks for good: the sums of its daily counts. */
 async function dailySums(knex: Knex) {
   return (await knex('link_daily_clicks').groupBy('workspace_id', 'link_id').select('workspace_id', 'link_id').sum({ clicks: 'clicks' }))
     .map((t: any) => `${t.workspace_id}|${t.link_id}=${Number(t.clicks)}`)
     .sort();
-}
-
-/** The breakdowns of a link's raw clicks since `fromDay`, as the analytics read must give them. */
-async function rawBreakdowns(knex: Knex, ws: string, link: string, fromDay: number) {
-  const out: Record<string, Array<{ value: string; clicks: number }>> = {};
-  const clicks = (await knex('clicks').where({ workspace_id: ws, link_id: link }).select('*')).filter((c: any) => Number(c.occurred_at) >= fromDay * DAY);
-  for (const dim of BREAKDOWN_DIMENSIONS) {
-    const counts = new Map<string, number>();
-    for (const c of clicks) counts.set(c[COLUMN[dim]] ?? '', (counts.get(c[COLUMN[dim]] ?? '') ?? 0) + 1);
-    out[dim] = [...counts].map(([value, n]) => ({ value, clicks: n })).sort((a, b) => b.clicks - a.clicks || (a.value < b.value ? -1 : 1));
-  }
-  return out;
 }
 
 describe.each(testEngines())('dashboard aggregates on %s', (engine) => {

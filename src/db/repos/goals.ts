@@ -1,26 +1,17 @@
 // Goals: saved, named questions about conversions, managed from the dashboard and the operator command line.
 import type { Knex } from 'knex';
-import type { EventType } from '../../domain/conversions.ts';
 import { newId } from '../../domain/ids.ts';
 import { notFound } from '../../domain/errors.ts';
 
 export type GoalStatus = 'ACTIVE' | 'PAUSED' | 'ARCHIVED';
 export const GOAL_STATUSES: GoalStatus[] = ['ACTIVE', 'PAUSED', 'ARCHIVED'];
 
-export interface GoalRow {
+/** The definition columns (their rules: src/domain/goal-definition.ts). */
+export type GoalDefinition = import('../../domain/goal-definition.ts').GoalDefinition;
+
+export interface GoalRow extends GoalDefinition {
   id: string;
   workspace_id: string;
-  name: string;
-  type: EventType;
-  custom_name: string | null;
-  link_id: string | null;
-  qr_code_id: string | null;
-  campaign_id: string | null;
-  target_count: number | null;
-  target_value_minor: number | null;
-  target_currency: string | null;
-  window_start: number | null;
-  window_end: number | null;
   status: GoalStatus;
   archived_at: number | null;
   definition_version: number;
@@ -28,9 +19,6 @@ export interface GoalRow {
   created_at: number;
   updated_at: number;
 }
-
-/** The definition columns (their rules: src/domain/goal-definition.ts). */
-export type GoalDefinition = import('../../domain/goal-definition.ts').GoalDefinition;
 
 /** Fields that decide which conversions a goal matches; changing one raises definitionVersion. */
 const MATCHING: Array<keyof GoalDefinition> = ['type', 'custom_name', 'link_id', 'qr_code_id', 'campaign_id', 'window_start', 'window_end'];
