@@ -4,24 +4,17 @@
 import type { Logger } from 'pino';
 import type { Queries } from '../db/queries.ts';
 import { FOLD_STEP_MS } from '../db/repos/click-folds.ts';
+import { every } from './every.ts';
 
-export function scheduleClickFold(queries: Pick<Queries, 'clickFold'>, log: Logger, intervalMs = FOLD_STEP_MS): () => void {
-  let running = false;
-  const run = () => {
-    if (running) return;
-    running = true;
-    queries
-      .clickFold(Date.now())
-      .then((r) => r.daysClosed > 1 && log.info(r, 'click fold caught up'))
-      .catch((err) => log.warn({ err }, 'click fold failed'))
-      .finally(() => (running = false));
-  };
-  const first = setTimeout(run, 15_000);
-  const timer = setInterval(run, intervalMs);
-  first.unref();
-  timer.unref();
-  return () => {
-    clearTimeout(first);
-    clearInterval(timer);
-  };
+export function scheduleClickFold(queries: Pick<Queries, 'clickFold'>, log: Logger, intervalMs = FOLD_STEP_MS, firstMs = 15_000): () => void {
+  return every(
+    'click fold',
+    async () => {
+      const r = await queries.clickFold(Date.now());
+      if (r.daysClosed > 1) log.info(r, 'click fold caught up');
+    },
+    log,
+    firstMs,
+    intervalMs,
+  );
 }

@@ -3,21 +3,19 @@
 // in src/db/repos/retention.ts; here they run as a query, off the event loop on SQLite.
 import type { Logger } from 'pino';
 import type { Queries } from '../db/queries.ts';
+import { every } from './every.ts';
 
 export const RETENTION_INTERVAL_MS = 3_600_000;
 
 export function scheduleRetention(queries: Pick<Queries, 'retention'>, log: Logger, intervalMs = RETENTION_INTERVAL_MS): () => void {
-  const run = () =>
-    queries
-      .retention(Date.now())
-      .then((r) => (r.clicksDeleted || r.conversionsDeleted) && log.info(r, 'retention removed old events'))
-      .catch((err) => log.warn({ err }, 'retention run failed'));
-  const first = setTimeout(run, 10_000);
-  const timer = setInterval(run, intervalMs);
-  first.unref();
-  timer.unref();
-  return () => {
-    clearTimeout(first);
-    clearInterval(timer);
-  };
+  return every(
+    'retention run',
+    async () => {
+      const r = await queries.retention(Date.now());
+      if (r.clicksDeleted || r.conversionsDeleted) log.info(r, 'retention removed old events');
+    },
+    log,
+    10_000,
+    intervalMs,
+  );
 }

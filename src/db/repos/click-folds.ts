@@ -62,12 +62,13 @@ function countedSql(knex: Knex): string {
     SELECT link_id, MAX(n) AS clicks, ${obj}(dim, ${pg ? 'o' : 'json(o)'})${pg ? '::text' : ''} AS dims FROM d GROUP BY link_id`;
 }
 
-interface FoldState {
+export interface FoldState {
   through: number;
   closed: boolean;
 }
 
-async function foldStates(knex: Knex, fromDay: number, toDay: number): Promise<Map<number, FoldState>> {
+/** How far each day of [fromDay, toDay] is folded (days the fold has not reached are absent). */
+export async function foldStates(knex: Knex, fromDay: number, toDay: number): Promise<Map<number, FoldState>> {
   const rows = await knex('click_folds').whereBetween('day', [fromDay, toDay]).select('day', 'through', 'closed');
   return new Map(rows.map((r) => [Number(r.day), { through: Number(r.through), closed: !!r.closed }]));
 }

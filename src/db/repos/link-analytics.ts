@@ -11,7 +11,7 @@
 import type { Knex } from 'knex';
 import { readSnapshot } from '../knex.ts';
 import { CLICK_RETENTION_DAYS, DAY_MS } from '../../domain/conversions.ts';
-import { BLOCK_DAYS, FOLDED_DIMENSIONS, type FoldedDims } from './click-folds.ts';
+import { BLOCK_DAYS, FOLDED_DIMENSIONS, foldStates, type FoldedDims } from './click-folds.ts';
 
 export const BREAKDOWN_DAYS = CLICK_RETENTION_DAYS;
 export const BREAKDOWN_TOP = 10;
@@ -79,18 +79,16 @@ export async function readLinkAnalytics(knex: Knex, workspaceId: string, linkId:
     const total = emptyDims();
     // Blocks of closed days inside the 90 days, where they hold all of their days' clicks.
     const inBlocks = new Set<number>();
-    if (await trx.schema.hasTable('click_fold_blocks')) {
-      const [firstBlock, lastBlock] = [Math.ceil(sinceDay / BLOCK_DAYS), Math.floor((today + 1) / BLOCK_DAYS) - 1];
-      const foldedBlocks = new Set((await trx('click_fold_blocks').whereBetween('block', [firstBlock, lastBlock]).select('block')).map((r) => Number(r.block)));
-      for (const r of await trx('link_block_breakdowns').where({ workspace_id: workspaceId, link_id: linkId }).whereBetween('block', [firstBlock, lastBlock]).select('block', 'clicks', 'dims')) {
-        const block = Number(r.block);
-        if (!foldedBlocks.has(block)) continue;
-        let clicks = 0;
-        for (let day = block * BLOCK_DAYS; day < (block + 1) * BLOCK_DAYS; day++) clicks += daily.get(day) ?? 0;
-        if (clicks !== Number(r.clicks)) continue;
-        addDims(total, JSON.parse(r.dims));
-        for (let day = block * BLOCK_DAYS; day < (block + 1) * BLOCK_DAYS; day++) inBlocks.add(day);
-      }
+    const [firstBlock, lastBlock] = [Math.ceil(sinceDay / BLOCK_DAYS), Math.floor((today + 1) / BLOCK_DAYS) - 1];
+    const foldedBlocks = new Set((await trx('click_fold_blocks').whereBetween('block', [firstBlock, lastBlock]).select('block')).map((r) => Number(r.block)));
+    for (const r of await trx('link_block_breakdowns').where({ workspace_id: workspaceId, link_id: linkId }).whereBetween('block', [firstBlock, lastBlock]).select('block', 'clicks', 'dims')) {
+      const block = Number(r.block);
+      if (!foldedBlocks.has(block)) continue;
+      let clicks = 0;
+      for (let day = block * BLOCK_DAYS; day < (block + 1) * BLOCK_DAYS; day++) clicks += daily.get(day) ?? 0;
+      if (clicks !== Number(r.clicks)) continue;
+      addDims(total, JSON.parse(r.dims));
+      for (let day = block * BLOCK_DAYS; day < (block + 1) * BLOCK_DAYS; day++) inBlocks.add(day);
     }
     const folded = await foldedDays(trx, workspaceId, linkId, sinceDay, today, inBlocks);
     for (const [day, clicks] of daily) {
@@ -125,9 +123,7 @@ export async function readLinkAnalytics(knex: Knex, workspaceId: string, linkId:
  */
 async function foldedDays(trx: Knex, workspaceId: string, linkId: string, fromDay: number, toDay: number, inBlocks: Set<number>): Promise<Map<number, { through: number; clicks: number; dims: FoldedDims }>> {
   const out = new Map<number, { through: number; clicks: number; dims: FoldedDims }>();
-  if (!(await trx.schema.hasTable('click_folds'))) return out;
-  const states = new Map<number, { through: number; closed: boolean }>();
-  for (const r of await trx('click_folds').whereBetween('day', [fromDay, toDay]).select('day', 'through', 'closed')) states.set(Number(r.day), { through: Number(r.through), closed: !!r.closed });
+  const states = await foldStates(trx, fromDay, toDay);
   const at = (day: number, through: number) => {
     let f = out.get(day);
     if (!f) out.set(day, (f = { through, clicks: 0, dims: emptyDims() }));
