@@ -1825,7 +1825,7 @@ export interface operations {
     listDashboardLinks: {
         parameters: {
             query?: {
-                /** @description Text the slug, title or destination contains (case does not matter). */
+                /** @description Text the slug, title or destination contains (case does not matter), from one character. A destination is searched as stored: normalised by the URL parser, so a space or a non-ASCII character in its path or query is percent-encoded there (`%20`). */
                 q?: string;
                 /** @description Only links with this tag. */
                 tagId?: string;

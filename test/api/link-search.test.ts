@@ -10,12 +10,18 @@ import { writeClickBatch, type StoredClick } from '../../src/db/repos/click-batc
 import { FOLD_LAG_MS, FOLD_STEP_MS, runClickFold } from '../../src/db/repos/click-folds';
 import { searchLinks, SEARCH_COUNT_CAP, type LinkSearch } from '../../src/db/repos/link-search';
 import { addDomain, addMember, createTag, createWorkspace } from '../../src/db/repos/workspaces';
+import { MAX_TITLE_LENGTH, MAX_URL_LENGTH } from '../../src/domain/links';
 import { createTestDatabase, testEngines, type TestDatabase } from '../support/databases';
 import { rng } from '../support/recount';
 
-const SLUG_WORDS = ['spring', 'sale', 'Ünï', 'cödé', '100%', 'a_b', 'zz', 'crème', 'x', 'SHOP', 'été'];
+// Slugs and destinations as the service stores them: slugs [a-z0-9_-] (checkSlug), destinations
+// the URL parser's href (percent-encoded), which the search relies on to skip a column.
+const SLUG_WORDS = ['spring', 'sale', 'uni', 'code', '100-pct', 'a_b', 'zz', 'creme', 'x', 'shop', 'ete', 'k5'];
 const TITLE_WORDS = ['5 \u212a above zero', 'Ünïcödé title', 'Spring campaign', '100% organic_cotton', '50% off', 'snake_case', 'Crème brûlée', 'ÉTÉ', 'plain', 'news', 'ÇA VA'];
-const URLS = ['https://shop.example.com/Spring-Sale', 'https://blog.example.org/post', 'https://example.net/ünï/%C3%BC', 'https://example.com/100%25', 'https://EXAMPLE.org/GAMMA_x'];
+const URLS = [
+  'https://shop.example.com/Spring-Sale', 'https://blog.example.org/post', 'https://example.net/ünï/%C3%BC', 'https://example.com/100%25', 'https://EXAMPLE.org/GAMMA_x',
+  'https://example.com/search?q="x y"&k=5 a', 'https://example.com/snake_case/zu',
+].map((u) => new URL(u).href);
 
 interface Link {
   id: string;
@@ -39,6 +45,7 @@ describe.each(testEngines())('link search on %s', (engine) => {
   let tags: string[];
   let domain: string;
   const links: Link[] = [];
+  let template: Record<string, unknown>;
 
   beforeAll(async () => {
     database = await createTestDatabase(engine);
@@ -71,6 +78,7 @@ describe.each(testEngines())('link search on %s', (engine) => {
     for (let i = 0; i < rows.length; i += 50) await knex('links').insert(rows.slice(i, i + 50));
     // Another workspace's links match the same words and never show.
     await knex('links').insert({ ...rows[0], id: 'lnk_other', workspace_id: otherWs, slug: 'spring-other' });
+    template = rows[0];
     const tagRows = links.flatMap((l) => [...l.tags].map((tag_id) => ({ link_id: l.id, tag_id })));
     for (let i = 0; i < tagRows.length; i += 100) await knex('link_tags').insert(tagRows.slice(i, i + 100));
     const seqs = new Map((await knex('links').where('workspace_id', ws).select('id', 'seq')).map((x: any) => [x.id, Number(x.seq)]));
@@ -81,7 +89,7 @@ describe.each(testEngines())('link search on %s', (engine) => {
       await knex('links').where('id', l.id).update({ title: l.title });
     }
     for (const l of links.filter((_, i) => i % 13 === 5)) {
-      l.slug = `renamed-Ünï-${l.seq}`;
+      l.slug = `renamed-zu-${l.seq}`;
       await knex('links').where('id', l.id).update({ slug: l.slug });
     }
     for (const l of links.filter((_, i) => i % 17 === 3)) {
@@ -146,6 +154,8 @@ describe.each(testEngines())('link search on %s', (engine) => {
   const QUERIES = [
     '', 'e', 'E', 'é', 'É', 'ü', 'Ü', 'ÜN', 'ünï', 'ÜNÏCÖDÉ', 'cödé', 'Grüße', 'GRÜSSE', 'œuvre', '%', '_', '100%', '50%', 'c_c', 'e_c', 'a_b', '_b',
     'k', 'K', 'KA', '5 k', '5 \u212a a', 'zz', 'zzq', 'SHOP', 'example.org', 'spring-1', '  sale  ', 'crème brûlée', 'ÇA', 'ça va', 'été', '"', 'x"y',
+    // One and two characters (the gram index), and text only some columns may hold.
+    'zu', 'ZU', 'u', '/', '%2', '?', 'z', 'q', 'qx', '-', 'a ', 'x y', 'spring sale', 'spring-sale', 'k5', '5', 'Œ', 'œ', '—', 'ß', 'ẞ', '\u212a',
   ];
 
   it.each([7, SEARCH_COUNT_CAP])('every query, both sorts and orders, page by page, with a count cap of %i', async (cap) => {
@@ -153,6 +163,31 @@ describe.each(testEngines())('link search on %s', (engine) => {
       for (const sort of ['created', 'clicks'] as const) {
         for (const order of ['desc', 'asc'] as const) await everyPage({ q: q || undefined, sort, order, limit: 6 }, cap);
       }
+    }
+  });
+
+  it('finds the last two characters of the longest destination and title (the gram index keeps every position)', async () => {
+    const { MAX_POSITION } = await import('../../src/db/migrations/20261127000000_short_search');
+    expect(MAX_POSITION).toBeGreaterThanOrEqual(Math.max(MAX_URL_LENGTH, MAX_TITLE_LENGTH, 64));
+    const url = `https://long.example/${'a'.repeat(MAX_URL_LENGTH - 'https://long.example/'.length - 2)}qj`;
+    expect(url.length).toBe(MAX_URL_LENGTH);
+    const title = `${'b'.repeat(MAX_TITLE_LENGTH - 2)}ǰq`;
+    const page = async (q: string) => (await searchLinks(db.knex, otherWs, { q, sort: 'created', order: 'desc', page: 1, limit: 10 })).rows.map((r) => r.id);
+    await db.knex('links').insert({ ...template, id: 'lnk_long', seq: undefined, workspace_id: otherWs, slug: 'long-one', original_url: url, title });
+    try {
+      expect(await page('qj')).toEqual(['lnk_long']);
+      expect(await page('QJ')).toEqual(['lnk_long']);
+      expect(await page('ǰQ')).toEqual(['lnk_long']);
+      expect(await page('jq')).toEqual([]);
+    } finally {
+      await db.knex('links').where('id', 'lnk_long').del();
+    }
+    // Gone from the index with the link.
+    await db.knex('links').insert({ ...template, id: 'lnk_long2', seq: undefined, workspace_id: otherWs, slug: 'long-two', original_url: 'https://x.example/', title: null });
+    try {
+      expect(await page('qj')).toEqual([]);
+    } finally {
+      await db.knex('links').where('id', 'lnk_long2').del();
     }
   });
 
@@ -199,5 +234,33 @@ describe('the LIKE a walk checks before the search index (SQLite)', () => {
       { numRuns: 3000 },
     );
     db.close();
+  });
+});
+
+describe('the columns a search skips (slug and destination)', () => {
+  it('never hold the text: slugs as checkSlug keeps them, destinations as the URL parser writes them', async () => {
+    const fc = (await import('fast-check')).default;
+    const { columnsFor } = await import('../../src/db/repos/link-search');
+    const { checkSlug } = await import('../../src/domain/slugs');
+    const { normalizeDestination } = await import('../../src/domain/links');
+    const raw = fc.oneof(fc.webUrl({ withQueryParameters: true, withFragments: true }), fc.constantFrom('https://example.com/a b?q="x"<y>', 'https://EXAMPLE.com/ünï?\u212a=1\t2', 'http://x.test/%20 ~{|}^`\\?a={|}^`\\~\'#f{|}'));
+    const slugInput = fc.string({ unit: fc.constantFrom(...'abcXYZ019_-.~ K'.split(''), '\u212a'), minLength: 1, maxLength: 12 });
+    fc.assert(
+      fc.property(raw, slugInput, fc.nat(), fc.nat(), fc.string({ maxLength: 3 }), fc.boolean(), (url, slugText, from, len, extra, upper) => {
+        const href = normalizeDestination(url);
+        const slug = checkSlug(slugText);
+        for (const [name, stored] of [['original_url', 'href' in href ? href.href : null], ['slug', slug.ok ? slug.slug : null]] as const) {
+          if (stored === null) continue;
+          // Text taken from the column (so often held), changed in case, or with other characters.
+          let text = stored.slice(from % stored.length, (from % stored.length) + 1 + (len % 6));
+          if (upper) text = text.toUpperCase();
+          if (len % 3 === 0) text += extra;
+          const held = stored.toLowerCase().includes(text.toLowerCase());
+          const searched = columnsFor(text).some((c) => c.name === name);
+          if (held) expect(searched, JSON.stringify({ name, stored, text })).toBe(true);
+        }
+      }),
+      { numRuns: 5000 },
+    );
   });
 });

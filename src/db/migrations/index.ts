@@ -17,6 +17,7 @@ import * as conversionValueTotals from './20261124000000_conversion_value_totals
 import * as accounts from './20261124010000_accounts.ts';
 import * as dashboardAggregates from './20261125000000_dashboard_aggregates.ts';
 import * as clickFolds from './20261126000000_click_folds.ts';
+import * as shortSearch from './20261127000000_short_search.ts';
 
 const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }> = {
   '20261122000000_core': core,
@@ -35,6 +36,7 @@ const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '20261124010000_accounts': accounts,
   '20261125000000_dashboard_aggregates': dashboardAggregates,
   '20261126000000_click_folds': clickFolds,
+  '20261127000000_short_search': shortSearch,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

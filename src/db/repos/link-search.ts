@@ -86,39 +86,89 @@ export function shortTextPatterns(text: string): string[] {
   return patterns.map((p) => `%${p}%`);
 }
 
-const SEARCHED = ['l.slug', "coalesce(l.title, '')", 'l.original_url'];
+/**
+ * The searched columns, each with what it can never hold, so a text it cannot hold skips it:
+ * on Postgres the trigram index of a column whose candidates for "spring sale" are tens of
+ * thousands of destinations (spring-sale, spring_sale) each rechecked on the heap (215 ms over a
+ * million links; the title alone, 23 ms). A slug is [a-z0-9_-] once lowered (checkSlug), so text
+ * with any other ASCII character is never in it; a destination is stored as the URL parser's
+ * `href` (normalizeDestination), which percent-encodes spaces, control characters, `"`, `<` and
+ * `>`. Non-ASCII characters rule nothing out: some fold onto ASCII ones (the Kelvin sign onto k).
+ */
+const COLUMNS = [
+  { name: 'slug', sql: 'l.slug', mayHold: (text: string) => !/[\u0000-\u002c./:-@[-^`{-\u007f]/.test(text) },
+  { name: 'title', sql: "coalesce(l.title, '')", mayHold: () => true },
+  { name: 'original_url', sql: 'l.original_url', mayHold: (text: string) => !/[\u0000-\u0020\u007f"<>]/.test(text) },
+];
+
+/** The columns that may hold `text` (the title always may). */
+export function columnsFor(text: string): typeof COLUMNS {
+  return COLUMNS.filter((c) => c.mayHold(text));
+}
 
 /**
- * The search by part of slug, title or destination on `links as l`. Postgres: lower() of each
- * column (the expressions of the pg_trgm indexes) LIKE the lowered text; lower() folds Unicode.
- * SQLite: the search index, unless `fromIndex` (the query starts from it already), or for one or
- * two characters LIKE with the case variants of each non-ASCII character.
+ * The MATCH of SQLite's links_short_grams (migration 20261127000000) that finds the links holding
+ * text of one or two characters: any of its forms' grams, in hex. The index keeps the grams of
+ * lower(column), which folds ASCII only, so each non-ASCII character is asked in each of its
+ * cases, as the LIKE of shortTextPatterns asks. None for other lengths and for NUL.
  */
-function whereText(q: Knex.QueryBuilder, knex: Knex, text: string, fromIndex: boolean): void {
+export function shortGramMatch(text: string): string | null {
+  const chars = [...text];
+  if (chars.length < 1 || chars.length > 2 || text.includes('\u0000')) return null;
+  let forms = [''];
+  for (const c of chars) forms = forms.flatMap((f) => caseVariants(c).map((v) => f + v));
+  const hex = (f: string) => Buffer.from(f.replace(/[A-Z]/g, (c) => c.toLowerCase()), 'utf8').toString('hex');
+  return [...new Set(forms.map(hex))].map((h) => `"${h}"`).join(' OR ');
+}
+
+/**
+ * Postgres: whether the gram index (shortlink_short_grams) answers `text`: one or two characters
+ * once lowered. lower() keeps a character's count but for the few whose lower case is longer
+ * (İ), which JavaScript's toLowerCase lengthens too; those scan.
+ */
+const pgShortGram = (text: string) => {
+  const n = [...text.toLowerCase()].length;
+  return n >= 1 && n <= 2 && !text.includes('\u0000');
+};
+
+/**
+ * The search by part of slug, title or destination on `links as l`, over the columns that may
+ * hold the text. Postgres: lower() of each column (the expressions of the pg_trgm indexes) LIKE
+ * the lowered text; lower() folds Unicode; to count (`how` 'count'), one or two characters also
+ * by the gram index (a walk checks the LIKE alone: the gram function per link would cost more).
+ * SQLite: nothing when the query starts from its search index ('started'); else the search
+ * index, or for one or two characters LIKE with the case variants of each non-ASCII character.
+ */
+function whereText(q: Knex.QueryBuilder, knex: Knex, text: string, how: 'count' | 'walk' | 'started', tagged: boolean): void {
+  const columns = columnsFor(text);
   if (isPostgres(knex)) {
     const pattern = `%${likeEscape(text.toLowerCase())}%`;
     q.where((w) => {
-      for (const col of SEARCHED) w.orWhereRaw(`lower(${col}) LIKE ? ESCAPE '\\'`, [pattern]);
+      for (const col of columns) w.orWhereRaw(`lower(${col.sql}) LIKE ? ESCAPE '\\'`, [pattern]);
     });
+    // The function's arguments as the index names them (migration 20261127000000). Not with a
+    // tag: its links, looked up by id (countedMatches), are fewer than a gram's, and the function
+    // would run on each of them.
+    if (how === 'count' && !tagged && pgShortGram(text)) q.whereRaw('shortlink_short_grams(l.slug, l.title, l.original_url) @> ARRAY[lower(?)]', [text]);
     return;
   }
+  if (how === 'started') return;
   const phrase = ftsPhrase(text);
   if (phrase) {
-    if (fromIndex) return;
     // A walk in the list's order: FTS5 checks one link at a time (correlated on the rowid), about
     // 70 µs each over a million links, so a LIKE that holds for every match first keeps it to
     // the likely ones.
-    whereLike(q, [phraseLikeSuperset(text)]);
+    whereLike(q, columns, [phraseLikeSuperset(text)]);
     q.whereExists((e) => e.select(knex.raw('1')).from('links_search as s').whereRaw('s.rowid = l.seq').whereRaw('s.links_search MATCH ?', [phrase]));
     return;
   }
-  whereLike(q, shortTextPatterns(text));
+  whereLike(q, columns, shortTextPatterns(text));
 }
 
 /** Any of the columns LIKE any of the patterns (SQLite: LIKE folds ASCII case itself). */
-function whereLike(q: Knex.QueryBuilder, patterns: string[]): void {
+function whereLike(q: Knex.QueryBuilder, columns: typeof COLUMNS, patterns: string[]): void {
   q.where((w) => {
-    for (const col of SEARCHED) for (const p of patterns) w.orWhereRaw(`${col} LIKE ? ESCAPE '\\'`, [p]);
+    for (const col of columns) for (const p of patterns) w.orWhereRaw(`${col.sql} LIKE ? ESCAPE '\\'`, [p]);
   });
 }
 
@@ -145,10 +195,10 @@ export function phraseLikeSuperset(text: string): string {
 }
 
 /** The filters on `links as l` (live links of the workspace), as every plan applies them. */
-function applyFilters(q: Knex.QueryBuilder, knex: Knex, workspaceId: string, s: Filters, fromIndex = false): Knex.QueryBuilder {
+function applyFilters(q: Knex.QueryBuilder, knex: Knex, workspaceId: string, s: Filters, how: 'count' | 'walk' | 'started'): Knex.QueryBuilder {
   q.where('l.workspace_id', workspaceId).whereNull('l.deleted_at');
   const text = s.q?.trim();
-  if (text) whereText(q, knex, text, fromIndex);
+  if (text) whereText(q, knex, text, how, !!s.tagId);
   if (s.tagId) q.whereExists((e) => e.select(knex.raw('1')).from('link_tags as lt').whereRaw('lt.link_id = l.id').where('lt.tag_id', s.tagId!));
   if (s.domainId) q.where('l.domain_key', s.domainId === 'short' ? '' : s.domainId);
   if (s.status) q.where('l.status', s.status);
@@ -162,17 +212,26 @@ function applyFilters(q: Knex.QueryBuilder, knex: Knex, workspaceId: string, s: 
  */
 function matchingFromNarrowest(knex: Knex, workspaceId: string, s: Filters): Knex.QueryBuilder {
   const text = s.q?.trim();
-  const phrase = text && !isPostgres(knex) ? ftsPhrase(text) : null;
+  if (text && !isPostgres(knex)) {
+    // The phrase kept to the columns that may hold it ({slug title} : "spring sale").
+    const phrase = ftsPhrase(text);
+    const grams = phrase ? null : shortGramMatch(text);
+    if (phrase) {
+      const columns = columnsFor(text);
+      const match = columns.length === COLUMNS.length ? phrase : `{${columns.map((c) => c.name).join(' ')}} : ${phrase}`;
+      return applyFilters(knex('links_search as f').crossJoin('links as l', 'l.seq', 'f.rowid').whereRaw('f.links_search MATCH ?', [match]), knex, workspaceId, s, 'started');
+    }
+    if (grams) return applyFilters(knex('links_short_grams as g').crossJoin('links as l', 'l.seq', 'g.rowid').whereRaw('g.links_short_grams MATCH ?', [grams]), knex, workspaceId, s, 'started');
+  }
   let q: Knex.QueryBuilder;
-  if (phrase) q = knex('links_search as f').crossJoin('links as l', 'l.seq', 'f.rowid').whereRaw('f.links_search MATCH ?', [phrase]);
-  else if (s.tagId) q = knex('link_tags as lt0')[isPostgres(knex) ? 'join' : 'crossJoin']('links as l', 'l.id', 'lt0.link_id').where('lt0.tag_id', s.tagId);
+  if (s.tagId) q = knex('link_tags as lt0')[isPostgres(knex) ? 'join' : 'crossJoin']('links as l', 'l.id', 'lt0.link_id').where('lt0.tag_id', s.tagId);
   else q = knex('links as l');
-  return applyFilters(q, knex, workspaceId, s, !!phrase);
+  return applyFilters(q, knex, workspaceId, s, 'count');
 }
 
 /** The matching links in the list's own order of walking: by creation (an index), no detour. */
 function matchingInOrder(knex: Knex, workspaceId: string, s: Filters): Knex.QueryBuilder {
-  return applyFilters(knex('links as l'), knex, workspaceId, s);
+  return applyFilters(knex('links as l'), knex, workspaceId, s, 'walk');
 }
 
 /**
@@ -232,7 +291,7 @@ async function walkPageOfMany(knex: Knex, workspaceId: string, s: LinkSearch): P
   const dir = s.order;
   const clicked = () =>
     // SQLite: the totals are the outer loop (a CROSS JOIN keeps its left side outer).
-    applyFilters(knex('link_click_totals as t')[isPostgres(knex) ? 'join' : 'crossJoin']('links as l', 'l.id', 't.link_id'), knex, workspaceId, s)
+    applyFilters(knex('link_click_totals as t')[isPostgres(knex) ? 'join' : 'crossJoin']('links as l', 'l.id', 't.link_id'), knex, workspaceId, s, 'walk')
       .where('t.workspace_id', workspaceId)
       .orderBy([{ column: 't.clicks', order: dir }, { column: 't.link_id', order: dir }]);
   const never = () => byCreation(matchingInOrder(knex, workspaceId, s).whereNotExists((e) => e.select(knex.raw('1')).from('link_click_totals as t').whereRaw('t.workspace_id = l.workspace_id AND t.link_id = l.id')), dir);
