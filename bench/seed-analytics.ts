@@ -479,6 +479,17 @@ export async function insertBlockRollups(knex: Knex): Promise<void> {
        GROUP BY workspace_id, day / 32, ${keys}`,
     );
   }
+  // The blocks by event type and link, campaign or QR code (migration 20261127010000), from the
+  // raw events as that migration fills them; absent before it (bench runs on older commits).
+  for (const [name, column] of [['link', 'link_id'], ['campaign', 'campaign_id'], ['qr', 'qr_code_id']]) {
+    if (!(await knex.schema.hasTable(`conversion_block_type_${name}`))) continue;
+    await knex.raw(
+      `INSERT INTO conversion_block_type_${name} (workspace_id, block, event_type, custom_name, ${column}, currency, conversions, value_minor)
+       SELECT workspace_id, CAST(FLOOR(occurred_at / ${32 * DAY_MS}.0) AS INTEGER), event_type, coalesce(custom_name, ''), ${column}, coalesce(currency, ''), COUNT(*), coalesce(SUM(amount_minor), 0)
+       FROM conversions WHERE ${column} IS NOT NULL
+       GROUP BY 1, 2, 3, 4, 5, 6`,
+    );
+  }
 }
 
 /**
