@@ -2,7 +2,9 @@
 // Whole days of a window are read from the daily aggregates, and so is a partial day at its
 // edges when the rest of that day holds fewer rows (domain/conversions planWindow), the other
 // partial days from the raw events: a 400-day summary reads a few thousand aggregate rows, not
-// a million events. A filtered summary reads the raw events through the index of its filter.
+// a million events. A summary filtered by event type alone reads 32-day blocks by type and link,
+// campaign or QR code for its whole blocks (tallyByType); one filtered by a link, campaign or QR
+// code reads that object's raw events through its index.
 import type { Knex } from 'knex';
 import {
   BLOCK_DAYS, CLICK_RETENTION_DAYS, CONVERSION_FUTURE_SKEW_MS, CONVERSION_RETENTION_DAYS, DAY_MS, MAX_VALUE_TOTAL_MINOR, planWindow, Tally, type EventType, type TallyData, type Window,
@@ -87,12 +89,18 @@ export async function insertConversion(trx: Knex, row: ConversionRow): Promise<v
     if (!k) continue;
     await upsert(`conversion_daily_${name}`, { workspace_id: row.workspace_id, day, ...k });
     await upsert(`conversion_block_${name}`, { workspace_id: row.workspace_id, block, ...k });
+    // The same by event type, for summaries filtered by it (blocks only: tallyByType).
+    if (name !== 'type') await upsert(`conversion_block_type_${name}`, { workspace_id: row.workspace_id, event_type: row.event_type, custom_name: row.custom_name ?? '', block, ...k });
   }
 }
 
-function applyFilters(q: Knex.QueryBuilder, f: ConversionFilters) {
+function applyFilters(q: Knex.QueryBuilder, f: ConversionFilters, sqlite: boolean) {
   if (f.attributedOnly) q.whereNotNull('link_id');
-  if (f.eventType) q.where('event_type', f.eventType);
+  // SQLite plans without statistics: with a link, campaign or QR code named, the index by type
+  // (conversions_ws_type_time) looks as good to it as the object's own and may read a whole
+  // type's events; a unary + keeps the type's term off every index.
+  if (f.eventType && sqlite && (f.linkId || f.campaignId || f.qrCodeId)) q.whereRaw('+event_type = ?', [f.eventType]);
+  else if (f.eventType) q.where('event_type', f.eventType);
   if (f.customName !== undefined) q.where('custom_name', f.customName);
   if (f.linkId) q.where('link_id', f.linkId);
   if (f.campaignId) q.where('campaign_id', f.campaignId);
@@ -109,6 +117,7 @@ async function tallyRaw(knex: Knex, workspaceId: string, w: Window, f: Conversio
       .where('occurred_at', '>=', w.from)
       .where('occurred_at', '<', w.to),
     f,
+    knex.client.config.client !== 'pg',
   )
     .groupBy('event_type', 'custom_name', 'link_id', 'campaign_id', 'qr_code_id', 'currency')
     .select('event_type', 'custom_name', 'link_id', 'campaign_id', 'qr_code_id', 'currency')
@@ -179,9 +188,56 @@ async function tallyPlanned(knex: Knex, workspaceId: string, w: Window, now: num
   return tally;
 }
 
+/**
+ * A summary filtered by event type (and custom name) alone: the window's whole 32-day blocks from
+ * the blocks by type (conversion_block_type and conversion_block_type_link, _campaign, _qr), the
+ * rest of the window, at most 31 days at either end, from the events of that type
+ * (conversions_ws_type_time). A block holds every conversion of its days (insertConversion writes
+ * it with the event), so the two parts add up to the events of the window. A window reaching past
+ * the raw retention counts the blocks' days retention has not dropped yet (as the unfiltered
+ * summary counts its aggregates), and says `unavailable`.
+ */
+async function tallyByType(knex: Knex, workspaceId: string, w: Window, f: { eventType: EventType; customName?: string }): Promise<Tally> {
+  const tally = new Tally();
+  const b0 = Math.ceil(Math.ceil(w.from / DAY_MS) / BLOCK_DAYS);
+  const b1 = Math.floor(Math.floor(w.to / DAY_MS) / BLOCK_DAYS);
+  if (b0 >= b1) {
+    await tallyRaw(knex, workspaceId, w, f, tally);
+    return tally;
+  }
+  const blocks = (table: string) => {
+    const q = knex(table).where('workspace_id', workspaceId).where('event_type', f.eventType).where('block', '>=', b0).where('block', '<', b1);
+    if (f.customName !== undefined) q.where('custom_name', f.customName);
+    return q;
+  };
+  const types = await blocks('conversion_block_type')
+    .groupBy('event_type', 'custom_name', 'currency', 'attributed')
+    .select('event_type', 'custom_name', 'currency', 'attributed')
+    .sum({ c: 'conversions', v: 'value_minor' });
+  for (const r of types as any[]) tally.addTotals(r.event_type, r.custom_name || null, n(r.attributed) === 1, r.currency, n(r.c), n(r.v));
+  const dims: Array<[string, string, Map<string, any>]> = [
+    ['link', 'link_id', tally.byLink],
+    ['campaign', 'campaign_id', tally.byCampaign],
+    ['qr', 'qr_code_id', tally.byQr],
+  ];
+  for (const [name, column, map] of dims) {
+    const rows = await blocks(`conversion_block_type_${name}`).groupBy(column, 'currency').select(column, 'currency').sum({ c: 'conversions', v: 'value_minor' });
+    for (const r of rows as any[]) tally.addTo(map, r[column], r.currency, n(r.c), n(r.v));
+  }
+  const start = b0 * BLOCK_DAYS * DAY_MS;
+  const end = b1 * BLOCK_DAYS * DAY_MS;
+  if (w.from < start) await tallyRaw(knex, workspaceId, { from: w.from, to: start }, f, tally);
+  if (end < w.to) await tallyRaw(knex, workspaceId, { from: end, to: w.to }, f, tally);
+  return tally;
+}
+
 /** Every figure of the conversion summary over [from, to), optionally filtered. */
 export async function tallyConversions(knex: Knex, workspaceId: string, w: Window, f: ConversionFilters, now: number): Promise<Tally> {
   const filtered = Object.values(f).some((v) => v !== undefined);
+  // By type alone (eventType, customName): blocks by type and the events at the ends.
+  if (filtered && f.eventType && !f.linkId && !f.campaignId && !f.qrCodeId && !f.attributedOnly) {
+    return tallyByType(knex, workspaceId, w, { eventType: f.eventType, customName: f.customName });
+  }
   if (filtered) {
     const tally = new Tally();
     await tallyRaw(knex, workspaceId, w, f, tally);

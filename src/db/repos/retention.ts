@@ -83,7 +83,7 @@ export async function runRetention(knex: Knex, now = Date.now()): Promise<Retent
   };
   // The daily conversion aggregates go with the events they count (whole days only).
   const cutoffDay = Math.floor(conversionCutoff / DAY_MS);
-  for (const name of ['type', 'link', 'campaign', 'qr']) {
+  for (const name of ['type', 'link', 'campaign', 'qr', 'type_link', 'type_campaign', 'type_qr']) {
     if (await knex.schema.hasTable(`conversion_daily_${name}`)) await knex(`conversion_daily_${name}`).where('day', '<', cutoffDay).delete();
     // A 32-day block goes once all of its days are past retention.
     if (await knex.schema.hasTable(`conversion_block_${name}`)) {
