@@ -3,21 +3,22 @@
 // text shorter than three characters, so "zu" read every link (SQLite 250 ms, Postgres 900 ms over
 // a million; bench/README.md, dashboard reads).
 //
-// What is kept: for each link, every one- and two-character piece ("gram") of its lowered slug,
-// title and destination, each column apart (no piece spans two columns). A text of one or two
-// characters is in a column exactly when it is one of that column's grams, so the index answers
-// alone.
+// What is kept: for each link, every one- and two-character piece ("gram") of its slug, title and
+// destination, each column apart (no piece spans two columns). A text of one or two characters is
+// in a column exactly when it is one of that column's grams, so the index answers alone.
 //  - SQLite: a contentless FTS5 table (no copy of the text; contentless_delete lets a row go by its
-//    rowid) whose tokens are the grams in hex, the `ascii` tokenizer's words; detail=none keeps
-//    only which links hold a gram. Triggers keep it in step as they do links_search (insert,
-//    delete, a change of slug, title or destination only). lower() folds ASCII only; the search
-//    asks for each case of a non-ASCII character, as its LIKE did. Triggers cannot loop, so the
+//    rowid) whose tokens are the grams as written, in hex, the `ascii` tokenizer's words;
+//    detail=none keeps only which links hold a gram. The search asks for every case of the text
+//    (at most 4 forms of 2 ASCII letters). Triggers keep it in step as they do links_search
+//    (insert, delete, a change of slug, title or destination only). Triggers cannot loop, so the
 //    positions come from search_positions (1..2048: slugs hold at most 64 characters, titles 200,
-//    destinations 2048, src/domain/links.ts and slugs.ts).
+//    destinations 2048, src/domain/links.ts and slugs.ts). The cost: about 35 us to list a
+//    link's grams and 40 us to index them, per link written (import bench: bench/README.md).
 //  - Postgres: a GIN index over an immutable function that lists the grams, on live links; lower()
 //    there folds Unicode as the search's LIKE does.
 // Measured over a million links (bench/dashboard.ts): SQLite 134 MB and 38 s to build, Postgres
-// 156 MB and about 2.5 minutes; "zu" 254 -> 11 ms on SQLite, 900 -> 12 ms on Postgres.
+// 156 MB and about 2.5 minutes; "zu" 254 -> 11 ms on SQLite, 900 -> 12 ms on Postgres (queries by
+// hand on the seeded databases; bench/dashboard.ts has the figures through the service).
 //
 // Frozen: it imports nothing of the project. A later migration that rebuilds `links` must
 // recreate these triggers and refill the table.
@@ -32,7 +33,8 @@ function gramsOf(row: string): string {
   const pieces = (col: string) =>
     `SELECT hex(substr(${col}, n, 1)) AS g FROM search_positions WHERE n <= length(${col})
      UNION ALL SELECT hex(substr(${col}, n, 2)) FROM search_positions WHERE n < length(${col})`;
-  const cols = [`lower(${row}.slug)`, `lower(coalesce(${row}.title, ''))`, `lower(${row}.original_url)`];
+  // As written, not lowered: lower() in the loop doubled a link's cost (the search asks every case).
+  const cols = [`${row}.slug`, `coalesce(${row}.title, '')`, `${row}.original_url`];
   return `(SELECT coalesce(group_concat(g, ' '), '') FROM (${cols.map(pieces).join(' UNION ALL ')}))`;
 }
 

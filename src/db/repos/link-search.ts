@@ -108,17 +108,19 @@ export function columnsFor(text: string): typeof COLUMNS {
 
 /**
  * The MATCH of SQLite's links_short_grams (migration 20261127000000) that finds the links holding
- * text of one or two characters: any of its forms' grams, in hex. The index keeps the grams of
- * lower(column), which folds ASCII only, so each non-ASCII character is asked in each of its
- * cases, as the LIKE of shortTextPatterns asks. None for other lengths and for NUL.
+ * text of one or two characters: any of its forms' grams, in hex. The index keeps the grams as
+ * written, so each character is asked in each of its cases: those of caseVariants (as the LIKE of
+ * shortTextPatterns asks), and every ASCII letter among them in both cases. None for other lengths
+ * and for NUL.
  */
 export function shortGramMatch(text: string): string | null {
   const chars = [...text];
   if (chars.length < 1 || chars.length > 2 || text.includes('\u0000')) return null;
+  // caseVariants with each ASCII letter among them in both cases (the Kelvin sign: K, k and K).
+  const cases = (c: string) => [...new Set(caseVariants(c).flatMap((v) => (/^[A-Za-z]$/.test(v) ? [v.toLowerCase(), v.toUpperCase()] : [v])))];
   let forms = [''];
-  for (const c of chars) forms = forms.flatMap((f) => caseVariants(c).map((v) => f + v));
-  const hex = (f: string) => Buffer.from(f.replace(/[A-Z]/g, (c) => c.toLowerCase()), 'utf8').toString('hex');
-  return [...new Set(forms.map(hex))].map((h) => `"${h}"`).join(' OR ');
+  for (const c of chars) forms = forms.flatMap((f) => cases(c).map((v) => f + v));
+  return forms.map((f) => `"${Buffer.from(f, 'utf8').toString('hex')}"`).join(' OR ');
 }
 
 /**
