@@ -209,10 +209,10 @@ describe.each(testEngines())('link search on %s', (engine) => {
 });
 
 describe('the LIKE a walk checks before the search index (SQLite)', () => {
-  it('holds for every text the index finds, whatever the case and the characters folded onto ASCII', async () => {
+  it('holds for every text the index finds, whatever the case and the characters folded onto ASCII, and for no other when exact', async () => {
     const { default: Sqlite } = await import('better-sqlite3');
     const fc = (await import('fast-check')).default;
-    const { ftsPhrase, phraseLikeSuperset } = await import('../../src/db/repos/link-search');
+    const { ftsPhrase, likeIsExact, phraseLikeSuperset } = await import('../../src/db/repos/link-search');
     const db = new Sqlite(':memory:');
     db.exec(`CREATE VIRTUAL TABLE t USING fts5(a, tokenize='trigram case_sensitive 0', detail=full)`);
     const chars = fc.constantFrom(...'aAkKsSzZ%_\\" üÜßẞéÉıİ\u212a\u017fΣσς東京\ufffd'.split(''), '\u{1F600}');
@@ -230,6 +230,8 @@ describe('the LIKE a walk checks before the search index (SQLite)', () => {
         const found = db.prepare('SELECT 1 FROM t WHERE t MATCH ?').get(phrase) !== undefined;
         const liked = db.prepare(`SELECT ? LIKE ? ESCAPE '\\' AS m`).get(column, phraseLikeSuperset(needle.trim())) as { m: number };
         if (found) expect(liked.m, JSON.stringify({ needle, column })).toBe(1);
+        // Where no character stood in for others, the LIKE alone decides: it finds nothing more.
+        if (likeIsExact(needle.trim())) expect(liked.m === 1, JSON.stringify({ needle, column, exact: true })).toBe(found);
       }),
       { numRuns: 3000 },
     );
