@@ -485,7 +485,7 @@ export async function insertBlockRollups(knex: Knex): Promise<void> {
     if (!(await knex.schema.hasTable(`conversion_block_type_${name}`))) continue;
     await knex.raw(
       `INSERT INTO conversion_block_type_${name} (workspace_id, block, event_type, custom_name, ${column}, currency, conversions, value_minor)
-       SELECT workspace_id, CAST(FLOOR(occurred_at / ${32 * DAY_MS}.0) AS INTEGER), event_type, coalesce(custom_name, ''), ${column}, coalesce(currency, ''), COUNT(*), coalesce(SUM(amount_minor), 0)
+       SELECT workspace_id, (occurred_at / ${DAY_MS}) / 32, event_type, coalesce(custom_name, ''), ${column}, coalesce(currency, ''), COUNT(*), coalesce(SUM(amount_minor), 0)
        FROM conversions WHERE ${column} IS NOT NULL
        GROUP BY 1, 2, 3, 4, 5, 6`,
     );
