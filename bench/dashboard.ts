@@ -6,6 +6,7 @@
 //   npx tsx bench/dashboard.ts [--engine sqlite|postgres|both] [--links 1000000] [--clicks 10000000]
 //                              [--big-link-clicks 1000000] [--requests 30] [--baseline-requests 3]
 //                              [--limit 100] [--explain auto|always|never] [--keep] [--seed-only]
+//                              [--cases REGEXP] (only the cases whose names match)
 //                              [--time-limit SECONDS]
 //
 // What it does, per engine:
@@ -68,6 +69,7 @@ const { values: args } = parseArgs({
     explain: { type: 'string', default: 'auto' },
     keep: { type: 'boolean', default: false },
     'seed-only': { type: 'boolean', default: false },
+    cases: { type: 'string' },
     'time-limit': { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
   },
@@ -96,6 +98,8 @@ const BASELINE_REQUESTS = int('baseline-requests', args['baseline-requests'], 0)
 const LIMIT = int('limit', args.limit);
 const EXPLAIN = args.explain as 'auto' | 'always' | 'never';
 const SEED_ONLY = args['seed-only']!;
+// Only the cases whose name matches (a regular expression), for a change to one kind of read.
+const CASES = args.cases ? new RegExp(args.cases) : null;
 const KEEP = args.keep! || SEED_ONLY;
 const TIME_LIMIT_S = args['time-limit'] ? int('time-limit', args['time-limit']) : ENGINES.length * 1_800;
 const WARMUPS = 3;
@@ -399,7 +403,7 @@ async function runEngine(engine: Engine): Promise<string[]> {
     const rows: string[][] = [];
     const slow: Case[] = [];
     const notes: string[] = [];
-    for (const c of casesFor(seeded, today, totals)) {
+    for (const c of casesFor(seeded, today, totals).filter((x) => !CASES || CASES.test(x.name))) {
       const base = `/app/api/workspaces/${seeded.workspaceId}`;
       const h: number[] = [];
       for (let i = 0; i < WARMUPS + REQUESTS; i++) {
