@@ -8,6 +8,8 @@
 // data (it crosses threads by structured clone).
 import type { Knex } from 'knex';
 import { readConversionSummary, readGoalTally } from './repos/conversions.ts';
+import { conversionNames } from './repos/conversion-names.ts';
+import { readConversionSummaryWithSeries } from './repos/conversion-series.ts';
 import { runClickFold } from './repos/click-folds.ts';
 import { readLinkAnalytics } from './repos/link-analytics.ts';
 import { searchLinks } from './repos/link-search.ts';
@@ -18,6 +20,10 @@ import { insertSubscription, updateSubscriptionA } from './repos/subscriptions.t
 
 export const QUERIES = {
   conversionSummary: readConversionSummary,
+  // The dashboard's Conversions screen: the summary and its days, in one snapshot; what its ids
+  // are called (as many lookups as the summary has links).
+  conversionSummaryWithSeries: readConversionSummaryWithSeries,
+  conversionNames,
   goalTally: readGoalTally,
   linksPage: readLinksPage,
   // The dashboard's link list, a link's analytics, the CSV export.

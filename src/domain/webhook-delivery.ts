@@ -100,3 +100,31 @@ export function attemptTimeoutMs(variant: Variant, override?: number): number {
 export function leaseMs(timeoutMs: number): number {
   return 2 * timeoutMs + 5_000;
 }
+
+/**
+ * Endpoint health (asyncapi/*.yaml, "Endpoint health"): a subscription whose every attempt has
+ * failed for this long — from its first failed attempt after its last successful one to a later
+ * failed attempt — is disabled by the service, with the reason and time kept, until a person
+ * re-enables it. A single success starts the count again.
+ */
+export const ENDPOINT_FAILING_DISABLE_MS = 5 * 24 * 60 * 60 * 1000;
+
+/**
+ * What an attempt says about the endpoint: 'up' for a 2xx, 'down' for anything else the endpoint
+ * (or its address) caused. Attempts that said nothing about it (nothing sent because the
+ * subscription went away, or the service could not open the secret) are left out by the caller.
+ */
+export function endpointSignal(result: AttemptResult): 'up' | 'down' {
+  return result.kind === 'answered' && is2xx(result.statusCode) ? 'up' : 'down';
+}
+
+/** Whether a subscription failing since `failingSince` is to be disabled at `now`. */
+export function endpointExhausted(failingSince: number | null, now: number): boolean {
+  return failingSince !== null && now - failingSince >= ENDPOINT_FAILING_DISABLE_MS;
+}
+
+/** The reason kept on a subscription the service disabled. */
+export function endpointDisabledReason(failingSince: number, lastError: string): string {
+  return `Every delivery attempt since ${new Date(failingSince).toISOString()} failed (the last: ${lastError}); ` +
+    'subscriptions whose deliveries all fail for 5 days are disabled. Re-enable it once the endpoint answers 2xx.';
+}

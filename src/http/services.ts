@@ -20,4 +20,6 @@ export interface Services {
   signInThrottle: RateLimiterAbstract;
   /** DNS TXT lookups for domain verification (node:dns by default; tests answer their own). */
   resolveTxt: (name: string) => Promise<string[][]>;
+  /** Certificates webhook deliveries trust besides the system's (tests; WEBHOOK_CA_FILE): test events use them too. */
+  webhookCa?: string[];
 }

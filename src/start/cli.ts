@@ -18,6 +18,12 @@ import { domainVerified } from '../webhooks/domain-events.ts';
 import { policyDisabled } from '../webhooks/link-events.ts';
 import { runRetention } from '../db/repos/retention.ts';
 import * as deliveries from '../db/repos/webhook-deliveries.ts';
+import * as subscriptions from '../db/repos/subscriptions.ts';
+import * as webhookOperator from '../webhooks/operator.ts';
+import { subscriptionView } from '../webhooks/subscription-view.ts';
+import { sendTestEvent } from '../webhooks/test-events.ts';
+import { attemptLog } from '../webhooks/delivery-log.ts';
+import { loadOrCreateMasterKey } from './master-key.ts';
 import { createGoalCommand, GOAL_FLAGS, setGoalStatusCommand, updateGoalCommand } from './goal-commands.ts';
 
 
@@ -255,7 +261,7 @@ const commands: Record<string, Command> = {
     run: async ({ db }) => runRetention(db.knex),
   },
   'webhook deliveries': {
-    flags: ['workspace', 'status', 'limit'],
+    flags: ['workspace', 'subscription', 'event', 'status', 'limit'],
     required: [],
     run: async ({ db, flags }) => {
       const status = flags.status === undefined ? undefined : oneOf(flags.status, DELIVERY_STATUSES, '--status');
@@ -264,38 +270,82 @@ const commands: Record<string, Command> = {
       if (flags.workspace !== undefined && !(await ws.getWorkspace(db.knex, flags.workspace))) {
         throw notFound(`workspace ${flags.workspace} not found`);
       }
-      return { data: await deliveries.listDeliveries(db.knex, { workspaceId: flags.workspace, status, limit }) };
+      if (flags.subscription !== undefined) await webhookOperator.subscription(db.knex, flags.subscription, flags.workspace);
+      return {
+        data: await deliveries.listDeliveries(db.knex, {
+          workspaceId: flags.workspace,
+          subscriptionId: flags.subscription,
+          eventType: flags.event,
+          status,
+          limit,
+        }),
+      };
+    },
+  },
+  // One delivery of the log with its attempts: what was sent and the first 4 KiB of each answer.
+  'webhook show': {
+    flags: ['delivery'],
+    required: ['delivery'],
+    run: async ({ db, flags }) => {
+      const summary = await deliveries.deliverySummary(db.knex, flags.delivery!);
+      if (!summary) throw notFound(`delivery ${flags.delivery} not found`);
+      return { ...summary, attempts: await attemptLog(db.knex, summary.id) };
     },
   },
   'webhook replay': {
     flags: ['delivery'],
     required: ['delivery'],
+    run: async ({ db, flags }) => webhookOperator.replay(db.knex, flags.delivery!),
+  },
+  'webhook replay-since': {
+    flags: ['subscription', 'since'],
+    required: ['subscription', 'since'],
     run: async ({ db, flags }) => {
-      const id = flags.delivery!;
-      const found = await deliveries.findDelivery(db.knex, id);
-      if (!found) throw notFound(`delivery ${id} not found`);
-      // Only Variant B promises replays (same body, same X-Service-Delivery-Id); an UNKNOWN
-      // Variant A delivery is settled by a person with `webhook resolve`.
-      if (found.variant !== 'B') throw conflict(`delivery ${id} is a Variant A delivery: only Variant B deliveries can be replayed`);
-      if (found.status !== 'FAILED' || !(await deliveries.replayDelivery(db.knex, id, Date.now()))) {
-        throw conflict(`delivery ${id} is ${found.status === 'FAILED' ? 'no longer FAILED' : found.status}: only FAILED deliveries can be replayed`);
-      }
-      return { id, status: 'PENDING' };
+      const { subscriptionId, replayed } = await webhookOperator.replaySince(db.knex, flags.subscription!, isoTime(flags.since, '--since')!);
+      return { id: subscriptionId, replayed };
     },
   },
   'webhook resolve': {
     flags: ['delivery', 'outcome'],
     required: ['delivery', 'outcome'],
+    run: async ({ db, flags }) => webhookOperator.resolve(db.knex, flags.delivery!, oneOf(flags.outcome!, ['DELIVERED', 'FAILED'] as const, '--outcome')),
+  },
+  'webhook subscriptions': {
+    flags: ['workspace'],
+    required: ['workspace'],
     run: async ({ db, flags }) => {
-      const id = flags.delivery!;
-      const outcome = oneOf(flags.outcome!, ['DELIVERED', 'FAILED'] as const, '--outcome');
-      const found = await deliveries.findDelivery(db.knex, id);
-      if (!found) throw notFound(`delivery ${id} not found`);
-      // A person's judgement of what the endpoint did, so only for outcomes the service could not establish.
-      if (found.status !== 'UNKNOWN' || !(await deliveries.resolveDelivery(db.knex, id, outcome, Date.now()))) {
-        throw conflict(`delivery ${id} is ${found.status === 'UNKNOWN' ? 'no longer UNKNOWN' : found.status}: only UNKNOWN deliveries can be resolved`);
-      }
-      return { id, status: outcome };
+      if (!(await ws.getWorkspace(db.knex, flags.workspace!))) throw notFound(`workspace ${flags.workspace} not found`);
+      const rows = [
+        ...(await subscriptions.listSubscriptions(db.knex, 'A', flags.workspace!)),
+        ...(await subscriptions.listSubscriptions(db.knex, 'B', flags.workspace!)),
+      ].sort((a, b) => Number(b.created_at) - Number(a.created_at));
+      return { data: rows.map(subscriptionView) };
+    },
+  },
+  'webhook enable': {
+    flags: ['subscription'],
+    required: ['subscription'],
+    run: async ({ db, flags }) => webhookOperator.reEnable(db.knex, flags.subscription!),
+  },
+  'webhook test': {
+    flags: ['subscription', 'event'],
+    required: ['subscription', 'event'],
+    run: async ({ db, config, flags }) => {
+      const sub = await webhookOperator.subscription(db.knex, flags.subscription!);
+      // WEBHOOK_CA_FILE (tests only), as for `serve`: a certificate deliveries trust besides the system's.
+      const caFile = process.env.WEBHOOK_CA_FILE;
+      const result = await sendTestEvent(
+        {
+          knex: db.knex,
+          masterKey: loadOrCreateMasterKey(config),
+          allowPrivateNetworks: config.webhookAllowPrivateNetworks,
+          timeoutMs: config.webhookTimeoutMs,
+          extraCa: caFile ? [fs.readFileSync(caFile, 'utf8')] : undefined,
+        },
+        sub,
+        flags.event!,
+      );
+      return { id: result.deliveryId, status: result.status, attempt: result.attempt };
     },
   },
   'link policy-disable': {

@@ -97,6 +97,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     masterKey,
     signInThrottle: createSignInThrottle(db),
     resolveTxt: opts.resolveTxt ?? resolveTxt,
+    webhookCa: opts.webhookCa,
   };
   const app = await createApp(services);
   const handler = (req: http.IncomingMessage, res: http.ServerResponse) => redirects.handle(req, res, app);

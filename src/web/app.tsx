@@ -1,5 +1,6 @@
 // Routes (all under /app). Sign-in and the two set-up screens need no session; everything else
-// is inside the signed-in frame. Analytics and import load on first use (uPlot, the CSV report).
+// is inside the signed-in frame. Analytics, conversions, goals and import load on first use (uPlot,
+// the CSV report).
 import { lazy, Suspense, useEffect, type ReactNode } from 'react';
 import { Redirect, Route, Router, Switch, useParams } from 'wouter';
 import { asApiError } from './api/errors.ts';
@@ -23,8 +24,10 @@ import { SignIn } from './screens/sign-in.tsx';
 
 const LinkAnalytics = lazy(() => import('./screens/analytics/link-analytics.tsx'));
 const ImportExport = lazy(() => import('./screens/import-export.tsx'));
+const Conversions = lazy(() => import('./screens/conversions/conversions.tsx'));
 const Goals = lazy(() => import('./screens/goals/goals.tsx'));
 const GoalDetail = lazy(() => import('./screens/goals/goal-detail.tsx'));
+const Webhooks = lazy(() => import('./screens/settings/webhooks/webhooks.tsx'));
 
 export function App() {
   return (
@@ -94,6 +97,13 @@ function SignedIn() {
             </Suspense>
           </InWorkspace>
         </Route>
+        <Route path="/w/:workspaceId/conversions">
+          <InWorkspace>
+            <Suspense fallback={<Loading label="Loading conversions…" />}>
+              <Conversions />
+            </Suspense>
+          </InWorkspace>
+        </Route>
         <Route path="/w/:workspaceId/goals">
           <InWorkspace>
             <Suspense fallback={<Loading label="Loading goals…" />}>
@@ -136,6 +146,13 @@ function SignedIn() {
         <Route path="/w/:workspaceId/settings/campaigns">
           <InWorkspace>
             <Campaigns />
+          </InWorkspace>
+        </Route>
+        <Route path="/w/:workspaceId/settings/webhooks">
+          <InWorkspace>
+            <Suspense fallback={<Loading label="Loading webhooks…" />}>
+              <Webhooks />
+            </Suspense>
           </InWorkspace>
         </Route>
         <Route>

@@ -15,6 +15,8 @@ export interface CatalogEvent {
   description: string;
   /** Self-contained JSON Schema (draft 2020-12) of the delivery's `data` object. */
   payload: JsonSchema;
+  /** The `data` of the message's first documented example: what "Send test event" sends. */
+  example: Record<string, unknown>;
 }
 
 export interface EventCatalog {
@@ -59,7 +61,10 @@ function loadCatalog(variant: Variant): EventCatalog {
     const resolved = dereference(document, message);
     const data = resolved.payload?.properties?.data;
     if (!resolved.name || !data) throw new Error(`AsyncAPI variant ${variant}: a message without name or data schema`);
+    const example = resolved.examples?.[0]?.payload?.data;
+    if (!example || typeof example !== 'object') throw new Error(`AsyncAPI variant ${variant}: ${resolved.name} has no example with data`);
     return {
+      example,
       name: resolved.name as string,
       description: [resolved.summary, resolved.description].filter(Boolean).map((s: string) => s.trim()).join('\n\n'),
       payload: { $schema: 'https://json-schema.org/draft/2020-12/schema', ...data },

@@ -20,6 +20,8 @@ import { RefusedTarget, refusalReason, vetTarget, type Lookup, type NetworkPolic
 export interface OutgoingRequest {
   body: string;
   headers: Record<string, string>;
+  /** When it was composed for sending (kept by the delivery log). */
+  sentAt: number;
 }
 
 export interface AttemptOptions {
@@ -47,8 +49,21 @@ export interface AttemptReport {
   sent: boolean;
   /** The attempt stopped before sending because of `signal` or a false `beforeSend`. */
   abandoned?: boolean;
+  /** The request as composed, once it was handed to the connection (the delivery log keeps it). */
+  request?: OutgoingRequest;
+  /** The beginning of the answer's body, for the delivery log. */
+  response?: ResponseExcerpt;
 }
 
+export interface ResponseExcerpt {
+  /** The first RESPONSE_EXCERPT_BYTES bytes of the body, decoded as UTF-8 (invalid bytes replaced). */
+  body: string;
+  /** The body was longer, or did not end within DRAIN_MS of the status line. */
+  truncated: boolean;
+}
+
+/** How much of an answer's body the delivery log keeps (bounded storage: 4 KiB per attempt). */
+export const RESPONSE_EXCERPT_BYTES = 4 * 1024;
 const MAX_RESPONSE_BYTES = 64 * 1024;
 /** How long after the end of the answer the rest of it may take before the connection is dropped. */
 const DRAIN_MS = 1_000;
@@ -263,22 +278,23 @@ export async function attemptDelivery(o: AttemptOptions): Promise<AttemptReport>
     return notSent('the connection closed before the request was written (nothing was sent)');
   }
 
-  let body: string;
-  let headers: Record<string, string>;
+  let request: OutgoingRequest;
   try {
-    ({ body, headers } = o.compose());
+    request = o.compose();
   } catch (err) {
     conn.destroy();
     return notSent(`the request could not be built: ${describe(err)} (nothing was sent)`);
   }
+  const { body, headers } = request;
   return new Promise<AttemptReport>((resolve) => {
     let settled = false;
-    const finish = (result: AttemptResult) => {
+    const finish = (result: AttemptResult, response?: ResponseExcerpt) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      resolve({ result, sent: true });
+      resolve({ result, sent: true, request, response });
     };
+    let answered = false;
     let req: http.ClientRequest;
     try {
       req = http.request({
@@ -297,23 +313,51 @@ export async function attemptDelivery(o: AttemptOptions): Promise<AttemptReport>
       return;
     }
     const timer = setTimeout(() => {
+      if (answered) return;
       finish({ kind: 'lost', error: `no answer within ${o.timeoutMs} ms after the request was sent` });
       req.destroy();
       conn.destroy();
     }, o.timeoutMs);
     req.on('response', (res) => {
-      finish({ kind: 'answered', statusCode: res.statusCode ?? 0 });
-      // The status line is the answer; the rest is read and dropped, so the connection can be
-      // reused if the endpoint keeps it open ('free' is emitted once the exchange is complete).
+      // The status line is the answer. The first 4 KiB of the body are kept for the delivery log
+      // (the attempt is reported once they, or the end of the body, arrived, at most DRAIN_MS
+      // later); the rest is read and dropped, so the connection can be reused if the endpoint
+      // keeps it open ('free' is emitted once the exchange is complete).
+      answered = true;
+      clearTimeout(timer);
+      const result: AttemptResult = { kind: 'answered', statusCode: res.statusCode ?? 0 };
+      const kept: Buffer[] = [];
+      let keptBytes = 0;
       let seen = 0;
-      const drain = setTimeout(() => conn.destroy(), DRAIN_MS);
+      const report = (complete: boolean) => {
+        const excerpt = Buffer.concat(kept, keptBytes);
+        finish(result, { body: new TextDecoder('utf-8').decode(excerpt), truncated: !complete || seen > keptBytes });
+      };
+      const drain = setTimeout(() => {
+        report(false);
+        conn.destroy();
+      }, DRAIN_MS);
       drain.unref();
       res.on('data', (chunk: Buffer) => {
         seen += chunk.length;
+        if (keptBytes < RESPONSE_EXCERPT_BYTES) {
+          const part = chunk.subarray(0, RESPONSE_EXCERPT_BYTES - keptBytes);
+          kept.push(part);
+          keptBytes += part.length;
+        }
+        // Known to be longer than what is kept: no need to wait for the end.
+        if (seen > keptBytes) report(true);
         if (seen > MAX_RESPONSE_BYTES) conn.destroy();
       });
-      res.on('end', () => clearTimeout(drain));
-      res.on('error', () => conn.destroy());
+      res.on('end', () => {
+        clearTimeout(drain);
+        report(true);
+      });
+      res.on('error', () => {
+        report(false);
+        conn.destroy();
+      });
+      res.on('close', () => report(false));
     });
     let freed = false;
     conn.once('free', () => {
@@ -328,6 +372,7 @@ export async function attemptDelivery(o: AttemptOptions): Promise<AttemptReport>
       });
     });
     req.on('error', (err) => {
+      if (answered) return;
       finish({ kind: 'lost', error: `${describe(err)} after the request was sent` });
       conn.destroy();
     });

@@ -25,42 +25,73 @@ export interface DeliveryContent {
   occurredAt: number;
   /** JSON text of the event's data object for the delivery's variant. */
   data: string;
+  /**
+   * A "Send test event" sample (asyncapi/*.yaml, "Test events"): the envelope ends with
+   * `"test": true`, inside what the signature covers, and `X-Service-Test: true` is sent as a
+   * hint a receiver may route on but must not trust alone (headers are not signed).
+   */
+  test?: boolean;
 }
+
+/** The header that marks a sample; the signed `test` field of the body is the proof. */
+export const TEST_HEADER = 'X-Service-Test';
 
 export interface SignedRequest {
   body: string;
   headers: Record<string, string>;
+  /** When it was composed for sending (Variant A's `timestamp` and `t`). */
+  sentAt: number;
+}
+
+/** The signature header of each variant: the one part of a request that needs the secret. */
+export const SIGNATURE_HEADER = { A: 'X-Webhook-Signature', B: 'X-Service-Signature' } as const;
+
+/**
+ * The body of an attempt sent at `sentAt`. Variant A: exactly `{ event, timestamp, data }`,
+ * `timestamp` being the time this attempt is sent. Variant B: `{ id, type, timestamp, data }`
+ * built only from what the row holds (the event's id, type and time), so every retry and replay
+ * sends the same bytes. A test event's ends with `"test": true`.
+ */
+export function requestBody(variant: 'A' | 'B', d: DeliveryContent, sentAt: number): string {
+  const data = JSON.parse(d.data);
+  const envelope =
+    variant === 'A'
+      ? { event: d.eventType, timestamp: new Date(sentAt).toISOString(), data }
+      : { id: d.eventId, type: d.eventType, timestamp: new Date(d.occurredAt).toISOString(), data };
+  return JSON.stringify(d.test ? { ...envelope, test: true } : envelope);
+}
+
+/** The headers of an attempt whose signature header has the value `signature`. */
+export function requestHeaders(variant: 'A' | 'B', d: DeliveryContent, signature: string): Record<string, string> {
+  const headers: Record<string, string> = { 'Content-Type': 'application/json', 'User-Agent': USER_AGENT, [SIGNATURE_HEADER[variant]]: signature };
+  if (variant === 'A') {
+    // No delivery-id header in Variant A.
+    if (d.requestId) headers['X-Service-Request-Id'] = d.requestId;
+  } else {
+    headers['X-Service-Event'] = d.eventType;
+    headers['X-Service-Delivery-Id'] = d.id;
+  }
+  if (d.test) headers[TEST_HEADER] = 'true';
+  return headers;
 }
 
 /**
- * Variant A: exactly `{ event, timestamp, data }`, `timestamp` being the time this attempt is sent;
- * every attempt is signed afresh. No delivery-id header.
+ * The request an attempt sent, from the delivery and what its attempt row keeps (the time it was
+ * sent and its signature): the same functions built it for sending, so the bytes are the same.
+ * The delivery log keeps these two values instead of a copy of every body and header.
  */
+export function rebuildRequest(variant: 'A' | 'B', d: DeliveryContent, sentAt: number, signature: string): SignedRequest {
+  return { body: requestBody(variant, d, sentAt), headers: requestHeaders(variant, d, signature), sentAt };
+}
+
+/** Variant A: every attempt is signed afresh, over its own `timestamp`. */
 export function composeVariantA(d: DeliveryContent, secret: string, sentAt: number): SignedRequest {
-  const body = JSON.stringify({ event: d.eventType, timestamp: new Date(sentAt).toISOString(), data: JSON.parse(d.data) });
-  const headers: Record<string, string> = {
-    'Content-Type': 'application/json',
-    'User-Agent': USER_AGENT,
-    'X-Webhook-Signature': signVariantA(secret, Math.floor(sentAt / 1000), body),
-  };
-  if (d.requestId) headers['X-Service-Request-Id'] = d.requestId;
-  return { body, headers };
+  const body = requestBody('A', d, sentAt);
+  return { body, headers: requestHeaders('A', d, signVariantA(secret, Math.floor(sentAt / 1000), body)), sentAt };
 }
 
-/**
- * Variant B: `{ id, type, timestamp, data }` built only from what the row holds (the event's id,
- * type and time), so every retry and replay sends the same bytes and the same signature.
- */
-export function composeVariantB(d: DeliveryContent, secret: string): SignedRequest {
-  const body = JSON.stringify({ id: d.eventId, type: d.eventType, timestamp: new Date(d.occurredAt).toISOString(), data: JSON.parse(d.data) });
-  return {
-    body,
-    headers: {
-      'Content-Type': 'application/json',
-      'User-Agent': USER_AGENT,
-      'X-Service-Signature': signVariantB(secret, body),
-      'X-Service-Event': d.eventType,
-      'X-Service-Delivery-Id': d.id,
-    },
-  };
+/** Variant B: the same bytes and the same signature on every retry and replay. */
+export function composeVariantB(d: DeliveryContent, secret: string, sentAt = Date.now()): SignedRequest {
+  const body = requestBody('B', d, sentAt);
+  return { body, headers: requestHeaders('B', d, signVariantB(secret, body)), sentAt };
 }

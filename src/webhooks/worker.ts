@@ -15,9 +15,10 @@ import type { Db, Engine } from '../db/knex.ts';
 import * as outbox from '../db/repos/webhook-deliveries.ts';
 import type { ClaimedDelivery } from '../db/repos/webhook-deliveries.ts';
 import { attemptDelivery, closeIdleConnections, type AttemptReport } from './delivery.ts';
-import { attemptTimeoutMs, deliveryOutcome, leaseMs, type AttemptResult, type Variant } from '../domain/webhook-delivery.ts';
+import { attemptTimeoutMs, deliveryOutcome, endpointSignal, leaseMs, type AttemptResult, type Variant } from '../domain/webhook-delivery.ts';
 import { openSecret } from './secrets.ts';
 import { composeVariantA, composeVariantB } from './signing.ts';
+import { keptRequest } from './delivery-log.ts';
 import type { Lookup } from './ssrf.ts';
 
 export interface WebhookWorkerOptions {
@@ -38,6 +39,11 @@ export interface WebhookWorkerOptions {
   /** How often the outbox is polled when nothing is known to be due. */
   pollMs?: number;
   lookup?: Lookup;
+  /**
+   * The time the worker goes by (claims, leases, attempt records, endpoint health). Tests move
+   * it ahead to cover days without waiting; timers still count real milliseconds.
+   */
+  clock?: () => number;
 }
 
 /**
@@ -111,17 +117,20 @@ export class WebhookWorker {
   private backlog = false;
   private lastSweep = 0;
   private readonly sentMarks = new WriteBatch<outbox.AttemptRef, boolean>(async (refs) => {
-    const ok = await outbox.markRequestsSent(this.o.knex, this.owner, refs, Date.now());
+    const ok = await outbox.markRequestsSent(this.o.knex, this.owner, refs, this.now());
     return refs.map((r) => ok.has(r.id));
   });
   private readonly settlements = new WriteBatch<outbox.Settlement, boolean>(async (items) => {
-    const lost = await outbox.settleAttempts(this.o.knex, this.owner, items);
+    const { lost, disabled } = await outbox.settleAttempts(this.o.knex, this.owner, items, this.o.engine);
+    if (disabled.length) this.o.log.warn({ subscriptions: disabled }, 'webhook subscriptions disabled: their deliveries all failed for 5 days');
     return items.map((s) => !lost.has(s.id));
   });
+  private readonly now: () => number;
 
   constructor(private readonly o: WebhookWorkerOptions) {
     this.concurrency = o.concurrency ?? DEFAULT_CONCURRENCY;
     this.pollMs = o.pollMs ?? DEFAULT_POLL_MS;
+    this.now = o.clock ?? Date.now;
   }
 
   start(): void {
@@ -202,7 +211,7 @@ export class WebhookWorker {
   private async poll(): Promise<void> {
     if (!this.running) return;
     const { knex, engine } = this.o;
-    const now = Date.now();
+    const now = this.now();
     if (now - this.lastSweep >= SWEEP_MS) {
       this.lastSweep = now;
       await this.recoverExpiredLeases(now);
@@ -216,7 +225,7 @@ export class WebhookWorker {
     }
     const claimed = await outbox.claimDue(knex, engine, {
       owner: this.owner,
-      now: Date.now(),
+      now: this.now(),
       limit: free,
       leaseMs: { A: leaseMs(this.timeoutOf('A')), B: leaseMs(this.timeoutOf('B')) },
     });
@@ -253,6 +262,9 @@ export class WebhookWorker {
     const ref = { id: c.id, owner: this.owner, attempt: c.attempt };
     let report: AttemptReport;
     let final: ReturnType<typeof deliveryOutcome> | undefined;
+    // Whether the attempt says anything about the endpoint's health: not when the subscription
+    // went away or this process could not open the secret (nothing was sent for its own reasons).
+    let aboutEndpoint = false;
     if (!c.subscription) {
       report = { result: { kind: 'not_sent', error: 'the subscription was deleted or disabled; nothing was sent' }, sent: false };
       final = { status: 'FAILED', attemptOutcome: 'failed' };
@@ -264,6 +276,7 @@ export class WebhookWorker {
       } catch (err) {
         log.error({ err, delivery: c.id }, 'cannot open the webhook signing secret (is MASTER_KEY the one it was sealed with?)');
       }
+      aboutEndpoint = secret !== undefined;
       report = secret === undefined
         ? { result: { kind: 'not_sent', error: 'the signing secret could not be opened with this MASTER_KEY; nothing was sent' }, sent: false }
         : await attemptDelivery({
@@ -275,13 +288,13 @@ export class WebhookWorker {
             signal,
             beforeSend: async () => {
               // Sending is allowed only while the lease outlasts the answer's timeout.
-              if (Date.now() + timeoutMs + LEASE_SLACK_MS > c.leaseUntil) return false;
+              if (this.now() + timeoutMs + LEASE_SLACK_MS > c.leaseUntil) return false;
               return this.sentMarks.add(ref);
             },
-            compose: () => (c.variant === 'A' ? composeVariantA(c, secret!, Date.now()) : composeVariantB(c, secret!)),
+            compose: () => (c.variant === 'A' ? composeVariantA(c, secret!, this.now()) : composeVariantB(c, secret!)),
           });
       if (report.abandoned && signal.aborted) {
-        await outbox.releaseUnsent(knex, ref, Date.now());
+        await outbox.releaseUnsent(knex, ref, this.now());
         return;
       }
     }
@@ -295,7 +308,10 @@ export class WebhookWorker {
       result: report.result,
       startedAt: c.startedAt,
       requestSent: report.sent,
-      now: Date.now(),
+      request: keptRequest(c.variant, report.request),
+      response: report.response,
+      endpoint: aboutEndpoint ? { subscriptionId: c.subscriptionId, signal: endpointSignal(report.result) } : undefined,
+      now: this.now(),
     });
     if (!recorded) {
       log.warn({ delivery: c.id, attempt: c.attempt }, 'webhook attempt finished after its lease was settled elsewhere; outcome not recorded');
@@ -310,11 +326,12 @@ export class WebhookWorker {
 
   private async recoverExpiredLeases(now: number): Promise<void> {
     for (const e of await outbox.expiredLeases(this.o.knex, now)) {
+      // Not counted for endpoint health: the attempt ended with this service's process.
       const result: AttemptResult = e.requestSent
         ? { kind: 'lost', error: 'the process making this attempt stopped after writing the request; whether the endpoint acted cannot be told' }
         : { kind: 'not_sent', error: 'the process making this attempt stopped before writing the request (nothing was sent)' };
       const decision = deliveryOutcome(e.variant, e.attemptInRound, result, this.o.retryScale);
-      if (await outbox.settleExpired(this.o.knex, e, decision, result, Date.now())) {
+      if (await outbox.settleExpired(this.o.knex, e, decision, result, this.now())) {
         this.o.log.warn({ delivery: e.id, attempt: e.attempt, previousOwner: e.owner, status: decision.status }, 'settled a webhook attempt whose lease ran out');
         if (decision.status === 'PENDING') this.wakeIn(decision.retryInMs + 2);
       }

@@ -364,7 +364,7 @@ describe.each(testEngines())('shortlink operator commands on %s', (engine) => {
     expect(listed.map((d: any) => d.id)).toEqual([pendingB.id, failedA.id, unknownA.id, failedB.id]);
     for (const d of listed) {
       expect(Object.keys(d).sort()).toEqual(
-        ['attempts', 'createdAt', 'eventId', 'eventType', 'finishedAt', 'id', 'lastError', 'lastStatusCode', 'nextAttemptAt', 'status', 'subscriptionId', 'variant'].sort(),
+        ['attempts', 'createdAt', 'eventId', 'eventType', 'finishedAt', 'id', 'lastError', 'lastStatusCode', 'nextAttemptAt', 'status', 'subscriptionId', 'test', 'variant'].sort(),
       );
     }
     expect(listed[0]).toEqual({
@@ -373,6 +373,7 @@ describe.each(testEngines())('shortlink operator commands on %s', (engine) => {
       variant: 'B',
       eventType: 'link.created',
       eventId: pendingB.event_id,
+      test: false,
       status: 'PENDING',
       attempts: 2,
       lastStatusCode: 503,

@@ -3,7 +3,7 @@
 // says who may call it, and every change is guarded.
 import { describe, expect, it } from 'vitest';
 import { ROLES } from '../../src/domain/access';
-import { document as publicDocument, openDocument } from '../support/fuzz-openapi';
+import { document as publicDocument, openDocument, operations as publicOperations } from '../support/fuzz-openapi';
 
 const dashboard = openDocument('dashboard.json');
 const schemas = dashboard.document.components.schemas;
@@ -30,6 +30,13 @@ describe("the dashboard's contract", () => {
     expect(schemas.DashboardLinkCreate.required).toEqual(publicSchemas.LinkCreate.required);
     // The link editor's PATCH is the API's PATCH body.
     expect(schemas.LinkUpdate).toEqual(publicSchemas.LinkUpdate);
+  });
+
+  it('reads conversions with exactly the query of GET /api/v1/conversions, and answers its summary as data', () => {
+    const queryOf = (ops: Array<{ operationId: string; parameters: any[] }>, id: string) => ops.find((o) => o.operationId === id)!.parameters.filter((p) => p.in === 'query');
+    expect(queryOf(dashboard.operations(), 'getDashboardConversions')).toEqual(queryOf(publicOperations(), 'getConversionSummary'));
+    expect(schemas.DashboardConversions.properties.data).toEqual(publicSchemas.ConversionSummaryEnvelope.properties.data);
+    expect(schemas.DashboardConversions.required).toEqual(['data', 'series', 'names']);
   });
 
   it('names the roles of every operation; a workspace change is never open to an ANALYST', () => {

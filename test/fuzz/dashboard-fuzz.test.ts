@@ -8,8 +8,9 @@
 //   - every error exactly `{ error, field?, code? }`; every 2xx body valid against its schema;
 //   - no session: 401; no token on a change: 403; an ANALYST's change: 403; another workspace in
 //     the path: 404; another workspace's object: never a 2xx that shows or changes it;
-//   - no answer shows another workspace's ids; afterwards the other workspace's links, tags,
-//     domains, keys, members and campaigns are exactly as they were.
+//   - no answer shows another workspace's ids (its links, campaigns and QR codes have conversions,
+//     so the Conversions read has some to show); afterwards the other workspace's links, tags,
+//     domains, keys, members, campaigns, goals and conversions are exactly as they were.
 // FUZZ_SEED reproduces a run; DASHBOARD_FUZZ_REQUESTS sets the number of requests per engine.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -33,8 +34,10 @@ const OPS = dashboard.operations().filter((o) => !SKIPPED.has(o.operationId));
 const ROLES = ['owner', 'admin', 'member', 'analyst'] as const;
 type Who = (typeof ROLES)[number];
 
-/** Ids of one workspace's objects, by the path parameter that names them. */
-type Pools = Record<'linkId' | 'keyId' | 'userId' | 'domainId' | 'tagId' | 'goalId', string[]>;
+/** Ids of one workspace's objects, by the path or query parameter that names them. */
+type Pools = Record<'linkId' | 'keyId' | 'userId' | 'domainId' | 'tagId' | 'goalId' | 'subscriptionId' | 'deliveryId' | 'campaignId' | 'qrCodeId', string[]>;
+/** Query parameters that name an object: sent with one of the pools' ids (the links list's filters, the conversion filters). */
+const QUERY_IDS = new Set<string>(['tagId', 'domainId', 'linkId', 'campaignId', 'qrCodeId']);
 
 interface Plan {
   op: Operation;
@@ -76,13 +79,31 @@ describe.each(testEngines())('dashboard API fuzz on %s', (engine) => {
     }
     const domainIds = [(await team.owner.request('POST', `${base}/domains`, { body: { host: `${tag}-${Date.now()}.example.com` } })).body.data.id];
     const keyIds = [(await team.owner.request('POST', `${base}/keys`, { body: { scopes: ['links:read'] } })).body.data.id];
-    await team.owner.request('POST', `${base}/campaigns`, { body: { name: `${tag} campaign` } });
+    const campaignIds = [(await team.owner.request('POST', `${base}/campaigns`, { body: { name: `${tag} campaign` } })).body.data.id];
+    const qrCodeIds = [(await team.owner.request('POST', `${base}/links/${linkIds[0]}/qr`)).body.data.id];
     const goalIds = [];
     for (const type of ['purchase', 'custom']) goalIds.push((await team.owner.request('POST', `${base}/goals`, { body: { name: `${tag} ${type}`, type, targetCount: 10 } })).body.data.id);
+    // Conversions naming the links, the campaign and the QR code, so the Conversions read has ids to show (or leak).
+    const key = (await ws.createKey(knex(), team.workspaceId, team.people.owner.userId, ['conversions:write'], null)).key;
+    const conversions = [
+      { eventType: 'purchase', linkId: linkIds[1], campaignId: campaignIds[0], value: { amountMinor: 1250, currency: 'EUR' } },
+      { eventType: 'signup', qrCodeId: qrCodeIds[0] },
+      { eventType: 'custom', customName: 'webinar', campaignId: campaignIds[0] },
+      { eventType: 'lead' },
+    ];
+    for (const body of conversions) expect((await server.request('POST', '/api/v1/conversions', { key, body })).status).toBe(201);
     // People the fuzzer may change or remove: never the signed-in ones.
     const userIds = [];
     for (let i = 0; i < 3; i++) userIds.push(await ws.addMember(knex(), team.workspaceId, `${tag}-extra${i}-${Date.now()}@example.com`, 'MEMBER'));
-    return { linkId: linkIds, keyId: keyIds, userId: userIds, domainId: domainIds, tagId: tagIds, goalId: goalIds };
+    // A webhook subscription to a loopback address this server refuses (its worker is off, and a
+    // test event is refused before anything is sent), and one FAILED delivery to replay.
+    const subscriptionIds = [(await team.owner.request('POST', `${base}/webhooks/subscriptions`, { body: { variant: 'B', url: 'https://127.0.0.1:9/fuzz', events: ['link.created'], secret: 'fuzz secret sixteen+' } })).body.data.id];
+    const deliveryIds = [`dlv_fz${tag}`];
+    await knex()('webhook_deliveries').insert({
+      id: deliveryIds[0], subscription_id: subscriptionIds[0], workspace_id: team.workspaceId, variant: 'B', event_id: `evt_fz${tag}`, event_type: 'link.created',
+      occurred_at: Date.now(), data: '{}', status: 'FAILED', attempts: 6, next_attempt_at: Date.now(), created_at: Date.now(), updated_at: Date.now(),
+    });
+    return { linkId: linkIds, keyId: keyIds, userId: userIds, domainId: domainIds, tagId: tagIds, goalId: goalIds, subscriptionId: subscriptionIds, deliveryId: deliveryIds, campaignId: campaignIds, qrCodeId: qrCodeIds };
   }
 
   /** Everything of a workspace the fuzzer must not change from outside it. */
@@ -96,6 +117,9 @@ describe.each(testEngines())('dashboard API fuzz on %s', (engine) => {
       members: await rows('memberships', 'user_id'),
       campaigns: await rows('campaigns', 'id'),
       goals: await rows('goals', 'id'),
+      conversions: await rows('conversions', 'id'),
+      webhookSubscriptions: await rows('webhook_subscriptions', 'id'),
+      webhookDeliveries: await rows('webhook_deliveries', 'id'),
       linkTags: await knex()('link_tags').whereIn('link_id', knex()('links').where({ workspace_id: workspaceId }).select('id')).orderBy(['link_id', 'tag_id']),
     };
   }
@@ -137,7 +161,7 @@ describe.each(testEngines())('dashboard API fuzz on %s', (engine) => {
         continue;
       }
       if (rnd % 3 === 0) continue;
-      const value = p.name === 'tagId' ? idFor('tagId', plan.objects) : p.name === 'domainId' ? idFor('domainId', plan.objects) : fc.sample(arbFor(p.schema), { numRuns: 1, seed: plan.seed })[0];
+      const value = QUERY_IDS.has(p.name) ? idFor(p.name as keyof Pools, plan.objects) : fc.sample(arbFor(p.schema), { numRuns: 1, seed: plan.seed })[0];
       query.set(p.name, String(plan.body === 'wrong-type' && rnd % 2 ? pick(['x', '-1', '1e9', '']) : value));
     }
     if ([...query.keys()].length) path += `?${query}`;
@@ -196,7 +220,7 @@ describe.each(testEngines())('dashboard API fuzz on %s', (engine) => {
     const isPublic = roles === 'public';
     const unsafe = UNSAFE.has(plan.op.method);
     const inWorkspace = plan.op.path.includes('{workspaceId}');
-    const objectInPath = /\{(linkId|keyId|userId|domainId)\}/.test(plan.op.path);
+    const objectInPath = /\{(linkId|keyId|userId|domainId|subscriptionId|deliveryId)\}/.test(plan.op.path);
     const ok = res.status >= 200 && res.status < 300;
     if (!isPublic && plan.auth === 'no-session' && res.status !== 401) problems.push(`no session, but ${res.status}`);
     else if (!isPublic && plan.auth !== 'no-session' && unsafe && plan.auth !== 'ok' && res.status !== 403) problems.push(`${plan.auth} on a change, but ${res.status}`);

@@ -19,9 +19,28 @@ export interface SubscriptionRow {
   created_at: number;
   updated_at: number;
   deleted_at: number | null;
+  /** Endpoint health (migration 20261128000000): the first failed attempt since the last success. */
+  failing_since?: number | null;
+  /** Set when the service disabled the subscription for its failures; cleared on re-enabling. */
+  disabled_at?: number | null;
+  disabled_reason?: string | null;
 }
 
-export type SubscriptionPatch = Partial<Pick<SubscriptionRow, 'url' | 'events' | 'enabled' | 'updated_at'>>;
+export type SubscriptionPatch = Partial<
+  Pick<SubscriptionRow, 'url' | 'events' | 'enabled' | 'updated_at' | 'failing_since' | 'disabled_at' | 'disabled_reason'>
+>;
+
+/**
+ * What turning a subscription on writes: the health record starts afresh, so a re-enabled
+ * endpoint has five new days before its failures disable it again.
+ */
+export const enabledAgain = (now: number): SubscriptionPatch => ({
+  enabled: true,
+  failing_since: null,
+  disabled_at: null,
+  disabled_reason: null,
+  updated_at: now,
+});
 
 /** The live (not deleted) subscriptions of a workspace made through one variant's endpoints. */
 function live(knex: Knex, variant: Variant, workspaceId: string) {
@@ -58,4 +77,18 @@ export async function updateSubscriptionA(knex: Knex, workspaceId: string, id: s
 /** Soft delete: deliveries already made keep their subscription; false when there is none. */
 export async function removeSubscription(knex: Knex, variant: Variant, workspaceId: string, id: string, now: number): Promise<boolean> {
   return (await live(knex, variant, workspaceId).where({ id }).update({ deleted_at: now, updated_at: now })) > 0;
+}
+
+/** A live subscription of either variant, by id alone (the operator's commands). */
+export async function findAnySubscription(knex: Knex, id: string): Promise<SubscriptionRow | undefined> {
+  return (await knex<SubscriptionRow>('webhook_subscriptions').where({ id }).whereNull('deleted_at').first()) as SubscriptionRow | undefined;
+}
+
+/**
+ * Turns a subscription (either variant) on again, also one the service disabled for its
+ * failures; false when there is none. Variant A's events are unchanged, so its traffic windows are.
+ */
+export async function reEnableSubscription(knex: Knex, workspaceId: string, id: string, now: number): Promise<boolean> {
+  const n = await knex('webhook_subscriptions').where({ workspace_id: workspaceId, id }).whereNull('deleted_at').update(enabledAgain(now));
+  return n > 0;
 }

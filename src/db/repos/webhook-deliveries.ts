@@ -7,7 +7,14 @@
 // out (the process died) is then settled by any process from what was on record.
 import type { Knex } from 'knex';
 import type { Engine } from '../knex.ts';
-import type { AttemptResult, DeliveryDecision, DeliveryStatus, Variant } from '../../domain/webhook-delivery.ts';
+import {
+  endpointDisabledReason,
+  ENDPOINT_FAILING_DISABLE_MS,
+  type AttemptResult,
+  type DeliveryDecision,
+  type DeliveryStatus,
+  type Variant,
+} from '../../domain/webhook-delivery.ts';
 
 export const TABLE = 'webhook_deliveries';
 
@@ -124,12 +131,29 @@ export async function markRequestsSent(knex: Knex, owner: string, refs: AttemptR
   return new Set(rows.filter((r) => attemptOf.get(r.id) === Number(r.attempts)).map((r) => r.id as string));
 }
 
-export interface Settlement extends AttemptRef {
+/**
+ * What the delivery log keeps of an attempt's exchange (bounded, migration 20261128000000): of
+ * the request, what with the delivery row makes its exact headers and body again; of the answer,
+ * the first 4 KiB of its body (delivery.ts).
+ */
+export interface AttemptExchange {
+  /** The signature header's value and when the request was composed; absent when nothing was sent. */
+  request?: { signature: string; sentAt: number };
+  /** The first 4 KiB of the answer's body; absent when there was no answer. */
+  response?: { body: string; truncated: boolean };
+}
+
+export interface Settlement extends AttemptRef, AttemptExchange {
   decision: DeliveryDecision;
   result: AttemptResult;
   startedAt: number;
   requestSent: boolean;
   now: number;
+  /**
+   * What the attempt says about the endpoint's health (domain/webhook-delivery.ts,
+   * endpointSignal); absent when it says nothing (nothing was sent for the service's own reasons).
+   */
+  endpoint?: { subscriptionId: string; signal: 'up' | 'down' };
 }
 
 const statusCodeOf = (r: AttemptResult) => (r.kind === 'answered' ? r.statusCode : null);
@@ -151,7 +175,9 @@ function settledRow(decision: DeliveryDecision, result: AttemptResult, now: numb
   };
 }
 
-function attemptRow(s: { id: string; attempt: number; startedAt: number; now: number; requestSent: boolean; decision: DeliveryDecision; result: AttemptResult }) {
+function attemptRow(
+  s: { id: string; attempt: number; startedAt: number; now: number; requestSent: boolean; decision: DeliveryDecision; result: AttemptResult } & AttemptExchange,
+) {
   return {
     delivery_id: s.id,
     attempt: s.attempt,
@@ -161,16 +187,68 @@ function attemptRow(s: { id: string; attempt: number; startedAt: number; now: nu
     status_code: statusCodeOf(s.result),
     error: errorOf(s.result),
     request_sent: s.requestSent,
+    // The signature header is kept (it proves nothing without the secret); the secret itself
+    // never reaches a delivery or an attempt row.
+    request_signature: s.request?.signature ?? null,
+    request_sent_at: s.request?.sentAt ?? null,
+    response_body: s.response ? s.response.body : null,
+    response_truncated: s.response?.truncated ?? false,
   };
 }
 
 /**
- * Applies the outcomes of attempts in one transaction of two statements, each row fenced on its
- * lease; returns the ids whose lease was lost (settled elsewhere meanwhile), for which nothing is
- * written.
+ * Endpoint health, in the transaction that records the attempts: a success clears the
+ * subscription's failing_since, a failure sets it when unset, and a subscription failing for
+ * ENDPOINT_FAILING_DISABLE_MS is disabled with its reason. A subscription with a success in the
+ * batch counts as up. Returns the ids disabled now.
  */
-export async function settleAttempts(knex: Knex, owner: string, settlements: Settlement[]): Promise<Set<string>> {
-  if (!settlements.length) return new Set();
+async function recordEndpointHealth(trx: Knex.Transaction, settled: Settlement[], up: Set<string>, upRecorded: boolean): Promise<string[]> {
+  const down = new Map<string, Settlement>();
+  for (const s of settled) if (s.endpoint?.signal === 'down' && !up.has(s.endpoint.subscriptionId)) down.set(s.endpoint.subscriptionId, s);
+  // Nearly every batch of a healthy service is all successes: one statement, changing no row
+  // (on Postgres part of the settling statement, so no round trip of its own).
+  if (up.size && !upRecorded) await trx('webhook_subscriptions').whereIn('id', [...up]).whereNotNull('failing_since').update({ failing_since: null });
+  if (!down.size) return [];
+  const now = Math.min(...[...down.values()].map((s) => s.now));
+  await trx('webhook_subscriptions').whereIn('id', [...down.keys()]).whereNull('failing_since').update({ failing_since: now });
+  const exhausted: Array<{ id: string; failing_since: number | string }> = await trx('webhook_subscriptions')
+    .whereIn('id', [...down.keys()])
+    .where('enabled', true)
+    .whereNull('deleted_at')
+    .where('failing_since', '<=', now - ENDPOINT_FAILING_DISABLE_MS)
+    .select('id', 'failing_since');
+  for (const row of exhausted) {
+    const s = down.get(row.id)!;
+    const lastError = errorOf(s.result) ?? `HTTP ${statusCodeOf(s.result)}`;
+    await trx('webhook_subscriptions')
+      .where({ id: row.id, enabled: true })
+      .update({ enabled: false, disabled_at: s.now, disabled_reason: endpointDisabledReason(Number(row.failing_since), lastError), updated_at: s.now });
+  }
+  return exhausted.map((r) => r.id);
+}
+
+/**
+ * Applies the outcomes of attempts in one transaction (the deliveries, each row fenced on its
+ * lease; their attempts; the endpoints' health); returns the ids whose lease was lost (settled
+ * elsewhere meanwhile), for which nothing is written, and the subscriptions disabled now.
+ */
+export async function settleAttempts(
+  knex: Knex,
+  owner: string,
+  settlements: Settlement[],
+  engine: Engine = 'sqlite',
+): Promise<{ lost: Set<string>; disabled: string[] }> {
+  if (!settlements.length) return { lost: new Set(), disabled: [] };
+  // Endpoints that answered 2xx (also in an attempt whose lease was lost: the answer was real).
+  const up = new Set(settlements.filter((s) => s.endpoint?.signal === 'up').map((s) => s.endpoint!.subscriptionId));
+  // Postgres: the health record of those endpoints is cleared by the settling statement itself
+  // (a data-modifying CTE), saving a round trip per batch on the worker's measured path; SQLite,
+  // in process, has no round trip to save and no such CTE.
+  const upInline = engine === 'postgres' && up.size > 0;
+  const recovered = upInline
+    ? `, recovered AS (UPDATE webhook_subscriptions SET failing_since = NULL
+                        WHERE id IN (${[...up].map(() => '?').join(', ')}) AND failing_since IS NOT NULL RETURNING id)`
+    : '';
   const values: Knex.Value[] = [];
   const tuples = settlements.map((s) => {
     const row = settledRow(s.decision, s.result, s.now);
@@ -178,10 +256,7 @@ export async function settleAttempts(knex: Knex, owner: string, settlements: Set
     return '(?, CAST(? AS INTEGER), ?, CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS INTEGER), CAST(? AS TEXT), CAST(? AS BIGINT))';
   });
   return knex.transaction(async (trx) => {
-    const updated = rowsOf(
-      await trx.raw(
-        `WITH v(id, attempt, status, next_attempt_at, finished_at, last_status_code, last_error, updated_at) AS (VALUES ${tuples.join(', ')})
-         UPDATE ${TABLE}
+    const settle = `UPDATE ${TABLE}
             SET status = v.status,
                 next_attempt_at = COALESCE(v.next_attempt_at, ${TABLE}.next_attempt_at),
                 finished_at = v.finished_at,
@@ -189,14 +264,18 @@ export async function settleAttempts(knex: Knex, owner: string, settlements: Set
                 last_status_code = v.last_status_code, last_error = v.last_error, updated_at = v.updated_at
            FROM v
           WHERE ${TABLE}.id = v.id AND ${TABLE}.attempts = v.attempt AND ${TABLE}.lease_owner = ? AND ${TABLE}.status = 'SENDING'
-      RETURNING ${TABLE}.id`,
-        [...values, false, owner],
-      ),
+      RETURNING ${TABLE}.id`;
+    const head = `WITH v(id, attempt, status, next_attempt_at, finished_at, last_status_code, last_error, updated_at) AS (VALUES ${tuples.join(', ')})`;
+    const updated = rowsOf(
+      upInline
+        ? await trx.raw(`${head}, settled AS (${settle})${recovered} SELECT id FROM settled`, [...values, false, owner, ...up])
+        : await trx.raw(`${head} ${settle}`, [...values, false, owner]),
     );
     const done = new Set(updated.map((r) => r.id as string));
-    const rows = settlements.filter((s) => done.has(s.id)).map(attemptRow);
-    if (rows.length) await trx('webhook_attempts').insert(rows);
-    return new Set(settlements.filter((s) => !done.has(s.id)).map((s) => s.id));
+    const settled = settlements.filter((s) => done.has(s.id));
+    if (settled.length) await trx('webhook_attempts').insert(settled.map(attemptRow));
+    const disabled = await recordEndpointHealth(trx, settled, up, upInline);
+    return { lost: new Set(settlements.filter((s) => !done.has(s.id)).map((s) => s.id)), disabled };
   });
 }
 
@@ -295,6 +374,8 @@ export interface DeliverySummary {
   variant: Variant;
   eventType: string;
   eventId: string;
+  /** A "Send test event" sample. */
+  test: boolean;
   status: DeliveryStatus;
   attempts: number;
   lastStatusCode: number | null;
@@ -306,23 +387,66 @@ export interface DeliverySummary {
 
 const iso = (ms: unknown) => (ms === null || ms === undefined ? null : new Date(Number(ms)).toISOString());
 
-export async function listDeliveries(
-  knex: Knex,
-  filter: { workspaceId?: string; status?: DeliveryStatus; limit: number },
-): Promise<DeliverySummary[]> {
+export interface DeliveryFilter {
+  workspaceId?: string;
+  subscriptionId?: string;
+  eventType?: string;
+  status?: DeliveryStatus;
+  /** Only deliveries created before this one (the next page of the log, newest first). */
+  before?: { createdAt: number; seq: number };
+  limit: number;
+}
+
+const SUMMARY_COLUMNS = [
+  'id', 'seq', 'subscription_id', 'workspace_id', 'variant', 'event_type', 'event_id', 'is_test', 'status', 'attempts',
+  'last_status_code', 'last_error', 'created_at', 'next_attempt_at', 'finished_at',
+];
+
+/** Newest first (creation time, then the order of writing). */
+export async function listDeliveries(knex: Knex, filter: DeliveryFilter): Promise<DeliverySummary[]> {
   const q = knex(TABLE).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'seq', order: 'desc' }]).limit(filter.limit);
   if (filter.workspaceId) q.where('workspace_id', filter.workspaceId);
+  if (filter.subscriptionId) q.where('subscription_id', filter.subscriptionId);
+  if (filter.eventType) q.where('event_type', filter.eventType);
   if (filter.status) q.where('status', filter.status);
-  const rows = await q.select(
-    'id', 'subscription_id', 'variant', 'event_type', 'event_id', 'status', 'attempts', 'last_status_code', 'last_error',
-    'created_at', 'next_attempt_at', 'finished_at',
-  );
-  return rows.map((r) => ({
+  if (filter.before) {
+    const { createdAt, seq } = filter.before;
+    q.where((w) => w.where('created_at', '<', createdAt).orWhere((x) => x.where('created_at', createdAt).where('seq', '<', seq)));
+  }
+  return (await q.select(SUMMARY_COLUMNS)).map(summaryOf);
+}
+
+/** What a delivery's requests were built from (signing.ts, DeliveryContent), with its variant. */
+export async function deliveryContent(knex: Knex, id: string) {
+  const r = await knex(TABLE).where({ id }).first('id', 'variant', 'event_id', 'event_type', 'request_id', 'occurred_at', 'data', 'is_test');
+  if (!r) return null;
+  return {
+    variant: r.variant as Variant,
+    content: {
+      id: r.id as string,
+      eventId: r.event_id as string,
+      eventType: r.event_type as string,
+      requestId: (r.request_id ?? null) as string | null,
+      occurredAt: Number(r.occurred_at),
+      data: r.data as string,
+      test: Boolean(r.is_test),
+    },
+  };
+}
+
+export async function deliverySummary(knex: Knex, id: string): Promise<DeliverySummary | null> {
+  const row = await knex(TABLE).where({ id }).first(SUMMARY_COLUMNS);
+  return row ? summaryOf(row) : null;
+}
+
+function summaryOf(r: any): DeliverySummary {
+  return {
     id: r.id,
     subscriptionId: r.subscription_id,
     variant: r.variant,
     eventType: r.event_type,
     eventId: r.event_id,
+    test: Boolean(r.is_test),
     status: r.status,
     attempts: Number(r.attempts),
     lastStatusCode: r.last_status_code === null || r.last_status_code === undefined ? null : Number(r.last_status_code),
@@ -331,30 +455,147 @@ export async function listDeliveries(
     // Only a PENDING delivery has a next attempt.
     nextAttemptAt: r.status === 'PENDING' ? iso(r.next_attempt_at) : null,
     finishedAt: iso(r.finished_at),
-  }));
+  };
 }
 
-export async function findDelivery(knex: Knex, id: string): Promise<{ id: string; variant: Variant; status: DeliveryStatus } | null> {
-  const row = await knex(TABLE).where({ id }).first('id', 'variant', 'status');
-  return row ? { id: row.id, variant: row.variant, status: row.status } : null;
+export interface FoundDelivery {
+  id: string;
+  variant: Variant;
+  status: DeliveryStatus;
+  workspaceId: string;
+  subscriptionId: string;
+  test: boolean;
+}
+
+export async function findDelivery(knex: Knex, id: string): Promise<FoundDelivery | null> {
+  const row = await knex(TABLE).where({ id }).first('id', 'variant', 'status', 'workspace_id', 'subscription_id', 'is_test');
+  return row
+    ? { id: row.id, variant: row.variant, status: row.status, workspaceId: row.workspace_id, subscriptionId: row.subscription_id, test: Boolean(row.is_test) }
+    : null;
+}
+
+/** One delivery of the log, for the cursor of the next page. */
+export async function deliveryCursor(knex: Knex, id: string): Promise<{ createdAt: number; seq: number } | null> {
+  const row = await knex(TABLE).where({ id }).first('created_at', 'seq');
+  return row ? { createdAt: Number(row.created_at), seq: Number(row.seq) } : null;
+}
+
+export interface AttemptLogEntry {
+  attempt: number;
+  startedAt: string;
+  finishedAt: string | null;
+  durationMs: number | null;
+  outcome: string | null;
+  statusCode: number | null;
+  error: string | null;
+  requestSent: boolean;
+  /** What makes the request again with the delivery (null when nothing was sent, or for attempts made before the log kept it). */
+  sent: { signature: string; sentAt: number } | null;
+  /** The first 4 KiB of the answer's body; null when there was no answer. */
+  response: { body: string; truncated: boolean } | null;
+}
+
+/** A delivery's attempts, first to last. */
+export async function deliveryAttempts(knex: Knex, deliveryId: string): Promise<AttemptLogEntry[]> {
+  const rows = await knex('webhook_attempts').where({ delivery_id: deliveryId }).orderBy([{ column: 'attempt' }, { column: 'id' }]);
+  return rows.map((r) => {
+    const started = Number(r.started_at);
+    const finished = r.finished_at === null || r.finished_at === undefined ? null : Number(r.finished_at);
+    return {
+      attempt: Number(r.attempt),
+      startedAt: iso(started)!,
+      finishedAt: iso(finished),
+      durationMs: finished === null ? null : Math.max(0, finished - started),
+      outcome: r.outcome ?? null,
+      statusCode: r.status_code === null || r.status_code === undefined ? null : Number(r.status_code),
+      error: r.error ?? null,
+      requestSent: Boolean(r.request_sent),
+      sent: r.request_signature ? { signature: r.request_signature, sentAt: Number(r.request_sent_at) } : null,
+      response: r.response_body === null || r.response_body === undefined ? null : { body: r.response_body, truncated: Boolean(r.response_truncated) },
+    };
+  });
+}
+
+/**
+ * Writes a "Send test event" sample once its one attempt is over: a delivery already settled
+ * (DELIVERED or FAILED, never retried, so the worker never claims it) and its attempt.
+ */
+export async function recordTestDelivery(
+  knex: Knex,
+  d: {
+    id: string;
+    subscriptionId: string;
+    workspaceId: string;
+    variant: Variant;
+    eventId: string;
+    eventType: string;
+    occurredAt: number;
+    data: string;
+    startedAt: number;
+    now: number;
+    result: AttemptResult;
+    requestSent: boolean;
+  } & AttemptExchange,
+): Promise<DeliveryStatus> {
+  const delivered = d.result.kind === 'answered' && d.result.statusCode >= 200 && d.result.statusCode <= 299;
+  const decision: DeliveryDecision = delivered ? { status: 'DELIVERED', attemptOutcome: 'delivered' } : { status: 'FAILED', attemptOutcome: d.result.kind === 'refused' ? 'refused' : 'failed' };
+  await knex.transaction(async (trx) => {
+    await trx(TABLE).insert({
+      id: d.id,
+      subscription_id: d.subscriptionId,
+      workspace_id: d.workspaceId,
+      variant: d.variant,
+      event_id: d.eventId,
+      event_type: d.eventType,
+      request_id: null,
+      occurred_at: d.occurredAt,
+      data: d.data,
+      is_test: true,
+      attempts: 1,
+      created_at: d.startedAt,
+      ...settledRow(decision, d.result, d.now),
+      next_attempt_at: d.startedAt,
+    });
+    await trx('webhook_attempts').insert(attemptRow({ ...d, attempt: 1, decision }));
+  });
+  return decision.status;
+}
+
+/**
+ * "Replay failed since…": every FAILED Variant B delivery of the subscription created at or after
+ * `since` (test samples excepted) becomes PENDING again, as replayDelivery does one. Read through
+ * the (workspace_id, status) index. Returns the ids replayed.
+ */
+export async function replayFailedSince(
+  knex: Knex,
+  o: { workspaceId: string; subscriptionId: string; since: number; now: number },
+): Promise<string[]> {
+  const rows: Array<{ id: string }> = await knex(TABLE)
+    .where({ workspace_id: o.workspaceId, status: 'FAILED', subscription_id: o.subscriptionId, variant: 'B', is_test: false })
+    .where('created_at', '>=', o.since)
+    .update(replayedRow(knex, o.now), ['id']);
+  return rows.map((r) => r.id);
+}
+
+function replayedRow(knex: Knex, now: number) {
+  return {
+    status: 'PENDING',
+    next_attempt_at: now,
+    round_start: knex.ref('attempts'),
+    replays: knex.raw('replays + 1'),
+    finished_at: null,
+    updated_at: now,
+  };
 }
 
 /**
  * Variant B only, FAILED only: the delivery becomes PENDING again, due now, with the same id
  * (so the same X-Service-Delivery-Id) and a new round of the first attempt and five retries.
- * Returns false when the row was not (or no longer) a FAILED Variant B delivery.
+ * Returns false when the row was not (or no longer) a FAILED Variant B delivery, or is a test sample.
  */
 export async function replayDelivery(knex: Knex, id: string, now: number): Promise<boolean> {
-  const n = await knex(TABLE)
-    .where({ id, variant: 'B', status: 'FAILED' })
-    .update({
-      status: 'PENDING',
-      next_attempt_at: now,
-      round_start: knex.ref('attempts'),
-      replays: knex.raw('replays + 1'),
-      finished_at: null,
-      updated_at: now,
-    });
+  // A test sample is one attempt by design: sending another is "Send test event" again.
+  const n = await knex(TABLE).where({ id, variant: 'B', status: 'FAILED', is_test: false }).update(replayedRow(knex, now));
   return n === 1;
 }
 

@@ -6,6 +6,7 @@ import {
   beyondConversionRetention, breakdownEntries, CONVERSION_FUTURE_SKEW_MS, CONVERSION_RETENTION_DAYS, DAY_MS, EVENT_TYPES, intersectWindow,
   isCurrency, MAX_METADATA_BYTES, parseWindow, progress, rateOf, typeEntries, valueEntries, type EventType, type Window,
 } from '../../domain/conversions.ts';
+import { seriesEntries } from '../../domain/conversion-series.ts';
 import { newId } from '../../domain/ids.ts';
 import * as conversions from '../../db/repos/conversions.ts';
 import * as goals from '../../db/repos/goals.ts';
@@ -21,6 +22,7 @@ type ConversionCreate = components['schemas']['ConversionCreate'];
 type Conversion = components['schemas']['Conversion'];
 type Goal = components['schemas']['Goal'];
 type GoalReport = components['schemas']['GoalReport'];
+type ConversionSummary = components['schemas']['ConversionSummary'];
 const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
 const iso = (ms: number | null) => (ms === null || ms === undefined ? null : new Date(Number(ms)).toISOString());
 
@@ -80,17 +82,6 @@ export function conversionHandlers(services: Services): Pick<Handlers, 'recordCo
   }
   function requireGoals() {
     if (!config.featureGoals || !config.featureConversions) throw unavailable('Goals are not available on this deployment', 'goals_unavailable');
-  }
-
-  function windowOf(query: { from?: string; to?: string }, now: number): Window {
-    const w = parseWindow(query.from, query.to, now);
-    if ('field' in w) throw invalid(w.message, w.field);
-    return w;
-  }
-
-  /** Clicks that could not be read leave the rate undefined (clicks_unavailable); the reason goes to the log. */
-  function noteClicksError(clicksError: string | undefined) {
-    if (clicksError) services.log.warn({ err: clicksError }, 'clicks could not be read for a conversion rate');
   }
 
   async function validateReferences(auth: AuthContext, body: ConversionCreate) {
@@ -162,50 +153,9 @@ export function conversionHandlers(services: Services): Pick<Handlers, 'recordCo
       return { status: 201, body: replayed === null ? response : JSON.parse(replayed) };
     },
 
-    async getConversionSummary({ query: q }, { auth }): Promise<ResultOf<'getConversionSummary'>> {
+    async getConversionSummary({ query }, { auth }): Promise<ResultOf<'getConversionSummary'>> {
       requireConversions();
-      const now = Date.now();
-      const w = windowOf(q, now);
-      if (q.eventType !== undefined && !(EVENT_TYPES as readonly string[]).includes(q.eventType)) {
-        throw invalid(`eventType must be one of: ${EVENT_TYPES.join(', ')}`, 'eventType');
-      }
-      if (q.customName !== undefined && q.eventType !== undefined && q.eventType !== 'custom') {
-        throw invalid('customName narrows custom events; it cannot be combined with another eventType', 'customName');
-      }
-      const filters: conversions.ConversionFilters = {
-        eventType: (q.customName !== undefined ? 'custom' : q.eventType) as EventType | undefined,
-        customName: q.customName,
-        linkId: q.linkId,
-        campaignId: q.campaignId,
-        qrCodeId: q.qrCodeId,
-      };
-      const { tally, clicks, clicksError } = await services.queries.conversionSummary(auth.workspaceId, w, filters, now);
-      noteClicksError(clicksError);
-      const byLink = breakdownEntries(tally.byLink);
-      const byQr = breakdownEntries(tally.byQr);
-      // The rate's clicks are those of what the summary is narrowed to: one link, one QR code's
-      // scans, or else every click of the workspace.
-      const overallClicks = clicks === null ? null : filters.qrCodeId ? clicks.byQr.get(filters.qrCodeId) ?? 0 : filters.linkId ? clicks.byLink.get(filters.linkId) ?? 0 : clicks.total;
-      const overallConversions = filters.qrCodeId ? tally.byQr.get(filters.qrCodeId)?.conversions ?? 0 : tally.attributed;
-      return {
-        status: 200,
-        body: {
-          data: {
-            windowFrom: iso(w.from)!,
-            windowTo: iso(w.to)!,
-            total: tally.total,
-            attributedConversions: tally.attributed,
-            unattributedConversions: tally.total - tally.attributed,
-            byEventType: typeEntries(tally),
-            byLink: byLink.map((l) => ({ ...l, rate: rateOf(l.conversions, clicks ? clicks.byLink.get(l.id) ?? 0 : null, w, now) })),
-            byCampaign: breakdownEntries(tally.byCampaign),
-            byQr: byQr.map((x) => ({ ...x, rate: rateOf(x.conversions, clicks ? clicks.byQr.get(x.id) ?? 0 : null, w, now) })),
-            value: valueEntries(tally.value),
-            rate: rateOf(overallConversions, overallClicks, w, now),
-            unavailable: beyondConversionRetention(w, now),
-          },
-        },
-      };
+      return { status: 200, body: await conversionSummary(services, auth.workspaceId, query) };
     },
 
     async listGoals({ query }, { auth }): Promise<ResultOf<'listGoals'>> {
@@ -221,6 +171,86 @@ export function conversionHandlers(services: Services): Pick<Handlers, 'recordCo
       requireGoals();
       return { status: 200, body: await goalReport(services, auth.workspaceId, params.id, query) };
     },
+  };
+}
+
+/** The query of a conversion summary (GET /api/v1/conversions, and the dashboard's getDashboardConversions). */
+export interface ConversionSummaryQuery {
+  from?: string;
+  to?: string;
+  eventType?: string;
+  customName?: string;
+  linkId?: string;
+  campaignId?: string;
+  qrCodeId?: string;
+}
+
+/**
+ * The conversion summary over a window (`GET /api/v1/conversions`, and the dashboard's
+ * getDashboardConversions): the same validation and messages for both. With `series`, also the
+ * conversions and value of each UTC day of the window with the same filters, read in the same
+ * snapshot as the summary (the dashboard's chart), so the days add up to its total.
+ */
+export async function conversionSummary(services: Services, workspaceId: string, query: ConversionSummaryQuery): Promise<{ data: ConversionSummary }>;
+export async function conversionSummary(
+  services: Services,
+  workspaceId: string,
+  query: ConversionSummaryQuery,
+  opts: { series: true },
+): Promise<{ data: ConversionSummary; series: ReturnType<typeof seriesEntries> }>;
+export async function conversionSummary(services: Services, workspaceId: string, q: ConversionSummaryQuery, opts: { series?: boolean } = {}) {
+  const now = Date.now();
+  const parsed = parseWindow(q.from, q.to, now);
+  if ('field' in parsed) throw invalid(parsed.message, parsed.field);
+  const w = parsed;
+  if (q.eventType !== undefined && !(EVENT_TYPES as readonly string[]).includes(q.eventType)) {
+    throw invalid(`eventType must be one of: ${EVENT_TYPES.join(', ')}`, 'eventType');
+  }
+  if (q.customName !== undefined && q.eventType !== undefined && q.eventType !== 'custom') {
+    throw invalid('customName narrows custom events; it cannot be combined with another eventType', 'customName');
+  }
+  const filters: conversions.ConversionFilters = {
+    eventType: (q.customName !== undefined ? 'custom' : q.eventType) as EventType | undefined,
+    customName: q.customName,
+    linkId: q.linkId,
+    campaignId: q.campaignId,
+    qrCodeId: q.qrCodeId,
+  };
+  if (opts.series) {
+    const read = await services.queries.conversionSummaryWithSeries(workspaceId, w, filters, now);
+    return { data: presentSummary(services, read, w, filters, now), series: seriesEntries(read.series, w) };
+  }
+  return { data: presentSummary(services, await services.queries.conversionSummary(workspaceId, w, filters, now), w, filters, now) };
+}
+
+function presentSummary(
+  services: Services,
+  { tally, clicks, clicksError }: Awaited<ReturnType<Services['queries']['conversionSummary']>>,
+  w: Window,
+  filters: conversions.ConversionFilters,
+  now: number,
+): ConversionSummary {
+  // Clicks that could not be read leave the rate undefined (clicks_unavailable); the reason goes to the log.
+  if (clicksError) services.log.warn({ err: clicksError }, 'clicks could not be read for a conversion rate');
+  const byLink = breakdownEntries(tally.byLink);
+  const byQr = breakdownEntries(tally.byQr);
+  // The rate's clicks are those of what the summary is narrowed to: one link, one QR code's
+  // scans, or else every click of the workspace.
+  const overallClicks = clicks === null ? null : filters.qrCodeId ? clicks.byQr.get(filters.qrCodeId) ?? 0 : filters.linkId ? clicks.byLink.get(filters.linkId) ?? 0 : clicks.total;
+  const overallConversions = filters.qrCodeId ? tally.byQr.get(filters.qrCodeId)?.conversions ?? 0 : tally.attributed;
+  return {
+    windowFrom: iso(w.from)!,
+    windowTo: iso(w.to)!,
+    total: tally.total,
+    attributedConversions: tally.attributed,
+    unattributedConversions: tally.total - tally.attributed,
+    byEventType: typeEntries(tally),
+    byLink: byLink.map((l) => ({ ...l, rate: rateOf(l.conversions, clicks ? clicks.byLink.get(l.id) ?? 0 : null, w, now) })),
+    byCampaign: breakdownEntries(tally.byCampaign),
+    byQr: byQr.map((x) => ({ ...x, rate: rateOf(x.conversions, clicks ? clicks.byQr.get(x.id) ?? 0 : null, w, now) })),
+    value: valueEntries(tally.value),
+    rate: rateOf(overallConversions, overallClicks, w, now),
+    unavailable: beyondConversionRetention(w, now),
   };
 }
 

@@ -38,9 +38,9 @@ const presentB = (row: SubscriptionRow): SubscriptionB => ({
 });
 
 /** Variant A's secret is generated here: 256 random bits, shown once. */
-const generateSecret = () => `whsec_${randomBytes(32).toString('hex')}`;
+export const generateSecret = () => `whsec_${randomBytes(32).toString('hex')}`;
 
-function checkUrl(value: string): string {
+export function checkUrl(value: string): string {
   let url: URL;
   try {
     url = new URL(value);
@@ -135,6 +135,8 @@ export function webhookHandlers(
       if (body.url !== undefined) patch.url = checkUrl(body.url);
       if (body.events !== undefined) patch.events = JSON.stringify(checkEventNames('A', body.events));
       if (body.enabled !== undefined) patch.enabled = body.enabled;
+      // Turning a disabled subscription on clears what the endpoint health rule kept.
+      if (body.enabled === true && !current.enabled) Object.assign(patch, subscriptions.enabledAgain(Date.now()));
       if (Object.keys(patch).length) {
         patch.updated_at = Date.now();
         // A subscription deleted meanwhile is found by the read below, which answers 404.

@@ -10,6 +10,7 @@ export const keys = {
   keys: (ws: string) => ['keys', ws] as const,
   members: (ws: string) => ['members', ws] as const,
   campaigns: (ws: string) => ['campaigns', ws] as const,
+  conversions: (ws: string, query: string) => ['conversions', ws, query] as const,
   goals: (ws: string) => ['goals', ws] as const,
   goalReport: (ws: string, id: string, days: string, version: number) => ['goals', ws, 'report', id, days, version] as const,
 };

@@ -28,6 +28,12 @@ export type Goal = Schemas['Goal'];
 export type GoalCreate = Schemas['GoalCreate'];
 export type GoalReport = Schemas['GoalReport'];
 export type EventType = Schemas['EventType'];
+export type DashboardConversions = Schemas['DashboardConversions'];
+export type ConversionSummary = Schemas['ConversionSummary'];
+export type ConversionDay = Schemas['ConversionDay'];
+export type ConversionNames = Schemas['ConversionNames'];
+export type Rate = Schemas['Rate'];
+export type ValueEntry = Schemas['ValueEntry'];
 export type ErrorBody = Schemas['Error'];
 
 /** Every scope an API key can hold, in the contract's order. */

@@ -62,6 +62,11 @@ export function Shell({ children }: { children: ReactNode }) {
                   </Link>
                 </li>
                 <li>
+                  <Link href={`${ws}/conversions`} aria-current={section('/conversions')}>
+                    Conversions
+                  </Link>
+                </li>
+                <li>
                   <Link href={`${ws}/goals`} aria-current={section('/goals')}>
                     Goals
                   </Link>

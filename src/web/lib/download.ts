@@ -10,8 +10,4 @@ export function downloadText(fileName: string, text: string, type = 'text/csv;ch
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
-/** A CSV field, quoted when it needs to be. */
-export function csvField(value: string | number): string {
-  const s = String(value);
-  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
+export { csvField } from './csv.ts';

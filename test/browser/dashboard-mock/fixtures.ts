@@ -215,6 +215,71 @@ export function goalReport(): Schemas['GoalReport'] {
   };
 }
 
+/** The Conversions screen's answer: the last 30 days, three currencies, every kind of rate. */
+export function conversionsView(): Schemas['DashboardConversions'] {
+  const today = new Date().toISOString().slice(0, 10);
+  const dayOf = (offset: number) => new Date(Date.parse(`${today}T00:00:00Z`) + offset * 86_400_000).toISOString().slice(0, 10);
+  const series = Array.from({ length: 30 }, (_, i) => {
+    const conversions = Math.round(18 + 9 * Math.sin(i / 2.5) + (i % 7 === 4 ? 14 : 0));
+    return {
+      day: dayOf(i - 29),
+      conversions,
+      value: [
+        { currency: 'EUR', valueMinor: conversions * 4_250, conversions: Math.round(conversions * 0.6) },
+        ...(i % 3 === 0 ? [{ currency: 'USD', valueMinor: 12_900, conversions: 1 }] : []),
+      ],
+    };
+  });
+  const sum = (pick: (d: (typeof series)[number]) => number) => series.reduce((n, d) => n + pick(d), 0);
+  const total = sum((d) => d.conversions);
+  const eur = { currency: 'EUR', valueMinor: sum((d) => d.value[0].valueMinor), conversions: sum((d) => d.value[0].conversions) };
+  const usd = { currency: 'USD', valueMinor: sum((d) => d.value[1]?.valueMinor ?? 0), conversions: sum((d) => d.value[1]?.conversions ?? 0) };
+  const rate = (conversions: number, clicks: number) => ({ supported: true, conversions, clicks, rate: conversions / clicks });
+  return {
+    data: {
+      windowFrom: `${dayOf(-29)}T00:00:00.000Z`,
+      windowTo: `${dayOf(1)}T00:00:00.000Z`,
+      total,
+      attributedConversions: total - 61,
+      unattributedConversions: 61,
+      byEventType: [
+        { eventType: 'purchase', label: 'Purchase', conversions: 301 },
+        { eventType: 'signup', label: 'Sign-up', conversions: 166 },
+        { eventType: 'custom', label: 'demo-booked', conversions: 74 },
+        { eventType: 'lead', label: 'Lead', conversions: total - 301 - 166 - 74 },
+      ],
+      byLink: [
+        { id: 'lnk_0', conversions: 288, value: [{ ...eur, valueMinor: 1_224_000, conversions: 170 }, { ...usd, valueMinor: 38_700, conversions: 3 }], rate: rate(288, 9_412) },
+        { id: 'lnk_1', conversions: 140, value: [{ ...eur, valueMinor: 595_000, conversions: 81 }], rate: rate(140, 2_210) },
+        { id: 'lnk_3', conversions: 47, value: [], rate: { supported: false, conversions: 47, clicks: 0, rate: null, reason: 'no_clicks_in_window' } },
+        { id: 'lnk_gone', conversions: total - 61 - 288 - 140 - 47, value: [], rate: rate(total - 61 - 288 - 140 - 47, 812) },
+      ],
+      byCampaign: [
+        { id: 'cmp_spring', conversions: 212, value: [{ ...eur, valueMinor: 901_000, conversions: 130 }] },
+        { id: 'cmp_webinar', conversions: 74, value: [] },
+      ],
+      byQr: [{ id: 'qr_poster', conversions: 39, value: [{ ...eur, valueMinor: 165_750, conversions: 22 }], rate: rate(39, 610) }],
+      value: [eur, usd],
+      rate: rate(total - 61, 13_044),
+      unavailable: false,
+    },
+    series,
+    names: {
+      links: [
+        { id: 'lnk_0', slug: 'launch', shortUrl: 'https://sho.rt/launch', title: 'Acme launch page', deleted: false },
+        { id: 'lnk_1', slug: 'spring-sale', shortUrl: 'https://sho.rt/spring-sale', title: 'Acme spring sale', deleted: false },
+        { id: 'lnk_3', slug: 'careers', shortUrl: 'https://go.acme.example/careers', title: null, deleted: false },
+        { id: 'lnk_gone', slug: 'old-offer', shortUrl: 'https://sho.rt/old-offer', title: 'Summer offer 2025', deleted: true },
+      ],
+      campaigns: [
+        { id: 'cmp_spring', name: 'Spring sale 2026' },
+        { id: 'cmp_webinar', name: 'Webinar series' },
+      ],
+      qrCodes: [{ id: 'qr_poster', linkId: 'lnk_0', slug: 'launch', shortUrl: 'https://sho.rt/launch', deleted: false }],
+    },
+  };
+}
+
 /**
  * Realistic answers for every read of a workspace's screens (Prism's are valid but random),
  * for screenshots worth looking at. Writes still go to Prism.
@@ -231,6 +296,7 @@ export async function realisticReads(page: Page, role: Role = 'OWNER'): Promise<
     [/\/workspaces\/[^/]+\/keys$/, () => keyList()],
     [/\/workspaces\/[^/]+\/members$/, () => memberList()],
     [/\/workspaces\/[^/]+\/campaigns$/, () => campaignList()],
+    [/\/workspaces\/[^/]+\/conversions$/, () => conversionsView()],
     [/\/workspaces\/[^/]+\/goals$/, () => goalList()],
     [/\/workspaces\/[^/]+\/goals\/[^/]+\/report$/, () => goalReport()],
   ];

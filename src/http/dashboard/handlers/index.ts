@@ -4,9 +4,11 @@ import { linkOperations } from '../../link-operations.ts';
 import type { Services } from '../../services.ts';
 import type { DashboardHandlers } from '../types.ts';
 import { accountHandlers } from './account.ts';
+import { conversionHandlers } from './conversions.ts';
 import { goalHandlers } from './goals.ts';
 import { linkHandlers } from './links.ts';
 import { settingsHandlers } from './settings.ts';
+import { webhookDashboardHandlers } from './webhooks.ts';
 
 export function dashboardHandlers(services: Services, operations: LinkOperations = linkOperations(services)): DashboardHandlers {
   return {
@@ -14,5 +16,7 @@ export function dashboardHandlers(services: Services, operations: LinkOperations
     ...linkHandlers(services, operations),
     ...settingsHandlers(services),
     ...goalHandlers(services),
+    ...conversionHandlers(services),
+    ...webhookDashboardHandlers(services),
   };
 }

@@ -13,11 +13,12 @@ import type { Goal, GoalReport } from '../../api/types.ts';
 import { FormAlert, LoadError, Loading, StatusNotice } from '../../components/feedback.tsx';
 import { SelectField } from '../../components/fields.tsx';
 import { PageHeader } from '../../components/page.tsx';
+import { money, RATE_REASONS, typeLabel } from '../../lib/conversions.ts';
 import { formatDateTime } from '../../lib/dates.ts';
 import { formatCount } from '../../lib/format.ts';
 import { wsPath } from '../links/paths.ts';
-import { GoalForm, typeLabel } from './goal-form.tsx';
-import { money, scopeText, statusBadge } from './goals.tsx';
+import { GoalForm } from './goal-form.tsx';
+import { scopeText, statusBadge } from './goals.tsx';
 
 const WINDOWS = [
   { value: '7', label: 'Last 7 days' },
@@ -25,12 +26,6 @@ const WINDOWS = [
   { value: '90', label: 'Last 90 days' },
   { value: '400', label: 'Last 400 days' },
 ] as const;
-
-const RATE_REASONS: Record<string, string> = {
-  beyond_click_retention: 'The window starts more than 90 days ago; clicks are kept 90 days, so they cannot be counted for all of it.',
-  no_clicks_in_window: 'No click was counted in the window, so there is nothing to divide by.',
-  clicks_unavailable: 'Clicks cannot be read right now; try again in a moment.',
-};
 
 function Progress({ label, current, target, ratio, reached }: { label: string; current: string; target: string; ratio: number; reached: boolean }) {
   const percent = Math.round(Math.min(ratio, 1) * 100);
@@ -114,7 +109,7 @@ function Report({ report }: { report: GoalReport }) {
           {d.unattributedIncluded ? (
             <li>This goal measures every conversion of its type, {formatCount(d.unattributedConversions)} of them without a link, campaign or QR code.</li>
           ) : null}
-          {!rate.supported && rate.reason ? <li>Conversion rate: {RATE_REASONS[rate.reason] ?? rate.reason}</li> : null}
+          {!rate.supported && rate.reason ? <li>Conversion rate: {RATE_REASONS[rate.reason]}</li> : null}
           <li>
             Reports are comparable only when their definition version agrees: a change of what the goal counts (type, custom name, what it measures, its
             window) counts past conversions again and raises the version.

@@ -11,17 +11,8 @@ import { SubmitButton } from '../../components/buttons.tsx';
 import { FormAlert } from '../../components/feedback.tsx';
 import { SelectField, TextField } from '../../components/fields.tsx';
 import { useFormErrors } from '../../components/form-errors.ts';
+import { EVENT_TYPES, fractionDigits } from '../../lib/conversions.ts';
 import { isoToLocalInput, localInputToIso } from '../../lib/dates.ts';
-
-export const EVENT_TYPES: Array<{ value: EventType; label: string }> = [
-  { value: 'signup', label: 'Sign-up' },
-  { value: 'lead', label: 'Lead' },
-  { value: 'purchase', label: 'Purchase' },
-  { value: 'booking', label: 'Booking' },
-  { value: 'download', label: 'Download' },
-  { value: 'custom', label: 'Custom event' },
-];
-export const typeLabel = (t: EventType) => EVENT_TYPES.find((e) => e.value === t)?.label ?? t;
 
 type Field = 'name' | 'type' | 'customName' | 'scope' | 'scopeId' | 'targetCount' | 'targetValue' | 'targetCurrency' | 'windowStart' | 'windowEnd';
 const FIELDS: Record<string, Field> = {
@@ -57,15 +48,6 @@ function initial(goal?: Goal): State {
     windowStart: isoToLocalInput(goal?.windowStart),
     windowEnd: isoToLocalInput(goal?.windowEnd),
   };
-}
-
-/** Digits after the point of a currency's amounts (2 for EUR, 0 for JPY). */
-export function fractionDigits(currency: string | null | undefined): number {
-  try {
-    return new Intl.NumberFormat('en', { style: 'currency', currency: currency || 'EUR' }).resolvedOptions().maximumFractionDigits ?? 2;
-  } catch {
-    return 2;
-  }
 }
 
 /** The value typed ("1,250.50") in minor units of `currency`. */

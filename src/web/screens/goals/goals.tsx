@@ -11,9 +11,10 @@ import { can, useMembership } from '../../api/session.ts';
 import type { Goal } from '../../api/types.ts';
 import { EmptyState, LoadError, Loading, StatusNotice } from '../../components/feedback.tsx';
 import { PageHeader } from '../../components/page.tsx';
+import { money, typeLabel } from '../../lib/conversions.ts';
 import { formatCount, planName } from '../../lib/format.ts';
 import { wsPath } from '../links/paths.ts';
-import { fractionDigits, GoalForm, typeLabel } from './goal-form.tsx';
+import { GoalForm } from './goal-form.tsx';
 
 const STATUSES = [
   { value: '', label: 'All' },
@@ -23,15 +24,6 @@ const STATUSES = [
 ] as const;
 
 export const goalPath = (ws: string, id: string) => wsPath(ws, `/goals/${encodeURIComponent(id)}`);
-
-export function money(minor: number, currency: string): string {
-  const digits = fractionDigits(currency);
-  try {
-    return new Intl.NumberFormat(undefined, { style: 'currency', currency }).format(minor / 10 ** digits);
-  } catch {
-    return `${(minor / 10 ** digits).toFixed(digits)} ${currency}`;
-  }
-}
 
 export function scopeText(g: Goal): string {
   if (g.linkId) return `Link ${g.linkId}`;

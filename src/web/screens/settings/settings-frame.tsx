@@ -11,6 +11,7 @@ const SECTIONS = [
   { path: '/settings/domains', label: 'Domains' },
   { path: '/settings/tags', label: 'Tags' },
   { path: '/settings/campaigns', label: 'Campaigns' },
+  { path: '/settings/webhooks', label: 'Webhooks' },
 ];
 
 export function SettingsFrame({ workspaceId, title, children, actions }: { workspaceId: string; title: string; children: ReactNode; actions?: ReactNode }) {

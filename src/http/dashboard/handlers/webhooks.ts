@@ -1,0 +1,208 @@
+// Settings › Webhooks in the dashboard (openapi/dashboard.yaml, Webhooks): both variants'
+// subscriptions made and changed with the rules of their public endpoints, the event catalogue,
+// "Send test event", the delivery log with its attempts, and the actions of `shortlink webhook`
+// (src/webhooks/operator.ts) scoped to the path's workspace.
+import * as outbox from '../../../db/repos/webhook-deliveries.ts';
+import * as subscriptions from '../../../db/repos/subscriptions.ts';
+import { planHasApi } from '../../../domain/access.ts';
+import { conflict, forbidden, invalid, notFound } from '../../../domain/errors.ts';
+import { newId } from '../../../domain/ids.ts';
+import { eventCatalog, type Variant } from '../../../webhooks/catalog.ts';
+import * as operator from '../../../webhooks/operator.ts';
+import { sealSecret } from '../../../webhooks/secrets.ts';
+import { subscriptionView } from '../../../webhooks/subscription-view.ts';
+import { sendTestEvent } from '../../../webhooks/test-events.ts';
+import { attemptLog } from '../../../webhooks/delivery-log.ts';
+import { checkEventNames } from '../../event-names.ts';
+import { checkUrl, generateSecret } from '../../handlers/webhooks.ts';
+import type { Services } from '../../services.ts';
+import type { DashboardContext, DashboardHandlers, DashboardResult } from '../types.ts';
+
+type WebhookOperation =
+  | 'listDashboardWebhookSubscriptions'
+  | 'createDashboardWebhookSubscription'
+  | 'updateDashboardWebhookSubscription'
+  | 'deleteDashboardWebhookSubscription'
+  | 'enableDashboardWebhookSubscription'
+  | 'sendDashboardWebhookTest'
+  | 'replayDashboardWebhookFailedSince'
+  | 'getDashboardWebhookCatalog'
+  | 'listDashboardWebhookDeliveries'
+  | 'getDashboardWebhookDelivery'
+  | 'replayDashboardWebhookDelivery'
+  | 'resolveDashboardWebhookDelivery';
+
+const DEFAULT_LOG_PAGE = 50;
+
+export function webhookDashboardHandlers(services: Services): Pick<DashboardHandlers, WebhookOperation> {
+  const { knex } = services.db;
+  const { config } = services;
+
+  /** The workspace, when its plan has webhooks. */
+  function webhooksOf(ctx: DashboardContext) {
+    const w = ctx.workspace!;
+    if (!planHasApi(w.plan)) throw forbidden(`The ${w.plan} plan does not include webhooks; webhooks need the Growth plan or above`);
+    return w;
+  }
+
+  const view = async (workspaceId: string, id: string) => subscriptionView(await operator.subscription(knex, id, workspaceId));
+
+  return {
+    async listDashboardWebhookSubscriptions(_request, ctx): Promise<DashboardResult<'listDashboardWebhookSubscriptions'>> {
+      const w = webhooksOf(ctx);
+      const rows = [...(await subscriptions.listSubscriptions(knex, 'A', w.id)), ...(await subscriptions.listSubscriptions(knex, 'B', w.id))].sort(
+        (a, b) => Number(b.created_at) - Number(a.created_at) || (a.id < b.id ? 1 : -1),
+      );
+      return { status: 200, body: { data: rows.map(subscriptionView) } };
+    },
+
+    async createDashboardWebhookSubscription({ body }, ctx): Promise<DashboardResult<'createDashboardWebhookSubscription'>> {
+      const w = webhooksOf(ctx);
+      const variant = body.variant as Variant;
+      if (!config.webhookVariants.has(variant)) throw invalid(`Variant ${variant} webhooks are not offered by this deployment`, 'variant');
+      const url = checkUrl(body.url);
+      const events = checkEventNames(variant, body.events);
+      let secret: string;
+      if (variant === 'A') {
+        // The service generates Variant A's secret; the caller may not choose it.
+        if (body.secret !== undefined) throw invalid('secret is chosen by the service for Variant A; send it for Variant B only', 'secret');
+        secret = generateSecret();
+      } else {
+        if (typeof body.secret !== 'string' || [...body.secret].length < 16) throw invalid('secret must be at least 16 characters', 'secret');
+        secret = body.secret;
+      }
+      const now = Date.now();
+      const row: subscriptions.SubscriptionRow = {
+        id: newId('whk'),
+        workspace_id: w.id,
+        variant,
+        url,
+        events: JSON.stringify(events),
+        // Only the sealed form is stored; the clear secret never reaches the database or a log.
+        secret_encrypted: sealSecret(services.masterKey, secret),
+        enabled: true,
+        created_at: now,
+        updated_at: now,
+        deleted_at: null,
+      };
+      await services.queries.insertSubscription(row);
+      const data = await view(w.id, row.id);
+      return { status: 201, body: variant === 'A' ? { data, secret } : { data } };
+    },
+
+    async updateDashboardWebhookSubscription({ params, body }, ctx): Promise<DashboardResult<'updateDashboardWebhookSubscription'>> {
+      const w = webhooksOf(ctx);
+      const current = await operator.subscription(knex, params.subscriptionId, w.id);
+      if (current.variant !== 'A') {
+        throw conflict('Variant B subscriptions cannot be changed (their API has no update): delete it and make another, or re-enable it');
+      }
+      const patch: subscriptions.SubscriptionPatch = {};
+      if (body.url !== undefined) patch.url = checkUrl(body.url);
+      if (body.events !== undefined) patch.events = JSON.stringify(checkEventNames('A', body.events));
+      if (body.enabled !== undefined) patch.enabled = body.enabled;
+      // Turning a disabled subscription on clears what the endpoint health rule kept.
+      if (body.enabled === true && !current.enabled) Object.assign(patch, subscriptions.enabledAgain(Date.now()));
+      patch.updated_at = Date.now();
+      await services.queries.updateSubscriptionA(w.id, current.id, patch);
+      return { status: 200, body: { data: await view(w.id, current.id) } };
+    },
+
+    async deleteDashboardWebhookSubscription({ params }, ctx): Promise<DashboardResult<'deleteDashboardWebhookSubscription'>> {
+      const w = webhooksOf(ctx);
+      const current = await operator.subscription(knex, params.subscriptionId, w.id);
+      await subscriptions.removeSubscription(knex, current.variant, w.id, current.id, Date.now());
+      return { status: 204 };
+    },
+
+    async enableDashboardWebhookSubscription({ params }, ctx): Promise<DashboardResult<'enableDashboardWebhookSubscription'>> {
+      const w = webhooksOf(ctx);
+      await operator.reEnable(knex, params.subscriptionId, w.id);
+      return { status: 200, body: { data: await view(w.id, params.subscriptionId) } };
+    },
+
+    async sendDashboardWebhookTest({ params, body }, ctx): Promise<DashboardResult<'sendDashboardWebhookTest'>> {
+      const w = webhooksOf(ctx);
+      const sub = await operator.subscription(knex, params.subscriptionId, w.id);
+      const result = await sendTestEvent(
+        {
+          knex,
+          masterKey: services.masterKey,
+          allowPrivateNetworks: config.webhookAllowPrivateNetworks,
+          timeoutMs: config.webhookTimeoutMs,
+          extraCa: services.webhookCa,
+        },
+        sub,
+        body.event,
+      );
+      return { status: 200, body: { data: { deliveryId: result.deliveryId, status: result.status as 'DELIVERED' | 'FAILED', attempt: result.attempt } } };
+    },
+
+    async replayDashboardWebhookFailedSince({ params, body }, ctx): Promise<DashboardResult<'replayDashboardWebhookFailedSince'>> {
+      const w = webhooksOf(ctx);
+      const since = Date.parse(body.since);
+      if (!Number.isFinite(since)) throw invalid('since must be an ISO 8601 date-time', 'since');
+      const { replayed } = await operator.replaySince(knex, params.subscriptionId, since, w.id);
+      return { status: 200, body: { data: { replayed } } };
+    },
+
+    async getDashboardWebhookCatalog(_request, ctx): Promise<DashboardResult<'getDashboardWebhookCatalog'>> {
+      webhooksOf(ctx);
+      const variants = (['A', 'B'] as const).filter((v) => config.webhookVariants.has(v));
+      return {
+        status: 200,
+        body: {
+          data: variants.map((variant) => {
+            const catalog = eventCatalog(variant);
+            return {
+              variant,
+              events: catalog.events.map((e) => ({ name: e.name, description: e.description, payload: e.payload, example: e.example })),
+              retired: catalog.retired.map((r) => ({ name: r.name })),
+            };
+          }),
+        },
+      };
+    },
+
+    async listDashboardWebhookDeliveries({ query }, ctx): Promise<DashboardResult<'listDashboardWebhookDeliveries'>> {
+      const w = webhooksOf(ctx);
+      const limit = query.limit ?? DEFAULT_LOG_PAGE;
+      let before: { createdAt: number; seq: number } | undefined;
+      if (query.before !== undefined) {
+        const found = await outbox.findDelivery(knex, query.before);
+        if (!found || found.workspaceId !== w.id) throw invalid('before must be the next of a previous page', 'before');
+        before = (await outbox.deliveryCursor(knex, query.before))!;
+      }
+      if (query.subscriptionId !== undefined) await operator.subscription(knex, query.subscriptionId, w.id);
+      const rows = await outbox.listDeliveries(knex, {
+        workspaceId: w.id,
+        subscriptionId: query.subscriptionId,
+        eventType: query.event,
+        status: query.status,
+        before,
+        limit: limit + 1,
+      });
+      const page = rows.slice(0, limit);
+      return { status: 200, body: { data: page, next: rows.length > limit ? page[page.length - 1].id : null } };
+    },
+
+    async getDashboardWebhookDelivery({ params }, ctx): Promise<DashboardResult<'getDashboardWebhookDelivery'>> {
+      const w = webhooksOf(ctx);
+      const found = await outbox.findDelivery(knex, params.deliveryId);
+      const summary = found && found.workspaceId === w.id ? await outbox.deliverySummary(knex, found.id) : null;
+      if (!summary) throw notFound(`delivery ${params.deliveryId} not found`);
+      return { status: 200, body: { data: summary, attempts: await attemptLog(knex, summary.id) } };
+    },
+
+    async replayDashboardWebhookDelivery({ params }, ctx): Promise<DashboardResult<'replayDashboardWebhookDelivery'>> {
+      const w = webhooksOf(ctx);
+      const { id, status } = await operator.replay(knex, params.deliveryId, w.id);
+      return { status: 200, body: { data: { id, status: status as 'PENDING' } } };
+    },
+
+    async resolveDashboardWebhookDelivery({ params, body }, ctx): Promise<DashboardResult<'resolveDashboardWebhookDelivery'>> {
+      const w = webhooksOf(ctx);
+      const { id, status } = await operator.resolve(knex, params.deliveryId, body.outcome, w.id);
+      return { status: 200, body: { data: { id, status: status as 'DELIVERED' | 'FAILED' } } };
+    },
+  };
+}

@@ -1,0 +1,136 @@
+// The window and every filter of GET /api/v1/conversions. A choice from a list applies at once;
+// typed ones (days, a custom name, ids) apply with Apply. The API's refusals show under the
+// field they name.
+import { useEffect, useState, type FormEvent } from 'react';
+import type { Campaign, ConversionNames } from '../../api/types.ts';
+import { SelectField, TextField } from '../../components/fields.tsx';
+import { EVENT_TYPES } from '../../lib/conversions.ts';
+import { isDay } from '../../lib/dates.ts';
+import { linkName, qrName } from './names.ts';
+import { hasFilters, MAX_DAYS, paramsOf, PRESETS, presetDays, type ConversionView, type Preset } from './view.ts';
+
+export type FieldErrors = Partial<Record<'from' | 'to' | 'eventType' | 'customName' | 'linkId' | 'campaignId' | 'qrCodeId', string>>;
+
+export function ConversionFilters(props: {
+  view: ConversionView;
+  today: string;
+  campaigns: Campaign[] | undefined;
+  /** Names of the filters' ids, from the last answer. */
+  names: ConversionNames | undefined;
+  errors: FieldErrors;
+  apply: (view: ConversionView) => void;
+}) {
+  const { view, today, campaigns, names, apply } = props;
+  const [draft, setDraft] = useState(view);
+  const [problems, setProblems] = useState<FieldErrors>({});
+  // The address changed (Only this, Back): the form shows the view it holds.
+  const shown = JSON.stringify(paramsOf(view));
+  useEffect(() => {
+    setDraft(view);
+    setProblems({});
+  }, [shown]);
+  const errors = { ...props.errors, ...problems };
+  const set = <K extends keyof ConversionView>(key: K, value: ConversionView[K]) => setDraft((d) => ({ ...d, [key]: value }));
+
+  /** Applies the draft with one change (a list's choice), or as it is (Apply). */
+  const applyDraft = (change: Partial<ConversionView> = {}) => {
+    const next = { ...draft, ...change };
+    const local: FieldErrors = {};
+    if (next.window === 'custom') {
+      if (!isDay(next.from)) local.from = 'Enter the first day.';
+      if (!isDay(next.to)) local.to = 'Enter the last day.';
+    }
+    setDraft(next);
+    setProblems(local);
+    if (Object.keys(local).length === 0) apply(next);
+  };
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    applyDraft();
+  };
+
+  // The filtered link or QR code by its short URL, once the answer names it (an id of no object of
+  // this workspace counts nothing, as in the API: say why).
+  const linkHint = view.linkId && names ? (names.links.some((l) => l.id === view.linkId) ? linkName(names, view.linkId).shown : 'No link of this workspace has this id.') : undefined;
+  const qrHint = view.qrCodeId && names ? (names.qrCodes.some((q) => q.id === view.qrCodeId) ? qrName(names, view.qrCodeId).shown : 'No QR code of this workspace has this id.') : undefined;
+  const knownCampaign = !draft.campaignId || campaigns?.some((c) => c.id === draft.campaignId);
+
+  return (
+    <form className="panel conversion-filters" onSubmit={submit} noValidate aria-label="Conversion filters">
+      <div className="filters-grid">
+        <SelectField
+          label="Window"
+          value={draft.window}
+          onChange={(e) => {
+            const window = e.target.value as Preset;
+            // Custom days start as the days on screen.
+            const days = draft.window === 'custom' ? { from: draft.from, to: draft.to } : presetDays(draft.window, today);
+            applyDraft(window === 'custom' ? { window, ...days } : { window });
+          }}
+        >
+          {PRESETS.map((p) => (
+            <option key={p.value} value={p.value}>
+              {p.label}
+            </option>
+          ))}
+        </SelectField>
+        {draft.window === 'custom' ? (
+          <>
+            <TextField label="From" type="date" value={draft.from} max={today} onChange={(e) => set('from', e.target.value)} error={errors.from} />
+            <TextField label="To" type="date" value={draft.to} onChange={(e) => set('to', e.target.value)} error={errors.to} hint={`UTC days, both counted; at most ${MAX_DAYS}.`} />
+          </>
+        ) : null}
+        <SelectField
+          label="Event type"
+          value={draft.eventType}
+          error={errors.eventType}
+          onChange={(e) => applyDraft({ eventType: e.target.value as ConversionView['eventType'], customName: e.target.value === 'custom' ? draft.customName : '' })}
+        >
+          <option value="">Every type</option>
+          {EVENT_TYPES.map((t) => (
+            <option key={t.value} value={t.value}>
+              {t.label}
+            </option>
+          ))}
+        </SelectField>
+        {draft.eventType === 'custom' ? (
+          <TextField
+            label="Custom event name"
+            value={draft.customName}
+            maxLength={40}
+            onChange={(e) => set('customName', e.target.value)}
+            error={errors.customName}
+            hint="Empty for every custom event."
+            spellCheck={false}
+          />
+        ) : null}
+        <SelectField label="Campaign" value={draft.campaignId} error={errors.campaignId} onChange={(e) => applyDraft({ campaignId: e.target.value })}>
+          <option value="">Every campaign</option>
+          {!knownCampaign ? <option value={draft.campaignId}>{draft.campaignId}</option> : null}
+          {(campaigns ?? []).map((c) => (
+            <option key={c.id} value={c.id}>
+              {c.name}
+            </option>
+          ))}
+        </SelectField>
+        <TextField label="Link id" value={draft.linkId} onChange={(e) => set('linkId', e.target.value)} error={errors.linkId} hint={linkHint} spellCheck={false} placeholder="lnk_…" />
+        <TextField label="QR code id" value={draft.qrCodeId} onChange={(e) => set('qrCodeId', e.target.value)} error={errors.qrCodeId} hint={qrHint} spellCheck={false} placeholder="qr_…" />
+      </div>
+      <div className="button-row filters-actions">
+        <button type="submit" className="button button-primary">
+          Apply
+        </button>
+        {hasFilters(view) ? (
+          <button
+            type="button"
+            className="button"
+            onClick={() => applyDraft({ eventType: '', customName: '', linkId: '', campaignId: '', qrCodeId: '' })}
+          >
+            Clear filters
+          </button>
+        ) : null}
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,369 @@
+// The figures of one conversion summary: totals, value per currency and the rate (its reason in
+// words when it is undefined), what `unavailable` means when it is set, conversions per day
+// (chart, table, CSV) and the breakdowns by event type, link, campaign and QR code.
+import { useState, type ReactNode } from 'react';
+import type { DashboardConversions, Rate, ValueEntry } from '../../api/types.ts';
+import { formatRate, money, RATE_REASONS, RATE_REASONS_SHORT, typeLabel, type RateReason } from '../../lib/conversions.ts';
+import { formatDay } from '../../lib/dates.ts';
+import { downloadText } from '../../lib/download.ts';
+import { formatCount, plural } from '../../lib/format.ts';
+import { ConversionsChart } from './conversions-chart.tsx';
+import { conversionsCsv } from './conversions-csv.ts';
+import { campaignName, linkName, qrName, type Named } from './names.ts';
+import type { FilterName } from './view.ts';
+
+/** Rows a breakdown shows before "Show all". */
+const FOLDED_ROWS = 10;
+
+function Amounts({ value }: { value: ValueEntry[] }) {
+  if (value.length === 0) return <span className="muted">—</span>;
+  return (
+    <ul className="amounts">
+      {value.map((v) => (
+        <li key={v.currency}>{money(v.valueMinor, v.currency)}</li>
+      ))}
+    </ul>
+  );
+}
+
+function RateCell({ rate }: { rate: Rate }) {
+  if (rate.supported && rate.rate !== null) return <>{formatRate(rate.rate)}</>;
+  return (
+    <span className="rate-missing">
+      Not available{rate.reason ? <span className="rate-why"> {RATE_REASONS_SHORT[rate.reason]}</span> : null}
+    </span>
+  );
+}
+
+/** The reasons of the undefined rates in a table, each as a sentence, under it. */
+function RateNotes({ rates, what }: { rates: Rate[]; what: string }) {
+  const reasons = [...new Set(rates.filter((r) => !r.supported && r.reason).map((r) => r.reason as RateReason))];
+  if (reasons.length === 0) return null;
+  return (
+    <div className="rate-notes">
+      <p>Why some {what} rates are not available:</p>
+      <ul className="flag-list">
+        {reasons.map((r) => (
+          <li key={r}>
+            <strong>{RATE_REASONS_SHORT[r][0].toUpperCase() + RATE_REASONS_SHORT[r].slice(1)}.</strong> {RATE_REASONS[r]}
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+/** `only`: narrows the view to this row's object (`noun` names it for a screen reader: "Only this link: …"). */
+function NameCell({ named, only, noun }: { named: Named; only?: () => void; noun?: string }) {
+  return (
+    <div className="name-cell">
+      <span className={named.known ? 'link-name' : 'link-name mono'}>{named.shown}</span>
+      {named.deleted ? <span className="badge badge-off">Deleted</span> : null}
+      {named.title ? <span className="muted name-title">{named.title}</span> : null}
+      {only ? (
+        <button type="button" className="button button-small button-quiet only-button" onClick={only}>
+          Only this<span className="visually-hidden"> {noun}: {named.shown}</span>
+        </button>
+      ) : null}
+    </div>
+  );
+}
+
+interface Column<Row> {
+  head: string;
+  num?: boolean;
+  cell: (row: Row) => ReactNode;
+}
+
+function Breakdown<Row extends { conversions: number }>(props: {
+  id: string;
+  title: string;
+  empty: string;
+  rows: Row[];
+  rowKey: (row: Row) => string;
+  name: (row: Row) => ReactNode;
+  nameHead: string;
+  columns: Column<Row>[];
+  notes?: ReactNode;
+  noun: string;
+  /** A wide table: the whole row of the grid, and one card per row on a phone. */
+  wide?: boolean;
+}) {
+  const [all, setAll] = useState(false);
+  const rows = all ? props.rows : props.rows.slice(0, FOLDED_ROWS);
+  return (
+    <div className={`panel breakdown-panel${props.wide ? ' breakdown-wide' : ''}`}>
+      <h3 id={`${props.id}-heading`}>{props.title}</h3>
+      {props.rows.length === 0 ? (
+        <p className="muted">{props.empty}</p>
+      ) : (
+        <>
+          <div className="table-scroll" role="region" aria-labelledby={`${props.id}-heading`} tabIndex={0}>
+            <table className={`table table-compact${props.wide ? ' breakdown-cards' : ''}`}>
+              <thead>
+                <tr>
+                  <th scope="col">{props.nameHead}</th>
+                  {props.columns.map((c) => (
+                    <th key={c.head} scope="col" className={c.num ? 'num' : undefined}>
+                      {c.head}
+                    </th>
+                  ))}
+                </tr>
+              </thead>
+              <tbody>
+                {rows.map((row) => (
+                  <tr key={props.rowKey(row)}>
+                    <th scope="row" className="cell-name">
+                      {props.name(row)}
+                    </th>
+                    {props.columns.map((c) => (
+                      <td key={c.head} className={c.num ? 'num' : undefined} data-label={c.head}>
+                        {c.cell(row)}
+                      </td>
+                    ))}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          {props.rows.length > FOLDED_ROWS ? (
+            <button type="button" className="button button-small show-all" aria-expanded={all} onClick={() => setAll((a) => !a)}>
+              {all ? `Show the first ${FOLDED_ROWS}` : `Show all ${formatCount(props.rows.length)} ${props.noun}`}
+            </button>
+          ) : null}
+          {props.notes}
+        </>
+      )}
+    </div>
+  );
+}
+
+/**
+ * `only` narrows the view to one link, campaign or QR code of a breakdown; `byScans`: the view is
+ * narrowed to one QR code, so the overall rate counts its scans.
+ */
+export function ConversionsReport(props: {
+  answer: DashboardConversions;
+  busy: boolean;
+  byScans: boolean;
+  /** The view's filters, so a row already filtered to offers no "Only this". */
+  filters: Record<FilterName, string>;
+  only: (filter: FilterName, id: string) => void;
+}) {
+  const { answer, busy, byScans, filters } = props;
+  const only = (filter: FilterName, id: string) => (filters[filter] === id ? undefined : () => props.only(filter, id));
+  const { data, series, names } = answer;
+  const first = series[0]?.day;
+  const last = series[series.length - 1]?.day;
+  const span = first && last ? (first === last ? formatDay(first) : `${formatDay(first)} – ${formatDay(last)}`) : 'an empty window';
+  const busiest = series.reduce<(typeof series)[number] | null>((best, d) => (!best || d.conversions > best.conversions ? d : best), null);
+  // Worded without "from", "to" or "total": the window's From and To inputs are found by label.
+  const summary =
+    `Chart of conversions per day, ${span}: ${plural(data.total, 'conversion')} in all` +
+    (busiest && busiest.conversions > 0 ? `; the busiest day was ${formatDay(busiest.day)} with ${plural(busiest.conversions, 'conversion')}.` : '.');
+  const currencies = [...new Set(series.flatMap((d) => d.value.map((v) => v.currency)))].sort();
+  const rate = data.rate;
+
+  const exportCsv = () => downloadText(`conversions-${first ?? 'empty'}-to-${last ?? 'empty'}.csv`, conversionsCsv(answer));
+  const typeTotal = data.byEventType.reduce((n, t) => n + t.conversions, 0);
+
+  return (
+    <div aria-busy={busy || undefined} className="conversions-report">
+      {data.unavailable ? (
+        <p className="notice notice-warning">
+          <strong>These counts are a floor.</strong> The window reaches back more than 400 days, past the time conversions are kept: older conversions have
+          been deleted, so there were at least as many as shown.
+        </p>
+      ) : null}
+
+      <dl className="stats stats-money">
+        <div className="stat">
+          <dt>Conversions</dt>
+          <dd>{formatCount(data.total)}</dd>
+        </div>
+        <div className="stat">
+          <dt>Attributed to a link</dt>
+          <dd>{formatCount(data.attributedConversions)}</dd>
+        </div>
+        <div className="stat">
+          <dt>Unattributed</dt>
+          <dd>{formatCount(data.unattributedConversions)}</dd>
+          <dd className="stat-note">Named no link: in the count, in no rate.</dd>
+        </div>
+        {data.value.map((v) => (
+          <div className="stat" key={v.currency}>
+            <dt>Value ({v.currency})</dt>
+            <dd>{money(v.valueMinor, v.currency)}</dd>
+            <dd className="stat-note">{plural(v.conversions, 'conversion')} with a value in {v.currency}</dd>
+          </div>
+        ))}
+        <div className="stat stat-rate">
+          <dt>Conversion rate</dt>
+          <dd>{rate.supported && rate.rate !== null ? formatRate(rate.rate) : 'Not available'}</dd>
+          <dd className="stat-note">
+            {rate.supported
+              ? `${plural(rate.conversions, 'attributed conversion')} per ${plural(rate.clicks, byScans ? 'scan' : 'click')}`
+              : rate.reason
+                ? RATE_REASONS[rate.reason]
+                : null}
+          </dd>
+        </div>
+      </dl>
+      {data.value.length > 1 ? <p className="fine-print stats-after">Values are per currency and never added across currencies.</p> : null}
+
+      <section className="panel" aria-labelledby="per-day-heading">
+        <div className="panel-header">
+          <div>
+            <h2 id="per-day-heading">Conversions per day</h2>
+            <p className="muted">{span} (UTC days)</p>
+          </div>
+          <button type="button" className="button button-small" onClick={exportCsv}>
+            Export CSV
+          </button>
+        </div>
+        {series.length ? <ConversionsChart series={series} summary={summary} /> : <p className="muted">The window is empty: it starts where it ends.</p>}
+        <details className="numbers">
+          <summary>Show the numbers</summary>
+          <div className="table-wrap table-wrap-tall" role="region" aria-label="Conversions per day, as numbers" tabIndex={0}>
+            <table className="table table-compact">
+              <caption>Conversions per day</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Day</th>
+                  <th scope="col" className="num">
+                    Conversions
+                  </th>
+                  {currencies.map((c) => (
+                    <th scope="col" className="num" key={c}>
+                      Value ({c})
+                    </th>
+                  ))}
+                </tr>
+              </thead>
+              <tbody>
+                {series.map((d) => (
+                  <tr key={d.day}>
+                    <th scope="row">{formatDay(d.day)}</th>
+                    <td className="num">{formatCount(d.conversions)}</td>
+                    {currencies.map((c) => {
+                      const v = d.value.find((x) => x.currency === c);
+                      return (
+                        <td className="num" key={c}>
+                          {v ? money(v.valueMinor, c) : '—'}
+                        </td>
+                      );
+                    })}
+                  </tr>
+                ))}
+              </tbody>
+              <tfoot>
+                <tr>
+                  <th scope="row">All days</th>
+                  <td className="num">{formatCount(data.total)}</td>
+                  {currencies.map((c) => {
+                    const v = data.value.find((x) => x.currency === c);
+                    return (
+                      <td className="num" key={c}>
+                        {v ? money(v.valueMinor, c) : '—'}
+                      </td>
+                    );
+                  })}
+                </tr>
+              </tfoot>
+            </table>
+          </div>
+        </details>
+        <p className="fine-print">
+          The first and last day count only their part inside the window. A rate divides the conversions attributed to links by the clicks over the same
+          window: two counts of one period, not people followed from a click to a conversion, so it can pass 100%.
+        </p>
+      </section>
+
+      <section className="section" aria-labelledby="breakdowns-heading">
+        <h2 id="breakdowns-heading">Breakdowns</h2>
+        <div className="conversion-breakdowns">
+          <Breakdown
+            id="by-type"
+            title="By event type"
+            noun="event types"
+            empty="No conversions in this window."
+            rows={data.byEventType}
+            rowKey={(t) => `${t.eventType}:${t.label}`}
+            nameHead="Event"
+            name={(t) => (t.eventType === 'custom' ? <>{t.label} <span className="muted">(custom)</span></> : typeLabel(t.eventType))}
+            columns={[
+              { head: 'Conversions', num: true, cell: (t) => formatCount(t.conversions) },
+              {
+                head: 'Share',
+                cell: (t) => {
+                  const share = typeTotal ? (t.conversions / typeTotal) * 100 : 0;
+                  return (
+                    <span className="nowrap">
+                      <span className="bar" aria-hidden="true">
+                        <span className="bar-fill" style={{ width: `${Math.max(share, 1)}%` }} />
+                      </span>
+                      <span className="bar-label">{share < 1 && share > 0 ? '<1' : Math.round(share)}%</span>
+                    </span>
+                  );
+                },
+              },
+            ]}
+          />
+          <Breakdown
+            id="by-campaign"
+            title="By campaign"
+            noun="campaigns"
+            empty="No conversion in this window named a campaign."
+            rows={data.byCampaign}
+            rowKey={(c) => c.id}
+            nameHead="Campaign"
+            name={(c) => {
+              const name = campaignName(names, c.id);
+              return <NameCell named={{ text: name, shown: name, title: null, deleted: false, known: name !== c.id }} noun="campaign" only={only('campaignId', c.id)} />;
+            }}
+            columns={[
+              { head: 'Conversions', num: true, cell: (c) => formatCount(c.conversions) },
+              { head: 'Value', num: true, cell: (c) => <Amounts value={c.value} /> },
+            ]}
+          />
+          <Breakdown
+            id="by-link"
+            wide
+            title="By link"
+            noun="links"
+            empty="No conversion in this window named a link."
+            rows={data.byLink}
+            rowKey={(l) => l.id}
+            nameHead="Link"
+            name={(l) => <NameCell named={linkName(names, l.id)} noun="link" only={only('linkId', l.id)} />}
+            columns={[
+              { head: 'Conversions', num: true, cell: (l) => formatCount(l.conversions) },
+              { head: 'Value', num: true, cell: (l) => <Amounts value={l.value} /> },
+              { head: 'Clicks', num: true, cell: (l) => formatCount(l.rate.clicks) },
+              { head: 'Rate', num: true, cell: (l) => <RateCell rate={l.rate} /> },
+            ]}
+            notes={<RateNotes rates={data.byLink.map((l) => l.rate)} what="link" />}
+          />
+          <Breakdown
+            id="by-qr"
+            wide
+            title="By QR code"
+            noun="QR codes"
+            empty="No conversion in this window named a QR code."
+            rows={data.byQr}
+            rowKey={(q) => q.id}
+            nameHead="QR code"
+            name={(q) => <NameCell named={qrName(names, q.id)} noun="QR code" only={only('qrCodeId', q.id)} />}
+            columns={[
+              { head: 'Conversions', num: true, cell: (q) => formatCount(q.conversions) },
+              { head: 'Value', num: true, cell: (q) => <Amounts value={q.value} /> },
+              { head: 'Scans', num: true, cell: (q) => formatCount(q.rate.clicks) },
+              { head: 'Rate', num: true, cell: (q) => <RateCell rate={q.rate} /> },
+            ]}
+            notes={<RateNotes rates={data.byQr.map((q) => q.rate)} what="QR code" />}
+          />
+        </div>
+      </section>
+    </div>
+  );
+}

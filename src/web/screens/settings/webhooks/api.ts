@@ -1,0 +1,56 @@
+// Settings › Webhooks: the dashboard API's webhook operations as the screen uses them, and their
+// query keys (every change invalidates the screen's subscriptions and log).
+import { api } from '../../../api/client.ts';
+import { unwrap } from '../../../api/errors.ts';
+import { queryClient } from '../../../api/query-client.ts';
+import type { components } from '../../../../../generated/dashboard.ts';
+
+type Schemas = components['schemas'];
+export type WebhookSubscription = Schemas['WebhookSubscription'];
+export type WebhookVariant = Schemas['WebhookVariant'];
+export type WebhookDelivery = Schemas['WebhookDelivery'];
+export type WebhookAttempt = Schemas['WebhookAttempt'];
+export type WebhookCatalog = Schemas['WebhookCatalog']['data'];
+export type DeliveryStatus = WebhookDelivery['status'];
+
+export const webhookKeys = {
+  all: (ws: string) => ['webhooks', ws] as const,
+  subscriptions: (ws: string) => ['webhooks', ws, 'subscriptions'] as const,
+  catalog: (ws: string) => ['webhooks', ws, 'catalog'] as const,
+  log: (ws: string, filter: string) => ['webhooks', ws, 'log', filter] as const,
+  delivery: (ws: string, id: string) => ['webhooks', ws, 'delivery', id] as const,
+};
+
+export const refreshWebhooks = (ws: string) => queryClient.invalidateQueries({ queryKey: webhookKeys.all(ws) });
+
+const path = (workspaceId: string) => ({ path: { workspaceId } });
+
+export const webhookApi = {
+  subscriptions: async (ws: string) => (await unwrap(api.GET('/workspaces/{workspaceId}/webhooks/subscriptions', { params: path(ws) }))).data,
+  catalog: async (ws: string) => (await unwrap(api.GET('/workspaces/{workspaceId}/webhooks/events', { params: path(ws) }))).data,
+  create: (ws: string, body: Schemas['WebhookSubscriptionCreate']) =>
+    unwrap(api.POST('/workspaces/{workspaceId}/webhooks/subscriptions', { params: path(ws), body })),
+  update: (ws: string, subscriptionId: string, body: Schemas['WebhookSubscriptionUpdate']) =>
+    unwrap(api.PATCH('/workspaces/{workspaceId}/webhooks/subscriptions/{subscriptionId}', { params: { path: { workspaceId: ws, subscriptionId } }, body })),
+  remove: (ws: string, subscriptionId: string) =>
+    unwrap(api.DELETE('/workspaces/{workspaceId}/webhooks/subscriptions/{subscriptionId}', { params: { path: { workspaceId: ws, subscriptionId } } })),
+  enable: (ws: string, subscriptionId: string) =>
+    unwrap(api.POST('/workspaces/{workspaceId}/webhooks/subscriptions/{subscriptionId}/enable', { params: { path: { workspaceId: ws, subscriptionId } } })),
+  test: (ws: string, subscriptionId: string, event: string) =>
+    unwrap(api.POST('/workspaces/{workspaceId}/webhooks/subscriptions/{subscriptionId}/test', { params: { path: { workspaceId: ws, subscriptionId } }, body: { event } })),
+  replaySince: (ws: string, subscriptionId: string, since: string) =>
+    unwrap(
+      api.POST('/workspaces/{workspaceId}/webhooks/subscriptions/{subscriptionId}/replay-failed', { params: { path: { workspaceId: ws, subscriptionId } }, body: { since } }),
+    ),
+  log: (ws: string, query: { status?: DeliveryStatus; event?: string; subscriptionId?: string; before?: string }) =>
+    unwrap(api.GET('/workspaces/{workspaceId}/webhooks/deliveries', { params: { path: { workspaceId: ws }, query } })),
+  delivery: (ws: string, deliveryId: string) =>
+    unwrap(api.GET('/workspaces/{workspaceId}/webhooks/deliveries/{deliveryId}', { params: { path: { workspaceId: ws, deliveryId } } })),
+  replay: (ws: string, deliveryId: string) =>
+    unwrap(api.POST('/workspaces/{workspaceId}/webhooks/deliveries/{deliveryId}/replay', { params: { path: { workspaceId: ws, deliveryId } } })),
+  resolve: (ws: string, deliveryId: string, outcome: 'DELIVERED' | 'FAILED') =>
+    unwrap(api.POST('/workspaces/{workspaceId}/webhooks/deliveries/{deliveryId}/resolve', { params: { path: { workspaceId: ws, deliveryId } }, body: { outcome } })),
+};
+
+/** A subscription as a person names it in a list. */
+export const subscriptionName = (s: Pick<WebhookSubscription, 'url' | 'variant'>) => `${s.url} (Variant ${s.variant})`;

@@ -1,0 +1,294 @@
+// Settings › Webhooks: the delivery log (newest first, filtered by status, event and
+// subscription), each delivery opening to its attempts with the request sent and the first 4 KiB
+// of each answer; "Replay" on a FAILED Variant B delivery, "Mark delivered" / "Mark failed" on an
+// UNKNOWN one; and the event catalogue with each event's payload schema and example.
+import { useInfiniteQuery, useMutation, useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { EmptyState, FormAlert, LoadError, Loading, StatusNotice } from '../../../components/feedback.tsx';
+import { SelectField } from '../../../components/fields.tsx';
+import { formatDateTime } from '../../../lib/dates.ts';
+import {
+  refreshWebhooks,
+  subscriptionName,
+  webhookApi,
+  webhookKeys,
+  type DeliveryStatus,
+  type WebhookAttempt,
+  type WebhookCatalog,
+  type WebhookDelivery,
+  type WebhookSubscription,
+} from './api.ts';
+
+const STATUSES: DeliveryStatus[] = ['PENDING', 'SENDING', 'DELIVERED', 'FAILED', 'UNKNOWN'];
+
+const statusTone: Record<DeliveryStatus, string> = {
+  PENDING: 'badge-neutral',
+  SENDING: 'badge-neutral',
+  DELIVERED: 'badge-ok',
+  FAILED: 'badge-error',
+  UNKNOWN: 'badge-off',
+};
+
+/** JSON text shown as it was sent, or pretty when it parses (the request body is one line). */
+function Code({ text, label }: { text: string; label: string }) {
+  let shown = text;
+  try {
+    shown = JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    // Not JSON: shown as it is.
+  }
+  return (
+    <pre className="code-block" tabIndex={0} aria-label={label}>
+      {shown === '' ? '(empty)' : shown}
+    </pre>
+  );
+}
+
+export function AttemptView({ attempt: a }: { attempt: WebhookAttempt }) {
+  return (
+    <div className="stack">
+      <p>
+        <strong>Attempt {a.attempt}</strong> at {formatDateTime(a.startedAt)}
+        {a.durationMs !== null ? `, ${a.durationMs} ms` : ''}: {a.statusCode !== null ? `HTTP ${a.statusCode}` : a.error ?? 'no answer'}
+        {a.outcome ? <span className="muted"> ({a.outcome})</span> : null}
+      </p>
+      {a.statusCode !== null && a.error ? <p className="muted">{a.error}</p> : null}
+      {a.request ? (
+        <>
+          <h4>Request headers</h4>
+          <Code label={`Request headers of attempt ${a.attempt}`} text={Object.entries(a.request.headers).map(([k, v]) => `${k}: ${v}`).join('\n')} />
+          <h4>Request body</h4>
+          <Code label={`Request body of attempt ${a.attempt}`} text={a.request.body} />
+        </>
+      ) : (
+        <p className="muted">Nothing was sent.</p>
+      )}
+      {a.response ? (
+        <>
+          <h4>Response body{a.response.truncated ? ' (first 4 KiB)' : ''}</h4>
+          <Code label={`Response body of attempt ${a.attempt}`} text={a.response.body} />
+        </>
+      ) : null}
+    </div>
+  );
+}
+
+function DeliveryDetail({ workspaceId, delivery }: { workspaceId: string; delivery: WebhookDelivery }) {
+  const detail = useQuery({ queryKey: webhookKeys.delivery(workspaceId, delivery.id), queryFn: () => webhookApi.delivery(workspaceId, delivery.id) });
+  if (detail.isPending) return <Loading label="Loading attempts…" />;
+  if (detail.isError) return <LoadError error={detail.error} retry={() => detail.refetch()} what="the attempts" />;
+  if (!detail.data.attempts.length) return <p className="muted">No attempt yet.</p>;
+  return (
+    <div className="stack" role="region" aria-label={`Attempts of delivery ${delivery.id}`}>
+      {detail.data.attempts.map((a) => (
+        <AttemptView key={a.attempt} attempt={a} />
+      ))}
+    </div>
+  );
+}
+
+export function DeliveryLog({ workspaceId, subscriptions, catalog, mayAct }: {
+  workspaceId: string;
+  subscriptions: WebhookSubscription[];
+  catalog: WebhookCatalog;
+  mayAct: boolean;
+}) {
+  const [status, setStatus] = useState<DeliveryStatus | ''>('');
+  const [event, setEvent] = useState('');
+  const [subscriptionId, setSubscriptionId] = useState('');
+  const [open, setOpen] = useState<string | null>(null);
+  const [notice, setNotice] = useState<{ ok: boolean; text: string } | null>(null);
+  const query = { status: status || undefined, event: event || undefined, subscriptionId: subscriptionId || undefined };
+  const log = useInfiniteQuery({
+    queryKey: webhookKeys.log(workspaceId, JSON.stringify(query)),
+    queryFn: ({ pageParam }) => webhookApi.log(workspaceId, { ...query, ...(pageParam ? { before: pageParam } : {}) }),
+    initialPageParam: '',
+    getNextPageParam: (last) => last.next ?? undefined,
+  });
+  const act = useMutation({
+    mutationFn: ({ d, action }: { d: WebhookDelivery; action: 'replay' | 'DELIVERED' | 'FAILED' }) =>
+      action === 'replay' ? webhookApi.replay(workspaceId, d.id) : webhookApi.resolve(workspaceId, d.id, action),
+    onSuccess: (_v, { d, action }) => {
+      setNotice({
+        ok: true,
+        text: action === 'replay' ? `Delivery ${d.id} sent again with the same id and body.` : `Delivery ${d.id} marked ${action === 'DELIVERED' ? 'delivered' : 'failed'}.`,
+      });
+      void refreshWebhooks(workspaceId);
+    },
+    onError: (err) => setNotice({ ok: false, text: err.message }),
+  });
+  const names = [...new Set(catalog.flatMap((c) => c.events.map((e) => e.name)))].sort();
+  const urlOf = (id: string) => subscriptions.find((s) => s.id === id)?.url ?? id;
+  const rows = log.data?.pages.flatMap((p) => p.data) ?? [];
+
+  return (
+    <section className="section" aria-labelledby="log-heading">
+      <h2 id="log-heading">Delivery log</h2>
+      {notice ? notice.ok ? <StatusNotice>{notice.text}</StatusNotice> : <FormAlert message={notice.text} /> : null}
+      <div className="filters-grid" role="group" aria-label="Filter deliveries">
+        <SelectField label="Status" value={status} onChange={(e) => setStatus(e.target.value as DeliveryStatus | '')}>
+          <option value="">Any status</option>
+          {STATUSES.map((s) => (
+            <option key={s} value={s}>
+              {s}
+            </option>
+          ))}
+        </SelectField>
+        <SelectField label="Event" value={event} onChange={(e) => setEvent(e.target.value)}>
+          <option value="">Any event</option>
+          {names.map((n) => (
+            <option key={n} value={n}>
+              {n}
+            </option>
+          ))}
+        </SelectField>
+        <SelectField label="Subscription" value={subscriptionId} onChange={(e) => setSubscriptionId(e.target.value)}>
+          <option value="">Any subscription</option>
+          {subscriptions.map((s) => (
+            <option key={s.id} value={s.id}>
+              {subscriptionName(s)}
+            </option>
+          ))}
+        </SelectField>
+      </div>
+      {log.isPending ? (
+        <Loading label="Loading deliveries…" />
+      ) : log.isError ? (
+        <LoadError error={log.error} retry={() => log.refetch()} what="the deliveries" />
+      ) : rows.length === 0 ? (
+        <EmptyState title="No deliveries">Deliveries appear here as events happen, newest first.</EmptyState>
+      ) : (
+        <>
+          <div className="table-wrap" role="region" aria-labelledby="log-caption" tabIndex={0}>
+            <table className="table">
+              <caption id="log-caption" className="visually-hidden">
+                Webhook deliveries, newest first
+              </caption>
+              <thead>
+                <tr>
+                  <th scope="col">Created</th>
+                  <th scope="col">Event</th>
+                  <th scope="col">Endpoint</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Attempts</th>
+                  <th scope="col">Last answer</th>
+                  <th scope="col">
+                    <span className="visually-hidden">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {rows.map((d) => (
+                  <DeliveryRow
+                    key={d.id}
+                    d={d}
+                    url={urlOf(d.subscriptionId)}
+                    open={open === d.id}
+                    toggle={() => setOpen(open === d.id ? null : d.id)}
+                    mayAct={mayAct}
+                    busy={act.isPending}
+                    act={(action) => act.mutate({ d, action })}
+                    workspaceId={workspaceId}
+                  />
+                ))}
+              </tbody>
+            </table>
+          </div>
+          {log.hasNextPage ? (
+            <button type="button" className="button" disabled={log.isFetchingNextPage} onClick={() => log.fetchNextPage()}>
+              Load older deliveries
+            </button>
+          ) : null}
+        </>
+      )}
+    </section>
+  );
+}
+
+function DeliveryRow({ d, url, open, toggle, mayAct, busy, act, workspaceId }: {
+  d: WebhookDelivery;
+  url: string;
+  open: boolean;
+  toggle: () => void;
+  mayAct: boolean;
+  busy: boolean;
+  act: (action: 'replay' | 'DELIVERED' | 'FAILED') => void;
+  workspaceId: string;
+}) {
+  return (
+    <>
+      <tr>
+        <td className="nowrap">{formatDateTime(d.createdAt)}</td>
+        <td>
+          <code>{d.eventType}</code> {d.test ? <span className="badge badge-neutral">Test</span> : null}
+        </td>
+        <td>
+          <code>{url}</code> <span className="muted">(Variant {d.variant})</span>
+        </td>
+        <td>
+          <span className={`badge ${statusTone[d.status]}`}>{d.status}</span>
+        </td>
+        <td>{d.attempts}</td>
+        <td>{d.lastStatusCode !== null ? `HTTP ${d.lastStatusCode}` : d.lastError ?? '—'}</td>
+        <td className="cell-actions">
+          <button type="button" className="button button-small" aria-expanded={open} aria-label={`Attempts of delivery ${d.id}`} onClick={toggle}>
+            Attempts
+          </button>
+          {mayAct && d.variant === 'B' && d.status === 'FAILED' && !d.test ? (
+            <button type="button" className="button button-small" aria-label={`Replay delivery ${d.id}`} disabled={busy} onClick={() => act('replay')}>
+              Replay
+            </button>
+          ) : null}
+          {mayAct && d.status === 'UNKNOWN' ? (
+            <>
+              <button type="button" className="button button-small" aria-label={`Mark delivered: delivery ${d.id}`} disabled={busy} onClick={() => act('DELIVERED')}>
+                Mark delivered
+              </button>
+              <button type="button" className="button button-small" aria-label={`Mark failed: delivery ${d.id}`} disabled={busy} onClick={() => act('FAILED')}>
+                Mark failed
+              </button>
+            </>
+          ) : null}
+        </td>
+      </tr>
+      {open ? (
+        <tr>
+          <td colSpan={7}>
+            {d.status === 'UNKNOWN' ? (
+              <p className="notice notice-info">
+                The request was sent and no answer came in time: the endpoint may or may not have acted. Check on the receiving side, then mark the delivery.
+              </p>
+            ) : null}
+            <DeliveryDetail workspaceId={workspaceId} delivery={d} />
+          </td>
+        </tr>
+      ) : null}
+    </>
+  );
+}
+
+export function Catalogue({ catalog }: { catalog: WebhookCatalog }) {
+  return (
+    <section className="section" aria-labelledby="catalogue-heading">
+      <h2 id="catalogue-heading">Event catalogue</h2>
+      {catalog.map((c, i) => (
+        <div key={`${i}-${c.variant}`} className="stack">
+          <h3>Variant {c.variant}</h3>
+          {c.events.map((e, j) => (
+            <details key={`${j}-${e.name}`} className="instructions-details">
+              <summary>
+                <code>{e.name}</code>
+              </summary>
+              <p>{e.description}</p>
+              <h4>Payload schema of data</h4>
+              <Code label={`Payload schema of ${e.name}, Variant ${c.variant}`} text={JSON.stringify(e.payload)} />
+              <h4>Example of data</h4>
+              <Code label={`Example of ${e.name}, Variant ${c.variant}`} text={JSON.stringify(e.example)} />
+            </details>
+          ))}
+          {c.retired.length ? <p className="muted">Retired names: {c.retired.map((r) => r.name).join(', ')}.</p> : null}
+        </div>
+      ))}
+    </section>
+  );
+}
