@@ -21,6 +21,8 @@ import * as deliveries from '../db/repos/webhook-deliveries.ts';
 import * as subscriptions from '../db/repos/subscriptions.ts';
 import * as webhookOperator from '../webhooks/operator.ts';
 import { subscriptionView } from '../webhooks/subscription-view.ts';
+import { changeSubscription, createSubscription, deleteSubscription, type SubscriptionDeps } from '../http/subscription-operations.ts';
+import { inlineQueries } from '../db/queries.ts';
 import { sendTestEvent } from '../webhooks/test-events.ts';
 import { attemptLog } from '../webhooks/delivery-log.ts';
 import { loadOrCreateMasterKey } from './master-key.ts';
@@ -35,8 +37,17 @@ type Command = {
 };
 
 
+/** A comma-separated flag (`--events a,b`) as its non-empty items. */
+const listFlag = (value: string) => value.split(',').map((s) => s.trim()).filter(Boolean);
+
+const subscriptionDeps = (db: Database, config: Config): SubscriptionDeps => ({
+  knex: db.knex,
+  queries: inlineQueries(db.knex),
+  masterKey: loadOrCreateMasterKey(config),
+});
+
 function oneOf<T extends string>(value: string, allowed: readonly T[], flag: string): T {
-  const v = (flag === '--role' || flag === '--status' || flag === '--outcome' ? value.toUpperCase() : value.toLowerCase()) as T;
+  const v = (['--role', '--status', '--outcome', '--variant'].includes(flag) ? value.toUpperCase() : value.toLowerCase()) as T;
   if (!allowed.includes(v)) throw usage(`${flag} must be one of ${allowed.join(', ')}; got ${value}`);
   return v;
 }
@@ -146,7 +157,7 @@ const commands: Record<string, Command> = {
     flags: ['workspace', 'user', 'scopes', 'expires-at'],
     required: ['workspace', 'user', 'scopes'],
     run: async ({ db, flags }) => {
-      const scopes = [...new Set(flags.scopes!.split(',').map((s) => s.trim()).filter(Boolean))];
+      const scopes = [...new Set(listFlag(flags.scopes!))];
       if (!scopes.length) throw usage(`--scopes needs at least one of ${SCOPES.join(', ')}`);
       const unknown = scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
       if (unknown.length) throw usage(`unknown scopes: ${unknown.join(', ')}; known: ${SCOPES.join(', ')}`);
@@ -315,11 +326,49 @@ const commands: Record<string, Command> = {
     required: ['workspace'],
     run: async ({ db, flags }) => {
       if (!(await ws.getWorkspace(db.knex, flags.workspace!))) throw notFound(`workspace ${flags.workspace} not found`);
-      const rows = [
-        ...(await subscriptions.listSubscriptions(db.knex, 'A', flags.workspace!)),
-        ...(await subscriptions.listSubscriptions(db.knex, 'B', flags.workspace!)),
-      ].sort((a, b) => Number(b.created_at) - Number(a.created_at));
-      return { data: rows.map(subscriptionView) };
+      return { data: (await subscriptions.listWorkspaceSubscriptions(db.knex, flags.workspace!)).map(subscriptionView) };
+    },
+  },
+  // Settings › Webhooks' making, changing and deleting, under the public endpoints' rules
+  // (src/http/subscription-operations.ts). Variant A's secret is generated and printed once.
+  'webhook create': {
+    flags: ['workspace', 'variant', 'url', 'events', 'secret'],
+    required: ['workspace', 'variant', 'url', 'events'],
+    run: async ({ db, config, flags }) => {
+      const variant = oneOf(flags.variant!, ['A', 'B'] as const, '--variant');
+      if (!config.webhookVariants.has(variant)) throw usage(`Variant ${variant} webhooks are not offered by this deployment (WEBHOOK_VARIANTS)`);
+      const workspace = await ws.getWorkspace(db.knex, flags.workspace!);
+      if (!workspace) throw notFound(`workspace ${flags.workspace} not found`);
+      const { row, secret } = await createSubscription(subscriptionDeps(db, config), {
+        workspaceId: workspace.id,
+        variant,
+        url: flags.url!,
+        events: listFlag(flags.events!),
+        secret: flags.secret,
+      });
+      return secret === undefined ? { id: row.id, variant } : { id: row.id, variant, secret };
+    },
+  },
+  'webhook update': {
+    flags: ['subscription', 'url', 'events', 'enabled'],
+    required: ['subscription'],
+    run: async ({ db, config, flags }) => {
+      const current = await webhookOperator.subscription(db.knex, flags.subscription!);
+      const enabled = flags.enabled === undefined ? undefined : oneOf(flags.enabled, ['true', 'false'] as const, '--enabled') === 'true';
+      await changeSubscription(subscriptionDeps(db, config), current, {
+        url: flags.url,
+        events: flags.events === undefined ? undefined : listFlag(flags.events),
+        enabled,
+      });
+      return subscriptionView(await webhookOperator.subscription(db.knex, current.id));
+    },
+  },
+  'webhook delete': {
+    flags: ['subscription'],
+    required: ['subscription'],
+    run: async ({ db, flags }) => {
+      await deleteSubscription(db.knex, await webhookOperator.subscription(db.knex, flags.subscription!));
+      return { id: flags.subscription, deleted: true };
     },
   },
   'webhook enable': {

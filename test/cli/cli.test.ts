@@ -404,6 +404,42 @@ describe.each(testEngines())('shortlink operator commands on %s', (engine) => {
     await fails(['webhook', 'resolve', '--delivery', unknownA.id, '--outcome', 'FAILED'], /is DELIVERED: only UNKNOWN deliveries can be resolved/);
     await fails(['webhook', 'resolve', '--delivery', failedA.id, '--outcome', 'DELIVERED'], /is FAILED: only UNKNOWN deliveries can be resolved/);
   });
+
+  it('webhook create / update / delete: the public endpoints\' rules, Variant A\'s secret printed once and stored sealed', async () => {
+    const a = await ok(['webhook', 'create', '--workspace', wsId, '--variant', 'a', '--url', 'https://hooks.example.com/cli-a', '--events', 'link.created, link.deleted'], ['id', 'variant', 'secret']);
+    expect(a).toEqual({ id: expect.stringMatching(/^whk_/), variant: 'A', secret: expect.stringMatching(/^whsec_[0-9a-f]{64}$/) });
+    const stored = await knex()('webhook_subscriptions').where({ id: a.id }).first();
+    expect(stored).toMatchObject({ workspace_id: wsId, variant: 'A', url: 'https://hooks.example.com/cli-a', events: JSON.stringify(['link.created', 'link.deleted']) });
+    expect(JSON.stringify(stored)).not.toContain(a.secret);
+
+    const b = await ok(['webhook', 'create', '--workspace', wsId, '--variant', 'B', '--url', 'https://hooks.example.com/cli-b', '--events', 'link.clicked', '--secret', 'a-secret-of-20-chars'], ['id', 'variant']);
+    expect(b).toEqual({ id: expect.stringMatching(/^whk_/), variant: 'B' });
+    expect(JSON.stringify(await knex()('webhook_subscriptions').where({ id: b.id }).first())).not.toContain('a-secret-of-20-chars');
+
+    // The refusals of POST /api/webhooks and POST /api/v1/webhooks, nothing written.
+    const before = (await knex()('webhook_subscriptions').count({ n: '*' }).first())!.n;
+    await fails(['webhook', 'create', '--workspace', wsId, '--variant', 'A', '--url', 'http://hooks.example.com/x', '--events', 'link.created'], /url must use https/);
+    await fails(['webhook', 'create', '--workspace', wsId, '--variant', 'A', '--url', 'https://hooks.example.com/x', '--events', 'click.recorded'], /retired event names that can no longer be subscribed to: click.recorded/);
+    await fails(['webhook', 'create', '--workspace', wsId, '--variant', 'A', '--url', 'https://hooks.example.com/x', '--events', 'link.created', '--secret', 'mine-mine-mine-mine'], /secret is chosen by the service for Variant A/);
+    await fails(['webhook', 'create', '--workspace', wsId, '--variant', 'B', '--url', 'https://hooks.example.com/x', '--events', 'link.clicked', '--secret', 'short'], /secret must be at least 16 characters/);
+    await fails(['webhook', 'create', '--workspace', wsId, '--variant', 'B', '--url', 'https://hooks.example.com/x', '--events', 'report.shared', '--secret', 'a-secret-of-20-chars'], /unknown event names: report.shared/);
+    await fails(['webhook', 'create', '--workspace', wsId, '--variant', 'C', '--url', 'https://hooks.example.com/x', '--events', 'link.created'], /--variant must be one of A, B/);
+    await fails(['webhook', 'create', '--workspace', 'ws_nope', '--variant', 'A', '--url', 'https://hooks.example.com/x', '--events', 'link.created'], /workspace ws_nope not found/);
+    await fails(['webhook', 'create', '--workspace', wsId, '--variant', 'B', '--url', 'https://hooks.example.com/x', '--events', 'link.clicked', '--secret', 'a-secret-of-20-chars'], /not offered by this deployment/, { WEBHOOK_VARIANTS: 'A' });
+    expect((await knex()('webhook_subscriptions').count({ n: '*' }).first())!.n).toEqual(before);
+
+    const changed = await ok(['webhook', 'update', '--subscription', a.id, '--url', 'https://hooks.example.com/cli-a2', '--events', 'domain.verified', '--enabled', 'false'], ['id', 'variant', 'url', 'events', 'enabled', 'createdAt', 'failingSince', 'disabledAt', 'disabledReason']);
+    expect(changed).toMatchObject({ id: a.id, url: 'https://hooks.example.com/cli-a2', events: ['domain.verified'], enabled: false });
+    await fails(['webhook', 'update', '--subscription', b.id, '--url', 'https://hooks.example.com/y'], /Variant B subscriptions cannot be changed/);
+    await fails(['webhook', 'update', '--subscription', a.id, '--enabled', 'maybe'], /--enabled must be one of true, false/);
+
+    expect(await ok(['webhook', 'delete', '--subscription', a.id], ['id', 'deleted'])).toEqual({ id: a.id, deleted: true });
+    expect(await ok(['webhook', 'delete', '--subscription', b.id], ['id', 'deleted'])).toEqual({ id: b.id, deleted: true });
+    await fails(['webhook', 'delete', '--subscription', a.id], new RegExp(`subscription ${a.id} not found`));
+    const listed = (await ok(['webhook', 'subscriptions', '--workspace', wsId], ['data'])).data.map((s: any) => s.id);
+    expect(listed).not.toContain(a.id);
+    expect(listed).not.toContain(b.id);
+  });
 });
 
 // Mistakes in the command line itself: found before anything is written, whatever the engine,

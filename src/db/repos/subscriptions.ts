@@ -59,6 +59,17 @@ export async function listSubscriptions(knex: Knex, variant: Variant, workspaceI
   ])) as SubscriptionRow[];
 }
 
+/** Both variants' live subscriptions of a workspace, newest first (Settings › Webhooks, the command line). */
+export async function listWorkspaceSubscriptions(knex: Knex, workspaceId: string): Promise<SubscriptionRow[]> {
+  return (await knex<SubscriptionRow>('webhook_subscriptions')
+    .where({ workspace_id: workspaceId })
+    .whereNull('deleted_at')
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])) as SubscriptionRow[];
+}
+
 /**
  * Creates a subscription. A Variant A one may start the workspace's traffic windows, whose
  * rebuild reads up to 8 days of raw clicks, so this runs as a query (src/db/queries.ts).

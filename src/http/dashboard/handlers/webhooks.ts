@@ -6,15 +6,12 @@ import * as outbox from '../../../db/repos/webhook-deliveries.ts';
 import * as subscriptions from '../../../db/repos/subscriptions.ts';
 import { planHasApi } from '../../../domain/access.ts';
 import { conflict, forbidden, invalid, notFound } from '../../../domain/errors.ts';
-import { newId } from '../../../domain/ids.ts';
 import { eventCatalog, type Variant } from '../../../webhooks/catalog.ts';
 import * as operator from '../../../webhooks/operator.ts';
-import { sealSecret } from '../../../webhooks/secrets.ts';
 import { subscriptionView } from '../../../webhooks/subscription-view.ts';
 import { sendTestEvent } from '../../../webhooks/test-events.ts';
 import { attemptLog } from '../../../webhooks/delivery-log.ts';
-import { checkEventNames } from '../../event-names.ts';
-import { checkUrl, generateSecret } from '../../handlers/webhooks.ts';
+import { changeSubscription, createSubscription, deleteSubscription } from '../../subscription-operations.ts';
 import type { Services } from '../../services.ts';
 import type { DashboardContext, DashboardHandlers, DashboardResult } from '../types.ts';
 
@@ -45,72 +42,34 @@ export function webhookDashboardHandlers(services: Services): Pick<DashboardHand
     return w;
   }
 
+  const deps = { knex, queries: services.queries, masterKey: services.masterKey };
   const view = async (workspaceId: string, id: string) => subscriptionView(await operator.subscription(knex, id, workspaceId));
 
   return {
     async listDashboardWebhookSubscriptions(_request, ctx): Promise<DashboardResult<'listDashboardWebhookSubscriptions'>> {
       const w = webhooksOf(ctx);
-      const rows = [...(await subscriptions.listSubscriptions(knex, 'A', w.id)), ...(await subscriptions.listSubscriptions(knex, 'B', w.id))].sort(
-        (a, b) => Number(b.created_at) - Number(a.created_at) || (a.id < b.id ? 1 : -1),
-      );
-      return { status: 200, body: { data: rows.map(subscriptionView) } };
+      return { status: 200, body: { data: (await subscriptions.listWorkspaceSubscriptions(knex, w.id)).map(subscriptionView) } };
     },
 
     async createDashboardWebhookSubscription({ body }, ctx): Promise<DashboardResult<'createDashboardWebhookSubscription'>> {
       const w = webhooksOf(ctx);
       const variant = body.variant as Variant;
       if (!config.webhookVariants.has(variant)) throw invalid(`Variant ${variant} webhooks are not offered by this deployment`, 'variant');
-      const url = checkUrl(body.url);
-      const events = checkEventNames(variant, body.events);
-      let secret: string;
-      if (variant === 'A') {
-        // The service generates Variant A's secret; the caller may not choose it.
-        if (body.secret !== undefined) throw invalid('secret is chosen by the service for Variant A; send it for Variant B only', 'secret');
-        secret = generateSecret();
-      } else {
-        if (typeof body.secret !== 'string' || [...body.secret].length < 16) throw invalid('secret must be at least 16 characters', 'secret');
-        secret = body.secret;
-      }
-      const now = Date.now();
-      const row: subscriptions.SubscriptionRow = {
-        id: newId('whk'),
-        workspace_id: w.id,
-        variant,
-        url,
-        events: JSON.stringify(events),
-        // Only the sealed form is stored; the clear secret never reaches the database or a log.
-        secret_encrypted: sealSecret(services.masterKey, secret),
-        enabled: true,
-        created_at: now,
-        updated_at: now,
-        deleted_at: null,
-      };
-      await services.queries.insertSubscription(row);
+      const { row, secret } = await createSubscription(deps, { workspaceId: w.id, variant, url: body.url, events: body.events, secret: body.secret });
       const data = await view(w.id, row.id);
-      return { status: 201, body: variant === 'A' ? { data, secret } : { data } };
+      return { status: 201, body: secret !== undefined ? { data, secret } : { data } };
     },
 
     async updateDashboardWebhookSubscription({ params, body }, ctx): Promise<DashboardResult<'updateDashboardWebhookSubscription'>> {
       const w = webhooksOf(ctx);
       const current = await operator.subscription(knex, params.subscriptionId, w.id);
-      if (current.variant !== 'A') {
-        throw conflict('Variant B subscriptions cannot be changed (their API has no update): delete it and make another, or re-enable it');
-      }
-      const patch: subscriptions.SubscriptionPatch = {};
-      if (body.url !== undefined) patch.url = checkUrl(body.url);
-      if (body.events !== undefined) patch.events = JSON.stringify(checkEventNames('A', body.events));
-      if (body.enabled !== undefined) patch.enabled = body.enabled;
-      // Turning a disabled subscription on clears what the endpoint health rule kept.
-      if (body.enabled === true && !current.enabled) Object.assign(patch, subscriptions.enabledAgain(Date.now()));
-      patch.updated_at = Date.now();
-      await services.queries.updateSubscriptionA(w.id, current.id, patch);
+      await changeSubscription(deps, current, body);
       return { status: 200, body: { data: await view(w.id, current.id) } };
     },
 
     async deleteDashboardWebhookSubscription({ params }, ctx): Promise<DashboardResult<'deleteDashboardWebhookSubscription'>> {
       const w = webhooksOf(ctx);
-      const current = await operator.subscription(knex, params.subscriptionId, w.id);
-      await subscriptions.removeSubscription(knex, current.variant, w.id, current.id, Date.now());
+      await deleteSubscription(knex, await operator.subscription(knex, params.subscriptionId, w.id));
       return { status: 204 };
     },
 

@@ -44,32 +44,39 @@ function Code({ text, label }: { text: string; label: string }) {
   );
 }
 
-export function AttemptView({ attempt: a }: { attempt: WebhookAttempt }) {
+/**
+ * One attempt: a line with its time, duration and answer that opens to the request sent and the
+ * answer's first 4 KiB. A delivery retried five times shows five short lines with the newest one
+ * open, not five screens of headers.
+ */
+export function AttemptView({ attempt: a, open = true }: { attempt: WebhookAttempt; open?: boolean }) {
   return (
-    <div className="stack">
-      <p>
+    <details className="attempt" open={open}>
+      <summary>
         <strong>Attempt {a.attempt}</strong> at {formatDateTime(a.startedAt)}
         {a.durationMs !== null ? `, ${a.durationMs} ms` : ''}: {a.statusCode !== null ? `HTTP ${a.statusCode}` : a.error ?? 'no answer'}
         {a.outcome ? <span className="muted"> ({a.outcome})</span> : null}
-      </p>
-      {a.statusCode !== null && a.error ? <p className="muted">{a.error}</p> : null}
-      {a.request ? (
-        <>
-          <h4>Request headers</h4>
-          <Code label={`Request headers of attempt ${a.attempt}`} text={Object.entries(a.request.headers).map(([k, v]) => `${k}: ${v}`).join('\n')} />
-          <h4>Request body</h4>
-          <Code label={`Request body of attempt ${a.attempt}`} text={a.request.body} />
-        </>
-      ) : (
-        <p className="muted">Nothing was sent.</p>
-      )}
-      {a.response ? (
-        <>
-          <h4>Response body{a.response.truncated ? ' (first 4 KiB)' : ''}</h4>
-          <Code label={`Response body of attempt ${a.attempt}`} text={a.response.body} />
-        </>
-      ) : null}
-    </div>
+      </summary>
+      <div className="attempt-body">
+        {a.statusCode !== null && a.error ? <p className="muted">{a.error}</p> : null}
+        {a.request ? (
+          <>
+            <h4>Request headers</h4>
+            <Code label={`Request headers of attempt ${a.attempt}`} text={Object.entries(a.request.headers).map(([k, v]) => `${k}: ${v}`).join('\n')} />
+            <h4>Request body</h4>
+            <Code label={`Request body of attempt ${a.attempt}`} text={a.request.body} />
+          </>
+        ) : (
+          <p className="muted">Nothing was sent.</p>
+        )}
+        {a.response ? (
+          <>
+            <h4>Response body{a.response.truncated ? ' (first 4 KiB)' : ''}</h4>
+            <Code label={`Response body of attempt ${a.attempt}`} text={a.response.body} />
+          </>
+        ) : null}
+      </div>
+    </details>
   );
 }
 
@@ -79,9 +86,9 @@ function DeliveryDetail({ workspaceId, delivery }: { workspaceId: string; delive
   if (detail.isError) return <LoadError error={detail.error} retry={() => detail.refetch()} what="the attempts" />;
   if (!detail.data.attempts.length) return <p className="muted">No attempt yet.</p>;
   return (
-    <div className="stack" role="region" aria-label={`Attempts of delivery ${delivery.id}`}>
-      {detail.data.attempts.map((a) => (
-        <AttemptView key={a.attempt} attempt={a} />
+    <div className="attempts" role="region" aria-label={`Attempts of delivery ${delivery.id}`}>
+      {detail.data.attempts.map((a, i, all) => (
+        <AttemptView key={a.attempt} attempt={a} open={i === all.length - 1} />
       ))}
     </div>
   );
@@ -222,7 +229,7 @@ function DeliveryRow({ d, url, open, toggle, mayAct, busy, act, workspaceId }: {
         <td>
           <code>{d.eventType}</code> {d.test ? <span className="badge badge-neutral">Test</span> : null}
         </td>
-        <td>
+        <td className="cell-url">
           <code>{url}</code> <span className="muted">(Variant {d.variant})</span>
         </td>
         <td>
@@ -230,25 +237,27 @@ function DeliveryRow({ d, url, open, toggle, mayAct, busy, act, workspaceId }: {
         </td>
         <td>{d.attempts}</td>
         <td>{d.lastStatusCode !== null ? `HTTP ${d.lastStatusCode}` : d.lastError ?? '—'}</td>
-        <td className="cell-actions">
-          <button type="button" className="button button-small" aria-expanded={open} aria-label={`Attempts of delivery ${d.id}`} onClick={toggle}>
-            Attempts
-          </button>
-          {mayAct && d.variant === 'B' && d.status === 'FAILED' && !d.test ? (
-            <button type="button" className="button button-small" aria-label={`Replay delivery ${d.id}`} disabled={busy} onClick={() => act('replay')}>
-              Replay
+        <td>
+          <div className="row-actions">
+            <button type="button" className="button button-small" aria-expanded={open} aria-label={`Attempts of delivery ${d.id}`} onClick={toggle}>
+              Attempts
             </button>
-          ) : null}
-          {mayAct && d.status === 'UNKNOWN' ? (
-            <>
-              <button type="button" className="button button-small" aria-label={`Mark delivered: delivery ${d.id}`} disabled={busy} onClick={() => act('DELIVERED')}>
-                Mark delivered
+            {mayAct && d.variant === 'B' && d.status === 'FAILED' && !d.test ? (
+              <button type="button" className="button button-small" aria-label={`Replay delivery ${d.id}`} disabled={busy} onClick={() => act('replay')}>
+                Replay
               </button>
-              <button type="button" className="button button-small" aria-label={`Mark failed: delivery ${d.id}`} disabled={busy} onClick={() => act('FAILED')}>
-                Mark failed
-              </button>
-            </>
-          ) : null}
+            ) : null}
+            {mayAct && d.status === 'UNKNOWN' ? (
+              <>
+                <button type="button" className="button button-small" aria-label={`Mark delivered: delivery ${d.id}`} disabled={busy} onClick={() => act('DELIVERED')}>
+                  Mark delivered
+                </button>
+                <button type="button" className="button button-small" aria-label={`Mark failed: delivery ${d.id}`} disabled={busy} onClick={() => act('FAILED')}>
+                  Mark failed
+                </button>
+              </>
+            ) : null}
+          </div>
         </td>
       </tr>
       {open ? (
@@ -271,24 +280,26 @@ export function Catalogue({ catalog }: { catalog: WebhookCatalog }) {
   return (
     <section className="section" aria-labelledby="catalogue-heading">
       <h2 id="catalogue-heading">Event catalogue</h2>
-      {catalog.map((c, i) => (
-        <div key={`${i}-${c.variant}`} className="stack">
-          <h3>Variant {c.variant}</h3>
-          {c.events.map((e, j) => (
-            <details key={`${j}-${e.name}`} className="instructions-details">
-              <summary>
-                <code>{e.name}</code>
-              </summary>
-              <p>{e.description}</p>
-              <h4>Payload schema of data</h4>
-              <Code label={`Payload schema of ${e.name}, Variant ${c.variant}`} text={JSON.stringify(e.payload)} />
-              <h4>Example of data</h4>
-              <Code label={`Example of ${e.name}, Variant ${c.variant}`} text={JSON.stringify(e.example)} />
-            </details>
-          ))}
-          {c.retired.length ? <p className="muted">Retired names: {c.retired.map((r) => r.name).join(', ')}.</p> : null}
-        </div>
-      ))}
+      <div className="catalogue-grid">
+        {catalog.map((c, i) => (
+          <div key={`${i}-${c.variant}`} className="catalogue-variant">
+            <h3>Variant {c.variant}</h3>
+            {c.events.map((e, j) => (
+              <details key={`${j}-${e.name}`} className="instructions-details">
+                <summary>
+                  <code>{e.name}</code>
+                </summary>
+                <p>{e.description}</p>
+                <h4>Payload schema of data</h4>
+                <Code label={`Payload schema of ${e.name}, Variant ${c.variant}`} text={JSON.stringify(e.payload)} />
+                <h4>Example of data</h4>
+                <Code label={`Example of ${e.name}, Variant ${c.variant}`} text={JSON.stringify(e.example)} />
+              </details>
+            ))}
+            {c.retired.length ? <p className="muted">Retired names: {c.retired.map((r) => r.name).join(', ')}.</p> : null}
+          </div>
+        ))}
+      </div>
     </section>
   );
 }

@@ -99,7 +99,7 @@ export default function Webhooks() {
               <tbody>
                 {list.data.map((s) => (
                   <tr key={s.id} className={s.enabled ? undefined : 'is-dim'}>
-                    <td>
+                    <td className="cell-url">
                       <code>{s.url}</code>
                     </td>
                     <td>{s.variant}</td>
@@ -119,32 +119,34 @@ export default function Webhooks() {
                       <When iso={s.createdAt} />
                     </td>
                     {mayAct ? (
-                      <td className="cell-actions">
-                        <button type="button" className="button button-small" aria-label={`Send test event to ${s.url}`} onClick={() => setPanel({ id: s.id, mode: 'test' })}>
-                          Send test event
-                        </button>
-                        {s.variant === 'A' ? (
-                          <button type="button" className="button button-small" aria-label={`Edit ${s.url}`} onClick={() => setPanel({ id: s.id, mode: 'edit' })}>
-                            Edit
+                      <td>
+                        <div className="row-actions">
+                          <button type="button" className="button button-small" aria-label={`Send test event to ${s.url}`} onClick={() => setPanel({ id: s.id, mode: 'test' })}>
+                            Send test event
                           </button>
-                        ) : (
-                          <button type="button" className="button button-small" aria-label={`Replay failed since… to ${s.url}`} onClick={() => setPanel({ id: s.id, mode: 'replay' })}>
-                            Replay failed since…
-                          </button>
-                        )}
-                        {!s.enabled ? (
-                          <button type="button" className="button button-small" aria-label={`Re-enable ${s.url}`} disabled={enable.isPending} onClick={() => enable.mutate(s)}>
-                            Re-enable
-                          </button>
-                        ) : null}
-                        <ConfirmedActionButton
-                          label="Delete"
-                          name={`Delete subscription to ${s.url}`}
-                          disabled={remove.isPending}
-                          ask={ask}
-                          question={{ title: `Delete the subscription to ${s.url}?`, body: 'Nothing more is delivered to it. Its deliveries stay in the log.', confirmLabel: 'Delete' }}
-                          onConfirmed={() => remove.mutate(s)}
-                        />
+                          {s.variant === 'A' ? (
+                            <button type="button" className="button button-small" aria-label={`Edit ${s.url}`} onClick={() => setPanel({ id: s.id, mode: 'edit' })}>
+                              Edit
+                            </button>
+                          ) : (
+                            <button type="button" className="button button-small" aria-label={`Replay failed since… to ${s.url}`} onClick={() => setPanel({ id: s.id, mode: 'replay' })}>
+                              Replay failed since…
+                            </button>
+                          )}
+                          {!s.enabled ? (
+                            <button type="button" className="button button-small" aria-label={`Re-enable ${s.url}`} disabled={enable.isPending} onClick={() => enable.mutate(s)}>
+                              Re-enable
+                            </button>
+                          ) : null}
+                          <ConfirmedActionButton
+                            label="Delete"
+                            name={`Delete subscription to ${s.url}`}
+                            disabled={remove.isPending}
+                            ask={ask}
+                            question={{ title: `Delete the subscription to ${s.url}?`, body: 'Nothing more is delivered to it. Its deliveries stay in the log.', confirmLabel: 'Delete' }}
+                            onConfirmed={() => remove.mutate(s)}
+                          />
+                        </div>
                       </td>
                     ) : null}
                   </tr>
@@ -175,7 +177,7 @@ export default function Webhooks() {
 function Health({ subscription: s }: { subscription: WebhookSubscription }) {
   if (s.disabledAt) {
     return (
-      <div className="stack">
+      <div className="health">
         <span className="badge badge-error">Disabled by Shortlink</span>
         <span>
           On {formatDateTime(s.disabledAt)}: {s.disabledReason}
@@ -185,7 +187,7 @@ function Health({ subscription: s }: { subscription: WebhookSubscription }) {
   }
   if (!s.enabled) return <span className="badge badge-off">Off</span>;
   return (
-    <div className="stack">
+    <div className="health">
       <span className="badge badge-ok">Enabled</span>
       {s.failingSince ? <span className="muted">Failing since {formatDateTime(s.failingSince)}</span> : null}
     </div>

@@ -1,0 +1,115 @@
+// The rules of making, changing and deleting webhook subscriptions, in one place for the three
+// ways in: the public endpoints of both variants (handlers/webhooks.ts), Settings › Webhooks
+// (dashboard/handlers/webhooks.ts) and `shortlink webhook create|update|delete`. Each caller
+// checks who may act and in which workspace; this module holds what a subscription may be.
+import { randomBytes } from 'node:crypto';
+import type { Db as Knex } from '../db/knex.ts';
+import type { Queries } from '../db/queries.ts';
+import * as subscriptions from '../db/repos/subscriptions.ts';
+import { conflict, invalid, notFound } from '../domain/errors.ts';
+import { newId } from '../domain/ids.ts';
+import type { Variant } from '../webhooks/catalog.ts';
+import { sealSecret } from '../webhooks/secrets.ts';
+import { checkEventNames } from './event-names.ts';
+
+/** What the operations need: the database, its queries (SQLite: off the event loop) and the key that seals secrets. */
+export interface SubscriptionDeps {
+  knex: Knex;
+  queries: Pick<Queries, 'insertSubscription' | 'updateSubscriptionA'>;
+  masterKey: Buffer;
+}
+
+/** Variant A's secret is generated here: 256 random bits, shown once. */
+export const generateSecret = () => `whsec_${randomBytes(32).toString('hex')}`;
+
+export function checkUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw invalid('url must be an absolute https URL', 'url');
+  }
+  if (url.protocol === 'http:') throw invalid('url must use https; plain http URLs are refused', 'url');
+  if (url.protocol !== 'https:' || !url.hostname) throw invalid('url must be an absolute https URL', 'url');
+  return value;
+}
+
+/** The caller's secret (Variant B): the interface's minimum of 16 characters. */
+function checkCallerSecret(secret: unknown): string {
+  // The schemas hold the length too; this keeps the rule for callers whose input is not validated.
+  if (typeof secret !== 'string' || [...secret].length < 16) throw invalid('secret must be at least 16 characters', 'secret');
+  return secret;
+}
+
+export interface NewSubscription {
+  workspaceId: string;
+  variant: Variant;
+  url: string;
+  events: string[];
+  /** Variant B only: chosen by the caller. Variant A's is generated. */
+  secret?: string;
+}
+
+/**
+ * Makes a subscription under its variant's rules. Returns the row and, for Variant A, the
+ * generated secret (shown once: only its sealed form is stored).
+ */
+export async function createSubscription(deps: SubscriptionDeps, s: NewSubscription): Promise<{ row: subscriptions.SubscriptionRow; secret?: string }> {
+  const url = checkUrl(s.url);
+  const events = checkEventNames(s.variant, s.events);
+  let secret: string;
+  if (s.variant === 'A') {
+    // The service generates Variant A's secret; the caller may not choose it.
+    if (s.secret !== undefined) throw invalid('secret is chosen by the service for Variant A; send it for Variant B only', 'secret');
+    secret = generateSecret();
+  } else {
+    secret = checkCallerSecret(s.secret);
+  }
+  const now = Date.now();
+  const row: subscriptions.SubscriptionRow = {
+    id: newId('whk'),
+    workspace_id: s.workspaceId,
+    variant: s.variant,
+    url,
+    events: JSON.stringify(events),
+    // Only the sealed form is stored; the clear secret never reaches the database or a log.
+    secret_encrypted: sealSecret(deps.masterKey, secret),
+    enabled: true,
+    created_at: now,
+    updated_at: now,
+    deleted_at: null,
+  };
+  await deps.queries.insertSubscription(row);
+  return s.variant === 'A' ? { row, secret } : { row };
+}
+
+export interface SubscriptionChange {
+  url?: string;
+  events?: string[];
+  enabled?: boolean;
+}
+
+/**
+ * Changes a Variant A subscription (Variant B's API has no update). Turning a disabled
+ * subscription on clears what the endpoint health rule kept. 404 when it is gone.
+ */
+export async function changeSubscription(deps: SubscriptionDeps, current: subscriptions.SubscriptionRow, change: SubscriptionChange): Promise<void> {
+  if (current.variant !== 'A') {
+    throw conflict('Variant B subscriptions cannot be changed (their API has no update): delete it and make another, or re-enable it');
+  }
+  const patch: subscriptions.SubscriptionPatch = {};
+  if (change.url !== undefined) patch.url = checkUrl(change.url);
+  if (change.events !== undefined) patch.events = JSON.stringify(checkEventNames('A', change.events));
+  if (change.enabled !== undefined) patch.enabled = change.enabled;
+  if (change.enabled === true && !current.enabled) Object.assign(patch, subscriptions.enabledAgain(Date.now()));
+  if (!Object.keys(patch).length) return;
+  patch.updated_at = Date.now();
+  if (!(await deps.queries.updateSubscriptionA(current.workspace_id, current.id, patch))) throw notFound('Webhook subscription not found');
+}
+
+/** Soft delete: deliveries already made keep their subscription and stay in the log. */
+export async function deleteSubscription(knex: Knex, current: Pick<subscriptions.SubscriptionRow, 'variant' | 'workspace_id' | 'id'>): Promise<void> {
+  if (!(await subscriptions.removeSubscription(knex, current.variant, current.workspace_id, current.id, Date.now()))) {
+    throw notFound('Webhook subscription not found');
+  }
+}
