@@ -89,7 +89,7 @@ export function Members() {
           <LoadError error={list.error} retry={() => list.refetch()} what="the members" />
         ) : (
           <div className="table-wrap" role="region" aria-labelledby="members-caption" tabIndex={0}>
-            <table className="table">
+            <table className="table table-cards">
               <caption id="members-caption" className="visually-hidden">
                 Members
               </caption>
@@ -107,11 +107,11 @@ export function Members() {
               <tbody>
                 {list.data.map((m) => (
                   <tr key={m.userId}>
-                    <td>
+                    <td data-label="Email">
                       {m.email}
                       {m.userId === me.id ? <span className="muted"> (you)</span> : null}
                     </td>
-                    <td>
+                    <td data-label="Role">
                       {can.changeRoles(role) ? (
                         <select
                           aria-label={`Role for ${m.email}`}
@@ -129,8 +129,8 @@ export function Members() {
                         roleName(m.role)
                       )}
                     </td>
-                    <td>{m.hasPassword ? 'Yes' : <span className="badge badge-neutral">Not yet</span>}</td>
-                    <td className="nowrap">{formatDate(m.joinedAt)}</td>
+                    <td data-label="Password set">{m.hasPassword ? 'Yes' : <span className="badge badge-neutral">Not yet</span>}</td>
+                    <td className="nowrap" data-label="Joined">{formatDate(m.joinedAt)}</td>
                     <td className="cell-actions">
                       {mayRemove(m) ? (
                         <ConfirmedActionButton

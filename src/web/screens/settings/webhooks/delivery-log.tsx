@@ -167,7 +167,7 @@ export function DeliveryLog({ workspaceId, subscriptions, catalog, mayAct }: {
       ) : (
         <>
           <div className="table-wrap" role="region" aria-labelledby="log-caption" tabIndex={0}>
-            <table className="table">
+            <table className="table table-cards">
               <caption id="log-caption" className="visually-hidden">
                 Webhook deliveries, newest first
               </caption>
@@ -225,18 +225,18 @@ function DeliveryRow({ d, url, open, toggle, mayAct, busy, act, workspaceId }: {
   return (
     <>
       <tr>
-        <td className="nowrap">{formatDateTime(d.createdAt)}</td>
-        <td>
+        <td className="nowrap" data-label="Created">{formatDateTime(d.createdAt)}</td>
+        <td data-label="Event">
           <code>{d.eventType}</code> {d.test ? <span className="badge badge-neutral">Test</span> : null}
         </td>
-        <td className="cell-url">
+        <td className="cell-url" data-label="Endpoint">
           <code>{url}</code> <span className="muted">(Variant {d.variant})</span>
         </td>
-        <td>
+        <td data-label="Status">
           <span className={`badge ${statusTone[d.status]}`}>{d.status}</span>
         </td>
-        <td>{d.attempts}</td>
-        <td>{d.lastStatusCode !== null ? `HTTP ${d.lastStatusCode}` : d.lastError ?? '—'}</td>
+        <td data-label="Attempts">{d.attempts}</td>
+        <td data-label="Last answer">{d.lastStatusCode !== null ? `HTTP ${d.lastStatusCode}` : d.lastError ?? '—'}</td>
         <td>
           <div className="row-actions">
             <button type="button" className="button button-small" aria-expanded={open} aria-label={`Attempts of delivery ${d.id}`} onClick={toggle}>

@@ -78,7 +78,7 @@ export default function Webhooks() {
           <EmptyState title="No webhook subscriptions yet">Subscriptions post signed events to your HTTPS endpoints.</EmptyState>
         ) : (
           <div className="table-wrap" role="region" aria-labelledby="subscriptions-caption" tabIndex={0}>
-            <table className="table">
+            <table className="table table-cards">
               <caption id="subscriptions-caption" className="visually-hidden">
                 Webhook subscriptions
               </caption>
@@ -99,11 +99,11 @@ export default function Webhooks() {
               <tbody>
                 {list.data.map((s) => (
                   <tr key={s.id} className={s.enabled ? undefined : 'is-dim'}>
-                    <td className="cell-url">
+                    <td className="cell-url" data-label="Endpoint">
                       <code>{s.url}</code>
                     </td>
-                    <td>{s.variant}</td>
-                    <td>
+                    <td data-label="Variant">{s.variant}</td>
+                    <td data-label="Events">
                       <span className="scope-list">
                         {s.events.map((e, i) => (
                           <code key={`${i}-${e}`} className="scope">
@@ -112,10 +112,10 @@ export default function Webhooks() {
                         ))}
                       </span>
                     </td>
-                    <td>
+                    <td data-label="Health">
                       <Health subscription={s} />
                     </td>
-                    <td className="nowrap">
+                    <td className="nowrap" data-label="Created">
                       <When iso={s.createdAt} />
                     </td>
                     {mayAct ? (
