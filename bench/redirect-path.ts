@@ -66,6 +66,7 @@ const store: RedirectStore = {
   findLinkById: () => null,
   findDomainByHost: () => null,
   findQr: () => null,
+  findPage: () => null,
   reserveClick: () => true,
   refresh: () => {},
   close: async () => {},

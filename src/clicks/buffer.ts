@@ -14,6 +14,22 @@ export interface ClickEvent {
   userAgent: string | undefined;
 }
 
+/**
+ * A person's view of a bio page, or their click on one of its link blocks (`blockId`). It travels
+ * with the clicks, in the same columns: the page's id where a click has its link's, the block's
+ * where a click has its QR code's. Page ids (`pg_`) never look like link ids (`lnk_`), which is how
+ * the writer tells the two apart (src/db/repos/click-batches.ts).
+ */
+export interface PageVisitEvent {
+  pageId: string;
+  blockId: string | null;
+  workspaceId: string;
+  at: number;
+  referer: string | undefined;
+  country: string | undefined;
+  userAgent: string | undefined;
+}
+
 /** Where the buffer hands its batches (src/clicks/writer.ts). */
 export interface ClickWriter {
   /** Resolves once batches can be written (the thread is up and has its connection). */
@@ -99,6 +115,19 @@ export class ClickBuffer {
     this.at[this.length++] = e.at;
   }
 
+  /** A bio page's view or block click (PageVisitEvent), apart from push so a click pays nothing for it. */
+  pushPageVisit(e: PageVisitEvent): void {
+    this.reserve(1);
+    const o = this.length * REFS;
+    this.refs[o + FIELD.link] = this.ref(e.pageId);
+    this.refs[o + FIELD.workspace] = this.ref(e.workspaceId);
+    this.refs[o + FIELD.qrCode] = this.ref(e.blockId);
+    this.refs[o + FIELD.referer] = this.ref(e.referer);
+    this.refs[o + FIELD.country] = this.ref(e.country);
+    this.refs[o + FIELD.userAgent] = this.ref(e.userAgent);
+    this.at[this.length++] = e.at;
+  }
+
   /** One string field (FIELD) of click `i`; undefined when absent. */
   field(i: number, field: (typeof FIELD)[keyof typeof FIELD]): string | undefined {
     const r = this.refs[i * REFS + field];
@@ -170,6 +199,15 @@ export class ClickRecorder {
       this.log.warn({ dropped: DROP_WHEN_FULL }, 'click buffer full: the oldest unflushed clicks were dropped');
     }
     this.buffer.push(event);
+  }
+
+  /** A bio page's view or block click: buffered and written with the clicks. */
+  recordPageVisit(event: PageVisitEvent): void {
+    if (this.buffer.length >= MAX_BUFFERED) {
+      this.buffer.dropOldest(DROP_WHEN_FULL);
+      this.log.warn({ dropped: DROP_WHEN_FULL }, 'click buffer full: the oldest unflushed clicks were dropped');
+    }
+    this.buffer.pushPageVisit(event);
   }
 
   get pending(): number {

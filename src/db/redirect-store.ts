@@ -12,6 +12,15 @@ export interface QrTarget {
   linkId: string;
 }
 
+/** A published, enabled bio page as the address it was asked for may show it. */
+export interface LivePage {
+  id: string;
+  workspaceId: string;
+  handle: string;
+  /** The published content (JSON of src/domain/bio-pages.ts PageContent). */
+  published: string;
+}
+
 type MaybePromise<T> = T | Promise<T>;
 
 /** Answers come synchronously (SQLite) or as promises (Postgres); a failure is always a rejected promise. */
@@ -20,6 +29,12 @@ export interface RedirectStore {
   findLinkById(id: string): MaybePromise<ResolvedLink | null>;
   findDomainByHost(host: string): MaybePromise<string | null>;
   findQr(code: string): MaybePromise<QrTarget | null>;
+  /**
+   * The page at /@{handle} on the domain of `domainKey` ('' for the short domain, else an active
+   * custom domain, which shows only its own workspace's pages); null when there is none, it is
+   * unpublished or disabled.
+   */
+  findPage(handle: string, domainKey: string): MaybePromise<LivePage | null>;
   /** Takes one of the link's clickLimit slots; false when none is left (exact across processes). */
   reserveClick(linkId: string): MaybePromise<boolean>;
   /**
@@ -30,6 +45,14 @@ export interface RedirectStore {
   refresh(): void;
   close(): Promise<void>;
 }
+
+/** A live page by handle (bio pages are read once per page and cached: no covering index needed). */
+const PAGE_BY_HANDLE = (p: (n: number) => string) => `SELECT p.id, p.workspace_id, p.handle, p.published FROM bio_pages p
+  WHERE p.handle = ${p(1)} AND p.deleted_at IS NULL AND p.status = 'ACTIVE' AND p.published IS NOT NULL
+    AND (${p(2)} = '' OR EXISTS (SELECT 1 FROM domains d WHERE d.id = ${p(2)} AND d.workspace_id = p.workspace_id AND d.status = 'ACTIVE'))`;
+
+const toLivePage = (r: { id: string; workspace_id: string; handle: string; published: string } | undefined): LivePage | null =>
+  r ? { id: r.id, workspaceId: r.workspace_id, handle: r.handle, published: r.published } : null;
 
 // toResolvedRow reads rows as arrays in this order.
 const LINK_COLUMNS = `id, workspace_id, domain_key, slug, original_url, redirect_type, status, start_at, end_at,
@@ -103,6 +126,8 @@ class SqliteStore implements RedirectStore {
   private readonly byId: Sqlite.Statement;
   private readonly domain: Sqlite.Statement;
   private readonly qr: Sqlite.Statement;
+  // Prepared at first use: a store opened on a database migrated later still serves links.
+  private page: Sqlite.Statement | undefined;
   private readonly reserve: Sqlite.Statement;
   private readonly begin: Sqlite.Statement;
   private readonly commit: Sqlite.Statement;
@@ -200,6 +225,12 @@ class SqliteStore implements RedirectStore {
       return r ? { id: r.id, linkId: r.link_id } : null;
     });
   }
+  findPage(handle: string, domainKey: string) {
+    return this.read(() => {
+      this.page ??= this.db.prepare(PAGE_BY_HANDLE(() => '?'));
+      return toLivePage(this.page.get(handle, domainKey, domainKey) as never);
+    });
+  }
   reserveClick(linkId: string): boolean | Promise<boolean> {
     const reserve = () => this.reserve.run(linkId).changes === 1;
     // Synchronous when the lock is free (the usual case); otherwise a promise that waits for it.
@@ -246,6 +277,9 @@ class PostgresStore implements RedirectStore {
   async findQr(code: string) {
     const r = await this.one('sl_qr', 'SELECT id, link_id FROM qr_codes WHERE code = $1 AND deleted_at IS NULL', [code]);
     return r ? { id: r.id, linkId: r.link_id } : null;
+  }
+  async findPage(handle: string, domainKey: string) {
+    return toLivePage(await this.one('sl_page_by_handle', PAGE_BY_HANDLE((n) => `$${n}`), [handle, domainKey]));
   }
   refresh(): void {
     // Every read is a statement of its own; nothing to end.

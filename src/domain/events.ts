@@ -13,7 +13,9 @@ export type ServiceEventType =
   | 'conversion.created'
   | 'domain.verified'
   | 'analytics.spike'
-  | 'analytics.geo_anomaly';
+  | 'analytics.geo_anomaly'
+  | 'page.published'
+  | 'page.viewed';
 
 /** Something that happened, to be delivered to the workspace's subscriptions that name it. */
 export interface ServiceEvent {
@@ -106,6 +108,25 @@ export interface AnalyticsGeoAnomalySubject {
   baselineShare: number;
 }
 
+/** A bio page that was just published; `url` is its address on the short domain. */
+export interface PagePublishedSubject {
+  pageId: string;
+  handle: string;
+  title: string;
+  url: string;
+  publishedAt: number;
+}
+
+/** A person's view of a published bio page (no IP address; the referrer reduced to its host). */
+export interface PageViewedSubject {
+  pageId: string;
+  handle: string;
+  referrer: string | null;
+  country: string | null;
+  device: string | null;
+  browser: string | null;
+}
+
 export interface EventSubjects {
   'link.created': LinkCreatedSubject;
   'link.updated': LinkUpdatedSubject;
@@ -116,6 +137,8 @@ export interface EventSubjects {
   'domain.verified': DomainVerifiedSubject;
   'analytics.spike': AnalyticsSpikeSubject;
   'analytics.geo_anomaly': AnalyticsGeoAnomalySubject;
+  'page.published': PagePublishedSubject;
+  'page.viewed': PageViewedSubject;
 }
 
 /** A typed event, for callers that build one. */
@@ -162,6 +185,7 @@ const variantA: Builders = {
     country: s.country, clicks: s.clicks, share: s.share, baselineShare: s.baselineShare,
   }),
   'domain.verified': (s, workspaceId) => ({ id: s.id, workspaceId, host: s.host, verifiedAt: iso(s.verifiedAt) }),
+  'page.published': (s, workspaceId) => ({ workspaceId, pageId: s.pageId, slug: s.handle, title: s.title, url: s.url, publishedAt: iso(s.publishedAt) }),
 };
 
 const visitB = (s: VisitFacts) => ({
@@ -182,6 +206,8 @@ const variantB: Builders = {
   'link.clicked': (s) => visitB(s),
   'qr.scanned': (s) => ({ qr_code_id: s.qrCodeId, ...visitB(s) }),
   'domain.verified': (s) => ({ domain_id: s.id, domain: s.host, verified_at: iso(s.verifiedAt) }),
+  'page.published': (s) => ({ page_id: s.pageId, slug: s.handle, title: s.title, url: s.url, published_at: iso(s.publishedAt) }),
+  'page.viewed': (s) => ({ page_id: s.pageId, slug: s.handle, referrer: s.referrer, country: s.country, device: s.device, browser: s.browser }),
 };
 
 const builders: Record<Variant, Builders> = { A: variantA, B: variantB };

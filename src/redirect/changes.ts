@@ -13,6 +13,8 @@ const KEEP_MS = 3_600_000;
 export interface ChangeListener {
   linkChanged(domainKey: string, slug: string): void;
   domainChanged(): void;
+  /** A bio page's address (/@{handle}) may show something else now. */
+  pageChanged(handle: string): void;
 }
 
 export class ChangeFeed {
@@ -45,6 +47,7 @@ export class ChangeFeed {
       const rows = await changesSince(this.knex, this.since - OVERLAP_MS);
       for (const r of rows) {
         if (r.kind === 'domain') this.listener.domainChanged();
+        else if (r.kind === 'page') this.listener.pageChanged(r.slug);
         else this.listener.linkChanged(r.domain_key, r.slug);
       }
       this.since = startedAt;

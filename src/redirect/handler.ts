@@ -12,19 +12,47 @@ import { RESERVED_SLUGS } from '../domain/slugs.ts';
 import { RedirectCache, type CacheKey, type LinkCacheInvalidator } from './cache.ts';
 import type { ChangeListener } from './changes.ts';
 import type { ClickRecorder } from '../clicks/buffer.ts';
-import { PASSWORD_PAGE_CSP, passwordPage, previewPage, sendPage, statusPage, throttledPage } from './pages.ts';
+import { PASSWORD_PAGE_CSP, pageNotFound, passwordPage, previewPage, sendPage, statusPage, throttledPage } from './pages.ts';
 import { CSRF_COOKIE, parseCookies, refundAttempt, takeAttempt, type CsrfTokens } from './password.ts';
 import { qrImage } from './qr.ts';
-import type { QrTarget, RedirectStore } from '../db/redirect-store.ts';
+import type { LivePage, QrTarget, RedirectStore } from '../db/redirect-store.ts';
+import { parseContent } from '../domain/bio-pages.ts';
+import { bioPageHeaders, renderBioPage } from './bio-page.ts';
 import { isBot, isPrefetch, visitHeaders, type VisitHeaders } from './visitor.ts';
 
 const SLUG = /^[a-z0-9_-]{1,64}$/;
 const QR_CODE = /^[a-z0-9]{1,32}$/;
 const MAX_FORM_BYTES = 4096;
 export const REDIRECT_CACHE_CONTROL = 'private, no-store, no-cache, max-age=0, must-revalidate';
+const HANDLE = /^[a-z0-9_-]{1,64}$/;
 const NOT_FOUND: unique symbol = Symbol('not found');
 type Cached = ResolvedLink | typeof NOT_FOUND;
 type Fallback = (req: IncomingMessage, res: ServerResponse) => void;
+/** Bounds the pages cache; past it the cache starts again (pages are few next to links). */
+const MAX_CACHED_PAGES = 10_000;
+
+/** A published page as the redirect path serves it: rendered once, when it is first asked for. */
+interface CachedPage {
+  id: string;
+  workspaceId: string;
+  handle: string;
+  /** https://{host}/@{handle}: the referrer of its blocks' clicks. */
+  address: string;
+  html: Buffer;
+  headers: Record<string, string | number>;
+  /** Link block id → the link it leads to. */
+  blocks: Map<string, string>;
+}
+type CachedPageEntry = CachedPage | typeof NOT_FOUND;
+
+/** A visit that came through a bio page's link block (/@{handle}/{blockId}). */
+interface PageVia {
+  pageId: string;
+  workspaceId: string;
+  blockId: string;
+  /** The address the block is followed at: where the password form posts back to. */
+  action: string;
+}
 
 const isPromise = <T>(v: T | Promise<T>): v is Promise<T> => typeof (v as any)?.then === 'function';
 
@@ -42,6 +70,8 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
   private readonly links: RedirectCache<Cached>;
   private readonly hosts = new Map<string, string | null>();
   private readonly qrCodes = new Map<string, QrTarget | null>();
+  // handle → domain key → the page as that domain shows it ('' the short domain).
+  private readonly pages = new Map<string, Map<string, CachedPageEntry>>();
   private readonly shortHost: string;
   // Bumped by every invalidation. An answer read before an invalidation and arriving after it
   // (an asynchronous read: the lookup thread on SQLite, Postgres) still answers its own request,
@@ -59,8 +89,12 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
   }
 
   // LinkCacheInvalidator: the API calls this right after a change commits.
+  // A page's address is a key whose slug is `@{handle}` (`@` cannot begin a slug).
   async invalidate(keys: CacheKey[]): Promise<void> {
-    for (const k of keys) this.linkChanged(k.domainKey, k.slug);
+    for (const k of keys) {
+      if (k.slug.charCodeAt(0) === 64 /* @ */) this.pageChanged(k.slug.slice(1));
+      else this.linkChanged(k.domainKey, k.slug);
+    }
   }
 
   // ChangeListener: the change feed calls these for changes made by any process.
@@ -77,6 +111,13 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
     this.hosts.clear();
     this.links.clear();
     this.qrCodes.clear();
+    this.pages.clear();
+  }
+
+  pageChanged(handle: string): void {
+    this.generation++;
+    this.pages.delete(handle);
+    this.deps.store.refresh();
   }
 
   /**
@@ -89,6 +130,7 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
     const path = q === -1 ? url : url.slice(0, q);
     const method = req.method;
     if (path.length < 2 || (method !== 'GET' && method !== 'HEAD' && method !== 'POST')) return fallback(req, res);
+    if (path.charCodeAt(1) === 64 /* @ */) return this.handlePage(req, res, fallback, path);
     const slash = path.indexOf('/', 1);
     let slug: string;
     let qrCode: string | null = null;
@@ -110,30 +152,126 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
     }
 
     const h = visitHeaders(req.headers);
-    const host = hostnameOf(h.host);
-    let domainKey: string | null | undefined = host === this.shortHost ? '' : this.hosts.get(host);
-    if (domainKey === undefined) {
-      const found = this.deps.store.findDomainByHost(host);
-      if (isPromise(found)) {
-        const generation = this.generation;
-        found.then(
-          (id) => {
-            if (generation === this.generation) this.rememberHost(host, id);
-            this.route(req, res, fallback, h, id, slug, qrCode, qrFormat);
-          },
-          (err) => this.fail(res, err),
-        );
-        return;
-      }
-      this.rememberHost(host, found);
-      domainKey = found;
+    const domainKey = this.domainOf(hostnameOf(h.host));
+    if (isPromise(domainKey)) {
+      domainKey.then(
+        (id) => this.route(req, res, fallback, h, id, slug, qrCode, qrFormat),
+        (err) => this.fail(res, err),
+      );
+      return;
     }
     this.route(req, res, fallback, h, domainKey, slug, qrCode, qrFormat);
+  }
+
+  /** The domain key of a host: '' for the short domain, a custom domain's id, null for neither. */
+  private domainOf(host: string): string | null | Promise<string | null> {
+    if (host === this.shortHost) return '';
+    const known = this.hosts.get(host);
+    if (known !== undefined) return known;
+    const found = this.deps.store.findDomainByHost(host);
+    if (!isPromise(found)) {
+      this.rememberHost(host, found);
+      return found;
+    }
+    const generation = this.generation;
+    return found.then((id) => {
+      if (generation === this.generation) this.rememberHost(host, id);
+      return id;
+    });
   }
 
   private rememberHost(host: string, id: string | null) {
     if (this.hosts.size > 10_000) this.hosts.clear();
     this.hosts.set(host, id);
+  }
+
+  /**
+   * A bio page: `/@{handle}` (GET, HEAD) shows it and counts a person's view; `/@{handle}/{block}`
+   * follows one of its link blocks as a visit of the block's short link (its rules, its click
+   * limit, its password form posting back here), counted as that link's click with the page as
+   * its referrer, and as the block's click.
+   */
+  private handlePage(req: IncomingMessage, res: ServerResponse, fallback: Fallback, path: string): void {
+    const rest = path.slice(2);
+    const slash = rest.indexOf('/');
+    const handle = safeDecode(slash === -1 ? rest : rest.slice(0, slash)).toLowerCase();
+    const blockId = slash === -1 || slash === rest.length - 1 ? null : rest.slice(slash + 1);
+    if (blockId === null && req.method === 'POST') return sendPage(res, 405, pageNotFound(), { Allow: 'GET, HEAD' });
+    const h = visitHeaders(req.headers);
+    const host = hostnameOf(h.host);
+    const domainKey = this.domainOf(host);
+    if (isPromise(domainKey)) {
+      domainKey.then(
+        (id) => this.routePage(req, res, fallback, h, host, id, handle, blockId),
+        (err) => this.fail(res, err),
+      );
+      return;
+    }
+    this.routePage(req, res, fallback, h, host, domainKey, handle, blockId);
+  }
+
+  private routePage(
+    req: IncomingMessage,
+    res: ServerResponse,
+    fallback: Fallback,
+    h: VisitHeaders,
+    host: string,
+    domainKey: string | null,
+    handle: string,
+    blockId: string | null,
+  ): void {
+    if (domainKey === null) return fallback(req, res);
+    if (!HANDLE.test(handle)) return this.answerPage(req, res, h, NOT_FOUND, blockId);
+    const cached = this.pages.get(handle)?.get(domainKey);
+    if (cached !== undefined) return this.answerPage(req, res, h, cached, blockId);
+    const generation = this.generation;
+    const settle = (live: LivePage | null) => {
+      // The short domain's canonical host keeps its port, as its short URLs do.
+      const entry = live ? cachedPage(live, domainKey === '' ? this.deps.config.shortDomain : host) : NOT_FOUND;
+      if (generation === this.generation) {
+        if (this.pages.size >= MAX_CACHED_PAGES && !this.pages.has(handle)) this.pages.clear();
+        let byDomain = this.pages.get(handle);
+        if (!byDomain) this.pages.set(handle, (byDomain = new Map()));
+        byDomain.set(domainKey, entry);
+      }
+      this.answerPage(req, res, h, entry, blockId);
+    };
+    try {
+      const loaded = this.deps.store.findPage(handle, domainKey);
+      if (isPromise(loaded)) loaded.then(settle, (err) => this.fail(res, err));
+      else settle(loaded);
+    } catch (err) {
+      this.fail(res, err);
+    }
+  }
+
+  private answerPage(req: IncomingMessage, res: ServerResponse, h: VisitHeaders, page: CachedPageEntry, blockId: string | null): void {
+    if (page === NOT_FOUND) return sendPage(res, 404, pageNotFound());
+    const get = req.method === 'GET';
+    if (blockId === null) {
+      res.writeHead(200, page.headers);
+      res.end(get ? page.html : undefined);
+      // Views by people only, as clicks are: no bots, no HEAD, no prefetch.
+      if (get && !isBot(h.userAgent) && !isPrefetch(h.purpose)) {
+        this.deps.clicks.recordPageVisit({
+          pageId: page.id, blockId: null, workspaceId: page.workspaceId, at: Date.now(), referer: h.referer,
+          country: this.deps.config.trustProxy > 0 ? h.country : undefined, userAgent: h.userAgent,
+        });
+      }
+      return;
+    }
+    const linkId = page.blocks.get(blockId);
+    if (linkId === undefined) return sendPage(res, 404, statusPage('not_found'));
+    const via: PageVia = { pageId: page.id, workspaceId: page.workspaceId, blockId, action: `/@${page.handle}/${blockId}` };
+    // The page is the click's referrer, whatever the browser sent.
+    const visit: VisitHeaders = { ...h, referer: page.address };
+    try {
+      const loaded = this.deps.store.findLinkById(linkId);
+      if (isPromise(loaded)) loaded.then((link) => this.answer(req, res, visit, link ?? NOT_FOUND, null, via), (err) => this.fail(res, err));
+      else this.answer(req, res, visit, loaded ?? NOT_FOUND, null, via);
+    } catch (err) {
+      this.fail(res, err);
+    }
   }
 
   private route(
@@ -196,15 +334,15 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
     }
   }
 
-  private answer(req: IncomingMessage, res: ServerResponse, h: VisitHeaders, cached: Cached, qrCodeId: string | null): void {
+  private answer(req: IncomingMessage, res: ServerResponse, h: VisitHeaders, cached: Cached, qrCodeId: string | null, via?: PageVia): void {
     const link = cached === NOT_FOUND ? null : cached;
     if (req.method === 'POST') {
-      void this.submitPassword(req, res, h, link, qrCodeId).catch((err) => this.fail(res, err));
+      void this.submitPassword(req, res, h, link, qrCodeId, via).catch((err) => this.fail(res, err));
       return;
     }
     const now = Date.now();
     const visit = decideVisit(link, now);
-    if (visit.kind === 'page') return this.page(req, res, visit.page, link);
+    if (visit.kind === 'page') return this.page(req, res, visit.page, link, undefined, via);
     const get = req.method === 'GET';
     const bot = isBot(h.userAgent);
     const person = get && !bot && !isPrefetch(h.purpose);
@@ -218,7 +356,7 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
       }));
     }
     if (!person || !visit.countsAsClick) return redirect(res, visit);
-    this.countAndRedirect(req, res, h, link!, visit, qrCodeId, now);
+    this.countAndRedirect(req, res, h, link!, visit, qrCodeId, now, via);
   }
 
   /** A person's click: take a clickLimit slot when the link has a limit, record it, redirect. */
@@ -230,9 +368,10 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
     visit: Extract<Visit, { kind: 'redirect' }>,
     qrCodeId: string | null,
     now: number,
+    via?: PageVia,
   ) {
     if (link.clickLimit === null) {
-      this.record(h, link, qrCodeId, now);
+      this.record(h, link, qrCodeId, now, via);
       return redirect(res, visit);
     }
     const settle = (ok: boolean) => {
@@ -242,7 +381,7 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
       }
       link.served++;
       // The slot was taken now, which may be a database round trip after the request arrived.
-      this.record(h, link, qrCodeId, Date.now());
+      this.record(h, link, qrCodeId, Date.now(), via);
       redirect(res, visit);
     };
     const reserved = this.deps.store.reserveClick(link.id);
@@ -250,24 +389,19 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
     else settle(reserved);
   }
 
-  private record(h: VisitHeaders, link: ResolvedLink, qrCodeId: string | null, at: number) {
-    this.deps.clicks.record({
-      linkId: link.id,
-      workspaceId: link.workspaceId,
-      qrCodeId,
-      at,
-      referer: h.referer,
-      // Country only from a proxy we trust; the IP address itself is never kept.
-      country: this.deps.config.trustProxy > 0 ? h.country : undefined,
-      userAgent: h.userAgent,
-    });
+  private record(h: VisitHeaders, link: ResolvedLink, qrCodeId: string | null, at: number, via?: PageVia) {
+    // Country only from a proxy we trust; the IP address itself is never kept.
+    const country = this.deps.config.trustProxy > 0 ? h.country : undefined;
+    this.deps.clicks.record({ linkId: link.id, workspaceId: link.workspaceId, qrCodeId, at, referer: h.referer, country, userAgent: h.userAgent });
+    if (via) this.deps.clicks.recordPageVisit({ pageId: via.pageId, blockId: via.blockId, workspaceId: via.workspaceId, at, referer: h.referer, country, userAgent: h.userAgent });
   }
 
-  private page(req: IncomingMessage, res: ServerResponse, page: Exclude<Visit, { kind: 'redirect' }>['page'], link: ResolvedLink | null, error?: string) {
+  private page(req: IncomingMessage, res: ServerResponse, page: Exclude<Visit, { kind: 'redirect' }>['page'], link: ResolvedLink | null, error?: string, via?: PageVia) {
     if (page !== 'password') return sendPage(res, PAGE_STATUS[page], statusPage(page));
     const csrf = this.deps.csrf.issue(link!.id);
     const secure = isSecure(req, this.deps.config.trustProxy);
-    const action = `/${link!.slug}`;
+    // Through a bio page's block the form posts back to the block's address, on the page's host.
+    const action = via?.action ?? `/${link!.slug}`;
     sendPage(res, error ? 401 : PAGE_STATUS.password, passwordPage({ action, csrf, error }), {
       'Set-Cookie': `${CSRF_COOKIE}=${csrf}; Path=${action}; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}; Max-Age=3600`,
       // A 401 names its scheme; browsers show no dialog for this one.
@@ -278,7 +412,7 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
     });
   }
 
-  private async submitPassword(req: IncomingMessage, res: ServerResponse, h: VisitHeaders, link: ResolvedLink | null, qrCodeId: string | null) {
+  private async submitPassword(req: IncomingMessage, res: ServerResponse, h: VisitHeaders, link: ResolvedLink | null, qrCodeId: string | null, via?: PageVia) {
     const visit = decideVisit(link, Date.now());
     if (visit.kind === 'redirect' || visit.page !== 'password') {
       // Nothing to unlock: answer as a GET would, without following the POST anywhere.
@@ -289,7 +423,7 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
     if (!form) return sendPage(res, 413, statusPage('not_found').replace('Link not found', 'Form too large'), { Connection: 'close' });
     const cookies = parseCookies(req.headers.cookie);
     if (!this.deps.csrf.verify(link!.id, form.get('csrf') ?? undefined, cookies[CSRF_COOKIE])) {
-      return this.page(req, res, 'password', link, 'Your session expired. Please enter the password again.');
+      return this.page(req, res, 'password', link, 'Your session expired. Please enter the password again.', via);
     }
     // The address the trusted proxy saw, never one the client wrote (domain/client-address).
     const throttleKey = `${link!.id}:${clientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for'], this.deps.config.trustProxy)}`;
@@ -297,14 +431,14 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
     if (wait > 0) return sendPage(res, 429, throttledPage(wait), { 'Retry-After': wait });
     const password = form.get('password') ?? '';
     if (!password || password.length > 256 || !(await verifyPassword(password, link!.passwordHash!))) {
-      return this.page(req, res, 'password', link, 'That password is not correct.');
+      return this.page(req, res, 'password', link, 'That password is not correct.', via);
     }
     await refundAttempt(this.deps.passwordThrottle, throttleKey);
     const now = Date.now();
     const unlocked = decideVisit(link, now, true);
     if (unlocked.kind === 'page') return this.page(req, res, unlocked.page, link);
     if (isBot(h.userAgent) || !unlocked.countsAsClick) return redirect(res, unlocked);
-    this.countAndRedirect(req, res, h, link!, unlocked, qrCodeId, now);
+    this.countAndRedirect(req, res, h, link!, unlocked, qrCodeId, now, via);
   }
 
   private fail(res: ServerResponse, err: unknown) {
@@ -312,6 +446,23 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
     if (res.headersSent) return res.destroy();
     sendPage(res, 503, statusPage('not_found').replace('Link not found', 'Temporarily unavailable'), { 'Retry-After': 5 });
   }
+}
+
+/** A published page, rendered for the host that shows it. */
+function cachedPage(live: LivePage, host: string): CachedPage {
+  const content = parseContent(live.published);
+  const html = Buffer.from(renderBioPage(content, { host, handle: live.handle }));
+  const blocks = new Map<string, string>();
+  for (const b of content.blocks) if (b.type === 'link') blocks.set(b.id, b.linkId);
+  return {
+    id: live.id,
+    workspaceId: live.workspaceId,
+    handle: live.handle,
+    address: `https://${host}/@${live.handle}`,
+    html,
+    headers: { ...bioPageHeaders(content.theme), 'Content-Length': html.length },
+    blocks,
+  };
 }
 
 function redirect(res: ServerResponse, visit: Extract<Visit, { kind: 'redirect' }>): void {

@@ -40,6 +40,11 @@ const TEXT: Record<Exclude<VisitPage, 'password'>, [string, string]> = {
   limit_reached: ['Link no longer available', 'This link has reached the number of visits it allows.'],
 };
 
+/** An address /@{handle} with no published page (unknown, unpublished, disabled or deleted). */
+export function pageNotFound(): string {
+  return layout('Page not found', '<h1>Page not found</h1><p>There is no page at this address. Check that it was typed correctly.</p>');
+}
+
 export function statusPage(page: Exclude<VisitPage, 'password'>): string {
   const [title, text] = TEXT[page];
   return layout(title, `<h1>${title}</h1><p>${text}</p>`);

@@ -8,7 +8,7 @@ import { ClickWriteError, InlineClickWriter, WRITER_NICE_INCREMENT, type ClickWo
 import { startCheckpoints } from '../db/checkpoints.ts';
 import { openDatabase, ping } from '../db/knex.ts';
 import { lowerThisThreadsPriority } from '../platform/thread-priority.ts';
-import { webhookClickSink } from '../webhooks/click-events.ts';
+import { clickSinks } from '../webhooks/click-events.ts';
 
 const init = workerData as ClickWorkerInit;
 // The writer yields the CPU to the threads that answer visitors (WRITER_NICE_INCREMENT says how much).
@@ -17,7 +17,7 @@ const port = parentPort!;
 // Waits for SQLite's write lock in SQLite's busy handler: this thread serves no visitors, and its
 // flush writes through better-sqlite3 statements of its own (src/db/repos/click-batches.ts).
 const db = openDatabase(init.databaseUrl, { poolMax: 2, waitForLocks: 'busy-handler' });
-const writer = new InlineClickWriter(db.knex, db.engine, init.webhookEvents ? [webhookClickSink(init.webhookEvents)] : []);
+const writer = new InlineClickWriter(db.knex, db.engine, init.webhookEvents ? clickSinks(init.webhookEvents) : []);
 const send = (m: FromWorker) => port.postMessage(m);
 // Ready once the connection answers; a database that cannot be reached ends the thread with
 // the error, which the service reports at start-up.

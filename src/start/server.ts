@@ -14,7 +14,7 @@ import type { LinkCacheInvalidator } from '../redirect/cache.ts';
 import { ChangeFeed } from '../redirect/changes.ts';
 import { ClickRecorder } from '../clicks/buffer.ts';
 import { InlineClickWriter, ThreadClickWriter, type ClickWorkerInit, type ClickWriter } from '../clicks/writer.ts';
-import { webhookClickSink } from '../webhooks/click-events.ts';
+import { clickSinks } from '../webhooks/click-events.ts';
 import { RedirectService } from '../redirect/handler.ts';
 import { CsrfTokens, createPasswordThrottle } from '../redirect/password.ts';
 import { createSignInThrottle } from '../http/dashboard/session.ts';
@@ -57,7 +57,7 @@ export interface ServerOptions {
 /** The service's click writer: a thread of its own, unless the database cannot be opened twice. */
 function clickWriterFor(databaseUrl: string, db: Database, webhookEvents: ClickWorkerInit['webhookEvents']): ClickWriter {
   const inMemory = databaseUrl === 'sqlite:' || databaseUrl === 'sqlite::memory:';
-  if (inMemory) return new InlineClickWriter(db.knex, db.engine, webhookEvents ? [webhookClickSink(webhookEvents)] : []);
+  if (inMemory) return new InlineClickWriter(db.knex, db.engine, webhookEvents ? clickSinks(webhookEvents) : []);
   return new ThreadClickWriter({ databaseUrl, webhookEvents });
 }
 

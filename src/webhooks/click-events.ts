@@ -16,6 +16,10 @@ import {
 } from '../domain/analytics-alerts.ts';
 import { serviceEvent, type ServiceEvent } from '../domain/events.ts';
 import { linkHost } from './link-events.ts';
+import { pageViewSink } from './page-events.ts';
+
+/** Every event a click flush can raise: link.clicked, qr.scanned, the traffic alerts and page.viewed. */
+export const clickSinks = (opts: ClickEventOptions): ClickSink[] => [webhookClickSink(opts), pageViewSink()];
 
 /** How many closed windows back a flush still evaluates (a link's clicks may pause). */
 const SPIKE_LOOKBACK_WINDOWS = 12;

@@ -26,14 +26,14 @@ export interface DeliveryContent {
   /** JSON text of the event's data object for the delivery's variant. */
   data: string;
   /**
-   * A "Send test event" sample (asyncapi/*.yaml, "Test events"): the envelope ends with
-   * `"test": true`, inside what the signature covers, and `X-Service-Test: true` is sent as a
-   * hint a receiver may route on but must not trust alone (headers are not signed).
+   * A "Send test event" sample (asyncapi/*.yaml, "Test events"): sent with `X-Service-Test: true`,
+   * a hint to route on. The envelope is the variant's own, unchanged; what a receiver can trust
+   * is inside the signed body (the documented example's ids; Variant B's `evt_test_` event id).
    */
   test?: boolean;
 }
 
-/** The header that marks a sample; the signed `test` field of the body is the proof. */
+/** The header that marks a sample (not signed: the body's ids are the proof, see "Test events"). */
 export const TEST_HEADER = 'X-Service-Test';
 
 export interface SignedRequest {
@@ -48,17 +48,17 @@ export const SIGNATURE_HEADER = { A: 'X-Webhook-Signature', B: 'X-Service-Signat
 
 /**
  * The body of an attempt sent at `sentAt`. Variant A: exactly `{ event, timestamp, data }`,
- * `timestamp` being the time this attempt is sent. Variant B: `{ id, type, timestamp, data }`
- * built only from what the row holds (the event's id, type and time), so every retry and replay
- * sends the same bytes. A test event's ends with `"test": true`.
+ * `timestamp` being the time this attempt is sent. Variant B: exactly `{ id, type, timestamp,
+ * data }` built only from what the row holds (the event's id, type and time), so every retry and
+ * replay sends the same bytes. A test event's envelope is the same.
  */
 export function requestBody(variant: 'A' | 'B', d: DeliveryContent, sentAt: number): string {
   const data = JSON.parse(d.data);
-  const envelope =
+  return JSON.stringify(
     variant === 'A'
       ? { event: d.eventType, timestamp: new Date(sentAt).toISOString(), data }
-      : { id: d.eventId, type: d.eventType, timestamp: new Date(d.occurredAt).toISOString(), data };
-  return JSON.stringify(d.test ? { ...envelope, test: true } : envelope);
+      : { id: d.eventId, type: d.eventType, timestamp: new Date(d.occurredAt).toISOString(), data },
+  );
 }
 
 /** The headers of an attempt whose signature header has the value `signature`. */

@@ -1,13 +1,15 @@
 // "Send test event" (Settings › Webhooks, `shortlink webhook test`): one signed sample of a
 // catalogue event — its documented example (asyncapi/*.yaml) as `data` — sent at once to one
 // subscription's endpoint through the same signing, network rules (ssrf.ts) and attempt code
-// (delivery.ts) as every delivery, and answered with what came back. The sample is marked as a
-// test inside the signed body (`"test": true`, asyncapi/*.yaml, "Test events") and in the log;
-// it is one attempt, never retried or replayed, and says nothing about the endpoint's health.
+// (delivery.ts) as every delivery, and answered with what came back. The envelope is the
+// variant's own; a receiver tells the sample by what is inside the signed body (asyncapi/*.yaml,
+// "Test events"): the documented example's ids, and in Variant B an event id that begins with
+// `evt_test_`. It is logged as a test, one attempt, never retried or replayed, and says nothing
+// about the endpoint's health.
 import type { Db as Knex } from '../db/knex.ts';
 import * as outbox from '../db/repos/webhook-deliveries.ts';
 import type { SubscriptionRow } from '../db/repos/subscriptions.ts';
-import { newId } from '../domain/ids.ts';
+import { newId, randomString } from '../domain/ids.ts';
 import { invalid } from '../domain/errors.ts';
 import { attemptTimeoutMs, type DeliveryStatus } from '../domain/webhook-delivery.ts';
 import { eventCatalog } from './catalog.ts';
@@ -16,6 +18,9 @@ import { attemptLog, keptRequest, type AttemptView } from './delivery-log.ts';
 import { openSecret } from './secrets.ts';
 import { composeVariantA, composeVariantB, type DeliveryContent } from './signing.ts';
 import type { Lookup } from './ssrf.ts';
+
+/** How a sample's event id begins (Variant B's envelope `id`, inside the signed body). */
+export const TEST_EVENT_ID_PREFIX = 'evt_test_';
 
 export interface TestEventOptions {
   knex: Knex;
@@ -45,7 +50,8 @@ export async function sendTestEvent(o: TestEventOptions, subscription: Subscript
   const startedAt = Date.now();
   const content: DeliveryContent = {
     id: newId('dlv'),
-    eventId: newId('evt'),
+    // A real event id is `evt_` and 20 characters of [a-z0-9]: it never begins with `evt_test_`.
+    eventId: `${TEST_EVENT_ID_PREFIX}${randomString(16)}`,
     eventType,
     requestId: null,
     occurredAt: startedAt,

@@ -246,6 +246,17 @@ for (const [variantName, contract] of Object.entries(variants) as Array<['A' | '
       }
     });
 
+    // "Test events": a sample is the first documented example, and receivers are told which of
+    // its signed values no real event carries.
+    // (Variant B's mark is the sample's own event id, evt_test_…: test/webhooks/delivery-log.test.ts.)
+    if (variantName === 'A') {
+      it('gives every message a first example whose data.workspaceId is ws_91c3e7a2, as "Test events" promises', () => {
+        for (const message of messages) {
+          expect((message.examples[0].payload as { data: Record<string, unknown> }).data.workspaceId, message.name).toBe('ws_91c3e7a2');
+        }
+      });
+    }
+
     it('rejects an example with an extra key in data or in the envelope', () => {
       for (const message of messages) {
         const validatePayload = compile(message.payload);

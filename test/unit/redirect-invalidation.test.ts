@@ -24,6 +24,7 @@ function service() {
     findLinkById: async () => null,
     findDomainByHost: () => null,
     findQr: async () => null,
+    findPage: async () => null,
     reserveClick: () => true,
     refresh() {},
     async close() {},

@@ -30,6 +30,8 @@ const subjects: { [T in ServiceEventType]: EventSubjects[T] } = {
   'analytics.geo_anomaly': {
     linkId: 'lnk_1', slug: 'spring-sale', windowStart: 0, windowEnd: 3_600_000, country: 'BR', clicks: 400, share: 0.82, baselineShare: 0.04,
   },
+  'page.published': { pageId: 'pg_1', handle: 'acme', title: 'Acme on the web', url: 'https://sho.rt/@acme', publishedAt: Date.UTC(2026, 0, 1) },
+  'page.viewed': { pageId: 'pg_1', handle: 'acme', referrer: 't.co', country: 'FR', device: 'desktop', browser: 'Firefox' },
 };
 
 describe.each(['A', 'B'] as Variant[])('Variant %s data builders', (variant) => {

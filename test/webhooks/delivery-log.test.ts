@@ -150,16 +150,26 @@ describe.each(testEngines())('webhook delivery log and endpoint health on %s', (
     expect(out).toMatchObject({ status: 'DELIVERED', attempt: { statusCode: 202, response: { body: '{"ok":true}', truncated: false } } });
 
     const [req] = receiver.to(p);
-    // The documented check: the signature first, then `test` inside the signed body.
+    // The documented check: the signature first, then what the signed body says.
     const signature = req.headers[variant === 'A' ? 'x-webhook-signature' : 'x-service-signature'] as string;
-    expect(variant === 'A' ? verifyVariantA(req.rawBody, signature, sub.secret) : verifyVariantB(req.rawBody, signature, sub.secret)).toBe(true);
-    expect(req.body.test).toBe(true);
+    const verify = (body: Buffer) => (variant === 'A' ? verifyVariantA(body, signature, sub.secret) : verifyVariantB(body, signature, sub.secret));
+    expect(verify(req.rawBody)).toBe(true);
     expect(req.headers['x-service-test']).toBe('true');
+    // The envelope is exactly the variant's: nothing is added to mark a sample.
+    expect(Object.keys(req.body).sort()).toEqual(variant === 'A' ? ['data', 'event', 'timestamp'] : ['data', 'id', 'timestamp', 'type']);
     expect(req.body.data).toEqual(eventCatalog(variant).events.find((e) => e.name === event)!.example);
     expect(await envelopeErrors(variant, req.body)).toEqual([]);
-    // Taking the marker out breaks the signature: it cannot be stripped to pass a sample as real.
-    const stripped = Buffer.from(req.rawBody.toString('utf8').replace(',"test":true', ''));
-    expect(variant === 'A' ? verifyVariantA(stripped, signature, sub.secret) : verifyVariantB(stripped, signature, sub.secret)).toBe(false);
+    // The signed marks: Variant A's data names the example's workspace, never the subscription's;
+    // Variant B's event id begins with evt_test_, which no real event id does.
+    if (variant === 'A') {
+      expect(req.body.data.workspaceId).toBe('ws_91c3e7a2');
+      expect(req.body.data.workspaceId).not.toBe(sub.workspaceId);
+    } else {
+      expect(req.body.id).toMatch(/^evt_test_[a-z0-9]{16}$/);
+    }
+    // Changing the marks breaks the signature: a sample cannot be passed off as real.
+    const forged = Buffer.from(req.rawBody.toString('utf8').replace(variant === 'A' ? 'ws_91c3e7a2' : 'evt_test_', variant === 'A' ? sub.workspaceId : 'evt_real_'));
+    expect(verify(forged)).toBe(false);
 
     const listed = await cli(['webhook', 'deliveries', '--workspace', sub.workspaceId, '--subscription', sub.id], ['data']);
     expect(listed.data).toMatchObject([{ id: out.id, test: true, status: 'DELIVERED', eventType: event, attempts: 1 }]);

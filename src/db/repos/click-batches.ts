@@ -8,6 +8,7 @@ import type { Knex } from 'knex';
 import { CLICK_WINDOW_MS } from '../../domain/analytics-alerts.ts';
 import type { ServiceEvent } from '../../domain/events.ts';
 import { enqueueEvents, subscriptionTargets, type SubscriptionTarget } from './outbox.ts';
+import { writePageVisits, type PageVisitRow } from './bio-pages.ts';
 import { workspacesWithTrafficAlerts } from './traffic-windows.ts';
 
 /** A click as it is stored: the User-Agent parsed, the referrer reduced to its host, no IP address. */
@@ -24,11 +25,40 @@ export interface StoredClick {
 }
 
 /**
- * The events a written batch of clicks raises (link.clicked, qr.scanned, the traffic alerts),
- * built inside the flush's transaction; `targets` are the enabled subscriptions of the batch's
- * workspaces. The click writer writes what it returns to the outbox.
+ * The events a written batch of clicks raises (link.clicked, qr.scanned, the traffic alerts,
+ * page.viewed), built inside the flush's transaction; `targets` are the enabled subscriptions of
+ * the batch's workspaces. The click writer writes what it returns to the outbox.
  */
-export type ClickSink = (trx: Knex.Transaction, clicks: StoredClick[], targets: SubscriptionTarget[]) => Promise<ServiceEvent[]>;
+export type ClickSink = (
+  trx: Knex.Transaction,
+  clicks: StoredClick[],
+  targets: SubscriptionTarget[],
+  pageVisits: PageVisitRow[],
+) => Promise<ServiceEvent[]>;
+
+/**
+ * A bio page's view or block click travels with the clicks (src/clicks/buffer.ts,
+ * PageVisitEvent): its page id where a click has its link id, its block id where a click has its
+ * QR code id.
+ */
+const isPageVisit = (r: StoredClick) => r.link_id.startsWith('pg_');
+
+/** The batch's clicks and its page visits apart; the batch itself when it has no page visit. */
+export function splitPageVisits(rows: StoredClick[]): { clicks: StoredClick[]; pageVisits: PageVisitRow[] } {
+  if (!rows.some(isPageVisit)) return { clicks: rows, pageVisits: [] };
+  const clicks: StoredClick[] = [];
+  const pageVisits: PageVisitRow[] = [];
+  for (const r of rows) {
+    if (!isPageVisit(r)) clicks.push(r);
+    else {
+      pageVisits.push({
+        workspace_id: r.workspace_id, page_id: r.link_id, block_id: r.qr_code_id, occurred_at: r.occurred_at,
+        referrer_host: r.referrer_host, country: r.country, device: r.device, browser: r.browser, os: r.os,
+      });
+    }
+  }
+  return { clicks, pageVisits };
+}
 
 const DAY_MS = 86_400_000;
 
@@ -230,14 +260,16 @@ export async function writeClicks(trx: Knex.Transaction, engine: 'sqlite' | 'pos
  * link.clicked commit or roll back together).
  */
 export async function writeClickBatch(knex: Knex, engine: 'sqlite' | 'postgres', rows: StoredClick[], sinks: ClickSink[]): Promise<void> {
+  const { clicks, pageVisits } = splitPageVisits(rows);
   await knex.transaction(async (trx) => {
-    await writeClicks(trx, engine, rows);
+    await writeClicks(trx, engine, clicks);
+    await writePageVisits(trx, engine, pageVisits);
     if (!sinks.length || !rows.length) return;
     // A batch's clicks share each workspace id string object, so this Set is cheap.
     const targets = await subscriptionTargets(trx, [...new Set(rows.map((r) => r.workspace_id))]);
     if (!targets.length) return;
     const events: ServiceEvent[] = [];
-    for (const sink of sinks) events.push(...(await sink(trx, rows, targets)));
+    for (const sink of sinks) events.push(...(await sink(trx, clicks, targets, pageVisits)));
     await enqueueEvents(trx, events, targets);
   });
 }

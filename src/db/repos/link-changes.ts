@@ -3,13 +3,13 @@
 // (src/redirect/changes.ts).
 import type { Knex } from 'knex';
 
-export type LinkChangeKind = 'link' | 'domain';
+export type LinkChangeKind = 'link' | 'domain' | 'page';
 
 export interface LinkChange {
   kind: LinkChangeKind;
   /** '' for the shared short domain, else the custom domain's id. */
   domain_key: string;
-  /** The slug (kind link) or the domain's host (kind domain). */
+  /** The slug (kind link), the domain's host (kind domain) or the bio page's handle (kind page). */
   slug: string;
 }
 

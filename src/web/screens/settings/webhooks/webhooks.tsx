@@ -397,8 +397,9 @@ function SendTestEvent({ workspaceId, subscription: s, catalog, close }: {
     <section className="panel" aria-labelledby="test-event-heading">
       <h2 id="test-event-heading">Send test event to {s.url}</h2>
       <p className="muted">
-        A signed sample of the event, with its documented example as data, sent now. Its body carries <code>"test": true</code> inside the signature and the header{' '}
-        <code>X-Service-Test: true</code>; it is logged as a test and never retried.
+        A signed sample of the event, sent now, in the variant's own envelope with the event's documented example as data: its ids name nothing real
+        {s.variant === 'B' ? <> and its event id begins with <code>evt_test_</code></> : <> (its <code>workspaceId</code> is the example's, never yours)</>}. It also carries the
+        header <code>X-Service-Test: true</code>; it is logged as a test and never retried.
       </p>
       <form
         className="stack"
