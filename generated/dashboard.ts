@@ -824,6 +824,138 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/workspaces/{workspaceId}/pages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Bio pages
+         * @description The workspace's bio pages, newest first, each with its draft.
+         */
+        get: operations["listPages"];
+        put?: never;
+        /**
+         * Make a bio page
+         * @description Makes a page as a draft (nothing is shown at its address until it is published). A handle another live page has is 409. Link blocks given a `url` get a short link each, made under the rules of `POST /api/v1/links`; a refusal names the block (`blocks.2.url`) and nothing is made.
+         */
+        post: operations["createPage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/page-preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Render a draft
+         * @description The editor's live preview: the page as visitors would get it for the draft sent, which is not saved. Only the fields' shapes are checked (a preview of a half-typed draft is still a preview); saving checks the rest.
+         */
+        post: operations["previewPage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/pages/{pageId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A bio page
+         * @description One page with its draft.
+         */
+        get: operations["getPage"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a bio page
+         * @description Deletes the page: its address answers 404 from the next view, on every process, and the handle is free again. Its short links stay. Needs OWNER or ADMIN, as deleting links does.
+         */
+        delete: operations["deletePage"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a bio page
+         * @description Changes the fields sent. The draft's fields (title, bio, avatar, theme, blocks) change what the next "Publish" shows; `handle` and `status` change the live page at once.
+         */
+        patch: operations["updatePage"];
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/pages/{pageId}/publish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Publish a bio page
+         * @description Makes the draft what visitors see at `/@{handle}`, from the next view on every process, and sends `page.published` to the webhook subscriptions that want it (both variants). 400 when a link block names a link that was deleted since (the field names the block). Publishing an unchanged draft publishes it again (a new `publishedAt`, a new event).
+         */
+        post: operations["publishPage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/pages/{pageId}/unpublish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Unpublish a bio page
+         * @description Takes the page down: its address answers 404 from the next view, on every process. The draft stays; publishing again shows it. Unpublishing an unpublished page changes nothing.
+         */
+        post: operations["unpublishPage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/pages/{pageId}/analytics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A bio page's analytics
+         * @description Views per day over a window of up to 400 days (default the last 30 days, today included), the link blocks' clicks over it, and the views by country, device, browser and referrer host of the last 90 days.
+         */
+        get: operations["getPageAnalytics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2098,6 +2230,238 @@ export interface components {
             /** @enum {string} */
             outcome: "DELIVERED" | "FAILED";
         };
+        /**
+         * @description The page's colours, one of a few presets each pairing its colours so that every text reads at WCAG AA contrast (4.5:1): `classic` (light), `midnight` (dark), `forest` (green), `sunrise` (warm).
+         * @enum {string}
+         */
+        PageTheme: "classic" | "midnight" | "forest" | "sunrise";
+        /** @description One block of a page, in the order shown: a `heading`, a `paragraph`, or a `link` block (a button leading to one of the workspace's short links). A link block's visitor follows `/@{handle}/{id}` on the page's host, which counts a click of the short link (with the page as its referrer) and of the block, then redirects under the short link's own rules. */
+        PageBlock: {
+            /** @description The block's id (`blk_` and 10 characters), kept across edits so its clicks stay its own. */
+            id: string;
+            /**
+             * @description What the block is.
+             * @enum {string}
+             */
+            type: "link" | "heading" | "paragraph";
+            /** @description The heading, the paragraph, or the link's label. */
+            text: string;
+            /** @description The short link a link block leads to; null for other blocks. */
+            linkId: string | null;
+            /** @description That link's short URL; null for other blocks, and for a link block whose link was deleted since (its visitors get "Link not found": change or remove the block). */
+            shortUrl: string | null;
+            /** @description Where that link redirects; null as for `shortUrl`. */
+            destination: string | null;
+        };
+        /** @description A bio page ("link in bio"). People edit its draft; "Publish" makes the draft what visitors see at `url` (and at `/@{handle}` on the workspace's active custom domains), "Unpublish" takes it down. A change to a published page shows from the next view, on every process. */
+        BioPage: {
+            /** @description The page's id (`pg_`...). */
+            id: string;
+            /** @description The page's address, `/@{handle}`: the slug's characters, unique on the short domain (every workspace shares it). A new handle moves the page at once; the old address answers 404. */
+            handle: string;
+            /** @description The page's address on the short domain. */
+            url: string;
+            /**
+             * @description A DISABLED page answers 404 whether published or not, until enabled again.
+             * @enum {string}
+             */
+            status: "ACTIVE" | "DISABLED";
+            /** @description Whether a version of the page is published. */
+            published: boolean;
+            /**
+             * Format: date-time
+             * @description When the published version was published.
+             */
+            publishedAt: string | null;
+            /** @description Whether the draft differs from the published version (always true while unpublished). */
+            hasUnpublishedChanges: boolean;
+            /** @description The draft's title (at most 100 characters). */
+            title: string;
+            /** @description The draft's short bio (at most 300 characters). */
+            bio: string | null;
+            /** @description The draft's avatar, an image hosted by the service (`ASSET_BASE_URL`). */
+            avatarUrl: string | null;
+            theme: components["schemas"]["PageTheme"];
+            /** @description The draft's blocks, in order (at most 50). */
+            blocks: components["schemas"]["PageBlock"][];
+            /**
+             * Format: date-time
+             * @description When the page was made.
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the page last changed.
+             */
+            updatedAt: string;
+        };
+        /** @description The workspace's pages, newest first. */
+        BioPageList: {
+            /** @description The pages. */
+            data: components["schemas"]["BioPage"][];
+        };
+        /** @description A block as it is sent. A `link` block names either `linkId` (a short link of this workspace) or `url`: a URL is made into a new short link of the workspace (generated slug, the block's text as its title) under the rules and messages of `POST /api/v1/links`, and the block then names it. Send a block's `id` to keep it (and its clicks); blocks without one are new. */
+        PageBlockInput: {
+            /** @description The id of an existing block of this page. */
+            id?: string;
+            /**
+             * @description What the block is.
+             * @enum {string}
+             */
+            type: "link" | "heading" | "paragraph";
+            /** @description A heading (at most 100 characters), a paragraph (at most 1,000) or a link's label (at most 100). */
+            text: string;
+            /** @description Link blocks only. A live short link of this workspace. */
+            linkId?: string;
+            /** @description Link blocks only. An http(s) URL to shorten for this block. */
+            url?: string;
+        };
+        /** @description A new page, as a draft: publish it to show it. */
+        BioPageCreate: {
+            /** @description The page's address, `/@{handle}` (1 to 64 of a-z, 0-9, _ and -, lowercased); 409 when another page has it. */
+            handle: string;
+            /** @description The page's title (1 to 100 characters). */
+            title: string;
+            /** @description A short bio (at most 300 characters). */
+            bio?: string | null;
+            /** @description An image hosted by the service for this workspace (uploaded through `POST /workspaces/{workspaceId}/assets`). */
+            avatarUrl?: string | null;
+            theme?: components["schemas"]["PageTheme"];
+            /** @description The blocks (at most 50); none by default. */
+            blocks?: components["schemas"]["PageBlockInput"][];
+        };
+        /** @description One page. */
+        BioPageEnvelope: {
+            data: components["schemas"]["BioPage"];
+        };
+        /** @description A draft to render, as the editor holds it (nothing is saved). Link blocks may name a `linkId` or a `url` not shortened yet: the preview's links lead nowhere. */
+        BioPagePreviewRequest: {
+            /** @description The handle to show (any text; checked when saved). */
+            handle?: string;
+            /** @description The title. */
+            title: string;
+            /** @description The bio. */
+            bio?: string | null;
+            /** @description The avatar. */
+            avatarUrl?: string | null;
+            theme?: components["schemas"]["PageTheme"];
+            /** @description The blocks. */
+            blocks?: components["schemas"]["PageBlockInput"][];
+        };
+        /** @description The page as visitors would get it, for a sandboxed frame (`srcdoc`): the same HTML and stylesheet as `/@{handle}`, with links that lead nowhere and `noindex`. The dashboard's Content-Security-Policy allows exactly the themes' stylesheets by their hashes. */
+        BioPagePreview: {
+            /** @description The whole HTML document. */
+            html: string;
+        };
+        /** @description The fields to change; a field left out stays, `null` clears `bio` or `avatarUrl`. `blocks` replaces the whole list. `handle` and `status` apply to the live page at once; the other fields change the draft, which visitors see once it is published. */
+        BioPageUpdate: {
+            /** @description A new address for the page (409 when another page has it). */
+            handle?: string;
+            /**
+             * @description DISABLED takes the page down (404) without unpublishing it.
+             * @enum {string}
+             */
+            status?: "ACTIVE" | "DISABLED";
+            /** @description The draft's title (1 to 100 characters). */
+            title?: string;
+            /** @description The draft's bio (at most 300 characters). */
+            bio?: string | null;
+            /** @description The draft's avatar, an image hosted by the service for this workspace. */
+            avatarUrl?: string | null;
+            theme?: components["schemas"]["PageTheme"];
+            /** @description The draft's blocks, replacing them all (at most 50). */
+            blocks?: components["schemas"]["PageBlockInput"][];
+        };
+        /** @description Views for one value of a breakdown (a country, a device...). */
+        ViewEntry: {
+            /** @description The value; empty for views where it is unknown (no referrer, no country). */
+            value: string;
+            /** @description Views with this value. */
+            views: number;
+        };
+        /** @description A page's views by people (no crawlers, `HEAD` requests or prefetches, counted as clicks are) per day over a window of up to 400 days (from the daily counts), its blocks' clicks over the same window, and for the last 90 days its views by country, device, browser and referrer host (the ten largest of each). */
+        BioPageAnalytics: {
+            /** @description The page. */
+            pageId: string;
+            /** @description The days of the series, from and to included (UTC days). */
+            window: {
+                /**
+                 * Format: date
+                 * @description First day.
+                 */
+                from: string;
+                /**
+                 * Format: date
+                 * @description Last day.
+                 */
+                to: string;
+            };
+            /** @description One entry per day of the window, oldest first, days without views included. */
+            series: {
+                /**
+                 * Format: date
+                 * @description The UTC day.
+                 */
+                day: string;
+                /** @description Views of the page that day. */
+                views: number;
+                /** @description Clicks on its link blocks that day. */
+                clicks: number;
+            }[];
+            /** @description Sums over the window. */
+            totals: {
+                /** @description Views. */
+                views: number;
+                /** @description Clicks on link blocks. */
+                clicks: number;
+            };
+            /** @description The clicks of each link block of the draft over the window, in the draft's order. Each click also counts as a click of the block's short link. */
+            blocks: {
+                /** @description The block. */
+                blockId: string;
+                /** @description Its label. */
+                text: string;
+                /** @description The short link it leads to. */
+                linkId: string;
+                /** @description Clicks on the block in the window. */
+                clicks: number;
+            }[];
+            /** @description The 90 days the breakdowns count (raw views are kept 90 days). */
+            breakdownWindow: {
+                /**
+                 * Format: date
+                 * @description First day.
+                 */
+                from: string;
+                /**
+                 * Format: date
+                 * @description Last day (today).
+                 */
+                to: string;
+            };
+            /** @description Views by value over `breakdownWindow`, largest first; `other` sums what is beyond the ten largest. */
+            breakdowns: {
+                /** @description By two-letter country code (from a trusted proxy's country header). */
+                countries: components["schemas"]["ViewEntry"][];
+                /** @description By device type. */
+                devices: components["schemas"]["ViewEntry"][];
+                /** @description By browser. */
+                browsers: components["schemas"]["ViewEntry"][];
+                /** @description By referrer host. */
+                referrers: components["schemas"]["ViewEntry"][];
+                /** @description Views beyond the ten largest values of each breakdown. */
+                other: {
+                    /** @description Other countries. */
+                    countries: number;
+                    /** @description Other devices. */
+                    devices: number;
+                    /** @description Other browsers. */
+                    browsers: number;
+                    /** @description Other referrer hosts. */
+                    referrers: number;
+                };
+            };
+        };
     };
     responses: {
         /** @description No session, or the session ended (signed out, expired after 14 days without use, the password changed, or the person was removed from the workspace). The dashboard shows the sign-in page. */
@@ -2218,6 +2582,8 @@ export interface components {
         WebhookSubscriptionId: string;
         /** @description A webhook delivery of the workspace (another workspace's answers 404). */
         WebhookDeliveryId: string;
+        /** @description A bio page of the workspace. */
+        PageId: string;
     };
     requestBodies: never;
     headers: never;
@@ -3812,6 +4178,274 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+        };
+    };
+    listPages: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace the signed-in person belongs to (another answers 404). */
+                workspaceId: components["parameters"]["WorkspaceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The pages. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BioPageList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    createPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace the signed-in person belongs to (another answers 404). */
+                workspaceId: components["parameters"]["WorkspaceId"];
+            };
+            cookie?: never;
+        };
+        /** @description The page. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BioPageCreate"];
+            };
+        };
+        responses: {
+            /** @description Made. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BioPageEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    previewPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace the signed-in person belongs to (another answers 404). */
+                workspaceId: components["parameters"]["WorkspaceId"];
+            };
+            cookie?: never;
+        };
+        /** @description The draft. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BioPagePreviewRequest"];
+            };
+        };
+        responses: {
+            /** @description The HTML. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BioPagePreview"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    getPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace the signed-in person belongs to (another answers 404). */
+                workspaceId: components["parameters"]["WorkspaceId"];
+                /** @description A bio page of the workspace. */
+                pageId: components["parameters"]["PageId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BioPageEnvelope"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    deletePage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace the signed-in person belongs to (another answers 404). */
+                workspaceId: components["parameters"]["WorkspaceId"];
+                /** @description A bio page of the workspace. */
+                pageId: components["parameters"]["PageId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    updatePage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace the signed-in person belongs to (another answers 404). */
+                workspaceId: components["parameters"]["WorkspaceId"];
+                /** @description A bio page of the workspace. */
+                pageId: components["parameters"]["PageId"];
+            };
+            cookie?: never;
+        };
+        /** @description The fields to change. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BioPageUpdate"];
+            };
+        };
+        responses: {
+            /** @description Changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BioPageEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    publishPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace the signed-in person belongs to (another answers 404). */
+                workspaceId: components["parameters"]["WorkspaceId"];
+                /** @description A bio page of the workspace. */
+                pageId: components["parameters"]["PageId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BioPageEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    unpublishPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace the signed-in person belongs to (another answers 404). */
+                workspaceId: components["parameters"]["WorkspaceId"];
+                /** @description A bio page of the workspace. */
+                pageId: components["parameters"]["PageId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BioPageEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    getPageAnalytics: {
+        parameters: {
+            query?: {
+                /** @description First day (YYYY-MM-DD, UTC); default 29 days before `to`. */
+                from?: string;
+                /** @description Last day (YYYY-MM-DD, UTC); default today. At most 400 days after `from`. */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                /** @description A workspace the signed-in person belongs to (another answers 404). */
+                workspaceId: components["parameters"]["WorkspaceId"];
+                /** @description A bio page of the workspace. */
+                pageId: components["parameters"]["PageId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page's analytics. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BioPageAnalytics"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
         };
     };
 }

@@ -96,7 +96,7 @@ export function checkBlocks(input: unknown): Array<PageBlock | (Omit<PageBlock &
   if (input.length > LIMITS.blocks) throw invalid(`A page may have at most ${LIMITS.blocks} blocks`, 'blocks');
   const seen = new Set<string>();
   return input.map((raw: BlockInput, i) => {
-    const field = `blocks[${i}]`;
+    const field = `blocks.${i}`;
     if (!raw || typeof raw !== 'object') throw invalid(`${field} must be an object`, field);
     if (!BLOCK_TYPES.includes(raw.type as BlockType)) throw invalid(`${field}.type must be one of ${BLOCK_TYPES.join(', ')}`, `${field}.type`);
     const type = raw.type as BlockType;

@@ -23,6 +23,8 @@ import * as webhookOperator from '../webhooks/operator.ts';
 import { subscriptionView } from '../webhooks/subscription-view.ts';
 import { changeSubscription, createSubscription, deleteSubscription, type SubscriptionDeps } from '../http/subscription-operations.ts';
 import { inlineQueries } from '../db/queries.ts';
+import * as bioPages from '../db/repos/bio-pages.ts';
+import { pageUrl, presentPage, publishPage, unpublishPage, type PageDeps } from '../http/page-operations.ts';
 import { sendTestEvent } from '../webhooks/test-events.ts';
 import { attemptLog } from '../webhooks/delivery-log.ts';
 import { loadOrCreateMasterKey } from './master-key.ts';
@@ -36,6 +38,27 @@ type Command = {
   run(ctx: { db: Database; config: Config; flags: Flags }): Promise<object>;
 };
 
+
+const pageDeps = (db: Database, config: Config): PageDeps => ({
+  knex: db.knex,
+  shortDomain: config.shortDomain,
+  // No redirect cache here: the services' change feeds drop theirs.
+  forget: async () => undefined,
+});
+
+async function pageById(db: Database, id: string) {
+  const row = await bioPages.findPage(db.knex, id);
+  if (!row) throw notFound(`page ${id} not found`);
+  return row;
+}
+
+const pageState = (row: bioPages.PageRow, config: Config) => ({
+  id: row.id,
+  handle: row.handle,
+  url: pageUrl(config.shortDomain, row.handle),
+  published: row.published !== null,
+  publishedAt: row.published_at === null ? null : new Date(row.published_at).toISOString(),
+});
 
 /** A comma-separated flag (`--events a,b`) as its non-empty items. */
 const listFlag = (value: string) => value.split(',').map((s) => s.trim()).filter(Boolean);
@@ -396,6 +419,28 @@ const commands: Record<string, Command> = {
       );
       return { id: result.deliveryId, status: result.status, attempt: result.attempt };
     },
+  },
+  // Bio pages (made and edited in the dashboard): the published state, as "Publish" and
+  // "Unpublish" change it, page.published included. The running services learn of it through the
+  // change feed and show it from their next view.
+  'page list': {
+    flags: ['workspace'],
+    required: ['workspace'],
+    run: async ({ db, config, flags }) => {
+      if (!(await ws.getWorkspace(db.knex, flags.workspace!))) throw notFound(`workspace ${flags.workspace} not found`);
+      const rows = await bioPages.listPages(db.knex, flags.workspace!);
+      return { data: await Promise.all(rows.map((r) => presentPage({ knex: db.knex, shortDomain: config.shortDomain }, r))) };
+    },
+  },
+  'page publish': {
+    flags: ['id'],
+    required: ['id'],
+    run: async ({ db, config, flags }) => pageState(await publishPage(pageDeps(db, config), await pageById(db, flags.id!), null), config),
+  },
+  'page unpublish': {
+    flags: ['id'],
+    required: ['id'],
+    run: async ({ db, config, flags }) => pageState(await unpublishPage(pageDeps(db, config), await pageById(db, flags.id!)), config),
   },
   'link policy-disable': {
     flags: ['id'],

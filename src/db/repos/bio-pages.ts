@@ -199,6 +199,12 @@ export async function pageDailyViews(knex: Knex, pageId: string, fromDay: number
   return new Map(rows.map((r: { day: number; views: number | string }) => [Number(r.day), Number(r.views)]));
 }
 
+/** Clicks on the page's link blocks per day of [fromDay, toDay]. */
+export async function pageDailyBlockClicks(knex: Knex, pageId: string, fromDay: number, toDay: number): Promise<Map<number, number>> {
+  const rows = await knex('page_block_daily_clicks').where({ page_id: pageId }).whereBetween('day', [fromDay, toDay]).groupBy('day').select('day').sum({ clicks: 'clicks' });
+  return new Map((rows as Array<{ day: number | string; clicks: number | string }>).map((r) => [Number(r.day), Number(r.clicks)]));
+}
+
 /** Clicks per block over [fromDay, toDay]. */
 export async function pageBlockClicks(knex: Knex, pageId: string, fromDay: number, toDay: number): Promise<Map<string, number>> {
   const rows = await knex('page_block_daily_clicks')
@@ -230,8 +236,12 @@ export async function pageBreakdowns(knex: Knex, pageId: string, since: number):
   return out;
 }
 
-/** Retention: raw views before `before` (their daily counts stay). */
+/** Retention: raw views before `before` (their daily counts stay), in batches that each hold the write lock briefly. */
 export async function deleteOldPageViews(knex: Knex, before: number): Promise<number> {
-  if (!(await knex('page_views').where('occurred_at', '<', before).first('id'))) return 0;
-  return knex('page_views').where('occurred_at', '<', before).delete();
+  let total = 0;
+  for (;;) {
+    const ids = await knex('page_views').where('occurred_at', '<', before).limit(5_000).pluck('id');
+    if (!ids.length) return total;
+    total += await knex('page_views').whereIn('id', ids).delete();
+  }
 }

@@ -1,9 +1,10 @@
-// Retention: raw click events are kept 90 days (daily counts per link stay beyond that);
+// Retention: raw click events and bio page views are kept 90 days (daily counts stay beyond that);
 // conversion events 400 days. Scheduled by src/jobs/retention.ts; it deletes in batches, and on
 // SQLite runs on a query thread, so even a large backlog never holds the redirect path.
 import type { Knex } from 'knex';
 import { CLICK_WINDOW_RETENTION_MS } from '../../domain/analytics-alerts.ts';
 import { deleteExpiredFolds } from './click-folds.ts';
+import { deleteOldPageViews } from './bio-pages.ts';
 import { BLOCK_DAYS, CLICK_RETENTION_DAYS, CONVERSION_RETENTION_DAYS, DAY_MS } from '../../domain/conversions.ts';
 const BATCH = 5_000;
 
@@ -94,6 +95,8 @@ export async function runRetention(knex: Knex, now = Date.now()): Promise<Retent
   await deleteExpiredFolds(knex, now);
   // The traffic alerts' click windows: a week of baseline and a margin (analytics-alerts.ts).
   if (await knex.schema.hasTable('link_click_windows')) await knex('link_click_windows').where('window_start', '<', now - CLICK_WINDOW_RETENTION_MS).delete();
+  // Raw views of bio pages, like raw clicks (their daily counts stay).
+  if (await knex.schema.hasTable('page_views')) await deleteOldPageViews(knex, now - CLICK_RETENTION_DAYS * DAY_MS);
   // Idempotency keys are remembered for 24 hours.
   if (await knex.schema.hasTable('idempotency_keys')) await knex('idempotency_keys').where('created_at', '<', now - 86_400_000).delete();
   return result;

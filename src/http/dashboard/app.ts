@@ -20,6 +20,7 @@ import type { Services } from '../services.ts';
 import { validationError } from '../validation.ts';
 import { dashboardHandlers } from './handlers/index.ts';
 import { sessionCookie } from './session.ts';
+import { BIO_PAGE_STYLE_HASHES } from '../../redirect/bio-page.ts';
 import type { DashboardContext, DashboardOperationId, DashboardRequest, DashboardResult, WorkspaceContext } from './types.ts';
 
 export const IMPORT_MAX_BYTES = 10 * 2 ** 20;
@@ -27,11 +28,15 @@ export const ASSET_MAX_BYTES = 2 * 2 ** 20;
 const WEB_ROOT = projectPath('dist/web');
 const UNSAFE = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
 
-/** The single-page app may load only its own files and talk only to its own origin. */
+/**
+ * The single-page app may load only its own files and talk only to its own origin. The bio page
+ * editor's live preview is a sandboxed srcdoc frame, which inherits this policy: its one inline
+ * stylesheet, a theme's, is allowed by hash (src/redirect/bio-page.ts), no other inline style.
+ */
 const APP_CSP = [
   "default-src 'self'",
   "script-src 'self'",
-  "style-src 'self'",
+  `style-src 'self' ${BIO_PAGE_STYLE_HASHES.join(' ')}`,
   "img-src 'self' data: blob:",
   "connect-src 'self'",
   "font-src 'self'",

@@ -9,6 +9,8 @@ import { goalHandlers } from './goals.ts';
 import { linkHandlers } from './links.ts';
 import { settingsHandlers } from './settings.ts';
 import { webhookDashboardHandlers } from './webhooks.ts';
+import { pageHandlers } from './pages.ts';
+import { pageOperations } from '../../page-operations.ts';
 
 export function dashboardHandlers(services: Services, operations: LinkOperations = linkOperations(services)): DashboardHandlers {
   return {
@@ -18,5 +20,6 @@ export function dashboardHandlers(services: Services, operations: LinkOperations
     ...goalHandlers(services),
     ...conversionHandlers(services),
     ...webhookDashboardHandlers(services),
+    ...pageHandlers(services, pageOperations(services, operations)),
   };
 }

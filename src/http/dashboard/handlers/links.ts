@@ -17,12 +17,13 @@ import type { Actor, LinkOperations } from '../../link-operations.ts';
 import { presentLink } from '../../present.ts';
 import type { Services } from '../../services.ts';
 import type { DashboardContext, DashboardHandlers, DashboardResult } from '../types.ts';
+import { analyticsWindow } from '../analytics-window.ts';
+import { isoDay } from '../../../domain/conversion-series.ts';
 
 type DashboardLink = components['schemas']['DashboardLink'];
 export const IMPORT_MAX_ROWS = 20_000;
 /** The export's columns, which the import reads back (COLUMNS). */
 const EXPORT_COLUMNS = ['id', 'short_url', 'slug', 'url', 'title', 'tags', 'status', 'clicks', 'created_at', 'expires_at'];
-const MAX_ANALYTICS_DAYS = 400;
 
 const actorOf = (ctx: DashboardContext): Actor => ({
   workspaceId: ctx.workspace!.id, userId: ctx.session!.userId, plan: ctx.workspace!.plan, requestId: ctx.requestId, via: 'session',
@@ -122,17 +123,7 @@ export function linkHandlers(
     async getLinkAnalytics({ params, query }, ctx): Promise<DashboardResult<'getLinkAnalytics'>> {
       const actor = actorOf(ctx);
       await operations.get(actor, params.linkId);
-      const today = Math.floor(Date.now() / DAY_MS);
-      const dayOf = (v: string | undefined, field: string) => {
-        if (v === undefined) return undefined;
-        const ms = Date.parse(`${v}T00:00:00Z`);
-        if (!Number.isFinite(ms)) throw invalid(`${field} must be a date (YYYY-MM-DD)`, field);
-        return Math.floor(ms / DAY_MS);
-      };
-      const to = dayOf(query.to, 'to') ?? today;
-      const from = dayOf(query.from, 'from') ?? to - 29;
-      if (from > to) throw invalid('from must not be after to', 'from');
-      if (to - from + 1 > MAX_ANALYTICS_DAYS) throw invalid(`The window may not exceed ${MAX_ANALYTICS_DAYS} days`, 'from');
+      const { from, to, today } = analyticsWindow(query);
       const data = await services.queries.linkAnalytics(actor.workspaceId, params.linkId, from, to, today);
       const series = [];
       let clicks = 0;
@@ -268,7 +259,6 @@ export function linkHandlers(
   };
 }
 
-const isoDay = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10);
 
 /** The import's rows with their line numbers, by the columns the contract names. */
 function parseCsv(text: string): Array<{ line: number; url?: string; slug?: string; title?: string; tags?: string; expiresAt?: string }> {
