@@ -37,6 +37,19 @@ describe.each(testEngines())('retention on %s', (engine) => {
     expect((await runRetention(db.knex, now)).clicksDeleted).toBe(0);
   });
 
+  it("deletes bio pages' raw views older than 90 days, in batches, and keeps their daily counts", async () => {
+    const now = Date.UTC(2026, 10, 22, 12);
+    const view = (ageDays: number) => ({ workspace_id: 'ws_1', page_id: 'pg_1', occurred_at: now - ageDays * DAY, device: 'mobile' });
+    // More than one batch of expired views.
+    const old = Array.from({ length: 5_200 }, (_, i) => view(91 + (i % 50)));
+    for (let i = 0; i < old.length; i += 500) await db.knex('page_views').insert(old.slice(i, i + 500));
+    await db.knex('page_views').insert([view(0), view(89.9)]);
+    await db.knex('page_daily_views').insert({ page_id: 'pg_1', workspace_id: 'ws_1', day: Math.floor((now - 120 * DAY) / DAY), views: 3 });
+    await runRetention(db.knex, now);
+    expect((await db.knex('page_views').orderBy('occurred_at').pluck('occurred_at')).map(Number)).toEqual([now - 89.9 * DAY, now]);
+    expect(await db.knex('page_daily_views').count({ n: '*' })).toEqual([{ n: 1 }]);
+  });
+
   it('finds expired clicks in id order across batches, past newer clicks among them', async () => {
     const now = Date.UTC(2026, 10, 22, 12);
     // Two retention batches (5,000 clicks each) and more of expired clicks, with clicks younger

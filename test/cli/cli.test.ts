@@ -440,6 +440,37 @@ describe.each(testEngines())('shortlink operator commands on %s', (engine) => {
     expect(listed).not.toContain(a.id);
     expect(listed).not.toContain(b.id);
   });
+
+  it('page list / publish / unpublish: the dashboard\'s published state, page.published included', async () => {
+    const now = Date.now();
+    const draft = JSON.stringify({ title: 'Acme links', bio: null, avatarUrl: null, theme: 'classic', blocks: [{ id: 'blk_0123456789', type: 'link', text: 'Go', linkId }] });
+    await knex()('bio_pages').insert({ id: 'pg_cli', workspace_id: wsId, handle: 'acme-cli', status: 'ACTIVE', draft, published: null, published_at: null, created_by: ownerId, created_at: now, updated_at: now });
+    const listed = await ok(['page', 'list', '--workspace', wsId], ['data']);
+    expect(listed.data).toEqual([
+      expect.objectContaining({ id: 'pg_cli', handle: 'acme-cli', url: `https://localhost:8443/@acme-cli`, published: false, publishedAt: null, title: 'Acme links', status: 'ACTIVE' }),
+    ]);
+    expect(listed.data[0].blocks).toEqual([expect.objectContaining({ id: 'blk_0123456789', type: 'link', linkId, shortUrl: expect.stringMatching(/^https:\/\/localhost:8443\//) })]);
+    const sub = await seedSubscription(knex(), Buffer.alloc(32, 7), { url: 'https://hooks.example.com/pages', variant: 'A', workspaceId: wsId, events: ['page.published'] });
+
+    const published = await ok(['page', 'publish', '--id', 'pg_cli'], ['id', 'handle', 'url', 'published', 'publishedAt']);
+    expect(published).toMatchObject({ id: 'pg_cli', handle: 'acme-cli', published: true });
+    const row = await knex()('bio_pages').where({ id: 'pg_cli' }).first();
+    expect(row.published).toBe(draft);
+    expect(new Date(published.publishedAt).getTime()).toBe(Number(row.published_at));
+    // page.published is in the outbox with the change, for the subscription that wants it.
+    const events = await knex()('webhook_deliveries').where({ subscription_id: sub.id });
+    expect(events.map((e: any) => e.event_type)).toEqual(['page.published']);
+    // The services learn of it through the change feed.
+    const changes = async () => Number((await knex()('link_changes').where({ kind: 'page', slug: 'acme-cli' }).count({ n: '*' }).first())!.n);
+    expect(await changes()).toBe(1);
+
+    expect(await ok(['page', 'unpublish', '--id', 'pg_cli'], ['id', 'handle', 'url', 'published', 'publishedAt'])).toMatchObject({ id: 'pg_cli', published: false, publishedAt: null });
+    expect((await knex()('bio_pages').where({ id: 'pg_cli' }).first()).published).toBeNull();
+    expect(await changes()).toBe(2);
+    await fails(['page', 'publish', '--id', 'pg_nope'], /page pg_nope not found/);
+    await fails(['page', 'list', '--workspace', 'ws_nope'], /workspace ws_nope not found/);
+    await fails(['page', 'publish'], /--id is required/);
+  });
 });
 
 // Mistakes in the command line itself: found before anything is written, whatever the engine,

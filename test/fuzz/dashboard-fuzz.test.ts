@@ -10,7 +10,7 @@
 //     the path: 404; another workspace's object: never a 2xx that shows or changes it;
 //   - no answer shows another workspace's ids (its links, campaigns and QR codes have conversions,
 //     so the Conversions read has some to show); afterwards the other workspace's links, tags,
-//     domains, keys, members, campaigns, goals and conversions are exactly as they were.
+//     domains, keys, members, campaigns, goals, conversions, webhooks and bio pages are exactly as they were.
 // FUZZ_SEED reproduces a run; DASHBOARD_FUZZ_REQUESTS sets the number of requests per engine.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -35,7 +35,7 @@ const ROLES = ['owner', 'admin', 'member', 'analyst'] as const;
 type Who = (typeof ROLES)[number];
 
 /** Ids of one workspace's objects, by the path or query parameter that names them. */
-type Pools = Record<'linkId' | 'keyId' | 'userId' | 'domainId' | 'tagId' | 'goalId' | 'subscriptionId' | 'deliveryId' | 'campaignId' | 'qrCodeId', string[]>;
+type Pools = Record<'linkId' | 'keyId' | 'userId' | 'domainId' | 'tagId' | 'goalId' | 'subscriptionId' | 'deliveryId' | 'campaignId' | 'qrCodeId' | 'pageId', string[]>;
 /** Query parameters that name an object: sent with one of the pools' ids (the links list's filters, the conversion filters). */
 const QUERY_IDS = new Set<string>(['tagId', 'domainId', 'linkId', 'campaignId', 'qrCodeId']);
 
@@ -103,7 +103,14 @@ describe.each(testEngines())('dashboard API fuzz on %s', (engine) => {
       id: deliveryIds[0], subscription_id: subscriptionIds[0], workspace_id: team.workspaceId, variant: 'B', event_id: `evt_fz${tag}`, event_type: 'link.created',
       occurred_at: Date.now(), data: '{}', status: 'FAILED', attempts: 6, next_attempt_at: Date.now(), created_at: Date.now(), updated_at: Date.now(),
     });
-    return { linkId: linkIds, keyId: keyIds, userId: userIds, domainId: domainIds, tagId: tagIds, goalId: goalIds, subscriptionId: subscriptionIds, deliveryId: deliveryIds, campaignId: campaignIds, qrCodeId: qrCodeIds };
+    // Bio pages, one published with a link block, one a draft.
+    const pageIds = [];
+    for (const [i, publish] of [[0, true], [1, false]] as const) {
+      const page = (await team.owner.request('POST', `${base}/pages`, { body: { handle: `fz-${tag}-${i}`, title: `${tag} page`, blocks: [{ type: 'link', text: 'Go', linkId: linkIds[i] }] } })).body.data;
+      if (publish) await team.owner.request('POST', `${base}/pages/${page.id}/publish`);
+      pageIds.push(page.id);
+    }
+    return { linkId: linkIds, keyId: keyIds, userId: userIds, domainId: domainIds, tagId: tagIds, goalId: goalIds, subscriptionId: subscriptionIds, deliveryId: deliveryIds, campaignId: campaignIds, qrCodeId: qrCodeIds, pageId: pageIds };
   }
 
   /** Everything of a workspace the fuzzer must not change from outside it. */
@@ -120,6 +127,7 @@ describe.each(testEngines())('dashboard API fuzz on %s', (engine) => {
       conversions: await rows('conversions', 'id'),
       webhookSubscriptions: await rows('webhook_subscriptions', 'id'),
       webhookDeliveries: await rows('webhook_deliveries', 'id'),
+      pages: await rows('bio_pages', 'id'),
       linkTags: await knex()('link_tags').whereIn('link_id', knex()('links').where({ workspace_id: workspaceId }).select('id')).orderBy(['link_id', 'tag_id']),
     };
   }
@@ -190,6 +198,9 @@ describe.each(testEngines())('dashboard API fuzz on %s', (engine) => {
       const hint = (name: string, schema: any) => {
         if (name === 'tagIds' || name === 'linkIds') return fc.array(fc.constant(idFor(name === 'tagIds' ? 'tagId' : 'linkId', plan.objects)), { minLength: 1, maxLength: 2 });
         if (name === 'tagId') return fc.constant(idFor('tagId', plan.objects));
+        // A page's link blocks (and a goal's scope) name links of some workspace.
+        if (name === 'linkId') return fc.constant(idFor('linkId', plan.objects));
+        if (name === 'handle') return fc.oneof(fc.stringMatching(/^[a-z0-9_-]{1,20}$/), fc.constantFrom('With Space', '', 'x'.repeat(70)));
         if (name === 'domainId' && rnd % 4 === 0) return fc.constant(idFor('domainId', plan.objects));
         if (name === 'url' || name === 'expiredUrl') return fc.oneof(fc.webUrl({ validSchemes: ['https', 'http'] }), fc.constantFrom('javascript:alert(1)', 'ftp://x', ''));
         if (name === 'slug') return fc.oneof(fc.stringMatching(/^[a-z0-9_-]{1,20}$/), fc.constantFrom('app', 'API', 'with space'));
@@ -220,7 +231,7 @@ describe.each(testEngines())('dashboard API fuzz on %s', (engine) => {
     const isPublic = roles === 'public';
     const unsafe = UNSAFE.has(plan.op.method);
     const inWorkspace = plan.op.path.includes('{workspaceId}');
-    const objectInPath = /\{(linkId|keyId|userId|domainId|subscriptionId|deliveryId)\}/.test(plan.op.path);
+    const objectInPath = /\{(linkId|keyId|userId|domainId|subscriptionId|deliveryId|pageId)\}/.test(plan.op.path);
     const ok = res.status >= 200 && res.status < 300;
     if (!isPublic && plan.auth === 'no-session' && res.status !== 401) problems.push(`no session, but ${res.status}`);
     else if (!isPublic && plan.auth !== 'no-session' && unsafe && plan.auth !== 'ok' && res.status !== 403) problems.push(`${plan.auth} on a change, but ${res.status}`);

@@ -14,7 +14,7 @@ import type { RunningServer } from '../../src/start/server';
 import { generateDevCertificate, type TlsMaterial } from '../../src/start/tls';
 import { sealSecret } from '../../src/webhooks/secrets';
 import type { TestDatabase } from './databases';
-import { startTestServer, testCertificate } from './server';
+import { startTestServer, testCertificate, type TestServer } from './server';
 
 // ---------------------------------------------------------------------------------------------
 // The receiver
@@ -158,11 +158,8 @@ export const untrustedCertificate = (() => {
 // ---------------------------------------------------------------------------------------------
 // A Shortlink server whose deliveries trust the receiver's certificate
 
-export interface DeliveringServer extends RunningServer {
-  database: TestDatabase;
-  env: Record<string, string>;
-  stop(): Promise<void>;
-}
+/** A test server with the delivery worker on (what startTestServer gives, the worker running). */
+export type DeliveringServer = TestServer;
 
 /**
  * Like startTestServer, plus `webhookCa`: the worker trusts the test certificate (the one every
