@@ -3,7 +3,7 @@
 //
 //   npx tsx bench/redirect.ts [--seconds 10] [--connections 32] [--engine sqlite|postgres]
 //                             [--links 1000000] [--warm 1000] [--warmup 2] [--click-flush-ms 1000]
-//                             [--rounds 1] [--scenario both|warm|million] [--visitor person|bot]
+//                             [--rounds 1] [--scenario all|both|warm|million|page] [--visitor person|bot]
 //                             [--generator fast|setup] [--calibrate 5,10] [--pin] [--client wrk|autocannon]
 //                             [--cpu-prof DIR] [--time-limit SECONDS] [--alerts]
 //
@@ -25,6 +25,10 @@
 //     misses, and the click writer), and the service's RSS (anonymous and file pages);
 //  5. waits 2 × CLICK_FLUSH_MS and compares the clicks in the database with the 302s the service
 //     answered, so click recording is shown to be on (and says how long a lagging flush took).
+// The page scenario (in `all`, the default; `both` is warm and million) loads a published bio page
+// (/@bench: a title, a bio and 8 link blocks) against a bare node:http server answering the same
+// bytes with the same 200: the cost of serving a page from the redirect path's cache and counting
+// the view, against writing those bytes. Its views are checked like the clicks.
 // Every child process, temp file and database is removed at the end, on error, on Ctrl-C and when
 // --time-limit runs out (each child also exits by itself if this process dies).
 //
@@ -68,6 +72,7 @@ import pg from 'pg';
 import { migrateLatest, openDatabase } from '../src/db/knex';
 import { addMember, createWorkspace } from '../src/db/repos/workspaces';
 import { RESERVED_SLUGS } from '../src/domain/slugs';
+import { contentText } from '../src/domain/bio-pages';
 import { benchCleanups, finishBench, guardBenchRun, watchChild } from './lifecycle';
 import { cpuMs, createScratchPostgres, fmtInt, fmtMs, freePort, log, percentile, rssKiB, rssSplitKiB, sleep, table, threadCpuMs, buildService, intOption } from './util';
 
@@ -112,7 +117,7 @@ const { values: args } = parseArgs({
     rounds: { type: 'string', default: '1' },
     generator: { type: 'string', default: 'fast' },
     visitor: { type: 'string', default: 'person' },
-    scenario: { type: 'string', default: 'both' },
+    scenario: { type: 'string', default: 'all' },
     'click-flush-ms': { type: 'string', default: '1000' },
     'cpu-prof': { type: 'string' },
     'time-limit': { type: 'string' },
@@ -153,8 +158,8 @@ if (args.visitor !== 'person' && args.visitor !== 'bot') {
   process.exit(2);
 }
 const PERSON = args.visitor === 'person';
-if (!['both', 'warm', 'million'].includes(args.scenario!)) {
-  process.stderr.write(`--scenario must be both, warm or million; got ${args.scenario}\n`);
+if (!['all', 'both', 'warm', 'million', 'page'].includes(args.scenario!)) {
+  process.stderr.write(`--scenario must be all, both, warm, million or page; got ${args.scenario}\n`);
   process.exit(2);
 }
 // Slugs come from i × SLUG_MULT, exact in a double only while that stays below 2^53.
@@ -260,10 +265,16 @@ setInterval(() => { if (process.ppid !== parent) process.exit(1); }, 500).unref(
 
 // A node:http server answering every request with the same 302; `setup` and `work` (code run per
 // request) make the calibration servers.
+// With BODY_FILE it answers 200 with that file's bytes as HTML instead (the bio page's baseline).
 const bareServer = (setup = '', work = '') => `const http = require('node:http');
 ${setup}
+const body = process.env.BODY_FILE ? require('node:fs').readFileSync(process.env.BODY_FILE) : null;
 const server = http.createServer((req, res) => {
   ${work}
+  if (body) {
+    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Content-Length': body.length });
+    return res.end(body);
+  }
   res.writeHead(302, { Location: 'https://example.com/', 'Content-Length': 0 });
   res.end();
 });
@@ -331,6 +342,18 @@ function get(port: number, pathname: string): Promise<number> {
   });
 }
 
+function getBody(port: number, pathname: string): Promise<{ status: number; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const req = http.get({ host: '127.0.0.1', port, path: pathname, headers: HEADERS, timeout: 2_000 }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
+    });
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', reject);
+  });
+}
+
 async function waitFor(child: Child, port: number, pathname: string, expect: (status: number) => boolean, ms: number) {
   const until = Date.now() + ms;
   let last = 'no answer';
@@ -358,7 +381,7 @@ interface BenchDatabase {
   describe: string;
   seed(workspaceId: string, userId: string, from: number, count: number): Promise<void>;
   settle(): Promise<void>;
-  clicks(): Promise<{ events: number; counted: number }>;
+  clicks(): Promise<{ events: number; counted: number; views: number }>;
 }
 
 async function createDatabase(tmp: string): Promise<BenchDatabase> {
@@ -400,7 +423,8 @@ async function createDatabase(tmp: string): Promise<BenchDatabase> {
         try {
           const events = (db.prepare('SELECT count(*) AS n FROM clicks').get() as { n: number }).n;
           const counted = (db.prepare('SELECT coalesce(sum(clicks), 0) AS n FROM link_daily_clicks').get() as { n: number }).n;
-          return { events, counted };
+          const views = (db.prepare('SELECT count(*) AS n FROM page_views').get() as { n: number }).n;
+          return { events, counted, views };
         } finally {
           db.close();
         }
@@ -453,7 +477,8 @@ async function createDatabase(tmp: string): Promise<BenchDatabase> {
       withClient(async (c) => {
         const events = Number((await c.query('SELECT count(*) AS n FROM clicks')).rows[0].n);
         const counted = Number((await c.query('SELECT coalesce(sum(clicks), 0) AS n FROM link_daily_clicks')).rows[0].n);
-        return { events, counted };
+        const views = Number((await c.query('SELECT count(*) AS n FROM page_views')).rows[0].n);
+        return { events, counted, views };
       }),
   };
 }
@@ -799,6 +824,23 @@ async function main() {
     await migrateLatest(db);
     workspaceId = await createWorkspace(db.knex, 'Bench', 'business');
     userId = await addMember(db.knex, workspaceId, 'bench@bench.test', 'OWNER');
+    // The page scenario's bio page, published, its link blocks on the first warm links.
+    const content = contentText({
+      title: 'Bench & Co on the web',
+      bio: 'Everything we make, in one place: new releases every week, the shop, the podcast and where to find us.',
+      avatarUrl: null,
+      theme: 'classic',
+      blocks: [
+        { id: 'blk_bench00000', type: 'heading', text: 'Shop' },
+        ...Array.from({ length: 8 }, (_, i) => ({ id: `blk_bench0000${i + 1}`, type: 'link' as const, text: `Collection ${i + 1}`, linkId: linkIdOf(i) })),
+        { id: 'blk_bench00009', type: 'paragraph', text: 'Questions? Write to us any time.' },
+      ],
+    });
+    const now = Date.now();
+    await db.knex('bio_pages').insert({
+      id: 'pg_bench', workspace_id: workspaceId, handle: 'bench', status: 'ACTIVE', draft: content, published: content,
+      published_at: now, created_by: userId, created_at: now, updated_at: now,
+    });
     if (args.alerts) {
       // An enabled Variant A subscription naming both traffic alerts, written directly (the
       // database has no clicks yet, so there are no windows to rebuild): every flush then writes
@@ -858,6 +900,15 @@ async function main() {
     calibrations.push({ us, port, child });
   }
 
+  // The page's baseline: a bare server answering the page's own bytes.
+  const pageHtml = await getBody(servicePort, '/@bench');
+  const pageFile = path.join(tmp, 'page.html');
+  fs.writeFileSync(pageFile, pageHtml.body);
+  const pagePort = await freePort();
+  const barePage = startChild('bare page', ['--import', pathToFileURL(watchdog).href, '-e', BASELINE], childEnv({ PORT: String(pagePort), BODY_FILE: pageFile }), true);
+  await waitFor(barePage, pagePort, '/', (s) => s === 200, 30_000);
+  log(`bio page /@bench: ${pageHtml.status}, ${fmtInt(pageHtml.body.length)} bytes; its baseline (the same bytes) pid ${barePage.proc.pid} on :${pagePort}`);
+
   // Both answer a seeded slug the same way before any load.
   const probe = await get(servicePort, `/${slugOf(0)}`);
   log(`service pid ${service.proc.pid} on :${servicePort} (GET /${slugOf(0)} → ${probe}), RSS ${fmtMiB(rssKiB(service.proc.pid))}; baseline pid ${baseline.proc.pid} on :${basePort}`);
@@ -867,9 +918,12 @@ async function main() {
   // 4. Scenarios.
   const warmPaths = Array.from({ length: WARM }, (_, i) => `/${slugOf(i)}`);
   const scenarios = [
-    { key: 'warm', name: `warm set (${fmtInt(WARM)} links)`, paths: { name: 'warm', count: WARM, at: (i: number) => warmPaths[i] } },
-    { key: 'million', name: `million (${fmtInt(BIG)} links)`, paths: { name: 'million', count: BIG, at: (i: number) => `/${slugOf(WARM + i)}` } },
-  ].filter((sc) => args.scenario === 'both' || args.scenario === sc.key);
+    { key: 'warm', name: `warm set (${fmtInt(WARM)} links)`, paths: { name: 'warm', count: WARM, at: (i: number) => warmPaths[i] }, basePort },
+    { key: 'million', name: `million (${fmtInt(BIG)} links)`, paths: { name: 'million', count: BIG, at: (i: number) => `/${slugOf(WARM + i)}` }, basePort },
+    { key: 'page', name: 'bio page (/@bench, 200 with its HTML)', paths: { name: 'page', count: 1, at: () => '/@bench' }, basePort: pagePort },
+  ].filter((sc) => args.scenario === 'all' || args.scenario === sc.key || (args.scenario === 'both' && sc.key !== 'page'));
+  // Views served by the page scenario (200s, warm-ups included), checked against page_views.
+  const pageServed = { completed: 0, inFlight: 0 };
   const served = { completed302: 0, inFlight: 0 };
   const countService = (m: Measured) => {
     served.completed302 += m.count302;
@@ -891,19 +945,23 @@ async function main() {
     for (let round = 1; round <= ROUNDS; round++) {
       const suffix = ROUNDS > 1 ? ` #${round}` : '';
       const targets = [
-        { kind: 'baseline' as const, label: `baseline${suffix}`, port: basePort, pid: baseline.proc.pid, us: 0 },
+        { kind: 'baseline' as const, label: `baseline${suffix}`, port: sc.basePort, pid: sc.key === 'page' ? barePage.proc.pid : baseline.proc.pid, us: 0 },
         ...calibrations.map((c) => ({ kind: 'calibration' as const, label: `bare +${c.us} µs${suffix}`, port: c.port, pid: c.child.proc.pid, us: c.us })),
         { kind: 'service' as const, label: `service${suffix}`, port: servicePort, pid: service.proc.pid, us: 0 },
       ];
       let base: Measured | undefined;
       for (const t of targets) {
-        if (WARMUP > 0) {
-          const w = await load(t.kind, t.port, t.pid, sc.paths, WARMUP);
-          if (t.kind === 'service') countService(w);
-        }
+        const count = (m: Measured) => {
+          if (t.kind !== 'service') return;
+          if (sc.key !== 'page') return countService(m);
+          // Every answer of the page scenario is the page's 200 (a 3xx would be a redirect).
+          pageServed.completed += m.non3xx;
+          pageServed.inFlight += Math.max(0, m.sent - m.total);
+        };
+        if (WARMUP > 0) count(await load(t.kind, t.port, t.pid, sc.paths, WARMUP));
         const m = await load(t.kind, t.port, t.pid, sc.paths, SECONDS);
+        count(m);
         if (t.kind === 'service') {
-          countService(m);
           windows.push({ label: `${sc.name}${ROUNDS > 1 ? ` round ${round}` : ''}`, startUs: m.startUs, endUs: m.endUs });
         }
         if (t.kind === 'baseline') {
@@ -968,6 +1026,12 @@ async function main() {
   let clicks = await database.clicks();
   const verdict = () => (clicks.events >= low && clicks.events <= high ? 'all recorded' : clicks.events < low ? `${fmtInt(low - clicks.events)} missing` : `${fmtInt(clicks.events - high)} more than expected`);
   log(`clicks after 2 × CLICK_FLUSH_MS (${2 * CLICK_FLUSH_MS} ms): ${fmtInt(clicks.events)} rows in clicks, ${fmtInt(clicks.counted)} in the links' daily counts: ${verdict()}`);
+  if (scenarios.some((sc) => sc.key === 'page')) {
+    // The probe that read the page's bytes was a view too.
+    const lowViews = PERSON ? pageServed.completed + 1 : 0;
+    const highViews = PERSON ? lowViews + pageServed.inFlight : 0;
+    log(`bio page views: ${fmtInt(clicks.views)} rows in page_views; 200s counted by the client ${fmtInt(pageServed.completed)} (+ 1 probe, + up to ${fmtInt(pageServed.inFlight)} in flight): ${clicks.views >= lowViews && clicks.views <= highViews ? 'all recorded' : clicks.views < lowViews ? `${fmtInt(lowViews - clicks.views)} missing` : 'more than expected'}`);
+  }
   if (clicks.events < low) {
     const waitStart = Date.now();
     while (Date.now() - waitStart < 30_000 && clicks.events < low) {
@@ -978,12 +1042,13 @@ async function main() {
   }
   log(`service RSS at the end: ${fmtRss(service.proc.pid)}`);
   log();
-  log('summary (targets, not asserted: warm ≥ 75% of baseline with p99 < 5 ms; million ≥ 40%)');
+  log('summary (targets, not asserted: warm ≥ 75% of baseline with p99 < 5 ms; million ≥ 40%; bio page ≥ 50% of its bare server)');
   for (const s of summary) log(`  ${s}`);
 
   // The service writes its CPU profile when it exits.
   await service.stop(15_000);
   await baseline.stop(5_000);
+  await barePage.stop(5_000);
   for (const c of calibrations) await c.child.stop(5_000);
   if (CPU_PROF_DIR) {
     // One profile per thread: the main thread is thread 0 (tsx's loader hooks run on another).
