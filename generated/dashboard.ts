@@ -694,7 +694,7 @@ export interface paths {
         head?: never;
         /**
          * Change a report
-         * @description Changes the title, params, visibility or password. Back to `PRIVATE`, the report's URL answers 404 at once, on every process (the report is read on every request; only its figures are reused). `report.shared` (Variant A) is raised in the same transaction when the report leaves `PRIVATE`, and again from `UNLISTED` to `PUBLIC`; from `PUBLIC` to `UNLISTED`, back to `PRIVATE`, and a change of title, params or password raise nothing. Changing `params` or the visibility of a `CONVERSIONS` or `GOAL` report needs the plan and deployment its kind needs (403 / 503, as when made).
+         * @description Changes the title, params, visibility or password. Back to `PRIVATE`, the report's URL answers 404 at once, on every process (the report is read on every request; only its figures are reused). `report.shared` (Variant A) is raised in the same transaction when the report leaves `PRIVATE`, and again from `UNLISTED` to `PUBLIC`; from `PUBLIC` to `UNLISTED`, back to `PRIVATE`, and a change of title, params or password raise nothing. Changing the `params` of a `CONVERSIONS` or `GOAL` report, or sharing it (`UNLISTED`, `PUBLIC`), needs the plan and deployment its kind needs (403 / 503, as when made); making it `PRIVATE`, renaming it and its password never do.
          */
         patch: operations["updateDashboardReport"];
         trace?: never;
@@ -1428,6 +1428,18 @@ export interface components {
              * @description When the figures were computed: at most 60 seconds before the read (figures are reused for up to 60 seconds per process).
              */
             generatedAt: string;
+            /** @description A `CONVERSIONS` report's filters (those of `GET /api/v1/conversions`), so the page can say what is counted; their names are in `conversions.names`. */
+            filters?: {
+                eventType?: components["schemas"]["EventType"];
+                /** @description Only custom events with this name. */
+                customName?: string;
+                /** @description Only conversions naming this link. */
+                linkId?: string;
+                /** @description Only conversions naming this campaign. */
+                campaignId?: string;
+                /** @description Only conversions naming this QR code. */
+                qrCodeId?: string;
+            };
             conversions?: components["schemas"]["DashboardConversions"];
             goal?: components["schemas"]["GoalReport"];
             /** @description A `LINK` report's link and its analytics. */

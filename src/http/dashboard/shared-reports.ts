@@ -8,7 +8,7 @@ import * as workspaces from '../../db/repos/workspaces.ts';
 import { planHasApi, type Plan } from '../../domain/access.ts';
 import { DAY_MS } from '../../domain/conversions.ts';
 import { notFound, unavailable } from '../../domain/errors.ts';
-import { resolveWindow, SHARED_FIGURES_TTL_MS } from '../../domain/reports.ts';
+import { CONVERSION_FILTERS, resolveWindow, SHARED_FIGURES_TTL_MS } from '../../domain/reports.ts';
 import { hashSecret } from '../../domain/sessions.ts';
 import type { components } from '../../../generated/dashboard.ts';
 import { goalReport } from '../handlers/conversions.ts';
@@ -89,10 +89,8 @@ export class SharedFigures {
     const generatedAt = new Date(now).toISOString();
     if (row.kind === 'CONVERSIONS') {
       if (!config.featureConversions) throw unavailable('Conversion tracking is not available on this deployment', 'conversions_unavailable');
-      const { eventType, customName, linkId, campaignId, qrCodeId } = params;
-      const query = { from: window.from, to: window.to, eventType, customName, linkId, campaignId, qrCodeId };
-      for (const k of Object.keys(query) as Array<keyof typeof query>) if (query[k] === undefined) delete query[k];
-      return { window, generatedAt, conversions: await conversionsView(services, row.workspace_id, query) };
+      const filters = Object.fromEntries(CONVERSION_FILTERS.filter((f) => params[f] !== undefined).map((f) => [f, params[f]])) as SharedFiguresBody['filters'] & {};
+      return { window, generatedAt, filters, conversions: await conversionsView(services, row.workspace_id, { from: window.from, to: window.to, ...filters }) };
     }
     if (row.kind === 'GOAL') {
       if (!config.featureGoals || !config.featureConversions) throw unavailable('Goals are not available on this deployment', 'goals_unavailable');
