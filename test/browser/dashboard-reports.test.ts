@@ -102,7 +102,7 @@ describe.skipIf(!available.run)('shared reports in the dashboard, in Chromium (s
     await expect.poll(() => dialog.getByLabel('Visibility').inputValue()).toBe('PRIVATE');
     await dialog.getByLabel('Visibility').selectOption('UNLISTED');
     await dialog.getByLabel('Title').fill('Pricing purchases this month');
-    await b.look(page, 'report-share-dialog');
+    await lookBoth(page, 'report-share-dialog');
     await dialog.getByRole('button', { name: 'Save report' }).click();
     const saved = page.getByRole('dialog', { name: 'Report saved' });
     const urlField = saved.getByLabel('Anyone with this link can read it');
