@@ -92,6 +92,61 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/shared/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a shared report
+         * @description What the page `{PUBLIC_URL}/app/shared/{token}` shows, for anyone with the URL: no session
+         *     is needed, and an API key never opens it (401, as everywhere under `/app/api`). Read-only.
+         *
+         *     - **Found or not.** An unknown token, a token a new one replaced, a `PRIVATE` or deleted
+         *       report, and a `CONVERSIONS` or `GOAL` report of a workspace whose plan no longer has
+         *       conversions all answer the same 404. The report (its visibility, password and token) is
+         *       read from the database on every request, so a change answers on every process at once.
+         *     - **Figures.** Computed when read by the same code as the dashboard's screens (the
+         *       conversion summary with its days and names, the goal's report, the link's analytics),
+         *       over the window `window` says; reused for at most 60 seconds per process, and never for a
+         *       report that changed since (any change makes them be computed again). A deployment without
+         *       conversion tracking or goals answers 503 with its code.
+         *     - **Password.** A report with a password answers 401 until the reader gave it
+         *       (`POST .../unlock`, which sets the cookie this read needs).
+         *     - **Indexing.** Answers carry `X-Robots-Tag: noindex` (the page is what may be indexed: see
+         *       `GET /app/shared/{token}` in the README).
+         */
+        get: operations["readSharedReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/shared/{token}/unlock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give a shared report's password
+         * @description Checks the password of a password-protected shared report and sets the cookie `sl_report` (HttpOnly, Secure, SameSite=Strict, `Path=/app/api/shared/{token}`, 12 hours) that lets this browser read it. It is a MAC over the report, its token and its password hash under a key drawn from `MASTER_KEY`: a new password or a new link makes it worthless. Wrong passwords are throttled as a link's are: 5 per report and client in 15 minutes, then 429 with `Retry-After` (counted in the database, so across processes); a right one does not count. A request whose `Origin` is another site's is refused (403). A report without a password answers 204 and sets nothing.
+         */
+        post: operations["unlockSharedReport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/workspaces/{workspaceId}": {
         parameters: {
             query?: never;
@@ -592,6 +647,78 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/workspaces/{workspaceId}/reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Reports
+         * @description The workspace's reports, newest first, each with its URL while it is shared. Every role reads them, on every plan (a report the plan no longer includes is listed, and its URL answers 404 until the plan includes it again).
+         */
+        get: operations["listDashboardReports"];
+        put?: never;
+        /**
+         * Make a report
+         * @description Saves a view of a screen as a report ("Share" on the Conversions screen, a goal's report or a link's analytics), `PRIVATE` unless `visibility` says otherwise. The same gates as the screen: a `CONVERSIONS` or `GOAL` report needs a plan with conversions (Growth or above: else 403 naming the plan) and a deployment with them (503 `conversions_unavailable` or `goals_unavailable`); the params are checked with the screen's rules and messages. Its share token is issued now (256 random bits; only its hash and a copy sealed with `MASTER_KEY` are stored). Made `UNLISTED` or `PUBLIC`, it raises `report.shared` (Variant A) in the same transaction.
+         */
+        post: operations["createDashboardReport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/reports/{reportId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A report
+         * @description One report of the workspace, with its URL while it is shared.
+         */
+        get: operations["getDashboardReport"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a report
+         * @description Removes the report; its URL answers 404 at once, on every process.
+         */
+        delete: operations["deleteDashboardReport"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a report
+         * @description Changes the title, params, visibility or password. Back to `PRIVATE`, the report's URL answers 404 at once, on every process (the report is read on every request; only its figures are reused). `report.shared` (Variant A) is raised in the same transaction when the report leaves `PRIVATE`, and again from `UNLISTED` to `PUBLIC`; from `PUBLIC` to `UNLISTED`, back to `PRIVATE`, and a change of title, params or password raise nothing. Changing the `params` of a `CONVERSIONS` or `GOAL` report, or sharing it (`UNLISTED`, `PUBLIC`), needs the plan and deployment its kind needs (403 / 503, as when made); making it `PRIVATE`, renaming it and its password never do.
+         */
+        patch: operations["updateDashboardReport"];
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/reports/{reportId}/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give a report a new link
+         * @description Issues a new share token ("New link"): the report's URL changes, the old one answers 404 at once, and readers who gave the password must give it again. Its visibility is unchanged, so nothing is raised.
+         */
+        post: operations["renewDashboardReportToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/workspaces/{workspaceId}/campaigns": {
         parameters: {
             query?: never;
@@ -1053,6 +1180,416 @@ export interface components {
             /** @description Their password, at least 10 characters. */
             password: string;
         };
+        /**
+         * @description What a report shows: `CONVERSIONS`, a conversion summary (the Conversions screen: its window and filters); `GOAL`, a goal's report; `LINK`, a link's analytics.
+         * @enum {string}
+         */
+        ReportKind: "CONVERSIONS" | "GOAL" | "LINK";
+        /**
+         * @description Conversion event type. `custom` events also carry a `customName` (at most 40 characters) that tells custom events apart.
+         * @enum {string}
+         */
+        EventType: "signup" | "lead" | "purchase" | "booking" | "download" | "custom";
+        /** @description Conversions of one event type in the window. Custom events get one entry per `customName`, whose `label` is that name. */
+        EventTypeCount: {
+            eventType: components["schemas"]["EventType"];
+            /** @description Display label: `Sign-up`, `Lead`, `Purchase`, `Booking`, `Download`, or, for `custom`, the custom event's name. */
+            label: string;
+            /** @description Number of conversions. */
+            conversions: number;
+        };
+        /**
+         * @description ISO 4217 currency code, three upper-case letters.
+         * @example EUR
+         */
+        CurrencyCode: string;
+        /** @description Conversion value in one currency. Values are reported per currency and never summed across currencies. A conversion recorded without a value is absent from `valueMinor` and from `conversions`. */
+        ValueEntry: {
+            currency: components["schemas"]["CurrencyCode"];
+            /** @description Total value in integer minor units of `currency` (for example cents). Exact: a workspace's kept conversions never add up to more than 2^53 - 1 per currency. */
+            valueMinor: number;
+            /** @description Number of conversions that actually carried a value in this currency. */
+            conversions: number;
+        };
+        /**
+         * @description Conversion rate: conversions divided by clicks over the same window. It is two
+         *     independent counts over one interval, not a cohort followed through time, and it
+         *     can exceed 1. Unattributed conversions (naming no link) are excluded.
+         *
+         *     When `supported` is `false` the rate is undefined: `rate` is `null` and `reason`
+         *     says why. Clients must not substitute zero. `conversions` and `clicks` still
+         *     carry the counts that could be read (`clicks` is 0 with `clicks_unavailable`).
+         */
+        Rate: {
+            /** @description False when the rate is undefined. */
+            supported: boolean;
+            /** @description Conversions counted (the numerator). */
+            conversions: number;
+            /** @description Clicks counted (the denominator). For a QR code, its scans. */
+            clicks: number;
+            /** @description `conversions / clicks` when `supported` is true; `null` when `supported` is false. */
+            rate: number | null;
+            /**
+             * @description Present exactly when `supported` is false:
+             *     - `beyond_click_retention`: the window starts more than 90 days ago (raw
+             *       clicks are kept for 90 days), so clicks cannot be counted for all of it.
+             *     - `no_clicks_in_window`: no click was counted in the window.
+             *     - `clicks_unavailable`: clicks cannot be read right now.
+             *
+             *     When several apply, the first in the order `clicks_unavailable`,
+             *     `beyond_click_retention`, `no_clicks_in_window` is reported.
+             * @enum {string}
+             */
+            reason?: "beyond_click_retention" | "no_clicks_in_window" | "clicks_unavailable";
+        };
+        /** @description Conversions attributed to one link in the window (directly or through one of its QR codes). */
+        LinkConversions: {
+            /** @description Link id (may be a link deleted since; its history is kept). */
+            id: string;
+            /** @description Conversions attributed to the link. */
+            conversions: number;
+            /** @description Value per currency. */
+            value: components["schemas"]["ValueEntry"][];
+            rate: components["schemas"]["Rate"];
+        };
+        /** @description Conversions naming one campaign in the window. */
+        CampaignConversions: {
+            /** @description Campaign id. */
+            id: string;
+            /** @description Conversions naming the campaign. */
+            conversions: number;
+            /** @description Value per currency. */
+            value: components["schemas"]["ValueEntry"][];
+        };
+        /** @description Conversions naming one QR code in the window. Its rate uses the QR code's scans as clicks. */
+        QrConversions: {
+            /** @description QR code id. */
+            id: string;
+            /** @description Conversions naming the QR code. */
+            conversions: number;
+            /** @description Value per currency. */
+            value: components["schemas"]["ValueEntry"][];
+            rate: components["schemas"]["Rate"];
+        };
+        /**
+         * @description Conversion totals of the workspace over the window `[windowFrom, windowTo)`
+         *     (`from` inclusive, `to` exclusive), narrowed by the query filters.
+         *
+         *     Breakdown arrays list only entries with at least one conversion, ordered by
+         *     `conversions` descending, ties by `eventType`/`label` or `id` ascending.
+         */
+        ConversionSummary: {
+            /**
+             * Format: date-time
+             * @description Window start (inclusive).
+             */
+            windowFrom: string;
+            /**
+             * Format: date-time
+             * @description Window end (exclusive).
+             */
+            windowTo: string;
+            /** @description All conversions in the window, attributed and unattributed. */
+            total: number;
+            /** @description Conversions attributed to a link (directly or through a QR code). */
+            attributedConversions: number;
+            /** @description Conversions that named no link; included in `total`, excluded from every rate. */
+            unattributedConversions: number;
+            /** @description Conversions per event type (custom events per custom name). */
+            byEventType: components["schemas"]["EventTypeCount"][];
+            /** @description Conversions per link. */
+            byLink: components["schemas"]["LinkConversions"][];
+            /** @description Conversions per campaign. */
+            byCampaign: components["schemas"]["CampaignConversions"][];
+            /** @description Conversions per QR code; rates use scans as clicks. */
+            byQr: components["schemas"]["QrConversions"][];
+            /** @description Total value per currency (never summed across currencies). */
+            value: components["schemas"]["ValueEntry"][];
+            /** @description Conversions attributed to a link divided by clicks over the window. The clicks are those of what the summary is narrowed to: the QR code's scans with `qrCodeId`, else the link's clicks with `linkId` (a link's clicks include the scans of its QR codes), else every click of the workspace (also with only `eventType`, `customName` or `campaignId`). */
+            rate: components["schemas"]["Rate"];
+            /** @description True when the window reaches past conversion retention (400 days by default), so older conversions have been deleted and every count is a floor. */
+            unavailable: boolean;
+        };
+        /** @description One UTC day's conversions within the window, with the summary's filters. The window's first and last day count only their part inside it. */
+        ConversionDay: {
+            /**
+             * Format: date
+             * @description The UTC day.
+             */
+            day: string;
+            /** @description Conversions that day, attributed and unattributed. */
+            conversions: number;
+            /** @description Value per currency that day (never summed across currencies). */
+            value: components["schemas"]["ValueEntry"][];
+        };
+        /** @description What the ids of the summary (`byLink`, `byCampaign`, `byQr`) and of the query's filters are called. Only objects of this workspace, deleted ones included (their conversions still count); an id not found here (another workspace's, or none) is absent, and the screen shows the id. */
+        ConversionNames: {
+            /** @description Links. */
+            links: {
+                /** @description Link id. */
+                id: string;
+                /** @description The link's slug. */
+                slug: string;
+                /** @description The short URL (on the link's custom domain, else the short domain). */
+                shortUrl: string;
+                /** @description The link's title. */
+                title: string | null;
+                /** @description The link has been deleted. */
+                deleted: boolean;
+            }[];
+            /** @description Campaigns. */
+            campaigns: {
+                /** @description Campaign id. */
+                id: string;
+                /** @description Campaign name. */
+                name: string;
+            }[];
+            /** @description QR codes, each named by its link. */
+            qrCodes: {
+                /** @description QR code id. */
+                id: string;
+                /** @description The link it redirects to (its conversions are attributed to it). */
+                linkId: string;
+                /** @description That link's slug. */
+                slug: string;
+                /** @description That link's short URL. */
+                shortUrl: string;
+                /** @description The QR code or its link has been deleted. */
+                deleted: boolean;
+            }[];
+        };
+        /** @description A conversion summary as `GET /api/v1/conversions` gives it, with its days and the names of its ids: what the Conversions screen shows. */
+        DashboardConversions: {
+            data: components["schemas"]["ConversionSummary"];
+            /** @description One entry per UTC day the window touches, oldest first, days without conversions included (at most 401: a 400-day window that starts and ends within a day). Its `conversions` add up to `data.total`, and its values per currency to `data.value`. */
+            series: components["schemas"]["ConversionDay"][];
+            names: components["schemas"]["ConversionNames"];
+        };
+        /** @description Progress towards a goal's `targetCount`. */
+        CountProgress: {
+            /** @description The goal's `targetCount`. */
+            target: number;
+            /** @description Conversions matching the goal in the report window. */
+            current: number;
+            /** @description `current / target`; not capped at 1. */
+            ratio: number;
+            /** @description True when `current >= target`. */
+            reached: boolean;
+        };
+        /** @description Progress towards a goal's value target, in the target currency only. */
+        ValueProgress: {
+            currency: components["schemas"]["CurrencyCode"];
+            /** @description The goal's `targetValueMinor`. */
+            target: number;
+            /** @description Summed value, in minor units of `currency`, of matching conversions in the report window. */
+            current: number;
+            /** @description `current / target` (1 when `target` is 0); not capped at 1. */
+            ratio: number;
+            /** @description True when `current >= target`. */
+            reached: boolean;
+        };
+        /** @description Response of `GET /api/v1/goals/{id}/report`. Reports are comparable only when `data.definition.version` agrees, because goal matching is retroactive. */
+        GoalReport: {
+            /** @description Abbreviation of the goal. */
+            goal: {
+                /** @description Goal id. */
+                id: string;
+                /** @description Goal name. */
+                name: string;
+                type: components["schemas"]["EventType"];
+            };
+            /** @description The report. */
+            data: {
+                /** @description Goal id. */
+                goalId: string;
+                /** @description The window measured, `from` inclusive and `to` exclusive: the requested window intersected with the goal's own window. */
+                window: {
+                    /**
+                     * Format: date-time
+                     * @description Start of the measured window (inclusive).
+                     */
+                    from: string;
+                    /**
+                     * Format: date-time
+                     * @description End of the measured window (exclusive).
+                     */
+                    to: string;
+                    /** @description True when the goal's own window cut the requested window. */
+                    narrowedByGoal: boolean;
+                    /** @description True when the requested window and the goal's window do not overlap. Then `from` and `to` echo the requested window and every count is 0. */
+                    disjoint: boolean;
+                };
+                /** @description Conversions matching this goal. Not a workspace total: two goals can match the same conversion. */
+                conversions: number;
+                /** @description Value of the matching conversions, per currency. */
+                value: components["schemas"]["ValueEntry"][];
+                /** @description Matching conversions that named no link (always 0 when `unattributedIncluded` is false). */
+                unattributedConversions: number;
+                /** @description True for a goal with no scope (no link, QR code or campaign); only such goals count unattributed conversions. */
+                unattributedIncluded: boolean;
+                /** @description Progress towards `targetCount`; `null` when the goal has none. */
+                countProgress: components["schemas"]["CountProgress"] | null;
+                /** @description Progress towards the value target; `null` when the goal has none. */
+                valueProgress: components["schemas"]["ValueProgress"] | null;
+                /** @description Matching conversions that named a link divided by clicks over the report's window: the QR code's scans for a goal scoped to a QR code, the link's clicks for a goal scoped to a link, else every click of the workspace. A scoped goal counts only conversions that named a link. */
+                rate: components["schemas"]["Rate"];
+                /** @description The goal definition the report was computed with. */
+                definition: {
+                    /** @description The goal's `definitionVersion`. */
+                    version: number;
+                    /**
+                     * Format: date-time
+                     * @description The goal's `definitionUpdatedAt`.
+                     */
+                    updatedAt: string;
+                };
+                /** @description Caveats about the numbers. */
+                completeness: {
+                    /** @description True when the window reaches past conversion retention (400 days); the count is then a floor. */
+                    windowTruncatedByRetention: boolean;
+                    /** @description True when the link, QR code or campaign the goal measures no longer exists. */
+                    scopeObjectMissing: boolean;
+                };
+            };
+        };
+        /** @description Clicks for one value of a breakdown (a country, a browser...). */
+        CountEntry: {
+            /** @description The value; empty for clicks where it is unknown (no referrer, no country). */
+            value: string;
+            /** @description Clicks with this value. */
+            clicks: number;
+        };
+        /** @description A link's clicks over a window of up to 400 days (day buckets, from the daily counts; `clicks` are visits through the short URL, `scans` through its QR codes), and, for the last 90 days, its top countries, devices, browsers, operating systems and referrer hosts (clicks by people; the ten largest of each, the rest summed as `other`). */
+        LinkAnalytics: {
+            /** @description The link. */
+            linkId: string;
+            /** @description The days of the series, from and to included (UTC days). */
+            window: {
+                /**
+                 * Format: date
+                 * @description First day.
+                 */
+                from: string;
+                /**
+                 * Format: date
+                 * @description Last day.
+                 */
+                to: string;
+            };
+            /** @description One entry per day of the window, oldest first, days without clicks included. */
+            series: {
+                /**
+                 * Format: date
+                 * @description The UTC day.
+                 */
+                day: string;
+                /** @description Clicks through the short URL that day. */
+                clicks: number;
+                /** @description Scans of the link's QR codes that day. */
+                scans: number;
+            }[];
+            /** @description Sums over the window. */
+            totals: {
+                /** @description Clicks through the short URL. */
+                clicks: number;
+                /** @description QR code scans. */
+                scans: number;
+            };
+            /** @description The 90 days the breakdowns count (raw clicks are kept 90 days). */
+            breakdownWindow: {
+                /**
+                 * Format: date
+                 * @description First day.
+                 */
+                from: string;
+                /**
+                 * Format: date
+                 * @description Last day (today).
+                 */
+                to: string;
+            };
+            /** @description Clicks and scans by value, largest first, over `breakdownWindow`, up to the moment of the request: every click the series counts in those days is in the breakdowns. */
+            breakdowns: {
+                /** @description By two-letter country code (from a trusted proxy's country header). */
+                countries: components["schemas"]["CountEntry"][];
+                /** @description By device type (desktop, mobile, tablet, ...). */
+                devices: components["schemas"]["CountEntry"][];
+                /** @description By browser name. */
+                browsers: components["schemas"]["CountEntry"][];
+                /** @description By operating system. */
+                os: components["schemas"]["CountEntry"][];
+                /** @description By referrer host. */
+                referrers: components["schemas"]["CountEntry"][];
+                /** @description Clicks beyond the ten largest values of each breakdown. */
+                other: {
+                    /** @description Other countries. */
+                    countries: number;
+                    /** @description Other devices. */
+                    devices: number;
+                    /** @description Other browsers. */
+                    browsers: number;
+                    /** @description Other operating systems. */
+                    os: number;
+                    /** @description Other referrer hosts. */
+                    referrers: number;
+                };
+            };
+        };
+        /** @description A shared report as anyone with its URL reads it: its title, what it shows, the window its figures were computed over, and the figures, computed by the same code as the dashboard's own screens (exactly one of `conversions`, `goal`, `link`, by `kind`). Nothing else of the workspace: no workspace id, name, plan or members; the names of the links, campaigns and QR codes that appear in the figures are shown. */
+        SharedReport: {
+            /** @description The report's title. */
+            title: string;
+            kind: components["schemas"]["ReportKind"];
+            /** @description The window the figures were computed over, `[from, to)`, and how it was chosen. */
+            window: {
+                /**
+                 * Format: date-time
+                 * @description Start (inclusive).
+                 */
+                from: string;
+                /**
+                 * Format: date-time
+                 * @description End (exclusive).
+                 */
+                to: string;
+                /** @description N for a relative window ("last N days", resolved when the figures were computed); `null` for fixed days. */
+                lastDays: number | null;
+            };
+            /**
+             * Format: date-time
+             * @description When the figures were computed: at most 60 seconds before the read (figures are reused for up to 60 seconds per process).
+             */
+            generatedAt: string;
+            /** @description A `CONVERSIONS` report's filters (those of `GET /api/v1/conversions`), so the page can say what is counted; their names are in `conversions.names`. */
+            filters?: {
+                eventType?: components["schemas"]["EventType"];
+                /** @description Only custom events with this name. */
+                customName?: string;
+                /** @description Only conversions naming this link. */
+                linkId?: string;
+                /** @description Only conversions naming this campaign. */
+                campaignId?: string;
+                /** @description Only conversions naming this QR code. */
+                qrCodeId?: string;
+            };
+            conversions?: components["schemas"]["DashboardConversions"];
+            goal?: components["schemas"]["GoalReport"];
+            /** @description A `LINK` report's link and its analytics. */
+            link?: {
+                /** @description The link's slug. */
+                slug: string;
+                /** @description The link's short URL. */
+                shortUrl: string;
+                /** @description The link's title. */
+                title: string | null;
+                analytics: components["schemas"]["LinkAnalytics"];
+            };
+        };
+        /** @description The report's password. */
+        SharedReportUnlock: {
+            /** @description The password its members set. */
+            password: string;
+        };
         /** @description A workspace as its settings show it: name, id and plan, the person's role, and which plan-gated features the plan includes (a feature the plan lacks is shown as such). */
         Workspace: {
             /** @description Workspace id. */
@@ -1346,89 +1883,6 @@ export interface components {
             /** @description Social preview image; `null` clears it. Must be the `https` URL of an image this workspace hosts with the service: one file directly under its asset base URL (`ASSET_BASE_URL`, by default the public URL followed by `/assets/`; same origin and path, as the URL parser reads them), ending in `.png`, `.jpg`, `.jpeg`, `.gif` or `.webp` (case-insensitive), with no query or fragment. A `.` or `..` path segment (also percent-encoded) is refused, not resolved. An image on another host, a plain-http URL, another extension, or a file the workspace does not hold gives 400. Stored normalised. Images are uploaded through the dashboard (operator command `shortlink asset add`). */
             previewImage?: string | null;
         };
-        /** @description Clicks for one value of a breakdown (a country, a browser...). */
-        CountEntry: {
-            /** @description The value; empty for clicks where it is unknown (no referrer, no country). */
-            value: string;
-            /** @description Clicks with this value. */
-            clicks: number;
-        };
-        /** @description A link's clicks over a window of up to 400 days (day buckets, from the daily counts; `clicks` are visits through the short URL, `scans` through its QR codes), and, for the last 90 days, its top countries, devices, browsers, operating systems and referrer hosts (clicks by people; the ten largest of each, the rest summed as `other`). */
-        LinkAnalytics: {
-            /** @description The link. */
-            linkId: string;
-            /** @description The days of the series, from and to included (UTC days). */
-            window: {
-                /**
-                 * Format: date
-                 * @description First day.
-                 */
-                from: string;
-                /**
-                 * Format: date
-                 * @description Last day.
-                 */
-                to: string;
-            };
-            /** @description One entry per day of the window, oldest first, days without clicks included. */
-            series: {
-                /**
-                 * Format: date
-                 * @description The UTC day.
-                 */
-                day: string;
-                /** @description Clicks through the short URL that day. */
-                clicks: number;
-                /** @description Scans of the link's QR codes that day. */
-                scans: number;
-            }[];
-            /** @description Sums over the window. */
-            totals: {
-                /** @description Clicks through the short URL. */
-                clicks: number;
-                /** @description QR code scans. */
-                scans: number;
-            };
-            /** @description The 90 days the breakdowns count (raw clicks are kept 90 days). */
-            breakdownWindow: {
-                /**
-                 * Format: date
-                 * @description First day.
-                 */
-                from: string;
-                /**
-                 * Format: date
-                 * @description Last day (today).
-                 */
-                to: string;
-            };
-            /** @description Clicks and scans by value, largest first, over `breakdownWindow`, up to the moment of the request: every click the series counts in those days is in the breakdowns. */
-            breakdowns: {
-                /** @description By two-letter country code (from a trusted proxy's country header). */
-                countries: components["schemas"]["CountEntry"][];
-                /** @description By device type (desktop, mobile, tablet, ...). */
-                devices: components["schemas"]["CountEntry"][];
-                /** @description By browser name. */
-                browsers: components["schemas"]["CountEntry"][];
-                /** @description By operating system. */
-                os: components["schemas"]["CountEntry"][];
-                /** @description By referrer host. */
-                referrers: components["schemas"]["CountEntry"][];
-                /** @description Clicks beyond the ten largest values of each breakdown. */
-                other: {
-                    /** @description Other countries. */
-                    countries: number;
-                    /** @description Other devices. */
-                    devices: number;
-                    /** @description Other browsers. */
-                    browsers: number;
-                    /** @description Other operating systems. */
-                    os: number;
-                    /** @description Other referrer hosts. */
-                    referrers: number;
-                };
-            };
-        };
         /** @description The link's QR code (made on first ask); scanning it redirects like the link and counts as a scan. */
         QrCode: {
             /** @description The QR code. */
@@ -1612,186 +2066,6 @@ export interface components {
         TagEnvelope: {
             data: components["schemas"]["WorkspaceTag"];
         };
-        /**
-         * @description Conversion event type. `custom` events also carry a `customName` (at most 40 characters) that tells custom events apart.
-         * @enum {string}
-         */
-        EventType: "signup" | "lead" | "purchase" | "booking" | "download" | "custom";
-        /** @description Conversions of one event type in the window. Custom events get one entry per `customName`, whose `label` is that name. */
-        EventTypeCount: {
-            eventType: components["schemas"]["EventType"];
-            /** @description Display label: `Sign-up`, `Lead`, `Purchase`, `Booking`, `Download`, or, for `custom`, the custom event's name. */
-            label: string;
-            /** @description Number of conversions. */
-            conversions: number;
-        };
-        /**
-         * @description ISO 4217 currency code, three upper-case letters.
-         * @example EUR
-         */
-        CurrencyCode: string;
-        /** @description Conversion value in one currency. Values are reported per currency and never summed across currencies. A conversion recorded without a value is absent from `valueMinor` and from `conversions`. */
-        ValueEntry: {
-            currency: components["schemas"]["CurrencyCode"];
-            /** @description Total value in integer minor units of `currency` (for example cents). Exact: a workspace's kept conversions never add up to more than 2^53 - 1 per currency. */
-            valueMinor: number;
-            /** @description Number of conversions that actually carried a value in this currency. */
-            conversions: number;
-        };
-        /**
-         * @description Conversion rate: conversions divided by clicks over the same window. It is two
-         *     independent counts over one interval, not a cohort followed through time, and it
-         *     can exceed 1. Unattributed conversions (naming no link) are excluded.
-         *
-         *     When `supported` is `false` the rate is undefined: `rate` is `null` and `reason`
-         *     says why. Clients must not substitute zero. `conversions` and `clicks` still
-         *     carry the counts that could be read (`clicks` is 0 with `clicks_unavailable`).
-         */
-        Rate: {
-            /** @description False when the rate is undefined. */
-            supported: boolean;
-            /** @description Conversions counted (the numerator). */
-            conversions: number;
-            /** @description Clicks counted (the denominator). For a QR code, its scans. */
-            clicks: number;
-            /** @description `conversions / clicks` when `supported` is true; `null` when `supported` is false. */
-            rate: number | null;
-            /**
-             * @description Present exactly when `supported` is false:
-             *     - `beyond_click_retention`: the window starts more than 90 days ago (raw
-             *       clicks are kept for 90 days), so clicks cannot be counted for all of it.
-             *     - `no_clicks_in_window`: no click was counted in the window.
-             *     - `clicks_unavailable`: clicks cannot be read right now.
-             *
-             *     When several apply, the first in the order `clicks_unavailable`,
-             *     `beyond_click_retention`, `no_clicks_in_window` is reported.
-             * @enum {string}
-             */
-            reason?: "beyond_click_retention" | "no_clicks_in_window" | "clicks_unavailable";
-        };
-        /** @description Conversions attributed to one link in the window (directly or through one of its QR codes). */
-        LinkConversions: {
-            /** @description Link id (may be a link deleted since; its history is kept). */
-            id: string;
-            /** @description Conversions attributed to the link. */
-            conversions: number;
-            /** @description Value per currency. */
-            value: components["schemas"]["ValueEntry"][];
-            rate: components["schemas"]["Rate"];
-        };
-        /** @description Conversions naming one campaign in the window. */
-        CampaignConversions: {
-            /** @description Campaign id. */
-            id: string;
-            /** @description Conversions naming the campaign. */
-            conversions: number;
-            /** @description Value per currency. */
-            value: components["schemas"]["ValueEntry"][];
-        };
-        /** @description Conversions naming one QR code in the window. Its rate uses the QR code's scans as clicks. */
-        QrConversions: {
-            /** @description QR code id. */
-            id: string;
-            /** @description Conversions naming the QR code. */
-            conversions: number;
-            /** @description Value per currency. */
-            value: components["schemas"]["ValueEntry"][];
-            rate: components["schemas"]["Rate"];
-        };
-        /**
-         * @description Conversion totals of the workspace over the window `[windowFrom, windowTo)`
-         *     (`from` inclusive, `to` exclusive), narrowed by the query filters.
-         *
-         *     Breakdown arrays list only entries with at least one conversion, ordered by
-         *     `conversions` descending, ties by `eventType`/`label` or `id` ascending.
-         */
-        ConversionSummary: {
-            /**
-             * Format: date-time
-             * @description Window start (inclusive).
-             */
-            windowFrom: string;
-            /**
-             * Format: date-time
-             * @description Window end (exclusive).
-             */
-            windowTo: string;
-            /** @description All conversions in the window, attributed and unattributed. */
-            total: number;
-            /** @description Conversions attributed to a link (directly or through a QR code). */
-            attributedConversions: number;
-            /** @description Conversions that named no link; included in `total`, excluded from every rate. */
-            unattributedConversions: number;
-            /** @description Conversions per event type (custom events per custom name). */
-            byEventType: components["schemas"]["EventTypeCount"][];
-            /** @description Conversions per link. */
-            byLink: components["schemas"]["LinkConversions"][];
-            /** @description Conversions per campaign. */
-            byCampaign: components["schemas"]["CampaignConversions"][];
-            /** @description Conversions per QR code; rates use scans as clicks. */
-            byQr: components["schemas"]["QrConversions"][];
-            /** @description Total value per currency (never summed across currencies). */
-            value: components["schemas"]["ValueEntry"][];
-            /** @description Conversions attributed to a link divided by clicks over the window. The clicks are those of what the summary is narrowed to: the QR code's scans with `qrCodeId`, else the link's clicks with `linkId` (a link's clicks include the scans of its QR codes), else every click of the workspace (also with only `eventType`, `customName` or `campaignId`). */
-            rate: components["schemas"]["Rate"];
-            /** @description True when the window reaches past conversion retention (400 days by default), so older conversions have been deleted and every count is a floor. */
-            unavailable: boolean;
-        };
-        /** @description One UTC day's conversions within the window, with the summary's filters. The window's first and last day count only their part inside it. */
-        ConversionDay: {
-            /**
-             * Format: date
-             * @description The UTC day.
-             */
-            day: string;
-            /** @description Conversions that day, attributed and unattributed. */
-            conversions: number;
-            /** @description Value per currency that day (never summed across currencies). */
-            value: components["schemas"]["ValueEntry"][];
-        };
-        /** @description What the ids of the summary (`byLink`, `byCampaign`, `byQr`) and of the query's filters are called. Only objects of this workspace, deleted ones included (their conversions still count); an id not found here (another workspace's, or none) is absent, and the screen shows the id. */
-        ConversionNames: {
-            /** @description Links. */
-            links: {
-                /** @description Link id. */
-                id: string;
-                /** @description The link's slug. */
-                slug: string;
-                /** @description The short URL (on the link's custom domain, else the short domain). */
-                shortUrl: string;
-                /** @description The link's title. */
-                title: string | null;
-                /** @description The link has been deleted. */
-                deleted: boolean;
-            }[];
-            /** @description Campaigns. */
-            campaigns: {
-                /** @description Campaign id. */
-                id: string;
-                /** @description Campaign name. */
-                name: string;
-            }[];
-            /** @description QR codes, each named by its link. */
-            qrCodes: {
-                /** @description QR code id. */
-                id: string;
-                /** @description The link it redirects to (its conversions are attributed to it). */
-                linkId: string;
-                /** @description That link's slug. */
-                slug: string;
-                /** @description That link's short URL. */
-                shortUrl: string;
-                /** @description The QR code or its link has been deleted. */
-                deleted: boolean;
-            }[];
-        };
-        /** @description A conversion summary as `GET /api/v1/conversions` gives it, with its days and the names of its ids: what the Conversions screen shows. */
-        DashboardConversions: {
-            data: components["schemas"]["ConversionSummary"];
-            /** @description One entry per UTC day the window touches, oldest first, days without conversions included (at most 401: a 400-day window that starts and ends within a day). Its `conversions` add up to `data.total`, and its values per currency to `data.value`. */
-            series: components["schemas"]["ConversionDay"][];
-            names: components["schemas"]["ConversionNames"];
-        };
         /** @description A goal: a saved, named question about existing conversions. Goals are created and edited in the dashboard only; the API reads them. Matching is retroactive, so `definitionVersion` rises whenever a field that decides matching changes (type, customName, scope, window). */
         Goal: {
             /** @description Goal identifier. */
@@ -1930,92 +2204,95 @@ export interface components {
              */
             status: "ACTIVE" | "PAUSED" | "ARCHIVED";
         };
-        /** @description Progress towards a goal's `targetCount`. */
-        CountProgress: {
-            /** @description The goal's `targetCount`. */
-            target: number;
-            /** @description Conversions matching the goal in the report window. */
-            current: number;
-            /** @description `current / target`; not capped at 1. */
-            ratio: number;
-            /** @description True when `current >= target`. */
-            reached: boolean;
+        /** @description The window of the report. Relative, `{ lastDays }`: resolved again at every read, as the screen the report was made from reads "Last N days", so a shared report shows what its screen shows that day: for a `CONVERSIONS` or `LINK` report the N UTC days ending with the day of the read (today included as far as it has gone; the window moves forward at 00:00 UTC); for a `GOAL` report the N × 24 hours ending at the moment of the read, rounded up to the minute. Fixed, `{ from, to }`: those UTC days, both included, whatever the date. At most 400 days either way (`from` after `to`: 400 "from must not be after to"; longer: 400 "The window may not exceed 400 days", both with `field: params.window.from`). */
+        ReportWindow: {
+            /** @description How many days. */
+            lastDays: number;
+        } | {
+            /**
+             * Format: date
+             * @description First day (YYYY-MM-DD, UTC).
+             */
+            from: string;
+            /**
+             * Format: date
+             * @description Last day (YYYY-MM-DD, UTC), included.
+             */
+            to: string;
         };
-        /** @description Progress towards a goal's value target, in the target currency only. */
-        ValueProgress: {
-            currency: components["schemas"]["CurrencyCode"];
-            /** @description The goal's `targetValueMinor`. */
-            target: number;
-            /** @description Summed value, in minor units of `currency`, of matching conversions in the report window. */
-            current: number;
-            /** @description `current / target` (1 when `target` is 0); not capped at 1. */
-            ratio: number;
-            /** @description True when `current >= target`. */
-            reached: boolean;
+        /** @description What the report reads besides its title. Every kind has a `window`. A `GOAL` report names its goal (`goalId`, a goal of the workspace, else 404); a `LINK` report its link (`linkId`, a live link of the workspace, else 404); a `CONVERSIONS` report takes the filters of `GET /api/v1/conversions` (`eventType`, `customName`, `linkId`, `campaignId`, `qrCodeId`) with their rules and messages (`customName` with an `eventType` other than `custom`: 400), whose ids are not checked: another workspace's id counts nothing, as in the API. A parameter the kind does not take gives 400 naming it (`field: params.<name>`). */
+        ReportParams: {
+            window: components["schemas"]["ReportWindow"];
+            /** @description The goal of a `GOAL` report. */
+            goalId?: string;
+            /** @description The link of a `LINK` report, or the link filter of a `CONVERSIONS` report. */
+            linkId?: string;
+            eventType?: components["schemas"]["EventType"];
+            /** @description Only custom events with this name (`CONVERSIONS`). */
+            customName?: string;
+            /** @description Only conversions naming this campaign (`CONVERSIONS`). */
+            campaignId?: string;
+            /** @description Only conversions naming this QR code (`CONVERSIONS`). */
+            qrCodeId?: string;
         };
-        /** @description Response of `GET /api/v1/goals/{id}/report`. Reports are comparable only when `data.definition.version` agrees, because goal matching is retroactive. */
-        GoalReport: {
-            /** @description Abbreviation of the goal. */
-            goal: {
-                /** @description Goal id. */
-                id: string;
-                /** @description Goal name. */
-                name: string;
-                type: components["schemas"]["EventType"];
-            };
-            /** @description The report. */
-            data: {
-                /** @description Goal id. */
-                goalId: string;
-                /** @description The window measured, `from` inclusive and `to` exclusive: the requested window intersected with the goal's own window. */
-                window: {
-                    /**
-                     * Format: date-time
-                     * @description Start of the measured window (inclusive).
-                     */
-                    from: string;
-                    /**
-                     * Format: date-time
-                     * @description End of the measured window (exclusive).
-                     */
-                    to: string;
-                    /** @description True when the goal's own window cut the requested window. */
-                    narrowedByGoal: boolean;
-                    /** @description True when the requested window and the goal's window do not overlap. Then `from` and `to` echo the requested window and every count is 0. */
-                    disjoint: boolean;
-                };
-                /** @description Conversions matching this goal. Not a workspace total: two goals can match the same conversion. */
-                conversions: number;
-                /** @description Value of the matching conversions, per currency. */
-                value: components["schemas"]["ValueEntry"][];
-                /** @description Matching conversions that named no link (always 0 when `unattributedIncluded` is false). */
-                unattributedConversions: number;
-                /** @description True for a goal with no scope (no link, QR code or campaign); only such goals count unattributed conversions. */
-                unattributedIncluded: boolean;
-                /** @description Progress towards `targetCount`; `null` when the goal has none. */
-                countProgress: components["schemas"]["CountProgress"] | null;
-                /** @description Progress towards the value target; `null` when the goal has none. */
-                valueProgress: components["schemas"]["ValueProgress"] | null;
-                /** @description Matching conversions that named a link divided by clicks over the report's window: the QR code's scans for a goal scoped to a QR code, the link's clicks for a goal scoped to a link, else every click of the workspace. A scoped goal counts only conversions that named a link. */
-                rate: components["schemas"]["Rate"];
-                /** @description The goal definition the report was computed with. */
-                definition: {
-                    /** @description The goal's `definitionVersion`. */
-                    version: number;
-                    /**
-                     * Format: date-time
-                     * @description The goal's `definitionUpdatedAt`.
-                     */
-                    updatedAt: string;
-                };
-                /** @description Caveats about the numbers. */
-                completeness: {
-                    /** @description True when the window reaches past conversion retention (400 days); the count is then a floor. */
-                    windowTruncatedByRetention: boolean;
-                    /** @description True when the link, QR code or campaign the goal measures no longer exists. */
-                    scopeObjectMissing: boolean;
-                };
-            };
+        /**
+         * @description Who may read the report. `PRIVATE` (the default): members of the workspace only, in the dashboard; its URL answers 404. `UNLISTED`: anyone with its URL, never indexed (the page answers `X-Robots-Tag: noindex` and carries a robots meta). `PUBLIC`: anyone with its URL, and search engines may index it (unless it has a password).
+         * @enum {string}
+         */
+        ReportVisibility: "PRIVATE" | "UNLISTED" | "PUBLIC";
+        /** @description A saved view of the dashboard, as members see it. */
+        Report: {
+            /** @description Report id. */
+            id: string;
+            kind: components["schemas"]["ReportKind"];
+            /** @description Title, shown at the top of the shared page. */
+            title: string;
+            params: components["schemas"]["ReportParams"];
+            visibility: components["schemas"]["ReportVisibility"];
+            /** @description Readers of the shared page must give a password first. The password itself is stored hashed (scrypt) and never returned. */
+            hasPassword: boolean;
+            /** @description Where anyone may read it, `{PUBLIC_URL}/app/shared/{token}`, while it is `UNLISTED` or `PUBLIC`; `null` while it is `PRIVATE`. The token stays the same across visibility changes (sharing a report again brings back its URL) until a new one is issued. */
+            url: string | null;
+            /** @description Id of the member who made it. */
+            createdBy: string | null;
+            /**
+             * Format: date-time
+             * @description When it was made.
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When it last changed (title, params, visibility, password or token).
+             */
+            updatedAt: string;
+        };
+        /** @description The workspace's reports, newest first. */
+        ReportList: {
+            /** @description Reports. */
+            data: components["schemas"]["Report"][];
+        };
+        /** @description A report made from the view on a screen: the Conversions screen's window and filters (`CONVERSIONS`), a goal's report and its window (`GOAL`), a link's analytics and its window (`LINK`). */
+        ReportCreate: {
+            kind: components["schemas"]["ReportKind"];
+            /** @description Title (surrounding spaces are trimmed; it may not be blank). */
+            title: string;
+            params: components["schemas"]["ReportParams"];
+            visibility?: components["schemas"]["ReportVisibility"];
+            /** @description A password readers of the shared page must give (the link password's rules: stored hashed, wrong ones throttled). `null` or left out for none. */
+            password?: string | null;
+        };
+        /** @description One report. */
+        ReportEnvelope: {
+            data: components["schemas"]["Report"];
+        };
+        /** @description The fields to change; those left out stay as they are. `params` replaces the whole params, under the rules of the report's kind (the kind itself cannot change). `password: null` removes the password; a new password makes every reader give it again. */
+        ReportUpdate: {
+            /** @description Title (surrounding spaces are trimmed; it may not be blank). */
+            title?: string;
+            params?: components["schemas"]["ReportParams"];
+            visibility?: components["schemas"]["ReportVisibility"];
+            /** @description A new password, or `null` to remove it. */
+            password?: string | null;
         };
         /** @description A campaign of the workspace (conversions and goals may name it). */
         Campaign: {
@@ -2511,6 +2788,15 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The deployment runs without this feature (`FEATURE_GOALS` or `FEATURE_CONVERSIONS` off): `code` is `goals_unavailable` or `conversions_unavailable`; retrying does not help. */
+        Unavailable: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The change conflicts with the state of the object: a slug taken or reserved, an email already a member, a host already registered. */
         Conflict: {
             headers: {
@@ -2529,17 +2815,10 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The deployment runs without this feature (`FEATURE_GOALS` or `FEATURE_CONVERSIONS` off): `code` is `goals_unavailable` or `conversions_unavailable`; retrying does not help. */
-        Unavailable: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error"];
-            };
-        };
     };
     parameters: {
+        /** @description The report's share token, from its URL (`{PUBLIC_URL}/app/shared/{token}`): 256 random bits, base64url. A token that was never issued, that a new one replaced, or whose report is PRIVATE or deleted answers 404. */
+        ShareToken: string;
         /** @description A workspace the signed-in person belongs to (another answers 404). */
         WorkspaceId: string;
         /** @description A link of the workspace. */
@@ -2578,6 +2857,8 @@ export interface components {
         QrCodeIdFilter: string;
         /** @description A goal of the workspace. */
         GoalId: string;
+        /** @description A report of the workspace. */
+        ReportId: string;
         /** @description A webhook subscription of the workspace, of either variant (another workspace's answers 404). */
         WebhookSubscriptionId: string;
         /** @description A webhook delivery of the workspace (another workspace's answers 404). */
@@ -2765,6 +3046,115 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
+        };
+    };
+    readSharedReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The report's share token, from its URL (`{PUBLIC_URL}/app/shared/{token}`): 256 random bits, base64url. A token that was never issued, that a new one replaced, or whose report is PRIVATE or deleted answers 404. */
+                token: components["parameters"]["ShareToken"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report and its figures. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SharedReport"];
+                };
+            };
+            /** @description The report has a password and this reader has not given it (or gave it before the password or the report's link changed, or more than 12 hours ago). Also an API key sent to the dashboard API. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No shared report at this token: never issued, replaced by a new one, a `PRIVATE` or deleted report, a plan that no longer includes the report's figures, or a `LINK` report whose link was deleted (its own message). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    unlockSharedReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The report's share token, from its URL (`{PUBLIC_URL}/app/shared/{token}`): 256 random bits, base64url. A token that was never issued, that a new one replaced, or whose report is PRIVATE or deleted answers 404. */
+                token: components["parameters"]["ShareToken"];
+            };
+            cookie?: never;
+        };
+        /** @description The password. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SharedReportUnlock"];
+            };
+        };
+        responses: {
+            /** @description The password is right; the cookie is set. */
+            204: {
+                headers: {
+                    /** @description The cookie `sl_report`, scoped to this report's path. */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description That password is not correct (or an API key was sent). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request came from another site (`Origin`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No shared report at this token (the same answer as the read's). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many wrong passwords for this report from this client (5 in 15 minutes). `Retry-After` says how many seconds to wait. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next attempt can succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getWorkspace: {
@@ -3749,6 +4139,180 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             503: components["responses"]["Unavailable"];
+        };
+    };
+    listDashboardReports: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace the signed-in person belongs to (another answers 404). */
+                workspaceId: components["parameters"]["WorkspaceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The reports. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReportList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    createDashboardReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace the signed-in person belongs to (another answers 404). */
+                workspaceId: components["parameters"]["WorkspaceId"];
+            };
+            cookie?: never;
+        };
+        /** @description The report. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReportCreate"];
+            };
+        };
+        responses: {
+            /** @description Made. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReportEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getDashboardReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace the signed-in person belongs to (another answers 404). */
+                workspaceId: components["parameters"]["WorkspaceId"];
+                /** @description A report of the workspace. */
+                reportId: components["parameters"]["ReportId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReportEnvelope"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    deleteDashboardReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace the signed-in person belongs to (another answers 404). */
+                workspaceId: components["parameters"]["WorkspaceId"];
+                /** @description A report of the workspace. */
+                reportId: components["parameters"]["ReportId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    updateDashboardReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace the signed-in person belongs to (another answers 404). */
+                workspaceId: components["parameters"]["WorkspaceId"];
+                /** @description A report of the workspace. */
+                reportId: components["parameters"]["ReportId"];
+            };
+            cookie?: never;
+        };
+        /** @description The fields to change. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReportUpdate"];
+            };
+        };
+        responses: {
+            /** @description Changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReportEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    renewDashboardReportToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace the signed-in person belongs to (another answers 404). */
+                workspaceId: components["parameters"]["WorkspaceId"];
+                /** @description A report of the workspace. */
+                reportId: components["parameters"]["ReportId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report, with its new URL when it is shared. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReportEnvelope"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
         };
     };
     listCampaigns: {

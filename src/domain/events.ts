@@ -11,6 +11,7 @@ export type ServiceEventType =
   | 'link.clicked'
   | 'qr.scanned'
   | 'conversion.created'
+  | 'report.shared'
   | 'domain.verified'
   | 'analytics.spike'
   | 'analytics.geo_anomaly'
@@ -87,6 +88,14 @@ export interface ConversionCreatedSubject {
   occurredAt: string;
 }
 
+/** A report that became reachable outside its workspace (src/domain/reports.ts, sharingRaisesEvent). */
+export interface ReportSharedSubject {
+  reportId: string;
+  title: string;
+  /** The visibility it moved to: never PRIVATE. */
+  visibility: 'UNLISTED' | 'PUBLIC';
+}
+
 export interface AnalyticsSpikeSubject {
   linkId: string;
   slug: string;
@@ -134,6 +143,7 @@ export interface EventSubjects {
   'link.clicked': LinkClickedSubject;
   'qr.scanned': QrScannedSubject;
   'conversion.created': ConversionCreatedSubject;
+  'report.shared': ReportSharedSubject;
   'domain.verified': DomainVerifiedSubject;
   'analytics.spike': AnalyticsSpikeSubject;
   'analytics.geo_anomaly': AnalyticsGeoAnomalySubject;
@@ -176,6 +186,7 @@ const variantA: Builders = {
     value: s.value ? { amountMinor: s.value.amountMinor, currency: s.value.currency } : null,
     occurredAt: s.occurredAt,
   }),
+  'report.shared': (s, workspaceId) => ({ workspaceId, reportId: s.reportId, title: s.title, visibility: s.visibility }),
   'analytics.spike': (s, workspaceId) => ({
     workspaceId, linkId: s.linkId, slug: s.slug, windowStart: iso(s.windowStart), windowEnd: iso(s.windowEnd),
     clicks: s.clicks, baseline: s.baseline, ratio: s.ratio,

@@ -28,6 +28,8 @@ const Conversions = lazy(() => import('./screens/conversions/conversions.tsx'));
 const Goals = lazy(() => import('./screens/goals/goals.tsx'));
 const GoalDetail = lazy(() => import('./screens/goals/goal-detail.tsx'));
 const Webhooks = lazy(() => import('./screens/settings/webhooks/webhooks.tsx'));
+const Reports = lazy(() => import('./screens/reports/reports.tsx'));
+const SharedReport = lazy(() => import('./screens/reports/shared-report.tsx'));
 
 export function App() {
   return (
@@ -36,6 +38,18 @@ export function App() {
         <Route path="/login" component={SignIn} />
         <Route path="/setup-password" component={SetupPassword} />
         <Route path="/setup" component={FirstRun} />
+        {/* A shared report is read signed out, outside the signed-in frame (loaded on first use). */}
+        <Route path="/shared/:token">
+          <Suspense
+            fallback={
+              <PublicFrame>
+                <Loading label="Opening the report…" />
+              </PublicFrame>
+            }
+          >
+            <SharedReport />
+          </Suspense>
+        </Route>
         <Route>
           <SignedIn />
         </Route>
@@ -115,6 +129,13 @@ function SignedIn() {
           <InWorkspace>
             <Suspense fallback={<Loading label="Loading the goal…" />}>
               <GoalDetail />
+            </Suspense>
+          </InWorkspace>
+        </Route>
+        <Route path="/w/:workspaceId/reports">
+          <InWorkspace>
+            <Suspense fallback={<Loading label="Loading reports…" />}>
+              <Reports />
             </Suspense>
           </InWorkspace>
         </Route>

@@ -39,6 +39,24 @@ describe.each(testEngines())('migrations on %s', (engine) => {
     });
   });
 
+  it('reports (20261130000000): a token hash looked up uniquely; down removes the table and up makes it again', async () => {
+    await withFreshDatabase(engine, async (db) => {
+      await migrateLatest(db);
+      const ws = { id: 'ws_r', name: 'R', plan: 'growth', created_at: 1 };
+      await db.knex('workspaces').insert(ws);
+      const row = (id: string, hash: string) => ({
+        id, workspace_id: 'ws_r', kind: 'CONVERSIONS', title: 't', params: '{"window":{"lastDays":7}}', visibility: 'PRIVATE',
+        token_hash: hash, token_sealed: 'v1.x.y.z', password_hash: null, created_by: null, created_at: 1, updated_at: 1,
+      });
+      await db.knex('reports').insert(row('rpt_1', 'a'.repeat(64)));
+      await expect(db.knex('reports').insert(row('rpt_2', 'a'.repeat(64)))).rejects.toThrow();
+      await db.knex.migrate.down({ migrationSource, name: '20261130000000_reports' });
+      expect(await db.knex.schema.hasTable('reports')).toBe(false);
+      await db.knex.migrate.up({ migrationSource });
+      expect(await db.knex.schema.hasTable('reports')).toBe(true);
+    });
+  });
+
   it('daily clicks keep their counts when rekeyed by workspace (20261122080000) and back', async () => {
     await withFreshDatabase(engine, async (db) => {
       const rows = () => db.knex('link_daily_clicks').orderBy(['link_id', 'day']).select('workspace_id', 'link_id', 'day', 'clicks', 'scans');

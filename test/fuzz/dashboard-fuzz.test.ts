@@ -10,7 +10,10 @@
 //     the path: 404; another workspace's object: never a 2xx that shows or changes it;
 //   - no answer shows another workspace's ids (its links, campaigns and QR codes have conversions,
 //     so the Conversions read has some to show); afterwards the other workspace's links, tags,
-//     domains, keys, members, campaigns, goals, conversions, webhooks and bio pages are exactly as they were.
+//     domains, keys, members, campaigns, goals, conversions, webhooks, bio pages and reports are exactly as they were;
+//   - a shared report's public read (no session) answers 2xx only for a token that opens a
+//     report now: the "theirs" tokens are the other workspace's PRIVATE report's, a token a new
+//     one replaced and a deleted report's, which must answer 404.
 // FUZZ_SEED reproduces a run; DASHBOARD_FUZZ_REQUESTS sets the number of requests per engine.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -35,7 +38,7 @@ const ROLES = ['owner', 'admin', 'member', 'analyst'] as const;
 type Who = (typeof ROLES)[number];
 
 /** Ids of one workspace's objects, by the path or query parameter that names them. */
-type Pools = Record<'linkId' | 'keyId' | 'userId' | 'domainId' | 'tagId' | 'goalId' | 'subscriptionId' | 'deliveryId' | 'campaignId' | 'qrCodeId' | 'pageId', string[]>;
+type Pools = Record<'linkId' | 'keyId' | 'userId' | 'domainId' | 'tagId' | 'goalId' | 'subscriptionId' | 'deliveryId' | 'campaignId' | 'qrCodeId' | 'pageId' | 'reportId' | 'token', string[]>;
 /** Query parameters that name an object: sent with one of the pools' ids (the links list's filters, the conversion filters). */
 const QUERY_IDS = new Set<string>(['tagId', 'domainId', 'linkId', 'campaignId', 'qrCodeId']);
 
@@ -110,7 +113,31 @@ describe.each(testEngines())('dashboard API fuzz on %s', (engine) => {
       if (publish) await team.owner.request('POST', `${base}/pages/${page.id}/publish`);
       pageIds.push(page.id);
     }
-    return { linkId: linkIds, keyId: keyIds, userId: userIds, domainId: domainIds, tagId: tagIds, goalId: goalIds, subscriptionId: subscriptionIds, deliveryId: deliveryIds, campaignId: campaignIds, qrCodeId: qrCodeIds, pageId: pageIds };
+    // Reports of every kind and visibility. `token` of this workspace: tokens that open a report
+    // (UNLISTED, PUBLIC, one with a password); of the other: tokens that must open nothing (a
+    // PRIVATE report's, one replaced by a new link, a deleted report's).
+    const report = async (body: Record<string, unknown>) => (await team.owner.request('POST', `${base}/reports`, { body: { title: `${tag} report`, ...body } })).body.data;
+    const reports = [
+      await report({ kind: 'CONVERSIONS', visibility: 'UNLISTED', params: { window: { lastDays: 30 }, campaignId: campaignIds[0] } }),
+      await report({ kind: 'GOAL', visibility: 'PUBLIC', params: { window: { lastDays: 7 }, goalId: goalIds[0] } }),
+      await report({ kind: 'LINK', visibility: 'UNLISTED', password: 'fuzz password', params: { window: { from: '2026-01-01', to: '2026-01-31' }, linkId: linkIds[1] } }),
+      await report({ kind: 'CONVERSIONS', params: { window: { lastDays: 90 } } }),
+    ];
+    const tokenOf = (url: string) => new URL(url).pathname.split('/').pop()!;
+    let tokens = reports.slice(0, 3).map((r) => tokenOf(r.url));
+    if (tag.startsWith('t')) {
+      const hidden = await report({ kind: 'CONVERSIONS', visibility: 'PUBLIC', params: { window: { lastDays: 7 } } });
+      const renewed = await report({ kind: 'LINK', visibility: 'PUBLIC', params: { window: { lastDays: 7 }, linkId: linkIds[0] } });
+      const deleted = await report({ kind: 'CONVERSIONS', visibility: 'UNLISTED', params: { window: { lastDays: 7 } } });
+      await team.owner.request('PATCH', `${base}/reports/${hidden.id}`, { body: { visibility: 'PRIVATE' } });
+      await team.owner.request('POST', `${base}/reports/${renewed.id}/token`);
+      await team.owner.request('DELETE', `${base}/reports/${deleted.id}`);
+      tokens = [tokenOf(hidden.url), tokenOf(renewed.url), tokenOf(deleted.url)];
+    }
+    return {
+      linkId: linkIds, keyId: keyIds, userId: userIds, domainId: domainIds, tagId: tagIds, goalId: goalIds, subscriptionId: subscriptionIds, deliveryId: deliveryIds,
+      campaignId: campaignIds, qrCodeId: qrCodeIds, pageId: pageIds, reportId: reports.map((r) => r.id), token: tokens,
+    };
   }
 
   /** Everything of a workspace the fuzzer must not change from outside it. */
@@ -124,6 +151,7 @@ describe.each(testEngines())('dashboard API fuzz on %s', (engine) => {
       members: await rows('memberships', 'user_id'),
       campaigns: await rows('campaigns', 'id'),
       goals: await rows('goals', 'id'),
+      reports: await rows('reports', 'id'),
       conversions: await rows('conversions', 'id'),
       webhookSubscriptions: await rows('webhook_subscriptions', 'id'),
       webhookDeliveries: await rows('webhook_deliveries', 'id'),
@@ -209,6 +237,9 @@ describe.each(testEngines())('dashboard API fuzz on %s', (engine) => {
         if (name === 'password' || name === 'newPassword') return text(0, 16);
         if (name === 'email' || name === 'token') return text(0, 12);
         if (schema.format === 'date-time') return fc.constantFrom('2031-01-01T00:00:00Z', '2020-01-01T00:00:00Z', 'tomorrow');
+        // A report's window days, and the goal or link a report names.
+        if (schema.format === 'date') return fc.constantFrom('2026-01-01', '2026-03-31', '2024-01-01', '2026-02-30', 'yesterday');
+        if (name === 'goalId' || (name === 'linkId' && rnd % 2 === 0)) return fc.constant(idFor(name, plan.objects));
         return undefined;
       };
       let value = fc.sample(arbFor(op.requestSchema, hint), { numRuns: 1, seed: plan.seed })[0] as Record<string, unknown>;
@@ -231,7 +262,7 @@ describe.each(testEngines())('dashboard API fuzz on %s', (engine) => {
     const isPublic = roles === 'public';
     const unsafe = UNSAFE.has(plan.op.method);
     const inWorkspace = plan.op.path.includes('{workspaceId}');
-    const objectInPath = /\{(linkId|keyId|userId|domainId|subscriptionId|deliveryId|pageId)\}/.test(plan.op.path);
+    const objectInPath = /\{(linkId|keyId|userId|domainId|subscriptionId|deliveryId|pageId|reportId|token)\}/.test(plan.op.path);
     const ok = res.status >= 200 && res.status < 300;
     if (!isPublic && plan.auth === 'no-session' && res.status !== 401) problems.push(`no session, but ${res.status}`);
     else if (!isPublic && plan.auth !== 'no-session' && unsafe && plan.auth !== 'ok' && res.status !== 403) problems.push(`${plan.auth} on a change, but ${res.status}`);

@@ -26,6 +26,7 @@ const subjects: { [T in ServiceEventType]: EventSubjects[T] } = {
     value: { amountMinor: 4999, currency: 'EUR' }, occurredAt: '2026-01-01T03:59:58.000Z',
   },
   'domain.verified': { id: 'dom_1', host: 'go.acme.example', verifiedAt: Date.UTC(2026, 0, 1) },
+  'report.shared': { reportId: 'rpt_1', title: 'Q1 campaign results', visibility: 'UNLISTED' },
   'analytics.spike': { linkId: 'lnk_1', slug: 'spring-sale', windowStart: 0, windowEnd: 300_000, clicks: 620, baseline: 12.5, ratio: 49.6 },
   'analytics.geo_anomaly': {
     linkId: 'lnk_1', slug: 'spring-sale', windowStart: 0, windowEnd: 3_600_000, country: 'BR', clicks: 400, share: 0.82, baselineShare: 0.04,

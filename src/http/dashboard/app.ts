@@ -21,6 +21,7 @@ import { validationError } from '../validation.ts';
 import { dashboardHandlers } from './handlers/index.ts';
 import { sessionCookie } from './session.ts';
 import { BIO_PAGE_STYLE_HASHES } from '../../redirect/bio-page.ts';
+import { findSharedReport, mayBeIndexed } from './shared-reports.ts';
 import type { DashboardContext, DashboardOperationId, DashboardRequest, DashboardResult, WorkspaceContext } from './types.ts';
 
 export const IMPORT_MAX_BYTES = 10 * 2 ** 20;
@@ -253,6 +254,29 @@ export async function createDashboard(services: Services): Promise<express.Route
       setHeaders: (res) => securityHeaders(res),
     }),
   );
+  // A shared report's page: the app's page, with the status and robots rules of the report
+  // (openapi/dashboard.yaml, Reports): 404 when the token opens nothing readable now, so a
+  // crawler drops the address; noindex, in a header and a meta, unless the report is PUBLIC
+  // without a password.
+  router.get('/shared/:token', async (req, res, next) => {
+    const index = `${WEB_ROOT}/index.html`;
+    if (!fs.existsSync(index)) return next(unavailable('The dashboard is not built; run npm run build:web', 'dashboard_unavailable'));
+    let found;
+    try {
+      found = await findSharedReport(services, String(req.params.token));
+    } catch (err) {
+      return next(err);
+    }
+    const indexable = !!found && mayBeIndexed(found.row);
+    let html = fs.readFileSync(index, 'utf8');
+    if (!indexable) {
+      res.setHeader('X-Robots-Tag', 'noindex');
+      html = html.replace(/<head>/i, '<head><meta name="robots" content="noindex">');
+    }
+    securityHeaders(res);
+    res.setHeader('Cache-Control', 'no-cache');
+    res.status(found ? 200 : 404).type('html').send(html);
+  });
   router.get(/.*/, (req, res, next) => {
     const index = `${WEB_ROOT}/index.html`;
     if (!fs.existsSync(index)) return next(unavailable('The dashboard is not built; run npm run build:web', 'dashboard_unavailable'));

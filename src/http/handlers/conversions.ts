@@ -203,24 +203,32 @@ export async function conversionSummary(services: Services, workspaceId: string,
   const parsed = parseWindow(q.from, q.to, now);
   if ('field' in parsed) throw invalid(parsed.message, parsed.field);
   const w = parsed;
+  const filters = summaryFilters(q);
+  if (opts.series) {
+    const read = await services.queries.conversionSummaryWithSeries(workspaceId, w, filters, now);
+    return { data: presentSummary(services, read, w, filters, now), series: seriesEntries(read.series, w) };
+  }
+  return { data: presentSummary(services, await services.queries.conversionSummary(workspaceId, w, filters, now), w, filters, now) };
+}
+
+/**
+ * The filters of a summary query, under the API's rules and messages (a shared CONVERSIONS
+ * report's params are checked by it too).
+ */
+export function summaryFilters(q: Omit<ConversionSummaryQuery, 'from' | 'to'>): conversions.ConversionFilters {
   if (q.eventType !== undefined && !(EVENT_TYPES as readonly string[]).includes(q.eventType)) {
     throw invalid(`eventType must be one of: ${EVENT_TYPES.join(', ')}`, 'eventType');
   }
   if (q.customName !== undefined && q.eventType !== undefined && q.eventType !== 'custom') {
     throw invalid('customName narrows custom events; it cannot be combined with another eventType', 'customName');
   }
-  const filters: conversions.ConversionFilters = {
+  return {
     eventType: (q.customName !== undefined ? 'custom' : q.eventType) as EventType | undefined,
     customName: q.customName,
     linkId: q.linkId,
     campaignId: q.campaignId,
     qrCodeId: q.qrCodeId,
   };
-  if (opts.series) {
-    const read = await services.queries.conversionSummaryWithSeries(workspaceId, w, filters, now);
-    return { data: presentSummary(services, read, w, filters, now), series: seriesEntries(read.series, w) };
-  }
-  return { data: presentSummary(services, await services.queries.conversionSummary(workspaceId, w, filters, now), w, filters, now) };
 }
 
 function presentSummary(

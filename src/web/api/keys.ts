@@ -13,4 +13,6 @@ export const keys = {
   conversions: (ws: string, query: string) => ['conversions', ws, query] as const,
   goals: (ws: string) => ['goals', ws] as const,
   goalReport: (ws: string, id: string, days: string, version: number) => ['goals', ws, 'report', id, days, version] as const,
+  reports: (ws: string) => ['reports', ws] as const,
+  shared: (token: string) => ['shared', token] as const,
 };

@@ -35,6 +35,13 @@ export type ConversionNames = Schemas['ConversionNames'];
 export type Rate = Schemas['Rate'];
 export type ValueEntry = Schemas['ValueEntry'];
 export type ErrorBody = Schemas['Error'];
+export type Report = Schemas['Report'];
+export type ReportCreate = Schemas['ReportCreate'];
+export type ReportKind = Schemas['ReportKind'];
+export type ReportParams = Schemas['ReportParams'];
+export type ReportVisibility = Schemas['ReportVisibility'];
+export type ReportWindow = Schemas['ReportWindow'];
+export type SharedReport = Schemas['SharedReport'];
 
 /** Every scope an API key can hold, in the contract's order. */
 export const SCOPES: readonly Scope[] = [

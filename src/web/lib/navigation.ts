@@ -15,7 +15,8 @@ export function currentAppPath(): string {
 
 export function isPublicScreen(path: string): boolean {
   const pathname = path.split('?')[0];
-  return PUBLIC_SCREENS.includes(pathname);
+  // A shared report is read signed out: its 401 asks for the report's password, not a sign-in.
+  return PUBLIC_SCREENS.includes(pathname) || pathname.startsWith('/shared/');
 }
 
 /**

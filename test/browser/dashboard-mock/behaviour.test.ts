@@ -494,4 +494,105 @@ describe.skipIf(!available.run)('the dashboard in Chromium against Prism\'s mock
       expect(JSON.parse(create[0].body!)).toEqual({ name: 'Autumn' });
     });
   });
+
+  describe('reports', () => {
+    const saved = (over: Record<string, unknown> = {}) => ({
+      data: {
+        id: 'rpt_new', kind: 'CONVERSIONS', title: 'Spring purchases', params: { window: { lastDays: 30 } }, visibility: 'UNLISTED', hasPassword: true,
+        url: 'https://sho.rt/app/shared/Zk3qv9Xw1sT0bY7mN2cR5hL8pD4fJ6gA0eU3iO9kQwE', createdBy: 'usr_ada', createdAt: new Date().toISOString(), updatedAt: new Date().toISOString(),
+        ...over,
+      },
+    });
+
+    it("Share on the Conversions screen saves the view: custom days stay fixed with the filters, a preset is the last N days; a refused title shows under it", async () => {
+      await realisticReads(page);
+      await open(`/w/${WS}/conversions?window=custom&from=2026-03-01&to=2026-03-31&eventType=purchase&campaignId=cmp_spring`);
+      const create = await answer(page, 'POST', `**/app/api/workspaces/${WS}/reports`, saved(), 201);
+      await page.getByRole('button', { name: 'Share' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Share this view' });
+      // A private report has no password to give.
+      expect(await dialog.getByLabel('Password (optional)').count()).toBe(0);
+      await dialog.getByLabel('Visibility').selectOption('UNLISTED');
+      await dialog.getByLabel('Title').fill('Spring purchases');
+      await dialog.getByLabel('Password (optional)').fill('for the board');
+      await dialog.getByRole('button', { name: 'Save report' }).click();
+      await expect.poll(() => create.length).toBe(1);
+      expect(JSON.parse(create[0].body!)).toEqual({
+        kind: 'CONVERSIONS', title: 'Spring purchases', visibility: 'UNLISTED', password: 'for the board',
+        params: { window: { from: '2026-03-01', to: '2026-03-31' }, eventType: 'purchase', campaignId: 'cmp_spring' },
+      });
+      const result = page.getByRole('dialog', { name: 'Report saved' });
+      await expect.poll(() => result.getByLabel('Anyone with this link and the password can read it').inputValue()).toBe(saved().data.url);
+      await shot('report-saved');
+      await result.getByRole('button', { name: 'Done' }).click();
+
+      await page.unroute(`**/app/api/workspaces/${WS}/reports`);
+      await open(`/w/${WS}/conversions?window=90`);
+      const refused = await answer(page, 'POST', `**/app/api/workspaces/${WS}/reports`, { error: 'title must be 1 to 200 characters', field: 'title' }, 400);
+      await page.getByRole('button', { name: 'Share' }).click();
+      const again = page.getByRole('dialog', { name: 'Share this view' });
+      await expect.poll(() => again.getByLabel('Title').inputValue()).toBe('Conversions, last 90 days');
+      await again.getByRole('button', { name: 'Save report' }).click();
+      await expect.poll(() => refused.length).toBe(1);
+      expect(JSON.parse(refused[0].body!)).toEqual({ kind: 'CONVERSIONS', title: 'Conversions, last 90 days', visibility: 'PRIVATE', params: { window: { lastDays: 90 } } });
+      await expect.poll(() => again.getByLabel('Title').getAttribute('aria-invalid')).toBe('true');
+      await again.getByText('title must be 1 to 200 characters').waitFor();
+      await shot('report-refused');
+    });
+
+    it('the Reports screen sends only what changed; New link asks first; an ANALYST has no control', async () => {
+      await realisticReads(page);
+      await open(`/w/${WS}/reports`);
+      const changes = await answer(page, 'PATCH', `**/app/api/workspaces/${WS}/reports/rpt_spring`, saved({ id: 'rpt_spring', visibility: 'PRIVATE', url: null }));
+      await page.getByLabel('Visibility of Spring sale purchases, last 90 days').selectOption('PRIVATE');
+      await expect.poll(() => changes.length).toBe(1);
+      expect(JSON.parse(changes[0].body!)).toEqual({ visibility: 'PRIVATE' });
+      await page.getByRole('button', { name: 'Remove password of Q4 revenue for the board' }).click();
+      const renew = await answer(page, 'POST', `**/app/api/workspaces/${WS}/reports/rpt_revenue/token`, saved({ id: 'rpt_revenue' }));
+      await page.getByRole('button', { name: 'New link for Q4 revenue for the board' }).click();
+      const ask = page.getByRole('dialog', { name: 'Give Q4 revenue for the board a new link?' });
+      await shot('report-new-link');
+      await ask.getByRole('button', { name: 'Cancel' }).click();
+      expect(renew).toEqual([]);
+      await page.getByRole('button', { name: 'New link for Q4 revenue for the board' }).click();
+      await page.getByRole('dialog', { name: 'Give Q4 revenue for the board a new link?' }).getByRole('button', { name: 'Make a new link' }).click();
+      await expect.poll(() => renew.length).toBe(1);
+      expect(renew[0].headers['x-csrf-token']).toBe(CSRF);
+
+      await context.clearCookies();
+      await page.unrouteAll({ behavior: 'ignoreErrors' });
+      await realisticReads(page, 'ANALYST');
+      await open(`/w/${WS}/reports`);
+      expect(await page.getByRole('main').getByRole('combobox').count()).toBe(0);
+      expect(await page.getByRole('button', { name: /New link|Delete|password/ }).count()).toBe(0);
+      expect(await page.getByRole('button', { name: 'Copy link to Spring sale purchases, last 90 days' }).count()).toBe(1);
+    });
+
+    it('a shared page asks for its password, posts it, then reads the report; too many tries say how long to wait', async () => {
+      let locked = true;
+      await page.route('**/app/api/shared/tok_board', (route) => {
+        if (route.request().method() !== 'GET') return route.fallback();
+        return locked ? route.fulfill({ status: 401, json: { error: 'This report is protected by a password' } }) : route.fallback();
+      });
+      const unlock = await answer(page, 'POST', '**/app/api/shared/tok_board/unlock', { error: 'Too many wrong passwords. Try again in 14 minutes.' }, 429, { 'Retry-After': '840' });
+      await open('/shared/tok_board');
+      await expect.poll(() => h1().textContent()).toBe('This report is protected');
+      await page.getByLabel('Password').fill('guess');
+      await page.getByRole('button', { name: 'Open report' }).click();
+      await page.getByText('Too many attempts. Try again in 14 minutes.').waitFor();
+      expect(JSON.parse(unlock[0].body!)).toEqual({ password: 'guess' });
+      // No session here: the form sends no anti-forgery token and never sends the reader to sign in.
+      expect(unlock[0].headers['x-csrf-token']).toBeUndefined();
+      expect(page.url()).toContain('/app/shared/tok_board');
+      await page.unroute('**/app/api/shared/tok_board/unlock');
+      await page.route('**/app/api/shared/tok_board/unlock', async (route) => {
+        await route.fetch().catch(() => undefined);
+        await route.fulfill({ status: 204 });
+      });
+      locked = false;
+      await page.getByLabel('Password').fill('right');
+      await page.getByRole('button', { name: 'Open report' }).click();
+      await expect.poll(() => h1().textContent()).not.toBe('This report is protected');
+    });
+  });
 });

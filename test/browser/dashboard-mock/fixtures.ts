@@ -280,12 +280,62 @@ export function conversionsView(): Schemas['DashboardConversions'] {
   };
 }
 
+export function reportList(): Schemas['ReportList'] {
+  const report = (id: string, over: Partial<Schemas['Report']>): Schemas['Report'] => ({
+    id, kind: 'CONVERSIONS', title: 'Report', params: { window: { lastDays: 30 } }, visibility: 'PRIVATE', hasPassword: false, url: null,
+    createdBy: 'usr_ada', createdAt: day(-3), updatedAt: day(-1), ...over,
+  });
+  return {
+    data: [
+      report('rpt_spring', {
+        title: 'Spring sale purchases, last 90 days', params: { window: { lastDays: 90 }, eventType: 'purchase', campaignId: 'cmp_spring' }, visibility: 'PUBLIC',
+        url: 'https://sho.rt/app/shared/Zk3qv9Xw1sT0bY7mN2cR5hL8pD4fJ6gA0eU3iO9kQwE',
+      }),
+      report('rpt_revenue', { kind: 'GOAL', title: 'Q4 revenue for the board', params: { window: { lastDays: 30 }, goalId: 'goal_revenue' }, visibility: 'UNLISTED', hasPassword: true, url: 'https://sho.rt/app/shared/Hq8sLr2mV6tY0wB4nC7xZ1kP5dF9gJ3aE2uI6oT8yRs' }),
+      report('rpt_launch', { kind: 'LINK', title: 'Launch page clicks, March', params: { window: { from: '2026-03-01', to: '2026-03-31' }, linkId: 'lnk_0' } }),
+    ],
+  };
+}
+
+/** A shared report of each kind, as anyone with its URL reads it. */
+export function sharedReport(kind: Schemas['ReportKind']): Schemas['SharedReport'] {
+  const now = Date.now();
+  const tomorrow = (Math.floor(now / 86_400_000) + 1) * 86_400_000;
+  const base = { generatedAt: new Date(now - 20_000).toISOString() };
+  if (kind === 'GOAL') {
+    return { ...base, title: 'Q4 revenue for the board', kind, window: { from: day(-30), to: day(0), lastDays: 30 }, goal: goalReport() };
+  }
+  if (kind === 'LINK') {
+    const a = analytics(30);
+    return {
+      ...base, title: 'Launch page clicks', kind, window: { from: `${a.window.from}T00:00:00.000Z`, to: new Date(Date.parse(`${a.window.to}T00:00:00Z`) + 86_400_000).toISOString(), lastDays: 30 },
+      link: { slug: 'launch', shortUrl: 'https://sho.rt/launch', title: 'Acme launch page', analytics: a },
+    };
+  }
+  return {
+    ...base, title: 'Spring sale purchases, last 30 days', kind, window: { from: new Date(tomorrow - 30 * 86_400_000).toISOString(), to: new Date(tomorrow).toISOString(), lastDays: 30 },
+    filters: { campaignId: 'cmp_spring' }, conversions: conversionsView(),
+  };
+}
+
+/** Realistic answers for the shared page: /shared/tok_goal, tok_link, tok_password (asks for it), tok_gone (404), else conversions. */
+export async function realisticSharedReads(page: Page): Promise<void> {
+  await page.route('**/app/api/shared/*', (route) => {
+    if (route.request().method() !== 'GET') return route.fallback();
+    const token = new URL(route.request().url()).pathname.split('/').pop();
+    if (token === 'tok_password') return route.fulfill({ status: 401, json: { error: 'This report is protected by a password' } });
+    if (token === 'tok_gone') return route.fulfill({ status: 404, json: { error: 'There is no shared report at this address' } });
+    return route.fulfill({ json: sharedReport(token === 'tok_goal' ? 'GOAL' : token === 'tok_link' ? 'LINK' : 'CONVERSIONS') });
+  });
+}
+
 /**
  * Realistic answers for every read of a workspace's screens (Prism's are valid but random),
  * for screenshots worth looking at. Writes still go to Prism.
  */
 export async function realisticReads(page: Page, role: Role = 'OWNER'): Promise<void> {
   await signedInAs(page, role);
+  await realisticSharedReads(page);
   const reads: Array<[RegExp, () => unknown]> = [
     [/\/workspaces\/[^/]+$/, () => workspace({}, role)],
     [/\/workspaces\/[^/]+\/links$/, () => linkList(25, 1234)],
@@ -299,6 +349,7 @@ export async function realisticReads(page: Page, role: Role = 'OWNER'): Promise<
     [/\/workspaces\/[^/]+\/conversions$/, () => conversionsView()],
     [/\/workspaces\/[^/]+\/goals$/, () => goalList()],
     [/\/workspaces\/[^/]+\/goals\/[^/]+\/report$/, () => goalReport()],
+    [/\/workspaces\/[^/]+\/reports$/, () => reportList()],
   ];
   await page.route('**/app/api/workspaces/**', (route) => {
     if (route.request().method() !== 'GET') return route.fallback();

@@ -34,6 +34,12 @@ const SCREENS: Array<{ name: string; path: string; public?: boolean }> = [
   { name: 'goals', path: `/app/w/${WS}/goals` },
   { name: 'goal', path: `/app/w/${WS}/goals/goal_revenue` },
   { name: 'account', path: '/app/account' },
+  { name: 'reports', path: `/app/w/${WS}/reports` },
+  { name: 'shared-conversions', path: '/app/shared/tok_conversions', public: true },
+  { name: 'shared-goal', path: '/app/shared/tok_goal', public: true },
+  { name: 'shared-link', path: '/app/shared/tok_link', public: true },
+  { name: 'shared-password', path: '/app/shared/tok_password', public: true },
+  { name: 'shared-gone', path: '/app/shared/tok_gone', public: true },
 ];
 
 const VIEWPORTS = [

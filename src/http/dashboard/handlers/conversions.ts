@@ -1,41 +1,55 @@
 // Conversions in the dashboard (openapi/dashboard.yaml, Conversions): the summary exactly as
 // `GET /api/v1/conversions` gives it for the same query, its days in the same snapshot, and what
 // its ids are called. It changes nothing, so every role reads it.
-import { planHasApi } from '../../../domain/access.ts';
+import { planHasApi, type Plan } from '../../../domain/access.ts';
 import { forbidden, unavailable } from '../../../domain/errors.ts';
-import { conversionSummary } from '../../handlers/conversions.ts';
+import type { components } from '../../../../generated/dashboard.ts';
+import { conversionSummary, type ConversionSummaryQuery } from '../../handlers/conversions.ts';
 import type { Services } from '../../services.ts';
 import type { DashboardContext, DashboardHandlers, DashboardResult } from '../types.ts';
 
-export function conversionHandlers(services: Services): Pick<DashboardHandlers, 'getDashboardConversions'> {
-  const { config } = services;
+type DashboardConversions = components['schemas']['DashboardConversions'];
 
+/** Conversions' gates, the API's: the deployment has them (503), the plan includes them (403 naming it). */
+export function requireConversions(services: Services, plan: Plan): void {
+  if (!services.config.featureConversions) throw unavailable('Conversion tracking is not available on this deployment', 'conversions_unavailable');
+  if (!planHasApi(plan)) throw forbidden(`The ${plan} plan does not include conversions; conversions need the Growth plan or above`);
+}
+
+export function conversionHandlers(services: Services): Pick<DashboardHandlers, 'getDashboardConversions'> {
   /** The workspace, when its plan and this deployment have conversion tracking (the API's gates). */
   function conversionsOf(ctx: DashboardContext) {
     const w = ctx.workspace!;
-    if (!config.featureConversions) throw unavailable('Conversion tracking is not available on this deployment', 'conversions_unavailable');
-    if (!planHasApi(w.plan)) throw forbidden(`The ${w.plan} plan does not include conversions; conversions need the Growth plan or above`);
+    requireConversions(services, w.plan);
     return w;
   }
 
-  // As the dashboard's links show it (handlers/links.ts): the custom domain's host, else the short domain.
-  const shortUrlOf = (slug: string, host: string | null) => `https://${host ?? config.shortDomain}/${slug}`;
-
   return {
     async getDashboardConversions({ query }, ctx): Promise<DashboardResult<'getDashboardConversions'>> {
-      const w = conversionsOf(ctx);
-      const { data, series } = await conversionSummary(services, w.id, query, { series: true });
-      const named = await services.queries.conversionNames(w.id, {
-        links: [...data.byLink.map((l) => l.id), ...(query.linkId ? [query.linkId] : [])],
-        campaigns: [...data.byCampaign.map((c) => c.id), ...(query.campaignId ? [query.campaignId] : [])],
-        qrCodes: [...data.byQr.map((q) => q.id), ...(query.qrCodeId ? [query.qrCodeId] : [])],
-      });
-      const names = {
-        links: named.links.map((l) => ({ id: l.id, slug: l.slug, shortUrl: shortUrlOf(l.slug, l.host), title: l.title, deleted: l.deleted })),
-        campaigns: named.campaigns,
-        qrCodes: named.qrCodes.map((q) => ({ id: q.id, linkId: q.linkId, slug: q.slug, shortUrl: shortUrlOf(q.slug, q.host), deleted: q.deleted })),
-      };
-      return { status: 200, body: { data, series, names } };
+      return { status: 200, body: await conversionsView(services, conversionsOf(ctx).id, query) };
     },
   };
+}
+
+/**
+ * What the Conversions screen draws for a query: the summary as GET /api/v1/conversions gives
+ * it, its days, and the names of its ids (this workspace's objects only). A shared CONVERSIONS
+ * report is computed by it too (shared-reports.ts).
+ */
+export async function conversionsView(services: Services, workspaceId: string, query: ConversionSummaryQuery): Promise<DashboardConversions> {
+  const { config } = services;
+  // As the dashboard's links show it (handlers/links.ts): the custom domain's host, else the short domain.
+  const shortUrlOf = (slug: string, host: string | null) => `https://${host ?? config.shortDomain}/${slug}`;
+  const { data, series } = await conversionSummary(services, workspaceId, query, { series: true });
+  const named = await services.queries.conversionNames(workspaceId, {
+    links: [...data.byLink.map((l) => l.id), ...(query.linkId ? [query.linkId] : [])],
+    campaigns: [...data.byCampaign.map((c) => c.id), ...(query.campaignId ? [query.campaignId] : [])],
+    qrCodes: [...data.byQr.map((q) => q.id), ...(query.qrCodeId ? [query.qrCodeId] : [])],
+  });
+  const names = {
+    links: named.links.map((l) => ({ id: l.id, slug: l.slug, shortUrl: shortUrlOf(l.slug, l.host), title: l.title, deleted: l.deleted })),
+    campaigns: named.campaigns,
+    qrCodes: named.qrCodes.map((q) => ({ id: q.id, linkId: q.linkId, slug: q.slug, shortUrl: shortUrlOf(q.slug, q.host), deleted: q.deleted })),
+  };
+  return { data, series, names };
 }

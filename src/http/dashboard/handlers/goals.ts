@@ -2,12 +2,19 @@
 // reactivated under the rules of `shortlink goal` (src/domain/goal-definition.ts), their
 // reports exactly as `GET /api/v1/goals/{id}/report` gives them.
 import * as goals from '../../../db/repos/goals.ts';
-import { planHasApi } from '../../../domain/access.ts';
+import { planHasApi, type Plan } from '../../../domain/access.ts';
 import { forbidden, invalid, notFound, unavailable } from '../../../domain/errors.ts';
 import { goalDefinition, type GoalField, type GoalInput } from '../../../domain/goal-definition.ts';
 import { goalReport, presentGoal } from '../../handlers/conversions.ts';
 import type { Services } from '../../services.ts';
 import type { DashboardContext, DashboardHandlers, DashboardResult } from '../types.ts';
+
+/** Goals' gates: the deployment has goals and conversions (503), the plan includes them (403 naming it). */
+export function requireGoals(services: Services, plan: Plan): void {
+  const { config } = services;
+  if (!config.featureGoals || !config.featureConversions) throw unavailable('Goals are not available on this deployment', 'goals_unavailable');
+  if (!planHasApi(plan)) throw forbidden(`The ${plan} plan does not include goals; goals need the Growth plan or above`);
+}
 
 type GoalBody = Omit<GoalInput, 'windowStart' | 'windowEnd'> & { windowStart?: string | null; windowEnd?: string | null };
 
@@ -15,13 +22,11 @@ export function goalHandlers(
   services: Services,
 ): Pick<DashboardHandlers, 'listDashboardGoals' | 'createDashboardGoal' | 'updateDashboardGoal' | 'setDashboardGoalStatus' | 'getDashboardGoalReport'> {
   const { knex } = services.db;
-  const { config } = services;
 
   /** The workspace, when its plan and this deployment have goals. */
   function goalsOf(ctx: DashboardContext) {
     const w = ctx.workspace!;
-    if (!config.featureGoals || !config.featureConversions) throw unavailable('Goals are not available on this deployment', 'goals_unavailable');
-    if (!planHasApi(w.plan)) throw forbidden(`The ${w.plan} plan does not include goals; goals need the Growth plan or above`);
+    requireGoals(services, w.plan);
     return w;
   }
 

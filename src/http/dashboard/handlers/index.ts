@@ -7,6 +7,7 @@ import { accountHandlers } from './account.ts';
 import { conversionHandlers } from './conversions.ts';
 import { goalHandlers } from './goals.ts';
 import { linkHandlers } from './links.ts';
+import { reportHandlers } from './reports.ts';
 import { settingsHandlers } from './settings.ts';
 import { webhookDashboardHandlers } from './webhooks.ts';
 import { pageHandlers } from './pages.ts';
@@ -19,6 +20,7 @@ export function dashboardHandlers(services: Services, operations: LinkOperations
     ...settingsHandlers(services),
     ...goalHandlers(services),
     ...conversionHandlers(services),
+    ...reportHandlers(services),
     ...webhookDashboardHandlers(services),
     ...pageHandlers(services, pageOperations(services, operations)),
   };

@@ -21,6 +21,7 @@ import { analyticsWindow } from '../analytics-window.ts';
 import { isoDay } from '../../../domain/conversion-series.ts';
 
 type DashboardLink = components['schemas']['DashboardLink'];
+type LinkAnalytics = components['schemas']['LinkAnalytics'];
 export const IMPORT_MAX_ROWS = 20_000;
 /** The export's columns, which the import reads back (COLUMNS). */
 const EXPORT_COLUMNS = ['id', 'short_url', 'slug', 'url', 'title', 'tags', 'status', 'clicks', 'created_at', 'expires_at'];
@@ -123,35 +124,7 @@ export function linkHandlers(
     async getLinkAnalytics({ params, query }, ctx): Promise<DashboardResult<'getLinkAnalytics'>> {
       const actor = actorOf(ctx);
       await operations.get(actor, params.linkId);
-      const { from, to, today } = analyticsWindow(query);
-      const data = await services.queries.linkAnalytics(actor.workspaceId, params.linkId, from, to, today);
-      const series = [];
-      let clicks = 0;
-      let scans = 0;
-      for (let d = from; d <= to; d++) {
-        const day = data.days.get(d) ?? { clicks: 0, scans: 0 };
-        clicks += day.clicks;
-        scans += day.scans;
-        series.push({ day: isoDay(d), clicks: day.clicks, scans: day.scans });
-      }
-      const key = { country: 'countries', device: 'devices', browser: 'browsers', os: 'os', referrer: 'referrers' } as const;
-      const breakdowns = { other: {} } as any;
-      for (const dim of BREAKDOWN_DIMENSIONS) {
-        const all = data.breakdowns[dim];
-        breakdowns[key[dim]] = all.slice(0, BREAKDOWN_TOP);
-        breakdowns.other[key[dim]] = all.slice(BREAKDOWN_TOP).reduce((n, e) => n + e.clicks, 0);
-      }
-      return {
-        status: 200,
-        body: {
-          linkId: params.linkId,
-          window: { from: isoDay(from), to: isoDay(to) },
-          series,
-          totals: { clicks, scans },
-          breakdownWindow: { from: isoDay(today - BREAKDOWN_DAYS + 1), to: isoDay(today) },
-          breakdowns,
-        },
-      };
+      return { status: 200, body: await linkAnalyticsView(services, actor.workspaceId, params.linkId, query) };
     },
 
     async makeLinkQr({ params }, ctx): Promise<DashboardResult<'makeLinkQr'>> {
@@ -259,6 +232,41 @@ export function linkHandlers(
   };
 }
 
+
+/**
+ * A link's analytics as its screen shows them (getLinkAnalytics): clicks and scans per UTC day of
+ * [from, to] (default the last 30 days, today included; at most 400 days) and the last 90 days'
+ * breakdowns. The caller has checked the link is a live link of the workspace. A shared LINK
+ * report is computed by it too (shared-reports.ts).
+ */
+export async function linkAnalyticsView(services: Services, workspaceId: string, linkId: string, query: { from?: string; to?: string }): Promise<LinkAnalytics> {
+  const { from, to, today } = analyticsWindow(query);
+  const data = await services.queries.linkAnalytics(workspaceId, linkId, from, to, today);
+  const series = [];
+  let clicks = 0;
+  let scans = 0;
+  for (let d = from; d <= to; d++) {
+    const day = data.days.get(d) ?? { clicks: 0, scans: 0 };
+    clicks += day.clicks;
+    scans += day.scans;
+    series.push({ day: isoDay(d), clicks: day.clicks, scans: day.scans });
+  }
+  const key = { country: 'countries', device: 'devices', browser: 'browsers', os: 'os', referrer: 'referrers' } as const;
+  const breakdowns = { other: {} } as any;
+  for (const dim of BREAKDOWN_DIMENSIONS) {
+    const all = data.breakdowns[dim];
+    breakdowns[key[dim]] = all.slice(0, BREAKDOWN_TOP);
+    breakdowns.other[key[dim]] = all.slice(BREAKDOWN_TOP).reduce((n, e) => n + e.clicks, 0);
+  }
+  return {
+    linkId,
+    window: { from: isoDay(from), to: isoDay(to) },
+    series,
+    totals: { clicks, scans },
+    breakdownWindow: { from: isoDay(today - BREAKDOWN_DAYS + 1), to: isoDay(today) },
+    breakdowns,
+  };
+}
 
 /** The import's rows with their line numbers, by the columns the contract names. */
 function parseCsv(text: string): Array<{ line: number; url?: string; slug?: string; title?: string; tags?: string; expiresAt?: string }> {

@@ -14,6 +14,8 @@ import { addDays, daysInclusive, formatDay, isDay, todayUtc } from '../../lib/da
 import { csvField, downloadText } from '../../lib/download.ts';
 import { formatCount } from '../../lib/format.ts';
 import { linkPath, wsPath } from '../links/paths.ts';
+import { ShareButton } from '../reports/share-button.tsx';
+import { can, useMembership } from '../../api/session.ts';
 import { Breakdowns } from './breakdowns.tsx';
 import { ClicksChart } from './clicks-chart.tsx';
 
@@ -68,6 +70,7 @@ export default function LinkAnalytics() {
   });
 
   const slug = link.data?.slug;
+  const mayShare = can.editLinks(useMembership(ws)!.role) && valid && !!link.data;
   const ids = { window: useId(), from: useId(), to: useId(), fromError: useId(), toError: useId() };
   const problems = valid ? {} : range.problems;
 
@@ -87,6 +90,17 @@ export default function LinkAnalytics() {
               </>
             ) : null}
           </>
+        }
+        actions={
+          mayShare && valid ? (
+            <ShareButton
+              workspaceId={ws}
+              kind="LINK"
+              params={{ window: preset === 'custom' ? { from: range.from, to: range.to } : { lastDays: Number(preset) }, linkId }}
+              defaultTitle={`Clicks on ${slug}, ${preset === 'custom' ? `${formatDay(range.from)} – ${formatDay(range.to)}` : `last ${preset} days`}`}
+              what={link.data?.shortUrl ?? slug ?? linkId}
+            />
+          ) : null
         }
       >
         {link.data ? <p className="muted short-url">{link.data.shortUrl}</p> : null}
@@ -161,13 +175,14 @@ export default function LinkAnalytics() {
       ) : analytics.isError && !analytics.data ? (
         <LoadError error={analytics.error} retry={() => analytics.refetch()} what="the analytics" />
       ) : analytics.data ? (
-        <Report data={analytics.data} slug={slug ?? linkId} busy={analytics.isFetching} />
+        <LinkAnalyticsReport data={analytics.data} slug={slug ?? linkId} busy={analytics.isFetching} />
       ) : null}
     </>
   );
 }
 
-function Report({ data, slug, busy }: { data: Analytics; slug: string; busy: boolean }) {
+/** A link's analytics, read-only: its screen and a shared LINK report draw them. */
+export function LinkAnalyticsReport({ data, slug, busy }: { data: Analytics; slug: string; busy: boolean }) {
   const busiest = data.series.reduce<Analytics['series'][number] | null>((best, d) => (!best || d.clicks > best.clicks ? d : best), null);
   const span = `${formatDay(data.window.from)} – ${formatDay(data.window.to)}`;
   // Worded without "from", "to" or "total": the window's From and To inputs are found by label.

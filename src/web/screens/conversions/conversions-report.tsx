@@ -148,10 +148,12 @@ export function ConversionsReport(props: {
   byScans: boolean;
   /** The view's filters, so a row already filtered to offers no "Only this". */
   filters: Record<FilterName, string>;
-  only: (filter: FilterName, id: string) => void;
+  /** Left out where the view cannot change (a shared report, read-only): no "Only this". */
+  only?: (filter: FilterName, id: string) => void;
 }) {
   const { answer, busy, byScans, filters } = props;
-  const only = (filter: FilterName, id: string) => (filters[filter] === id ? undefined : () => props.only(filter, id));
+  const narrow = props.only;
+  const only = (filter: FilterName, id: string) => (!narrow || filters[filter] === id ? undefined : () => narrow(filter, id));
   const { data, series, names } = answer;
   const first = series[0]?.day;
   const last = series[series.length - 1]?.day;

@@ -8,10 +8,14 @@ import { api } from '../../api/client.ts';
 import { asApiError, unwrap } from '../../api/errors.ts';
 import { keys } from '../../api/keys.ts';
 import { useWorkspace } from '../../api/queries.ts';
+import { can, useMembership } from '../../api/session.ts';
+import type { ReportParams } from '../../api/types.ts';
 import { LoadError, Loading } from '../../components/feedback.tsx';
 import { PageHeader } from '../../components/page.tsx';
 import { todayUtc } from '../../lib/dates.ts';
 import { planName } from '../../lib/format.ts';
+import { filtersText, namedBy, windowPhrase } from '../reports/report-text.ts';
+import { ShareButton } from '../reports/share-button.tsx';
 import { ConversionFilters, type FieldErrors } from './conversion-filters.tsx';
 import { ConversionsReport } from './conversions-report.tsx';
 import { paramsOf, queryOf, viewOf, type ConversionView, type FilterName } from './view.ts';
@@ -26,6 +30,7 @@ export default function Conversions() {
   const view = viewOf(params, today);
   const query = queryOf(view);
   const show = (next: ConversionView) => setParams(paramsOf(next));
+  const role = useMembership(ws)!.role;
 
   const plan = workspace.data?.plan;
   const planIncludes = plan === 'growth' || plan === 'business';
@@ -78,9 +83,26 @@ export default function Conversions() {
     );
   }
 
+  // "Share" saves this view (its window and filters) as a report.
+  const shareable = can.editLinks(role) && planIncludes && included && !problem;
+  const shared = sharedParams(view);
+  const shareWhat = filtersText(shared, namedBy(answer.data?.names));
   return (
     <>
-      <PageHeader title="Conversions">
+      <PageHeader
+        title="Conversions"
+        actions={
+          shareable ? (
+            <ShareButton
+              workspaceId={ws}
+              kind="CONVERSIONS"
+              params={shared}
+              defaultTitle={`Conversions, ${windowPhrase(shared.window)}${shareWhat ? ` (${shareWhat})` : ''}`}
+              what={shareWhat || 'every conversion'}
+            />
+          ) : null
+        }
+      >
         <p className="muted">
           What your servers recorded through the API (<code>POST /api/v1/conversions</code>), counted over a window: by event type, link, campaign and QR
           code, with their value and conversion rate. Days are UTC days.
@@ -89,6 +111,13 @@ export default function Conversions() {
       {body}
     </>
   );
+}
+
+/** The view as a report's params: a preset is the last N days (moving with the date), custom days stay fixed. */
+function sharedParams(view: ConversionView): ReportParams {
+  const window = view.window === 'custom' ? { from: view.from, to: view.to } : { lastDays: Number(view.window) };
+  const filters = Object.fromEntries(Object.entries(paramsOf(view)).filter(([k]) => k !== 'window' && k !== 'from' && k !== 'to'));
+  return { window, ...filters } as ReportParams;
 }
 
 function Unavailable() {

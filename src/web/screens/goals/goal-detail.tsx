@@ -17,6 +17,7 @@ import { money, RATE_REASONS, typeLabel } from '../../lib/conversions.ts';
 import { formatDateTime } from '../../lib/dates.ts';
 import { formatCount } from '../../lib/format.ts';
 import { wsPath } from '../links/paths.ts';
+import { ShareButton } from '../reports/share-button.tsx';
 import { GoalForm } from './goal-form.tsx';
 import { scopeText, statusBadge } from './goals.tsx';
 
@@ -42,7 +43,8 @@ function Progress({ label, current, target, ratio, reached }: { label: string; c
   );
 }
 
-function Report({ report }: { report: GoalReport }) {
+/** A goal's report, read-only: the goal's screen and a shared GOAL report draw it. */
+export function GoalReportView({ report }: { report: GoalReport }) {
   const d = report.data;
   const rate = d.rate;
   return (
@@ -205,20 +207,31 @@ export default function GoalDetail() {
       <section className="section" aria-labelledby="report-heading">
         <div className="panel-header">
           <h2 id="report-heading">Report</h2>
-          <SelectField label="Window" value={span} onChange={(e) => setSpan(e.target.value as typeof span)} className="field-narrow">
-            {WINDOWS.map((w) => (
-              <option key={w.value} value={w.value}>
-                {w.label}
-              </option>
-            ))}
-          </SelectField>
+          <div className="panel-tools">
+            <SelectField label="Window" value={span} onChange={(e) => setSpan(e.target.value as typeof span)} className="field-narrow">
+              {WINDOWS.map((w) => (
+                <option key={w.value} value={w.value}>
+                  {w.label}
+                </option>
+              ))}
+            </SelectField>
+            {mayEdit ? (
+              <ShareButton
+                workspaceId={ws}
+                kind="GOAL"
+                params={{ window: { lastDays: Number(span) }, goalId: goal.id }}
+                defaultTitle={`${goal.name}, last ${span} days`}
+                what={goal.name}
+              />
+            ) : null}
+          </div>
         </div>
         {report.isPending ? (
           <Loading label="Loading the report…" />
         ) : report.isError ? (
           <LoadError error={report.error} retry={() => report.refetch()} what="the report" />
         ) : (
-          <Report report={report.data} />
+          <GoalReportView report={report.data} />
         )}
       </section>
       {mayEdit ? (
