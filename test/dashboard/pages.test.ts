@@ -196,6 +196,17 @@ describe.each(testEngines())('bio pages on %s', (engine) => {
     expect((await analytics(page.id, '?from=2026-01-01&to=2026-01-10')).series).toHaveLength(10);
   });
 
+  it('writes every view of a flush, through many-row inserts and the remainder alike', async () => {
+    const h = handle('many');
+    const page = (await make({ handle: h })).body.data;
+    await publish(page.id);
+    // 2 × 64 + 3: the writer's many-row statements and its single-row ones.
+    for (let i = 0; i < 131; i += 8) await Promise.all(Array.from({ length: Math.min(8, 131 - i) }, () => visit(`/@${h}`)));
+    await server.clicks.flush();
+    expect(Number((await knex()('page_views').where({ page_id: page.id }).count({ n: '*' }).first())!.n)).toBe(131);
+    expect((await analytics(page.id)).totals).toEqual({ views: 131, clicks: 0 });
+  });
+
   it('follows a block to a password-protected link through its form, which posts back to the block', async () => {
     const locked = (await team.member.request('POST', `${base}/links`, { body: { url: 'https://secret.example.com/', password: 'open sesame' } })).body.data.id;
     const h = handle('locked');
