@@ -34,6 +34,15 @@ export type ConversionDay = Schemas['ConversionDay'];
 export type ConversionNames = Schemas['ConversionNames'];
 export type Rate = Schemas['Rate'];
 export type ValueEntry = Schemas['ValueEntry'];
+export type BioPage = Schemas['BioPage'];
+export type BioPageCreate = Schemas['BioPageCreate'];
+export type BioPageUpdate = Schemas['BioPageUpdate'];
+export type BioPagePreviewRequest = Schemas['BioPagePreviewRequest'];
+export type BioPageAnalytics = Schemas['BioPageAnalytics'];
+export type PageBlock = Schemas['PageBlock'];
+export type PageBlockInput = Schemas['PageBlockInput'];
+export type PageTheme = Schemas['PageTheme'];
+export type ViewEntry = Schemas['ViewEntry'];
 export type ErrorBody = Schemas['Error'];
 
 /** Every scope an API key can hold, in the contract's order. */
