@@ -234,6 +234,7 @@ function LinkTarget({
               className="button button-small"
               aria-label={`Change the short link of block ${position}`}
               aria-describedby={linkError ? linkErrorId : undefined}
+              data-problem={linkError ? true : undefined}
               onClick={() => onChange({ linkId: '', link: null })}
             >
               Change
