@@ -1,6 +1,6 @@
 // Routes (all under /app). Sign-in and the two set-up screens need no session; everything else
-// is inside the signed-in frame. Analytics, conversions, goals and import load on first use (uPlot,
-// the CSV report).
+// is inside the signed-in frame. Analytics, conversions, goals, pages and import load on first use
+// (uPlot, the CSV report).
 import { lazy, Suspense, useEffect, type ReactNode } from 'react';
 import { Redirect, Route, Router, Switch, useParams } from 'wouter';
 import { asApiError } from './api/errors.ts';
@@ -27,6 +27,9 @@ const ImportExport = lazy(() => import('./screens/import-export.tsx'));
 const Conversions = lazy(() => import('./screens/conversions/conversions.tsx'));
 const Goals = lazy(() => import('./screens/goals/goals.tsx'));
 const GoalDetail = lazy(() => import('./screens/goals/goal-detail.tsx'));
+const Pages = lazy(() => import('./screens/pages/pages.tsx'));
+const PageEditor = lazy(() => import('./screens/pages/page-editor.tsx'));
+const PageAnalytics = lazy(() => import('./screens/pages/page-analytics.tsx'));
 const Webhooks = lazy(() => import('./screens/settings/webhooks/webhooks.tsx'));
 const Reports = lazy(() => import('./screens/reports/reports.tsx'));
 const SharedReport = lazy(() => import('./screens/reports/shared-report.tsx'));
@@ -136,6 +139,34 @@ function SignedIn() {
           <InWorkspace>
             <Suspense fallback={<Loading label="Loading reports…" />}>
               <Reports />
+              </Suspense>
+            </InWorkspace>
+          </Route>
+        <Route path="/w/:workspaceId/pages">
+          <InWorkspace>
+            <Suspense fallback={<Loading label="Loading pages…" />}>
+              <Pages />
+            </Suspense>
+          </InWorkspace>
+        </Route>
+        <Route path="/w/:workspaceId/pages/new">
+          <InWorkspace>
+            <Suspense fallback={<Loading label="Loading the editor…" />}>
+              <PageEditor />
+            </Suspense>
+          </InWorkspace>
+        </Route>
+        <Route path="/w/:workspaceId/pages/:pageId/analytics">
+          <InWorkspace>
+            <Suspense fallback={<Loading label="Loading analytics…" />}>
+              <PageAnalytics />
+            </Suspense>
+          </InWorkspace>
+        </Route>
+        <Route path="/w/:workspaceId/pages/:pageId">
+          <InWorkspace>
+            <Suspense fallback={<Loading label="Loading the page…" />}>
+              <PageEditor />
             </Suspense>
           </InWorkspace>
         </Route>

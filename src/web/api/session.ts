@@ -30,6 +30,10 @@ export const can = {
   /** Make and change links, tags, QR codes, uploads, imports; bulk add-tag and disable. */
   editLinks: (role: Role) => role !== 'ANALYST',
   deleteLinks: (role: Role) => role === 'OWNER' || role === 'ADMIN',
+  /** Make, change, publish, unpublish and disable bio pages. */
+  editPages: (role: Role) => role !== 'ANALYST',
+  /** Delete a bio page, as deleting links. */
+  deletePages: (role: Role) => role === 'OWNER' || role === 'ADMIN',
   /** Own API keys (a MEMBER manages their own). */
   makeKeys: (role: Role) => role !== 'ANALYST',
   /** Members, domains, campaigns. */

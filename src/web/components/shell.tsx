@@ -72,6 +72,11 @@ export function Shell({ children }: { children: ReactNode }) {
                   </Link>
                 </li>
                 <li>
+                  <Link href={`${ws}/pages`} aria-current={section('/pages')}>
+                    Pages
+                  </Link>
+                </li>
+                <li>
                   <Link href={`${ws}/reports`} aria-current={section('/reports')}>
                     Reports
                   </Link>

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { browserAvailability, launchBrowser } from '../../support/browser';
-import { analytics, answer, CSRF, link, linkList, realisticReads, session, signedInAs, workspace, WS } from './fixtures';
+import { analytics, answer, bioPage, CSRF, link, linkList, realisticReads, session, signedInAs, workspace, WS } from './fixtures';
 import { buildDashboard, settled, SHOTS_DIR, startAppServer, startPrismMock, type AppServer, type PrismMock } from './harness';
 
 const available = browserAvailability();
@@ -411,6 +411,132 @@ describe.skipIf(!available.run)('the dashboard in Chromium against Prism\'s mock
       const exportLink = page.getByRole('link', { name: 'Export links as CSV' });
       expect(await exportLink.getAttribute('href')).toBe(`/app/api/workspaces/${WS}/links/export`);
       expect(await exportLink.getAttribute('download')).toBeTruthy();
+    });
+  });
+
+  describe('bio pages', () => {
+    const previews = () => app.apiRequests.filter((r) => r.method === 'POST' && r.path === `/workspaces/${WS}/page-preview`).map((r) => JSON.parse(r.body.toString()));
+    const block = (n: number) => page.getByRole('group', { name: new RegExp(`^Block ${n}\\b`) });
+
+    it('a new page sends what was filled in, blocks in order; the preview gets the unsaved draft, only blocks with text, once typing pauses', async () => {
+      await realisticReads(page);
+      await open(`/w/${WS}/pages/new`);
+      await page.getByLabel('Handle').fill('acme-spring');
+      const before = previews().length;
+      await page.getByLabel('Title').pressSequentially('Spring at Acme', { delay: 15 });
+      await expect.poll(() => previews().at(-1)?.title).toBe('Spring at Acme');
+      // One request per pause, not one per key.
+      expect(previews().length - before).toBeLessThan('Spring at Acme'.length / 2);
+
+      await page.getByRole('button', { name: 'Add heading' }).click();
+      await expect.poll(() => page.evaluate('document.activeElement?.labels?.[0]?.textContent')).toBe('Heading text');
+      await page.keyboard.type('Shop');
+      await page.getByRole('button', { name: 'Add paragraph' }).click();
+      await page.getByRole('button', { name: 'Add link' }).click();
+      await block(3).getByRole('button', { name: 'Use launch for block 3' }).click();
+      // An empty link text takes the link's title, else its slug.
+      expect(await block(3).getByLabel('Link text').inputValue()).toBe('launch');
+      await page.getByRole('button', { name: 'Add link' }).click();
+      await block(4).getByLabel('Link text').fill('Podcast');
+      await block(4).getByLabel('A new short link to a URL').check();
+      await block(4).getByLabel('Destination URL').fill('https://podcast.acme.example/');
+      await expect.poll(() => previews().at(-1)?.blocks).toEqual([
+        { type: 'heading', text: 'Shop' },
+        { type: 'link', text: 'launch' },
+        { type: 'link', text: 'Podcast' },
+      ]);
+      expect(previews().at(-1)).toMatchObject({ handle: 'acme-spring', title: 'Spring at Acme', theme: 'classic', bio: null, avatarUrl: null });
+
+      // The empty paragraph is caught before sending, under its own input.
+      await page.getByRole('button', { name: 'Save draft' }).click();
+      await expect.poll(() => block(2).getByLabel('Paragraph text').getAttribute('aria-invalid')).toBe('true');
+      await shot('page-new-empty-block');
+      await block(2).getByRole('button', { name: 'Remove block 2' }).click();
+      // Focus stays in the list: on the block that took its place.
+      await expect.poll(() => page.evaluate('document.activeElement?.getAttribute("aria-label")')).toBe('Remove block 2');
+
+      const create = await answer(page, 'POST', `**/app/api/workspaces/${WS}/pages`, { data: bioPage({ id: 'pg_new', handle: 'acme-spring', title: 'Spring at Acme', published: false, publishedAt: null }) }, 201);
+      await page.getByRole('button', { name: 'Save draft' }).click();
+      await page.waitForURL(`**/app/w/${WS}/pages/pg_new?created=1`);
+      expect(JSON.parse(create[0].body!)).toEqual({
+        handle: 'acme-spring',
+        title: 'Spring at Acme',
+        theme: 'classic',
+        blocks: [
+          { type: 'heading', text: 'Shop' },
+          { type: 'link', text: 'launch', linkId: 'lnk_0' },
+          { type: 'link', text: 'Podcast', url: 'https://podcast.acme.example/' },
+        ],
+      });
+      await expect.poll(() => page.getByRole('status').first().textContent()).toContain('Page created as a draft');
+    });
+
+    it('an edit sends only what changed, blocks whole with their ids; a refused block is shown at its input; Publish saves first, then publishes', async () => {
+      await realisticReads(page);
+      await open(`/w/${WS}/pages/pg_acme`);
+      await block(2).getByRole('button', { name: 'Move block 2 down' }).click();
+      await expect.poll(() => page.evaluate('document.activeElement?.getAttribute("aria-label")')).toBe('Move block 3 down');
+      expect(await block(2).getByLabel('Link text').inputValue()).toBe('New: the Ridge trail shoe');
+      await page.getByLabel('Title').fill('Acme Outdoor Company');
+
+      await answer(page, 'PATCH', `**/app/api/workspaces/${WS}/pages/pg_acme`, { error: 'blocks.2.linkId lnk_1 is not a link of this workspace', field: 'blocks.2.linkId' }, 400);
+      await page.getByRole('button', { name: 'Publish', exact: true }).click();
+      const change = block(3).getByRole('button', { name: 'Change the short link of block 3' });
+      await expect.poll(() => change.getAttribute('aria-describedby')).toBeTruthy();
+      expect(await page.locator(`[id="${await change.getAttribute('aria-describedby')}"]`).textContent()).toBe('The short link lnk_1 is not a link of this workspace');
+      expect(await page.getByRole('alert').count()).toBe(0);
+      // Focus goes to the choice at fault.
+      await expect.poll(() => page.evaluate('document.activeElement?.getAttribute("aria-label")')).toBe('Change the short link of block 3');
+      await shot('page-block-refused');
+
+      await page.unroute(`**/app/api/workspaces/${WS}/pages/pg_acme`);
+      const saved = bioPage({ title: 'Acme Outdoor Company' });
+      const update = await answer(page, 'PATCH', `**/app/api/workspaces/${WS}/pages/pg_acme`, { data: saved });
+      const publish = await answer(page, 'POST', `**/app/api/workspaces/${WS}/pages/pg_acme/publish`, { data: { ...saved, hasUnpublishedChanges: false, publishedAt: new Date().toISOString() } });
+      await page.getByRole('button', { name: 'Publish', exact: true }).click();
+      await expect.poll(() => page.getByRole('status').first().textContent()).toContain('Published.');
+      const body = JSON.parse(update[0].body!);
+      expect(Object.keys(body).sort()).toEqual(['blocks', 'title']);
+      expect(body.title).toBe('Acme Outdoor Company');
+      expect(body.blocks.map((b: { id: string }) => b.id)).toEqual(['blk_shop000001', 'blk_launch0001', 'blk_spring0001', 'blk_para000001', 'blk_listen0001', 'blk_podcast001', 'blk_news000001']);
+      expect(body.blocks[1]).toEqual({ id: 'blk_launch0001', type: 'link', text: 'New: the Ridge trail shoe', linkId: 'lnk_0' });
+      expect(publish).toHaveLength(1);
+      await page.getByText('Published at').first().waitFor();
+      // Saved and published: nothing left to send.
+      expect(await page.getByText('Published: visitors see this draft.').count()).toBe(1);
+    });
+
+    it('uploads an avatar, shows it round and sends it to the preview', async () => {
+      await realisticReads(page);
+      await open(`/w/${WS}/pages/new`);
+      const png = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
+      const upload = await answer(page, 'POST', `**/app/api/workspaces/${WS}/assets`, { url: `${app.origin}/app/favicon.svg` }, 201);
+      await page.getByLabel('Upload avatar').setInputFiles({ name: 'me.png', mimeType: 'image/png', buffer: png });
+      await expect.poll(() => page.getByLabel('Avatar', { exact: true }).inputValue()).toBe(`${app.origin}/app/favicon.svg`);
+      expect(upload[0].headers['content-type']).toBe('image/png');
+      expect(await page.getByRole('img', { name: "The page's avatar" }).count()).toBe(1);
+      await expect.poll(() => previews().at(-1)?.avatarUrl).toBe(`${app.origin}/app/favicon.svg`);
+      await page.getByRole('button', { name: 'Remove avatar' }).click();
+      expect(await page.getByLabel('Avatar', { exact: true }).inputValue()).toBe('');
+    });
+
+    it('a MEMBER edits, publishes and disables but does not delete; an ANALYST sees no editing control', async () => {
+      await realisticReads(page, 'MEMBER');
+      await open(`/w/${WS}/pages/pg_acme`);
+      for (const name of ['Save draft', 'Publish', 'Unpublish', 'Disable', 'Add heading', 'Remove block 1']) expect(await page.getByRole('button', { name, exact: true }).count(), name).toBe(1);
+      expect(await page.getByRole('button', { name: 'Delete page' }).count()).toBe(0);
+
+      await context.close();
+      context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US', timezoneId: 'Europe/Berlin' });
+      page = await context.newPage();
+      page.on('pageerror', (err) => pageErrors.push(err.message));
+      await realisticReads(page, 'ANALYST');
+      await open(`/w/${WS}/pages`);
+      expect(await page.getByRole('button', { name: 'New page' }).count()).toBe(0);
+      await open(`/w/${WS}/pages/pg_acme`);
+      expect(await page.getByRole('button').filter({ hasNotText: /^(Sign out|Copy address)$/ }).count()).toBe(0);
+      expect(await page.getByLabel('Title').isDisabled()).toBe(true);
+      expect(await page.getByRole('radio', { name: 'Forest' }).isDisabled()).toBe(true);
     });
   });
 

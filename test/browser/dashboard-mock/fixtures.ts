@@ -2,6 +2,7 @@
 // with which role (Prism's session is random, but valid). Everything else comes from Prism.
 import type { Page, Route } from 'playwright-core';
 import type { components } from '../../../generated/dashboard';
+import { renderBioPage } from '../../../src/redirect/bio-page';
 
 type Schemas = components['schemas'];
 export type Role = Schemas['Role'];
@@ -297,6 +298,62 @@ export function reportList(): Schemas['ReportList'] {
   };
 }
 
+/** A round avatar drawn in SVG, as a data URL: the mock's pages may load nothing from another host. */
+const AVATAR =
+  'data:image/svg+xml,' +
+  encodeURIComponent(
+    '<svg xmlns="http://www.w3.org/2000/svg" width="192" height="192" viewBox="0 0 192 192"><rect width="192" height="192" fill="#1d4ed8"/>' +
+      '<circle cx="96" cy="76" r="34" fill="#dbeafe"/><path d="M32 176c8-40 36-58 64-58s56 18 64 58z" fill="#dbeafe"/></svg>',
+  );
+
+type BioPage = Schemas['BioPage'];
+type PageBlock = Schemas['PageBlock'];
+
+const linkBlock = (id: string, text: string, i: number, slug: string): PageBlock => {
+  const l = link(i, { slug, status: 'ACTIVE' });
+  return { id, type: 'link', text, linkId: l.id, shortUrl: l.shortUrl, destination: l.originalUrl };
+};
+
+export function bioPage(over: Partial<BioPage> = {}): BioPage {
+  const handle = over.handle ?? 'acme';
+  return {
+    id: 'pg_acme',
+    handle,
+    url: `https://sho.rt/@${handle}`,
+    status: 'ACTIVE',
+    published: true,
+    publishedAt: day(-3),
+    hasUnpublishedChanges: true,
+    title: 'Acme Outdoor Co.',
+    bio: 'Trail shoes and rain gear, made to be mended. Workshop in Leeds, shipping across Europe.',
+    avatarUrl: AVATAR,
+    theme: 'forest',
+    blocks: [
+      { id: 'blk_shop000001', type: 'heading', text: 'Shop', linkId: null, shortUrl: null, destination: null },
+      linkBlock('blk_spring0001', 'Spring sale: 30% off rain jackets', 1, 'spring-sale'),
+      linkBlock('blk_launch0001', 'New: the Ridge trail shoe', 0, 'ridge'),
+      { id: 'blk_para000001', type: 'paragraph', text: 'New arrivals every Friday. Free repairs for life on everything we make.', linkId: null, shortUrl: null, destination: null },
+      { id: 'blk_listen0001', type: 'heading', text: 'Listen and read', linkId: null, shortUrl: null, destination: null },
+      linkBlock('blk_podcast001', 'The Long Way Round podcast', 4, 'podcast'),
+      linkBlock('blk_news000001', 'Our newsletter', 5, 'newsletter'),
+    ],
+    createdAt: day(-40),
+    updatedAt: day(-1),
+    ...over,
+  };
+}
+
+export function pageList(): Schemas['BioPageList'] {
+  return {
+    data: [
+      bioPage({ id: 'pg_spring', handle: 'acme-spring-2026', title: 'Spring collection 2026', published: false, publishedAt: null, hasUnpublishedChanges: true, theme: 'sunrise', createdAt: day(-1) }),
+      bioPage(),
+      bioPage({ id: 'pg_careers', handle: 'acme-careers', title: 'Work at Acme: open roles in the workshop and the shop', hasUnpublishedChanges: false, theme: 'classic', publishedAt: day(-12), createdAt: day(-60) }),
+      bioPage({ id: 'pg_winter', handle: 'winter-promo', title: 'Winter promo 2025', status: 'DISABLED', theme: 'midnight', hasUnpublishedChanges: false, publishedAt: day(-90), createdAt: day(-120) }),
+    ],
+  };
+}
+
 /** A shared report of each kind, as anyone with its URL reads it. */
 export function sharedReport(kind: Schemas['ReportKind']): Schemas['SharedReport'] {
   const now = Date.now();
@@ -329,6 +386,78 @@ export async function realisticSharedReads(page: Page): Promise<void> {
   });
 }
 
+export function pageAnalytics(days: number): Schemas['BioPageAnalytics'] {
+  const today = new Date().toISOString().slice(0, 10);
+  const dayOf = (offset: number) => new Date(Date.parse(`${today}T00:00:00Z`) + offset * 86_400_000).toISOString().slice(0, 10);
+  const series = Array.from({ length: days }, (_, i) => {
+    const views = Math.round(120 + 60 * Math.sin(i / 4) + (i % 7 === 5 ? 90 : 0) + 2 * i);
+    return { day: dayOf(i - days + 1), views, clicks: Math.round(views * 0.38) };
+  });
+  const sum = (k: 'views' | 'clicks') => series.reduce((n, d) => n + d[k], 0);
+  const clicks = sum('clicks');
+  return {
+    pageId: 'pg_acme',
+    window: { from: series[0].day, to: series[series.length - 1].day },
+    series,
+    totals: { views: sum('views'), clicks },
+    blocks: [
+      { blockId: 'blk_spring0001', text: 'Spring sale: 30% off rain jackets', linkId: 'lnk_1', clicks: Math.round(clicks * 0.52) },
+      { blockId: 'blk_launch0001', text: 'New: the Ridge trail shoe', linkId: 'lnk_0', clicks: Math.round(clicks * 0.31) },
+      { blockId: 'blk_podcast001', text: 'The Long Way Round podcast', linkId: 'lnk_4', clicks: Math.round(clicks * 0.12) },
+      { blockId: 'blk_news000001', text: 'Our newsletter', linkId: 'lnk_5', clicks: clicks - Math.round(clicks * 0.52) - Math.round(clicks * 0.31) - Math.round(clicks * 0.12) },
+    ],
+    breakdownWindow: { from: dayOf(-89), to: today },
+    breakdowns: {
+      countries: [
+        { value: 'GB', views: 2210 },
+        { value: 'DE', views: 1034 },
+        { value: 'NL', views: 512 },
+        { value: '', views: 77 },
+      ],
+      devices: [
+        { value: 'mobile', views: 3120 },
+        { value: 'desktop', views: 640 },
+        { value: 'tablet', views: 73 },
+      ],
+      browsers: [
+        { value: 'Mobile Safari', views: 1702 },
+        { value: 'Chrome Mobile', views: 1290 },
+        { value: 'Chrome', views: 512 },
+        { value: 'Instagram', views: 329 },
+      ],
+      referrers: [
+        { value: 'l.instagram.com', views: 1840 },
+        { value: 'www.tiktok.com', views: 702 },
+        { value: 'linktr.ee', views: 96 },
+        { value: '', views: 1195 },
+      ],
+      other: { countries: 140, devices: 0, browsers: 88, referrers: 61 },
+    },
+  };
+}
+
+/**
+ * The preview as the service makes it, from the draft the editor sent (its own renderer), after
+ * Prism has checked the request.
+ */
+export async function renderedPreviews(page: Page): Promise<void> {
+  await page.route('**/app/api/workspaces/*/page-preview', async (route) => {
+    const body = JSON.parse(route.request().postData() ?? '{}') as Schemas['BioPagePreviewRequest'];
+    await route.fetch().catch(() => undefined);
+    const html = renderBioPage(
+      {
+        title: body.title || 'Untitled page',
+        bio: body.bio ?? null,
+        avatarUrl: body.avatarUrl ?? null,
+        theme: body.theme ?? 'classic',
+        blocks: (body.blocks ?? []).map((b, i) => ({ id: `preview${i}`, type: b.type, text: b.text })),
+      },
+      { host: 'sho.rt', handle: body.handle || 'your-handle', preview: true },
+    );
+    await route.fulfill({ json: { html } }).catch(() => undefined);
+  });
+}
+
 /**
  * Realistic answers for every read of a workspace's screens (Prism's are valid but random),
  * for screenshots worth looking at. Writes still go to Prism.
@@ -336,9 +465,9 @@ export async function realisticSharedReads(page: Page): Promise<void> {
 export async function realisticReads(page: Page, role: Role = 'OWNER'): Promise<void> {
   await signedInAs(page, role);
   await realisticSharedReads(page);
-  const reads: Array<[RegExp, () => unknown]> = [
+  const reads: Array<[RegExp, (url: URL) => unknown]> = [
     [/\/workspaces\/[^/]+$/, () => workspace({}, role)],
-    [/\/workspaces\/[^/]+\/links$/, () => linkList(25, 1234)],
+    [/\/workspaces\/[^/]+\/links$/, (url) => linkList(Math.min(Number(url.searchParams.get('limit')) || 25, 25), 1234)],
     [/\/workspaces\/[^/]+\/links\/[^/]+$/, () => ({ data: link(0, { title: 'Acme launch page', hasPassword: true, previewTitle: 'Acme: the launch', tags: [{ id: 'tag_q4', name: 'Q4 launch', color: '#16a34a' }] }) })],
     [/\/workspaces\/[^/]+\/links\/[^/]+\/analytics$/, () => analytics(30)],
     [/\/workspaces\/[^/]+\/tags$/, () => tags()],
@@ -350,12 +479,17 @@ export async function realisticReads(page: Page, role: Role = 'OWNER'): Promise<
     [/\/workspaces\/[^/]+\/goals$/, () => goalList()],
     [/\/workspaces\/[^/]+\/goals\/[^/]+\/report$/, () => goalReport()],
     [/\/workspaces\/[^/]+\/reports$/, () => reportList()],
+    [/\/workspaces\/[^/]+\/pages$/, () => pageList()],
+    [/\/workspaces\/[^/]+\/pages\/[^/]+$/, () => ({ data: bioPage() })],
+    [/\/workspaces\/[^/]+\/pages\/[^/]+\/analytics$/, () => pageAnalytics(30)],
   ];
+  await renderedPreviews(page);
   await page.route('**/app/api/workspaces/**', (route) => {
     if (route.request().method() !== 'GET') return route.fallback();
-    const pathname = new URL(route.request().url()).pathname.slice('/app/api'.length);
+    const url = new URL(route.request().url());
+    const pathname = url.pathname.slice('/app/api'.length);
     const read = reads.find(([re]) => re.test(pathname));
-    return read ? route.fulfill({ json: read[1]() }) : route.fallback();
+    return read ? route.fulfill({ json: read[1](url) }) : route.fallback();
   });
 }
 

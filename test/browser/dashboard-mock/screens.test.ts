@@ -33,6 +33,10 @@ const SCREENS: Array<{ name: string; path: string; public?: boolean }> = [
   { name: 'conversions-filtered', path: `/app/w/${WS}/conversions?window=90&eventType=custom&customName=demo-booked&linkId=lnk_0` },
   { name: 'goals', path: `/app/w/${WS}/goals` },
   { name: 'goal', path: `/app/w/${WS}/goals/goal_revenue` },
+  { name: 'pages', path: `/app/w/${WS}/pages` },
+  { name: 'page-new', path: `/app/w/${WS}/pages/new` },
+  { name: 'page-edit', path: `/app/w/${WS}/pages/pg_acme` },
+  { name: 'page-analytics', path: `/app/w/${WS}/pages/pg_acme/analytics` },
   { name: 'account', path: '/app/account' },
   { name: 'reports', path: `/app/w/${WS}/reports` },
   { name: 'shared-conversions', path: '/app/shared/tok_conversions', public: true },
@@ -120,6 +124,12 @@ describe.skipIf(!available.run)('dashboard screens on Prism\'s mock of the contr
               }
               expect(await page.getByRole('main').count()).toBe(1);
               expect(await axeProblems(page), 'axe: serious and critical findings').toEqual([]);
+              // Chromium paints a frame below the fold (the page editor's preview on a phone) only
+              // once it has been on screen.
+              for (const frame of await page.locator('iframe').all()) {
+                await frame.scrollIntoViewIfNeeded();
+                await page.evaluate('new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))');
+              }
               await page.screenshot({ path: path.join(SHOTS_DIR, `${screen.name}-${data}-${viewport.name}.png`), fullPage: true });
               expect(problems).toEqual([]);
               expect(app.violations, 'requests Prism found against the contract').toEqual([]);

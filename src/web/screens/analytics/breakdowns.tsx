@@ -1,6 +1,6 @@
-// The last 90 days' top countries, devices, browsers, operating systems and referrers: each a
-// table with its share as a bar.
-import type { CountEntry, LinkAnalytics } from '../../api/types.ts';
+// The last 90 days' top countries, devices, browsers, operating systems and referrers of a link's
+// clicks or a page's views: each a table with its share as a bar.
+import type { LinkAnalytics } from '../../api/types.ts';
 import { formatCount } from '../../lib/format.ts';
 
 const regionNames = (() => {
@@ -22,34 +22,52 @@ function countryName(code: string): string {
 
 const capitalise = (s: string) => (s ? s[0].toUpperCase() + s.slice(1) : s);
 
+export type BreakdownKind = 'countries' | 'devices' | 'browsers' | 'os' | 'referrers';
+
 interface Breakdown {
-  key: keyof Omit<LinkAnalytics['breakdowns'], 'other'>;
   caption: string;
   column: string;
   label: (value: string) => string;
 }
 
-const BREAKDOWNS: Breakdown[] = [
-  { key: 'countries', caption: 'Countries', column: 'Country', label: countryName },
-  { key: 'devices', caption: 'Devices', column: 'Device', label: (v) => (v ? capitalise(v) : 'Unknown') },
-  { key: 'browsers', caption: 'Browsers', column: 'Browser', label: (v) => v || 'Unknown' },
-  { key: 'os', caption: 'Operating systems', column: 'Operating system', label: (v) => v || 'Unknown' },
-  { key: 'referrers', caption: 'Referrers', column: 'Referrer', label: (v) => v || 'Direct or unknown' },
-];
+const BREAKDOWNS: Record<BreakdownKind, Breakdown> = {
+  countries: { caption: 'Countries', column: 'Country', label: countryName },
+  devices: { caption: 'Devices', column: 'Device', label: (v) => (v ? capitalise(v) : 'Unknown') },
+  browsers: { caption: 'Browsers', column: 'Browser', label: (v) => v || 'Unknown' },
+  os: { caption: 'Operating systems', column: 'Operating system', label: (v) => v || 'Unknown' },
+  referrers: { caption: 'Referrers', column: 'Referrer', label: (v) => v || 'Direct or unknown' },
+};
 
+/** One breakdown's values with their counts (clicks or views), largest first. */
+export interface BreakdownPart {
+  kind: BreakdownKind;
+  entries: Array<{ value: string; count: number }>;
+  /** What is beyond the largest values. */
+  other: number;
+}
+
+const LINK_KINDS: BreakdownKind[] = ['countries', 'devices', 'browsers', 'os', 'referrers'];
+
+/** A link's clicks by each breakdown. */
 export function Breakdowns({ breakdowns }: { breakdowns: LinkAnalytics['breakdowns'] }) {
+  const parts = LINK_KINDS.map((kind) => ({ kind, entries: breakdowns[kind].map((e) => ({ value: e.value, count: e.clicks })), other: breakdowns.other[kind] }));
+  return <BreakdownTables parts={parts} measure="Clicks" />;
+}
+
+export function BreakdownTables({ parts, measure, className }: { parts: BreakdownPart[]; measure: 'Clicks' | 'Views'; className?: string }) {
   return (
-    <div className="breakdowns">
-      {BREAKDOWNS.map((b) => (
-        <BreakdownTable key={b.key} breakdown={b} entries={breakdowns[b.key]} other={breakdowns.other[b.key]} />
+    <div className={['breakdowns', className].filter(Boolean).join(' ')}>
+      {parts.map((p) => (
+        <BreakdownTable key={p.kind} breakdown={BREAKDOWNS[p.kind]} part={p} measure={measure} />
       ))}
     </div>
   );
 }
 
-function BreakdownTable({ breakdown, entries, other }: { breakdown: Breakdown; entries: CountEntry[]; other: number }) {
-  const rows = other > 0 ? [...entries.map((e) => ({ name: breakdown.label(e.value), clicks: e.clicks })), { name: 'Other', clicks: other }] : entries.map((e) => ({ name: breakdown.label(e.value), clicks: e.clicks }));
-  const total = rows.reduce((n, r) => n + r.clicks, 0);
+function BreakdownTable({ breakdown, part, measure }: { breakdown: Breakdown; part: BreakdownPart; measure: 'Clicks' | 'Views' }) {
+  const named = part.entries.map((e) => ({ name: breakdown.label(e.value), count: e.count }));
+  const rows = part.other > 0 ? [...named, { name: 'Other', count: part.other }] : named;
+  const total = rows.reduce((n, r) => n + r.count, 0);
   return (
     <div className="panel breakdown">
       <table className="table table-compact">
@@ -58,7 +76,7 @@ function BreakdownTable({ breakdown, entries, other }: { breakdown: Breakdown; e
           <tr>
             <th scope="col">{breakdown.column}</th>
             <th scope="col" className="num">
-              Clicks
+              {measure}
             </th>
             <th scope="col" className="col-share">
               Share
@@ -69,18 +87,18 @@ function BreakdownTable({ breakdown, entries, other }: { breakdown: Breakdown; e
           {rows.length === 0 ? (
             <tr>
               <td colSpan={3} className="muted">
-                No clicks in these 90 days.
+                No {measure.toLowerCase()} in these 90 days.
               </td>
             </tr>
           ) : (
             rows.map((r, i) => {
-              const share = total ? (r.clicks / total) * 100 : 0;
+              const share = total ? (r.count / total) * 100 : 0;
               return (
                 <tr key={`${r.name}-${i}`}>
                   <th scope="row" className="cell-name">
                     {r.name}
                   </th>
-                  <td className="num">{formatCount(r.clicks)}</td>
+                  <td className="num">{formatCount(r.count)}</td>
                   <td className="col-share">
                     <span className="bar" aria-hidden="true">
                       <span className="bar-fill" style={{ width: `${Math.max(share, 1)}%` }} />

@@ -1,7 +1,7 @@
-// Clicks and QR scans per day as a uPlot line chart. The chart is an image with a summary for
-// screen readers (the same numbers are in a table next to it); the legend is plain text and the
-// hover readout is for eyes only.
-import { useEffect, useRef, useState } from 'react';
+// Two figures per UTC day as a uPlot line chart: a link's clicks and QR scans, a page's views and
+// block clicks. The chart is an image with a summary for screen readers (the same numbers are in
+// a table next to it); the legend is plain text and the hover readout is for eyes only.
+import { useEffect, useMemo, useRef, useState } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import type { LinkAnalytics } from '../../api/types.ts';
@@ -13,18 +13,42 @@ export const SCANS_COLOR = '#c2410c';
 
 const INTEGER_STEPS = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1_000, 2_000, 2_500, 5_000, 10_000, 20_000, 25_000, 50_000, 100_000, 250_000, 500_000, 1_000_000];
 
+/** A line of the chart: the first is solid and filled, the second dashed. Pass them memoised: new ones draw the chart again. */
+export interface DailyLine {
+  /** The legend's name ("Clicks"). */
+  label: string;
+  /** The readout's word for it ("clicks"). */
+  unit: string;
+  color: string;
+  values: number[];
+}
+
 export function ClicksChart({ series, summary }: { series: LinkAnalytics['series']; summary: string }) {
+  // The chart is drawn again only when the figures change.
+  const days = useMemo(() => series.map((d) => d.day), [series]);
+  const lines = useMemo<[DailyLine, DailyLine]>(
+    () => [
+      { label: 'Clicks', unit: 'clicks', color: CLICKS_COLOR, values: series.map((d) => d.clicks) },
+      { label: 'QR scans', unit: 'scans', color: SCANS_COLOR, values: series.map((d) => d.scans) },
+    ],
+    [series],
+  );
+  return <DailyChart days={days} lines={lines} summary={summary} />;
+}
+
+export function DailyChart({ days, lines, summary }: { days: string[]; lines: [DailyLine, DailyLine]; summary: string }) {
   const box = useRef<HTMLDivElement>(null);
   const [hover, setHover] = useState<number | null>(null);
+  const [first, second] = lines;
 
   useEffect(() => {
     const el = box.current;
     if (!el) return undefined;
-    const xs = series.map((d) => Date.parse(`${d.day}T00:00:00Z`) / 1000);
-    const data: uPlot.AlignedData = [xs, series.map((d) => d.clicks), series.map((d) => d.scans)];
+    const xs = days.map((day) => Date.parse(`${day}T00:00:00Z`) / 1000);
+    const data: uPlot.AlignedData = [xs, first.values, second.values];
     const height = () => (el.clientWidth < 500 ? 220 : 280);
     // Dots only while there is room for them (about 12 px a day).
-    const dots = el.clientWidth / Math.max(series.length, 1) >= 12;
+    const dots = el.clientWidth / Math.max(days.length, 1) >= 12;
     const plot = new uPlot(
       {
         width: Math.max(el.clientWidth, 280),
@@ -47,8 +71,8 @@ export function ClicksChart({ series, summary }: { series: LinkAnalytics['series
         ],
         series: [
           {},
-          { label: 'Clicks', stroke: CLICKS_COLOR, width: 2, fill: 'rgba(47, 79, 216, 0.08)', points: { show: dots } },
-          { label: 'QR scans', stroke: SCANS_COLOR, width: 2, dash: [6, 4], points: { show: dots } },
+          { label: first.label, stroke: first.color, width: 2, fill: `${first.color}14`, points: { show: dots } },
+          { label: second.label, stroke: second.color, width: 2, dash: [6, 4], points: { show: dots } },
         ],
         hooks: { setCursor: [(u) => setHover(u.cursor.idx ?? null)] },
       },
@@ -61,22 +85,24 @@ export function ClicksChart({ series, summary }: { series: LinkAnalytics['series
       resize.disconnect();
       plot.destroy();
     };
-  }, [series]);
+  }, [days, first, second]);
 
-  const point = hover !== null ? series[hover] : undefined;
+  const day = hover !== null ? days[hover] : undefined;
   return (
     <div className="chart">
       <div className="chart-legend">
         <span className="legend-item">
-          <span className="legend-swatch" style={{ background: CLICKS_COLOR }} aria-hidden="true" />
-          Clicks
+          <span className="legend-swatch" style={{ background: first.color }} aria-hidden="true" />
+          {first.label}
         </span>
         <span className="legend-item">
-          <span className="legend-swatch legend-swatch-dashed" style={{ borderColor: SCANS_COLOR }} aria-hidden="true" />
-          QR scans
+          <span className="legend-swatch legend-swatch-dashed" style={{ borderColor: second.color }} aria-hidden="true" />
+          {second.label}
         </span>
         <span className="chart-readout" aria-hidden="true">
-          {point ? `${formatDay(point.day)}: ${formatCount(point.clicks)} clicks, ${formatCount(point.scans)} scans` : 'Point at the chart for one day’s figures'}
+          {day !== undefined && hover !== null
+            ? `${formatDay(day)}: ${formatCount(first.values[hover])} ${first.unit}, ${formatCount(second.values[hover])} ${second.unit}`
+            : 'Point at the chart for one day’s figures'}
         </span>
       </div>
       <div ref={box} className="chart-canvas" role="img" aria-label={summary} />

@@ -1,0 +1,224 @@
+// A page's analytics: views and link-block clicks per day over a window of up to a year (chart
+// and table), the blocks' clicks, and where the last 90 days' views came from. The window is
+// kept in the address.
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useId, useMemo } from 'react';
+import { Link, useParams, useSearchParams } from 'wouter';
+import { api } from '../../api/client.ts';
+import { unwrap } from '../../api/errors.ts';
+import { keys } from '../../api/keys.ts';
+import type { BioPageAnalytics } from '../../api/types.ts';
+import { LoadError, Loading } from '../../components/feedback.tsx';
+import { PageHeader } from '../../components/page.tsx';
+import { addDays, formatDay, todayUtc } from '../../lib/dates.ts';
+import { formatCount } from '../../lib/format.ts';
+import { linkPath } from '../links/paths.ts';
+import { BreakdownTables, type BreakdownPart } from '../analytics/breakdowns.tsx';
+import { CLICKS_COLOR, DailyChart, SCANS_COLOR, type DailyLine } from '../analytics/clicks-chart.tsx';
+import { pagePath, pagesPath, usePage } from './page-data.ts';
+
+const WINDOWS = [
+  { value: '7', label: 'Last 7 days' },
+  { value: '30', label: 'Last 30 days' },
+  { value: '90', label: 'Last 90 days' },
+  { value: '365', label: 'Last 365 days' },
+] as const;
+
+export default function PageAnalytics() {
+  const { workspaceId: ws, pageId } = useParams<{ workspaceId: string; pageId: string }>();
+  const page = usePage(ws, pageId);
+  const [params, setParams] = useSearchParams();
+  const span = WINDOWS.find((w) => w.value === params.get('window'))?.value ?? '30';
+  const to = todayUtc();
+  const from = addDays(to, 1 - Number(span));
+  const windowId = useId();
+  const analytics = useQuery({
+    queryKey: keys.pageAnalytics(ws, pageId, from, to),
+    queryFn: () => unwrap(api.GET('/workspaces/{workspaceId}/pages/{pageId}/analytics', { params: { path: { workspaceId: ws, pageId }, query: { from, to } } })),
+    placeholderData: keepPreviousData,
+  });
+  const handle = page.data?.handle;
+
+  return (
+    <>
+      <PageHeader
+        title={handle ? `Analytics for @${handle}` : 'Page analytics'}
+        eyebrow={
+          <>
+            <Link href={pagesPath(ws)} className="back-link">
+              All pages
+            </Link>
+            {handle ? (
+              <>
+                {' / '}
+                <Link href={pagePath(ws, pageId)}>Edit @{handle}</Link>
+              </>
+            ) : null}
+          </>
+        }
+      >
+        {page.data ? <p className="muted short-url">{page.data.url}</p> : null}
+      </PageHeader>
+
+      <div className="toolbar toolbar-tight">
+        <div className="field">
+          <label htmlFor={windowId}>Window</label>
+          <select id={windowId} value={span} onChange={(e) => setParams(e.target.value === '30' ? {} : { window: e.target.value }, { replace: true })}>
+            {WINDOWS.map((w) => (
+              <option key={w.value} value={w.value}>
+                {w.label}
+              </option>
+            ))}
+          </select>
+        </div>
+      </div>
+
+      {analytics.isPending ? (
+        <Loading label="Loading analytics…" />
+      ) : analytics.isError && !analytics.data ? (
+        <LoadError error={analytics.error} retry={() => analytics.refetch()} what="the analytics" />
+      ) : (
+        <Report data={analytics.data} busy={analytics.isFetching} ws={ws} shortUrls={page.data ? new Map(page.data.blocks.map((b) => [b.id, b.shortUrl])) : undefined} />
+      )}
+    </>
+  );
+}
+
+function Report({ data, busy, ws, shortUrls }: { data: BioPageAnalytics; busy: boolean; ws: string; shortUrls?: Map<string, string | null> }) {
+  const busiest = data.series.reduce<BioPageAnalytics['series'][number] | null>((best, d) => (!best || d.views > best.views ? d : best), null);
+  const span = `${formatDay(data.window.from)} – ${formatDay(data.window.to)}`;
+  const summary =
+    `Line chart of page views and link-block clicks per day, ${span}: ${formatCount(data.totals.views)} views and ${formatCount(data.totals.clicks)} clicks in all` +
+    (busiest && busiest.views > 0 ? `; the busiest day was ${formatDay(busiest.day)} with ${formatCount(busiest.views)} views.` : '.');
+  const days = useMemo(() => data.series.map((d) => d.day), [data.series]);
+  const lines = useMemo<[DailyLine, DailyLine]>(
+    () => [
+      { label: 'Views', unit: 'views', color: CLICKS_COLOR, values: data.series.map((d) => d.views) },
+      { label: 'Clicks on links', unit: 'clicks', color: SCANS_COLOR, values: data.series.map((d) => d.clicks) },
+    ],
+    [data.series],
+  );
+  const b = data.breakdowns;
+  const parts: BreakdownPart[] = (['countries', 'devices', 'browsers', 'referrers'] as const).map((kind) => ({
+    kind,
+    entries: b[kind].map((e) => ({ value: e.value, count: e.views })),
+    other: b.other[kind],
+  }));
+  const rate = data.totals.views ? `${Math.round((data.totals.clicks / data.totals.views) * 100)}%` : '—';
+
+  return (
+    <div aria-busy={busy || undefined}>
+      <dl className="stats">
+        <div className="stat">
+          <dt>Views</dt>
+          <dd>{formatCount(data.totals.views)}</dd>
+        </div>
+        <div className="stat">
+          <dt>Clicks on links</dt>
+          <dd>{formatCount(data.totals.clicks)}</dd>
+        </div>
+        <div className="stat">
+          <dt>Clicks per view</dt>
+          <dd>{rate}</dd>
+        </div>
+        <div className="stat">
+          <dt>Busiest day</dt>
+          <dd>{busiest && busiest.views > 0 ? formatDay(busiest.day) : 'None yet'}</dd>
+        </div>
+      </dl>
+
+      <section className="panel" aria-labelledby="per-day-heading">
+        <div className="panel-header">
+          <div>
+            <h2 id="per-day-heading">Views and clicks per day</h2>
+            <p className="muted">{span} (UTC days); views by people only</p>
+          </div>
+        </div>
+        <DailyChart days={days} lines={lines} summary={summary} />
+        <details className="numbers">
+          <summary>Show the numbers</summary>
+          <div className="table-wrap table-wrap-tall" role="region" aria-label="Views and clicks per day, as numbers" tabIndex={0}>
+            <table className="table table-compact">
+              <caption>Views and clicks per day</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Day</th>
+                  <th scope="col" className="num">
+                    Views
+                  </th>
+                  <th scope="col" className="num">
+                    Clicks
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.series.map((d) => (
+                  <tr key={d.day}>
+                    <th scope="row">{formatDay(d.day)}</th>
+                    <td className="num">{formatCount(d.views)}</td>
+                    <td className="num">{formatCount(d.clicks)}</td>
+                  </tr>
+                ))}
+              </tbody>
+              <tfoot>
+                <tr>
+                  <th scope="row">Total</th>
+                  <td className="num">{formatCount(data.totals.views)}</td>
+                  <td className="num">{formatCount(data.totals.clicks)}</td>
+                </tr>
+              </tfoot>
+            </table>
+          </div>
+        </details>
+      </section>
+
+      <section className="panel" aria-labelledby="blocks-heading">
+        <h2 id="blocks-heading">Clicks by link block</h2>
+        <p className="muted">The draft's link blocks, in its order, over the window above. Each click also counts for the block's short link.</p>
+        {data.blocks.length === 0 ? (
+          <p className="muted">This page has no link blocks.</p>
+        ) : (
+          <div className="table-wrap">
+            <table className="table table-compact">
+              <caption className="visually-hidden">Clicks by link block</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Link block</th>
+                  <th scope="col">Short link</th>
+                  <th scope="col" className="num">
+                    Clicks
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.blocks.map((block) => (
+                  <tr key={block.blockId}>
+                    <th scope="row" className="cell-name">
+                      {block.text}
+                    </th>
+                    <td className="cell-name">
+                      {shortUrls?.get(block.blockId) === null ? (
+                        <span className="muted">Deleted since</span>
+                      ) : (
+                        <Link href={linkPath(ws, block.linkId)}>{shortUrls?.get(block.blockId)?.replace(/^https?:\/\//, '') ?? block.linkId}</Link>
+                      )}
+                    </td>
+                    <td className="num">{formatCount(block.clicks)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+
+      <section aria-labelledby="sources-heading" className="section">
+        <h2 id="sources-heading">Where views came from</h2>
+        <p className="muted">
+          The last 90 days ({formatDay(data.breakdownWindow.from)} – {formatDay(data.breakdownWindow.to)}), whatever the window above; views by people only.
+        </p>
+        <BreakdownTables parts={parts} measure="Views" className="breakdowns-four" />
+      </section>
+    </div>
+  );
+}

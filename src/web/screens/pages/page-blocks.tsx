@@ -1,0 +1,333 @@
+// The page's blocks in order: each a group named by its position, with its text, a link block's
+// destination (one of the workspace's short links, found by searching them, or a URL that saving
+// makes into a short link), and moving and removing. A role that changes nothing reads them.
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useEffect, useId, useState } from 'react';
+import { api } from '../../api/client.ts';
+import { unwrap } from '../../api/errors.ts';
+import { keys } from '../../api/keys.ts';
+import { TextAreaField, TextField } from '../../components/fields.tsx';
+import { announce } from '../../lib/announce.ts';
+import { useDebouncedValue } from '../../lib/hooks.ts';
+import { BLOCK_NAMES, blockField, LIMITS, newBlock, type BlockDraft, type BlockType, type PageField } from './page-form.ts';
+
+type Errors = Partial<Record<PageField, string>>;
+
+export function BlockList({
+  workspaceId,
+  blocks,
+  onChange,
+  errors,
+  editable,
+}: {
+  workspaceId: string;
+  blocks: BlockDraft[];
+  onChange: (blocks: BlockDraft[]) => void;
+  errors: Errors;
+  editable: boolean;
+}) {
+  // After adding, moving or removing, where focus goes once the list has been drawn again.
+  const [focusAfter, setFocusAfter] = useState<{ key: string; selector: string } | null>(null);
+  useEffect(() => {
+    if (!focusAfter) return;
+    const item = document.querySelector(`[data-block-key="${focusAfter.key}"]`);
+    const target = item?.querySelector<HTMLElement>(focusAfter.selector) ?? item?.querySelector<HTMLElement>('button:not(:disabled)');
+    (target ?? document.getElementById('add-blocks'))?.focus();
+    setFocusAfter(null);
+  }, [focusAfter]);
+
+  const change = (key: string, patch: Partial<BlockDraft>) => onChange(blocks.map((b) => (b.key === key ? { ...b, ...patch } : b)));
+  const add = (type: BlockType) => {
+    const block = newBlock(type);
+    onChange([...blocks, block]);
+    setFocusAfter({ key: block.key, selector: 'input, textarea' });
+    announce(`${BLOCK_NAMES[type]} block added as block ${blocks.length + 1}.`);
+  };
+  const move = (index: number, by: -1 | 1) => {
+    const to = index + by;
+    if (to < 0 || to >= blocks.length) return;
+    const next = [...blocks];
+    [next[index], next[to]] = [next[to], next[index]];
+    onChange(next);
+    // The same button while it can go on moving that way, else the other one.
+    const way = by < 0 ? 'up' : 'down';
+    setFocusAfter({ key: blocks[index].key, selector: `[data-move="${way}"]:not(:disabled)` });
+    announce(`Block moved to position ${to + 1} of ${blocks.length}.`);
+  };
+  const remove = (index: number) => {
+    const next = blocks.filter((_, i) => i !== index);
+    onChange(next);
+    const neighbour = next[index] ?? next[index - 1];
+    if (neighbour) setFocusAfter({ key: neighbour.key, selector: '[data-remove]' });
+    else requestAnimationFrame(() => document.getElementById('add-blocks')?.focus());
+    announce(`Block ${index + 1} removed.`);
+  };
+
+  const full = blocks.length >= LIMITS.blocks;
+  return (
+    <>
+      {blocks.length === 0 ? (
+        <p className="muted blocks-empty">No blocks yet. {editable ? 'Add a heading, a paragraph or a link below.' : ''}</p>
+      ) : (
+        <ol className="block-list">
+          {blocks.map((b, i) => (
+            <li key={b.key} data-block-key={b.key}>
+              <BlockItem
+                workspaceId={workspaceId}
+                block={b}
+                position={i + 1}
+                count={blocks.length}
+                errors={errors}
+                editable={editable}
+                onChange={(patch) => change(b.key, patch)}
+                onMove={(by) => move(i, by)}
+                onRemove={() => remove(i)}
+              />
+            </li>
+          ))}
+        </ol>
+      )}
+      {editable ? (
+        <div className="block-add" role="group" aria-label="Add a block" id="add-blocks" tabIndex={-1}>
+          {(['heading', 'paragraph', 'link'] as const).map((type) => (
+            <button key={type} type="button" className="button button-small" onClick={() => add(type)} disabled={full}>
+              <span aria-hidden="true">+</span> Add {BLOCK_NAMES[type].toLowerCase()}
+            </button>
+          ))}
+          <span className="field-hint">{full ? `A page has at most ${LIMITS.blocks} blocks.` : `${blocks.length} of ${LIMITS.blocks} blocks.`}</span>
+        </div>
+      ) : null}
+    </>
+  );
+}
+
+function BlockItem({
+  workspaceId,
+  block: b,
+  position,
+  count,
+  errors,
+  editable,
+  onChange,
+  onMove,
+  onRemove,
+}: {
+  workspaceId: string;
+  block: BlockDraft;
+  position: number;
+  count: number;
+  errors: Errors;
+  editable: boolean;
+  onChange: (patch: Partial<BlockDraft>) => void;
+  onMove: (by: -1 | 1) => void;
+  onRemove: () => void;
+}) {
+  const blockError = errors[blockField(b.key, 'block')];
+  const errorId = useId();
+  const textLabel = b.type === 'heading' ? 'Heading text' : b.type === 'paragraph' ? 'Paragraph text' : 'Link text';
+  const text = {
+    label: textLabel,
+    value: b.text,
+    onChange: (e: { target: { value: string } }) => onChange({ text: e.target.value }),
+    error: errors[blockField(b.key, 'text')],
+    maxLength: LIMITS[b.type],
+  };
+  return (
+    <fieldset className={`block-item block-${b.type}`} aria-describedby={blockError ? errorId : undefined}>
+      <legend>
+        <span className="block-number">Block {position}</span>
+        <span className="visually-hidden">: </span>
+        <span className="block-type">{BLOCK_NAMES[b.type]}</span>
+      </legend>
+      {editable ? (
+        <div className="block-actions">
+          <button type="button" className="button button-small" data-move="up" aria-label={`Move block ${position} up`} disabled={position === 1} onClick={() => onMove(-1)}>
+            <span aria-hidden="true">↑</span> Up
+          </button>
+          <button type="button" className="button button-small" data-move="down" aria-label={`Move block ${position} down`} disabled={position === count} onClick={() => onMove(1)}>
+            <span aria-hidden="true">↓</span> Down
+          </button>
+          <button type="button" className="button button-small button-danger-quiet" data-remove aria-label={`Remove block ${position}`} onClick={onRemove}>
+            Remove
+          </button>
+        </div>
+      ) : null}
+      <div className="block-body">
+        {b.type === 'paragraph' ? <TextAreaField {...text} rows={3} /> : <TextField {...text} />}
+        {b.type === 'link' ? <LinkTarget workspaceId={workspaceId} block={b} position={position} errors={errors} editable={editable} onChange={onChange} /> : null}
+        {blockError ? (
+          <p id={errorId} className="field-error">
+            {blockError}
+          </p>
+        ) : null}
+      </div>
+    </fieldset>
+  );
+}
+
+function LinkTarget({
+  workspaceId,
+  block: b,
+  position,
+  errors,
+  editable,
+  onChange,
+}: {
+  workspaceId: string;
+  block: BlockDraft;
+  position: number;
+  errors: Errors;
+  editable: boolean;
+  onChange: (patch: Partial<BlockDraft>) => void;
+}) {
+  const name = useId();
+  const linkError = errors[blockField(b.key, 'linkId')];
+  const linkErrorId = useId();
+  const chosen = b.linkId && b.target === 'link';
+  return (
+    <>
+      {editable ? (
+        <fieldset className="choice-row">
+          <legend>Leads to</legend>
+          <label className="check">
+            <input type="radio" name={name} checked={b.target === 'link'} onChange={() => onChange({ target: 'link' })} />
+            One of your short links
+          </label>
+          <label className="check">
+            <input type="radio" name={name} checked={b.target === 'url'} onChange={() => onChange({ target: 'url' })} />
+            A new short link to a URL
+          </label>
+        </fieldset>
+      ) : null}
+      {b.target === 'url' ? (
+        <TextField
+          label="Destination URL"
+          type="url"
+          inputMode="url"
+          value={b.url}
+          onChange={(e) => onChange({ url: e.target.value })}
+          error={errors[blockField(b.key, 'url')]}
+          hint="Saving makes a short link to it, titled with the link's text."
+          placeholder="https://example.com/page"
+          maxLength={2048}
+        />
+      ) : chosen ? (
+        <div className="chosen-link">
+          <p className="chosen-link-text">
+            {b.link?.shortUrl ? (
+              <>
+                <span className="muted">Short link </span>
+                <strong className="mono">{b.link.shortUrl.replace(/^https?:\/\//, '')}</strong>
+                {b.link.destination ? (
+                  <span className="muted chosen-destination" title={b.link.destination}>
+                    → {b.link.destination}
+                  </span>
+                ) : null}
+              </>
+            ) : (
+              <strong>The short link of this block was deleted: choose another, or remove the block.</strong>
+            )}
+          </p>
+          {editable ? (
+            <button
+              type="button"
+              className="button button-small"
+              aria-label={`Change the short link of block ${position}`}
+              aria-describedby={linkError ? linkErrorId : undefined}
+              data-problem={linkError ? true : undefined}
+              onClick={() => onChange({ linkId: '', link: null })}
+            >
+              Change
+            </button>
+          ) : null}
+        </div>
+      ) : editable ? (
+        <LinkSearch workspaceId={workspaceId} position={position} onPick={(linkId, link, suggested) => onChange({ linkId, link, ...(b.text.trim() ? {} : { text: suggested }) })} describedBy={linkError ? linkErrorId : undefined} />
+      ) : (
+        <p className="muted">No short link chosen.</p>
+      )}
+      {linkError ? (
+        <p id={linkErrorId} className="field-error">
+          {linkError}
+        </p>
+      ) : null}
+    </>
+  );
+}
+
+const CHOICES = 6;
+
+function LinkSearch({
+  workspaceId,
+  position,
+  onPick,
+  describedBy,
+}: {
+  workspaceId: string;
+  position: number;
+  onPick: (linkId: string, link: { shortUrl: string; destination: string }, suggestedText: string) => void;
+  describedBy?: string;
+}) {
+  const id = useId();
+  const [q, setQ] = useState('');
+  const settled = useDebouncedValue(q.trim(), 300);
+  const query = { q: settled || undefined, status: 'ACTIVE' as const, limit: CHOICES };
+  const found = useQuery({
+    queryKey: [...keys.links(workspaceId), 'choices', settled],
+    queryFn: () => unwrap(api.GET('/workspaces/{workspaceId}/links', { params: { path: { workspaceId }, query } })),
+    placeholderData: keepPreviousData,
+  });
+  const links = found.data?.data ?? [];
+  return (
+    <div className="link-search">
+      <div className="field">
+        <label htmlFor={id}>Find a short link</label>
+        <input
+          id={id}
+          type="search"
+          value={q}
+          onChange={(e) => setQ(e.target.value)}
+          // Enter searches as typing does; it must not send the page's form.
+          onKeyDown={(e) => {
+            if (e.key === 'Enter') e.preventDefault();
+          }}
+          placeholder="Slug, title or destination"
+          maxLength={200}
+          aria-describedby={[`${id}-hint`, describedBy].filter(Boolean).join(' ')}
+          aria-invalid={describedBy ? true : undefined}
+        />
+        <p id={`${id}-hint`} className="field-hint">
+          {settled ? 'Matching active links, newest first.' : 'Your newest active links; type to search them all.'}
+        </p>
+      </div>
+      {found.isError && !found.data ? (
+        <p className="field-error">Could not search the links: {found.error.message}</p>
+      ) : found.isPending ? (
+        <p className="muted">Loading links…</p>
+      ) : links.length === 0 ? (
+        <p className="muted">{settled ? `No active link matches “${settled}”. ` : 'No active links yet. '}Choose “A new short link to a URL” instead.</p>
+      ) : (
+        <ul className="link-choices" aria-label={`Short links for block ${position}`}>
+          {links.map((l) => (
+            <li key={l.id}>
+              <span className="link-choice-text">
+                <strong>{l.slug}</strong>
+                <span className="muted truncate" title={l.originalUrl}>
+                  {l.shortUrl.replace(/^https?:\/\//, '')} → {l.originalUrl}
+                </span>
+              </span>
+              <button
+                type="button"
+                className="button button-small"
+                aria-label={`Use ${l.slug} for block ${position}`}
+                onClick={() => onPick(l.id, { shortUrl: l.shortUrl, destination: l.originalUrl }, l.title ?? l.slug)}
+              >
+                Use
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
