@@ -1603,6 +1603,8 @@ export interface components {
              * @description When the workspace was created.
              */
             createdAt: string;
+            /** @description The shared short domain (`SHORT_DOMAIN`, with its port when it has one): short links and bio pages are served at `https://{shortDomain}/...`, and on the workspace's active custom domains. */
+            shortDomain: string;
             /** @description What the plan includes. */
             features: {
                 /** @description API keys work (Growth plan and above). */
@@ -2692,7 +2694,7 @@ export interface components {
                 /** @description Clicks on link blocks. */
                 clicks: number;
             };
-            /** @description The clicks of each link block of the draft over the window, in the draft's order. Each click also counts as a click of the block's short link. */
+            /** @description The clicks of each link block over the window: the draft's, in its order, then the published version's that the draft no longer has. Each click also counts as a click of the block's short link. A block removed from both is no longer listed; its clicks stay in `totals` and the series. */
             blocks: {
                 /** @description The block. */
                 blockId: string;

@@ -103,7 +103,7 @@ describe.each(testEngines())('bio pages on %s', (engine) => {
     const cases: Array<[Record<string, unknown>, number, string | undefined, RegExp]> = [
       [{ handle: 'bad handle' }, 400, 'handle', /handle must be 1 to 64 characters/],
       [{ handle: 'x'.repeat(65) }, 400, 'handle', /handle/],
-      [{ handle: taken.toUpperCase() }, 409, undefined, /already taken/],
+      [{ handle: taken.toUpperCase() }, 409, 'handle', /already taken/],
       [{ handle: handle(), title: '   ' }, 400, 'title', /title must not be empty/],
       [{ handle: handle(), title: 'x'.repeat(101) }, 400, 'title', /at most 100/],
       [{ handle: handle(), bio: 'b'.repeat(301) }, 400, 'bio', /at most 300/],
@@ -194,6 +194,29 @@ describe.each(testEngines())('bio pages on %s', (engine) => {
     expect((await team.analyst.request('GET', `${base}/pages/${page.id}/analytics?from=2025-01-01&to=2026-12-31`)).status).toBe(400);
     expect((await team.analyst.request('GET', `${base}/pages/${page.id}/analytics?from=2026-02-02&to=2026-02-01`)).body.field).toBe('from');
     expect((await analytics(page.id, '?from=2026-01-01&to=2026-01-10')).series).toHaveLength(10);
+  });
+
+  it('lists a block removed from the draft but still published, with its clicks', async () => {
+    const h = handle('removed');
+    const page = (await make({ handle: h, blocks: [{ type: 'link', text: 'Old', linkId }] })).body.data;
+    await publish(page.id);
+    await visit(`/@${h}/${page.blocks[0].id}`);
+    await team.member.request('PATCH', `${base}/pages/${page.id}`, { body: { blocks: [{ type: 'heading', text: 'New' }] } });
+    await server.clicks.flush();
+    expect((await analytics(page.id)).blocks).toEqual([{ blockId: page.blocks[0].id, text: 'Old', linkId, clicks: 1 }]);
+  });
+
+  it("gives the dashboard a policy that allows the themes' stylesheets by hash and images from the hosted assets' origin", async () => {
+    const policy = (await server.request('GET', '/app/')).headers['content-security-policy'] as string;
+    expect(policy).toMatch(/style-src 'self'( 'sha256-[A-Za-z0-9+/=]+'){4};/);
+    expect(policy).toContain("img-src 'self' data: blob: https://localhost:8443;");
+    expect(policy).not.toContain('unsafe-inline');
+    const elsewhere = await startTestServer(engine, { database: server.database, env: { ASSET_BASE_URL: 'https://cdn.example.com/sl-assets/' } });
+    try {
+      expect((await elsewhere.request('GET', '/app/')).headers['content-security-policy']).toContain("img-src 'self' data: blob: https://cdn.example.com;");
+    } finally {
+      await elsewhere.stop();
+    }
   });
 
   it('writes every view of a flush, through many-row inserts and the remainder alike', async () => {

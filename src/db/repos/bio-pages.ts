@@ -4,7 +4,7 @@
 // redirect path, src/redirect/handler.ts) and the next view shows the change. A handle is unique
 // among live pages (index bio_pages_live_handle): two requests racing for one cannot both win.
 import type { Knex } from 'knex';
-import { conflict } from '../../domain/errors.ts';
+import { AppError } from '../../domain/errors.ts';
 import type { PageStatus } from '../../domain/bio-pages.ts';
 import { isUniqueViolation } from '../knex.ts';
 import { recordLinkChange } from './link-changes.ts';
@@ -26,7 +26,7 @@ export interface PageRow {
 
 export type PagePatch = Partial<Pick<PageRow, 'handle' | 'status' | 'draft' | 'published' | 'published_at' | 'updated_at'>>;
 
-export const handleTaken = (handle: string) => conflict(`The handle '${handle}' is already taken by another page`);
+export const handleTaken = (handle: string) => new AppError('conflict', `The handle '${handle}' is already taken by another page`, { field: 'handle' });
 
 const live = (knex: Knex) => knex<PageRow>('bio_pages').whereNull('deleted_at');
 

@@ -33,19 +33,29 @@ const UNSAFE = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
  * The single-page app may load only its own files and talk only to its own origin. The bio page
  * editor's live preview is a sandboxed srcdoc frame, which inherits this policy: its one inline
  * stylesheet, a theme's, is allowed by hash (src/redirect/bio-page.ts), no other inline style.
+ * Images may also come from the hosted assets' origin (ASSET_BASE_URL, PUBLIC_URL/assets/ by
+ * default: another host when configured so), where uploaded previews and avatars live.
  */
-const APP_CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  `style-src 'self' ${BIO_PAGE_STYLE_HASHES.join(' ')}`,
-  "img-src 'self' data: blob:",
-  "connect-src 'self'",
-  "font-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ');
+export function appCsp(assetBaseUrl: string): string {
+  let assets = '';
+  try {
+    assets = ` ${new URL(assetBaseUrl).origin}`;
+  } catch {
+    // A malformed ASSET_BASE_URL is refused by the configuration; nothing more to allow here.
+  }
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    `style-src 'self' ${BIO_PAGE_STYLE_HASHES.join(' ')}`,
+    `img-src 'self' data: blob:${assets}`,
+    "connect-src 'self'",
+    "font-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
 
 function loadDashboardDefinition(): any {
   return JSON.parse(fs.readFileSync(projectPath('generated/dashboard.json'), 'utf8'));
@@ -246,12 +256,13 @@ export async function createDashboard(services: Services): Promise<express.Route
 
   // The single-page app: its hashed files for a year, index.html for every other path (the app
   // routes in the browser), with a policy that lets it load nothing from anywhere else.
+  const csp = appCsp(services.config.assetBaseUrl);
   router.use(
     express.static(WEB_ROOT, {
       index: false,
       immutable: true,
       maxAge: '365d',
-      setHeaders: (res) => securityHeaders(res),
+      setHeaders: (res) => securityHeaders(res, csp),
     }),
   );
   // A shared report's page: the app's page, with the status and robots rules of the report
@@ -273,22 +284,22 @@ export async function createDashboard(services: Services): Promise<express.Route
       res.setHeader('X-Robots-Tag', 'noindex');
       html = html.replace(/<head>/i, '<head><meta name="robots" content="noindex">');
     }
-    securityHeaders(res);
+    securityHeaders(res, csp);
     res.setHeader('Cache-Control', 'no-cache');
     res.status(found ? 200 : 404).type('html').send(html);
   });
   router.get(/.*/, (req, res, next) => {
     const index = `${WEB_ROOT}/index.html`;
     if (!fs.existsSync(index)) return next(unavailable('The dashboard is not built; run npm run build:web', 'dashboard_unavailable'));
-    securityHeaders(res);
+    securityHeaders(res, csp);
     res.setHeader('Cache-Control', 'no-cache');
     res.type('html').sendFile(index);
   });
   return router;
 }
 
-function securityHeaders(res: Response) {
-  res.setHeader('Content-Security-Policy', APP_CSP);
+function securityHeaders(res: Response, csp: string) {
+  res.setHeader('Content-Security-Policy', csp);
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('X-Frame-Options', 'DENY');
   res.setHeader('Referrer-Policy', 'same-origin');

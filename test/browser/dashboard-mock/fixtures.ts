@@ -84,6 +84,7 @@ export function workspace(features: Partial<Schemas['Workspace']['features']> = 
       plan: 'growth',
       role,
       createdAt: day(-200),
+      shortDomain: 'sho.rt',
       features: { api: true, expiredUrl: true, webhooks: true, conversions: true, goals: true, ...features },
     },
   };

@@ -22,6 +22,24 @@ const actorOf = (ctx: DashboardContext): Actor => ({
 /** At most `max` characters, for a preview of text that saving would refuse as too long. */
 const clip = (v: string | null | undefined, max: number) => (v ? [...v.trim()].slice(0, max).join('') : null);
 
+/**
+ * The link blocks whose clicks a page's analytics list: the draft's, in its order, then the
+ * published version's that the draft no longer has (still live, still clicked).
+ */
+function analyticsBlocks(page: pages.PageRow, clicks: Map<string, number>) {
+  const listed = new Set<string>();
+  const out: Array<{ blockId: string; text: string; linkId: string; clicks: number }> = [];
+  for (const content of [page.draft, page.published]) {
+    if (content === null) continue;
+    for (const b of parseContent(content).blocks) {
+      if (b.type !== 'link' || listed.has(b.id)) continue;
+      listed.add(b.id);
+      out.push({ blockId: b.id, text: b.text, linkId: b.linkId, clicks: clicks.get(b.id) ?? 0 });
+    }
+  }
+  return out;
+}
+
 export function pageHandlers(services: Services, operations: PageOperations): Pick<DashboardHandlers, PageOperation> {
   const { knex } = services.db;
   const { config } = services;
@@ -105,9 +123,7 @@ export function pageHandlers(services: Services, operations: PageOperations): Pi
           window: { from: isoDay(from), to: isoDay(to) },
           series,
           totals,
-          blocks: parseContent(page.draft).blocks.flatMap((block) =>
-            block.type === 'link' ? [{ blockId: block.id, text: block.text, linkId: block.linkId, clicks: byBlock.get(block.id) ?? 0 }] : [],
-          ),
+          blocks: analyticsBlocks(page, byBlock),
           breakdownWindow: { from: isoDay(today - BREAKDOWN_DAYS + 1), to: isoDay(today) },
           breakdowns: {
             countries: top(b.country),

@@ -64,7 +64,7 @@ export function settingsHandlers(
         status: 200,
         body: {
           data: {
-            id: w.id, name: w.name, plan: w.plan, role: w.role, createdAt: iso(w.createdAt)!,
+            id: w.id, name: w.name, plan: w.plan, role: w.role, createdAt: iso(w.createdAt)!, shortDomain: config.shortDomain,
             features: { api, expiredUrl: api, webhooks: api, conversions: api && config.featureConversions, goals: api && config.featureConversions && config.featureGoals },
           },
         },

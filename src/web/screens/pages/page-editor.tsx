@@ -10,6 +10,7 @@ import { ApiError, asApiError, unwrap } from '../../api/errors.ts';
 import { keys } from '../../api/keys.ts';
 import { queryClient } from '../../api/query-client.ts';
 import { can, useMembership } from '../../api/session.ts';
+import { useWorkspace } from '../../api/queries.ts';
 import type { BioPage, PageTheme } from '../../api/types.ts';
 import { SubmitButton } from '../../components/buttons.tsx';
 import { useConfirm } from '../../components/confirm.tsx';
@@ -208,7 +209,8 @@ function PageEditorForm({ ws, page }: { ws: string; page?: BioPage }) {
 
   const busy = save.isPending || act.isPending || remove.isPending;
   const dirty = page ? Object.keys(updateBody(draft, page)).length > 0 : true;
-  const knownUrl = page?.url ?? queryClient.getQueryData<BioPage[]>([...keys.pages(ws)])?.[0]?.url;
+  const shortDomain = useWorkspace(ws).data?.shortDomain;
+  const knownUrl = page?.url ?? (shortDomain ? `https://${shortDomain}/` : undefined);
   const e = errors.fields;
 
   return (
