@@ -95,9 +95,9 @@ export function Shell({ children }: { children: ReactNode }) {
             </nav>
           ) : null}
           <div className="account">
-            <Link href="/account" className="account-link" aria-current={location === '/account' ? 'page' : undefined} title="Account">
-              <span className="wide-only">{session.user.email}</span>
-              <span className="narrow-only">Account</span>
+            <Link href="/account" className="account-link" aria-current={location === '/account' ? 'page' : undefined} title={session.user.email}>
+              <span className="account-email">{session.user.email}</span>
+              <span className="account-word">Account</span>
             </Link>
             <button type="button" className="button button-small" onClick={() => signOut.mutate()} disabled={signOut.isPending}>
               Sign out
