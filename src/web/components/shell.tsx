@@ -95,7 +95,13 @@ export function Shell({ children }: { children: ReactNode }) {
             </nav>
           ) : null}
           <div className="account">
-            <Link href="/account" className="account-link" aria-current={location === '/account' ? 'page' : undefined} title={session.user.email}>
+            <Link
+              href="/account"
+              className="account-link"
+              aria-current={location === '/account' ? 'page' : undefined}
+              aria-label={`Account (${session.user.email})`}
+              title={session.user.email}
+            >
               <span className="account-email">{session.user.email}</span>
               <span className="account-word">Account</span>
             </Link>
