@@ -109,7 +109,10 @@ describe.each(testEngines())('dashboard webhooks on %s', (engine) => {
     expect(res.body.data).toMatchObject({ status: 'DELIVERED', attempt: { statusCode: 200, response: { body: 'received', truncated: false } } });
     const [req] = receiver.to(p);
     expect(verifyVariantA(req.rawBody, req.headers['x-webhook-signature'] as string, sub.secret)).toBe(true);
-    expect(req.body.test).toBe(true);
+    // A sample: the variant's envelope, the documented example's workspace (never this one), the unsigned hint.
+    expect(Object.keys(req.body).sort()).toEqual(['data', 'event', 'timestamp']);
+    expect(req.body.data.workspaceId).toBe('ws_91c3e7a2');
+    expect(req.headers['x-service-test']).toBe('true');
     const log = await team.analyst.request('GET', `${base}/deliveries?subscriptionId=${sub.id}`);
     expect(log.body.data).toMatchObject([{ id: res.body.data.deliveryId, test: true, status: 'DELIVERED' }]);
     const detail = await team.analyst.request('GET', `${base}/deliveries/${res.body.data.deliveryId}`);
