@@ -11,6 +11,7 @@ import {
 } from '../support/recount';
 import { seedWorkspace, type Seeded } from '../support/seed';
 import { startTestServer, type TestServer } from '../support/server';
+import { apiClient, asResponse } from '../support/client';
 
 const iso = (t: number) => new Date(t).toISOString();
 const LEAK = 'METADATA-MUST-NOT-LEAK';
@@ -399,9 +400,10 @@ describe.each(testEngines())('conversions API on %s', (engine) => {
     // The windows, fixed once T is known.
     const W: Record<'mid' | 'midnight' | 'long100' | 'gap' | 'sameDay', Win> = {} as any;
 
+    // The summary through the package's client (shortlink/client), its query typed by the contract.
     const get = async (params: Record<string, string | undefined>, k = key) => {
-      const q = new URLSearchParams(Object.entries(params).filter(([, v]) => v !== undefined) as [string, string][]);
-      const res = await server.request('GET', `/api/v1/conversions${q.size ? `?${q}` : ''}`, { key: k });
+      const query = Object.fromEntries(Object.entries(params).filter(([, v]) => v !== undefined));
+      const res = await asResponse(apiClient(server, k, { retries: 0 }).GET('/api/v1/conversions', { params: { query: query as never } }));
       expect(res.text).not.toContain(LEAK);
       return res;
     };
