@@ -5,8 +5,9 @@ import { createHmac } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
-import { verifyVariantA, verifyVariantB } from 'shortlink/webhooks';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import { verifyVariantA, verifyVariantB, type VariantADelivery, type VariantAEvent, type VariantAEventName, type VariantBDelivery, type VariantBEvent, type VariantBEventName } from 'shortlink/webhooks';
+import { eventCatalog } from '../../src/webhooks/catalog';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -34,5 +35,23 @@ describe('shortlink/webhooks', () => {
     const ok: boolean = verifyVariantB(body, signature, 'k'.repeat(16));
     expect(ok).toBe(true);
     expect(verifyVariantA(body, undefined, 'k')).toBe(false);
+  });
+
+  it('types the delivery bodies of both variants from the AsyncAPI documents, every event of the catalogue', () => {
+    expectTypeOf<VariantAEventName>().toEqualTypeOf<
+      'link.created' | 'link.updated' | 'link.deleted' | 'page.published' | 'report.shared' | 'conversion.created' | 'analytics.spike' | 'analytics.geo_anomaly' | 'domain.verified'
+    >();
+    expectTypeOf<VariantBEventName>().toEqualTypeOf<
+      'link.created' | 'link.clicked' | 'link.updated' | 'link.deleted' | 'page.viewed' | 'page.published' | 'qr.scanned' | 'domain.verified'
+    >();
+    expectTypeOf<VariantAEvent<'report.shared'>['data']['visibility']>().toEqualTypeOf<'UNLISTED' | 'PUBLIC'>();
+    expectTypeOf<VariantBEvent<'link.clicked'>['data']['country']>().toEqualTypeOf<string | null>();
+    expectTypeOf<keyof VariantBDelivery>().toEqualTypeOf<'id' | 'type' | 'timestamp' | 'data'>();
+    expectTypeOf<keyof VariantADelivery>().toEqualTypeOf<'event' | 'timestamp' | 'data'>();
+    // The catalogue the service sends from has exactly these names (the types above list them).
+    const a: VariantAEventName[] = ['link.created', 'link.updated', 'link.deleted', 'page.published', 'report.shared', 'conversion.created', 'analytics.spike', 'analytics.geo_anomaly', 'domain.verified'];
+    const b: VariantBEventName[] = ['link.created', 'link.clicked', 'link.updated', 'link.deleted', 'page.viewed', 'page.published', 'qr.scanned', 'domain.verified'];
+    expect(eventCatalog('A').events.map((e) => e.name).sort()).toEqual([...a].sort());
+    expect(eventCatalog('B').events.map((e) => e.name).sort()).toEqual([...b].sort());
   });
 });
