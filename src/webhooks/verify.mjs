@@ -1,7 +1,10 @@
 // Reference verifiers for receivers of Shortlink webhooks (asyncapi/variant-a.yaml and
 // variant-b.yaml, "Verifying a delivery"). Plain JavaScript with no dependency but node:crypto,
 // so a receiver can `import { verifyVariantA, verifyVariantB } from 'shortlink/webhooks'` under
-// plain Node, or copy this file. Types: verify.d.mts.
+// plain Node, or copy this file. Types: verify.d.mts. The same verifiers in Python and Go, one
+// file each with only the standard library: verifiers/python/shortlink_webhooks.py and
+// verifiers/go/shortlinkwebhooks/verify.go. All three are held to the test vectors in
+// verifiers/vectors.json (test/webhooks/verify-export.test.ts runs them here).
 //
 // Both functions take the RAW request body (the bytes as received, before any JSON parsing) and
 // return true or false. They never throw for what a sender controls (a missing, malformed or

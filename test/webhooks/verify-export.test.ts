@@ -1,13 +1,17 @@
 // Receivers import the reference verifiers as `shortlink/webhooks` (package.json "exports"):
-// it must load under plain Node, with no TypeScript loader, and carry types for TypeScript.
+// it must load under plain Node, with no TypeScript loader, and carry types for TypeScript. It
+// answers every case of the vectors the Python and Go verifiers are held to as well
+// (verifiers/vectors.json).
 import { execFile } from 'node:child_process';
 import { createHmac } from 'node:crypto';
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { verifyVariantA, verifyVariantB, type VariantADelivery, type VariantAEvent, type VariantAEventName, type VariantBDelivery, type VariantBEvent, type VariantBEventName } from 'shortlink/webhooks';
 import { eventCatalog } from '../../src/webhooks/catalog';
+import { VECTORS_FILE, vectorsJson, type WebhookVector } from '../support/webhook-vectors';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -53,5 +57,24 @@ describe('shortlink/webhooks', () => {
     const b: VariantBEventName[] = ['link.created', 'link.clicked', 'link.updated', 'link.deleted', 'page.viewed', 'page.published', 'qr.scanned', 'domain.verified'];
     expect(eventCatalog('A').events.map((e) => e.name).sort()).toEqual([...a].sort());
     expect(eventCatalog('B').events.map((e) => e.name).sort()).toEqual([...b].sort());
+  });
+});
+
+describe('the shared test vectors (verifiers/vectors.json)', () => {
+  const cases: WebhookVector[] = JSON.parse(fs.readFileSync(VECTORS_FILE, 'utf8')).cases;
+
+  it('are what test/support/webhook-vectors.ts writes (run it with tsx after changing a case)', () => {
+    expect(fs.readFileSync(VECTORS_FILE, 'utf8')).toBe(vectorsJson());
+  });
+
+  it.each(cases.map((c) => [c.name, c] as const))('%s', (_name, c) => {
+    const body = Buffer.from(c.bodyBase64, 'base64');
+    // The text form is only there to be read; it must say the same bytes.
+    if (c.body !== undefined) expect(Buffer.from(c.body, 'utf8').equals(body)).toBe(true);
+    const answer =
+      c.variant === 'A'
+        ? verifyVariantA(body, c.header, c.secret, { now: c.now! * 1000, ...(c.toleranceSeconds === undefined ? {} : { toleranceSeconds: c.toleranceSeconds }) })
+        : verifyVariantB(body, c.header, c.secret);
+    expect(answer).toBe(c.expected);
   });
 });

@@ -1,0 +1,3 @@
+module github.com/shortlink/shortlink/verifiers/go/shortlinkwebhooks
+
+go 1.19
