@@ -610,12 +610,49 @@ export interface paths {
         };
         /**
          * Readiness check
-         * @description Answers 200 `{ "status": "ready" }` when the process can reach its database,
-         *     and 503 with an `{ error }` body when it cannot. Needs no API key, is not
-         *     rate-limited, and, unlike `/api` requests, is answered over plain HTTP as
-         *     well.
+         * @description Answers 200 `{ "status": "ready" }` when the process can reach its database and its
+         *     click backlog (clicks and bio page views recorded and not yet written) is under
+         *     200,000, and 503 with an `{ error }` body saying which is not so. A backlog that large
+         *     means the database has not taken the writer's flushes for a while (the buffer holds
+         *     1,000,000 before it drops the oldest): a load balancer should send visitors elsewhere
+         *     until it drains. Needs no API key, is not rate-limited, and, unlike `/api` requests, is
+         *     answered over plain HTTP as well.
          */
         get: operations["getReadiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Metrics for Prometheus
+         * @description This process's metrics in Prometheus's text format (prom-client): answers by status on
+         *     the redirect path (`shortlink_redirect_responses_total{status}`), the link cache's hits
+         *     and misses, clicks recorded, written and dropped and the click backlog, webhook attempts
+         *     by variant and the status they left the delivery in
+         *     (`shortlink_webhook_attempts_total{variant,result}`), UNKNOWN deliveries waiting for a
+         *     person, the outbox's depth and the age of its oldest delivery, the database pool's
+         *     connections, the event loop's delay and Node's own metrics. Counters count since the
+         *     process started; several instances each answer their own.
+         *
+         *     Who may read it: with `METRICS_TOKEN` set, a request carrying
+         *     `Authorization: Bearer $METRICS_TOKEN` (401 otherwise, whatever its address); without it,
+         *     a client on the loopback address only (403 otherwise): behind a trusted proxy
+         *     (`TRUST_PROXY`) the client is the one the proxy saw, so a proxy on the same machine does
+         *     not open it to the network. Not rate-limited; answered over plain HTTP as well, like the
+         *     probes.
+         */
+        get: operations["getMetrics"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2491,7 +2528,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The database is reachable. */
+            /** @description The database is reachable and the click backlog is under its bound. */
             200: {
                 headers: {
                     "X-Service-Request-Id": components["headers"]["XServiceRequestId"];
@@ -2502,6 +2539,28 @@ export interface operations {
                 };
             };
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metrics. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
         };
     };
 }

@@ -17,6 +17,8 @@ export interface Config {
    * trusts one: its X-Forwarded-Proto, and the right-most X-Forwarded-For entry as the client.
    */
   trustProxy: number;
+  /** METRICS_TOKEN: /metrics answers a request bearing it; unset, loopback clients only. */
+  metricsToken?: string;
   featureConversions: boolean;
   featureGoals: boolean;
   webhookVariants: Set<'A' | 'B'>;
@@ -72,5 +74,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookAllowPrivateNetworks: env.WEBHOOK_ALLOW_PRIVATE_NETWORKS === '1',
     clickFlushMs: Number(env.CLICK_FLUSH_MS || 1000),
     masterKey: env.MASTER_KEY || undefined,
+    metricsToken: env.METRICS_TOKEN || undefined,
   };
 }

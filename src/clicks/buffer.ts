@@ -186,6 +186,12 @@ export class ClickRecorder {
   private buffer = new ClickBuffer();
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> | undefined;
+  /** Clicks of the flush under way (not yet known to be written). */
+  private flushingCount = 0;
+  /** Since the start, for /metrics: clicks (and page visits) recorded, written, and dropped unwritten. */
+  recorded = 0;
+  written = 0;
+  dropped = 0;
 
   constructor(
     private readonly writer: ClickWriter,
@@ -194,24 +200,31 @@ export class ClickRecorder {
   ) {}
 
   record(event: ClickEvent): void {
-    if (this.buffer.length >= MAX_BUFFERED) {
-      this.buffer.dropOldest(DROP_WHEN_FULL);
-      this.log.warn({ dropped: DROP_WHEN_FULL }, 'click buffer full: the oldest unflushed clicks were dropped');
-    }
+    if (this.buffer.length >= MAX_BUFFERED) this.dropWhenFull();
+    this.recorded++;
     this.buffer.push(event);
+  }
+
+  private dropWhenFull(): void {
+    this.buffer.dropOldest(DROP_WHEN_FULL);
+    this.dropped += DROP_WHEN_FULL;
+    this.log.warn({ dropped: DROP_WHEN_FULL }, 'click buffer full: the oldest unflushed clicks were dropped');
   }
 
   /** A bio page's view or block click: buffered and written with the clicks. */
   recordPageVisit(event: PageVisitEvent): void {
-    if (this.buffer.length >= MAX_BUFFERED) {
-      this.buffer.dropOldest(DROP_WHEN_FULL);
-      this.log.warn({ dropped: DROP_WHEN_FULL }, 'click buffer full: the oldest unflushed clicks were dropped');
-    }
+    if (this.buffer.length >= MAX_BUFFERED) this.dropWhenFull();
+    this.recorded++;
     this.buffer.pushPageVisit(event);
   }
 
   get pending(): number {
     return this.buffer.length;
+  }
+
+  /** Clicks recorded and not yet written: the buffer and the flush under way. */
+  get backlog(): number {
+    return this.buffer.length + this.flushingCount;
   }
 
   start(): void {
@@ -234,17 +247,26 @@ export class ClickRecorder {
     if (!this.buffer.length) return;
     const batch = this.buffer;
     this.buffer = new ClickBuffer();
+    this.flushingCount = batch.length;
     this.flushing = this.writer
       .write(batch)
+      .then(() => {
+        this.written += batch.length;
+      })
       .catch((err: ClickWriteError) => {
+        this.written += err.written ?? 0;
         // Keep what was not committed, ahead of what arrived meanwhile, rather than lose it.
         const kept = new ClickBuffer(batch.length).append(batch.columns(err.written ?? 0)).append(this.buffer.columns());
-        if (kept.length > MAX_BUFFERED) kept.dropOldest(kept.length - MAX_BUFFERED);
+        if (kept.length > MAX_BUFFERED) {
+          this.dropped += kept.length - MAX_BUFFERED;
+          kept.dropOldest(kept.length - MAX_BUFFERED);
+        }
         this.buffer = kept;
         throw err;
       })
       .finally(() => {
         this.flushing = undefined;
+        this.flushingCount = 0;
       });
     await this.flushing;
   }

@@ -188,3 +188,10 @@ export function isUniqueViolation(err: unknown): boolean {
   const e = err as { code?: string };
   return e?.code === '23505' || e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
+
+/** The connection pool's use, for /metrics: connections in use, idle, and requests waiting for one. */
+export function poolUse(db: Database): { used: number; free: number; pending: number; max: number } {
+  const pool = (db.knex.client as { pool?: { numUsed(): number; numFree(): number; numPendingAcquires(): number; max: number } }).pool;
+  if (!pool) return { used: 0, free: 0, pending: 0, max: 0 };
+  return { used: pool.numUsed(), free: pool.numFree(), pending: pool.numPendingAcquires(), max: pool.max };
+}

@@ -63,7 +63,11 @@ export async function createApp(services: Services, opts: { validateResponses?: 
       throw invalid('A JSON request body is required (Content-Type: application/json)');
     }
     const request = { params: c.request.params, query: c.request.query, headers: c.request.headers, body: c.request.requestBody } as unknown as RequestOf<OperationId>;
-    const ctx: HandlerContext = { auth: (c.security as any)?.bearerAuth as AuthContext, requestId: req.id ? String(req.id) : null };
+    const ctx: HandlerContext = {
+      auth: (c.security as any)?.bearerAuth as AuthContext,
+      requestId: req.id ? String(req.id) : null,
+      client: clientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for'], config.trustProxy),
+    };
     return (handlers[id] as (r: RequestOf<OperationId>, x: HandlerContext) => Promise<ResultOf<OperationId>>)(request, ctx);
   };
 
@@ -101,6 +105,8 @@ export async function createApp(services: Services, opts: { validateResponses?: 
       }
       for (const [k, v] of Object.entries(result.headers ?? {})) res.setHeader(k, v);
       if (result.body === undefined) res.status(result.status).end();
+      // A text answer (GET /metrics) is sent as it is.
+      else if (typeof result.body === 'string' && /^text\//.test(String(res.getHeader('Content-Type') ?? ''))) res.status(result.status).send(result.body);
       else res.status(result.status).json(result.body);
     },
   });

@@ -4,6 +4,7 @@ import type { Config } from '../config.ts';
 import type { Database } from '../db/knex.ts';
 import type { Queries } from '../db/queries.ts';
 import type { LinkCacheInvalidator } from '../redirect/cache.ts';
+import type { Metrics } from './metrics.ts';
 
 /** Everything a request handler may use, built once per process (or per test). */
 export interface Services {
@@ -22,4 +23,8 @@ export interface Services {
   resolveTxt: (name: string) => Promise<string[][]>;
   /** Certificates webhook deliveries trust besides the system's (tests; WEBHOOK_CA_FILE): test events use them too. */
   webhookCa?: string[];
+  /** GET /metrics (src/http/metrics.ts). */
+  metrics: Metrics;
+  /** Clicks recorded and not yet written (GET /readyz fails above READY_MAX_CLICK_BACKLOG). */
+  clickBacklog(): number;
 }

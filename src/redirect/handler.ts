@@ -72,6 +72,14 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
   private readonly qrCodes = new Map<string, QrTarget | null>();
   // handle → domain key → the page as that domain shows it ('' the short domain).
   private readonly pages = new Map<string, Map<string, CachedPageEntry>>();
+  /**
+   * What this process answered on the redirect path, for /metrics: answers by status code, and
+   * the link cache's hits and misses. Plain counters, read when scraped: a labelled metric's
+   * update on every redirect would cost more than the rest of the redirect's bookkeeping.
+   */
+  readonly responses = new Float64Array(600);
+  cacheHits = 0;
+  cacheMisses = 0;
   private readonly shortHost: string;
   // Bumped by every invalidation. An answer read before an invalidation and arriving after it
   // (an asynchronous read: the lookup thread on SQLite, Postgres) still answers its own request,
@@ -196,7 +204,7 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
     const slash = rest.indexOf('/');
     const handle = safeDecode(slash === -1 ? rest : rest.slice(0, slash)).toLowerCase();
     const blockId = slash === -1 || slash === rest.length - 1 ? null : rest.slice(slash + 1);
-    if (blockId === null && req.method === 'POST') return sendPage(res, 405, pageNotFound(), { Allow: 'GET, HEAD' });
+    if (blockId === null && req.method === 'POST') return this.sendPage(res, 405, pageNotFound(), { Allow: 'GET, HEAD' });
     const h = visitHeaders(req.headers);
     const host = hostnameOf(h.host);
     const domainKey = this.domainOf(host);
@@ -246,9 +254,10 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
   }
 
   private answerPage(req: IncomingMessage, res: ServerResponse, h: VisitHeaders, page: CachedPageEntry, blockId: string | null): void {
-    if (page === NOT_FOUND) return sendPage(res, 404, pageNotFound());
+    if (page === NOT_FOUND) return this.sendPage(res, 404, pageNotFound());
     const get = req.method === 'GET';
     if (blockId === null) {
+      this.responses[200]++;
       res.writeHead(200, page.headers);
       res.end(get ? page.html : undefined);
       // Views by people only, as clicks are: no bots, no HEAD, no prefetch.
@@ -261,7 +270,7 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
       return;
     }
     const linkId = page.blocks.get(blockId);
-    if (linkId === undefined) return sendPage(res, 404, statusPage('not_found'));
+    if (linkId === undefined) return this.sendPage(res, 404, statusPage('not_found'));
     const via: PageVia = { pageId: page.id, workspaceId: page.workspaceId, blockId, action: `/@${page.handle}/${blockId}` };
     // The page is the click's referrer, whatever the browser sent.
     const visit: VisitHeaders = { ...h, referer: page.address };
@@ -290,7 +299,11 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
     if (!SLUG.test(slug)) return this.answer(req, res, h, NOT_FOUND, null);
     const key = RedirectCache.keyOf({ domainKey, slug });
     const cached = this.links.get(key);
-    if (cached !== undefined) return this.answer(req, res, h, cached, null);
+    if (cached !== undefined) {
+      this.cacheHits++;
+      return this.answer(req, res, h, cached, null);
+    }
+    this.cacheMisses++;
     const loaded = this.deps.store.findLink(domainKey, slug);
     if (isPromise(loaded)) {
       const generation = this.generation;
@@ -318,6 +331,7 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
       if (!target) return this.answer(req, res, h, NOT_FOUND, null);
       if (format) {
         const image = await qrImage(`https://${this.deps.config.shortDomain}/qr/${code}`, format);
+        this.responses[200]++;
         res.writeHead(200, {
           'Content-Type': format === 'svg' ? 'image/svg+xml' : 'image/png',
           'Content-Length': Buffer.byteLength(image),
@@ -347,7 +361,7 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
     const bot = isBot(h.userAgent);
     const person = get && !bot && !isPrefetch(h.purpose);
     if (bot && get && link && visit.countsAsClick && hasPreview(link)) {
-      return sendPage(res, 200, previewPage({
+      return this.sendPage(res, 200, previewPage({
         url: link.url,
         shortUrl: `https://${h.host}/${link.slug}`,
         title: link.previewTitle,
@@ -355,7 +369,7 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
         image: link.previewImage,
       }));
     }
-    if (!person || !visit.countsAsClick) return redirect(res, visit);
+    if (!person || !visit.countsAsClick) return this.redirect(res, visit);
     this.countAndRedirect(req, res, h, link!, visit, qrCodeId, now, via);
   }
 
@@ -372,7 +386,7 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
   ) {
     if (link.clickLimit === null) {
       this.record(h, link, qrCodeId, now, via);
-      return redirect(res, visit);
+      return this.redirect(res, visit);
     }
     const settle = (ok: boolean) => {
       if (!ok) {
@@ -382,7 +396,7 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
       link.served++;
       // The slot was taken now, which may be a database round trip after the request arrived.
       this.record(h, link, qrCodeId, Date.now(), via);
-      redirect(res, visit);
+      this.redirect(res, visit);
     };
     const reserved = this.deps.store.reserveClick(link.id);
     if (isPromise(reserved)) reserved.then(settle, (err) => this.fail(res, err));
@@ -397,12 +411,12 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
   }
 
   private page(req: IncomingMessage, res: ServerResponse, page: Exclude<Visit, { kind: 'redirect' }>['page'], link: ResolvedLink | null, error?: string, via?: PageVia) {
-    if (page !== 'password') return sendPage(res, PAGE_STATUS[page], statusPage(page));
+    if (page !== 'password') return this.sendPage(res, PAGE_STATUS[page], statusPage(page));
     const csrf = this.deps.csrf.issue(link!.id);
     const secure = isSecure(req, this.deps.config.trustProxy);
     // Through a bio page's block the form posts back to the block's address, on the page's host.
     const action = via?.action ?? `/${link!.slug}`;
-    sendPage(res, error ? 401 : PAGE_STATUS.password, passwordPage({ action, csrf, error }), {
+    this.sendPage(res, error ? 401 : PAGE_STATUS.password, passwordPage({ action, csrf, error }), {
       'Set-Cookie': `${CSRF_COOKIE}=${csrf}; Path=${action}; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}; Max-Age=3600`,
       // A 401 names its scheme; browsers show no dialog for this one.
       'WWW-Authenticate': 'Form realm="Shortlink link password"',
@@ -417,10 +431,10 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
     if (visit.kind === 'redirect' || visit.page !== 'password') {
       // Nothing to unlock: answer as a GET would, without following the POST anywhere.
       if (visit.kind === 'page') return this.page(req, res, visit.page, link);
-      return sendPage(res, 405, statusPage('not_found'), { Allow: 'GET, HEAD' });
+      return this.sendPage(res, 405, statusPage('not_found'), { Allow: 'GET, HEAD' });
     }
     const form = await readForm(req);
-    if (!form) return sendPage(res, 413, statusPage('not_found').replace('Link not found', 'Form too large'), { Connection: 'close' });
+    if (!form) return this.sendPage(res, 413, statusPage('not_found').replace('Link not found', 'Form too large'), { Connection: 'close' });
     const cookies = parseCookies(req.headers.cookie);
     if (!this.deps.csrf.verify(link!.id, form.get('csrf') ?? undefined, cookies[CSRF_COOKIE])) {
       return this.page(req, res, 'password', link, 'Your session expired. Please enter the password again.', via);
@@ -428,7 +442,7 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
     // The address the trusted proxy saw, never one the client wrote (domain/client-address).
     const throttleKey = `${link!.id}:${clientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for'], this.deps.config.trustProxy)}`;
     const wait = await takeAttempt(this.deps.passwordThrottle, throttleKey);
-    if (wait > 0) return sendPage(res, 429, throttledPage(wait), { 'Retry-After': wait });
+    if (wait > 0) return this.sendPage(res, 429, throttledPage(wait), { 'Retry-After': wait });
     const password = form.get('password') ?? '';
     if (!password || password.length > 256 || !(await verifyPassword(password, link!.passwordHash!))) {
       return this.page(req, res, 'password', link, 'That password is not correct.', via);
@@ -437,14 +451,24 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
     const now = Date.now();
     const unlocked = decideVisit(link, now, true);
     if (unlocked.kind === 'page') return this.page(req, res, unlocked.page, link);
-    if (isBot(h.userAgent) || !unlocked.countsAsClick) return redirect(res, unlocked);
+    if (isBot(h.userAgent) || !unlocked.countsAsClick) return this.redirect(res, unlocked);
     this.countAndRedirect(req, res, h, link!, unlocked, qrCodeId, now, via);
+  }
+
+  private redirect(res: ServerResponse, visit: Extract<Visit, { kind: 'redirect' }>): void {
+    this.responses[visit.status]++;
+    redirect(res, visit);
+  }
+
+  private sendPage(res: ServerResponse, status: number, html: string, extra?: Record<string, string | number>): void {
+    this.responses[status]++;
+    sendPage(res, status, html, extra);
   }
 
   private fail(res: ServerResponse, err: unknown) {
     this.deps.log.error({ err }, 'short link could not be resolved');
     if (res.headersSent) return res.destroy();
-    sendPage(res, 503, statusPage('not_found').replace('Link not found', 'Temporarily unavailable'), { 'Retry-After': 5 });
+    this.sendPage(res, 503, statusPage('not_found').replace('Link not found', 'Temporarily unavailable'), { 'Retry-After': 5 });
   }
 }
 

@@ -22,6 +22,7 @@ import { openRedirectStore, type RedirectStore } from '../db/redirect-store.ts';
 import { scheduleRetention } from '../jobs/retention.ts';
 import { scheduleClickFold } from '../jobs/click-folds.ts';
 import { WebhookWorker } from '../webhooks/worker.ts';
+import { createMetrics } from '../http/metrics.ts';
 import { loadOrCreateMasterKey } from './master-key.ts';
 import { loadOrCreateCertificate, type TlsMaterial } from './tls.ts';
 
@@ -86,6 +87,17 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     log,
   });
   const changes = new ChangeFeed(db.knex, redirects, log);
+  // Made here, started once the service listens; /metrics reads its counts.
+  const webhooks = new WebhookWorker({
+    knex: db.knex,
+    engine: db.engine,
+    log,
+    masterKey,
+    retryScale: config.webhookRetryScale,
+    timeoutMs: config.webhookTimeoutMs,
+    allowPrivateNetworks: config.webhookAllowPrivateNetworks,
+    extraCa: opts.webhookCa,
+  });
   const queryService = openQueryService(db, config.databaseUrl);
   const services: Services = {
     config,
@@ -98,6 +110,8 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     signInThrottle: createSignInThrottle(db),
     resolveTxt: opts.resolveTxt ?? resolveTxt,
     webhookCa: opts.webhookCa,
+    metrics: createMetrics({ redirects, clicks, webhooks, db }),
+    clickBacklog: () => clicks.backlog,
   };
   const app = await createApp(services);
   const handler = (req: http.IncomingMessage, res: http.ServerResponse) => redirects.handle(req, res, app);
@@ -112,16 +126,6 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   });
   clicks.start();
   changes.start();
-  const webhooks = new WebhookWorker({
-    knex: db.knex,
-    engine: db.engine,
-    log,
-    masterKey,
-    retryScale: config.webhookRetryScale,
-    timeoutMs: config.webhookTimeoutMs,
-    allowPrivateNetworks: config.webhookAllowPrivateNetworks,
-    extraCa: opts.webhookCa,
-  });
   webhooks.start();
   const stopRetention = scheduleRetention(queryService.queries, log);
   const stopClickFold = scheduleClickFold(queryService.queries, log);

@@ -103,6 +103,8 @@ export class WebhookWorker {
   readonly owner = `${os.hostname().slice(0, 32)}:${process.pid}:${randomBytes(6).toString('hex')}`;
   /** Attempts this process has made (each counted once, whatever its outcome). */
   attemptsMade = 0;
+  /** Attempts this process settled, by `${variant} ${status after it}`, for /metrics. */
+  readonly settled = new Map<string, number>();
   private readonly concurrency: number;
   private readonly pollMs: number;
   private readonly inflight = new Map<string, { abort: AbortController; done: Promise<void> }>();
@@ -317,6 +319,8 @@ export class WebhookWorker {
       log.warn({ delivery: c.id, attempt: c.attempt }, 'webhook attempt finished after its lease was settled elsewhere; outcome not recorded');
       return;
     }
+    const counted = `${c.variant} ${decision.status}`;
+    this.settled.set(counted, (this.settled.get(counted) ?? 0) + 1);
     // A timer may fire a millisecond before the wall clock reaches the due time.
     if (decision.status === 'PENDING') this.wakeIn(decision.retryInMs + 2);
     const entry = { delivery: c.id, variant: c.variant, attempt: c.attempt, outcome: decision.attemptOutcome, status: decision.status, result: report.result };

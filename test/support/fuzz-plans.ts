@@ -566,6 +566,7 @@ export function operationSpecs(ops: Operation[], world: World): Record<string, O
     },
     getHealth: { weight: 1 },
     getReadiness: { weight: 1 },
+    getMetrics: { weight: 1 },
   };
 }
 

@@ -1,9 +1,29 @@
+import { timingSafeEqual } from 'node:crypto';
+import ipaddr from 'ipaddr.js';
 import { ping } from '../../db/knex.ts';
 import type { Services } from '../services.ts';
-import { notFound, unavailable } from '../../domain/errors.ts';
+import { forbidden, notFound, unauthenticated, unavailable } from '../../domain/errors.ts';
 import type { Handlers, ResultOf } from './types.ts';
 
-export function opsHandlers(services: Services): Pick<Handlers, 'getHealth' | 'followShortLink' | 'submitLinkPassword' | 'scanQrCode' | 'getReadiness'> {
+/**
+ * Clicks recorded and not yet written above which the process is not ready: the database has not
+ * taken the click writer's flushes for a while (a second's clicks are written each second under
+ * load), and the buffer drops the oldest clicks at 1,000,000 (src/clicks/buffer.ts).
+ */
+export const READY_MAX_CLICK_BACKLOG = 200_000;
+
+function isLoopback(address: string): boolean {
+  try {
+    const parsed = ipaddr.process(address);
+    return parsed.range() === 'loopback';
+  } catch {
+    return false;
+  }
+}
+
+const sameSecret = (a: string, b: string) => Buffer.byteLength(a) === Buffer.byteLength(b) && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+
+export function opsHandlers(services: Services): Pick<Handlers, 'getHealth' | 'followShortLink' | 'submitLinkPassword' | 'scanQrCode' | 'getReadiness' | 'getMetrics'> {
   return {
     async getHealth(): Promise<ResultOf<'getHealth'>> {
       return { status: 200, body: { status: 'ok' } };
@@ -27,7 +47,21 @@ export function opsHandlers(services: Services): Pick<Handlers, 'getHealth' | 'f
         // not help; an unreachable database is worth retrying.
         throw unavailable('The database is not reachable');
       }
+      const backlog = services.clickBacklog();
+      if (backlog > READY_MAX_CLICK_BACKLOG) {
+        throw unavailable(`${backlog} clicks are waiting to be written (more than ${READY_MAX_CLICK_BACKLOG}): the database is not keeping up`);
+      }
       return { status: 200, body: { status: 'ready' } };
+    },
+    async getMetrics({ headers }, { client }): Promise<ResultOf<'getMetrics'>> {
+      const token = services.config.metricsToken;
+      if (token) {
+        const given = String(headers.authorization ?? '');
+        if (!sameSecret(given, `Bearer ${token}`)) throw unauthenticated('GET /metrics needs Authorization: Bearer with the METRICS_TOKEN');
+      } else if (!isLoopback(client)) {
+        throw forbidden('GET /metrics answers loopback clients only (set METRICS_TOKEN to read it from elsewhere)');
+      }
+      return { status: 200, body: await services.metrics.render(), headers: { 'Content-Type': services.metrics.contentType, 'Cache-Control': 'no-store' } };
     },
   };
 }

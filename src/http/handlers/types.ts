@@ -10,7 +10,7 @@ export type OperationId = keyof operations;
 
 /** A part of the request, or an empty object when the operation has none. */
 type Part<T> = [T] extends [never] ? Record<string, never> : [T] extends [undefined] ? Record<string, never> : NonNullable<T>;
-type JsonOf<T> = T extends { content: { 'application/json': infer B } } ? B : undefined;
+type JsonOf<T> = T extends { content: { 'application/json': infer B } } ? B : T extends { content: { 'text/plain': infer B } } ? B : undefined;
 
 export interface RequestOf<O extends OperationId> {
   params: Part<operations[O]['parameters']['path']>;
@@ -36,6 +36,8 @@ export interface HandlerContext {
   auth: AuthContext;
   /** X-Service-Request-Id of the request (webhook events carry it). */
   requestId: string | null;
+  /** The client's address as the trusted proxy saw it (src/domain/client-address.ts). */
+  client: string;
 }
 
 export type OperationHandler<O extends OperationId> = (request: RequestOf<O>, ctx: HandlerContext) => Promise<ResultOf<O>>;

@@ -83,7 +83,7 @@ export function accessSuites(ctx: ContractContext) {
       }
       expect(Object.fromEntries(KEYED_OPS.map((op) => [op, [KEYED[op].scope]]))).toEqual(secured);
       expect([...declaredStatuses().keys()].filter((op) => !KEYED[op]).sort()).toEqual(
-        ['followShortLink', 'getEventSchema', 'getHealth', 'getReadiness', 'scanQrCode', 'submitLinkPassword'],
+        ['followShortLink', 'getEventSchema', 'getHealth', 'getMetrics', 'getReadiness', 'scanQrCode', 'submitLinkPassword'],
       );
     });
 

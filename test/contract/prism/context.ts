@@ -45,3 +45,6 @@ export const json = (method: string, path: string, body: unknown): Call => ({ me
 export const textPlain = (method: string, path: string, rawBody: string): Call => ({
   method, path, opts: { rawBody, headers: { 'content-type': 'text/plain' } },
 });
+
+/** The main server's METRICS_TOKEN (GET /metrics answers a request bearing it). */
+export const METRICS_TOKEN = 'contract-metrics-token';

@@ -54,6 +54,13 @@ export function deploymentSuites(ctx: ContractContext) {
       expect((await check.viaPrism('getReadiness', call('GET', '/readyz'), 200)).body).toEqual({ status: 'ready' });
     });
 
+    // No METRICS_TOKEN here: /metrics answers loopback clients, as the trusted proxy saw them.
+    it('getMetrics: 403 for a client the trusted proxy saw elsewhere, 200 over plain HTTP for a loopback one', async () => {
+      const refused = await check.viaPrism('getMetrics', call('GET', '/metrics', { headers: { 'x-forwarded-for': '203.0.113.9' } }), 403);
+      expect(refused.body.error).toMatch(/loopback/);
+      expect((await check.viaPrism('getMetrics', call('GET', '/metrics'), 200)).text).toContain('shortlink_click_backlog');
+    });
+
     it.each([
       ['getConversionSummary', 'conversions_unavailable'],
       ['recordConversion', 'conversions_unavailable'],

@@ -10,7 +10,7 @@
 // The 503 of a database that cannot be read is in ./deployment.ts.
 import { describe, expect, it } from 'vitest';
 import * as ws from '../../../src/db/repos/workspaces';
-import { call, CRAWLER, PERSON, SHORT_HOST, type Call, type ContractContext } from './context';
+import { call, CRAWLER, PERSON, SHORT_HOST, type Call, type ContractContext, METRICS_TOKEN } from './context';
 
 const HOUR = 3_600_000;
 const isoIn = (ms: number) => new Date(Date.now() + ms).toISOString();
@@ -230,6 +230,14 @@ export function visitorSuites(ctx: ContractContext) {
       it('getReadiness: 200 { status: ready }', async () => {
         const res = await ctx.viaPrism('getReadiness', call('GET', '/readyz'), 200, null);
         expect(res.body).toEqual({ status: 'ready' });
+      });
+
+      // This server has METRICS_TOKEN set (prism.test.ts): the token is what opens /metrics.
+      it('getMetrics: 401 without the METRICS_TOKEN, 200 in the text format with it', async () => {
+        const refused = await ctx.viaPrism('getMetrics', call('GET', '/metrics'), 401, null);
+        expect(refused.body).toEqual({ error: expect.stringMatching(/METRICS_TOKEN/) });
+        const res = await ctx.viaPrism('getMetrics', call('GET', '/metrics', { headers: { authorization: `Bearer ${METRICS_TOKEN}` } }), 200, null);
+        expect(res.text).toContain('# TYPE shortlink_redirect_responses_total counter');
       });
     });
   });

@@ -1,0 +1,133 @@
+// GET /metrics (openapi/paths/metrics.yaml): this process's metrics in Prometheus's text format,
+// through prom-client. The busy paths keep plain counters of their own (the redirect path's
+// answers by status and its cache's hits and misses, the click recorder's counts, the webhook
+// worker's settled attempts) and the metrics read them when scraped: a labelled prom-client
+// metric updated on every redirect would cost more than the rest of a redirect's bookkeeping.
+// What lives in the database (the outbox) is counted when scraped, by the status index.
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import type { ClickRecorder } from '../clicks/buffer.ts';
+import { poolUse, type Database } from '../db/knex.ts';
+import { outboxGauges } from '../db/repos/webhook-deliveries.ts';
+import type { RedirectService } from '../redirect/handler.ts';
+import type { WebhookWorker } from '../webhooks/worker.ts';
+
+export interface MetricSources {
+  redirects: Pick<RedirectService, 'responses' | 'cacheHits' | 'cacheMisses'>;
+  clicks: Pick<ClickRecorder, 'recorded' | 'written' | 'dropped' | 'backlog'>;
+  webhooks: Pick<WebhookWorker, 'settled'>;
+  db: Database;
+}
+
+export interface Metrics {
+  contentType: string;
+  render(): Promise<string>;
+}
+
+/** A counter whose value is read from `read` when scraped (prom-client's counters only count up from 0). */
+function readCounter(registry: Registry, name: string, help: string, read: () => number): void {
+  new Counter({
+    name,
+    help,
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(read());
+    },
+  });
+}
+
+export function createMetrics(s: MetricSources): Metrics {
+  const registry = new Registry();
+  // Node's own: event-loop delay (lag, and percentiles of monitorEventLoopDelay), heap, GC, handles.
+  collectDefaultMetrics({ register: registry });
+
+  new Counter({
+    name: 'shortlink_redirect_responses_total',
+    help: 'Answers of the redirect path (short links, QR codes, bio pages and their visitor pages) by HTTP status.',
+    labelNames: ['status'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      s.redirects.responses.forEach((n, status) => {
+        if (n > 0) this.inc({ status: String(status) }, n);
+      });
+    },
+  });
+  readCounter(registry, 'shortlink_link_cache_hits_total', "Short-link lookups answered from this process's link cache.", () => s.redirects.cacheHits);
+  readCounter(registry, 'shortlink_link_cache_misses_total', 'Short-link lookups that had to read the database.', () => s.redirects.cacheMisses);
+
+  readCounter(registry, 'shortlink_clicks_recorded_total', 'Clicks (and bio page views and block clicks) by people, buffered to be written.', () => s.clicks.recorded);
+  readCounter(registry, 'shortlink_clicks_written_total', 'Buffered clicks the click writer committed to the database.', () => s.clicks.written);
+  readCounter(registry, 'shortlink_clicks_dropped_total', 'Buffered clicks dropped unwritten because the buffer was full (the database unreachable for long).', () => s.clicks.dropped);
+  new Gauge({
+    name: 'shortlink_click_backlog',
+    help: 'Clicks recorded and not yet written (the buffer and the flush under way). /readyz fails above 200,000.',
+    registers: [registry],
+    collect() {
+      this.set(s.clicks.backlog);
+    },
+  });
+
+  new Counter({
+    name: 'shortlink_webhook_attempts_total',
+    help: "Webhook attempts this process settled, by variant and the delivery's status after it (delivered, retry, failed, unknown).",
+    labelNames: ['variant', 'result'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      const result: Record<string, string> = { DELIVERED: 'delivered', PENDING: 'retry', FAILED: 'failed', UNKNOWN: 'unknown' };
+      for (const [key, n] of s.webhooks.settled) {
+        const [variant, status] = key.split(' ');
+        this.inc({ variant, result: result[status] ?? status.toLowerCase() }, n);
+      }
+    },
+  });
+  // One read of the outbox per scrape serves the three gauges below.
+  let outbox: Promise<Awaited<ReturnType<typeof outboxGauges>>> | undefined;
+  // An unreachable database leaves these NaN; the rest of the metrics still answer.
+  const readOutbox = () =>
+    (outbox ??= outboxGauges(s.db.knex)
+      .catch(() => ({ waiting: NaN, unknown: NaN, oldestWaitingAt: null }))
+      .finally(() => setTimeout(() => (outbox = undefined), 1_000).unref()));
+  new Gauge({
+    name: 'shortlink_webhook_deliveries_unknown',
+    help: 'Variant A deliveries whose outcome could not be established, waiting for a person (Mark delivered / Mark failed).',
+    registers: [registry],
+    async collect() {
+      this.set((await readOutbox()).unknown);
+    },
+  });
+  new Gauge({
+    name: 'shortlink_webhook_outbox_depth',
+    help: 'Deliveries waiting to be sent (PENDING, or SENDING under a lease), of every process.',
+    registers: [registry],
+    async collect() {
+      this.set((await readOutbox()).waiting);
+    },
+  });
+  new Gauge({
+    name: 'shortlink_webhook_outbox_oldest_age_seconds',
+    help: 'Age of the oldest delivery waiting to be sent; 0 when none waits.',
+    registers: [registry],
+    async collect() {
+      const oldest = (await readOutbox()).oldestWaitingAt;
+      this.set(oldest === null ? 0 : Math.max(0, (Date.now() - oldest) / 1000));
+    },
+  });
+
+  new Gauge({
+    name: 'shortlink_db_pool_connections',
+    help: "This process's database connections by state (used, free), the requests waiting for one (pending), and the pool's size (max).",
+    labelNames: ['state'],
+    registers: [registry],
+    collect() {
+      const p = poolUse(s.db);
+      this.set({ state: 'used' }, p.used);
+      this.set({ state: 'free' }, p.free);
+      this.set({ state: 'pending' }, p.pending);
+      this.set({ state: 'max' }, p.max);
+    },
+  });
+
+  return { contentType: registry.contentType, render: () => registry.metrics() };
+}
