@@ -17,6 +17,8 @@ export interface Config {
    * trusts one: its X-Forwarded-Proto, and the right-most X-Forwarded-For entry as the client.
    */
   trustProxy: number;
+  /** HOST: the address to listen on (default every address). */
+  host: string;
   /** METRICS_TOKEN: /metrics answers a request bearing it; unset, loopback clients only. */
   metricsToken?: string;
   featureConversions: boolean;
@@ -75,5 +77,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     clickFlushMs: Number(env.CLICK_FLUSH_MS || 1000),
     masterKey: env.MASTER_KEY || undefined,
     metricsToken: env.METRICS_TOKEN || undefined,
+    host: env.HOST || '0.0.0.0',
   };
 }

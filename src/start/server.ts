@@ -122,7 +122,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   await writerReady;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(config.port, opts.host ?? '0.0.0.0', () => resolve());
+    server.listen(config.port, opts.host ?? config.host, () => resolve());
   });
   clicks.start();
   changes.start();
@@ -151,10 +151,12 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
         server.closeIdleConnections();
         setTimeout(() => server.closeAllConnections(), 2000).unref();
       });
+      // A clean shutdown writes every buffered click first: waiting for webhook attempts below can
+      // take up to a variant's timeout, and a process killed meanwhile would lose the clicks. The
+      // events of this last flush (link.clicked, ...) are in the outbox for any process to send.
+      await clicks.stop().catch((err) => log.error({ err }, 'final click flush failed'));
       // Attempts already sent are waited for (none is left to end as UNKNOWN); the rest go back to PENDING.
       await webhooks.stop().catch((err) => log.error({ err }, 'stopping webhook deliveries failed'));
-      // A clean shutdown writes every buffered click before the database goes away.
-      await clicks.stop().catch((err) => log.error({ err }, 'final click flush failed'));
       await store.close();
       await queryService.close();
       if (!opts.db) await db.knex.destroy();

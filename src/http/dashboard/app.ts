@@ -20,6 +20,7 @@ import type { Services } from '../services.ts';
 import { validationError } from '../validation.ts';
 import { dashboardHandlers } from './handlers/index.ts';
 import { sessionCookie } from './session.ts';
+import { sameOrigin } from './origin.ts';
 import { BIO_PAGE_STYLE_HASHES } from '../../redirect/bio-page.ts';
 import { findSharedReport, mayBeIndexed } from './shared-reports.ts';
 import type { DashboardContext, DashboardOperationId, DashboardRequest, DashboardResult, WorkspaceContext } from './types.ts';
@@ -177,7 +178,7 @@ export async function createDashboard(services: Services): Promise<express.Route
         throw forbidden("This request did not carry the session's anti-forgery token (X-CSRF-Token)");
       }
       const origin = req.headers.origin;
-      if (origin && origin !== originOf(req)) throw forbidden(`Requests from ${origin} are not accepted`);
+      if (origin && !sameOrigin(origin, originOf(req))) throw forbidden(`Requests from ${origin} are not accepted`);
     }
     const workspace = params.workspaceId ? await workspaceOf(params.workspaceId, session.userId) : undefined;
     const roles = operation['x-roles'];

@@ -22,6 +22,7 @@ import { summaryFilters } from '../../handlers/conversions.ts';
 import type { Services } from '../../services.ts';
 import { findSharedReport, SharedFigures } from '../shared-reports.ts';
 import type { DashboardContext, DashboardHandlers, DashboardResult } from '../types.ts';
+import { sameOrigin } from '../origin.ts';
 import { requireConversions } from './conversions.ts';
 import { requireGoals } from './goals.ts';
 
@@ -181,7 +182,7 @@ export function reportHandlers(services: Services): Pick<DashboardHandlers, Repo
     async unlockSharedReport({ params, body, headers }, ctx): Promise<DashboardResult<'unlockSharedReport'>> {
       // No session guards this form, so a post made by another site is refused by its origin.
       const origin = headers.origin;
-      if (typeof origin === 'string' && origin !== ctx.origin) throw forbidden(`Requests from ${origin} are not accepted`);
+      if (typeof origin === 'string' && !sameOrigin(origin, ctx.origin)) throw forbidden(`Requests from ${origin} are not accepted`);
       const found = await findSharedReport(services, params.token);
       if (!found) throw notFound('There is no shared report at this address');
       const { row } = found;
