@@ -90,6 +90,6 @@ module.exports = {
     doNotFollow: { path: 'node_modules' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { extensions: ['.ts', '.mjs', '.js', '.json', '.d.mts'], exportsFields: ['exports'], conditionNames: ['import', 'node', 'default'] },
+    enhancedResolveOptions: { extensions: ['.ts', '.mjs', '.js', '.json', '.d.mts', '.d.ts'], exportsFields: ['exports'], conditionNames: ['import', 'node', 'default'] },
   },
 };
