@@ -386,7 +386,7 @@ interface Case {
 /**
  * The windows every case is read over, fixed relative to the clock when a request is sent (they
  * slide with it). A summary reads whole days, 32-day blocks and the partial days at the edges
- * differently (planWindow, tallyByType), so besides the default and the longest window: one whose
+ * differently (domain/conversion-reads planReads), so besides the default and the longest window: one whose
  * ends are at odd hours of past days, and one of 63 days holding no whole 32-day block (the
  * longest window read from events alone).
  */
