@@ -385,10 +385,10 @@ interface Case {
 
 /**
  * The windows every case is read over, fixed relative to the clock when a request is sent (they
- * slide with it). A summary reads whole days, 32-day blocks and the partial days at the edges
- * differently (domain/conversion-reads planReads), so besides the default and the longest window: one whose
- * ends are at odd hours of past days, and one of 63 days holding no whole 32-day block (the
- * longest window read from events alone).
+ * slide with it). A summary reads blocks, days and raw events at a window's ends differently
+ * (domain/conversion-reads planReads), so besides the default and the longest window: one whose
+ * ends are at odd hours of past days, and one of 63 days holding no whole 32-day block (read
+ * from events alone before blocks could be read less what lies outside the window).
  */
 interface WindowSpec {
   label: string;

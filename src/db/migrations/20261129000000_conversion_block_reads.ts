@@ -13,6 +13,7 @@
 //    so the raw events of a window's ends and of a summary filtered by link or campaign are read
 //    from the index alone (SQLite: extra key columns; Postgres: INCLUDE), not looked up in the
 //    table one by one. The index by QR code is left as it was: a QR code's events are few.
+// 4. Postgres keeps statistics of event type and custom name together on the blocks by type.
 //
 // Frozen: it imports nothing of the project; src/domain/conversions.ts BLOCK_DAYS is the width.
 import type { Knex } from 'knex';
@@ -71,6 +72,15 @@ export async function up(knex: Knex): Promise<void> {
   }
   await fillTypeBlocks(knex, true);
   const pg = knex.client.config.client === 'pg';
+  if (pg) {
+    // Postgres guesses the rows of event_type = 'custom' AND custom_name = '' from each column
+    // alone (custom_name '' is most rows: every standard type's) and scans the whole table; the
+    // pair's own frequencies make it read the key's range (26 -> 5 ms in the bench).
+    for (const [name] of DIMENSIONS) {
+      await knex.raw(`CREATE STATISTICS conversion_block_type_${name}_type_name (mcv) ON event_type, custom_name FROM conversion_block_type_${name}`);
+      await knex.raw(`ANALYZE conversion_block_type_${name}`);
+    }
+  }
   for (const [name, keys, covered, old] of COVERING) {
     await knex.raw(`DROP INDEX IF EXISTS ${old}`);
     await knex.raw(
@@ -80,6 +90,9 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
+  if (knex.client.config.client === 'pg') {
+    for (const [name] of DIMENSIONS) await knex.raw(`DROP STATISTICS IF EXISTS conversion_block_type_${name}_type_name`);
+  }
   for (const [name, , , old, oldKeys] of COVERING) {
     await knex.raw(`DROP INDEX IF EXISTS ${name}`);
     await knex.raw(`CREATE INDEX ${old} ON conversions (${oldKeys.join(', ')})`);

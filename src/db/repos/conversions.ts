@@ -252,6 +252,7 @@ function readArm(piece: ReadPiece, dim: Dimension, workspaceId: string, only: Ty
  * left out.
  */
 async function readDimension(knex: Knex, workspaceId: string, pieces: ReadPiece[], dim: Dimension, only: TypeFilter | undefined): Promise<any[]> {
+  if (!pieces.length) return [];
   const sqlite = knex.client.config.client !== 'pg';
   const arms = pieces.map((p) => readArm(p, dim, workspaceId, only, sqlite));
   const keys = dim === 'type' ? ['k1', 'k2', 'k3', 'k4'] : ['k1', 'k2'];
@@ -262,16 +263,19 @@ async function readDimension(knex: Knex, workspaceId: string, pieces: ReadPiece[
 }
 
 /**
- * A window's conversions from the blocks, days and raw events planReads chose. With `only`, those
- * of one type (and custom name); `dims` false: the totals alone (a goal's report).
+ * A window's conversions from the blocks, days and raw events planReads chooses for each
+ * dimension (all read in the caller's snapshot, so they agree). With `only`, those of one type
+ * (and custom name), whose totals have daily aggregates and whose breakdowns have none; `dims`
+ * false: the totals alone (a goal's report).
  */
-async function tallyPieces(knex: Knex, workspaceId: string, pieces: ReadPiece[], only: TypeFilter | undefined, dims: boolean): Promise<Tally> {
+async function tallyWindow(knex: Knex, workspaceId: string, w: Window, now: number, only: TypeFilter | undefined, dims: boolean): Promise<Tally> {
   const tally = new Tally();
-  if (!pieces.length) return tally;
-  for (const r of await readDimension(knex, workspaceId, pieces, 'type', only)) {
+  const bounds = conversionRows(now);
+  for (const r of await readDimension(knex, workspaceId, planReads(w, bounds, only ? ONE_TYPE_TOTALS : EVERY_TYPE), 'type', only)) {
     tally.addTotals(r.k1, r.k2 || null, n(r.k3) === 1, r.k4, n(r.c), n(r.v));
   }
   if (!dims) return tally;
+  const pieces = planReads(w, bounds, only ? ONE_TYPE : EVERY_TYPE);
   const maps: Array<[Exclude<Dimension, 'type'>, Map<string, any>]> = [['link', tally.byLink], ['campaign', tally.byCampaign], ['qr', tally.byQr]];
   for (const [dim, map] of maps) {
     for (const r of await readDimension(knex, workspaceId, pieces, dim, only)) tally.addTo(map, r.k1, r.k2, n(r.c), n(r.v));
@@ -289,8 +293,7 @@ export async function tallyConversions(knex: Knex, workspaceId: string, w: Windo
   }
   // A custom event's name narrows custom events.
   const eventType = f.eventType ?? (f.customName !== undefined ? 'custom' : undefined);
-  const only = eventType ? { eventType, customName: f.customName } : undefined;
-  return tallyPieces(knex, workspaceId, planReads(w, conversionRows(now), only ? ONE_TYPE : EVERY_TYPE), only, true);
+  return tallyWindow(knex, workspaceId, w, now, eventType ? { eventType, customName: f.customName } : undefined, true);
 }
 
 export interface GoalMatch {
@@ -318,8 +321,7 @@ export async function tallyGoal(knex: Knex, workspaceId: string, w: Window, matc
     await tallyRaw(knex, workspaceId, w, f, tally);
     return tally;
   }
-  const only = { eventType: match.eventType, customName: f.customName };
-  return tallyPieces(knex, workspaceId, planReads(w, conversionRows(now), ONE_TYPE_TOTALS), only, false);
+  return tallyWindow(knex, workspaceId, w, now, { eventType: match.eventType, customName: f.customName }, false);
 }
 
 export interface ClickCounts {
