@@ -449,7 +449,7 @@ async function measureRecording(knex: Knex, cat: Catalog): Promise<string> {
     if (i >= 50) samples.push(performance.now() - t0);
   }
   const st = stats(samples);
-  return `recording (recordConversion in process, ${n} after 50 warm-ups, half with link, campaign, QR code and value): p50 ${fmtMs(st.p50)} ms, p99 ${fmtMs(st.p99)} ms`;
+  return `recording (recordConversion in process, ${n} after 50 warm-ups, half with link, campaign, QR code and value): p50 ${fmtMs(st.p50, 2)} ms, p99 ${fmtMs(st.p99, 2)} ms`;
 }
 
 /** What getGoalReport asks of the repositories (the goal, its tally, its clicks). */

@@ -65,7 +65,7 @@ async function addToValueTotal(trx: Knex, workspaceId: string, currency: string,
   }
 }
 
-/** Inserts the event and adds it to its value total and every daily aggregate, in the caller's transaction. */
+/** Inserts the event and adds it to its value total and every aggregate (days and blocks), in the caller's transaction. */
 export async function insertConversion(trx: Knex, row: ConversionRow): Promise<void> {
   if (row.currency) await addToValueTotal(trx, row.workspace_id, row.currency, Number(row.amount_minor ?? 0));
   await trx('conversions').insert(row);
