@@ -4,7 +4,7 @@
 //
 //   npx tsx bench/conversions.ts [--engine sqlite|postgres|both] [--conversions 1000000]
 //                                [--clicks 5000000] [--requests 50] [--explain auto|always|never]
-//                                [--keep] [--time-limit SECONDS]
+//                                [--keep] [--cases REGEXP] [--time-limit SECONDS]
 //
 // What it does, per engine:
 //  1. creates a fresh database (a SQLite file in a temp dir, or a Postgres database created on
@@ -22,11 +22,14 @@
 //     rows only for the last 90 (raw retention), as the click recorder and retention leave them;
 //  4. settles the database as a running deployment would find it (SQLite: WAL checkpoint; Postgres:
 //     VACUUM ANALYZE, what autovacuum does after a bulk load), prints seeding times and sizes;
-//  5. creates four goals: unscoped purchase with a value target, custom with a customName, scoped to
-//     a link, scoped to a QR code;
+//  5. creates a goal of each kind: unscoped (purchase with a value target, custom with and without
+//     a customName, signup with a window of its own), scoped to a link (purchase, and custom with
+//     a customName), to a QR code, to a campaign;
 //  6. starts `node bin/shortlink.mjs serve` (TLS=off TRUST_PROXY=1, free port, fresh DATA_DIR,
 //     LOG_LEVEL=warn) and waits for /healthz;
-//  7. per case, sends sequential requests on one keep-alive connection (3 warm-ups, then
+//  7. per case (casesFor: every filter and combination of the summary, and each kind of goal, over
+//     30 and 400 days, odd hours and 63 days between blocks; --cases REGEXP keeps only the cases
+//     whose names match), sends sequential requests on one keep-alive connection (3 warm-ups, then
 //     --requests measured; X-Forwarded-Proto: https; Bearer key, a fresh key minted every 50
 //     requests because of the 60 requests/minute/key limit) and records p50/p99/max; then runs
 //     the same repository calls in-process (tallyConversions/tallyGoal + countClicks, as the
@@ -81,6 +84,7 @@ const { values: args } = parseArgs({
     requests: { type: 'string', default: '50' },
     explain: { type: 'string', default: 'auto' },
     keep: { type: 'boolean', default: false },
+    cases: { type: 'string' },
     'time-limit': { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
   },
@@ -103,11 +107,13 @@ if (!['auto', 'always', 'never'].includes(args.explain!)) {
 }
 const EXPLAIN = args.explain as 'auto' | 'always' | 'never';
 const KEEP = args.keep!;
+// Only the cases whose names match (a regular expression), for a change to one kind of read.
+const CASES = args.cases ? new RegExp(args.cases) : null;
 // Generous: seeding at a pessimistic rate per row, then two passes over every case at a second
 // per request.
 const TIME_LIMIT_S = args['time-limit']
   ? positiveInt('time-limit', args['time-limit'])
-  : Math.ceil(ENGINES.length * (300 + (CONVERSIONS + CLICKS / 2) / 2_000 + 2 * 16 * (REQUESTS + 3)));
+  : Math.ceil(ENGINES.length * (300 + (CONVERSIONS + CLICKS / 2) / 2_000 + 2 * 100 * (REQUESTS + 3)));
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 buildService(ROOT);
@@ -226,11 +232,19 @@ async function seed(bdb: BenchDatabase, knex: Knex): Promise<Seeded> {
     custom_name: null, link_id: null, qr_code_id: null, campaign_id: null, target_count: null, target_value_minor: null, target_currency: null,
     window_start: null, window_end: null, ...d,
   });
+  // Each kind of goal: no scope (standard type, custom with and without a name, a window of its
+  // own at odd hours), scoped to a link, a QR code, a campaign.
   const goals = [
     await createGoal(knex, workspaceId, def({ name: 'purchase, value target', type: 'purchase', target_value_minor: 1_000_000_000, target_currency: 'EUR' })),
     await createGoal(knex, workspaceId, def({ name: 'custom newsletter_optin', type: 'custom', custom_name: 'newsletter_optin', target_count: 10_000 })),
+    await createGoal(knex, workspaceId, def({ name: 'any custom', type: 'custom', target_count: 10_000 })),
+    await createGoal(knex, workspaceId, def({
+      name: 'signup, own window', type: 'signup', target_count: 1_000, window_start: now - 250 * DAY_MS - 3 * 3_600_000, window_end: now - 20 * DAY_MS - 9 * 3_600_000,
+    })),
     await createGoal(knex, workspaceId, def({ name: 'purchase on a link', type: 'purchase', link_id: links[7], target_count: 500 })),
+    await createGoal(knex, workspaceId, def({ name: 'custom trial_started on a link', type: 'custom', custom_name: 'trial_started', link_id: links[7], target_count: 500 })),
     await createGoal(knex, workspaceId, def({ name: 'download on a QR code', type: 'download', qr_code_id: qrCodes[3].id, target_count: 100 })),
+    await createGoal(knex, workspaceId, def({ name: 'purchase in a campaign', type: 'purchase', campaign_id: campaigns[3], target_value_minor: 5_000_000, target_currency: 'USD' })),
   ];
   log(`goals: ${goals.map((g) => g.name).join('; ')}`);
   return { cat, now, goals };
@@ -369,15 +383,35 @@ interface Case {
   conversionsOf(body: any): number;
 }
 
-const isoFrom400 = () => new Date(Date.now() - WINDOW_400_MS).toISOString();
-const window400 = (): Window => {
-  const now = Date.now();
-  return { from: now - WINDOW_400_MS, to: now };
+/**
+ * The windows every case is read over, fixed relative to the clock when a request is sent (they
+ * slide with it). A summary reads blocks, days and raw events at a window's ends differently
+ * (domain/conversion-reads planReads), so besides the default and the longest window: one whose
+ * ends are at odd hours of past days, and one of 63 days holding no whole 32-day block (read
+ * from events alone before blocks could be read less what lies outside the window).
+ */
+interface WindowSpec {
+  label: string;
+  of(now: number): Window;
+  /** The query string of the window ('' for the API's default). */
+  query(now: number): string;
+}
+const BLOCK_MS = 32 * DAY_MS;
+const isoParams = (w: Window, withTo: boolean) => `from=${encodeURIComponent(new Date(w.from).toISOString())}${withTo ? `&to=${encodeURIComponent(new Date(w.to).toISOString())}` : ''}`;
+const oddWindow = (now: number): Window => ({ from: now - 399 * DAY_MS - 7 * 3_600_000 - 13 * 60_000, to: now - 5 * 3_600_000 - 31 * 60_000 });
+// From 14 hours into a block to 7 hours before the next-but-one ends: no whole block inside.
+const gapWindow = (now: number): Window => {
+  const block = Math.floor(now / BLOCK_MS) * BLOCK_MS;
+  return { from: block - 2 * BLOCK_MS + 14 * 3_600_000, to: block - 7 * 3_600_000 };
 };
-const window30 = (): Window => {
-  const now = Date.now();
-  return { from: now - WINDOW_30_MS, to: now };
-};
+const WINDOWS = {
+  d30: { label: '30 days', of: (now: number) => ({ from: now - WINDOW_30_MS, to: now }), query: () => '' },
+  d400: { label: '400 days', of: (now: number) => ({ from: now - WINDOW_400_MS, to: now }), query: (now: number) => isoParams({ from: now - WINDOW_400_MS, to: now }, false) },
+  // 399 days, 1 hour and 42 minutes, ending 5 hours and 31 minutes ago: both ends at odd times of day.
+  odd: { label: 'odd hours, 399 days', of: oddWindow, query: (now: number) => isoParams(oddWindow(now), true) },
+  gap: { label: '63 days between blocks', of: gapWindow, query: (now: number) => isoParams(gapWindow(now), true) },
+} satisfies Record<string, WindowSpec>;
+const withQuery = (path: string, params: string) => (params ? `${path}${path.includes('?') ? '&' : '?'}${params}` : path);
 
 /** What getConversionSummary asks of the repositories, in the same order. */
 async function summaryQueries(knex: Knex, workspaceId: string, w: Window, filters: ConversionFilters): Promise<Split> {
@@ -415,7 +449,7 @@ async function measureRecording(knex: Knex, cat: Catalog): Promise<string> {
     if (i >= 50) samples.push(performance.now() - t0);
   }
   const st = stats(samples);
-  return `recording (recordConversion in process, ${n} after 50 warm-ups, half with link, campaign, QR code and value): p50 ${fmtMs(st.p50)} ms, p99 ${fmtMs(st.p99)} ms`;
+  return `recording (recordConversion in process, ${n} after 50 warm-ups, half with link, campaign, QR code and value): p50 ${fmtMs(st.p50, 2)} ms, p99 ${fmtMs(st.p99, 2)} ms`;
 }
 
 /** What getGoalReport asks of the repositories (the goal, its tally, its clicks). */
@@ -433,79 +467,71 @@ async function goalQueries(knex: Knex, workspaceId: string, goalId: string, requ
   return { total: t2 - t0, tally: t1 - t0, clicks: t2 - t1, conversions: tally.total };
 }
 
+/**
+ * Every filter of GET /api/v1/conversions and every combination the API allows (a type, or a
+ * custom event's name, with any of link, campaign and QR code), each over 400 days (issue 23:
+ * each under 100 ms); the unfiltered summary and each filter alone over every window; each kind
+ * of goal over every window. The seeded spread: 14% of conversions per standard type, 30% custom
+ * under 5 names, 80% naming one of 200 links, 20% one of 20 campaigns, 5% one of 50 QR codes.
+ */
 function casesFor(s: Seeded): Case[] {
   const ws = s.cat.workspaceId;
-  const linkId = s.cat.links[7];
   const summaryTotal = (b: any) => Number(b?.data?.total);
   const goalTotal = (b: any) => Number(b?.data?.conversions);
-  const cases: Case[] = [
-    { name: 'summary, 30 days (default)', requests: REQUESTS, path: () => '/api/v1/conversions', run: (k) => summaryQueries(k, ws, window30(), {}), conversionsOf: summaryTotal },
-    {
-      name: 'summary, 400 days',
-      requests: REQUESTS,
-      path: () => `/api/v1/conversions?from=${encodeURIComponent(isoFrom400())}`,
-      run: (k) => summaryQueries(k, ws, window400(), {}),
-      conversionsOf: summaryTotal,
-    },
-    {
-      name: 'summary linkId, 30 days',
-      requests: REQUESTS,
-      path: () => `/api/v1/conversions?linkId=${linkId}`,
-      run: (k) => summaryQueries(k, ws, window30(), { linkId }),
-      conversionsOf: summaryTotal,
-    },
-    {
-      name: 'summary linkId, 400 days',
-      requests: REQUESTS,
-      path: () => `/api/v1/conversions?linkId=${linkId}&from=${encodeURIComponent(isoFrom400())}`,
-      run: (k) => summaryQueries(k, ws, window400(), { linkId }),
-      conversionsOf: summaryTotal,
-    },
-  ];
-  for (const g of s.goals) {
-    cases.push(
-      { name: `goal ${g.name}, 30 days`, requests: REQUESTS, path: () => `/api/v1/goals/${g.id}/report`, run: (k) => goalQueries(k, ws, g.id, window30()), conversionsOf: goalTotal },
-      {
-        name: `goal ${g.name}, 400 days`,
-        requests: REQUESTS,
-        path: () => `/api/v1/goals/${g.id}/report?from=${encodeURIComponent(isoFrom400())}`,
-        run: (k) => goalQueries(k, ws, g.id, window400()),
-        conversionsOf: goalTotal,
-      },
-    );
-  }
-  // Every filter of GET /api/v1/conversions and the combinations the API allows, over 400 days
-  // (issue 23: each under 100 ms). The seeded spread: 14% of conversions per standard type, 30%
-  // custom under 5 names, 80% naming one of 200 links, 20% one of 20 campaigns, 5% one of 50 QR
-  // codes.
   const campaignId = s.cat.campaigns[3];
   const qr = s.cat.qrCodes[5];
-  const filtered: Array<[string, ConversionFilters]> = [
+  // A link no QR code points to; with a QR code named, that QR code's link (else nothing matches).
+  const plainLink = s.cat.links[7];
+  const types: Array<[string, ConversionFilters]> = [
+    ['', {}],
     ['eventType=purchase', { eventType: 'purchase' }],
     ['eventType=custom', { eventType: 'custom' }],
     ['customName', { eventType: 'custom', customName: CUSTOM_NAMES[1] }],
-    ['campaignId', { campaignId }],
-    ['qrCodeId', { qrCodeId: qr.id }],
-    ['linkId+eventType', { linkId, eventType: 'purchase' }],
-    ['linkId+campaignId', { linkId, campaignId }],
-    ['linkId+qrCodeId', { linkId: qr.linkId, qrCodeId: qr.id }],
-    ['eventType+campaignId', { eventType: 'purchase', campaignId }],
-    ['customName+campaignId', { eventType: 'custom', customName: CUSTOM_NAMES[1], campaignId }],
-    ['campaignId+qrCodeId', { campaignId, qrCodeId: qr.id }],
-    ['eventType+qrCodeId', { eventType: 'signup', qrCodeId: qr.id }],
-    ['linkId+campaignId+eventType', { linkId, campaignId, eventType: 'lead' }],
   ];
-  for (const [label, f] of filtered) {
-    const params = new URLSearchParams(Object.entries({ ...f, eventType: f.customName ? undefined : f.eventType }).filter(([, v]) => v !== undefined) as [string, string][]);
-    cases.push({
-      name: `summary ${label}, 400 days`,
-      requests: REQUESTS,
-      path: () => `/api/v1/conversions?${params}&from=${encodeURIComponent(isoFrom400())}`,
-      run: (k) => summaryQueries(k, ws, window400(), f),
-      conversionsOf: summaryTotal,
-    });
+  const objects: Array<[string, ConversionFilters]> = [];
+  for (const link of [false, true]) {
+    for (const campaign of [false, true]) {
+      for (const qrCode of [false, true]) {
+        const f: ConversionFilters = {};
+        if (link) f.linkId = qrCode ? qr.linkId : plainLink;
+        if (campaign) f.campaignId = campaignId;
+        if (qrCode) f.qrCodeId = qr.id;
+        objects.push([Object.keys(f).join('+'), f]);
+      }
+    }
   }
-  return cases;
+  const summary = (label: string, f: ConversionFilters, win: WindowSpec): Case => {
+    // A custom event's name alone implies eventType=custom (as the API reads it).
+    const params = new URLSearchParams(Object.entries({ ...f, eventType: f.customName ? undefined : f.eventType }).filter(([, v]) => v !== undefined) as [string, string][]);
+    return {
+      name: `summary ${label || 'unfiltered'}, ${win.label}`,
+      requests: REQUESTS,
+      path: () => withQuery(`/api/v1/conversions${params.size ? `?${params}` : ''}`, win.query(Date.now())),
+      run: (k) => summaryQueries(k, ws, win.of(Date.now()), f),
+      conversionsOf: summaryTotal,
+    };
+  };
+  const cases: Case[] = [];
+  const allWindows = [WINDOWS.d30, WINDOWS.d400, WINDOWS.odd, WINDOWS.gap];
+  for (const [typeLabel, tf] of types) {
+    for (const [objectLabel, of] of objects) {
+      const label = [typeLabel, objectLabel].filter(Boolean).join('+');
+      const single = !typeLabel || !objectLabel;
+      for (const win of single ? allWindows : [WINDOWS.d400]) cases.push(summary(label, { ...tf, ...of }, win));
+    }
+  }
+  for (const g of s.goals) {
+    for (const win of allWindows) {
+      cases.push({
+        name: `goal ${g.name}, ${win.label}`,
+        requests: REQUESTS,
+        path: () => withQuery(`/api/v1/goals/${g.id}/report`, win.query(Date.now())),
+        run: (k) => goalQueries(k, ws, g.id, win.of(Date.now())),
+        conversionsOf: goalTotal,
+      });
+    }
+  }
+  return cases.filter((c) => !CASES || CASES.test(c.name));
 }
 
 interface HttpResult {

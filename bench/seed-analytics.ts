@@ -207,7 +207,8 @@ export const COLUMNS: Record<string, Columns> = {
 
 /**
  * The aggregate rows must be exactly insertConversion's: a sample goes through insertConversion
- * into an in-memory database and through ConversionAggregates, and the four tables are compared.
+ * into an in-memory database and through ConversionAggregates, and the four daily tables are
+ * compared; so are the blocks, filled by insertBlockRollups from the same events in another.
  */
 export async function checkAggregatesAgainstInsertConversion(): Promise<string> {
   const db = openDatabase('sqlite::memory:');
@@ -238,9 +239,32 @@ export async function checkAggregatesAgainstInsertConversion(): Promise<string> 
       const extra = [...actual].filter((x) => !expected.has(x)).length;
       if (missing || extra || expected.size !== actual.size) problems.push(`${t}: ${missing} computed rows not written by insertConversion, ${extra} written but not computed`);
     }
+    // The blocks as the bench fills them (insertBlockRollups) from the same events and daily rows.
+    const seeded = openDatabase('sqlite::memory:');
+    let blockRows = 0;
+    try {
+      await migrateLatest(seeded);
+      for (let i = 0; i < rows.length; i += 200) await seeded.knex('conversions').insert(rows.slice(i, i + 200));
+      for (const [t, map] of agg.tables) {
+        const all = [...map.values()];
+        for (let i = 0; i < all.length; i += 200) await seeded.knex(t).insert(all.slice(i, i + 200));
+      }
+      await insertBlockRollups(seeded.knex);
+      for (const name of ['type', 'link', 'campaign', 'qr', 'type_link', 'type_campaign', 'type_qr']) {
+        const t = `conversion_block_${name}`;
+        if (!(await db.knex.schema.hasTable(t))) continue;
+        const norm = (r: Record<string, unknown>) => JSON.stringify(Object.keys(r).sort().map((k) => String(r[k])));
+        const written = new Set(((await db.knex(t).select('*')) as Record<string, unknown>[]).map(norm));
+        const filled = ((await seeded.knex(t).select('*')) as Record<string, unknown>[]).map(norm);
+        blockRows += filled.length;
+        if (filled.length !== written.size || filled.some((x) => !written.has(x))) problems.push(`${t}: the bench's blocks differ from insertConversion's`);
+      }
+    } finally {
+      await seeded.knex.destroy();
+    }
     return problems.length
       ? `MISMATCH (the seeded aggregates would not be insertConversion's): ${problems.join('; ')}`
-      : `identical (${fmtInt(rows.length)} sample conversions through insertConversion and through the bench's aggregation, ${fmtInt(agg.rowCount)} aggregate rows in 4 tables)`;
+      : `identical (${fmtInt(rows.length)} sample conversions through insertConversion and through the bench's aggregation, ${fmtInt(agg.rowCount)} daily rows in 4 tables, ${fmtInt(blockRows)} block rows)`;
   } finally {
     await db.knex.destroy();
   }
@@ -480,13 +504,18 @@ export async function insertBlockRollups(knex: Knex): Promise<void> {
     );
   }
   // The blocks by event type and link, campaign or QR code (migration 20261127010000), from the
-  // raw events as that migration fills them; absent before it (bench runs on older commits).
+  // raw events as that migration fills them; absent before it (bench runs on older commits). Since
+  // 20261202000000 a custom event counts again under every name together ('').
+  const allNames = (await knex('knex_migrations').where('name', '20261202000000_conversion_block_reads').first()) !== undefined;
   for (const [name, column] of [['link', 'link_id'], ['campaign', 'campaign_id'], ['qr', 'qr_code_id']]) {
     if (!(await knex.schema.hasTable(`conversion_block_type_${name}`))) continue;
+    const events = (customName: string, where: string) =>
+      `SELECT workspace_id, (occurred_at / ${DAY_MS}) / 32 AS block, event_type, ${customName} AS custom_name, ${column}, coalesce(currency, '') AS currency, coalesce(amount_minor, 0) AS amount
+       FROM conversions WHERE ${column} IS NOT NULL${where}`;
     await knex.raw(
       `INSERT INTO conversion_block_type_${name} (workspace_id, block, event_type, custom_name, ${column}, currency, conversions, value_minor)
-       SELECT workspace_id, (occurred_at / ${DAY_MS}) / 32, event_type, coalesce(custom_name, ''), ${column}, coalesce(currency, ''), COUNT(*), coalesce(SUM(amount_minor), 0)
-       FROM conversions WHERE ${column} IS NOT NULL
+       SELECT workspace_id, block, event_type, custom_name, ${column}, currency, COUNT(*), SUM(amount)
+       FROM (${events(`coalesce(custom_name, '')`, '')}${allNames ? ` UNION ALL ${events(`''`, ` AND event_type = 'custom' AND custom_name <> ''`)}` : ''}) AS e
        GROUP BY 1, 2, 3, 4, 5, 6`,
     );
   }

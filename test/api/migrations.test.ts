@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { migrateDown, migrateLatest, openDatabase, type Database, type Engine } from '../../src/db/knex';
 import { migrationSource } from '../../src/db/migrations';
 import { SQLITE_LINK_BY_ADDRESS } from '../../src/db/redirect-store';
+import { insertConversion } from '../../src/db/repos/conversions';
 import { createTestDatabase, testEngines } from '../support/databases';
 
 /** The names of a table's indexes. */
@@ -157,6 +158,41 @@ describe.each(testEngines())('migrations on %s', (engine) => {
       expect(await indexes()).not.toContain('links_redirect');
       expect(await indexes()).toContain('links_live_slug');
       await migrateLatest(db);
+    });
+  });
+  it('conversion blocks count every custom name together and the events\' indexes cover a summary\'s columns (20261202000000), which down takes back', async () => {
+    await withFreshDatabase(engine, async (db) => {
+      const MIGRATION = '20261202000000_conversion_block_reads';
+      const indexes = () => indexNames(db, engine, 'conversions');
+      const byEveryName = () => db.knex('conversion_block_type_link').where({ event_type: 'custom', custom_name: '' }).select('link_id', 'conversions');
+      await migrateLatest(db);
+      const at = Date.now();
+      await db.knex.transaction(async (trx) => {
+        for (const [i, name] of ['webinar', 'trial', 'webinar'].entries()) {
+          await insertConversion(trx, {
+            id: `cnv_m${i}`, workspace_id: 'ws_a', event_type: 'custom', custom_name: name, link_id: 'lnk_1', campaign_id: null, qr_code_id: null,
+            amount_minor: null, currency: null, metadata: null, occurred_at: at, created_at: at,
+          });
+        }
+      });
+      expect((await byEveryName()).map((r: any) => [r.link_id, Number(r.conversions)])).toEqual([['lnk_1', 3]]);
+      expect(await indexes()).toEqual(expect.arrayContaining(['conversions_by_type', 'conversions_by_link', 'conversions_by_campaign']));
+      expect(await indexes()).not.toContain('conversions_ws_type_time');
+      if (engine === 'sqlite') {
+        // A window's events of one type with their breakdowns come from the index alone.
+        const plan = await db.knex.raw(
+          `EXPLAIN QUERY PLAN SELECT link_id, currency, count(*) FROM conversions WHERE workspace_id = ? AND event_type = ? AND occurred_at >= ? AND occurred_at < ? GROUP BY 1, 2`,
+          ['ws_a', 'custom', 0, at + 1],
+        );
+        expect(plan.map((r: any) => r.detail).join(' ')).toMatch(/USING COVERING INDEX conversions_by_type/);
+      }
+      await db.knex.migrate.down({ migrationSource, name: MIGRATION });
+      expect(await byEveryName()).toEqual([]);
+      expect(await db.knex('conversion_block_type_link').where({ event_type: 'custom' }).sum({ n: 'conversions' })).toEqual([{ n: engine === 'sqlite' ? 3 : '3' }]);
+      expect(await indexes()).toEqual(expect.arrayContaining(['conversions_ws_type_time', 'conversions_workspace_id_link_id_occurred_at_index']));
+      expect(await indexes()).not.toContain('conversions_by_type');
+      await migrateLatest(db);
+      expect((await byEveryName()).map((r: any) => [r.link_id, Number(r.conversions)])).toEqual([['lnk_1', 3]]);
     });
   });
 });

@@ -22,6 +22,7 @@ import * as conversionTypeBlocks from './20261127010000_conversion_type_blocks.t
 import * as webhookDeliveryLog from './20261128000000_webhook_delivery_log.ts';
 import * as reports from './20261130000000_reports.ts';
 import * as bioPages from './20261201000000_bio_pages.ts';
+import * as conversionBlockReads from './20261202000000_conversion_block_reads.ts';
 
 const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }> = {
   '20261122000000_core': core,
@@ -45,6 +46,7 @@ const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '20261128000000_webhook_delivery_log': webhookDeliveryLog,
   '20261130000000_reports': reports,
   '20261201000000_bio_pages': bioPages,
+  '20261202000000_conversion_block_reads': conversionBlockReads,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

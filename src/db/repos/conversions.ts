@@ -1,14 +1,16 @@
-// Conversions, their daily aggregates, click counts for rates, idempotency keys.
-// Whole days of a window are read from the daily aggregates, and so is a partial day at its
-// edges when the rest of that day holds fewer rows (domain/conversions planWindow), the other
-// partial days from the raw events: a 400-day summary reads a few thousand aggregate rows, not
-// a million events. A summary filtered by event type alone reads 32-day blocks by type and link,
-// campaign or QR code for its whole blocks (tallyByType); one filtered by a link, campaign or QR
-// code reads that object's raw events through its index.
+// Conversions, their aggregates, click counts for rates, idempotency keys.
+// A window's conversions are counted from 32-day blocks, daily aggregates and raw events, added
+// and taken away as domain/conversion-reads planReads chooses: a 400-day summary reads about a
+// dozen blocks per key and a few raw events at its ends, not a million events. Every block counts
+// exactly the kept events of its days (insertConversion adds to it, retention takes from it). A
+// summary filtered by event type (and custom name) reads the blocks by type and link, campaign or
+// QR code; one filtered by a link, campaign or QR code reads that object's events through its
+// index, which holds every column the summary counts.
 import type { Knex } from 'knex';
 import {
   BLOCK_DAYS, CLICK_RETENTION_DAYS, CONVERSION_FUTURE_SKEW_MS, CONVERSION_RETENTION_DAYS, DAY_MS, MAX_VALUE_TOTAL_MINOR, planWindow, Tally, type EventType, type TallyData, type Window,
 } from '../../domain/conversions.ts';
+import { planReads, type ReadCosts, type ReadPiece, type Sign } from '../../domain/conversion-reads.ts';
 import { conflict, invalid } from '../../domain/errors.ts';
 import { isUniqueViolation, readSnapshot } from '../knex.ts';
 import { enqueueEvents, type EmitEvents } from './outbox.ts';
@@ -63,7 +65,7 @@ async function addToValueTotal(trx: Knex, workspaceId: string, currency: string,
   }
 }
 
-/** Inserts the event and adds it to its value total and every daily aggregate, in the caller's transaction. */
+/** Inserts the event and adds it to its value total and every aggregate (days and blocks), in the caller's transaction. */
 export async function insertConversion(trx: Knex, row: ConversionRow): Promise<void> {
   if (row.currency) await addToValueTotal(trx, row.workspace_id, row.currency, Number(row.amount_minor ?? 0));
   await trx('conversions').insert(row);
@@ -89,16 +91,54 @@ export async function insertConversion(trx: Knex, row: ConversionRow): Promise<v
     if (!k) continue;
     await upsert(`conversion_daily_${name}`, { workspace_id: row.workspace_id, day, ...k });
     await upsert(`conversion_block_${name}`, { workspace_id: row.workspace_id, block, ...k });
-    // The same by event type, for summaries filtered by it (blocks only: tallyByType).
-    if (name !== 'type') await upsert(`conversion_block_type_${name}`, { workspace_id: row.workspace_id, event_type: row.event_type, custom_name: row.custom_name ?? '', block, ...k });
+    if (name === 'type') continue;
+    // The same by event type, for summaries filtered by it (blocks only), and a custom event's
+    // again under every name together ('') for a summary filtered by eventType=custom alone.
+    const byType = { workspace_id: row.workspace_id, event_type: row.event_type, custom_name: row.custom_name ?? '', block, ...k };
+    await upsert(`conversion_block_type_${name}`, byType);
+    if (row.event_type === 'custom' && row.custom_name) await upsert(`conversion_block_type_${name}`, { ...byType, custom_name: '' });
+  }
+}
+
+/**
+ * Takes events about to be deleted (retention) out of every block that counts them, in the
+ * caller's transaction, so a block keeps counting exactly the kept events of its days: a window
+ * may then read a block less the raw events outside it, whatever retention deleted.
+ */
+export async function takeFromBlocks(trx: Knex, ids: string[]): Promise<void> {
+  if (!ids.length) return;
+  const marks = ids.map(() => '?').join(', ');
+  const BLOCK = `(occurred_at / ${DAY_MS}) / ${BLOCK_DAYS}`;
+  const events = (keys: string, where = '') =>
+    `SELECT workspace_id, ${BLOCK} AS block, ${keys}, coalesce(amount_minor, 0) AS amount FROM conversions WHERE id IN (${marks})${where}`;
+  const tables: Array<[string, string[], string, number]> = [
+    ['conversion_block_type', ['event_type', 'custom_name', 'currency', 'attributed'],
+      events(`event_type, coalesce(custom_name, '') AS custom_name, coalesce(currency, '') AS currency, CASE WHEN link_id IS NULL THEN 0 ELSE 1 END AS attributed`), 1],
+  ];
+  for (const [name, column] of [['link', 'link_id'], ['campaign', 'campaign_id'], ['qr', 'qr_code_id']]) {
+    const notNull = ` AND ${column} IS NOT NULL`;
+    tables.push([`conversion_block_${name}`, [column, 'currency'], events(`${column}, coalesce(currency, '') AS currency`, notNull), 1]);
+    // By type, with a custom event's rows under every name together ('') as insertConversion writes them.
+    const byType = (customName: string, where: string) => events(`event_type, ${customName} AS custom_name, ${column}, coalesce(currency, '') AS currency`, where);
+    tables.push([`conversion_block_type_${name}`, ['event_type', 'custom_name', column, 'currency'],
+      `${byType(`coalesce(custom_name, '')`, notNull)} UNION ALL ${byType(`''`, `${notNull} AND event_type = 'custom' AND custom_name <> ''`)}`, 2]);
+  }
+  for (const [table, keys, source, uses] of tables) {
+    const all = ['workspace_id', 'block', ...keys];
+    await trx.raw(
+      `UPDATE ${table} SET conversions = ${table}.conversions - d.c, value_minor = ${table}.value_minor - d.v
+       FROM (SELECT ${all.join(', ')}, COUNT(*) AS c, SUM(amount) AS v FROM (${source}) AS e GROUP BY ${all.join(', ')}) AS d
+       WHERE ${all.map((k) => `${table}.${k} = d.${k}`).join(' AND ')}`,
+      Array.from({ length: uses }, () => ids).flat(),
+    );
   }
 }
 
 function applyFilters(q: Knex.QueryBuilder, f: ConversionFilters, sqlite: boolean) {
   if (f.attributedOnly) q.whereNotNull('link_id');
   // SQLite plans without statistics: with a link, campaign or QR code named, the index by type
-  // (conversions_ws_type_time) looks as good to it as the object's own and may read a whole
-  // type's events; a unary + keeps the type's term off every index.
+  // (conversions_by_type) looks as good to it as the object's own and may read a whole type's
+  // events; a unary + keeps the type's term off every index.
   if (f.eventType && sqlite && (f.linkId || f.campaignId || f.qrCodeId)) q.whereRaw('+event_type = ?', [f.eventType]);
   else if (f.eventType) q.where('event_type', f.eventType);
   if (f.customName !== undefined) q.where('custom_name', f.customName);
@@ -108,9 +148,8 @@ function applyFilters(q: Knex.QueryBuilder, f: ConversionFilters, sqlite: boolea
   return q;
 }
 
-type Sign = 1 | -1;
-
-async function tallyRaw(knex: Knex, workspaceId: string, w: Window, f: ConversionFilters, tally: Tally, sign: Sign = 1) {
+/** The events of a summary or goal filtered by a link, campaign or QR code, through that object's index. */
+async function tallyRaw(knex: Knex, workspaceId: string, w: Window, f: ConversionFilters, tally: Tally) {
   const rows = await applyFilters(
     knex('conversions')
       .where('workspace_id', workspaceId)
@@ -125,8 +164,8 @@ async function tallyRaw(knex: Knex, workspaceId: string, w: Window, f: Conversio
     .sum({ v: 'amount_minor' });
   for (const r of rows as any[]) {
     const currency = r.currency ?? '';
-    const c = sign * n(r.c);
-    const v = sign * n(r.v);
+    const c = n(r.c);
+    const v = n(r.v);
     tally.addTotals(r.event_type, r.custom_name, !!r.link_id, currency, c, v);
     if (r.link_id) tally.addTo(tally.byLink, r.link_id, currency, c, v);
     if (r.campaign_id) tally.addTo(tally.byCampaign, r.campaign_id, currency, c, v);
@@ -134,116 +173,127 @@ async function tallyRaw(knex: Knex, workspaceId: string, w: Window, f: Conversio
   }
 }
 
-type Level = { tables: 'daily' | 'block'; column: 'day' | 'block'; from: number; to: number };
-
-/** Whole days [d0, d1) as whole 32-day blocks plus the leftover days on either side. */
-function levelsOf([d0, d1]: [number, number]): Level[] {
-  const b0 = Math.ceil(d0 / BLOCK_DAYS);
-  const b1 = Math.floor(d1 / BLOCK_DAYS);
-  if (b0 >= b1) return [{ tables: 'daily', column: 'day', from: d0, to: d1 }];
-  const levels: Level[] = [{ tables: 'block', column: 'block', from: b0, to: b1 }];
-  if (d0 < b0 * BLOCK_DAYS) levels.push({ tables: 'daily', column: 'day', from: d0, to: b0 * BLOCK_DAYS });
-  if (b1 * BLOCK_DAYS < d1) levels.push({ tables: 'daily', column: 'day', from: b1 * BLOCK_DAYS, to: d1 });
-  return levels;
-}
-
-async function tallyDays(knex: Knex, workspaceId: string, days: [number, number], tally: Tally, only?: { eventType?: EventType; customName?: string }) {
-  for (const level of levelsOf(days)) {
-    const within = (name: string) =>
-      knex(`conversion_${level.tables}_${name}`).where('workspace_id', workspaceId).where(level.column, '>=', level.from).where(level.column, '<', level.to);
-    const typeQuery = within('type');
-    if (only?.eventType) typeQuery.where('event_type', only.eventType);
-    if (only?.customName !== undefined) typeQuery.where('custom_name', only.customName);
-    const types = await typeQuery
-      .groupBy('event_type', 'custom_name', 'currency', 'attributed')
-      .select('event_type', 'custom_name', 'currency', 'attributed')
-      .sum({ c: 'conversions', v: 'value_minor' });
-    for (const r of types as any[]) tally.addTotals(r.event_type, r.custom_name || null, n(r.attributed) === 1, r.currency, n(r.c), n(r.v));
-    if (only) continue;
-    const dims: Array<[string, string, Map<string, any>]> = [
-      ['link', 'link_id', tally.byLink],
-      ['campaign', 'campaign_id', tally.byCampaign],
-      ['qr', 'qr_code_id', tally.byQr],
-    ];
-    for (const [name, column, map] of dims) {
-      const rows = await within(name).groupBy(column, 'currency').select(column, 'currency').sum({ c: 'conversions', v: 'value_minor' });
-      for (const r of rows as any[]) tally.addTo(map, r[column], r.currency, n(r.c), n(r.v));
-    }
-  }
-}
-
-/** Where conversion rows are complete and how late they can occur (domain/conversions planWindow). */
+/** Where conversion rows are complete and how late they can occur (domain/conversion-reads). */
 const conversionRows = (now: number) => ({ rawSince: now - CONVERSION_RETENTION_DAYS * DAY_MS, latest: now + CONVERSION_FUTURE_SKEW_MS });
 
+// What a read costs, relative (domain/conversion-reads ReadCosts), from the bench's data: a block
+// of every type holds about as many rows as a day and a half of daily aggregates, and as a fifth
+// of a day of raw events (each of which counts in the totals and in a breakdown or two).
+const EVERY_TYPE: ReadCosts = { block: 1, day: 0.7, rawDay: 3.5 };
+// One type's breakdowns have no daily aggregates; a block of them holds about a day or two of its events.
+const ONE_TYPE: ReadCosts = { block: 1, day: null, rawDay: 1 };
+// One type's totals alone: a handful of rows per block or day, hundreds of events a day.
+const ONE_TYPE_TOTALS: ReadCosts = { block: 1, day: 1, rawDay: 40 };
+
+/** One event type, and a custom event's name: the blocks by type, the events of that type. */
+interface TypeFilter {
+  eventType: EventType;
+  customName?: string;
+}
+
+type Dimension = 'type' | 'link' | 'campaign' | 'qr';
+const DIMENSION_COLUMNS: Record<Exclude<Dimension, 'type'>, string> = { link: 'link_id', campaign: 'campaign_id', qr: 'qr_code_id' };
+
 /**
- * The aggregates and raw rows of a window (planWindow): whole days and partial days from the
- * aggregates (`only` narrows them to a type), raw rows (`f`) for the rest.
+ * One part of a dimension's count as rows of (key columns, c, v): a block or day range of an
+ * aggregate, or raw events, with its sign. The aggregates keep '' for no custom name and no
+ * currency; the events' NULLs read the same.
  */
-async function tallyPlanned(knex: Knex, workspaceId: string, w: Window, now: number, f: ConversionFilters, only?: { eventType?: EventType; customName?: string }) {
-  const tally = new Tally();
-  const plan = planWindow(w, conversionRows(now));
-  if (plan.aggregateDays) await tallyDays(knex, workspaceId, plan.aggregateDays, tally, only);
-  for (const { minus } of plan.partialDays) for (const m of minus) await tallyRaw(knex, workspaceId, m, f, tally, -1);
-  for (const part of plan.raw) await tallyRaw(knex, workspaceId, part, f, tally);
-  return tally;
+function readArm(piece: ReadPiece, dim: Dimension, workspaceId: string, only: TypeFilter | undefined, sqlite: boolean): [string, Knex.RawBinding[]] {
+  const neg = piece.sign === -1 ? '-' : '';
+  const bindings: Knex.RawBinding[] = [workspaceId, piece.from, piece.to];
+  const named = (columns: string[]) => columns.map((c, i) => `${c} AS k${i + 1}`).join(', ');
+  if (piece.level === 'raw') {
+    const keys = named(dim === 'type'
+      ? ['event_type', `coalesce(custom_name, '')`, 'CASE WHEN link_id IS NULL THEN 0 ELSE 1 END', `coalesce(currency, '')`]
+      : [DIMENSION_COLUMNS[dim], `coalesce(currency, '')`]);
+    // SQLite plans without statistics: named, it reads the window through the events' index by
+    // time (or by type and time), never a walk of every event of the workspace with a link.
+    const index = sqlite ? ` INDEXED BY ${only ? 'conversions_by_type' : 'conversions_workspace_id_occurred_at_index'}` : '';
+    let where = 'workspace_id = ? AND occurred_at >= ? AND occurred_at < ?';
+    if (only) {
+      where += ' AND event_type = ?';
+      bindings.push(only.eventType);
+      if (only.customName !== undefined) {
+        where += ' AND custom_name = ?';
+        bindings.push(only.customName);
+      }
+    }
+    if (dim !== 'type') where += ` AND ${DIMENSION_COLUMNS[dim]} IS NOT NULL`;
+    return [`SELECT ${keys}, ${neg}1 AS c, ${neg}coalesce(amount_minor, 0) AS v FROM conversions${index} WHERE ${where}`, bindings];
+  }
+  const keys = named(dim === 'type' ? ['event_type', 'custom_name', 'attributed', 'currency'] : [DIMENSION_COLUMNS[dim], 'currency']);
+  const column = piece.level === 'block' ? 'block' : 'day';
+  const grain = piece.level === 'block' ? 'block' : 'daily';
+  let table = `conversion_${grain}_${dim}`;
+  let where = `workspace_id = ? AND ${column} >= ? AND ${column} < ?`;
+  if (only) {
+    if (dim === 'type') {
+      where += ' AND event_type = ?';
+      bindings.push(only.eventType);
+      if (only.customName !== undefined) {
+        where += ' AND custom_name = ?';
+        bindings.push(only.customName);
+      }
+    } else {
+      // One type's breakdowns are kept in blocks only; '' is every name of a custom event together.
+      if (piece.level !== 'block') throw new Error(`no daily ${dim} aggregates by type`);
+      table = `conversion_block_type_${dim}`;
+      where += ' AND event_type = ? AND custom_name = ?';
+      bindings.push(only.eventType, only.customName ?? '');
+    }
+  }
+  return [`SELECT ${keys}, ${neg}conversions AS c, ${neg}value_minor AS v FROM ${table} WHERE ${where}`, bindings];
 }
 
 /**
- * A summary filtered by event type (and custom name) alone: the window's whole 32-day blocks from
- * the blocks by type (conversion_block_type and conversion_block_type_link, _campaign, _qr), the
- * rest of the window, at most 31 days at either end, from the events of that type
- * (conversions_ws_type_time). A block holds every conversion of its days (insertConversion writes
- * it with the event), so the two parts add up to the events of the window. A window reaching past
- * the raw retention counts the blocks' days retention has not dropped yet (as the unfiltered
- * summary counts its aggregates), and says `unavailable`.
+ * A dimension's counts over the pieces of a window, summed in one statement: whole blocks, days
+ * and raw events added and taken away, grouped once. Keys whose conversions add up to none are
+ * left out.
  */
-async function tallyByType(knex: Knex, workspaceId: string, w: Window, f: { eventType: EventType; customName?: string }): Promise<Tally> {
+async function readDimension(knex: Knex, workspaceId: string, pieces: ReadPiece[], dim: Dimension, only: TypeFilter | undefined): Promise<any[]> {
+  if (!pieces.length) return [];
+  const sqlite = knex.client.config.client !== 'pg';
+  const arms = pieces.map((p) => readArm(p, dim, workspaceId, only, sqlite));
+  const keys = dim === 'type' ? ['k1', 'k2', 'k3', 'k4'] : ['k1', 'k2'];
+  const sql = `SELECT ${keys.join(', ')}, SUM(c) AS c, SUM(v) AS v FROM (${arms.map(([a]) => a).join(' UNION ALL ')}) AS u
+    GROUP BY ${keys.join(', ')} HAVING SUM(c) <> 0`;
+  const result = await knex.raw(sql, arms.flatMap(([, b]) => b));
+  return Array.isArray(result) ? result : result.rows;
+}
+
+/**
+ * A window's conversions from the blocks, days and raw events planReads chooses for each
+ * dimension (all read in the caller's snapshot, so they agree). With `only`, those of one type
+ * (and custom name), whose totals have daily aggregates and whose breakdowns have none; `dims`
+ * false: the totals alone (a goal's report).
+ */
+async function tallyWindow(knex: Knex, workspaceId: string, w: Window, now: number, only: TypeFilter | undefined, dims: boolean): Promise<Tally> {
   const tally = new Tally();
-  const b0 = Math.ceil(Math.ceil(w.from / DAY_MS) / BLOCK_DAYS);
-  const b1 = Math.floor(Math.floor(w.to / DAY_MS) / BLOCK_DAYS);
-  if (b0 >= b1) {
-    await tallyRaw(knex, workspaceId, w, f, tally);
-    return tally;
+  const bounds = conversionRows(now);
+  for (const r of await readDimension(knex, workspaceId, planReads(w, bounds, only ? ONE_TYPE_TOTALS : EVERY_TYPE), 'type', only)) {
+    tally.addTotals(r.k1, r.k2 || null, n(r.k3) === 1, r.k4, n(r.c), n(r.v));
   }
-  const blocks = (table: string) => {
-    const q = knex(table).where('workspace_id', workspaceId).where('event_type', f.eventType).where('block', '>=', b0).where('block', '<', b1);
-    if (f.customName !== undefined) q.where('custom_name', f.customName);
-    return q;
-  };
-  const types = await blocks('conversion_block_type')
-    .groupBy('event_type', 'custom_name', 'currency', 'attributed')
-    .select('event_type', 'custom_name', 'currency', 'attributed')
-    .sum({ c: 'conversions', v: 'value_minor' });
-  for (const r of types as any[]) tally.addTotals(r.event_type, r.custom_name || null, n(r.attributed) === 1, r.currency, n(r.c), n(r.v));
-  const dims: Array<[string, string, Map<string, any>]> = [
-    ['link', 'link_id', tally.byLink],
-    ['campaign', 'campaign_id', tally.byCampaign],
-    ['qr', 'qr_code_id', tally.byQr],
-  ];
-  for (const [name, column, map] of dims) {
-    const rows = await blocks(`conversion_block_type_${name}`).groupBy(column, 'currency').select(column, 'currency').sum({ c: 'conversions', v: 'value_minor' });
-    for (const r of rows as any[]) tally.addTo(map, r[column], r.currency, n(r.c), n(r.v));
+  if (!dims) return tally;
+  const pieces = planReads(w, bounds, only ? ONE_TYPE : EVERY_TYPE);
+  const maps: Array<[Exclude<Dimension, 'type'>, Map<string, any>]> = [['link', tally.byLink], ['campaign', tally.byCampaign], ['qr', tally.byQr]];
+  for (const [dim, map] of maps) {
+    for (const r of await readDimension(knex, workspaceId, pieces, dim, only)) tally.addTo(map, r.k1, r.k2, n(r.c), n(r.v));
   }
-  const start = b0 * BLOCK_DAYS * DAY_MS;
-  const end = b1 * BLOCK_DAYS * DAY_MS;
-  if (w.from < start) await tallyRaw(knex, workspaceId, { from: w.from, to: start }, f, tally);
-  if (end < w.to) await tallyRaw(knex, workspaceId, { from: end, to: w.to }, f, tally);
   return tally;
 }
 
 /** Every figure of the conversion summary over [from, to), optionally filtered. */
 export async function tallyConversions(knex: Knex, workspaceId: string, w: Window, f: ConversionFilters, now: number): Promise<Tally> {
-  const filtered = Object.values(f).some((v) => v !== undefined);
-  // By type alone (eventType, customName): blocks by type and the events at the ends.
-  if (filtered && f.eventType && !f.linkId && !f.campaignId && !f.qrCodeId && !f.attributedOnly) {
-    return tallyByType(knex, workspaceId, w, { eventType: f.eventType, customName: f.customName });
-  }
-  if (filtered) {
+  // A link, campaign or QR code named: that object's events, through its index.
+  if (f.linkId || f.campaignId || f.qrCodeId || f.attributedOnly) {
     const tally = new Tally();
     await tallyRaw(knex, workspaceId, w, f, tally);
     return tally;
   }
-  return tallyPlanned(knex, workspaceId, w, now, {});
+  // A custom event's name narrows custom events.
+  const eventType = f.eventType ?? (f.customName !== undefined ? 'custom' : undefined);
+  return tallyWindow(knex, workspaceId, w, now, eventType ? { eventType, customName: f.customName } : undefined, true);
 }
 
 export interface GoalMatch {
@@ -255,8 +305,8 @@ export interface GoalMatch {
 }
 
 /**
- * Conversions a goal matches. A goal without a scope reads the per-type aggregates for whole
- * days; a scoped goal reads the raw events through its scope's index.
+ * Conversions a goal matches. A goal without a scope reads the totals by type of blocks and days;
+ * a scoped goal reads the raw events through its scope's index.
  */
 export async function tallyGoal(knex: Knex, workspaceId: string, w: Window, match: GoalMatch, now: number): Promise<Tally> {
   const f: ConversionFilters = { eventType: match.eventType };
@@ -271,7 +321,7 @@ export async function tallyGoal(knex: Knex, workspaceId: string, w: Window, matc
     await tallyRaw(knex, workspaceId, w, f, tally);
     return tally;
   }
-  return tallyPlanned(knex, workspaceId, w, now, f, { eventType: f.eventType, customName: f.customName });
+  return tallyWindow(knex, workspaceId, w, now, { eventType: match.eventType, customName: f.customName }, false);
 }
 
 export interface ClickCounts {

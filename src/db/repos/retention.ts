@@ -5,6 +5,7 @@ import type { Knex } from 'knex';
 import { CLICK_WINDOW_RETENTION_MS } from '../../domain/analytics-alerts.ts';
 import { deleteExpiredFolds } from './click-folds.ts';
 import { deleteOldPageViews } from './bio-pages.ts';
+import { takeFromBlocks } from './conversions.ts';
 import { BLOCK_DAYS, CLICK_RETENTION_DAYS, CONVERSION_RETENTION_DAYS, DAY_MS } from '../../domain/conversions.ts';
 const BATCH = 5_000;
 
@@ -15,8 +16,9 @@ export interface RetentionResult {
 
 /**
  * Conversions older than `cutoff`, in batches so a large backlog never holds one long write lock.
- * Each batch takes its values from the workspaces' kept totals in its own transaction
- * (conversion_value_totals: what a workspace may still record stays exact).
+ * Each batch takes its events out of the 32-day blocks (which count exactly the kept events) and
+ * its values from the workspaces' kept totals in its own transaction (conversion_value_totals:
+ * what a workspace may still record stays exact).
  */
 async function deleteExpiredConversions(knex: Knex, cutoff: number): Promise<number> {
   if (!(await knex.schema.hasTable('conversions'))) return 0;
@@ -28,6 +30,7 @@ async function deleteExpiredConversions(knex: Knex, cutoff: number): Promise<num
         .limit(BATCH)
         .select('id', 'workspace_id', 'currency', 'amount_minor');
       if (!rows.length) return 0;
+      await takeFromBlocks(trx, rows.map((r) => r.id));
       await trx('conversions').whereIn('id', rows.map((r) => r.id)).delete();
       const values = new Map<string, { workspace_id: string; currency: string; value: number }>();
       for (const r of rows) {
@@ -86,7 +89,7 @@ export async function runRetention(knex: Knex, now = Date.now()): Promise<Retent
   const cutoffDay = Math.floor(conversionCutoff / DAY_MS);
   for (const name of ['type', 'link', 'campaign', 'qr', 'type_link', 'type_campaign', 'type_qr']) {
     if (await knex.schema.hasTable(`conversion_daily_${name}`)) await knex(`conversion_daily_${name}`).where('day', '<', cutoffDay).delete();
-    // A 32-day block goes once all of its days are past retention.
+    // A 32-day block goes once all of its days are past retention (its events went one by one).
     if (await knex.schema.hasTable(`conversion_block_${name}`)) {
       await knex(`conversion_block_${name}`).where('block', '<', Math.floor(cutoffDay / BLOCK_DAYS)).delete();
     }
