@@ -191,6 +191,27 @@ describe.each(testEngines())('link search on %s', (engine) => {
     }
   });
 
+  it('a tag alone counts its links that are not deleted (from link_tags), and a tag of another workspace lists nothing', async () => {
+    // The setup deletes some tagged links: the count leaves them out without reading the links.
+    expect(links.some((l) => l.deleted && l.tags.has(tags[0]))).toBe(true);
+    for (const cap of [3, SEARCH_COUNT_CAP]) {
+      for (const sort of ['created', 'clicks'] as const) await everyPage({ tagId: tags[0], sort, order: 'desc', limit: 5 }, cap);
+    }
+    const foreign = await createTag(db.knex, otherWs, 'foreign', '#000000');
+    await db.knex('link_tags').insert({ link_id: 'lnk_other', tag_id: foreign });
+    try {
+      const page = (workspace: string, cap = SEARCH_COUNT_CAP) => searchLinks(db.knex, workspace, { tagId: foreign, sort: 'created', order: 'desc', page: 1, limit: 10 }, cap);
+      for (const cap of [1, SEARCH_COUNT_CAP]) {
+        const here = await page(ws, cap);
+        expect({ total: here.total, rows: here.rows }).toEqual({ total: 0, rows: [] });
+      }
+      expect((await page(otherWs)).rows.map((r) => r.id)).toEqual(['lnk_other']);
+    } finally {
+      await db.knex('link_tags').where({ tag_id: foreign }).delete();
+      await db.knex('tags').where({ id: foreign }).delete();
+    }
+  });
+
   it('with tag, domain and status filters, alone and with text', async () => {
     const filters: Array<Partial<LinkSearch>> = [
       { tagId: tags[0] }, { tagId: tags[2], status: 'ACTIVE' }, { domainId: domain }, { domainId: 'short' }, { status: 'DISABLED' }, { domainId: 'short', status: 'ACTIVE', tagId: tags[1] },

@@ -20,6 +20,7 @@ import * as clickFolds from './20261126000000_click_folds.ts';
 import * as shortSearch from './20261127000000_short_search.ts';
 import * as conversionTypeBlocks from './20261127010000_conversion_type_blocks.ts';
 import * as webhookDeliveryLog from './20261128000000_webhook_delivery_log.ts';
+import * as deletedLinksIndex from './20261129000000_deleted_links_index.ts';
 
 const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }> = {
   '20261122000000_core': core,
@@ -41,6 +42,7 @@ const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '20261127000000_short_search': shortSearch,
   '20261127010000_conversion_type_blocks': conversionTypeBlocks,
   '20261128000000_webhook_delivery_log': webhookDeliveryLog,
+  '20261129000000_deleted_links_index': deletedLinksIndex,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
