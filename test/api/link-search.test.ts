@@ -233,7 +233,7 @@ describe('the LIKE a walk checks before the search index (SQLite)', () => {
   it('holds for every text the index finds, whatever the case and the characters folded onto ASCII, and for no other when exact', async () => {
     const { default: Sqlite } = await import('better-sqlite3');
     const fc = (await import('fast-check')).default;
-    const { ftsPhrase, likeIsExact, phraseLikeSuperset } = await import('../../src/db/repos/link-search');
+    const { exactLikePatterns, ftsPhrase, likeIsExact, phraseLikeSuperset } = await import('../../src/db/repos/link-search');
     const db = new Sqlite(':memory:');
     db.exec(`CREATE VIRTUAL TABLE t USING fts5(a, tokenize='trigram case_sensitive 0', detail=full)`);
     const chars = fc.constantFrom(...'aAkKsSzZ%_\\" üÜßẞéÉıİ\u212a\u017fΣσς東京\ufffd'.split(''), '\u{1F600}');
@@ -253,6 +253,13 @@ describe('the LIKE a walk checks before the search index (SQLite)', () => {
         if (found) expect(liked.m, JSON.stringify({ needle, column })).toBe(1);
         // Where no character stood in for others, the LIKE alone decides: it finds nothing more.
         if (likeIsExact(needle.trim())) expect(liked.m === 1, JSON.stringify({ needle, column, exact: true })).toBe(found);
+        // Where a few patterns stand for the text (the Kelvin sign and the long s spelled out),
+        // together they find exactly what the index finds.
+        const patterns = exactLikePatterns(needle.trim());
+        if (patterns) {
+          const any = patterns.some((p) => (db.prepare(`SELECT ? LIKE ? ESCAPE '\\' AS m`).get(column, p) as { m: number }).m === 1);
+          expect(any, JSON.stringify({ needle, column, patterns })).toBe(found);
+        }
       }),
       { numRuns: 3000 },
     );
