@@ -17,7 +17,7 @@ import { rng } from '../support/recount';
 // Slugs and destinations as the service stores them: slugs [a-z0-9_-] (checkSlug), destinations
 // the URL parser's href (percent-encoded), which the search relies on to skip a column.
 const SLUG_WORDS = ['spring', 'sale', 'uni', 'code', '100-pct', 'a_b', 'zz', 'creme', 'x', 'shop', 'ete', 'k5'];
-const TITLE_WORDS = ['5 \u212a above zero', 'Ünïcödé title', 'Spring campaign', '100% organic_cotton', '50% off', 'snake_case', 'Crème brûlée', 'ÉTÉ', 'plain', 'news', 'ÇA VA'];
+const TITLE_WORDS = ['5 \u212a above zero', 'Ünïcödé title', 'Spring campaign', '100% organic_cotton', '50% off', 'snake_case', 'Crème brûlée', 'ÉTÉ', 'plain', 'news', 'ÇA VA', 'C:\\snake\\dir_1'];
 const URLS = [
   'https://shop.example.com/Spring-Sale', 'https://blog.example.org/post', 'https://example.net/ünï/%C3%BC', 'https://example.com/100%25', 'https://EXAMPLE.org/GAMMA_x',
   'https://example.com/search?q="x y"&k=5 a', 'https://example.com/snake_case/zu',
@@ -156,6 +156,9 @@ describe.each(testEngines())('link search on %s', (engine) => {
     'k', 'K', 'KA', '5 k', '5 \u212a a', 'zz', 'zzq', 'SHOP', 'example.org', 'spring-1', '  sale  ', 'crème brûlée', 'ÇA', 'ça va', 'été', '"', 'x"y',
     // One and two characters (the gram index), and text only some columns may hold.
     'zu', 'ZU', 'u', '/', '%2', '?', 'z', 'q', 'qx', '-', 'a ', 'x y', 'spring sale', 'spring-sale', 'k5', '5', 'Œ', 'œ', '—', 'ß', 'ẞ', '\u212a',
+    // A backslash (LIKE's escape here) matched literally, text with k and s (LIKE patterns for the
+    // Kelvin sign and the long s), and text as long as the API allows.
+    '\\', 'a\\b', 'snake\\_case', 'c:\\sna', '\\dir_', 'shop', 'SKE_CASE', 'k5 sale', 'spring'.repeat(33) + 'xy',
   ];
 
   it.each([7, SEARCH_COUNT_CAP])('every query, both sorts and orders, page by page, with a count cap of %i', async (cap) => {
