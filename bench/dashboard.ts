@@ -504,8 +504,11 @@ async function runEngine(engine: Engine): Promise<string[]> {
         for (const q of [...queries].sort((a, b) => b.ms - a.ms).slice(0, 5)) log(`    ${fmtMs(q.ms).padStart(7)} ms  ${short(q.sql.replace(/\s+/g, ' '))}`);
         for (const q of queries.filter((x) => x.ms >= 5).slice(0, 3)) {
           log(`    plan of the ${fmtMs(q.ms)} ms query:`);
+          // The planner settings the search set before this query (Postgres, set_config), which a
+          // plan taken without them would not show (a bitmap scan and sort the walk never runs).
+          const settings = queries.slice(0, queries.indexOf(q)).filter((x) => /^\s*select set_config\(/i.test(x.sql));
           try {
-            for (const l of await bdb.explain(q.sql, q.bindings)) log(`      ${short(l, 300)}`);
+            for (const l of await bdb.explain(q.sql, q.bindings, settings)) log(`      ${short(l, 300)}`);
           } catch (err) {
             log(`      (explain failed: ${(err as Error).message})`);
           }

@@ -264,7 +264,12 @@ export interface BenchDatabase {
   bulkWriter(): Promise<BulkWriter>;
   settle(): Promise<string>;
   size(): Promise<{ total: number; tables: Array<[string, number]> }>;
-  explain(sql: string, bindings: readonly unknown[]): Promise<string[]>;
+  /**
+   * The plan of a query. `settings`: statements the traced run ran before it in its transaction
+   * (Postgres: the search's set_config of planner settings), run first in the same transaction, so
+   * the plan is the one the service's query got.
+   */
+  explain(sql: string, bindings: readonly unknown[], settings?: ReadonlyArray<{ sql: string; bindings: readonly unknown[] }>): Promise<string[]>;
 }
 
 export interface CreateDatabaseOptions {
@@ -426,10 +431,16 @@ function postgresDatabase(url: string): BenchDatabase {
           .rows as Array<{ t: string; bytes: string }>;
         return { total, tables: rows.map((r) => [r.t, Number(r.bytes)] as [string, number]) };
       }),
-    explain: (sql, bindings) =>
+    explain: (sql, bindings, settings = []) =>
       withClient(async (c) => {
-        const r = await c.query(`EXPLAIN (ANALYZE, BUFFERS) ${sql}`, bindings as unknown[]);
-        return r.rows.map((row: Record<string, string>) => row['QUERY PLAN']);
+        await c.query('BEGIN');
+        try {
+          for (const x of settings) await c.query(x.sql, x.bindings as unknown[]);
+          const r = await c.query(`EXPLAIN (ANALYZE, BUFFERS) ${sql}`, bindings as unknown[]);
+          return r.rows.map((row: Record<string, string>) => row['QUERY PLAN']);
+        } finally {
+          await c.query('ROLLBACK');
+        }
       }),
   };
 }
