@@ -7,7 +7,7 @@
 //                              [--big-link-clicks 1000000] [--requests 30] [--baseline-requests 3]
 //                              [--limit 100] [--explain auto|always|never] [--keep] [--seed-only]
 //                              [--cases REGEXP] (only the cases whose names match)
-//                              [--time-limit SECONDS]
+//                              [--time-limit SECONDS] [--reuse URL (once per engine)]
 //
 // What it does, per engine:
 //  1. creates a fresh database (a SQLite file in a temp dir, or a scratch Postgres database on
@@ -33,7 +33,10 @@
 //     100 ms (--explain auto) the queries of one run with their plans.
 // Every child process, temp file and database is removed at the end, on error, on Ctrl-C and when
 // --time-limit runs out; with --keep the seeded databases stay (--seed-only: seed, keep, and stop),
-// for trying queries and indexes on them by hand.
+// for trying queries and indexes on them by hand. --reuse URL measures such a kept database again
+// (`sqlite:/tmp/…/bench.db` or the `postgres://…` address the run printed) instead of seeding one:
+// it is migrated to the latest schema (timed: a new migration's build over the million links),
+// settled, and left in place; an engine without a --reuse URL is seeded as usual.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import https from 'node:https';
@@ -42,7 +45,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Knex } from 'knex';
-import { migrateLatest, openDatabase, type Engine } from '../src/db/knex';
+import { engineOf, migrateLatest, openDatabase, type Engine } from '../src/db/knex';
 import { migrationSource } from '../src/db/migrations';
 import { openQueryService } from '../src/db/query-threads';
 import type { LinkSearch } from '../src/db/repos/link-search';
@@ -53,7 +56,7 @@ import { DAY_MS } from '../src/domain/conversions';
 import { hashPassword } from '../src/domain/passwords';
 import { baselineAnalytics, baselineSearch } from './dashboard-baseline';
 import { benchCleanups, finishBench, guardBenchRun, watchChild } from './lifecycle';
-import { createDatabase, type BenchDatabase } from './seed-analytics';
+import { createDatabase, existingDatabase, type BenchDatabase } from './seed-analytics';
 import { seedClicks, seedLinks, type DashboardShape } from './seed-dashboard';
 import { buildService, fmtInt, fmtMs, freePort, log, percentile, sleep, table, intOption, printHeaderAndExit } from './util';
 
@@ -71,6 +74,7 @@ const { values: args } = parseArgs({
     'seed-only': { type: 'boolean', default: false },
     cases: { type: 'string' },
     'time-limit': { type: 'string' },
+    reuse: { type: 'string', multiple: true },
     help: { type: 'boolean', short: 'h', default: false },
   },
   strict: true,
@@ -101,6 +105,8 @@ const SEED_ONLY = args['seed-only']!;
 // Only the cases whose name matches (a regular expression), for a change to one kind of read.
 const CASES = args.cases ? new RegExp(args.cases) : null;
 const KEEP = args.keep! || SEED_ONLY;
+/** A kept database per engine, measured again without seeding. */
+const REUSE = new Map((args.reuse ?? []).map((url) => [engineOf(url), url] as const));
 const TIME_LIMIT_S = args['time-limit'] ? int('time-limit', args['time-limit']) : ENGINES.length * 1_800;
 const WARMUPS = 3;
 const TARGET_MS = 100;
@@ -136,11 +142,14 @@ interface Seeded {
   domains: string[];
 }
 
+const BENCH_EMAIL = 'bench@bench.test';
+const BENCH_PASSWORD = 'bench password 1';
+
 async function seed(bdb: BenchDatabase, knex: Knex, now: number): Promise<Seeded> {
   let t = performance.now();
   const workspaceId = await createWorkspace(knex, 'Bench', 'business');
-  const email = 'bench@bench.test';
-  const password = 'bench password 1';
+  const email = BENCH_EMAIL;
+  const password = BENCH_PASSWORD;
   const userId = await addMember(knex, workspaceId, email, 'OWNER');
   await setPassword(knex, userId, await hashPassword(password), now);
   const tagIds: string[] = [];
@@ -161,6 +170,20 @@ async function seed(bdb: BenchDatabase, knex: Knex, now: number): Promise<Seeded
     workspaceId, email, password, bigLink: seededLinks.bigLink, domains,
     tags: tagIds.map((id, i) => ({ id, links: seededLinks.tagCounts[i] })),
   };
+}
+
+/** What seed() made, read back from a kept database (its one workspace). */
+async function seededIn(knex: Knex): Promise<Seeded> {
+  const { id: workspaceId } = await knex('workspaces').where('name', 'Bench').first('id');
+  const big = await knex('link_click_totals').where('workspace_id', workspaceId).orderBy('clicks', 'desc').first('link_id');
+  // Tags in creation order (tag-1 …), each with its links as seed() counted them (deleted ones too).
+  const tags = (await knex('tags as t').leftJoin('link_tags as lt', 'lt.tag_id', 't.id').where('t.workspace_id', workspaceId).groupBy('t.id', 't.name').select('t.id', 't.name').count({ n: 'lt.link_id' }))
+    .map((r: any) => ({ id: r.id as string, links: Number(r.n), order: Number(String(r.name).replace('tag-', '')) }))
+    .sort((a, b) => a.order - b.order)
+    .map(({ id, links }) => ({ id, links }));
+  // go.bench.test, then links.bench.test, as seed() added them.
+  const domains = (await knex('domains').where('workspace_id', workspaceId).orderBy('host').select('id')).map((d: { id: string }) => d.id);
+  return { workspaceId, email: BENCH_EMAIL, password: BENCH_PASSWORD, bigLink: big.link_id, tags, domains };
 }
 
 async function tableSizes(bdb: BenchDatabase, knex: Knex, tables: string[]): Promise<string> {
@@ -340,6 +363,32 @@ function installTracer(knex: Knex) {
   };
 }
 
+/** A fresh database: migrated to just before the dashboard's migrations, seeded, then migrated. */
+async function seedFresh(bdb: BenchDatabase, db: ReturnType<typeof openDatabase>): Promise<Seeded> {
+  const { knex } = db;
+  await migrateLatest(db);
+  await knex.migrate.down({ migrationSource, name: FOLD_MIGRATION });
+  await knex.migrate.down({ migrationSource, name: MIGRATION });
+  const now = Date.now();
+  const t0 = performance.now();
+  const seeded = await seed(bdb, knex, now);
+  let t = performance.now();
+  log(`settle: ${await bdb.settle()}: ${fmtS(performance.now() - t)}`);
+  t = performance.now();
+  await knex.migrate.up({ migrationSource, name: MIGRATION });
+  log(`migration ${MIGRATION} (backfill of the aggregates, search index build): ${fmtS(performance.now() - t)}`);
+  t = performance.now();
+  await knex.migrate.up({ migrationSource, name: FOLD_MIGRATION });
+  log(`migration ${FOLD_MIGRATION} (link_click_totals from the daily counts): ${fmtS(performance.now() - t)}`);
+  // The service's first fold after the migration: 90 days of raw clicks.
+  t = performance.now();
+  const fold = await runClickFold(knex, Date.now());
+  log(`first click fold (${fold.daysClosed} days closed, ${fold.steps} step, ${fmtInt(fold.rows)} rows): ${fmtS(performance.now() - t)}`);
+  t = performance.now();
+  log(`settle: ${await bdb.settle()}: ${fmtS(performance.now() - t)}; seeding total ${fmtS(performance.now() - t0)}`);
+  return seeded;
+}
+
 // ---------------------------------------------------------------------------------------------
 // One engine
 
@@ -348,33 +397,27 @@ async function runEngine(engine: Engine): Promise<string[]> {
   try {
     log(`=== ${engine} ${'='.repeat(80)}`);
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), `shortlink-bench-dash-${engine}-`));
-    onCleanup(`temp dir ${tmp}`, () => (KEEP && engine === 'sqlite' ? log(`kept: ${tmp}/bench.db`) : fs.rmSync(tmp, { recursive: true, force: true })));
-    const bdb = await createDatabase(engine, tmp, { scratchPrefix: 'sl_bench_dash', keep: KEEP, onCleanup });
-    log(`database: ${bdb.describe}`);
+    const reuse = REUSE.get(engine);
+    onCleanup(`temp dir ${tmp}`, () => (KEEP && engine === 'sqlite' && !reuse ? log(`kept: ${tmp}/bench.db`) : fs.rmSync(tmp, { recursive: true, force: true })));
+    const bdb = reuse ? existingDatabase(reuse) : await createDatabase(engine, tmp, { scratchPrefix: 'sl_bench_dash', keep: KEEP, onCleanup });
+    log(`database: ${bdb.describe}${reuse ? ' (kept by an earlier run: no seeding)' : ''}`);
     const db = openDatabase(bdb.url, { poolMax: 4 });
     onCleanup(`${engine} knex`, () => db.knex.destroy());
     const { knex } = db;
-    await migrateLatest(db);
-    await knex.migrate.down({ migrationSource, name: FOLD_MIGRATION });
-    await knex.migrate.down({ migrationSource, name: MIGRATION });
-    const now = Date.now();
-    const today = Math.floor(now / DAY_MS);
-    const t0 = performance.now();
-    const seeded = await seed(bdb, knex, now);
-    let t = performance.now();
-    log(`settle: ${await bdb.settle()}: ${fmtS(performance.now() - t)}`);
-    t = performance.now();
-    await knex.migrate.up({ migrationSource, name: MIGRATION });
-    log(`migration ${MIGRATION} (backfill of the aggregates, search index build): ${fmtS(performance.now() - t)}`);
-    t = performance.now();
-    await knex.migrate.up({ migrationSource, name: FOLD_MIGRATION });
-    log(`migration ${FOLD_MIGRATION} (link_click_totals from the daily counts): ${fmtS(performance.now() - t)}`);
-    // The service's first fold after the migration: 90 days of raw clicks.
-    t = performance.now();
-    const fold = await runClickFold(knex, Date.now());
-    log(`first click fold (${fold.daysClosed} days closed, ${fold.steps} step, ${fmtInt(fold.rows)} rows): ${fmtS(performance.now() - t)}`);
-    t = performance.now();
-    log(`settle: ${await bdb.settle()}: ${fmtS(performance.now() - t)}; seeding total ${fmtS(performance.now() - t0)}`);
+    let seeded: Seeded;
+    if (reuse) {
+      const [, pending] = (await knex.migrate.list({ migrationSource })) as [unknown[], unknown[]];
+      const names = pending.map((m: any) => (typeof m === 'string' ? m : (m.file ?? m.name)));
+      let t = performance.now();
+      await migrateLatest(db);
+      log(`migrations ${names.length ? names.join(', ') : '(none pending)'}: ${fmtS(performance.now() - t)}`);
+      t = performance.now();
+      log(`settle: ${await bdb.settle()}: ${fmtS(performance.now() - t)}`);
+      seeded = await seededIn(knex);
+    } else {
+      seeded = await seedFresh(bdb, db);
+    }
+    const today = Math.floor(Date.now() / DAY_MS);
     log(`sizes with indexes: ${await tableSizes(bdb, knex, ['links', 'link_tags', 'clicks', 'link_daily_clicks', 'links_search', 'link_day_breakdowns', 'link_block_breakdowns', 'link_breakdown_pieces', 'link_click_totals'])}`);
     if (SEED_ONLY) return [`seeded: ${bdb.url} (workspace ${seeded.workspaceId}, big link ${seeded.bigLink})`];
     const totals = new Map<string, number>();
@@ -461,8 +504,11 @@ async function runEngine(engine: Engine): Promise<string[]> {
         for (const q of [...queries].sort((a, b) => b.ms - a.ms).slice(0, 5)) log(`    ${fmtMs(q.ms).padStart(7)} ms  ${short(q.sql.replace(/\s+/g, ' '))}`);
         for (const q of queries.filter((x) => x.ms >= 5).slice(0, 3)) {
           log(`    plan of the ${fmtMs(q.ms)} ms query:`);
+          // The planner settings the search set before this query (Postgres, set_config), which a
+          // plan taken without them would not show (a bitmap scan and sort the walk never runs).
+          const settings = queries.slice(0, queries.indexOf(q)).filter((x) => /^\s*select set_config\(/i.test(x.sql));
           try {
-            for (const l of await bdb.explain(q.sql, q.bindings)) log(`      ${short(l, 300)}`);
+            for (const l of await bdb.explain(q.sql, q.bindings, settings)) log(`      ${short(l, 300)}`);
           } catch (err) {
             log(`      (explain failed: ${(err as Error).message})`);
           }

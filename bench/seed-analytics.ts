@@ -8,7 +8,7 @@ import path from 'node:path';
 import Sqlite from 'better-sqlite3';
 import type { Knex } from 'knex';
 import pg from 'pg';
-import { migrateLatest, openDatabase, type Engine } from '../src/db/knex';
+import { engineOf, migrateLatest, openDatabase, sqliteFilename, type Engine } from '../src/db/knex';
 import { insertConversion, type ConversionRow } from '../src/db/repos/conversions';
 import { DAY_MS, type EventType } from '../src/domain/conversions';
 import type { StoredClick } from '../src/db/repos/click-batches';
@@ -288,7 +288,12 @@ export interface BenchDatabase {
   bulkWriter(): Promise<BulkWriter>;
   settle(): Promise<string>;
   size(): Promise<{ total: number; tables: Array<[string, number]> }>;
-  explain(sql: string, bindings: readonly unknown[]): Promise<string[]>;
+  /**
+   * The plan of a query. `settings`: statements the traced run ran before it in its transaction
+   * (Postgres: the search's set_config of planner settings), run first in the same transaction, so
+   * the plan is the one the service's query got.
+   */
+  explain(sql: string, bindings: readonly unknown[], settings?: ReadonlyArray<{ sql: string; bindings: readonly unknown[] }>): Promise<string[]>;
 }
 
 export interface CreateDatabaseOptions {
@@ -307,85 +312,100 @@ const TABLES_OF_INTEREST = Object.keys(COLUMNS);
  * `tmp`), or a scratch Postgres database whose drop is registered through `opts.onCleanup`.
  */
 export async function createDatabase(engine: Engine, tmp: string, opts: CreateDatabaseOptions): Promise<BenchDatabase> {
-  if (engine === 'sqlite') {
-    const file = path.join(tmp, 'bench.db');
-    return {
-      engine,
-      url: `sqlite:${file}`,
-      describe: `SQLite ${file}`,
-      batch: 50_000,
-      async bulkWriter() {
-        const db = new Sqlite(file);
-        db.pragma('journal_mode = WAL');
-        db.pragma('synchronous = NORMAL');
-        const statements = new Map<string, Sqlite.Statement>();
-        return {
-          async insert(table, rows, columns) {
-            const cols = (columns ?? COLUMNS[table]).map(([c]) => c);
-            let stmt = statements.get(table);
-            if (!stmt) {
-              stmt = db.prepare(`INSERT INTO ${table} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`);
-              statements.set(table, stmt);
-            }
-            const s = stmt;
-            db.transaction(() => {
-              for (const r of rows) s.run(cols.map((c) => r[c] ?? null));
-            })();
-          },
-          async close() {
-            db.close();
-          },
-        };
-      },
-      async settle() {
-        // As a long-running service would find the file: the WAL checkpointed. The service never
-        // runs ANALYZE, so neither does this (plans are SQLite's choices without statistics).
-        const db = new Sqlite(file);
-        try {
-          db.pragma('wal_checkpoint(TRUNCATE)');
-        } finally {
-          db.close();
-        }
-        return 'WAL checkpoint (TRUNCATE); no ANALYZE (the service runs none)';
-      },
-      async size() {
-        const total = ['', '-wal', '-shm'].reduce((s, ext) => s + (fs.existsSync(file + ext) ? fs.statSync(file + ext).size : 0), 0);
-        const db = new Sqlite(file, { readonly: true, fileMustExist: true });
-        try {
-          // dbstat is compiled into better-sqlite3's SQLite; the sizes include each table's indexes.
-          const rows = db
-            .prepare(
-              `SELECT m.tbl_name AS t, SUM(s.pgsize) AS bytes FROM dbstat s JOIN sqlite_master m ON m.name = s.name
-               GROUP BY m.tbl_name`,
-            )
-            .all() as Array<{ t: string; bytes: number }>;
-          return { total, tables: rows.filter((r) => TABLES_OF_INTEREST.includes(r.t)).map((r) => [r.t, r.bytes] as [string, number]) };
-        } catch {
-          return { total, tables: [] };
-        } finally {
-          db.close();
-        }
-      },
-      async explain(sql, bindings) {
-        const db = new Sqlite(file, { readonly: true, fileMustExist: true });
-        try {
-          const rows = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...(bindings as unknown[])) as Array<{ id: number; parent: number; detail: string }>;
-          const depth = new Map<number, number>([[0, -1]]);
-          return rows.map((r) => {
-            const d = (depth.get(r.parent) ?? -1) + 1;
-            depth.set(r.id, d);
-            return `${'  '.repeat(d)}${r.detail}`;
-          });
-        } finally {
-          db.close();
-        }
-      },
-    };
-  }
-
+  if (engine === 'sqlite') return sqliteDatabase(path.join(tmp, 'bench.db'));
   const scratch = await createScratchPostgres(opts.scratchPrefix);
   const { name, url } = scratch;
   opts.onCleanup(`database ${name}`, () => (opts.keep ? log(`kept: ${url} (drop it with DROP DATABASE ${name})`) : scratch.drop()));
+  return postgresDatabase(url);
+}
+
+/**
+ * A database an earlier run kept (`--keep`), by its URL, to measure again without seeding: it
+ * is neither emptied nor removed at the end.
+ */
+export function existingDatabase(url: string): BenchDatabase {
+  return engineOf(url) === 'sqlite' ? sqliteDatabase(sqliteFilename(url)) : postgresDatabase(url);
+}
+
+function sqliteDatabase(file: string): BenchDatabase {
+  const engine: Engine = 'sqlite';
+  return {
+    engine,
+    url: `sqlite:${file}`,
+    describe: `SQLite ${file}`,
+    batch: 50_000,
+    async bulkWriter() {
+      const db = new Sqlite(file);
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = NORMAL');
+      const statements = new Map<string, Sqlite.Statement>();
+      return {
+        async insert(table, rows, columns) {
+          const cols = (columns ?? COLUMNS[table]).map(([c]) => c);
+          let stmt = statements.get(table);
+          if (!stmt) {
+            stmt = db.prepare(`INSERT INTO ${table} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`);
+            statements.set(table, stmt);
+          }
+          const s = stmt;
+          db.transaction(() => {
+            for (const r of rows) s.run(cols.map((c) => r[c] ?? null));
+          })();
+        },
+        async close() {
+          db.close();
+        },
+      };
+    },
+    async settle() {
+      // As a long-running service would find the file: the WAL checkpointed. The service never
+      // runs ANALYZE, so neither does this (plans are SQLite's choices without statistics).
+      const db = new Sqlite(file);
+      try {
+        db.pragma('wal_checkpoint(TRUNCATE)');
+      } finally {
+        db.close();
+      }
+      return 'WAL checkpoint (TRUNCATE); no ANALYZE (the service runs none)';
+    },
+    async size() {
+      const total = ['', '-wal', '-shm'].reduce((s, ext) => s + (fs.existsSync(file + ext) ? fs.statSync(file + ext).size : 0), 0);
+      const db = new Sqlite(file, { readonly: true, fileMustExist: true });
+      try {
+        // dbstat is compiled into better-sqlite3's SQLite; the sizes include each table's indexes.
+        const rows = db
+          .prepare(
+            `SELECT m.tbl_name AS t, SUM(s.pgsize) AS bytes FROM dbstat s JOIN sqlite_master m ON m.name = s.name
+             GROUP BY m.tbl_name`,
+          )
+          .all() as Array<{ t: string; bytes: number }>;
+        return { total, tables: rows.filter((r) => TABLES_OF_INTEREST.includes(r.t)).map((r) => [r.t, r.bytes] as [string, number]) };
+      } catch {
+        return { total, tables: [] };
+      } finally {
+        db.close();
+      }
+    },
+    async explain(sql, bindings) {
+      const db = new Sqlite(file, { readonly: true, fileMustExist: true });
+      try {
+        const rows = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...(bindings as unknown[])) as Array<{ id: number; parent: number; detail: string }>;
+        const depth = new Map<number, number>([[0, -1]]);
+        return rows.map((r) => {
+          const d = (depth.get(r.parent) ?? -1) + 1;
+          depth.set(r.id, d);
+          return `${'  '.repeat(d)}${r.detail}`;
+        });
+      } finally {
+        db.close();
+      }
+    },
+  };
+}
+
+function postgresDatabase(url: string): BenchDatabase {
+  const engine: Engine = 'postgres';
+  const name = new URL(url).pathname.slice(1);
   const connect = async () => {
     const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
     await c.connect();
@@ -435,10 +455,16 @@ export async function createDatabase(engine: Engine, tmp: string, opts: CreateDa
           .rows as Array<{ t: string; bytes: string }>;
         return { total, tables: rows.map((r) => [r.t, Number(r.bytes)] as [string, number]) };
       }),
-    explain: (sql, bindings) =>
+    explain: (sql, bindings, settings = []) =>
       withClient(async (c) => {
-        const r = await c.query(`EXPLAIN (ANALYZE, BUFFERS) ${sql}`, bindings as unknown[]);
-        return r.rows.map((row: Record<string, string>) => row['QUERY PLAN']);
+        await c.query('BEGIN');
+        try {
+          for (const x of settings) await c.query(x.sql, x.bindings as unknown[]);
+          const r = await c.query(`EXPLAIN (ANALYZE, BUFFERS) ${sql}`, bindings as unknown[]);
+          return r.rows.map((row: Record<string, string>) => row['QUERY PLAN']);
+        } finally {
+          await c.query('ROLLBACK');
+        }
       }),
   };
 }

@@ -17,7 +17,7 @@ import { rng } from '../support/recount';
 // Slugs and destinations as the service stores them: slugs [a-z0-9_-] (checkSlug), destinations
 // the URL parser's href (percent-encoded), which the search relies on to skip a column.
 const SLUG_WORDS = ['spring', 'sale', 'uni', 'code', '100-pct', 'a_b', 'zz', 'creme', 'x', 'shop', 'ete', 'k5'];
-const TITLE_WORDS = ['5 \u212a above zero', 'Ünïcödé title', 'Spring campaign', '100% organic_cotton', '50% off', 'snake_case', 'Crème brûlée', 'ÉTÉ', 'plain', 'news', 'ÇA VA'];
+const TITLE_WORDS = ['5 \u212a above zero', 'Ünïcödé title', 'Spring campaign', '100% organic_cotton', '50% off', 'snake_case', 'Crème brûlée', 'ÉTÉ', 'plain', 'news', 'ÇA VA', 'C:\\snake\\dir_1'];
 const URLS = [
   'https://shop.example.com/Spring-Sale', 'https://blog.example.org/post', 'https://example.net/ünï/%C3%BC', 'https://example.com/100%25', 'https://EXAMPLE.org/GAMMA_x',
   'https://example.com/search?q="x y"&k=5 a', 'https://example.com/snake_case/zu',
@@ -156,6 +156,9 @@ describe.each(testEngines())('link search on %s', (engine) => {
     'k', 'K', 'KA', '5 k', '5 \u212a a', 'zz', 'zzq', 'SHOP', 'example.org', 'spring-1', '  sale  ', 'crème brûlée', 'ÇA', 'ça va', 'été', '"', 'x"y',
     // One and two characters (the gram index), and text only some columns may hold.
     'zu', 'ZU', 'u', '/', '%2', '?', 'z', 'q', 'qx', '-', 'a ', 'x y', 'spring sale', 'spring-sale', 'k5', '5', 'Œ', 'œ', '—', 'ß', 'ẞ', '\u212a',
+    // A backslash (LIKE's escape here) matched literally, text with k and s (LIKE patterns for the
+    // Kelvin sign and the long s), and text as long as the API allows.
+    '\\', 'a\\b', 'snake\\_case', 'c:\\sna', '\\dir_', 'shop', 'SKE_CASE', 'k5 sale', 'spring'.repeat(33) + 'xy',
   ];
 
   it.each([7, SEARCH_COUNT_CAP])('every query, both sorts and orders, page by page, with a count cap of %i', async (cap) => {
@@ -191,6 +194,27 @@ describe.each(testEngines())('link search on %s', (engine) => {
     }
   });
 
+  it('a tag alone counts its links that are not deleted (from link_tags), and a tag of another workspace lists nothing', async () => {
+    // The setup deletes some tagged links: the count leaves them out without reading the links.
+    expect(links.some((l) => l.deleted && l.tags.has(tags[0]))).toBe(true);
+    for (const cap of [3, SEARCH_COUNT_CAP]) {
+      for (const sort of ['created', 'clicks'] as const) await everyPage({ tagId: tags[0], sort, order: 'desc', limit: 5 }, cap);
+    }
+    const foreign = await createTag(db.knex, otherWs, 'foreign', '#000000');
+    await db.knex('link_tags').insert({ link_id: 'lnk_other', tag_id: foreign });
+    try {
+      const page = (workspace: string, cap = SEARCH_COUNT_CAP) => searchLinks(db.knex, workspace, { tagId: foreign, sort: 'created', order: 'desc', page: 1, limit: 10 }, cap);
+      for (const cap of [1, SEARCH_COUNT_CAP]) {
+        const here = await page(ws, cap);
+        expect({ total: here.total, rows: here.rows }).toEqual({ total: 0, rows: [] });
+      }
+      expect((await page(otherWs)).rows.map((r) => r.id)).toEqual(['lnk_other']);
+    } finally {
+      await db.knex('link_tags').where({ tag_id: foreign }).delete();
+      await db.knex('tags').where({ id: foreign }).delete();
+    }
+  });
+
   it('with tag, domain and status filters, alone and with text', async () => {
     const filters: Array<Partial<LinkSearch>> = [
       { tagId: tags[0] }, { tagId: tags[2], status: 'ACTIVE' }, { domainId: domain }, { domainId: 'short' }, { status: 'DISABLED' }, { domainId: 'short', status: 'ACTIVE', tagId: tags[1] },
@@ -212,7 +236,7 @@ describe('the LIKE a walk checks before the search index (SQLite)', () => {
   it('holds for every text the index finds, whatever the case and the characters folded onto ASCII, and for no other when exact', async () => {
     const { default: Sqlite } = await import('better-sqlite3');
     const fc = (await import('fast-check')).default;
-    const { ftsPhrase, likeIsExact, phraseLikeSuperset } = await import('../../src/db/repos/link-search');
+    const { exactLikePatterns, ftsPhrase, likeIsExact, phraseLikeSuperset } = await import('../../src/db/repos/link-search');
     const db = new Sqlite(':memory:');
     db.exec(`CREATE VIRTUAL TABLE t USING fts5(a, tokenize='trigram case_sensitive 0', detail=full)`);
     const chars = fc.constantFrom(...'aAkKsSzZ%_\\" üÜßẞéÉıİ\u212a\u017fΣσς東京\ufffd'.split(''), '\u{1F600}');
@@ -232,6 +256,13 @@ describe('the LIKE a walk checks before the search index (SQLite)', () => {
         if (found) expect(liked.m, JSON.stringify({ needle, column })).toBe(1);
         // Where no character stood in for others, the LIKE alone decides: it finds nothing more.
         if (likeIsExact(needle.trim())) expect(liked.m === 1, JSON.stringify({ needle, column, exact: true })).toBe(found);
+        // Where a few patterns stand for the text (the Kelvin sign and the long s spelled out),
+        // together they find exactly what the index finds.
+        const patterns = exactLikePatterns(needle.trim());
+        if (patterns) {
+          const any = patterns.some((p) => (db.prepare(`SELECT ? LIKE ? ESCAPE '\\' AS m`).get(column, p) as { m: number }).m === 1);
+          expect(any, JSON.stringify({ needle, column, patterns })).toBe(found);
+        }
       }),
       { numRuns: 3000 },
     );

@@ -195,4 +195,22 @@ describe.each(testEngines())('migrations on %s', (engine) => {
       expect((await byEveryName()).map((r: any) => [r.link_id, Number(r.conversions)])).toEqual([['lnk_1', 3]]);
     });
   });
+
+  it('deleted links have an index of their own (20261202010000), holding no live link, which down removes', async () => {
+    await withFreshDatabase(engine, async (db) => {
+      const indexes = () => indexNames(db, engine, 'links');
+      const definition = async () =>
+        engine === 'sqlite'
+          ? (await db.knex.raw(`SELECT sql FROM sqlite_master WHERE type = 'index' AND name = 'links_deleted'`))[0].sql
+          : (await db.knex.raw(`SELECT indexdef AS sql FROM pg_indexes WHERE indexname = 'links_deleted'`)).rows[0].sql;
+      await migrateLatest(db);
+      expect(await indexes()).toContain('links_deleted');
+      // Partial: creating or changing a live link never writes to it.
+      expect(await definition()).toMatch(/WHERE \(?deleted_at IS NOT NULL\)?/i);
+      await db.knex.migrate.down({ migrationSource, name: '20261202010000_deleted_links_index' });
+      expect(await indexes()).not.toContain('links_deleted');
+      await migrateLatest(db);
+      expect(await indexes()).toContain('links_deleted');
+    });
+  });
 });

@@ -23,6 +23,7 @@ import * as webhookDeliveryLog from './20261128000000_webhook_delivery_log.ts';
 import * as reports from './20261130000000_reports.ts';
 import * as bioPages from './20261201000000_bio_pages.ts';
 import * as conversionBlockReads from './20261202000000_conversion_block_reads.ts';
+import * as deletedLinksIndex from './20261202010000_deleted_links_index.ts';
 
 const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }> = {
   '20261122000000_core': core,
@@ -47,6 +48,7 @@ const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '20261130000000_reports': reports,
   '20261201000000_bio_pages': bioPages,
   '20261202000000_conversion_block_reads': conversionBlockReads,
+  '20261202010000_deleted_links_index': deletedLinksIndex,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -158,11 +158,15 @@ function whereText(q: Knex.QueryBuilder, knex: Knex, text: string, how: How): vo
     // A walk in the list's order: FTS5 checks one link at a time (correlated on the rowid), about
     // 70 µs each over a million links, so a LIKE that holds for every match first keeps it to
     // the likely ones.
-    // When no character of the text stood in for others (`_`), the LIKE finds what the index
-    // finds, and nothing else: the index need not check ("webinar": 85 -> 4 ms over a million).
-    const pattern = phraseLikeSuperset(text);
-    whereLike(q, columns, [pattern]);
-    if (!likeIsExact(text)) q.whereExists((e) => e.select(knex.raw('1')).from('links_search as s').whereRaw('s.rowid = l.seq').whereRaw('s.links_search MATCH ?', [phrase]));
+    // Where a few LIKE patterns find what the index finds, and nothing else, the index need not
+    // check ("webinar": 85 -> 4 ms over a million; "shop", whose s is also the long s: 42 -> 3).
+    const exact = exactLikePatterns(text);
+    if (exact) {
+      whereLike(q, columns, exact);
+      return;
+    }
+    whereLike(q, columns, [phraseLikeSuperset(text)]);
+    q.whereExists((e) => e.select(knex.raw('1')).from('links_search as s').whereRaw('s.rowid = l.seq').whereRaw('s.links_search MATCH ?', [phrase]));
     return;
   }
   whereLike(q, columns, shortTextPatterns(text));
@@ -208,6 +212,28 @@ export function likeIsExact(text: string): boolean {
   return [...text].every(standsAlone);
 }
 
+/** Patterns a walk checks at most, in each column, instead of asking the index. */
+const MAX_EXACT_PATTERNS = 8;
+
+/**
+ * LIKE patterns that, taken together, hold for exactly the links the index finds (`ftsPhrase`),
+ * or null when there is no short set. Where likeIsExact: phraseLikeSuperset alone. ASCII text
+ * with a k or an s, which the index also finds written as the Kelvin sign or the long s (the only
+ * characters it folds onto ASCII ones: ASCII_FOLD_TARGETS): one pattern per choice, for each such
+ * letter, of the letter or its sign, up to MAX_EXACT_PATTERNS (LIKE folds the ASCII case itself).
+ */
+export function exactLikePatterns(text: string): string[] | null {
+  if (likeIsExact(text)) return [phraseLikeSuperset(text)];
+  if (!/^[\u0000-\u007f]*$/.test(text)) return null;
+  let patterns = [''];
+  for (const c of text) {
+    const sign = FOLDED_ONTO_ASCII[c.toLowerCase()];
+    patterns = patterns.flatMap((p) => (sign ? [p + c, p + sign] : [p + likeEscape(c)]));
+    if (patterns.length > MAX_EXACT_PATTERNS) return null;
+  }
+  return patterns.map((p) => `%${p}%`);
+}
+
 /** The filters on `links as l` (live links of the workspace), as every plan applies them. */
 /**
  * How a query meets the text: to count the matches ('count'; on Postgres 'count-grams' adds the
@@ -216,11 +242,15 @@ export function likeIsExact(text: string): boolean {
  */
 type How = 'count' | 'count-grams' | 'walk' | 'started';
 
-function applyFilters(q: Knex.QueryBuilder, knex: Knex, workspaceId: string, s: Filters, how: How): Knex.QueryBuilder {
+/**
+ * `tagJoined`: the query already joins the tag's rows of link_tags (`lt0`), so the tag needs no
+ * check of its own (an EXISTS per link was a second lookup of the same row).
+ */
+function applyFilters(q: Knex.QueryBuilder, knex: Knex, workspaceId: string, s: Filters, how: How, tagJoined = false): Knex.QueryBuilder {
   q.where('l.workspace_id', workspaceId).whereNull('l.deleted_at');
   const text = s.q?.trim();
   if (text) whereText(q, knex, text, how);
-  if (s.tagId) q.whereExists((e) => e.select(knex.raw('1')).from('link_tags as lt').whereRaw('lt.link_id = l.id').where('lt.tag_id', s.tagId!));
+  if (s.tagId && !tagJoined) q.whereExists((e) => e.select(knex.raw('1')).from('link_tags as lt').whereRaw('lt.link_id = l.id').where('lt.tag_id', s.tagId!));
   if (s.domainId) q.where('l.domain_key', s.domainId === 'short' ? '' : s.domainId);
   if (s.status) q.where('l.status', s.status);
   return q;
@@ -244,10 +274,11 @@ function matchingFromNarrowest(knex: Knex, workspaceId: string, s: Filters, gram
     }
     if (grams) return applyFilters(knex('links_short_grams as g').crossJoin('links as l', 'l.seq', 'g.rowid').whereRaw('g.links_short_grams MATCH ?', [grams]), knex, workspaceId, s, 'started');
   }
-  let q: Knex.QueryBuilder;
-  if (s.tagId) q = knex('link_tags as lt0')[isPostgres(knex) ? 'join' : 'crossJoin']('links as l', 'l.id', 'lt0.link_id').where('lt0.tag_id', s.tagId);
-  else q = knex('links as l');
-  return applyFilters(q, knex, workspaceId, s, grams ? 'count-grams' : 'count');
+  if (s.tagId) {
+    const q = knex('link_tags as lt0')[isPostgres(knex) ? 'join' : 'crossJoin']('links as l', 'l.id', 'lt0.link_id').where('lt0.tag_id', s.tagId);
+    return applyFilters(q, knex, workspaceId, s, grams ? 'count-grams' : 'count', true);
+  }
+  return applyFilters(knex('links as l'), knex, workspaceId, s, grams ? 'count-grams' : 'count');
 }
 
 /** The matching links in the list's own order of walking: by creation (an index), no detour. */
@@ -270,16 +301,44 @@ const byCreation = (q: Knex.QueryBuilder, dir: 'asc' | 'desc') => q.orderBy([{ c
  * A page of at most SEARCH_COUNT_CAP matches, sorted as the list asks. By clicks: most (or
  * fewest) first, links with equal clicks by id, and links never clicked (no total) by creation.
  */
-async function pageOfFew(knex: Knex, workspaceId: string, s: LinkSearch, seqs: number[]): Promise<LinkRow[]> {
+async function pageOfFew(knex: Knex, workspaceId: string, s: LinkSearch, matches: Matches): Promise<LinkRow[]> {
   const dir = s.order;
-  // The matches the count found (by primary key), so the search runs once: on Postgres the
-  // trigram index's rechecks of a phrase ("spring sale") visit tens of thousands of rows.
+  if (matches.by === 'seq' && s.sort === 'created') return pageByCreation(knex, s, matches);
+  // The matches the count found (by primary key, or by id for a tag's), so the search runs once:
+  // on Postgres the trigram index's rechecks of a phrase ("spring sale") visit tens of thousands
+  // of rows.
   const q = knex('links as l');
-  if (isPostgres(knex)) q.whereRaw('l.seq = ANY(?)', [seqs]);
-  else q.whereIn('l.seq', seqs);
+  const column = matches.by === 'seq' ? 'l.seq' : 'l.id';
+  if (isPostgres(knex)) q.whereRaw(`${column} = ANY(?)`, [matches.keys]);
+  else q.whereIn(column, matches.keys as readonly Knex.Value[]);
+  if (matches.by === 'id') {
+    // Keys from link_tags, which says neither the workspace nor whether a link is deleted (see
+    // tagOnlyMatches): a page shows nothing of another workspace whatever the table holds. On
+    // SQLite the unary + keeps the workspace off the indexes, so the keys lead: with it there,
+    // SQLite walked the workspace's links in order looking for them.
+    q.whereRaw(isPostgres(knex) ? 'l.workspace_id = ?' : '+l.workspace_id = ?', [workspaceId]).whereNull('l.deleted_at');
+  }
   if (s.sort === 'clicks') q.leftJoin('link_click_totals as t', clickTotal).orderByRaw(`coalesce(t.clicks, 0) ${dir}`).orderBy('t.link_id', dir);
   byCreation(q, dir);
   return q.offset((s.page - 1) * s.limit).limit(s.limit).select('l.*');
+}
+
+/**
+ * A page of at most SEARCH_COUNT_CAP matches by creation, chosen from the creation times the count
+ * read, so only the page's links are read again: reading every match again and sorting them took
+ * as long as the count ("zu", 6,078 matches: 27 ms after 20 on SQLite).
+ */
+async function pageByCreation(knex: Knex, s: LinkSearch, matches: Extract<Matches, { by: 'seq' }>): Promise<LinkRow[]> {
+  const sign = s.order === 'asc' ? 1 : -1;
+  const order = matches.keys.map((seq, i) => ({ seq, created: matches.created[i] }));
+  order.sort((a, b) => sign * (a.created - b.created || a.seq - b.seq));
+  const page = order.slice((s.page - 1) * s.limit, s.page * s.limit).map((m) => m.seq);
+  if (!page.length) return [];
+  const q = knex('links as l');
+  if (isPostgres(knex)) q.whereRaw('l.seq = ANY(?)', [page]);
+  else q.whereIn('l.seq', page);
+  const rows = new Map(((await q.select('l.*')) as LinkRow[]).map((r) => [Number(r.seq), r]));
+  return page.map((seq) => rows.get(seq)!);
 }
 
 /**
@@ -296,13 +355,11 @@ async function pageOfMany(knex: Knex, workspaceId: string, s: LinkSearch): Promi
   // page. The count above says they are many, so the walk in the order's index is right: no
   // bitmap scans and no sorts for it (by clicks it would otherwise join every match to its
   // total and sort them, 1.2 s for "webinar").
-  await knex.raw('SET LOCAL enable_bitmapscan = off');
-  await knex.raw('SET LOCAL enable_sort = off');
+  await pgSettings(knex, { enable_bitmapscan: 'off', enable_sort: 'off' });
   try {
     return await walkPageOfMany(knex, workspaceId, s);
   } finally {
-    await knex.raw('SET LOCAL enable_bitmapscan = on');
-    await knex.raw('SET LOCAL enable_sort = on');
+    await pgSettings(knex, { enable_bitmapscan: 'on', enable_sort: 'on' });
   }
 }
 
@@ -310,11 +367,17 @@ async function walkPageOfMany(knex: Knex, workspaceId: string, s: LinkSearch): P
   const offset = (s.page - 1) * s.limit;
   if (s.sort !== 'clicks') return byCreation(matchingInOrder(knex, workspaceId, s), s.order).offset(offset).limit(s.limit).select('l.*');
   const dir = s.order;
-  const clicked = () =>
-    // SQLite: the totals are the outer loop (a CROSS JOIN keeps its left side outer).
-    applyFilters(knex('link_click_totals as t')[isPostgres(knex) ? 'join' : 'crossJoin']('links as l', 'l.id', 't.link_id'), knex, workspaceId, s, 'walk')
+  const join = isPostgres(knex) ? 'join' : 'crossJoin';
+  const clicked = () => {
+    // SQLite: the totals are the outer loop (a CROSS JOIN keeps its left side outer). A tag is
+    // joined by the total's link id before the link is read: a tag on one link in fifty read
+    // fifty links per listed one (37 -> 8 ms for a page over a million links).
+    const totals = knex('link_click_totals as t');
+    if (s.tagId) totals[join]('link_tags as lt0', (j) => j.on('lt0.link_id', 't.link_id').andOnVal('lt0.tag_id', s.tagId!));
+    return applyFilters(totals[join]('links as l', 'l.id', 't.link_id'), knex, workspaceId, s, 'walk', !!s.tagId)
       .where('t.workspace_id', workspaceId)
       .orderBy([{ column: 't.clicks', order: dir }, { column: 't.link_id', order: dir }]);
+  };
   const never = () => byCreation(matchingInOrder(knex, workspaceId, s).whereNotExists((e) => e.select(knex.raw('1')).from('link_click_totals as t').whereRaw('t.workspace_id = l.workspace_id AND t.link_id = l.id')), dir);
   const [first, second] = dir === 'desc' ? [clicked, never] : [never, clicked];
   const page = await first().offset(offset).limit(s.limit).select('l.*');
@@ -325,27 +388,102 @@ async function walkPageOfMany(knex: Knex, workspaceId: string, s: LinkSearch): P
 }
 
 /**
- * The keys of the matches, up to `cap` + 1. Postgres, for a tag: from the tag's links, each
- * looked up by id (a tag of 17,838 links: 10,001 lookups), where its planner would otherwise
- * read every link of the workspace into a hash join (116 ms over a million).
+ * The keys of the matches: links' seq with each one's creation time (the count reads both from
+ * the link), or their id (a tag's matches, read from link_tags alone).
  */
-async function countedMatches(knex: Knex, workspaceId: string, s: LinkSearch, cap: number): Promise<number[]> {
+type Matches = { by: 'seq'; keys: number[]; created: number[] } | { by: 'id'; keys: string[] };
+
+/** A count's rows as Matches (Postgres gives bigint columns as strings). */
+const bySeq = (rows: Array<{ seq: number | string; created_at: number | string }>): Matches => ({
+  by: 'seq',
+  keys: rows.map((r) => Number(r.seq)),
+  created: rows.map((r) => Number(r.created_at)),
+});
+
+/**
+ * The keys of the matches, up to `cap` + 1. A tag alone: from link_tags (tagOnlyMatches). A tag
+ * with other filters on Postgres: from the tag's links, each looked up by id, where its planner
+ * would otherwise read every link of the workspace into a hash join (116 ms over a million).
+ */
+async function countedMatches(knex: Knex, workspaceId: string, s: LinkSearch, cap: number): Promise<Matches> {
   const text = s.q?.trim();
+  if (s.tagId && !text && !s.domainId && !s.status) return { by: 'id', keys: await tagOnlyMatches(knex, workspaceId, s.tagId, cap) };
   // Postgres, one or two characters: the gram index, unless the text is in many links. A GIN
   // index is read whole into a bitmap before the first row ("e", in 975,000 of a million: 35 ms
   // and 86 in all), where a scan in order reaches 10,001 matches within some 50,000 links.
   // Not with a tag: its links, looked up by id, are fewer, and the gram function would run on each.
   const grams = isPostgres(knex) && !!text && !s.tagId && pgShortGram(text) && !(await denseOnPostgres(knex, workspaceId, s));
-  const read = async () => (await matchingFromNarrowest(knex, workspaceId, s, grams).limit(cap + 1).select('l.seq')).map((r: { seq: number | string }) => Number(r.seq));
+  if (isPostgres(knex) && text && !s.tagId && !grams && hasTrigram(text)) return pgMatchesByColumn(knex, workspaceId, s, text, cap);
+  const read = async () => bySeq(await matchingFromNarrowest(knex, workspaceId, s, grams).limit(cap + 1).select('l.seq', 'l.created_at'));
   if (!isPostgres(knex) || !s.tagId) return read();
-  await knex.raw('SET LOCAL enable_hashjoin = off');
-  await knex.raw('SET LOCAL enable_mergejoin = off');
+  await pgSettings(knex, { enable_hashjoin: 'off', enable_mergejoin: 'off' });
   try {
     return await read();
   } finally {
-    await knex.raw('SET LOCAL enable_hashjoin = on');
-    await knex.raw('SET LOCAL enable_mergejoin = on');
+    await pgSettings(knex, { enable_hashjoin: 'on', enable_mergejoin: 'on' });
   }
+}
+
+/** Whether pg_trgm finds a trigram in the text: three letters or digits in a row (ASCII, to be sure). */
+const hasTrigram = (text: string) => /[a-z0-9]{3}/i.test(text);
+
+/** The order in which pgMatchesByColumn asks the columns: the destination, longest, last. */
+const COLUMN_ORDER = ['title', 'slug', 'original_url'];
+
+/**
+ * Postgres, text of three characters or more: the matches counted column by column, each column
+ * by its own trigram index, stopping once more than `cap` links are found. A GIN index is read
+ * whole into a bitmap before the first row, so the three columns ORed read every destination
+ * holding the text: "webinar" is in 172,486 destinations, and the count took 45-50 ms where the
+ * titles alone give 10,001 matches in 18. Exact: a column that gives fewer than cap + 1 links gave
+ * all of its own, so when every column did, their union is every match; and a column that gives
+ * cap + 1 makes the count more than the cap by itself.
+ */
+async function pgMatchesByColumn(knex: Knex, workspaceId: string, s: Filters, text: string, cap: number): Promise<Matches> {
+  const pattern = `%${likeEscape(text.toLowerCase())}%`;
+  const found = new Map<number, number>();
+  const columns = columnsFor(text).sort((a, b) => COLUMN_ORDER.indexOf(a.name) - COLUMN_ORDER.indexOf(b.name));
+  for (const col of columns) {
+    const rows = await applyFilters(knex('links as l'), knex, workspaceId, { ...s, q: undefined }, 'count')
+      .whereRaw(`lower(${col.sql}) LIKE ? ESCAPE '\\'`, [pattern])
+      .limit(cap + 1)
+      .select('l.seq', 'l.created_at');
+    for (const r of rows) found.set(Number(r.seq), Number(r.created_at));
+    if (found.size > cap) break;
+  }
+  return { by: 'seq', keys: [...found.keys()], created: [...found.values()] };
+}
+
+/**
+ * The links of a tag that are not deleted, by id, up to `cap` + 1: the tag's rows of link_tags
+ * (its index by tag) less the deleted links, found in links_deleted, an index of the deleted ones
+ * only (migration 20261202010000). No link is read: looking each one up for its `deleted_at` took
+ * 40-90 ms for 10,001 of them over a million links, this 3-15 ms (bench/README.md).
+ *
+ * A link carries only tags of its own workspace (the API checks each tag id against it:
+ * existingTagIds), so the tag's rows are links of the tag's workspace; a tag of another workspace
+ * (or none) lists nothing, as the links' own workspace_id would have said.
+ */
+async function tagOnlyMatches(knex: Knex, workspaceId: string, tagId: string, cap: number): Promise<string[]> {
+  if (!(await knex('tags').where({ id: tagId, workspace_id: workspaceId }).first('id'))) return [];
+  // SQLite would take links_id_unique (an equality on a unique index) and read each link's row;
+  // the partial index is named.
+  const deleted = isPostgres(knex) ? 'links as d' : knex.raw('links AS d INDEXED BY links_deleted');
+  const rows = await knex('link_tags as lt')
+    .where('lt.tag_id', tagId)
+    .whereNotExists((e) => e.select(knex.raw('1')).from(deleted).whereRaw('d.id = lt.link_id').whereNotNull('d.deleted_at'))
+    .limit(cap + 1)
+    .select('lt.link_id');
+  return rows.map((r: { link_id: string }) => r.link_id);
+}
+
+/**
+ * Postgres: planner settings for the rest of the snapshot's transaction (SET LOCAL), in one round
+ * trip.
+ */
+async function pgSettings(knex: Knex, settings: Record<string, string>): Promise<void> {
+  const names = Object.keys(settings);
+  await knex.raw(`SELECT ${names.map(() => 'set_config(?, ?, true)').join(', ')}`, names.flatMap((n) => [n, settings[n]]));
 }
 
 /** Links in the probe of denseOnPostgres, and the share of matches that makes a text dense. */
@@ -374,9 +512,14 @@ async function denseOnPostgres(knex: Knex, workspaceId: string, s: Filters): Pro
 /** `cap`: SEARCH_COUNT_CAP but in tests, which take both plans with a few links. */
 export async function searchLinks(knex: Knex, workspaceId: string, s: LinkSearch, cap = SEARCH_COUNT_CAP): Promise<LinkSearchPage> {
   return readSnapshot(knex, async (trx) => {
+    // Postgres: every read here stops at a limit soon, which the planner's costs (those of the
+    // whole walk) do not show, so a page by clicks cost enough to be compiled by JIT (20-30 ms,
+    // 350 the first time) and to start parallel workers (each compiling again; about 10 ms to
+    // start and gather) for a walk of a millisecond or two. Neither, for this transaction.
+    if (isPostgres(trx)) await pgSettings(trx, { jit: 'off', max_parallel_workers_per_gather: '0' });
     // One statement at a time: they share the snapshot's one connection.
     const matches = await countedMatches(trx, workspaceId, s, cap);
-    const counted = matches.length;
+    const counted = matches.keys.length;
     const listed = counted <= cap ? (counted ? await pageOfFew(trx, workspaceId, s, matches) : []) : await pageOfMany(trx, workspaceId, s);
     const ids = listed.map((r) => r.id);
     const clicks = new Map<string, number>(ids.map((id) => [id, 0]));
