@@ -1,19 +1,25 @@
-// The redirect path's cache misses on SQLite, read on a thread of their own.
+// The redirect path's cache misses, read on a thread of their own: SQLite's on a connection of
+// that thread (lookup-worker.ts), Postgres's through a small pool of that thread
+// (pg-lookup-worker.ts), one query per batch.
 //
 // better-sqlite3 answers synchronously, so a miss read on the event loop holds it for the whole
 // B-tree walk, and the page reads evict the rest of the request's work from the core's caches.
+// On Postgres a miss read on the event loop costs it the round trip's protocol work: writing the
+// query, reading and parsing the answer, 100 µs and more of the event loop's CPU per miss
+// (bench/README.md), where the thread costs it one message each way per batch.
 // Here the misses of one event-loop turn go to the lookup thread as one message and are read
-// there in one read transaction; the event loop serves other visitors meanwhile. On 1,000,000
-// links at random the main thread's CPU per request fell by about 40% (bench/README.md). The
-// price is CPU on another core and a hop between threads per batch; the warm set's hits never
-// come here. A lone miss with no batch in flight skips the hop (see the constructor).
+// there together (SQLite: in one read transaction; Postgres: in one statement); the event loop
+// serves other visitors meanwhile. On 1,000,000 links at random the main thread's CPU per request
+// fell by about 40% on SQLite (bench/README.md). The price is CPU on another core and a hop
+// between threads per batch; the warm set's hits never come here. A lone miss with no batch in
+// flight skips the hop (see the constructor).
 //
-// Written by hand: it is a few dozen lines of message passing around one prepared statement,
-// and no pool library keeps the per-turn batching that makes the hop cheap.
+// Written by hand: it is a few dozen lines of message passing around one statement, and no pool
+// library keeps the per-turn batching that makes the hop cheap.
 //
-// Freshness: a batch starts its read transaction when the thread receives it, after every
-// change whose cache invalidation came before the lookups were asked for; an answer that
-// crosses an invalidation is used for its own request but not cached (RedirectService).
+// Freshness: a batch is read after the thread receives it, after every change whose cache
+// invalidation came before the lookups were asked for; an answer that crosses an invalidation is
+// used for its own request but not cached (RedirectService).
 import { Worker } from 'node:worker_threads';
 import { threadEntry } from '../platform/thread-entry.ts';
 
@@ -25,6 +31,12 @@ export type ToLookupThread = { type: 'find'; id: number; keys: string[] } | { ty
 export type FromLookupThread =
   | { type: 'rows'; id: number; rows: Array<LookupRow | null> }
   | { type: 'failed'; id: number; message: string; code?: string };
+
+/** Which thread reads the misses: its entry (beside this file) and what it is started with. */
+export interface LookupWorkerSpec {
+  entry: './lookup-worker' | './pg-lookup-worker';
+  data: unknown;
+}
 
 interface Waiting {
   resolve(row: LookupRow | null): void;
@@ -56,11 +68,14 @@ export class LinkLookupThread {
    * connection, sending every miss to the thread halved the throughput (bench/README.md).
    */
   constructor(
-    private readonly filename: string,
-    private readonly inline?: (domainKey: string, slug: string) => LookupRow | null,
+    private readonly spec: LookupWorkerSpec,
+    private readonly inline?: (domainKey: string, slug: string) => LookupRow | null | Promise<LookupRow | null>,
   ) {
     this.worker = this.spawn();
   }
+
+  /** Lone misses read inline that have not answered yet (Postgres's are asynchronous). */
+  private inlineInFlight = 0;
 
   /** The link row at this address (LINK_COLUMNS order) or null; rejects if the read fails. */
   find(domainKey: string, slug: string): Promise<LookupRow | null> {
@@ -87,12 +102,18 @@ export class LinkLookupThread {
       for (const w of waiting) w.reject(new LookupThreadError('the link lookup thread is closed'));
       return;
     }
-    if (this.inline && waiting.length === 1 && this.inFlight.size === 0) {
+    if (this.inline && waiting.length === 1 && this.inFlight.size === 0 && this.inlineInFlight === 0) {
+      let answer: LookupRow | null | Promise<LookupRow | null>;
       try {
-        waiting[0].resolve(this.inline(keys[0], keys[1]));
+        answer = this.inline(keys[0], keys[1]);
       } catch (err) {
         waiting[0].reject(err as Error);
+        return;
       }
+      if (!(answer instanceof Promise)) return waiting[0].resolve(answer);
+      // While it is out, the next misses go to the thread: only a lone one is worth the event loop's time.
+      this.inlineInFlight++;
+      answer.then(waiting[0].resolve, waiting[0].reject).finally(() => this.inlineInFlight--);
       return;
     }
     // A thread that stopped (it should not: see 'exit' below) is replaced at the next batch.
@@ -104,7 +125,7 @@ export class LinkLookupThread {
   };
 
   private spawn(): Worker {
-    const worker = new Worker(threadEntry(import.meta.url, './lookup-worker'), { workerData: { filename: this.filename } });
+    const worker = new Worker(threadEntry(import.meta.url, this.spec.entry), { workerData: this.spec.data });
     // Never keeps the process alive by itself; the server's sockets do while visitors wait.
     worker.unref();
     worker.on('message', (m: FromLookupThread) => {

@@ -66,6 +66,14 @@ const LINK_COLUMNS = `id, workspace_id, domain_key, slug, original_url, redirect
  */
 export const SQLITE_LINK_BY_ADDRESS = `SELECT ${LINK_COLUMNS} FROM links INDEXED BY links_redirect WHERE domain_key = ? AND slug = ? AND deleted_at IS NULL`;
 
+/**
+ * The lookups of a batch on Postgres (pg-lookup-worker.ts): the addresses as two arrays, each row
+ * answering with the 1-based position of its address, through links_live_slug.
+ */
+export const PG_LINKS_BY_ADDRESSES = `SELECT k.i, ${LINK_COLUMNS.split(',').map((c) => `l.${c.trim()}`).join(', ')}
+  FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS k(domain_key, slug, i)
+  JOIN links l ON l.domain_key = k.domain_key AND l.slug = k.slug AND l.deleted_at IS NULL`;
+
 const n = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 
 /**
@@ -151,7 +159,7 @@ class SqliteStore implements RedirectStore {
     // Misses by address (nearly every miss) are read on the lookup thread; an in-memory database
     // cannot be opened from another thread, so it is read here.
     this.lookups =
-      filename === ':memory:' || filename === '' ? undefined : new LinkLookupThread(filename, (domainKey, slug) => this.readInline(domainKey, slug));
+      filename === ':memory:' || filename === '' ? undefined : new LinkLookupThread({ entry: './lookup-worker', data: { filename } }, (domainKey, slug) => this.readInline(domainKey, slug));
     this.db.pragma('busy_timeout = 5000');
     // Not memory-mapped (mmap_size): every commit of the click writer thread changes the WAL,
     // and a connection that sees the WAL changed at the start of a read transaction drops its
@@ -251,11 +259,16 @@ class SqliteStore implements RedirectStore {
 
 class PostgresStore implements RedirectStore {
   private readonly pool: pg.Pool;
+  /** Where findLink reads, but for a lone miss (src/db/lookup-thread.ts). */
+  readonly lookups: LinkLookupThread;
   constructor(url: string, log?: { warn(obj: object, msg: string): void }) {
     this.pool = new pg.Pool({ connectionString: url, max: 8 });
     // An idle connection the server drops (restart, failover, an admin's kill) is reported
     // here; without a listener the error would end the process. The pool replaces it.
     this.pool.on('error', (err) => log?.warn({ err }, 'an idle redirect-store connection to Postgres was lost'));
+    this.lookups = new LinkLookupThread({ entry: './pg-lookup-worker', data: { url, connections: PG_LOOKUP_CONNECTIONS } }, (domainKey, slug) =>
+      this.pool.query({ name: 'sl_link_by_address', text: PG_LINK_BY_ADDRESS, values: [domainKey, slug], rowMode: 'array' }).then((r) => (r.rows[0] as unknown[]) ?? null),
+    );
   }
   private async one(name: string, text: string, values: unknown[]) {
     const res = await this.pool.query({ name, text, values });
@@ -266,7 +279,7 @@ class PostgresStore implements RedirectStore {
     return toResolvedRow(res.rows[0]);
   }
   async findLink(domainKey: string, slug: string) {
-    return this.link('sl_link_by_address', `SELECT ${LINK_COLUMNS} FROM links WHERE domain_key = $1 AND slug = $2 AND deleted_at IS NULL`, [domainKey, slug]);
+    return toResolvedRow((await this.lookups.find(domainKey, slug)) ?? undefined);
   }
   async findLinkById(id: string) {
     return this.link('sl_link_by_id', `SELECT ${LINK_COLUMNS} FROM links WHERE id = $1 AND deleted_at IS NULL`, [id]);
@@ -293,9 +306,14 @@ class PostgresStore implements RedirectStore {
     return res.rowCount === 1;
   }
   async close() {
+    await this.lookups.close();
     await this.pool.end();
   }
 }
+
+const PG_LINK_BY_ADDRESS = `SELECT ${LINK_COLUMNS} FROM links WHERE domain_key = $1 AND slug = $2 AND deleted_at IS NULL`;
+/** The lookup thread's connections: a batch in flight each. */
+const PG_LOOKUP_CONNECTIONS = 4;
 
 export function openRedirectStore(databaseUrl: string, log?: { warn(obj: object, msg: string): void }): RedirectStore {
   if (engineOf(databaseUrl) === 'postgres') return new PostgresStore(databaseUrl, log);
