@@ -26,10 +26,16 @@ import { threadEntry } from '../platform/thread-entry.ts';
 export type LookupRow = unknown[];
 
 /** Messages to the thread. */
-export type ToLookupThread = { type: 'find'; id: number; keys: string[] } | { type: 'close' };
+export type ToLookupThread =
+  | { type: 'find'; id: number; keys: string[] }
+  /** Up to `limit` live links with ids after `after`, in id order (the cache's preload). */
+  | { type: 'scan'; id: number; after: string; limit: number }
+  | { type: 'close' };
 /** Messages from the thread: a batch's rows (null for none) in the order asked, or its failure. */
 export type FromLookupThread =
   | { type: 'rows'; id: number; rows: Array<LookupRow | null> }
+  /** A scan's links in the resident table's format (platform/resident-table.ts), transferred. */
+  | { type: 'page'; id: number; page: ArrayBuffer; rows: number; lastId: string | null }
   | { type: 'failed'; id: number; message: string; code?: string };
 
 /** Which thread reads the misses: its entry (beside this file) and what it is started with. */
@@ -41,6 +47,20 @@ export interface LookupWorkerSpec {
 interface Waiting {
   resolve(row: LookupRow | null): void;
   reject(err: Error): void;
+}
+
+/** A page of the preload: its links encoded (keys by address, values each row's JSON), how many rows, the last id. */
+export interface ScannedPage {
+  page: Uint8Array;
+  rows: number;
+  lastId: string | null;
+}
+
+/** A scan's one waiter. */
+interface ScanWaiting {
+  resolve(page: ScannedPage): void;
+  reject(err: Error): void;
+  scan: true;
 }
 
 export class LookupThreadError extends Error {
@@ -56,7 +76,7 @@ export class LinkLookupThread {
   private waiting: Waiting[] = [];
   private scheduled = false;
   private nextId = 0;
-  private readonly inFlight = new Map<number, Waiting[]>();
+  private readonly inFlight = new Map<number, Waiting[] | ScanWaiting>();
   private closed = false;
   /** Batches sent so far (tests read it to see lookups share a message). */
   batches = 0;
@@ -124,6 +144,20 @@ export class LinkLookupThread {
     worker.postMessage({ type: 'find', id, keys } satisfies ToLookupThread);
   };
 
+  /**
+   * Up to `limit` live links with ids after `after` ('' for the first), in id order, read on the
+   * thread (the redirect cache's preload: RedirectService.preload). Rejects if the read fails.
+   */
+  scan(after: string, limit: number): Promise<ScannedPage> {
+    if (this.closed) return Promise.reject(new LookupThreadError('the link lookup thread is closed'));
+    const worker = (this.worker ??= this.spawn());
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.inFlight.set(id, { resolve, reject, scan: true });
+      worker.postMessage({ type: 'scan', id, after, limit } satisfies ToLookupThread);
+    });
+  }
+
   private spawn(): Worker {
     const worker = new Worker(threadEntry(import.meta.url, this.spec.entry), { workerData: this.spec.data });
     // Never keeps the process alive by itself; the server's sockets do while visitors wait.
@@ -132,6 +166,12 @@ export class LinkLookupThread {
       const waiting = this.inFlight.get(m.id);
       if (!waiting) return;
       this.inFlight.delete(m.id);
+      if (!Array.isArray(waiting)) {
+        if (m.type === 'page') waiting.resolve({ page: new Uint8Array(m.page), rows: m.rows, lastId: m.lastId });
+        else if (m.type === 'failed') waiting.reject(new LookupThreadError(m.message, m.code));
+        return;
+      }
+      if (m.type === 'page') return;
       if (m.type === 'rows') for (let i = 0; i < waiting.length; i++) waiting[i].resolve(m.rows[i] ?? null);
       else for (const w of waiting) w.reject(new LookupThreadError(m.message, m.code));
     });
@@ -140,7 +180,10 @@ export class LinkLookupThread {
       // Every batch the thread had not answered fails (its visitors get a 503); the next batch
       // starts a new thread.
       const err = new LookupThreadError(`the link lookup thread stopped: ${reason}`);
-      for (const waiting of this.inFlight.values()) for (const w of waiting) w.reject(err);
+      for (const waiting of this.inFlight.values()) {
+        if (Array.isArray(waiting)) for (const w of waiting) w.reject(err);
+        else waiting.reject(err);
+      }
       this.inFlight.clear();
     };
     worker.on('error', (err: unknown) => lost((err as Error)?.message ?? String(err)));

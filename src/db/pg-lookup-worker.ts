@@ -4,7 +4,7 @@
 // parsing the rows) happens here. Batches in flight at once each take a connection of the pool.
 import { parentPort, workerData } from 'node:worker_threads';
 import pg from 'pg';
-import { PG_LINKS_BY_ADDRESSES } from './redirect-store.ts';
+import { encodeLinkPage, LINKS_AFTER_ID, PG_LINKS_BY_ADDRESSES } from './redirect-store.ts';
 import type { FromLookupThread, LookupRow, ToLookupThread } from './lookup-thread.ts';
 
 const { url, connections } = workerData as { url: string; connections: number };
@@ -19,6 +19,17 @@ port.on('message', async (m: ToLookupThread) => {
   if (m.type === 'close') {
     await pool.end().catch(() => undefined);
     port.close();
+    return;
+  }
+  if (m.type === 'scan') {
+    try {
+      const res = await pool.query({ name: 'sl_links_after_id', text: LINKS_AFTER_ID((i) => `$${i}`), values: [m.after, m.limit], rowMode: 'array' });
+      const { page, rows, lastId } = encodeLinkPage(res.rows as unknown[][]);
+      port.postMessage({ type: 'page', id: m.id, page: page.buffer as ArrayBuffer, rows, lastId } satisfies FromLookupThread, [page.buffer as ArrayBuffer]);
+    } catch (err) {
+      const e = err as { message?: string; code?: string };
+      send({ type: 'failed', id: m.id, message: e.message ?? String(err), code: e.code });
+    }
     return;
   }
   const n = m.keys.length / 2;

@@ -5,7 +5,8 @@ import Sqlite from 'better-sqlite3';
 import pg from 'pg';
 import { locationOf, type ResolvedLink } from '../domain/resolve.ts';
 import { engineOf, retryWhileSqliteBusy, sqliteFilename } from './knex.ts';
-import { LinkLookupThread } from './lookup-thread.ts';
+import { LinkLookupThread, type ScannedPage } from './lookup-thread.ts';
+import { addressKey, encodeEntries } from '../platform/resident-table.ts';
 
 export interface QrTarget {
   id: string;
@@ -35,6 +36,12 @@ export interface RedirectStore {
    * unpublished or disabled.
    */
   findPage(handle: string, domainKey: string): MaybePromise<LivePage | null>;
+  /**
+   * Up to `limit` live links with ids after `after` ('' for the first), in id order, read and
+   * encoded off the event loop (encodeLinkPage: the cache's preload); absent where there is no
+   * lookup thread (an in-memory database).
+   */
+  scanLinks?(after: string, limit: number): Promise<ScannedPage>;
   /** Takes one of the link's clickLimit slots; false when none is left (exact across processes). */
   reserveClick(linkId: string): MaybePromise<boolean>;
   /**
@@ -74,6 +81,21 @@ export const PG_LINKS_BY_ADDRESSES = `SELECT k.i, ${LINK_COLUMNS.split(',').map(
   FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS k(domain_key, slug, i)
   JOIN links l ON l.domain_key = k.domain_key AND l.slug = k.slug AND l.deleted_at IS NULL`;
 
+/**
+ * A page of the preload as the lookup thread sends it: each row (LINK_COLUMNS order) as JSON under
+ * its address's cache key, in the resident table's format (src/platform/resident-table.ts), so
+ * the event loop only copies bytes. Postgres gives bigint columns as strings; resolvedFromRow
+ * reads either.
+ */
+export function encodeLinkPage(rows: unknown[][]): ScannedPage & { page: Uint8Array } {
+  const { buffer } = encodeEntries(rows.map((r) => [addressKey(r[2] as string, r[3] as string), JSON.stringify(r)] as const));
+  return { page: new Uint8Array(buffer), rows: rows.length, lastId: rows.length ? (rows[rows.length - 1][0] as string) : null };
+}
+
+/** The preload's page of live links in id order (the primary key's index), on both engines. */
+export const LINKS_AFTER_ID = (p: (n: number) => string) =>
+  `SELECT ${LINK_COLUMNS} FROM links WHERE id > ${p(1)} AND deleted_at IS NULL ORDER BY id LIMIT ${p(2)}`;
+
 const n = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 
 /**
@@ -81,6 +103,10 @@ const n = (v: unknown) => (v === null || v === undefined ? null : Number(v));
  * SQLite): better-sqlite3 builds a row object property by property, a fifth of a lookup's cost
  * (bench/README.md, redirect path); an array costs a fraction of that.
  */
+export function resolvedFromRow(r: unknown[] | undefined): ResolvedLink | null {
+  return toResolvedRow(r);
+}
+
 function toResolvedRow(r: unknown[] | undefined): ResolvedLink | null {
   if (!r) return null;
   const url = r[4] as string;
@@ -160,6 +186,8 @@ class SqliteStore implements RedirectStore {
     // cannot be opened from another thread, so it is read here.
     this.lookups =
       filename === ':memory:' || filename === '' ? undefined : new LinkLookupThread({ entry: './lookup-worker', data: { filename } }, (domainKey, slug) => this.readInline(domainKey, slug));
+    const lookups = this.lookups;
+    if (lookups) this.scanLinks = (after, limit) => lookups.scan(after, limit);
     this.db.pragma('busy_timeout = 5000');
     // Not memory-mapped (mmap_size): every commit of the click writer thread changes the WAL,
     // and a connection that sees the WAL changed at the start of a read transaction drops its
@@ -221,6 +249,8 @@ class SqliteStore implements RedirectStore {
     if (this.lookups) return this.lookups.find(domainKey, slug).then((r) => toResolvedRow(r ?? undefined));
     return this.read(() => toResolvedRow(this.byAddress.get(domainKey, slug) as unknown[] | undefined));
   }
+  /** On the lookup thread; none for an in-memory database, which has no such thread. */
+  readonly scanLinks?: (after: string, limit: number) => Promise<ScannedPage>;
   findLinkById(id: string) {
     return this.read(() => toResolvedRow(this.byId.get(id) as unknown[] | undefined));
   }
@@ -280,6 +310,9 @@ class PostgresStore implements RedirectStore {
   }
   async findLink(domainKey: string, slug: string) {
     return toResolvedRow((await this.lookups.find(domainKey, slug)) ?? undefined);
+  }
+  scanLinks(after: string, limit: number) {
+    return this.lookups.scan(after, limit);
   }
   async findLinkById(id: string) {
     return this.link('sl_link_by_id', `SELECT ${LINK_COLUMNS} FROM links WHERE id = $1 AND deleted_at IS NULL`, [id]);
