@@ -35,6 +35,7 @@ const { values: args } = parseArgs({
     requests: { type: 'string', default: '200000' },
     links: { type: 'string', default: '1000' },
     resident: { type: 'string', default: '0' },
+    'visit-resident': { type: 'boolean', default: false },
   },
 });
 const ROUNDS = Number(args.rounds);
@@ -125,7 +126,10 @@ class FakeResponse {
     this.ended++;
   }
 }
-const paths = Array.from({ length: LINKS }, (_, i) => `/${String(i).padStart(7, '0')}`);
+// --visit-resident: each visit is to one of the resident links at random (nearly all miss the hot
+// tier and are read from the resident one), as the million scenario's are.
+const VISIT_RESIDENT = args['visit-resident'] === true && RESIDENT > 0;
+const paths = VISIT_RESIDENT ? Array.from({ length: RESIDENT }, (_, i) => `/r${i}`) : Array.from({ length: LINKS }, (_, i) => `/${String(i).padStart(7, '0')}`);
 const request = (url: string, userAgent: string) =>
   ({
     url,
@@ -149,7 +153,7 @@ function run(target: Target): number {
   const start = process.hrtime.bigint();
   for (let i = 0; i < REQUESTS; i++) {
     x ^= x << 13; x ^= x >>> 17; x ^= x << 5; // xorshift: a random warm link per request
-    const req = request(paths[(x >>> 0) % LINKS], ua.toString('latin1'));
+    const req = request(paths[(x >>> 0) % paths.length], ua.toString('latin1'));
     if (target === 'bare') bare(req, res);
     else service.handle(req, res, fallback);
   }

@@ -408,7 +408,7 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
       this.cacheHits++;
       this.residentHits++;
       const link = resolvedFromRow(JSON.parse(resident) as unknown[])!;
-      this.links.set(key, link);
+      this.links.admit(key, link);
       return this.answer(req, res, h, link, null);
     }
     this.cacheMisses++;
