@@ -5,15 +5,15 @@
 //                             [--links 1000000] [--warm 1000] [--warmup 2] [--click-flush-ms 1000]
 //                             [--rounds 1] [--scenario all|both|warm|million|page] [--visitor person|bot]
 //                             [--generator fast|setup] [--calibrate 5,10] [--pin] [--client wrk|autocannon]
-//                             [--cpu-prof DIR] [--time-limit SECONDS] [--alerts] [--instances 1|2]
+//                             [--cpu-prof DIR] [--time-limit SECONDS] [--alerts] [--instances 1|2] [--preload]
 //
 // What it does:
 //  1. creates a fresh database (a SQLite file in a temp dir, or a Postgres database created on
 //     TEST_POSTGRES_URL and dropped at the end), migrates it, adds a workspace and a member through
 //     the repositories, and seeds links straight into `links` (the warm set and the big set), timed;
 //  2. starts `node bin/shortlink.mjs serve` as a child process, as in production behind a
-//     TLS-terminating proxy (TLS=off TRUST_PROXY=1), on a free port, waits for GET /healthz and
-//     then for its link cache to be filled (the preload at start: REDIRECT_CACHE_LINKS), timed;
+//     TLS-terminating proxy (TLS=off TRUST_PROXY=1), on a free port, waits for GET /healthz and,
+//     with --preload (REDIRECT_CACHE_PRELOAD=on), for its link cache's resident tier to be filled, timed;
 //  3. starts a bare node:http server as a second child process: every request gets
 //     `302 Location: https://example.com/` with Content-Length 0 (the baseline);
 //  4. per scenario (warm set: a random one of the warm slugs per request; million: a random one of
@@ -132,6 +132,7 @@ const { values: args } = parseArgs({
     alerts: { type: 'boolean', default: false },
     client: { type: 'string' },
     instances: { type: 'string', default: '1' },
+    preload: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
   strict: true,
@@ -930,6 +931,8 @@ async function main() {
       SHORT_DOMAIN: 'localhost',
       LOG_LEVEL: 'warn',
       CLICK_FLUSH_MS: String(CLICK_FLUSH_MS),
+      // --preload: the resident tier loaded at start (off by default, as in the service).
+      ...(args.preload ? { REDIRECT_CACHE_PRELOAD: 'on' } : {}),
     });
   const service = startChild(
     'service',

@@ -31,7 +31,10 @@ export interface Config {
   masterKey?: string;
   /** REDIRECT_CACHE_LINKS: how many links each process's redirect cache holds (default 1,000,000). */
   redirectCacheLinks: number;
-  /** REDIRECT_CACHE_PRELOAD: fill the redirect cache with the live links at start (default on). */
+  /**
+   * REDIRECT_CACHE_PRELOAD: load the live links into the redirect cache's resident tier at start
+   * (default off: with 1,000,000 links resident, visits to a warm set measured slower; bench/README.md).
+   */
   redirectCachePreload: boolean;
 }
 
@@ -90,6 +93,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsToken: env.METRICS_TOKEN || undefined,
     host: env.HOST || '0.0.0.0',
     redirectCacheLinks: positiveInteger('REDIRECT_CACHE_LINKS', env.REDIRECT_CACHE_LINKS, 1_000_000),
-    redirectCachePreload: on(env.REDIRECT_CACHE_PRELOAD, true),
+    redirectCachePreload: on(env.REDIRECT_CACHE_PRELOAD, false),
   };
 }

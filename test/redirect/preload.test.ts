@@ -1,5 +1,5 @@
-// The redirect cache is filled with the live links when the service starts (REDIRECT_CACHE_LINKS,
-// REDIRECT_CACHE_PRELOAD; RedirectService.preload), through real HTTPS on every engine. What a
+// With REDIRECT_CACHE_PRELOAD=on the redirect cache's resident tier is filled with the live links
+// when the service starts (REDIRECT_CACHE_LINKS; RedirectService.preload), through real HTTPS on every engine. What a
 // visitor and an operator depend on: every live link answers from memory once it is done, a
 // deleted link is not among them, a change after it applies from the next click, and a cache
 // smaller than the links holds that many while the others are still served from the database.
@@ -47,7 +47,7 @@ describe.each(testEngines())('the redirect cache preload on %s', (engine) => {
   });
 
   it('holds every live link once started, so visits read no database, and a change applies from the next click', async () => {
-    server = await startTestServer(engine, { database });
+    server = await startTestServer(engine, { database, env: { REDIRECT_CACHE_PRELOAD: 'on' } });
     const done = await preloaded(server);
     expect(done.links).toBe(LINKS);
     expect(server.redirects.residentLinks).toBe(LINKS);
@@ -73,7 +73,7 @@ describe.each(testEngines())('the redirect cache preload on %s', (engine) => {
   });
 
   it('fills no more than REDIRECT_CACHE_LINKS, and serves the links beyond it from the database', async () => {
-    server = await startTestServer(engine, { database, env: { REDIRECT_CACHE_LINKS: '1000' } });
+    server = await startTestServer(engine, { database, env: { REDIRECT_CACHE_PRELOAD: 'on', REDIRECT_CACHE_LINKS: '1000' } });
     const done = await preloaded(server);
     expect(done.links).toBe(1000);
     expect(server.redirects.residentLinks).toBe(1000);
@@ -88,8 +88,8 @@ describe.each(testEngines())('the redirect cache preload on %s', (engine) => {
     server = undefined;
   });
 
-  it('REDIRECT_CACHE_PRELOAD=off fills the cache from visits only', async () => {
-    server = await startTestServer(engine, { database, env: { REDIRECT_CACHE_PRELOAD: 'off' } });
+  it('without REDIRECT_CACHE_PRELOAD (the default) the cache fills from visits only', async () => {
+    server = await startTestServer(engine, { database });
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(server.redirects.residentLinks).toBe(0);
     expect(server.redirects.preloaded.done).toBe(false);
@@ -103,5 +103,7 @@ describe.each(testEngines())('the redirect cache preload on %s', (engine) => {
     for (const bad of ['0', '-5', '1.5', 'lots']) expect(() => loadConfig({ REDIRECT_CACHE_LINKS: bad })).toThrow(/REDIRECT_CACHE_LINKS must be a positive whole number/);
     expect(loadConfig({ REDIRECT_CACHE_LINKS: '250_000' }).redirectCacheLinks).toBe(250_000);
     expect(loadConfig({}).redirectCacheLinks).toBe(1_000_000);
+    expect(loadConfig({}).redirectCachePreload).toBe(false);
+    expect(loadConfig({ REDIRECT_CACHE_PRELOAD: 'on' }).redirectCachePreload).toBe(true);
   });
 });
