@@ -2,7 +2,11 @@
 // request and response objects, against a handler that only writes the bare 302 to the same
 // stand-ins. It prints nanoseconds per request; it asserts nothing.
 //
-//   npx tsx bench/redirect-path.ts [--rounds 7] [--requests 200000] [--links 1000]
+//   npx tsx bench/redirect-path.ts [--rounds 7] [--requests 200000] [--links 1000] [--resident 0]
+//
+// --resident N fills the cache through the preload (RedirectService.preload) with N more links
+// that are never visited, as a process whose cache holds every link of a large deployment: what a
+// large cache costs the visits to the warm links (memory to walk, a larger heap to collect).
 //
 // Why: bench/redirect measures what a visitor sees, through Node's HTTP stack and the kernel, on
 // two cores shared with the load generator, where one round can differ from the next by 20% on
@@ -23,18 +27,21 @@ import { ClickBuffer, ClickRecorder } from '../src/clicks/buffer';
 import type { ClickWriter } from '../src/clicks/writer';
 import { RedirectService } from '../src/redirect/handler';
 import { CsrfTokens } from '../src/redirect/password';
-import type { RedirectStore } from '../src/db/redirect-store';
+import { encodeLinkPage, type RedirectStore } from '../src/db/redirect-store';
 
 const { values: args } = parseArgs({
   options: {
     rounds: { type: 'string', default: '7' },
     requests: { type: 'string', default: '200000' },
     links: { type: 'string', default: '1000' },
+    resident: { type: 'string', default: '0' },
+    'visit-resident': { type: 'boolean', default: false },
   },
 });
 const ROUNDS = Number(args.rounds);
 const REQUESTS = Number(args.requests);
 const LINKS = Number(args.links);
+const RESIDENT = Number(args.resident);
 
 const BROWSER = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
 const CRAWLER = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
@@ -63,6 +70,15 @@ const link = (i: number): ResolvedLink => ({
 const links = new Map(Array.from({ length: LINKS }, (_, i) => [String(i).padStart(7, '0'), link(i)]));
 const store: RedirectStore = {
   findLink: (_d, slug) => (links.has(slug) ? { ...links.get(slug)! } : null),
+  // The resident links, a page at a time in id order, each a row as the database would give it.
+  scanLinks: async (after, limit) => {
+    const from = after === '' ? 0 : Number(after.slice(4)) + 1;
+    const rows: unknown[][] = [];
+    for (let i = from; i < Math.min(RESIDENT, from + limit); i++) {
+      rows.push([`res_${String(i).padStart(20, '0')}`, 'ws_00000000000000000001', '', `r${i}`, `https://example.com/resident/${i}?utm_source=bench`, 'TEMPORARY', 'ACTIVE', null, null, null, null, null, '0', null, null, null, null]);
+    }
+    return encodeLinkPage(rows);
+  },
   findLinkById: () => null,
   findDomainByHost: () => null,
   findQr: () => null,
@@ -83,7 +99,17 @@ const service = new RedirectService({
   csrf: new CsrfTokens(Buffer.alloc(32, 7)),
   passwordThrottle: new RateLimiterMemory({ points: 10, duration: 60 }),
   log,
+  residentLinks: RESIDENT,
 });
+if (RESIDENT > 0) {
+  const before = process.memoryUsage().heapUsed;
+  const t0 = performance.now();
+  await service.preload();
+  globalThis.gc?.();
+  console.log(
+    `resident: ${service.residentLinks.toLocaleString('en')} links (${(service.residentBytes / 2 ** 20).toFixed(0)} MiB outside the heap) preloaded in ${((performance.now() - t0) / 1000).toFixed(1)} s; heap +${((process.memoryUsage().heapUsed - before) / 2 ** 20).toFixed(0)} MiB`,
+  );
+}
 
 // Stand-ins shaped like what node:http hands the handler: a fresh request with its headers object
 // per visit (Node builds both per request), a response that keeps what was written.
@@ -100,7 +126,10 @@ class FakeResponse {
     this.ended++;
   }
 }
-const paths = Array.from({ length: LINKS }, (_, i) => `/${String(i).padStart(7, '0')}`);
+// --visit-resident: each visit is to one of the resident links at random (nearly all miss the hot
+// tier and are read from the resident one), as the million scenario's are.
+const VISIT_RESIDENT = args['visit-resident'] === true && RESIDENT > 0;
+const paths = VISIT_RESIDENT ? Array.from({ length: RESIDENT }, (_, i) => `/r${i}`) : Array.from({ length: LINKS }, (_, i) => `/${String(i).padStart(7, '0')}`);
 const request = (url: string, userAgent: string) =>
   ({
     url,
@@ -124,7 +153,7 @@ function run(target: Target): number {
   const start = process.hrtime.bigint();
   for (let i = 0; i < REQUESTS; i++) {
     x ^= x << 13; x ^= x >>> 17; x ^= x << 5; // xorshift: a random warm link per request
-    const req = request(paths[(x >>> 0) % LINKS], ua.toString('latin1'));
+    const req = request(paths[(x >>> 0) % paths.length], ua.toString('latin1'));
     if (target === 'bare') bare(req, res);
     else service.handle(req, res, fallback);
   }

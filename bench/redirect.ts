@@ -5,14 +5,15 @@
 //                             [--links 1000000] [--warm 1000] [--warmup 2] [--click-flush-ms 1000]
 //                             [--rounds 1] [--scenario all|both|warm|million|page] [--visitor person|bot]
 //                             [--generator fast|setup] [--calibrate 5,10] [--pin] [--client wrk|autocannon]
-//                             [--cpu-prof DIR] [--time-limit SECONDS] [--alerts]
+//                             [--cpu-prof DIR] [--time-limit SECONDS] [--alerts] [--instances 1|2] [--preload]
 //
 // What it does:
 //  1. creates a fresh database (a SQLite file in a temp dir, or a Postgres database created on
 //     TEST_POSTGRES_URL and dropped at the end), migrates it, adds a workspace and a member through
 //     the repositories, and seeds links straight into `links` (the warm set and the big set), timed;
 //  2. starts `node bin/shortlink.mjs serve` as a child process, as in production behind a
-//     TLS-terminating proxy (TLS=off TRUST_PROXY=1), on a free port, and waits for GET /healthz;
+//     TLS-terminating proxy (TLS=off TRUST_PROXY=1), on a free port, waits for GET /healthz and,
+//     with --preload (REDIRECT_CACHE_PRELOAD=on), for its link cache's resident tier to be filled, timed;
 //  3. starts a bare node:http server as a second child process: every request gets
 //     `302 Location: https://example.com/` with Content-Length 0 (the baseline);
 //  4. per scenario (warm set: a random one of the warm slugs per request; million: a random one of
@@ -22,7 +23,12 @@
 //     service/baseline throughput ratio, each server's CPU time per request (steadier than
 //     requests/s when other work shares the machine), split into the main thread's and the two
 //     busiest other threads' (on the service: the link lookup thread, which reads SQLite's cache
-//     misses, and the click writer), and the service's RSS (anonymous and file pages);
+//     misses, and the click writer), the service's link-cache misses per second (its /metrics),
+//     Postgres's CPU per request (every `postgres` process), and the service's RSS;
+//  4b. with --instances 2 (Postgres, Debian's nginx): a second instance on the same database, both
+//     behind one nginx process round-robin, loaded on the big set against two bare servers behind
+//     the same nginx: the combined rate, the misses per second that reach Postgres, Postgres's CPU
+//     per redirect, and each instance's and nginx's CPU per redirect;
 //  5. waits 2 × CLICK_FLUSH_MS and compares the clicks in the database with the 302s the service
 //     answered, so click recording is shown to be on (and says how long a lagging flush took).
 // The page scenario (in `all`, the default; `both` is warm and million) loads a published bio page
@@ -74,7 +80,7 @@ import { addMember, createWorkspace } from '../src/db/repos/workspaces';
 import { RESERVED_SLUGS } from '../src/domain/slugs';
 import { contentText } from '../src/domain/bio-pages';
 import { benchCleanups, finishBench, guardBenchRun, watchChild } from './lifecycle';
-import { cpuMs, createScratchPostgres, fmtInt, fmtMs, freePort, log, percentile, rssKiB, rssSplitKiB, sleep, table, threadCpuMs, buildService, intOption } from './util';
+import { cpuMs, createScratchPostgres, fmtInt, fmtMs, freePort, log, percentile, processesCpuMs, rssKiB, rssSplitKiB, sleep, table, threadCpuMs, buildService, intOption } from './util';
 
 // ---------------------------------------------------------------------------------------------
 // autocannon has no bundled types; the part used here.
@@ -125,6 +131,8 @@ const { values: args } = parseArgs({
     pin: { type: 'boolean', default: false },
     alerts: { type: 'boolean', default: false },
     client: { type: 'string' },
+    instances: { type: 'string', default: '1' },
+    preload: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
   strict: true,
@@ -179,6 +187,18 @@ const CALIBRATE_US = (args.calibrate ?? '')
     return n;
   });
 const PIN = args.pin!;
+// --instances 2 (Postgres): after the scenarios, a second instance on the same database and both
+// behind nginx round-robin, against two bare servers behind the same nginx.
+const INSTANCES = Number(args.instances);
+if (INSTANCES !== 1 && INSTANCES !== 2) {
+  process.stderr.write(`--instances must be 1 or 2; got ${args.instances}\n`);
+  process.exit(2);
+}
+const NGINX = '/usr/sbin/nginx';
+if (INSTANCES === 2 && (ENGINE !== 'postgres' || !fs.existsSync(NGINX))) {
+  process.stderr.write(`--instances 2 needs --engine postgres and nginx (${NGINX}; apt-get install nginx)\n`);
+  process.exit(2);
+}
 const hasWrk = (() => {
   try {
     execFileSync('wrk', ['--version'], { stdio: 'ignore' });
@@ -205,7 +225,9 @@ const CPU_PROF_DIR = args['cpu-prof'] ? path.resolve(args['cpu-prof']) : undefin
 // Bounded in time: seeding (generous per row), two load runs per target and round, start and shutdown.
 const TIME_LIMIT_S = args['time-limit']
   ? positiveInt('time-limit', args['time-limit'])
-  : Math.ceil(240 + 2 * (2 + CALIBRATE_US.length) * ROUNDS * (SECONDS + WARMUP) * 1.5 + (WARM + BIG) / (ENGINE === 'postgres' ? 2_000 : 5_000));
+  : Math.ceil(
+      240 + 2 * (2 + CALIBRATE_US.length + (INSTANCES === 2 ? 1 : 0)) * ROUNDS * (SECONDS + WARMUP) * 1.5 + (INSTANCES * (WARM + BIG)) / (ENGINE === 'postgres' ? 2_000 : 5_000),
+    );
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 buildService(ROOT);
@@ -303,9 +325,9 @@ interface Child {
   stop(graceMs: number): Promise<void>;
 }
 
-function startChild(name: string, argv: string[], env: NodeJS.ProcessEnv, echo: boolean): Child {
-  // taskset execs node, so the child's pid is the server's.
-  const [cmd, ...rest] = PIN ? ['taskset', '-c', '1', process.execPath, ...argv] : [process.execPath, ...argv];
+function startChild(name: string, argv: string[], env: NodeJS.ProcessEnv, echo: boolean, command = process.execPath): Child {
+  // taskset execs the command, so the child's pid is the server's.
+  const [cmd, ...rest] = PIN ? ['taskset', '-c', '1', command, ...argv] : [command, ...argv];
   const proc = spawn(cmd, rest, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let tail = '';
   const { exited, stop } = watchChild(proc, children, (err) => (tail += `\n${err.message}`));
@@ -513,6 +535,12 @@ interface Measured {
   secondCpuPerReq: number;
   /** The server process's CPU time over the run's wall time (1 = one core busy). */
   cpuShare: number;
+  /** Postgres's CPU time (every postgres process) per answered request, µs; NaN on SQLite. */
+  dbCpuPerReq: number;
+  /** The service's link-cache misses per second during the run (its /metrics); NaN for bare servers. */
+  missesPerS: number;
+  /** CPU per request of the other processes a target is made of (the second instance, nginx), by name. */
+  parts: Array<[string, number]>;
   startUs: number;
   endUs: number;
 }
@@ -569,13 +597,32 @@ interface PathSet {
   at(i: number): string;
 }
 
-async function load(target: string, port: number, pid: number | undefined, paths: PathSet, seconds: number): Promise<Measured> {
+/** A service's link-cache misses so far (GET /metrics on loopback). */
+async function cacheMisses(port: number): Promise<number> {
+  const m = /^shortlink_link_cache_misses_total (\d+)/m.exec((await getBody(port, '/metrics')).body.toString());
+  return m ? Number(m[1]) : NaN;
+}
+
+/** What else a target is made of: processes whose CPU is reported apart, and services whose misses count. */
+interface TargetParts {
+  pids?: Array<[string, number | undefined]>;
+  metricsPorts?: number[];
+}
+
+async function load(target: string, port: number, pid: number | undefined, paths: PathSet, seconds: number, parts: TargetParts = {}): Promise<Measured> {
+  const missesBefore = await Promise.all((parts.metricsPorts ?? []).map(cacheMisses));
+  const partsBefore = (parts.pids ?? []).map(([, p]) => cpuUs(p));
+  const dbBefore = ENGINE === 'postgres' ? processesCpuMs('postgres') * 1000 : NaN;
   const cpuBefore = cpuUs(pid);
   const threadsBefore = threadCpuMs(pid);
   const startUs = nowUs();
   const r = CLIENT === 'wrk' ? await runWrk(port, paths, seconds) : await runAutocannon(port, paths, seconds);
   const endUs = nowUs();
   const cpu = cpuUs(pid) - cpuBefore;
+  const dbCpu = ENGINE === 'postgres' ? processesCpuMs('postgres') * 1000 - dbBefore : NaN;
+  const partsCpu = (parts.pids ?? []).map(([name, p], i) => [name, cpuUs(p) - partsBefore[i]] as [string, number]);
+  const missesAfter = await Promise.all((parts.metricsPorts ?? []).map(cacheMisses));
+  const misses = parts.metricsPorts?.length ? missesAfter.reduce((a, b) => a + b, 0) - missesBefore.reduce((a, b) => a + b, 0) : NaN;
   // Per thread: the main thread (tid = pid) and the two busiest other ones (on the service, the
   // link lookup thread and the click writer thread; V8's GC helpers and libuv's pool are the rest).
   const threads = [...threadCpuMs(pid)].map(([tid, ms]) => [tid, (ms - (threadsBefore.get(tid) ?? 0)) * 1000] as const);
@@ -598,6 +645,9 @@ async function load(target: string, port: number, pid: number | undefined, paths
     otherCpuPerReq: otherCpu / answered,
     secondCpuPerReq: secondCpu / answered,
     cpuShare: cpu / (endUs - startUs),
+    dbCpuPerReq: dbCpu / answered,
+    missesPerS: misses / ((endUs - startUs) / 1e6),
+    parts: partsCpu.map(([name, us]) => [name, us / answered]),
     startUs,
     endUs,
   };
@@ -871,22 +921,43 @@ async function main() {
   // 2. The service, as behind a TLS-terminating proxy.
   const servicePort = await freePort();
   if (CPU_PROF_DIR) fs.mkdirSync(CPU_PROF_DIR, { recursive: true });
-  const service = startChild(
-    'service',
-    [...(CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : []), '--import', pathToFileURL(watchdog).href, 'bin/shortlink.mjs', 'serve'],
+  const serviceEnv = (port: number) =>
     childEnv({
       DATABASE_URL: database.url,
       DATA_DIR: path.join(tmp, 'data'),
-      PORT: String(servicePort),
+      PORT: String(port),
       TLS: 'off',
       TRUST_PROXY: '1',
       SHORT_DOMAIN: 'localhost',
       LOG_LEVEL: 'warn',
       CLICK_FLUSH_MS: String(CLICK_FLUSH_MS),
-    }),
+      // --preload: the resident tier loaded at start (off by default, as in the service).
+      ...(args.preload ? { REDIRECT_CACHE_PRELOAD: 'on' } : {}),
+    });
+  const service = startChild(
+    'service',
+    [...(CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : []), '--import', pathToFileURL(watchdog).href, 'bin/shortlink.mjs', 'serve'],
+    serviceEnv(servicePort),
     true,
   );
   await waitFor(service, servicePort, '/healthz', (s) => s === 200, 90_000);
+  // The service fills its link cache's resident tier with the live links at start
+  // (REDIRECT_CACHE_LINKS, default 1,000,000), off the event loop's critical path. The scenarios
+  // measure the steady state after it: wait until the tier's size (GET /metrics, loopback) stops
+  // growing, and say how long that took.
+  const waitForPreload = async (label: string, port: number, pid: number | undefined) => {
+    const preloadStarted = performance.now();
+    let cached = -1;
+    for (let stable = 0; stable < 3 && performance.now() - preloadStarted < 300_000; ) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      const m = /^shortlink_link_cache_resident_links (\d+)/m.exec((await getBody(port, '/metrics')).body.toString());
+      const now = m ? Number(m[1]) : -1;
+      stable = now === cached ? stable + 1 : 0;
+      cached = now;
+    }
+    log(`${label}'s resident link cache after the start: ${fmtInt(cached)} links, filled ${((performance.now() - preloadStarted) / 1000).toFixed(1)} s after /healthz answered (the last 0.75 s the wait's own check), RSS ${fmtMiB(rssKiB(pid))}`);
+  };
+  await waitForPreload('the service', servicePort, service.proc.pid);
 
   // 3. The baseline.
   const basePort = await freePort();
@@ -958,8 +1029,9 @@ async function main() {
           pageServed.completed += m.non3xx;
           pageServed.inFlight += Math.max(0, m.sent - m.total);
         };
-        if (WARMUP > 0) count(await load(t.kind, t.port, t.pid, sc.paths, WARMUP));
-        const m = await load(t.kind, t.port, t.pid, sc.paths, SECONDS);
+        const parts = t.kind === 'service' ? { metricsPorts: [servicePort] } : {};
+        if (WARMUP > 0) count(await load(t.kind, t.port, t.pid, sc.paths, WARMUP, parts));
+        const m = await load(t.kind, t.port, t.pid, sc.paths, SECONDS, parts);
         count(m);
         if (t.kind === 'service') {
           windows.push({ label: `${sc.name}${ROUNDS > 1 ? ` round ${round}` : ''}`, startUs: m.startUs, endUs: m.endUs });
@@ -983,7 +1055,7 @@ async function main() {
     log(`scenario: ${sc.name}, ${CONNECTIONS} connections, ${SECONDS} s per run (load average now ${os.loadavg()[0].toFixed(2)})`);
     log(
       table(
-        ['target', 'requests/s', 'p50 ms', 'p99 ms', 'max ms', 'requests', 'non-3xx', 'errors', 'ratio to baseline', 'CPU µs/req', 'main thread', 'busiest other', '2nd other', 'CPU cores'],
+        ['target', 'requests/s', 'p50 ms', 'p99 ms', 'max ms', 'requests', 'non-3xx', 'errors', 'ratio to baseline', 'CPU µs/req', 'main thread', 'busiest other', '2nd other', 'CPU cores', 'misses/s', 'Postgres µs/req'],
         rows.map((r) => [
           r.label,
           fmtInt(r.rps),
@@ -999,6 +1071,8 @@ async function main() {
           r.otherCpuPerReq.toFixed(1),
           r.secondCpuPerReq.toFixed(1),
           r.cpuShare.toFixed(2),
+          Number.isNaN(r.missesPerS) ? '' : fmtInt(r.missesPerS),
+          Number.isNaN(r.dbCpuPerReq) ? '' : r.dbCpuPerReq.toFixed(1),
         ]),
       ),
     );
@@ -1009,6 +1083,85 @@ async function main() {
         `server CPU per request ${svcCpu.toFixed(1)} µs vs ${baseCpu.toFixed(1)} µs (baseline/service ${((100 * baseCpu) / svcCpu).toFixed(0)}%)${ROUNDS > 1 ? ` (medians of ${ROUNDS} rounds)` : ''}` +
         [...calibrationRatios].map(([us, rs]) => `; bare +${us} µs/request: ${(median(rs) * 100).toFixed(1)}%`).join(''),
     );
+  }
+
+  // 4b. Two instances on one Postgres behind nginx round-robin (--instances 2), on the big set:
+  // the combined rate against two bare servers behind the same nginx, the misses per second that
+  // reach Postgres, and Postgres's own CPU per redirect, for planning what comes after one instance.
+  if (INSTANCES === 2) {
+    const service2Port = await freePort();
+    const service2 = startChild('service 2', ['--import', pathToFileURL(watchdog).href, 'bin/shortlink.mjs', 'serve'], serviceEnv(service2Port), true);
+    await waitFor(service2, service2Port, '/healthz', (st) => st === 200, 90_000);
+    await waitForPreload('the second instance', service2Port, service2.proc.pid);
+    const bare2Port = await freePort();
+    const bare2 = startChild('baseline 2', ['--import', pathToFileURL(watchdog).href, '-e', BASELINE], childEnv({ PORT: String(bare2Port) }), true);
+    await waitFor(bare2, bare2Port, '/', (st) => st === 302, 30_000);
+    // One nginx process (no master), so its CPU is one process's; as the deployment's site does
+    // (deploy/nginx/shortlink.conf), kept-alive connections to the instances and the client's
+    // address and scheme passed on.
+    const [pairPort, barePairPort] = [await freePort(), await freePort()];
+    const nginxDir = path.join(tmp, 'nginx');
+    fs.mkdirSync(nginxDir, { recursive: true });
+    const proxy = (upstream: string) =>
+      `location / { proxy_pass http://${upstream}; proxy_http_version 1.1; proxy_set_header Connection ""; proxy_set_header Host $host; proxy_set_header X-Forwarded-For $remote_addr; proxy_set_header X-Forwarded-Proto https; }`;
+    fs.writeFileSync(
+      path.join(nginxDir, 'nginx.conf'),
+      `worker_processes 1;\nmaster_process off;\ndaemon off;\npid ${nginxDir}/nginx.pid;\nerror_log ${nginxDir}/error.log warn;\nevents { worker_connections 4096; }\nhttp {\n  access_log off;\n` +
+        ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((t) => `  ${t}_temp_path ${nginxDir}/${t};\n`).join('') +
+        `  upstream services { server 127.0.0.1:${servicePort}; server 127.0.0.1:${service2Port}; keepalive 64; }\n` +
+        `  upstream bare { server 127.0.0.1:${basePort}; server 127.0.0.1:${bare2Port}; keepalive 64; }\n` +
+        `  server { listen 127.0.0.1:${pairPort}; ${proxy('services')} }\n  server { listen 127.0.0.1:${barePairPort}; ${proxy('bare')} }\n}\n`,
+    );
+    const nginx = startChild('nginx', ['-p', nginxDir, '-c', path.join(nginxDir, 'nginx.conf'), '-e', path.join(nginxDir, 'error.log')], childEnv({}), true, NGINX);
+    await waitFor(nginx, barePairPort, '/', (st) => st === 302, 30_000);
+    const big = scenarios.find((sc) => sc.key === 'million')?.paths ?? { name: 'million', count: BIG, at: (i: number) => `/${slugOf(WARM + i)}` };
+    const rows: Array<Measured & { label: string; ratio?: number }> = [];
+    const ratios: number[] = [];
+    for (let round = 1; round <= ROUNDS; round++) {
+      const suffix = ROUNDS > 1 ? ` #${round}` : '';
+      const bareParts = { pids: [['bare 2', bare2.proc.pid], ['nginx', nginx.proc.pid]] as Array<[string, number | undefined]> };
+      if (WARMUP > 0) await load('baseline', barePairPort, baseline.proc.pid, big, WARMUP, bareParts);
+      const base = await load('baseline', barePairPort, baseline.proc.pid, big, SECONDS, bareParts);
+      rows.push({ ...base, label: `two bare servers${suffix}` });
+      const svcParts = { pids: [['instance 2', service2.proc.pid], ['nginx', nginx.proc.pid]] as Array<[string, number | undefined]>, metricsPorts: [servicePort, service2Port] };
+      if (WARMUP > 0) countService(await load('service', pairPort, service.proc.pid, big, WARMUP, svcParts));
+      const m = await load('service', pairPort, service.proc.pid, big, SECONDS, svcParts);
+      countService(m);
+      ratios.push(m.rps / base.rps);
+      rows.push({ ...m, label: `two instances${suffix}`, ratio: m.rps / base.rps });
+    }
+    log(`scenario: two instances on one Postgres behind nginx round-robin, ${fmtInt(BIG)} links at random, ${CONNECTIONS} connections, ${SECONDS} s per run (load average now ${os.loadavg()[0].toFixed(2)})`);
+    log(
+      table(
+        ['target', 'requests/s', 'p50 ms', 'p99 ms', 'requests', 'non-3xx', 'errors', 'ratio', 'CPU µs/req: first', 'second', 'nginx', 'Postgres', 'misses/s to Postgres'],
+        rows.map((r) => [
+          r.label,
+          fmtInt(r.rps),
+          fmtMs(r.p50, 2),
+          fmtMs(r.p99, 2),
+          fmtInt(r.total),
+          fmtInt(r.non3xx),
+          fmtInt(r.errors),
+          r.ratio === undefined ? '' : `${(r.ratio * 100).toFixed(1)}%`,
+          r.cpuPerReq.toFixed(1),
+          r.parts[0][1].toFixed(1),
+          r.parts[1][1].toFixed(1),
+          r.dbCpuPerReq.toFixed(1),
+          Number.isNaN(r.missesPerS) ? '' : fmtInt(r.missesPerS),
+        ]),
+      ),
+    );
+    log(`RSS: first instance ${fmtRss(service.proc.pid)}, second ${fmtRss(service2.proc.pid)}`);
+    log();
+    const svc = rows.filter((r) => r.ratio !== undefined);
+    summary.push(
+      `two instances behind nginx (${fmtInt(BIG)} links): ${fmtInt(median(svc.map((r) => r.rps)))} redirects/s combined, ${(median(ratios) * 100).toFixed(1)}% of two bare servers behind the same nginx, ` +
+        `p99 ${fmtMs(median(svc.map((r) => r.p99)), 2)} ms; misses reaching Postgres ${fmtInt(median(svc.map((r) => r.missesPerS)))}/s; Postgres CPU per redirect ${median(svc.map((r) => r.dbCpuPerReq)).toFixed(1)} µs; ` +
+        `the instances' CPU per redirect ${median(svc.map((r) => r.cpuPerReq + r.parts[0][1])).toFixed(1)} µs, nginx's ${median(svc.map((r) => r.parts[1][1])).toFixed(1)} µs${ROUNDS > 1 ? ` (medians of ${ROUNDS} rounds)` : ''}`,
+    );
+    await service2.stop(15_000);
+    await nginx.stop(5_000);
+    await bare2.stop(5_000);
   }
 
   // 5. Clicks: everything the service redirected shows up once its buffer is flushed. The client

@@ -81,6 +81,27 @@ export function threadCpuMs(pid: number | undefined): Map<number, number> {
   return out;
 }
 
+/**
+ * CPU time (user + system) of every process with this command name (e.g. `postgres`: the
+ * server and its backends), ms. A backend that ended between two readings drops out of the sum;
+ * the bench's connections stay up during a run.
+ */
+export function processesCpuMs(comm: string): number {
+  let total = 0;
+  for (const pid of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== comm) continue;
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      total += (Number(f[11]) + Number(f[12])) * 10;
+    } catch {
+      // the process ended
+    }
+  }
+  return total;
+}
+
 /** A TCP port free on loopback right now. */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -29,10 +29,24 @@ export interface Config {
   webhookAllowPrivateNetworks: boolean;
   clickFlushMs: number;
   masterKey?: string;
+  /** REDIRECT_CACHE_LINKS: how many links each process's redirect cache holds (default 1,000,000). */
+  redirectCacheLinks: number;
+  /**
+   * REDIRECT_CACHE_PRELOAD: load the live links into the redirect cache's resident tier at start
+   * (default off: with 1,000,000 links resident, visits to a warm set measured slower; bench/README.md).
+   */
+  redirectCachePreload: boolean;
 }
 
 const on = (v: string | undefined, dflt: boolean) =>
   v === undefined || v === '' ? dflt : !['0', 'off', 'false', 'no'].includes(v.toLowerCase());
+
+function positiveInteger(name: string, v: string | undefined, dflt: number): number {
+  if (v === undefined || v.trim() === '') return dflt;
+  const n = Number(v.trim().replace(/_/g, ''));
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive whole number, got ${v}`);
+  return n;
+}
 
 function trustedHops(v: string | undefined): number {
   if (v === undefined || v.trim() === '') return 0;
@@ -78,5 +92,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     masterKey: env.MASTER_KEY || undefined,
     metricsToken: env.METRICS_TOKEN || undefined,
     host: env.HOST || '0.0.0.0',
+    redirectCacheLinks: positiveInteger('REDIRECT_CACHE_LINKS', env.REDIRECT_CACHE_LINKS, 1_000_000),
+    redirectCachePreload: on(env.REDIRECT_CACHE_PRELOAD, false),
   };
 }

@@ -4,7 +4,7 @@
 // checkpoints (src/redirect/click-worker.ts) never wait long for it.
 import { parentPort, workerData } from 'node:worker_threads';
 import Sqlite from 'better-sqlite3';
-import { SQLITE_LINK_BY_ADDRESS } from './redirect-store.ts';
+import { encodeLinkPage, LINKS_AFTER_ID, SQLITE_LINK_BY_ADDRESS } from './redirect-store.ts';
 import type { FromLookupThread, LookupRow, ToLookupThread } from './lookup-thread.ts';
 
 const { filename } = workerData as { filename: string };
@@ -17,12 +17,24 @@ const commit = db.prepare('COMMIT');
 // Prepared at the first batch that can prepare it: until then (a schema that is not there) each
 // batch fails with SQLite's reason, and the thread stays up.
 let byAddress: Sqlite.Statement | undefined;
+let afterId: Sqlite.Statement | undefined;
 const send = (m: FromLookupThread) => port.postMessage(m);
 
 port.on('message', (m: ToLookupThread) => {
   if (m.type === 'close') {
     db.close();
     port.close();
+    return;
+  }
+  if (m.type === 'scan') {
+    try {
+      afterId ??= db.prepare(LINKS_AFTER_ID(() => '?')).raw(true);
+      const { page, rows, lastId } = encodeLinkPage(afterId.all(m.after, m.limit) as unknown[][]);
+      port.postMessage({ type: 'page', id: m.id, page: page.buffer as ArrayBuffer, rows, lastId } satisfies FromLookupThread, [page.buffer as ArrayBuffer]);
+    } catch (err) {
+      const e = err as { message?: string; code?: string };
+      send({ type: 'failed', id: m.id, message: e.message ?? String(err), code: e.code });
+    }
     return;
   }
   const rows: Array<LookupRow | null> = new Array(m.keys.length / 2);

@@ -5,7 +5,8 @@ import Sqlite from 'better-sqlite3';
 import pg from 'pg';
 import { locationOf, type ResolvedLink } from '../domain/resolve.ts';
 import { engineOf, retryWhileSqliteBusy, sqliteFilename } from './knex.ts';
-import { LinkLookupThread } from './lookup-thread.ts';
+import { LinkLookupThread, type ScannedPage } from './lookup-thread.ts';
+import { addressKey, encodeEntries } from '../platform/resident-table.ts';
 
 export interface QrTarget {
   id: string;
@@ -35,6 +36,12 @@ export interface RedirectStore {
    * unpublished or disabled.
    */
   findPage(handle: string, domainKey: string): MaybePromise<LivePage | null>;
+  /**
+   * Up to `limit` live links with ids after `after` ('' for the first), in id order, read and
+   * encoded off the event loop (encodeLinkPage: the cache's preload); absent where there is no
+   * lookup thread (an in-memory database).
+   */
+  scanLinks?(after: string, limit: number): Promise<ScannedPage>;
   /** Takes one of the link's clickLimit slots; false when none is left (exact across processes). */
   reserveClick(linkId: string): MaybePromise<boolean>;
   /**
@@ -66,6 +73,29 @@ const LINK_COLUMNS = `id, workspace_id, domain_key, slug, original_url, redirect
  */
 export const SQLITE_LINK_BY_ADDRESS = `SELECT ${LINK_COLUMNS} FROM links INDEXED BY links_redirect WHERE domain_key = ? AND slug = ? AND deleted_at IS NULL`;
 
+/**
+ * The lookups of a batch on Postgres (pg-lookup-worker.ts): the addresses as two arrays, each row
+ * answering with the 1-based position of its address, through links_live_slug.
+ */
+export const PG_LINKS_BY_ADDRESSES = `SELECT k.i, ${LINK_COLUMNS.split(',').map((c) => `l.${c.trim()}`).join(', ')}
+  FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS k(domain_key, slug, i)
+  JOIN links l ON l.domain_key = k.domain_key AND l.slug = k.slug AND l.deleted_at IS NULL`;
+
+/**
+ * A page of the preload as the lookup thread sends it: each row (LINK_COLUMNS order) as JSON under
+ * its address's cache key, in the resident table's format (src/platform/resident-table.ts), so
+ * the event loop only copies bytes. Postgres gives bigint columns as strings; resolvedFromRow
+ * reads either.
+ */
+export function encodeLinkPage(rows: unknown[][]): ScannedPage & { page: Uint8Array } {
+  const { buffer } = encodeEntries(rows.map((r) => [addressKey(r[2] as string, r[3] as string), JSON.stringify(r)] as const));
+  return { page: new Uint8Array(buffer), rows: rows.length, lastId: rows.length ? (rows[rows.length - 1][0] as string) : null };
+}
+
+/** The preload's page of live links in id order (the primary key's index), on both engines. */
+export const LINKS_AFTER_ID = (p: (n: number) => string) =>
+  `SELECT ${LINK_COLUMNS} FROM links WHERE id > ${p(1)} AND deleted_at IS NULL ORDER BY id LIMIT ${p(2)}`;
+
 const n = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 
 /**
@@ -73,6 +103,10 @@ const n = (v: unknown) => (v === null || v === undefined ? null : Number(v));
  * SQLite): better-sqlite3 builds a row object property by property, a fifth of a lookup's cost
  * (bench/README.md, redirect path); an array costs a fraction of that.
  */
+export function resolvedFromRow(r: unknown[] | undefined): ResolvedLink | null {
+  return toResolvedRow(r);
+}
+
 function toResolvedRow(r: unknown[] | undefined): ResolvedLink | null {
   if (!r) return null;
   const url = r[4] as string;
@@ -151,7 +185,9 @@ class SqliteStore implements RedirectStore {
     // Misses by address (nearly every miss) are read on the lookup thread; an in-memory database
     // cannot be opened from another thread, so it is read here.
     this.lookups =
-      filename === ':memory:' || filename === '' ? undefined : new LinkLookupThread(filename, (domainKey, slug) => this.readInline(domainKey, slug));
+      filename === ':memory:' || filename === '' ? undefined : new LinkLookupThread({ entry: './lookup-worker', data: { filename } }, (domainKey, slug) => this.readInline(domainKey, slug));
+    const lookups = this.lookups;
+    if (lookups) this.scanLinks = (after, limit) => lookups.scan(after, limit);
     this.db.pragma('busy_timeout = 5000');
     // Not memory-mapped (mmap_size): every commit of the click writer thread changes the WAL,
     // and a connection that sees the WAL changed at the start of a read transaction drops its
@@ -213,6 +249,8 @@ class SqliteStore implements RedirectStore {
     if (this.lookups) return this.lookups.find(domainKey, slug).then((r) => toResolvedRow(r ?? undefined));
     return this.read(() => toResolvedRow(this.byAddress.get(domainKey, slug) as unknown[] | undefined));
   }
+  /** On the lookup thread; none for an in-memory database, which has no such thread. */
+  readonly scanLinks?: (after: string, limit: number) => Promise<ScannedPage>;
   findLinkById(id: string) {
     return this.read(() => toResolvedRow(this.byId.get(id) as unknown[] | undefined));
   }
@@ -251,11 +289,16 @@ class SqliteStore implements RedirectStore {
 
 class PostgresStore implements RedirectStore {
   private readonly pool: pg.Pool;
+  /** Where findLink reads, but for a lone miss (src/db/lookup-thread.ts). */
+  readonly lookups: LinkLookupThread;
   constructor(url: string, log?: { warn(obj: object, msg: string): void }) {
     this.pool = new pg.Pool({ connectionString: url, max: 8 });
     // An idle connection the server drops (restart, failover, an admin's kill) is reported
     // here; without a listener the error would end the process. The pool replaces it.
     this.pool.on('error', (err) => log?.warn({ err }, 'an idle redirect-store connection to Postgres was lost'));
+    this.lookups = new LinkLookupThread({ entry: './pg-lookup-worker', data: { url, connections: PG_LOOKUP_CONNECTIONS } }, (domainKey, slug) =>
+      this.pool.query({ name: 'sl_link_by_address', text: PG_LINK_BY_ADDRESS, values: [domainKey, slug], rowMode: 'array' }).then((r) => (r.rows[0] as unknown[]) ?? null),
+    );
   }
   private async one(name: string, text: string, values: unknown[]) {
     const res = await this.pool.query({ name, text, values });
@@ -266,7 +309,10 @@ class PostgresStore implements RedirectStore {
     return toResolvedRow(res.rows[0]);
   }
   async findLink(domainKey: string, slug: string) {
-    return this.link('sl_link_by_address', `SELECT ${LINK_COLUMNS} FROM links WHERE domain_key = $1 AND slug = $2 AND deleted_at IS NULL`, [domainKey, slug]);
+    return toResolvedRow((await this.lookups.find(domainKey, slug)) ?? undefined);
+  }
+  scanLinks(after: string, limit: number) {
+    return this.lookups.scan(after, limit);
   }
   async findLinkById(id: string) {
     return this.link('sl_link_by_id', `SELECT ${LINK_COLUMNS} FROM links WHERE id = $1 AND deleted_at IS NULL`, [id]);
@@ -293,9 +339,14 @@ class PostgresStore implements RedirectStore {
     return res.rowCount === 1;
   }
   async close() {
+    await this.lookups.close();
     await this.pool.end();
   }
 }
+
+const PG_LINK_BY_ADDRESS = `SELECT ${LINK_COLUMNS} FROM links WHERE domain_key = $1 AND slug = $2 AND deleted_at IS NULL`;
+/** The lookup thread's connections: a batch in flight each. */
+const PG_LOOKUP_CONNECTIONS = 4;
 
 export function openRedirectStore(databaseUrl: string, log?: { warn(obj: object, msg: string): void }): RedirectStore {
   if (engineOf(databaseUrl) === 'postgres') return new PostgresStore(databaseUrl, log);

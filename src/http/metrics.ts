@@ -12,7 +12,7 @@ import type { RedirectService } from '../redirect/handler.ts';
 import type { WebhookWorker } from '../webhooks/worker.ts';
 
 export interface MetricSources {
-  redirects: Pick<RedirectService, 'responses' | 'cacheHits' | 'cacheMisses'>;
+  redirects: Pick<RedirectService, 'responses' | 'cacheHits' | 'cacheMisses' | 'cachedLinks' | 'residentHits' | 'residentLinks' | 'residentBytes'>;
   clicks: Pick<ClickRecorder, 'recorded' | 'written' | 'dropped' | 'backlog'>;
   webhooks: Pick<WebhookWorker, 'settled'>;
   db: Database;
@@ -55,6 +55,31 @@ export function createMetrics(s: MetricSources): Metrics {
   });
   readCounter(registry, 'shortlink_link_cache_hits_total', "Short-link lookups answered from this process's link cache.", () => s.redirects.cacheHits);
   readCounter(registry, 'shortlink_link_cache_misses_total', 'Short-link lookups that had to read the database.', () => s.redirects.cacheMisses);
+  readCounter(registry, 'shortlink_link_cache_resident_hits_total', 'Of the cache hits, those answered from the resident tier (the links loaded at start).', () => s.redirects.residentHits);
+  new Gauge({
+    name: 'shortlink_link_cache_entries',
+    help: "Addresses in the hot tier of this process's link cache (links and unknown addresses the visits read, at most 100,000).",
+    registers: [registry],
+    collect() {
+      this.set(s.redirects.cachedLinks);
+    },
+  });
+  new Gauge({
+    name: 'shortlink_link_cache_resident_links',
+    help: "Links in the resident tier of this process's link cache: the live links loaded at start, at most REDIRECT_CACHE_LINKS.",
+    registers: [registry],
+    collect() {
+      this.set(s.redirects.residentLinks);
+    },
+  });
+  new Gauge({
+    name: 'shortlink_link_cache_resident_bytes',
+    help: 'Memory the resident tier holds outside the JavaScript heap, in bytes.',
+    registers: [registry],
+    collect() {
+      this.set(s.redirects.residentBytes);
+    },
+  });
 
   readCounter(registry, 'shortlink_clicks_recorded_total', 'Clicks (and bio page views and block clicks) by people, buffered to be written.', () => s.clicks.recorded);
   readCounter(registry, 'shortlink_clicks_written_total', 'Buffered clicks the click writer committed to the database.', () => s.clicks.written);

@@ -1,5 +1,6 @@
 // The redirect path's in-process cache of resolved links, keyed by domain key and slug.
 // Every change to a link invalidates its entries, so an update applies from the next click.
+import { addressKey } from '../platform/resident-table.ts';
 export interface CacheKey {
   domainKey: string;
   slug: string;
@@ -29,7 +30,7 @@ export class RedirectCache<T> implements LinkCacheInvalidator {
    * on every click. A custom domain's key has a NUL, which no slug has, so the two never meet.
    */
   static keyOf(k: CacheKey): string {
-    return k.domainKey === '' ? k.slug : `${k.domainKey}\u0000${k.slug}`;
+    return addressKey(k.domainKey, k.slug);
   }
   get(k: string): T | undefined {
     return this.entries.get(k);
@@ -50,6 +51,14 @@ export class RedirectCache<T> implements LinkCacheInvalidator {
       if (!next.done) this.entries.delete(next.value);
     }
     this.entries.set(k, value);
+  }
+  /**
+   * Adds an entry only while the cache has room (a link read from the resident tier): such a read
+   * is cheap, so it never evicts an entry or goes through the doorkeeper, whose bookkeeping on
+   * every visit of a million links at random cost more than the hits it would win.
+   */
+  admit(k: string, value: T): void {
+    if (this.entries.size < this.maxEntries) this.entries.set(k, value);
   }
   delete(k: string): void {
     this.entries.delete(k);

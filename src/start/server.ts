@@ -85,6 +85,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     csrf: new CsrfTokens(masterKey),
     passwordThrottle: createPasswordThrottle(db),
     log,
+    residentLinks: config.redirectCacheLinks,
   });
   const changes = new ChangeFeed(db.knex, redirects, log);
   // Made here, started once the service listens; /metrics reads its counts.
@@ -127,6 +128,8 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   clicks.start();
   changes.start();
   webhooks.start();
+  // Off the event loop's critical path: visits are served while it runs (RedirectService.preload).
+  if (config.redirectCachePreload) void redirects.preload();
   const stopRetention = scheduleRetention(queryService.queries, log);
   const stopClickFold = scheduleClickFold(queryService.queries, log);
   const port = (server.address() as AddressInfo).port;
@@ -144,6 +147,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     queryService,
     async close() {
       changes.stop();
+      redirects.stop();
       stopRetention();
       stopClickFold();
       await new Promise<void>((resolve) => {

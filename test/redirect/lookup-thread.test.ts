@@ -38,7 +38,7 @@ describe('the link lookup thread (SQLite)', () => {
         served: 0, created_at: now, updated_at: now,
       })),
     );
-    thread = new LinkLookupThread(file);
+    thread = new LinkLookupThread({ entry: './lookup-worker', data: { filename: file } });
   });
   afterAll(async () => {
     await thread?.close();
@@ -91,7 +91,7 @@ describe('the link lookup thread (SQLite)', () => {
     const bare = new Sqlite(sqliteFilename(empty.url));
     bare.exec('CREATE TABLE t (x)');
     bare.close();
-    const broken = new LinkLookupThread(sqliteFilename(empty.url));
+    const broken = new LinkLookupThread({ entry: './lookup-worker', data: { filename: sqliteFilename(empty.url) } });
     try {
       const outcome = await within(10_000, broken.find('', 'l-1').then(() => 'answered', (err: Error) => err));
       expect(outcome).toBeInstanceOf(LookupThreadError);
@@ -106,7 +106,7 @@ describe('the link lookup thread (SQLite)', () => {
     const inlined: string[] = [];
     const reader = new Sqlite(file, { readonly: true });
     const bySlug = reader.prepare('SELECT id, workspace_id, domain_key, slug, original_url FROM links WHERE domain_key = ? AND slug = ?').raw(true);
-    const adaptive = new LinkLookupThread(file, (domainKey, slug) => {
+    const adaptive = new LinkLookupThread({ entry: './lookup-worker', data: { filename: file } }, (domainKey, slug) => {
       inlined.push(slug);
       return (bySlug.get(domainKey, slug) as unknown[] | undefined) ?? null;
     });
@@ -129,7 +129,7 @@ describe('the link lookup thread (SQLite)', () => {
       expect(adaptive.batches).toBe(3);
       expect(inlined).toEqual(['l-20']);
       // An inline read that fails fails its lookup.
-      const failing = new LinkLookupThread(file, () => {
+      const failing = new LinkLookupThread({ entry: './lookup-worker', data: { filename: file } }, () => {
         throw new Error('disk I/O error');
       });
       await expect(failing.find('', 'l-1')).rejects.toThrow('disk I/O error');
@@ -141,7 +141,7 @@ describe('the link lookup thread (SQLite)', () => {
   });
 
   it('refuses lookups once closed', async () => {
-    const closing = new LinkLookupThread(file);
+    const closing = new LinkLookupThread({ entry: './lookup-worker', data: { filename: file } });
     expect((await closing.find('', 'l-2'))![SLUG]).toBe('l-2');
     // Asked for in the turn it closes, before the batch left: refused, not left waiting.
     // (Its outcome is taken at once: it settles while close() is awaited.)

@@ -1,0 +1,246 @@
+// A string → string table whose entries live outside V8's heap: the redirect cache's resident
+// tier (src/redirect/handler.ts), which holds every live link of a large deployment in memory.
+//
+// Why not a Map of objects: a million links as objects are about six million heap objects
+// (the link, its id, slug, destination, workspace id...), 600 MiB of heap measured here, and
+// every major collection marks them all. Clicks are buffered for a second before they are
+// written, so they outlive the young generation and old space grows quickly under load: the major
+// collections came often enough that a warm set of 1,000 links, which never touched the big
+// table, cost 6-7 µs more CPU per redirect on Postgres (bench/README.md, issue 26). Here the
+// entries are bytes in a few large Buffers and two typed arrays, which the collector never walks;
+// a lookup hashes the key, compares bytes and returns the value as a string (the caller parses it).
+//
+// Written by hand: no package on npm keeps a string-keyed hash table off the V8 heap without a
+// native addon, and this is a few dozen lines of open addressing over typed arrays.
+//
+// Layout. A page of entries (encodeEntries, made on the link lookup thread and transferred, not
+// copied) is [u32 hash][u16 key length][key, latin1][u32 value length][value, UTF-8] per entry.
+// Stored records drop the hash (kept in the index) into chunks of 16 MiB; a record's address is
+// its chunk's number × 2^24 + its offset. The index is open addressing with linear probing over
+// two Uint32Arrays (address + 1, 0 for empty, TOMBSTONE for deleted; and the key's hash), at most
+// half full. Keys are ASCII (slugs and domain ids); an entry with any other key is not stored,
+// and a lookup of one finds nothing. Deleting leaves a tombstone and the record's bytes: a deleted
+// link is read from the database on its next visit; the bytes come back when the table is cleared.
+
+const CHUNK_BITS = 24;
+const CHUNK_BYTES = 1 << CHUNK_BITS;
+const MAX_CHUNKS = 255;
+const TOMBSTONE = 0xffffffff;
+
+/**
+ * The redirect cache's key of an address: the short domain's links (domain key '') by the slug
+ * itself, a custom domain's by its id, NUL (which no slug has) and the slug.
+ */
+export function addressKey(domainKey: string, slug: string): string {
+  return domainKey === '' ? slug : `${domainKey}\u0000${slug}`;
+}
+
+/** FNV-1a over the key's UTF-16 code units (ASCII keys: their bytes). */
+export function keyHash(key: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 16777619);
+  return h >>> 0;
+}
+
+function isAscii(s: string): boolean {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 0x7f) return false;
+  return true;
+}
+
+/**
+ * A page of entries in the table's transfer format, in a buffer of its own (transferable to
+ * another thread). Entries whose key is not ASCII, or longer than 65,535, are left out.
+ */
+export function encodeEntries(entries: ReadonlyArray<readonly [string, string]>): { buffer: ArrayBuffer; count: number } {
+  let bytes = 0;
+  let count = 0;
+  const kept: Array<readonly [string, string, number]> = [];
+  for (const [key, value] of entries) {
+    if (key.length > 0xffff || !isAscii(key)) continue;
+    const valueBytes = Buffer.byteLength(value, 'utf8');
+    kept.push([key, value, valueBytes]);
+    bytes += 10 + key.length + valueBytes;
+    count++;
+  }
+  const out = Buffer.allocUnsafeSlow(bytes);
+  let at = 0;
+  for (const [key, value, valueBytes] of kept) {
+    at = out.writeUInt32LE(keyHash(key), at);
+    at = out.writeUInt16LE(key.length, at);
+    at += out.write(key, at, 'latin1');
+    at = out.writeUInt32LE(valueBytes, at);
+    at += out.write(value, at, 'utf8');
+  }
+  return { buffer: out.buffer.slice(out.byteOffset, out.byteOffset + bytes) as ArrayBuffer, count };
+}
+
+export class ResidentTable {
+  private chunks: Buffer[] = [];
+  private used = 0; // bytes used in the last chunk
+  private slots = new Uint32Array(1024);
+  private hashes = new Uint32Array(1024);
+  private live = 0;
+  private deleted = 0;
+
+  /** `maxEntries`: the table stops taking entries at this many (addPage says how many it took). */
+  constructor(readonly maxEntries: number) {}
+
+  get size(): number {
+    return this.live;
+  }
+
+  /** Bytes held outside the heap: the chunks and the index. */
+  get bytes(): number {
+    return this.chunks.length * CHUNK_BYTES + this.slots.byteLength + this.hashes.byteLength;
+  }
+
+  /**
+   * Adds a page's entries (encodeEntries' format) while there is room; an entry whose key is
+   * there already replaces it. Returns how many it added or replaced.
+   */
+  addPage(page: Uint8Array): number {
+    const buf = Buffer.from(page.buffer, page.byteOffset, page.byteLength);
+    let at = 0;
+    let added = 0;
+    while (at < buf.length) {
+      const hash = buf.readUInt32LE(at);
+      const keyLength = buf.readUInt16LE(at + 4);
+      const valueLength = buf.readUInt32LE(at + 6 + keyLength);
+      const recordStart = at + 4;
+      const recordLength = 2 + keyLength + 4 + valueLength;
+      at = recordStart + recordLength;
+      if (this.live >= this.maxEntries) break;
+      if (!this.put(hash, buf, recordStart, recordLength)) break;
+      added++;
+    }
+    return added;
+  }
+
+  /** The value stored under `key`, or undefined. */
+  get(key: string): string | undefined {
+    const i = this.find(key);
+    if (i < 0) return undefined;
+    const addr = this.slots[i] - 1;
+    const chunk = this.chunks[addr >>> CHUNK_BITS];
+    const off = addr & (CHUNK_BYTES - 1);
+    const valueAt = off + 2 + key.length;
+    const valueLength = chunk.readUInt32LE(valueAt);
+    return chunk.toString('utf8', valueAt + 4, valueAt + 4 + valueLength);
+  }
+
+  has(key: string): boolean {
+    return this.find(key) >= 0;
+  }
+
+  delete(key: string): boolean {
+    const i = this.find(key);
+    if (i < 0) return false;
+    this.slots[i] = TOMBSTONE;
+    this.live--;
+    this.deleted++;
+    return true;
+  }
+
+  clear(): void {
+    this.chunks = [];
+    this.used = 0;
+    this.slots = new Uint32Array(1024);
+    this.hashes = new Uint32Array(1024);
+    this.live = 0;
+    this.deleted = 0;
+  }
+
+  /** The key's slot in the index, or -1. */
+  private find(key: string): number {
+    let h = 0x811c9dc5;
+    for (let i = 0; i < key.length; i++) {
+      const c = key.charCodeAt(i);
+      if (c > 0x7f) return -1;
+      h = Math.imul(h ^ c, 16777619);
+    }
+    h >>>= 0;
+    const mask = this.slots.length - 1;
+    for (let i = h & mask; ; i = (i + 1) & mask) {
+      const a = this.slots[i];
+      if (a === 0) return -1;
+      if (a === TOMBSTONE || this.hashes[i] !== h) continue;
+      const addr = a - 1;
+      const chunk = this.chunks[addr >>> CHUNK_BITS];
+      const off = addr & (CHUNK_BYTES - 1);
+      if (chunk.readUInt16LE(off) !== key.length) continue;
+      let same = true;
+      for (let j = 0; j < key.length; j++) {
+        if (chunk[off + 2 + j] !== key.charCodeAt(j)) {
+          same = false;
+          break;
+        }
+      }
+      if (same) return i;
+    }
+  }
+
+  /** Stores a record ([u16 key length][key][u32 value length][value]) under its hash; false when out of chunks. */
+  private put(hash: number, src: Buffer, start: number, length: number): boolean {
+    if ((this.live + this.deleted + 1) * 2 > this.slots.length) this.grow();
+    // The same key again: its slot takes the new record.
+    const keyLength = src.readUInt16LE(start);
+    const mask = this.slots.length - 1;
+    let free = -1;
+    let i = hash & mask;
+    for (; ; i = (i + 1) & mask) {
+      const a = this.slots[i];
+      if (a === 0) break;
+      if (a === TOMBSTONE) {
+        if (free < 0) free = i;
+        continue;
+      }
+      if (this.hashes[i] !== hash) continue;
+      const addr = a - 1;
+      const chunk = this.chunks[addr >>> CHUNK_BITS];
+      const off = addr & (CHUNK_BYTES - 1);
+      if (chunk.readUInt16LE(off) === keyLength && chunk.compare(src, start + 2, start + 2 + keyLength, off + 2, off + 2 + keyLength) === 0) {
+        free = -2 - i; // replace in place
+        break;
+      }
+    }
+    if (length > CHUNK_BYTES) return false;
+    if (this.chunks.length === 0 || this.used + length > CHUNK_BYTES) {
+      if (this.chunks.length >= MAX_CHUNKS) return false;
+      this.chunks.push(Buffer.allocUnsafeSlow(CHUNK_BYTES));
+      this.used = 0;
+    }
+    const chunkIndex = this.chunks.length - 1;
+    src.copy(this.chunks[chunkIndex], this.used, start, start + length);
+    const addr = chunkIndex * CHUNK_BYTES + this.used;
+    this.used += length;
+    if (free <= -2) {
+      this.slots[-2 - free] = addr + 1;
+      return true;
+    }
+    const slot = free >= 0 ? free : i;
+    if (free >= 0) this.deleted--;
+    this.slots[slot] = addr + 1;
+    this.hashes[slot] = hash;
+    this.live++;
+    return true;
+  }
+
+  /** Doubles the index (or rebuilds it at the same size when tombstones fill it), dropping tombstones. */
+  private grow(): void {
+    const size = this.live * 2 >= this.slots.length / 2 ? this.slots.length * 2 : this.slots.length;
+    const slots = new Uint32Array(size);
+    const hashes = new Uint32Array(size);
+    const mask = size - 1;
+    for (let i = 0; i < this.slots.length; i++) {
+      const a = this.slots[i];
+      if (a === 0 || a === TOMBSTONE) continue;
+      let j = this.hashes[i] & mask;
+      while (slots[j] !== 0) j = (j + 1) & mask;
+      slots[j] = a;
+      hashes[j] = this.hashes[i];
+    }
+    this.slots = slots;
+    this.hashes = hashes;
+    this.deleted = 0;
+  }
+}

@@ -1,0 +1,160 @@
+// The redirect cache's preload (RedirectService.preload) reads pages of live links while visitors
+// are served and links change. What a visitor depends on: a page read across a change is read
+// again, never cached as it was (the next click would get the old link); the preload never
+// replaces what a visit read meanwhile, never evicts, and stops at the cache's size.
+import pino from 'pino';
+import { describe, expect, it, vi } from 'vitest';
+import type { ResolvedLink } from '../../src/domain/resolve';
+import { RedirectService } from '../../src/redirect/handler';
+import { encodeLinkPage, type RedirectStore } from '../../src/db/redirect-store';
+
+const CRAWLER = 'facebookexternalhit/1.1';
+
+function link(id: string, slug: string, url: string): ResolvedLink {
+  return {
+    id, workspaceId: 'ws_1', domainKey: '', slug, url, location: url, expiredLocation: null,
+    redirectType: 'TEMPORARY', status: 'ACTIVE', startAt: null, endAt: null, expiresAt: null, expiredUrl: null,
+    clickLimit: null, served: 0, passwordHash: null, previewTitle: null, previewDescription: null, previewImage: null,
+  };
+}
+
+/** The row the database gives for a link (LINK_COLUMNS order). */
+const rowOf = (l: ResolvedLink): unknown[] => [
+  l.id, l.workspaceId, l.domainKey, l.slug, l.url, l.redirectType, l.status, l.startAt, l.endAt, l.expiresAt, l.expiredUrl, l.clickLimit,
+  l.served, l.passwordHash, l.previewTitle, l.previewDescription, l.previewImage,
+];
+
+/** A service over a store whose pages answer when the test says so. */
+function service(residentLinks?: number) {
+  const pages: Array<{ after: string; limit: number; resolve(links: ResolvedLink[]): void }> = [];
+  const misses: Array<(l: ResolvedLink | null) => void> = [];
+  const store = {
+    findLink: vi.fn(() => new Promise<ResolvedLink | null>((resolve) => misses.push(resolve))),
+    scanLinks: vi.fn(
+      (after: string, limit: number) =>
+        new Promise<ReturnType<typeof encodeLinkPage>>((resolve) => pages.push({ after, limit, resolve: (links) => resolve(encodeLinkPage(links.map(rowOf))) })),
+    ),
+    findLinkById: async () => null,
+    findDomainByHost: () => null,
+    findQr: async () => null,
+    findPage: async () => null,
+    reserveClick: () => true,
+    refresh() {},
+    async close() {},
+  } satisfies RedirectStore;
+  const redirects = new RedirectService({
+    config: { shortDomain: 'sho.rt', trustProxy: 0 } as never,
+    store,
+    clicks: { record() {} } as never,
+    csrf: {} as never,
+    passwordThrottle: {} as never,
+    log: pino({ level: 'silent' }),
+    residentLinks,
+  });
+  const visit = (path: string) =>
+    new Promise<unknown>((resolve) => {
+      let location: unknown;
+      const req = { url: path, method: 'GET', headers: { host: 'sho.rt', 'user-agent': CRAWLER }, socket: {} };
+      const res = { req, writeHead: (_s: number, h: Record<string, unknown>) => void (location = h.Location), end: () => resolve(location), headersSent: false };
+      redirects.handle(req as never, res as never, () => resolve('fallback'));
+    });
+  const nextPage = async () => {
+    await vi.waitFor(() => expect(pages.length).toBeGreaterThan(0));
+    return pages.shift()!;
+  };
+  return { redirects, store, pages, misses, visit, nextPage };
+}
+
+describe('the redirect cache preload', () => {
+  it('reads pages in id order until a short page, and visits to what it read need no database', async () => {
+    const { redirects, store, visit, nextPage } = service();
+    const done = redirects.preload();
+    const first = await nextPage();
+    expect(first.after).toBe('');
+    const full = Array.from({ length: first.limit }, (_, i) => link(`lnk_${String(i).padStart(5, '0')}`, `s${i}`, `https://example.com/${i}`));
+    first.resolve(full);
+    const second = await nextPage();
+    expect(second.after).toBe(full[full.length - 1].id);
+    second.resolve([link('lnk_zzzzz', 'last', 'https://example.com/last')]);
+    await done;
+    expect(redirects.preloaded).toMatchObject({ links: first.limit + 1, done: true });
+    expect(redirects.residentLinks).toBe(first.limit + 1);
+    expect(await visit('/s7')).toBe('https://example.com/7');
+    expect(await visit('/last')).toBe('https://example.com/last');
+    expect(await visit('/s1999')).toBe('https://example.com/1999');
+    expect(store.findLink).not.toHaveBeenCalled();
+    expect(redirects.cacheMisses).toBe(0);
+    expect(redirects.residentHits).toBe(3);
+    // An address the table does not hold is read from the database.
+    const unknown = visit('/nope');
+    await vi.waitFor(() => expect(store.findLink).toHaveBeenCalledTimes(1));
+    void unknown;
+  });
+
+  it('reads a page again when a link changed while it was read, and caches only the second answer', async () => {
+    const { redirects, store, visit, nextPage } = service();
+    const done = redirects.preload();
+    const stale = await nextPage();
+    // The change commits and is announced while the page is on its way.
+    redirects.linkChanged('', 'abc');
+    stale.resolve([link('lnk_1', 'abc', 'https://example.com/old')]);
+    const again = await nextPage();
+    expect(again.after).toBe('');
+    again.resolve([link('lnk_1', 'abc', 'https://example.com/new')]);
+    await done;
+    expect(store.scanLinks).toHaveBeenCalledTimes(2);
+    expect(await visit('/abc')).toBe('https://example.com/new');
+  });
+
+  it('a visit\'s own read comes first, and the table stops at its size', async () => {
+    const { redirects, misses, visit, nextPage } = service(2);
+    const done = redirects.preload();
+    const page = await nextPage();
+    // A visit misses and reads the link as it is now, before the page arrives.
+    const visited = visit('/b');
+    await vi.waitFor(() => expect(misses.length).toBe(1));
+    misses[0](link('lnk_b', 'b', 'https://example.com/b-now'));
+    expect(await visited).toBe('https://example.com/b-now');
+    page.resolve([link('lnk_a', 'a', 'https://example.com/a'), link('lnk_b', 'b', 'https://example.com/b-page'), link('lnk_c', 'c', 'https://example.com/c')]);
+    await done;
+    expect(redirects.residentLinks).toBe(2);
+    expect(redirects.preloaded.links).toBe(2);
+    expect(await visit('/b')).toBe('https://example.com/b-now');
+    expect(await visit('/a')).toBe('https://example.com/a');
+    const beyond = visit('/c');
+    await vi.waitFor(() => expect(misses.length).toBe(2));
+    misses[1](link('lnk_c', 'c', 'https://example.com/c'));
+    expect(await beyond).toBe('https://example.com/c');
+  });
+
+  it('fills the cache again after a domain change empties it, and a failed read ends it with misses still served', async () => {
+    const { redirects, visit, nextPage } = service();
+    const first = redirects.preload();
+    (await nextPage()).resolve([link('lnk_a', 'a', 'https://example.com/a')]);
+    await first;
+    redirects.domainChanged();
+    expect(redirects.residentLinks).toBe(0);
+    const refill = await nextPage();
+    expect(refill.after).toBe('');
+    refill.resolve([link('lnk_a', 'a', 'https://example.com/a2')]);
+    await vi.waitFor(() => expect(redirects.residentLinks).toBe(1));
+    expect(await visit('/a')).toBe('https://example.com/a2');
+
+    const { redirects: failing, store } = service();
+    store.scanLinks.mockImplementationOnce(() => Promise.reject(new Error('connection refused')));
+    await failing.preload();
+    expect(failing.preloaded.done).toBe(false);
+    expect(failing.residentLinks).toBe(0);
+  });
+
+  it('a stopped service (shutting down) asks for no further page', async () => {
+    const { redirects, store, nextPage } = service();
+    const done = redirects.preload();
+    const page = await nextPage();
+    redirects.stop();
+    page.resolve(Array.from({ length: page.limit }, (_, i) => link(`lnk_${i}`, `s${i}`, `https://example.com/${i}`)));
+    await done;
+    expect(store.scanLinks).toHaveBeenCalledTimes(1);
+    expect(redirects.residentLinks).toBe(0);
+  });
+});
