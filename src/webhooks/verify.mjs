@@ -50,7 +50,9 @@ export function verifyVariantA(rawBody, signatureHeader, secret, options = {}) {
   }
   if (t === undefined || candidates.length === 0) return false;
   const nowSeconds = (now instanceof Date ? now.getTime() : Number(now)) / 1000;
-  if (!Number.isFinite(nowSeconds) || Math.abs(nowSeconds - Number(t)) > toleranceSeconds) return false;
+  // Written so that a tolerance that is not a number (NaN, undefined from a bad config) fails
+  // closed: `age > NaN` is false, which would accept a signature of any age.
+  if (!Number.isFinite(nowSeconds) || !(Math.abs(nowSeconds - Number(t)) <= toleranceSeconds)) return false;
   const expected = createHmac('sha256', secret).update(`${t}.`).update(rawBody).digest('hex');
   let match = false;
   // Every candidate is compared, so the time taken does not tell which one matched.

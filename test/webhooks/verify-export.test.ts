@@ -33,6 +33,19 @@ describe('shortlink/webhooks', () => {
     expect(JSON.parse(stdout)).toEqual([true, true, false]);
   });
 
+  it('refuses a Variant A delivery when the tolerance is not a number, instead of accepting any age', () => {
+    const secret = 'whsec_tolerance';
+    const body = '{"event":"link.created"}';
+    const t = 1_700_000_000;
+    const header = `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${body}`).digest('hex')}`;
+    expect(verifyVariantA(body, header, secret, { now: t * 1000 })).toBe(true);
+    const aYearLater = (t + 365 * 86_400) * 1000;
+    expect(verifyVariantA(body, header, secret, { now: aYearLater })).toBe(false);
+    for (const toleranceSeconds of [Number.NaN, Number('five minutes'), undefined as unknown as number]) {
+      expect(verifyVariantA(body, header, secret, { now: aYearLater, toleranceSeconds })).toBe(false);
+    }
+  });
+
   it('is the same module the service is tested against, with types', () => {
     const body = Buffer.from('{"id":"evt_1"}');
     const signature: string = createHmac('sha256', 'k'.repeat(16)).update(body).digest('hex');
