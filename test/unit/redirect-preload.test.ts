@@ -2,21 +2,12 @@
 // are served and links change. What a visitor depends on: a page read across a change is read
 // again, never cached as it was (the next click would get the old link); the preload never
 // replaces what a visit read meanwhile, never evicts, and stops at the cache's size.
-import pino from 'pino';
 import { describe, expect, it, vi } from 'vitest';
 import type { ResolvedLink } from '../../src/domain/resolve';
-import { RedirectService } from '../../src/redirect/handler';
-import { encodeLinkPage, type RedirectStore } from '../../src/db/redirect-store';
+import { encodeLinkPage } from '../../src/db/redirect-store';
+import { standInRedirectService, testLink } from '../support/redirect-service';
 
-const CRAWLER = 'facebookexternalhit/1.1';
-
-function link(id: string, slug: string, url: string): ResolvedLink {
-  return {
-    id, workspaceId: 'ws_1', domainKey: '', slug, url, location: url, expiredLocation: null,
-    redirectType: 'TEMPORARY', status: 'ACTIVE', startAt: null, endAt: null, expiresAt: null, expiredUrl: null,
-    clickLimit: null, served: 0, passwordHash: null, previewTitle: null, previewDescription: null, previewImage: null,
-  };
-}
+const link = (id: string, slug: string, url: string): ResolvedLink => testLink(url, id, slug);
 
 /** The row the database gives for a link (LINK_COLUMNS order). */
 const rowOf = (l: ResolvedLink): unknown[] => [
@@ -27,37 +18,15 @@ const rowOf = (l: ResolvedLink): unknown[] => [
 /** A service over a store whose pages answer when the test says so. */
 function service(residentLinks?: number) {
   const pages: Array<{ after: string; limit: number; resolve(links: ResolvedLink[]): void }> = [];
-  const misses: Array<(l: ResolvedLink | null) => void> = [];
-  const store = {
-    findLink: vi.fn(() => new Promise<ResolvedLink | null>((resolve) => misses.push(resolve))),
-    scanLinks: vi.fn(
-      (after: string, limit: number) =>
-        new Promise<ReturnType<typeof encodeLinkPage>>((resolve) => pages.push({ after, limit, resolve: (links) => resolve(encodeLinkPage(links.map(rowOf))) })),
-    ),
-    findLinkById: async () => null,
-    findDomainByHost: () => null,
-    findQr: async () => null,
-    findPage: async () => null,
-    reserveClick: () => true,
-    refresh() {},
-    async close() {},
-  } satisfies RedirectStore;
-  const redirects = new RedirectService({
-    config: { shortDomain: 'sho.rt', trustProxy: 0 } as never,
-    store,
-    clicks: { record() {} } as never,
-    csrf: {} as never,
-    passwordThrottle: {} as never,
-    log: pino({ level: 'silent' }),
+  const { redirects, store, misses, visit } = standInRedirectService(
+    {
+      scanLinks: vi.fn(
+        (after: string, limit: number) =>
+          new Promise<ReturnType<typeof encodeLinkPage>>((resolve) => pages.push({ after, limit, resolve: (links) => resolve(encodeLinkPage(links.map(rowOf))) })),
+      ),
+    },
     residentLinks,
-  });
-  const visit = (path: string) =>
-    new Promise<unknown>((resolve) => {
-      let location: unknown;
-      const req = { url: path, method: 'GET', headers: { host: 'sho.rt', 'user-agent': CRAWLER }, socket: {} };
-      const res = { req, writeHead: (_s: number, h: Record<string, unknown>) => void (location = h.Location), end: () => resolve(location), headersSent: false };
-      redirects.handle(req as never, res as never, () => resolve('fallback'));
-    });
+  );
   const nextPage = async () => {
     await vi.waitFor(() => expect(pages.length).toBeGreaterThan(0));
     return pages.shift()!;
