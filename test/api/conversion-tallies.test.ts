@@ -5,10 +5,10 @@
 // millisecond either side of a conversion, inside one day, empty, and ending in the future.
 // Conversions go in through insertConversion, so every aggregate is as the service writes it.
 import { describe, expect, it } from 'vitest';
-import { migrateLatest, openDatabase, type Database } from '../../src/db/knex';
+import { migrateLatest } from '../../src/db/knex';
 import { insertConversion, tallyConversions, tallyGoal, type ConversionFilters, type ConversionRow, type GoalMatch } from '../../src/db/repos/conversions';
 import { breakdownEntries, typeEntries, valueEntries, type EventType, type TallyData, type Window } from '../../src/domain/conversions';
-import { createTestDatabase, testEngines } from '../support/databases';
+import { testEngines, withFreshDatabase } from '../support/databases';
 import { DAY, HOUR, MINUTE, rng } from '../support/recount';
 
 const BLOCK = 32 * DAY;
@@ -169,22 +169,11 @@ function goalFilters(g: GoalMatch): ConversionFilters {
   return f;
 }
 
-async function withDatabase(engine: 'sqlite' | 'postgres', fn: (db: Database) => Promise<void>) {
-  const database = await createTestDatabase(engine);
-  const db = openDatabase(database.url);
-  try {
-    await fn(db);
-  } finally {
-    await db.knex.destroy();
-    await database.drop();
-  }
-}
-
 describe.each(testEngines())('conversion tallies against a recount of the events on %s', (engine) => {
   it('every filter and combination of the summary, and every kind of goal, over windows of up to 400 days', async () => {
     const now = Date.now();
     const rows = conversions(23, now);
-    await withDatabase(engine, async (db) => {
+    await withFreshDatabase(engine, async (db) => {
       await migrateLatest(db);
       await db.knex.transaction(async (trx) => {
         for (const c of rows) await insertConversion(trx, c);

@@ -5,12 +5,12 @@
 // and over windows of up to 400 days with ends anywhere, near the retention edge too, the tallies
 // filtered by type equal a count of the events themselves.
 import { describe, expect, it } from 'vitest';
-import { migrateLatest, openDatabase, type Database } from '../../src/db/knex';
+import { migrateLatest, type Database } from '../../src/db/knex';
 import { migrationSource } from '../../src/db/migrations';
 import { insertConversion, tallyConversions, type ConversionRow } from '../../src/db/repos/conversions';
 import { runRetention } from '../../src/db/repos/retention';
 import { DAY_MS, type EventType } from '../../src/domain/conversions';
-import { createTestDatabase, testEngines } from '../support/databases';
+import { testEngines, withFreshDatabase } from '../support/databases';
 import { rng } from '../support/recount';
 
 // The blocks by type, and the one that rebuilds every block from the kept events (rolled back first).
@@ -57,17 +57,6 @@ function recount(rows: ConversionRow[], ws: string, w: { from: number; to: numbe
 
 const counts = (m: Map<string, { conversions: number }>) => Object.fromEntries([...m].filter(([, b]) => b.conversions).map(([k, b]) => [k, b.conversions]).sort());
 
-async function withDatabase(engine: 'sqlite' | 'postgres', fn: (db: Database) => Promise<void>) {
-  const database = await createTestDatabase(engine);
-  const db = openDatabase(database.url);
-  try {
-    await fn(db);
-  } finally {
-    await db.knex.destroy();
-    await database.drop();
-  }
-}
-
 /** A block table's rows that count something (retention leaves a block it emptied until the block's days are all past). */
 const blockRows = async (db: Database, table: string) =>
   ((await db.knex(table).where('conversions', '<>', 0).select('*')) as Array<Record<string, unknown>>).map((r) => JSON.stringify(Object.keys(r).sort().map((k) => [k, String(r[k])]))).sort();
@@ -83,13 +72,13 @@ describe.each(testEngines())('conversion blocks by type on %s', (engine) => {
     // Some older than the 400 days kept: retention deletes them, and takes them out of their blocks.
     const rows = conversions(7, 900, now, 440);
     const kept = rows.filter((c) => c.occurred_at >= now - 400 * DAY_MS);
-    await withDatabase(engine, async (written) => {
+    await withFreshDatabase(engine, async (written) => {
       await migrateLatest(written);
       await written.knex.transaction(async (trx) => {
         for (const c of rows) await insertConversion(trx, c);
       });
       expect((await runRetention(written.knex, now)).conversionsDeleted).toBe(rows.length - kept.length);
-      await withDatabase(engine, async (filled) => {
+      await withFreshDatabase(engine, async (filled) => {
         await migrateLatest(filled);
         for (const name of MIGRATIONS) await filled.knex.migrate.down({ migrationSource, name });
         for (let i = 0; i < kept.length; i += 100) await filled.knex('conversions').insert(kept.slice(i, i + 100));
@@ -119,7 +108,7 @@ describe.each(testEngines())('conversion blocks by type on %s', (engine) => {
   it('a summary filtered by type (and custom name) equals the events over windows of up to 400 days', async () => {
     const now = Date.now();
     const rows = conversions(11, 1500, now);
-    await withDatabase(engine, async (db) => {
+    await withFreshDatabase(engine, async (db) => {
       await migrateLatest(db);
       await db.knex.transaction(async (trx) => {
         for (const c of rows) await insertConversion(trx, c);

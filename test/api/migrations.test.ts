@@ -1,28 +1,16 @@
 // Migrations go up and down on every engine.
 import { describe, expect, it } from 'vitest';
-import { migrateDown, migrateLatest, openDatabase, type Database, type Engine } from '../../src/db/knex';
+import { migrateDown, migrateLatest, type Database } from '../../src/db/knex';
 import { migrationSource } from '../../src/db/migrations';
 import { SQLITE_LINK_BY_ADDRESS } from '../../src/db/redirect-store';
 import { insertConversion } from '../../src/db/repos/conversions';
-import { createTestDatabase, testEngines } from '../support/databases';
+import { testEngines, withFreshDatabase } from '../support/databases';
 
 /** The names of a table's indexes. */
 async function indexNames(db: Database, engine: string, table: string): Promise<string[]> {
   return engine === 'sqlite'
     ? (await db.knex.raw(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ?`, [table])).map((r: any) => r.name)
     : (await db.knex.raw(`SELECT indexname AS name FROM pg_indexes WHERE tablename = ?`, [table])).rows.map((r: any) => r.name);
-}
-
-/** Runs `fn` on a new, empty database of `engine`, closed and dropped afterwards. */
-async function withFreshDatabase(engine: Engine, fn: (db: Database) => Promise<void>): Promise<void> {
-  const database = await createTestDatabase(engine);
-  const db = openDatabase(database.url);
-  try {
-    await fn(db);
-  } finally {
-    await db.knex.destroy();
-    await database.drop();
-  }
 }
 
 describe.each(testEngines())('migrations on %s', (engine) => {

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import type { Engine } from '../../src/db/knex';
+import { openDatabase, type Database, type Engine } from '../../src/db/knex';
 
 export function testEngines(): Engine[] {
   return (process.env.SHORTLINK_TEST_ENGINES || 'sqlite').split(',') as Engine[];
@@ -44,4 +44,16 @@ export async function createTestDatabase(engine: Engine): Promise<TestDatabase> 
       await c.end();
     },
   };
+}
+
+/** Runs `fn` on a new, empty (unmigrated) database of `engine`, closed and dropped afterwards. */
+export async function withFreshDatabase(engine: Engine, fn: (db: Database) => Promise<void>): Promise<void> {
+  const database = await createTestDatabase(engine);
+  const db = openDatabase(database.url);
+  try {
+    await fn(db);
+  } finally {
+    await db.knex.destroy();
+    await database.drop();
+  }
 }
