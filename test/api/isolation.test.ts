@@ -222,6 +222,16 @@ describe.each(testEngines())('workspace isolation and key checks for every opera
     },
     getHealth: { kind: 'public', check: async (_t, s) => expect((await s({ method: 'GET', path: '/healthz' })).status).toBe(200) },
     getReadiness: { kind: 'public', check: async (_t, s) => expect((await s({ method: 'GET', path: '/readyz' })).status).toBe(200) },
+    // Loopback without METRICS_TOKEN: answered, with counts of the process and no workspace's data.
+    getMetrics: {
+      kind: 'public',
+      check: async (t, s) => {
+        const res = await s({ method: 'GET', path: '/metrics' });
+        expect(res.status).toBe(200);
+        expect(res.text).toMatch(/^shortlink_redirect_responses_total/m);
+        expect(res.text).not.toContain(t.ws);
+      },
+    },
   };
 
   beforeAll(async () => {
