@@ -120,6 +120,9 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     ? https.createServer(opts.tls ?? (await loadOrCreateCertificate(config)), handler)
     : http.createServer(handler);
   server.keepAliveTimeout = 65_000;
+  // Node's documentation: headersTimeout must exceed keepAliveTimeout, or the connection checker
+  // may close a kept-alive connection as a client (a browser, a proxy's pool) sends on it.
+  server.headersTimeout = 66_000;
   await writerReady;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
