@@ -16,7 +16,8 @@
 //     a workspace with a subscription naming an alert (src/webhooks/traffic-windows.ts): --alerts
 //     gives the bench's workspace one), in WRITE_CHUNK transactions) for --batches batches of
 //     --batch clicks (the first is a warm-up), wall time and this process's CPU time per click
-//     (on Postgres the server's own CPU is not included);
+//     and on Postgres the CPU time of every `postgres` process over the same write (its backends
+//     and its WAL writer; the machine's other Postgres work too, if any);
 //  3. baseline: then the same rows into a table with no index, in transactions of the same size
 //     (SQLite: a prepared INSERT per row; Postgres: one INSERT ... unnest per transaction), in the
 //     same run: the floor any row-per-click store pays here.
@@ -30,7 +31,7 @@ import { migrateLatest, openDatabase, type Database } from '../src/db/knex';
 import { HANDOFF_PART, InlineClickWriter, WRITE_CHUNK } from '../src/clicks/writer';
 import { ClickBuffer, type ClickEvent } from '../src/clicks/buffer';
 import { benchCleanups, finishBench, guardBenchRun } from './lifecycle';
-import { createScratchPostgres, fmtInt, fmtMs, log, table } from './util';
+import { createScratchPostgres, fmtInt, fmtMs, log, processesCpuMs, table } from './util';
 
 const { values: args } = parseArgs({
   options: {
@@ -74,13 +75,15 @@ function batchOf(links: number, n: number): ClickEvent[] {
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 
-/** Runs `fn` and returns [wall ms, CPU ms of this process]. */
-async function timed(fn: () => Promise<unknown> | unknown): Promise<[number, number]> {
+/** Runs `fn` and returns [wall ms, CPU ms of this process, CPU ms of every postgres process (0 on SQLite)]. */
+async function timed(fn: () => Promise<unknown> | unknown): Promise<[number, number, number]> {
+  const pg0 = engine === 'postgres' ? processesCpuMs('postgres') : 0;
   const c0 = process.cpuUsage();
   const t0 = performance.now();
   await fn();
   const cpu = process.cpuUsage(c0);
-  return [performance.now() - t0, (cpu.user + cpu.system) / 1000];
+  const wall = performance.now() - t0;
+  return [wall, (cpu.user + cpu.system) / 1000, engine === 'postgres' ? processesCpuMs('postgres') - pg0 : 0];
 }
 
 function bufferOf(batch: ClickEvent[]): ClickBuffer {
@@ -180,33 +183,34 @@ async function main() {
           });
         }
       };
-      const w: { wall: number[]; cpu: number[] } = { wall: [], cpu: [] };
-      const b: { wall: number[]; cpu: number[] } = { wall: [], cpu: [] };
+      const w: { wall: number[]; cpu: number[]; pg: number[] } = { wall: [], cpu: [], pg: [] };
+      const b: { wall: number[]; cpu: number[]; pg: number[] } = { wall: [], cpu: [], pg: [] };
       // Writer batches first, then the baseline's: interleaved, each commit would also checkpoint
       // the other's pages out of the WAL.
       const batches = Array.from({ length: BATCHES }, () => batchOf(LINKS[scenario], BATCH));
       for (const [i, batch] of batches.entries()) {
         const buffer = bufferOf(batch);
-        const [wall, cpu] = await timed(() => writer.write(buffer));
-        if (i > 0) w.wall.push((wall / BATCH) * 1000), w.cpu.push((cpu / BATCH) * 1000);
+        const [wall, cpu, pg] = await timed(() => writer.write(buffer));
+        if (i > 0) w.wall.push((wall / BATCH) * 1000), w.cpu.push((cpu / BATCH) * 1000), w.pg.push((pg / BATCH) * 1000);
       }
       if (engine === 'sqlite') await db.knex.raw('PRAGMA wal_checkpoint(TRUNCATE)');
       for (const [i, batch] of batches.entries()) {
-        const [wall, cpu] = await timed(() => (engine === 'sqlite' ? sqliteBaseline(batch) : baseline(batch)));
-        if (i > 0) b.wall.push((wall / BATCH) * 1000), b.cpu.push((cpu / BATCH) * 1000);
+        const [wall, cpu, pg] = await timed(() => (engine === 'sqlite' ? sqliteBaseline(batch) : baseline(batch)));
+        if (i > 0) b.wall.push((wall / BATCH) * 1000), b.cpu.push((cpu / BATCH) * 1000), b.pg.push((pg / BATCH) * 1000);
       }
       const written = Number((await db.knex('clicks').count({ n: '*' }))[0].n);
       if (written !== BATCH * BATCHES) throw new Error(`expected ${BATCH * BATCHES} clicks written, found ${written}`);
       const windowRows = Number((await db.knex('link_click_windows').count({ n: '*' }))[0].n);
       if (Boolean(windowRows) !== Boolean(args.alerts)) throw new Error(`${windowRows} alert window rows written with --alerts ${args.alerts ? 'on' : 'off'}`);
+      const pgCell = (xs: number[]) => (engine === 'postgres' ? fmtMs(median(xs), 2) : '-');
       results.push(
-        [`${scenario} (${fmtInt(LINKS[scenario])} links): writer`, fmtMs(median(w.wall), 2), fmtMs(median(w.cpu), 2), `${fmtMs(median(w.cpu) / median(b.cpu), 2)}×`],
-        [`${scenario}: baseline (no index)`, fmtMs(median(b.wall), 2), fmtMs(median(b.cpu), 2), ''],
+        [`${scenario} (${fmtInt(LINKS[scenario])} links): writer`, fmtMs(median(w.wall), 2), fmtMs(median(w.cpu), 2), `${fmtMs(median(w.cpu) / median(b.cpu), 2)}×`, pgCell(w.pg)],
+        [`${scenario}: baseline (no index)`, fmtMs(median(b.wall), 2), fmtMs(median(b.cpu), 2), '', pgCell(b.pg)],
       );
     }
     log();
     log('per click, medians:');
-    log(table(['run', 'wall µs', 'CPU µs (this process)', 'writer/baseline CPU'], results));
+    log(table(['run', 'wall µs', 'CPU µs (this process)', 'writer/baseline CPU', 'Postgres CPU µs'], results));
   }, run, cleanup);
 }
 

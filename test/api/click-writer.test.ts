@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateLatest, openDatabase, sqliteFilename, WAL_CHECKPOINT_INTERVAL_MS, type Database } from '../../src/db/knex';
 import { HANDOFF_PART, ThreadClickWriter, WRITE_CHUNK, WRITER_NICE_INCREMENT } from '../../src/clicks/writer';
 import { ClickRecorder, type ClickEvent } from '../../src/clicks/buffer';
+import { writeClickBatch, type StoredClick } from '../../src/db/repos/click-batches';
 import { createTestDatabase, testEngines, type TestDatabase } from '../support/databases';
 
 const PERSON = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
@@ -61,6 +62,20 @@ describe.each(testEngines())('click writer thread on %s', (engine) => {
     expect(windows.map((w) => ({ ...w, window_start: Number(w.window_start), clicks: Number(w.clicks) }))).toEqual([
       { window_start: at, link_id: 'lnk_parsed', country: 'DE', workspace_id: 'ws_writer', clicks: 3 },
     ]);
+  });
+
+  it('stores every field as given, whatever characters it holds (Postgres takes the raw clicks as COPY text)', async () => {
+    // COPY's text format gives tab, newline, CR and backslash meanings, and reads \\N as NULL.
+    const odd = ['tab\there', 'back\\slash', '\\N', 'line\nbreak\rreturn', 'ünïcödé 😀', '', ' spaced '];
+    const at = Date.UTC(2026, 10, 23, 9);
+    const rows: StoredClick[] = odd.map((s, i) => ({
+      workspace_id: 'ws_quiet', link_id: `lnk_odd_${i}`, qr_code_id: i % 2 ? null : `qr_${i}`, occurred_at: at + i,
+      referrer_host: s, country: i % 2 ? null : 'DE', device: s.slice(0, 32), browser: s, os: i % 3 ? null : s,
+    }));
+    await writeClickBatch(db.knex, engine, rows, []);
+    const stored = await db.knex('clicks').where('link_id', 'like', 'lnk_odd_%').orderBy('occurred_at');
+    expect(stored.map((r) => ({ ...r, id: undefined, occurred_at: Number(r.occurred_at) }))).toEqual(rows.map((r) => ({ ...r, id: undefined })));
+    expect((await db.knex('link_daily_clicks').where('link_id', 'like', 'lnk_odd_%')).length).toBe(odd.length);
   });
 
   it('counts clicks of unknown country in their window under the empty country, and adds to a window across flushes', async () => {
