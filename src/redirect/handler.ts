@@ -15,7 +15,7 @@ import type { ClickRecorder } from '../clicks/buffer.ts';
 import { PASSWORD_PAGE_CSP, pageNotFound, passwordPage, previewPage, sendPage, statusPage, throttledPage } from './pages.ts';
 import { CSRF_COOKIE, parseCookies, refundAttempt, takeAttempt, type CsrfTokens } from './password.ts';
 import { qrImage } from './qr.ts';
-import { resolvedFromRow, type LivePage, type QrTarget, type RedirectStore } from '../db/redirect-store.ts';
+import { linkFromResident, type LivePage, type QrTarget, type RedirectStore } from '../db/redirect-store.ts';
 import { ResidentTable } from '../platform/resident-table.ts';
 import { parseContent } from '../domain/bio-pages.ts';
 import { bioPageHeaders, renderBioPage } from './bio-page.ts';
@@ -407,7 +407,7 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
     if (resident !== undefined) {
       this.cacheHits++;
       this.residentHits++;
-      const link = resolvedFromRow(JSON.parse(resident) as unknown[])!;
+      const link = linkFromResident(resident, domainKey, slug);
       this.links.admit(key, link);
       return this.answer(req, res, h, link, null);
     }
