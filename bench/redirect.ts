@@ -5,7 +5,7 @@
 //                             [--links 1000000] [--warm 1000] [--warmup 2] [--click-flush-ms 1000]
 //                             [--rounds 1] [--scenario all|both|warm|million|page] [--visitor person|bot]
 //                             [--generator fast|setup] [--calibrate 5,10] [--pin] [--client wrk|autocannon]
-//                             [--cpu-prof DIR] [--time-limit SECONDS] [--alerts] [--instances 1|2] [--preload]
+//                             [--cpu-prof DIR] [--time-limit SECONDS] [--alerts] [--instances 1|2] [--preload] [--compare-preload]
 //
 // What it does:
 //  1. creates a fresh database (a SQLite file in a temp dir, or a Postgres database created on
@@ -14,6 +14,9 @@
 //  2. starts `node bin/shortlink.mjs serve` as a child process, as in production behind a
 //     TLS-terminating proxy (TLS=off TRUST_PROXY=1), on a free port, waits for GET /healthz and,
 //     with --preload (REDIRECT_CACHE_PRELOAD=on), for its link cache's resident tier to be filled, timed;
+//     with --compare-preload, a second service on the same database with the preload on (the first
+//     has it off), loaded after the first in odd rounds and before it in even ones: the resident
+//     tier's effect on both scenarios in one run, on one seeded database;
 //  3. starts a bare node:http server as a second child process: every request gets
 //     `302 Location: https://example.com/` with Content-Length 0 (the baseline);
 //  4. per scenario (warm set: a random one of the warm slugs per request; million: a random one of
@@ -133,6 +136,7 @@ const { values: args } = parseArgs({
     client: { type: 'string' },
     instances: { type: 'string', default: '1' },
     preload: { type: 'boolean', default: false },
+    'compare-preload': { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
   strict: true,
@@ -921,7 +925,9 @@ async function main() {
   // 2. The service, as behind a TLS-terminating proxy.
   const servicePort = await freePort();
   if (CPU_PROF_DIR) fs.mkdirSync(CPU_PROF_DIR, { recursive: true });
-  const serviceEnv = (port: number) =>
+  const COMPARE_PRELOAD = args['compare-preload'] === true;
+  if (COMPARE_PRELOAD && args.preload) throw new Error('--compare-preload runs one service with the preload and one without: leave out --preload');
+  const serviceEnv = (port: number, preload = args.preload === true) =>
     childEnv({
       DATABASE_URL: database.url,
       DATA_DIR: path.join(tmp, 'data'),
@@ -932,7 +938,7 @@ async function main() {
       LOG_LEVEL: 'warn',
       CLICK_FLUSH_MS: String(CLICK_FLUSH_MS),
       // --preload: the resident tier loaded at start (off by default, as in the service).
-      ...(args.preload ? { REDIRECT_CACHE_PRELOAD: 'on' } : {}),
+      ...(preload ? { REDIRECT_CACHE_PRELOAD: 'on' } : {}),
     });
   const service = startChild(
     'service',
@@ -957,7 +963,14 @@ async function main() {
     }
     log(`${label}'s resident link cache after the start: ${fmtInt(cached)} links, filled ${((performance.now() - preloadStarted) / 1000).toFixed(1)} s after /healthz answered (the last 0.75 s the wait's own check), RSS ${fmtMiB(rssKiB(pid))}`);
   };
-  await waitForPreload('the service', servicePort, service.proc.pid);
+  if (args.preload) await waitForPreload('the service', servicePort, service.proc.pid);
+  // --compare-preload: the same service with the resident tier.
+  const preloadedPort = await freePort();
+  const preloaded = COMPARE_PRELOAD ? startChild('service, preload', ['--import', pathToFileURL(watchdog).href, 'bin/shortlink.mjs', 'serve'], serviceEnv(preloadedPort, true), true) : undefined;
+  if (preloaded) {
+    await waitFor(preloaded, preloadedPort, '/healthz', (s) => s === 200, 90_000);
+    await waitForPreload('the service with the preload', preloadedPort, preloaded.proc.pid);
+  }
 
   // 3. The baseline.
   const basePort = await freePort();
@@ -1010,26 +1023,34 @@ async function main() {
     return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
   };
   for (const sc of scenarios) {
-    const rows: Array<Measured & { label: string; kind: 'baseline' | 'calibration' | 'service'; ratio?: number }> = [];
+    const rows: Array<Measured & { label: string; kind: 'baseline' | 'calibration' | 'service' | 'preloaded'; ratio?: number }> = [];
     const ratios: number[] = [];
+    const preloadedRatios: number[] = [];
     const calibrationRatios = new Map<number, number[]>(CALIBRATE_US.map((us) => [us, []]));
     for (let round = 1; round <= ROUNDS; round++) {
       const suffix = ROUNDS > 1 ? ` #${round}` : '';
-      const targets = [
+      type Target = { kind: 'baseline' | 'calibration' | 'service' | 'preloaded'; label: string; port: number; pid: number | undefined; us: number };
+      const targets: Target[] = [
         { kind: 'baseline' as const, label: `baseline${suffix}`, port: sc.basePort, pid: sc.key === 'page' ? barePage.proc.pid : baseline.proc.pid, us: 0 },
         ...calibrations.map((c) => ({ kind: 'calibration' as const, label: `bare +${c.us} µs${suffix}`, port: c.port, pid: c.child.proc.pid, us: c.us })),
         { kind: 'service' as const, label: `service${suffix}`, port: servicePort, pid: service.proc.pid, us: 0 },
       ];
+      if (preloaded) {
+        const t = { kind: 'preloaded' as const, label: `service, preload${suffix}`, port: preloadedPort, pid: preloaded.proc.pid, us: 0 };
+        // Alternating which of the two goes first, so neither always follows the baseline.
+        if (round % 2) targets.push(t);
+        else targets.splice(targets.length - 1, 0, t);
+      }
       let base: Measured | undefined;
       for (const t of targets) {
         const count = (m: Measured) => {
-          if (t.kind !== 'service') return;
+          if (t.kind !== 'service' && t.kind !== 'preloaded') return;
           if (sc.key !== 'page') return countService(m);
           // Every answer of the page scenario is the page's 200 (a 3xx would be a redirect).
           pageServed.completed += m.non3xx;
           pageServed.inFlight += Math.max(0, m.sent - m.total);
         };
-        const parts = t.kind === 'service' ? { metricsPorts: [servicePort] } : {};
+        const parts = t.kind === 'service' || t.kind === 'preloaded' ? { metricsPorts: [t.port] } : {};
         if (WARMUP > 0) count(await load(t.kind, t.port, t.pid, sc.paths, WARMUP, parts));
         const m = await load(t.kind, t.port, t.pid, sc.paths, SECONDS, parts);
         count(m);
@@ -1043,6 +1064,7 @@ async function main() {
         }
         const ratio = m.rps / base!.rps;
         if (t.kind === 'service') ratios.push(ratio);
+        else if (t.kind === 'preloaded') preloadedRatios.push(ratio);
         else calibrationRatios.get(t.us)!.push(ratio);
         rows.push({ ...m, label: t.label, kind: t.kind, ratio });
       }
@@ -1076,12 +1098,16 @@ async function main() {
         ]),
       ),
     );
+    if (preloaded) log(`service with the preload: RSS ${fmtRss(preloaded.proc.pid)}`);
     log(`service RSS after this scenario: ${fmtRss(service.proc.pid)} (baseline ${fmtMiB(rssKiB(baseline.proc.pid))})`);
     log();
     summary.push(
       `${sc.name}: service/baseline throughput ${(ratio * 100).toFixed(1)}%, service p99 ${fmtMs(svcP99, 2)} ms (baseline ${fmtMs(baseP99, 2)} ms), ` +
         `server CPU per request ${svcCpu.toFixed(1)} µs vs ${baseCpu.toFixed(1)} µs (baseline/service ${((100 * baseCpu) / svcCpu).toFixed(0)}%)${ROUNDS > 1 ? ` (medians of ${ROUNDS} rounds)` : ''}` +
-        [...calibrationRatios].map(([us, rs]) => `; bare +${us} µs/request: ${(median(rs) * 100).toFixed(1)}%`).join(''),
+        [...calibrationRatios].map(([us, rs]) => `; bare +${us} µs/request: ${(median(rs) * 100).toFixed(1)}%`).join('') +
+        (preloaded
+          ? `; with the preload ${(median(preloadedRatios) * 100).toFixed(1)}% (${preloadedRatios.map((r) => `${(r * 100).toFixed(1)}%`).join(' / ')} against ${ratios.map((r) => `${(r * 100).toFixed(1)}%`).join(' / ')} round by round), CPU per request ${median(rows.filter((r) => r.kind === 'preloaded').map((r) => r.cpuPerReq)).toFixed(1)} µs`
+          : ''),
     );
   }
 
@@ -1200,6 +1226,7 @@ async function main() {
 
   // The service writes its CPU profile when it exits.
   await service.stop(15_000);
+  await preloaded?.stop(15_000);
   await baseline.stop(5_000);
   await barePage.stop(5_000);
   for (const c of calibrations) await c.child.stop(5_000);
