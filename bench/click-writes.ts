@@ -31,7 +31,7 @@ import { migrateLatest, openDatabase, type Database } from '../src/db/knex';
 import { HANDOFF_PART, InlineClickWriter, WRITE_CHUNK } from '../src/clicks/writer';
 import { ClickBuffer, type ClickEvent } from '../src/clicks/buffer';
 import { benchCleanups, finishBench, guardBenchRun } from './lifecycle';
-import { createScratchPostgres, fmtInt, fmtMs, log, processesCpuMs, table } from './util';
+import { createScratchPostgres, fmtInt, fmtMs, log, processesCpuByPid, processesCpuSince, table } from './util';
 
 const { values: args } = parseArgs({
   options: {
@@ -77,13 +77,13 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 
 /** Runs `fn` and returns [wall ms, CPU ms of this process, CPU ms of every postgres process (0 on SQLite)]. */
 async function timed(fn: () => Promise<unknown> | unknown): Promise<[number, number, number]> {
-  const pg0 = engine === 'postgres' ? processesCpuMs('postgres') : 0;
+  const pg0 = engine === 'postgres' ? processesCpuByPid('postgres') : undefined;
   const c0 = process.cpuUsage();
   const t0 = performance.now();
   await fn();
   const cpu = process.cpuUsage(c0);
   const wall = performance.now() - t0;
-  return [wall, (cpu.user + cpu.system) / 1000, engine === 'postgres' ? processesCpuMs('postgres') - pg0 : 0];
+  return [wall, (cpu.user + cpu.system) / 1000, pg0 ? processesCpuSince('postgres', pg0) : 0];
 }
 
 function bufferOf(batch: ClickEvent[]): ClickBuffer {

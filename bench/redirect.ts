@@ -83,7 +83,7 @@ import { addMember, createWorkspace } from '../src/db/repos/workspaces';
 import { RESERVED_SLUGS } from '../src/domain/slugs';
 import { contentText } from '../src/domain/bio-pages';
 import { benchCleanups, finishBench, guardBenchRun, watchChild } from './lifecycle';
-import { cpuMs, createScratchPostgres, fmtInt, fmtMs, freePort, log, percentile, processesCpuMs, rssKiB, rssSplitKiB, sleep, table, threadCpuMs, buildService, intOption } from './util';
+import { cpuMs, createScratchPostgres, fmtInt, fmtMs, freePort, log, percentile, processesCpuByPid, processesCpuSince, rssKiB, rssSplitKiB, sleep, table, threadCpuMs, buildService, intOption } from './util';
 
 // ---------------------------------------------------------------------------------------------
 // autocannon has no bundled types; the part used here.
@@ -616,14 +616,14 @@ interface TargetParts {
 async function load(target: string, port: number, pid: number | undefined, paths: PathSet, seconds: number, parts: TargetParts = {}): Promise<Measured> {
   const missesBefore = await Promise.all((parts.metricsPorts ?? []).map(cacheMisses));
   const partsBefore = (parts.pids ?? []).map(([, p]) => cpuUs(p));
-  const dbBefore = ENGINE === 'postgres' ? processesCpuMs('postgres') * 1000 : NaN;
+  const dbBefore = ENGINE === 'postgres' ? processesCpuByPid('postgres') : undefined;
   const cpuBefore = cpuUs(pid);
   const threadsBefore = threadCpuMs(pid);
   const startUs = nowUs();
   const r = CLIENT === 'wrk' ? await runWrk(port, paths, seconds) : await runAutocannon(port, paths, seconds);
   const endUs = nowUs();
   const cpu = cpuUs(pid) - cpuBefore;
-  const dbCpu = ENGINE === 'postgres' ? processesCpuMs('postgres') * 1000 - dbBefore : NaN;
+  const dbCpu = dbBefore ? processesCpuSince('postgres', dbBefore) * 1000 : NaN;
   const partsCpu = (parts.pids ?? []).map(([name, p], i) => [name, cpuUs(p) - partsBefore[i]] as [string, number]);
   const missesAfter = await Promise.all((parts.metricsPorts ?? []).map(cacheMisses));
   const misses = parts.metricsPorts?.length ? missesAfter.reduce((a, b) => a + b, 0) - missesBefore.reduce((a, b) => a + b, 0) : NaN;

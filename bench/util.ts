@@ -82,23 +82,34 @@ export function threadCpuMs(pid: number | undefined): Map<number, number> {
 }
 
 /**
- * CPU time (user + system) of every process with this command name (e.g. `postgres`: the
- * server and its backends), ms. A backend that ended between two readings drops out of the sum;
- * the bench's connections stay up during a run.
+ * CPU time (user + system) of each process with this command name (e.g. `postgres`: the server
+ * and its backends), ms, by pid.
  */
-export function processesCpuMs(comm: string): number {
-  let total = 0;
+export function processesCpuByPid(comm: string): Map<number, number> {
+  const byPid = new Map<number, number>();
   for (const pid of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(pid)) continue;
     try {
       const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
       if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== comm) continue;
       const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      total += (Number(f[11]) + Number(f[12])) * 10;
+      byPid.set(Number(pid), (Number(f[11]) + Number(f[12])) * 10);
     } catch {
       // the process ended
     }
   }
+  return byPid;
+}
+
+/**
+ * CPU time the processes with this command name spent since `before` (processesCpuByPid), ms:
+ * each process now running, less what it had then (a new one counts from zero). A process that
+ * ended in between drops out rather than taking its whole life's CPU off the total (an idle
+ * connection's backend closed by its pool made the plain difference of sums negative).
+ */
+export function processesCpuSince(comm: string, before: Map<number, number>): number {
+  let total = 0;
+  for (const [pid, ms] of processesCpuByPid(comm)) total += ms - (before.get(pid) ?? 0);
   return total;
 }
 
