@@ -638,7 +638,10 @@ export interface paths {
          * Metrics for Prometheus
          * @description This process's metrics in Prometheus's text format (prom-client): answers by status on
          *     the redirect path (`shortlink_redirect_responses_total{status}`), the link cache's hits
-         *     and misses, clicks recorded, written and dropped and the click backlog, webhook attempts
+         *     and misses, and with `REDIRECT_CACHE_PRELOAD=on` its resident tier's links, bytes held
+         *     outside the JavaScript heap and hits (`shortlink_link_cache_resident_links`,
+         *     `shortlink_link_cache_resident_bytes`, `shortlink_link_cache_resident_hits_total`, counted
+         *     among the cache's hits too), clicks recorded, written and dropped and the click backlog, webhook attempts
          *     by variant and the status they left the delivery in
          *     (`shortlink_webhook_attempts_total{variant,result}`), UNKNOWN deliveries waiting for a
          *     person, the outbox's depth and the age of its oldest delivery, the database pool's
