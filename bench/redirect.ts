@@ -233,6 +233,11 @@ const TIME_LIMIT_S = args['time-limit']
       240 + 2 * (2 + CALIBRATE_US.length + (INSTANCES === 2 ? 1 : 0)) * ROUNDS * (SECONDS + WARMUP) * 1.5 + (INSTANCES * (WARM + BIG)) / (ENGINE === 'postgres' ? 2_000 : 5_000),
     );
 
+// Node's flags for the service, as `npm start` and deploy/systemd/shortlink@.service give them
+// (package.json; README.md, Short links, says why).
+const SERVICE_NODE_FLAGS = (JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')).scripts.start as string)
+  .split(' ')
+  .filter((a) => a.startsWith('--'));
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 buildService(ROOT);
 // A person's browser, so every redirect is a click. --visitor bot sends a crawler's User-Agent
@@ -541,6 +546,8 @@ interface Measured {
   cpuShare: number;
   /** Postgres's CPU time (every postgres process) per answered request, µs; NaN on SQLite. */
   dbCpuPerReq: number;
+  /** Visits answered from the resident tier per second (REDIRECT_CACHE_PRELOAD=on). */
+  residentHitsPerS: number;
   /** The service's link-cache misses per second during the run (its /metrics); NaN for bare servers. */
   missesPerS: number;
   /** CPU per request of the other processes a target is made of (the second instance, nginx), by name. */
@@ -601,10 +608,14 @@ interface PathSet {
   at(i: number): string;
 }
 
-/** A service's link-cache misses so far (GET /metrics on loopback). */
-async function cacheMisses(port: number): Promise<number> {
-  const m = /^shortlink_link_cache_misses_total (\d+)/m.exec((await getBody(port, '/metrics')).body.toString());
-  return m ? Number(m[1]) : NaN;
+/** A service's link-cache misses and resident-tier hits so far (GET /metrics on loopback). */
+async function cacheCounters(port: number): Promise<{ misses: number; residentHits: number }> {
+  const text = (await getBody(port, '/metrics')).body.toString();
+  const read = (name: string) => {
+    const m = new RegExp(`^${name} (\\d+)`, 'm').exec(text);
+    return m ? Number(m[1]) : NaN;
+  };
+  return { misses: read('shortlink_link_cache_misses_total'), residentHits: read('shortlink_link_cache_resident_hits_total') };
 }
 
 /** What else a target is made of: processes whose CPU is reported apart, and services whose misses count. */
@@ -614,7 +625,7 @@ interface TargetParts {
 }
 
 async function load(target: string, port: number, pid: number | undefined, paths: PathSet, seconds: number, parts: TargetParts = {}): Promise<Measured> {
-  const missesBefore = await Promise.all((parts.metricsPorts ?? []).map(cacheMisses));
+  const countersBefore = await Promise.all((parts.metricsPorts ?? []).map(cacheCounters));
   const partsBefore = (parts.pids ?? []).map(([, p]) => cpuUs(p));
   const dbBefore = ENGINE === 'postgres' ? processesCpuByPid('postgres') : undefined;
   const cpuBefore = cpuUs(pid);
@@ -625,8 +636,11 @@ async function load(target: string, port: number, pid: number | undefined, paths
   const cpu = cpuUs(pid) - cpuBefore;
   const dbCpu = dbBefore ? processesCpuSince('postgres', dbBefore) * 1000 : NaN;
   const partsCpu = (parts.pids ?? []).map(([name, p], i) => [name, cpuUs(p) - partsBefore[i]] as [string, number]);
-  const missesAfter = await Promise.all((parts.metricsPorts ?? []).map(cacheMisses));
-  const misses = parts.metricsPorts?.length ? missesAfter.reduce((a, b) => a + b, 0) - missesBefore.reduce((a, b) => a + b, 0) : NaN;
+  const countersAfter = await Promise.all((parts.metricsPorts ?? []).map(cacheCounters));
+  const counted = (key: 'misses' | 'residentHits') =>
+    parts.metricsPorts?.length ? countersAfter.reduce((a, c) => a + c[key], 0) - countersBefore.reduce((a, c) => a + c[key], 0) : NaN;
+  const misses = counted('misses');
+  const residentHits = counted('residentHits');
   // Per thread: the main thread (tid = pid) and the two busiest other ones (on the service, the
   // link lookup thread and the click writer thread; V8's GC helpers and libuv's pool are the rest).
   const threads = [...threadCpuMs(pid)].map(([tid, ms]) => [tid, (ms - (threadsBefore.get(tid) ?? 0)) * 1000] as const);
@@ -651,6 +665,7 @@ async function load(target: string, port: number, pid: number | undefined, paths
     cpuShare: cpu / (endUs - startUs),
     dbCpuPerReq: dbCpu / answered,
     missesPerS: misses / ((endUs - startUs) / 1e6),
+    residentHitsPerS: residentHits / ((endUs - startUs) / 1e6),
     parts: partsCpu.map(([name, us]) => [name, us / answered]),
     startUs,
     endUs,
@@ -942,7 +957,7 @@ async function main() {
     });
   const service = startChild(
     'service',
-    [...(CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : []), '--import', pathToFileURL(watchdog).href, 'bin/shortlink.mjs', 'serve'],
+    [...(CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : []), ...SERVICE_NODE_FLAGS, '--import', pathToFileURL(watchdog).href, 'bin/shortlink.mjs', 'serve'],
     serviceEnv(servicePort),
     true,
   );
@@ -966,7 +981,7 @@ async function main() {
   if (args.preload) await waitForPreload('the service', servicePort, service.proc.pid);
   // --compare-preload: the same service with the resident tier.
   const preloadedPort = await freePort();
-  const preloaded = COMPARE_PRELOAD ? startChild('service, preload', ['--import', pathToFileURL(watchdog).href, 'bin/shortlink.mjs', 'serve'], serviceEnv(preloadedPort, true), true) : undefined;
+  const preloaded = COMPARE_PRELOAD ? startChild('service, preload', [...SERVICE_NODE_FLAGS, '--import', pathToFileURL(watchdog).href, 'bin/shortlink.mjs', 'serve'], serviceEnv(preloadedPort, true), true) : undefined;
   if (preloaded) {
     await waitFor(preloaded, preloadedPort, '/healthz', (s) => s === 200, 90_000);
     await waitForPreload('the service with the preload', preloadedPort, preloaded.proc.pid);
@@ -1077,7 +1092,7 @@ async function main() {
     log(`scenario: ${sc.name}, ${CONNECTIONS} connections, ${SECONDS} s per run (load average now ${os.loadavg()[0].toFixed(2)})`);
     log(
       table(
-        ['target', 'requests/s', 'p50 ms', 'p99 ms', 'max ms', 'requests', 'non-3xx', 'errors', 'ratio to baseline', 'CPU µs/req', 'main thread', 'busiest other', '2nd other', 'CPU cores', 'misses/s', 'Postgres µs/req'],
+        ['target', 'requests/s', 'p50 ms', 'p99 ms', 'max ms', 'requests', 'non-3xx', 'errors', 'ratio to baseline', 'CPU µs/req', 'main thread', 'busiest other', '2nd other', 'CPU cores', 'misses/s', 'resident hits/s', 'Postgres µs/req'],
         rows.map((r) => [
           r.label,
           fmtInt(r.rps),
@@ -1094,6 +1109,7 @@ async function main() {
           r.secondCpuPerReq.toFixed(1),
           r.cpuShare.toFixed(2),
           Number.isNaN(r.missesPerS) ? '' : fmtInt(r.missesPerS),
+          Number.isNaN(r.residentHitsPerS) ? '' : fmtInt(r.residentHitsPerS),
           Number.isNaN(r.dbCpuPerReq) ? '' : r.dbCpuPerReq.toFixed(1),
         ]),
       ),
@@ -1116,7 +1132,7 @@ async function main() {
   // reach Postgres, and Postgres's own CPU per redirect, for planning what comes after one instance.
   if (INSTANCES === 2) {
     const service2Port = await freePort();
-    const service2 = startChild('service 2', ['--import', pathToFileURL(watchdog).href, 'bin/shortlink.mjs', 'serve'], serviceEnv(service2Port), true);
+    const service2 = startChild('service 2', [...SERVICE_NODE_FLAGS, '--import', pathToFileURL(watchdog).href, 'bin/shortlink.mjs', 'serve'], serviceEnv(service2Port), true);
     await waitFor(service2, service2Port, '/healthz', (st) => st === 200, 90_000);
     await waitForPreload('the second instance', service2Port, service2.proc.pid);
     const bare2Port = await freePort();
