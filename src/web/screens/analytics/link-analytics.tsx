@@ -18,6 +18,7 @@ import { ShareButton } from '../reports/share-button.tsx';
 import { can, useMembership } from '../../api/session.ts';
 import { Breakdowns } from './breakdowns.tsx';
 import { ClicksChart } from './clicks-chart.tsx';
+import { DayTable } from './day-table.tsx';
 
 const PRESETS = [
   { value: '7', label: 'Last 7 days' },
@@ -227,41 +228,14 @@ export function LinkAnalyticsReport({ data, slug, busy }: { data: Analytics; slu
           </button>
         </div>
         <ClicksChart series={data.series} summary={summary} />
-        <details className="numbers">
-          <summary>Show the numbers</summary>
-          <div className="table-wrap table-wrap-tall" role="region" aria-label="Clicks per day, as numbers" tabIndex={0}>
-            <table className="table table-compact">
-              <caption>Clicks per day</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Day</th>
-                  <th scope="col" className="num">
-                    Clicks
-                  </th>
-                  <th scope="col" className="num">
-                    QR scans
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.series.map((d) => (
-                  <tr key={d.day}>
-                    <th scope="row">{formatDay(d.day)}</th>
-                    <td className="num">{formatCount(d.clicks)}</td>
-                    <td className="num">{formatCount(d.scans)}</td>
-                  </tr>
-                ))}
-              </tbody>
-              <tfoot>
-                <tr>
-                  <th scope="row">Total</th>
-                  <td className="num">{formatCount(data.totals.clicks)}</td>
-                  <td className="num">{formatCount(data.totals.scans)}</td>
-                </tr>
-              </tfoot>
-            </table>
-          </div>
-        </details>
+        <DayTable
+          caption="Clicks per day"
+          days={data.series}
+          columns={[
+            { label: 'Clicks', value: (d) => d.clicks, total: data.totals.clicks },
+            { label: 'QR scans', value: (d) => d.scans, total: data.totals.scans },
+          ]}
+        />
       </section>
 
       <section aria-labelledby="sources-heading" className="section">

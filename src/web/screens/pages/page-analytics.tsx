@@ -15,6 +15,7 @@ import { formatCount } from '../../lib/format.ts';
 import { linkPath } from '../links/paths.ts';
 import { BreakdownTables, type BreakdownPart } from '../analytics/breakdowns.tsx';
 import { CLICKS_COLOR, DailyChart, SCANS_COLOR, type DailyLine } from '../analytics/clicks-chart.tsx';
+import { DayTable } from '../analytics/day-table.tsx';
 import { pagePath, pagesPath, usePage } from './page-data.ts';
 
 const WINDOWS = [
@@ -135,41 +136,14 @@ function Report({ data, busy, ws, shortUrls }: { data: BioPageAnalytics; busy: b
           </div>
         </div>
         <DailyChart days={days} lines={lines} summary={summary} />
-        <details className="numbers">
-          <summary>Show the numbers</summary>
-          <div className="table-wrap table-wrap-tall" role="region" aria-label="Views and clicks per day, as numbers" tabIndex={0}>
-            <table className="table table-compact">
-              <caption>Views and clicks per day</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Day</th>
-                  <th scope="col" className="num">
-                    Views
-                  </th>
-                  <th scope="col" className="num">
-                    Clicks
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.series.map((d) => (
-                  <tr key={d.day}>
-                    <th scope="row">{formatDay(d.day)}</th>
-                    <td className="num">{formatCount(d.views)}</td>
-                    <td className="num">{formatCount(d.clicks)}</td>
-                  </tr>
-                ))}
-              </tbody>
-              <tfoot>
-                <tr>
-                  <th scope="row">Total</th>
-                  <td className="num">{formatCount(data.totals.views)}</td>
-                  <td className="num">{formatCount(data.totals.clicks)}</td>
-                </tr>
-              </tfoot>
-            </table>
-          </div>
-        </details>
+        <DayTable
+          caption="Views and clicks per day"
+          days={data.series}
+          columns={[
+            { label: 'Views', value: (d) => d.views, total: data.totals.views },
+            { label: 'Clicks', value: (d) => d.clicks, total: data.totals.clicks },
+          ]}
+        />
       </section>
 
       <section className="panel" aria-labelledby="blocks-heading">
