@@ -5,7 +5,7 @@
 //                             [--links 1000000] [--warm 1000] [--warmup 2] [--click-flush-ms 1000]
 //                             [--rounds 1] [--scenario all|both|warm|million|page] [--visitor person|bot]
 //                             [--generator fast|setup] [--calibrate 5,10] [--pin] [--client wrk|autocannon]
-//                             [--cpu-prof DIR] [--time-limit SECONDS] [--alerts] [--instances 1|2] [--preload] [--compare-preload]
+//                             [--cpu-prof DIR] [--time-limit SECONDS] [--alerts] [--instances 1|2] [--preload on|off] [--compare-preload]
 //
 // What it does:
 //  1. creates a fresh database (a SQLite file in a temp dir, or a Postgres database created on
@@ -13,7 +13,8 @@
 //     the repositories, and seeds links straight into `links` (the warm set and the big set), timed;
 //  2. starts `node bin/shortlink.mjs serve` as a child process, as in production behind a
 //     TLS-terminating proxy (TLS=off TRUST_PROXY=1), on a free port, waits for GET /healthz and,
-//     with --preload (REDIRECT_CACHE_PRELOAD=on), for its link cache's resident tier to be filled, timed;
+//     with the preload (REDIRECT_CACHE_PRELOAD, on unless --preload off), for its link cache's
+//     resident tier to be filled, timed;
 //     with --compare-preload, a second service on the same database with the preload on (the first
 //     has it off), loaded after the first in odd rounds and before it in even ones: the resident
 //     tier's effect on both scenarios in one run, on one seeded database;
@@ -135,7 +136,7 @@ const { values: args } = parseArgs({
     alerts: { type: 'boolean', default: false },
     client: { type: 'string' },
     instances: { type: 'string', default: '1' },
-    preload: { type: 'boolean', default: false },
+    preload: { type: 'string', default: 'on' },
     'compare-preload': { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
@@ -941,8 +942,10 @@ async function main() {
   const servicePort = await freePort();
   if (CPU_PROF_DIR) fs.mkdirSync(CPU_PROF_DIR, { recursive: true });
   const COMPARE_PRELOAD = args['compare-preload'] === true;
-  if (COMPARE_PRELOAD && args.preload) throw new Error('--compare-preload runs one service with the preload and one without: leave out --preload');
-  const serviceEnv = (port: number, preload = args.preload === true) =>
+  if (args.preload !== 'on' && args.preload !== 'off') throw new Error('--preload is on or off');
+  // --compare-preload: the first service without the preload, a second with it.
+  const PRELOAD = args.preload === 'on' && !COMPARE_PRELOAD;
+  const serviceEnv = (port: number, preload = PRELOAD) =>
     childEnv({
       DATABASE_URL: database.url,
       DATA_DIR: path.join(tmp, 'data'),
@@ -952,8 +955,8 @@ async function main() {
       SHORT_DOMAIN: 'localhost',
       LOG_LEVEL: 'warn',
       CLICK_FLUSH_MS: String(CLICK_FLUSH_MS),
-      // --preload: the resident tier loaded at start (off by default, as in the service).
-      ...(preload ? { REDIRECT_CACHE_PRELOAD: 'on' } : {}),
+      // The resident tier loaded at start (the service's default) or not (--preload off).
+      REDIRECT_CACHE_PRELOAD: preload ? 'on' : 'off',
     });
   const service = startChild(
     'service',
@@ -978,7 +981,7 @@ async function main() {
     }
     log(`${label}'s resident link cache after the start: ${fmtInt(cached)} links, filled ${((performance.now() - preloadStarted) / 1000).toFixed(1)} s after /healthz answered (the last 0.75 s the wait's own check), RSS ${fmtMiB(rssKiB(pid))}`);
   };
-  if (args.preload) await waitForPreload('the service', servicePort, service.proc.pid);
+  if (PRELOAD) await waitForPreload('the service', servicePort, service.proc.pid);
   // --compare-preload: the same service with the resident tier.
   const preloadedPort = await freePort();
   const preloaded = COMPARE_PRELOAD ? startChild('service, preload', [...SERVICE_NODE_FLAGS, '--import', pathToFileURL(watchdog).href, 'bin/shortlink.mjs', 'serve'], serviceEnv(preloadedPort, true), true) : undefined;

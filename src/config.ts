@@ -33,7 +33,9 @@ export interface Config {
   redirectCacheLinks: number;
   /**
    * REDIRECT_CACHE_PRELOAD: load the live links into the redirect cache's resident tier at start
-   * (default off: with 1,000,000 links resident, visits to a warm set measured slower; bench/README.md).
+   * (default on: on Postgres, visits to 1,000,000 links at random 43% of a bare server against
+   * 21-31% without; with node's --min-semi-space-size=16 (src/start/node-flags.ts) a warm set
+   * is as fast either way; bench/README.md).
    */
   redirectCachePreload: boolean;
 }
@@ -93,6 +95,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsToken: env.METRICS_TOKEN || undefined,
     host: env.HOST || '0.0.0.0',
     redirectCacheLinks: positiveInteger('REDIRECT_CACHE_LINKS', env.REDIRECT_CACHE_LINKS, 1_000_000),
-    redirectCachePreload: on(env.REDIRECT_CACHE_PRELOAD, false),
+    redirectCachePreload: on(env.REDIRECT_CACHE_PRELOAD, true),
   };
 }

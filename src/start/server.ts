@@ -25,6 +25,7 @@ import { WebhookWorker } from '../webhooks/worker.ts';
 import { createMetrics } from '../http/metrics.ts';
 import { loadOrCreateMasterKey } from './master-key.ts';
 import { loadOrCreateCertificate, type TlsMaterial } from './tls.ts';
+import { youngGenerationAdvice } from './node-flags.ts';
 
 export interface RunningServer {
   url: string;
@@ -133,6 +134,8 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   webhooks.start();
   // Off the event loop's critical path: visits are served while it runs (RedirectService.preload).
   if (config.redirectCachePreload) void redirects.preload();
+  const advice = youngGenerationAdvice(process.execArgv, config.redirectCachePreload);
+  if (advice) log.warn(advice);
   const stopRetention = scheduleRetention(queryService.queries, log);
   const stopClickFold = scheduleClickFold(queryService.queries, log);
   const port = (server.address() as AddressInfo).port;

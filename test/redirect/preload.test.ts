@@ -46,8 +46,8 @@ describe.each(testEngines())('the redirect cache preload on %s', (engine) => {
     await database?.drop();
   });
 
-  it('holds every live link once started, so visits read no database, and a change applies from the next click', async () => {
-    server = await startTestServer(engine, { database, env: { REDIRECT_CACHE_PRELOAD: 'on' } });
+  it('by default holds every live link once started, so visits read no database, and a change applies from the next click', async () => {
+    server = await startTestServer(engine, { database });
     const done = await preloaded(server);
     expect(done.links).toBe(LINKS);
     expect(server.redirects.residentLinks).toBe(LINKS);
@@ -88,8 +88,8 @@ describe.each(testEngines())('the redirect cache preload on %s', (engine) => {
     server = undefined;
   });
 
-  it('without REDIRECT_CACHE_PRELOAD (the default) the cache fills from visits only', async () => {
-    server = await startTestServer(engine, { database });
+  it('with REDIRECT_CACHE_PRELOAD=off the cache fills from visits only', async () => {
+    server = await startTestServer(engine, { database, env: { REDIRECT_CACHE_PRELOAD: 'off' } });
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(server.redirects.residentLinks).toBe(0);
     expect(server.redirects.preloaded.done).toBe(false);
@@ -103,7 +103,8 @@ describe.each(testEngines())('the redirect cache preload on %s', (engine) => {
     for (const bad of ['0', '-5', '1.5', 'lots']) expect(() => loadConfig({ REDIRECT_CACHE_LINKS: bad })).toThrow(/REDIRECT_CACHE_LINKS must be a positive whole number/);
     expect(loadConfig({ REDIRECT_CACHE_LINKS: '250_000' }).redirectCacheLinks).toBe(250_000);
     expect(loadConfig({}).redirectCacheLinks).toBe(1_000_000);
-    expect(loadConfig({}).redirectCachePreload).toBe(false);
+    expect(loadConfig({}).redirectCachePreload).toBe(true);
+    expect(loadConfig({ REDIRECT_CACHE_PRELOAD: 'off' }).redirectCachePreload).toBe(false);
     expect(loadConfig({ REDIRECT_CACHE_PRELOAD: 'on' }).redirectCachePreload).toBe(true);
   });
 });
