@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { freePort, sleep } from '../../bench/util';
 import type { RequestOptions, TestResponse } from './server';
 import { readResponse, requestPayload, testCertificate } from './server';
+import { YOUNG_GENERATION_FLAG } from '../../src/start/node-flags';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const BIN = path.join(ROOT, 'bin/shortlink.mjs');
@@ -43,12 +44,13 @@ export interface ServeProcess {
 }
 
 /**
- * Spawns `node bin/shortlink.mjs serve` from the sources (SHORTLINK_FROM_SOURCE=1: the tests test
+ * Spawns `node --min-semi-space-size=16 bin/shortlink.mjs serve` from the sources (SHORTLINK_FROM_SOURCE=1: the tests test
  * the code as edited; test/cli/compiled.test.ts runs the compiled one) with only PATH/HOME from
  * this process plus `env`.
  */
 export function spawnServe(env: Record<string, string>, opts: { compiled?: boolean } = {}): ServeProcess {
-  const child = spawn(process.execPath, [BIN, 'serve'], {
+  // With node's flags as `npm start` gives them (src/start/node-flags.ts).
+  const child = spawn(process.execPath, [YOUNG_GENERATION_FLAG, BIN, 'serve'], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...(opts.compiled ? {} : { SHORTLINK_FROM_SOURCE: '1' }), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
