@@ -33,7 +33,7 @@ export interface Config {
   redirectCacheLinks: number;
   /**
    * REDIRECT_CACHE_PRELOAD: load the live links into the redirect cache's resident tier at start
-   * (default on: on Postgres, visits to 1,000,000 links at random 43% of a bare server against
+   * (default on: on Postgres, visits to 1,000,000 links at random 36-44% of a bare server against
    * 21-31% without; with node's --min-semi-space-size=16 (src/start/node-flags.ts) a warm set
    * is as fast either way; bench/README.md).
    */

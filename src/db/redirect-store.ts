@@ -99,9 +99,10 @@ const SEP = '\u0000';
  * schedule, expiry, click limit, password or preview, an http(s) destination): those as
  * `id NUL workspace NUL T|P NUL url NUL location`, location empty when it is the url, its
  * Location header computed here, on the lookup thread. Read back without JSON.parse or
- * URL.canParse, a crawler's visit read from the resident tier cost 2.2-2.3 µs of the redirect
- * path's code in process, 1.6 in this form (bench/README.md, redirect path). Any other link as the row's JSON (it begins with `[`, which no
- * link id does), read by toResolvedRow as a database row is.
+ * URL.canParse, a crawler's visit read from the resident tier costs the redirect path's code
+ * 1.6 µs in process, against 2.2-2.3 as JSON (bench/README.md, redirect path). Any other link
+ * is kept as the row's JSON (it begins with `[`, which no link id does), read by toResolvedRow
+ * as a database row is.
  */
 export function residentRecord(r: unknown[]): string {
   const url = r[4] as string;

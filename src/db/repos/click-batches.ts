@@ -204,14 +204,13 @@ const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': 
 const NEEDS_ESCAPE = /[\\\t\n\r]/;
 
 /** A field of COPY's text format: `\N` for NULL; backslash, tab, newline and CR escaped. */
-export function copyField(v: string | number | null): string {
+function copyField(v: string | null): string {
   if (v === null) return '\\N';
-  if (typeof v === 'number') return String(v);
   return NEEDS_ESCAPE.test(v) ? v.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c]) : v;
 }
 
 /** Clicks as COPY text, one line per click in PG_CLICK_COPY's column order. */
-export function clickCopyText(rows: readonly StoredClick[]): string {
+function clickCopyText(rows: readonly StoredClick[]): string {
   let text = '';
   for (const r of rows) {
     text += `${copyField(r.workspace_id)}\t${copyField(r.link_id)}\t${copyField(r.qr_code_id)}\t${r.occurred_at}\t${copyField(r.referrer_host)}\t${copyField(r.country)}\t${copyField(r.device)}\t${copyField(r.browser)}\t${copyField(r.os)}\n`;
