@@ -2,11 +2,13 @@
 // generator, so the writer's share of bench/redirect's CPU per request can be read on its own.
 // It prints figures and asserts nothing.
 //
-//   npx tsx bench/click-writes.ts [--engine sqlite|postgres] [--scenario both|warm|million]
+//   npx tsx bench/click-writes.ts [--engine sqlite|postgres] [--scenario both|warm|million|day|all]
 //                                 [--batch 20000] [--batches 6] [--alerts] [--time-limit SECONDS]
 //
 // What it does, per scenario (warm: each click on one of 1,000 links; million: on one of
-// 1,000,000, at random), on a fresh migrated database (a SQLite file in a temp dir, or a scratch
+// 1,000,000, at random; day: the same, with every link's daily row for today already there, as
+// hours into a day of such traffic, so each click updates a count where `million` mostly inserts
+// one), on a fresh migrated database (a SQLite file in a temp dir, or a scratch
 // Postgres database on TEST_POSTGRES_URL, dropped at the end):
 //  1. hand-off: the event-loop time of a batch as the service holds it (a ClickBuffer, filled as
 //     clicks are recorded) sent through a MessagePort in HANDOFF_PART parts of columns, against
@@ -47,9 +49,15 @@ const engine = args.engine as 'sqlite' | 'postgres';
 if (engine !== 'sqlite' && engine !== 'postgres') throw new Error('--engine is sqlite or postgres');
 const BATCH = Number(args.batch);
 const BATCHES = Math.max(2, Number(args.batches));
-const scenarios = ({ both: ['warm', 'million'], warm: ['warm'], million: ['million'] } as const)[args.scenario as 'both'];
-if (!scenarios) throw new Error('--scenario is both, warm or million');
-const LINKS = { warm: 1_000, million: 1_000_000 };
+type Scenario = 'warm' | 'million' | 'day';
+const SCENARIOS: Record<string, Scenario[]> = { both: ['warm', 'million'], all: ['warm', 'million', 'day'], warm: ['warm'], million: ['million'], day: ['day'] };
+if (!Object.hasOwn(SCENARIOS, args.scenario!)) throw new Error('--scenario is both, all, warm, million or day');
+const scenarios = SCENARIOS[args.scenario!];
+const LINKS = { warm: 1_000, million: 1_000_000, day: 1_000_000 };
+const DAY_MS = 86_400_000;
+
+/** The bench's link ids: `lnk_bench` and ten digits (seedDailyRows writes the same in SQL). */
+const linkId = (n: number) => `lnk_bench${String(n).padStart(10, '0')}`;
 
 const UAS = [
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
@@ -63,7 +71,7 @@ const REFERERS = ['https://news.example.org/item', 'https://social.example.com/p
 function batchOf(links: number, n: number): ClickEvent[] {
   const at = Date.now();
   return Array.from({ length: n }, (_, i) => ({
-    linkId: `lnk_bench${Math.floor(Math.random() * links).toString(36).padStart(10, '0')}`,
+    linkId: linkId(Math.floor(Math.random() * links)),
     workspaceId: 'wsp_bench',
     qrCodeId: null,
     at: at + i,
@@ -116,6 +124,30 @@ async function handOff(batch: ClickEvent[]): Promise<string[][]> {
   return rows;
 }
 
+/**
+ * The `day` scenario's start: a daily row for today for each of `links` links, as the writer
+ * leaves them (one click each), in random order as clicks arrive; then VACUUM ANALYZE, as
+ * autovacuum would have run by then.
+ */
+async function seedDailyRows(db: Database, links: number): Promise<void> {
+  const day = Math.floor(Date.now() / DAY_MS);
+  if (engine === 'postgres') {
+    await db.knex.raw(
+      `INSERT INTO link_daily_clicks (link_id, workspace_id, day, clicks, scans)
+       SELECT 'lnk_bench' || lpad(g::text, 10, '0'), 'wsp_bench', ?, 1, 0 FROM generate_series(0, ? - 1) g ORDER BY random()`,
+      [day, links],
+    );
+    await db.knex.raw('VACUUM ANALYZE link_daily_clicks');
+  } else {
+    await db.knex.raw(
+      `WITH RECURSIVE g(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM g WHERE n + 1 < ?)
+       INSERT INTO link_daily_clicks (link_id, workspace_id, day, clicks, scans)
+       SELECT printf('lnk_bench%010d', n), 'wsp_bench', ?, 1, 0 FROM g ORDER BY random()`,
+      [links, day],
+    );
+  }
+}
+
 async function main() {
   const { onCleanup, cleanup } = benchCleanups({ timeoutMs: 30_000 });
   const run = guardBenchRun({ children: new Set(), cleanup, timeLimitS: Number(args['time-limit']) });
@@ -154,6 +186,7 @@ async function main() {
           secret_encrypted: 'not used', enabled: false, created_at: now, updated_at: now,
         });
       }
+      if (scenario === 'day') await seedDailyRows(db, LINKS.day);
       await db.knex.raw(`CREATE TABLE bench_clicks_baseline (workspace_id varchar(40), link_id varchar(40), qr_code_id varchar(40), occurred_at bigint,
                          referrer_host varchar(253), country varchar(2), device varchar(32), browser varchar(64), os varchar(64))`);
       const writer = new InlineClickWriter(db.knex, db.engine, []);
@@ -204,7 +237,7 @@ async function main() {
       if (Boolean(windowRows) !== Boolean(args.alerts)) throw new Error(`${windowRows} alert window rows written with --alerts ${args.alerts ? 'on' : 'off'}`);
       const pgCell = (xs: number[]) => (engine === 'postgres' ? fmtMs(median(xs), 2) : '-');
       results.push(
-        [`${scenario} (${fmtInt(LINKS[scenario])} links): writer`, fmtMs(median(w.wall), 2), fmtMs(median(w.cpu), 2), `${fmtMs(median(w.cpu) / median(b.cpu), 2)}×`, pgCell(w.pg)],
+        [`${scenario} (${fmtInt(LINKS[scenario])} links${scenario === 'day' ? ', daily rows there' : ''}): writer`, fmtMs(median(w.wall), 2), fmtMs(median(w.cpu), 2), `${fmtMs(median(w.cpu) / median(b.cpu), 2)}×`, pgCell(w.pg)],
         [`${scenario}: baseline (no index)`, fmtMs(median(b.wall), 2), fmtMs(median(b.cpu), 2), '', pgCell(b.pg)],
       );
     }
