@@ -33,26 +33,31 @@ export default function Reports() {
     queryFn: async () => (await unwrap(api.GET('/workspaces/{workspaceId}/reports', { params: { path: { workspaceId: ws } } }))).data,
   });
   const path = (r: Report) => ({ params: { path: { workspaceId: ws, reportId: r.id } } });
-  const done = (text: string) => {
+  // The list takes the answer at once, in the same render as the notice: refetched only, the
+  // deleted report's card stood beside "deleted" (and a renewed one showed its old address) until
+  // the list came back.
+  const done = (text: string, update: (rows: Report[]) => Report[]) => {
+    queryClient.setQueryData<Report[]>(keys.reports(ws), (rows) => rows && update(rows));
     setNotice({ ok: true, text });
     void queryClient.invalidateQueries({ queryKey: keys.reports(ws) });
   };
+  const replacedBy = (saved: Report) => (rows: Report[]) => rows.map((r) => (r.id === saved.id ? saved : r));
   const failed = (err: Error) => setNotice({ ok: false, text: err.message });
 
   const change = useMutation({
     mutationFn: ({ report, body }: { report: Report; body: Patch; said: string }) =>
       unwrap(api.PATCH('/workspaces/{workspaceId}/reports/{reportId}', { ...path(report), body })),
-    onSuccess: (_answer, { said }) => done(said),
+    onSuccess: (answer, { said }) => done(said, replacedBy(answer.data)),
     onError: failed,
   });
   const renew = useMutation({
     mutationFn: (report: Report) => unwrap(api.POST('/workspaces/{workspaceId}/reports/{reportId}/token', path(report))),
-    onSuccess: (_answer, report) => done(`${report.title} has a new link. The old one no longer works.`),
+    onSuccess: (answer, report) => done(`${report.title} has a new link. The old one no longer works.`, replacedBy(answer.data)),
     onError: failed,
   });
   const remove = useMutation({
     mutationFn: (report: Report) => unwrap(api.DELETE('/workspaces/{workspaceId}/reports/{reportId}', path(report))),
-    onSuccess: (_answer, report) => done(`${report.title} deleted. Its link no longer works.`),
+    onSuccess: (_answer, report) => done(`${report.title} deleted. Its link no longer works.`, (rows) => rows.filter((r) => r.id !== report.id)),
     onError: failed,
   });
   const busy = change.isPending || renew.isPending || remove.isPending;
