@@ -2,10 +2,11 @@
 // The `shortlink` command: serve and the operator commands, run from the compiled JavaScript in
 // dist/ (`npm run build`, which `npm ci` runs). SHORTLINK_FROM_SOURCE=1 runs the TypeScript
 // sources through tsx instead: development and the tests.
-// First, before any module is loaded: keeps V8's maps of Node's tick objects alive, without which
-// a full collection while idle slows every later request (src/platform/tick-shape.mjs says how).
-import { keepTickObjectMaps } from '../src/platform/tick-shape.mjs';
-keepTickObjectMaps();
+// First, before any module is loaded: fixes the V8 layouts of Node's tick, response and socket
+// objects, which full collections while idle would otherwise leave slow for the life of the
+// process (src/platform/v8-shapes.mjs says how).
+import { settleNodeObjectShapes } from '../src/platform/v8-shapes.mjs';
+settleNodeObjectShapes();
 if (process.env.SHORTLINK_FROM_SOURCE === '1') {
   const { register } = await import('tsx/esm/api');
   register();
