@@ -6,6 +6,7 @@
 //                             [--rounds 1] [--scenario all|both|warm|million|page] [--visitor person|bot]
 //                             [--generator fast|setup] [--calibrate 5,10] [--pin] [--client wrk|autocannon]
 //                             [--cpu-prof DIR] [--time-limit SECONDS] [--alerts] [--instances 1|2] [--preload on|off] [--compare-preload]
+//                             [--compare-with DIR]
 //
 // What it does:
 //  1. creates a fresh database (a SQLite file in a temp dir, or a Postgres database created on
@@ -18,6 +19,11 @@
 //     with --compare-preload, a second service on the same database with the preload on (the first
 //     has it off), loaded after the first in odd rounds and before it in even ones: the resident
 //     tier's effect on both scenarios in one run, on one seeded database;
+//     with --compare-with DIR, the second service is another checkout of this repository (a
+//     `git worktree add DIR <commit>` with node_modules; it is built here), with the same settings,
+//     loaded in the same alternating order: a change measured against its parent in one run, on one
+//     database, with the same baselines (seeding a million links takes two minutes; two runs a few
+//     minutes apart differ more than most changes do);
 //  3. starts a bare node:http server as a second child process: every request gets
 //     `302 Location: https://example.com/` with Content-Length 0 (the baseline);
 //  4. per scenario (warm set: a random one of the warm slugs per request; million: a random one of
@@ -138,6 +144,7 @@ const { values: args } = parseArgs({
     instances: { type: 'string', default: '1' },
     preload: { type: 'string', default: 'on' },
     'compare-preload': { type: 'boolean', default: false },
+    'compare-with': { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
   },
   strict: true,
@@ -983,11 +990,24 @@ async function main() {
   };
   if (PRELOAD) await waitForPreload('the service', servicePort, service.proc.pid);
   // --compare-preload: the same service with the resident tier.
+  // --compare-with DIR: the service of another checkout, built from its sources, as the first is.
+  const COMPARE_WITH = args['compare-with'] === undefined ? undefined : path.resolve(args['compare-with']);
+  if (COMPARE_WITH && COMPARE_PRELOAD) throw new Error('--compare-with and --compare-preload each start the second service: give one');
+  if (COMPARE_WITH) buildService(COMPARE_WITH);
+  const secondLabel = COMPARE_WITH ? `service at ${path.basename(COMPARE_WITH)}` : 'service, preload';
   const preloadedPort = await freePort();
-  const preloaded = COMPARE_PRELOAD ? startChild('service, preload', [...SERVICE_NODE_FLAGS, '--import', pathToFileURL(watchdog).href, 'bin/shortlink.mjs', 'serve'], serviceEnv(preloadedPort, true), true) : undefined;
+  const preloaded =
+    COMPARE_PRELOAD || COMPARE_WITH
+      ? startChild(
+          secondLabel,
+          [...SERVICE_NODE_FLAGS, '--import', pathToFileURL(watchdog).href, path.join(COMPARE_WITH ?? ROOT, 'bin/shortlink.mjs'), 'serve'],
+          serviceEnv(preloadedPort, COMPARE_PRELOAD || PRELOAD),
+          true,
+        )
+      : undefined;
   if (preloaded) {
     await waitFor(preloaded, preloadedPort, '/healthz', (s) => s === 200, 90_000);
-    await waitForPreload('the service with the preload', preloadedPort, preloaded.proc.pid);
+    if (COMPARE_PRELOAD || PRELOAD) await waitForPreload(`the ${secondLabel}`, preloadedPort, preloaded.proc.pid);
   }
 
   // 3. The baseline.
@@ -1054,7 +1074,7 @@ async function main() {
         { kind: 'service' as const, label: `service${suffix}`, port: servicePort, pid: service.proc.pid, us: 0 },
       ];
       if (preloaded) {
-        const t = { kind: 'preloaded' as const, label: `service, preload${suffix}`, port: preloadedPort, pid: preloaded.proc.pid, us: 0 };
+        const t = { kind: 'preloaded' as const, label: `${secondLabel}${suffix}`, port: preloadedPort, pid: preloaded.proc.pid, us: 0 };
         // Alternating which of the two goes first, so neither always follows the baseline.
         if (round % 2) targets.push(t);
         else targets.splice(targets.length - 1, 0, t);
@@ -1117,7 +1137,7 @@ async function main() {
         ]),
       ),
     );
-    if (preloaded) log(`service with the preload: RSS ${fmtRss(preloaded.proc.pid)}`);
+    if (preloaded) log(`${secondLabel}: RSS ${fmtRss(preloaded.proc.pid)}`);
     log(`service RSS after this scenario: ${fmtRss(service.proc.pid)} (baseline ${fmtMiB(rssKiB(baseline.proc.pid))})`);
     log();
     summary.push(
@@ -1125,7 +1145,7 @@ async function main() {
         `server CPU per request ${svcCpu.toFixed(1)} µs vs ${baseCpu.toFixed(1)} µs (baseline/service ${((100 * baseCpu) / svcCpu).toFixed(0)}%)${ROUNDS > 1 ? ` (medians of ${ROUNDS} rounds)` : ''}` +
         [...calibrationRatios].map(([us, rs]) => `; bare +${us} µs/request: ${(median(rs) * 100).toFixed(1)}%`).join('') +
         (preloaded
-          ? `; with the preload ${(median(preloadedRatios) * 100).toFixed(1)}% (${preloadedRatios.map((r) => `${(r * 100).toFixed(1)}%`).join(' / ')} against ${ratios.map((r) => `${(r * 100).toFixed(1)}%`).join(' / ')} round by round), CPU per request ${median(rows.filter((r) => r.kind === 'preloaded').map((r) => r.cpuPerReq)).toFixed(1)} µs`
+          ? `; ${COMPARE_WITH ? `the ${secondLabel}` : 'with the preload'} ${(median(preloadedRatios) * 100).toFixed(1)}% (${preloadedRatios.map((r) => `${(r * 100).toFixed(1)}%`).join(' / ')} against ${ratios.map((r) => `${(r * 100).toFixed(1)}%`).join(' / ')} round by round), CPU per request ${median(rows.filter((r) => r.kind === 'preloaded').map((r) => r.cpuPerReq)).toFixed(1)} µs`
           : ''),
     );
   }

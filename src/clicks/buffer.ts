@@ -72,6 +72,9 @@ export interface ClickColumns {
 export class ClickBuffer {
   private readonly strings: string[] = [];
   private readonly index = new Map<string, number>();
+  // sharedRef's string and index of the last click, per field.
+  private readonly last: Array<string | null | undefined> = [undefined, undefined, undefined, undefined, undefined, undefined];
+  private readonly lastRef = new Int32Array(REFS);
   private refs: Int32Array<ArrayBuffer>;
   private at: Float64Array<ArrayBuffer>;
   length = 0;
@@ -91,6 +94,19 @@ export class ClickBuffer {
     return i;
   }
 
+  /**
+   * ref for a field that most clicks share with the click before (the workspace, the browser's
+   * User-Agent, the referrer, the country): the same string as last time is its index without
+   * a lookup.
+   */
+  private sharedRef(field: number, s: string | null | undefined): number {
+    if (s === this.last[field] && s !== undefined) return this.lastRef[field];
+    const i = this.ref(s);
+    this.last[field] = s;
+    this.lastRef[field] = i;
+    return i;
+  }
+
   private reserve(n: number): void {
     if (this.length + n <= this.at.length) return;
     let capacity = Math.max(16, this.at.length * 2);
@@ -106,12 +122,16 @@ export class ClickBuffer {
   push(e: ClickEvent): void {
     this.reserve(1);
     const o = this.length * REFS;
-    this.refs[o + FIELD.link] = this.ref(e.linkId);
-    this.refs[o + FIELD.workspace] = this.ref(e.workspaceId);
+    // A link's id is kept as it comes, not looked up: with many links visited at random nearly
+    // every id is new to the buffer, and looking each up and adding it to `index` cost the event
+    // loop 3% of its time on a million links (bench/README.md). A link visited again is the
+    // same string object (the redirect cache keeps its parsed links), so a repeat costs a slot.
+    this.refs[o + FIELD.link] = this.strings.push(e.linkId) - 1;
+    this.refs[o + FIELD.workspace] = this.sharedRef(FIELD.workspace, e.workspaceId);
     this.refs[o + FIELD.qrCode] = this.ref(e.qrCodeId);
-    this.refs[o + FIELD.referer] = this.ref(e.referer);
-    this.refs[o + FIELD.country] = this.ref(e.country);
-    this.refs[o + FIELD.userAgent] = this.ref(e.userAgent);
+    this.refs[o + FIELD.referer] = this.sharedRef(FIELD.referer, e.referer);
+    this.refs[o + FIELD.country] = this.sharedRef(FIELD.country, e.country);
+    this.refs[o + FIELD.userAgent] = this.sharedRef(FIELD.userAgent, e.userAgent);
     this.at[this.length++] = e.at;
   }
 

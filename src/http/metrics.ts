@@ -55,10 +55,10 @@ export function createMetrics(s: MetricSources): Metrics {
   });
   readCounter(registry, 'shortlink_link_cache_hits_total', "Short-link lookups answered from this process's link cache.", () => s.redirects.cacheHits);
   readCounter(registry, 'shortlink_link_cache_misses_total', 'Short-link lookups that had to read the database.', () => s.redirects.cacheMisses);
-  readCounter(registry, 'shortlink_link_cache_resident_hits_total', 'Of the cache hits, those answered from the resident tier (the links loaded at start).', () => s.redirects.residentHits);
+  readCounter(registry, 'shortlink_link_cache_resident_hits_total', 'Of the cache hits, those parsed from the resident tier (the links loaded at start) for want of a parsed copy.', () => s.redirects.residentHits);
   new Gauge({
     name: 'shortlink_link_cache_entries',
-    help: "Addresses in the hot tier of this process's link cache (links and unknown addresses the visits read, at most 100,000).",
+    help: "Links this process's link cache keeps parsed: the visits' database reads with unknown addresses (the hot tier), and the resident links visited (at most 100,000 of each).",
     registers: [registry],
     collect() {
       this.set(s.redirects.cachedLinks);

@@ -52,14 +52,6 @@ export class RedirectCache<T> implements LinkCacheInvalidator {
     }
     this.entries.set(k, value);
   }
-  /**
-   * Adds an entry only while the cache has room (a link read from the resident tier): such a read
-   * is cheap, so it never evicts an entry or goes through the doorkeeper, whose bookkeeping on
-   * every visit of a million links at random cost more than the hits it would win.
-   */
-  admit(k: string, value: T): void {
-    if (this.entries.size < this.maxEntries) this.entries.set(k, value);
-  }
   delete(k: string): void {
     this.entries.delete(k);
   }

@@ -75,6 +75,44 @@ describe('the resident table', () => {
     expect(table.get('k9')).toBe('v9');
   });
 
+  it('keeps a memo with its entry until the entry is deleted, replaced or cleared, through growth, and at most maxMemos', () => {
+    const table = new ResidentTable<{ n: number }>(10_000, 3);
+    table.addPage(page([['a', 'one'], ['b', 'two'], ['c', 'three'], ['d', 'four']]));
+    const slot = (k: string) => table.find(k);
+    expect(table.memoAt(slot('a'))).toBeUndefined();
+    const a = { n: 1 };
+    table.memoize(slot('a'), a);
+    // A second memo for the same entry does not replace the first.
+    table.memoize(slot('a'), { n: 99 });
+    expect(table.memoAt(slot('a'))).toBe(a);
+    expect(table.valueAt(slot('a'), 1)).toBe('one');
+    table.memoize(slot('b'), { n: 2 });
+    table.memoize(slot('c'), { n: 3 });
+    // Full: a fourth is not kept.
+    table.memoize(slot('d'), { n: 4 });
+    expect(table.memoAt(slot('d'))).toBeUndefined();
+    expect(table.memoized).toBe(3);
+    // Growth (thousands of entries) moves each memo with its entry.
+    table.addPage(page(Array.from({ length: 5_000 }, (_, i) => [`k${i}`, `v${i}`] as [string, string])));
+    expect(table.memoAt(slot('a'))).toBe(a);
+    expect(table.memoAt(slot('b'))).toEqual({ n: 2 });
+    expect(table.memoAt(slot('k10'))).toBeUndefined();
+    // Deleting drops the memo, and its room goes to the next.
+    expect(table.delete('b')).toBe(true);
+    expect(table.memoized).toBe(2);
+    table.memoize(slot('d'), { n: 4 });
+    expect(table.memoAt(slot('d'))).toEqual({ n: 4 });
+    // A new value for a key drops its memo (the link changed).
+    table.addPage(page([['a', 'one again']]));
+    expect(table.memoAt(slot('a'))).toBeUndefined();
+    expect(table.valueAt(slot('a'), 1)).toBe('one again');
+    expect(table.memoized).toBe(2);
+    table.clear();
+    expect(table.memoized).toBe(0);
+    table.addPage(page([['a', 'one']]));
+    expect(table.memoAt(slot('a'))).toBeUndefined();
+  });
+
   it('holds a million entries across several chunks', () => {
     const table = new ResidentTable(1_000_000);
     for (let start = 0; start < 1_000_000; start += 10_000) {
