@@ -20,8 +20,9 @@
 //     has it off), loaded after the first in odd rounds and before it in even ones: the resident
 //     tier's effect on both scenarios in one run, on one seeded database;
 //     with --compare-with DIR, the second service is another checkout of this repository (a
-//     `git worktree add DIR <commit>` with node_modules; it is built here), with the same settings,
-//     loaded in the same alternating order: a change measured against its parent in one run, on one
+//     `git worktree add DIR <commit>` with node_modules; it is built here, and run with the Node
+//     flags of its own package.json `start` script), with the same settings, loaded in the same
+//     alternating order: a change measured against its parent in one run, on one
 //     database, with the same baselines (seeding a million links takes two minutes; two runs a few
 //     minutes apart differ more than most changes do);
 //  3. starts a bare node:http server as a second child process: every request gets
@@ -33,7 +34,9 @@
 //     service/baseline throughput ratio, each server's CPU time per request (steadier than
 //     requests/s when other work shares the machine), split into the main thread's and the two
 //     busiest other threads' (on the service: the link lookup thread, which reads SQLite's cache
-//     misses, and the click writer), the service's link-cache misses per second (its /metrics),
+//     misses, and the click writer), how often per second the main thread was preempted (another
+//     thread or process given its core while it could run), the service's link-cache misses per
+//     second (its /metrics),
 //     Postgres's CPU per request (every `postgres` process), and the service's RSS;
 //  4b. with --instances 2 (Postgres, Debian's nginx): a second instance on the same database, both
 //     behind one nginx process round-robin, loaded on the big set against two bare servers behind
@@ -90,7 +93,7 @@ import { addMember, createWorkspace } from '../src/db/repos/workspaces';
 import { RESERVED_SLUGS } from '../src/domain/slugs';
 import { contentText } from '../src/domain/bio-pages';
 import { benchCleanups, finishBench, guardBenchRun, watchChild } from './lifecycle';
-import { cpuMs, createScratchPostgres, fmtInt, fmtMs, freePort, log, percentile, processesCpuByPid, processesCpuSince, rssKiB, rssSplitKiB, sleep, table, threadCpuMs, buildService, intOption } from './util';
+import { cpuMs, createScratchPostgres, fmtInt, fmtMs, freePort, log, percentile, processesCpuByPid, processesCpuSince, rssKiB, rssSplitKiB, sleep, table, threadCpuMs, buildService, intOption, mainThreadPreemptions } from './util';
 
 // ---------------------------------------------------------------------------------------------
 // autocannon has no bundled types; the part used here.
@@ -241,12 +244,12 @@ const TIME_LIMIT_S = args['time-limit']
       240 + 2 * (2 + CALIBRATE_US.length + (INSTANCES === 2 ? 1 : 0)) * ROUNDS * (SECONDS + WARMUP) * 1.5 + (INSTANCES * (WARM + BIG)) / (ENGINE === 'postgres' ? 2_000 : 5_000),
     );
 
-// Node's flags for the service, as `npm start` and deploy/systemd/shortlink@.service give them
-// (package.json; README.md, Short links, says why).
-const SERVICE_NODE_FLAGS = (JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')).scripts.start as string)
-  .split(' ')
-  .filter((a) => a.startsWith('--'));
+// Node's flags for the service of the checkout at `root`, as its `npm start` and
+// deploy/systemd/shortlink@.service give them (package.json; README.md, Short links, says why).
+const nodeFlagsOf = (root: string) =>
+  (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).scripts.start as string).split(' ').filter((a) => a.startsWith('--'));
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const SERVICE_NODE_FLAGS = nodeFlagsOf(ROOT);
 buildService(ROOT);
 // A person's browser, so every redirect is a click. --visitor bot sends a crawler's User-Agent
 // instead: the same redirects with no click recorded, which separates the cost of recording.
@@ -552,6 +555,8 @@ interface Measured {
   secondCpuPerReq: number;
   /** The server process's CPU time over the run's wall time (1 = one core busy). */
   cpuShare: number;
+  /** Times per second the main thread was preempted (mainThreadPreemptions in bench/util.ts). */
+  preemptedPerS: number;
   /** Postgres's CPU time (every postgres process) per answered request, µs; NaN on SQLite. */
   dbCpuPerReq: number;
   /** Visits answered from the resident tier per second (REDIRECT_CACHE_PRELOAD=on). */
@@ -638,9 +643,11 @@ async function load(target: string, port: number, pid: number | undefined, paths
   const dbBefore = ENGINE === 'postgres' ? processesCpuByPid('postgres') : undefined;
   const cpuBefore = cpuUs(pid);
   const threadsBefore = threadCpuMs(pid);
+  const preemptedBefore = mainThreadPreemptions(pid);
   const startUs = nowUs();
   const r = CLIENT === 'wrk' ? await runWrk(port, paths, seconds) : await runAutocannon(port, paths, seconds);
   const endUs = nowUs();
+  const preempted = mainThreadPreemptions(pid) - preemptedBefore;
   const cpu = cpuUs(pid) - cpuBefore;
   const dbCpu = dbBefore ? processesCpuSince('postgres', dbBefore) * 1000 : NaN;
   const partsCpu = (parts.pids ?? []).map(([name, p], i) => [name, cpuUs(p) - partsBefore[i]] as [string, number]);
@@ -671,6 +678,7 @@ async function load(target: string, port: number, pid: number | undefined, paths
     otherCpuPerReq: otherCpu / answered,
     secondCpuPerReq: secondCpu / answered,
     cpuShare: cpu / (endUs - startUs),
+    preemptedPerS: preempted / ((endUs - startUs) / 1e6),
     dbCpuPerReq: dbCpu / answered,
     missesPerS: misses / ((endUs - startUs) / 1e6),
     residentHitsPerS: residentHits / ((endUs - startUs) / 1e6),
@@ -1000,7 +1008,7 @@ async function main() {
     COMPARE_PRELOAD || COMPARE_WITH
       ? startChild(
           secondLabel,
-          [...SERVICE_NODE_FLAGS, '--import', pathToFileURL(watchdog).href, path.join(COMPARE_WITH ?? ROOT, 'bin/shortlink.mjs'), 'serve'],
+          [...nodeFlagsOf(COMPARE_WITH ?? ROOT), '--import', pathToFileURL(watchdog).href, path.join(COMPARE_WITH ?? ROOT, 'bin/shortlink.mjs'), 'serve'],
           serviceEnv(preloadedPort, COMPARE_PRELOAD || PRELOAD),
           true,
         )
@@ -1115,7 +1123,7 @@ async function main() {
     log(`scenario: ${sc.name}, ${CONNECTIONS} connections, ${SECONDS} s per run (load average now ${os.loadavg()[0].toFixed(2)})`);
     log(
       table(
-        ['target', 'requests/s', 'p50 ms', 'p99 ms', 'max ms', 'requests', 'non-3xx', 'errors', 'ratio to baseline', 'CPU µs/req', 'main thread', 'busiest other', '2nd other', 'CPU cores', 'misses/s', 'resident hits/s', 'Postgres µs/req'],
+        ['target', 'requests/s', 'p50 ms', 'p99 ms', 'max ms', 'requests', 'non-3xx', 'errors', 'ratio to baseline', 'CPU µs/req', 'main thread', 'busiest other', '2nd other', 'CPU cores', 'main preempted/s', 'misses/s', 'resident hits/s', 'Postgres µs/req'],
         rows.map((r) => [
           r.label,
           fmtInt(r.rps),
@@ -1131,6 +1139,7 @@ async function main() {
           r.otherCpuPerReq.toFixed(1),
           r.secondCpuPerReq.toFixed(1),
           r.cpuShare.toFixed(2),
+          Number.isNaN(r.preemptedPerS) ? '' : fmtInt(r.preemptedPerS),
           Number.isNaN(r.missesPerS) ? '' : fmtInt(r.missesPerS),
           Number.isNaN(r.residentHitsPerS) ? '' : fmtInt(r.residentHitsPerS),
           Number.isNaN(r.dbCpuPerReq) ? '' : r.dbCpuPerReq.toFixed(1),

@@ -59,6 +59,23 @@ export function cpuMs(pid: number | undefined): number {
   }
 }
 
+/**
+ * How often the kernel has taken the CPU from a process's main thread while it could still run
+ * (/proc/<pid>/status, nonvoluntary_ctxt_switches: another thread or process was picked to
+ * run); NaN when it cannot be read. A server that is preempted often loses its caches and its
+ * turn while requests wait: on a machine whose cores are all busy, this shows what the other
+ * threads and processes cost the one that answers.
+ */
+export function mainThreadPreemptions(pid: number | undefined): number {
+  if (!pid) return NaN;
+  try {
+    const m = /^nonvoluntary_ctxt_switches:\s*(\d+)/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
 /** CPU time (user + system) per thread of a process, ms by thread id; empty when unreadable. */
 export function threadCpuMs(pid: number | undefined): Map<number, number> {
   const out = new Map<number, number>();
