@@ -4,7 +4,7 @@
 //   npx tsx bench/redirect.ts [--seconds 10] [--connections 32] [--engine sqlite|postgres]
 //                             [--links 1000000] [--warm 1000] [--warmup 2] [--click-flush-ms 1000]
 //                             [--rounds 1] [--scenario all|both|warm|million|page] [--visitor person|bot]
-//                             [--generator fast|setup] [--calibrate 5,10] [--pin] [--client wrk|autocannon]
+//                             [--generator fast|setup] [--calibrate 5,10] [--pin] [--client-batch] [--client wrk|autocannon]
 //                             [--cpu-prof DIR] [--time-limit SECONDS] [--alerts] [--instances 1|2] [--preload on|off] [--compare-preload]
 //                             [--compare-with DIR]
 //
@@ -69,6 +69,16 @@
 // service's threads (main, link lookup, click writer) share one core. Run to run it moves less than the
 // unpinned default, and a bare server that spends 1 µs more per request stays client-bound
 // (98-110% of the baseline) instead of falling off the cliff described above.
+//
+// What the shared cores cost the service, found (issue 26): wrk is woken by every answer, and
+// the kernel lets a woken task preempt the one running. With the cores busy (Postgres and the click writer on one, the
+// service's main thread and wrk on the other), wrk took the main thread's core 8,000-10,000 times
+// a second on the million set (the "main preempted/s" column; `perf record -e sched:sched_switch`
+// named wrk in 99% of them), and the main thread spent a fifth of its time waiting to run; the bare
+// server, which keeps wrk busy, a few hundred times. --client-batch (wrk only; util-linux's
+// chrt) runs wrk as SCHED_BATCH, whose wake-ups preempt nothing: it still gets its fair share of
+// a core, but waits for the server's turn to end, as a client on another machine never competes
+// with the server at all. The baseline is measured the same way.
 //
 // Diagnostics: --rounds N repeats each baseline/service pair and summarizes medians; --scenario
 // runs one scenario; --visitor bot sends a crawler's User-Agent (same redirects, no clicks), which
@@ -142,6 +152,7 @@ const { values: args } = parseArgs({
     'time-limit': { type: 'string' },
     calibrate: { type: 'string' },
     pin: { type: 'boolean', default: false },
+    'client-batch': { type: 'boolean', default: false },
     alerts: { type: 'boolean', default: false },
     client: { type: 'string' },
     instances: { type: 'string', default: '1' },
@@ -202,6 +213,7 @@ const CALIBRATE_US = (args.calibrate ?? '')
     return n;
   });
 const PIN = args.pin!;
+const CLIENT_BATCH = args['client-batch']!;
 // --instances 2 (Postgres): after the scenarios, a second instance on the same database and both
 // behind nginx round-robin, against two bare servers behind the same nginx.
 const INSTANCES = Number(args.instances);
@@ -234,6 +246,11 @@ if (CLIENT === 'wrk' && !hasWrk) {
 }
 if (PIN && os.availableParallelism() < 2) {
   process.stderr.write('--pin needs at least 2 CPUs\n');
+  process.exit(2);
+}
+if (CLIENT_BATCH && CLIENT !== 'wrk') {
+  // autocannon runs in this process, whose children (the servers) would inherit the policy.
+  process.stderr.write('--client-batch needs wrk (the client of its own process)\n');
   process.exit(2);
 }
 const CPU_PROF_DIR = args['cpu-prof'] ? path.resolve(args['cpu-prof']) : undefined;
@@ -773,7 +790,8 @@ async function runWrk(port: number, paths: PathSet, seconds: number): Promise<Cl
     fs.closeSync(out);
     wrkFiles.set(paths.name, files);
   }
-  const proc = spawn('wrk', ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--timeout', '10s', '-s', files.script, `http://127.0.0.1:${port}`], {
+  const wrkArgs = ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--timeout', '10s', '-s', files.script, `http://127.0.0.1:${port}`];
+  const proc = spawn(CLIENT_BATCH ? 'chrt' : 'wrk', CLIENT_BATCH ? ['--batch', '0', 'wrk', ...wrkArgs] : wrkArgs, {
     env: { ...process.env, WRK_PATHS: files.paths },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -894,6 +912,7 @@ async function main() {
   log('note: the load generator, the servers and the database share this machine;');
   log('      figures are relative (service vs bare node:http on the same client), not absolute capacity.');
   if (PIN) log('pinned: the load generator on CPU 0, every server on CPU 1');
+  if (CLIENT_BATCH) log('the load generator runs as SCHED_BATCH: its wake-ups do not preempt a server (--client-batch)');
   log(`load: ${CONNECTIONS} connections, ${WARMUP} s discarded warm-up + ${SECONDS} s measured per target${ROUNDS > 1 ? `, ${ROUNDS} rounds` : ''}, random slug per request (${CLIENT === 'wrk' ? 'wrk Lua script' : `${GENERATOR} generator`})`);
   log(`load average at start: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} (other work on the machine skews every figure)`);
   log(`engine: ${ENGINE}; links: ${fmtInt(WARM)} warm + ${fmtInt(BIG)} big; CLICK_FLUSH_MS=${CLICK_FLUSH_MS}; time limit ${TIME_LIMIT_S} s${args.alerts ? '; traffic alerts subscribed (--alerts)' : ''}`);
@@ -1003,19 +1022,19 @@ async function main() {
   if (COMPARE_WITH && COMPARE_PRELOAD) throw new Error('--compare-with and --compare-preload each start the second service: give one');
   if (COMPARE_WITH) buildService(COMPARE_WITH);
   const secondLabel = COMPARE_WITH ? `service at ${path.basename(COMPARE_WITH)}` : 'service, preload';
-  const preloadedPort = await freePort();
-  const preloaded =
+  const secondPort = await freePort();
+  const second =
     COMPARE_PRELOAD || COMPARE_WITH
       ? startChild(
           secondLabel,
           [...nodeFlagsOf(COMPARE_WITH ?? ROOT), '--import', pathToFileURL(watchdog).href, path.join(COMPARE_WITH ?? ROOT, 'bin/shortlink.mjs'), 'serve'],
-          serviceEnv(preloadedPort, COMPARE_PRELOAD || PRELOAD),
+          serviceEnv(secondPort, COMPARE_PRELOAD || PRELOAD),
           true,
         )
       : undefined;
-  if (preloaded) {
-    await waitFor(preloaded, preloadedPort, '/healthz', (s) => s === 200, 90_000);
-    if (COMPARE_PRELOAD || PRELOAD) await waitForPreload(`the ${secondLabel}`, preloadedPort, preloaded.proc.pid);
+  if (second) {
+    await waitFor(second, secondPort, '/healthz', (s) => s === 200, 90_000);
+    if (COMPARE_PRELOAD || PRELOAD) await waitForPreload(`the ${secondLabel}`, secondPort, second.proc.pid);
   }
 
   // 3. The baseline.
@@ -1069,20 +1088,20 @@ async function main() {
     return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
   };
   for (const sc of scenarios) {
-    const rows: Array<Measured & { label: string; kind: 'baseline' | 'calibration' | 'service' | 'preloaded'; ratio?: number }> = [];
+    const rows: Array<Measured & { label: string; kind: 'baseline' | 'calibration' | 'service' | 'second'; ratio?: number }> = [];
     const ratios: number[] = [];
-    const preloadedRatios: number[] = [];
+    const secondRatios: number[] = [];
     const calibrationRatios = new Map<number, number[]>(CALIBRATE_US.map((us) => [us, []]));
     for (let round = 1; round <= ROUNDS; round++) {
       const suffix = ROUNDS > 1 ? ` #${round}` : '';
-      type Target = { kind: 'baseline' | 'calibration' | 'service' | 'preloaded'; label: string; port: number; pid: number | undefined; us: number };
+      type Target = { kind: 'baseline' | 'calibration' | 'service' | 'second'; label: string; port: number; pid: number | undefined; us: number };
       const targets: Target[] = [
         { kind: 'baseline' as const, label: `baseline${suffix}`, port: sc.basePort, pid: sc.key === 'page' ? barePage.proc.pid : baseline.proc.pid, us: 0 },
         ...calibrations.map((c) => ({ kind: 'calibration' as const, label: `bare +${c.us} µs${suffix}`, port: c.port, pid: c.child.proc.pid, us: c.us })),
         { kind: 'service' as const, label: `service${suffix}`, port: servicePort, pid: service.proc.pid, us: 0 },
       ];
-      if (preloaded) {
-        const t = { kind: 'preloaded' as const, label: `${secondLabel}${suffix}`, port: preloadedPort, pid: preloaded.proc.pid, us: 0 };
+      if (second) {
+        const t = { kind: 'second' as const, label: `${secondLabel}${suffix}`, port: secondPort, pid: second.proc.pid, us: 0 };
         // Alternating which of the two goes first, so neither always follows the baseline.
         if (round % 2) targets.push(t);
         else targets.splice(targets.length - 1, 0, t);
@@ -1090,13 +1109,13 @@ async function main() {
       let base: Measured | undefined;
       for (const t of targets) {
         const count = (m: Measured) => {
-          if (t.kind !== 'service' && t.kind !== 'preloaded') return;
+          if (t.kind !== 'service' && t.kind !== 'second') return;
           if (sc.key !== 'page') return countService(m);
           // Every answer of the page scenario is the page's 200 (a 3xx would be a redirect).
           pageServed.completed += m.non3xx;
           pageServed.inFlight += Math.max(0, m.sent - m.total);
         };
-        const parts = t.kind === 'service' || t.kind === 'preloaded' ? { metricsPorts: [t.port] } : {};
+        const parts = t.kind === 'service' || t.kind === 'second' ? { metricsPorts: [t.port] } : {};
         if (WARMUP > 0) count(await load(t.kind, t.port, t.pid, sc.paths, WARMUP, parts));
         const m = await load(t.kind, t.port, t.pid, sc.paths, SECONDS, parts);
         count(m);
@@ -1110,7 +1129,7 @@ async function main() {
         }
         const ratio = m.rps / base!.rps;
         if (t.kind === 'service') ratios.push(ratio);
-        else if (t.kind === 'preloaded') preloadedRatios.push(ratio);
+        else if (t.kind === 'second') secondRatios.push(ratio);
         else calibrationRatios.get(t.us)!.push(ratio);
         rows.push({ ...m, label: t.label, kind: t.kind, ratio });
       }
@@ -1146,15 +1165,15 @@ async function main() {
         ]),
       ),
     );
-    if (preloaded) log(`${secondLabel}: RSS ${fmtRss(preloaded.proc.pid)}`);
+    if (second) log(`${secondLabel}: RSS ${fmtRss(second.proc.pid)}`);
     log(`service RSS after this scenario: ${fmtRss(service.proc.pid)} (baseline ${fmtMiB(rssKiB(baseline.proc.pid))})`);
     log();
     summary.push(
       `${sc.name}: service/baseline throughput ${(ratio * 100).toFixed(1)}%, service p99 ${fmtMs(svcP99, 2)} ms (baseline ${fmtMs(baseP99, 2)} ms), ` +
         `server CPU per request ${svcCpu.toFixed(1)} µs vs ${baseCpu.toFixed(1)} µs (baseline/service ${((100 * baseCpu) / svcCpu).toFixed(0)}%)${ROUNDS > 1 ? ` (medians of ${ROUNDS} rounds)` : ''}` +
         [...calibrationRatios].map(([us, rs]) => `; bare +${us} µs/request: ${(median(rs) * 100).toFixed(1)}%`).join('') +
-        (preloaded
-          ? `; ${COMPARE_WITH ? `the ${secondLabel}` : 'with the preload'} ${(median(preloadedRatios) * 100).toFixed(1)}% (${preloadedRatios.map((r) => `${(r * 100).toFixed(1)}%`).join(' / ')} against ${ratios.map((r) => `${(r * 100).toFixed(1)}%`).join(' / ')} round by round), CPU per request ${median(rows.filter((r) => r.kind === 'preloaded').map((r) => r.cpuPerReq)).toFixed(1)} µs`
+        (second
+          ? `; ${COMPARE_WITH ? `the ${secondLabel}` : 'with the preload'} ${(median(secondRatios) * 100).toFixed(1)}% (${secondRatios.map((r) => `${(r * 100).toFixed(1)}%`).join(' / ')} against ${ratios.map((r) => `${(r * 100).toFixed(1)}%`).join(' / ')} round by round), CPU per request ${median(rows.filter((r) => r.kind === 'second').map((r) => r.cpuPerReq)).toFixed(1)} µs`
           : ''),
     );
   }
@@ -1274,7 +1293,7 @@ async function main() {
 
   // The service writes its CPU profile when it exits.
   await service.stop(15_000);
-  await preloaded?.stop(15_000);
+  await second?.stop(15_000);
   await baseline.stop(5_000);
   await barePage.stop(5_000);
   for (const c of calibrations) await c.child.stop(5_000);

@@ -203,10 +203,6 @@ export class ResidentTable<M = never> {
     this.memoCount++;
   }
 
-  has(key: string): boolean {
-    return this.find(key) >= 0;
-  }
-
   delete(key: string): boolean {
     const i = this.find(key);
     if (i < 0) return false;

@@ -36,7 +36,7 @@ describe('the resident table', () => {
           for (let n = 0; n < 50; n++) {
             const k = r.pick(keys);
             expect(table.get(k)).toBe(model.get(k));
-            expect(table.has(k)).toBe(model.has(k));
+            expect(table.find(k) >= 0).toBe(model.has(k));
           }
         }
         expect(table.size).toBe(model.size);
