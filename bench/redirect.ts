@@ -70,15 +70,16 @@
 // unpinned default, and a bare server that spends 1 µs more per request stays client-bound
 // (98-110% of the baseline) instead of falling off the cliff described above.
 //
-// What the shared cores cost the service, found (issue 26): wrk is woken by every answer, and
-// the kernel lets a woken task preempt the one running. With the cores busy (Postgres and the click writer on one, the
-// service's main thread and wrk on the other), wrk took the main thread's core 8,000-10,000 times
-// a second on the million set (the "main preempted/s" column; `perf record -e sched:sched_switch`
-// named wrk in 99% of them), and the main thread spent a fifth of its time waiting to run; the bare
-// server, which keeps wrk busy, a few hundred times. --client-batch (wrk only; util-linux's
-// chrt) runs wrk as SCHED_BATCH, whose wake-ups preempt nothing: it still gets its fair share of
-// a core, but waits for the server's turn to end, as a client on another machine never competes
-// with the server at all. The baseline is measured the same way.
+// What the shared cores cost the service, found (issue 26): wrk is woken by every answer, and the
+// kernel lets a woken task preempt the one running. With the cores busy (Postgres and the click
+// writer on one, the service's main thread and wrk on the other), wrk took the main thread's core
+// 8,000-10,000 times a second on the million set (the "main preempted/s" column; `perf record -e
+// sched:sched_switch` named wrk in 99% of them), and the main thread spent a fifth of its time
+// waiting to run; it took the bare server's (which keeps wrk busy) a few hundred times a second.
+// --client-batch (wrk only; util-linux's chrt) runs wrk as SCHED_BATCH, whose wake-ups preempt
+// nothing: it still gets its fair share of a core, but waits for the server's turn to end, as a
+// client on another machine never competes with the server at all. The baseline is measured the
+// same way.
 //
 // Diagnostics: --rounds N repeats each baseline/service pair and summarizes medians; --scenario
 // runs one scenario; --visitor bot sends a crawler's User-Agent (same redirects, no clicks), which
