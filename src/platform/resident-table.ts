@@ -23,8 +23,9 @@
 // one Uint32Array of three words a slot (address + 1, 0 for empty, TOMBSTONE for deleted; the
 // key's hash; the memo's number + 1, 0 for none), at most half full. Memos are the one part on
 // the heap: a dense array of at most maxMemos objects. Keys are ASCII (slugs and domain ids); an
-// entry with any other key is not stored, and a lookup of one finds nothing. Deleting leaves a tombstone and the record's bytes: a deleted
-// link is read from the database on its next visit; the bytes come back when the table is cleared.
+// entry with any other key is not stored, and a lookup of one finds nothing. Deleting leaves a
+// tombstone and the record's bytes: a deleted link is read from the database on its next visit;
+// the bytes come back when the table is cleared.
 
 const CHUNK_BITS = 24;
 const CHUNK_BYTES = 1 << CHUNK_BITS;
