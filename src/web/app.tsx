@@ -2,10 +2,11 @@
 // is inside the signed-in frame. Analytics, conversions, goals, pages and import load on first use
 // (uPlot, the CSV report).
 import { lazy, Suspense, useEffect, type ReactNode } from 'react';
-import { Redirect, Route, Router, Switch, useParams } from 'wouter';
+import { Redirect, Route, Router, Switch, useLocation, useParams } from 'wouter';
 import { asApiError } from './api/errors.ts';
 import { rememberWorkspace, useSession, useSignedIn } from './api/session.ts';
 import { LoadError, Loading } from './components/feedback.tsx';
+import { LazyScreen, ScreenBoundary } from './components/lazy-screen.tsx';
 import { PageHeader } from './components/page.tsx';
 import { PublicFrame, Shell } from './components/shell.tsx';
 import { APP_BASE } from './lib/navigation.ts';
@@ -43,15 +44,17 @@ export function App() {
         <Route path="/setup" component={FirstRun} />
         {/* A shared report is read signed out, outside the signed-in frame (loaded on first use). */}
         <Route path="/shared/:token">
-          <Suspense
-            fallback={
-              <PublicFrame>
-                <Loading label="Opening the report…" />
-              </PublicFrame>
-            }
-          >
-            <SharedReport />
-          </Suspense>
+          <ScreenBoundary frame={PublicFrame}>
+            <Suspense
+              fallback={
+                <PublicFrame>
+                  <Loading label="Opening the report…" />
+                </PublicFrame>
+              }
+            >
+              <SharedReport />
+            </Suspense>
+          </ScreenBoundary>
         </Route>
         <Route>
           <SignedIn />
@@ -63,6 +66,7 @@ export function App() {
 
 function SignedIn() {
   const session = useSession();
+  const [location] = useLocation();
   if (session.isPending) {
     return (
       <PublicFrame>
@@ -82,138 +86,141 @@ function SignedIn() {
   }
   return (
     <Shell>
-      <Switch>
-        <Route path="/" component={Home} />
-        <Route path="/account" component={Account} />
-        <Route path="/w/:workspaceId/links">
-          <InWorkspace>
-            <LinksList />
-          </InWorkspace>
-        </Route>
-        <Route path="/w/:workspaceId/links/new">
-          <InWorkspace>
-            <LinkEditor />
-          </InWorkspace>
-        </Route>
-        <Route path="/w/:workspaceId/links/:linkId/analytics">
-          <InWorkspace>
-            <Suspense fallback={<Loading label="Loading analytics…" />}>
-              <LinkAnalytics />
-            </Suspense>
-          </InWorkspace>
-        </Route>
-        <Route path="/w/:workspaceId/links/:linkId">
-          <InWorkspace>
-            <LinkEditor />
-          </InWorkspace>
-        </Route>
-        <Route path="/w/:workspaceId/import">
-          <InWorkspace>
-            <Suspense fallback={<Loading label="Loading import and export…" />}>
-              <ImportExport />
-            </Suspense>
-          </InWorkspace>
-        </Route>
-        <Route path="/w/:workspaceId/conversions">
-          <InWorkspace>
-            <Suspense fallback={<Loading label="Loading conversions…" />}>
-              <Conversions />
-            </Suspense>
-          </InWorkspace>
-        </Route>
-        <Route path="/w/:workspaceId/goals">
-          <InWorkspace>
-            <Suspense fallback={<Loading label="Loading goals…" />}>
-              <Goals />
-            </Suspense>
-          </InWorkspace>
-        </Route>
-        <Route path="/w/:workspaceId/goals/:goalId">
-          <InWorkspace>
-            <Suspense fallback={<Loading label="Loading the goal…" />}>
-              <GoalDetail />
-            </Suspense>
-          </InWorkspace>
-        </Route>
-        <Route path="/w/:workspaceId/reports">
-          <InWorkspace>
-            <Suspense fallback={<Loading label="Loading reports…" />}>
-              <Reports />
-              </Suspense>
+      {/* Keyed by the address: another screen starts without the last one's failure. */}
+      <ScreenBoundary key={location}>
+        <Switch>
+          <Route path="/" component={Home} />
+          <Route path="/account" component={Account} />
+          <Route path="/w/:workspaceId/links">
+            <InWorkspace>
+              <LinksList />
             </InWorkspace>
           </Route>
-        <Route path="/w/:workspaceId/pages">
-          <InWorkspace>
-            <Suspense fallback={<Loading label="Loading pages…" />}>
-              <Pages />
-            </Suspense>
-          </InWorkspace>
-        </Route>
-        <Route path="/w/:workspaceId/pages/new">
-          <InWorkspace>
-            <Suspense fallback={<Loading label="Loading the editor…" />}>
-              <PageEditor />
-            </Suspense>
-          </InWorkspace>
-        </Route>
-        <Route path="/w/:workspaceId/pages/:pageId/analytics">
-          <InWorkspace>
-            <Suspense fallback={<Loading label="Loading analytics…" />}>
-              <PageAnalytics />
-            </Suspense>
-          </InWorkspace>
-        </Route>
-        <Route path="/w/:workspaceId/pages/:pageId">
-          <InWorkspace>
-            <Suspense fallback={<Loading label="Loading the page…" />}>
-              <PageEditor />
-            </Suspense>
-          </InWorkspace>
-        </Route>
-        <Route path="/w/:workspaceId/settings">
-          <InWorkspace>
-            <GeneralSettings />
-          </InWorkspace>
-        </Route>
-        <Route path="/w/:workspaceId/settings/keys">
-          <InWorkspace>
-            <ApiKeys />
-          </InWorkspace>
-        </Route>
-        <Route path="/w/:workspaceId/settings/members">
-          <InWorkspace>
-            <Members />
-          </InWorkspace>
-        </Route>
-        <Route path="/w/:workspaceId/settings/domains">
-          <InWorkspace>
-            <Domains />
-          </InWorkspace>
-        </Route>
-        <Route path="/w/:workspaceId/settings/tags">
-          <InWorkspace>
-            <Tags />
-          </InWorkspace>
-        </Route>
-        <Route path="/w/:workspaceId/settings/campaigns">
-          <InWorkspace>
-            <Campaigns />
-          </InWorkspace>
-        </Route>
-        <Route path="/w/:workspaceId/settings/webhooks">
-          <InWorkspace>
-            <Suspense fallback={<Loading label="Loading webhooks…" />}>
-              <Webhooks />
-            </Suspense>
-          </InWorkspace>
-        </Route>
-        <Route>
-          <PageHeader title="Page not found" />
-          <div className="state">
-            <p>There is nothing at this address. Use the navigation above to find your way.</p>
-          </div>
-        </Route>
-      </Switch>
+          <Route path="/w/:workspaceId/links/new">
+            <InWorkspace>
+              <LinkEditor />
+            </InWorkspace>
+          </Route>
+          <Route path="/w/:workspaceId/links/:linkId/analytics">
+            <InWorkspace>
+              <LazyScreen loading="Loading analytics…">
+                <LinkAnalytics />
+              </LazyScreen>
+            </InWorkspace>
+          </Route>
+          <Route path="/w/:workspaceId/links/:linkId">
+            <InWorkspace>
+              <LinkEditor />
+            </InWorkspace>
+          </Route>
+          <Route path="/w/:workspaceId/import">
+            <InWorkspace>
+              <LazyScreen loading="Loading import and export…">
+                <ImportExport />
+              </LazyScreen>
+            </InWorkspace>
+          </Route>
+          <Route path="/w/:workspaceId/conversions">
+            <InWorkspace>
+              <LazyScreen loading="Loading conversions…">
+                <Conversions />
+              </LazyScreen>
+            </InWorkspace>
+          </Route>
+          <Route path="/w/:workspaceId/goals">
+            <InWorkspace>
+              <LazyScreen loading="Loading goals…">
+                <Goals />
+              </LazyScreen>
+            </InWorkspace>
+          </Route>
+          <Route path="/w/:workspaceId/goals/:goalId">
+            <InWorkspace>
+              <LazyScreen loading="Loading the goal…">
+                <GoalDetail />
+              </LazyScreen>
+            </InWorkspace>
+          </Route>
+          <Route path="/w/:workspaceId/reports">
+            <InWorkspace>
+              <LazyScreen loading="Loading reports…">
+                <Reports />
+              </LazyScreen>
+            </InWorkspace>
+          </Route>
+          <Route path="/w/:workspaceId/pages">
+            <InWorkspace>
+              <LazyScreen loading="Loading pages…">
+                <Pages />
+              </LazyScreen>
+            </InWorkspace>
+          </Route>
+          <Route path="/w/:workspaceId/pages/new">
+            <InWorkspace>
+              <LazyScreen loading="Loading the editor…">
+                <PageEditor />
+              </LazyScreen>
+            </InWorkspace>
+          </Route>
+          <Route path="/w/:workspaceId/pages/:pageId/analytics">
+            <InWorkspace>
+              <LazyScreen loading="Loading analytics…">
+                <PageAnalytics />
+              </LazyScreen>
+            </InWorkspace>
+          </Route>
+          <Route path="/w/:workspaceId/pages/:pageId">
+            <InWorkspace>
+              <LazyScreen loading="Loading the page…">
+                <PageEditor />
+              </LazyScreen>
+            </InWorkspace>
+          </Route>
+          <Route path="/w/:workspaceId/settings">
+            <InWorkspace>
+              <GeneralSettings />
+            </InWorkspace>
+          </Route>
+          <Route path="/w/:workspaceId/settings/keys">
+            <InWorkspace>
+              <ApiKeys />
+            </InWorkspace>
+          </Route>
+          <Route path="/w/:workspaceId/settings/members">
+            <InWorkspace>
+              <Members />
+            </InWorkspace>
+          </Route>
+          <Route path="/w/:workspaceId/settings/domains">
+            <InWorkspace>
+              <Domains />
+            </InWorkspace>
+          </Route>
+          <Route path="/w/:workspaceId/settings/tags">
+            <InWorkspace>
+              <Tags />
+            </InWorkspace>
+          </Route>
+          <Route path="/w/:workspaceId/settings/campaigns">
+            <InWorkspace>
+              <Campaigns />
+            </InWorkspace>
+          </Route>
+          <Route path="/w/:workspaceId/settings/webhooks">
+            <InWorkspace>
+              <LazyScreen loading="Loading webhooks…">
+                <Webhooks />
+              </LazyScreen>
+            </InWorkspace>
+          </Route>
+          <Route>
+            <PageHeader title="Page not found" />
+            <div className="state">
+              <p>There is nothing at this address. Use the navigation above to find your way.</p>
+            </div>
+          </Route>
+        </Switch>
+      </ScreenBoundary>
     </Shell>
   );
 }

@@ -303,6 +303,51 @@ describe.skipIf(!available.run)('the dashboard in Chromium against the service (
     await context.close();
   });
 
+  it("a screen whose file is gone (the service upgraded since the tab opened) reloads once, then says so with a way to reload", async () => {
+    const { context, page: p } = await newPersonPage();
+    await signInThroughForm(p, owner);
+    await expect.poll(() => h1(p).textContent()).toBe('Links');
+    // As after an upgrade: the build this tab loaded named the analytics screen's file by its
+    // content, and the server no longer has it.
+    const gone = /\/app\/assets\/link-analytics-[\w-]+\.js$/;
+    let documents = 0;
+    p.on('load', () => documents++);
+    /** The documents (0: the one signed in, 1: after the reload) that asked for the file. */
+    const refusedIn = new Set<number>();
+    await context.route(gone, (route) => {
+      refusedIn.add(documents);
+      return route.fulfill({ status: 404, contentType: 'text/plain', body: 'Not Found' });
+    });
+    await p.getByRole('row', { name: /spring-2026/ }).getByRole('link', { name: 'Analytics' }).click();
+    const failed = p.getByRole('alert').filter({ has: p.getByRole('heading', { name: 'This screen could not be loaded' }) });
+    // One automatic reload (the current build would have the file), then no more: both documents
+    // asked for the file, and the person is told, still signed in, with the navigation in place.
+    await expect.poll(() => documents).toBe(1);
+    await failed.waitFor();
+    expect([...refusedIn].sort()).toEqual([0, 1]);
+    expect(new URL(p.url()).pathname).toMatch(/\/links\/[^/]+\/analytics$/);
+    const linksInNav = p.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Links', exact: true });
+    await linksInNav.waitFor();
+    await look(p, 'screen-load-error');
+
+    // Another screen opens as usual; back at this one the message is the same, with no second
+    // automatic reload within the guard's time.
+    await linksInNav.click();
+    await expect.poll(() => h1(p).textContent()).toBe('Links');
+    expect(await failed.count()).toBe(0);
+    await p.goBack();
+    await failed.waitFor();
+    expect(documents).toBe(1);
+
+    // The file is back (as it is in the current build): the button opens the screen.
+    await context.unroute(gone);
+    await p.getByRole('button', { name: 'Reload the page' }).click();
+    await expect.poll(() => h1(p).textContent()).toContain('spring-2026');
+    await p.getByText('Show the numbers').waitFor();
+    expect(documents).toBe(2);
+    await context.close();
+  });
+
   it('signs out: the session is over on the server, not only in this tab', async () => {
     const before = await ownerContext.cookies(app('/'));
     expect(before.length).toBeGreaterThan(0);
