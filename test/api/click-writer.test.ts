@@ -78,6 +78,24 @@ describe.each(testEngines())('click writer thread on %s', (engine) => {
     expect((await db.knex('link_daily_clicks').where('link_id', 'like', 'lnk_odd_%')).length).toBe(odd.length);
   });
 
+  it("stores a bio page's views with every field as given, whatever characters it holds (COPY text on Postgres too)", async () => {
+    // A page view travels as a click whose link id is the page's (pg_…) and whose QR code is null.
+    const odd = ['tab\there', 'back\\slash', '\\N', 'line\nbreak\rreturn', 'ünïcödé 😀', '', ' spaced '];
+    const at = Date.UTC(2026, 10, 23, 10);
+    const rows: StoredClick[] = odd.map((s, i) => ({
+      workspace_id: 'ws_quiet', link_id: 'pg_odd', qr_code_id: null, occurred_at: at + i,
+      referrer_host: s, country: i % 2 ? null : 'DE', device: s.slice(0, 16), browser: s, os: i % 3 ? null : s,
+    }));
+    await writeClickBatch(db.knex, engine, rows, []);
+    const stored = await db.knex('page_views').where('page_id', 'pg_odd').orderBy('occurred_at');
+    expect(stored.map((r) => ({ ...r, id: undefined, occurred_at: Number(r.occurred_at) }))).toEqual(
+      rows.map(({ link_id, qr_code_id, ...r }) => ({ ...r, page_id: link_id, id: undefined })),
+    );
+    expect((await db.knex('page_daily_views').where('page_id', 'pg_odd')).map((d) => Number(d.views))).toEqual([odd.length]);
+    // None of them is a click of a link.
+    expect(await count('pg_odd')).toBe(0);
+  });
+
   it('counts clicks of unknown country in their window under the empty country, and adds to a window across flushes', async () => {
     const at = Date.UTC(2026, 10, 22, 9, 5);
     recorder.record({ ...click('lnk_windows', at), country: undefined });

@@ -7,6 +7,7 @@ import type { Knex } from 'knex';
 import { AppError } from '../../domain/errors.ts';
 import type { PageStatus } from '../../domain/bio-pages.ts';
 import { isUniqueViolation } from '../knex.ts';
+import { copyField, copyText } from '../pg-copy.ts';
 import { recordLinkChange } from './link-changes.ts';
 import { enqueueEvents, type EmitEvents } from './outbox.ts';
 
@@ -165,6 +166,9 @@ type Prepared = Record<keyof typeof SQLITE_SQL, { run(...args: unknown[]): unkno
 const prepared = new WeakMap<object, Prepared>();
 const PG_CHUNK = 5_000;
 
+/** Raw views go to Postgres by COPY, as the raw clicks do (src/db/pg-copy.ts says why). */
+const PG_VIEW_COPY = 'COPY page_views (workspace_id, page_id, occurred_at, referrer_host, country, device, browser, os) FROM STDIN';
+
 /**
  * Raw views, views per page and day, clicks per block and day, in the caller's transaction (the
  * click flush's). Written as the clicks are, without the query builder (a view is as frequent as
@@ -214,15 +218,11 @@ export async function writePageVisits(trx: Knex.Transaction, engine: 'sqlite' | 
     return;
   }
   for (let i = 0; i < views.length; i += PG_CHUNK) {
-    const c = views.slice(i, i + PG_CHUNK);
-    await trx.raw(
-      `INSERT INTO page_views (workspace_id, page_id, occurred_at, referrer_host, country, device, browser, os)
-       SELECT * FROM unnest(?::text[], ?::text[], ?::bigint[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])`,
-      [
-        c.map((r) => r.workspace_id), c.map((r) => r.page_id), c.map((r) => r.occurred_at), c.map((r) => r.referrer_host),
-        c.map((r) => r.country), c.map((r) => r.device), c.map((r) => r.browser), c.map((r) => r.os),
-      ] as any,
-    );
+    let text = '';
+    for (const r of views.slice(i, i + PG_CHUNK)) {
+      text += `${copyField(r.workspace_id)}\t${copyField(r.page_id)}\t${r.occurred_at}\t${copyField(r.referrer_host)}\t${copyField(r.country)}\t${copyField(r.device)}\t${copyField(r.browser)}\t${copyField(r.os)}\n`;
+    }
+    await copyText(trx, PG_VIEW_COPY, text);
   }
   for (let i = 0; i < dailyRows.length; i += PG_CHUNK) {
     const c = dailyRows.slice(i, i + PG_CHUNK);

@@ -5,9 +5,9 @@
 // builder on purpose: building and preparing thousands of statements per second cost more than
 // the writes themselves (bench/README.md).
 import type { Knex } from 'knex';
-import { from as copyFrom } from 'pg-copy-streams';
 import { CLICK_WINDOW_MS } from '../../domain/analytics-alerts.ts';
 import type { ServiceEvent } from '../../domain/events.ts';
+import { copyField, copyText } from '../pg-copy.ts';
 import { enqueueEvents, subscriptionTargets, type SubscriptionTarget } from './outbox.ts';
 import { writePageVisits, type PageVisitRow } from './bio-pages.ts';
 import { workspacesWithTrafficAlerts } from './traffic-windows.ts';
@@ -193,21 +193,8 @@ async function writeSqlite(trx: Knex.Transaction, rows: StoredClick[], agg: Clic
 
 const PG_CHUNK = 5_000;
 
-/**
- * The raw clicks go to Postgres as COPY's text (pg-copy-streams): each row a line of tab-separated
- * fields. INSERT ... SELECT FROM unnest(9 arrays) made Postgres parse nine array literals and run
- * a query per chunk: COPY cost it 1–2 µs less CPU per click, and the writer thread less to
- * serialize (bench/README.md, click writer).
- */
+/** The raw clicks go to Postgres by COPY (src/db/pg-copy.ts says why). */
 const PG_CLICK_COPY = 'COPY clicks (workspace_id, link_id, qr_code_id, occurred_at, referrer_host, country, device, browser, os) FROM STDIN';
-const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
-const NEEDS_ESCAPE = /[\\\t\n\r]/;
-
-/** A field of COPY's text format: `\N` for NULL; backslash, tab, newline and CR escaped. */
-function copyField(v: string | null): string {
-  if (v === null) return '\\N';
-  return NEEDS_ESCAPE.test(v) ? v.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c]) : v;
-}
 
 /** Clicks as COPY text, one line per click in PG_CLICK_COPY's column order. */
 function clickCopyText(rows: readonly StoredClick[]): string {
@@ -218,20 +205,8 @@ function clickCopyText(rows: readonly StoredClick[]): string {
   return text;
 }
 
-async function copyClicks(trx: Knex.Transaction, rows: readonly StoredClick[]): Promise<void> {
-  // Inside a transaction Knex hands out the transaction's own pg client.
-  const conn = await (trx.client as any).acquireConnection();
-  const stream = conn.query(copyFrom(PG_CLICK_COPY));
-  // 'finish' comes once Postgres has taken the COPY and the connection is ready for the next query.
-  await new Promise<void>((resolve, reject) => {
-    stream.once('error', reject);
-    stream.once('finish', resolve);
-    stream.end(clickCopyText(rows));
-  });
-}
-
 async function writePostgres(trx: Knex.Transaction, rows: StoredClick[], agg: ClickAggregates) {
-  for (let i = 0; i < rows.length; i += PG_CHUNK) await copyClicks(trx, rows.slice(i, i + PG_CHUNK));
+  for (let i = 0; i < rows.length; i += PG_CHUNK) await copyText(trx, PG_CLICK_COPY, clickCopyText(rows.slice(i, i + PG_CHUNK)));
   for (let i = 0; i < agg.daily.length; i += PG_CHUNK) {
     const c = agg.daily.slice(i, i + PG_CHUNK);
     await trx.raw(
