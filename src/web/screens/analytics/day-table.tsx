@@ -1,16 +1,32 @@
 // The numbers behind a per-day chart, for whoever reads them rather than the lines: one row per
-// UTC day, a column per count, the window's totals in the footer. Shared by a link's analytics
-// and a bio page's.
+// UTC day, a column per count, the window's totals in the footer. Shared by a link's analytics,
+// a bio page's and the conversions report.
 import { formatDay } from '../../lib/dates.ts';
 import { formatCount } from '../../lib/format.ts';
 
 export interface DayColumn<D> {
   label: string;
-  value: (day: D) => number;
-  total: number;
+  /** A day's figure; null shows as a dash (say, no value in a currency that day). */
+  value: (day: D) => number | null;
+  total: number | null;
+  /** How a figure reads (default: a count). */
+  format?: (n: number) => string;
 }
 
-export function DayTable<D extends { day: string }>({ caption, days, columns }: { caption: string; days: D[]; columns: DayColumn<D>[] }) {
+const cell = <D,>(c: DayColumn<D>, n: number | null) => (n === null ? '—' : (c.format ?? formatCount)(n));
+
+export function DayTable<D extends { day: string }>({
+  caption,
+  days,
+  columns,
+  totalLabel = 'Total',
+}: {
+  caption: string;
+  days: D[];
+  columns: DayColumn<D>[];
+  /** The footer row's header. */
+  totalLabel?: string;
+}) {
   return (
     <details className="numbers">
       <summary>Show the numbers</summary>
@@ -33,7 +49,7 @@ export function DayTable<D extends { day: string }>({ caption, days, columns }: 
                 <th scope="row">{formatDay(d.day)}</th>
                 {columns.map((c) => (
                   <td key={c.label} className="num">
-                    {formatCount(c.value(d))}
+                    {cell(c, c.value(d))}
                   </td>
                 ))}
               </tr>
@@ -41,10 +57,10 @@ export function DayTable<D extends { day: string }>({ caption, days, columns }: 
           </tbody>
           <tfoot>
             <tr>
-              <th scope="row">Total</th>
+              <th scope="row">{totalLabel}</th>
               {columns.map((c) => (
                 <td key={c.label} className="num">
-                  {formatCount(c.total)}
+                  {cell(c, c.total)}
                 </td>
               ))}
             </tr>

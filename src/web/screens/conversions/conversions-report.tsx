@@ -7,6 +7,7 @@ import { formatRate, money, RATE_REASONS, RATE_REASONS_SHORT, typeLabel, type Ra
 import { formatDay } from '../../lib/dates.ts';
 import { downloadText } from '../../lib/download.ts';
 import { formatCount, plural } from '../../lib/format.ts';
+import { DayTable } from '../analytics/day-table.tsx';
 import { ConversionsChart } from './conversions-chart.tsx';
 import { conversionsCsv } from './conversions-csv.ts';
 import { campaignName, linkName, qrName, type Named } from './names.ts';
@@ -224,57 +225,20 @@ export function ConversionsReport(props: {
           </button>
         </div>
         {series.length ? <ConversionsChart series={series} summary={summary} /> : <p className="muted">The window is empty: it starts where it ends.</p>}
-        <details className="numbers">
-          <summary>Show the numbers</summary>
-          <div className="table-wrap table-wrap-tall" role="region" aria-label="Conversions per day, as numbers" tabIndex={0}>
-            <table className="table table-compact">
-              <caption>Conversions per day</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Day</th>
-                  <th scope="col" className="num">
-                    Conversions
-                  </th>
-                  {currencies.map((c) => (
-                    <th scope="col" className="num" key={c}>
-                      Value ({c})
-                    </th>
-                  ))}
-                </tr>
-              </thead>
-              <tbody>
-                {series.map((d) => (
-                  <tr key={d.day}>
-                    <th scope="row">{formatDay(d.day)}</th>
-                    <td className="num">{formatCount(d.conversions)}</td>
-                    {currencies.map((c) => {
-                      const v = d.value.find((x) => x.currency === c);
-                      return (
-                        <td className="num" key={c}>
-                          {v ? money(v.valueMinor, c) : '—'}
-                        </td>
-                      );
-                    })}
-                  </tr>
-                ))}
-              </tbody>
-              <tfoot>
-                <tr>
-                  <th scope="row">All days</th>
-                  <td className="num">{formatCount(data.total)}</td>
-                  {currencies.map((c) => {
-                    const v = data.value.find((x) => x.currency === c);
-                    return (
-                      <td className="num" key={c}>
-                        {v ? money(v.valueMinor, c) : '—'}
-                      </td>
-                    );
-                  })}
-                </tr>
-              </tfoot>
-            </table>
-          </div>
-        </details>
+        <DayTable
+          caption="Conversions per day"
+          days={series}
+          totalLabel="All days"
+          columns={[
+            { label: 'Conversions', value: (d) => d.conversions, total: data.total },
+            ...currencies.map((c) => ({
+              label: `Value (${c})`,
+              value: (d: (typeof series)[number]) => d.value.find((x) => x.currency === c)?.valueMinor ?? null,
+              total: data.value.find((x) => x.currency === c)?.valueMinor ?? null,
+              format: (minor: number) => money(minor, c),
+            })),
+          ]}
+        />
         <p className="fine-print">
           The first and last day count only their part inside the window. A rate divides the conversions attributed to links by the clicks over the same
           window: two counts of one period, not people followed from a click to a conversion, so it can pass 100%.
