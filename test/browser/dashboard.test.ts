@@ -329,6 +329,9 @@ describe.skipIf(!available.run)('the dashboard in Chromium against the service (
     const linksInNav = p.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Links', exact: true });
     await linksInNav.waitFor();
     await look(p, 'screen-load-error');
+    await p.setViewportSize({ width: 390, height: 844 });
+    await look(p, 'screen-load-error-phone');
+    await p.setViewportSize({ width: 1280, height: 800 });
 
     // Another screen opens as usual; back at this one the message is the same, with no second
     // automatic reload within the guard's time.
