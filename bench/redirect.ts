@@ -118,6 +118,7 @@ import { migrateLatest, openDatabase } from '../src/db/knex';
 import { addMember, createWorkspace } from '../src/db/repos/workspaces';
 import { RESERVED_SLUGS } from '../src/domain/slugs';
 import { contentText } from '../src/domain/bio-pages';
+import { DAY_MS } from '../src/domain/conversions';
 import { benchCleanups, finishBench, guardBenchRun, watchChild } from './lifecycle';
 import { cpuMs, createScratchPostgres, fmtInt, fmtMs, freePort, log, percentile, processesCpuByPid, processesCpuSince, rssKiB, rssSplitKiB, sleep, table, threadCpuMs, buildService, intOption, mainThreadPreemptions } from './util';
 
@@ -490,7 +491,7 @@ interface BenchDatabase {
  * set insert one (and the rounds drift from the one to the other as the day fills).
  */
 const DAY_STARTED_SQL = () =>
-  `INSERT INTO link_daily_clicks (link_id, workspace_id, day, clicks, scans) SELECT id, workspace_id, ${Math.floor(Date.now() / 86_400_000)}, 0, 0 FROM links`;
+  `INSERT INTO link_daily_clicks (link_id, workspace_id, day, clicks, scans) SELECT id, workspace_id, ${Math.floor(Date.now() / DAY_MS)}, 0, 0 FROM links`;
 
 async function createDatabase(tmp: string): Promise<BenchDatabase> {
   if (ENGINE === 'sqlite') {

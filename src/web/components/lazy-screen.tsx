@@ -9,8 +9,9 @@
 //    the page reloads once, which fetches the current index.html and its files, so an upgrade
 //    costs the person one reload at the screen they asked for. A second failure within
 //    RELOAD_GUARD_MS does not reload again (the server or the network is down, not upgraded).
-//  - ScreenBoundary: what a failure that is not reloaded away shows in place of the screen, with
-//    a button to reload; also any error a screen throws while rendering.
+//  - ScreenBoundary (around every screen: the signed-in frame keys one by the address, the shared
+//    report has its own): what a failure that is not reloaded away shows in place of the screen,
+//    with a button to reload; also any error a screen throws while rendering.
 // Both are React's and Vite's documented mechanisms; only the messages are ours.
 import { Component, Suspense, type ComponentType, type ReactNode } from 'react';
 import { Loading } from './feedback.tsx';
@@ -79,11 +80,10 @@ export class ScreenBoundary extends Component<{ children: ReactNode; frame?: Com
 
 const Unframed = ({ children }: { children: ReactNode }) => <>{children}</>;
 
-/** A lazily loaded screen: `loading` while its files arrive, the boundary if they do not. */
+/**
+ * A lazily loaded screen: `loading` while its files arrive. A failure goes to the ScreenBoundary
+ * around it (the signed-in frame's, keyed by the address; the shared report's own).
+ */
 export function LazyScreen({ loading, children }: { loading: string; children: ReactNode }) {
-  return (
-    <ScreenBoundary>
-      <Suspense fallback={<Loading label={loading} />}>{children}</Suspense>
-    </ScreenBoundary>
-  );
+  return <Suspense fallback={<Loading label={loading} />}>{children}</Suspense>;
 }
