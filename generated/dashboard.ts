@@ -92,6 +92,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/invitation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read an invitation's link
+         * @description What the holder of an invitation's link is invited to: the workspace's name, the email and the role. A token that is unknown, used, revoked, replaced or older than 7 days answers 404.
+         */
+        get: operations["getInvitation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/invitation/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept an invitation
+         * @description Accepts an invitation as the signed-in person, who must be signed in as the invited email (403 otherwise, changing nothing): they become a member with the invitation's role, and the link stops working. An invitation whose sender may no longer invite to its role (removed, or no longer OWNER or ADMIN) answers 404, as one that is used, revoked or expired. Already a member: 409.
+         */
+        post: operations["acceptInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/invitation/register": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create an account with an invitation
+         * @description For an invited email that has no account yet: creates the account with the password given, makes it a member with the invitation's role, and signs it in; the link stops working. An email that already has an account answers 409 and changes nothing (its person signs in and accepts). A token that is unknown, used, revoked, replaced or expired answers 404.
+         */
+        post: operations["registerWithInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/shared/{token}": {
         parameters: {
             query?: never;
@@ -396,11 +456,7 @@ export interface paths {
          */
         get: operations["listMembers"];
         put?: never;
-        /**
-         * Add a member
-         * @description Adds a person (made if new) with a role; only an OWNER adds an OWNER. A person without a password gets a one-time set-up link in the answer (valid 24 hours). Already a member: 409.
-         */
-        post: operations["addMember"];
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -429,6 +485,50 @@ export interface paths {
          * @description Only an OWNER changes roles; the last OWNER cannot stop being one (409).
          */
         patch: operations["updateMember"];
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Invitations
+         * @description The workspace's invitations still waiting for their person (not accepted, revoked, replaced or expired).
+         */
+        get: operations["listInvitations"];
+        put?: never;
+        /**
+         * Invite someone
+         * @description Invites an email to the workspace with a role and answers the invitation's link, once. Nobody becomes a member until the person accepts: signed in as that email, or creating that account with the link. Only an OWNER invites an OWNER. A waiting invitation of the same email is replaced (its link stops working). Someone already a member with that email: 409. The answer never says whether the email has an account.
+         */
+        post: operations["createInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/invitations/{invitationId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an invitation
+         * @description Revokes an invitation still waiting for its person; its link stops working. Only an OWNER revokes an invitation to be OWNER.
+         */
+        delete: operations["revokeInvitation"];
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/workspaces/{workspaceId}/domains": {
@@ -1178,6 +1278,41 @@ export interface components {
             /** @description The first person's email address; they become the workspace's OWNER. */
             email: string;
             /** @description Their password, at least 10 characters. */
+            password: string;
+        };
+        /** @description What the holder of an invitation's link is invited to. */
+        InvitationPreview: {
+            /** @description The invitation. */
+            data: {
+                /** @description The workspace's name. */
+                workspaceName: string;
+                /**
+                 * Format: email
+                 * @description The email invited; only an account with this email can accept.
+                 */
+                email: string;
+                role: components["schemas"]["Role"];
+                /**
+                 * Format: date-time
+                 * @description When the link stops working.
+                 */
+                expiresAt: string;
+            };
+        };
+        /** @description The token of the invitation's link. */
+        InvitationAccept: {
+            /** @description The token of the invitation's link. */
+            token: string;
+        };
+        /** @description The workspace joined, with the role the invitation gave. */
+        InvitationAccepted: {
+            data: components["schemas"]["WorkspaceSummary"];
+        };
+        /** @description The token of the invitation's link and the password of the new account. */
+        InvitationRegister: {
+            /** @description The token of the invitation's link. */
+            token: string;
+            /** @description The new account's password, at least 10 characters. */
             password: string;
         };
         /**
@@ -1965,8 +2100,6 @@ export interface components {
             /** @description Their email address. */
             email: string;
             role: components["schemas"]["Role"];
-            /** @description False until they set a password with their set-up link. */
-            hasPassword: boolean;
             /**
              * Format: date-time
              * @description When they joined the workspace.
@@ -1978,18 +2111,6 @@ export interface components {
             /** @description The members. */
             data: components["schemas"]["Member"][];
         };
-        /** @description A person to add (an OWNER is added only by an OWNER). */
-        MemberCreate: {
-            /** @description Their email address. */
-            email: string;
-            role: components["schemas"]["Role"];
-        };
-        /** @description The member added. A person without a password gets a one-time set-up link (valid 24 hours): give it to them; `setupUrl` is null for someone who already signs in. */
-        MemberCreated: {
-            data: components["schemas"]["Member"];
-            /** @description The set-up link, shown this once. */
-            setupUrl: string | null;
-        };
         /** @description A new role (only an OWNER changes roles). */
         MemberUpdate: {
             role: components["schemas"]["Role"];
@@ -1997,6 +2118,57 @@ export interface components {
         /** @description One member. */
         MemberEnvelope: {
             data: components["schemas"]["Member"];
+        };
+        /** @description An invitation still waiting for its person: it becomes a membership only when the person signed in as `email` accepts it, or creates that account with it. */
+        Invitation: {
+            /** @description Invitation id. */
+            id: string;
+            /**
+             * Format: email
+             * @description The email invited (lowercased); only an account with this email can accept.
+             */
+            email: string;
+            role: components["schemas"]["Role"];
+            /** @description Who sent it (null once that account is gone). */
+            invitedBy: null | {
+                /** @description User id. */
+                id: string;
+                /** @description Their email address. */
+                email: string;
+            };
+            /**
+             * Format: date-time
+             * @description When it was sent.
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When its link stops working (7 days after it was sent).
+             */
+            expiresAt: string;
+        };
+        /** @description The workspace's invitations still waiting for their person, newest first. */
+        InvitationList: {
+            /** @description The invitations. */
+            data: components["schemas"]["Invitation"][];
+        };
+        /** @description Whom to invite, and with which role (an OWNER is invited only by an OWNER). */
+        InvitationCreate: {
+            /**
+             * Format: email
+             * @description Their email address.
+             */
+            email: string;
+            role: components["schemas"]["Role"];
+        };
+        /** @description The invitation and its link, shown this once: give the link to the person invited. It works once, for 7 days, and only for someone signed in as (or creating the account of) the invited email. */
+        InvitationCreated: {
+            data: components["schemas"]["Invitation"];
+            /**
+             * Format: uri
+             * @description `{PUBLIC_URL}/app/invite?token=...`
+             */
+            inviteUrl: string;
         };
         /** @description A custom domain. It serves the workspace's links once verified (ACTIVE): point the host at this service (a CNAME to the short domain) and publish the TXT record `verification` names, then verify. */
         Domain: {
@@ -2790,8 +2962,8 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The deployment runs without this feature (`FEATURE_GOALS` or `FEATURE_CONVERSIONS` off): `code` is `goals_unavailable` or `conversions_unavailable`; retrying does not help. */
-        Unavailable: {
+        /** @description The change conflicts with the state of the object: a slug taken or reserved, an email already a member, a host already registered. */
+        Conflict: {
             headers: {
                 [name: string]: unknown;
             };
@@ -2799,8 +2971,8 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The change conflicts with the state of the object: a slug taken or reserved, an email already a member, a host already registered. */
-        Conflict: {
+        /** @description The deployment runs without this feature (`FEATURE_GOALS` or `FEATURE_CONVERSIONS` off): `code` is `goals_unavailable` or `conversions_unavailable`; retrying does not help. */
+        Unavailable: {
             headers: {
                 [name: string]: unknown;
             };
@@ -3048,6 +3220,91 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
+        };
+    };
+    getInvitation: {
+        parameters: {
+            query: {
+                /** @description The token of the invitation's link. */
+                token: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The invitation. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationPreview"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    acceptInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The token of the invitation's link. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvitationAccept"];
+            };
+        };
+        responses: {
+            /** @description Joined. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationAccepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    registerWithInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The token and the new account's password. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvitationRegister"];
+            };
+        };
+        responses: {
+            /** @description The account is created, has joined and is signed in; the cookie is set. */
+            201: {
+                headers: {
+                    /** @description The session cookie sl_session (HttpOnly, Secure, SameSite=Lax, Path=/app). */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
         };
     };
     readSharedReport: {
@@ -3645,39 +3902,6 @@ export interface operations {
             404: components["responses"]["NotFound"];
         };
     };
-    addMember: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description A workspace the signed-in person belongs to (another answers 404). */
-                workspaceId: components["parameters"]["WorkspaceId"];
-            };
-            cookie?: never;
-        };
-        /** @description Email and role. */
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["MemberCreate"];
-            };
-        };
-        responses: {
-            /** @description Added. */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MemberCreated"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
-        };
-    };
     removeMember: {
         parameters: {
             query?: never;
@@ -3738,6 +3962,91 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+        };
+    };
+    listInvitations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace the signed-in person belongs to (another answers 404). */
+                workspaceId: components["parameters"]["WorkspaceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The invitations. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    createInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace the signed-in person belongs to (another answers 404). */
+                workspaceId: components["parameters"]["WorkspaceId"];
+            };
+            cookie?: never;
+        };
+        /** @description Email and role. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvitationCreate"];
+            };
+        };
+        responses: {
+            /** @description Invited. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationCreated"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    revokeInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace the signed-in person belongs to (another answers 404). */
+                workspaceId: components["parameters"]["WorkspaceId"];
+                /** @description An invitation of the workspace still waiting (any other answers 404). */
+                invitationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
         };
     };
     listDomains: {

@@ -7,6 +7,8 @@ export const SESSION_IDLE_MS = 14 * 24 * 3_600_000;
 export const SESSION_TOUCH_MS = 10 * 60_000;
 /** A set-up link works once, for 24 hours. */
 export const SETUP_LINK_MS = 24 * 3_600_000;
+/** An invitation to a workspace works once, for 7 days. */
+export const INVITATION_MS = 7 * 24 * 3_600_000;
 export const MIN_PASSWORD_LENGTH = 10;
 /** Wrong passwords allowed per email and client, per window. */
 export const SIGN_IN_ATTEMPTS = 5;
@@ -31,6 +33,9 @@ export function passwordProblem(password: string): string | null {
 
 /** The page where a person sets their password with a one-time set-up token. */
 export const setupUrl = (config: { publicUrl: string }, token: string) => `${config.publicUrl}/app/setup-password?token=${token}`;
+
+/** The page where an invited person joins a workspace (signing in, or creating their account). */
+export const invitationUrl = (config: { publicUrl: string }, token: string) => `${config.publicUrl}/app/invite?token=${token}`;
 
 /** The page where the first person creates the first workspace (printed by `serve` while nobody has). */
 export const firstRunUrl = (config: { publicUrl: string }, token: string) => `${config.publicUrl}/app/setup?token=${token}`;

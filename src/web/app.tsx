@@ -1,6 +1,6 @@
-// Routes (all under /app). Sign-in and the two set-up screens need no session; everything else
-// is inside the signed-in frame. Analytics, conversions, goals, pages and import load on first use
-// (uPlot, the CSV report).
+// Routes (all under /app). Sign-in, the two set-up screens and an invitation need no session;
+// everything else is inside the signed-in frame. Analytics, conversions, goals, pages and import
+// load on first use (uPlot, the CSV report).
 import { lazy, Suspense, useEffect, type ReactNode } from 'react';
 import { Redirect, Route, Router, Switch, useLocation, useParams } from 'wouter';
 import { asApiError } from './api/errors.ts';
@@ -12,6 +12,7 @@ import { PublicFrame, Shell } from './components/shell.tsx';
 import { APP_BASE } from './lib/navigation.ts';
 import { Account } from './screens/account.tsx';
 import { FirstRun } from './screens/first-run.tsx';
+import { Invite } from './screens/invite.tsx';
 import { LinkEditor } from './screens/links/link-editor.tsx';
 import { LinksList } from './screens/links/links-list.tsx';
 import { SetupPassword } from './screens/setup-password.tsx';
@@ -42,6 +43,7 @@ export function App() {
         <Route path="/login" component={SignIn} />
         <Route path="/setup-password" component={SetupPassword} />
         <Route path="/setup" component={FirstRun} />
+        <Route path="/invite" component={Invite} />
         {/* A shared report is read signed out, outside the signed-in frame (loaded on first use). */}
         <Route path="/shared/:token">
           <ScreenBoundary frame={PublicFrame}>

@@ -201,4 +201,20 @@ describe.each(testEngines())('migrations on %s', (engine) => {
       expect(await indexes()).toContain('links_deleted');
     });
   });
+
+  it('invitations (20261203000000): set-up links made before it are used up; down removes the table', async () => {
+    await withFreshDatabase(engine, async (db) => {
+      await migrateLatest(db);
+      await db.knex.migrate.down({ migrationSource, name: '20261203000000_invitations' });
+      expect(await db.knex.schema.hasTable('invitations')).toBe(false);
+      await db.knex('users').insert({ id: 'usr_m', email: 'm@example.com', created_at: 1 });
+      const token = (hash: string, usedAt: number | null) => ({ token_hash: hash, user_id: 'usr_m', created_at: 1, expires_at: Date.now() + 3_600_000, used_at: usedAt });
+      await db.knex('password_setup_tokens').insert([token('a'.repeat(64), null), token('b'.repeat(64), 5)]);
+      await migrateLatest(db);
+      expect(await db.knex.schema.hasTable('invitations')).toBe(true);
+      const rows = await db.knex('password_setup_tokens').orderBy('token_hash');
+      expect(rows.map((r: any) => r.used_at === null)).toEqual([false, false]);
+      expect(Number(rows[1].used_at)).toBe(5);
+    });
+  });
 });

@@ -204,32 +204,38 @@ describe.skipIf(!available.run)('the dashboard in Chromium against the service (
     await expect.poll(() => page.getByLabel('New API key').count()).toBe(0);
   });
 
-  it('adds a MEMBER who sets a password from the one-time set-up link, then makes links but deletes none and manages nobody', async () => {
+  it('invites a MEMBER who creates their account from the link, then makes links but deletes none and manages nobody', async () => {
     await page.getByRole('link', { name: 'Members', exact: true }).click();
     await page.getByLabel('Email').fill('bo@acme.example');
     await page.getByLabel('Role', { exact: true }).selectOption('MEMBER');
-    await page.getByRole('button', { name: 'Add member' }).click();
-    const setupUrl = await page.getByLabel('Set-up link').inputValue();
+    await page.getByRole('button', { name: 'Invite' }).click();
+    const inviteUrl = await page.getByLabel('Invitation link').inputValue();
     // PUBLIC_URL is https://localhost:8443 in the tests; the server listens on another port.
-    const link = new URL(setupUrl);
-    expect(link.pathname).toBe('/app/setup-password');
+    const link = new URL(inviteUrl);
+    expect(link.pathname).toBe('/app/invite');
     expect(link.searchParams.get('token')).toMatch(/\S{20,}/);
     const onThisServer = `${server.url}${link.pathname}${link.search}`;
-    await look(page, 'settings-members-added');
+    // Waiting until accepted: listed, not a member yet.
+    await page.getByRole('table', { name: 'Waiting invitations' }).getByRole('cell', { name: 'bo@acme.example', exact: true }).waitFor();
+    expect(await page.getByRole('table', { name: 'Members' }).getByRole('cell', { name: 'bo@acme.example', exact: true }).count()).toBe(0);
+    await look(page, 'settings-members-invited');
 
     const { context, page: p } = await newPersonPage();
     await p.goto(onThisServer);
-    await p.getByLabel('Password', { exact: true }).fill('short');
-    await p.getByLabel('Confirm password').fill('short');
-    await p.getByRole('button', { name: 'Set password' }).click();
-    await p.getByText('Use at least 10 characters.').waitFor();
-    await p.getByLabel('Password', { exact: true }).fill('a long enough password');
-    await p.getByLabel('Confirm password').fill('a long enough passw0rd');
-    await p.getByRole('button', { name: 'Set password' }).click();
+    await expect.poll(() => h1(p).textContent()).toBe('Join Acme');
+    await look(p, 'invite-signed-out');
+    const create = p.getByRole('region', { name: 'I am new here' });
+    await create.getByLabel('New password', { exact: true }).fill('short');
+    await create.getByLabel('Confirm new password').fill('short');
+    await create.getByRole('button', { name: 'Create account and join' }).click();
+    await create.getByText('Use at least 10 characters.').waitFor();
+    await create.getByLabel('New password', { exact: true }).fill('a long enough password');
+    await create.getByLabel('Confirm new password').fill('a long enough passw0rd');
+    await create.getByRole('button', { name: 'Create account and join' }).click();
     await expect.poll(() => p.locator('[aria-invalid="true"]').count()).toBeGreaterThan(0);
-    await look(p, 'setup-password-errors');
-    await p.getByLabel('Confirm password').fill('a long enough password');
-    await p.getByRole('button', { name: 'Set password' }).click();
+    await look(p, 'invite-errors');
+    await create.getByLabel('Confirm new password').fill('a long enough password');
+    await create.getByRole('button', { name: 'Create account and join' }).click();
     await expect.poll(() => h1(p).textContent()).toBe('Links');
 
     await p.getByRole('button', { name: 'New link' }).waitFor();
@@ -238,18 +244,51 @@ describe.skipIf(!available.run)('the dashboard in Chromium against the service (
     await expect.poll(() => p.getByRole('button', { name: 'Delete link' }).count()).toBe(0);
     await p.getByRole('link', { name: 'Settings' }).click();
     await p.getByRole('link', { name: 'Members', exact: true }).click();
-    await expect.poll(() => p.getByRole('button', { name: 'Add member' }).count()).toBe(0);
+    await p.getByRole('cell', { name: /bo@acme\.example/ }).waitFor();
+    await expect.poll(() => p.getByRole('button', { name: 'Invite' }).count()).toBe(0);
     await look(p, 'settings-members-member');
     await context.close();
 
-    // The set-up link worked once.
+    // The link worked once.
     const again = await newPersonPage();
     await again.page.goto(onThisServer);
-    await again.page.getByLabel('Password', { exact: true }).fill('another long password');
-    await again.page.getByLabel('Confirm password').fill('another long password');
-    await again.page.getByRole('button', { name: 'Set password' }).click();
-    await expect.poll(() => again.page.getByRole('alert').first().textContent()).toMatch(/new set-up link/);
+    await expect.poll(() => again.page.getByRole('alert').first().textContent()).toMatch(/not valid any more/);
+    await look(again.page, 'invite-used');
     await again.context.close();
+  });
+
+  it('someone with an account signs in on the invitation and joins; signed in as another email, they are told so', async () => {
+    const knex = server.services.db.knex;
+    const elsewhere = await ws.createWorkspace(knex, 'Elsewhere', 'growth');
+    const dee = await seedPerson(knex, elsewhere, 'OWNER', 'dee@elsewhere.example');
+    await page.getByRole('link', { name: 'Members', exact: true }).click();
+    await page.getByLabel('Email').fill(dee.email);
+    await page.getByLabel('Role', { exact: true }).selectOption('ANALYST');
+    await page.getByRole('button', { name: 'Invite' }).click();
+    const link = new URL(await page.getByLabel('Invitation link').inputValue());
+    const onThisServer = `${server.url}${link.pathname}${link.search}`;
+
+    // Signed in as the analyst: the invitation is not theirs.
+    const other = await newPersonPage();
+    await signInThroughForm(other.page, analyst);
+    await expect.poll(() => h1(other.page).textContent()).toBe('Links');
+    await other.page.goto(onThisServer);
+    await expect.poll(() => other.page.getByRole('alert').first().textContent()).toContain(`This invitation is for ${dee.email}`);
+    await look(other.page, 'invite-other-account');
+    await other.page.getByRole('button', { name: 'Sign out' }).click();
+    const signInPart = other.page.getByRole('region', { name: 'I have an account' });
+    await signInPart.waitFor();
+    expect(await signInPart.getByLabel('Email').inputValue()).toBe(dee.email);
+    await signInPart.getByLabel('Password', { exact: true }).fill('not the password');
+    await signInPart.getByRole('button', { name: 'Sign in and join' }).click();
+    await expect.poll(() => signInPart.getByRole('alert').textContent()).toMatch(/email or password/i);
+    await signInPart.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await signInPart.getByRole('button', { name: 'Sign in and join' }).click();
+    await expect.poll(() => h1(other.page).textContent()).toBe('Links');
+    expect(other.page.url()).toBe(app(`/w/${workspaceId}/links`));
+    expect(await ws.roleOf(knex, workspaceId, dee.userId)).toBe('ANALYST');
+    expect(await ws.roleOf(knex, elsewhere, dee.userId)).toBe('OWNER');
+    await other.context.close();
   });
 
   it('keeps a screenshot of the remaining screens, each clean under axe-core', async () => {
@@ -286,7 +325,8 @@ describe.skipIf(!available.run)('the dashboard in Chromium against the service (
     await p.getByRole('link', { name: 'API keys' }).click();
     await expect.poll(() => p.getByRole('button', { name: 'Create key' }).count()).toBe(0);
     await p.getByRole('link', { name: 'Members', exact: true }).click();
-    await expect.poll(() => p.getByRole('button', { name: 'Add member' }).count()).toBe(0);
+    await p.getByRole('heading', { name: 'Members', exact: true }).first().waitFor();
+    await expect.poll(() => p.getByRole('button', { name: 'Invite' }).count()).toBe(0);
     await expect.poll(() => p.getByRole('button', { name: /^Remove / }).count()).toBe(0);
     await look(p, 'settings-members-analyst');
 

@@ -10,7 +10,7 @@
 //     the path: 404; another workspace's object: never a 2xx that shows or changes it;
 //   - no answer shows another workspace's ids (its links, campaigns and QR codes have conversions,
 //     so the Conversions read has some to show); afterwards the other workspace's links, tags,
-//     domains, keys, members, campaigns, goals, conversions, webhooks, bio pages and reports are exactly as they were;
+//     domains, keys, members, invitations, campaigns, goals, conversions, webhooks, bio pages and reports are exactly as they were;
 //   - a shared report's public read (no session) answers 2xx only for a token that opens a
 //     report now: the "theirs" tokens are the other workspace's PRIVATE report's, a token a new
 //     one replaced and a deleted report's, which must answer 404.
@@ -38,7 +38,7 @@ const ROLES = ['owner', 'admin', 'member', 'analyst'] as const;
 type Who = (typeof ROLES)[number];
 
 /** Ids of one workspace's objects, by the path or query parameter that names them. */
-type Pools = Record<'linkId' | 'keyId' | 'userId' | 'domainId' | 'tagId' | 'goalId' | 'subscriptionId' | 'deliveryId' | 'campaignId' | 'qrCodeId' | 'pageId' | 'reportId' | 'token', string[]>;
+type Pools = Record<'linkId' | 'keyId' | 'userId' | 'invitationId' | 'domainId' | 'tagId' | 'goalId' | 'subscriptionId' | 'deliveryId' | 'campaignId' | 'qrCodeId' | 'pageId' | 'reportId' | 'token', string[]>;
 /** Query parameters that name an object: sent with one of the pools' ids (the links list's filters, the conversion filters). */
 const QUERY_IDS = new Set<string>(['tagId', 'domainId', 'linkId', 'campaignId', 'qrCodeId']);
 
@@ -98,6 +98,12 @@ describe.each(testEngines())('dashboard API fuzz on %s', (engine) => {
     // People the fuzzer may change or remove: never the signed-in ones.
     const userIds = [];
     for (let i = 0; i < 3; i++) userIds.push(await ws.addMember(knex(), team.workspaceId, `${tag}-extra${i}-${Date.now()}@example.com`, 'MEMBER'));
+    // Invitations the fuzzer may revoke (and whose tokens it never sees).
+    const invitationIds = [];
+    for (let i = 0; i < 2; i++) {
+      const invited = await team.owner.request('POST', `${base}/invitations`, { body: { email: `${tag}-invited${i}-${Date.now()}@example.com`, role: 'MEMBER' } });
+      invitationIds.push(invited.body.data.id);
+    }
     // A webhook subscription to a loopback address this server refuses (its worker is off, and a
     // test event is refused before anything is sent), and one FAILED delivery to replay.
     const subscriptionIds = [(await team.owner.request('POST', `${base}/webhooks/subscriptions`, { body: { variant: 'B', url: 'https://127.0.0.1:9/fuzz', events: ['link.created'], secret: 'fuzz secret sixteen+' } })).body.data.id];
@@ -135,7 +141,7 @@ describe.each(testEngines())('dashboard API fuzz on %s', (engine) => {
       tokens = [tokenOf(hidden.url), tokenOf(renewed.url), tokenOf(deleted.url)];
     }
     return {
-      linkId: linkIds, keyId: keyIds, userId: userIds, domainId: domainIds, tagId: tagIds, goalId: goalIds, subscriptionId: subscriptionIds, deliveryId: deliveryIds,
+      linkId: linkIds, keyId: keyIds, userId: userIds, invitationId: invitationIds, domainId: domainIds, tagId: tagIds, goalId: goalIds, subscriptionId: subscriptionIds, deliveryId: deliveryIds,
       campaignId: campaignIds, qrCodeId: qrCodeIds, pageId: pageIds, reportId: reports.map((r) => r.id), token: tokens,
     };
   }
@@ -149,6 +155,7 @@ describe.each(testEngines())('dashboard API fuzz on %s', (engine) => {
       domains: await rows('domains', 'id'),
       keys: await rows('api_keys', 'id'),
       members: await rows('memberships', 'user_id'),
+      invitations: await rows('invitations', 'id'),
       campaigns: await rows('campaigns', 'id'),
       goals: await rows('goals', 'id'),
       reports: await rows('reports', 'id'),

@@ -165,8 +165,8 @@ export async function membersOf(knex: Knex, workspaceId: string) {
     .join('users as u', 'u.id', 'm.user_id')
     .where('m.workspace_id', workspaceId)
     .orderBy('u.email')
-    .select('u.id', 'u.email', 'm.role', 'm.created_at', 'u.password_hash');
-  return rows.map((r) => ({ userId: r.id as string, email: r.email as string, role: r.role as Role, hasPassword: !!r.password_hash, joinedAt: Number(r.created_at) }));
+    .select('u.id', 'u.email', 'm.role', 'm.created_at');
+  return rows.map((r) => ({ userId: r.id as string, email: r.email as string, role: r.role as Role, joinedAt: Number(r.created_at) }));
 }
 
 export async function ownerCount(knex: Knex, workspaceId: string): Promise<number> {

@@ -73,14 +73,15 @@ export async function setRole(knex: Knex, workspaceId: string, userId: string, r
 /**
  * The interface: when the person who created a key leaves, the key keeps working for everything
  * except update and delete (403), so removing a member revokes nothing. Their dashboard sessions
- * end: they sign in again to what they still belong to.
+ * end only when they belong to no workspace any more: one workspace never signs a person out of
+ * another (each request checks the membership of the workspace it names).
  */
 export async function removeMember(knex: Knex, workspaceId: string, userId: string, opts: { keepOwner?: boolean } = {}): Promise<void> {
   await knex.transaction(async (trx) => {
     if (opts.keepOwner) await keepingAnOwner(trx, workspaceId, userId, 'The last OWNER cannot be removed');
     const n = await trx('memberships').where({ workspace_id: workspaceId, user_id: userId }).delete();
     if (!n) throw notFound(`user ${userId} is not a member of ${workspaceId}`);
-    await trx('sessions').where({ user_id: userId }).delete();
+    if (!(await trx('memberships').where({ user_id: userId }).first('workspace_id'))) await trx('sessions').where({ user_id: userId }).delete();
   });
 }
 

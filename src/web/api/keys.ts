@@ -9,6 +9,7 @@ export const keys = {
   domains: (ws: string) => ['domains', ws] as const,
   keys: (ws: string) => ['keys', ws] as const,
   members: (ws: string) => ['members', ws] as const,
+  invitations: (ws: string) => ['invitations', ws] as const,
   campaigns: (ws: string) => ['campaigns', ws] as const,
   conversions: (ws: string, query: string) => ['conversions', ws, query] as const,
   goals: (ws: string) => ['goals', ws] as const,

@@ -21,6 +21,7 @@ export type QrCode = Schemas['QrCode']['data'];
 export type ApiKey = Schemas['ApiKey'];
 export type Scope = Schemas['Scope'];
 export type Member = Schemas['Member'];
+export type Invitation = Schemas['Invitation'];
 export type Domain = Schemas['Domain'];
 export type WorkspaceTag = Schemas['WorkspaceTag'];
 export type Campaign = Schemas['Campaign'];

@@ -4,7 +4,7 @@ import { navigate } from 'wouter/use-browser-location';
 export const APP_BASE = '/app';
 
 /** Screens that need no session: a 401 there is the screen's own business. */
-const PUBLIC_SCREENS = ['/login', '/setup', '/setup-password'];
+const PUBLIC_SCREENS = ['/login', '/setup', '/setup-password', '/invite'];
 
 /** The current address inside the app ("/w/ws_1/links?page=2"). */
 export function currentAppPath(): string {

@@ -564,18 +564,25 @@ describe.skipIf(!available.run)('the dashboard in Chromium against Prism\'s mock
       expect(await page.getByRole('button', { name: 'Create key' }).isDisabled()).toBe(true);
     });
 
-    it('members: adding someone shows their set-up link; an OWNER changes roles, an ADMIN cannot', async () => {
+    it('members: inviting someone shows their link and lists the invitation; an OWNER changes roles, an ADMIN cannot', async () => {
       await realisticReads(page);
       await open(`/w/${WS}/settings/members`);
+      await page.getByRole('table', { name: 'Waiting invitations' }).getByRole('cell', { name: 'fay@acme.example', exact: true }).waitFor();
       await page.getByLabel('Email').fill('eve@acme.example');
       await page.getByLabel('Role', { exact: true }).selectOption('ANALYST');
-      await answer(page, 'POST', `**/app/api/workspaces/${WS}/members`, { data: { userId: 'usr_eve', email: 'eve@acme.example', role: 'ANALYST', hasPassword: false, joinedAt: new Date().toISOString() }, setupUrl: 'https://sho.rt/app/setup-password?token=abc' }, 201);
-      await page.getByRole('button', { name: 'Add member' }).click();
-      await expect.poll(() => page.getByLabel('Set-up link').inputValue()).toBe('https://sho.rt/app/setup-password?token=abc');
+      const invitation = { id: 'inv_eve', email: 'eve@acme.example', role: 'ANALYST', invitedBy: { id: 'usr_ada', email: 'ada@acme.example' }, createdAt: new Date().toISOString(), expiresAt: new Date(Date.now() + 7 * 86_400_000).toISOString() };
+      const sent = await answer(page, 'POST', `**/app/api/workspaces/${WS}/invitations`, { data: invitation, inviteUrl: 'https://sho.rt/app/invite?token=abc' }, 201);
+      await page.getByRole('button', { name: 'Invite' }).click();
+      await expect.poll(() => page.getByLabel('Invitation link').inputValue()).toBe('https://sho.rt/app/invite?token=abc');
+      expect(JSON.parse(sent[0].body!)).toEqual({ email: 'eve@acme.example', role: 'ANALYST' });
       expect(await page.getByRole('button', { name: 'Copy link' }).count()).toBe(1);
-      await shot('member-added');
+      await shot('member-invited');
+      const revoke = await answer(page, 'DELETE', `**/app/api/workspaces/${WS}/invitations/inv_fay`, null, 204);
+      await page.getByRole('button', { name: 'Revoke the invitation of fay@acme.example' }).click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Revoke' }).click();
+      await expect.poll(() => revoke.length).toBe(1);
 
-      const patch = await answer(page, 'PATCH', `**/app/api/workspaces/${WS}/members/usr_bo`, { data: { userId: 'usr_bo', email: 'bo@acme.example', role: 'MEMBER', hasPassword: true, joinedAt: new Date().toISOString() } });
+      const patch = await answer(page, 'PATCH', `**/app/api/workspaces/${WS}/members/usr_bo`, { data: { userId: 'usr_bo', email: 'bo@acme.example', role: 'MEMBER', joinedAt: new Date().toISOString() } });
       await page.getByLabel('Role for bo@acme.example').selectOption('MEMBER');
       await expect.poll(() => patch.length).toBe(1);
       expect(JSON.parse(patch[0].body!)).toEqual({ role: 'MEMBER' });
@@ -588,6 +595,10 @@ describe.skipIf(!available.run)('the dashboard in Chromium against Prism\'s mock
       // Only an OWNER removes an OWNER.
       expect(await page.getByRole('button', { name: 'Remove ada@acme.example' }).count()).toBe(0);
       expect(await page.getByRole('button', { name: 'Remove cy@acme.example' }).count()).toBe(1);
+      // Only an OWNER revokes an invitation to be OWNER.
+      await page.getByRole('table', { name: 'Waiting invitations' }).getByRole('cell', { name: 'gus@acme.example', exact: true }).waitFor();
+      expect(await page.getByRole('button', { name: 'Revoke the invitation of gus@acme.example' }).count()).toBe(0);
+      expect(await page.getByRole('button', { name: 'Revoke the invitation of fay@acme.example' }).count()).toBe(1);
     });
 
     it('domains: adding one shows what to publish; Verify and Disable name their host; a refused verify says why', async () => {

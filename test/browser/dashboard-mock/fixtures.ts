@@ -147,13 +147,23 @@ export function keyList(): Schemas['ApiKeyList'] {
   };
 }
 
+export function invitationList(): Schemas['InvitationList'] {
+  const ada = { id: 'usr_ada', email: 'ada@acme.example' };
+  return {
+    data: [
+      { id: 'inv_fay', email: 'fay@acme.example', role: 'MEMBER', invitedBy: ada, createdAt: day(-1), expiresAt: day(6) },
+      { id: 'inv_gus', email: 'gus@acme.example', role: 'OWNER', invitedBy: ada, createdAt: day(-3), expiresAt: day(4) },
+    ],
+  };
+}
+
 export function memberList(): Schemas['MemberList'] {
   return {
     data: [
-      { userId: 'usr_ada', email: 'ada@acme.example', role: 'OWNER', hasPassword: true, joinedAt: day(-200) },
-      { userId: 'usr_bo', email: 'bo@acme.example', role: 'ADMIN', hasPassword: true, joinedAt: day(-120) },
-      { userId: 'usr_cy', email: 'cy@acme.example', role: 'MEMBER', hasPassword: false, joinedAt: day(-2) },
-      { userId: 'usr_di', email: 'di.analyst@acme.example', role: 'ANALYST', hasPassword: true, joinedAt: day(-30) },
+      { userId: 'usr_ada', email: 'ada@acme.example', role: 'OWNER', joinedAt: day(-200) },
+      { userId: 'usr_bo', email: 'bo@acme.example', role: 'ADMIN', joinedAt: day(-120) },
+      { userId: 'usr_cy', email: 'cy@acme.example', role: 'MEMBER', joinedAt: day(-2) },
+      { userId: 'usr_di', email: 'di.analyst@acme.example', role: 'ANALYST', joinedAt: day(-30) },
     ],
   };
 }
@@ -475,6 +485,7 @@ export async function realisticReads(page: Page, role: Role = 'OWNER'): Promise<
     [/\/workspaces\/[^/]+\/domains$/, () => domainList()],
     [/\/workspaces\/[^/]+\/keys$/, () => keyList()],
     [/\/workspaces\/[^/]+\/members$/, () => memberList()],
+    [/\/workspaces\/[^/]+\/invitations$/, () => invitationList()],
     [/\/workspaces\/[^/]+\/campaigns$/, () => campaignList()],
     [/\/workspaces\/[^/]+\/conversions$/, () => conversionsView()],
     [/\/workspaces\/[^/]+\/goals$/, () => goalList()],

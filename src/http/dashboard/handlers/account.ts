@@ -1,6 +1,7 @@
-// Signing in and out, set-up links, password changes and the first run (openapi/dashboard.yaml,
-// Sessions).
+// Signing in and out, set-up links, password changes, joining a workspace by invitation and the
+// first run (openapi/dashboard.yaml, Sessions; Accounts and workspaces).
 import * as accounts from '../../../db/repos/accounts.ts';
+import * as invitations from '../../../db/repos/invitations.ts';
 import { refundAttempt, takeAttempt } from '../../../db/attempt-limiter.ts';
 import { invalid, notFound, rateLimited, unauthenticated } from '../../../domain/errors.ts';
 import { hashPassword, verifyPassword } from '../../../domain/passwords.ts';
@@ -15,7 +16,11 @@ const EMAIL = /^[^@\s]+@[^@\s]+$/;
 
 export function accountHandlers(
   services: Services,
-): Pick<DashboardHandlers, 'getSession' | 'signIn' | 'signOut' | 'setPassword' | 'getFirstRun' | 'claimFirstRun' | 'changePassword'> {
+): Pick<
+  DashboardHandlers,
+  | 'getSession' | 'signIn' | 'signOut' | 'setPassword' | 'getFirstRun' | 'claimFirstRun' | 'changePassword'
+  | 'getInvitation' | 'acceptInvitation' | 'registerWithInvitation'
+> {
   const { knex } = services.db;
   const limiter = services.signInThrottle;
 
@@ -40,7 +45,7 @@ export function accountHandlers(
     return user;
   }
 
-  async function signedIn(userId: string, status: 200 | 201): Promise<DashboardResult<'signIn'> | DashboardResult<'claimFirstRun'>> {
+  async function signedIn(userId: string, status: 200 | 201): Promise<DashboardResult<'signIn'> | DashboardResult<'claimFirstRun'> | DashboardResult<'registerWithInvitation'>> {
     const { token, session } = await accounts.createSession(knex, userId, Date.now());
     return { status, body: await sessionBody(knex, session), headers: { 'Set-Cookie': sessionCookie(token) } } as never;
   }
@@ -88,6 +93,29 @@ export function accountHandlers(
       );
       services.log.info({ userId }, 'the first workspace was created from the first-run link');
       return (await signedIn(userId, 201)) as DashboardResult<'claimFirstRun'>;
+    },
+
+    async getInvitation({ query }): Promise<DashboardResult<'getInvitation'>> {
+      const found = await invitations.invitationByToken(knex, query.token, Date.now());
+      if (!found) throw notFound(invitations.INVALID_INVITATION);
+      const { invitation, workspaceName } = found;
+      return {
+        status: 200,
+        body: { data: { workspaceName, email: invitation.email, role: invitation.role, expiresAt: new Date(invitation.expiresAt).toISOString() } },
+      };
+    },
+
+    async acceptInvitation({ body }, { session }): Promise<DashboardResult<'acceptInvitation'>> {
+      const { workspaceId } = await invitations.acceptInvitation(knex, body.token, { id: session!.userId, email: session!.email }, Date.now());
+      const joined = (await accounts.workspacesOf(knex, session!.userId)).find((w) => w.id === workspaceId)!;
+      return { status: 200, body: { data: joined } };
+    },
+
+    async registerWithInvitation({ body }): Promise<DashboardResult<'registerWithInvitation'>> {
+      checkNewPassword(body.password, 'password');
+      const { userId, workspaceId } = await invitations.registerWithInvitation(knex, body.token, await hashPassword(body.password), Date.now());
+      services.log.info({ userId, workspaceId }, 'an account was created with an invitation');
+      return (await signedIn(userId, 201)) as DashboardResult<'registerWithInvitation'>;
     },
 
     async changePassword({ body }, { session, client }): Promise<DashboardResult<'changePassword'>> {

@@ -3,12 +3,13 @@
 // the operator command line.
 import { createHmac } from 'node:crypto';
 import * as accounts from '../../../db/repos/accounts.ts';
+import * as invitations from '../../../db/repos/invitations.ts';
 import { isUniqueViolation } from '../../../db/knex.ts';
 import * as workspaces from '../../../db/repos/workspaces.ts';
 import { planHasApi, SCOPES, type Role, type Scope } from '../../../domain/access.ts';
 import { hostProblem, verificationRecord } from '../../../domain/domains.ts';
 import { conflict, forbidden, invalid, notFound } from '../../../domain/errors.ts';
-import { normalizeEmail, setupUrl } from '../../../domain/sessions.ts';
+import { invitationUrl } from '../../../domain/sessions.ts';
 import { domainVerified } from '../../../webhooks/domain-events.ts';
 import type { Services } from '../../services.ts';
 import type { DashboardContext, DashboardHandlers, DashboardResult } from '../types.ts';
@@ -30,7 +31,8 @@ export function settingsHandlers(
   services: Services,
 ): Pick<
   DashboardHandlers,
-  | 'getWorkspace' | 'listKeys' | 'createKey' | 'revokeKey' | 'listMembers' | 'addMember' | 'updateMember' | 'removeMember'
+  | 'getWorkspace' | 'listKeys' | 'createKey' | 'revokeKey' | 'listMembers' | 'updateMember' | 'removeMember'
+  | 'listInvitations' | 'createInvitation' | 'revokeInvitation'
   | 'listDomains' | 'addDomain' | 'verifyDomain' | 'disableDomain' | 'listTags' | 'createTag' | 'listCampaigns' | 'createCampaign'
 > {
   const { knex } = services.db;
@@ -47,7 +49,10 @@ export function settingsHandlers(
     id: d.id, host: d.host, status: d.status, verifiedAt: iso(d.verified_at), createdAt: iso(Number(d.created_at ?? 0))!, verification: verification(d),
   });
   const presentMember = (m: Awaited<ReturnType<typeof accounts.membersOf>>[number]) => ({
-    userId: m.userId, email: m.email, role: m.role, hasPassword: m.hasPassword, joinedAt: iso(m.joinedAt)!,
+    userId: m.userId, email: m.email, role: m.role, joinedAt: iso(m.joinedAt)!,
+  });
+  const presentInvitation = (i: invitations.Invitation) => ({
+    id: i.id, email: i.email, role: i.role, invitedBy: i.invitedBy, createdAt: iso(i.createdAt)!, expiresAt: iso(i.expiresAt)!,
   });
 
   async function memberOf(workspaceId: string, userId: string) {
@@ -119,17 +124,6 @@ export function settingsHandlers(
       return { status: 200, body: { data: (await accounts.membersOf(knex, ws(ctx).id)).map(presentMember) } };
     },
 
-    async addMember({ body }, ctx): Promise<DashboardResult<'addMember'>> {
-      const w = ws(ctx);
-      const email = normalizeEmail(body.email);
-      if (!EMAIL.test(email)) throw invalid('email must be an email address', 'email');
-      if (body.role === 'OWNER' && w.role !== 'OWNER') throw forbidden('Only an OWNER adds an OWNER');
-      const userId = await workspaces.addMember(knex, w.id, email, body.role as Role);
-      const member = await memberOf(w.id, userId);
-      const url = member.hasPassword ? null : setupUrl(config, await accounts.createSetupToken(knex, userId, Date.now()));
-      return { status: 201, body: { data: presentMember(member), setupUrl: url } };
-    },
-
     async updateMember({ params, body }, ctx): Promise<DashboardResult<'updateMember'>> {
       const w = ws(ctx);
       const member = await memberOf(w.id, params.userId);
@@ -143,6 +137,30 @@ export function settingsHandlers(
       if (member.role === 'OWNER' && w.role !== 'OWNER') throw forbidden('Only an OWNER removes an OWNER');
       // Ends the person's sessions too (src/db/repos/workspaces.ts).
       await workspaces.removeMember(knex, w.id, member.userId, { keepOwner: true });
+      return { status: 204 };
+    },
+
+    async listInvitations(_request, ctx): Promise<DashboardResult<'listInvitations'>> {
+      return { status: 200, body: { data: (await invitations.pendingInvitations(knex, ws(ctx).id, Date.now())).map(presentInvitation) } };
+    },
+
+    async createInvitation({ body }, ctx): Promise<DashboardResult<'createInvitation'>> {
+      const w = ws(ctx);
+      if (!EMAIL.test(body.email.trim())) throw invalid('email must be an email address', 'email');
+      if (body.role === 'OWNER' && w.role !== 'OWNER') throw forbidden('Only an OWNER invites an OWNER');
+      const { invitation, token } = await invitations.createInvitation(
+        knex, { workspaceId: w.id, email: body.email, role: body.role as Role, invitedBy: me(ctx) }, Date.now(),
+      );
+      return { status: 201, body: { data: presentInvitation(invitation), inviteUrl: invitationUrl(config, token) } };
+    },
+
+    async revokeInvitation({ params }, ctx): Promise<DashboardResult<'revokeInvitation'>> {
+      const w = ws(ctx);
+      const now = Date.now();
+      const invitation = await invitations.findPendingInvitation(knex, w.id, params.invitationId, now);
+      if (!invitation) throw notFound('Invitation not found');
+      if (invitation.role === 'OWNER' && w.role !== 'OWNER') throw forbidden('Only an OWNER revokes an invitation to be OWNER');
+      await invitations.revokeInvitation(knex, w.id, invitation.id, now);
       return { status: 204 };
     },
 

@@ -1,5 +1,6 @@
-// Members: who belongs to the workspace and with which role; adding someone (a set-up link for
-// a person without a password), changing roles (OWNER), removing (OWNER and ADMIN).
+// Members: who belongs to the workspace and with which role; inviting someone (a link they open
+// to join, signed in as the invited email or creating that account) and the invitations still
+// waiting (OWNER and ADMIN), changing roles (OWNER), removing (OWNER and ADMIN).
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
 import { useParams } from 'wouter';
@@ -8,7 +9,7 @@ import { unwrap } from '../../api/errors.ts';
 import { keys } from '../../api/keys.ts';
 import { queryClient } from '../../api/query-client.ts';
 import { can, useMembership, useSignedIn } from '../../api/session.ts';
-import { ROLES, type Member, type Role } from '../../api/types.ts';
+import { ROLES, type Invitation, type Member, type Role } from '../../api/types.ts';
 import { ConfirmedActionButton, SubmitButton } from '../../components/buttons.tsx';
 import { useConfirm } from '../../components/confirm.tsx';
 import { CopyButton } from '../../components/copy-button.tsx';
@@ -79,7 +80,7 @@ export function Members() {
   return (
     <SettingsFrame workspaceId={ws} title="Members">
       {notice ? notice.ok ? <StatusNotice>{notice.text}</StatusNotice> : <FormAlert message={notice.text} /> : null}
-      {can.administer(role) ? <AddMember workspaceId={ws} mayAddOwner={role === 'OWNER'} /> : null}
+      {can.administer(role) ? <InviteMember workspaceId={ws} mayInviteOwner={role === 'OWNER'} /> : null}
 
       <section className="section" aria-labelledby="members-heading">
         <h2 id="members-heading">People in this workspace</h2>
@@ -97,7 +98,6 @@ export function Members() {
                 <tr>
                   <th scope="col">Email</th>
                   <th scope="col">Role</th>
-                  <th scope="col">Password set</th>
                   <th scope="col">Joined</th>
                   <th scope="col">
                     <span className="visually-hidden">Actions</span>
@@ -129,7 +129,6 @@ export function Members() {
                         roleName(m.role)
                       )}
                     </td>
-                    <td data-label="Password set">{m.hasPassword ? 'Yes' : <span className="badge badge-neutral">Not yet</span>}</td>
                     <td className="nowrap" data-label="Joined">{formatDate(m.joinedAt)}</td>
                     <td className="cell-actions">
                       {mayRemove(m) ? (
@@ -150,6 +149,7 @@ export function Members() {
           </div>
         )}
       </section>
+      {can.administer(role) ? <PendingInvitations workspaceId={ws} mayRevokeOwner={role === 'OWNER'} ask={ask} onNotice={setNotice} /> : null}
       <section className="section" aria-labelledby="roles-heading">
         <h2 id="roles-heading">What each role may do</h2>
         <ul className="plain-list">
@@ -168,59 +168,138 @@ export function Members() {
 type Field = 'email' | 'role';
 const FIELDS: Record<string, Field> = { email: 'email', role: 'role' };
 
-function AddMember({ workspaceId, mayAddOwner }: { workspaceId: string; mayAddOwner: boolean }) {
+function InviteMember({ workspaceId, mayInviteOwner }: { workspaceId: string; mayInviteOwner: boolean }) {
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<Role>('MEMBER');
-  const [added, setAdded] = useState<{ email: string; setupUrl: string | null } | null>(null);
+  const [sent, setSent] = useState<{ email: string; inviteUrl: string } | null>(null);
   const formRef = useRef<HTMLFormElement>(null);
   const errors = useFormErrors<Field>(FIELDS, formRef);
 
-  const add = useMutation({
-    mutationFn: () => unwrap(api.POST('/workspaces/{workspaceId}/members', { params: { path: { workspaceId } }, body: { email: email.trim(), role } })),
+  const invite = useMutation({
+    mutationFn: () => unwrap(api.POST('/workspaces/{workspaceId}/invitations', { params: { path: { workspaceId } }, body: { email: email.trim(), role } })),
     onSuccess: (answer) => {
-      setAdded({ email: answer.data.email, setupUrl: answer.setupUrl });
+      setSent({ email: answer.data.email, inviteUrl: answer.inviteUrl });
       setEmail('');
-      void queryClient.invalidateQueries({ queryKey: keys.members(workspaceId) });
+      void queryClient.invalidateQueries({ queryKey: keys.invitations(workspaceId) });
     },
     onError: (err) => errors.show(err),
   });
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    setAdded(null);
-    if (errors.check({ email: /^\S+@\S+$/.test(email.trim()) ? undefined : 'Enter an email address, such as someone@example.com.' })) add.mutate();
+    setSent(null);
+    if (errors.check({ email: /^\S+@\S+$/.test(email.trim()) ? undefined : 'Enter an email address, such as someone@example.com.' })) invite.mutate();
   };
 
   return (
-    <section className="panel" aria-labelledby="add-member-heading">
-      <h2 id="add-member-heading">Add member</h2>
+    <section className="panel" aria-labelledby="invite-heading">
+      <h2 id="invite-heading">Invite someone</h2>
+      <p className="muted">They join when they open the link you get here and sign in as that email, or create its account.</p>
       <form ref={formRef} onSubmit={submit} noValidate>
         <FormAlert message={errors.form} />
         <div className="form-row">
           <TextField label="Email" type="email" value={email} onChange={(e) => setEmail(e.target.value)} error={errors.fields.email} autoComplete="off" className="grow" />
           <SelectField label="Role" value={role} onChange={(e) => setRole(e.target.value as Role)} error={errors.fields.role}>
-            {ROLES.filter((r) => r !== 'OWNER' || mayAddOwner).map((r) => (
+            {ROLES.filter((r) => r !== 'OWNER' || mayInviteOwner).map((r) => (
               <option key={r} value={r}>
                 {roleName(r)}
               </option>
             ))}
           </SelectField>
           <div className="form-row-action">
-            <SubmitButton pending={add.isPending}>Add member</SubmitButton>
+            <SubmitButton pending={invite.isPending}>Invite</SubmitButton>
           </div>
         </div>
       </form>
-      {added ? (
-        added.setupUrl ? (
-          <div className="secret">
-            <StatusNotice>{added.email} was added. Give them this set-up link: it works once, for 24 hours.</StatusNotice>
-            <TextField label="Set-up link" value={added.setupUrl} readOnly onFocus={(e) => e.target.select()} />
-            <CopyButton text={added.setupUrl} label="Copy link" visible="Copy link" />
-          </div>
-        ) : (
-          <StatusNotice>{added.email} was added and can sign in with their password.</StatusNotice>
-        )
+      {sent ? (
+        <div className="secret">
+          <StatusNotice>
+            {sent.email} is invited. Give them this link, and nobody else: it works once, for 7 days, and only for {sent.email}.
+          </StatusNotice>
+          <TextField label="Invitation link" value={sent.inviteUrl} readOnly onFocus={(e) => e.target.select()} />
+          <CopyButton text={sent.inviteUrl} label="Copy link" visible="Copy link" />
+        </div>
       ) : null}
+    </section>
+  );
+}
+
+function PendingInvitations({
+  workspaceId,
+  mayRevokeOwner,
+  ask,
+  onNotice,
+}: {
+  workspaceId: string;
+  mayRevokeOwner: boolean;
+  ask: ReturnType<typeof useConfirm>[0];
+  onNotice: (notice: { ok: boolean; text: string }) => void;
+}) {
+  const list = useQuery({
+    queryKey: keys.invitations(workspaceId),
+    queryFn: async () => (await unwrap(api.GET('/workspaces/{workspaceId}/invitations', { params: { path: { workspaceId } } }))).data,
+  });
+  const revoke = useMutation({
+    mutationFn: (invitation: Invitation) =>
+      unwrap(api.DELETE('/workspaces/{workspaceId}/invitations/{invitationId}', { params: { path: { workspaceId, invitationId: invitation.id } } })),
+    onSuccess: (_v, invitation) => {
+      onNotice({ ok: true, text: `The invitation of ${invitation.email} was revoked; its link no longer works.` });
+      void queryClient.invalidateQueries({ queryKey: keys.invitations(workspaceId) });
+    },
+    onError: (err) => onNotice({ ok: false, text: err.message }),
+  });
+
+  return (
+    <section className="section" aria-labelledby="invitations-heading">
+      <h2 id="invitations-heading">Waiting invitations</h2>
+      {list.isPending ? (
+        <Loading label="Loading invitations…" />
+      ) : list.isError ? (
+        <LoadError error={list.error} retry={() => list.refetch()} what="the invitations" />
+      ) : list.data.length === 0 ? (
+        <p className="muted">No invitation is waiting.</p>
+      ) : (
+        <div className="table-wrap" role="region" aria-labelledby="invitations-caption" tabIndex={0}>
+          <table className="table table-cards">
+            <caption id="invitations-caption" className="visually-hidden">
+              Waiting invitations
+            </caption>
+            <thead>
+              <tr>
+                <th scope="col">Email</th>
+                <th scope="col">Role</th>
+                <th scope="col">Invited by</th>
+                <th scope="col">Link works until</th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.data.map((i) => (
+                <tr key={i.id}>
+                  <td data-label="Email">{i.email}</td>
+                  <td data-label="Role">{roleName(i.role)}</td>
+                  <td data-label="Invited by">{i.invitedBy?.email ?? <span className="muted">Someone no longer here</span>}</td>
+                  <td className="nowrap" data-label="Link works until">{formatDate(i.expiresAt)}</td>
+                  <td className="cell-actions">
+                    {i.role !== 'OWNER' || mayRevokeOwner ? (
+                      <ConfirmedActionButton
+                        label="Revoke"
+                        name={`Revoke the invitation of ${i.email}`}
+                        disabled={revoke.isPending}
+                        ask={ask}
+                        question={{ title: `Revoke the invitation of ${i.email}?`, body: 'Its link stops working at once. You can invite them again later.', confirmLabel: 'Revoke' }}
+                        onConfirmed={() => revoke.mutate(i)}
+                      />
+                    ) : null}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
     </section>
   );
 }

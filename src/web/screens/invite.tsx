@@ -1,0 +1,259 @@
+// /invite?token=: joining a workspace with the link an owner or admin gave. Someone signed in as
+// the invited email accepts; someone signed out signs in as it and accepts, or creates that
+// account with the link. Anyone signed in as another email is told so and may sign out.
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { useRef, useState, type FormEvent } from 'react';
+import { Link, useLocation, useSearch } from 'wouter';
+import { api } from '../api/client.ts';
+import { asApiError, tooManyAttemptsMessage, unwrap } from '../api/errors.ts';
+import { keys } from '../api/keys.ts';
+import { queryClient } from '../api/query-client.ts';
+import { rememberWorkspace, useSession } from '../api/session.ts';
+import type { Session } from '../api/types.ts';
+import { SubmitButton } from '../components/buttons.tsx';
+import { FormAlert, LoadError, Loading } from '../components/feedback.tsx';
+import { TextField } from '../components/fields.tsx';
+import { useFormErrors } from '../components/form-errors.ts';
+import { PublicFrame } from '../components/shell.tsx';
+import { useDocumentTitle } from '../lib/hooks.ts';
+import { roleName } from '../lib/format.ts';
+import { MIN_PASSWORD, newPasswordProblems } from '../lib/passwords.ts';
+
+interface Invited {
+  workspaceName: string;
+  email: string;
+  role: Session['workspaces'][number]['role'];
+}
+
+export function Invite() {
+  useDocumentTitle('Join a workspace');
+  const token = new URLSearchParams(useSearch()).get('token') ?? '';
+  const invitation = useQuery({
+    queryKey: ['invitation', token],
+    queryFn: async () => (await unwrap(api.GET('/invitation', { params: { query: { token } } }))).data,
+    enabled: token.length > 0,
+    staleTime: Infinity,
+    retry: false,
+  });
+  const session = useSession();
+
+  if (!token || invitation.isError) {
+    const gone = !token || asApiError(invitation.error).status === 404;
+    return (
+      <PublicFrame>
+        <h1>Join a workspace</h1>
+        {gone ? (
+          <div role="alert" className="notice notice-error">
+            {token
+              ? asApiError(invitation.error).message
+              : 'This address has no invitation token. Open the whole link you were given, or ask for a new one.'}
+          </div>
+        ) : (
+          <LoadError error={invitation.error} retry={() => invitation.refetch()} what="the invitation" />
+        )}
+        <p>
+          <Link href="/login">Go to sign in</Link>
+        </p>
+      </PublicFrame>
+    );
+  }
+  if (invitation.isPending || session.isPending) {
+    return (
+      <PublicFrame>
+        <Loading label="Opening the invitation…" />
+      </PublicFrame>
+    );
+  }
+  const invited = invitation.data;
+  const signedIn = session.isSuccess ? session.data : null;
+
+  return (
+    <PublicFrame>
+      <h1>Join {invited.workspaceName}</h1>
+      <p className="lede">
+        You are invited to <strong>{invited.workspaceName}</strong> as <strong>{roleName(invited.role)}</strong>, with the email{' '}
+        <strong>{invited.email}</strong>.
+      </p>
+      {signedIn ? (
+        signedIn.user.email === invited.email ? (
+          <Accept token={token} invited={invited} />
+        ) : (
+          <OtherAccount signedInAs={signedIn.user.email} invited={invited} />
+        )
+      ) : (
+        <>
+          <SignInAndAccept token={token} invited={invited} />
+          <CreateAccount token={token} invited={invited} />
+        </>
+      )}
+    </PublicFrame>
+  );
+}
+
+/** After joining: the session now lists the workspace; open its links. */
+function useJoined() {
+  const [, navigate] = useLocation();
+  return async (workspaceId: string) => {
+    await queryClient.invalidateQueries({ queryKey: keys.session });
+    rememberWorkspace(workspaceId);
+    navigate(`/w/${encodeURIComponent(workspaceId)}/links`, { replace: true });
+  };
+}
+
+function Accept({ token, invited }: { token: string; invited: Invited }) {
+  const joined = useJoined();
+  const [problem, setProblem] = useState<string | null>(null);
+  const accept = useMutation({
+    mutationFn: () => unwrap(api.POST('/invitation/accept', { body: { token } })),
+    onSuccess: (answer) => joined(answer.data.id),
+    onError: (err) => setProblem(asApiError(err).message),
+  });
+  return (
+    <div className="stack">
+      <FormAlert message={problem} />
+      <p>You are signed in as {invited.email}.</p>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          setProblem(null);
+          accept.mutate();
+        }}
+      >
+        <SubmitButton pending={accept.isPending} className="button-block">
+          Join {invited.workspaceName}
+        </SubmitButton>
+      </form>
+    </div>
+  );
+}
+
+function OtherAccount({ signedInAs, invited }: { signedInAs: string; invited: Invited }) {
+  const signOut = useMutation({
+    mutationFn: () => unwrap(api.DELETE('/session')),
+    onSuccess: () => queryClient.resetQueries({ queryKey: keys.session }),
+  });
+  return (
+    <div className="stack">
+      <div role="alert" className="notice notice-error">
+        This invitation is for {invited.email}, and you are signed in as {signedInAs}. Sign out, then sign in as {invited.email} (or
+        create that account) to join.
+      </div>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          signOut.mutate();
+        }}
+      >
+        <SubmitButton pending={signOut.isPending}>Sign out</SubmitButton>
+      </form>
+    </div>
+  );
+}
+
+function SignInAndAccept({ token, invited }: { token: string; invited: Invited }) {
+  const joined = useJoined();
+  const [password, setPassword] = useState('');
+  const formRef = useRef<HTMLFormElement>(null);
+  const errors = useFormErrors<'password'>({ password: 'password' }, formRef);
+  const join = useMutation({
+    mutationFn: async () => {
+      const session = await unwrap(api.POST('/session', { body: { email: invited.email, password } }));
+      // The accept below carries the new session's anti-forgery token.
+      queryClient.setQueryData(keys.session, session);
+      return unwrap(api.POST('/invitation/accept', { body: { token } }));
+    },
+    onSuccess: (answer) => joined(answer.data.id),
+    onError: (err) => {
+      const e = asApiError(err);
+      errors.show(e.status === 429 ? new Error(tooManyAttemptsMessage(e)) : e.status === 401 ? new Error(e.message) : e);
+      setPassword('');
+    },
+  });
+  return (
+    <section className="panel" aria-labelledby="sign-in-heading">
+      <h2 id="sign-in-heading">I have an account</h2>
+      <form
+        ref={formRef}
+        noValidate
+        className="stack"
+        onSubmit={(e: FormEvent) => {
+          e.preventDefault();
+          if (errors.check({ password: password ? undefined : 'Enter your password.' })) join.mutate();
+        }}
+      >
+        <FormAlert message={errors.form} />
+        <TextField label="Email" type="email" name="email" autoComplete="username" value={invited.email} readOnly />
+        <TextField
+          label="Password"
+          type="password"
+          name="password"
+          autoComplete="current-password"
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+          error={errors.fields.password}
+          required
+        />
+        <SubmitButton pending={join.isPending} className="button-block">
+          Sign in and join
+        </SubmitButton>
+      </form>
+    </section>
+  );
+}
+
+function CreateAccount({ token, invited }: { token: string; invited: Invited }) {
+  const joined = useJoined();
+  const [password, setPassword] = useState('');
+  const [confirm, setConfirm] = useState('');
+  const formRef = useRef<HTMLFormElement>(null);
+  const errors = useFormErrors<'password' | 'confirm'>({ password: 'password' }, formRef);
+  const register = useMutation({
+    mutationFn: () => unwrap(api.POST('/invitation/register', { body: { token, password } })),
+    onSuccess: (session) => {
+      queryClient.setQueryData(keys.session, session);
+      // A new account belongs to the one workspace it joined.
+      return joined(session.workspaces[0].id);
+    },
+    onError: (err) => errors.show(err),
+  });
+  return (
+    <section className="panel" aria-labelledby="create-heading">
+      <h2 id="create-heading">I am new here</h2>
+      <p className="muted">Create the account of {invited.email} with a password of at least {MIN_PASSWORD} characters.</p>
+      <form
+        ref={formRef}
+        noValidate
+        className="stack"
+        onSubmit={(e: FormEvent) => {
+          e.preventDefault();
+          if (errors.check(newPasswordProblems(password, confirm))) register.mutate();
+        }}
+      >
+        <FormAlert message={errors.form} />
+        <TextField
+          label="New password"
+          type="password"
+          autoComplete="new-password"
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+          error={errors.fields.password}
+          hint={`At least ${MIN_PASSWORD} characters.`}
+          required
+          minLength={MIN_PASSWORD}
+        />
+        <TextField
+          label="Confirm new password"
+          type="password"
+          autoComplete="new-password"
+          value={confirm}
+          onChange={(e) => setConfirm(e.target.value)}
+          error={errors.fields.confirm}
+          required
+        />
+        <SubmitButton pending={register.isPending} className="button-block">
+          Create account and join
+        </SubmitButton>
+      </form>
+    </section>
+  );
+}
