@@ -2121,7 +2121,7 @@ export interface components {
         };
         /** @description An invitation still waiting for its person: it becomes a membership only when the person signed in as `email` accepts it, or creates that account with it. */
         Invitation: {
-            /** @description Invitation id. */
+            /** @description Invitation id (`inv_...`). */
             id: string;
             /**
              * Format: email
