@@ -354,7 +354,7 @@ export interface paths {
         put?: never;
         /**
          * Make an API key
-         * @description Makes a key acting as the signed-in person, with the scopes and optional expiry given. The key is in the answer this once. A plan without the API (free, pro) answers 403 naming it.
+         * @description Makes a key acting as the signed-in person, with the scopes and optional expiry given. The key is in the answer this once. A plan without the API (free, pro) answers 403 naming it. A scope the person's role may not hold (the table under Roles; the workspace's `keyScopes`) answers 403 naming the scopes and the role, with `field` `scopes`: a key never does what its person may not.
          */
         post: operations["createKey"];
         delete?: never;
@@ -1590,6 +1590,11 @@ export interface components {
             /** @description The password its members set. */
             password: string;
         };
+        /**
+         * @description A permission of an API key.
+         * @enum {string}
+         */
+        Scope: "links:read" | "links:write" | "conversions:read" | "conversions:write" | "analytics:read" | "pages:read" | "pages:write" | "webhooks:read" | "webhooks:write" | "team:read";
         /** @description A workspace as its settings show it: name, id and plan, the person's role, and which plan-gated features the plan includes (a feature the plan lacks is shown as such). */
         Workspace: {
             /** @description Workspace id. */
@@ -1598,6 +1603,8 @@ export interface components {
             name: string;
             plan: components["schemas"]["Plan"];
             role: components["schemas"]["Role"];
+            /** @description The scopes the person's role may put on an API key (the table under Roles): OWNER and ADMIN every scope, MEMBER every scope but `webhooks:write`, ANALYST none. `createKey` refuses any other with 403. */
+            keyScopes: components["schemas"]["Scope"][];
             /**
              * Format: date-time
              * @description When the workspace was created.
@@ -1904,11 +1911,6 @@ export interface components {
             /** @description The image's URL. */
             url: string;
         };
-        /**
-         * @description A permission of an API key.
-         * @enum {string}
-         */
-        Scope: "links:read" | "links:write" | "conversions:read" | "conversions:write" | "analytics:read" | "pages:read" | "pages:write" | "webhooks:read" | "webhooks:write" | "team:read";
         /** @description An API key, without the key itself (only its hash is stored). */
         ApiKey: {
             /** @description Key id. */

@@ -213,6 +213,23 @@ describe.each(testEngines())('shortlink operator commands on %s', (engine) => {
     expect(row.key_hash).toBe(sha256(out.key));
   });
 
+  it("key create refuses scopes the person's role may not hold, naming them and the role", async () => {
+    const add = async (email: string, role: string) =>
+      (await ok(['member', 'add', '--workspace', wsId, '--email', email, '--role', role], ['id', 'setupUrl'])).id;
+    const member = await add('keys-member@example.com', 'MEMBER');
+    const analyst = await add('keys-analyst@example.com', 'ANALYST');
+    const keyFor = (user: string, scopes: string) =>
+      ['key', 'create', '--workspace', wsId, '--user', user, '--scopes', scopes];
+    await fails(
+      keyFor(member, 'links:read,webhooks:write'),
+      /The role MEMBER may not hold the scope webhooks:write on an API key; it may hold links:read, .*, team:read/,
+    );
+    await fails(keyFor(analyst, 'links:read'), /The role ANALYST may not hold the scope links:read on an API key; it/);
+    const [{ n }] = await knex()('api_keys').whereIn('user_id', [member, analyst]).count({ n: '*' });
+    expect(Number(n)).toBe(0);
+    expect(await ok(keyFor(member, 'links:read,webhooks:read'), ['id', 'key'])).toBeTruthy();
+  });
+
   it('key create for someone who is not a member fails', async () => {
     await fails(['key', 'create', '--workspace', ws2Id, '--user', analystId, '--scopes', 'links:read'], /is not a member/);
     await fails(['key', 'create', '--workspace', 'ws_nope', '--user', ownerId, '--scopes', 'links:read'], /workspace ws_nope not found/);

@@ -87,6 +87,37 @@ describe.each(testEngines())('dashboard settings on %s', (engine) => {
       expect((await team.analyst.request('POST', `${base}/keys`, { body: { scopes: ['links:read'] } })).status).toBe(403);
     });
 
+    it("a key gets only the scopes its person's role may hold, and the form is told which", async () => {
+      const keyScopes = async (who: typeof team.owner) => (await who.request('GET', base)).body.data.keyScopes;
+      const every = [
+        'links:read', 'links:write', 'conversions:read', 'conversions:write', 'analytics:read',
+        'pages:read', 'pages:write', 'webhooks:read', 'webhooks:write', 'team:read',
+      ];
+      expect(await keyScopes(team.owner)).toEqual(every);
+      expect(await keyScopes(team.admin)).toEqual(every);
+      expect(await keyScopes(team.member)).toEqual(every.filter((s) => s !== 'webhooks:write'));
+      expect(await keyScopes(team.analyst)).toEqual([]);
+
+      const mine = () => ws.keysOf(knex(), team.workspaceId, team.people.member.userId);
+      const before = (await mine()).length;
+      const scopes = ['links:read', 'webhooks:write', 'webhooks:read'];
+      const refused = await team.member.request('POST', `${base}/keys`, { body: { scopes } });
+      expect(refused.status).toBe(403);
+      expect(refused.body).toEqual({
+        field: 'scopes',
+        error: 'The role MEMBER may not hold the scope webhooks:write on an API key; it may hold '
+          + 'links:read, links:write, conversions:read, conversions:write, analytics:read, pages:read, pages:write, '
+          + 'webhooks:read, team:read',
+      });
+      expect((await mine()).length).toBe(before);
+      // What a MEMBER may hold is made; an ADMIN may hold webhooks:write.
+      const allowed = await team.member.request('POST', `${base}/keys`, { body: { scopes: ['webhooks:read'] } });
+      expect(allowed.status).toBe(201);
+      const adminKey = await team.admin.request('POST', `${base}/keys`, { body: { scopes: ['webhooks:write'] } });
+      expect(adminKey.status).toBe(201);
+      expect(adminKey.body.data.scopes).toEqual(['webhooks:write']);
+    });
+
     it('a plan without the API makes no keys, and says so', async () => {
       for (const plan of ['free', 'pro'] as const) {
         const t = await seedTeam(server, plan);

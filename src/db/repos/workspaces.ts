@@ -1,7 +1,9 @@
 // Workspaces, their members, API keys and the dashboard-managed objects the CLI creates.
 import type { Knex } from 'knex';
-import { conflict, notFound } from '../../domain/errors.ts';
-import { generateApiKey, hashApiKey, type Plan, type Role, type Scope } from '../../domain/access.ts';
+import { conflict, forbidden, notFound } from '../../domain/errors.ts';
+import {
+  generateApiKey, hashApiKey, mayHoldScope, scopesOfRole, type Plan, type Role, type Scope,
+} from '../../domain/access.ts';
 import { newId, randomString } from '../../domain/ids.ts';
 import { recordLinkChange } from './link-changes.ts';
 import { enqueueEvents, type EmitEvents } from './outbox.ts';
@@ -89,7 +91,11 @@ export async function roleOf(knex: Knex, workspaceId: string, userId: string): P
   return (row?.role as Role) ?? null;
 }
 
-/** Mints a key for a member; only its hash is stored, the key itself is shown once. */
+/**
+ * Mints a key for a member; only its hash is stored, the key itself is shown once. Every way of
+ * making a key comes here, so none gives a key a scope its person's role may not hold
+ * (domain/access.ts, SCOPE_ROLES).
+ */
 export async function createKey(
   knex: Knex,
   workspaceId: string,
@@ -98,7 +104,17 @@ export async function createKey(
   expiresAt: number | null,
 ): Promise<{ id: string; key: string }> {
   await requireWorkspace(knex, workspaceId);
-  if (!(await roleOf(knex, workspaceId, userId))) throw notFound(`user ${userId} is not a member of ${workspaceId}`);
+  const role = await roleOf(knex, workspaceId, userId);
+  if (!role) throw notFound(`user ${userId} is not a member of ${workspaceId}`);
+  const beyond = scopes.filter((s) => !mayHoldScope(role, s));
+  if (beyond.length) {
+    const allowed = scopesOfRole(role);
+    throw forbidden(
+      `The role ${role} may not hold the scope${beyond.length > 1 ? 's' : ''} ${beyond.join(', ')} on an API key; `
+        + (allowed.length ? `it may hold ${allowed.join(', ')}` : 'it holds no API keys'),
+      'scopes',
+    );
+  }
   const key = generateApiKey();
   const id = newId('key');
   await knex('api_keys').insert({

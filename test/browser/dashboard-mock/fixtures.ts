@@ -2,6 +2,7 @@
 // with which role (Prism's session is random, but valid). Everything else comes from Prism.
 import type { Page, Route } from 'playwright-core';
 import type { components } from '../../../generated/dashboard';
+import { scopesOfRole } from '../../../src/domain/access';
 import { renderBioPage } from '../../../src/redirect/bio-page';
 
 type Schemas = components['schemas'];
@@ -83,6 +84,7 @@ export function workspace(features: Partial<Schemas['Workspace']['features']> = 
       name: 'Acme',
       plan: 'growth',
       role,
+      keyScopes: scopesOfRole(role),
       createdAt: day(-200),
       shortDomain: 'sho.rt',
       features: { api: true, expiredUrl: true, webhooks: true, conversions: true, goals: true, ...features },

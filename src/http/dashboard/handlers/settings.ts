@@ -5,7 +5,7 @@ import { createHmac } from 'node:crypto';
 import * as accounts from '../../../db/repos/accounts.ts';
 import { isUniqueViolation } from '../../../db/knex.ts';
 import * as workspaces from '../../../db/repos/workspaces.ts';
-import { planHasApi, SCOPES, type Role, type Scope } from '../../../domain/access.ts';
+import { planHasApi, SCOPES, scopesOfRole, type Role, type Scope } from '../../../domain/access.ts';
 import { hostProblem, verificationRecord } from '../../../domain/domains.ts';
 import { conflict, forbidden, invalid, notFound } from '../../../domain/errors.ts';
 import { normalizeEmail, setupUrl } from '../../../domain/sessions.ts';
@@ -65,6 +65,8 @@ export function settingsHandlers(
         body: {
           data: {
             id: w.id, name: w.name, plan: w.plan, role: w.role, createdAt: iso(w.createdAt)!, shortDomain: config.shortDomain,
+            // What the key form offers; createKey (the repository) refuses the rest.
+            keyScopes: scopesOfRole(w.role),
             features: { api, expiredUrl: api, webhooks: api, conversions: api && config.featureConversions, goals: api && config.featureConversions && config.featureGoals },
           },
         },
