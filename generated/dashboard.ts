@@ -446,7 +446,7 @@ export interface paths {
         put?: never;
         /**
          * Add a custom domain
-         * @description Adds a host (PENDING until verified) and answers what to publish to verify it.
+         * @description Adds a host (PENDING until verified) and answers what to publish to verify it. Another workspace's unverified claim on the host does not stand in the way; a host another workspace verified answers 409, as does a host this workspace already has (its own lapsed claim is replaced by a new one, with a new verification record).
          */
         post: operations["addDomain"];
         delete?: never;
@@ -466,7 +466,7 @@ export interface paths {
         put?: never;
         /**
          * Verify a custom domain
-         * @description Looks up the host's TXT record; when it holds the verification value the domain becomes ACTIVE (domain.verified is sent) and starts serving the workspace's links. Otherwise 409 says what was found.
+         * @description Looks up the host's TXT record; when it holds the verification value the domain becomes ACTIVE (domain.verified is sent) and starts serving the workspace's links. Otherwise 409 says what was found. The first workspace to verify a host owns it: when another workspace has verified it (also at the same moment: exactly one of two verifications wins), the answer is 409 and this claim stays PENDING until it lapses. A lapsed claim (EXPIRED) answers 409 without a lookup.
          */
         post: operations["verifyDomain"];
         delete?: never;
@@ -2000,22 +2000,27 @@ export interface components {
         MemberEnvelope: {
             data: components["schemas"]["Member"];
         };
-        /** @description A custom domain. It serves the workspace's links once verified (ACTIVE): point the host at this service (a CNAME to the short domain) and publish the TXT record `verification` names, then verify. */
+        /** @description A custom domain. It serves the workspace's links once verified (ACTIVE): point the host at this service (a CNAME to the short domain) and publish the TXT record `verification` names, then verify. Until then it is a claim on the host that blocks nobody: several workspaces may claim the same host, and the first to verify it owns it. A claim not verified within 7 days of being added lapses (EXPIRED). */
         Domain: {
             /** @description Domain id (a link's `domainId`). */
             id: string;
             /** @description The host name. */
             host: string;
             /**
-             * @description PENDING until verified; ACTIVE serves links; DISABLED stops serving them.
+             * @description PENDING until verified; ACTIVE serves links; DISABLED stops serving them (a verified domain keeps its host while DISABLED); EXPIRED: a claim not verified in time, which can no longer be verified (add the host again for a new claim and verification record).
              * @enum {string}
              */
-            status: "PENDING" | "ACTIVE" | "DISABLED";
+            status: "PENDING" | "ACTIVE" | "DISABLED" | "EXPIRED";
             /**
              * Format: date-time
              * @description When it was verified.
              */
             verifiedAt: string | null;
+            /**
+             * Format: date-time
+             * @description When an unverified claim lapses (7 days after it was added); null once verified.
+             */
+            expiresAt: string | null;
             /**
              * Format: date-time
              * @description When it was added.

@@ -24,6 +24,7 @@ import * as reports from './20261130000000_reports.ts';
 import * as bioPages from './20261201000000_bio_pages.ts';
 import * as conversionBlockReads from './20261202000000_conversion_block_reads.ts';
 import * as deletedLinksIndex from './20261202010000_deleted_links_index.ts';
+import * as domainClaims from './20261203010000_domain_claims.ts';
 
 const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }> = {
   '20261122000000_core': core,
@@ -49,6 +50,7 @@ const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '20261201000000_bio_pages': bioPages,
   '20261202000000_conversion_block_reads': conversionBlockReads,
   '20261202010000_deleted_links_index': deletedLinksIndex,
+  '20261203010000_domain_claims': domainClaims,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
