@@ -313,7 +313,8 @@ export interface paths {
          *
          *     Webhooks require a paid plan with API access (Growth or Business).
          *
-         *     **Scope:** `webhooks:write`.
+         *     **Scope:** `webhooks:write`. The key's person must currently be `OWNER` or `ADMIN`
+         *     (Authentication, Roles), else 403 naming their role.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -345,7 +346,8 @@ export interface paths {
          *     Variant B, an already deleted or unknown id gives 404, as does every Variant A
          *     endpoint when Variant A is switched off.
          *
-         *     **Scope:** `webhooks:write`.
+         *     **Scope:** `webhooks:write`. The key's person must currently be `OWNER` or `ADMIN`
+         *     (Authentication, Roles), else 403 naming their role.
          */
         delete: operations["deleteWebhook"];
         options?: never;
@@ -359,7 +361,8 @@ export interface paths {
          *     one created through Variant B or an unknown id gives 404, as does every
          *     Variant A endpoint when Variant A is switched off.
          *
-         *     **Scope:** `webhooks:write`.
+         *     **Scope:** `webhooks:write`. The key's person must currently be `OWNER` or `ADMIN`
+         *     (Authentication, Roles), else 403 naming their role.
          */
         patch: operations["updateWebhook"];
         trace?: never;
@@ -427,7 +430,8 @@ export interface paths {
          *
          *     Webhooks require a paid plan with API access (Growth or Business).
          *
-         *     **Scope:** `webhooks:write`.
+         *     **Scope:** `webhooks:write`. The key's person must currently be `OWNER` or `ADMIN`
+         *     (Authentication, Roles), else 403 naming their role.
          */
         post: operations["createWebhookV1"];
         delete?: never;
@@ -459,7 +463,8 @@ export interface paths {
          *     Variant A, an already deleted or unknown id gives 404, as does every Variant B
          *     endpoint when Variant B is switched off.
          *
-         *     **Scope:** `webhooks:write`.
+         *     **Scope:** `webhooks:write`. The key's person must currently be `OWNER` or `ADMIN`
+         *     (Authentication, Roles), else 403 naming their role.
          */
         delete: operations["deleteWebhookV1"];
         options?: never;
@@ -1526,7 +1531,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The key is valid but may not do this: it lacks the operation's scope, the workspace's plan lacks the feature (the `pro` plan has no API access; the error names the plan), or, for link update and delete, the key's owner no longer holds the needed role. */
+        /** @description The key is valid but may not do this: it lacks the operation's scope, the workspace's plan lacks the feature (the `pro` plan has no API access; the error names the plan), or, for link update and delete and webhook subscription changes, the key's owner no longer holds the needed role. */
         Forbidden: {
             headers: {
                 "X-Service-Request-Id": components["headers"]["XServiceRequestId"];

@@ -414,7 +414,7 @@ export interface paths {
         put?: never;
         /**
          * Make an API key
-         * @description Makes a key acting as the signed-in person, with the scopes and optional expiry given. The key is in the answer this once. A plan without the API (free, pro) answers 403 naming it.
+         * @description Makes a key acting as the signed-in person, with the scopes and optional expiry given. The key is in the answer this once. A plan without the API (free, pro) answers 403 naming it. A scope the person's role may not hold (the table under Roles; the workspace's `keyScopes`) answers 403 naming the scopes and the role, with `field` `scopes`: a key never does what its person may not.
          */
         post: operations["createKey"];
         delete?: never;
@@ -546,7 +546,7 @@ export interface paths {
         put?: never;
         /**
          * Add a custom domain
-         * @description Adds a host (PENDING until verified) and answers what to publish to verify it.
+         * @description Adds a host (PENDING until verified) and answers what to publish to verify it. Another workspace's unverified claim on the host does not stand in the way; a host another workspace verified answers 409, as does a host this workspace already has (its own lapsed claim is replaced by a new one, with a new verification record).
          */
         post: operations["addDomain"];
         delete?: never;
@@ -566,7 +566,7 @@ export interface paths {
         put?: never;
         /**
          * Verify a custom domain
-         * @description Looks up the host's TXT record; when it holds the verification value the domain becomes ACTIVE (domain.verified is sent) and starts serving the workspace's links. Otherwise 409 says what was found.
+         * @description Looks up the host's TXT record; when it holds the verification value the domain becomes ACTIVE (domain.verified is sent) and starts serving the workspace's links. Otherwise 409 says what was found. The first workspace to verify a host owns it: when another workspace has verified it (also at the same moment: exactly one of two verifications wins), the answer is 409 and this claim stays PENDING until it lapses. A lapsed claim (EXPIRED) answers 409 without a lookup.
          */
         post: operations["verifyDomain"];
         delete?: never;
@@ -1725,6 +1725,11 @@ export interface components {
             /** @description The password its members set. */
             password: string;
         };
+        /**
+         * @description A permission of an API key.
+         * @enum {string}
+         */
+        Scope: "links:read" | "links:write" | "conversions:read" | "conversions:write" | "analytics:read" | "pages:read" | "pages:write" | "webhooks:read" | "webhooks:write" | "team:read";
         /** @description A workspace as its settings show it: name, id and plan, the person's role, and which plan-gated features the plan includes (a feature the plan lacks is shown as such). */
         Workspace: {
             /** @description Workspace id. */
@@ -1733,6 +1738,8 @@ export interface components {
             name: string;
             plan: components["schemas"]["Plan"];
             role: components["schemas"]["Role"];
+            /** @description The scopes the person's role may put on an API key (the table under Roles): OWNER and ADMIN every scope, MEMBER every scope but `webhooks:write`, ANALYST none. `createKey` refuses any other with 403. */
+            keyScopes: components["schemas"]["Scope"][];
             /**
              * Format: date-time
              * @description When the workspace was created.
@@ -2039,11 +2046,6 @@ export interface components {
             /** @description The image's URL. */
             url: string;
         };
-        /**
-         * @description A permission of an API key.
-         * @enum {string}
-         */
-        Scope: "links:read" | "links:write" | "conversions:read" | "conversions:write" | "analytics:read" | "pages:read" | "pages:write" | "webhooks:read" | "webhooks:write" | "team:read";
         /** @description An API key, without the key itself (only its hash is stored). */
         ApiKey: {
             /** @description Key id. */
@@ -2170,22 +2172,27 @@ export interface components {
              */
             inviteUrl: string;
         };
-        /** @description A custom domain. It serves the workspace's links once verified (ACTIVE): point the host at this service (a CNAME to the short domain) and publish the TXT record `verification` names, then verify. */
+        /** @description A custom domain. It serves the workspace's links once verified (ACTIVE): point the host at this service (a CNAME to the short domain) and publish the TXT record `verification` names, then verify. Until then it is a claim on the host that blocks nobody: several workspaces may claim the same host, and the first to verify it owns it. A claim not verified within 7 days of being added lapses (EXPIRED). */
         Domain: {
             /** @description Domain id (a link's `domainId`). */
             id: string;
             /** @description The host name. */
             host: string;
             /**
-             * @description PENDING until verified; ACTIVE serves links; DISABLED stops serving them.
+             * @description PENDING until verified; ACTIVE serves links; DISABLED stops serving them (a verified domain keeps its host while DISABLED); EXPIRED: a claim not verified in time, which can no longer be verified (add the host again for a new claim and verification record).
              * @enum {string}
              */
-            status: "PENDING" | "ACTIVE" | "DISABLED";
+            status: "PENDING" | "ACTIVE" | "DISABLED" | "EXPIRED";
             /**
              * Format: date-time
              * @description When it was verified.
              */
             verifiedAt: string | null;
+            /**
+             * Format: date-time
+             * @description When an unverified claim lapses (7 days after it was added); null once verified.
+             */
+            expiresAt: string | null;
             /**
              * Format: date-time
              * @description When it was added.

@@ -18,3 +18,21 @@ export function hostProblem(host: string, ownHosts: string[]): string | null {
 export function verificationRecord(host: string, proof: string): { txtName: string; txtValue: string } {
   return { txtName: `_shortlink-verify.${host}`, txtValue: `shortlink-verify=${proof}` };
 }
+
+/**
+ * How long a claim on a host may wait for its verification. Claims do not block each other, and
+ * the first workspace to verify owns the host; a claim left unverified this long lapses
+ * (EXPIRED): it can no longer be verified, and adding the host again starts a new claim.
+ */
+export const CLAIM_TTL_MS = 7 * 24 * 3_600_000;
+
+/** When an unverified claim lapses; null once the domain was verified (it holds its host). */
+export function claimExpiresAt(domain: { verified_at: unknown; created_at?: unknown }): number | null {
+  const verified = domain.verified_at !== null && domain.verified_at !== undefined;
+  return verified ? null : Number(domain.created_at ?? 0) + CLAIM_TTL_MS;
+}
+
+export function claimExpired(domain: { verified_at: unknown; created_at?: unknown }, now: number): boolean {
+  const at = claimExpiresAt(domain);
+  return at !== null && at <= now;
+}

@@ -60,7 +60,7 @@ export const isAppError = (err: unknown, code?: ErrorCode): err is AppError => e
 export const invalid = (message: string, field?: string) => new AppError('invalid', message, { field });
 export const usage = (message: string) => new AppError('usage', message);
 export const unauthenticated = (message = 'A valid API key is required') => new AppError('unauthenticated', message);
-export const forbidden = (message: string) => new AppError('forbidden', message);
+export const forbidden = (message: string, field?: string) => new AppError('forbidden', message, { field });
 export const notFound = (message = 'Not found') => new AppError('not_found', message);
 export const methodNotAllowed = (message: string, allow: string[]) => new AppError('method_not_allowed', message, { allow });
 export const conflict = (message: string) => new AppError('conflict', message);

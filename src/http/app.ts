@@ -7,6 +7,7 @@ import { OpenAPIBackend, type Context } from 'openapi-backend';
 import addFormats from 'ajv-formats';
 import { pinoHttp } from 'pino-http';
 import { clientAddress } from '../domain/client-address.ts';
+import { redactParams, redactUrl } from '../domain/log-redaction.ts';
 import { authenticate, type AuthContext } from './auth.ts';
 import { AppError, invalid, methodNotAllowed, notFound, tooLarge, unauthenticated } from '../domain/errors.ts';
 import { errorAnswer, INTERNAL_ERROR } from './errors.ts';
@@ -20,6 +21,16 @@ import { createDashboard } from './dashboard/app.ts';
 import type { Services } from './services.ts';
 
 export { MAX_BODY_BYTES } from './body.ts';
+
+/** pino-http's serialized request (pino-std-serializers), with the Express request as `raw`. */
+interface LoggedRequest {
+  raw: Request;
+  url: string;
+  query: unknown;
+  params: unknown;
+  headers?: Record<string, unknown>;
+  remoteAddress?: string;
+}
 
 function requiredScopes(operation: any): string[] {
   const security = operation.security ?? [];
@@ -138,11 +149,23 @@ export async function createApp(services: Services, opts: { validateResponses?: 
       // Keys and passwords never reach a log.
       redact: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
       customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
-      // The client's address as the trusted proxy saw it, as everywhere (domain/client-address).
       serializers: {
-        req: (req: { raw: Request; remoteAddress?: string }) => {
+        req: (req: LoggedRequest) => {
+          // The client's address as the trusted proxy saw it, as everywhere (domain/client-address).
           req.remoteAddress = clientAddress(req.raw.socket.remoteAddress, req.raw.headers['x-forwarded-for'], config.trustProxy);
+          // One-time tokens stay valid until used: none is logged, in the address, its parsed
+          // query and route parameters, or the Referer of a page opened with one.
+          req.url = redactUrl(req.url);
+          req.query = redactParams(req.query);
+          req.params = redactParams(req.params);
+          const referer = req.headers?.referer;
+          if (typeof referer === 'string') req.headers = { ...req.headers, referer: redactUrl(referer) };
           return req;
+        },
+        res: (res: { headers?: Record<string, unknown> }) => {
+          const location = res.headers?.location;
+          if (typeof location === 'string') res.headers = { ...res.headers, location: redactUrl(location) };
+          return res;
         },
       },
     }),

@@ -214,7 +214,8 @@ const commands: Record<string, Command> = {
       const host = flags.host!.trim().toLowerCase();
       const problem = hostProblem(host, [config.shortDomain, new URL(config.publicUrl).host]);
       if (problem) throw usage(`--host ${problem}; got ${flags.host}`);
-      return { id: await unique(ws.addDomain(db.knex, flags.workspace!, host), `the domain ${host} is already registered`) };
+      // As in the dashboard: another workspace's unverified claim does not block; a verified domain does.
+      return { id: await ws.addDomain(db.knex, flags.workspace!, host) };
     },
   },
   'domain verify': {

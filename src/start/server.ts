@@ -56,6 +56,12 @@ export interface ServerOptions {
   resolveTxt?: (name: string) => Promise<string[][]>;
 }
 
+/**
+ * A year, as deploy/nginx/shortlink.conf sends it. No includeSubDomains: the owner of a custom
+ * domain decides for its other hosts.
+ */
+export const STRICT_TRANSPORT_SECURITY = 'max-age=31536000';
+
 /** The service's click writer: a thread of its own, unless the database cannot be opened twice. */
 function clickWriterFor(databaseUrl: string, db: Database, webhookEvents: ClickWorkerInit['webhookEvents']): ClickWriter {
   const inMemory = databaseUrl === 'sqlite:' || databaseUrl === 'sqlite::memory:';
@@ -116,7 +122,15 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     clickBacklog: () => clicks.backlog,
   };
   const app = await createApp(services);
-  const handler = (req: http.IncomingMessage, res: http.ServerResponse) => redirects.handle(req, res, app);
+  const dispatch = (req: http.IncomingMessage, res: http.ServerResponse) => redirects.handle(req, res, app);
+  // Serving TLS itself, the service tells browsers to use only HTTPS from now on, on every answer
+  // (short links, pages, API, dashboard, docs). Behind a TLS proxy (TLS=off) the proxy says it.
+  const handler = config.tls
+    ? (req: http.IncomingMessage, res: http.ServerResponse) => {
+      res.setHeader('Strict-Transport-Security', STRICT_TRANSPORT_SECURITY);
+      dispatch(req, res);
+    }
+    : dispatch;
   const server = config.tls
     ? https.createServer(opts.tls ?? (await loadOrCreateCertificate(config)), handler)
     : http.createServer(handler);

@@ -217,4 +217,48 @@ describe.each(testEngines())('migrations on %s', (engine) => {
       expect(Number(rows[1].used_at)).toBe(5);
     });
   });
+
+  it('domain claims (20261203010000): one verified row per host, claims side by side; down keeps one', async () => {
+    await withFreshDatabase(engine, async (db) => {
+      const name = '20261203010000_domain_claims';
+      const domain = (id: string, ws: string, host: string, verifiedAt: number | null, createdAt = 1) => ({
+        id, workspace_id: ws, host, status: verifiedAt === null ? 'PENDING' : 'ACTIVE',
+        verified_at: verifiedAt, created_at: createdAt,
+      });
+      const verify = (id: string, at: number) =>
+        db.knex('domains').where({ id }).update({ status: 'ACTIVE', verified_at: at });
+      await migrateLatest(db);
+      await db.knex.migrate.down({ migrationSource, name });
+      const workspaces = ['ws_a', 'ws_b', 'ws_c'].map((id) => ({ id, name: id, plan: 'growth', created_at: 1 }));
+      await db.knex('workspaces').insert(workspaces);
+      // Before: one row per host, whatever its state.
+      await db.knex('domains').insert(domain('dom_1', 'ws_a', 'go.example.com', null));
+      await expect(db.knex('domains').insert(domain('dom_x', 'ws_b', 'go.example.com', null))).rejects.toThrow();
+
+      await migrateLatest(db);
+      expect(await db.knex('domains').pluck('id')).toEqual(['dom_1']);
+      // Claims of several workspaces on one host sit side by side; one workspace has one row a host.
+      await db.knex('domains').insert(domain('dom_2', 'ws_b', 'go.example.com', null, 2));
+      await db.knex('domains').insert(domain('dom_3', 'ws_c', 'go.example.com', null, 3));
+      await expect(db.knex('domains').insert(domain('dom_y', 'ws_a', 'go.example.com', null))).rejects.toThrow();
+      // One verified row per host: the second verification of it fails.
+      await verify('dom_2', 10);
+      await expect(verify('dom_3', 11)).rejects.toThrow();
+      // Disabling keeps verified_at: the host stays held.
+      await db.knex('domains').where({ id: 'dom_2' }).update({ status: 'DISABLED' });
+      await expect(verify('dom_1', 12)).rejects.toThrow();
+      const indexes = await indexNames(db, engine, 'domains');
+      expect(indexes).toEqual(expect.arrayContaining(['domains_verified_host', 'domains_host']));
+      await db.knex('domains').insert(domain('dom_4', 'ws_a', 'pending.example.com', null, 5));
+      await db.knex('domains').insert(domain('dom_5', 'ws_b', 'pending.example.com', null, 4));
+
+      // Down: the verified row of a host stays, else its oldest claim; the unique host returns.
+      await db.knex.migrate.down({ migrationSource, name });
+      expect(await db.knex('domains').orderBy('id').pluck('id')).toEqual(['dom_2', 'dom_5']);
+      await expect(db.knex('domains').insert(domain('dom_z', 'ws_c', 'pending.example.com', null))).rejects.toThrow();
+      expect(await indexNames(db, engine, 'domains')).not.toContain('domains_verified_host');
+      await migrateLatest(db);
+      await db.knex('domains').insert(domain('dom_6', 'ws_c', 'pending.example.com', null));
+    });
+  });
 });

@@ -8,7 +8,7 @@ import type { Scope } from '../../src/domain/access';
 import * as ws from '../../src/db/repos/workspaces';
 import { openSecret } from '../../src/webhooks/secrets';
 import { testEngines } from '../support/databases';
-import { seedWorkspace, type Seeded } from '../support/seed';
+import { seedMemberKey, seedWorkspace, type Seeded } from '../support/seed';
 import { startTestServer, type TestServer } from '../support/server';
 
 const WEBHOOK_SCOPES: Scope[] = ['webhooks:read', 'webhooks:write'];
@@ -292,6 +292,44 @@ describe.each(testEngines())('webhook subscriptions on %s', (engine) => {
       }
       expect((await server.request('GET', '/api/webhooks', { key: readOnly })).status).toBe(200);
       expect((await createA(bodyA(), writeOnly)).status).toBe(201);
+    });
+
+    it("checks the key's person's current role: demoted or gone, no webhook changes in either variant", async () => {
+      const admin = await seedMemberKey(knex(), owner.workspaceId, 'ADMIN', WEBHOOK_SCOPES);
+      const key = admin.key;
+      const mineA = await createA(bodyA(), key);
+      const mineB = await createB(bodyB(), key);
+      expect([mineA.status, mineB.status]).toEqual([201, 201]);
+      const ownersA = (await createA(bodyA())).body.data.id;
+      const ownersB = (await createB(bodyB())).body.id;
+      const expectRefused = async (words: RegExp) => {
+        const answers = [
+          await createA(bodyA({ url: 'https://evil.example.com/a', events: ['link.created'] }), key),
+          await createB(bodyB({ url: 'https://evil.example.com/b', events: ['link.clicked', 'link.created'] }), key),
+          await server.request('PATCH', `/api/webhooks/${ownersA}`, { key, body: { enabled: false } }),
+          await server.request('DELETE', `/api/webhooks/${ownersA}`, { key }),
+          await server.request('DELETE', `/api/v1/webhooks/${ownersB}`, { key }),
+          await server.request('DELETE', `/api/webhooks/${mineA.body.data.id}`, { key }),
+          await server.request('DELETE', `/api/v1/webhooks/${mineB.body.id}`, { key }),
+        ];
+        for (const res of answers) {
+          expect(res.status).toBe(403);
+          expect(res.body.error).toMatch(words);
+        }
+        // Reading is not a change: the key keeps listing.
+        expect((await server.request('GET', '/api/webhooks', { key })).status).toBe(200);
+        expect((await server.request('GET', '/api/v1/webhooks', { key })).status).toBe(200);
+        const rows = await knex()('webhook_subscriptions').where({ workspace_id: owner.workspaceId })
+          .whereNull('deleted_at');
+        expect(rows.some((r: any) => String(r.url).startsWith('https://evil.example.com'))).toBe(false);
+        expect(rows.filter((r: any) => !r.enabled).map((r: any) => r.id)).not.toContain(ownersA);
+        const kept = [ownersA, ownersB, mineA.body.data.id, mineB.body.id];
+        expect(rows.map((r: any) => r.id)).toEqual(expect.arrayContaining(kept));
+      };
+      await ws.setRole(knex(), owner.workspaceId, admin.userId, 'MEMBER');
+      await expectRefused(/role MEMBER, which may not (create|change|delete) webhook subscriptions: that needs OWNER/);
+      await ws.removeMember(knex(), owner.workspaceId, admin.userId);
+      await expectRefused(/no longer a member of this workspace/);
     });
 
     it('needs a key (401) and a plan with webhooks: pro gives 403, free 401', async () => {

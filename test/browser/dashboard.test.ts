@@ -204,6 +204,37 @@ describe.skipIf(!available.run)('the dashboard in Chromium against the service (
     await expect.poll(() => page.getByLabel('New API key').count()).toBe(0);
   });
 
+  it('after sign-in follows next= only to a place inside the app: /w/../../x is dropped', async () => {
+    // A short link at /evil-next on this host: sign-in sending the person there would be a
+    // redirect to anywhere, chosen by whoever wrote the sign-in address.
+    const made = await apiFromPage(page, 'POST', `${DASHBOARD_API}/workspaces/${workspaceId}/links`, {
+      url: `${destination.origin}/evil`,
+      slug: 'evil-next',
+    });
+    expect(made.status).toBe(201);
+    const { context, page: p } = await newPersonPage();
+    for (const next of ['%2Fw%2F..%2F..%2Fevil-next', '%2Fw%2F%252e%252e%2F..%2Fevil-next', '%2F%5C%2Fevil-next']) {
+      await p.goto(app(`/login?next=${next}`));
+      await p.getByLabel('Email').fill(owner.email);
+      await p.getByLabel('Password', { exact: true }).fill(PASSWORD);
+      await p.getByRole('button', { name: 'Sign in' }).click();
+      await expect.poll(() => h1(p).textContent()).toBe('Links');
+      expect(new URL(p.url()).pathname, next).toBe(`/app/w/${workspaceId}/links`);
+      await p.reload();
+      await expect.poll(() => h1(p).textContent()).toBe('Links');
+      await p.getByRole('button', { name: 'Sign out' }).click();
+      await p.getByRole('button', { name: 'Sign in' }).waitFor();
+    }
+    expect(destination.requests.filter((r) => r.url === '/evil')).toEqual([]);
+    // An address inside the app is still where sign-in leads, its dot segments resolved.
+    await p.goto(app(`/login?next=${encodeURIComponent(`/w/${workspaceId}/links/../settings/keys`)}`));
+    await p.getByLabel('Email').fill(owner.email);
+    await p.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await p.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => new URL(p.url()).pathname).toBe(`/app/w/${workspaceId}/settings/keys`);
+    await context.close();
+  });
+
   it('invites a MEMBER who creates their account from the link, then makes links but deletes none and manages nobody', async () => {
     await page.getByRole('link', { name: 'Members', exact: true }).click();
     await page.getByLabel('Email').fill('bo@acme.example');
@@ -247,6 +278,12 @@ describe.skipIf(!available.run)('the dashboard in Chromium against the service (
     await p.getByRole('cell', { name: /bo@acme\.example/ }).waitFor();
     await expect.poll(() => p.getByRole('button', { name: 'Invite' }).count()).toBe(0);
     await look(p, 'settings-members-member');
+    // The key form offers only the scopes a MEMBER may hold: no webhooks:write.
+    await p.getByRole('link', { name: 'API keys' }).click();
+    const scopes = p.getByRole('group', { name: 'Scopes' });
+    await scopes.getByLabel('webhooks:read', { exact: true }).waitFor();
+    expect(await scopes.getByLabel('webhooks:write', { exact: true }).count()).toBe(0);
+    await look(p, 'settings-keys-member');
     await context.close();
 
     // The link worked once.

@@ -213,6 +213,23 @@ describe.each(testEngines())('shortlink operator commands on %s', (engine) => {
     expect(row.key_hash).toBe(sha256(out.key));
   });
 
+  it("key create refuses scopes the person's role may not hold, naming them and the role", async () => {
+    const add = async (email: string, role: string) =>
+      (await ok(['member', 'add', '--workspace', wsId, '--email', email, '--role', role], ['id', 'setupUrl'])).id;
+    const member = await add('keys-member@example.com', 'MEMBER');
+    const analyst = await add('keys-analyst@example.com', 'ANALYST');
+    const keyFor = (user: string, scopes: string) =>
+      ['key', 'create', '--workspace', wsId, '--user', user, '--scopes', scopes];
+    await fails(
+      keyFor(member, 'links:read,webhooks:write'),
+      /The role MEMBER may not hold the scope webhooks:write on an API key; it may hold links:read, .*, team:read/,
+    );
+    await fails(keyFor(analyst, 'links:read'), /The role ANALYST may not hold the scope links:read on an API key; it/);
+    const [{ n }] = await knex()('api_keys').whereIn('user_id', [member, analyst]).count({ n: '*' });
+    expect(Number(n)).toBe(0);
+    expect(await ok(keyFor(member, 'links:read,webhooks:read'), ['id', 'key'])).toBeTruthy();
+  });
+
   it('key create for someone who is not a member fails', async () => {
     await fails(['key', 'create', '--workspace', ws2Id, '--user', analystId, '--scopes', 'links:read'], /is not a member/);
     await fails(['key', 'create', '--workspace', 'ws_nope', '--user', ownerId, '--scopes', 'links:read'], /workspace ws_nope not found/);
@@ -258,9 +275,27 @@ describe.each(testEngines())('shortlink operator commands on %s', (engine) => {
     expect(verified.verified_at).not.toBeNull();
     expect(await ok(['domain', 'disable', '--id', id], ['id'])).toEqual({ id });
     expect((await knex()('domains').where({ id }).first()).status).toBe('DISABLED');
-    // The host belongs to one workspace only.
+    // The host belongs to the workspace that verified it (disabled, it stays held).
     await fails(['domain', 'add', '--workspace', ws2Id, '--host', 'go.example.com'], /go\.example\.com is already registered/);
     await fails(['domain', 'verify', '--id', 'dom_nope'], /domain dom_nope not found/);
+  });
+
+  it('domain add / verify: claims block nobody, the first verification wins, a lapsed claim is refused', async () => {
+    const host = 'claimed.example.com';
+    const add = (workspace: string, name: string) => ['domain', 'add', '--workspace', workspace, '--host', name];
+    const first = (await ok(add(wsId, host), ['id'])).id;
+    const second = (await ok(add(ws2Id, host), ['id'])).id;
+    await fails(add(wsId, host), /claimed\.example\.com is already added to this workspace/);
+    expect(await ok(['domain', 'verify', '--id', second], ['id'])).toEqual({ id: second });
+    await fails(['domain', 'verify', '--id', first], /claimed\.example\.com is already registered: another workspace/);
+    expect((await knex()('domains').where({ id: first }).first()).status).toBe('PENDING');
+
+    const late = (await ok(add(wsId, 'late.example.com'), ['id'])).id;
+    await knex()('domains').where({ id: late }).update({ created_at: Date.now() - 8 * 86_400_000 });
+    await fails(['domain', 'verify', '--id', late], /claim on late\.example\.com lapsed at .* unverified; add the/);
+    const fresh = (await ok(add(wsId, 'late.example.com'), ['id'])).id;
+    expect(fresh).not.toBe(late);
+    expect(await ok(['domain', 'verify', '--id', fresh], ['id'])).toEqual({ id: fresh });
   });
 
   it('campaign create prints {id}', async () => {

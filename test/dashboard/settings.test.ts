@@ -87,6 +87,37 @@ describe.each(testEngines())('dashboard settings on %s', (engine) => {
       expect((await team.analyst.request('POST', `${base}/keys`, { body: { scopes: ['links:read'] } })).status).toBe(403);
     });
 
+    it("a key gets only the scopes its person's role may hold, and the form is told which", async () => {
+      const keyScopes = async (who: typeof team.owner) => (await who.request('GET', base)).body.data.keyScopes;
+      const every = [
+        'links:read', 'links:write', 'conversions:read', 'conversions:write', 'analytics:read',
+        'pages:read', 'pages:write', 'webhooks:read', 'webhooks:write', 'team:read',
+      ];
+      expect(await keyScopes(team.owner)).toEqual(every);
+      expect(await keyScopes(team.admin)).toEqual(every);
+      expect(await keyScopes(team.member)).toEqual(every.filter((s) => s !== 'webhooks:write'));
+      expect(await keyScopes(team.analyst)).toEqual([]);
+
+      const mine = () => ws.keysOf(knex(), team.workspaceId, team.people.member.userId);
+      const before = (await mine()).length;
+      const scopes = ['links:read', 'webhooks:write', 'webhooks:read'];
+      const refused = await team.member.request('POST', `${base}/keys`, { body: { scopes } });
+      expect(refused.status).toBe(403);
+      expect(refused.body).toEqual({
+        field: 'scopes',
+        error: 'The role MEMBER may not hold the scope webhooks:write on an API key; it may hold '
+          + 'links:read, links:write, conversions:read, conversions:write, analytics:read, pages:read, pages:write, '
+          + 'webhooks:read, team:read',
+      });
+      expect((await mine()).length).toBe(before);
+      // What a MEMBER may hold is made; an ADMIN may hold webhooks:write.
+      const allowed = await team.member.request('POST', `${base}/keys`, { body: { scopes: ['webhooks:read'] } });
+      expect(allowed.status).toBe(201);
+      const adminKey = await team.admin.request('POST', `${base}/keys`, { body: { scopes: ['webhooks:write'] } });
+      expect(adminKey.status).toBe(201);
+      expect(adminKey.body.data.scopes).toEqual(['webhooks:write']);
+    });
+
     it('a plan without the API makes no keys, and says so', async () => {
       for (const plan of ['free', 'pro'] as const) {
         const t = await seedTeam(server, plan);
@@ -175,7 +206,7 @@ describe.each(testEngines())('dashboard settings on %s', (engine) => {
       expect((await server.request('GET', '/ondomain', { headers: { host } })).status).toBe(404);
     });
 
-    it("refuses the service's own hosts, bad names and taken hosts; MEMBERs manage no domains; another workspace's domain is 404", async () => {
+    it("refuses the service's own hosts, bad names, a host added twice; MEMBERs none; others' are 404", async () => {
       for (const host of ['localhost', 'not a host', 'http://x.example.com', '-bad-.example.com']) {
         const res = await team.owner.request('POST', `${base}/domains`, { body: { host } });
         expect(res.status, host).toBe(400);
@@ -183,13 +214,104 @@ describe.each(testEngines())('dashboard settings on %s', (engine) => {
       }
       const host = `taken-${Date.now()}.example.com`;
       expect((await team.owner.request('POST', `${base}/domains`, { body: { host } })).status).toBe(201);
-      const taken = await other.owner.request('POST', `${otherBase}/domains`, { body: { host } });
-      expect(taken.status).toBe(409);
+      const twice = await team.admin.request('POST', `${base}/domains`, { body: { host: host.toUpperCase() } });
+      expect(twice.status).toBe(409);
+      expect(twice.body.error).toBe(`The domain ${host} is already added to this workspace`);
       expect((await team.member.request('POST', `${base}/domains`, { body: { host: `m-${host}` } })).status).toBe(403);
       const theirs = (await other.owner.request('POST', `${otherBase}/domains`, { body: { host: `theirs-${host}` } })).body.data;
       expect((await team.owner.request('POST', `${base}/domains/${theirs.id}/verify`)).status).toBe(404);
       expect((await team.owner.request('POST', `${base}/domains/${theirs.id}/disable`)).status).toBe(404);
       expect((await team.owner.request('GET', `${base}/domains`)).body.data.map((d: any) => d.id)).not.toContain(theirs.id);
+    });
+
+    it('an unverified claim blocks nobody: the first workspace to verify owns the host', async () => {
+      const host = `claimed-${Date.now()}.example.com`;
+      // A squatter claims the host first and never verifies it; the real owner still adds it.
+      const squat = await team.owner.request('POST', `${base}/domains`, { body: { host } });
+      const real = await other.owner.request('POST', `${otherBase}/domains`, { body: { host } });
+      expect([squat.status, real.status]).toEqual([201, 201]);
+      expect(real.body.data).toMatchObject({ status: 'PENDING', verifiedAt: null, expiresAt: expect.any(String) });
+      expect(Date.parse(real.body.data.expiresAt) - Date.parse(real.body.data.createdAt)).toBe(7 * 86_400_000);
+      const { txtName } = real.body.data.verification;
+      expect(squat.body.data.verification.txtName).toBe(txtName);
+      expect(squat.body.data.verification.txtValue).not.toBe(real.body.data.verification.txtValue);
+
+      // The host's DNS holds the real owner's record: they verify; the squatter cannot.
+      dns.set(txtName, [[real.body.data.verification.txtValue]]);
+      expect((await team.owner.request('POST', `${base}/domains/${squat.body.data.id}/verify`)).status).toBe(409);
+      const verified = await other.owner.request('POST', `${otherBase}/domains/${real.body.data.id}/verify`);
+      expect(verified.status).toBe(200);
+      expect(verified.body.data).toMatchObject({ status: 'ACTIVE', expiresAt: null });
+      // Even with its own record published too, a second workspace does not take a verified host.
+      dns.set(txtName, [[real.body.data.verification.txtValue], [squat.body.data.verification.txtValue]]);
+      const late = await team.owner.request('POST', `${base}/domains/${squat.body.data.id}/verify`);
+      expect(late.status).toBe(409);
+      expect(late.body.error).toBe(`The domain ${host} is already registered: another workspace verified it`);
+      const listed = (await team.owner.request('GET', `${base}/domains`)).body.data;
+      expect(listed.find((d: any) => d.id === squat.body.data.id).status).toBe('PENDING');
+      // Nor adds it again; a third workspace cannot claim it either.
+      const third = await seedTeam(server);
+      const refused = await third.owner.request('POST', `/workspaces/${third.workspaceId}/domains`, { body: { host } });
+      expect(refused.status).toBe(409);
+      expect(refused.body.error).toBe(`The domain ${host} is already registered: another workspace verified it`);
+
+      // The host serves the owner's links only; the claim gives the squatter nothing to link on.
+      const theirLink = await other.member.request('POST', `${otherBase}/links`, {
+        body: { url: 'https://example.com/real-owner', slug: 'claimed', domainId: real.body.data.id },
+      });
+      expect(theirLink.status).toBe(201);
+      const squatLink = await team.member.request('POST', `${base}/links`, {
+        body: { url: 'https://example.com/squatter', slug: 'claimed', domainId: squat.body.data.id },
+      });
+      expect(squatLink.status).toBe(400);
+      await server.changes.poll();
+      const visit = await server.request('GET', '/claimed', { headers: { host } });
+      expect(visit.headers.location).toBe('https://example.com/real-owner');
+    });
+
+    it('two workspaces verifying the same host at once: exactly one wins, the other stays PENDING', async () => {
+      for (let round = 0; round < 3; round++) {
+        const host = `race-${round}-${Date.now()}.example.com`;
+        const a = (await team.owner.request('POST', `${base}/domains`, { body: { host } })).body.data;
+        const b = (await other.owner.request('POST', `${otherBase}/domains`, { body: { host } })).body.data;
+        // Both records are published (whoever controls the DNS made a mistake): only one may win.
+        dns.set(a.verification.txtName, [[a.verification.txtValue], [b.verification.txtValue]]);
+        const answers = await Promise.all([
+          team.owner.request('POST', `${base}/domains/${a.id}/verify`),
+          other.owner.request('POST', `${otherBase}/domains/${b.id}/verify`),
+        ]);
+        expect(answers.map((r) => r.status).sort(), host).toEqual([200, 409]);
+        const rows = await knex()('domains').where({ host }).select('workspace_id', 'status', 'verified_at');
+        expect(rows.filter((r: any) => r.status === 'ACTIVE')).toHaveLength(1);
+        expect(rows.filter((r: any) => r.verified_at !== null)).toHaveLength(1);
+        expect(rows.filter((r: any) => r.status === 'PENDING')).toHaveLength(1);
+        const winner = answers[0].status === 200 ? team.workspaceId : other.workspaceId;
+        expect(rows.find((r: any) => r.status === 'ACTIVE').workspace_id).toBe(winner);
+        const loser = answers.find((r) => r.status === 409)!;
+        expect(loser.body.error).toBe(`The domain ${host} is already registered: another workspace verified it`);
+      }
+    });
+
+    it('a claim not verified within 7 days lapses: shown EXPIRED, not verifiable, and added again afresh', async () => {
+      const host = `lapsed-${Date.now()}.example.com`;
+      const added = (await team.owner.request('POST', `${base}/domains`, { body: { host } })).body.data;
+      dns.set(added.verification.txtName, [[added.verification.txtValue]]);
+      await knex()('domains').where({ id: added.id }).update({ created_at: Date.now() - 7 * 86_400_000 - 1000 });
+      const listed = (await team.owner.request('GET', `${base}/domains`)).body.data.find((d: any) => d.id === added.id);
+      expect(listed).toMatchObject({ status: 'EXPIRED', verifiedAt: null });
+      expect(Date.parse(listed.expiresAt)).toBeLessThan(Date.now());
+      const verify = await team.owner.request('POST', `${base}/domains/${added.id}/verify`);
+      expect(verify.status).toBe(409);
+      expect(verify.body.error).toBe(`The claim on ${host} lapsed unverified; add the domain again for a new record`);
+      expect((await knex()('domains').where({ id: added.id }).first()).status).toBe('PENDING');
+      // Adding it again replaces the lapsed claim with a new one, with a new record to publish.
+      const again = await team.owner.request('POST', `${base}/domains`, { body: { host } });
+      expect(again.status).toBe(201);
+      expect(again.body.data).toMatchObject({ host, status: 'PENDING' });
+      expect(again.body.data.id).not.toBe(added.id);
+      expect(again.body.data.verification.txtValue).not.toBe(added.verification.txtValue);
+      const rows = await knex()('domains').where({ host, workspace_id: team.workspaceId }).pluck('id');
+      expect(rows).toEqual([again.body.data.id]);
     });
   });
 

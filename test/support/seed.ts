@@ -1,6 +1,6 @@
 // Seeds workspaces, members and keys straight through the repositories.
 import type { Knex } from 'knex';
-import type { Plan, Role, Scope } from '../../src/domain/access';
+import { mayHoldScope, type Plan, type Role, type Scope } from '../../src/domain/access';
 import * as ws from '../../src/db/repos/workspaces';
 
 export const ALL_LINK_SCOPES: Scope[] = ['links:read', 'links:write'];
@@ -23,10 +23,16 @@ export async function seedWorkspace(
   return { workspaceId, userId, key, keyId };
 }
 
-/** A second key for another member of the same workspace. */
+/**
+ * A second key for another member of the same workspace. A role that may not hold the scopes
+ * (an ANALYST holds no key) gets a key minted while the person was ADMIN, then is demoted: the
+ * interface's case of a key whose person's role changed.
+ */
 export async function seedMemberKey(knex: Knex, workspaceId: string, role: Role, scopes: Scope[] = ALL_LINK_SCOPES) {
-  const userId = await ws.addMember(knex, workspaceId, `member${++counter}-${Date.now()}@example.com`, role);
+  const mintedAs: Role = scopes.every((s) => mayHoldScope(role, s)) ? role : 'ADMIN';
+  const userId = await ws.addMember(knex, workspaceId, `member${++counter}-${Date.now()}@example.com`, mintedAs);
   const { id: keyId, key } = await ws.createKey(knex, workspaceId, userId, scopes, null);
+  if (mintedAs !== role) await ws.setRole(knex, workspaceId, userId, role);
   return { userId, key, keyId };
 }
 

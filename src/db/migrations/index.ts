@@ -25,6 +25,7 @@ import * as bioPages from './20261201000000_bio_pages.ts';
 import * as conversionBlockReads from './20261202000000_conversion_block_reads.ts';
 import * as deletedLinksIndex from './20261202010000_deleted_links_index.ts';
 import * as invitations from './20261203000000_invitations.ts';
+import * as domainClaims from './20261203010000_domain_claims.ts';
 
 const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }> = {
   '20261122000000_core': core,
@@ -51,6 +52,7 @@ const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '20261202000000_conversion_block_reads': conversionBlockReads,
   '20261202010000_deleted_links_index': deletedLinksIndex,
   '20261203000000_invitations': invitations,
+  '20261203010000_domain_claims': domainClaims,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -2,7 +2,8 @@
 // event catalogue. A subscription is delivered in the form of the variant whose endpoint
 // created it, and is invisible (404) through the other variant's endpoints.
 import type { components } from '../../../generated/api.ts';
-import { planHasApi } from '../../domain/access.ts';
+import { mayHoldScope, planHasApi, rolesHolding } from '../../domain/access.ts';
+import { roleOf } from '../../db/repos/workspaces.ts';
 import { eventCatalog, type Variant } from '../../webhooks/catalog.ts';
 import type { AuthContext } from '../auth.ts';
 import { forbidden, notFound } from '../../domain/errors.ts';
@@ -50,6 +51,21 @@ export function webhookHandlers(
     if (!planHasApi(auth.plan)) throw forbidden(`Webhooks need the Growth plan or above; this workspace is on ${auth.plan}`);
   }
 
+  /**
+   * Creating, changing and deleting subscriptions needs the key's person to hold webhooks:write
+   * now (OWNER or ADMIN, domain/access.ts): a key made before a demotion or a departure loses it.
+   */
+  async function requireWebhookRole(auth: AuthContext, action: string) {
+    const role = await roleOf(knex, auth.workspaceId, auth.userId);
+    if (mayHoldScope(role, 'webhooks:write')) return;
+    const needs = rolesHolding('webhooks:write');
+    throw forbidden(
+      role
+        ? `The key's owner has the role ${role}, which may not ${action} webhook subscriptions: that needs ${needs}`
+        : `The key's owner is no longer a member of this workspace and may not ${action} webhook subscriptions`,
+    );
+  }
+
   async function findSubscription(variant: Variant, workspaceId: string, id: string): Promise<SubscriptionRow> {
     const row = await subscriptions.findSubscription(knex, variant, workspaceId, id);
     if (!row) throw notFound('Webhook subscription not found');
@@ -72,6 +88,7 @@ export function webhookHandlers(
     async createWebhook({ body }, { auth }): Promise<ResultOf<'createWebhook'>> {
       requireVariant('A');
       requireWebhooksPlan(auth);
+      await requireWebhookRole(auth, 'create');
       // Another workspace's id answers like one that does not exist.
       if (body.workspaceId !== auth.workspaceId) throw notFound(`Workspace ${body.workspaceId} not found`);
       const { row, secret } = await createSubscription(deps, { workspaceId: auth.workspaceId, variant: 'A', url: body.url, events: body.events });
@@ -87,6 +104,7 @@ export function webhookHandlers(
     async updateWebhook({ params, body }, { auth }): Promise<ResultOf<'updateWebhook'>> {
       requireVariant('A');
       requireWebhooksPlan(auth);
+      await requireWebhookRole(auth, 'change');
       const current = await findSubscription('A', auth.workspaceId, params.id);
       await changeSubscription(deps, current, body);
       const updated = await findSubscription('A', auth.workspaceId, current.id);
@@ -96,6 +114,7 @@ export function webhookHandlers(
     async deleteWebhook({ params }, { auth }): Promise<ResultOf<'deleteWebhook'>> {
       requireVariant('A');
       requireWebhooksPlan(auth);
+      await requireWebhookRole(auth, 'delete');
       await deleteSubscription(knex, await findSubscription('A', auth.workspaceId, params.id));
       return { status: 200, body: { success: true } };
     },
@@ -103,6 +122,7 @@ export function webhookHandlers(
     async createWebhookV1({ body }, { auth }): Promise<ResultOf<'createWebhookV1'>> {
       requireVariant('B');
       requireWebhooksPlan(auth);
+      await requireWebhookRole(auth, 'create');
       const { row } = await createSubscription(deps, { workspaceId: auth.workspaceId, variant: 'B', url: body.url, events: body.events, secret: body.secret });
       return { status: 201, body: presentB(row) };
     },
@@ -116,6 +136,7 @@ export function webhookHandlers(
     async deleteWebhookV1({ params }, { auth }): Promise<ResultOf<'deleteWebhookV1'>> {
       requireVariant('B');
       requireWebhooksPlan(auth);
+      await requireWebhookRole(auth, 'delete');
       await deleteSubscription(knex, await findSubscription('B', auth.workspaceId, params.id));
       return { status: 204 };
     },

@@ -616,6 +616,11 @@ describe.skipIf(!available.run)('the dashboard in Chromium against Prism\'s mock
       await expect.poll(() => page.getByRole('alert').textContent()).toContain('No TXT record _shortlink.links.acme.example found.');
       await shot('domain-added-verify-refused');
       expect(await page.getByRole('button', { name: 'Disable go.acme.example' }).count()).toBe(1);
+      // A lapsed claim is shown as such, with nothing to verify or disable: it is added again.
+      const lapsed = page.getByRole('row', { name: /try\.acme\.example/ });
+      expect(await lapsed.textContent()).toContain('Expired');
+      expect(await lapsed.textContent()).toContain('add the host again');
+      expect(await page.getByRole('button', { name: /try\.acme\.example/ }).count()).toBe(0);
     });
 
     it('general settings show the workspace id to copy and what the plan includes; campaigns are made by name', async () => {

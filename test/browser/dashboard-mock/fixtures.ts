@@ -2,6 +2,7 @@
 // with which role (Prism's session is random, but valid). Everything else comes from Prism.
 import type { Page, Route } from 'playwright-core';
 import type { components } from '../../../generated/dashboard';
+import { scopesOfRole } from '../../../src/domain/access';
 import { renderBioPage } from '../../../src/redirect/bio-page';
 
 type Schemas = components['schemas'];
@@ -83,6 +84,7 @@ export function workspace(features: Partial<Schemas['Workspace']['features']> = 
       name: 'Acme',
       plan: 'growth',
       role,
+      keyScopes: scopesOfRole(role),
       createdAt: day(-200),
       shortDomain: 'sho.rt',
       features: { api: true, expiredUrl: true, webhooks: true, conversions: true, goals: true, ...features },
@@ -173,9 +175,10 @@ const verification = (host: string) => ({ cname: 'sho.rt', txtName: `_shortlink.
 export function domainList(): Schemas['DomainList'] {
   return {
     data: [
-      { id: 'dom_go', host: 'go.acme.example', status: 'ACTIVE', verifiedAt: day(-50), createdAt: day(-51), verification: verification('go.acme.example') },
-      { id: 'dom_links', host: 'links.acme.example', status: 'PENDING', verifiedAt: null, createdAt: day(-1), verification: verification('links.acme.example') },
-      { id: 'dom_old', host: 'old.acme.example', status: 'DISABLED', verifiedAt: day(-300), createdAt: day(-310), verification: verification('old.acme.example') },
+      { id: 'dom_go', host: 'go.acme.example', status: 'ACTIVE', verifiedAt: day(-50), expiresAt: null, createdAt: day(-51), verification: verification('go.acme.example') },
+      { id: 'dom_links', host: 'links.acme.example', status: 'PENDING', verifiedAt: null, expiresAt: day(6), createdAt: day(-1), verification: verification('links.acme.example') },
+      { id: 'dom_old', host: 'old.acme.example', status: 'DISABLED', verifiedAt: day(-300), expiresAt: null, createdAt: day(-310), verification: verification('old.acme.example') },
+      { id: 'dom_try', host: 'try.acme.example', status: 'EXPIRED', verifiedAt: null, expiresAt: day(-2), createdAt: day(-9), verification: verification('try.acme.example') },
     ],
   };
 }

@@ -6,8 +6,8 @@ import * as accounts from '../../../db/repos/accounts.ts';
 import * as invitations from '../../../db/repos/invitations.ts';
 import { isUniqueViolation } from '../../../db/knex.ts';
 import * as workspaces from '../../../db/repos/workspaces.ts';
-import { planHasApi, SCOPES, type Role, type Scope } from '../../../domain/access.ts';
-import { hostProblem, verificationRecord } from '../../../domain/domains.ts';
+import { planHasApi, SCOPES, scopesOfRole, type Role, type Scope } from '../../../domain/access.ts';
+import { claimExpired, claimExpiresAt, hostProblem, verificationRecord } from '../../../domain/domains.ts';
 import { conflict, forbidden, invalid, notFound } from '../../../domain/errors.ts';
 import { invitationUrl } from '../../../domain/sessions.ts';
 import { domainVerified } from '../../../webhooks/domain-events.ts';
@@ -45,8 +45,15 @@ export function settingsHandlers(
     cname: config.shortDomain.replace(/:\d+$/, ''),
     ...verificationRecord(domain.host, createHmac('sha256', services.masterKey).update(`domain ${domain.id}`).digest('hex').slice(0, 32)),
   });
+  // A claim left unverified past its time shows as EXPIRED (domain/domains.ts, CLAIM_TTL_MS).
   const presentDomain = (d: workspaces.DomainRow) => ({
-    id: d.id, host: d.host, status: d.status, verifiedAt: iso(d.verified_at), createdAt: iso(Number(d.created_at ?? 0))!, verification: verification(d),
+    id: d.id,
+    host: d.host,
+    status: claimExpired(d, Date.now()) ? ('EXPIRED' as const) : d.status,
+    verifiedAt: iso(d.verified_at),
+    expiresAt: iso(claimExpiresAt(d)),
+    createdAt: iso(Number(d.created_at ?? 0))!,
+    verification: verification(d),
   });
   const presentMember = (m: Awaited<ReturnType<typeof accounts.membersOf>>[number]) => ({
     userId: m.userId, email: m.email, role: m.role, joinedAt: iso(m.joinedAt)!,
@@ -70,6 +77,8 @@ export function settingsHandlers(
         body: {
           data: {
             id: w.id, name: w.name, plan: w.plan, role: w.role, createdAt: iso(w.createdAt)!, shortDomain: config.shortDomain,
+            // What the key form offers; createKey (the repository) refuses the rest.
+            keyScopes: scopesOfRole(w.role),
             features: { api, expiredUrl: api, webhooks: api, conversions: api && config.featureConversions, goals: api && config.featureConversions && config.featureGoals },
           },
         },
@@ -172,13 +181,17 @@ export function settingsHandlers(
       const host = body.host.trim().toLowerCase();
       const problem = hostProblem(host, [config.shortDomain, new URL(config.publicUrl).host]);
       if (problem) throw invalid(`host ${problem}`, 'host');
-      const id = await unique(workspaces.addDomain(knex, ws(ctx).id, host), `The domain ${host} is already registered`);
+      // Another workspace's unverified claim does not stand in the way; a verified domain does (409).
+      const id = await workspaces.addDomain(knex, ws(ctx).id, host);
       return { status: 201, body: { data: presentDomain((await workspaces.findDomainOf(knex, ws(ctx).id, id))!) } };
     },
 
     async verifyDomain({ params }, ctx): Promise<DashboardResult<'verifyDomain'>> {
       const domain = await workspaces.findDomainOf(knex, ws(ctx).id, params.domainId);
       if (!domain) throw notFound('Domain not found');
+      if (claimExpired(domain, Date.now())) {
+        throw conflict(`The claim on ${domain.host} lapsed unverified; add the domain again for a new record`);
+      }
       const { txtName, txtValue } = verification(domain);
       let records: string[] = [];
       try {

@@ -17,7 +17,12 @@ import { useFormErrors } from '../../components/form-errors.ts';
 import { When } from '../../components/when.tsx';
 import { SettingsFrame } from './settings-frame.tsx';
 
-const STATUS = { PENDING: ['Pending', 'badge-neutral'], ACTIVE: ['Active', 'badge-ok'], DISABLED: ['Disabled', 'badge-off'] } as const;
+const STATUS = {
+  PENDING: ['Pending', 'badge-neutral'],
+  ACTIVE: ['Active', 'badge-ok'],
+  DISABLED: ['Disabled', 'badge-off'],
+  EXPIRED: ['Expired', 'badge-off'],
+} as const;
 
 export function Domains() {
   const { workspaceId: ws } = useParams<{ workspaceId: string }>();
@@ -91,14 +96,16 @@ export function Domains() {
                       <td>
                         <span className={`badge ${STATUS[d.status][1]}`}>{STATUS[d.status][0]}</span>
                       </td>
-                      <td className="nowrap">{d.verifiedAt ? <When iso={d.verifiedAt} /> : <span className="muted">Not yet</span>}</td>
+                      <td className="nowrap">
+                        <Verified domain={d} />
+                      </td>
                       <td className="cell-actions">
-                        {admin && d.status !== 'ACTIVE' ? (
+                        {admin && d.status !== 'ACTIVE' && d.status !== 'EXPIRED' ? (
                           <button type="button" className="button button-small" aria-label={`Verify ${d.host}`} disabled={busy} onClick={() => verify.mutate(d)}>
                             Verify
                           </button>
                         ) : null}
-                        {admin && d.status !== 'DISABLED' ? (
+                        {admin && d.status !== 'DISABLED' && d.status !== 'EXPIRED' ? (
                           <ConfirmedActionButton
                             label="Disable"
                             name={`Disable ${d.host}`}
@@ -128,6 +135,20 @@ export function Domains() {
       {dialog}
     </SettingsFrame>
   );
+}
+
+/** When it was verified; for a claim, until when it can be, or that it lapsed (add it again). */
+function Verified({ domain: d }: { domain: Domain }) {
+  if (d.verifiedAt) return <When iso={d.verifiedAt} />;
+  if (d.status === 'EXPIRED') return <span className="muted">Not verified in time: add the host again</span>;
+  if (d.expiresAt) {
+    return (
+      <span className="muted">
+        Not yet (verify by <When iso={d.expiresAt} />)
+      </span>
+    );
+  }
+  return <span className="muted">Not yet</span>;
 }
 
 function Instructions({ domain, heading }: { domain: Domain; heading?: string }) {

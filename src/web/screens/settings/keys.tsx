@@ -8,7 +8,7 @@ import { keys } from '../../api/keys.ts';
 import { useWorkspace } from '../../api/queries.ts';
 import { queryClient } from '../../api/query-client.ts';
 import { can, useMembership, useSignedIn } from '../../api/session.ts';
-import { SCOPES, type ApiKey, type Scope } from '../../api/types.ts';
+import { SCOPES, type ApiKey, type Role, type Scope } from '../../api/types.ts';
 import { ConfirmedActionButton, SubmitButton } from '../../components/buttons.tsx';
 import { useConfirm } from '../../components/confirm.tsx';
 import { CopyButton } from '../../components/copy-button.tsx';
@@ -56,7 +56,14 @@ export function ApiKeys() {
       ) : null}
       {notice ? notice.ok ? <StatusNotice>{notice.text}</StatusNotice> : <FormAlert message={notice.text} /> : null}
 
-      {can.makeKeys(role) ? <CreateKey workspaceId={ws} disabled={!apiIncluded || workspace.isPending} /> : null}
+      {can.makeKeys(role) ? (
+        <CreateKey
+          workspaceId={ws}
+          role={role}
+          offered={workspace.data?.keyScopes ?? []}
+          disabled={!apiIncluded || workspace.isPending}
+        />
+      ) : null}
 
       <section className="section" aria-labelledby="keys-heading">
         <h2 id="keys-heading">Keys</h2>
@@ -130,8 +137,14 @@ export function ApiKeys() {
   );
 }
 
-function CreateKey({ workspaceId, disabled }: { workspaceId: string; disabled: boolean }) {
-  const [scopes, setScopes] = useState<Scope[]>(['links:read']);
+/**
+ * The form offers only the scopes the person's role may put on a key (the workspace's
+ * keyScopes, from the one table the service applies); the service refuses any other.
+ */
+function CreateKey(props: { workspaceId: string; role: Role; offered: readonly Scope[]; disabled: boolean }) {
+  const { workspaceId, role, offered, disabled } = props;
+  const [picked, setScopes] = useState<Scope[]>(['links:read']);
+  const scopes = picked.filter((s) => offered.includes(s));
   const [expiresAt, setExpiresAt] = useState('');
   const [created, setCreated] = useState<{ key: string; hint: string } | null>(null);
   const formRef = useRef<HTMLFormElement>(null);
@@ -181,7 +194,7 @@ function CreateKey({ workspaceId, disabled }: { workspaceId: string; disabled: b
         <fieldset className="scopes" disabled={disabled} aria-describedby={errors.fields.scopes ? 'scopes-error' : undefined}>
           <legend>Scopes</legend>
           <div className="check-grid">
-            {SCOPES.map((s) => (
+            {SCOPES.filter((s) => offered.includes(s)).map((s) => (
               <div className="check" key={s}>
                 <input
                   type="checkbox"
@@ -195,6 +208,11 @@ function CreateKey({ workspaceId, disabled }: { workspaceId: string; disabled: b
               </div>
             ))}
           </div>
+          {offered.length > 0 && offered.length < SCOPES.length ? (
+            <p className="field-hint">
+              As {role} you can give a key these scopes; a key never does more than your role allows.
+            </p>
+          ) : null}
           {errors.fields.scopes ? (
             <p id="scopes-error" className="field-error">
               {errors.fields.scopes}

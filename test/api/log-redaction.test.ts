@@ -1,0 +1,99 @@
+// One-time tokens never reach the request log: set-up links, the first-run link, invitations,
+// shared reports' addresses and their API paths, a token inside an encoded next=, and the
+// Referer of a page opened with one. Through HTTPS on every engine, reading the log as written.
+import { PassThrough } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testEngines } from '../support/databases';
+import { DASHBOARD_API, seedTeam } from '../support/dashboard';
+import { startTestServer, type TestServer } from '../support/server';
+
+describe.each(testEngines())('tokens kept out of the request log on %s', (engine) => {
+  let server: TestServer;
+  let logs: string[] = [];
+  /** Each test's tokens: unlike anything else in a log line, so a leak of any part shows. */
+  let n = 0;
+  const secret = () => `SeCrEt${++n}x${Math.random().toString(36).slice(2, 10)}`;
+
+  beforeAll(async () => {
+    const stream = new PassThrough();
+    stream.on('data', (c) => logs.push(String(c)));
+    server = await startTestServer(engine, { logStream: stream });
+  });
+  afterAll(async () => server?.stop());
+
+  /** The request lines logged since `from`, once the answers' log lines are written. */
+  async function requestLines(from: number): Promise<any[]> {
+    await new Promise((r) => setTimeout(r, 100));
+    return logs.slice(from).join('').split('\n').filter(Boolean).map((l) => JSON.parse(l)).filter((l) => l.req);
+  }
+
+  it('redacts token query parameters, shared-report segments and tokens inside next=', async () => {
+    const from = logs.length;
+    const [s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11] = Array.from({ length: 11 }, secret);
+    const addresses = [
+      `/app/setup-password?token=${s1}`,
+      `/app/setup?token=${s2}`,
+      `${DASHBOARD_API}/first-run?token=${s3}`,
+      `/app/shared/${s4}`,
+      `${DASHBOARD_API}/shared/${s5}`,
+      `/app/invite?token=${s6}&x=1`,
+      `${DASHBOARD_API}/invitation?TOKEN=${s7}`,
+      `/app/login?next=${encodeURIComponent(`/setup-password?token=${s8}`)}`,
+      `/app/login?next=${encodeURIComponent(encodeURIComponent(`/invite?token=${s9}`))}`,
+      `/app/login?next=${encodeURIComponent(`/shared/${s10}`)}`,
+      `/app/setup-password?tok%65n=${s11}`,
+    ];
+    for (const address of addresses) await server.request('GET', address);
+    const s12 = secret();
+    await server.request('POST', `${DASHBOARD_API}/shared/${s12}/unlock`, { body: { password: 'not it' } });
+    const lines = await requestLines(from);
+    const text = JSON.stringify(lines);
+    for (const s of [s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12]) expect(text, s).not.toContain(s);
+    // The addresses themselves are still there to read, with their tokens replaced.
+    const urls = lines.map((l) => l.req.url);
+    expect(urls).toEqual(expect.arrayContaining([
+      '/app/setup-password?token=[REDACTED]',
+      '/app/shared/[REDACTED]',
+      `${DASHBOARD_API}/shared/[REDACTED]/unlock`,
+      '/app/invite?token=[REDACTED]&x=1',
+      `/app/login?next=${encodeURIComponent('/setup-password?token=[REDACTED]')}`,
+    ]));
+    expect(lines.find((l) => l.req.url.startsWith('/app/setup-password')).req.query).toEqual({ token: '[REDACTED]' });
+  });
+
+  it("redacts a real set-up link's token, and the Referer of the page it opened", async () => {
+    const team = await seedTeam(server);
+    const added = await team.admin.request('POST', `/workspaces/${team.workspaceId}/members`, {
+      body: { email: `log-${Date.now()}@example.com`, role: 'MEMBER' },
+    });
+    const setup = new URL(added.body.setupUrl);
+    const token = setup.searchParams.get('token')!;
+    const from = logs.length;
+    await server.request('GET', `${setup.pathname}${setup.search}`);
+    // The page's own requests carry its address as the Referer (Referrer-Policy: same-origin).
+    await server.request('GET', '/app/api/session', { headers: { referer: setup.toString() } });
+    await server.request('GET', '/app/favicon.svg', { headers: { referer: setup.toString() } });
+    const lines = await requestLines(from);
+    expect(lines.length).toBeGreaterThanOrEqual(3);
+    expect(JSON.stringify(lines)).not.toContain(token);
+    expect(lines.filter((l) => l.req.headers.referer).map((l) => l.req.headers.referer)).toEqual([
+      'https://localhost:8443/app/setup-password?token=[REDACTED]',
+      'https://localhost:8443/app/setup-password?token=[REDACTED]',
+    ]);
+    // The token still works: only the log forgot it.
+    const body = { token, password: 'a long enough password' };
+    const set = await server.request('POST', `${DASHBOARD_API}/password-setup`, { body });
+    expect(set.status).toBe(200);
+  });
+
+  it('keeps everything else of the address, and keys and cookies stay out as before', async () => {
+    const from = logs.length;
+    const key = `mk_${'0'.repeat(64)}`;
+    await server.request('GET', '/api/v1/links?page=2&limit=5', { key, headers: { cookie: 'sl_session=abc' } });
+    const [line] = await requestLines(from);
+    expect(line.req.url).toBe('/api/v1/links?page=2&limit=5');
+    expect(line.req.query).toEqual({ page: '2', limit: '5' });
+    expect(line.req.headers.authorization).toBe('[Redacted]');
+    expect(line.req.headers.cookie).toBe('[Redacted]');
+  });
+});
