@@ -61,29 +61,29 @@ describe.each(testEngines())('tokens kept out of the request log on %s', (engine
     expect(lines.find((l) => l.req.url.startsWith('/app/setup-password')).req.query).toEqual({ token: '[REDACTED]' });
   });
 
-  it("redacts a real set-up link's token, and the Referer of the page it opened", async () => {
+  it("redacts a real invitation link's token, and the Referer of the page it opened", async () => {
     const team = await seedTeam(server);
-    const added = await team.admin.request('POST', `/workspaces/${team.workspaceId}/members`, {
+    const invited = await team.admin.request('POST', `/workspaces/${team.workspaceId}/invitations`, {
       body: { email: `log-${Date.now()}@example.com`, role: 'MEMBER' },
     });
-    const setup = new URL(added.body.setupUrl);
-    const token = setup.searchParams.get('token')!;
+    const link = new URL(invited.body.inviteUrl);
+    const token = link.searchParams.get('token')!;
     const from = logs.length;
-    await server.request('GET', `${setup.pathname}${setup.search}`);
+    await server.request('GET', `${link.pathname}${link.search}`);
     // The page's own requests carry its address as the Referer (Referrer-Policy: same-origin).
-    await server.request('GET', '/app/api/session', { headers: { referer: setup.toString() } });
-    await server.request('GET', '/app/favicon.svg', { headers: { referer: setup.toString() } });
+    await server.request('GET', `${DASHBOARD_API}/invitation?token=${token}`, { headers: { referer: link.toString() } });
+    await server.request('GET', '/app/favicon.svg', { headers: { referer: link.toString() } });
     const lines = await requestLines(from);
     expect(lines.length).toBeGreaterThanOrEqual(3);
     expect(JSON.stringify(lines)).not.toContain(token);
     expect(lines.filter((l) => l.req.headers.referer).map((l) => l.req.headers.referer)).toEqual([
-      'https://localhost:8443/app/setup-password?token=[REDACTED]',
-      'https://localhost:8443/app/setup-password?token=[REDACTED]',
+      'https://localhost:8443/app/invite?token=[REDACTED]',
+      'https://localhost:8443/app/invite?token=[REDACTED]',
     ]);
     // The token still works: only the log forgot it.
     const body = { token, password: 'a long enough password' };
-    const set = await server.request('POST', `${DASHBOARD_API}/password-setup`, { body });
-    expect(set.status).toBe(200);
+    const made = await server.request('POST', `${DASHBOARD_API}/invitation/register`, { body });
+    expect(made.status).toBe(201);
   });
 
   it('keeps everything else of the address, and keys and cookies stay out as before', async () => {
