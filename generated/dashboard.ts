@@ -2808,7 +2808,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The request body is larger than the operation allows (64 KiB for JSON; the import and the asset upload say their own limits). */
+        /** @description The request body is larger than the operation allows: 64 KiB for JSON, 2 MiB for an image upload, 10 MiB for a CSV import. The message names the limit that applied; nothing was changed. */
         PayloadTooLarge: {
             headers: {
                 [name: string]: unknown;

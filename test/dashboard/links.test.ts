@@ -472,6 +472,42 @@ describe.each(testEngines())('dashboard links on %s', (engine) => {
     expect(lines.map((l) => l.split(',')[2])).toEqual(rows.map((r) => r.slug));
   });
 
+  describe('body limits: 413 naming the limit that applied, nothing stored', () => {
+    const count = async (table: string) =>
+      Number((await knex()(table).where({ workspace_id: team.workspaceId }).count({ n: '*' }))[0].n);
+
+    it('a JSON body over 64 KiB', async () => {
+      const before = await count('links');
+      const body = { url: 'https://example.com/big', title: 'x'.repeat(70 * 1024) };
+      const res = await team.member.request('POST', `${base}/links`, { body });
+      expect(res.status).toBe(413);
+      expect(res.body).toEqual({ error: 'Request body exceeds 64 KiB' });
+      expect(await count('links')).toBe(before);
+    });
+
+    it('an image over 2 MiB', async () => {
+      const before = await count('assets');
+      const image = {
+        rawBody: Buffer.concat([PNG, Buffer.alloc(2 * 2 ** 20)]), headers: { 'content-type': 'image/png' },
+      };
+      const res = await team.member.request('POST', `${base}/assets`, image);
+      expect(res.status).toBe(413);
+      expect(res.body).toEqual({ error: 'Request body exceeds 2 MiB' });
+      expect(await count('assets')).toBe(before);
+    });
+
+    it('a CSV file over 10 MiB', async () => {
+      const before = await count('links');
+      const rows = 'https://example.com/over-the-limit\n'.repeat(Math.ceil((10 * 2 ** 20) / 35));
+      const res = await team.member.request('POST', `${base}/links/import`, {
+        rawBody: `url\n${rows}`, headers: { 'content-type': 'text/csv' },
+      });
+      expect(res.status).toBe(413);
+      expect(res.body).toEqual({ error: 'Request body exceeds 10 MiB' });
+      expect(await count('links')).toBe(before);
+    });
+  });
+
   describe('image uploads', () => {
     it('takes PNG, JPEG, GIF and WebP whose bytes match their type, up to 2 MiB', async () => {
       const ok = await team.member.request('POST', `${base}/assets`, { rawBody: PNG, headers: { 'content-type': 'image/png' } });
