@@ -240,7 +240,7 @@ export interface paths {
         };
         /**
          * Export links as CSV
-         * @description Every link of the workspace as CSV (UTF-8 with a header row), oldest first: `id`, `short_url`, `slug`, `url`, `title`, `tags` (names separated by `|`), `status`, `clicks`, `created_at`, `expires_at`. The file can be imported again.
+         * @description Every link of the workspace as CSV (UTF-8 with a header row), oldest first: `id`, `short_url`, `slug`, `url`, `title`, `tags` (names separated by `|`), `status`, `clicks`, `created_at`, `expires_at`. A text a spreadsheet would run as a formula (one starting with `=`, `+`, `-`, `@`, a tab or a carriage return, also after single quotes) is written quoted behind one more single quote, which spreadsheets show as text (OWASP's advice on CSV injection). The file can be imported again: the import reads such a cell without that quote.
          */
         get: operations["exportLinks"];
         put?: never;

@@ -1,6 +1,7 @@
 // Links in the dashboard API, through HTTPS on every engine: the rules and messages of the public
 // API, the list with search, filters, sort and pages, bulk actions, analytics, QR codes, the CSV
 // import and export, image uploads; roles and plans; every other workspace's objects are 404.
+import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ws from '../../src/db/repos/workspaces';
 import { EXPORT_PAGE } from '../../src/db/repos/link-export';
@@ -452,6 +453,63 @@ describe.each(testEngines())('dashboard links on %s', (engine) => {
       expect(copied).toMatchObject({ slug: 'imp-one', originalUrl: 'https://example.com/i1', title: 'First' });
       expect(copied.tags.map((t: any) => t.name).sort()).toEqual(['imported', 'news']);
     });
+  });
+
+  it('writes a text a spreadsheet would run as a formula as quoted text, which imports back as it was', async () => {
+    const t = await seedTeam(server);
+    const at = `/workspaces/${t.workspaceId}`;
+    const tagged = async (link: object, tag: string) => {
+      const made = await t.owner.request('POST', `${at}/tags`, { body: { name: tag } });
+      expect(made.status, made.text).toBe(201);
+      return create({ ...link, tagIds: [made.body.data.id] }, t.owner, at);
+    };
+    const links = [
+      await tagged({ url: 'https://example.com/f1', title: '=HYPERLINK("http://evil.example","x")', slug: 'f-ln' }, '=1'),
+      await tagged({ url: 'https://example.com/f2', title: '+SUM(1,2)', slug: 'f-plus' }, '+x'),
+      await tagged({ url: 'https://example.com/f3', title: '-2+3', slug: '-minus' }, '-y'),
+      await tagged({ url: 'https://example.com/f4', title: '@SUM(1)', slug: 'f-at' }, '@evil'),
+      await tagged({ url: 'https://example.com/f5', title: "'=typed with its quote", slug: 'f-quote' }, 'plain'),
+    ];
+    // Titles are trimmed when set through the API; a tab or carriage return first can only be older data.
+    await knex()('links').where({ id: links[4].id }).update({ title: '\t=1+2' });
+
+    const exported = await t.analyst.request('GET', `${at}/links/export`);
+    expect(exported.status).toBe(200);
+    const cells = parse(exported.text, { relax_column_count: false }) as string[][];
+    expect(cells).toHaveLength(1 + links.length);
+    for (const cell of cells.flat()) expect(cell, cell).not.toMatch(/^[=+\-@\t\r]/);
+    expect(exported.text).toContain(`,"'=HYPERLINK(""http://evil.example"",""x"")",`);
+    expect(exported.text).toContain(`,"'-minus",`);
+    expect(exported.text).toContain(`,"'=1",`);
+    expect(exported.text).toContain(`,"'\t=1+2",`);
+    const bySlug = new Map(cells.slice(1).map((r) => [r[2], r]));
+    expect(bySlug.get("'-minus")).toEqual([
+      links[2].id, 'https://localhost:8443/-minus', "'-minus", 'https://example.com/f3', "'-2+3", "'-y", 'ACTIVE', '0',
+      expect.any(String), '',
+    ]);
+    expect(bySlug.get('f-at')?.slice(4, 6)).toEqual(["'@SUM(1)", "'@evil"]);
+    expect(bySlug.get('f-plus')?.slice(4, 6)).toEqual(["'+SUM(1,2)", "'+x"]);
+
+    // Deleted, then imported from the export: every text as it was typed, the same tags again.
+    await knex()('links').where({ id: links[4].id }).update({ title: "'=typed with its quote" });
+    const again = await t.analyst.request('GET', `${at}/links/export`);
+    for (const link of links) expect((await t.owner.request('DELETE', `${at}/links/${link.id}`)).status).toBe(204);
+    const res = await t.owner.request('POST', `${at}/links/import`, {
+      rawBody: again.text, headers: { 'content-type': 'text/csv' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ created: links.length, refused: 0 });
+    const listed = (await t.owner.request('GET', `${at}/links?limit=100`)).body.data;
+    const seen = (l: any) => [l.slug, l.title, l.tags.map((x: any) => x.name)];
+    expect(listed.map(seen).sort()).toEqual(
+      [
+        ['f-ln', '=HYPERLINK("http://evil.example","x")', ['=1']],
+        ['f-plus', '+SUM(1,2)', ['+x']],
+        ['-minus', '-2+3', ['-y']],
+        ['f-at', '@SUM(1)', ['@evil']],
+        ['f-quote', "'=typed with its quote", ['plain']],
+      ].sort(),
+    );
   });
 
   it('streams an export of more links than a page holds, each once, oldest first', async () => {

@@ -4,12 +4,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
-import { stringify } from 'csv-stringify/sync';
 import type { components } from '../../../../generated/dashboard.ts';
 import type { LinkRow } from '../../../db/repos/links.ts';
 import type { ExportPage } from '../../../db/repos/link-export.ts';
 import * as workspaces from '../../../db/repos/workspaces.ts';
 import { IMAGE_EXTENSIONS, looksLike } from '../../../domain/assets.ts';
+import { csvRecords, readBackCell } from '../../../domain/csv.ts';
 import { DAY_MS } from '../../../domain/conversions.ts';
 import { AppError, invalid, isAppError, storageFailed, tooLarge } from '../../../domain/errors.ts';
 import { BREAKDOWN_DIMENSIONS, BREAKDOWN_DAYS, BREAKDOWN_TOP } from '../../../db/repos/link-analytics.ts';
@@ -183,19 +183,20 @@ export function linkHandlers(
       // The first page is read before answering, so a failure is still a clean error; the rest
       // stream (a page at a time: src/db/repos/link-export.ts).
       const first = await services.queries.linksExportPage(workspaceId, null);
-      const line = (cells: Array<string | number>) => stringify([cells]);
+      // Every cell through the one CSV writer: a title, slug or tag a spreadsheet would run as a
+      // formula is written as text, which the import reads back as it was.
       const pageText = (page: ExportPage) =>
-        page.rows
-          .map((r) =>
-            line([
-              r.id, shortUrlOf(r, r.domain_id ? page.hosts.get(r.domain_id) : undefined), r.slug, r.original_url, r.title ?? '',
-              (page.tags.get(r.id) ?? []).map((t) => t.name).join('|'), r.status, page.clicks.get(r.id) ?? 0,
-              new Date(Number(r.created_at)).toISOString(), r.expires_at === null ? '' : new Date(Number(r.expires_at)).toISOString(),
-            ]),
-          )
-          .join('');
+        csvRecords(
+          page.rows.map((r) => [
+            r.id, shortUrlOf(r, r.domain_id ? page.hosts.get(r.domain_id) : undefined), r.slug, r.original_url,
+            r.title ?? '', (page.tags.get(r.id) ?? []).map((t) => t.name).join('|'), r.status,
+            page.clicks.get(r.id) ?? 0,
+            new Date(Number(r.created_at)).toISOString(),
+            r.expires_at === null ? '' : new Date(Number(r.expires_at)).toISOString(),
+          ]),
+        );
       async function* csv() {
-        yield line(EXPORT_COLUMNS);
+        yield csvRecords([EXPORT_COLUMNS]);
         let page: ExportPage = first;
         for (;;) {
           yield pageText(page);
@@ -283,7 +284,8 @@ function parseCsv(text: string): Array<{ line: number; url?: string; slug?: stri
   if (col.url < 0) throw invalid(`The header has no url column (one of: url, long_url, Long URL, target)`, 'url');
   if (records.length - 1 > IMPORT_MAX_ROWS) throw invalid(`The file has ${records.length - 1} rows; at most ${IMPORT_MAX_ROWS} are imported at once`);
   return records.slice(1).map(({ record: r, info, raw }) => {
-    const get = (c: number) => (c >= 0 ? r[c] : undefined);
+    // A cell of our own export may carry the quote that kept a formula as text (src/domain/csv.ts).
+    const get = (c: number) => (c >= 0 && r[c] !== undefined ? readBackCell(r[c]) : undefined);
     // A short URL column (Bitly's `link`) names the slug as its last path segment.
     const fromShortUrl = get(col.shortUrl)?.replace(/\/+$/, '').split('/').pop();
     // The line a row starts on, as an editor numbers it: csv-parse counts the line a record
