@@ -222,7 +222,7 @@ export interface paths {
         put?: never;
         /**
          * Import links from CSV
-         * @description Makes a link per row of a CSV file (UTF-8, comma-separated, a header row, at most 10 MiB and 20,000 rows). Columns, by header name (without regard to case, spaces or underscores): `url` (required; also `long_url`, `longUrl`, `target`, `destination`, `originalUrl`), `slug` (also `shortCode`, `address`, `keyword`) or a short URL whose last segment is the slug (`short_url`, `shortUrl`, `link`, `bitlink`, `custom_bitlinks`), `title` (also `description`), `tags` (tag names separated by `|`, `;` or `,`; missing tags are created), `expiresAt` (ISO 8601; also `validUntil`). So this reads its own export, Bitly's link fields, the Shlink web client's export and Kutt's link fields. Unknown columns are ignored. Each row is checked with the rules and messages of `POST /api/v1/links` and made or refused on its own; a row is numbered by the line it starts on (a quoted field may span lines).
+         * @description Makes a link per row of a CSV file (UTF-8 unless the Content-Type names another charset, comma-separated, a header row, at most 10 MiB and 20,000 rows, sent as it is: no Content-Encoding). The file is read as it arrives and checked whole before any link is made: a file over 10 MiB is refused with 413 (at once when its Content-Length says so), a file of more rows than 20,000, one with no header or no url column, and one with a line that is not CSV with 400, as soon as the reading finds it, the rest of the upload unread; nothing is written for a refused file. Columns, by header name (without regard to case, spaces or underscores): `url` (required; also `long_url`, `longUrl`, `target`, `destination`, `originalUrl`), `slug` (also `shortCode`, `address`, `keyword`) or a short URL whose last segment is the slug (`short_url`, `shortUrl`, `link`, `bitlink`, `custom_bitlinks`), `title` (also `description`), `tags` (tag names separated by `|`, `;` or `,`; missing tags are created), `expiresAt` (ISO 8601; also `validUntil`). So this reads its own export, Bitly's link fields, the Shlink web client's export and Kutt's link fields; a cell the export kept as text behind a single quote (a would-be spreadsheet formula) is read without that quote. Unknown columns are ignored. Each row is checked with the rules and messages of `POST /api/v1/links` and made or refused on its own; a row is numbered by the line it starts on (a quoted field may span lines).
          */
         post: operations["importLinks"];
         delete?: never;
@@ -3320,7 +3320,15 @@ export interface operations {
                     "application/json": components["schemas"]["ImportReport"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description The file is refused and nothing was made: more than 20,000 rows, no header row, no url column, a line that is not CSV, an unsupported charset or a Content-Encoding. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];

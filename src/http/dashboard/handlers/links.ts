@@ -3,13 +3,12 @@
 // import and export, and image uploads.
 import fs from 'node:fs';
 import path from 'node:path';
-import { parse } from 'csv-parse/sync';
 import type { components } from '../../../../generated/dashboard.ts';
 import type { LinkRow } from '../../../db/repos/links.ts';
 import type { ExportPage } from '../../../db/repos/link-export.ts';
 import * as workspaces from '../../../db/repos/workspaces.ts';
 import { IMAGE_EXTENSIONS, looksLike } from '../../../domain/assets.ts';
-import { csvRecords, readBackCell } from '../../../domain/csv.ts';
+import { csvRecords } from '../../../domain/csv.ts';
 import { DAY_MS } from '../../../domain/conversions.ts';
 import { AppError, invalid, isAppError, storageFailed, tooLarge } from '../../../domain/errors.ts';
 import { BREAKDOWN_DIMENSIONS, BREAKDOWN_DAYS, BREAKDOWN_TOP } from '../../../db/repos/link-analytics.ts';
@@ -18,34 +17,17 @@ import { presentLink } from '../../present.ts';
 import type { Services } from '../../services.ts';
 import type { DashboardContext, DashboardHandlers, DashboardResult } from '../types.ts';
 import { analyticsWindow } from '../analytics-window.ts';
+import { readImportFile } from '../link-import.ts';
 import { isoDay } from '../../../domain/conversion-series.ts';
 
 type DashboardLink = components['schemas']['DashboardLink'];
 type LinkAnalytics = components['schemas']['LinkAnalytics'];
-export const IMPORT_MAX_ROWS = 20_000;
-/** The export's columns, which the import reads back (COLUMNS). */
+/** The export's columns, which the import reads back (COLUMNS of ../link-import.ts). */
 const EXPORT_COLUMNS = ['id', 'short_url', 'slug', 'url', 'title', 'tags', 'status', 'clicks', 'created_at', 'expires_at'];
 
 const actorOf = (ctx: DashboardContext): Actor => ({
   workspaceId: ctx.workspace!.id, userId: ctx.session!.userId, plan: ctx.workspace!.plan, requestId: ctx.requestId, via: 'session',
 });
-
-/** A CSV column's header as a key: any case, spaces and underscores alike. */
-const headerKey = (h: string) => h.trim().toLowerCase().replace(/[\s_-]+/g, '');
-/**
- * The header names of our export and of other services' that carry each field: Bitly's link
- * fields (long_url, link, custom_bitlinks, title, tags), Shlink web client's export (createdAt,
- * domain, shortCode, shortUrl, longUrl, title, tags, visits), Kutt's link fields (target,
- * address, description).
- */
-const COLUMNS: Record<'url' | 'slug' | 'shortUrl' | 'title' | 'tags' | 'expiresAt', string[]> = {
-  url: ['url', 'longurl', 'target', 'destination', 'originalurl'],
-  slug: ['slug', 'shortcode', 'address', 'keyword'],
-  shortUrl: ['shorturl', 'link', 'bitlink', 'custombitlinks'],
-  title: ['title', 'description'],
-  tags: ['tags'],
-  expiresAt: ['expiresat', 'validuntil'],
-};
 
 export function linkHandlers(
   services: Services,
@@ -135,9 +117,11 @@ export function linkHandlers(
       return { status: 200, body: { data: { id: qr.id, url, svgUrl: `${url}.svg`, pngUrl: `${url}.png` } } };
     },
 
-    async importLinks({ body }, ctx): Promise<DashboardResult<'importLinks'>> {
+    async importLinks(_request, ctx): Promise<DashboardResult<'importLinks'>> {
       const actor = actorOf(ctx);
-      const records = parseCsv(String(body ?? ''));
+      // The whole file is read and checked before the first link is written.
+      if (!ctx.bodyStream) throw invalid('A request body is required (Content-Type: text/csv)');
+      const records = await readImportFile(ctx.bodyStream);
       // Tags are named in the file; missing ones are made (MEMBER may make tags).
       const tagIds = new Map<string, string>((await workspaces.tagsOf(knex, actor.workspaceId)).map((t) => [t.name.toLowerCase(), t.id]));
       const bodies: Array<{ url: string; slug?: string; title?: string; expiresAt?: string; tagIds?: string[] }> = [];
@@ -267,30 +251,4 @@ export async function linkAnalyticsView(services: Services, workspaceId: string,
     breakdownWindow: { from: isoDay(today - BREAKDOWN_DAYS + 1), to: isoDay(today) },
     breakdowns,
   };
-}
-
-/** The import's rows with their line numbers, by the columns the contract names. */
-function parseCsv(text: string): Array<{ line: number; url?: string; slug?: string; title?: string; tags?: string; expiresAt?: string }> {
-  let records: Array<{ record: string[]; info: { lines: number }; raw: string }>;
-  try {
-    records = parse(text, { bom: true, relax_column_count: true, skip_empty_lines: true, trim: true, info: true, raw: true });
-  } catch (err) {
-    throw invalid(`The file is not readable as CSV: ${(err as Error).message}`);
-  }
-  if (!records.length) throw invalid('The file has no header row');
-  const header = records[0].record.map(headerKey);
-  const at = (field: keyof typeof COLUMNS) => header.findIndex((h) => COLUMNS[field].includes(h));
-  const col = { url: at('url'), slug: at('slug'), shortUrl: at('shortUrl'), title: at('title'), tags: at('tags'), expiresAt: at('expiresAt') };
-  if (col.url < 0) throw invalid(`The header has no url column (one of: url, long_url, Long URL, target)`, 'url');
-  if (records.length - 1 > IMPORT_MAX_ROWS) throw invalid(`The file has ${records.length - 1} rows; at most ${IMPORT_MAX_ROWS} are imported at once`);
-  return records.slice(1).map(({ record: r, info, raw }) => {
-    // A cell of our own export may carry the quote that kept a formula as text (src/domain/csv.ts).
-    const get = (c: number) => (c >= 0 && r[c] !== undefined ? readBackCell(r[c]) : undefined);
-    // A short URL column (Bitly's `link`) names the slug as its last path segment.
-    const fromShortUrl = get(col.shortUrl)?.replace(/\/+$/, '').split('/').pop();
-    // The line a row starts on, as an editor numbers it: csv-parse counts the line a record
-    // ends on, and a quoted field may span lines.
-    const line = info.lines - (raw.replace(/\r?\n$/, '').match(/\n/g)?.length ?? 0);
-    return { line, url: get(col.url), slug: get(col.slug) || fromShortUrl || undefined, title: get(col.title), tags: get(col.tags), expiresAt: get(col.expiresAt) };
-  });
 }
