@@ -431,6 +431,37 @@ describe.each(testEngines())('dashboard links on %s', (engine) => {
       expect(json.body.error).toBe('A request body is required (Content-Type: text/csv)');
     });
 
+    it('makes the tags a row names only if the row is made', async () => {
+      const t = await seedTeam(server);
+      const at = `/workspaces/${t.workspaceId}`;
+      await create({ url: 'https://example.com/taken', slug: 'tg-taken' }, t.owner, at);
+      const many = Array.from({ length: 26 }, (_, i) => `many-${i}`).join('|');
+      // Refused by the reader, by the link rules before the slug, by the slug, and made.
+      const file = [
+        'url,slug,tags,expiresAt',
+        ',tg-no-url,only-no-url,',
+        `https://example.com/long,tg-long,only-long|${'x'.repeat(101)},`,
+        'javascript:alert(1),tg-bad-url,only-bad-url|shared,',
+        'https://example.com/reserved,app,only-reserved,',
+        `https://example.com/many,tg-many,${many},`,
+        'https://example.com/expiry,tg-expiry,only-expiry,someday',
+        'https://example.com/taken,tg-taken,only-taken|shared,',
+        'https://example.com/made,tg-made,shared|Made|MADE,',
+      ].join('\n');
+      const res = await csv(t.member, file, at);
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ created: 1, refused: 7 });
+      const tags = (await t.member.request('GET', `${at}/tags`)).body.data;
+      expect(tags.map((x: any) => x.name).sort()).toEqual(['Made', 'shared']);
+      // A row naming more tags than a link may have is refused for its tags column.
+      expect(res.body.rows.map((r: any) => [r.slug ?? null, r.ok, r.field ?? null])).toEqual([
+        [null, false, 'url'], [null, false, 'tags'], [null, false, 'url'], [null, false, null], [null, false, 'tags'],
+        [null, false, 'expiresAt'], [null, false, null], ['tg-made', true, null],
+      ]);
+      const made = (await t.member.request('GET', `${at}/links/${res.body.rows[7].linkId}`)).body.data;
+      expect(made.tags.map((x: any) => x.name).sort()).toEqual(['Made', 'shared']);
+    });
+
     describe('a file read as it arrives', () => {
       const count = async (table: string, workspaceId = team.workspaceId) =>
         Number((await knex()(table).where({ workspace_id: workspaceId }).count({ n: '*' }))[0].n);

@@ -12,7 +12,7 @@ import { csvRecords } from '../../../domain/csv.ts';
 import { DAY_MS } from '../../../domain/conversions.ts';
 import { AppError, invalid, isAppError, storageFailed, tooLarge } from '../../../domain/errors.ts';
 import { BREAKDOWN_DIMENSIONS, BREAKDOWN_DAYS, BREAKDOWN_TOP } from '../../../db/repos/link-analytics.ts';
-import type { Actor, LinkOperations } from '../../link-operations.ts';
+import type { Actor, LinkCreateWithTagNames, LinkOperations } from '../../link-operations.ts';
 import { presentLink } from '../../present.ts';
 import type { Services } from '../../services.ts';
 import type { DashboardContext, DashboardHandlers, DashboardResult } from '../types.ts';
@@ -122,31 +122,18 @@ export function linkHandlers(
       // The whole file is read and checked before the first link is written.
       if (!ctx.bodyStream) throw invalid('A request body is required (Content-Type: text/csv)');
       const records = await readImportFile(ctx.bodyStream);
-      // Tags are named in the file; missing ones are made (MEMBER may make tags).
-      const tagIds = new Map<string, string>((await workspaces.tagsOf(knex, actor.workspaceId)).map((t) => [t.name.toLowerCase(), t.id]));
-      const bodies: Array<{ url: string; slug?: string; title?: string; expiresAt?: string; tagIds?: string[] }> = [];
+      // Tags are named in the file; those the workspace lacks are made with the first link that
+      // names them (MEMBER may make tags), so a refused row makes none.
+      const bodies: LinkCreateWithTagNames[] = [];
       const early: Array<AppError | null> = [];
       for (const rec of records) {
-        try {
-          const names = (rec.tags ?? '').split(/[|;,]/).map((t) => t.trim()).filter(Boolean);
-          const ids: string[] = [];
-          for (const name of names) {
-            let id = tagIds.get(name.toLowerCase());
-            if (!id) {
-              if (name.length > 100) throw invalid(`tag ${name.slice(0, 20)}... is longer than 100 characters`, 'tags');
-              id = await workspaces.createTag(knex, actor.workspaceId, name, '#6b7280');
-              tagIds.set(name.toLowerCase(), id);
-            }
-            ids.push(id);
-          }
-          if (!rec.url) throw invalid('url is required', 'url');
-          bodies.push({ url: rec.url, slug: rec.slug || undefined, title: rec.title || undefined, expiresAt: rec.expiresAt || undefined, tagIds: ids.length ? ids : undefined });
-          early.push(null);
-        } catch (err) {
-          if (!isAppError(err)) throw err;
-          bodies.push({ url: '' });
-          early.push(err);
-        }
+        const tagNames = (rec.tags ?? '').split(/[|;,]/).map((t) => t.trim()).filter(Boolean);
+        const { url = '', slug, title, expiresAt } = rec;
+        bodies.push({
+          url, slug: slug || undefined, title: title || undefined, expiresAt: expiresAt || undefined,
+          tagNames,
+        });
+        early.push(rec.url ? null : invalid('url is required', 'url'));
       }
       const valid = bodies.map((b, i) => ({ b, i })).filter(({ i }) => early[i] === null);
       const made = await operations.createMany(actor, valid.map(({ b }) => b));
