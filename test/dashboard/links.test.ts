@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ws from '../../src/db/repos/workspaces';
 import { EXPORT_PAGE } from '../../src/db/repos/link-export';
 import { IMPORT_MAX_ROWS } from '../../src/http/dashboard/link-import';
+import { linkOperations } from '../../src/http/link-operations';
 import { FOLD_LAG_MS, FOLD_STEP_MS } from '../../src/db/repos/click-folds';
 import { testEngines } from '../support/databases';
 import { seedPerson, seedTeam, signIn, type DashboardClient } from '../support/dashboard';
@@ -460,6 +461,30 @@ describe.each(testEngines())('dashboard links on %s', (engine) => {
       ]);
       const made = (await t.member.request('GET', `${at}/links/${res.body.rows[7].linkId}`)).body.data;
       expect(made.tags.map((x: any) => x.name).sort()).toEqual(['Made', 'shared']);
+    });
+
+    it('gives the event loop a turn at least every 100 rows while it checks and writes them', async () => {
+      const t = await seedTeam(server);
+      const actor = {
+        workspaceId: t.workspaceId, userId: t.people.owner.userId, plan: 'growth' as const, requestId: null,
+        via: 'session' as const,
+      };
+      const bodies = Array.from({ length: 1_000 }, (_, i) => ({
+        url: `https://example.com/turn/${i}`, tagNames: [`turn-${i % 5}`],
+      }));
+      let turns = 0;
+      let writing = true;
+      const count = () => {
+        if (!writing) return;
+        turns++;
+        setImmediate(count);
+      };
+      setImmediate(count);
+      const made = await linkOperations(server.services).createMany(actor, bodies);
+      writing = false;
+      expect(made.filter((m) => 'row' in m)).toHaveLength(1_000);
+      // Each turn is one a redirect could have been answered in.
+      expect(turns).toBeGreaterThanOrEqual(1_000 / 100);
     });
 
     describe('a file read as it arrives', () => {
