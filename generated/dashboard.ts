@@ -282,7 +282,7 @@ export interface paths {
         put?: never;
         /**
          * Import links from CSV
-         * @description Makes a link per row of a CSV file (UTF-8, comma-separated, a header row, at most 10 MiB and 20,000 rows). Columns, by header name (without regard to case, spaces or underscores): `url` (required; also `long_url`, `longUrl`, `target`, `destination`, `originalUrl`), `slug` (also `shortCode`, `address`, `keyword`) or a short URL whose last segment is the slug (`short_url`, `shortUrl`, `link`, `bitlink`, `custom_bitlinks`), `title` (also `description`), `tags` (tag names separated by `|`, `;` or `,`; missing tags are created), `expiresAt` (ISO 8601; also `validUntil`). So this reads its own export, Bitly's link fields, the Shlink web client's export and Kutt's link fields. Unknown columns are ignored. Each row is checked with the rules and messages of `POST /api/v1/links` and made or refused on its own; a row is numbered by the line it starts on (a quoted field may span lines).
+         * @description Makes a link per row of a CSV file (UTF-8 unless the Content-Type names another charset, comma-separated, a header row, at most 10 MiB and 20,000 rows, sent as it is: no Content-Encoding). The file is read as it arrives and checked whole before any link is made: a file over 10 MiB is refused with 413 (at once when its Content-Length says so), a file of more rows than 20,000, one with no header or no url column, and one with a line that is not CSV with 400, as soon as the reading finds it, the rest of the upload unread; nothing is written for a refused file. Columns, by header name (without regard to case, spaces or underscores): `url` (required; also `long_url`, `longUrl`, `target`, `destination`, `originalUrl`), `slug` (also `shortCode`, `address`, `keyword`) or a short URL whose last segment is the slug (`short_url`, `shortUrl`, `link`, `bitlink`, `custom_bitlinks`), `title` (also `description`), `tags` (tag names separated by `|`, `;` or `,`, at most 25, each at most 100 characters; a missing tag is created with the first link that names it, and a refused row creates none), `expiresAt` (ISO 8601; also `validUntil`). So this reads its own export, Bitly's link fields, the Shlink web client's export and Kutt's link fields; a cell the export kept as text behind a single quote (a would-be spreadsheet formula) is read without that quote. Unknown columns are ignored. Each row is checked with the rules and messages of `POST /api/v1/links` and made or refused on its own; a row is numbered by the line it starts on (a quoted field may span lines).
          */
         post: operations["importLinks"];
         delete?: never;
@@ -300,7 +300,7 @@ export interface paths {
         };
         /**
          * Export links as CSV
-         * @description Every link of the workspace as CSV (UTF-8 with a header row), oldest first: `id`, `short_url`, `slug`, `url`, `title`, `tags` (names separated by `|`), `status`, `clicks`, `created_at`, `expires_at`. The file can be imported again.
+         * @description Every link of the workspace as CSV (UTF-8 with a header row), oldest first: `id`, `short_url`, `slug`, `url`, `title`, `tags` (names separated by `|`), `status`, `clicks`, `created_at`, `expires_at`. A text a spreadsheet would run as a formula (one starting with `=`, `+`, `-`, `@`, a tab or a carriage return, also after single quotes) is written quoted behind one more single quote, which spreadsheets show as text (OWASP's advice on CSV injection). The file can be imported again: the import reads such a cell without that quote.
          */
         get: operations["exportLinks"];
         put?: never;
@@ -2987,7 +2987,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The request body is larger than the operation allows (64 KiB for JSON; the import and the asset upload say their own limits). */
+        /** @description The request body is larger than the operation allows: 64 KiB for JSON, 2 MiB for an image upload, 10 MiB for a CSV import. The message names the limit that applied; nothing was changed. */
         PayloadTooLarge: {
             headers: {
                 [name: string]: unknown;
@@ -3584,7 +3584,15 @@ export interface operations {
                     "application/json": components["schemas"]["ImportReport"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description The file is refused and nothing was made: more than 20,000 rows, no header row, no url column, a line that is not CSV, an unsupported charset or a Content-Encoding. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];

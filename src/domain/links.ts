@@ -3,6 +3,9 @@
 export const MAX_URL_LENGTH = 2048;
 export const MAX_TITLE_LENGTH = 200;
 export const MAX_TAGS = 25;
+export const MAX_TAG_NAME_LENGTH = 100;
+/** The colour of a tag made without one (a form's default, or a name an import made). */
+export const DEFAULT_TAG_COLOR = '#6b7280';
 
 /**
  * A destination (`url`, `expiredUrl`): an absolute http(s) URL of at most 2048 characters, as

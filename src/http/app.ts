@@ -12,7 +12,7 @@ import { authenticate, type AuthContext } from './auth.ts';
 import { AppError, invalid, methodNotAllowed, notFound, tooLarge, unauthenticated } from '../domain/errors.ts';
 import { errorAnswer, INTERNAL_ERROR } from './errors.ts';
 import { validationError } from './validation.ts';
-import { bodyProblem, MAX_BODY_BYTES } from './body.ts';
+import { bodyProblem, bodyTooLarge, MAX_BODY_BYTES } from './body.ts';
 import { buildHandlers } from './handlers/index.ts';
 import type { HandlerContext, OperationId, RequestOf, ResultOf } from './handlers/types.ts';
 import { loadDefinition } from './definition.ts';
@@ -288,7 +288,10 @@ export async function createApp(services: Services, opts: { validateResponses?: 
 /** The body reader's (body-parser's) errors in the contract's vocabulary; null for a fault. */
 function asAppError(err: any): AppError | null {
   if (err instanceof AppError) return err;
-  if (err?.type === 'entity.too.large') return tooLarge(`Request body exceeds ${MAX_BODY_BYTES} bytes`);
+  // The limit of the reader that refused it: JSON's, an image upload's (src/http/dashboard/app.ts).
+  if (err?.type === 'entity.too.large') {
+    return Number.isFinite(err.limit) ? bodyTooLarge(err.limit) : tooLarge('Request body is too large');
+  }
   if (err?.type === 'entity.parse.failed') return invalid('Malformed JSON in request body');
   if (err?.type === 'encoding.unsupported' || err?.type === 'charset.unsupported') return invalid(String(err.message));
   if (err?.type === 'request.aborted') return invalid('Request aborted');

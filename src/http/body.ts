@@ -1,8 +1,20 @@
-// Request bodies every JSON operation refuses before its schema is checked: too deep, or holding
-// U+0000 (which Postgres text cannot hold and no field needs).
+// Request bodies: the 413 of one over its limit, and the bodies every JSON operation refuses before
+// its schema is checked: too deep, or holding U+0000 (which Postgres text cannot hold and no field
+// needs).
+import { tooLarge, type AppError } from '../domain/errors.ts';
 
 /** JSON request bodies of at most 64 KiB (the contracts say so; 413 beyond). */
 export const MAX_BODY_BYTES = 64 * 1024;
+
+/** A number of bytes as the contracts write a limit: "64 KiB", "2 MiB", or bytes when not whole. */
+export function sizeName(bytes: number): string {
+  if (bytes >= 2 ** 20 && bytes % 2 ** 20 === 0) return `${bytes / 2 ** 20} MiB`;
+  if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`;
+  return `${bytes} bytes`;
+}
+
+/** The 413 of a body over the limit of what it was sent to (JSON, an image, a CSV file). */
+export const bodyTooLarge = (limitBytes: number): AppError => tooLarge(`Request body exceeds ${sizeName(limitBytes)}`);
 
 const MAX_BODY_DEPTH = 64;
 

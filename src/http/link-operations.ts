@@ -1,11 +1,13 @@
 // What can be done to links, with every rule and message the contract gives the links
 // operations (openapi/paths/api_v1_links*.yaml). The public API's handlers and the dashboard's
 // both call these, so a link made or changed in either obeys exactly the same rules.
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { components } from '../../generated/api.ts';
 import { canDeleteLinks, canUpdateLinks, planHasApi } from '../domain/access.ts';
 import { newId } from '../domain/ids.ts';
 import {
-  expiredUrlReturnsTo, normalizeDestination, MAX_TAGS, normalizeTitle, parseTimestamp, previewImageAsset,
+  expiredUrlReturnsTo, normalizeDestination, MAX_TAG_NAME_LENGTH, MAX_TAGS, normalizeTitle, parseTimestamp,
+  previewImageAsset,
   type ShortAddress,
 } from '../domain/links.ts';
 import { hashPassword, verifyPassword } from '../domain/passwords.ts';
@@ -26,6 +28,8 @@ export type ChangeResult = components['schemas']['ChangeResult'];
 
 /** The preview fields the dashboard also sets when it makes a link (the API sets them with PATCH). */
 export type LinkCreateWithPreview = LinkCreate & Pick<LinkUpdate, 'previewTitle' | 'previewDescription' | 'previewImage'>;
+/** A link of the CSV import: its tags by name, those the workspace lacks made with the link. */
+export type LinkCreateWithTagNames = LinkCreate & { tagNames?: string[] };
 
 /** Who changes links: an API key (as its creator) or a person signed in to the dashboard. */
 export interface Actor {
@@ -41,6 +45,8 @@ export interface Actor {
 const GENERATED_SLUG_ATTEMPTS = 8;
 /** Links per transaction of createMany. */
 const CREATE_MANY_CHUNK = 250;
+/** Links createMany checks between two turns of the event loop. */
+const CREATE_MANY_TURN = 100;
 
 export type LinkOperations = ReturnType<typeof linkOperations>;
 
@@ -89,6 +95,19 @@ export function linkOperations(services: Services) {
     const missing = unique.filter((id) => !found.has(id));
     if (missing.length) throw invalid(`tagIds names tags that do not exist in this workspace: ${missing.join(', ')}`, 'tagIds');
     return unique;
+  }
+
+  /** Tag names each once (without regard to case), within the name length and, with `others`, MAX_TAGS. */
+  function checkTagNames(names: string[], others: number): string[] {
+    const unique = new Map<string, string>();
+    for (const name of names) {
+      if (name.length > MAX_TAG_NAME_LENGTH) {
+        throw invalid(`tag ${name.slice(0, 20)}... is longer than ${MAX_TAG_NAME_LENGTH} characters`, 'tags');
+      }
+      if (!unique.has(name.toLowerCase())) unique.set(name.toLowerCase(), name);
+    }
+    if (unique.size + others > MAX_TAGS) throw invalid(`tags may name at most ${MAX_TAGS} tags`, 'tags');
+    return [...unique.values()];
   }
 
   /** previewImage as stored: the normalised URL of an image this workspace holds (domain/links). */
@@ -155,13 +174,19 @@ export function linkOperations(services: Services) {
     /** The chosen slug, or null for one to generate. */
     slug: string | null;
     tagIds: string[];
+    /** Tags by name (the import), each once; made with the link when the workspace lacks them. */
+    tagNames: string[];
     host: string;
     /** expiredUrl as sent: its chain check needs the link's address. */
     expiredUrl: string | null;
   }
 
   /** Everything `create` checks before it picks a slug, in the order the API checks it. */
-  async function prepare(auth: Actor, body: LinkCreateWithPreview, opts: { preview?: boolean }): Promise<Draft> {
+  async function prepare(
+    auth: Actor,
+    body: LinkCreateWithPreview & LinkCreateWithTagNames,
+    opts: { preview?: boolean },
+  ): Promise<Draft> {
     const url = destination(body.url, 'url');
     let slug: string | null = null;
     if (body.slug !== undefined) {
@@ -183,6 +208,7 @@ export function linkOperations(services: Services) {
     if (startAt !== null && endAt !== null && endAt <= startAt) throw invalid('endAt must be after startAt', 'endAt');
     const expiresAt = timestamp(body.expiresAt, 'expiresAt') ?? null;
     const tagIds = body.tagIds ? await checkTags(auth, body.tagIds) : [];
+    const tagNames = checkTagNames(body.tagNames ?? [], tagIds.length);
     const host = await hostOf(domainId);
     const passwordHash = body.password ? await hashPassword(body.password) : null;
     const image = opts.preview && body.previewImage ? await previewImage(auth, body.previewImage) : null;
@@ -212,7 +238,7 @@ export function linkOperations(services: Services) {
       updated_at: now,
       deleted_at: null,
     };
-    return { row, slug, tagIds, host, expiredUrl: body.expiredUrl ? body.expiredUrl : null };
+    return { row, slug, tagIds, tagNames, host, expiredUrl: body.expiredUrl ? body.expiredUrl : null };
   }
 
   return {
@@ -250,12 +276,19 @@ export function linkOperations(services: Services) {
     /**
      * Makes many links (the dashboard's CSV import) under exactly `create`'s rules and messages,
      * each succeeding or failing on its own, written a few hundred per transaction: one
-     * transaction per link made an import of 10,000 rows take minutes on Postgres.
+     * transaction per link made an import of 10,000 rows take minutes on Postgres. The tags a body
+     * names (`tagNames`) are made in the transaction of its link, so a refused row makes none.
      */
-    async createMany(auth: Actor, bodies: LinkCreate[]): Promise<Array<{ row: links.LinkRow } | { error: AppError }>> {
+    async createMany(
+      auth: Actor,
+      bodies: LinkCreateWithTagNames[],
+    ): Promise<Array<{ row: links.LinkRow } | { error: AppError }>> {
       const out: Array<{ row: links.LinkRow } | { error: AppError }> = new Array(bodies.length);
       const drafts: Array<{ index: number; draft: Draft }> = [];
       for (let i = 0; i < bodies.length; i++) {
+        // SQLite's queries resolve without a turn of the event loop: without these, a file of
+        // 20,000 rows held every redirect until it was written (bench/README.md, Import).
+        if (i % CREATE_MANY_TURN === CREATE_MANY_TURN - 1) await nextTurn();
         try {
           drafts.push({ index: i, draft: await prepare(auth, bodies[i], {}) });
         } catch (err) {
@@ -264,11 +297,12 @@ export function linkOperations(services: Services) {
         }
       }
       for (let c = 0; c < drafts.length; c += CREATE_MANY_CHUNK) {
+        await nextTurn();
         const chunk = drafts.slice(c, c + CREATE_MANY_CHUNK);
         // Slugs: a chosen one taken (by a live link, or earlier in the file) is refused as on
         // create; a generated one is drawn until free.
         const taken = await links.takenSlugs(knex, chunk.map(({ draft }) => ({ domainKey: draft.row.domain_key, slug: draft.slug })).filter((a): a is { domainKey: string; slug: string } => a.slug !== null));
-        const rows: Array<{ index: number; row: links.LinkRow; tagIds: string[] }> = [];
+        const rows: Array<{ index: number; row: links.LinkRow; tagIds: string[]; tagNames: string[] }> = [];
         for (const { index, draft } of chunk) {
           let slug = draft.slug;
           const key = (s: string) => `${draft.row.domain_key}\u0000${s}`;
@@ -286,7 +320,7 @@ export function linkOperations(services: Services) {
             out[index] = { error: err };
             continue;
           }
-          rows.push({ index, row, tagIds: draft.tagIds });
+          rows.push({ index, row, tagIds: draft.tagIds, tagNames: draft.tagNames });
         }
         try {
           await links.insertLinks(knex, rows, (row) => linkCreated(row, eventContext(auth.requestId)));
@@ -294,9 +328,9 @@ export function linkOperations(services: Services) {
         } catch (err) {
           // Another request took a slug meanwhile: this chunk one link at a time, as create does.
           if (!isAppError(err, 'slug_taken')) throw err;
-          for (const { index, row, tagIds } of rows) {
+          for (const { index, row, tagIds, tagNames } of rows) {
             try {
-              await links.insertLink(knex, row, tagIds, linkCreated(row, eventContext(auth.requestId)));
+              await links.insertLink(knex, row, tagIds, linkCreated(row, eventContext(auth.requestId)), tagNames);
               out[index] = { row };
             } catch (e) {
               if (!isAppError(e)) throw e;

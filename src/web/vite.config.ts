@@ -10,6 +10,11 @@ export default defineConfig({
   root: here,
   base: '/app/',
   plugins: [react(), reportSize({ budgetBytes: 250_000 })],
+  resolve: {
+    // The CSV writer (src/domain/csv.ts) imports csv-stringify/sync, whose Node build uses Buffer;
+    // the package's browser build is the same code with what it needs of Buffer inside.
+    alias: [{ find: /^csv-stringify\/sync$/, replacement: 'csv-stringify/browser/esm/sync' }],
+  },
   build: {
     outDir: new URL('../../dist/web', import.meta.url).pathname,
     emptyOutDir: true,

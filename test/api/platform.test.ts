@@ -122,7 +122,7 @@ describe.each(testEngines())('platform on %s', (engine) => {
       const before = await knex()('links').count({ n: '*' });
       const res = await server.request('POST', '/api/v1/links', { key: owner.key, body: { url: 'https://example.com', title: 'x'.repeat(70 * 1024) } });
       expect(res.status).toBe(413);
-      expect(res.body).toEqual({ error: expect.any(String) });
+      expect(res.body).toEqual({ error: 'Request body exceeds 64 KiB' });
       expect(await knex()('links').count({ n: '*' })).toEqual(before);
     });
 

@@ -1,13 +1,17 @@
 // Links in the dashboard API, through HTTPS on every engine: the rules and messages of the public
 // API, the list with search, filters, sort and pages, bulk actions, analytics, QR codes, the CSV
 // import and export, image uploads; roles and plans; every other workspace's objects are 404.
+import https from 'node:https';
+import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ws from '../../src/db/repos/workspaces';
 import { EXPORT_PAGE } from '../../src/db/repos/link-export';
+import { IMPORT_MAX_ROWS } from '../../src/http/dashboard/link-import';
+import { linkOperations } from '../../src/http/link-operations';
 import { FOLD_LAG_MS, FOLD_STEP_MS } from '../../src/db/repos/click-folds';
 import { testEngines } from '../support/databases';
 import { seedPerson, seedTeam, signIn, type DashboardClient } from '../support/dashboard';
-import { startTestServer, type TestServer } from '../support/server';
+import { readResponse, startTestServer, type TestResponse, type TestServer } from '../support/server';
 
 const PERSON = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
 const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
@@ -428,6 +432,204 @@ describe.each(testEngines())('dashboard links on %s', (engine) => {
       expect(json.body.error).toBe('A request body is required (Content-Type: text/csv)');
     });
 
+    it('makes the tags a row names only if the row is made', async () => {
+      const t = await seedTeam(server);
+      const at = `/workspaces/${t.workspaceId}`;
+      await create({ url: 'https://example.com/taken', slug: 'tg-taken' }, t.owner, at);
+      const many = Array.from({ length: 26 }, (_, i) => `many-${i}`).join('|');
+      // Refused by the reader, by the link rules before the slug, by the slug, and made.
+      const file = [
+        'url,slug,tags,expiresAt',
+        ',tg-no-url,only-no-url,',
+        `https://example.com/long,tg-long,only-long|${'x'.repeat(101)},`,
+        'javascript:alert(1),tg-bad-url,only-bad-url|shared,',
+        'https://example.com/reserved,app,only-reserved,',
+        `https://example.com/many,tg-many,${many},`,
+        'https://example.com/expiry,tg-expiry,only-expiry,someday',
+        'https://example.com/taken,tg-taken,only-taken|shared,',
+        'https://example.com/made,tg-made,shared|Made|MADE,',
+      ].join('\n');
+      const res = await csv(t.member, file, at);
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ created: 1, refused: 7 });
+      const tags = (await t.member.request('GET', `${at}/tags`)).body.data;
+      expect(tags.map((x: any) => x.name).sort()).toEqual(['Made', 'shared']);
+      // A row naming more tags than a link may have is refused for its tags column.
+      expect(res.body.rows.map((r: any) => [r.slug ?? null, r.ok, r.field ?? null])).toEqual([
+        [null, false, 'url'], [null, false, 'tags'], [null, false, 'url'], [null, false, null], [null, false, 'tags'],
+        [null, false, 'expiresAt'], [null, false, null], ['tg-made', true, null],
+      ]);
+      const made = (await t.member.request('GET', `${at}/links/${res.body.rows[7].linkId}`)).body.data;
+      expect(made.tags.map((x: any) => x.name).sort()).toEqual(['Made', 'shared']);
+    });
+
+    it('gives the event loop a turn at least every 100 rows while it checks and writes them', async () => {
+      const t = await seedTeam(server);
+      const actor = {
+        workspaceId: t.workspaceId, userId: t.people.owner.userId, plan: 'growth' as const, requestId: null,
+        via: 'session' as const,
+      };
+      const bodies = Array.from({ length: 1_000 }, (_, i) => ({
+        url: `https://example.com/turn/${i}`, tagNames: [`turn-${i % 5}`],
+      }));
+      let turns = 0;
+      let writing = true;
+      const count = () => {
+        if (!writing) return;
+        turns++;
+        setImmediate(count);
+      };
+      setImmediate(count);
+      const made = await linkOperations(server.services).createMany(actor, bodies);
+      writing = false;
+      expect(made.filter((m) => 'row' in m)).toHaveLength(1_000);
+      // Each turn is one a redirect could have been answered in.
+      expect(turns).toBeGreaterThanOrEqual(1_000 / 100);
+    });
+
+    describe('a file read as it arrives', () => {
+      const count = async (table: string, workspaceId = team.workspaceId) =>
+        Number((await knex()(table).where({ workspace_id: workspaceId }).count({ n: '*' }))[0].n);
+      const rowsOf = (n: number, row: (i: number) => string) =>
+        Array.from({ length: n }, (_, i) => `${row(i)}\n`).join('');
+      const limit = IMPORT_MAX_ROWS;
+      const TOO_MANY = `The file has more than ${limit} rows; at most ${limit} are imported at once`;
+      /**
+       * An import sent in pieces without a Content-Length, as a browser streams a file: `first` is
+       * sent and the upload left open; `answer` settles when the service answers.
+       */
+      const openUpload = (who: DashboardClient, first: string, agent: https.Agent | false = false) => {
+        let req!: ReturnType<typeof https.request>;
+        const answer = new Promise<TestResponse>((resolve, reject) => {
+          const headers = { cookie: who.cookie, 'x-csrf-token': who.csrfToken, 'content-type': 'text/csv' };
+          const url = new URL(`/app/api${base}/links/import`, server.url);
+          req = https.request(url, { method: 'POST', ca: server.ca, agent, headers }, (res) => {
+            readResponse(res, resolve);
+          });
+          req.on('error', reject);
+        });
+        req.write(first);
+        return { answer, req };
+      };
+
+      it('refuses a file of more rows than the limit once it has read one too many, writing nothing', async () => {
+        const links = await count('links');
+        const tags = await count('tags');
+        // One row more than the limit, and the start of another (the parser hands out a row once
+        // it has seen what follows it).
+        const rows = rowsOf(IMPORT_MAX_ROWS + 2, (i) => `https://example.com/many/${i},many-${i},many-tag-${i % 3}`);
+        const upload = openUpload(team.member, `url,slug,tags\n${rows}`);
+        // The answer comes while the upload is still open: the service did not wait for the rest.
+        const res = await upload.answer;
+        expect(res.status).toBe(400);
+        expect(res.body).toEqual({ error: TOO_MANY });
+        upload.req.destroy();
+        expect(await count('links')).toBe(links);
+        expect(await count('tags')).toBe(tags);
+        expect((await team.member.request('GET', `${base}/links?q=many-1`)).body.meta.total).toBe(0);
+      });
+
+      it('takes the rest of a refused file off a kept-alive connection unparsed; it serves on', async () => {
+        const agent = new https.Agent({ keepAlive: true, maxSockets: 1 });
+        try {
+          const rows = rowsOf(IMPORT_MAX_ROWS + 2, (i) => `https://example.com/kept/${i}`);
+          const upload = openUpload(team.member, `url\n${rows}`, agent);
+          expect((await upload.answer).status).toBe(400);
+          const rest = rowsOf(100_000, (i) => `https://example.com/rest/${i}`);
+          await new Promise<void>((resolve) => upload.req.end(rest, () => resolve()));
+          const next = await new Promise<{ status: number; reused: boolean }>((resolve, reject) => {
+            const url = new URL(`/app/api${base}/links?limit=1`, server.url);
+            const req = https.get(url, { ca: server.ca, agent, headers: { cookie: team.member.cookie } }, (res) => {
+              res.resume();
+              res.on('end', () => resolve({ status: res.statusCode!, reused: req.reusedSocket }));
+            });
+            req.on('error', reject);
+          });
+          expect(next).toEqual({ status: 200, reused: true });
+        } finally {
+          agent.destroy();
+        }
+      });
+
+      it('refuses a 150,000-row file under 10 MiB by its row count', async () => {
+        const links = await count('links');
+        const pad = 'p'.repeat(32);
+        const rows = rowsOf(150_000, (i) => `https://example.com/${String(i).padStart(6, '0')}/${pad},r-${i}`);
+        const file = `url,slug\n${rows}`;
+        expect(Buffer.byteLength(file) / 2 ** 20).toBeGreaterThan(9.7);
+        expect(Buffer.byteLength(file)).toBeLessThan(10 * 2 ** 20);
+        const res = await csv(team.member, file);
+        expect(res.status).toBe(400);
+        expect(res.body).toEqual({ error: TOO_MANY });
+        expect(await count('links')).toBe(links);
+      });
+
+      it('refuses a file over 10 MiB sent without a Content-Length as soon as it has read too much', async () => {
+        const links = await count('links');
+        // 18,000 rows of 600 bytes: over 10 MiB before the row limit.
+        const rows = rowsOf(18_000, (i) => `https://example.com/over/${String(i).padStart(8, '0')}/${'p'.repeat(564)}`);
+        const upload = openUpload(team.member, `url\n${rows}`);
+        const res = await upload.answer;
+        expect(res.status).toBe(413);
+        expect(res.body).toEqual({ error: 'Request body exceeds 10 MiB' });
+        upload.req.destroy();
+        expect(await count('links')).toBe(links);
+      });
+
+      it('takes a file of exactly the row limit', async () => {
+        const res = await csv(team.member, `url\n${rowsOf(IMPORT_MAX_ROWS, () => 'javascript:alert(1)')}`);
+        expect(res.status).toBe(200);
+        expect(res.body).toMatchObject({ created: 0, refused: IMPORT_MAX_ROWS });
+        expect(res.body.rows.at(-1)).toMatchObject({ row: IMPORT_MAX_ROWS + 1, ok: false, field: 'url' });
+      });
+
+      it('imports a large file whole: 2,500 rows of 9.5 MiB, characters of several bytes across slices', async () => {
+        const t = await seedTeam(server);
+        // 'é' is two bytes, '✓' three and '日' three: some fall across the reader's slices. The
+        // bulk is in a column the import ignores.
+        const note = 'é✓日'.repeat(490);
+        const title = (i: number | string) => `Überweisung ✓ 日本, ${i}`;
+        const rows = rowsOf(2_500, (i) => `https://example.com/big/${i},big-${i},"${title(i)}",${note}`);
+        const file = `url,slug,title,note\n${rows}`;
+        expect(Buffer.byteLength(file) / 2 ** 20).toBeCloseTo(9.5, 1);
+        const res = await csv(t.member, file, `/workspaces/${t.workspaceId}`);
+        expect(res.status, res.text.slice(0, 300)).toBe(200);
+        expect(res.body).toMatchObject({ created: 2_500, refused: 0 });
+        const stored = await knex()('links').where({ workspace_id: t.workspaceId })
+          .select('slug', 'title', 'original_url');
+        expect(stored).toHaveLength(2_500);
+        for (const row of stored) {
+          const i = row.slug.slice('big-'.length);
+          expect(row).toEqual({ slug: `big-${i}`, title: title(i), original_url: `https://example.com/big/${i}` });
+        }
+      });
+
+      it('reads a charset other than UTF-8 when the Content-Type names it', async () => {
+        const send = (rawBody: string | Buffer, charset: string) =>
+          team.member.request('POST', `${base}/links/import`, {
+            rawBody, headers: { 'content-type': `text/csv; charset=${charset}` },
+          });
+        const latin1 = Buffer.from('url,slug,title\nhttps://example.com/latin,imp-latin,Café crème\n', 'latin1');
+        const res = await send(latin1, 'iso-8859-1');
+        expect(res.status).toBe(200);
+        const made = (await team.member.request('GET', `${base}/links/${res.body.rows[0].linkId}`)).body.data;
+        expect(made.title).toBe('Café crème');
+        const unknown = await send('url\n', 'klingon');
+        expect(unknown.status).toBe(400);
+        expect(unknown.body).toEqual({ error: 'The charset klingon is not supported; send the file as UTF-8' });
+      });
+
+      it('refuses a line that is not CSV with 400 naming it, writing none of the good rows before it', async () => {
+        const links = await count('links');
+        const before = rowsOf(3_000, (i) => `https://example.com/before/${i},before-${i}`);
+        const after = rowsOf(10, (i) => `https://example.com/after/${i},after-${i}`);
+        const res = await csv(team.member, `url,slug\n${before}"https://example.com/bad"x,bad\n${after}`);
+        expect(res.status).toBe(400);
+        expect(res.body.error).toMatch(/^The file is not readable as CSV: .*line 3002/);
+        expect(await count('links')).toBe(links);
+      });
+    });
+
     it('exports the workspace as CSV, whose rows import again as the same links', async () => {
       const exported = await team.analyst.request('GET', `${base}/links/export`);
       expect(exported.status).toBe(200);
@@ -454,6 +656,63 @@ describe.each(testEngines())('dashboard links on %s', (engine) => {
     });
   });
 
+  it('writes a text a spreadsheet would run as a formula as quoted text, which imports back as it was', async () => {
+    const t = await seedTeam(server);
+    const at = `/workspaces/${t.workspaceId}`;
+    const tagged = async (link: object, tag: string) => {
+      const made = await t.owner.request('POST', `${at}/tags`, { body: { name: tag } });
+      expect(made.status, made.text).toBe(201);
+      return create({ ...link, tagIds: [made.body.data.id] }, t.owner, at);
+    };
+    const links = [
+      await tagged({ url: 'https://example.com/f1', title: '=HYPERLINK("http://evil.example","x")', slug: 'f-ln' }, '=1'),
+      await tagged({ url: 'https://example.com/f2', title: '+SUM(1,2)', slug: 'f-plus' }, '+x'),
+      await tagged({ url: 'https://example.com/f3', title: '-2+3', slug: '-minus' }, '-y'),
+      await tagged({ url: 'https://example.com/f4', title: '@SUM(1)', slug: 'f-at' }, '@evil'),
+      await tagged({ url: 'https://example.com/f5', title: "'=typed with its quote", slug: 'f-quote' }, 'plain'),
+    ];
+    // Titles are trimmed when set through the API; a tab or carriage return first can only be older data.
+    await knex()('links').where({ id: links[4].id }).update({ title: '\t=1+2' });
+
+    const exported = await t.analyst.request('GET', `${at}/links/export`);
+    expect(exported.status).toBe(200);
+    const cells = parse(exported.text, { relax_column_count: false }) as string[][];
+    expect(cells).toHaveLength(1 + links.length);
+    for (const cell of cells.flat()) expect(cell, cell).not.toMatch(/^[=+\-@\t\r]/);
+    expect(exported.text).toContain(`,"'=HYPERLINK(""http://evil.example"",""x"")",`);
+    expect(exported.text).toContain(`,"'-minus",`);
+    expect(exported.text).toContain(`,"'=1",`);
+    expect(exported.text).toContain(`,"'\t=1+2",`);
+    const bySlug = new Map(cells.slice(1).map((r) => [r[2], r]));
+    expect(bySlug.get("'-minus")).toEqual([
+      links[2].id, 'https://localhost:8443/-minus', "'-minus", 'https://example.com/f3', "'-2+3", "'-y", 'ACTIVE', '0',
+      expect.any(String), '',
+    ]);
+    expect(bySlug.get('f-at')?.slice(4, 6)).toEqual(["'@SUM(1)", "'@evil"]);
+    expect(bySlug.get('f-plus')?.slice(4, 6)).toEqual(["'+SUM(1,2)", "'+x"]);
+
+    // Deleted, then imported from the export: every text as it was typed, the same tags again.
+    await knex()('links').where({ id: links[4].id }).update({ title: "'=typed with its quote" });
+    const again = await t.analyst.request('GET', `${at}/links/export`);
+    for (const link of links) expect((await t.owner.request('DELETE', `${at}/links/${link.id}`)).status).toBe(204);
+    const res = await t.owner.request('POST', `${at}/links/import`, {
+      rawBody: again.text, headers: { 'content-type': 'text/csv' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ created: links.length, refused: 0 });
+    const listed = (await t.owner.request('GET', `${at}/links?limit=100`)).body.data;
+    const seen = (l: any) => [l.slug, l.title, l.tags.map((x: any) => x.name)];
+    expect(listed.map(seen).sort()).toEqual(
+      [
+        ['f-ln', '=HYPERLINK("http://evil.example","x")', ['=1']],
+        ['f-plus', '+SUM(1,2)', ['+x']],
+        ['-minus', '-2+3', ['-y']],
+        ['f-at', '@SUM(1)', ['@evil']],
+        ['f-quote', "'=typed with its quote", ['plain']],
+      ].sort(),
+    );
+  });
+
   it('streams an export of more links than a page holds, each once, oldest first', async () => {
     const big = await seedTeam(server);
     const count = EXPORT_PAGE + 150;
@@ -470,6 +729,42 @@ describe.each(testEngines())('dashboard links on %s', (engine) => {
     const lines = res.text.trim().split('\n').slice(1);
     expect(lines).toHaveLength(count);
     expect(lines.map((l) => l.split(',')[2])).toEqual(rows.map((r) => r.slug));
+  });
+
+  describe('body limits: 413 naming the limit that applied, nothing stored', () => {
+    const count = async (table: string) =>
+      Number((await knex()(table).where({ workspace_id: team.workspaceId }).count({ n: '*' }))[0].n);
+
+    it('a JSON body over 64 KiB', async () => {
+      const before = await count('links');
+      const body = { url: 'https://example.com/big', title: 'x'.repeat(70 * 1024) };
+      const res = await team.member.request('POST', `${base}/links`, { body });
+      expect(res.status).toBe(413);
+      expect(res.body).toEqual({ error: 'Request body exceeds 64 KiB' });
+      expect(await count('links')).toBe(before);
+    });
+
+    it('an image over 2 MiB', async () => {
+      const before = await count('assets');
+      const image = {
+        rawBody: Buffer.concat([PNG, Buffer.alloc(2 * 2 ** 20)]), headers: { 'content-type': 'image/png' },
+      };
+      const res = await team.member.request('POST', `${base}/assets`, image);
+      expect(res.status).toBe(413);
+      expect(res.body).toEqual({ error: 'Request body exceeds 2 MiB' });
+      expect(await count('assets')).toBe(before);
+    });
+
+    it('a CSV file over 10 MiB', async () => {
+      const before = await count('links');
+      const rows = 'https://example.com/over-the-limit\n'.repeat(Math.ceil((10 * 2 ** 20) / 35));
+      const res = await team.member.request('POST', `${base}/links/import`, {
+        rawBody: `url\n${rows}`, headers: { 'content-type': 'text/csv' },
+      });
+      expect(res.status).toBe(413);
+      expect(res.body).toEqual({ error: 'Request body exceeds 10 MiB' });
+      expect(await count('links')).toBe(before);
+    });
   });
 
   describe('image uploads', () => {

@@ -93,7 +93,7 @@ describe('the CSV', () => {
         windowFrom: '2026-11-24T00:00:00Z', windowTo: '2026-11-26T00:00:00Z', total: 3, attributedConversions: 1, unattributedConversions: 2,
         byEventType: [{ eventType: 'custom', label: '=cmd', conversions: 2 }, { eventType: 'lead', label: 'Lead', conversions: 1 }],
         byLink: [{ id: 'lnk_1', conversions: 1, value: [{ currency: 'EUR', valueMinor: 1_050, conversions: 1 }], rate }],
-        byCampaign: [{ id: 'cmp_1', conversions: 2, value: [] }],
+        byCampaign: [{ id: 'cmp_1', conversions: 2, value: [] }, { id: 'cmp_2', conversions: 1, value: [] }],
         byQr: [],
         value: [{ currency: 'EUR', valueMinor: 1_050, conversions: 1 }, { currency: 'JPY', valueMinor: 300, conversions: 1 }],
         rate: { supported: true, conversions: 1, clicks: 4, rate: 0.25 },
@@ -103,7 +103,7 @@ describe('the CSV', () => {
         { day: '2026-11-24', conversions: 1, value: [{ currency: 'JPY', valueMinor: 300, conversions: 1 }] },
         { day: '2026-11-25', conversions: 2, value: [{ currency: 'EUR', valueMinor: 1_050, conversions: 1 }] },
       ],
-      names: { links: [{ id: 'lnk_1', slug: 'pricing', shortUrl: 'https://sho.rt/pricing', title: null, deleted: false }], campaigns: [{ id: 'cmp_1', name: 'Spring, "sale"' }], qrCodes: [] },
+      names: { links: [{ id: 'lnk_1', slug: 'pricing', shortUrl: 'https://sho.rt/pricing', title: null, deleted: false }], campaigns: [{ id: 'cmp_1', name: 'Spring, "sale"' }, { id: 'cmp_2', name: '@SUM(1)' }], qrCodes: [] },
     });
     expect(csv.split('\n')).toEqual([
       'section,key,label,conversions,value_EUR,value_JPY,rate_conversions,clicks,rate,rate_undefined_reason',
@@ -112,10 +112,11 @@ describe('the CSV', () => {
       'total,unattributed,Unattributed,2,,,,,,',
       'day,2026-11-24,,1,,300,,,,',
       'day,2026-11-25,,2,10.50,,,,,',
-      "event_type,custom:=cmd,'=cmd,2,,,,,,",
+      `event_type,custom:=cmd,"'=cmd",2,,,,,,`,
       'event_type,lead,Lead,1,,,,,,',
       'link,lnk_1,https://sho.rt/pricing,1,10.50,,1,0,,no_clicks_in_window',
       'campaign,cmp_1,"Spring, ""sale""",2,,,,,,',
+      `campaign,cmp_2,"'@SUM(1)",1,,,,,,`,
       '',
     ]);
   });

@@ -2,6 +2,8 @@
 // links_live_slug, so two requests racing for one slug cannot both win.
 import type { Knex } from 'knex';
 import { slugTaken } from '../../domain/errors.ts';
+import { newId } from '../../domain/ids.ts';
+import { DEFAULT_TAG_COLOR } from '../../domain/links.ts';
 import { isUniqueViolation, readSnapshot } from '../knex.ts';
 import { recordLinkChange } from './link-changes.ts';
 import { enqueueEvents, type EmitEvents } from './outbox.ts';
@@ -55,12 +57,45 @@ export async function takenSlugs(knex: Knex, addresses: Array<{ domainKey: strin
 }
 
 /**
+ * The ids of the workspace's tags of these names, without regard to case, making in `trx` those it
+ * lacks (as first spelled): a tag named by a link is made with the link, or not at all.
+ */
+async function tagIdsByName(trx: Knex.Transaction, workspaceId: string, names: string[]): Promise<Map<string, string>> {
+  const ids = new Map<string, string>();
+  if (!names.length) return ids;
+  const existing = await trx('tags').where({ workspace_id: workspaceId }).select('id', 'name');
+  for (const t of existing) ids.set(t.name.toLowerCase(), t.id);
+  const missing = new Map<string, string>();
+  for (const name of names) if (!ids.has(name.toLowerCase())) missing.set(name.toLowerCase(), name);
+  if (missing.size) {
+    const now = Date.now();
+    const rows = [...missing.values()].map((name) => ({
+      id: newId('tag'), workspace_id: workspaceId, name, color: DEFAULT_TAG_COLOR, created_at: now,
+    }));
+    // Another request may have made one of them meanwhile: its tag is used.
+    for (let i = 0; i < rows.length; i += 200) {
+      await trx('tags').insert(rows.slice(i, i + 200)).onConflict(['workspace_id', 'name']).ignore();
+    }
+    const made = await trx('tags').where({ workspace_id: workspaceId }).whereIn('name', [...missing.values()]);
+    for (const t of made) ids.set(t.name.toLowerCase(), t.id);
+  }
+  return ids;
+}
+
+/** A link's tags as link_tags rows: its tag ids, and the tags it names (`tagIdsByName`), each once. */
+function linkTagRows(row: LinkRow, tagIds: string[], tagNames: string[], byName: Map<string, string>) {
+  const ids = new Set([...tagIds, ...tagNames.map((name) => byName.get(name.toLowerCase())!)]);
+  return [...ids].map((tag_id) => ({ link_id: row.id, tag_id }));
+}
+
+/**
  * Creates many links with their tags, change-feed entries and events in one transaction (the
- * CSV import); a slug taken meanwhile fails the whole transaction with slug_taken.
+ * CSV import); a slug taken meanwhile fails the whole transaction with slug_taken. `tagNames`
+ * are made with the links that name them, in the same transaction.
  */
 export async function insertLinks(
   knex: Knex,
-  items: Array<{ row: LinkRow; tagIds: string[] }>,
+  items: Array<{ row: LinkRow; tagIds: string[]; tagNames?: string[] }>,
   emit: (row: LinkRow) => EmitEvents,
 ): Promise<void> {
   if (!items.length) return;
@@ -68,7 +103,8 @@ export async function insertLinks(
     await knex.transaction(async (trx) => {
       for (let i = 0; i < items.length; i += 100) await trx('links').insert(items.slice(i, i + 100).map((it) => it.row));
       for (const { row } of items) await recordLinkChange(trx, 'link', row.domain_key, row.slug);
-      const tags = items.flatMap(({ row, tagIds }) => tagIds.map((tag_id) => ({ link_id: row.id, tag_id })));
+      const byName = await tagIdsByName(trx, items[0].row.workspace_id, items.flatMap((it) => it.tagNames ?? []));
+      const tags = items.flatMap(({ row, tagIds, tagNames }) => linkTagRows(row, tagIds, tagNames ?? [], byName));
       for (let i = 0; i < tags.length; i += 200) await trx('link_tags').insert(tags.slice(i, i + 200));
       const events = [];
       for (const { row } of items) events.push(...(await emit(row)(trx)));
@@ -85,13 +121,21 @@ export async function insertLinks(
 /**
  * Creates a link with its tags, the change-feed entry, and the events `emit` returns (the caller
  * decides them; link.created), in one transaction. A live slug on the same domain: slug_taken.
+ * `tagNames` are made if the workspace lacks them, in the same transaction.
  */
-export async function insertLink(knex: Knex, row: LinkRow, tagIds: string[], emit: EmitEvents): Promise<void> {
+export async function insertLink(
+  knex: Knex,
+  row: LinkRow,
+  tagIds: string[],
+  emit: EmitEvents,
+  tagNames: string[] = [],
+): Promise<void> {
   try {
     await knex.transaction(async (trx) => {
       await trx('links').insert(row);
       await recordLinkChange(trx, 'link', row.domain_key, row.slug);
-      if (tagIds.length) await trx('link_tags').insert(tagIds.map((tag_id) => ({ link_id: row.id, tag_id })));
+      const tags = linkTagRows(row, tagIds, tagNames, await tagIdsByName(trx, row.workspace_id, tagNames));
+      if (tags.length) await trx('link_tags').insert(tags);
       await enqueueEvents(trx, await emit(trx));
     });
   } catch (err) {

@@ -25,7 +25,6 @@ import { BIO_PAGE_STYLE_HASHES } from '../../redirect/bio-page.ts';
 import { findSharedReport, mayBeIndexed } from './shared-reports.ts';
 import type { DashboardContext, DashboardOperationId, DashboardRequest, DashboardResult, WorkspaceContext } from './types.ts';
 
-export const IMPORT_MAX_BYTES = 10 * 2 ** 20;
 export const ASSET_MAX_BYTES = 2 * 2 ** 20;
 const WEB_ROOT = projectPath('dist/web');
 const UNSAFE = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
@@ -95,8 +94,9 @@ export async function createDashboard(services: Services): Promise<express.Route
     // A body of a type the operation does not take (JSON sent to the CSV import) is no body.
     const accepted = Object.keys(operation.requestBody?.content ?? {});
     const sentType = String(req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-    const wrongType = req.body !== undefined && accepted.length > 0 && !accepted.includes(sentType);
-    if (operation.requestBody?.required && (wrongType || req.body === undefined || req.body === null)) {
+    const sent = streamed.has(req) || (req.body !== undefined && req.body !== null);
+    const wrongType = sent && accepted.length > 0 && !accepted.includes(sentType);
+    if (operation.requestBody?.required && (wrongType || !sent)) {
       throw invalid(`A request body is required (Content-Type: ${Object.keys(operation.requestBody.content).join(' or ')})`);
     }
     // Filled by the security handler (below): the session, and the path's workspace as it sees it.
@@ -109,6 +109,7 @@ export async function createDashboard(services: Services): Promise<express.Route
       client: clientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for'], services.config.trustProxy),
       origin: originOf(req),
       rawBody: req.body,
+      bodyStream: streamed.has(req) ? req : undefined,
     };
     return (handlers[id] as (r: typeof request, x: DashboardContext) => Promise<DashboardResult<DashboardOperationId>>)(request, ctx);
   };
@@ -196,7 +197,9 @@ export async function createDashboard(services: Services): Promise<express.Route
 
   const router = express.Router();
   const json = express.json({ limit: MAX_BODY_BYTES, type: ['application/json'] });
-  const csv = express.text({ limit: IMPORT_MAX_BYTES, type: ['text/csv'] });
+  // A CSV file is read by its operation as it arrives (the import: ./link-import.ts), which
+  // refuses it part-way by its size or row count; here it is only marked as sent.
+  const streamed = new WeakSet<Request>();
   const image = express.raw({ limit: ASSET_MAX_BYTES, type: ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] });
 
   router.use('/api', (req, res, next) => {
@@ -226,7 +229,11 @@ export async function createDashboard(services: Services): Promise<express.Route
     }, next);
   });
   function readBody(req: Request, res: Response, next: express.NextFunction) {
-    const parse = req.is('text/csv') ? csv : req.is('image/*') ? image : json;
+    if (req.is('text/csv')) {
+      if (req.headers['content-length'] !== '0') streamed.add(req);
+      return next();
+    }
+    const parse = req.is('image/*') ? image : json;
     parse(req, res, (err?: unknown) => {
       if (err) return next(err);
       if (req.headers['content-length'] === '0') req.body = undefined;
@@ -244,8 +251,9 @@ export async function createDashboard(services: Services): Promise<express.Route
         {
           method: req.method,
           path: req.path,
-          // An image's bytes are not a JSON value for the schema to check: its handler reads them.
-          body: binary ? `(${req.body.length} bytes)` : req.body,
+          // An image's bytes, or a file still arriving, are not a JSON value for the schema to
+          // check: the handler reads them.
+          body: binary ? `(${req.body.length} bytes)` : streamed.has(req) ? '(read as it arrives)' : req.body,
           query: req.query as any,
           headers: req.headers as any,
         },

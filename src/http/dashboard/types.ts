@@ -1,6 +1,7 @@
 // The dashboard's handlers are typed per operation from its contract (generated/dashboard.ts),
 // as the public API's are (src/http/handlers/types.ts): what a request carries and what each
 // success status answers.
+import type { IncomingMessage } from 'node:http';
 import type { operations } from '../../../generated/dashboard.ts';
 import type { Plan, Role } from '../../domain/access.ts';
 import type { SessionRecord } from '../../db/repos/accounts.ts';
@@ -49,6 +50,8 @@ export interface DashboardContext {
   origin: string;
   /** The raw request body (the image upload reads its bytes). */
   rawBody: unknown;
+  /** The request, when its body is left for the handler to read as it arrives (a CSV file). */
+  bodyStream: IncomingMessage | undefined;
 }
 
 export type DashboardHandler<O extends DashboardOperationId> = (request: DashboardRequest<O>, ctx: DashboardContext) => Promise<DashboardResult<O>>;

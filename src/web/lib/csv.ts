@@ -1,5 +1,3 @@
-/** A CSV field, quoted when it needs to be. */
-export function csvField(value: string | number): string {
-  const s = String(value);
-  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
+// The dashboard's CSV files are written by the service's one CSV writer (src/domain/csv.ts), so a
+// file made in the browser keeps a would-be spreadsheet formula as text exactly as the export does.
+export { csvRecords, type CsvCell } from '../../domain/csv.ts';

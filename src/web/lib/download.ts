@@ -9,5 +9,3 @@ export function downloadText(fileName: string, text: string, type = 'text/csv;ch
   a.remove();
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
-
-export { csvField } from './csv.ts';

@@ -3,49 +3,31 @@
 // import and export, and image uploads.
 import fs from 'node:fs';
 import path from 'node:path';
-import { parse } from 'csv-parse/sync';
-import { stringify } from 'csv-stringify/sync';
 import type { components } from '../../../../generated/dashboard.ts';
 import type { LinkRow } from '../../../db/repos/links.ts';
 import type { ExportPage } from '../../../db/repos/link-export.ts';
 import * as workspaces from '../../../db/repos/workspaces.ts';
 import { IMAGE_EXTENSIONS, looksLike } from '../../../domain/assets.ts';
+import { csvRecords } from '../../../domain/csv.ts';
 import { DAY_MS } from '../../../domain/conversions.ts';
 import { AppError, invalid, isAppError, storageFailed, tooLarge } from '../../../domain/errors.ts';
 import { BREAKDOWN_DIMENSIONS, BREAKDOWN_DAYS, BREAKDOWN_TOP } from '../../../db/repos/link-analytics.ts';
-import type { Actor, LinkOperations } from '../../link-operations.ts';
+import type { Actor, LinkCreateWithTagNames, LinkOperations } from '../../link-operations.ts';
 import { presentLink } from '../../present.ts';
 import type { Services } from '../../services.ts';
 import type { DashboardContext, DashboardHandlers, DashboardResult } from '../types.ts';
 import { analyticsWindow } from '../analytics-window.ts';
+import { readImportFile } from '../link-import.ts';
 import { isoDay } from '../../../domain/conversion-series.ts';
 
 type DashboardLink = components['schemas']['DashboardLink'];
 type LinkAnalytics = components['schemas']['LinkAnalytics'];
-export const IMPORT_MAX_ROWS = 20_000;
-/** The export's columns, which the import reads back (COLUMNS). */
+/** The export's columns, which the import reads back (COLUMNS of ../link-import.ts). */
 const EXPORT_COLUMNS = ['id', 'short_url', 'slug', 'url', 'title', 'tags', 'status', 'clicks', 'created_at', 'expires_at'];
 
 const actorOf = (ctx: DashboardContext): Actor => ({
   workspaceId: ctx.workspace!.id, userId: ctx.session!.userId, plan: ctx.workspace!.plan, requestId: ctx.requestId, via: 'session',
 });
-
-/** A CSV column's header as a key: any case, spaces and underscores alike. */
-const headerKey = (h: string) => h.trim().toLowerCase().replace(/[\s_-]+/g, '');
-/**
- * The header names of our export and of other services' that carry each field: Bitly's link
- * fields (long_url, link, custom_bitlinks, title, tags), Shlink web client's export (createdAt,
- * domain, shortCode, shortUrl, longUrl, title, tags, visits), Kutt's link fields (target,
- * address, description).
- */
-const COLUMNS: Record<'url' | 'slug' | 'shortUrl' | 'title' | 'tags' | 'expiresAt', string[]> = {
-  url: ['url', 'longurl', 'target', 'destination', 'originalurl'],
-  slug: ['slug', 'shortcode', 'address', 'keyword'],
-  shortUrl: ['shorturl', 'link', 'bitlink', 'custombitlinks'],
-  title: ['title', 'description'],
-  tags: ['tags'],
-  expiresAt: ['expiresat', 'validuntil'],
-};
 
 export function linkHandlers(
   services: Services,
@@ -135,34 +117,23 @@ export function linkHandlers(
       return { status: 200, body: { data: { id: qr.id, url, svgUrl: `${url}.svg`, pngUrl: `${url}.png` } } };
     },
 
-    async importLinks({ body }, ctx): Promise<DashboardResult<'importLinks'>> {
+    async importLinks(_request, ctx): Promise<DashboardResult<'importLinks'>> {
       const actor = actorOf(ctx);
-      const records = parseCsv(String(body ?? ''));
-      // Tags are named in the file; missing ones are made (MEMBER may make tags).
-      const tagIds = new Map<string, string>((await workspaces.tagsOf(knex, actor.workspaceId)).map((t) => [t.name.toLowerCase(), t.id]));
-      const bodies: Array<{ url: string; slug?: string; title?: string; expiresAt?: string; tagIds?: string[] }> = [];
+      // The whole file is read and checked before the first link is written.
+      if (!ctx.bodyStream) throw invalid('A request body is required (Content-Type: text/csv)');
+      const records = await readImportFile(ctx.bodyStream);
+      // Tags are named in the file; those the workspace lacks are made with the first link that
+      // names them (MEMBER may make tags), so a refused row makes none.
+      const bodies: LinkCreateWithTagNames[] = [];
       const early: Array<AppError | null> = [];
       for (const rec of records) {
-        try {
-          const names = (rec.tags ?? '').split(/[|;,]/).map((t) => t.trim()).filter(Boolean);
-          const ids: string[] = [];
-          for (const name of names) {
-            let id = tagIds.get(name.toLowerCase());
-            if (!id) {
-              if (name.length > 100) throw invalid(`tag ${name.slice(0, 20)}... is longer than 100 characters`, 'tags');
-              id = await workspaces.createTag(knex, actor.workspaceId, name, '#6b7280');
-              tagIds.set(name.toLowerCase(), id);
-            }
-            ids.push(id);
-          }
-          if (!rec.url) throw invalid('url is required', 'url');
-          bodies.push({ url: rec.url, slug: rec.slug || undefined, title: rec.title || undefined, expiresAt: rec.expiresAt || undefined, tagIds: ids.length ? ids : undefined });
-          early.push(null);
-        } catch (err) {
-          if (!isAppError(err)) throw err;
-          bodies.push({ url: '' });
-          early.push(err);
-        }
+        const tagNames = (rec.tags ?? '').split(/[|;,]/).map((t) => t.trim()).filter(Boolean);
+        const { url = '', slug, title, expiresAt } = rec;
+        bodies.push({
+          url, slug: slug || undefined, title: title || undefined, expiresAt: expiresAt || undefined,
+          tagNames,
+        });
+        early.push(rec.url ? null : invalid('url is required', 'url'));
       }
       const valid = bodies.map((b, i) => ({ b, i })).filter(({ i }) => early[i] === null);
       const made = await operations.createMany(actor, valid.map(({ b }) => b));
@@ -183,19 +154,20 @@ export function linkHandlers(
       // The first page is read before answering, so a failure is still a clean error; the rest
       // stream (a page at a time: src/db/repos/link-export.ts).
       const first = await services.queries.linksExportPage(workspaceId, null);
-      const line = (cells: Array<string | number>) => stringify([cells]);
+      // Every cell through the one CSV writer: a title, slug or tag a spreadsheet would run as a
+      // formula is written as text, which the import reads back as it was.
       const pageText = (page: ExportPage) =>
-        page.rows
-          .map((r) =>
-            line([
-              r.id, shortUrlOf(r, r.domain_id ? page.hosts.get(r.domain_id) : undefined), r.slug, r.original_url, r.title ?? '',
-              (page.tags.get(r.id) ?? []).map((t) => t.name).join('|'), r.status, page.clicks.get(r.id) ?? 0,
-              new Date(Number(r.created_at)).toISOString(), r.expires_at === null ? '' : new Date(Number(r.expires_at)).toISOString(),
-            ]),
-          )
-          .join('');
+        csvRecords(
+          page.rows.map((r) => [
+            r.id, shortUrlOf(r, r.domain_id ? page.hosts.get(r.domain_id) : undefined), r.slug, r.original_url,
+            r.title ?? '', (page.tags.get(r.id) ?? []).map((t) => t.name).join('|'), r.status,
+            page.clicks.get(r.id) ?? 0,
+            new Date(Number(r.created_at)).toISOString(),
+            r.expires_at === null ? '' : new Date(Number(r.expires_at)).toISOString(),
+          ]),
+        );
       async function* csv() {
-        yield line(EXPORT_COLUMNS);
+        yield csvRecords([EXPORT_COLUMNS]);
         let page: ExportPage = first;
         for (;;) {
           yield pageText(page);
@@ -266,29 +238,4 @@ export async function linkAnalyticsView(services: Services, workspaceId: string,
     breakdownWindow: { from: isoDay(today - BREAKDOWN_DAYS + 1), to: isoDay(today) },
     breakdowns,
   };
-}
-
-/** The import's rows with their line numbers, by the columns the contract names. */
-function parseCsv(text: string): Array<{ line: number; url?: string; slug?: string; title?: string; tags?: string; expiresAt?: string }> {
-  let records: Array<{ record: string[]; info: { lines: number }; raw: string }>;
-  try {
-    records = parse(text, { bom: true, relax_column_count: true, skip_empty_lines: true, trim: true, info: true, raw: true });
-  } catch (err) {
-    throw invalid(`The file is not readable as CSV: ${(err as Error).message}`);
-  }
-  if (!records.length) throw invalid('The file has no header row');
-  const header = records[0].record.map(headerKey);
-  const at = (field: keyof typeof COLUMNS) => header.findIndex((h) => COLUMNS[field].includes(h));
-  const col = { url: at('url'), slug: at('slug'), shortUrl: at('shortUrl'), title: at('title'), tags: at('tags'), expiresAt: at('expiresAt') };
-  if (col.url < 0) throw invalid(`The header has no url column (one of: url, long_url, Long URL, target)`, 'url');
-  if (records.length - 1 > IMPORT_MAX_ROWS) throw invalid(`The file has ${records.length - 1} rows; at most ${IMPORT_MAX_ROWS} are imported at once`);
-  return records.slice(1).map(({ record: r, info, raw }) => {
-    const get = (c: number) => (c >= 0 ? r[c] : undefined);
-    // A short URL column (Bitly's `link`) names the slug as its last path segment.
-    const fromShortUrl = get(col.shortUrl)?.replace(/\/+$/, '').split('/').pop();
-    // The line a row starts on, as an editor numbers it: csv-parse counts the line a record
-    // ends on, and a quoted field may span lines.
-    const line = info.lines - (raw.replace(/\r?\n$/, '').match(/\n/g)?.length ?? 0);
-    return { line, url: get(col.url), slug: get(col.slug) || fromShortUrl || undefined, title: get(col.title), tags: get(col.tags), expiresAt: get(col.expiresAt) };
-  });
 }

@@ -11,7 +11,8 @@ import type { LinkAnalytics as Analytics } from '../../api/types.ts';
 import { LoadError, Loading } from '../../components/feedback.tsx';
 import { PageHeader } from '../../components/page.tsx';
 import { addDays, daysInclusive, formatDay, isDay, todayUtc } from '../../lib/dates.ts';
-import { csvField, downloadText } from '../../lib/download.ts';
+import { csvRecords } from '../../lib/csv.ts';
+import { downloadText } from '../../lib/download.ts';
 import { formatCount } from '../../lib/format.ts';
 import { linkPath, wsPath } from '../links/paths.ts';
 import { ShareButton } from '../reports/share-button.tsx';
@@ -192,8 +193,8 @@ export function LinkAnalyticsReport({ data, slug, busy }: { data: Analytics; slu
     (busiest && busiest.clicks > 0 ? `; the busiest day was ${formatDay(busiest.day)} with ${formatCount(busiest.clicks)} clicks.` : '.');
 
   const exportCsv = () => {
-    const lines = ['day,clicks,scans', ...data.series.map((d) => [d.day, d.clicks, d.scans].map(csvField).join(','))];
-    downloadText(`${slug}-clicks-${data.window.from}-to-${data.window.to}.csv`, `${lines.join('\n')}\n`);
+    const records = [['day', 'clicks', 'scans'], ...data.series.map((d) => [d.day, d.clicks, d.scans])];
+    downloadText(`${slug}-clicks-${data.window.from}-to-${data.window.to}.csv`, csvRecords(records));
   };
 
   return (
