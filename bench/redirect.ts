@@ -302,7 +302,7 @@ const TIME_LIMIT_S = args['time-limit']
     );
 
 // Node's flags for the service of the checkout at `root`, as its `npm start` and
-// deploy/systemd/shortlink@.service give them (package.json; README.md, Short links, says why).
+// deploy/systemd/shortlink@.service give them (package.json; docs/short-links.md says why).
 const nodeFlagsOf = (root: string) =>
   (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).scripts.start as string).split(' ').filter((a) => a.startsWith('--'));
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');

@@ -176,7 +176,7 @@ export interface paths {
          *     - **Password.** A report with a password answers 401 until the reader gave it
          *       (`POST .../unlock`, which sets the cookie this read needs).
          *     - **Indexing.** Answers carry `X-Robots-Tag: noindex` (the page is what may be indexed: see
-         *       `GET /app/shared/{token}` in the README).
+         *       `GET /app/shared/{token}` in docs/dashboard.md).
          */
         get: operations["readSharedReport"];
         put?: never;

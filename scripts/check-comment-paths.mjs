@@ -21,7 +21,7 @@ const topLevel = [...new Set(tracked.filter((f) => f.includes('/')).map((f) => f
 const made = ['dist', 'data', 'node_modules', 'generated/docs', 'coverage'];
 const roots = [...topLevel, ...made].map((d) => d.replace(/[.]/g, '\\.')).join('|');
 const rootFiles = tracked.filter((f) => !f.includes('/') && /\.(md|json|ts|cjs|mjs)$/.test(f)).map((f) => f.replace(/[.]/g, '\\.'));
-const candidate = new RegExp(`(?<![\\w./@-])((?:${roots})/[\\w.*{}\\[\\]/@-]*[\\w*}\\]]|(?:${rootFiles.join('|')}))(?![\\w/-])`, 'g');
+const candidate = new RegExp(`(?<![\\w./@-])((?:${roots})/[\\w.*{}\\[\\]/@-]*[\\w*}\\]]/?|(?:${rootFiles.join('|')}))(?![\\w/-])`, 'g');
 
 /** The comments of a file, as [line, text]. */
 function commentsOf(file, text) {

@@ -1,4 +1,4 @@
-// Configuration is environment variables only (README.md, Configuration), each with a working default.
+// Configuration is environment variables only (docs/configuration.md), each with a working default.
 import path from 'node:path';
 
 export interface Config {

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Writes deploy/nginx/shortlink.conf to stdout with its ${SHORTLINK_...} placeholders filled in
-# from the environment (docs/deployment.md, nginx). envsubst is told the names, so nginx's own
+# from the environment (docs/operations.md, nginx). envsubst is told the names, so nginx's own
 # $variables ($host, $scheme, ...) stay as they are. test/deploy/nginx.test.ts runs this script.
 set -eu
 

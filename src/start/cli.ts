@@ -1,4 +1,4 @@
-// The `shortlink` command line: `serve`, and the operator commands of README.md. Every
+// The `shortlink` command line: `serve`, and the operator commands of docs/configuration.md. Every
 // operator command prints exactly one JSON object on stdout and exits 0, or prints a message
 // on stderr and exits non-zero.
 import fs from 'node:fs';
@@ -501,7 +501,7 @@ async function main() {
   const argv = process.argv.slice(2);
   if (argv[0] === 'serve') {
     if (argv.length > 1) {
-      process.stderr.write('usage: shortlink serve (configured by environment variables; see README.md)\n');
+      process.stderr.write('usage: shortlink serve (configured by environment variables; see docs/configuration.md)\n');
       process.exit(argv[1] === '--help' || argv[1] === '-h' ? 0 : 2);
     }
     const config = loadConfig();

@@ -1,4 +1,4 @@
-// The deployment of docs/deployment.md, end to end: Debian's nginx with deploy/nginx/shortlink.conf
+// The deployment of docs/operations.md, end to end: Debian's nginx with deploy/nginx/shortlink.conf
 // (rendered by deploy/nginx/render.sh, as the guide renders it, with free ports, a self-signed
 // certificate and a temporary directory) in front of two `shortlink serve` processes on one
 // Postgres database, each with TLS=off TRUST_PROXY=1, the same MASTER_KEY and the same DATA_DIR.
@@ -327,7 +327,7 @@ http {
     do portB = await freePort();
     while ([httpPort, httpsPort, portA].includes(portB));
 
-    // The environment file of docs/deployment.md (deploy/systemd/shortlink.env), with the test's
+    // The environment file of docs/operations.md (deploy/systemd/shortlink.env), with the test's
     // database, directory and addresses.
     const env = {
       DATABASE_URL: database.url,
@@ -368,7 +368,7 @@ http {
     process.removeListener('exit', killChildren);
   });
 
-  it('accepts the site file as docs/deployment.md renders it, without a warning', () => {
+  it('accepts the site file as docs/operations.md renders it, without a warning', () => {
     expect(renderedSite).not.toMatch(/\$\{SHORTLINK_/);
     expect(renderedSite).toContain(`listen ${httpsPort} ssl http2 default_server;`);
     expect(configTest).toMatch(/test is successful/);

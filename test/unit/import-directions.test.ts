@@ -1,4 +1,4 @@
-// The import rules of .dependency-cruiser.cjs (README "Where things are"), which CI runs as
+// The import rules of .dependency-cruiser.cjs (docs/architecture.md, Layers), which CI runs as
 // `npm run lint:deps`: they hold for the project, and they catch each kind of violation.
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';

@@ -1,7 +1,7 @@
 // Settings › Webhooks: both variants' subscriptions side by side with their endpoint health, and
 // for OWNER and ADMIN making, changing (Variant A), deleting, re-enabling, "Send test event" and
 // "Replay failed since…" (Variant B); the event catalogue; the delivery log (delivery-log.tsx).
-// Every action here has a `shortlink webhook` command (README.md).
+// Every action here has a `shortlink webhook` command (docs/configuration.md).
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useId, useRef, useState, type FormEvent } from 'react';
 import { useParams } from 'wouter';
