@@ -180,5 +180,7 @@ export async function axeProblems(page: Page): Promise<string[]> {
 export async function settled(page: Page): Promise<void> {
   await page.getByRole('heading', { level: 1 }).first().waitFor();
   await page.waitForFunction(`!document.querySelector('[aria-busy="true"]')`, undefined, { timeout: 10_000 });
-  await page.waitForLoadState('networkidle');
+  // Prism answers each read in turn; on a loaded machine the chain of reads behind a screen takes
+  // longer than the default action timeout before the network first goes quiet.
+  await page.waitForLoadState('networkidle', { timeout: 45_000 });
 }
