@@ -534,7 +534,8 @@ export interface paths {
          *     wrong passwords in 15 minutes the client gets **429** with `Retry-After`. The right
          *     password answers with the link's redirect (301 or 302) and counts the click; the
          *     password is never logged or echoed. A link that is not (or no longer) behind a password
-         *     answers as `GET /{slug}` would (404, 410), or 405 when it would redirect. A database
+         *     answers as `GET /{slug}` would (404, 410), or 405 when it would redirect (a "Method not
+         *     allowed" page: the link exists, it has no password to unlock). A database
          *     that cannot be read gives 503 (the "temporarily unavailable" page).
          *
          *     An address that is no short link at all (a reserved name such as `/login`, or a host that
@@ -2431,7 +2432,7 @@ export interface operations {
             };
             401: components["responses"]["PasswordForm"];
             404: components["responses"]["ShortLinkNotFound"];
-            /** @description The link has no password to unlock (it redirects, or shows another page, on `GET`); `Allow: GET, HEAD`. */
+            /** @description The link has no password to unlock (it redirects on `GET`): a "Method not allowed" page saying so, with `Allow: GET, HEAD`. */
             405: {
                 headers: {
                     /** @description The methods the address answers. */
@@ -2439,7 +2440,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example <!doctype html>...</html> */
+                    /** @example <!doctype html><html lang="en">...<h1>Method not allowed</h1>...</html> */
                     "text/html": string;
                 };
             };

@@ -12,7 +12,10 @@ import { RESERVED_SLUGS } from '../domain/slugs.ts';
 import { RedirectCache, type CacheKey, type LinkCacheInvalidator } from './cache.ts';
 import type { ChangeListener } from './changes.ts';
 import type { ClickRecorder } from '../clicks/buffer.ts';
-import { PASSWORD_PAGE_CSP, pageNotFound, passwordPage, previewPage, sendPage, statusPage, throttledPage } from './pages.ts';
+import {
+  formTooLargePage, methodNotAllowedPage, PASSWORD_PAGE_CSP, pageNotFound, passwordPage, previewPage, sendPage, statusPage, throttledPage,
+  unavailablePage,
+} from './pages.ts';
 import { CSRF_COOKIE, parseCookies, refundAttempt, takeAttempt, type CsrfTokens } from './password.ts';
 import { qrImage } from './qr.ts';
 import { linkFromResident, type LivePage, type QrTarget, type RedirectStore } from '../db/redirect-store.ts';
@@ -316,7 +319,7 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
     const slash = rest.indexOf('/');
     const handle = safeDecode(slash === -1 ? rest : rest.slice(0, slash)).toLowerCase();
     const blockId = slash === -1 || slash === rest.length - 1 ? null : rest.slice(slash + 1);
-    if (blockId === null && req.method === 'POST') return this.sendPage(res, 405, pageNotFound(), { Allow: 'GET, HEAD' });
+    if (blockId === null && req.method === 'POST') return this.sendPage(res, 405, methodNotAllowedPage('page'), { Allow: 'GET, HEAD' });
     const h = visitHeaders(req.headers);
     const host = hostnameOf(h.host);
     const domainKey = this.domainOf(host);
@@ -563,10 +566,10 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
     if (visit.kind === 'redirect' || visit.page !== 'password') {
       // Nothing to unlock: answer as a GET would, without following the POST anywhere.
       if (visit.kind === 'page') return this.page(req, res, visit.page, link);
-      return this.sendPage(res, 405, statusPage('not_found'), { Allow: 'GET, HEAD' });
+      return this.sendPage(res, 405, methodNotAllowedPage('link'), { Allow: 'GET, HEAD' });
     }
     const form = await readForm(req);
-    if (!form) return this.sendPage(res, 413, statusPage('not_found').replace('Link not found', 'Form too large'), { Connection: 'close' });
+    if (!form) return this.sendPage(res, 413, formTooLargePage(MAX_FORM_BYTES), { Connection: 'close' });
     const cookies = parseCookies(req.headers.cookie);
     if (!this.deps.csrf.verify(link!.id, form.get('csrf') ?? undefined, cookies[CSRF_COOKIE])) {
       return this.page(req, res, 'password', link, 'Your session expired. Please enter the password again.', via);
@@ -600,7 +603,7 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
   private fail(res: ServerResponse, err: unknown) {
     this.deps.log.error({ err }, 'short link could not be resolved');
     if (res.headersSent) return res.destroy();
-    this.sendPage(res, 503, statusPage('not_found').replace('Link not found', 'Temporarily unavailable'), { 'Retry-After': 5 });
+    this.sendPage(res, 503, unavailablePage(), { 'Retry-After': 5 });
   }
 }
 

@@ -403,6 +403,28 @@ describe.each(testEngines())('short links on %s', (engine) => {
       expect(statuses.filter((s) => s === 429)).toHaveLength(25);
     });
 
+    it('answers a form posted to a link without a password 405 with Allow, on a page that says so', async () => {
+      await create({ url: 'https://example.com/open', slug: 'r-pw-none' });
+      const res = await submit('r-pw-none', { csrf: 'x', password: 'y' }, '');
+      expect(res.status).toBe(405);
+      expect(res.headers.allow).toBe('GET, HEAD');
+      expect(res.headers['content-type']).toMatch(/^text\/html/);
+      expect(res.text).toContain('<h1>Method not allowed</h1>');
+      expect(res.text).toContain('no password to unlock');
+      // The link exists: the page must not say it does not.
+      expect(res.text).not.toMatch(/not found|no link at this address/i);
+      // An unknown slug is still the not-found page.
+      expect((await submit('r-pw-nowhere', { csrf: 'x', password: 'y' }, '')).text).toContain('Link not found');
+    });
+
+    it('answers a form over 4 KiB 413 on a page that says so', async () => {
+      await create({ url: 'https://example.com/secret', slug: 'r-pw-large', password: 'open sesame' });
+      const res = await submit('r-pw-large', { password: 'x'.repeat(5000) }, '');
+      expect(res.status).toBe(413);
+      expect(res.text).toContain('<h1>Form too large</h1>');
+      expect(res.text).not.toMatch(/not found|no link at this address/i);
+    });
+
     it('answers a malformed cookie like a missing one, not with an error', async () => {
       await create({ url: 'https://example.com/secret', slug: 'r-pw-cookie', password: 'right one' });
       const form = await visit('/r-pw-cookie');
