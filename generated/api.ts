@@ -798,7 +798,7 @@ export interface components {
              * @example spring-sale
              */
             slug?: string;
-            /** @description Id of an active (verified, not disabled) custom domain of this workspace. Omit for the shared short domain. An id that is not an active domain of this workspace gives 400. */
+            /** @description Id of an active (verified, not disabled) custom domain of this workspace. Omit for the shared short domain. An empty id, or an id that is not an active domain of this workspace, gives 400. */
             domainId?: string;
             /**
              * @description Internal label. Trimmed, and stored truncated at 200 characters (longer titles are not rejected). A title that is empty after trimming is stored as `null`.

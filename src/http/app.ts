@@ -8,7 +8,7 @@ import addFormats from 'ajv-formats';
 import { pinoHttp } from 'pino-http';
 import { clientAddress } from '../domain/client-address.ts';
 import { authenticate, type AuthContext } from './auth.ts';
-import { AppError, invalid, methodNotAllowed, notFound, tooLarge, unauthenticated } from '../domain/errors.ts';
+import { AppError, invalid, methodNotAllowed, notFound, quoted, tooLarge, unauthenticated } from '../domain/errors.ts';
 import { errorAnswer, INTERNAL_ERROR } from './errors.ts';
 import { validationError } from './validation.ts';
 import { bodyProblem, MAX_BODY_BYTES } from './body.ts';
@@ -185,7 +185,7 @@ export async function createApp(services: Services, opts: { validateResponses?: 
     }
     if (/%00/.test(req.url) || req.url.includes('\u0000')) {
       const param = Object.entries(req.query).find(([k, v]) => k.includes('\u0000') || String(v).includes('\u0000'))?.[0];
-      return next(invalid(`The URL contains a NUL character${param !== undefined ? ` in ${param}` : ''}`, param ?? 'id'));
+      return next(invalid(`The URL contains a NUL character${param !== undefined ? ` in query parameter ${quoted(param)}` : ''}`, param === undefined ? 'id' : param || undefined));
     }
     next();
   });

@@ -2,7 +2,7 @@
 // refused name as retired or unknown and listing the names the variant offers. The contract's
 // enum refuses them first (src/http/validation.ts asks here for the words); the handlers check
 // again, so a document that lost its enum could not let one through.
-import { AppError, invalid } from '../domain/errors.ts';
+import { AppError, invalid, quoted } from '../domain/errors.ts';
 import { eventCatalog, refusedEventNames, type Variant } from '../webhooks/catalog.ts';
 
 /** The operations whose body's `events` name events, with the variant they belong to. */
@@ -12,8 +12,8 @@ export const EVENT_NAME_OPERATIONS: Record<string, Variant> = { createWebhook: '
 export function refusedEventsError(variant: Variant, names: string[]): AppError | null {
   const { retired, unknown } = refusedEventNames(variant, [...new Set(names)]);
   const problems: string[] = [];
-  if (retired.length) problems.push(`retired event names that can no longer be subscribed to: ${retired.join(', ')}`);
-  if (unknown.length) problems.push(`unknown event names: ${unknown.join(', ')}`);
+  if (retired.length) problems.push(`retired event names that can no longer be subscribed to: ${retired.map(quoted).join(', ')}`);
+  if (unknown.length) problems.push(`unknown event names: ${unknown.map(quoted).join(', ')}`);
   if (!problems.length) return null;
   const offered = eventCatalog(variant).events.map((e) => e.name).join(', ');
   return invalid(`events names ${problems.join('; and ')}. Variant ${variant} offers: ${offered}`, 'events');

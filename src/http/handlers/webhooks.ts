@@ -5,7 +5,7 @@ import type { components } from '../../../generated/api.ts';
 import { planHasApi } from '../../domain/access.ts';
 import { eventCatalog, type Variant } from '../../webhooks/catalog.ts';
 import type { AuthContext } from '../auth.ts';
-import { forbidden, notFound } from '../../domain/errors.ts';
+import { forbidden, notFound, quoted } from '../../domain/errors.ts';
 import { changeSubscription, createSubscription, deleteSubscription } from '../subscription-operations.ts';
 import type { Services } from '../services.ts';
 import type { Handlers, ResultOf } from './types.ts';
@@ -73,7 +73,7 @@ export function webhookHandlers(
       requireVariant('A');
       requireWebhooksPlan(auth);
       // Another workspace's id answers like one that does not exist.
-      if (body.workspaceId !== auth.workspaceId) throw notFound(`Workspace ${body.workspaceId} not found`);
+      if (body.workspaceId !== auth.workspaceId) throw notFound(`Workspace ${quoted(body.workspaceId)} not found`);
       const { row, secret } = await createSubscription(deps, { workspaceId: auth.workspaceId, variant: 'A', url: body.url, events: body.events });
       return { status: 201, body: { success: true, data: { ...presentA(row), secret: secret! } } };
     },
