@@ -540,7 +540,8 @@ export interface paths {
          *
          *     An address that is no short link at all (a reserved name such as `/login`, or a host that
          *     is not a short domain) belongs to the API, whose request bodies are JSON: a posted form
-         *     gets its **400** `{ error }`.
+         *     gets its **400** `{ error }`. A path of this document without a template (`/healthz`,
+         *     `/readyz`, `/metrics`) is never a slug: `POST` there is that path's **405** with `Allow`.
          */
         post: operations["submitLinkPassword"];
         delete?: never;

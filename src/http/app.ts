@@ -11,6 +11,7 @@ import { authenticate, type AuthContext } from './auth.ts';
 import { AppError, invalid, methodNotAllowed, notFound, quoted, tooLarge, unauthenticated } from '../domain/errors.ts';
 import { errorAnswer, INTERNAL_ERROR } from './errors.ts';
 import { validationError } from './validation.ts';
+import { preferFixedPaths } from './routing.ts';
 import { bodyProblem, MAX_BODY_BYTES } from './body.ts';
 import { buildHandlers } from './handlers/index.ts';
 import type { HandlerContext, OperationId, RequestOf, ResultOf } from './handlers/types.ts';
@@ -87,12 +88,9 @@ export async function createApp(services: Services, opts: { validateResponses?: 
       throw notFound('No such API route');
     },
     methodNotAllowed: (c: Context) => {
-      // RFC 9110: a 405 names the methods the path allows.
-      const allow = api.router
-        .getOperations()
-        .filter((op) => api.router.matchOperation({ ...c.request, method: op.method }, false)?.operationId === op.operationId)
-        .map((op) => op.method.toUpperCase());
-      throw methodNotAllowed(`Method ${c.request.method.toUpperCase()} is not allowed on ${c.request.path}`, [...new Set(allow)]);
+      // RFC 9110: a 405 names the methods the path allows (the path of the contract it is).
+      const { method, path } = c.request;
+      throw methodNotAllowed(`Method ${method.toUpperCase()} is not allowed on ${path}`, routes.allowed(path));
     },
     postResponseHandler: (c: Context, _req: Request, res: Response) => {
       const result = c.response as { status: number; body?: unknown; headers?: Record<string, string> };
@@ -116,6 +114,8 @@ export async function createApp(services: Services, opts: { validateResponses?: 
     authenticated.get(req) ?? authenticate(req, services.db.knex, services.limiter, requiredScopes(c.operation)),
   );
   await api.init();
+  // A fixed path of the contract wins over a template for every method (src/http/routing.ts).
+  const routes = preferFixedPaths(api.router);
 
   const app = express();
   app.disable('x-powered-by');
@@ -185,7 +185,8 @@ export async function createApp(services: Services, opts: { validateResponses?: 
     }
     if (/%00/.test(req.url) || req.url.includes('\u0000')) {
       const param = Object.entries(req.query).find(([k, v]) => k.includes('\u0000') || String(v).includes('\u0000'))?.[0];
-      return next(invalid(`The URL contains a NUL character${param !== undefined ? ` in query parameter ${quoted(param)}` : ''}`, param === undefined ? 'id' : param || undefined));
+      if (param === undefined) return next(invalid('The URL contains a NUL character', 'id'));
+      return next(invalid(`The URL contains a NUL character in query parameter ${quoted(param)}`, param || undefined));
     }
     next();
   });

@@ -71,6 +71,12 @@ export interface RedirectDeps {
   residentLinks?: number;
   /** The hot tier's size (links as objects, the visits' own reads). */
   maxCachedLinks?: number;
+  /**
+   * The paths of the API's contract that hold no template (/healthz, /metrics). The API answers
+   * them for every method (405 for one they lack): a fixed path is never a short link's address,
+   * whether or not its name is a reserved slug.
+   */
+  fixedPaths?: ReadonlySet<string>;
 }
 
 /** Links per page of the preload: a page's rows cost the event loop a few ms to take in. */
@@ -91,6 +97,7 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
   cacheHits = 0;
   cacheMisses = 0;
   private readonly shortHost: string;
+  private readonly fixedPaths: ReadonlySet<string>;
   // Bumped by every invalidation. An answer read before an invalidation and arriving after it
   // (an asynchronous read: the lookup thread on SQLite, Postgres) still answers its own request,
   // which came first, but is not cached: the entry just dropped would otherwise come back stale
@@ -122,6 +129,7 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
     this.links = new RedirectCache<Cached>(deps.maxCachedLinks ?? 100_000);
     this.resident = new ResidentTable(deps.residentLinks ?? 1_000_000, deps.maxCachedLinks ?? 100_000);
     this.shortHost = hostnameOf(deps.config.shortDomain);
+    this.fixedPaths = deps.fixedPaths ?? new Set();
   }
 
   /** Links kept parsed: the hot tier's entries and the resident links' memos. */
@@ -253,6 +261,8 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
     const path = q === -1 ? url : url.slice(0, q);
     const method = req.method;
     if (path.length < 2 || (method !== 'GET' && method !== 'HEAD' && method !== 'POST')) return fallback(req, res);
+    // A fixed path of the contract (/healthz) is the API's for every method, never a slug.
+    if (this.fixedPaths.has(path)) return fallback(req, res);
     if (path.charCodeAt(1) === 64 /* @ */) return this.handlePage(req, res, fallback, path);
     const slash = path.indexOf('/', 1);
     let slug: string;

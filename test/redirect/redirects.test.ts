@@ -9,12 +9,34 @@ import { sqliteFilename } from '../../src/db/knex';
 import { LinkLookupThread } from '../../src/db/lookup-thread';
 import { testEngines } from '../support/databases';
 import { hostImage, seedWorkspace, type Seeded } from '../support/seed';
+import { standInRedirectService } from '../support/redirect-service';
 import { startTestServer, type TestServer } from '../support/server';
+import { loadDefinition } from '../../src/http/definition';
+import { fixedPathsOf } from '../../src/http/routing';
 
 export const PERSON = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
 export const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
 const CRAWLER = 'facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)';
 const HOUR = 3_600_000;
+
+describe('fixed paths of the contract', () => {
+  // The API answers a fixed path for every method (405 for one it lacks, test/api/platform.test.ts):
+  // the dispatcher hands it over whether or not its name is a reserved slug.
+  it('are handed to the API for every method, never looked up as a slug', async () => {
+    const fixed = standInRedirectService({}, undefined, { fixedPaths: new Set(['/status', '/healthz']) });
+    const answers = ['GET', 'HEAD', 'POST'].flatMap((method) => [fixed.visit('/status', method), fixed.visit('/healthz', method)]);
+    expect(fixed.store.findLink).not.toHaveBeenCalled();
+    expect(await Promise.all(answers)).toEqual(Array(6).fill('fallback'));
+    // Without it, /status would be a short link's address.
+    const plain = standInRedirectService();
+    void plain.visit('/status');
+    expect(plain.store.findLink).toHaveBeenCalledWith('', 'status');
+  });
+
+  it('are the paths of the served contract without a template', () => {
+    expect([...fixedPathsOf(loadDefinition())].filter((p) => p.split('/').length === 2).sort()).toEqual(['/healthz', '/metrics', '/readyz']);
+  });
+});
 
 describe.each(testEngines())('short links on %s', (engine) => {
   let server: TestServer;

@@ -18,6 +18,7 @@ import { parseCookies } from '../../redirect/password.ts';
 import { bodyProblem, MAX_BODY_BYTES } from '../body.ts';
 import type { Services } from '../services.ts';
 import { validationError } from '../validation.ts';
+import { preferFixedPaths } from '../routing.ts';
 import { dashboardHandlers } from './handlers/index.ts';
 import { sessionCookie } from './session.ts';
 import { sameOrigin } from './origin.ts';
@@ -127,11 +128,9 @@ export async function createDashboard(services: Services): Promise<express.Route
       throw notFound('No such dashboard route');
     },
     methodNotAllowed: (c: Context) => {
-      const allow = api.router
-        .getOperations()
-        .filter((op) => api.router.matchOperation({ ...c.request, method: op.method }, false)?.operationId === op.operationId)
-        .map((op) => op.method.toUpperCase());
-      throw methodNotAllowed(`Method ${c.request.method.toUpperCase()} is not allowed on ${c.request.path}`, [...new Set(allow)]);
+      // RFC 9110: a 405 names the methods the path allows (the path of the contract it is).
+      const { method, path } = c.request;
+      throw methodNotAllowed(`Method ${method.toUpperCase()} is not allowed on ${path}`, routes.allowed(path));
     },
     postResponseHandler: (c: Context, _req: Request, res: Response) => {
       const result = c.response as { status: number; body?: unknown; headers?: Record<string, string | string[]> };
@@ -193,6 +192,8 @@ export async function createDashboard(services: Services): Promise<express.Route
     async (c: Context, req: Request, res: Response) => asked.get(req) ?? whoIsAsking(c.operation, (c.request.params ?? {}) as Record<string, string>, req, res),
   );
   await api.init();
+  // A fixed path of the contract wins over a template for every method (src/http/routing.ts).
+  const routes = preferFixedPaths(api.router);
 
   const router = express.Router();
   const json = express.json({ limit: MAX_BODY_BYTES, type: ['application/json'] });
