@@ -10,12 +10,12 @@ import { clientAddress } from '../domain/client-address.ts';
 import { authenticate, type AuthContext } from './auth.ts';
 import { AppError, invalid, methodNotAllowed, notFound, quoted, tooLarge, unauthenticated } from '../domain/errors.ts';
 import { errorAnswer, INTERNAL_ERROR } from './errors.ts';
-import { validationError } from './validation.ts';
+import { validationError, withContractKeywords } from './validation.ts';
 import { preferFixedPaths } from './routing.ts';
 import { bodyProblem, MAX_BODY_BYTES } from './body.ts';
 import { buildHandlers } from './handlers/index.ts';
 import type { HandlerContext, OperationId, RequestOf, ResultOf } from './handlers/types.ts';
-import { loadDefinition } from './definition.ts';
+import { inlineRefs, loadDefinition } from './definition.ts';
 import { servePublishedDocuments } from './published.ts';
 import { createDashboard } from './dashboard/app.ts';
 import type { Services } from './services.ts';
@@ -30,7 +30,8 @@ function requiredScopes(operation: any): string[] {
 export async function createApp(services: Services, opts: { validateResponses?: boolean } = {}) {
   const { config, log } = services;
   const validateResponses = opts.validateResponses ?? process.env.SHORTLINK_VALIDATE_RESPONSES === '1';
-  const definition = loadDefinition();
+  // Each place of the document with its own schema: Ajv's errors then name the place that failed.
+  const definition = inlineRefs(loadDefinition());
   const handlers = buildHandlers(services);
 
   const api = new OpenAPIBackend({
@@ -45,7 +46,7 @@ export async function createApp(services: Services, opts: { validateResponses?: 
     coerceTypes: true,
     customizeAjv: (ajv) => {
       addFormats.default ? addFormats.default(ajv as any) : (addFormats as any)(ajv);
-      return ajv;
+      return withContractKeywords(ajv);
     },
   });
   const operationIds = new Set<string>();
@@ -75,7 +76,7 @@ export async function createApp(services: Services, opts: { validateResponses?: 
   api.register({
     ...Object.fromEntries((Object.keys(handlers) as OperationId[]).map((id) => [id, adapt(id)])),
     validationFail: (c: Context) => {
-      throw validationError((c.validation.errors ?? []) as any, c.operation as any, c.request.requestBody);
+      throw validationError((c.validation.errors ?? []) as any, c.operation as any, c.request);
     },
     unauthorizedHandler: (c: Context) => {
       const err = (c.security as any)?.bearerAuth?.error;

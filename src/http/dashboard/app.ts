@@ -17,7 +17,8 @@ import { projectPath } from '../../platform/project-root.ts';
 import { parseCookies } from '../../redirect/password.ts';
 import { bodyProblem, MAX_BODY_BYTES } from '../body.ts';
 import type { Services } from '../services.ts';
-import { validationError } from '../validation.ts';
+import { validationError, withContractKeywords } from '../validation.ts';
+import { inlineRefs } from '../definition.ts';
 import { preferFixedPaths } from '../routing.ts';
 import { dashboardHandlers } from './handlers/index.ts';
 import { sessionCookie } from './session.ts';
@@ -67,7 +68,8 @@ const sameSecret = (a: string, b: string) => a.length === b.length && timingSafe
 
 export async function createDashboard(services: Services): Promise<express.Router> {
   const { knex } = services.db;
-  const definition = loadDashboardDefinition();
+  // Each place of the document with its own schema: Ajv's errors then name the place that failed.
+  const definition = inlineRefs(loadDashboardDefinition());
   const handlers = dashboardHandlers(services);
   // As the public API's (src/http/app.ts): the tests check every answer against the contract.
   const validateResponses = process.env.SHORTLINK_VALIDATE_RESPONSES === '1';
@@ -80,7 +82,7 @@ export async function createDashboard(services: Services): Promise<express.Route
     apiRoot: '/',
     customizeAjv: (ajv) => {
       addFormats.default ? addFormats.default(ajv as any) : (addFormats as any)(ajv);
-      return ajv;
+      return withContractKeywords(ajv);
     },
   });
 
@@ -117,7 +119,7 @@ export async function createDashboard(services: Services): Promise<express.Route
   api.register({
     ...Object.fromEntries((Object.keys(handlers) as DashboardOperationId[]).map((id) => [id, adapt(id)])),
     validationFail: (c: Context) => {
-      throw validationError((c.validation.errors ?? []) as any, c.operation as any);
+      throw validationError((c.validation.errors ?? []) as any, c.operation as any, c.request);
     },
     unauthorizedHandler: (c: Context) => {
       const err = (c.security as any)?.session?.error;
