@@ -539,12 +539,14 @@ export interface paths {
          *     wrong passwords in 15 minutes the client gets **429** with `Retry-After`. The right
          *     password answers with the link's redirect (301 or 302) and counts the click; the
          *     password is never logged or echoed. A link that is not (or no longer) behind a password
-         *     answers as `GET /{slug}` would (404, 410), or 405 when it would redirect. A database
+         *     answers as `GET /{slug}` would (404, 410), or 405 when it would redirect (a "Method not
+         *     allowed" page: the link exists, it has no password to unlock). A database
          *     that cannot be read gives 503 (the "temporarily unavailable" page).
          *
          *     An address that is no short link at all (a reserved name such as `/login`, or a host that
          *     is not a short domain) belongs to the API, whose request bodies are JSON: a posted form
-         *     gets its **400** `{ error }`.
+         *     gets its **400** `{ error }`. A path of this document without a template (`/healthz`,
+         *     `/readyz`, `/metrics`) is never a slug: `POST` there is that path's **405** with `Allow`.
          */
         post: operations["submitLinkPassword"];
         delete?: never;
@@ -787,7 +789,7 @@ export interface components {
              * @description Destination URL. Absolute `http` or `https` URL only, at most 2048 characters (also once normalised); anything else gives 400. Stored and redirected to as the URL parser reads it (WHATWG URL), never as the text was sent: `https:example.com` becomes `https://example.com/`, `HTTPS://Example.COM:443/a/../b` becomes `https://example.com/b`, non-ASCII characters are percent-encoded, and a `\\` in the path reads as `/`.
              * @example https://example.com/spring-sale?utm_source=newsletter
              */
-            url: string;
+            url: string & unknown;
             /**
              * @description Custom slug (the path of the short URL). Generated when omitted: generated
              *     slugs are 7 characters of `[a-z0-9]`.
@@ -797,12 +799,14 @@ export interface components {
              *        `docs`, `healthz`, `readyz`, `metrics`, `login`, `logout`, `qr`,
              *        `settings`, `static`, `www`, `favicon.ico`, `robots.txt`, `openapi.json`.
              *     2. Characters other than `[a-z0-9_-]`, or a length outside 1 to 64, give **400**.
+             *        The `pattern` admits the reserved names that hold a `.` (so that they stay a 409)
+             *        and the Kelvin sign `K`, which lowercases to `k`.
              *     3. A slug already used on the same domain (by any existing link) gives **409**.
              *        Slugs are unique per domain, so the same slug may exist on another domain.
              * @example spring-sale
              */
             slug?: string;
-            /** @description Id of an active (verified, not disabled) custom domain of this workspace. Omit for the shared short domain. An id that is not an active domain of this workspace gives 400. */
+            /** @description Id of an active (verified, not disabled) custom domain of this workspace. Omit for the shared short domain. An empty id, or an id that is not an active domain of this workspace, gives 400. */
             domainId?: string;
             /**
              * @description Internal label. Trimmed, and stored truncated at 200 characters (longer titles are not rejected). A title that is empty after trimming is stored as `null`.
@@ -821,7 +825,7 @@ export interface components {
              */
             expiresAt?: string | null;
             /** @description Where visitors of an expired link are sent. Absolute `http` or `https` URL only, stored normalised as `url` is. It may not point at this link, nor around a chain of this service's short links that leads back to it: either gives 400. Omit, `null` or an empty string for the service's own expired page. Setting one is a Growth-plan feature (every plan with API access includes it). */
-            expiredUrl?: string | null;
+            expiredUrl?: ((string & unknown) | null) & unknown;
             /** @description The link stops resolving once this many clicks are served. Whole number from 1 to 2147483647; `null` or omitted for no limit. */
             clickLimit?: number | null;
             /**
@@ -853,10 +857,10 @@ export interface components {
          */
         LinkUpdate: {
             /** @description New destination. Absolute `http` or `https` URL, at most 2048 characters, stored normalised as on create (`LinkCreate.url`). */
-            url?: string;
+            url?: string & unknown;
             /** @description Internal label, trimmed and truncated to 200 characters. `null` (or a blank string) clears it. */
             title?: string | null;
-            /** @description Renames the link; the old address stops resolving immediately. Same rules as on create: lowercased; reserved slugs give 409; characters other than `[a-z0-9_-]` or a length outside 1 to 64 give 400; a slug taken on the link's domain gives 409. */
+            /** @description Renames the link; the old address stops resolving immediately. Same rules as on create: lowercased; reserved slugs give 409; characters other than `[a-z0-9_-]` or a length outside 1 to 64 give 400; a slug taken on the link's domain gives 409. The `pattern` admits the reserved names that hold a `.` (so that they stay a 409) and the Kelvin sign `K`, which lowercases to `k`. */
             slug?: string;
             /**
              * @description `TEMPORARY` (HTTP 302) or `PERMANENT` (HTTP 301).
@@ -871,7 +875,7 @@ export interface components {
             /** @description `true` removes the expiry and clears `expiresAt`. `true` together with an `expiresAt` date gives 400 (`expiresAt: null` is fine). `false` on its own changes nothing; set `expiresAt` to give the link an expiry. */
             neverExpires?: boolean;
             /** @description Where visitors of an expired link are sent. `null` or an empty string removes the fallback (removing is never gated). Setting one is a Growth-plan feature; `http` or `https` only, stored normalised as `url` is; it may not point at this link nor around a chain of this service's short links that returns to it (400). */
-            expiredUrl?: string | null;
+            expiredUrl?: ((string & unknown) | null) & unknown;
             /** @description Whole number from 1 to 2147483647; `null` removes the limit. */
             clickLimit?: number | null;
             /**
@@ -898,7 +902,7 @@ export interface components {
             /** @description Social preview description; `null` clears it. */
             previewDescription?: string | null;
             /** @description Social preview image; `null` clears it. Must be the `https` URL of an image this workspace hosts with the service: one file directly under its asset base URL (`ASSET_BASE_URL`, by default the public URL followed by `/assets/`; same origin and path, as the URL parser reads them), ending in `.png`, `.jpg`, `.jpeg`, `.gif` or `.webp` (case-insensitive), with no query or fragment. A `.` or `..` path segment (also percent-encoded) is refused, not resolved. An image on another host, a plain-http URL, another extension, or a file the workspace does not hold gives 400. Stored normalised. Images are uploaded through the dashboard (operator command `shortlink asset add`). */
-            previewImage?: string | null;
+            previewImage?: ((string & unknown) | null) & unknown;
         };
         /** @description A single link, wrapped as `{ data }`. */
         LinkEnvelope: {
@@ -1369,14 +1373,14 @@ export interface components {
             /** @description Must be the API key's workspace; any other id gives 404. No API answer returns it: the workspace's operator finds it with `shortlink workspace list` on the command line (`{"data":[{id,name,plan,createdAt}]}`), and the dashboard's workspace settings will show it once the dashboard is available. It is also the `workspaceId` inside every Variant A delivery's `data`. */
             workspaceId: string;
             /** @description Absolute `https` URL of the receiving endpoint. Plain `http` gives 400. */
-            url: string;
+            url: string & unknown;
             /** @description Variant A event names to subscribe to (the list served by `GET /api/public/events/schema`): `link.created`, `link.updated`, `link.deleted`, `page.published`, `report.shared`, `conversion.created`, `analytics.spike`, `analytics.geo_anomaly`, `domain.verified`. Unknown names and retired names (`click.recorded`, `subscription.updated`) give 400 naming them (`field: events`). Duplicates count once. */
             events: components["schemas"]["WebhookEventA"][];
         };
         /** @description Body of `PATCH /api/webhooks/{id}`. Only the fields sent change. Unknown keys give 400. The secret cannot be changed. */
         WebhookUpdateA: {
             /** @description New absolute `https` URL; plain `http` gives 400. */
-            url?: string;
+            url?: string & unknown;
             /** @description Replaces the subscribed events; same rules as on create: unknown and retired names (`click.recorded`, `subscription.updated`) give 400 naming them (`field: events`). */
             events?: components["schemas"]["WebhookEventA"][];
             /** @description `false` pauses deliveries; `true` resumes them. */
@@ -1447,7 +1451,7 @@ export interface components {
         /** @description Body of `POST /api/v1/webhooks`. Unknown keys give 400. */
         WebhookCreateB: {
             /** @description Absolute `https` URL of the receiving endpoint. Plain `http` gives 400. */
-            url: string;
+            url: string & unknown;
             /** @description Variant B event names: `link.created`, `link.clicked`, `link.updated`, `link.deleted`, `page.viewed`, `page.published`, `qr.scanned`, `domain.verified`. Unknown names give 400 naming them (`field: events`). Duplicates count once. */
             events: components["schemas"]["WebhookEventB"][];
             /** @description Signing secret chosen by the caller, 16 to 256 characters. Deliveries carry `X-Service-Signature`, the hex HMAC-SHA256 of the raw body keyed by this secret. Stored encrypted; never returned. */
@@ -2436,7 +2440,7 @@ export interface operations {
             };
             401: components["responses"]["PasswordForm"];
             404: components["responses"]["ShortLinkNotFound"];
-            /** @description The link has no password to unlock (it redirects, or shows another page, on `GET`); `Allow: GET, HEAD`. */
+            /** @description The link has no password to unlock (it redirects on `GET`): a "Method not allowed" page saying so, with `Allow: GET, HEAD`. */
             405: {
                 headers: {
                     /** @description The methods the address answers. */
@@ -2444,7 +2448,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example <!doctype html>...</html> */
+                    /** @example <!doctype html><html lang="en">...<h1>Method not allowed</h1>...</html> */
                     "text/html": string;
                 };
             };

@@ -1245,8 +1245,8 @@ export interface components {
         };
         /** @description Email and password of a member. */
         SignIn: {
-            /** @description Sign-in email address (case does not matter). */
-            email: string;
+            /** @description Sign-in email address (case and surrounding spaces do not matter). The `pattern` is the service's rule for a member's address (one `@` between non-blank parts, as `shortlink member add` takes it), looser than `format: email`, which would refuse a member such as `admin@localhost`. */
+            email: string & unknown;
             /** @description The password. */
             password: string;
         };
@@ -1273,10 +1273,10 @@ export interface components {
         FirstRunClaim: {
             /** @description The token of the first-run URL. */
             token: string;
-            /** @description Name of the workspace to create. */
-            workspaceName: string;
-            /** @description The first person's email address; they become the workspace's OWNER. */
-            email: string;
+            /** @description Name of the workspace to create (not blank). */
+            workspaceName: string & unknown;
+            /** @description The first person's email address; they become the workspace's OWNER. The service's rule for a member's address (one `@` between non-blank parts, surrounding spaces aside). */
+            email: string & unknown;
             /** @description Their password, at least 10 characters. */
             password: string;
         };
@@ -1860,7 +1860,7 @@ export interface components {
              * @description Destination URL. Absolute `http` or `https` URL only, at most 2048 characters (also once normalised); anything else gives 400. Stored and redirected to as the URL parser reads it (WHATWG URL), never as the text was sent: `https:example.com` becomes `https://example.com/`, `HTTPS://Example.COM:443/a/../b` becomes `https://example.com/b`, non-ASCII characters are percent-encoded, and a `\\` in the path reads as `/`.
              * @example https://example.com/spring-sale?utm_source=newsletter
              */
-            url: string;
+            url: string & unknown;
             /**
              * @description Custom slug (the path of the short URL). Generated when omitted: generated
              *     slugs are 7 characters of `[a-z0-9]`.
@@ -1870,12 +1870,14 @@ export interface components {
              *        `docs`, `healthz`, `readyz`, `metrics`, `login`, `logout`, `qr`,
              *        `settings`, `static`, `www`, `favicon.ico`, `robots.txt`, `openapi.json`.
              *     2. Characters other than `[a-z0-9_-]`, or a length outside 1 to 64, give **400**.
+             *        The `pattern` admits the reserved names that hold a `.` (so that they stay a 409)
+             *        and the Kelvin sign `K`, which lowercases to `k`.
              *     3. A slug already used on the same domain (by any existing link) gives **409**.
              *        Slugs are unique per domain, so the same slug may exist on another domain.
              * @example spring-sale
              */
             slug?: string;
-            /** @description Id of an active (verified, not disabled) custom domain of this workspace. Omit for the shared short domain. An id that is not an active domain of this workspace gives 400. */
+            /** @description Id of an active (verified, not disabled) custom domain of this workspace. Omit for the shared short domain. An empty id, or an id that is not an active domain of this workspace, gives 400. */
             domainId?: string;
             /**
              * @description Internal label. Trimmed, and stored truncated at 200 characters (longer titles are not rejected). A title that is empty after trimming is stored as `null`.
@@ -1894,7 +1896,7 @@ export interface components {
              */
             expiresAt?: string | null;
             /** @description Where visitors of an expired link are sent. Absolute `http` or `https` URL only, stored normalised as `url` is. It may not point at this link, nor around a chain of this service's short links that leads back to it: either gives 400. Omit, `null` or an empty string for the service's own expired page. Setting one is a Growth-plan feature (every plan with API access includes it). */
-            expiredUrl?: string | null;
+            expiredUrl?: ((string & unknown) | null) & unknown;
             /** @description The link stops resolving once this many clicks are served. Whole number from 1 to 2147483647; `null` or omitted for no limit. */
             clickLimit?: number | null;
             /**
@@ -1916,7 +1918,7 @@ export interface components {
             /** @description Social preview description; `null` clears it. */
             previewDescription?: string | null;
             /** @description Social preview image; `null` clears it. Must be the `https` URL of an image this workspace hosts with the service: one file directly under its asset base URL (`ASSET_BASE_URL`, by default the public URL followed by `/assets/`; same origin and path, as the URL parser reads them), ending in `.png`, `.jpg`, `.jpeg`, `.gif` or `.webp` (case-insensitive), with no query or fragment. A `.` or `..` path segment (also percent-encoded) is refused, not resolved. An image on another host, a plain-http URL, another extension, or a file the workspace does not hold gives 400. Stored normalised. Images are uploaded through the dashboard (operator command `shortlink asset add`). */
-            previewImage?: string | null;
+            previewImage?: ((string & unknown) | null) & unknown;
         };
         /** @description One link. */
         DashboardLinkEnvelope: {
@@ -1931,7 +1933,7 @@ export interface components {
              * @enum {string}
              */
             action: "add_tag" | "disable" | "delete";
-            /** @description The tag to add (with `add_tag`). */
+            /** @description The tag to add (required with `add_tag`). */
             tagId?: string;
         };
         /** @description What happened to each link of a bulk action. */
@@ -1980,10 +1982,10 @@ export interface components {
          */
         LinkUpdate: {
             /** @description New destination. Absolute `http` or `https` URL, at most 2048 characters, stored normalised as on create (`LinkCreate.url`). */
-            url?: string;
+            url?: string & unknown;
             /** @description Internal label, trimmed and truncated to 200 characters. `null` (or a blank string) clears it. */
             title?: string | null;
-            /** @description Renames the link; the old address stops resolving immediately. Same rules as on create: lowercased; reserved slugs give 409; characters other than `[a-z0-9_-]` or a length outside 1 to 64 give 400; a slug taken on the link's domain gives 409. */
+            /** @description Renames the link; the old address stops resolving immediately. Same rules as on create: lowercased; reserved slugs give 409; characters other than `[a-z0-9_-]` or a length outside 1 to 64 give 400; a slug taken on the link's domain gives 409. The `pattern` admits the reserved names that hold a `.` (so that they stay a 409) and the Kelvin sign `K`, which lowercases to `k`. */
             slug?: string;
             /**
              * @description `TEMPORARY` (HTTP 302) or `PERMANENT` (HTTP 301).
@@ -1998,7 +2000,7 @@ export interface components {
             /** @description `true` removes the expiry and clears `expiresAt`. `true` together with an `expiresAt` date gives 400 (`expiresAt: null` is fine). `false` on its own changes nothing; set `expiresAt` to give the link an expiry. */
             neverExpires?: boolean;
             /** @description Where visitors of an expired link are sent. `null` or an empty string removes the fallback (removing is never gated). Setting one is a Growth-plan feature; `http` or `https` only, stored normalised as `url` is; it may not point at this link nor around a chain of this service's short links that returns to it (400). */
-            expiredUrl?: string | null;
+            expiredUrl?: ((string & unknown) | null) & unknown;
             /** @description Whole number from 1 to 2147483647; `null` removes the limit. */
             clickLimit?: number | null;
             /**
@@ -2025,7 +2027,7 @@ export interface components {
             /** @description Social preview description; `null` clears it. */
             previewDescription?: string | null;
             /** @description Social preview image; `null` clears it. Must be the `https` URL of an image this workspace hosts with the service: one file directly under its asset base URL (`ASSET_BASE_URL`, by default the public URL followed by `/assets/`; same origin and path, as the URL parser reads them), ending in `.png`, `.jpg`, `.jpeg`, `.gif` or `.webp` (case-insensitive), with no query or fragment. A `.` or `..` path segment (also percent-encoded) is refused, not resolved. An image on another host, a plain-http URL, another extension, or a file the workspace does not hold gives 400. Stored normalised. Images are uploaded through the dashboard (operator command `shortlink asset add`). */
-            previewImage?: string | null;
+            previewImage?: ((string & unknown) | null) & unknown;
         };
         /** @description The link's QR code (made on first ask); scanning it redirects like the link and counts as a scan. */
         QrCode: {
@@ -2086,7 +2088,10 @@ export interface components {
         ApiKeyCreate: {
             /** @description What the key may do. */
             scopes: components["schemas"]["Scope"][];
-            /** @description ISO 8601 time in the future when the key stops working; null or omitted for never. */
+            /**
+             * Format: date-time
+             * @description ISO 8601 time, with a time zone, when the key stops working; null or omitted for never. It must be in the future (400 otherwise).
+             */
             expiresAt?: string | null;
         };
         /** @description The new key. `key` is shown this once; only its hash is stored. */
@@ -2215,8 +2220,8 @@ export interface components {
         };
         /** @description A host name without scheme, port or path (not the service's own). */
         DomainCreate: {
-            /** @description The host, such as go.example.com. */
-            host: string;
+            /** @description The host, such as go.example.com: two or more labels of letters, digits and inner `-`, each at most 63 characters, matched without case (surrounding spaces aside). The service's own short domain and public host give 400. */
+            host: string & unknown;
         };
         /** @description One domain. */
         DomainEnvelope: {
@@ -2238,8 +2243,8 @@ export interface components {
         };
         /** @description A new tag. */
         TagCreate: {
-            /** @description Name, unique in the workspace. */
-            name: string;
+            /** @description Name, unique in the workspace (surrounding spaces are trimmed; it may not be blank). */
+            name: string & unknown;
             /** @description Display color as */
             color?: string;
         };
@@ -2316,7 +2321,7 @@ export interface components {
         /** @description A new goal, with the rules of `shortlink goal create`: `customName` only with type `custom`; at most one of `linkId`, `qrCodeId`, `campaignId` (a link, QR code or campaign of the workspace); `targetValueMinor` and `targetCurrency` together; `windowEnd` after `windowStart`. A field left out or `null` is unset. */
         GoalCreate: {
             /** @description Display name (surrounding spaces are trimmed; it may not be blank). */
-            name: string;
+            name: string & unknown;
             type: components["schemas"]["EventType"];
             /** @description For type `custom`, the custom event name to match; `null` matches every custom event. */
             customName?: string | null;
@@ -2342,15 +2347,15 @@ export interface components {
              * @description End of the goal's own window (exclusive).
              */
             windowEnd?: string | null;
-        };
+        } & (unknown & unknown & unknown & unknown & unknown);
         /** @description One goal. */
         GoalEnvelope: {
             data: components["schemas"]["Goal"];
         };
         /** @description The fields to change, with the rules of `shortlink goal update`: a field left out stays, `null` clears it, and the result must satisfy the rules of a new goal (`GoalCreate`). Setting one scope clears the others. A change of type, custom name, scope or window raises `definitionVersion` (matching is retroactive: past conversions are matched again). */
         GoalUpdate: {
-            /** @description Display name. */
-            name?: string;
+            /** @description Display name (not blank). */
+            name?: string & unknown;
             type?: components["schemas"]["EventType"];
             /** @description Custom event name, for type `custom`. */
             customName?: string | null;
@@ -2376,7 +2381,7 @@ export interface components {
              * @description End of the goal's window.
              */
             windowEnd?: string | null;
-        };
+        } & (unknown & unknown);
         /** @description The goal's new status (any status may follow any other, as with `shortlink goal set-status`). */
         GoalStatusChange: {
             /**
@@ -2401,7 +2406,7 @@ export interface components {
              */
             to: string;
         };
-        /** @description What the report reads besides its title. Every kind has a `window`. A `GOAL` report names its goal (`goalId`, a goal of the workspace, else 404); a `LINK` report its link (`linkId`, a live link of the workspace, else 404); a `CONVERSIONS` report takes the filters of `GET /api/v1/conversions` (`eventType`, `customName`, `linkId`, `campaignId`, `qrCodeId`) with their rules and messages (`customName` with an `eventType` other than `custom`: 400), whose ids are not checked: another workspace's id counts nothing, as in the API. A parameter the kind does not take gives 400 naming it (`field: params.<name>`). */
+        /** @description What the report reads besides its title. Every kind has a `window`. A `GOAL` report names its goal (`goalId`, a goal of the workspace, else 404); a `LINK` report its link (`linkId`, a live link of the workspace, else 404); a `CONVERSIONS` report takes the filters of `GET /api/v1/conversions` (`eventType`, `customName`, `linkId`, `campaignId`, `qrCodeId`) with their rules and messages (`customName` with an `eventType` other than `custom`: 400), whose ids are not checked: another workspace's id counts nothing, as in the API. A parameter the kind does not take gives 400 naming it (`field: params.<name>`). A new report's body says its kind, so its params take the kind's own form (ConversionsReportParams, GoalReportParams, LinkReportParams); a change's body does not, so it takes this union of them, and the report's kind decides the rest. */
         ReportParams: {
             window: components["schemas"]["ReportWindow"];
             /** @description The goal of a `GOAL` report. */
@@ -2452,16 +2457,109 @@ export interface components {
             /** @description Reports. */
             data: components["schemas"]["Report"][];
         };
-        /** @description A report made from the view on a screen: the Conversions screen's window and filters (`CONVERSIONS`), a goal's report and its window (`GOAL`), a link's analytics and its window (`LINK`). */
+        /**
+         * ConversionsReportParams
+         * @description The params of a `CONVERSIONS` report: its window and the filters of `GET /api/v1/conversions` (`eventType`, `customName`, `linkId`, `campaignId`, `qrCodeId`), with their rules and messages. Their ids are not checked: another workspace's id counts nothing, as in the API. `goalId` belongs to a `GOAL` report: 400 naming it.
+         */
+        ConversionsReportParams: {
+            window: components["schemas"]["ReportWindow"];
+            eventType?: components["schemas"]["EventType"];
+            /** @description Only custom events with this name; with an `eventType`, only with `custom`. */
+            customName?: string;
+            /** @description Only conversions naming this link. */
+            linkId?: string;
+            /** @description Only conversions naming this campaign. */
+            campaignId?: string;
+            /** @description Only conversions naming this QR code. */
+            qrCodeId?: string;
+            /** @description Not taken by a `CONVERSIONS` report. */
+            goalId?: unknown;
+        };
+        /**
+         * ConversionsReportCreate
+         * @description The kind and params of a new `CONVERSIONS` report (ReportCreate holds its other fields).
+         */
+        ConversionsReportCreate: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "CONVERSIONS";
+            params?: components["schemas"]["ConversionsReportParams"];
+        };
+        /**
+         * GoalReportParams
+         * @description The params of a `GOAL` report: its window and its `goalId`. Every other param gives 400 naming it.
+         */
+        GoalReportParams: {
+            window: components["schemas"]["ReportWindow"];
+            /** @description The goal of the report, a goal of the workspace (else 404). */
+            goalId: string;
+            /** @description Not taken by a `GOAL` report. */
+            linkId?: unknown;
+            /** @description Not taken by a `GOAL` report. */
+            eventType?: unknown;
+            /** @description Not taken by a `GOAL` report. */
+            customName?: unknown;
+            /** @description Not taken by a `GOAL` report. */
+            campaignId?: unknown;
+            /** @description Not taken by a `GOAL` report. */
+            qrCodeId?: unknown;
+        };
+        /**
+         * GoalReportCreate
+         * @description The kind and params of a new `GOAL` report (ReportCreate holds its other fields).
+         */
+        GoalReportCreate: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "GOAL";
+            params?: components["schemas"]["GoalReportParams"];
+        };
+        /**
+         * LinkReportParams
+         * @description The params of a `LINK` report: its window and its `linkId`. Every other param gives 400 naming it.
+         */
+        LinkReportParams: {
+            window: components["schemas"]["ReportWindow"];
+            /** @description The link of the report, a live link of the workspace (else 404). */
+            linkId: string;
+            /** @description Not taken by a `LINK` report. */
+            goalId?: unknown;
+            /** @description Not taken by a `LINK` report. */
+            eventType?: unknown;
+            /** @description Not taken by a `LINK` report. */
+            customName?: unknown;
+            /** @description Not taken by a `LINK` report. */
+            campaignId?: unknown;
+            /** @description Not taken by a `LINK` report. */
+            qrCodeId?: unknown;
+        };
+        /**
+         * LinkReportCreate
+         * @description The kind and params of a new `LINK` report (ReportCreate holds its other fields).
+         */
+        LinkReportCreate: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "LINK";
+            params?: components["schemas"]["LinkReportParams"];
+        };
+        /** @description A report made from the view on a screen: the Conversions screen's window and filters (`CONVERSIONS`), a goal's report and its window (`GOAL`), a link's analytics and its window (`LINK`). `kind` says which, and so which `params` the report takes (`oneOf`, discriminated by `kind`). */
         ReportCreate: {
             kind: components["schemas"]["ReportKind"];
             /** @description Title (surrounding spaces are trimmed; it may not be blank). */
-            title: string;
-            params: components["schemas"]["ReportParams"];
+            title: string & unknown;
+            /** @description What the report reads besides its title, in its kind's form: ConversionsReportParams, GoalReportParams or LinkReportParams. */
+            params: unknown;
             visibility?: components["schemas"]["ReportVisibility"];
             /** @description A password readers of the shared page must give (the link password's rules: stored hashed, wrong ones throttled). `null` or left out for none. */
             password?: string | null;
-        };
+        } & (components["schemas"]["ConversionsReportCreate"] | components["schemas"]["GoalReportCreate"] | components["schemas"]["LinkReportCreate"]);
         /** @description One report. */
         ReportEnvelope: {
             data: components["schemas"]["Report"];
@@ -2469,7 +2567,7 @@ export interface components {
         /** @description The fields to change; those left out stay as they are. `params` replaces the whole params, under the rules of the report's kind (the kind itself cannot change). `password: null` removes the password; a new password makes every reader give it again. */
         ReportUpdate: {
             /** @description Title (surrounding spaces are trimmed; it may not be blank). */
-            title?: string;
+            title?: string & unknown;
             params?: components["schemas"]["ReportParams"];
             visibility?: components["schemas"]["ReportVisibility"];
             /** @description A new password, or `null` to remove it. */
@@ -2494,8 +2592,8 @@ export interface components {
         };
         /** @description A new campaign. */
         CampaignCreate: {
-            /** @description Campaign name. */
-            name: string;
+            /** @description Campaign name (surrounding spaces are trimmed; it may not be blank). */
+            name: string & unknown;
         };
         /** @description One campaign. */
         CampaignEnvelope: {
@@ -2535,16 +2633,54 @@ export interface components {
         WebhookSubscriptionList: {
             data: components["schemas"]["WebhookSubscription"][];
         };
-        /** @description A new subscription. `secret` is Variant B's only (the caller's, at least 16 characters); Variant A's is generated. */
+        /**
+         * WebhookEventA
+         * @description A Variant A event name: the catalogue of `asyncapi/variant-a.yaml`, also served by `GET /api/public/events/schema`. The retired names `click.recorded` and `subscription.updated` are not in this list: a request naming one gives 400 naming it as retired; any other name outside the list gives 400 naming it as unknown.
+         * @enum {string}
+         */
+        WebhookEventA: "link.created" | "link.updated" | "link.deleted" | "page.published" | "report.shared" | "conversion.created" | "analytics.spike" | "analytics.geo_anomaly" | "domain.verified";
+        /**
+         * WebhookSubscriptionCreateA
+         * @description A new Variant A subscription's form (WebhookSubscriptionCreate holds its fields): Variant A's event names, and no secret (the service generates it).
+         */
+        WebhookSubscriptionCreateA: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            variant: "A";
+            events?: unknown;
+            secret?: unknown;
+        };
+        /**
+         * WebhookEventB
+         * @description A Variant B event name: the catalogue of `asyncapi/variant-b.yaml`. A request naming any other name (a Variant A name included) gives 400 naming it.
+         * @enum {string}
+         */
+        WebhookEventB: "link.created" | "link.clicked" | "link.updated" | "link.deleted" | "page.viewed" | "page.published" | "qr.scanned" | "domain.verified";
+        /**
+         * WebhookSubscriptionCreateB
+         * @description A new Variant B subscription's form (WebhookSubscriptionCreate holds its fields): Variant B's event names, and the caller's secret.
+         */
+        WebhookSubscriptionCreateB: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            variant: "B";
+            events?: unknown;
+            secret: string;
+        };
+        /** @description A new subscription. `secret` is Variant B's only (the caller's, at least 16 characters); Variant A's is generated. `variant` says which form the rest takes (`oneOf`, discriminated by `variant`): the events of that variant's catalogue, and the secret or not. */
         WebhookSubscriptionCreate: {
             variant: components["schemas"]["WebhookVariant"];
             /** @description An absolute https URL. */
-            url: string;
-            /** @description Event names of the variant's catalogue. */
-            events: string[];
+            url: string & unknown;
+            /** @description Event names of the variant's catalogue (`GET .../webhooks/events`); a retired or unknown name gives 400 naming it. Duplicates count once. */
+            events: (components["schemas"]["WebhookEventA"] | components["schemas"]["WebhookEventB"])[];
             /** @description Variant B only (required there), the signing secret chosen by the caller. */
             secret?: string;
-        };
+        } & (components["schemas"]["WebhookSubscriptionCreateA"] | components["schemas"]["WebhookSubscriptionCreateB"]);
         /** @description The subscription made. `secret` is present for Variant A only: the generated signing secret, shown this once and never again. */
         WebhookSubscriptionCreated: {
             data: components["schemas"]["WebhookSubscription"];
@@ -2553,8 +2689,9 @@ export interface components {
         };
         /** @description The fields of a Variant A subscription to change; at least one. */
         WebhookSubscriptionUpdate: {
-            url?: string;
-            events?: string[];
+            url?: string & unknown;
+            /** @description Replaces the subscribed events; a retired or unknown name gives 400 naming it. */
+            events?: components["schemas"]["WebhookEventA"][];
             enabled?: boolean;
         };
         /** @description One webhook subscription. */
@@ -2563,7 +2700,8 @@ export interface components {
         };
         /** @description Which event of the subscription's variant to sample. */
         WebhookTestRequest: {
-            event: string;
+            /** @description An event name of the subscription's variant (`GET .../webhooks/events` lists them): a name of the other variant's catalogue gives 400 naming the variant. */
+            event: components["schemas"]["WebhookEventA"] | components["schemas"]["WebhookEventB"];
         };
         /** @description One attempt of a delivery. Storage is bounded: the answer's body is kept up to its first 4 KiB, the request body up to 16 KiB. */
         WebhookAttempt: {
@@ -2758,7 +2896,7 @@ export interface components {
             /** @description The pages. */
             data: components["schemas"]["BioPage"][];
         };
-        /** @description A block as it is sent. A `link` block names either `linkId` (a short link of this workspace) or `url`: a URL is made into a new short link of the workspace (generated slug, the block's text as its title) under the rules and messages of `POST /api/v1/links`, and the block then names it. Send a block's `id` to keep it (and its clicks); blocks without one are new. */
+        /** @description A block as it is sent. A `link` block names either `linkId` (a short link of this workspace) or `url`: a URL is made into a new short link of the workspace (generated slug, the block's text as its title) under the rules and messages of `POST /api/v1/links`, and the block then names it. Other blocks have neither. Send a block's `id` to keep it (and its clicks); blocks without one are new. */
         PageBlockInput: {
             /** @description The id of an existing block of this page. */
             id?: string;
@@ -2768,22 +2906,22 @@ export interface components {
              */
             type: "link" | "heading" | "paragraph";
             /** @description A heading (at most 100 characters), a paragraph (at most 1,000) or a link's label (at most 100). */
-            text: string;
+            text: string & unknown;
             /** @description Link blocks only. A live short link of this workspace. */
             linkId?: string;
             /** @description Link blocks only. An http(s) URL to shorten for this block. */
             url?: string;
-        };
+        } & (unknown & unknown);
         /** @description A new page, as a draft: publish it to show it. */
         BioPageCreate: {
             /** @description The page's address, `/@{handle}` (1 to 64 of a-z, 0-9, _ and -, lowercased); 409 when another page has it. */
             handle: string;
-            /** @description The page's title (1 to 100 characters). */
-            title: string;
+            /** @description The page's title (1 to 100 characters, not blank). */
+            title: string & unknown;
             /** @description A short bio (at most 300 characters). */
             bio?: string | null;
             /** @description An image hosted by the service for this workspace (uploaded through `POST /workspaces/{workspaceId}/assets`). */
-            avatarUrl?: string | null;
+            avatarUrl?: ((string & unknown) | null) & unknown;
             theme?: components["schemas"]["PageTheme"];
             /** @description The blocks (at most 50); none by default. */
             blocks?: components["schemas"]["PageBlockInput"][];
@@ -2791,6 +2929,22 @@ export interface components {
         /** @description One page. */
         BioPageEnvelope: {
             data: components["schemas"]["BioPage"];
+        };
+        /** @description A block of a draft being previewed, as the editor holds it: a link block may name neither a link nor a URL yet, and a text is shown cut to its kind's limit. Saving holds a block to PageBlockInput's rules. */
+        PageBlockDraft: {
+            /** @description The id of an existing block of this page. */
+            id?: string;
+            /**
+             * @description What the block is.
+             * @enum {string}
+             */
+            type: "link" | "heading" | "paragraph";
+            /** @description The block's text, shown cut to its kind's limit (100 characters, 1,000 for a paragraph). */
+            text: string;
+            /** @description Link blocks only. A live short link of this workspace. */
+            linkId?: string;
+            /** @description Link blocks only. An http(s) URL to shorten for this block. */
+            url?: string;
         };
         /** @description A draft to render, as the editor holds it (nothing is saved). Link blocks may name a `linkId` or a `url` not shortened yet: the preview's links lead nowhere. */
         BioPagePreviewRequest: {
@@ -2804,7 +2958,7 @@ export interface components {
             avatarUrl?: string | null;
             theme?: components["schemas"]["PageTheme"];
             /** @description The blocks. */
-            blocks?: components["schemas"]["PageBlockInput"][];
+            blocks?: components["schemas"]["PageBlockDraft"][];
         };
         /** @description The page as visitors would get it, for a sandboxed frame (`srcdoc`): the same HTML and stylesheet as `/@{handle}`, with links that lead nowhere and `noindex`. The dashboard's Content-Security-Policy allows exactly the themes' stylesheets by their hashes. */
         BioPagePreview: {
@@ -2820,12 +2974,12 @@ export interface components {
              * @enum {string}
              */
             status?: "ACTIVE" | "DISABLED";
-            /** @description The draft's title (1 to 100 characters). */
-            title?: string;
+            /** @description The draft's title (1 to 100 characters, not blank). */
+            title?: string & unknown;
             /** @description The draft's bio (at most 300 characters). */
             bio?: string | null;
             /** @description The draft's avatar, an image hosted by the service for this workspace. */
-            avatarUrl?: string | null;
+            avatarUrl?: ((string & unknown) | null) & unknown;
             theme?: components["schemas"]["PageTheme"];
             /** @description The draft's blocks, replacing them all (at most 50). */
             blocks?: components["schemas"]["PageBlockInput"][];
@@ -4435,10 +4589,13 @@ export interface operations {
     getDashboardGoalReport: {
         parameters: {
             query?: {
-                /** @description Start of the window (ISO 8601, inclusive). */
-                from?: string;
-                /** @description End of the window (ISO 8601, exclusive). */
-                to?: string;
+                /**
+                 * @description Window start, ISO 8601 date-time with offset, inclusive. Default: 30 days before `to`. Malformed gives 400 with `field: from`; `from` later than `to` gives 400 with `field: from`; a window longer than 400 days gives 400 with `field: from` (never clamped). `from` equal to `to` is an empty window.
+                 *     No example value is given on purpose: any fixed date falls more than 400 days before `to` some day. Send a date relative to the day of the request, for example 7 days before now for the last week (`from=2026-11-17T00:00:00Z` on 24 November 2026), or leave it out for the last 30 days.
+                 */
+                from?: components["parameters"]["WindowFrom"];
+                /** @description Window end, ISO 8601 date-time with offset, exclusive. Default: now. Malformed gives 400 with `field: to`. No example value is given on purpose (see `from`): send a date relative to the day of the request, such as the start of today for a window of whole days, or leave it out. */
+                to?: components["parameters"]["WindowTo"];
             };
             header?: never;
             path: {
@@ -4945,8 +5102,8 @@ export interface operations {
             query?: {
                 /** @description Only deliveries with this status. */
                 status?: "PENDING" | "SENDING" | "DELIVERED" | "FAILED" | "UNKNOWN";
-                /** @description Only deliveries of this event name. */
-                event?: string;
+                /** @description Only deliveries of this event name (of either variant's catalogue). */
+                event?: components["schemas"]["WebhookEventA"] | components["schemas"]["WebhookEventB"];
                 /** @description Only deliveries to this subscription. */
                 subscriptionId?: string;
                 /** @description The `next` of the previous page (a delivery id); only deliveries older than it. */

@@ -1,4 +1,5 @@
 // Custom domains: which hosts a workspace may add, and what proves it controls one.
+import { quoted } from './errors.ts';
 
 const HOST = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/i;
 /** A Host header's name without its port. */
@@ -10,7 +11,7 @@ export const hostnameOf = (host: string) => host.toLowerCase().replace(/:\d+$/, 
  */
 export function hostProblem(host: string, ownHosts: string[]): string | null {
   if (!HOST.test(host)) return 'must be a host name without scheme, port or path, such as go.example.com';
-  if (ownHosts.map(hostnameOf).includes(host.toLowerCase())) return `${host} is this service's own short domain or public host`;
+  if (ownHosts.map(hostnameOf).includes(host.toLowerCase())) return `${quoted(host)} is this service's own short domain or public host`;
   return null;
 }
 

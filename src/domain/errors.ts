@@ -55,6 +55,16 @@ export class AppError extends Error {
   }
 }
 
+/**
+ * A value the client sent, as a message shows it: quoted, so that an empty or blank value reads
+ * as one (`domainId "" is not ...`) rather than as a gap between two words, and cut short past
+ * 60 characters so that a message never echoes a whole body back.
+ */
+export function quoted(value: unknown): string {
+  const text = String(value);
+  return JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}…` : text);
+}
+
 export const isAppError = (err: unknown, code?: ErrorCode): err is AppError => err instanceof AppError && (code === undefined || err.code === code);
 
 export const invalid = (message: string, field?: string) => new AppError('invalid', message, { field });

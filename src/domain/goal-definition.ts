@@ -3,7 +3,7 @@
 // caller names the fields its own way (`--target-count` on the command line, `targetCount` in
 // JSON) in the messages.
 import { EVENT_TYPES, isCurrency, MAX_CUSTOM_NAME, type EventType } from './conversions.ts';
-import { notFound, type AppError } from './errors.ts';
+import { notFound, quoted, type AppError } from './errors.ts';
 
 /** A goal's stored definition (the goals table's columns, src/db/repos/goals.ts). */
 export interface GoalDefinition {
@@ -72,7 +72,7 @@ export async function goalDefinition(input: GoalInput, ctx: GoalRulesContext, cu
   }
   if (input.type !== undefined) {
     const type = input.type.toLowerCase();
-    if (!(EVENT_TYPES as readonly string[]).includes(type)) throw fail('type', `${label('type')} must be one of ${EVENT_TYPES.join(', ')}; got ${input.type}`);
+    if (!(EVENT_TYPES as readonly string[]).includes(type)) throw fail('type', `${label('type')} must be one of ${EVENT_TYPES.join(', ')}; got ${quoted(input.type)}`);
     def.type = type as EventType;
   }
   const type = def.type ?? current?.type;
@@ -89,7 +89,7 @@ export async function goalDefinition(input: GoalInput, ctx: GoalRulesContext, cu
   if (set.length === 1) {
     const s = set[0];
     const id = input[s.field] as string;
-    if (!(await ctx.scopeInWorkspace(s.kind, id))) throw notFound(`${s.what} ${id} not found in workspace ${ctx.workspaceId}`);
+    if (!(await ctx.scopeInWorkspace(s.kind, id))) throw notFound(`${s.what} ${quoted(id)} not found in workspace ${ctx.workspaceId}`);
     for (const other of SCOPES) def[other.column] = null;
     def[s.column] = id;
   }
@@ -97,7 +97,7 @@ export async function goalDefinition(input: GoalInput, ctx: GoalRulesContext, cu
   if (input.targetValueMinor !== undefined) def.target_value_minor = input.targetValueMinor;
   if (input.targetCurrency !== undefined) {
     const cur = (input.targetCurrency ?? '').toUpperCase();
-    if (cur && !isCurrency(cur)) throw fail('targetCurrency', `${label('targetCurrency')} must be an ISO 4217 code; got ${input.targetCurrency}`);
+    if (cur && !isCurrency(cur)) throw fail('targetCurrency', `${label('targetCurrency')} must be an ISO 4217 code; got ${quoted(input.targetCurrency)}`);
     def.target_currency = cur || null;
   }
   const hasValue = after(def, current, 'target_value_minor') !== null;

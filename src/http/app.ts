@@ -9,13 +9,14 @@ import { pinoHttp } from 'pino-http';
 import { clientAddress } from '../domain/client-address.ts';
 import { redactParams, redactUrl } from '../domain/log-redaction.ts';
 import { authenticate, type AuthContext } from './auth.ts';
-import { AppError, invalid, methodNotAllowed, notFound, tooLarge, unauthenticated } from '../domain/errors.ts';
+import { AppError, invalid, methodNotAllowed, notFound, quoted, tooLarge, unauthenticated } from '../domain/errors.ts';
 import { errorAnswer, INTERNAL_ERROR } from './errors.ts';
-import { validationError } from './validation.ts';
+import { validationError, withContractKeywords } from './validation.ts';
+import { preferFixedPaths } from './routing.ts';
 import { bodyProblem, bodyTooLarge, MAX_BODY_BYTES } from './body.ts';
 import { buildHandlers } from './handlers/index.ts';
 import type { HandlerContext, OperationId, RequestOf, ResultOf } from './handlers/types.ts';
-import { loadDefinition } from './definition.ts';
+import { inlineRefs, loadDefinition } from './definition.ts';
 import { servePublishedDocuments } from './published.ts';
 import { createDashboard } from './dashboard/app.ts';
 import type { Services } from './services.ts';
@@ -40,7 +41,8 @@ function requiredScopes(operation: any): string[] {
 export async function createApp(services: Services, opts: { validateResponses?: boolean } = {}) {
   const { config, log } = services;
   const validateResponses = opts.validateResponses ?? process.env.SHORTLINK_VALIDATE_RESPONSES === '1';
-  const definition = loadDefinition();
+  // Each place of the document with its own schema: Ajv's errors then name the place that failed.
+  const definition = inlineRefs(loadDefinition());
   const handlers = buildHandlers(services);
 
   const api = new OpenAPIBackend({
@@ -55,7 +57,7 @@ export async function createApp(services: Services, opts: { validateResponses?: 
     coerceTypes: true,
     customizeAjv: (ajv) => {
       addFormats.default ? addFormats.default(ajv as any) : (addFormats as any)(ajv);
-      return ajv;
+      return withContractKeywords(ajv);
     },
   });
   const operationIds = new Set<string>();
@@ -85,7 +87,7 @@ export async function createApp(services: Services, opts: { validateResponses?: 
   api.register({
     ...Object.fromEntries((Object.keys(handlers) as OperationId[]).map((id) => [id, adapt(id)])),
     validationFail: (c: Context) => {
-      throw validationError((c.validation.errors ?? []) as any, c.operation as any, c.request.requestBody);
+      throw validationError((c.validation.errors ?? []) as any, c.operation as any, c.request);
     },
     unauthorizedHandler: (c: Context) => {
       const err = (c.security as any)?.bearerAuth?.error;
@@ -98,12 +100,9 @@ export async function createApp(services: Services, opts: { validateResponses?: 
       throw notFound('No such API route');
     },
     methodNotAllowed: (c: Context) => {
-      // RFC 9110: a 405 names the methods the path allows.
-      const allow = api.router
-        .getOperations()
-        .filter((op) => api.router.matchOperation({ ...c.request, method: op.method }, false)?.operationId === op.operationId)
-        .map((op) => op.method.toUpperCase());
-      throw methodNotAllowed(`Method ${c.request.method.toUpperCase()} is not allowed on ${c.request.path}`, [...new Set(allow)]);
+      // RFC 9110: a 405 names the methods the path allows (the path of the contract it is).
+      const { method, path } = c.request;
+      throw methodNotAllowed(`Method ${method.toUpperCase()} is not allowed on ${path}`, routes.allowed(path));
     },
     postResponseHandler: (c: Context, _req: Request, res: Response) => {
       const result = c.response as { status: number; body?: unknown; headers?: Record<string, string> };
@@ -127,6 +126,8 @@ export async function createApp(services: Services, opts: { validateResponses?: 
     authenticated.get(req) ?? authenticate(req, services.db.knex, services.limiter, requiredScopes(c.operation)),
   );
   await api.init();
+  // A fixed path of the contract wins over a template for every method (src/http/routing.ts).
+  const routes = preferFixedPaths(api.router);
 
   const app = express();
   app.disable('x-powered-by');
@@ -208,7 +209,8 @@ export async function createApp(services: Services, opts: { validateResponses?: 
     }
     if (/%00/.test(req.url) || req.url.includes('\u0000')) {
       const param = Object.entries(req.query).find(([k, v]) => k.includes('\u0000') || String(v).includes('\u0000'))?.[0];
-      return next(invalid(`The URL contains a NUL character${param !== undefined ? ` in ${param}` : ''}`, param ?? 'id'));
+      if (param === undefined) return next(invalid('The URL contains a NUL character', 'id'));
+      return next(invalid(`The URL contains a NUL character in query parameter ${quoted(param)}`, param || undefined));
     }
     next();
   });

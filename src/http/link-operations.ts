@@ -18,7 +18,7 @@ import { findAsset, roleOf } from '../db/repos/workspaces.ts';
 import type { CacheKey } from '../redirect/cache.ts';
 import { linkCreated, linkDeleted, linkUpdated, type EventContext } from '../webhooks/link-events.ts';
 import type { Plan } from '../domain/access.ts';
-import { conflict, forbidden, invalid, isAppError, notFound, slugTaken, type AppError } from '../domain/errors.ts';
+import { conflict, forbidden, invalid, isAppError, notFound, quoted, slugTaken, type AppError } from '../domain/errors.ts';
 import { presentLink, type Link } from './present.ts';
 import type { Services } from './services.ts';
 
@@ -93,7 +93,7 @@ export function linkOperations(services: Services) {
     if (unique.length > MAX_TAGS) throw invalid(`tagIds may name at most ${MAX_TAGS} tags`, 'tagIds');
     const found = await links.existingTagIds(knex, auth.workspaceId, unique);
     const missing = unique.filter((id) => !found.has(id));
-    if (missing.length) throw invalid(`tagIds names tags that do not exist in this workspace: ${missing.join(', ')}`, 'tagIds');
+    if (missing.length) throw invalid(`tagIds names tags that do not exist in this workspace: ${missing.map(quoted).join(', ')}`, 'tagIds');
     return unique;
   }
 
@@ -199,7 +199,7 @@ export function linkOperations(services: Services) {
     if (body.domainId !== undefined && body.domainId !== null) {
       const domain = await links.getDomain(knex, body.domainId);
       if (!domain || domain.workspace_id !== auth.workspaceId || domain.status !== 'ACTIVE') {
-        throw invalid(`domainId ${body.domainId} is not an active custom domain of this workspace`, 'domainId');
+        throw invalid(`domainId ${quoted(body.domainId)} is not an active custom domain of this workspace`, 'domainId');
       }
       domainId = domain.id;
     }

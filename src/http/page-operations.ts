@@ -10,7 +10,7 @@ import {
   checkBio, checkBlocks, checkHandle, checkTheme, checkTitle, contentText, parseContent,
   type PageBlock, type PageContent, type PageStatus,
 } from '../domain/bio-pages.ts';
-import { AppError, invalid, isAppError, notFound } from '../domain/errors.ts';
+import { AppError, invalid, isAppError, notFound, quoted } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import { normalizeDestination, previewImageAsset } from '../domain/links.ts';
 import { pagePublished } from '../webhooks/page-events.ts';
@@ -129,7 +129,7 @@ export function pageOperations(services: Services, links: LinkOperations) {
     const named = checked.flatMap((b, i) => (b.type === 'link' && 'linkId' in b && b.linkId ? [{ i, linkId: b.linkId }] : []));
     const live = await pages.liveLinkIds(knex, actor.workspaceId, named.map((n) => n.linkId));
     for (const n of named) {
-      if (!live.has(n.linkId)) throw invalid(`blocks.${n.i}.linkId ${n.linkId} is not a link of this workspace`, `blocks.${n.i}.linkId`);
+      if (!live.has(n.linkId)) throw invalid(`blocks.${n.i}.linkId ${quoted(n.linkId)} is not a link of this workspace`, `blocks.${n.i}.linkId`);
     }
     checked.forEach((b, i) => {
       if (b.type !== 'link' || !('url' in b) || b.url === undefined) return;

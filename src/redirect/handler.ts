@@ -12,7 +12,10 @@ import { RESERVED_SLUGS } from '../domain/slugs.ts';
 import { RedirectCache, type CacheKey, type LinkCacheInvalidator } from './cache.ts';
 import type { ChangeListener } from './changes.ts';
 import type { ClickRecorder } from '../clicks/buffer.ts';
-import { PASSWORD_PAGE_CSP, pageNotFound, passwordPage, previewPage, sendPage, statusPage, throttledPage } from './pages.ts';
+import {
+  formTooLargePage, methodNotAllowedPage, PASSWORD_PAGE_CSP, pageNotFound, passwordPage, previewPage, sendPage, statusPage, throttledPage,
+  unavailablePage,
+} from './pages.ts';
 import { CSRF_COOKIE, parseCookies, refundAttempt, takeAttempt, type CsrfTokens } from './password.ts';
 import { qrImage } from './qr.ts';
 import { linkFromResident, type LivePage, type QrTarget, type RedirectStore } from '../db/redirect-store.ts';
@@ -68,6 +71,12 @@ export interface RedirectDeps {
   residentLinks?: number;
   /** The hot tier's size (links as objects, the visits' own reads). */
   maxCachedLinks?: number;
+  /**
+   * The paths of the API's contract that hold no template (/healthz, /metrics). The API answers
+   * them for every method (405 for one they lack): a fixed path is never a short link's address,
+   * whether or not its name is a reserved slug.
+   */
+  fixedPaths?: ReadonlySet<string>;
 }
 
 /** Links per page of the preload: a page's rows cost the event loop a few ms to take in. */
@@ -88,6 +97,7 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
   cacheHits = 0;
   cacheMisses = 0;
   private readonly shortHost: string;
+  private readonly fixedPaths: ReadonlySet<string>;
   // Bumped by every invalidation. An answer read before an invalidation and arriving after it
   // (an asynchronous read: the lookup thread on SQLite, Postgres) still answers its own request,
   // which came first, but is not cached: the entry just dropped would otherwise come back stale
@@ -119,6 +129,7 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
     this.links = new RedirectCache<Cached>(deps.maxCachedLinks ?? 100_000);
     this.resident = new ResidentTable(deps.residentLinks ?? 1_000_000, deps.maxCachedLinks ?? 100_000);
     this.shortHost = hostnameOf(deps.config.shortDomain);
+    this.fixedPaths = deps.fixedPaths ?? new Set();
   }
 
   /** Links kept parsed: the hot tier's entries and the resident links' memos. */
@@ -250,6 +261,8 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
     const path = q === -1 ? url : url.slice(0, q);
     const method = req.method;
     if (path.length < 2 || (method !== 'GET' && method !== 'HEAD' && method !== 'POST')) return fallback(req, res);
+    // A fixed path of the contract (/healthz) is the API's for every method, never a slug.
+    if (this.fixedPaths.has(path)) return fallback(req, res);
     if (path.charCodeAt(1) === 64 /* @ */) return this.handlePage(req, res, fallback, path);
     const slash = path.indexOf('/', 1);
     let slug: string;
@@ -316,7 +329,7 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
     const slash = rest.indexOf('/');
     const handle = safeDecode(slash === -1 ? rest : rest.slice(0, slash)).toLowerCase();
     const blockId = slash === -1 || slash === rest.length - 1 ? null : rest.slice(slash + 1);
-    if (blockId === null && req.method === 'POST') return this.sendPage(res, 405, pageNotFound(), { Allow: 'GET, HEAD' });
+    if (blockId === null && req.method === 'POST') return this.sendPage(res, 405, methodNotAllowedPage('page'), { Allow: 'GET, HEAD' });
     const h = visitHeaders(req.headers);
     const host = hostnameOf(h.host);
     const domainKey = this.domainOf(host);
@@ -563,10 +576,10 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
     if (visit.kind === 'redirect' || visit.page !== 'password') {
       // Nothing to unlock: answer as a GET would, without following the POST anywhere.
       if (visit.kind === 'page') return this.page(req, res, visit.page, link);
-      return this.sendPage(res, 405, statusPage('not_found'), { Allow: 'GET, HEAD' });
+      return this.sendPage(res, 405, methodNotAllowedPage('link'), { Allow: 'GET, HEAD' });
     }
     const form = await readForm(req);
-    if (!form) return this.sendPage(res, 413, statusPage('not_found').replace('Link not found', 'Form too large'), { Connection: 'close' });
+    if (!form) return this.sendPage(res, 413, formTooLargePage(MAX_FORM_BYTES), { Connection: 'close' });
     const cookies = parseCookies(req.headers.cookie);
     if (!this.deps.csrf.verify(link!.id, form.get('csrf') ?? undefined, cookies[CSRF_COOKIE])) {
       return this.page(req, res, 'password', link, 'Your session expired. Please enter the password again.', via);
@@ -600,7 +613,7 @@ export class RedirectService implements LinkCacheInvalidator, ChangeListener {
   private fail(res: ServerResponse, err: unknown) {
     this.deps.log.error({ err }, 'short link could not be resolved');
     if (res.headersSent) return res.destroy();
-    this.sendPage(res, 503, statusPage('not_found').replace('Link not found', 'Temporarily unavailable'), { 'Retry-After': 5 });
+    this.sendPage(res, 503, unavailablePage(), { 'Retry-After': 5 });
   }
 }
 

@@ -50,6 +50,27 @@ export function statusPage(page: Exclude<VisitPage, 'password'>): string {
   return layout(title, `<h1>${title}</h1><p>${text}</p>`);
 }
 
+/**
+ * A form posted to an address that takes none (405): a link without a password to unlock, or a
+ * bio page. It must not say "not found": the address exists, the method is what is refused.
+ */
+export function methodNotAllowedPage(what: 'link' | 'page'): string {
+  const text = what === 'link'
+    ? 'This link has no password to unlock, so there is nothing to submit here. Open the link to follow it.'
+    : 'A page takes no form, so there is nothing to submit here. Open the page to see it.';
+  return layout('Method not allowed', `<h1>Method not allowed</h1><p>${text}</p>`);
+}
+
+/** A password form over the 4 KiB the redirect path reads (413). */
+export function formTooLargePage(maxBytes: number): string {
+  return layout('Form too large', `<h1>Form too large</h1><p>The form sent is larger than the ${maxBytes / 1024} KiB this page accepts.</p>`);
+}
+
+/** The link or page could not be looked up (the database cannot be read): 503, worth a retry. */
+export function unavailablePage(): string {
+  return layout('Temporarily unavailable', '<h1>Temporarily unavailable</h1><p>This address cannot be looked up right now. Please try again in a moment.</p>');
+}
+
 export function passwordPage(opts: { action: string; csrf: string; error?: string }): string {
   return layout(
     'Password required',

@@ -9,7 +9,7 @@ import { PLANS, ROLES, SCOPES, type Plan, type Role, type Scope } from '../domai
 import { isUniqueViolation, migrateLatest, openDatabase, type Database } from '../db/knex.ts';
 import { IMAGE_TYPES, looksLike } from '../domain/assets.ts';
 import { hostProblem } from '../domain/domains.ts';
-import { AppError, conflict, ERROR_CODES, notFound, storageFailed, usage } from '../domain/errors.ts';
+import { AppError, conflict, ERROR_CODES, notFound, quoted, storageFailed, usage } from '../domain/errors.ts';
 import * as ws from '../db/repos/workspaces.ts';
 import * as accounts from '../db/repos/accounts.ts';
 import { firstRunUrl, normalizeEmail, setupUrl } from '../domain/sessions.ts';
@@ -71,7 +71,7 @@ const subscriptionDeps = (db: Database, config: Config): SubscriptionDeps => ({
 
 function oneOf<T extends string>(value: string, allowed: readonly T[], flag: string): T {
   const v = (['--role', '--status', '--outcome', '--variant'].includes(flag) ? value.toUpperCase() : value.toLowerCase()) as T;
-  if (!allowed.includes(v)) throw usage(`${flag} must be one of ${allowed.join(', ')}; got ${value}`);
+  if (!allowed.includes(v)) throw usage(`${flag} must be one of ${allowed.join(', ')}; got ${quoted(value)}`);
   return v;
 }
 
@@ -82,7 +82,7 @@ const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,
 function isoTime(value: string | undefined, flag: string): number | null {
   if (value === undefined) return null;
   const m = ISO_TIME.exec(value.trim());
-  const bad = () => usage(`${flag} must be an ISO 8601 date or date-time with a zone, such as 2027-01-31 or 2027-01-31T12:00:00Z; got ${value}`);
+  const bad = () => usage(`${flag} must be an ISO 8601 date or date-time with a zone, such as 2027-01-31 or 2027-01-31T12:00:00Z; got ${quoted(value)}`);
   if (!m) throw bad();
   const [y, mo, d, h = 0, mi = 0, sec = 0] = [m[1], m[2], m[3], m[4], m[5], m[6]].map((v) => (v === undefined ? undefined : Number(v))) as number[];
   const fraction = m[7] ? Math.floor(Number(m[7]) * 1000) : 0;
@@ -141,7 +141,7 @@ const commands: Record<string, Command> = {
     flags: ['workspace', 'email', 'role'],
     required: ['workspace', 'email', 'role'],
     run: async ({ db, config, flags }) => {
-      if (!/^[^@\s]+@[^@\s]+$/.test(flags.email!.trim())) throw usage(`--email must be an e-mail address; got ${flags.email}`);
+      if (!/^[^@\s]+@[^@\s]+$/.test(flags.email!.trim())) throw usage(`--email must be an e-mail address; got ${quoted(flags.email)}`);
       text(flags.email!, '--email', 320);
       const id = await ws.addMember(db.knex, flags.workspace!, flags.email!, oneOf(flags.role!, ROLES, '--role') as Role);
       // A person without a password gets a one-time link to set one (24 hours).
@@ -185,7 +185,7 @@ const commands: Record<string, Command> = {
       const unknown = scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
       if (unknown.length) throw usage(`unknown scopes: ${unknown.join(', ')}; known: ${SCOPES.join(', ')}`);
       const expiresAt = isoTime(flags['expires-at'], '--expires-at');
-      if (expiresAt !== null && expiresAt <= Date.now()) throw usage(`--expires-at must be in the future; got ${flags['expires-at']}`);
+      if (expiresAt !== null && expiresAt <= Date.now()) throw usage(`--expires-at must be in the future; got ${quoted(flags['expires-at'])}`);
       return ws.createKey(db.knex, flags.workspace!, flags.user!, scopes as Scope[], expiresAt);
     },
   },
@@ -213,7 +213,7 @@ const commands: Record<string, Command> = {
       // Requests are matched on the Host header's name without its port, so a port could never match.
       const host = flags.host!.trim().toLowerCase();
       const problem = hostProblem(host, [config.shortDomain, new URL(config.publicUrl).host]);
-      if (problem) throw usage(`--host ${problem}; got ${flags.host}`);
+      if (problem) throw usage(`--host ${problem}; got ${quoted(flags.host)}`);
       // As in the dashboard: another workspace's unverified claim does not block; a verified domain does.
       return { id: await ws.addDomain(db.knex, flags.workspace!, host) };
     },
@@ -253,7 +253,7 @@ const commands: Record<string, Command> = {
     run: async ({ db, config, flags }) => {
       const source = path.resolve(flags.file!);
       const ext = path.extname(source).toLowerCase();
-      if (!IMAGE_TYPES[ext]) throw usage(`--file must be a .png, .jpg, .jpeg, .gif or .webp image; got ${flags.file}`);
+      if (!IMAGE_TYPES[ext]) throw usage(`--file must be a .png, .jpg, .jpeg, .gif or .webp image; got ${quoted(flags.file)}`);
       if (!fs.existsSync(source) || !fs.statSync(source).isFile()) throw usage(`--file ${flags.file} does not exist`);
       const head = Buffer.alloc(12);
       const fd = fs.openSync(source, 'r');
@@ -301,7 +301,7 @@ const commands: Record<string, Command> = {
     run: async ({ db, flags }) => {
       const status = flags.status === undefined ? undefined : oneOf(flags.status, DELIVERY_STATUSES, '--status');
       const limit = flags.limit === undefined ? 100 : Number(flags.limit);
-      if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw usage(`--limit must be a whole number from 1 to 1000; got ${flags.limit}`);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw usage(`--limit must be a whole number from 1 to 1000; got ${quoted(flags.limit)}`);
       if (flags.workspace !== undefined && !(await ws.getWorkspace(db.knex, flags.workspace))) {
         throw notFound(`workspace ${flags.workspace} not found`);
       }

@@ -5,7 +5,7 @@ import type { Db } from '../db/knex.ts';
 import { getWorkspace } from '../db/repos/workspaces.ts';
 import { goalDefinition, type GoalField, type GoalInput } from '../domain/goal-definition.ts';
 import * as goals from '../db/repos/goals.ts';
-import { notFound, usage } from '../domain/errors.ts';
+import { notFound, quoted, usage } from '../domain/errors.ts';
 
 
 type Flags = Record<string, string | undefined>;
@@ -16,7 +16,7 @@ export const GOAL_FLAGS = [
 function wholeNumber(value: string | undefined, flag: string, min: number): number | null | undefined {
   if (value === undefined) return undefined;
   if (value === '' || value === 'none') return null;
-  if (!/^\d{1,15}$/.test(value) || Number(value) < min) throw usage(`${flag} must be a whole number of ${min} or more; got ${value}`);
+  if (!/^\d{1,15}$/.test(value) || Number(value) < min) throw usage(`${flag} must be a whole number of ${min} or more; got ${quoted(value)}`);
   return Number(value);
 }
 
@@ -88,7 +88,7 @@ export async function updateGoalCommand(knex: Db, flags: Flags, time: (v: string
 export async function setGoalStatusCommand(knex: Db, flags: Flags) {
   const status = flags.status!.toUpperCase();
   if (!goals.GOAL_STATUSES.includes(status as goals.GoalStatus)) {
-    throw usage(`--status must be one of ${goals.GOAL_STATUSES.join(', ')}; got ${flags.status}`);
+    throw usage(`--status must be one of ${goals.GOAL_STATUSES.join(', ')}; got ${quoted(flags.status)}`);
   }
   const row = await goals.setGoalStatus(knex, flags.id!, status as goals.GoalStatus);
   return { id: row.id, definitionVersion: Number(row.definition_version) };

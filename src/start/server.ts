@@ -9,6 +9,8 @@ import { migrateLatest, openDatabase, type Database } from '../db/knex.ts';
 import { openQueryService, type QueryService } from '../db/query-threads.ts';
 import { createApp } from '../http/app.ts';
 import { createRateLimiter } from '../http/rate-limit.ts';
+import { loadDefinition } from '../http/definition.ts';
+import { fixedPathsOf } from '../http/routing.ts';
 import type { Services } from '../http/services.ts';
 import type { LinkCacheInvalidator } from '../redirect/cache.ts';
 import { ChangeFeed } from '../redirect/changes.ts';
@@ -93,6 +95,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     passwordThrottle: createPasswordThrottle(db),
     log,
     residentLinks: config.redirectCacheLinks,
+    fixedPaths: fixedPathsOf(loadDefinition()),
   });
   const changes = new ChangeFeed(db.knex, redirects, log);
   // Made here, started once the service listens; /metrics reads its counts.

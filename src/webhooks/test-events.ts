@@ -10,7 +10,7 @@ import type { Db as Knex } from '../db/knex.ts';
 import * as outbox from '../db/repos/webhook-deliveries.ts';
 import type { SubscriptionRow } from '../db/repos/subscriptions.ts';
 import { newId, randomString } from '../domain/ids.ts';
-import { invalid } from '../domain/errors.ts';
+import { invalid, quoted } from '../domain/errors.ts';
 import { attemptTimeoutMs, type DeliveryStatus } from '../domain/webhook-delivery.ts';
 import { eventCatalog } from './catalog.ts';
 import { attemptDelivery } from './delivery.ts';
@@ -44,7 +44,7 @@ export interface TestEventResult {
 export async function sendTestEvent(o: TestEventOptions, subscription: SubscriptionRow, eventType: string): Promise<TestEventResult> {
   const variant = subscription.variant;
   const event = eventCatalog(variant).events.find((e) => e.name === eventType);
-  if (!event) throw invalid(`${eventType} is not an event of Variant ${variant}'s catalogue`, 'event');
+  if (!event) throw invalid(`event ${quoted(eventType)} is not an event of Variant ${variant}'s catalogue`, 'event');
   // Opened only for this one request; the clear secret is never stored or returned.
   const secret = openSecret(o.masterKey, subscription.secret_encrypted);
   const startedAt = Date.now();

@@ -150,7 +150,10 @@ describe.each(testEngines())('conversions API on %s', (engine) => {
         const res = await record({ eventType: 'purchase', ...refs });
         expect(res.status, `${JSON.stringify(refs)}: ${res.text}`).toBe(400);
         expect(res.body.field, JSON.stringify(refs)).toBe(field);
+        // The message quotes the id sent: a blank one reads as one, not as a gap.
+        expect(res.body.error, JSON.stringify(refs)).toContain(`${field} "${refs[field]}" is not a`);
       }
+      expect((await record({ eventType: 'purchase', linkId: ' ' })).body.error).toBe('linkId " " is not a link of this workspace');
       expect(await countRows('conversions', main.workspaceId)).toBe(before);
       expect(await countRows('conversions', other.workspaceId)).toBe(otherBefore);
     });

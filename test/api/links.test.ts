@@ -210,9 +210,29 @@ describe.each(testEngines())('links API on %s', (engine) => {
       await ws.setDomainStatus(knex(), theirs, 'ACTIVE');
       expect((await create({ url: 'https://example.com', domainId: theirs })).status).toBe(400);
     });
+
+    it('says what is wrong with a domainId or tag id, quoting the value: never a gap for an empty one', async () => {
+      const empty = await create({ url: 'https://example.com', domainId: '' });
+      expect(empty.status).toBe(400);
+      expect(empty.body).toEqual({ error: 'domainId must not be empty', field: 'domainId' });
+      const unknown = await create({ url: 'https://example.com', domainId: 'dom_nowhere' });
+      expect(unknown.body).toEqual({ error: 'domainId "dom_nowhere" is not an active custom domain of this workspace', field: 'domainId' });
+      const blank = await create({ url: 'https://example.com', domainId: ' ' });
+      expect(blank.body.error).toBe('domainId " " is not an active custom domain of this workspace');
+      const tags = await create({ url: 'https://example.com', tagIds: ['tag_nowhere', ' '] });
+      expect(tags.body).toEqual({ error: 'tagIds names tags that do not exist in this workspace: "tag_nowhere", " "', field: 'tagIds' });
+    });
   });
 
   describe('read and list', () => {
+    it('names the query parameter that holds a NUL character, quoted (an empty name reads as one)', async () => {
+      const named = await server.request('GET', '/api/v1/links?page=%00', { key: owner.key });
+      expect(named.body).toEqual({ error: 'The URL contains a NUL character in query parameter "page"', field: 'page' });
+      const unnamed = await server.request('GET', '/api/v1/links?=%00', { key: owner.key });
+      expect(unnamed.status).toBe(400);
+      expect(unnamed.body).toEqual({ error: 'The URL contains a NUL character in query parameter ""' });
+    });
+
     it('gets a link by id; another workspace gets 404', async () => {
       const made = (await create({ url: 'https://example.com/get' })).body.data;
       const res = await server.request('GET', `/api/v1/links/${made.id}`, { key: owner.key });

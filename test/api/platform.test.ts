@@ -3,6 +3,8 @@ import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ws from '../../src/db/repos/workspaces';
 import { testEngines } from '../support/databases';
+import { document } from '../support/fuzz-openapi';
+import { shadowedPaths } from '../support/routes';
 import { seedWorkspace, type Seeded } from '../support/seed';
 import { httpsRequest, startTestServer, type TestServer } from '../support/server';
 
@@ -139,6 +141,22 @@ describe.each(testEngines())('platform on %s', (engine) => {
       expect(res.status).toBe(404);
       expect(res.body).toEqual({ error: expect.any(String) });
     });
+
+    // /healthz, /readyz and /metrics also fit /{slug}, whose POST is the password form: a method
+    // a fixed path lacks is its 405, never the templated sibling's operation.
+    const shadowed = shadowedPaths(document);
+    it('has fixed paths that a template also fits (the test below covers each)', () => {
+      expect(shadowed.map((s) => `${s.path} ${s.methods.join(',')}`).sort()).toEqual(['/healthz POST', '/metrics POST', '/readyz POST']);
+    });
+    it.each(shadowed.flatMap((s) => s.methods.map((method) => [method, s.path, s.allow] as const)))(
+      'answers %s %s 405 with Allow naming its own methods, a fixed path winning over a template',
+      async (method, path, allow) => {
+        const res = await server.request(method, path, { key: owner.key, body: {} });
+        expect(res.status, res.text).toBe(405);
+        expect(res.headers.allow).toBe(allow.join(', '));
+        expect(res.body).toEqual({ error: `Method ${method} is not allowed on ${path}` });
+      },
+    );
 
     it('forbids caching and content sniffing of every API answer, errors included', async () => {
       const answers = [

@@ -118,6 +118,14 @@ describe.each(testEngines())('webhook subscriptions on %s', (engine) => {
       expect(res.body.error).toMatch(/unknown/);
     });
 
+    it('quotes each refused name, so that an empty one reads as one', async () => {
+      const res = await createA(bodyA({ events: ['link.created', '', 'link.exploded'] }));
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatch(/^events names unknown event names: "", "link\.exploded"\. Variant A offers: /);
+      const b = await server.request('POST', '/api/v1/webhooks', { key: owner.key, body: bodyB({ events: [''] }) });
+      expect(b.body.error).toMatch(/^events names unknown event names: ""\. Variant B offers: /);
+    });
+
     it.each(['click.recorded', 'subscription.updated'])('refuses the retired name %s with 400 naming it as retired', async (name) => {
       const res = await createA(bodyA({ events: ['link.created', name] }));
       expect(res.status).toBe(400);
@@ -142,8 +150,10 @@ describe.each(testEngines())('webhook subscriptions on %s', (engine) => {
       for (const workspaceId of [other.workspaceId, 'ws_doesnotexist']) {
         const res = await createA(bodyA({ workspaceId }));
         expect(res.status).toBe(404);
-        expect(res.body.error).toBeTruthy();
+        expect(res.body.error).toBe(`Workspace "${workspaceId}" not found`);
       }
+      // An empty id is named as one, not left as a gap.
+      expect((await createA(bodyA({ workspaceId: '' }))).body).toEqual({ error: 'Workspace "" not found' });
       expect(await knex()('webhook_subscriptions').count({ n: '*' })).toEqual(before);
     });
 

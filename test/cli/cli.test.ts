@@ -454,10 +454,10 @@ describe.each(testEngines())('shortlink operator commands on %s', (engine) => {
     // The refusals of POST /api/webhooks and POST /api/v1/webhooks, nothing written.
     const before = (await knex()('webhook_subscriptions').count({ n: '*' }).first())!.n;
     await fails(['webhook', 'create', '--workspace', wsId, '--variant', 'A', '--url', 'http://hooks.example.com/x', '--events', 'link.created'], /url must use https/);
-    await fails(['webhook', 'create', '--workspace', wsId, '--variant', 'A', '--url', 'https://hooks.example.com/x', '--events', 'click.recorded'], /retired event names that can no longer be subscribed to: click.recorded/);
+    await fails(['webhook', 'create', '--workspace', wsId, '--variant', 'A', '--url', 'https://hooks.example.com/x', '--events', 'click.recorded'], /retired event names that can no longer be subscribed to: "click.recorded"/);
     await fails(['webhook', 'create', '--workspace', wsId, '--variant', 'A', '--url', 'https://hooks.example.com/x', '--events', 'link.created', '--secret', 'mine-mine-mine-mine'], /secret is chosen by the service for Variant A/);
     await fails(['webhook', 'create', '--workspace', wsId, '--variant', 'B', '--url', 'https://hooks.example.com/x', '--events', 'link.clicked', '--secret', 'short'], /secret must be at least 16 characters/);
-    await fails(['webhook', 'create', '--workspace', wsId, '--variant', 'B', '--url', 'https://hooks.example.com/x', '--events', 'report.shared', '--secret', 'a-secret-of-20-chars'], /unknown event names: report.shared/);
+    await fails(['webhook', 'create', '--workspace', wsId, '--variant', 'B', '--url', 'https://hooks.example.com/x', '--events', 'report.shared', '--secret', 'a-secret-of-20-chars'], /unknown event names: "report.shared"/);
     await fails(['webhook', 'create', '--workspace', wsId, '--variant', 'C', '--url', 'https://hooks.example.com/x', '--events', 'link.created'], /--variant must be one of A, B/);
     await fails(['webhook', 'create', '--workspace', 'ws_nope', '--variant', 'A', '--url', 'https://hooks.example.com/x', '--events', 'link.created'], /workspace ws_nope not found/);
     await fails(['webhook', 'create', '--workspace', wsId, '--variant', 'B', '--url', 'https://hooks.example.com/x', '--events', 'link.clicked', '--secret', 'a-secret-of-20-chars'], /not offered by this deployment/, { WEBHOOK_VARIANTS: 'A' });

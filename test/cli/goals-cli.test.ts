@@ -184,10 +184,10 @@ describe('shortlink goal commands (sqlite)', () => {
     ['a word as window start', ['--type', 'purchase', '--window-start', 'tomorrow'], /--window-start must be an ISO 8601/, 2],
     ['a day that does not exist', ['--type', 'purchase', '--window-end', '2027-02-30'], /--window-end must be an ISO 8601/, 2],
     ['an unknown flag', ['--type', 'purchase', '--owner', 'me'], /Unknown option '--owner'/, 2],
-    ['an unknown link', ['--type', 'purchase', '--link', 'lnk_nope'], /link lnk_nope not found/, 1],
+    ['an unknown link', ['--type', 'purchase', '--link', 'lnk_nope'], /link "lnk_nope" not found/, 1],
     ["another workspace's link", ['--type', 'purchase', '--link', 'FL'], /link .* not found in workspace/, 1],
     ["another workspace's QR code", ['--type', 'purchase', '--qr', 'FQ'], /QR code .* not found in workspace/, 1],
-    ['an unknown campaign', ['--type', 'purchase', '--campaign', 'cmp_nope'], /campaign cmp_nope not found/, 1],
+    ['an unknown campaign', ['--type', 'purchase', '--campaign', 'cmp_nope'], /campaign "cmp_nope" not found/, 1],
     ["another workspace's campaign", ['--type', 'purchase', '--campaign', 'FC'], /campaign .* not found in workspace/, 1],
   ];
   const subst = (a: string) =>

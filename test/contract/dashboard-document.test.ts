@@ -60,6 +60,60 @@ describe("the dashboard's contract", () => {
     expect(ops.find((o) => o.operationId === 'updateMember')!.op['x-roles']).toEqual(['OWNER']);
   });
 
+  // Every time a request carries is checked as one: a reader of the contract (Prism, a generated
+  // client) must refuse "tomorrow" where the service does.
+  it('says the format of every date and time a request carries', () => {
+    const times = /(At|^from|^to|^since|^before|Start|End)$/;
+    const unformatted: string[] = [];
+    const visit = (schema: any, where: string) => {
+      if (!schema || typeof schema !== 'object') return;
+      for (const [name, property] of Object.entries<any>(schema.properties ?? {})) {
+        const types = [property.type ?? []].flat();
+        if (times.test(name) && types.includes('string') && !property.format) unformatted.push(`${where}.${name}`);
+        visit(property, `${where}.${name}`);
+      }
+      for (const key of ['allOf', 'anyOf', 'oneOf']) {
+        for (const [i, s] of (schema[key] ?? []).entries()) visit(s, `${where}.${key}[${i}]`);
+      }
+      if (schema.items) visit(schema.items, `${where}[]`);
+    };
+    for (const op of dashboard.operations()) {
+      if (op.requestSchema) visit(op.requestSchema, op.operationId);
+      // `before` is a delivery's id (the log's cursor), not a time.
+      for (const p of op.parameters.filter((x) => times.test(x.name) && x.name !== 'before')) {
+        const text = [p.schema.type].flat().includes('string');
+        if (text && !p.schema.format) unformatted.push(`${op.operationId} ?${p.name}`);
+      }
+    }
+    expect(unformatted).toEqual([]);
+  });
+
+  it('names the events a request may carry from the catalogues (an enum), never as any text', () => {
+    const eventA = dashboard.document.components.schemas.WebhookEventA.enum;
+    const eventB = dashboard.document.components.schemas.WebhookEventB.enum;
+    const ops = Object.fromEntries(dashboard.operations().map((o) => [o.operationId, o]));
+    const create = ops.createDashboardWebhookSubscription.requestSchema;
+    const forms = create.oneOf.map((form: any) => [form.properties.variant.const, form.properties.events.items.enum]);
+    expect(forms).toEqual([['A', eventA], ['B', eventB]]);
+    expect(ops.updateDashboardWebhookSubscription.requestSchema.properties.events.items.enum).toEqual(eventA);
+    const test = ops.sendDashboardWebhookTest.requestSchema.properties.event;
+    expect(test.anyOf.map((s: any) => s.enum)).toEqual([eventA, eventB]);
+    const filter = ops.listDashboardWebhookDeliveries.parameters.find((p) => p.name === 'event');
+    expect(filter.schema.anyOf.map((s: any) => s.enum)).toEqual([eventA, eventB]);
+  });
+
+  it("takes a report's params in its kind's form, and a goal's value target with its currency", () => {
+    const ops = Object.fromEntries(dashboard.operations().map((o) => [o.operationId, o]));
+    const report = ops.createDashboardReport.requestSchema;
+    expect(report.discriminator.propertyName).toBe('kind');
+    expect(report.oneOf.map((form: any) => [form.properties.kind.const, form.properties.params.required])).toEqual([
+      ['CONVERSIONS', ['window']], ['GOAL', ['window', 'goalId']], ['LINK', ['window', 'linkId']],
+    ]);
+    const together = { targetValueMinor: ['targetCurrency'], targetCurrency: ['targetValueMinor'] };
+    expect(ops.createDashboardGoal.requestSchema.dependentRequired).toEqual(together);
+    expect(ops.bulkLinks.requestSchema.then.required).toEqual(['tagId']);
+  });
+
   it('is served under /app/api, opened by the session cookie', () => {
     expect(new URL(dashboard.document.servers[0].url).pathname).toBe('/app/api');
     expect(dashboard.document.components.securitySchemes.session).toMatchObject({ type: 'apiKey', in: 'cookie', name: 'sl_session' });

@@ -72,7 +72,9 @@ describe.each(testEngines())('dashboard goals on %s', (engine) => {
     expect((await goal({ type: 'visit' })).status).toBe(400);
     expect((await goal({ targetCount: 0 })).status).toBe(400);
     // Another workspace's link is not found.
-    expect((await goal({ linkId: otherLinkId })).status).toBe(404);
+    const theirs = await goal({ linkId: otherLinkId });
+    expect(theirs.status).toBe(404);
+    expect(theirs.body.error).toBe(`link "${otherLinkId}" not found in workspace ${team.workspaceId}`);
     expect((await team.owner.request('GET', `${base}/goals`)).body.data.length).toBe(before);
   });
 

@@ -52,6 +52,8 @@ describe.each(testEngines())('dashboard links on %s', (engine) => {
       ['a click limit of 0', { url: 'https://example.com', clickLimit: 0 }],
       ['an end before the start', { url: 'https://example.com', startAt: '2031-02-01T00:00:00Z', endAt: '2031-01-01T00:00:00Z' }],
       ['an unknown tag', { url: 'https://example.com', tagIds: ['tag_nope'] }],
+      ['an empty domainId', { url: 'https://example.com', domainId: '' }],
+      ['a domainId that is no domain', { url: 'https://example.com', domainId: 'dom_nope' }],
     ];
     it.each(bad)('%s: the same status and { error, field } from both', async (_name, body) => {
       const key = (await ws.createKey(knex(), team.workspaceId, team.people.owner.userId, ['links:read', 'links:write'], null)).key;
@@ -60,6 +62,13 @@ describe.each(testEngines())('dashboard links on %s', (engine) => {
       expect(viaApi.status).toBeGreaterThanOrEqual(400);
       expect(viaDashboard.status).toBe(viaApi.status);
       expect(viaDashboard.body).toEqual(viaApi.body);
+    });
+
+    it('says what is wrong with a domainId, quoting the value: never a gap for an empty one', async () => {
+      const empty = await team.owner.request('POST', `${base}/links`, { body: { url: 'https://example.com', domainId: '' } });
+      expect(empty.body).toEqual({ error: 'domainId must not be empty', field: 'domainId' });
+      const unknown = await team.owner.request('POST', `${base}/links`, { body: { url: 'https://example.com', domainId: 'dom_nope' } });
+      expect(unknown.body).toEqual({ error: 'domainId "dom_nope" is not an active custom domain of this workspace', field: 'domainId' });
     });
 
     it('preview fields are checked as PATCH /api/v1/links/{id} checks them; unknown fields are 400 (a form sends none)', async () => {

@@ -91,7 +91,12 @@ describe.each(testEngines())('bio pages on %s', (engine) => {
     expect(head.status).toBe(200);
     expect(head.text).toBe('');
     // A page answers GET and HEAD only; a trailing slash is the page.
-    expect((await visit(`/@${h}`, {}, 'POST')).status).toBe(405);
+    const post = await visit(`/@${h}`, {}, 'POST');
+    expect(post.status).toBe(405);
+    expect(post.headers.allow).toBe('GET, HEAD');
+    // The page exists: the answer says the method is refused, not that nothing is here.
+    expect(post.text).toContain('<h1>Method not allowed</h1>');
+    expect(post.text).not.toMatch(/not found/i);
     expect((await visit(`/@${h}/`)).status).toBe(200);
   });
 

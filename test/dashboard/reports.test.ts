@@ -116,7 +116,7 @@ describe.each(testEngines())('shared reports on %s', (engine) => {
       [{ params: { window: { from: today, to: isoDay(Date.now() - DAY_MS) } } }, 400, 'params.window.from', /^from must not be after to$/],
       [{ params: { window: { lastDays: 30 }, eventType: 'purchase', customName: 'webinar' } }, 400, 'params.customName', new RegExp(`^${apiMessage}$`)],
       [{ params: { window: { lastDays: 30 }, goalId } }, 400, 'params.goalId', /does not go with a CONVERSIONS report/],
-      [{ kind: 'GOAL', params: { window: { lastDays: 30 } } }, 400, 'params.goalId', /required for a GOAL report/],
+      [{ kind: 'GOAL', params: { window: { lastDays: 30 } } }, 400, 'params.goalId', /^params\.goalId is required when kind is GOAL$/],
       [{ kind: 'LINK', params: { window: { lastDays: 30 }, linkId, eventType: 'signup' } }, 400, 'params.eventType', /does not go with a LINK report/],
       [{ title: '   ' }, 400, 'title', /title must be 1 to 200 characters/],
     ];

@@ -9,12 +9,34 @@ import { sqliteFilename } from '../../src/db/knex';
 import { LinkLookupThread } from '../../src/db/lookup-thread';
 import { testEngines } from '../support/databases';
 import { hostImage, seedWorkspace, type Seeded } from '../support/seed';
+import { standInRedirectService } from '../support/redirect-service';
 import { startTestServer, type TestServer } from '../support/server';
+import { loadDefinition } from '../../src/http/definition';
+import { fixedPathsOf } from '../../src/http/routing';
 
 export const PERSON = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
 export const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
 const CRAWLER = 'facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)';
 const HOUR = 3_600_000;
+
+describe('fixed paths of the contract', () => {
+  // The API answers a fixed path for every method (405 for one it lacks, test/api/platform.test.ts):
+  // the dispatcher hands it over whether or not its name is a reserved slug.
+  it('are handed to the API for every method, never looked up as a slug', async () => {
+    const fixed = standInRedirectService({}, undefined, { fixedPaths: new Set(['/status', '/healthz']) });
+    const answers = ['GET', 'HEAD', 'POST'].flatMap((method) => [fixed.visit('/status', method), fixed.visit('/healthz', method)]);
+    expect(fixed.store.findLink).not.toHaveBeenCalled();
+    expect(await Promise.all(answers)).toEqual(Array(6).fill('fallback'));
+    // Without it, /status would be a short link's address.
+    const plain = standInRedirectService();
+    void plain.visit('/status');
+    expect(plain.store.findLink).toHaveBeenCalledWith('', 'status');
+  });
+
+  it('are the paths of the served contract without a template', () => {
+    expect([...fixedPathsOf(loadDefinition())].filter((p) => p.split('/').length === 2).sort()).toEqual(['/healthz', '/metrics', '/readyz']);
+  });
+});
 
 describe.each(testEngines())('short links on %s', (engine) => {
   let server: TestServer;
@@ -401,6 +423,28 @@ describe.each(testEngines())('short links on %s', (engine) => {
       const statuses = burst.map((r) => r.status).sort();
       expect(statuses.filter((s) => s === 401)).toHaveLength(5);
       expect(statuses.filter((s) => s === 429)).toHaveLength(25);
+    });
+
+    it('answers a form posted to a link without a password 405 with Allow, on a page that says so', async () => {
+      await create({ url: 'https://example.com/open', slug: 'r-pw-none' });
+      const res = await submit('r-pw-none', { csrf: 'x', password: 'y' }, '');
+      expect(res.status).toBe(405);
+      expect(res.headers.allow).toBe('GET, HEAD');
+      expect(res.headers['content-type']).toMatch(/^text\/html/);
+      expect(res.text).toContain('<h1>Method not allowed</h1>');
+      expect(res.text).toContain('no password to unlock');
+      // The link exists: the page must not say it does not.
+      expect(res.text).not.toMatch(/not found|no link at this address/i);
+      // An unknown slug is still the not-found page.
+      expect((await submit('r-pw-nowhere', { csrf: 'x', password: 'y' }, '')).text).toContain('Link not found');
+    });
+
+    it('answers a form over 4 KiB 413 on a page that says so', async () => {
+      await create({ url: 'https://example.com/secret', slug: 'r-pw-large', password: 'open sesame' });
+      const res = await submit('r-pw-large', { password: 'x'.repeat(5000) }, '');
+      expect(res.status).toBe(413);
+      expect(res.text).toContain('<h1>Form too large</h1>');
+      expect(res.text).not.toMatch(/not found|no link at this address/i);
     });
 
     it('answers a malformed cookie like a missing one, not with an error', async () => {

@@ -4,7 +4,7 @@
 import pino from 'pino';
 import { vi } from 'vitest';
 import type { ResolvedLink } from '../../src/domain/resolve';
-import { RedirectService } from '../../src/redirect/handler';
+import { RedirectService, type RedirectDeps } from '../../src/redirect/handler';
 import type { RedirectStore } from '../../src/db/redirect-store';
 
 const CRAWLER = 'facebookexternalhit/1.1';
@@ -18,7 +18,11 @@ export function testLink(url: string, id = 'lnk_1', slug = 'abc'): ResolvedLink 
   };
 }
 
-export function standInRedirectService<S extends Partial<RedirectStore>>(extra: S = {} as S, residentLinks?: number) {
+export function standInRedirectService<S extends Partial<RedirectStore>>(
+  extra: S = {} as S,
+  residentLinks?: number,
+  deps: Partial<RedirectDeps> = {},
+) {
   /** The misses asked for, in order: call one to answer it. */
   const misses: Array<(l: ResolvedLink | null) => void> = [];
   const store = {
@@ -40,11 +44,12 @@ export function standInRedirectService<S extends Partial<RedirectStore>>(extra: 
     passwordThrottle: {} as never,
     log: pino({ level: 'silent' }),
     residentLinks,
+    ...deps,
   });
-  const visit = (path: string) =>
+  const visit = (path: string, method = 'GET') =>
     new Promise<unknown>((resolve) => {
       let location: unknown;
-      const req = { url: path, method: 'GET', headers: { host: 'sho.rt', 'user-agent': CRAWLER }, socket: {} };
+      const req = { url: path, method, headers: { host: 'sho.rt', 'user-agent': CRAWLER }, socket: {} };
       const res = { req, writeHead: (_s: number, h: Record<string, unknown>) => void (location = h.Location), end: () => resolve(location), headersSent: false };
       redirects.handle(req as never, res as never, () => resolve('fallback'));
     });

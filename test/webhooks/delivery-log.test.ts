@@ -192,7 +192,7 @@ describe.each(testEngines())('webhook delivery log and endpoint health on %s', (
     const sub = await seedSubscription(knex(), masterKey(), { url: receiver.url(p), variant: 'A' });
     const r = await runCli(['webhook', 'test', '--subscription', sub.id, '--event', 'click.recorded'], env);
     expect(r.code).not.toBe(0);
-    expect(r.stderr).toMatch(/click\.recorded is not an event of Variant A/);
+    expect(r.stderr).toMatch(/event "click\.recorded" is not an event of Variant A/);
     expect(receiver.to(p)).toHaveLength(0);
   });
 

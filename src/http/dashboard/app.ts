@@ -17,7 +17,9 @@ import { projectPath } from '../../platform/project-root.ts';
 import { parseCookies } from '../../redirect/password.ts';
 import { bodyProblem, MAX_BODY_BYTES } from '../body.ts';
 import type { Services } from '../services.ts';
-import { validationError } from '../validation.ts';
+import { validationError, withContractKeywords } from '../validation.ts';
+import { inlineRefs } from '../definition.ts';
+import { preferFixedPaths } from '../routing.ts';
 import { dashboardHandlers } from './handlers/index.ts';
 import { sessionCookie } from './session.ts';
 import { sameOrigin } from './origin.ts';
@@ -65,7 +67,8 @@ const sameSecret = (a: string, b: string) => a.length === b.length && timingSafe
 
 export async function createDashboard(services: Services): Promise<express.Router> {
   const { knex } = services.db;
-  const definition = loadDashboardDefinition();
+  // Each place of the document with its own schema: Ajv's errors then name the place that failed.
+  const definition = inlineRefs(loadDashboardDefinition());
   const handlers = dashboardHandlers(services);
   // As the public API's (src/http/app.ts): the tests check every answer against the contract.
   const validateResponses = process.env.SHORTLINK_VALIDATE_RESPONSES === '1';
@@ -78,7 +81,7 @@ export async function createDashboard(services: Services): Promise<express.Route
     apiRoot: '/',
     customizeAjv: (ajv) => {
       addFormats.default ? addFormats.default(ajv as any) : (addFormats as any)(ajv);
-      return ajv;
+      return withContractKeywords(ajv);
     },
   });
 
@@ -117,7 +120,7 @@ export async function createDashboard(services: Services): Promise<express.Route
   api.register({
     ...Object.fromEntries((Object.keys(handlers) as DashboardOperationId[]).map((id) => [id, adapt(id)])),
     validationFail: (c: Context) => {
-      throw validationError((c.validation.errors ?? []) as any, c.operation as any);
+      throw validationError((c.validation.errors ?? []) as any, c.operation as any, c.request);
     },
     unauthorizedHandler: (c: Context) => {
       const err = (c.security as any)?.session?.error;
@@ -128,11 +131,9 @@ export async function createDashboard(services: Services): Promise<express.Route
       throw notFound('No such dashboard route');
     },
     methodNotAllowed: (c: Context) => {
-      const allow = api.router
-        .getOperations()
-        .filter((op) => api.router.matchOperation({ ...c.request, method: op.method }, false)?.operationId === op.operationId)
-        .map((op) => op.method.toUpperCase());
-      throw methodNotAllowed(`Method ${c.request.method.toUpperCase()} is not allowed on ${c.request.path}`, [...new Set(allow)]);
+      // RFC 9110: a 405 names the methods the path allows (the path of the contract it is).
+      const { method, path } = c.request;
+      throw methodNotAllowed(`Method ${method.toUpperCase()} is not allowed on ${path}`, routes.allowed(path));
     },
     postResponseHandler: (c: Context, _req: Request, res: Response) => {
       const result = c.response as { status: number; body?: unknown; headers?: Record<string, string | string[]> };
@@ -194,6 +195,8 @@ export async function createDashboard(services: Services): Promise<express.Route
     async (c: Context, req: Request, res: Response) => asked.get(req) ?? whoIsAsking(c.operation, (c.request.params ?? {}) as Record<string, string>, req, res),
   );
   await api.init();
+  // A fixed path of the contract wins over a template for every method (src/http/routing.ts).
+  const routes = preferFixedPaths(api.router);
 
   const router = express.Router();
   const json = express.json({ limit: MAX_BODY_BYTES, type: ['application/json'] });

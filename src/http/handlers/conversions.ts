@@ -14,7 +14,7 @@ import * as links from '../../db/repos/links.ts';
 import * as workspaces from '../../db/repos/workspaces.ts';
 import { serviceEvent } from '../../domain/events.ts';
 import type { AuthContext } from '../auth.ts';
-import { invalid, notFound, unavailable } from '../../domain/errors.ts';
+import { invalid, notFound, quoted, unavailable } from '../../domain/errors.ts';
 import type { Services } from '../services.ts';
 import type { Handlers, ResultOf } from './types.ts';
 
@@ -88,17 +88,17 @@ export function conversionHandlers(services: Services): Pick<Handlers, 'recordCo
     let linkId = body.linkId ?? null;
     if (body.linkId) {
       const link = await links.getLink(knex, auth.workspaceId, body.linkId);
-      if (!link) throw invalid(`linkId ${body.linkId} is not a link of this workspace`, 'linkId');
+      if (!link) throw invalid(`linkId ${quoted(body.linkId)} is not a link of this workspace`, 'linkId');
     }
     if (body.campaignId) {
       const campaign = await workspaces.findCampaign(knex, auth.workspaceId, body.campaignId);
-      if (!campaign) throw invalid(`campaignId ${body.campaignId} is not a campaign of this workspace`, 'campaignId');
+      if (!campaign) throw invalid(`campaignId ${quoted(body.campaignId)} is not a campaign of this workspace`, 'campaignId');
     }
     if (body.qrCodeId) {
       const qr = await workspaces.findQrCode(knex, auth.workspaceId, body.qrCodeId);
-      if (!qr) throw invalid(`qrCodeId ${body.qrCodeId} is not a QR code of this workspace`, 'qrCodeId');
+      if (!qr) throw invalid(`qrCodeId ${quoted(body.qrCodeId)} is not a QR code of this workspace`, 'qrCodeId');
       // A conversion that names a QR code is attributed to that QR code's link.
-      if (linkId && linkId !== qr.link_id) throw invalid(`linkId ${linkId} is not the link of QR code ${body.qrCodeId}`, 'linkId');
+      if (linkId && linkId !== qr.link_id) throw invalid(`linkId ${quoted(linkId)} is not the link of QR code ${quoted(body.qrCodeId)}`, 'linkId');
       linkId = qr.link_id;
     }
     return linkId;
@@ -113,7 +113,7 @@ export function conversionHandlers(services: Services): Pick<Handlers, 'recordCo
       if (body.eventType !== 'custom' && body.customName !== undefined) {
         throw invalid('customName is only allowed with eventType custom', 'customName');
       }
-      if (body.value && !isCurrency(body.value.currency)) throw invalid(`value.currency ${body.value.currency} is not an ISO 4217 currency code`, 'value.currency');
+      if (body.value && !isCurrency(body.value.currency)) throw invalid(`value.currency ${quoted(body.value.currency)} is not an ISO 4217 currency code`, 'value.currency');
       const metadata = body.metadata === undefined ? null : JSON.stringify(body.metadata);
       if (metadata !== null && Buffer.byteLength(metadata) > MAX_METADATA_BYTES) {
         throw invalid(`metadata may be at most ${MAX_METADATA_BYTES} bytes of JSON`, 'metadata');

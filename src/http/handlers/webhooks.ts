@@ -6,7 +6,7 @@ import { mayHoldScope, planHasApi, rolesHolding } from '../../domain/access.ts';
 import { roleOf } from '../../db/repos/workspaces.ts';
 import { eventCatalog, type Variant } from '../../webhooks/catalog.ts';
 import type { AuthContext } from '../auth.ts';
-import { forbidden, notFound } from '../../domain/errors.ts';
+import { forbidden, notFound, quoted } from '../../domain/errors.ts';
 import { changeSubscription, createSubscription, deleteSubscription } from '../subscription-operations.ts';
 import type { Services } from '../services.ts';
 import type { Handlers, ResultOf } from './types.ts';
@@ -90,7 +90,7 @@ export function webhookHandlers(
       requireWebhooksPlan(auth);
       await requireWebhookRole(auth, 'create');
       // Another workspace's id answers like one that does not exist.
-      if (body.workspaceId !== auth.workspaceId) throw notFound(`Workspace ${body.workspaceId} not found`);
+      if (body.workspaceId !== auth.workspaceId) throw notFound(`Workspace ${quoted(body.workspaceId)} not found`);
       const { row, secret } = await createSubscription(deps, { workspaceId: auth.workspaceId, variant: 'A', url: body.url, events: body.events });
       return { status: 201, body: { success: true, data: { ...presentA(row), secret: secret! } } };
     },

@@ -49,6 +49,11 @@ export type Report = Schemas['Report'];
 export type ReportCreate = Schemas['ReportCreate'];
 export type ReportKind = Schemas['ReportKind'];
 export type ReportParams = Schemas['ReportParams'];
+/** A report's kind with the params of that kind, as a new report takes them (the contract's oneOf). */
+export type ReportOfKind =
+  | { kind: 'CONVERSIONS'; params: Schemas['ConversionsReportParams'] }
+  | { kind: 'GOAL'; params: Schemas['GoalReportParams'] }
+  | { kind: 'LINK'; params: Schemas['LinkReportParams'] };
 export type ReportVisibility = Schemas['ReportVisibility'];
 export type ReportWindow = Schemas['ReportWindow'];
 export type SharedReport = Schemas['SharedReport'];

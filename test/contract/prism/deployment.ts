@@ -98,6 +98,7 @@ export function deploymentSuites(ctx: ContractContext) {
       it('scanQrCode: 503, the temporarily-unavailable page', async () => {
         const res = await check.viaPrism('scanQrCode', visit('/qr/anycode'), 503);
         expect(res.text).toContain('Temporarily unavailable');
+        expect(res.text).not.toContain('no link at this address');
       });
 
       // On SQLite the store answers synchronously, so the failed read throws inside the request

@@ -146,6 +146,8 @@ export function visitorSuites(ctx: ContractContext) {
         const open = await link();
         const res = await ctx.viaPrism('submitLinkPassword', submit(open.path, { csrf: 'x', password: 'y' }), 405, null);
         expect(res.headers.allow).toBe('GET, HEAD');
+        expectPage(res, 'Method not allowed');
+        expect(res.text).not.toContain('Link not found');
       });
 
       it('410 for a password link that has ended', async () => {
@@ -157,6 +159,7 @@ export function visitorSuites(ctx: ContractContext) {
         const locked = await lockedLink();
         const res = await ctx.viaPrism('submitLinkPassword', submit(locked.path, { csrf: locked.csrf, password: 'open sesame', note: 'n'.repeat(5000) }, locked.cookie), 413, null);
         expectPage(res, 'Form too large');
+        expect(res.text).not.toContain('no link at this address');
       });
 
       it('429 with Retry-After after five wrong passwords, even for the right one', async () => {

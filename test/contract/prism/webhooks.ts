@@ -47,14 +47,20 @@ export function webhookSuites(ctx: ContractContext) {
         });
       });
 
-      // Allowed by WebhookCreateA's schema, refused by the operation's rules: forwarded by Prism.
+      // Allowed by WebhookCreateA's schema, refused by the URL parser: forwarded by Prism.
+      it('400 for an https URL without a host (through Prism), naming it', async () => {
+        const res = await ctx.viaPrism('createWebhook', createA(bodyA({ url: 'https://' })), 400, mine.key);
+        expect(res.body.field).toBe('url');
+        expect(res.body.error).toMatch(/absolute https URL/);
+      });
+
+      // The scheme is the schema's: Prism refuses, and the server's own answer names the field.
       it.each([
-        ['a plain http URL', { url: 'http://hooks.example.com/a' }, 'url', /https/],
-        ['a URL that is not absolute', { url: 'hooks.example.com/a' }, 'url', /absolute/],
-      ])('400 for %s (through Prism), naming it', async (_what, extra, field, message) => {
-        const res = await ctx.viaPrism('createWebhook', createA(bodyA(extra)), 400, mine.key);
-        expect(res.body.field).toBe(field);
-        expect(res.body.error).toMatch(message);
+        ['a plain http URL', { url: 'http://hooks.example.com/a' }],
+        ['a URL that is not absolute', { url: 'hooks.example.com/a' }],
+      ])('400 for %s (Prism refuses it with 422; the server names it)', async (_what, extra) => {
+        const { direct } = await ctx.refusedByPrism('createWebhook', createA(bodyA(extra)), 422, 400, mine.key);
+        expect(direct.body).toEqual({ error: 'url must be an absolute https URL; plain http URLs are refused', field: 'url' });
       });
 
       // The events enum (the Variant A catalogue): Prism refuses what the server refuses, and the
@@ -126,9 +132,10 @@ export function webhookSuites(ctx: ContractContext) {
         expect(same.body).toEqual(moved.body);
       });
 
-      it('400 for a plain http URL (through Prism)', async () => {
+      it('400 for a plain http URL (Prism refuses it with 422; the server names it)', async () => {
         const made = await madeA();
-        expect((await ctx.viaPrism('updateWebhook', updateA(made.id, { url: 'http://hooks.example.com/a' }), 400, mine.key)).body.field).toBe('url');
+        const { direct } = await ctx.refusedByPrism('updateWebhook', updateA(made.id, { url: 'http://hooks.example.com/a' }), 422, 400, mine.key);
+        expect(direct.body.field).toBe('url');
       });
 
       it.each([
@@ -207,10 +214,10 @@ export function webhookSuites(ctx: ContractContext) {
         expect(res.text).not.toContain(SECRET_B);
       });
 
-      it('400 for a plain http URL (through Prism), naming it', async () => {
-        const res = await ctx.viaPrism('createWebhookV1', createB(bodyB({ url: 'http://hooks.example.com/b' })), 400, mine.key);
-        expect(res.body.field).toBe('url');
-        expect(res.body.error).toMatch(/https/);
+      it('400 for a plain http URL (Prism refuses it with 422; the server names it)', async () => {
+        const { direct } = await ctx.refusedByPrism('createWebhookV1', createB(bodyB({ url: 'http://hooks.example.com/b' })), 422, 400, mine.key);
+        expect(direct.body.field).toBe('url');
+        expect(direct.body.error).toMatch(/https/);
       });
 
       // The events enum (the Variant B catalogue): Prism refuses what the server refuses.

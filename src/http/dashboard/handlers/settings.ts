@@ -8,7 +8,7 @@ import { isUniqueViolation } from '../../../db/knex.ts';
 import * as workspaces from '../../../db/repos/workspaces.ts';
 import { planHasApi, SCOPES, scopesOfRole, type Role, type Scope } from '../../../domain/access.ts';
 import { claimExpired, claimExpiresAt, hostProblem, verificationRecord } from '../../../domain/domains.ts';
-import { conflict, forbidden, invalid, notFound } from '../../../domain/errors.ts';
+import { conflict, forbidden, invalid, notFound, quoted } from '../../../domain/errors.ts';
 import { invitationUrl } from '../../../domain/sessions.ts';
 import { domainVerified } from '../../../webhooks/domain-events.ts';
 import type { Services } from '../../services.ts';
@@ -103,7 +103,7 @@ export function settingsHandlers(
       const w = ws(ctx);
       if (!planHasApi(w.plan)) throw forbidden(`The ${w.plan} plan does not include the API; API keys need the Growth plan or above`);
       const unknown = body.scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
-      if (unknown.length) throw invalid(`unknown scopes: ${unknown.join(', ')}`, 'scopes');
+      if (unknown.length) throw invalid(`unknown scopes: ${unknown.map(quoted).join(', ')}`, 'scopes');
       let expiresAt: number | null = null;
       if (body.expiresAt) {
         expiresAt = Date.parse(body.expiresAt);
@@ -201,7 +201,7 @@ export function settingsHandlers(
         throw conflict(`No TXT record ${txtName} was found${code && code !== 'ENOTFOUND' && code !== 'ENODATA' ? ` (${code})` : ''}; publish ${txtName} = ${txtValue}, then verify again`);
       }
       if (!records.includes(txtValue)) {
-        throw conflict(`The TXT record ${txtName} does not hold ${txtValue}${records.length ? ` (found: ${records.join(', ')})` : ''}`);
+        throw conflict(`The TXT record ${txtName} does not hold ${txtValue}${records.length ? ` (found: ${records.map(quoted).join(', ')})` : ''}`);
       }
       await workspaces.setDomainStatus(knex, domain.id, 'ACTIVE', domainVerified(ctx.requestId));
       return { status: 200, body: { data: presentDomain((await workspaces.findDomainOf(knex, ws(ctx).id, domain.id))!) } };
@@ -222,7 +222,7 @@ export function settingsHandlers(
       const name = body.name.trim();
       if (!name) throw invalid('name must not be blank', 'name');
       const color = body.color ?? '#6b7280';
-      const id = await unique(workspaces.createTag(knex, ws(ctx).id, name, color), `A tag named ${name} already exists`);
+      const id = await unique(workspaces.createTag(knex, ws(ctx).id, name, color), `A tag named ${quoted(name)} already exists`);
       return { status: 201, body: { data: { id, name, color } } };
     },
 

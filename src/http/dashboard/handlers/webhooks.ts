@@ -5,7 +5,7 @@
 import * as outbox from '../../../db/repos/webhook-deliveries.ts';
 import * as subscriptions from '../../../db/repos/subscriptions.ts';
 import { planHasApi } from '../../../domain/access.ts';
-import { conflict, forbidden, invalid, notFound } from '../../../domain/errors.ts';
+import { conflict, forbidden, invalid, notFound, quoted } from '../../../domain/errors.ts';
 import { eventCatalog, type Variant } from '../../../webhooks/catalog.ts';
 import * as operator from '../../../webhooks/operator.ts';
 import { subscriptionView } from '../../../webhooks/subscription-view.ts';
@@ -148,7 +148,7 @@ export function webhookDashboardHandlers(services: Services): Pick<DashboardHand
       const w = webhooksOf(ctx);
       const found = await outbox.findDelivery(knex, params.deliveryId);
       const summary = found && found.workspaceId === w.id ? await outbox.deliverySummary(knex, found.id) : null;
-      if (!summary) throw notFound(`delivery ${params.deliveryId} not found`);
+      if (!summary) throw notFound(`delivery ${quoted(params.deliveryId)} not found`);
       return { status: 200, body: { data: summary, attempts: await attemptLog(knex, summary.id) } };
     },
 

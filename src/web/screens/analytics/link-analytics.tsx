@@ -97,8 +97,7 @@ export default function LinkAnalytics() {
           mayShare && valid ? (
             <ShareButton
               workspaceId={ws}
-              kind="LINK"
-              params={{ window: preset === 'custom' ? { from: range.from, to: range.to } : { lastDays: Number(preset) }, linkId }}
+              report={{ kind: 'LINK', params: { window: preset === 'custom' ? { from: range.from, to: range.to } : { lastDays: Number(preset) }, linkId } }}
               defaultTitle={`Clicks on ${slug}, ${preset === 'custom' ? `${formatDay(range.from)} – ${formatDay(range.to)}` : `last ${preset} days`}`}
               what={link.data?.shortUrl ?? slug ?? linkId}
             />

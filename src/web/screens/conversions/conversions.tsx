@@ -95,8 +95,7 @@ export default function Conversions() {
           shareable ? (
             <ShareButton
               workspaceId={ws}
-              kind="CONVERSIONS"
-              params={shared}
+              report={{ kind: 'CONVERSIONS', params: shared }}
               defaultTitle={`Conversions, ${windowPhrase(shared.window)}${shareWhat ? ` (${shareWhat})` : ''}`}
               what={shareWhat || 'every conversion'}
             />

@@ -218,8 +218,7 @@ export default function GoalDetail() {
             {mayEdit ? (
               <ShareButton
                 workspaceId={ws}
-                kind="GOAL"
-                params={{ window: { lastDays: Number(span) }, goalId: goal.id }}
+                report={{ kind: 'GOAL', params: { window: { lastDays: Number(span) }, goalId: goal.id } }}
                 defaultTitle={`${goal.name}, last ${span} days`}
                 what={goal.name}
               />

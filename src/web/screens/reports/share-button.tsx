@@ -8,7 +8,7 @@ import { api } from '../../api/client.ts';
 import { unwrap } from '../../api/errors.ts';
 import { keys } from '../../api/keys.ts';
 import { queryClient } from '../../api/query-client.ts';
-import type { Report, ReportKind, ReportParams, ReportVisibility } from '../../api/types.ts';
+import type { Report, ReportOfKind, ReportVisibility } from '../../api/types.ts';
 import { SubmitButton } from '../../components/buttons.tsx';
 import { CopyButton } from '../../components/copy-button.tsx';
 import { FormAlert } from '../../components/feedback.tsx';
@@ -20,7 +20,7 @@ import { KIND_LABELS, VISIBILITIES, windowPhrase } from './report-text.ts';
 type Field = 'title' | 'visibility' | 'password';
 const FIELDS: Record<string, Field> = { title: 'title', visibility: 'visibility', password: 'password' };
 
-export function ShareButton(props: { workspaceId: string; kind: ReportKind; params: ReportParams; defaultTitle: string; what: string }) {
+export function ShareButton(props: { workspaceId: string; report: ReportOfKind; defaultTitle: string; what: string }) {
   const [open, setOpen] = useState(false);
   return (
     <>
@@ -33,8 +33,9 @@ export function ShareButton(props: { workspaceId: string; kind: ReportKind; para
 }
 
 function ShareDialog({
-  workspaceId: ws, kind, params, defaultTitle, what, onClose,
-}: { workspaceId: string; kind: ReportKind; params: ReportParams; defaultTitle: string; what: string; onClose: () => void }) {
+  workspaceId: ws, report, defaultTitle, what, onClose,
+}: { workspaceId: string; report: ReportOfKind; defaultTitle: string; what: string; onClose: () => void }) {
+  const { kind, params } = report;
   const ref = useRef<HTMLDialogElement>(null);
   const formRef = useRef<HTMLFormElement>(null);
   const titleId = useId();
@@ -55,7 +56,7 @@ function ShareDialog({
       unwrap(
         api.POST('/workspaces/{workspaceId}/reports', {
           params: { path: { workspaceId: ws } },
-          body: { kind, title, params, visibility, ...(visibility !== 'PRIVATE' && password ? { password } : {}) },
+          body: { ...report, title, visibility, ...(visibility !== 'PRIVATE' && password ? { password } : {}) },
         }),
       ),
     onSuccess: (answer) => {

@@ -12,6 +12,8 @@ export type WebhookDelivery = Schemas['WebhookDelivery'];
 export type WebhookAttempt = Schemas['WebhookAttempt'];
 export type WebhookCatalog = Schemas['WebhookCatalog']['data'];
 export type DeliveryStatus = WebhookDelivery['status'];
+/** An event name of either variant's catalogue. */
+export type WebhookEventName = Schemas['WebhookEventA'] | Schemas['WebhookEventB'];
 
 export const webhookKeys = {
   all: (ws: string) => ['webhooks', ws] as const,
@@ -25,25 +27,51 @@ export const refreshWebhooks = (ws: string) => queryClient.invalidateQueries({ q
 
 const path = (workspaceId: string) => ({ path: { workspaceId } });
 
+/**
+ * The screen's event names come from the service's own catalogue (GET .../webhooks/events), read
+ * as text: they are the names the contract's enums hold, of the subscription's variant.
+ */
+const eventNames = (names: string[]) => names as WebhookEventName[];
+/** A new subscription: Variant A's takes no secret, Variant B's its caller's. */
+type NewSubscription = { variant: WebhookVariant; url: string; events: string[]; secret?: string };
+
 export const webhookApi = {
   subscriptions: async (ws: string) => (await unwrap(api.GET('/workspaces/{workspaceId}/webhooks/subscriptions', { params: path(ws) }))).data,
   catalog: async (ws: string) => (await unwrap(api.GET('/workspaces/{workspaceId}/webhooks/events', { params: path(ws) }))).data,
-  create: (ws: string, body: Schemas['WebhookSubscriptionCreate']) =>
-    unwrap(api.POST('/workspaces/{workspaceId}/webhooks/subscriptions', { params: path(ws), body })),
-  update: (ws: string, subscriptionId: string, body: Schemas['WebhookSubscriptionUpdate']) =>
-    unwrap(api.PATCH('/workspaces/{workspaceId}/webhooks/subscriptions/{subscriptionId}', { params: { path: { workspaceId: ws, subscriptionId } }, body })),
+  create: (ws: string, { variant, url, events, secret }: NewSubscription) => {
+    const body: Schemas['WebhookSubscriptionCreate'] =
+      variant === 'B' ? { variant, url, events: eventNames(events), secret: secret ?? '' } : { variant, url, events: eventNames(events) };
+    return unwrap(api.POST('/workspaces/{workspaceId}/webhooks/subscriptions', { params: path(ws), body }));
+  },
+  update: (ws: string, subscriptionId: string, { events, ...body }: { url?: string; events?: string[]; enabled?: boolean }) =>
+    unwrap(
+      api.PATCH('/workspaces/{workspaceId}/webhooks/subscriptions/{subscriptionId}', {
+        params: { path: { workspaceId: ws, subscriptionId } },
+        // Only Variant A subscriptions change, with names of Variant A's catalogue.
+        body: { ...body, ...(events ? { events: eventNames(events) as Array<Schemas['WebhookEventA']> } : {}) },
+      }),
+    ),
   remove: (ws: string, subscriptionId: string) =>
     unwrap(api.DELETE('/workspaces/{workspaceId}/webhooks/subscriptions/{subscriptionId}', { params: { path: { workspaceId: ws, subscriptionId } } })),
   enable: (ws: string, subscriptionId: string) =>
     unwrap(api.POST('/workspaces/{workspaceId}/webhooks/subscriptions/{subscriptionId}/enable', { params: { path: { workspaceId: ws, subscriptionId } } })),
   test: (ws: string, subscriptionId: string, event: string) =>
-    unwrap(api.POST('/workspaces/{workspaceId}/webhooks/subscriptions/{subscriptionId}/test', { params: { path: { workspaceId: ws, subscriptionId } }, body: { event } })),
+    unwrap(
+      api.POST('/workspaces/{workspaceId}/webhooks/subscriptions/{subscriptionId}/test', {
+        params: { path: { workspaceId: ws, subscriptionId } },
+        body: { event: eventNames([event])[0] },
+      }),
+    ),
   replaySince: (ws: string, subscriptionId: string, since: string) =>
     unwrap(
       api.POST('/workspaces/{workspaceId}/webhooks/subscriptions/{subscriptionId}/replay-failed', { params: { path: { workspaceId: ws, subscriptionId } }, body: { since } }),
     ),
-  log: (ws: string, query: { status?: DeliveryStatus; event?: string; subscriptionId?: string; before?: string }) =>
-    unwrap(api.GET('/workspaces/{workspaceId}/webhooks/deliveries', { params: { path: { workspaceId: ws }, query } })),
+  log: (ws: string, { event, ...query }: { status?: DeliveryStatus; event?: string; subscriptionId?: string; before?: string }) =>
+    unwrap(
+      api.GET('/workspaces/{workspaceId}/webhooks/deliveries', {
+        params: { path: { workspaceId: ws }, query: { ...query, ...(event ? { event: eventNames([event])[0] } : {}) } },
+      }),
+    ),
   delivery: (ws: string, deliveryId: string) =>
     unwrap(api.GET('/workspaces/{workspaceId}/webhooks/deliveries/{deliveryId}', { params: { path: { workspaceId: ws, deliveryId } } })),
   replay: (ws: string, deliveryId: string) =>
