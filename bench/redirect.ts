@@ -72,7 +72,7 @@
 // moved less run to run than unpinned, and a bare server that spends 1 µs more per request stayed
 // client-bound (98-110% of the baseline) instead of falling off the cliff described above.
 //
-// What the shared cores cost the service, found (issue 26): wrk is woken by every answer, and the
+// What the shared cores cost the service: wrk is woken by every answer, and the
 // kernel lets a woken task preempt the one running. With the cores busy (Postgres and the click
 // writer on one, the service's main thread and wrk on the other), wrk took the main thread's core
 // 8,000-10,000 times a second on the million set (the "main preempted/s" column; `perf record -e
@@ -81,7 +81,7 @@
 // So wrk runs as SCHED_BATCH (util-linux's chrt), whose wake-ups preempt nothing: it still gets
 // its fair share of a core, but waits for the server's turn to end, as a client on another machine
 // never competes with the server at all. The baseline is measured the same way, and runs as fast
-// either way. This is the default since issue 26; --client-normal runs wrk as a normal task, as
+// either way. This is the default; --client-normal runs wrk as a normal task, as
 // every figure before it was measured (--client-batch says the default explicitly). Why the
 // default changed: with a normal client, a bare server given 2, 5 and 10 µs of extra CPU per
 // request (--calibrate) ran at 79, 71 and 70% of itself, so the first 2 µs cost a fifth of the
@@ -290,7 +290,7 @@ if (args['client-batch'] && !hasChrt) {
   process.stderr.write('--client-batch needs chrt (util-linux) on PATH\n');
   process.exit(2);
 }
-// The default since issue 26 (see "What the shared cores cost the service" above): wrk as
+// The default (see "What the shared cores cost the service" above): wrk as
 // SCHED_BATCH whenever it can be; --client-normal for the figures measured before.
 const CLIENT_BATCH = CLIENT === 'wrk' && hasChrt && !args['client-normal'];
 const CPU_PROF_DIR = args['cpu-prof'] ? path.resolve(args['cpu-prof']) : undefined;

@@ -1,4 +1,4 @@
-// The published documents (DECISIONS.md): the API reference at /docs, the webhook reference of
+// The published documents, served without a key: the API reference at /docs, the webhook reference of
 // both variants at /docs/webhooks (both built into generated/docs/ by `npm run docs`, which npm's
 // prepare step runs after every install), the bundled OpenAPI document at /openapi.json and the
 // AsyncAPI documents at /asyncapi/variant-a.json and /asyncapi/variant-b.json (generated/, checked

@@ -1,10 +1,9 @@
 // Keeps the V8 object layouts of Node's per-request objects fast for the life of the process.
 // bin/shortlink.mjs calls settleNodeObjectShapes() before it loads anything else.
 //
-// Why (issue 26, bench/README.md "Redirect path"). The same code measured 52% of bare Node in one
-// run and 66% in the next. The slow processes were those where V8 ran full collections while
-// nothing was happening (the start-up preload of a million links is such a time; a quiet start is
-// another), and two V8 behaviours then slowed every later request for good:
+// Why: a process where V8 ran full collections while nothing was happening (the start-up preload
+// of a million links, a quiet start) stayed slower for its whole life than one where it did not
+// (the figures: docs/performance.md and bench/README.md), because of two V8 behaviours:
 //
 // 1. process.nextTick builds its queue entry with an object literal with computed keys
 //    ({ [async_id_symbol], [trigger_async_id_symbol], callback, args }). V8 records, per key,
@@ -13,7 +12,7 @@
 //    the next tick makes new maps, the recorded slots see a map that is not the one they recorded,
 //    and V8 marks them megamorphic for good. From then on every nextTick (Node's streams and HTTP
 //    code call it several times per request) makes three calls into V8's runtime
-//    (Runtime_DefineKeyedOwnPropertyInLiteral): 8–10% of the main thread's `perf` samples.
+//    (Runtime_DefineKeyedOwnPropertyInLiteral).
 //    One tick object kept here keeps its map, and through the map's back pointers the maps
 //    before it.
 //
@@ -24,7 +23,7 @@
 //    then puts 30-odd fields outside the object, and V8 turns an object into a dictionary when a
 //    store by key (this[kSymbol] = ...) finds more than 12 there: every response of the process
 //    becomes a dictionary as it is built (Runtime_AddDictionaryProperty, NameDictionary::Rehash,
-//    megamorphic loads), about 5 µs per request. net.Socket and tls.TLSSocket are sized the same
+//    megamorphic loads). net.Socket and tls.TLSSocket are sized the same
 //    way. Building sixteen of each here, one after the other with no collection between, and
 //    filling each one's room, ends their tracking with the most room V8 gives.
 //

@@ -248,7 +248,7 @@ describe('the docs', () => {
     expect(res.text).not.toMatch(/<(script|link)[^>]+(src|href)="https?:/);
   });
 
-  // The published documents (DECISIONS.md), on the host that is also the short domain: no key,
+  // The published documents, on the host that is also the short domain: no key,
   // their own media type, and a cache may keep a copy only if it asks again before using it.
   it.each([
     ['/docs', 'text/html; charset=utf-8', 'generated/docs/index.html'],

@@ -1,4 +1,4 @@
-// No page of the service makes a request off the machine (DECISIONS.md): the API reference
+// No page of the service makes a request off the machine: the API reference
 // (/docs), the webhook reference (/docs/webhooks) and the visitor pages, opened in a real
 // Chromium with every request recorded and every one to another host cut off. A page that
 // reaches for a CDN, a font service or an analytics host fails here, and so does one whose own

@@ -1,5 +1,5 @@
 // Runs the real `shortlink` command (node bin/shortlink.mjs) as an operator would, and checks
-// the command-line contract of DECISIONS.md: one JSON line on stdout and exit 0, or an empty
+// the command-line contract (docs/configuration.md): one JSON line on stdout and exit 0, or an empty
 // stdout, a one-line message on stderr and a non-zero exit.
 import { spawn } from 'node:child_process';
 import path from 'node:path';

@@ -1,7 +1,7 @@
 // An independent, in-memory recount of every conversion figure the API reports: the summary of
 // GET /api/v1/conversions and the goal report of GET /api/v1/goals/{id}/report. It folds plain
 // lists of seeded rows (conversions, clicks and QR scans) with the rules of the contract
-// (openapi/ descriptions and DECISIONS.md), and knows nothing of the daily aggregates, the
+// (the descriptions in openapi/), and knows nothing of the daily aggregates, the
 // raw-edge split or any other way the service stores or reads them.
 //
 // Also here: a seeded pseudo-random generator and the helpers that write the rich data set

@@ -1,4 +1,4 @@
-// Conversion summaries and goal reports within 100 ms over 400 days (issue 23; bench/README.md).
+// Conversion summaries and goal reports over 400 days without reading every event (bench:conversions).
 //
 // 1. Every 32-day block counts exactly the kept events of its days: rebuilt here from the events,
 //    added to by insertConversion, taken from by retention as it deletes events. Before, the
