@@ -1,8 +1,8 @@
-// SQLite's cache misses are read on the link lookup thread (src/redirect/lookup-thread.ts). What a
+// SQLite's cache misses are read on the link lookup thread (src/db/lookup-thread.ts). What a
 // visitor depends on: each answer is its own link's, a change is seen by the next lookup, and a
 // thread that fails or stops fails its lookups (the visitor gets the 503 page) instead of leaving
 // them waiting, and is replaced. The redirects themselves are tested through HTTPS in
-// redirects.test.ts, where every SQLite miss goes through this thread.
+// test/redirect/redirects.test.ts, where every SQLite miss goes through this thread.
 import Sqlite from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateLatest, openDatabase, sqliteFilename, type Database } from '../../src/db/knex';
