@@ -177,6 +177,29 @@ export async function startDeliveringServer(
   });
 }
 
+/** The webhook suites' fixture: a receiver, and a server on `engine` that delivers to it. */
+export interface Deliveries {
+  receiver: Receiver;
+  server: DeliveringServer;
+}
+
+/** Starts a receiver, then a delivering server (`env` as startDeliveringServer takes it). */
+export async function startDeliveries(engine: Engine, opts: { env?: Record<string, string> } = {}): Promise<Deliveries> {
+  const receiver = await startReceiver();
+  try {
+    return { receiver, server: await startDeliveringServer(engine, opts) };
+  } catch (err) {
+    await receiver.close();
+    throw err;
+  }
+}
+
+/** Stops what startDeliveries started (either may be missing when a start failed). */
+export async function stopDeliveries(d: Partial<Deliveries>): Promise<void> {
+  await d.server?.stop();
+  await d.receiver?.close();
+}
+
 /** One MASTER_KEY for every process of a test, so each can open the secrets the others sealed. */
 export const TEST_MASTER_KEY = 'a'.repeat(64);
 
@@ -288,6 +311,9 @@ export async function waitForDelivery(
 }
 
 export const settled = (row: { status: string }) => ['DELIVERED', 'FAILED', 'UNKNOWN'].includes(row.status);
+
+/** Polls the delivery until it is settled (DELIVERED, FAILED or UNKNOWN). */
+export const waitForSettled = (knex: Knex, id: string, timeoutMs?: number) => waitForDelivery(knex, id, settled, timeoutMs);
 
 // ---------------------------------------------------------------------------------------------
 // The AsyncAPI contract of a delivery

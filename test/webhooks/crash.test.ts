@@ -16,13 +16,12 @@ import { migrateLatest, openDatabase, type Database } from '../../src/db/knex';
 import { verifyVariantB } from '../../src/webhooks/verify';
 import { createTestDatabase, type TestDatabase } from '../support/databases';
 import {
-  TEST_MASTER_KEY,
   deliveryOf,
   seedDelivery,
   seedSubscription,
-  settled,
   startReceiver,
-  waitForDelivery,
+  TEST_MASTER_KEY,
+  waitForSettled,
   type Receiver,
 } from '../support/receiver';
 
@@ -156,9 +155,9 @@ describe('a delivery worker killed with SIGKILL mid-delivery', () => {
     gate.open();
     const second = serve();
     const [a1, b1, a2] = await Promise.all([
-      waitForDelivery(knex, aSent, settled, 40_000),
-      waitForDelivery(knex, bSent, settled, 40_000),
-      waitForDelivery(knex, aUnsent, settled, 40_000),
+      waitForSettled(knex, aSent, 40_000),
+      waitForSettled(knex, bSent, 40_000),
+      waitForSettled(knex, aUnsent, 40_000),
     ]);
 
     // A, request written: the endpoint may have acted, so UNKNOWN and nothing more is sent.

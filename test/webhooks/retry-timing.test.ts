@@ -6,10 +6,9 @@ import { RETRY_DELAYS_S } from '../../src/domain/webhook-delivery';
 import {
   seedDelivery,
   seedSubscription,
-  settled,
   startDeliveringServer,
   startReceiver,
-  waitForDelivery,
+  waitForSettled,
   type DeliveringServer,
   type Receiver,
 } from '../support/receiver';
@@ -60,7 +59,7 @@ describe('retry delays as measured by the receiver', () => {
     receiver.reply(path, [{ status: 503 }]);
     const sub = await seedSubscription(server.services.db.knex, server.services.masterKey, { url: receiver.url(path), variant });
     const id = await seedDelivery(server.services.db.knex, sub);
-    const row = await waitForDelivery(server.services.db.knex, id, settled, 30_000);
+    const row = await waitForSettled(server.services.db.knex, id, 30_000);
     expect(row).toMatchObject({ status: 'FAILED', attempts: 6 });
     const times = receiver.to(path).map((r) => r.receivedAt);
     expect(times).toHaveLength(6);

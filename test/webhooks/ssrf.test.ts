@@ -8,10 +8,9 @@ import { testEngines } from '../support/databases';
 import {
   seedDelivery,
   seedSubscription,
-  settled,
-  startDeliveringServer,
-  startReceiver,
-  waitForDelivery,
+  startDeliveries,
+  stopDeliveries,
+  waitForSettled,
   type DeliveringServer,
   type Receiver,
 } from '../support/receiver';
@@ -22,14 +21,12 @@ describe.each(testEngines())('address rules of deliveries on %s', (engine) => {
   const knex = () => server.services.db.knex;
 
   beforeAll(async () => {
-    receiver = await startReceiver();
-    server = await startDeliveringServer(engine, { env: { WEBHOOK_RETRY_SCALE: '0.001' } });
+    ({ receiver, server } = await startDeliveries(engine, { env: { WEBHOOK_RETRY_SCALE: '0.001' } }));
   });
   afterAll(async () => {
     // Checked once more at the end: nothing any test here did reached the receiver.
     expect(receiver.connections).toBe(0);
-    await server?.stop();
-    await receiver?.close();
+    await stopDeliveries({ receiver, server });
   });
 
   const targets = (): [string, string, RegExp][] => [
@@ -51,7 +48,7 @@ describe.each(testEngines())('address rules of deliveries on %s', (engine) => {
       cases.map(async ([, url]) => seedDelivery(knex(), await seedSubscription(knex(), server.services.masterKey, { url, variant: 'A' }))),
     );
     for (const [i, [what, , reason]] of cases.entries()) {
-      const row = await waitForDelivery(knex(), ids[i], settled);
+      const row = await waitForSettled(knex(), ids[i]);
       expect(row.status, what).toBe('FAILED');
       expect(row.attempts, what).toBe(1);
       expect(row.last_status_code, what).toBeNull();
@@ -69,7 +66,7 @@ describe.each(testEngines())('address rules of deliveries on %s', (engine) => {
       cases.map(async ([, url]) => seedDelivery(knex(), await seedSubscription(knex(), server.services.masterKey, { url, variant: 'B' }))),
     );
     for (const [i, [what, , reason]] of cases.entries()) {
-      const row = await waitForDelivery(knex(), ids[i], settled);
+      const row = await waitForSettled(knex(), ids[i]);
       expect(row.status, what).toBe('FAILED');
       expect(row.attempts, what).toBe(6);
       expect(row.last_error, what).toMatch(reason);
