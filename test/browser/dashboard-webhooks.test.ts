@@ -12,15 +12,8 @@ import type { Browser, Page } from 'playwright-core';
 import { browserAvailability, launchBrowser } from '../support/browser';
 import { DASHBOARD_API, seedPerson, type Person } from '../support/dashboard';
 import { dashboardBrowser, type DashboardBrowser } from '../support/dashboard-browser';
-import {
-  deliveryRow,
-  seedDelivery,
-  startDeliveries,
-  stopDeliveries,
-  waitForSettled,
-  type DeliveringServer,
-  type Receiver,
-} from '../support/receiver';
+import { deliveryRow, seedDelivery, waitForSettled } from '../support/outbox';
+import { startDeliveries, stopDeliveries, type DeliveringServer, type Receiver } from '../support/receiver';
 import * as ws from '../../src/db/repos/workspaces';
 import { newId } from '../../src/domain/ids';
 import { projectPath } from '../../src/platform/project-root';

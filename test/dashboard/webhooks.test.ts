@@ -11,16 +11,8 @@ import { newId } from '../../src/domain/ids';
 import { verifyVariantA } from '../../src/webhooks/verify';
 import { testEngines } from '../support/databases';
 import { seedTeam } from '../support/dashboard';
-import {
-  deliveryRow,
-  seedDelivery,
-  seedSubscription,
-  startDeliveries,
-  stopDeliveries,
-  waitForSettled,
-  type DeliveringServer,
-  type Receiver,
-} from '../support/receiver';
+import { deliveryRow, seedDelivery, seedSubscription, waitForSettled } from '../support/outbox';
+import { startDeliveries, stopDeliveries, type DeliveringServer, type Receiver } from '../support/receiver';
 
 describe.each(testEngines())('dashboard webhooks on %s', (engine) => {
   let receiver: Receiver;

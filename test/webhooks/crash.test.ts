@@ -15,15 +15,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateLatest, openDatabase, type Database } from '../../src/db/knex';
 import { verifyVariantB } from '../../src/webhooks/verify';
 import { createTestDatabase, type TestDatabase } from '../support/databases';
-import {
-  deliveryOf,
-  seedDelivery,
-  seedSubscription,
-  startReceiver,
-  TEST_MASTER_KEY,
-  waitForSettled,
-  type Receiver,
-} from '../support/receiver';
+import { deliveryOf, seedDelivery, seedSubscription, waitForSettled } from '../support/outbox';
+import { startReceiver, TEST_MASTER_KEY, type Receiver } from '../support/receiver';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const TIMEOUT_MS = 2_000; // the lease is 2 x 2 s + 5 s = 9 s

@@ -6,11 +6,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyVariantA, verifyVariantB } from '../../src/webhooks/verify';
 import { testEngines } from '../support/databases';
+import { waitForSettled } from '../support/outbox';
 import {
   envelopeErrors,
   startDeliveries,
   stopDeliveries,
-  waitForSettled,
   type DeliveringServer,
   type Receiver,
 } from '../support/receiver';

@@ -3,15 +3,8 @@
 // schedule's proportions. Timing does not depend on the engine, so this runs on SQLite.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RETRY_DELAYS_S } from '../../src/domain/webhook-delivery';
-import {
-  seedDelivery,
-  seedSubscription,
-  startDeliveringServer,
-  startReceiver,
-  waitForSettled,
-  type DeliveringServer,
-  type Receiver,
-} from '../support/receiver';
+import { seedDelivery, seedSubscription, waitForSettled } from '../support/outbox';
+import { startDeliveringServer, startReceiver, type DeliveringServer, type Receiver } from '../support/receiver';
 
 /** How late an attempt may be: a poll, a TLS connection and a few writes on a loaded CI machine. */
 const lateMs = (expected: number) => Math.max(300, expected * 0.1);

@@ -5,15 +5,8 @@
 // 10.x and 169.254.169.254 are refused before any connection is tried, so no packet leaves.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testEngines } from '../support/databases';
-import {
-  seedDelivery,
-  seedSubscription,
-  startDeliveries,
-  stopDeliveries,
-  waitForSettled,
-  type DeliveringServer,
-  type Receiver,
-} from '../support/receiver';
+import { seedDelivery, seedSubscription, waitForSettled } from '../support/outbox';
+import { startDeliveries, stopDeliveries, type DeliveringServer, type Receiver } from '../support/receiver';
 
 describe.each(testEngines())('address rules of deliveries on %s', (engine) => {
   let receiver: Receiver;

@@ -7,17 +7,13 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyVariantA } from '../../src/webhooks/verify';
 import { testEngines } from '../support/databases';
+import { deliveryOf, seedDelivery, seedSubscription, waitForDelivery, waitForSettled } from '../support/outbox';
 import {
-  deliveryOf,
   envelopeErrors,
-  seedDelivery,
-  seedSubscription,
   startDeliveries,
   startReceiver,
   stopDeliveries,
   untrustedCertificate,
-  waitForDelivery,
-  waitForSettled,
   type DeliveringServer,
   type Receiver,
 } from '../support/receiver';

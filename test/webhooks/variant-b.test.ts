@@ -7,14 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyVariantB } from '../../src/webhooks/verify';
 import { expectJsonLine, runCli } from '../support/cli';
 import { testEngines } from '../support/databases';
+import { seedDelivery, seedSubscription, waitForSettled } from '../support/outbox';
 import {
   envelopeErrors,
-  seedDelivery,
-  seedSubscription,
   startDeliveries,
   startReceiver,
   stopDeliveries,
-  waitForSettled,
   type DeliveringServer,
   type ReceivedDelivery,
   type Receiver,
