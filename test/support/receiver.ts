@@ -1,7 +1,7 @@
 // Webhook test support: a real HTTPS receiver on loopback whose answers each test scripts per
-// path, a Shortlink server whose worker trusts that receiver's self-signed certificate, and the
-// AsyncAPI contract of what it received. Seeding the outbox is in test/support/outbox.ts.
-import fs from 'node:fs';
+// path, and a Shortlink server whose worker trusts that receiver's self-signed certificate.
+// Seeding the outbox is in test/support/outbox.ts, the AsyncAPI check of a body in
+// test/support/envelopes.ts.
 import type { IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
@@ -197,37 +197,3 @@ export async function stopDeliveries(d: Partial<Deliveries>): Promise<void> {
 
 /** One MASTER_KEY for every process of a test, so each can open the secrets the others sealed. */
 export const TEST_MASTER_KEY = 'a'.repeat(64);
-
-// ---------------------------------------------------------------------------------------------
-// The AsyncAPI contract of a delivery
-
-type Validate = ((value: unknown) => boolean) & { errors?: unknown };
-const validators = new Map<string, Validate>();
-
-/**
- * Validates a delivered body against the payload schema of its message in
- * generated/asyncapi-a.json or -b.json (the message whose name is the event type). Returns the
- * schema errors, [] when valid.
- */
-export async function envelopeErrors(variant: 'A' | 'B', body: any): Promise<unknown[]> {
-  const eventType = variant === 'A' ? body?.event : body?.type;
-  const key = `${variant}:${eventType}`;
-  let validate = validators.get(key);
-  if (!validate) {
-    const { Ajv } = await import('ajv');
-    const formats = await import('ajv-formats');
-    const addFormats = ((formats as any).default?.default ?? (formats as any).default ?? formats) as (ajv: unknown) => unknown;
-    const file = new URL(`../../generated/asyncapi-${variant.toLowerCase()}.json`, import.meta.url);
-    const doc = JSON.parse(fs.readFileSync(file, 'utf8'));
-    const message = Object.values<any>(doc.components.messages).find((m) => m.name === eventType);
-    if (!message) return [`no message named ${eventType} in asyncapi-${variant.toLowerCase()}.json`];
-    const ajv = new Ajv({ allErrors: true, strict: false });
-    addFormats(ajv);
-    const id = `https://shortlink.invalid/asyncapi-${variant.toLowerCase()}.json`;
-    ajv.addSchema({ $id: id, components: { schemas: doc.components.schemas } });
-    const ref = message.payload.$ref as string;
-    validate = ajv.compile(ref ? { $ref: `${id}${ref}` } : message.payload) as Validate;
-    validators.set(key, validate);
-  }
-  return validate(body) ? [] : ((validate.errors as unknown[]) ?? ['invalid']);
-}

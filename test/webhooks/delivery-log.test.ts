@@ -14,8 +14,9 @@ import { ENDPOINT_FAILING_DISABLE_MS } from '../../src/domain/webhook-delivery';
 import { newId } from '../../src/domain/ids';
 import { expectJsonLine, runCli } from '../support/cli';
 import { testEngines } from '../support/databases';
+import { envelopeErrors } from '../support/envelopes';
 import { deliveryRow, seedDelivery, seedSubscription, waitForDelivery, waitForSettled } from '../support/outbox';
-import { envelopeErrors, startReceiver, TEST_MASTER_KEY, type Receiver } from '../support/receiver';
+import { startReceiver, TEST_MASTER_KEY, type Receiver } from '../support/receiver';
 import { startTestServer, type TestServer } from '../support/server';
 
 const DAY = 24 * 60 * 60 * 1000;

@@ -6,14 +6,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyVariantA, verifyVariantB } from '../../src/webhooks/verify';
 import { testEngines } from '../support/databases';
+import { envelopeErrors } from '../support/envelopes';
 import { waitForSettled } from '../support/outbox';
-import {
-  envelopeErrors,
-  startDeliveries,
-  stopDeliveries,
-  type DeliveringServer,
-  type Receiver,
-} from '../support/receiver';
+import { startDeliveries, stopDeliveries, type DeliveringServer, type Receiver } from '../support/receiver';
 import { seedWorkspace } from '../support/seed';
 import { httpsRequest, testCertificate } from '../support/server';
 

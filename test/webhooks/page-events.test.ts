@@ -6,13 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyVariantA, verifyVariantB } from '../../src/webhooks/verify';
 import { testEngines } from '../support/databases';
 import { seedTeam } from '../support/dashboard';
-import {
-  envelopeErrors,
-  startDeliveries,
-  stopDeliveries,
-  type DeliveringServer,
-  type Receiver,
-} from '../support/receiver';
+import { envelopeErrors } from '../support/envelopes';
+import { startDeliveries, stopDeliveries, type DeliveringServer, type Receiver } from '../support/receiver';
 
 const PERSON = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_0) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Safari/605.1.15';
 const CRAWLER = 'Twitterbot/1.0';

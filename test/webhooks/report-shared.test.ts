@@ -10,13 +10,8 @@ import * as ws from '../../src/db/repos/workspaces';
 import { verifyVariantA } from '../../src/webhooks/verify';
 import { testEngines } from '../support/databases';
 import { seedTeam } from '../support/dashboard';
-import {
-  envelopeErrors,
-  startDeliveries,
-  stopDeliveries,
-  type DeliveringServer,
-  type Receiver,
-} from '../support/receiver';
+import { envelopeErrors } from '../support/envelopes';
+import { startDeliveries, stopDeliveries, type DeliveringServer, type Receiver } from '../support/receiver';
 import type { TestServer } from '../support/server';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

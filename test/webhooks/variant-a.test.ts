@@ -7,9 +7,9 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyVariantA } from '../../src/webhooks/verify';
 import { testEngines } from '../support/databases';
+import { envelopeErrors } from '../support/envelopes';
 import { deliveryOf, seedDelivery, seedSubscription, waitForDelivery, waitForSettled } from '../support/outbox';
 import {
-  envelopeErrors,
   startDeliveries,
   startReceiver,
   stopDeliveries,

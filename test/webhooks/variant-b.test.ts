@@ -7,9 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyVariantB } from '../../src/webhooks/verify';
 import { expectJsonLine, runCli } from '../support/cli';
 import { testEngines } from '../support/databases';
+import { envelopeErrors } from '../support/envelopes';
 import { seedDelivery, seedSubscription, waitForSettled } from '../support/outbox';
 import {
-  envelopeErrors,
   startDeliveries,
   startReceiver,
   stopDeliveries,
