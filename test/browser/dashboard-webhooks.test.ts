@@ -47,9 +47,7 @@ describe.skipIf(!available.run)('webhooks in the dashboard, in Chromium (sqlite)
     owner = await seedPerson(knex(), workspaceId, 'OWNER', 'ada@acme.example');
     analyst = await seedPerson(knex(), workspaceId, 'ANALYST', 'cy@acme.example');
     b = dashboardBrowser(browser, server.url, [], SHOTS);
-    ({ page } = await b.newPersonPage());
-    await b.signInThroughForm(page, owner);
-    await page.getByRole('heading', { level: 1, name: 'Links' }).waitFor();
+    page = await b.signedInPage(owner);
     screenUrl = `${server.url}/app/w/${workspaceId}/settings/webhooks`;
   }, 60_000);
   afterAll(async () => {
