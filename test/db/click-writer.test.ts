@@ -220,7 +220,7 @@ describe.each(testEngines())('click writer thread on %s', (engine) => {
   }
 });
 
-// The writer thread yields the CPU to the threads that answer visitors (src/redirect/click-worker.ts).
+// The writer thread yields the CPU to the threads that answer visitors (src/start/click-writer-thread.ts).
 describe.runIf(process.platform === 'linux')('click writer thread priority', () => {
   /** Nice value of each thread of this process (field 19 of /proc/self/task/TID/stat). */
   const threadNices = () =>

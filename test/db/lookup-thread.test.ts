@@ -10,7 +10,7 @@ import { LinkLookupThread, LookupThreadError } from '../../src/db/lookup-thread'
 import { createTestDatabase, type MigratedDatabase, openMigratedDatabase } from '../support/databases';
 import { seedWorkspace } from '../support/seed';
 
-// LINK_COLUMNS order (src/redirect/store.ts).
+// LINK_COLUMNS order (src/db/redirect-store.ts).
 const SLUG = 3;
 const URL_COLUMN = 4;
 const LINKS = 300;
