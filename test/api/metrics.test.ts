@@ -6,7 +6,14 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { READY_MAX_CLICK_BACKLOG } from '../../src/http/handlers/ops';
 import { testEngines } from '../support/databases';
-import { deliveryRow, seedSubscription, startDeliveringServer, startReceiver, TEST_MASTER_KEY, type DeliveringServer, type Receiver } from '../support/receiver';
+import { deliveryRow, seedSubscription } from '../support/outbox';
+import {
+  startDeliveringServer,
+  startReceiver,
+  TEST_MASTER_KEY,
+  type DeliveringServer,
+  type Receiver,
+} from '../support/receiver';
 import { seedWorkspace, type Seeded } from '../support/seed';
 import { startTestServer } from '../support/server';
 

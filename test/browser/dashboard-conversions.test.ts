@@ -76,9 +76,7 @@ describe.skipIf(!available.run)('conversions in the dashboard, in Chromium (sqli
     await server.clicks.flush();
 
     b = dashboardBrowser(browser, server.url, [], SHOTS);
-    ({ page } = await b.newPersonPage());
-    await b.signInThroughForm(page, owner);
-    await page.getByRole('heading', { level: 1, name: 'Links' }).waitFor();
+    page = await b.signedInPage(owner);
   }, 90_000);
   afterAll(async () => {
     await browser?.close();
@@ -258,9 +256,7 @@ describe.skipIf(!available.run)('conversions in the dashboard of a deployment wi
     const workspaceId = await ws.createWorkspace(knex, 'Acme', 'growth');
     const owner = await seedPerson(knex, workspaceId, 'OWNER', 'ada@acme.example');
     const b = dashboardBrowser(browser, server.url, [], SHOTS);
-    const { page } = await b.newPersonPage();
-    await b.signInThroughForm(page, owner);
-    await page.getByRole('heading', { level: 1, name: 'Links' }).waitFor();
+    const page = await b.signedInPage(owner);
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Conversions' }).click();
     await page.getByText('Conversion tracking is not available on this deployment.').waitFor();
     expect(await page.getByRole('alert').count()).toBe(0);

@@ -42,9 +42,7 @@ describe.skipIf(!available.run)('goals in the dashboard, in Chromium (sqlite)', 
     key = (await ws.createKey(knex, workspaceId, owner.userId, ['links:read', 'links:write', 'conversions:read', 'conversions:write'], null)).key;
     linkId = (await server.request('POST', '/api/v1/links', { key, body: { url: 'https://example.com/pricing', slug: 'pricing' } })).body.data.id;
     b = dashboardBrowser(browser, server.url, [], SHOTS);
-    ({ page } = await b.newPersonPage());
-    await b.signInThroughForm(page, owner);
-    await page.getByRole('heading', { level: 1, name: 'Links' }).waitFor();
+    page = await b.signedInPage(owner);
   }, 60_000);
   afterAll(async () => {
     await browser?.close();

@@ -72,9 +72,7 @@ describe.skipIf(!available.run)('bio pages in the dashboard, in Chromium (sqlite
     expect((await other.request('POST', `/workspaces/${otherId}/pages`, { body: { handle: 'acme', title: 'Not Acme' } })).status).toBe(201);
 
     b = dashboardBrowser(browser, server.url, [destination.origin], SHOTS);
-    ({ page } = await b.newPersonPage());
-    await b.signInThroughForm(page, owner);
-    await page.getByRole('heading', { level: 1, name: 'Links' }).waitFor();
+    page = await b.signedInPage(owner);
   }, 60_000);
   afterAll(async () => {
     await browser?.close();

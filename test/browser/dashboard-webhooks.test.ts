@@ -12,7 +12,8 @@ import type { Browser, Page } from 'playwright-core';
 import { browserAvailability, launchBrowser } from '../support/browser';
 import { DASHBOARD_API, seedPerson, type Person } from '../support/dashboard';
 import { dashboardBrowser, type DashboardBrowser } from '../support/dashboard-browser';
-import { deliveryRow, seedDelivery, settled, startDeliveringServer, startReceiver, waitForDelivery, type DeliveringServer, type Receiver } from '../support/receiver';
+import { deliveryRow, seedDelivery, waitForSettled } from '../support/outbox';
+import { startDeliveries, stopDeliveries, type DeliveringServer, type Receiver } from '../support/receiver';
 import * as ws from '../../src/db/repos/workspaces';
 import { newId } from '../../src/domain/ids';
 import { projectPath } from '../../src/platform/project-root';
@@ -39,21 +40,19 @@ describe.skipIf(!available.run)('webhooks in the dashboard, in Chromium (sqlite)
   beforeAll(async () => {
     browser = await launchBrowser();
     expect(fs.existsSync(projectPath('dist/web/index.html')), 'dist/web is built at install (npm run build:web)').toBe(true);
-    receiver = await startReceiver();
-    server = await startDeliveringServer('sqlite', { env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1', WEBHOOK_RETRY_SCALE: '0.01', WEBHOOK_TIMEOUT_MS: '2000' } });
+    ({ receiver, server } = await startDeliveries('sqlite', {
+      env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1', WEBHOOK_RETRY_SCALE: '0.01', WEBHOOK_TIMEOUT_MS: '2000' },
+    }));
     workspaceId = await ws.createWorkspace(knex(), 'Acme', 'growth');
     owner = await seedPerson(knex(), workspaceId, 'OWNER', 'ada@acme.example');
     analyst = await seedPerson(knex(), workspaceId, 'ANALYST', 'cy@acme.example');
     b = dashboardBrowser(browser, server.url, [], SHOTS);
-    ({ page } = await b.newPersonPage());
-    await b.signInThroughForm(page, owner);
-    await page.getByRole('heading', { level: 1, name: 'Links' }).waitFor();
+    page = await b.signedInPage(owner);
     screenUrl = `${server.url}/app/w/${workspaceId}/settings/webhooks`;
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
-    await server?.stop();
-    await receiver?.close();
+    await stopDeliveries({ receiver, server });
   });
 
   it('makes a Variant A subscription (its secret shown once) and a Variant B one (the caller\'s secret)', async () => {
@@ -112,7 +111,7 @@ describe.skipIf(!available.run)('webhooks in the dashboard, in Chromium (sqlite)
   it('a failing Variant B delivery shows in the log with its response body, and is replayed', async () => {
     const sub = await subscriptionOf('B');
     const id = await seedDelivery(knex(), { id: sub.id, workspaceId, variant: 'B', secret: '' });
-    await waitForDelivery(knex(), id, settled, 30_000);
+    await waitForSettled(knex(), id, 30_000);
     receiver.reply('/hooks/b', [{ status: 200, body: 'ok now' }]);
     await page.reload();
     await page.getByRole('group', { name: 'Filter deliveries' }).getByLabel('Status').selectOption('FAILED');
@@ -124,7 +123,7 @@ describe.skipIf(!available.run)('webhooks in the dashboard, in Chromium (sqlite)
     await b.look(page, 'webhooks-log-failed');
     await page.getByRole('button', { name: `Replay delivery ${id}` }).click();
     await page.getByText(`Delivery ${id} sent again with the same id and body.`).waitFor();
-    expect(await waitForDelivery(knex(), id, settled)).toMatchObject({ status: 'DELIVERED', attempts: 7 });
+    expect(await waitForSettled(knex(), id)).toMatchObject({ status: 'DELIVERED', attempts: 7 });
   });
 
   it('an UNKNOWN Variant A delivery is marked delivered', async () => {

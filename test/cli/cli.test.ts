@@ -12,7 +12,7 @@ import { insertLink, type LinkRow } from '../../src/db/repos/links';
 import * as ws from '../../src/db/repos/workspaces';
 import * as accounts from '../../src/db/repos/accounts';
 import { expectFailure, expectJsonLine, runCli } from '../support/cli';
-import { deliveryRow, seedSubscription, type SeededSubscription } from '../support/receiver';
+import { deliveryRow, seedSubscription, type SeededSubscription } from '../support/outbox';
 import { createTestDatabase, testEngines, type TestDatabase } from '../support/databases';
 
 // A 1x1 PNG, and the first bytes of a JPEG (the command checks the signature, not the pixels).

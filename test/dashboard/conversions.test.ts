@@ -8,7 +8,7 @@
 // dashboard contract (SHORTLINK_VALIDATE_RESPONSES, vitest.config.ts) and here once more by hand.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ws from '../../src/db/repos/workspaces';
-import { DASHBOARD_API, seedTeam } from '../support/dashboard';
+import { DASHBOARD_API, seedTeam, startWithTeams, type Team } from '../support/dashboard';
 import { testEngines } from '../support/databases';
 import { openDocument } from '../support/fuzz-openapi';
 import {
@@ -22,10 +22,7 @@ const dashboard = openDocument('dashboard.json');
 const operation = dashboard.operations().find((o) => o.operationId === 'getDashboardConversions')!;
 
 describe.each(testEngines())('dashboard conversions on %s', (engine) => {
-  let server: TestServer;
-  let team: Awaited<ReturnType<typeof seedTeam>>;
-  let other: Awaited<ReturnType<typeof seedTeam>>;
-  let base: string;
+  let server: TestServer, team: Team, other: Team, base: string;
   let objects: Objects;
   let otherObjects: Objects;
   let convs: RConversion[];
@@ -51,10 +48,7 @@ describe.each(testEngines())('dashboard conversions on %s', (engine) => {
   }
 
   beforeAll(async () => {
-    server = await startTestServer(engine);
-    team = await seedTeam(server);
-    other = await seedTeam(server);
-    base = `/workspaces/${team.workspaceId}`;
+    ({ server, team, other, base } = await startWithTeams(engine));
     apiKey = keyRing(knex, team.workspaceId, team.people.owner.userId);
     objects = await objectsOf(team, 4, 2, [0, 1]);
     otherObjects = await objectsOf(other, 1, 1, [0]);

@@ -6,24 +6,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ws from '../../src/db/repos/workspaces';
 import { testEngines } from '../support/databases';
-import { seedTeam } from '../support/dashboard';
+import { seedTeam, startWithTeams, type Team } from '../support/dashboard';
 import { startTestServer, type TestServer } from '../support/server';
 
 describe.each(testEngines())('dashboard goals on %s', (engine) => {
-  let server: TestServer;
-  let team: Awaited<ReturnType<typeof seedTeam>>;
-  let other: Awaited<ReturnType<typeof seedTeam>>;
-  let base: string;
+  let server: TestServer, team: Team, other: Team, base: string;
   let key: string;
   let linkId: string;
   let otherLinkId: string;
   const knex = () => server.services.db.knex;
 
   beforeAll(async () => {
-    server = await startTestServer(engine);
-    team = await seedTeam(server);
-    other = await seedTeam(server);
-    base = `/workspaces/${team.workspaceId}`;
+    ({ server, team, other, base } = await startWithTeams(engine));
     key = (await ws.createKey(knex(), team.workspaceId, team.people.owner.userId, ['links:read', 'links:write', 'conversions:read', 'conversions:write'], null)).key;
     const made = await team.member.request('POST', `${base}/links`, { body: { url: 'https://example.com/pricing' } });
     linkId = made.body.data.id;

@@ -10,8 +10,8 @@ import { IMPORT_MAX_ROWS } from '../../src/http/dashboard/link-import';
 import { linkOperations } from '../../src/http/link-operations';
 import { FOLD_LAG_MS, FOLD_STEP_MS } from '../../src/db/repos/click-folds';
 import { testEngines } from '../support/databases';
-import { seedPerson, seedTeam, signIn, type DashboardClient } from '../support/dashboard';
-import { readResponse, startTestServer, type TestResponse, type TestServer } from '../support/server';
+import { seedPerson, seedTeam, signIn, startWithTeams, type DashboardClient, type Team } from '../support/dashboard';
+import { readResponse, type TestResponse, type TestServer } from '../support/server';
 
 const PERSON = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
 const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
@@ -19,11 +19,7 @@ const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR
 const today = () => new Date().toISOString().slice(0, 10);
 
 describe.each(testEngines())('dashboard links on %s', (engine) => {
-  let server: TestServer;
-  let team: Awaited<ReturnType<typeof seedTeam>>;
-  let other: Awaited<ReturnType<typeof seedTeam>>;
-  let base: string;
-  let otherBase: string;
+  let server: TestServer, team: Team, other: Team, base: string, otherBase: string;
   const knex = () => server.services.db.knex;
   const create = async (body: object, who: DashboardClient = team.owner, at = base) => {
     const res = await who.request('POST', `${at}/links`, { body });
@@ -33,11 +29,7 @@ describe.each(testEngines())('dashboard links on %s', (engine) => {
   const visit = (path: string, headers: Record<string, string> = {}) => server.request('GET', path, { headers: { 'user-agent': PERSON, ...headers } });
 
   beforeAll(async () => {
-    server = await startTestServer(engine, { env: { CLICK_FLUSH_MS: '60000', TRUST_PROXY: '1' } });
-    team = await seedTeam(server);
-    other = await seedTeam(server);
-    base = `/workspaces/${team.workspaceId}`;
-    otherBase = `/workspaces/${other.workspaceId}`;
+    ({ server, team, other, base, otherBase } = await startWithTeams(engine, { env: { CLICK_FLUSH_MS: '60000', TRUST_PROXY: '1' } }));
   });
   afterAll(async () => server?.stop());
 

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ws from '../../src/db/repos/workspaces';
 import { testEngines } from '../support/databases';
-import { seedTeam } from '../support/dashboard';
+import { startWithTeams, type Team } from '../support/dashboard';
 import { startTestServer, type TestServer } from '../support/server';
 
 const PERSON = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
@@ -15,10 +15,7 @@ const CRAWLER = 'facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_u
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
 
 describe.each(testEngines())('bio pages on %s', (engine) => {
-  let server: TestServer;
-  let team: Awaited<ReturnType<typeof seedTeam>>;
-  let other: Awaited<ReturnType<typeof seedTeam>>;
-  let base: string;
+  let server: TestServer, team: Team, other: Team, base: string;
   let linkId: string;
   let otherLinkId: string;
   let seq = 0;
@@ -31,10 +28,7 @@ describe.each(testEngines())('bio pages on %s', (engine) => {
   const analytics = async (id: string, query = '') => (await team.analyst.request('GET', `${base}/pages/${id}/analytics${query}`)).body;
 
   beforeAll(async () => {
-    server = await startTestServer(engine, { env: { CLICK_FLUSH_MS: '60000', TRUST_PROXY: '1' } });
-    team = await seedTeam(server);
-    other = await seedTeam(server);
-    base = `/workspaces/${team.workspaceId}`;
+    ({ server, team, other, base } = await startWithTeams(engine, { env: { CLICK_FLUSH_MS: '60000', TRUST_PROXY: '1' } }));
     linkId = (await team.member.request('POST', `${base}/links`, { body: { url: 'https://shop.example.com/spring', slug: `spring-${engine}` } })).body.data.id;
     otherLinkId = (await other.member.request('POST', `/workspaces/${other.workspaceId}/links`, { body: { url: 'https://example.com/x' } })).body.data.id;
   });

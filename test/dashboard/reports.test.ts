@@ -11,7 +11,7 @@ import { DAY_MS } from '../../src/domain/conversions';
 import { SharedFigures, findSharedReport } from '../../src/http/dashboard/shared-reports';
 import { projectPath } from '../../src/platform/project-root';
 import { testEngines } from '../support/databases';
-import { seedTeam } from '../support/dashboard';
+import { seedTeam, startWithTeams, type Team } from '../support/dashboard';
 import { openDocument } from '../support/fuzz-openapi';
 import { startTestServer, type TestResponse, type TestServer } from '../support/server';
 
@@ -20,10 +20,7 @@ const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 const tokenOf = (url: string) => new URL(url).pathname.split('/').pop()!;
 
 describe.each(testEngines())('shared reports on %s', (engine) => {
-  let server: TestServer;
-  let team: Awaited<ReturnType<typeof seedTeam>>;
-  let other: Awaited<ReturnType<typeof seedTeam>>;
-  let base: string;
+  let server: TestServer, team: Team, other: Team, base: string;
   let key: string;
   let linkId: string;
   let goalId: string;
@@ -31,10 +28,7 @@ describe.each(testEngines())('shared reports on %s', (engine) => {
 
   beforeAll(async () => {
     expect(fs.existsSync(projectPath('dist/web/index.html')), 'dist/web is built at install (npm run build:web)').toBe(true);
-    server = await startTestServer(engine);
-    team = await seedTeam(server);
-    other = await seedTeam(server);
-    base = `/workspaces/${team.workspaceId}`;
+    ({ server, team, other, base } = await startWithTeams(engine));
     key = (await ws.createKey(knex(), team.workspaceId, team.people.owner.userId, ['links:read', 'links:write', 'conversions:read', 'conversions:write'], null)).key;
     linkId = (await server.request('POST', '/api/v1/links', { key, body: { url: 'https://example.com/pricing', slug: `pricing-${engine}`, title: 'Pricing page' } })).body.data.id;
     goalId = (await team.member.request('POST', `${base}/goals`, { body: { name: 'Purchases', type: 'purchase', targetCount: 10 } })).body.data.id;

@@ -4,31 +4,23 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ws from '../../src/db/repos/workspaces';
 import { testEngines } from '../support/databases';
-import { cookieOf, DASHBOARD_API, seedTeam, signIn } from '../support/dashboard';
-import { startTestServer, type TestServer } from '../support/server';
+import { cookieOf, DASHBOARD_API, seedTeam, signIn, startWithTeams, type Team } from '../support/dashboard';
+import type { TestServer } from '../support/server';
 
 describe.each(testEngines())('dashboard settings on %s', (engine) => {
-  let server: TestServer;
-  let team: Awaited<ReturnType<typeof seedTeam>>;
-  let other: Awaited<ReturnType<typeof seedTeam>>;
-  let base: string;
-  let otherBase: string;
+  let server: TestServer, team: Team, other: Team, base: string, otherBase: string;
   /** What the DNS answers: TXT records by name. */
   const dns = new Map<string, string[][]>();
   const knex = () => server.services.db.knex;
 
   beforeAll(async () => {
-    server = await startTestServer(engine, {
+    ({ server, team, other, base, otherBase } = await startWithTeams(engine, {
       resolveTxt: async (name) => {
         const records = dns.get(name);
         if (!records) throw Object.assign(new Error(`queryTxt ENOTFOUND ${name}`), { code: 'ENOTFOUND' });
         return records;
       },
-    });
-    team = await seedTeam(server);
-    other = await seedTeam(server);
-    base = `/workspaces/${team.workspaceId}`;
-    otherBase = `/workspaces/${other.workspaceId}`;
+    }));
   });
   afterAll(async () => server?.stop());
 

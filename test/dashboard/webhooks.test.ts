@@ -11,17 +11,8 @@ import { newId } from '../../src/domain/ids';
 import { verifyVariantA } from '../../src/webhooks/verify';
 import { testEngines } from '../support/databases';
 import { seedTeam } from '../support/dashboard';
-import {
-  deliveryRow,
-  seedDelivery,
-  seedSubscription,
-  settled,
-  startDeliveringServer,
-  startReceiver,
-  waitForDelivery,
-  type DeliveringServer,
-  type Receiver,
-} from '../support/receiver';
+import { deliveryRow, seedDelivery, seedSubscription, waitForSettled } from '../support/outbox';
+import { startDeliveries, stopDeliveries, type DeliveringServer, type Receiver } from '../support/receiver';
 
 describe.each(testEngines())('dashboard webhooks on %s', (engine) => {
   let receiver: Receiver;
@@ -34,18 +25,14 @@ describe.each(testEngines())('dashboard webhooks on %s', (engine) => {
   const nextPath = (what: string) => `/dash/${engine}/${what}/${++n}`;
 
   beforeAll(async () => {
-    receiver = await startReceiver();
-    server = await startDeliveringServer(engine, {
+    ({ receiver, server } = await startDeliveries(engine, {
       env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1', WEBHOOK_RETRY_SCALE: '0.01', WEBHOOK_TIMEOUT_MS: '2000' },
-    });
+    }));
     team = await seedTeam(server as any);
     other = await seedTeam(server as any);
     base = `/workspaces/${team.workspaceId}/webhooks`;
   });
-  afterAll(async () => {
-    await server?.stop();
-    await receiver?.close();
-  });
+  afterAll(() => stopDeliveries({ receiver, server }));
 
   const seedFor = (variant: 'A' | 'B', path: string) =>
     seedSubscription(knex(), server.services.masterKey, { url: receiver.url(path), variant, workspaceId: team.workspaceId });
@@ -125,9 +112,9 @@ describe.each(testEngines())('dashboard webhooks on %s', (engine) => {
     receiver.reply(p, [{ status: 410, body: 'gone for good' }]);
     const sub = await seedFor('A', p);
     const first = await seedDelivery(knex(), sub, { eventType: 'link.created' });
-    await waitForDelivery(knex(), first, settled);
+    await waitForSettled(knex(), first);
     const second = await seedDelivery(knex(), sub, { eventType: 'link.created' });
-    await waitForDelivery(knex(), second, settled);
+    await waitForSettled(knex(), second);
     const log = await team.member.request('GET', `${base}/deliveries?subscriptionId=${sub.id}&status=FAILED&event=link.created`);
     expect(log.status).toBe(200);
     expect(log.body.data.map((d: any) => d.id)).toEqual([second, first]);
@@ -156,7 +143,7 @@ describe.each(testEngines())('dashboard webhooks on %s', (engine) => {
     const one = await seedSettled(b, 'FAILED', now - 3 * 3600_000);
     const replayed = await team.admin.request('POST', `${base}/deliveries/${one}/replay`);
     expect(replayed.body).toEqual({ data: { id: one, status: 'PENDING' } });
-    expect(await waitForDelivery(knex(), one, settled)).toMatchObject({ status: 'DELIVERED', attempts: 7 });
+    expect(await waitForSettled(knex(), one)).toMatchObject({ status: 'DELIVERED', attempts: 7 });
     expect((await team.admin.request('POST', `${base}/deliveries/${one}/replay`)).status).toBe(409);
 
     const old = await seedSettled(b, 'FAILED', now - 2 * 3600_000);
@@ -164,7 +151,7 @@ describe.each(testEngines())('dashboard webhooks on %s', (engine) => {
     const since = await team.owner.request('POST', `${base}/subscriptions/${b.id}/replay-failed`, { body: { since: new Date(now - 3600_000).toISOString() } });
     expect(since.status).toBe(200);
     expect([...since.body.data.replayed].sort()).toEqual([...recent].sort());
-    for (const id of recent) expect(await waitForDelivery(knex(), id, settled)).toMatchObject({ status: 'DELIVERED' });
+    for (const id of recent) expect(await waitForSettled(knex(), id)).toMatchObject({ status: 'DELIVERED' });
     expect((await knex()('webhook_deliveries').where({ id: old }).first()).status).toBe('FAILED');
 
     const a = await seedFor('A', nextPath('unknown'));
@@ -196,7 +183,7 @@ describe.each(testEngines())('dashboard webhooks on %s', (engine) => {
     const p = nextPath('roles');
     const sub = await seedFor('B', p);
     const delivery = await seedDelivery(knex(), sub);
-    await waitForDelivery(knex(), delivery, settled);
+    await waitForSettled(knex(), delivery);
     const acts: Array<[string, string, unknown?]> = [
       ['POST', `${base}/subscriptions`, { variant: 'B', url: receiver.url('/r'), events: ['link.clicked'], secret: 'sixteen chars ok' }],
       ['PATCH', `${base}/subscriptions/${sub.id}`, { enabled: false }],

@@ -273,7 +273,7 @@ describe.each(testEngines())('short links on %s', (engine) => {
       });
 
     // SQLite only: the misses of one event-loop turn go to the lookup thread as one batch, read in
-    // one read transaction (src/redirect/lookup-thread.ts); on Postgres every lookup is a
+    // one read transaction (src/db/lookup-thread.ts); on Postgres every lookup is a
     // statement of its own.
     if (engine === 'sqlite') it('applies a change committed within a turn whose misses share one batch from the next click', async () => {
       const link = await create({ url: 'https://example.com/snap-one', slug: 'r-snap' });

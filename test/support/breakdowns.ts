@@ -1,6 +1,6 @@
 // Clicks of mixed traffic and the breakdowns a link's analytics must give for them, counted from
 // the raw clicks: what the dashboard's analytics tests hold the service to
-// (test/api/dashboard-aggregates.test.ts, test/api/click-folds.test.ts).
+// (test/db/dashboard-aggregates.test.ts, test/db/click-folds.test.ts).
 import type { Knex } from 'knex';
 import type { StoredClick } from '../../src/db/repos/click-batches';
 import { BREAKDOWN_DIMENSIONS } from '../../src/db/repos/link-analytics';

@@ -19,6 +19,8 @@ export interface DashboardBrowser {
   /** Waits for the screen to settle, then checks it with axe-core and keeps a screenshot. */
   look(p: Page, name: string): Promise<void>;
   signInThroughForm(p: Page, person: { email: string; password: string }): Promise<void>;
+  /** A new person's page signed in through the form, on the Links screen the sign-in lands on. */
+  signedInPage(person: { email: string; password: string }): Promise<Page>;
   /** Calls the dashboard API from inside the page, as its own code does (cookie and anti-forgery token). */
   apiFromPage(p: Page, method: string, url: string, body?: unknown): Promise<{ status: number; body: { error?: string } | null }>;
 }
@@ -67,6 +69,12 @@ export function dashboardBrowser(browser: Browser, serviceUrl: string, allowedOr
       await p.getByLabel('Email').fill(person.email);
       await p.getByLabel('Password', { exact: true }).fill(person.password);
       await p.getByRole('button', { name: 'Sign in' }).click();
+    },
+    async signedInPage(person) {
+      const { page } = await this.newPersonPage();
+      await this.signInThroughForm(page, person);
+      await page.getByRole('heading', { level: 1, name: 'Links' }).waitFor();
+      return page;
     },
     apiFromPage: (p, method, url, body) =>
       p.evaluate(

@@ -5,7 +5,8 @@ import type { Role } from '../../src/domain/access';
 import * as accounts from '../../src/db/repos/accounts';
 import * as ws from '../../src/db/repos/workspaces';
 import { hashPassword } from '../../src/domain/passwords';
-import type { RequestOptions, TestResponse, TestServer } from './server';
+import type { Engine } from '../../src/db/knex';
+import { startTestServer, type RequestOptions, type TestResponse, type TestServer } from './server';
 
 export const DASHBOARD_API = '/app/api';
 let counter = 0;
@@ -74,4 +75,25 @@ export async function seedTeam(server: TestServer, plan: 'free' | 'pro' | 'growt
   const [owner, admin, member, analyst] = clients;
   const [ownerP, adminP, memberP, analystP] = people;
   return { workspaceId, owner, admin, member, analyst, people: { owner: ownerP, admin: adminP, member: memberP, analyst: analystP } };
+}
+
+/** A workspace with a signed-in member of each role (what seedTeam gives). */
+export type Team = Awaited<ReturnType<typeof seedTeam>>;
+
+/** A server and two teams on it: `team`, and `other` whose objects `team` must not reach. */
+export interface TwoTeams {
+  server: TestServer;
+  team: Team;
+  other: Team;
+  /** The dashboard API path of each team's workspace. */
+  base: string;
+  otherBase: string;
+}
+
+/** Starts a test server on `engine` (`opts` as startTestServer takes them) and seeds two teams. */
+export async function startWithTeams(engine: Engine, opts?: Parameters<typeof startTestServer>[1]): Promise<TwoTeams> {
+  const server = await startTestServer(engine, opts);
+  const team = await seedTeam(server);
+  const other = await seedTeam(server);
+  return { server, team, other, base: `/workspaces/${team.workspaceId}`, otherBase: `/workspaces/${other.workspaceId}` };
 }

@@ -1,9 +1,10 @@
-// The database matrix: the same API tests on every engine, a fresh database per test file.
+// The database matrix: the same API tests on every engine, a fresh database per test file; and
+// a migrated database per engine for the suites that call repositories directly (test/db/).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { openDatabase, type Database, type Engine } from '../../src/db/knex';
+import { migrateLatest, openDatabase, type Database, type Engine } from '../../src/db/knex';
 
 export function testEngines(): Engine[] {
   return (process.env.SHORTLINK_TEST_ENGINES || 'sqlite').split(',') as Engine[];
@@ -56,4 +57,30 @@ export async function withFreshDatabase(engine: Engine, fn: (db: Database) => Pr
     await db.knex.destroy();
     await database.drop();
   }
+}
+
+/** A migrated database: its connection (knex, engine) and the test database it lives in. */
+export interface MigratedDatabase extends Database {
+  /** The database's URL (DATABASE_URL for a thread or a process on the same database). */
+  url: string;
+  /** Closes the connection and drops the database. */
+  close(): Promise<void>;
+}
+
+/** A new database of `engine` with every migration run; `close()` closes and drops it. */
+export async function openMigratedDatabase(
+  engine: Engine,
+  opts: Parameters<typeof openDatabase>[1] = {},
+): Promise<MigratedDatabase> {
+  const database = await createTestDatabase(engine);
+  const db = openDatabase(database.url, opts);
+  await migrateLatest(db);
+  return {
+    ...db,
+    url: database.url,
+    async close() {
+      await db.knex.destroy();
+      await database.drop();
+    },
+  };
 }

@@ -1,18 +1,13 @@
 // Webhook test support: a real HTTPS receiver on loopback whose answers each test scripts per
-// path, a Shortlink server whose worker trusts that receiver's self-signed certificate, and
-// seeders for subscriptions and PENDING deliveries (written straight into the outbox tables, as
-// the outbox does).
-import fs from 'node:fs';
+// path, and a Shortlink server whose worker trusts that receiver's self-signed certificate.
+// Seeding the outbox is in test/support/outbox.ts, the AsyncAPI check of a body in
+// test/support/envelopes.ts.
 import type { IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
-import type { Knex } from 'knex';
 import type { Engine } from '../../src/db/knex';
-import * as ws from '../../src/db/repos/workspaces';
-import { newId } from '../../src/domain/ids';
 import type { RunningServer } from '../../src/start/server';
 import { generateDevCertificate, type TlsMaterial } from '../../src/start/tls';
-import { sealSecret } from '../../src/webhooks/secrets';
 import type { TestDatabase } from './databases';
 import { startTestServer, testCertificate, type TestServer } from './server';
 
@@ -177,148 +172,28 @@ export async function startDeliveringServer(
   });
 }
 
+/** The webhook suites' fixture: a receiver, and a server on `engine` that delivers to it. */
+export interface Deliveries {
+  receiver: Receiver;
+  server: DeliveringServer;
+}
+
+/** Starts a receiver, then a delivering server (`env` as startDeliveringServer takes it). */
+export async function startDeliveries(engine: Engine, opts: { env?: Record<string, string> } = {}): Promise<Deliveries> {
+  const receiver = await startReceiver();
+  try {
+    return { receiver, server: await startDeliveringServer(engine, opts) };
+  } catch (err) {
+    await receiver.close();
+    throw err;
+  }
+}
+
+/** Stops what startDeliveries started (either may be missing when a start failed). */
+export async function stopDeliveries(d: Partial<Deliveries>): Promise<void> {
+  await d.server?.stop();
+  await d.receiver?.close();
+}
+
 /** One MASTER_KEY for every process of a test, so each can open the secrets the others sealed. */
 export const TEST_MASTER_KEY = 'a'.repeat(64);
-
-// ---------------------------------------------------------------------------------------------
-// Seeding the outbox
-
-export interface SeededSubscription {
-  id: string;
-  workspaceId: string;
-  variant: 'A' | 'B';
-  secret: string;
-}
-
-export async function seedSubscription(
-  knex: Knex,
-  masterKey: Buffer,
-  o: { url: string; variant: 'A' | 'B'; workspaceId?: string; secret?: string; events?: string[] },
-): Promise<SeededSubscription> {
-  const workspaceId = o.workspaceId ?? (await ws.createWorkspace(knex, `Hooks ${Math.random().toString(36).slice(2, 8)}`, 'growth'));
-  const id = newId(o.variant === 'A' ? 'wh' : 'whb');
-  const secret = o.secret ?? `whsec_${newId('s')}`;
-  const now = Date.now();
-  await knex('webhook_subscriptions').insert({
-    id,
-    workspace_id: workspaceId,
-    variant: o.variant,
-    url: o.url,
-    events: JSON.stringify(o.events ?? ['link.created']),
-    secret_encrypted: sealSecret(masterKey, secret),
-    enabled: true,
-    created_at: now,
-    updated_at: now,
-  });
-  return { id, workspaceId, variant: o.variant, secret };
-}
-
-/** A valid `data` object of link.created in each variant's form (asyncapi/*.yaml). */
-export function linkCreatedData(variant: 'A' | 'B', workspaceId: string, n = 1): Record<string, unknown> {
-  const slug = `launch-${n}`;
-  return variant === 'A'
-    ? { id: `lnk_${n}`, workspaceId, slug, domain: 'sho.rt', destinationUrl: `https://example.com/launch/${n}`, title: `Launch ${n}` }
-    : {
-        link_id: `lnk_${n}`,
-        slug,
-        url: `https://example.com/launch/${n}`,
-        short_url: `https://sho.rt/${slug}`,
-        domain: 'sho.rt',
-        tags: ['launch'],
-        created_by: 'usr_test',
-      };
-}
-
-export interface DeliveryRowOptions {
-  eventType?: string;
-  data?: Record<string, unknown>;
-  requestId?: string | null;
-  occurredAt?: number;
-  nextAttemptAt?: number;
-  id?: string;
-}
-
-export function deliveryRow(sub: SeededSubscription, o: DeliveryRowOptions = {}) {
-  const now = Date.now();
-  return {
-    id: o.id ?? newId('dlv'),
-    subscription_id: sub.id,
-    workspace_id: sub.workspaceId,
-    variant: sub.variant,
-    event_id: newId('evt'),
-    event_type: o.eventType ?? 'link.created',
-    request_id: o.requestId === undefined ? `req_${newId('t')}` : o.requestId,
-    occurred_at: o.occurredAt ?? now,
-    data: JSON.stringify(o.data ?? linkCreatedData(sub.variant, sub.workspaceId)),
-    status: 'PENDING',
-    attempts: 0,
-    next_attempt_at: o.nextAttemptAt ?? now,
-    created_at: now,
-    updated_at: now,
-  };
-}
-
-/** Writes one PENDING delivery, due now; returns its id. */
-export async function seedDelivery(knex: Knex, sub: SeededSubscription, o: DeliveryRowOptions = {}): Promise<string> {
-  const row = deliveryRow(sub, o);
-  await knex('webhook_deliveries').insert(row);
-  return row.id;
-}
-
-export async function deliveryOf(knex: Knex, id: string) {
-  const row = await knex('webhook_deliveries').where({ id }).first();
-  const attempts = await knex('webhook_attempts').where({ delivery_id: id }).orderBy('attempt');
-  return { ...row, attempts: Number(row.attempts), attemptRows: attempts };
-}
-
-/** Polls the delivery until `done` holds. */
-export async function waitForDelivery(
-  knex: Knex,
-  id: string,
-  done: (row: Awaited<ReturnType<typeof deliveryOf>>) => boolean,
-  timeoutMs = 20_000,
-) {
-  const start = Date.now();
-  for (;;) {
-    const row = await deliveryOf(knex, id);
-    if (done(row)) return row;
-    if (Date.now() - start > timeoutMs) throw new Error(`delivery ${id} did not settle within ${timeoutMs} ms: ${JSON.stringify({ status: row.status, attempts: row.attempts, last_error: row.last_error })}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
-export const settled = (row: { status: string }) => ['DELIVERED', 'FAILED', 'UNKNOWN'].includes(row.status);
-
-// ---------------------------------------------------------------------------------------------
-// The AsyncAPI contract of a delivery
-
-type Validate = ((value: unknown) => boolean) & { errors?: unknown };
-const validators = new Map<string, Validate>();
-
-/**
- * Validates a delivered body against the payload schema of its message in
- * generated/asyncapi-a.json or -b.json (the message whose name is the event type). Returns the
- * schema errors, [] when valid.
- */
-export async function envelopeErrors(variant: 'A' | 'B', body: any): Promise<unknown[]> {
-  const eventType = variant === 'A' ? body?.event : body?.type;
-  const key = `${variant}:${eventType}`;
-  let validate = validators.get(key);
-  if (!validate) {
-    const { Ajv } = await import('ajv');
-    const formats = await import('ajv-formats');
-    const addFormats = ((formats as any).default?.default ?? (formats as any).default ?? formats) as (ajv: unknown) => unknown;
-    const file = new URL(`../../generated/asyncapi-${variant.toLowerCase()}.json`, import.meta.url);
-    const doc = JSON.parse(fs.readFileSync(file, 'utf8'));
-    const message = Object.values<any>(doc.components.messages).find((m) => m.name === eventType);
-    if (!message) return [`no message named ${eventType} in asyncapi-${variant.toLowerCase()}.json`];
-    const ajv = new Ajv({ allErrors: true, strict: false });
-    addFormats(ajv);
-    const id = `https://shortlink.invalid/asyncapi-${variant.toLowerCase()}.json`;
-    ajv.addSchema({ $id: id, components: { schemas: doc.components.schemas } });
-    const ref = message.payload.$ref as string;
-    validate = ajv.compile(ref ? { $ref: `${id}${ref}` } : message.payload) as Validate;
-    validators.set(key, validate);
-  }
-  return validate(body) ? [] : ((validate.errors as unknown[]) ?? ['invalid']);
-}

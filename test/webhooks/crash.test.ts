@@ -15,16 +15,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateLatest, openDatabase, type Database } from '../../src/db/knex';
 import { verifyVariantB } from '../../src/webhooks/verify';
 import { createTestDatabase, type TestDatabase } from '../support/databases';
-import {
-  TEST_MASTER_KEY,
-  deliveryOf,
-  seedDelivery,
-  seedSubscription,
-  settled,
-  startReceiver,
-  waitForDelivery,
-  type Receiver,
-} from '../support/receiver';
+import { deliveryOf, seedDelivery, seedSubscription, waitForSettled } from '../support/outbox';
+import { startReceiver, TEST_MASTER_KEY, type Receiver } from '../support/receiver';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const TIMEOUT_MS = 2_000; // the lease is 2 x 2 s + 5 s = 9 s
@@ -156,9 +148,9 @@ describe('a delivery worker killed with SIGKILL mid-delivery', () => {
     gate.open();
     const second = serve();
     const [a1, b1, a2] = await Promise.all([
-      waitForDelivery(knex, aSent, settled, 40_000),
-      waitForDelivery(knex, bSent, settled, 40_000),
-      waitForDelivery(knex, aUnsent, settled, 40_000),
+      waitForSettled(knex, aSent, 40_000),
+      waitForSettled(knex, bSent, 40_000),
+      waitForSettled(knex, aUnsent, 40_000),
     ]);
 
     // A, request written: the endpoint may have acted, so UNKNOWN and nothing more is sent.

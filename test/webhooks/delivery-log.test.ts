@@ -14,17 +14,9 @@ import { ENDPOINT_FAILING_DISABLE_MS } from '../../src/domain/webhook-delivery';
 import { newId } from '../../src/domain/ids';
 import { expectJsonLine, runCli } from '../support/cli';
 import { testEngines } from '../support/databases';
-import {
-  deliveryRow,
-  envelopeErrors,
-  seedDelivery,
-  seedSubscription,
-  settled,
-  startReceiver,
-  TEST_MASTER_KEY,
-  waitForDelivery,
-  type Receiver,
-} from '../support/receiver';
+import { envelopeErrors } from '../support/envelopes';
+import { deliveryRow, seedDelivery, seedSubscription, waitForDelivery, waitForSettled } from '../support/outbox';
+import { startReceiver, TEST_MASTER_KEY, type Receiver } from '../support/receiver';
 import { startTestServer, type TestServer } from '../support/server';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -79,7 +71,7 @@ describe.each(testEngines())('webhook delivery log and endpoint health on %s', (
     receiver.reply(p, [{ status: 500, body: long }, { status: 200, body: 'thanks' }]);
     const sub = await seedSubscription(knex(), masterKey(), { url: receiver.url(p), variant: 'B' });
     const id = await seedDelivery(knex(), sub);
-    const row = await waitForDelivery(knex(), id, settled);
+    const row = await waitForSettled(knex(), id);
     expect(row.status).toBe('DELIVERED');
     const sent = receiver.to(p);
 
@@ -112,7 +104,7 @@ describe.each(testEngines())('webhook delivery log and endpoint health on %s', (
     receiver.reply(p, [{ status: 503, body: 'busy' }, { status: 204 }]);
     const sub = await seedSubscription(knex(), masterKey(), { url: receiver.url(p), variant: 'A' });
     const id = await seedDelivery(knex(), sub);
-    expect(await waitForDelivery(knex(), id, settled)).toMatchObject({ status: 'DELIVERED', attempts: 2 });
+    expect(await waitForSettled(knex(), id)).toMatchObject({ status: 'DELIVERED', attempts: 2 });
     const sent = receiver.to(p);
     const shown = await cli(['webhook', 'show', '--delivery', id], [
       'id', 'subscriptionId', 'variant', 'eventType', 'eventId', 'test', 'status', 'attempts', 'lastStatusCode', 'lastError',
@@ -207,7 +199,7 @@ describe.each(testEngines())('webhook delivery log and endpoint health on %s', (
     const good = await seedSubscription(knex(), masterKey(), { url: receiver.url(recovering), variant: 'A' });
     const deliverBoth = async () => {
       const ids = [await seedDelivery(knex(), bad, { nextAttemptAt: Date.now() + ahead }), await seedDelivery(knex(), good, { nextAttemptAt: Date.now() + ahead })];
-      for (const id of ids) await waitForDelivery(knex(), id, settled);
+      for (const id of ids) await waitForSettled(knex(), id);
     };
     const subscription = async (id: string) => knex()('webhook_subscriptions').where({ id }).first();
 
@@ -244,7 +236,7 @@ describe.each(testEngines())('webhook delivery log and endpoint health on %s', (
     // A delivery for a disabled subscription is FAILED with nothing sent.
     const before = receiver.to(failing).length;
     const orphan = await seedDelivery(knex(), bad, { nextAttemptAt: Date.now() + ahead });
-    expect(await waitForDelivery(knex(), orphan, settled)).toMatchObject({ status: 'FAILED', attempts: 0 });
+    expect(await waitForSettled(knex(), orphan)).toMatchObject({ status: 'FAILED', attempts: 0 });
     expect(receiver.to(failing)).toHaveLength(before);
 
     // Re-enabled: the reason is cleared and five new days begin.
@@ -252,7 +244,7 @@ describe.each(testEngines())('webhook delivery log and endpoint health on %s', (
     expect(await cli(['webhook', 'enable', '--subscription', bad.id], ['id', 'enabled'])).toEqual({ id: bad.id, enabled: true });
     expect(await subscription(bad.id)).toMatchObject({ disabled_at: null, disabled_reason: null, failing_since: null });
     const again = await seedDelivery(knex(), bad, { nextAttemptAt: Date.now() + ahead });
-    expect(await waitForDelivery(knex(), again, settled)).toMatchObject({ status: 'DELIVERED' });
+    expect(await waitForSettled(knex(), again)).toMatchObject({ status: 'DELIVERED' });
     ahead = 0;
   });
 
@@ -278,7 +270,7 @@ describe.each(testEngines())('webhook delivery log and endpoint health on %s', (
     expect(out.id).toBe(sub.id);
     expect([...out.replayed].sort()).toEqual([...replayed].sort());
     for (const id of replayed) {
-      expect(await waitForDelivery(knex(), id, settled)).toMatchObject({ status: 'DELIVERED', attempts: 7, replays: 1, round_start: 6 });
+      expect(await waitForSettled(knex(), id)).toMatchObject({ status: 'DELIVERED', attempts: 7, replays: 1, round_start: 6 });
     }
     const seen = receiver.to(p);
     expect(seen.map((r) => r.headers['x-service-delivery-id']).sort()).toEqual([...replayed].sort());

@@ -6,15 +6,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyVariantA, verifyVariantB } from '../../src/webhooks/verify';
 import { testEngines } from '../support/databases';
-import {
-  envelopeErrors,
-  settled,
-  startDeliveringServer,
-  startReceiver,
-  waitForDelivery,
-  type DeliveringServer,
-  type Receiver,
-} from '../support/receiver';
+import { envelopeErrors } from '../support/envelopes';
+import { waitForSettled } from '../support/outbox';
+import { startDeliveries, stopDeliveries, type DeliveringServer, type Receiver } from '../support/receiver';
 import { seedWorkspace } from '../support/seed';
 import { httpsRequest, testCertificate } from '../support/server';
 
@@ -24,14 +18,10 @@ describe.each(testEngines())('a link created through the API, delivered to both 
   let ca: string;
 
   beforeAll(async () => {
-    receiver = await startReceiver();
-    server = await startDeliveringServer(engine, { env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1' } });
+    ({ receiver, server } = await startDeliveries(engine, { env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1' } }));
     ca = (await testCertificate()).cert;
   });
-  afterAll(async () => {
-    await server?.stop();
-    await receiver?.close();
-  });
+  afterAll(() => stopDeliveries({ receiver, server }));
 
   it('arrives signed, in each variant\'s envelope, valid against the AsyncAPI documents', async () => {
     const api = (method: string, path: string, key: string, body?: unknown) => httpsRequest(server.url, ca, method, path, { key, body });
@@ -56,7 +46,7 @@ describe.each(testEngines())('a link created through the API, delivered to both 
     expect(reqB.body).toMatchObject({ type: 'link.created', data: { link_id: made.body.data.id, slug: `e2e-${engine}` } });
     expect(await envelopeErrors('B', reqB.body)).toEqual([]);
     expect(reqB.headers['x-service-event']).toBe('link.created');
-    const row = await waitForDelivery(server.services.db.knex, reqB.headers['x-service-delivery-id'] as string, settled);
+    const row = await waitForSettled(server.services.db.knex, reqB.headers['x-service-delivery-id'] as string);
     expect(row).toMatchObject({ status: 'DELIVERED', subscription_id: b.body.id });
   });
 });

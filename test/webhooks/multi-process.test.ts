@@ -4,15 +4,8 @@
 // delivery must reach the receiver exactly twice: a duplicate or a lost attempt shows.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testEngines } from '../support/databases';
-import {
-  deliveryRow,
-  seedSubscription,
-  startDeliveringServer,
-  startReceiver,
-  type DeliveringServer,
-  type Receiver,
-  type SeededSubscription,
-} from '../support/receiver';
+import { deliveryRow, seedSubscription, type SeededSubscription } from '../support/outbox';
+import { startDeliveringServer, startReceiver, type DeliveringServer, type Receiver } from '../support/receiver';
 
 const engines = testEngines().filter((e) => e === 'postgres');
 const DELIVERIES = 600;

@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyVariantA, verifyVariantB } from '../../src/webhooks/verify';
 import { testEngines } from '../support/databases';
 import { seedTeam } from '../support/dashboard';
-import { envelopeErrors, startDeliveringServer, startReceiver, type DeliveringServer, type Receiver } from '../support/receiver';
+import { envelopeErrors } from '../support/envelopes';
+import { startDeliveries, stopDeliveries, type DeliveringServer, type Receiver } from '../support/receiver';
 
 const PERSON = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_0) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Safari/605.1.15';
 const CRAWLER = 'Twitterbot/1.0';
@@ -17,14 +18,10 @@ describe.each(testEngines())('bio page events delivered on %s', (engine) => {
   let team: Awaited<ReturnType<typeof seedTeam>>;
 
   beforeAll(async () => {
-    receiver = await startReceiver();
-    server = await startDeliveringServer(engine, { env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1', CLICK_FLUSH_MS: '60000' } });
+    ({ receiver, server } = await startDeliveries(engine, { env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1', CLICK_FLUSH_MS: '60000' } }));
     team = await seedTeam(server);
   });
-  afterAll(async () => {
-    await server?.stop();
-    await receiver?.close();
-  });
+  afterAll(() => stopDeliveries({ receiver, server }));
 
   it('sends page.published to both variants for each publication, and page.viewed to Variant B for each view by a person', async () => {
     const base = `/workspaces/${team.workspaceId}`;

@@ -10,7 +10,8 @@ import * as ws from '../../src/db/repos/workspaces';
 import { verifyVariantA } from '../../src/webhooks/verify';
 import { testEngines } from '../support/databases';
 import { seedTeam } from '../support/dashboard';
-import { envelopeErrors, startDeliveringServer, startReceiver, type DeliveringServer, type Receiver } from '../support/receiver';
+import { envelopeErrors } from '../support/envelopes';
+import { startDeliveries, stopDeliveries, type DeliveringServer, type Receiver } from '../support/receiver';
 import type { TestServer } from '../support/server';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -20,13 +21,9 @@ describe.each(testEngines())('report.shared to a Variant A receiver, on %s', (en
   let server: DeliveringServer;
 
   beforeAll(async () => {
-    receiver = await startReceiver();
-    server = await startDeliveringServer(engine, { env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1' } });
+    ({ receiver, server } = await startDeliveries(engine, { env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1' } }));
   });
-  afterAll(async () => {
-    await server?.stop();
-    await receiver?.close();
-  });
+  afterAll(() => stopDeliveries({ receiver, server }));
 
   it('arrives signed, with exactly its four fields, for each change that shares a report further, and for no other', async () => {
     const knex = server.services.db.knex;

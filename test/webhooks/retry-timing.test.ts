@@ -3,16 +3,8 @@
 // schedule's proportions. Timing does not depend on the engine, so this runs on SQLite.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RETRY_DELAYS_S } from '../../src/domain/webhook-delivery';
-import {
-  seedDelivery,
-  seedSubscription,
-  settled,
-  startDeliveringServer,
-  startReceiver,
-  waitForDelivery,
-  type DeliveringServer,
-  type Receiver,
-} from '../support/receiver';
+import { seedDelivery, seedSubscription, waitForSettled } from '../support/outbox';
+import { startDeliveringServer, startReceiver, type DeliveringServer, type Receiver } from '../support/receiver';
 
 /** How late an attempt may be: a poll, a TLS connection and a few writes on a loaded CI machine. */
 const lateMs = (expected: number) => Math.max(300, expected * 0.1);
@@ -60,7 +52,7 @@ describe('retry delays as measured by the receiver', () => {
     receiver.reply(path, [{ status: 503 }]);
     const sub = await seedSubscription(server.services.db.knex, server.services.masterKey, { url: receiver.url(path), variant });
     const id = await seedDelivery(server.services.db.knex, sub);
-    const row = await waitForDelivery(server.services.db.knex, id, settled, 30_000);
+    const row = await waitForSettled(server.services.db.knex, id, 30_000);
     expect(row).toMatchObject({ status: 'FAILED', attempts: 6 });
     const times = receiver.to(path).map((r) => r.receivedAt);
     expect(times).toHaveLength(6);

@@ -5,16 +5,8 @@
 // 10.x and 169.254.169.254 are refused before any connection is tried, so no packet leaves.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testEngines } from '../support/databases';
-import {
-  seedDelivery,
-  seedSubscription,
-  settled,
-  startDeliveringServer,
-  startReceiver,
-  waitForDelivery,
-  type DeliveringServer,
-  type Receiver,
-} from '../support/receiver';
+import { seedDelivery, seedSubscription, waitForSettled } from '../support/outbox';
+import { startDeliveries, stopDeliveries, type DeliveringServer, type Receiver } from '../support/receiver';
 
 describe.each(testEngines())('address rules of deliveries on %s', (engine) => {
   let receiver: Receiver;
@@ -22,14 +14,12 @@ describe.each(testEngines())('address rules of deliveries on %s', (engine) => {
   const knex = () => server.services.db.knex;
 
   beforeAll(async () => {
-    receiver = await startReceiver();
-    server = await startDeliveringServer(engine, { env: { WEBHOOK_RETRY_SCALE: '0.001' } });
+    ({ receiver, server } = await startDeliveries(engine, { env: { WEBHOOK_RETRY_SCALE: '0.001' } }));
   });
   afterAll(async () => {
     // Checked once more at the end: nothing any test here did reached the receiver.
     expect(receiver.connections).toBe(0);
-    await server?.stop();
-    await receiver?.close();
+    await stopDeliveries({ receiver, server });
   });
 
   const targets = (): [string, string, RegExp][] => [
@@ -51,7 +41,7 @@ describe.each(testEngines())('address rules of deliveries on %s', (engine) => {
       cases.map(async ([, url]) => seedDelivery(knex(), await seedSubscription(knex(), server.services.masterKey, { url, variant: 'A' }))),
     );
     for (const [i, [what, , reason]] of cases.entries()) {
-      const row = await waitForDelivery(knex(), ids[i], settled);
+      const row = await waitForSettled(knex(), ids[i]);
       expect(row.status, what).toBe('FAILED');
       expect(row.attempts, what).toBe(1);
       expect(row.last_status_code, what).toBeNull();
@@ -69,7 +59,7 @@ describe.each(testEngines())('address rules of deliveries on %s', (engine) => {
       cases.map(async ([, url]) => seedDelivery(knex(), await seedSubscription(knex(), server.services.masterKey, { url, variant: 'B' }))),
     );
     for (const [i, [what, , reason]] of cases.entries()) {
-      const row = await waitForDelivery(knex(), ids[i], settled);
+      const row = await waitForSettled(knex(), ids[i]);
       expect(row.status, what).toBe('FAILED');
       expect(row.attempts, what).toBe(6);
       expect(row.last_error, what).toMatch(reason);

@@ -7,16 +7,13 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyVariantA } from '../../src/webhooks/verify';
 import { testEngines } from '../support/databases';
+import { envelopeErrors } from '../support/envelopes';
+import { deliveryOf, seedDelivery, seedSubscription, waitForDelivery, waitForSettled } from '../support/outbox';
 import {
-  deliveryOf,
-  envelopeErrors,
-  seedDelivery,
-  seedSubscription,
-  settled,
-  startDeliveringServer,
+  startDeliveries,
   startReceiver,
+  stopDeliveries,
   untrustedCertificate,
-  waitForDelivery,
   type DeliveringServer,
   type Receiver,
 } from '../support/receiver';
@@ -39,15 +36,11 @@ describe.each(testEngines())('Variant A deliveries on %s', (engine) => {
   let n = 0;
 
   beforeAll(async () => {
-    receiver = await startReceiver();
-    server = await startDeliveringServer(engine, {
+    ({ receiver, server } = await startDeliveries(engine, {
       env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1', WEBHOOK_RETRY_SCALE: '0.01', WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS) },
-    });
+    }));
   });
-  afterAll(async () => {
-    await server?.stop();
-    await receiver?.close();
-  });
+  afterAll(() => stopDeliveries({ receiver, server }));
 
   /** A subscription on its own receiver path, and one delivery to it. */
   async function deliver(opts: { url?: string; requestId?: string | null } = {}) {
@@ -60,7 +53,7 @@ describe.each(testEngines())('Variant A deliveries on %s', (engine) => {
   it.concurrent.each([200, 201, 204])('a %i is DELIVERED, with the contract\'s request', async (code) => {
     const { path, sub, id } = await deliver({ requestId: 'req_origin_1' });
     receiver.reply(path, [{ status: code }]);
-    const row = await waitForDelivery(knex(), id, settled);
+    const row = await waitForSettled(knex(), id);
     expect(row).toMatchObject({ status: 'DELIVERED', attempts: 1, last_status_code: code, last_error: null });
     expect(row.finished_at).toBeGreaterThan(0);
     expect(row.attemptRows.map((a: any) => a.outcome)).toEqual(['delivered']);
@@ -87,14 +80,14 @@ describe.each(testEngines())('Variant A deliveries on %s', (engine) => {
 
   it.concurrent('without a request id, no X-Service-Request-Id is sent', async () => {
     const { path, id } = await deliver({ requestId: null });
-    await waitForDelivery(knex(), id, settled);
+    await waitForSettled(knex(), id);
     expect(receiver.to(path)[0].headers).not.toHaveProperty('x-service-request-id');
   });
 
   it.concurrent.each([500, 502, 503, 408, 429])('a %i is retried, signed afresh, and DELIVERED when the endpoint recovers', async (code) => {
     const { path, sub, id } = await deliver();
     receiver.reply(path, [{ status: code }, { status: code }, { status: 200 }]);
-    const row = await waitForDelivery(knex(), id, settled);
+    const row = await waitForSettled(knex(), id);
     expect(row).toMatchObject({ status: 'DELIVERED', attempts: 3, last_status_code: 200 });
     expect(row.attemptRows.map((a: any) => [a.outcome, a.status_code])).toEqual([['retry', code], ['retry', code], ['delivered', 200]]);
     const seen = receiver.to(path);
@@ -108,7 +101,7 @@ describe.each(testEngines())('Variant A deliveries on %s', (engine) => {
   it.concurrent.each([400, 401, 403, 404, 409, 410, 422])('a %i is FAILED at once and not retried', async (code) => {
     const { path, id } = await deliver();
     receiver.reply(path, [{ status: code }]);
-    const row = await waitForDelivery(knex(), id, settled);
+    const row = await waitForSettled(knex(), id);
     expect(row).toMatchObject({ status: 'FAILED', attempts: 1, last_status_code: code });
     expect(row.last_error).toBe(`HTTP ${code}`);
     await sleep(400); // well past the first retry delay (100 ms)
@@ -120,7 +113,7 @@ describe.each(testEngines())('Variant A deliveries on %s', (engine) => {
     const { path, id } = await deliver();
     const elsewhere = `${path}/elsewhere`;
     receiver.reply(path, [{ status: code, headers: { location: receiver.url(elsewhere) } }]);
-    const row = await waitForDelivery(knex(), id, settled);
+    const row = await waitForSettled(knex(), id);
     expect(row).toMatchObject({ status: 'FAILED', attempts: 1, last_status_code: code });
     await sleep(400);
     expect(receiver.to(elsewhere)).toHaveLength(0);
@@ -130,7 +123,7 @@ describe.each(testEngines())('Variant A deliveries on %s', (engine) => {
   it.concurrent('no answer within the timeout after sending is UNKNOWN and never repeated', async () => {
     const { path, id } = await deliver();
     receiver.reply(path, [{ hang: true }]);
-    const row = await waitForDelivery(knex(), id, settled);
+    const row = await waitForSettled(knex(), id);
     expect(row).toMatchObject({ status: 'UNKNOWN', attempts: 1, last_status_code: null });
     expect(row.last_error).toMatch(/no answer within 1000 ms after the request was sent/);
     expect(row.attemptRows[0]).toMatchObject({ outcome: 'unknown' });
@@ -143,7 +136,7 @@ describe.each(testEngines())('Variant A deliveries on %s', (engine) => {
   it.concurrent('a connection reset after sending is UNKNOWN and never repeated', async () => {
     const { path, id } = await deliver();
     receiver.reply(path, [{ reset: true }, { status: 200 }]);
-    const row = await waitForDelivery(knex(), id, settled);
+    const row = await waitForSettled(knex(), id);
     expect(row).toMatchObject({ status: 'UNKNOWN', attempts: 1 });
     expect(row.last_error).toMatch(/after the request was sent/);
     await sleep(500);
@@ -156,7 +149,7 @@ describe.each(testEngines())('Variant A deliveries on %s', (engine) => {
     await waitForDelivery(knex(), id, (r) => r.attempts >= 2 && r.attemptRows.length >= 2 && r.attemptRows[1].outcome === 'retry');
     const late = await startReceiver({ port });
     try {
-      const row = await waitForDelivery(knex(), id, settled);
+      const row = await waitForSettled(knex(), id);
       expect(row.status).toBe('DELIVERED');
       expect(row.attemptRows[0]).toMatchObject({ outcome: 'retry', status_code: null });
       expect(row.attemptRows[0].error).toMatch(/ECONNREFUSED.*nothing was sent/);
@@ -171,7 +164,7 @@ describe.each(testEngines())('Variant A deliveries on %s', (engine) => {
     const untrusted = await startReceiver({ tls: await untrustedCertificate() });
     try {
       const { id } = await deliver({ url: untrusted.url('/tls') });
-      const row = await waitForDelivery(knex(), id, settled);
+      const row = await waitForSettled(knex(), id);
       expect(row).toMatchObject({ status: 'FAILED', attempts: 6 });
       expect(row.attemptRows.map((a: any) => a.outcome)).toEqual(['retry', 'retry', 'retry', 'retry', 'retry', 'failed']);
       expect(row.last_error).toMatch(/certificate|self.signed/i);
@@ -192,7 +185,7 @@ describe.each(testEngines())('Variant A deliveries on %s', (engine) => {
   it.concurrent('when the fifth retry fails too the delivery is FAILED, after exactly 6 attempts', async () => {
     const { path, id } = await deliver();
     receiver.reply(path, [{ status: 503 }]);
-    const row = await waitForDelivery(knex(), id, settled);
+    const row = await waitForSettled(knex(), id);
     expect(row).toMatchObject({ status: 'FAILED', attempts: 6, last_status_code: 503 });
     expect(row.attemptRows.map((a: any) => a.outcome)).toEqual(['retry', 'retry', 'retry', 'retry', 'retry', 'failed']);
     await sleep(500);

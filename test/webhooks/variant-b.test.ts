@@ -7,14 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyVariantB } from '../../src/webhooks/verify';
 import { expectJsonLine, runCli } from '../support/cli';
 import { testEngines } from '../support/databases';
+import { envelopeErrors } from '../support/envelopes';
+import { seedDelivery, seedSubscription, waitForSettled } from '../support/outbox';
 import {
-  envelopeErrors,
-  seedDelivery,
-  seedSubscription,
-  settled,
-  startDeliveringServer,
+  startDeliveries,
   startReceiver,
-  waitForDelivery,
+  stopDeliveries,
   type DeliveringServer,
   type ReceivedDelivery,
   type Receiver,
@@ -38,15 +36,11 @@ describe.each(testEngines())('Variant B deliveries on %s', (engine) => {
   let n = 0;
 
   beforeAll(async () => {
-    receiver = await startReceiver();
-    server = await startDeliveringServer(engine, {
+    ({ receiver, server } = await startDeliveries(engine, {
       env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1', WEBHOOK_RETRY_SCALE: '0.01', WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS) },
-    });
+    }));
   });
-  afterAll(async () => {
-    await server?.stop();
-    await receiver?.close();
-  });
+  afterAll(() => stopDeliveries({ receiver, server }));
 
   async function deliver() {
     const path = `/b/${engine}/${++n}`;
@@ -58,7 +52,7 @@ describe.each(testEngines())('Variant B deliveries on %s', (engine) => {
 
   it.concurrent('a 2xx is DELIVERED, with the contract\'s request', async () => {
     const { path, sub, id, occurredAt } = await deliver();
-    const row = await waitForDelivery(knex(), id, settled);
+    const row = await waitForSettled(knex(), id);
     expect(row).toMatchObject({ status: 'DELIVERED', attempts: 1, last_status_code: 200, last_error: null });
     const [req] = receiver.to(path);
     expect(req.headers).toMatchObject({
@@ -79,7 +73,7 @@ describe.each(testEngines())('Variant B deliveries on %s', (engine) => {
   it.concurrent.each([301, 302, 400, 404, 410, 429, 500, 503])('a %i is retried with the same bytes and delivery id', async (code) => {
     const { path, sub, id } = await deliver();
     receiver.reply(path, [{ status: code, headers: { location: receiver.url(`${path}/moved`) } }, { status: 200 }]);
-    const row = await waitForDelivery(knex(), id, settled);
+    const row = await waitForSettled(knex(), id);
     expect(row).toMatchObject({ status: 'DELIVERED', attempts: 2 });
     expect(row.attemptRows.map((a: any) => [a.outcome, a.status_code])).toEqual([['retry', code], ['delivered', 200]]);
     expectSameDelivery(receiver.to(path), id, sub.secret);
@@ -89,7 +83,7 @@ describe.each(testEngines())('Variant B deliveries on %s', (engine) => {
   it.concurrent('no answer within the timeout is retried', async () => {
     const { path, sub, id } = await deliver();
     receiver.reply(path, [{ hang: true }, { status: 204 }]);
-    const row = await waitForDelivery(knex(), id, settled);
+    const row = await waitForSettled(knex(), id);
     expect(row).toMatchObject({ status: 'DELIVERED', attempts: 2 });
     expect(row.attemptRows[0]).toMatchObject({ outcome: 'retry', status_code: null });
     expect(row.attemptRows[0].error).toMatch(`no answer within ${TIMEOUT_MS} ms`);
@@ -99,7 +93,7 @@ describe.each(testEngines())('Variant B deliveries on %s', (engine) => {
   it.concurrent('a connection reset is retried', async () => {
     const { path, sub, id } = await deliver();
     receiver.reply(path, [{ reset: true }, { status: 200 }]);
-    const row = await waitForDelivery(knex(), id, settled);
+    const row = await waitForSettled(knex(), id);
     expect(row).toMatchObject({ status: 'DELIVERED', attempts: 2 });
     expectSameDelivery(receiver.to(path), id, sub.secret);
   });
@@ -108,7 +102,7 @@ describe.each(testEngines())('Variant B deliveries on %s', (engine) => {
     for (const host of ['::1', 'localhost']) {
       const path = `/b/${engine}/host/${host}`;
       const sub = await seedSubscription(knex(), server.services.masterKey, { url: receiver.url(path, host), variant: 'B' });
-      const row = await waitForDelivery(knex(), await seedDelivery(knex(), sub), settled);
+      const row = await waitForSettled(knex(), await seedDelivery(knex(), sub));
       expect(row.status, host).toBe('DELIVERED');
       expect(receiver.to(path)[0].headers.host).toBe(`${host === '::1' ? '[::1]' : host}:${receiver.port}`);
     }
@@ -118,7 +112,7 @@ describe.each(testEngines())('Variant B deliveries on %s', (engine) => {
     const own = await startReceiver();
     try {
       const sub = await seedSubscription(knex(), server.services.masterKey, { url: own.url('/keepalive'), variant: 'B' });
-      for (let i = 0; i < 3; i++) await waitForDelivery(knex(), await seedDelivery(knex(), sub), settled);
+      for (let i = 0; i < 3; i++) await waitForSettled(knex(), await seedDelivery(knex(), sub));
       expect(own.to('/keepalive')).toHaveLength(3);
       expect(own.connections).toBe(1);
     } finally {
@@ -128,12 +122,12 @@ describe.each(testEngines())('Variant B deliveries on %s', (engine) => {
 
   it.concurrent('a pending delivery of a deleted or disabled subscription is FAILED with nothing sent', async () => {
     const { path, sub } = await deliver().then(async (d) => {
-      await waitForDelivery(knex(), d.id, settled);
+      await waitForSettled(knex(), d.id);
       return d;
     });
     const later = await seedDelivery(knex(), sub, { nextAttemptAt: Date.now() + 300 });
     await knex()('webhook_subscriptions').where({ id: sub.id }).update({ deleted_at: Date.now() });
-    const row = await waitForDelivery(knex(), later, settled);
+    const row = await waitForSettled(knex(), later);
     expect(row).toMatchObject({ status: 'FAILED', attempts: 0 });
     expect(row.last_error).toMatch(/subscription was deleted or disabled/);
     expect(row.attemptRows).toEqual([]);
@@ -144,7 +138,7 @@ describe.each(testEngines())('Variant B deliveries on %s', (engine) => {
     const { path, sub, id } = await deliver();
     let healthy = false;
     receiver.reply(path, () => (healthy ? { status: 200 } : { status: 500 }));
-    const failed = await waitForDelivery(knex(), id, settled);
+    const failed = await waitForSettled(knex(), id);
     expect(failed).toMatchObject({ status: 'FAILED', attempts: 6, last_status_code: 500 });
     expect(failed.attemptRows.map((a: any) => a.outcome)).toEqual(['retry', 'retry', 'retry', 'retry', 'retry', 'failed']);
     expect(receiver.to(path)).toHaveLength(6);
@@ -152,7 +146,7 @@ describe.each(testEngines())('Variant B deliveries on %s', (engine) => {
     healthy = true;
     const args = ['webhook', 'replay', '--delivery', id];
     expect(expectJsonLine(args, await runCli(args, server.env), ['id', 'status'])).toEqual({ id, status: 'PENDING' });
-    const replayed = await waitForDelivery(knex(), id, settled);
+    const replayed = await waitForSettled(knex(), id);
     expect(replayed).toMatchObject({ status: 'DELIVERED', attempts: 7, replays: 1, round_start: 6 });
     const seen = receiver.to(path);
     expect(seen).toHaveLength(7);

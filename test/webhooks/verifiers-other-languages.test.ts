@@ -13,7 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyVariantA, verifyVariantB } from 'shortlink/webhooks';
-import { startDeliveringServer, startReceiver, type DeliveringServer, type Receiver } from '../support/receiver';
+import { startDeliveries, stopDeliveries, type DeliveringServer, type Receiver } from '../support/receiver';
 import { seedWorkspace } from '../support/seed';
 import { httpsRequest, testCertificate } from '../support/server';
 import type { WebhookVector } from '../support/webhook-vectors';
@@ -141,8 +141,7 @@ describe.skipIf(!python.run && !go.run)('deliveries a running Shortlink server s
   let cases: WebhookVector[];
 
   beforeAll(async () => {
-    receiver = await startReceiver();
-    server = await startDeliveringServer('sqlite', { env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1' } });
+    ({ receiver, server } = await startDeliveries('sqlite', { env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1' } }));
     const ca = (await testCertificate()).cert;
     const api = (method: string, pathname: string, key: string, body?: unknown) => httpsRequest(server.url, ca, method, pathname, { key, body });
     const s = await seedWorkspace(server.services.db.knex, { scopes: ['links:read', 'links:write', 'webhooks:read', 'webhooks:write'] });
@@ -182,10 +181,7 @@ describe.skipIf(!python.run && !go.run)('deliveries a running Shortlink server s
     file = path.join(scratch, 'deliveries.json');
     fs.writeFileSync(file, JSON.stringify({ cases }, null, 2));
   });
-  afterAll(async () => {
-    await server?.stop();
-    await receiver?.close();
-  });
+  afterAll(() => stopDeliveries({ receiver, server }));
 
   it('are what the JavaScript verifier says they are (so the file is right)', () => {
     for (const c of cases) {

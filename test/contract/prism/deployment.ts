@@ -80,7 +80,7 @@ export function deploymentSuites(ctx: ContractContext) {
     // Last: this server's database can no longer be read. The redirect store keeps its own
     // connections (an open file on SQLite), so its reads are made to fail by dropping the tables
     // they read (dropping the whole Postgres database would terminate the store's idle pool
-    // connections, which src/redirect/store.ts does not survive); the API's connections are
+    // connections, which src/db/redirect-store.ts does not survive); the API's connections are
     // closed. On SQLite only the QR path is provoked: there a failed read on the slug path
     // throws out of the request handler (see the guard in prism.test.ts).
     describe('when the database cannot be read', () => {

@@ -5,14 +5,13 @@
 // daily counts written before it, its down and up again.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Knex } from 'knex';
-import { migrateLatest, openDatabase, type Database } from '../../src/db/knex';
 import { migrationSource } from '../../src/db/migrations';
 import { writeClickBatch } from '../../src/db/repos/click-batches';
 import { BREAKDOWN_DAYS, readLinkAnalytics } from '../../src/db/repos/link-analytics';
 import { searchLinks } from '../../src/db/repos/link-search';
 import { runRetention } from '../../src/db/repos/retention';
 import { addMember, createWorkspace } from '../../src/db/repos/workspaces';
-import { createTestDatabase, testEngines, type TestDatabase } from '../support/databases';
+import { type MigratedDatabase, openMigratedDatabase, testEngines } from '../support/databases';
 import { randomClicks, rawBreakdowns } from '../support/breakdowns';
 
 const DAY = 86_400_000;
@@ -29,17 +28,9 @@ async function dailySums(knex: Knex) {
 }
 
 describe.each(testEngines())('dashboard aggregates on %s', (engine) => {
-  let database: TestDatabase;
-  let db: Database;
-  beforeAll(async () => {
-    database = await createTestDatabase(engine);
-    db = openDatabase(database.url);
-    await migrateLatest(db);
-  });
-  afterAll(async () => {
-    await db?.knex.destroy();
-    await database?.drop();
-  });
+  let db: MigratedDatabase;
+  beforeAll(async () => (db = await openMigratedDatabase(engine)));
+  afterAll(() => db?.close());
 
   it("a link's analytics equal the raw clicks over many flushes", async () => {
     const { knex } = db;
@@ -89,11 +80,9 @@ describe.each(testEngines())('dashboard aggregates on %s', (engine) => {
 
 describe.each(testEngines())('migration 20261125000000 on %s', (engine) => {
   it('builds the search index over what was written before it; the list counts every daily count; down removes the index; up again works', async () => {
-    const database = await createTestDatabase(engine);
-    const db = openDatabase(database.url);
+    const db = await openMigratedDatabase(engine);
     try {
       const { knex } = db;
-      await migrateLatest(db);
       await knex.migrate.down({ migrationSource, name: MIGRATION });
       const ws = await createWorkspace(knex, 'Before', 'business');
       const userId = await addMember(knex, ws, 'before@before.test', 'OWNER');
@@ -139,8 +128,7 @@ describe.each(testEngines())('migration 20261125000000 on %s', (engine) => {
       expect(await search('after d')).toEqual(['fourth']);
       expect(await search('changed')).toEqual(['first']);
     } finally {
-      await db.knex.destroy();
-      await database.drop();
+      await db.close();
     }
   });
 });

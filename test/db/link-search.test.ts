@@ -5,13 +5,12 @@
 // or the links walked in the list's order) answer. Links are written straight into the tables,
 // then some renamed, retitled and deleted (the search index follows the links' changes).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrateLatest, openDatabase, type Database } from '../../src/db/knex';
 import { writeClickBatch, type StoredClick } from '../../src/db/repos/click-batches';
 import { FOLD_LAG_MS, FOLD_STEP_MS, runClickFold } from '../../src/db/repos/click-folds';
 import { searchLinks, SEARCH_COUNT_CAP, type LinkSearch } from '../../src/db/repos/link-search';
 import { addDomain, addMember, createTag, createWorkspace } from '../../src/db/repos/workspaces';
 import { MAX_TITLE_LENGTH, MAX_URL_LENGTH } from '../../src/domain/links';
-import { createTestDatabase, testEngines, type TestDatabase } from '../support/databases';
+import { type MigratedDatabase, openMigratedDatabase, testEngines } from '../support/databases';
 import { rng } from '../support/recount';
 
 // Slugs and destinations as the service stores them: slugs [a-z0-9_-] (checkSlug), destinations
@@ -38,8 +37,7 @@ interface Link {
 }
 
 describe.each(testEngines())('link search on %s', (engine) => {
-  let database: TestDatabase;
-  let db: Database;
+  let db: MigratedDatabase;
   let ws: string;
   let otherWs: string;
   let tags: string[];
@@ -48,9 +46,7 @@ describe.each(testEngines())('link search on %s', (engine) => {
   let template: Record<string, unknown>;
 
   beforeAll(async () => {
-    database = await createTestDatabase(engine);
-    db = openDatabase(database.url);
-    await migrateLatest(db);
+    db = await openMigratedDatabase(engine);
     const { knex } = db;
     ws = await createWorkspace(knex, 'Search', 'business');
     otherWs = await createWorkspace(knex, 'Other', 'business');
@@ -110,8 +106,7 @@ describe.each(testEngines())('link search on %s', (engine) => {
     expect((await runClickFold(knex, Date.now() + FOLD_LAG_MS + FOLD_STEP_MS)).ran).toBe(true);
   });
   afterAll(async () => {
-    await db?.knex.destroy();
-    await database?.drop();
+    await db?.close();
   });
 
   function i18nTitle(seq: number) {

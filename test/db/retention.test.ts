@@ -1,25 +1,16 @@
 // Raw click events are kept 90 days; daily counts per link stay beyond that; the alerts' click
 // windows 8 days.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrateLatest, openDatabase, type Database } from '../../src/db/knex';
 import { insertConversion, type ConversionRow } from '../../src/db/repos/conversions';
 import { runRetention } from '../../src/db/repos/retention';
-import { createTestDatabase, testEngines, type TestDatabase } from '../support/databases';
+import { type MigratedDatabase, openMigratedDatabase, testEngines } from '../support/databases';
 
 const DAY = 86_400_000;
 
 describe.each(testEngines())('retention on %s', (engine) => {
-  let database: TestDatabase;
-  let db: Database;
-  beforeAll(async () => {
-    database = await createTestDatabase(engine);
-    db = openDatabase(database.url);
-    await migrateLatest(db);
-  });
-  afterAll(async () => {
-    await db?.knex.destroy();
-    await database?.drop();
-  });
+  let db: MigratedDatabase;
+  beforeAll(async () => (db = await openMigratedDatabase(engine)));
+  afterAll(() => db?.close());
 
   it('deletes raw clicks older than 90 days and keeps daily counts', async () => {
     const now = Date.UTC(2026, 10, 22, 12);

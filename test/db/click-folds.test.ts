@@ -5,13 +5,12 @@
 // equal the daily counts; retention drops folds of days past the 90.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Knex } from 'knex';
-import { migrateLatest, openDatabase, type Database } from '../../src/db/knex';
 import { writeClickBatch } from '../../src/db/repos/click-batches';
 import { BLOCK_DAYS, foldCutoff, runClickFold } from '../../src/db/repos/click-folds';
 import { BREAKDOWN_DAYS, readLinkAnalytics } from '../../src/db/repos/link-analytics';
 import { runRetention } from '../../src/db/repos/retention';
 import { createWorkspace } from '../../src/db/repos/workspaces';
-import { createTestDatabase, testEngines, type TestDatabase } from '../support/databases';
+import { type MigratedDatabase, openMigratedDatabase, testEngines } from '../support/databases';
 import { randomClicks, rawBreakdowns } from '../support/breakdowns';
 
 const DAY = 86_400_000;
@@ -19,17 +18,9 @@ const DAY = 86_400_000;
 const clicksBetween = (seed: number, ws: string, links: string[], count: number, from: number, to: number) => randomClicks(seed, [{ ws, links }], count, from, to);
 
 describe.each(testEngines())('click fold on %s', (engine) => {
-  let database: TestDatabase;
-  let db: Database;
-  beforeAll(async () => {
-    database = await createTestDatabase(engine);
-    db = openDatabase(database.url);
-    await migrateLatest(db);
-  });
-  afterAll(async () => {
-    await db?.knex.destroy();
-    await database?.drop();
-  });
+  let db: MigratedDatabase;
+  beforeAll(async () => (db = await openMigratedDatabase(engine)));
+  afterAll(() => db?.close());
 
   /** A fresh workspace with its own links; the fold state is shared, so each test folds on its own days. */
   async function workspace(name: string, links: number) {

@@ -5,26 +5,22 @@
 // and the API answered 500 (the fuzz test met it on DELETE /api/v1/links/{id}).
 import Sqlite from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrateLatest, openDatabase, sqliteFilename, type Database } from '../../src/db/knex';
-import { createTestDatabase, type TestDatabase } from '../support/databases';
+import { sqliteFilename } from '../../src/db/knex';
+import { type MigratedDatabase, openMigratedDatabase } from '../support/databases';
 
 describe('SQLite transactions on the API connection', () => {
-  let database: TestDatabase;
-  let db: Database;
+  let db: MigratedDatabase;
   let other: Sqlite.Database;
 
   beforeAll(async () => {
-    database = await createTestDatabase('sqlite');
-    db = openDatabase(database.url);
-    await migrateLatest(db);
+    db = await openMigratedDatabase('sqlite');
     await db.knex('workspaces').insert({ id: 'ws_tx', name: 'Before', plan: 'business', created_at: Date.now() });
-    other = new Sqlite(sqliteFilename(database.url));
+    other = new Sqlite(sqliteFilename(db.url));
     other.pragma('busy_timeout = 0');
   });
   afterAll(async () => {
     other?.close();
-    await db?.knex.destroy();
-    await database?.drop();
+    await db?.close();
   });
 
   it('hold the write lock from the start: a commit by another connection waits, and the read-then-write succeeds', async () => {

@@ -1,16 +1,16 @@
-// SQLite's cache misses are read on the link lookup thread (src/redirect/lookup-thread.ts). What a
+// SQLite's cache misses are read on the link lookup thread (src/db/lookup-thread.ts). What a
 // visitor depends on: each answer is its own link's, a change is seen by the next lookup, and a
 // thread that fails or stops fails its lookups (the visitor gets the 503 page) instead of leaving
 // them waiting, and is replaced. The redirects themselves are tested through HTTPS in
-// redirects.test.ts, where every SQLite miss goes through this thread.
+// test/redirect/redirects.test.ts, where every SQLite miss goes through this thread.
 import Sqlite from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrateLatest, openDatabase, sqliteFilename, type Database } from '../../src/db/knex';
+import { sqliteFilename } from '../../src/db/knex';
 import { LinkLookupThread, LookupThreadError } from '../../src/db/lookup-thread';
-import { createTestDatabase, type TestDatabase } from '../support/databases';
+import { createTestDatabase, type MigratedDatabase, openMigratedDatabase } from '../support/databases';
 import { seedWorkspace } from '../support/seed';
 
-// LINK_COLUMNS order (src/redirect/store.ts).
+// LINK_COLUMNS order (src/db/redirect-store.ts).
 const SLUG = 3;
 const URL_COLUMN = 4;
 const LINKS = 300;
@@ -19,16 +19,13 @@ const within = <T>(ms: number, p: Promise<T>) =>
   Promise.race([p, new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), ms))]);
 
 describe('the link lookup thread (SQLite)', () => {
-  let tdb: TestDatabase;
-  let db: Database;
+  let db: MigratedDatabase;
   let file: string;
   let thread: LinkLookupThread;
 
   beforeAll(async () => {
-    tdb = await createTestDatabase('sqlite');
-    db = openDatabase(tdb.url);
-    await migrateLatest(db);
-    file = sqliteFilename(tdb.url);
+    db = await openMigratedDatabase('sqlite');
+    file = sqliteFilename(db.url);
     const { workspaceId, userId } = await seedWorkspace(db.knex);
     const now = Date.now();
     await db.knex('links').insert(
@@ -42,8 +39,7 @@ describe('the link lookup thread (SQLite)', () => {
   });
   afterAll(async () => {
     await thread?.close();
-    await db?.knex.destroy();
-    await tdb?.drop();
+    await db?.close();
   });
 
   it('answers every lookup of a turn with its own row, in one message to the thread', async () => {

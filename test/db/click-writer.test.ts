@@ -6,11 +6,11 @@ import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrateLatest, openDatabase, sqliteFilename, WAL_CHECKPOINT_INTERVAL_MS, type Database } from '../../src/db/knex';
+import { sqliteFilename, WAL_CHECKPOINT_INTERVAL_MS } from '../../src/db/knex';
 import { HANDOFF_PART, ThreadClickWriter, WRITE_CHUNK, WRITER_NICE_INCREMENT } from '../../src/clicks/writer';
 import { ClickRecorder, type ClickEvent } from '../../src/clicks/buffer';
 import { writeClickBatch, type StoredClick } from '../../src/db/repos/click-batches';
-import { createTestDatabase, testEngines, type TestDatabase } from '../support/databases';
+import { type MigratedDatabase, openMigratedDatabase, testEngines } from '../support/databases';
 
 const PERSON = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
 const click = (linkId: string, at: number): ClickEvent => ({
@@ -18,15 +18,12 @@ const click = (linkId: string, at: number): ClickEvent => ({
 });
 
 describe.each(testEngines())('click writer thread on %s', (engine) => {
-  let database: TestDatabase;
-  let db: Database;
+  let db: MigratedDatabase;
   let recorder: ClickRecorder;
   const count = async (linkId: string) => Number((await db.knex('clicks').where({ link_id: linkId }).count({ n: '*' }))[0].n);
 
   beforeAll(async () => {
-    database = await createTestDatabase(engine);
-    db = openDatabase(database.url);
-    await migrateLatest(db);
+    db = await openMigratedDatabase(engine);
     // ws_writer wants traffic alerts, so its clicks are also counted in windows; ws_quiet does not.
     const now = Date.now();
     await db.knex('workspaces').insert([
@@ -37,12 +34,11 @@ describe.each(testEngines())('click writer thread on %s', (engine) => {
       id: 'whk_writer', workspace_id: 'ws_writer', variant: 'A', url: 'https://hooks.example.com/a', events: JSON.stringify(['analytics.spike']),
       secret_encrypted: 'sealed', enabled: false, created_at: now, updated_at: now,
     });
-    recorder = new ClickRecorder(new ThreadClickWriter({ databaseUrl: database.url, webhookEvents: null }), pino({ level: 'silent' }), 60_000);
+    recorder = new ClickRecorder(new ThreadClickWriter({ databaseUrl: db.url, webhookEvents: null }), pino({ level: 'silent' }), 60_000);
   });
   afterAll(async () => {
     await recorder?.stop();
-    await db?.knex.destroy();
-    await database?.drop();
+    await db?.close();
   });
 
   it('writes parsed clicks and the daily count from the other thread', async () => {
@@ -176,7 +172,7 @@ describe.each(testEngines())('click writer thread on %s', (engine) => {
   });
 
   it('starts a new thread when the old one is gone and loses nothing handed to it', async () => {
-    const writer = new ThreadClickWriter({ databaseUrl: database.url, webhookEvents: null });
+    const writer = new ThreadClickWriter({ databaseUrl: db.url, webhookEvents: null });
     const other = new ClickRecorder(writer, pino({ level: 'silent' }), 60_000);
     const at = Date.UTC(2026, 10, 22, 11);
     other.record(click('lnk_restart', at));
@@ -195,7 +191,7 @@ describe.each(testEngines())('click writer thread on %s', (engine) => {
     });
 
     it("copies other connections' writes into the database file within seconds when no clicks arrive", async () => {
-      const file = sqliteFilename(database.url);
+      const file = sqliteFilename(db.url);
       const rows = Array.from({ length: 200 }, (_, i) => ({ kind: 'link', domain_key: '', slug: `wal-${i}`, created_at: i }));
       await db.knex.batchInsert('link_changes', rows, 100);
       // The database file alone, as a backup that copies only it would see it.
@@ -224,7 +220,7 @@ describe.each(testEngines())('click writer thread on %s', (engine) => {
   }
 });
 
-// The writer thread yields the CPU to the threads that answer visitors (src/redirect/click-worker.ts).
+// The writer thread yields the CPU to the threads that answer visitors (src/start/click-writer-thread.ts).
 describe.runIf(process.platform === 'linux')('click writer thread priority', () => {
   /** Nice value of each thread of this process (field 19 of /proc/self/task/TID/stat). */
   const threadNices = () =>
