@@ -70,7 +70,7 @@ describe.skipIf(!available.run)('goals in the dashboard, in Chromium (sqlite)', 
     await form.getByLabel('Currency').fill('eur');
     // A link the workspace does not have: the service's answer, at the top of the form.
     await form.getByRole('button', { name: 'Create goal' }).click();
-    await expect.poll(() => form.getByRole('alert').first().textContent()).toMatch(/link lnk_nothing_here not found/);
+    await expect.poll(() => form.getByRole('alert').first().textContent()).toMatch(/link "lnk_nothing_here" not found/);
     await b.look(page, 'goals-refused');
     await form.getByLabel('Link id').fill(linkId);
     await form.getByRole('button', { name: 'Create goal' }).click();
