@@ -13,7 +13,7 @@
 // the same code. Our own code is a few microseconds of a request's 30-50, and at that scale
 // bench/redirect cannot tell a 0.3 µs change from noise in any number of rounds this machine can
 // afford. This isolates that part: the same handler code, no sockets, no other threads, so a
-// change to handler.ts, visitor.ts, cache.ts or clicks.ts shows up as a steady difference here.
+// change to handler.ts, lookup-tiers.ts, visitor.ts, cache.ts or clicks.ts shows up as a steady difference here.
 // Figures are per request: "person" (a browser visit: resolved, counted, buffered), "bot" (a
 // crawler: resolved, redirected, not counted), "bare" (the stand-in response written with the
 // bare server's headers, the floor). "our code" is person minus bare.
