@@ -27,7 +27,8 @@ import { ClickBuffer, ClickRecorder } from '../src/clicks/buffer';
 import type { ClickWriter } from '../src/clicks/writer';
 import { RedirectService } from '../src/redirect/handler';
 import { CsrfTokens } from '../src/redirect/password';
-import { encodeLinkPage, type RedirectStore } from '../src/db/redirect-store';
+import { encodeLinkPage } from '../src/db/redirect-rows';
+import type { RedirectStore } from '../src/db/redirect-store';
 
 const { values: args } = parseArgs({
   options: {

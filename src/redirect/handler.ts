@@ -14,7 +14,7 @@ import { handlePage, type PageVia } from './page-route.ts';
 import { showPasswordForm, submitPassword, type PageKind } from './password-form.ts';
 import { previewPage, sendPage, statusPage, unavailablePage } from './pages.ts';
 import { routeQr } from './qr-route.ts';
-import { linkFromResident } from '../db/redirect-store.ts';
+import { linkFromResident } from '../db/redirect-rows.ts';
 import { hostnameOf, isBot, isPrefetch, safeDecode, visitHeaders, type VisitHeaders } from './visitor.ts';
 
 export type { RedirectDeps } from './lookup-tiers.ts';

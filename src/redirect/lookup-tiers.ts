@@ -52,7 +52,7 @@ export interface RedirectDeps {
   fixedPaths?: ReadonlySet<string>;
 }
 
-/** Links per page of the preload: a page's rows cost the event loop a few ms to take in. */
+/** Links per page of the preload: a page is taken in by the event loop in one turn, so it stays small. */
 const PRELOAD_PAGE = 2_000;
 
 export class LookupTiers implements LinkCacheInvalidator, ChangeListener {
