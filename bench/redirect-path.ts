@@ -13,7 +13,7 @@
 // the same code. Our own code is a few microseconds of a request's 30-50, and at that scale
 // bench/redirect cannot tell a 0.3 µs change from noise in any number of rounds this machine can
 // afford. This isolates that part: the same handler code, no sockets, no other threads, so a
-// change to handler.ts, visitor.ts, cache.ts or clicks.ts shows up as a steady difference here.
+// change to handler.ts, lookup-tiers.ts, visitor.ts, cache.ts or clicks.ts shows up as a steady difference here.
 // Figures are per request: "person" (a browser visit: resolved, counted, buffered), "bot" (a
 // crawler: resolved, redirected, not counted), "bare" (the stand-in response written with the
 // bare server's headers, the floor). "our code" is person minus bare.
@@ -27,7 +27,8 @@ import { ClickBuffer, ClickRecorder } from '../src/clicks/buffer';
 import type { ClickWriter } from '../src/clicks/writer';
 import { RedirectService } from '../src/redirect/handler';
 import { CsrfTokens } from '../src/redirect/password';
-import { encodeLinkPage, type RedirectStore } from '../src/db/redirect-store';
+import { encodeLinkPage } from '../src/db/redirect-rows';
+import type { RedirectStore } from '../src/db/redirect-store';
 
 const { values: args } = parseArgs({
   options: {

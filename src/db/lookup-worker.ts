@@ -4,7 +4,7 @@
 // checkpoints (src/redirect/click-worker.ts) never wait long for it.
 import { parentPort, workerData } from 'node:worker_threads';
 import Sqlite from 'better-sqlite3';
-import { encodeLinkPage, LINKS_AFTER_ID, SQLITE_LINK_BY_ADDRESS } from './redirect-store.ts';
+import { encodeLinkPage, LINKS_AFTER_ID, SQLITE_LINK_BY_ADDRESS } from './redirect-rows.ts';
 import type { FromLookupThread, LookupRow, ToLookupThread } from './lookup-thread.ts';
 
 const { filename } = workerData as { filename: string };

@@ -4,7 +4,7 @@
 // parsing the rows) happens here. Batches in flight at once each take a connection of the pool.
 import { parentPort, workerData } from 'node:worker_threads';
 import pg from 'pg';
-import { encodeLinkPage, LINKS_AFTER_ID, PG_LINKS_BY_ADDRESSES } from './redirect-store.ts';
+import { encodeLinkPage, LINKS_AFTER_ID, PG_LINKS_BY_ADDRESSES } from './redirect-rows.ts';
 import type { FromLookupThread, LookupRow, ToLookupThread } from './lookup-thread.ts';
 
 const { url, connections } = workerData as { url: string; connections: number };

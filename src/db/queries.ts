@@ -7,7 +7,7 @@
 // reads are asynchronous, on the service's own pool. Each takes a Knex first and returns plain
 // data (it crosses threads by structured clone).
 import type { Knex } from 'knex';
-import { readConversionSummary, readGoalTally } from './repos/conversions.ts';
+import { readConversionSummary, readGoalTally } from './repos/conversion-tallies.ts';
 import { conversionNames } from './repos/conversion-names.ts';
 import { readConversionSummaryWithSeries } from './repos/conversion-series.ts';
 import { runClickFold } from './repos/click-folds.ts';

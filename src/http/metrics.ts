@@ -7,7 +7,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { ClickRecorder } from '../clicks/buffer.ts';
 import { poolUse, type Database } from '../db/knex.ts';
-import { outboxGauges } from '../db/repos/webhook-deliveries.ts';
+import { outboxGauges } from '../db/repos/webhook-delivery-gauges.ts';
 import type { RedirectService } from '../redirect/handler.ts';
 import type { WebhookWorker } from '../webhooks/worker.ts';
 

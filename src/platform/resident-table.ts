@@ -1,5 +1,5 @@
 // A string → string table whose entries live outside V8's heap: the redirect cache's resident
-// tier (src/redirect/handler.ts), which holds every live link of a large deployment in memory.
+// tier (src/redirect/lookup-tiers.ts), which holds every live link of a large deployment in memory.
 //
 // Why not a Map of objects: a million links as objects are about six million heap objects
 // (the link, its id, slug, destination, workspace id...), 600 MiB of heap measured here, and

@@ -78,7 +78,7 @@ function block(b: PageBlock | { type: 'link'; id: string; text: string }, o: Ren
   if (b.type === 'heading') return `<li><h2>${t}</h2></li>`;
   if (b.type === 'paragraph') return `<li><p>${t}</p></li>`;
   // A link block goes through the page's own address, which counts the click as the short
-  // link's, with the page as its referrer, and redirects (src/redirect/handler.ts).
+  // link's, with the page as its referrer, and redirects (src/redirect/page-route.ts).
   const href = o.preview ? '#' : `/@${o.handle}/${b.id}`;
   return `<li><a href="${escapeHtml(href)}">${t}</a></li>`;
 }

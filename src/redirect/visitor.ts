@@ -1,5 +1,6 @@
-// What the redirect path learns about a visitor: person or bot, prefetch, the headers a click
-// keeps. Judging is cached per User-Agent string because the same few strings make up most traffic.
+// What the redirect path learns about a visit: person or bot, prefetch, the headers a click
+// keeps, the host it asked for. Judging is cached per User-Agent string because the same few
+// strings make up most traffic.
 import type { IncomingHttpHeaders } from 'node:http';
 import { isbot } from 'isbot';
 import { BoundedCache } from '../domain/bounded-cache.ts';
@@ -71,4 +72,21 @@ export function visitHeaders(h: IncomingHttpHeaders): VisitHeaders {
     purpose: first(h['sec-purpose'] ?? h.purpose ?? h['x-purpose'] ?? h['x-moz']),
     country: first(h['cf-ipcountry'] ?? h['x-country-code']),
   };
+}
+
+/** The host name a visit asked for (the Host header), lower case, without its port. */
+export function hostnameOf(host: string): string {
+  const h = host.toLowerCase();
+  if (h.startsWith('[')) return h.slice(0, h.indexOf(']') + 1);
+  const colon = h.indexOf(':');
+  return colon === -1 ? h : h.slice(0, colon);
+}
+
+/** A path segment percent-decoded, or as written when it is not valid percent-encoding. */
+export function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
 }

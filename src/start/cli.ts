@@ -17,7 +17,7 @@ import { setPolicyDisabled } from '../db/repos/links.ts';
 import { domainVerified } from '../webhooks/domain-events.ts';
 import { policyDisabled } from '../webhooks/link-events.ts';
 import { runRetention } from '../db/repos/retention.ts';
-import * as deliveries from '../db/repos/webhook-deliveries.ts';
+import * as deliveries from '../db/repos/webhook-delivery-log.ts';
 import * as subscriptions from '../db/repos/subscriptions.ts';
 import * as webhookOperator from '../webhooks/operator.ts';
 import { subscriptionView } from '../webhooks/subscription-view.ts';

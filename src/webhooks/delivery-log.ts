@@ -3,7 +3,8 @@
 // two values its attempt row keeps (the signature header and the time of sending) by the
 // functions that composed it for sending (signing.ts), and the first 4 KiB of each answer.
 import type { Db as Knex } from '../db/knex.ts';
-import * as outbox from '../db/repos/webhook-deliveries.ts';
+import * as outbox from '../db/repos/webhook-delivery-log.ts';
+import type { AttemptExchange } from '../db/repos/webhook-deliveries.ts';
 import type { OutgoingRequest } from './delivery.ts';
 import { rebuildRequest, SIGNATURE_HEADER } from './signing.ts';
 import type { Variant } from './catalog.ts';
@@ -14,7 +15,7 @@ export interface AttemptView extends Omit<outbox.AttemptLogEntry, 'sent'> {
 }
 
 /** What an attempt row keeps of the request the worker sent. */
-export function keptRequest(variant: Variant, request: OutgoingRequest | undefined): outbox.AttemptExchange['request'] {
+export function keptRequest(variant: Variant, request: OutgoingRequest | undefined): AttemptExchange['request'] {
   return request ? { signature: request.headers[SIGNATURE_HEADER[variant]], sentAt: request.sentAt } : undefined;
 }
 

@@ -2,7 +2,7 @@
 // (`shortlink webhook ...`, no workspace) and from Settings › Webhooks (scoped to the session's
 // workspace: another workspace's delivery or subscription answers like one that does not exist).
 import type { Db as Knex } from '../db/knex.ts';
-import * as outbox from '../db/repos/webhook-deliveries.ts';
+import * as outbox from '../db/repos/webhook-delivery-actions.ts';
 import * as subscriptions from '../db/repos/subscriptions.ts';
 import { conflict, invalid, notFound } from '../domain/errors.ts';
 import type { DeliveryStatus } from '../domain/webhook-delivery.ts';

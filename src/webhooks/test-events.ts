@@ -7,7 +7,7 @@
 // `evt_test_`. It is logged as a test, one attempt, never retried or replayed, and says nothing
 // about the endpoint's health.
 import type { Db as Knex } from '../db/knex.ts';
-import * as outbox from '../db/repos/webhook-deliveries.ts';
+import * as outbox from '../db/repos/webhook-delivery-actions.ts';
 import type { SubscriptionRow } from '../db/repos/subscriptions.ts';
 import { newId, randomString } from '../domain/ids.ts';
 import { invalid, quoted } from '../domain/errors.ts';

@@ -6,7 +6,8 @@
 // Conversions go in through insertConversion, so every aggregate is as the service writes it.
 import { describe, expect, it } from 'vitest';
 import { migrateLatest } from '../../src/db/knex';
-import { insertConversion, tallyConversions, tallyGoal, type ConversionFilters, type ConversionRow, type GoalMatch } from '../../src/db/repos/conversions';
+import { insertConversion, type ConversionFilters, type ConversionRow } from '../../src/db/repos/conversions';
+import { tallyConversions, tallyGoal, type GoalMatch } from '../../src/db/repos/conversion-tallies';
 import { breakdownEntries, typeEntries, valueEntries, type EventType, type TallyData, type Window } from '../../src/domain/conversions';
 import { testEngines, withFreshDatabase } from '../support/databases';
 import { DAY, HOUR, MINUTE, rng } from '../support/recount';

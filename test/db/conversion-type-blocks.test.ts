@@ -1,5 +1,5 @@
 // Summaries read 32-day blocks, by type and link, campaign or QR code among them, for their whole
-// blocks and the events for the rest (src/db/repos/conversions.ts, migrations 20261127010000 and
+// blocks and the events for the rest (src/db/repos/conversion-tallies.ts, migrations 20261127010000 and
 // 20261202000000). On every engine: what the migrations fill from the events equals what
 // insertConversion writes, and retention keeps it so (every block counts exactly the kept events);
 // and over windows of up to 400 days with ends anywhere, near the retention edge too, the tallies
@@ -7,7 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { migrateLatest, type Database } from '../../src/db/knex';
 import { migrationSource } from '../../src/db/migrations';
-import { insertConversion, tallyConversions, type ConversionRow } from '../../src/db/repos/conversions';
+import { insertConversion, type ConversionRow } from '../../src/db/repos/conversions';
+import { tallyConversions } from '../../src/db/repos/conversion-tallies';
 import { runRetention } from '../../src/db/repos/retention';
 import { DAY_MS, type EventType } from '../../src/domain/conversions';
 import { testEngines, withFreshDatabase } from '../support/databases';

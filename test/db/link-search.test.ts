@@ -231,7 +231,7 @@ describe('the LIKE a walk checks before the search index (SQLite)', () => {
   it('holds for every text the index finds, whatever the case and the characters folded onto ASCII, and for no other when exact', async () => {
     const { default: Sqlite } = await import('better-sqlite3');
     const fc = (await import('fast-check')).default;
-    const { exactLikePatterns, ftsPhrase, likeIsExact, phraseLikeSuperset } = await import('../../src/db/repos/link-search');
+    const { exactLikePatterns, ftsPhrase, likeIsExact, phraseLikeSuperset } = await import('../../src/db/repos/link-search-sqlite');
     const db = new Sqlite(':memory:');
     db.exec(`CREATE VIRTUAL TABLE t USING fts5(a, tokenize='trigram case_sensitive 0', detail=full)`);
     const chars = fc.constantFrom(...'aAkKsSzZ%_\\" üÜßẞéÉıİ\u212a\u017fΣσς東京\ufffd'.split(''), '\u{1F600}');
@@ -268,7 +268,7 @@ describe('the LIKE a walk checks before the search index (SQLite)', () => {
 describe('the columns a search skips (slug and destination)', () => {
   it('never hold the text: slugs as checkSlug keeps them, destinations as the URL parser writes them', async () => {
     const fc = (await import('fast-check')).default;
-    const { columnsFor } = await import('../../src/db/repos/link-search');
+    const { columnsFor } = await import('../../src/db/repos/link-search-columns');
     const { checkSlug } = await import('../../src/domain/slugs');
     const { normalizeDestination } = await import('../../src/domain/links');
     const raw = fc.oneof(fc.webUrl({ withQueryParameters: true, withFragments: true }), fc.constantFrom('https://example.com/a b?q="x"<y>', 'https://EXAMPLE.com/ünï?\u212a=1\t2', 'http://x.test/%20 ~{|}^`\\?a={|}^`\\~\'#f{|}'));

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { migrateDown, migrateLatest, type Database } from '../../src/db/knex';
 import { migrationSource } from '../../src/db/migrations';
-import { SQLITE_LINK_BY_ADDRESS } from '../../src/db/redirect-store';
+import { SQLITE_LINK_BY_ADDRESS } from '../../src/db/redirect-rows';
 import { insertConversion } from '../../src/db/repos/conversions';
 import { testEngines, withFreshDatabase } from '../support/databases';
 

@@ -7,7 +7,7 @@
 // replaces what a visit read meanwhile, never evicts, and stops at the cache's size.
 import { describe, expect, it, vi } from 'vitest';
 import type { ResolvedLink } from '../../src/domain/resolve';
-import { encodeLinkPage } from '../../src/db/redirect-store';
+import { encodeLinkPage } from '../../src/db/redirect-rows';
 import { standInRedirectService, testLink } from '../support/redirect-service';
 
 const link = (id: string, slug: string, url: string): ResolvedLink => testLink(url, id, slug);

@@ -1,8 +1,8 @@
-// The resident tier's record of a link (src/db/redirect-store.ts): a plain link in a compact form
+// The resident tier's record of a link (src/db/redirect-rows.ts): a plain link in a compact form
 // read without JSON.parse, any other as its row's JSON. Either way the redirect path must get the
 // link the database row gives.
 import { describe, expect, it } from 'vitest';
-import { linkFromResident, residentRecord, toResolvedRow } from '../../src/db/redirect-store';
+import { linkFromResident, residentRecord, toResolvedRow } from '../../src/db/redirect-rows';
 
 // LINK_COLUMNS order: id, workspace_id, domain_key, slug, original_url, redirect_type, status, start_at, end_at,
 // expires_at, expired_url, click_limit, served, password_hash, preview_title, preview_description, preview_image

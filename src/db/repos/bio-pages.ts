@@ -1,7 +1,7 @@
 // Bio pages (src/domain/bio-pages.ts) and what their visitors did. A change that alters what
 // /@{handle} shows (publishing, unpublishing, a new handle, disabling, deleting) writes a 'page'
 // entry to the change feed in its transaction, so every process drops its cached page (the
-// redirect path, src/redirect/handler.ts) and the next view shows the change. A handle is unique
+// redirect path, src/redirect/lookup-tiers.ts) and the next view shows the change. A handle is unique
 // among live pages (index bio_pages_live_handle): two requests racing for one cannot both win.
 import type { Knex } from 'knex';
 import { AppError } from '../../domain/errors.ts';

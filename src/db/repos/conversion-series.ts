@@ -10,7 +10,8 @@ import type { Knex } from 'knex';
 import { addToDay, daysOf, type DailyTally } from '../../domain/conversion-series.ts';
 import { CONVERSION_FUTURE_SKEW_MS, CONVERSION_RETENTION_DAYS, DAY_MS, planWindow, type Window } from '../../domain/conversions.ts';
 import { readSnapshot } from '../knex.ts';
-import { readConversionSummary, type ConversionFilters } from './conversions.ts';
+import { readConversionSummary } from './conversion-tallies.ts';
+import type { ConversionFilters } from './conversions.ts';
 
 const n = (v: unknown) => Number(v ?? 0);
 
@@ -56,7 +57,7 @@ const DAY_OF = `CAST(occurred_at / ${DAY_MS} AS INTEGER)`;
 async function fromRaw(knex: Knex, workspaceId: string, part: Window, f: ConversionFilters, days: DailyTally, sign: 1 | -1) {
   const q = knex('conversions').where('workspace_id', workspaceId).where('occurred_at', '>=', part.from).where('occurred_at', '<', part.to);
   if (f.attributedOnly) q.whereNotNull('link_id');
-  // As the summary's raw reads do (repos/conversions.ts): SQLite, planning without statistics,
+  // As the summary's raw reads do (repos/conversion-tallies.ts): SQLite, planning without statistics,
   // would take the index by type over the named object's own; a unary + keeps the type off it.
   const sqlite = knex.client.config.client !== 'pg';
   if (f.eventType !== undefined && sqlite && (f.linkId || f.campaignId || f.qrCodeId)) q.whereRaw('+event_type = ?', [f.eventType]);
@@ -81,7 +82,7 @@ export async function conversionSeries(knex: Knex, workspaceId: string, w: Windo
     await fromRaw(knex, workspaceId, w, f, days, 1);
     return days;
   }
-  // As the summary plans it (repos/conversions.ts): raw rows are complete for the retention, and
+  // As the summary plans it (repos/conversion-tallies.ts): raw rows are complete for the retention, and
   // none occurs later than the clock skew a conversion may be recorded with.
   const plan = planWindow(w, { rawSince: now - CONVERSION_RETENTION_DAYS * DAY_MS, latest: now + CONVERSION_FUTURE_SKEW_MS });
   if (plan.aggregateDays) await fromAggregate(knex, workspaceId, agg, plan.aggregateDays, days);

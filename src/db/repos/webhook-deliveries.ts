@@ -1,5 +1,7 @@
-// The outbox of webhook deliveries, as the delivery worker and the operator commands see it.
-// Rows are written PENDING by the outbox (src/webhooks/outbox.ts), one per (event, subscription).
+// The outbox of webhook deliveries as the delivery worker sees it: claims, attempts, settling.
+// Rows are written PENDING by the outbox (src/db/repos/outbox.ts), one per (event, subscription).
+// The log's reads are in webhook-delivery-log.ts, what people do to deliveries (replay, resolve,
+// test events) in webhook-delivery-actions.ts, the /metrics gauge in webhook-delivery-gauges.ts.
 //
 // A process claims due rows with a lease (status SENDING, lease_owner, lease_until); every write
 // about an attempt is fenced on (lease_owner, attempts), so a process that lost its lease can no
@@ -159,7 +161,8 @@ export interface Settlement extends AttemptRef, AttemptExchange {
 const statusCodeOf = (r: AttemptResult) => (r.kind === 'answered' ? r.statusCode : null);
 const errorOf = (r: AttemptResult) => (r.kind === 'answered' ? null : r.error);
 
-function settledRow(decision: DeliveryDecision, result: AttemptResult, now: number) {
+/** A delivery's columns once an attempt is over, as `decision` says. */
+export function settledRow(decision: DeliveryDecision, result: AttemptResult, now: number) {
   const final = decision.status !== 'PENDING';
   return {
     status: decision.status,
@@ -175,7 +178,8 @@ function settledRow(decision: DeliveryDecision, result: AttemptResult, now: numb
   };
 }
 
-function attemptRow(
+/** The row of webhook_attempts that records an attempt. */
+export function attemptRow(
   s: { id: string; attempt: number; startedAt: number; now: number; requestSent: boolean; decision: DeliveryDecision; result: AttemptResult } & AttemptExchange,
 ) {
   return {
@@ -363,269 +367,4 @@ export async function failOrphaned(knex: Knex, now: number): Promise<number> {
       updated_at: now,
       last_error: 'the subscription was deleted or disabled before this delivery was made; nothing was sent',
     });
-}
-
-// ---------------------------------------------------------------------------------------------
-// The operator's view (`shortlink webhook deliveries | replay | resolve`).
-
-export interface DeliverySummary {
-  id: string;
-  subscriptionId: string;
-  variant: Variant;
-  eventType: string;
-  eventId: string;
-  /** A "Send test event" sample. */
-  test: boolean;
-  status: DeliveryStatus;
-  attempts: number;
-  lastStatusCode: number | null;
-  lastError: string | null;
-  createdAt: string;
-  nextAttemptAt: string | null;
-  finishedAt: string | null;
-}
-
-const iso = (ms: unknown) => (ms === null || ms === undefined ? null : new Date(Number(ms)).toISOString());
-
-export interface DeliveryFilter {
-  workspaceId?: string;
-  subscriptionId?: string;
-  eventType?: string;
-  status?: DeliveryStatus;
-  /** Only deliveries created before this one (the next page of the log, newest first). */
-  before?: { createdAt: number; seq: number };
-  limit: number;
-}
-
-const SUMMARY_COLUMNS = [
-  'id', 'seq', 'subscription_id', 'workspace_id', 'variant', 'event_type', 'event_id', 'is_test', 'status', 'attempts',
-  'last_status_code', 'last_error', 'created_at', 'next_attempt_at', 'finished_at',
-];
-
-/** Newest first (creation time, then the order of writing). */
-export async function listDeliveries(knex: Knex, filter: DeliveryFilter): Promise<DeliverySummary[]> {
-  const q = knex(TABLE).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'seq', order: 'desc' }]).limit(filter.limit);
-  if (filter.workspaceId) q.where('workspace_id', filter.workspaceId);
-  if (filter.subscriptionId) q.where('subscription_id', filter.subscriptionId);
-  if (filter.eventType) q.where('event_type', filter.eventType);
-  if (filter.status) q.where('status', filter.status);
-  if (filter.before) {
-    const { createdAt, seq } = filter.before;
-    q.where((w) => w.where('created_at', '<', createdAt).orWhere((x) => x.where('created_at', createdAt).where('seq', '<', seq)));
-  }
-  return (await q.select(SUMMARY_COLUMNS)).map(summaryOf);
-}
-
-/** What a delivery's requests were built from (signing.ts, DeliveryContent), with its variant. */
-export async function deliveryContent(knex: Knex, id: string) {
-  const r = await knex(TABLE).where({ id }).first('id', 'variant', 'event_id', 'event_type', 'request_id', 'occurred_at', 'data', 'is_test');
-  if (!r) return null;
-  return {
-    variant: r.variant as Variant,
-    content: {
-      id: r.id as string,
-      eventId: r.event_id as string,
-      eventType: r.event_type as string,
-      requestId: (r.request_id ?? null) as string | null,
-      occurredAt: Number(r.occurred_at),
-      data: r.data as string,
-      test: Boolean(r.is_test),
-    },
-  };
-}
-
-export async function deliverySummary(knex: Knex, id: string): Promise<DeliverySummary | null> {
-  const row = await knex(TABLE).where({ id }).first(SUMMARY_COLUMNS);
-  return row ? summaryOf(row) : null;
-}
-
-function summaryOf(r: any): DeliverySummary {
-  return {
-    id: r.id,
-    subscriptionId: r.subscription_id,
-    variant: r.variant,
-    eventType: r.event_type,
-    eventId: r.event_id,
-    test: Boolean(r.is_test),
-    status: r.status,
-    attempts: Number(r.attempts),
-    lastStatusCode: r.last_status_code === null || r.last_status_code === undefined ? null : Number(r.last_status_code),
-    lastError: r.last_error ?? null,
-    createdAt: iso(r.created_at)!,
-    // Only a PENDING delivery has a next attempt.
-    nextAttemptAt: r.status === 'PENDING' ? iso(r.next_attempt_at) : null,
-    finishedAt: iso(r.finished_at),
-  };
-}
-
-export interface FoundDelivery {
-  id: string;
-  variant: Variant;
-  status: DeliveryStatus;
-  workspaceId: string;
-  subscriptionId: string;
-  test: boolean;
-}
-
-export async function findDelivery(knex: Knex, id: string): Promise<FoundDelivery | null> {
-  const row = await knex(TABLE).where({ id }).first('id', 'variant', 'status', 'workspace_id', 'subscription_id', 'is_test');
-  return row
-    ? { id: row.id, variant: row.variant, status: row.status, workspaceId: row.workspace_id, subscriptionId: row.subscription_id, test: Boolean(row.is_test) }
-    : null;
-}
-
-/** One delivery of the log, for the cursor of the next page. */
-export async function deliveryCursor(knex: Knex, id: string): Promise<{ createdAt: number; seq: number } | null> {
-  const row = await knex(TABLE).where({ id }).first('created_at', 'seq');
-  return row ? { createdAt: Number(row.created_at), seq: Number(row.seq) } : null;
-}
-
-export interface AttemptLogEntry {
-  attempt: number;
-  startedAt: string;
-  finishedAt: string | null;
-  durationMs: number | null;
-  outcome: string | null;
-  statusCode: number | null;
-  error: string | null;
-  requestSent: boolean;
-  /** What makes the request again with the delivery (null when nothing was sent, or for attempts made before the log kept it). */
-  sent: { signature: string; sentAt: number } | null;
-  /** The first 4 KiB of the answer's body; null when there was no answer. */
-  response: { body: string; truncated: boolean } | null;
-}
-
-/** A delivery's attempts, first to last. */
-export async function deliveryAttempts(knex: Knex, deliveryId: string): Promise<AttemptLogEntry[]> {
-  const rows = await knex('webhook_attempts').where({ delivery_id: deliveryId }).orderBy([{ column: 'attempt' }, { column: 'id' }]);
-  return rows.map((r) => {
-    const started = Number(r.started_at);
-    const finished = r.finished_at === null || r.finished_at === undefined ? null : Number(r.finished_at);
-    return {
-      attempt: Number(r.attempt),
-      startedAt: iso(started)!,
-      finishedAt: iso(finished),
-      durationMs: finished === null ? null : Math.max(0, finished - started),
-      outcome: r.outcome ?? null,
-      statusCode: r.status_code === null || r.status_code === undefined ? null : Number(r.status_code),
-      error: r.error ?? null,
-      requestSent: Boolean(r.request_sent),
-      sent: r.request_signature ? { signature: r.request_signature, sentAt: Number(r.request_sent_at) } : null,
-      response: r.response_body === null || r.response_body === undefined ? null : { body: r.response_body, truncated: Boolean(r.response_truncated) },
-    };
-  });
-}
-
-/**
- * Writes a "Send test event" sample once its one attempt is over: a delivery already settled
- * (DELIVERED or FAILED, never retried, so the worker never claims it) and its attempt.
- */
-export async function recordTestDelivery(
-  knex: Knex,
-  d: {
-    id: string;
-    subscriptionId: string;
-    workspaceId: string;
-    variant: Variant;
-    eventId: string;
-    eventType: string;
-    occurredAt: number;
-    data: string;
-    startedAt: number;
-    now: number;
-    result: AttemptResult;
-    requestSent: boolean;
-  } & AttemptExchange,
-): Promise<DeliveryStatus> {
-  const delivered = d.result.kind === 'answered' && d.result.statusCode >= 200 && d.result.statusCode <= 299;
-  const decision: DeliveryDecision = delivered ? { status: 'DELIVERED', attemptOutcome: 'delivered' } : { status: 'FAILED', attemptOutcome: d.result.kind === 'refused' ? 'refused' : 'failed' };
-  await knex.transaction(async (trx) => {
-    await trx(TABLE).insert({
-      id: d.id,
-      subscription_id: d.subscriptionId,
-      workspace_id: d.workspaceId,
-      variant: d.variant,
-      event_id: d.eventId,
-      event_type: d.eventType,
-      request_id: null,
-      occurred_at: d.occurredAt,
-      data: d.data,
-      is_test: true,
-      attempts: 1,
-      created_at: d.startedAt,
-      ...settledRow(decision, d.result, d.now),
-      next_attempt_at: d.startedAt,
-    });
-    await trx('webhook_attempts').insert(attemptRow({ ...d, attempt: 1, decision }));
-  });
-  return decision.status;
-}
-
-/**
- * "Replay failed since…": every FAILED Variant B delivery of the subscription created at or after
- * `since` (test samples excepted) becomes PENDING again, as replayDelivery does one. Read through
- * the (workspace_id, status) index. Returns the ids replayed.
- */
-export async function replayFailedSince(
-  knex: Knex,
-  o: { workspaceId: string; subscriptionId: string; since: number; now: number },
-): Promise<string[]> {
-  const rows: Array<{ id: string }> = await knex(TABLE)
-    .where({ workspace_id: o.workspaceId, status: 'FAILED', subscription_id: o.subscriptionId, variant: 'B', is_test: false })
-    .where('created_at', '>=', o.since)
-    .update(replayedRow(knex, o.now), ['id']);
-  return rows.map((r) => r.id);
-}
-
-function replayedRow(knex: Knex, now: number) {
-  return {
-    status: 'PENDING',
-    next_attempt_at: now,
-    round_start: knex.ref('attempts'),
-    replays: knex.raw('replays + 1'),
-    finished_at: null,
-    updated_at: now,
-  };
-}
-
-/**
- * Variant B only, FAILED only: the delivery becomes PENDING again, due now, with the same id
- * (so the same X-Service-Delivery-Id) and a new round of the first attempt and five retries.
- * Returns false when the row was not (or no longer) a FAILED Variant B delivery, or is a test sample.
- */
-export async function replayDelivery(knex: Knex, id: string, now: number): Promise<boolean> {
-  // A test sample is one attempt by design: sending another is "Send test event" again.
-  const n = await knex(TABLE).where({ id, variant: 'B', status: 'FAILED', is_test: false }).update(replayedRow(knex, now));
-  return n === 1;
-}
-
-/** UNKNOWN only: a person's judgement of what the endpoint did. */
-export async function resolveDelivery(knex: Knex, id: string, outcome: 'DELIVERED' | 'FAILED', now: number): Promise<boolean> {
-  const n = await knex(TABLE).where({ id, status: 'UNKNOWN' }).update({ status: outcome, resolved_at: now, updated_at: now });
-  return n === 1;
-}
-
-/**
- * What /metrics reports of the outbox: deliveries waiting to be sent (PENDING, or SENDING under
- * a lease), UNKNOWN ones waiting for a person, and when the oldest waiting one was made. Counted
- * through the status index; read when scraped.
- */
-export async function outboxGauges(knex: Knex): Promise<{ waiting: number; unknown: number; oldestWaitingAt: number | null }> {
-  const rows: Array<{ status: string; n: number | string; oldest: number | string | null }> = await knex(TABLE)
-    .whereIn('status', ['PENDING', 'SENDING', 'UNKNOWN'])
-    .groupBy('status')
-    .select('status')
-    .count({ n: '*' })
-    .min({ oldest: 'created_at' });
-  let waiting = 0;
-  let unknown = 0;
-  let oldestWaitingAt: number | null = null;
-  for (const r of rows) {
-    if (r.status === 'UNKNOWN') unknown = Number(r.n);
-    else {
-      waiting += Number(r.n);
-      if (r.oldest !== null && (oldestWaitingAt === null || Number(r.oldest) < oldestWaitingAt)) oldestWaitingAt = Number(r.oldest);
-    }
-  }
-  return { waiting, unknown, oldestWaitingAt };
 }

@@ -2,7 +2,8 @@
 // subscriptions made and changed with the rules of their public endpoints, the event catalogue,
 // "Send test event", the delivery log with its attempts, and the actions of `shortlink webhook`
 // (src/webhooks/operator.ts) scoped to the path's workspace.
-import * as outbox from '../../../db/repos/webhook-deliveries.ts';
+import * as outbox from '../../../db/repos/webhook-delivery-log.ts';
+import { findDelivery } from '../../../db/repos/webhook-delivery-actions.ts';
 import * as subscriptions from '../../../db/repos/subscriptions.ts';
 import { planHasApi } from '../../../domain/access.ts';
 import { conflict, forbidden, invalid, notFound, quoted } from '../../../domain/errors.ts';
@@ -127,7 +128,7 @@ export function webhookDashboardHandlers(services: Services): Pick<DashboardHand
       const limit = query.limit ?? DEFAULT_LOG_PAGE;
       let before: { createdAt: number; seq: number } | undefined;
       if (query.before !== undefined) {
-        const found = await outbox.findDelivery(knex, query.before);
+        const found = await findDelivery(knex, query.before);
         if (!found || found.workspaceId !== w.id) throw invalid('before must be the next of a previous page', 'before');
         before = (await outbox.deliveryCursor(knex, query.before))!;
       }
@@ -146,7 +147,7 @@ export function webhookDashboardHandlers(services: Services): Pick<DashboardHand
 
     async getDashboardWebhookDelivery({ params }, ctx): Promise<DashboardResult<'getDashboardWebhookDelivery'>> {
       const w = webhooksOf(ctx);
-      const found = await outbox.findDelivery(knex, params.deliveryId);
+      const found = await findDelivery(knex, params.deliveryId);
       const summary = found && found.workspaceId === w.id ? await outbox.deliverySummary(knex, found.id) : null;
       if (!summary) throw notFound(`delivery ${quoted(params.deliveryId)} not found`);
       return { status: 200, body: { data: summary, attempts: await attemptLog(knex, summary.id) } };
