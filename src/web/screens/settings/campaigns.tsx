@@ -8,7 +8,8 @@ import { queryClient } from '../../api/query-client.ts';
 import { can, useMembership } from '../../api/session.ts';
 import { SubmitButton } from '../../components/buttons.tsx';
 import { CopyButton } from '../../components/copy-button.tsx';
-import { EmptyState, FormAlert, LoadError, Loading, StatusNotice } from '../../components/feedback.tsx';
+import { DataTable, ListState } from '../../components/data-table.tsx';
+import { EmptyState, FormAlert, StatusNotice } from '../../components/feedback.tsx';
 import { TextField } from '../../components/fields.tsx';
 import { useFormErrors } from '../../components/form-errors.ts';
 import { formatDate } from '../../lib/dates.ts';
@@ -64,27 +65,10 @@ export function Campaigns() {
       <section className="section" aria-labelledby="campaigns-heading">
         <h2 id="campaigns-heading">Campaigns of this workspace</h2>
         <p className="muted">Conversions and goals name a campaign by its id.</p>
-        {list.isPending ? (
-          <Loading label="Loading campaigns…" />
-        ) : list.isError ? (
-          <LoadError error={list.error} retry={() => list.refetch()} what="the campaigns" />
-        ) : list.data.length === 0 ? (
-          <EmptyState title="No campaigns yet" />
-        ) : (
-          <div className="table-wrap" role="region" aria-labelledby="campaigns-caption" tabIndex={0}>
-            <table className="table">
-              <caption id="campaigns-caption" className="visually-hidden">
-                Campaigns
-              </caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Campaign id</th>
-                  <th scope="col">Created</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.data.map((c) => (
+        <ListState read={list} loading="Loading campaigns…" what="the campaigns" empty={<EmptyState title="No campaigns yet" />}>
+          {(rows) => (
+          <DataTable caption="Campaigns" captionId="campaigns-caption" headers={['Name', 'Campaign id', 'Created']}>
+                {rows.map((c) => (
                   <tr key={c.id}>
                     <td>{c.name}</td>
                     <td>
@@ -96,10 +80,9 @@ export function Campaigns() {
                     <td className="nowrap">{formatDate(c.createdAt)}</td>
                   </tr>
                 ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+          </DataTable>
+          )}
+        </ListState>
       </section>
     </SettingsFrame>
   );

@@ -11,7 +11,8 @@ import type { Domain } from '../../api/types.ts';
 import { ConfirmedActionButton, SubmitButton } from '../../components/buttons.tsx';
 import { useConfirm } from '../../components/confirm.tsx';
 import { CopyButton } from '../../components/copy-button.tsx';
-import { EmptyState, FormAlert, LoadError, Loading, StatusNotice } from '../../components/feedback.tsx';
+import { ACTIONS, DataTable, ListState } from '../../components/data-table.tsx';
+import { EmptyState, FormAlert, StatusNotice } from '../../components/feedback.tsx';
 import { TextField } from '../../components/fields.tsx';
 import { useFormErrors } from '../../components/form-errors.ts';
 import { When } from '../../components/when.tsx';
@@ -66,31 +67,20 @@ export function Domains() {
       <section className="section" aria-labelledby="domains-heading">
         <h2 id="domains-heading">Custom domains</h2>
         <p className="muted">Links can live on your own host instead of the shared short domain once it is verified.</p>
-        {list.isPending ? (
-          <Loading label="Loading domains…" />
-        ) : list.isError ? (
-          <LoadError error={list.error} retry={() => list.refetch()} what="the domains" />
-        ) : list.data.length === 0 ? (
-          <EmptyState title="No custom domains yet">{admin ? 'Add a host above, such as go.example.com.' : 'Owners and admins add custom domains.'}</EmptyState>
-        ) : (
+        <ListState
+          read={list}
+          loading="Loading domains…"
+          what="the domains"
+          empty={
+            <EmptyState title="No custom domains yet">
+              {admin ? 'Add a host above, such as go.example.com.' : 'Owners and admins add custom domains.'}
+            </EmptyState>
+          }
+        >
+          {(domains) => (
           <>
-            <div className="table-wrap" role="region" aria-labelledby="domains-caption" tabIndex={0}>
-              <table className="table">
-                <caption id="domains-caption" className="visually-hidden">
-                  Custom domains
-                </caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Host</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Verified</th>
-                    <th scope="col">
-                      <span className="visually-hidden">Actions</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {list.data.map((d) => (
+            <DataTable caption="Custom domains" captionId="domains-caption" headers={['Host', 'Status', 'Verified', ACTIONS]}>
+                  {domains.map((d) => (
                     <tr key={d.id}>
                       <td className="mono">{d.host}</td>
                       <td>
@@ -118,10 +108,8 @@ export function Domains() {
                       </td>
                     </tr>
                   ))}
-                </tbody>
-              </table>
-            </div>
-            {list.data
+            </DataTable>
+            {domains
               .filter((d) => d.status === 'PENDING' && d.id !== added?.id)
               .map((d) => (
                 <details key={d.id} className="instructions-details">
@@ -130,7 +118,8 @@ export function Domains() {
                 </details>
               ))}
           </>
-        )}
+          )}
+        </ListState>
       </section>
       {dialog}
     </SettingsFrame>

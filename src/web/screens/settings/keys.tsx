@@ -12,7 +12,8 @@ import { SCOPES, type ApiKey, type Role, type Scope } from '../../api/types.ts';
 import { ConfirmedActionButton, SubmitButton } from '../../components/buttons.tsx';
 import { useConfirm } from '../../components/confirm.tsx';
 import { CopyButton } from '../../components/copy-button.tsx';
-import { EmptyState, FormAlert, LoadError, Loading, StatusNotice } from '../../components/feedback.tsx';
+import { ACTIONS, DataTable, ListState } from '../../components/data-table.tsx';
+import { EmptyState, FormAlert, StatusNotice } from '../../components/feedback.tsx';
 import { TextField } from '../../components/fields.tsx';
 import { useFormErrors } from '../../components/form-errors.ts';
 import { When } from '../../components/when.tsx';
@@ -67,33 +68,19 @@ export function ApiKeys() {
 
       <section className="section" aria-labelledby="keys-heading">
         <h2 id="keys-heading">Keys</h2>
-        {list.isPending ? (
-          <Loading label="Loading keys…" />
-        ) : list.isError ? (
-          <LoadError error={list.error} retry={() => list.refetch()} what="the keys" />
-        ) : list.data.length === 0 ? (
-          <EmptyState title="No API keys yet">Keys you make act as you, with the scopes you choose.</EmptyState>
-        ) : (
-          <div className="table-wrap" role="region" aria-labelledby="keys-caption" tabIndex={0}>
-            <table className="table">
-              <caption id="keys-caption" className="visually-hidden">
-                API keys
-              </caption>
-              <thead>
-                <tr>
-                  <th scope="col">Key</th>
-                  <th scope="col">Scopes</th>
-                  <th scope="col">Owner</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Expires</th>
-                  <th scope="col">Revoked</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.data.map((k) => (
+        <ListState
+          read={list}
+          loading="Loading keys…"
+          what="the keys"
+          empty={<EmptyState title="No API keys yet">Keys you make act as you, with the scopes you choose.</EmptyState>}
+        >
+          {(rows) => (
+          <DataTable
+            caption="API keys"
+            captionId="keys-caption"
+            headers={['Key', 'Scopes', 'Owner', 'Created', 'Expires', 'Revoked', ACTIONS]}
+          >
+                {rows.map((k) => (
                   <tr key={k.id} className={k.revokedAt ? 'is-dim' : undefined}>
                     <td className="nowrap">
                       <code>…{k.hint}</code>
@@ -127,10 +114,9 @@ export function ApiKeys() {
                     </td>
                   </tr>
                 ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+          </DataTable>
+          )}
+        </ListState>
       </section>
       {dialog}
     </SettingsFrame>

@@ -13,7 +13,8 @@ import { ROLES, type Invitation, type Member, type Role } from '../../api/types.
 import { ConfirmedActionButton, SubmitButton } from '../../components/buttons.tsx';
 import { useConfirm } from '../../components/confirm.tsx';
 import { CopyButton } from '../../components/copy-button.tsx';
-import { FormAlert, LoadError, Loading, StatusNotice } from '../../components/feedback.tsx';
+import { ACTIONS, DataTable, ListState } from '../../components/data-table.tsx';
+import { FormAlert, StatusNotice } from '../../components/feedback.tsx';
 import { SelectField, TextField } from '../../components/fields.tsx';
 import { useFormErrors } from '../../components/form-errors.ts';
 import { formatDate } from '../../lib/dates.ts';
@@ -84,28 +85,10 @@ export function Members() {
 
       <section className="section" aria-labelledby="members-heading">
         <h2 id="members-heading">People in this workspace</h2>
-        {list.isPending ? (
-          <Loading label="Loading members…" />
-        ) : list.isError ? (
-          <LoadError error={list.error} retry={() => list.refetch()} what="the members" />
-        ) : (
-          <div className="table-wrap" role="region" aria-labelledby="members-caption" tabIndex={0}>
-            <table className="table table-cards">
-              <caption id="members-caption" className="visually-hidden">
-                Members
-              </caption>
-              <thead>
-                <tr>
-                  <th scope="col">Email</th>
-                  <th scope="col">Role</th>
-                  <th scope="col">Joined</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.data.map((m) => (
+        <ListState read={list} loading="Loading members…" what="the members">
+          {(rows) => (
+          <DataTable caption="Members" captionId="members-caption" cards headers={['Email', 'Role', 'Joined', ACTIONS]}>
+                {rows.map((m) => (
                   <tr key={m.userId}>
                     <td data-label="Email">
                       {m.email}
@@ -144,10 +127,9 @@ export function Members() {
                     </td>
                   </tr>
                 ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+          </DataTable>
+          )}
+        </ListState>
       </section>
       {can.administer(role) ? <PendingInvitations workspaceId={ws} mayRevokeOwner={role === 'OWNER'} ask={ask} onNotice={setNotice} /> : null}
       <section className="section" aria-labelledby="roles-heading">
@@ -252,31 +234,15 @@ function PendingInvitations({
   return (
     <section className="section" aria-labelledby="invitations-heading">
       <h2 id="invitations-heading">Waiting invitations</h2>
-      {list.isPending ? (
-        <Loading label="Loading invitations…" />
-      ) : list.isError ? (
-        <LoadError error={list.error} retry={() => list.refetch()} what="the invitations" />
-      ) : list.data.length === 0 ? (
-        <p className="muted">No invitation is waiting.</p>
-      ) : (
-        <div className="table-wrap" role="region" aria-labelledby="invitations-caption" tabIndex={0}>
-          <table className="table table-cards">
-            <caption id="invitations-caption" className="visually-hidden">
-              Waiting invitations
-            </caption>
-            <thead>
-              <tr>
-                <th scope="col">Email</th>
-                <th scope="col">Role</th>
-                <th scope="col">Invited by</th>
-                <th scope="col">Link works until</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.map((i) => (
+      <ListState read={list} loading="Loading invitations…" what="the invitations" empty={<p className="muted">No invitation is waiting.</p>}>
+        {(rows) => (
+        <DataTable
+          caption="Waiting invitations"
+          captionId="invitations-caption"
+          cards
+          headers={['Email', 'Role', 'Invited by', 'Link works until', ACTIONS]}
+        >
+              {rows.map((i) => (
                 <tr key={i.id}>
                   <td data-label="Email">{i.email}</td>
                   <td data-label="Role">{roleName(i.role)}</td>
@@ -296,10 +262,9 @@ function PendingInvitations({
                   </td>
                 </tr>
               ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+        </DataTable>
+        )}
+      </ListState>
     </section>
   );
 }

@@ -10,7 +10,8 @@ import { can, useMembership } from '../../../api/session.ts';
 import { ConfirmedActionButton, SubmitButton } from '../../../components/buttons.tsx';
 import { useConfirm } from '../../../components/confirm.tsx';
 import { CopyButton } from '../../../components/copy-button.tsx';
-import { EmptyState, FormAlert, LoadError, Loading, StatusNotice } from '../../../components/feedback.tsx';
+import { ACTIONS, DataTable, ListState } from '../../../components/data-table.tsx';
+import { EmptyState, FormAlert, StatusNotice } from '../../../components/feedback.tsx';
 import { CheckboxField, SelectField, TextField } from '../../../components/fields.tsx';
 import { useFormErrors } from '../../../components/form-errors.ts';
 import { When } from '../../../components/when.tsx';
@@ -70,34 +71,21 @@ export default function Webhooks() {
           Variant A subscriptions are delivered as <code>POST /api/webhooks</code> describes, Variant B as <code>POST /api/v1/webhooks</code>. An endpoint whose
           deliveries all fail for 5 days is disabled by Shortlink until someone re-enables it.
         </p>
-        {!included ? null : list.isPending ? (
-          <Loading label="Loading subscriptions…" />
-        ) : list.isError ? (
-          <LoadError error={list.error} retry={() => list.refetch()} what="the subscriptions" />
-        ) : list.data.length === 0 ? (
-          <EmptyState title="No webhook subscriptions yet">Subscriptions post signed events to your HTTPS endpoints.</EmptyState>
-        ) : (
-          <div className="table-wrap" role="region" aria-labelledby="subscriptions-caption" tabIndex={0}>
-            <table className="table table-cards">
-              <caption id="subscriptions-caption" className="visually-hidden">
-                Webhook subscriptions
-              </caption>
-              <thead>
-                <tr>
-                  <th scope="col">Endpoint</th>
-                  <th scope="col">Variant</th>
-                  <th scope="col">Events</th>
-                  <th scope="col">Health</th>
-                  <th scope="col">Created</th>
-                  {mayAct ? (
-                    <th scope="col">
-                      <span className="visually-hidden">Actions</span>
-                    </th>
-                  ) : null}
-                </tr>
-              </thead>
-              <tbody>
-                {list.data.map((s) => (
+        {!included ? null : (
+        <ListState
+          read={list}
+          loading="Loading subscriptions…"
+          what="the subscriptions"
+          empty={<EmptyState title="No webhook subscriptions yet">Subscriptions post signed events to your HTTPS endpoints.</EmptyState>}
+        >
+          {(rows) => (
+          <DataTable
+            caption="Webhook subscriptions"
+            captionId="subscriptions-caption"
+            cards
+            headers={['Endpoint', 'Variant', 'Events', 'Health', 'Created', mayAct && ACTIONS]}
+          >
+                {rows.map((s) => (
                   <tr key={s.id} className={s.enabled ? undefined : 'is-dim'}>
                     <td className="cell-url" data-label="Endpoint">
                       <code>{s.url}</code>
@@ -151,9 +139,9 @@ export default function Webhooks() {
                     ) : null}
                   </tr>
                 ))}
-              </tbody>
-            </table>
-          </div>
+          </DataTable>
+          )}
+        </ListState>
         )}
       </section>
 
