@@ -18,7 +18,7 @@ import {
   type WebhookCatalog,
   type WebhookDelivery,
   type WebhookSubscription,
-} from './api.ts';
+} from '../../../api/webhooks.ts';
 
 const STATUSES: DeliveryStatus[] = ['PENDING', 'SENDING', 'DELIVERED', 'FAILED', 'UNKNOWN'];
 
