@@ -1,11 +1,10 @@
-import { useMutation, useQuery } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
 import { useParams } from 'wouter';
-import { api } from '../../api/client.ts';
-import { unwrap } from '../../api/errors.ts';
 import { keys } from '../../api/keys.ts';
 import { queryClient } from '../../api/query-client.ts';
 import { can, useMembership } from '../../api/session.ts';
+import { campaignsApi, useCampaigns } from '../../api/settings.ts';
 import { SubmitButton } from '../../components/buttons.tsx';
 import { CopyButton } from '../../components/copy-button.tsx';
 import { DataTable, ListState } from '../../components/data-table.tsx';
@@ -21,16 +20,13 @@ const FIELDS: Record<string, Field> = { name: 'name' };
 export function Campaigns() {
   const { workspaceId: ws } = useParams<{ workspaceId: string }>();
   const role = useMembership(ws)!.role;
-  const list = useQuery({
-    queryKey: keys.campaigns(ws),
-    queryFn: async () => (await unwrap(api.GET('/workspaces/{workspaceId}/campaigns', { params: { path: { workspaceId: ws } } }))).data,
-  });
+  const list = useCampaigns(ws);
   const [name, setName] = useState('');
   const [made, setMade] = useState<string | null>(null);
   const formRef = useRef<HTMLFormElement>(null);
   const errors = useFormErrors<Field>(FIELDS, formRef);
   const create = useMutation({
-    mutationFn: () => unwrap(api.POST('/workspaces/{workspaceId}/campaigns', { params: { path: { workspaceId: ws } }, body: { name: name.trim() } })),
+    mutationFn: () => campaignsApi.create(ws, name.trim()),
     onSuccess: (answer) => {
       setMade(answer.data.name);
       setName('');

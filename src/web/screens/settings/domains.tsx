@@ -1,12 +1,12 @@
 // Custom domains: add a host, publish what it says, verify; disable. OWNER and ADMIN change them.
-import { useMutation, useQuery } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
 import { useParams } from 'wouter';
-import { api } from '../../api/client.ts';
-import { unwrap } from '../../api/errors.ts';
 import { keys } from '../../api/keys.ts';
+import { useDomains } from '../../api/queries.ts';
 import { queryClient } from '../../api/query-client.ts';
 import { can, useMembership } from '../../api/session.ts';
+import { domainsApi } from '../../api/settings.ts';
 import type { Domain } from '../../api/types.ts';
 import { ConfirmedActionButton, SubmitButton } from '../../components/buttons.tsx';
 import { useConfirm } from '../../components/confirm.tsx';
@@ -28,18 +28,14 @@ const STATUS = {
 export function Domains() {
   const { workspaceId: ws } = useParams<{ workspaceId: string }>();
   const role = useMembership(ws)!.role;
-  const list = useQuery({
-    queryKey: keys.domains(ws),
-    queryFn: async () => (await unwrap(api.GET('/workspaces/{workspaceId}/domains', { params: { path: { workspaceId: ws } } }))).data,
-  });
+  const list = useDomains(ws);
   const [ask, dialog] = useConfirm();
   const [notice, setNotice] = useState<{ ok: boolean; text: string } | null>(null);
   const [added, setAdded] = useState<Domain | null>(null);
   const refresh = () => queryClient.invalidateQueries({ queryKey: keys.domains(ws) });
-  const path = (d: Domain) => ({ params: { path: { workspaceId: ws, domainId: d.id } } });
 
   const verify = useMutation({
-    mutationFn: (d: Domain) => unwrap(api.POST('/workspaces/{workspaceId}/domains/{domainId}/verify', path(d))),
+    mutationFn: (d: Domain) => domainsApi.verify(ws, d.id),
     onSuccess: (answer) => {
       setNotice({ ok: true, text: `${answer.data.host} is verified and serves this workspace's links.` });
       if (added?.id === answer.data.id) setAdded(null);
@@ -48,7 +44,7 @@ export function Domains() {
     onError: (err, d) => setNotice({ ok: false, text: `${d.host}: ${err.message}` }),
   });
   const disable = useMutation({
-    mutationFn: (d: Domain) => unwrap(api.POST('/workspaces/{workspaceId}/domains/{domainId}/disable', path(d))),
+    mutationFn: (d: Domain) => domainsApi.disable(ws, d.id),
     onSuccess: (answer) => {
       setNotice({ ok: true, text: `${answer.data.host} is disabled: its links stop working until it is verified again.` });
       void refresh();
@@ -183,7 +179,7 @@ function AddDomain({ workspaceId, onAdded }: { workspaceId: string; onAdded: (d:
   const formRef = useRef<HTMLFormElement>(null);
   const errors = useFormErrors<Field>(FIELDS, formRef);
   const add = useMutation({
-    mutationFn: () => unwrap(api.POST('/workspaces/{workspaceId}/domains', { params: { path: { workspaceId } }, body: { host: host.trim() } })),
+    mutationFn: () => domainsApi.add(workspaceId, host.trim()),
     onSuccess: (answer) => {
       onAdded(answer.data);
       setHost('');

@@ -1,13 +1,12 @@
 // API keys: the workspace's keys (a MEMBER sees their own), making one (shown once), revoking.
-import { useMutation, useQuery } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import { useId, useRef, useState, type FormEvent } from 'react';
 import { useParams } from 'wouter';
-import { api } from '../../api/client.ts';
-import { unwrap } from '../../api/errors.ts';
 import { keys } from '../../api/keys.ts';
 import { useWorkspace } from '../../api/queries.ts';
 import { queryClient } from '../../api/query-client.ts';
 import { can, useMembership, useSignedIn } from '../../api/session.ts';
+import { apiKeysApi, useApiKeys } from '../../api/settings.ts';
 import { SCOPES, type ApiKey, type Role, type Scope } from '../../api/types.ts';
 import { ConfirmedActionButton, SubmitButton } from '../../components/buttons.tsx';
 import { useConfirm } from '../../components/confirm.tsx';
@@ -28,15 +27,12 @@ export function ApiKeys() {
   const role = useMembership(ws)!.role;
   const me = useSignedIn().user;
   const workspace = useWorkspace(ws);
-  const list = useQuery({
-    queryKey: keys.keys(ws),
-    queryFn: async () => (await unwrap(api.GET('/workspaces/{workspaceId}/keys', { params: { path: { workspaceId: ws } } }))).data,
-  });
+  const list = useApiKeys(ws);
   const [ask, dialog] = useConfirm();
   const [notice, setNotice] = useState<{ ok: boolean; text: string } | null>(null);
 
   const revoke = useMutation({
-    mutationFn: (key: ApiKey) => unwrap(api.DELETE('/workspaces/{workspaceId}/keys/{keyId}', { params: { path: { workspaceId: ws, keyId: key.id } } })),
+    mutationFn: (key: ApiKey) => apiKeysApi.revoke(ws, key.id),
     onSuccess: (_v, key) => {
       setNotice({ ok: true, text: `Key ${key.hint} revoked. It answers 401 from now on.` });
       void queryClient.invalidateQueries({ queryKey: keys.keys(ws) });
@@ -138,13 +134,7 @@ function CreateKey(props: { workspaceId: string; role: Role; offered: readonly S
   const keyFieldId = useId();
 
   const create = useMutation({
-    mutationFn: () =>
-      unwrap(
-        api.POST('/workspaces/{workspaceId}/keys', {
-          params: { path: { workspaceId } },
-          body: { scopes, expiresAt: localInputToIso(expiresAt) },
-        }),
-      ),
+    mutationFn: () => apiKeysApi.create(workspaceId, scopes, localInputToIso(expiresAt)),
     onSuccess: (answer) => {
       setCreated({ key: answer.key, hint: answer.data.hint });
       setExpiresAt('');

@@ -1,12 +1,11 @@
 // Members: who belongs to the workspace and with which role; inviting someone (a link they open
 // to join, signed in as the invited email or creating that account) and the invitations still
 // waiting (OWNER and ADMIN), changing roles (OWNER), removing (OWNER and ADMIN).
-import { useMutation, useQuery } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
 import { useParams } from 'wouter';
-import { api } from '../../api/client.ts';
-import { unwrap } from '../../api/errors.ts';
 import { keys } from '../../api/keys.ts';
+import { membersApi, useInvitations, useMembers } from '../../api/members.ts';
 import { queryClient } from '../../api/query-client.ts';
 import { can, useMembership, useSignedIn } from '../../api/session.ts';
 import { ROLES, type Invitation, type Member, type Role } from '../../api/types.ts';
@@ -32,10 +31,7 @@ export function Members() {
   const { workspaceId: ws } = useParams<{ workspaceId: string }>();
   const role = useMembership(ws)!.role;
   const me = useSignedIn().user;
-  const list = useQuery({
-    queryKey: keys.members(ws),
-    queryFn: async () => (await unwrap(api.GET('/workspaces/{workspaceId}/members', { params: { path: { workspaceId: ws } } }))).data,
-  });
+  const list = useMembers(ws);
   const [ask, dialog] = useConfirm();
   const [notice, setNotice] = useState<{ ok: boolean; text: string } | null>(null);
   // The role chosen in a select while its change is on its way (the select shows it meanwhile).
@@ -50,7 +46,7 @@ export function Members() {
 
   const changeRole = useMutation({
     mutationFn: ({ member, role: next }: { member: Member; role: Role }) =>
-      unwrap(api.PATCH('/workspaces/{workspaceId}/members/{userId}', { params: { path: { workspaceId: ws, userId: member.userId } }, body: { role: next } })),
+      membersApi.changeRole(ws, member.userId, next),
     onMutate: ({ member, role: next }) => setPendingRole((p) => ({ ...p, [member.userId]: next })),
     onSuccess: (answer, { member }) => {
       queryClient.setQueryData<Member[]>(keys.members(ws), (list) => list?.map((m) => (m.userId === member.userId ? answer.data : m)));
@@ -67,7 +63,7 @@ export function Members() {
   });
 
   const remove = useMutation({
-    mutationFn: (member: Member) => unwrap(api.DELETE('/workspaces/{workspaceId}/members/{userId}', { params: { path: { workspaceId: ws, userId: member.userId } } })),
+    mutationFn: (member: Member) => membersApi.remove(ws, member.userId),
     onSuccess: (_v, member) => {
       setNotice({ ok: true, text: `${member.email} was removed from the workspace.` });
       void refresh();
@@ -158,7 +154,7 @@ function InviteMember({ workspaceId, mayInviteOwner }: { workspaceId: string; ma
   const errors = useFormErrors<Field>(FIELDS, formRef);
 
   const invite = useMutation({
-    mutationFn: () => unwrap(api.POST('/workspaces/{workspaceId}/invitations', { params: { path: { workspaceId } }, body: { email: email.trim(), role } })),
+    mutationFn: () => membersApi.invite(workspaceId, email.trim(), role),
     onSuccess: (answer) => {
       setSent({ email: answer.data.email, inviteUrl: answer.inviteUrl });
       setEmail('');
@@ -217,13 +213,10 @@ function PendingInvitations({
   ask: ReturnType<typeof useConfirm>[0];
   onNotice: (notice: { ok: boolean; text: string }) => void;
 }) {
-  const list = useQuery({
-    queryKey: keys.invitations(workspaceId),
-    queryFn: async () => (await unwrap(api.GET('/workspaces/{workspaceId}/invitations', { params: { path: { workspaceId } } }))).data,
-  });
+  const list = useInvitations(workspaceId);
   const revoke = useMutation({
     mutationFn: (invitation: Invitation) =>
-      unwrap(api.DELETE('/workspaces/{workspaceId}/invitations/{invitationId}', { params: { path: { workspaceId, invitationId: invitation.id } } })),
+      membersApi.revokeInvitation(workspaceId, invitation.id),
     onSuccess: (_v, invitation) => {
       onNotice({ ok: true, text: `The invitation of ${invitation.email} was revoked; its link no longer works.` });
       void queryClient.invalidateQueries({ queryKey: keys.invitations(workspaceId) });

@@ -1,11 +1,11 @@
-import { useMutation, useQuery } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
 import { useParams } from 'wouter';
-import { api } from '../../api/client.ts';
-import { unwrap } from '../../api/errors.ts';
 import { keys } from '../../api/keys.ts';
 import { queryClient } from '../../api/query-client.ts';
+import { useTags } from '../../api/queries.ts';
 import { can, useMembership } from '../../api/session.ts';
+import { tagsApi } from '../../api/settings.ts';
 import { SubmitButton } from '../../components/buttons.tsx';
 import { EmptyState, FormAlert, LoadError, Loading, StatusNotice } from '../../components/feedback.tsx';
 import { TextField } from '../../components/fields.tsx';
@@ -19,10 +19,7 @@ const FIELDS: Record<string, Field> = { name: 'name', color: 'color' };
 export function Tags() {
   const { workspaceId: ws } = useParams<{ workspaceId: string }>();
   const role = useMembership(ws)!.role;
-  const list = useQuery({
-    queryKey: keys.tags(ws),
-    queryFn: async () => (await unwrap(api.GET('/workspaces/{workspaceId}/tags', { params: { path: { workspaceId: ws } } }))).data,
-  });
+  const list = useTags(ws);
   const [name, setName] = useState('');
   const [color, setColor] = useState('#64748b');
   const [made, setMade] = useState<string | null>(null);
@@ -30,7 +27,7 @@ export function Tags() {
   const errors = useFormErrors<Field>(FIELDS, formRef);
 
   const create = useMutation({
-    mutationFn: () => unwrap(api.POST('/workspaces/{workspaceId}/tags', { params: { path: { workspaceId: ws } }, body: { name: name.trim(), color } })),
+    mutationFn: () => tagsApi.create(ws, name.trim(), color),
     onSuccess: (answer) => {
       setMade(answer.data.name);
       setName('');
