@@ -1,9 +1,7 @@
 // Goals: the workspace's goals by status, and a new goal. Each opens to its report.
-import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useParams, useSearchParams } from 'wouter';
-import { api } from '../../api/client.ts';
-import { unwrap } from '../../api/errors.ts';
+import { useGoals } from '../../api/goals.ts';
 import { keys } from '../../api/keys.ts';
 import { useWorkspace } from '../../api/queries.ts';
 import { queryClient } from '../../api/query-client.ts';
@@ -47,11 +45,7 @@ export default function Goals() {
   const [made, setMade] = useState<Goal | null>(null);
   const [making, setMaking] = useState(false);
   const included = workspace.data?.features.goals ?? true;
-  const list = useQuery({
-    queryKey: [...keys.goals(ws), status ?? 'all'],
-    queryFn: async () => (await unwrap(api.GET('/workspaces/{workspaceId}/goals', { params: { path: { workspaceId: ws }, query: status ? { status } : {} } }))).data,
-    enabled: included,
-  });
+  const list = useGoals(ws, status, included);
 
   return (
     <>
