@@ -1,11 +1,9 @@
 // A workspace's links: search (debounced), filters, sort and pages kept in the address, so a
 // reload or the back button returns to the same view; selection and bulk actions by role.
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import { Link, useLocation, useParams, useSearchParams } from 'wouter';
-import { api } from '../../api/client.ts';
-import { unwrap } from '../../api/errors.ts';
 import { keys } from '../../api/keys.ts';
+import { useLinkList } from '../../api/links.ts';
 import { useDomains, useTags } from '../../api/queries.ts';
 import { queryClient } from '../../api/query-client.ts';
 import { can, useMembership } from '../../api/session.ts';
@@ -80,11 +78,7 @@ export function LinksList() {
     page,
     limit: LIMIT,
   };
-  const links = useQuery({
-    queryKey: [...keys.links(ws), query],
-    queryFn: () => unwrap(api.GET('/workspaces/{workspaceId}/links', { params: { path: { workspaceId: ws }, query } })),
-    placeholderData: keepPreviousData,
-  });
+  const links = useLinkList(ws, query);
   const tags = useTags(ws);
   const domains = useDomains(ws);
 
