@@ -1,11 +1,8 @@
 // Bio pages: the workspace's pages, newest first, each with its address, state and dates; a new
 // page. Each opens to its editor.
-import { useQuery } from '@tanstack/react-query';
+import { usePages } from '../../api/pages.ts';
 import { useId } from 'react';
 import { Link, useLocation, useParams, useSearchParams } from 'wouter';
-import { api } from '../../api/client.ts';
-import { unwrap } from '../../api/errors.ts';
-import { keys } from '../../api/keys.ts';
 import { can, useMembership } from '../../api/session.ts';
 import { CopyButton } from '../../components/copy-button.tsx';
 import { ACTIONS, DataTable, ListState } from '../../components/data-table.tsx';
@@ -21,10 +18,7 @@ export default function Pages() {
   const [params] = useSearchParams();
   const deleted = params.get('deleted');
   const caption = useId();
-  const list = useQuery({
-    queryKey: keys.pages(ws),
-    queryFn: async () => (await unwrap(api.GET('/workspaces/{workspaceId}/pages', { params: { path: { workspaceId: ws } } }))).data,
-  });
+  const list = usePages(ws);
 
   const newPage = can.editPages(role) ? (
     <button type="button" className="button button-primary" onClick={() => navigate(`${pagesPath(ws)}/new`)}>
