@@ -7,7 +7,8 @@ import { useTags } from '../../api/queries.ts';
 import { can, useMembership } from '../../api/session.ts';
 import { tagsApi } from '../../api/settings.ts';
 import { SubmitButton } from '../../components/buttons.tsx';
-import { EmptyState, FormAlert, LoadError, Loading, StatusNotice } from '../../components/feedback.tsx';
+import { ListState } from '../../components/data-table.tsx';
+import { EmptyState, FormAlert, StatusNotice } from '../../components/feedback.tsx';
 import { TextField } from '../../components/fields.tsx';
 import { useFormErrors } from '../../components/form-errors.ts';
 import { TagChip } from '../../components/tag-chip.tsx';
@@ -62,22 +63,23 @@ export function Tags() {
       ) : null}
       <section className="section" aria-labelledby="tags-heading">
         <h2 id="tags-heading">Tags of this workspace</h2>
-        {list.isPending ? (
-          <Loading label="Loading tags…" />
-        ) : list.isError ? (
-          <LoadError error={list.error} retry={() => list.refetch()} what="the tags" />
-        ) : list.data.length === 0 ? (
-          <EmptyState title="No tags yet">Tags group links: filter the links list by them, or add one to many links at once.</EmptyState>
-        ) : (
-          <ul className="tag-grid">
-            {list.data.map((t) => (
-              <li key={t.id}>
-                <TagChip name={t.name} color={t.color} />
-                <span className="muted mono">{t.color}</span>
-              </li>
-            ))}
-          </ul>
-        )}
+        <ListState
+          read={list}
+          loading="Loading tags…"
+          what="the tags"
+          empty={<EmptyState title="No tags yet">Tags group links: filter the links list by them, or add one to many links at once.</EmptyState>}
+        >
+          {(tags) => (
+            <ul className="tag-grid">
+              {tags.map((t) => (
+                <li key={t.id}>
+                  <TagChip name={t.name} color={t.color} />
+                  <span className="muted mono">{t.color}</span>
+                </li>
+              ))}
+            </ul>
+          )}
+        </ListState>
       </section>
     </SettingsFrame>
   );
