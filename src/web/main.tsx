@@ -4,7 +4,7 @@ import { createRoot } from 'react-dom/client';
 import { queryClient } from './api/query-client.ts';
 import { App } from './app.tsx';
 import { isLoadError, reloadOnStaleBuild } from './components/lazy-screen.tsx';
-import './styles.css';
+import './styles/index.css';
 
 reloadOnStaleBuild();
 const root = document.getElementById('root');

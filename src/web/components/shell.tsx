@@ -3,8 +3,7 @@
 import { useMutation } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { Link, useLocation, useRoute } from 'wouter';
-import { api } from '../api/client.ts';
-import { unwrap } from '../api/errors.ts';
+import { accountApi } from '../api/account.ts';
 import { queryClient } from '../api/query-client.ts';
 import { lastWorkspace, useSignedIn } from '../api/session.ts';
 
@@ -16,7 +15,7 @@ export function Shell({ children }: { children: ReactNode }) {
   const ws = current ? `/w/${encodeURIComponent(current.id)}` : null;
 
   const signOut = useMutation({
-    mutationFn: () => unwrap(api.DELETE('/session')),
+    mutationFn: () => accountApi.signOut(),
     onSettled: () => {
       // Signed out or already ended: either way nothing of it stays on the screen.
       navigate('/login', { replace: true });

@@ -2,8 +2,8 @@
 import { useMutation } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
 import { useLocation } from 'wouter';
-import { api } from '../api/client.ts';
-import { asApiError, tooManyAttemptsMessage, unwrap } from '../api/errors.ts';
+import { accountApi } from '../api/account.ts';
+import { asApiError, tooManyAttemptsMessage } from '../api/errors.ts';
 import { queryClient } from '../api/query-client.ts';
 import { useSignedIn } from '../api/session.ts';
 import { SubmitButton } from '../components/buttons.tsx';
@@ -25,7 +25,7 @@ export function Account() {
   const set = (key: Field) => (e: { target: { value: string } }) => setValues((v) => ({ ...v, [key]: e.target.value }));
 
   const change = useMutation({
-    mutationFn: () => unwrap(api.POST('/password', { body: { currentPassword: values.current, newPassword: values.password } })),
+    mutationFn: () => accountApi.changePassword(values.current, values.password),
     onSuccess: () => {
       navigate('/login?changed=1', { replace: true });
       queueMicrotask(() => queryClient.removeQueries());

@@ -1,10 +1,9 @@
 // /setup?token=: the first person names the workspace and becomes its owner (the token
 // `shortlink serve` printed works once, while no user exists).
-import { useMutation, useQuery } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
-import { api } from '../api/client.ts';
-import { unwrap } from '../api/errors.ts';
+import { accountApi, useFirstRun } from '../api/account.ts';
 import { keys } from '../api/keys.ts';
 import { queryClient } from '../api/query-client.ts';
 import { SubmitButton } from '../components/buttons.tsx';
@@ -27,20 +26,11 @@ export function FirstRun() {
   const errors = useFormErrors<Field>(FIELDS, formRef);
   const set = (key: keyof typeof values) => (e: { target: { value: string } }) => setValues((v) => ({ ...v, [key]: e.target.value }));
 
-  const check = useQuery({
-    queryKey: ['first-run', token],
-    queryFn: () => unwrap(api.GET('/first-run', { params: { query: { token } } })),
-    enabled: token.length > 0,
-    staleTime: Infinity,
-  });
+  const check = useFirstRun(token);
 
   const claim = useMutation({
     mutationFn: () =>
-      unwrap(
-        api.POST('/first-run', {
-          body: { token, workspaceName: values.workspaceName.trim(), email: values.email.trim(), password: values.password },
-        }),
-      ),
+      accountApi.firstRun({ token, workspaceName: values.workspaceName.trim(), email: values.email.trim(), password: values.password }),
     onSuccess: (session) => {
       queryClient.setQueryData(keys.session, session);
       const first = session.workspaces[0];

@@ -3,9 +3,9 @@
 import { useMutation } from '@tanstack/react-query';
 import { useId, useRef, useState, type FormEvent } from 'react';
 import { useParams } from 'wouter';
-import { api, API_BASE, rawBody } from '../api/client.ts';
-import { ApiError, unwrap } from '../api/errors.ts';
+import { ApiError } from '../api/errors.ts';
 import { keys } from '../api/keys.ts';
+import { linksApi, linksExportUrl } from '../api/links.ts';
 import { queryClient } from '../api/query-client.ts';
 import { can, useMembership } from '../api/session.ts';
 import type { ImportReport } from '../api/types.ts';
@@ -27,15 +27,7 @@ export default function ImportExport() {
   const formRef = useRef<HTMLFormElement>(null);
 
   const run = useMutation({
-    mutationFn: (csv: File) =>
-      unwrap(
-        api.POST('/workspaces/{workspaceId}/links/import', {
-          params: { path: { workspaceId: ws } },
-          // The contract types the CSV body as text; the browser sends the file as it is.
-          body: csv as unknown as string,
-          ...rawBody('text/csv'),
-        }),
-      ),
+    mutationFn: (csv: File) => linksApi.import(ws, csv),
     onMutate: () => setReport(null),
     onSuccess: (answer) => {
       setReport(answer);
@@ -113,7 +105,7 @@ export default function ImportExport() {
             Every link of this workspace as a CSV file, oldest first: short URL, slug, destination, title, tags, status, clicks and dates. The file can be
             imported again.
           </p>
-          <a className="button" href={`${API_BASE}/workspaces/${encodeURIComponent(ws)}/links/export`} download={exportName}>
+          <a className="button" href={linksExportUrl(ws)} download={exportName}>
             Export links as CSV
           </a>
         </section>

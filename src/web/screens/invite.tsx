@@ -1,11 +1,11 @@
 // /invite?token=: joining a workspace with the link an owner or admin gave. Someone signed in as
 // the invited email accepts; someone signed out signs in as it and accepts, or creates that
 // account with the link. Anyone signed in as another email is told so and may sign out.
-import { useMutation, useQuery } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
-import { api } from '../api/client.ts';
-import { asApiError, tooManyAttemptsMessage, unwrap } from '../api/errors.ts';
+import { accountApi, useInvitation } from '../api/account.ts';
+import { asApiError, tooManyAttemptsMessage } from '../api/errors.ts';
 import { keys } from '../api/keys.ts';
 import { queryClient } from '../api/query-client.ts';
 import { rememberWorkspace, useSession } from '../api/session.ts';
@@ -28,13 +28,7 @@ interface Invited {
 export function Invite() {
   useDocumentTitle('Join a workspace');
   const token = new URLSearchParams(useSearch()).get('token') ?? '';
-  const invitation = useQuery({
-    queryKey: ['invitation', token],
-    queryFn: async () => (await unwrap(api.GET('/invitation', { params: { query: { token } } }))).data,
-    enabled: token.length > 0,
-    staleTime: Infinity,
-    retry: false,
-  });
+  const invitation = useInvitation(token);
   const session = useSession();
 
   if (!token || invitation.isError) {
@@ -104,7 +98,7 @@ function Accept({ token, invited }: { token: string; invited: Invited }) {
   const joined = useJoined();
   const [problem, setProblem] = useState<string | null>(null);
   const accept = useMutation({
-    mutationFn: () => unwrap(api.POST('/invitation/accept', { body: { token } })),
+    mutationFn: () => accountApi.acceptInvitation(token),
     onSuccess: (answer) => joined(answer.data.id),
     onError: (err) => setProblem(asApiError(err).message),
   });
@@ -129,7 +123,7 @@ function Accept({ token, invited }: { token: string; invited: Invited }) {
 
 function OtherAccount({ signedInAs, invited }: { signedInAs: string; invited: Invited }) {
   const signOut = useMutation({
-    mutationFn: () => unwrap(api.DELETE('/session')),
+    mutationFn: () => accountApi.signOut(),
     onSuccess: () => queryClient.resetQueries({ queryKey: keys.session }),
   });
   return (
@@ -157,10 +151,10 @@ function SignInAndAccept({ token, invited }: { token: string; invited: Invited }
   const errors = useFormErrors<'password'>({ password: 'password' }, formRef);
   const join = useMutation({
     mutationFn: async () => {
-      const session = await unwrap(api.POST('/session', { body: { email: invited.email, password } }));
+      const session = await accountApi.signIn(invited.email, password);
       // The accept below carries the new session's anti-forgery token.
       queryClient.setQueryData(keys.session, session);
-      return unwrap(api.POST('/invitation/accept', { body: { token } }));
+      return accountApi.acceptInvitation(token);
     },
     onSuccess: (answer) => joined(answer.data.id),
     onError: (err) => {
@@ -208,7 +202,7 @@ function CreateAccount({ token, invited }: { token: string; invited: Invited }) 
   const formRef = useRef<HTMLFormElement>(null);
   const errors = useFormErrors<'password' | 'confirm'>({ password: 'password' }, formRef);
   const register = useMutation({
-    mutationFn: () => unwrap(api.POST('/invitation/register', { body: { token, password } })),
+    mutationFn: () => accountApi.register(token, password),
     onSuccess: (session) => {
       queryClient.setQueryData(keys.session, session);
       // A new account belongs to the one workspace it joined.

@@ -3,8 +3,8 @@
 import { useMutation } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
-import { api } from '../api/client.ts';
-import { asApiError, unwrap } from '../api/errors.ts';
+import { accountApi } from '../api/account.ts';
+import { asApiError } from '../api/errors.ts';
 import { keys } from '../api/keys.ts';
 import { queryClient } from '../api/query-client.ts';
 import { SubmitButton } from '../components/buttons.tsx';
@@ -27,7 +27,7 @@ export function SetupPassword() {
   const errors = useFormErrors<'password' | 'confirm'>(FIELDS, formRef);
 
   const setup = useMutation({
-    mutationFn: () => unwrap(api.POST('/password-setup', { body: { token, password } })),
+    mutationFn: () => accountApi.setUpPassword(token, password),
     onSuccess: (session) => {
       queryClient.setQueryData(keys.session, session);
       navigate('/', { replace: true });

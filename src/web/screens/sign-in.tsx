@@ -1,8 +1,8 @@
 import { useMutation } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
 import { useLocation, useSearch } from 'wouter';
-import { api } from '../api/client.ts';
-import { asApiError, tooManyAttemptsMessage, unwrap } from '../api/errors.ts';
+import { accountApi } from '../api/account.ts';
+import { asApiError, tooManyAttemptsMessage } from '../api/errors.ts';
 import { keys } from '../api/keys.ts';
 import { queryClient } from '../api/query-client.ts';
 import { FormAlert, StatusNotice } from '../components/feedback.tsx';
@@ -25,7 +25,7 @@ export function SignIn() {
   const errors = useFormErrors<'email' | 'password'>(FIELDS, formRef);
 
   const signIn = useMutation({
-    mutationFn: () => unwrap(api.POST('/session', { body: { email: email.trim(), password } })),
+    mutationFn: () => accountApi.signIn(email.trim(), password),
     onSuccess: (session) => {
       queryClient.setQueryData(keys.session, session);
       navigate(safeNext(params.get('next')), { replace: true });

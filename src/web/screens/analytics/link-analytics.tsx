@@ -1,11 +1,8 @@
 // A link's analytics: clicks and scans per day over a window of up to 400 days (chart, table,
 // CSV), and where the last 90 days' clicks came from. The window is kept in the address.
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useEffect, useId, useState } from 'react';
 import { Link, useParams, useSearchParams } from 'wouter';
-import { api } from '../../api/client.ts';
-import { unwrap } from '../../api/errors.ts';
-import { keys } from '../../api/keys.ts';
+import { useLinkAnalytics } from '../../api/links.ts';
 import { useLink } from '../../api/queries.ts';
 import type { LinkAnalytics as Analytics } from '../../api/types.ts';
 import { LoadError, Loading } from '../../components/feedback.tsx';
@@ -59,17 +56,7 @@ export default function LinkAnalytics() {
     }
   });
 
-  const analytics = useQuery({
-    queryKey: keys.analytics(ws, linkId, valid ? range.from : '', valid ? range.to : ''),
-    queryFn: () =>
-      unwrap(
-        api.GET('/workspaces/{workspaceId}/links/{linkId}/analytics', {
-          params: { path: { workspaceId: ws, linkId }, query: valid ? { from: range.from, to: range.to } : {} },
-        }),
-      ),
-    enabled: valid,
-    placeholderData: keepPreviousData,
-  });
+  const analytics = useLinkAnalytics(ws, linkId, valid ? { from: range.from, to: range.to } : null);
 
   const slug = link.data?.slug;
   const mayShare = can.editLinks(useMembership(ws)!.role) && valid && !!link.data;

@@ -2,13 +2,12 @@
 // API) over a window of up to 400 days with every filter of the API, kept in the address; the
 // figures with what an undefined rate and a truncated window mean; conversions per day; the
 // breakdowns; a CSV of it all. It changes nothing, so every role sees all of it.
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useParams, useSearchParams } from 'wouter';
-import { api } from '../../api/client.ts';
-import { asApiError, unwrap } from '../../api/errors.ts';
-import { keys } from '../../api/keys.ts';
+import { asApiError } from '../../api/errors.ts';
+import { useConversions } from '../../api/goals.ts';
 import { useWorkspace } from '../../api/queries.ts';
 import { can, useMembership } from '../../api/session.ts';
+import { useCampaigns } from '../../api/settings.ts';
 import type { ReportParams } from '../../api/types.ts';
 import { LoadError, Loading } from '../../components/feedback.tsx';
 import { PageHeader } from '../../components/page.tsx';
@@ -36,17 +35,8 @@ export default function Conversions() {
   const planIncludes = plan === 'growth' || plan === 'business';
   // The plan has conversions but the workspace's features do not: the deployment has them off.
   const included = workspace.data?.features.conversions ?? false;
-  const campaigns = useQuery({
-    queryKey: keys.campaigns(ws),
-    queryFn: async () => (await unwrap(api.GET('/workspaces/{workspaceId}/campaigns', { params: { path: { workspaceId: ws } } }))).data,
-    enabled: included,
-  });
-  const answer = useQuery({
-    queryKey: keys.conversions(ws, JSON.stringify(query)),
-    queryFn: () => unwrap(api.GET('/workspaces/{workspaceId}/conversions', { params: { path: { workspaceId: ws }, query } })),
-    enabled: included,
-    placeholderData: keepPreviousData,
-  });
+  const campaigns = useCampaigns(ws, included);
+  const answer = useConversions(ws, query, included);
 
   const problem = answer.isError ? asApiError(answer.error) : null;
   const fieldErrors: FieldErrors = problem?.status === 400 && problem.field && FIELDS.has(problem.field) ? { [problem.field]: problem.message } : {};

@@ -1,11 +1,10 @@
 // One goal: its report over a window (progress bars for the count and value targets, the window
 // actually measured, what the completeness flags mean), its definition and what a change does,
 // pausing, archiving and reactivating.
-import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useParams } from 'wouter';
-import { api } from '../../api/client.ts';
-import { unwrap } from '../../api/errors.ts';
+import { goalsApi, useGoalReport, useGoals } from '../../api/goals.ts';
 import { keys } from '../../api/keys.ts';
 import { queryClient } from '../../api/query-client.ts';
 import { can, useMembership } from '../../api/session.ts';
@@ -128,24 +127,15 @@ export default function GoalDetail() {
   const [span, setSpan] = useState<(typeof WINDOWS)[number]['value']>('30');
   const [notice, setNotice] = useState<{ ok: boolean; text: string } | null>(null);
   const [editing, setEditing] = useState(false);
-  const goals = useQuery({
-    queryKey: [...keys.goals(ws), 'all'],
-    queryFn: async () => (await unwrap(api.GET('/workspaces/{workspaceId}/goals', { params: { path: { workspaceId: ws } } }))).data,
-  });
+  const goals = useGoals(ws);
   const goal = goals.data?.find((g) => g.id === goalId);
   // The window's end rounded to the minute, so a refetch reads the same window.
   const to = new Date(Math.ceil(Date.now() / 60_000) * 60_000);
   const from = new Date(to.getTime() - Number(span) * 86_400_000);
-  const report = useQuery({
-    queryKey: keys.goalReport(ws, goalId, span, goal?.definitionVersion ?? 0),
-    queryFn: () =>
-      unwrap(api.GET('/workspaces/{workspaceId}/goals/{goalId}/report', { params: { path: { workspaceId: ws, goalId }, query: { from: from.toISOString(), to: to.toISOString() } } })),
-    enabled: !!goal,
-    placeholderData: keepPreviousData,
-  });
+  const report = useGoalReport(ws, goal, goalId, span, from, to);
   const setStatus = useMutation({
     mutationFn: (status: Goal['status']) =>
-      unwrap(api.POST('/workspaces/{workspaceId}/goals/{goalId}/status', { params: { path: { workspaceId: ws, goalId } }, body: { status } })),
+      goalsApi.setStatus(ws, goalId, status),
     onSuccess: (answer) => {
       const s = answer.data.status;
       setNotice({ ok: true, text: s === 'ACTIVE' ? 'Goal reactivated.' : s === 'PAUSED' ? 'Goal paused.' : 'Goal archived.' });

@@ -1,11 +1,10 @@
 // A goal's definition, to make one or change one: name, the conversions it matches (type, custom
 // name, one scope, its own window) and its targets. The service checks the rules (the command
 // line's); its answers land next to the field they name.
-import { useMutation, useQuery } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
-import { api } from '../../api/client.ts';
-import { unwrap } from '../../api/errors.ts';
-import { keys } from '../../api/keys.ts';
+import { goalsApi } from '../../api/goals.ts';
+import { useCampaigns } from '../../api/settings.ts';
 import type { EventType, Goal, GoalCreate } from '../../api/types.ts';
 import { SubmitButton } from '../../components/buttons.tsx';
 import { FormAlert } from '../../components/feedback.tsx';
@@ -64,10 +63,7 @@ export function GoalForm({ workspaceId, goal, onSaved, submitLabel }: { workspac
   const set = <K extends keyof State>(key: K, value: State[K]) => setState((s) => ({ ...s, [key]: value }));
   const formRef = useRef<HTMLFormElement>(null);
   const errors = useFormErrors<Field>(FIELDS, formRef);
-  const campaigns = useQuery({
-    queryKey: keys.campaigns(workspaceId),
-    queryFn: async () => (await unwrap(api.GET('/workspaces/{workspaceId}/campaigns', { params: { path: { workspaceId } } }))).data,
-  });
+  const campaigns = useCampaigns(workspaceId);
 
   const body = (): GoalCreate | null => {
     const value = minorUnits(state.targetValue, state.targetCurrency.trim());
@@ -108,12 +104,7 @@ export function GoalForm({ workspaceId, goal, onSaved, submitLabel }: { workspac
   };
 
   const save = useMutation({
-    mutationFn: async (b: GoalCreate) => {
-      const path = { workspaceId, goalId: goal?.id ?? '' };
-      return goal
-        ? unwrap(api.PATCH('/workspaces/{workspaceId}/goals/{goalId}', { params: { path }, body: b }))
-        : unwrap(api.POST('/workspaces/{workspaceId}/goals', { params: { path: { workspaceId } }, body: b }));
-    },
+    mutationFn: async (b: GoalCreate) => (goal ? goalsApi.update(workspaceId, goal.id, b) : goalsApi.create(workspaceId, b)),
     onSuccess: (answer) => {
       errors.clear();
       if (!goal) setState(initial());

@@ -1,15 +1,14 @@
 // Goals: the workspace's goals by status, and a new goal. Each opens to its report.
-import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useParams, useSearchParams } from 'wouter';
-import { api } from '../../api/client.ts';
-import { unwrap } from '../../api/errors.ts';
+import { useGoals } from '../../api/goals.ts';
 import { keys } from '../../api/keys.ts';
 import { useWorkspace } from '../../api/queries.ts';
 import { queryClient } from '../../api/query-client.ts';
 import { can, useMembership } from '../../api/session.ts';
 import type { Goal } from '../../api/types.ts';
-import { EmptyState, LoadError, Loading, StatusNotice } from '../../components/feedback.tsx';
+import { DataTable, ListState } from '../../components/data-table.tsx';
+import { EmptyState, StatusNotice } from '../../components/feedback.tsx';
 import { PageHeader } from '../../components/page.tsx';
 import { money, typeLabel } from '../../lib/conversions.ts';
 import { formatCount, planName } from '../../lib/format.ts';
@@ -46,11 +45,7 @@ export default function Goals() {
   const [made, setMade] = useState<Goal | null>(null);
   const [making, setMaking] = useState(false);
   const included = workspace.data?.features.goals ?? true;
-  const list = useQuery({
-    queryKey: [...keys.goals(ws), status ?? 'all'],
-    queryFn: async () => (await unwrap(api.GET('/workspaces/{workspaceId}/goals', { params: { path: { workspaceId: ws }, query: status ? { status } : {} } }))).data,
-    enabled: included,
-  });
+  const list = useGoals(ws, status, included);
 
   return (
     <>
@@ -111,29 +106,15 @@ export default function Goals() {
                 ))}
               </div>
             </div>
-            {list.isPending ? (
-              <Loading label="Loading goals…" />
-            ) : list.isError ? (
-              <LoadError error={list.error} retry={() => list.refetch()} what="the goals" />
-            ) : list.data.length === 0 ? (
-              <EmptyState title={status ? 'No goals with this status' : 'No goals yet'} />
-            ) : (
-              <div className="table-wrap" role="region" aria-labelledby="goals-caption" tabIndex={0}>
-                <table className="table">
-                  <caption id="goals-caption" className="visually-hidden">
-                    Goals
-                  </caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">Name</th>
-                      <th scope="col">Counts</th>
-                      <th scope="col">Measures</th>
-                      <th scope="col">Targets</th>
-                      <th scope="col">Status</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {list.data.map((g) => (
+            <ListState
+              read={list}
+              loading="Loading goals…"
+              what="the goals"
+              empty={<EmptyState title={status ? 'No goals with this status' : 'No goals yet'} />}
+            >
+              {(rows) => (
+              <DataTable caption="Goals" captionId="goals-caption" headers={['Name', 'Counts', 'Measures', 'Targets', 'Status']}>
+                    {rows.map((g) => (
                       <tr key={g.id}>
                         <td>
                           <Link href={goalPath(ws, g.id)}>{g.name}</Link>
@@ -151,10 +132,9 @@ export default function Goals() {
                         <td>{statusBadge(g.status)}</td>
                       </tr>
                     ))}
-                  </tbody>
-                </table>
-              </div>
-            )}
+              </DataTable>
+              )}
+            </ListState>
           </section>
         </>
       )}

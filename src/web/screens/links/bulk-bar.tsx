@@ -2,8 +2,7 @@
 // succeeds or fails on its own; the outcome is listed per link.
 import { useMutation } from '@tanstack/react-query';
 import { useId, useState } from 'react';
-import { api } from '../../api/client.ts';
-import { unwrap } from '../../api/errors.ts';
+import { linksApi } from '../../api/links.ts';
 import type { BulkLinks, BulkResult, WorkspaceTag } from '../../api/types.ts';
 import { useConfirm } from '../../components/confirm.tsx';
 import { plural } from '../../lib/format.ts';
@@ -37,7 +36,7 @@ export function BulkBar({
   const tagSelectId = useId();
 
   const run = useMutation({
-    mutationFn: (body: BulkLinks) => unwrap(api.POST('/workspaces/{workspaceId}/links/bulk', { params: { path: { workspaceId } }, body })),
+    mutationFn: (body: BulkLinks) => linksApi.bulk(workspaceId, body),
     onSuccess: (result, body) => onDone({ action: body.action, results: result.data.map((r) => ({ ...r, slug: slugOf(r.id) })) }),
   });
 

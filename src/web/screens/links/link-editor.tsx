@@ -3,9 +3,8 @@
 import { useMutation } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
 import { Link, useLocation, useParams, useSearch } from 'wouter';
-import { api } from '../../api/client.ts';
-import { unwrap } from '../../api/errors.ts';
 import { keys } from '../../api/keys.ts';
+import { linksApi } from '../../api/links.ts';
 import { useDomains, useLink, useTags, useWorkspace } from '../../api/queries.ts';
 import { queryClient } from '../../api/query-client.ts';
 import { can, useMembership } from '../../api/session.ts';
@@ -91,11 +90,11 @@ function LinkEditorForm({ workspace, tags, domains, link }: { workspace: Workspa
   const save = useMutation({
     mutationFn: async () => {
       if (!link) {
-        return unwrap(api.POST('/workspaces/{workspaceId}/links', { params: { path: { workspaceId: ws } }, body: createBody(form) }));
+        return linksApi.create(ws, createBody(form));
       }
       const body = updateBody(form, link);
       if (Object.keys(body).length === 0) return null;
-      return unwrap(api.PATCH('/workspaces/{workspaceId}/links/{linkId}', { params: { path: { workspaceId: ws, linkId: link.id } }, body }));
+      return linksApi.update(ws, link.id, body);
     },
     onSuccess: (answer) => {
       void queryClient.invalidateQueries({ queryKey: keys.links(ws) });
@@ -115,7 +114,7 @@ function LinkEditorForm({ workspace, tags, domains, link }: { workspace: Workspa
   });
 
   const remove = useMutation({
-    mutationFn: () => unwrap(api.DELETE('/workspaces/{workspaceId}/links/{linkId}', { params: { path: { workspaceId: ws, linkId: link!.id } } })),
+    mutationFn: () => linksApi.remove(ws, link!.id),
     onSuccess: () => {
       queryClient.removeQueries({ queryKey: keys.link(ws, link!.id) });
       void queryClient.invalidateQueries({ queryKey: keys.links(ws) });

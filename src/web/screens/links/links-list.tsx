@@ -1,16 +1,15 @@
 // A workspace's links: search (debounced), filters, sort and pages kept in the address, so a
 // reload or the back button returns to the same view; selection and bulk actions by role.
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import { Link, useLocation, useParams, useSearchParams } from 'wouter';
-import { api } from '../../api/client.ts';
-import { unwrap } from '../../api/errors.ts';
 import { keys } from '../../api/keys.ts';
+import { useLinkList } from '../../api/links.ts';
 import { useDomains, useTags } from '../../api/queries.ts';
 import { queryClient } from '../../api/query-client.ts';
 import { can, useMembership } from '../../api/session.ts';
 import type { DashboardLink } from '../../api/types.ts';
 import { CopyButton } from '../../components/copy-button.tsx';
+import { ACTIONS, DataTable } from '../../components/data-table.tsx';
 import { EmptyState, LoadError, Loading } from '../../components/feedback.tsx';
 import { PageHeader } from '../../components/page.tsx';
 import { TagChip } from '../../components/tag-chip.tsx';
@@ -79,11 +78,7 @@ export function LinksList() {
     page,
     limit: LIMIT,
   };
-  const links = useQuery({
-    queryKey: [...keys.links(ws), query],
-    queryFn: () => unwrap(api.GET('/workspaces/{workspaceId}/links', { params: { path: { workspaceId: ws }, query } })),
-    placeholderData: keepPreviousData,
-  });
+  const links = useLinkList(ws, query);
   const tags = useTags(ws);
   const domains = useDomains(ws);
 
@@ -137,6 +132,30 @@ export function LinksList() {
   const range = rows.length ? pageRange(page, LIMIT, rows.length, total, capped) : '';
   const noLinksYet = Boolean(links.data) && rows.length === 0 && !filtered && page === 1;
 
+  const selectAllBox = (
+    <>
+      <input
+        ref={selectAll}
+        type="checkbox"
+        id={ids.selectAll}
+        aria-label="Select all on this page"
+        checked={allOnPage}
+        onChange={(e) =>
+          setSelected((prev) => {
+            const next = new Set(prev);
+            for (const l of rows) {
+              if (e.target.checked) next.add(l.id);
+              else next.delete(l.id);
+            }
+            return next;
+          })
+        }
+      />
+      <label htmlFor={ids.selectAll} className="select-all-text" aria-hidden="true">
+        Select all
+      </label>
+    </>
+  );
   return (
     <>
       {/* An empty workspace offers New link in its empty state: one button of that name, not two. */}
@@ -261,51 +280,23 @@ export function LinksList() {
         )
       ) : (
         <>
-          <div className="table-wrap links-wrap" role="region" aria-labelledby={ids.caption} tabIndex={0}>
-            <table className="table links-table" aria-busy={links.isFetching || undefined}>
-              <caption id={ids.caption} className="visually-hidden">
-                Links, {range}
-              </caption>
-              <thead>
-                <tr>
-                  {canSelect ? (
-                    <th scope="col" className="col-check">
-                      <input
-                        ref={selectAll}
-                        type="checkbox"
-                        id={ids.selectAll}
-                        aria-label="Select all on this page"
-                        checked={allOnPage}
-                        onChange={(e) =>
-                          setSelected((prev) => {
-                            const next = new Set(prev);
-                            for (const l of rows) {
-                              if (e.target.checked) next.add(l.id);
-                              else next.delete(l.id);
-                            }
-                            return next;
-                          })
-                        }
-                      />
-                      <label htmlFor={ids.selectAll} className="select-all-text" aria-hidden="true">
-                        Select all
-                      </label>
-                    </th>
-                  ) : null}
-                  <th scope="col">Short link</th>
-                  <th scope="col">Destination</th>
-                  <th scope="col">Tags</th>
-                  <th scope="col">Status</th>
-                  <th scope="col" className="num">
-                    Clicks
-                  </th>
-                  <th scope="col">Created</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
+          <DataTable
+            caption={`Links, ${range}`}
+            captionId={ids.caption}
+            className="links-table"
+            wrapClassName="links-wrap"
+            busy={links.isFetching}
+            headers={[
+              canSelect && { className: 'col-check', content: selectAllBox },
+              'Short link',
+              'Destination',
+              'Tags',
+              'Status',
+              { className: 'num', content: 'Clicks' },
+              'Created',
+              ACTIONS,
+            ]}
+          >
                 {rows.map((l) => (
                   <tr key={l.id} className={selected.has(l.id) ? 'is-selected' : undefined}>
                     {canSelect ? (
@@ -356,9 +347,7 @@ export function LinksList() {
                     </td>
                   </tr>
                 ))}
-              </tbody>
-            </table>
-          </div>
+          </DataTable>
           <nav className="pagination" aria-label="Pages of links">
             <button type="button" className="button button-small" disabled={page <= 1} onClick={() => update({ page: page > 2 ? String(page - 1) : null })}>
               Previous page

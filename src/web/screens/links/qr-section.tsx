@@ -1,14 +1,13 @@
 // The link's QR code: made on first ask, shown, and offered as SVG and PNG downloads.
 import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
-import { api } from '../../api/client.ts';
-import { unwrap } from '../../api/errors.ts';
+import { linksApi } from '../../api/links.ts';
 import type { DashboardLink, QrCode } from '../../api/types.ts';
 
 export function QrSection({ workspaceId, link, canMake }: { workspaceId: string; link: DashboardLink; canMake: boolean }) {
   const [qr, setQr] = useState<QrCode | null>(null);
   const make = useMutation({
-    mutationFn: () => unwrap(api.POST('/workspaces/{workspaceId}/links/{linkId}/qr', { params: { path: { workspaceId, linkId: link.id } } })),
+    mutationFn: () => linksApi.qr(workspaceId, link.id),
     onSuccess: (answer) => setQr(answer.data),
   });
   return (

@@ -1,12 +1,9 @@
 // A page's analytics: views and link-block clicks per day over a window of up to a year (chart
 // and table), the blocks' clicks, and where the last 90 days' views came from. The window is
 // kept in the address.
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { usePage, usePageAnalytics } from '../../api/pages.ts';
 import { useId, useMemo } from 'react';
 import { Link, useParams, useSearchParams } from 'wouter';
-import { api } from '../../api/client.ts';
-import { unwrap } from '../../api/errors.ts';
-import { keys } from '../../api/keys.ts';
 import type { BioPageAnalytics } from '../../api/types.ts';
 import { LoadError, Loading } from '../../components/feedback.tsx';
 import { PageHeader } from '../../components/page.tsx';
@@ -16,7 +13,7 @@ import { linkPath } from '../links/paths.ts';
 import { BreakdownTables, type BreakdownPart } from '../analytics/breakdowns.tsx';
 import { CLICKS_COLOR, DailyChart, SCANS_COLOR, type DailyLine } from '../analytics/clicks-chart.tsx';
 import { DayTable } from '../analytics/day-table.tsx';
-import { pagePath, pagesPath, usePage } from './page-data.ts';
+import { pagePath, pagesPath } from './page-data.ts';
 
 const WINDOWS = [
   { value: '7', label: 'Last 7 days' },
@@ -33,11 +30,7 @@ export default function PageAnalytics() {
   const to = todayUtc();
   const from = addDays(to, 1 - Number(span));
   const windowId = useId();
-  const analytics = useQuery({
-    queryKey: keys.pageAnalytics(ws, pageId, from, to),
-    queryFn: () => unwrap(api.GET('/workspaces/{workspaceId}/pages/{pageId}/analytics', { params: { path: { workspaceId: ws, pageId }, query: { from, to } } })),
-    placeholderData: keepPreviousData,
-  });
+  const analytics = usePageAnalytics(ws, pageId, from, to);
   const handle = page.data?.handle;
 
   return (

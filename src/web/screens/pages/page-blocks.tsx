@@ -1,11 +1,8 @@
 // The page's blocks in order: each a group named by its position, with its text, a link block's
 // destination (one of the workspace's short links, found by searching them, or a URL that saving
 // makes into a short link), and moving and removing. A role that changes nothing reads them.
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useLinkList } from '../../api/links.ts';
 import { useEffect, useId, useState } from 'react';
-import { api } from '../../api/client.ts';
-import { unwrap } from '../../api/errors.ts';
-import { keys } from '../../api/keys.ts';
 import { TextAreaField, TextField } from '../../components/fields.tsx';
 import { announce } from '../../lib/announce.ts';
 import { useDebouncedValue } from '../../lib/hooks.ts';
@@ -272,11 +269,7 @@ function LinkSearch({
   const [q, setQ] = useState('');
   const settled = useDebouncedValue(q.trim(), 300);
   const query = { q: settled || undefined, status: 'ACTIVE' as const, limit: CHOICES };
-  const found = useQuery({
-    queryKey: [...keys.links(workspaceId), 'choices', settled],
-    queryFn: () => unwrap(api.GET('/workspaces/{workspaceId}/links', { params: { path: { workspaceId }, query } })),
-    placeholderData: keepPreviousData,
-  });
+  const found = useLinkList(workspaceId, query, ['choices', settled]);
   const links = found.data?.data ?? [];
   return (
     <div className="link-search">

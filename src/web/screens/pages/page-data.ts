@@ -1,22 +1,10 @@
-// A bio page as the screens read it: its address in the app, the read of one page, and its
+// A bio page as the screens show it: its address in the app and its
 // state in words (the list's status and the editor's sentence).
-import { useQuery } from '@tanstack/react-query';
-import { api } from '../../api/client.ts';
-import { unwrap } from '../../api/errors.ts';
-import { keys } from '../../api/keys.ts';
 import type { BioPage } from '../../api/types.ts';
 import { wsPath } from '../links/paths.ts';
 
 export const pagesPath = (ws: string) => wsPath(ws, '/pages');
 export const pagePath = (ws: string, pageId: string, rest = '') => wsPath(ws, `/pages/${encodeURIComponent(pageId)}${rest}`);
-
-export function usePage(ws: string, pageId: string) {
-  return useQuery({
-    queryKey: keys.page(ws, pageId),
-    queryFn: async () => (await unwrap(api.GET('/workspaces/{workspaceId}/pages/{pageId}', { params: { path: { workspaceId: ws, pageId } } }))).data,
-    enabled: pageId !== '',
-  });
-}
 
 export type PageState = 'draft' | 'published' | 'changed' | 'disabled';
 

@@ -5,8 +5,8 @@
 import { useMutation } from '@tanstack/react-query';
 import { useMemo, useRef, useState, type FormEvent } from 'react';
 import { Link, useLocation, useParams, useSearch } from 'wouter';
-import { api } from '../../api/client.ts';
-import { ApiError, asApiError, unwrap } from '../../api/errors.ts';
+import { ApiError, asApiError } from '../../api/errors.ts';
+import { pagesApi, usePage } from '../../api/pages.ts';
 import { keys } from '../../api/keys.ts';
 import { queryClient } from '../../api/query-client.ts';
 import { can, useMembership } from '../../api/session.ts';
@@ -21,7 +21,7 @@ import { HostedImageField } from '../../components/hosted-image.tsx';
 import { PageHeader } from '../../components/page.tsx';
 import { roleName } from '../../lib/format.ts';
 import { BlockList } from './page-blocks.tsx';
-import { addressFor, pagePath, pagesPath, usePage } from './page-data.ts';
+import { addressFor, pagePath, pagesPath } from './page-data.ts';
 import {
   blockProblem, checkDraft, createBody, draftFromPage, EMPTY_DRAFT, fieldNames, LIMITS, previewRequest, THEMES, updateBody,
   type BlockDraft, type PageDraft, type PageField,
@@ -142,18 +142,17 @@ function PageEditorForm({ ws, page }: { ws: string; page?: BioPage }) {
     mutationFn: async ({ draft: d, publish }: { draft: PageDraft; publish: boolean }) => {
       sent.current = d.blocks;
       if (!page) {
-        const made = await unwrap(api.POST('/workspaces/{workspaceId}/pages', { params: { path: { workspaceId: ws } }, body: createBody(d) }));
+        const made = await pagesApi.create(ws, createBody(d));
         return { page: made.data, outcome: 'created' as const };
       }
-      const path = { workspaceId: ws, pageId: page.id };
       const body = updateBody(d, page);
       let current = page;
       if (Object.keys(body).length) {
-        current = (await unwrap(api.PATCH('/workspaces/{workspaceId}/pages/{pageId}', { params: { path }, body }))).data;
+        current = (await pagesApi.update(ws, page.id, body)).data;
         // Saved even if publishing fails next: URL blocks are short links now, not to be made twice.
         settle(current);
       }
-      if (publish) current = (await unwrap(api.POST('/workspaces/{workspaceId}/pages/{pageId}/publish', { params: { path } }))).data;
+      if (publish) current = (await pagesApi.publish(ws, page.id)).data;
       return { page: current, outcome: publish ? ('published' as const) : Object.keys(body).length ? ('saved' as const) : ('unchanged' as const) };
     },
     onSuccess: ({ page: saved, outcome }) => {
@@ -172,11 +171,11 @@ function PageEditorForm({ ws, page }: { ws: string; page?: BioPage }) {
 
   const act = useMutation({
     mutationFn: async (action: 'unpublished' | 'disabled' | 'enabled') => {
-      const path = { workspaceId: ws, pageId: page!.id };
+      const id = page!.id;
       const answer =
         action === 'unpublished'
-          ? await unwrap(api.POST('/workspaces/{workspaceId}/pages/{pageId}/unpublish', { params: { path } }))
-          : await unwrap(api.PATCH('/workspaces/{workspaceId}/pages/{pageId}', { params: { path }, body: { status: action === 'disabled' ? 'DISABLED' : 'ACTIVE' } }));
+          ? await pagesApi.unpublish(ws, id)
+          : await pagesApi.update(ws, id, { status: action === 'disabled' ? 'DISABLED' : 'ACTIVE' });
       return { action, page: answer.data };
     },
     onSuccess: ({ action, page: changed }) => {
@@ -190,7 +189,7 @@ function PageEditorForm({ ws, page }: { ws: string; page?: BioPage }) {
   });
 
   const remove = useMutation({
-    mutationFn: () => unwrap(api.DELETE('/workspaces/{workspaceId}/pages/{pageId}', { params: { path: { workspaceId: ws, pageId: page!.id } } })),
+    mutationFn: () => pagesApi.remove(ws, page!.id),
     onSuccess: () => {
       queryClient.removeQueries({ queryKey: keys.page(ws, page!.id) });
       void queryClient.invalidateQueries({ queryKey: keys.pages(ws), exact: true });

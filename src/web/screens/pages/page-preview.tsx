@@ -3,24 +3,14 @@
 // script and gets an opaque origin (sandbox without allow-scripts or allow-same-origin); the
 // dashboard's Content-Security-Policy, which the srcdoc document inherits, allows exactly the
 // themes' stylesheets.
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { api } from '../../api/client.ts';
-import { unwrap } from '../../api/errors.ts';
-import { keys } from '../../api/keys.ts';
+import { usePagePreview } from '../../api/pages.ts';
 import type { BioPagePreviewRequest } from '../../api/types.ts';
 import { useDebouncedValue } from '../../lib/hooks.ts';
 
 export function PagePreview({ workspaceId, draft }: { workspaceId: string; draft: BioPagePreviewRequest }) {
   const typed = JSON.stringify(draft);
   const settled = useDebouncedValue(typed, 300);
-  const preview = useQuery({
-    queryKey: keys.pagePreview(workspaceId, settled),
-    queryFn: async () => (await unwrap(api.POST('/workspaces/{workspaceId}/page-preview', { params: { path: { workspaceId } }, body: JSON.parse(settled) as BioPagePreviewRequest }))).html,
-    // The last preview stays while the next one is made, so the frame never goes blank.
-    placeholderData: keepPreviousData,
-    staleTime: Infinity,
-    gcTime: 60_000,
-  });
+  const preview = usePagePreview(workspaceId, settled);
   const updating = typed !== settled || preview.isFetching;
   return (
     <section className="page-preview" aria-labelledby="page-preview-heading">

@@ -1,14 +1,12 @@
 // Bio pages: the workspace's pages, newest first, each with its address, state and dates; a new
 // page. Each opens to its editor.
-import { useQuery } from '@tanstack/react-query';
+import { usePages } from '../../api/pages.ts';
 import { useId } from 'react';
 import { Link, useLocation, useParams, useSearchParams } from 'wouter';
-import { api } from '../../api/client.ts';
-import { unwrap } from '../../api/errors.ts';
-import { keys } from '../../api/keys.ts';
 import { can, useMembership } from '../../api/session.ts';
 import { CopyButton } from '../../components/copy-button.tsx';
-import { EmptyState, LoadError, Loading, StatusNotice } from '../../components/feedback.tsx';
+import { ACTIONS, DataTable, ListState } from '../../components/data-table.tsx';
+import { EmptyState, StatusNotice } from '../../components/feedback.tsx';
 import { PageHeader } from '../../components/page.tsx';
 import { When } from '../../components/when.tsx';
 import { pagePath, pagesPath, pageState, STATE_NAMES, stateBadgeClass } from './page-data.ts';
@@ -20,10 +18,7 @@ export default function Pages() {
   const [params] = useSearchParams();
   const deleted = params.get('deleted');
   const caption = useId();
-  const list = useQuery({
-    queryKey: keys.pages(ws),
-    queryFn: async () => (await unwrap(api.GET('/workspaces/{workspaceId}/pages', { params: { path: { workspaceId: ws } } }))).data,
-  });
+  const list = usePages(ws);
 
   const newPage = can.editPages(role) ? (
     <button type="button" className="button button-primary" onClick={() => navigate(`${pagesPath(ws)}/new`)}>
@@ -41,36 +36,27 @@ export default function Pages() {
         </p>
       </PageHeader>
       {deleted ? <StatusNotice>Page @{deleted} deleted.</StatusNotice> : null}
-      {list.isPending ? (
-        <Loading label="Loading pages…" />
-      ) : list.isError ? (
-        <LoadError error={list.error} retry={() => list.refetch()} what="the pages" />
-      ) : list.data.length === 0 ? (
-        <EmptyState title="No pages yet" action={newPage}>
-          {can.editPages(role)
-            ? 'Make a page with a title, a short bio and your links, preview it as you type, and publish it when it is ready.'
-            : 'Pages made in this workspace will be listed here.'}
-        </EmptyState>
-      ) : (
-        <div className="table-wrap" role="region" aria-labelledby={caption} tabIndex={0}>
-          <table className="table table-cards pages-table">
-            <caption id={caption} className="visually-hidden">
-              Pages
-            </caption>
-            <thead>
-              <tr>
-                <th scope="col">Page</th>
-                <th scope="col">Title</th>
-                <th scope="col">Status</th>
-                <th scope="col">Published</th>
-                <th scope="col">Created</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.map((p) => {
+      <ListState
+        read={list}
+        loading="Loading pages…"
+        what="the pages"
+        empty={
+          <EmptyState title="No pages yet" action={newPage}>
+            {can.editPages(role)
+              ? 'Make a page with a title, a short bio and your links, preview it as you type, and publish it when it is ready.'
+              : 'Pages made in this workspace will be listed here.'}
+          </EmptyState>
+        }
+      >
+        {(rows) => (
+        <DataTable
+          caption="Pages"
+          captionId={caption}
+          cards
+          className="pages-table"
+          headers={['Page', 'Title', 'Status', 'Published', 'Created', ACTIONS]}
+        >
+              {rows.map((p) => {
                 const state = pageState(p);
                 return (
                   <tr key={p.id}>
@@ -103,10 +89,9 @@ export default function Pages() {
                   </tr>
                 );
               })}
-            </tbody>
-          </table>
-        </div>
-      )}
+        </DataTable>
+        )}
+      </ListState>
     </>
   );
 }

@@ -2,13 +2,12 @@
 // report or a link's analytics), each with its kind, window and visibility, and its address with a
 // copy button while it is shared. OWNER, ADMIN and MEMBER change its visibility, set or remove its
 // password, give it a new link and delete it; an ANALYST reads.
-import { useMutation, useQuery } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link, useParams } from 'wouter';
-import { api } from '../../api/client.ts';
-import { unwrap } from '../../api/errors.ts';
 import { keys } from '../../api/keys.ts';
 import { queryClient } from '../../api/query-client.ts';
+import { reportsApi, useReports } from '../../api/reports.ts';
 import { can, useMembership } from '../../api/session.ts';
 import type { Report, ReportVisibility } from '../../api/types.ts';
 import { ConfirmedActionButton, SubmitButton } from '../../components/buttons.tsx';
@@ -28,11 +27,7 @@ export default function Reports() {
   const mayEdit = can.editLinks(role);
   const [ask, dialog] = useConfirm();
   const [notice, setNotice] = useState<{ ok: boolean; text: string } | null>(null);
-  const list = useQuery({
-    queryKey: keys.reports(ws),
-    queryFn: async () => (await unwrap(api.GET('/workspaces/{workspaceId}/reports', { params: { path: { workspaceId: ws } } }))).data,
-  });
-  const path = (r: Report) => ({ params: { path: { workspaceId: ws, reportId: r.id } } });
+  const list = useReports(ws);
   // The list takes the answer at once, in the same render as the notice: refetched only, the
   // deleted report's card stood beside "deleted" (and a renewed one showed its old address) until
   // the list came back.
@@ -46,17 +41,17 @@ export default function Reports() {
 
   const change = useMutation({
     mutationFn: ({ report, body }: { report: Report; body: Patch; said: string }) =>
-      unwrap(api.PATCH('/workspaces/{workspaceId}/reports/{reportId}', { ...path(report), body })),
+      reportsApi.update(ws, report.id, body),
     onSuccess: (answer, { said }) => done(said, replacedBy(answer.data)),
     onError: failed,
   });
   const renew = useMutation({
-    mutationFn: (report: Report) => unwrap(api.POST('/workspaces/{workspaceId}/reports/{reportId}/token', path(report))),
+    mutationFn: (report: Report) => reportsApi.renewLink(ws, report.id),
     onSuccess: (answer, report) => done(`${report.title} has a new link. The old one no longer works.`, replacedBy(answer.data)),
     onError: failed,
   });
   const remove = useMutation({
-    mutationFn: (report: Report) => unwrap(api.DELETE('/workspaces/{workspaceId}/reports/{reportId}', path(report))),
+    mutationFn: (report: Report) => reportsApi.remove(ws, report.id),
     onSuccess: (_answer, report) => done(`${report.title} deleted. Its link no longer works.`, (rows) => rows.filter((r) => r.id !== report.id)),
     onError: failed,
   });

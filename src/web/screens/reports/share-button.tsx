@@ -4,8 +4,7 @@
 import { useMutation } from '@tanstack/react-query';
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { Link } from 'wouter';
-import { api } from '../../api/client.ts';
-import { unwrap } from '../../api/errors.ts';
+import { reportsApi } from '../../api/reports.ts';
 import { keys } from '../../api/keys.ts';
 import { queryClient } from '../../api/query-client.ts';
 import type { Report, ReportOfKind, ReportVisibility } from '../../api/types.ts';
@@ -53,12 +52,7 @@ function ShareDialog({
 
   const create = useMutation({
     mutationFn: () =>
-      unwrap(
-        api.POST('/workspaces/{workspaceId}/reports', {
-          params: { path: { workspaceId: ws } },
-          body: { ...report, title, visibility, ...(visibility !== 'PRIVATE' && password ? { password } : {}) },
-        }),
-      ),
+      reportsApi.create(ws, { ...report, title, visibility, ...(visibility !== 'PRIVATE' && password ? { password } : {}) }),
     onSuccess: (answer) => {
       setMade(answer.data);
       void queryClient.invalidateQueries({ queryKey: keys.reports(ws) });

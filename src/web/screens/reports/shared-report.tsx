@@ -2,12 +2,11 @@
 // cover, and the figures drawn by the dashboard's own report components, read-only (nothing here
 // needs a session). A password form when the report has one; "not available" when the address
 // opens nothing (unknown, private, deleted, or replaced by a new link).
-import { useMutation, useQuery } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { useParams } from 'wouter';
-import { api } from '../../api/client.ts';
-import { asApiError, tooManyAttemptsMessage, unwrap } from '../../api/errors.ts';
-import { keys } from '../../api/keys.ts';
+import { reportsApi, useSharedReport } from '../../api/reports.ts';
+import { asApiError, tooManyAttemptsMessage } from '../../api/errors.ts';
 import type { SharedReport as Shared } from '../../api/types.ts';
 import { SubmitButton } from '../../components/buttons.tsx';
 import { LoadError, Loading } from '../../components/feedback.tsx';
@@ -23,13 +22,7 @@ import { filtersText, KIND_LABELS, namedBy } from './report-text.ts';
 
 export default function SharedReport() {
   const { token } = useParams<{ token: string }>();
-  const report = useQuery({
-    queryKey: keys.shared(token),
-    queryFn: () => unwrap(api.GET('/shared/{token}', { params: { path: { token } } })),
-    retry: false,
-    // The service reuses figures for up to a minute; asking more often shows nothing new.
-    staleTime: 60_000,
-  });
+  const report = useSharedReport(token);
 
   if (report.isPending) {
     return (
@@ -137,7 +130,7 @@ function PasswordForm({ token, onUnlocked }: { token: string; onUnlocked: () => 
   const [problem, setProblem] = useState<string | null>(null);
   const formRef = useRef<HTMLFormElement>(null);
   const unlock = useMutation({
-    mutationFn: () => unwrap(api.POST('/shared/{token}/unlock', { params: { path: { token } }, body: { password } })),
+    mutationFn: () => reportsApi.unlockShared(token, password),
     onSuccess: () => onUnlocked(),
     onError: (err) => {
       const e = asApiError(err);

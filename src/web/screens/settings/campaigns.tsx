@@ -1,14 +1,14 @@
-import { useMutation, useQuery } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
 import { useParams } from 'wouter';
-import { api } from '../../api/client.ts';
-import { unwrap } from '../../api/errors.ts';
 import { keys } from '../../api/keys.ts';
 import { queryClient } from '../../api/query-client.ts';
 import { can, useMembership } from '../../api/session.ts';
+import { campaignsApi, useCampaigns } from '../../api/settings.ts';
 import { SubmitButton } from '../../components/buttons.tsx';
 import { CopyButton } from '../../components/copy-button.tsx';
-import { EmptyState, FormAlert, LoadError, Loading, StatusNotice } from '../../components/feedback.tsx';
+import { DataTable, ListState } from '../../components/data-table.tsx';
+import { EmptyState, FormAlert, StatusNotice } from '../../components/feedback.tsx';
 import { TextField } from '../../components/fields.tsx';
 import { useFormErrors } from '../../components/form-errors.ts';
 import { formatDate } from '../../lib/dates.ts';
@@ -20,16 +20,13 @@ const FIELDS: Record<string, Field> = { name: 'name' };
 export function Campaigns() {
   const { workspaceId: ws } = useParams<{ workspaceId: string }>();
   const role = useMembership(ws)!.role;
-  const list = useQuery({
-    queryKey: keys.campaigns(ws),
-    queryFn: async () => (await unwrap(api.GET('/workspaces/{workspaceId}/campaigns', { params: { path: { workspaceId: ws } } }))).data,
-  });
+  const list = useCampaigns(ws);
   const [name, setName] = useState('');
   const [made, setMade] = useState<string | null>(null);
   const formRef = useRef<HTMLFormElement>(null);
   const errors = useFormErrors<Field>(FIELDS, formRef);
   const create = useMutation({
-    mutationFn: () => unwrap(api.POST('/workspaces/{workspaceId}/campaigns', { params: { path: { workspaceId: ws } }, body: { name: name.trim() } })),
+    mutationFn: () => campaignsApi.create(ws, name.trim()),
     onSuccess: (answer) => {
       setMade(answer.data.name);
       setName('');
@@ -64,27 +61,10 @@ export function Campaigns() {
       <section className="section" aria-labelledby="campaigns-heading">
         <h2 id="campaigns-heading">Campaigns of this workspace</h2>
         <p className="muted">Conversions and goals name a campaign by its id.</p>
-        {list.isPending ? (
-          <Loading label="Loading campaigns…" />
-        ) : list.isError ? (
-          <LoadError error={list.error} retry={() => list.refetch()} what="the campaigns" />
-        ) : list.data.length === 0 ? (
-          <EmptyState title="No campaigns yet" />
-        ) : (
-          <div className="table-wrap" role="region" aria-labelledby="campaigns-caption" tabIndex={0}>
-            <table className="table">
-              <caption id="campaigns-caption" className="visually-hidden">
-                Campaigns
-              </caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Campaign id</th>
-                  <th scope="col">Created</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.data.map((c) => (
+        <ListState read={list} loading="Loading campaigns…" what="the campaigns" empty={<EmptyState title="No campaigns yet" />}>
+          {(rows) => (
+          <DataTable caption="Campaigns" captionId="campaigns-caption" headers={['Name', 'Campaign id', 'Created']}>
+                {rows.map((c) => (
                   <tr key={c.id}>
                     <td>{c.name}</td>
                     <td>
@@ -96,10 +76,9 @@ export function Campaigns() {
                     <td className="nowrap">{formatDate(c.createdAt)}</td>
                   </tr>
                 ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+          </DataTable>
+          )}
+        </ListState>
       </section>
     </SettingsFrame>
   );

@@ -1,17 +1,18 @@
 // Custom domains: add a host, publish what it says, verify; disable. OWNER and ADMIN change them.
-import { useMutation, useQuery } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
 import { useParams } from 'wouter';
-import { api } from '../../api/client.ts';
-import { unwrap } from '../../api/errors.ts';
 import { keys } from '../../api/keys.ts';
+import { useDomains } from '../../api/queries.ts';
 import { queryClient } from '../../api/query-client.ts';
 import { can, useMembership } from '../../api/session.ts';
+import { domainsApi } from '../../api/settings.ts';
 import type { Domain } from '../../api/types.ts';
 import { ConfirmedActionButton, SubmitButton } from '../../components/buttons.tsx';
 import { useConfirm } from '../../components/confirm.tsx';
 import { CopyButton } from '../../components/copy-button.tsx';
-import { EmptyState, FormAlert, LoadError, Loading, StatusNotice } from '../../components/feedback.tsx';
+import { ACTIONS, DataTable, ListState } from '../../components/data-table.tsx';
+import { EmptyState, FormAlert, StatusNotice } from '../../components/feedback.tsx';
 import { TextField } from '../../components/fields.tsx';
 import { useFormErrors } from '../../components/form-errors.ts';
 import { When } from '../../components/when.tsx';
@@ -27,18 +28,14 @@ const STATUS = {
 export function Domains() {
   const { workspaceId: ws } = useParams<{ workspaceId: string }>();
   const role = useMembership(ws)!.role;
-  const list = useQuery({
-    queryKey: keys.domains(ws),
-    queryFn: async () => (await unwrap(api.GET('/workspaces/{workspaceId}/domains', { params: { path: { workspaceId: ws } } }))).data,
-  });
+  const list = useDomains(ws);
   const [ask, dialog] = useConfirm();
   const [notice, setNotice] = useState<{ ok: boolean; text: string } | null>(null);
   const [added, setAdded] = useState<Domain | null>(null);
   const refresh = () => queryClient.invalidateQueries({ queryKey: keys.domains(ws) });
-  const path = (d: Domain) => ({ params: { path: { workspaceId: ws, domainId: d.id } } });
 
   const verify = useMutation({
-    mutationFn: (d: Domain) => unwrap(api.POST('/workspaces/{workspaceId}/domains/{domainId}/verify', path(d))),
+    mutationFn: (d: Domain) => domainsApi.verify(ws, d.id),
     onSuccess: (answer) => {
       setNotice({ ok: true, text: `${answer.data.host} is verified and serves this workspace's links.` });
       if (added?.id === answer.data.id) setAdded(null);
@@ -47,7 +44,7 @@ export function Domains() {
     onError: (err, d) => setNotice({ ok: false, text: `${d.host}: ${err.message}` }),
   });
   const disable = useMutation({
-    mutationFn: (d: Domain) => unwrap(api.POST('/workspaces/{workspaceId}/domains/{domainId}/disable', path(d))),
+    mutationFn: (d: Domain) => domainsApi.disable(ws, d.id),
     onSuccess: (answer) => {
       setNotice({ ok: true, text: `${answer.data.host} is disabled: its links stop working until it is verified again.` });
       void refresh();
@@ -66,31 +63,20 @@ export function Domains() {
       <section className="section" aria-labelledby="domains-heading">
         <h2 id="domains-heading">Custom domains</h2>
         <p className="muted">Links can live on your own host instead of the shared short domain once it is verified.</p>
-        {list.isPending ? (
-          <Loading label="Loading domains…" />
-        ) : list.isError ? (
-          <LoadError error={list.error} retry={() => list.refetch()} what="the domains" />
-        ) : list.data.length === 0 ? (
-          <EmptyState title="No custom domains yet">{admin ? 'Add a host above, such as go.example.com.' : 'Owners and admins add custom domains.'}</EmptyState>
-        ) : (
+        <ListState
+          read={list}
+          loading="Loading domains…"
+          what="the domains"
+          empty={
+            <EmptyState title="No custom domains yet">
+              {admin ? 'Add a host above, such as go.example.com.' : 'Owners and admins add custom domains.'}
+            </EmptyState>
+          }
+        >
+          {(domains) => (
           <>
-            <div className="table-wrap" role="region" aria-labelledby="domains-caption" tabIndex={0}>
-              <table className="table">
-                <caption id="domains-caption" className="visually-hidden">
-                  Custom domains
-                </caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Host</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Verified</th>
-                    <th scope="col">
-                      <span className="visually-hidden">Actions</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {list.data.map((d) => (
+            <DataTable caption="Custom domains" captionId="domains-caption" headers={['Host', 'Status', 'Verified', ACTIONS]}>
+                  {domains.map((d) => (
                     <tr key={d.id}>
                       <td className="mono">{d.host}</td>
                       <td>
@@ -118,10 +104,8 @@ export function Domains() {
                       </td>
                     </tr>
                   ))}
-                </tbody>
-              </table>
-            </div>
-            {list.data
+            </DataTable>
+            {domains
               .filter((d) => d.status === 'PENDING' && d.id !== added?.id)
               .map((d) => (
                 <details key={d.id} className="instructions-details">
@@ -130,7 +114,8 @@ export function Domains() {
                 </details>
               ))}
           </>
-        )}
+          )}
+        </ListState>
       </section>
       {dialog}
     </SettingsFrame>
@@ -194,7 +179,7 @@ function AddDomain({ workspaceId, onAdded }: { workspaceId: string; onAdded: (d:
   const formRef = useRef<HTMLFormElement>(null);
   const errors = useFormErrors<Field>(FIELDS, formRef);
   const add = useMutation({
-    mutationFn: () => unwrap(api.POST('/workspaces/{workspaceId}/domains', { params: { path: { workspaceId } }, body: { host: host.trim() } })),
+    mutationFn: () => domainsApi.add(workspaceId, host.trim()),
     onSuccess: (answer) => {
       onAdded(answer.data);
       setHost('');

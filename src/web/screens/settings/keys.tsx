@@ -1,18 +1,18 @@
 // API keys: the workspace's keys (a MEMBER sees their own), making one (shown once), revoking.
-import { useMutation, useQuery } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import { useId, useRef, useState, type FormEvent } from 'react';
 import { useParams } from 'wouter';
-import { api } from '../../api/client.ts';
-import { unwrap } from '../../api/errors.ts';
 import { keys } from '../../api/keys.ts';
 import { useWorkspace } from '../../api/queries.ts';
 import { queryClient } from '../../api/query-client.ts';
 import { can, useMembership, useSignedIn } from '../../api/session.ts';
+import { apiKeysApi, useApiKeys } from '../../api/settings.ts';
 import { SCOPES, type ApiKey, type Role, type Scope } from '../../api/types.ts';
 import { ConfirmedActionButton, SubmitButton } from '../../components/buttons.tsx';
 import { useConfirm } from '../../components/confirm.tsx';
 import { CopyButton } from '../../components/copy-button.tsx';
-import { EmptyState, FormAlert, LoadError, Loading, StatusNotice } from '../../components/feedback.tsx';
+import { ACTIONS, DataTable, ListState } from '../../components/data-table.tsx';
+import { EmptyState, FormAlert, StatusNotice } from '../../components/feedback.tsx';
 import { TextField } from '../../components/fields.tsx';
 import { useFormErrors } from '../../components/form-errors.ts';
 import { When } from '../../components/when.tsx';
@@ -27,15 +27,12 @@ export function ApiKeys() {
   const role = useMembership(ws)!.role;
   const me = useSignedIn().user;
   const workspace = useWorkspace(ws);
-  const list = useQuery({
-    queryKey: keys.keys(ws),
-    queryFn: async () => (await unwrap(api.GET('/workspaces/{workspaceId}/keys', { params: { path: { workspaceId: ws } } }))).data,
-  });
+  const list = useApiKeys(ws);
   const [ask, dialog] = useConfirm();
   const [notice, setNotice] = useState<{ ok: boolean; text: string } | null>(null);
 
   const revoke = useMutation({
-    mutationFn: (key: ApiKey) => unwrap(api.DELETE('/workspaces/{workspaceId}/keys/{keyId}', { params: { path: { workspaceId: ws, keyId: key.id } } })),
+    mutationFn: (key: ApiKey) => apiKeysApi.revoke(ws, key.id),
     onSuccess: (_v, key) => {
       setNotice({ ok: true, text: `Key ${key.hint} revoked. It answers 401 from now on.` });
       void queryClient.invalidateQueries({ queryKey: keys.keys(ws) });
@@ -67,33 +64,19 @@ export function ApiKeys() {
 
       <section className="section" aria-labelledby="keys-heading">
         <h2 id="keys-heading">Keys</h2>
-        {list.isPending ? (
-          <Loading label="Loading keys…" />
-        ) : list.isError ? (
-          <LoadError error={list.error} retry={() => list.refetch()} what="the keys" />
-        ) : list.data.length === 0 ? (
-          <EmptyState title="No API keys yet">Keys you make act as you, with the scopes you choose.</EmptyState>
-        ) : (
-          <div className="table-wrap" role="region" aria-labelledby="keys-caption" tabIndex={0}>
-            <table className="table">
-              <caption id="keys-caption" className="visually-hidden">
-                API keys
-              </caption>
-              <thead>
-                <tr>
-                  <th scope="col">Key</th>
-                  <th scope="col">Scopes</th>
-                  <th scope="col">Owner</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Expires</th>
-                  <th scope="col">Revoked</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.data.map((k) => (
+        <ListState
+          read={list}
+          loading="Loading keys…"
+          what="the keys"
+          empty={<EmptyState title="No API keys yet">Keys you make act as you, with the scopes you choose.</EmptyState>}
+        >
+          {(rows) => (
+          <DataTable
+            caption="API keys"
+            captionId="keys-caption"
+            headers={['Key', 'Scopes', 'Owner', 'Created', 'Expires', 'Revoked', ACTIONS]}
+          >
+                {rows.map((k) => (
                   <tr key={k.id} className={k.revokedAt ? 'is-dim' : undefined}>
                     <td className="nowrap">
                       <code>…{k.hint}</code>
@@ -127,10 +110,9 @@ export function ApiKeys() {
                     </td>
                   </tr>
                 ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+          </DataTable>
+          )}
+        </ListState>
       </section>
       {dialog}
     </SettingsFrame>
@@ -152,13 +134,7 @@ function CreateKey(props: { workspaceId: string; role: Role; offered: readonly S
   const keyFieldId = useId();
 
   const create = useMutation({
-    mutationFn: () =>
-      unwrap(
-        api.POST('/workspaces/{workspaceId}/keys', {
-          params: { path: { workspaceId } },
-          body: { scopes, expiresAt: localInputToIso(expiresAt) },
-        }),
-      ),
+    mutationFn: () => apiKeysApi.create(workspaceId, scopes, localInputToIso(expiresAt)),
     onSuccess: (answer) => {
       setCreated({ key: answer.key, hint: answer.data.hint });
       setExpiresAt('');

@@ -1,19 +1,19 @@
 // Members: who belongs to the workspace and with which role; inviting someone (a link they open
 // to join, signed in as the invited email or creating that account) and the invitations still
 // waiting (OWNER and ADMIN), changing roles (OWNER), removing (OWNER and ADMIN).
-import { useMutation, useQuery } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
 import { useParams } from 'wouter';
-import { api } from '../../api/client.ts';
-import { unwrap } from '../../api/errors.ts';
 import { keys } from '../../api/keys.ts';
+import { membersApi, useInvitations, useMembers } from '../../api/members.ts';
 import { queryClient } from '../../api/query-client.ts';
 import { can, useMembership, useSignedIn } from '../../api/session.ts';
 import { ROLES, type Invitation, type Member, type Role } from '../../api/types.ts';
 import { ConfirmedActionButton, SubmitButton } from '../../components/buttons.tsx';
 import { useConfirm } from '../../components/confirm.tsx';
 import { CopyButton } from '../../components/copy-button.tsx';
-import { FormAlert, LoadError, Loading, StatusNotice } from '../../components/feedback.tsx';
+import { ACTIONS, DataTable, ListState } from '../../components/data-table.tsx';
+import { FormAlert, StatusNotice } from '../../components/feedback.tsx';
 import { SelectField, TextField } from '../../components/fields.tsx';
 import { useFormErrors } from '../../components/form-errors.ts';
 import { formatDate } from '../../lib/dates.ts';
@@ -31,10 +31,7 @@ export function Members() {
   const { workspaceId: ws } = useParams<{ workspaceId: string }>();
   const role = useMembership(ws)!.role;
   const me = useSignedIn().user;
-  const list = useQuery({
-    queryKey: keys.members(ws),
-    queryFn: async () => (await unwrap(api.GET('/workspaces/{workspaceId}/members', { params: { path: { workspaceId: ws } } }))).data,
-  });
+  const list = useMembers(ws);
   const [ask, dialog] = useConfirm();
   const [notice, setNotice] = useState<{ ok: boolean; text: string } | null>(null);
   // The role chosen in a select while its change is on its way (the select shows it meanwhile).
@@ -49,7 +46,7 @@ export function Members() {
 
   const changeRole = useMutation({
     mutationFn: ({ member, role: next }: { member: Member; role: Role }) =>
-      unwrap(api.PATCH('/workspaces/{workspaceId}/members/{userId}', { params: { path: { workspaceId: ws, userId: member.userId } }, body: { role: next } })),
+      membersApi.changeRole(ws, member.userId, next),
     onMutate: ({ member, role: next }) => setPendingRole((p) => ({ ...p, [member.userId]: next })),
     onSuccess: (answer, { member }) => {
       queryClient.setQueryData<Member[]>(keys.members(ws), (list) => list?.map((m) => (m.userId === member.userId ? answer.data : m)));
@@ -66,7 +63,7 @@ export function Members() {
   });
 
   const remove = useMutation({
-    mutationFn: (member: Member) => unwrap(api.DELETE('/workspaces/{workspaceId}/members/{userId}', { params: { path: { workspaceId: ws, userId: member.userId } } })),
+    mutationFn: (member: Member) => membersApi.remove(ws, member.userId),
     onSuccess: (_v, member) => {
       setNotice({ ok: true, text: `${member.email} was removed from the workspace.` });
       void refresh();
@@ -84,28 +81,10 @@ export function Members() {
 
       <section className="section" aria-labelledby="members-heading">
         <h2 id="members-heading">People in this workspace</h2>
-        {list.isPending ? (
-          <Loading label="Loading members…" />
-        ) : list.isError ? (
-          <LoadError error={list.error} retry={() => list.refetch()} what="the members" />
-        ) : (
-          <div className="table-wrap" role="region" aria-labelledby="members-caption" tabIndex={0}>
-            <table className="table table-cards">
-              <caption id="members-caption" className="visually-hidden">
-                Members
-              </caption>
-              <thead>
-                <tr>
-                  <th scope="col">Email</th>
-                  <th scope="col">Role</th>
-                  <th scope="col">Joined</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.data.map((m) => (
+        <ListState read={list} loading="Loading members…" what="the members">
+          {(rows) => (
+          <DataTable caption="Members" captionId="members-caption" cards headers={['Email', 'Role', 'Joined', ACTIONS]}>
+                {rows.map((m) => (
                   <tr key={m.userId}>
                     <td data-label="Email">
                       {m.email}
@@ -144,10 +123,9 @@ export function Members() {
                     </td>
                   </tr>
                 ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+          </DataTable>
+          )}
+        </ListState>
       </section>
       {can.administer(role) ? <PendingInvitations workspaceId={ws} mayRevokeOwner={role === 'OWNER'} ask={ask} onNotice={setNotice} /> : null}
       <section className="section" aria-labelledby="roles-heading">
@@ -176,7 +154,7 @@ function InviteMember({ workspaceId, mayInviteOwner }: { workspaceId: string; ma
   const errors = useFormErrors<Field>(FIELDS, formRef);
 
   const invite = useMutation({
-    mutationFn: () => unwrap(api.POST('/workspaces/{workspaceId}/invitations', { params: { path: { workspaceId } }, body: { email: email.trim(), role } })),
+    mutationFn: () => membersApi.invite(workspaceId, email.trim(), role),
     onSuccess: (answer) => {
       setSent({ email: answer.data.email, inviteUrl: answer.inviteUrl });
       setEmail('');
@@ -235,13 +213,10 @@ function PendingInvitations({
   ask: ReturnType<typeof useConfirm>[0];
   onNotice: (notice: { ok: boolean; text: string }) => void;
 }) {
-  const list = useQuery({
-    queryKey: keys.invitations(workspaceId),
-    queryFn: async () => (await unwrap(api.GET('/workspaces/{workspaceId}/invitations', { params: { path: { workspaceId } } }))).data,
-  });
+  const list = useInvitations(workspaceId);
   const revoke = useMutation({
     mutationFn: (invitation: Invitation) =>
-      unwrap(api.DELETE('/workspaces/{workspaceId}/invitations/{invitationId}', { params: { path: { workspaceId, invitationId: invitation.id } } })),
+      membersApi.revokeInvitation(workspaceId, invitation.id),
     onSuccess: (_v, invitation) => {
       onNotice({ ok: true, text: `The invitation of ${invitation.email} was revoked; its link no longer works.` });
       void queryClient.invalidateQueries({ queryKey: keys.invitations(workspaceId) });
@@ -252,31 +227,15 @@ function PendingInvitations({
   return (
     <section className="section" aria-labelledby="invitations-heading">
       <h2 id="invitations-heading">Waiting invitations</h2>
-      {list.isPending ? (
-        <Loading label="Loading invitations…" />
-      ) : list.isError ? (
-        <LoadError error={list.error} retry={() => list.refetch()} what="the invitations" />
-      ) : list.data.length === 0 ? (
-        <p className="muted">No invitation is waiting.</p>
-      ) : (
-        <div className="table-wrap" role="region" aria-labelledby="invitations-caption" tabIndex={0}>
-          <table className="table table-cards">
-            <caption id="invitations-caption" className="visually-hidden">
-              Waiting invitations
-            </caption>
-            <thead>
-              <tr>
-                <th scope="col">Email</th>
-                <th scope="col">Role</th>
-                <th scope="col">Invited by</th>
-                <th scope="col">Link works until</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.map((i) => (
+      <ListState read={list} loading="Loading invitations…" what="the invitations" empty={<p className="muted">No invitation is waiting.</p>}>
+        {(rows) => (
+        <DataTable
+          caption="Waiting invitations"
+          captionId="invitations-caption"
+          cards
+          headers={['Email', 'Role', 'Invited by', 'Link works until', ACTIONS]}
+        >
+              {rows.map((i) => (
                 <tr key={i.id}>
                   <td data-label="Email">{i.email}</td>
                   <td data-label="Role">{roleName(i.role)}</td>
@@ -296,10 +255,9 @@ function PendingInvitations({
                   </td>
                 </tr>
               ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+        </DataTable>
+        )}
+      </ListState>
     </section>
   );
 }

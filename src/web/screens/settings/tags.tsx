@@ -1,13 +1,14 @@
-import { useMutation, useQuery } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
 import { useParams } from 'wouter';
-import { api } from '../../api/client.ts';
-import { unwrap } from '../../api/errors.ts';
 import { keys } from '../../api/keys.ts';
 import { queryClient } from '../../api/query-client.ts';
+import { useTags } from '../../api/queries.ts';
 import { can, useMembership } from '../../api/session.ts';
+import { tagsApi } from '../../api/settings.ts';
 import { SubmitButton } from '../../components/buttons.tsx';
-import { EmptyState, FormAlert, LoadError, Loading, StatusNotice } from '../../components/feedback.tsx';
+import { ListState } from '../../components/data-table.tsx';
+import { EmptyState, FormAlert, StatusNotice } from '../../components/feedback.tsx';
 import { TextField } from '../../components/fields.tsx';
 import { useFormErrors } from '../../components/form-errors.ts';
 import { TagChip } from '../../components/tag-chip.tsx';
@@ -19,10 +20,7 @@ const FIELDS: Record<string, Field> = { name: 'name', color: 'color' };
 export function Tags() {
   const { workspaceId: ws } = useParams<{ workspaceId: string }>();
   const role = useMembership(ws)!.role;
-  const list = useQuery({
-    queryKey: keys.tags(ws),
-    queryFn: async () => (await unwrap(api.GET('/workspaces/{workspaceId}/tags', { params: { path: { workspaceId: ws } } }))).data,
-  });
+  const list = useTags(ws);
   const [name, setName] = useState('');
   const [color, setColor] = useState('#64748b');
   const [made, setMade] = useState<string | null>(null);
@@ -30,7 +28,7 @@ export function Tags() {
   const errors = useFormErrors<Field>(FIELDS, formRef);
 
   const create = useMutation({
-    mutationFn: () => unwrap(api.POST('/workspaces/{workspaceId}/tags', { params: { path: { workspaceId: ws } }, body: { name: name.trim(), color } })),
+    mutationFn: () => tagsApi.create(ws, name.trim(), color),
     onSuccess: (answer) => {
       setMade(answer.data.name);
       setName('');
@@ -65,22 +63,23 @@ export function Tags() {
       ) : null}
       <section className="section" aria-labelledby="tags-heading">
         <h2 id="tags-heading">Tags of this workspace</h2>
-        {list.isPending ? (
-          <Loading label="Loading tags…" />
-        ) : list.isError ? (
-          <LoadError error={list.error} retry={() => list.refetch()} what="the tags" />
-        ) : list.data.length === 0 ? (
-          <EmptyState title="No tags yet">Tags group links: filter the links list by them, or add one to many links at once.</EmptyState>
-        ) : (
-          <ul className="tag-grid">
-            {list.data.map((t) => (
-              <li key={t.id}>
-                <TagChip name={t.name} color={t.color} />
-                <span className="muted mono">{t.color}</span>
-              </li>
-            ))}
-          </ul>
-        )}
+        <ListState
+          read={list}
+          loading="Loading tags…"
+          what="the tags"
+          empty={<EmptyState title="No tags yet">Tags group links: filter the links list by them, or add one to many links at once.</EmptyState>}
+        >
+          {(tags) => (
+            <ul className="tag-grid">
+              {tags.map((t) => (
+                <li key={t.id}>
+                  <TagChip name={t.name} color={t.color} />
+                  <span className="muted mono">{t.color}</span>
+                </li>
+              ))}
+            </ul>
+          )}
+        </ListState>
       </section>
     </SettingsFrame>
   );

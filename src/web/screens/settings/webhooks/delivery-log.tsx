@@ -4,6 +4,7 @@
 // UNKNOWN one; and the event catalogue with each event's payload schema and example.
 import { useInfiniteQuery, useMutation, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
+import { ACTIONS, DataTable } from '../../../components/data-table.tsx';
 import { EmptyState, FormAlert, LoadError, Loading, StatusNotice } from '../../../components/feedback.tsx';
 import { SelectField } from '../../../components/fields.tsx';
 import { formatDateTime } from '../../../lib/dates.ts';
@@ -17,7 +18,7 @@ import {
   type WebhookCatalog,
   type WebhookDelivery,
   type WebhookSubscription,
-} from './api.ts';
+} from '../../../api/webhooks.ts';
 
 const STATUSES: DeliveryStatus[] = ['PENDING', 'SENDING', 'DELIVERED', 'FAILED', 'UNKNOWN'];
 
@@ -166,25 +167,12 @@ export function DeliveryLog({ workspaceId, subscriptions, catalog, mayAct }: {
         <EmptyState title="No deliveries">Deliveries appear here as events happen, newest first.</EmptyState>
       ) : (
         <>
-          <div className="table-wrap" role="region" aria-labelledby="log-caption" tabIndex={0}>
-            <table className="table table-cards">
-              <caption id="log-caption" className="visually-hidden">
-                Webhook deliveries, newest first
-              </caption>
-              <thead>
-                <tr>
-                  <th scope="col">Created</th>
-                  <th scope="col">Event</th>
-                  <th scope="col">Endpoint</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Attempts</th>
-                  <th scope="col">Last answer</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
+          <DataTable
+            caption="Webhook deliveries, newest first"
+            captionId="log-caption"
+            cards
+            headers={['Created', 'Event', 'Endpoint', 'Status', 'Attempts', 'Last answer', ACTIONS]}
+          >
                 {rows.map((d) => (
                   <DeliveryRow
                     key={d.id}
@@ -198,9 +186,7 @@ export function DeliveryLog({ workspaceId, subscriptions, catalog, mayAct }: {
                     workspaceId={workspaceId}
                   />
                 ))}
-              </tbody>
-            </table>
-          </div>
+          </DataTable>
           {log.hasNextPage ? (
             <button type="button" className="button" disabled={log.isFetchingNextPage} onClick={() => log.fetchNextPage()}>
               Load older deliveries

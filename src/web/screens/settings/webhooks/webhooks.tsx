@@ -3,21 +3,21 @@
 // "Replay failed since…" (Variant B); the event catalogue; the delivery log (delivery-log.tsx).
 // Every action here has a `shortlink webhook` command (docs/configuration.md).
 import { useMutation, useQuery } from '@tanstack/react-query';
-import { useId, useRef, useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useParams } from 'wouter';
 import { useWorkspace } from '../../../api/queries.ts';
 import { can, useMembership } from '../../../api/session.ts';
-import { ConfirmedActionButton, SubmitButton } from '../../../components/buttons.tsx';
+import { refreshWebhooks, webhookApi, webhookKeys, type WebhookSubscription } from '../../../api/webhooks.ts';
+import { ConfirmedActionButton } from '../../../components/buttons.tsx';
 import { useConfirm } from '../../../components/confirm.tsx';
-import { CopyButton } from '../../../components/copy-button.tsx';
-import { EmptyState, FormAlert, LoadError, Loading, StatusNotice } from '../../../components/feedback.tsx';
-import { CheckboxField, SelectField, TextField } from '../../../components/fields.tsx';
-import { useFormErrors } from '../../../components/form-errors.ts';
+import { ACTIONS, DataTable, ListState } from '../../../components/data-table.tsx';
+import { EmptyState, FormAlert, StatusNotice } from '../../../components/feedback.tsx';
 import { When } from '../../../components/when.tsx';
-import { formatDateTime, localInputToIso } from '../../../lib/dates.ts';
+import { formatDateTime } from '../../../lib/dates.ts';
 import { SettingsFrame } from '../settings-frame.tsx';
-import { refreshWebhooks, webhookApi, webhookKeys, type WebhookCatalog, type WebhookSubscription, type WebhookVariant } from './api.ts';
-import { AttemptView, Catalogue, DeliveryLog } from './delivery-log.tsx';
+import { Catalogue, DeliveryLog } from './delivery-log.tsx';
+import { ReplaySince, SendTestEvent } from './subscription-actions.tsx';
+import { CreateSubscription, EditSubscription } from './subscription-forms.tsx';
 
 type Panel = { id: string; mode: 'edit' | 'test' | 'replay' } | null;
 
@@ -70,34 +70,21 @@ export default function Webhooks() {
           Variant A subscriptions are delivered as <code>POST /api/webhooks</code> describes, Variant B as <code>POST /api/v1/webhooks</code>. An endpoint whose
           deliveries all fail for 5 days is disabled by Shortlink until someone re-enables it.
         </p>
-        {!included ? null : list.isPending ? (
-          <Loading label="Loading subscriptions…" />
-        ) : list.isError ? (
-          <LoadError error={list.error} retry={() => list.refetch()} what="the subscriptions" />
-        ) : list.data.length === 0 ? (
-          <EmptyState title="No webhook subscriptions yet">Subscriptions post signed events to your HTTPS endpoints.</EmptyState>
-        ) : (
-          <div className="table-wrap" role="region" aria-labelledby="subscriptions-caption" tabIndex={0}>
-            <table className="table table-cards">
-              <caption id="subscriptions-caption" className="visually-hidden">
-                Webhook subscriptions
-              </caption>
-              <thead>
-                <tr>
-                  <th scope="col">Endpoint</th>
-                  <th scope="col">Variant</th>
-                  <th scope="col">Events</th>
-                  <th scope="col">Health</th>
-                  <th scope="col">Created</th>
-                  {mayAct ? (
-                    <th scope="col">
-                      <span className="visually-hidden">Actions</span>
-                    </th>
-                  ) : null}
-                </tr>
-              </thead>
-              <tbody>
-                {list.data.map((s) => (
+        {!included ? null : (
+        <ListState
+          read={list}
+          loading="Loading subscriptions…"
+          what="the subscriptions"
+          empty={<EmptyState title="No webhook subscriptions yet">Subscriptions post signed events to your HTTPS endpoints.</EmptyState>}
+        >
+          {(rows) => (
+          <DataTable
+            caption="Webhook subscriptions"
+            captionId="subscriptions-caption"
+            cards
+            headers={['Endpoint', 'Variant', 'Events', 'Health', 'Created', mayAct && ACTIONS]}
+          >
+                {rows.map((s) => (
                   <tr key={s.id} className={s.enabled ? undefined : 'is-dim'}>
                     <td className="cell-url" data-label="Endpoint">
                       <code>{s.url}</code>
@@ -151,9 +138,9 @@ export default function Webhooks() {
                     ) : null}
                   </tr>
                 ))}
-              </tbody>
-            </table>
-          </div>
+          </DataTable>
+          )}
+        </ListState>
         )}
       </section>
 
@@ -193,296 +180,3 @@ function Health({ subscription: s }: { subscription: WebhookSubscription }) {
     </div>
   );
 }
-
-const eventsOf = (catalog: WebhookCatalog, variant: WebhookVariant) => catalog.find((c) => c.variant === variant)?.events ?? [];
-
-type CreateField = 'variant' | 'url' | 'events' | 'secret';
-const CREATE_FIELDS: Record<string, CreateField> = { variant: 'variant', url: 'url', events: 'events', secret: 'secret' };
-
-function EventChoices({ name, catalog, variant, chosen, setChosen, error }: {
-  name: string;
-  catalog: WebhookCatalog;
-  variant: WebhookVariant;
-  chosen: string[];
-  setChosen: (f: (prev: string[]) => string[]) => void;
-  error?: string;
-}) {
-  const errorId = useId();
-  return (
-    <fieldset aria-describedby={error ? errorId : undefined}>
-      <legend>Events</legend>
-      <div className="check-grid">
-        {eventsOf(catalog, variant).map((e, i) => (
-          <div className="check" key={`${i}-${e.name}`}>
-            <input
-              type="checkbox"
-              id={`${name}-${variant}-${i}`}
-              checked={chosen.includes(e.name)}
-              onChange={(ev) => setChosen((prev) => (ev.target.checked ? [...prev, e.name] : prev.filter((x) => x !== e.name)))}
-            />
-            <label htmlFor={`${name}-${variant}-${i}`} className="mono">
-              {e.name}
-            </label>
-          </div>
-        ))}
-      </div>
-      {error ? (
-        <p id={errorId} className="field-error">
-          {error}
-        </p>
-      ) : null}
-    </fieldset>
-  );
-}
-
-function CreateSubscription({ workspaceId, catalog }: { workspaceId: string; catalog: WebhookCatalog }) {
-  const offered = [...new Set(catalog.map((c) => c.variant))];
-  const [variant, setVariant] = useState<WebhookVariant>(offered[0] ?? 'A');
-  const [url, setUrl] = useState('');
-  const [events, setEvents] = useState<string[]>([]);
-  const [secret, setSecret] = useState('');
-  const [created, setCreated] = useState<{ secret: string; url: string } | null>(null);
-  const [made, setMade] = useState<string | null>(null);
-  const formRef = useRef<HTMLFormElement>(null);
-  const errors = useFormErrors<CreateField>(CREATE_FIELDS, formRef);
-  const secretId = useId();
-
-  const create = useMutation({
-    mutationFn: () => webhookApi.create(workspaceId, { variant, url: url.trim(), events, ...(variant === 'B' ? { secret } : {}) }),
-    onSuccess: (answer) => {
-      if (answer.secret) setCreated({ secret: answer.secret, url: answer.data.url });
-      setMade(`Subscription to ${answer.data.url} created (Variant ${answer.data.variant}).`);
-      setUrl('');
-      setEvents([]);
-      setSecret('');
-      void refreshWebhooks(workspaceId);
-    },
-    onError: (err) => errors.show(err),
-  });
-
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    setMade(null);
-    const ok = errors.check({
-      url: url.trim().startsWith('https://') ? undefined : 'Enter an https:// URL.',
-      events: events.length ? undefined : 'Choose at least one event.',
-      secret: variant === 'B' && [...secret].length < 16 ? 'The secret must be at least 16 characters.' : undefined,
-    });
-    if (ok) create.mutate();
-  };
-
-  return (
-    <section className="panel" aria-labelledby="create-subscription-heading">
-      <h2 id="create-subscription-heading">New subscription</h2>
-      {created ? (
-        <div className="secret">
-          <TextField id={secretId} label="Signing secret" value={created.secret} readOnly onFocus={(e) => e.target.select()} />
-          <div className="button-row">
-            <CopyButton text={created.secret} label="Copy secret" visible="Copy secret" />
-            <button type="button" className="button button-small button-quiet" onClick={() => setCreated(null)}>
-              Done
-            </button>
-          </div>
-          <p className="notice notice-warning">
-            <strong>This secret is shown once.</strong> Deliveries to {created.url} are signed with it; it is stored encrypted and never shown again.
-          </p>
-        </div>
-      ) : null}
-      {made ? <StatusNotice>{made}</StatusNotice> : null}
-      <form ref={formRef} onSubmit={submit} noValidate className="stack">
-        <FormAlert message={errors.form} />
-        <SelectField
-          label="Variant"
-          value={variant}
-          onChange={(e) => {
-            setVariant(e.target.value as WebhookVariant);
-            setEvents([]);
-          }}
-          error={errors.fields.variant}
-          hint="A: Shortlink generates the signing secret and shows it once. B: you choose the secret."
-          className="field-narrow"
-        >
-          {offered.map((v) => (
-            <option key={v} value={v}>
-              Variant {v}
-            </option>
-          ))}
-        </SelectField>
-        <TextField label="Endpoint URL" type="url" value={url} onChange={(e) => setUrl(e.target.value)} error={errors.fields.url} placeholder="https://example.com/hooks" />
-        <EventChoices name="new" catalog={catalog} variant={variant} chosen={events} setChosen={setEvents} error={errors.fields.events} />
-        {variant === 'B' ? (
-          <TextField
-            label="Secret"
-            type="password"
-            autoComplete="new-password"
-            value={secret}
-            onChange={(e) => setSecret(e.target.value)}
-            error={errors.fields.secret}
-            hint="At least 16 characters. Shortlink stores it encrypted and never shows it."
-          />
-        ) : null}
-        <div>
-          <SubmitButton pending={create.isPending}>Create subscription</SubmitButton>
-        </div>
-      </form>
-    </section>
-  );
-}
-
-type EditField = 'url' | 'events';
-const EDIT_FIELDS: Record<string, EditField> = { url: 'url', events: 'events' };
-
-function EditSubscription({ workspaceId, subscription: s, catalog, close, done }: {
-  workspaceId: string;
-  subscription: WebhookSubscription;
-  catalog: WebhookCatalog;
-  close: () => void;
-  done: (text: string) => void;
-}) {
-  const [url, setUrl] = useState(s.url);
-  const [events, setEvents] = useState<string[]>(s.events);
-  const [enabled, setEnabled] = useState(s.enabled);
-  const formRef = useRef<HTMLFormElement>(null);
-  const errors = useFormErrors<EditField>(EDIT_FIELDS, formRef);
-  const save = useMutation({
-    mutationFn: () => webhookApi.update(workspaceId, s.id, { url: url.trim(), events, enabled }),
-    onSuccess: (answer) => {
-      close();
-      done(`Subscription to ${answer.data.url} saved.`);
-    },
-    onError: (err) => errors.show(err),
-  });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    if (errors.check({ events: events.length ? undefined : 'Choose at least one event.' })) save.mutate();
-  };
-  return (
-    <section className="panel" aria-labelledby="edit-subscription-heading">
-      <h2 id="edit-subscription-heading">Edit {s.url}</h2>
-      <form ref={formRef} onSubmit={submit} noValidate className="stack">
-        <FormAlert message={errors.form} />
-        <TextField label="Endpoint URL" type="url" value={url} onChange={(e) => setUrl(e.target.value)} error={errors.fields.url} />
-        <EventChoices name="edit" catalog={catalog} variant="A" chosen={events} setChosen={setEvents} error={errors.fields.events} />
-        <CheckboxField label="Enabled" checked={enabled} onChange={(e) => setEnabled(e.target.checked)} hint="Turning a subscription on clears a disable by Shortlink." />
-        <div className="button-row">
-          <SubmitButton pending={save.isPending}>Save subscription</SubmitButton>
-          <button type="button" className="button button-quiet" onClick={close}>
-            Cancel
-          </button>
-        </div>
-      </form>
-    </section>
-  );
-}
-
-function SendTestEvent({ workspaceId, subscription: s, catalog, close }: {
-  workspaceId: string;
-  subscription: WebhookSubscription;
-  catalog: WebhookCatalog;
-  close: () => void;
-}) {
-  const names = eventsOf(catalog, s.variant).map((e) => e.name);
-  const [event, setEvent] = useState(s.events[0] ?? names[0] ?? '');
-  const [error, setError] = useState<string | null>(null);
-  const send = useMutation({
-    mutationFn: () => webhookApi.test(workspaceId, s.id, event),
-    onSuccess: () => {
-      setError(null);
-      void refreshWebhooks(workspaceId);
-    },
-    onError: (err) => setError(err.message),
-  });
-  const result = send.data?.data;
-  return (
-    <section className="panel" aria-labelledby="test-event-heading">
-      <h2 id="test-event-heading">Send test event to {s.url}</h2>
-      <p className="muted">
-        A signed sample of the event, sent now, in the variant's own envelope with the event's documented example as data: its ids name nothing real
-        {s.variant === 'B' ? <> and its event id begins with <code>evt_test_</code></> : <> (its <code>workspaceId</code> is the example's, never yours)</>}. It also carries the
-        header <code>X-Service-Test: true</code>; it is logged as a test and never retried.
-      </p>
-      <form
-        className="stack"
-        onSubmit={(e) => {
-          e.preventDefault();
-          send.mutate();
-        }}
-      >
-        <FormAlert message={error} />
-        <SelectField label="Event" value={event} onChange={(e) => setEvent(e.target.value)} className="field-narrow">
-          {[...new Set(names)].map((n) => (
-            <option key={n} value={n}>
-              {n}
-            </option>
-          ))}
-        </SelectField>
-        <div className="button-row">
-          <SubmitButton pending={send.isPending}>Send test event</SubmitButton>
-          <button type="button" className="button button-quiet" onClick={close}>
-            Close
-          </button>
-        </div>
-      </form>
-      {result ? (
-        <div className="stack" role="region" aria-label="Test event result">
-          {result.status === 'DELIVERED' ? (
-            <StatusNotice>Delivered: the endpoint answered {result.attempt.statusCode}.</StatusNotice>
-          ) : (
-            <p className="notice notice-error">
-              Failed: {result.attempt.statusCode !== null ? `the endpoint answered ${result.attempt.statusCode}` : result.attempt.error}.
-            </p>
-          )}
-          <AttemptView attempt={result.attempt} />
-        </div>
-      ) : null}
-    </section>
-  );
-}
-
-function ReplaySince({ workspaceId, subscription: s, close, done }: {
-  workspaceId: string;
-  subscription: WebhookSubscription;
-  close: () => void;
-  done: (text: string) => void;
-}) {
-  const [since, setSince] = useState('');
-  const formRef = useRef<HTMLFormElement>(null);
-  const errors = useFormErrors<'since'>({ since: 'since' }, formRef);
-  const replay = useMutation({
-    mutationFn: () => webhookApi.replaySince(workspaceId, s.id, localInputToIso(since)!),
-    onSuccess: (answer) => {
-      close();
-      const n = answer.data.replayed.length;
-      done(n === 0 ? `No failed deliveries to ${s.url} since then.` : `${n} failed ${n === 1 ? 'delivery' : 'deliveries'} to ${s.url} sent again, each with its own id and body.`);
-    },
-    onError: (err) => errors.show(err),
-  });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    if (errors.check({ since: localInputToIso(since) ? undefined : 'Choose a date and time.' })) replay.mutate();
-  };
-  return (
-    <section className="panel" aria-labelledby="replay-since-heading">
-      <h2 id="replay-since-heading">Replay failed deliveries to {s.url}</h2>
-      <form ref={formRef} onSubmit={submit} noValidate className="stack">
-        <FormAlert message={errors.form} />
-        <TextField
-          label="Failed since"
-          type="datetime-local"
-          value={since}
-          onChange={(e) => setSince(e.target.value)}
-          error={errors.fields.since}
-          hint="Every FAILED delivery made since this time is sent again, with the same id and body."
-          className="field-narrow"
-        />
-        <div className="button-row">
-          <SubmitButton pending={replay.isPending}>Replay failed deliveries</SubmitButton>
-          <button type="button" className="button button-quiet" onClick={close}>
-            Cancel
-          </button>
-        </div>
-      </form>
-    </section>
-  );
-}
-

@@ -1,9 +1,9 @@
-// Settings › Webhooks: the dashboard API's webhook operations as the screen uses them, and their
+// Webhooks: the dashboard API's webhook operations as Settings › Webhooks uses them, and their
 // query keys (every change invalidates the screen's subscriptions and log).
-import { api } from '../../../api/client.ts';
-import { unwrap } from '../../../api/errors.ts';
-import { queryClient } from '../../../api/query-client.ts';
-import type { components } from '../../../../../generated/dashboard.ts';
+import type { components } from '../../../generated/dashboard.ts';
+import { api } from './client.ts';
+import { unwrap } from './errors.ts';
+import { queryClient } from './query-client.ts';
 
 type Schemas = components['schemas'];
 export type WebhookSubscription = Schemas['WebhookSubscription'];
@@ -82,3 +82,6 @@ export const webhookApi = {
 
 /** A subscription as a person names it in a list. */
 export const subscriptionName = (s: Pick<WebhookSubscription, 'url' | 'variant'>) => `${s.url} (Variant ${s.variant})`;
+
+/** The events a variant's catalogue offers. */
+export const eventsOf = (catalog: WebhookCatalog, variant: WebhookVariant) => catalog.find((c) => c.variant === variant)?.events ?? [];

@@ -1,0 +1,188 @@
+// Settings › Webhooks: making a subscription (either variant) and changing one (Variant A).
+import { useMutation } from '@tanstack/react-query';
+import { useId, useRef, useState, type FormEvent } from 'react';
+import { eventsOf, refreshWebhooks, webhookApi, type WebhookCatalog, type WebhookSubscription, type WebhookVariant } from '../../../api/webhooks.ts';
+import { SubmitButton } from '../../../components/buttons.tsx';
+import { CopyButton } from '../../../components/copy-button.tsx';
+import { FormAlert, StatusNotice } from '../../../components/feedback.tsx';
+import { CheckboxField, SelectField, TextField } from '../../../components/fields.tsx';
+import { useFormErrors } from '../../../components/form-errors.ts';
+
+type CreateField = 'variant' | 'url' | 'events' | 'secret';
+const CREATE_FIELDS: Record<string, CreateField> = { variant: 'variant', url: 'url', events: 'events', secret: 'secret' };
+
+function EventChoices({ name, catalog, variant, chosen, setChosen, error }: {
+  name: string;
+  catalog: WebhookCatalog;
+  variant: WebhookVariant;
+  chosen: string[];
+  setChosen: (f: (prev: string[]) => string[]) => void;
+  error?: string;
+}) {
+  const errorId = useId();
+  return (
+    <fieldset aria-describedby={error ? errorId : undefined}>
+      <legend>Events</legend>
+      <div className="check-grid">
+        {eventsOf(catalog, variant).map((e, i) => (
+          <div className="check" key={`${i}-${e.name}`}>
+            <input
+              type="checkbox"
+              id={`${name}-${variant}-${i}`}
+              checked={chosen.includes(e.name)}
+              onChange={(ev) => setChosen((prev) => (ev.target.checked ? [...prev, e.name] : prev.filter((x) => x !== e.name)))}
+            />
+            <label htmlFor={`${name}-${variant}-${i}`} className="mono">
+              {e.name}
+            </label>
+          </div>
+        ))}
+      </div>
+      {error ? (
+        <p id={errorId} className="field-error">
+          {error}
+        </p>
+      ) : null}
+    </fieldset>
+  );
+}
+
+export function CreateSubscription({ workspaceId, catalog }: { workspaceId: string; catalog: WebhookCatalog }) {
+  const offered = [...new Set(catalog.map((c) => c.variant))];
+  const [variant, setVariant] = useState<WebhookVariant>(offered[0] ?? 'A');
+  const [url, setUrl] = useState('');
+  const [events, setEvents] = useState<string[]>([]);
+  const [secret, setSecret] = useState('');
+  const [created, setCreated] = useState<{ secret: string; url: string } | null>(null);
+  const [made, setMade] = useState<string | null>(null);
+  const formRef = useRef<HTMLFormElement>(null);
+  const errors = useFormErrors<CreateField>(CREATE_FIELDS, formRef);
+  const secretId = useId();
+
+  const create = useMutation({
+    mutationFn: () => webhookApi.create(workspaceId, { variant, url: url.trim(), events, ...(variant === 'B' ? { secret } : {}) }),
+    onSuccess: (answer) => {
+      if (answer.secret) setCreated({ secret: answer.secret, url: answer.data.url });
+      setMade(`Subscription to ${answer.data.url} created (Variant ${answer.data.variant}).`);
+      setUrl('');
+      setEvents([]);
+      setSecret('');
+      void refreshWebhooks(workspaceId);
+    },
+    onError: (err) => errors.show(err),
+  });
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    setMade(null);
+    const ok = errors.check({
+      url: url.trim().startsWith('https://') ? undefined : 'Enter an https:// URL.',
+      events: events.length ? undefined : 'Choose at least one event.',
+      secret: variant === 'B' && [...secret].length < 16 ? 'The secret must be at least 16 characters.' : undefined,
+    });
+    if (ok) create.mutate();
+  };
+
+  return (
+    <section className="panel" aria-labelledby="create-subscription-heading">
+      <h2 id="create-subscription-heading">New subscription</h2>
+      {created ? (
+        <div className="secret">
+          <TextField id={secretId} label="Signing secret" value={created.secret} readOnly onFocus={(e) => e.target.select()} />
+          <div className="button-row">
+            <CopyButton text={created.secret} label="Copy secret" visible="Copy secret" />
+            <button type="button" className="button button-small button-quiet" onClick={() => setCreated(null)}>
+              Done
+            </button>
+          </div>
+          <p className="notice notice-warning">
+            <strong>This secret is shown once.</strong> Deliveries to {created.url} are signed with it; it is stored encrypted and never shown again.
+          </p>
+        </div>
+      ) : null}
+      {made ? <StatusNotice>{made}</StatusNotice> : null}
+      <form ref={formRef} onSubmit={submit} noValidate className="stack">
+        <FormAlert message={errors.form} />
+        <SelectField
+          label="Variant"
+          value={variant}
+          onChange={(e) => {
+            setVariant(e.target.value as WebhookVariant);
+            setEvents([]);
+          }}
+          error={errors.fields.variant}
+          hint="A: Shortlink generates the signing secret and shows it once. B: you choose the secret."
+          className="field-narrow"
+        >
+          {offered.map((v) => (
+            <option key={v} value={v}>
+              Variant {v}
+            </option>
+          ))}
+        </SelectField>
+        <TextField label="Endpoint URL" type="url" value={url} onChange={(e) => setUrl(e.target.value)} error={errors.fields.url} placeholder="https://example.com/hooks" />
+        <EventChoices name="new" catalog={catalog} variant={variant} chosen={events} setChosen={setEvents} error={errors.fields.events} />
+        {variant === 'B' ? (
+          <TextField
+            label="Secret"
+            type="password"
+            autoComplete="new-password"
+            value={secret}
+            onChange={(e) => setSecret(e.target.value)}
+            error={errors.fields.secret}
+            hint="At least 16 characters. Shortlink stores it encrypted and never shows it."
+          />
+        ) : null}
+        <div>
+          <SubmitButton pending={create.isPending}>Create subscription</SubmitButton>
+        </div>
+      </form>
+    </section>
+  );
+}
+
+type EditField = 'url' | 'events';
+const EDIT_FIELDS: Record<string, EditField> = { url: 'url', events: 'events' };
+
+export function EditSubscription({ workspaceId, subscription: s, catalog, close, done }: {
+  workspaceId: string;
+  subscription: WebhookSubscription;
+  catalog: WebhookCatalog;
+  close: () => void;
+  done: (text: string) => void;
+}) {
+  const [url, setUrl] = useState(s.url);
+  const [events, setEvents] = useState<string[]>(s.events);
+  const [enabled, setEnabled] = useState(s.enabled);
+  const formRef = useRef<HTMLFormElement>(null);
+  const errors = useFormErrors<EditField>(EDIT_FIELDS, formRef);
+  const save = useMutation({
+    mutationFn: () => webhookApi.update(workspaceId, s.id, { url: url.trim(), events, enabled }),
+    onSuccess: (answer) => {
+      close();
+      done(`Subscription to ${answer.data.url} saved.`);
+    },
+    onError: (err) => errors.show(err),
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    if (errors.check({ events: events.length ? undefined : 'Choose at least one event.' })) save.mutate();
+  };
+  return (
+    <section className="panel" aria-labelledby="edit-subscription-heading">
+      <h2 id="edit-subscription-heading">Edit {s.url}</h2>
+      <form ref={formRef} onSubmit={submit} noValidate className="stack">
+        <FormAlert message={errors.form} />
+        <TextField label="Endpoint URL" type="url" value={url} onChange={(e) => setUrl(e.target.value)} error={errors.fields.url} />
+        <EventChoices name="edit" catalog={catalog} variant="A" chosen={events} setChosen={setEvents} error={errors.fields.events} />
+        <CheckboxField label="Enabled" checked={enabled} onChange={(e) => setEnabled(e.target.checked)} hint="Turning a subscription on clears a disable by Shortlink." />
+        <div className="button-row">
+          <SubmitButton pending={save.isPending}>Save subscription</SubmitButton>
+          <button type="button" className="button button-quiet" onClick={close}>
+            Cancel
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}
