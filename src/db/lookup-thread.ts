@@ -5,12 +5,11 @@
 // better-sqlite3 answers synchronously, so a miss read on the event loop holds it for the whole
 // B-tree walk, and the page reads evict the rest of the request's work from the core's caches.
 // On Postgres a miss read on the event loop costs it the round trip's protocol work: writing the
-// query, reading and parsing the answer, 100 µs and more of the event loop's CPU per miss
-// (bench/README.md), where the thread costs it one message each way per batch.
+// query, reading and parsing the answer, per miss (bench/README.md), where the thread costs it one message each way per batch.
 // Here the misses of one event-loop turn go to the lookup thread as one message and are read
 // there together (SQLite: in one read transaction; Postgres: in one statement); the event loop
-// serves other visitors meanwhile. On 1,000,000 links at random the main thread's CPU per request
-// fell by about 40% on SQLite (bench/README.md). The price is CPU on another core and a hop
+// serves other visitors meanwhile, which lowers the main thread's CPU per request on a large set
+// of links visited at random (bench:redirect's million scenario). The price is CPU on another core and a hop
 // between threads per batch; the warm set's hits never come here. A lone miss with no batch in
 // flight skips the hop (see the constructor).
 //

@@ -1,8 +1,8 @@
 // Rows to Postgres as COPY's text format (pg-copy-streams), for the tables written as often as
 // redirects happen: the raw clicks and a bio page's raw views (src/db/repos/click-batches.ts,
 // bio-pages.ts). INSERT ... SELECT FROM unnest(one array per column) made Postgres parse an array
-// literal per column and run a query per chunk: COPY cost it 1–2 µs less CPU per click, and the
-// writer thread less to serialize (bench/README.md, Click writer).
+// literal per column and run a query per chunk: COPY costs it less CPU per click, and the
+// writer thread less to serialize (bench:click-writes; bench/README.md, Click writer).
 import type { Knex } from 'knex';
 import { from as copyFrom } from 'pg-copy-streams';
 

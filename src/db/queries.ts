@@ -2,8 +2,8 @@
 // and reports over a workspace's conversions and clicks, list pages, retention, and the
 // subscription changes that rebuild a workspace's click windows. better-sqlite3
 // answers synchronously, so on SQLite any of these run on the event loop would hold every visitor
-// for as long as it takes (a summary that read 1.6 million of today's clicks held redirects for
-// 2 s). So on SQLite they run on query threads (src/db/query-threads.ts); on Postgres, whose
+// for as long as it takes (a summary reading a day of a busy workspace's raw clicks takes
+// seconds). So on SQLite they run on query threads (src/db/query-threads.ts); on Postgres, whose
 // reads are asynchronous, on the service's own pool. Each takes a Knex first and returns plain
 // data (it crosses threads by structured clone).
 import type { Knex } from 'knex';

@@ -2,11 +2,11 @@
 // tier (src/redirect/lookup-tiers.ts), which holds every live link of a large deployment in memory.
 //
 // Why not a Map of objects: a million links as objects are about six million heap objects
-// (the link, its id, slug, destination, workspace id...), 600 MiB of heap measured here, and
+// (the link, its id, slug, destination, workspace id...), hundreds of MiB of heap, and
 // every major collection marks them all. Clicks are buffered for a second before they are
 // written, so they outlive the young generation and old space grows quickly under load: the major
-// collections came often enough that a warm set of 1,000 links, which never touched the big
-// table, cost 6-7 µs more CPU per redirect on Postgres (bench/README.md, issue 26). Here the
+// collections came often enough to slow even redirects that never touched the big table
+// (bench:redirect measures it; docs/performance.md). Here the
 // entries are bytes in a few large Buffers and one typed array, which the collector never walks;
 // a lookup hashes the key, compares bytes and returns the value as a string (the caller parses it).
 // The caller may keep what it made of a value with its entry (a memo: the redirect path's parsed

@@ -2,8 +2,8 @@
 //
 // `--min-semi-space-size=16` holds V8's young generation at 16 MiB. With the redirect cache's
 // resident tier filled (REDIRECT_CACHE_PRELOAD, a million links), V8 kept it at 8 MiB where the
-// same process without the tier grew it to 16, collected it three times as often, and every
-// redirect cost 7-11 µs more CPU (bench/README.md, redirect path). V8 reads the flag only when
+// same process without the tier grew it to 16, collected it more often, and every redirect cost
+// more CPU (bench:redirect with --preload; bench/README.md). V8 reads the flag only when
 // the heap is made and Node refuses it in NODE_OPTIONS, so it goes on node's command line
 // (`npm start`, deploy/systemd/shortlink@.service).
 export const YOUNG_GENERATION_FLAG = '--min-semi-space-size=16';

@@ -2,7 +2,7 @@
 // browser, system, referrer host) and keeps each link's click total, in a job every few minutes
 // apart from the click writer (migration 20261126000000 has the tables and why). A link's
 // analytics then reads at most 90 rows and a few minutes of raw clicks instead of every raw
-// click of its workspace in 90 days (7 s for a link with a million clicks among ten million).
+// click of its workspace in 90 days (bench:dashboard measures a link with a million clicks).
 //
 // What is folded:
 //  - a closed day (its end at least FOLD_LAG_MS ago) is counted whole into link_day_breakdowns,
