@@ -7,7 +7,7 @@ import { roleOf } from '../../db/repos/workspaces.ts';
 import { eventCatalog, type Variant } from '../../webhooks/catalog.ts';
 import type { AuthContext } from '../auth.ts';
 import { forbidden, notFound, quoted } from '../../domain/errors.ts';
-import { changeSubscription, createSubscription, deleteSubscription } from '../subscription-operations.ts';
+import { changeSubscription, createSubscription, deleteSubscription } from '../../operations/subscriptions.ts';
 import type { Services } from '../services.ts';
 import type { Handlers, ResultOf } from './types.ts';
 import * as subscriptions from '../../db/repos/subscriptions.ts';

@@ -1,17 +1,17 @@
 // Settings › Webhooks in the dashboard (openapi/dashboard.yaml, Webhooks): both variants'
 // subscriptions made and changed with the rules of their public endpoints, the event catalogue,
 // "Send test event", the delivery log with its attempts, and the actions of `shortlink webhook`
-// (src/webhooks/operator.ts) scoped to the path's workspace.
+// (src/operations/deliveries.ts) scoped to the path's workspace.
 import * as outbox from '../../../db/repos/webhook-deliveries.ts';
 import * as subscriptions from '../../../db/repos/subscriptions.ts';
 import { planHasApi } from '../../../domain/access.ts';
 import { conflict, forbidden, invalid, notFound, quoted } from '../../../domain/errors.ts';
 import { eventCatalog, type Variant } from '../../../webhooks/catalog.ts';
-import * as operator from '../../../webhooks/operator.ts';
+import * as operator from '../../../operations/deliveries.ts';
 import { subscriptionView } from '../../../webhooks/subscription-view.ts';
 import { sendTestEvent } from '../../../webhooks/test-events.ts';
 import { attemptLog } from '../../../webhooks/delivery-log.ts';
-import { changeSubscription, createSubscription, deleteSubscription } from '../../subscription-operations.ts';
+import { changeSubscription, createSubscription, deleteSubscription } from '../../../operations/subscriptions.ts';
 import type { Services } from '../../services.ts';
 import type { DashboardContext, DashboardHandlers, DashboardResult } from '../types.ts';
 
