@@ -6,9 +6,11 @@
 // refused name as retired or unknown and listing the names the variant offers.
 import { randomBytes } from 'node:crypto';
 import type { Db as Knex } from '../db/knex.ts';
+import { roleOf } from '../db/repos/workspaces.ts';
+import { mayHoldScope, planHasApi, rolesHolding, type Plan } from '../domain/access.ts';
 import type { Queries } from '../db/queries.ts';
 import * as subscriptions from '../db/repos/subscriptions.ts';
-import { AppError, conflict, invalid, notFound, quoted } from '../domain/errors.ts';
+import { AppError, conflict, forbidden, invalid, notFound, quoted } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import { eventCatalog, refusedEventNames, type Variant } from '../webhooks/catalog.ts';
 import { sealSecret } from '../webhooks/secrets.ts';
@@ -38,6 +40,39 @@ export function checkEventNames(variant: Variant, names: string[]): string[] {
   const refused = refusedEventsError(variant, names);
   if (refused) throw refused;
   return [...new Set(names)];
+}
+
+/** Webhooks come with the Growth plan or above (403 naming the plan, in the words of the API or the dashboard). */
+export function requireWebhooksPlan(plan: Plan, via: 'key' | 'session'): void {
+  if (planHasApi(plan)) return;
+  throw forbidden(
+    via === 'key'
+      ? `Webhooks need the Growth plan or above; this workspace is on ${plan}`
+      : `The ${plan} plan does not include webhooks; webhooks need the Growth plan or above`,
+  );
+}
+
+/**
+ * Creating, changing and deleting subscriptions with a key needs the key's person to hold
+ * webhooks:write now (OWNER or ADMIN, src/domain/access.ts): a key made before a demotion or a
+ * departure loses it.
+ */
+export async function requireWebhookWriter(knex: Knex, key: { workspaceId: string; userId: string }, action: string) {
+  const role = await roleOf(knex, key.workspaceId, key.userId);
+  if (mayHoldScope(role, 'webhooks:write')) return;
+  const needs = rolesHolding('webhooks:write');
+  throw forbidden(
+    role
+      ? `The key's owner has the role ${role}, which may not ${action} webhook subscriptions: that needs ${needs}`
+      : `The key's owner is no longer a member of this workspace and may not ${action} webhook subscriptions`,
+  );
+}
+
+/** The workspace's subscription of the variant, or 404: the other variant's endpoints do not see it. */
+export async function subscriptionOf(knex: Knex, variant: Variant, workspaceId: string, id: string): Promise<subscriptions.SubscriptionRow> {
+  const row = await subscriptions.findSubscription(knex, variant, workspaceId, id);
+  if (!row) throw notFound('Webhook subscription not found');
+  return row;
 }
 
 /** Variant A's secret is generated here: 256 random bits, shown once. */
