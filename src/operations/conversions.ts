@@ -52,7 +52,9 @@ export function presentConversion(r: conversions.ConversionRow): Conversion {
 
 /** Conversion tracking's gate: the deployment has it (503); with a plan, the plan includes it (403 naming it). */
 export function requireConversions(config: Config, plan?: Plan): void {
-  if (!config.featureConversions) throw unavailable('Conversion tracking is not available on this deployment', 'conversions_unavailable');
+  if (!config.featureConversions) {
+    throw unavailable('Conversion tracking is not available on this deployment', 'conversions_unavailable');
+  }
   if (plan !== undefined && !planHasApi(plan)) {
     throw forbidden(`The ${plan} plan does not include conversions; conversions need the Growth plan or above`);
   }

@@ -20,7 +20,10 @@ export interface DomainDeps {
 /** What a domain must publish: a proof only this service (MASTER_KEY) can make for it. */
 export const verification = (deps: Pick<DomainDeps, 'config' | 'masterKey'>, domain: workspaces.DomainRow) => ({
   cname: deps.config.shortDomain.replace(/:\d+$/, ''),
-  ...verificationRecord(domain.host, createHmac('sha256', deps.masterKey).update(`domain ${domain.id}`).digest('hex').slice(0, 32)),
+  ...verificationRecord(
+    domain.host,
+    createHmac('sha256', deps.masterKey).update(`domain ${domain.id}`).digest('hex').slice(0, 32),
+  ),
 });
 
 export async function domainOf(knex: Db, workspaceId: string, id: string): Promise<workspaces.DomainRow> {
@@ -30,7 +33,11 @@ export async function domainOf(knex: Db, workspaceId: string, id: string): Promi
 }
 
 /** Claims the host for the workspace; its name without a port, as requests are matched. */
-export async function addDomain(deps: Pick<DomainDeps, 'knex' | 'config'>, workspaceId: string, raw: string): Promise<string> {
+export async function addDomain(
+  deps: Pick<DomainDeps, 'knex' | 'config'>,
+  workspaceId: string,
+  raw: string,
+): Promise<string> {
   const host = raw.trim().toLowerCase();
   const problem = hostProblem(host, [deps.config.shortDomain, new URL(deps.config.publicUrl).host]);
   if (problem) throw invalid(`host ${problem}`, 'host');
@@ -38,7 +45,12 @@ export async function addDomain(deps: Pick<DomainDeps, 'knex' | 'config'>, works
 }
 
 /** Verifies the claim when the TXT record holds the proof; raises domain.verified with it. */
-export async function verifyDomain(deps: DomainDeps, workspaceId: string, id: string, requestId: string | null): Promise<void> {
+export async function verifyDomain(
+  deps: DomainDeps,
+  workspaceId: string,
+  id: string,
+  requestId: string | null,
+): Promise<void> {
   const domain = await domainOf(deps.knex, workspaceId, id);
   if (claimExpired(domain, Date.now())) {
     throw conflict(`The claim on ${domain.host} lapsed unverified; add the domain again for a new record`);

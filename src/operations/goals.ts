@@ -39,10 +39,17 @@ export function presentGoal(g: goals.GoalRow): Goal {
   };
 }
 
-/** Goals' gate: the deployment has goals and conversions (503); with a plan, the plan includes goals (403 naming it). */
+/**
+ * Goals' gate: the deployment has goals and conversions (503); with a plan, the plan includes
+ * goals (403 naming it).
+ */
 export function requireGoals(config: Config, plan?: Plan): void {
-  if (!config.featureGoals || !config.featureConversions) throw unavailable('Goals are not available on this deployment', 'goals_unavailable');
-  if (plan !== undefined && !planHasApi(plan)) throw forbidden(`The ${plan} plan does not include goals; goals need the Growth plan or above`);
+  if (!config.featureGoals || !config.featureConversions) {
+    throw unavailable('Goals are not available on this deployment', 'goals_unavailable');
+  }
+  if (plan !== undefined && !planHasApi(plan)) {
+    throw forbidden(`The ${plan} plan does not include goals; goals need the Growth plan or above`);
+  }
 }
 
 /** The workspace's goals, with one status or all; any other status value is ignored, not refused. */

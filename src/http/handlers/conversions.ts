@@ -5,13 +5,16 @@ import { listGoals, presentGoal, requireGoals } from '../../operations/goals.ts'
 import type { Services } from '../services.ts';
 import type { Handlers, ResultOf } from './types.ts';
 
-export function conversionHandlers(services: Services): Pick<Handlers, 'recordConversion' | 'getConversionSummary' | 'listGoals' | 'getGoalReport'> {
+export function conversionHandlers(
+  services: Services,
+): Pick<Handlers, 'recordConversion' | 'getConversionSummary' | 'listGoals' | 'getGoalReport'> {
   const { config } = services;
   return {
     async recordConversion(request, { auth, requestId }): Promise<ResultOf<'recordConversion'>> {
       const idempotencyKey = request.headers['idempotency-key'] as string | undefined;
       // A repeat of an earlier request is answered as the first was: always the 201.
-      return { status: 201, body: await recordConversion(services, auth.workspaceId, requestId, request.body, idempotencyKey) };
+      const body = await recordConversion(services, auth.workspaceId, requestId, request.body, idempotencyKey);
+      return { status: 201, body };
     },
 
     async getConversionSummary({ query }, { auth }): Promise<ResultOf<'getConversionSummary'>> {
@@ -21,7 +24,8 @@ export function conversionHandlers(services: Services): Pick<Handlers, 'recordCo
 
     async listGoals({ query }, { auth }): Promise<ResultOf<'listGoals'>> {
       requireGoals(config);
-      return { status: 200, body: { data: (await listGoals(services.db.knex, auth.workspaceId, query.status)).map(presentGoal) } };
+      const rows = await listGoals(services.db.knex, auth.workspaceId, query.status);
+      return { status: 200, body: { data: rows.map(presentGoal) } };
     },
 
     async getGoalReport({ params, query }, { auth }): Promise<ResultOf<'getGoalReport'>> {

@@ -99,7 +99,8 @@ export function settingsHandlers(
     },
 
     async updateMember({ params, body }, ctx): Promise<DashboardResult<'updateMember'>> {
-      return { status: 200, body: { data: presentMember(await changeRole(knex, ws(ctx).id, params.userId, body.role as Role)) } };
+      const member = await changeRole(knex, ws(ctx).id, params.userId, body.role as Role);
+      return { status: 200, body: { data: presentMember(member) } };
     },
 
     async removeMember({ params }, ctx): Promise<DashboardResult<'removeMember'>> {
@@ -112,7 +113,9 @@ export function settingsHandlers(
     },
 
     async createInvitation({ body }, ctx): Promise<DashboardResult<'createInvitation'>> {
-      const { invitation, inviteUrl } = await invite(knex, config, who(ctx), { email: body.email, role: body.role as Role });
+      const { invitation, inviteUrl } = await invite(
+        knex, config, who(ctx), { email: body.email, role: body.role as Role },
+      );
       return { status: 201, body: { data: presentInvitation(invitation), inviteUrl } };
     },
 
