@@ -167,7 +167,7 @@ export function linkOperations(services: OperationServices) {
     return { row, slug, tagIds, tagNames, host, expiredUrl: body.expiredUrl ? body.expiredUrl : null };
   }
 
-  return {
+  const operations = {
     present,
 
     /** The link of the workspace, or 404. */
@@ -349,7 +349,36 @@ export function linkOperations(services: OperationServices) {
       const result = await followUp([{ domainKey: row.domain_key, slug: row.slug }]);
       return { row, result };
     },
+
+    /**
+     * One action on many links (the dashboard's bulk bar), each under the rules of the single
+     * action and succeeding or failing on its own; a link named twice is acted on once.
+     */
+    async bulk(
+      auth: Actor,
+      body: { action: 'delete' | 'disable' | 'add_tag'; linkIds: string[]; tagId?: string },
+    ): Promise<Array<{ id: string; ok: boolean; error?: string }>> {
+      if (body.action === 'add_tag' && !body.tagId) throw invalid('tagId is required to add a tag', 'tagId');
+      const data: Array<{ id: string; ok: boolean; error?: string }> = [];
+      for (const id of [...new Set(body.linkIds)]) {
+        try {
+          if (body.action === 'delete') await operations.remove(auth, id);
+          else if (body.action === 'disable') await operations.update(auth, id, { status: 'DISABLED' });
+          else {
+            const current = await operations.get(auth, id);
+            const tags = (await present(current)).tags.map((t) => t.id);
+            if (!tags.includes(body.tagId!)) await operations.update(auth, id, { tagIds: [...tags, body.tagId!] });
+          }
+          data.push({ id, ok: true });
+        } catch (err) {
+          if (!isAppError(err)) throw err;
+          data.push({ id, ok: false, error: err.message });
+        }
+      }
+      return data;
+    },
   };
+  return operations;
 }
 
 /**
