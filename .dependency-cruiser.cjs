@@ -1,7 +1,8 @@
-// Import directions (README "Where things are"): start → http → redirect → clicks / webhooks /
-// jobs → db → domain. A module may import its own folder and the folders below it, never one
-// above it or beside it; there are no import cycles; only src/db/ imports a database driver or
-// Knex. `npm run lint:deps` checks it, and CI runs it.
+// Import directions (docs/architecture.md, Layers): start → http → operations → redirect →
+// clicks / webhooks / jobs → db → domain. A module may import its own folder and the folders
+// below it, never one above it or beside it; there are no import cycles; only src/db/ imports a
+// database driver or Knex; the command line (src/start/cli.ts, src/start/commands/) reaches the
+// use cases through src/operations/, never src/http/. `npm run lint:deps` checks it, and CI runs it.
 // src/platform/ (the Node runtime's odds and ends: thread entries and priority, the project's
 // folder) imports nothing of the project, and every layer but domain may use it.
 const below = {
@@ -12,7 +13,9 @@ const below = {
   webhooks: ['db', 'domain', 'platform'],
   jobs: ['db', 'domain', 'platform'],
   redirect: ['clicks', 'webhooks', 'jobs', 'db', 'domain', 'platform', 'config'],
-  http: ['redirect', 'clicks', 'webhooks', 'jobs', 'db', 'domain', 'platform', 'config'],
+  operations: ['redirect', 'clicks', 'webhooks', 'jobs', 'db', 'domain', 'platform', 'config'],
+  http: ['operations', 'redirect', 'clicks', 'webhooks', 'jobs', 'db', 'domain', 'platform', 'config'],
+  start: ['http', 'operations', 'redirect', 'clicks', 'webhooks', 'jobs', 'db', 'domain', 'platform', 'config'],
 };
 
 const layerRules = Object.entries(below).map(([layer, allowed]) => ({
@@ -33,6 +36,13 @@ module.exports = {
       to: { circular: true },
     },
     ...layerRules,
+    {
+      name: 'cli-not-through-http',
+      comment: 'The command line calls the operations (src/operations/), not the HTTP layer: only serve loads it.',
+      severity: 'error',
+      from: { path: '^src/start/(cli\\.ts$|commands/)' },
+      to: { path: '^src/http/' },
+    },
     {
       name: 'config-imports-nothing',
       comment: 'src/config.ts reads the environment and imports nothing of the project.',

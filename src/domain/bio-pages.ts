@@ -2,7 +2,7 @@
 // a handle (its address, /@{handle} on the short domain and on the workspace's active custom
 // domains), a draft that people edit, and the copy of that draft that was last published, which
 // is what visitors see. Link blocks point at short links of the workspace; a block made from a
-// URL gets a short link of its own when it is saved (src/http/page-operations.ts).
+// URL gets a short link of its own when it is saved (src/operations/pages.ts).
 import { invalid } from './errors.ts';
 import { randomString } from './ids.ts';
 

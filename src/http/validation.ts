@@ -7,7 +7,8 @@
 // that place, or the property `x-field` names under it.
 import type { default as Ajv, ErrorObject } from 'ajv';
 import { AppError, invalid, quoted } from '../domain/errors.ts';
-import { eventVariantOf, refusedEventsError } from './event-names.ts';
+import { refusedEventsError } from '../operations/subscriptions.ts';
+import { eventVariantOf } from './event-names.ts';
 
 /**
  * openapi-backend validates with a draft-07 Ajv; the contracts are JSON Schema 2020-12 (OpenAPI

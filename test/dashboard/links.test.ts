@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ws from '../../src/db/repos/workspaces';
 import { EXPORT_PAGE } from '../../src/db/repos/link-export';
 import { IMPORT_MAX_ROWS } from '../../src/http/dashboard/link-import';
-import { linkOperations } from '../../src/http/link-operations';
+import { linkOperations } from '../../src/operations/links';
 import { FOLD_LAG_MS, FOLD_STEP_MS } from '../../src/db/repos/click-folds';
 import { testEngines } from '../support/databases';
 import { seedPerson, seedTeam, signIn, startWithTeams, type DashboardClient, type Team } from '../support/dashboard';

@@ -25,7 +25,7 @@ describe('import directions', () => {
     expect(await violations(ROOT)).toEqual([]);
   }, 60_000);
 
-  it('refuse an import upward or sideways, a cycle, a driver outside src/db/, the app reaching the service', async () => {
+  it('refuse an import upward or sideways, a cycle, a driver outside src/db/, a command via src/http/, the app reaching the service', async () => {
     const files: Record<string, string> = {
       'src/domain/rules.ts': "import { row } from '../db/rows';\nexport const rule = row;\n",
       'src/db/rows.ts': "export const row = 1;\n",
@@ -35,6 +35,13 @@ describe('import directions', () => {
       'src/webhooks/sink.ts': "export const sink = 1;\n",
       'src/http/handler.ts': "import knex from 'knex';\nexport const k = knex;\n",
       'src/redirect/path.ts': "import { handler } from '../http/handler';\nexport const p = handler;\n",
+      'src/redirect/uses-operation.ts': "import { links } from '../operations/links';\nexport const u = links;\n",
+      'src/operations/links.ts': "import { handler } from '../http/handler';\nexport const links = handler;\n",
+      'src/operations/pages.ts': "import { sink } from '../webhooks/sink';\nimport { row } from '../db/rows';\nexport const pages = [sink, row];\n",
+      'src/http/uses-operation.ts': "import { pages } from '../operations/pages';\nexport const h = pages;\n",
+      'src/start/server.ts': "import { h } from '../http/uses-operation';\nexport const s = h;\n",
+      'src/start/cli.ts': "import { s } from './server';\nimport { h } from '../http/uses-operation';\nexport const c = [s, h];\n",
+      'src/start/commands/links.ts': "import { links } from '../../operations/links';\nimport { h } from '../../http/uses-operation';\nexport const l = [links, h];\n",
       'src/db/migrations/20260101000000_x.ts': "import { rule } from '../../domain/rules';\nexport const WIDTH = rule;\n",
       'src/db/repos/uses-migration.ts': "import { WIDTH } from '../migrations/20260101000000_x';\nexport const w = WIDTH;\n",
       'src/domain/csv.ts': "export const csvRecords = 1;\n",
@@ -52,6 +59,19 @@ describe('import directions', () => {
     expect(rules('src/domain/rules.ts')).toContain('domain-imports-only-below');
     expect(rules('src/clicks/writer.ts')).toContain('clicks-imports-only-below');
     expect(rules('src/redirect/path.ts')).toContain('redirect-imports-only-below');
+    // The operations sit between the APIs (and the command line) and the layers below them.
+    expect(rules('src/redirect/uses-operation.ts')).toContain('redirect-imports-only-below');
+    expect(rules('src/operations/links.ts')).toContain('operations-imports-only-below');
+    expect(rules('src/operations/pages.ts')).toEqual([]);
+    expect(rules('src/http/uses-operation.ts')).toEqual([]);
+    // serve loads the HTTP layer; the command line and its commands reach only the operations.
+    expect(rules('src/start/server.ts')).toEqual([]);
+    expect(found.filter((v) => v.from === 'src/start/cli.ts')).toEqual([
+      expect.objectContaining({ rule: 'cli-not-through-http', to: 'src/http/uses-operation.ts' }),
+    ]);
+    expect(found.filter((v) => v.from === 'src/start/commands/links.ts')).toEqual([
+      expect.objectContaining({ rule: 'cli-not-through-http', to: 'src/http/uses-operation.ts' }),
+    ]);
     expect(rules('src/http/handler.ts')).toContain('drivers-only-in-db');
     expect(found.some((v) => v.rule === 'no-cycles' && v.from.startsWith('src/db/cycle-'))).toBe(true);
     expect(rules('src/db/migrations/20260101000000_x.ts')).toContain('migrations-are-frozen');

@@ -11,7 +11,7 @@ import { notFound, unavailable } from '../../domain/errors.ts';
 import { CONVERSION_FILTERS, resolveWindow, SHARED_FIGURES_TTL_MS } from '../../domain/reports.ts';
 import { hashSecret } from '../../domain/sessions.ts';
 import type { components } from '../../../generated/dashboard.ts';
-import { goalReport } from '../handlers/conversions.ts';
+import { goalReport } from '../../operations/conversions.ts';
 import type { Services } from '../services.ts';
 import { conversionsView } from './handlers/conversions.ts';
 import { linkAnalyticsView } from './handlers/links.ts';

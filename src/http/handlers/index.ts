@@ -1,6 +1,6 @@
 // One handler map keyed by operationId; app.ts refuses to start when an operation of the
 // contract has no handler here.
-import { linkOperations } from '../link-operations.ts';
+import { linkOperations } from '../../operations/links.ts';
 import type { Services } from '../services.ts';
 import { loadDefinition } from '../definition.ts';
 import { linkHandlers } from './links.ts';

@@ -1,8 +1,8 @@
 // The links API (openapi/paths/api_v1_links*.yaml): the shared link operations
-// (src/http/link-operations.ts) as the API's operations, acting as the key's creator.
+// (src/operations/links.ts) as the API's operations, acting as the key's creator.
 import type { AuthContext } from '../auth.ts';
-import type { Actor, LinkOperations } from '../link-operations.ts';
-import { presentLink } from '../present.ts';
+import type { Actor, LinkOperations } from '../../operations/links.ts';
+import { presentLink } from '../../operations/links.ts';
 import type { Services } from '../services.ts';
 import type { Handlers, ResultOf } from './types.ts';
 

@@ -1,13 +1,13 @@
-// Webhook subscriptions of both variants (DECISIONS.md, Webhooks) and the public Variant A
-// event catalogue. A subscription is delivered in the form of the variant whose endpoint
-// created it, and is invisible (404) through the other variant's endpoints.
+// Webhook subscriptions of both variants and the public Variant A event catalogue, through the
+// subscription operations (src/operations/subscriptions.ts). A subscription is delivered in the
+// form of the variant whose endpoint created it, and is invisible (404) through the other
+// variant's endpoints.
 import type { components } from '../../../generated/api.ts';
-import { mayHoldScope, planHasApi, rolesHolding } from '../../domain/access.ts';
-import { roleOf } from '../../db/repos/workspaces.ts';
 import { eventCatalog, type Variant } from '../../webhooks/catalog.ts';
-import type { AuthContext } from '../auth.ts';
-import { forbidden, notFound, quoted } from '../../domain/errors.ts';
-import { changeSubscription, createSubscription, deleteSubscription } from '../subscription-operations.ts';
+import { notFound, quoted } from '../../domain/errors.ts';
+import {
+  changeSubscription, createSubscription, deleteSubscription, requireWebhooksPlan, requireWebhookWriter, subscriptionOf,
+} from '../../operations/subscriptions.ts';
 import type { Services } from '../services.ts';
 import type { Handlers, ResultOf } from './types.ts';
 import * as subscriptions from '../../db/repos/subscriptions.ts';
@@ -47,31 +47,6 @@ export function webhookHandlers(
     if (!config.webhookVariants.has(variant)) throw notFound('No such API route');
   }
 
-  function requireWebhooksPlan(auth: AuthContext) {
-    if (!planHasApi(auth.plan)) throw forbidden(`Webhooks need the Growth plan or above; this workspace is on ${auth.plan}`);
-  }
-
-  /**
-   * Creating, changing and deleting subscriptions needs the key's person to hold webhooks:write
-   * now (OWNER or ADMIN, domain/access.ts): a key made before a demotion or a departure loses it.
-   */
-  async function requireWebhookRole(auth: AuthContext, action: string) {
-    const role = await roleOf(knex, auth.workspaceId, auth.userId);
-    if (mayHoldScope(role, 'webhooks:write')) return;
-    const needs = rolesHolding('webhooks:write');
-    throw forbidden(
-      role
-        ? `The key's owner has the role ${role}, which may not ${action} webhook subscriptions: that needs ${needs}`
-        : `The key's owner is no longer a member of this workspace and may not ${action} webhook subscriptions`,
-    );
-  }
-
-  async function findSubscription(variant: Variant, workspaceId: string, id: string): Promise<SubscriptionRow> {
-    const row = await subscriptions.findSubscription(knex, variant, workspaceId, id);
-    if (!row) throw notFound('Webhook subscription not found');
-    return row;
-  }
-
   return {
     async getEventSchema(): Promise<ResultOf<'getEventSchema'>> {
       requireVariant('A');
@@ -87,8 +62,8 @@ export function webhookHandlers(
 
     async createWebhook({ body }, { auth }): Promise<ResultOf<'createWebhook'>> {
       requireVariant('A');
-      requireWebhooksPlan(auth);
-      await requireWebhookRole(auth, 'create');
+      requireWebhooksPlan(auth.plan, 'key');
+      await requireWebhookWriter(knex, auth, 'create');
       // Another workspace's id answers like one that does not exist.
       if (body.workspaceId !== auth.workspaceId) throw notFound(`Workspace ${quoted(body.workspaceId)} not found`);
       const { row, secret } = await createSubscription(deps, { workspaceId: auth.workspaceId, variant: 'A', url: body.url, events: body.events });
@@ -97,47 +72,47 @@ export function webhookHandlers(
 
     async listWebhooks(_request, { auth }): Promise<ResultOf<'listWebhooks'>> {
       requireVariant('A');
-      requireWebhooksPlan(auth);
+      requireWebhooksPlan(auth.plan, 'key');
       return { status: 200, body: { success: true, data: (await subscriptions.listSubscriptions(knex, 'A', auth.workspaceId)).map(presentA) } };
     },
 
     async updateWebhook({ params, body }, { auth }): Promise<ResultOf<'updateWebhook'>> {
       requireVariant('A');
-      requireWebhooksPlan(auth);
-      await requireWebhookRole(auth, 'change');
-      const current = await findSubscription('A', auth.workspaceId, params.id);
+      requireWebhooksPlan(auth.plan, 'key');
+      await requireWebhookWriter(knex, auth, 'change');
+      const current = await subscriptionOf(knex, 'A', auth.workspaceId, params.id);
       await changeSubscription(deps, current, body);
-      const updated = await findSubscription('A', auth.workspaceId, current.id);
+      const updated = await subscriptionOf(knex, 'A', auth.workspaceId, current.id);
       return { status: 200, body: { success: true, data: presentA(updated) } };
     },
 
     async deleteWebhook({ params }, { auth }): Promise<ResultOf<'deleteWebhook'>> {
       requireVariant('A');
-      requireWebhooksPlan(auth);
-      await requireWebhookRole(auth, 'delete');
-      await deleteSubscription(knex, await findSubscription('A', auth.workspaceId, params.id));
+      requireWebhooksPlan(auth.plan, 'key');
+      await requireWebhookWriter(knex, auth, 'delete');
+      await deleteSubscription(knex, await subscriptionOf(knex, 'A', auth.workspaceId, params.id));
       return { status: 200, body: { success: true } };
     },
 
     async createWebhookV1({ body }, { auth }): Promise<ResultOf<'createWebhookV1'>> {
       requireVariant('B');
-      requireWebhooksPlan(auth);
-      await requireWebhookRole(auth, 'create');
+      requireWebhooksPlan(auth.plan, 'key');
+      await requireWebhookWriter(knex, auth, 'create');
       const { row } = await createSubscription(deps, { workspaceId: auth.workspaceId, variant: 'B', url: body.url, events: body.events, secret: body.secret });
       return { status: 201, body: presentB(row) };
     },
 
     async listWebhooksV1(_request, { auth }): Promise<ResultOf<'listWebhooksV1'>> {
       requireVariant('B');
-      requireWebhooksPlan(auth);
+      requireWebhooksPlan(auth.plan, 'key');
       return { status: 200, body: { data: (await subscriptions.listSubscriptions(knex, 'B', auth.workspaceId)).map(presentB) } };
     },
 
     async deleteWebhookV1({ params }, { auth }): Promise<ResultOf<'deleteWebhookV1'>> {
       requireVariant('B');
-      requireWebhooksPlan(auth);
-      await requireWebhookRole(auth, 'delete');
-      await deleteSubscription(knex, await findSubscription('B', auth.workspaceId, params.id));
+      requireWebhooksPlan(auth.plan, 'key');
+      await requireWebhookWriter(knex, auth, 'delete');
+      await deleteSubscription(knex, await subscriptionOf(knex, 'B', auth.workspaceId, params.id));
       return { status: 204 };
     },
   };

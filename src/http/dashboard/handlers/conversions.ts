@@ -1,26 +1,18 @@
 // Conversions in the dashboard (openapi/dashboard.yaml, Conversions): the summary exactly as
 // `GET /api/v1/conversions` gives it for the same query, its days in the same snapshot, and what
 // its ids are called. It changes nothing, so every role reads it.
-import { planHasApi, type Plan } from '../../../domain/access.ts';
-import { forbidden, unavailable } from '../../../domain/errors.ts';
 import type { components } from '../../../../generated/dashboard.ts';
-import { conversionSummary, type ConversionSummaryQuery } from '../../handlers/conversions.ts';
+import { conversionSummary, requireConversions, type ConversionSummaryQuery } from '../../../operations/conversions.ts';
 import type { Services } from '../../services.ts';
 import type { DashboardContext, DashboardHandlers, DashboardResult } from '../types.ts';
 
 type DashboardConversions = components['schemas']['DashboardConversions'];
 
-/** Conversions' gates, the API's: the deployment has them (503), the plan includes them (403 naming it). */
-export function requireConversions(services: Services, plan: Plan): void {
-  if (!services.config.featureConversions) throw unavailable('Conversion tracking is not available on this deployment', 'conversions_unavailable');
-  if (!planHasApi(plan)) throw forbidden(`The ${plan} plan does not include conversions; conversions need the Growth plan or above`);
-}
-
 export function conversionHandlers(services: Services): Pick<DashboardHandlers, 'getDashboardConversions'> {
   /** The workspace, when its plan and this deployment have conversion tracking (the API's gates). */
   function conversionsOf(ctx: DashboardContext) {
     const w = ctx.workspace!;
-    requireConversions(services, w.plan);
+    requireConversions(services.config, w.plan);
     return w;
   }
 

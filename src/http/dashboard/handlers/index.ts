@@ -1,6 +1,6 @@
 // Every operation of the dashboard's contract with its handler.
-import type { LinkOperations } from '../../link-operations.ts';
-import { linkOperations } from '../../link-operations.ts';
+import type { LinkOperations } from '../../../operations/links.ts';
+import { linkOperations } from '../../../operations/links.ts';
 import type { Services } from '../../services.ts';
 import type { DashboardHandlers } from '../types.ts';
 import { accountHandlers } from './account.ts';
@@ -11,7 +11,7 @@ import { reportHandlers } from './reports.ts';
 import { settingsHandlers } from './settings.ts';
 import { webhookDashboardHandlers } from './webhooks.ts';
 import { pageHandlers } from './pages.ts';
-import { pageOperations } from '../../page-operations.ts';
+import { pageOperations } from '../../../operations/pages.ts';
 
 export function dashboardHandlers(services: Services, operations: LinkOperations = linkOperations(services)): DashboardHandlers {
   return {

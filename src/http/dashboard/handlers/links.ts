@@ -10,10 +10,10 @@ import * as workspaces from '../../../db/repos/workspaces.ts';
 import { IMAGE_EXTENSIONS, looksLike } from '../../../domain/assets.ts';
 import { csvRecords } from '../../../domain/csv.ts';
 import { DAY_MS } from '../../../domain/conversions.ts';
-import { AppError, invalid, isAppError, storageFailed, tooLarge } from '../../../domain/errors.ts';
+import { AppError, invalid, storageFailed, tooLarge } from '../../../domain/errors.ts';
 import { BREAKDOWN_DIMENSIONS, BREAKDOWN_DAYS, BREAKDOWN_TOP } from '../../../db/repos/link-analytics.ts';
-import type { Actor, LinkCreateWithTagNames, LinkOperations } from '../../link-operations.ts';
-import { presentLink } from '../../present.ts';
+import type { Actor, LinkCreateWithTagNames, LinkOperations } from '../../../operations/links.ts';
+import { presentLink } from '../../../operations/links.ts';
 import type { Services } from '../../services.ts';
 import type { DashboardContext, DashboardHandlers, DashboardResult } from '../types.ts';
 import { analyticsWindow } from '../analytics-window.ts';
@@ -82,24 +82,7 @@ export function linkHandlers(
     },
 
     async bulkLinks({ body }, ctx): Promise<DashboardResult<'bulkLinks'>> {
-      const actor = actorOf(ctx);
-      if (body.action === 'add_tag' && !body.tagId) throw invalid('tagId is required to add a tag', 'tagId');
-      const data: Array<{ id: string; ok: boolean; error?: string }> = [];
-      for (const id of [...new Set(body.linkIds)]) {
-        try {
-          if (body.action === 'delete') await operations.remove(actor, id);
-          else if (body.action === 'disable') await operations.update(actor, id, { status: 'DISABLED' });
-          else {
-            const current = await operations.get(actor, id);
-            const tags = (await operations.present(current)).tags.map((t) => t.id);
-            if (!tags.includes(body.tagId!)) await operations.update(actor, id, { tagIds: [...tags, body.tagId!] });
-          }
-          data.push({ id, ok: true });
-        } catch (err) {
-          if (!isAppError(err)) throw err;
-          data.push({ id, ok: false, error: err.message });
-        }
-      }
+      const data = await operations.bulk(actorOf(ctx), body);
       return { status: 200, body: { data } };
     },
 

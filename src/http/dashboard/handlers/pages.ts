@@ -1,5 +1,5 @@
 // Bio pages in the dashboard (openapi/dashboard.yaml, Pages): the page operations
-// (src/http/page-operations.ts) as the signed-in person, the editor's live preview rendered by the
+// (src/operations/pages.ts) as the signed-in person, the editor's live preview rendered by the
 // redirect path's own renderer, and a page's analytics.
 import * as pages from '../../../db/repos/bio-pages.ts';
 import { BREAKDOWN_DAYS, BREAKDOWN_TOP } from '../../../db/repos/link-analytics.ts';
@@ -7,8 +7,8 @@ import { LIMITS, PAGE_THEMES, parseContent, type PageTheme } from '../../../doma
 import { isoDay } from '../../../domain/conversion-series.ts';
 import { DAY_MS } from '../../../domain/conversions.ts';
 import { renderBioPage } from '../../../redirect/bio-page.ts';
-import type { Actor } from '../../link-operations.ts';
-import type { PageOperations } from '../../page-operations.ts';
+import type { Actor } from '../../../operations/links.ts';
+import type { PageOperations } from '../../../operations/pages.ts';
 import type { Services } from '../../services.ts';
 import { analyticsWindow } from '../analytics-window.ts';
 import type { DashboardContext, DashboardHandlers, DashboardResult } from '../types.ts';

@@ -18,13 +18,12 @@ import { newSecret } from '../../../domain/sessions.ts';
 import { parseCookies } from '../../../redirect/password.ts';
 import { reportChanged, reportMade } from '../../../webhooks/report-events.ts';
 import { openSecret, sealSecret } from '../../../webhooks/secrets.ts';
-import { summaryFilters } from '../../handlers/conversions.ts';
+import { requireConversions, summaryFilters } from '../../../operations/conversions.ts';
+import { requireGoals } from '../../../operations/goals.ts';
 import type { Services } from '../../services.ts';
 import { findSharedReport, SharedFigures } from '../shared-reports.ts';
 import type { DashboardContext, DashboardHandlers, DashboardResult } from '../types.ts';
 import { sameOrigin } from '../origin.ts';
-import { requireConversions } from './conversions.ts';
-import { requireGoals } from './goals.ts';
 
 type Report = components['schemas']['Report'];
 type ReportOperation =
@@ -60,8 +59,8 @@ export function reportHandlers(services: Services): Pick<DashboardHandlers, Repo
 
   /** The screen's gates for the kind: what reading its figures needs (403 naming the plan, 503). */
   function requireKind(kind: ReportKind, plan: Plan) {
-    if (kind === 'CONVERSIONS') requireConversions(services, plan);
-    else if (kind === 'GOAL') requireGoals(services, plan);
+    if (kind === 'CONVERSIONS') requireConversions(services.config, plan);
+    else if (kind === 'GOAL') requireGoals(services.config, plan);
   }
 
   /** The params as the kind takes them, under the rules and messages of the screen they come from. */

@@ -1,18 +1,19 @@
 // Settings › Webhooks in the dashboard (openapi/dashboard.yaml, Webhooks): both variants'
 // subscriptions made and changed with the rules of their public endpoints, the event catalogue,
 // "Send test event", the delivery log with its attempts, and the actions of `shortlink webhook`
-// (src/webhooks/operator.ts) scoped to the path's workspace.
+// (src/operations/deliveries.ts) scoped to the path's workspace.
 import * as outbox from '../../../db/repos/webhook-delivery-log.ts';
 import { findDelivery } from '../../../db/repos/webhook-delivery-actions.ts';
 import * as subscriptions from '../../../db/repos/subscriptions.ts';
-import { planHasApi } from '../../../domain/access.ts';
 import { conflict, forbidden, invalid, notFound, quoted } from '../../../domain/errors.ts';
 import { eventCatalog, type Variant } from '../../../webhooks/catalog.ts';
-import * as operator from '../../../webhooks/operator.ts';
+import * as operator from '../../../operations/deliveries.ts';
 import { subscriptionView } from '../../../webhooks/subscription-view.ts';
 import { sendTestEvent } from '../../../webhooks/test-events.ts';
 import { attemptLog } from '../../../webhooks/delivery-log.ts';
-import { changeSubscription, createSubscription, deleteSubscription } from '../../subscription-operations.ts';
+import {
+  changeSubscription, createSubscription, deleteSubscription, requireWebhooksPlan,
+} from '../../../operations/subscriptions.ts';
 import type { Services } from '../../services.ts';
 import type { DashboardContext, DashboardHandlers, DashboardResult } from '../types.ts';
 
@@ -39,7 +40,7 @@ export function webhookDashboardHandlers(services: Services): Pick<DashboardHand
   /** The workspace, when its plan has webhooks. */
   function webhooksOf(ctx: DashboardContext) {
     const w = ctx.workspace!;
-    if (!planHasApi(w.plan)) throw forbidden(`The ${w.plan} plan does not include webhooks; webhooks need the Growth plan or above`);
+    requireWebhooksPlan(w.plan, 'session');
     return w;
   }
 

@@ -3,24 +3,19 @@
 // both call these, so a link made or changed in either obeys exactly the same rules.
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { components } from '../../generated/api.ts';
-import { canDeleteLinks, canUpdateLinks, planHasApi } from '../domain/access.ts';
+import { canDeleteLinks, canUpdateLinks } from '../domain/access.ts';
 import { newId } from '../domain/ids.ts';
-import {
-  expiredUrlReturnsTo, normalizeDestination, MAX_TAG_NAME_LENGTH, MAX_TAGS, normalizeTitle, parseTimestamp,
-  previewImageAsset,
-  type ShortAddress,
-} from '../domain/links.ts';
-import { hashPassword, verifyPassword } from '../domain/passwords.ts';
+import { normalizeTitle } from '../domain/links.ts';
+import { hashPassword } from '../domain/passwords.ts';
 import { changedLinkFields, sameTagSet } from '../domain/link-changes.ts';
 import { checkSlug, generateSlug } from '../domain/slugs.ts';
 import * as links from '../db/repos/links.ts';
-import { findAsset, roleOf } from '../db/repos/workspaces.ts';
 import type { CacheKey } from '../redirect/cache.ts';
-import { linkCreated, linkDeleted, linkUpdated, type EventContext } from '../webhooks/link-events.ts';
-import type { Plan } from '../domain/access.ts';
-import { conflict, forbidden, invalid, isAppError, notFound, quoted, slugTaken, type AppError } from '../domain/errors.ts';
-import { presentLink, type Link } from './present.ts';
-import type { Services } from './services.ts';
+import { linkCreated, linkDeleted, linkUpdated, policyDisabled, type EventContext } from '../webhooks/link-events.ts';
+import type { Db } from '../db/knex.ts';
+import { conflict, invalid, isAppError, notFound, quoted, slugTaken, type AppError } from '../domain/errors.ts';
+import { linkRules, type Actor } from './link-rules.ts';
+import type { OperationServices } from './services.ts';
 
 type LinkCreate = components['schemas']['LinkCreate'];
 type LinkUpdate = components['schemas']['LinkUpdate'];
@@ -31,16 +26,37 @@ export type LinkCreateWithPreview = LinkCreate & Pick<LinkUpdate, 'previewTitle'
 /** A link of the CSV import: its tags by name, those the workspace lacks made with the link. */
 export type LinkCreateWithTagNames = LinkCreate & { tagNames?: string[] };
 
-/** Who changes links: an API key (as its creator) or a person signed in to the dashboard. */
-export interface Actor {
-  workspaceId: string;
-  userId: string;
-  plan: Plan;
-  /** X-Service-Request-Id of the request: webhook events carry it. */
-  requestId: string | null;
-  /** How a refusal names who acts. */
-  via: 'key' | 'session';
+export type Link = components['schemas']['Link'];
+const iso = (ms: number | null) => (ms === null || ms === undefined ? null : new Date(Number(ms)).toISOString());
+
+/** A link row as both APIs answer it. */
+export function presentLink(row: links.LinkRow, tags: links.TagRow[], clicks: number): Link {
+  return {
+    id: row.id,
+    slug: row.slug,
+    originalUrl: row.original_url,
+    title: row.title ?? null,
+    domainId: row.domain_id ?? null,
+    status: row.status,
+    redirectType: row.redirect_type,
+    expiresAt: iso(row.expires_at),
+    neverExpires: row.expires_at === null || row.expires_at === undefined,
+    expiredUrl: row.expired_url ?? null,
+    clickLimit: row.click_limit ?? null,
+    startAt: iso(row.start_at),
+    endAt: iso(row.end_at),
+    clicks,
+    hasPassword: !!row.password_hash,
+    tags: tags.map((t) => ({ id: t.id, name: t.name, color: t.color })),
+    previewTitle: row.preview_title ?? null,
+    previewDescription: row.preview_description ?? null,
+    previewImage: row.preview_image ?? null,
+    createdAt: iso(row.created_at)!,
+    updatedAt: iso(row.updated_at)!,
+  };
 }
+
+export type { Actor } from './link-rules.ts';
 
 const GENERATED_SLUG_ATTEMPTS = 8;
 /** Links per transaction of createMany. */
@@ -50,7 +66,7 @@ const CREATE_MANY_TURN = 100;
 
 export type LinkOperations = ReturnType<typeof linkOperations>;
 
-export function linkOperations(services: Services) {
+export function linkOperations(services: OperationServices) {
   const { db, config } = services;
   const knex = db.knex;
 
@@ -62,99 +78,9 @@ export function linkOperations(services: Services) {
     return presentLink(row, tags.get(row.id) ?? [], clicks.get(row.id) ?? 0);
   }
 
-  async function requireRole(auth: Actor, allowed: (r: any) => boolean, action: string) {
-    const role = await roleOf(knex, auth.workspaceId, auth.userId);
-    if (!allowed(role)) {
-      const who = auth.via === 'key' ? "The key's owner" : 'You';
-      throw forbidden(
-        role
-          ? `${who} ${auth.via === 'key' ? 'has' : 'have'} the role ${role}, which may not ${action} links`
-          : `${who} ${auth.via === 'key' ? 'is' : 'are'} no longer a member of this workspace and may not ${action} links`,
-      );
-    }
-  }
-
-  function timestamp(value: string | null | undefined, field: string): number | null | undefined {
-    if (value === undefined || value === null) return value;
-    const ms = parseTimestamp(value);
-    if (ms === null) throw invalid(`${field} must be an ISO 8601 timestamp`, field);
-    return ms;
-  }
-
-  /** The destination as stored and redirected to: the URL parser's reading (domain/links). */
-  function destination(value: string, field: string): string {
-    const d = normalizeDestination(value);
-    if ('problem' in d) throw invalid(`${field} ${d.problem}`, field);
-    return d.href;
-  }
-
-  async function checkTags(auth: Actor, tagIds: string[]): Promise<string[]> {
-    const unique = [...new Set(tagIds)];
-    if (unique.length > MAX_TAGS) throw invalid(`tagIds may name at most ${MAX_TAGS} tags`, 'tagIds');
-    const found = await links.existingTagIds(knex, auth.workspaceId, unique);
-    const missing = unique.filter((id) => !found.has(id));
-    if (missing.length) throw invalid(`tagIds names tags that do not exist in this workspace: ${missing.map(quoted).join(', ')}`, 'tagIds');
-    return unique;
-  }
-
-  /** Tag names each once (without regard to case), within the name length and, with `others`, MAX_TAGS. */
-  function checkTagNames(names: string[], others: number): string[] {
-    const unique = new Map<string, string>();
-    for (const name of names) {
-      if (name.length > MAX_TAG_NAME_LENGTH) {
-        throw invalid(`tag ${name.slice(0, 20)}... is longer than ${MAX_TAG_NAME_LENGTH} characters`, 'tags');
-      }
-      if (!unique.has(name.toLowerCase())) unique.set(name.toLowerCase(), name);
-    }
-    if (unique.size + others > MAX_TAGS) throw invalid(`tags may name at most ${MAX_TAGS} tags`, 'tags');
-    return [...unique.values()];
-  }
-
-  /** previewImage as stored: the normalised URL of an image this workspace holds (domain/links). */
-  async function previewImage(auth: Actor, value: string): Promise<string> {
-    const asset = previewImageAsset(value, config.assetBaseUrl);
-    if ('problem' in asset) throw invalid(`previewImage ${asset.problem}`, 'previewImage');
-    if (!(await findAsset(knex, auth.workspaceId, asset.fileName))) {
-      throw invalid(`previewImage names no image hosted for this workspace (add one with shortlink asset add)`, 'previewImage');
-    }
-    return asset.href;
-  }
-
-  /** The host a link is served under: its custom domain's, or the shared short domain. */
-  async function hostOf(domainId: string | null): Promise<string> {
-    if (!domainId) return config.shortDomain;
-    return (await links.getDomain(knex, domainId))?.host ?? config.shortDomain;
-  }
-
-  async function lookupByAddress(address: ShortAddress) {
-    let domainKey: string | null = null;
-    if (address.host === config.shortDomain) domainKey = '';
-    else domainKey = (await links.activeDomainByHost(knex, address.host))?.id ?? null;
-    if (domainKey === null) return null;
-    const row = await links.findLiveLinkByAddress(knex, domainKey, address.slug);
-    return row ? { id: row.id, originalUrl: row.original_url, expiredUrl: row.expired_url } : null;
-  }
-
-  async function checkExpiredUrl(
-    auth: Actor,
-    value: string,
-    linkId: string | null,
-    self: ShortAddress,
-  ): Promise<string> {
-    const href = destination(value, 'expiredUrl');
-    if (!planHasApi(auth.plan)) throw forbidden(`Setting expiredUrl needs the Growth plan; this workspace is on ${auth.plan}`);
-    if (await expiredUrlReturnsTo(linkId, href, self, lookupByAddress)) {
-      throw invalid('expiredUrl may not point back at this link, nor at a chain of short links that returns to it', 'expiredUrl');
-    }
-    return href;
-  }
-
-  /** Whether a PATCH's password (undefined: not sent) replaces or removes the stored one. */
-  async function passwordChanges(stored: string | null, sent: string | null | undefined): Promise<boolean> {
-    if (sent === undefined) return false;
-    if (sent === null) return !!stored;
-    return !stored || !(await verifyPassword(sent, stored));
-  }
+  const {
+    requireRole, timestamp, destination, checkTags, checkTagNames, previewImage, hostOf, checkExpiredUrl, passwordChanges,
+  } = linkRules(services);
 
   /** After a change is committed, the redirect cache must forget the link's old addresses. */
   async function followUp(keys: CacheKey[]): Promise<ChangeResult> {
@@ -241,7 +167,7 @@ export function linkOperations(services: Services) {
     return { row, slug, tagIds, tagNames, host, expiredUrl: body.expiredUrl ? body.expiredUrl : null };
   }
 
-  return {
+  const operations = {
     present,
 
     /** The link of the workspace, or 404. */
@@ -275,9 +201,9 @@ export function linkOperations(services: Services) {
 
     /**
      * Makes many links (the dashboard's CSV import) under exactly `create`'s rules and messages,
-     * each succeeding or failing on its own, written a few hundred per transaction: one
-     * transaction per link made an import of 10,000 rows take minutes on Postgres. The tags a body
-     * names (`tagNames`) are made in the transaction of its link, so a refused row makes none.
+     * each succeeding or failing on its own, written a few hundred per transaction (one per link
+     * is too slow on Postgres). The tags a body names (`tagNames`) are made in the transaction of
+     * its link, so a refused row makes none.
      */
     async createMany(
       auth: Actor,
@@ -286,8 +212,8 @@ export function linkOperations(services: Services) {
       const out: Array<{ row: links.LinkRow } | { error: AppError }> = new Array(bodies.length);
       const drafts: Array<{ index: number; draft: Draft }> = [];
       for (let i = 0; i < bodies.length; i++) {
-        // SQLite's queries resolve without a turn of the event loop: without these, a file of
-        // 20,000 rows held every redirect until it was written (bench/README.md, Import).
+        // SQLite's queries resolve without a turn of the event loop: without these, a large file
+        // would hold every redirect until it was written.
         if (i % CREATE_MANY_TURN === CREATE_MANY_TURN - 1) await nextTurn();
         try {
           drafts.push({ index: i, draft: await prepare(auth, bodies[i], {}) });
@@ -423,5 +349,43 @@ export function linkOperations(services: Services) {
       const result = await followUp([{ domainKey: row.domain_key, slug: row.slug }]);
       return { row, result };
     },
+
+    /**
+     * One action on many links (the dashboard's bulk bar), each under the rules of the single
+     * action and succeeding or failing on its own; a link named twice is acted on once.
+     */
+    async bulk(
+      auth: Actor,
+      body: { action: 'delete' | 'disable' | 'add_tag'; linkIds: string[]; tagId?: string },
+    ): Promise<Array<{ id: string; ok: boolean; error?: string }>> {
+      if (body.action === 'add_tag' && !body.tagId) throw invalid('tagId is required to add a tag', 'tagId');
+      const data: Array<{ id: string; ok: boolean; error?: string }> = [];
+      for (const id of [...new Set(body.linkIds)]) {
+        try {
+          if (body.action === 'delete') await operations.remove(auth, id);
+          else if (body.action === 'disable') await operations.update(auth, id, { status: 'DISABLED' });
+          else {
+            const current = await operations.get(auth, id);
+            const tags = (await present(current)).tags.map((t) => t.id);
+            if (!tags.includes(body.tagId!)) await operations.update(auth, id, { tagIds: [...tags, body.tagId!] });
+          }
+          data.push({ id, ok: true });
+        } catch (err) {
+          if (!isAppError(err)) throw err;
+          data.push({ id, ok: false, error: err.message });
+        }
+      }
+      return data;
+    },
   };
+  return operations;
+}
+
+/**
+ * Disables a link for a policy review (`shortlink link policy-disable`): neither API can enable
+ * it again. Raises link.updated with the change.
+ */
+export async function policyDisable(knex: Db, shortDomain: string, id: string): Promise<void> {
+  const row = await links.setPolicyDisabled(knex, id, policyDisabled({ shortDomain }));
+  if (!row) throw notFound(`link ${id} not found`);
 }

@@ -1,7 +1,7 @@
 // What can be done to bio pages, with every rule and message of the dashboard's contract
 // (openapi/dashboard.yaml, Pages). The dashboard's handlers and `shortlink page ...` both call
-// these. Link blocks made from a URL get their short link through the link operations, so such a
-// link obeys exactly the rules of POST /api/v1/links.
+// these. Link blocks made from a URL get their short link through the link operations (links.ts),
+// so such a link obeys exactly the rules of POST /api/v1/links.
 import type { Db as Knex } from '../db/knex.ts';
 import type { components } from '../../generated/dashboard.ts';
 import * as pages from '../db/repos/bio-pages.ts';
@@ -14,8 +14,8 @@ import { AppError, invalid, isAppError, notFound, quoted } from '../domain/error
 import { newId } from '../domain/ids.ts';
 import { normalizeDestination, previewImageAsset } from '../domain/links.ts';
 import { pagePublished } from '../webhooks/page-events.ts';
-import type { Actor, LinkOperations } from './link-operations.ts';
-import type { Services } from './services.ts';
+import type { Actor, LinkOperations } from './links.ts';
+import type { OperationServices } from './services.ts';
 
 type BioPage = components['schemas']['BioPage'];
 type BlockInput = components['schemas']['PageBlockInput'];
@@ -93,7 +93,7 @@ export async function unpublishPage(deps: PageDeps, current: pages.PageRow): Pro
 
 export type PageOperations = ReturnType<typeof pageOperations>;
 
-export function pageOperations(services: Services, links: LinkOperations) {
+export function pageOperations(services: OperationServices, links: LinkOperations) {
   const { config } = services;
   const knex = services.db.knex;
 

@@ -1,22 +1,78 @@
 // The rules of making, changing and deleting webhook subscriptions, in one place for the three
-// ways in: the public endpoints of both variants (handlers/webhooks.ts), Settings › Webhooks
-// (dashboard/handlers/webhooks.ts) and `shortlink webhook create|update|delete`. Each caller
-// checks who may act and in which workspace; this module holds what a subscription may be.
+// ways in: the public endpoints of both variants (src/http/handlers/webhooks.ts), Settings ›
+// Webhooks (src/http/dashboard/handlers/webhooks.ts) and `shortlink webhook create|update|delete`.
+// Each caller checks who may act and in which workspace; this module holds what a subscription may
+// be, and the one answer to event names a variant does not offer: 400 on `events`, naming each
+// refused name as retired or unknown and listing the names the variant offers.
 import { randomBytes } from 'node:crypto';
 import type { Db as Knex } from '../db/knex.ts';
+import { roleOf } from '../db/repos/workspaces.ts';
+import { mayHoldScope, planHasApi, rolesHolding, type Plan } from '../domain/access.ts';
 import type { Queries } from '../db/queries.ts';
 import * as subscriptions from '../db/repos/subscriptions.ts';
-import { conflict, invalid, notFound } from '../domain/errors.ts';
+import { AppError, conflict, forbidden, invalid, notFound, quoted } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
-import type { Variant } from '../webhooks/catalog.ts';
+import { eventCatalog, refusedEventNames, type Variant } from '../webhooks/catalog.ts';
 import { sealSecret } from '../webhooks/secrets.ts';
-import { checkEventNames } from './event-names.ts';
 
 /** What the operations need: the database, its queries (SQLite: off the event loop) and the key that seals secrets. */
 export interface SubscriptionDeps {
   knex: Knex;
   queries: Pick<Queries, 'insertSubscription' | 'updateSubscriptionA'>;
   masterKey: Buffer;
+}
+
+/** The 400 for the names of `names` the variant does not offer; null when it offers them all. */
+export function refusedEventsError(variant: Variant, names: string[]): AppError | null {
+  const { retired, unknown } = refusedEventNames(variant, [...new Set(names)]);
+  const problems: string[] = [];
+  if (retired.length) {
+    problems.push(`retired event names that can no longer be subscribed to: ${retired.map(quoted).join(', ')}`);
+  }
+  if (unknown.length) problems.push(`unknown event names: ${unknown.map(quoted).join(', ')}`);
+  if (!problems.length) return null;
+  const offered = eventCatalog(variant).events.map((e) => e.name).join(', ');
+  return invalid(`events names ${problems.join('; and ')}. Variant ${variant} offers: ${offered}`, 'events');
+}
+
+/** Duplicates count once; every name must be in the variant's catalogue. */
+export function checkEventNames(variant: Variant, names: string[]): string[] {
+  const refused = refusedEventsError(variant, names);
+  if (refused) throw refused;
+  return [...new Set(names)];
+}
+
+/** Webhooks come with the Growth plan or above (403 naming the plan, in the words of the API or the dashboard). */
+export function requireWebhooksPlan(plan: Plan, via: 'key' | 'session'): void {
+  if (planHasApi(plan)) return;
+  throw forbidden(
+    via === 'key'
+      ? `Webhooks need the Growth plan or above; this workspace is on ${plan}`
+      : `The ${plan} plan does not include webhooks; webhooks need the Growth plan or above`,
+  );
+}
+
+/**
+ * Creating, changing and deleting subscriptions with a key needs the key's person to hold
+ * webhooks:write now (OWNER or ADMIN, src/domain/access.ts): a key made before a demotion or a
+ * departure loses it.
+ */
+export async function requireWebhookWriter(knex: Knex, key: { workspaceId: string; userId: string }, action: string) {
+  const role = await roleOf(knex, key.workspaceId, key.userId);
+  if (mayHoldScope(role, 'webhooks:write')) return;
+  const needs = rolesHolding('webhooks:write');
+  throw forbidden(
+    role
+      ? `The key's owner has the role ${role}, which may not ${action} webhook subscriptions: that needs ${needs}`
+      : `The key's owner is no longer a member of this workspace and may not ${action} webhook subscriptions`,
+  );
+}
+
+/** The workspace's subscription of the variant, or 404: the other variant's endpoints do not see it. */
+export async function subscriptionOf(knex: Knex, variant: Variant, workspaceId: string, id: string): Promise<subscriptions.SubscriptionRow> {
+  const row = await subscriptions.findSubscription(knex, variant, workspaceId, id);
+  if (!row) throw notFound('Webhook subscription not found');
+  return row;
 }
 
 /** Variant A's secret is generated here: 256 random bits, shown once. */

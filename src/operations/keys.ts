@@ -1,0 +1,41 @@
+// API keys made and revoked by people in the dashboard: a MEMBER manages their own keys, the
+// other roles every key of the workspace. (`shortlink key` makes them for the operator.)
+import type { Db } from '../db/knex.ts';
+import * as workspaces from '../db/repos/workspaces.ts';
+import { planHasApi, SCOPES, type Plan, type Role, type Scope } from '../domain/access.ts';
+import { forbidden, invalid, notFound, quoted } from '../domain/errors.ts';
+
+/** Who acts in the dashboard: their workspace (with its plan and their role) and themselves. */
+export interface Member {
+  workspace: { id: string; plan: Plan; role: Role };
+  userId: string;
+}
+
+/** The keys the person sees: a MEMBER their own, the others every key of the workspace. */
+export const keysOf = (knex: Db, who: Member) =>
+  workspaces.keysOf(knex, who.workspace.id, who.workspace.role === 'MEMBER' ? who.userId : undefined);
+
+/** Makes a key for the person; the key itself is in the answer, once. */
+export async function createKey(knex: Db, who: Member, body: { scopes: string[]; expiresAt?: string | null }) {
+  const w = who.workspace;
+  if (!planHasApi(w.plan)) throw forbidden(`The ${w.plan} plan does not include the API; API keys need the Growth plan or above`);
+  const unknown = body.scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
+  if (unknown.length) throw invalid(`unknown scopes: ${unknown.map(quoted).join(', ')}`, 'scopes');
+  let expiresAt: number | null = null;
+  if (body.expiresAt) {
+    expiresAt = Date.parse(body.expiresAt);
+    if (!Number.isFinite(expiresAt)) throw invalid('expiresAt must be an ISO 8601 date-time', 'expiresAt');
+    if (expiresAt <= Date.now()) throw invalid('expiresAt must be in the future', 'expiresAt');
+  }
+  // The repository refuses scopes the person's role may not hold.
+  const { id, key } = await workspaces.createKey(knex, w.id, who.userId, [...new Set(body.scopes)] as Scope[], expiresAt);
+  const row = (await workspaces.keysOf(knex, w.id, who.userId)).find((k) => k.id === id)!;
+  return { row, key };
+}
+
+export async function revokeKey(knex: Db, who: Member, keyId: string): Promise<void> {
+  const key = await workspaces.findKeyOf(knex, who.workspace.id, keyId);
+  // A MEMBER's view holds only their own keys: another's answers as one that does not exist.
+  if (!key || (who.workspace.role === 'MEMBER' && key.user_id !== who.userId)) throw notFound('API key not found');
+  await workspaces.revokeKey(knex, key.id);
+}

@@ -1,0 +1,82 @@
+// People in workspaces: added by the operator (a person without a password gets a one-time link
+// to set one, 24 hours; the old password keeps working until such a link is used, and using it
+// ends every session), invited, changed and removed in the dashboard, where only an OWNER makes,
+// removes or invites an OWNER and a workspace always keeps one.
+import type { Config } from '../config.ts';
+import type { Db } from '../db/knex.ts';
+import * as accounts from '../db/repos/accounts.ts';
+import * as invitations from '../db/repos/invitations.ts';
+import * as workspaces from '../db/repos/workspaces.ts';
+import type { Role } from '../domain/access.ts';
+import { forbidden, invalid, notFound } from '../domain/errors.ts';
+import { invitationUrl, normalizeEmail, setupUrl } from '../domain/sessions.ts';
+
+type UrlConfig = Pick<Config, 'publicUrl'>;
+const EMAIL = /^[^@\s]+@[^@\s]+$/;
+
+/** Who acts in the dashboard: their workspace (with their role there) and themselves. */
+export interface Acting {
+  workspace: { id: string; role: Role };
+  userId: string;
+}
+
+/** Adds the person (made when new) to the workspace; the link to set a password when they have none. */
+export async function addMember(
+  knex: Db,
+  config: UrlConfig,
+  workspaceId: string,
+  email: string,
+  role: Role,
+): Promise<{ id: string; setupUrl?: string }> {
+  const id = await workspaces.addMember(knex, workspaceId, email, role);
+  const user = await accounts.findUser(knex, id);
+  if (user?.password_hash) return { id };
+  return { id, setupUrl: setupUrl(config, await accounts.createSetupToken(knex, id, Date.now())) };
+}
+
+/** A one-time link for the person to set a new password. */
+export async function resetPassword(knex: Db, config: UrlConfig, email: string): Promise<{ setupUrl: string }> {
+  const user = await accounts.findUserByEmail(knex, email);
+  if (!user) throw notFound(`no user has the e-mail address ${normalizeEmail(email)}`);
+  return { setupUrl: setupUrl(config, await accounts.createSetupToken(knex, user.id, Date.now())) };
+}
+
+/** The member of the workspace, or 404. */
+export async function memberOf(knex: Db, workspaceId: string, userId: string) {
+  const member = (await accounts.membersOf(knex, workspaceId)).find((m) => m.userId === userId);
+  if (!member) throw notFound('Member not found');
+  return member;
+}
+
+/** Changes a member's role; the workspace keeps an OWNER. */
+export async function changeRole(knex: Db, workspaceId: string, userId: string, role: Role) {
+  const member = await memberOf(knex, workspaceId, userId);
+  await workspaces.setRole(knex, workspaceId, member.userId, role, { keepOwner: true });
+  return memberOf(knex, workspaceId, member.userId);
+}
+
+/** Removes a member and ends their sessions; only an OWNER removes an OWNER. */
+export async function removeMember(knex: Db, who: Acting, userId: string): Promise<void> {
+  const member = await memberOf(knex, who.workspace.id, userId);
+  if (member.role === 'OWNER' && who.workspace.role !== 'OWNER') throw forbidden('Only an OWNER removes an OWNER');
+  await workspaces.removeMember(knex, who.workspace.id, member.userId, { keepOwner: true });
+}
+
+/** Invites a person by e-mail; the answer's link is the only way to the invitation. */
+export async function invite(knex: Db, config: UrlConfig, who: Acting, body: { email: string; role: Role }) {
+  if (!EMAIL.test(body.email.trim())) throw invalid('email must be an email address', 'email');
+  if (body.role === 'OWNER' && who.workspace.role !== 'OWNER') throw forbidden('Only an OWNER invites an OWNER');
+  const { invitation, token } = await invitations.createInvitation(
+    knex, { workspaceId: who.workspace.id, email: body.email, role: body.role, invitedBy: who.userId }, Date.now(),
+  );
+  return { invitation, inviteUrl: invitationUrl(config, token) };
+}
+
+/** Withdraws a pending invitation; only an OWNER withdraws one to be OWNER. */
+export async function revokeInvitation(knex: Db, who: Acting, invitationId: string): Promise<void> {
+  const now = Date.now();
+  const invitation = await invitations.findPendingInvitation(knex, who.workspace.id, invitationId, now);
+  if (!invitation) throw notFound('Invitation not found');
+  if (invitation.role === 'OWNER' && who.workspace.role !== 'OWNER') throw forbidden('Only an OWNER revokes an invitation to be OWNER');
+  await invitations.revokeInvitation(knex, who.workspace.id, invitation.id, now);
+}

@@ -1,0 +1,39 @@
+// `shortlink member ...`: the people in a workspace and their roles (src/operations/members.ts).
+import { ROLES, type Role } from '../../domain/access.ts';
+import { quoted, usage } from '../../domain/errors.ts';
+import * as ws from '../../db/repos/workspaces.ts';
+import { addMember, resetPassword } from '../../operations/members.ts';
+import { oneOf, text, type Command } from './command.ts';
+
+export const memberCommands: Record<string, Command> = {
+  'member add': {
+    flags: ['workspace', 'email', 'role'],
+    required: ['workspace', 'email', 'role'],
+    run: async ({ db, config, flags }) => {
+      if (!/^[^@\s]+@[^@\s]+$/.test(flags.email!.trim())) throw usage(`--email must be an e-mail address; got ${quoted(flags.email)}`);
+      text(flags.email!, '--email', 320);
+      return addMember(db.knex, config, flags.workspace!, flags.email!, oneOf(flags.role!, ROLES, '--role') as Role);
+    },
+  },
+  'member reset-password': {
+    flags: ['email'],
+    required: ['email'],
+    run: async ({ db, config, flags }) => resetPassword(db.knex, config, flags.email!),
+  },
+  'member set-role': {
+    flags: ['workspace', 'user', 'role'],
+    required: ['workspace', 'user', 'role'],
+    run: async ({ db, flags }) => {
+      await ws.setRole(db.knex, flags.workspace!, flags.user!, oneOf(flags.role!, ROLES, '--role') as Role);
+      return { id: flags.user };
+    },
+  },
+  'member remove': {
+    flags: ['workspace', 'user'],
+    required: ['workspace', 'user'],
+    run: async ({ db, flags }) => {
+      await ws.removeMember(db.knex, flags.workspace!, flags.user!);
+      return { id: flags.user };
+    },
+  },
+};

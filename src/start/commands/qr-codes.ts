@@ -1,0 +1,14 @@
+// `shortlink qr create`: a QR code of a link, scanned at /qr/{code}.
+import * as ws from '../../db/repos/workspaces.ts';
+import type { Command } from './command.ts';
+
+export const qrCommands: Record<string, Command> = {
+  'qr create': {
+    flags: ['workspace', 'link'],
+    required: ['workspace', 'link'],
+    run: async ({ db, config, flags }) => {
+      const { id, code } = await ws.createQrCode(db.knex, flags.workspace!, flags.link!);
+      return { id, url: `https://${config.shortDomain}/qr/${code}` };
+    },
+  },
+};
