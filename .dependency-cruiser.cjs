@@ -91,6 +91,13 @@ module.exports = {
       to: { pathNot: ['^src/web/', '^generated/', '(^|/)node_modules/', '^src/domain/csv\\.ts$'] },
     },
     {
+      name: 'web-screens-not-client',
+      comment: 'Screens read and change data through the per-resource modules in src/web/api/, never the fetch client.',
+      severity: 'error',
+      from: { path: '^src/web/screens/' },
+      to: { path: '^src/web/api/client\\.ts$' },
+    },
+    {
       name: 'nothing-imports-web',
       comment: 'Nothing outside src/web/ imports the dashboard\'s browser code.',
       severity: 'error',

@@ -47,6 +47,9 @@ describe('import directions', () => {
       'src/domain/csv.ts': "export const csvRecords = 1;\n",
       'src/web/lib/csv.ts': "export { csvRecords } from '../../domain/csv';\nexport { rule } from '../../domain/rules';\n",
       'src/web/lib/screen.ts': "import { csvRecords } from '../../domain/csv';\nexport const s = csvRecords;\n",
+      'src/web/api/client.ts': "export const api = 1;\n",
+      'src/web/api/links.ts': "import { api } from './client';\nexport const useLinks = api;\n",
+      'src/web/screens/links.tsx': "import { api } from '../api/client';\nimport { useLinks } from '../api/links';\nexport const s = [api, useLinks];\n",
     };
     for (const [file, text] of Object.entries(files)) {
       fs.mkdirSync(path.dirname(path.join(tmp, file)), { recursive: true });
@@ -81,5 +84,10 @@ describe('import directions', () => {
       expect.objectContaining({ rule: 'web-csv-imports-only-the-writer', to: 'src/domain/rules.ts' }),
     ]);
     expect(rules('src/web/lib/screen.ts')).toContain('web-imports-only-web-and-generated');
+    // Screens reach the fetch client only through the per-resource hook modules.
+    expect(found.filter((v) => v.from === 'src/web/screens/links.tsx')).toEqual([
+      expect.objectContaining({ rule: 'web-screens-not-client', to: 'src/web/api/client.ts' }),
+    ]);
+    expect(rules('src/web/api/links.ts')).toEqual([]);
   }, 60_000);
 });
