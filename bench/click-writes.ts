@@ -15,7 +15,7 @@
 //     structured-cloning the same clicks as objects;
 //  2. writer: InlineClickWriter.write (what the writer thread runs: user-agent parsing, raw
 //     clicks, daily counts, and with --alerts the traffic alerts' windows, which are kept only for
-//     a workspace with a subscription naming an alert (src/webhooks/traffic-windows.ts): --alerts
+//     a workspace with a subscription naming an alert (src/db/repos/traffic-windows.ts): --alerts
 //     gives the bench's workspace one), in WRITE_CHUNK transactions) for --batches batches of
 //     --batch clicks (the first is a warm-up), wall time and this process's CPU time per click
 //     and on Postgres the CPU time of every `postgres` process over the same write (its backends
@@ -174,7 +174,7 @@ async function main() {
         onCleanup(`drop database ${scratch.name}`, () => scratch.drop());
         url = scratch.url;
       }
-      // Opened as the writer thread opens it (src/redirect/click-worker.ts): lock waits in SQLite and automatic checkpoints.
+      // Opened as the writer thread opens it (src/start/click-writer-thread.ts): lock waits in SQLite and automatic checkpoints.
       const db: Database = openDatabase(url, { waitForLocks: 'busy-handler' });
       onCleanup('close the database', () => db.knex.destroy());
       await migrateLatest(db);

@@ -19,7 +19,7 @@
 import createOpenApiClient, { type FetchResponse, type MaybeOptionalInit } from 'openapi-fetch';
 import type { HttpMethod, PathsWithMethod, RequiredKeysOf } from 'openapi-typescript-helpers';
 // `.js`: the published declarations (tsconfig.client.json) name the compiled file, which a
-// consumer's TypeScript resolves to generated/api.d.ts.
+// consumer's TypeScript resolves to the declarations built beside it (dist/generated/api.d.ts).
 import type { components, paths } from '../../generated/api.js';
 
 export type { components, paths };

@@ -1,4 +1,4 @@
-// Entry of the link lookup thread from the sources (src/db/thread-entry.ts): a worker thread
+// Entry of the link lookup thread from the sources (src/platform/thread-entry.ts): a worker thread
 // starts without the main thread's module loader, so it registers tsx itself.
 import { register } from 'tsx/esm/api';
 register();

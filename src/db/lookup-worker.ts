@@ -1,7 +1,7 @@
-// The link lookup thread (src/redirect/lookup-thread.ts): a read-only use of its own SQLite
+// The link lookup thread (src/db/lookup-thread.ts): a read-only use of its own SQLite
 // connection. Each batch is read in one read transaction, begun when the batch arrives, so it
 // sees every change committed before then; it ends with the batch, so the click writer's WAL
-// checkpoints (src/redirect/click-worker.ts) never wait long for it.
+// checkpoints (src/start/click-writer-thread.ts) never wait long for it.
 import { parentPort, workerData } from 'node:worker_threads';
 import Sqlite from 'better-sqlite3';
 import { encodeLinkPage, LINKS_AFTER_ID, SQLITE_LINK_BY_ADDRESS } from './redirect-rows.ts';
@@ -11,7 +11,7 @@ const { filename } = workerData as { filename: string };
 const port = parentPort!;
 const db = new Sqlite(filename, { fileMustExist: true });
 db.pragma('busy_timeout = 5000');
-// Not memory-mapped, for the reason given in src/redirect/store.ts.
+// Not memory-mapped, for the reason given in src/db/redirect-store.ts.
 const begin = db.prepare('BEGIN');
 const commit = db.prepare('COMMIT');
 // Prepared at the first batch that can prepare it: until then (a schema that is not there) each

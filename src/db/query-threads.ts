@@ -17,7 +17,7 @@ import { threadEntry } from '../platform/thread-entry.ts';
 /** Query threads per process: two, so one long summary does not hold every other API read. */
 export const QUERY_THREADS = 2;
 /**
- * Nice value added to the query threads' (as for the click writer, src/redirect/click-writer.ts):
+ * Nice value added to the query threads' (as for the click writer, src/start/click-writer-thread.ts):
  * an API read may wait a few milliseconds for a core, a redirect should not.
  */
 export const QUERY_NICE_INCREMENT = 5;

@@ -184,7 +184,7 @@ async function writeSqlite(trx: Knex.Transaction, rows: StoredClick[], agg: Clic
     const r = rows[i];
     st.click.run(r.workspace_id, r.link_id, r.qr_code_id, r.occurred_at, r.referrer_host, r.country, r.device, r.browser, r.os);
   }
-  // After the raw clicks: their write holds the write lock (src/webhooks/traffic-windows.ts).
+  // After the raw clicks: their write holds the write lock (src/db/repos/traffic-windows.ts).
   const windows = await alertWindows(trx, rows);
   for (const d of agg.daily) st.daily.run(d.link_id, d.workspace_id, d.day, d.clicks, d.scans);
   for (const s of agg.scans) st.scans.run(s.qr_code_id, s.workspace_id, s.day, s.scans);
