@@ -224,12 +224,20 @@ async function main() {
       for (const [i, batch] of batches.entries()) {
         const buffer = bufferOf(batch);
         const [wall, cpu, pg] = await timed(() => writer.write(buffer));
-        if (i > 0) w.wall.push((wall / BATCH) * 1000), w.cpu.push((cpu / BATCH) * 1000), w.pg.push((pg / BATCH) * 1000);
+        if (i > 0) {
+          w.wall.push((wall / BATCH) * 1000);
+          w.cpu.push((cpu / BATCH) * 1000);
+          w.pg.push((pg / BATCH) * 1000);
+        }
       }
       if (engine === 'sqlite') await db.knex.raw('PRAGMA wal_checkpoint(TRUNCATE)');
       for (const [i, batch] of batches.entries()) {
         const [wall, cpu, pg] = await timed(() => (engine === 'sqlite' ? sqliteBaseline(batch) : baseline(batch)));
-        if (i > 0) b.wall.push((wall / BATCH) * 1000), b.cpu.push((cpu / BATCH) * 1000), b.pg.push((pg / BATCH) * 1000);
+        if (i > 0) {
+          b.wall.push((wall / BATCH) * 1000);
+          b.cpu.push((cpu / BATCH) * 1000);
+          b.pg.push((pg / BATCH) * 1000);
+        }
       }
       const written = Number((await db.knex('clicks').count({ n: '*' }))[0].n);
       if (written !== BATCH * BATCHES) throw new Error(`expected ${BATCH * BATCHES} clicks written, found ${written}`);

@@ -156,7 +156,7 @@ async function seed(bdb: BenchDatabase, knex: Knex, now: number): Promise<Seeded
   for (let i = 0; i < SHAPE.tags; i++) tagIds.push(await createTag(knex, workspaceId, `tag-${i + 1}`, '#6b7280'));
   const domains = [await addDomain(knex, workspaceId, 'go.bench.test'), await addDomain(knex, workspaceId, 'links.bench.test')];
   const writer = await bdb.bulkWriter();
-  let seededLinks;
+  let seededLinks: Awaited<ReturnType<typeof seedLinks>>;
   try {
     seededLinks = await seedLinks(bdb, writer, { workspaceId, userId, tagIds, domainIds: domains }, SHAPE, now);
     log(`links: ${fmtInt(SHAPE.links)} with their tags in ${fmtS(performance.now() - t)}`);

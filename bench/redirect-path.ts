@@ -23,7 +23,7 @@ import { RateLimiterMemory } from 'rate-limiter-flexible';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from '../src/config';
 import type { ResolvedLink } from '../src/domain/resolve';
-import { ClickBuffer, ClickRecorder } from '../src/clicks/buffer';
+import { type ClickBuffer, ClickRecorder } from '../src/clicks/buffer';
 import type { ClickWriter } from '../src/clicks/writer';
 import { RedirectService } from '../src/redirect/handler';
 import { CsrfTokens } from '../src/redirect/password';

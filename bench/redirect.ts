@@ -914,7 +914,7 @@ function groupOf(url: string, fn: string): string {
     const rest = u.slice(nm + '/node_modules/'.length).split('/');
     return rest[0].startsWith('@') ? `${rest[0]}/${rest[1]}` : rest[0];
   }
-  if (u.startsWith('node:')) return u.split('/')[0] === 'node:internal' ? 'node:internal/' + u.split('/')[1] : u;
+  if (u.startsWith('node:')) return u.split('/')[0] === 'node:internal' ? `node:internal/${u.split('/')[1]}` : u;
   if (u.startsWith(ROOT)) return u.slice(ROOT.length + 1);
   return u;
 }

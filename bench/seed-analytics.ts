@@ -486,7 +486,7 @@ export async function insertStream<T extends object>(
   writer: BulkWriter,
   table: string,
   rows: Iterable<T>,
-  see: (row: T) => boolean | void = () => true,
+  see: (row: T) => unknown = () => true,
 ): Promise<number> {
   let batch: T[] = [];
   let written = 0;

@@ -199,7 +199,11 @@ export async function seedClicks(
   let today = new Map<number, number>();
   let currentDay = -1;
   const closeDay = () => {
-    for (const [link, count] of today) dLink.push(link), dDay.push(currentDay), dCount.push(count);
+    for (const [link, count] of today) {
+      dLink.push(link);
+      dDay.push(currentDay);
+      dCount.push(count);
+    }
     today = new Map();
   };
   const span = 90 * DAY_MS - 3_600_000;
@@ -228,12 +232,16 @@ export async function seedClicks(
   closeDay();
   // History older than the raw clicks, for half the links.
   const oldest = Math.floor(now / DAY_MS) - 400;
-  for (let link = 0; link < n; link += 2) dLink.push(link), dDay.push(oldest + Math.floor(rand() * 300)), dCount.push(1 + Math.floor(rand() * 50));
+  for (let link = 0; link < n; link += 2) {
+    dLink.push(link);
+    dDay.push(oldest + Math.floor(rand() * 300));
+    dCount.push(1 + Math.floor(rand() * 50));
+  }
   // In key order (workspace, link, day): the table's B-tree fills front to back. Sorted as numbers
   // (the link's place in id order, then the day), not by comparing id strings.
   const byId = Array.from(linkIds.keys()).sort((a, b) => (linkIds[a] < linkIds[b] ? -1 : 1));
   const rank = new Float64Array(n);
-  byId.forEach((link, r) => (rank[link] = r));
+  for (const [r, link] of byId.entries()) rank[link] = r;
   const firstDay = oldest - 1;
   const order = Array.from(dLink.keys());
   const key = Float64Array.from(order, (k) => rank[dLink[k]] * 1024 + (dDay[k] - firstDay));

@@ -17,7 +17,7 @@ if (typeof process.send === 'function' && process.env.SOAK_PROBE === '1') {
   const ms = (ns) => ns / 1e6;
 
   process.on('message', (message) => {
-    if (!message || message.type !== 'soak-sample') return;
+    if (message?.type !== 'soak-sample') return;
     const now = performance.eventLoopUtilization();
     const interval = performance.eventLoopUtilization(now, elu);
     elu = now;

@@ -51,7 +51,7 @@ const page = (p: VisitPage): Visit => ({ kind: 'page', page: p, status: PAGE_STA
  * `unlocked` is true once the visitor gave the right password.
  */
 export function decideVisit(link: ResolvedLink | null, now: number, unlocked = false): Visit {
-  if (!link || link.status !== 'ACTIVE' || link.location === null) return page('not_found');
+  if (link?.status !== 'ACTIVE' || link.location === null) return page('not_found');
   if (link.startAt !== null && now < link.startAt) return page('not_live');
   if (link.endAt !== null && now >= link.endAt) return page('ended');
   if (link.expiresAt !== null && now >= link.expiresAt) {

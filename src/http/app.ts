@@ -142,7 +142,7 @@ export async function createApp(services: Services, opts: { validateResponses?: 
   app.use(
     pinoHttp({
       logger: log,
-      genReqId: (req, res) => {
+      genReqId: (_req, res) => {
         const id = randomUUID();
         res.setHeader('X-Service-Request-Id', id);
         return id;

@@ -6,7 +6,7 @@
 // applies (`blocks.2`, `slug`) and `{value}` for the value sent there, quoted. The field named is
 // that place, or the property `x-field` names under it.
 import type { default as Ajv, ErrorObject } from 'ajv';
-import { AppError, invalid, quoted } from '../domain/errors.ts';
+import { type AppError, invalid, quoted } from '../domain/errors.ts';
 import { refusedEventsError } from '../operations/subscriptions.ts';
 import { eventVariantOf } from './event-names.ts';
 
@@ -49,7 +49,7 @@ function rootSchema(operation: Operation, schemaPath: string): any {
   return { properties: parts };
 }
 
-const unescape = (segment: string) => decodeURIComponent(segment).replace(/~1/g, '/').replace(/~0/g, '~');
+const unescapePointer = (segment: string) => decodeURIComponent(segment).replace(/~1/g, '/').replace(/~0/g, '~');
 const dotted = (instance: string[]) => instance.slice(1).join('.');
 /** A property of the place `instance` (`params.kind`), as a message names it. */
 const named = (instance: string[], name: string) => dotted([...instance, name]);
@@ -65,8 +65,8 @@ interface Step {
 
 /** Every schema from the root to the one holding the failed keyword, following the error's schemaPath. */
 function stepsTo(e: ErrorObject, root: any): Step[] {
-  const keywords = e.schemaPath.replace(/^#\/?/, '').split('/').map(unescape);
-  const instanceParts = e.instancePath.split('/').filter(Boolean).map(unescape);
+  const keywords = e.schemaPath.replace(/^#\/?/, '').split('/').map(unescapePointer);
+  const instanceParts = e.instancePath.split('/').filter(Boolean).map(unescapePointer);
   const steps: Step[] = [{ schema: root, instance: [], conditions: [] }];
   let { schema, instance, conditions } = steps[0];
   // The last segment is the failed keyword itself.
@@ -203,7 +203,7 @@ export function validationError(errors: ErrorObject[], operation: Operation, req
   const steps = stepsTo(e, rootSchema(operation, e.schemaPath));
   const at = steps[steps.length - 1];
   const when = at.conditions.length ? ` when ${at.conditions.join(' and ')}` : '';
-  const parts = e.instancePath.split('/').filter(Boolean).map(unescape);
+  const parts = e.instancePath.split('/').filter(Boolean).map(unescapePointer);
   const location = parts[0];
   if (e.keyword === 'required') {
     const missing = String(e.params.missingProperty);

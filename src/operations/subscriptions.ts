@@ -10,7 +10,7 @@ import { roleOf } from '../db/repos/workspaces.ts';
 import { mayHoldScope, planHasApi, rolesHolding, type Plan } from '../domain/access.ts';
 import type { Queries } from '../db/queries.ts';
 import * as subscriptions from '../db/repos/subscriptions.ts';
-import { AppError, conflict, forbidden, invalid, notFound, quoted } from '../domain/errors.ts';
+import { type AppError, conflict, forbidden, invalid, notFound, quoted } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import { eventCatalog, refusedEventNames, type Variant } from '../webhooks/catalog.ts';
 import { sealSecret } from '../webhooks/secrets.ts';

@@ -4,7 +4,7 @@
 // it puts the click writer and the webhook events together.
 import { parentPort, workerData } from 'node:worker_threads';
 import { ClickBuffer } from '../clicks/buffer.ts';
-import { ClickWriteError, InlineClickWriter, WRITER_NICE_INCREMENT, type ClickWorkerInit, type FromWorker, type ToWorker } from '../clicks/writer.ts';
+import { type ClickWriteError, InlineClickWriter, WRITER_NICE_INCREMENT, type ClickWorkerInit, type FromWorker, type ToWorker } from '../clicks/writer.ts';
 import { startCheckpoints } from '../db/checkpoints.ts';
 import { openDatabase, ping } from '../db/knex.ts';
 import { lowerThisThreadsPriority } from '../platform/thread-priority.ts';

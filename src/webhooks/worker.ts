@@ -72,8 +72,12 @@ class WriteBatch<T, R> {
     const batch = this.queue.splice(0);
     if (!batch.length) return;
     this.flushAll(batch.map((b) => b.item)).then(
-      (results) => batch.forEach((b, i) => b.resolve(results[i])),
-      (err) => batch.forEach((b) => b.reject(err)),
+      (results) => {
+        for (const [i, b] of batch.entries()) b.resolve(results[i]);
+      },
+      (err) => {
+        for (const b of batch) b.reject(err);
+      },
     );
   }
 }

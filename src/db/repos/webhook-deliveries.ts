@@ -14,7 +14,6 @@ import {
   ENDPOINT_FAILING_DISABLE_MS,
   type AttemptResult,
   type DeliveryDecision,
-  type DeliveryStatus,
   type Variant,
 } from '../../domain/webhook-delivery.ts';
 

@@ -284,7 +284,7 @@ export async function createDashboard(services: Services): Promise<express.Route
   router.get('/shared/:token', async (req, res, next) => {
     const index = `${WEB_ROOT}/index.html`;
     if (!fs.existsSync(index)) return next(unavailable('The dashboard is not built; run npm run build:web', 'dashboard_unavailable'));
-    let found;
+    let found: Awaited<ReturnType<typeof findSharedReport>>;
     try {
       found = await findSharedReport(services, String(req.params.token));
     } catch (err) {
@@ -300,7 +300,7 @@ export async function createDashboard(services: Services): Promise<express.Route
     res.setHeader('Cache-Control', 'no-cache');
     res.status(found ? 200 : 404).type('html').send(html);
   });
-  router.get(/.*/, (req, res, next) => {
+  router.get(/.*/, (_req, res, next) => {
     const index = `${WEB_ROOT}/index.html`;
     if (!fs.existsSync(index)) return next(unavailable('The dashboard is not built; run npm run build:web', 'dashboard_unavailable'));
     securityHeaders(res, csp);

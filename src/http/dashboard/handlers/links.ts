@@ -9,8 +9,7 @@ import type { ExportPage } from '../../../db/repos/link-export.ts';
 import * as workspaces from '../../../db/repos/workspaces.ts';
 import { IMAGE_EXTENSIONS, looksLike } from '../../../domain/assets.ts';
 import { csvRecords } from '../../../domain/csv.ts';
-import { DAY_MS } from '../../../domain/conversions.ts';
-import { AppError, invalid, storageFailed, tooLarge } from '../../../domain/errors.ts';
+import { type AppError, invalid, storageFailed, tooLarge } from '../../../domain/errors.ts';
 import { BREAKDOWN_DIMENSIONS, BREAKDOWN_DAYS, BREAKDOWN_TOP } from '../../../db/repos/link-analytics.ts';
 import type { Actor, LinkCreateWithTagNames, LinkOperations } from '../../../operations/links.ts';
 import { presentLink } from '../../../operations/links.ts';
@@ -121,8 +120,8 @@ export function linkHandlers(
       const valid = bodies.map((b, i) => ({ b, i })).filter(({ i }) => early[i] === null);
       const made = await operations.createMany(actor, valid.map(({ b }) => b));
       const results = new Array<{ row: LinkRow } | { error: AppError }>(bodies.length);
-      valid.forEach(({ i }, k) => (results[i] = made[k]));
-      early.forEach((e, i) => e && (results[i] = { error: e }));
+      for (const [k, { i }] of valid.entries()) results[i] = made[k];
+      for (const [i, e] of early.entries()) if (e) results[i] = { error: e };
       const rows = results.map((r, i) =>
         'row' in r
           ? { row: records[i].line, ok: true, linkId: r.row.id, slug: r.row.slug }

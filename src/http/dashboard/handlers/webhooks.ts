@@ -5,7 +5,7 @@
 import * as outbox from '../../../db/repos/webhook-delivery-log.ts';
 import { findDelivery } from '../../../db/repos/webhook-delivery-actions.ts';
 import * as subscriptions from '../../../db/repos/subscriptions.ts';
-import { conflict, forbidden, invalid, notFound, quoted } from '../../../domain/errors.ts';
+import { invalid, notFound, quoted } from '../../../domain/errors.ts';
 import { eventCatalog, type Variant } from '../../../webhooks/catalog.ts';
 import * as operator from '../../../operations/deliveries.ts';
 import { subscriptionView } from '../../../webhooks/subscription-view.ts';
