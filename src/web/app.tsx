@@ -1,7 +1,7 @@
 // Routes (all under /app). Sign-in, the two set-up screens and an invitation need no session;
 // everything else is inside the signed-in frame. Analytics, conversions, goals, pages and import
 // load on first use (uPlot, the CSV report).
-import { lazy, Suspense, useEffect, type ReactNode } from 'react';
+import { lazy, Suspense, useEffect, type ComponentType, type ReactNode } from 'react';
 import { Redirect, Route, Router, Switch, useLocation, useParams } from 'wouter';
 import { asApiError } from './api/errors.ts';
 import { rememberWorkspace, useSession, useSignedIn } from './api/session.ts';
@@ -35,6 +35,33 @@ const PageAnalytics = lazy(() => import('./screens/pages/page-analytics.tsx'));
 const Webhooks = lazy(() => import('./screens/settings/webhooks/webhooks.tsx'));
 const Reports = lazy(() => import('./screens/reports/reports.tsx'));
 const SharedReport = lazy(() => import('./screens/reports/shared-report.tsx'));
+
+/**
+ * The screens of a workspace, under /w/:workspaceId/ and tried in this order; `loading` is the
+ * label shown while a screen loaded on first use arrives.
+ */
+const WORKSPACE_SCREENS: { path: string; screen: ComponentType; loading?: string }[] = [
+  { path: 'links', screen: LinksList },
+  { path: 'links/new', screen: LinkEditor },
+  { path: 'links/:linkId/analytics', screen: LinkAnalytics, loading: 'Loading analytics…' },
+  { path: 'links/:linkId', screen: LinkEditor },
+  { path: 'import', screen: ImportExport, loading: 'Loading import and export…' },
+  { path: 'conversions', screen: Conversions, loading: 'Loading conversions…' },
+  { path: 'goals', screen: Goals, loading: 'Loading goals…' },
+  { path: 'goals/:goalId', screen: GoalDetail, loading: 'Loading the goal…' },
+  { path: 'reports', screen: Reports, loading: 'Loading reports…' },
+  { path: 'pages', screen: Pages, loading: 'Loading pages…' },
+  { path: 'pages/new', screen: PageEditor, loading: 'Loading the editor…' },
+  { path: 'pages/:pageId/analytics', screen: PageAnalytics, loading: 'Loading analytics…' },
+  { path: 'pages/:pageId', screen: PageEditor, loading: 'Loading the page…' },
+  { path: 'settings', screen: GeneralSettings },
+  { path: 'settings/keys', screen: ApiKeys },
+  { path: 'settings/members', screen: Members },
+  { path: 'settings/domains', screen: Domains },
+  { path: 'settings/tags', screen: Tags },
+  { path: 'settings/campaigns', screen: Campaigns },
+  { path: 'settings/webhooks', screen: Webhooks, loading: 'Loading webhooks…' },
+];
 
 export function App() {
   return (
@@ -93,128 +120,19 @@ function SignedIn() {
         <Switch>
           <Route path="/" component={Home} />
           <Route path="/account" component={Account} />
-          <Route path="/w/:workspaceId/links">
-            <InWorkspace>
-              <LinksList />
-            </InWorkspace>
-          </Route>
-          <Route path="/w/:workspaceId/links/new">
-            <InWorkspace>
-              <LinkEditor />
-            </InWorkspace>
-          </Route>
-          <Route path="/w/:workspaceId/links/:linkId/analytics">
-            <InWorkspace>
-              <LazyScreen loading="Loading analytics…">
-                <LinkAnalytics />
-              </LazyScreen>
-            </InWorkspace>
-          </Route>
-          <Route path="/w/:workspaceId/links/:linkId">
-            <InWorkspace>
-              <LinkEditor />
-            </InWorkspace>
-          </Route>
-          <Route path="/w/:workspaceId/import">
-            <InWorkspace>
-              <LazyScreen loading="Loading import and export…">
-                <ImportExport />
-              </LazyScreen>
-            </InWorkspace>
-          </Route>
-          <Route path="/w/:workspaceId/conversions">
-            <InWorkspace>
-              <LazyScreen loading="Loading conversions…">
-                <Conversions />
-              </LazyScreen>
-            </InWorkspace>
-          </Route>
-          <Route path="/w/:workspaceId/goals">
-            <InWorkspace>
-              <LazyScreen loading="Loading goals…">
-                <Goals />
-              </LazyScreen>
-            </InWorkspace>
-          </Route>
-          <Route path="/w/:workspaceId/goals/:goalId">
-            <InWorkspace>
-              <LazyScreen loading="Loading the goal…">
-                <GoalDetail />
-              </LazyScreen>
-            </InWorkspace>
-          </Route>
-          <Route path="/w/:workspaceId/reports">
-            <InWorkspace>
-              <LazyScreen loading="Loading reports…">
-                <Reports />
-              </LazyScreen>
-            </InWorkspace>
-          </Route>
-          <Route path="/w/:workspaceId/pages">
-            <InWorkspace>
-              <LazyScreen loading="Loading pages…">
-                <Pages />
-              </LazyScreen>
-            </InWorkspace>
-          </Route>
-          <Route path="/w/:workspaceId/pages/new">
-            <InWorkspace>
-              <LazyScreen loading="Loading the editor…">
-                <PageEditor />
-              </LazyScreen>
-            </InWorkspace>
-          </Route>
-          <Route path="/w/:workspaceId/pages/:pageId/analytics">
-            <InWorkspace>
-              <LazyScreen loading="Loading analytics…">
-                <PageAnalytics />
-              </LazyScreen>
-            </InWorkspace>
-          </Route>
-          <Route path="/w/:workspaceId/pages/:pageId">
-            <InWorkspace>
-              <LazyScreen loading="Loading the page…">
-                <PageEditor />
-              </LazyScreen>
-            </InWorkspace>
-          </Route>
-          <Route path="/w/:workspaceId/settings">
-            <InWorkspace>
-              <GeneralSettings />
-            </InWorkspace>
-          </Route>
-          <Route path="/w/:workspaceId/settings/keys">
-            <InWorkspace>
-              <ApiKeys />
-            </InWorkspace>
-          </Route>
-          <Route path="/w/:workspaceId/settings/members">
-            <InWorkspace>
-              <Members />
-            </InWorkspace>
-          </Route>
-          <Route path="/w/:workspaceId/settings/domains">
-            <InWorkspace>
-              <Domains />
-            </InWorkspace>
-          </Route>
-          <Route path="/w/:workspaceId/settings/tags">
-            <InWorkspace>
-              <Tags />
-            </InWorkspace>
-          </Route>
-          <Route path="/w/:workspaceId/settings/campaigns">
-            <InWorkspace>
-              <Campaigns />
-            </InWorkspace>
-          </Route>
-          <Route path="/w/:workspaceId/settings/webhooks">
-            <InWorkspace>
-              <LazyScreen loading="Loading webhooks…">
-                <Webhooks />
-              </LazyScreen>
-            </InWorkspace>
-          </Route>
+          {WORKSPACE_SCREENS.map(({ path, screen: Screen, loading }) => (
+            <Route key={path} path={`/w/:workspaceId/${path}`}>
+              <InWorkspace>
+                {loading ? (
+                  <LazyScreen loading={loading}>
+                    <Screen />
+                  </LazyScreen>
+                ) : (
+                  <Screen />
+                )}
+              </InWorkspace>
+            </Route>
+          ))}
           <Route>
             <PageHeader title="Page not found" />
             <div className="state">

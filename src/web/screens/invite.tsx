@@ -14,6 +14,7 @@ import { SubmitButton } from '../components/buttons.tsx';
 import { FormAlert, LoadError, Loading } from '../components/feedback.tsx';
 import { TextField } from '../components/fields.tsx';
 import { useFormErrors } from '../components/form-errors.ts';
+import { CurrentPasswordField, NewPasswordFields } from '../components/password-fields.tsx';
 import { PublicFrame } from '../components/shell.tsx';
 import { useDocumentTitle } from '../lib/hooks.ts';
 import { roleName } from '../lib/format.ts';
@@ -177,16 +178,7 @@ function SignInAndAccept({ token, invited }: { token: string; invited: Invited }
       >
         <FormAlert message={errors.form} />
         <TextField label="Email" type="email" name="email" autoComplete="username" value={invited.email} readOnly />
-        <TextField
-          label="Password"
-          type="password"
-          name="password"
-          autoComplete="current-password"
-          value={password}
-          onChange={(e) => setPassword(e.target.value)}
-          error={errors.fields.password}
-          required
-        />
+        <CurrentPasswordField value={password} onChange={setPassword} error={errors.fields.password} />
         <SubmitButton pending={join.isPending} className="button-block">
           Sign in and join
         </SubmitButton>
@@ -224,25 +216,13 @@ function CreateAccount({ token, invited }: { token: string; invited: Invited }) 
         }}
       >
         <FormAlert message={errors.form} />
-        <TextField
+        <NewPasswordFields
           label="New password"
-          type="password"
-          autoComplete="new-password"
-          value={password}
-          onChange={(e) => setPassword(e.target.value)}
-          error={errors.fields.password}
-          hint={`At least ${MIN_PASSWORD} characters.`}
-          required
-          minLength={MIN_PASSWORD}
-        />
-        <TextField
-          label="Confirm new password"
-          type="password"
-          autoComplete="new-password"
-          value={confirm}
-          onChange={(e) => setConfirm(e.target.value)}
-          error={errors.fields.confirm}
-          required
+          password={password}
+          confirm={confirm}
+          onPassword={setPassword}
+          onConfirm={setConfirm}
+          errors={errors.fields}
         />
         <SubmitButton pending={register.isPending} className="button-block">
           Create account and join

@@ -9,8 +9,8 @@ import { keys } from '../api/keys.ts';
 import { queryClient } from '../api/query-client.ts';
 import { SubmitButton } from '../components/buttons.tsx';
 import { FormAlert } from '../components/feedback.tsx';
-import { TextField } from '../components/fields.tsx';
 import { useFormErrors } from '../components/form-errors.ts';
+import { NewPasswordFields } from '../components/password-fields.tsx';
 import { PublicFrame } from '../components/shell.tsx';
 import { useDocumentTitle } from '../lib/hooks.ts';
 import { MIN_PASSWORD, newPasswordProblems } from '../lib/passwords.ts';
@@ -64,25 +64,13 @@ export function SetupPassword() {
       <p className="lede">Choose a password of at least {MIN_PASSWORD} characters. You will be signed in once it is set.</p>
       <form ref={formRef} onSubmit={submit} noValidate className="stack">
         <FormAlert message={errors.form} />
-        <TextField
+        <NewPasswordFields
           label="Password"
-          type="password"
-          autoComplete="new-password"
-          value={password}
-          onChange={(e) => setPassword(e.target.value)}
-          error={errors.fields.password}
-          hint={`At least ${MIN_PASSWORD} characters.`}
-          required
-          minLength={MIN_PASSWORD}
-        />
-        <TextField
-          label="Confirm password"
-          type="password"
-          autoComplete="new-password"
-          value={confirm}
-          onChange={(e) => setConfirm(e.target.value)}
-          error={errors.fields.confirm}
-          required
+          password={password}
+          confirm={confirm}
+          onPassword={setPassword}
+          onConfirm={setConfirm}
+          errors={errors.fields}
         />
         <SubmitButton pending={setup.isPending} className="button-block">
           Set password

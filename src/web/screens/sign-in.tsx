@@ -9,6 +9,7 @@ import { FormAlert, StatusNotice } from '../components/feedback.tsx';
 import { SubmitButton } from '../components/buttons.tsx';
 import { TextField } from '../components/fields.tsx';
 import { useFormErrors } from '../components/form-errors.ts';
+import { CurrentPasswordField } from '../components/password-fields.tsx';
 import { PublicFrame } from '../components/shell.tsx';
 import { useDocumentTitle } from '../lib/hooks.ts';
 import { safeNext } from '../lib/navigation.ts';
@@ -68,16 +69,7 @@ export function SignIn() {
           error={errors.fields.email}
           required
         />
-        <TextField
-          label="Password"
-          type="password"
-          name="password"
-          autoComplete="current-password"
-          value={password}
-          onChange={(e) => setPassword(e.target.value)}
-          error={errors.fields.password}
-          required
-        />
+        <CurrentPasswordField value={password} onChange={setPassword} error={errors.fields.password} />
         <SubmitButton pending={signIn.isPending} className="button-block">
           Sign in
         </SubmitButton>

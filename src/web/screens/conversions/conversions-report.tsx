@@ -76,6 +76,25 @@ interface Column<Row> {
   cell: (row: Row) => ReactNode;
 }
 
+type Counted = { conversions: number; value: ValueEntry[] };
+
+/** The conversions and their value: the first columns of a breakdown by campaign, link or QR code. */
+function countColumns<Row extends Counted>(): Column<Row>[] {
+  return [
+    { head: 'Conversions', num: true, cell: (r) => formatCount(r.conversions) },
+    { head: 'Value', num: true, cell: (r) => <Amounts value={r.value} /> },
+  ];
+}
+
+/** The counts, then the clicks (a QR code's: "Scans") and the conversion rate over them. */
+function rateColumns<Row extends Counted & { rate: Rate }>(clicksHead: string): Column<Row>[] {
+  return [
+    ...countColumns<Row>(),
+    { head: clicksHead, num: true, cell: (r) => formatCount(r.rate.clicks) },
+    { head: 'Rate', num: true, cell: (r) => <RateCell rate={r.rate} /> },
+  ];
+}
+
 function Breakdown<Row extends { conversions: number }>(props: {
   id: string;
   title: string;
@@ -287,10 +306,7 @@ export function ConversionsReport(props: {
               const name = campaignName(names, c.id);
               return <NameCell named={{ text: name, shown: name, title: null, deleted: false, known: name !== c.id }} noun="campaign" only={only('campaignId', c.id)} />;
             }}
-            columns={[
-              { head: 'Conversions', num: true, cell: (c) => formatCount(c.conversions) },
-              { head: 'Value', num: true, cell: (c) => <Amounts value={c.value} /> },
-            ]}
+            columns={countColumns()}
           />
           <Breakdown
             id="by-link"
@@ -302,12 +318,7 @@ export function ConversionsReport(props: {
             rowKey={(l) => l.id}
             nameHead="Link"
             name={(l) => <NameCell named={linkName(names, l.id)} noun="link" only={only('linkId', l.id)} />}
-            columns={[
-              { head: 'Conversions', num: true, cell: (l) => formatCount(l.conversions) },
-              { head: 'Value', num: true, cell: (l) => <Amounts value={l.value} /> },
-              { head: 'Clicks', num: true, cell: (l) => formatCount(l.rate.clicks) },
-              { head: 'Rate', num: true, cell: (l) => <RateCell rate={l.rate} /> },
-            ]}
+            columns={rateColumns('Clicks')}
             notes={<RateNotes rates={data.byLink.map((l) => l.rate)} what="link" />}
           />
           <Breakdown
@@ -320,12 +331,7 @@ export function ConversionsReport(props: {
             rowKey={(q) => q.id}
             nameHead="QR code"
             name={(q) => <NameCell named={qrName(names, q.id)} noun="QR code" only={only('qrCodeId', q.id)} />}
-            columns={[
-              { head: 'Conversions', num: true, cell: (q) => formatCount(q.conversions) },
-              { head: 'Value', num: true, cell: (q) => <Amounts value={q.value} /> },
-              { head: 'Scans', num: true, cell: (q) => formatCount(q.rate.clicks) },
-              { head: 'Rate', num: true, cell: (q) => <RateCell rate={q.rate} /> },
-            ]}
+            columns={rateColumns('Scans')}
             notes={<RateNotes rates={data.byQr.map((q) => q.rate)} what="QR code" />}
           />
         </div>
