@@ -30,6 +30,7 @@ export function useConfirm(): [(q: Question) => Promise<boolean>, ReactNode] {
     resolver.current = null;
     setQuestion(null);
   }, []);
+  // biome-ignore lint/correctness/useJsxKeyInIterable: a [function, element] pair, not a list.
   return [ask, question ? <ConfirmDialog question={question} onSettle={settle} /> : null];
 }
 

@@ -24,7 +24,7 @@ export function isPublicScreen(path: string): boolean {
 export function safeNext(next: string | null): string {
   // Only a plain path: a scheme, an authority ("//host") or what a URL parser turns into one
   // (a backslash, a tab or line break it strips) is never a place in the app.
-  if (!next || !next.startsWith('/') || /[\\\u0000-\u001f\u007f]/.test(next)) return '/';
+  if (!next?.startsWith('/') || /[\\\u0000-\u001f\u007f]/.test(next)) return '/';
   let url: URL;
   try {
     url = new URL(`${APP_BASE}${next}`, PLACEHOLDER_ORIGIN);

@@ -1,7 +1,7 @@
 // /setup?token=: the first person names the workspace and becomes its owner (the token
 // `shortlink serve` printed works once, while no user exists).
 import { useMutation } from '@tanstack/react-query';
-import { useRef, useState, type FormEvent } from 'react';
+import { useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
 import { accountApi, useFirstRun } from '../api/account.ts';
 import { keys } from '../api/keys.ts';
@@ -51,7 +51,7 @@ export function FirstRun() {
     if (ok) claim.mutate();
   };
 
-  let body;
+  let body: ReactNode;
   if (!token) {
     body = (
       <div role="alert" className="notice notice-error">

@@ -3,7 +3,7 @@
 import { useMutation } from '@tanstack/react-query';
 import { useId, useRef, useState, type FormEvent } from 'react';
 import { useParams } from 'wouter';
-import { ApiError } from '../api/errors.ts';
+import type { ApiError } from '../api/errors.ts';
 import { keys } from '../api/keys.ts';
 import { linksApi, linksExportUrl } from '../api/links.ts';
 import { queryClient } from '../api/query-client.ts';

@@ -2,6 +2,7 @@
 // API) over a window of up to 400 days with every filter of the API, kept in the address; the
 // figures with what an undefined rate and a truncated window mean; conversions per day; the
 // breakdowns; a CSV of it all. It changes nothing, so every role sees all of it.
+import type { ReactNode } from 'react';
 import { useParams, useSearchParams } from 'wouter';
 import { asApiError } from '../../api/errors.ts';
 import { useConversions } from '../../api/goals.ts';
@@ -42,7 +43,7 @@ export default function Conversions() {
   const fieldErrors: FieldErrors = problem?.status === 400 && problem.field && FIELDS.has(problem.field) ? { [problem.field]: problem.message } : {};
   const only = (filter: FilterName, id: string) => show({ ...view, [filter]: id });
 
-  let body;
+  let body: ReactNode;
   if (workspace.isPending) body = <Loading label="Loading conversions…" />;
   else if (workspace.isError) body = <LoadError error={workspace.error} retry={() => workspace.refetch()} what="the workspace" />;
   else if (!planIncludes) {

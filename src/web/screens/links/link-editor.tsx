@@ -42,7 +42,9 @@ export function LinkEditor() {
     return (
       <>
         <PageHeader title={title} eyebrow={eyebrow} />
-        <LoadError error={failed.error} retry={() => reads.forEach((r) => r.refetch())} what={linkId ? 'the link' : 'the form'} />
+        <LoadError error={failed.error} retry={() => {
+            for (const r of reads) r.refetch();
+          }} what={linkId ? 'the link' : 'the form'} />
       </>
     );
   }

@@ -3,7 +3,7 @@
 // copy button while it is shared. OWNER, ADMIN and MEMBER change its visibility, set or remove its
 // password, give it a new link and delete it; an ANALYST reads.
 import { useMutation } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useState, type FormEvent, type ReactNode } from 'react';
 import { Link, useParams } from 'wouter';
 import { keys } from '../../api/keys.ts';
 import { queryClient } from '../../api/query-client.ts';
@@ -57,7 +57,7 @@ export default function Reports() {
   });
   const busy = change.isPending || renew.isPending || remove.isPending;
 
-  let body;
+  let body: ReactNode;
   if (list.isPending) body = <Loading label="Loading reports…" />;
   else if (list.isError) body = <LoadError error={list.error} retry={() => list.refetch()} what="the reports" />;
   else if (list.data.length === 0) {
