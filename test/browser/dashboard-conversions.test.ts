@@ -12,13 +12,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { browserAvailability, launchBrowser, PERSON_USER_AGENT } from '../support/browser';
 import { seedPerson, type Person } from '../support/dashboard';
-import { dashboardBrowser, type DashboardBrowser } from '../support/dashboard-browser';
+import { acmeInChromium, DASHBOARD_SHOTS, dashboardBrowser, type DashboardBrowser } from '../support/dashboard-browser';
 import { startTestServer, type TestServer } from '../support/server';
 import * as ws from '../../src/db/repos/workspaces';
-import { projectPath } from '../../src/platform/project-root';
 
 const available = browserAvailability();
-const SHOTS = process.env.DASHBOARD_E2E_SHOTS_DIR ?? '/tmp/dashboard-e2e';
 const DAY = 86_400_000;
 
 describe.skipIf(!available.run)('conversions in the dashboard, in Chromium (sqlite)', () => {
@@ -38,13 +36,9 @@ describe.skipIf(!available.run)('conversions in the dashboard, in Chromium (sqli
   const daysAgo = (d: number) => (d === 0 ? new Date(Date.now() - 60_000) : new Date(today.getTime() - d * DAY + 10 * 3_600_000));
 
   beforeAll(async () => {
-    browser = await launchBrowser();
-    expect(fs.existsSync(projectPath('dist/web/index.html')), 'dist/web is built at install (npm run build:web)').toBe(true);
     server = await startTestServer('sqlite');
+    ({ browser, b, workspaceId, owner, analyst } = await acmeInChromium(server));
     const knex = server.services.db.knex;
-    workspaceId = await ws.createWorkspace(knex, 'Acme', 'growth');
-    owner = await seedPerson(knex, workspaceId, 'OWNER', 'ada@acme.example');
-    analyst = await seedPerson(knex, workspaceId, 'ANALYST', 'cy@acme.example');
     // The owner is in a second workspace, on a plan without conversions.
     proWorkspaceId = await ws.createWorkspace(knex, 'Acme Labs', 'pro');
     await ws.addMember(knex, proWorkspaceId, owner.email, 'OWNER');
@@ -75,7 +69,6 @@ describe.skipIf(!available.run)('conversions in the dashboard, in Chromium (sqli
     expect((await server.request('GET', '/guide', { headers: person })).status).toBe(302);
     await server.clicks.flush();
 
-    b = dashboardBrowser(browser, server.url, [], SHOTS);
     page = await b.signedInPage(owner);
   }, 90_000);
   afterAll(async () => {
@@ -255,7 +248,7 @@ describe.skipIf(!available.run)('conversions in the dashboard of a deployment wi
     const knex = server.services.db.knex;
     const workspaceId = await ws.createWorkspace(knex, 'Acme', 'growth');
     const owner = await seedPerson(knex, workspaceId, 'OWNER', 'ada@acme.example');
-    const b = dashboardBrowser(browser, server.url, [], SHOTS);
+    const b = dashboardBrowser(browser, server.url, [], DASHBOARD_SHOTS);
     const page = await b.signedInPage(owner);
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Conversions' }).click();
     await page.getByText('Conversion tracking is not available on this deployment.').waitFor();

@@ -5,18 +5,15 @@
 // no control (the API answers 403 when asked anyway). axe-core on every screen, screenshots in
 // DASHBOARD_E2E_SHOTS_DIR (default /tmp/dashboard-e2e). SQLite only: the rules run on both
 // engines in test/dashboard/goals.test.ts.
-import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { browserAvailability, launchBrowser } from '../support/browser';
-import { DASHBOARD_API, seedPerson, type Person } from '../support/dashboard';
-import { dashboardBrowser, type DashboardBrowser } from '../support/dashboard-browser';
+import { browserAvailability } from '../support/browser';
+import { DASHBOARD_API, type Person } from '../support/dashboard';
+import { acmeInChromium, type DashboardBrowser } from '../support/dashboard-browser';
 import { startTestServer, type TestServer } from '../support/server';
 import * as ws from '../../src/db/repos/workspaces';
-import { projectPath } from '../../src/platform/project-root';
 
 const available = browserAvailability();
-const SHOTS = process.env.DASHBOARD_E2E_SHOTS_DIR ?? '/tmp/dashboard-e2e';
 
 describe.skipIf(!available.run)('goals in the dashboard, in Chromium (sqlite)', () => {
   let server: TestServer;
@@ -32,16 +29,11 @@ describe.skipIf(!available.run)('goals in the dashboard, in Chromium (sqlite)', 
   const h1 = (p: Page) => p.getByRole('heading', { level: 1 });
 
   beforeAll(async () => {
-    browser = await launchBrowser();
-    expect(fs.existsSync(projectPath('dist/web/index.html')), 'dist/web is built at install (npm run build:web)').toBe(true);
     server = await startTestServer('sqlite');
+    ({ browser, b, workspaceId, owner, analyst } = await acmeInChromium(server));
     const knex = server.services.db.knex;
-    workspaceId = await ws.createWorkspace(knex, 'Acme', 'growth');
-    owner = await seedPerson(knex, workspaceId, 'OWNER', 'ada@acme.example');
-    analyst = await seedPerson(knex, workspaceId, 'ANALYST', 'cy@acme.example');
     key = (await ws.createKey(knex, workspaceId, owner.userId, ['links:read', 'links:write', 'conversions:read', 'conversions:write'], null)).key;
     linkId = (await server.request('POST', '/api/v1/links', { key, body: { url: 'https://example.com/pricing', slug: 'pricing' } })).body.data.id;
-    b = dashboardBrowser(browser, server.url, [], SHOTS);
     page = await b.signedInPage(owner);
   }, 60_000);
   afterAll(async () => {

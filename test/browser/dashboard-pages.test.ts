@@ -8,18 +8,15 @@
 // list, the editor and the analytics; screenshots in DASHBOARD_E2E_SHOTS_DIR (default
 // /tmp/dashboard-e2e) as pages-*.png. SQLite only: the rules run on both engines in
 // test/dashboard/pages.test.ts.
-import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { browserAvailability, launchBrowser, startDestination, type Destination } from '../support/browser';
+import { browserAvailability, startDestination, type Destination } from '../support/browser';
 import { DASHBOARD_API, seedPerson, signIn, type Person } from '../support/dashboard';
-import { dashboardBrowser, type DashboardBrowser } from '../support/dashboard-browser';
+import { acmeInChromium, type DashboardBrowser } from '../support/dashboard-browser';
 import { startTestServer, type TestServer } from '../support/server';
 import * as ws from '../../src/db/repos/workspaces';
-import { projectPath } from '../../src/platform/project-root';
 
 const available = browserAvailability();
-const SHOTS = process.env.DASHBOARD_E2E_SHOTS_DIR ?? '/tmp/dashboard-e2e';
 const HANDLE = 'acme-outdoor';
 /** Each theme's page background (src/redirect/bio-page.ts), as the preview's stylesheet has it. */
 const THEMES = [
@@ -55,14 +52,10 @@ describe.skipIf(!available.run)('bio pages in the dashboard, in Chromium (sqlite
   };
 
   beforeAll(async () => {
-    browser = await launchBrowser();
-    expect(fs.existsSync(projectPath('dist/web/index.html')), 'dist/web is built at install (npm run build:web)').toBe(true);
     server = await startTestServer('sqlite');
     destination = await startDestination();
+    ({ browser, b, workspaceId, owner, analyst } = await acmeInChromium(server, [destination.origin]));
     const knex = server.services.db.knex;
-    workspaceId = await ws.createWorkspace(knex, 'Acme', 'growth');
-    owner = await seedPerson(knex, workspaceId, 'OWNER', 'ada@acme.example');
-    analyst = await seedPerson(knex, workspaceId, 'ANALYST', 'cy@acme.example');
     const ada = await signIn(server, owner);
     const shop = await ada.request('POST', `/workspaces/${workspaceId}/links`, { body: { url: `${destination.origin}/shop?from=page`, slug: 'shop', title: 'The shop' } });
     expect(shop.status, shop.text).toBe(201);
@@ -71,7 +64,6 @@ describe.skipIf(!available.run)('bio pages in the dashboard, in Chromium (sqlite
     const other = await signIn(server, await seedPerson(knex, otherId, 'OWNER', 'zed@other.example'));
     expect((await other.request('POST', `/workspaces/${otherId}/pages`, { body: { handle: 'acme', title: 'Not Acme' } })).status).toBe(201);
 
-    b = dashboardBrowser(browser, server.url, [destination.origin], SHOTS);
     page = await b.signedInPage(owner);
   }, 60_000);
   afterAll(async () => {

@@ -8,20 +8,17 @@
 // asked anyway). axe-core on every screen and the shared page, at desktop and phone widths;
 // screenshots in DASHBOARD_E2E_SHOTS_DIR (default /tmp/dashboard-e2e). SQLite only: the rules run
 // on both engines in test/dashboard/reports.test.ts and test/webhooks/report-shared.test.ts.
-import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { browserAvailability, launchBrowser } from '../support/browser';
-import { DASHBOARD_API, seedPerson, signIn, type Person } from '../support/dashboard';
-import { dashboardBrowser, type DashboardBrowser } from '../support/dashboard-browser';
+import { browserAvailability } from '../support/browser';
+import { DASHBOARD_API, signIn, type Person } from '../support/dashboard';
+import { acmeInChromium, type DashboardBrowser } from '../support/dashboard-browser';
 import { startDeliveringServer, startReceiver, type DeliveringServer, type Receiver } from '../support/receiver';
 import type { TestServer } from '../support/server';
 import * as ws from '../../src/db/repos/workspaces';
-import { projectPath } from '../../src/platform/project-root';
 import { verifyVariantA } from '../../src/webhooks/verify';
 
 const available = browserAvailability();
-const SHOTS = process.env.DASHBOARD_E2E_SHOTS_DIR ?? '/tmp/dashboard-e2e';
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 800 };
 
@@ -53,13 +50,9 @@ describe.skipIf(!available.run)('shared reports in the dashboard, in Chromium (s
   }
 
   beforeAll(async () => {
-    browser = await launchBrowser();
-    expect(fs.existsSync(projectPath('dist/web/index.html')), 'dist/web is built at install (npm run build:web)').toBe(true);
     receiver = await startReceiver();
     server = await startDeliveringServer('sqlite', { env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1', WEBHOOK_RETRY_SCALE: '0.01' } });
-    workspaceId = await ws.createWorkspace(knex(), 'Acme', 'growth');
-    owner = await seedPerson(knex(), workspaceId, 'OWNER', 'ada@acme.example');
-    analyst = await seedPerson(knex(), workspaceId, 'ANALYST', 'cy@acme.example');
+    ({ browser, b, workspaceId, owner, analyst } = await acmeInChromium(server));
     key = (await ws.createKey(knex(), workspaceId, owner.userId, ['links:read', 'links:write', 'conversions:read', 'conversions:write', 'webhooks:write'], null)).key;
     const api = (server as unknown as TestServer).request;
     linkId = (await api('POST', '/api/v1/links', { key, body: { url: 'https://example.com/pricing', slug: 'pricing', title: 'Pricing page' } })).body.data.id;
@@ -76,7 +69,6 @@ describe.skipIf(!available.run)('shared reports in the dashboard, in Chromium (s
     ]) {
       expect((await api('POST', '/api/v1/conversions', { key, body })).status).toBe(201);
     }
-    b = dashboardBrowser(browser, server.url, [], SHOTS);
     ({ page } = await b.newPersonPage());
     await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
     await b.signInThroughForm(page, owner);

@@ -6,20 +6,16 @@
 // with no control (the API answers 403 when asked anyway). axe-core on every screen, screenshots
 // in DASHBOARD_E2E_SHOTS_DIR (default /tmp/dashboard-e2e). SQLite only: the rules run on both
 // engines in test/dashboard/webhooks.test.ts and test/webhooks/delivery-log.test.ts.
-import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { browserAvailability, launchBrowser } from '../support/browser';
-import { DASHBOARD_API, seedPerson, type Person } from '../support/dashboard';
-import { dashboardBrowser, type DashboardBrowser } from '../support/dashboard-browser';
+import { browserAvailability } from '../support/browser';
+import { DASHBOARD_API, type Person } from '../support/dashboard';
+import { acmeInChromium, type DashboardBrowser } from '../support/dashboard-browser';
 import { deliveryRow, seedDelivery, waitForSettled } from '../support/outbox';
 import { startDeliveries, stopDeliveries, type DeliveringServer, type Receiver } from '../support/receiver';
-import * as ws from '../../src/db/repos/workspaces';
 import { newId } from '../../src/domain/ids';
-import { projectPath } from '../../src/platform/project-root';
 
 const available = browserAvailability();
-const SHOTS = process.env.DASHBOARD_E2E_SHOTS_DIR ?? '/tmp/dashboard-e2e';
 
 describe.skipIf(!available.run)('webhooks in the dashboard, in Chromium (sqlite)', () => {
   let server: DeliveringServer;
@@ -38,15 +34,10 @@ describe.skipIf(!available.run)('webhooks in the dashboard, in Chromium (sqlite)
   const subscriptionOf = async (variant: 'A' | 'B') => knex()('webhook_subscriptions').where({ workspace_id: workspaceId, variant }).first();
 
   beforeAll(async () => {
-    browser = await launchBrowser();
-    expect(fs.existsSync(projectPath('dist/web/index.html')), 'dist/web is built at install (npm run build:web)').toBe(true);
     ({ receiver, server } = await startDeliveries('sqlite', {
       env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1', WEBHOOK_RETRY_SCALE: '0.01', WEBHOOK_TIMEOUT_MS: '2000' },
     }));
-    workspaceId = await ws.createWorkspace(knex(), 'Acme', 'growth');
-    owner = await seedPerson(knex(), workspaceId, 'OWNER', 'ada@acme.example');
-    analyst = await seedPerson(knex(), workspaceId, 'ANALYST', 'cy@acme.example');
-    b = dashboardBrowser(browser, server.url, [], SHOTS);
+    ({ browser, b, workspaceId, owner, analyst } = await acmeInChromium(server));
     page = await b.signedInPage(owner);
     screenUrl = `${server.url}/app/w/${workspaceId}/settings/webhooks`;
   }, 60_000);

@@ -5,18 +5,15 @@
 // and the API says 403), sign out. axe-core on every screen; a full-page screenshot of each in
 // DASHBOARD_E2E_SHOTS_DIR (default /tmp/dashboard-e2e) for a person to look at. SQLite only: the
 // dashboard API's rules run on both engines in test/dashboard/; this is the browser's view of them.
-import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { browserAvailability, launchBrowser, startDestination, type Destination } from '../support/browser';
-import { dashboardBrowser, type DashboardBrowser } from '../support/dashboard-browser';
+import { browserAvailability, startDestination, type Destination } from '../support/browser';
+import { acmeInChromium, type DashboardBrowser } from '../support/dashboard-browser';
 import { DASHBOARD_API, PASSWORD, seedPerson, type Person } from '../support/dashboard';
 import { startTestServer, type TestServer } from '../support/server';
 import * as ws from '../../src/db/repos/workspaces';
-import { projectPath } from '../../src/platform/project-root';
 
 const available = browserAvailability();
-const SHOTS = process.env.DASHBOARD_E2E_SHOTS_DIR ?? '/tmp/dashboard-e2e';
 
 describe.skipIf(!available.run)('the dashboard in Chromium against the service (sqlite)', () => {
   let server: TestServer;
@@ -39,15 +36,9 @@ describe.skipIf(!available.run)('the dashboard in Chromium against the service (
   const apiFromPage = (p: Page, method: string, url: string, body?: unknown) => helpers.apiFromPage(p, method, url, body);
 
   beforeAll(async () => {
-    browser = await launchBrowser();
-    expect(fs.existsSync(projectPath('dist/web/index.html')), 'dist/web is built at install (npm run build:web)').toBe(true);
     server = await startTestServer('sqlite');
     destination = await startDestination();
-    const knex = server.services.db.knex;
-    workspaceId = await ws.createWorkspace(knex, 'Acme', 'growth');
-    owner = await seedPerson(knex, workspaceId, 'OWNER', 'ada@acme.example');
-    analyst = await seedPerson(knex, workspaceId, 'ANALYST', 'cy@acme.example');
-    helpers = dashboardBrowser(browser, server.url, [destination.origin], SHOTS);
+    ({ browser, b: helpers, workspaceId, owner, analyst } = await acmeInChromium(server, [destination.origin]));
     ({ context: ownerContext, page } = await newPersonPage());
   }, 60_000);
   afterAll(async () => {

@@ -2,25 +2,17 @@
 // a fixed path wins over a template for every method. `.../links/export`, `.../links/bulk` and
 // `.../links/import` also fit `.../links/{linkId}`: a method they lack is their 405 with Allow,
 // never a read, change or delete of the link "export".
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { testEngines } from '../support/databases';
-import { seedTeam } from '../support/dashboard';
+import { serverWithTeam } from '../support/dashboard';
 import { openDocument } from '../support/fuzz-openapi';
 import { shadowedPaths } from '../support/routes';
-import { startTestServer, type TestServer } from '../support/server';
 
 const dashboard = openDocument('dashboard.json');
 const shadowed = shadowedPaths(dashboard.document);
 
 describe.each(testEngines())('dashboard routes on %s', (engine) => {
-  let server: TestServer;
-  let team: Awaited<ReturnType<typeof seedTeam>>;
-
-  beforeAll(async () => {
-    server = await startTestServer(engine);
-    team = await seedTeam(server);
-  });
-  afterAll(async () => server?.stop());
+  const fixture = serverWithTeam(engine);
 
   it('has fixed paths that a template also fits (the test below covers each)', () => {
     expect(shadowed.map((s) => `${s.path} ${s.methods.join(',')}`).sort()).toEqual([
@@ -33,8 +25,8 @@ describe.each(testEngines())('dashboard routes on %s', (engine) => {
   it.each(shadowed.flatMap((s) => s.methods.map((method) => [method, s.path, s.allow] as const)))(
     'answers %s %s 405 with Allow naming its own methods, a fixed path winning over a template',
     async (method, template, allow) => {
-      const path = template.replace('{workspaceId}', team.workspaceId);
-      const res = await team.owner.request(method, path, method === 'GET' ? {} : { body: {} });
+      const path = template.replace('{workspaceId}', fixture.team.workspaceId);
+      const res = await fixture.team.owner.request(method, path, method === 'GET' ? {} : { body: {} });
       expect(res.status, res.text).toBe(405);
       expect(res.headers.allow).toBe(allow.join(', '));
       expect(res.body).toEqual({ error: `Method ${method} is not allowed on ${path}` });
@@ -42,12 +34,13 @@ describe.each(testEngines())('dashboard routes on %s', (engine) => {
   );
 
   it('still answers the methods each path has, and the template for every other segment', async () => {
-    const base = `/workspaces/${team.workspaceId}`;
-    expect((await team.owner.request('GET', `${base}/links/export`)).status).toBe(200);
+    const { workspaceId, owner } = fixture.team;
+    const base = `/workspaces/${workspaceId}`;
+    expect((await owner.request('GET', `${base}/links/export`)).status).toBe(200);
     const body = { linkIds: ['lnk_nowhere'], action: 'disable' };
-    const bulk = await team.owner.request('POST', `${base}/links/bulk`, { body });
+    const bulk = await owner.request('POST', `${base}/links/bulk`, { body });
     expect(bulk.status).toBe(200);
-    expect((await team.owner.request('GET', `${base}/links/exports`)).body).toEqual({ error: 'Link not found' });
-    expect((await team.owner.request('PATCH', `${base}/links/lnk_nowhere`, { body: { title: 'x' } })).status).toBe(404);
+    expect((await owner.request('GET', `${base}/links/exports`)).body).toEqual({ error: 'Link not found' });
+    expect((await owner.request('PATCH', `${base}/links/lnk_nowhere`, { body: { title: 'x' } })).status).toBe(404);
   });
 });

@@ -3,12 +3,11 @@
 // request below is invalid against its operation's schema (Ajv 2020-12, as those readers check
 // it), and the service, through HTTPS on every engine, refuses it with 400 and a message that
 // names the field and says what is wrong. A few near misses the service takes are valid too.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { testEngines } from '../support/databases';
-import { seedTeam } from '../support/dashboard';
+import { serverWithTeam } from '../support/dashboard';
 import { paramValid } from '../support/fuzz-gen';
 import { openDocument } from '../support/fuzz-openapi';
-import { startTestServer, type TestServer } from '../support/server';
 
 const dashboard = openDocument('dashboard.json');
 const operations = dashboard.operations();
@@ -251,21 +250,14 @@ const refused: Case[] = [
 ];
 
 describe.each(testEngines())("the dashboard contract's rules on %s", (engine) => {
-  let server: TestServer;
-  let team: Awaited<ReturnType<typeof seedTeam>>;
-
-  beforeAll(async () => {
-    server = await startTestServer(engine);
-    team = await seedTeam(server);
-  });
-  afterAll(async () => server?.stop());
+  const fixture = serverWithTeam(engine);
 
   it.each(refused)('the contract and the service refuse $what', async (c) => {
     if (c.body) expect(bodyValid(c.operationId, c.body), 'the contract takes it').toBe(false);
     if (c.query) expect(queryValid(c.operationId, c.query), 'the contract takes it').toBe(false);
     const query = c.query ? `?${new URLSearchParams(c.query)}` : '';
-    const path = `/workspaces/${team.workspaceId}${c.path}${query}`;
-    const res = await team.owner.request(c.method, path, c.body ? { body: c.body } : {});
+    const path = `/workspaces/${fixture.team.workspaceId}${c.path}${query}`;
+    const res = await fixture.team.owner.request(c.method, path, c.body ? { body: c.body } : {});
     expect(res.status, res.text).toBe(400);
     expect(res.body.field).toBe(c.field);
     if (typeof c.error === 'string') expect(res.body.error).toBe(c.error);
@@ -273,7 +265,7 @@ describe.each(testEngines())("the dashboard contract's rules on %s", (engine) =>
   });
 
   it('takes the near misses the service takes: padded handles and hosts, unset targets, a reserved slug', async () => {
-    const base = `/workspaces/${team.workspaceId}`;
+    const base = `/workspaces/${fixture.team.workspaceId}`;
     const padded = { handle: '  Padded-Handle ', title: 'Padded' };
     const host = { host: ' Go-Padded.Example.com ' };
     const none = { customName: null, linkId: null, qrCodeId: null, campaignId: '', targetValueMinor: null };
@@ -287,7 +279,7 @@ describe.each(testEngines())("the dashboard contract's rules on %s", (engine) =>
       ['createDashboardGoal', custom], ['createDashboardLink', reserved],
     ];
     for (const [operationId, body] of valid) expect(bodyValid(operationId, body), operationId).toBe(true);
-    const make = (path: string, body: Body) => team.owner.request('POST', `${base}${path}`, { body });
+    const make = (path: string, body: Body) => fixture.team.owner.request('POST', `${base}${path}`, { body });
     expect((await make('/pages', padded)).body.data.handle).toBe('padded-handle');
     expect((await make('/domains', host)).body.data.host).toBe('go-padded.example.com');
     expect((await make('/goals', unset)).status).toBe(201);

@@ -7,10 +7,17 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { expect } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { PERSON_USER_AGENT } from './browser';
+import * as ws from '../../src/db/repos/workspaces';
+import { projectPath } from '../../src/platform/project-root';
+import { launchBrowser, PERSON_USER_AGENT } from './browser';
+import { seedPerson, type Person } from './dashboard';
+import type { TestServer } from './server';
 
 const require = createRequire(import.meta.url);
 const AXE_SOURCE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+/** Where the dashboard's browser tests keep their screenshots. */
+export const DASHBOARD_SHOTS = process.env.DASHBOARD_E2E_SHOTS_DIR ?? '/tmp/dashboard-e2e';
 
 export interface DashboardBrowser {
   /** Errors seen by any page: expect it empty at the end. */
@@ -90,4 +97,27 @@ export function dashboardBrowser(browser: Browser, serviceUrl: string, allowedOr
         { method, url, body },
       ),
   };
+}
+
+export interface AcmeInChromium {
+  browser: Browser;
+  b: DashboardBrowser;
+  workspaceId: string;
+  owner: Person;
+  analyst: Person;
+}
+
+/**
+ * The set-up every dashboard browser test shares: the built app checked present (dist/web, built at
+ * install), the workspace Acme (growth) on `server` with its OWNER ada@ and ANALYST cy@, Chromium,
+ * and a DashboardBrowser on it (`allowedOrigins` as dashboardBrowser takes them).
+ */
+export async function acmeInChromium(server: TestServer, allowedOrigins: string[] = []): Promise<AcmeInChromium> {
+  expect(fs.existsSync(projectPath('dist/web/index.html')), 'dist/web is built at install (npm run build:web)').toBe(true);
+  const knex = server.services.db.knex;
+  const workspaceId = await ws.createWorkspace(knex, 'Acme', 'growth');
+  const owner = await seedPerson(knex, workspaceId, 'OWNER', 'ada@acme.example');
+  const analyst = await seedPerson(knex, workspaceId, 'ANALYST', 'cy@acme.example');
+  const browser = await launchBrowser();
+  return { browser, b: dashboardBrowser(browser, server.url, allowedOrigins, DASHBOARD_SHOTS), workspaceId, owner, analyst };
 }

@@ -1,6 +1,7 @@
 // People in the dashboard: a member with a password, and a signed-in client that sends the
 // session cookie and the anti-forgery token the way the single-page app does.
 import type { Knex } from 'knex';
+import { afterAll, beforeAll } from 'vitest';
 import type { Role } from '../../src/domain/access';
 import * as accounts from '../../src/db/repos/accounts';
 import * as ws from '../../src/db/repos/workspaces';
@@ -96,4 +97,18 @@ export async function startWithTeams(engine: Engine, opts?: Parameters<typeof st
   const team = await seedTeam(server);
   const other = await seedTeam(server);
   return { server, team, other, base: `/workspaces/${team.workspaceId}`, otherBase: `/workspaces/${other.workspaceId}` };
+}
+
+/**
+ * For a describe block: starts a test server on `engine` with one team (seedTeam) before its tests
+ * and stops it after them. The object returned is filled in by the time the tests run.
+ */
+export function serverWithTeam(engine: Engine): { server: TestServer; team: Team } {
+  const fixture = {} as { server: TestServer; team: Team };
+  beforeAll(async () => {
+    fixture.server = await startTestServer(engine);
+    fixture.team = await seedTeam(fixture.server);
+  });
+  afterAll(async () => fixture.server?.stop());
+  return fixture;
 }

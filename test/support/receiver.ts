@@ -5,6 +5,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
+import { afterAll, beforeAll } from 'vitest';
 import type { Engine } from '../../src/db/knex';
 import type { RunningServer } from '../../src/start/server';
 import { generateDevCertificate, type TlsMaterial } from '../../src/start/tls';
@@ -187,6 +188,27 @@ export async function startDeliveries(engine: Engine, opts: { env?: Record<strin
     await receiver.close();
     throw err;
   }
+}
+
+/**
+ * The WEBHOOK_* env of the delivery suites: loopback receivers allowed, retries 100 times sooner
+ * (10 s becomes 100 ms), and each attempt's timeout.
+ */
+export function loopbackDeliveryEnv(timeoutMs: number): Record<string, string> {
+  return { WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1', WEBHOOK_RETRY_SCALE: '0.01', WEBHOOK_TIMEOUT_MS: String(timeoutMs) };
+}
+
+/**
+ * For a describe block: startDeliveries before its tests (`opts` as it takes them) and
+ * stopDeliveries after them. The object returned is filled in by the time the tests run.
+ */
+export function deliveriesFor(engine: Engine, opts: { env?: Record<string, string> } = {}): Deliveries {
+  const d = {} as Deliveries;
+  beforeAll(async () => {
+    Object.assign(d, await startDeliveries(engine, opts));
+  });
+  afterAll(() => stopDeliveries(d));
+  return d;
 }
 
 /** Stops what startDeliveries started (either may be missing when a start failed). */

@@ -4,18 +4,16 @@
 // compressed with WEBHOOK_RETRY_SCALE=0.01 (10 s becomes 100 ms), the timeout with
 // WEBHOOK_TIMEOUT_MS.
 import net from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { verifyVariantA } from '../../src/webhooks/verify';
 import { testEngines } from '../support/databases';
 import { envelopeErrors } from '../support/envelopes';
 import { deliveryOf, seedDelivery, seedSubscription, waitForDelivery, waitForSettled } from '../support/outbox';
 import {
-  startDeliveries,
+  deliveriesFor,
+  loopbackDeliveryEnv,
   startReceiver,
-  stopDeliveries,
   untrustedCertificate,
-  type DeliveringServer,
-  type Receiver,
 } from '../support/receiver';
 
 const TIMEOUT_MS = 1_000;
@@ -30,35 +28,28 @@ async function closedPort(): Promise<number> {
 }
 
 describe.each(testEngines())('Variant A deliveries on %s', (engine) => {
-  let receiver: Receiver;
-  let server: DeliveringServer;
-  const knex = () => server.services.db.knex;
+  const d = deliveriesFor(engine, { env: loopbackDeliveryEnv(TIMEOUT_MS) });
+  const knex = () => d.server.services.db.knex;
   let n = 0;
-
-  beforeAll(async () => {
-    ({ receiver, server } = await startDeliveries(engine, {
-      env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1', WEBHOOK_RETRY_SCALE: '0.01', WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS) },
-    }));
-  });
-  afterAll(() => stopDeliveries({ receiver, server }));
 
   /** A subscription on its own receiver path, and one delivery to it. */
   async function deliver(opts: { url?: string; requestId?: string | null } = {}) {
     const path = `/a/${engine}/${++n}`;
-    const sub = await seedSubscription(knex(), server.services.masterKey, { url: opts.url ?? receiver.url(path), variant: 'A' });
+    const url = opts.url ?? d.receiver.url(path);
+    const sub = await seedSubscription(knex(), d.server.services.masterKey, { url, variant: 'A' });
     const id = await seedDelivery(knex(), sub, { requestId: opts.requestId });
     return { path, sub, id };
   }
 
   it.concurrent.each([200, 201, 204])('a %i is DELIVERED, with the contract\'s request', async (code) => {
     const { path, sub, id } = await deliver({ requestId: 'req_origin_1' });
-    receiver.reply(path, [{ status: code }]);
+    d.receiver.reply(path, [{ status: code }]);
     const row = await waitForSettled(knex(), id);
     expect(row).toMatchObject({ status: 'DELIVERED', attempts: 1, last_status_code: code, last_error: null });
     expect(row.finished_at).toBeGreaterThan(0);
     expect(row.attemptRows.map((a: any) => a.outcome)).toEqual(['delivered']);
 
-    const [req] = receiver.to(path);
+    const [req] = d.receiver.to(path);
     expect(req.headers['content-type']).toBe('application/json');
     expect(req.headers['user-agent']).toBe('Shortlink-Webhooks/1.0');
     expect(req.headers['x-service-request-id']).toBe('req_origin_1');
@@ -81,16 +72,16 @@ describe.each(testEngines())('Variant A deliveries on %s', (engine) => {
   it.concurrent('without a request id, no X-Service-Request-Id is sent', async () => {
     const { path, id } = await deliver({ requestId: null });
     await waitForSettled(knex(), id);
-    expect(receiver.to(path)[0].headers).not.toHaveProperty('x-service-request-id');
+    expect(d.receiver.to(path)[0].headers).not.toHaveProperty('x-service-request-id');
   });
 
   it.concurrent.each([500, 502, 503, 408, 429])('a %i is retried, signed afresh, and DELIVERED when the endpoint recovers', async (code) => {
     const { path, sub, id } = await deliver();
-    receiver.reply(path, [{ status: code }, { status: code }, { status: 200 }]);
+    d.receiver.reply(path, [{ status: code }, { status: code }, { status: 200 }]);
     const row = await waitForSettled(knex(), id);
     expect(row).toMatchObject({ status: 'DELIVERED', attempts: 3, last_status_code: 200 });
     expect(row.attemptRows.map((a: any) => [a.outcome, a.status_code])).toEqual([['retry', code], ['retry', code], ['delivered', 200]]);
-    const seen = receiver.to(path);
+    const seen = d.receiver.to(path);
     expect(seen).toHaveLength(3);
     for (const req of seen) expect(verifyVariantA(req.rawBody, req.headers['x-webhook-signature'] as string, sub.secret)).toBe(true);
     // Each attempt carries the time it was sent.
@@ -100,47 +91,47 @@ describe.each(testEngines())('Variant A deliveries on %s', (engine) => {
 
   it.concurrent.each([400, 401, 403, 404, 409, 410, 422])('a %i is FAILED at once and not retried', async (code) => {
     const { path, id } = await deliver();
-    receiver.reply(path, [{ status: code }]);
+    d.receiver.reply(path, [{ status: code }]);
     const row = await waitForSettled(knex(), id);
     expect(row).toMatchObject({ status: 'FAILED', attempts: 1, last_status_code: code });
     expect(row.last_error).toBe(`HTTP ${code}`);
     await sleep(400); // well past the first retry delay (100 ms)
-    expect(receiver.to(path)).toHaveLength(1);
+    expect(d.receiver.to(path)).toHaveLength(1);
     expect((await deliveryOf(knex(), id)).attempts).toBe(1);
   });
 
   it.concurrent.each([301, 302, 307, 308])('a %i is an answer: FAILED at once, the redirect is not followed', async (code) => {
     const { path, id } = await deliver();
     const elsewhere = `${path}/elsewhere`;
-    receiver.reply(path, [{ status: code, headers: { location: receiver.url(elsewhere) } }]);
+    d.receiver.reply(path, [{ status: code, headers: { location: d.receiver.url(elsewhere) } }]);
     const row = await waitForSettled(knex(), id);
     expect(row).toMatchObject({ status: 'FAILED', attempts: 1, last_status_code: code });
     await sleep(400);
-    expect(receiver.to(elsewhere)).toHaveLength(0);
-    expect(receiver.to(path)).toHaveLength(1);
+    expect(d.receiver.to(elsewhere)).toHaveLength(0);
+    expect(d.receiver.to(path)).toHaveLength(1);
   });
 
   it.concurrent('no answer within the timeout after sending is UNKNOWN and never repeated', async () => {
     const { path, id } = await deliver();
-    receiver.reply(path, [{ hang: true }]);
+    d.receiver.reply(path, [{ hang: true }]);
     const row = await waitForSettled(knex(), id);
     expect(row).toMatchObject({ status: 'UNKNOWN', attempts: 1, last_status_code: null });
     expect(row.last_error).toMatch(/no answer within 1000 ms after the request was sent/);
     expect(row.attemptRows[0]).toMatchObject({ outcome: 'unknown' });
     expect(Boolean(row.attemptRows[0].request_sent)).toBe(true);
     await sleep(1_000);
-    expect(receiver.to(path)).toHaveLength(1);
+    expect(d.receiver.to(path)).toHaveLength(1);
     expect((await deliveryOf(knex(), id)).status).toBe('UNKNOWN');
   });
 
   it.concurrent('a connection reset after sending is UNKNOWN and never repeated', async () => {
     const { path, id } = await deliver();
-    receiver.reply(path, [{ reset: true }, { status: 200 }]);
+    d.receiver.reply(path, [{ reset: true }, { status: 200 }]);
     const row = await waitForSettled(knex(), id);
     expect(row).toMatchObject({ status: 'UNKNOWN', attempts: 1 });
     expect(row.last_error).toMatch(/after the request was sent/);
     await sleep(500);
-    expect(receiver.to(path)).toHaveLength(1);
+    expect(d.receiver.to(path)).toHaveLength(1);
   });
 
   it.concurrent('a refused connection (nothing sent) is retried, and delivered once the endpoint listens', async () => {
@@ -184,11 +175,11 @@ describe.each(testEngines())('Variant A deliveries on %s', (engine) => {
 
   it.concurrent('when the fifth retry fails too the delivery is FAILED, after exactly 6 attempts', async () => {
     const { path, id } = await deliver();
-    receiver.reply(path, [{ status: 503 }]);
+    d.receiver.reply(path, [{ status: 503 }]);
     const row = await waitForSettled(knex(), id);
     expect(row).toMatchObject({ status: 'FAILED', attempts: 6, last_status_code: 503 });
     expect(row.attemptRows.map((a: any) => a.outcome)).toEqual(['retry', 'retry', 'retry', 'retry', 'retry', 'failed']);
     await sleep(500);
-    expect(receiver.to(path)).toHaveLength(6);
+    expect(d.receiver.to(path)).toHaveLength(6);
   });
 });

@@ -3,19 +3,17 @@
 // X-Service-Delivery-Id across retries and a replay (`shortlink webhook replay`), checked with
 // the reference verifier and the AsyncAPI payload schema. WEBHOOK_RETRY_SCALE=0.01 turns the
 // schedule 1 s, 5 s, 30 s, 2 min, 10 min into 10 ms, 50 ms, 300 ms, 1.2 s, 6 s.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { verifyVariantB } from '../../src/webhooks/verify';
 import { expectJsonLine, runCli } from '../support/cli';
 import { testEngines } from '../support/databases';
 import { envelopeErrors } from '../support/envelopes';
 import { seedDelivery, seedSubscription, waitForSettled } from '../support/outbox';
 import {
-  startDeliveries,
+  deliveriesFor,
+  loopbackDeliveryEnv,
   startReceiver,
-  stopDeliveries,
-  type DeliveringServer,
   type ReceivedDelivery,
-  type Receiver,
 } from '../support/receiver';
 
 const TIMEOUT_MS = 800;
@@ -30,21 +28,14 @@ function expectSameDelivery(requests: ReceivedDelivery[], deliveryId: string, se
 }
 
 describe.each(testEngines())('Variant B deliveries on %s', (engine) => {
-  let receiver: Receiver;
-  let server: DeliveringServer;
-  const knex = () => server.services.db.knex;
+  const d = deliveriesFor(engine, { env: loopbackDeliveryEnv(TIMEOUT_MS) });
+  const knex = () => d.server.services.db.knex;
+  const subscribe = (url: string) => seedSubscription(knex(), d.server.services.masterKey, { url, variant: 'B' });
   let n = 0;
-
-  beforeAll(async () => {
-    ({ receiver, server } = await startDeliveries(engine, {
-      env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1', WEBHOOK_RETRY_SCALE: '0.01', WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS) },
-    }));
-  });
-  afterAll(() => stopDeliveries({ receiver, server }));
 
   async function deliver() {
     const path = `/b/${engine}/${++n}`;
-    const sub = await seedSubscription(knex(), server.services.masterKey, { url: receiver.url(path), variant: 'B' });
+    const sub = await subscribe(d.receiver.url(path));
     const occurredAt = Date.now() - 1234;
     const id = await seedDelivery(knex(), sub, { occurredAt });
     return { path, sub, id, occurredAt };
@@ -54,7 +45,7 @@ describe.each(testEngines())('Variant B deliveries on %s', (engine) => {
     const { path, sub, id, occurredAt } = await deliver();
     const row = await waitForSettled(knex(), id);
     expect(row).toMatchObject({ status: 'DELIVERED', attempts: 1, last_status_code: 200, last_error: null });
-    const [req] = receiver.to(path);
+    const [req] = d.receiver.to(path);
     expect(req.headers).toMatchObject({
       'content-type': 'application/json',
       'user-agent': 'Shortlink-Webhooks/1.0',
@@ -72,46 +63,46 @@ describe.each(testEngines())('Variant B deliveries on %s', (engine) => {
 
   it.concurrent.each([301, 302, 400, 404, 410, 429, 500, 503])('a %i is retried with the same bytes and delivery id', async (code) => {
     const { path, sub, id } = await deliver();
-    receiver.reply(path, [{ status: code, headers: { location: receiver.url(`${path}/moved`) } }, { status: 200 }]);
+    d.receiver.reply(path, [{ status: code, headers: { location: d.receiver.url(`${path}/moved`) } }, { status: 200 }]);
     const row = await waitForSettled(knex(), id);
     expect(row).toMatchObject({ status: 'DELIVERED', attempts: 2 });
     expect(row.attemptRows.map((a: any) => [a.outcome, a.status_code])).toEqual([['retry', code], ['delivered', 200]]);
-    expectSameDelivery(receiver.to(path), id, sub.secret);
-    expect(receiver.to(`${path}/moved`)).toHaveLength(0);
+    expectSameDelivery(d.receiver.to(path), id, sub.secret);
+    expect(d.receiver.to(`${path}/moved`)).toHaveLength(0);
   });
 
   it.concurrent('no answer within the timeout is retried', async () => {
     const { path, sub, id } = await deliver();
-    receiver.reply(path, [{ hang: true }, { status: 204 }]);
+    d.receiver.reply(path, [{ hang: true }, { status: 204 }]);
     const row = await waitForSettled(knex(), id);
     expect(row).toMatchObject({ status: 'DELIVERED', attempts: 2 });
     expect(row.attemptRows[0]).toMatchObject({ outcome: 'retry', status_code: null });
     expect(row.attemptRows[0].error).toMatch(`no answer within ${TIMEOUT_MS} ms`);
-    expectSameDelivery(receiver.to(path), id, sub.secret);
+    expectSameDelivery(d.receiver.to(path), id, sub.secret);
   });
 
   it.concurrent('a connection reset is retried', async () => {
     const { path, sub, id } = await deliver();
-    receiver.reply(path, [{ reset: true }, { status: 200 }]);
+    d.receiver.reply(path, [{ reset: true }, { status: 200 }]);
     const row = await waitForSettled(knex(), id);
     expect(row).toMatchObject({ status: 'DELIVERED', attempts: 2 });
-    expectSameDelivery(receiver.to(path), id, sub.secret);
+    expectSameDelivery(d.receiver.to(path), id, sub.secret);
   });
 
   it.concurrent('delivers to an IPv6 literal and to a name (localhost), checking the certificate against either', async () => {
     for (const host of ['::1', 'localhost']) {
       const path = `/b/${engine}/host/${host}`;
-      const sub = await seedSubscription(knex(), server.services.masterKey, { url: receiver.url(path, host), variant: 'B' });
+      const sub = await subscribe(d.receiver.url(path, host));
       const row = await waitForSettled(knex(), await seedDelivery(knex(), sub));
       expect(row.status, host).toBe('DELIVERED');
-      expect(receiver.to(path)[0].headers.host).toBe(`${host === '::1' ? '[::1]' : host}:${receiver.port}`);
+      expect(d.receiver.to(path)[0].headers.host).toBe(`${host === '::1' ? '[::1]' : host}:${d.receiver.port}`);
     }
   });
 
   it.concurrent('consecutive deliveries to one endpoint share a kept-alive connection', async () => {
     const own = await startReceiver();
     try {
-      const sub = await seedSubscription(knex(), server.services.masterKey, { url: own.url('/keepalive'), variant: 'B' });
+      const sub = await subscribe(own.url('/keepalive'));
       for (let i = 0; i < 3; i++) await waitForSettled(knex(), await seedDelivery(knex(), sub));
       expect(own.to('/keepalive')).toHaveLength(3);
       expect(own.connections).toBe(1);
@@ -131,24 +122,24 @@ describe.each(testEngines())('Variant B deliveries on %s', (engine) => {
     expect(row).toMatchObject({ status: 'FAILED', attempts: 0 });
     expect(row.last_error).toMatch(/subscription was deleted or disabled/);
     expect(row.attemptRows).toEqual([]);
-    expect(receiver.to(path)).toHaveLength(1);
+    expect(d.receiver.to(path)).toHaveLength(1);
   });
 
   it.concurrent('after the fifth retry fails the delivery is FAILED (6 attempts); a replay delivers the same bytes under the same id', async () => {
     const { path, sub, id } = await deliver();
     let healthy = false;
-    receiver.reply(path, () => (healthy ? { status: 200 } : { status: 500 }));
+    d.receiver.reply(path, () => (healthy ? { status: 200 } : { status: 500 }));
     const failed = await waitForSettled(knex(), id);
     expect(failed).toMatchObject({ status: 'FAILED', attempts: 6, last_status_code: 500 });
     expect(failed.attemptRows.map((a: any) => a.outcome)).toEqual(['retry', 'retry', 'retry', 'retry', 'retry', 'failed']);
-    expect(receiver.to(path)).toHaveLength(6);
+    expect(d.receiver.to(path)).toHaveLength(6);
 
     healthy = true;
     const args = ['webhook', 'replay', '--delivery', id];
-    expect(expectJsonLine(args, await runCli(args, server.env), ['id', 'status'])).toEqual({ id, status: 'PENDING' });
+    expect(expectJsonLine(args, await runCli(args, d.server.env), ['id', 'status'])).toEqual({ id, status: 'PENDING' });
     const replayed = await waitForSettled(knex(), id);
     expect(replayed).toMatchObject({ status: 'DELIVERED', attempts: 7, replays: 1, round_start: 6 });
-    const seen = receiver.to(path);
+    const seen = d.receiver.to(path);
     expect(seen).toHaveLength(7);
     expectSameDelivery(seen, id, sub.secret);
   });
