@@ -9,7 +9,7 @@ import { startTestServer, type TestServer } from '../support/server';
 
 describe.each(testEngines())('tokens kept out of the request log on %s', (engine) => {
   let server: TestServer;
-  let logs: string[] = [];
+  const logs: string[] = [];
   /** Each test's tokens: unlike anything else in a log line, so a leak of any part shows. */
   let n = 0;
   const secret = () => `SeCrEt${++n}x${Math.random().toString(36).slice(2, 10)}`;

@@ -230,10 +230,10 @@ describe('HTTPS only behind a TLS-terminating proxy', () => {
 
 describe('the docs', () => {
   let server: TestServer;
-  let owner: Seeded;
+  let _owner: Seeded;
   beforeAll(async () => {
     server = await startTestServer('sqlite');
-    owner = await seedWorkspace(server.services.db.knex, { scopes: ['conversions:read', 'webhooks:read'] });
+    _owner = await seedWorkspace(server.services.db.knex, { scopes: ['conversions:read', 'webhooks:read'] });
   });
   afterAll(async () => server?.stop());
 

@@ -58,7 +58,7 @@ describe.each(testEngines())('webhook events on %s', (engine) => {
   let theirs = '';
   const knex = () => server.services.db.knex;
 
-  const deliveries = async (where: Partial<DeliveryRow> = {}): Promise<DeliveryRow[]> =>
+  const _deliveries = async (where: Partial<DeliveryRow> = {}): Promise<DeliveryRow[]> =>
     (await knex()('webhook_deliveries').where(where).orderBy('seq')) as DeliveryRow[];
   const count = async () => Number((await knex()('webhook_deliveries').count({ n: '*' }))[0].n);
   /** Runs `cause` and returns the delivery rows it wrote. */

@@ -58,7 +58,7 @@ function requestExamples(): RequestExample[] {
     if (op.requestBodyRequired && !bodies.length) throw new Error(`${op.operationId}: a required request body without an example`);
     const expectedFor = (name: string) => {
       if (VISITOR_STATUS[op.operationId]) return VISITOR_STATUS[op.operationId];
-      for (const [status, response] of op.responses) {
+      for (const [status, _response] of op.responses) {
         const media = follow(op.op.responses[String(status)], op.pointer).node.content ?? {};
         if (Object.values<any>(media).some((m) => m.examples && name in m.examples)) return status;
       }

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ws from '../../src/db/repos/workspaces';
 import { testEngines } from '../support/databases';
-import { cookieOf, DASHBOARD_API, seedTeam, signIn, startWithTeams, type Team } from '../support/dashboard';
+import { seedTeam, startWithTeams, type Team } from '../support/dashboard';
 import type { TestServer } from '../support/server';
 
 describe.each(testEngines())('dashboard settings on %s', (engine) => {

@@ -4,7 +4,6 @@
 // the fold keeps a closed day's counts after its raw clicks go; link_click_totals after a fold
 // equal the daily counts; retention drops folds of days past the 90.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Knex } from 'knex';
 import { writeClickBatch } from '../../src/db/repos/click-batches';
 import { BLOCK_DAYS, foldCutoff, runClickFold } from '../../src/db/repos/click-folds';
 import { BREAKDOWN_DAYS, readLinkAnalytics } from '../../src/db/repos/link-analytics';

@@ -153,7 +153,7 @@ describe.each(testEngines())('link search on %s', (engine) => {
     'zu', 'ZU', 'u', '/', '%2', '?', 'z', 'q', 'qx', '-', 'a ', 'x y', 'spring sale', 'spring-sale', 'k5', '5', 'Œ', 'œ', '—', 'ß', 'ẞ', '\u212a',
     // A backslash (LIKE's escape here) matched literally, text with k and s (LIKE patterns for the
     // Kelvin sign and the long s), and text as long as the API allows.
-    '\\', 'a\\b', 'snake\\_case', 'c:\\sna', '\\dir_', 'shop', 'SKE_CASE', 'k5 sale', 'spring'.repeat(33) + 'xy',
+    '\\', 'a\\b', 'snake\\_case', 'c:\\sna', '\\dir_', 'shop', 'SKE_CASE', 'k5 sale', `${'spring'.repeat(33)}xy`,
   ];
 
   it.each([7, SEARCH_COUNT_CAP])('every query, both sorts and orders, page by page, with a count cap of %i', async (cap) => {

@@ -65,7 +65,7 @@ function encodeLoose(s: string): string {
       out += encodeURIComponent(s.slice(i, i + 2));
       i++;
     } else if (c >= 0xd800 && c <= 0xdfff) {
-      out += ['%' + (0xe0 | (c >> 12)).toString(16), '%' + (0x80 | ((c >> 6) & 0x3f)).toString(16), '%' + (0x80 | (c & 0x3f)).toString(16)].join('').toUpperCase();
+      out += [`%${(0xe0 | (c >> 12)).toString(16)}`, `%${(0x80 | ((c >> 6) & 0x3f)).toString(16)}`, `%${(0x80 | (c & 0x3f)).toString(16)}`].join('').toUpperCase();
     } else out += encodeURIComponent(s[i]);
   }
   return out;

@@ -95,7 +95,7 @@ const destinationUrl = fc
       weight: 1,
       arbitrary: fc.constantFrom(
         'https://example.com/', 'http://example.org/path?q=1#x', 'https://例え.jp/パス?q=ü', 'https://[2001:db8::1]:8443/x',
-        'https://xn--bcher-kva.example/', 'https://example.com/' + 'a'.repeat(2000), 'HTTPS://EXAMPLE.COM/UPPER',
+        'https://xn--bcher-kva.example/', `https://example.com/${'a'.repeat(2000)}`, 'HTTPS://EXAMPLE.COM/UPPER',
       ),
     },
   )

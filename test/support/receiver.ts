@@ -7,7 +7,6 @@ import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll } from 'vitest';
 import type { Engine } from '../../src/db/knex';
-import type { RunningServer } from '../../src/start/server';
 import { generateDevCertificate, type TlsMaterial } from '../../src/start/tls';
 import type { TestDatabase } from './databases';
 import { startTestServer, testCertificate, type TestServer } from './server';

@@ -80,7 +80,7 @@ export const inWindow = (t: number, w: Win) => t >= w.from && t < w.to;
 const asc = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Value per currency, never summed across currencies; conversions without a value are absent. */
-export function valueOf(convs: RConversion[]): ValueEntry[] {
+export function valueEntriesOf(convs: RConversion[]): ValueEntry[] {
   const m = new Map<string, ValueEntry>();
   for (const c of convs) {
     if (!c.value) continue;
@@ -114,7 +114,7 @@ function breakdown(convs: RConversion[], key: (c: RConversion) => string | null)
     m.set(k, [...(m.get(k) ?? []), c]);
   }
   return [...m.entries()]
-    .map(([id, list]) => ({ id, conversions: list.length, value: valueOf(list) }))
+    .map(([id, list]) => ({ id, conversions: list.length, value: valueEntriesOf(list) }))
     .sort((a, b) => b.conversions - a.conversions || asc(a.id, b.id));
 }
 
@@ -170,7 +170,7 @@ export function recountSummary(ws: string, convs: RConversion[], clicks: RClick[
     byLink,
     byCampaign,
     byQr,
-    value: valueOf(inScope),
+    value: valueEntriesOf(inScope),
     rate,
     unavailable: w.from < now - CONVERSION_RETENTION,
   };
@@ -223,7 +223,7 @@ export function recountGoal(g: RGoal, convs: RConversion[], clicks: RClick[], re
   const { window: w, narrowedByGoal, disjoint } = intersect(requested, g);
   const matched = disjoint ? [] : convs.filter((c) => goalMatches(g, c) && inWindow(c.occurredAt, w));
   const attributed = matched.filter((c) => c.linkId !== null);
-  const value = valueOf(matched);
+  const value = valueEntriesOf(matched);
   let rate: Rate;
   if (disjoint) rate = rateOf(0, 0, w, now);
   else if (g.qrCodeId) rate = rateOf(matched.length, clicksIn(clicks, g.workspaceId, w, (k) => k.qrCodeId === g.qrCodeId), w, now);

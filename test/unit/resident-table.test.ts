@@ -21,7 +21,7 @@ describe('the resident table', () => {
           const entries: Array<[string, string]> = [];
           for (let n = r.int(1, 60); n > 0; n--) {
             const k = r.pick(keys);
-            const v = JSON.stringify(['lnk_' + step, 'é ü ✓ ' + 'x'.repeat(r.int(0, 300)), step]);
+            const v = JSON.stringify([`lnk_${step}`, `é ü ✓ ${'x'.repeat(r.int(0, 300))}`, step]);
             entries.push([k, v]);
           }
           // Within a page, the last entry of a key wins, as it does in the model.
