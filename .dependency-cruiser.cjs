@@ -23,7 +23,10 @@ const layerRules = Object.entries(below).map(([layer, allowed]) => ({
   comment: `src/${layer}/ may import ${allowed.length ? allowed.map((a) => `src/${a}`).join(', ') : 'nothing else of the project'} besides itself`,
   severity: 'error',
   from: { path: `^src/${layer}/` },
-  to: { path: '^src/', pathNot: [`^src/${layer}/`, ...allowed.map((a) => (a === 'config' ? '^src/config\\.ts$' : `^src/${a}/`))] },
+  to: {
+    path: '^src/',
+    pathNot: [`^src/${layer}/`, ...allowed.map((a) => (a === 'config' ? '^src/config\\.ts$' : `^src/${a}/`))],
+  },
 }));
 
 module.exports = {
@@ -99,7 +102,7 @@ module.exports = {
     },
     {
       name: 'nothing-imports-web',
-      comment: 'Nothing outside src/web/ imports the dashboard\'s browser code.',
+      comment: "Nothing outside src/web/ imports the dashboard's browser code.",
       severity: 'error',
       from: { pathNot: '^src/web/' },
       to: { path: '^src/web/' },
@@ -116,6 +119,10 @@ module.exports = {
     doNotFollow: { path: 'node_modules' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { extensions: ['.ts', '.mjs', '.js', '.json', '.d.mts', '.d.ts'], exportsFields: ['exports'], conditionNames: ['import', 'node', 'default'] },
+    enhancedResolveOptions: {
+      extensions: ['.ts', '.mjs', '.js', '.json', '.d.mts', '.d.ts'],
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'node', 'default'],
+    },
   },
 };

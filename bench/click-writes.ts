@@ -50,7 +50,13 @@ if (engine !== 'sqlite' && engine !== 'postgres') throw new Error('--engine is s
 const BATCH = Number(args.batch);
 const BATCHES = Math.max(2, Number(args.batches));
 type Scenario = 'warm' | 'million' | 'day';
-const SCENARIOS: Record<string, Scenario[]> = { both: ['warm', 'million'], all: ['warm', 'million', 'day'], warm: ['warm'], million: ['million'], day: ['day'] };
+const SCENARIOS: Record<string, Scenario[]> = {
+  both: ['warm', 'million'],
+  all: ['warm', 'million', 'day'],
+  warm: ['warm'],
+  million: ['million'],
+  day: ['day'],
+};
 if (!Object.hasOwn(SCENARIOS, args.scenario!)) throw new Error('--scenario is both, all, warm, million or day');
 const scenarios = SCENARIOS[args.scenario!];
 const LINKS = { warm: 1_000, million: 1_000_000, day: 1_000_000 };
@@ -107,12 +113,15 @@ async function handOff(batch: ClickEvent[]): Promise<string[][]> {
   const buffer = bufferOf(batch);
   for (const [name, send] of [
     ['structured clone of the click objects', () => port1.postMessage(batch)],
-    ['columns in parts + transfer (the service)', () => {
-      for (let i = 0; i < buffer.length; i += HANDOFF_PART) {
-        const c = buffer.columns(i, Math.min(i + HANDOFF_PART, buffer.length));
-        port1.postMessage(c, [c.refs.buffer, c.at.buffer]);
-      }
-    }],
+    [
+      'columns in parts + transfer (the service)',
+      () => {
+        for (let i = 0; i < buffer.length; i += HANDOFF_PART) {
+          const c = buffer.columns(i, Math.min(i + HANDOFF_PART, buffer.length));
+          port1.postMessage(c, [c.refs.buffer, c.at.buffer]);
+        }
+      },
+    ],
   ] as const) {
     for (let i = 0; i < 3; i++) send();
     const ms: number[] = [];
@@ -151,108 +160,154 @@ async function seedDailyRows(db: Database, links: number): Promise<void> {
 async function main() {
   const { onCleanup, cleanup } = benchCleanups({ timeoutMs: 30_000 });
   const run = guardBenchRun({ children: new Set(), cleanup, timeLimitS: Number(args['time-limit']) });
-  await finishBench(async () => {
-    log('Shortlink click writer benchmark');
-    log(`machine: ${os.cpus().length} CPUs, node ${process.version}; engine ${engine}; ${BATCHES} batches of ${fmtInt(BATCH)} clicks (first discarded), transactions of ${fmtInt(WRITE_CHUNK)}`);
-    log(args.alerts
-      ? 'traffic-alert windows: written (--alerts: the workspace has a disabled subscription naming analytics.spike)'
-      : 'traffic-alert windows: not written (the workspace has no alert subscription; --alerts gives it one)');
-    log(`load average at start: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} (other work on the machine skews every figure)`);
-    log();
-    log(`hand-off of ${fmtInt(BATCH)} clicks to the writer thread (event-loop time):`);
-    log(table(['how', 'ms per batch', 'µs per click'], await handOff(batchOf(1_000, BATCH))));
-
-    const results: string[][] = [];
-    for (const scenario of scenarios) {
-      let url: string;
-      if (engine === 'sqlite') {
-        const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'shortlink-bench-clicks-'));
-        onCleanup(`remove ${dir}`, () => fs.rmSync(dir, { recursive: true, force: true }));
-        url = `sqlite:${path.join(dir, 'bench.db')}`;
-      } else {
-        const scratch = await createScratchPostgres('shortlink_bench_clicks');
-        onCleanup(`drop database ${scratch.name}`, () => scratch.drop());
-        url = scratch.url;
-      }
-      // Opened as the writer thread opens it (src/start/click-writer-thread.ts): lock waits in SQLite and automatic checkpoints.
-      const db: Database = openDatabase(url, { waitForLocks: 'busy-handler' });
-      onCleanup('close the database', () => db.knex.destroy());
-      await migrateLatest(db);
-      if (args.alerts) {
-        const now = Date.now();
-        await db.knex('workspaces').insert({ id: 'wsp_bench', name: 'Bench', plan: 'business', created_at: now });
-        await db.knex('webhook_subscriptions').insert({
-          id: 'whk_bench', workspace_id: 'wsp_bench', variant: 'A', url: 'https://hooks.example.com/bench', events: JSON.stringify(['analytics.spike']),
-          secret_encrypted: 'not used', enabled: false, created_at: now, updated_at: now,
-        });
-      }
-      if (scenario === 'day') await seedDailyRows(db, LINKS.day);
-      await db.knex.raw(`CREATE TABLE bench_clicks_baseline (workspace_id varchar(40), link_id varchar(40), qr_code_id varchar(40), occurred_at bigint,
-                         referrer_host varchar(253), country varchar(2), device varchar(32), browser varchar(64), os varchar(64))`);
-      const writer = new InlineClickWriter(db.knex, db.engine, []);
-      // Postgres: one INSERT ... SELECT FROM unnest(arrays) per transaction, as the writer does.
-      const baseline = async (batch: ClickEvent[]) => {
-        for (let i = 0; i < batch.length; i += WRITE_CHUNK) {
-          const c = batch.slice(i, i + WRITE_CHUNK);
-          await db.knex.transaction(async (trx) => {
-            await trx.raw(
-              `INSERT INTO bench_clicks_baseline SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::bigint[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])`,
-              [
-                c.map((e) => e.workspaceId), c.map((e) => e.linkId), c.map(() => null), c.map((e) => e.at), c.map((e) => e.referer ?? null),
-                c.map((e) => e.country ?? null), c.map(() => 'desktop'), c.map(() => 'Chrome'), c.map(() => 'Windows'),
-              ] as any,
-            );
-          });
-        }
-      };
-      // SQLite: the connection's prepared statement, one row per call, as the writer did before
-      // it batched rows (Knex's per-statement overhead would dominate).
-      const sqliteBaseline = async (batch: ClickEvent[]) => {
-        for (let i = 0; i < batch.length; i += WRITE_CHUNK) {
-          await db.knex.transaction(async (trx) => {
-            const conn = await (trx.client as any).acquireConnection();
-            const st = conn.prepare('INSERT INTO bench_clicks_baseline VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)');
-            for (const e of batch.slice(i, i + WRITE_CHUNK)) st.run(e.workspaceId, e.linkId, null, e.at, e.referer ?? null, e.country ?? null, 'desktop', 'Chrome', 'Windows');
-          });
-        }
-      };
-      const w: { wall: number[]; cpu: number[]; pg: number[] } = { wall: [], cpu: [], pg: [] };
-      const b: { wall: number[]; cpu: number[]; pg: number[] } = { wall: [], cpu: [], pg: [] };
-      // Writer batches first, then the baseline's: interleaved, each commit would also checkpoint
-      // the other's pages out of the WAL.
-      const batches = Array.from({ length: BATCHES }, () => batchOf(LINKS[scenario], BATCH));
-      for (const [i, batch] of batches.entries()) {
-        const buffer = bufferOf(batch);
-        const [wall, cpu, pg] = await timed(() => writer.write(buffer));
-        if (i > 0) {
-          w.wall.push((wall / BATCH) * 1000);
-          w.cpu.push((cpu / BATCH) * 1000);
-          w.pg.push((pg / BATCH) * 1000);
-        }
-      }
-      if (engine === 'sqlite') await db.knex.raw('PRAGMA wal_checkpoint(TRUNCATE)');
-      for (const [i, batch] of batches.entries()) {
-        const [wall, cpu, pg] = await timed(() => (engine === 'sqlite' ? sqliteBaseline(batch) : baseline(batch)));
-        if (i > 0) {
-          b.wall.push((wall / BATCH) * 1000);
-          b.cpu.push((cpu / BATCH) * 1000);
-          b.pg.push((pg / BATCH) * 1000);
-        }
-      }
-      const written = Number((await db.knex('clicks').count({ n: '*' }))[0].n);
-      if (written !== BATCH * BATCHES) throw new Error(`expected ${BATCH * BATCHES} clicks written, found ${written}`);
-      const windowRows = Number((await db.knex('link_click_windows').count({ n: '*' }))[0].n);
-      if (Boolean(windowRows) !== Boolean(args.alerts)) throw new Error(`${windowRows} alert window rows written with --alerts ${args.alerts ? 'on' : 'off'}`);
-      const pgCell = (xs: number[]) => (engine === 'postgres' ? fmtMs(median(xs), 2) : '-');
-      results.push(
-        [`${scenario} (${fmtInt(LINKS[scenario])} links${scenario === 'day' ? ', daily rows there' : ''}): writer`, fmtMs(median(w.wall), 2), fmtMs(median(w.cpu), 2), `${fmtMs(median(w.cpu) / median(b.cpu), 2)}×`, pgCell(w.pg)],
-        [`${scenario}: baseline (no index)`, fmtMs(median(b.wall), 2), fmtMs(median(b.cpu), 2), '', pgCell(b.pg)],
+  await finishBench(
+    async () => {
+      log('Shortlink click writer benchmark');
+      log(
+        `machine: ${os.cpus().length} CPUs, node ${process.version}; engine ${engine}; ${BATCHES} batches of ${fmtInt(BATCH)} clicks (first discarded), transactions of ${fmtInt(WRITE_CHUNK)}`,
       );
-    }
-    log();
-    log('per click, medians:');
-    log(table(['run', 'wall µs', 'CPU µs (this process)', 'writer/baseline CPU', 'Postgres CPU µs'], results));
-  }, run, cleanup);
+      log(
+        args.alerts
+          ? 'traffic-alert windows: written (--alerts: the workspace has a disabled subscription naming analytics.spike)'
+          : 'traffic-alert windows: not written (the workspace has no alert subscription; --alerts gives it one)',
+      );
+      log(
+        `load average at start: ${os
+          .loadavg()
+          .map((l) => l.toFixed(2))
+          .join(' ')} (other work on the machine skews every figure)`,
+      );
+      log();
+      log(`hand-off of ${fmtInt(BATCH)} clicks to the writer thread (event-loop time):`);
+      log(table(['how', 'ms per batch', 'µs per click'], await handOff(batchOf(1_000, BATCH))));
+
+      const results: string[][] = [];
+      for (const scenario of scenarios) {
+        let url: string;
+        if (engine === 'sqlite') {
+          const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'shortlink-bench-clicks-'));
+          onCleanup(`remove ${dir}`, () => fs.rmSync(dir, { recursive: true, force: true }));
+          url = `sqlite:${path.join(dir, 'bench.db')}`;
+        } else {
+          const scratch = await createScratchPostgres('shortlink_bench_clicks');
+          onCleanup(`drop database ${scratch.name}`, () => scratch.drop());
+          url = scratch.url;
+        }
+        // Opened as the writer thread opens it (src/start/click-writer-thread.ts): lock waits in SQLite and automatic checkpoints.
+        const db: Database = openDatabase(url, { waitForLocks: 'busy-handler' });
+        onCleanup('close the database', () => db.knex.destroy());
+        await migrateLatest(db);
+        if (args.alerts) {
+          const now = Date.now();
+          await db.knex('workspaces').insert({ id: 'wsp_bench', name: 'Bench', plan: 'business', created_at: now });
+          await db.knex('webhook_subscriptions').insert({
+            id: 'whk_bench',
+            workspace_id: 'wsp_bench',
+            variant: 'A',
+            url: 'https://hooks.example.com/bench',
+            events: JSON.stringify(['analytics.spike']),
+            secret_encrypted: 'not used',
+            enabled: false,
+            created_at: now,
+            updated_at: now,
+          });
+        }
+        if (scenario === 'day') await seedDailyRows(db, LINKS.day);
+        await db.knex.raw(`CREATE TABLE bench_clicks_baseline (workspace_id varchar(40), link_id varchar(40), qr_code_id varchar(40), occurred_at bigint,
+                         referrer_host varchar(253), country varchar(2), device varchar(32), browser varchar(64), os varchar(64))`);
+        const writer = new InlineClickWriter(db.knex, db.engine, []);
+        // Postgres: one INSERT ... SELECT FROM unnest(arrays) per transaction, as the writer does.
+        const baseline = async (batch: ClickEvent[]) => {
+          for (let i = 0; i < batch.length; i += WRITE_CHUNK) {
+            const c = batch.slice(i, i + WRITE_CHUNK);
+            await db.knex.transaction(async (trx) => {
+              await trx.raw(
+                `INSERT INTO bench_clicks_baseline SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::bigint[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])`,
+                [
+                  c.map((e) => e.workspaceId),
+                  c.map((e) => e.linkId),
+                  c.map(() => null),
+                  c.map((e) => e.at),
+                  c.map((e) => e.referer ?? null),
+                  c.map((e) => e.country ?? null),
+                  c.map(() => 'desktop'),
+                  c.map(() => 'Chrome'),
+                  c.map(() => 'Windows'),
+                ] as any,
+              );
+            });
+          }
+        };
+        // SQLite: the connection's prepared statement, one row per call, as the writer did before
+        // it batched rows (Knex's per-statement overhead would dominate).
+        const sqliteBaseline = async (batch: ClickEvent[]) => {
+          for (let i = 0; i < batch.length; i += WRITE_CHUNK) {
+            await db.knex.transaction(async (trx) => {
+              const conn = await (trx.client as any).acquireConnection();
+              const st = conn.prepare('INSERT INTO bench_clicks_baseline VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)');
+              for (const e of batch.slice(i, i + WRITE_CHUNK))
+                st.run(
+                  e.workspaceId,
+                  e.linkId,
+                  null,
+                  e.at,
+                  e.referer ?? null,
+                  e.country ?? null,
+                  'desktop',
+                  'Chrome',
+                  'Windows',
+                );
+            });
+          }
+        };
+        const w: { wall: number[]; cpu: number[]; pg: number[] } = { wall: [], cpu: [], pg: [] };
+        const b: { wall: number[]; cpu: number[]; pg: number[] } = { wall: [], cpu: [], pg: [] };
+        // Writer batches first, then the baseline's: interleaved, each commit would also checkpoint
+        // the other's pages out of the WAL.
+        const batches = Array.from({ length: BATCHES }, () => batchOf(LINKS[scenario], BATCH));
+        for (const [i, batch] of batches.entries()) {
+          const buffer = bufferOf(batch);
+          const [wall, cpu, pg] = await timed(() => writer.write(buffer));
+          if (i > 0) {
+            w.wall.push((wall / BATCH) * 1000);
+            w.cpu.push((cpu / BATCH) * 1000);
+            w.pg.push((pg / BATCH) * 1000);
+          }
+        }
+        if (engine === 'sqlite') await db.knex.raw('PRAGMA wal_checkpoint(TRUNCATE)');
+        for (const [i, batch] of batches.entries()) {
+          const [wall, cpu, pg] = await timed(() => (engine === 'sqlite' ? sqliteBaseline(batch) : baseline(batch)));
+          if (i > 0) {
+            b.wall.push((wall / BATCH) * 1000);
+            b.cpu.push((cpu / BATCH) * 1000);
+            b.pg.push((pg / BATCH) * 1000);
+          }
+        }
+        const written = Number((await db.knex('clicks').count({ n: '*' }))[0].n);
+        if (written !== BATCH * BATCHES)
+          throw new Error(`expected ${BATCH * BATCHES} clicks written, found ${written}`);
+        const windowRows = Number((await db.knex('link_click_windows').count({ n: '*' }))[0].n);
+        if (Boolean(windowRows) !== Boolean(args.alerts))
+          throw new Error(`${windowRows} alert window rows written with --alerts ${args.alerts ? 'on' : 'off'}`);
+        const pgCell = (xs: number[]) => (engine === 'postgres' ? fmtMs(median(xs), 2) : '-');
+        results.push(
+          [
+            `${scenario} (${fmtInt(LINKS[scenario])} links${scenario === 'day' ? ', daily rows there' : ''}): writer`,
+            fmtMs(median(w.wall), 2),
+            fmtMs(median(w.cpu), 2),
+            `${fmtMs(median(w.cpu) / median(b.cpu), 2)}×`,
+            pgCell(w.pg),
+          ],
+          [`${scenario}: baseline (no index)`, fmtMs(median(b.wall), 2), fmtMs(median(b.cpu), 2), '', pgCell(b.pg)],
+        );
+      }
+      log();
+      log('per click, medians:');
+      log(table(['run', 'wall µs', 'CPU µs (this process)', 'writer/baseline CPU', 'Postgres CPU µs'], results));
+    },
+    run,
+    cleanup,
+  );
 }
 
 await main();

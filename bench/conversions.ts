@@ -72,7 +72,18 @@ import {
   type BenchDatabase,
   type Catalog,
 } from './seed-analytics';
-import { fmtInt, fmtMs, freePort, log, percentile, sleep, table, buildService, intOption, printHeaderAndExit } from './util';
+import {
+  fmtInt,
+  fmtMs,
+  freePort,
+  log,
+  percentile,
+  sleep,
+  table,
+  buildService,
+  intOption,
+  printHeaderAndExit,
+} from './util';
 
 // ---------------------------------------------------------------------------------------------
 // Options
@@ -166,15 +177,27 @@ async function seed(bdb: BenchDatabase, knex: Knex): Promise<Seeded> {
   const workspaceId = await createWorkspace(knex, 'Bench', 'business');
   const userId = await addMember(knex, workspaceId, 'bench@bench.test', 'OWNER');
   const campaigns: string[] = [];
-  for (let i = 0; i < SHAPE.campaigns; i++) campaigns.push(await createCampaign(knex, workspaceId, `Campaign ${i + 1}`));
+  for (let i = 0; i < SHAPE.campaigns; i++)
+    campaigns.push(await createCampaign(knex, workspaceId, `Campaign ${i + 1}`));
   // Links go straight into the table (the link repository also writes the change feed and
   // webhook events, which are beside the point here).
   const links = Array.from({ length: SHAPE.links }, () => newId('lnk'));
   await knex('links').insert(
     links.map((id, i) => ({
-      id, workspace_id: workspaceId, created_by: userId, domain_id: null, domain_key: '', slug: `conv${i.toString(36).padStart(4, '0')}`,
-      original_url: `https://example.com/p/${i}`, title: null, status: 'ACTIVE', policy_locked: false, redirect_type: 'TEMPORARY',
-      served: 0, created_at: now - 401 * DAY_MS, updated_at: now - 401 * DAY_MS,
+      id,
+      workspace_id: workspaceId,
+      created_by: userId,
+      domain_id: null,
+      domain_key: '',
+      slug: `conv${i.toString(36).padStart(4, '0')}`,
+      original_url: `https://example.com/p/${i}`,
+      title: null,
+      status: 'ACTIVE',
+      policy_locked: false,
+      redirect_type: 'TEMPORARY',
+      served: 0,
+      created_at: now - 401 * DAY_MS,
+      updated_at: now - 401 * DAY_MS,
     })),
   );
   const qrCodes: Catalog['qrCodes'] = [];
@@ -183,20 +206,30 @@ async function seed(bdb: BenchDatabase, knex: Knex): Promise<Seeded> {
     qrCodes.push({ id: (await createQrCode(knex, workspaceId, linkId)).id, linkId });
   }
   const cat: Catalog = { workspaceId, userId, links, campaigns, qrCodes };
-  log(`workspace, member, ${SHAPE.links} links, ${SHAPE.campaigns} campaigns, ${SHAPE.qrCodes} QR codes: ${fmtS(performance.now() - t0)}`);
+  log(
+    `workspace, member, ${SHAPE.links} links, ${SHAPE.campaigns} campaigns, ${SHAPE.qrCodes} QR codes: ${fmtS(performance.now() - t0)}`,
+  );
 
   const writer = await bdb.bulkWriter();
   try {
     // Conversions over [now − 400 days, now), raw rows and aggregates.
     let t = performance.now();
     const convAgg = new ConversionAggregates();
-    await insertStream(bdb, writer, 'conversions', generateConversions(cat, CONVERSIONS, now - 400 * DAY_MS, now, now, 1), (row) => convAgg.add(row));
+    await insertStream(
+      bdb,
+      writer,
+      'conversions',
+      generateConversions(cat, CONVERSIONS, now - 400 * DAY_MS, now, now, 1),
+      (row) => convAgg.add(row),
+    );
     const convMs = performance.now() - t;
     t = performance.now();
     await insertConversionAggregates(bdb, writer, convAgg);
     await insertBlockRollups(knex);
     const convAggMs = performance.now() - t;
-    log(`conversions: ${fmtInt(CONVERSIONS)} raw rows in ${fmtS(convMs)} (${fmtInt(CONVERSIONS / (convMs / 1000))} rows/s, generation and in-memory aggregation included)`);
+    log(
+      `conversions: ${fmtInt(CONVERSIONS)} raw rows in ${fmtS(convMs)} (${fmtInt(CONVERSIONS / (convMs / 1000))} rows/s, generation and in-memory aggregation included)`,
+    );
     log(
       `conversion aggregates: ${fmtInt(convAgg.rowCount)} rows (${[...convAgg.tables].map(([tb, m]) => `${tb.replace('conversion_daily_', '')} ${fmtInt(m.size)}`).join(', ')}) in ${fmtS(convAggMs)}`,
     );
@@ -205,16 +238,26 @@ async function seed(bdb: BenchDatabase, knex: Knex): Promise<Seeded> {
     t = performance.now();
     const clickAgg = new ClickAggregates();
     const rawFrom = now - RAW_CLICK_DAYS * DAY_MS;
-    const rawCount = await insertStream(bdb, writer, 'clicks', generateClicks(cat, CLICKS, now - 400 * DAY_MS, now, 2), (c) => {
-      clickAgg.add(c);
-      return c.occurred_at >= rawFrom;
-    });
+    const rawCount = await insertStream(
+      bdb,
+      writer,
+      'clicks',
+      generateClicks(cat, CLICKS, now - 400 * DAY_MS, now, 2),
+      (c) => {
+        clickAgg.add(c);
+        return c.occurred_at >= rawFrom;
+      },
+    );
     const clickMs = performance.now() - t;
     t = performance.now();
     const counts = await insertClickCounts(bdb, writer, knex, clickAgg);
     const clickAggMs = performance.now() - t;
-    log(`clicks: ${fmtInt(CLICKS)} generated over 400 days, ${fmtInt(rawCount)} raw rows (last ${RAW_CLICK_DAYS} days) in ${fmtS(clickMs)}`);
-    log(`click counts: ${fmtInt(counts.linkDaily)} link_daily_clicks + ${fmtInt(counts.qrDaily)} qr_daily_scans rows, links.served, in ${fmtS(clickAggMs)}`);
+    log(
+      `clicks: ${fmtInt(CLICKS)} generated over 400 days, ${fmtInt(rawCount)} raw rows (last ${RAW_CLICK_DAYS} days) in ${fmtS(clickMs)}`,
+    );
+    log(
+      `click counts: ${fmtInt(counts.linkDaily)} link_daily_clicks + ${fmtInt(counts.qrDaily)} qr_daily_scans rows, links.served, in ${fmtS(clickAggMs)}`,
+    );
   } finally {
     await writer.close();
   }
@@ -225,27 +268,91 @@ async function seed(bdb: BenchDatabase, knex: Knex): Promise<Seeded> {
   log(`seeding total: ${fmtS(performance.now() - t0)}`);
   const size = await bdb.size();
   log(
-    `database size: ${fmtBytes(size.total)}${size.tables.length ? ` (with indexes: ${size.tables.sort((a, b) => b[1] - a[1]).map(([tb, b]) => `${tb} ${fmtBytes(b)}`).join(', ')})` : ''}`,
+    `database size: ${fmtBytes(size.total)}${
+      size.tables.length
+        ? ` (with indexes: ${size.tables
+            .sort((a, b) => b[1] - a[1])
+            .map(([tb, b]) => `${tb} ${fmtBytes(b)}`)
+            .join(', ')})`
+        : ''
+    }`,
   );
 
   t = performance.now();
   const def = (d: Partial<GoalDefinition> & Pick<GoalDefinition, 'name' | 'type'>): GoalDefinition => ({
-    custom_name: null, link_id: null, qr_code_id: null, campaign_id: null, target_count: null, target_value_minor: null, target_currency: null,
-    window_start: null, window_end: null, ...d,
+    custom_name: null,
+    link_id: null,
+    qr_code_id: null,
+    campaign_id: null,
+    target_count: null,
+    target_value_minor: null,
+    target_currency: null,
+    window_start: null,
+    window_end: null,
+    ...d,
   });
   // Each kind of goal: no scope (standard type, custom with and without a name, a window of its
   // own at odd hours), scoped to a link, a QR code, a campaign.
   const goals = [
-    await createGoal(knex, workspaceId, def({ name: 'purchase, value target', type: 'purchase', target_value_minor: 1_000_000_000, target_currency: 'EUR' })),
-    await createGoal(knex, workspaceId, def({ name: 'custom newsletter_optin', type: 'custom', custom_name: 'newsletter_optin', target_count: 10_000 })),
+    await createGoal(
+      knex,
+      workspaceId,
+      def({
+        name: 'purchase, value target',
+        type: 'purchase',
+        target_value_minor: 1_000_000_000,
+        target_currency: 'EUR',
+      }),
+    ),
+    await createGoal(
+      knex,
+      workspaceId,
+      def({ name: 'custom newsletter_optin', type: 'custom', custom_name: 'newsletter_optin', target_count: 10_000 }),
+    ),
     await createGoal(knex, workspaceId, def({ name: 'any custom', type: 'custom', target_count: 10_000 })),
-    await createGoal(knex, workspaceId, def({
-      name: 'signup, own window', type: 'signup', target_count: 1_000, window_start: now - 250 * DAY_MS - 3 * 3_600_000, window_end: now - 20 * DAY_MS - 9 * 3_600_000,
-    })),
-    await createGoal(knex, workspaceId, def({ name: 'purchase on a link', type: 'purchase', link_id: links[7], target_count: 500 })),
-    await createGoal(knex, workspaceId, def({ name: 'custom trial_started on a link', type: 'custom', custom_name: 'trial_started', link_id: links[7], target_count: 500 })),
-    await createGoal(knex, workspaceId, def({ name: 'download on a QR code', type: 'download', qr_code_id: qrCodes[3].id, target_count: 100 })),
-    await createGoal(knex, workspaceId, def({ name: 'purchase in a campaign', type: 'purchase', campaign_id: campaigns[3], target_value_minor: 5_000_000, target_currency: 'USD' })),
+    await createGoal(
+      knex,
+      workspaceId,
+      def({
+        name: 'signup, own window',
+        type: 'signup',
+        target_count: 1_000,
+        window_start: now - 250 * DAY_MS - 3 * 3_600_000,
+        window_end: now - 20 * DAY_MS - 9 * 3_600_000,
+      }),
+    ),
+    await createGoal(
+      knex,
+      workspaceId,
+      def({ name: 'purchase on a link', type: 'purchase', link_id: links[7], target_count: 500 }),
+    ),
+    await createGoal(
+      knex,
+      workspaceId,
+      def({
+        name: 'custom trial_started on a link',
+        type: 'custom',
+        custom_name: 'trial_started',
+        link_id: links[7],
+        target_count: 500,
+      }),
+    ),
+    await createGoal(
+      knex,
+      workspaceId,
+      def({ name: 'download on a QR code', type: 'download', qr_code_id: qrCodes[3].id, target_count: 100 }),
+    ),
+    await createGoal(
+      knex,
+      workspaceId,
+      def({
+        name: 'purchase in a campaign',
+        type: 'purchase',
+        campaign_id: campaigns[3],
+        target_value_minor: 5_000_000,
+        target_currency: 'USD',
+      }),
+    ),
   ];
   log(`goals: ${goals.map((g) => g.name).join('; ')}`);
   return { cat, now, goals };
@@ -319,7 +426,13 @@ function request(port: number, pathname: string, key?: string): Promise<{ status
     const req = http.get({ host: '127.0.0.1', port, path: pathname, headers, agent, timeout: 60_000 }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), ms: performance.now() - t0 }));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          body: Buffer.concat(chunks).toString('utf8'),
+          ms: performance.now() - t0,
+        }),
+      );
       res.on('error', reject);
     });
     req.on('timeout', () => req.destroy(new Error('timeout')));
@@ -332,7 +445,9 @@ async function waitForHealth(child: Child, port: number, ms: number) {
   let last = 'no answer';
   while (Date.now() < until) {
     if (child.proc.exitCode !== null || child.proc.signalCode !== null) {
-      throw new Error(`${child.name} exited (${child.proc.exitCode ?? child.proc.signalCode}) before answering:\n${child.output()}`);
+      throw new Error(
+        `${child.name} exited (${child.proc.exitCode ?? child.proc.signalCode}) before answering:\n${child.output()}`,
+      );
     }
     try {
       const r = await request(port, '/healthz');
@@ -398,8 +513,12 @@ interface WindowSpec {
   query(now: number): string;
 }
 const BLOCK_MS = 32 * DAY_MS;
-const isoParams = (w: Window, withTo: boolean) => `from=${encodeURIComponent(new Date(w.from).toISOString())}${withTo ? `&to=${encodeURIComponent(new Date(w.to).toISOString())}` : ''}`;
-const oddWindow = (now: number): Window => ({ from: now - 399 * DAY_MS - 7 * 3_600_000 - 13 * 60_000, to: now - 5 * 3_600_000 - 31 * 60_000 });
+const isoParams = (w: Window, withTo: boolean) =>
+  `from=${encodeURIComponent(new Date(w.from).toISOString())}${withTo ? `&to=${encodeURIComponent(new Date(w.to).toISOString())}` : ''}`;
+const oddWindow = (now: number): Window => ({
+  from: now - 399 * DAY_MS - 7 * 3_600_000 - 13 * 60_000,
+  to: now - 5 * 3_600_000 - 31 * 60_000,
+});
 // From 14 hours into a block to 7 hours before the next-but-one ends: no whole block inside.
 const gapWindow = (now: number): Window => {
   const block = Math.floor(now / BLOCK_MS) * BLOCK_MS;
@@ -407,12 +526,17 @@ const gapWindow = (now: number): Window => {
 };
 const WINDOWS = {
   d30: { label: '30 days', of: (now: number) => ({ from: now - WINDOW_30_MS, to: now }), query: () => '' },
-  d400: { label: '400 days', of: (now: number) => ({ from: now - WINDOW_400_MS, to: now }), query: (now: number) => isoParams({ from: now - WINDOW_400_MS, to: now }, false) },
+  d400: {
+    label: '400 days',
+    of: (now: number) => ({ from: now - WINDOW_400_MS, to: now }),
+    query: (now: number) => isoParams({ from: now - WINDOW_400_MS, to: now }, false),
+  },
   // 399 days, 1 hour and 42 minutes, ending 5 hours and 31 minutes ago: both ends at odd times of day.
   odd: { label: 'odd hours, 399 days', of: oddWindow, query: (now: number) => isoParams(oddWindow(now), true) },
   gap: { label: '63 days between blocks', of: gapWindow, query: (now: number) => isoParams(gapWindow(now), true) },
 } satisfies Record<string, WindowSpec>;
-const withQuery = (path: string, params: string) => (params ? `${path}${path.includes('?') ? '&' : '?'}${params}` : path);
+const withQuery = (path: string, params: string) =>
+  params ? `${path}${path.includes('?') ? '&' : '?'}${params}` : path;
 
 /** What getConversionSummary asks of the repositories, in the same order. */
 async function summaryQueries(knex: Knex, workspaceId: string, w: Window, filters: ConversionFilters): Promise<Split> {
@@ -441,9 +565,18 @@ async function measureRecording(knex: Knex, cat: Catalog): Promise<string> {
     const full = i % 2 === 0;
     const now = Date.now();
     const row = {
-      id: newId('cnv'), workspace_id: cat.workspaceId, event_type: (full ? 'purchase' : 'custom') as 'purchase' | 'custom', custom_name: full ? null : CUSTOM_NAMES[i % 5],
-      link_id: full ? qr.linkId : null, campaign_id: full ? cat.campaigns[i % cat.campaigns.length] : null, qr_code_id: full ? qr.id : null,
-      amount_minor: full ? 1999 : null, currency: full ? 'EUR' : null, metadata: null, occurred_at: now, created_at: now,
+      id: newId('cnv'),
+      workspace_id: cat.workspaceId,
+      event_type: (full ? 'purchase' : 'custom') as 'purchase' | 'custom',
+      custom_name: full ? null : CUSTOM_NAMES[i % 5],
+      link_id: full ? qr.linkId : null,
+      campaign_id: full ? cat.campaigns[i % cat.campaigns.length] : null,
+      qr_code_id: full ? qr.id : null,
+      amount_minor: full ? 1999 : null,
+      currency: full ? 'EUR' : null,
+      metadata: null,
+      occurred_at: now,
+      created_at: now,
     };
     const t0 = performance.now();
     await recordConversion(knex, row, { emit: async () => [] });
@@ -459,11 +592,27 @@ async function goalQueries(knex: Knex, workspaceId: string, goalId: string, requ
   const goal = (await getGoal(knex, goalId))!;
   const { window: w } = intersectWindow(requested, goal.window_start, goal.window_end);
   const now = Date.now();
-  const tally = await tallyGoal(knex, workspaceId, w, {
-    eventType: goal.type, customName: goal.custom_name, linkId: goal.link_id, qrCodeId: goal.qr_code_id, campaignId: goal.campaign_id,
-  }, now);
+  const tally = await tallyGoal(
+    knex,
+    workspaceId,
+    w,
+    {
+      eventType: goal.type,
+      customName: goal.custom_name,
+      linkId: goal.link_id,
+      qrCodeId: goal.qr_code_id,
+      campaignId: goal.campaign_id,
+    },
+    now,
+  );
   const t1 = performance.now();
-  await countClicks(knex, workspaceId, w, { onlyLink: goal.link_id ?? undefined, onlyQr: goal.qr_code_id ?? undefined }, now);
+  await countClicks(
+    knex,
+    workspaceId,
+    w,
+    { onlyLink: goal.link_id ?? undefined, onlyQr: goal.qr_code_id ?? undefined },
+    now,
+  );
   const t2 = performance.now();
   return { total: t2 - t0, tally: t1 - t0, clicks: t2 - t1, conversions: tally.total };
 }
@@ -503,7 +652,11 @@ function casesFor(s: Seeded): Case[] {
   }
   const summary = (label: string, f: ConversionFilters, win: WindowSpec): Case => {
     // A custom event's name alone implies eventType=custom (as the API reads it).
-    const params = new URLSearchParams(Object.entries({ ...f, eventType: f.customName ? undefined : f.eventType }).filter(([, v]) => v !== undefined) as [string, string][]);
+    const params = new URLSearchParams(
+      Object.entries({ ...f, eventType: f.customName ? undefined : f.eventType }).filter(
+        ([, v]) => v !== undefined,
+      ) as [string, string][],
+    );
     return {
       name: `summary ${label || 'unfiltered'}, ${win.label}`,
       requests: REQUESTS,
@@ -636,7 +789,9 @@ async function runEngine(engine: Engine): Promise<EngineReport> {
   try {
     log(`=== ${engine} ${'='.repeat(80)}`);
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), `shortlink-bench-conv-${engine}-`));
-    onCleanup(`temp dir ${tmp}`, () => (KEEP && engine === 'sqlite' ? log(`kept: ${tmp}/bench.db`) : fs.rmSync(tmp, { recursive: true, force: true })));
+    onCleanup(`temp dir ${tmp}`, () =>
+      KEEP && engine === 'sqlite' ? log(`kept: ${tmp}/bench.db`) : fs.rmSync(tmp, { recursive: true, force: true }),
+    );
     const bdb = await createDatabase(engine, tmp, { scratchPrefix: 'sl_bench_conv', keep: KEEP, onCleanup });
     log(`database: ${bdb.describe}`);
     const db = openDatabase(bdb.url, { poolMax: 2 });
@@ -647,7 +802,9 @@ async function runEngine(engine: Engine): Promise<EngineReport> {
 
     // Seeded consistency: the aggregates hold every raw conversion; a 400-day summary sees them.
     const [{ raw }] = (await knex('conversions').count({ raw: '*' })) as Array<{ raw: number | string }>;
-    const [{ agg }] = (await knex('conversion_daily_type').sum({ agg: 'conversions' })) as Array<{ agg: number | string }>;
+    const [{ agg }] = (await knex('conversion_daily_type').sum({ agg: 'conversions' })) as Array<{
+      agg: number | string;
+    }>;
     log(`check: ${fmtInt(Number(raw))} raw conversions, ${fmtInt(Number(agg))} counted in conversion_daily_type`);
     log();
 
@@ -667,10 +824,19 @@ async function runEngine(engine: Engine): Promise<EngineReport> {
       LOG_LEVEL: 'warn',
     };
     delete env.NODE_OPTIONS;
-    const service = startChild(`service ${engine}`, ['--import', pathToFileURL(watchdog).href, 'bin/shortlink.mjs', 'serve'], env);
+    const service = startChild(
+      `service ${engine}`,
+      ['--import', pathToFileURL(watchdog).href, 'bin/shortlink.mjs', 'serve'],
+      env,
+    );
     const t0 = performance.now();
     await waitForHealth(service, port, 120_000);
-    log(`service pid ${service.proc.pid} on :${port}, healthy after ${fmtS(performance.now() - t0)}; load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    log(
+      `service pid ${service.proc.pid} on :${port}, healthy after ${fmtS(performance.now() - t0)}; load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`,
+    );
 
     const keys = new KeyPool(knex, seeded.cat);
     const cases = casesFor(seeded);
@@ -701,7 +867,9 @@ async function runEngine(engine: Engine): Promise<EngineReport> {
         os.loadavg()[0].toFixed(1),
         h.errors ? `${h.errors} ERR` : miss ? 'MISS' : 'ok',
       ]);
-      process.stderr.write(`  [${engine}] ${c.name}: HTTP p50 ${fmtMs(h.stats.p50)} ms, in-process p50 ${fmtMs(p.stats.p50)} ms\n`);
+      process.stderr.write(
+        `  [${engine}] ${c.name}: HTTP p50 ${fmtMs(h.stats.p50)} ms, in-process p50 ${fmtMs(p.stats.p50)} ms\n`,
+      );
     }
     await service.stop(15_000);
     const repeated = service.repeatedLogs();
@@ -710,10 +878,28 @@ async function runEngine(engine: Engine): Promise<EngineReport> {
     process.stderr.write(`  [${engine}] ${recording}\n`);
 
     const lines: string[] = [];
-    lines.push(`results, ${engine}: sequential requests on one keep-alive connection, ${WARMUPS} warm-ups per case, ${fmtInt(keys.minted)} API keys minted`);
+    lines.push(
+      `results, ${engine}: sequential requests on one keep-alive connection, ${WARMUPS} warm-ups per case, ${fmtInt(keys.minted)} API keys minted`,
+    );
     lines.push(
       table(
-        ['case', 'n', 'HTTP p50', 'p99', 'max', 'in-proc p50', 'p99', 'max', 'tally p50', 'clicks p50', 'HTTP-in-proc p50', 'conversions HTTP / in-proc', 'KiB', 'load', `p50 < ${TARGET_P50_MS} ms`],
+        [
+          'case',
+          'n',
+          'HTTP p50',
+          'p99',
+          'max',
+          'in-proc p50',
+          'p99',
+          'max',
+          'tally p50',
+          'clicks p50',
+          'HTTP-in-proc p50',
+          'conversions HTTP / in-proc',
+          'KiB',
+          'load',
+          `p50 < ${TARGET_P50_MS} ms`,
+        ],
         rows,
       ),
     );
@@ -727,13 +913,18 @@ async function runEngine(engine: Engine): Promise<EngineReport> {
 
     // Profiles of the cases over the target.
     if (EXPLAIN !== 'never' && over.length) {
-      log(`query profiles (${engine}): one traced in-process run per case, queries by time; plans of the queries over 5 ms`);
+      log(
+        `query profiles (${engine}): one traced in-process run per case, queries by time; plans of the queries over 5 ms`,
+      );
       for (const { c, why } of over) {
         const queries = await trace(() => c.run(knex));
         const sum = queries.reduce((s, q) => s + q.ms, 0);
         log(`- ${c.name} (${why}): ${queries.length} queries, ${fmtMs(sum)} ms`);
         const sorted = [...queries].sort((a, b) => b.ms - a.ms);
-        for (const q of sorted.slice(0, 6)) log(`    ${fmtMs(q.ms).padStart(7)} ms  ${short(q.sql.replace(/\s+/g, ' '))}  ${describeBindings(q.bindings)}`);
+        for (const q of sorted.slice(0, 6))
+          log(
+            `    ${fmtMs(q.ms).padStart(7)} ms  ${short(q.sql.replace(/\s+/g, ' '))}  ${describeBindings(q.bindings)}`,
+          );
         for (const q of sorted.filter((x) => x.ms >= 5).slice(0, 3)) {
           log(`    plan of the ${fmtMs(q.ms)} ms query: ${short(q.sql.replace(/\s+/g, ' '), 400)}`);
           try {
@@ -757,8 +948,15 @@ async function runEngine(engine: Engine): Promise<EngineReport> {
 async function main() {
   const cpus = os.cpus();
   log('Shortlink conversion summary and goal report benchmark');
-  log(`machine: ${os.availableParallelism()} CPUs (${cpus[0]?.model.trim() ?? 'unknown'}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, node ${process.version}`);
-  log(`load average at start: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} (the service, the database and this client share the machine)`);
+  log(
+    `machine: ${os.availableParallelism()} CPUs (${cpus[0]?.model.trim() ?? 'unknown'}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, node ${process.version}`,
+  );
+  log(
+    `load average at start: ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')} (the service, the database and this client share the machine)`,
+  );
   log(
     `data: ${fmtInt(CONVERSIONS)} conversions and ${fmtInt(CLICKS)} clicks over 400 days; ${SHAPE.links} links, ${SHAPE.campaigns} campaigns, ${SHAPE.qrCodes} QR codes; ${REQUESTS} requests per case; engines: ${ENGINES.join(', ')}; time limit ${TIME_LIMIT_S} s`,
   );

@@ -7,16 +7,40 @@ import { readSnapshot } from '../src/db/knex';
 import { clickTotals, tagsOf, type LinkRow } from '../src/db/repos/links';
 import type { LinkSearch } from '../src/db/repos/link-search';
 
-const COLUMN = { country: 'country', device: 'device', browser: 'browser', os: 'os', referrer: 'referrer_host' } as const;
+const COLUMN = {
+  country: 'country',
+  device: 'device',
+  browser: 'browser',
+  os: 'os',
+  referrer: 'referrer_host',
+} as const;
 
-export async function baselineAnalytics(knex: Knex, workspaceId: string, linkId: string, fromDay: number, toDay: number, today: number) {
+export async function baselineAnalytics(
+  knex: Knex,
+  workspaceId: string,
+  linkId: string,
+  fromDay: number,
+  toDay: number,
+  today: number,
+) {
   return readSnapshot(knex, async (trx) => {
-    const days = await trx('link_daily_clicks').where({ workspace_id: workspaceId, link_id: linkId }).where('day', '>=', fromDay).where('day', '<=', toDay).select('day', 'clicks', 'scans');
+    const days = await trx('link_daily_clicks')
+      .where({ workspace_id: workspaceId, link_id: linkId })
+      .where('day', '>=', fromDay)
+      .where('day', '<=', toDay)
+      .select('day', 'clicks', 'scans');
     const since = (today - 90 + 1) * 86_400_000;
     const breakdowns: Record<string, Array<{ value: string; clicks: number }>> = {};
     for (const [dim, col] of Object.entries(COLUMN)) {
-      const counted = await trx('clicks').where({ workspace_id: workspaceId, link_id: linkId }).where('occurred_at', '>=', since).groupBy(col).select({ value: col }).count({ n: '*' });
-      breakdowns[dim] = counted.map((r: any) => ({ value: r.value ?? '', clicks: Number(r.n) })).sort((a, b) => b.clicks - a.clicks || (a.value < b.value ? -1 : 1));
+      const counted = await trx('clicks')
+        .where({ workspace_id: workspaceId, link_id: linkId })
+        .where('occurred_at', '>=', since)
+        .groupBy(col)
+        .select({ value: col })
+        .count({ n: '*' });
+      breakdowns[dim] = counted
+        .map((r: any) => ({ value: r.value ?? '', clicks: Number(r.n) }))
+        .sort((a, b) => b.clicks - a.clicks || (a.value < b.value ? -1 : 1));
     }
     return { days, breakdowns };
   });
@@ -36,7 +60,10 @@ function filteredLinks(knex: Knex, workspaceId: string, s: LinkSearch): Knex.Que
         .orWhereRaw("lower(l.original_url) LIKE ? ESCAPE '\\'", [pattern]),
     );
   }
-  if (s.tagId) q.whereExists((e) => e.select(knex.raw('1')).from('link_tags as lt').whereRaw('lt.link_id = l.id').where('lt.tag_id', s.tagId!));
+  if (s.tagId)
+    q.whereExists((e) =>
+      e.select(knex.raw('1')).from('link_tags as lt').whereRaw('lt.link_id = l.id').where('lt.tag_id', s.tagId!),
+    );
   if (s.domainId) q.where('l.domain_key', s.domainId === 'short' ? '' : s.domainId);
   if (s.status) q.where('l.status', s.status);
   return q;
@@ -48,14 +75,31 @@ export async function baselineSearch(knex: Knex, workspaceId: string, s: LinkSea
     const dir = s.order === 'asc' ? 'asc' : 'desc';
     if (s.sort === 'clicks') {
       page
-        .leftJoin(trx('link_daily_clicks').where('workspace_id', workspaceId).groupBy('link_id').select('link_id').sum({ total: 'clicks' }).as('c'), 'c.link_id', 'l.id')
+        .leftJoin(
+          trx('link_daily_clicks')
+            .where('workspace_id', workspaceId)
+            .groupBy('link_id')
+            .select('link_id')
+            .sum({ total: 'clicks' })
+            .as('c'),
+          'c.link_id',
+          'l.id',
+        )
         .orderByRaw(`coalesce(c.total, 0) ${dir}`)
         .orderBy('l.seq', dir);
     } else {
-      page.orderBy([{ column: 'l.created_at', order: dir }, { column: 'l.seq', order: dir }]);
+      page.orderBy([
+        { column: 'l.created_at', order: dir },
+        { column: 'l.seq', order: dir },
+      ]);
     }
-    const rows = (await page.offset((s.page - 1) * s.limit).limit(s.limit).select('l.*')) as LinkRow[];
-    const [{ n }] = await trx.from(filteredLinks(trx, workspaceId, s).select(trx.raw('1')).limit(10_001).as('m')).count({ n: '*' });
+    const rows = (await page
+      .offset((s.page - 1) * s.limit)
+      .limit(s.limit)
+      .select('l.*')) as LinkRow[];
+    const [{ n }] = await trx
+      .from(filteredLinks(trx, workspaceId, s).select(trx.raw('1')).limit(10_001).as('m'))
+      .count({ n: '*' });
     const ids = rows.map((r) => r.id);
     await tagsOf(trx, ids);
     await clickTotals(trx, workspaceId, ids);

@@ -58,7 +58,18 @@ import { baselineAnalytics, baselineSearch } from './dashboard-baseline';
 import { benchCleanups, finishBench, guardBenchRun, watchChild } from './lifecycle';
 import { createDatabase, existingDatabase, type BenchDatabase } from './seed-analytics';
 import { seedClicks, seedLinks, type DashboardShape } from './seed-dashboard';
-import { buildService, fmtInt, fmtMs, freePort, log, percentile, sleep, table, intOption, printHeaderAndExit } from './util';
+import {
+  buildService,
+  fmtInt,
+  fmtMs,
+  freePort,
+  log,
+  percentile,
+  sleep,
+  table,
+  intOption,
+  printHeaderAndExit,
+} from './util';
 
 const { values: args } = parseArgs({
   options: {
@@ -154,7 +165,10 @@ async function seed(bdb: BenchDatabase, knex: Knex, now: number): Promise<Seeded
   await setPassword(knex, userId, await hashPassword(password), now);
   const tagIds: string[] = [];
   for (let i = 0; i < SHAPE.tags; i++) tagIds.push(await createTag(knex, workspaceId, `tag-${i + 1}`, '#6b7280'));
-  const domains = [await addDomain(knex, workspaceId, 'go.bench.test'), await addDomain(knex, workspaceId, 'links.bench.test')];
+  const domains = [
+    await addDomain(knex, workspaceId, 'go.bench.test'),
+    await addDomain(knex, workspaceId, 'links.bench.test'),
+  ];
   const writer = await bdb.bulkWriter();
   let seededLinks: Awaited<ReturnType<typeof seedLinks>>;
   try {
@@ -162,12 +176,18 @@ async function seed(bdb: BenchDatabase, knex: Knex, now: number): Promise<Seeded
     log(`links: ${fmtInt(SHAPE.links)} with their tags in ${fmtS(performance.now() - t)}`);
     t = performance.now();
     const c = await seedClicks(bdb, writer, workspaceId, seededLinks.linkIds, seededLinks.bigLink, SHAPE, now);
-    log(`clicks: ${fmtInt(c.rawClicks)} raw (${fmtInt(SHAPE.bigLinkClicks)} on the big link) and ${fmtInt(c.dailyRows)} link_daily_clicks rows in ${fmtS(performance.now() - t)}`);
+    log(
+      `clicks: ${fmtInt(c.rawClicks)} raw (${fmtInt(SHAPE.bigLinkClicks)} on the big link) and ${fmtInt(c.dailyRows)} link_daily_clicks rows in ${fmtS(performance.now() - t)}`,
+    );
   } finally {
     await writer.close();
   }
   return {
-    workspaceId, email, password, bigLink: seededLinks.bigLink, domains,
+    workspaceId,
+    email,
+    password,
+    bigLink: seededLinks.bigLink,
+    domains,
     tags: tagIds.map((id, i) => ({ id, links: seededLinks.tagCounts[i] })),
   };
 }
@@ -175,20 +195,35 @@ async function seed(bdb: BenchDatabase, knex: Knex, now: number): Promise<Seeded
 /** What seed() made, read back from a kept database (its one workspace). */
 async function seededIn(knex: Knex): Promise<Seeded> {
   const { id: workspaceId } = await knex('workspaces').where('name', 'Bench').first('id');
-  const big = await knex('link_click_totals').where('workspace_id', workspaceId).orderBy('clicks', 'desc').first('link_id');
+  const big = await knex('link_click_totals')
+    .where('workspace_id', workspaceId)
+    .orderBy('clicks', 'desc')
+    .first('link_id');
   // Tags in creation order (tag-1 …), each with its links as seed() counted them (deleted ones too).
-  const tags = (await knex('tags as t').leftJoin('link_tags as lt', 'lt.tag_id', 't.id').where('t.workspace_id', workspaceId).groupBy('t.id', 't.name').select('t.id', 't.name').count({ n: 'lt.link_id' }))
+  const tags = (
+    await knex('tags as t')
+      .leftJoin('link_tags as lt', 'lt.tag_id', 't.id')
+      .where('t.workspace_id', workspaceId)
+      .groupBy('t.id', 't.name')
+      .select('t.id', 't.name')
+      .count({ n: 'lt.link_id' })
+  )
     .map((r: any) => ({ id: r.id as string, links: Number(r.n), order: Number(String(r.name).replace('tag-', '')) }))
     .sort((a, b) => a.order - b.order)
     .map(({ id, links }) => ({ id, links }));
   // go.bench.test, then links.bench.test, as seed() added them.
-  const domains = (await knex('domains').where('workspace_id', workspaceId).orderBy('host').select('id')).map((d: { id: string }) => d.id);
+  const domains = (await knex('domains').where('workspace_id', workspaceId).orderBy('host').select('id')).map(
+    (d: { id: string }) => d.id,
+  );
   return { workspaceId, email: BENCH_EMAIL, password: BENCH_PASSWORD, bigLink: big.link_id, tags, domains };
 }
 
 async function tableSizes(bdb: BenchDatabase, knex: Knex, tables: string[]): Promise<string> {
   if (bdb.engine === 'postgres') {
-    const r = await knex.raw('SELECT relname AS t, pg_total_relation_size(oid) AS b FROM pg_class WHERE relname = ANY(?) AND relkind = ?', [tables, 'r']);
+    const r = await knex.raw(
+      'SELECT relname AS t, pg_total_relation_size(oid) AS b FROM pg_class WHERE relname = ANY(?) AND relkind = ?',
+      [tables, 'r'],
+    );
     return r.rows.map((x: any) => `${x.t} ${fmtBytes(Number(x.b))}`).join(', ');
   }
   // dbstat counts each table with its indexes (and an FTS5 table's shadow tables by their names).
@@ -196,7 +231,10 @@ async function tableSizes(bdb: BenchDatabase, knex: Knex, tables: string[]): Pro
     `SELECT CASE WHEN m.tbl_name LIKE 'links_search%' THEN 'links_search' ELSE m.tbl_name END AS t, SUM(s.pgsize) AS b
        FROM dbstat s JOIN sqlite_master m ON m.name = s.name GROUP BY 1`,
   );
-  return rows.filter((x: any) => tables.includes(x.t)).map((x: any) => `${x.t} ${fmtBytes(Number(x.b))}`).join(', ');
+  return rows
+    .filter((x: any) => tables.includes(x.t))
+    .map((x: any) => `${x.t} ${fmtBytes(Number(x.b))}`)
+    .join(', ');
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -206,11 +244,20 @@ const WATCHDOG = `const parent = Number(process.env.SHORTLINK_BENCH_PARENT);
 setInterval(() => { if (process.ppid !== parent) process.exit(1); }, 500).unref();
 `;
 
-function startService(env: NodeJS.ProcessEnv): { proc: ChildProcess; output(): string; stop(ms: number): Promise<void> } {
-  const proc = spawn(process.execPath, ['--import', pathToFileURL(env.WATCHDOG_FILE!).href, 'bin/shortlink.mjs', 'serve'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+function startService(env: NodeJS.ProcessEnv): {
+  proc: ChildProcess;
+  output(): string;
+  stop(ms: number): Promise<void>;
+} {
+  const proc = spawn(
+    process.execPath,
+    ['--import', pathToFileURL(env.WATCHDOG_FILE!).href, 'bin/shortlink.mjs', 'serve'],
+    { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let tail = '';
   const { stop } = watchChild(proc, children, (err) => (tail += `\n${err.message}`));
-  for (const s of [proc.stdout!, proc.stderr!]) s.on('data', (c: Buffer) => (tail = (tail + c.toString('utf8')).slice(-8_000)));
+  for (const s of [proc.stdout!, proc.stderr!])
+    s.on('data', (c: Buffer) => (tail = (tail + c.toString('utf8')).slice(-8_000)));
   onCleanup('service', () => stop(10_000));
   return { proc, output: () => tail, stop };
 }
@@ -220,22 +267,34 @@ const agent = new https.Agent({ keepAlive: true, maxSockets: 1, rejectUnauthoriz
 onCleanup('https agent', () => agent.destroy());
 
 function request(port: number, method: string, pathname: string, opts: { cookie?: string; body?: unknown } = {}) {
-  return new Promise<{ status: number; body: string; ms: number; headers: Record<string, unknown> }>((resolve, reject) => {
-    const t0 = performance.now();
-    const payload = opts.body === undefined ? undefined : JSON.stringify(opts.body);
-    const headers: Record<string, string> = { Accept: 'application/json' };
-    if (opts.cookie) headers.Cookie = opts.cookie;
-    if (payload) headers['Content-Type'] = 'application/json';
-    const req = https.request({ host: '127.0.0.1', port, method, path: pathname, headers, agent, timeout: 120_000 }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), ms: performance.now() - t0, headers: res.headers }));
-      res.on('error', reject);
-    });
-    req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', reject);
-    req.end(payload);
-  });
+  return new Promise<{ status: number; body: string; ms: number; headers: Record<string, unknown> }>(
+    (resolve, reject) => {
+      const t0 = performance.now();
+      const payload = opts.body === undefined ? undefined : JSON.stringify(opts.body);
+      const headers: Record<string, string> = { Accept: 'application/json' };
+      if (opts.cookie) headers.Cookie = opts.cookie;
+      if (payload) headers['Content-Type'] = 'application/json';
+      const req = https.request(
+        { host: '127.0.0.1', port, method, path: pathname, headers, agent, timeout: 120_000 },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () =>
+            resolve({
+              status: res.statusCode ?? 0,
+              body: Buffer.concat(chunks).toString('utf8'),
+              ms: performance.now() - t0,
+              headers: res.headers,
+            }),
+          );
+          res.on('error', reject);
+        },
+      );
+      req.on('timeout', () => req.destroy(new Error('timeout')));
+      req.on('error', reject);
+      req.end(payload);
+    },
+  );
 }
 
 async function waitForHealth(service: ReturnType<typeof startService>, port: number) {
@@ -269,10 +328,17 @@ interface Case {
   same?(result: any, baseline: any): string;
 }
 
-const search = (s: Partial<LinkSearch>): LinkSearch => ({ sort: 'created', order: 'desc', page: 1, limit: LIMIT, ...s });
+const search = (s: Partial<LinkSearch>): LinkSearch => ({
+  sort: 'created',
+  order: 'desc',
+  page: 1,
+  limit: LIMIT,
+  ...s,
+});
 const query = (s: LinkSearch) => {
   const p = new URLSearchParams();
-  for (const k of ['q', 'tagId', 'domainId', 'status', 'sort', 'order', 'page', 'limit'] as const) if (s[k] !== undefined) p.set(k, String(s[k]));
+  for (const k of ['q', 'tagId', 'domainId', 'status', 'sort', 'order', 'page', 'limit'] as const)
+    if (s[k] !== undefined) p.set(k, String(s[k]));
   return `/links?${p}`;
 };
 
@@ -301,8 +367,10 @@ function casesFor(s: Seeded, today: number, totals: Map<string, number>): Case[]
     run: (q) => q.linkAnalytics(ws, s.bigLink, today - days + 1, today, today),
     baseline: days === 30 ? (k) => baselineAnalytics(k, ws, s.bigLink, today - days + 1, today, today) : undefined,
     slowBaseline: true,
-    describe: (r) => `${fmtInt([...r.days.values()].reduce((n: number, d: any) => n + d.clicks + d.scans, 0))} clicks; ${r.breakdowns.referrer.length} referrers`,
-    same: (r, b) => (JSON.stringify(r.breakdowns) === JSON.stringify(b.breakdowns) ? 'same breakdowns' : 'NO (breakdowns differ)'),
+    describe: (r) =>
+      `${fmtInt([...r.days.values()].reduce((n: number, d: any) => n + d.clicks + d.scans, 0))} clicks; ${r.breakdowns.referrer.length} referrers`,
+    same: (r, b) =>
+      JSON.stringify(r.breakdowns) === JSON.stringify(b.breakdowns) ? 'same breakdowns' : 'NO (breakdowns differ)',
   });
   const list = (name: string, sp: Partial<LinkSearch>): Case => {
     const spec = search(sp);
@@ -345,7 +413,11 @@ function casesFor(s: Seeded, today: number, totals: Map<string, number>): Case[]
 function installTracer(knex: Knex) {
   let current: Array<{ sql: string; bindings: unknown[]; ms: number }> | null = null;
   const started = new Map<string, { sql: string; bindings: unknown[]; t: number }>();
-  knex.on('query', (q: any) => current && started.set(q.__knexQueryUid, { sql: q.sql, bindings: q.bindings ?? [], t: performance.now() }));
+  knex.on(
+    'query',
+    (q: any) =>
+      current && started.set(q.__knexQueryUid, { sql: q.sql, bindings: q.bindings ?? [], t: performance.now() }),
+  );
   knex.on('query-response', (_r: unknown, q: any) => {
     const s = started.get(q.__knexQueryUid);
     if (!s || !current) return;
@@ -383,7 +455,9 @@ async function seedFresh(bdb: BenchDatabase, db: ReturnType<typeof openDatabase>
   // The service's first fold after the migration: 90 days of raw clicks.
   t = performance.now();
   const fold = await runClickFold(knex, Date.now());
-  log(`first click fold (${fold.daysClosed} days closed, ${fold.steps} step, ${fmtInt(fold.rows)} rows): ${fmtS(performance.now() - t)}`);
+  log(
+    `first click fold (${fold.daysClosed} days closed, ${fold.steps} step, ${fmtInt(fold.rows)} rows): ${fmtS(performance.now() - t)}`,
+  );
   t = performance.now();
   log(`settle: ${await bdb.settle()}: ${fmtS(performance.now() - t)}; seeding total ${fmtS(performance.now() - t0)}`);
   return seeded;
@@ -398,8 +472,14 @@ async function runEngine(engine: Engine): Promise<string[]> {
     log(`=== ${engine} ${'='.repeat(80)}`);
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), `shortlink-bench-dash-${engine}-`));
     const reuse = REUSE.get(engine);
-    onCleanup(`temp dir ${tmp}`, () => (KEEP && engine === 'sqlite' && !reuse ? log(`kept: ${tmp}/bench.db`) : fs.rmSync(tmp, { recursive: true, force: true })));
-    const bdb = reuse ? existingDatabase(reuse) : await createDatabase(engine, tmp, { scratchPrefix: 'sl_bench_dash', keep: KEEP, onCleanup });
+    onCleanup(`temp dir ${tmp}`, () =>
+      KEEP && engine === 'sqlite' && !reuse
+        ? log(`kept: ${tmp}/bench.db`)
+        : fs.rmSync(tmp, { recursive: true, force: true }),
+    );
+    const bdb = reuse
+      ? existingDatabase(reuse)
+      : await createDatabase(engine, tmp, { scratchPrefix: 'sl_bench_dash', keep: KEEP, onCleanup });
     log(`database: ${bdb.describe}${reuse ? ' (kept by an earlier run: no seeding)' : ''}`);
     const db = openDatabase(bdb.url, { poolMax: 4 });
     onCleanup(`${engine} knex`, () => db.knex.destroy());
@@ -418,10 +498,17 @@ async function runEngine(engine: Engine): Promise<string[]> {
       seeded = await seedFresh(bdb, db);
     }
     const today = Math.floor(Date.now() / DAY_MS);
-    log(`sizes with indexes: ${await tableSizes(bdb, knex, ['links', 'link_tags', 'clicks', 'link_daily_clicks', 'links_search', 'link_day_breakdowns', 'link_block_breakdowns', 'link_breakdown_pieces', 'link_click_totals'])}`);
+    log(
+      `sizes with indexes: ${await tableSizes(bdb, knex, ['links', 'link_tags', 'clicks', 'link_daily_clicks', 'links_search', 'link_day_breakdowns', 'link_block_breakdowns', 'link_breakdown_pieces', 'link_click_totals'])}`,
+    );
     if (SEED_ONLY) return [`seeded: ${bdb.url} (workspace ${seeded.workspaceId}, big link ${seeded.bigLink})`];
     const totals = new Map<string, number>();
-    for (const r of (await knex('link_daily_clicks').where('workspace_id', seeded.workspaceId).groupBy('link_id').select('link_id').sum({ clicks: 'clicks' })) as Array<{ link_id: string; clicks: number | string }>) totals.set(r.link_id, Number(r.clicks));
+    for (const r of (await knex('link_daily_clicks')
+      .where('workspace_id', seeded.workspaceId)
+      .groupBy('link_id')
+      .select('link_id')
+      .sum({ clicks: 'clicks' })) as Array<{ link_id: string; clicks: number | string }>)
+      totals.set(r.link_id, Number(r.clicks));
 
     const queryService = openQueryService(db, bdb.url);
     onCleanup('query threads', () => queryService.close());
@@ -430,16 +517,29 @@ async function runEngine(engine: Engine): Promise<string[]> {
     const watchdog = path.join(tmp, 'watchdog.mjs');
     fs.writeFileSync(watchdog, WATCHDOG);
     const env: NodeJS.ProcessEnv = {
-      ...process.env, SHORTLINK_BENCH_PARENT: String(process.pid), WATCHDOG_FILE: watchdog, DATABASE_URL: bdb.url, DATA_DIR: path.join(tmp, 'data'),
-      PORT: String(port), SHORT_DOMAIN: 'localhost', LOG_LEVEL: 'warn',
+      ...process.env,
+      SHORTLINK_BENCH_PARENT: String(process.pid),
+      WATCHDOG_FILE: watchdog,
+      DATABASE_URL: bdb.url,
+      DATA_DIR: path.join(tmp, 'data'),
+      PORT: String(port),
+      SHORT_DOMAIN: 'localhost',
+      LOG_LEVEL: 'warn',
     };
     delete env.NODE_OPTIONS;
     const service = startService(env);
     await waitForHealth(service, port);
-    const signIn = await request(port, 'POST', '/app/api/session', { body: { email: seeded.email, password: seeded.password } });
+    const signIn = await request(port, 'POST', '/app/api/session', {
+      body: { email: seeded.email, password: seeded.password },
+    });
     if (signIn.status !== 200) throw new Error(`sign-in answered ${signIn.status}: ${signIn.body}`);
     const cookie = String((signIn.headers['set-cookie'] as string[])[0]).split(';')[0];
-    log(`service pid ${service.proc.pid} on https://127.0.0.1:${port}, signed in; load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    log(
+      `service pid ${service.proc.pid} on https://127.0.0.1:${port}, signed in; load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`,
+    );
     log();
 
     const trace = installTracer(knex);
@@ -479,29 +579,57 @@ async function runEngine(engine: Engine): Promise<string[]> {
       const bs = stats(b);
       if (hs.p50 >= TARGET_MS || ps.p50 >= TARGET_MS || EXPLAIN === 'always') slow.push(c);
       rows.push([
-        c.name, c.describe(result), fmtMs(hs.p50), fmtMs(hs.p99), fmtMs(ps.p50), fmtMs(ps.p99), b.length ? fmtMs(bs.p50) : '-',
-        b.length ? `${fmtMs(ps.p50 / bs.p50, 3)}` : '-', baseline !== undefined && c.same ? c.same(result, baseline) : '-', os.loadavg()[0].toFixed(1),
+        c.name,
+        c.describe(result),
+        fmtMs(hs.p50),
+        fmtMs(hs.p99),
+        fmtMs(ps.p50),
+        fmtMs(ps.p99),
+        b.length ? fmtMs(bs.p50) : '-',
+        b.length ? `${fmtMs(ps.p50 / bs.p50, 3)}` : '-',
+        baseline !== undefined && c.same ? c.same(result, baseline) : '-',
+        os.loadavg()[0].toFixed(1),
         hs.p50 < TARGET_MS && ps.p50 < TARGET_MS ? 'ok' : 'MISS',
       ]);
-      process.stderr.write(`  [${engine}] ${c.name}: HTTP p50 ${fmtMs(hs.p50)} ms, in process ${fmtMs(ps.p50)} ms, baseline ${b.length ? fmtMs(bs.p50) : '-'} ms\n`);
+      process.stderr.write(
+        `  [${engine}] ${c.name}: HTTP p50 ${fmtMs(hs.p50)} ms, in process ${fmtMs(ps.p50)} ms, baseline ${b.length ? fmtMs(bs.p50) : '-'} ms\n`,
+      );
     }
     await service.stop(15_000);
 
     const lines = [
       `results, ${engine}: ${fmtInt(SHAPE.links)} links, ${fmtInt(SHAPE.clicks)} raw clicks (${fmtInt(SHAPE.bigLinkClicks)} on the big link); pages of ${LIMIT}; ${REQUESTS} requests per case after ${WARMUPS} warm-ups, baseline ${BASELINE_REQUESTS} runs`,
-      table(['case', 'answer', 'HTTPS p50', 'p99', 'in-proc p50', 'p99', 'baseline p50', 'in-proc/baseline', 'baseline answered', 'load', `< ${TARGET_MS} ms`], rows),
+      table(
+        [
+          'case',
+          'answer',
+          'HTTPS p50',
+          'p99',
+          'in-proc p50',
+          'p99',
+          'baseline p50',
+          'in-proc/baseline',
+          'baseline answered',
+          'load',
+          `< ${TARGET_MS} ms`,
+        ],
+        rows,
+      ),
       `(ms; HTTPS = GET /app/api/workspaces/{id}/… with the session cookie on one keep-alive TLS connection; in-proc = services.queries in this process (${engine === 'sqlite' ? 'query threads' : 'the pool'}), as the handler calls it; baseline = the reads before 20261125000000 (bench/dashboard-baseline.ts) on this process's connection; load = 1-minute load average after the case, ${os.availableParallelism()} CPUs)`,
       ...notes.map((n) => `NOTE ${n}`),
     ];
     for (const l of lines) log(l);
     log();
     if (EXPLAIN !== 'never' && slow.length) {
-      log(`query profiles (${engine}): one traced run on this thread per case, queries by time; plans of those over 5 ms`);
+      log(
+        `query profiles (${engine}): one traced run on this thread per case, queries by time; plans of those over 5 ms`,
+      );
       const direct = (await import('../src/db/queries')).inlineQueries(knex);
       for (const c of slow) {
         const queries = await trace(() => c.run(direct));
         log(`- ${c.name}: ${queries.length} queries, ${fmtMs(queries.reduce((n, q) => n + q.ms, 0))} ms`);
-        for (const q of [...queries].sort((a, b) => b.ms - a.ms).slice(0, 5)) log(`    ${fmtMs(q.ms).padStart(7)} ms  ${short(q.sql.replace(/\s+/g, ' '))}`);
+        for (const q of [...queries].sort((a, b) => b.ms - a.ms).slice(0, 5))
+          log(`    ${fmtMs(q.ms).padStart(7)} ms  ${short(q.sql.replace(/\s+/g, ' '))}`);
         for (const q of queries.filter((x) => x.ms >= 5).slice(0, 3)) {
           log(`    plan of the ${fmtMs(q.ms)} ms query:`);
           // The planner settings the search set before this query (Postgres, set_config), which a
@@ -524,8 +652,15 @@ async function runEngine(engine: Engine): Promise<string[]> {
 
 async function main() {
   log('Shortlink dashboard reads benchmark');
-  log(`machine: ${os.availableParallelism()} CPUs (${os.cpus()[0]?.model.trim() ?? 'unknown'}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, node ${process.version}`);
-  log(`load average at start: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} (the service, the database and this client share the machine)`);
+  log(
+    `machine: ${os.availableParallelism()} CPUs (${os.cpus()[0]?.model.trim() ?? 'unknown'}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, node ${process.version}`,
+  );
+  log(
+    `load average at start: ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')} (the service, the database and this client share the machine)`,
+  );
   log(`engines: ${ENGINES.join(', ')}; time limit ${TIME_LIMIT_S} s`);
   log();
   const reports: string[][] = [];

@@ -59,7 +59,12 @@ const children = new Set<ChildProcess>();
 const cleanups = benchCleanups();
 const run = guardBenchRun({ children, cleanup: () => cleanups.cleanup(), timeLimitS: Number(args['time-limit']) });
 
-function request(port: number, method: string, pathname: string, opts: { body?: string; type?: string; cookie?: string; csrf?: string } = {}) {
+function request(
+  port: number,
+  method: string,
+  pathname: string,
+  opts: { body?: string; type?: string; cookie?: string; csrf?: string } = {},
+) {
   return new Promise<{ status: number; text: string; headers: http.IncomingHttpHeaders }>((resolve, reject) => {
     const headers: Record<string, string> = { 'x-forwarded-proto': 'https', host: `localhost:${port}` };
     if (opts.body !== undefined) {
@@ -71,7 +76,9 @@ function request(port: number, method: string, pathname: string, opts: { body?: 
     const req = http.request({ host: '127.0.0.1', port, method, path: pathname, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode!, text: Buffer.concat(chunks).toString('utf8'), headers: res.headers }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode!, text: Buffer.concat(chunks).toString('utf8'), headers: res.headers }),
+      );
     });
     req.on('error', reject);
     if (opts.body !== undefined) req.write(opts.body);
@@ -81,12 +88,17 @@ function request(port: number, method: string, pathname: string, opts: { body?: 
 
 function cli(env: Record<string, string>, argv: string[]): Promise<any> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'bin/shortlink.mjs'), ...argv], { cwd: ROOT, env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, [path.join(ROOT, 'bin/shortlink.mjs'), ...argv], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (err += d));
-    child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`shortlink ${argv.join(' ')}: ${err}`))));
+    child.on('close', (code) =>
+      code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`shortlink ${argv.join(' ')}: ${err}`)),
+    );
   });
 }
 
@@ -136,9 +148,26 @@ async function startService(engine: Engine): Promise<{ service: Service; databas
     databaseUrl = scratch.url;
   }
   const port = await freePort();
-  const env = { DATABASE_URL: databaseUrl, DATA_DIR: dir, PORT: String(port), PUBLIC_URL: `https://localhost:${port}`, TLS: 'off', TRUST_PROXY: '1', LOG_LEVEL: 'warn' };
+  const env = {
+    DATABASE_URL: databaseUrl,
+    DATA_DIR: dir,
+    PORT: String(port),
+    PUBLIC_URL: `https://localhost:${port}`,
+    TLS: 'off',
+    TRUST_PROXY: '1',
+    LOG_LEVEL: 'warn',
+  };
   const workspace = (await cli(env, ['workspace', 'create', '--name', 'Import bench'])).id;
-  const member = await cli(env, ['member', 'add', '--workspace', workspace, '--email', 'bench@example.com', '--role', 'OWNER']);
+  const member = await cli(env, [
+    'member',
+    'add',
+    '--workspace',
+    workspace,
+    '--email',
+    'bench@example.com',
+    '--role',
+    'OWNER',
+  ]);
   const nodeOptions = `${process.env.NODE_OPTIONS ?? ''} --import ${PROBE}`.trim();
   const proc = spawn(process.execPath, [path.join(ROOT, 'bin/shortlink.mjs'), 'serve'], {
     cwd: ROOT,
@@ -156,7 +185,9 @@ async function startService(engine: Engine): Promise<{ service: Service; databas
     await sleep(100);
   }
   const token = new URL(member.setupUrl).searchParams.get('token')!;
-  const signedIn = await request(port, 'POST', '/app/api/password-setup', { body: JSON.stringify({ token, password: 'bench password 123' }) });
+  const signedIn = await request(port, 'POST', '/app/api/password-setup', {
+    body: JSON.stringify({ token, password: 'bench password 123' }),
+  });
   const cookie = String(signedIn.headers['set-cookie']?.[0]).split(';')[0];
   const csrf = JSON.parse(signedIn.text).csrfToken;
   const loopDelay = () =>
@@ -178,11 +209,22 @@ async function rateScenario(engine: Engine, service: Service, databaseUrl: strin
   for (let round = 1; round <= ROUNDS; round++) {
     const file = csvFile(round);
     const started = performance.now();
-    const res = await request(port, 'POST', `/app/api/workspaces/${workspace}/links/import`, { body: file, type: 'text/csv', cookie, csrf });
+    const res = await request(port, 'POST', `/app/api/workspaces/${workspace}/links/import`, {
+      body: file,
+      type: 'text/csv',
+      cookie,
+      csrf,
+    });
     const ms = performance.now() - started;
     if (res.status !== 200) throw new Error(`import answered ${res.status}: ${res.text.slice(0, 300)}`);
     const report = JSON.parse(res.text);
-    rows.push([`import round ${round}`, fmtInt(report.created), fmtInt(report.refused), fmtMs(ms / 1000, 2), fmtInt((ROWS / ms) * 1000)]);
+    rows.push([
+      `import round ${round}`,
+      fmtInt(report.created),
+      fmtInt(report.refused),
+      fmtMs(ms / 1000, 2),
+      fmtInt((ROWS / ms) * 1000),
+    ]);
   }
   await service.stop();
 
@@ -194,10 +236,29 @@ async function rateScenario(engine: Engine, service: Service, databaseUrl: strin
   const now = Date.now();
   for (let i = 0; i < ROWS; i += 250) {
     const chunk = Array.from({ length: Math.min(250, ROWS - i) }, (_, k) => ({
-      id: newId('lnk'), workspace_id: workspace, created_by: user.id, domain_id: null, domain_key: '', slug: `floor-${i + k}`,
-      original_url: `https://example.com/floor/${i + k}`, title: null, status: 'ACTIVE', policy_locked: false, redirect_type: 'TEMPORARY',
-      expires_at: null, expired_url: null, click_limit: null, start_at: null, end_at: null, password_hash: null,
-      preview_title: null, preview_description: null, preview_image: null, created_at: now, updated_at: now, deleted_at: null,
+      id: newId('lnk'),
+      workspace_id: workspace,
+      created_by: user.id,
+      domain_id: null,
+      domain_key: '',
+      slug: `floor-${i + k}`,
+      original_url: `https://example.com/floor/${i + k}`,
+      title: null,
+      status: 'ACTIVE',
+      policy_locked: false,
+      redirect_type: 'TEMPORARY',
+      expires_at: null,
+      expired_url: null,
+      click_limit: null,
+      start_at: null,
+      end_at: null,
+      password_hash: null,
+      preview_title: null,
+      preview_description: null,
+      preview_image: null,
+      created_at: now,
+      updated_at: now,
+      deleted_at: null,
     }));
     await db.knex.transaction((trx) => trx('links').insert(chunk));
   }
@@ -206,8 +267,13 @@ async function rateScenario(engine: Engine, service: Service, databaseUrl: strin
   rows.push(['floor: plain inserts', fmtInt(ROWS), '0', fmtMs(floorMs / 1000, 2), fmtInt((ROWS / floorMs) * 1000)]);
   log(`\n${engine}: ${fmtInt(ROWS)} rows per file`);
   log(table(['run', 'created', 'refused', 'seconds', 'rows/s'], rows));
-  const importSeconds = rows.slice(0, ROUNDS).map((r) => Number(r[3])).sort((a, b) => a - b);
-  log(`median import ${importSeconds[Math.floor(importSeconds.length / 2)].toFixed(2)} s, ${(importSeconds[Math.floor(importSeconds.length / 2)] / (floorMs / 1000)).toFixed(1)}x the floor`);
+  const importSeconds = rows
+    .slice(0, ROUNDS)
+    .map((r) => Number(r[3]))
+    .sort((a, b) => a - b);
+  log(
+    `median import ${importSeconds[Math.floor(importSeconds.length / 2)].toFixed(2)} s, ${(importSeconds[Math.floor(importSeconds.length / 2)] / (floorMs / 1000)).toFixed(1)}x the floor`,
+  );
 }
 
 /** Follows `slug` every 2 ms on one kept-alive connection until stopped; each redirect's latency, ms. */

@@ -61,7 +61,11 @@ export interface BenchRun {
   clearDeadline(): void;
 }
 
-export function guardBenchRun(opts: { children: Set<ChildProcess>; cleanup: () => Promise<void>; timeLimitS: number }): BenchRun {
+export function guardBenchRun(opts: {
+  children: Set<ChildProcess>;
+  cleanup: () => Promise<void>;
+  timeLimitS: number;
+}): BenchRun {
   let aborting = false;
   const abort = (reason: string, code: number) => {
     if (aborting) {
@@ -77,7 +81,10 @@ export function guardBenchRun(opts: { children: Set<ChildProcess>; cleanup: () =
   process.on('SIGHUP', () => abort('hung up (SIGHUP)', 129));
   process.on('uncaughtException', (err) => abort(`uncaught ${err.stack ?? err}`, 1));
   process.on('unhandledRejection', (err) => abort(`unhandled rejection ${(err as Error)?.stack ?? err}`, 1));
-  const deadline = setTimeout(() => abort(`time limit of ${opts.timeLimitS} s reached (--time-limit)`, 124), opts.timeLimitS * 1000);
+  const deadline = setTimeout(
+    () => abort(`time limit of ${opts.timeLimitS} s reached (--time-limit)`, 124),
+    opts.timeLimitS * 1000,
+  );
   process.on('exit', () => {
     for (const c of opts.children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
   });
@@ -123,7 +130,11 @@ export function watchChild(
 }
 
 /** Runs the bench's main, cleans up (unless a signal or crash already is), exits 1 on failure. */
-export async function finishBench(main: () => Promise<void>, run: BenchRun, cleanup: () => Promise<void>): Promise<void> {
+export async function finishBench(
+  main: () => Promise<void>,
+  run: BenchRun,
+  cleanup: () => Promise<void>,
+): Promise<void> {
   let exitCode = 0;
   try {
     await main();

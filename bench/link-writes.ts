@@ -37,16 +37,47 @@ const noEvents = async () => [];
 /** Slugs of this run's links, so the change feed's rows for them can be told apart at the end. */
 const PREFIX = `bench-lw-${process.pid}-`;
 
-const WORDS = ['spring', 'sale', 'webinar', 'launch', 'guide', 'summer', 'shop', 'gift', 'card', 'news', 'report', 'offer'];
+const WORDS = [
+  'spring',
+  'sale',
+  'webinar',
+  'launch',
+  'guide',
+  'summer',
+  'shop',
+  'gift',
+  'card',
+  'news',
+  'report',
+  'offer',
+];
 const word = (i: number, k: number) => WORDS[(i * 7 + k * 3) % WORDS.length];
 
 function linkRow(workspaceId: string, userId: string, round: number, i: number, now: number): LinkRow {
   return {
-    id: newId('lnk'), workspace_id: workspaceId, created_by: userId, domain_id: null, domain_key: '', slug: `${PREFIX}${round}-${i}-${word(i, 1)}`,
+    id: newId('lnk'),
+    workspace_id: workspaceId,
+    created_by: userId,
+    domain_id: null,
+    domain_key: '',
+    slug: `${PREFIX}${round}-${i}-${word(i, 1)}`,
     original_url: `https://shop.example.com/collections/${word(i, 2)}-${word(i, 3)}/item-${i}?utm_source=newsletter&utm_medium=email&utm_campaign=${word(i, 4)}`,
-    title: `${word(i, 5)} ${word(i, 6)} landing page ${i}`, status: 'ACTIVE', policy_locked: false, redirect_type: 'TEMPORARY', expires_at: null,
-    expired_url: null, click_limit: null, start_at: null, end_at: null, password_hash: null, preview_title: null, preview_description: null,
-    preview_image: null, created_at: now, updated_at: now, deleted_at: null,
+    title: `${word(i, 5)} ${word(i, 6)} landing page ${i}`,
+    status: 'ACTIVE',
+    policy_locked: false,
+    redirect_type: 'TEMPORARY',
+    expires_at: null,
+    expired_url: null,
+    click_limit: null,
+    start_at: null,
+    end_at: null,
+    password_hash: null,
+    preview_title: null,
+    preview_description: null,
+    preview_image: null,
+    created_at: now,
+    updated_at: now,
+    deleted_at: null,
   };
 }
 
@@ -68,13 +99,23 @@ async function main() {
   const made: string[] = [];
   try {
     await migrateLatest(db);
-    const busiest = async () => ((await knex('links').groupBy('workspace_id').select('workspace_id').count({ n: '*' }).orderBy('n', 'desc').first()) as { workspace_id: string } | undefined)?.workspace_id;
+    const busiest = async () =>
+      (
+        (await knex('links')
+          .groupBy('workspace_id')
+          .select('workspace_id')
+          .count({ n: '*' })
+          .orderBy('n', 'desc')
+          .first()) as { workspace_id: string } | undefined
+      )?.workspace_id;
     const workspaceId = args.workspace ?? (await busiest());
     if (!workspaceId) throw new Error('no links in this database: give it a seeded one (bench/dashboard.ts --keep)');
     const userId: string = (await knex('links').where('workspace_id', workspaceId).first('created_by')).created_by;
     const tagId: string | undefined = (await knex('tags').where('workspace_id', workspaceId).first('id'))?.id;
     const links = Number((await knex('links').where('workspace_id', workspaceId).count({ n: '*' }))[0].n);
-    log(`link writes on ${engine}: ${fmtInt(links)} links in workspace ${workspaceId}; ${fmtInt(WRITES)} writes of each kind per round, ${ROUNDS} rounds`);
+    log(
+      `link writes on ${engine}: ${fmtInt(links)} links in workspace ${workspaceId}; ${fmtInt(WRITES)} writes of each kind per round, ${ROUNDS} rounds`,
+    );
     await knex.schema.dropTableIfExists('bench_link_writes_floor');
     await knex.schema.createTable('bench_link_writes_floor', (t) => {
       t.string('id');
@@ -87,12 +128,15 @@ async function main() {
     for (let round = 1; round <= ROUNDS; round++) {
       const now = Date.now();
       const created: LinkRow[] = [];
-      add(`round ${round}: create`, await timed(WRITES, async (i) => {
-        const row = linkRow(workspaceId, userId, round, i, now);
-        await insertLink(knex, row, tagId && i % 3 === 0 ? [tagId] : [], noEvents);
-        made.push(row.id);
-        created.push(row);
-      }));
+      add(
+        `round ${round}: create`,
+        await timed(WRITES, async (i) => {
+          const row = linkRow(workspaceId, userId, round, i, now);
+          await insertLink(knex, row, tagId && i % 3 === 0 ? [tagId] : [], noEvents);
+          made.push(row.id);
+          created.push(row);
+        }),
+      );
       const current = async (id: string) => (await knex('links').where('id', id).first()) as LinkRow;
       // The current row is read outside the timing, as the handler reads it before the change.
       const change = async (label: string, patch: (row: LinkRow, i: number) => Partial<LinkRow>) => {
@@ -103,13 +147,31 @@ async function main() {
           await updateLink(knex, row, { ...patch(row, i), updated_at: Date.now() }, undefined, noEvents);
           us.push((performance.now() - t) * 1000);
         }
-        add(`round ${round}: ${label}`, us.sort((a, b) => a - b));
+        add(
+          `round ${round}: ${label}`,
+          us.sort((a, b) => a - b),
+        );
       };
       await change('new title', (row, i) => ({ title: `${row.title} (${word(i, 8)})` }));
       await change('new slug', (row) => ({ slug: `${row.slug}-x` }));
       await change('new destination', (row, i) => ({ original_url: `${row.original_url}&v=${word(i, 9)}` }));
-      add(`round ${round}: delete (soft)`, await timed(created.length, (i) => softDeleteLink(knex, workspaceId, created[i].id, noEvents)));
-      add(`round ${round}: floor (plain insert)`, await timed(WRITES, (i) => knex.transaction((trx) => trx('bench_link_writes_floor').insert({ id: `f${round}-${i}`, slug: `${PREFIX}${round}-${i}`, title: 'a title', original_url: 'https://example.com/' }))));
+      add(
+        `round ${round}: delete (soft)`,
+        await timed(created.length, (i) => softDeleteLink(knex, workspaceId, created[i].id, noEvents)),
+      );
+      add(
+        `round ${round}: floor (plain insert)`,
+        await timed(WRITES, (i) =>
+          knex.transaction((trx) =>
+            trx('bench_link_writes_floor').insert({
+              id: `f${round}-${i}`,
+              slug: `${PREFIX}${round}-${i}`,
+              title: 'a title',
+              original_url: 'https://example.com/',
+            }),
+          ),
+        ),
+      );
     }
     log(table(['write', 'p50 µs', 'p99 µs'], rows));
   } finally {

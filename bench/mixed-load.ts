@@ -104,7 +104,10 @@ const { values: args } = parseArgs({
 });
 if (args.help) {
   const lines = fs.readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n');
-  const header = lines.slice(0, lines.findIndex((l) => !l.startsWith('//')));
+  const header = lines.slice(
+    0,
+    lines.findIndex((l) => !l.startsWith('//')),
+  );
   process.stdout.write(`${header.map((l) => l.replace(/^\/\/ ?/, '')).join('\n')}\n`);
   process.exit(0);
 }
@@ -117,7 +120,8 @@ const integer = (name: string, v: string | undefined, min = 1): number => {
   if (!Number.isInteger(n) || n < min) usage(`--${name} must be an integer ≥ ${min}; got ${v}`);
   return n;
 };
-if (!['sqlite', 'postgres', 'both'].includes(args.engine!)) usage(`--engine must be sqlite, postgres or both; got ${args.engine}`);
+if (!['sqlite', 'postgres', 'both'].includes(args.engine!))
+  usage(`--engine must be sqlite, postgres or both; got ${args.engine}`);
 const ENGINES: Engine[] = args.engine === 'both' ? ['sqlite', 'postgres'] : [args.engine as Engine];
 const CONVERSIONS = integer('conversions', args.conversions);
 const CLICKS_TODAY = integer('clicks-today', args['clicks-today'], 0);
@@ -127,7 +131,8 @@ const SECONDS = integer('seconds', args.seconds);
 const CONNECTIONS = integer('connections', args.connections);
 const API_WORKERS = integer('api-workers', args['api-workers']);
 const API_RATE = Number(args['api-rate']);
-if (!(API_RATE > 0) || API_RATE > 100) usage(`--api-rate must be a number of requests a second per worker, 0 < rate ≤ 100; got ${args['api-rate']}`);
+if (!(API_RATE > 0) || API_RATE > 100)
+  usage(`--api-rate must be a number of requests a second per worker, 0 < rate ≤ 100; got ${args['api-rate']}`);
 const KEEP = args.keep!;
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -144,10 +149,23 @@ const API_SCOPES: Scope[] = ['links:read', 'links:write', 'conversions:read', 'c
 // Generous: seeding at a pessimistic rate per row, four wrk runs, start, warm-up and shutdown.
 const TIME_LIMIT_S = args['time-limit']
   ? integer('time-limit', args['time-limit'])
-  : Math.ceil(ENGINES.length * (300 + (CONVERSIONS + (CLICKS_TODAY + HISTORY_DAYS * HISTORY_PER_DAY) / 2) / 2_000 + LINKS / 200 + 3 * (SECONDS + WARMUP_S)));
+  : Math.ceil(
+      ENGINES.length *
+        (300 +
+          (CONVERSIONS + (CLICKS_TODAY + HISTORY_DAYS * HISTORY_PER_DAY) / 2) / 2_000 +
+          LINKS / 200 +
+          3 * (SECONDS + WARMUP_S)),
+    );
 
 // What the API load sends, by share (they add up to 100).
-type ApiKind = 'summary' | 'goal report' | 'record conversion' | 'get link' | 'list links' | 'create link' | 'update link';
+type ApiKind =
+  | 'summary'
+  | 'goal report'
+  | 'record conversion'
+  | 'get link'
+  | 'list links'
+  | 'create link'
+  | 'update link';
 const API_MIX: ReadonlyArray<readonly [ApiKind, number]> = [
   ['summary', 5],
   ['goal report', 5],
@@ -179,7 +197,11 @@ const fmtS = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 const fmtBytes = (b: number) => (b >= 2 ** 30 ? `${(b / 2 ** 30).toFixed(2)} GiB` : `${(b / 2 ** 20).toFixed(0)} MiB`);
 const fmtPct = (r: number) => (Number.isFinite(r) ? `${(r * 100).toFixed(1)}%` : '-');
 const short = (s: string, n = 220) => (s.length > n ? `${s.slice(0, n)} …` : s);
-const loadAvg = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
+const loadAvg = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
 
 // ---------------------------------------------------------------------------------------------
 // Child processes
@@ -260,12 +282,21 @@ function send(
       headers['Content-Length'] = String(Buffer.byteLength(payload));
     }
     const t0 = performance.now();
-    const req = http.request({ host: '127.0.0.1', port, method, path: pathname, headers, agent, timeout: 60_000 }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), ms: performance.now() - t0 }));
-      res.on('error', reject);
-    });
+    const req = http.request(
+      { host: '127.0.0.1', port, method, path: pathname, headers, agent, timeout: 60_000 },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            body: Buffer.concat(chunks).toString('utf8'),
+            ms: performance.now() - t0,
+          }),
+        );
+        res.on('error', reject);
+      },
+    );
     req.on('timeout', () => req.destroy(new Error('timeout after 60 s')));
     req.on('error', reject);
     if (payload !== undefined) req.write(payload);
@@ -278,7 +309,9 @@ async function waitForHealth(child: Child, agent: http.Agent, port: number, ms: 
   let last = 'no answer';
   while (Date.now() < until) {
     if (child.proc.exitCode !== null || child.proc.signalCode !== null) {
-      throw new Error(`${child.name} exited (${child.proc.exitCode ?? child.proc.signalCode}) before answering:\n${child.output()}`);
+      throw new Error(
+        `${child.name} exited (${child.proc.exitCode ?? child.proc.signalCode}) before answering:\n${child.output()}`,
+      );
     }
     try {
       const r = await send(agent, port, 'GET', '/healthz');
@@ -313,16 +346,28 @@ async function seed(bdb: BenchDatabase, knex: Knex): Promise<Seeded> {
   const workspaceId = await createWorkspace(knex, 'Bench mixed load', 'business');
   const userId = await addMember(knex, workspaceId, 'bench@bench.test', 'OWNER');
   const campaigns: string[] = [];
-  for (let i = 0; i < SHAPE.campaigns; i++) campaigns.push(await createCampaign(knex, workspaceId, `Campaign ${i + 1}`));
+  for (let i = 0; i < SHAPE.campaigns; i++)
+    campaigns.push(await createCampaign(knex, workspaceId, `Campaign ${i + 1}`));
   // Links go straight into the table (the link repository also writes the change feed and
   // webhook events, which are beside the point here); in slices, as SQLite caps the bound
   // parameters of one statement.
   const links = Array.from({ length: LINKS }, () => newId('lnk'));
   const slugs = links.map((_, i) => slugOf(i));
   const rows = links.map((id, i) => ({
-    id, workspace_id: workspaceId, created_by: userId, domain_id: null, domain_key: '', slug: slugs[i],
-    original_url: `https://example.com/p/${i}`, title: null, status: 'ACTIVE', policy_locked: false, redirect_type: 'TEMPORARY',
-    served: 0, created_at: now - 401 * DAY_MS, updated_at: now - 401 * DAY_MS,
+    id,
+    workspace_id: workspaceId,
+    created_by: userId,
+    domain_id: null,
+    domain_key: '',
+    slug: slugs[i],
+    original_url: `https://example.com/p/${i}`,
+    title: null,
+    status: 'ACTIVE',
+    policy_locked: false,
+    redirect_type: 'TEMPORARY',
+    served: 0,
+    created_at: now - 401 * DAY_MS,
+    updated_at: now - 401 * DAY_MS,
   }));
   for (let i = 0; i < rows.length; i += 500) await knex('links').insert(rows.slice(i, i + 500));
   const qrCodes: Catalog['qrCodes'] = [];
@@ -331,27 +376,47 @@ async function seed(bdb: BenchDatabase, knex: Knex): Promise<Seeded> {
     qrCodes.push({ id: (await createQrCode(knex, workspaceId, linkId)).id, linkId });
   }
   const cat: Catalog = { workspaceId, userId, links, campaigns, qrCodes };
-  log(`workspace, member, ${fmtInt(LINKS)} links, ${SHAPE.campaigns} campaigns, ${SHAPE.qrCodes} QR codes: ${fmtS(performance.now() - t0)}`);
+  log(
+    `workspace, member, ${fmtInt(LINKS)} links, ${SHAPE.campaigns} campaigns, ${SHAPE.qrCodes} QR codes: ${fmtS(performance.now() - t0)}`,
+  );
 
   const writer = await bdb.bulkWriter();
   try {
     let t = performance.now();
     const convAgg = new ConversionAggregates();
-    await insertStream(bdb, writer, 'conversions', generateConversions(cat, CONVERSIONS, now - 400 * DAY_MS, now, now, 1), (row) => convAgg.add(row));
+    await insertStream(
+      bdb,
+      writer,
+      'conversions',
+      generateConversions(cat, CONVERSIONS, now - 400 * DAY_MS, now, now, 1),
+      (row) => convAgg.add(row),
+    );
     const convMs = performance.now() - t;
     t = performance.now();
     await insertConversionAggregates(bdb, writer, convAgg);
     await insertBlockRollups(knex);
-    log(`conversions: ${fmtInt(CONVERSIONS)} raw rows over 400 days in ${fmtS(convMs)} (${fmtInt(CONVERSIONS / (convMs / 1000))} rows/s); ${fmtInt(convAgg.rowCount)} daily aggregate rows and the block rollups in ${fmtS(performance.now() - t)}`);
+    log(
+      `conversions: ${fmtInt(CONVERSIONS)} raw rows over 400 days in ${fmtS(convMs)} (${fmtInt(CONVERSIONS / (convMs / 1000))} rows/s); ${fmtInt(convAgg.rowCount)} daily aggregate rows and the block rollups in ${fmtS(performance.now() - t)}`,
+    );
 
     // Today's clicks, then the days before: disjoint days, so one set of counts holds both.
     const clickAgg = new ClickAggregates();
     t = performance.now();
-    const today = await insertStream(bdb, writer, 'clicks', generateClicks(cat, CLICKS_TODAY, todayStart, now, 2), (c) => clickAgg.add(c));
+    const today = await insertStream(
+      bdb,
+      writer,
+      'clicks',
+      generateClicks(cat, CLICKS_TODAY, todayStart, now, 2),
+      (c) => clickAgg.add(c),
+    );
     const todayMs = performance.now() - t;
     t = performance.now();
-    const history = await insertStream(bdb, writer, 'clicks', generateClicks(cat, HISTORY_DAYS * HISTORY_PER_DAY, todayStart - HISTORY_DAYS * DAY_MS, todayStart, 3), (c) =>
-      clickAgg.add(c),
+    const history = await insertStream(
+      bdb,
+      writer,
+      'clicks',
+      generateClicks(cat, HISTORY_DAYS * HISTORY_PER_DAY, todayStart - HISTORY_DAYS * DAY_MS, todayStart, 3),
+      (c) => clickAgg.add(c),
     );
     const historyMs = performance.now() - t;
     t = performance.now();
@@ -367,24 +432,57 @@ async function seed(bdb: BenchDatabase, knex: Knex): Promise<Seeded> {
 
   let t = performance.now();
   const def = (d: Partial<GoalDefinition> & Pick<GoalDefinition, 'name' | 'type'>): GoalDefinition => ({
-    custom_name: null, link_id: null, qr_code_id: null, campaign_id: null, target_count: null, target_value_minor: null, target_currency: null,
-    window_start: null, window_end: null, ...d,
+    custom_name: null,
+    link_id: null,
+    qr_code_id: null,
+    campaign_id: null,
+    target_count: null,
+    target_value_minor: null,
+    target_currency: null,
+    window_start: null,
+    window_end: null,
+    ...d,
   });
   const goals = [
-    await createGoal(knex, workspaceId, def({ name: 'purchase, value target', type: 'purchase', target_value_minor: 1_000_000_000, target_currency: 'EUR' })),
-    await createGoal(knex, workspaceId, def({ name: 'purchase on a link', type: 'purchase', link_id: links[7 % links.length], target_count: 500 })),
+    await createGoal(
+      knex,
+      workspaceId,
+      def({
+        name: 'purchase, value target',
+        type: 'purchase',
+        target_value_minor: 1_000_000_000,
+        target_currency: 'EUR',
+      }),
+    ),
+    await createGoal(
+      knex,
+      workspaceId,
+      def({ name: 'purchase on a link', type: 'purchase', link_id: links[7 % links.length], target_count: 500 }),
+    ),
   ];
   const keys: string[] = [];
   for (let i = 0; i < API_KEYS; i++) keys.push((await createKey(knex, workspaceId, userId, API_SCOPES, null)).key);
   const setupKey = (await createKey(knex, workspaceId, userId, ['links:write'], null)).key;
-  log(`goals: ${goals.map((g) => g.name).join('; ')}; ${API_KEYS} API keys for the load + 1 for setup: ${fmtS(performance.now() - t)}`);
+  log(
+    `goals: ${goals.map((g) => g.name).join('; ')}; ${API_KEYS} API keys for the load + 1 for setup: ${fmtS(performance.now() - t)}`,
+  );
 
   t = performance.now();
   const how = await bdb.settle();
   log(`settle: ${how}: ${fmtS(performance.now() - t)}`);
   log(`seeding total: ${fmtS(performance.now() - t0)}`);
   const size = await bdb.size();
-  log(`database size: ${fmtBytes(size.total)}${size.tables.length ? ` (with indexes: ${size.tables.sort((a, b) => b[1] - a[1]).slice(0, 5).map(([tb, b]) => `${tb} ${fmtBytes(b)}`).join(', ')}, …)` : ''}`);
+  log(
+    `database size: ${fmtBytes(size.total)}${
+      size.tables.length
+        ? ` (with indexes: ${size.tables
+            .sort((a, b) => b[1] - a[1])
+            .slice(0, 5)
+            .map(([tb, b]) => `${tb} ${fmtBytes(b)}`)
+            .join(', ')}, …)`
+        : ''
+    }`,
+  );
   return { cat, slugs, goals, keys, setupKey };
 }
 
@@ -392,7 +490,9 @@ async function seed(bdb: BenchDatabase, knex: Knex): Promise<Seeded> {
 // Redirect load: wrk
 
 // The request bytes wrk sends, after "GET /<slug>".
-const REQUEST_TAIL = ` HTTP/1.1\r\n${Object.entries(VISIT_HEADERS).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`;
+const REQUEST_TAIL = ` HTTP/1.1\r\n${Object.entries(VISIT_HEADERS)
+  .map(([k, v]) => `${k}: ${v}\r\n`)
+  .join('')}\r\n`;
 
 // A random slug per request from a file of fixed-width records (as bench/redirect.ts: one
 // string, not a Lua table of strings, which made LuaJIT's collector stall the client). wrk counts
@@ -450,10 +550,14 @@ function writeWrkFiles(dir: string, slugs: string[]): { script: string; paths: s
 }
 
 async function runWrk(port: number, files: { script: string; paths: string }, seconds: number): Promise<WrkResult> {
-  const proc = spawn('wrk', ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--timeout', '10s', '-s', files.script, `http://127.0.0.1:${port}`], {
-    env: { ...process.env, WRK_PATHS: files.paths },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const proc = spawn(
+    'wrk',
+    ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--timeout', '10s', '-s', files.script, `http://127.0.0.1:${port}`],
+    {
+      env: { ...process.env, WRK_PATHS: files.paths },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   const { exited, stop } = watchChild(proc, children, (err) => (out += `\n${err.message}`));
   currentLoad = { stop: () => void stop(0) };
@@ -490,11 +594,17 @@ const WINDOWS = [
     name: '7 days',
     query: () => {
       const now = Date.now();
-      return [`from=${encodeURIComponent(new Date(now - 7 * DAY_MS).toISOString())}`, `to=${encodeURIComponent(new Date(now).toISOString())}`];
+      return [
+        `from=${encodeURIComponent(new Date(now - 7 * DAY_MS).toISOString())}`,
+        `to=${encodeURIComponent(new Date(now).toISOString())}`,
+      ];
     },
   },
   // The longest window the API takes: 400 days, less a minute for the clock moving in between.
-  { name: '400 days', query: () => [`from=${encodeURIComponent(new Date(Date.now() - 400 * DAY_MS + 60_000).toISOString())}`] },
+  {
+    name: '400 days',
+    query: () => [`from=${encodeURIComponent(new Date(Date.now() - 400 * DAY_MS + 60_000).toISOString())}`],
+  },
 ];
 
 class ApiLoad {
@@ -593,7 +703,8 @@ class ApiLoad {
         const custom = Math.random() < 0.3;
         const b: Record<string, unknown> = { eventType: custom ? 'custom' : rnd(STANDARD_TYPES) };
         if (custom) b.customName = rnd(CUSTOM_NAMES);
-        if (Math.random() < 0.5) b.value = { amountMinor: 100 + Math.floor(Math.random() * 49_900), currency: rnd(CURRENCIES) };
+        if (Math.random() < 0.5)
+          b.value = { amountMinor: 100 + Math.floor(Math.random() * 49_900), currency: rnd(CURRENCIES) };
         if (Math.random() < 0.6) b.linkId = rnd(cat.links);
         body = b;
         break;
@@ -627,7 +738,8 @@ class ApiLoad {
       status = String(r.status);
       ms = r.ms;
       note = `${method} ${pathname} → ${r.status} ${short(r.body.replace(/\s+/g, ' '), 300)}`;
-      if (kind === 'create link' && r.status === 201) this.created.push((JSON.parse(r.body) as { data: { id: string } }).data.id);
+      if (kind === 'create link' && r.status === 201)
+        this.created.push((JSON.parse(r.body) as { data: { id: string } }).data.id);
     } catch (err) {
       status = 'error';
       ms = NaN;
@@ -659,7 +771,13 @@ interface Phase {
  * A discarded warm-up run, then the measured one; `measuring` hears when the measured run starts
  * and ends (the API load counts only the requests it starts in between).
  */
-async function measure(name: string, port: number, pid: number, files: { script: string; paths: string }, measuring?: (on: boolean) => void): Promise<Phase> {
+async function measure(
+  name: string,
+  port: number,
+  pid: number,
+  files: { script: string; paths: string },
+  measuring?: (on: boolean) => void,
+): Promise<Phase> {
   process.stderr.write(`  ${name}: ${WARMUP_S} s warm-up, then ${SECONDS} s measured (load average ${loadAvg()})\n`);
   const warmup = await runWrk(port, files, WARMUP_S);
   const before = cpuMs(pid);
@@ -682,7 +800,9 @@ async function runEngine(engine: Engine): Promise<EngineReport> {
   try {
     log(`=== ${engine} ${'='.repeat(80)}`);
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), `shortlink-bench-mixed-${engine}-`));
-    onCleanup(`temp dir ${tmp}`, () => (KEEP && engine === 'sqlite' ? log(`kept: ${tmp}/bench.db`) : fs.rmSync(tmp, { recursive: true, force: true })));
+    onCleanup(`temp dir ${tmp}`, () =>
+      KEEP && engine === 'sqlite' ? log(`kept: ${tmp}/bench.db`) : fs.rmSync(tmp, { recursive: true, force: true }),
+    );
     const bdb = await createDatabase(engine, tmp, { scratchPrefix: 'sl_bench_mixed', keep: KEEP, onCleanup });
     log(`database: ${bdb.describe}`);
     const db = openDatabase(bdb.url, { poolMax: 2 });
@@ -709,7 +829,11 @@ async function runEngine(engine: Engine): Promise<EngineReport> {
     };
     delete env.NODE_OPTIONS;
     const serviceStartedAt = Date.now();
-    const service = startChild(`service ${engine}`, ['--import', pathToFileURL(watchdog).href, 'bin/shortlink.mjs', 'serve'], env);
+    const service = startChild(
+      `service ${engine}`,
+      ['--import', pathToFileURL(watchdog).href, 'bin/shortlink.mjs', 'serve'],
+      env,
+    );
     const pid = service.proc.pid!;
     const setupAgent = new http.Agent({ keepAlive: true, maxSockets: 16 });
     onCleanup('setup agent', () => setupAgent.destroy());
@@ -719,7 +843,10 @@ async function runEngine(engine: Engine): Promise<EngineReport> {
 
     const apiLinks: string[] = [];
     for (let i = 0; i < SHAPE.apiLinks; i++) {
-      const r = await send(setupAgent, port, 'POST', '/api/v1/links', { key: seeded.setupKey, body: { url: `https://example.com/mixed/setup/${i}` } });
+      const r = await send(setupAgent, port, 'POST', '/api/v1/links', {
+        key: seeded.setupKey,
+        body: { url: `https://example.com/mixed/setup/${i}` },
+      });
       if (r.status !== 201) throw new Error(`creating a link through the API: ${r.status} ${r.body}`);
       apiLinks.push((JSON.parse(r.body) as { data: { id: string } }).data.id);
     }
@@ -736,8 +863,11 @@ async function runEngine(engine: Engine): Promise<EngineReport> {
       }),
     );
     const warm302 = warmStatuses.get(302) ?? 0;
-    log(`${SHAPE.apiLinks} links created through the API; cache warmed: ${fmtInt(seeded.slugs.length)} links visited in ${fmtS(performance.now() - t)} (${[...warmStatuses].map(([s, n]) => `${s} ×${fmtInt(n)}`).join(', ')})`);
-    if (warm302 !== seeded.slugs.length) log(`WARNING: not every seeded link answered 302; the redirect figures below are not all redirects`);
+    log(
+      `${SHAPE.apiLinks} links created through the API; cache warmed: ${fmtInt(seeded.slugs.length)} links visited in ${fmtS(performance.now() - t)} (${[...warmStatuses].map(([s, n]) => `${s} ×${fmtInt(n)}`).join(', ')})`,
+    );
+    if (warm302 !== seeded.slugs.length)
+      log(`WARNING: not every seeded link answered 302; the redirect figures below are not all redirects`);
     log(`load average before measuring: ${loadAvg()}`);
 
     const files = writeWrkFiles(tmp, seeded.slugs);
@@ -762,8 +892,13 @@ async function runEngine(engine: Engine): Promise<EngineReport> {
 
     // Every redirect of the run should become a click once the writer has flushed (1 s batches).
     await sleep(3_000);
-    const [{ n: recorded }] = (await db.knex('clicks').where('workspace_id', seeded.cat.workspaceId).andWhere('occurred_at', '>=', serviceStartedAt).count({ n: '*' })) as Array<{ n: number | string }>;
-    const served302 = warm302 + phases.reduce((s, p) => s + p.wrk.requests - p.wrk.non3xx + p.warmup.requests - p.warmup.non3xx, 0);
+    const [{ n: recorded }] = (await db
+      .knex('clicks')
+      .where('workspace_id', seeded.cat.workspaceId)
+      .andWhere('occurred_at', '>=', serviceStartedAt)
+      .count({ n: '*' })) as Array<{ n: number | string }>;
+    const served302 =
+      warm302 + phases.reduce((s, p) => s + p.wrk.requests - p.wrk.non3xx + p.warmup.requests - p.warmup.non3xx, 0);
     // A request in flight when a wrk run stops is answered (and recorded) but not counted.
     const inFlight = 2 * phases.length * CONNECTIONS;
     await service.stop(15_000);
@@ -780,7 +915,23 @@ async function runEngine(engine: Engine): Promise<EngineReport> {
     );
     lines.push(
       table(
-        ['phase', 'redirects/s', 'p50 ms', 'p90', 'p99', 'p99.9', 'max', 'requests', 'non-3xx', 'socket errors', 'timeouts', 'service CPU', 'main thread', 'other threads', 'CPU µs/redirect'],
+        [
+          'phase',
+          'redirects/s',
+          'p50 ms',
+          'p90',
+          'p99',
+          'p99.9',
+          'max',
+          'requests',
+          'non-3xx',
+          'socket errors',
+          'timeouts',
+          'service CPU',
+          'main thread',
+          'other threads',
+          'CPU µs/redirect',
+        ],
         phases.map((p) => {
           const e = p.wrk.errors;
           const cores = (ms: number) => `${(ms / 1000 / p.wrk.durationS).toFixed(2)} cores`;
@@ -816,18 +967,26 @@ async function runEngine(engine: Engine): Promise<EngineReport> {
     );
     for (const p of phases) {
       if (p.wrk.non3xx || p.wrk.errors.connect + p.wrk.errors.read + p.wrk.errors.write + p.wrk.errors.timeout) {
-        lines.push(`!!! ${p.name}: ${fmtInt(p.wrk.non3xx)} answers that are not redirects (${fmtInt(p.wrk.errors.status)} of them ≥ 400), ${fmtInt(p.wrk.errors.connect + p.wrk.errors.read + p.wrk.errors.write)} socket errors, ${fmtInt(p.wrk.errors.timeout)} timeouts`);
+        lines.push(
+          `!!! ${p.name}: ${fmtInt(p.wrk.non3xx)} answers that are not redirects (${fmtInt(p.wrk.errors.status)} of them ≥ 400), ${fmtInt(p.wrk.errors.connect + p.wrk.errors.read + p.wrk.errors.write)} socket errors, ${fmtInt(p.wrk.errors.timeout)} timeouts`,
+        );
       }
     }
     const clicks = Number(recorded);
     lines.push(
       `clicks: ${fmtInt(clicks)} recorded since the service started, 3 s after the load; ${fmtInt(served302)} redirects counted by the clients, warm-ups included ` +
         `(+ up to ${fmtInt(inFlight)} in flight when wrk runs stopped): ` +
-        (clicks < served302 ? `${fmtInt(served302 - clicks)} MISSING` : clicks > served302 + inFlight ? `${fmtInt(clicks - served302 - inFlight)} more than expected` : 'all recorded'),
+        (clicks < served302
+          ? `${fmtInt(served302 - clicks)} MISSING`
+          : clicks > served302 + inFlight
+            ? `${fmtInt(clicks - served302 - inFlight)} more than expected`
+            : 'all recorded'),
     );
     lines.push('');
 
-    const apiOrder = API_MIX.flatMap(([k]) => (k === 'summary' ? [k, ...WINDOWS.map((w) => `summary · ${w.name}`)] : [k]));
+    const apiOrder = API_MIX.flatMap(([k]) =>
+      k === 'summary' ? [k, ...WINDOWS.map((w) => `summary · ${w.name}`)] : [k],
+    );
     const apiRows = apiOrder
       .filter((k) => api.stats.has(k))
       .map((k) => {
@@ -838,21 +997,27 @@ async function runEngine(engine: Engine): Promise<EngineReport> {
           k.startsWith('summary · ') ? `  ${k}` : k,
           share === undefined ? '' : `${share}%`,
           fmtInt(st.count),
-          [...st.statuses].sort().map(([s, n]) => `${s}×${n}`).join(' '),
+          [...st.statuses]
+            .sort()
+            .map(([s, n]) => `${s}×${n}`)
+            .join(' '),
           fmtMs(percentile(sorted, 50)),
           fmtMs(percentile(sorted, 99)),
           fmtMs(sorted[sorted.length - 1] ?? NaN),
         ];
       });
     const apiTotal = API_MIX.reduce((s, [k]) => s + (api.stats.get(k)?.count ?? 0), 0);
-    lines.push(`API, ${engine}, during the measured run: ${fmtInt(apiTotal)} requests started in ${apiSeconds.toFixed(1)} s (${(apiTotal / apiSeconds).toFixed(1)}/s of at most ${(API_WORKERS * API_RATE).toFixed(1)}/s)`);
+    lines.push(
+      `API, ${engine}, during the measured run: ${fmtInt(apiTotal)} requests started in ${apiSeconds.toFixed(1)} s (${(apiTotal / apiSeconds).toFixed(1)}/s of at most ${(API_WORKERS * API_RATE).toFixed(1)}/s)`,
+    );
     lines.push(table(['kind', 'share', 'requests', 'statuses', 'p50 ms', 'p99', 'max'], apiRows));
     lines.push('(ms, per request, from this process; with fewer than 100 requests of a kind its p99 is its slowest)');
     const bad: string[] = [];
     for (const [k, st] of api.stats) {
       if (k.startsWith('summary · ')) continue;
       const worrying = [...st.statuses].filter(([s]) => s === '429' || s.startsWith('5') || s === 'error');
-      if (worrying.length) bad.push(`${k}: ${worrying.map(([s, n]) => `${s} ×${n}`).join(', ')}; first unexpected: ${st.firstUnexpected}`);
+      if (worrying.length)
+        bad.push(`${k}: ${worrying.map(([s, n]) => `${s} ×${n}`).join(', ')}; first unexpected: ${st.firstUnexpected}`);
       else if (st.firstUnexpected) lines.push(`NOTE ${k}: unexpected answers; first: ${st.firstUnexpected}`);
     }
     if (bad.length) {
@@ -876,7 +1041,9 @@ async function runEngine(engine: Engine): Promise<EngineReport> {
 async function main() {
   const cpus = os.cpus();
   log('Shortlink mixed-load benchmark: redirects alone and beside a paced API load');
-  log(`machine: ${os.availableParallelism()} CPUs (${cpus[0]?.model.trim() ?? 'unknown'}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, node ${process.version}`);
+  log(
+    `machine: ${os.availableParallelism()} CPUs (${cpus[0]?.model.trim() ?? 'unknown'}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, node ${process.version}`,
+  );
   log(`load average at start: ${loadAvg()} (the service, the database, wrk and this client share the machine)`);
   log(
     `data: ${fmtInt(CONVERSIONS)} conversions over 400 days, ${fmtInt(CLICKS_TODAY)} clicks today + ${fmtInt(HISTORY_PER_DAY)} a day over the ${HISTORY_DAYS} days before; ` +

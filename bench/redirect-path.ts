@@ -76,7 +76,25 @@ const store: RedirectStore = {
     const from = after === '' ? 0 : Number(after.slice(4)) + 1;
     const rows: unknown[][] = [];
     for (let i = from; i < Math.min(RESIDENT, from + limit); i++) {
-      rows.push([`res_${String(i).padStart(20, '0')}`, 'ws_00000000000000000001', '', `r${i}`, `https://example.com/resident/${i}?utm_source=bench`, 'TEMPORARY', 'ACTIVE', null, null, null, null, null, '0', null, null, null, null]);
+      rows.push([
+        `res_${String(i).padStart(20, '0')}`,
+        'ws_00000000000000000001',
+        '',
+        `r${i}`,
+        `https://example.com/resident/${i}?utm_source=bench`,
+        'TEMPORARY',
+        'ACTIVE',
+        null,
+        null,
+        null,
+        null,
+        null,
+        '0',
+        null,
+        null,
+        null,
+        null,
+      ]);
     }
     return encodeLinkPage(rows);
   },
@@ -130,7 +148,9 @@ class FakeResponse {
 // --visit-resident: each visit is to one of the resident links at random (nearly all miss the hot
 // tier and are read from the resident one), as the million scenario's are.
 const VISIT_RESIDENT = args['visit-resident'] === true && RESIDENT > 0;
-const paths = VISIT_RESIDENT ? Array.from({ length: RESIDENT }, (_, i) => `/r${i}`) : Array.from({ length: LINKS }, (_, i) => `/${String(i).padStart(7, '0')}`);
+const paths = VISIT_RESIDENT
+  ? Array.from({ length: RESIDENT }, (_, i) => `/r${i}`)
+  : Array.from({ length: LINKS }, (_, i) => `/${String(i).padStart(7, '0')}`);
 const request = (url: string, userAgent: string) =>
   ({
     url,
@@ -153,13 +173,16 @@ function run(target: Target): number {
   let x = 0x9e3779b9;
   const start = process.hrtime.bigint();
   for (let i = 0; i < REQUESTS; i++) {
-    x ^= x << 13; x ^= x >>> 17; x ^= x << 5; // xorshift: a random warm link per request
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5; // xorshift: a random warm link per request
     const req = request(paths[(x >>> 0) % paths.length], ua.toString('latin1'));
     if (target === 'bare') bare(req, res);
     else service.handle(req, res, fallback);
   }
   const ns = Number(process.hrtime.bigint() - start) / REQUESTS;
-  if (res.ended !== REQUESTS || res.status !== 302) throw new Error(`${target}: ${res.ended} answers, last status ${res.status}`);
+  if (res.ended !== REQUESTS || res.status !== 302)
+    throw new Error(`${target}: ${res.ended} answers, last status ${res.status}`);
   if (target === 'person' && clicks.pending === 0) throw new Error('person: no click was recorded');
   return ns;
 }
@@ -172,13 +195,19 @@ const median = (xs: number[]) => {
 // Warm the cache and the JIT on every target first.
 for (const t of ['bare', 'person', 'bot'] as const) run(t);
 const figures: Record<Target, number[]> = { bare: [], person: [], bot: [] };
-console.log(`redirect path in process: ${LINKS} warm links, ${REQUESTS.toLocaleString('en')} requests per run, ${ROUNDS} rounds (runs alternate)`);
+console.log(
+  `redirect path in process: ${LINKS} warm links, ${REQUESTS.toLocaleString('en')} requests per run, ${ROUNDS} rounds (runs alternate)`,
+);
 for (let r = 0; r < ROUNDS; r++) {
   for (const t of ['bare', 'person', 'bot'] as const) figures[t].push(run(t));
   // What a flush does to the buffer (swap it out); the batch itself is dropped.
   await clicks.flush();
-  console.log(`  round ${r + 1}: bare ${figures.bare[r].toFixed(0)} ns, person ${figures.person[r].toFixed(0)} ns, bot ${figures.bot[r].toFixed(0)} ns`);
+  console.log(
+    `  round ${r + 1}: bare ${figures.bare[r].toFixed(0)} ns, person ${figures.person[r].toFixed(0)} ns, bot ${figures.bot[r].toFixed(0)} ns`,
+  );
 }
 const m = { bare: median(figures.bare), person: median(figures.person), bot: median(figures.bot) };
 console.log(`median ns per request: bare ${m.bare.toFixed(0)}, person ${m.person.toFixed(0)}, bot ${m.bot.toFixed(0)}`);
-console.log(`our code per request (median minus bare): person ${(m.person - m.bare).toFixed(0)} ns, bot ${(m.bot - m.bare).toFixed(0)} ns`);
+console.log(
+  `our code per request (median minus bare): person ${(m.person - m.bare).toFixed(0)} ns, bot ${(m.bot - m.bare).toFixed(0)} ns`,
+);

@@ -120,7 +120,25 @@ import { RESERVED_SLUGS } from '../src/domain/slugs';
 import { contentText } from '../src/domain/bio-pages';
 import { DAY_MS } from '../src/domain/conversions';
 import { benchCleanups, finishBench, guardBenchRun, watchChild } from './lifecycle';
-import { cpuMs, createScratchPostgres, fmtInt, fmtMs, freePort, log, percentile, processesCpuByPid, processesCpuSince, rssKiB, rssSplitKiB, sleep, table, threadCpuMs, buildService, intOption, mainThreadPreemptions } from './util';
+import {
+  cpuMs,
+  createScratchPostgres,
+  fmtInt,
+  fmtMs,
+  freePort,
+  log,
+  percentile,
+  processesCpuByPid,
+  processesCpuSince,
+  rssKiB,
+  rssSplitKiB,
+  sleep,
+  table,
+  threadCpuMs,
+  buildService,
+  intOption,
+  mainThreadPreemptions,
+} from './util';
 
 // ---------------------------------------------------------------------------------------------
 // autocannon has no bundled types; the part used here.
@@ -187,7 +205,10 @@ const { values: args } = parseArgs({
 });
 if (args.help) {
   const lines = fs.readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n');
-  const header = lines.slice(0, lines.findIndex((l) => !l.startsWith('//')));
+  const header = lines.slice(
+    0,
+    lines.findIndex((l) => !l.startsWith('//')),
+  );
   process.stdout.write(`${header.map((l) => l.replace(/^\/\/ ?/, '')).join('\n')}\n`);
   process.exit(0);
 }
@@ -228,7 +249,9 @@ const CALIBRATE_US = (args.calibrate ?? '')
   .map((v) => {
     const n = Number(v);
     if (!Number.isFinite(n) || n <= 0 || n > 10_000) {
-      process.stderr.write(`--calibrate takes microseconds per request (0 < n ≤ 10000), comma-separated; got ${args.calibrate}\n`);
+      process.stderr.write(
+        `--calibrate takes microseconds per request (0 < n ≤ 10000), comma-separated; got ${args.calibrate}\n`,
+      );
       process.exit(2);
     }
     return n;
@@ -298,13 +321,17 @@ const CPU_PROF_DIR = args['cpu-prof'] ? path.resolve(args['cpu-prof']) : undefin
 const TIME_LIMIT_S = args['time-limit']
   ? positiveInt('time-limit', args['time-limit'])
   : Math.ceil(
-      240 + 2 * (2 + CALIBRATE_US.length + (INSTANCES === 2 ? 1 : 0)) * ROUNDS * (SECONDS + WARMUP) * 1.5 + (INSTANCES * (WARM + BIG)) / (ENGINE === 'postgres' ? 2_000 : 5_000),
+      240 +
+        2 * (2 + CALIBRATE_US.length + (INSTANCES === 2 ? 1 : 0)) * ROUNDS * (SECONDS + WARMUP) * 1.5 +
+        (INSTANCES * (WARM + BIG)) / (ENGINE === 'postgres' ? 2_000 : 5_000),
     );
 
 // Node's flags for the service of the checkout at `root`, as its `npm start` and
 // deploy/systemd/shortlink@.service give them (package.json; docs/short-links.md says why).
 const nodeFlagsOf = (root: string) =>
-  (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).scripts.start as string).split(' ').filter((a) => a.startsWith('--'));
+  (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).scripts.start as string)
+    .split(' ')
+    .filter((a) => a.startsWith('--'));
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SERVICE_NODE_FLAGS = nodeFlagsOf(ROOT);
 buildService(ROOT);
@@ -402,7 +429,13 @@ interface Child {
   stop(graceMs: number): Promise<void>;
 }
 
-function startChild(name: string, argv: string[], env: NodeJS.ProcessEnv, echo: boolean, command = process.execPath): Child {
+function startChild(
+  name: string,
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  echo: boolean,
+  command = process.execPath,
+): Child {
   // taskset execs the command, so the child's pid is the server's.
   const [cmd, ...rest] = PIN ? ['taskset', '-c', '1', command, ...argv] : [command, ...argv];
   const proc = spawn(cmd, rest, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -458,7 +491,9 @@ async function waitFor(child: Child, port: number, pathname: string, expect: (st
   let last = 'no answer';
   while (Date.now() < until) {
     if (child.proc.exitCode !== null || child.proc.signalCode !== null) {
-      throw new Error(`${child.name} exited (${child.proc.exitCode ?? child.proc.signalCode}) before answering:\n${child.output()}`);
+      throw new Error(
+        `${child.name} exited (${child.proc.exitCode ?? child.proc.signalCode}) before answering:\n${child.output()}`,
+      );
     }
     try {
       const status = await get(port, pathname);
@@ -512,7 +547,8 @@ async function createDatabase(tmp: string): Promise<BenchDatabase> {
           );
           const now = Date.now();
           db.transaction(() => {
-            for (let i = from; i < from + count; i++) insert.run(linkIdOf(i), workspaceId, userId, slugOf(i), urlOf(i), now, now);
+            for (let i = from; i < from + count; i++)
+              insert.run(linkIdOf(i), workspaceId, userId, slugOf(i), urlOf(i), now, now);
           })();
         } finally {
           db.close();
@@ -539,7 +575,9 @@ async function createDatabase(tmp: string): Promise<BenchDatabase> {
         const db = new Sqlite(file, { readonly: true, fileMustExist: true });
         try {
           const events = (db.prepare('SELECT count(*) AS n FROM clicks').get() as { n: number }).n;
-          const counted = (db.prepare('SELECT coalesce(sum(clicks), 0) AS n FROM link_daily_clicks').get() as { n: number }).n;
+          const counted = (
+            db.prepare('SELECT coalesce(sum(clicks), 0) AS n FROM link_daily_clicks').get() as { n: number }
+          ).n;
           const views = (db.prepare('SELECT count(*) AS n FROM page_views').get() as { n: number }).n;
           return { events, counted, views };
         } finally {
@@ -598,7 +636,9 @@ async function createDatabase(tmp: string): Promise<BenchDatabase> {
     clicks: () =>
       withClient(async (c) => {
         const events = Number((await c.query('SELECT count(*) AS n FROM clicks')).rows[0].n);
-        const counted = Number((await c.query('SELECT coalesce(sum(clicks), 0) AS n FROM link_daily_clicks')).rows[0].n);
+        const counted = Number(
+          (await c.query('SELECT coalesce(sum(clicks), 0) AS n FROM link_daily_clicks')).rows[0].n,
+        );
         const views = Number((await c.query('SELECT count(*) AS n FROM page_views')).rows[0].n);
         return { events, counted, views };
       }),
@@ -658,8 +698,11 @@ interface Measured {
 // (request line, Connection, the fixed headers) for a path picked per request. --generator setup
 // uses the documented hook instead, and is used anyway if autocannon's client changes shape.
 const HttpClient = require('autocannon/lib/httpClient') as { prototype: { getRequestBuffer?: unknown } };
-const GENERATOR: 'fast' | 'setup' = args.generator === 'fast' && typeof HttpClient.prototype.getRequestBuffer === 'function' ? 'fast' : 'setup';
-const REQUEST_TAIL = ` HTTP/1.1\r\nConnection: keep-alive\r\n${Object.entries(HEADERS).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`;
+const GENERATOR: 'fast' | 'setup' =
+  args.generator === 'fast' && typeof HttpClient.prototype.getRequestBuffer === 'function' ? 'fast' : 'setup';
+const REQUEST_TAIL = ` HTTP/1.1\r\nConnection: keep-alive\r\n${Object.entries(HEADERS)
+  .map(([k, v]) => `${k}: ${v}\r\n`)
+  .join('')}\r\n`;
 
 function requestOptions(pick: () => string): Record<string, unknown> {
   if (GENERATOR === 'fast') {
@@ -711,7 +754,10 @@ async function cacheCounters(port: number): Promise<{ misses: number; residentHi
     const m = new RegExp(`^${name} (\\d+)`, 'm').exec(text);
     return m ? Number(m[1]) : NaN;
   };
-  return { misses: read('shortlink_link_cache_misses_total'), residentHits: read('shortlink_link_cache_resident_hits_total') };
+  return {
+    misses: read('shortlink_link_cache_misses_total'),
+    residentHits: read('shortlink_link_cache_resident_hits_total'),
+  };
 }
 
 /** What else a target is made of: processes whose CPU is reported apart, and services whose misses count. */
@@ -720,7 +766,14 @@ interface TargetParts {
   metricsPorts?: number[];
 }
 
-async function load(target: string, port: number, pid: number | undefined, paths: PathSet, seconds: number, parts: TargetParts = {}): Promise<Measured> {
+async function load(
+  target: string,
+  port: number,
+  pid: number | undefined,
+  paths: PathSet,
+  seconds: number,
+  parts: TargetParts = {},
+): Promise<Measured> {
   const countersBefore = await Promise.all((parts.metricsPorts ?? []).map(cacheCounters));
   const partsBefore = (parts.pids ?? []).map(([, p]) => cpuUs(p));
   const dbBefore = ENGINE === 'postgres' ? processesCpuByPid('postgres') : undefined;
@@ -736,14 +789,19 @@ async function load(target: string, port: number, pid: number | undefined, paths
   const partsCpu = (parts.pids ?? []).map(([name, p], i) => [name, cpuUs(p) - partsBefore[i]] as [string, number]);
   const countersAfter = await Promise.all((parts.metricsPorts ?? []).map(cacheCounters));
   const counted = (key: 'misses' | 'residentHits') =>
-    parts.metricsPorts?.length ? countersAfter.reduce((a, c) => a + c[key], 0) - countersBefore.reduce((a, c) => a + c[key], 0) : NaN;
+    parts.metricsPorts?.length
+      ? countersAfter.reduce((a, c) => a + c[key], 0) - countersBefore.reduce((a, c) => a + c[key], 0)
+      : NaN;
   const misses = counted('misses');
   const residentHits = counted('residentHits');
   // Per thread: the main thread (tid = pid) and the two busiest other ones (on the service, the
   // link lookup thread and the click writer thread; V8's GC helpers and libuv's pool are the rest).
   const threads = [...threadCpuMs(pid)].map(([tid, ms]) => [tid, (ms - (threadsBefore.get(tid) ?? 0)) * 1000] as const);
   const mainCpu = threads.find(([tid]) => tid === pid)?.[1] ?? NaN;
-  const [otherCpu = 0, secondCpu = 0] = threads.filter(([tid]) => tid !== pid).map(([, us]) => us).sort((a, b) => b - a);
+  const [otherCpu = 0, secondCpu = 0] = threads
+    .filter(([tid]) => tid !== pid)
+    .map(([, us]) => us)
+    .sort((a, b) => b - a);
   const answered = Math.max(1, r.total);
   return {
     target,
@@ -858,7 +916,16 @@ async function runWrk(port: number, paths: PathSet, seconds: number): Promise<Cl
     fs.closeSync(out);
     wrkFiles.set(paths.name, files);
   }
-  const wrkArgs = ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--timeout', '10s', '-s', files.script, `http://127.0.0.1:${port}`];
+  const wrkArgs = [
+    '-t1',
+    `-c${CONNECTIONS}`,
+    `-d${seconds}s`,
+    '--timeout',
+    '10s',
+    '-s',
+    files.script,
+    `http://127.0.0.1:${port}`,
+  ];
   const proc = spawn(CLIENT_BATCH ? 'chrt' : 'wrk', CLIENT_BATCH ? ['--batch', '0', 'wrk', ...wrkArgs] : wrkArgs, {
     env: { ...process.env, WRK_PATHS: files.paths },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -871,7 +938,10 @@ async function runWrk(port: number, paths: PathSet, seconds: number): Promise<Cl
   currentLoad = undefined;
   const line = out.split('\n').find((l) => l.startsWith('WRK '));
   if (code !== 0 || !line) throw new Error(`wrk failed (exit ${code}):\n${out}`);
-  const [durationUs, total, status, connect, read, write, timeout, p50, p99, max] = line.slice(4).split(' ').map(Number);
+  const [durationUs, total, status, connect, read, write, timeout, p50, p99, max] = line
+    .slice(4)
+    .split(' ')
+    .map(Number);
   return {
     durationS: durationUs / 1e6,
     total,
@@ -943,7 +1013,9 @@ function summarizeProfile(file: string, windows: Array<{ label: string; startUs:
       const g = groupOf(cf.url, cf.functionName);
       groups.set(g, (groups.get(g) ?? 0) + dt);
     }
-    log(`CPU profile of the service, ${w.label}: busy ${(busy / 1e6).toFixed(2)} s, idle ${(idle / 1e6).toFixed(2)} s of the measured run`);
+    log(
+      `CPU profile of the service, ${w.label}: busy ${(busy / 1e6).toFixed(2)} s, idle ${(idle / 1e6).toFixed(2)} s of the measured run`,
+    );
     if (!busy) {
       log('  (no samples in this window)');
       continue;
@@ -976,17 +1048,37 @@ async function main() {
   }
   const cpus = os.cpus();
   log('Shortlink redirect benchmark');
-  log(`machine: ${os.availableParallelism()} CPUs (${cpus[0]?.model.trim() ?? 'unknown'}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, node ${process.version}`);
-  log(`client: ${CLIENT === 'wrk' ? 'wrk (one thread, a child process)' : `autocannon ${autocannonVersion} (one thread in this process)`}${args.client ? '' : hasWrk ? ' (found on PATH)' : ' (wrk not on PATH)'}`);
+  log(
+    `machine: ${os.availableParallelism()} CPUs (${cpus[0]?.model.trim() ?? 'unknown'}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, node ${process.version}`,
+  );
+  log(
+    `client: ${CLIENT === 'wrk' ? 'wrk (one thread, a child process)' : `autocannon ${autocannonVersion} (one thread in this process)`}${args.client ? '' : hasWrk ? ' (found on PATH)' : ' (wrk not on PATH)'}`,
+  );
   log('note: the load generator, the servers and the database share this machine;');
   log('      figures are relative (service vs bare node:http on the same client), not absolute capacity.');
   if (PIN) log('pinned: the load generator on CPU 0, every server on CPU 1');
-  if (CLIENT_BATCH) log('the load generator runs as SCHED_BATCH: its wake-ups do not preempt a server (the default; --client-normal to turn it off)');
-  else if (args['client-normal']) log('the load generator runs as a normal task: its wake-ups preempt the servers (--client-normal)');
-  else log(`the load generator runs as a normal task: ${CLIENT === 'wrk' ? 'chrt is not on PATH' : 'autocannon shares this process'} (figures not comparable with SCHED_BATCH runs)`);
-  log(`load: ${CONNECTIONS} connections, ${WARMUP} s discarded warm-up + ${SECONDS} s measured per target${ROUNDS > 1 ? `, ${ROUNDS} rounds` : ''}, random slug per request (${CLIENT === 'wrk' ? 'wrk Lua script' : `${GENERATOR} generator`})`);
-  log(`load average at start: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} (other work on the machine skews every figure)`);
-  log(`engine: ${ENGINE}; links: ${fmtInt(WARM)} warm + ${fmtInt(BIG)} big; CLICK_FLUSH_MS=${CLICK_FLUSH_MS}; time limit ${TIME_LIMIT_S} s${args.alerts ? '; traffic alerts subscribed (--alerts)' : ''}`);
+  if (CLIENT_BATCH)
+    log(
+      'the load generator runs as SCHED_BATCH: its wake-ups do not preempt a server (the default; --client-normal to turn it off)',
+    );
+  else if (args['client-normal'])
+    log('the load generator runs as a normal task: its wake-ups preempt the servers (--client-normal)');
+  else
+    log(
+      `the load generator runs as a normal task: ${CLIENT === 'wrk' ? 'chrt is not on PATH' : 'autocannon shares this process'} (figures not comparable with SCHED_BATCH runs)`,
+    );
+  log(
+    `load: ${CONNECTIONS} connections, ${WARMUP} s discarded warm-up + ${SECONDS} s measured per target${ROUNDS > 1 ? `, ${ROUNDS} rounds` : ''}, random slug per request (${CLIENT === 'wrk' ? 'wrk Lua script' : `${GENERATOR} generator`})`,
+  );
+  log(
+    `load average at start: ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')} (other work on the machine skews every figure)`,
+  );
+  log(
+    `engine: ${ENGINE}; links: ${fmtInt(WARM)} warm + ${fmtInt(BIG)} big; CLICK_FLUSH_MS=${CLICK_FLUSH_MS}; time limit ${TIME_LIMIT_S} s${args.alerts ? '; traffic alerts subscribed (--alerts)' : ''}`,
+  );
   log();
 
   // 1. Database, workspace, member, links.
@@ -1007,14 +1099,27 @@ async function main() {
       theme: 'classic',
       blocks: [
         { id: 'blk_bench00000', type: 'heading', text: 'Shop' },
-        ...Array.from({ length: 8 }, (_, i) => ({ id: `blk_bench0000${i + 1}`, type: 'link' as const, text: `Collection ${i + 1}`, linkId: linkIdOf(i) })),
+        ...Array.from({ length: 8 }, (_, i) => ({
+          id: `blk_bench0000${i + 1}`,
+          type: 'link' as const,
+          text: `Collection ${i + 1}`,
+          linkId: linkIdOf(i),
+        })),
         { id: 'blk_bench00009', type: 'paragraph', text: 'Questions? Write to us any time.' },
       ],
     });
     const now = Date.now();
     await db.knex('bio_pages').insert({
-      id: 'pg_bench', workspace_id: workspaceId, handle: 'bench', status: 'ACTIVE', draft: content, published: content,
-      published_at: now, created_by: userId, created_at: now, updated_at: now,
+      id: 'pg_bench',
+      workspace_id: workspaceId,
+      handle: 'bench',
+      status: 'ACTIVE',
+      draft: content,
+      published: content,
+      published_at: now,
+      created_by: userId,
+      created_at: now,
+      updated_at: now,
     });
     if (args.alerts) {
       // An enabled Variant A subscription naming both traffic alerts, written directly (the
@@ -1022,8 +1127,15 @@ async function main() {
       // the workspace's 5-minute windows and evaluates each link it holds, once per window.
       const now = Date.now();
       await db.knex('webhook_subscriptions').insert({
-        id: 'whk_bench_alerts', workspace_id: workspaceId, variant: 'A', url: 'https://hooks.example.com/bench',
-        events: JSON.stringify(['analytics.spike', 'analytics.geo_anomaly']), secret_encrypted: 'not used', enabled: true, created_at: now, updated_at: now,
+        id: 'whk_bench_alerts',
+        workspace_id: workspaceId,
+        variant: 'A',
+        url: 'https://hooks.example.com/bench',
+        events: JSON.stringify(['analytics.spike', 'analytics.geo_anomaly']),
+        secret_encrypted: 'not used',
+        enabled: true,
+        created_at: now,
+        updated_at: now,
       });
     }
   } finally {
@@ -1046,9 +1158,16 @@ async function main() {
   await database.settle();
   const settleMs = performance.now() - t0;
   log(`seeded ${fmtInt(WARM)} warm links in ${(warmSeedMs / 1000).toFixed(2)} s`);
-  log(`seeded ${fmtInt(BIG)} links in ${(bigSeedMs / 1000).toFixed(2)} s (${fmtInt(BIG / (bigSeedMs / 1000))} rows/s, ${ENGINE === 'sqlite' ? 'prepared INSERT, one transaction' : 'INSERT … SELECT unnest() in batches of 10,000, one transaction'})`);
-  if (DAY_STARTED) log(`the day started (--day-started): ${fmtInt(dayRows)} daily-count rows for today, 0 clicks each, in ${(dayMs / 1000).toFixed(2)} s`);
-  log(`${ENGINE === 'sqlite' ? 'WAL checkpoint' : `VACUUM ANALYZE links${DAY_STARTED ? ', link_daily_clicks' : ''}`}: ${(settleMs / 1000).toFixed(2)} s`);
+  log(
+    `seeded ${fmtInt(BIG)} links in ${(bigSeedMs / 1000).toFixed(2)} s (${fmtInt(BIG / (bigSeedMs / 1000))} rows/s, ${ENGINE === 'sqlite' ? 'prepared INSERT, one transaction' : 'INSERT … SELECT unnest() in batches of 10,000, one transaction'})`,
+  );
+  if (DAY_STARTED)
+    log(
+      `the day started (--day-started): ${fmtInt(dayRows)} daily-count rows for today, 0 clicks each, in ${(dayMs / 1000).toFixed(2)} s`,
+    );
+  log(
+    `${ENGINE === 'sqlite' ? 'WAL checkpoint' : `VACUUM ANALYZE links${DAY_STARTED ? ', link_daily_clicks' : ''}`}: ${(settleMs / 1000).toFixed(2)} s`,
+  );
   log();
 
   // 2. The service, as behind a TLS-terminating proxy.
@@ -1073,7 +1192,14 @@ async function main() {
     });
   const service = startChild(
     'service',
-    [...(CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : []), ...SERVICE_NODE_FLAGS, '--import', pathToFileURL(watchdog).href, 'bin/shortlink.mjs', 'serve'],
+    [
+      ...(CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : []),
+      ...SERVICE_NODE_FLAGS,
+      '--import',
+      pathToFileURL(watchdog).href,
+      'bin/shortlink.mjs',
+      'serve',
+    ],
     serviceEnv(servicePort),
     true,
   );
@@ -1092,13 +1218,16 @@ async function main() {
       stable = now === cached ? stable + 1 : 0;
       cached = now;
     }
-    log(`${label}'s resident link cache after the start: ${fmtInt(cached)} links, filled ${((performance.now() - preloadStarted) / 1000).toFixed(1)} s after /healthz answered (the last 0.75 s the wait's own check), RSS ${fmtMiB(rssKiB(pid))}`);
+    log(
+      `${label}'s resident link cache after the start: ${fmtInt(cached)} links, filled ${((performance.now() - preloadStarted) / 1000).toFixed(1)} s after /healthz answered (the last 0.75 s the wait's own check), RSS ${fmtMiB(rssKiB(pid))}`,
+    );
   };
   if (PRELOAD) await waitForPreload('the service', servicePort, service.proc.pid);
   // --compare-preload: the same service with the resident tier.
   // --compare-with DIR: the service of another checkout, built from its sources, as the first is.
   const COMPARE_WITH = args['compare-with'] === undefined ? undefined : path.resolve(args['compare-with']);
-  if (COMPARE_WITH && COMPARE_PRELOAD) throw new Error('--compare-with and --compare-preload each start the second service: give one');
+  if (COMPARE_WITH && COMPARE_PRELOAD)
+    throw new Error('--compare-with and --compare-preload each start the second service: give one');
   if (COMPARE_WITH) buildService(COMPARE_WITH);
   const secondLabel = COMPARE_WITH ? `service at ${path.basename(COMPARE_WITH)}` : 'service, preload';
   const secondPort = await freePort();
@@ -1106,7 +1235,13 @@ async function main() {
     COMPARE_PRELOAD || COMPARE_WITH
       ? startChild(
           secondLabel,
-          [...nodeFlagsOf(COMPARE_WITH ?? ROOT), '--import', pathToFileURL(watchdog).href, path.join(COMPARE_WITH ?? ROOT, 'bin/shortlink.mjs'), 'serve'],
+          [
+            ...nodeFlagsOf(COMPARE_WITH ?? ROOT),
+            '--import',
+            pathToFileURL(watchdog).href,
+            path.join(COMPARE_WITH ?? ROOT, 'bin/shortlink.mjs'),
+            'serve',
+          ],
           serviceEnv(secondPort, COMPARE_PRELOAD || PRELOAD),
           true,
         )
@@ -1118,12 +1253,22 @@ async function main() {
 
   // 3. The baseline.
   const basePort = await freePort();
-  const baseline = startChild('baseline', ['--import', pathToFileURL(watchdog).href, '-e', BASELINE], childEnv({ PORT: String(basePort) }), true);
+  const baseline = startChild(
+    'baseline',
+    ['--import', pathToFileURL(watchdog).href, '-e', BASELINE],
+    childEnv({ PORT: String(basePort) }),
+    true,
+  );
   await waitFor(baseline, basePort, '/', (s) => s === 302, 30_000);
   const calibrations: Array<{ us: number; port: number; child: Child }> = [];
   for (const us of CALIBRATE_US) {
     const port = await freePort();
-    const child = startChild(`bare +${us} µs`, ['--import', pathToFileURL(watchdog).href, '-e', CALIBRATION], childEnv({ PORT: String(port), SPIN_US: String(us) }), true);
+    const child = startChild(
+      `bare +${us} µs`,
+      ['--import', pathToFileURL(watchdog).href, '-e', CALIBRATION],
+      childEnv({ PORT: String(port), SPIN_US: String(us) }),
+      true,
+    );
     await waitFor(child, port, '/', (s) => s === 302, 30_000);
     calibrations.push({ us, port, child });
   }
@@ -1133,23 +1278,50 @@ async function main() {
   const pageFile = path.join(tmp, 'page.html');
   fs.writeFileSync(pageFile, pageHtml.body);
   const pagePort = await freePort();
-  const barePage = startChild('bare page', ['--import', pathToFileURL(watchdog).href, '-e', BASELINE], childEnv({ PORT: String(pagePort), BODY_FILE: pageFile }), true);
+  const barePage = startChild(
+    'bare page',
+    ['--import', pathToFileURL(watchdog).href, '-e', BASELINE],
+    childEnv({ PORT: String(pagePort), BODY_FILE: pageFile }),
+    true,
+  );
   await waitFor(barePage, pagePort, '/', (s) => s === 200, 30_000);
-  log(`bio page /@bench: ${pageHtml.status}, ${fmtInt(pageHtml.body.length)} bytes; its baseline (the same bytes) pid ${barePage.proc.pid} on :${pagePort}`);
+  log(
+    `bio page /@bench: ${pageHtml.status}, ${fmtInt(pageHtml.body.length)} bytes; its baseline (the same bytes) pid ${barePage.proc.pid} on :${pagePort}`,
+  );
 
   // Both answer a seeded slug the same way before any load.
   const probe = await get(servicePort, `/${slugOf(0)}`);
-  log(`service pid ${service.proc.pid} on :${servicePort} (GET /${slugOf(0)} → ${probe}), RSS ${fmtMiB(rssKiB(service.proc.pid))}; baseline pid ${baseline.proc.pid} on :${basePort}`);
-  if (probe !== 302) log(`WARNING: the service answered ${probe} for a seeded slug; the figures below are not redirects`);
+  log(
+    `service pid ${service.proc.pid} on :${servicePort} (GET /${slugOf(0)} → ${probe}), RSS ${fmtMiB(rssKiB(service.proc.pid))}; baseline pid ${baseline.proc.pid} on :${basePort}`,
+  );
+  if (probe !== 302)
+    log(`WARNING: the service answered ${probe} for a seeded slug; the figures below are not redirects`);
   log();
 
   // 4. Scenarios.
   const warmPaths = Array.from({ length: WARM }, (_, i) => `/${slugOf(i)}`);
   const scenarios = [
-    { key: 'warm', name: `warm set (${fmtInt(WARM)} links)`, paths: { name: 'warm', count: WARM, at: (i: number) => warmPaths[i] }, basePort },
-    { key: 'million', name: `million (${fmtInt(BIG)} links)`, paths: { name: 'million', count: BIG, at: (i: number) => `/${slugOf(WARM + i)}` }, basePort },
-    { key: 'page', name: 'bio page (/@bench, 200 with its HTML)', paths: { name: 'page', count: 1, at: () => '/@bench' }, basePort: pagePort },
-  ].filter((sc) => args.scenario === 'all' || args.scenario === sc.key || (args.scenario === 'both' && sc.key !== 'page'));
+    {
+      key: 'warm',
+      name: `warm set (${fmtInt(WARM)} links)`,
+      paths: { name: 'warm', count: WARM, at: (i: number) => warmPaths[i] },
+      basePort,
+    },
+    {
+      key: 'million',
+      name: `million (${fmtInt(BIG)} links)`,
+      paths: { name: 'million', count: BIG, at: (i: number) => `/${slugOf(WARM + i)}` },
+      basePort,
+    },
+    {
+      key: 'page',
+      name: 'bio page (/@bench, 200 with its HTML)',
+      paths: { name: 'page', count: 1, at: () => '/@bench' },
+      basePort: pagePort,
+    },
+  ].filter(
+    (sc) => args.scenario === 'all' || args.scenario === sc.key || (args.scenario === 'both' && sc.key !== 'page'),
+  );
   // Views served by the page scenario (200s, warm-ups included), checked against page_views.
   const pageServed = { completed: 0, inFlight: 0 };
   const served = { completed302: 0, inFlight: 0 };
@@ -1167,20 +1339,46 @@ async function main() {
     return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
   };
   for (const sc of scenarios) {
-    const rows: Array<Measured & { label: string; kind: 'baseline' | 'calibration' | 'service' | 'second'; ratio?: number }> = [];
+    const rows: Array<
+      Measured & { label: string; kind: 'baseline' | 'calibration' | 'service' | 'second'; ratio?: number }
+    > = [];
     const ratios: number[] = [];
     const secondRatios: number[] = [];
     const calibrationRatios = new Map<number, number[]>(CALIBRATE_US.map((us) => [us, []]));
     for (let round = 1; round <= ROUNDS; round++) {
       const suffix = ROUNDS > 1 ? ` #${round}` : '';
-      type Target = { kind: 'baseline' | 'calibration' | 'service' | 'second'; label: string; port: number; pid: number | undefined; us: number };
+      type Target = {
+        kind: 'baseline' | 'calibration' | 'service' | 'second';
+        label: string;
+        port: number;
+        pid: number | undefined;
+        us: number;
+      };
       const targets: Target[] = [
-        { kind: 'baseline' as const, label: `baseline${suffix}`, port: sc.basePort, pid: sc.key === 'page' ? barePage.proc.pid : baseline.proc.pid, us: 0 },
-        ...calibrations.map((c) => ({ kind: 'calibration' as const, label: `bare +${c.us} µs${suffix}`, port: c.port, pid: c.child.proc.pid, us: c.us })),
+        {
+          kind: 'baseline' as const,
+          label: `baseline${suffix}`,
+          port: sc.basePort,
+          pid: sc.key === 'page' ? barePage.proc.pid : baseline.proc.pid,
+          us: 0,
+        },
+        ...calibrations.map((c) => ({
+          kind: 'calibration' as const,
+          label: `bare +${c.us} µs${suffix}`,
+          port: c.port,
+          pid: c.child.proc.pid,
+          us: c.us,
+        })),
         { kind: 'service' as const, label: `service${suffix}`, port: servicePort, pid: service.proc.pid, us: 0 },
       ];
       if (second) {
-        const t = { kind: 'second' as const, label: `${secondLabel}${suffix}`, port: secondPort, pid: second.proc.pid, us: 0 };
+        const t = {
+          kind: 'second' as const,
+          label: `${secondLabel}${suffix}`,
+          port: secondPort,
+          pid: second.proc.pid,
+          us: 0,
+        };
         // Alternating which of the two goes first, so neither always follows the baseline.
         if (round % 2) targets.push(t);
         else targets.splice(targets.length - 1, 0, t);
@@ -1200,7 +1398,11 @@ async function main() {
         const m = await load(t.kind, t.port, t.pid, sc.paths, SECONDS, parts);
         count(m);
         if (t.kind === 'service') {
-          windows.push({ label: `${sc.name}${ROUNDS > 1 ? ` round ${round}` : ''}`, startUs: m.startUs, endUs: m.endUs });
+          windows.push({
+            label: `${sc.name}${ROUNDS > 1 ? ` round ${round}` : ''}`,
+            startUs: m.startUs,
+            endUs: m.endUs,
+          });
         }
         if (t.kind === 'baseline') {
           base = m;
@@ -1219,10 +1421,31 @@ async function main() {
     const baseP99 = median(rows.filter((r) => r.kind === 'baseline').map((r) => r.p99));
     const svcCpu = median(rows.filter((r) => r.kind === 'service').map((r) => r.cpuPerReq));
     const baseCpu = median(rows.filter((r) => r.kind === 'baseline').map((r) => r.cpuPerReq));
-    log(`scenario: ${sc.name}, ${CONNECTIONS} connections, ${SECONDS} s per run (load average now ${os.loadavg()[0].toFixed(2)})`);
+    log(
+      `scenario: ${sc.name}, ${CONNECTIONS} connections, ${SECONDS} s per run (load average now ${os.loadavg()[0].toFixed(2)})`,
+    );
     log(
       table(
-        ['target', 'requests/s', 'p50 ms', 'p99 ms', 'max ms', 'requests', 'non-3xx', 'errors', 'ratio to baseline', 'CPU µs/req', 'main thread', 'busiest other', '2nd other', 'CPU cores', 'main preempted/s', 'misses/s', 'resident hits/s', 'Postgres µs/req'],
+        [
+          'target',
+          'requests/s',
+          'p50 ms',
+          'p99 ms',
+          'max ms',
+          'requests',
+          'non-3xx',
+          'errors',
+          'ratio to baseline',
+          'CPU µs/req',
+          'main thread',
+          'busiest other',
+          '2nd other',
+          'CPU cores',
+          'main preempted/s',
+          'misses/s',
+          'resident hits/s',
+          'Postgres µs/req',
+        ],
         rows.map((r) => [
           r.label,
           fmtInt(r.rps),
@@ -1251,7 +1474,9 @@ async function main() {
     summary.push(
       `${sc.name}: service/baseline throughput ${(ratio * 100).toFixed(1)}%, service p99 ${fmtMs(svcP99, 2)} ms (baseline ${fmtMs(baseP99, 2)} ms), ` +
         `server CPU per request ${svcCpu.toFixed(1)} µs vs ${baseCpu.toFixed(1)} µs (baseline/service ${((100 * baseCpu) / svcCpu).toFixed(0)}%)${ROUNDS > 1 ? ` (medians of ${ROUNDS} rounds)` : ''}` +
-        [...calibrationRatios].map(([us, rs]) => `; bare +${us} µs/request: ${(median(rs) * 100).toFixed(1)}%`).join('') +
+        [...calibrationRatios]
+          .map(([us, rs]) => `; bare +${us} µs/request: ${(median(rs) * 100).toFixed(1)}%`)
+          .join('') +
         (second
           ? `; ${COMPARE_WITH ? `the ${secondLabel}` : 'with the preload'} ${(median(secondRatios) * 100).toFixed(1)}% (${secondRatios.map((r) => `${(r * 100).toFixed(1)}%`).join(' / ')} against ${ratios.map((r) => `${(r * 100).toFixed(1)}%`).join(' / ')} round by round), CPU per request ${median(rows.filter((r) => r.kind === 'second').map((r) => r.cpuPerReq)).toFixed(1)} µs`
           : ''),
@@ -1263,11 +1488,21 @@ async function main() {
   // reach Postgres, and Postgres's own CPU per redirect, for planning what comes after one instance.
   if (INSTANCES === 2) {
     const service2Port = await freePort();
-    const service2 = startChild('service 2', [...SERVICE_NODE_FLAGS, '--import', pathToFileURL(watchdog).href, 'bin/shortlink.mjs', 'serve'], serviceEnv(service2Port), true);
+    const service2 = startChild(
+      'service 2',
+      [...SERVICE_NODE_FLAGS, '--import', pathToFileURL(watchdog).href, 'bin/shortlink.mjs', 'serve'],
+      serviceEnv(service2Port),
+      true,
+    );
     await waitFor(service2, service2Port, '/healthz', (st) => st === 200, 90_000);
     await waitForPreload('the second instance', service2Port, service2.proc.pid);
     const bare2Port = await freePort();
-    const bare2 = startChild('baseline 2', ['--import', pathToFileURL(watchdog).href, '-e', BASELINE], childEnv({ PORT: String(bare2Port) }), true);
+    const bare2 = startChild(
+      'baseline 2',
+      ['--import', pathToFileURL(watchdog).href, '-e', BASELINE],
+      childEnv({ PORT: String(bare2Port) }),
+      true,
+    );
     await waitFor(bare2, bare2Port, '/', (st) => st === 302, 30_000);
     // One nginx process (no master), so its CPU is one process's; as the deployment's site does
     // (deploy/nginx/shortlink.conf), kept-alive connections to the instances and the client's
@@ -1280,33 +1515,72 @@ async function main() {
     fs.writeFileSync(
       path.join(nginxDir, 'nginx.conf'),
       `worker_processes 1;\nmaster_process off;\ndaemon off;\npid ${nginxDir}/nginx.pid;\nerror_log ${nginxDir}/error.log warn;\nevents { worker_connections 4096; }\nhttp {\n  access_log off;\n` +
-        ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((t) => `  ${t}_temp_path ${nginxDir}/${t};\n`).join('') +
+        ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']
+          .map((t) => `  ${t}_temp_path ${nginxDir}/${t};\n`)
+          .join('') +
         `  upstream services { server 127.0.0.1:${servicePort}; server 127.0.0.1:${service2Port}; keepalive 64; }\n` +
         `  upstream bare { server 127.0.0.1:${basePort}; server 127.0.0.1:${bare2Port}; keepalive 64; }\n` +
         `  server { listen 127.0.0.1:${pairPort}; ${proxy('services')} }\n  server { listen 127.0.0.1:${barePairPort}; ${proxy('bare')} }\n}\n`,
     );
-    const nginx = startChild('nginx', ['-p', nginxDir, '-c', path.join(nginxDir, 'nginx.conf'), '-e', path.join(nginxDir, 'error.log')], childEnv({}), true, NGINX);
+    const nginx = startChild(
+      'nginx',
+      ['-p', nginxDir, '-c', path.join(nginxDir, 'nginx.conf'), '-e', path.join(nginxDir, 'error.log')],
+      childEnv({}),
+      true,
+      NGINX,
+    );
     await waitFor(nginx, barePairPort, '/', (st) => st === 302, 30_000);
-    const big = scenarios.find((sc) => sc.key === 'million')?.paths ?? { name: 'million', count: BIG, at: (i: number) => `/${slugOf(WARM + i)}` };
+    const big = scenarios.find((sc) => sc.key === 'million')?.paths ?? {
+      name: 'million',
+      count: BIG,
+      at: (i: number) => `/${slugOf(WARM + i)}`,
+    };
     const rows: Array<Measured & { label: string; ratio?: number }> = [];
     const ratios: number[] = [];
     for (let round = 1; round <= ROUNDS; round++) {
       const suffix = ROUNDS > 1 ? ` #${round}` : '';
-      const bareParts = { pids: [['bare 2', bare2.proc.pid], ['nginx', nginx.proc.pid]] as Array<[string, number | undefined]> };
+      const bareParts = {
+        pids: [
+          ['bare 2', bare2.proc.pid],
+          ['nginx', nginx.proc.pid],
+        ] as Array<[string, number | undefined]>,
+      };
       if (WARMUP > 0) await load('baseline', barePairPort, baseline.proc.pid, big, WARMUP, bareParts);
       const base = await load('baseline', barePairPort, baseline.proc.pid, big, SECONDS, bareParts);
       rows.push({ ...base, label: `two bare servers${suffix}` });
-      const svcParts = { pids: [['instance 2', service2.proc.pid], ['nginx', nginx.proc.pid]] as Array<[string, number | undefined]>, metricsPorts: [servicePort, service2Port] };
+      const svcParts = {
+        pids: [
+          ['instance 2', service2.proc.pid],
+          ['nginx', nginx.proc.pid],
+        ] as Array<[string, number | undefined]>,
+        metricsPorts: [servicePort, service2Port],
+      };
       if (WARMUP > 0) countService(await load('service', pairPort, service.proc.pid, big, WARMUP, svcParts));
       const m = await load('service', pairPort, service.proc.pid, big, SECONDS, svcParts);
       countService(m);
       ratios.push(m.rps / base.rps);
       rows.push({ ...m, label: `two instances${suffix}`, ratio: m.rps / base.rps });
     }
-    log(`scenario: two instances on one Postgres behind nginx round-robin, ${fmtInt(BIG)} links at random, ${CONNECTIONS} connections, ${SECONDS} s per run (load average now ${os.loadavg()[0].toFixed(2)})`);
+    log(
+      `scenario: two instances on one Postgres behind nginx round-robin, ${fmtInt(BIG)} links at random, ${CONNECTIONS} connections, ${SECONDS} s per run (load average now ${os.loadavg()[0].toFixed(2)})`,
+    );
     log(
       table(
-        ['target', 'requests/s', 'p50 ms', 'p99 ms', 'requests', 'non-3xx', 'errors', 'ratio', 'CPU µs/req: first', 'second', 'nginx', 'Postgres', 'misses/s to Postgres'],
+        [
+          'target',
+          'requests/s',
+          'p50 ms',
+          'p99 ms',
+          'requests',
+          'non-3xx',
+          'errors',
+          'ratio',
+          'CPU µs/req: first',
+          'second',
+          'nginx',
+          'Postgres',
+          'misses/s to Postgres',
+        ],
         rows.map((r) => [
           r.label,
           fmtInt(r.rps),
@@ -1350,13 +1624,22 @@ async function main() {
   );
   await sleep(2 * CLICK_FLUSH_MS);
   let clicks = await database.clicks();
-  const verdict = () => (clicks.events >= low && clicks.events <= high ? 'all recorded' : clicks.events < low ? `${fmtInt(low - clicks.events)} missing` : `${fmtInt(clicks.events - high)} more than expected`);
-  log(`clicks after 2 × CLICK_FLUSH_MS (${2 * CLICK_FLUSH_MS} ms): ${fmtInt(clicks.events)} rows in clicks, ${fmtInt(clicks.counted)} in the links' daily counts: ${verdict()}`);
+  const verdict = () =>
+    clicks.events >= low && clicks.events <= high
+      ? 'all recorded'
+      : clicks.events < low
+        ? `${fmtInt(low - clicks.events)} missing`
+        : `${fmtInt(clicks.events - high)} more than expected`;
+  log(
+    `clicks after 2 × CLICK_FLUSH_MS (${2 * CLICK_FLUSH_MS} ms): ${fmtInt(clicks.events)} rows in clicks, ${fmtInt(clicks.counted)} in the links' daily counts: ${verdict()}`,
+  );
   if (scenarios.some((sc) => sc.key === 'page')) {
     // The probe that read the page's bytes was a view too.
     const lowViews = PERSON ? pageServed.completed + 1 : 0;
     const highViews = PERSON ? lowViews + pageServed.inFlight : 0;
-    log(`bio page views: ${fmtInt(clicks.views)} rows in page_views; 200s counted by the client ${fmtInt(pageServed.completed)} (+ 1 probe, + up to ${fmtInt(pageServed.inFlight)} in flight): ${clicks.views >= lowViews && clicks.views <= highViews ? 'all recorded' : clicks.views < lowViews ? `${fmtInt(lowViews - clicks.views)} missing` : 'more than expected'}`);
+    log(
+      `bio page views: ${fmtInt(clicks.views)} rows in page_views; 200s counted by the client ${fmtInt(pageServed.completed)} (+ 1 probe, + up to ${fmtInt(pageServed.inFlight)} in flight): ${clicks.views >= lowViews && clicks.views <= highViews ? 'all recorded' : clicks.views < lowViews ? `${fmtInt(lowViews - clicks.views)} missing` : 'more than expected'}`,
+    );
   }
   if (clicks.events < low) {
     const waitStart = Date.now();
@@ -1364,11 +1647,15 @@ async function main() {
       await sleep(CLICK_FLUSH_MS);
       clicks = await database.clicks();
     }
-    log(`  after ${((Date.now() - waitStart + 2 * CLICK_FLUSH_MS) / 1000).toFixed(1)} s: ${fmtInt(clicks.events)} rows in clicks, ${fmtInt(clicks.counted)} in the links' daily counts: ${verdict()}`);
+    log(
+      `  after ${((Date.now() - waitStart + 2 * CLICK_FLUSH_MS) / 1000).toFixed(1)} s: ${fmtInt(clicks.events)} rows in clicks, ${fmtInt(clicks.counted)} in the links' daily counts: ${verdict()}`,
+    );
   }
   log(`service RSS at the end: ${fmtRss(service.proc.pid)}`);
   log();
-  log('summary (targets, not asserted: warm ≥ 75% of baseline with p99 < 5 ms; million ≥ 40%; bio page ≥ 50% of its bare server)');
+  log(
+    'summary (targets, not asserted: warm ≥ 75% of baseline with p99 < 5 ms; million ≥ 40%; bio page ≥ 50% of its bare server)',
+  );
   for (const s of summary) log(`  ${s}`);
 
   // The service writes its CPU profile when it exits.

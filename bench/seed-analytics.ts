@@ -51,7 +51,14 @@ export const CUSTOM_NAMES = ['newsletter_optin', 'trial_started', 'demo_requeste
 export const CURRENCIES = ['EUR', 'USD', 'GBP'];
 
 /** Conversions in time order over [start, end): stratified, so the spread is uniform. */
-export function* generateConversions(cat: Catalog, count: number, start: number, end: number, now: number, seed: number): Generator<ConversionRow> {
+export function* generateConversions(
+  cat: Catalog,
+  count: number,
+  start: number,
+  end: number,
+  now: number,
+  seed: number,
+): Generator<ConversionRow> {
   const rand = prng(seed);
   const span = end - start;
   for (let i = 0; i < count; i++) {
@@ -114,11 +121,24 @@ export class ConversionAggregates {
       } else map.set(k, { ...keys, conversions: 1, value_minor: value });
     };
     bump('conversion_daily_type', {
-      workspace_id: row.workspace_id, day, event_type: row.event_type, custom_name: row.custom_name ?? '', currency, attributed: row.link_id ? 1 : 0,
+      workspace_id: row.workspace_id,
+      day,
+      event_type: row.event_type,
+      custom_name: row.custom_name ?? '',
+      currency,
+      attributed: row.link_id ? 1 : 0,
     });
-    if (row.link_id) bump('conversion_daily_link', { workspace_id: row.workspace_id, day, link_id: row.link_id, currency });
-    if (row.campaign_id) bump('conversion_daily_campaign', { workspace_id: row.workspace_id, day, campaign_id: row.campaign_id, currency });
-    if (row.qr_code_id) bump('conversion_daily_qr', { workspace_id: row.workspace_id, day, qr_code_id: row.qr_code_id, currency });
+    if (row.link_id)
+      bump('conversion_daily_link', { workspace_id: row.workspace_id, day, link_id: row.link_id, currency });
+    if (row.campaign_id)
+      bump('conversion_daily_campaign', {
+        workspace_id: row.workspace_id,
+        day,
+        campaign_id: row.campaign_id,
+        currency,
+      });
+    if (row.qr_code_id)
+      bump('conversion_daily_qr', { workspace_id: row.workspace_id, day, qr_code_id: row.qr_code_id, currency });
   }
 
   get rowCount(): number {
@@ -126,14 +146,28 @@ export class ConversionAggregates {
   }
 }
 
-const REFERRERS = [null, null, 'www.google.com', 't.co', 'news.ycombinator.com', 'www.facebook.com', 'www.linkedin.com'];
+const REFERRERS = [
+  null,
+  null,
+  'www.google.com',
+  't.co',
+  'news.ycombinator.com',
+  'www.facebook.com',
+  'www.linkedin.com',
+];
 const COUNTRIES = ['DE', 'US', 'GB', 'FR', 'NL', 'ES', null];
 const DEVICES = ['desktop', 'mobile', 'mobile', 'tablet'];
 const BROWSERS = ['Chrome', 'Safari', 'Firefox', 'Edge'];
 const OSES = ['Windows', 'macOS', 'iOS', 'Android', 'Linux'];
 
 /** Clicks in time order over [start, end); 10% are QR scans (counted on the QR code's link too). */
-export function* generateClicks(cat: Catalog, count: number, start: number, end: number, seed: number): Generator<StoredClick> {
+export function* generateClicks(
+  cat: Catalog,
+  count: number,
+  start: number,
+  end: number,
+  seed: number,
+): Generator<StoredClick> {
   const rand = prng(seed);
   const span = end - start;
   for (let i = 0; i < count; i++) {
@@ -161,7 +195,10 @@ export function* generateClicks(cat: Catalog, count: number, start: number, end:
 
 /** The counts the click recorder keeps besides raw events: per link and day, per QR code and day. */
 export class ClickAggregates {
-  readonly linkDaily = new Map<string, { link_id: string; workspace_id: string; day: number; clicks: number; scans: number }>();
+  readonly linkDaily = new Map<
+    string,
+    { link_id: string; workspace_id: string; day: number; clicks: number; scans: number }
+  >();
   readonly qrDaily = new Map<string, { qr_code_id: string; workspace_id: string; day: number; scans: number }>();
   readonly perLink = new Map<string, number>();
 
@@ -173,7 +210,14 @@ export class ClickAggregates {
     if (l) {
       l.clicks++;
       if (c.qr_code_id) l.scans++;
-    } else this.linkDaily.set(lk, { link_id: c.link_id, workspace_id: c.workspace_id, day, clicks: 1, scans: c.qr_code_id ? 1 : 0 });
+    } else
+      this.linkDaily.set(lk, {
+        link_id: c.link_id,
+        workspace_id: c.workspace_id,
+        day,
+        clicks: 1,
+        scans: c.qr_code_id ? 1 : 0,
+      });
     if (c.qr_code_id) {
       const qk = `${c.qr_code_id}|${day}`;
       const q = this.qrDaily.get(qk);
@@ -187,22 +231,77 @@ export class ClickAggregates {
 export type Columns = Array<[string, 'text' | 'bigint' | 'int' | 'smallint' | 'boolean']>;
 export const COLUMNS: Record<string, Columns> = {
   conversions: [
-    ['id', 'text'], ['workspace_id', 'text'], ['event_type', 'text'], ['custom_name', 'text'], ['link_id', 'text'], ['campaign_id', 'text'],
-    ['qr_code_id', 'text'], ['amount_minor', 'bigint'], ['currency', 'text'], ['metadata', 'text'], ['occurred_at', 'bigint'], ['created_at', 'bigint'],
+    ['id', 'text'],
+    ['workspace_id', 'text'],
+    ['event_type', 'text'],
+    ['custom_name', 'text'],
+    ['link_id', 'text'],
+    ['campaign_id', 'text'],
+    ['qr_code_id', 'text'],
+    ['amount_minor', 'bigint'],
+    ['currency', 'text'],
+    ['metadata', 'text'],
+    ['occurred_at', 'bigint'],
+    ['created_at', 'bigint'],
   ],
   conversion_daily_type: [
-    ['workspace_id', 'text'], ['day', 'int'], ['event_type', 'text'], ['custom_name', 'text'], ['currency', 'text'], ['attributed', 'int'],
-    ['conversions', 'bigint'], ['value_minor', 'bigint'],
+    ['workspace_id', 'text'],
+    ['day', 'int'],
+    ['event_type', 'text'],
+    ['custom_name', 'text'],
+    ['currency', 'text'],
+    ['attributed', 'int'],
+    ['conversions', 'bigint'],
+    ['value_minor', 'bigint'],
   ],
-  conversion_daily_link: [['workspace_id', 'text'], ['day', 'int'], ['link_id', 'text'], ['currency', 'text'], ['conversions', 'bigint'], ['value_minor', 'bigint']],
-  conversion_daily_campaign: [['workspace_id', 'text'], ['day', 'int'], ['campaign_id', 'text'], ['currency', 'text'], ['conversions', 'bigint'], ['value_minor', 'bigint']],
-  conversion_daily_qr: [['workspace_id', 'text'], ['day', 'int'], ['qr_code_id', 'text'], ['currency', 'text'], ['conversions', 'bigint'], ['value_minor', 'bigint']],
+  conversion_daily_link: [
+    ['workspace_id', 'text'],
+    ['day', 'int'],
+    ['link_id', 'text'],
+    ['currency', 'text'],
+    ['conversions', 'bigint'],
+    ['value_minor', 'bigint'],
+  ],
+  conversion_daily_campaign: [
+    ['workspace_id', 'text'],
+    ['day', 'int'],
+    ['campaign_id', 'text'],
+    ['currency', 'text'],
+    ['conversions', 'bigint'],
+    ['value_minor', 'bigint'],
+  ],
+  conversion_daily_qr: [
+    ['workspace_id', 'text'],
+    ['day', 'int'],
+    ['qr_code_id', 'text'],
+    ['currency', 'text'],
+    ['conversions', 'bigint'],
+    ['value_minor', 'bigint'],
+  ],
   clicks: [
-    ['workspace_id', 'text'], ['link_id', 'text'], ['qr_code_id', 'text'], ['occurred_at', 'bigint'], ['referrer_host', 'text'], ['country', 'text'],
-    ['device', 'text'], ['browser', 'text'], ['os', 'text'],
+    ['workspace_id', 'text'],
+    ['link_id', 'text'],
+    ['qr_code_id', 'text'],
+    ['occurred_at', 'bigint'],
+    ['referrer_host', 'text'],
+    ['country', 'text'],
+    ['device', 'text'],
+    ['browser', 'text'],
+    ['os', 'text'],
   ],
-  link_daily_clicks: [['link_id', 'text'], ['workspace_id', 'text'], ['day', 'int'], ['clicks', 'bigint'], ['scans', 'bigint']],
-  qr_daily_scans: [['qr_code_id', 'text'], ['workspace_id', 'text'], ['day', 'int'], ['scans', 'bigint']],
+  link_daily_clicks: [
+    ['link_id', 'text'],
+    ['workspace_id', 'text'],
+    ['day', 'int'],
+    ['clicks', 'bigint'],
+    ['scans', 'bigint'],
+  ],
+  qr_daily_scans: [
+    ['qr_code_id', 'text'],
+    ['workspace_id', 'text'],
+    ['day', 'int'],
+    ['scans', 'bigint'],
+  ],
 };
 
 /**
@@ -219,7 +318,10 @@ export async function checkAggregatesAgainstInsertConversion(): Promise<string> 
       userId: 'usr_check',
       links: Array.from({ length: 7 }, (_, i) => `lnk_check${i}`),
       campaigns: ['cmp_check0', 'cmp_check1'],
-      qrCodes: [{ id: 'qr_check0', linkId: 'lnk_check2' }, { id: 'qr_check1', linkId: 'lnk_check5' }],
+      qrCodes: [
+        { id: 'qr_check0', linkId: 'lnk_check2' },
+        { id: 'qr_check1', linkId: 'lnk_check5' },
+      ],
     };
     const now = Date.now();
     // Few days and ids so that most rows merge into existing aggregate rows.
@@ -237,7 +339,10 @@ export async function checkAggregatesAgainstInsertConversion(): Promise<string> 
       const actual = new Set(((await db.knex(t).select(cols)) as Record<string, unknown>[]).map(norm));
       const missing = [...expected].filter((x) => !actual.has(x)).length;
       const extra = [...actual].filter((x) => !expected.has(x)).length;
-      if (missing || extra || expected.size !== actual.size) problems.push(`${t}: ${missing} computed rows not written by insertConversion, ${extra} written but not computed`);
+      if (missing || extra || expected.size !== actual.size)
+        problems.push(
+          `${t}: ${missing} computed rows not written by insertConversion, ${extra} written but not computed`,
+        );
     }
     // The blocks as the bench fills them (insertBlockRollups) from the same events and daily rows.
     const seeded = openDatabase('sqlite::memory:');
@@ -253,11 +358,17 @@ export async function checkAggregatesAgainstInsertConversion(): Promise<string> 
       for (const name of ['type', 'link', 'campaign', 'qr', 'type_link', 'type_campaign', 'type_qr']) {
         const t = `conversion_block_${name}`;
         if (!(await db.knex.schema.hasTable(t))) continue;
-        const norm = (r: Record<string, unknown>) => JSON.stringify(Object.keys(r).sort().map((k) => String(r[k])));
+        const norm = (r: Record<string, unknown>) =>
+          JSON.stringify(
+            Object.keys(r)
+              .sort()
+              .map((k) => String(r[k])),
+          );
         const written = new Set(((await db.knex(t).select('*')) as Record<string, unknown>[]).map(norm));
         const filled = ((await seeded.knex(t).select('*')) as Record<string, unknown>[]).map(norm);
         blockRows += filled.length;
-        if (filled.length !== written.size || filled.some((x) => !written.has(x))) problems.push(`${t}: the bench's blocks differ from insertConversion's`);
+        if (filled.length !== written.size || filled.some((x) => !written.has(x)))
+          problems.push(`${t}: the bench's blocks differ from insertConversion's`);
       }
     } finally {
       await seeded.knex.destroy();
@@ -293,7 +404,11 @@ export interface BenchDatabase {
    * (Postgres: the search's set_config of planner settings), run first in the same transaction, so
    * the plan is the one the service's query got.
    */
-  explain(sql: string, bindings: readonly unknown[], settings?: ReadonlyArray<{ sql: string; bindings: readonly unknown[] }>): Promise<string[]>;
+  explain(
+    sql: string,
+    bindings: readonly unknown[],
+    settings?: ReadonlyArray<{ sql: string; bindings: readonly unknown[] }>,
+  ): Promise<string[]>;
 }
 
 export interface CreateDatabaseOptions {
@@ -315,7 +430,9 @@ export async function createDatabase(engine: Engine, tmp: string, opts: CreateDa
   if (engine === 'sqlite') return sqliteDatabase(path.join(tmp, 'bench.db'));
   const scratch = await createScratchPostgres(opts.scratchPrefix);
   const { name, url } = scratch;
-  opts.onCleanup(`database ${name}`, () => (opts.keep ? log(`kept: ${url} (drop it with DROP DATABASE ${name})`) : scratch.drop()));
+  opts.onCleanup(`database ${name}`, () =>
+    opts.keep ? log(`kept: ${url} (drop it with DROP DATABASE ${name})`) : scratch.drop(),
+  );
   return postgresDatabase(url);
 }
 
@@ -369,7 +486,10 @@ function sqliteDatabase(file: string): BenchDatabase {
       return 'WAL checkpoint (TRUNCATE); no ANALYZE (the service runs none)';
     },
     async size() {
-      const total = ['', '-wal', '-shm'].reduce((s, ext) => s + (fs.existsSync(file + ext) ? fs.statSync(file + ext).size : 0), 0);
+      const total = ['', '-wal', '-shm'].reduce(
+        (s, ext) => s + (fs.existsSync(file + ext) ? fs.statSync(file + ext).size : 0),
+        0,
+      );
       const db = new Sqlite(file, { readonly: true, fileMustExist: true });
       try {
         // dbstat is compiled into better-sqlite3's SQLite; the sizes include each table's indexes.
@@ -379,7 +499,10 @@ function sqliteDatabase(file: string): BenchDatabase {
              GROUP BY m.tbl_name`,
           )
           .all() as Array<{ t: string; bytes: number }>;
-        return { total, tables: rows.filter((r) => TABLES_OF_INTEREST.includes(r.t)).map((r) => [r.t, r.bytes] as [string, number]) };
+        return {
+          total,
+          tables: rows.filter((r) => TABLES_OF_INTEREST.includes(r.t)).map((r) => [r.t, r.bytes] as [string, number]),
+        };
       } catch {
         return { total, tables: [] };
       } finally {
@@ -389,7 +512,11 @@ function sqliteDatabase(file: string): BenchDatabase {
     async explain(sql, bindings) {
       const db = new Sqlite(file, { readonly: true, fileMustExist: true });
       try {
-        const rows = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...(bindings as unknown[])) as Array<{ id: number; parent: number; detail: string }>;
+        const rows = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...(bindings as unknown[])) as Array<{
+          id: number;
+          parent: number;
+          detail: string;
+        }>;
         const depth = new Map<number, number>([[0, -1]]);
         return rows.map((r) => {
           const d = (depth.get(r.parent) ?? -1) + 1;
@@ -451,8 +578,12 @@ function postgresDatabase(url: string): BenchDatabase {
     size: () =>
       withClient(async (c) => {
         const total = Number((await c.query('SELECT pg_database_size(current_database()) AS n')).rows[0].n);
-        const rows = (await c.query('SELECT relname AS t, pg_total_relation_size(oid) AS bytes FROM pg_class WHERE relname = ANY($1) AND relkind = $2', [TABLES_OF_INTEREST, 'r']))
-          .rows as Array<{ t: string; bytes: string }>;
+        const rows = (
+          await c.query(
+            'SELECT relname AS t, pg_total_relation_size(oid) AS bytes FROM pg_class WHERE relname = ANY($1) AND relkind = $2',
+            [TABLES_OF_INTEREST, 'r'],
+          )
+        ).rows as Array<{ t: string; bytes: string }>;
         return { total, tables: rows.map((r) => [r.t, Number(r.bytes)] as [string, number]) };
       }),
     explain: (sql, bindings, settings = []) =>
@@ -473,7 +604,12 @@ function postgresDatabase(url: string): BenchDatabase {
 // Loading: raw rows in batches as they are generated, then the aggregates
 
 /** Writes `rows` in slices of the engine's batch size. */
-export async function insertAll(bdb: BenchDatabase, writer: BulkWriter, table: string, rows: ReadonlyArray<Record<string, unknown>>): Promise<void> {
+export async function insertAll(
+  bdb: BenchDatabase,
+  writer: BulkWriter,
+  table: string,
+  rows: ReadonlyArray<Record<string, unknown>>,
+): Promise<void> {
   for (let i = 0; i < rows.length; i += bdb.batch) await writer.insert(table, rows.slice(i, i + bdb.batch));
 }
 
@@ -504,7 +640,11 @@ export async function insertStream<T extends object>(
 }
 
 /** The four daily conversion tables, from what `agg` gathered. */
-export async function insertConversionAggregates(bdb: BenchDatabase, writer: BulkWriter, agg: ConversionAggregates): Promise<void> {
+export async function insertConversionAggregates(
+  bdb: BenchDatabase,
+  writer: BulkWriter,
+  agg: ConversionAggregates,
+): Promise<void> {
   for (const [table, map] of agg.tables) await insertAll(bdb, writer, table, [...map.values()]);
 }
 
@@ -520,7 +660,10 @@ export async function insertBlockRollups(knex: Knex): Promise<void> {
      SELECT workspace_id, currency, SUM(amount_minor) FROM conversions WHERE currency IS NOT NULL GROUP BY workspace_id, currency`,
   );
   const blockKeys: Record<string, string> = {
-    type: 'event_type, custom_name, currency, attributed', link: 'link_id, currency', campaign: 'campaign_id, currency', qr: 'qr_code_id, currency',
+    type: 'event_type, custom_name, currency, attributed',
+    link: 'link_id, currency',
+    campaign: 'campaign_id, currency',
+    qr: 'qr_code_id, currency',
   };
   for (const [name, keys] of Object.entries(blockKeys)) {
     await knex.raw(
@@ -532,8 +675,13 @@ export async function insertBlockRollups(knex: Knex): Promise<void> {
   // The blocks by event type and link, campaign or QR code (migration 20261127010000), from the
   // raw events as that migration fills them; absent before it (bench runs on older commits). Since
   // 20261202000000 a custom event counts again under every name together ('').
-  const allNames = (await knex('knex_migrations').where('name', '20261202000000_conversion_block_reads').first()) !== undefined;
-  for (const [name, column] of [['link', 'link_id'], ['campaign', 'campaign_id'], ['qr', 'qr_code_id']]) {
+  const allNames =
+    (await knex('knex_migrations').where('name', '20261202000000_conversion_block_reads').first()) !== undefined;
+  for (const [name, column] of [
+    ['link', 'link_id'],
+    ['campaign', 'campaign_id'],
+    ['qr', 'qr_code_id'],
+  ]) {
     if (!(await knex.schema.hasTable(`conversion_block_type_${name}`))) continue;
     const events = (customName: string, where: string) =>
       `SELECT workspace_id, (occurred_at / ${DAY_MS}) / 32 AS block, event_type, ${customName} AS custom_name, ${column}, coalesce(currency, '') AS currency, coalesce(amount_minor, 0) AS amount
@@ -551,7 +699,12 @@ export async function insertBlockRollups(knex: Knex): Promise<void> {
  * The click counts besides raw events: link_daily_clicks, qr_daily_scans, and each link's
  * `served` set to its clicks. Returns the rows written per table.
  */
-export async function insertClickCounts(bdb: BenchDatabase, writer: BulkWriter, knex: Knex, agg: ClickAggregates): Promise<{ linkDaily: number; qrDaily: number }> {
+export async function insertClickCounts(
+  bdb: BenchDatabase,
+  writer: BulkWriter,
+  knex: Knex,
+  agg: ClickAggregates,
+): Promise<{ linkDaily: number; qrDaily: number }> {
   const linkDaily = [...agg.linkDaily.values()];
   await insertAll(bdb, writer, 'link_daily_clicks', linkDaily);
   const qrDaily = [...agg.qrDaily.values()];

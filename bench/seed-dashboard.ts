@@ -41,15 +41,76 @@ export const WORDS = (
   'ocean beach mountain city tour museum gallery art photo camera phone tablet laptop gaming console headphones speaker smart'
 ).split(' ');
 const TLDS = ['com', 'com', 'com', 'de', 'io', 'co.uk', 'fr', 'net', 'org', 'shop', 'app', 'nl'];
-const FIRST_COUNTRIES = ['US', 'DE', 'GB', 'FR', 'IN', 'BR', 'CA', 'JP', 'NL', 'ES', 'IT', 'AU', 'MX', 'PL', 'SE', 'CH', 'AT', 'BE', 'TR', 'KR'];
-const BROWSERS = [
-  'Chrome', 'Mobile Safari', 'Safari', 'Edge', 'Firefox', 'Samsung Internet', 'Chrome WebView', 'Opera', 'Instagram', 'Facebook',
-  'Android Browser', 'UCBrowser', 'Yandex', 'Brave', 'Vivaldi', 'Silk', 'DuckDuckGo', 'Whale', 'MIUI Browser', 'Firefox Focus',
+const FIRST_COUNTRIES = [
+  'US',
+  'DE',
+  'GB',
+  'FR',
+  'IN',
+  'BR',
+  'CA',
+  'JP',
+  'NL',
+  'ES',
+  'IT',
+  'AU',
+  'MX',
+  'PL',
+  'SE',
+  'CH',
+  'AT',
+  'BE',
+  'TR',
+  'KR',
 ];
-const OSES = ['Windows', 'iOS', 'Android', 'macOS', 'Linux', 'Chrome OS', 'Ubuntu', 'HarmonyOS', 'Fedora', 'Windows Phone'];
+const BROWSERS = [
+  'Chrome',
+  'Mobile Safari',
+  'Safari',
+  'Edge',
+  'Firefox',
+  'Samsung Internet',
+  'Chrome WebView',
+  'Opera',
+  'Instagram',
+  'Facebook',
+  'Android Browser',
+  'UCBrowser',
+  'Yandex',
+  'Brave',
+  'Vivaldi',
+  'Silk',
+  'DuckDuckGo',
+  'Whale',
+  'MIUI Browser',
+  'Firefox Focus',
+];
+const OSES = [
+  'Windows',
+  'iOS',
+  'Android',
+  'macOS',
+  'Linux',
+  'Chrome OS',
+  'Ubuntu',
+  'HarmonyOS',
+  'Fedora',
+  'Windows Phone',
+];
 const DEVICES = ['desktop', 'mobile', 'tablet', 'smarttv', 'console'];
 const DEVICE_WEIGHTS = [0.52, 0.42, 0.05, 0.007, 0.003];
-const TOP_REFERRERS = ['www.google.com', 't.co', 'www.facebook.com', 'l.instagram.com', 'www.linkedin.com', 'news.ycombinator.com', 'www.reddit.com', 'duckduckgo.com', 'www.bing.com', 'lm.facebook.com'];
+const TOP_REFERRERS = [
+  'www.google.com',
+  't.co',
+  'www.facebook.com',
+  'l.instagram.com',
+  'www.linkedin.com',
+  'news.ycombinator.com',
+  'www.reddit.com',
+  'duckduckgo.com',
+  'www.bing.com',
+  'lm.facebook.com',
+];
 
 export interface DashboardShape {
   links: number;
@@ -71,16 +132,33 @@ export interface SeededWorkspace {
 }
 
 const LINK_COLUMNS: Columns = [
-  ['id', 'text'], ['workspace_id', 'text'], ['created_by', 'text'], ['domain_id', 'text'], ['domain_key', 'text'], ['slug', 'text'],
-  ['original_url', 'text'], ['title', 'text'], ['status', 'text'], ['policy_locked', 'boolean'], ['redirect_type', 'text'],
-  ['served', 'bigint'], ['created_at', 'bigint'], ['updated_at', 'bigint'], ['deleted_at', 'bigint'],
+  ['id', 'text'],
+  ['workspace_id', 'text'],
+  ['created_by', 'text'],
+  ['domain_id', 'text'],
+  ['domain_key', 'text'],
+  ['slug', 'text'],
+  ['original_url', 'text'],
+  ['title', 'text'],
+  ['status', 'text'],
+  ['policy_locked', 'boolean'],
+  ['redirect_type', 'text'],
+  ['served', 'bigint'],
+  ['created_at', 'bigint'],
+  ['updated_at', 'bigint'],
+  ['deleted_at', 'bigint'],
 ];
-const LINK_TAG_COLUMNS: Columns = [['link_id', 'text'], ['tag_id', 'text']];
+const LINK_TAG_COLUMNS: Columns = [
+  ['link_id', 'text'],
+  ['tag_id', 'text'],
+];
 
 /** Base-36 slug of `n`, 7 characters, scattered (a bijection of 0..36^7-1, so never twice). */
 function scatteredSlug(n: number): string {
   const space = 36 ** 7;
-  return Number((BigInt(n) * 2_654_435_761n) % BigInt(space)).toString(36).padStart(7, '0');
+  return Number((BigInt(n) * 2_654_435_761n) % BigInt(space))
+    .toString(36)
+    .padStart(7, '0');
 }
 
 /**
@@ -99,7 +177,9 @@ export async function seedLinks(
   const word = zipf(WORDS.length, 0.9);
   const w = () => WORDS[word(rand())];
   const host = zipf(3_000, 1.0);
-  const hosts = Array.from({ length: 3_000 }, (_, i) => (i % 3 === 0 ? `www.${w()}${w()}.${TLDS[i % TLDS.length]}` : `${w()}-${w()}${i}.${TLDS[i % TLDS.length]}`));
+  const hosts = Array.from({ length: 3_000 }, (_, i) =>
+    i % 3 === 0 ? `www.${w()}${w()}.${TLDS[i % TLDS.length]}` : `${w()}-${w()}${i}.${TLDS[i % TLDS.length]}`,
+  );
   const tagOf = zipf(ids.tagIds.length, 1.2);
   const tagCounts = new Array(ids.tagIds.length).fill(0);
   const linkIds: string[] = [];
@@ -121,14 +201,36 @@ export async function seedLinks(
       while (custom.has(`${domain}|${slug}`)) slug = `${slug}-${Math.floor(rand() * 100)}`;
       custom.add(`${domain}|${slug}`);
     }
-    const path = rand() < 0.5 ? `/${w()}/${w()}-${w()}-${Math.floor(rand() * 10_000)}` : `/${w()}s/${idFrom(rand, 'p').slice(2, 12)}`;
-    const utm = rand() < 0.4 ? `?utm_source=${w()}&utm_medium=${rand() < 0.5 ? 'email' : 'social'}&utm_campaign=${w()}-${w()}` : '';
-    const title = rand() < 0.2 ? null : `${w()[0].toUpperCase()}${w().slice(1)} ${w()} ${rand() < 0.5 ? w() : ''} ${rand() < 0.3 ? String(2020 + Math.floor(rand() * 7)) : ''}`.replace(/\s+/g, ' ').trim();
+    const path =
+      rand() < 0.5
+        ? `/${w()}/${w()}-${w()}-${Math.floor(rand() * 10_000)}`
+        : `/${w()}s/${idFrom(rand, 'p').slice(2, 12)}`;
+    const utm =
+      rand() < 0.4
+        ? `?utm_source=${w()}&utm_medium=${rand() < 0.5 ? 'email' : 'social'}&utm_campaign=${w()}-${w()}`
+        : '';
+    const title =
+      rand() < 0.2
+        ? null
+        : `${w()[0].toUpperCase()}${w().slice(1)} ${w()} ${rand() < 0.5 ? w() : ''} ${rand() < 0.3 ? String(2020 + Math.floor(rand() * 7)) : ''}`
+            .replace(/\s+/g, ' ')
+            .trim();
     const alive = isAlive(i);
     links.push({
-      id, workspace_id: ids.workspaceId, created_by: ids.userId, domain_id: domain, domain_key: domain ?? '', slug,
-      original_url: `https://${hosts[host(rand())]}${path}${utm}`, title, status: i !== bigIndex && rand() < 0.05 ? 'DISABLED' : 'ACTIVE',
-      policy_locked: 0, redirect_type: 'TEMPORARY', served: 0, created_at: createdAt, updated_at: createdAt,
+      id,
+      workspace_id: ids.workspaceId,
+      created_by: ids.userId,
+      domain_id: domain,
+      domain_key: domain ?? '',
+      slug,
+      original_url: `https://${hosts[host(rand())]}${path}${utm}`,
+      title,
+      status: i !== bigIndex && rand() < 0.05 ? 'DISABLED' : 'ACTIVE',
+      policy_locked: 0,
+      redirect_type: 'TEMPORARY',
+      served: 0,
+      created_at: createdAt,
+      updated_at: createdAt,
       deleted_at: alive ? null : createdAt + DAY_MS,
     });
     const r = rand();
@@ -153,10 +255,23 @@ export async function seedLinks(
 }
 
 const CLICK_COLUMNS: Columns = [
-  ['workspace_id', 'text'], ['link_id', 'text'], ['qr_code_id', 'text'], ['occurred_at', 'bigint'], ['referrer_host', 'text'], ['country', 'text'],
-  ['device', 'text'], ['browser', 'text'], ['os', 'text'],
+  ['workspace_id', 'text'],
+  ['link_id', 'text'],
+  ['qr_code_id', 'text'],
+  ['occurred_at', 'bigint'],
+  ['referrer_host', 'text'],
+  ['country', 'text'],
+  ['device', 'text'],
+  ['browser', 'text'],
+  ['os', 'text'],
 ];
-const DAILY_COLUMNS: Columns = [['link_id', 'text'], ['workspace_id', 'text'], ['day', 'int'], ['clicks', 'bigint'], ['scans', 'bigint']];
+const DAILY_COLUMNS: Columns = [
+  ['link_id', 'text'],
+  ['workspace_id', 'text'],
+  ['day', 'int'],
+  ['clicks', 'bigint'],
+  ['scans', 'bigint'],
+];
 
 /**
  * `shape.clicks` raw clicks in time order over the last 90 days (retention's span), a tenth (by
@@ -185,7 +300,10 @@ export async function seedClicks(
   const browser = zipf(BROWSERS.length, 1.3);
   const os = zipf(OSES.length, 1.2);
   const referrer = zipf(5_000, 1.0);
-  const referrers = Array.from({ length: 5_000 }, (_, i) => TOP_REFERRERS[i] ?? `${WORDS[i % WORDS.length]}${i}.example-${WORDS[(i * 7) % WORDS.length]}.com`);
+  const referrers = Array.from(
+    { length: 5_000 },
+    (_, i) => TOP_REFERRERS[i] ?? `${WORDS[i % WORDS.length]}${i}.example-${WORDS[(i * 7) % WORDS.length]}.com`,
+  );
   const device = () => {
     let r = rand();
     for (let k = 0; k < DEVICES.length; k++) if ((r -= DEVICE_WEIGHTS[k]) < 0) return DEVICES[k];
@@ -219,9 +337,15 @@ export async function seedClicks(
     const link = rand() < shape.bigLinkClicks / shape.clicks ? bigIndex : (popularity(rand()) * 999_983) % n;
     today.set(link, (today.get(link) ?? 0) + 1);
     batch.push({
-      workspace_id: workspaceId, link_id: linkIds[link], qr_code_id: null, occurred_at: at,
-      referrer_host: rand() < 0.4 ? null : referrers[referrer(rand())], country: rand() < 0.02 ? null : countries[country(rand())],
-      device: device(), browser: BROWSERS[browser(rand())], os: OSES[os(rand())],
+      workspace_id: workspaceId,
+      link_id: linkIds[link],
+      qr_code_id: null,
+      occurred_at: at,
+      referrer_host: rand() < 0.4 ? null : referrers[referrer(rand())],
+      country: rand() < 0.02 ? null : countries[country(rand())],
+      device: device(),
+      browser: BROWSERS[browser(rand())],
+      os: OSES[os(rand())],
     });
     if (batch.length === bdb.batch) {
       await writer.insert('clicks', batch, CLICK_COLUMNS);
@@ -246,7 +370,18 @@ export async function seedClicks(
   const order = Array.from(dLink.keys());
   const key = Float64Array.from(order, (k) => rank[dLink[k]] * 1024 + (dDay[k] - firstDay));
   order.sort((a, b) => key[a] - key[b]);
-  const rows = order.map((k) => ({ link_id: linkIds[dLink[k]], workspace_id: workspaceId, day: dDay[k], clicks: dCount[k], scans: 0 }));
-  await insertAll(bdb, { insert: (t, r) => writer.insert(t, r, DAILY_COLUMNS), close: async () => undefined }, 'link_daily_clicks', rows);
+  const rows = order.map((k) => ({
+    link_id: linkIds[dLink[k]],
+    workspace_id: workspaceId,
+    day: dDay[k],
+    clicks: dCount[k],
+    scans: 0,
+  }));
+  await insertAll(
+    bdb,
+    { insert: (t, r) => writer.insert(t, r, DAILY_COLUMNS), close: async () => undefined },
+    'link_daily_clicks',
+    rows,
+  );
   return { rawClicks: shape.clicks, dailyRows: rows.length };
 }

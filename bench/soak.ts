@@ -53,7 +53,18 @@ import type { Scope } from '../src/domain/access';
 import { generateDevCertificate } from '../src/start/tls';
 import { verifyVariantA, verifyVariantB } from '../src/webhooks/verify.mjs';
 import { benchCleanups, finishBench, guardBenchRun, watchChild, withTimeout } from './lifecycle';
-import { cpuMs, createScratchPostgres, fmtInt, fmtMs, freePort, log, percentile, rssKiB, sleep, buildService } from './util';
+import {
+  cpuMs,
+  createScratchPostgres,
+  fmtInt,
+  fmtMs,
+  freePort,
+  log,
+  percentile,
+  rssKiB,
+  sleep,
+  buildService,
+} from './util';
 
 // ---------------------------------------------------------------------------------------------
 // autocannon has no bundled types; the part used here.
@@ -96,7 +107,10 @@ const { values: args } = parseArgs({
 });
 if (args.help) {
   const lines = fs.readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n');
-  const header = lines.slice(0, lines.findIndex((l) => !l.startsWith('//')));
+  const header = lines.slice(
+    0,
+    lines.findIndex((l) => !l.startsWith('//')),
+  );
   process.stdout.write(`${header.map((l) => l.replace(/^\/\/ ?/, '')).join('\n')}\n`);
   process.exit(0);
 }
@@ -106,7 +120,8 @@ function usage(message: string): never {
 }
 const positive = (name: string, v: string | undefined, integer = true): number => {
   const n = Number(v);
-  if (!(n > 0) || (integer && !Number.isInteger(n))) usage(`--${name} must be a positive ${integer ? 'integer' : 'number'}; got ${v}`);
+  if (!(n > 0) || (integer && !Number.isInteger(n)))
+    usage(`--${name} must be a positive ${integer ? 'integer' : 'number'}; got ${v}`);
   return n;
 };
 const MINUTES = positive('minutes', args.minutes);
@@ -118,7 +133,10 @@ const ENGINE = args.engine as 'sqlite' | 'postgres';
 if (ENGINE !== 'sqlite' && ENGINE !== 'postgres') usage(`--engine must be sqlite or postgres; got ${args.engine}`);
 // Each key must stay well below the 60 requests a minute it may make, or 429s would be the load.
 const PER_KEY_PER_MINUTE = (API_RATE * 60) / API_KEYS;
-if (PER_KEY_PER_MINUTE > 45) usage(`--api-rate ${API_RATE} over ${API_KEYS} keys is ${PER_KEY_PER_MINUTE.toFixed(1)} requests a minute per key; keep it at most 45 (the limit is 60)`);
+if (PER_KEY_PER_MINUTE > 45)
+  usage(
+    `--api-rate ${API_RATE} over ${API_KEYS} keys is ${PER_KEY_PER_MINUTE.toFixed(1)} requests a minute per key; keep it at most 45 (the limit is 60)`,
+  );
 const TIME_LIMIT_S = args['time-limit'] ? positive('time-limit', args['time-limit']) : MINUTES * 60 + 300;
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -132,7 +150,17 @@ const CLICKED_LINKS = 10;
 const CHURN_POOL = 40;
 /** Share of webhook attempts the receiver answers with 503 (so that retries happen). */
 const RECEIVER_FAILURE_SHARE = 0.02;
-const API_CYCLE = ['create', 'update', 'conversion', 'list', 'update', 'conversion', 'delete', 'conversion', 'summary'] as const;
+const API_CYCLE = [
+  'create',
+  'update',
+  'conversion',
+  'list',
+  'update',
+  'conversion',
+  'delete',
+  'conversion',
+  'summary',
+] as const;
 type ApiOp = (typeof API_CYCLE)[number];
 
 // ---------------------------------------------------------------------------------------------
@@ -265,20 +293,23 @@ function client(port: number) {
         headers['Content-Length'] = String(Buffer.byteLength(payload));
       }
       const started = performance.now();
-      const req = http.request({ host: '127.0.0.1', port, method, path: pathname, headers, agent, timeout: 15_000 }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let body: unknown;
-          try {
-            body = text ? JSON.parse(text) : undefined;
-          } catch {
-            body = text;
-          }
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body, ms: performance.now() - started });
-        });
-      });
+      const req = http.request(
+        { host: '127.0.0.1', port, method, path: pathname, headers, agent, timeout: 15_000 },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            let body: unknown;
+            try {
+              body = text ? JSON.parse(text) : undefined;
+            } catch {
+              body = text;
+            }
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, body, ms: performance.now() - started });
+          });
+        },
+      );
       req.on('timeout', () => req.destroy(new Error(`${method} ${pathname}: timeout`)));
       req.on('error', reject);
       if (payload !== undefined) req.write(payload);
@@ -292,7 +323,9 @@ async function waitForHealth(service: Service, call: Client, ms: number) {
   let last = 'no answer';
   while (Date.now() < until) {
     if (service.proc.exitCode !== null || service.proc.signalCode !== null) {
-      throw new Error(`the service exited (${service.proc.exitCode ?? service.proc.signalCode}) before answering:\n${service.output()}`);
+      throw new Error(
+        `the service exited (${service.proc.exitCode ?? service.proc.signalCode}) before answering:\n${service.output()}`,
+      );
     }
     try {
       const r = await call('GET', '/healthz');
@@ -408,7 +441,8 @@ async function startReceiver(tmp: string): Promise<Receiver> {
       const variantB = req.headers['x-service-signature'] !== undefined;
       const ok = variantB
         ? verifyVariantB(raw, req.headers['x-service-signature'] as string, receiver.secrets.b)
-        : receiver.secrets.a !== undefined && verifyVariantA(raw, req.headers['x-webhook-signature'] as string, receiver.secrets.a);
+        : receiver.secrets.a !== undefined &&
+          verifyVariantA(raw, req.headers['x-webhook-signature'] as string, receiver.secrets.a);
       const fail = Math.random() < RECEIVER_FAILURE_SHARE;
       for (const c of [receiver.minute, receiver.total]) {
         c.attempts++;
@@ -418,8 +452,10 @@ async function startReceiver(tmp: string): Promise<Receiver> {
       try {
         const body = JSON.parse(raw.toString('utf8'));
         if (!fail && variantB) receiver.total.uniqueB.add(String(req.headers['x-service-delivery-id']));
-        if (!fail && !variantB) receiver.total.uniqueA.add(`${body.event}:${body.data?.id}:${body.data?.updatedAt ?? ''}`);
-        if (variantB && body.type === 'link.clicked') receiver.minute.clickLagMs.push(Date.now() - Date.parse(body.timestamp));
+        if (!fail && !variantB)
+          receiver.total.uniqueA.add(`${body.event}:${body.data?.id}:${body.data?.updatedAt ?? ''}`);
+        if (variantB && body.type === 'link.clicked')
+          receiver.minute.clickLagMs.push(Date.now() - Date.parse(body.timestamp));
       } catch {
         // A body that is not JSON fails its signature check already.
       }
@@ -562,7 +598,10 @@ class ApiDriver {
     switch (op) {
       case 'create': {
         const url = `https://example.com/soak/${++this.serial}`;
-        const r = await this.call('POST', '/api/v1/links', { key: this.key(), body: { url, title: `Soak ${this.serial}` } });
+        const r = await this.call('POST', '/api/v1/links', {
+          key: this.key(),
+          body: { url, title: `Soak ${this.serial}` },
+        });
         if (this.count(op, r, 201)) {
           this.pool.push({ id: r.body.data.id, slug: r.body.data.slug, url });
           await this.visit(r.body.data.slug, (v) => v.status === 302 && v.headers.location === url);
@@ -572,7 +611,10 @@ class ApiDriver {
       case 'update': {
         const link = pick();
         const url = `https://example.com/soak/${link.id}/${++this.serial}`;
-        const r = await this.call('PATCH', `/api/v1/links/${link.id}`, { key: this.key(), body: { url, title: `Soak update ${this.serial}` } });
+        const r = await this.call('PATCH', `/api/v1/links/${link.id}`, {
+          key: this.key(),
+          body: { url, title: `Soak update ${this.serial}` },
+        });
         if (this.count(op, r, 200)) {
           link.url = url;
           await this.visit(link.slug, (v) => v.status === 302 && v.headers.location === url);
@@ -589,7 +631,8 @@ class ApiDriver {
         const link = pick();
         const type = (['purchase', 'signup', 'lead'] as const)[this.serial++ % 3];
         const body: Record<string, unknown> = { eventType: type, linkId: link.id, metadata: { source: 'soak' } };
-        if (type === 'purchase') body.value = { amountMinor: 100 + (this.serial % 5000), currency: this.serial % 2 ? 'EUR' : 'USD' };
+        if (type === 'purchase')
+          body.value = { amountMinor: 100 + (this.serial % 5000), currency: this.serial % 2 ? 'EUR' : 'USD' };
         this.count(op, await this.call('POST', '/api/v1/conversions', { key: this.key(), body }), 201);
         return;
       }
@@ -614,8 +657,15 @@ async function main() {
 
   const cpus = os.cpus();
   log('Shortlink soak benchmark');
-  log(`machine: ${os.availableParallelism()} CPUs (${cpus[0]?.model.trim() ?? 'unknown'}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, node ${process.version}; load average at start ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
-  log(`load: ${MINUTES} min; redirects ${REDIRECT_RATE}/s over ${CONNECTIONS} connections (97% ${HOT_LINKS} hot links, 2% ${CLICKED_LINKS} links with a link.clicked webhook, 1% unknown slugs); API ${API_RATE}/s over ${API_KEYS} keys (${PER_KEY_PER_MINUTE.toFixed(1)}/min per key); engine ${ENGINE}; time limit ${TIME_LIMIT_S} s`);
+  log(
+    `machine: ${os.availableParallelism()} CPUs (${cpus[0]?.model.trim() ?? 'unknown'}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, node ${process.version}; load average at start ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
+  log(
+    `load: ${MINUTES} min; redirects ${REDIRECT_RATE}/s over ${CONNECTIONS} connections (97% ${HOT_LINKS} hot links, 2% ${CLICKED_LINKS} links with a link.clicked webhook, 1% unknown slugs); API ${API_RATE}/s over ${API_KEYS} keys (${PER_KEY_PER_MINUTE.toFixed(1)}/min per key); engine ${ENGINE}; time limit ${TIME_LIMIT_S} s`,
+  );
 
   // 1. Database and workspaces.
   const database = await createDatabase(tmp);
@@ -653,15 +703,26 @@ async function main() {
     return { id: r.body.data.id as string, slug: r.body.data.slug as string, url: body.url as string };
   };
   const hot: string[] = [];
-  for (let i = 0; i < HOT_LINKS; i++) hot.push((await created(ws.hot.seedKeys[i % 2], { url: `https://example.com/hot/${i}`, slug: `soak-hot-${i}` })).slug);
+  for (let i = 0; i < HOT_LINKS; i++)
+    hot.push(
+      (await created(ws.hot.seedKeys[i % 2], { url: `https://example.com/hot/${i}`, slug: `soak-hot-${i}` })).slug,
+    );
   const clicked: string[] = [];
-  for (let i = 0; i < CLICKED_LINKS; i++) clicked.push((await created(ws.clicked.key, { url: `https://example.com/clicked/${i}`, slug: `soak-clicked-${i}` })).slug);
+  for (let i = 0; i < CLICKED_LINKS; i++)
+    clicked.push(
+      (await created(ws.clicked.key, { url: `https://example.com/clicked/${i}`, slug: `soak-clicked-${i}` })).slug,
+    );
   const pool = [];
-  for (let i = 0; i < CHURN_POOL; i++) pool.push(await created(ws.churn.keys[i % ws.churn.keys.length], { url: `https://example.com/churn/${i}` }));
+  for (let i = 0; i < CHURN_POOL; i++)
+    pool.push(await created(ws.churn.keys[i % ws.churn.keys.length], { url: `https://example.com/churn/${i}` }));
 
   const subA = await call('POST', '/api/webhooks', {
     key: ws.churn.hooksKey,
-    body: { workspaceId: ws.churn.id, url: `https://127.0.0.1:${receiver.port}/churn/a`, events: ['link.created', 'link.updated', 'link.deleted', 'conversion.created'] },
+    body: {
+      workspaceId: ws.churn.id,
+      url: `https://127.0.0.1:${receiver.port}/churn/a`,
+      events: ['link.created', 'link.updated', 'link.deleted', 'conversion.created'],
+    },
   });
   if (subA.status !== 201) throw new Error(`Variant A subscription: ${subA.status} ${JSON.stringify(subA.body)}`);
   receiver.secrets.a = subA.body.data.secret;
@@ -669,13 +730,20 @@ async function main() {
     [ws.churn.hooksKey, '/churn/b', ['link.created', 'link.updated', 'link.deleted']],
     [ws.clicked.key, '/clicked/b', ['link.clicked']],
   ] as const) {
-    const r = await call('POST', '/api/v1/webhooks', { key, body: { url: `https://127.0.0.1:${receiver.port}${pathname}`, events, secret: receiver.secrets.b } });
+    const r = await call('POST', '/api/v1/webhooks', {
+      key,
+      body: { url: `https://127.0.0.1:${receiver.port}${pathname}`, events, secret: receiver.secrets.b },
+    });
     if (r.status !== 201) throw new Error(`Variant B subscription: ${r.status} ${JSON.stringify(r.body)}`);
   }
   const probeStatus = (await call('GET', `/${hot[0]}`)).status;
   const firstSample = await service.sample();
-  log(`service pid ${pid} on :${port} (GET /${hot[0]} → ${probeStatus}), RSS ${mib(rssKiBOrNaN(pid) * 1024).toFixed(0)} MiB; probe answering (${firstSample.count} delay samples so far)`);
-  log(`seeded through the API: ${HOT_LINKS} hot, ${CLICKED_LINKS} clicked and ${CHURN_POOL} churn links; webhook subscriptions: churn A + B, clicked B (receiver on :${receiver.port}, answers 503 to ~${RECEIVER_FAILURE_SHARE * 100}% of attempts)`);
+  log(
+    `service pid ${pid} on :${port} (GET /${hot[0]} → ${probeStatus}), RSS ${mib(rssKiBOrNaN(pid) * 1024).toFixed(0)} MiB; probe answering (${firstSample.count} delay samples so far)`,
+  );
+  log(
+    `seeded through the API: ${HOT_LINKS} hot, ${CLICKED_LINKS} clicked and ${CHURN_POOL} churn links; webhook subscriptions: churn A + B, clicked B (receiver on :${receiver.port}, answers 503 to ~${RECEIVER_FAILURE_SHARE * 100}% of attempts)`,
+  );
   log();
 
   // Click backlog: the 302s answered so far minus the clicks recorded on the hot and clicked links.
@@ -730,15 +798,48 @@ async function main() {
   load.on('reqError', () => redirectMinute.errors++);
   driver.start();
   const serviceDied = service.exited.then(() => {
-    throw new Error(`the service exited (${service.proc.exitCode ?? service.proc.signalCode}) during the soak:\n${service.output()}`);
+    throw new Error(
+      `the service exited (${service.proc.exitCode ?? service.proc.signalCode}) during the soak:\n${service.output()}`,
+    );
   });
 
-  const head = ['min', 'redirects', '302', '404', 'oth', 'p99 ms', 'api ok', 'c/u/d', 'conv', 'list/sum', 'fail', 'stale', 'RSS MiB', 'heap MiB', 'ELD p50', 'p99', 'max ms', 'ELU', 'CPU', 'backlog', 'hooks', '503', 'lag p99 s', 'logs'];
+  const head = [
+    'min',
+    'redirects',
+    '302',
+    '404',
+    'oth',
+    'p99 ms',
+    'api ok',
+    'c/u/d',
+    'conv',
+    'list/sum',
+    'fail',
+    'stale',
+    'RSS MiB',
+    'heap MiB',
+    'ELD p50',
+    'p99',
+    'max ms',
+    'ELU',
+    'CPU',
+    'backlog',
+    'hooks',
+    '503',
+    'lag p99 s',
+    'logs',
+  ];
   const widths = [3, 9, 7, 4, 3, 6, 6, 8, 4, 8, 4, 5, 7, 8, 7, 5, 7, 4, 4, 7, 5, 3, 9, 4];
   const row = (cells: string[]) => cells.map((c, i) => c.padStart(widths[i])).join(' ');
-  log('per minute: requests served by kind (redirects: 302 / 404 / other, client-side p99; API: ok by kind, failed, stale visits after a change),');
-  log('service RSS and V8 heap used, event-loop delay beyond the 10 ms timer (p50 / p99 / max) and utilisation, CPU (cores),');
-  log('click backlog (302s answered − clicks recorded), webhook attempts received / answered 503, click-to-delivery lag p99, service log lines');
+  log(
+    'per minute: requests served by kind (redirects: 302 / 404 / other, client-side p99; API: ok by kind, failed, stale visits after a change),',
+  );
+  log(
+    'service RSS and V8 heap used, event-loop delay beyond the 10 ms timer (p50 / p99 / max) and utilisation, CPU (cores),',
+  );
+  log(
+    'click backlog (302s answered − clicks recorded), webhook attempts received / answered 503, click-to-delivery lag p99, service log lines',
+  );
   log(row(head));
   log(row(head.map((h, i) => '-'.repeat(Math.max(h.length, widths[i])))));
 
@@ -824,13 +925,23 @@ async function main() {
   const last = rows[rows.length - 1];
   const ratio = (a: number, b: number) => (a > 0 ? (b / a).toFixed(2) : '-');
   log(`first minute vs last minute (minute 1 → minute ${last.minute}; flat = ratio near 1):`);
-  log(`  RSS            ${first.rssMiB.toFixed(1)} → ${last.rssMiB.toFixed(1)} MiB   ratio ${ratio(first.rssMiB, last.rssMiB)}`);
-  log(`  heap used      ${first.heapMiB.toFixed(1)} → ${last.heapMiB.toFixed(1)} MiB   ratio ${ratio(first.heapMiB, last.heapMiB)}`);
-  log(`  loop delay p99 ${first.delay.p99.toFixed(2)} → ${last.delay.p99.toFixed(2)} ms   ratio ${ratio(first.delay.p99, last.delay.p99)} (${(last.delay.p99 - first.delay.p99 >= 0 ? '+' : '')}${(last.delay.p99 - first.delay.p99).toFixed(2)} ms; beyond the 10 ms timer)`);
-  log(`  redirect p99   ${fmtMs(percentileOf(first.counts.redirectMs, 99))} → ${fmtMs(percentileOf(last.counts.redirectMs, 99))} ms (client side)`);
+  log(
+    `  RSS            ${first.rssMiB.toFixed(1)} → ${last.rssMiB.toFixed(1)} MiB   ratio ${ratio(first.rssMiB, last.rssMiB)}`,
+  );
+  log(
+    `  heap used      ${first.heapMiB.toFixed(1)} → ${last.heapMiB.toFixed(1)} MiB   ratio ${ratio(first.heapMiB, last.heapMiB)}`,
+  );
+  log(
+    `  loop delay p99 ${first.delay.p99.toFixed(2)} → ${last.delay.p99.toFixed(2)} ms   ratio ${ratio(first.delay.p99, last.delay.p99)} (${last.delay.p99 - first.delay.p99 >= 0 ? '+' : ''}${(last.delay.p99 - first.delay.p99).toFixed(2)} ms; beyond the 10 ms timer)`,
+  );
+  log(
+    `  redirect p99   ${fmtMs(percentileOf(first.counts.redirectMs, 99))} → ${fmtMs(percentileOf(last.counts.redirectMs, 99))} ms (client side)`,
+  );
   if (rows.length >= 3) {
     const later = rows.slice(1);
-    log(`  trend over minutes 2–${last.minute} (least squares): RSS ${slope(later.map((r) => r.rssMiB)) >= 0 ? '+' : ''}${slope(later.map((r) => r.rssMiB)).toFixed(2)} MiB/min, heap ${slope(later.map((r) => r.heapMiB)) >= 0 ? '+' : ''}${slope(later.map((r) => r.heapMiB)).toFixed(2)} MiB/min, loop delay p99 ${slope(later.map((r) => r.delay.p99)) >= 0 ? '+' : ''}${slope(later.map((r) => r.delay.p99)).toFixed(3)} ms/min`);
+    log(
+      `  trend over minutes 2–${last.minute} (least squares): RSS ${slope(later.map((r) => r.rssMiB)) >= 0 ? '+' : ''}${slope(later.map((r) => r.rssMiB)).toFixed(2)} MiB/min, heap ${slope(later.map((r) => r.heapMiB)) >= 0 ? '+' : ''}${slope(later.map((r) => r.heapMiB)).toFixed(2)} MiB/min, loop delay p99 ${slope(later.map((r) => r.delay.p99)) >= 0 ? '+' : ''}${slope(later.map((r) => r.delay.p99)).toFixed(3)} ms/min`,
+    );
   }
   const sum = (f: (r: MinuteRow) => number) => rows.reduce((a, r) => a + f(r), 0);
   log(
@@ -858,7 +969,9 @@ async function main() {
       `${fmtInt(receiver.total.answered503)} answered 503, ${fmtInt(receiver.total.badSignatures)} bad signatures; ` +
       `accepted: ${fmtInt(receiver.total.uniqueA.size)} distinct Variant A events, ${fmtInt(receiver.total.uniqueB.size)} distinct Variant B deliveries`,
   );
-  log(`service: RSS ${mib(rssKiBOrNaN(pid) * 1024).toFixed(1)} MiB at the end, ${service.logLines} log lines at warn or above`);
+  log(
+    `service: RSS ${mib(rssKiBOrNaN(pid) * 1024).toFixed(1)} MiB at the end, ${service.logLines} log lines at warn or above`,
+  );
   await service.stop(15_000);
 }
 

@@ -145,7 +145,8 @@ export function freePort(): Promise<number> {
 /** Columns padded to their widest cell: the first to the left, the figures to the right. */
 export function table(headers: string[], rows: string[][]): string {
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
   return [line(headers), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
@@ -189,7 +190,10 @@ export async function createScratchPostgres(prefix: string): Promise<ScratchPost
  * the current sources first (a couple of seconds), so a figure never comes from stale code.
  */
 export function buildService(root: string): void {
-  execFileSync(path.join(root, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+  execFileSync(path.join(root, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.build.json'], {
+    cwd: root,
+    stdio: 'inherit',
+  });
 }
 
 /** An integer option of at least `min`, or the usage error (exit 2). */
@@ -204,7 +208,10 @@ export function intOption(name: string, v: string | undefined, min = 1): number 
 
 /** --help: prints the script's opening comment (the file at `moduleUrl`) and exits. */
 export function printHeaderAndExit(moduleUrl: string): never {
-  const header = fs.readFileSync(fileURLToPath(moduleUrl), 'utf8').split('\n').filter((l) => l.startsWith('//'));
+  const header = fs
+    .readFileSync(fileURLToPath(moduleUrl), 'utf8')
+    .split('\n')
+    .filter((l) => l.startsWith('//'));
   process.stdout.write(`${header.map((l) => l.replace(/^\/\/ ?/, '')).join('\n')}\n`);
   process.exit(0);
 }

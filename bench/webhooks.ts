@@ -59,7 +59,9 @@ const RATE = Number(args.rate);
 const VARIANT = String(args.variant).toUpperCase();
 const ENGINE = String(args.engine);
 if (!['A', 'B', 'MIXED'].includes(VARIANT) || !['sqlite', 'postgres'].includes(ENGINE) || !(TOTAL > 0)) {
-  process.stderr.write('usage: npx tsx bench/webhooks.ts [--events N] [--subscriptions N] [--variant A|B|mixed] [--engine sqlite|postgres] [--rate N]\n');
+  process.stderr.write(
+    'usage: npx tsx bench/webhooks.ts [--events N] [--subscriptions N] [--variant A|B|mixed] [--engine sqlite|postgres] [--rate N]\n',
+  );
   process.exit(2);
 }
 const MASTER_KEY = 'b'.repeat(64);
@@ -88,7 +90,10 @@ process.on('SIGINT', () => abort('interrupted', 130));
 process.on('SIGTERM', () => abort('terminated', 143));
 process.on('uncaughtException', (err) => abort(`uncaught ${err.stack ?? err}`, 1));
 process.on('unhandledRejection', (err) => abort(`unhandled rejection ${(err as Error)?.stack ?? err}`, 1));
-setTimeout(() => abort(`time limit of ${args['time-limit']} s reached`, 124), Number(args['time-limit']) * 1000).unref();
+setTimeout(
+  () => abort(`time limit of ${args['time-limit']} s reached`, 124),
+  Number(args['time-limit']) * 1000,
+).unref();
 process.on('exit', () => {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
 });
@@ -234,7 +239,9 @@ async function main() {
   await sleep(3_000); // start-up: migrations, the HTTP stack, the worker's first poll
 
   log(`webhook delivery benchmark: ${EVENTS} events x ${SUBSCRIPTIONS} subscriptions = ${TOTAL} deliveries`);
-  log(`variant ${VARIANT.toLowerCase()}, engine ${ENGINE}, ${RATE ? `${RATE} deliveries/s written` : 'all written at once'}, signatures verified by the receiver`);
+  log(
+    `variant ${VARIANT.toLowerCase()}, engine ${ENGINE}, ${RATE ? `${RATE} deliveries/s written` : 'all written at once'}, signatures verified by the receiver`,
+  );
   log(`machine: ${os.cpus().length} CPUs, node ${process.version}`);
 
   // The outbox rows, written in bulk; data.seq tells the receiver which one arrived.
@@ -299,8 +306,12 @@ async function main() {
   log(`arrivals              ${arrivals.length} (${unique} distinct; ${arrivals.length - unique} duplicates)`);
   log(`bad signatures        ${bad}`);
   log(`not DELIVERED in db   ${notDelivered}`);
-  log(`service CPU           ${(cpuAfter - cpuBefore).toFixed(0)} ms, ${((cpuAfter - cpuBefore) / TOTAL).toFixed(3)} ms per delivery`);
-  log(`receiver CPU          ${(receiverCpuAfter - receiverCpuBefore).toFixed(0)} ms, ${((receiverCpuAfter - receiverCpuBefore) / TOTAL).toFixed(3)} ms per delivery`);
+  log(
+    `service CPU           ${(cpuAfter - cpuBefore).toFixed(0)} ms, ${((cpuAfter - cpuBefore) / TOTAL).toFixed(3)} ms per delivery`,
+  );
+  log(
+    `receiver CPU          ${(receiverCpuAfter - receiverCpuBefore).toFixed(0)} ms, ${((receiverCpuAfter - receiverCpuBefore) / TOTAL).toFixed(3)} ms per delivery`,
+  );
   finishing = true;
   if (profile.length) {
     // A clean exit writes the profile.

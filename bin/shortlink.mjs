@@ -17,7 +17,9 @@ if (process.env.SHORTLINK_FROM_SOURCE === '1') {
     await import(entry.href);
   } catch (err) {
     if (err?.code === 'ERR_MODULE_NOT_FOUND' && String(err.message).includes(entry.pathname)) {
-      process.stderr.write('shortlink: dist/ is not built; run `npm run build` (npm ci does), or set SHORTLINK_FROM_SOURCE=1 to run the sources\n');
+      process.stderr.write(
+        'shortlink: dist/ is not built; run `npm run build` (npm ci does), or set SHORTLINK_FROM_SOURCE=1 to run the sources\n',
+      );
       process.exit(2);
     }
     throw err;

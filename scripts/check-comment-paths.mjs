@@ -15,25 +15,58 @@ const tracked = execFileSync('git', ['ls-files', '-co', '--exclude-standard'], {
   .split('\n')
   .filter((f) => f && fs.existsSync(path.join(root, f)));
 const trackedSet = new Set(tracked);
-const folders = new Set(tracked.flatMap((f) => f.split('/').slice(0, -1).map((_, i, parts) => parts.slice(0, i + 1).join('/'))));
+const folders = new Set(
+  tracked.flatMap((f) =>
+    f
+      .split('/')
+      .slice(0, -1)
+      .map((_, i, parts) => parts.slice(0, i + 1).join('/')),
+  ),
+);
 const topLevel = [...new Set(tracked.filter((f) => f.includes('/')).map((f) => f.split('/')[0]))];
 // Folders made by a build or an install, named in comments as where things go.
 const made = ['dist', 'data', 'node_modules', 'generated/docs', 'coverage'];
 const roots = [...topLevel, ...made].map((d) => d.replace(/[.]/g, '\\.')).join('|');
-const rootFiles = tracked.filter((f) => !f.includes('/') && /\.(md|json|ts|cjs|mjs)$/.test(f)).map((f) => f.replace(/[.]/g, '\\.'));
-const candidate = new RegExp(`(?<![\\w./@-])((?:${roots})/[\\w.*{}\\[\\]/@-]*[\\w*}\\]]/?|(?:${rootFiles.join('|')}))(?![\\w/-])`, 'g');
+const rootFiles = tracked
+  .filter((f) => !f.includes('/') && /\.(md|json|ts|cjs|mjs)$/.test(f))
+  .map((f) => f.replace(/[.]/g, '\\.'));
+const candidate = new RegExp(
+  `(?<![\\w./@-])((?:${roots})/[\\w.*{}\\[\\]/@-]*[\\w*}\\]]/?|(?:${rootFiles.join('|')}))(?![\\w/-])`,
+  'g',
+);
 
 /** The comments of a file, as [line, text]. */
 function commentsOf(file, text) {
   const ext = path.extname(file);
   if (['.ts', '.tsx', '.mts', '.cts', '.js', '.mjs', '.cjs', '.jsx'].includes(ext)) {
     const out = [];
-    const scanner = ts.createScanner(ts.ScriptTarget.Latest, false, ext.endsWith('x') ? ts.LanguageVariant.JSX : ts.LanguageVariant.Standard, text);
+    const scanner = ts.createScanner(
+      ts.ScriptTarget.Latest,
+      false,
+      ext.endsWith('x') ? ts.LanguageVariant.JSX : ts.LanguageVariant.Standard,
+      text,
+    );
     const K = ts.SyntaxKind;
     // After these a slash divides; anywhere else it opens a regular expression.
-    const operand = new Set([K.Identifier, K.NumericLiteral, K.BigIntLiteral, K.StringLiteral, K.CloseParenToken, K.CloseBracketToken,
-      K.CloseBraceToken, K.NoSubstitutionTemplateLiteral, K.TemplateTail, K.ThisKeyword, K.SuperKeyword, K.TrueKeyword, K.FalseKeyword,
-      K.NullKeyword, K.PlusPlusToken, K.MinusMinusToken, K.RegularExpressionLiteral]);
+    const operand = new Set([
+      K.Identifier,
+      K.NumericLiteral,
+      K.BigIntLiteral,
+      K.StringLiteral,
+      K.CloseParenToken,
+      K.CloseBracketToken,
+      K.CloseBraceToken,
+      K.NoSubstitutionTemplateLiteral,
+      K.TemplateTail,
+      K.ThisKeyword,
+      K.SuperKeyword,
+      K.TrueKeyword,
+      K.FalseKeyword,
+      K.NullKeyword,
+      K.PlusPlusToken,
+      K.MinusMinusToken,
+      K.RegularExpressionLiteral,
+    ]);
     const templates = []; // open braces inside each template substitution being read
     let previous = K.Unknown;
     for (let kind = scanner.scan(); kind !== K.EndOfFileToken; kind = scanner.scan()) {
@@ -42,7 +75,8 @@ function commentsOf(file, text) {
         continue;
       }
       if (kind === K.WhitespaceTrivia || kind === K.NewLineTrivia) continue;
-      if ((kind === K.SlashToken || kind === K.SlashEqualsToken) && !operand.has(previous)) kind = scanner.reScanSlashToken();
+      if ((kind === K.SlashToken || kind === K.SlashEqualsToken) && !operand.has(previous))
+        kind = scanner.reScanSlashToken();
       else if (kind === K.TemplateHead) templates.push(0);
       else if (kind === K.OpenBraceToken && templates.length) templates[templates.length - 1]++;
       else if (kind === K.CloseBraceToken && templates.length) {
@@ -57,7 +91,8 @@ function commentsOf(file, text) {
   }
   const lines = text.split('\n');
   if (ext === '.md') return lines.map((l, i) => [i + 1, l]);
-  if (ext === '.css') return [...text.matchAll(/\/\*[\s\S]*?\*\//g)].map((m) => [text.slice(0, m.index).split('\n').length, m[0]]);
+  if (ext === '.css')
+    return [...text.matchAll(/\/\*[\s\S]*?\*\//g)].map((m) => [text.slice(0, m.index).split('\n').length, m[0]]);
   if (['.yaml', '.yml', '.sh', '.py', '.conf', '.service', ''].includes(ext) || file.startsWith('.ci/')) {
     return lines.map((l, i) => [i + 1, l]).filter(([, l]) => /^\s*#/.test(l) || /\s#\s/.test(l));
   }
@@ -67,7 +102,8 @@ function commentsOf(file, text) {
 
 function exists(named) {
   const clean = named.replace(/[/.]+$/, '');
-  if (trackedSet.has(clean) || folders.has(clean) || made.some((m) => clean === m || clean.startsWith(`${m}/`))) return true;
+  if (trackedSet.has(clean) || folders.has(clean) || made.some((m) => clean === m || clean.startsWith(`${m}/`)))
+    return true;
   // A module named as it is imported, without its extension.
   if (['.ts', '.tsx', '.mjs', '.js'].some((ext) => trackedSet.has(`${clean}${ext}`))) return true;
   if (/[*{[]/.test(clean)) {

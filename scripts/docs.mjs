@@ -31,7 +31,11 @@ const EMPTY_IMAGE = "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg
 const HIDE_ATTRIBUTION = '<style>a[href="https://redocly.com/redoc/"]{display:none!important}</style>';
 
 function buildDocs(document, output, title, extraArgs = []) {
-  execFileSync(redocly, ['build-docs', document, ...extraArgs, '--inlineBundle', '--title', title, '--output', output], { cwd: root, env, stdio: 'pipe' });
+  execFileSync(
+    redocly,
+    ['build-docs', document, ...extraArgs, '--inlineBundle', '--title', title, '--output', output],
+    { cwd: root, env, stdio: 'pipe' },
+  );
   let html = fs.readFileSync(output, 'utf8');
   for (const url of CDN_IMAGES) html = html.split(url).join(EMPTY_IMAGE);
   html = html.replace('</head>', `${HIDE_ATTRIBUTION}</head>`);
@@ -47,18 +51,24 @@ const SECTIONS = ['channels', 'operations'];
 /** A variant's document with every channel, operation and component named `<prefix>_<name>`. */
 function prefixed(doc, prefix, label) {
   const rename = (ref) =>
-    ref.replace(/^#\/(channels|operations)\/([^/]+)/, (_, kind, name) => `#/${kind}/${prefix}_${name}`)
+    ref
+      .replace(/^#\/(channels|operations)\/([^/]+)/, (_, kind, name) => `#/${kind}/${prefix}_${name}`)
       .replace(/^#\/components\/([^/]+)\/([^/]+)/, (_, kind, name) => `#/components/${kind}/${prefix}_${name}`);
   const walk = (node) => {
     if (Array.isArray(node)) return node.map(walk);
     if (!node || typeof node !== 'object') return node;
-    return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, k === '$ref' && typeof v === 'string' ? rename(v) : walk(v)]));
+    return Object.fromEntries(
+      Object.entries(node).map(([k, v]) => [k, k === '$ref' && typeof v === 'string' ? rename(v) : walk(v)]),
+    );
   };
-  const renamed = (section) => Object.fromEntries(Object.entries(section ?? {}).map(([name, v]) => [`${prefix}_${name}`, walk(v)]));
+  const renamed = (section) =>
+    Object.fromEntries(Object.entries(section ?? {}).map(([name, v]) => [`${prefix}_${name}`, walk(v)]));
   const result = { channels: renamed(doc.channels), operations: renamed(doc.operations), components: {} };
   for (const [kind, entries] of Object.entries(doc.components ?? {})) result.components[kind] = renamed(entries);
-  for (const channel of Object.values(result.channels)) channel.title = `${label}: ${channel.title ?? 'subscriber endpoint'}`;
-  for (const message of Object.values(result.components.messages ?? {})) message.title = `${message.title ?? message.name} (${label})`;
+  for (const channel of Object.values(result.channels))
+    channel.title = `${label}: ${channel.title ?? 'subscriber endpoint'}`;
+  for (const message of Object.values(result.components.messages ?? {}))
+    message.title = `${message.title ?? message.name} (${label})`;
   return result;
 }
 
@@ -76,7 +86,7 @@ function webhookDocument() {
       title: 'Shortlink webhooks',
       version: a.info.version,
       description: [
-        'Signed HTTP POST notifications that Shortlink sends to a subscriber\'s HTTPS URL. Two forms',
+        "Signed HTTP POST notifications that Shortlink sends to a subscriber's HTTPS URL. Two forms",
         'of delivery exist side by side: a subscription is delivered in the form of the variant',
         'whose endpoint created it, **Variant A** (`POST /api/webhooks`) or **Variant B**',
         '(`POST /api/v1/webhooks`). This page shows both; the API reference is at',
@@ -103,7 +113,8 @@ function webhookDocument() {
   };
   for (const part of parts) {
     for (const section of SECTIONS) Object.assign(merged[section], part[section]);
-    for (const [kind, entries] of Object.entries(part.components)) merged.components[kind] = { ...merged.components[kind], ...entries };
+    for (const [kind, entries] of Object.entries(part.components))
+      merged.components[kind] = { ...merged.components[kind], ...entries };
   }
   return merged;
 }

@@ -60,7 +60,8 @@ function trustedHops(v: string | undefined): number {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = path.resolve(env.DATA_DIR || './data');
   const port = Number(env.PORT || 8443);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, got ${env.PORT}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new Error(`PORT must be a port number, got ${env.PORT}`);
   const publicUrl = (env.PUBLIC_URL || `https://localhost:${port}`).replace(/\/+$/, '');
   let publicHost: string;
   try {
@@ -69,7 +70,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error(`PUBLIC_URL must be an absolute URL, got ${publicUrl}`);
   }
   const variants = new Set(
-    (env.WEBHOOK_VARIANTS ?? 'A,B').split(',').map((s) => s.trim().toUpperCase()).filter(Boolean),
+    (env.WEBHOOK_VARIANTS ?? 'A,B')
+      .split(',')
+      .map((s) => s.trim().toUpperCase())
+      .filter(Boolean),
   );
   for (const v of variants) if (v !== 'A' && v !== 'B') throw new Error(`WEBHOOK_VARIANTS: unknown variant ${v}`);
   return {

@@ -43,7 +43,11 @@ export interface ClickWriter {
 }
 
 export class ClickWriteError extends Error {
-  constructor(message: string, readonly written: number, readonly code?: string) {
+  constructor(
+    message: string,
+    readonly written: number,
+    readonly code?: string,
+  ) {
     super(message);
   }
 }
@@ -73,7 +77,14 @@ export class ClickBuffer {
   private readonly strings: string[] = [];
   private readonly index = new Map<string, number>();
   // sharedRef's string and index of the last click, per field.
-  private readonly last: Array<string | null | undefined> = [undefined, undefined, undefined, undefined, undefined, undefined];
+  private readonly last: Array<string | null | undefined> = [
+    undefined,
+    undefined,
+    undefined,
+    undefined,
+    undefined,
+    undefined,
+  ];
   private readonly lastRef = new Int32Array(REFS);
   private refs: Int32Array<ArrayBuffer>;
   private at: Float64Array<ArrayBuffer>;
@@ -248,7 +259,10 @@ export class ClickRecorder {
   }
 
   start(): void {
-    this.timer = setInterval(() => void this.flush().catch((err) => this.log.error({ err }, 'click flush failed')), this.flushMs);
+    this.timer = setInterval(
+      () => void this.flush().catch((err) => this.log.error({ err }, 'click flush failed')),
+      this.flushMs,
+    );
     this.timer.unref();
   }
 
@@ -276,7 +290,9 @@ export class ClickRecorder {
       .catch((err: ClickWriteError) => {
         this.written += err.written ?? 0;
         // Keep what was not committed, ahead of what arrived meanwhile, rather than lose it.
-        const kept = new ClickBuffer(batch.length).append(batch.columns(err.written ?? 0)).append(this.buffer.columns());
+        const kept = new ClickBuffer(batch.length)
+          .append(batch.columns(err.written ?? 0))
+          .append(this.buffer.columns());
         if (kept.length > MAX_BUFFERED) {
           this.dropped += kept.length - MAX_BUFFERED;
           kept.dropOldest(kept.length - MAX_BUFFERED);

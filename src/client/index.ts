@@ -73,7 +73,10 @@ function retryAfterMs(response: Response): number | undefined {
 }
 
 /** A fetch that adds the key, the conversion's Idempotency-Key, and retries (see the top of this file). */
-function retryingFetch(o: Required<Pick<ClientOptions, 'retries' | 'baseDelayMs' | 'maxDelayMs' | 'maxRetryAfterMs' | 'sleep'>> & Pick<ClientOptions, 'fetch'>) {
+function retryingFetch(
+  o: Required<Pick<ClientOptions, 'retries' | 'baseDelayMs' | 'maxDelayMs' | 'maxRetryAfterMs' | 'sleep'>> &
+    Pick<ClientOptions, 'fetch'>,
+) {
   const send = o.fetch ?? ((r: Request) => globalThis.fetch(r));
   const backoff = (attempt: number) => {
     const ceiling = Math.min(o.maxDelayMs, o.baseDelayMs * 2 ** attempt);
@@ -81,7 +84,11 @@ function retryingFetch(o: Required<Pick<ClientOptions, 'retries' | 'baseDelayMs'
   };
   return async (input: Request): Promise<Response> => {
     let request = input;
-    if (request.method === 'POST' && new URL(request.url).pathname.endsWith(CONVERSIONS_PATH) && !request.headers.has('Idempotency-Key')) {
+    if (
+      request.method === 'POST' &&
+      new URL(request.url).pathname.endsWith(CONVERSIONS_PATH) &&
+      !request.headers.has('Idempotency-Key')
+    ) {
       const headers = new Headers(request.headers);
       headers.set('Idempotency-Key', crypto.randomUUID());
       request = new Request(request, { headers });
@@ -118,23 +125,38 @@ function retryingFetch(o: Required<Pick<ClientOptions, 'retries' | 'baseDelayMs'
 type OpenApiClient = ReturnType<typeof createOpenApiClient<paths>>;
 
 /** What a call answers: the path's success body, or a ShortlinkError (status 0: no answer). */
-export type Outcome<R> = { data: SuccessData<R>; error?: undefined; response: Response } | { data?: undefined; error: ShortlinkError; response?: Response };
+export type Outcome<R> =
+  | { data: SuccessData<R>; error?: undefined; response: Response }
+  | { data?: undefined; error: ShortlinkError; response?: Response };
 /** The success member's body of openapi-fetch's answer (its error member has no `data`). */
 type SuccessData<R> = R extends { data: infer D } ? D : never;
 
 // openapi-fetch's own signature of a method (ClientMethod), answering an Outcome instead.
-type InitParam<Init> = RequiredKeysOf<Init> extends never ? [(Init & { [key: string]: unknown })?] : [Init & { [key: string]: unknown }];
-type Method<M extends HttpMethod> = <Path extends PathsWithMethod<paths, M>, Init extends MaybeOptionalInit<paths[Path], M>>(
+type InitParam<Init> =
+  RequiredKeysOf<Init> extends never ? [(Init & { [key: string]: unknown })?] : [Init & { [key: string]: unknown }];
+type Method<M extends HttpMethod> = <
+  Path extends PathsWithMethod<paths, M>,
+  Init extends MaybeOptionalInit<paths[Path], M>,
+>(
   url: Path,
   ...init: InitParam<Init>
 ) => Promise<Outcome<FetchResponse<paths[Path][M] & Record<string | number, any>, Init, `${string}/${string}`>>>;
 
 function asError(error: unknown, response: Response | undefined): ShortlinkError {
-  const body = (error && typeof error === 'object' ? error : {}) as { error?: unknown; field?: unknown; code?: unknown };
+  const body = (error && typeof error === 'object' ? error : {}) as {
+    error?: unknown;
+    field?: unknown;
+    code?: unknown;
+  };
   const retryAfter = response ? retryAfterMs(response) : undefined;
   return {
     status: response?.status ?? 0,
-    error: typeof body.error === 'string' ? body.error : typeof error === 'string' && error ? error : `HTTP ${response?.status ?? 'no answer'}`,
+    error:
+      typeof body.error === 'string'
+        ? body.error
+        : typeof error === 'string' && error
+          ? error
+          : `HTTP ${response?.status ?? 'no answer'}`,
     ...(typeof body.field === 'string' ? { field: body.field } : {}),
     ...(typeof body.code === 'string' ? { code: body.code } : {}),
     ...(retryAfter !== undefined ? { retryAfterSeconds: Math.ceil(retryAfter / 1000) } : {}),
@@ -157,14 +179,22 @@ export function createClient(options: ClientOptions) {
 
   /** One of openapi-fetch's methods, its error made a ShortlinkError and a network failure a value. */
   function method<M extends HttpMethod>(name: Uppercase<M>): Method<M> {
-    const call = api[name as 'GET'] as unknown as (...a: unknown[]) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
+    const call = api[name as 'GET'] as unknown as (
+      ...a: unknown[]
+    ) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
     return (async (...args: unknown[]) => {
       try {
         const result = await call(...args);
         if (result.response.ok) return { data: result.data, response: result.response };
         return { error: asError(result.error, result.response), response: result.response };
       } catch (err) {
-        return { error: { status: 0, error: `no answer from ${options.baseUrl}: ${(err as Error)?.message ?? String(err)}`, code: 'network_error' } satisfies ShortlinkError };
+        return {
+          error: {
+            status: 0,
+            error: `no answer from ${options.baseUrl}: ${(err as Error)?.message ?? String(err)}`,
+            code: 'network_error',
+          } satisfies ShortlinkError,
+        };
       }
     }) as unknown as Method<M>;
   }

@@ -5,8 +5,22 @@ import { RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'r
 import type { Database } from './knex.ts';
 import { SqliteRateLimiter } from './sqlite-rate-limiter.ts';
 
-export function createAttemptLimiter(db: Database, keyPrefix: string, points: number, durationS: number): RateLimiterAbstract {
-  const opts = { storeClient: db.knex, storeType: 'knex', tableName: 'rate_limits', tableCreated: true, points, duration: durationS, keyPrefix, clearExpiredByTimeout: false };
+export function createAttemptLimiter(
+  db: Database,
+  keyPrefix: string,
+  points: number,
+  durationS: number,
+): RateLimiterAbstract {
+  const opts = {
+    storeClient: db.knex,
+    storeType: 'knex',
+    tableName: 'rate_limits',
+    tableCreated: true,
+    points,
+    duration: durationS,
+    keyPrefix,
+    clearExpiredByTimeout: false,
+  };
   return db.engine === 'postgres' ? new RateLimiterPostgres(opts) : new SqliteRateLimiter(opts as any);
 }
 

@@ -43,7 +43,9 @@ export const SQLITE_LOCK_WAIT_MS = 5_000;
  * so running it again is safe; SQLITE_BUSY_SNAPSHOT (a stale read transaction) is not retried.
  * A subclass, not a patched instance: Knex builds transaction clients from the class.
  */
-const BetterSqlite3Client = createRequire(import.meta.url)('knex/lib/dialects/better-sqlite3') as new (config: Knex.Config) => Knex.Client & {
+const BetterSqlite3Client = createRequire(import.meta.url)('knex/lib/dialects/better-sqlite3') as new (
+  config: Knex.Config,
+) => Knex.Client & {
   _query(connection: unknown, obj: unknown): Promise<unknown>;
 };
 /**
@@ -54,7 +56,11 @@ const BetterSqlite3Client = createRequire(import.meta.url)('knex/lib/dialects/be
  * transactions read first (a DELETE of a link reads the row it deletes), and the fuzz test met
  * that race as a 500. Nothing on this client opens a transaction only to read.
  */
-const SqliteTransaction = createRequire(import.meta.url)('knex/lib/dialects/sqlite3/execution/sqlite-transaction') as new (...args: unknown[]) => {
+const SqliteTransaction = createRequire(import.meta.url)(
+  'knex/lib/dialects/sqlite3/execution/sqlite-transaction',
+) as new (
+  ...args: unknown[]
+) => {
   query(conn: unknown, sql: string): Promise<unknown>;
 };
 class ImmediateSqliteTransaction extends SqliteTransaction {
@@ -191,7 +197,9 @@ export function isUniqueViolation(err: unknown): boolean {
 
 /** The connection pool's use, for /metrics: connections in use, idle, and requests waiting for one. */
 export function poolUse(db: Database): { used: number; free: number; pending: number; max: number } {
-  const pool = (db.knex.client as { pool?: { numUsed(): number; numFree(): number; numPendingAcquires(): number; max: number } }).pool;
+  const pool = (
+    db.knex.client as { pool?: { numUsed(): number; numFree(): number; numPendingAcquires(): number; max: number } }
+  ).pool;
   if (!pool) return { used: 0, free: 0, pending: 0, max: 0 };
   return { used: pool.numUsed(), free: pool.numFree(), pending: pool.numPendingAcquires(), max: pool.max };
 }

@@ -63,7 +63,10 @@ interface ScanWaiting {
 }
 
 export class LookupThreadError extends Error {
-  constructor(message: string, readonly code?: string) {
+  constructor(
+    message: string,
+    readonly code?: string,
+  ) {
     super(message);
   }
 }

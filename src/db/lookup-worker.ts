@@ -30,7 +30,10 @@ port.on('message', (m: ToLookupThread) => {
     try {
       afterId ??= db.prepare(LINKS_AFTER_ID(() => '?')).raw(true);
       const { page, rows, lastId } = encodeLinkPage(afterId.all(m.after, m.limit) as unknown[][]);
-      port.postMessage({ type: 'page', id: m.id, page: page.buffer as ArrayBuffer, rows, lastId } satisfies FromLookupThread, [page.buffer as ArrayBuffer]);
+      port.postMessage(
+        { type: 'page', id: m.id, page: page.buffer as ArrayBuffer, rows, lastId } satisfies FromLookupThread,
+        [page.buffer as ArrayBuffer],
+      );
     } catch (err) {
       const e = err as { message?: string; code?: string };
       send({ type: 'failed', id: m.id, message: e.message ?? String(err), code: e.code });
@@ -41,7 +44,8 @@ port.on('message', (m: ToLookupThread) => {
   try {
     byAddress ??= db.prepare(SQLITE_LINK_BY_ADDRESS).raw(true);
     begin.run();
-    for (let i = 0, j = 0; i < m.keys.length; i += 2, j++) rows[j] = (byAddress!.get(m.keys[i], m.keys[i + 1]) as LookupRow | undefined) ?? null;
+    for (let i = 0, j = 0; i < m.keys.length; i += 2, j++)
+      rows[j] = (byAddress!.get(m.keys[i], m.keys[i + 1]) as LookupRow | undefined) ?? null;
     commit.run();
     send({ type: 'rows', id: m.id, rows });
   } catch (err) {

@@ -23,9 +23,17 @@ port.on('message', async (m: ToLookupThread) => {
   }
   if (m.type === 'scan') {
     try {
-      const res = await pool.query({ name: 'sl_links_after_id', text: LINKS_AFTER_ID((i) => `$${i}`), values: [m.after, m.limit], rowMode: 'array' });
+      const res = await pool.query({
+        name: 'sl_links_after_id',
+        text: LINKS_AFTER_ID((i) => `$${i}`),
+        values: [m.after, m.limit],
+        rowMode: 'array',
+      });
       const { page, rows, lastId } = encodeLinkPage(res.rows as unknown[][]);
-      port.postMessage({ type: 'page', id: m.id, page: page.buffer as ArrayBuffer, rows, lastId } satisfies FromLookupThread, [page.buffer as ArrayBuffer]);
+      port.postMessage(
+        { type: 'page', id: m.id, page: page.buffer as ArrayBuffer, rows, lastId } satisfies FromLookupThread,
+        [page.buffer as ArrayBuffer],
+      );
     } catch (err) {
       const e = err as { message?: string; code?: string };
       send({ type: 'failed', id: m.id, message: e.message ?? String(err), code: e.code });
@@ -40,7 +48,12 @@ port.on('message', async (m: ToLookupThread) => {
     slugs[j] = m.keys[i + 1];
   }
   try {
-    const res = await pool.query({ name: 'sl_links_by_addresses', text: PG_LINKS_BY_ADDRESSES, values: [domainKeys, slugs], rowMode: 'array' });
+    const res = await pool.query({
+      name: 'sl_links_by_addresses',
+      text: PG_LINKS_BY_ADDRESSES,
+      values: [domainKeys, slugs],
+      rowMode: 'array',
+    });
     // Rows come with the 1-based position of the address they answer (WITH ORDINALITY).
     const rows: Array<LookupRow | null> = new Array(n).fill(null);
     for (const r of res.rows as unknown[][]) rows[Number(r[0]) - 1] = r.slice(1);

@@ -46,6 +46,7 @@ export type Queries = { [K in QueryName]: (...args: Rest<(typeof QUERIES)[K]>) =
 /** The queries run on `knex` by the caller's thread (Postgres; SQLite in memory; the command line). */
 export function inlineQueries(knex: Knex): Queries {
   const out: Record<string, unknown> = {};
-  for (const [name, query] of Object.entries(QUERIES)) out[name] = (...args: unknown[]) => (query as (k: Knex, ...a: unknown[]) => unknown)(knex, ...args);
+  for (const [name, query] of Object.entries(QUERIES))
+    out[name] = (...args: unknown[]) => (query as (k: Knex, ...a: unknown[]) => unknown)(knex, ...args);
   return out as Queries;
 }

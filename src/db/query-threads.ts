@@ -38,7 +38,10 @@ interface Waiting {
 
 /** An error of a query run on a thread, with the database's code (SQLITE_BUSY, ...) when it had one. */
 export class QueryError extends Error {
-  constructor(message: string, readonly code?: string) {
+  constructor(
+    message: string,
+    readonly code?: string,
+  ) {
     super(message);
   }
 }
@@ -139,7 +142,8 @@ export interface QueryService {
  */
 export function openQueryService(db: Database, databaseUrl: string): QueryService {
   const inMemory = databaseUrl === 'sqlite:' || databaseUrl === 'sqlite::memory:';
-  if (db.engine !== 'sqlite' || inMemory) return { queries: inlineQueries(db.knex), threads: null, close: async () => undefined };
+  if (db.engine !== 'sqlite' || inMemory)
+    return { queries: inlineQueries(db.knex), threads: null, close: async () => undefined };
   const threads = new QueryThreads(databaseUrl);
   return { queries: threads.queries(), threads, close: () => threads.close() };
 }

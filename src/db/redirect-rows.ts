@@ -22,7 +22,9 @@ export const SQLITE_LINK_BY_ADDRESS = `SELECT ${LINK_COLUMNS} FROM links INDEXED
  * The lookups of a batch on Postgres (pg-lookup-worker.ts): the addresses as two arrays, each row
  * answering with the 1-based position of its address, through links_live_slug.
  */
-export const PG_LINKS_BY_ADDRESSES = `SELECT k.i, ${LINK_COLUMNS.split(',').map((c) => `l.${c.trim()}`).join(', ')}
+export const PG_LINKS_BY_ADDRESSES = `SELECT k.i, ${LINK_COLUMNS.split(',')
+  .map((c) => `l.${c.trim()}`)
+  .join(', ')}
   FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS k(domain_key, slug, i)
   JOIN links l ON l.domain_key = k.domain_key AND l.slug = k.slug AND l.deleted_at IS NULL`;
 
@@ -33,8 +35,14 @@ export const PG_LINKS_BY_ADDRESSES = `SELECT k.i, ${LINK_COLUMNS.split(',').map(
  * both forms read either.
  */
 export function encodeLinkPage(rows: unknown[][]): ScannedPage & { page: Uint8Array } {
-  const { buffer } = encodeEntries(rows.map((r) => [addressKey(r[2] as string, r[3] as string), residentRecord(r)] as const));
-  return { page: new Uint8Array(buffer), rows: rows.length, lastId: rows.length ? (rows[rows.length - 1][0] as string) : null };
+  const { buffer } = encodeEntries(
+    rows.map((r) => [addressKey(r[2] as string, r[3] as string), residentRecord(r)] as const),
+  );
+  return {
+    page: new Uint8Array(buffer),
+    rows: rows.length,
+    lastId: rows.length ? (rows[rows.length - 1][0] as string) : null,
+  };
 }
 
 const SEP = '\u0000';
@@ -50,11 +58,23 @@ const SEP = '\u0000';
  */
 export function residentRecord(r: unknown[]): string {
   const url = r[4] as string;
-  const location = r[6] === 'ACTIVE' && r[7] == null && r[8] == null && r[9] == null && r[10] == null && r[11] == null && r[13] == null
-    && r[14] == null && r[15] == null && r[16] == null ? locationOf(url) : null;
+  const location =
+    r[6] === 'ACTIVE' &&
+    r[7] == null &&
+    r[8] == null &&
+    r[9] == null &&
+    r[10] == null &&
+    r[11] == null &&
+    r[13] == null &&
+    r[14] == null &&
+    r[15] == null &&
+    r[16] == null
+      ? locationOf(url)
+      : null;
   const id = r[0] as string;
   const workspaceId = r[1] as string;
-  if (location === null || id.startsWith('[') || [id, workspaceId, url, location].some((v) => v.includes(SEP))) return JSON.stringify(r);
+  if (location === null || id.startsWith('[') || [id, workspaceId, url, location].some((v) => v.includes(SEP)))
+    return JSON.stringify(r);
   return `${id}${SEP}${workspaceId}${SEP}${r[5] === 'PERMANENT' ? 'P' : 'T'}${SEP}${url}${SEP}${location === url ? '' : location}`;
 }
 

@@ -54,12 +54,15 @@ export interface RedirectStore {
 }
 
 /** A live page by handle (bio pages are read once per page and cached: no covering index needed). */
-const PAGE_BY_HANDLE = (p: (n: number) => string) => `SELECT p.id, p.workspace_id, p.handle, p.published FROM bio_pages p
+const PAGE_BY_HANDLE = (
+  p: (n: number) => string,
+) => `SELECT p.id, p.workspace_id, p.handle, p.published FROM bio_pages p
   WHERE p.handle = ${p(1)} AND p.deleted_at IS NULL AND p.status = 'ACTIVE' AND p.published IS NOT NULL
     AND (${p(2)} = '' OR EXISTS (SELECT 1 FROM domains d WHERE d.id = ${p(2)} AND d.workspace_id = p.workspace_id AND d.status = 'ACTIVE'))`;
 
-const toLivePage = (r: { id: string; workspace_id: string; handle: string; published: string } | undefined): LivePage | null =>
-  r ? { id: r.id, workspaceId: r.workspace_id, handle: r.handle, published: r.published } : null;
+const toLivePage = (
+  r: { id: string; workspace_id: string; handle: string; published: string } | undefined,
+): LivePage | null => (r ? { id: r.id, workspaceId: r.workspace_id, handle: r.handle, published: r.published } : null);
 
 /**
  * A synchronous read's answer, or its failure as a rejected promise: callers handle a failed
@@ -112,7 +115,11 @@ class SqliteStore implements RedirectStore {
     // Misses by address (nearly every miss) are read on the lookup thread; an in-memory database
     // cannot be opened from another thread, so it is read here.
     this.lookups =
-      filename === ':memory:' || filename === '' ? undefined : new LinkLookupThread({ entry: './lookup-worker', data: { filename } }, (domainKey, slug) => this.readInline(domainKey, slug));
+      filename === ':memory:' || filename === ''
+        ? undefined
+        : new LinkLookupThread({ entry: './lookup-worker', data: { filename } }, (domainKey, slug) =>
+            this.readInline(domainKey, slug),
+          );
     const lookups = this.lookups;
     if (lookups) this.scanLinks = (after, limit) => lookups.scan(after, limit);
     this.db.pragma('busy_timeout = 5000');
@@ -223,8 +230,12 @@ class PostgresStore implements RedirectStore {
     // An idle connection the server drops (restart, failover, an admin's kill) is reported
     // here; without a listener the error would end the process. The pool replaces it.
     this.pool.on('error', (err) => log?.warn({ err }, 'an idle redirect-store connection to Postgres was lost'));
-    this.lookups = new LinkLookupThread({ entry: './pg-lookup-worker', data: { url, connections: PG_LOOKUP_CONNECTIONS } }, (domainKey, slug) =>
-      this.pool.query({ name: 'sl_link_by_address', text: PG_LINK_BY_ADDRESS, values: [domainKey, slug], rowMode: 'array' }).then((r) => (r.rows[0] as unknown[]) ?? null),
+    this.lookups = new LinkLookupThread(
+      { entry: './pg-lookup-worker', data: { url, connections: PG_LOOKUP_CONNECTIONS } },
+      (domainKey, slug) =>
+        this.pool
+          .query({ name: 'sl_link_by_address', text: PG_LINK_BY_ADDRESS, values: [domainKey, slug], rowMode: 'array' })
+          .then((r) => (r.rows[0] as unknown[]) ?? null),
     );
   }
   private async one(name: string, text: string, values: unknown[]) {
@@ -245,14 +256,25 @@ class PostgresStore implements RedirectStore {
     return this.link('sl_link_by_id', `SELECT ${LINK_COLUMNS} FROM links WHERE id = $1 AND deleted_at IS NULL`, [id]);
   }
   async findDomainByHost(host: string) {
-    return (await this.one('sl_domain_by_host', `SELECT id FROM domains WHERE host = $1 AND status = 'ACTIVE'`, [host]))?.id ?? null;
+    return (
+      (await this.one('sl_domain_by_host', `SELECT id FROM domains WHERE host = $1 AND status = 'ACTIVE'`, [host]))
+        ?.id ?? null
+    );
   }
   async findQr(code: string) {
-    const r = await this.one('sl_qr', 'SELECT id, link_id FROM qr_codes WHERE code = $1 AND deleted_at IS NULL', [code]);
+    const r = await this.one('sl_qr', 'SELECT id, link_id FROM qr_codes WHERE code = $1 AND deleted_at IS NULL', [
+      code,
+    ]);
     return r ? { id: r.id, linkId: r.link_id } : null;
   }
   async findPage(handle: string, domainKey: string) {
-    return toLivePage(await this.one('sl_page_by_handle', PAGE_BY_HANDLE((n) => `$${n}`), [handle, domainKey]));
+    return toLivePage(
+      await this.one(
+        'sl_page_by_handle',
+        PAGE_BY_HANDLE((n) => `$${n}`),
+        [handle, domainKey],
+      ),
+    );
   }
   refresh(): void {
     // Every read is a statement of its own; nothing to end.

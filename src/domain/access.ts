@@ -7,8 +7,16 @@ export type Plan = (typeof PLANS)[number];
 export const ROLES = ['OWNER', 'ADMIN', 'MEMBER', 'ANALYST'] as const;
 export type Role = (typeof ROLES)[number];
 export const SCOPES = [
-  'links:read', 'links:write', 'conversions:read', 'conversions:write', 'analytics:read',
-  'pages:read', 'pages:write', 'webhooks:read', 'webhooks:write', 'team:read',
+  'links:read',
+  'links:write',
+  'conversions:read',
+  'conversions:write',
+  'analytics:read',
+  'pages:read',
+  'pages:write',
+  'webhooks:read',
+  'webhooks:write',
+  'team:read',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 

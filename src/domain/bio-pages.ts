@@ -91,26 +91,34 @@ export const newBlockId = () => `blk_${randomString(10)}`;
  * (so a block's clicks stay its own across edits) and unique, new ones given otherwise. A link
  * block keeps `url` for the caller to turn into a short link; `linkId` is checked by the caller.
  */
-export function checkBlocks(input: unknown): Array<PageBlock | (Omit<PageBlock & { type: 'link' }, 'linkId'> & { linkId?: string; url?: string })> {
+export function checkBlocks(
+  input: unknown,
+): Array<PageBlock | (Omit<PageBlock & { type: 'link' }, 'linkId'> & { linkId?: string; url?: string })> {
   if (!Array.isArray(input)) throw invalid('blocks must be an array', 'blocks');
   if (input.length > LIMITS.blocks) throw invalid(`A page may have at most ${LIMITS.blocks} blocks`, 'blocks');
   const seen = new Set<string>();
   return input.map((raw: BlockInput, i) => {
     const field = `blocks.${i}`;
     if (!raw || typeof raw !== 'object') throw invalid(`${field} must be an object`, field);
-    if (!BLOCK_TYPES.includes(raw.type as BlockType)) throw invalid(`${field}.type must be one of ${BLOCK_TYPES.join(', ')}`, `${field}.type`);
+    if (!BLOCK_TYPES.includes(raw.type as BlockType))
+      throw invalid(`${field}.type must be one of ${BLOCK_TYPES.join(', ')}`, `${field}.type`);
     const type = raw.type as BlockType;
     let id = typeof raw.id === 'string' && BLOCK_ID.test(raw.id) && !seen.has(raw.id) ? raw.id : newBlockId();
     while (seen.has(id)) id = newBlockId();
     seen.add(id);
     const t = text(raw.text, `${field}.text`, LIMITS[type], true)!;
     if (type !== 'link') {
-      if (raw.linkId !== undefined || raw.url !== undefined) throw invalid(`${field}: only link blocks have linkId or url`, field);
+      if (raw.linkId !== undefined || raw.url !== undefined)
+        throw invalid(`${field}: only link blocks have linkId or url`, field);
       return { id, type, text: t };
     }
     const hasLink = typeof raw.linkId === 'string' && raw.linkId !== '';
     const hasUrl = typeof raw.url === 'string' && raw.url !== '';
-    if (hasLink === hasUrl) throw invalid(`${field}: a link block names either linkId (a short link of this workspace) or url (to shorten)`, `${field}.url`);
+    if (hasLink === hasUrl)
+      throw invalid(
+        `${field}: a link block names either linkId (a short link of this workspace) or url (to shorten)`,
+        `${field}.url`,
+      );
     return hasLink ? { id, type, text: t, linkId: raw.linkId! } : { id, type, text: t, url: raw.url! };
   });
 }
@@ -122,7 +130,11 @@ export function contentText(c: PageContent): string {
     bio: c.bio,
     avatarUrl: c.avatarUrl,
     theme: c.theme,
-    blocks: c.blocks.map((b) => (b.type === 'link' ? { id: b.id, type: b.type, text: b.text, linkId: b.linkId } : { id: b.id, type: b.type, text: b.text })),
+    blocks: c.blocks.map((b) =>
+      b.type === 'link'
+        ? { id: b.id, type: b.type, text: b.text, linkId: b.linkId }
+        : { id: b.id, type: b.type, text: b.text },
+    ),
   });
 }
 
@@ -130,4 +142,10 @@ export function parseContent(text: string): PageContent {
   return JSON.parse(text) as PageContent;
 }
 
-export const EMPTY_CONTENT = (title: string): PageContent => ({ title, bio: null, avatarUrl: null, theme: 'classic', blocks: [] });
+export const EMPTY_CONTENT = (title: string): PageContent => ({
+  title,
+  bio: null,
+  avatarUrl: null,
+  theme: 'classic',
+  blocks: [],
+});

@@ -8,7 +8,11 @@
  * the socket's peer. Express's `trust proxy` set to the same number picks the same address for
  * `req.ip`.
  */
-export function clientAddress(peer: string | undefined, forwardedFor: string | string[] | undefined, trustedHops: number): string {
+export function clientAddress(
+  peer: string | undefined,
+  forwardedFor: string | string[] | undefined,
+  trustedHops: number,
+): string {
   const socket = peer ?? 'unknown';
   if (trustedHops <= 0 || forwardedFor === undefined) return socket;
   const entries = (Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor)

@@ -68,7 +68,7 @@ function planSegment(w: Window, sign: Sign, b: ReadBounds, costs: ReadCosts): Pl
   let cost = (p.aggregateDays[1] - p.aggregateDays[0]) * costs.day;
   for (const { minus } of p.partialDays) {
     for (const m of minus) {
-      pieces.push({ level: 'raw', from: m.from, to: m.to, sign: (-sign) as Sign });
+      pieces.push({ level: 'raw', from: m.from, to: m.to, sign: -sign as Sign });
       cost += rawDays(m, b) * costs.rawDay;
     }
   }

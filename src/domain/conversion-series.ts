@@ -7,7 +7,14 @@ import { DAY_MS, valueEntries, type Breakdown, type Window } from './conversions
 export type DailyTally = Map<number, Breakdown>;
 
 /** Adds a group of one day's conversions; `sign` −1 takes it away (a day's aggregate less its rows outside the window). */
-export function addToDay(days: DailyTally, day: number, currency: string, conversions: number, valueMinor: number, sign: 1 | -1 = 1): void {
+export function addToDay(
+  days: DailyTally,
+  day: number,
+  currency: string,
+  conversions: number,
+  valueMinor: number,
+  sign: 1 | -1 = 1,
+): void {
   const d = days.get(day) ?? { conversions: 0, value: new Map() };
   d.conversions += sign * conversions;
   // A conversion recorded without a value is counted but absent from the value entries.

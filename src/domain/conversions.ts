@@ -142,11 +142,22 @@ export class Tally implements TallyData {
   readonly byQr = new Map<string, Breakdown>();
 
   /** A group of conversions that share type, name, attribution and currency ('' for none). */
-  addTotals(eventType: EventType, customName: string | null, attributed: boolean, currency: string, conversions: number, valueMinor: number) {
+  addTotals(
+    eventType: EventType,
+    customName: string | null,
+    attributed: boolean,
+    currency: string,
+    conversions: number,
+    valueMinor: number,
+  ) {
     this.total += conversions;
     if (attributed) this.attributed += conversions;
-    const key = `${eventType}\u0000${eventType === 'custom' ? customName ?? '' : ''}`;
-    const t = this.byType.get(key) ?? { eventType, customName: eventType === 'custom' ? customName : null, conversions: 0 };
+    const key = `${eventType}\u0000${eventType === 'custom' ? (customName ?? '') : ''}`;
+    const t = this.byType.get(key) ?? {
+      eventType,
+      customName: eventType === 'custom' ? customName : null,
+      conversions: 0,
+    };
     t.conversions += conversions;
     this.byType.set(key, t);
     addValue(this.value, currency, conversions, valueMinor);
@@ -181,7 +192,7 @@ export function typeEntries(tally: TallyData) {
     .filter((t) => t.conversions > 0)
     .map((t) => ({
       eventType: t.eventType,
-      label: t.eventType === 'custom' ? t.customName ?? 'Custom' : EVENT_LABELS[t.eventType],
+      label: t.eventType === 'custom' ? (t.customName ?? 'Custom') : EVENT_LABELS[t.eventType],
       conversions: t.conversions,
     }))
     .sort((a, b) => b.conversions - a.conversions || cmp(a.eventType, b.eventType) || cmp(a.label, b.label));

@@ -11,7 +11,8 @@ export const hostnameOf = (host: string) => host.toLowerCase().replace(/:\d+$/, 
  */
 export function hostProblem(host: string, ownHosts: string[]): string | null {
   if (!HOST.test(host)) return 'must be a host name without scheme, port or path, such as go.example.com';
-  if (ownHosts.map(hostnameOf).includes(host.toLowerCase())) return `${quoted(host)} is this service's own short domain or public host`;
+  if (ownHosts.map(hostnameOf).includes(host.toLowerCase()))
+    return `${quoted(host)} is this service's own short domain or public host`;
   return null;
 }
 

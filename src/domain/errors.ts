@@ -65,19 +65,23 @@ export function quoted(value: unknown): string {
   return JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}…` : text);
 }
 
-export const isAppError = (err: unknown, code?: ErrorCode): err is AppError => err instanceof AppError && (code === undefined || err.code === code);
+export const isAppError = (err: unknown, code?: ErrorCode): err is AppError =>
+  err instanceof AppError && (code === undefined || err.code === code);
 
 export const invalid = (message: string, field?: string) => new AppError('invalid', message, { field });
 export const usage = (message: string) => new AppError('usage', message);
 export const unauthenticated = (message = 'A valid API key is required') => new AppError('unauthenticated', message);
 export const forbidden = (message: string, field?: string) => new AppError('forbidden', message, { field });
 export const notFound = (message = 'Not found') => new AppError('not_found', message);
-export const methodNotAllowed = (message: string, allow: string[]) => new AppError('method_not_allowed', message, { allow });
+export const methodNotAllowed = (message: string, allow: string[]) =>
+  new AppError('method_not_allowed', message, { allow });
 export const conflict = (message: string) => new AppError('conflict', message);
-export const slugTaken = (slug: string) => new AppError('slug_taken', `The slug '${slug}' is already taken on this domain`);
+export const slugTaken = (slug: string) =>
+  new AppError('slug_taken', `The slug '${slug}' is already taken on this domain`);
 export const tooLarge = (message: string) => new AppError('too_large', message);
 export const rateLimited = (message: string, rateLimit: ErrorDetails['rateLimit'] & {}) =>
   new AppError('rate_limited', message, { rateLimit, retryAfterSeconds: rateLimit.resetSeconds });
 /** `publicCode` for a feature switched off (retrying does not help); none for an outage worth retrying. */
-export const unavailable = (message: string, publicCode?: string) => new AppError('unavailable', message, { publicCode });
+export const unavailable = (message: string, publicCode?: string) =>
+  new AppError('unavailable', message, { publicCode });
 export const storageFailed = (message: string) => new AppError('storage', message);

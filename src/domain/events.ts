@@ -160,9 +160,17 @@ export function serviceEvent<T extends ServiceEventType>(
 }
 
 /** domain.verified for a domain that was just verified. */
-export function domainVerifiedEvent(domain: { id: string; workspace_id: string; host: string; verified_at: number | null }, requestId: string | null = null): ServiceEvent {
+export function domainVerifiedEvent(
+  domain: { id: string; workspace_id: string; host: string; verified_at: number | null },
+  requestId: string | null = null,
+): ServiceEvent {
   const verifiedAt = Number(domain.verified_at);
-  return serviceEvent('domain.verified', { workspaceId: domain.workspace_id, requestId, occurredAt: verifiedAt, subject: { id: domain.id, host: domain.host, verifiedAt } });
+  return serviceEvent('domain.verified', {
+    workspaceId: domain.workspace_id,
+    requestId,
+    occurredAt: verifiedAt,
+    subject: { id: domain.id, host: domain.host, verifiedAt },
+  });
 }
 
 const iso = (ms: number) => new Date(Number(ms)).toISOString();
@@ -173,52 +181,123 @@ type Builders = { [T in ServiceEventType]?: Builder<T> };
 
 const variantA: Builders = {
   'link.created': (s, workspaceId) => ({
-    id: s.id, workspaceId, slug: s.slug, domain: s.domain, destinationUrl: s.destinationUrl, title: s.title,
+    id: s.id,
+    workspaceId,
+    slug: s.slug,
+    domain: s.domain,
+    destinationUrl: s.destinationUrl,
+    title: s.title,
   }),
   'link.updated': (s, workspaceId) => ({
-    id: s.id, workspaceId, slug: s.slug, domain: s.domain, destinationUrl: s.destinationUrl, title: s.title,
-    changedFields: [...s.changedFields], updatedAt: iso(s.updatedAt),
+    id: s.id,
+    workspaceId,
+    slug: s.slug,
+    domain: s.domain,
+    destinationUrl: s.destinationUrl,
+    title: s.title,
+    changedFields: [...s.changedFields],
+    updatedAt: iso(s.updatedAt),
   }),
   'link.deleted': (s, workspaceId) => ({ id: s.id, workspaceId, slug: s.slug, domain: s.domain }),
   'conversion.created': (s, workspaceId) => ({
-    id: s.id, workspaceId, eventType: s.eventType, customName: s.customName, linkId: s.linkId,
-    campaignId: s.campaignId, qrCodeId: s.qrCodeId,
+    id: s.id,
+    workspaceId,
+    eventType: s.eventType,
+    customName: s.customName,
+    linkId: s.linkId,
+    campaignId: s.campaignId,
+    qrCodeId: s.qrCodeId,
     value: s.value ? { amountMinor: s.value.amountMinor, currency: s.value.currency } : null,
     occurredAt: s.occurredAt,
   }),
-  'report.shared': (s, workspaceId) => ({ workspaceId, reportId: s.reportId, title: s.title, visibility: s.visibility }),
+  'report.shared': (s, workspaceId) => ({
+    workspaceId,
+    reportId: s.reportId,
+    title: s.title,
+    visibility: s.visibility,
+  }),
   'analytics.spike': (s, workspaceId) => ({
-    workspaceId, linkId: s.linkId, slug: s.slug, windowStart: iso(s.windowStart), windowEnd: iso(s.windowEnd),
-    clicks: s.clicks, baseline: s.baseline, ratio: s.ratio,
+    workspaceId,
+    linkId: s.linkId,
+    slug: s.slug,
+    windowStart: iso(s.windowStart),
+    windowEnd: iso(s.windowEnd),
+    clicks: s.clicks,
+    baseline: s.baseline,
+    ratio: s.ratio,
   }),
   'analytics.geo_anomaly': (s, workspaceId) => ({
-    workspaceId, linkId: s.linkId, slug: s.slug, windowStart: iso(s.windowStart), windowEnd: iso(s.windowEnd),
-    country: s.country, clicks: s.clicks, share: s.share, baselineShare: s.baselineShare,
+    workspaceId,
+    linkId: s.linkId,
+    slug: s.slug,
+    windowStart: iso(s.windowStart),
+    windowEnd: iso(s.windowEnd),
+    country: s.country,
+    clicks: s.clicks,
+    share: s.share,
+    baselineShare: s.baselineShare,
   }),
   'domain.verified': (s, workspaceId) => ({ id: s.id, workspaceId, host: s.host, verifiedAt: iso(s.verifiedAt) }),
-  'page.published': (s, workspaceId) => ({ workspaceId, pageId: s.pageId, slug: s.handle, title: s.title, url: s.url, publishedAt: iso(s.publishedAt) }),
+  'page.published': (s, workspaceId) => ({
+    workspaceId,
+    pageId: s.pageId,
+    slug: s.handle,
+    title: s.title,
+    url: s.url,
+    publishedAt: iso(s.publishedAt),
+  }),
 };
 
 const visitB = (s: VisitFacts) => ({
-  link_id: s.linkId, slug: s.slug, url: s.destinationUrl, short_url: shortUrl(s.domain, s.slug),
-  referrer: s.referrer, country: s.country, city: s.city, device: s.device, browser: s.browser, os: s.os,
+  link_id: s.linkId,
+  slug: s.slug,
+  url: s.destinationUrl,
+  short_url: shortUrl(s.domain, s.slug),
+  referrer: s.referrer,
+  country: s.country,
+  city: s.city,
+  device: s.device,
+  browser: s.browser,
+  os: s.os,
 });
 
 const variantB: Builders = {
   'link.created': (s) => ({
-    link_id: s.id, slug: s.slug, url: s.destinationUrl, short_url: shortUrl(s.domain, s.slug), domain: s.domain,
-    tags: [...s.tags], created_by: s.createdBy,
+    link_id: s.id,
+    slug: s.slug,
+    url: s.destinationUrl,
+    short_url: shortUrl(s.domain, s.slug),
+    domain: s.domain,
+    tags: [...s.tags],
+    created_by: s.createdBy,
   }),
   'link.updated': (s) => ({
-    link_id: s.id, slug: s.slug, url: s.destinationUrl, short_url: shortUrl(s.domain, s.slug), domain: s.domain,
+    link_id: s.id,
+    slug: s.slug,
+    url: s.destinationUrl,
+    short_url: shortUrl(s.domain, s.slug),
+    domain: s.domain,
     changed_fields: [...s.changedFields],
   }),
   'link.deleted': (s) => ({ link_id: s.id, slug: s.slug, short_url: shortUrl(s.domain, s.slug), domain: s.domain }),
   'link.clicked': (s) => visitB(s),
   'qr.scanned': (s) => ({ qr_code_id: s.qrCodeId, ...visitB(s) }),
   'domain.verified': (s) => ({ domain_id: s.id, domain: s.host, verified_at: iso(s.verifiedAt) }),
-  'page.published': (s) => ({ page_id: s.pageId, slug: s.handle, title: s.title, url: s.url, published_at: iso(s.publishedAt) }),
-  'page.viewed': (s) => ({ page_id: s.pageId, slug: s.handle, referrer: s.referrer, country: s.country, device: s.device, browser: s.browser }),
+  'page.published': (s) => ({
+    page_id: s.pageId,
+    slug: s.handle,
+    title: s.title,
+    url: s.url,
+    published_at: iso(s.publishedAt),
+  }),
+  'page.viewed': (s) => ({
+    page_id: s.pageId,
+    slug: s.handle,
+    referrer: s.referrer,
+    country: s.country,
+    device: s.device,
+    browser: s.browser,
+  }),
 };
 
 const builders: Record<Variant, Builders> = { A: variantA, B: variantB };

@@ -21,9 +21,13 @@ export function normalizeDestination(value: string): { href: string } | { proble
   } catch {
     return { problem: 'must be an absolute http or https URL' };
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return { problem: 'must be an absolute http or https URL' };
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return { problem: 'must be an absolute http or https URL' };
   if (!url.hostname) return { problem: 'must name a host' };
-  if (url.href.length > MAX_URL_LENGTH) return { problem: `must be at most ${MAX_URL_LENGTH} characters once normalised (non-ASCII characters are percent-encoded)` };
+  if (url.href.length > MAX_URL_LENGTH)
+    return {
+      problem: `must be at most ${MAX_URL_LENGTH} characters once normalised (non-ASCII characters are percent-encoded)`,
+    };
   return { href: url.href };
 }
 
@@ -50,7 +54,10 @@ const DOT_SEGMENT = /(^|\/)(\.|%2e){1,2}(\/|$)/i;
  * the URL parser reads it: `/assets/../../etc/passwd.png` is refused, not resolved. Returns the
  * normalised URL (stored) and the asset's file name, which the caller checks the workspace holds.
  */
-export function previewImageAsset(value: string, assetBaseUrl: string): { href: string; fileName: string } | { problem: string } {
+export function previewImageAsset(
+  value: string,
+  assetBaseUrl: string,
+): { href: string; fileName: string } | { problem: string } {
   const hosted = `must be an image hosted by the service under ${assetBaseUrl} (shortlink asset add)`;
   let url: URL;
   let base: URL;
@@ -61,9 +68,13 @@ export function previewImageAsset(value: string, assetBaseUrl: string): { href: 
     return { problem: 'must be an https URL of an image hosted by the service' };
   }
   if (url.protocol !== 'https:') return { problem: 'must be an https URL' };
-  const rawPath = value.replace(/^[a-z][a-z0-9+.-]*:\/*[^/?#\\]*/i, '').split(/[?#]/)[0].replace(/\\/g, '/');
+  const rawPath = value
+    .replace(/^[a-z][a-z0-9+.-]*:\/*[^/?#\\]*/i, '')
+    .split(/[?#]/)[0]
+    .replace(/\\/g, '/');
   if (DOT_SEGMENT.test(rawPath)) return { problem: 'must not contain . or .. path segments' };
-  if (url.origin !== base.origin || !url.pathname.startsWith(base.pathname) || url.search || url.hash) return { problem: hosted };
+  if (url.origin !== base.origin || !url.pathname.startsWith(base.pathname) || url.search || url.hash)
+    return { problem: hosted };
   const fileName = url.pathname.slice(base.pathname.length);
   if (!/\.(png|jpe?g|gif|webp)$/i.test(fileName)) return { problem: 'must end in .png, .jpg, .jpeg, .gif or .webp' };
   if (!ASSET_FILE_NAME.test(fileName)) return { problem: hosted };
@@ -112,7 +123,8 @@ export async function expiredUrlReturnsTo(
   lookup: (address: ShortAddress) => Promise<ChainNode | null>,
   maxHops = 50,
 ): Promise<boolean> {
-  const sameAddress = (a: ShortAddress | null, b: ShortAddress | null) => !!a && !!b && a.host === b.host && a.slug === b.slug;
+  const sameAddress = (a: ShortAddress | null, b: ShortAddress | null) =>
+    !!a && !!b && a.host === b.host && a.slug === b.slug;
   const seen = new Set<string>();
   const queue: string[] = [expiredUrl];
   let hops = 0;

@@ -52,7 +52,10 @@ export interface ParamsProblem {
   message: string;
 }
 
-const isDay = (v: string) => /^\d{4}-\d{2}-\d{2}$/.test(v) && Number.isFinite(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v);
+const isDay = (v: string) =>
+  /^\d{4}-\d{2}-\d{2}$/.test(v) &&
+  Number.isFinite(Date.parse(`${v}T00:00:00Z`)) &&
+  new Date(`${v}T00:00:00Z`).toISOString().startsWith(v);
 
 /**
  * The kind's rules of its params, with the screens' messages (the window's as
@@ -61,15 +64,23 @@ const isDay = (v: string) => /^\d{4}-\d{2}-\d{2}$/.test(v) && Number.isFinite(Da
 export function paramsProblem(kind: ReportKind, params: ReportParams): ParamsProblem | null {
   for (const key of Object.keys(params) as Array<keyof ReportParams>) {
     if (params[key] !== undefined && !PARAMS_OF[kind].includes(key)) {
-      return { field: `params.${key}`, message: `params.${key} does not go with a ${kind} report; it takes ${PARAMS_OF[kind].join(', ')}` };
+      return {
+        field: `params.${key}`,
+        message: `params.${key} does not go with a ${kind} report; it takes ${PARAMS_OF[kind].join(', ')}`,
+      };
     }
   }
-  if (kind === 'GOAL' && !params.goalId) return { field: 'params.goalId', message: 'params.goalId is required for a GOAL report' };
-  if (kind === 'LINK' && !params.linkId) return { field: 'params.linkId', message: 'params.linkId is required for a LINK report' };
+  if (kind === 'GOAL' && !params.goalId)
+    return { field: 'params.goalId', message: 'params.goalId is required for a GOAL report' };
+  if (kind === 'LINK' && !params.linkId)
+    return { field: 'params.linkId', message: 'params.linkId is required for a LINK report' };
   const w = params.window;
   if ('lastDays' in w) {
     if (!Number.isInteger(w.lastDays) || w.lastDays < 1 || w.lastDays > MAX_REPORT_DAYS) {
-      return { field: 'params.window.lastDays', message: `params.window.lastDays must be a whole number of days from 1 to ${MAX_REPORT_DAYS}` };
+      return {
+        field: 'params.window.lastDays',
+        message: `params.window.lastDays must be a whole number of days from 1 to ${MAX_REPORT_DAYS}`,
+      };
     }
     return null;
   }
@@ -77,7 +88,8 @@ export function paramsProblem(kind: ReportKind, params: ReportParams): ParamsPro
   if (!isDay(w.to)) return { field: 'params.window.to', message: 'to must be a day (YYYY-MM-DD)' };
   if (w.from > w.to) return { field: 'params.window.from', message: 'from must not be after to' };
   const days = (Date.parse(`${w.to}T00:00:00Z`) - Date.parse(`${w.from}T00:00:00Z`)) / DAY_MS + 1;
-  if (days > MAX_REPORT_DAYS) return { field: 'params.window.from', message: `The window may not exceed ${MAX_REPORT_DAYS} days` };
+  if (days > MAX_REPORT_DAYS)
+    return { field: 'params.window.from', message: `The window may not exceed ${MAX_REPORT_DAYS} days` };
   return null;
 }
 
@@ -125,7 +137,9 @@ export class UnlockCookies {
     this.key = createHmac('sha256', masterKey).update('shortlink shared report unlock').digest();
   }
   private mac(report: UnlockSubject, expires: string): string {
-    return createHmac('sha256', this.key).update(`${report.id}\n${report.tokenHash}\n${report.passwordHash}\n${expires}`).digest('base64url');
+    return createHmac('sha256', this.key)
+      .update(`${report.id}\n${report.tokenHash}\n${report.passwordHash}\n${expires}`)
+      .digest('base64url');
   }
   issue(report: UnlockSubject, now = Date.now()): string {
     const expires = (now + UNLOCK_TTL_MS).toString(36);

@@ -56,11 +56,18 @@ export function decideVisit(link: ResolvedLink | null, now: number, unlocked = f
   if (link.endAt !== null && now >= link.endAt) return page('ended');
   if (link.expiresAt !== null && now >= link.expiresAt) {
     // The fallback is a plain temporary redirect and never counts as a click on the link.
-    return link.expiredLocation ? { kind: 'redirect', status: 302, location: link.expiredLocation, countsAsClick: false } : page('expired');
+    return link.expiredLocation
+      ? { kind: 'redirect', status: 302, location: link.expiredLocation, countsAsClick: false }
+      : page('expired');
   }
   if (link.clickLimit !== null && link.served >= link.clickLimit) return page('limit_reached');
   if (link.passwordHash && !unlocked) return page('password');
-  return { kind: 'redirect', status: link.redirectType === 'PERMANENT' ? 301 : 302, location: link.location, countsAsClick: true };
+  return {
+    kind: 'redirect',
+    status: link.redirectType === 'PERMANENT' ? 301 : 302,
+    location: link.location,
+    countsAsClick: true,
+  };
 }
 
 export function hasPreview(link: ResolvedLink): boolean {

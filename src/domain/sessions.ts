@@ -27,15 +27,19 @@ export const hashSecret = (token: string) => createHash('sha256').update(token).
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
 export function passwordProblem(password: string): string | null {
-  if ([...password].length < MIN_PASSWORD_LENGTH) return `The password must be at least ${MIN_PASSWORD_LENGTH} characters`;
+  if ([...password].length < MIN_PASSWORD_LENGTH)
+    return `The password must be at least ${MIN_PASSWORD_LENGTH} characters`;
   return null;
 }
 
 /** The page where a person sets their password with a one-time set-up token. */
-export const setupUrl = (config: { publicUrl: string }, token: string) => `${config.publicUrl}/app/setup-password?token=${token}`;
+export const setupUrl = (config: { publicUrl: string }, token: string) =>
+  `${config.publicUrl}/app/setup-password?token=${token}`;
 
 /** The page where an invited person joins a workspace (signing in, or creating their account). */
-export const invitationUrl = (config: { publicUrl: string }, token: string) => `${config.publicUrl}/app/invite?token=${token}`;
+export const invitationUrl = (config: { publicUrl: string }, token: string) =>
+  `${config.publicUrl}/app/invite?token=${token}`;
 
 /** The page where the first person creates the first workspace (printed by `serve` while nobody has). */
-export const firstRunUrl = (config: { publicUrl: string }, token: string) => `${config.publicUrl}/app/setup?token=${token}`;
+export const firstRunUrl = (config: { publicUrl: string }, token: string) =>
+  `${config.publicUrl}/app/setup?token=${token}`;

@@ -1,8 +1,23 @@
 import { randomString } from './ids.ts';
 
 export const RESERVED_SLUGS = new Set([
-  'api', 'admin', 'app', 'assets', 'dashboard', 'docs', 'healthz', 'readyz', 'metrics', 'login',
-  'logout', 'qr', 'settings', 'static', 'www', 'favicon.ico', 'robots.txt',
+  'api',
+  'admin',
+  'app',
+  'assets',
+  'dashboard',
+  'docs',
+  'healthz',
+  'readyz',
+  'metrics',
+  'login',
+  'logout',
+  'qr',
+  'settings',
+  'static',
+  'www',
+  'favicon.ico',
+  'robots.txt',
   // The published OpenAPI document, /openapi.json, on the host that is also the short domain.
   'openapi.json',
 ]);

@@ -60,7 +60,8 @@ export function deliveryOutcome(variant: Variant, attempt: number, result: Attem
       ? { status: 'FAILED', attemptOutcome: 'failed' }
       : { status: 'PENDING', attemptOutcome: 'retry', retryInMs: retryDelayMs(variant, attempt, scale) };
 
-  if (result.kind === 'answered' && is2xx(result.statusCode)) return { status: 'DELIVERED', attemptOutcome: 'delivered' };
+  if (result.kind === 'answered' && is2xx(result.statusCode))
+    return { status: 'DELIVERED', attemptOutcome: 'delivered' };
 
   if (variant === 'B') {
     // Variant B: anything but a 2xx is a failed attempt on the schedule, a refused address too.
@@ -125,6 +126,8 @@ export function endpointExhausted(failingSince: number | null, now: number): boo
 
 /** The reason kept on a subscription the service disabled. */
 export function endpointDisabledReason(failingSince: number, lastError: string): string {
-  return `Every delivery attempt since ${new Date(failingSince).toISOString()} failed (the last: ${lastError}); ` +
-    'subscriptions whose deliveries all fail for 5 days are disabled. Re-enable it once the endpoint answers 2xx.';
+  return (
+    `Every delivery attempt since ${new Date(failingSince).toISOString()} failed (the last: ${lastError}); ` +
+    'subscriptions whose deliveries all fail for 5 days are disabled. Re-enable it once the endpoint answers 2xx.'
+  );
 }

@@ -75,13 +75,21 @@ export async function createApp(services: Services, opts: { validateResponses?: 
     if ((c.operation as any).requestBody?.required && (req.body === undefined || req.body === null)) {
       throw invalid('A JSON request body is required (Content-Type: application/json)');
     }
-    const request = { params: c.request.params, query: c.request.query, headers: c.request.headers, body: c.request.requestBody } as unknown as RequestOf<OperationId>;
+    const request = {
+      params: c.request.params,
+      query: c.request.query,
+      headers: c.request.headers,
+      body: c.request.requestBody,
+    } as unknown as RequestOf<OperationId>;
     const ctx: HandlerContext = {
       auth: (c.security as any)?.bearerAuth as AuthContext,
       requestId: req.id ? String(req.id) : null,
       client: clientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for'], config.trustProxy),
     };
-    return (handlers[id] as (r: RequestOf<OperationId>, x: HandlerContext) => Promise<ResultOf<OperationId>>)(request, ctx);
+    return (handlers[id] as (r: RequestOf<OperationId>, x: HandlerContext) => Promise<ResultOf<OperationId>>)(
+      request,
+      ctx,
+    );
   };
 
   api.register({
@@ -109,21 +117,29 @@ export async function createApp(services: Services, opts: { validateResponses?: 
       if (validateResponses && c.operation && result.body !== undefined) {
         const check = api.validateResponse(result.body, c.operation, result.status);
         if (check.errors) {
-          log.error({ operationId: c.operation.operationId, errors: check.errors }, 'response does not match the contract');
-          throw new Error(`Response of ${c.operation.operationId} violates the contract: ${JSON.stringify(check.errors)}`);
+          log.error(
+            { operationId: c.operation.operationId, errors: check.errors },
+            'response does not match the contract',
+          );
+          throw new Error(
+            `Response of ${c.operation.operationId} violates the contract: ${JSON.stringify(check.errors)}`,
+          );
         }
       }
       for (const [k, v] of Object.entries(result.headers ?? {})) res.setHeader(k, v);
       if (result.body === undefined) res.status(result.status).end();
       // A text answer (GET /metrics) is sent as it is.
-      else if (typeof result.body === 'string' && /^text\//.test(String(res.getHeader('Content-Type') ?? ''))) res.status(result.status).send(result.body);
+      else if (typeof result.body === 'string' && /^text\//.test(String(res.getHeader('Content-Type') ?? '')))
+        res.status(result.status).send(result.body);
       else res.status(result.status).json(result.body);
     },
   });
   // Filled by the key check that runs before the body is read (below).
   const authenticated = new WeakMap<Request, AuthContext>();
-  api.registerSecurityHandler('bearerAuth', (c: Context, req: Request) =>
-    authenticated.get(req) ?? authenticate(req, services.db.knex, services.limiter, requiredScopes(c.operation)),
+  api.registerSecurityHandler(
+    'bearerAuth',
+    (c: Context, req: Request) =>
+      authenticated.get(req) ?? authenticate(req, services.db.knex, services.limiter, requiredScopes(c.operation)),
   );
   await api.init();
   // A fixed path of the contract wins over a template for every method (src/http/routing.ts).
@@ -153,7 +169,11 @@ export async function createApp(services: Services, opts: { validateResponses?: 
       serializers: {
         req: (req: LoggedRequest) => {
           // The client's address as the trusted proxy saw it, as everywhere (domain/client-address).
-          req.remoteAddress = clientAddress(req.raw.socket.remoteAddress, req.raw.headers['x-forwarded-for'], config.trustProxy);
+          req.remoteAddress = clientAddress(
+            req.raw.socket.remoteAddress,
+            req.raw.headers['x-forwarded-for'],
+            config.trustProxy,
+          );
           // One-time tokens stay valid until used: none is logged, in the address, its parsed
           // query and route parameters, or the Referer of a page opened with one.
           req.url = redactUrl(req.url);
@@ -186,7 +206,10 @@ export async function createApp(services: Services, opts: { validateResponses?: 
       // service's origin: no scripts, no plugins, a unique origin.
       setHeaders: (res) => {
         res.setHeader('X-Content-Type-Options', 'nosniff');
-        res.setHeader('Content-Security-Policy', "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; sandbox");
+        res.setHeader(
+          'Content-Security-Policy',
+          "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; sandbox",
+        );
       },
     }),
   );
@@ -208,7 +231,9 @@ export async function createApp(services: Services, opts: { validateResponses?: 
       return next(invalid('The URL path is not valid percent-encoding', 'id'));
     }
     if (/%00/.test(req.url) || req.url.includes('\u0000')) {
-      const param = Object.entries(req.query).find(([k, v]) => k.includes('\u0000') || String(v).includes('\u0000'))?.[0];
+      const param = Object.entries(req.query).find(
+        ([k, v]) => k.includes('\u0000') || String(v).includes('\u0000'),
+      )?.[0];
       if (param === undefined) return next(invalid('The URL contains a NUL character', 'id'));
       return next(invalid(`The URL contains a NUL character in query parameter ${quoted(param)}`, param || undefined));
     }
@@ -220,10 +245,15 @@ export async function createApp(services: Services, opts: { validateResponses?: 
 
   // WEBHOOK_VARIANTS: a variant switched off has no endpoints at all (404 before any key check).
   const variantOf = (p: string): 'A' | 'B' | null =>
-    /^\/api\/v1\/webhooks(\/|$)/.test(p) ? 'B' : /^\/api\/(webhooks(\/|$)|public\/events\/schema$)/.test(p) ? 'A' : null;
+    /^\/api\/v1\/webhooks(\/|$)/.test(p)
+      ? 'B'
+      : /^\/api\/(webhooks(\/|$)|public\/events\/schema$)/.test(p)
+        ? 'A'
+        : null;
   app.use((req, _res, next) => {
     const variant = variantOf(req.path);
-    if (variant && !config.webhookVariants.has(variant)) return next(notFound(`Webhook variant ${variant} is not offered by this deployment`));
+    if (variant && !config.webhookVariants.has(variant))
+      return next(notFound(`Webhook variant ${variant} is not offered by this deployment`));
     next();
   });
 
@@ -235,16 +265,18 @@ export async function createApp(services: Services, opts: { validateResponses?: 
   // The public operations (`security: []`) are not looked at here.
   app.use((req, _res, next) => {
     if (!req.path.startsWith('/api/')) return next();
-    const operation = api.router.matchOperation({ method: req.method, path: req.path, headers: req.headers as any, query: {} });
+    const operation = api.router.matchOperation({
+      method: req.method,
+      path: req.path,
+      headers: req.headers as any,
+      query: {},
+    });
     const security: Array<Record<string, string[]>> = operation?.security ?? api.definition.security ?? [];
     if (!operation || !security.some((requirement) => 'bearerAuth' in requirement)) return next();
-    authenticate(req, services.db.knex, services.limiter, requiredScopes(operation)).then(
-      (auth) => {
-        authenticated.set(req, auth);
-        next();
-      },
-      next,
-    );
+    authenticate(req, services.db.knex, services.limiter, requiredScopes(operation)).then((auth) => {
+      authenticated.set(req, auth);
+      next();
+    }, next);
   });
 
   // Only methods that take a body parse one; a GET or DELETE body is ignored.
@@ -262,17 +294,19 @@ export async function createApp(services: Services, opts: { validateResponses?: 
     });
   });
   app.use((req, res, next) => {
-    api.handleRequest(
-      {
-        method: req.method,
-        path: req.path,
-        body: req.body,
-        query: req.query as any,
-        headers: req.headers as any,
-      },
-      req,
-      res,
-    ).catch(next);
+    api
+      .handleRequest(
+        {
+          method: req.method,
+          path: req.path,
+          body: req.body,
+          query: req.query as any,
+          headers: req.headers as any,
+        },
+        req,
+        res,
+      )
+      .catch(next);
   });
 
   // Every error is answered here, once: an AppError as the contract says, the body reader's
@@ -304,4 +338,3 @@ function asAppError(err: any): AppError | null {
   }
   return null;
 }
-

@@ -27,17 +27,25 @@ export async function authenticate(
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!match) throw unauthenticated('Authorization header must be Bearer <API key>');
   const key = match[1];
-  if (!API_KEY_FORMAT.test(key)) throw unauthenticated('Malformed API key: expected mk_ followed by 64 hexadecimal characters');
+  if (!API_KEY_FORMAT.test(key))
+    throw unauthenticated('Malformed API key: expected mk_ followed by 64 hexadecimal characters');
   const record = await findKey(knex, key);
   if (!record) throw unauthenticated('Unknown API key');
   if (record.revokedAt !== null) throw unauthenticated('This API key has been revoked');
   if (record.expiresAt !== null && record.expiresAt <= Date.now()) throw unauthenticated('This API key has expired');
-  if (!isPaidPlan(record.plan)) throw unauthenticated('This workspace is not on a paid plan; its API keys are not accepted');
+  if (!isPaidPlan(record.plan))
+    throw unauthenticated('This workspace is not on a paid plan; its API keys are not accepted');
   await consumeRequest(limiter, record.id);
   if (!planHasApi(record.plan)) {
     throw forbidden(`The ${record.plan} plan does not include the API; it needs the Growth plan or above`);
   }
   const missing = requiredScopes.filter((s) => !record.scopes.has(s));
   if (missing.length) throw forbidden(`This API key lacks the scope ${missing.join(', ')}`);
-  return { keyId: record.id, workspaceId: record.workspaceId, userId: record.userId, plan: record.plan, scopes: record.scopes };
+  return {
+    keyId: record.id,
+    workspaceId: record.workspaceId,
+    userId: record.userId,
+    plan: record.plan,
+    scopes: record.scopes,
+  };
 }

@@ -28,9 +28,11 @@ export function bodyProblem(body: unknown): { field: string; message: string } |
   while (stack.length) {
     const [value, path, depth] = stack.pop()!;
     if (typeof value === 'string') {
-      if (value.includes('\u0000')) return { field: path, message: `${path || 'The request body'} contains a NUL character` };
+      if (value.includes('\u0000'))
+        return { field: path, message: `${path || 'The request body'} contains a NUL character` };
     } else if (value && typeof value === 'object') {
-      if (depth >= MAX_BODY_DEPTH) return { field: path.split('.')[0], message: `The request body nests deeper than ${MAX_BODY_DEPTH} levels` };
+      if (depth >= MAX_BODY_DEPTH)
+        return { field: path.split('.')[0], message: `The request body nests deeper than ${MAX_BODY_DEPTH} levels` };
       for (const [k, v] of Object.entries(value)) {
         const child = path ? `${path}.${k}` : k;
         if (k.includes('\u0000')) return { field: child, message: `${child} contains a NUL character` };
@@ -40,4 +42,3 @@ export function bodyProblem(body: unknown): { field: string; message: string } |
   }
   return null;
 }
-

@@ -19,7 +19,11 @@ export function loadDefinition(): any {
  * schema; one would be refused here.
  */
 export function inlineRefs<T>(document: T): T {
-  const keys = (ref: string) => ref.slice(2).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const keys = (ref: string) =>
+    ref
+      .slice(2)
+      .split('/')
+      .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
   const target = (ref: string) => keys(ref).reduce((node: any, key) => node?.[key], document);
   const copy = (node: unknown, chain: string[]): unknown => {
     if (Array.isArray(node)) return node.map((n) => copy(n, chain));

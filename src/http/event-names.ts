@@ -6,9 +6,12 @@ import type { Variant } from '../webhooks/catalog.ts';
 
 /** The operations whose body's `events` name events, with the variant they belong to. */
 const EVENT_NAME_OPERATIONS: Record<string, Variant | 'body'> = {
-  createWebhook: 'A', updateWebhook: 'A', createWebhookV1: 'B',
+  createWebhook: 'A',
+  updateWebhook: 'A',
+  createWebhookV1: 'B',
   // The dashboard's: a new subscription says its variant; only Variant A's change their events.
-  createDashboardWebhookSubscription: 'body', updateDashboardWebhookSubscription: 'A',
+  createDashboardWebhookSubscription: 'body',
+  updateDashboardWebhookSubscription: 'A',
 };
 
 /** The variant whose catalogue the body's `events` are checked against, for an operation that takes some. */

@@ -12,7 +12,10 @@ import type { RedirectService } from '../redirect/handler.ts';
 import type { WebhookWorker } from '../webhooks/worker.ts';
 
 export interface MetricSources {
-  redirects: Pick<RedirectService, 'responses' | 'cacheHits' | 'cacheMisses' | 'cachedLinks' | 'residentHits' | 'residentLinks' | 'residentBytes'>;
+  redirects: Pick<
+    RedirectService,
+    'responses' | 'cacheHits' | 'cacheMisses' | 'cachedLinks' | 'residentHits' | 'residentLinks' | 'residentBytes'
+  >;
   clicks: Pick<ClickRecorder, 'recorded' | 'written' | 'dropped' | 'backlog'>;
   webhooks: Pick<WebhookWorker, 'settled'>;
   db: Database;
@@ -53,9 +56,24 @@ export function createMetrics(s: MetricSources): Metrics {
       });
     },
   });
-  readCounter(registry, 'shortlink_link_cache_hits_total', "Short-link lookups answered from this process's link cache.", () => s.redirects.cacheHits);
-  readCounter(registry, 'shortlink_link_cache_misses_total', 'Short-link lookups that had to read the database.', () => s.redirects.cacheMisses);
-  readCounter(registry, 'shortlink_link_cache_resident_hits_total', 'Of the cache hits, those parsed from the resident tier (the links loaded at start) for want of a parsed copy.', () => s.redirects.residentHits);
+  readCounter(
+    registry,
+    'shortlink_link_cache_hits_total',
+    "Short-link lookups answered from this process's link cache.",
+    () => s.redirects.cacheHits,
+  );
+  readCounter(
+    registry,
+    'shortlink_link_cache_misses_total',
+    'Short-link lookups that had to read the database.',
+    () => s.redirects.cacheMisses,
+  );
+  readCounter(
+    registry,
+    'shortlink_link_cache_resident_hits_total',
+    'Of the cache hits, those parsed from the resident tier (the links loaded at start) for want of a parsed copy.',
+    () => s.redirects.residentHits,
+  );
   new Gauge({
     name: 'shortlink_link_cache_entries',
     help: "Links this process's link cache keeps parsed: the visits' database reads with unknown addresses (the hot tier), and the resident links visited (at most 100,000 of each).",
@@ -81,9 +99,24 @@ export function createMetrics(s: MetricSources): Metrics {
     },
   });
 
-  readCounter(registry, 'shortlink_clicks_recorded_total', 'Clicks (and bio page views and block clicks) by people, buffered to be written.', () => s.clicks.recorded);
-  readCounter(registry, 'shortlink_clicks_written_total', 'Buffered clicks the click writer committed to the database.', () => s.clicks.written);
-  readCounter(registry, 'shortlink_clicks_dropped_total', 'Buffered clicks dropped unwritten because the buffer was full (the database unreachable for long).', () => s.clicks.dropped);
+  readCounter(
+    registry,
+    'shortlink_clicks_recorded_total',
+    'Clicks (and bio page views and block clicks) by people, buffered to be written.',
+    () => s.clicks.recorded,
+  );
+  readCounter(
+    registry,
+    'shortlink_clicks_written_total',
+    'Buffered clicks the click writer committed to the database.',
+    () => s.clicks.written,
+  );
+  readCounter(
+    registry,
+    'shortlink_clicks_dropped_total',
+    'Buffered clicks dropped unwritten because the buffer was full (the database unreachable for long).',
+    () => s.clicks.dropped,
+  );
   new Gauge({
     name: 'shortlink_click_backlog',
     help: 'Clicks recorded and not yet written (the buffer and the flush under way). /readyz fails above 200,000.',
@@ -100,7 +133,12 @@ export function createMetrics(s: MetricSources): Metrics {
     registers: [registry],
     collect() {
       this.reset();
-      const result: Record<string, string> = { DELIVERED: 'delivered', PENDING: 'retry', FAILED: 'failed', UNKNOWN: 'unknown' };
+      const result: Record<string, string> = {
+        DELIVERED: 'delivered',
+        PENDING: 'retry',
+        FAILED: 'failed',
+        UNKNOWN: 'unknown',
+      };
       for (const [key, n] of s.webhooks.settled) {
         const [variant, status] = key.split(' ');
         this.inc({ variant, result: result[status] ?? status.toLowerCase() }, n);

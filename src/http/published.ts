@@ -8,7 +8,6 @@ import type { Express } from 'express';
 import { unavailable } from '../domain/errors.ts';
 import { projectPath } from '../platform/project-root.ts';
 
-
 const HTML = 'text/html; charset=utf-8';
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -39,7 +38,8 @@ export function servePublishedDocuments(app: Express): void {
   for (const doc of PUBLISHED) {
     const file = projectPath(doc.file);
     app.get(doc.paths, (_req, res, next) => {
-      if (!fs.existsSync(file)) return next(unavailable('The docs are not built; run npm run docs', 'docs_unavailable'));
+      if (!fs.existsSync(file))
+        return next(unavailable('The docs are not built; run npm run docs', 'docs_unavailable'));
       // The same for every reader, and changed by every release: a cache may keep a copy but
       // must ask again before using it, and nothing may guess another type.
       res.setHeader('Cache-Control', 'no-cache');
@@ -51,9 +51,13 @@ export function servePublishedDocuments(app: Express): void {
         // The contract is public: browser-based tools of any origin may read it.
         res.setHeader('Access-Control-Allow-Origin', '*');
       }
-      res.sendFile(file, { headers: { 'Content-Type': doc.type }, lastModified: false, etag: false, cacheControl: false }, (err) => {
-        if (err) next(err);
-      });
+      res.sendFile(
+        file,
+        { headers: { 'Content-Type': doc.type }, lastModified: false, etag: false, cacheControl: false },
+        (err) => {
+          if (err) next(err);
+        },
+      );
     });
   }
 }

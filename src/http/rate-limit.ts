@@ -28,10 +28,13 @@ export async function consumeRequest(limiter: RateLimiterAbstract, keyId: string
   } catch (err) {
     if (!(err instanceof RateLimiterRes)) throw err;
     const resetSeconds = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
-    throw rateLimited(`Rate limit of ${REQUESTS_PER_MINUTE} requests per minute exceeded; retry in ${resetSeconds} seconds`, {
-      limit: REQUESTS_PER_MINUTE,
-      remaining: Math.max(0, err.remainingPoints),
-      resetSeconds,
-    });
+    throw rateLimited(
+      `Rate limit of ${REQUESTS_PER_MINUTE} requests per minute exceeded; retry in ${resetSeconds} seconds`,
+      {
+        limit: REQUESTS_PER_MINUTE,
+        remaining: Math.max(0, err.remainingPoints),
+        resetSeconds,
+      },
+    );
   }
 }

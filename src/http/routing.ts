@@ -17,7 +17,12 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&
 
 function compile(path: string): ContractPath {
   // As openapi-backend reads a template: `{name}` stands for one segment or part of one.
-  const pattern = new RegExp(`^${path.split(/\{[^}]+\}/).map(escapeRegExp).join('[^/]+')}$`);
+  const pattern = new RegExp(
+    `^${path
+      .split(/\{[^}]+\}/)
+      .map(escapeRegExp)
+      .join('[^/]+')}$`,
+  );
   return { path, pattern, rank: path.split('/').map((segment) => (segment.includes('{') ? 0 : 1)) };
 }
 

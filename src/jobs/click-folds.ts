@@ -6,7 +6,12 @@ import type { Queries } from '../db/queries.ts';
 import { FOLD_STEP_MS } from '../db/repos/click-folds.ts';
 import { every } from './every.ts';
 
-export function scheduleClickFold(queries: Pick<Queries, 'clickFold'>, log: Logger, intervalMs = FOLD_STEP_MS, firstMs = 15_000): () => void {
+export function scheduleClickFold(
+  queries: Pick<Queries, 'clickFold'>,
+  log: Logger,
+  intervalMs = FOLD_STEP_MS,
+  firstMs = 15_000,
+): () => void {
   return every(
     'click fold',
     async () => {

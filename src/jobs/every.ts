@@ -3,7 +3,13 @@
 // again. Its timers never keep the process alive. Returns the stop function.
 import type { Logger } from 'pino';
 
-export function every(name: string, run: () => Promise<void>, log: Logger, firstMs: number, intervalMs: number): () => void {
+export function every(
+  name: string,
+  run: () => Promise<void>,
+  log: Logger,
+  firstMs: number,
+  intervalMs: number,
+): () => void {
   let running = false;
   const tick = () => {
     if (running) return;

@@ -7,7 +7,11 @@ import { every } from './every.ts';
 
 export const RETENTION_INTERVAL_MS = 3_600_000;
 
-export function scheduleRetention(queries: Pick<Queries, 'retention'>, log: Logger, intervalMs = RETENTION_INTERVAL_MS): () => void {
+export function scheduleRetention(
+  queries: Pick<Queries, 'retention'>,
+  log: Logger,
+  intervalMs = RETENTION_INTERVAL_MS,
+): () => void {
   return every(
     'retention run',
     async () => {

@@ -6,8 +6,22 @@ import type { components } from '../../generated/api.ts';
 import type { Config } from '../config.ts';
 import { planHasApi, type Plan } from '../domain/access.ts';
 import {
-  beyondConversionRetention, breakdownEntries, CONVERSION_FUTURE_SKEW_MS, CONVERSION_RETENTION_DAYS, DAY_MS, EVENT_TYPES, intersectWindow,
-  isCurrency, MAX_METADATA_BYTES, parseWindow, progress, rateOf, typeEntries, valueEntries, type EventType, type Window,
+  beyondConversionRetention,
+  breakdownEntries,
+  CONVERSION_FUTURE_SKEW_MS,
+  CONVERSION_RETENTION_DAYS,
+  DAY_MS,
+  EVENT_TYPES,
+  intersectWindow,
+  isCurrency,
+  MAX_METADATA_BYTES,
+  parseWindow,
+  progress,
+  rateOf,
+  typeEntries,
+  valueEntries,
+  type EventType,
+  type Window,
 } from '../domain/conversions.ts';
 import { seriesEntries } from '../domain/conversion-series.ts';
 import { newId } from '../domain/ids.ts';
@@ -31,7 +45,10 @@ export const iso = (ms: number | null) => (ms === null || ms === undefined ? nul
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value && typeof value === 'object') {
-    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as any)[k])}`).join(',')}}`;
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as any)[k])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(value);
 }
@@ -68,13 +85,15 @@ async function validateReferences(knex: Db, workspaceId: string, body: Conversio
   }
   if (body.campaignId) {
     const campaign = await workspaces.findCampaign(knex, workspaceId, body.campaignId);
-    if (!campaign) throw invalid(`campaignId ${quoted(body.campaignId)} is not a campaign of this workspace`, 'campaignId');
+    if (!campaign)
+      throw invalid(`campaignId ${quoted(body.campaignId)} is not a campaign of this workspace`, 'campaignId');
   }
   if (body.qrCodeId) {
     const qr = await workspaces.findQrCode(knex, workspaceId, body.qrCodeId);
     if (!qr) throw invalid(`qrCodeId ${quoted(body.qrCodeId)} is not a QR code of this workspace`, 'qrCodeId');
     // A conversion that names a QR code is attributed to that QR code's link.
-    if (linkId && linkId !== qr.link_id) throw invalid(`linkId ${quoted(linkId)} is not the link of QR code ${quoted(body.qrCodeId)}`, 'linkId');
+    if (linkId && linkId !== qr.link_id)
+      throw invalid(`linkId ${quoted(linkId)} is not the link of QR code ${quoted(body.qrCodeId)}`, 'linkId');
     linkId = qr.link_id;
   }
   return linkId;
@@ -94,11 +113,13 @@ export async function recordConversion(
   requireConversions(services.config);
   const { knex } = services.db;
   const now = Date.now();
-  if (body.eventType === 'custom' && !body.customName) throw invalid('customName is required for a custom event', 'customName');
+  if (body.eventType === 'custom' && !body.customName)
+    throw invalid('customName is required for a custom event', 'customName');
   if (body.eventType !== 'custom' && body.customName !== undefined) {
     throw invalid('customName is only allowed with eventType custom', 'customName');
   }
-  if (body.value && !isCurrency(body.value.currency)) throw invalid(`value.currency ${quoted(body.value.currency)} is not an ISO 4217 currency code`, 'value.currency');
+  if (body.value && !isCurrency(body.value.currency))
+    throw invalid(`value.currency ${quoted(body.value.currency)} is not an ISO 4217 currency code`, 'value.currency');
   const metadata = body.metadata === undefined ? null : JSON.stringify(body.metadata);
   if (metadata !== null && Buffer.byteLength(metadata) > MAX_METADATA_BYTES) {
     throw invalid(`metadata may be at most ${MAX_METADATA_BYTES} bytes of JSON`, 'metadata');
@@ -107,9 +128,13 @@ export async function recordConversion(
   if (body.occurredAt !== undefined) {
     occurredAt = Date.parse(body.occurredAt);
     if (!Number.isFinite(occurredAt)) throw invalid('occurredAt must be an ISO 8601 date-time', 'occurredAt');
-    if (occurredAt > now + CONVERSION_FUTURE_SKEW_MS) throw invalid('occurredAt may not be in the future', 'occurredAt');
+    if (occurredAt > now + CONVERSION_FUTURE_SKEW_MS)
+      throw invalid('occurredAt may not be in the future', 'occurredAt');
     if (occurredAt < now - CONVERSION_RETENTION_DAYS * DAY_MS) {
-      throw invalid(`occurredAt may not be older than the ${CONVERSION_RETENTION_DAYS}-day conversion retention`, 'occurredAt');
+      throw invalid(
+        `occurredAt may not be older than the ${CONVERSION_RETENTION_DAYS}-day conversion retention`,
+        'occurredAt',
+      );
     }
   }
   const linkId = await validateReferences(knex, workspaceId, body);
@@ -130,8 +155,12 @@ export async function recordConversion(
   const response = { data: presentConversion(row) };
   const requestHash = createHash('sha256').update(canonical(body)).digest('hex');
   const replayed = await conversions.recordConversion(knex, row, {
-    idempotency: idempotencyKey ? { key: idempotencyKey, requestHash, response: JSON.stringify(response), ttlMs: IDEMPOTENCY_TTL_MS } : undefined,
-    emit: async () => [serviceEvent('conversion.created', { workspaceId, requestId, occurredAt: now, subject: response.data })],
+    idempotency: idempotencyKey
+      ? { key: idempotencyKey, requestHash, response: JSON.stringify(response), ttlMs: IDEMPOTENCY_TTL_MS }
+      : undefined,
+    emit: async () => [
+      serviceEvent('conversion.created', { workspaceId, requestId, occurredAt: now, subject: response.data }),
+    ],
   });
   return replayed === null ? response : JSON.parse(replayed);
 }
@@ -153,14 +182,23 @@ export interface ConversionSummaryQuery {
  * conversions and value of each UTC day of the window with the same filters, read in the same
  * snapshot as the summary (the dashboard's chart), so the days add up to its total.
  */
-export async function conversionSummary(services: OperationServices, workspaceId: string, query: ConversionSummaryQuery): Promise<{ data: ConversionSummary }>;
+export async function conversionSummary(
+  services: OperationServices,
+  workspaceId: string,
+  query: ConversionSummaryQuery,
+): Promise<{ data: ConversionSummary }>;
 export async function conversionSummary(
   services: OperationServices,
   workspaceId: string,
   query: ConversionSummaryQuery,
   opts: { series: true },
 ): Promise<{ data: ConversionSummary; series: ReturnType<typeof seriesEntries> }>;
-export async function conversionSummary(services: OperationServices, workspaceId: string, q: ConversionSummaryQuery, opts: { series?: boolean } = {}) {
+export async function conversionSummary(
+  services: OperationServices,
+  workspaceId: string,
+  q: ConversionSummaryQuery,
+  opts: { series?: boolean } = {},
+) {
   const now = Date.now();
   const parsed = parseWindow(q.from, q.to, now);
   if ('field' in parsed) throw invalid(parsed.message, parsed.field);
@@ -170,7 +208,15 @@ export async function conversionSummary(services: OperationServices, workspaceId
     const read = await services.queries.conversionSummaryWithSeries(workspaceId, w, filters, now);
     return { data: presentSummary(services, read, w, filters, now), series: seriesEntries(read.series, w) };
   }
-  return { data: presentSummary(services, await services.queries.conversionSummary(workspaceId, w, filters, now), w, filters, now) };
+  return {
+    data: presentSummary(
+      services,
+      await services.queries.conversionSummary(workspaceId, w, filters, now),
+      w,
+      filters,
+      now,
+    ),
+  };
 }
 
 /**
@@ -206,8 +252,15 @@ function presentSummary(
   const byQr = breakdownEntries(tally.byQr);
   // The rate's clicks are those of what the summary is narrowed to: one link, one QR code's
   // scans, or else every click of the workspace.
-  const overallClicks = clicks === null ? null : filters.qrCodeId ? clicks.byQr.get(filters.qrCodeId) ?? 0 : filters.linkId ? clicks.byLink.get(filters.linkId) ?? 0 : clicks.total;
-  const overallConversions = filters.qrCodeId ? tally.byQr.get(filters.qrCodeId)?.conversions ?? 0 : tally.attributed;
+  const overallClicks =
+    clicks === null
+      ? null
+      : filters.qrCodeId
+        ? (clicks.byQr.get(filters.qrCodeId) ?? 0)
+        : filters.linkId
+          ? (clicks.byLink.get(filters.linkId) ?? 0)
+          : clicks.total;
+  const overallConversions = filters.qrCodeId ? (tally.byQr.get(filters.qrCodeId)?.conversions ?? 0) : tally.attributed;
   return {
     windowFrom: iso(w.from)!,
     windowTo: iso(w.to)!,
@@ -215,9 +268,15 @@ function presentSummary(
     attributedConversions: tally.attributed,
     unattributedConversions: tally.total - tally.attributed,
     byEventType: typeEntries(tally),
-    byLink: byLink.map((l) => ({ ...l, rate: rateOf(l.conversions, clicks ? clicks.byLink.get(l.id) ?? 0 : null, w, now) })),
+    byLink: byLink.map((l) => ({
+      ...l,
+      rate: rateOf(l.conversions, clicks ? (clicks.byLink.get(l.id) ?? 0) : null, w, now),
+    })),
     byCampaign: breakdownEntries(tally.byCampaign),
-    byQr: byQr.map((x) => ({ ...x, rate: rateOf(x.conversions, clicks ? clicks.byQr.get(x.id) ?? 0 : null, w, now) })),
+    byQr: byQr.map((x) => ({
+      ...x,
+      rate: rateOf(x.conversions, clicks ? (clicks.byQr.get(x.id) ?? 0) : null, w, now),
+    })),
     value: valueEntries(tally.value),
     rate: rateOf(overallConversions, overallClicks, w, now),
     unavailable: beyondConversionRetention(w, now),
@@ -228,7 +287,12 @@ function presentSummary(
  * A goal's report over a window (`GET /api/v1/goals/{id}/report`, and the dashboard's
  * getDashboardGoalReport): 404 for a goal of another workspace.
  */
-export async function goalReport(services: OperationServices, workspaceId: string, goalId: string, query: { from?: string; to?: string }): Promise<GoalReport> {
+export async function goalReport(
+  services: OperationServices,
+  workspaceId: string,
+  goalId: string,
+  query: { from?: string; to?: string },
+): Promise<GoalReport> {
   const { knex } = services.db;
   const goal = await goals.getGoal(knex, goalId);
   if (!goal || goal.workspace_id !== workspaceId) throw notFound('Goal not found');
@@ -236,7 +300,11 @@ export async function goalReport(services: OperationServices, workspaceId: strin
   const parsed = parseWindow(query.from, query.to, now);
   if ('field' in parsed) throw invalid(parsed.message, parsed.field);
   const requested = parsed;
-  const { window: w, narrowedByGoal, disjoint } = intersectWindow(
+  const {
+    window: w,
+    narrowedByGoal,
+    disjoint,
+  } = intersectWindow(
     requested,
     goal.window_start === null ? null : Number(goal.window_start),
     goal.window_end === null ? null : Number(goal.window_end),
@@ -244,10 +312,20 @@ export async function goalReport(services: OperationServices, workspaceId: strin
   const scoped = !!(goal.link_id || goal.qr_code_id || goal.campaign_id);
   const counted = disjoint
     ? null
-    : await services.queries.goalTally(workspaceId, w, {
-        eventType: goal.type, customName: goal.custom_name, linkId: goal.link_id, qrCodeId: goal.qr_code_id, campaignId: goal.campaign_id,
-      }, now);
-  if (counted?.clicksError) services.log.warn({ err: counted.clicksError }, 'clicks could not be read for a conversion rate');
+    : await services.queries.goalTally(
+        workspaceId,
+        w,
+        {
+          eventType: goal.type,
+          customName: goal.custom_name,
+          linkId: goal.link_id,
+          qrCodeId: goal.qr_code_id,
+          campaignId: goal.campaign_id,
+        },
+        now,
+      );
+  if (counted?.clicksError)
+    services.log.warn({ err: counted.clicksError }, 'clicks could not be read for a conversion rate');
   const tally = counted?.tally;
   const matched = tally?.total ?? 0;
   const attributed = tally?.attributed ?? 0;
@@ -255,7 +333,14 @@ export async function goalReport(services: OperationServices, workspaceId: strin
   let rateClicks: number | null = 0;
   if (counted) {
     const clicks = counted.clicks;
-    rateClicks = clicks === null ? null : goal.qr_code_id ? clicks.byQr.get(goal.qr_code_id) ?? 0 : goal.link_id ? clicks.byLink.get(goal.link_id) ?? 0 : clicks.total;
+    rateClicks =
+      clicks === null
+        ? null
+        : goal.qr_code_id
+          ? (clicks.byQr.get(goal.qr_code_id) ?? 0)
+          : goal.link_id
+            ? (clicks.byLink.get(goal.link_id) ?? 0)
+            : clicks.total;
   }
   const rateConversions = goal.qr_code_id ? matched : attributed;
   const scopeObjectMissing = !(await goals.scopeObjectExists(knex, goal));
@@ -273,7 +358,10 @@ export async function goalReport(services: OperationServices, workspaceId: strin
       valueProgress:
         goal.target_value_minor === null || !targetCurrency
           ? null
-          : { currency: targetCurrency, ...progress(Number(goal.target_value_minor), valueMap.get(targetCurrency)?.valueMinor ?? 0) },
+          : {
+              currency: targetCurrency,
+              ...progress(Number(goal.target_value_minor), valueMap.get(targetCurrency)?.valueMinor ?? 0),
+            },
       rate: disjoint ? rateOf(0, 0, w, now) : rateOf(rateConversions, rateClicks, w, now),
       definition: { version: Number(goal.definition_version), updatedAt: iso(goal.definition_updated_at)! },
       completeness: { windowTruncatedByRetention: beyondConversionRetention(w, now), scopeObjectMissing },

@@ -9,25 +9,38 @@ import type { DeliveryStatus } from '../domain/webhook-delivery.ts';
 
 async function delivery(knex: Knex, id: string, workspaceId?: string): Promise<outbox.FoundDelivery> {
   const found = await outbox.findDelivery(knex, id);
-  if (!found || (workspaceId !== undefined && found.workspaceId !== workspaceId)) throw notFound(`delivery ${id} not found`);
+  if (!found || (workspaceId !== undefined && found.workspaceId !== workspaceId))
+    throw notFound(`delivery ${id} not found`);
   return found;
 }
 
-export async function subscription(knex: Knex, id: string, workspaceId?: string): Promise<subscriptions.SubscriptionRow> {
+export async function subscription(
+  knex: Knex,
+  id: string,
+  workspaceId?: string,
+): Promise<subscriptions.SubscriptionRow> {
   const found = await subscriptions.findAnySubscription(knex, id);
-  if (!found || (workspaceId !== undefined && found.workspace_id !== workspaceId)) throw notFound(`subscription ${id} not found`);
+  if (!found || (workspaceId !== undefined && found.workspace_id !== workspaceId))
+    throw notFound(`subscription ${id} not found`);
   return found;
 }
 
 /** "Replay": a FAILED Variant B delivery is sent again, same id and same body. */
-export async function replay(knex: Knex, id: string, workspaceId?: string): Promise<{ id: string; status: DeliveryStatus }> {
+export async function replay(
+  knex: Knex,
+  id: string,
+  workspaceId?: string,
+): Promise<{ id: string; status: DeliveryStatus }> {
   const found = await delivery(knex, id, workspaceId);
   // Only Variant B promises replays (same body, same X-Service-Delivery-Id); an UNKNOWN
   // Variant A delivery is settled by a person with `webhook resolve`.
-  if (found.variant !== 'B') throw conflict(`delivery ${id} is a Variant A delivery: only Variant B deliveries can be replayed`);
+  if (found.variant !== 'B')
+    throw conflict(`delivery ${id} is a Variant A delivery: only Variant B deliveries can be replayed`);
   if (found.test) throw conflict(`delivery ${id} is a test event: send another test event instead`);
   if (found.status !== 'FAILED' || !(await outbox.replayDelivery(knex, id, Date.now()))) {
-    throw conflict(`delivery ${id} is ${found.status === 'FAILED' ? 'no longer FAILED' : found.status}: only FAILED deliveries can be replayed`);
+    throw conflict(
+      `delivery ${id} is ${found.status === 'FAILED' ? 'no longer FAILED' : found.status}: only FAILED deliveries can be replayed`,
+    );
   }
   return { id, status: 'PENDING' };
 }
@@ -42,7 +55,9 @@ export async function resolve(
   const found = await delivery(knex, id, workspaceId);
   // Only for outcomes the service could not establish.
   if (found.status !== 'UNKNOWN' || !(await outbox.resolveDelivery(knex, id, outcome, Date.now()))) {
-    throw conflict(`delivery ${id} is ${found.status === 'UNKNOWN' ? 'no longer UNKNOWN' : found.status}: only UNKNOWN deliveries can be resolved`);
+    throw conflict(
+      `delivery ${id} is ${found.status === 'UNKNOWN' ? 'no longer UNKNOWN' : found.status}: only UNKNOWN deliveries can be resolved`,
+    );
   }
   return { id, status: outcome };
 }
@@ -55,20 +70,34 @@ export async function replaySince(
   workspaceId?: string,
 ): Promise<{ subscriptionId: string; replayed: string[] }> {
   const sub = await subscription(knex, subscriptionId, workspaceId);
-  if (sub.variant !== 'B') throw conflict(`subscription ${subscriptionId} is a Variant A subscription: only Variant B deliveries can be replayed`);
+  if (sub.variant !== 'B')
+    throw conflict(
+      `subscription ${subscriptionId} is a Variant A subscription: only Variant B deliveries can be replayed`,
+    );
   // A replay to a disabled subscription would be FAILED again at once, with nothing sent.
-  if (!sub.enabled) throw conflict(`subscription ${subscriptionId} is disabled: re-enable it before replaying its deliveries`);
+  if (!sub.enabled)
+    throw conflict(`subscription ${subscriptionId} is disabled: re-enable it before replaying its deliveries`);
   const now = Date.now();
   if (!Number.isFinite(since) || since > now) throw invalid('since must be a time in the past', 'since');
-  const replayed = await outbox.replayFailedSince(knex, { workspaceId: sub.workspace_id, subscriptionId: sub.id, since, now });
+  const replayed = await outbox.replayFailedSince(knex, {
+    workspaceId: sub.workspace_id,
+    subscriptionId: sub.id,
+    since,
+    now,
+  });
   return { subscriptionId: sub.id, replayed };
 }
 
 /** Re-enables a subscription, also one disabled by the endpoint health rule (its record starts afresh). */
-export async function reEnable(knex: Knex, subscriptionId: string, workspaceId?: string): Promise<{ id: string; enabled: true }> {
+export async function reEnable(
+  knex: Knex,
+  subscriptionId: string,
+  workspaceId?: string,
+): Promise<{ id: string; enabled: true }> {
   const sub = await subscription(knex, subscriptionId, workspaceId);
   // Already on: its health record is kept (re-enabling is not a way to forget failures).
   if (sub.enabled) return { id: sub.id, enabled: true };
-  if (!(await subscriptions.reEnableSubscription(knex, sub.workspace_id, sub.id, Date.now()))) throw notFound(`subscription ${subscriptionId} not found`);
+  if (!(await subscriptions.reEnableSubscription(knex, sub.workspace_id, sub.id, Date.now())))
+    throw notFound(`subscription ${subscriptionId} not found`);
   return { id: sub.id, enabled: true };
 }

@@ -76,17 +76,35 @@ const rules = (knex: Db, workspaceId: string, wording: GoalWording): GoalRulesCo
   scopeInWorkspace: (kind, id) => goals.scopeObjectInWorkspace(knex, kind, id, workspaceId),
 });
 
-export async function createGoal(knex: Db, workspaceId: string, input: GoalInput, wording: GoalWording): Promise<goals.GoalRow> {
+export async function createGoal(
+  knex: Db,
+  workspaceId: string,
+  input: GoalInput,
+  wording: GoalWording,
+): Promise<goals.GoalRow> {
   const def = await goalDefinition(input, rules(knex, workspaceId, wording));
   return goals.createGoal(knex, workspaceId, {
-    name: def.name!, type: def.type!, custom_name: def.custom_name ?? null, link_id: def.link_id ?? null, qr_code_id: def.qr_code_id ?? null,
-    campaign_id: def.campaign_id ?? null, target_count: def.target_count ?? null, target_value_minor: def.target_value_minor ?? null,
-    target_currency: def.target_currency ?? null, window_start: def.window_start ?? null, window_end: def.window_end ?? null,
+    name: def.name!,
+    type: def.type!,
+    custom_name: def.custom_name ?? null,
+    link_id: def.link_id ?? null,
+    qr_code_id: def.qr_code_id ?? null,
+    campaign_id: def.campaign_id ?? null,
+    target_count: def.target_count ?? null,
+    target_value_minor: def.target_value_minor ?? null,
+    target_currency: def.target_currency ?? null,
+    window_start: def.window_start ?? null,
+    window_end: def.window_end ?? null,
   });
 }
 
 /** Changes the fields `input` gives; a change of definition raises the goal's definition version. */
-export async function updateGoal(knex: Db, current: goals.GoalRow, input: GoalInput, wording: GoalWording): Promise<goals.GoalRow> {
+export async function updateGoal(
+  knex: Db,
+  current: goals.GoalRow,
+  input: GoalInput,
+  wording: GoalWording,
+): Promise<goals.GoalRow> {
   const def = await goalDefinition(input, rules(knex, current.workspace_id, wording), current);
   return goals.updateGoal(knex, current.id, def);
 }

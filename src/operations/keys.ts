@@ -18,7 +18,8 @@ export const keysOf = (knex: Db, who: Member) =>
 /** Makes a key for the person; the key itself is in the answer, once. */
 export async function createKey(knex: Db, who: Member, body: { scopes: string[]; expiresAt?: string | null }) {
   const w = who.workspace;
-  if (!planHasApi(w.plan)) throw forbidden(`The ${w.plan} plan does not include the API; API keys need the Growth plan or above`);
+  if (!planHasApi(w.plan))
+    throw forbidden(`The ${w.plan} plan does not include the API; API keys need the Growth plan or above`);
   const unknown = body.scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
   if (unknown.length) throw invalid(`unknown scopes: ${unknown.map(quoted).join(', ')}`, 'scopes');
   let expiresAt: number | null = null;
@@ -28,7 +29,13 @@ export async function createKey(knex: Db, who: Member, body: { scopes: string[];
     if (expiresAt <= Date.now()) throw invalid('expiresAt must be in the future', 'expiresAt');
   }
   // The repository refuses scopes the person's role may not hold.
-  const { id, key } = await workspaces.createKey(knex, w.id, who.userId, [...new Set(body.scopes)] as Scope[], expiresAt);
+  const { id, key } = await workspaces.createKey(
+    knex,
+    w.id,
+    who.userId,
+    [...new Set(body.scopes)] as Scope[],
+    expiresAt,
+  );
   const row = (await workspaces.keysOf(knex, w.id, who.userId)).find((k) => k.id === id)!;
   return { row, key };
 }

@@ -1,8 +1,15 @@
 // The field rules of a link, shared by making and changing one: each value as it is stored, or
 // a 400 (or 403) naming the field, with the contract's messages (openapi/paths/api_v1_links*.yaml).
 import { planHasApi, type Plan } from '../domain/access.ts';
-import { expiredUrlReturnsTo, MAX_TAG_NAME_LENGTH, MAX_TAGS, normalizeDestination, parseTimestamp, previewImageAsset,
-  type ShortAddress } from '../domain/links.ts';
+import {
+  expiredUrlReturnsTo,
+  MAX_TAG_NAME_LENGTH,
+  MAX_TAGS,
+  normalizeDestination,
+  parseTimestamp,
+  previewImageAsset,
+  type ShortAddress,
+} from '../domain/links.ts';
 import { verifyPassword } from '../domain/passwords.ts';
 import { forbidden, invalid, quoted } from '../domain/errors.ts';
 import * as links from '../db/repos/links.ts';
@@ -55,7 +62,11 @@ export function linkRules(services: OperationServices) {
     if (unique.length > MAX_TAGS) throw invalid(`tagIds may name at most ${MAX_TAGS} tags`, 'tagIds');
     const found = await links.existingTagIds(knex, auth.workspaceId, unique);
     const missing = unique.filter((id) => !found.has(id));
-    if (missing.length) throw invalid(`tagIds names tags that do not exist in this workspace: ${missing.map(quoted).join(', ')}`, 'tagIds');
+    if (missing.length)
+      throw invalid(
+        `tagIds names tags that do not exist in this workspace: ${missing.map(quoted).join(', ')}`,
+        'tagIds',
+      );
     return unique;
   }
 
@@ -77,7 +88,10 @@ export function linkRules(services: OperationServices) {
     const asset = previewImageAsset(value, config.assetBaseUrl);
     if ('problem' in asset) throw invalid(`previewImage ${asset.problem}`, 'previewImage');
     if (!(await findAsset(knex, auth.workspaceId, asset.fileName))) {
-      throw invalid(`previewImage names no image hosted for this workspace (add one with shortlink asset add)`, 'previewImage');
+      throw invalid(
+        `previewImage names no image hosted for this workspace (add one with shortlink asset add)`,
+        'previewImage',
+      );
     }
     return asset.href;
   }
@@ -104,9 +118,13 @@ export function linkRules(services: OperationServices) {
     self: ShortAddress,
   ): Promise<string> {
     const href = destination(value, 'expiredUrl');
-    if (!planHasApi(auth.plan)) throw forbidden(`Setting expiredUrl needs the Growth plan; this workspace is on ${auth.plan}`);
+    if (!planHasApi(auth.plan))
+      throw forbidden(`Setting expiredUrl needs the Growth plan; this workspace is on ${auth.plan}`);
     if (await expiredUrlReturnsTo(linkId, href, self, lookupByAddress)) {
-      throw invalid('expiredUrl may not point back at this link, nor at a chain of short links that returns to it', 'expiredUrl');
+      throw invalid(
+        'expiredUrl may not point back at this link, nor at a chain of short links that returns to it',
+        'expiredUrl',
+      );
     }
     return href;
   }
@@ -119,6 +137,14 @@ export function linkRules(services: OperationServices) {
   }
 
   return {
-    requireRole, timestamp, destination, checkTags, checkTagNames, previewImage, hostOf, checkExpiredUrl, passwordChanges,
+    requireRole,
+    timestamp,
+    destination,
+    checkTags,
+    checkTagNames,
+    previewImage,
+    hostOf,
+    checkExpiredUrl,
+    passwordChanges,
   };
 }

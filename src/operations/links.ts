@@ -22,7 +22,8 @@ type LinkUpdate = components['schemas']['LinkUpdate'];
 export type ChangeResult = components['schemas']['ChangeResult'];
 
 /** The preview fields the dashboard also sets when it makes a link (the API sets them with PATCH). */
-export type LinkCreateWithPreview = LinkCreate & Pick<LinkUpdate, 'previewTitle' | 'previewDescription' | 'previewImage'>;
+export type LinkCreateWithPreview = LinkCreate &
+  Pick<LinkUpdate, 'previewTitle' | 'previewDescription' | 'previewImage'>;
 /** A link of the CSV import: its tags by name, those the workspace lacks made with the link. */
 export type LinkCreateWithTagNames = LinkCreate & { tagNames?: string[] };
 
@@ -74,12 +75,23 @@ export function linkOperations(services: OperationServices) {
   const eventContext = (requestId: string | null): EventContext => ({ shortDomain: config.shortDomain, requestId });
 
   async function present(row: links.LinkRow): Promise<Link> {
-    const [tags, clicks] = await Promise.all([links.tagsOf(knex, [row.id]), links.clickTotals(knex, row.workspace_id, [row.id])]);
+    const [tags, clicks] = await Promise.all([
+      links.tagsOf(knex, [row.id]),
+      links.clickTotals(knex, row.workspace_id, [row.id]),
+    ]);
     return presentLink(row, tags.get(row.id) ?? [], clicks.get(row.id) ?? 0);
   }
 
   const {
-    requireRole, timestamp, destination, checkTags, checkTagNames, previewImage, hostOf, checkExpiredUrl, passwordChanges,
+    requireRole,
+    timestamp,
+    destination,
+    checkTags,
+    checkTagNames,
+    previewImage,
+    hostOf,
+    checkExpiredUrl,
+    passwordChanges,
   } = linkRules(services);
 
   /** After a change is committed, the redirect cache must forget the link's old addresses. */
@@ -185,7 +197,8 @@ export function linkOperations(services: OperationServices) {
       const draft = await prepare(auth, body, opts);
       for (let attempt = 1; ; attempt++) {
         const row = { ...draft.row, slug: draft.slug ?? generateSlug() };
-        if (draft.expiredUrl) row.expired_url = await checkExpiredUrl(auth, draft.expiredUrl, null, { host: draft.host, slug: row.slug });
+        if (draft.expiredUrl)
+          row.expired_url = await checkExpiredUrl(auth, draft.expiredUrl, null, { host: draft.host, slug: row.slug });
         try {
           // The link and its link.created deliveries commit together, or neither does.
           await links.insertLink(knex, row, draft.tagIds, linkCreated(row, eventContext(auth.requestId)));
@@ -227,7 +240,12 @@ export function linkOperations(services: OperationServices) {
         const chunk = drafts.slice(c, c + CREATE_MANY_CHUNK);
         // Slugs: a chosen one taken (by a live link, or earlier in the file) is refused as on
         // create; a generated one is drawn until free.
-        const taken = await links.takenSlugs(knex, chunk.map(({ draft }) => ({ domainKey: draft.row.domain_key, slug: draft.slug })).filter((a): a is { domainKey: string; slug: string } => a.slug !== null));
+        const taken = await links.takenSlugs(
+          knex,
+          chunk
+            .map(({ draft }) => ({ domainKey: draft.row.domain_key, slug: draft.slug }))
+            .filter((a): a is { domainKey: string; slug: string } => a.slug !== null),
+        );
         const rows: Array<{ index: number; row: links.LinkRow; tagIds: string[]; tagNames: string[] }> = [];
         for (const { index, draft } of chunk) {
           let slug = draft.slug;
@@ -240,7 +258,8 @@ export function linkOperations(services: OperationServices) {
           taken.add(key(slug));
           const row = { ...draft.row, slug };
           try {
-            if (draft.expiredUrl) row.expired_url = await checkExpiredUrl(auth, draft.expiredUrl, null, { host: draft.host, slug });
+            if (draft.expiredUrl)
+              row.expired_url = await checkExpiredUrl(auth, draft.expiredUrl, null, { host: draft.host, slug });
           } catch (err) {
             if (!isAppError(err)) throw err;
             out[index] = { error: err };
@@ -264,7 +283,9 @@ export function linkOperations(services: OperationServices) {
             }
           }
         }
-        await services.linkCache.invalidate(rows.map(({ row }) => ({ domainKey: row.domain_key, slug: row.slug }))).catch(() => undefined);
+        await services.linkCache
+          .invalidate(rows.map(({ row }) => ({ domainKey: row.domain_key, slug: row.slug })))
+          .catch(() => undefined);
       }
       return out;
     },
@@ -289,7 +310,9 @@ export function linkOperations(services: OperationServices) {
       if (body.redirectType !== undefined) patch.redirect_type = body.redirectType;
       if (body.status !== undefined) {
         if (body.status === 'ACTIVE' && current.policy_locked && current.status === 'DISABLED') {
-          throw conflict('This link was disabled by the service for a policy review and cannot be re-enabled through the API');
+          throw conflict(
+            'This link was disabled by the service for a policy review and cannot be re-enabled through the API',
+          );
         }
         patch.status = body.status;
       }
@@ -310,7 +333,8 @@ export function linkOperations(services: OperationServices) {
       if (startAt !== null && endAt !== null && endAt <= startAt) throw invalid('endAt must be after startAt', 'endAt');
       if (body.previewTitle !== undefined) patch.preview_title = body.previewTitle;
       if (body.previewDescription !== undefined) patch.preview_description = body.previewDescription;
-      if (body.previewImage !== undefined) patch.preview_image = body.previewImage === null ? null : await previewImage(auth, body.previewImage);
+      if (body.previewImage !== undefined)
+        patch.preview_image = body.previewImage === null ? null : await previewImage(auth, body.previewImage);
       const tagIds = body.tagIds !== undefined ? await checkTags(auth, body.tagIds) : undefined;
       // Removing the fallback is never gated; setting one is checked like on create.
       if (body.expiredUrl !== undefined) {
@@ -319,19 +343,34 @@ export function linkOperations(services: OperationServices) {
       }
       const expiredUrl = patch.expired_url !== undefined ? patch.expired_url : current.expired_url;
       if (expiredUrl && (patch.expired_url || patch.slug)) {
-        const href = await checkExpiredUrl(auth, expiredUrl, current.id, { host: await hostOf(current.domain_id), slug: patch.slug ?? current.slug });
+        const href = await checkExpiredUrl(auth, expiredUrl, current.id, {
+          host: await hostOf(current.domain_id),
+          slug: patch.slug ?? current.slug,
+        });
         if (patch.expired_url) patch.expired_url = href;
       }
-      if (body.password !== undefined) patch.password_hash = body.password === null ? null : await hashPassword(body.password);
+      if (body.password !== undefined)
+        patch.password_hash = body.password === null ? null : await hashPassword(body.password);
 
       if (Object.keys(patch).length || tagIds) {
-        const changedFields = changedLinkFields(current, { ...current, ...patch }, {
-          password: await passwordChanges(current.password_hash, body.password),
-          tagIds: tagIds !== undefined && !sameTagSet(tagIds, ((await links.tagsOf(knex, [current.id])).get(current.id) ?? []).map((t) => t.id)),
-        });
+        const changedFields = changedLinkFields(
+          current,
+          { ...current, ...patch },
+          {
+            password: await passwordChanges(current.password_hash, body.password),
+            tagIds:
+              tagIds !== undefined &&
+              !sameTagSet(
+                tagIds,
+                ((await links.tagsOf(knex, [current.id])).get(current.id) ?? []).map((t) => t.id),
+              ),
+          },
+        );
         patch.updated_at = Math.max(Date.now(), Number(current.updated_at) + 1);
         // link.updated names only the fields whose value changed, and is written with the change.
-        await links.updateLink(knex, current, patch, tagIds, (trx) => linkUpdated(changedFields, eventContext(auth.requestId))(trx, current.id));
+        await links.updateLink(knex, current, patch, tagIds, (trx) =>
+          linkUpdated(changedFields, eventContext(auth.requestId))(trx, current.id),
+        );
       }
       const updated = (await links.getLink(knex, auth.workspaceId, current.id))!;
       const result = await followUp([

@@ -67,7 +67,9 @@ export async function invite(knex: Db, config: UrlConfig, who: Acting, body: { e
   if (!EMAIL.test(body.email.trim())) throw invalid('email must be an email address', 'email');
   if (body.role === 'OWNER' && who.workspace.role !== 'OWNER') throw forbidden('Only an OWNER invites an OWNER');
   const { invitation, token } = await invitations.createInvitation(
-    knex, { workspaceId: who.workspace.id, email: body.email, role: body.role, invitedBy: who.userId }, Date.now(),
+    knex,
+    { workspaceId: who.workspace.id, email: body.email, role: body.role, invitedBy: who.userId },
+    Date.now(),
   );
   return { invitation, inviteUrl: invitationUrl(config, token) };
 }
@@ -77,6 +79,7 @@ export async function revokeInvitation(knex: Db, who: Acting, invitationId: stri
   const now = Date.now();
   const invitation = await invitations.findPendingInvitation(knex, who.workspace.id, invitationId, now);
   if (!invitation) throw notFound('Invitation not found');
-  if (invitation.role === 'OWNER' && who.workspace.role !== 'OWNER') throw forbidden('Only an OWNER revokes an invitation to be OWNER');
+  if (invitation.role === 'OWNER' && who.workspace.role !== 'OWNER')
+    throw forbidden('Only an OWNER revokes an invitation to be OWNER');
   await invitations.revokeInvitation(knex, who.workspace.id, invitation.id, now);
 }

@@ -7,8 +7,16 @@ import type { components } from '../../generated/dashboard.ts';
 import * as pages from '../db/repos/bio-pages.ts';
 import { findAsset } from '../db/repos/workspaces.ts';
 import {
-  checkBio, checkBlocks, checkHandle, checkTheme, checkTitle, contentText, parseContent,
-  type PageBlock, type PageContent, type PageStatus,
+  checkBio,
+  checkBlocks,
+  checkHandle,
+  checkTheme,
+  checkTitle,
+  contentText,
+  parseContent,
+  type PageBlock,
+  type PageContent,
+  type PageStatus,
 } from '../domain/bio-pages.ts';
 import { AppError, invalid, isAppError, notFound, quoted } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
@@ -52,11 +60,16 @@ export async function presentPage(deps: Pick<PageDeps, 'knex' | 'shortDomain'>, 
     avatarUrl: draft.avatarUrl,
     theme: draft.theme,
     blocks: draft.blocks.map((b) => {
-      if (b.type !== 'link') return { id: b.id, type: b.type, text: b.text, linkId: null, shortUrl: null, destination: null };
+      if (b.type !== 'link')
+        return { id: b.id, type: b.type, text: b.text, linkId: null, shortUrl: null, destination: null };
       const a = addresses.get(b.linkId);
       return {
-        id: b.id, type: b.type, text: b.text, linkId: b.linkId,
-        shortUrl: a ? `https://${a.host ?? deps.shortDomain}/${a.slug}` : null, destination: a?.url ?? null,
+        id: b.id,
+        type: b.type,
+        text: b.text,
+        linkId: b.linkId,
+        shortUrl: a ? `https://${a.host ?? deps.shortDomain}/${a.slug}` : null,
+        destination: a?.url ?? null,
       };
     }),
     createdAt: iso(row.created_at)!,
@@ -68,16 +81,29 @@ export async function presentPage(deps: Pick<PageDeps, 'knex' | 'shortDomain'>, 
  * Publishes the draft and raises page.published in the same transaction. A link block whose
  * link was deleted since it was saved is refused, naming the block.
  */
-export async function publishPage(deps: PageDeps, current: pages.PageRow, requestId: string | null): Promise<pages.PageRow> {
+export async function publishPage(
+  deps: PageDeps,
+  current: pages.PageRow,
+  requestId: string | null,
+): Promise<pages.PageRow> {
   const draft = parseContent(current.draft);
   const linked = draft.blocks.flatMap((b, i) => (b.type === 'link' ? [{ i, linkId: b.linkId }] : []));
-  const live = await pages.liveLinkIds(deps.knex, current.workspace_id, linked.map((l) => l.linkId));
+  const live = await pages.liveLinkIds(
+    deps.knex,
+    current.workspace_id,
+    linked.map((l) => l.linkId),
+  );
   for (const l of linked) {
-    if (!live.has(l.linkId)) throw invalid(`blocks.${l.i} leads to a link that was deleted; change or remove the block before publishing`, `blocks.${l.i}.linkId`);
+    if (!live.has(l.linkId))
+      throw invalid(
+        `blocks.${l.i} leads to a link that was deleted; change or remove the block before publishing`,
+        `blocks.${l.i}.linkId`,
+      );
   }
   const now = Date.now();
   const patch: pages.PagePatch = { published: current.draft, published_at: now, updated_at: now };
-  if (!(await pages.updatePage(deps.knex, current, patch, pagePublished({ shortDomain: deps.shortDomain, requestId })))) throw notFound('Page not found');
+  if (!(await pages.updatePage(deps.knex, current, patch, pagePublished({ shortDomain: deps.shortDomain, requestId }))))
+    throw notFound('Page not found');
   await deps.forget([current.handle]);
   return { ...current, ...patch } as pages.PageRow;
 }
@@ -112,7 +138,8 @@ export function pageOperations(services: OperationServices, links: LinkOperation
     if (value === null || value === undefined || value === '') return null;
     const asset = previewImageAsset(value, config.assetBaseUrl);
     if ('problem' in asset) throw invalid(`avatarUrl ${asset.problem}`, 'avatarUrl');
-    if (!(await findAsset(knex, workspaceId, asset.fileName))) throw invalid('avatarUrl names no image hosted for this workspace (upload one first)', 'avatarUrl');
+    if (!(await findAsset(knex, workspaceId, asset.fileName)))
+      throw invalid('avatarUrl names no image hosted for this workspace (upload one first)', 'avatarUrl');
     return asset.href;
   }
 
@@ -126,10 +153,20 @@ export function pageOperations(services: OperationServices, links: LinkOperation
    */
   async function blocksOf(actor: Actor, input: BlockInput[]): Promise<PageBlock[]> {
     const checked = checkBlocks(input);
-    const named = checked.flatMap((b, i) => (b.type === 'link' && 'linkId' in b && b.linkId ? [{ i, linkId: b.linkId }] : []));
-    const live = await pages.liveLinkIds(knex, actor.workspaceId, named.map((n) => n.linkId));
+    const named = checked.flatMap((b, i) =>
+      b.type === 'link' && 'linkId' in b && b.linkId ? [{ i, linkId: b.linkId }] : [],
+    );
+    const live = await pages.liveLinkIds(
+      knex,
+      actor.workspaceId,
+      named.map((n) => n.linkId),
+    );
     for (const n of named) {
-      if (!live.has(n.linkId)) throw invalid(`blocks.${n.i}.linkId ${quoted(n.linkId)} is not a link of this workspace`, `blocks.${n.i}.linkId`);
+      if (!live.has(n.linkId))
+        throw invalid(
+          `blocks.${n.i}.linkId ${quoted(n.linkId)} is not a link of this workspace`,
+          `blocks.${n.i}.linkId`,
+        );
     }
     checked.forEach((b, i) => {
       if (b.type !== 'link' || !('url' in b) || b.url === undefined) return;

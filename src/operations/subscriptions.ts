@@ -31,7 +31,9 @@ export function refusedEventsError(variant: Variant, names: string[]): AppError 
   }
   if (unknown.length) problems.push(`unknown event names: ${unknown.map(quoted).join(', ')}`);
   if (!problems.length) return null;
-  const offered = eventCatalog(variant).events.map((e) => e.name).join(', ');
+  const offered = eventCatalog(variant)
+    .events.map((e) => e.name)
+    .join(', ');
   return invalid(`events names ${problems.join('; and ')}. Variant ${variant} offers: ${offered}`, 'events');
 }
 
@@ -69,7 +71,12 @@ export async function requireWebhookWriter(knex: Knex, key: { workspaceId: strin
 }
 
 /** The workspace's subscription of the variant, or 404: the other variant's endpoints do not see it. */
-export async function subscriptionOf(knex: Knex, variant: Variant, workspaceId: string, id: string): Promise<subscriptions.SubscriptionRow> {
+export async function subscriptionOf(
+  knex: Knex,
+  variant: Variant,
+  workspaceId: string,
+  id: string,
+): Promise<subscriptions.SubscriptionRow> {
   const row = await subscriptions.findSubscription(knex, variant, workspaceId, id);
   if (!row) throw notFound('Webhook subscription not found');
   return row;
@@ -93,7 +100,8 @@ export function checkUrl(value: string): string {
 /** The caller's secret (Variant B): the interface's minimum of 16 characters. */
 function checkCallerSecret(secret: unknown): string {
   // The schemas hold the length too; this keeps the rule for callers whose input is not validated.
-  if (typeof secret !== 'string' || [...secret].length < 16) throw invalid('secret must be at least 16 characters', 'secret');
+  if (typeof secret !== 'string' || [...secret].length < 16)
+    throw invalid('secret must be at least 16 characters', 'secret');
   return secret;
 }
 
@@ -110,13 +118,17 @@ export interface NewSubscription {
  * Makes a subscription under its variant's rules. Returns the row and, for Variant A, the
  * generated secret (shown once: only its sealed form is stored).
  */
-export async function createSubscription(deps: SubscriptionDeps, s: NewSubscription): Promise<{ row: subscriptions.SubscriptionRow; secret?: string }> {
+export async function createSubscription(
+  deps: SubscriptionDeps,
+  s: NewSubscription,
+): Promise<{ row: subscriptions.SubscriptionRow; secret?: string }> {
   const url = checkUrl(s.url);
   const events = checkEventNames(s.variant, s.events);
   let secret: string;
   if (s.variant === 'A') {
     // The service generates Variant A's secret; the caller may not choose it.
-    if (s.secret !== undefined) throw invalid('secret is chosen by the service for Variant A; send it for Variant B only', 'secret');
+    if (s.secret !== undefined)
+      throw invalid('secret is chosen by the service for Variant A; send it for Variant B only', 'secret');
     secret = generateSecret();
   } else {
     secret = checkCallerSecret(s.secret);
@@ -149,9 +161,15 @@ export interface SubscriptionChange {
  * Changes a Variant A subscription (Variant B's API has no update). Turning a disabled
  * subscription on clears what the endpoint health rule kept. 404 when it is gone.
  */
-export async function changeSubscription(deps: SubscriptionDeps, current: subscriptions.SubscriptionRow, change: SubscriptionChange): Promise<void> {
+export async function changeSubscription(
+  deps: SubscriptionDeps,
+  current: subscriptions.SubscriptionRow,
+  change: SubscriptionChange,
+): Promise<void> {
   if (current.variant !== 'A') {
-    throw conflict('Variant B subscriptions cannot be changed (their API has no update): delete it and make another, or re-enable it');
+    throw conflict(
+      'Variant B subscriptions cannot be changed (their API has no update): delete it and make another, or re-enable it',
+    );
   }
   const patch: subscriptions.SubscriptionPatch = {};
   if (change.url !== undefined) patch.url = checkUrl(change.url);
@@ -160,11 +178,15 @@ export async function changeSubscription(deps: SubscriptionDeps, current: subscr
   if (change.enabled === true && !current.enabled) Object.assign(patch, subscriptions.enabledAgain(Date.now()));
   if (!Object.keys(patch).length) return;
   patch.updated_at = Date.now();
-  if (!(await deps.queries.updateSubscriptionA(current.workspace_id, current.id, patch))) throw notFound('Webhook subscription not found');
+  if (!(await deps.queries.updateSubscriptionA(current.workspace_id, current.id, patch)))
+    throw notFound('Webhook subscription not found');
 }
 
 /** Soft delete: deliveries already made keep their subscription and stay in the log. */
-export async function deleteSubscription(knex: Knex, current: Pick<subscriptions.SubscriptionRow, 'variant' | 'workspace_id' | 'id'>): Promise<void> {
+export async function deleteSubscription(
+  knex: Knex,
+  current: Pick<subscriptions.SubscriptionRow, 'variant' | 'workspace_id' | 'id'>,
+): Promise<void> {
   if (!(await subscriptions.removeSubscription(knex, current.variant, current.workspace_id, current.id, Date.now()))) {
     throw notFound('Webhook subscription not found');
   }

@@ -58,7 +58,10 @@ function isAscii(s: string): boolean {
  * A page of entries in the table's transfer format, in a buffer of its own (transferable to
  * another thread). Entries whose key is not ASCII, or longer than 65,535, are left out.
  */
-export function encodeEntries(entries: ReadonlyArray<readonly [string, string]>): { buffer: ArrayBuffer; count: number } {
+export function encodeEntries(entries: ReadonlyArray<readonly [string, string]>): {
+  buffer: ArrayBuffer;
+  count: number;
+} {
   let bytes = 0;
   let count = 0;
   const kept: Array<readonly [string, string, number]> = [];
@@ -254,7 +257,10 @@ export class ResidentTable<M = never> {
       const addr = a - 1;
       const chunk = this.chunks[addr >>> CHUNK_BITS];
       const off = addr & (CHUNK_BYTES - 1);
-      if (chunk.readUInt16LE(off) === keyLength && chunk.compare(src, start + 2, start + 2 + keyLength, off + 2, off + 2 + keyLength) === 0) {
+      if (
+        chunk.readUInt16LE(off) === keyLength &&
+        chunk.compare(src, start + 2, start + 2 + keyLength, off + 2, off + 2 + keyLength) === 0
+      ) {
         free = -2 - i; // replace in place
         break;
       }

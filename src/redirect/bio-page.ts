@@ -22,10 +22,42 @@ interface Palette {
 
 /** Colours chosen for contrast of at least 4.5:1 for every text against what it sits on. */
 const PALETTES: Record<PageTheme, Palette> = {
-  classic: { background: '#f8fafc', text: '#0f172a', muted: '#475569', button: '#1d4ed8', buttonText: '#ffffff', buttonBorder: '#1e40af', focus: '#f59e0b' },
-  midnight: { background: '#0f172a', text: '#f8fafc', muted: '#cbd5e1', button: '#e2e8f0', buttonText: '#0f172a', buttonBorder: '#f8fafc', focus: '#facc15' },
-  forest: { background: '#ecfdf5', text: '#064e3b', muted: '#065f46', button: '#047857', buttonText: '#ffffff', buttonBorder: '#065f46', focus: '#b45309' },
-  sunrise: { background: '#fff7ed', text: '#431407', muted: '#7c2d12', button: '#c2410c', buttonText: '#ffffff', buttonBorder: '#9a3412', focus: '#1d4ed8' },
+  classic: {
+    background: '#f8fafc',
+    text: '#0f172a',
+    muted: '#475569',
+    button: '#1d4ed8',
+    buttonText: '#ffffff',
+    buttonBorder: '#1e40af',
+    focus: '#f59e0b',
+  },
+  midnight: {
+    background: '#0f172a',
+    text: '#f8fafc',
+    muted: '#cbd5e1',
+    button: '#e2e8f0',
+    buttonText: '#0f172a',
+    buttonBorder: '#f8fafc',
+    focus: '#facc15',
+  },
+  forest: {
+    background: '#ecfdf5',
+    text: '#064e3b',
+    muted: '#065f46',
+    button: '#047857',
+    buttonText: '#ffffff',
+    buttonBorder: '#065f46',
+    focus: '#b45309',
+  },
+  sunrise: {
+    background: '#fff7ed',
+    text: '#431407',
+    muted: '#7c2d12',
+    button: '#c2410c',
+    buttonText: '#ffffff',
+    buttonBorder: '#9a3412',
+    focus: '#1d4ed8',
+  },
 };
 
 function stylesheet(p: Palette): string {
@@ -48,10 +80,15 @@ function stylesheet(p: Palette): string {
   );
 }
 
-const STYLES = Object.fromEntries(Object.entries(PALETTES).map(([theme, p]) => [theme, stylesheet(p)])) as Record<PageTheme, string>;
+const STYLES = Object.fromEntries(Object.entries(PALETTES).map(([theme, p]) => [theme, stylesheet(p)])) as Record<
+  PageTheme,
+  string
+>;
 
 /** `'sha256-…'` of every theme's stylesheet, for a Content-Security-Policy's style-src. */
-export const BIO_PAGE_STYLE_HASHES = Object.values(STYLES).map((css) => `'sha256-${createHash('sha256').update(css).digest('base64')}'`);
+export const BIO_PAGE_STYLE_HASHES = Object.values(STYLES).map(
+  (css) => `'sha256-${createHash('sha256').update(css).digest('base64')}'`,
+);
 
 /** The visitor pages' headers (src/redirect/pages.ts), with a policy that allows the theme's stylesheet only. */
 export function bioPageHeaders(theme: PageTheme): Record<string, string> {
@@ -83,7 +120,10 @@ function block(b: PageBlock | { type: 'link'; id: string; text: string }, o: Ren
   return `<li><a href="${escapeHtml(href)}">${t}</a></li>`;
 }
 
-export function renderBioPage(c: PageContent | (Omit<PageContent, 'blocks'> & { blocks: Array<{ type: string; id: string; text: string }> }), o: RenderOptions): string {
+export function renderBioPage(
+  c: PageContent | (Omit<PageContent, 'blocks'> & { blocks: Array<{ type: string; id: string; text: string }> }),
+  o: RenderOptions,
+): string {
   const address = `https://${o.host}/@${o.handle}`;
   const meta = [
     ['og:type', 'profile'],

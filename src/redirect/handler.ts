@@ -137,7 +137,14 @@ export class RedirectService extends LookupTiers {
     this.answer(req, res, h, loaded ?? NOT_FOUND, null);
   }
 
-  answer(req: IncomingMessage, res: ServerResponse, h: VisitHeaders, cached: Cached, qrCodeId: string | null, via?: PageVia): void {
+  answer(
+    req: IncomingMessage,
+    res: ServerResponse,
+    h: VisitHeaders,
+    cached: Cached,
+    qrCodeId: string | null,
+    via?: PageVia,
+  ): void {
     const link = cached === NOT_FOUND ? null : cached;
     if (req.method === 'POST') {
       void submitPassword(this, req, res, h, link, qrCodeId, via).catch((err) => this.fail(res, err));
@@ -150,13 +157,17 @@ export class RedirectService extends LookupTiers {
     const bot = isBot(h.userAgent);
     const person = get && !bot && !isPrefetch(h.purpose);
     if (bot && get && link && visit.countsAsClick && hasPreview(link)) {
-      return this.sendPage(res, 200, previewPage({
-        url: link.url,
-        shortUrl: `https://${h.host}/${link.slug}`,
-        title: link.previewTitle,
-        description: link.previewDescription,
-        image: link.previewImage,
-      }));
+      return this.sendPage(
+        res,
+        200,
+        previewPage({
+          url: link.url,
+          shortUrl: `https://${h.host}/${link.slug}`,
+          title: link.previewTitle,
+          description: link.previewDescription,
+          image: link.previewImage,
+        }),
+      );
     }
     if (!person || !visit.countsAsClick) return this.redirect(res, visit);
     this.countAndRedirect(req, res, h, link!, visit, qrCodeId, now, via);
@@ -195,12 +206,36 @@ export class RedirectService extends LookupTiers {
   private record(h: VisitHeaders, link: ResolvedLink, qrCodeId: string | null, at: number, via?: PageVia) {
     // Country only from a proxy we trust; the IP address itself is never kept.
     const country = this.deps.config.trustProxy > 0 ? h.country : undefined;
-    this.deps.clicks.record({ linkId: link.id, workspaceId: link.workspaceId, qrCodeId, at, referer: h.referer, country, userAgent: h.userAgent });
-    if (via) this.deps.clicks.recordPageVisit({ pageId: via.pageId, blockId: via.blockId, workspaceId: via.workspaceId, at, referer: h.referer, country, userAgent: h.userAgent });
+    this.deps.clicks.record({
+      linkId: link.id,
+      workspaceId: link.workspaceId,
+      qrCodeId,
+      at,
+      referer: h.referer,
+      country,
+      userAgent: h.userAgent,
+    });
+    if (via)
+      this.deps.clicks.recordPageVisit({
+        pageId: via.pageId,
+        blockId: via.blockId,
+        workspaceId: via.workspaceId,
+        at,
+        referer: h.referer,
+        country,
+        userAgent: h.userAgent,
+      });
   }
 
   /** A status page, or the password form (password-form.ts) with `error` when shown again. */
-  page(req: IncomingMessage, res: ServerResponse, page: PageKind, link: ResolvedLink | null, error?: string, via?: PageVia) {
+  page(
+    req: IncomingMessage,
+    res: ServerResponse,
+    page: PageKind,
+    link: ResolvedLink | null,
+    error?: string,
+    via?: PageVia,
+  ) {
     if (page !== 'password') return this.sendPage(res, PAGE_STATUS[page], statusPage(page));
     showPasswordForm(this, req, res, link!, error, via);
   }

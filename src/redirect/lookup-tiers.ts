@@ -189,7 +189,11 @@ export class LookupTiers implements LinkCacheInvalidator, ChangeListener {
       try {
         page = await scan(after, PRELOAD_PAGE);
       } catch (err) {
-        if (!this.stopped) this.deps.log.warn({ err, links: added }, 'preloading the redirect cache failed; links are read on their misses');
+        if (!this.stopped)
+          this.deps.log.warn(
+            { err, links: added },
+            'preloading the redirect cache failed; links are read on their misses',
+          );
         return;
       } finally {
         this.readWhilePaging = undefined;
@@ -209,7 +213,16 @@ export class LookupTiers implements LinkCacheInvalidator, ChangeListener {
     this.preloaded.links = added;
     this.preloaded.ms = Math.round(performance.now() - started);
     this.preloaded.done = true;
-    this.deps.log.info({ links: added, ms: this.preloaded.ms, resident: this.resident.size, bytes: this.resident.bytes, capacity: this.resident.maxEntries }, 'redirect cache preloaded');
+    this.deps.log.info(
+      {
+        links: added,
+        ms: this.preloaded.ms,
+        resident: this.resident.size,
+        bytes: this.resident.bytes,
+        capacity: this.resident.maxEntries,
+      },
+      'redirect cache preloaded',
+    );
   }
 
   /** Ends a preload in progress (a shutdown, before the store closes). */

@@ -4,7 +4,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseContent } from '../domain/bio-pages.ts';
 import type { LivePage } from '../db/redirect-store.ts';
 import { bioPageHeaders, renderBioPage } from './bio-page.ts';
-import { isPromise, NOT_FOUND, type Cached, type CachedPage, type CachedPageEntry, type LookupTiers } from './lookup-tiers.ts';
+import {
+  isPromise,
+  NOT_FOUND,
+  type Cached,
+  type CachedPage,
+  type CachedPageEntry,
+  type LookupTiers,
+} from './lookup-tiers.ts';
 import { methodNotAllowedPage, pageNotFound, statusPage } from './pages.ts';
 import { hostnameOf, isBot, isPrefetch, safeDecode, visitHeaders, type VisitHeaders } from './visitor.ts';
 
@@ -26,7 +33,14 @@ type Fallback = (req: IncomingMessage, res: ServerResponse) => void;
 /** What the page route uses of the redirect service (handler.ts), which passes itself. */
 export interface PageRouteHost extends Pick<LookupTiers, 'deps' | 'pages' | 'generation' | 'domainOf'> {
   readonly responses: Float64Array;
-  answer(req: IncomingMessage, res: ServerResponse, h: VisitHeaders, cached: Cached, qrCodeId: string | null, via?: PageVia): void;
+  answer(
+    req: IncomingMessage,
+    res: ServerResponse,
+    h: VisitHeaders,
+    cached: Cached,
+    qrCodeId: string | null,
+    via?: PageVia,
+  ): void;
   sendPage(res: ServerResponse, status: number, html: string, extra?: Record<string, string | number>): void;
   fail(res: ServerResponse, err: unknown): void;
 }
@@ -37,12 +51,19 @@ export interface PageRouteHost extends Pick<LookupTiers, 'deps' | 'pages' | 'gen
  * limit, its password form posting back here), counted as that link's click with the page as
  * its referrer, and as the block's click.
  */
-export function handlePage(svc: PageRouteHost, req: IncomingMessage, res: ServerResponse, fallback: Fallback, path: string): void {
+export function handlePage(
+  svc: PageRouteHost,
+  req: IncomingMessage,
+  res: ServerResponse,
+  fallback: Fallback,
+  path: string,
+): void {
   const rest = path.slice(2);
   const slash = rest.indexOf('/');
   const handle = safeDecode(slash === -1 ? rest : rest.slice(0, slash)).toLowerCase();
   const blockId = slash === -1 || slash === rest.length - 1 ? null : rest.slice(slash + 1);
-  if (blockId === null && req.method === 'POST') return svc.sendPage(res, 405, methodNotAllowedPage('page'), { Allow: 'GET, HEAD' });
+  if (blockId === null && req.method === 'POST')
+    return svc.sendPage(res, 405, methodNotAllowedPage('page'), { Allow: 'GET, HEAD' });
   const h = visitHeaders(req.headers);
   const host = hostnameOf(h.host);
   const domainKey = svc.domainOf(host);
@@ -93,7 +114,12 @@ function routePage(
 }
 
 function answerPage(
-  svc: PageRouteHost, req: IncomingMessage, res: ServerResponse, h: VisitHeaders, page: CachedPageEntry, blockId: string | null,
+  svc: PageRouteHost,
+  req: IncomingMessage,
+  res: ServerResponse,
+  h: VisitHeaders,
+  page: CachedPageEntry,
+  blockId: string | null,
 ): void {
   if (page === NOT_FOUND) return svc.sendPage(res, 404, pageNotFound());
   const get = req.method === 'GET';
@@ -104,21 +130,34 @@ function answerPage(
     // Views by people only, as clicks are: no bots, no HEAD, no prefetch.
     if (get && !isBot(h.userAgent) && !isPrefetch(h.purpose)) {
       svc.deps.clicks.recordPageVisit({
-        pageId: page.id, blockId: null, workspaceId: page.workspaceId, at: Date.now(), referer: h.referer,
-        country: svc.deps.config.trustProxy > 0 ? h.country : undefined, userAgent: h.userAgent,
+        pageId: page.id,
+        blockId: null,
+        workspaceId: page.workspaceId,
+        at: Date.now(),
+        referer: h.referer,
+        country: svc.deps.config.trustProxy > 0 ? h.country : undefined,
+        userAgent: h.userAgent,
       });
     }
     return;
   }
   const linkId = page.blocks.get(blockId);
   if (linkId === undefined) return svc.sendPage(res, 404, statusPage('not_found'));
-  const via: PageVia = { pageId: page.id, workspaceId: page.workspaceId, blockId, action: `/@${page.handle}/${blockId}` };
+  const via: PageVia = {
+    pageId: page.id,
+    workspaceId: page.workspaceId,
+    blockId,
+    action: `/@${page.handle}/${blockId}`,
+  };
   // The page is the click's referrer, whatever the browser sent.
   const visit: VisitHeaders = { ...h, referer: page.address };
   try {
     const loaded = svc.deps.store.findLinkById(linkId);
     if (isPromise(loaded)) {
-      loaded.then((link) => svc.answer(req, res, visit, link ?? NOT_FOUND, null, via), (err) => svc.fail(res, err));
+      loaded.then(
+        (link) => svc.answer(req, res, visit, link ?? NOT_FOUND, null, via),
+        (err) => svc.fail(res, err),
+      );
     } else svc.answer(req, res, visit, loaded ?? NOT_FOUND, null, via);
   } catch (err) {
     svc.fail(res, err);

@@ -5,7 +5,8 @@ import type { VisitPage } from '../domain/resolve.ts';
 
 export const PAGE_HEADERS = {
   'Content-Type': 'text/html; charset=utf-8',
-  'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' https:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'Content-Security-Policy':
+    "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' https:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   'Referrer-Policy': 'no-referrer',
   'X-Content-Type-Options': 'nosniff',
   'X-Frame-Options': 'DENY',
@@ -42,7 +43,10 @@ const TEXT: Record<Exclude<VisitPage, 'password'>, [string, string]> = {
 
 /** An address /@{handle} with no published page (unknown, unpublished, disabled or deleted). */
 export function pageNotFound(): string {
-  return layout('Page not found', '<h1>Page not found</h1><p>There is no page at this address. Check that it was typed correctly.</p>');
+  return layout(
+    'Page not found',
+    '<h1>Page not found</h1><p>There is no page at this address. Check that it was typed correctly.</p>',
+  );
 }
 
 export function statusPage(page: Exclude<VisitPage, 'password'>): string {
@@ -55,20 +59,27 @@ export function statusPage(page: Exclude<VisitPage, 'password'>): string {
  * bio page. It must not say "not found": the address exists, the method is what is refused.
  */
 export function methodNotAllowedPage(what: 'link' | 'page'): string {
-  const text = what === 'link'
-    ? 'This link has no password to unlock, so there is nothing to submit here. Open the link to follow it.'
-    : 'A page takes no form, so there is nothing to submit here. Open the page to see it.';
+  const text =
+    what === 'link'
+      ? 'This link has no password to unlock, so there is nothing to submit here. Open the link to follow it.'
+      : 'A page takes no form, so there is nothing to submit here. Open the page to see it.';
   return layout('Method not allowed', `<h1>Method not allowed</h1><p>${text}</p>`);
 }
 
 /** A password form over the 4 KiB the redirect path reads (413). */
 export function formTooLargePage(maxBytes: number): string {
-  return layout('Form too large', `<h1>Form too large</h1><p>The form sent is larger than the ${maxBytes / 1024} KiB this page accepts.</p>`);
+  return layout(
+    'Form too large',
+    `<h1>Form too large</h1><p>The form sent is larger than the ${maxBytes / 1024} KiB this page accepts.</p>`,
+  );
 }
 
 /** The link or page could not be looked up (the database cannot be read): 503, worth a retry. */
 export function unavailablePage(): string {
-  return layout('Temporarily unavailable', '<h1>Temporarily unavailable</h1><p>This address cannot be looked up right now. Please try again in a moment.</p>');
+  return layout(
+    'Temporarily unavailable',
+    '<h1>Temporarily unavailable</h1><p>This address cannot be looked up right now. Please try again in a moment.</p>',
+  );
 }
 
 export function passwordPage(opts: { action: string; csrf: string; error?: string }): string {
@@ -85,11 +96,20 @@ ${opts.error ? `<p class="error" role="alert">${escapeHtml(opts.error)}</p>` : '
 }
 
 export function throttledPage(retryAfterSeconds: number): string {
-  return layout('Too many attempts', `<h1>Too many attempts</h1><p>Too many wrong passwords. Try again in ${Math.ceil(retryAfterSeconds / 60)} minute(s).</p>`);
+  return layout(
+    'Too many attempts',
+    `<h1>Too many attempts</h1><p>Too many wrong passwords. Try again in ${Math.ceil(retryAfterSeconds / 60)} minute(s).</p>`,
+  );
 }
 
 /** For social preview crawlers: Open Graph and Twitter card tags of the link's preview fields. */
-export function previewPage(p: { url: string; shortUrl: string; title: string | null; description: string | null; image: string | null }): string {
+export function previewPage(p: {
+  url: string;
+  shortUrl: string;
+  title: string | null;
+  description: string | null;
+  image: string | null;
+}): string {
   const tags = [
     ['og:type', 'website'],
     ['og:url', p.shortUrl],
@@ -108,10 +128,19 @@ export function previewPage(p: { url: string; shortUrl: string; title: string | 
     .filter(([, v]) => v)
     .map(([k, v]) => `<meta name="${k}" content="${escapeHtml(v!)}">`);
   const title = p.title ?? p.shortUrl;
-  return layout(title, `<h1>${escapeHtml(title)}</h1>${p.description ? `<p>${escapeHtml(p.description)}</p>` : ''}<p><a href="${escapeHtml(p.url)}">Continue</a></p>`, [...tags, ...twitter].join(''));
+  return layout(
+    title,
+    `<h1>${escapeHtml(title)}</h1>${p.description ? `<p>${escapeHtml(p.description)}</p>` : ''}<p><a href="${escapeHtml(p.url)}">Continue</a></p>`,
+    [...tags, ...twitter].join(''),
+  );
 }
 
-export function sendPage(res: ServerResponse, status: number, html: string, extra: Record<string, string | number> = {}): void {
+export function sendPage(
+  res: ServerResponse,
+  status: number,
+  html: string,
+  extra: Record<string, string | number> = {},
+): void {
   res.writeHead(status, { ...PAGE_HEADERS, 'Content-Length': Buffer.byteLength(html), ...extra });
   res.end(res.req.method === 'HEAD' ? undefined : html);
 }

@@ -18,18 +18,36 @@ export type PageKind = Exclude<Visit, { kind: 'redirect' }>['page'];
 
 /** What the password form uses of the redirect service (handler.ts), which passes itself. */
 export interface PasswordFormHost extends Pick<LookupTiers, 'deps'> {
-  page(req: IncomingMessage, res: ServerResponse, page: PageKind, link: ResolvedLink | null, error?: string, via?: PageVia): void;
+  page(
+    req: IncomingMessage,
+    res: ServerResponse,
+    page: PageKind,
+    link: ResolvedLink | null,
+    error?: string,
+    via?: PageVia,
+  ): void;
   sendPage(res: ServerResponse, status: number, html: string, extra?: Record<string, string | number>): void;
   redirect(res: ServerResponse, visit: Redirect): void;
   countAndRedirect(
-    req: IncomingMessage, res: ServerResponse, h: VisitHeaders, link: ResolvedLink, visit: Redirect, qrCodeId: string | null,
-    now: number, via?: PageVia,
+    req: IncomingMessage,
+    res: ServerResponse,
+    h: VisitHeaders,
+    link: ResolvedLink,
+    visit: Redirect,
+    qrCodeId: string | null,
+    now: number,
+    via?: PageVia,
   ): void;
 }
 
 /** The form, with a fresh anti-forgery token in its cookie; `error` says why it is shown again. */
 export function showPasswordForm(
-  svc: PasswordFormHost, req: IncomingMessage, res: ServerResponse, link: ResolvedLink, error?: string, via?: PageVia,
+  svc: PasswordFormHost,
+  req: IncomingMessage,
+  res: ServerResponse,
+  link: ResolvedLink,
+  error?: string,
+  via?: PageVia,
 ): void {
   const csrf = svc.deps.csrf.issue(link.id);
   const secure = isSecure(req, svc.deps.config.trustProxy);

@@ -7,9 +7,10 @@ export async function qrImage(scanUrl: string, format: 'svg' | 'png'): Promise<B
   const key = `${format}:${scanUrl}`;
   let image = cache.get(key);
   if (!image) {
-    image = format === 'svg'
-      ? await QRCode.toString(scanUrl, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 })
-      : await QRCode.toBuffer(scanUrl, { type: 'png', errorCorrectionLevel: 'M', margin: 2, width: 512 });
+    image =
+      format === 'svg'
+        ? await QRCode.toString(scanUrl, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 })
+        : await QRCode.toBuffer(scanUrl, { type: 'png', errorCorrectionLevel: 'M', margin: 2, width: 512 });
     if (cache.size > 1000) cache.clear();
     cache.set(key, image);
   }

@@ -49,7 +49,12 @@ export function keptUserAgent(userAgent: string | undefined): string | undefined
   const n = userAgent.length;
   // Short strings hash cheaply; long ones (up to Node's 16 KB of headers) are not worth a slot.
   if (n < 16 || n > 512) return userAgent;
-  const slot = (n + userAgent.charCodeAt(n >> 1) * 31 + userAgent.charCodeAt((n * 3) >> 2) * 961 + userAgent.charCodeAt(n - 2) * 29791) & (AGENT_SLOTS - 1);
+  const slot =
+    (n +
+      userAgent.charCodeAt(n >> 1) * 31 +
+      userAgent.charCodeAt((n * 3) >> 2) * 961 +
+      userAgent.charCodeAt(n - 2) * 29791) &
+    (AGENT_SLOTS - 1);
   const kept = agentSlots[slot];
   if (kept === userAgent) return kept;
   agentSlots[slot] = userAgent;

@@ -124,7 +124,9 @@ async function main() {
     const verbose = /^(debug|trace)$/i.test(process.env.LOG_LEVEL ?? '');
     const message = isUniqueViolation(e)
       ? 'that object already exists (a name, host or e-mail address is taken)'
-      : !known && verbose ? e.stack ?? e.message : String(e.message || e).replace(/\s*\n\s*/g, ' ');
+      : !known && verbose
+        ? (e.stack ?? e.message)
+        : String(e.message || e).replace(/\s*\n\s*/g, ' ');
     process.stderr.write(`shortlink: ${message}\n`);
     process.exit(known ? ERROR_CODES[e.code].exit : 1);
   }

@@ -4,7 +4,14 @@
 // it puts the click writer and the webhook events together.
 import { parentPort, workerData } from 'node:worker_threads';
 import { ClickBuffer } from '../clicks/buffer.ts';
-import { type ClickWriteError, InlineClickWriter, WRITER_NICE_INCREMENT, type ClickWorkerInit, type FromWorker, type ToWorker } from '../clicks/writer.ts';
+import {
+  type ClickWriteError,
+  InlineClickWriter,
+  WRITER_NICE_INCREMENT,
+  type ClickWorkerInit,
+  type FromWorker,
+  type ToWorker,
+} from '../clicks/writer.ts';
 import { startCheckpoints } from '../db/checkpoints.ts';
 import { openDatabase, ping } from '../db/knex.ts';
 import { lowerThisThreadsPriority } from '../platform/thread-priority.ts';
@@ -45,7 +52,8 @@ port.on('message', (m: ToWorker) => {
     .write(batch, (written) => send({ type: 'progress', id: m.id, written }))
     .then(
       () => send({ type: 'done', id: m.id }),
-      (err: ClickWriteError) => send({ type: 'failed', id: m.id, written: err.written ?? 0, message: err.message, code: err.code }),
+      (err: ClickWriteError) =>
+        send({ type: 'failed', id: m.id, written: err.written ?? 0, message: err.message, code: err.code }),
     )
     .finally(checkpoints.checkpoint);
 });

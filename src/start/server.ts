@@ -65,7 +65,11 @@ export interface ServerOptions {
 export const STRICT_TRANSPORT_SECURITY = 'max-age=31536000';
 
 /** The service's click writer: a thread of its own, unless the database cannot be opened twice. */
-function clickWriterFor(databaseUrl: string, db: Database, webhookEvents: ClickWorkerInit['webhookEvents']): ClickWriter {
+function clickWriterFor(
+  databaseUrl: string,
+  db: Database,
+  webhookEvents: ClickWorkerInit['webhookEvents'],
+): ClickWriter {
   const inMemory = databaseUrl === 'sqlite:' || databaseUrl === 'sqlite::memory:';
   if (inMemory) return new InlineClickWriter(db.knex, db.engine, webhookEvents ? clickSinks(webhookEvents) : []);
   return new ThreadClickWriter({ databaseUrl, webhookEvents });
@@ -130,9 +134,9 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   // (short links, pages, API, dashboard, docs). Behind a TLS proxy (TLS=off) the proxy says it.
   const handler = config.tls
     ? (req: http.IncomingMessage, res: http.ServerResponse) => {
-      res.setHeader('Strict-Transport-Security', STRICT_TRANSPORT_SECURITY);
-      dispatch(req, res);
-    }
+        res.setHeader('Strict-Transport-Security', STRICT_TRANSPORT_SECURITY);
+        dispatch(req, res);
+      }
     : dispatch;
   const server = config.tls
     ? https.createServer(opts.tls ?? (await loadOrCreateCertificate(config)), handler)

@@ -11,7 +11,8 @@ export interface TlsMaterial {
 
 export async function loadOrCreateCertificate(config: Config): Promise<TlsMaterial> {
   if (config.tlsCertFile || config.tlsKeyFile) {
-    if (!config.tlsCertFile || !config.tlsKeyFile) throw new Error('TLS_CERT_FILE and TLS_KEY_FILE must be given together');
+    if (!config.tlsCertFile || !config.tlsKeyFile)
+      throw new Error('TLS_CERT_FILE and TLS_KEY_FILE must be given together');
     return { cert: fs.readFileSync(config.tlsCertFile, 'utf8'), key: fs.readFileSync(config.tlsKeyFile, 'utf8') };
   }
   const certPath = path.join(config.dataDir, 'dev-cert.pem');
@@ -40,11 +41,7 @@ export async function generateDevCertificate(extraHosts: string[] = []): Promise
       { name: 'extKeyUsage', serverAuth: true },
       {
         name: 'subjectAltName',
-        altNames: [
-          ...hosts.map((value) => ({ type: 2, value })),
-          { type: 7, ip: '127.0.0.1' },
-          { type: 7, ip: '::1' },
-        ],
+        altNames: [...hosts.map((value) => ({ type: 2, value })), { type: 7, ip: '127.0.0.1' }, { type: 7, ip: '::1' }],
       },
     ],
   } as any);

@@ -173,7 +173,10 @@ function InWorkspace({ children }: { children: ReactNode }) {
       <>
         <PageHeader title="Workspace not found" />
         <div className="state">
-          <p>You are not a member of this workspace, or it does not exist. Choose one of yours in the Workspace menu above.</p>
+          <p>
+            You are not a member of this workspace, or it does not exist. Choose one of yours in the Workspace menu
+            above.
+          </p>
         </div>
       </>
     );

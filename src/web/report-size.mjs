@@ -41,13 +41,20 @@ export function reportSize({ budgetBytes = 250_000 } = {}) {
       }
       const sum = (names, key) => [...names].reduce((n, name) => n + (sizes.get(name)?.[key] ?? 0), 0);
       const firstJs = sum(firstLoad, 'gzip');
-      const allJs = sum(files.filter((f) => f.type === 'chunk').map((f) => f.fileName), 'gzip');
+      const allJs = sum(
+        files.filter((f) => f.type === 'chunk').map((f) => f.fileName),
+        'gzip',
+      );
       lines.push('');
-      lines.push(`first load JS (index.html's entry and its static imports): ${kB(firstJs)} gzipped (${kB(sum(firstLoad, 'raw'))} raw), budget ${kB(budgetBytes)}`);
+      lines.push(
+        `first load JS (index.html's entry and its static imports): ${kB(firstJs)} gzipped (${kB(sum(firstLoad, 'raw'))} raw), budget ${kB(budgetBytes)}`,
+      );
       lines.push(`first load CSS: ${kB(sum(firstCss, 'gzip'))} gzipped; all JS: ${kB(allJs)} gzipped`);
       console.log(lines.join('\n'));
       if (firstJs > budgetBytes) {
-        this.error(`first load JS is ${kB(firstJs)} gzipped, over the ${kB(budgetBytes)} budget: lazy-load more (React.lazy) or drop a dependency`);
+        this.error(
+          `first load JS is ${kB(firstJs)} gzipped, over the ${kB(budgetBytes)} budget: lazy-load more (React.lazy) or drop a dependency`,
+        );
       }
     },
   };

@@ -62,11 +62,15 @@ function loadCatalog(variant: Variant): EventCatalog {
     const data = resolved.payload?.properties?.data;
     if (!resolved.name || !data) throw new Error(`AsyncAPI variant ${variant}: a message without name or data schema`);
     const example = resolved.examples?.[0]?.payload?.data;
-    if (!example || typeof example !== 'object') throw new Error(`AsyncAPI variant ${variant}: ${resolved.name} has no example with data`);
+    if (!example || typeof example !== 'object')
+      throw new Error(`AsyncAPI variant ${variant}: ${resolved.name} has no example with data`);
     return {
       example,
       name: resolved.name as string,
-      description: [resolved.summary, resolved.description].filter(Boolean).map((s: string) => s.trim()).join('\n\n'),
+      description: [resolved.summary, resolved.description]
+        .filter(Boolean)
+        .map((s: string) => s.trim())
+        .join('\n\n'),
       payload: { $schema: 'https://json-schema.org/draft/2020-12/schema', ...data },
     };
   });

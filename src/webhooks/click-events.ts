@@ -11,8 +11,19 @@ import type { SubscriptionTarget } from '../db/repos/outbox.ts';
 import { claimAlert, lastAlertsOf, linkWindows, windowTotals } from '../db/repos/traffic-alerts.ts';
 import type { ClickSink, StoredClick } from '../db/repos/click-batches.ts';
 import {
-  CLICK_WINDOW_MS, detectGeoAnomalies, detectSpike, GEO_BASELINE_MS, GEO_MIN_CLICKS, GEO_QUIET_MS, GEO_WINDOW_MS, SPIKE_BASELINE_WINDOWS,
-  SPIKE_MIN_CLICKS, SPIKE_QUIET_MS, SPIKE_WINDOW_MS, TRAFFIC_ALERT_EVENTS, windowStartOf,
+  CLICK_WINDOW_MS,
+  detectGeoAnomalies,
+  detectSpike,
+  GEO_BASELINE_MS,
+  GEO_MIN_CLICKS,
+  GEO_QUIET_MS,
+  GEO_WINDOW_MS,
+  SPIKE_BASELINE_WINDOWS,
+  SPIKE_MIN_CLICKS,
+  SPIKE_QUIET_MS,
+  SPIKE_WINDOW_MS,
+  TRAFFIC_ALERT_EVENTS,
+  windowStartOf,
 } from '../domain/analytics-alerts.ts';
 import { serviceEvent, type ServiceEvent } from '../domain/events.ts';
 import { linkHost } from './link-events.ts';
@@ -63,10 +74,17 @@ export function webhookClickSink(opts: ClickEventOptions): ClickSink {
       const link = links.get(click.link_id);
       if (!link) continue;
       const visit = {
-        linkId: link.id, slug: link.slug, destinationUrl: link.original_url, domain: link.host,
-        referrer: click.referrer_host, country: click.country,
+        linkId: link.id,
+        slug: link.slug,
+        destinationUrl: link.original_url,
+        domain: link.host,
+        referrer: click.referrer_host,
+        country: click.country,
         // No location lookup by city is made; the contract sends null for an unknown value.
-        city: null, device: click.device, browser: click.browser, os: click.os,
+        city: null,
+        device: click.device,
+        browser: click.browser,
+        os: click.os,
       };
       const fields = { workspaceId: click.workspace_id, requestId: null, occurredAt: Number(click.occurred_at) };
       events.push(
@@ -86,7 +104,13 @@ export function webhookClickSink(opts: ClickEventOptions): ClickSink {
   }
 
   /** Clicks of the link per window in [from, to), keyed by window start. */
-  async function countsPerWindow(trx: DbTransaction, linkId: string, from: number, to: number, windowMs: number): Promise<Map<number, number>> {
+  async function countsPerWindow(
+    trx: DbTransaction,
+    linkId: string,
+    from: number,
+    to: number,
+    windowMs: number,
+  ): Promise<Map<number, number>> {
     const counts = new Map<number, number>();
     for (const r of await windowsOf(trx, linkId, from, to)) {
       const w = windowStartOf(r.window_start, windowMs);
@@ -113,24 +137,56 @@ export function webhookClickSink(opts: ClickEventOptions): ClickSink {
     return true;
   }
 
-  async function spikes(trx: DbTransaction, link: LinkInfo, latestEnd: number, last: number | null): Promise<ServiceEvent[]> {
+  async function spikes(
+    trx: DbTransaction,
+    link: LinkInfo,
+    latestEnd: number,
+    last: number | null,
+  ): Promise<ServiceEvent[]> {
     const firstCandidate = latestEnd - SPIKE_LOOKBACK_WINDOWS * SPIKE_WINDOW_MS;
-    const counts = await countsPerWindow(trx, link.id, firstCandidate - SPIKE_BASELINE_WINDOWS * SPIKE_WINDOW_MS, latestEnd, SPIKE_WINDOW_MS);
+    const counts = await countsPerWindow(
+      trx,
+      link.id,
+      firstCandidate - SPIKE_BASELINE_WINDOWS * SPIKE_WINDOW_MS,
+      latestEnd,
+      SPIKE_WINDOW_MS,
+    );
     const events: ServiceEvent[] = [];
     for (let start = firstCandidate; start < latestEnd; start += SPIKE_WINDOW_MS) {
-      const previousWindows = Array.from({ length: SPIKE_BASELINE_WINDOWS }, (_, i) => counts.get(start - (SPIKE_BASELINE_WINDOWS - i) * SPIKE_WINDOW_MS) ?? 0);
-      const spike = detectSpike({ windowStart: start, clicks: counts.get(start) ?? 0, previousWindows, lastSpikeWindowEnd: last });
-      if (!spike || !(await claimAlert(trx, { link_id: link.id, kind: 'spike', country: '' }, spike.windowEnd, SPIKE_QUIET_MS))) continue;
+      const previousWindows = Array.from(
+        { length: SPIKE_BASELINE_WINDOWS },
+        (_, i) => counts.get(start - (SPIKE_BASELINE_WINDOWS - i) * SPIKE_WINDOW_MS) ?? 0,
+      );
+      const spike = detectSpike({
+        windowStart: start,
+        clicks: counts.get(start) ?? 0,
+        previousWindows,
+        lastSpikeWindowEnd: last,
+      });
+      if (
+        !spike ||
+        !(await claimAlert(trx, { link_id: link.id, kind: 'spike', country: '' }, spike.windowEnd, SPIKE_QUIET_MS))
+      )
+        continue;
       last = spike.windowEnd;
-      events.push(serviceEvent('analytics.spike', {
-        workspaceId: link.workspace_id, requestId: null, occurredAt: now(),
-        subject: { linkId: link.id, slug: link.slug, ...spike },
-      }));
+      events.push(
+        serviceEvent('analytics.spike', {
+          workspaceId: link.workspace_id,
+          requestId: null,
+          occurredAt: now(),
+          subject: { linkId: link.id, slug: link.slug, ...spike },
+        }),
+      );
     }
     return events;
   }
 
-  async function geoAnomalies(trx: DbTransaction, link: LinkInfo, latestEnd: number, last: Map<string, number>): Promise<ServiceEvent[]> {
+  async function geoAnomalies(
+    trx: DbTransaction,
+    link: LinkInfo,
+    latestEnd: number,
+    last: Map<string, number>,
+  ): Promise<ServiceEvent[]> {
     const firstCandidate = latestEnd - GEO_LOOKBACK_WINDOWS * GEO_WINDOW_MS;
     const totals = await countsPerWindow(trx, link.id, firstCandidate, latestEnd, GEO_WINDOW_MS);
     const events: ServiceEvent[] = [];
@@ -139,16 +195,32 @@ export function webhookClickSink(opts: ClickEventOptions): ClickSink {
       const hour = await countriesIn(trx, link.id, start, start + GEO_WINDOW_MS);
       const history = await countriesIn(trx, link.id, start - GEO_BASELINE_MS, start);
       const found = detectGeoAnomalies({
-        windowStart: start, clicks: hour.total, byCountry: hour.byCountry,
-        historyClicks: history.total, historyByCountry: history.byCountry, lastEventWindowEnd: last,
+        windowStart: start,
+        clicks: hour.total,
+        byCountry: hour.byCountry,
+        historyClicks: history.total,
+        historyByCountry: history.byCountry,
+        lastEventWindowEnd: last,
       });
       for (const anomaly of found) {
-        if (!(await claimAlert(trx, { link_id: link.id, kind: 'geo_anomaly', country: anomaly.country }, anomaly.windowEnd, GEO_QUIET_MS))) continue;
+        if (
+          !(await claimAlert(
+            trx,
+            { link_id: link.id, kind: 'geo_anomaly', country: anomaly.country },
+            anomaly.windowEnd,
+            GEO_QUIET_MS,
+          ))
+        )
+          continue;
         last.set(anomaly.country, anomaly.windowEnd);
-        events.push(serviceEvent('analytics.geo_anomaly', {
-          workspaceId: link.workspace_id, requestId: null, occurredAt: now(),
-          subject: { linkId: link.id, slug: link.slug, ...anomaly },
-        }));
+        events.push(
+          serviceEvent('analytics.geo_anomaly', {
+            workspaceId: link.workspace_id,
+            requestId: null,
+            occurredAt: now(),
+            subject: { linkId: link.id, slug: link.slug, ...anomaly },
+          }),
+        );
       }
     }
     return events;
@@ -166,7 +238,12 @@ export function webhookClickSink(opts: ClickEventOptions): ClickSink {
     const spikeFrom = spikeEnd - SPIKE_LOOKBACK_WINDOWS * SPIKE_WINDOW_MS;
     const geoFrom = geoEnd - GEO_LOOKBACK_WINDOWS * GEO_WINDOW_MS;
     const starts: number[] = [];
-    for (let w = windowStartOf(Math.min(spikeFrom, geoFrom), CLICK_WINDOW_MS); w < Math.max(spikeEnd, geoEnd); w += CLICK_WINDOW_MS) starts.push(w);
+    for (
+      let w = windowStartOf(Math.min(spikeFrom, geoFrom), CLICK_WINDOW_MS);
+      w < Math.max(spikeEnd, geoEnd);
+      w += CLICK_WINDOW_MS
+    )
+      starts.push(w);
     const busy = new Map<string, { spike: boolean; geo: boolean }>();
     const hours = new Map<string, number>();
     for (const r of await windowTotals(trx, ids, starts)) {
@@ -197,8 +274,10 @@ export function webhookClickSink(opts: ClickEventOptions): ClickSink {
     const toCheck = new Map<string, { spike: boolean; geo: boolean }>();
     for (const c of clicks) {
       if (toCheck.has(c.link_id) || !wants(targets, c.workspace_id, 'A', TRAFFIC_ALERT_EVENTS)) continue;
-      const spike = wants(targets, c.workspace_id, 'A', ['analytics.spike']) && remember(evaluated.spike, c.link_id, spikeEnd);
-      const geo = wants(targets, c.workspace_id, 'A', ['analytics.geo_anomaly']) && remember(evaluated.geo, c.link_id, geoEnd);
+      const spike =
+        wants(targets, c.workspace_id, 'A', ['analytics.spike']) && remember(evaluated.spike, c.link_id, spikeEnd);
+      const geo =
+        wants(targets, c.workspace_id, 'A', ['analytics.geo_anomaly']) && remember(evaluated.geo, c.link_id, geoEnd);
       if (spike || geo) toCheck.set(c.link_id, { spike, geo });
     }
     const busy = await busyLinks(trx, [...toCheck.keys()].sort(), spikeEnd, geoEnd);

@@ -15,7 +15,14 @@ import http from 'node:http';
 import net from 'node:net';
 import tls from 'node:tls';
 import type { AttemptResult } from '../domain/webhook-delivery.ts';
-import { RefusedTarget, refusalReason, vetTarget, type Lookup, type NetworkPolicy, type VettedAddress } from './ssrf.ts';
+import {
+  RefusedTarget,
+  refusalReason,
+  vetTarget,
+  type Lookup,
+  type NetworkPolicy,
+  type VettedAddress,
+} from './ssrf.ts';
 
 export interface OutgoingRequest {
   body: string;
@@ -148,10 +155,11 @@ function keepIdle(key: string, socket: tls.TLSSocket): void {
 
 /** Closes every idle kept-alive connection (the worker is stopping). */
 export function closeIdleConnections(): void {
-  for (const list of idle.values()) for (const entry of list.splice(0)) {
-    clearTimeout(entry.timer);
-    entry.socket.destroy();
-  }
+  for (const list of idle.values())
+    for (const entry of list.splice(0)) {
+      clearTimeout(entry.timer);
+      entry.socket.destroy();
+    }
   idle.clear();
 }
 
@@ -184,7 +192,9 @@ function connect(
       session: sessions.get(sessionKey),
       // The name is never looked up again: the socket goes to the address that was vetted.
       lookup: (_name: string, options: { all?: boolean }, cb: (...args: any[]) => void) =>
-        options?.all ? cb(null, [{ address: target.address, family: target.family }]) : cb(null, target.address, target.family),
+        options?.all
+          ? cb(null, [{ address: target.address, family: target.family }])
+          : cb(null, target.address, target.family),
     } as tls.ConnectionOptions);
     socket.on('session', (session: Buffer) => {
       if (sessions.size >= MAX_SESSIONS && !sessions.has(sessionKey)) sessions.delete(sessions.keys().next().value!);
@@ -195,7 +205,10 @@ function connect(
       socket.destroy();
       reject(err);
     };
-    const timer = setTimeout(() => fail(new Error(`no TLS connection before the attempt's deadline`)), Math.max(0, deadline - Date.now()));
+    const timer = setTimeout(
+      () => fail(new Error(`no TLS connection before the attempt's deadline`)),
+      Math.max(0, deadline - Date.now()),
+    );
     const onAbort = () => fail(new Error('aborted'));
     const cleanup = () => {
       clearTimeout(timer);
@@ -224,7 +237,11 @@ function withDeadline<T>(work: Promise<T>, ms: number, what: string): Promise<T>
 }
 
 export async function attemptDelivery(o: AttemptOptions): Promise<AttemptReport> {
-  const notSent = (error: string, abandoned = false): AttemptReport => ({ result: { kind: 'not_sent', error }, sent: false, abandoned });
+  const notSent = (error: string, abandoned = false): AttemptReport => ({
+    result: { kind: 'not_sent', error },
+    sent: false,
+    abandoned,
+  });
   let url: URL;
   try {
     url = new URL(o.url);
@@ -236,7 +253,8 @@ export async function attemptDelivery(o: AttemptOptions): Promise<AttemptReport>
   try {
     target = await withDeadline(vetTarget(url, o.policy, o.lookup), o.timeoutMs, `resolving ${url.hostname}`);
   } catch (err) {
-    if (err instanceof RefusedTarget) return { result: { kind: 'refused', error: `${err.message}; nothing was sent` }, sent: false };
+    if (err instanceof RefusedTarget)
+      return { result: { kind: 'refused', error: `${err.message}; nothing was sent` }, sent: false };
     return notSent(`${describe(err)} (nothing was sent)`);
   }
   if (o.signal?.aborted) return notSent('stopped before sending', true);

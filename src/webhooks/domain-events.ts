@@ -4,6 +4,6 @@ import type { DbTransaction } from '../db/knex.ts';
 import type { DomainRow } from '../db/repos/workspaces.ts';
 import { domainVerifiedEvent, type ServiceEvent } from '../domain/events.ts';
 
-export const domainVerified = (requestId: string | null = null) => async (_trx: DbTransaction, domain: DomainRow): Promise<ServiceEvent[]> => [
-  domainVerifiedEvent(domain, requestId),
-];
+export const domainVerified =
+  (requestId: string | null = null) =>
+  async (_trx: DbTransaction, domain: DomainRow): Promise<ServiceEvent[]> => [domainVerifiedEvent(domain, requestId)];

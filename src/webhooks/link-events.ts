@@ -29,33 +29,50 @@ async function facts(trx: DbTransaction, row: LinkRow, ctx: EventContext): Promi
   };
 }
 
-export const linkCreated = (row: LinkRow, ctx: EventContext) => async (trx: DbTransaction): Promise<ServiceEvent[]> => [
-  serviceEvent('link.created', {
-    workspaceId: row.workspace_id,
-    requestId: ctx.requestId,
-    occurredAt: Number(row.created_at),
-    subject: { ...(await facts(trx, row, ctx)), tags: await links.tagNamesOf(trx, row.id), createdBy: row.created_by },
-  }),
-];
-
-/** `link.updated` with the link as it is after the change; none when no field a receiver sees changed. */
-export const linkUpdated = (changedFields: string[], ctx: EventContext) => async (trx: DbTransaction, linkId: string): Promise<ServiceEvent[]> => {
-  if (!changedFields.length) return [];
-  const row = (await links.getLinkById(trx, linkId))!;
-  return [
-    serviceEvent('link.updated', {
+export const linkCreated =
+  (row: LinkRow, ctx: EventContext) =>
+  async (trx: DbTransaction): Promise<ServiceEvent[]> => [
+    serviceEvent('link.created', {
       workspaceId: row.workspace_id,
       requestId: ctx.requestId,
-      occurredAt: Number(row.updated_at),
-      subject: { ...(await facts(trx, row, ctx)), changedFields, updatedAt: Number(row.updated_at) },
+      occurredAt: Number(row.created_at),
+      subject: {
+        ...(await facts(trx, row, ctx)),
+        tags: await links.tagNamesOf(trx, row.id),
+        createdBy: row.created_by,
+      },
     }),
   ];
-};
 
-export const linkDeleted = (ctx: EventContext) => async (trx: DbTransaction, row: LinkRow, deletedAt: number): Promise<ServiceEvent[]> => {
-  const { id, slug, domain } = await facts(trx, row, ctx);
-  return [serviceEvent('link.deleted', { workspaceId: row.workspace_id, requestId: ctx.requestId, occurredAt: deletedAt, subject: { id, slug, domain } })];
-};
+/** `link.updated` with the link as it is after the change; none when no field a receiver sees changed. */
+export const linkUpdated =
+  (changedFields: string[], ctx: EventContext) =>
+  async (trx: DbTransaction, linkId: string): Promise<ServiceEvent[]> => {
+    if (!changedFields.length) return [];
+    const row = (await links.getLinkById(trx, linkId))!;
+    return [
+      serviceEvent('link.updated', {
+        workspaceId: row.workspace_id,
+        requestId: ctx.requestId,
+        occurredAt: Number(row.updated_at),
+        subject: { ...(await facts(trx, row, ctx)), changedFields, updatedAt: Number(row.updated_at) },
+      }),
+    ];
+  };
+
+export const linkDeleted =
+  (ctx: EventContext) =>
+  async (trx: DbTransaction, row: LinkRow, deletedAt: number): Promise<ServiceEvent[]> => {
+    const { id, slug, domain } = await facts(trx, row, ctx);
+    return [
+      serviceEvent('link.deleted', {
+        workspaceId: row.workspace_id,
+        requestId: ctx.requestId,
+        occurredAt: deletedAt,
+        subject: { id, slug, domain },
+      }),
+    ];
+  };
 
 /** The operator's policy disable raises link.updated naming the status (src/db/repos/links setPolicyDisabled). */
 export const policyDisabled = (ctx: EventContext) => linkUpdated(['status'], ctx);

@@ -19,9 +19,13 @@ function shared(report: ReportRow, before: Visibility | null, requestId: string 
 }
 
 /** For a report being made: report.shared when it is made UNLISTED or PUBLIC. */
-export const reportMade = (requestId: string | null = null) => async (_trx: DbTransaction, report: ReportRow): Promise<ServiceEvent[]> =>
-  shared(report, null, requestId);
+export const reportMade =
+  (requestId: string | null = null) =>
+  async (_trx: DbTransaction, report: ReportRow): Promise<ServiceEvent[]> =>
+    shared(report, null, requestId);
 
 /** For a change of a report: report.shared when the change shares it further. */
-export const reportChanged = (requestId: string | null = null) => async (_trx: DbTransaction, before: ReportRow, after: ReportRow): Promise<ServiceEvent[]> =>
-  shared(after, before.visibility, requestId);
+export const reportChanged =
+  (requestId: string | null = null) =>
+  async (_trx: DbTransaction, before: ReportRow, after: ReportRow): Promise<ServiceEvent[]> =>
+    shared(after, before.visibility, requestId);

@@ -63,7 +63,11 @@ export function requestBody(variant: 'A' | 'B', d: DeliveryContent, sentAt: numb
 
 /** The headers of an attempt whose signature header has the value `signature`. */
 export function requestHeaders(variant: 'A' | 'B', d: DeliveryContent, signature: string): Record<string, string> {
-  const headers: Record<string, string> = { 'Content-Type': 'application/json', 'User-Agent': USER_AGENT, [SIGNATURE_HEADER[variant]]: signature };
+  const headers: Record<string, string> = {
+    'Content-Type': 'application/json',
+    'User-Agent': USER_AGENT,
+    [SIGNATURE_HEADER[variant]]: signature,
+  };
   if (variant === 'A') {
     // No delivery-id header in Variant A.
     if (d.requestId) headers['X-Service-Request-Id'] = d.requestId;
@@ -80,7 +84,12 @@ export function requestHeaders(variant: 'A' | 'B', d: DeliveryContent, signature
  * sent and its signature): the same functions built it for sending, so the bytes are the same.
  * The delivery log keeps these two values instead of a copy of every body and header.
  */
-export function rebuildRequest(variant: 'A' | 'B', d: DeliveryContent, sentAt: number, signature: string): SignedRequest {
+export function rebuildRequest(
+  variant: 'A' | 'B',
+  d: DeliveryContent,
+  sentAt: number,
+  signature: string,
+): SignedRequest {
   return { body: requestBody(variant, d, sentAt), headers: requestHeaders(variant, d, signature), sentAt };
 }
 

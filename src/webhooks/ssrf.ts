@@ -93,8 +93,13 @@ const systemLookup: Lookup = (hostname) => dns.promises.lookup(hostname, { all: 
  * address its name resolves to, filtered) must be acceptable. Throws RefusedTarget when no
  * acceptable address remains; DNS failures are thrown as they come (nothing was sent either way).
  */
-export async function vetTarget(url: URL, policy: NetworkPolicy, lookup: Lookup = systemLookup): Promise<VettedAddress> {
-  if (url.protocol !== 'https:') throw new RefusedTarget(`${url.protocol.replace(/:$/, '')} URLs are refused: deliveries go to https only`);
+export async function vetTarget(
+  url: URL,
+  policy: NetworkPolicy,
+  lookup: Lookup = systemLookup,
+): Promise<VettedAddress> {
+  if (url.protocol !== 'https:')
+    throw new RefusedTarget(`${url.protocol.replace(/:$/, '')} URLs are refused: deliveries go to https only`);
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (net.isIP(host)) {
     const reason = refusalReason(host, policy);
@@ -109,5 +114,7 @@ export async function vetTarget(url: URL, policy: NetworkPolicy, lookup: Lookup 
     refusals.push(reason);
   }
   if (!answers.length) throw new Error(`${host} has no address`);
-  throw new RefusedTarget(`refused: ${host} resolves only to addresses deliveries may not reach (${refusals.join('; ')})`);
+  throw new RefusedTarget(
+    `refused: ${host} resolves only to addresses deliveries may not reach (${refusals.join('; ')})`,
+  );
 }

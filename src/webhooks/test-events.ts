@@ -41,7 +41,11 @@ export interface TestEventResult {
   attempt: AttemptView;
 }
 
-export async function sendTestEvent(o: TestEventOptions, subscription: SubscriptionRow, eventType: string): Promise<TestEventResult> {
+export async function sendTestEvent(
+  o: TestEventOptions,
+  subscription: SubscriptionRow,
+  eventType: string,
+): Promise<TestEventResult> {
   const variant = subscription.variant;
   const event = eventCatalog(variant).events.find((e) => e.name === eventType);
   if (!event) throw invalid(`event ${quoted(eventType)} is not an event of Variant ${variant}'s catalogue`, 'event');

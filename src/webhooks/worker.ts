@@ -15,7 +15,14 @@ import type { Db, Engine } from '../db/knex.ts';
 import * as outbox from '../db/repos/webhook-deliveries.ts';
 import type { ClaimedDelivery } from '../db/repos/webhook-deliveries.ts';
 import { attemptDelivery, closeIdleConnections, type AttemptReport } from './delivery.ts';
-import { attemptTimeoutMs, deliveryOutcome, endpointSignal, leaseMs, type AttemptResult, type Variant } from '../domain/webhook-delivery.ts';
+import {
+  attemptTimeoutMs,
+  deliveryOutcome,
+  endpointSignal,
+  leaseMs,
+  type AttemptResult,
+  type Variant,
+} from '../domain/webhook-delivery.ts';
 import { openSecret } from './secrets.ts';
 import { composeVariantA, composeVariantB } from './signing.ts';
 import { keptRequest } from './delivery-log.ts';
@@ -54,7 +61,10 @@ class WriteBatch<T, R> {
   private queue: { item: T; resolve: (r: R) => void; reject: (e: unknown) => void }[] = [];
   private scheduled = false;
 
-  constructor(private readonly flushAll: (items: T[]) => Promise<R[]>, private readonly max = 256) {}
+  constructor(
+    private readonly flushAll: (items: T[]) => Promise<R[]>,
+    private readonly max = 256,
+  ) {}
 
   add(item: T): Promise<R> {
     return new Promise<R>((resolve, reject) => {
@@ -128,7 +138,11 @@ export class WebhookWorker {
   });
   private readonly settlements = new WriteBatch<outbox.Settlement, boolean>(async (items) => {
     const { lost, disabled } = await outbox.settleAttempts(this.o.knex, this.owner, items, this.o.engine);
-    if (disabled.length) this.o.log.warn({ subscriptions: disabled }, 'webhook subscriptions disabled: their deliveries all failed for 5 days');
+    if (disabled.length)
+      this.o.log.warn(
+        { subscriptions: disabled },
+        'webhook subscriptions disabled: their deliveries all failed for 5 days',
+      );
     return items.map((s) => !lost.has(s.id));
   });
   private readonly now: () => number;
@@ -186,14 +200,17 @@ export class WebhookWorker {
     if (at === Infinity || (this.timer && this.timerAt <= at)) return;
     clearTimeout(this.timer);
     this.timerAt = at;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.timerAt = Infinity;
-      const now = Date.now();
-      // The wake-ups that are due are served by this tick; later ones stay armed.
-      this.wakeups = this.wakeups.filter((t) => t > now);
-      void this.tick();
-    }, Math.max(0, at - Date.now()));
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        this.timerAt = Infinity;
+        const now = Date.now();
+        // The wake-ups that are due are served by this tick; later ones stay armed.
+        this.wakeups = this.wakeups.filter((t) => t > now);
+        void this.tick();
+      },
+      Math.max(0, at - Date.now()),
+    );
     this.timer.unref();
   }
 
@@ -222,7 +239,11 @@ export class WebhookWorker {
       this.lastSweep = now;
       await this.recoverExpiredLeases(now);
       const orphaned = await outbox.failOrphaned(knex, now);
-      if (orphaned) this.o.log.info({ deliveries: orphaned }, 'webhook deliveries of deleted or disabled subscriptions marked FAILED');
+      if (orphaned)
+        this.o.log.info(
+          { deliveries: orphaned },
+          'webhook deliveries of deleted or disabled subscriptions marked FAILED',
+        );
     }
     const free = this.concurrency - this.inflight.size;
     if (free <= 0) {
@@ -243,7 +264,9 @@ export class WebhookWorker {
     this.attemptsMade++;
     const abort = new AbortController();
     const done = this.deliver(c, abort.signal)
-      .catch((err) => this.o.log.error({ err, delivery: c.id }, 'webhook attempt could not be recorded; its lease will settle it'))
+      .catch((err) =>
+        this.o.log.error({ err, delivery: c.id }, 'webhook attempt could not be recorded; its lease will settle it'),
+      )
       .finally(() => {
         this.inflight.delete(c.id);
         const free = this.concurrency - this.inflight.size;
@@ -272,7 +295,10 @@ export class WebhookWorker {
     // went away or this process could not open the secret (nothing was sent for its own reasons).
     let aboutEndpoint = false;
     if (!c.subscription) {
-      report = { result: { kind: 'not_sent', error: 'the subscription was deleted or disabled; nothing was sent' }, sent: false };
+      report = {
+        result: { kind: 'not_sent', error: 'the subscription was deleted or disabled; nothing was sent' },
+        sent: false,
+      };
       final = { status: 'FAILED', attemptOutcome: 'failed' };
     } else {
       const subscription = c.subscription;
@@ -280,25 +306,36 @@ export class WebhookWorker {
       try {
         secret = this.secretOf(subscription.secretEncrypted);
       } catch (err) {
-        log.error({ err, delivery: c.id }, 'cannot open the webhook signing secret (is MASTER_KEY the one it was sealed with?)');
+        log.error(
+          { err, delivery: c.id },
+          'cannot open the webhook signing secret (is MASTER_KEY the one it was sealed with?)',
+        );
       }
       aboutEndpoint = secret !== undefined;
-      report = secret === undefined
-        ? { result: { kind: 'not_sent', error: 'the signing secret could not be opened with this MASTER_KEY; nothing was sent' }, sent: false }
-        : await attemptDelivery({
-            url: subscription.url,
-            timeoutMs,
-            policy: { allowPrivateNetworks: this.o.allowPrivateNetworks },
-            extraCa: this.o.extraCa,
-            lookup: this.o.lookup,
-            signal,
-            beforeSend: async () => {
-              // Sending is allowed only while the lease outlasts the answer's timeout.
-              if (this.now() + timeoutMs + LEASE_SLACK_MS > c.leaseUntil) return false;
-              return this.sentMarks.add(ref);
-            },
-            compose: () => (c.variant === 'A' ? composeVariantA(c, secret!, this.now()) : composeVariantB(c, secret!)),
-          });
+      report =
+        secret === undefined
+          ? {
+              result: {
+                kind: 'not_sent',
+                error: 'the signing secret could not be opened with this MASTER_KEY; nothing was sent',
+              },
+              sent: false,
+            }
+          : await attemptDelivery({
+              url: subscription.url,
+              timeoutMs,
+              policy: { allowPrivateNetworks: this.o.allowPrivateNetworks },
+              extraCa: this.o.extraCa,
+              lookup: this.o.lookup,
+              signal,
+              beforeSend: async () => {
+                // Sending is allowed only while the lease outlasts the answer's timeout.
+                if (this.now() + timeoutMs + LEASE_SLACK_MS > c.leaseUntil) return false;
+                return this.sentMarks.add(ref);
+              },
+              compose: () =>
+                c.variant === 'A' ? composeVariantA(c, secret!, this.now()) : composeVariantB(c, secret!),
+            });
       if (report.abandoned && signal.aborted) {
         await outbox.releaseUnsent(knex, ref, this.now());
         return;
@@ -306,7 +343,10 @@ export class WebhookWorker {
     }
     const decision = final ?? deliveryOutcome(c.variant, c.attemptInRound, report.result, this.o.retryScale);
     if (report.result.kind === 'refused' && decision.status === 'FAILED' && c.variant === 'A') {
-      report.result = { ...report.result, error: `${report.result.error}; not retried: waiting cannot make the target acceptable` };
+      report.result = {
+        ...report.result,
+        error: `${report.result.error}; not retried: waiting cannot make the target acceptable`,
+      };
     }
     const recorded = await this.settlements.add({
       ...ref,
@@ -320,14 +360,24 @@ export class WebhookWorker {
       now: this.now(),
     });
     if (!recorded) {
-      log.warn({ delivery: c.id, attempt: c.attempt }, 'webhook attempt finished after its lease was settled elsewhere; outcome not recorded');
+      log.warn(
+        { delivery: c.id, attempt: c.attempt },
+        'webhook attempt finished after its lease was settled elsewhere; outcome not recorded',
+      );
       return;
     }
     const counted = `${c.variant} ${decision.status}`;
     this.settled.set(counted, (this.settled.get(counted) ?? 0) + 1);
     // A timer may fire a millisecond before the wall clock reaches the due time.
     if (decision.status === 'PENDING') this.wakeIn(decision.retryInMs + 2);
-    const entry = { delivery: c.id, variant: c.variant, attempt: c.attempt, outcome: decision.attemptOutcome, status: decision.status, result: report.result };
+    const entry = {
+      delivery: c.id,
+      variant: c.variant,
+      attempt: c.attempt,
+      outcome: decision.attemptOutcome,
+      status: decision.status,
+      result: report.result,
+    };
     if (decision.status === 'FAILED' || decision.status === 'UNKNOWN') log.info(entry, 'webhook delivery settled');
     else log.debug(entry, 'webhook attempt');
   }
@@ -336,11 +386,21 @@ export class WebhookWorker {
     for (const e of await outbox.expiredLeases(this.o.knex, now)) {
       // Not counted for endpoint health: the attempt ended with this service's process.
       const result: AttemptResult = e.requestSent
-        ? { kind: 'lost', error: 'the process making this attempt stopped after writing the request; whether the endpoint acted cannot be told' }
-        : { kind: 'not_sent', error: 'the process making this attempt stopped before writing the request (nothing was sent)' };
+        ? {
+            kind: 'lost',
+            error:
+              'the process making this attempt stopped after writing the request; whether the endpoint acted cannot be told',
+          }
+        : {
+            kind: 'not_sent',
+            error: 'the process making this attempt stopped before writing the request (nothing was sent)',
+          };
       const decision = deliveryOutcome(e.variant, e.attemptInRound, result, this.o.retryScale);
       if (await outbox.settleExpired(this.o.knex, e, decision, result, this.now())) {
-        this.o.log.warn({ delivery: e.id, attempt: e.attempt, previousOwner: e.owner, status: decision.status }, 'settled a webhook attempt whose lease ran out');
+        this.o.log.warn(
+          { delivery: e.id, attempt: e.attempt, previousOwner: e.owner, status: decision.status },
+          'settled a webhook attempt whose lease ran out',
+        );
         if (decision.status === 'PENDING') this.wakeIn(decision.retryInMs + 2);
       }
     }

@@ -22,18 +22,34 @@ describe.each(testEngines())('API reads beside the redirect path on %s', (engine
   let linkId: string;
   let goalId: string;
   const knex = () => server.services.db.knex;
-  const key = async () => (await ws.createKey(knex(), owner.workspaceId, owner.userId, [...DATA_SCOPES, 'links:read', 'links:write'], null)).key;
+  const key = async () =>
+    (await ws.createKey(knex(), owner.workspaceId, owner.userId, [...DATA_SCOPES, 'links:read', 'links:write'], null))
+      .key;
   const noon = Math.floor(Date.now() / DAY) * DAY - 12 * HOUR;
 
   beforeAll(async () => {
     server = await startTestServer(engine, { env: { CLICK_FLUSH_MS: '60000' } });
     owner = await seedWorkspace(knex(), { scopes: DATA_SCOPES });
-    const made = await server.request('POST', '/api/v1/links', { key: await key(), body: { url: 'https://example.com/busy', slug: 'busy' } });
+    const made = await server.request('POST', '/api/v1/links', {
+      key: await key(),
+      body: { url: 'https://example.com/busy', slug: 'busy' },
+    });
     linkId = made.body.data.id;
-    goalId = (await goals.createGoal(knex(), owner.workspaceId, {
-      name: 'Purchases', type: 'purchase', custom_name: null, link_id: null, qr_code_id: null, campaign_id: null,
-      target_count: null, target_value_minor: null, target_currency: null, window_start: null, window_end: null,
-    })).id;
+    goalId = (
+      await goals.createGoal(knex(), owner.workspaceId, {
+        name: 'Purchases',
+        type: 'purchase',
+        custom_name: null,
+        link_id: null,
+        qr_code_id: null,
+        campaign_id: null,
+        target_count: null,
+        target_value_minor: null,
+        target_currency: null,
+        window_start: null,
+        window_end: null,
+      })
+    ).id;
     // Yesterday afternoon's clicks, raw and as their daily count. A window from yesterday noon
     // holds half of that day, so it reads those raw rows rather than the day's count.
     const series =
@@ -44,7 +60,13 @@ describe.each(testEngines())('API reads beside the redirect path on %s', (engine
       `INSERT INTO clicks (workspace_id, link_id, occurred_at, device) SELECT ?, ?, CAST(? AS BIGINT) + n * CAST(? AS BIGINT), 'desktop' FROM (${series}) AS t`,
       [owner.workspaceId, linkId, noon, Math.floor((12 * HOUR) / (CLICKS + 1))],
     );
-    await knex()('link_daily_clicks').insert({ link_id: linkId, workspace_id: owner.workspaceId, day: Math.floor(noon / DAY), clicks: CLICKS, scans: 0 });
+    await knex()('link_daily_clicks').insert({
+      link_id: linkId,
+      workspace_id: owner.workspaceId,
+      day: Math.floor(noon / DAY),
+      clicks: CLICKS,
+      scans: 0,
+    });
   });
   afterAll(async () => server?.stop());
 
@@ -60,10 +82,14 @@ describe.each(testEngines())('API reads beside the redirect path on %s', (engine
     const loop = (async () => {
       while (running) {
         await new Promise<void>((resolve, reject) => {
-          const req = https.get(`${server.url}/busy`, { agent, ca: server.ca, headers: { host: 'localhost', 'user-agent': 'curl/8' } }, (res) => {
-            res.resume();
-            res.on('end', () => resolve());
-          });
+          const req = https.get(
+            `${server.url}/busy`,
+            { agent, ca: server.ca, headers: { host: 'localhost', 'user-agent': 'curl/8' } },
+            (res) => {
+              res.resume();
+              res.on('end', () => resolve());
+            },
+          );
           req.on('error', reject);
         });
         answered.push(performance.now());
@@ -96,9 +122,15 @@ describe.each(testEngines())('API reads beside the redirect path on %s', (engine
   }
 
   const summary = async () =>
-    server.request('GET', `/api/v1/conversions?${new URLSearchParams({ from: new Date(noon).toISOString() })}`, { key: await key() });
+    server.request('GET', `/api/v1/conversions?${new URLSearchParams({ from: new Date(noon).toISOString() })}`, {
+      key: await key(),
+    });
   const report = async () =>
-    server.request('GET', `/api/v1/goals/${goalId}/report?${new URLSearchParams({ from: new Date(noon).toISOString() })}`, { key: await key() });
+    server.request(
+      'GET',
+      `/api/v1/goals/${goalId}/report?${new URLSearchParams({ from: new Date(noon).toISOString() })}`,
+      { key: await key() },
+    );
 
   it.each([
     ['a conversion summary', summary],
@@ -119,14 +151,18 @@ describe.each(testEngines())('API reads beside the redirect path on %s', (engine
 
   // Query threads exist on SQLite only (Postgres reads are asynchronous on its pool).
   if (engine === 'sqlite') {
-    it('runs summaries, reports and list pages on query threads, not on the event loop\'s connection', async () => {
+    it("runs summaries, reports and list pages on query threads, not on the event loop's connection", async () => {
       const sql = await sqlOnTheEventLoop(async () => {
         expect((await summary()).status).toBe(200);
         expect((await report()).status).toBe(200);
         expect((await server.request('GET', '/api/v1/links?page=1&limit=100', { key: await key() })).status).toBe(200);
       });
       // Keys, rate limits and the goal's own row are point reads on the event loop; nothing else.
-      const scans = sql.filter((q) => /\b(clicks|link_daily_clicks|qr_daily_scans|conversions|conversion_\w+|links)\b/.test(q) && !/api_keys|rate_limits/.test(q));
+      const scans = sql.filter(
+        (q) =>
+          /\b(clicks|link_daily_clicks|qr_daily_scans|conversions|conversion_\w+|links)\b/.test(q) &&
+          !/api_keys|rate_limits/.test(q),
+      );
       expect(scans).toEqual([]);
     });
 

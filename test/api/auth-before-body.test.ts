@@ -9,14 +9,33 @@ import { testEngines } from '../support/databases';
 import { seedWorkspace, type Seeded } from '../support/seed';
 import { startTestServer, type RequestOptions, type TestServer } from '../support/server';
 
-const SCOPES: Scope[] = ['links:read', 'links:write', 'conversions:read', 'conversions:write', 'webhooks:read', 'webhooks:write'];
+const SCOPES: Scope[] = [
+  'links:read',
+  'links:write',
+  'conversions:read',
+  'conversions:write',
+  'webhooks:read',
+  'webhooks:write',
+];
 
 /** Bodies that fail before any handler runs, with what a usable key gets for them. */
 const BAD_BODIES: Array<[string, RequestOptions, number]> = [
-  ['a NUL character', { body: { url: 'https://example.com/\u0000', title: 'a\u0000b', eventType: 'sign\u0000up', events: ['\u0000'] } }, 400],
-  ['malformed JSON', { rawBody: '{"url": "https://example.com",', headers: { 'content-type': 'application/json' } }, 400],
+  [
+    'a NUL character',
+    { body: { url: 'https://example.com/\u0000', title: 'a\u0000b', eventType: 'sign\u0000up', events: ['\u0000'] } },
+    400,
+  ],
+  [
+    'malformed JSON',
+    { rawBody: '{"url": "https://example.com",', headers: { 'content-type': 'application/json' } },
+    400,
+  ],
   ['a body over 64 KiB', { body: { title: 'x'.repeat(70_000) } }, 413],
-  ['a body the schema refuses', { body: { url: 42, eventType: 42, events: 42, enabled: 'no', secret: 42, workspaceId: 42 } }, 400],
+  [
+    'a body the schema refuses',
+    { body: { url: 42, eventType: 42, events: 42, enabled: 'no', secret: 42, workspaceId: 42 } },
+    400,
+  ],
   ['a text/plain body', { rawBody: 'url=https://example.com', headers: { 'content-type': 'text/plain' } }, 400],
 ];
 
@@ -27,21 +46,26 @@ describe.each(testEngines())('the key is checked before the body on %s', (engine
   const knex = () => server.services.db.knex;
 
   /** Every operation that needs a key and takes a body. */
-  const bodyOps = () => [
-    ['createLink', 'POST', '/api/v1/links'],
-    ['updateLink', 'PATCH', `/api/v1/links/${ids.link}`],
-    ['recordConversion', 'POST', '/api/v1/conversions'],
-    ['createWebhook', 'POST', '/api/webhooks'],
-    ['updateWebhook', 'PATCH', `/api/webhooks/${ids.webhookA}`],
-    ['createWebhookV1', 'POST', '/api/v1/webhooks'],
-  ] as const;
+  const bodyOps = () =>
+    [
+      ['createLink', 'POST', '/api/v1/links'],
+      ['updateLink', 'PATCH', `/api/v1/links/${ids.link}`],
+      ['recordConversion', 'POST', '/api/v1/conversions'],
+      ['createWebhook', 'POST', '/api/webhooks'],
+      ['updateWebhook', 'PATCH', `/api/webhooks/${ids.webhookA}`],
+      ['createWebhookV1', 'POST', '/api/v1/webhooks'],
+    ] as const;
 
   beforeAll(async () => {
     server = await startTestServer(engine);
     owner = await seedWorkspace(knex(), { scopes: SCOPES });
-    const link = await server.request('POST', '/api/v1/links', { key: owner.key, body: { url: 'https://example.com/a' } });
+    const link = await server.request('POST', '/api/v1/links', {
+      key: owner.key,
+      body: { url: 'https://example.com/a' },
+    });
     const hook = await server.request('POST', '/api/webhooks', {
-      key: owner.key, body: { workspaceId: owner.workspaceId, url: 'https://hooks.example.com/a', events: ['link.created'] },
+      key: owner.key,
+      body: { workspaceId: owner.workspaceId, url: 'https://hooks.example.com/a', events: ['link.created'] },
     });
     expect([link.status, hook.status]).toEqual([201, 201]);
     ids = { link: link.body.data.id, webhookA: hook.body.data.id };
@@ -63,17 +87,20 @@ describe.each(testEngines())('the key is checked before the body on %s', (engine
     ];
   }
 
-  it.each(BAD_BODIES)('%s: 401 for every operation that takes a body and a key that cannot be used', async (_what, body) => {
-    for (const [who, key, message] of await unusableKeys()) {
-      for (const [op, method, path] of bodyOps()) {
-        const res = await server.request(method, path, { ...body, key });
-        expect(res.status, `${op} with ${who}: ${res.text.slice(0, 200)}`).toBe(401);
-        expect(res.body.error, `${op} with ${who}`).toMatch(message);
+  it.each(BAD_BODIES)(
+    '%s: 401 for every operation that takes a body and a key that cannot be used',
+    async (_what, body) => {
+      for (const [who, key, message] of await unusableKeys()) {
+        for (const [op, method, path] of bodyOps()) {
+          const res = await server.request(method, path, { ...body, key });
+          expect(res.status, `${op} with ${who}: ${res.text.slice(0, 200)}`).toBe(401);
+          expect(res.body.error, `${op} with ${who}`).toMatch(message);
+        }
       }
-    }
-  });
+    },
+  );
 
-  it.each(BAD_BODIES)('%s: a usable key gets the body\'s own answer (%#)', async (_what, body, status) => {
+  it.each(BAD_BODIES)("%s: a usable key gets the body's own answer (%#)", async (_what, body, status) => {
     const key = (await ws.createKey(knex(), owner.workspaceId, owner.userId, SCOPES, null)).key;
     for (const [op, method, path] of bodyOps()) {
       const res = await server.request(method, path, { ...body, key });
@@ -119,6 +146,7 @@ describe.each(testEngines())('the key is checked before the body on %s', (engine
     // A route no operation has is 404 whatever the key, as before.
     expect((await server.request('POST', '/api/v1/nothing', { body: {}, key: 'not-a-key' })).status).toBe(404);
     // The key was counted for none of the public requests: its 60 are all left.
-    for (let i = 0; i < 60; i++) expect((await server.request('GET', '/api/v1/links?limit=1', { key })).status).toBe(200);
+    for (let i = 0; i < 60; i++)
+      expect((await server.request('GET', '/api/v1/links?limit=1', { key })).status).toBe(200);
   });
 });

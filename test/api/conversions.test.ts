@@ -6,8 +6,26 @@ import * as ws from '../../src/db/repos/workspaces';
 import type { Scope } from '../../src/domain/access';
 import { testEngines } from '../support/databases';
 import {
-  createObjects, DAY, dayOf, HOUR, insertClicks, midnight, MINUTE, normalizeValues, postConversions, randomClicks, randomConversion,
-  recountSummary, rng, DATA_SCOPES, type Filters, type Objects, type PlannedConversion, type RClick, type RConversion, type Win,
+  createObjects,
+  DAY,
+  dayOf,
+  HOUR,
+  insertClicks,
+  midnight,
+  MINUTE,
+  normalizeValues,
+  postConversions,
+  randomClicks,
+  randomConversion,
+  recountSummary,
+  rng,
+  DATA_SCOPES,
+  type Filters,
+  type Objects,
+  type PlannedConversion,
+  type RClick,
+  type RConversion,
+  type Win,
 } from '../support/recount';
 import { seedWorkspace, type Seeded } from '../support/seed';
 import { startTestServer, type TestServer } from '../support/server';
@@ -19,11 +37,14 @@ const LEAK = 'METADATA-MUST-NOT-LEAK';
 describe.each(testEngines())('conversions API on %s', (engine) => {
   let server: TestServer;
   const knex = () => server.services.db.knex;
-  const freshKey = async (s: Seeded, scopes: Scope[] = DATA_SCOPES) => (await ws.createKey(knex(), s.workspaceId, s.userId, scopes, null)).key;
+  const freshKey = async (s: Seeded, scopes: Scope[] = DATA_SCOPES) =>
+    (await ws.createKey(knex(), s.workspaceId, s.userId, scopes, null)).key;
   const countRows = async (table: string, workspaceId: string) =>
     Number((await knex()(table).where({ workspace_id: workspaceId }).count({ c: '*' }))[0].c);
   const dailyTotal = async (workspaceId: string) =>
-    Number((await knex()('conversion_daily_type').where({ workspace_id: workspaceId }).sum({ c: 'conversions' }))[0].c ?? 0);
+    Number(
+      (await knex()('conversion_daily_type').where({ workspace_id: workspaceId }).sum({ c: 'conversions' }))[0].c ?? 0,
+    );
 
   beforeAll(async () => {
     server = await startTestServer(engine);
@@ -56,41 +77,63 @@ describe.each(testEngines())('conversions API on %s', (engine) => {
     });
 
     const [L1, L2] = [0, 1].map((i) => () => mainObjects.links[i]);
-    const qrOf = (linkIndex: number) => () => Object.keys(mainObjects.qrs).find((q) => mainObjects.qrs[q] === mainObjects.links[linkIndex])!;
+    const qrOf = (linkIndex: number) => () =>
+      Object.keys(mainObjects.qrs).find((q) => mainObjects.qrs[q] === mainObjects.links[linkIndex])!;
 
-    it.each(['signup', 'lead', 'purchase', 'booking', 'download'])('records a %s and answers 201 with the Conversion', async (eventType) => {
-      const before = Date.now();
-      const res = await record({ eventType, linkId: L1() });
-      const after = Date.now();
-      expect(res.status, res.text).toBe(201);
-      const c = res.body.data;
-      expect(c).toEqual({
-        id: expect.stringMatching(/^cnv_/), eventType, customName: null, linkId: L1(), campaignId: null, qrCodeId: null, value: null,
-        occurredAt: expect.any(String), createdAt: expect.any(String),
-      });
-      // occurredAt defaults to the time the request is received.
-      expect(Date.parse(c.occurredAt)).toBeGreaterThanOrEqual(before - 1);
-      expect(Date.parse(c.occurredAt)).toBeLessThanOrEqual(after + 1);
-      expect(Date.parse(c.createdAt)).toBeGreaterThanOrEqual(before - 1);
-      const row = await knex()('conversions').where({ id: c.id }).first();
-      expect(row).toMatchObject({ workspace_id: main.workspaceId, event_type: eventType, link_id: L1(), custom_name: null });
-      expect(Number(row.occurred_at)).toBe(Date.parse(c.occurredAt));
-    });
+    it.each(['signup', 'lead', 'purchase', 'booking', 'download'])(
+      'records a %s and answers 201 with the Conversion',
+      async (eventType) => {
+        const before = Date.now();
+        const res = await record({ eventType, linkId: L1() });
+        const after = Date.now();
+        expect(res.status, res.text).toBe(201);
+        const c = res.body.data;
+        expect(c).toEqual({
+          id: expect.stringMatching(/^cnv_/),
+          eventType,
+          customName: null,
+          linkId: L1(),
+          campaignId: null,
+          qrCodeId: null,
+          value: null,
+          occurredAt: expect.any(String),
+          createdAt: expect.any(String),
+        });
+        // occurredAt defaults to the time the request is received.
+        expect(Date.parse(c.occurredAt)).toBeGreaterThanOrEqual(before - 1);
+        expect(Date.parse(c.occurredAt)).toBeLessThanOrEqual(after + 1);
+        expect(Date.parse(c.createdAt)).toBeGreaterThanOrEqual(before - 1);
+        const row = await knex()('conversions').where({ id: c.id }).first();
+        expect(row).toMatchObject({
+          workspace_id: main.workspaceId,
+          event_type: eventType,
+          link_id: L1(),
+          custom_name: null,
+        });
+        expect(Number(row.occurred_at)).toBe(Date.parse(c.occurredAt));
+      },
+    );
 
     it('keeps every total exact: a conversion that would take its currency total above 2^53 - 1 is refused with 400', async () => {
       const s = await seedWorkspace(knex(), { scopes: DATA_SCOPES });
       const k = await freshKey(s);
-      const eur = (amountMinor: number) => record({ eventType: 'purchase', value: { amountMinor, currency: 'EUR' } }, { key: k });
+      const eur = (amountMinor: number) =>
+        record({ eventType: 'purchase', value: { amountMinor, currency: 'EUR' } }, { key: k });
       expect((await eur(Number.MAX_SAFE_INTEGER - 2)).status).toBe(201);
       expect((await eur(1)).status).toBe(201);
       // Room for one more minor unit: two racing for it, exactly one gets it.
       const race = await Promise.all([eur(1), eur(1)]);
       expect(race.map((r) => r.status).sort()).toEqual([201, 400]);
       const over = race.find((r) => r.status === 400)!;
-      expect(over.body).toMatchObject({ field: 'value.amountMinor', error: expect.stringContaining('9007199254740991') });
+      expect(over.body).toMatchObject({
+        field: 'value.amountMinor',
+        error: expect.stringContaining('9007199254740991'),
+      });
       expect((await eur(1)).status).toBe(400);
       // Another currency has its own total; a conversion without a value is not limited.
-      expect((await record({ eventType: 'purchase', value: { amountMinor: 500, currency: 'USD' } }, { key: k })).status).toBe(201);
+      expect(
+        (await record({ eventType: 'purchase', value: { amountMinor: 500, currency: 'USD' } }, { key: k })).status,
+      ).toBe(201);
       expect((await record({ eventType: 'signup' }, { key: k })).status).toBe(201);
       const summary = await server.request('GET', '/api/v1/conversions', { key: k });
       expect(summary.body.data.value).toEqual([
@@ -101,7 +144,9 @@ describe.each(testEngines())('conversions API on %s', (engine) => {
       expect(summary.text).toContain('"valueMinor":9007199254740991');
       // A single amount above 2^53 - 1 cannot even be read exactly: refused by the schema.
       const big = await server.request('POST', '/api/v1/conversions', {
-        key: k, rawBody: '{"eventType":"purchase","value":{"amountMinor":9007199254740993,"currency":"EUR"}}', headers: { 'content-type': 'application/json' },
+        key: k,
+        rawBody: '{"eventType":"purchase","value":{"amountMinor":9007199254740993,"currency":"EUR"}}',
+        headers: { 'content-type': 'application/json' },
       });
       expect(big.status).toBe(400);
       expect(await countRows('conversions', s.workspaceId)).toBe(5);
@@ -153,7 +198,9 @@ describe.each(testEngines())('conversions API on %s', (engine) => {
         // The message quotes the id sent: a blank one reads as one, not as a gap.
         expect(res.body.error, JSON.stringify(refs)).toContain(`${field} "${refs[field]}" is not a`);
       }
-      expect((await record({ eventType: 'purchase', linkId: ' ' })).body.error).toBe('linkId " " is not a link of this workspace');
+      expect((await record({ eventType: 'purchase', linkId: ' ' })).body.error).toBe(
+        'linkId " " is not a link of this workspace',
+      );
       expect(await countRows('conversions', main.workspaceId)).toBe(before);
       expect(await countRows('conversions', other.workspaceId)).toBe(otherBefore);
     });
@@ -164,7 +211,12 @@ describe.each(testEngines())('conversions API on %s', (engine) => {
       expect(alone.status, alone.text).toBe(201);
       expect(alone.body.data).toMatchObject({ qrCodeId: q1, linkId: L1(), campaignId: null });
       expect((await knex()('conversions').where({ id: alone.body.data.id }).first()).link_id).toBe(L1());
-      const withItsLink = await record({ eventType: 'signup', qrCodeId: q1, linkId: L1(), campaignId: mainObjects.campaigns[0] });
+      const withItsLink = await record({
+        eventType: 'signup',
+        qrCodeId: q1,
+        linkId: L1(),
+        campaignId: mainObjects.campaigns[0],
+      });
       expect(withItsLink.status, withItsLink.text).toBe(201);
       expect(withItsLink.body.data).toMatchObject({ qrCodeId: q1, linkId: L1(), campaignId: mainObjects.campaigns[0] });
       // A linkId that is not the QR code's link contradicts the attribution.
@@ -174,7 +226,11 @@ describe.each(testEngines())('conversions API on %s', (engine) => {
     });
 
     it('stores a value in integer minor units of an ISO 4217 currency', async () => {
-      for (const value of [{ amountMinor: 4990, currency: 'EUR' }, { amountMinor: 0, currency: 'USD' }, { amountMinor: 1500, currency: 'JPY' }]) {
+      for (const value of [
+        { amountMinor: 4990, currency: 'EUR' },
+        { amountMinor: 0, currency: 'USD' },
+        { amountMinor: 1500, currency: 'JPY' },
+      ]) {
         const res = await record({ eventType: 'purchase', value });
         expect(res.status, res.text).toBe(201);
         expect(res.body.data.value).toEqual(value);
@@ -253,19 +309,33 @@ describe.each(testEngines())('conversions API on %s', (engine) => {
     describe('Idempotency-Key', () => {
       it('returns the first response for a repeat with the same body, even with keys in another order, and records nothing new', async () => {
         const idem = { 'idempotency-key': `order-${Date.now()}-a` };
-        const body = { eventType: 'purchase', linkId: L1(), campaignId: mainObjects.campaigns[0], value: { amountMinor: 4990, currency: 'EUR' }, metadata: { orderId: 'A1', lines: [1, 2] } };
+        const body = {
+          eventType: 'purchase',
+          linkId: L1(),
+          campaignId: mainObjects.campaigns[0],
+          value: { amountMinor: 4990, currency: 'EUR' },
+          metadata: { orderId: 'A1', lines: [1, 2] },
+        };
         const first = await record(body, { headers: idem });
         expect(first.status, first.text).toBe(201);
         const rows = await countRows('conversions', main.workspaceId);
         const daily = await dailyTotal(main.workspaceId);
 
-        const reordered = { metadata: { lines: [1, 2], orderId: 'A1' }, value: { currency: 'EUR', amountMinor: 4990 }, campaignId: mainObjects.campaigns[0], linkId: L1(), eventType: 'purchase' };
+        const reordered = {
+          metadata: { lines: [1, 2], orderId: 'A1' },
+          value: { currency: 'EUR', amountMinor: 4990 },
+          campaignId: mainObjects.campaigns[0],
+          linkId: L1(),
+          eventType: 'purchase',
+        };
         const again = await record(reordered, { headers: idem });
         expect(again.status, again.text).toBe(201);
         expect(again.body).toEqual(first.body);
         // Whitespace does not matter either.
         const spaced = await server.request('POST', '/api/v1/conversions', {
-          key, rawBody: JSON.stringify(body, null, 4), headers: { ...idem, 'content-type': 'application/json' },
+          key,
+          rawBody: JSON.stringify(body, null, 4),
+          headers: { ...idem, 'content-type': 'application/json' },
         });
         expect(spaced.status, spaced.text).toBe(201);
         expect(spaced.body).toEqual(first.body);
@@ -285,7 +355,10 @@ describe.each(testEngines())('conversions API on %s', (engine) => {
 
       it('answers 409 for the same key with another body and records nothing', async () => {
         const idem = { 'idempotency-key': `order-${Date.now()}-b` };
-        const first = await record({ eventType: 'purchase', value: { amountMinor: 100, currency: 'EUR' } }, { headers: idem });
+        const first = await record(
+          { eventType: 'purchase', value: { amountMinor: 100, currency: 'EUR' } },
+          { headers: idem },
+        );
         expect(first.status).toBe(201);
         const rows = await countRows('conversions', main.workspaceId);
         const daily = await dailyTotal(main.workspaceId);
@@ -310,15 +383,21 @@ describe.each(testEngines())('conversions API on %s', (engine) => {
         const b = await record(body, { headers: idem, key: await freshKey(other) });
         expect([a.status, b.status]).toEqual([201, 201]);
         expect(a.body.data.id).not.toBe(b.body.data.id);
-        expect(await knex()('conversions').where({ id: a.body.data.id, workspace_id: main.workspaceId }).first()).toBeTruthy();
-        expect(await knex()('conversions').where({ id: b.body.data.id, workspace_id: other.workspaceId }).first()).toBeTruthy();
+        expect(
+          await knex()('conversions').where({ id: a.body.data.id, workspace_id: main.workspaceId }).first(),
+        ).toBeTruthy();
+        expect(
+          await knex()('conversions').where({ id: b.body.data.id, workspace_id: other.workspaceId }).first(),
+        ).toBeTruthy();
       });
 
       it('remembers a key for 24 hours: after that the same key and body record again', async () => {
         const idem = { 'idempotency-key': `expiring-${Date.now()}` };
         const first = await record({ eventType: 'lead' }, { headers: idem });
         expect(first.status).toBe(201);
-        await knex()('idempotency_keys').where({ workspace_id: main.workspaceId, key: idem['idempotency-key'] }).update({ created_at: Date.now() - 25 * HOUR });
+        await knex()('idempotency_keys')
+          .where({ workspace_id: main.workspaceId, key: idem['idempotency-key'] })
+          .update({ created_at: Date.now() - 25 * HOUR });
         const rows = await countRows('conversions', main.workspaceId);
         const later = await record({ eventType: 'lead' }, { headers: idem });
         expect(later.status, later.text).toBe(201);
@@ -332,7 +411,9 @@ describe.each(testEngines())('conversions API on %s', (engine) => {
       it('refuses a key longer than 255 characters with 400', async () => {
         const res = await record({ eventType: 'lead' }, { headers: { 'idempotency-key': 'k'.repeat(256) } });
         expect(res.status).toBe(400);
-        expect((await record({ eventType: 'lead' }, { headers: { 'idempotency-key': 'k'.repeat(255) } })).status).toBe(201);
+        expect((await record({ eventType: 'lead' }, { headers: { 'idempotency-key': 'k'.repeat(255) } })).status).toBe(
+          201,
+        );
       });
 
       it('records exactly one conversion for concurrent identical requests with one key', async () => {
@@ -382,7 +463,11 @@ describe.each(testEngines())('conversions API on %s', (engine) => {
       const get = await off.request('GET', '/api/v1/conversions', { key: s.key });
       expect(get.status).toBe(503);
       expect(get.body.code).toBe('conversions_unavailable');
-      const withKey = await off.request('POST', '/api/v1/conversions', { key: s.key, body: { eventType: 'purchase' }, headers: { 'idempotency-key': 'k1' } });
+      const withKey = await off.request('POST', '/api/v1/conversions', {
+        key: s.key,
+        body: { eventType: 'purchase' },
+        headers: { 'idempotency-key': 'k1' },
+      });
       expect(withKey.status).toBe(503);
       expect(Number((await off.services.db.knex('conversions').count({ c: '*' }))[0].c)).toBe(0);
     } finally {
@@ -406,22 +491,37 @@ describe.each(testEngines())('conversions API on %s', (engine) => {
     // The summary through the package's client (shortlink/client), its query typed by the contract.
     const get = async (params: Record<string, string | undefined>, k = key) => {
       const query = Object.fromEntries(Object.entries(params).filter(([, v]) => v !== undefined));
-      const res = await asResponse(apiClient(server, k, { retries: 0 }).GET('/api/v1/conversions', { params: { query: query as never } }));
+      const res = await asResponse(
+        apiClient(server, k, { retries: 0 }).GET('/api/v1/conversions', { params: { query: query as never } }),
+      );
       expect(res.text).not.toContain(LEAK);
       return res;
     };
     const windowParams = (w: Win) => ({ from: iso(w.from), to: iso(w.to) });
-    const filterParams = (f: Filters) => ({ eventType: f.eventType, customName: f.customName, linkId: f.linkId, campaignId: f.campaignId, qrCodeId: f.qrCodeId });
+    const filterParams = (f: Filters) => ({
+      eventType: f.eventType,
+      customName: f.customName,
+      linkId: f.linkId,
+      campaignId: f.campaignId,
+      qrCodeId: f.qrCodeId,
+    });
 
     /** The API's summary against the recount over the window it reports. */
-    async function expectRecount(params: Record<string, string | undefined>, f: Filters, window?: Win, workspaceId = data.workspaceId) {
+    async function expectRecount(
+      params: Record<string, string | undefined>,
+      f: Filters,
+      window?: Win,
+      workspaceId = data.workspaceId,
+    ) {
       const res = await get({ ...params, ...filterParams(f) });
       expect(res.status, res.text).toBe(200);
       const { windowFrom, windowTo, ...figures } = res.body.data;
       const w = { from: Date.parse(windowFrom), to: Date.parse(windowTo) };
       if (window) expect(w).toEqual(window);
       const expected = recountSummary(workspaceId, convs, clicks, w, f, Date.now());
-      expect(normalizeValues(figures), `filters ${JSON.stringify(f)} over [${windowFrom}, ${windowTo})`).toEqual(normalizeValues(expected));
+      expect(normalizeValues(figures), `filters ${JSON.stringify(f)} over [${windowFrom}, ${windowTo})`).toEqual(
+        normalizeValues(expected),
+      );
       return { res, expected };
     }
 
@@ -431,7 +531,10 @@ describe.each(testEngines())('conversions API on %s', (engine) => {
       objects = await createObjects(server, data, { links: 5, campaigns: 3, qrOn: [0, 0, 1, 2] });
       otherObjects = await createObjects(server, otherWs, { links: 2, campaigns: 1, qrOn: [0] });
       T = Date.now();
-      W.mid = { from: midnight(T - 20 * DAY) + 13 * HOUR + 37 * MINUTE + 12_345, to: midnight(T - 3 * DAY) + 5 * HOUR + 2 * MINUTE + 3_456 };
+      W.mid = {
+        from: midnight(T - 20 * DAY) + 13 * HOUR + 37 * MINUTE + 12_345,
+        to: midnight(T - 3 * DAY) + 5 * HOUR + 2 * MINUTE + 3_456,
+      };
       W.midnight = { from: midnight(T - 45 * DAY), to: midnight(T - 10 * DAY) };
       W.long100 = { from: midnight(T - 100 * DAY) + 3 * HOUR, to: midnight(T - DAY) + 18 * HOUR };
       W.gap = { from: T - 65 * DAY, to: T - 61 * DAY };
@@ -442,14 +545,30 @@ describe.each(testEngines())('conversions API on %s', (engine) => {
       const ageAt = (maxDays: number) => T - Math.floor(2 * MINUTE + r.next() * (maxDays * DAY - 2 * MINUTE));
       for (let i = 0; i < 260; i++) planned.push(randomConversion(r, objects, ageAt(120)));
       // Exactly on the edges of every window, and one millisecond inside or outside them.
-      for (const w of Object.values(W)) for (const at of [w.from - 1, w.from, w.to - 1, w.to]) planned.push(randomConversion(r, objects, at));
-      for (let i = 0; i < 8; i++) planned.push(randomConversion(r, objects, W.gap.from + Math.floor(r.next() * (W.gap.to - W.gap.from))));
+      for (const w of Object.values(W))
+        for (const at of [w.from - 1, w.from, w.to - 1, w.to]) planned.push(randomConversion(r, objects, at));
+      for (let i = 0; i < 8; i++)
+        planned.push(randomConversion(r, objects, W.gap.from + Math.floor(r.next() * (W.gap.to - W.gap.from))));
       // Probes for the edge semantics.
       const probe = (name: string, at: number, extra: Record<string, unknown> = {}): PlannedConversion => ({
         body: { eventType: 'custom', customName: name, occurredAt: iso(at), ...extra },
-        expected: { workspaceId: data.workspaceId, eventType: 'custom', customName: name, linkId: null, campaignId: null, qrCodeId: null, value: null, occurredAt: at },
+        expected: {
+          workspaceId: data.workspaceId,
+          eventType: 'custom',
+          customName: name,
+          linkId: null,
+          campaignId: null,
+          qrCodeId: null,
+          value: null,
+          occurredAt: at,
+        },
       });
-      planned.push(probe('mid_from', W.mid.from), probe('mid_to', W.mid.to), probe('mid_last', W.mid.to - 1), probe('mid_before', W.mid.from - 1));
+      planned.push(
+        probe('mid_from', W.mid.from),
+        probe('mid_to', W.mid.to),
+        probe('mid_last', W.mid.to - 1),
+        probe('mid_before', W.mid.from - 1),
+      );
       planned.push(probe('midnight_from', W.midnight.from), probe('midnight_to', W.midnight.to));
 
       // Clicks: none at all in the workspace around the gap window; none older than 88 days
@@ -469,10 +588,23 @@ describe.each(testEngines())('conversions API on %s', (engine) => {
       for (let i = 0; i < 60; i++) otherPlanned.push(randomConversion(r, otherObjects, ageAt(120)));
       for (const w of Object.values(W)) otherPlanned.push(randomConversion(r, otherObjects, w.from));
       // The other workspace has clicks everywhere, the gap included.
-      const otherClicks = randomClicks(r, otherObjects, Array.from({ length: 300 }, () => ageAt(120)).filter((t) => !oldOnEdgeDay(t)));
-      otherClicks.push(...randomClicks(r, otherObjects, Array.from({ length: 20 }, () => W.gap.from + Math.floor(r.next() * (W.gap.to - W.gap.from)))));
+      const otherClicks = randomClicks(
+        r,
+        otherObjects,
+        Array.from({ length: 300 }, () => ageAt(120)).filter((t) => !oldOnEdgeDay(t)),
+      );
+      otherClicks.push(
+        ...randomClicks(
+          r,
+          otherObjects,
+          Array.from({ length: 20 }, () => W.gap.from + Math.floor(r.next() * (W.gap.to - W.gap.from))),
+        ),
+      );
 
-      convs = [...(await postConversions(server, data, planned)), ...(await postConversions(server, otherWs, otherPlanned))];
+      convs = [
+        ...(await postConversions(server, data, planned)),
+        ...(await postConversions(server, otherWs, otherPlanned)),
+      ];
       clicks = [...clicks, ...otherClicks];
       await insertClicks(knex(), clicks, T - 88 * DAY);
       // A link deleted since keeps its history.
@@ -542,7 +674,8 @@ describe.each(testEngines())('conversions API on %s', (engine) => {
       const d = res.body.data;
       expect(d.rate).toMatchObject({ supported: false, rate: null, reason: 'beyond_click_retention' });
       expect(d.rate.clicks).toBeGreaterThan(0);
-      for (const e of [...d.byLink, ...d.byQr]) expect(e.rate).toMatchObject({ supported: false, rate: null, reason: 'beyond_click_retention' });
+      for (const e of [...d.byLink, ...d.byQr])
+        expect(e.rate).toMatchObject({ supported: false, rate: null, reason: 'beyond_click_retention' });
       expect(d.unavailable).toBe(false);
     });
 
@@ -550,8 +683,15 @@ describe.each(testEngines())('conversions API on %s', (engine) => {
       const { res } = await expectRecount(windowParams(W.gap), {}, W.gap);
       const d = res.body.data;
       expect(d.total).toBeGreaterThan(0);
-      expect(d.rate).toEqual({ supported: false, conversions: d.attributedConversions, clicks: 0, rate: null, reason: 'no_clicks_in_window' });
-      for (const e of d.byLink) expect(e.rate).toMatchObject({ supported: false, clicks: 0, rate: null, reason: 'no_clicks_in_window' });
+      expect(d.rate).toEqual({
+        supported: false,
+        conversions: d.attributedConversions,
+        clicks: 0,
+        rate: null,
+        reason: 'no_clicks_in_window',
+      });
+      for (const e of d.byLink)
+        expect(e.rate).toMatchObject({ supported: false, clicks: 0, rate: null, reason: 'no_clicks_in_window' });
     });
 
     it('counts a conversion at exactly from and none at exactly to', async () => {
@@ -568,7 +708,14 @@ describe.each(testEngines())('conversions API on %s', (engine) => {
       // from equal to to is an empty window.
       const empty = await get({ from: iso(W.mid.from), to: iso(W.mid.from) });
       expect(empty.status).toBe(200);
-      expect(empty.body.data).toMatchObject({ total: 0, byEventType: [], byLink: [], byCampaign: [], byQr: [], value: [] });
+      expect(empty.body.data).toMatchObject({
+        total: 0,
+        byEventType: [],
+        byLink: [],
+        byCampaign: [],
+        byQr: [],
+        value: [],
+      });
     });
 
     const filterCases = (): Array<[string, Filters]> => {
@@ -622,7 +769,10 @@ describe.each(testEngines())('conversions API on %s', (engine) => {
           const { res } = await expectRecount(windowParams(w), f, w);
           expect(res.body.data.total).toBe(0);
           // A link's or QR code's rate counts its own clicks: here none may come from the other workspace.
-          if (!f.campaignId) expect(res.body.data.rate.clicks, `clicks of another workspace leaked through ${JSON.stringify(f)}`).toBe(0);
+          if (!f.campaignId)
+            expect(res.body.data.rate.clicks, `clicks of another workspace leaked through ${JSON.stringify(f)}`).toBe(
+              0,
+            );
         }
       }
       // The other workspace's own key sees its own data only.
@@ -657,7 +807,13 @@ describe.each(testEngines())('conversions API on %s', (engine) => {
       try {
         const res = await get(windowParams(W.mid));
         expect(res.status).toBe(200);
-        expect(res.body.data.rate).toEqual({ supported: false, conversions: before.body.data.rate.conversions, clicks: 0, rate: null, reason: 'clicks_unavailable' });
+        expect(res.body.data.rate).toEqual({
+          supported: false,
+          conversions: before.body.data.rate.conversions,
+          clicks: 0,
+          rate: null,
+          reason: 'clicks_unavailable',
+        });
         expect(res.body.data.total).toBe(before.body.data.total);
         expect(res.body.data.byLink.every((l: any) => l.rate.reason === 'clicks_unavailable')).toBe(true);
       } finally {
@@ -698,21 +854,45 @@ describe.each(testEngines())('conversions API on %s', (engine) => {
       const fresh = await seedWorkspace(knex(), { scopes: DATA_SCOPES });
       const o = await createObjects(server, fresh, { links: 1, campaigns: 0, qrOn: [0] });
       const link = (await knex()('links').where({ id: o.links[0] }).first()) as { slug: string };
-      const qr = (await knex()('qr_codes').where({ id: Object.keys(o.qrs)[0] }).first()) as { code: string };
-      const ua = { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36' };
-      for (let i = 0; i < 3; i++) expect((await server.request('GET', `/${link.slug}`, { headers: ua })).status).toBe(302);
-      for (let i = 0; i < 2; i++) expect([301, 302]).toContain((await server.request('GET', `/qr/${qr.code}`, { headers: ua })).status);
+      const qr = (await knex()('qr_codes')
+        .where({ id: Object.keys(o.qrs)[0] })
+        .first()) as { code: string };
+      const ua = {
+        'user-agent':
+          'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36',
+      };
+      for (let i = 0; i < 3; i++)
+        expect((await server.request('GET', `/${link.slug}`, { headers: ua })).status).toBe(302);
+      for (let i = 0; i < 2; i++)
+        expect([301, 302]).toContain((await server.request('GET', `/qr/${qr.code}`, { headers: ua })).status);
       await server.clicks.flush();
       const k = await freshKey(fresh);
-      for (const body of [{ eventType: 'purchase', linkId: o.links[0] }, { eventType: 'signup', qrCodeId: Object.keys(o.qrs)[0] }]) {
+      for (const body of [
+        { eventType: 'purchase', linkId: o.links[0] },
+        { eventType: 'signup', qrCodeId: Object.keys(o.qrs)[0] },
+      ]) {
         expect((await server.request('POST', '/api/v1/conversions', { key: k, body })).status).toBe(201);
       }
       const res = await get({ from: iso(Date.now() - HOUR), to: iso(Date.now() + MINUTE) }, k);
       expect(res.status).toBe(200);
       const d = res.body.data;
       expect(d.rate).toEqual({ supported: true, conversions: 2, clicks: 5, rate: 2 / 5 });
-      expect(d.byLink).toEqual([{ id: o.links[0], conversions: 2, value: [], rate: { supported: true, conversions: 2, clicks: 5, rate: 2 / 5 } }]);
-      expect(d.byQr).toEqual([{ id: Object.keys(o.qrs)[0], conversions: 1, value: [], rate: { supported: true, conversions: 1, clicks: 2, rate: 1 / 2 } }]);
+      expect(d.byLink).toEqual([
+        {
+          id: o.links[0],
+          conversions: 2,
+          value: [],
+          rate: { supported: true, conversions: 2, clicks: 5, rate: 2 / 5 },
+        },
+      ]);
+      expect(d.byQr).toEqual([
+        {
+          id: Object.keys(o.qrs)[0],
+          conversions: 1,
+          value: [],
+          rate: { supported: true, conversions: 1, clicks: 2, rate: 1 / 2 },
+        },
+      ]);
     });
   });
 });

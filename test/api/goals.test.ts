@@ -9,8 +9,28 @@ import type { Scope } from '../../src/domain/access';
 import { expectJsonLine, runCli } from '../support/cli';
 import { testEngines } from '../support/databases';
 import {
-  createObjects, DATA_SCOPES, DAY, dayOf, goalMatches, HOUR, insertClicks, midnight, MINUTE, normalizeValues, postConversions, randomClicks,
-  randomConversion, recountGoal, rng, type EventType, type Objects, type PlannedConversion, type RClick, type RConversion, type RGoal, type Win,
+  createObjects,
+  DATA_SCOPES,
+  DAY,
+  dayOf,
+  goalMatches,
+  HOUR,
+  insertClicks,
+  midnight,
+  MINUTE,
+  normalizeValues,
+  postConversions,
+  randomClicks,
+  randomConversion,
+  recountGoal,
+  rng,
+  type EventType,
+  type Objects,
+  type PlannedConversion,
+  type RClick,
+  type RConversion,
+  type RGoal,
+  type Win,
 } from '../support/recount';
 import { seedWorkspace, type Seeded } from '../support/seed';
 import { startTestServer, type TestServer } from '../support/server';
@@ -76,8 +96,10 @@ describe.each(testEngines())('goals API on %s', (engine) => {
   const deleted = new Set<string>();
 
   const knex = () => server.services.db.knex;
-  const freshKey = async (s: Seeded, scopes: Scope[] = DATA_SCOPES) => (await ws.createKey(knex(), s.workspaceId, s.userId, scopes, null)).key;
-  const cli = (args: string[]) => runCli(args, { DATABASE_URL: server.database.url, DATA_DIR: server.dataDir, LOG_LEVEL: 'silent' });
+  const freshKey = async (s: Seeded, scopes: Scope[] = DATA_SCOPES) =>
+    (await ws.createKey(knex(), s.workspaceId, s.userId, scopes, null)).key;
+  const cli = (args: string[]) =>
+    runCli(args, { DATABASE_URL: server.database.url, DATA_DIR: server.dataDir, LOG_LEVEL: 'silent' });
   const goalRow = async (id: string) => (await goalsRepo.getGoal(knex(), id))!;
   const makeGoal = async (input: GoalInput, workspaceId = data.workspaceId) =>
     goalsRepo.createGoal(knex(), workspaceId, {
@@ -123,7 +145,9 @@ describe.each(testEngines())('goals API on %s', (engine) => {
         definition: { version: Number(row.definition_version), updatedAt: iso(Number(row.definition_updated_at)) },
       },
     };
-    expect(normalizeValues(res.body), `goal ${JSON.stringify(g)} over [${iso(req.from)}, ${iso(req.to)})`).toEqual(normalizeValues(expected));
+    expect(normalizeValues(res.body), `goal ${JSON.stringify(g)} over [${iso(req.from)}, ${iso(req.to)})`).toEqual(
+      normalizeValues(expected),
+    );
     return { res, expected };
   }
 
@@ -134,7 +158,10 @@ describe.each(testEngines())('goals API on %s', (engine) => {
     objects = await createObjects(server, data, { links: 5, campaigns: 3, qrOn: [0, 1, 1] });
     otherObjects = await createObjects(server, otherWs, { links: 1, campaigns: 1, qrOn: [0] });
     T = Date.now();
-    W.mid = { from: midnight(T - 20 * DAY) + 13 * HOUR + 37 * MINUTE + 12_345, to: midnight(T - 3 * DAY) + 5 * HOUR + 2 * MINUTE + 3_456 };
+    W.mid = {
+      from: midnight(T - 20 * DAY) + 13 * HOUR + 37 * MINUTE + 12_345,
+      to: midnight(T - 3 * DAY) + 5 * HOUR + 2 * MINUTE + 3_456,
+    };
     W.midnight = { from: midnight(T - 45 * DAY), to: midnight(T - 10 * DAY) };
     W.long100 = { from: midnight(T - 100 * DAY) + 3 * HOUR, to: midnight(T - DAY) + 18 * HOUR };
     W.sameDay = { from: midnight(T - 7 * DAY) + 2 * HOUR, to: midnight(T - 7 * DAY) + 20 * HOUR };
@@ -143,18 +170,43 @@ describe.each(testEngines())('goals API on %s', (engine) => {
     const ageAt = (maxDays: number) => T - Math.floor(2 * MINUTE + r.next() * (maxDays * DAY - 2 * MINUTE));
     const planned: PlannedConversion[] = [];
     for (let i = 0; i < 240; i++) planned.push(randomConversion(r, objects, ageAt(120)));
-    for (const w of Object.values(W)) for (const at of [w.from - 1, w.from, w.to - 1, w.to]) planned.push(randomConversion(r, objects, at));
+    for (const w of Object.values(W))
+      for (const at of [w.from - 1, w.from, w.to - 1, w.to]) planned.push(randomConversion(r, objects, at));
     // Campaign conversions with and without a link, in every window.
     const [C1] = objects.campaigns;
     for (let i = 0; i < 6; i++) {
       const at = ageAt(25);
       planned.push({
         body: { eventType: 'lead', campaignId: C1, occurredAt: iso(at) },
-        expected: { workspaceId: data.workspaceId, eventType: 'lead', customName: null, linkId: null, campaignId: C1, qrCodeId: null, value: null, occurredAt: at },
+        expected: {
+          workspaceId: data.workspaceId,
+          eventType: 'lead',
+          customName: null,
+          linkId: null,
+          campaignId: C1,
+          qrCodeId: null,
+          value: null,
+          occurredAt: at,
+        },
       });
       planned.push({
-        body: { eventType: 'lead', campaignId: C1, linkId: objects.links[1], occurredAt: iso(at), value: { amountMinor: 1000, currency: 'EUR' } },
-        expected: { workspaceId: data.workspaceId, eventType: 'lead', customName: null, linkId: objects.links[1], campaignId: C1, qrCodeId: null, value: { amountMinor: 1000, currency: 'EUR' }, occurredAt: at },
+        body: {
+          eventType: 'lead',
+          campaignId: C1,
+          linkId: objects.links[1],
+          occurredAt: iso(at),
+          value: { amountMinor: 1000, currency: 'EUR' },
+        },
+        expected: {
+          workspaceId: data.workspaceId,
+          eventType: 'lead',
+          customName: null,
+          linkId: objects.links[1],
+          campaignId: C1,
+          qrCodeId: null,
+          value: { amountMinor: 1000, currency: 'EUR' },
+          occurredAt: at,
+        },
       });
     }
     const oldOnEdgeDay = (t: number) => t < T - 88 * DAY && dayOf(t) === dayOf(W.long100.from);
@@ -162,9 +214,16 @@ describe.each(testEngines())('goals API on %s', (engine) => {
     for (const w of [W.mid, W.midnight, W.sameDay]) times.push(w.from - 1, w.from, w.to - 1, w.to);
     clicks = randomClicks(r, objects, times);
     const otherPlanned = Array.from({ length: 40 }, () => randomConversion(r, otherObjects, ageAt(60)));
-    const otherClicks = randomClicks(r, otherObjects, Array.from({ length: 200 }, () => ageAt(80)));
+    const otherClicks = randomClicks(
+      r,
+      otherObjects,
+      Array.from({ length: 200 }, () => ageAt(80)),
+    );
 
-    convs = [...(await postConversions(server, data, planned)), ...(await postConversions(server, otherWs, otherPlanned))];
+    convs = [
+      ...(await postConversions(server, data, planned)),
+      ...(await postConversions(server, otherWs, otherPlanned)),
+    ];
     clicks = [...clicks, ...otherClicks];
     await insertClicks(knex(), clicks, T - 88 * DAY);
   }, 180_000);
@@ -181,7 +240,16 @@ describe.each(testEngines())('goals API on %s', (engine) => {
       const o = await createObjects(server, listed, { links: 1, campaigns: 1, qrOn: [0] });
       const rows: goalsRepo.GoalRow[] = [];
       const defs: GoalInput[] = [
-        { type: 'purchase', name: 'Spring sale revenue', link_id: o.links[0], target_count: 100, target_value_minor: 500_000, target_currency: 'EUR', window_start: midnight(T - 10 * DAY), window_end: midnight(T + 20 * DAY) },
+        {
+          type: 'purchase',
+          name: 'Spring sale revenue',
+          link_id: o.links[0],
+          target_count: 100,
+          target_value_minor: 500_000,
+          target_currency: 'EUR',
+          window_start: midnight(T - 10 * DAY),
+          window_end: midnight(T + 20 * DAY),
+        },
         { type: 'custom', name: 'Newsletter', custom_name: 'newsletter_optin' },
         { type: 'custom', name: 'Any custom' },
         { type: 'signup', name: 'QR sign-ups', qr_code_id: Object.keys(o.qrs)[0], target_count: 5 },
@@ -197,8 +265,18 @@ describe.each(testEngines())('goals API on %s', (engine) => {
       expect(res.status, res.text).toBe(200);
       const expected = await Promise.all([...rows].reverse().map(async (r) => expectedGoal(await goalRow(r.id))));
       expect(res.body).toEqual({ data: expected });
-      expect(res.body.data[0]).toMatchObject({ name: 'Campaign leads', status: 'ACTIVE', archivedAt: null, definitionVersion: 1, windowEnd: null });
-      expect(res.body.data[4]).toMatchObject({ targetCurrency: 'EUR', targetValueMinor: 500_000, windowStart: iso(midnight(T - 10 * DAY)) });
+      expect(res.body.data[0]).toMatchObject({
+        name: 'Campaign leads',
+        status: 'ACTIVE',
+        archivedAt: null,
+        definitionVersion: 1,
+        windowEnd: null,
+      });
+      expect(res.body.data[4]).toMatchObject({
+        targetCurrency: 'EUR',
+        targetValueMinor: 500_000,
+        windowStart: iso(midnight(T - 10 * DAY)),
+      });
     });
 
     it('filters by status and ignores any other status value', async () => {
@@ -208,12 +286,22 @@ describe.each(testEngines())('goals API on %s', (engine) => {
       const paused = await makeGoal({ type: 'signup', name: 'paused' }, listed.workspaceId);
       await new Promise((r) => setTimeout(r, 3));
       const archived = await makeGoal({ type: 'lead', name: 'archived' }, listed.workspaceId);
-      for (const [id, status] of [[paused.id, 'PAUSED'], [archived.id, 'ARCHIVED']]) {
-        expectJsonLine([], await cli(['goal', 'set-status', '--id', id, '--status', status]), ['id', 'definitionVersion']);
+      for (const [id, status] of [
+        [paused.id, 'PAUSED'],
+        [archived.id, 'ARCHIVED'],
+      ]) {
+        expectJsonLine([], await cli(['goal', 'set-status', '--id', id, '--status', status]), [
+          'id',
+          'definitionVersion',
+        ]);
       }
       const k = await freshKey(listed);
       const ids = async (status?: string) => {
-        const res = await server.request('GET', `/api/v1/goals${status === undefined ? '' : `?status=${encodeURIComponent(status)}`}`, { key: k });
+        const res = await server.request(
+          'GET',
+          `/api/v1/goals${status === undefined ? '' : `?status=${encodeURIComponent(status)}`}`,
+          { key: k },
+        );
         expect(res.status, res.text).toBe(200);
         return res.body.data.map((g: any) => g.id);
       };
@@ -250,15 +338,31 @@ describe.each(testEngines())('goals API on %s', (engine) => {
       const [L1, , L3] = objects.links;
       const [C1, C2] = objects.campaigns;
       const [Q1, Q2] = Object.keys(objects.qrs);
-      G.purchaseAll = await makeGoal({ type: 'purchase', target_count: 10, target_value_minor: 50_000, target_currency: 'EUR' });
-      G.purchaseL1 = await makeGoal({ type: 'purchase', link_id: L1, target_count: 1000, target_value_minor: 100, target_currency: 'JPY' });
+      G.purchaseAll = await makeGoal({
+        type: 'purchase',
+        target_count: 10,
+        target_value_minor: 50_000,
+        target_currency: 'EUR',
+      });
+      G.purchaseL1 = await makeGoal({
+        type: 'purchase',
+        link_id: L1,
+        target_count: 1000,
+        target_value_minor: 100,
+        target_currency: 'JPY',
+      });
       G.customWebinar = await makeGoal({ type: 'custom', custom_name: 'webinar' });
       G.customAll = await makeGoal({ type: 'custom' });
       G.signupQ1 = await makeGoal({ type: 'signup', qr_code_id: Q1, target_value_minor: 0, target_currency: 'USD' });
       G.purchaseQ2 = await makeGoal({ type: 'purchase', qr_code_id: Q2, target_count: 1 });
       // Campaign goals have their own test below: conversions naming a campaign but no link are unattributed.
       CG.leadC1 = await makeGoal({ type: 'lead', campaign_id: C1, target_count: 3 });
-      CG.purchaseC2 = await makeGoal({ type: 'purchase', campaign_id: C2, target_value_minor: 5000, target_currency: 'USD' });
+      CG.purchaseC2 = await makeGoal({
+        type: 'purchase',
+        campaign_id: C2,
+        target_value_minor: 5000,
+        target_currency: 'USD',
+      });
       G.bookingL3 = await makeGoal({ type: 'booking', link_id: L3 });
       G.downloadAll = await makeGoal({ type: 'download', target_count: 2 });
       G.signupAll = await makeGoal({ type: 'signup' });
@@ -284,7 +388,11 @@ describe.each(testEngines())('goals API on %s', (engine) => {
       expect(q2.conversions).toBeGreaterThan(0);
       expect(all.conversions).toBeGreaterThanOrEqual(l1.conversions);
       // Reports are not workspace totals.
-      const summary = await server.request('GET', `/api/v1/conversions?${new URLSearchParams({ from: iso(W.long100.from), to: iso(W.long100.to), eventType: 'purchase' })}`, { key });
+      const summary = await server.request(
+        'GET',
+        `/api/v1/conversions?${new URLSearchParams({ from: iso(W.long100.from), to: iso(W.long100.to), eventType: 'purchase' })}`,
+        { key },
+      );
       expect(summary.body.data.total).toBe(all.conversions);
     });
 
@@ -302,8 +410,12 @@ describe.each(testEngines())('goals API on %s', (engine) => {
     it('counts for a campaign goal only the conversions of the campaign that name a link (a scoped goal never counts unattributed ones)', async () => {
       const C1 = objects.campaigns[0];
       const inLong = (c: RConversion) => c.occurredAt >= W.long100.from && c.occurredAt < W.long100.to;
-      const linkless = convs.filter((c) => c.campaignId === C1 && c.eventType === 'lead' && c.linkId === null && inLong(c));
-      const linked = convs.filter((c) => c.campaignId === C1 && c.eventType === 'lead' && c.linkId !== null && inLong(c));
+      const linkless = convs.filter(
+        (c) => c.campaignId === C1 && c.eventType === 'lead' && c.linkId === null && inLong(c),
+      );
+      const linked = convs.filter(
+        (c) => c.campaignId === C1 && c.eventType === 'lead' && c.linkId !== null && inLong(c),
+      );
       expect(linkless.length).toBeGreaterThan(0);
       expect(linked.length).toBeGreaterThan(0);
       // The response must be consistent with itself: unattributedIncluded false and
@@ -339,23 +451,51 @@ describe.each(testEngines())('goals API on %s', (engine) => {
       expect(r1.window).toEqual({ from: iso(inside.from), to: iso(inside.to), narrowedByGoal: true, disjoint: false });
       // Cut on one side only.
       const startOnly = await makeGoal({ type: 'purchase', window_start: inside.from });
-      expect((await expectReport(startOnly.id, W.mid)).res.body.data.window).toEqual({ from: iso(inside.from), to: iso(W.mid.to), narrowedByGoal: true, disjoint: false });
+      expect((await expectReport(startOnly.id, W.mid)).res.body.data.window).toEqual({
+        from: iso(inside.from),
+        to: iso(W.mid.to),
+        narrowedByGoal: true,
+        disjoint: false,
+      });
       // A goal window covering the requested one does not narrow it.
       const wide = await makeGoal({ type: 'purchase', window_start: W.long100.from, window_end: T + DAY });
-      expect((await expectReport(wide.id, W.mid)).res.body.data.window).toEqual({ from: iso(W.mid.from), to: iso(W.mid.to), narrowedByGoal: false, disjoint: false });
+      expect((await expectReport(wide.id, W.mid)).res.body.data.window).toEqual({
+        from: iso(W.mid.from),
+        to: iso(W.mid.to),
+        narrowedByGoal: false,
+        disjoint: false,
+      });
       // With the default window too.
-      const recent = await makeGoal({ type: 'purchase', window_start: midnight(T - 12 * DAY) + 5 * HOUR, window_end: midnight(T - 2 * DAY) });
+      const recent = await makeGoal({
+        type: 'purchase',
+        window_start: midnight(T - 12 * DAY) + 5 * HOUR,
+        window_end: midnight(T - 2 * DAY),
+      });
       const res = await report(recent.id);
-      expect(res.body.data.window).toEqual({ from: iso(midnight(T - 12 * DAY) + 5 * HOUR), to: iso(midnight(T - 2 * DAY)), narrowedByGoal: true, disjoint: false });
+      expect(res.body.data.window).toEqual({
+        from: iso(midnight(T - 12 * DAY) + 5 * HOUR),
+        to: iso(midnight(T - 2 * DAY)),
+        narrowedByGoal: true,
+        disjoint: false,
+      });
       await expectReport(recent.id, { from: Date.now() - 30 * DAY, to: Date.now() });
     });
 
     it('reports a disjoint window with every count 0 and the requested window echoed', async () => {
-      const old = await makeGoal({ type: 'purchase', window_start: T - 200 * DAY, window_end: T - 150 * DAY, target_count: 1, target_value_minor: 10, target_currency: 'EUR' });
+      const old = await makeGoal({
+        type: 'purchase',
+        window_start: T - 200 * DAY,
+        window_end: T - 150 * DAY,
+        target_count: 1,
+        target_value_minor: 10,
+        target_currency: 'EUR',
+      });
       const { res } = await expectReport(old.id, W.mid);
       expect(res.body.data).toMatchObject({
         window: { from: iso(W.mid.from), to: iso(W.mid.to), narrowedByGoal: true, disjoint: true },
-        conversions: 0, value: [], unattributedConversions: 0,
+        conversions: 0,
+        value: [],
+        unattributedConversions: 0,
         countProgress: { target: 1, current: 0, ratio: 0, reached: false },
         valueProgress: { currency: 'EUR', target: 10, current: 0, ratio: 0, reached: false },
         rate: { supported: false, conversions: 0, clicks: 0, rate: null },
@@ -377,7 +517,9 @@ describe.each(testEngines())('goals API on %s', (engine) => {
       const b = (await expectReport(bounded.id, w)).res.body.data;
       expect(b.completeness.windowTruncatedByRetention).toBe(false);
       expect(b.window.narrowedByGoal).toBe(true);
-      expect((await expectReport(G.purchaseAll.id, W.long100)).res.body.data.completeness.windowTruncatedByRetention).toBe(false);
+      expect(
+        (await expectReport(G.purchaseAll.id, W.long100)).res.body.data.completeness.windowTruncatedByRetention,
+      ).toBe(false);
     });
 
     it('reports scopeObjectMissing once the link, QR code or campaign is gone, and keeps counting its history', async () => {
@@ -389,7 +531,9 @@ describe.each(testEngines())('goals API on %s', (engine) => {
       const byCampaign = await makeGoal({ type: 'purchase', campaign_id: C3 });
       // (Campaign goals' counts are checked in the test above; here only their completeness.)
       const completeness = async (g: goalsRepo.GoalRow) =>
-        g.campaign_id ? (await report(g.id, W.long100)).body.data.completeness : (await expectReport(g.id, W.long100)).res.body.data.completeness;
+        g.campaign_id
+          ? (await report(g.id, W.long100)).body.data.completeness
+          : (await expectReport(g.id, W.long100)).res.body.data.completeness;
       for (const g of [byLink, byQr, byCampaign]) expect((await completeness(g)).scopeObjectMissing).toBe(false);
       const before = (await report(byLink.id, W.long100)).body.data.conversions;
       expect(before).toBeGreaterThan(0);
@@ -404,7 +548,9 @@ describe.each(testEngines())('goals API on %s', (engine) => {
       for (const g of [byLink, byQr, byCampaign]) expect((await completeness(g)).scopeObjectMissing).toBe(true);
       expect((await report(byLink.id, W.long100)).body.data.conversions).toBe(before);
       // Goals measuring something else are not affected.
-      expect((await expectReport(G.purchaseL1.id, W.long100)).res.body.data.completeness.scopeObjectMissing).toBe(false);
+      expect((await expectReport(G.purchaseL1.id, W.long100)).res.body.data.completeness.scopeObjectMissing).toBe(
+        false,
+      );
     });
 
     it("answers 404 for another workspace's goal and for an unknown id", async () => {
@@ -424,7 +570,11 @@ describe.each(testEngines())('goals API on %s', (engine) => {
       ['a malformed from', 'from', () => ({ from: 'last week' })],
       ['a malformed to', 'to', () => ({ to: '2026-13-01T00:00:00Z' })],
     ])('refuses %s with 400 and field %s', async (_t, field, params) => {
-      const res = await server.request('GET', `/api/v1/goals/${G.purchaseAll.id}/report?${new URLSearchParams(params())}`, { key });
+      const res = await server.request(
+        'GET',
+        `/api/v1/goals/${G.purchaseAll.id}/report?${new URLSearchParams(params())}`,
+        { key },
+      );
       expect(res.status, res.text).toBe(400);
       expect(res.body.field).toBe(field);
     });
@@ -449,7 +599,10 @@ describe.each(testEngines())('goals API on %s', (engine) => {
     const [L1] = objects.links;
     const [Q1] = Object.keys(objects.qrs);
     const out = (args: string[], keys: string[]) => cli(args).then((r) => expectJsonLine(args, r, keys));
-    const { id } = await out(['goal', 'create', '--workspace', data.workspaceId, '--name', 'Chain', '--type', 'purchase', '--link', L1], ['id']);
+    const { id } = await out(
+      ['goal', 'create', '--workspace', data.workspaceId, '--name', 'Chain', '--type', 'purchase', '--link', L1],
+      ['id'],
+    );
     let version = 1;
     const check = async (expectedVersion: number) => {
       expect(version).toBe(expectedVersion);
@@ -473,14 +626,22 @@ describe.each(testEngines())('goals API on %s', (engine) => {
     const v1 = await check(1);
     expect(v1.conversions).toBeGreaterThan(0);
     // Name and targets do not decide matching.
-    await update(['--name', 'Chain renamed', '--target-count', '3', '--target-value-minor', '1000', '--target-currency', 'EUR'], false);
+    await update(
+      ['--name', 'Chain renamed', '--target-count', '3', '--target-value-minor', '1000', '--target-currency', 'EUR'],
+      false,
+    );
     const stillV1 = await check(1);
     expect(stillV1.conversions).toBe(v1.conversions);
     expect(stillV1.countProgress).toMatchObject({ target: 3 });
     // The type does: the report now counts the past sign-ups on L1.
     await update(['--type', 'signup'], true);
     const v2 = await check(2);
-    expect(v2.conversions).toBe(convs.filter((c) => c.eventType === 'signup' && c.linkId === L1 && c.occurredAt >= W.long100.from && c.occurredAt < W.long100.to).length);
+    expect(v2.conversions).toBe(
+      convs.filter(
+        (c) =>
+          c.eventType === 'signup' && c.linkId === L1 && c.occurredAt >= W.long100.from && c.occurredAt < W.long100.to,
+      ).length,
+    );
     // The same value again changes nothing.
     await update(['--type', 'signup'], false);
     // The scope does (the rest of the bump rules are in test/cli/goals-cli.test.ts).
@@ -496,10 +657,22 @@ describe.each(testEngines())('goals API on %s', (engine) => {
     await update(['--type', 'custom', '--custom-name', 'trial_start'], true);
     await check(5);
     // Status is not part of the definition either.
-    expect(expectJsonLine([], await cli(['goal', 'set-status', '--id', id, '--status', 'PAUSED']), ['id', 'definitionVersion'])).toEqual({ id, definitionVersion: 5 });
+    expect(
+      expectJsonLine([], await cli(['goal', 'set-status', '--id', id, '--status', 'PAUSED']), [
+        'id',
+        'definitionVersion',
+      ]),
+    ).toEqual({ id, definitionVersion: 5 });
     const listed = await server.request('GET', '/api/v1/goals?status=PAUSED', { key });
     expect(listed.body.data.find((g: any) => g.id === id)).toEqual(expectedGoal(await goalRow(id)));
-    expect(listed.body.data.find((g: any) => g.id === id)).toMatchObject({ name: 'Chain renamed', definitionVersion: 5, type: 'custom', customName: 'trial_start', qrCodeId: Q1, linkId: null });
+    expect(listed.body.data.find((g: any) => g.id === id)).toMatchObject({
+      name: 'Chain renamed',
+      definitionVersion: 5,
+      type: 'custom',
+      customName: 'trial_start',
+      qrCodeId: Q1,
+      linkId: null,
+    });
     await check(5);
   }, 120_000);
 
@@ -509,8 +682,17 @@ describe.each(testEngines())('goals API on %s', (engine) => {
       try {
         const s = await seedWorkspace(off.services.db.knex, { scopes: DATA_SCOPES });
         const g = await goalsRepo.createGoal(off.services.db.knex, s.workspaceId, {
-          name: 'g', type: 'purchase', custom_name: null, link_id: null, qr_code_id: null, campaign_id: null,
-          target_count: null, target_value_minor: null, target_currency: null, window_start: null, window_end: null,
+          name: 'g',
+          type: 'purchase',
+          custom_name: null,
+          link_id: null,
+          qr_code_id: null,
+          campaign_id: null,
+          target_count: null,
+          target_value_minor: null,
+          target_currency: null,
+          window_start: null,
+          window_end: null,
         });
         for (const path of ['/api/v1/goals', `/api/v1/goals/${g.id}/report`]) {
           const res = await off.request('GET', path, { key: s.key });

@@ -52,7 +52,13 @@ type Kind =
   /** A list or summary of the workspace. */
   | { kind: 'list'; request: (t: Tenant) => Req; count?: (body: any) => number }
   /** Creates an object in the key's workspace; `foreign` names the first workspace's objects in the body. */
-  | { kind: 'create'; request: (t: Tenant) => Req; foreign: Array<{ name: string; request: (a: Tenant) => Req; status: number }>; createdId: (body: any) => string; listedIn: string }
+  | {
+      kind: 'create';
+      request: (t: Tenant) => Req;
+      foreign: Array<{ name: string; request: (a: Tenant) => Req; status: number }>;
+      createdId: (body: any) => string;
+      listedIn: string;
+    }
   /** Public: answers without any key. */
   | { kind: 'public'; check: (t: Tenant, send: (r: Req, key?: string) => Promise<TestResponse>) => Promise<void> };
 
@@ -95,91 +101,270 @@ describe.each(testEngines())('workspace isolation and key checks for every opera
     await ws.setDomainStatus(knex(), domain, 'ACTIVE');
     const campaign = await ws.createCampaign(knex(), wsId, `campaign ${name}`);
     const link = (await api('POST', '/api/v1/links', k, { url: `https://example.com/${name}`, tagIds: [tag] })).data;
-    const protectedLink = (await api('POST', '/api/v1/links', k, { url: `https://example.com/${name}/protected`, password: `secret-${name}` })).data;
+    const protectedLink = (
+      await api('POST', '/api/v1/links', k, {
+        url: `https://example.com/${name}/protected`,
+        password: `secret-${name}`,
+      })
+    ).data;
     const qr = await ws.createQrCode(knex(), wsId, link.id);
     const goal = await goalsRepo.createGoal(knex(), wsId, {
-      name: `goal ${name}`, type: 'purchase', custom_name: null, link_id: link.id, qr_code_id: null, campaign_id: null, target_count: 5,
-      target_value_minor: null, target_currency: null, window_start: null, window_end: null,
+      name: `goal ${name}`,
+      type: 'purchase',
+      custom_name: null,
+      link_id: link.id,
+      qr_code_id: null,
+      campaign_id: null,
+      target_count: 5,
+      target_value_minor: null,
+      target_currency: null,
+      window_start: null,
+      window_end: null,
     });
-    const conv = (await api('POST', '/api/v1/conversions', k, { eventType: 'purchase', linkId: link.id, campaignId: campaign, value: { amountMinor: 100, currency: 'EUR' } })).data;
-    const hookA = (await api('POST', '/api/webhooks', k, { workspaceId: wsId, url: `https://hooks.example.com/${name}`, events: ['link.deleted'] })).data.id;
-    const hookB = (await api('POST', '/api/v1/webhooks', k, { url: `https://hooks.example.com/${name}/b`, events: ['link.deleted'], secret: 'sixteen-characters-at-least' })).id;
+    const conv = (
+      await api('POST', '/api/v1/conversions', k, {
+        eventType: 'purchase',
+        linkId: link.id,
+        campaignId: campaign,
+        value: { amountMinor: 100, currency: 'EUR' },
+      })
+    ).data;
+    const hookA = (
+      await api('POST', '/api/webhooks', k, {
+        workspaceId: wsId,
+        url: `https://hooks.example.com/${name}`,
+        events: ['link.deleted'],
+      })
+    ).data.id;
+    const hookB = (
+      await api('POST', '/api/v1/webhooks', k, {
+        url: `https://hooks.example.com/${name}/b`,
+        events: ['link.deleted'],
+        secret: 'sixteen-characters-at-least',
+      })
+    ).id;
     return {
-      ws: wsId, user, link, protectedLink, tag, domain, campaign, qr, goal: goal.id, hookA, hookB, conversions: 1,
-      ids: new Set([wsId, user, link.id, protectedLink.id, tag, domain, campaign, qr.id, goal.id, conv.id, hookA, hookB]),
+      ws: wsId,
+      user,
+      link,
+      protectedLink,
+      tag,
+      domain,
+      campaign,
+      qr,
+      goal: goal.id,
+      hookA,
+      hookB,
+      conversions: 1,
+      ids: new Set([
+        wsId,
+        user,
+        link.id,
+        protectedLink.id,
+        tag,
+        domain,
+        campaign,
+        qr.id,
+        goal.id,
+        conv.id,
+        hookA,
+        hookB,
+      ]),
     };
   }
 
   /** Fresh objects for the delete cases (each refusal must leave it, the good key then deletes it). */
   async function freshLink(t: Tenant) {
-    return (await api('POST', '/api/v1/links', await key(t), { url: 'https://example.com/to-delete' })).data.id as string;
+    return (await api('POST', '/api/v1/links', await key(t), { url: 'https://example.com/to-delete' })).data
+      .id as string;
   }
   async function freshHook(t: Tenant, variant: 'A' | 'B') {
     const k = await key(t);
     return variant === 'A'
-      ? ((await api('POST', '/api/webhooks', k, { workspaceId: t.ws, url: 'https://hooks.example.com/del', events: ['link.created'] })).data.id as string)
-      : ((await api('POST', '/api/v1/webhooks', k, { url: 'https://hooks.example.com/del-b', events: ['link.created'], secret: 'sixteen-characters-at-least' })).id as string);
+      ? ((
+          await api('POST', '/api/webhooks', k, {
+            workspaceId: t.ws,
+            url: 'https://hooks.example.com/del',
+            events: ['link.created'],
+          })
+        ).data.id as string)
+      : ((
+          await api('POST', '/api/v1/webhooks', k, {
+            url: 'https://hooks.example.com/del-b',
+            events: ['link.created'],
+            secret: 'sixteen-characters-at-least',
+          })
+        ).id as string);
   }
 
   const CASES: Record<string, Kind> = {
-    listLinks: { kind: 'list', request: () => ({ method: 'GET', path: '/api/v1/links?limit=100' }), count: (b) => b.meta.total },
+    listLinks: {
+      kind: 'list',
+      request: () => ({ method: 'GET', path: '/api/v1/links?limit=100' }),
+      count: (b) => b.meta.total,
+    },
     createLink: {
       kind: 'create',
       request: () => ({ method: 'POST', path: '/api/v1/links', body: { url: 'https://example.com/isolation' } }),
       foreign: [
-        { name: 'tagIds of the other workspace', request: (a) => ({ method: 'POST', path: '/api/v1/links', body: { url: 'https://example.com/x', tagIds: [a.tag] } }), status: 400 },
-        { name: 'domainId of the other workspace', request: (a) => ({ method: 'POST', path: '/api/v1/links', body: { url: 'https://example.com/x', domainId: a.domain } }), status: 400 },
+        {
+          name: 'tagIds of the other workspace',
+          request: (a) => ({
+            method: 'POST',
+            path: '/api/v1/links',
+            body: { url: 'https://example.com/x', tagIds: [a.tag] },
+          }),
+          status: 400,
+        },
+        {
+          name: 'domainId of the other workspace',
+          request: (a) => ({
+            method: 'POST',
+            path: '/api/v1/links',
+            body: { url: 'https://example.com/x', domainId: a.domain },
+          }),
+          status: 400,
+        },
       ],
       createdId: (b) => b.data.id,
       listedIn: 'listLinks',
     },
-    getLink: { kind: 'id', table: 'links', id: (t) => t.link.id, request: (id) => ({ method: 'GET', path: `/api/v1/links/${id}` }) },
-    updateLink: { kind: 'id', table: 'links', id: (t) => t.link.id, request: (id) => ({ method: 'PATCH', path: `/api/v1/links/${id}`, body: { title: 'changed by isolation test' } }) },
-    deleteLink: { kind: 'id', table: 'links', id: (t) => freshLink(t), request: (id) => ({ method: 'DELETE', path: `/api/v1/links/${id}` }) },
+    getLink: {
+      kind: 'id',
+      table: 'links',
+      id: (t) => t.link.id,
+      request: (id) => ({ method: 'GET', path: `/api/v1/links/${id}` }),
+    },
+    updateLink: {
+      kind: 'id',
+      table: 'links',
+      id: (t) => t.link.id,
+      request: (id) => ({ method: 'PATCH', path: `/api/v1/links/${id}`, body: { title: 'changed by isolation test' } }),
+    },
+    deleteLink: {
+      kind: 'id',
+      table: 'links',
+      id: (t) => freshLink(t),
+      request: (id) => ({ method: 'DELETE', path: `/api/v1/links/${id}` }),
+    },
     getConversionSummary: {
       kind: 'list',
       // Another workspace's key filtering by this workspace's link, campaign and QR code still counts nothing.
-      request: (t) => ({ method: 'GET', path: t === B ? `/api/v1/conversions?linkId=${A.link.id}&campaignId=${A.campaign}&qrCodeId=${A.qr.id}` : '/api/v1/conversions' }),
+      request: (t) => ({
+        method: 'GET',
+        path:
+          t === B
+            ? `/api/v1/conversions?linkId=${A.link.id}&campaignId=${A.campaign}&qrCodeId=${A.qr.id}`
+            : '/api/v1/conversions',
+      }),
       count: (b) => b.data.total,
     },
     recordConversion: {
       kind: 'create',
       request: () => ({ method: 'POST', path: '/api/v1/conversions', body: { eventType: 'signup' } }),
       foreign: [
-        { name: 'linkId of the other workspace', request: (a) => ({ method: 'POST', path: '/api/v1/conversions', body: { eventType: 'purchase', linkId: a.link.id } }), status: 400 },
-        { name: 'campaignId of the other workspace', request: (a) => ({ method: 'POST', path: '/api/v1/conversions', body: { eventType: 'purchase', campaignId: a.campaign } }), status: 400 },
-        { name: 'qrCodeId of the other workspace', request: (a) => ({ method: 'POST', path: '/api/v1/conversions', body: { eventType: 'purchase', qrCodeId: a.qr.id } }), status: 400 },
+        {
+          name: 'linkId of the other workspace',
+          request: (a) => ({
+            method: 'POST',
+            path: '/api/v1/conversions',
+            body: { eventType: 'purchase', linkId: a.link.id },
+          }),
+          status: 400,
+        },
+        {
+          name: 'campaignId of the other workspace',
+          request: (a) => ({
+            method: 'POST',
+            path: '/api/v1/conversions',
+            body: { eventType: 'purchase', campaignId: a.campaign },
+          }),
+          status: 400,
+        },
+        {
+          name: 'qrCodeId of the other workspace',
+          request: (a) => ({
+            method: 'POST',
+            path: '/api/v1/conversions',
+            body: { eventType: 'purchase', qrCodeId: a.qr.id },
+          }),
+          status: 400,
+        },
       ],
       createdId: (b) => b.data.id,
       listedIn: 'getConversionSummary',
     },
     listGoals: { kind: 'list', request: () => ({ method: 'GET', path: '/api/v1/goals' }), count: (b) => b.data.length },
-    getGoalReport: { kind: 'id', table: 'goals', id: (t) => t.goal, request: (id) => ({ method: 'GET', path: `/api/v1/goals/${id}/report` }) },
+    getGoalReport: {
+      kind: 'id',
+      table: 'goals',
+      id: (t) => t.goal,
+      request: (id) => ({ method: 'GET', path: `/api/v1/goals/${id}/report` }),
+    },
     createWebhook: {
       kind: 'create',
-      request: (t) => ({ method: 'POST', path: '/api/webhooks', body: { workspaceId: t.ws, url: 'https://hooks.example.com/iso', events: ['link.created'] } }),
+      request: (t) => ({
+        method: 'POST',
+        path: '/api/webhooks',
+        body: { workspaceId: t.ws, url: 'https://hooks.example.com/iso', events: ['link.created'] },
+      }),
       foreign: [
         {
           name: 'workspaceId of the other workspace',
-          request: (a) => ({ method: 'POST', path: '/api/webhooks', body: { workspaceId: a.ws, url: 'https://hooks.example.com/iso', events: ['link.created'] } }),
+          request: (a) => ({
+            method: 'POST',
+            path: '/api/webhooks',
+            body: { workspaceId: a.ws, url: 'https://hooks.example.com/iso', events: ['link.created'] },
+          }),
           status: 404,
         },
       ],
       createdId: (b) => b.data.id,
       listedIn: 'listWebhooks',
     },
-    listWebhooks: { kind: 'list', request: () => ({ method: 'GET', path: '/api/webhooks' }), count: (b) => b.data.length },
-    updateWebhook: { kind: 'id', table: 'webhook_subscriptions', id: (t) => t.hookA, request: (id) => ({ method: 'PATCH', path: `/api/webhooks/${id}`, body: { enabled: false } }) },
-    deleteWebhook: { kind: 'id', table: 'webhook_subscriptions', id: (t) => freshHook(t, 'A'), request: (id) => ({ method: 'DELETE', path: `/api/webhooks/${id}` }) },
+    listWebhooks: {
+      kind: 'list',
+      request: () => ({ method: 'GET', path: '/api/webhooks' }),
+      count: (b) => b.data.length,
+    },
+    updateWebhook: {
+      kind: 'id',
+      table: 'webhook_subscriptions',
+      id: (t) => t.hookA,
+      request: (id) => ({ method: 'PATCH', path: `/api/webhooks/${id}`, body: { enabled: false } }),
+    },
+    deleteWebhook: {
+      kind: 'id',
+      table: 'webhook_subscriptions',
+      id: (t) => freshHook(t, 'A'),
+      request: (id) => ({ method: 'DELETE', path: `/api/webhooks/${id}` }),
+    },
     createWebhookV1: {
       kind: 'create',
-      request: () => ({ method: 'POST', path: '/api/v1/webhooks', body: { url: 'https://hooks.example.com/iso-b', events: ['link.clicked'], secret: 'sixteen-characters-at-least' } }),
+      request: () => ({
+        method: 'POST',
+        path: '/api/v1/webhooks',
+        body: {
+          url: 'https://hooks.example.com/iso-b',
+          events: ['link.clicked'],
+          secret: 'sixteen-characters-at-least',
+        },
+      }),
       foreign: [],
       createdId: (b) => b.id,
       listedIn: 'listWebhooksV1',
     },
-    listWebhooksV1: { kind: 'list', request: () => ({ method: 'GET', path: '/api/v1/webhooks' }), count: (b) => b.data.length },
-    deleteWebhookV1: { kind: 'id', table: 'webhook_subscriptions', id: (t) => freshHook(t, 'B'), request: (id) => ({ method: 'DELETE', path: `/api/v1/webhooks/${id}` }) },
+    listWebhooksV1: {
+      kind: 'list',
+      request: () => ({ method: 'GET', path: '/api/v1/webhooks' }),
+      count: (b) => b.data.length,
+    },
+    deleteWebhookV1: {
+      kind: 'id',
+      table: 'webhook_subscriptions',
+      id: (t) => freshHook(t, 'B'),
+      request: (id) => ({ method: 'DELETE', path: `/api/v1/webhooks/${id}` }),
+    },
     getEventSchema: {
       kind: 'public',
       check: async (_t, s) => {
@@ -204,7 +389,11 @@ describe.each(testEngines())('workspace isolation and key checks for every opera
         const res = await s({
           method: 'POST',
           path: `/${t.protectedLink.slug}`,
-          headers: { 'user-agent': 'curl/8', cookie: `sl_csrf=${cookie}`, 'content-type': 'application/x-www-form-urlencoded' },
+          headers: {
+            'user-agent': 'curl/8',
+            cookie: `sl_csrf=${cookie}`,
+            'content-type': 'application/x-www-form-urlencoded',
+          },
           body: undefined,
           rawBody: new URLSearchParams({ csrf, password: 'secret-A' }).toString(),
         } as Req & { rawBody: string });
@@ -220,8 +409,14 @@ describe.each(testEngines())('workspace isolation and key checks for every opera
         expect((await s({ method: 'GET', path: `/qr/${t.qr.code}.svg` })).status).toBe(200);
       },
     },
-    getHealth: { kind: 'public', check: async (_t, s) => expect((await s({ method: 'GET', path: '/healthz' })).status).toBe(200) },
-    getReadiness: { kind: 'public', check: async (_t, s) => expect((await s({ method: 'GET', path: '/readyz' })).status).toBe(200) },
+    getHealth: {
+      kind: 'public',
+      check: async (_t, s) => expect((await s({ method: 'GET', path: '/healthz' })).status).toBe(200),
+    },
+    getReadiness: {
+      kind: 'public',
+      check: async (_t, s) => expect((await s({ method: 'GET', path: '/readyz' })).status).toBe(200),
+    },
     // Loopback without METRICS_TOKEN: answered, with counts of the process and no workspace's data.
     getMetrics: {
       kind: 'public',
@@ -238,7 +433,10 @@ describe.each(testEngines())('workspace isolation and key checks for every opera
     server = await startTestServer(engine);
     A = await tenant('A');
     B = await tenant('B');
-    for (const [name, plan] of [['free', 'free'], ['pro', 'pro']] as const) {
+    for (const [name, plan] of [
+      ['free', 'free'],
+      ['pro', 'pro'],
+    ] as const) {
       const wsId = await ws.createWorkspace(knex(), `Isolation ${name}`, plan);
       const user = await ws.addMember(knex(), wsId, `iso-${name}-${Date.now()}@example.com`, 'OWNER');
       if (name === 'free') freeWs = { ws: wsId, user };
@@ -258,13 +456,21 @@ describe.each(testEngines())('workspace isolation and key checks for every opera
       // The case must agree with the document: public cases for `security: []`, key cases otherwise,
       // and an id case exactly when the path names an object.
       expect(c.kind === 'public', `${op.operationId}: public case iff security is []`).toBe(op.scopes === null);
-      if (op.scopes !== null) expect(c.kind === 'id', `${op.operationId}: id case iff the path has a parameter`).toBe(/\{[^}]+\}/.test(op.path));
+      if (op.scopes !== null)
+        expect(c.kind === 'id', `${op.operationId}: id case iff the path has a parameter`).toBe(
+          /\{[^}]+\}/.test(op.path),
+        );
     }
   });
 
   /** A request (with a raw form body when given) as the helper sends it. */
   const sendRaw = (op: Operation | undefined) => async (r: Req & { rawBody?: string }, k?: string) => {
-    const res = await server.request(r.method, r.path, { key: k, body: r.body, headers: r.headers, rawBody: r.rawBody });
+    const res = await server.request(r.method, r.path, {
+      key: k,
+      body: r.body,
+      headers: r.headers,
+      rawBody: r.rawBody,
+    });
     if (op) {
       const found = checkResponse(op, res);
       if (found.length) problems.push(`${op.operationId} ${r.method} ${r.path} -> ${res.status}: ${found.join('; ')}`);
@@ -283,7 +489,9 @@ describe.each(testEngines())('workspace isolation and key checks for every opera
     if (c.kind === 'public') {
       await c.check(A, sendRaw(op));
       // A key sent to a public operation is ignored: a broken one does not turn it into a 401.
-      await c.check(A, (r, k) => sendRaw(op)({ ...r, headers: { ...r.headers, authorization: 'Bearer mk_not-a-key' } }, k));
+      await c.check(A, (r, k) =>
+        sendRaw(op)({ ...r, headers: { ...r.headers, authorization: 'Bearer mk_not-a-key' } }, k),
+      );
       expect(problems).toEqual([]);
       return;
     }
@@ -291,13 +499,25 @@ describe.each(testEngines())('workspace isolation and key checks for every opera
     const scopes = op.scopes!;
     expect(scopes.length, `${op.operationId} names its scope`).toBeGreaterThan(0);
     const refusals: Array<[string, () => Promise<string>, number]> = [
-      ['a key without the scope', () => key(A, ALL_SCOPES.filter((s) => !scopes.includes(s))), 403],
+      [
+        'a key without the scope',
+        () =>
+          key(
+            A,
+            ALL_SCOPES.filter((s) => !scopes.includes(s)),
+          ),
+        403,
+      ],
       ['an expired key', () => key(A, ALL_SCOPES, Date.now() - 1000), 401],
-      ['a revoked key', async () => {
-        const k = await ws.createKey(knex(), A.ws, A.user, ALL_SCOPES, null);
-        await ws.revokeKey(knex(), k.id);
-        return k.key;
-      }, 401],
+      [
+        'a revoked key',
+        async () => {
+          const k = await ws.createKey(knex(), A.ws, A.user, ALL_SCOPES, null);
+          await ws.revokeKey(knex(), k.id);
+          return k.key;
+        },
+        401,
+      ],
       ['a free-plan key', () => key(freeWs), 401],
       ['a pro-plan key', () => key(proWs), 403],
     ];
@@ -322,8 +542,10 @@ describe.each(testEngines())('workspace isolation and key checks for every opera
       expect(res.status).toBe(200);
       const leaked = [...A.ids].filter((id) => res.text.includes(id));
       expect(leaked, `ids of workspace A in workspace B's ${op.operationId}`).toEqual([]);
-      if (op.operationId === 'getConversionSummary') expect(c.count!(res.body), 'conversions of A counted for B').toBe(0);
-      for (const [what, mint, status] of refusals) expectStatus(what, await send(op, c.request(A), await mint()), status);
+      if (op.operationId === 'getConversionSummary')
+        expect(c.count!(res.body), 'conversions of A counted for B').toBe(0);
+      for (const [what, mint, status] of refusals)
+        expectStatus(what, await send(op, c.request(A), await mint()), status);
       const own = await send(op, c.request(A), await key(A));
       expect(own.status).toBe(200);
       if (c.count) expect(c.count(own.body), `A's own ${op.operationId} shows A's objects`).toBeGreaterThan(0);
@@ -332,7 +554,11 @@ describe.each(testEngines())('workspace isolation and key checks for every opera
       for (const f of c.foreign) {
         const res = await send(op, f.request(A), await key(B));
         expectStatus(`a key of another workspace with ${f.name}`, res, f.status);
-        if (res.status < 300) expect(res.text.includes(A.link.id) || res.text.includes(A.link.slug), 'the answer reveals nothing of the other workspace').toBe(false);
+        if (res.status < 300)
+          expect(
+            res.text.includes(A.link.id) || res.text.includes(A.link.slug),
+            'the answer reveals nothing of the other workspace',
+          ).toBe(false);
       }
       // ...what it creates stays its own, invisible to this workspace...
       const theirs = await send(op, c.request(B), await key(B));
@@ -344,7 +570,8 @@ describe.each(testEngines())('workspace isolation and key checks for every opera
       expect(mine.text.includes(createdId), `A's ${c.listedIn} shows B's new ${createdId}`).toBe(false);
       // ...and the key checks apply, with nothing created by the refused requests.
       const countBefore = await knex()(tableOf(op)).where({ workspace_id: A.ws }).count({ n: '*' });
-      for (const [what, mint, status] of refusals) expectStatus(what, await send(op, c.request(A), await mint()), status);
+      for (const [what, mint, status] of refusals)
+        expectStatus(what, await send(op, c.request(A), await mint()), status);
       const countAfter = await knex()(tableOf(op)).where({ workspace_id: A.ws }).count({ n: '*' });
       expect(Number(countAfter[0].n), 'refused creates created nothing').toBe(Number(countBefore[0].n));
       const own = await send(op, c.request(A), await key(A));
@@ -355,6 +582,10 @@ describe.each(testEngines())('workspace isolation and key checks for every opera
   });
 
   function tableOf(op: Operation) {
-    return op.operationId === 'createLink' ? 'links' : op.operationId === 'recordConversion' ? 'conversions' : 'webhook_subscriptions';
+    return op.operationId === 'createLink'
+      ? 'links'
+      : op.operationId === 'recordConversion'
+        ? 'conversions'
+        : 'webhook_subscriptions';
   }
 });

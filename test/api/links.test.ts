@@ -16,7 +16,8 @@ describe.each(testEngines())('links API on %s', (engine) => {
   // contract refuses are sent as they are (the suite tests the refusals). No retries: an answer
   // is the service's own.
   const client = (key: string) => apiClient(server, key, { retries: 0 });
-  const create = (body: object, key = owner.key) => asResponse(client(key).POST('/api/v1/links', { body: body as never }));
+  const create = (body: object, key = owner.key) =>
+    asResponse(client(key).POST('/api/v1/links', { body: body as never }));
   const patch = (id: string, body: object, key = owner.key) =>
     asResponse(client(key).PATCH('/api/v1/links/{id}', { params: { path: { id } }, body: body as never }));
 
@@ -26,7 +27,10 @@ describe.each(testEngines())('links API on %s', (engine) => {
   });
   // A fresh key per test: each key has its own 60-requests-a-minute budget.
   beforeEach(async () => {
-    owner = { ...owner, ...(await ws.createKey(knex(), owner.workspaceId, owner.userId, ['links:read', 'links:write'], null)) };
+    owner = {
+      ...owner,
+      ...(await ws.createKey(knex(), owner.workspaceId, owner.userId, ['links:read', 'links:write'], null)),
+    };
   });
   afterAll(async () => server?.stop());
 
@@ -37,8 +41,17 @@ describe.each(testEngines())('links API on %s', (engine) => {
       const link = res.body.data;
       expect(link.slug).toMatch(/^[a-z0-9]{7}$/);
       expect(link).toMatchObject({
-        originalUrl: 'https://example.com/a', status: 'ACTIVE', redirectType: 'TEMPORARY', neverExpires: true,
-        expiresAt: null, clicks: 0, hasPassword: false, tags: [], domainId: null, title: null, clickLimit: null,
+        originalUrl: 'https://example.com/a',
+        status: 'ACTIVE',
+        redirectType: 'TEMPORARY',
+        neverExpires: true,
+        expiresAt: null,
+        clicks: 0,
+        hasPassword: false,
+        tags: [],
+        domainId: null,
+        title: null,
+        clickLimit: null,
       });
       expect(res.body.meta).toBeUndefined();
       expect(res.headers['x-service-request-id']).toMatch(/[0-9a-f-]{36}/);
@@ -53,33 +66,45 @@ describe.each(testEngines())('links API on %s', (engine) => {
       expect(again.body.error).toMatch(/taken/);
     });
 
-    it.each(['api', 'Admin', 'docs', 'healthz', 'qr', 'favicon.ico', 'robots.txt'])('refuses the reserved slug %s with 409', async (slug) => {
-      const res = await create({ url: 'https://example.com', slug });
-      expect(res.status).toBe(409);
-      expect(res.body.error).toMatch(/reserved/);
-    });
+    it.each(['api', 'Admin', 'docs', 'healthz', 'qr', 'favicon.ico', 'robots.txt'])(
+      'refuses the reserved slug %s with 409',
+      async (slug) => {
+        const res = await create({ url: 'https://example.com', slug });
+        expect(res.status).toBe(409);
+        expect(res.body.error).toMatch(/reserved/);
+      },
+    );
 
-    it.each(['has space', 'dot.dot', 'x'.repeat(65), '', 'ünï'])('refuses the malformed slug %j with 400', async (slug) => {
-      const res = await create({ url: 'https://example.com', slug });
-      expect(res.status).toBe(400);
-      expect(res.body.field).toBe('slug');
-    });
+    it.each(['has space', 'dot.dot', 'x'.repeat(65), '', 'ünï'])(
+      'refuses the malformed slug %j with 400',
+      async (slug) => {
+        const res = await create({ url: 'https://example.com', slug });
+        expect(res.status).toBe(400);
+        expect(res.body.field).toBe('slug');
+      },
+    );
 
     it('gives exactly one of two racing requests the slug', async () => {
-      const results = await Promise.all(Array.from({ length: 6 }, () => create({ url: 'https://example.com/race', slug: 'race-slug' })));
+      const results = await Promise.all(
+        Array.from({ length: 6 }, () => create({ url: 'https://example.com/race', slug: 'race-slug' })),
+      );
       expect(results.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409, 409]);
       const rows = await knex()('links').where({ slug: 'race-slug' }).whereNull('deleted_at');
       expect(rows).toHaveLength(1);
     });
 
-    it.each(['javascript:alert(1)', 'ftp://example.com/x', 'data:text/html,hi', '/relative', 'https://', `https://e.com/${'a'.repeat(2040)}`])(
-      'refuses the destination %s with 400',
-      async (url) => {
-        const res = await create({ url });
-        expect(res.status).toBe(400);
-        expect(res.body.field).toBe('url');
-      },
-    );
+    it.each([
+      'javascript:alert(1)',
+      'ftp://example.com/x',
+      'data:text/html,hi',
+      '/relative',
+      'https://',
+      `https://e.com/${'a'.repeat(2040)}`,
+    ])('refuses the destination %s with 400', async (url) => {
+      const res = await create({ url });
+      expect(res.status).toBe(400);
+      expect(res.body.field).toBe('url');
+    });
 
     // A destination is stored and redirected to as the URL parser read it when it was checked:
     // sent as written, `https:evil.example` in a Location header resolves against the short link.
@@ -94,7 +119,11 @@ describe.each(testEngines())('links API on %s', (engine) => {
       expect(live.body.data.originalUrl).toBe(normalised);
       const visit = (slug: string) => server.request('GET', `/${slug}`, { headers: { host: 'localhost' } });
       expect((await visit(live.body.data.slug)).headers.location).toBe(normalised);
-      const expired = await create({ url: 'https://example.com/over', expiresAt: '2020-01-01T00:00:00Z', expiredUrl: sent });
+      const expired = await create({
+        url: 'https://example.com/over',
+        expiresAt: '2020-01-01T00:00:00Z',
+        expiredUrl: sent,
+      });
       expect(expired.body.data.expiredUrl).toBe(normalised);
       expect((await visit(expired.body.data.slug)).headers.location).toBe(normalised);
       const patched = await patch(live.body.data.id, { url: 'https://example.com/x', expiredUrl: sent });
@@ -124,14 +153,24 @@ describe.each(testEngines())('links API on %s', (engine) => {
 
     it('stores redirect type, schedule, expiry, click limit and expiredUrl', async () => {
       const body = {
-        url: 'https://example.com', redirectType: 'PERMANENT', startAt: '2030-01-01T00:00:00Z', endAt: '2030-02-01T00:00:00.000Z',
-        expiresAt: '2030-03-01T00:00:00Z', clickLimit: 10, expiredUrl: 'https://example.com/over',
+        url: 'https://example.com',
+        redirectType: 'PERMANENT',
+        startAt: '2030-01-01T00:00:00Z',
+        endAt: '2030-02-01T00:00:00.000Z',
+        expiresAt: '2030-03-01T00:00:00Z',
+        clickLimit: 10,
+        expiredUrl: 'https://example.com/over',
       };
       const res = await create(body);
       expect(res.status).toBe(201);
       expect(res.body.data).toMatchObject({
-        redirectType: 'PERMANENT', startAt: '2030-01-01T00:00:00.000Z', endAt: '2030-02-01T00:00:00.000Z',
-        expiresAt: '2030-03-01T00:00:00.000Z', neverExpires: false, clickLimit: 10, expiredUrl: 'https://example.com/over',
+        redirectType: 'PERMANENT',
+        startAt: '2030-01-01T00:00:00.000Z',
+        endAt: '2030-02-01T00:00:00.000Z',
+        expiresAt: '2030-03-01T00:00:00.000Z',
+        neverExpires: false,
+        clickLimit: 10,
+        expiredUrl: 'https://example.com/over',
       });
     });
 
@@ -149,7 +188,11 @@ describe.each(testEngines())('links API on %s', (engine) => {
     });
 
     it('refuses an expiredUrl that points at the link itself', async () => {
-      const res = await create({ url: 'https://example.com', slug: 'selfish', expiredUrl: 'https://localhost:8443/selfish' });
+      const res = await create({
+        url: 'https://example.com',
+        slug: 'selfish',
+        expiredUrl: 'https://localhost:8443/selfish',
+      });
       expect(res.status).toBe(400);
       expect(res.body.field).toBe('expiredUrl');
     });
@@ -158,10 +201,18 @@ describe.each(testEngines())('links API on %s', (engine) => {
       // ring-b sends its visitors to ring-a; ring-a may not fall back to ring-b.
       const b = await create({ url: 'https://localhost:8443/ring-a', slug: 'ring-b' });
       expect(b.status).toBe(201);
-      const a = await create({ url: 'https://example.com', slug: 'ring-a', expiredUrl: 'https://localhost:8443/ring-b' });
+      const a = await create({
+        url: 'https://example.com',
+        slug: 'ring-a',
+        expiredUrl: 'https://localhost:8443/ring-b',
+      });
       expect(a.status).toBe(400);
       expect(a.body.error).toMatch(/chain/);
-      const fine = await create({ url: 'https://example.com', slug: 'ring-c', expiredUrl: 'https://localhost:8443/ring-b' });
+      const fine = await create({
+        url: 'https://example.com',
+        slug: 'ring-c',
+        expiredUrl: 'https://localhost:8443/ring-b',
+      });
       expect(fine.status).toBe(201);
     });
 
@@ -189,7 +240,10 @@ describe.each(testEngines())('links API on %s', (engine) => {
       const other = await seedWorkspace(knex());
       const foreignTag = await ws.createTag(knex(), other.workspaceId, 'theirs', '#000');
       expect((await create({ url: 'https://example.com', tagIds: [foreignTag] })).status).toBe(400);
-      const many = await create({ url: 'https://example.com', tagIds: Array.from({ length: 26 }, (_, i) => `tag_${i}`) });
+      const many = await create({
+        url: 'https://example.com',
+        tagIds: Array.from({ length: 26 }, (_, i) => `tag_${i}`),
+      });
       expect(many.status).toBe(400);
       expect(many.body.field).toBe('tagIds');
     });
@@ -216,18 +270,27 @@ describe.each(testEngines())('links API on %s', (engine) => {
       expect(empty.status).toBe(400);
       expect(empty.body).toEqual({ error: 'domainId must not be empty', field: 'domainId' });
       const unknown = await create({ url: 'https://example.com', domainId: 'dom_nowhere' });
-      expect(unknown.body).toEqual({ error: 'domainId "dom_nowhere" is not an active custom domain of this workspace', field: 'domainId' });
+      expect(unknown.body).toEqual({
+        error: 'domainId "dom_nowhere" is not an active custom domain of this workspace',
+        field: 'domainId',
+      });
       const blank = await create({ url: 'https://example.com', domainId: ' ' });
       expect(blank.body.error).toBe('domainId " " is not an active custom domain of this workspace');
       const tags = await create({ url: 'https://example.com', tagIds: ['tag_nowhere', ' '] });
-      expect(tags.body).toEqual({ error: 'tagIds names tags that do not exist in this workspace: "tag_nowhere", " "', field: 'tagIds' });
+      expect(tags.body).toEqual({
+        error: 'tagIds names tags that do not exist in this workspace: "tag_nowhere", " "',
+        field: 'tagIds',
+      });
     });
   });
 
   describe('read and list', () => {
     it('names the query parameter that holds a NUL character, quoted (an empty name reads as one)', async () => {
       const named = await server.request('GET', '/api/v1/links?page=%00', { key: owner.key });
-      expect(named.body).toEqual({ error: 'The URL contains a NUL character in query parameter "page"', field: 'page' });
+      expect(named.body).toEqual({
+        error: 'The URL contains a NUL character in query parameter "page"',
+        field: 'page',
+      });
       const unnamed = await server.request('GET', '/api/v1/links?=%00', { key: owner.key });
       expect(unnamed.status).toBe(400);
       expect(unnamed.body).toEqual({ error: 'The URL contains a NUL character in query parameter ""' });
@@ -261,12 +324,15 @@ describe.each(testEngines())('links API on %s', (engine) => {
       expect(dflt.body.meta).toEqual({ page: 1, limit: 20, total: 4 });
     });
 
-    it.each(['page=0', 'limit=0', 'limit=101', 'page=1.5', 'limit=abc', 'page=-1'])('refuses %s with 400', async (q) => {
-      const res = await server.request('GET', `/api/v1/links?${q}`, { key: owner.key });
-      expect(res.status).toBe(400);
-      expect(res.body.error).toEqual(expect.any(String));
-      expect(res.body.field).toBe(q.split('=')[0]);
-    });
+    it.each(['page=0', 'limit=0', 'limit=101', 'page=1.5', 'limit=abc', 'page=-1'])(
+      'refuses %s with 400',
+      async (q) => {
+        const res = await server.request('GET', `/api/v1/links?${q}`, { key: owner.key });
+        expect(res.status).toBe(400);
+        expect(res.body.error).toEqual(expect.any(String));
+        expect(res.body.field).toBe(q.split('=')[0]);
+      },
+    );
 
     it('accepts limit=100', async () => {
       expect((await server.request('GET', '/api/v1/links?limit=100', { key: owner.key })).status).toBe(200);
@@ -278,7 +344,13 @@ describe.each(testEngines())('links API on %s', (engine) => {
       const made = (await create({ url: 'https://example.com/u', title: 'Keep', clickLimit: 5 })).body.data;
       const res = await patch(made.id, { url: 'https://example.org/new', redirectType: 'PERMANENT' });
       expect(res.status).toBe(200);
-      expect(res.body.data).toMatchObject({ originalUrl: 'https://example.org/new', redirectType: 'PERMANENT', title: 'Keep', clickLimit: 5, slug: made.slug });
+      expect(res.body.data).toMatchObject({
+        originalUrl: 'https://example.org/new',
+        redirectType: 'PERMANENT',
+        title: 'Keep',
+        clickLimit: 5,
+        slug: made.slug,
+      });
       expect(Date.parse(res.body.data.updatedAt)).toBeGreaterThan(Date.parse(made.updatedAt));
     });
 
@@ -287,7 +359,24 @@ describe.each(testEngines())('links API on %s', (engine) => {
       const res = await patch(made.id, { title: 'x', domainId: 'dom_x' });
       expect(res.status).toBe(400);
       expect(res.body.error).toContain('domainId');
-      for (const f of ['url', 'title', 'slug', 'redirectType', 'expiresAt', 'neverExpires', 'expiredUrl', 'clickLimit', 'startAt', 'endAt', 'status', 'password', 'tagIds', 'previewTitle', 'previewDescription', 'previewImage']) {
+      for (const f of [
+        'url',
+        'title',
+        'slug',
+        'redirectType',
+        'expiresAt',
+        'neverExpires',
+        'expiredUrl',
+        'clickLimit',
+        'startAt',
+        'endAt',
+        'status',
+        'password',
+        'tagIds',
+        'previewTitle',
+        'previewDescription',
+        'previewImage',
+      ]) {
         expect(res.body.error).toContain(f);
       }
       const after = await server.request('GET', `/api/v1/links/${made.id}`, { key: owner.key });
@@ -352,7 +441,11 @@ describe.each(testEngines())('links API on %s', (engine) => {
     it('sets the social preview with an image this workspace hosts under ASSET_BASE_URL, stored normalised', async () => {
       const made = (await create({ url: 'https://example.com' })).body.data;
       const image = await hostImage(knex(), owner.workspaceId, 'https://localhost:8443/assets/');
-      const res = await patch(made.id, { previewTitle: 'Title', previewDescription: 'Desc', previewImage: image.replace('https://localhost', 'https://LOCALHOST') });
+      const res = await patch(made.id, {
+        previewTitle: 'Title',
+        previewDescription: 'Desc',
+        previewImage: image.replace('https://localhost', 'https://LOCALHOST'),
+      });
       expect(res.status).toBe(200);
       expect(res.body.data).toMatchObject({ previewTitle: 'Title', previewDescription: 'Desc', previewImage: image });
       const other = await seedWorkspace(knex());
@@ -385,7 +478,10 @@ describe.each(testEngines())('links API on %s', (engine) => {
       expect(res.status).toBe(409);
       const after = (await server.request('GET', `/api/v1/links/${made.id}`, { key: owner.key })).body.data;
       expect(after).toMatchObject({ status: 'DISABLED', title: null });
-      expect((await patch(made.id, { title: 'allowed' })).body.data).toMatchObject({ status: 'DISABLED', title: 'allowed' });
+      expect((await patch(made.id, { title: 'allowed' })).body.data).toMatchObject({
+        status: 'DISABLED',
+        title: 'allowed',
+      });
     });
 
     it('needs a member with any role but ANALYST; 403 once the role changes or the person leaves', async () => {
@@ -415,7 +511,13 @@ describe.each(testEngines())('links API on %s', (engine) => {
       expect(res.status).toBe(200);
       expect(res.body).toEqual({
         data: { id: made.id, deleted: true },
-        result: { outcome: 'success', steps: [expect.objectContaining({ key: 'link', status: 'ok' }), expect.objectContaining({ key: 'redirect_cache', status: 'ok' })] },
+        result: {
+          outcome: 'success',
+          steps: [
+            expect.objectContaining({ key: 'link', status: 'ok' }),
+            expect.objectContaining({ key: 'redirect_cache', status: 'ok' }),
+          ],
+        },
       });
       expect((await server.request('DELETE', `/api/v1/links/${made.id}`, { key: owner.key })).status).toBe(404);
       expect((await server.request('GET', `/api/v1/links/${made.id}`, { key: owner.key })).status).toBe(404);
@@ -445,19 +547,33 @@ describe.each(testEngines())('links API follow-up steps on %s', (engine) => {
   let owner: Seeded;
   beforeAll(async () => {
     // A redirect cache whose invalidation cannot finish (as when other processes are unreachable).
-    server = await startTestServer(engine, { linkCache: { invalidate: async () => { throw new Error('unreachable'); } } });
+    server = await startTestServer(engine, {
+      linkCache: {
+        invalidate: async () => {
+          throw new Error('unreachable');
+        },
+      },
+    });
     owner = await seedWorkspace(server.services.db.knex);
   });
   afterAll(async () => server?.stop());
 
   it('answers 207 with the failed step when a change applied but the cache step did not finish', async () => {
-    const made = (await server.request('POST', '/api/v1/links', { key: owner.key, body: { url: 'https://example.com' } })).body.data;
-    const upd = await server.request('PATCH', `/api/v1/links/${made.id}`, { key: owner.key, body: { slug: 'moved-207' } });
+    const made = (
+      await server.request('POST', '/api/v1/links', { key: owner.key, body: { url: 'https://example.com' } })
+    ).body.data;
+    const upd = await server.request('PATCH', `/api/v1/links/${made.id}`, {
+      key: owner.key,
+      body: { slug: 'moved-207' },
+    });
     expect(upd.status).toBe(207);
     expect(upd.body.data.slug).toBe('moved-207');
     expect(upd.body.result).toEqual({
       outcome: 'partial',
-      steps: [expect.objectContaining({ key: 'link', status: 'ok' }), expect.objectContaining({ key: 'redirect_cache', status: 'failed' })],
+      steps: [
+        expect.objectContaining({ key: 'link', status: 'ok' }),
+        expect.objectContaining({ key: 'redirect_cache', status: 'failed' }),
+      ],
     });
     const del = await server.request('DELETE', `/api/v1/links/${made.id}`, { key: owner.key });
     expect(del.status).toBe(207);

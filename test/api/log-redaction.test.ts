@@ -24,7 +24,13 @@ describe.each(testEngines())('tokens kept out of the request log on %s', (engine
   /** The request lines logged since `from`, once the answers' log lines are written. */
   async function requestLines(from: number): Promise<any[]> {
     await new Promise((r) => setTimeout(r, 100));
-    return logs.slice(from).join('').split('\n').filter(Boolean).map((l) => JSON.parse(l)).filter((l) => l.req);
+    return logs
+      .slice(from)
+      .join('')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l))
+      .filter((l) => l.req);
   }
 
   it('redacts token query parameters, shared-report segments and tokens inside next=', async () => {
@@ -51,13 +57,15 @@ describe.each(testEngines())('tokens kept out of the request log on %s', (engine
     for (const s of [s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12]) expect(text, s).not.toContain(s);
     // The addresses themselves are still there to read, with their tokens replaced.
     const urls = lines.map((l) => l.req.url);
-    expect(urls).toEqual(expect.arrayContaining([
-      '/app/setup-password?token=[REDACTED]',
-      '/app/shared/[REDACTED]',
-      `${DASHBOARD_API}/shared/[REDACTED]/unlock`,
-      '/app/invite?token=[REDACTED]&x=1',
-      `/app/login?next=${encodeURIComponent('/setup-password?token=[REDACTED]')}`,
-    ]));
+    expect(urls).toEqual(
+      expect.arrayContaining([
+        '/app/setup-password?token=[REDACTED]',
+        '/app/shared/[REDACTED]',
+        `${DASHBOARD_API}/shared/[REDACTED]/unlock`,
+        '/app/invite?token=[REDACTED]&x=1',
+        `/app/login?next=${encodeURIComponent('/setup-password?token=[REDACTED]')}`,
+      ]),
+    );
     expect(lines.find((l) => l.req.url.startsWith('/app/setup-password')).req.query).toEqual({ token: '[REDACTED]' });
   });
 
@@ -71,7 +79,9 @@ describe.each(testEngines())('tokens kept out of the request log on %s', (engine
     const from = logs.length;
     await server.request('GET', `${link.pathname}${link.search}`);
     // The page's own requests carry its address as the Referer (Referrer-Policy: same-origin).
-    await server.request('GET', `${DASHBOARD_API}/invitation?token=${token}`, { headers: { referer: link.toString() } });
+    await server.request('GET', `${DASHBOARD_API}/invitation?token=${token}`, {
+      headers: { referer: link.toString() },
+    });
     await server.request('GET', '/app/favicon.svg', { headers: { referer: link.toString() } });
     const lines = await requestLines(from);
     expect(lines.length).toBeGreaterThanOrEqual(3);

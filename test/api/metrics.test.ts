@@ -42,7 +42,9 @@ describe.each(testEngines())('metrics and readiness on %s', (engine) => {
 
   beforeAll(async () => {
     receiver = await startReceiver();
-    server = await startDeliveringServer(engine, { env: { CLICK_FLUSH_MS: '600000', WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1', TRUST_PROXY: '1' } });
+    server = await startDeliveringServer(engine, {
+      env: { CLICK_FLUSH_MS: '600000', WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1', TRUST_PROXY: '1' },
+    });
     // The preload (on by default) reads the live links once, at start: waited for here, the link
     // the test makes below is not among them, so its first visit reads the database, as counted.
     await vi.waitFor(() => expect(server.redirects.preloaded.done).toBe(true), { timeout: 30_000, interval: 20 });
@@ -54,7 +56,12 @@ describe.each(testEngines())('metrics and readiness on %s', (engine) => {
   });
 
   it('counts n redirects as n 302s, the cache hits and misses, and the clicks recorded and written', async () => {
-    const link = (await server.request('POST', '/api/v1/links', { key: owner.key, body: { url: 'https://example.com/m', slug: `metrics-${engine}` } })).body.data;
+    const link = (
+      await server.request('POST', '/api/v1/links', {
+        key: owner.key,
+        body: { url: 'https://example.com/m', slug: `metrics-${engine}` },
+      })
+    ).body.data;
     const before = (await metrics()).text;
     for (let i = 0; i < 7; i++) expect((await visit(`/${link.slug}`)).status).toBe(302);
     expect((await visit('/no-such-slug-here')).status).toBe(404);
@@ -65,13 +72,21 @@ describe.each(testEngines())('metrics and readiness on %s', (engine) => {
     const entriesAfter = server.redirects.cachedLinks;
     expect(mid.status).toBe(200);
     expect(mid.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
-    expect(sample(mid.text, 'shortlink_redirect_responses_total', { status: '302' }) - sample(before, 'shortlink_redirect_responses_total', { status: '302' })).toBe(7);
-    expect(sample(mid.text, 'shortlink_redirect_responses_total', { status: '404' }) - sample(before, 'shortlink_redirect_responses_total', { status: '404' })).toBe(1);
+    expect(
+      sample(mid.text, 'shortlink_redirect_responses_total', { status: '302' }) -
+        sample(before, 'shortlink_redirect_responses_total', { status: '302' }),
+    ).toBe(7);
+    expect(
+      sample(mid.text, 'shortlink_redirect_responses_total', { status: '404' }) -
+        sample(before, 'shortlink_redirect_responses_total', { status: '404' }),
+    ).toBe(1);
     // Every lookup is a hit or a miss. The first visit and the unknown slug read the database;
     // the others the cache, but one more may miss: the change feed's poll can drop the new link's
     // entry once more (its creation is in the feed for a few seconds).
-    const misses = sample(mid.text, 'shortlink_link_cache_misses_total') - sample(before, 'shortlink_link_cache_misses_total');
-    const hits = sample(mid.text, 'shortlink_link_cache_hits_total') - sample(before, 'shortlink_link_cache_hits_total');
+    const misses =
+      sample(mid.text, 'shortlink_link_cache_misses_total') - sample(before, 'shortlink_link_cache_misses_total');
+    const hits =
+      sample(mid.text, 'shortlink_link_cache_hits_total') - sample(before, 'shortlink_link_cache_hits_total');
     expect(misses + hits).toBe(8);
     expect(misses).toBeGreaterThanOrEqual(2);
     expect(misses).toBeLessThanOrEqual(3);
@@ -83,7 +98,9 @@ describe.each(testEngines())('metrics and readiness on %s', (engine) => {
     // The resident tier holds what the preload read at start: no link yet.
     expect(sample(mid.text, 'shortlink_link_cache_resident_links')).toBe(0);
     expect(sample(mid.text, 'shortlink_link_cache_resident_hits_total')).toBe(0);
-    expect(sample(mid.text, 'shortlink_clicks_recorded_total') - sample(before, 'shortlink_clicks_recorded_total')).toBe(7);
+    expect(
+      sample(mid.text, 'shortlink_clicks_recorded_total') - sample(before, 'shortlink_clicks_recorded_total'),
+    ).toBe(7);
     expect(sample(mid.text, 'shortlink_click_backlog')).toBe(7);
     await server.clicks.flush();
     const after = (await metrics()).text;
@@ -99,14 +116,26 @@ describe.each(testEngines())('metrics and readiness on %s', (engine) => {
     const before = (await metrics()).text;
     receiver.reply(`/m/${engine}/ok`, [{ status: 200 }]);
     receiver.reply(`/m/${engine}/bad`, [{ status: 410 }]);
-    const ok = await seedSubscription(knex(), Buffer.from(TEST_MASTER_KEY, 'hex'), { url: receiver.url(`/m/${engine}/ok`), variant: 'B', workspaceId: owner.workspaceId, events: ['link.created'] });
-    const bad = await seedSubscription(knex(), Buffer.from(TEST_MASTER_KEY, 'hex'), { url: receiver.url(`/m/${engine}/bad`), variant: 'A', workspaceId: owner.workspaceId, events: ['link.created'] });
+    const ok = await seedSubscription(knex(), Buffer.from(TEST_MASTER_KEY, 'hex'), {
+      url: receiver.url(`/m/${engine}/ok`),
+      variant: 'B',
+      workspaceId: owner.workspaceId,
+      events: ['link.created'],
+    });
+    const bad = await seedSubscription(knex(), Buffer.from(TEST_MASTER_KEY, 'hex'), {
+      url: receiver.url(`/m/${engine}/bad`),
+      variant: 'A',
+      workspaceId: owner.workspaceId,
+      events: ['link.created'],
+    });
     await server.request('POST', '/api/v1/links', { key: owner.key, body: { url: 'https://example.com/hooked' } });
     await receiver.waitFor(`/m/${engine}/ok`, 1);
     await receiver.waitFor(`/m/${engine}/bad`, 1);
     const delta = async (labels: Record<string, string>) => {
       for (let i = 0; i < 50; i++) {
-        const d = sample((await metrics()).text, 'shortlink_webhook_attempts_total', labels) - sample(before, 'shortlink_webhook_attempts_total', labels);
+        const d =
+          sample((await metrics()).text, 'shortlink_webhook_attempts_total', labels) -
+          sample(before, 'shortlink_webhook_attempts_total', labels);
         if (d > 0) return d;
         await new Promise((r) => setTimeout(r, 100));
       }
@@ -142,9 +171,19 @@ describe.each(testEngines())('metrics and readiness on %s', (engine) => {
 
   it('fails /readyz while more clicks wait to be written than its bound, and passes once they are', async () => {
     expect((await server.request('GET', '/readyz')).status).toBe(200);
-    const link = (await server.request('POST', '/api/v1/links', { key: owner.key, body: { url: 'https://example.com/backlog' } })).body.data;
+    const link = (
+      await server.request('POST', '/api/v1/links', { key: owner.key, body: { url: 'https://example.com/backlog' } })
+    ).body.data;
     for (let i = 0; i <= READY_MAX_CLICK_BACKLOG; i++) {
-      server.clicks.record({ linkId: link.id, workspaceId: owner.workspaceId, qrCodeId: null, at: Date.now(), referer: undefined, country: undefined, userAgent: PERSON });
+      server.clicks.record({
+        linkId: link.id,
+        workspaceId: owner.workspaceId,
+        qrCodeId: null,
+        at: Date.now(),
+        referer: undefined,
+        country: undefined,
+        userAgent: PERSON,
+      });
     }
     const busy = await server.request('GET', '/readyz');
     expect(busy.status).toBe(503);

@@ -22,7 +22,8 @@ describe.skipIf(!engines.length)('two processes on one Postgres', () => {
   it('counts 60 requests a minute per key in total across both', async () => {
     const s = await seedWorkspace(a.services.db.knex);
     const statuses: number[] = [];
-    for (let i = 0; i < 60; i++) statuses.push((await (i % 2 ? a : b).request('GET', '/api/v1/links', { key: s.key })).status);
+    for (let i = 0; i < 60; i++)
+      statuses.push((await (i % 2 ? a : b).request('GET', '/api/v1/links', { key: s.key })).status);
     expect(statuses.every((x) => x === 200)).toBe(true);
     expect((await a.request('GET', '/api/v1/links', { key: s.key })).status).toBe(429);
     expect((await b.request('GET', '/api/v1/links', { key: s.key })).status).toBe(429);
@@ -30,10 +31,18 @@ describe.skipIf(!engines.length)('two processes on one Postgres', () => {
 
   it('sees a link created through one process from the other', async () => {
     const s = await seedWorkspace(a.services.db.knex);
-    const made = await a.request('POST', '/api/v1/links', { key: s.key, body: { url: 'https://example.com', slug: 'cross' } });
+    const made = await a.request('POST', '/api/v1/links', {
+      key: s.key,
+      body: { url: 'https://example.com', slug: 'cross' },
+    });
     expect(made.status).toBe(201);
-    expect((await b.request('GET', `/api/v1/links/${made.body.data.id}`, { key: s.key })).body.data).toEqual(made.body.data);
-    expect((await b.request('POST', '/api/v1/links', { key: s.key, body: { url: 'https://example.com', slug: 'cross' } })).status).toBe(409);
+    expect((await b.request('GET', `/api/v1/links/${made.body.data.id}`, { key: s.key })).body.data).toEqual(
+      made.body.data,
+    );
+    expect(
+      (await b.request('POST', '/api/v1/links', { key: s.key, body: { url: 'https://example.com', slug: 'cross' } }))
+        .status,
+    ).toBe(409);
   });
 });
 
@@ -63,7 +72,12 @@ describe.skipIf(!engines.length)('short links across two processes on one Postgr
 
   it('applies an update, rename, disable and delete made through one process on the other within a second', async () => {
     const s = await seedWorkspace(a.services.db.knex);
-    const link = (await a.request('POST', '/api/v1/links', { key: s.key, body: { url: 'https://example.com/one', slug: 'mp-link' } })).body.data;
+    const link = (
+      await a.request('POST', '/api/v1/links', {
+        key: s.key,
+        body: { url: 'https://example.com/one', slug: 'mp-link' },
+      })
+    ).body.data;
     expect((await visit(b, '/mp-link')).headers.location).toBe('https://example.com/one'); // now cached in b
     await a.request('PATCH', `/api/v1/links/${link.id}`, { key: s.key, body: { url: 'https://example.com/two' } });
     await within(1000, async () => (await visit(b, '/mp-link')).headers.location === 'https://example.com/two');
@@ -81,13 +95,19 @@ describe.skipIf(!engines.length)('short links across two processes on one Postgr
   it('serves a new link on the other process even after it cached the slug as unknown', async () => {
     const s = await seedWorkspace(a.services.db.knex);
     expect((await visit(b, '/mp-later')).status).toBe(404);
-    await a.request('POST', '/api/v1/links', { key: s.key, body: { url: 'https://example.com/later', slug: 'mp-later' } });
+    await a.request('POST', '/api/v1/links', {
+      key: s.key,
+      body: { url: 'https://example.com/later', slug: 'mp-later' },
+    });
     await within(1000, async () => (await visit(b, '/mp-later')).status === 302);
   });
 
   it('keeps a click limit exact across both processes', async () => {
     const s = await seedWorkspace(a.services.db.knex);
-    await a.request('POST', '/api/v1/links', { key: s.key, body: { url: 'https://example.com/lim', slug: 'mp-limit', clickLimit: 50 } });
+    await a.request('POST', '/api/v1/links', {
+      key: s.key,
+      body: { url: 'https://example.com/lim', slug: 'mp-limit', clickLimit: 50 },
+    });
     const results = await Promise.all(Array.from({ length: 500 }, (_, i) => visit(i % 2 ? a : b, '/mp-limit')));
     expect(results.filter((r) => r.status === 302)).toHaveLength(50);
     expect(results.filter((r) => r.status === 410)).toHaveLength(450);

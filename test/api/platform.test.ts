@@ -13,7 +13,8 @@ describe.each(testEngines())('platform on %s', (engine) => {
   let owner: Seeded;
   const logs: string[] = [];
   const knex = () => server.services.db.knex;
-  const list = (key?: string, headers?: Record<string, string>) => server.request('GET', '/api/v1/links', { key, headers });
+  const list = (key?: string, headers?: Record<string, string>) =>
+    server.request('GET', '/api/v1/links', { key, headers });
 
   beforeAll(async () => {
     const stream = new PassThrough();
@@ -83,7 +84,10 @@ describe.each(testEngines())('platform on %s', (engine) => {
     it('refuses an operation whose scope the key lacks', async () => {
       const reader = await seedWorkspace(knex(), { scopes: ['links:read'] });
       expect((await list(reader.key)).status).toBe(200);
-      const res = await server.request('POST', '/api/v1/links', { key: reader.key, body: { url: 'https://example.com' } });
+      const res = await server.request('POST', '/api/v1/links', {
+        key: reader.key,
+        body: { url: 'https://example.com' },
+      });
       expect(res.status).toBe(403);
       expect(res.body.error).toContain('links:write');
       expect(await knex()('links').where({ workspace_id: reader.workspaceId })).toHaveLength(0);
@@ -122,14 +126,21 @@ describe.each(testEngines())('platform on %s', (engine) => {
   describe('requests', () => {
     it('answers 413 for a body over 64 KiB and creates nothing', async () => {
       const before = await knex()('links').count({ n: '*' });
-      const res = await server.request('POST', '/api/v1/links', { key: owner.key, body: { url: 'https://example.com', title: 'x'.repeat(70 * 1024) } });
+      const res = await server.request('POST', '/api/v1/links', {
+        key: owner.key,
+        body: { url: 'https://example.com', title: 'x'.repeat(70 * 1024) },
+      });
       expect(res.status).toBe(413);
       expect(res.body).toEqual({ error: 'Request body exceeds 64 KiB' });
       expect(await knex()('links').count({ n: '*' })).toEqual(before);
     });
 
     it('answers 400 for malformed JSON', async () => {
-      const res = await server.request('POST', '/api/v1/links', { key: owner.key, rawBody: '{"url": ', headers: { 'content-type': 'application/json' } });
+      const res = await server.request('POST', '/api/v1/links', {
+        key: owner.key,
+        rawBody: '{"url": ',
+        headers: { 'content-type': 'application/json' },
+      });
       expect(res.status).toBe(400);
       expect(res.body.error).toMatch(/JSON/);
       const noBody = await server.request('POST', '/api/v1/links', { key: owner.key });
@@ -146,7 +157,11 @@ describe.each(testEngines())('platform on %s', (engine) => {
     // a fixed path lacks is its 405, never the templated sibling's operation.
     const shadowed = shadowedPaths(document);
     it('has fixed paths that a template also fits (the test below covers each)', () => {
-      expect(shadowed.map((s) => `${s.path} ${s.methods.join(',')}`).sort()).toEqual(['/healthz POST', '/metrics POST', '/readyz POST']);
+      expect(shadowed.map((s) => `${s.path} ${s.methods.join(',')}`).sort()).toEqual([
+        '/healthz POST',
+        '/metrics POST',
+        '/readyz POST',
+      ]);
     });
     it.each(shadowed.flatMap((s) => s.methods.map((method) => [method, s.path, s.allow] as const)))(
       'answers %s %s 405 with Allow naming its own methods, a fixed path winning over a template',
@@ -163,7 +178,11 @@ describe.each(testEngines())('platform on %s', (engine) => {
         await list(owner.key),
         await list(),
         await server.request('GET', '/api/v1/nothing-here', { key: owner.key }),
-        await server.request('POST', '/api/v1/links', { key: owner.key, rawBody: '{"url":', headers: { 'content-type': 'application/json' } }),
+        await server.request('POST', '/api/v1/links', {
+          key: owner.key,
+          rawBody: '{"url":',
+          headers: { 'content-type': 'application/json' },
+        }),
       ];
       expect(answers.map((r) => r.status)).toEqual([200, 401, 404, 400]);
       for (const res of answers) {
@@ -181,7 +200,10 @@ describe.each(testEngines())('platform on %s', (engine) => {
     });
 
     it('never writes keys or passwords to the log', async () => {
-      await server.request('POST', '/api/v1/links', { key: owner.key, body: { url: 'https://example.com', password: 'log-me-not-123' } });
+      await server.request('POST', '/api/v1/links', {
+        key: owner.key,
+        body: { url: 'https://example.com', password: 'log-me-not-123' },
+      });
       await new Promise((r) => setTimeout(r, 50));
       const text = logs.join('');
       expect(text).toMatch(/request completed/);
@@ -206,13 +228,24 @@ describe('HTTPS only behind a TLS-terminating proxy', () => {
   afterAll(async () => server?.stop());
 
   it('refuses an API request that arrived over plain HTTP and changes nothing', async () => {
-    const res = await server.request('POST', '/api/v1/links', { key: owner.key, body: { url: 'https://example.com' }, headers: { 'x-forwarded-proto': 'http' } });
+    const res = await server.request('POST', '/api/v1/links', {
+      key: owner.key,
+      body: { url: 'https://example.com' },
+      headers: { 'x-forwarded-proto': 'http' },
+    });
     expect(res.status).toBe(400);
     expect(res.body.error).toMatch(/HTTPS/);
-    const none = await server.request('POST', '/api/v1/links', { key: owner.key, body: { url: 'https://example.com' } });
+    const none = await server.request('POST', '/api/v1/links', {
+      key: owner.key,
+      body: { url: 'https://example.com' },
+    });
     expect(none.status).toBe(400);
     expect(await server.services.db.knex('links').count({ n: '*' })).toEqual([{ n: 0 }]);
-    const ok = await server.request('POST', '/api/v1/links', { key: owner.key, body: { url: 'https://example.com' }, headers: { 'x-forwarded-proto': 'https' } });
+    const ok = await server.request('POST', '/api/v1/links', {
+      key: owner.key,
+      body: { url: 'https://example.com' },
+      headers: { 'x-forwarded-proto': 'https' },
+    });
     expect(ok.status).toBe(201);
   });
 
@@ -220,7 +253,10 @@ describe('HTTPS only behind a TLS-terminating proxy', () => {
     const untrusted = await startTestServer('sqlite', { env: { TLS: 'off' } });
     try {
       const s = await seedWorkspace(untrusted.services.db.knex);
-      const res = await httpsRequest(untrusted.url, untrusted.ca, 'GET', '/api/v1/links', { key: s.key, headers: { 'x-forwarded-proto': 'https' } });
+      const res = await httpsRequest(untrusted.url, untrusted.ca, 'GET', '/api/v1/links', {
+        key: s.key,
+        headers: { 'x-forwarded-proto': 'https' },
+      });
       expect(res.status).toBe(400);
     } finally {
       await untrusted.stop();
@@ -279,14 +315,22 @@ describe('the docs', () => {
     expect(head.text).toBe('');
   });
 
-  it('/docs links to the webhook reference; /docs/webhooks holds both variants\' events and their rules', async () => {
+  it("/docs links to the webhook reference; /docs/webhooks holds both variants' events and their rules", async () => {
     expect((await server.request('GET', '/docs')).text).toContain('href="/docs/webhooks"');
     const page = (await server.request('GET', '/docs/webhooks')).text;
     const { eventCatalog } = await import('../../src/webhooks/catalog');
     for (const variant of ['A', 'B'] as const) {
       for (const event of eventCatalog(variant).events) expect(page, `${variant} ${event.name}`).toContain(event.name);
     }
-    for (const words of ['X-Webhook-Signature', 'X-Service-Signature', 'X-Service-Delivery-Id', 'Deduplication key', '10, 20, 40, 80 and 160 seconds', '10 minutes', 'UNKNOWN']) {
+    for (const words of [
+      'X-Webhook-Signature',
+      'X-Service-Signature',
+      'X-Service-Delivery-Id',
+      'Deduplication key',
+      '10, 20, 40, 80 and 160 seconds',
+      '10 minutes',
+      'UNKNOWN',
+    ]) {
       expect(page, words).toContain(words);
     }
   });
@@ -296,7 +340,10 @@ describe('the docs', () => {
     expect(res.body.openapi).toBe('3.1.0');
     expect(Object.keys(res.body.paths)).toContain('/api/v1/links');
     const writer = await seedWorkspace(server.services.db.knex);
-    const taken = await server.request('POST', '/api/v1/links', { key: writer.key, body: { url: 'https://example.com', slug: 'openapi.json' } });
+    const taken = await server.request('POST', '/api/v1/links', {
+      key: writer.key,
+      body: { url: 'https://example.com', slug: 'openapi.json' },
+    });
     expect(taken.status).toBe(409);
   });
 });

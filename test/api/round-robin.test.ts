@@ -8,7 +8,13 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyVariantA, verifyVariantB } from '../../src/webhooks/verify';
 import { testEngines } from '../support/databases';
-import { startDeliveringServer, startReceiver, type DeliveringServer, type ReceivedDelivery, type Receiver } from '../support/receiver';
+import {
+  startDeliveringServer,
+  startReceiver,
+  type DeliveringServer,
+  type ReceivedDelivery,
+  type Receiver,
+} from '../support/receiver';
 import { seedMemberKey, seedWorkspace } from '../support/seed';
 import { httpsRequest, testCertificate, type RequestOptions, type TestResponse } from '../support/server';
 
@@ -134,7 +140,10 @@ describe.skipIf(!engines.length)('two processes on one Postgres behind a round-r
           const i = next++;
           const res =
             i % 2
-              ? await httpsRequest(proxy.url, ca, 'POST', '/api/v1/links', { key: s.key, body: { url: `https://example.com/rr/${i}` } })
+              ? await httpsRequest(proxy.url, ca, 'POST', '/api/v1/links', {
+                  key: s.key,
+                  body: { url: `https://example.com/rr/${i}` },
+                })
               : await httpsRequest(proxy.url, ca, 'GET', '/api/v1/links', { key: s.key });
           statuses.push(res.status);
         }
@@ -183,7 +192,10 @@ describe.skipIf(!engines.length)('two processes on one Postgres behind a round-r
       // Settled means settled: no backend goes back to the old state.
       const after = [await visit(pathname), await visit(pathname), await visit(pathname), await visit(pathname)];
       expect(new Set(after.map((r) => r.backend))).toEqual(new Set([0, 1]));
-      expect(after.every(shows), `${pathname} after settling: ${after.map((r) => `${r.backend}:${r.status}`).join(' ')}`).toBe(true);
+      expect(
+        after.every(shows),
+        `${pathname} after settling: ${after.map((r) => `${r.backend}:${r.status}`).join(' ')}`,
+      ).toBe(true);
       return goodSince!;
     }
     const redirectsTo = (url: string) => (r: ProxiedResponse) => r.status === 302 && r.headers.location === url;
@@ -195,7 +207,10 @@ describe.skipIf(!engines.length)('two processes on one Postgres behind a round-r
 
     // Both backends first learn that rr-renamed does not exist (it is cached as unknown).
     await settles('/rr-renamed', notFound);
-    const made = await via('POST', '/api/v1/links', { key: s.key, body: { url: 'https://example.com/rr/one', slug: 'rr-link' } });
+    const made = await via('POST', '/api/v1/links', {
+      key: s.key,
+      body: { url: 'https://example.com/rr/one', slug: 'rr-link' },
+    });
     expect(made.status).toBe(201);
     const link = made.body.data;
     await settles('/rr-link', redirectsTo('https://example.com/rr/one'));
@@ -225,12 +240,20 @@ describe.skipIf(!engines.length)('two processes on one Postgres behind a round-r
     const secretB = 'round-robin-secret-0123456789';
     const subA = await via('POST', '/api/webhooks', {
       key: s.key,
-      body: { workspaceId: s.workspaceId, url: receiver.url('/rr/a'), events: ['link.created', 'link.updated', 'link.deleted', 'conversion.created'] },
+      body: {
+        workspaceId: s.workspaceId,
+        url: receiver.url('/rr/a'),
+        events: ['link.created', 'link.updated', 'link.deleted', 'conversion.created'],
+      },
     });
     expect(subA.status).toBe(201);
     const subB = await via('POST', '/api/v1/webhooks', {
       key: s.key,
-      body: { url: receiver.url('/rr/b'), events: ['link.created', 'link.updated', 'link.deleted', 'link.clicked'], secret: secretB },
+      body: {
+        url: receiver.url('/rr/b'),
+        events: ['link.created', 'link.updated', 'link.deleted', 'link.clicked'],
+        secret: secretB,
+      },
     });
     expect(subB.status).toBe(201);
 
@@ -238,7 +261,9 @@ describe.skipIf(!engines.length)('two processes on one Postgres behind a round-r
     // Variant B's delivery id. Every delivery is answered 500 first, link.updated twice, then 200,
     // so the nth arrival of a key is its nth attempt.
     const keyOf = (r: ReceivedDelivery) =>
-      r.path === '/rr/a' ? `${r.body.event}:${r.body.data.id}:${r.body.data.updatedAt ?? ''}` : String(r.headers['x-service-delivery-id']);
+      r.path === '/rr/a'
+        ? `${r.body.event}:${r.body.data.id}:${r.body.data.updatedAt ?? ''}`
+        : String(r.headers['x-service-delivery-id']);
     const eventOf = (r: ReceivedDelivery) => (r.path === '/rr/a' ? r.body.event : r.body.type);
     const failuresOf = (event: string) => (event === 'link.updated' ? 2 : 1);
     const arrivals = new Map<string, ReceivedDelivery[]>();
@@ -251,7 +276,8 @@ describe.skipIf(!engines.length)('two processes on one Postgres behind a round-r
       });
     }
     const attemptsBefore = a.webhooks.attemptsMade + b.webhooks.attemptsMade;
-    const settledCount = () => [...arrivals.values()].filter((list) => list.length === failuresOf(eventOf(list[0])) + 1).length;
+    const settledCount = () =>
+      [...arrivals.values()].filter((list) => list.length === failuresOf(eventOf(list[0])) + 1).length;
     async function waitUntil(what: string, done: () => boolean, ms = 30_000) {
       const start = Date.now();
       while (!done()) {
@@ -264,7 +290,10 @@ describe.skipIf(!engines.length)('two processes on one Postgres behind a round-r
     // backend), two conversions each, then each changed; deleted once their clicks are delivered.
     const links: Array<{ id: string; slug: string }> = [];
     for (let i = 0; i < 10; i++) {
-      const r = await via('POST', '/api/v1/links', { key: s.key, body: { url: `https://example.com/rr-hook/${i}`, slug: `rr-hook-${i}` } });
+      const r = await via('POST', '/api/v1/links', {
+        key: s.key,
+        body: { url: `https://example.com/rr-hook/${i}`, slug: `rr-hook-${i}` },
+      });
       expect(r.status).toBe(201);
       links.push(r.body.data);
     }
@@ -274,16 +303,28 @@ describe.skipIf(!engines.length)('two processes on one Postgres behind a round-r
       expect(visits.map((v) => v.status)).toEqual([302, 302]);
       expect(new Set(visits.map((v) => v.backend))).toEqual(new Set([0, 1]));
       for (const eventType of ['signup', 'purchase']) {
-        const body = eventType === 'purchase' ? { eventType, linkId: link.id, value: { amountMinor: 1999, currency: 'EUR' } } : { eventType, linkId: link.id };
+        const body =
+          eventType === 'purchase'
+            ? { eventType, linkId: link.id, value: { amountMinor: 1999, currency: 'EUR' } }
+            : { eventType, linkId: link.id };
         const r = await via('POST', '/api/v1/conversions', { key: converter.key, body });
         expect(r.status).toBe(201);
         conversionIds.push(r.body.data.id);
       }
-      expect((await via('PATCH', `/api/v1/links/${link.id}`, { key: s.key, body: { url: `https://example.com/rr-hook/${link.id}/changed` } })).status).toBe(200);
+      expect(
+        (
+          await via('PATCH', `/api/v1/links/${link.id}`, {
+            key: s.key,
+            body: { url: `https://example.com/rr-hook/${link.id}/changed` },
+          })
+        ).status,
+      ).toBe(200);
     }
-    const clickedDeliveries = () => [...arrivals.values()].filter((list) => list[0].path === '/rr/b' && list[0].body.type === 'link.clicked').length;
+    const clickedDeliveries = () =>
+      [...arrivals.values()].filter((list) => list[0].path === '/rr/b' && list[0].body.type === 'link.clicked').length;
     await waitUntil('20 link.clicked deliveries', () => clickedDeliveries() >= 20);
-    for (const link of links) expect((await via('DELETE', `/api/v1/links/${link.id}`, { key: s.key })).status).toBe(200);
+    for (const link of links)
+      expect((await via('DELETE', `/api/v1/links/${link.id}`, { key: s.key })).status).toBe(200);
 
     // A: 10 created + 10 updated + 10 deleted + 20 conversions; B: 10 + 10 + 10 + 20 clicks.
     const expectedDeliveries = 100;
@@ -297,7 +338,10 @@ describe.skipIf(!engines.length)('two processes on one Postgres behind a round-r
     expect(all).toHaveLength(expectedDeliveries);
     for (const list of all) {
       const event = eventOf(list[0]);
-      expect(list.map((r) => eventOf(r)), `${keyOf(list[0])}`).toEqual(Array(failuresOf(event) + 1).fill(event));
+      expect(
+        list.map((r) => eventOf(r)),
+        `${keyOf(list[0])}`,
+      ).toEqual(Array(failuresOf(event) + 1).fill(event));
     }
     expect(receiver.to('/rr/a').length + receiver.to('/rr/b').length).toBe(expectedAttempts);
     // Every attempt the two workers made arrived, and nothing else did.
@@ -315,11 +359,18 @@ describe.skipIf(!engines.length)('two processes on one Postgres behind a round-r
     );
     const bEvents = all.filter((l) => l[0].path === '/rr/b').map((l) => `${l[0].body.type}:${l[0].body.data.link_id}`);
     expect(bEvents.sort()).toEqual(
-      links.flatMap((l) => ['link.created', 'link.updated', 'link.deleted', 'link.clicked', 'link.clicked'].map((t) => `${t}:${l.id}`)).sort(),
+      links
+        .flatMap((l) =>
+          ['link.created', 'link.updated', 'link.deleted', 'link.clicked', 'link.clicked'].map((t) => `${t}:${l.id}`),
+        )
+        .sort(),
     );
     for (const list of all) {
       for (const r of list) {
-        if (r.path === '/rr/a') expect(verifyVariantA(r.rawBody, r.headers['x-webhook-signature'] as string, subA.body.data.secret)).toBe(true);
+        if (r.path === '/rr/a')
+          expect(verifyVariantA(r.rawBody, r.headers['x-webhook-signature'] as string, subA.body.data.secret)).toBe(
+            true,
+          );
         else expect(verifyVariantB(r.rawBody, r.headers['x-service-signature'] as string, secretB)).toBe(true);
       }
       if (list[0].path === '/rr/b') expect(new Set(list.map((r) => r.rawBody.toString('utf8'))).size).toBe(1);

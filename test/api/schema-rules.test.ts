@@ -21,11 +21,13 @@ type Body = Record<string, unknown>;
 type Sent = { operationId: string; method: string; path: string; body: Body };
 type Case = Sent & { what: string; field: string; error: string };
 const create = (body: Body): Sent => ({
-  operationId: 'createLink', method: 'POST', path: '/api/v1/links', body: { url: 'https://example.com', ...body },
+  operationId: 'createLink',
+  method: 'POST',
+  path: '/api/v1/links',
+  body: { url: 'https://example.com', ...body },
 });
 const patch = (body: Body): Sent => ({ operationId: 'updateLink', method: 'PATCH', path: '/api/v1/links/{id}', body });
-const refuse = (what: string, sent: Sent, field: string, error: string): Case =>
-  ({ what, ...sent, field, error });
+const refuse = (what: string, sent: Sent, field: string, error: string): Case => ({ what, ...sent, field, error });
 const HTTP_URL = 'must be an absolute http or https URL';
 const SLUG = 'must be 1 to 64 characters of a-z, 0-9, _ and -';
 const HTTPS_URL = 'url must be an absolute https URL; plain http URLs are refused';
@@ -36,19 +38,41 @@ const refused: Case[] = [
   refuse('a slug with a dot', create({ slug: 'dot.dot' }), 'slug', `slug ${SLUG}`),
   refuse('a javascript: expiredUrl', create({ expiredUrl: 'javascript:x' }), 'expiredUrl', `expiredUrl ${HTTP_URL}`),
   refuse('an empty tag id', create({ tagIds: [''] }), 'tagIds.0', 'tagIds.0 must not be empty'),
-  refuse('neverExpires with a date', patch({ neverExpires: true, expiresAt: '2031-01-01T00:00:00Z' }), 'neverExpires',
-    'neverExpires true cannot be combined with an expiresAt date'),
-  refuse('an http preview image', patch({ previewImage: 'http://localhost:8443/assets/a.png' }), 'previewImage',
-    'previewImage must be an https URL of an image hosted by the service'),
+  refuse(
+    'neverExpires with a date',
+    patch({ neverExpires: true, expiresAt: '2031-01-01T00:00:00Z' }),
+    'neverExpires',
+    'neverExpires true cannot be combined with an expiresAt date',
+  ),
+  refuse(
+    'an http preview image',
+    patch({ previewImage: 'http://localhost:8443/assets/a.png' }),
+    'previewImage',
+    'previewImage must be an https URL of an image hosted by the service',
+  ),
   refuse('a slug with a space', patch({ slug: 'two words' }), 'slug', `slug ${SLUG}`),
-  refuse('a Variant A endpoint over plain http', {
-    operationId: 'createWebhook', method: 'POST', path: '/api/webhooks',
-    body: { workspaceId: '{workspaceId}', url: 'http://hooks.example.com/a', events: ['link.created'] },
-  }, 'url', HTTPS_URL),
-  refuse('a Variant B endpoint that is not a URL', {
-    operationId: 'createWebhookV1', method: 'POST', path: '/api/v1/webhooks',
-    body: { url: 'hooks.example.com/b', events: ['link.clicked'], secret: 'a-caller-chosen-secret' },
-  }, 'url', HTTPS_URL),
+  refuse(
+    'a Variant A endpoint over plain http',
+    {
+      operationId: 'createWebhook',
+      method: 'POST',
+      path: '/api/webhooks',
+      body: { workspaceId: '{workspaceId}', url: 'http://hooks.example.com/a', events: ['link.created'] },
+    },
+    'url',
+    HTTPS_URL,
+  ),
+  refuse(
+    'a Variant B endpoint that is not a URL',
+    {
+      operationId: 'createWebhookV1',
+      method: 'POST',
+      path: '/api/v1/webhooks',
+      body: { url: 'hooks.example.com/b', events: ['link.clicked'], secret: 'a-caller-chosen-secret' },
+    },
+    'url',
+    HTTPS_URL,
+  ),
 ];
 
 describe.each(testEngines())("the public contract's rules on %s", (engine) => {

@@ -16,12 +16,15 @@ import { testEngines } from '../support/databases';
 import { seedWorkspace, type Seeded } from '../support/seed';
 import { startTestServer, type TestServer } from '../support/server';
 
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => Ajv2020;
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
+  ajv: Ajv2020,
+) => Ajv2020;
 const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
 
 const SCOPES: Scope[] = ['links:read', 'links:write', 'webhooks:read', 'webhooks:write', 'conversions:write'];
 const SHORT_DOMAIN = 'localhost:8443';
-const PERSON = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
+const PERSON =
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
 
 interface DeliveryRow {
   id: string;
@@ -107,12 +110,19 @@ describe.each(testEngines())('webhook events on %s', (engine) => {
     other = await seedWorkspace(knex(), { scopes: SCOPES });
     const all = (v: Variant) => eventCatalog(v).events.map((e) => e.name);
     const makeA = async (events: string[], key = owner.key, workspaceId = owner.workspaceId) => {
-      const res = await server.request('POST', '/api/webhooks', { key, body: { workspaceId, url: 'https://hooks.example.com/a', events } });
+      const res = await server.request('POST', '/api/webhooks', {
+        key,
+        body: { workspaceId, url: 'https://hooks.example.com/a', events },
+      });
       expect(res.status).toBe(201);
       return res.body.data.id as string;
     };
     const makeB = async (events: string[]) => {
-      const res = await api('POST', '/api/v1/webhooks', { url: 'https://hooks.example.com/b', events, secret: 'x'.repeat(24) });
+      const res = await api('POST', '/api/v1/webhooks', {
+        url: 'https://hooks.example.com/b',
+        events,
+        secret: 'x'.repeat(24),
+      });
       expect(res.status).toBe(201);
       return res.body.id as string;
     };
@@ -137,17 +147,31 @@ describe.each(testEngines())('webhook events on %s', (engine) => {
       const tag = await ws.createTag(knex(), owner.workspaceId, `spring-${engine}`, '#00ff00');
       let res: any;
       const rows = await written(async () => {
-        res = await createLink({ url: 'https://shop.example.com/spring?utm_source=x', slug: `spring-${engine}`, title: 'Spring', tagIds: [tag] });
+        res = await createLink({
+          url: 'https://shop.example.com/spring?utm_source=x',
+          slug: `spring-${engine}`,
+          title: 'Spring',
+          tagIds: [tag],
+        });
       });
       expectFanOut(rows, 'link.created', ['A', 'B'], res.headers['x-service-request-id']);
       const link = res.body.data;
       expect(dataOf(rows, 'A')).toEqual({
-        id: link.id, workspaceId: owner.workspaceId, slug: link.slug, domain: SHORT_DOMAIN,
-        destinationUrl: 'https://shop.example.com/spring?utm_source=x', title: 'Spring',
+        id: link.id,
+        workspaceId: owner.workspaceId,
+        slug: link.slug,
+        domain: SHORT_DOMAIN,
+        destinationUrl: 'https://shop.example.com/spring?utm_source=x',
+        title: 'Spring',
       });
       expect(dataOf(rows, 'B')).toEqual({
-        link_id: link.id, slug: link.slug, url: 'https://shop.example.com/spring?utm_source=x',
-        short_url: `https://${SHORT_DOMAIN}/${link.slug}`, domain: SHORT_DOMAIN, tags: [`spring-${engine}`], created_by: owner.userId,
+        link_id: link.id,
+        slug: link.slug,
+        url: 'https://shop.example.com/spring?utm_source=x',
+        short_url: `https://${SHORT_DOMAIN}/${link.slug}`,
+        domain: SHORT_DOMAIN,
+        tags: [`spring-${engine}`],
+        created_by: owner.userId,
       });
       expect(bySubscription(rows, subs.deletedOnlyA)).toEqual([]);
       expect(bySubscription(rows, theirs)).toEqual([]);
@@ -175,12 +199,20 @@ describe.each(testEngines())('webhook events on %s', (engine) => {
 
     it('rolls the deliveries back with the change when the transaction fails after the event', async () => {
       const before = await count();
-      const row = { ...(await knex()('links').where({ workspace_id: owner.workspaceId }).first()), id: 'lnk_rollback', slug: `rollback-${engine}` };
+      const row = {
+        ...(await knex()('links').where({ workspace_id: owner.workspaceId }).first()),
+        id: 'lnk_rollback',
+        slug: `rollback-${engine}`,
+      };
       delete row.seq;
       await expect(
         knex().transaction(async (trx) => {
           await linksRepo.insertLink(trx, row, [], async () => [
-            serviceEvent('link.deleted', { workspaceId: owner.workspaceId, occurredAt: Date.now(), subject: { id: row.id, slug: row.slug, domain: SHORT_DOMAIN } }),
+            serviceEvent('link.deleted', {
+              workspaceId: owner.workspaceId,
+              occurredAt: Date.now(),
+              subject: { id: row.id, slug: row.slug, domain: SHORT_DOMAIN },
+            }),
           ]);
           expect(Number((await trx('webhook_deliveries').count({ n: '*' }))[0].n)).toBeGreaterThan(before);
           throw new Error('the change fails after its event was written');
@@ -196,27 +228,51 @@ describe.each(testEngines())('webhook events on %s', (engine) => {
       const link = (await createLink({ url: 'https://example.com/u1', title: 'Old' })).body.data;
       let res: any;
       const rows = await written(async () => {
-        res = await api('PATCH', `/api/v1/links/${link.id}`, { title: 'New', url: 'https://example.com/u2', redirectType: 'TEMPORARY', slug: link.slug });
+        res = await api('PATCH', `/api/v1/links/${link.id}`, {
+          title: 'New',
+          url: 'https://example.com/u2',
+          redirectType: 'TEMPORARY',
+          slug: link.slug,
+        });
       });
       expect(res.status).toBe(200);
       expectFanOut(rows, 'link.updated', ['A', 'B'], res.headers['x-service-request-id']);
       expect(dataOf(rows, 'A')).toEqual({
-        id: link.id, workspaceId: owner.workspaceId, slug: link.slug, domain: SHORT_DOMAIN, destinationUrl: 'https://example.com/u2',
-        title: 'New', changedFields: ['url', 'title'], updatedAt: res.body.data.updatedAt,
+        id: link.id,
+        workspaceId: owner.workspaceId,
+        slug: link.slug,
+        domain: SHORT_DOMAIN,
+        destinationUrl: 'https://example.com/u2',
+        title: 'New',
+        changedFields: ['url', 'title'],
+        updatedAt: res.body.data.updatedAt,
       });
       expect(dataOf(rows, 'B')).toEqual({
-        link_id: link.id, slug: link.slug, url: 'https://example.com/u2', short_url: `https://${SHORT_DOMAIN}/${link.slug}`,
-        domain: SHORT_DOMAIN, changed_fields: ['url', 'title'],
+        link_id: link.id,
+        slug: link.slug,
+        url: 'https://example.com/u2',
+        short_url: `https://${SHORT_DOMAIN}/${link.slug}`,
+        domain: SHORT_DOMAIN,
+        changed_fields: ['url', 'title'],
       });
     });
 
     it('sends nothing for a PATCH that changes no value', async () => {
       const tag = await ws.createTag(knex(), owner.workspaceId, `same-${engine}`, '#000000');
-      const link = (await createLink({ url: 'https://example.com/same', title: 'Same', tagIds: [tag], password: 'open-sesame' })).body.data;
+      const link = (
+        await createLink({ url: 'https://example.com/same', title: 'Same', tagIds: [tag], password: 'open-sesame' })
+      ).body.data;
       const rows = await written(async () => {
         const res = await api('PATCH', `/api/v1/links/${link.id}`, {
-          url: 'https://example.com/same', title: '  Same ', status: 'ACTIVE', tagIds: [tag, tag], password: 'open-sesame', neverExpires: true,
-          expiresAt: null, clickLimit: null, previewTitle: null,
+          url: 'https://example.com/same',
+          title: '  Same ',
+          status: 'ACTIVE',
+          tagIds: [tag, tag],
+          password: 'open-sesame',
+          neverExpires: true,
+          expiresAt: null,
+          clickLimit: null,
+          previewTitle: null,
         });
         expect(res.status).toBe(200);
         expect((await api('PATCH', `/api/v1/links/${link.id}`, {})).status).toBe(200);
@@ -226,9 +282,13 @@ describe.each(testEngines())('webhook events on %s', (engine) => {
 
     it('reports expiry, password, tags and status changes by their PATCH names', async () => {
       const tag = await ws.createTag(knex(), owner.workspaceId, `t-${engine}`, '#111111');
-      const link = (await createLink({ url: 'https://example.com/x', expiresAt: new Date(Date.now() + 86_400_000).toISOString() })).body.data;
+      const link = (
+        await createLink({ url: 'https://example.com/x', expiresAt: new Date(Date.now() + 86_400_000).toISOString() })
+      ).body.data;
       const changed = async (body: object) => {
-        const rows = await written(async () => expect((await api('PATCH', `/api/v1/links/${link.id}`, body)).status).toBe(200));
+        const rows = await written(async () =>
+          expect((await api('PATCH', `/api/v1/links/${link.id}`, body)).status).toBe(200),
+        );
         expectFanOut(rows, 'link.updated', ['A', 'B'], rows[0]?.request_id ?? null);
         expect(dataOf(rows, 'B').changed_fields).toEqual(dataOf(rows, 'A').changedFields);
         return dataOf(rows, 'A').changedFields;
@@ -241,13 +301,23 @@ describe.each(testEngines())('webhook events on %s', (engine) => {
 
     it('sends link.updated [status] on an operator policy disable, once', async () => {
       const link = (await createLink({ url: 'https://example.com/policy' })).body.data;
-      const rows = await written(() => linksRepo.setPolicyDisabled(knex(), link.id, policyDisabled({ shortDomain: SHORT_DOMAIN, requestId: 'cli-run-1' })));
+      const rows = await written(() =>
+        linksRepo.setPolicyDisabled(
+          knex(),
+          link.id,
+          policyDisabled({ shortDomain: SHORT_DOMAIN, requestId: 'cli-run-1' }),
+        ),
+      );
       expectFanOut(rows, 'link.updated', ['A', 'B'], 'cli-run-1');
       expect(dataOf(rows, 'A')).toMatchObject({ id: link.id, changedFields: ['status'] });
       expect(dataOf(rows, 'B')).toMatchObject({ link_id: link.id, changed_fields: ['status'] });
       const current = await knex()('links').where({ id: link.id }).first();
       expect(dataOf(rows, 'A').updatedAt).toBe(new Date(Number(current.updated_at)).toISOString());
-      expect(await written(() => linksRepo.setPolicyDisabled(knex(), link.id, policyDisabled({ shortDomain: SHORT_DOMAIN })))).toEqual([]);
+      expect(
+        await written(() =>
+          linksRepo.setPolicyDisabled(knex(), link.id, policyDisabled({ shortDomain: SHORT_DOMAIN })),
+        ),
+      ).toEqual([]);
     });
   });
 
@@ -261,11 +331,28 @@ describe.each(testEngines())('webhook events on %s', (engine) => {
       expect(res.status).toBe(200);
       const onlyDeleted = bySubscription(rows, subs.deletedOnlyA);
       expect(onlyDeleted).toHaveLength(1);
-      expectFanOut(rows.filter((r) => r.subscription_id !== subs.deletedOnlyA), 'link.deleted', ['A', 'B'], res.headers['x-service-request-id']);
+      expectFanOut(
+        rows.filter((r) => r.subscription_id !== subs.deletedOnlyA),
+        'link.deleted',
+        ['A', 'B'],
+        res.headers['x-service-request-id'],
+      );
       expect(onlyDeleted[0].event_id).toBe(rows[0].event_id);
-      expect(JSON.parse(onlyDeleted[0].data)).toEqual({ id: link.id, workspaceId: owner.workspaceId, slug: link.slug, domain: SHORT_DOMAIN });
-      expect(dataOf(rows, 'B')).toEqual({ link_id: link.id, slug: link.slug, short_url: `https://${SHORT_DOMAIN}/${link.slug}`, domain: SHORT_DOMAIN });
-      expect(await written(async () => expect((await api('DELETE', `/api/v1/links/${link.id}`)).status).toBe(404))).toEqual([]);
+      expect(JSON.parse(onlyDeleted[0].data)).toEqual({
+        id: link.id,
+        workspaceId: owner.workspaceId,
+        slug: link.slug,
+        domain: SHORT_DOMAIN,
+      });
+      expect(dataOf(rows, 'B')).toEqual({
+        link_id: link.id,
+        slug: link.slug,
+        short_url: `https://${SHORT_DOMAIN}/${link.slug}`,
+        domain: SHORT_DOMAIN,
+      });
+      expect(
+        await written(async () => expect((await api('DELETE', `/api/v1/links/${link.id}`)).status).toBe(404)),
+      ).toEqual([]);
     });
   });
 
@@ -275,7 +362,9 @@ describe.each(testEngines())('webhook events on %s', (engine) => {
       const domainId = await ws.addDomain(knex(), owner.workspaceId, host);
       const rows = await written(() => ws.setDomainStatus(knex(), domainId, 'ACTIVE', domainVerified('cli-run-2')));
       expectFanOut(rows, 'domain.verified', ['A', 'B'], 'cli-run-2');
-      const verifiedAt = new Date(Number((await knex()('domains').where({ id: domainId }).first()).verified_at)).toISOString();
+      const verifiedAt = new Date(
+        Number((await knex()('domains').where({ id: domainId }).first()).verified_at),
+      ).toISOString();
       expect(dataOf(rows, 'A')).toEqual({ id: domainId, workspaceId: owner.workspaceId, host, verifiedAt });
       expect(dataOf(rows, 'B')).toEqual({ domain_id: domainId, domain: host, verified_at: verifiedAt });
       expect(await written(() => ws.setDomainStatus(knex(), domainId, 'ACTIVE', domainVerified()))).toEqual([]);
@@ -292,13 +381,24 @@ describe.each(testEngines())('webhook events on %s', (engine) => {
       const link = (await createLink({ url: 'https://example.com/buy' })).body.data;
       let res: any;
       const rows = await written(async () => {
-        res = await api('POST', '/api/v1/conversions', { eventType: 'purchase', linkId: link.id, value: { amountMinor: 4999, currency: 'EUR' }, metadata: { order: 'o-1' } });
+        res = await api('POST', '/api/v1/conversions', {
+          eventType: 'purchase',
+          linkId: link.id,
+          value: { amountMinor: 4999, currency: 'EUR' },
+          metadata: { order: 'o-1' },
+        });
       });
       expect(res.status, res.text).toBe(201);
       expectFanOut(rows, 'conversion.created', ['A'], res.headers['x-service-request-id']);
       expect(dataOf(rows, 'A')).toMatchObject({
-        id: res.body.data.id, workspaceId: owner.workspaceId, eventType: 'purchase', customName: null, linkId: link.id,
-        campaignId: null, qrCodeId: null, value: { amountMinor: 4999, currency: 'EUR' },
+        id: res.body.data.id,
+        workspaceId: owner.workspaceId,
+        eventType: 'purchase',
+        customName: null,
+        linkId: link.id,
+        campaignId: null,
+        qrCodeId: null,
+        value: { amountMinor: 4999, currency: 'EUR' },
       });
       expect(rows[0].data).not.toContain('o-1');
     });
@@ -310,7 +410,12 @@ describe.each(testEngines())('webhook events on %s', (engine) => {
       const qr = await ws.createQrCode(knex(), owner.workspaceId, link.id);
       const rows = await written(async () => {
         const click = await server.request('GET', `/${link.slug}`, {
-          headers: { 'user-agent': PERSON, referer: 'https://news.example.org/story?id=1', 'cf-ipcountry': 'DE', 'x-forwarded-for': '203.0.113.9' },
+          headers: {
+            'user-agent': PERSON,
+            referer: 'https://news.example.org/story?id=1',
+            'cf-ipcountry': 'DE',
+            'x-forwarded-for': '203.0.113.9',
+          },
         });
         expect(click.status).toBe(302);
         const scan = await server.request('GET', `/qr/${qr.code}`, { headers: { 'user-agent': PERSON } });
@@ -327,10 +432,23 @@ describe.each(testEngines())('webhook events on %s', (engine) => {
       }
       expect(new Set(rows.map((r) => r.event_id)).size).toBe(2);
       expect(JSON.parse(rows[0].data)).toEqual({
-        link_id: link.id, slug: link.slug, url: 'https://example.com/visited', short_url: `https://${SHORT_DOMAIN}/${link.slug}`,
-        referrer: 'news.example.org', country: 'DE', city: null, device: 'mobile', browser: 'Mobile Safari', os: 'iOS',
+        link_id: link.id,
+        slug: link.slug,
+        url: 'https://example.com/visited',
+        short_url: `https://${SHORT_DOMAIN}/${link.slug}`,
+        referrer: 'news.example.org',
+        country: 'DE',
+        city: null,
+        device: 'mobile',
+        browser: 'Mobile Safari',
+        os: 'iOS',
       });
-      expect(JSON.parse(rows[1].data)).toMatchObject({ qr_code_id: qr.id, link_id: link.id, referrer: null, country: null });
+      expect(JSON.parse(rows[1].data)).toMatchObject({
+        qr_code_id: qr.id,
+        link_id: link.id,
+        referrer: null,
+        country: null,
+      });
       const clickAt = Number((await knex()('clicks').where({ link_id: link.id }).orderBy('id').first()).occurred_at);
       expect(Number(rows[0].occurred_at)).toBe(clickAt);
     });
@@ -339,7 +457,15 @@ describe.each(testEngines())('webhook events on %s', (engine) => {
   describe('traffic alerts (Variant A)', () => {
     const record = (link: { id: string }, at: number, n: number, country?: string) => {
       for (let i = 0; i < n; i++) {
-        server.clicks.record({ linkId: link.id, workspaceId: owner.workspaceId, qrCodeId: null, at: at + i, referer: undefined, country, userAgent: PERSON });
+        server.clicks.record({
+          linkId: link.id,
+          workspaceId: owner.workspaceId,
+          qrCodeId: null,
+          at: at + i,
+          referer: undefined,
+          country,
+          userAgent: PERSON,
+        });
       }
     };
     const alerts = (rows: DeliveryRow[], type: string, linkId: string) =>
@@ -357,11 +483,18 @@ describe.each(testEngines())('webhook events on %s', (engine) => {
       const spikes = alerts(rows, 'analytics.spike', link.id);
       expectFanOut(spikes, 'analytics.spike', ['A'], null);
       expect(JSON.parse(spikes[0].data)).toEqual({
-        workspaceId: owner.workspaceId, linkId: link.id, slug: link.slug,
-        windowStart: new Date(windowStart).toISOString(), windowEnd: new Date(windowStart + SPIKE_WINDOW_MS).toISOString(),
-        clicks: 50, baseline: 1, ratio: 50,
+        workspaceId: owner.workspaceId,
+        linkId: link.id,
+        slug: link.slug,
+        windowStart: new Date(windowStart).toISOString(),
+        windowEnd: new Date(windowStart + SPIKE_WINDOW_MS).toISOString(),
+        clicks: 50,
+        baseline: 1,
+        ratio: 50,
       });
-      expect(rows.filter((r) => r.event_type === 'link.clicked' && JSON.parse(r.data).link_id === link.id)).toHaveLength(53);
+      expect(
+        rows.filter((r) => r.event_type === 'link.clicked' && JSON.parse(r.data).link_id === link.id),
+      ).toHaveLength(53);
       // More clicks in the same hour: no second spike.
       const later = await written(async () => {
         record(link, windowStart + 2_000, 60);
@@ -370,7 +503,7 @@ describe.each(testEngines())('webhook events on %s', (engine) => {
       expect(alerts(later, 'analytics.spike', link.id)).toEqual([]);
     });
 
-    it('analytics.spike: the window\'s clicks count across countries (50 = 20 DE + 20 FR + 10 unknown)', async () => {
+    it("analytics.spike: the window's clicks count across countries (50 = 20 DE + 20 FR + 10 unknown)", async () => {
       const link = (await createLink({ url: 'https://example.com/spike-countries' })).body.data;
       const windowStart = windowStartOf(Date.now() - 10_000, SPIKE_WINDOW_MS) - SPIKE_WINDOW_MS;
       const rows = await written(async () => {
@@ -421,28 +554,51 @@ describe.each(testEngines())('webhook events on %s', (engine) => {
       const geo = alerts(rows, 'analytics.geo_anomaly', link.id);
       expectFanOut(geo, 'analytics.geo_anomaly', ['A'], null);
       expect(JSON.parse(geo[0].data)).toEqual({
-        workspaceId: owner.workspaceId, linkId: link.id, slug: link.slug,
-        windowStart: new Date(windowStart).toISOString(), windowEnd: new Date(windowStart + GEO_WINDOW_MS).toISOString(),
-        country: 'BR', clicks: 60, share: 0.75, baselineShare: 0,
+        workspaceId: owner.workspaceId,
+        linkId: link.id,
+        slug: link.slug,
+        windowStart: new Date(windowStart).toISOString(),
+        windowEnd: new Date(windowStart + GEO_WINDOW_MS).toISOString(),
+        country: 'BR',
+        clicks: 60,
+        share: 0.75,
+        baselineShare: 0,
       });
     });
 
     it('click windows are kept only for workspaces that want alerts; subscribing rebuilds them from the raw clicks before it', async () => {
       const late = await seedWorkspace(knex(), { scopes: SCOPES });
-      const lateApi = (method: string, path: string, body?: object) => server.request(method, path, { key: late.key, body });
+      const lateApi = (method: string, path: string, body?: object) =>
+        server.request(method, path, { key: late.key, body });
       const created = await lateApi('POST', '/api/v1/links', { url: 'https://example.com/steady' });
       expect(created.status, created.text).toBe(201);
       const link = created.body.data;
       const recordLate = (at: number, n: number) => {
         for (let i = 0; i < n; i++) {
-          server.clicks.record({ linkId: link.id, workspaceId: late.workspaceId, qrCodeId: null, at: at + i, referer: undefined, country: 'DE', userAgent: PERSON });
+          server.clicks.record({
+            linkId: link.id,
+            workspaceId: late.workspaceId,
+            qrCodeId: null,
+            at: at + i,
+            referer: undefined,
+            country: 'DE',
+            userAgent: PERSON,
+          });
         }
       };
       const windows = async () =>
-        (await knex()('link_click_windows').where({ link_id: link.id }).orderBy('window_start').select('window_start', 'clicks'))
-          .map((r) => [(Number(r.window_start) - windowStart) / SPIKE_WINDOW_MS, Number(r.clicks)]);
+        (
+          await knex()('link_click_windows')
+            .where({ link_id: link.id })
+            .orderBy('window_start')
+            .select('window_start', 'clicks')
+        ).map((r) => [(Number(r.window_start) - windowStart) / SPIKE_WINDOW_MS, Number(r.clicks)]);
       const subscribe = async (events: string[]) => {
-        const res = await lateApi('POST', '/api/webhooks', { workspaceId: late.workspaceId, url: 'https://hooks.example.com/late', events });
+        const res = await lateApi('POST', '/api/webhooks', {
+          workspaceId: late.workspaceId,
+          url: 'https://hooks.example.com/late',
+          events,
+        });
         expect(res.status, res.text).toBe(201);
         return res.body.data.id as string;
       };
@@ -479,7 +635,7 @@ describe.each(testEngines())('webhook events on %s', (engine) => {
       expect(rows.filter((r) => r.event_type === 'analytics.spike')).toEqual([]);
     });
 
-    it('analytics.geo_anomaly: the hour\'s clicks add up across its 5-minute windows (none of which has 50)', async () => {
+    it("analytics.geo_anomaly: the hour's clicks add up across its 5-minute windows (none of which has 50)", async () => {
       const link = (await createLink({ url: 'https://example.com/geo-spread' })).body.data;
       const windowStart = windowStartOf(Date.now() - 10_000, GEO_WINDOW_MS) - GEO_WINDOW_MS;
       const rows = await written(async () => {
@@ -507,8 +663,13 @@ describe.each(testEngines())('webhook events on %s', (engine) => {
 
   // (page.published, page.viewed and report.shared have their own causes and tests:
   // test/webhooks/page-events.test.ts, test/webhooks/report-shared.test.ts.)
-  it('delivers nothing to disabled, deleted or another workspace\'s subscriptions', async () => {
-    const none = await knex()('webhook_deliveries').whereIn('subscription_id', [subs.disabledA, subs.disabledB, subs.deletedB, theirs]);
+  it("delivers nothing to disabled, deleted or another workspace's subscriptions", async () => {
+    const none = await knex()('webhook_deliveries').whereIn('subscription_id', [
+      subs.disabledA,
+      subs.disabledB,
+      subs.deletedB,
+      theirs,
+    ]);
     expect(none).toEqual([]);
   });
 });

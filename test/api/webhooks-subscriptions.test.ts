@@ -12,7 +12,9 @@ import { seedMemberKey, seedWorkspace, type Seeded } from '../support/seed';
 import { startTestServer, type TestServer } from '../support/server';
 
 const WEBHOOK_SCOPES: Scope[] = ['webhooks:read', 'webhooks:write'];
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => Ajv2020;
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
+  ajv: Ajv2020,
+) => Ajv2020;
 
 /** The AsyncAPI document read here on its own, to hold the service's catalogue to it. */
 function asyncapi(variant: 'a' | 'b') {
@@ -32,8 +34,18 @@ describe.each(testEngines())('webhook subscriptions on %s', (engine) => {
     (await ws.createKey(knex(), who.workspaceId, who.userId, scopes, null)).key;
   const createA = (body: object, key = owner.key) => server.request('POST', '/api/webhooks', { key, body });
   const createB = (body: object, key = owner.key) => server.request('POST', '/api/v1/webhooks', { key, body });
-  const bodyA = (extra: object = {}) => ({ workspaceId: owner.workspaceId, url: 'https://hooks.example.com/a', events: ['link.created'], ...extra });
-  const bodyB = (extra: object = {}) => ({ url: 'https://hooks.example.com/b', events: ['link.clicked'], secret: 'a-caller-chosen-secret', ...extra });
+  const bodyA = (extra: object = {}) => ({
+    workspaceId: owner.workspaceId,
+    url: 'https://hooks.example.com/a',
+    events: ['link.created'],
+    ...extra,
+  });
+  const bodyB = (extra: object = {}) => ({
+    url: 'https://hooks.example.com/b',
+    events: ['link.clicked'],
+    secret: 'a-caller-chosen-secret',
+    ...extra,
+  });
 
   beforeAll(async () => {
     server = await startTestServer(engine);
@@ -55,7 +67,11 @@ describe.each(testEngines())('webhook subscriptions on %s', (engine) => {
       expect(res.body.success).toBe(true);
       const data = res.body.data;
       expect(Object.keys(data).sort()).toEqual(['createdAt', 'enabled', 'events', 'id', 'secret', 'url']);
-      expect(data).toMatchObject({ url: 'https://hooks.example.com/a', events: ['link.created', 'link.updated'], enabled: true });
+      expect(data).toMatchObject({
+        url: 'https://hooks.example.com/a',
+        events: ['link.created', 'link.updated'],
+        enabled: true,
+      });
       expect(data.secret).toMatch(/^whsec_[0-9a-f]{64}$/);
       expect(Date.parse(data.createdAt)).not.toBeNaN();
 
@@ -96,12 +112,15 @@ describe.each(testEngines())('webhook subscriptions on %s', (engine) => {
       expect([...times].sort((x, y) => y - x)).toEqual(times);
     });
 
-    it.each(['http://hooks.example.com/a', 'HTTP://hooks.example.com/a'])('refuses the plain-http URL %s with 400', async (url) => {
-      const res = await createA(bodyA({ url }));
-      expect(res.status).toBe(400);
-      expect(res.body.field).toBe('url');
-      expect(res.body.error).toMatch(/https/);
-    });
+    it.each(['http://hooks.example.com/a', 'HTTP://hooks.example.com/a'])(
+      'refuses the plain-http URL %s with 400',
+      async (url) => {
+        const res = await createA(bodyA({ url }));
+        expect(res.status).toBe(400);
+        expect(res.body.field).toBe('url');
+        expect(res.body.error).toMatch(/https/);
+      },
+    );
 
     it.each(['ftp://hooks.example.com/a', 'not a url', '/relative'])('refuses the URL %j with 400', async (url) => {
       const res = await createA(bodyA({ url }));
@@ -126,11 +145,14 @@ describe.each(testEngines())('webhook subscriptions on %s', (engine) => {
       expect(b.body.error).toMatch(/^events names unknown event names: ""\. Variant B offers: /);
     });
 
-    it.each(['click.recorded', 'subscription.updated'])('refuses the retired name %s with 400 naming it as retired', async (name) => {
-      const res = await createA(bodyA({ events: ['link.created', name] }));
-      expect(res.status).toBe(400);
-      expect(res.body.error).toMatch(new RegExp(`retired[^.]*${name.replace('.', '\\.')}`));
-    });
+    it.each(['click.recorded', 'subscription.updated'])(
+      'refuses the retired name %s with 400 naming it as retired',
+      async (name) => {
+        const res = await createA(bodyA({ events: ['link.created', name] }));
+        expect(res.status).toBe(400);
+        expect(res.body.error).toMatch(new RegExp(`retired[^.]*${name.replace('.', '\\.')}`));
+      },
+    );
 
     it('accepts every catalogue name, including the ones this build never emits', async () => {
       const res = await createA(bodyA({ events: asyncapi('a').names }));
@@ -159,15 +181,25 @@ describe.each(testEngines())('webhook subscriptions on %s', (engine) => {
 
     it('updates url, events and enabled; omitted fields stay; the secret is not returned', async () => {
       const made = (await createA(bodyA({ events: ['link.created', 'link.deleted'] }))).body.data;
-      const paused = await server.request('PATCH', `/api/webhooks/${made.id}`, { key: owner.key, body: { enabled: false } });
+      const paused = await server.request('PATCH', `/api/webhooks/${made.id}`, {
+        key: owner.key,
+        body: { enabled: false },
+      });
       expect(paused.status).toBe(200);
-      expect(paused.body).toEqual({ success: true, data: { id: made.id, url: made.url, events: made.events, enabled: false, createdAt: made.createdAt } });
+      expect(paused.body).toEqual({
+        success: true,
+        data: { id: made.id, url: made.url, events: made.events, enabled: false, createdAt: made.createdAt },
+      });
       const changed = await server.request('PATCH', `/api/webhooks/${made.id}`, {
         key: owner.key,
         body: { url: 'https://other.example.com/in', events: ['conversion.created', 'domain.verified'], enabled: true },
       });
       expect(changed.status).toBe(200);
-      expect(changed.body.data).toMatchObject({ url: 'https://other.example.com/in', events: ['conversion.created', 'domain.verified'], enabled: true });
+      expect(changed.body.data).toMatchObject({
+        url: 'https://other.example.com/in',
+        events: ['conversion.created', 'domain.verified'],
+        enabled: true,
+      });
       const row = await knex()('webhook_subscriptions').where({ id: made.id }).first();
       expect(openSecret(server.services.masterKey, row.secret_encrypted)).toBe(made.secret);
     });
@@ -195,7 +227,9 @@ describe.each(testEngines())('webhook subscriptions on %s', (engine) => {
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ success: true });
       expect((await server.request('DELETE', `/api/webhooks/${made.id}`, { key: owner.key })).status).toBe(404);
-      expect((await server.request('PATCH', `/api/webhooks/${made.id}`, { key: owner.key, body: { enabled: true } })).status).toBe(404);
+      expect(
+        (await server.request('PATCH', `/api/webhooks/${made.id}`, { key: owner.key, body: { enabled: true } })).status,
+      ).toBe(404);
       const list = await server.request('GET', '/api/webhooks', { key: owner.key });
       expect(list.body.data.map((s: any) => s.id)).not.toContain(made.id);
     });
@@ -204,7 +238,9 @@ describe.each(testEngines())('webhook subscriptions on %s', (engine) => {
       const theirs = (await createA({ ...bodyA(), workspaceId: other.workspaceId }, other.key)).body.data.id;
       const b = (await createB(bodyB())).body.id;
       for (const id of [theirs, b, 'whk_unknown']) {
-        expect((await server.request('PATCH', `/api/webhooks/${id}`, { key: owner.key, body: { enabled: false } })).status).toBe(404);
+        expect(
+          (await server.request('PATCH', `/api/webhooks/${id}`, { key: owner.key, body: { enabled: false } })).status,
+        ).toBe(404);
         expect((await server.request('DELETE', `/api/webhooks/${id}`, { key: owner.key })).status).toBe(404);
       }
       const row = await knex()('webhook_subscriptions').where({ id: theirs }).first();
@@ -218,7 +254,11 @@ describe.each(testEngines())('webhook subscriptions on %s', (engine) => {
       const res = await createB(bodyB({ events: ['link.clicked', 'qr.scanned', 'link.clicked'] }));
       expect(res.status).toBe(201);
       expect(Object.keys(res.body).sort()).toEqual(['active', 'created_at', 'events', 'id', 'url']);
-      expect(res.body).toMatchObject({ url: 'https://hooks.example.com/b', events: ['link.clicked', 'qr.scanned'], active: true });
+      expect(res.body).toMatchObject({
+        url: 'https://hooks.example.com/b',
+        events: ['link.clicked', 'qr.scanned'],
+        active: true,
+      });
       expect(res.text).not.toContain('a-caller-chosen-secret');
     });
 
@@ -262,7 +302,8 @@ describe.each(testEngines())('webhook subscriptions on %s', (engine) => {
       expect(ids.indexOf(first.body.id)).toBeGreaterThanOrEqual(0);
       expect(ids).not.toContain(a.body.data.id);
       expect(res.text).not.toContain('a-caller-chosen-secret');
-      for (const s of res.body.data) expect(Object.keys(s).sort()).toEqual(['active', 'created_at', 'events', 'id', 'url']);
+      for (const s of res.body.data)
+        expect(Object.keys(s).sort()).toEqual(['active', 'created_at', 'events', 'id', 'url']);
     });
 
     it("deletes with 204; then, and for another workspace's, a Variant A or an unknown id, 404", async () => {
@@ -290,7 +331,9 @@ describe.each(testEngines())('webhook subscriptions on %s', (engine) => {
       for (const key of [readOnly, links]) {
         expect((await createA(bodyA(), key)).status).toBe(403);
         expect((await createB(bodyB(), key)).status).toBe(403);
-        expect((await server.request('PATCH', `/api/webhooks/${a}`, { key, body: { enabled: false } })).status).toBe(403);
+        expect((await server.request('PATCH', `/api/webhooks/${a}`, { key, body: { enabled: false } })).status).toBe(
+          403,
+        );
         expect((await server.request('DELETE', `/api/webhooks/${a}`, { key })).status).toBe(403);
         expect((await server.request('DELETE', `/api/v1/webhooks/${b}`, { key })).status).toBe(403);
       }
@@ -329,7 +372,8 @@ describe.each(testEngines())('webhook subscriptions on %s', (engine) => {
         // Reading is not a change: the key keeps listing.
         expect((await server.request('GET', '/api/webhooks', { key })).status).toBe(200);
         expect((await server.request('GET', '/api/v1/webhooks', { key })).status).toBe(200);
-        const rows = await knex()('webhook_subscriptions').where({ workspace_id: owner.workspaceId })
+        const rows = await knex()('webhook_subscriptions')
+          .where({ workspace_id: owner.workspaceId })
           .whereNull('deleted_at');
         expect(rows.some((r: any) => String(r.url).startsWith('https://evil.example.com'))).toBe(false);
         expect(rows.filter((r: any) => !r.enabled).map((r: any) => r.id)).not.toContain(ownersA);
@@ -346,14 +390,24 @@ describe.each(testEngines())('webhook subscriptions on %s', (engine) => {
       expect((await server.request('GET', '/api/webhooks')).status).toBe(401);
       expect((await server.request('POST', '/api/v1/webhooks', { body: bodyB() })).status).toBe(401);
       const pro = await seedWorkspace(knex(), { plan: 'pro', scopes: WEBHOOK_SCOPES });
-      const res = await server.request('POST', '/api/webhooks', { key: pro.key, body: { ...bodyA(), workspaceId: pro.workspaceId } });
+      const res = await server.request('POST', '/api/webhooks', {
+        key: pro.key,
+        body: { ...bodyA(), workspaceId: pro.workspaceId },
+      });
       expect(res.status).toBe(403);
       expect(res.body.error).toMatch(/pro/);
       expect((await server.request('GET', '/api/v1/webhooks', { key: pro.key })).status).toBe(403);
       const free = await seedWorkspace(knex(), { plan: 'free', scopes: WEBHOOK_SCOPES });
       expect((await server.request('GET', '/api/webhooks', { key: free.key })).status).toBe(401);
       const business = await seedWorkspace(knex(), { plan: 'business', scopes: WEBHOOK_SCOPES });
-      expect((await server.request('POST', '/api/webhooks', { key: business.key, body: { ...bodyA(), workspaceId: business.workspaceId } })).status).toBe(201);
+      expect(
+        (
+          await server.request('POST', '/api/webhooks', {
+            key: business.key,
+            body: { ...bodyA(), workspaceId: business.workspaceId },
+          })
+        ).status,
+      ).toBe(201);
     });
   });
 
@@ -374,7 +428,14 @@ describe.each(testEngines())('webhook subscriptions on %s', (engine) => {
         expect(() => ajv.compile(event.payload), event.name).not.toThrow();
       }
       const linkCreated = res.body.events.find((e: any) => e.name === 'link.created');
-      expect([...linkCreated.payload.required].sort()).toEqual(['destinationUrl', 'domain', 'id', 'slug', 'title', 'workspaceId']);
+      expect([...linkCreated.payload.required].sort()).toEqual([
+        'destinationUrl',
+        'domain',
+        'id',
+        'slug',
+        'title',
+        'workspaceId',
+      ]);
     });
 
     it('ignores a key that is sent, even an invalid one', async () => {
@@ -390,7 +451,8 @@ describe.each(testEngines())('WEBHOOK_VARIANTS on %s', (engine) => {
     try {
       const owner = await seedWorkspace(server.services.db.knex, { scopes: WEBHOOK_SCOPES });
       const b = await server.request('POST', '/api/v1/webhooks', {
-        key: owner.key, body: { url: 'https://hooks.example.com/b', events: ['link.clicked'], secret: 'x'.repeat(16) },
+        key: owner.key,
+        body: { url: 'https://hooks.example.com/b', events: ['link.clicked'], secret: 'x'.repeat(16) },
       });
       expect(b.status).toBe(404);
       expect(b.body.error).toBeTruthy();
@@ -400,7 +462,8 @@ describe.each(testEngines())('WEBHOOK_VARIANTS on %s', (engine) => {
       expect((await server.request('GET', '/api/v1/webhooks')).status).toBe(404);
       expect(await server.services.db.knex('webhook_subscriptions').count({ n: '*' })).toEqual([{ n: 0 }]);
       const a = await server.request('POST', '/api/webhooks', {
-        key: owner.key, body: { workspaceId: owner.workspaceId, url: 'https://hooks.example.com/a', events: ['link.created'] },
+        key: owner.key,
+        body: { workspaceId: owner.workspaceId, url: 'https://hooks.example.com/a', events: ['link.created'] },
       });
       expect(a.status).toBe(201);
       expect((await server.request('GET', '/api/public/events/schema')).status).toBe(200);
@@ -415,13 +478,21 @@ describe.each(testEngines())('WEBHOOK_VARIANTS on %s', (engine) => {
       const owner = await seedWorkspace(server.services.db.knex, { scopes: WEBHOOK_SCOPES });
       expect((await server.request('GET', '/api/public/events/schema')).status).toBe(404);
       expect((await server.request('GET', '/api/webhooks', { key: owner.key })).status).toBe(404);
-      expect((await server.request('POST', '/api/webhooks', {
-        key: owner.key, body: { workspaceId: owner.workspaceId, url: 'https://hooks.example.com/a', events: ['link.created'] },
-      })).status).toBe(404);
-      expect((await server.request('PATCH', '/api/webhooks/whk_x', { key: owner.key, body: { enabled: false } })).status).toBe(404);
+      expect(
+        (
+          await server.request('POST', '/api/webhooks', {
+            key: owner.key,
+            body: { workspaceId: owner.workspaceId, url: 'https://hooks.example.com/a', events: ['link.created'] },
+          })
+        ).status,
+      ).toBe(404);
+      expect(
+        (await server.request('PATCH', '/api/webhooks/whk_x', { key: owner.key, body: { enabled: false } })).status,
+      ).toBe(404);
       expect((await server.request('DELETE', '/api/webhooks/whk_x', { key: owner.key })).status).toBe(404);
       const b = await server.request('POST', '/api/v1/webhooks', {
-        key: owner.key, body: { url: 'https://hooks.example.com/b', events: ['link.clicked'], secret: 'x'.repeat(16) },
+        key: owner.key,
+        body: { url: 'https://hooks.example.com/b', events: ['link.clicked'], secret: 'x'.repeat(16) },
       });
       expect(b.status).toBe(201);
     } finally {

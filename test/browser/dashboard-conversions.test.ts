@@ -30,10 +30,16 @@ describe.skipIf(!available.run)('conversions in the dashboard, in Chromium (sqli
   let page: Page;
   const ids: Record<string, string> = {};
   const h1 = (p: Page) => p.getByRole('heading', { level: 1 });
-  const stat = (p: Page, name: string) => p.locator('.stat', { has: p.locator('dt', { hasText: new RegExp(`^${name}$`) }) }).locator('dd').first();
-  const statNote = (p: Page, name: string) => p.locator('.stat', { has: p.locator('dt', { hasText: new RegExp(`^${name}$`) }) }).locator('dd.stat-note');
+  const stat = (p: Page, name: string) =>
+    p
+      .locator('.stat', { has: p.locator('dt', { hasText: new RegExp(`^${name}$`) }) })
+      .locator('dd')
+      .first();
+  const statNote = (p: Page, name: string) =>
+    p.locator('.stat', { has: p.locator('dt', { hasText: new RegExp(`^${name}$`) }) }).locator('dd.stat-note');
   const today = new Date(Math.floor(Date.now() / DAY) * DAY);
-  const daysAgo = (d: number) => (d === 0 ? new Date(Date.now() - 60_000) : new Date(today.getTime() - d * DAY + 10 * 3_600_000));
+  const daysAgo = (d: number) =>
+    d === 0 ? new Date(Date.now() - 60_000) : new Date(today.getTime() - d * DAY + 10 * 3_600_000);
 
   beforeAll(async () => {
     server = await startTestServer('sqlite');
@@ -42,21 +48,42 @@ describe.skipIf(!available.run)('conversions in the dashboard, in Chromium (sqli
     // The owner is in a second workspace, on a plan without conversions.
     proWorkspaceId = await ws.createWorkspace(knex, 'Acme Labs', 'pro');
     await ws.addMember(knex, proWorkspaceId, owner.email, 'OWNER');
-    const key = (await ws.createKey(knex, workspaceId, owner.userId, ['links:read', 'links:write', 'conversions:read', 'conversions:write'], null)).key;
+    const key = (
+      await ws.createKey(
+        knex,
+        workspaceId,
+        owner.userId,
+        ['links:read', 'links:write', 'conversions:read', 'conversions:write'],
+        null,
+      )
+    ).key;
     for (const slug of ['pricing', 'spring-sale', 'guide']) {
-      ids[slug] = (await server.request('POST', '/api/v1/links', { key, body: { url: `https://example.com/${slug}`, slug, title: `Acme ${slug}` } })).body.data.id;
+      ids[slug] = (
+        await server.request('POST', '/api/v1/links', {
+          key,
+          body: { url: `https://example.com/${slug}`, slug, title: `Acme ${slug}` },
+        })
+      ).body.data.id;
     }
     ids.campaign = await ws.createCampaign(knex, workspaceId, 'Spring sale 2026');
     const qr = await ws.createQrCode(knex, workspaceId, ids.pricing);
     ids.qr = qr.id;
     const record = async (d: number, body: Record<string, unknown>) => {
-      const res = await server.request('POST', '/api/v1/conversions', { key, body: { ...body, occurredAt: daysAgo(d).toISOString() } });
+      const res = await server.request('POST', '/api/v1/conversions', {
+        key,
+        body: { ...body, occurredAt: daysAgo(d).toISOString() },
+      });
       expect(res.status, res.text).toBe(201);
     };
     await record(1, { eventType: 'purchase', linkId: ids.pricing, value: { amountMinor: 4_900, currency: 'EUR' } });
     await record(3, { eventType: 'purchase', linkId: ids.pricing, value: { amountMinor: 12_900, currency: 'EUR' } });
     await record(2, { eventType: 'purchase', qrCodeId: ids.qr, value: { amountMinor: 2_500, currency: 'USD' } });
-    await record(5, { eventType: 'purchase', linkId: ids['spring-sale'], campaignId: ids.campaign, value: { amountMinor: 9_900, currency: 'EUR' } });
+    await record(5, {
+      eventType: 'purchase',
+      linkId: ids['spring-sale'],
+      campaignId: ids.campaign,
+      value: { amountMinor: 9_900, currency: 'EUR' },
+    });
     await record(4, { eventType: 'custom', customName: 'webinar', campaignId: ids.campaign });
     await record(0, { eventType: 'signup' });
     await record(10, { eventType: 'lead', linkId: ids['spring-sale'] });
@@ -65,7 +92,8 @@ describe.skipIf(!available.run)('conversions in the dashboard, in Chromium (sqli
     // Clicks today: 4 on the pricing link, 2 scans of its QR code, 1 on guide; none on spring-sale.
     const person = { 'user-agent': PERSON_USER_AGENT };
     for (let i = 0; i < 4; i++) expect((await server.request('GET', '/pricing', { headers: person })).status).toBe(302);
-    for (let i = 0; i < 2; i++) expect([301, 302]).toContain((await server.request('GET', `/qr/${qr.code}`, { headers: person })).status);
+    for (let i = 0; i < 2; i++)
+      expect([301, 302]).toContain((await server.request('GET', `/qr/${qr.code}`, { headers: person })).status);
     expect((await server.request('GET', '/guide', { headers: person })).status).toBe(302);
     await server.clicks.flush();
 
@@ -97,10 +125,20 @@ describe.skipIf(!available.run)('conversions in the dashboard, in Chromium (sqli
     await page.getByText('Show the numbers').click();
     const table = page.getByRole('table', { name: 'Conversions per day' });
     expect(await table.locator('tbody tr').count()).toBe(30);
-    const dayRow = (d: number) => table.getByRole('row', { name: new RegExp(`^${new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeZone: 'UTC' }).format(daysAgo(d))}`) });
+    const dayRow = (d: number) =>
+      table.getByRole('row', {
+        name: new RegExp(
+          `^${new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeZone: 'UTC' }).format(daysAgo(d))}`,
+        ),
+      });
     expect(await dayRow(3).locator('td').allTextContents()).toEqual(['1', '€129.00', '—']);
     expect(await dayRow(2).locator('td').allTextContents()).toEqual(['1', '—', '$25.00']);
-    expect(await table.getByRole('row', { name: /^All days/ }).locator('td').allTextContents()).toEqual(['7', '€277.00', '$25.00']);
+    expect(
+      await table
+        .getByRole('row', { name: /^All days/ })
+        .locator('td')
+        .allTextContents(),
+    ).toEqual(['7', '€277.00', '$25.00']);
     await page.getByText('Show the numbers').click();
   });
 
@@ -111,14 +149,38 @@ describe.skipIf(!available.run)('conversions in the dashboard, in Chromium (sqli
     expect(await pricing.locator('td').allTextContents()).toEqual(['3', '€178.00$25.00', '6', '50%']);
     const spring = byLink.getByRole('row', { name: /localhost:8443\/spring-sale/ });
     expect(await spring.locator('td').last().textContent()).toBe('Not available no clicks in the window');
-    expect(await page.getByText('No click was counted in the window, so there is nothing to divide by.').count()).toBeGreaterThan(0);
+    expect(
+      await page.getByText('No click was counted in the window, so there is nothing to divide by.').count(),
+    ).toBeGreaterThan(0);
     const byCampaign = page.getByRole('region', { name: 'By campaign' }).first();
-    expect(await byCampaign.getByRole('row', { name: /Spring sale 2026/ }).locator('td').allTextContents()).toEqual(['2', '€99.00']);
+    expect(
+      await byCampaign
+        .getByRole('row', { name: /Spring sale 2026/ })
+        .locator('td')
+        .allTextContents(),
+    ).toEqual(['2', '€99.00']);
     const byQr = page.getByRole('region', { name: 'By QR code' }).first();
-    expect(await byQr.getByRole('row', { name: /QR code of localhost:8443\/pricing/ }).locator('td').allTextContents()).toEqual(['1', '$25.00', '2', '50%']);
+    expect(
+      await byQr
+        .getByRole('row', { name: /QR code of localhost:8443\/pricing/ })
+        .locator('td')
+        .allTextContents(),
+    ).toEqual(['1', '$25.00', '2', '50%']);
     const byType = page.getByRole('region', { name: 'By event type' }).first();
-    expect(await byType.getByRole('row', { name: /^Purchase/ }).locator('td').first().textContent()).toBe('4');
-    expect(await byType.getByRole('row', { name: /^webinar/ }).locator('td').first().textContent()).toBe('1');
+    expect(
+      await byType
+        .getByRole('row', { name: /^Purchase/ })
+        .locator('td')
+        .first()
+        .textContent(),
+    ).toBe('4');
+    expect(
+      await byType
+        .getByRole('row', { name: /^webinar/ })
+        .locator('td')
+        .first()
+        .textContent(),
+    ).toBe('1');
   });
 
   it('changes the window and a filter, both kept in the address', async () => {
@@ -165,8 +227,13 @@ describe.skipIf(!available.run)('conversions in the dashboard, in Chromium (sqli
     await page.getByRole('button', { name: 'Export CSV' }).click();
     const file = await download;
     expect(file.suggestedFilename()).toMatch(/^conversions-\d{4}-\d{2}-\d{2}-to-\d{4}-\d{2}-\d{2}\.csv$/);
-    const lines = fs.readFileSync((await file.path())!, 'utf8').trim().split('\n');
-    expect(lines[0]).toBe('section,key,label,conversions,value_EUR,value_USD,rate_conversions,clicks,rate,rate_undefined_reason');
+    const lines = fs
+      .readFileSync((await file.path())!, 'utf8')
+      .trim()
+      .split('\n');
+    expect(lines[0]).toBe(
+      'section,key,label,conversions,value_EUR,value_USD,rate_conversions,clicks,rate,rate_undefined_reason',
+    );
     expect(lines).toContain(`total,all,All conversions,8,1277.00,25.00,6,7,${6 / 7},`);
     expect(lines).toContain('total,unattributed,Unattributed,2,,,,,,');
     const days = lines.filter((l) => l.startsWith('day,'));
@@ -174,7 +241,9 @@ describe.skipIf(!available.run)('conversions in the dashboard, in Chromium (sqli
     expect(days.reduce((n, l) => n + Number(l.split(',')[3]), 0)).toBe(8);
     expect(days).toContain(`day,${daysAgo(45).toISOString().slice(0, 10)},,1,1000.00,,,,,`);
     expect(lines).toContain(`link,${ids.pricing},https://localhost:8443/pricing,4,1178.00,25.00,4,6,${4 / 6},`);
-    expect(lines).toContain(`link,${ids['spring-sale']},https://localhost:8443/spring-sale,2,99.00,,2,0,,no_clicks_in_window`);
+    expect(lines).toContain(
+      `link,${ids['spring-sale']},https://localhost:8443/spring-sale,2,99.00,,2,0,,no_clicks_in_window`,
+    );
     expect(lines).toContain(`campaign,${ids.campaign},Spring sale 2026,2,99.00,,,,,`);
     expect(lines).toContain(`qr_code,${ids.qr},QR code of https://localhost:8443/pricing,1,,25.00,1,2,0.5,`);
     expect(lines).toContain('event_type,custom:webinar,webinar,1,,,,,,');
@@ -208,7 +277,9 @@ describe.skipIf(!available.run)('conversions in the dashboard, in Chromium (sqli
     await page.getByLabel('Window', { exact: true }).selectOption('30');
     await expect.poll(() => stat(page, 'Conversions').textContent()).toBe('7');
     // Nothing wider than the screen but the tables, which scroll inside their frame.
-    const overflow = (await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')) as number;
+    const overflow = (await page.evaluate(
+      'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+    )) as number;
     expect(overflow).toBeLessThanOrEqual(0);
     await b.look(page, 'conversions-phone');
     await page.setViewportSize({ width: 1280, height: 800 });
@@ -225,35 +296,40 @@ describe.skipIf(!available.run)('conversions in the dashboard, in Chromium (sqli
 
     await page.goto(`${server.url}/app/w/${proWorkspaceId}/conversions`);
     await page.getByText('Conversions need the Growth plan.').waitFor();
-    expect(await page.getByText('The Pro plan of this workspace does not include conversion tracking.').count()).toBe(1);
+    expect(await page.getByText('The Pro plan of this workspace does not include conversion tracking.').count()).toBe(
+      1,
+    );
     await b.look(page, 'conversions-pro-plan');
     expect(b.errors).toEqual([]);
   });
 });
 
-describe.skipIf(!available.run)('conversions in the dashboard of a deployment without conversion tracking, in Chromium (sqlite)', () => {
-  let server: TestServer;
-  let browser: Browser;
+describe.skipIf(!available.run)(
+  'conversions in the dashboard of a deployment without conversion tracking, in Chromium (sqlite)',
+  () => {
+    let server: TestServer;
+    let browser: Browser;
 
-  beforeAll(async () => {
-    browser = await launchBrowser();
-    server = await startTestServer('sqlite', { env: { FEATURE_CONVERSIONS: 'off' } });
-  }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
+    beforeAll(async () => {
+      browser = await launchBrowser();
+      server = await startTestServer('sqlite', { env: { FEATURE_CONVERSIONS: 'off' } });
+    }, 60_000);
+    afterAll(async () => {
+      await browser?.close();
+      await server?.stop();
+    });
 
-  it('says conversion tracking is not available here, never a bare error', async () => {
-    const knex = server.services.db.knex;
-    const workspaceId = await ws.createWorkspace(knex, 'Acme', 'growth');
-    const owner = await seedPerson(knex, workspaceId, 'OWNER', 'ada@acme.example');
-    const b = dashboardBrowser(browser, server.url, [], DASHBOARD_SHOTS);
-    const page = await b.signedInPage(owner);
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Conversions' }).click();
-    await page.getByText('Conversion tracking is not available on this deployment.').waitFor();
-    expect(await page.getByRole('alert').count()).toBe(0);
-    await b.look(page, 'conversions-feature-off');
-    expect(b.errors).toEqual([]);
-  });
-});
+    it('says conversion tracking is not available here, never a bare error', async () => {
+      const knex = server.services.db.knex;
+      const workspaceId = await ws.createWorkspace(knex, 'Acme', 'growth');
+      const owner = await seedPerson(knex, workspaceId, 'OWNER', 'ada@acme.example');
+      const b = dashboardBrowser(browser, server.url, [], DASHBOARD_SHOTS);
+      const page = await b.signedInPage(owner);
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Conversions' }).click();
+      await page.getByText('Conversion tracking is not available on this deployment.').waitFor();
+      expect(await page.getByRole('alert').count()).toBe(0);
+      await b.look(page, 'conversions-feature-off');
+      expect(b.errors).toEqual([]);
+    });
+  },
+);

@@ -32,8 +32,21 @@ describe.skipIf(!available.run)('goals in the dashboard, in Chromium (sqlite)', 
     server = await startTestServer('sqlite');
     ({ browser, b, workspaceId, owner, analyst } = await acmeInChromium(server));
     const knex = server.services.db.knex;
-    key = (await ws.createKey(knex, workspaceId, owner.userId, ['links:read', 'links:write', 'conversions:read', 'conversions:write'], null)).key;
-    linkId = (await server.request('POST', '/api/v1/links', { key, body: { url: 'https://example.com/pricing', slug: 'pricing' } })).body.data.id;
+    key = (
+      await ws.createKey(
+        knex,
+        workspaceId,
+        owner.userId,
+        ['links:read', 'links:write', 'conversions:read', 'conversions:write'],
+        null,
+      )
+    ).key;
+    linkId = (
+      await server.request('POST', '/api/v1/links', {
+        key,
+        body: { url: 'https://example.com/pricing', slug: 'pricing' },
+      })
+    ).body.data.id;
     page = await b.signedInPage(owner);
   }, 60_000);
   afterAll(async () => {
@@ -73,19 +86,27 @@ describe.skipIf(!available.run)('goals in the dashboard, in Chromium (sqlite)', 
   });
 
   it("opens the goal's report, which moves when a conversion is recorded through the API", async () => {
-    await page.getByRole('row', { name: /Pricing purchases/ }).getByRole('link', { name: 'Pricing purchases' }).click();
+    await page
+      .getByRole('row', { name: /Pricing purchases/ })
+      .getByRole('link', { name: 'Pricing purchases' })
+      .click();
     await expect.poll(() => h1(page).textContent()).toBe('Pricing purchases');
     goalUrl = page.url();
     const countBar = page.getByRole('progressbar', { name: /Conversions target/ });
     await expect.poll(() => countBar.getAttribute('aria-label')).toBe('Conversions target: 0 of 2');
     await b.look(page, 'goal-report-empty');
 
-    const recorded = await server.request('POST', '/api/v1/conversions', { key, body: { eventType: 'purchase', linkId, value: { amountMinor: 6_000, currency: 'EUR' } } });
+    const recorded = await server.request('POST', '/api/v1/conversions', {
+      key,
+      body: { eventType: 'purchase', linkId, value: { amountMinor: 6_000, currency: 'EUR' } },
+    });
     expect(recorded.status).toBe(201);
     await page.reload();
     await expect.poll(() => countBar.getAttribute('aria-label')).toBe('Conversions target: 1 of 2');
     await expect.poll(() => countBar.getAttribute('value')).toBe('50');
-    await expect.poll(() => page.getByRole('progressbar', { name: /Value target/ }).getAttribute('aria-label')).toBe('Value target: €60.00 of €100.00');
+    await expect
+      .poll(() => page.getByRole('progressbar', { name: /Value target/ }).getAttribute('aria-label'))
+      .toBe('Value target: €60.00 of €100.00');
     await page.getByText('Version 1', { exact: false }).first().waitFor();
     await b.look(page, 'goal-report');
   });
@@ -98,7 +119,9 @@ describe.skipIf(!available.run)('goals in the dashboard, in Chromium (sqlite)', 
     await form.getByRole('button', { name: 'Save goal' }).click();
     await page.getByText('Definition version 2: past conversions were counted again.').waitFor();
     // The purchase no longer matches a custom goal.
-    await expect.poll(() => page.getByRole('progressbar', { name: /Conversions target/ }).getAttribute('aria-label')).toBe('Conversions target: 0 of 2');
+    await expect
+      .poll(() => page.getByRole('progressbar', { name: /Conversions target/ }).getAttribute('aria-label'))
+      .toBe('Conversions target: 0 of 2');
     await b.look(page, 'goal-changed');
 
     await page.getByRole('button', { name: 'Pause' }).click();
@@ -122,7 +145,8 @@ describe.skipIf(!available.run)('goals in the dashboard, in Chromium (sqlite)', 
     await b.look(p, 'goals-analyst');
     await p.goto(goalUrl);
     await p.getByRole('progressbar', { name: /Conversions target/ }).waitFor();
-    for (const name of ['Pause', 'Archive', 'Change goal']) expect(await p.getByRole('button', { name }).count(), name).toBe(0);
+    for (const name of ['Pause', 'Archive', 'Change goal'])
+      expect(await p.getByRole('button', { name }).count(), name).toBe(0);
     await b.look(p, 'goal-analyst');
     const base = `${DASHBOARD_API}/workspaces/${workspaceId}`;
     const made = await b.apiFromPage(p, 'POST', `${base}/goals`, { name: 'Sneaky', type: 'lead' });

@@ -39,7 +39,11 @@ describe.skipIf(!available.run)('bio pages in the dashboard, in Chromium (sqlite
   const h1 = (p: Page) => p.getByRole('heading', { level: 1 });
   const preview = (p: Page) => p.locator('iframe[title="Page preview"]');
   const block = (p: Page, n: number) => p.getByRole('group', { name: new RegExp(`^Block ${n}\\b`) });
-  const stat = (p: Page, name: string) => p.locator('.stat').filter({ has: p.getByText(name, { exact: true }) }).locator('dd');
+  const stat = (p: Page, name: string) =>
+    p
+      .locator('.stat')
+      .filter({ has: p.getByText(name, { exact: true }) })
+      .locator('dd');
   const publicPage = (path = '') => `${server.url}/@${HANDLE}${path}`;
   /**
    * b.look, settled first where the preview's frame is: Playwright loses "networkidle" when a frame
@@ -57,12 +61,17 @@ describe.skipIf(!available.run)('bio pages in the dashboard, in Chromium (sqlite
     ({ browser, b, workspaceId, owner, analyst } = await acmeInChromium(server, [destination.origin]));
     const knex = server.services.db.knex;
     const ada = await signIn(server, owner);
-    const shop = await ada.request('POST', `/workspaces/${workspaceId}/links`, { body: { url: `${destination.origin}/shop?from=page`, slug: 'shop', title: 'The shop' } });
+    const shop = await ada.request('POST', `/workspaces/${workspaceId}/links`, {
+      body: { url: `${destination.origin}/shop?from=page`, slug: 'shop', title: 'The shop' },
+    });
     expect(shop.status, shop.text).toBe(201);
     // Handles are unique on the short domain, which every workspace shares: another one has "acme".
     const otherId = await ws.createWorkspace(knex, 'Other', 'free');
     const other = await signIn(server, await seedPerson(knex, otherId, 'OWNER', 'zed@other.example'));
-    expect((await other.request('POST', `/workspaces/${otherId}/pages`, { body: { handle: 'acme', title: 'Not Acme' } })).status).toBe(201);
+    expect(
+      (await other.request('POST', `/workspaces/${otherId}/pages`, { body: { handle: 'acme', title: 'Not Acme' } }))
+        .status,
+    ).toBe(201);
 
     page = await b.signedInPage(owner);
   }, 60_000);
@@ -98,11 +107,11 @@ describe.skipIf(!available.run)('bio pages in the dashboard, in Chromium (sqlite
     await block(page, 3).getByLabel('A new short link to a URL').check();
     await block(page, 3).getByLabel('Destination URL').fill('ftp://example.com/episodes');
     // Every block is in the preview as it is typed, in order, before anything is saved.
-    await expect.poll(async () => (await preview(page).getAttribute('srcdoc'))?.match(/<li>.*?<\/li>/g)?.map((li) => li.replace(/<[^>]+>/g, ''))).toEqual([
-      'Shop',
-      'Spring sale',
-      'Our podcast',
-    ]);
+    await expect
+      .poll(async () =>
+        (await preview(page).getAttribute('srcdoc'))?.match(/<li>.*?<\/li>/g)?.map((li) => li.replace(/<[^>]+>/g, '')),
+      )
+      .toEqual(['Shop', 'Spring sale', 'Our podcast']);
     await look(page, 'pages-editor-new');
 
     // The handle another workspace's page has: the service's 409, under Handle.
@@ -131,7 +140,10 @@ describe.skipIf(!available.run)('bio pages in the dashboard, in Chromium (sqlite
     editorUrl = page.url().replace(/\?.*$/, '');
     await page.getByText('Draft: not published.').waitFor();
     // The URL block is a short link of the workspace now, titled with the block's text.
-    const made = await server.services.db.knex('links').where({ workspace_id: workspaceId, original_url: `${destination.origin}/podcast` }).first();
+    const made = await server.services.db
+      .knex('links')
+      .where({ workspace_id: workspaceId, original_url: `${destination.origin}/podcast` })
+      .first();
     expect(made?.title).toBe('Our podcast');
     await expect.poll(() => block(page, 3).textContent()).toContain(`/${made.slug}`);
     await look(page, 'pages-editor');
@@ -160,13 +172,30 @@ describe.skipIf(!available.run)('bio pages in the dashboard, in Chromium (sqlite
     await expect.poll(() => stat(page, 'Views').textContent()).toBe('1');
     await expect.poll(() => stat(page, 'Clicks on links').textContent()).toBe('1');
     const blocks = page.getByRole('table', { name: 'Clicks by link block' });
-    await expect.poll(() => blocks.getByRole('row', { name: /Spring sale/ }).locator('td.num').textContent()).toBe('1');
-    await expect.poll(() => blocks.getByRole('row', { name: /Our podcast/ }).locator('td.num').textContent()).toBe('0');
+    await expect
+      .poll(() =>
+        blocks
+          .getByRole('row', { name: /Spring sale/ })
+          .locator('td.num')
+          .textContent(),
+      )
+      .toBe('1');
+    await expect
+      .poll(() =>
+        blocks
+          .getByRole('row', { name: /Our podcast/ })
+          .locator('td.num')
+          .textContent(),
+      )
+      .toBe('0');
     // The day's figures are in the table under the chart too.
     await page.getByText('Show the numbers').click();
     const totals = page.getByRole('table', { name: 'Views and clicks per day' }).locator('tfoot tr');
     await expect.poll(() => totals.locator('td').allTextContents()).toEqual(['1', '1']);
-    await page.getByRole('table', { name: 'Devices' }).getByRole('row', { name: /Desktop/ }).waitFor();
+    await page
+      .getByRole('table', { name: 'Devices' })
+      .getByRole('row', { name: /Desktop/ })
+      .waitFor();
     await look(page, 'pages-analytics');
   });
 
@@ -202,7 +231,18 @@ describe.skipIf(!available.run)('bio pages in the dashboard, in Chromium (sqlite
     await p.getByText('Your role (Analyst) cannot change pages.').waitFor();
     expect(await p.getByLabel('Handle').isDisabled()).toBe(true);
     expect(await block(p, 2).getByLabel('Link text').isDisabled()).toBe(true);
-    for (const name of ['Save draft', 'Publish', 'Unpublish', 'Disable', 'Delete page', 'Add heading', 'Add link', 'Move block 1 down', 'Remove block 1', 'Change the short link of block 2']) {
+    for (const name of [
+      'Save draft',
+      'Publish',
+      'Unpublish',
+      'Disable',
+      'Delete page',
+      'Add heading',
+      'Add link',
+      'Move block 1 down',
+      'Remove block 1',
+      'Change the short link of block 2',
+    ]) {
       expect(await p.getByRole('button', { name, exact: true }).count(), name).toBe(0);
     }
     expect(await p.getByLabel('Upload avatar').count()).toBe(0);

@@ -51,17 +51,39 @@ describe.skipIf(!available.run)('shared reports in the dashboard, in Chromium (s
 
   beforeAll(async () => {
     receiver = await startReceiver();
-    server = await startDeliveringServer('sqlite', { env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1', WEBHOOK_RETRY_SCALE: '0.01' } });
+    server = await startDeliveringServer('sqlite', {
+      env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1', WEBHOOK_RETRY_SCALE: '0.01' },
+    });
     ({ browser, b, workspaceId, owner, analyst } = await acmeInChromium(server));
-    key = (await ws.createKey(knex(), workspaceId, owner.userId, ['links:read', 'links:write', 'conversions:read', 'conversions:write', 'webhooks:write'], null)).key;
+    key = (
+      await ws.createKey(
+        knex(),
+        workspaceId,
+        owner.userId,
+        ['links:read', 'links:write', 'conversions:read', 'conversions:write', 'webhooks:write'],
+        null,
+      )
+    ).key;
     const api = (server as unknown as TestServer).request;
-    linkId = (await api('POST', '/api/v1/links', { key, body: { url: 'https://example.com/pricing', slug: 'pricing', title: 'Pricing page' } })).body.data.id;
-    const sub = await api('POST', '/api/webhooks', { key, body: { workspaceId, url: receiver.url('/hooks/reports'), events: ['report.shared'] } });
+    linkId = (
+      await api('POST', '/api/v1/links', {
+        key,
+        body: { url: 'https://example.com/pricing', slug: 'pricing', title: 'Pricing page' },
+      })
+    ).body.data.id;
+    const sub = await api('POST', '/api/webhooks', {
+      key,
+      body: { workspaceId, url: receiver.url('/hooks/reports'), events: ['report.shared'] },
+    });
     expect(sub.status).toBe(201);
     secret = sub.body.data.secret;
     receiver.reply('/hooks/reports', [{ status: 204 }]);
     const ownerApi = await signIn(server as unknown as TestServer, owner);
-    goalId = (await ownerApi.request('POST', `/workspaces/${workspaceId}/goals`, { body: { name: 'Pricing purchases', type: 'purchase', linkId, targetCount: 4 } })).body.data.id;
+    goalId = (
+      await ownerApi.request('POST', `/workspaces/${workspaceId}/goals`, {
+        body: { name: 'Pricing purchases', type: 'purchase', linkId, targetCount: 4 },
+      })
+    ).body.data.id;
     for (const body of [
       { eventType: 'purchase', linkId, value: { amountMinor: 6_000, currency: 'EUR' } },
       { eventType: 'purchase', linkId, value: { amountMinor: 2_500, currency: 'EUR' } },
@@ -98,7 +120,9 @@ describe.skipIf(!available.run)('shared reports in the dashboard, in Chromium (s
     await dialog.getByRole('button', { name: 'Save report' }).click();
     const saved = page.getByRole('dialog', { name: 'Report saved' });
     const urlField = saved.getByLabel('Anyone with this link can read it');
-    await expect.poll(() => urlField.inputValue()).toMatch(/^https:\/\/localhost:8443\/app\/shared\/[A-Za-z0-9_-]{43}$/);
+    await expect
+      .poll(() => urlField.inputValue())
+      .toMatch(/^https:\/\/localhost:8443\/app\/shared\/[A-Za-z0-9_-]{43}$/);
     goalReportUrl = await urlField.inputValue();
     await b.look(page, 'report-share-saved');
     await saved.getByRole('button', { name: 'Copy link to Pricing purchases this month' }).click();
@@ -111,7 +135,12 @@ describe.skipIf(!available.run)('shared reports in the dashboard, in Chromium (s
     expect(verifyVariantA(delivery.rawBody, delivery.headers['x-webhook-signature'] as string, secret)).toBe(true);
     const reportRow = await knex()('reports').where({ workspace_id: workspaceId }).first();
     expect(delivery.body).toMatchObject({ event: 'report.shared' });
-    expect(delivery.body.data).toEqual({ workspaceId, reportId: reportRow.id, title: 'Pricing purchases this month', visibility: 'UNLISTED' });
+    expect(delivery.body.data).toEqual({
+      workspaceId,
+      reportId: reportRow.id,
+      title: 'Pricing purchases this month',
+      visibility: 'UNLISTED',
+    });
 
     // Signed out: another browser with no session reads it.
     const { page: visitor } = await b.newPersonPage();
@@ -122,7 +151,9 @@ describe.skipIf(!available.run)('shared reports in the dashboard, in Chromium (s
     await expect.poll(() => h1(visitor).textContent()).toBe('Pricing purchases this month');
     const shared = visitor.getByRole('progressbar', { name: /Conversions target/ });
     await expect.poll(() => shared.getAttribute('aria-label')).toBe('Conversions target: 2 of 4');
-    await expect.poll(() => visitor.getByRole('progressbar', { name: /Conversions target/ }).getAttribute('value')).toBe('50');
+    await expect
+      .poll(() => visitor.getByRole('progressbar', { name: /Conversions target/ }).getAttribute('value'))
+      .toBe('50');
     await visitor.getByText('Goal: Pricing purchases').waitFor();
     // Read-only, no session: no navigation of the dashboard, no sign-out, no control that changes anything.
     expect(await visitor.getByRole('navigation', { name: 'Main' }).count()).toBe(0);
@@ -138,7 +169,9 @@ describe.skipIf(!available.run)('shared reports in the dashboard, in Chromium (s
     await expect.poll(() => h1(page).textContent()).toBe('Reports');
     const card = reportCard(page, 'Pricing purchases this month');
     await expect.poll(() => card.textContent()).toMatch(/Unlisted.*Goal report · Last 30 days/);
-    await expect.poll(() => card.getByRole('link', { name: /shared page of Pricing purchases this month/ }).getAttribute('href')).toBe(goalReportUrl);
+    await expect
+      .poll(() => card.getByRole('link', { name: /shared page of Pricing purchases this month/ }).getAttribute('href'))
+      .toBe(goalReportUrl);
     await lookBoth(page, 'reports');
     await card.getByLabel('Visibility of Pricing purchases this month').selectOption('PRIVATE');
     await page.getByText('Pricing purchases this month is private: only members of this workspace see it.').waitFor();
@@ -161,7 +194,9 @@ describe.skipIf(!available.run)('shared reports in the dashboard, in Chromium (s
     await dialog.getByLabel('Visibility').selectOption('PUBLIC');
     await dialog.getByLabel('Password (optional)').fill('open sesame 1');
     await dialog.getByRole('button', { name: 'Save report' }).click();
-    const urlField = page.getByRole('dialog', { name: 'Report saved' }).getByLabel('Anyone with this link and the password can read it');
+    const urlField = page
+      .getByRole('dialog', { name: 'Report saved' })
+      .getByLabel('Anyone with this link and the password can read it');
     await expect.poll(() => urlField.inputValue()).toMatch(/\/app\/shared\//);
     const url = await urlField.inputValue();
     await page.getByRole('button', { name: 'Done' }).click();
@@ -183,7 +218,11 @@ describe.skipIf(!available.run)('shared reports in the dashboard, in Chromium (s
     await visitor.getByRole('button', { name: 'Open report' }).click();
     await expect.poll(() => h1(visitor).textContent()).toBe('Conversions, last 90 days (Purchase)');
     // The figures of the Conversions screen for the same view: two purchases, €85.00.
-    const stat = (name: string) => visitor.locator('.stat', { has: visitor.locator('dt', { hasText: new RegExp(`^${name}$`) }) }).locator('dd').first();
+    const stat = (name: string) =>
+      visitor
+        .locator('.stat', { has: visitor.locator('dt', { hasText: new RegExp(`^${name}$`) }) })
+        .locator('dd')
+        .first();
     await expect.poll(() => stat('Conversions').textContent()).toBe('2');
     await expect.poll(() => stat('Value \\(EUR\\)').textContent()).toBe('€85.00');
     await visitor.getByText('Only conversions of: Purchase.').waitFor();
@@ -203,7 +242,10 @@ describe.skipIf(!available.run)('shared reports in the dashboard, in Chromium (s
     await expect.poll(() => dialog.getByLabel('Title').inputValue()).toBe('Clicks on pricing, last 7 days');
     await dialog.getByLabel('Visibility').selectOption('PUBLIC');
     await dialog.getByRole('button', { name: 'Save report' }).click();
-    const first = await page.getByRole('dialog', { name: 'Report saved' }).getByLabel('Anyone with this link can read it').inputValue();
+    const first = await page
+      .getByRole('dialog', { name: 'Report saved' })
+      .getByLabel('Anyone with this link can read it')
+      .inputValue();
     await page.getByRole('link', { name: 'Open Reports' }).click();
     await expect.poll(() => h1(page).textContent()).toBe('Reports');
 
@@ -219,7 +261,10 @@ describe.skipIf(!available.run)('shared reports in the dashboard, in Chromium (s
 
     const card = reportCard(page, 'Clicks on pricing, last 7 days');
     await card.getByRole('button', { name: 'New link for Clicks on pricing, last 7 days' }).click();
-    await page.getByRole('dialog', { name: 'Give Clicks on pricing, last 7 days a new link?' }).getByRole('button', { name: 'Make a new link' }).click();
+    await page
+      .getByRole('dialog', { name: 'Give Clicks on pricing, last 7 days a new link?' })
+      .getByRole('button', { name: 'Make a new link' })
+      .click();
     await page.getByText('Clicks on pricing, last 7 days has a new link. The old one no longer works.').waitFor();
     const second = await card.getByRole('link', { name: /shared page of/ }).getAttribute('href');
     expect(second).not.toBe(first);
@@ -239,7 +284,10 @@ describe.skipIf(!available.run)('shared reports in the dashboard, in Chromium (s
     await expect.poll(() => h1(visitor).textContent()).toBe('Clicks on pricing, last 7 days');
 
     await card.getByRole('button', { name: 'Delete Clicks on pricing, last 7 days' }).click();
-    await page.getByRole('dialog', { name: 'Delete Clicks on pricing, last 7 days?' }).getByRole('button', { name: 'Delete' }).click();
+    await page
+      .getByRole('dialog', { name: 'Delete Clicks on pricing, last 7 days?' })
+      .getByRole('button', { name: 'Delete' })
+      .click();
     await page.getByText('Clicks on pricing, last 7 days deleted. Its link no longer works.').waitFor();
     expect(await reportCard(page, 'Clicks on pricing, last 7 days').count()).toBe(0);
     expect((await visitor.goto(onServer(second!)))?.status()).toBe(404);
@@ -261,7 +309,9 @@ describe.skipIf(!available.run)('shared reports in the dashboard, in Chromium (s
     await expect.poll(() => h1(p).textContent()).toBe('Pricing purchases');
     expect(await p.getByRole('button', { name: 'Share' }).count()).toBe(0);
     const report = await knex()('reports').where({ workspace_id: workspaceId }).first();
-    const refused = await b.apiFromPage(p, 'PATCH', `${DASHBOARD_API}/workspaces/${workspaceId}/reports/${report.id}`, { visibility: 'PUBLIC' });
+    const refused = await b.apiFromPage(p, 'PATCH', `${DASHBOARD_API}/workspaces/${workspaceId}/reports/${report.id}`, {
+      visibility: 'PUBLIC',
+    });
     expect(refused.status).toBe(403);
     expect(refused.body?.error).toMatch(/ANALYST/);
     expect(b.errors).toEqual([]);

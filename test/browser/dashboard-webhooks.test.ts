@@ -30,8 +30,10 @@ describe.skipIf(!available.run)('webhooks in the dashboard, in Chromium (sqlite)
   const knex = () => server.services.db.knex;
   const h1 = (p: Page) => p.getByRole('heading', { level: 1 });
   /** A subscription's row (the log's rows name the endpoint too). */
-  const subscriptionRow = (p: Page, name: RegExp) => p.getByRole('region', { name: 'Webhook subscriptions' }).getByRole('row', { name });
-  const subscriptionOf = async (variant: 'A' | 'B') => knex()('webhook_subscriptions').where({ workspace_id: workspaceId, variant }).first();
+  const subscriptionRow = (p: Page, name: RegExp) =>
+    p.getByRole('region', { name: 'Webhook subscriptions' }).getByRole('row', { name });
+  const subscriptionOf = async (variant: 'A' | 'B') =>
+    knex()('webhook_subscriptions').where({ workspace_id: workspaceId, variant }).first();
 
   beforeAll(async () => {
     ({ receiver, server } = await startDeliveries('sqlite', {
@@ -46,7 +48,7 @@ describe.skipIf(!available.run)('webhooks in the dashboard, in Chromium (sqlite)
     await stopDeliveries({ receiver, server });
   });
 
-  it('makes a Variant A subscription (its secret shown once) and a Variant B one (the caller\'s secret)', async () => {
+  it("makes a Variant A subscription (its secret shown once) and a Variant B one (the caller's secret)", async () => {
     await page.goto(`${server.url}/app/w/${workspaceId}/settings`);
     await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Webhooks' }).click();
     await expect.poll(() => h1(page).textContent()).toBe('Webhooks');
@@ -90,7 +92,15 @@ describe.skipIf(!available.run)('webhooks in the dashboard, in Chromium (sqlite)
     await panel.getByRole('button', { name: 'Send test event' }).click();
     const result = page.getByRole('region', { name: 'Test event result' });
     await result.getByText('Delivered: the endpoint answered 200.').waitFor();
-    await expect.poll(() => result.getByRole('region', { name: 'Response body of attempt 1' }).or(result.getByLabel('Response body of attempt 1')).first().textContent()).toContain('"received": true');
+    await expect
+      .poll(() =>
+        result
+          .getByRole('region', { name: 'Response body of attempt 1' })
+          .or(result.getByLabel('Response body of attempt 1'))
+          .first()
+          .textContent(),
+      )
+      .toContain('"received": true');
     const [req] = receiver.to('/hooks/a');
     // The sample names the documented example's workspace, never this one.
     expect(req.body.data.workspaceId).toBe('ws_91c3e7a2');
@@ -119,7 +129,13 @@ describe.skipIf(!available.run)('webhooks in the dashboard, in Chromium (sqlite)
 
   it('an UNKNOWN Variant A delivery is marked delivered', async () => {
     const sub = await subscriptionOf('A');
-    const row = { ...deliveryRow({ id: sub.id, workspaceId, variant: 'A', secret: '' }), id: newId('dlv'), status: 'UNKNOWN', attempts: 1, last_error: 'no answer within 10000 ms after the request was sent' };
+    const row = {
+      ...deliveryRow({ id: sub.id, workspaceId, variant: 'A', secret: '' }),
+      id: newId('dlv'),
+      status: 'UNKNOWN',
+      attempts: 1,
+      last_error: 'no answer within 10000 ms after the request was sent',
+    };
     await knex()('webhook_deliveries').insert(row);
     await page.reload();
     await page.getByRole('group', { name: 'Filter deliveries' }).getByLabel('Status').selectOption('UNKNOWN');
@@ -132,8 +148,16 @@ describe.skipIf(!available.run)('webhooks in the dashboard, in Chromium (sqlite)
 
   it('shows why Shortlink disabled an endpoint, and re-enables it', async () => {
     const sub = await subscriptionOf('B');
-    const reason = 'Every delivery attempt since 2026-01-01T00:00:00.000Z failed (the last: HTTP 500); subscriptions whose deliveries all fail for 5 days are disabled.';
-    await knex()('webhook_subscriptions').where({ id: sub.id }).update({ enabled: false, disabled_at: Date.now(), disabled_reason: reason, failing_since: Date.now() - 6 * 86_400_000 });
+    const reason =
+      'Every delivery attempt since 2026-01-01T00:00:00.000Z failed (the last: HTTP 500); subscriptions whose deliveries all fail for 5 days are disabled.';
+    await knex()('webhook_subscriptions')
+      .where({ id: sub.id })
+      .update({
+        enabled: false,
+        disabled_at: Date.now(),
+        disabled_reason: reason,
+        failing_since: Date.now() - 6 * 86_400_000,
+      });
     await page.reload();
     const row = subscriptionRow(page, /hooks\/b/);
     await row.getByText('Disabled by Shortlink').waitFor();
@@ -154,7 +178,15 @@ describe.skipIf(!available.run)('webhooks in the dashboard, in Chromium (sqlite)
     await subscriptionRow(p, /hooks\/a/).waitFor();
     await p.getByRole('heading', { name: 'Delivery log' }).waitFor();
     await p.getByRole('heading', { name: 'Event catalogue' }).waitFor();
-    for (const name of ['Create subscription', /^Send test event/, /^Edit /, /^Re-enable/, /^Delete subscription/, /^Replay/, /^Mark /]) {
+    for (const name of [
+      'Create subscription',
+      /^Send test event/,
+      /^Edit /,
+      /^Re-enable/,
+      /^Delete subscription/,
+      /^Replay/,
+      /^Mark /,
+    ]) {
       expect(await p.getByRole('button', { name }).count(), String(name)).toBe(0);
     }
     await b.look(p, 'webhooks-analyst');

@@ -32,8 +32,10 @@ describe.skipIf(!available.run)('the dashboard in Chromium against the service (
   let helpers: DashboardBrowser;
   const look = (p: Page, name: string) => helpers.look(p, name);
   const newPersonPage = () => helpers.newPersonPage();
-  const signInThroughForm = (p: Page, person: { email: string; password: string }) => helpers.signInThroughForm(p, person);
-  const apiFromPage = (p: Page, method: string, url: string, body?: unknown) => helpers.apiFromPage(p, method, url, body);
+  const signInThroughForm = (p: Page, person: { email: string; password: string }) =>
+    helpers.signInThroughForm(p, person);
+  const apiFromPage = (p: Page, method: string, url: string, body?: unknown) =>
+    helpers.apiFromPage(p, method, url, body);
 
   beforeAll(async () => {
     server = await startTestServer('sqlite');
@@ -80,7 +82,10 @@ describe.skipIf(!available.run)('the dashboard in Chromium against the service (
     await page.getByRole('button', { name: 'Save' }).click();
     const urlError = page.locator('[aria-invalid="true"]');
     await expect.poll(() => urlError.count()).toBe(1);
-    await page.getByText(/http or https/i).first().waitFor();
+    await page
+      .getByText(/http or https/i)
+      .first()
+      .waitFor();
     await look(page, 'link-new-error');
 
     await page.getByLabel('Destination URL').fill(`${destination.origin}/spring?from=dashboard`);
@@ -95,7 +100,10 @@ describe.skipIf(!available.run)('the dashboard in Chromium against the service (
     await look(page, 'link-edit');
 
     // What the service stored is what was typed.
-    const link = await server.services.db.knex('links').where({ workspace_id: workspaceId, slug: 'spring-sale' }).first();
+    const link = await server.services.db
+      .knex('links')
+      .where({ workspace_id: workspaceId, slug: 'spring-sale' })
+      .first();
     expect(link.original_url).toBe(`${destination.origin}/spring?from=dashboard`);
     expect(link.password_hash).toBeTruthy();
     expect(link.password_hash).not.toContain('open sesame');
@@ -128,7 +136,10 @@ describe.skipIf(!available.run)('the dashboard in Chromium against the service (
 
     expect((await server.request('GET', '/spring-sale')).status).toBe(404);
     expect((await server.request('GET', '/spring-2026')).status).toBe(401);
-    const stored = await server.services.db.knex('links').where({ workspace_id: workspaceId, slug: 'spring-2026' }).first();
+    const stored = await server.services.db
+      .knex('links')
+      .where({ workspace_id: workspaceId, slug: 'spring-2026' })
+      .first();
     expect(stored.title).toBe('Spring sale 2026');
   });
 
@@ -139,9 +150,13 @@ describe.skipIf(!available.run)('the dashboard in Chromium against the service (
     await page.getByText('Show the numbers').click();
     const perDay = page.getByRole('table', { name: 'Clicks per day' });
     await perDay.waitFor();
-    const counts = await perDay.locator('tbody tr').evaluateAll((rows: Array<{ querySelectorAll(s: string): ArrayLike<{ textContent: string | null }> }>) =>
-      rows.map((r) => Array.from(r.querySelectorAll('td')).map((c) => Number((c.textContent ?? '').replace(/,/g, '')) || 0)),
-    );
+    const counts = await perDay
+      .locator('tbody tr')
+      .evaluateAll((rows: Array<{ querySelectorAll(s: string): ArrayLike<{ textContent: string | null }> }>) =>
+        rows.map((r) =>
+          Array.from(r.querySelectorAll('td')).map((c) => Number((c.textContent ?? '').replace(/,/g, '')) || 0),
+        ),
+      );
     // One click (the visitor's, after the password), no QR scan, over the whole window.
     expect(counts.reduce((sum, cells) => sum + (cells[0] ?? 0), 0)).toBe(1);
     await look(page, 'link-analytics');
@@ -157,7 +172,9 @@ describe.skipIf(!available.run)('the dashboard in Chromium against the service (
       'ftp://example.com/file,imported-bad,Bad,',
       `${destination.origin}/c,imported-c,Third,social|spring`,
     ].join('\n');
-    await page.getByLabel('CSV file').setInputFiles({ name: 'links.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+    await page
+      .getByLabel('CSV file')
+      .setInputFiles({ name: 'links.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
     await page.getByRole('button', { name: 'Import' }).click();
     const report = page.getByRole('table', { name: 'Import report, row by row' });
     await expect.poll(() => report.getByRole('row', { name: /imported-a/ }).textContent()).toContain('Made');
@@ -167,7 +184,9 @@ describe.skipIf(!available.run)('the dashboard in Chromium against the service (
     await expect.poll(() => refused.textContent()).toContain('3');
     await expect.poll(() => refused.textContent()).toMatch(/http or https/i);
     await look(page, 'import-report');
-    const slugs = (await server.services.db.knex('links').where({ workspace_id: workspaceId }).whereNull('deleted_at').pluck('slug')).sort();
+    const slugs = (
+      await server.services.db.knex('links').where({ workspace_id: workspaceId }).whereNull('deleted_at').pluck('slug')
+    ).sort();
     expect(slugs).toEqual(['imported-a', 'imported-c', 'spring-2026']);
   });
 
@@ -186,7 +205,9 @@ describe.skipIf(!available.run)('the dashboard in Chromium against the service (
     expect(listed.status, listed.text).toBe(200);
     expect(listed.body.data.map((l: { slug: string }) => l.slug)).toContain('spring-2026');
     // Its scopes are what was ticked: no writing.
-    expect((await server.request('POST', '/api/v1/links', { key, body: { url: `${destination.origin}/x` } })).status).toBe(403);
+    expect(
+      (await server.request('POST', '/api/v1/links', { key, body: { url: `${destination.origin}/x` } })).status,
+    ).toBe(403);
     // Stored hashed: the key itself is nowhere in the database.
     const rows = await server.services.db.knex('api_keys').where({ workspace_id: workspaceId });
     expect(JSON.stringify(rows)).not.toContain(key);
@@ -238,8 +259,16 @@ describe.skipIf(!available.run)('the dashboard in Chromium against the service (
     expect(link.searchParams.get('token')).toMatch(/\S{20,}/);
     const onThisServer = `${server.url}${link.pathname}${link.search}`;
     // Waiting until accepted: listed, not a member yet.
-    await page.getByRole('table', { name: 'Waiting invitations' }).getByRole('cell', { name: 'bo@acme.example', exact: true }).waitFor();
-    expect(await page.getByRole('table', { name: 'Members' }).getByRole('cell', { name: 'bo@acme.example', exact: true }).count()).toBe(0);
+    await page
+      .getByRole('table', { name: 'Waiting invitations' })
+      .getByRole('cell', { name: 'bo@acme.example', exact: true })
+      .waitFor();
+    expect(
+      await page
+        .getByRole('table', { name: 'Members' })
+        .getByRole('cell', { name: 'bo@acme.example', exact: true })
+        .count(),
+    ).toBe(0);
     await look(page, 'settings-members-invited');
 
     const { context, page: p } = await newPersonPage();
@@ -301,7 +330,9 @@ describe.skipIf(!available.run)('the dashboard in Chromium against the service (
     await signInThroughForm(other.page, analyst);
     await expect.poll(() => h1(other.page).textContent()).toBe('Links');
     await other.page.goto(onThisServer);
-    await expect.poll(() => other.page.getByRole('alert').first().textContent()).toContain(`This invitation is for ${dee.email}`);
+    await expect
+      .poll(() => other.page.getByRole('alert').first().textContent())
+      .toContain(`This invitation is for ${dee.email}`);
     await look(other.page, 'invite-other-account');
     await other.page.getByRole('button', { name: 'Sign out' }).click();
     const signInPart = other.page.getByRole('region', { name: 'I have an account' });
@@ -358,7 +389,9 @@ describe.skipIf(!available.run)('the dashboard in Chromium against the service (
     await expect.poll(() => p.getByRole('button', { name: /^Remove / }).count()).toBe(0);
     await look(p, 'settings-members-analyst');
 
-    const id = (await server.services.db.knex('links').where({ workspace_id: workspaceId, slug: 'spring-2026' }).first()).id;
+    const id = (
+      await server.services.db.knex('links').where({ workspace_id: workspaceId, slug: 'spring-2026' }).first()
+    ).id;
     const base = `${DASHBOARD_API}/workspaces/${workspaceId}`;
     const made = await apiFromPage(p, 'POST', `${base}/links`, { url: `${destination.origin}/analyst` });
     expect(made.status).toBe(403);
@@ -371,7 +404,7 @@ describe.skipIf(!available.run)('the dashboard in Chromium against the service (
     await context.close();
   });
 
-  it("a screen whose file is gone (the service upgraded since the tab opened) reloads once, then says so with a way to reload", async () => {
+  it('a screen whose file is gone (the service upgraded since the tab opened) reloads once, then says so with a way to reload', async () => {
     const { context, page: p } = await newPersonPage();
     await signInThroughForm(p, owner);
     await expect.poll(() => h1(p).textContent()).toBe('Links');
@@ -386,8 +419,13 @@ describe.skipIf(!available.run)('the dashboard in Chromium against the service (
       refusedIn.add(documents);
       return route.fulfill({ status: 404, contentType: 'text/plain', body: 'Not Found' });
     });
-    await p.getByRole('row', { name: /spring-2026/ }).getByRole('link', { name: 'Analytics' }).click();
-    const failed = p.getByRole('alert').filter({ has: p.getByRole('heading', { name: 'This screen could not be loaded' }) });
+    await p
+      .getByRole('row', { name: /spring-2026/ })
+      .getByRole('link', { name: 'Analytics' })
+      .click();
+    const failed = p
+      .getByRole('alert')
+      .filter({ has: p.getByRole('heading', { name: 'This screen could not be loaded' }) });
     // One automatic reload (the current build would have the file), then no more: both documents
     // asked for the file, and the person is told, still signed in, with the navigation in place.
     await expect.poll(() => documents).toBe(1);

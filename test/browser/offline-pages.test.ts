@@ -12,7 +12,7 @@ import { startTestServer, type TestServer } from '../support/server';
 
 const available = browserAvailability();
 
-describe.skipIf(!available.run)('the service\'s pages in Chromium with the network cut off (sqlite)', () => {
+describe.skipIf(!available.run)("the service's pages in Chromium with the network cut off (sqlite)", () => {
   let server: TestServer;
   let owner: Seeded;
   let browser: Browser;
@@ -26,7 +26,10 @@ describe.skipIf(!available.run)('the service\'s pages in Chromium with the netwo
     browser = await launchBrowser();
     server = await startTestServer('sqlite');
     owner = await seedWorkspace(server.services.db.knex);
-    const res = await server.request('POST', '/api/v1/links', { key: owner.key, body: { url: 'https://example.com/secret', slug: 'behind-a-password', password: 'correct horse' } });
+    const res = await server.request('POST', '/api/v1/links', {
+      key: owner.key,
+      body: { url: 'https://example.com/secret', slug: 'behind-a-password', password: 'correct horse' },
+    });
     expect(res.status, res.text).toBe(201);
     context = await personContext(browser);
     context.setDefaultTimeout(15_000);
@@ -53,7 +56,8 @@ describe.skipIf(!available.run)('the service\'s pages in Chromium with the netwo
     const page = await context.newPage();
     page.on('console', (m) => {
       // The pages' own statuses (401, 404) are logged too: only what the browser refused or could not load counts.
-      if (m.type() === 'error' && !/the server responded with a status of/.test(m.text())) problems.push(`${path}: console error: ${m.text()}`);
+      if (m.type() === 'error' && !/the server responded with a status of/.test(m.text()))
+        problems.push(`${path}: console error: ${m.text()}`);
     });
     page.on('pageerror', (err) => problems.push(`${path}: page error: ${err.message}`));
     const res = await page.goto(`${server.url}${path}`, { waitUntil: 'networkidle' });
@@ -83,7 +87,16 @@ describe.skipIf(!available.run)('the service\'s pages in Chromium with the netwo
     const page = await open('/docs/webhooks');
     const text = () => page.locator('body').innerText();
     await page.getByText('Shortlink webhooks').first().waitFor();
-    for (const words of ['Variant A', 'Variant B', 'X-Webhook-Signature', 'X-Service-Signature', 'X-Service-Delivery-Id', 'Deduplication key', '160 seconds', '10 minutes']) {
+    for (const words of [
+      'Variant A',
+      'Variant B',
+      'X-Webhook-Signature',
+      'X-Service-Signature',
+      'X-Service-Delivery-Id',
+      'Deduplication key',
+      '160 seconds',
+      '10 minutes',
+    ]) {
       expect(await text(), words).toContain(words);
     }
     // Each variant's channel lists every event of its catalogue, with its payload.

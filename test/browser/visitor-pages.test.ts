@@ -3,7 +3,13 @@
 // what is under test here is the browser's view of the pages, not the database engines.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { browserAvailability, launchBrowser, personContext, startDestination, type Destination } from '../support/browser';
+import {
+  browserAvailability,
+  launchBrowser,
+  personContext,
+  startDestination,
+  type Destination,
+} from '../support/browser';
 import { seedWorkspace, type Seeded } from '../support/seed';
 import { startTestServer, type TestServer } from '../support/server';
 
@@ -95,7 +101,9 @@ describe.skipIf(!available.run)('visitor pages in Chromium (sqlite)', () => {
 
     // The right password: the browser follows the redirect to the destination.
     await page.getByLabel('Password').fill('correct horse');
-    const landing = page.waitForURL((u) => u.origin === destination.origin, { waitUntil: 'domcontentloaded' }).catch((err: Error) => err);
+    const landing = page
+      .waitForURL((u) => u.origin === destination.origin, { waitUntil: 'domcontentloaded' })
+      .catch((err: Error) => err);
     await page.getByRole('button', { name: 'Continue' }).click();
     const outcome = await landing;
     if (outcome instanceof Error) {

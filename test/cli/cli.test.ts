@@ -20,7 +20,11 @@ const PNG = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
   'base64',
 );
-const JPEG = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10]), Buffer.from('JFIF\0'), Buffer.alloc(32)]);
+const JPEG = Buffer.concat([
+  Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10]),
+  Buffer.from('JFIF\0'),
+  Buffer.alloc(32),
+]);
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 const PUBLIC_URL = 'https://localhost:8443';
 
@@ -109,7 +113,10 @@ describe.each(testEngines())('shortlink operator commands on %s', (engine) => {
   it('workspace create defaults to growth and takes --plan', async () => {
     wsId = (await ok(['workspace', 'create', '--name', 'Acme Marketing'], ['id'])).id;
     expect(wsId).toMatch(/^ws_/);
-    expect(await knex()('workspaces').where({ id: wsId }).first()).toMatchObject({ name: 'Acme Marketing', plan: 'growth' });
+    expect(await knex()('workspaces').where({ id: wsId }).first()).toMatchObject({
+      name: 'Acme Marketing',
+      plan: 'growth',
+    });
 
     ws2Id = (await ok(['workspace', 'create', '--name', 'Beta', '--plan', 'Business'], ['id'])).id;
     expect(ws2Id).not.toBe(wsId);
@@ -117,14 +124,22 @@ describe.each(testEngines())('shortlink operator commands on %s', (engine) => {
   });
 
   it('workspace set-plan prints {id, plan} and changes the plan', async () => {
-    expect(await ok(['workspace', 'set-plan', '--workspace', ws2Id, '--plan', 'pro'], ['id', 'plan'])).toEqual({ id: ws2Id, plan: 'pro' });
+    expect(await ok(['workspace', 'set-plan', '--workspace', ws2Id, '--plan', 'pro'], ['id', 'plan'])).toEqual({
+      id: ws2Id,
+      plan: 'pro',
+    });
     expect((await knex()('workspaces').where({ id: ws2Id }).first()).plan).toBe('pro');
   });
 
   it('workspace list prints {data:[{id, name, plan, createdAt}]}, newest first; it takes no flags', async () => {
     const out = await ok(['workspace', 'list'], ['data']);
     expect(out.data).toEqual([
-      { id: ws2Id, name: 'Beta', plan: 'pro', createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/) },
+      {
+        id: ws2Id,
+        name: 'Beta',
+        plan: 'pro',
+        createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+      },
       { id: wsId, name: 'Acme Marketing', plan: 'growth', createdAt: expect.any(String) },
     ]);
     for (const w of out.data) {
@@ -139,7 +154,10 @@ describe.each(testEngines())('shortlink operator commands on %s', (engine) => {
   });
 
   it('member add prints the user id and a set-up link, creates the user once per e-mail address', async () => {
-    const added = await ok(['member', 'add', '--workspace', wsId, '--email', 'Owner@Example.com', '--role', 'OWNER'], ['id', 'setupUrl']);
+    const added = await ok(
+      ['member', 'add', '--workspace', wsId, '--email', 'Owner@Example.com', '--role', 'OWNER'],
+      ['id', 'setupUrl'],
+    );
     ownerId = added.id;
     expect(added.setupUrl).toMatch(new RegExp(`^${PUBLIC_URL}/app/setup-password\\?token=[A-Za-z0-9_-]{43}$`));
     // Only a hash of the link's token is kept, for 24 hours.
@@ -147,55 +165,91 @@ describe.each(testEngines())('shortlink operator commands on %s', (engine) => {
     const stored = await knex()('password_setup_tokens').where({ user_id: ownerId }).first();
     expect(stored.token_hash).toBe(createHash('sha256').update(token).digest('hex'));
     expect(Number(stored.expires_at) - Number(stored.created_at)).toBe(24 * 3_600_000);
-    analystId = (await ok(['member', 'add', '--workspace', wsId, '--email', 'analyst@example.com', '--role', 'analyst'], ['id', 'setupUrl'])).id;
+    analystId = (
+      await ok(
+        ['member', 'add', '--workspace', wsId, '--email', 'analyst@example.com', '--role', 'analyst'],
+        ['id', 'setupUrl'],
+      )
+    ).id;
     expect(ownerId).toMatch(/^usr_/);
     expect(await knex()('users').where({ id: ownerId }).first()).toMatchObject({ email: 'owner@example.com' });
     expect(await ws.roleOf(knex(), wsId, ownerId)).toBe('OWNER');
     expect(await ws.roleOf(knex(), wsId, analystId)).toBe('ANALYST');
 
     // The same person joining a second workspace is the same user.
-    const again = await ok(['member', 'add', '--workspace', ws2Id, '--email', 'owner@example.com', '--role', 'MEMBER'], ['id', 'setupUrl']);
+    const again = await ok(
+      ['member', 'add', '--workspace', ws2Id, '--email', 'owner@example.com', '--role', 'MEMBER'],
+      ['id', 'setupUrl'],
+    );
     expect(again.id).toBe(ownerId);
     expect(Number((await knex()('users').where({ email: 'owner@example.com' }).count({ n: '*' }))[0].n)).toBe(1);
     expect(await ws.roleOf(knex(), ws2Id, ownerId)).toBe('MEMBER');
   });
 
   it('member add of someone who has a password prints only the id; reset-password prints a fresh link', async () => {
-    const userId = (await ok(['member', 'add', '--workspace', wsId, '--email', 'haspw@example.com', '--role', 'MEMBER'], ['id', 'setupUrl'])).id;
+    const userId = (
+      await ok(
+        ['member', 'add', '--workspace', wsId, '--email', 'haspw@example.com', '--role', 'MEMBER'],
+        ['id', 'setupUrl'],
+      )
+    ).id;
     await accounts.setPassword(knex(), userId, 'scrypt$x', Date.now());
-    expect(await ok(['member', 'add', '--workspace', ws2Id, '--email', 'haspw@example.com', '--role', 'MEMBER'], ['id'])).toEqual({ id: userId });
+    expect(
+      await ok(['member', 'add', '--workspace', ws2Id, '--email', 'haspw@example.com', '--role', 'MEMBER'], ['id']),
+    ).toEqual({ id: userId });
     const first = await ok(['member', 'reset-password', '--email', 'HasPW@example.com'], ['setupUrl']);
     const second = await ok(['member', 'reset-password', '--email', 'haspw@example.com'], ['setupUrl']);
     expect(first.setupUrl).not.toBe(second.setupUrl);
     // The newer link replaces the older: one unused token per person.
     const open = await knex()('password_setup_tokens').where({ user_id: userId }).whereNull('used_at');
     expect(open).toHaveLength(1);
-    expect(open[0].token_hash).toBe(createHash('sha256').update(new URL(second.setupUrl).searchParams.get('token')!).digest('hex'));
-    await fails(['member', 'reset-password', '--email', 'nobody@example.com'], /no user has the e-mail address nobody@example.com/);
+    expect(open[0].token_hash).toBe(
+      createHash('sha256').update(new URL(second.setupUrl).searchParams.get('token')!).digest('hex'),
+    );
+    await fails(
+      ['member', 'reset-password', '--email', 'nobody@example.com'],
+      /no user has the e-mail address nobody@example.com/,
+    );
     await fails(['member', 'reset-password'], /--email is required/);
   });
 
   it('member add of an existing member fails and changes nothing', async () => {
-    await fails(['member', 'add', '--workspace', wsId, '--email', 'OWNER@example.com', '--role', 'ADMIN'], /already a member/);
+    await fails(
+      ['member', 'add', '--workspace', wsId, '--email', 'OWNER@example.com', '--role', 'ADMIN'],
+      /already a member/,
+    );
     expect(await ws.roleOf(knex(), wsId, ownerId)).toBe('OWNER');
   });
 
   it('member set-role prints {id} and changes the role', async () => {
-    expect(await ok(['member', 'set-role', '--workspace', wsId, '--user', analystId, '--role', 'admin'], ['id'])).toEqual({ id: analystId });
+    expect(
+      await ok(['member', 'set-role', '--workspace', wsId, '--user', analystId, '--role', 'admin'], ['id']),
+    ).toEqual({ id: analystId });
     expect(await ws.roleOf(knex(), wsId, analystId)).toBe('ADMIN');
   });
 
   it('member set-role of an unknown user fails', async () => {
-    await fails(['member', 'set-role', '--workspace', wsId, '--user', 'usr_nope', '--role', 'ADMIN'], /usr_nope is not a member/);
+    await fails(
+      ['member', 'set-role', '--workspace', wsId, '--user', 'usr_nope', '--role', 'ADMIN'],
+      /usr_nope is not a member/,
+    );
   });
 
   it('key create prints {id, key}; only the sha256 hash of the key is stored', async () => {
-    const out = await ok(['key', 'create', '--workspace', wsId, '--user', ownerId, '--scopes', 'links:read, links:write'], ['id', 'key']);
+    const out = await ok(
+      ['key', 'create', '--workspace', wsId, '--user', ownerId, '--scopes', 'links:read, links:write'],
+      ['id', 'key'],
+    );
     expect(out.key).toMatch(/^mk_[0-9a-f]{64}$/);
     expect(out.id).toMatch(/^key_/);
     keyId = out.id;
     const row = await knex()('api_keys').where({ id: keyId }).first();
-    expect(row).toMatchObject({ workspace_id: wsId, user_id: ownerId, key_hash: sha256(out.key), scopes: 'links:read links:write' });
+    expect(row).toMatchObject({
+      workspace_id: wsId,
+      user_id: ownerId,
+      key_hash: sha256(out.key),
+      scopes: 'links:read links:write',
+    });
     expect(row.expires_at).toBeNull();
     expect(row.revoked_at).toBeNull();
     expect(JSON.stringify(Object.values(row))).not.toContain(out.key);
@@ -204,7 +258,18 @@ describe.each(testEngines())('shortlink operator commands on %s', (engine) => {
 
   it('key create --expires-at stores the instant, zone offset included', async () => {
     const out = await ok(
-      ['key', 'create', '--workspace', wsId, '--user', analystId, '--scopes', 'analytics:read', '--expires-at', '2030-01-31T12:00:00+01:00'],
+      [
+        'key',
+        'create',
+        '--workspace',
+        wsId,
+        '--user',
+        analystId,
+        '--scopes',
+        'analytics:read',
+        '--expires-at',
+        '2030-01-31T12:00:00+01:00',
+      ],
       ['id', 'key'],
     );
     expect(out.key).toMatch(/^mk_[0-9a-f]{64}$/);
@@ -218,8 +283,16 @@ describe.each(testEngines())('shortlink operator commands on %s', (engine) => {
       (await ok(['member', 'add', '--workspace', wsId, '--email', email, '--role', role], ['id', 'setupUrl'])).id;
     const member = await add('keys-member@example.com', 'MEMBER');
     const analyst = await add('keys-analyst@example.com', 'ANALYST');
-    const keyFor = (user: string, scopes: string) =>
-      ['key', 'create', '--workspace', wsId, '--user', user, '--scopes', scopes];
+    const keyFor = (user: string, scopes: string) => [
+      'key',
+      'create',
+      '--workspace',
+      wsId,
+      '--user',
+      user,
+      '--scopes',
+      scopes,
+    ];
     await fails(
       keyFor(member, 'links:read,webhooks:write'),
       /The role MEMBER may not hold the scope webhooks:write on an API key; it may hold links:read, .*, team:read/,
@@ -231,8 +304,14 @@ describe.each(testEngines())('shortlink operator commands on %s', (engine) => {
   });
 
   it('key create for someone who is not a member fails', async () => {
-    await fails(['key', 'create', '--workspace', ws2Id, '--user', analystId, '--scopes', 'links:read'], /is not a member/);
-    await fails(['key', 'create', '--workspace', 'ws_nope', '--user', ownerId, '--scopes', 'links:read'], /workspace ws_nope not found/);
+    await fails(
+      ['key', 'create', '--workspace', ws2Id, '--user', analystId, '--scopes', 'links:read'],
+      /is not a member/,
+    );
+    await fails(
+      ['key', 'create', '--workspace', 'ws_nope', '--user', ownerId, '--scopes', 'links:read'],
+      /workspace ws_nope not found/,
+    );
   });
 
   it('key revoke prints {id, revoked:true} and marks the key revoked', async () => {
@@ -252,7 +331,9 @@ describe.each(testEngines())('shortlink operator commands on %s', (engine) => {
     expect(await ok(['member', 'remove', '--workspace', wsId, '--user', analystId], ['id'])).toEqual({ id: analystId });
     expect(await knex()('memberships').where({ workspace_id: wsId, user_id: analystId }).first()).toBeUndefined();
     expect(await knex()('users').where({ id: analystId }).first()).toBeDefined();
-    expect((await knex()('api_keys').where({ workspace_id: wsId, user_id: analystId }).whereNull('revoked_at')).length).toBe(1);
+    expect(
+      (await knex()('api_keys').where({ workspace_id: wsId, user_id: analystId }).whereNull('revoked_at')).length,
+    ).toBe(1);
     // A second removal: no longer a member.
     await fails(['member', 'remove', '--workspace', wsId, '--user', analystId], /is not a member/);
   });
@@ -260,15 +341,27 @@ describe.each(testEngines())('shortlink operator commands on %s', (engine) => {
   it('tag create prints {id}, with a default or a given colour; a taken name fails', async () => {
     const a = await ok(['tag', 'create', '--workspace', wsId, '--name', 'Launch'], ['id']);
     const b = await ok(['tag', 'create', '--workspace', wsId, '--name', 'Spring', '--color', '#22c55e'], ['id']);
-    expect(await knex()('tags').where({ id: a.id }).first()).toMatchObject({ workspace_id: wsId, name: 'Launch', color: '#6b7280' });
-    expect(await knex()('tags').where({ id: b.id }).first()).toMatchObject({ workspace_id: wsId, name: 'Spring', color: '#22c55e' });
+    expect(await knex()('tags').where({ id: a.id }).first()).toMatchObject({
+      workspace_id: wsId,
+      name: 'Launch',
+      color: '#6b7280',
+    });
+    expect(await knex()('tags').where({ id: b.id }).first()).toMatchObject({
+      workspace_id: wsId,
+      name: 'Spring',
+      color: '#22c55e',
+    });
     await fails(['tag', 'create', '--workspace', wsId, '--name', 'Launch'], /tag named Launch already exists/);
   });
 
   it('domain add / verify / disable print {id} and move the status PENDING -> ACTIVE -> DISABLED', async () => {
     const { id } = await ok(['domain', 'add', '--workspace', wsId, '--host', 'Go.Example.com'], ['id']);
     expect(id).toMatch(/^dom_/);
-    expect(await knex()('domains').where({ id }).first()).toMatchObject({ workspace_id: wsId, host: 'go.example.com', status: 'PENDING' });
+    expect(await knex()('domains').where({ id }).first()).toMatchObject({
+      workspace_id: wsId,
+      host: 'go.example.com',
+      status: 'PENDING',
+    });
     expect(await ok(['domain', 'verify', '--id', id], ['id'])).toEqual({ id });
     const verified = await knex()('domains').where({ id }).first();
     expect(verified.status).toBe('ACTIVE');
@@ -276,7 +369,10 @@ describe.each(testEngines())('shortlink operator commands on %s', (engine) => {
     expect(await ok(['domain', 'disable', '--id', id], ['id'])).toEqual({ id });
     expect((await knex()('domains').where({ id }).first()).status).toBe('DISABLED');
     // The host belongs to the workspace that verified it (disabled, it stays held).
-    await fails(['domain', 'add', '--workspace', ws2Id, '--host', 'go.example.com'], /go\.example\.com is already registered/);
+    await fails(
+      ['domain', 'add', '--workspace', ws2Id, '--host', 'go.example.com'],
+      /go\.example\.com is already registered/,
+    );
     await fails(['domain', 'verify', '--id', 'dom_nope'], /domain dom_nope not found/);
   });
 
@@ -291,7 +387,9 @@ describe.each(testEngines())('shortlink operator commands on %s', (engine) => {
     expect((await knex()('domains').where({ id: first }).first()).status).toBe('PENDING');
 
     const late = (await ok(add(wsId, 'late.example.com'), ['id'])).id;
-    await knex()('domains').where({ id: late }).update({ created_at: Date.now() - 8 * 86_400_000 });
+    await knex()('domains')
+      .where({ id: late })
+      .update({ created_at: Date.now() - 8 * 86_400_000 });
     await fails(['domain', 'verify', '--id', late], /claim on late\.example\.com lapsed at .* unverified; add the/);
     const fresh = (await ok(add(wsId, 'late.example.com'), ['id'])).id;
     expect(fresh).not.toBe(late);
@@ -300,7 +398,11 @@ describe.each(testEngines())('shortlink operator commands on %s', (engine) => {
 
   it('campaign create prints {id}', async () => {
     const { id } = await ok(['campaign', 'create', '--workspace', wsId, '--name', 'Spring sale'], ['id']);
-    expect(await knex()('campaigns').where({ id }).first()).toMatchObject({ workspace_id: wsId, name: 'Spring sale', deleted_at: null });
+    expect(await knex()('campaigns').where({ id }).first()).toMatchObject({
+      workspace_id: wsId,
+      name: 'Spring sale',
+      deleted_at: null,
+    });
   });
 
   it('qr create prints {id, url} with the scan address on the short domain', async () => {
@@ -314,7 +416,11 @@ describe.each(testEngines())('shortlink operator commands on %s', (engine) => {
     const out = await ok(['qr', 'create', '--workspace', wsId, '--link', linkId], ['id', 'url']);
     const m = /^https:\/\/localhost:8443\/qr\/([a-z0-9]+)$/.exec(out.url);
     expect(m, out.url).not.toBeNull();
-    expect(await knex()('qr_codes').where({ id: out.id }).first()).toMatchObject({ workspace_id: wsId, link_id: linkId, code: m![1] });
+    expect(await knex()('qr_codes').where({ id: out.id }).first()).toMatchObject({
+      workspace_id: wsId,
+      link_id: linkId,
+      code: m![1],
+    });
   });
 
   it('qr create for an unknown link, or a link of another workspace, fails', async () => {
@@ -329,12 +435,18 @@ describe.each(testEngines())('shortlink operator commands on %s', (engine) => {
     expect(m, url).not.toBeNull();
     const stored = path.join(dataDir, 'assets', m![1]);
     expect(fs.readFileSync(stored).equals(PNG)).toBe(true);
-    expect(await knex()('assets').where({ file_name: m![1] }).first()).toMatchObject({ workspace_id: wsId, content_type: 'image/png' });
+    expect(await knex()('assets').where({ file_name: m![1] }).first()).toMatchObject({
+      workspace_id: wsId,
+      content_type: 'image/png',
+    });
   });
 
   it('asset add for an unknown workspace fails and copies nothing', async () => {
     const before = fs.readdirSync(path.join(dataDir, 'assets')).length;
-    await fails(['asset', 'add', '--workspace', 'ws_nope', '--file', path.join(files, 'logo.png')], /workspace ws_nope not found/);
+    await fails(
+      ['asset', 'add', '--workspace', 'ws_nope', '--file', path.join(files, 'logo.png')],
+      /workspace ws_nope not found/,
+    );
     expect(fs.readdirSync(path.join(dataDir, 'assets')).length).toBe(before);
   });
 
@@ -343,7 +455,11 @@ describe.each(testEngines())('shortlink operator commands on %s', (engine) => {
     try {
       fs.writeFileSync(path.join(broken, 'assets'), 'not a directory');
       const before = Number((await knex()('assets').count({ n: '*' }))[0].n);
-      await fails(['asset', 'add', '--workspace', wsId, '--file', path.join(files, 'photo.jpg')], /cannot store the asset/, { DATA_DIR: broken });
+      await fails(
+        ['asset', 'add', '--workspace', wsId, '--file', path.join(files, 'photo.jpg')],
+        /cannot store the asset/,
+        { DATA_DIR: broken },
+      );
       expect(Number((await knex()('assets').count({ n: '*' }))[0].n)).toBe(before);
     } finally {
       fs.rmSync(broken, { recursive: true, force: true });
@@ -379,27 +495,81 @@ describe.each(testEngines())('shortlink operator commands on %s', (engine) => {
 
   it('webhook deliveries lists the outbox newest first; replay takes FAILED Variant B only; resolve takes UNKNOWN only', async () => {
     const key = Buffer.alloc(32, 7);
-    const subA = await seedSubscription(knex(), key, { url: 'https://hooks.example.com/a', variant: 'A', workspaceId: wsId });
-    const subB = await seedSubscription(knex(), key, { url: 'https://hooks.example.com/b', variant: 'B', workspaceId: wsId });
-    const other = await seedSubscription(knex(), key, { url: 'https://hooks.example.com/o', variant: 'B', workspaceId: ws2Id });
+    const subA = await seedSubscription(knex(), key, {
+      url: 'https://hooks.example.com/a',
+      variant: 'A',
+      workspaceId: wsId,
+    });
+    const subB = await seedSubscription(knex(), key, {
+      url: 'https://hooks.example.com/b',
+      variant: 'B',
+      workspaceId: wsId,
+    });
+    const other = await seedSubscription(knex(), key, {
+      url: 'https://hooks.example.com/o',
+      variant: 'B',
+      workspaceId: ws2Id,
+    });
     const t = Date.UTC(2026, 0, 1);
     const row = (sub: SeededSubscription, minute: number, fields: Record<string, unknown>) => ({
       ...deliveryRow(sub, { occurredAt: t }),
       created_at: t + minute * 60_000,
       ...fields,
     });
-    const failedB = row(subB, 1, { status: 'FAILED', attempts: 6, last_status_code: 500, last_error: 'HTTP 500', finished_at: t + 90_000_000 });
-    const unknownA = row(subA, 2, { status: 'UNKNOWN', attempts: 1, last_error: 'no answer within 10000 ms after the request was sent', finished_at: t + 200_000 });
-    const failedA = row(subA, 3, { status: 'FAILED', attempts: 1, last_status_code: 404, last_error: 'HTTP 404', finished_at: t + 200_000 });
-    const pendingB = row(subB, 4, { status: 'PENDING', attempts: 2, last_status_code: 503, last_error: 'HTTP 503', next_attempt_at: t + 300_000 });
-    const elsewhere = row(other, 5, { status: 'DELIVERED', attempts: 1, last_status_code: 200, finished_at: t + 301_000 });
+    const failedB = row(subB, 1, {
+      status: 'FAILED',
+      attempts: 6,
+      last_status_code: 500,
+      last_error: 'HTTP 500',
+      finished_at: t + 90_000_000,
+    });
+    const unknownA = row(subA, 2, {
+      status: 'UNKNOWN',
+      attempts: 1,
+      last_error: 'no answer within 10000 ms after the request was sent',
+      finished_at: t + 200_000,
+    });
+    const failedA = row(subA, 3, {
+      status: 'FAILED',
+      attempts: 1,
+      last_status_code: 404,
+      last_error: 'HTTP 404',
+      finished_at: t + 200_000,
+    });
+    const pendingB = row(subB, 4, {
+      status: 'PENDING',
+      attempts: 2,
+      last_status_code: 503,
+      last_error: 'HTTP 503',
+      next_attempt_at: t + 300_000,
+    });
+    const elsewhere = row(other, 5, {
+      status: 'DELIVERED',
+      attempts: 1,
+      last_status_code: 200,
+      finished_at: t + 301_000,
+    });
     await knex()('webhook_deliveries').insert([failedB, unknownA, failedA, pendingB, elsewhere]);
 
     const listed = (await ok(['webhook', 'deliveries', '--workspace', wsId], ['data'])).data;
     expect(listed.map((d: any) => d.id)).toEqual([pendingB.id, failedA.id, unknownA.id, failedB.id]);
     for (const d of listed) {
       expect(Object.keys(d).sort()).toEqual(
-        ['attempts', 'createdAt', 'eventId', 'eventType', 'finishedAt', 'id', 'lastError', 'lastStatusCode', 'nextAttemptAt', 'status', 'subscriptionId', 'test', 'variant'].sort(),
+        [
+          'attempts',
+          'createdAt',
+          'eventId',
+          'eventType',
+          'finishedAt',
+          'id',
+          'lastError',
+          'lastStatusCode',
+          'nextAttemptAt',
+          'status',
+          'subscriptionId',
+          'test',
+          'variant',
+        ].sort(),
       );
     }
     expect(listed[0]).toEqual({
@@ -417,77 +587,343 @@ describe.each(testEngines())('shortlink operator commands on %s', (engine) => {
       nextAttemptAt: new Date(t + 300_000).toISOString(),
       finishedAt: null,
     });
-    expect(listed[3]).toMatchObject({ id: failedB.id, status: 'FAILED', attempts: 6, nextAttemptAt: null, finishedAt: new Date(t + 90_000_000).toISOString() });
+    expect(listed[3]).toMatchObject({
+      id: failedB.id,
+      status: 'FAILED',
+      attempts: 6,
+      nextAttemptAt: null,
+      finishedAt: new Date(t + 90_000_000).toISOString(),
+    });
     expect(JSON.stringify(listed)).not.toMatch(/secret|launch-1/);
-    expect((await ok(['webhook', 'deliveries', '--workspace', wsId, '--status', 'failed'], ['data'])).data.map((d: any) => d.id)).toEqual([failedA.id, failedB.id]);
+    expect(
+      (await ok(['webhook', 'deliveries', '--workspace', wsId, '--status', 'failed'], ['data'])).data.map(
+        (d: any) => d.id,
+      ),
+    ).toEqual([failedA.id, failedB.id]);
     const everything = (await ok(['webhook', 'deliveries'], ['data'])).data.map((d: any) => d.id);
     expect(everything.slice(0, 5)).toEqual([elsewhere.id, pendingB.id, failedA.id, unknownA.id, failedB.id]);
     expect((await ok(['webhook', 'deliveries', '--limit', '2'], ['data'])).data).toHaveLength(2);
 
     // replay: a FAILED Variant B delivery becomes PENDING again under the same id, for a new round.
-    expect(await ok(['webhook', 'replay', '--delivery', failedB.id], ['id', 'status'])).toEqual({ id: failedB.id, status: 'PENDING' });
-    expect(await knex()('webhook_deliveries').where({ id: failedB.id }).first()).toMatchObject({ status: 'PENDING', attempts: 6, round_start: 6, replays: 1, finished_at: null });
-    await fails(['webhook', 'replay', '--delivery', failedB.id], new RegExp(`delivery ${failedB.id} is PENDING: only FAILED deliveries can be replayed`));
-    await fails(['webhook', 'replay', '--delivery', failedA.id], /is a Variant A delivery: only Variant B deliveries can be replayed/);
+    expect(await ok(['webhook', 'replay', '--delivery', failedB.id], ['id', 'status'])).toEqual({
+      id: failedB.id,
+      status: 'PENDING',
+    });
+    expect(await knex()('webhook_deliveries').where({ id: failedB.id }).first()).toMatchObject({
+      status: 'PENDING',
+      attempts: 6,
+      round_start: 6,
+      replays: 1,
+      finished_at: null,
+    });
+    await fails(
+      ['webhook', 'replay', '--delivery', failedB.id],
+      new RegExp(`delivery ${failedB.id} is PENDING: only FAILED deliveries can be replayed`),
+    );
+    await fails(
+      ['webhook', 'replay', '--delivery', failedA.id],
+      /is a Variant A delivery: only Variant B deliveries can be replayed/,
+    );
     expect((await knex()('webhook_deliveries').where({ id: failedA.id }).first()).status).toBe('FAILED');
 
     // resolve: a person's judgement of an UNKNOWN delivery, once.
-    expect(await ok(['webhook', 'resolve', '--delivery', unknownA.id, '--outcome', 'delivered'], ['id', 'status'])).toEqual({ id: unknownA.id, status: 'DELIVERED' });
+    expect(
+      await ok(['webhook', 'resolve', '--delivery', unknownA.id, '--outcome', 'delivered'], ['id', 'status']),
+    ).toEqual({ id: unknownA.id, status: 'DELIVERED' });
     const resolved = await knex()('webhook_deliveries').where({ id: unknownA.id }).first();
     expect(resolved.status).toBe('DELIVERED');
     expect(Number(resolved.resolved_at)).toBeGreaterThan(0);
-    await fails(['webhook', 'resolve', '--delivery', unknownA.id, '--outcome', 'FAILED'], /is DELIVERED: only UNKNOWN deliveries can be resolved/);
-    await fails(['webhook', 'resolve', '--delivery', failedA.id, '--outcome', 'DELIVERED'], /is FAILED: only UNKNOWN deliveries can be resolved/);
+    await fails(
+      ['webhook', 'resolve', '--delivery', unknownA.id, '--outcome', 'FAILED'],
+      /is DELIVERED: only UNKNOWN deliveries can be resolved/,
+    );
+    await fails(
+      ['webhook', 'resolve', '--delivery', failedA.id, '--outcome', 'DELIVERED'],
+      /is FAILED: only UNKNOWN deliveries can be resolved/,
+    );
   });
 
-  it('webhook create / update / delete: the public endpoints\' rules, Variant A\'s secret printed once and stored sealed', async () => {
-    const a = await ok(['webhook', 'create', '--workspace', wsId, '--variant', 'a', '--url', 'https://hooks.example.com/cli-a', '--events', 'link.created, link.deleted'], ['id', 'variant', 'secret']);
-    expect(a).toEqual({ id: expect.stringMatching(/^whk_/), variant: 'A', secret: expect.stringMatching(/^whsec_[0-9a-f]{64}$/) });
+  it("webhook create / update / delete: the public endpoints' rules, Variant A's secret printed once and stored sealed", async () => {
+    const a = await ok(
+      [
+        'webhook',
+        'create',
+        '--workspace',
+        wsId,
+        '--variant',
+        'a',
+        '--url',
+        'https://hooks.example.com/cli-a',
+        '--events',
+        'link.created, link.deleted',
+      ],
+      ['id', 'variant', 'secret'],
+    );
+    expect(a).toEqual({
+      id: expect.stringMatching(/^whk_/),
+      variant: 'A',
+      secret: expect.stringMatching(/^whsec_[0-9a-f]{64}$/),
+    });
     const stored = await knex()('webhook_subscriptions').where({ id: a.id }).first();
-    expect(stored).toMatchObject({ workspace_id: wsId, variant: 'A', url: 'https://hooks.example.com/cli-a', events: JSON.stringify(['link.created', 'link.deleted']) });
+    expect(stored).toMatchObject({
+      workspace_id: wsId,
+      variant: 'A',
+      url: 'https://hooks.example.com/cli-a',
+      events: JSON.stringify(['link.created', 'link.deleted']),
+    });
     expect(JSON.stringify(stored)).not.toContain(a.secret);
 
-    const b = await ok(['webhook', 'create', '--workspace', wsId, '--variant', 'B', '--url', 'https://hooks.example.com/cli-b', '--events', 'link.clicked', '--secret', 'a-secret-of-20-chars'], ['id', 'variant']);
+    const b = await ok(
+      [
+        'webhook',
+        'create',
+        '--workspace',
+        wsId,
+        '--variant',
+        'B',
+        '--url',
+        'https://hooks.example.com/cli-b',
+        '--events',
+        'link.clicked',
+        '--secret',
+        'a-secret-of-20-chars',
+      ],
+      ['id', 'variant'],
+    );
     expect(b).toEqual({ id: expect.stringMatching(/^whk_/), variant: 'B' });
-    expect(JSON.stringify(await knex()('webhook_subscriptions').where({ id: b.id }).first())).not.toContain('a-secret-of-20-chars');
+    expect(JSON.stringify(await knex()('webhook_subscriptions').where({ id: b.id }).first())).not.toContain(
+      'a-secret-of-20-chars',
+    );
 
     // The refusals of POST /api/webhooks and POST /api/v1/webhooks, nothing written.
     const before = (await knex()('webhook_subscriptions').count({ n: '*' }).first())!.n;
-    await fails(['webhook', 'create', '--workspace', wsId, '--variant', 'A', '--url', 'http://hooks.example.com/x', '--events', 'link.created'], /url must use https/);
-    await fails(['webhook', 'create', '--workspace', wsId, '--variant', 'A', '--url', 'https://hooks.example.com/x', '--events', 'click.recorded'], /retired event names that can no longer be subscribed to: "click.recorded"/);
-    await fails(['webhook', 'create', '--workspace', wsId, '--variant', 'A', '--url', 'https://hooks.example.com/x', '--events', 'link.created', '--secret', 'mine-mine-mine-mine'], /secret is chosen by the service for Variant A/);
-    await fails(['webhook', 'create', '--workspace', wsId, '--variant', 'B', '--url', 'https://hooks.example.com/x', '--events', 'link.clicked', '--secret', 'short'], /secret must be at least 16 characters/);
-    await fails(['webhook', 'create', '--workspace', wsId, '--variant', 'B', '--url', 'https://hooks.example.com/x', '--events', 'report.shared', '--secret', 'a-secret-of-20-chars'], /unknown event names: "report.shared"/);
-    await fails(['webhook', 'create', '--workspace', wsId, '--variant', 'C', '--url', 'https://hooks.example.com/x', '--events', 'link.created'], /--variant must be one of A, B/);
-    await fails(['webhook', 'create', '--workspace', 'ws_nope', '--variant', 'A', '--url', 'https://hooks.example.com/x', '--events', 'link.created'], /workspace ws_nope not found/);
-    await fails(['webhook', 'create', '--workspace', wsId, '--variant', 'B', '--url', 'https://hooks.example.com/x', '--events', 'link.clicked', '--secret', 'a-secret-of-20-chars'], /not offered by this deployment/, { WEBHOOK_VARIANTS: 'A' });
+    await fails(
+      [
+        'webhook',
+        'create',
+        '--workspace',
+        wsId,
+        '--variant',
+        'A',
+        '--url',
+        'http://hooks.example.com/x',
+        '--events',
+        'link.created',
+      ],
+      /url must use https/,
+    );
+    await fails(
+      [
+        'webhook',
+        'create',
+        '--workspace',
+        wsId,
+        '--variant',
+        'A',
+        '--url',
+        'https://hooks.example.com/x',
+        '--events',
+        'click.recorded',
+      ],
+      /retired event names that can no longer be subscribed to: "click.recorded"/,
+    );
+    await fails(
+      [
+        'webhook',
+        'create',
+        '--workspace',
+        wsId,
+        '--variant',
+        'A',
+        '--url',
+        'https://hooks.example.com/x',
+        '--events',
+        'link.created',
+        '--secret',
+        'mine-mine-mine-mine',
+      ],
+      /secret is chosen by the service for Variant A/,
+    );
+    await fails(
+      [
+        'webhook',
+        'create',
+        '--workspace',
+        wsId,
+        '--variant',
+        'B',
+        '--url',
+        'https://hooks.example.com/x',
+        '--events',
+        'link.clicked',
+        '--secret',
+        'short',
+      ],
+      /secret must be at least 16 characters/,
+    );
+    await fails(
+      [
+        'webhook',
+        'create',
+        '--workspace',
+        wsId,
+        '--variant',
+        'B',
+        '--url',
+        'https://hooks.example.com/x',
+        '--events',
+        'report.shared',
+        '--secret',
+        'a-secret-of-20-chars',
+      ],
+      /unknown event names: "report.shared"/,
+    );
+    await fails(
+      [
+        'webhook',
+        'create',
+        '--workspace',
+        wsId,
+        '--variant',
+        'C',
+        '--url',
+        'https://hooks.example.com/x',
+        '--events',
+        'link.created',
+      ],
+      /--variant must be one of A, B/,
+    );
+    await fails(
+      [
+        'webhook',
+        'create',
+        '--workspace',
+        'ws_nope',
+        '--variant',
+        'A',
+        '--url',
+        'https://hooks.example.com/x',
+        '--events',
+        'link.created',
+      ],
+      /workspace ws_nope not found/,
+    );
+    await fails(
+      [
+        'webhook',
+        'create',
+        '--workspace',
+        wsId,
+        '--variant',
+        'B',
+        '--url',
+        'https://hooks.example.com/x',
+        '--events',
+        'link.clicked',
+        '--secret',
+        'a-secret-of-20-chars',
+      ],
+      /not offered by this deployment/,
+      { WEBHOOK_VARIANTS: 'A' },
+    );
     expect((await knex()('webhook_subscriptions').count({ n: '*' }).first())!.n).toEqual(before);
 
-    const changed = await ok(['webhook', 'update', '--subscription', a.id, '--url', 'https://hooks.example.com/cli-a2', '--events', 'domain.verified', '--enabled', 'false'], ['id', 'variant', 'url', 'events', 'enabled', 'createdAt', 'failingSince', 'disabledAt', 'disabledReason']);
-    expect(changed).toMatchObject({ id: a.id, url: 'https://hooks.example.com/cli-a2', events: ['domain.verified'], enabled: false });
-    await fails(['webhook', 'update', '--subscription', b.id, '--url', 'https://hooks.example.com/y'], /Variant B subscriptions cannot be changed/);
-    await fails(['webhook', 'update', '--subscription', a.id, '--enabled', 'maybe'], /--enabled must be one of true, false/);
+    const changed = await ok(
+      [
+        'webhook',
+        'update',
+        '--subscription',
+        a.id,
+        '--url',
+        'https://hooks.example.com/cli-a2',
+        '--events',
+        'domain.verified',
+        '--enabled',
+        'false',
+      ],
+      ['id', 'variant', 'url', 'events', 'enabled', 'createdAt', 'failingSince', 'disabledAt', 'disabledReason'],
+    );
+    expect(changed).toMatchObject({
+      id: a.id,
+      url: 'https://hooks.example.com/cli-a2',
+      events: ['domain.verified'],
+      enabled: false,
+    });
+    await fails(
+      ['webhook', 'update', '--subscription', b.id, '--url', 'https://hooks.example.com/y'],
+      /Variant B subscriptions cannot be changed/,
+    );
+    await fails(
+      ['webhook', 'update', '--subscription', a.id, '--enabled', 'maybe'],
+      /--enabled must be one of true, false/,
+    );
 
-    expect(await ok(['webhook', 'delete', '--subscription', a.id], ['id', 'deleted'])).toEqual({ id: a.id, deleted: true });
-    expect(await ok(['webhook', 'delete', '--subscription', b.id], ['id', 'deleted'])).toEqual({ id: b.id, deleted: true });
+    expect(await ok(['webhook', 'delete', '--subscription', a.id], ['id', 'deleted'])).toEqual({
+      id: a.id,
+      deleted: true,
+    });
+    expect(await ok(['webhook', 'delete', '--subscription', b.id], ['id', 'deleted'])).toEqual({
+      id: b.id,
+      deleted: true,
+    });
     await fails(['webhook', 'delete', '--subscription', a.id], new RegExp(`subscription ${a.id} not found`));
     const listed = (await ok(['webhook', 'subscriptions', '--workspace', wsId], ['data'])).data.map((s: any) => s.id);
     expect(listed).not.toContain(a.id);
     expect(listed).not.toContain(b.id);
   });
 
-  it('page list / publish / unpublish: the dashboard\'s published state, page.published included', async () => {
+  it("page list / publish / unpublish: the dashboard's published state, page.published included", async () => {
     const now = Date.now();
-    const draft = JSON.stringify({ title: 'Acme links', bio: null, avatarUrl: null, theme: 'classic', blocks: [{ id: 'blk_0123456789', type: 'link', text: 'Go', linkId }] });
-    await knex()('bio_pages').insert({ id: 'pg_cli', workspace_id: wsId, handle: 'acme-cli', status: 'ACTIVE', draft, published: null, published_at: null, created_by: ownerId, created_at: now, updated_at: now });
+    const draft = JSON.stringify({
+      title: 'Acme links',
+      bio: null,
+      avatarUrl: null,
+      theme: 'classic',
+      blocks: [{ id: 'blk_0123456789', type: 'link', text: 'Go', linkId }],
+    });
+    await knex()('bio_pages').insert({
+      id: 'pg_cli',
+      workspace_id: wsId,
+      handle: 'acme-cli',
+      status: 'ACTIVE',
+      draft,
+      published: null,
+      published_at: null,
+      created_by: ownerId,
+      created_at: now,
+      updated_at: now,
+    });
     const listed = await ok(['page', 'list', '--workspace', wsId], ['data']);
     expect(listed.data).toEqual([
-      expect.objectContaining({ id: 'pg_cli', handle: 'acme-cli', url: `https://localhost:8443/@acme-cli`, published: false, publishedAt: null, title: 'Acme links', status: 'ACTIVE' }),
+      expect.objectContaining({
+        id: 'pg_cli',
+        handle: 'acme-cli',
+        url: `https://localhost:8443/@acme-cli`,
+        published: false,
+        publishedAt: null,
+        title: 'Acme links',
+        status: 'ACTIVE',
+      }),
     ]);
-    expect(listed.data[0].blocks).toEqual([expect.objectContaining({ id: 'blk_0123456789', type: 'link', linkId, shortUrl: expect.stringMatching(/^https:\/\/localhost:8443\//) })]);
-    const sub = await seedSubscription(knex(), Buffer.alloc(32, 7), { url: 'https://hooks.example.com/pages', variant: 'A', workspaceId: wsId, events: ['page.published'] });
+    expect(listed.data[0].blocks).toEqual([
+      expect.objectContaining({
+        id: 'blk_0123456789',
+        type: 'link',
+        linkId,
+        shortUrl: expect.stringMatching(/^https:\/\/localhost:8443\//),
+      }),
+    ]);
+    const sub = await seedSubscription(knex(), Buffer.alloc(32, 7), {
+      url: 'https://hooks.example.com/pages',
+      variant: 'A',
+      workspaceId: wsId,
+      events: ['page.published'],
+    });
 
-    const published = await ok(['page', 'publish', '--id', 'pg_cli'], ['id', 'handle', 'url', 'published', 'publishedAt']);
+    const published = await ok(
+      ['page', 'publish', '--id', 'pg_cli'],
+      ['id', 'handle', 'url', 'published', 'publishedAt'],
+    );
     expect(published).toMatchObject({ id: 'pg_cli', handle: 'acme-cli', published: true });
     const row = await knex()('bio_pages').where({ id: 'pg_cli' }).first();
     expect(row.published).toBe(draft);
@@ -496,10 +932,13 @@ describe.each(testEngines())('shortlink operator commands on %s', (engine) => {
     const events = await knex()('webhook_deliveries').where({ subscription_id: sub.id });
     expect(events.map((e: any) => e.event_type)).toEqual(['page.published']);
     // The services learn of it through the change feed.
-    const changes = async () => Number((await knex()('link_changes').where({ kind: 'page', slug: 'acme-cli' }).count({ n: '*' }).first())!.n);
+    const changes = async () =>
+      Number((await knex()('link_changes').where({ kind: 'page', slug: 'acme-cli' }).count({ n: '*' }).first())!.n);
     expect(await changes()).toBe(1);
 
-    expect(await ok(['page', 'unpublish', '--id', 'pg_cli'], ['id', 'handle', 'url', 'published', 'publishedAt'])).toMatchObject({ id: 'pg_cli', published: false, publishedAt: null });
+    expect(
+      await ok(['page', 'unpublish', '--id', 'pg_cli'], ['id', 'handle', 'url', 'published', 'publishedAt']),
+    ).toMatchObject({ id: 'pg_cli', published: false, publishedAt: null });
     expect((await knex()('bio_pages').where({ id: 'pg_cli' }).first()).published).toBeNull();
     expect(await changes()).toBe(2);
     await fails(['page', 'publish', '--id', 'pg_nope'], /page pg_nope not found/);
@@ -534,8 +973,20 @@ describe('shortlink command-line mistakes', () => {
   });
   afterAll(async () => {
     // Nothing any of these commands did may have left a row or a file behind.
-    const counts = await Promise.all(['workspaces', 'memberships', 'api_keys', 'tags', 'domains', 'assets'].map(async (t) => [t, Number((await db.knex(t).count({ n: '*' }))[0].n)]));
-    expect(Object.fromEntries(counts)).toEqual({ workspaces: 1, memberships: 1, api_keys: 0, tags: 0, domains: 0, assets: 0 });
+    const counts = await Promise.all(
+      ['workspaces', 'memberships', 'api_keys', 'tags', 'domains', 'assets'].map(async (t) => [
+        t,
+        Number((await db.knex(t).count({ n: '*' }))[0].n),
+      ]),
+    );
+    expect(Object.fromEntries(counts)).toEqual({
+      workspaces: 1,
+      memberships: 1,
+      api_keys: 0,
+      tags: 0,
+      domains: 0,
+      assets: 0,
+    });
     expect(fs.existsSync(path.join(dataDir, 'assets')) ? fs.readdirSync(path.join(dataDir, 'assets')) : []).toEqual([]);
     await db?.knex.destroy();
     await database?.drop();
@@ -553,38 +1004,172 @@ describe('shortlink command-line mistakes', () => {
     ['an unknown flag', ['workspace', 'create', '--name', 'X', '--bogus', '1'], /Unknown option '--bogus'/],
     ['an unknown flag on migrate', ['migrate', '--force'], /Unknown option '--force'/],
     ['a stray positional argument', ['domain', 'verify', '--id', 'dom_x', 'extra'], /Unexpected argument 'extra'/],
-    ['a bad --plan on create', ['workspace', 'create', '--name', 'X', '--plan', 'enterprise'], /--plan must be one of free, pro, growth, business/],
-    ['a bad --plan on set-plan', ['workspace', 'set-plan', '--workspace', 'W', '--plan', 'gold'], /--plan must be one of/],
-    ['a bad --role on add', ['member', 'add', '--workspace', 'W', '--email', 'new@example.com', '--role', 'boss'], /--role must be one of OWNER, ADMIN, MEMBER, ANALYST/],
-    ['a bad --role on set-role', ['member', 'set-role', '--workspace', 'W', '--user', 'U', '--role', 'root'], /--role must be one of/],
-    ['a bad --email', ['member', 'add', '--workspace', 'W', '--email', 'not-an-address', '--role', 'MEMBER'], /--email must be an e-mail address/],
-    ['an unknown scope', ['key', 'create', '--workspace', 'W', '--user', 'U', '--scopes', 'links:read,links:delete'], /unknown scopes: links:delete/],
-    ['no scope at all', ['key', 'create', '--workspace', 'W', '--user', 'U', '--scopes', ','], /--scopes needs at least one/],
-    ['a word as --expires-at', ['key', 'create', '--workspace', 'W', '--user', 'U', '--scopes', 'links:read', '--expires-at', 'tomorrow'], /--expires-at must be an ISO 8601/],
-    ['a day that does not exist', ['key', 'create', '--workspace', 'W', '--user', 'U', '--scopes', 'links:read', '--expires-at', '2030-02-30'], /--expires-at must be an ISO 8601/],
-    ['a bare number as --expires-at', ['key', 'create', '--workspace', 'W', '--user', 'U', '--scopes', 'links:read', '--expires-at', '1'], /--expires-at must be an ISO 8601/],
-    ['a US date as --expires-at', ['key', 'create', '--workspace', 'W', '--user', 'U', '--scopes', 'links:read', '--expires-at', '12/31/2030'], /--expires-at must be an ISO 8601/],
-    ['a time without a zone', ['key', 'create', '--workspace', 'W', '--user', 'U', '--scopes', 'links:read', '--expires-at', '2030-01-01T10:00'], /--expires-at must be an ISO 8601/],
-    ['an --expires-at in the past', ['key', 'create', '--workspace', 'W', '--user', 'U', '--scopes', 'links:read', '--expires-at', '2020-01-01T00:00:00Z'], /--expires-at must be in the future/],
-    ['a host with a port', ['domain', 'add', '--workspace', 'W', '--host', 'go.example.com:8443'], /--host must be a host name/],
-    ['a URL as host', ['domain', 'add', '--workspace', 'W', '--host', 'https://go.example.com/'], /--host must be a host name/],
-    ['the service\'s own short domain as host', ['domain', 'add', '--workspace', 'W', '--host', 'sho.rt'], /own short domain/],
-    ['a tag colour longer than its column', ['tag', 'create', '--workspace', 'W', '--name', 'x', '--color', 'c'.repeat(40)], /--color must be at most 32 characters/],
-    ['a workspace name longer than its column', ['workspace', 'create', '--name', 'n'.repeat(201)], /--name must be at most 200 characters/],
-    ['a non-image asset', ['asset', 'add', '--workspace', 'W', '--file', 'F/notes.txt'], /--file must be a \.png, \.jpg, \.jpeg, \.gif or \.webp image/],
+    [
+      'a bad --plan on create',
+      ['workspace', 'create', '--name', 'X', '--plan', 'enterprise'],
+      /--plan must be one of free, pro, growth, business/,
+    ],
+    [
+      'a bad --plan on set-plan',
+      ['workspace', 'set-plan', '--workspace', 'W', '--plan', 'gold'],
+      /--plan must be one of/,
+    ],
+    [
+      'a bad --role on add',
+      ['member', 'add', '--workspace', 'W', '--email', 'new@example.com', '--role', 'boss'],
+      /--role must be one of OWNER, ADMIN, MEMBER, ANALYST/,
+    ],
+    [
+      'a bad --role on set-role',
+      ['member', 'set-role', '--workspace', 'W', '--user', 'U', '--role', 'root'],
+      /--role must be one of/,
+    ],
+    [
+      'a bad --email',
+      ['member', 'add', '--workspace', 'W', '--email', 'not-an-address', '--role', 'MEMBER'],
+      /--email must be an e-mail address/,
+    ],
+    [
+      'an unknown scope',
+      ['key', 'create', '--workspace', 'W', '--user', 'U', '--scopes', 'links:read,links:delete'],
+      /unknown scopes: links:delete/,
+    ],
+    [
+      'no scope at all',
+      ['key', 'create', '--workspace', 'W', '--user', 'U', '--scopes', ','],
+      /--scopes needs at least one/,
+    ],
+    [
+      'a word as --expires-at',
+      ['key', 'create', '--workspace', 'W', '--user', 'U', '--scopes', 'links:read', '--expires-at', 'tomorrow'],
+      /--expires-at must be an ISO 8601/,
+    ],
+    [
+      'a day that does not exist',
+      ['key', 'create', '--workspace', 'W', '--user', 'U', '--scopes', 'links:read', '--expires-at', '2030-02-30'],
+      /--expires-at must be an ISO 8601/,
+    ],
+    [
+      'a bare number as --expires-at',
+      ['key', 'create', '--workspace', 'W', '--user', 'U', '--scopes', 'links:read', '--expires-at', '1'],
+      /--expires-at must be an ISO 8601/,
+    ],
+    [
+      'a US date as --expires-at',
+      ['key', 'create', '--workspace', 'W', '--user', 'U', '--scopes', 'links:read', '--expires-at', '12/31/2030'],
+      /--expires-at must be an ISO 8601/,
+    ],
+    [
+      'a time without a zone',
+      [
+        'key',
+        'create',
+        '--workspace',
+        'W',
+        '--user',
+        'U',
+        '--scopes',
+        'links:read',
+        '--expires-at',
+        '2030-01-01T10:00',
+      ],
+      /--expires-at must be an ISO 8601/,
+    ],
+    [
+      'an --expires-at in the past',
+      [
+        'key',
+        'create',
+        '--workspace',
+        'W',
+        '--user',
+        'U',
+        '--scopes',
+        'links:read',
+        '--expires-at',
+        '2020-01-01T00:00:00Z',
+      ],
+      /--expires-at must be in the future/,
+    ],
+    [
+      'a host with a port',
+      ['domain', 'add', '--workspace', 'W', '--host', 'go.example.com:8443'],
+      /--host must be a host name/,
+    ],
+    [
+      'a URL as host',
+      ['domain', 'add', '--workspace', 'W', '--host', 'https://go.example.com/'],
+      /--host must be a host name/,
+    ],
+    [
+      "the service's own short domain as host",
+      ['domain', 'add', '--workspace', 'W', '--host', 'sho.rt'],
+      /own short domain/,
+    ],
+    [
+      'a tag colour longer than its column',
+      ['tag', 'create', '--workspace', 'W', '--name', 'x', '--color', 'c'.repeat(40)],
+      /--color must be at most 32 characters/,
+    ],
+    [
+      'a workspace name longer than its column',
+      ['workspace', 'create', '--name', 'n'.repeat(201)],
+      /--name must be at most 200 characters/,
+    ],
+    [
+      'a non-image asset',
+      ['asset', 'add', '--workspace', 'W', '--file', 'F/notes.txt'],
+      /--file must be a \.png, \.jpg, \.jpeg, \.gif or \.webp image/,
+    ],
     ['an SVG asset', ['asset', 'add', '--workspace', 'W', '--file', 'F/logo.svg'], /--file must be a \.png/],
-    ['a missing asset file', ['asset', 'add', '--workspace', 'W', '--file', 'F/missing.png'], /missing\.png does not exist/],
+    [
+      'a missing asset file',
+      ['asset', 'add', '--workspace', 'W', '--file', 'F/missing.png'],
+      /missing\.png does not exist/,
+    ],
     ['a text file named .png', ['asset', 'add', '--workspace', 'W', '--file', 'F/fake.png'], /is not a png image/],
-    ['goal create with an unknown type', ['goal', 'create', '--workspace', 'W', '--name', 'G', '--type', 'CLICKS'], /--type must be one of signup, lead, purchase, booking, download, custom/],
-    ['goal set-status of an unknown goal', ['goal', 'set-status', '--id', 'g', '--status', 'PAUSED'], /goal g not found/],
-    ['webhook deliveries with an unknown --status', ['webhook', 'deliveries', '--status', 'LOST'], /--status must be one of PENDING, SENDING, DELIVERED, FAILED, UNKNOWN/],
-    ['webhook deliveries with a --limit of 0', ['webhook', 'deliveries', '--limit', '0'], /--limit must be a whole number from 1 to 1000/],
-    ['webhook deliveries of an unknown workspace', ['webhook', 'deliveries', '--workspace', 'ws_nope'], /workspace ws_nope not found/],
+    [
+      'goal create with an unknown type',
+      ['goal', 'create', '--workspace', 'W', '--name', 'G', '--type', 'CLICKS'],
+      /--type must be one of signup, lead, purchase, booking, download, custom/,
+    ],
+    [
+      'goal set-status of an unknown goal',
+      ['goal', 'set-status', '--id', 'g', '--status', 'PAUSED'],
+      /goal g not found/,
+    ],
+    [
+      'webhook deliveries with an unknown --status',
+      ['webhook', 'deliveries', '--status', 'LOST'],
+      /--status must be one of PENDING, SENDING, DELIVERED, FAILED, UNKNOWN/,
+    ],
+    [
+      'webhook deliveries with a --limit of 0',
+      ['webhook', 'deliveries', '--limit', '0'],
+      /--limit must be a whole number from 1 to 1000/,
+    ],
+    [
+      'webhook deliveries of an unknown workspace',
+      ['webhook', 'deliveries', '--workspace', 'ws_nope'],
+      /workspace ws_nope not found/,
+    ],
     ['webhook replay without --delivery', ['webhook', 'replay'], /--delivery is required/],
-    ['webhook replay of an unknown delivery', ['webhook', 'replay', '--delivery', 'dlv_nope'], /delivery dlv_nope not found/],
+    [
+      'webhook replay of an unknown delivery',
+      ['webhook', 'replay', '--delivery', 'dlv_nope'],
+      /delivery dlv_nope not found/,
+    ],
     ['webhook resolve without --outcome', ['webhook', 'resolve', '--delivery', 'dlv_nope'], /--outcome is required/],
-    ['webhook resolve with an --outcome that is not a judgement', ['webhook', 'resolve', '--delivery', 'dlv_nope', '--outcome', 'UNKNOWN'], /--outcome must be one of DELIVERED, FAILED/],
-    ['webhook resolve of an unknown delivery', ['webhook', 'resolve', '--delivery', 'dlv_nope', '--outcome', 'FAILED'], /delivery dlv_nope not found/],
+    [
+      'webhook resolve with an --outcome that is not a judgement',
+      ['webhook', 'resolve', '--delivery', 'dlv_nope', '--outcome', 'UNKNOWN'],
+      /--outcome must be one of DELIVERED, FAILED/,
+    ],
+    [
+      'webhook resolve of an unknown delivery',
+      ['webhook', 'resolve', '--delivery', 'dlv_nope', '--outcome', 'FAILED'],
+      /delivery dlv_nope not found/,
+    ],
   ];
 
   it.concurrent.each(cases)('%s fails with a one-line message', async (_title, raw, message) => {
@@ -595,11 +1180,19 @@ describe('shortlink command-line mistakes', () => {
 
   it.concurrent('a DATABASE_URL of an unknown kind fails with a one-line message', async () => {
     const args = ['migrate'];
-    expectFailure(args, await runCli(args, { ...env, DATABASE_URL: 'mysql://localhost/x' }), /DATABASE_URL must start with sqlite: or postgres:\/\//);
+    expectFailure(
+      args,
+      await runCli(args, { ...env, DATABASE_URL: 'mysql://localhost/x' }),
+      /DATABASE_URL must start with sqlite: or postgres:\/\//,
+    );
   });
 
   it.concurrent('an unreachable database fails with a one-line message', async () => {
     const args = ['workspace', 'create', '--name', 'X'];
-    expectFailure(args, await runCli(args, { ...env, DATABASE_URL: 'postgres://postgres:postgres@127.0.0.1:1/nothing' }), /ECONNREFUSED/);
+    expectFailure(
+      args,
+      await runCli(args, { ...env, DATABASE_URL: 'postgres://postgres:postgres@127.0.0.1:1/nothing' }),
+      /ECONNREFUSED/,
+    );
   });
 });

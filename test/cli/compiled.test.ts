@@ -7,7 +7,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, serviceClient, spawnServe, waitUntilHealthy, writeTestTls, type ServeProcess } from '../support/process';
+import {
+  freePort,
+  serviceClient,
+  spawnServe,
+  waitUntilHealthy,
+  writeTestTls,
+  type ServeProcess,
+} from '../support/process';
 
 const ROOT = path.resolve(__dirname, '../..');
 const run = promisify(execFile);
@@ -18,7 +25,13 @@ describe('the compiled service', () => {
   const cli = (args: string[]) =>
     run(process.execPath, [path.join(ROOT, 'bin/shortlink.mjs'), ...args], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: dir, DATABASE_URL: `sqlite:${path.join(dir, 'shortlink.db')}`, LOG_LEVEL: 'warn' },
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        DATA_DIR: dir,
+        DATABASE_URL: `sqlite:${path.join(dir, 'shortlink.db')}`,
+        LOG_LEVEL: 'warn',
+      },
     });
 
   beforeAll(async () => {
@@ -39,20 +52,48 @@ describe('the compiled service', () => {
 
   it('serves the API, a redirect and its click, and a summary from dist/, with its threads', async () => {
     const workspace = JSON.parse((await cli(['workspace', 'create', '--name', 'Threads'])).stdout).id;
-    const user = JSON.parse((await cli(['member', 'add', '--workspace', workspace, '--email', 'c@example.com', '--role', 'OWNER'])).stdout).id;
-    const key = JSON.parse((await cli(['key', 'create', '--workspace', workspace, '--user', user, '--scopes', 'links:read,links:write,conversions:read'])).stdout).key;
+    const user = JSON.parse(
+      (await cli(['member', 'add', '--workspace', workspace, '--email', 'c@example.com', '--role', 'OWNER'])).stdout,
+    ).id;
+    const key = JSON.parse(
+      (
+        await cli([
+          'key',
+          'create',
+          '--workspace',
+          workspace,
+          '--user',
+          user,
+          '--scopes',
+          'links:read,links:write,conversions:read',
+        ])
+      ).stdout,
+    ).key;
     const tls = await writeTestTls(dir);
     const port = await freePort();
     serve = spawnServe(
-      { DATA_DIR: dir, DATABASE_URL: `sqlite:${path.join(dir, 'shortlink.db')}`, PORT: String(port), TLS_CERT_FILE: tls.certFile, TLS_KEY_FILE: tls.keyFile, CLICK_FLUSH_MS: '100', LOG_LEVEL: 'warn' },
+      {
+        DATA_DIR: dir,
+        DATABASE_URL: `sqlite:${path.join(dir, 'shortlink.db')}`,
+        PORT: String(port),
+        TLS_CERT_FILE: tls.certFile,
+        TLS_KEY_FILE: tls.keyFile,
+        CLICK_FLUSH_MS: '100',
+        LOG_LEVEL: 'warn',
+      },
       { compiled: true },
     );
     await waitUntilHealthy(serve, port, tls.ca);
     const client = serviceClient(port, tls.ca);
     try {
-      const made = await client.request('POST', '/api/v1/links', { key, body: { url: 'https://example.com/compiled', slug: 'compiled' } });
+      const made = await client.request('POST', '/api/v1/links', {
+        key,
+        body: { url: 'https://example.com/compiled', slug: 'compiled' },
+      });
       expect(made.status).toBe(201);
-      const visit = await client.request('GET', '/compiled', { headers: { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0 Safari/537.36' } });
+      const visit = await client.request('GET', '/compiled', {
+        headers: { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0 Safari/537.36' },
+      });
       expect(visit.status).toBe(302);
       // The click writer thread wrote the click; a summary ran on a query thread.
       let clicks = 0;

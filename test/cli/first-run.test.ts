@@ -5,7 +5,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, serviceClient, spawnServe, waitUntilHealthy, writeTestTls, type ServeProcess } from '../support/process';
+import {
+  freePort,
+  serviceClient,
+  spawnServe,
+  waitUntilHealthy,
+  writeTestTls,
+  type ServeProcess,
+} from '../support/process';
 
 const FIRST_RUN_LINE = /Open (https:\/\/\S+\/app\/setup\?token=([A-Za-z0-9_-]{43})) to create your workspace/;
 
@@ -22,8 +29,13 @@ describe('the first run of shortlink serve', () => {
     ca = tls.ca;
     port = await freePort();
     env = {
-      DATA_DIR: dir, DATABASE_URL: `sqlite:${path.join(dir, 'shortlink.db')}`, PORT: String(port), PUBLIC_URL: `https://localhost:${port}`,
-      TLS_CERT_FILE: tls.certFile, TLS_KEY_FILE: tls.keyFile, LOG_LEVEL: 'warn',
+      DATA_DIR: dir,
+      DATABASE_URL: `sqlite:${path.join(dir, 'shortlink.db')}`,
+      PORT: String(port),
+      PUBLIC_URL: `https://localhost:${port}`,
+      TLS_CERT_FILE: tls.certFile,
+      TLS_KEY_FILE: tls.keyFile,
+      LOG_LEVEL: 'warn',
     };
   });
   afterAll(async () => {
@@ -45,9 +57,13 @@ describe('the first run of shortlink serve', () => {
         body: { token, workspaceName: 'My company', email: 'me@example.com', password: 'a long first password' },
       });
       expect(claim.status).toBe(201);
-      expect(claim.body.workspaces).toEqual([expect.objectContaining({ name: 'My company', role: 'OWNER', plan: 'growth' })]);
+      expect(claim.body.workspaces).toEqual([
+        expect.objectContaining({ name: 'My company', role: 'OWNER', plan: 'growth' }),
+      ]);
       expect((await client.request('GET', `/app/api/first-run?token=${token}`)).body).toEqual({ available: false });
-      const signIn = await client.request('POST', '/app/api/session', { body: { email: 'me@example.com', password: 'a long first password' } });
+      const signIn = await client.request('POST', '/app/api/session', {
+        body: { email: 'me@example.com', password: 'a long first password' },
+      });
       expect(signIn.status).toBe(200);
     } finally {
       client.close();

@@ -43,10 +43,29 @@ describe('shortlink goal commands (sqlite)', () => {
     const now = Date.now();
     const id = `lnk_goalcli${Math.random().toString(36).slice(2, 12)}`;
     await knex()('links').insert({
-      id, workspace_id: workspaceId, created_by: userId, domain_id: null, domain_key: '', slug, original_url: 'https://example.com/',
-      title: null, status: 'ACTIVE', policy_locked: false, redirect_type: 'TEMPORARY', expires_at: null, expired_url: null,
-      click_limit: null, start_at: null, end_at: null, password_hash: null, preview_title: null,
-      preview_description: null, preview_image: null, created_at: now, updated_at: now, deleted_at: null,
+      id,
+      workspace_id: workspaceId,
+      created_by: userId,
+      domain_id: null,
+      domain_key: '',
+      slug,
+      original_url: 'https://example.com/',
+      title: null,
+      status: 'ACTIVE',
+      policy_locked: false,
+      redirect_type: 'TEMPORARY',
+      expires_at: null,
+      expired_url: null,
+      click_limit: null,
+      start_at: null,
+      end_at: null,
+      password_hash: null,
+      preview_title: null,
+      preview_description: null,
+      preview_image: null,
+      created_at: now,
+      updated_at: now,
+      deleted_at: null,
     });
     return id;
   }
@@ -79,9 +98,21 @@ describe('shortlink goal commands (sqlite)', () => {
     expect(id).toMatch(/^goal_/);
     const r = await row(id);
     expect(r).toMatchObject({
-      workspace_id: W, name: 'Sign-ups', type: 'signup', custom_name: null, link_id: null, qr_code_id: null, campaign_id: null,
-      target_count: null, target_value_minor: null, target_currency: null, window_start: null, window_end: null,
-      status: 'ACTIVE', archived_at: null, definition_version: 1,
+      workspace_id: W,
+      name: 'Sign-ups',
+      type: 'signup',
+      custom_name: null,
+      link_id: null,
+      qr_code_id: null,
+      campaign_id: null,
+      target_count: null,
+      target_value_minor: null,
+      target_currency: null,
+      window_start: null,
+      window_end: null,
+      status: 'ACTIVE',
+      archived_at: null,
+      definition_version: 1,
     });
     expect(Number(r.created_at)).toBeGreaterThanOrEqual(before);
     expect(Number(r.definition_updated_at)).toBe(Number(r.created_at));
@@ -95,25 +126,47 @@ describe('shortlink goal commands (sqlite)', () => {
       [['--type', 'signup', '--qr', Q], { qr_code_id: Q, link_id: null }],
       [['--type', 'lead', '--campaign', C], { campaign_id: C, link_id: null }],
       [['--type', 'booking', '--target-count', '25'], { target_count: 25 }],
-      [['--type', 'purchase', '--target-value-minor', '500000', '--target-currency', 'EUR'], { target_value_minor: 500000, target_currency: 'EUR' }],
-      [['--type', 'purchase', '--target-value-minor', '0', '--target-currency', 'JPY'], { target_value_minor: 0, target_currency: 'JPY' }],
-      [['--type', 'download', '--window-start', '2027-01-31', '--window-end', '2027-02-28T12:30:00+02:00'], { window_start: Date.UTC(2027, 0, 31), window_end: Date.UTC(2027, 1, 28, 10, 30) }],
-      [['--type', 'download', '--window-start', '2027-01-31T00:00:00.250Z'], { window_start: Date.UTC(2027, 0, 31, 0, 0, 0, 250), window_end: null }],
+      [
+        ['--type', 'purchase', '--target-value-minor', '500000', '--target-currency', 'EUR'],
+        { target_value_minor: 500000, target_currency: 'EUR' },
+      ],
+      [
+        ['--type', 'purchase', '--target-value-minor', '0', '--target-currency', 'JPY'],
+        { target_value_minor: 0, target_currency: 'JPY' },
+      ],
+      [
+        ['--type', 'download', '--window-start', '2027-01-31', '--window-end', '2027-02-28T12:30:00+02:00'],
+        { window_start: Date.UTC(2027, 0, 31), window_end: Date.UTC(2027, 1, 28, 10, 30) },
+      ],
+      [
+        ['--type', 'download', '--window-start', '2027-01-31T00:00:00.250Z'],
+        { window_start: Date.UTC(2027, 0, 31, 0, 0, 0, 250), window_end: null },
+      ],
     ];
     await inBatches(cases, 4, async ([flags, expected]) => {
       const { id } = await ok(['goal', 'create', '--workspace', W, '--name', `G ${flags.join(' ')}`, ...flags], ['id']);
       const r = await row(id);
-      for (const [k, v] of Object.entries(expected)) expect(r[k] === null ? null : typeof v === 'number' ? Number(r[k]) : r[k], `${flags.join(' ')}: ${k}`).toEqual(v);
+      for (const [k, v] of Object.entries(expected))
+        expect(r[k] === null ? null : typeof v === 'number' ? Number(r[k]) : r[k], `${flags.join(' ')}: ${k}`).toEqual(
+          v,
+        );
     });
   });
 
   it('goal update prints {id, definitionVersion}, raising the version only when matching changes', async () => {
-    const { id } = await ok(['goal', 'create', '--workspace', W, '--name', 'Versioned', '--type', 'purchase', '--link', L], ['id']);
+    const { id } = await ok(
+      ['goal', 'create', '--workspace', W, '--name', 'Versioned', '--type', 'purchase', '--link', L],
+      ['id'],
+    );
     let version = 1;
     const steps: Array<[string[], boolean, Record<string, unknown>]> = [
       [['--name', 'Renamed'], false, { name: 'Renamed' }],
       [['--target-count', '10'], false, { target_count: 10 }],
-      [['--target-value-minor', '100', '--target-currency', 'USD'], false, { target_value_minor: 100, target_currency: 'USD' }],
+      [
+        ['--target-value-minor', '100', '--target-currency', 'USD'],
+        false,
+        { target_value_minor: 100, target_currency: 'USD' },
+      ],
       [['--type', 'purchase'], false, { type: 'purchase' }],
       [['--type', 'signup'], true, { type: 'signup' }],
       [['--link', L2], true, { link_id: L2 }],
@@ -135,7 +188,10 @@ describe('shortlink goal commands (sqlite)', () => {
       expect(out, flags.join(' ')).toEqual({ id, definitionVersion: version });
       const r = await row(id);
       expect(Number(r.definition_version), flags.join(' ')).toBe(version);
-      for (const [k, v] of Object.entries(expected)) expect(r[k] === null ? null : typeof v === 'number' ? Number(r[k]) : r[k], `${flags.join(' ')}: ${k}`).toEqual(v);
+      for (const [k, v] of Object.entries(expected))
+        expect(r[k] === null ? null : typeof v === 'number' ? Number(r[k]) : r[k], `${flags.join(' ')}: ${k}`).toEqual(
+          v,
+        );
       if (bumps) expect(Number(r.definition_updated_at)).toBeGreaterThanOrEqual(Number(before.updated_at));
       else expect(Number(r.definition_updated_at), flags.join(' ')).toBe(Number(before.definition_updated_at));
     }
@@ -144,68 +200,164 @@ describe('shortlink goal commands (sqlite)', () => {
 
   it('goal update --type of a named custom goal to another type clears its custom name', async () => {
     // A goal of another type has no customName (Goal.customName: "always null for other types").
-    const { id } = await ok(['goal', 'create', '--workspace', W, '--name', 'Custom to lead', '--type', 'custom', '--custom-name', 'webinar'], ['id']);
-    expect(await ok(['goal', 'update', '--id', id, '--type', 'lead'], ['id', 'definitionVersion'])).toEqual({ id, definitionVersion: 2 });
+    const { id } = await ok(
+      ['goal', 'create', '--workspace', W, '--name', 'Custom to lead', '--type', 'custom', '--custom-name', 'webinar'],
+      ['id'],
+    );
+    expect(await ok(['goal', 'update', '--id', id, '--type', 'lead'], ['id', 'definitionVersion'])).toEqual({
+      id,
+      definitionVersion: 2,
+    });
     expect(await row(id)).toMatchObject({ type: 'lead', custom_name: null, definition_version: 2 });
   });
 
   it('goal set-status prints {id, definitionVersion}, sets archivedAt when archived, and leaves the version alone', async () => {
     const { id } = await ok(['goal', 'create', '--workspace', W, '--name', 'Statuses', '--type', 'lead'], ['id']);
     await ok(['goal', 'update', '--id', id, '--type', 'booking'], ['id', 'definitionVersion']);
-    expect(await ok(['goal', 'set-status', '--id', id, '--status', 'PAUSED'], ['id', 'definitionVersion'])).toEqual({ id, definitionVersion: 2 });
+    expect(await ok(['goal', 'set-status', '--id', id, '--status', 'PAUSED'], ['id', 'definitionVersion'])).toEqual({
+      id,
+      definitionVersion: 2,
+    });
     expect(await row(id)).toMatchObject({ status: 'PAUSED', archived_at: null });
     const before = Date.now();
-    expect(await ok(['goal', 'set-status', '--id', id, '--status', 'ARCHIVED'], ['id', 'definitionVersion'])).toEqual({ id, definitionVersion: 2 });
+    expect(await ok(['goal', 'set-status', '--id', id, '--status', 'ARCHIVED'], ['id', 'definitionVersion'])).toEqual({
+      id,
+      definitionVersion: 2,
+    });
     const archived = await row(id);
     expect(archived.status).toBe('ARCHIVED');
     expect(Number(archived.archived_at)).toBeGreaterThanOrEqual(before);
-    expect(await ok(['goal', 'set-status', '--id', id, '--status', 'ACTIVE'], ['id', 'definitionVersion'])).toEqual({ id, definitionVersion: 2 });
+    expect(await ok(['goal', 'set-status', '--id', id, '--status', 'ACTIVE'], ['id', 'definitionVersion'])).toEqual({
+      id,
+      definitionVersion: 2,
+    });
     expect(await row(id)).toMatchObject({ status: 'ACTIVE', archived_at: null, definition_version: 2 });
   });
 
   // [title, arguments, message, exit code]; W is the workspace, L/Q/C its link, QR code and campaign.
   const createCases: Array<[string, string[], RegExp, number]> = [
-    ['an unknown type', ['--type', 'clicks'], /--type must be one of signup, lead, purchase, booking, download, custom/, 2],
+    [
+      'an unknown type',
+      ['--type', 'clicks'],
+      /--type must be one of signup, lead, purchase, booking, download, custom/,
+      2,
+    ],
     ['no type', [], /--type is required/, 2],
-    ['a custom name without --type custom', ['--type', 'purchase', '--custom-name', 'x'], /--custom-name goes with --type custom/, 2],
-    ['a custom name over 40 characters', ['--type', 'custom', '--custom-name', 'c'.repeat(41)], /--custom-name must be at most 40 characters/, 2],
+    [
+      'a custom name without --type custom',
+      ['--type', 'purchase', '--custom-name', 'x'],
+      /--custom-name goes with --type custom/,
+      2,
+    ],
+    [
+      'a custom name over 40 characters',
+      ['--type', 'custom', '--custom-name', 'c'.repeat(41)],
+      /--custom-name must be at most 40 characters/,
+      2,
+    ],
     ['two scopes', ['--type', 'purchase', '--link', 'L', '--qr', 'Q'], /at most one of --link, --qr, --campaign/, 2],
     ['three scopes', ['--type', 'purchase', '--link', 'L', '--qr', 'Q', '--campaign', 'C'], /at most one of/, 2],
-    ['a value target without a currency', ['--type', 'purchase', '--target-value-minor', '100'], /--target-value-minor and --target-currency go together/, 2],
+    [
+      'a value target without a currency',
+      ['--type', 'purchase', '--target-value-minor', '100'],
+      /--target-value-minor and --target-currency go together/,
+      2,
+    ],
     ['a currency without a value target', ['--type', 'purchase', '--target-currency', 'EUR'], /go together/, 2],
-    ['an unknown currency', ['--type', 'purchase', '--target-value-minor', '100', '--target-currency', 'QQQ'], /--target-currency must be an ISO 4217 code/, 2],
+    [
+      'an unknown currency',
+      ['--type', 'purchase', '--target-value-minor', '100', '--target-currency', 'QQQ'],
+      /--target-currency must be an ISO 4217 code/,
+      2,
+    ],
     ['a negative target count', ['--type', 'purchase', '--target-count', '-1'], /--target-count/, 2],
-    ['a fractional target count', ['--type', 'purchase', '--target-count', '1.5'], /--target-count must be a whole number/, 2],
-    ['a word as target count', ['--type', 'purchase', '--target-count', 'ten'], /--target-count must be a whole number/, 2],
-    ['a target count of 0 (targetCount is at least 1)', ['--type', 'purchase', '--target-count', '0'], /--target-count/, 2],
-    ['a fractional value target', ['--type', 'purchase', '--target-value-minor', '9.99', '--target-currency', 'EUR'], /--target-value-minor must be a whole number/, 2],
-    ['a window end before its start', ['--type', 'purchase', '--window-start', '2027-02-01', '--window-end', '2027-01-01'], /--window-end must be after --window-start/, 2],
-    ['an empty window', ['--type', 'purchase', '--window-start', '2027-02-01', '--window-end', '2027-02-01T00:00:00Z'], /--window-end must be after --window-start/, 2],
-    ['a word as window start', ['--type', 'purchase', '--window-start', 'tomorrow'], /--window-start must be an ISO 8601/, 2],
-    ['a day that does not exist', ['--type', 'purchase', '--window-end', '2027-02-30'], /--window-end must be an ISO 8601/, 2],
+    [
+      'a fractional target count',
+      ['--type', 'purchase', '--target-count', '1.5'],
+      /--target-count must be a whole number/,
+      2,
+    ],
+    [
+      'a word as target count',
+      ['--type', 'purchase', '--target-count', 'ten'],
+      /--target-count must be a whole number/,
+      2,
+    ],
+    [
+      'a target count of 0 (targetCount is at least 1)',
+      ['--type', 'purchase', '--target-count', '0'],
+      /--target-count/,
+      2,
+    ],
+    [
+      'a fractional value target',
+      ['--type', 'purchase', '--target-value-minor', '9.99', '--target-currency', 'EUR'],
+      /--target-value-minor must be a whole number/,
+      2,
+    ],
+    [
+      'a window end before its start',
+      ['--type', 'purchase', '--window-start', '2027-02-01', '--window-end', '2027-01-01'],
+      /--window-end must be after --window-start/,
+      2,
+    ],
+    [
+      'an empty window',
+      ['--type', 'purchase', '--window-start', '2027-02-01', '--window-end', '2027-02-01T00:00:00Z'],
+      /--window-end must be after --window-start/,
+      2,
+    ],
+    [
+      'a word as window start',
+      ['--type', 'purchase', '--window-start', 'tomorrow'],
+      /--window-start must be an ISO 8601/,
+      2,
+    ],
+    [
+      'a day that does not exist',
+      ['--type', 'purchase', '--window-end', '2027-02-30'],
+      /--window-end must be an ISO 8601/,
+      2,
+    ],
     ['an unknown flag', ['--type', 'purchase', '--owner', 'me'], /Unknown option '--owner'/, 2],
     ['an unknown link', ['--type', 'purchase', '--link', 'lnk_nope'], /link "lnk_nope" not found/, 1],
     ["another workspace's link", ['--type', 'purchase', '--link', 'FL'], /link .* not found in workspace/, 1],
     ["another workspace's QR code", ['--type', 'purchase', '--qr', 'FQ'], /QR code .* not found in workspace/, 1],
     ['an unknown campaign', ['--type', 'purchase', '--campaign', 'cmp_nope'], /campaign "cmp_nope" not found/, 1],
-    ["another workspace's campaign", ['--type', 'purchase', '--campaign', 'FC'], /campaign .* not found in workspace/, 1],
+    [
+      "another workspace's campaign",
+      ['--type', 'purchase', '--campaign', 'FC'],
+      /campaign .* not found in workspace/,
+      1,
+    ],
   ];
   const subst = (a: string) =>
-    ({ W, L, Q, C, FL: foreignLink, FQ: foreignQr, FC: foreignCampaign } as Record<string, string>)[a] ?? a;
+    (({ W, L, Q, C, FL: foreignLink, FQ: foreignQr, FC: foreignCampaign }) as Record<string, string>)[a] ?? a;
 
-  it.concurrent.each(createCases)('goal create with %s fails with a one-line message and creates nothing', async (title, flags, message, code) => {
-    const name = `Bad: ${title}`;
-    await fails(['goal', 'create', '--workspace', W, '--name', name, ...flags.map(subst)], message, code);
-    expect(await knex()('goals').where({ name }).first()).toBeUndefined();
-  });
+  it.concurrent.each(createCases)(
+    'goal create with %s fails with a one-line message and creates nothing',
+    async (title, flags, message, code) => {
+      const name = `Bad: ${title}`;
+      await fails(['goal', 'create', '--workspace', W, '--name', name, ...flags.map(subst)], message, code);
+      expect(await knex()('goals').where({ name }).first()).toBeUndefined();
+    },
+  );
 
   it('goal create in an unknown workspace, or without a name, fails', async () => {
     const before = await goalCount();
     const cases: Array<[string[], RegExp, number]> = [
-      [['goal', 'create', '--workspace', 'ws_nope', '--name', 'X', '--type', 'purchase'], /workspace ws_nope not found/, 1],
+      [
+        ['goal', 'create', '--workspace', 'ws_nope', '--name', 'X', '--type', 'purchase'],
+        /workspace ws_nope not found/,
+        1,
+      ],
       [['goal', 'create', '--workspace', W, '--type', 'purchase'], /--name is required/, 2],
       [['goal', 'create', '--workspace', W, '--name', '   ', '--type', 'purchase'], /--name is required/, 2],
-      [['goal', 'create', '--workspace', W, '--name', 'n'.repeat(201), '--type', 'purchase'], /--name must be 1 to 200 characters/, 2],
+      [
+        ['goal', 'create', '--workspace', W, '--name', 'n'.repeat(201), '--type', 'purchase'],
+        /--name must be 1 to 200 characters/,
+        2,
+      ],
       [['goal', 'create', '--name', 'X', '--type', 'purchase'], /--workspace is required/, 2],
     ];
     await inBatches(cases, 5, ([args, message, code]) => fails(args, message, code));
@@ -213,7 +365,25 @@ describe('shortlink goal commands (sqlite)', () => {
   });
 
   it('goal update and set-status refuse bad input and change nothing', async () => {
-    const { id } = await ok(['goal', 'create', '--workspace', W, '--name', 'Stable', '--type', 'purchase', '--link', L, '--target-value-minor', '10', '--target-currency', 'EUR'], ['id']);
+    const { id } = await ok(
+      [
+        'goal',
+        'create',
+        '--workspace',
+        W,
+        '--name',
+        'Stable',
+        '--type',
+        'purchase',
+        '--link',
+        L,
+        '--target-value-minor',
+        '10',
+        '--target-currency',
+        'EUR',
+      ],
+      ['id'],
+    );
     const before = await row(id);
     const cases: Array<[string[], RegExp, number]> = [
       [['goal', 'update', '--id', 'goal_nope', '--name', 'x'], /goal goal_nope not found/, 1],
@@ -222,7 +392,11 @@ describe('shortlink goal commands (sqlite)', () => {
       [['goal', 'update', '--id', id, '--custom-name', 'webinar'], /--custom-name goes with --type custom/, 2],
       [['goal', 'update', '--id', id, '--link', L2, '--campaign', C], /at most one of/, 2],
       [['goal', 'update', '--id', id, '--link', foreignLink], /not found in workspace/, 1],
-      [['goal', 'update', '--id', id, '--window-start', '2027-05-01', '--window-end', '2027-04-01'], /--window-end must be after --window-start/, 2],
+      [
+        ['goal', 'update', '--id', id, '--window-start', '2027-05-01', '--window-end', '2027-04-01'],
+        /--window-end must be after --window-start/,
+        2,
+      ],
       [['goal', 'set-status', '--id', id, '--status', 'DONE'], /--status must be one of ACTIVE, PAUSED, ARCHIVED/, 2],
       [['goal', 'set-status', '--id', id, '--status', 'DELETED'], /--status must be one of/, 2],
       [['goal', 'set-status', '--id', id], /--status is required/, 2],
@@ -233,13 +407,42 @@ describe('shortlink goal commands (sqlite)', () => {
   });
 
   it('goal update refuses to clear one half of a value target and keep the other', async () => {
-    const { id } = await ok(['goal', 'create', '--workspace', W, '--name', 'Value pair', '--type', 'purchase', '--target-value-minor', '10', '--target-currency', 'EUR'], ['id']);
+    const { id } = await ok(
+      [
+        'goal',
+        'create',
+        '--workspace',
+        W,
+        '--name',
+        'Value pair',
+        '--type',
+        'purchase',
+        '--target-value-minor',
+        '10',
+        '--target-currency',
+        'EUR',
+      ],
+      ['id'],
+    );
     const before = await row(id);
-    await fails(['goal', 'update', '--id', id, '--target-currency', ''], /--target-value-minor and --target-currency go together/, 2);
-    await fails(['goal', 'update', '--id', id, '--target-value-minor', ''], /--target-value-minor and --target-currency go together/, 2);
+    await fails(
+      ['goal', 'update', '--id', id, '--target-currency', ''],
+      /--target-value-minor and --target-currency go together/,
+      2,
+    );
+    await fails(
+      ['goal', 'update', '--id', id, '--target-value-minor', ''],
+      /--target-value-minor and --target-currency go together/,
+      2,
+    );
     expect(await row(id)).toEqual(before);
     // Clearing both together is fine.
-    expect(await ok(['goal', 'update', '--id', id, '--target-value-minor', '', '--target-currency', ''], ['id', 'definitionVersion'])).toEqual({ id, definitionVersion: 1 });
+    expect(
+      await ok(
+        ['goal', 'update', '--id', id, '--target-value-minor', '', '--target-currency', ''],
+        ['id', 'definitionVersion'],
+      ),
+    ).toEqual({ id, definitionVersion: 1 });
     expect(await row(id)).toMatchObject({ target_value_minor: null, target_currency: null });
   });
 });

@@ -35,11 +35,17 @@ describe.each(testEngines())('the typed client against the service on %s', (engi
 
   it('answers typed data, and errors as values with status, error and field', async () => {
     const client = apiClient(server, await freshKey());
-    const made = await client.POST('/api/v1/links', { body: { url: 'https://example.com/typed', slug: `typed-${engine}` } });
+    const made = await client.POST('/api/v1/links', {
+      body: { url: 'https://example.com/typed', slug: `typed-${engine}` },
+    });
     expect(made.error).toBeUndefined();
     if (made.error) return;
     expectTypeOf(made.data.data).toEqualTypeOf<components['schemas']['Link']>();
-    expect(made.data.data).toMatchObject({ slug: `typed-${engine}`, originalUrl: 'https://example.com/typed', clicks: 0 });
+    expect(made.data.data).toMatchObject({
+      slug: `typed-${engine}`,
+      originalUrl: 'https://example.com/typed',
+      clicks: 0,
+    });
     const got = await client.GET('/api/v1/links/{id}', { params: { path: { id: made.data.data.id } } });
     expect(got.data?.data.id).toBe(made.data.data.id);
 
@@ -50,7 +56,9 @@ describe.each(testEngines())('the typed client against the service on %s', (engi
     expect(refused.error).toMatchObject({ status: 400, field: 'url' });
     const taken = await client.POST('/api/v1/links', { body: { url: 'https://example.com', slug: `typed-${engine}` } });
     expect(taken.error).toMatchObject({ status: 409, error: expect.stringMatching(/taken/) });
-    const window = await client.GET('/api/v1/conversions', { params: { query: { from: '2024-01-01T00:00:00Z', to: '2026-01-01T00:00:00Z' } } });
+    const window = await client.GET('/api/v1/conversions', {
+      params: { query: { from: '2024-01-01T00:00:00Z', to: '2026-01-01T00:00:00Z' } },
+    });
     expect(window.error).toMatchObject({ status: 400, field: expect.any(String) });
     const stranger = createClient({ baseUrl: server.url, key: `mk_${'0'.repeat(64)}`, fetch: httpsFetch(server.ca) });
     expect((await stranger.GET('/api/v1/links')).error).toMatchObject({ status: 401 });
@@ -61,9 +69,18 @@ describe.each(testEngines())('the typed client against the service on %s', (engi
     const key = (await ws.createKey(knex(), mine.workspaceId, mine.userId, ['links:read', 'links:write'], null)).key;
     const now = Date.now();
     const rows = Array.from({ length: 230 }, (_, i) => ({
-      id: `lnk_it${engine}${String(i).padStart(4, '0')}`, workspace_id: mine.workspaceId, created_by: mine.userId, domain_id: null, domain_key: '',
-      slug: `it-${engine}-${i}`, original_url: `https://example.com/${i}`, status: 'ACTIVE', policy_locked: false, redirect_type: 'TEMPORARY',
-      created_at: now - i * 1000, updated_at: now,
+      id: `lnk_it${engine}${String(i).padStart(4, '0')}`,
+      workspace_id: mine.workspaceId,
+      created_by: mine.userId,
+      domain_id: null,
+      domain_key: '',
+      slug: `it-${engine}-${i}`,
+      original_url: `https://example.com/${i}`,
+      status: 'ACTIVE',
+      policy_locked: false,
+      redirect_type: 'TEMPORARY',
+      created_at: now - i * 1000,
+      updated_at: now,
     }));
     for (let i = 0; i < rows.length; i += 100) await knex()('links').insert(rows.slice(i, i + 100));
     const client = apiClient(server, key);
@@ -71,7 +88,10 @@ describe.each(testEngines())('the typed client against the service on %s', (engi
     for await (const link of client.allLinks({ limit: 100 })) {
       seen.push(link.id);
       // A link made after the first page: every row after it moves one place back.
-      if (seen.length === 1) expect((await client.POST('/api/v1/links', { body: { url: 'https://example.com/late' } })).error).toBeUndefined();
+      if (seen.length === 1)
+        expect(
+          (await client.POST('/api/v1/links', { body: { url: 'https://example.com/late' } })).error,
+        ).toBeUndefined();
     }
     expect(new Set(seen).size).toBe(seen.length);
     expect(seen.filter((id) => id.startsWith('lnk_it'))).toEqual(rows.map((r) => r.id));
@@ -97,18 +117,28 @@ describe.each(testEngines())('the typed client against the service on %s', (engi
         return response;
       },
     });
-    const before = Number((await knex()('conversions').where({ workspace_id: owner.workspaceId }).count({ n: '*' }).first())!.n);
+    const before = Number(
+      (await knex()('conversions').where({ workspace_id: owner.workspaceId }).count({ n: '*' }).first())!.n,
+    );
     const recorded = await client.POST('/api/v1/conversions', { body: { eventType: 'signup' } });
     expect(recorded.error).toBeUndefined();
     expect(sent).toHaveLength(2);
     expect(sent[0]).toMatch(/^[0-9a-f-]{36}$/);
     expect(sent[1]).toBe(sent[0]);
-    const after = Number((await knex()('conversions').where({ workspace_id: owner.workspaceId }).count({ n: '*' }).first())!.n);
+    const after = Number(
+      (await knex()('conversions').where({ workspace_id: owner.workspaceId }).count({ n: '*' }).first())!.n,
+    );
     expect(after).toBe(before + 1);
-    const stored = await knex()('conversions').where({ workspace_id: owner.workspaceId }).orderBy('created_at', 'desc').first();
+    const stored = await knex()('conversions')
+      .where({ workspace_id: owner.workspaceId })
+      .orderBy('created_at', 'desc')
+      .first();
     expect(recorded.data?.data.id).toBe(stored.id);
     // A key the caller gives is kept.
-    const own = await client.POST('/api/v1/conversions', { body: { eventType: 'lead' }, headers: { 'Idempotency-Key': 'my-order-42' } });
+    const own = await client.POST('/api/v1/conversions', {
+      body: { eventType: 'lead' },
+      headers: { 'Idempotency-Key': 'my-order-42' },
+    });
     expect(own.error).toBeUndefined();
     expect(sent[2]).toBe('my-order-42');
   });
@@ -123,7 +153,12 @@ describe('the typed client against a stand-in server', () => {
 
   beforeAll(async () => {
     server = http.createServer((req, res) => {
-      requests.push({ method: req.method!, url: req.url!, key: req.headers.authorization, idempotencyKey: req.headers['idempotency-key'] as string | undefined });
+      requests.push({
+        method: req.method!,
+        url: req.url!,
+        key: req.headers.authorization,
+        idempotencyKey: req.headers['idempotency-key'] as string | undefined,
+      });
       req.resume();
       const answer = answers.shift() ?? ((_q, r) => json(r, 500, { error: 'no answer scripted' }));
       answer(req, res);
@@ -140,15 +175,25 @@ describe('the typed client against a stand-in server', () => {
     res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
     res.end(JSON.stringify(body));
   }
-  const ok = (_q: http.IncomingMessage, r: http.ServerResponse) => json(r, 200, { data: [], meta: { page: 1, limit: 20, total: 0 } });
+  const ok = (_q: http.IncomingMessage, r: http.ServerResponse) =>
+    json(r, 200, { data: [], meta: { page: 1, limit: 20, total: 0 } });
   const created = (_q: http.IncomingMessage, r: http.ServerResponse) => json(r, 201, { data: { id: 'cnv_1' } });
-  const status = (code: number, headers: Record<string, string> = {}) => (_q: http.IncomingMessage, r: http.ServerResponse) =>
-    json(r, code, { error: `status ${code}`, ...(code === 503 ? { code: 'conversions_unavailable' } : {}) }, headers);
+  const status =
+    (code: number, headers: Record<string, string> = {}) =>
+    (_q: http.IncomingMessage, r: http.ServerResponse) =>
+      json(r, code, { error: `status ${code}`, ...(code === 503 ? { code: 'conversions_unavailable' } : {}) }, headers);
   const hangUp = (q: http.IncomingMessage) => q.socket.destroy();
   const client = (o: { retries?: number; maxRetryAfterMs?: number } = {}) => {
     requests = [];
     waits = [];
-    return createClient({ baseUrl: `${base}/`, key: 'mk_test', sleep: async (ms) => void waits.push(ms), baseDelayMs: 100, maxDelayMs: 1_000, ...o });
+    return createClient({
+      baseUrl: `${base}/`,
+      key: 'mk_test',
+      sleep: async (ms) => void waits.push(ms),
+      baseDelayMs: 100,
+      maxDelayMs: 1_000,
+      ...o,
+    });
   };
 
   it('waits what Retry-After says after a 429, for any request, and sends the key each time', async () => {
@@ -184,14 +229,20 @@ describe('the typed client against a stand-in server', () => {
 
     const d = client({ retries: 2 });
     answers = [status(503), status(503), status(503)];
-    expect((await d.GET('/api/v1/links')).error).toEqual({ status: 503, error: 'status 503', code: 'conversions_unavailable' });
+    expect((await d.GET('/api/v1/links')).error).toEqual({
+      status: 503,
+      error: 'status 503',
+      code: 'conversions_unavailable',
+    });
     expect(requests).toHaveLength(3);
   });
 
   it('does not repeat a create or a change after 5xx or a dropped connection: the service may have made it', async () => {
     const c = client();
     answers = [status(500)];
-    expect((await c.POST('/api/v1/links', { body: { url: 'https://example.com' } })).error).toMatchObject({ status: 500 });
+    expect((await c.POST('/api/v1/links', { body: { url: 'https://example.com' } })).error).toMatchObject({
+      status: 500,
+    });
     expect(requests).toHaveLength(1);
     answers = [hangUp];
     requests = [];
@@ -219,7 +270,10 @@ describe('the typed client against a stand-in server', () => {
     `;
     answers = [ok];
     requests = [];
-    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, env: { PATH: process.env.PATH ?? '' } });
+    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '' },
+    });
     expect(JSON.parse(stdout)).toEqual({ data: [], meta: { page: 1, limit: 20, total: 0 } });
     expect(requests[0]).toMatchObject({ method: 'GET', url: '/api/v1/links', key: 'Bearer mk_test' });
   });

@@ -10,8 +10,9 @@ import addFormatsModule from 'ajv-formats';
 
 // ajv-formats is CommonJS; depending on the loader its default import is the plugin
 // itself or the module object holding it.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
-  addFormatsModule) as (ajv: Ajv) => Ajv;
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
+  ajv: Ajv,
+) => Ajv;
 
 type JsonSchema = Record<string, unknown>;
 
@@ -236,11 +237,16 @@ for (const [variantName, contract] of Object.entries(variants) as Array<['A' | '
         expect(message.examples.length, message.name).toBeGreaterThan(0);
         const validatePayload = compile(message.payload);
         for (const example of message.examples) {
-          expect(validatePayload(example.payload), `${message.name}: ${ajv.errorsText(validatePayload.errors)}`).toBe(true);
+          expect(validatePayload(example.payload), `${message.name}: ${ajv.errorsText(validatePayload.errors)}`).toBe(
+            true,
+          );
           expect((example.payload as Record<string, unknown>)[contract.eventKey], message.name).toBe(message.name);
           if (message.headers) {
             const validateHeaders = compile(message.headers);
-            expect(validateHeaders(example.headers), `${message.name} headers: ${ajv.errorsText(validateHeaders.errors)}`).toBe(true);
+            expect(
+              validateHeaders(example.headers),
+              `${message.name} headers: ${ajv.errorsText(validateHeaders.errors)}`,
+            ).toBe(true);
           }
         }
       }
@@ -252,7 +258,10 @@ for (const [variantName, contract] of Object.entries(variants) as Array<['A' | '
     if (variantName === 'A') {
       it('gives every message a first example whose data.workspaceId is ws_91c3e7a2, as "Test events" promises', () => {
         for (const message of messages) {
-          expect((message.examples[0].payload as { data: Record<string, unknown> }).data.workspaceId, message.name).toBe('ws_91c3e7a2');
+          expect(
+            (message.examples[0].payload as { data: Record<string, unknown> }).data.workspaceId,
+            message.name,
+          ).toBe('ws_91c3e7a2');
         }
       });
     }

@@ -33,9 +33,14 @@ describe("the dashboard's contract", () => {
   });
 
   it('reads conversions with exactly the query of GET /api/v1/conversions, and answers its summary as data', () => {
-    const queryOf = (ops: Array<{ operationId: string; parameters: any[] }>, id: string) => ops.find((o) => o.operationId === id)!.parameters.filter((p) => p.in === 'query');
-    expect(queryOf(dashboard.operations(), 'getDashboardConversions')).toEqual(queryOf(publicOperations(), 'getConversionSummary'));
-    expect(schemas.DashboardConversions.properties.data).toEqual(publicSchemas.ConversionSummaryEnvelope.properties.data);
+    const queryOf = (ops: Array<{ operationId: string; parameters: any[] }>, id: string) =>
+      ops.find((o) => o.operationId === id)!.parameters.filter((p) => p.in === 'query');
+    expect(queryOf(dashboard.operations(), 'getDashboardConversions')).toEqual(
+      queryOf(publicOperations(), 'getConversionSummary'),
+    );
+    expect(schemas.DashboardConversions.properties.data).toEqual(
+      publicSchemas.ConversionSummaryEnvelope.properties.data,
+    );
     expect(schemas.DashboardConversions.required).toEqual(['data', 'series', 'names']);
   });
 
@@ -44,7 +49,12 @@ describe("the dashboard's contract", () => {
     expect(ops.length).toBeGreaterThanOrEqual(30);
     for (const op of ops) {
       const roles = op.op['x-roles'];
-      expect(roles === 'any' || roles === 'public' || (Array.isArray(roles) && roles.every((r: string) => (ROLES as readonly string[]).includes(r))), op.operationId).toBe(true);
+      expect(
+        roles === 'any' ||
+          roles === 'public' ||
+          (Array.isArray(roles) && roles.every((r: string) => (ROLES as readonly string[]).includes(r))),
+        op.operationId,
+      ).toBe(true);
       expect(op.scopes === null, `${op.operationId}: public exactly when security is []`).toBe(roles === 'public');
       // previewPage is a POST that changes nothing (it renders the draft it is sent), so an ANALYST may use it.
       if (op.path.includes('{workspaceId}') && UNSAFE.has(op.method) && op.operationId !== 'previewPage') {
@@ -94,7 +104,10 @@ describe("the dashboard's contract", () => {
     const ops = Object.fromEntries(dashboard.operations().map((o) => [o.operationId, o]));
     const create = ops.createDashboardWebhookSubscription.requestSchema;
     const forms = create.oneOf.map((form: any) => [form.properties.variant.const, form.properties.events.items.enum]);
-    expect(forms).toEqual([['A', eventA], ['B', eventB]]);
+    expect(forms).toEqual([
+      ['A', eventA],
+      ['B', eventB],
+    ]);
     expect(ops.updateDashboardWebhookSubscription.requestSchema.properties.events.items.enum).toEqual(eventA);
     const test = ops.sendDashboardWebhookTest.requestSchema.properties.event;
     expect(test.anyOf.map((s: any) => s.enum)).toEqual([eventA, eventB]);
@@ -107,7 +120,9 @@ describe("the dashboard's contract", () => {
     const report = ops.createDashboardReport.requestSchema;
     expect(report.discriminator.propertyName).toBe('kind');
     expect(report.oneOf.map((form: any) => [form.properties.kind.const, form.properties.params.required])).toEqual([
-      ['CONVERSIONS', ['window']], ['GOAL', ['window', 'goalId']], ['LINK', ['window', 'linkId']],
+      ['CONVERSIONS', ['window']],
+      ['GOAL', ['window', 'goalId']],
+      ['LINK', ['window', 'linkId']],
     ]);
     const together = { targetValueMinor: ['targetCurrency'], targetCurrency: ['targetValueMinor'] };
     expect(ops.createDashboardGoal.requestSchema.dependentRequired).toEqual(together);
@@ -116,6 +131,10 @@ describe("the dashboard's contract", () => {
 
   it('is served under /app/api, opened by the session cookie', () => {
     expect(new URL(dashboard.document.servers[0].url).pathname).toBe('/app/api');
-    expect(dashboard.document.components.securitySchemes.session).toMatchObject({ type: 'apiKey', in: 'cookie', name: 'sl_session' });
+    expect(dashboard.document.components.securitySchemes.session).toMatchObject({
+      type: 'apiKey',
+      in: 'cookie',
+      name: 'sl_session',
+    });
   });
 });

@@ -24,7 +24,14 @@ import { checkResponse, document, follow, operations, type Operation } from '../
 import { hostImage, seedWorkspace } from '../support/seed';
 import { startTestServer, type TestServer } from '../support/server';
 
-const SCOPES: Scope[] = ['links:read', 'links:write', 'conversions:read', 'conversions:write', 'webhooks:read', 'webhooks:write'];
+const SCOPES: Scope[] = [
+  'links:read',
+  'links:write',
+  'conversions:read',
+  'conversions:write',
+  'webhooks:read',
+  'webhooks:write',
+];
 const DOC_ASSETS = 'https://sho.rt/assets/';
 const PERSON = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 const VISITOR_STATUS: Record<string, number> = { followShortLink: 302, scanQrCode: 302, submitLinkPassword: 302 };
@@ -40,22 +47,33 @@ interface RequestExample {
   expected: number;
 }
 
-const exampleOf = (p: any): unknown => (p.example !== undefined ? p.example : p.examples ? (Object.values<any>(p.examples)[0]?.value) : undefined);
+const exampleOf = (p: any): unknown =>
+  p.example !== undefined ? p.example : p.examples ? Object.values<any>(p.examples)[0]?.value : undefined;
 
 function requestExamples(): RequestExample[] {
   const out: RequestExample[] = [];
   for (const op of operations()) {
-    const params = op.parameters.filter((p) => exampleOf(p) !== undefined).map((p) => ({ name: p.name, in: p.in, value: exampleOf(p) }));
+    const params = op.parameters
+      .filter((p) => exampleOf(p) !== undefined)
+      .map((p) => ({ name: p.name, in: p.in, value: exampleOf(p) }));
     for (const p of op.parameters.filter((x) => x.in === 'path')) {
-      if (!params.some((x) => x.name === p.name)) throw new Error(`${op.operationId}: path parameter ${p.name} has no example`);
+      if (!params.some((x) => x.name === p.name))
+        throw new Error(`${op.operationId}: path parameter ${p.name} has no example`);
     }
-    const content = op.op.requestBody ? follow(op.op.requestBody, op.pointer).node.content ?? {} : {};
+    const content = op.op.requestBody ? (follow(op.op.requestBody, op.pointer).node.content ?? {}) : {};
     const bodies = Object.entries<any>(content).flatMap(([mediaType, media]) =>
       media.examples
-        ? Object.entries<any>(media.examples).map(([name, ex]) => ({ name, mediaType, value: follow(ex, op.pointer).node.value }))
-        : media.example !== undefined ? [{ name: 'example', mediaType, value: media.example }] : [],
+        ? Object.entries<any>(media.examples).map(([name, ex]) => ({
+            name,
+            mediaType,
+            value: follow(ex, op.pointer).node.value,
+          }))
+        : media.example !== undefined
+          ? [{ name: 'example', mediaType, value: media.example }]
+          : [],
     );
-    if (op.requestBodyRequired && !bodies.length) throw new Error(`${op.operationId}: a required request body without an example`);
+    if (op.requestBodyRequired && !bodies.length)
+      throw new Error(`${op.operationId}: a required request body without an example`);
     const expectedFor = (name: string) => {
       if (VISITOR_STATUS[op.operationId]) return VISITOR_STATUS[op.operationId];
       for (const [status, _response] of op.responses) {
@@ -70,17 +88,34 @@ function requestExamples(): RequestExample[] {
       const optional = op.parameters.filter((p) => p.in !== 'path' && !p.required && exampleOf(p) !== undefined);
       if (optional.length > 1) {
         for (const p of optional) {
-          out.push({ op, name: '', only: p.name, params: params.filter((x) => x.name === p.name || op.parameters.some((q) => q.name === x.name && (q.in === 'path' || q.required))), expected: expectedFor('') });
+          out.push({
+            op,
+            name: '',
+            only: p.name,
+            params: params.filter(
+              (x) =>
+                x.name === p.name || op.parameters.some((q) => q.name === x.name && (q.in === 'path' || q.required)),
+            ),
+            expected: expectedFor(''),
+          });
         }
       }
     }
-    for (const b of bodies) out.push({ op, name: b.name, params, body: { mediaType: b.mediaType, value: b.value }, expected: expectedFor(b.name) });
+    for (const b of bodies)
+      out.push({
+        op,
+        name: b.name,
+        params,
+        body: { mediaType: b.mediaType, value: b.value },
+        expected: expectedFor(b.name),
+      });
   }
   return out;
 }
 
 const EXAMPLES = requestExamples();
-const label = (e: RequestExample) => `${e.op.operationId}${e.name ? ` (${e.name})` : ''}${e.only ? ` (only ${e.only})` : ''} -> ${e.expected}`;
+const label = (e: RequestExample) =>
+  `${e.op.operationId}${e.name ? ` (${e.name})` : ''}${e.only ? ` (only ${e.only})` : ''} -> ${e.expected}`;
 
 describe.each(testEngines())('the OpenAPI request examples, sent to the service on %s', (engine) => {
   let server: TestServer;
@@ -107,26 +142,60 @@ describe.each(testEngines())('the OpenAPI request examples, sent to the service 
       expect(res.status, `setup ${method} ${path}: ${res.text}`).toBeLessThan(300);
       return res.body;
     };
-    const visitorSlug = op.parameters.some((p) => p.in === 'path' && p.name === 'slug') ? String(exampleOf(op.parameters.find((p) => p.name === 'slug'))) : undefined;
-    const password = example.body?.mediaType === 'application/x-www-form-urlencoded' ? String((example.body.value as any).password) : undefined;
-    const link = (await api('POST', '/api/v1/links', { url: 'https://example.com/landing', ...(visitorSlug ? { slug: visitorSlug } : {}), ...(password ? { password } : {}) })).data;
+    const visitorSlug = op.parameters.some((p) => p.in === 'path' && p.name === 'slug')
+      ? String(exampleOf(op.parameters.find((p) => p.name === 'slug')))
+      : undefined;
+    const password =
+      example.body?.mediaType === 'application/x-www-form-urlencoded'
+        ? String((example.body.value as any).password)
+        : undefined;
+    const link = (
+      await api('POST', '/api/v1/links', {
+        url: 'https://example.com/landing',
+        ...(visitorSlug ? { slug: visitorSlug } : {}),
+        ...(password ? { password } : {}),
+      })
+    ).data;
     const qr = await ws.createQrCode(knex(), owner.workspaceId, link.id);
     const host = `examples-${engine}-${++domains}-${Date.now()}.example.test`;
     const domainId = await ws.addDomain(knex(), owner.workspaceId, host);
     await ws.setDomainStatus(knex(), domainId, 'ACTIVE');
     const real: Record<string, string> = {
       lnk: link.id,
-      gol: (await goalsRepo.createGoal(knex(), owner.workspaceId, {
-        name: 'Spring sale revenue', type: 'purchase', custom_name: null, link_id: null, qr_code_id: null, campaign_id: null,
-        target_count: 100, target_value_minor: null, target_currency: null, window_start: null, window_end: null,
-      })).id,
+      gol: (
+        await goalsRepo.createGoal(knex(), owner.workspaceId, {
+          name: 'Spring sale revenue',
+          type: 'purchase',
+          custom_name: null,
+          link_id: null,
+          qr_code_id: null,
+          campaign_id: null,
+          target_count: 100,
+          target_value_minor: null,
+          target_currency: null,
+          window_start: null,
+          window_end: null,
+        })
+      ).id,
       cmp: await ws.createCampaign(knex(), owner.workspaceId, 'Spring sale'),
       qr: qr.id,
       tag: await ws.createTag(knex(), owner.workspaceId, 'newsletter', '#22c55e'),
       dom: domainId,
       ws: owner.workspaceId,
-      whkA: (await api('POST', '/api/webhooks', { workspaceId: owner.workspaceId, url: 'https://hooks.example.com/a', events: ['link.created'] })).data.id,
-      whkB: (await api('POST', '/api/v1/webhooks', { url: 'https://hooks.example.com/b', events: ['link.clicked'], secret: 'sixteen-chars-or-more' })).id,
+      whkA: (
+        await api('POST', '/api/webhooks', {
+          workspaceId: owner.workspaceId,
+          url: 'https://hooks.example.com/a',
+          events: ['link.created'],
+        })
+      ).data.id,
+      whkB: (
+        await api('POST', '/api/v1/webhooks', {
+          url: 'https://hooks.example.com/b',
+          events: ['link.clicked'],
+          secret: 'sixteen-chars-or-more',
+        })
+      ).id,
     };
     const image = await hostImage(knex(), owner.workspaceId, server.services.config.assetBaseUrl);
     const variant = op.path.startsWith('/api/v1/webhooks') ? 'B' : 'A';
@@ -138,7 +207,8 @@ describe.each(testEngines())('the OpenAPI request examples, sent to the service 
         return value;
       }
       if (Array.isArray(value)) return value.map(substitute);
-      if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, substitute(v)]));
+      if (value && typeof value === 'object')
+        return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, substitute(v)]));
       return value;
     };
 
@@ -169,11 +239,17 @@ describe.each(testEngines())('the OpenAPI request examples, sent to the service 
     }
     try {
       const res = await server.request(op.method, target, opts);
-      expect(res.status, `${op.method} ${target} ${opts.rawBody ?? JSON.stringify(opts.body ?? '')}\n -> ${res.text.slice(0, 400)}`).toBe(example.expected);
+      expect(
+        res.status,
+        `${op.method} ${target} ${opts.rawBody ?? JSON.stringify(opts.body ?? '')}\n -> ${res.text.slice(0, 400)}`,
+      ).toBe(example.expected);
       expect(checkResponse(op, res), `${label(example)}: the answer as the document describes it`).toEqual([]);
     } finally {
       // The slugs the examples name are free again for the next one.
-      const live = await knex()('links').where({ workspace_id: owner.workspaceId }).whereNull('deleted_at').select('id');
+      const live = await knex()('links')
+        .where({ workspace_id: owner.workspaceId })
+        .whereNull('deleted_at')
+        .select('id');
       for (const l of live) await api('DELETE', `/api/v1/links/${l.id}`);
     }
   });
@@ -181,7 +257,7 @@ describe.each(testEngines())('the OpenAPI request examples, sent to the service 
 
 // The document itself: no example names a deployment's own host.
 describe('the OpenAPI examples', () => {
-  it('name no deployment\'s host in a value a client would send or be sent (the documentation host is https://sho.rt)', () => {
+  it("name no deployment's host in a value a client would send or be sent (the documentation host is https://sho.rt)", () => {
     const text = JSON.stringify(document.paths);
     expect(text).not.toContain('https://localhost:8443/assets');
     expect(text).toContain(DOC_ASSETS);

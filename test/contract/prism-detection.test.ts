@@ -14,7 +14,11 @@ describe('Prism violation detection', () => {
 
   beforeAll(async () => {
     upstream = http.createServer((req, res) => {
-      const json = (status: number, body: unknown, headers: Record<string, string> = { 'x-service-request-id': requestId }) => {
+      const json = (
+        status: number,
+        body: unknown,
+        headers: Record<string, string> = { 'x-service-request-id': requestId },
+      ) => {
         res.writeHead(status, { 'content-type': 'application/json', ...headers });
         res.end(JSON.stringify(body));
       };
@@ -63,7 +67,9 @@ describe('Prism violation detection', () => {
   it('lets an undeclared 4xx through with only a Warning in sl-violations', async () => {
     const res = await prism.request('GET', '/api/v1/links', auth);
     expect(res.status).toBe(418);
-    expect(prismViolations(res)).toEqual([expect.stringMatching(/^Warning at response: Unable to match the returned status code/)]);
+    expect(prismViolations(res)).toEqual([
+      expect.stringMatching(/^Warning at response: Unable to match the returned status code/),
+    ]);
   });
 
   it('reports a missing X-Service-Request-Id', async () => {
@@ -99,13 +105,30 @@ describe('Prism violation detection', () => {
   });
 
   it('validates a direct answer with the same validator', async () => {
-    const answer = (status: number, body: unknown, headers: Record<string, string> = { 'x-service-request-id': requestId }) => ({
-      status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers }, text: JSON.stringify(body), body,
+    const answer = (
+      status: number,
+      body: unknown,
+      headers: Record<string, string> = { 'x-service-request-id': requestId },
+    ) => ({
+      status,
+      headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
+      text: JSON.stringify(body),
+      body,
     });
     expect(await directViolations('GET', '/healthz', answer(200, { status: 'ok' }))).toEqual([]);
-    expect((await directViolations('GET', '/healthz', answer(200, { status: 'ok', extra: 1 }))).join('\n')).toMatch(/extra/);
-    expect((await directViolations('GET', '/api/v1/links?page=0', answer(400, { error: 'x', field: 'page', detail: [] }))).join('\n')).toMatch(/detail/);
-    expect((await directViolations('GET', '/api/v1/links', answer(400, { error: 'x' }, {}))).join('\n')).toMatch(/x-service-request-id/i);
-    expect((await directViolations('GET', '/api/v1/links', answer(418, { error: 'x' }))).join('\n')).toMatch(/Unable to match/);
+    expect((await directViolations('GET', '/healthz', answer(200, { status: 'ok', extra: 1 }))).join('\n')).toMatch(
+      /extra/,
+    );
+    expect(
+      (
+        await directViolations('GET', '/api/v1/links?page=0', answer(400, { error: 'x', field: 'page', detail: [] }))
+      ).join('\n'),
+    ).toMatch(/detail/);
+    expect((await directViolations('GET', '/api/v1/links', answer(400, { error: 'x' }, {}))).join('\n')).toMatch(
+      /x-service-request-id/i,
+    );
+    expect((await directViolations('GET', '/api/v1/links', answer(418, { error: 'x' }))).join('\n')).toMatch(
+      /Unable to match/,
+    );
   });
 });

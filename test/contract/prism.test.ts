@@ -67,7 +67,8 @@ describe.each(testEngines())('OpenAPI contract checked by a Prism proxy on %s', 
     cacheFails: false,
     knex: () => ctx.main.server.services.db.knex,
     viaPrism: (op, call, status, key) => checks.viaPrism(op, keyed(call, key), status),
-    refusedByPrism: (op, call, prismStatus, status, key) => checks.refusedByPrism(op, keyed(call, key), prismStatus, status),
+    refusedByPrism: (op, call, prismStatus, status, key) =>
+      checks.refusedByPrism(op, keyed(call, key), prismStatus, status),
     directly: (op, call, status, key) => checks.directly(op, keyed(call, key), status),
     async freshKey(scopes = API_SCOPES, who = ctx.owner) {
       return (await ws.createKey(ctx.knex(), who.workspaceId, who.userId, scopes, null)).key;
@@ -84,7 +85,10 @@ describe.each(testEngines())('OpenAPI contract checked by a Prism proxy on %s', 
       env: { SHORT_DOMAIN: SHORT_HOST, METRICS_TOKEN },
       // The redirect cache, unless a test makes the API's cache step fail (207).
       linkCache: {
-        invalidate: (keys) => (ctx.cacheFails ? Promise.reject(new Error('redirect cache unavailable')) : ctx.main.server.redirects.invalidate(keys)),
+        invalidate: (keys) =>
+          ctx.cacheFails
+            ? Promise.reject(new Error('redirect cache unavailable'))
+            : ctx.main.server.redirects.invalidate(keys),
       },
     });
     checks = contractChecks(() => ctx.main, coverage);

@@ -22,7 +22,16 @@ import type { Scope } from '../../src/domain/access';
 import { migrateLatest, openDatabase, type Database } from '../../src/db/knex';
 import { verifyVariantA, verifyVariantB } from '../../src/webhooks/verify';
 import { createTestDatabase, testEngines, type TestDatabase } from '../support/databases';
-import { freePort, serviceClient, sleep, spawnServe, waitUntilHealthy, writeTestTls, type ServeProcess, type ServiceClient } from '../support/process';
+import {
+  freePort,
+  serviceClient,
+  sleep,
+  spawnServe,
+  waitUntilHealthy,
+  writeTestTls,
+  type ServeProcess,
+  type ServiceClient,
+} from '../support/process';
 import { TEST_MASTER_KEY, startReceiver, type Receiver, type ReceivedDelivery } from '../support/receiver';
 import { seedMemberKey, seedWorkspace } from '../support/seed';
 import type { TestResponse } from '../support/server';
@@ -44,7 +53,14 @@ const VISITORS = 6;
 /** Requests per key, below the 60 a minute the service allows each key. */
 const KEY_BUDGET = 55;
 const KEYS = 16;
-const SCOPES: Scope[] = ['links:read', 'links:write', 'conversions:read', 'conversions:write', 'webhooks:read', 'webhooks:write'];
+const SCOPES: Scope[] = [
+  'links:read',
+  'links:write',
+  'conversions:read',
+  'conversions:write',
+  'webhooks:read',
+  'webhooks:write',
+];
 const PERSON = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36';
 const A_EVENTS = ['link.created', 'link.updated', 'conversion.created'];
 const B_EVENTS = ['link.created', 'link.updated', 'link.clicked'];
@@ -133,7 +149,8 @@ describe.each(testEngines())('SIGKILL under mixed load on %s', (engine) => {
     let printed = false;
     onTestFailed(() => {
       if (!printed) console.log(report.join('\n'));
-      for (const [i, p] of processes.entries()) console.log(`--- shortlink serve #${i + 1} (pid ${p.pid}) wrote:\n${p.output()}`);
+      for (const [i, p] of processes.entries())
+        console.log(`--- shortlink serve #${i + 1} (pid ${p.pid}) wrote:\n${p.output()}`);
     });
 
     // --- Seed: one workspace, many keys of its owners (60 requests a minute each).
@@ -182,9 +199,17 @@ describe.each(testEngines())('SIGKILL under mixed load on %s', (engine) => {
     };
     receiver.reply('/hooks/a', slowly);
     receiver.reply('/hooks/b', slowly);
-    const subA = await call('POST', '/api/webhooks', { workspaceId: owner.workspaceId, url: receiver.url('/hooks/a'), events: A_EVENTS });
+    const subA = await call('POST', '/api/webhooks', {
+      workspaceId: owner.workspaceId,
+      url: receiver.url('/hooks/a'),
+      events: A_EVENTS,
+    });
     expect(subA.status, subA.text).toBe(201);
-    const subB = await call('POST', '/api/v1/webhooks', { url: receiver.url('/hooks/b'), events: B_EVENTS, secret: B_SECRET });
+    const subB = await call('POST', '/api/v1/webhooks', {
+      url: receiver.url('/hooks/b'),
+      events: B_EVENTS,
+      secret: B_SECRET,
+    });
     expect(subB.status, subB.text).toBe(201);
     const secretA = subA.body.data.secret as string;
     const subscriptionOf = { A: subA.body.data.id as string, B: subB.body.id as string };
@@ -243,7 +268,9 @@ describe.each(testEngines())('SIGKILL under mixed load on %s', (engine) => {
         outcome: { answered: false },
       };
       conversions.push(c);
-      const { outcome, res } = await attempt(() => call('POST', '/api/v1/conversions', c.body, { 'idempotency-key': c.idempotencyKey }));
+      const { outcome, res } = await attempt(() =>
+        call('POST', '/api/v1/conversions', c.body, { 'idempotency-key': c.idempotencyKey }),
+      );
       c.outcome = outcome;
       if (is2xx(outcome)) c.id = res!.body.data.id;
       else if (outcome.answered) rejected.push(`POST /api/v1/conversions ${outcome.status} ${res!.text}`);
@@ -261,7 +288,10 @@ describe.each(testEngines())('SIGKILL under mixed load on %s', (engine) => {
       while (!killed) {
         const link = pick(links);
         try {
-          const res = await visits.request('GET', `/${link.slug}`, { headers: { 'user-agent': PERSON }, timeoutMs: 15_000 });
+          const res = await visits.request('GET', `/${link.slug}`, {
+            headers: { 'user-agent': PERSON },
+            timeoutMs: 15_000,
+          });
           if (res.status === 302) served.push({ linkId: link.id, at: Date.now() });
           visitStatuses.set(res.status, (visitStatuses.get(res.status) ?? 0) + 1);
         } catch {
@@ -302,9 +332,12 @@ describe.each(testEngines())('SIGKILL under mixed load on %s', (engine) => {
     // Every delivery settles: attempts the dead process held wait for their lease to run out.
     const settleStart = Date.now();
     for (;;) {
-      const open = Number((await knex('webhook_deliveries').whereIn('status', ['PENDING', 'SENDING']).count({ n: '*' }))[0].n);
+      const open = Number(
+        (await knex('webhook_deliveries').whereIn('status', ['PENDING', 'SENDING']).count({ n: '*' }))[0].n,
+      );
       if (open === 0) break;
-      if (Date.now() - settleStart > 40_000) throw new Error(`${open} deliveries still PENDING or SENDING 40 s after the restart:\n${second.output()}`);
+      if (Date.now() - settleStart > 40_000)
+        throw new Error(`${open} deliveries still PENDING or SENDING 40 s after the restart:\n${second.output()}`);
       await sleep(100);
     }
     const settleMs = Date.now() - settleStart;
@@ -325,7 +358,9 @@ describe.each(testEngines())('SIGKILL under mixed load on %s', (engine) => {
     const ackedConversions = conversions.filter((c) => is2xx(c.outcome));
     const unansweredConversions = count(conversions, (c) => !c.outcome.answered);
     const storedIds = new Set(
-      (await knex('conversions').where({ workspace_id: owner.workspaceId }).select('id')).map((r: { id: string }) => r.id),
+      (await knex('conversions').where({ workspace_id: owner.workspaceId }).select('id')).map(
+        (r: { id: string }) => r.id,
+      ),
     );
     const allPatches = [...patches.values()].flat();
     report.push(
@@ -340,23 +375,33 @@ describe.each(testEngines())('SIGKILL under mixed load on %s', (engine) => {
     // Links: every 201 is there as created; no acknowledged PATCH is undone.
     const lostLinks = links.filter((l) => !listed.has(l.id));
     expect(lostLinks, 'links that got 201 before the kill and are gone after the restart').toEqual([]);
-    for (const l of links) expect({ slug: listed.get(l.id).slug, url: listed.get(l.id).originalUrl }).toEqual({ slug: l.slug, url: l.url });
+    for (const l of links)
+      expect({ slug: listed.get(l.id).slug, url: listed.get(l.id).originalUrl }).toEqual({ slug: l.slug, url: l.url });
     // Every listed link is one the test asked for.
-    expect([...listed.values()].filter((l) => !links.some((x) => x.id === l.id) && !unansweredCreates.includes(l.slug))).toEqual([]);
+    expect(
+      [...listed.values()].filter((l) => !links.some((x) => x.id === l.id) && !unansweredCreates.includes(l.slug)),
+    ).toEqual([]);
     const undonePatches: string[] = [];
     for (const [linkId, tries] of patches) {
       const lastAcked = tries.map((t) => is2xx(t.outcome)).lastIndexOf(true);
       const title = listed.get(linkId).title;
       // The stored title is the last acknowledged one, or a later one whose answer never came.
-      const allowed = tries.slice(Math.max(lastAcked, 0)).filter((t, i) => (i === 0 && lastAcked >= 0) || !t.outcome.answered).map((t) => t.title);
+      const allowed = tries
+        .slice(Math.max(lastAcked, 0))
+        .filter((t, i) => (i === 0 && lastAcked >= 0) || !t.outcome.answered)
+        .map((t) => t.title);
       if (lastAcked < 0) allowed.push(`created ${listed.get(linkId).slug.slice('load-'.length)}`);
-      if (!allowed.includes(title)) undonePatches.push(`${linkId}: title ${JSON.stringify(title)}, expected one of ${JSON.stringify(allowed)}`);
+      if (!allowed.includes(title))
+        undonePatches.push(`${linkId}: title ${JSON.stringify(title)}, expected one of ${JSON.stringify(allowed)}`);
     }
     expect(undonePatches, 'PATCHes answered 200 whose change is gone after the restart').toEqual([]);
 
     // =============================================================================================
     // Conversions: every 201 is stored and counted.
-    expect(ackedConversions.filter((c) => !storedIds.has(c.id!)).map((c) => c.id), 'conversions that got 201 and are gone').toEqual([]);
+    expect(
+      ackedConversions.filter((c) => !storedIds.has(c.id!)).map((c) => c.id),
+      'conversions that got 201 and are gone',
+    ).toEqual([]);
     const summary = await call('GET', '/api/v1/conversions');
     expect(summary.status, summary.text).toBe(200);
     expect(summary.body.data.total).toBe(storedIds.size);
@@ -376,7 +421,9 @@ describe.each(testEngines())('SIGKILL under mixed load on %s', (engine) => {
     const lost = served.length - recorded;
     const servedInLastInterval = count(served, (s) => s.at > tKill - CLICK_FLUSH_MS);
     const mustBeDurable = (s: { at: number }) => s.at <= tKill - CLICK_FLUSH_MS - FLUSH_ALLOWANCE_MS;
-    const newestDurable = Number((await knex('clicks').where({ workspace_id: owner.workspaceId }).max({ m: 'occurred_at' }))[0].m);
+    const newestDurable = Number(
+      (await knex('clicks').where({ workspace_id: owner.workspaceId }).max({ m: 'occurred_at' }))[0].m,
+    );
     report.push(
       `  clicks: ${served.length} redirects served (${visitsUnanswered} visits unanswered at the kill), ${recorded} counted after the restart: ` +
         `lost ${lost} (${pct(lost, served.length)}); ${servedInLastInterval} were served in the last ${CLICK_FLUSH_MS} ms before the kill, ` +
@@ -387,24 +434,43 @@ describe.each(testEngines())('SIGKILL under mixed load on %s', (engine) => {
     );
     // Soft: a click failure still lets the webhook accounting below run and be printed.
     const overCounted = links.filter((l) => clicksOf(l.id) > (servedBy.get(l.id) ?? 0));
-    expect.soft(overCounted.map((l) => `${l.id}: ${clicksOf(l.id)} clicks, ${servedBy.get(l.id) ?? 0} served`), 'links counting more clicks than were served').toEqual([]);
-    const underCounted = links.filter((l) => clicksOf(l.id) < count(served, (s) => s.linkId === l.id && mustBeDurable(s)));
-    expect.soft(
-      underCounted.map((l) => `${l.id}: ${clicksOf(l.id)} clicks, ${count(served, (s) => s.linkId === l.id && mustBeDurable(s))} served more than ${CLICK_FLUSH_MS + FLUSH_ALLOWANCE_MS} ms before the kill`),
-      'links that lost clicks served before the last flush interval',
-    ).toEqual([]);
+    expect
+      .soft(
+        overCounted.map((l) => `${l.id}: ${clicksOf(l.id)} clicks, ${servedBy.get(l.id) ?? 0} served`),
+        'links counting more clicks than were served',
+      )
+      .toEqual([]);
+    const underCounted = links.filter(
+      (l) => clicksOf(l.id) < count(served, (s) => s.linkId === l.id && mustBeDurable(s)),
+    );
+    expect
+      .soft(
+        underCounted.map(
+          (l) =>
+            `${l.id}: ${clicksOf(l.id)} clicks, ${count(served, (s) => s.linkId === l.id && mustBeDurable(s))} served more than ${CLICK_FLUSH_MS + FLUSH_ALLOWANCE_MS} ms before the kill`,
+        ),
+        'links that lost clicks served before the last flush interval',
+      )
+      .toEqual([]);
     // The counter on the Link and the raw click events were written together.
     const rawClicks = new Map<string, number>(
-      (await knex('clicks').where({ workspace_id: owner.workspaceId }).select('link_id').count({ n: '*' }).groupBy('link_id')).map(
-        (r: any) => [r.link_id as string, Number(r.n)],
-      ),
+      (
+        await knex('clicks')
+          .where({ workspace_id: owner.workspaceId })
+          .select('link_id')
+          .count({ n: '*' })
+          .groupBy('link_id')
+      ).map((r: any) => [r.link_id as string, Number(r.n)]),
     );
-    for (const l of listed.values()) expect(rawClicks.get(l.id) ?? 0, `raw click events of ${l.id}`).toBe(Number(l.clicks));
+    for (const l of listed.values())
+      expect(rawClicks.get(l.id) ?? 0, `raw click events of ${l.id}`).toBe(Number(l.clicks));
 
     // =============================================================================================
     // Webhooks: the outbox holds each acknowledged event exactly once, every row is settled,
     // and every request the receiver got is a real, signed event.
-    const rows = (await knex('webhook_deliveries').where({ workspace_id: owner.workspaceId }).orderBy('seq')) as DeliveryRow[];
+    const rows = (await knex('webhook_deliveries')
+      .where({ workspace_id: owner.workspaceId })
+      .orderBy('seq')) as DeliveryRow[];
     const dataOf = new Map(rows.map((r) => [r.id, JSON.parse(r.data)]));
     const rowsOf = (variant: 'A' | 'B', type: string, match: (data: any) => boolean) =>
       rows.filter((r) => r.variant === variant && r.event_type === type && match(dataOf.get(r.id)));
@@ -421,8 +487,13 @@ describe.each(testEngines())('SIGKILL under mixed load on %s', (engine) => {
         if (row && !verifyVariantA(req.rawBody, req.headers['x-webhook-signature'] as string, secretA)) row = undefined;
       } else if (req.path === '/hooks/b') {
         row = rowById.get(req.headers['x-service-delivery-id'] as string);
-        const same = row && req.body?.id === row.event_id && req.body?.type === row.event_type && JSON.stringify(req.body?.data) === row.data;
-        if (!same || !verifyVariantB(req.rawBody, req.headers['x-service-signature'] as string, B_SECRET)) row = undefined;
+        const same =
+          row &&
+          req.body?.id === row.event_id &&
+          req.body?.type === row.event_type &&
+          JSON.stringify(req.body?.data) === row.data;
+        if (!same || !verifyVariantB(req.rawBody, req.headers['x-service-signature'] as string, B_SECRET))
+          row = undefined;
       }
       if (!row) {
         strangers.push(`${req.path} ${req.rawBody.toString('utf8').slice(0, 300)}`);
@@ -432,10 +503,14 @@ describe.each(testEngines())('SIGKILL under mixed load on %s', (engine) => {
       receipts.get(row.id)!.push(req);
     }
     const settledAfterKill = (await knex('webhook_attempts')
-      .whereIn('delivery_id', rows.map((r) => r.id))
+      .whereIn(
+        'delivery_id',
+        rows.map((r) => r.id),
+      )
       .where('error', 'like', 'the process making this attempt stopped%')
       .select('error')) as Array<{ error: string }>;
-    const byStatus = (variant: 'A' | 'B', status: string) => count(rows, (r) => r.variant === variant && r.status === status);
+    const byStatus = (variant: 'A' | 'B', status: string) =>
+      count(rows, (r) => r.variant === variant && r.status === status);
     const unknownA = rows.filter((r) => r.variant === 'A' && r.status === 'UNKNOWN');
     const ackedEvents = 2 * links.length + 2 * count(allPatches, (t) => is2xx(t.outcome)) + ackedConversions.length;
     report.push(
@@ -456,20 +531,38 @@ describe.each(testEngines())('SIGKILL under mixed load on %s', (engine) => {
       return found[0];
     };
     for (const l of links) {
-      expectOne(`A link.created ${l.id}`, rowsOf('A', 'link.created', (d) => d.id === l.id));
-      expectOne(`B link.created ${l.id}`, rowsOf('B', 'link.created', (d) => d.link_id === l.id));
+      expectOne(
+        `A link.created ${l.id}`,
+        rowsOf('A', 'link.created', (d) => d.id === l.id),
+      );
+      expectOne(
+        `B link.created ${l.id}`,
+        rowsOf('B', 'link.created', (d) => d.link_id === l.id),
+      );
     }
     for (const [linkId, tries] of patches) {
       for (const t of tries.filter((x) => is2xx(x.outcome))) {
-        const a = expectOne(`A link.updated ${linkId} "${t.title}"`, rowsOf('A', 'link.updated', (d) => d.id === linkId && d.title === t.title));
+        const a = expectOne(
+          `A link.updated ${linkId} "${t.title}"`,
+          rowsOf('A', 'link.updated', (d) => d.id === linkId && d.title === t.title),
+        );
         // The B form carries no title: the same event is the row with the same event id.
-        if (a) expectOne(`B link.updated ${linkId} (event ${a.event_id})`, rows.filter((r) => r.variant === 'B' && r.event_id === a.event_id && r.event_type === 'link.updated'));
+        if (a)
+          expectOne(
+            `B link.updated ${linkId} (event ${a.event_id})`,
+            rows.filter((r) => r.variant === 'B' && r.event_id === a.event_id && r.event_type === 'link.updated'),
+          );
       }
     }
-    for (const c of ackedConversions) expectOne(`A conversion.created ${c.id}`, rowsOf('A', 'conversion.created', (d) => d.id === c.id));
+    for (const c of ackedConversions)
+      expectOne(
+        `A conversion.created ${c.id}`,
+        rowsOf('A', 'conversion.created', (d) => d.id === c.id),
+      );
     for (const l of listed.values()) {
       const clicked = rowsOf('B', 'link.clicked', (d) => d.link_id === l.id).length;
-      if (clicked !== Number(l.clicks)) missing.push(`B link.clicked ${l.id}: ${clicked} outbox rows for ${l.clicks} recorded clicks`);
+      if (clicked !== Number(l.clicks))
+        missing.push(`B link.clicked ${l.id}: ${clicked} outbox rows for ${l.clicks} recorded clicks`);
     }
     expect(missing, 'acknowledged events missing from (or doubled in) the outbox').toEqual([]);
 
@@ -483,7 +576,9 @@ describe.each(testEngines())('SIGKILL under mixed load on %s', (engine) => {
         case 'B link.clicked':
           return !listed.has(d.link_id);
         case 'A link.updated':
-          return !(patches.get(d.id) ?? []).some((t) => t.title === d.title && (is2xx(t.outcome) || !t.outcome.answered));
+          return !(patches.get(d.id) ?? []).some(
+            (t) => t.title === d.title && (is2xx(t.outcome) || !t.outcome.answered),
+          );
         case 'B link.updated':
           return !rows.some((a) => a.variant === 'A' && a.event_id === r.event_id && a.event_type === 'link.updated');
         case 'A conversion.created':
@@ -492,20 +587,31 @@ describe.each(testEngines())('SIGKILL under mixed load on %s', (engine) => {
           return true;
       }
     });
-    expect(phantom.map((r) => `${r.variant} ${r.event_type} ${r.data}`), 'outbox rows of changes that never happened').toEqual([]);
+    expect(
+      phantom.map((r) => `${r.variant} ${r.event_type} ${r.data}`),
+      'outbox rows of changes that never happened',
+    ).toEqual([]);
 
     // Final states: DELIVERED, or Variant A's UNKNOWN (documented: the request was written when
     // the process died, or no answer came in time); nothing FAILED, nothing left open.
     expect(
-      rows.filter((r) => !(r.status === 'DELIVERED' || (r.variant === 'A' && r.status === 'UNKNOWN'))).map((r) => `${r.id} ${r.variant} ${r.event_type} ${r.status}`),
+      rows
+        .filter((r) => !(r.status === 'DELIVERED' || (r.variant === 'A' && r.status === 'UNKNOWN')))
+        .map((r) => `${r.id} ${r.variant} ${r.event_type} ${r.status}`),
       'outbox rows neither DELIVERED nor UNKNOWN (Variant A)',
     ).toEqual([]);
     expect(strangers, 'requests the receiver got that match no outbox row (or carry a bad signature)').toEqual([]);
     const undelivered = rows.filter((r) => r.status === 'DELIVERED' && !receipts.has(r.id));
-    expect(undelivered.map((r) => `${r.id} ${r.variant} ${r.event_type}`), 'DELIVERED rows the receiver never got').toEqual([]);
+    expect(
+      undelivered.map((r) => `${r.id} ${r.variant} ${r.event_type}`),
+      'DELIVERED rows the receiver never got',
+    ).toEqual([]);
     // Variant A never sends an attempt again once its request may have been written.
     const repeatedA = rows.filter((r) => r.variant === 'A' && (receipts.get(r.id)?.length ?? 0) > 1);
-    expect(repeatedA.map((r) => `${r.id} ${r.event_type} x${receipts.get(r.id)!.length}`), 'Variant A deliveries received twice').toEqual([]);
+    expect(
+      repeatedA.map((r) => `${r.id} ${r.event_type} x${receipts.get(r.id)!.length}`),
+      'Variant A deliveries received twice',
+    ).toEqual([]);
     // Variant B repeats a delivery byte for byte.
     for (const r of rows.filter((x) => x.variant === 'B')) {
       const got = receipts.get(r.id) ?? [];

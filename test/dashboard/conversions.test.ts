@@ -12,8 +12,24 @@ import { DASHBOARD_API, seedTeam, startWithTeams, type Team } from '../support/d
 import { testEngines } from '../support/databases';
 import { openDocument } from '../support/fuzz-openapi';
 import {
-  DAY, dayOf, HOUR, insertClicks, keyRing, matchesFilters, midnight, MINUTE, postConversions, randomClicks, randomConversion, rng,
-  type Filters, type Objects, type PlannedConversion, type RClick, type RConversion, type Win,
+  DAY,
+  dayOf,
+  HOUR,
+  insertClicks,
+  keyRing,
+  matchesFilters,
+  midnight,
+  MINUTE,
+  postConversions,
+  randomClicks,
+  randomConversion,
+  rng,
+  type Filters,
+  type Objects,
+  type PlannedConversion,
+  type RClick,
+  type RConversion,
+  type Win,
 } from '../support/recount';
 import { startTestServer, type TestServer } from '../support/server';
 
@@ -32,11 +48,19 @@ describe.each(testEngines())('dashboard conversions on %s', (engine) => {
   const knex = () => server.services.db.knex;
 
   /** Links, campaigns and QR codes made as people make them: links through the API, the rest as the command line does. */
-  async function objectsOf(t: Awaited<ReturnType<typeof seedTeam>>, links: number, campaigns: number, qrOn: number[]): Promise<Objects> {
+  async function objectsOf(
+    t: Awaited<ReturnType<typeof seedTeam>>,
+    links: number,
+    campaigns: number,
+    qrOn: number[],
+  ): Promise<Objects> {
     const key = keyRing(knex, t.workspaceId, t.people.owner.userId);
     const ids: string[] = [];
     for (let i = 0; i < links; i++) {
-      const res = await server.request('POST', '/api/v1/links', { key: await key(), body: { url: `https://example.com/landing/${i}`, slug: `${engine}-${t.workspaceId.slice(-6)}-${i}` } });
+      const res = await server.request('POST', '/api/v1/links', {
+        key: await key(),
+        body: { url: `https://example.com/landing/${i}`, slug: `${engine}-${t.workspaceId.slice(-6)}-${i}` },
+      });
       expect(res.status, res.text).toBe(201);
       ids.push(res.body.data.id);
     }
@@ -60,12 +84,19 @@ describe.each(testEngines())('dashboard conversions on %s', (engine) => {
     const at = (maxAgeMs: number) => T - Math.floor(r.next() * maxAgeMs);
     for (let i = 0; i < 70; i++) planned.push(randomConversion(r, objects, at(100 * DAY)));
     for (let i = 0; i < 20; i++) planned.push(randomConversion(r, objects, at(2 * DAY)));
-    for (const t of [midnight(T), midnight(T) - 1, midnight(T) - DAY, midnight(T) - DAY - 1, T - MINUTE]) planned.push(randomConversion(r, objects, t));
+    for (const t of [midnight(T), midnight(T) - 1, midnight(T) - DAY, midnight(T) - DAY - 1, T - MINUTE])
+      planned.push(randomConversion(r, objects, t));
     const otherPlanned = Array.from({ length: 15 }, () => randomConversion(r, otherObjects, at(30 * DAY)));
-    convs = [...(await postConversions(server, { workspaceId: team.workspaceId, userId: team.people.owner.userId }, planned))];
+    convs = [
+      ...(await postConversions(server, { workspaceId: team.workspaceId, userId: team.people.owner.userId }, planned)),
+    ];
     await postConversions(server, { workspaceId: other.workspaceId, userId: other.people.owner.userId }, otherPlanned);
     // Clicks on the first three links (the fourth has conversions and none), the last 60 days.
-    clicks = randomClicks(r, { ...objects, links: objects.links.slice(0, 3) }, Array.from({ length: 150 }, () => at(60 * DAY)));
+    clicks = randomClicks(
+      r,
+      { ...objects, links: objects.links.slice(0, 3) },
+      Array.from({ length: 150 }, () => at(60 * DAY)),
+    );
     await insertClicks(knex(), clicks, T - 88 * DAY);
   }, 180_000);
   afterAll(async () => server?.stop());
@@ -80,7 +111,10 @@ describe.each(testEngines())('dashboard conversions on %s', (engine) => {
     return q.toString();
   };
   const both = async (q: string, who = team.analyst) => {
-    const [dash, api] = [await who.request('GET', `${base}/conversions?${q}`), await server.request('GET', `/api/v1/conversions?${q}`, { key: await apiKey() })];
+    const [dash, api] = [
+      await who.request('GET', `${base}/conversions?${q}`),
+      await server.request('GET', `/api/v1/conversions?${q}`, { key: await apiKey() }),
+    ];
     expect(dashboard.checkResponse(operation, dash), q).toEqual([]);
     return { dash, api };
   };
@@ -88,7 +122,11 @@ describe.each(testEngines())('dashboard conversions on %s', (engine) => {
   /** What the series must be: every recorded conversion the filters select, on its UTC day. */
   function expectedSeries(w: Win, f: Filters) {
     const inScope = convs.filter((c) => c.occurredAt >= w.from && c.occurredAt < w.to && matchesFilters(c, f));
-    const days: Array<{ day: string; conversions: number; value: Array<{ currency: string; valueMinor: number; conversions: number }> }> = [];
+    const days: Array<{
+      day: string;
+      conversions: number;
+      value: Array<{ currency: string; valueMinor: number; conversions: number }>;
+    }> = [];
     if (w.from >= w.to) return days;
     for (let d = dayOf(w.from); d <= Math.ceil(w.to / DAY) - 1; d++) {
       const on = inScope.filter((c) => dayOf(c.occurredAt) === d);
@@ -100,7 +138,11 @@ describe.each(testEngines())('dashboard conversions on %s', (engine) => {
         v.conversions += 1;
         value.set(c.value.currency, v);
       }
-      days.push({ day: iso(d * DAY).slice(0, 10), conversions: on.length, value: [...value.values()].sort((a, b) => (a.currency < b.currency ? -1 : 1)) });
+      days.push({
+        day: iso(d * DAY).slice(0, 10),
+        conversions: on.length,
+        value: [...value.values()].sort((a, b) => (a.currency < b.currency ? -1 : 1)),
+      });
     }
     return days;
   }
@@ -158,11 +200,17 @@ describe.each(testEngines())('dashboard conversions on %s', (engine) => {
         expect(api.status, at).toBe(200);
         expect(dash.body.data, at).toEqual(api.body.data);
         expect(dash.body.series, at).toEqual(expectedSeries(w, f));
-        expect(dash.body.series.reduce((n: number, d: any) => n + d.conversions, 0), at).toBe(dash.body.data.total);
+        expect(
+          dash.body.series.reduce((n: number, d: any) => n + d.conversions, 0),
+          at,
+        ).toBe(dash.body.data.total);
         // Values per currency add up too.
         const summed = new Map<string, number>();
-        for (const d of dash.body.series) for (const v of d.value) summed.set(v.currency, (summed.get(v.currency) ?? 0) + v.valueMinor);
-        expect(Object.fromEntries(summed), at).toEqual(Object.fromEntries(dash.body.data.value.map((v: any) => [v.currency, v.valueMinor])));
+        for (const d of dash.body.series)
+          for (const v of d.value) summed.set(v.currency, (summed.get(v.currency) ?? 0) + v.valueMinor);
+        expect(Object.fromEntries(summed), at).toEqual(
+          Object.fromEntries(dash.body.data.value.map((v: any) => [v.currency, v.valueMinor])),
+        );
       }
     }, 120_000);
   }
@@ -185,11 +233,27 @@ describe.each(testEngines())('dashboard conversions on %s', (engine) => {
     const { names, data } = dash.body;
     expect(names.links.map((l: any) => l.id).sort()).toEqual(data.byLink.map((l: any) => l.id).sort());
     const first = (await team.owner.request('GET', `${base}/links/${objects.links[0]}`)).body.data;
-    expect(names.links.find((l: any) => l.id === objects.links[0])).toEqual({ id: first.id, slug: first.slug, shortUrl: first.shortUrl, title: null, deleted: false });
+    expect(names.links.find((l: any) => l.id === objects.links[0])).toEqual({
+      id: first.id,
+      slug: first.slug,
+      shortUrl: first.shortUrl,
+      title: null,
+      deleted: false,
+    });
     expect(names.links.find((l: any) => l.id === deleted)).toMatchObject({ deleted: true });
-    expect(names.campaigns).toEqual(expect.arrayContaining([{ id: objects.campaigns[0], name: 'Campaign 0' }, { id: objects.campaigns[1], name: 'Campaign 1' }]));
+    expect(names.campaigns).toEqual(
+      expect.arrayContaining([
+        { id: objects.campaigns[0], name: 'Campaign 0' },
+        { id: objects.campaigns[1], name: 'Campaign 1' },
+      ]),
+    );
     const [qr0] = Object.keys(objects.qrs);
-    expect(names.qrCodes.find((q: any) => q.id === qr0)).toMatchObject({ linkId: objects.links[0], slug: first.slug, shortUrl: first.shortUrl, deleted: false });
+    expect(names.qrCodes.find((q: any) => q.id === qr0)).toMatchObject({
+      linkId: objects.links[0],
+      slug: first.slug,
+      shortUrl: first.shortUrl,
+      deleted: false,
+    });
     // A filter's id is named even when nothing converted in the window.
     const empty = await both(query(WINDOWS.empty(), { linkId: objects.links[1], campaignId: objects.campaigns[1] }));
     expect(empty.dash.body.names.links.map((l: any) => l.id)).toEqual([objects.links[1]]);
@@ -197,8 +261,18 @@ describe.each(testEngines())('dashboard conversions on %s', (engine) => {
   });
 
   it("another workspace's ids count nothing, as in the API, and are never named", async () => {
-    const theirs = { linkId: otherObjects.links[0], campaignId: otherObjects.campaigns[0], qrCodeId: Object.keys(otherObjects.qrs)[0] };
-    for (const f of [{ linkId: theirs.linkId }, { campaignId: theirs.campaignId }, { qrCodeId: theirs.qrCodeId }, theirs, { linkId: 'lnk_nowhere' }]) {
+    const theirs = {
+      linkId: otherObjects.links[0],
+      campaignId: otherObjects.campaigns[0],
+      qrCodeId: Object.keys(otherObjects.qrs)[0],
+    };
+    for (const f of [
+      { linkId: theirs.linkId },
+      { campaignId: theirs.campaignId },
+      { qrCodeId: theirs.qrCodeId },
+      theirs,
+      { linkId: 'lnk_nowhere' },
+    ]) {
       const { dash, api } = await both(query(WINDOWS.last30(), f));
       expect(dash.status).toBe(200);
       expect(dash.body.data).toEqual(api.body.data);
@@ -233,14 +307,22 @@ describe.each(testEngines())('dashboard conversions on %s', (engine) => {
   });
 
   it('every role reads it; no session, an API key, another method or another workspace do not', async () => {
-    for (const who of [team.owner, team.admin, team.member, team.analyst]) expect((await who.request('GET', `${base}/conversions`)).status).toBe(200);
+    for (const who of [team.owner, team.admin, team.member, team.analyst])
+      expect((await who.request('GET', `${base}/conversions`)).status).toBe(200);
     expect((await server.request('GET', `${DASHBOARD_API}${base}/conversions`)).status).toBe(401);
-    expect((await server.request('GET', `${DASHBOARD_API}${base}/conversions`, { key: await apiKey() })).status).toBe(401);
+    expect((await server.request('GET', `${DASHBOARD_API}${base}/conversions`, { key: await apiKey() })).status).toBe(
+      401,
+    );
     // A read needs no anti-forgery token; a change to this path does not exist, with or without one.
-    expect((await team.owner.request('GET', `${base}/conversions`, { headers: { origin: 'https://attacker.example' } })).status).toBe(200);
+    expect(
+      (await team.owner.request('GET', `${base}/conversions`, { headers: { origin: 'https://attacker.example' } }))
+        .status,
+    ).toBe(200);
     const post = await team.owner.request('POST', `${base}/conversions`, { body: { eventType: 'lead' } });
     expect(post.status).toBe(405);
-    expect((await team.owner.request('POST', `${base}/conversions`, { body: { eventType: 'lead' }, csrf: null })).status).toBeGreaterThanOrEqual(403);
+    expect(
+      (await team.owner.request('POST', `${base}/conversions`, { body: { eventType: 'lead' }, csrf: null })).status,
+    ).toBeGreaterThanOrEqual(403);
     expect((await team.owner.request('GET', `/workspaces/ws_nowhere/conversions`)).status).toBe(404);
     expect((await team.owner.request('GET', `/workspaces/${other.workspaceId}/conversions`)).status).toBe(404);
   });

@@ -18,27 +18,63 @@ describe.each(testEngines())('dashboard goals on %s', (engine) => {
 
   beforeAll(async () => {
     ({ server, team, other, base } = await startWithTeams(engine));
-    key = (await ws.createKey(knex(), team.workspaceId, team.people.owner.userId, ['links:read', 'links:write', 'conversions:read', 'conversions:write'], null)).key;
+    key = (
+      await ws.createKey(
+        knex(),
+        team.workspaceId,
+        team.people.owner.userId,
+        ['links:read', 'links:write', 'conversions:read', 'conversions:write'],
+        null,
+      )
+    ).key;
     const made = await team.member.request('POST', `${base}/links`, { body: { url: 'https://example.com/pricing' } });
     linkId = made.body.data.id;
-    otherLinkId = (await other.member.request('POST', `/workspaces/${other.workspaceId}/links`, { body: { url: 'https://example.com/x' } })).body.data.id;
+    otherLinkId = (
+      await other.member.request('POST', `/workspaces/${other.workspaceId}/links`, {
+        body: { url: 'https://example.com/x' },
+      })
+    ).body.data.id;
   });
   afterAll(async () => server?.stop());
 
-  const goal = (body: Record<string, unknown>) => team.member.request('POST', `${base}/goals`, { body: { name: 'Trials', type: 'signup', ...body } });
+  const goal = (body: Record<string, unknown>) =>
+    team.member.request('POST', `${base}/goals`, { body: { name: 'Trials', type: 'signup', ...body } });
 
   it('makes a goal, lists it, and its report moves when a conversion is recorded through the API', async () => {
-    const made = await goal({ name: '  Pricing purchases ', type: 'purchase', linkId, targetCount: 2, targetValueMinor: 10_000, targetCurrency: 'eur' });
+    const made = await goal({
+      name: '  Pricing purchases ',
+      type: 'purchase',
+      linkId,
+      targetCount: 2,
+      targetValueMinor: 10_000,
+      targetCurrency: 'eur',
+    });
     expect(made.status).toBe(201);
-    expect(made.body.data).toMatchObject({ name: 'Pricing purchases', type: 'purchase', linkId, targetCount: 2, targetValueMinor: 10_000, targetCurrency: 'EUR', status: 'ACTIVE', definitionVersion: 1 });
+    expect(made.body.data).toMatchObject({
+      name: 'Pricing purchases',
+      type: 'purchase',
+      linkId,
+      targetCount: 2,
+      targetValueMinor: 10_000,
+      targetCurrency: 'EUR',
+      status: 'ACTIVE',
+      definitionVersion: 1,
+    });
     const id = made.body.data.id;
     expect((await team.analyst.request('GET', `${base}/goals`)).body.data.map((g: any) => g.id)).toContain(id);
     const report = async () => (await team.analyst.request('GET', `${base}/goals/${id}/report`)).body;
     expect((await report()).data).toMatchObject({ conversions: 0, countProgress: { target: 2, current: 0 } });
-    const recorded = await server.request('POST', '/api/v1/conversions', { key, body: { eventType: 'purchase', linkId, value: { amountMinor: 6_000, currency: 'EUR' } } });
+    const recorded = await server.request('POST', '/api/v1/conversions', {
+      key,
+      body: { eventType: 'purchase', linkId, value: { amountMinor: 6_000, currency: 'EUR' } },
+    });
     expect(recorded.status).toBe(201);
     const after = await report();
-    expect(after.data).toMatchObject({ conversions: 1, countProgress: { target: 2, current: 1 }, valueProgress: { currency: 'EUR', target: 10_000, current: 6_000 } });
+    expect(after.data).toMatchObject({
+      conversions: 1,
+      countProgress: { target: 2, current: 1 },
+      valueProgress: { currency: 'EUR', target: 10_000, current: 6_000 },
+    });
     // The same report as the public API's, for the same window.
     const window = `from=${new Date(Date.now() - 86_400_000).toISOString()}&to=${new Date(Date.now() + 60_000).toISOString()}`;
     const api = await server.request('GET', `/api/v1/goals/${id}/report?${window}`, { key });
@@ -53,7 +89,11 @@ describe.each(testEngines())('dashboard goals on %s', (engine) => {
       [{ linkId, campaignId: 'cmp_x' }, 'campaignId', /at most one of linkId, qrCodeId, campaignId/],
       [{ targetValueMinor: 500 }, 'targetCurrency', /targetValueMinor and targetCurrency go together/],
       [{ targetValueMinor: 500, targetCurrency: 'EURO' }, 'targetCurrency', /ISO 4217/],
-      [{ windowStart: '2026-03-01T00:00:00Z', windowEnd: '2026-02-01T00:00:00Z' }, 'windowEnd', /windowEnd must be after windowStart/],
+      [
+        { windowStart: '2026-03-01T00:00:00Z', windowEnd: '2026-02-01T00:00:00Z' },
+        'windowEnd',
+        /windowEnd must be after windowStart/,
+      ],
       [{ windowStart: 'yesterday' }, 'windowStart', /windowStart/],
     ];
     for (const [body, field, message] of cases) {
@@ -75,9 +115,15 @@ describe.each(testEngines())('dashboard goals on %s', (engine) => {
   it('raises definitionVersion only for a change of matching; pauses, archives and reactivates', async () => {
     const id = (await goal({ name: 'Webinar sign-ups', type: 'custom', customName: 'webinar' })).body.data.id;
     const patch = (body: Record<string, unknown>) => team.admin.request('PATCH', `${base}/goals/${id}`, { body });
-    expect((await patch({ name: 'Webinar seats' })).body.data).toMatchObject({ name: 'Webinar seats', definitionVersion: 1 });
+    expect((await patch({ name: 'Webinar seats' })).body.data).toMatchObject({
+      name: 'Webinar seats',
+      definitionVersion: 1,
+    });
     expect((await patch({ targetCount: 50 })).body.data).toMatchObject({ targetCount: 50, definitionVersion: 1 });
-    expect((await patch({ customName: 'webinar-2' })).body.data).toMatchObject({ customName: 'webinar-2', definitionVersion: 2 });
+    expect((await patch({ customName: 'webinar-2' })).body.data).toMatchObject({
+      customName: 'webinar-2',
+      definitionVersion: 2,
+    });
     // Setting a scope; then clearing it with null.
     expect((await patch({ linkId })).body.data).toMatchObject({ linkId, definitionVersion: 3 });
     expect((await patch({ linkId: null })).body.data).toMatchObject({ linkId: null, definitionVersion: 4 });
@@ -90,8 +136,12 @@ describe.each(testEngines())('dashboard goals on %s', (engine) => {
     const archived = (await status('ARCHIVED')).body.data;
     expect(archived.status).toBe('ARCHIVED');
     expect(archived.archivedAt).not.toBeNull();
-    expect((await team.member.request('GET', `${base}/goals?status=ARCHIVED`)).body.data.map((g: any) => g.id)).toEqual([id]);
-    expect((await team.member.request('GET', `${base}/goals?status=ACTIVE`)).body.data.map((g: any) => g.id)).not.toContain(id);
+    expect((await team.member.request('GET', `${base}/goals?status=ARCHIVED`)).body.data.map((g: any) => g.id)).toEqual(
+      [id],
+    );
+    expect(
+      (await team.member.request('GET', `${base}/goals?status=ACTIVE`)).body.data.map((g: any) => g.id),
+    ).not.toContain(id);
     expect((await status('ACTIVE')).body.data).toMatchObject({ status: 'ACTIVE', archivedAt: null });
     expect((await status('DONE')).status).toBe(400);
   });
@@ -102,13 +152,17 @@ describe.each(testEngines())('dashboard goals on %s', (engine) => {
     expect(res.status).toBe(403);
     expect(res.body.error).toMatch(/ANALYST/);
     expect((await team.analyst.request('PATCH', `${base}/goals/${id}`, { body: { name: 'No' } })).status).toBe(403);
-    expect((await team.analyst.request('POST', `${base}/goals/${id}/status`, { body: { status: 'PAUSED' } })).status).toBe(403);
+    expect(
+      (await team.analyst.request('POST', `${base}/goals/${id}/status`, { body: { status: 'PAUSED' } })).status,
+    ).toBe(403);
     expect((await team.analyst.request('GET', `${base}/goals/${id}/report`)).status).toBe(200);
     // Another workspace's people: their own workspace's path gives 404 for this goal.
     const theirs = `/workspaces/${other.workspaceId}`;
     expect((await other.owner.request('GET', `${theirs}/goals/${id}/report`)).status).toBe(404);
     expect((await other.owner.request('PATCH', `${theirs}/goals/${id}`, { body: { name: 'Taken' } })).status).toBe(404);
-    expect((await other.owner.request('POST', `${theirs}/goals/${id}/status`, { body: { status: 'PAUSED' } })).status).toBe(404);
+    expect(
+      (await other.owner.request('POST', `${theirs}/goals/${id}/status`, { body: { status: 'PAUSED' } })).status,
+    ).toBe(404);
     expect((await other.owner.request('GET', `${theirs}/goals`)).body.data.map((g: any) => g.id)).not.toContain(id);
     // And this workspace's path is not theirs to open.
     expect((await other.owner.request('GET', `${base}/goals`)).status).toBe(404);
@@ -120,7 +174,10 @@ describe.each(testEngines())('dashboard goals on %s', (engine) => {
     expect(res.status).toBe(403);
     expect(res.body.error).toMatch(/pro plan/);
     const id = (await goal({ name: 'Window', type: 'lead' })).body.data.id;
-    const wide = await team.owner.request('GET', `${base}/goals/${id}/report?from=2024-01-01T00:00:00Z&to=2026-01-01T00:00:00Z`);
+    const wide = await team.owner.request(
+      'GET',
+      `${base}/goals/${id}/report?from=2024-01-01T00:00:00Z&to=2026-01-01T00:00:00Z`,
+    );
     expect(wide.status).toBe(400);
     expect(wide.body.field).toBeDefined();
   });

@@ -7,7 +7,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as accounts from '../../src/db/repos/accounts';
 import * as ws from '../../src/db/repos/workspaces';
 import { testEngines } from '../support/databases';
-import { clientFor, cookieOf, DASHBOARD_API, seedPerson, seedTeam, signIn, type DashboardClient } from '../support/dashboard';
+import {
+  clientFor,
+  cookieOf,
+  DASHBOARD_API,
+  seedPerson,
+  seedTeam,
+  signIn,
+  type DashboardClient,
+} from '../support/dashboard';
 import { startTestServer, type TestServer } from '../support/server';
 
 const tokenOf = (url: string) => new URL(url).searchParams.get('token')!;
@@ -19,11 +27,13 @@ describe.each(testEngines())('invitations on %s', (engine) => {
   let alpha: Awaited<ReturnType<typeof seedTeam>>;
   let bravo: Awaited<ReturnType<typeof seedTeam>>;
   const knex = () => server.services.db.knex;
-  const anonymous = (method: string, path: string, body?: unknown) => server.request(method, `${DASHBOARD_API}${path}`, { body });
+  const anonymous = (method: string, path: string, body?: unknown) =>
+    server.request(method, `${DASHBOARD_API}${path}`, { body });
   const invite = (who: DashboardClient, workspaceId: string, address: string, role = 'MEMBER') =>
     who.request('POST', `/workspaces/${workspaceId}/invitations`, { body: { email: address, role } });
   /** Signs in the answer of a register (its cookie, its anti-forgery token). */
-  const signedInBy = (res: Awaited<ReturnType<typeof anonymous>>) => clientFor(server, cookieOf(res), res.body.csrfToken, res.body);
+  const signedInBy = (res: Awaited<ReturnType<typeof anonymous>>) =>
+    clientFor(server, cookieOf(res), res.body.csrfToken, res.body);
 
   beforeAll(async () => {
     server = await startTestServer(engine);
@@ -62,15 +72,20 @@ describe.each(testEngines())('invitations on %s', (engine) => {
       expect(own.body.workspaces).toEqual([expect.objectContaining({ id: bravo.workspaceId, role: 'OWNER' })]);
     });
 
-    it('a password set through one workspace\'s invitation never opens a workspace that invites the email later', async () => {
+    it("a password set through one workspace's invitation never opens a workspace that invites the email later", async () => {
       const future = email('future');
       // Alpha's admin invites an email nobody has used, creates its account with the link, and is removed again.
       const first = await invite(alpha.admin, alpha.workspaceId, future, 'ANALYST');
-      const made = await anonymous('POST', '/invitation/register', { token: tokenOf(first.body.inviteUrl), password: 'attacker password' });
+      const made = await anonymous('POST', '/invitation/register', {
+        token: tokenOf(first.body.inviteUrl),
+        password: 'attacker password',
+      });
       expect(made.status).toBe(201);
       const attacker = signedInBy(made);
       const attackerId = made.body.user.id;
-      expect((await alpha.admin.request('DELETE', `/workspaces/${alpha.workspaceId}/members/${attackerId}`)).status).toBe(204);
+      expect(
+        (await alpha.admin.request('DELETE', `/workspaces/${alpha.workspaceId}/members/${attackerId}`)).status,
+      ).toBe(204);
 
       // Later Bravo invites the same email as ADMIN: nothing happens until its own link is accepted.
       const bravoInvite = await invite(bravo.owner, bravo.workspaceId, future, 'ADMIN');
@@ -80,7 +95,9 @@ describe.each(testEngines())('invitations on %s', (engine) => {
       expect(again.session.workspaces).toEqual([]);
       expect((await again.request('GET', `/workspaces/${bravo.workspaceId}`)).status).toBe(404);
       // Alpha's used token opens nothing, Bravo's included.
-      const reuse = await again.request('POST', '/invitation/accept', { body: { token: tokenOf(first.body.inviteUrl) } });
+      const reuse = await again.request('POST', '/invitation/accept', {
+        body: { token: tokenOf(first.body.inviteUrl) },
+      });
       expect(reuse.status).toBe(404);
       expect(await ws.roleOf(knex(), bravo.workspaceId, attackerId)).toBeNull();
       // Removed from their only workspace, the first session ended.
@@ -92,9 +109,14 @@ describe.each(testEngines())('invitations on %s', (engine) => {
       const both = await seedPerson(knex(), bravo.workspaceId, 'ADMIN', email('both'));
       const bothClient = await signIn(server, both);
       const invited = await invite(alpha.admin, alpha.workspaceId, both.email);
-      expect((await bothClient.request('POST', '/invitation/accept', { body: { token: tokenOf(invited.body.inviteUrl) } })).status).toBe(200);
+      expect(
+        (await bothClient.request('POST', '/invitation/accept', { body: { token: tokenOf(invited.body.inviteUrl) } }))
+          .status,
+      ).toBe(200);
       for (let i = 0; i < 3; i++) {
-        expect((await alpha.admin.request('DELETE', `/workspaces/${alpha.workspaceId}/members/${both.userId}`)).status).toBe(204);
+        expect(
+          (await alpha.admin.request('DELETE', `/workspaces/${alpha.workspaceId}/members/${both.userId}`)).status,
+        ).toBe(204);
         // Still signed in, still reading Bravo.
         expect((await bothClient.request('GET', '/session')).status).toBe(200);
         expect((await bothClient.request('GET', `/workspaces/${bravo.workspaceId}/links`)).status).toBe(200);
@@ -102,12 +124,17 @@ describe.each(testEngines())('invitations on %s', (engine) => {
         const back = await invite(alpha.admin, alpha.workspaceId, both.email);
         expect(back.status).toBe(201);
         expect(await ws.roleOf(knex(), alpha.workspaceId, both.userId)).toBeNull();
-        expect((await bothClient.request('POST', '/invitation/accept', { body: { token: tokenOf(back.body.inviteUrl) } })).status).toBe(200);
+        expect(
+          (await bothClient.request('POST', '/invitation/accept', { body: { token: tokenOf(back.body.inviteUrl) } }))
+            .status,
+        ).toBe(200);
       }
       // Removed from their last workspace, their sessions end.
       const only = await seedPerson(knex(), alpha.workspaceId, 'MEMBER', email('only'));
       const onlyClient = await signIn(server, only);
-      expect((await alpha.admin.request('DELETE', `/workspaces/${alpha.workspaceId}/members/${only.userId}`)).status).toBe(204);
+      expect(
+        (await alpha.admin.request('DELETE', `/workspaces/${alpha.workspaceId}/members/${only.userId}`)).status,
+      ).toBe(204);
       expect((await onlyClient.request('GET', '/session')).status).toBe(401);
     });
 
@@ -119,7 +146,13 @@ describe.each(testEngines())('invitations on %s', (engine) => {
       for (const address of [withAccount, noPassword, email('nobody')]) {
         const res = await invite(alpha.admin, alpha.workspaceId, address);
         expect(res.status).toBe(201);
-        shapes.push(JSON.stringify({ ...res.body, inviteUrl: 'x', data: { ...res.body.data, id: 'x', email: 'x', createdAt: 'x', expiresAt: 'x' } }));
+        shapes.push(
+          JSON.stringify({
+            ...res.body,
+            inviteUrl: 'x',
+            data: { ...res.body.data, id: 'x', email: 'x', createdAt: 'x', expiresAt: 'x' },
+          }),
+        );
         const preview = await anonymous('GET', `/invitation?token=${tokenOf(res.body.inviteUrl)}`);
         shapes.push(JSON.stringify({ ...preview.body, data: { ...preview.body.data, email: 'x', expiresAt: 'x' } }));
       }
@@ -136,11 +169,19 @@ describe.each(testEngines())('invitations on %s', (engine) => {
       const person = await seedPerson(knex(), bravo.workspaceId, 'ANALYST', email('joiner'));
       const client = await signIn(server, person);
       const res = await invite(alpha.owner, alpha.workspaceId, person.email.toUpperCase(), 'ADMIN');
-      expect(res.body.data).toMatchObject({ email: person.email, role: 'ADMIN', invitedBy: { id: alpha.people.owner.userId, email: alpha.people.owner.email } });
+      expect(res.body.data).toMatchObject({
+        email: person.email,
+        role: 'ADMIN',
+        invitedBy: { id: alpha.people.owner.userId, email: alpha.people.owner.email },
+      });
       expect(Date.parse(res.body.data.expiresAt) - Date.parse(res.body.data.createdAt)).toBe(7 * 24 * 3_600_000);
       const token = tokenOf(res.body.inviteUrl);
       const preview = await anonymous('GET', `/invitation?token=${token}`);
-      expect(preview.body.data).toMatchObject({ workspaceName: expect.stringMatching(/^Team /), email: person.email, role: 'ADMIN' });
+      expect(preview.body.data).toMatchObject({
+        workspaceName: expect.stringMatching(/^Team /),
+        email: person.email,
+        role: 'ADMIN',
+      });
       const listed = await alpha.admin.request('GET', `/workspaces/${alpha.workspaceId}/invitations`);
       expect(listed.body.data.map((i: any) => i.id)).toContain(res.body.data.id);
 
@@ -148,11 +189,17 @@ describe.each(testEngines())('invitations on %s', (engine) => {
       expect(accepted.status).toBe(200);
       expect(accepted.body.data).toMatchObject({ id: alpha.workspaceId, role: 'ADMIN' });
       expect(await ws.roleOf(knex(), alpha.workspaceId, person.userId)).toBe('ADMIN');
-      expect((await client.request('GET', '/session')).body.workspaces.map((w: any) => w.id).sort()).toEqual([alpha.workspaceId, bravo.workspaceId].sort());
+      expect((await client.request('GET', '/session')).body.workspaces.map((w: any) => w.id).sort()).toEqual(
+        [alpha.workspaceId, bravo.workspaceId].sort(),
+      );
       // Used: the link and the list forget it.
       expect((await client.request('POST', '/invitation/accept', { body: { token } })).status).toBe(404);
       expect((await anonymous('GET', `/invitation?token=${token}`)).status).toBe(404);
-      expect((await alpha.admin.request('GET', `/workspaces/${alpha.workspaceId}/invitations`)).body.data.map((i: any) => i.id)).not.toContain(res.body.data.id);
+      expect(
+        (await alpha.admin.request('GET', `/workspaces/${alpha.workspaceId}/invitations`)).body.data.map(
+          (i: any) => i.id,
+        ),
+      ).not.toContain(res.body.data.id);
       // Someone already a member is not invited again.
       const twice = await invite(alpha.owner, alpha.workspaceId, person.email);
       expect(twice.status).toBe(409);
@@ -182,7 +229,9 @@ describe.each(testEngines())('invitations on %s', (engine) => {
       const short = await anonymous('POST', '/invitation/register', { token, password: 'short' });
       expect(short.status).toBe(400);
       expect(short.body.field).toBe('password');
-      const answers = await Promise.all([1, 2, 3].map((n) => anonymous('POST', '/invitation/register', { token, password: `racing password ${n}` })));
+      const answers = await Promise.all(
+        [1, 2, 3].map((n) => anonymous('POST', '/invitation/register', { token, password: `racing password ${n}` })),
+      );
       expect(answers.filter((a) => a.status === 201)).toHaveLength(1);
       for (const a of answers.filter((x) => x.status !== 201)) {
         expect([404, 409]).toContain(a.status);
@@ -197,19 +246,39 @@ describe.each(testEngines())('invitations on %s', (engine) => {
       const first = await invite(alpha.admin, alpha.workspaceId, address, 'ANALYST');
       const second = await invite(alpha.admin, alpha.workspaceId, address, 'MEMBER');
       expect((await anonymous('GET', `/invitation?token=${tokenOf(first.body.inviteUrl)}`)).status).toBe(404);
-      const waiting = (await alpha.admin.request('GET', `/workspaces/${alpha.workspaceId}/invitations`)).body.data.filter((i: any) => i.email === address);
+      const waiting = (
+        await alpha.admin.request('GET', `/workspaces/${alpha.workspaceId}/invitations`)
+      ).body.data.filter((i: any) => i.email === address);
       expect(waiting).toEqual([expect.objectContaining({ id: second.body.data.id, role: 'MEMBER' })]);
 
-      expect((await alpha.admin.request('DELETE', `/workspaces/${alpha.workspaceId}/invitations/${second.body.data.id}`)).status).toBe(204);
-      const revoked = await anonymous('POST', '/invitation/register', { token: tokenOf(second.body.inviteUrl), password: 'a good password' });
+      expect(
+        (await alpha.admin.request('DELETE', `/workspaces/${alpha.workspaceId}/invitations/${second.body.data.id}`))
+          .status,
+      ).toBe(204);
+      const revoked = await anonymous('POST', '/invitation/register', {
+        token: tokenOf(second.body.inviteUrl),
+        password: 'a good password',
+      });
       expect(revoked.status).toBe(404);
       expect(revoked.body.error).toMatch(/^This invitation is not valid any more/);
-      expect((await alpha.admin.request('DELETE', `/workspaces/${alpha.workspaceId}/invitations/${second.body.data.id}`)).status).toBe(404);
+      expect(
+        (await alpha.admin.request('DELETE', `/workspaces/${alpha.workspaceId}/invitations/${second.body.data.id}`))
+          .status,
+      ).toBe(404);
 
       const third = await invite(alpha.admin, alpha.workspaceId, address);
-      await knex()('invitations').where({ id: third.body.data.id }).update({ expires_at: Date.now() - 1 });
+      await knex()('invitations')
+        .where({ id: third.body.data.id })
+        .update({ expires_at: Date.now() - 1 });
       expect((await anonymous('GET', `/invitation?token=${tokenOf(third.body.inviteUrl)}`)).status).toBe(404);
-      expect((await anonymous('POST', '/invitation/register', { token: tokenOf(third.body.inviteUrl), password: 'a good password' })).status).toBe(404);
+      expect(
+        (
+          await anonymous('POST', '/invitation/register', {
+            token: tokenOf(third.body.inviteUrl),
+            password: 'a good password',
+          })
+        ).status,
+      ).toBe(404);
       expect(await knex()('users').where({ email: address }).first()).toBeUndefined();
     });
 
@@ -218,14 +287,24 @@ describe.each(testEngines())('invitations on %s', (engine) => {
       const address = email('orphan');
       const res = await invite(t.admin, t.workspaceId, address);
       await ws.setRole(knex(), t.workspaceId, t.people.admin.userId, 'MEMBER');
-      expect((await anonymous('POST', '/invitation/register', { token: tokenOf(res.body.inviteUrl), password: 'a good password' })).status).toBe(404);
+      expect(
+        (
+          await anonymous('POST', '/invitation/register', {
+            token: tokenOf(res.body.inviteUrl),
+            password: 'a good password',
+          })
+        ).status,
+      ).toBe(404);
       expect(await knex()('users').where({ email: address }).first()).toBeUndefined();
       await ws.setRole(knex(), t.workspaceId, t.people.admin.userId, 'ADMIN');
-      const made = await anonymous('POST', '/invitation/register', { token: tokenOf(res.body.inviteUrl), password: 'a good password' });
+      const made = await anonymous('POST', '/invitation/register', {
+        token: tokenOf(res.body.inviteUrl),
+        password: 'a good password',
+      });
       expect(made.status).toBe(201);
     });
 
-    it('roles: OWNER and ADMIN invite, only an OWNER invites or revokes an OWNER; other workspaces\' invitations are 404', async () => {
+    it("roles: OWNER and ADMIN invite, only an OWNER invites or revokes an OWNER; other workspaces' invitations are 404", async () => {
       const ownerByAdmin = await invite(alpha.admin, alpha.workspaceId, email('o'), 'OWNER');
       expect(ownerByAdmin.status).toBe(403);
       expect(ownerByAdmin.body.error).toBe('Only an OWNER invites an OWNER');
@@ -237,7 +316,14 @@ describe.each(testEngines())('invitations on %s', (engine) => {
       expect(ownerInvite.status).toBe(201);
       const path = `/workspaces/${alpha.workspaceId}/invitations/${ownerInvite.body.data.id}`;
       expect((await alpha.admin.request('DELETE', path)).status).toBe(403);
-      expect((await bravo.owner.request('DELETE', `/workspaces/${bravo.workspaceId}/invitations/${ownerInvite.body.data.id}`)).status).toBe(404);
+      expect(
+        (
+          await bravo.owner.request(
+            'DELETE',
+            `/workspaces/${bravo.workspaceId}/invitations/${ownerInvite.body.data.id}`,
+          )
+        ).status,
+      ).toBe(404);
       expect((await bravo.owner.request('GET', `/workspaces/${alpha.workspaceId}/invitations`)).status).toBe(404);
       expect((await alpha.owner.request('DELETE', path)).status).toBe(204);
       const bad = await invite(alpha.admin, alpha.workspaceId, 'not an email');
@@ -249,7 +335,9 @@ describe.each(testEngines())('invitations on %s', (engine) => {
       const res = await invite(alpha.admin, alpha.workspaceId, bravo.people.analyst.email);
       const token = tokenOf(res.body.inviteUrl);
       expect((await anonymous('POST', '/invitation/accept', { token })).status).toBe(401);
-      expect((await bravo.analyst.request('POST', '/invitation/accept', { body: { token }, csrf: null })).status).toBe(403);
+      expect((await bravo.analyst.request('POST', '/invitation/accept', { body: { token }, csrf: null })).status).toBe(
+        403,
+      );
       expect(await ws.roleOf(knex(), alpha.workspaceId, bravo.people.analyst.userId)).toBeNull();
       expect((await anonymous('GET', `/invitation?token=${token}`)).status).toBe(200);
       expect((await anonymous('GET', '/invitation?token=nothing-like-it')).status).toBe(404);

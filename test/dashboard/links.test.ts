@@ -13,9 +13,14 @@ import { testEngines } from '../support/databases';
 import { seedPerson, seedTeam, signIn, startWithTeams, type DashboardClient, type Team } from '../support/dashboard';
 import { readResponse, type TestResponse, type TestServer } from '../support/server';
 
-const PERSON = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
-const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+const PERSON =
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
+const IPHONE =
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+  'base64',
+);
 const today = () => new Date().toISOString().slice(0, 10);
 
 describe.each(testEngines())('dashboard links on %s', (engine) => {
@@ -26,10 +31,13 @@ describe.each(testEngines())('dashboard links on %s', (engine) => {
     expect(res.status, res.text).toBe(201);
     return res.body.data;
   };
-  const visit = (path: string, headers: Record<string, string> = {}) => server.request('GET', path, { headers: { 'user-agent': PERSON, ...headers } });
+  const visit = (path: string, headers: Record<string, string> = {}) =>
+    server.request('GET', path, { headers: { 'user-agent': PERSON, ...headers } });
 
   beforeAll(async () => {
-    ({ server, team, other, base, otherBase } = await startWithTeams(engine, { env: { CLICK_FLUSH_MS: '60000', TRUST_PROXY: '1' } }));
+    ({ server, team, other, base, otherBase } = await startWithTeams(engine, {
+      env: { CLICK_FLUSH_MS: '60000', TRUST_PROXY: '1' },
+    }));
   });
   afterAll(async () => server?.stop());
 
@@ -42,13 +50,18 @@ describe.each(testEngines())('dashboard links on %s', (engine) => {
       ['an expiry that is not a date-time', { url: 'https://example.com', expiresAt: 'tomorrow' }],
       ['a destination over 2048 characters', { url: `https://example.com/${'a'.repeat(2048)}` }],
       ['a click limit of 0', { url: 'https://example.com', clickLimit: 0 }],
-      ['an end before the start', { url: 'https://example.com', startAt: '2031-02-01T00:00:00Z', endAt: '2031-01-01T00:00:00Z' }],
+      [
+        'an end before the start',
+        { url: 'https://example.com', startAt: '2031-02-01T00:00:00Z', endAt: '2031-01-01T00:00:00Z' },
+      ],
       ['an unknown tag', { url: 'https://example.com', tagIds: ['tag_nope'] }],
       ['an empty domainId', { url: 'https://example.com', domainId: '' }],
       ['a domainId that is no domain', { url: 'https://example.com', domainId: 'dom_nope' }],
     ];
     it.each(bad)('%s: the same status and { error, field } from both', async (_name, body) => {
-      const key = (await ws.createKey(knex(), team.workspaceId, team.people.owner.userId, ['links:read', 'links:write'], null)).key;
+      const key = (
+        await ws.createKey(knex(), team.workspaceId, team.people.owner.userId, ['links:read', 'links:write'], null)
+      ).key;
       const viaApi = await server.request('POST', '/api/v1/links', { key, body });
       const viaDashboard = await team.owner.request('POST', `${base}/links`, { body });
       expect(viaApi.status).toBeGreaterThanOrEqual(400);
@@ -57,57 +70,105 @@ describe.each(testEngines())('dashboard links on %s', (engine) => {
     });
 
     it('says what is wrong with a domainId, quoting the value: never a gap for an empty one', async () => {
-      const empty = await team.owner.request('POST', `${base}/links`, { body: { url: 'https://example.com', domainId: '' } });
+      const empty = await team.owner.request('POST', `${base}/links`, {
+        body: { url: 'https://example.com', domainId: '' },
+      });
       expect(empty.body).toEqual({ error: 'domainId must not be empty', field: 'domainId' });
-      const unknown = await team.owner.request('POST', `${base}/links`, { body: { url: 'https://example.com', domainId: 'dom_nope' } });
-      expect(unknown.body).toEqual({ error: 'domainId "dom_nope" is not an active custom domain of this workspace', field: 'domainId' });
+      const unknown = await team.owner.request('POST', `${base}/links`, {
+        body: { url: 'https://example.com', domainId: 'dom_nope' },
+      });
+      expect(unknown.body).toEqual({
+        error: 'domainId "dom_nope" is not an active custom domain of this workspace',
+        field: 'domainId',
+      });
     });
 
     it('preview fields are checked as PATCH /api/v1/links/{id} checks them; unknown fields are 400 (a form sends none)', async () => {
-      const key = (await ws.createKey(knex(), team.workspaceId, team.people.owner.userId, ['links:read', 'links:write'], null)).key;
-      const apiLink = (await server.request('POST', '/api/v1/links', { key, body: { url: 'https://example.com' } })).body.data;
-      for (const preview of [{ previewImage: 'https://elsewhere.example/a.png' }, { previewImage: 'javascript:alert(1)' }, { previewImage: `https://x.example/${'a'.repeat(2048)}` }]) {
+      const key = (
+        await ws.createKey(knex(), team.workspaceId, team.people.owner.userId, ['links:read', 'links:write'], null)
+      ).key;
+      const apiLink = (await server.request('POST', '/api/v1/links', { key, body: { url: 'https://example.com' } }))
+        .body.data;
+      for (const preview of [
+        { previewImage: 'https://elsewhere.example/a.png' },
+        { previewImage: 'javascript:alert(1)' },
+        { previewImage: `https://x.example/${'a'.repeat(2048)}` },
+      ]) {
         const viaApi = await server.request('PATCH', `/api/v1/links/${apiLink.id}`, { key, body: preview });
-        const viaDashboard = await team.owner.request('POST', `${base}/links`, { body: { url: 'https://example.com', ...preview } });
+        const viaDashboard = await team.owner.request('POST', `${base}/links`, {
+          body: { url: 'https://example.com', ...preview },
+        });
         expect(viaApi.status, JSON.stringify(preview)).toBe(400);
         expect(viaDashboard.body, JSON.stringify(preview)).toEqual(viaApi.body);
       }
-      const unknown = await team.owner.request('POST', `${base}/links`, { body: { url: 'https://example.com', colour: 'red' } });
+      const unknown = await team.owner.request('POST', `${base}/links`, {
+        body: { url: 'https://example.com', colour: 'red' },
+      });
       expect(unknown.status).toBe(400);
       expect(unknown.body).toMatchObject({ field: 'colour', error: expect.stringMatching(/^Unknown field 'colour'/) });
     });
 
     it('a taken slug is 409 from both, with the same message', async () => {
       await create({ url: 'https://example.com/taken', slug: 'dash-taken' });
-      const key = (await ws.createKey(knex(), team.workspaceId, team.people.owner.userId, ['links:read', 'links:write'], null)).key;
-      const viaApi = await server.request('POST', '/api/v1/links', { key, body: { url: 'https://example.com', slug: 'dash-taken' } });
-      const viaDashboard = await team.owner.request('POST', `${base}/links`, { body: { url: 'https://example.com', slug: 'DASH-taken' } });
+      const key = (
+        await ws.createKey(knex(), team.workspaceId, team.people.owner.userId, ['links:read', 'links:write'], null)
+      ).key;
+      const viaApi = await server.request('POST', '/api/v1/links', {
+        key,
+        body: { url: 'https://example.com', slug: 'dash-taken' },
+      });
+      const viaDashboard = await team.owner.request('POST', `${base}/links`, {
+        body: { url: 'https://example.com', slug: 'DASH-taken' },
+      });
       expect(viaApi.status).toBe(409);
       expect(viaDashboard.status).toBe(409);
       expect(viaDashboard.body).toEqual(viaApi.body);
     });
 
     it('two people racing for one slug: one link', async () => {
-      const answers = await Promise.all([team.owner, team.admin, team.member].map((who) => who.request('POST', `${base}/links`, { body: { url: 'https://example.com/race', slug: 'dash-race' } })));
+      const answers = await Promise.all(
+        [team.owner, team.admin, team.member].map((who) =>
+          who.request('POST', `${base}/links`, { body: { url: 'https://example.com/race', slug: 'dash-race' } }),
+        ),
+      );
       expect(answers.map((a) => a.status).sort()).toEqual([201, 409, 409]);
     });
   });
 
   it('makes a link with every field, which redirects visitors and asks for its password', async () => {
-    const tag = (await team.member.request('POST', `${base}/tags`, { body: { name: 'spring', color: '#16a34a' } })).body.data;
-    const image = await team.member.request('POST', `${base}/assets`, { rawBody: PNG, headers: { 'content-type': 'image/png' } });
+    const tag = (await team.member.request('POST', `${base}/tags`, { body: { name: 'spring', color: '#16a34a' } })).body
+      .data;
+    const image = await team.member.request('POST', `${base}/assets`, {
+      rawBody: PNG,
+      headers: { 'content-type': 'image/png' },
+    });
     expect(image.status).toBe(201);
     const made = await create(
       {
-        url: 'https://example.com/full', slug: 'dash-full', title: 'Full', tagIds: [tag.id], redirectType: 'PERMANENT',
-        startAt: '2020-01-01T00:00:00Z', endAt: '2040-01-01T00:00:00Z', expiresAt: '2039-01-01T00:00:00Z', expiredUrl: 'https://example.com/over',
-        clickLimit: 1000, previewTitle: 'Spring sale', previewDescription: 'Everything must go', previewImage: image.body.url,
+        url: 'https://example.com/full',
+        slug: 'dash-full',
+        title: 'Full',
+        tagIds: [tag.id],
+        redirectType: 'PERMANENT',
+        startAt: '2020-01-01T00:00:00Z',
+        endAt: '2040-01-01T00:00:00Z',
+        expiresAt: '2039-01-01T00:00:00Z',
+        expiredUrl: 'https://example.com/over',
+        clickLimit: 1000,
+        previewTitle: 'Spring sale',
+        previewDescription: 'Everything must go',
+        previewImage: image.body.url,
       },
       team.member,
     );
     expect(made).toMatchObject({
-      slug: 'dash-full', title: 'Full', redirectType: 'PERMANENT', clickLimit: 1000, tags: [{ id: tag.id, name: 'spring', color: '#16a34a' }],
-      shortUrl: `https://${server.services.config.shortDomain}/dash-full`, previewImage: image.body.url,
+      slug: 'dash-full',
+      title: 'Full',
+      redirectType: 'PERMANENT',
+      clickLimit: 1000,
+      tags: [{ id: tag.id, name: 'spring', color: '#16a34a' }],
+      shortUrl: `https://${server.services.config.shortDomain}/dash-full`,
+      previewImage: image.body.url,
     });
     const followed = await visit('/dash-full');
     expect(followed.status).toBe(301);
@@ -126,7 +187,9 @@ describe.each(testEngines())('dashboard links on %s', (engine) => {
 
   it('edits and renames: the old slug stops, the new one redirects', async () => {
     const link = await create({ url: 'https://example.com/v1', slug: 'dash-old' });
-    const renamed = await team.member.request('PATCH', `${base}/links/${link.id}`, { body: { slug: 'dash-new', url: 'https://example.com/v2' } });
+    const renamed = await team.member.request('PATCH', `${base}/links/${link.id}`, {
+      body: { slug: 'dash-new', url: 'https://example.com/v2' },
+    });
     expect(renamed.status).toBe(200);
     expect(renamed.body.data).toMatchObject({ slug: 'dash-new', originalUrl: 'https://example.com/v2' });
     expect((await visit('/dash-old')).status).toBe(404);
@@ -134,7 +197,9 @@ describe.each(testEngines())('dashboard links on %s', (engine) => {
     const bad = await team.member.request('PATCH', `${base}/links/${link.id}`, { body: { url: 'ftp://example.com' } });
     expect(bad.status).toBe(400);
     expect(bad.body.field).toBe('url');
-    expect((await team.member.request('GET', `${base}/links/${link.id}`)).body.data.originalUrl).toBe('https://example.com/v2');
+    expect((await team.member.request('GET', `${base}/links/${link.id}`)).body.data.originalUrl).toBe(
+      'https://example.com/v2',
+    );
   });
 
   describe('roles', () => {
@@ -150,7 +215,10 @@ describe.each(testEngines())('dashboard links on %s', (engine) => {
         await a.request('PATCH', `${base}/links/${link.id}`, { body: { title: 'x' } }),
         await a.request('DELETE', `${base}/links/${link.id}`),
         await a.request('POST', `${base}/links/bulk`, { body: { linkIds: [link.id], action: 'disable' } }),
-        await a.request('POST', `${base}/links/import`, { rawBody: 'url\nhttps://example.com\n', headers: { 'content-type': 'text/csv' } }),
+        await a.request('POST', `${base}/links/import`, {
+          rawBody: 'url\nhttps://example.com\n',
+          headers: { 'content-type': 'text/csv' },
+        }),
         await a.request('POST', `${base}/links/${link.id}/qr`),
         await a.request('POST', `${base}/assets`, { rawBody: PNG, headers: { 'content-type': 'image/png' } }),
         await a.request('POST', `${base}/tags`, { body: { name: 'nope' } }),
@@ -175,11 +243,15 @@ describe.each(testEngines())('dashboard links on %s', (engine) => {
 
     it('the free plan may use the dashboard for links, though its keys open nothing', async () => {
       const free = await seedTeam(server, 'free');
-      const res = await free.member.request('POST', `/workspaces/${free.workspaceId}/links`, { body: { url: 'https://example.com/free', slug: 'dash-free' } });
+      const res = await free.member.request('POST', `/workspaces/${free.workspaceId}/links`, {
+        body: { url: 'https://example.com/free', slug: 'dash-free' },
+      });
       expect(res.status).toBe(201);
       expect((await visit('/dash-free')).headers.location).toBe('https://example.com/free');
       // A paid feature the plan lacks is refused with the API's message.
-      const expired = await free.member.request('POST', `/workspaces/${free.workspaceId}/links`, { body: { url: 'https://example.com', expiresAt: '2035-01-01T00:00:00Z', expiredUrl: 'https://example.com/x' } });
+      const expired = await free.member.request('POST', `/workspaces/${free.workspaceId}/links`, {
+        body: { url: 'https://example.com', expiresAt: '2035-01-01T00:00:00Z', expiredUrl: 'https://example.com/x' },
+      });
       expect(expired.status).toBe(403);
       expect(expired.body.error).toMatch(/plan/i);
     });
@@ -215,8 +287,12 @@ describe.each(testEngines())('dashboard links on %s', (engine) => {
       const mine = await me.request('GET', `${base}/links?limit=100&q=dash-theirs`);
       expect(mine.body.data).toEqual([]);
       // A tag of theirs cannot be put on my links.
-      const theirTag = (await other.owner.request('POST', `${otherBase}/tags`, { body: { name: `t${Date.now()}` } })).body.data;
-      expect((await me.request('POST', `${base}/links`, { body: { url: 'https://example.com', tagIds: [theirTag.id] } })).status).toBe(400);
+      const theirTag = (await other.owner.request('POST', `${otherBase}/tags`, { body: { name: `t${Date.now()}` } }))
+        .body.data;
+      expect(
+        (await me.request('POST', `${base}/links`, { body: { url: 'https://example.com', tagIds: [theirTag.id] } }))
+          .status,
+      ).toBe(400);
     });
   });
 
@@ -247,7 +323,9 @@ describe.each(testEngines())('dashboard links on %s', (engine) => {
         ids[slug] = (await listTeam.owner.request('POST', `${lb}/links`, { body: { slug, ...body } })).body.data.id;
         await new Promise((r) => setTimeout(r, 5));
       }
-      await listTeam.owner.request('POST', `${lb}/links/bulk`, { body: { linkIds: [ids['l-gamma']], action: 'disable' } });
+      await listTeam.owner.request('POST', `${lb}/links/bulk`, {
+        body: { linkIds: [ids['l-gamma']], action: 'disable' },
+      });
       for (let i = 0; i < 3; i++) await visit('/l-beta');
       await visit('/l-delta');
       await server.clicks.flush();
@@ -257,7 +335,11 @@ describe.each(testEngines())('dashboard links on %s', (engine) => {
       const body = await list('');
       expect(slugs(body)).toEqual(['l-delta', 'l-gamma', 'l-beta', 'l-alpha']);
       expect(body.meta).toEqual({ page: 1, limit: 25, total: 4, totalCapped: false });
-      expect(body.data[0]).toMatchObject({ shortUrl: `https://${server.services.config.shortDomain}/l-delta`, tags: [{ id: tagId, name: 'promo' }], clicks: 1 });
+      expect(body.data[0]).toMatchObject({
+        shortUrl: `https://${server.services.config.shortDomain}/l-delta`,
+        tags: [{ id: tagId, name: 'promo' }],
+        clicks: 1,
+      });
       expect(slugs(await list('order=asc'))).toEqual(['l-alpha', 'l-beta', 'l-gamma', 'l-delta']);
       const second = await list('limit=3&page=2');
       expect(slugs(second)).toEqual(['l-alpha']);
@@ -290,7 +372,14 @@ describe.each(testEngines())('dashboard links on %s', (engine) => {
     });
 
     it('refuses bad parameters with 400 naming them', async () => {
-      for (const [q, field] of [['limit=0', 'limit'], ['limit=101', 'limit'], ['page=0', 'page'], ['sort=name', 'sort'], ['status=GONE', 'status'], ['page=x', 'page']]) {
+      for (const [q, field] of [
+        ['limit=0', 'limit'],
+        ['limit=101', 'limit'],
+        ['page=0', 'page'],
+        ['sort=name', 'sort'],
+        ['status=GONE', 'status'],
+        ['page=x', 'page'],
+      ]) {
         const res = await listTeam.analyst.request('GET', `${lb}/links?${q}`);
         expect(res.status, q).toBe(400);
         expect(res.body.field, q).toBe(field);
@@ -303,22 +392,47 @@ describe.each(testEngines())('dashboard links on %s', (engine) => {
       const a = await create({ url: 'https://example.com/a', slug: 'bulk-a' });
       const b = await create({ url: 'https://example.com/b', slug: 'bulk-b' });
       const tag = (await team.owner.request('POST', `${base}/tags`, { body: { name: `bulk${Date.now()}` } })).body.data;
-      const tagged = await team.member.request('POST', `${base}/links/bulk`, { body: { linkIds: [a.id, b.id, 'lnk_missing'], action: 'add_tag', tagId: tag.id } });
-      expect(tagged.body.data).toEqual([{ id: a.id, ok: true }, { id: b.id, ok: true }, { id: 'lnk_missing', ok: false, error: 'Link not found' }]);
+      const tagged = await team.member.request('POST', `${base}/links/bulk`, {
+        body: { linkIds: [a.id, b.id, 'lnk_missing'], action: 'add_tag', tagId: tag.id },
+      });
+      expect(tagged.body.data).toEqual([
+        { id: a.id, ok: true },
+        { id: b.id, ok: true },
+        { id: 'lnk_missing', ok: false, error: 'Link not found' },
+      ]);
       // Twice is the same as once.
-      await team.member.request('POST', `${base}/links/bulk`, { body: { linkIds: [a.id], action: 'add_tag', tagId: tag.id } });
-      expect((await team.member.request('GET', `${base}/links/${a.id}`)).body.data.tags.map((t: any) => t.id)).toEqual([tag.id]);
-      const noTag = await team.member.request('POST', `${base}/links/bulk`, { body: { linkIds: [a.id], action: 'add_tag' } });
+      await team.member.request('POST', `${base}/links/bulk`, {
+        body: { linkIds: [a.id], action: 'add_tag', tagId: tag.id },
+      });
+      expect((await team.member.request('GET', `${base}/links/${a.id}`)).body.data.tags.map((t: any) => t.id)).toEqual([
+        tag.id,
+      ]);
+      const noTag = await team.member.request('POST', `${base}/links/bulk`, {
+        body: { linkIds: [a.id], action: 'add_tag' },
+      });
       expect(noTag.status).toBe(400);
       expect(noTag.body.field).toBe('tagId');
 
-      expect((await team.member.request('POST', `${base}/links/bulk`, { body: { linkIds: [a.id, b.id], action: 'disable' } })).body.data.every((r: any) => r.ok)).toBe(true);
+      expect(
+        (
+          await team.member.request('POST', `${base}/links/bulk`, {
+            body: { linkIds: [a.id, b.id], action: 'disable' },
+          })
+        ).body.data.every((r: any) => r.ok),
+      ).toBe(true);
       expect((await visit('/bulk-a')).status).toBe(404);
       // A MEMBER's delete is refused per link, as the API refuses it.
-      const memberDelete = await team.member.request('POST', `${base}/links/bulk`, { body: { linkIds: [a.id], action: 'delete' } });
+      const memberDelete = await team.member.request('POST', `${base}/links/bulk`, {
+        body: { linkIds: [a.id], action: 'delete' },
+      });
       expect(memberDelete.body.data[0]).toMatchObject({ id: a.id, ok: false });
-      const deleted = await team.admin.request('POST', `${base}/links/bulk`, { body: { linkIds: [a.id, b.id], action: 'delete' } });
-      expect(deleted.body.data).toEqual([{ id: a.id, ok: true }, { id: b.id, ok: true }]);
+      const deleted = await team.admin.request('POST', `${base}/links/bulk`, {
+        body: { linkIds: [a.id, b.id], action: 'delete' },
+      });
+      expect(deleted.body.data).toEqual([
+        { id: a.id, ok: true },
+        { id: b.id, ok: true },
+      ]);
       expect((await team.admin.request('GET', `${base}/links/${b.id}`)).status).toBe(404);
     });
   });
@@ -339,22 +453,42 @@ describe.each(testEngines())('dashboard links on %s', (engine) => {
       expect(a.series).toHaveLength(30);
       expect(a.series.at(-1)).toEqual({ day: today(), clicks: 3, scans: 1 });
       expect(a.totals).toEqual({ clicks: 3, scans: 1 });
-      expect(a.breakdowns.countries).toEqual([{ value: 'DE', clicks: 2 }, { value: 'FR', clicks: 2 }]);
-      expect(a.breakdowns.referrers).toEqual([{ value: '', clicks: 3 }, { value: 'news.example.org', clicks: 1 }]);
+      expect(a.breakdowns.countries).toEqual([
+        { value: 'DE', clicks: 2 },
+        { value: 'FR', clicks: 2 },
+      ]);
+      expect(a.breakdowns.referrers).toEqual([
+        { value: '', clicks: 3 },
+        { value: 'news.example.org', clicks: 1 },
+      ]);
       expect(a.breakdowns.devices.map((d: any) => d.clicks).reduce((x: number, y: number) => x + y, 0)).toBe(4);
       expect(a.breakdowns.os.map((d: any) => d.value)).toEqual(expect.arrayContaining(['iOS']));
 
-      const window = await team.analyst.request('GET', `${base}/links/${link.id}/analytics?from=2025-01-01&to=2025-01-31`);
+      const window = await team.analyst.request(
+        'GET',
+        `${base}/links/${link.id}/analytics?from=2025-01-01&to=2025-01-31`,
+      );
       expect(window.body.series).toHaveLength(31);
       expect(window.body.totals).toEqual({ clicks: 0, scans: 0 });
-      const long = await team.analyst.request('GET', `${base}/links/${link.id}/analytics?from=2024-01-01&to=2025-02-03`);
+      const long = await team.analyst.request(
+        'GET',
+        `${base}/links/${link.id}/analytics?from=2024-01-01&to=2025-02-03`,
+      );
       expect(long.body.series).toHaveLength(400);
-      const tooLong = await team.analyst.request('GET', `${base}/links/${link.id}/analytics?from=2024-01-01&to=2025-02-04`);
+      const tooLong = await team.analyst.request(
+        'GET',
+        `${base}/links/${link.id}/analytics?from=2024-01-01&to=2025-02-04`,
+      );
       expect(tooLong.status).toBe(400);
       expect(tooLong.body.error).toBe('The window may not exceed 400 days');
-      const backwards = await team.analyst.request('GET', `${base}/links/${link.id}/analytics?from=2025-02-01&to=2025-01-01`);
+      const backwards = await team.analyst.request(
+        'GET',
+        `${base}/links/${link.id}/analytics?from=2025-02-01&to=2025-01-01`,
+      );
       expect(backwards.status).toBe(400);
-      expect((await team.analyst.request('GET', `${base}/links/${link.id}/analytics?from=2025-02-30`)).status).toBe(400);
+      expect((await team.analyst.request('GET', `${base}/links/${link.id}/analytics?from=2025-02-30`)).status).toBe(
+        400,
+      );
     });
   });
 
@@ -374,7 +508,8 @@ describe.each(testEngines())('dashboard links on %s', (engine) => {
   });
 
   describe('import and export', () => {
-    const csv = (who: DashboardClient, text: string, at = base) => who.request('POST', `${at}/links/import`, { rawBody: text, headers: { 'content-type': 'text/csv' } });
+    const csv = (who: DashboardClient, text: string, at = base) =>
+      who.request('POST', `${at}/links/import`, { rawBody: text, headers: { 'content-type': 'text/csv' } });
 
     it('imports good rows, refuses bad ones with the API message and their line, and makes missing tags', async () => {
       const text = [
@@ -403,8 +538,11 @@ describe.each(testEngines())('dashboard links on %s', (engine) => {
       expect(byLine.get(8)).toMatchObject({ ok: false });
       expect(byLine.get(8).error).toMatch(/taken|already/);
       expect(byLine.get(9)).toMatchObject({ ok: true });
-      const key = (await ws.createKey(knex(), team.workspaceId, team.people.owner.userId, ['links:read', 'links:write'], null)).key;
-      const apiMessage = (await server.request('POST', '/api/v1/links', { key, body: { url: 'javascript:alert(1)' } })).body.error;
+      const key = (
+        await ws.createKey(knex(), team.workspaceId, team.people.owner.userId, ['links:read', 'links:write'], null)
+      ).key;
+      const apiMessage = (await server.request('POST', '/api/v1/links', { key, body: { url: 'javascript:alert(1)' } }))
+        .body.error;
       expect(byLine.get(3).error).toBe(apiMessage);
       const four = (await team.member.request('GET', `${base}/links/${byLine.get(5).linkId}`)).body.data;
       expect(four).toMatchObject({ title: 'A "quoted"\nmulti-line title', expiresAt: '2039-01-01T00:00:00.000Z' });
@@ -413,15 +551,28 @@ describe.each(testEngines())('dashboard links on %s', (engine) => {
     });
 
     it("reads Bitly's and Shlink's export columns", async () => {
-      const bitly = 'title,long_url,link,created_at,tags\n"From Bitly",https://example.com/bitly,https://bit.ly/imp-bitly,2024-01-01T00:00:00+0000,"x, y"\n';
-      const shlink = 'createdAt,domain,shortCode,shortUrl,longUrl,title,tags,visits\n2024-01-01T00:00:00+00:00,s.test,imp-shlink,https://s.test/imp-shlink,https://example.com/shlink,From Shlink,a|b,3\n';
+      const bitly =
+        'title,long_url,link,created_at,tags\n"From Bitly",https://example.com/bitly,https://bit.ly/imp-bitly,2024-01-01T00:00:00+0000,"x, y"\n';
+      const shlink =
+        'createdAt,domain,shortCode,shortUrl,longUrl,title,tags,visits\n2024-01-01T00:00:00+00:00,s.test,imp-shlink,https://s.test/imp-shlink,https://example.com/shlink,From Shlink,a|b,3\n';
       const b = await csv(team.owner, bitly);
       const s = await csv(team.owner, shlink);
       expect(b.body.rows).toEqual([expect.objectContaining({ ok: true, slug: 'imp-bitly' })]);
       expect(s.body.rows).toEqual([expect.objectContaining({ ok: true, slug: 'imp-shlink' })]);
-      expect((await team.owner.request('GET', `${base}/links/${s.body.rows[0].linkId}`)).body.data.tags.map((t: any) => t.name).sort()).toEqual(['a', 'b']);
-      expect((await team.owner.request('GET', `${base}/links/${b.body.rows[0].linkId}`)).body.data).toMatchObject({ title: 'From Bitly', originalUrl: 'https://example.com/bitly' });
-      expect((await team.owner.request('GET', `${base}/links/${b.body.rows[0].linkId}`)).body.data.tags.map((t: any) => t.name).sort()).toEqual(['x', 'y']);
+      expect(
+        (await team.owner.request('GET', `${base}/links/${s.body.rows[0].linkId}`)).body.data.tags
+          .map((t: any) => t.name)
+          .sort(),
+      ).toEqual(['a', 'b']);
+      expect((await team.owner.request('GET', `${base}/links/${b.body.rows[0].linkId}`)).body.data).toMatchObject({
+        title: 'From Bitly',
+        originalUrl: 'https://example.com/bitly',
+      });
+      expect(
+        (await team.owner.request('GET', `${base}/links/${b.body.rows[0].linkId}`)).body.data.tags
+          .map((t: any) => t.name)
+          .sort(),
+      ).toEqual(['x', 'y']);
     });
 
     it('refuses a file it cannot read with 400, making nothing', async () => {
@@ -457,8 +608,14 @@ describe.each(testEngines())('dashboard links on %s', (engine) => {
       expect(tags.map((x: any) => x.name).sort()).toEqual(['Made', 'shared']);
       // A row naming more tags than a link may have is refused for its tags column.
       expect(res.body.rows.map((r: any) => [r.slug ?? null, r.ok, r.field ?? null])).toEqual([
-        [null, false, 'url'], [null, false, 'tags'], [null, false, 'url'], [null, false, null], [null, false, 'tags'],
-        [null, false, 'expiresAt'], [null, false, null], ['tg-made', true, null],
+        [null, false, 'url'],
+        [null, false, 'tags'],
+        [null, false, 'url'],
+        [null, false, null],
+        [null, false, 'tags'],
+        [null, false, 'expiresAt'],
+        [null, false, null],
+        ['tg-made', true, null],
       ]);
       const made = (await t.member.request('GET', `${at}/links/${res.body.rows[7].linkId}`)).body.data;
       expect(made.tags.map((x: any) => x.name).sort()).toEqual(['Made', 'shared']);
@@ -467,11 +624,15 @@ describe.each(testEngines())('dashboard links on %s', (engine) => {
     it('gives the event loop a turn at least every 100 rows while it checks and writes them', async () => {
       const t = await seedTeam(server);
       const actor = {
-        workspaceId: t.workspaceId, userId: t.people.owner.userId, plan: 'growth' as const, requestId: null,
+        workspaceId: t.workspaceId,
+        userId: t.people.owner.userId,
+        plan: 'growth' as const,
+        requestId: null,
         via: 'session' as const,
       };
       const bodies = Array.from({ length: 1_000 }, (_, i) => ({
-        url: `https://example.com/turn/${i}`, tagNames: [`turn-${i % 5}`],
+        url: `https://example.com/turn/${i}`,
+        tagNames: [`turn-${i % 5}`],
       }));
       let turns = 0;
       let writing = true;
@@ -596,7 +757,8 @@ describe.each(testEngines())('dashboard links on %s', (engine) => {
         const res = await csv(t.member, file, `/workspaces/${t.workspaceId}`);
         expect(res.status, res.text.slice(0, 300)).toBe(200);
         expect(res.body).toMatchObject({ created: 2_500, refused: 0 });
-        const stored = await knex()('links').where({ workspace_id: t.workspaceId })
+        const stored = await knex()('links')
+          .where({ workspace_id: t.workspaceId })
           .select('slug', 'title', 'original_url');
         expect(stored).toHaveLength(2_500);
         for (const row of stored) {
@@ -608,7 +770,8 @@ describe.each(testEngines())('dashboard links on %s', (engine) => {
       it('reads a charset other than UTF-8 when the Content-Type names it', async () => {
         const send = (rawBody: string | Buffer, charset: string) =>
           team.member.request('POST', `${base}/links/import`, {
-            rawBody, headers: { 'content-type': `text/csv; charset=${charset}` },
+            rawBody,
+            headers: { 'content-type': `text/csv; charset=${charset}` },
           });
         const latin1 = Buffer.from('url,slug,title\nhttps://example.com/latin,imp-latin,Café crème\n', 'latin1');
         const res = await send(latin1, 'iso-8859-1');
@@ -635,7 +798,9 @@ describe.each(testEngines())('dashboard links on %s', (engine) => {
       const exported = await team.analyst.request('GET', `${base}/links/export`);
       expect(exported.status).toBe(200);
       expect(exported.headers['content-type']).toBe('text/csv; charset=utf-8');
-      expect(exported.headers['content-disposition']).toMatch(/^attachment; filename="links-ws_[a-z0-9]+-\d{4}-\d{2}-\d{2}\.csv"$/);
+      expect(exported.headers['content-disposition']).toMatch(
+        /^attachment; filename="links-ws_[a-z0-9]+-\d{4}-\d{2}-\d{2}\.csv"$/,
+      );
       const lines = exported.text.trim().split('\n');
       expect(lines[0]).toBe('id,short_url,slug,url,title,tags,status,clicks,created_at,expires_at');
       expect(exported.text).toContain('imp-one');
@@ -666,7 +831,10 @@ describe.each(testEngines())('dashboard links on %s', (engine) => {
       return create({ ...link, tagIds: [made.body.data.id] }, t.owner, at);
     };
     const links = [
-      await tagged({ url: 'https://example.com/f1', title: '=HYPERLINK("http://evil.example","x")', slug: 'f-ln' }, '=1'),
+      await tagged(
+        { url: 'https://example.com/f1', title: '=HYPERLINK("http://evil.example","x")', slug: 'f-ln' },
+        '=1',
+      ),
       await tagged({ url: 'https://example.com/f2', title: '+SUM(1,2)', slug: 'f-plus' }, '+x'),
       await tagged({ url: 'https://example.com/f3', title: '-2+3', slug: '-minus' }, '-y'),
       await tagged({ url: 'https://example.com/f4', title: '@SUM(1)', slug: 'f-at' }, '@evil'),
@@ -686,8 +854,16 @@ describe.each(testEngines())('dashboard links on %s', (engine) => {
     expect(exported.text).toContain(`,"'\t=1+2",`);
     const bySlug = new Map(cells.slice(1).map((r) => [r[2], r]));
     expect(bySlug.get("'-minus")).toEqual([
-      links[2].id, 'https://localhost:8443/-minus', "'-minus", 'https://example.com/f3', "'-2+3", "'-y", 'ACTIVE', '0',
-      expect.any(String), '',
+      links[2].id,
+      'https://localhost:8443/-minus',
+      "'-minus",
+      'https://example.com/f3',
+      "'-2+3",
+      "'-y",
+      'ACTIVE',
+      '0',
+      expect.any(String),
+      '',
     ]);
     expect(bySlug.get('f-at')?.slice(4, 6)).toEqual(["'@SUM(1)", "'@evil"]);
     expect(bySlug.get('f-plus')?.slice(4, 6)).toEqual(["'+SUM(1,2)", "'+x"]);
@@ -697,7 +873,8 @@ describe.each(testEngines())('dashboard links on %s', (engine) => {
     const again = await t.analyst.request('GET', `${at}/links/export`);
     for (const link of links) expect((await t.owner.request('DELETE', `${at}/links/${link.id}`)).status).toBe(204);
     const res = await t.owner.request('POST', `${at}/links/import`, {
-      rawBody: again.text, headers: { 'content-type': 'text/csv' },
+      rawBody: again.text,
+      headers: { 'content-type': 'text/csv' },
     });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ created: links.length, refused: 0 });
@@ -719,10 +896,29 @@ describe.each(testEngines())('dashboard links on %s', (engine) => {
     const count = EXPORT_PAGE + 150;
     const now = Date.now();
     const rows = Array.from({ length: count }, (_, i) => ({
-      id: `lnk_export${String(i).padStart(6, '0')}`, workspace_id: big.workspaceId, created_by: big.people.owner.userId, domain_id: null, domain_key: '',
-      slug: `exp-${engine}-${i}`, original_url: `https://example.com/e/${i}`, title: null, status: 'ACTIVE', policy_locked: false, redirect_type: 'TEMPORARY',
-      expires_at: null, expired_url: null, click_limit: null, start_at: null, end_at: null, password_hash: null,
-      preview_title: null, preview_description: null, preview_image: null, created_at: now + Math.floor(i / 3), updated_at: now, deleted_at: null,
+      id: `lnk_export${String(i).padStart(6, '0')}`,
+      workspace_id: big.workspaceId,
+      created_by: big.people.owner.userId,
+      domain_id: null,
+      domain_key: '',
+      slug: `exp-${engine}-${i}`,
+      original_url: `https://example.com/e/${i}`,
+      title: null,
+      status: 'ACTIVE',
+      policy_locked: false,
+      redirect_type: 'TEMPORARY',
+      expires_at: null,
+      expired_url: null,
+      click_limit: null,
+      start_at: null,
+      end_at: null,
+      password_hash: null,
+      preview_title: null,
+      preview_description: null,
+      preview_image: null,
+      created_at: now + Math.floor(i / 3),
+      updated_at: now,
+      deleted_at: null,
     }));
     for (let i = 0; i < rows.length; i += 200) await knex()('links').insert(rows.slice(i, i + 200));
     const res = await big.analyst.request('GET', `/workspaces/${big.workspaceId}/links/export`);
@@ -748,7 +944,8 @@ describe.each(testEngines())('dashboard links on %s', (engine) => {
     it('an image over 2 MiB', async () => {
       const before = await count('assets');
       const image = {
-        rawBody: Buffer.concat([PNG, Buffer.alloc(2 * 2 ** 20)]), headers: { 'content-type': 'image/png' },
+        rawBody: Buffer.concat([PNG, Buffer.alloc(2 * 2 ** 20)]),
+        headers: { 'content-type': 'image/png' },
       };
       const res = await team.member.request('POST', `${base}/assets`, image);
       expect(res.status).toBe(413);
@@ -760,7 +957,8 @@ describe.each(testEngines())('dashboard links on %s', (engine) => {
       const before = await count('links');
       const rows = 'https://example.com/over-the-limit\n'.repeat(Math.ceil((10 * 2 ** 20) / 35));
       const res = await team.member.request('POST', `${base}/links/import`, {
-        rawBody: `url\n${rows}`, headers: { 'content-type': 'text/csv' },
+        rawBody: `url\n${rows}`,
+        headers: { 'content-type': 'text/csv' },
       });
       expect(res.status).toBe(413);
       expect(res.body).toEqual({ error: 'Request body exceeds 10 MiB' });
@@ -770,15 +968,29 @@ describe.each(testEngines())('dashboard links on %s', (engine) => {
 
   describe('image uploads', () => {
     it('takes PNG, JPEG, GIF and WebP whose bytes match their type, up to 2 MiB', async () => {
-      const ok = await team.member.request('POST', `${base}/assets`, { rawBody: PNG, headers: { 'content-type': 'image/png' } });
+      const ok = await team.member.request('POST', `${base}/assets`, {
+        rawBody: PNG,
+        headers: { 'content-type': 'image/png' },
+      });
       expect(ok.status).toBe(201);
       expect(ok.body.url).toMatch(/\/assets\/[A-Za-z0-9_-]+\.png$/);
-      const lying = await team.member.request('POST', `${base}/assets`, { rawBody: Buffer.from('<svg onload=alert(1)>'), headers: { 'content-type': 'image/png' } });
+      const lying = await team.member.request('POST', `${base}/assets`, {
+        rawBody: Buffer.from('<svg onload=alert(1)>'),
+        headers: { 'content-type': 'image/png' },
+      });
       expect(lying.status).toBe(400);
-      const svg = await team.member.request('POST', `${base}/assets`, { rawBody: Buffer.from('<svg/>'), headers: { 'content-type': 'image/svg+xml' } });
+      const svg = await team.member.request('POST', `${base}/assets`, {
+        rawBody: Buffer.from('<svg/>'),
+        headers: { 'content-type': 'image/svg+xml' },
+      });
       expect(svg.status).toBe(400);
-      expect(svg.body.error).toBe('A request body is required (Content-Type: image/png or image/jpeg or image/gif or image/webp)');
-      const big = await team.member.request('POST', `${base}/assets`, { rawBody: Buffer.concat([PNG, Buffer.alloc(2 * 2 ** 20)]), headers: { 'content-type': 'image/png' } });
+      expect(svg.body.error).toBe(
+        'A request body is required (Content-Type: image/png or image/jpeg or image/gif or image/webp)',
+      );
+      const big = await team.member.request('POST', `${base}/assets`, {
+        rawBody: Buffer.concat([PNG, Buffer.alloc(2 * 2 ** 20)]),
+        headers: { 'content-type': 'image/png' },
+      });
       expect(big.status).toBe(413);
     });
   });
@@ -788,9 +1000,14 @@ describe.each(testEngines())('dashboard links on %s', (engine) => {
     await ws.addMember(knex(), other.workspaceId, person.email, 'ADMIN');
     const client = await signIn(server, person);
     expect(client.session.workspaces.map((w: any) => [w.id, w.role]).sort()).toEqual(
-      [[team.workspaceId, 'ANALYST'], [other.workspaceId, 'ADMIN']].sort(),
+      [
+        [team.workspaceId, 'ANALYST'],
+        [other.workspaceId, 'ADMIN'],
+      ].sort(),
     );
     expect((await client.request('POST', `${base}/links`, { body: { url: 'https://example.com' } })).status).toBe(403);
-    expect((await client.request('POST', `${otherBase}/links`, { body: { url: 'https://example.com' } })).status).toBe(201);
+    expect((await client.request('POST', `${otherBase}/links`, { body: { url: 'https://example.com' } })).status).toBe(
+      201,
+    );
   });
 });

@@ -10,9 +10,13 @@ import { testEngines } from '../support/databases';
 import { startWithTeams, type Team } from '../support/dashboard';
 import { startTestServer, type TestServer } from '../support/server';
 
-const PERSON = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
+const PERSON =
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
 const CRAWLER = 'facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)';
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+  'base64',
+);
 
 describe.each(testEngines())('bio pages on %s', (engine) => {
   let server: TestServer, team: Team, other: Team, base: string;
@@ -23,18 +27,30 @@ describe.each(testEngines())('bio pages on %s', (engine) => {
   const handle = (prefix = 'page') => `${prefix}-${engine}-${++seq}`;
   const visit = (path: string, headers: Record<string, string> = {}, method = 'GET') =>
     server.request(method, path, { headers: { 'user-agent': PERSON, ...headers } });
-  const make = (body: Record<string, unknown>, who = team.member) => who.request('POST', `${base}/pages`, { body: { title: 'Acme', ...body } });
+  const make = (body: Record<string, unknown>, who = team.member) =>
+    who.request('POST', `${base}/pages`, { body: { title: 'Acme', ...body } });
   const publish = (id: string, who = team.member) => who.request('POST', `${base}/pages/${id}/publish`);
-  const analytics = async (id: string, query = '') => (await team.analyst.request('GET', `${base}/pages/${id}/analytics${query}`)).body;
+  const analytics = async (id: string, query = '') =>
+    (await team.analyst.request('GET', `${base}/pages/${id}/analytics${query}`)).body;
 
   beforeAll(async () => {
-    ({ server, team, other, base } = await startWithTeams(engine, { env: { CLICK_FLUSH_MS: '60000', TRUST_PROXY: '1' } }));
-    linkId = (await team.member.request('POST', `${base}/links`, { body: { url: 'https://shop.example.com/spring', slug: `spring-${engine}` } })).body.data.id;
-    otherLinkId = (await other.member.request('POST', `/workspaces/${other.workspaceId}/links`, { body: { url: 'https://example.com/x' } })).body.data.id;
+    ({ server, team, other, base } = await startWithTeams(engine, {
+      env: { CLICK_FLUSH_MS: '60000', TRUST_PROXY: '1' },
+    }));
+    linkId = (
+      await team.member.request('POST', `${base}/links`, {
+        body: { url: 'https://shop.example.com/spring', slug: `spring-${engine}` },
+      })
+    ).body.data.id;
+    otherLinkId = (
+      await other.member.request('POST', `/workspaces/${other.workspaceId}/links`, {
+        body: { url: 'https://example.com/x' },
+      })
+    ).body.data.id;
   });
   afterAll(async () => server?.stop());
 
-  it('makes a draft that nothing shows until it is published, then serves it as plain HTML with Open Graph tags and the visitor pages\' headers', async () => {
+  it("makes a draft that nothing shows until it is published, then serves it as plain HTML with Open Graph tags and the visitor pages' headers", async () => {
     const h = handle();
     const made = await make({
       handle: `  ${h.toUpperCase()} `,
@@ -50,12 +66,25 @@ describe.each(testEngines())('bio pages on %s', (engine) => {
     expect(made.status, made.text).toBe(201);
     const page = made.body.data;
     expect(page).toMatchObject({
-      handle: h, url: `https://localhost:8443/@${h}`, status: 'ACTIVE', published: false, publishedAt: null, hasUnpublishedChanges: true,
-      title: 'Acme on the web', bio: 'Shoes & <b>socks</b>', theme: 'midnight', avatarUrl: null,
+      handle: h,
+      url: `https://localhost:8443/@${h}`,
+      status: 'ACTIVE',
+      published: false,
+      publishedAt: null,
+      hasUnpublishedChanges: true,
+      title: 'Acme on the web',
+      bio: 'Shoes & <b>socks</b>',
+      theme: 'midnight',
+      avatarUrl: null,
     });
     expect(page.id).toMatch(/^pg_/);
     expect(page.blocks.map((b: any) => b.type)).toEqual(['heading', 'link', 'paragraph']);
-    expect(page.blocks[1]).toMatchObject({ text: 'Spring sale', linkId, shortUrl: `https://localhost:8443/spring-${engine}`, destination: 'https://shop.example.com/spring' });
+    expect(page.blocks[1]).toMatchObject({
+      text: 'Spring sale',
+      linkId,
+      shortUrl: `https://localhost:8443/spring-${engine}`,
+      destination: 'https://shop.example.com/spring',
+    });
     expect(page.blocks[1].id).toMatch(/^blk_[a-z0-9]{10}$/);
 
     expect((await visit(`/@${h}`)).status).toBe(404);
@@ -106,15 +135,51 @@ describe.each(testEngines())('bio pages on %s', (engine) => {
       [{ handle: handle(), title: '   ' }, 400, 'title', /title must not be empty/],
       [{ handle: handle(), title: 'x'.repeat(101) }, 400, 'title', /at most 100/],
       [{ handle: handle(), bio: 'b'.repeat(301) }, 400, 'bio', /at most 300/],
-      [{ handle: handle(), avatarUrl: 'https://elsewhere.example.com/a.png' }, 400, 'avatarUrl', /hosted by the service/],
+      [
+        { handle: handle(), avatarUrl: 'https://elsewhere.example.com/a.png' },
+        400,
+        'avatarUrl',
+        /hosted by the service/,
+      ],
       [{ handle: handle(), blocks: [{ type: 'heading', text: 'h'.repeat(101) }] }, 400, 'blocks.0.text', /at most 100/],
-      [{ handle: handle(), blocks: [{ type: 'link', text: 'Other', linkId: otherLinkId }] }, 400, 'blocks.0.linkId', /not a link of this workspace/],
-      [{ handle: handle(), blocks: [{ type: 'link', text: 'Both', linkId, url: 'https://a.example' }] }, 400, 'blocks.0.url', /either linkId/],
-      [{ handle: handle(), blocks: [{ type: 'heading', text: 'H', url: 'https://a.example' }] }, 400, 'blocks.0', /only link blocks/],
+      [
+        { handle: handle(), blocks: [{ type: 'link', text: 'Other', linkId: otherLinkId }] },
+        400,
+        'blocks.0.linkId',
+        /not a link of this workspace/,
+      ],
+      [
+        { handle: handle(), blocks: [{ type: 'link', text: 'Both', linkId, url: 'https://a.example' }] },
+        400,
+        'blocks.0.url',
+        /either linkId/,
+      ],
+      [
+        { handle: handle(), blocks: [{ type: 'heading', text: 'H', url: 'https://a.example' }] },
+        400,
+        'blocks.0',
+        /only link blocks/,
+      ],
       // A URL block goes through POST /api/v1/links's rules; a refused one makes no link, nor
       // does a good one before it.
-      [{ handle: handle(), blocks: [{ type: 'link', text: 'Fine', url: 'https://a.example' }, { type: 'link', text: 'FTP', url: 'ftp://a.example/file' }] }, 400, 'blocks.1.url', /http or https/],
-      [{ handle: handle(), blocks: Array.from({ length: 51 }, () => ({ type: 'heading', text: 'H' })) }, 400, undefined, /blocks/],
+      [
+        {
+          handle: handle(),
+          blocks: [
+            { type: 'link', text: 'Fine', url: 'https://a.example' },
+            { type: 'link', text: 'FTP', url: 'ftp://a.example/file' },
+          ],
+        },
+        400,
+        'blocks.1.url',
+        /http or https/,
+      ],
+      [
+        { handle: handle(), blocks: Array.from({ length: 51 }, () => ({ type: 'heading', text: 'H' })) },
+        400,
+        undefined,
+        /blocks/,
+      ],
     ];
     for (const [body, status, field, message] of cases) {
       const res = await make(body);
@@ -123,13 +188,24 @@ describe.each(testEngines())('bio pages on %s', (engine) => {
       expect(res.body.error).toMatch(message);
     }
     // Another workspace cannot take the handle either: the short domain is shared.
-    expect((await other.member.request('POST', `/workspaces/${other.workspaceId}/pages`, { body: { handle: taken, title: 'Mine' } })).status).toBe(409);
+    expect(
+      (
+        await other.member.request('POST', `/workspaces/${other.workspaceId}/pages`, {
+          body: { handle: taken, title: 'Mine' },
+        })
+      ).status,
+    ).toBe(409);
     expect((await team.owner.request('GET', `${base}/pages`)).body.data.length).toBe(before);
-    expect((await knex()('links').where({ workspace_id: team.workspaceId }).count({ n: '*' }).first())!.n).toEqual(linksBefore);
+    expect((await knex()('links').where({ workspace_id: team.workspaceId }).count({ n: '*' }).first())!.n).toEqual(
+      linksBefore,
+    );
   });
 
   it('makes a short link for a URL block, keeps block ids across edits, and takes a hosted avatar', async () => {
-    const image = await team.member.request('POST', `${base}/assets`, { rawBody: PNG, headers: { 'content-type': 'image/png' } });
+    const image = await team.member.request('POST', `${base}/assets`, {
+      rawBody: PNG,
+      headers: { 'content-type': 'image/png' },
+    });
     expect(image.status).toBe(201);
     const made = await make({
       handle: handle(),
@@ -140,11 +216,22 @@ describe.each(testEngines())('bio pages on %s', (engine) => {
     const block = made.body.data.blocks[0];
     expect(made.body.data.avatarUrl).toBe(image.body.url);
     const link = await knex()('links').where({ id: block.linkId }).first();
-    expect(link).toMatchObject({ workspace_id: team.workspaceId, original_url: 'https://podcast.example.com/episodes', title: 'Our podcast', deleted_at: null });
+    expect(link).toMatchObject({
+      workspace_id: team.workspaceId,
+      original_url: 'https://podcast.example.com/episodes',
+      title: 'Our podcast',
+      deleted_at: null,
+    });
     expect(block.shortUrl).toBe(`https://localhost:8443/${link.slug}`);
     // Edits send the blocks back with their ids: the block stays itself.
     const edited = await team.member.request('PATCH', `${base}/pages/${made.body.data.id}`, {
-      body: { blocks: [{ type: 'heading', text: 'Listen' }, { id: block.id, type: 'link', text: 'The podcast', linkId: block.linkId }], avatarUrl: null },
+      body: {
+        blocks: [
+          { type: 'heading', text: 'Listen' },
+          { id: block.id, type: 'link', text: 'The podcast', linkId: block.linkId },
+        ],
+        avatarUrl: null,
+      },
     });
     expect(edited.status, edited.text).toBe(200);
     expect(edited.body.data.blocks[1]).toMatchObject({ id: block.id, text: 'The podcast', linkId: block.linkId });
@@ -176,7 +263,13 @@ describe.each(testEngines())('bio pages on %s', (engine) => {
 
     const views = await knex()('page_views').where({ page_id: page.id }).orderBy('id');
     expect(views).toHaveLength(2);
-    expect(views[0]).toMatchObject({ workspace_id: team.workspaceId, referrer_host: 'l.instagram.com', country: 'FR', device: 'mobile', browser: 'Mobile Safari' });
+    expect(views[0]).toMatchObject({
+      workspace_id: team.workspaceId,
+      referrer_host: 'l.instagram.com',
+      country: 'FR',
+      device: 'mobile',
+      browser: 'Mobile Safari',
+    });
     const clicks = await knex()('clicks').where({ link_id: linkId }).orderBy('id');
     expect(clicks.length - Number(clicksBefore!.n)).toBe(1);
     // The page is the referrer, whatever the browser said.
@@ -186,12 +279,22 @@ describe.each(testEngines())('bio pages on %s', (engine) => {
     expect(stats.series).toHaveLength(30);
     expect(stats.series[29]).toMatchObject({ views: 2, clicks: 1 });
     expect(stats.blocks).toEqual([{ blockId, text: 'Sale', linkId, clicks: 1 }]);
-    expect(stats.breakdowns.countries).toEqual(expect.arrayContaining([{ value: 'FR', views: 1 }, { value: '', views: 1 }]));
+    expect(stats.breakdowns.countries).toEqual(
+      expect.arrayContaining([
+        { value: 'FR', views: 1 },
+        { value: '', views: 1 },
+      ]),
+    );
     expect(stats.breakdowns.devices).toEqual([{ value: 'mobile', views: 2 }]);
     expect(stats.breakdowns.referrers).toEqual(expect.arrayContaining([{ value: 'l.instagram.com', views: 1 }]));
     // The window's rules are the link analytics'.
-    expect((await team.analyst.request('GET', `${base}/pages/${page.id}/analytics?from=2025-01-01&to=2026-12-31`)).status).toBe(400);
-    expect((await team.analyst.request('GET', `${base}/pages/${page.id}/analytics?from=2026-02-02&to=2026-02-01`)).body.field).toBe('from');
+    expect(
+      (await team.analyst.request('GET', `${base}/pages/${page.id}/analytics?from=2025-01-01&to=2026-12-31`)).status,
+    ).toBe(400);
+    expect(
+      (await team.analyst.request('GET', `${base}/pages/${page.id}/analytics?from=2026-02-02&to=2026-02-01`)).body
+        .field,
+    ).toBe('from');
     expect((await analytics(page.id, '?from=2026-01-01&to=2026-01-10')).series).toHaveLength(10);
   });
 
@@ -200,7 +303,9 @@ describe.each(testEngines())('bio pages on %s', (engine) => {
     const page = (await make({ handle: h, blocks: [{ type: 'link', text: 'Old', linkId }] })).body.data;
     await publish(page.id);
     await visit(`/@${h}/${page.blocks[0].id}`);
-    await team.member.request('PATCH', `${base}/pages/${page.id}`, { body: { blocks: [{ type: 'heading', text: 'New' }] } });
+    await team.member.request('PATCH', `${base}/pages/${page.id}`, {
+      body: { blocks: [{ type: 'heading', text: 'New' }] },
+    });
     await server.clicks.flush();
     expect((await analytics(page.id)).blocks).toEqual([{ blockId: page.blocks[0].id, text: 'Old', linkId, clicks: 1 }]);
   });
@@ -210,9 +315,14 @@ describe.each(testEngines())('bio pages on %s', (engine) => {
     expect(policy).toMatch(/style-src 'self'( 'sha256-[A-Za-z0-9+/=]+'){4};/);
     expect(policy).toContain("img-src 'self' data: blob: https://localhost:8443;");
     expect(policy).not.toContain('unsafe-inline');
-    const elsewhere = await startTestServer(engine, { database: server.database, env: { ASSET_BASE_URL: 'https://cdn.example.com/sl-assets/' } });
+    const elsewhere = await startTestServer(engine, {
+      database: server.database,
+      env: { ASSET_BASE_URL: 'https://cdn.example.com/sl-assets/' },
+    });
     try {
-      expect((await elsewhere.request('GET', '/app/')).headers['content-security-policy']).toContain("img-src 'self' data: blob: https://cdn.example.com;");
+      expect((await elsewhere.request('GET', '/app/')).headers['content-security-policy']).toContain(
+        "img-src 'self' data: blob: https://cdn.example.com;",
+      );
     } finally {
       await elsewhere.stop();
     }
@@ -223,16 +333,22 @@ describe.each(testEngines())('bio pages on %s', (engine) => {
     const page = (await make({ handle: h })).body.data;
     await publish(page.id);
     // 2 × 64 + 3: the writer's many-row statements and its single-row ones.
-    for (let i = 0; i < 131; i += 8) await Promise.all(Array.from({ length: Math.min(8, 131 - i) }, () => visit(`/@${h}`)));
+    for (let i = 0; i < 131; i += 8)
+      await Promise.all(Array.from({ length: Math.min(8, 131 - i) }, () => visit(`/@${h}`)));
     await server.clicks.flush();
     expect(Number((await knex()('page_views').where({ page_id: page.id }).count({ n: '*' }).first())!.n)).toBe(131);
     expect((await analytics(page.id)).totals).toEqual({ views: 131, clicks: 0 });
   });
 
   it('follows a block to a password-protected link through its form, which posts back to the block', async () => {
-    const locked = (await team.member.request('POST', `${base}/links`, { body: { url: 'https://secret.example.com/', password: 'open sesame' } })).body.data.id;
+    const locked = (
+      await team.member.request('POST', `${base}/links`, {
+        body: { url: 'https://secret.example.com/', password: 'open sesame' },
+      })
+    ).body.data.id;
     const h = handle('locked');
-    const page = (await make({ handle: h, blocks: [{ type: 'link', text: 'Members only', linkId: locked }] })).body.data;
+    const page = (await make({ handle: h, blocks: [{ type: 'link', text: 'Members only', linkId: locked }] })).body
+      .data;
     await publish(page.id);
     const at = `/@${h}/${page.blocks[0].id}`;
     const form = await visit(at);
@@ -267,11 +383,15 @@ describe.each(testEngines())('bio pages on %s', (engine) => {
     expect((await visit(`/@${h}`)).text).toContain('<h1>Second</h1>');
     // A new handle moves the live page at once.
     const moved = handle('moved');
-    expect((await team.member.request('PATCH', `${base}/pages/${page.id}`, { body: { handle: moved } })).body.data.url).toBe(`https://localhost:8443/@${moved}`);
+    expect(
+      (await team.member.request('PATCH', `${base}/pages/${page.id}`, { body: { handle: moved } })).body.data.url,
+    ).toBe(`https://localhost:8443/@${moved}`);
     expect((await visit(`/@${h}`)).status).toBe(404);
     expect((await visit(`/@${moved}`)).status).toBe(200);
     // Disabled: 404 without unpublishing; enabled again: back.
-    expect((await team.member.request('PATCH', `${base}/pages/${page.id}`, { body: { status: 'DISABLED' } })).body.data).toMatchObject({ status: 'DISABLED', published: true });
+    expect(
+      (await team.member.request('PATCH', `${base}/pages/${page.id}`, { body: { status: 'DISABLED' } })).body.data,
+    ).toMatchObject({ status: 'DISABLED', published: true });
     expect((await visit(`/@${moved}`)).status).toBe(404);
     await team.member.request('PATCH', `${base}/pages/${page.id}`, { body: { status: 'ACTIVE' } });
     expect((await visit(`/@${moved}`)).status).toBe(200);
@@ -288,16 +408,30 @@ describe.each(testEngines())('bio pages on %s', (engine) => {
   });
 
   it('refuses to publish a page whose link block lost its link, naming the block', async () => {
-    const doomed = (await team.member.request('POST', `${base}/links`, { body: { url: 'https://example.com/soon-gone' } })).body.data.id;
-    const page = (await make({ handle: handle(), blocks: [{ type: 'heading', text: 'Hi' }, { type: 'link', text: 'Gone', linkId: doomed }] })).body.data;
+    const doomed = (
+      await team.member.request('POST', `${base}/links`, { body: { url: 'https://example.com/soon-gone' } })
+    ).body.data.id;
+    const page = (
+      await make({
+        handle: handle(),
+        blocks: [
+          { type: 'heading', text: 'Hi' },
+          { type: 'link', text: 'Gone', linkId: doomed },
+        ],
+      })
+    ).body.data;
     expect((await team.owner.request('DELETE', `${base}/links/${doomed}`)).status).toBe(204);
-    expect((await team.member.request('GET', `${base}/pages/${page.id}`)).body.data.blocks[1]).toMatchObject({ linkId: doomed, shortUrl: null, destination: null });
+    expect((await team.member.request('GET', `${base}/pages/${page.id}`)).body.data.blocks[1]).toMatchObject({
+      linkId: doomed,
+      shortUrl: null,
+      destination: null,
+    });
     const res = await publish(page.id);
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ field: 'blocks.1.linkId' });
   });
 
-  it('serves a page on the workspace\'s active custom domains only', async () => {
+  it("serves a page on the workspace's active custom domains only", async () => {
     const host = `go${Date.now()}.${engine}.example.com`;
     const domainId = await ws.addDomain(knex(), team.workspaceId, host);
     await ws.setDomainStatus(knex(), domainId, 'ACTIVE');
@@ -311,7 +445,9 @@ describe.each(testEngines())('bio pages on %s', (engine) => {
     const res = await visit(`/@${h}`, { host });
     expect(res.status).toBe(200);
     expect(res.text).toContain(`<meta property="og:url" content="https://${host}/@${h}">`);
-    expect((await visit(`/@${h}/${page.blocks[0].id}`, { host })).headers.location).toBe('https://shop.example.com/spring');
+    expect((await visit(`/@${h}/${page.blocks[0].id}`, { host })).headers.location).toBe(
+      'https://shop.example.com/spring',
+    );
     expect((await visit(`/@${h}`, { host: theirHost })).status).toBe(404);
     await ws.setDomainStatus(knex(), domainId, 'DISABLED');
     await server.changes.poll();
@@ -319,7 +455,7 @@ describe.each(testEngines())('bio pages on %s', (engine) => {
     expect((await visit(`/@${h}`)).status).toBe(200);
   });
 
-  it('shows a change made through another process from that process\'s next view after its change feed', async () => {
+  it("shows a change made through another process from that process's next view after its change feed", async () => {
     const second = await startTestServer(engine, { database: server.database, env: { CLICK_FLUSH_MS: '60000' } });
     try {
       const h = handle('shared');
@@ -342,7 +478,12 @@ describe.each(testEngines())('bio pages on %s', (engine) => {
   it('renders a preview of an unsaved draft with links that lead nowhere, saving nothing', async () => {
     const before = (await team.analyst.request('GET', `${base}/pages`)).body.data.length;
     const res = await team.analyst.request('POST', `/workspaces/${team.workspaceId}/page-preview`, {
-      body: { handle: 'Not Saved!', title: 'Preview <me>', theme: 'forest', blocks: [{ type: 'link', text: 'Soon', url: 'https://later.example.com' }] },
+      body: {
+        handle: 'Not Saved!',
+        title: 'Preview <me>',
+        theme: 'forest',
+        blocks: [{ type: 'link', text: 'Soon', url: 'https://later.example.com' }],
+      },
     });
     expect(res.status, res.text).toBe(200);
     expect(res.body.html).toContain('<h1>Preview &lt;me&gt;</h1>');

@@ -27,11 +27,30 @@ describe.each(testEngines())('shared reports on %s', (engine) => {
   const knex = () => server.services.db.knex;
 
   beforeAll(async () => {
-    expect(fs.existsSync(projectPath('dist/web/index.html')), 'dist/web is built at install (npm run build:web)').toBe(true);
+    expect(fs.existsSync(projectPath('dist/web/index.html')), 'dist/web is built at install (npm run build:web)').toBe(
+      true,
+    );
     ({ server, team, other, base } = await startWithTeams(engine));
-    key = (await ws.createKey(knex(), team.workspaceId, team.people.owner.userId, ['links:read', 'links:write', 'conversions:read', 'conversions:write'], null)).key;
-    linkId = (await server.request('POST', '/api/v1/links', { key, body: { url: 'https://example.com/pricing', slug: `pricing-${engine}`, title: 'Pricing page' } })).body.data.id;
-    goalId = (await team.member.request('POST', `${base}/goals`, { body: { name: 'Purchases', type: 'purchase', targetCount: 10 } })).body.data.id;
+    key = (
+      await ws.createKey(
+        knex(),
+        team.workspaceId,
+        team.people.owner.userId,
+        ['links:read', 'links:write', 'conversions:read', 'conversions:write'],
+        null,
+      )
+    ).key;
+    linkId = (
+      await server.request('POST', '/api/v1/links', {
+        key,
+        body: { url: 'https://example.com/pricing', slug: `pricing-${engine}`, title: 'Pricing page' },
+      })
+    ).body.data.id;
+    goalId = (
+      await team.member.request('POST', `${base}/goals`, {
+        body: { name: 'Purchases', type: 'purchase', targetCount: 10 },
+      })
+    ).body.data.id;
     for (const body of [
       { eventType: 'purchase', linkId, value: { amountMinor: 4_900, currency: 'EUR' } },
       { eventType: 'purchase', value: { amountMinor: 1_000, currency: 'USD' } },
@@ -43,55 +62,106 @@ describe.each(testEngines())('shared reports on %s', (engine) => {
   afterAll(async () => server?.stop());
 
   const make = (body: Record<string, unknown>, who = team.member) =>
-    who.request('POST', `${base}/reports`, { body: { kind: 'CONVERSIONS', title: 'Last month', params: { window: { lastDays: 30 } }, ...body } });
-  const patch = (id: string, body: Record<string, unknown>) => team.member.request('PATCH', `${base}/reports/${id}`, { body });
+    who.request('POST', `${base}/reports`, {
+      body: { kind: 'CONVERSIONS', title: 'Last month', params: { window: { lastDays: 30 } }, ...body },
+    });
+  const patch = (id: string, body: Record<string, unknown>) =>
+    team.member.request('PATCH', `${base}/reports/${id}`, { body });
   /** The public read, as a signed-out browser makes it. */
-  const read = (token: string, cookie?: string) => server.request('GET', `/app/api/shared/${token}`, { headers: cookie ? { cookie } : {} });
+  const read = (token: string, cookie?: string) =>
+    server.request('GET', `/app/api/shared/${token}`, { headers: cookie ? { cookie } : {} });
   const unlock = (token: string, password: string, headers: Record<string, string> = {}) =>
     server.request('POST', `/app/api/shared/${token}/unlock`, { body: { password }, headers });
   const pageOf = (token: string) => server.request('GET', `/app/shared/${token}`);
   const cookieOf = (res: TestResponse) => String(res.headers['set-cookie']).split(';')[0];
 
   it('makes a report of each kind; anyone with its URL reads the same figures the dashboard shows for the window it used', async () => {
-    const conv = await make({ title: '  Purchases, last 30 days ', visibility: 'UNLISTED', params: { window: { lastDays: 30 }, eventType: 'purchase' } });
+    const conv = await make({
+      title: '  Purchases, last 30 days ',
+      visibility: 'UNLISTED',
+      params: { window: { lastDays: 30 }, eventType: 'purchase' },
+    });
     expect(conv.status).toBe(201);
-    expect(conv.body.data).toMatchObject({ kind: 'CONVERSIONS', title: 'Purchases, last 30 days', visibility: 'UNLISTED', hasPassword: false, createdBy: team.people.member.userId });
+    expect(conv.body.data).toMatchObject({
+      kind: 'CONVERSIONS',
+      title: 'Purchases, last 30 days',
+      visibility: 'UNLISTED',
+      hasPassword: false,
+      createdBy: team.people.member.userId,
+    });
     expect(conv.body.data.url).toMatch(/^https:\/\/localhost:8443\/app\/shared\/[A-Za-z0-9_-]{43}$/);
     const shared = await read(tokenOf(conv.body.data.url));
     expect(shared.status).toBe(200);
     expect(shared.headers['x-robots-tag']).toBe('noindex');
-    expect(shared.body).toMatchObject({ title: 'Purchases, last 30 days', kind: 'CONVERSIONS', window: { lastDays: 30 } });
+    expect(shared.body).toMatchObject({
+      title: 'Purchases, last 30 days',
+      kind: 'CONVERSIONS',
+      window: { lastDays: 30 },
+    });
     // "Last 30 days" as the Conversions screen reads it: 30 UTC days ending with today.
     const tomorrow = (Math.floor(Date.now() / DAY_MS) + 1) * DAY_MS;
-    expect(shared.body.window).toEqual({ from: new Date(tomorrow - 30 * DAY_MS).toISOString(), to: new Date(tomorrow).toISOString(), lastDays: 30 });
-    const screen = await team.analyst.request('GET', `${base}/conversions?from=${shared.body.window.from}&to=${shared.body.window.to}&eventType=purchase`);
+    expect(shared.body.window).toEqual({
+      from: new Date(tomorrow - 30 * DAY_MS).toISOString(),
+      to: new Date(tomorrow).toISOString(),
+      lastDays: 30,
+    });
+    const screen = await team.analyst.request(
+      'GET',
+      `${base}/conversions?from=${shared.body.window.from}&to=${shared.body.window.to}&eventType=purchase`,
+    );
     expect(shared.body.conversions).toEqual(screen.body);
     expect(shared.body.conversions.data.total).toBe(2);
     expect(shared.body.goal).toBeUndefined();
 
-    const goal = await make({ kind: 'GOAL', title: 'Purchases goal', visibility: 'PUBLIC', params: { window: { lastDays: 7 }, goalId } });
+    const goal = await make({
+      kind: 'GOAL',
+      title: 'Purchases goal',
+      visibility: 'PUBLIC',
+      params: { window: { lastDays: 7 }, goalId },
+    });
     expect(goal.status).toBe(201);
     const goalRead = (await read(tokenOf(goal.body.data.url))).body;
     // A goal's "Last 7 days" is the 7 × 24 hours up to the minute of reading, as its screen reads it.
     expect(Date.parse(goalRead.window.to) - Date.parse(goalRead.window.from)).toBe(7 * DAY_MS);
     expect(Math.abs(Date.parse(goalRead.window.to) - Date.now())).toBeLessThanOrEqual(60_000);
-    const goalScreen = await team.analyst.request('GET', `${base}/goals/${goalId}/report?from=${goalRead.window.from}&to=${goalRead.window.to}`);
+    const goalScreen = await team.analyst.request(
+      'GET',
+      `${base}/goals/${goalId}/report?from=${goalRead.window.from}&to=${goalRead.window.to}`,
+    );
     expect(goalRead.goal).toEqual(goalScreen.body);
     expect(goalRead.goal.data.conversions).toBe(2);
 
     const today = isoDay(Date.now());
     const from = isoDay(Date.now() - 9 * DAY_MS);
-    const link = await make({ kind: 'LINK', title: 'Pricing clicks', visibility: 'UNLISTED', params: { window: { from, to: today }, linkId } });
+    const link = await make({
+      kind: 'LINK',
+      title: 'Pricing clicks',
+      visibility: 'UNLISTED',
+      params: { window: { from, to: today }, linkId },
+    });
     expect(link.status).toBe(201);
     const linkRead = (await read(tokenOf(link.body.data.url))).body;
-    expect(linkRead.window).toEqual({ from: `${from}T00:00:00.000Z`, to: new Date(Date.parse(`${today}T00:00:00Z`) + DAY_MS).toISOString(), lastDays: null });
+    expect(linkRead.window).toEqual({
+      from: `${from}T00:00:00.000Z`,
+      to: new Date(Date.parse(`${today}T00:00:00Z`) + DAY_MS).toISOString(),
+      lastDays: null,
+    });
     const linkScreen = await team.analyst.request('GET', `${base}/links/${linkId}/analytics?from=${from}&to=${today}`);
-    expect(linkRead.link).toEqual({ slug: `pricing-${engine}`, shortUrl: `https://localhost:8443/pricing-${engine}`, title: 'Pricing page', analytics: linkScreen.body });
+    expect(linkRead.link).toEqual({
+      slug: `pricing-${engine}`,
+      shortUrl: `https://localhost:8443/pricing-${engine}`,
+      title: 'Pricing page',
+      analytics: linkScreen.body,
+    });
 
     // Nothing of the workspace beyond the report: not its id, name, plan or people.
     const workspace = (await team.owner.request('GET', base)).body.data;
     for (const res of [shared, await read(tokenOf(goal.body.data.url)), await read(tokenOf(link.body.data.url))]) {
-      for (const secret of [team.workspaceId, workspace.name, ...Object.values(team.people).flatMap((p) => [p.email, p.userId])]) {
+      for (const secret of [
+        team.workspaceId,
+        workspace.name,
+        ...Object.values(team.people).flatMap((p) => [p.email, p.userId]),
+      ]) {
         expect(res.text, secret).not.toContain(secret);
       }
       expect(res.text).not.toMatch(/"plan"|growth/);
@@ -104,14 +174,41 @@ describe.each(testEngines())('shared reports on %s', (engine) => {
   it("checks params with the screens' rules and messages, naming the field, and makes nothing", async () => {
     const before = (await team.owner.request('GET', `${base}/reports`)).body.data.length;
     const today = isoDay(Date.now());
-    const apiMessage = (await server.request('GET', '/api/v1/conversions?eventType=purchase&customName=webinar', { key })).body.error;
+    const apiMessage = (
+      await server.request('GET', '/api/v1/conversions?eventType=purchase&customName=webinar', { key })
+    ).body.error;
     const cases: Array<[Record<string, unknown>, number, string, RegExp]> = [
-      [{ params: { window: { from: '2024-01-01', to: '2025-06-01' } } }, 400, 'params.window.from', /^The window may not exceed 400 days$/],
-      [{ params: { window: { from: today, to: isoDay(Date.now() - DAY_MS) } } }, 400, 'params.window.from', /^from must not be after to$/],
-      [{ params: { window: { lastDays: 30 }, eventType: 'purchase', customName: 'webinar' } }, 400, 'params.customName', new RegExp(`^${apiMessage}$`)],
+      [
+        { params: { window: { from: '2024-01-01', to: '2025-06-01' } } },
+        400,
+        'params.window.from',
+        /^The window may not exceed 400 days$/,
+      ],
+      [
+        { params: { window: { from: today, to: isoDay(Date.now() - DAY_MS) } } },
+        400,
+        'params.window.from',
+        /^from must not be after to$/,
+      ],
+      [
+        { params: { window: { lastDays: 30 }, eventType: 'purchase', customName: 'webinar' } },
+        400,
+        'params.customName',
+        new RegExp(`^${apiMessage}$`),
+      ],
       [{ params: { window: { lastDays: 30 }, goalId } }, 400, 'params.goalId', /does not go with a CONVERSIONS report/],
-      [{ kind: 'GOAL', params: { window: { lastDays: 30 } } }, 400, 'params.goalId', /^params\.goalId is required when kind is GOAL$/],
-      [{ kind: 'LINK', params: { window: { lastDays: 30 }, linkId, eventType: 'signup' } }, 400, 'params.eventType', /does not go with a LINK report/],
+      [
+        { kind: 'GOAL', params: { window: { lastDays: 30 } } },
+        400,
+        'params.goalId',
+        /^params\.goalId is required when kind is GOAL$/,
+      ],
+      [
+        { kind: 'LINK', params: { window: { lastDays: 30 }, linkId, eventType: 'signup' } },
+        400,
+        'params.eventType',
+        /does not go with a LINK report/,
+      ],
       [{ title: '   ' }, 400, 'title', /title must be 1 to 200 characters/],
     ];
     for (const [body, status, field, message] of cases) {
@@ -121,14 +218,27 @@ describe.each(testEngines())('shared reports on %s', (engine) => {
       expect(res.body.error).toMatch(message);
     }
     // The contract's own checks: a window of 401 days, an unknown kind or visibility.
-    for (const body of [{ params: { window: { lastDays: 401 } } }, { kind: 'PAGE' }, { visibility: 'SECRET' }, { params: { window: { lastDays: 7, from: today } } }]) {
+    for (const body of [
+      { params: { window: { lastDays: 401 } } },
+      { kind: 'PAGE' },
+      { visibility: 'SECRET' },
+      { params: { window: { lastDays: 7, from: today } } },
+    ]) {
       const res = await make(body);
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(typeof res.body.error).toBe('string');
     }
     // Another workspace's goal or link is not found, as on their screens.
-    const theirLink = (await other.member.request('POST', `/workspaces/${other.workspaceId}/links`, { body: { url: 'https://example.com/theirs' } })).body.data.id;
-    const theirGoal = (await other.member.request('POST', `/workspaces/${other.workspaceId}/goals`, { body: { name: 'Theirs', type: 'lead' } })).body.data.id;
+    const theirLink = (
+      await other.member.request('POST', `/workspaces/${other.workspaceId}/links`, {
+        body: { url: 'https://example.com/theirs' },
+      })
+    ).body.data.id;
+    const theirGoal = (
+      await other.member.request('POST', `/workspaces/${other.workspaceId}/goals`, {
+        body: { name: 'Theirs', type: 'lead' },
+      })
+    ).body.data.id;
     expect((await make({ kind: 'GOAL', params: { window: { lastDays: 30 }, goalId: theirGoal } })).status).toBe(404);
     expect((await make({ kind: 'LINK', params: { window: { lastDays: 30 }, linkId: theirLink } })).status).toBe(404);
     expect((await team.owner.request('GET', `${base}/reports`)).body.data.length).toBe(before);
@@ -136,7 +246,9 @@ describe.each(testEngines())('shared reports on %s', (engine) => {
     const id = (await make({})).body.data.id;
     const refused = await patch(id, { params: { window: { lastDays: 7 }, linkId: 'x', goalId } });
     expect(refused.status).toBe(400);
-    expect((await team.owner.request('GET', `${base}/reports/${id}`)).body.data.params).toEqual({ window: { lastDays: 30 } });
+    expect((await team.owner.request('GET', `${base}/reports/${id}`)).body.data.params).toEqual({
+      window: { lastDays: 30 },
+    });
     expect((await patch(id, {})).status).toBe(400);
   });
 
@@ -215,7 +327,9 @@ describe.each(testEngines())('shared reports on %s', (engine) => {
     const right = await unlock(token, 'open sesame');
     expect(right.status).toBe(204);
     const setCookie = String(right.headers['set-cookie']);
-    expect(setCookie).toMatch(new RegExp(`^sl_report=[^;]+; Path=/app/api/shared/${token}; HttpOnly; Secure; SameSite=Strict; Max-Age=43200$`));
+    expect(setCookie).toMatch(
+      new RegExp(`^sl_report=[^;]+; Path=/app/api/shared/${token}; HttpOnly; Secure; SameSite=Strict; Max-Age=43200$`),
+    );
     const cookie = cookieOf(right);
     expect((await read(token, cookie)).status).toBe(200);
     // The cookie opens this report only.
@@ -247,16 +361,21 @@ describe.each(testEngines())('shared reports on %s', (engine) => {
     expect(throttled.body.error).toMatch(/^Too many wrong passwords\. Try again in \d+ minutes\.$/);
     // Even the right password waits now; another report's allowance is its own.
     expect((await unlock(token, 'the right one')).status).toBe(429);
-    const elsewhere = (await make({ title: 'Not throttled', visibility: 'UNLISTED', password: 'the right one' })).body.data;
+    const elsewhere = (await make({ title: 'Not throttled', visibility: 'UNLISTED', password: 'the right one' })).body
+      .data;
     expect((await unlock(tokenOf(elsewhere.url), 'the right one')).status).toBe(204);
   });
 
   it('the figures are reused for at most a minute, and never past a change of the report', async () => {
-    const made = (await make({ title: 'Cached', visibility: 'UNLISTED', params: { window: { lastDays: 30 }, eventType: 'lead' } })).body.data;
+    const made = (
+      await make({ title: 'Cached', visibility: 'UNLISTED', params: { window: { lastDays: 30 }, eventType: 'lead' } })
+    ).body.data;
     const token = tokenOf(made.url);
     const first = (await read(token)).body;
     expect(first.conversions.data.total).toBe(0);
-    expect((await server.request('POST', '/api/v1/conversions', { key, body: { eventType: 'lead', linkId } })).status).toBe(201);
+    expect(
+      (await server.request('POST', '/api/v1/conversions', { key, body: { eventType: 'lead', linkId } })).status,
+    ).toBe(201);
     const cached = (await read(token)).body;
     expect(cached.generatedAt).toBe(first.generatedAt);
     expect(cached.conversions.data.total).toBe(0);
@@ -281,9 +400,17 @@ describe.each(testEngines())('shared reports on %s', (engine) => {
     expect(b.generatedAt).toBe(new Date(now + 60_000).toISOString());
   });
 
-  it("a LINK report whose link was deleted answers 404 with its reason; an API key never opens a shared report", async () => {
-    const doomed = (await server.request('POST', '/api/v1/links', { key, body: { url: 'https://example.com/doomed' } })).body.data.id;
-    const made = (await make({ kind: 'LINK', title: 'Doomed', visibility: 'UNLISTED', params: { window: { lastDays: 7 }, linkId: doomed } })).body.data;
+  it('a LINK report whose link was deleted answers 404 with its reason; an API key never opens a shared report', async () => {
+    const doomed = (await server.request('POST', '/api/v1/links', { key, body: { url: 'https://example.com/doomed' } }))
+      .body.data.id;
+    const made = (
+      await make({
+        kind: 'LINK',
+        title: 'Doomed',
+        visibility: 'UNLISTED',
+        params: { window: { lastDays: 7 }, linkId: doomed },
+      })
+    ).body.data;
     const token = tokenOf(made.url);
     // (Not read before: figures already computed would be reused for up to a minute.)
     expect((await server.request('DELETE', `/api/v1/links/${doomed}`, { key })).status).toBe(200);
@@ -297,11 +424,21 @@ describe.each(testEngines())('shared reports on %s', (engine) => {
   it('a plan without conversions: 403 naming the plan for CONVERSIONS and GOAL reports, and their URLs answer 404 until the plan has them again', async () => {
     const pro = await seedTeam(server, 'pro');
     const proBase = `/workspaces/${pro.workspaceId}`;
-    const refused = await pro.member.request('POST', `${proBase}/reports`, { body: { kind: 'CONVERSIONS', title: 'No', params: { window: { lastDays: 7 } } } });
+    const refused = await pro.member.request('POST', `${proBase}/reports`, {
+      body: { kind: 'CONVERSIONS', title: 'No', params: { window: { lastDays: 7 } } },
+    });
     expect(refused.status).toBe(403);
     expect(refused.body.error).toMatch(/pro plan/);
-    const proLink = (await pro.member.request('POST', `${proBase}/links`, { body: { url: 'https://example.com/pro' } })).body.data.id;
-    const linkReport = await pro.member.request('POST', `${proBase}/reports`, { body: { kind: 'LINK', title: 'Clicks', visibility: 'UNLISTED', params: { window: { lastDays: 7 }, linkId: proLink } } });
+    const proLink = (await pro.member.request('POST', `${proBase}/links`, { body: { url: 'https://example.com/pro' } }))
+      .body.data.id;
+    const linkReport = await pro.member.request('POST', `${proBase}/reports`, {
+      body: {
+        kind: 'LINK',
+        title: 'Clicks',
+        visibility: 'UNLISTED',
+        params: { window: { lastDays: 7 }, linkId: proLink },
+      },
+    });
     expect(linkReport.status).toBe(201);
     expect((await read(tokenOf(linkReport.body.data.url))).status).toBe(200);
 
@@ -323,15 +460,23 @@ describe.each(testEngines())('shared reports on %s', (engine) => {
 
   it("every Reports operation: an ANALYST reads but changes nothing, a change needs the anti-forgery token, and another workspace's report is not found", async () => {
     const made = (await make({ title: 'Ours', visibility: 'UNLISTED' })).body.data;
-    const ops = dashboard.operations().filter((o) => o.op.tags?.includes('Reports') && o.path.includes('{workspaceId}'));
+    const ops = dashboard
+      .operations()
+      .filter((o) => o.op.tags?.includes('Reports') && o.path.includes('{workspaceId}'));
     expect(ops.map((o) => o.operationId).sort()).toEqual([
-      'createDashboardReport', 'deleteDashboardReport', 'getDashboardReport', 'listDashboardReports', 'renewDashboardReportToken', 'updateDashboardReport',
+      'createDashboardReport',
+      'deleteDashboardReport',
+      'getDashboardReport',
+      'listDashboardReports',
+      'renewDashboardReportToken',
+      'updateDashboardReport',
     ]);
     const bodies: Record<string, unknown> = {
       createDashboardReport: { kind: 'CONVERSIONS', title: 'Sneaky', params: { window: { lastDays: 7 } } },
       updateDashboardReport: { title: 'Taken', visibility: 'PUBLIC' },
     };
-    const pathOf = (path: string, workspaceId: string) => path.replace('{workspaceId}', workspaceId).replace('{reportId}', made.id);
+    const pathOf = (path: string, workspaceId: string) =>
+      path.replace('{workspaceId}', workspaceId).replace('{reportId}', made.id);
     for (const op of ops) {
       const body = bodies[op.operationId];
       const changes = op.method !== 'GET';
@@ -346,12 +491,17 @@ describe.each(testEngines())('shared reports on %s', (engine) => {
       // Another workspace's people, through their own workspace's path and through ours.
       const theirs = await other.owner.request(op.method, pathOf(op.path, other.workspaceId), { body });
       if (op.path.includes('{reportId}')) expect(theirs.status, `${op.operationId} through their workspace`).toBe(404);
-      expect((await other.owner.request(op.method, pathOf(op.path, team.workspaceId), { body })).status, `${op.operationId} through ours`).toBe(404);
+      expect(
+        (await other.owner.request(op.method, pathOf(op.path, team.workspaceId), { body })).status,
+        `${op.operationId} through ours`,
+      ).toBe(404);
     }
     // Nothing changed, and their list never shows it.
     const after = (await team.owner.request('GET', `${base}/reports/${made.id}`)).body.data;
     expect(after).toMatchObject({ title: 'Ours', visibility: 'UNLISTED', url: made.url });
-    expect((await other.owner.request('GET', `/workspaces/${other.workspaceId}/reports`)).body.data.map((r: any) => r.id)).not.toContain(made.id);
+    expect(
+      (await other.owner.request('GET', `/workspaces/${other.workspaceId}/reports`)).body.data.map((r: any) => r.id),
+    ).not.toContain(made.id);
     expect((await read(tokenOf(made.url))).status).toBe(200);
   });
 });
@@ -366,14 +516,21 @@ describe.each(testEngines())('shared reports on a deployment without conversions
   it('answers 503 with its code for CONVERSIONS and GOAL reports; LINK reports are made and read', async () => {
     const team = await seedTeam(server);
     const base = `/workspaces/${team.workspaceId}`;
-    const conv = await team.owner.request('POST', `${base}/reports`, { body: { kind: 'CONVERSIONS', title: 'No', params: { window: { lastDays: 7 } } } });
+    const conv = await team.owner.request('POST', `${base}/reports`, {
+      body: { kind: 'CONVERSIONS', title: 'No', params: { window: { lastDays: 7 } } },
+    });
     expect(conv.status).toBe(503);
     expect(conv.body.code).toBe('conversions_unavailable');
-    const goal = await team.owner.request('POST', `${base}/reports`, { body: { kind: 'GOAL', title: 'No', params: { window: { lastDays: 7 }, goalId: 'goal_x' } } });
+    const goal = await team.owner.request('POST', `${base}/reports`, {
+      body: { kind: 'GOAL', title: 'No', params: { window: { lastDays: 7 }, goalId: 'goal_x' } },
+    });
     expect(goal.status).toBe(503);
     expect(goal.body.code).toBe('goals_unavailable');
-    const linkId = (await team.owner.request('POST', `${base}/links`, { body: { url: 'https://example.com/x' } })).body.data.id;
-    const made = await team.owner.request('POST', `${base}/reports`, { body: { kind: 'LINK', title: 'Clicks', visibility: 'UNLISTED', params: { window: { lastDays: 7 }, linkId } } });
+    const linkId = (await team.owner.request('POST', `${base}/links`, { body: { url: 'https://example.com/x' } })).body
+      .data.id;
+    const made = await team.owner.request('POST', `${base}/reports`, {
+      body: { kind: 'LINK', title: 'Clicks', visibility: 'UNLISTED', params: { window: { lastDays: 7 }, linkId } },
+    });
     expect(made.status).toBe(201);
     expect((await server.request('GET', `/app/api/shared/${tokenOf(made.body.data.url)}`)).status).toBe(200);
   });

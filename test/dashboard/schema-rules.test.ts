@@ -35,9 +35,15 @@ interface Sent {
 type Case = Sent & { what: string; field: string; error: string | RegExp };
 
 type Body = Record<string, unknown>;
-const post = (operationId: string, path: string) => (body: Body): Sent => ({ operationId, method: 'POST', path, body });
-const get = (operationId: string, path: string, query: Sent['query']): Sent =>
-  ({ operationId, method: 'GET', path, query });
+const post =
+  (operationId: string, path: string) =>
+  (body: Body): Sent => ({ operationId, method: 'POST', path, body });
+const get = (operationId: string, path: string, query: Sent['query']): Sent => ({
+  operationId,
+  method: 'GET',
+  path,
+  query,
+});
 const link = (body: Body) => post('createDashboardLink', '/links')({ url: 'https://example.com', ...body });
 const goal = (body: Body) => post('createDashboardGoal', '/goals')({ name: 'Purchases', type: 'purchase', ...body });
 const window7 = { window: { lastDays: 7 } };
@@ -47,8 +53,12 @@ const page = (body: Body) => post('createPage', '/pages')({ handle: 'rules-page'
 const hook = { variant: 'A', url: 'https://hooks.example.com/x', events: ['link.created'] };
 const subscription = (body: Body) =>
   post('createDashboardWebhookSubscription', '/webhooks/subscriptions')({ ...hook, ...body });
-const refuse = (what: string, sent: Sent, field: string, error: Case['error']): Case =>
-  ({ what, ...sent, field, error });
+const refuse = (what: string, sent: Sent, field: string, error: Case['error']): Case => ({
+  what,
+  ...sent,
+  field,
+  error,
+});
 const ISO = 'must be an ISO 8601 date-time with a time zone, such as 2027-01-31T12:00:00Z';
 const EVENT = 'must be an event name of Variant A or B (GET .../webhooks/events lists them)';
 const TOGETHER = 'targetValueMinor and targetCurrency go together';
@@ -151,9 +161,10 @@ const refused: Case[] = [
   ),
   refuse(
     'a LINK report with a conversions filter',
-    report({ kind: 'LINK', params: { window: { lastDays: 7 }, linkId: 'lnk_a', eventType: 'lead' } },
+    report({ kind: 'LINK', params: { window: { lastDays: 7 }, linkId: 'lnk_a', eventType: 'lead' } }),
+    'params.eventType',
+    'params.eventType does not go with a LINK report; it takes window, linkId',
   ),
-    'params.eventType', 'params.eventType does not go with a LINK report; it takes window, linkId'),
   refuse(
     'a CONVERSIONS report with a goal',
     report({ params: { ...window7, goalId: 'goal_a' } }),
@@ -162,9 +173,10 @@ const refused: Case[] = [
   ),
   refuse(
     'a custom name with another event type',
-    report({ params: { window: { lastDays: 7 }, eventType: 'lead', customName: 'webinar' } },
+    report({ params: { window: { lastDays: 7 }, eventType: 'lead', customName: 'webinar' } }),
+    'params.customName',
+    'customName narrows custom events; it cannot be combined with another eventType',
   ),
-    'params.customName', 'customName narrows custom events; it cannot be combined with another eventType'),
   refuse('an unknown kind of report', report({ kind: 'PAGE' }), 'kind', 'kind must be one of: CONVERSIONS, GOAL, LINK'),
   refuse('a blank report title', report({ title: ' ' }), 'title', 'title must be 1 to 200 characters'),
   refuse(
@@ -275,8 +287,11 @@ describe.each(testEngines())("the dashboard contract's rules on %s", (engine) =>
     // Reserved slugs with a dot are the contract's too: the service's answer is their 409.
     const reserved = { url: 'https://example.com', slug: 'Favicon.ICO' };
     const valid: Array<[string, Body]> = [
-      ['createPage', padded], ['addDomain', host], ['createDashboardGoal', unset],
-      ['createDashboardGoal', custom], ['createDashboardLink', reserved],
+      ['createPage', padded],
+      ['addDomain', host],
+      ['createDashboardGoal', unset],
+      ['createDashboardGoal', custom],
+      ['createDashboardLink', reserved],
     ];
     for (const [operationId, body] of valid) expect(bodyValid(operationId, body), operationId).toBe(true);
     const make = (path: string, body: Body) => fixture.team.owner.request('POST', `${base}${path}`, { body });

@@ -14,8 +14,10 @@ describe.each(testEngines())('dashboard sessions on %s', (engine) => {
   let server: TestServer;
   let workspaceId: string;
   const knex = () => server.services.db.knex;
-  const post = (path: string, body: unknown, headers: Record<string, string> = {}) => server.request('POST', `${DASHBOARD_API}${path}`, { body, headers });
-  const newPerson = (role: 'OWNER' | 'ADMIN' | 'MEMBER' | 'ANALYST' = 'MEMBER') => seedPerson(knex(), workspaceId, role);
+  const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+    server.request('POST', `${DASHBOARD_API}${path}`, { body, headers });
+  const newPerson = (role: 'OWNER' | 'ADMIN' | 'MEMBER' | 'ANALYST' = 'MEMBER') =>
+    seedPerson(knex(), workspaceId, role);
 
   beforeAll(async () => {
     server = await startTestServer(engine);
@@ -60,12 +62,15 @@ describe.each(testEngines())('dashboard sessions on %s', (engine) => {
     const userId = await ws.addMember(knex(), workspaceId, `nopass-${Date.now()}@example.com`, 'MEMBER');
     const user = await accounts.findUser(knex(), userId);
     expect((await post('/session', { email: user!.email, password: '' })).status).toBe(400);
-    expect((await post('/session', { email: user!.email, password: 'decoy password for unknown emails' })).status).toBe(401);
+    expect((await post('/session', { email: user!.email, password: 'decoy password for unknown emails' })).status).toBe(
+      401,
+    );
   });
 
   it('after 5 wrong passwords for an email, answers 429 with the wait, even to the right one', async () => {
     const person = await newPerson();
-    for (let i = 0; i < 5; i++) expect((await post('/session', { email: person.email, password: `wrong ${i}` })).status).toBe(401);
+    for (let i = 0; i < 5; i++)
+      expect((await post('/session', { email: person.email, password: `wrong ${i}` })).status).toBe(401);
     const blocked = await post('/session', { email: person.email, password: 'wrong again' });
     expect(blocked.status).toBe(429);
     expect(blocked.body.error).toMatch(/^Too many wrong passwords\. Try again in 1[45] minutes\.$/);
@@ -78,14 +83,18 @@ describe.each(testEngines())('dashboard sessions on %s', (engine) => {
 
   it('right passwords do not use up the allowance', async () => {
     const person = await newPerson();
-    for (let i = 0; i < 8; i++) expect((await post('/session', { email: person.email, password: PASSWORD })).status).toBe(200);
-    for (let i = 0; i < 4; i++) expect((await post('/session', { email: person.email, password: 'wrong' })).status).toBe(401);
+    for (let i = 0; i < 8; i++)
+      expect((await post('/session', { email: person.email, password: PASSWORD })).status).toBe(200);
+    for (let i = 0; i < 4; i++)
+      expect((await post('/session', { email: person.email, password: 'wrong' })).status).toBe(401);
     expect((await post('/session', { email: person.email, password: PASSWORD })).status).toBe(200);
   });
 
   it('sign-in races cannot beat the limit: 20 wrong guesses at once, at most 5 are checked', async () => {
     const person = await newPerson();
-    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => post('/session', { email: person.email, password: `guess ${i}` })));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => post('/session', { email: person.email, password: `guess ${i}` })),
+    );
     expect(answers.filter((a) => a.status === 401)).toHaveLength(5);
     expect(answers.filter((a) => a.status === 429)).toHaveLength(15);
   });
@@ -105,7 +114,9 @@ describe.each(testEngines())('dashboard sessions on %s', (engine) => {
     expect((await server.request('GET', `${DASHBOARD_API}/session`)).status).toBe(401);
     expect((await clientFor(server, 'sl_session=made-up', 'x').request('GET', '/session')).status).toBe(401);
     const client = await signIn(server, await newPerson());
-    await knex()('sessions').update({ expires_at: Date.now() - 1 }).where('user_id', client.session.user.id);
+    await knex()('sessions')
+      .update({ expires_at: Date.now() - 1 })
+      .where('user_id', client.session.user.id);
     expect((await client.request('GET', '/session')).status).toBe(401);
   });
 
@@ -117,7 +128,9 @@ describe.each(testEngines())('dashboard sessions on %s', (engine) => {
     expect(soon.headers['set-cookie']).toBeUndefined();
     const before = Date.now();
     const lastUse = before - SESSION_TOUCH_MS - 1000;
-    await knex()('sessions').update({ last_used_at: lastUse, expires_at: lastUse + SESSION_IDLE_MS }).where('user_id', person.userId);
+    await knex()('sessions')
+      .update({ last_used_at: lastUse, expires_at: lastUse + SESSION_IDLE_MS })
+      .where('user_id', person.userId);
     const later = await client.request('GET', '/session');
     expect(later.status).toBe(200);
     expect(String((later.headers['set-cookie'] as string[])[0])).toContain(client.cookie);
@@ -133,22 +146,43 @@ describe.each(testEngines())('dashboard sessions on %s', (engine) => {
       const none = await client.request('POST', `/workspaces/${workspaceId}/tags`, { body, csrf: null });
       expect(none.status).toBe(403);
       expect(none.body.error).toMatch(/anti-forgery token/);
-      expect((await client.request('POST', `/workspaces/${workspaceId}/tags`, { body, csrf: 'x'.repeat(client.csrfToken.length) })).status).toBe(403);
+      expect(
+        (
+          await client.request('POST', `/workspaces/${workspaceId}/tags`, {
+            body,
+            csrf: 'x'.repeat(client.csrfToken.length),
+          })
+        ).status,
+      ).toBe(403);
       // Another person's token does not open this session.
       const other = await signIn(server, await newPerson());
-      expect((await client.request('POST', `/workspaces/${workspaceId}/tags`, { body, csrf: other.csrfToken })).status).toBe(403);
-      const cross = await client.request('POST', `/workspaces/${workspaceId}/tags`, { body, headers: { origin: 'https://evil.example' } });
+      expect(
+        (await client.request('POST', `/workspaces/${workspaceId}/tags`, { body, csrf: other.csrfToken })).status,
+      ).toBe(403);
+      const cross = await client.request('POST', `/workspaces/${workspaceId}/tags`, {
+        body,
+        headers: { origin: 'https://evil.example' },
+      });
       expect(cross.status).toBe(403);
       expect(cross.body.error).toBe('Requests from https://evil.example are not accepted');
       // Who is asking is checked before what was sent: a bad body without the token is 403, not 400.
-      expect((await client.request('POST', `/workspaces/${workspaceId}/tags`, { body: { bogus: 1 }, csrf: null })).status).toBe(403);
+      expect(
+        (await client.request('POST', `/workspaces/${workspaceId}/tags`, { body: { bogus: 1 }, csrf: null })).status,
+      ).toBe(403);
       // Sign-out is a change too.
       expect((await client.request('DELETE', '/session', { csrf: null })).status).toBe(403);
       expect((await client.request('GET', '/session')).status).toBe(200);
       expect(await ws.findTagByName(knex(), workspaceId, body.name)).toBeUndefined();
       // With the token and the service's own origin it goes through.
       const host = new URL(server.url).host;
-      expect((await client.request('POST', `/workspaces/${workspaceId}/tags`, { body, headers: { origin: `https://${host}` } })).status).toBe(201);
+      expect(
+        (
+          await client.request('POST', `/workspaces/${workspaceId}/tags`, {
+            body,
+            headers: { origin: `https://${host}` },
+          })
+        ).status,
+      ).toBe(201);
     });
   });
 
@@ -159,11 +193,16 @@ describe.each(testEngines())('dashboard sessions on %s', (engine) => {
       const client = await signIn(server, person);
       const viaCookie = await server.request('GET', '/api/v1/links', { headers: { cookie: client.cookie } });
       expect(viaCookie.status).toBe(401);
-      const viaKey = await server.request('GET', `${DASHBOARD_API}/workspaces/${seeded.workspaceId}/links`, { key: seeded.key });
+      const viaKey = await server.request('GET', `${DASHBOARD_API}/workspaces/${seeded.workspaceId}/links`, {
+        key: seeded.key,
+      });
       expect(viaKey.status).toBe(401);
       expect(viaKey.body).toEqual({ error: 'The dashboard API takes a session, not an API key' });
       // Both together: the key is still refused here, the cookie still ignored there.
-      const both = await server.request('GET', `${DASHBOARD_API}/workspaces/${seeded.workspaceId}/links`, { key: seeded.key, headers: { cookie: client.cookie } });
+      const both = await server.request('GET', `${DASHBOARD_API}/workspaces/${seeded.workspaceId}/links`, {
+        key: seeded.key,
+        headers: { cookie: client.cookie },
+      });
       expect(both.status).toBe(401);
     });
   });
@@ -177,11 +216,15 @@ describe.each(testEngines())('dashboard sessions on %s', (engine) => {
       const short = await a.request('POST', '/password', { body: { currentPassword: PASSWORD, newPassword: 'short' } });
       expect(short.status).toBe(400);
       expect(short.body).toEqual({ field: 'newPassword', error: 'newPassword must be at least 10 characters' });
-      const wrong = await a.request('POST', '/password', { body: { currentPassword: 'not it at all', newPassword: 'a brand new password' } });
+      const wrong = await a.request('POST', '/password', {
+        body: { currentPassword: 'not it at all', newPassword: 'a brand new password' },
+      });
       expect(wrong.status).toBe(400);
       expect(wrong.body).toMatchObject({ field: 'currentPassword' });
       expect((await a.request('GET', '/session')).status).toBe(200);
-      const changed = await a.request('POST', '/password', { body: { currentPassword: PASSWORD, newPassword: 'a brand new password' } });
+      const changed = await a.request('POST', '/password', {
+        body: { currentPassword: PASSWORD, newPassword: 'a brand new password' },
+      });
       expect(changed.status).toBe(204);
       expect((await a.request('GET', '/session')).status).toBe(401);
       expect((await b.request('GET', '/session')).status).toBe(401);
@@ -218,12 +261,14 @@ describe.each(testEngines())('dashboard sessions on %s', (engine) => {
     it('two uses of one set-up link at once: exactly one sets the password', async () => {
       const userId = await ws.addMember(knex(), workspaceId, `race-${Date.now()}@example.com`, 'MEMBER');
       const token = await accounts.createSetupToken(knex(), userId, Date.now());
-      const answers = await Promise.all([1, 2, 3, 4].map((i) => post('/password-setup', { token, password: `racing password ${i}` })));
+      const answers = await Promise.all(
+        [1, 2, 3, 4].map((i) => post('/password-setup', { token, password: `racing password ${i}` })),
+      );
       expect(answers.map((a) => a.status).sort()).toEqual([200, 404, 404, 404]);
     });
   });
 
-  it('removal from the workspace ends the person\'s sessions, and the workspace is then 404', async () => {
+  it("removal from the workspace ends the person's sessions, and the workspace is then 404", async () => {
     const person = await newPerson();
     const client = await signIn(server, person);
     expect((await client.request('GET', `/workspaces/${workspaceId}`)).status).toBe(200);
@@ -248,7 +293,9 @@ describe.each(testEngines())('the first run on %s', (engine) => {
   it('the printed token creates the first workspace and its OWNER once; nothing else can claim it', async () => {
     const token = await accounts.createFirstRunToken(knex(), Date.now());
     const claim = { token, workspaceName: 'Acme', email: 'Founder@Example.com', password: 'first password!' };
-    expect((await server.request('GET', `${DASHBOARD_API}/first-run?token=${token}`)).body).toEqual({ available: true });
+    expect((await server.request('GET', `${DASHBOARD_API}/first-run?token=${token}`)).body).toEqual({
+      available: true,
+    });
     expect((await server.request('GET', `${DASHBOARD_API}/first-run?token=guess`)).body).toEqual({ available: false });
     expect((await post('/first-run', { ...claim, token: 'guessed-token' })).status).toBe(404);
     const short = await post('/first-run', { ...claim, password: 'short' });
@@ -267,7 +314,9 @@ describe.each(testEngines())('the first run on %s', (engine) => {
 
     // The token is spent; a second token minted before the claim is spent too.
     expect((await post('/first-run', { ...claim, email: 'second@example.com' })).status).toBe(404);
-    expect((await server.request('GET', `${DASHBOARD_API}/first-run?token=${token}`)).body).toEqual({ available: false });
+    expect((await server.request('GET', `${DASHBOARD_API}/first-run?token=${token}`)).body).toEqual({
+      available: false,
+    });
     const late = await accounts.createFirstRunToken(knex(), Date.now());
     expect((await post('/first-run', { ...claim, token: late, email: 'third@example.com' })).status).toBe(404);
     expect(await accounts.userCount(knex())).toBe(1);
@@ -285,7 +334,11 @@ describe.each(testEngines())('first-run races on %s', (engine) => {
     const knex = server.services.db.knex;
     const tokens = await Promise.all([1, 2].map(() => accounts.createFirstRunToken(knex, Date.now())));
     const answers = await Promise.all(
-      tokens.map((token, i) => server.request('POST', `${DASHBOARD_API}/first-run`, { body: { token, workspaceName: `W${i}`, email: `w${i}@example.com`, password: 'first password!' } })),
+      tokens.map((token, i) =>
+        server.request('POST', `${DASHBOARD_API}/first-run`, {
+          body: { token, workspaceName: `W${i}`, email: `w${i}@example.com`, password: 'first password!' },
+        }),
+      ),
     );
     expect(answers.map((a) => a.status).sort()).toEqual([201, 404]);
     expect(await accounts.userCount(knex)).toBe(1);

@@ -26,11 +26,22 @@ describe.each(testEngines())('dashboard settings on %s', (engine) => {
 
   it("shows the workspace's name, id, plan, the person's role and what the plan includes", async () => {
     const res = await team.member.request('GET', base);
-    expect(res.body.data).toMatchObject({ id: team.workspaceId, plan: 'growth', role: 'MEMBER', features: { api: true, expiredUrl: true, webhooks: true } });
+    expect(res.body.data).toMatchObject({
+      id: team.workspaceId,
+      plan: 'growth',
+      role: 'MEMBER',
+      features: { api: true, expiredUrl: true, webhooks: true },
+    });
     expect(res.body.data.name).toMatch(/^Team \d+$/);
     const free = await seedTeam(server, 'free');
     const freeWs = await free.owner.request('GET', `/workspaces/${free.workspaceId}`);
-    expect(freeWs.body.data.features).toEqual({ api: false, expiredUrl: false, webhooks: false, conversions: false, goals: false });
+    expect(freeWs.body.data.features).toEqual({
+      api: false,
+      expiredUrl: false,
+      webhooks: false,
+      conversions: false,
+      goals: false,
+    });
   });
 
   describe('API keys', () => {
@@ -38,7 +49,12 @@ describe.each(testEngines())('dashboard settings on %s', (engine) => {
       const made = await team.member.request('POST', `${base}/keys`, { body: { scopes: ['links:read'] } });
       expect(made.status).toBe(201);
       expect(made.body.key).toMatch(/^mk_[0-9a-f]{40,}$/);
-      expect(made.body.data).toMatchObject({ scopes: ['links:read'], expiresAt: null, revokedAt: null, user: { id: team.people.member.userId } });
+      expect(made.body.data).toMatchObject({
+        scopes: ['links:read'],
+        expiresAt: null,
+        revokedAt: null,
+        user: { id: team.people.member.userId },
+      });
       expect(made.body.key.endsWith(made.body.data.hint.replace(/^.*?([A-Za-z0-9]+)$/, '$1'))).toBe(true);
       // Listed without the key.
       const listed = await team.member.request('GET', `${base}/keys`);
@@ -48,19 +64,27 @@ describe.each(testEngines())('dashboard settings on %s', (engine) => {
       const key = made.body.key;
       expect((await server.request('GET', '/api/v1/links', { key })).status).toBe(200);
       // Its scopes hold: no links:write.
-      expect((await server.request('POST', '/api/v1/links', { key, body: { url: 'https://example.com' } })).status).toBe(403);
+      expect(
+        (await server.request('POST', '/api/v1/links', { key, body: { url: 'https://example.com' } })).status,
+      ).toBe(403);
       expect((await team.member.request('DELETE', `${base}/keys/${made.body.data.id}`)).status).toBe(204);
       expect((await server.request('GET', '/api/v1/links', { key })).status).toBe(401);
-      const after = (await team.member.request('GET', `${base}/keys`)).body.data.find((k: any) => k.id === made.body.data.id);
+      const after = (await team.member.request('GET', `${base}/keys`)).body.data.find(
+        (k: any) => k.id === made.body.data.id,
+      );
       expect(after.revokedAt).not.toBeNull();
     });
 
     it('takes an expiry in the future only, and known scopes only', async () => {
       const soon = new Date(Date.now() + 3_600_000).toISOString();
-      const made = await team.admin.request('POST', `${base}/keys`, { body: { scopes: ['links:read', 'links:write'], expiresAt: soon } });
+      const made = await team.admin.request('POST', `${base}/keys`, {
+        body: { scopes: ['links:read', 'links:write'], expiresAt: soon },
+      });
       expect(made.status).toBe(201);
       expect(Date.parse(made.body.data.expiresAt)).toBe(Date.parse(soon));
-      const past = await team.admin.request('POST', `${base}/keys`, { body: { scopes: ['links:read'], expiresAt: '2020-01-01T00:00:00Z' } });
+      const past = await team.admin.request('POST', `${base}/keys`, {
+        body: { scopes: ['links:read'], expiresAt: '2020-01-01T00:00:00Z' },
+      });
       expect(past.status).toBe(400);
       expect(past.body).toMatchObject({ field: 'expiresAt', error: 'expiresAt must be in the future' });
       const unknown = await team.admin.request('POST', `${base}/keys`, { body: { scopes: ['links:everything'] } });
@@ -76,14 +100,24 @@ describe.each(testEngines())('dashboard settings on %s', (engine) => {
       expect((await server.request('GET', '/api/v1/links', { key: adminKey.key })).status).toBe(200);
       const ownerView = (await team.owner.request('GET', `${base}/keys`)).body.data.map((k: any) => k.id);
       expect(ownerView).toContain(adminKey.data.id);
-      expect((await team.analyst.request('POST', `${base}/keys`, { body: { scopes: ['links:read'] } })).status).toBe(403);
+      expect((await team.analyst.request('POST', `${base}/keys`, { body: { scopes: ['links:read'] } })).status).toBe(
+        403,
+      );
     });
 
     it("a key gets only the scopes its person's role may hold, and the form is told which", async () => {
       const keyScopes = async (who: typeof team.owner) => (await who.request('GET', base)).body.data.keyScopes;
       const every = [
-        'links:read', 'links:write', 'conversions:read', 'conversions:write', 'analytics:read',
-        'pages:read', 'pages:write', 'webhooks:read', 'webhooks:write', 'team:read',
+        'links:read',
+        'links:write',
+        'conversions:read',
+        'conversions:write',
+        'analytics:read',
+        'pages:read',
+        'pages:write',
+        'webhooks:read',
+        'webhooks:write',
+        'team:read',
       ];
       expect(await keyScopes(team.owner)).toEqual(every);
       expect(await keyScopes(team.admin)).toEqual(every);
@@ -97,9 +131,10 @@ describe.each(testEngines())('dashboard settings on %s', (engine) => {
       expect(refused.status).toBe(403);
       expect(refused.body).toEqual({
         field: 'scopes',
-        error: 'The role MEMBER may not hold the scope webhooks:write on an API key; it may hold '
-          + 'links:read, links:write, conversions:read, conversions:write, analytics:read, pages:read, pages:write, '
-          + 'webhooks:read, team:read',
+        error:
+          'The role MEMBER may not hold the scope webhooks:write on an API key; it may hold ' +
+          'links:read, links:write, conversions:read, conversions:write, analytics:read, pages:read, pages:write, ' +
+          'webhooks:read, team:read',
       });
       expect((await mine()).length).toBe(before);
       // What a MEMBER may hold is made; an ADMIN may hold webhooks:write.
@@ -113,9 +148,13 @@ describe.each(testEngines())('dashboard settings on %s', (engine) => {
     it('a plan without the API makes no keys, and says so', async () => {
       for (const plan of ['free', 'pro'] as const) {
         const t = await seedTeam(server, plan);
-        const res = await t.owner.request('POST', `/workspaces/${t.workspaceId}/keys`, { body: { scopes: ['links:read'] } });
+        const res = await t.owner.request('POST', `/workspaces/${t.workspaceId}/keys`, {
+          body: { scopes: ['links:read'] },
+        });
         expect(res.status).toBe(403);
-        expect(res.body.error).toBe(`The ${plan} plan does not include the API; API keys need the Growth plan or above`);
+        expect(res.body.error).toBe(
+          `The ${plan} plan does not include the API; API keys need the Growth plan or above`,
+        );
       }
     });
   });
@@ -123,16 +162,24 @@ describe.each(testEngines())('dashboard settings on %s', (engine) => {
   describe('members', () => {
     it('only an OWNER removes an OWNER and changes roles; the last OWNER stays; members are added by invitation', async () => {
       // Adding is inviting (test/dashboard/invitations.test.ts): the members path makes nobody a member.
-      const add = await team.admin.request('POST', `${base}/members`, { body: { email: `o-${Date.now()}@example.com`, role: 'MEMBER' } });
+      const add = await team.admin.request('POST', `${base}/members`, {
+        body: { email: `o-${Date.now()}@example.com`, role: 'MEMBER' },
+      });
       expect(add.status).toBe(405);
-      const role = await team.admin.request('PATCH', `${base}/members/${team.people.member.userId}`, { body: { role: 'ADMIN' } });
+      const role = await team.admin.request('PATCH', `${base}/members/${team.people.member.userId}`, {
+        body: { role: 'ADMIN' },
+      });
       expect(role.status).toBe(403);
       expect((await team.admin.request('DELETE', `${base}/members/${team.people.owner.userId}`)).status).toBe(403);
-      const last = await team.owner.request('PATCH', `${base}/members/${team.people.owner.userId}`, { body: { role: 'ADMIN' } });
+      const last = await team.owner.request('PATCH', `${base}/members/${team.people.owner.userId}`, {
+        body: { role: 'ADMIN' },
+      });
       expect(last.status).toBe(409);
       expect(last.body.error).toBe('The workspace needs an OWNER: make someone else OWNER first');
       expect((await team.owner.request('DELETE', `${base}/members/${team.people.owner.userId}`)).status).toBe(409);
-      const promoted = await team.owner.request('PATCH', `${base}/members/${team.people.analyst.userId}`, { body: { role: 'MEMBER' } });
+      const promoted = await team.owner.request('PATCH', `${base}/members/${team.people.analyst.userId}`, {
+        body: { role: 'MEMBER' },
+      });
       expect(promoted.body.data.role).toBe('MEMBER');
       await team.owner.request('PATCH', `${base}/members/${team.people.analyst.userId}`, { body: { role: 'ANALYST' } });
       expect(await ws.roleOf(knex(), team.workspaceId, team.people.analyst.userId)).toBe('ANALYST');
@@ -143,21 +190,30 @@ describe.each(testEngines())('dashboard settings on %s', (engine) => {
       const second = await ws.addMember(knex(), t.workspaceId, `o2-${Date.now()}@example.com`, 'OWNER');
       const answers = await Promise.all([
         t.owner.request('PATCH', `/workspaces/${t.workspaceId}/members/${second}`, { body: { role: 'ADMIN' } }),
-        t.owner.request('PATCH', `/workspaces/${t.workspaceId}/members/${t.people.owner.userId}`, { body: { role: 'ADMIN' } }),
+        t.owner.request('PATCH', `/workspaces/${t.workspaceId}/members/${t.people.owner.userId}`, {
+          body: { role: 'ADMIN' },
+        }),
       ]);
       expect(answers.map((a) => a.status).sort()).toEqual([200, 409]);
-      const [{ n }] = await knex()('memberships').where({ workspace_id: t.workspaceId, role: 'OWNER' }).count({ n: '*' });
+      const [{ n }] = await knex()('memberships')
+        .where({ workspace_id: t.workspaceId, role: 'OWNER' })
+        .count({ n: '*' });
       expect(Number(n)).toBe(1);
     });
 
-    it("removing a member from their only workspace ends their sessions; members of another workspace are 404", async () => {
+    it('removing a member from their only workspace ends their sessions; members of another workspace are 404', async () => {
       const t = await seedTeam(server);
       const tb = `/workspaces/${t.workspaceId}`;
       expect((await t.admin.request('DELETE', `${tb}/members/${t.people.member.userId}`)).status).toBe(204);
       expect((await t.member.request('GET', '/session')).status).toBe(401);
-      expect((await t.admin.request('GET', `${tb}/members`)).body.data.map((m: any) => m.userId)).not.toContain(t.people.member.userId);
+      expect((await t.admin.request('GET', `${tb}/members`)).body.data.map((m: any) => m.userId)).not.toContain(
+        t.people.member.userId,
+      );
       expect((await t.owner.request('DELETE', `${tb}/members/${other.people.member.userId}`)).status).toBe(404);
-      expect((await t.owner.request('PATCH', `${tb}/members/${other.people.member.userId}`, { body: { role: 'ADMIN' } })).status).toBe(404);
+      expect(
+        (await t.owner.request('PATCH', `${tb}/members/${other.people.member.userId}`, { body: { role: 'ADMIN' } }))
+          .status,
+      ).toBe(404);
       expect((await t.owner.request('GET', `${otherBase}/members`)).status).toBe(404);
       expect(await ws.roleOf(knex(), other.workspaceId, other.people.member.userId)).toBe('MEMBER');
     });
@@ -170,11 +226,17 @@ describe.each(testEngines())('dashboard settings on %s', (engine) => {
       expect(added.status).toBe(201);
       const domain = added.body.data;
       expect(domain).toMatchObject({ host, status: 'PENDING', verifiedAt: null });
-      expect(domain.verification).toEqual({ cname: 'localhost', txtName: `_shortlink-verify.${host}`, txtValue: expect.stringMatching(/^shortlink-verify=[0-9a-f]{32}$/) });
+      expect(domain.verification).toEqual({
+        cname: 'localhost',
+        txtName: `_shortlink-verify.${host}`,
+        txtValue: expect.stringMatching(/^shortlink-verify=[0-9a-f]{32}$/),
+      });
 
       const missing = await team.admin.request('POST', `${base}/domains/${domain.id}/verify`);
       expect(missing.status).toBe(409);
-      expect(missing.body.error).toBe(`No TXT record ${domain.verification.txtName} was found; publish ${domain.verification.txtName} = ${domain.verification.txtValue}, then verify again`);
+      expect(missing.body.error).toBe(
+        `No TXT record ${domain.verification.txtName} was found; publish ${domain.verification.txtName} = ${domain.verification.txtValue}, then verify again`,
+      );
       dns.set(domain.verification.txtName, [['shortlink-verify=', 'someone else']]);
       const wrong = await team.admin.request('POST', `${base}/domains/${domain.id}/verify`);
       expect(wrong.status).toBe(409);
@@ -186,11 +248,15 @@ describe.each(testEngines())('dashboard settings on %s', (engine) => {
       expect(verified.status).toBe(200);
       expect(verified.body.data.status).toBe('ACTIVE');
 
-      const link = await team.member.request('POST', `${base}/links`, { body: { url: 'https://example.com/on-domain', slug: 'ondomain', domainId: domain.id } });
+      const link = await team.member.request('POST', `${base}/links`, {
+        body: { url: 'https://example.com/on-domain', slug: 'ondomain', domainId: domain.id },
+      });
       expect(link.status).toBe(201);
       expect(link.body.data.shortUrl).toBe(`https://${host}/ondomain`);
       await server.changes.poll();
-      expect((await server.request('GET', '/ondomain', { headers: { host } })).headers.location).toBe('https://example.com/on-domain');
+      expect((await server.request('GET', '/ondomain', { headers: { host } })).headers.location).toBe(
+        'https://example.com/on-domain',
+      );
 
       const disabled = await team.admin.request('POST', `${base}/domains/${domain.id}/disable`);
       expect(disabled.body.data.status).toBe('DISABLED');
@@ -210,10 +276,13 @@ describe.each(testEngines())('dashboard settings on %s', (engine) => {
       expect(twice.status).toBe(409);
       expect(twice.body.error).toBe(`The domain ${host} is already added to this workspace`);
       expect((await team.member.request('POST', `${base}/domains`, { body: { host: `m-${host}` } })).status).toBe(403);
-      const theirs = (await other.owner.request('POST', `${otherBase}/domains`, { body: { host: `theirs-${host}` } })).body.data;
+      const theirs = (await other.owner.request('POST', `${otherBase}/domains`, { body: { host: `theirs-${host}` } }))
+        .body.data;
       expect((await team.owner.request('POST', `${base}/domains/${theirs.id}/verify`)).status).toBe(404);
       expect((await team.owner.request('POST', `${base}/domains/${theirs.id}/disable`)).status).toBe(404);
-      expect((await team.owner.request('GET', `${base}/domains`)).body.data.map((d: any) => d.id)).not.toContain(theirs.id);
+      expect((await team.owner.request('GET', `${base}/domains`)).body.data.map((d: any) => d.id)).not.toContain(
+        theirs.id,
+      );
     });
 
     it('an unverified claim blocks nobody: the first workspace to verify owns the host', async () => {
@@ -288,7 +357,9 @@ describe.each(testEngines())('dashboard settings on %s', (engine) => {
       const host = `lapsed-${Date.now()}.example.com`;
       const added = (await team.owner.request('POST', `${base}/domains`, { body: { host } })).body.data;
       dns.set(added.verification.txtName, [[added.verification.txtValue]]);
-      await knex()('domains').where({ id: added.id }).update({ created_at: Date.now() - 7 * 86_400_000 - 1000 });
+      await knex()('domains')
+        .where({ id: added.id })
+        .update({ created_at: Date.now() - 7 * 86_400_000 - 1000 });
       const listed = (await team.owner.request('GET', `${base}/domains`)).body.data.find((d: any) => d.id === added.id);
       expect(listed).toMatchObject({ status: 'EXPIRED', verifiedAt: null });
       expect(Date.parse(listed.expiresAt)).toBeLessThan(Date.now());
@@ -313,9 +384,13 @@ describe.each(testEngines())('dashboard settings on %s', (engine) => {
       const tag = await team.member.request('POST', `${base}/tags`, { body: { name, color: '#ff0000' } });
       expect(tag.status).toBe(201);
       expect(tag.body.data).toEqual({ id: expect.stringMatching(/^tag_/), name, color: '#ff0000' });
-      expect((await team.member.request('POST', `${base}/tags`, { body: { name } })).body).toEqual({ error: `A tag named "${name}" already exists` });
+      expect((await team.member.request('POST', `${base}/tags`, { body: { name } })).body).toEqual({
+        error: `A tag named "${name}" already exists`,
+      });
       expect((await team.member.request('POST', `${base}/tags`, { body: { name: '   ' } })).status).toBe(400);
-      expect((await team.member.request('POST', `${base}/tags`, { body: { name: 'x', color: 'red' } })).status).toBe(400);
+      expect((await team.member.request('POST', `${base}/tags`, { body: { name: 'x', color: 'red' } })).status).toBe(
+        400,
+      );
       expect((await team.analyst.request('GET', `${base}/tags`)).body.data.map((t: any) => t.name)).toContain(name);
       // The same name in another workspace is another tag.
       expect((await other.member.request('POST', `${otherBase}/tags`, { body: { name } })).status).toBe(201);

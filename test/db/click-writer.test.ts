@@ -12,15 +12,23 @@ import { ClickRecorder, type ClickEvent } from '../../src/clicks/buffer';
 import { writeClickBatch, type StoredClick } from '../../src/db/repos/click-batches';
 import { type MigratedDatabase, openMigratedDatabase, testEngines } from '../support/databases';
 
-const PERSON = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
+const PERSON =
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
 const click = (linkId: string, at: number): ClickEvent => ({
-  linkId, workspaceId: 'ws_writer', qrCodeId: null, at, referer: 'https://news.example/item?id=1', country: 'de', userAgent: PERSON,
+  linkId,
+  workspaceId: 'ws_writer',
+  qrCodeId: null,
+  at,
+  referer: 'https://news.example/item?id=1',
+  country: 'de',
+  userAgent: PERSON,
 });
 
 describe.each(testEngines())('click writer thread on %s', (engine) => {
   let db: MigratedDatabase;
   let recorder: ClickRecorder;
-  const count = async (linkId: string) => Number((await db.knex('clicks').where({ link_id: linkId }).count({ n: '*' }))[0].n);
+  const count = async (linkId: string) =>
+    Number((await db.knex('clicks').where({ link_id: linkId }).count({ n: '*' }))[0].n);
 
   beforeAll(async () => {
     db = await openMigratedDatabase(engine);
@@ -31,10 +39,21 @@ describe.each(testEngines())('click writer thread on %s', (engine) => {
       { id: 'ws_quiet', name: 'Quiet', plan: 'business', created_at: now },
     ]);
     await db.knex('webhook_subscriptions').insert({
-      id: 'whk_writer', workspace_id: 'ws_writer', variant: 'A', url: 'https://hooks.example.com/a', events: JSON.stringify(['analytics.spike']),
-      secret_encrypted: 'sealed', enabled: false, created_at: now, updated_at: now,
+      id: 'whk_writer',
+      workspace_id: 'ws_writer',
+      variant: 'A',
+      url: 'https://hooks.example.com/a',
+      events: JSON.stringify(['analytics.spike']),
+      secret_encrypted: 'sealed',
+      enabled: false,
+      created_at: now,
+      updated_at: now,
     });
-    recorder = new ClickRecorder(new ThreadClickWriter({ databaseUrl: db.url, webhookEvents: null }), pino({ level: 'silent' }), 60_000);
+    recorder = new ClickRecorder(
+      new ThreadClickWriter({ databaseUrl: db.url, webhookEvents: null }),
+      pino({ level: 'silent' }),
+      60_000,
+    );
   });
   afterAll(async () => {
     await recorder?.stop();
@@ -49,7 +68,14 @@ describe.each(testEngines())('click writer thread on %s', (engine) => {
     expect(recorder.pending).toBe(0);
     const rows = await db.knex('clicks').where({ link_id: 'lnk_parsed' }).orderBy('occurred_at');
     expect(rows).toHaveLength(3);
-    expect(rows[0]).toMatchObject({ workspace_id: 'ws_writer', referrer_host: 'news.example', country: 'DE', device: 'mobile', browser: 'Mobile Safari', os: 'iOS' });
+    expect(rows[0]).toMatchObject({
+      workspace_id: 'ws_writer',
+      referrer_host: 'news.example',
+      country: 'DE',
+      device: 'mobile',
+      browser: 'Mobile Safari',
+      os: 'iOS',
+    });
     expect(Number(rows[0].occurred_at)).toBe(at);
     const daily = await db.knex('link_daily_clicks').where({ link_id: 'lnk_parsed' });
     expect(daily.map((d) => Number(d.clicks))).toEqual([3]);
@@ -65,12 +91,21 @@ describe.each(testEngines())('click writer thread on %s', (engine) => {
     const odd = ['tab\there', 'back\\slash', '\\N', 'line\nbreak\rreturn', 'ünïcödé 😀', '', ' spaced '];
     const at = Date.UTC(2026, 10, 23, 9);
     const rows: StoredClick[] = odd.map((s, i) => ({
-      workspace_id: 'ws_quiet', link_id: `lnk_odd_${i}`, qr_code_id: i % 2 ? null : `qr_${i}`, occurred_at: at + i,
-      referrer_host: s, country: i % 2 ? null : 'DE', device: s.slice(0, 32), browser: s, os: i % 3 ? null : s,
+      workspace_id: 'ws_quiet',
+      link_id: `lnk_odd_${i}`,
+      qr_code_id: i % 2 ? null : `qr_${i}`,
+      occurred_at: at + i,
+      referrer_host: s,
+      country: i % 2 ? null : 'DE',
+      device: s.slice(0, 32),
+      browser: s,
+      os: i % 3 ? null : s,
     }));
     await writeClickBatch(db.knex, engine, rows, []);
     const stored = await db.knex('clicks').where('link_id', 'like', 'lnk_odd_%').orderBy('occurred_at');
-    expect(stored.map((r) => ({ ...r, id: undefined, occurred_at: Number(r.occurred_at) }))).toEqual(rows.map((r) => ({ ...r, id: undefined })));
+    expect(stored.map((r) => ({ ...r, id: undefined, occurred_at: Number(r.occurred_at) }))).toEqual(
+      rows.map((r) => ({ ...r, id: undefined })),
+    );
     expect((await db.knex('link_daily_clicks').where('link_id', 'like', 'lnk_odd_%')).length).toBe(odd.length);
   });
 
@@ -79,15 +114,24 @@ describe.each(testEngines())('click writer thread on %s', (engine) => {
     const odd = ['tab\there', 'back\\slash', '\\N', 'line\nbreak\rreturn', 'ünïcödé 😀', '', ' spaced '];
     const at = Date.UTC(2026, 10, 23, 10);
     const rows: StoredClick[] = odd.map((s, i) => ({
-      workspace_id: 'ws_quiet', link_id: 'pg_odd', qr_code_id: null, occurred_at: at + i,
-      referrer_host: s, country: i % 2 ? null : 'DE', device: s.slice(0, 16), browser: s, os: i % 3 ? null : s,
+      workspace_id: 'ws_quiet',
+      link_id: 'pg_odd',
+      qr_code_id: null,
+      occurred_at: at + i,
+      referrer_host: s,
+      country: i % 2 ? null : 'DE',
+      device: s.slice(0, 16),
+      browser: s,
+      os: i % 3 ? null : s,
     }));
     await writeClickBatch(db.knex, engine, rows, []);
     const stored = await db.knex('page_views').where('page_id', 'pg_odd').orderBy('occurred_at');
     expect(stored.map((r) => ({ ...r, id: undefined, occurred_at: Number(r.occurred_at) }))).toEqual(
       rows.map(({ link_id, qr_code_id, ...r }) => ({ ...r, page_id: link_id, id: undefined })),
     );
-    expect((await db.knex('page_daily_views').where('page_id', 'pg_odd')).map((d) => Number(d.views))).toEqual([odd.length]);
+    expect((await db.knex('page_daily_views').where('page_id', 'pg_odd')).map((d) => Number(d.views))).toEqual([
+      odd.length,
+    ]);
     // None of them is a click of a link.
     expect(await count('pg_odd')).toBe(0);
   });
@@ -100,7 +144,10 @@ describe.each(testEngines())('click writer thread on %s', (engine) => {
     await recorder.flush();
     recorder.record({ ...click('lnk_windows', at + 1), country: 'xx1' });
     await recorder.flush();
-    const windows = await db.knex('link_click_windows').where({ link_id: 'lnk_windows' }).orderBy(['window_start', 'country']);
+    const windows = await db
+      .knex('link_click_windows')
+      .where({ link_id: 'lnk_windows' })
+      .orderBy(['window_start', 'country']);
     expect(windows.map((w) => [Number(w.window_start) - at, w.country, Number(w.clicks)])).toEqual([
       [0, '', 2],
       [0, 'DE', 1],
@@ -108,22 +155,30 @@ describe.each(testEngines())('click writer thread on %s', (engine) => {
     ]);
   });
 
-  it("counts no windows for a workspace without a subscription naming a traffic alert, but its clicks and daily counts", async () => {
+  it('counts no windows for a workspace without a subscription naming a traffic alert, but its clicks and daily counts', async () => {
     const at = Date.UTC(2026, 10, 22, 9, 10);
     for (let i = 0; i < 4; i++) recorder.record({ ...click('lnk_quiet', at + i), workspaceId: 'ws_quiet' });
     recorder.record(click('lnk_loud', at));
     await recorder.flush();
     expect(await count('lnk_quiet')).toBe(4);
-    expect((await db.knex('link_daily_clicks').where({ link_id: 'lnk_quiet' })).map((d) => Number(d.clicks))).toEqual([4]);
+    expect((await db.knex('link_daily_clicks').where({ link_id: 'lnk_quiet' })).map((d) => Number(d.clicks))).toEqual([
+      4,
+    ]);
     expect(await db.knex('link_click_windows').where({ link_id: 'lnk_quiet' })).toEqual([]);
     // In the same flush, the workspace that wants alerts still gets its window.
-    expect((await db.knex('link_click_windows').where({ link_id: 'lnk_loud' })).map((w) => Number(w.clicks))).toEqual([1]);
+    expect((await db.knex('link_click_windows').where({ link_id: 'lnk_loud' })).map((w) => Number(w.clicks))).toEqual([
+      1,
+    ]);
   });
 
   it('hands a batch larger than one part over in parts and writes every click once, in order', async () => {
     const at = Date.UTC(2026, 10, 22, 8);
     const n = 2 * HANDOFF_PART + 7;
-    for (let i = 0; i < n; i++) recorder.record({ ...click(i % 2 ? 'lnk_part_odd' : 'lnk_part_even', at + i), country: i === n - 1 ? 'nl' : 'de' });
+    for (let i = 0; i < n; i++)
+      recorder.record({
+        ...click(i % 2 ? 'lnk_part_odd' : 'lnk_part_even', at + i),
+        country: i === n - 1 ? 'nl' : 'de',
+      });
     // Clicks recorded while the parts are on their way belong to the next flush.
     const flushed = recorder.flush();
     recorder.record(click('lnk_part_late', at + n));
@@ -132,9 +187,14 @@ describe.each(testEngines())('click writer thread on %s', (engine) => {
     expect(await count('lnk_part_even')).toBe(Math.ceil(n / 2));
     expect(await count('lnk_part_odd')).toBe(Math.floor(n / 2));
     expect(await count('lnk_part_late')).toBe(0);
-    const times = (await db.knex('clicks').whereIn('link_id', ['lnk_part_even', 'lnk_part_odd']).orderBy('id').pluck('occurred_at')).map(Number);
+    const times = (
+      await db.knex('clicks').whereIn('link_id', ['lnk_part_even', 'lnk_part_odd']).orderBy('id').pluck('occurred_at')
+    ).map(Number);
     expect(times).toEqual(Array.from({ length: n }, (_, i) => at + i));
-    const last = await db.knex('clicks').where({ occurred_at: at + n - 1 }).first();
+    const last = await db
+      .knex('clicks')
+      .where({ occurred_at: at + n - 1 })
+      .first();
     expect(last.country).toBe('NL');
     await recorder.flush();
     expect(await count('lnk_part_late')).toBe(1);
@@ -150,7 +210,9 @@ describe.each(testEngines())('click writer thread on %s', (engine) => {
       await db.knex.raw(`CREATE FUNCTION refuse_click() RETURNS trigger AS $$ BEGIN
                            IF NEW.link_id = 'lnk_refused' THEN RAISE EXCEPTION 'click refused by test trigger'; END IF;
                            RETURN NEW; END $$ LANGUAGE plpgsql`);
-      await db.knex.raw('CREATE TRIGGER refuse_click BEFORE INSERT ON clicks FOR EACH ROW EXECUTE FUNCTION refuse_click()');
+      await db.knex.raw(
+        'CREATE TRIGGER refuse_click BEFORE INSERT ON clicks FOR EACH ROW EXECUTE FUNCTION refuse_click()',
+      );
     }
     const at = Date.UTC(2026, 10, 22, 10);
     for (let i = 0; i < WRITE_CHUNK; i++) recorder.record(click('lnk_first', at + i));
@@ -192,7 +254,12 @@ describe.each(testEngines())('click writer thread on %s', (engine) => {
 
     it("copies other connections' writes into the database file within seconds when no clicks arrive", async () => {
       const file = sqliteFilename(db.url);
-      const rows = Array.from({ length: 200 }, (_, i) => ({ kind: 'link', domain_key: '', slug: `wal-${i}`, created_at: i }));
+      const rows = Array.from({ length: 200 }, (_, i) => ({
+        kind: 'link',
+        domain_key: '',
+        slug: `wal-${i}`,
+        created_at: i,
+      }));
       await db.knex.batchInsert('link_changes', rows, 100);
       // The database file alone, as a backup that copies only it would see it.
       const inFileAlone = async () => {
@@ -201,7 +268,9 @@ describe.each(testEngines())('click writer thread on %s', (engine) => {
         const { default: Sqlite } = await import('better-sqlite3');
         const alone = new Sqlite(copy, { readonly: true });
         try {
-          return (alone.prepare("SELECT count(*) AS n FROM link_changes WHERE slug LIKE 'wal-%'").get() as { n: number }).n;
+          return (
+            alone.prepare("SELECT count(*) AS n FROM link_changes WHERE slug LIKE 'wal-%'").get() as { n: number }
+          ).n;
         } catch {
           return -1; // copied halfway through a checkpoint: try again
         } finally {

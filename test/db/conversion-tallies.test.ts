@@ -8,7 +8,14 @@ import { describe, expect, it } from 'vitest';
 import { migrateLatest } from '../../src/db/knex';
 import { insertConversion, type ConversionFilters, type ConversionRow } from '../../src/db/repos/conversions';
 import { tallyConversions, tallyGoal, type GoalMatch } from '../../src/db/repos/conversion-tallies';
-import { breakdownEntries, typeEntries, valueEntries, type EventType, type TallyData, type Window } from '../../src/domain/conversions';
+import {
+  breakdownEntries,
+  typeEntries,
+  valueEntries,
+  type EventType,
+  type TallyData,
+  type Window,
+} from '../../src/domain/conversions';
 import { testEngines, withFreshDatabase } from '../support/databases';
 import { DAY, HOUR, MINUTE, rng } from '../support/recount';
 
@@ -43,9 +50,18 @@ function conversions(seed: number, now: number): ConversionRow[] {
       const qr = r.chance(0.15) ? r.pick(Object.keys(QR_LINK)) : null;
       const valued = r.chance(0.5);
       return {
-        id: `cnv_${seed}_${i}`, workspace_id: r.chance(0.85) ? 'ws_a' : 'ws_b', event_type: type, custom_name: type === 'custom' ? r.pick(NAMES) : null,
-        link_id: qr ? QR_LINK[qr] : r.chance(0.7) ? r.pick(LINKS) : null, campaign_id: r.chance(0.35) ? r.pick(CAMPAIGNS) : null, qr_code_id: qr,
-        amount_minor: valued ? r.int(0, 90_000) : null, currency: valued ? r.pick(['EUR', 'USD', 'JPY']) : null, metadata: null, occurred_at: at, created_at: now,
+        id: `cnv_${seed}_${i}`,
+        workspace_id: r.chance(0.85) ? 'ws_a' : 'ws_b',
+        event_type: type,
+        custom_name: type === 'custom' ? r.pick(NAMES) : null,
+        link_id: qr ? QR_LINK[qr] : r.chance(0.7) ? r.pick(LINKS) : null,
+        campaign_id: r.chance(0.35) ? r.pick(CAMPAIGNS) : null,
+        qr_code_id: qr,
+        amount_minor: valued ? r.int(0, 90_000) : null,
+        currency: valued ? r.pick(['EUR', 'USD', 'JPY']) : null,
+        metadata: null,
+        occurred_at: at,
+        created_at: now,
       };
     });
 }
@@ -65,7 +81,15 @@ function figures(t: TallyData) {
 
 /** The same figures counted from the events in memory. */
 function recount(rows: ConversionRow[]): ReturnType<typeof figures> {
-  const t: TallyData = { total: 0, attributed: 0, byType: new Map(), value: new Map(), byLink: new Map(), byCampaign: new Map(), byQr: new Map() };
+  const t: TallyData = {
+    total: 0,
+    attributed: 0,
+    byType: new Map(),
+    value: new Map(),
+    byLink: new Map(),
+    byCampaign: new Map(),
+    byQr: new Map(),
+  };
   const addValue = (m: TallyData['value'], c: ConversionRow) => {
     if (!c.currency) return;
     const v = m.get(c.currency) ?? { valueMinor: 0, conversions: 0 };
@@ -136,13 +160,27 @@ function windows(now: number, rows: ConversionRow[]): Array<[string, Window]> {
 
 /** Each filter of the summary and every combination the API allows (a type or a custom name, with any of link, campaign and QR code). */
 function filterCombinations(): ConversionFilters[] {
-  const types: ConversionFilters[] = [{}, { eventType: 'purchase' }, { eventType: 'custom' }, { eventType: 'custom', customName: 'webinar' }];
+  const types: ConversionFilters[] = [
+    {},
+    { eventType: 'purchase' },
+    { eventType: 'custom' },
+    { eventType: 'custom', customName: 'webinar' },
+  ];
   const out: ConversionFilters[] = [];
   for (const t of types) {
     for (const objects of [
-      {}, { linkId: 'lnk_3' }, { campaignId: 'cmp_2' }, { qrCodeId: 'qr_a' }, { linkId: 'lnk_1', campaignId: 'cmp_1' }, { linkId: 'lnk_1', qrCodeId: 'qr_c' },
-      { linkId: 'lnk_2', qrCodeId: 'qr_a' }, { campaignId: 'cmp_3', qrCodeId: 'qr_b' }, { linkId: 'lnk_2', campaignId: 'cmp_1', qrCodeId: 'qr_b' }, { linkId: 'lnk_unknown' },
-    ] as ConversionFilters[]) out.push({ ...t, ...objects });
+      {},
+      { linkId: 'lnk_3' },
+      { campaignId: 'cmp_2' },
+      { qrCodeId: 'qr_a' },
+      { linkId: 'lnk_1', campaignId: 'cmp_1' },
+      { linkId: 'lnk_1', qrCodeId: 'qr_c' },
+      { linkId: 'lnk_2', qrCodeId: 'qr_a' },
+      { campaignId: 'cmp_3', qrCodeId: 'qr_b' },
+      { linkId: 'lnk_2', campaignId: 'cmp_1', qrCodeId: 'qr_b' },
+      { linkId: 'lnk_unknown' },
+    ] as ConversionFilters[])
+      out.push({ ...t, ...objects });
   }
   return out;
 }
@@ -185,13 +223,19 @@ describe.each(testEngines())('conversion tallies against a recount of the events
         for (const f of filterCombinations()) {
           const want = recount(rows.filter((c) => matches(c, 'ws_a', w, f)));
           if (want.total) nonEmpty++;
-          expect(figures(await tallyConversions(db.knex, 'ws_a', w, f, now)), `summary ${JSON.stringify(f)} over ${label}`).toEqual(want);
+          expect(
+            figures(await tallyConversions(db.knex, 'ws_a', w, f, now)),
+            `summary ${JSON.stringify(f)} over ${label}`,
+          ).toEqual(want);
         }
         for (const g of GOALS) {
           // A report shows a goal's count, attributed count and value, no breakdowns.
           const { total, attributed, value } = recount(rows.filter((c) => matches(c, 'ws_a', w, goalFilters(g))));
           const got = figures(await tallyGoal(db.knex, 'ws_a', w, g, now));
-          expect({ total: got.total, attributed: got.attributed, value: got.value }, `goal ${JSON.stringify(g)} over ${label}`).toEqual({ total, attributed, value });
+          expect(
+            { total: got.total, attributed: got.attributed, value: got.value },
+            `goal ${JSON.stringify(g)} over ${label}`,
+          ).toEqual({ total, attributed, value });
         }
       }
       // Enough matches to prove something: more than half the cases count some conversions (an

@@ -16,7 +16,9 @@ import { rng } from '../support/recount';
 
 // The blocks by type, and the one that rebuilds every block from the kept events (rolled back first).
 const MIGRATIONS = ['20261202000000_conversion_block_reads', '20261127010000_conversion_type_blocks'];
-const BLOCK_TABLES = ['type', 'link', 'campaign', 'qr', 'type_link', 'type_campaign', 'type_qr'].map((t) => `conversion_block_${t}`);
+const BLOCK_TABLES = ['type', 'link', 'campaign', 'qr', 'type_link', 'type_campaign', 'type_qr'].map(
+  (t) => `conversion_block_${t}`,
+);
 const TYPES: EventType[] = ['signup', 'purchase', 'custom'];
 const NAMES = ['webinar', 'trial'];
 
@@ -30,18 +32,38 @@ function conversions(seed: number, count: number, now: number, days = 400): Conv
     const at = now - Math.floor(r.next() * days * DAY_MS);
     const valued = r.chance(0.5);
     out.push({
-      id: `cnv_t${i}`, workspace_id: r.chance(0.85) ? 'ws_a' : 'ws_b', event_type: type, custom_name: type === 'custom' ? r.pick(NAMES) : null,
-      link_id: qr ? (qr === 'qr_a' ? 'lnk_1' : 'lnk_2') : r.chance(0.7) ? r.pick(['lnk_1', 'lnk_2', 'lnk_3']) : null, campaign_id: r.chance(0.3) ? r.pick(['cmp_1', 'cmp_2']) : null,
-      qr_code_id: qr, amount_minor: valued ? r.int(1, 5000) : null, currency: valued ? r.pick(['EUR', 'USD']) : null, metadata: null, occurred_at: at, created_at: now,
+      id: `cnv_t${i}`,
+      workspace_id: r.chance(0.85) ? 'ws_a' : 'ws_b',
+      event_type: type,
+      custom_name: type === 'custom' ? r.pick(NAMES) : null,
+      link_id: qr ? (qr === 'qr_a' ? 'lnk_1' : 'lnk_2') : r.chance(0.7) ? r.pick(['lnk_1', 'lnk_2', 'lnk_3']) : null,
+      campaign_id: r.chance(0.3) ? r.pick(['cmp_1', 'cmp_2']) : null,
+      qr_code_id: qr,
+      amount_minor: valued ? r.int(1, 5000) : null,
+      currency: valued ? r.pick(['EUR', 'USD']) : null,
+      metadata: null,
+      occurred_at: at,
+      created_at: now,
     });
   }
   return out;
 }
 
 /** The tally (filtered by type) counted from the events in memory, in the shape tallyConversions gives. */
-function recount(rows: ConversionRow[], ws: string, w: { from: number; to: number }, eventType?: EventType, customName?: string) {
+function recount(
+  rows: ConversionRow[],
+  ws: string,
+  w: { from: number; to: number },
+  eventType?: EventType,
+  customName?: string,
+) {
   const kept = rows.filter(
-    (c) => c.workspace_id === ws && c.occurred_at >= w.from && c.occurred_at < w.to && (eventType === undefined || c.event_type === eventType) && (customName === undefined || c.custom_name === customName),
+    (c) =>
+      c.workspace_id === ws &&
+      c.occurred_at >= w.from &&
+      c.occurred_at < w.to &&
+      (eventType === undefined || c.event_type === eventType) &&
+      (customName === undefined || c.custom_name === customName),
   );
   const by = (key: (c: ConversionRow) => string | null) => {
     const m = new Map<string, number>();
@@ -51,19 +73,47 @@ function recount(rows: ConversionRow[], ws: string, w: { from: number; to: numbe
   const value = new Map<string, number>();
   for (const c of kept) if (c.currency) value.set(c.currency, (value.get(c.currency) ?? 0) + c.amount_minor!);
   return {
-    total: kept.length, attributed: kept.filter((c) => c.link_id).length, byLink: by((c) => c.link_id), byCampaign: by((c) => c.campaign_id), byQr: by((c) => c.qr_code_id),
+    total: kept.length,
+    attributed: kept.filter((c) => c.link_id).length,
+    byLink: by((c) => c.link_id),
+    byCampaign: by((c) => c.campaign_id),
+    byQr: by((c) => c.qr_code_id),
     value: Object.fromEntries([...value].sort()),
   };
 }
 
-const counts = (m: Map<string, { conversions: number }>) => Object.fromEntries([...m].filter(([, b]) => b.conversions).map(([k, b]) => [k, b.conversions]).sort());
+const counts = (m: Map<string, { conversions: number }>) =>
+  Object.fromEntries(
+    [...m]
+      .filter(([, b]) => b.conversions)
+      .map(([k, b]) => [k, b.conversions])
+      .sort(),
+  );
 
 /** A block table's rows that count something (retention leaves a block it emptied until the block's days are all past). */
 const blockRows = async (db: Database, table: string) =>
-  ((await db.knex(table).where('conversions', '<>', 0).select('*')) as Array<Record<string, unknown>>).map((r) => JSON.stringify(Object.keys(r).sort().map((k) => [k, String(r[k])]))).sort();
+  ((await db.knex(table).where('conversions', '<>', 0).select('*')) as Array<Record<string, unknown>>)
+    .map((r) =>
+      JSON.stringify(
+        Object.keys(r)
+          .sort()
+          .map((k) => [k, String(r[k])]),
+      ),
+    )
+    .sort();
 
 const figures = (t: Awaited<ReturnType<typeof tallyConversions>>) => ({
-  total: t.total, attributed: t.attributed, byLink: counts(t.byLink), byCampaign: counts(t.byCampaign), byQr: counts(t.byQr), value: Object.fromEntries([...t.value].filter(([, v]) => v.conversions).map(([k, v]) => [k, v.valueMinor]).sort()),
+  total: t.total,
+  attributed: t.attributed,
+  byLink: counts(t.byLink),
+  byCampaign: counts(t.byCampaign),
+  byQr: counts(t.byQr),
+  value: Object.fromEntries(
+    [...t.value]
+      .filter(([, v]) => v.conversions)
+      .map(([k, v]) => [k, v.valueMinor])
+      .sort(),
+  ),
 });
 
 describe.each(testEngines())('conversion blocks by type on %s', (engine) => {
@@ -90,7 +140,9 @@ describe.each(testEngines())('conversion blocks by type on %s', (engine) => {
           expect(await blockRows(filled, table), table).toEqual(want);
         }
         // Custom events counted again under every name together.
-        expect(await filled.knex('conversion_block_type_link').where({ event_type: 'custom', custom_name: '' }).first()).toBeTruthy();
+        expect(
+          await filled.knex('conversion_block_type_link').where({ event_type: 'custom', custom_name: '' }).first(),
+        ).toBeTruthy();
       });
       // Windows from the retention edge on, read from blocks less the kept events outside them.
       for (const w of [
@@ -98,9 +150,14 @@ describe.each(testEngines())('conversion blocks by type on %s', (engine) => {
         { from: now - 400 * DAY_MS + 3_600_000, to: now - 7 * DAY_MS },
         { from: now - 399 * DAY_MS - 5 * 3_600_000, to: now - 380 * DAY_MS },
       ]) {
-        for (const [eventType, customName] of [[undefined], ['purchase'], ['custom'], ['custom', 'webinar']] as Array<[EventType?, string?]>) {
+        for (const [eventType, customName] of [[undefined], ['purchase'], ['custom'], ['custom', 'webinar']] as Array<
+          [EventType?, string?]
+        >) {
           const label = `${eventType}/${customName} over ${new Date(w.from).toISOString()}..${new Date(w.to).toISOString()}`;
-          expect(figures(await tallyConversions(written.knex, 'ws_a', w, { eventType, customName }, now)), label).toEqual(recount(kept, 'ws_a', w, eventType, customName));
+          expect(
+            figures(await tallyConversions(written.knex, 'ws_a', w, { eventType, customName }, now)),
+            label,
+          ).toEqual(recount(kept, 'ws_a', w, eventType, customName));
         }
       }
     });
@@ -117,14 +174,19 @@ describe.each(testEngines())('conversion blocks by type on %s', (engine) => {
       const r = rng(5);
       const windows = [
         { from: now - 400 * DAY_MS, to: now },
-        { from: Math.floor(now / DAY_MS / 32) * 32 * DAY_MS - 64 * DAY_MS, to: Math.floor(now / DAY_MS / 32) * 32 * DAY_MS },
+        {
+          from: Math.floor(now / DAY_MS / 32) * 32 * DAY_MS - 64 * DAY_MS,
+          to: Math.floor(now / DAY_MS / 32) * 32 * DAY_MS,
+        },
         ...Array.from({ length: 14 }, () => {
           const from = now - Math.floor(r.next() * 400 * DAY_MS);
           return { from, to: Math.min(now, from + Math.floor(r.next() * 400 * DAY_MS)) };
         }),
       ];
       for (const w of windows) {
-        for (const [eventType, customName] of [['purchase'], ['custom'], ['custom', 'webinar'], ['signup']] as Array<[EventType, string?]>) {
+        for (const [eventType, customName] of [['purchase'], ['custom'], ['custom', 'webinar'], ['signup']] as Array<
+          [EventType, string?]
+        >) {
           const t = await tallyConversions(db.knex, 'ws_a', w, { eventType, customName }, now);
           const label = `${eventType}/${customName} over ${new Date(w.from).toISOString()}..${new Date(w.to).toISOString()}`;
           expect(figures(t), label).toEqual(recount(rows, 'ws_a', w, eventType, customName));

@@ -16,10 +16,28 @@ import { rng } from '../support/recount';
 // Slugs and destinations as the service stores them: slugs [a-z0-9_-] (checkSlug), destinations
 // the URL parser's href (percent-encoded), which the search relies on to skip a column.
 const SLUG_WORDS = ['spring', 'sale', 'uni', 'code', '100-pct', 'a_b', 'zz', 'creme', 'x', 'shop', 'ete', 'k5'];
-const TITLE_WORDS = ['5 \u212a above zero', 'Ünïcödé title', 'Spring campaign', '100% organic_cotton', '50% off', 'snake_case', 'Crème brûlée', 'ÉTÉ', 'plain', 'news', 'ÇA VA', 'C:\\snake\\dir_1'];
+const TITLE_WORDS = [
+  '5 \u212a above zero',
+  'Ünïcödé title',
+  'Spring campaign',
+  '100% organic_cotton',
+  '50% off',
+  'snake_case',
+  'Crème brûlée',
+  'ÉTÉ',
+  'plain',
+  'news',
+  'ÇA VA',
+  'C:\\snake\\dir_1',
+];
 const URLS = [
-  'https://shop.example.com/Spring-Sale', 'https://blog.example.org/post', 'https://example.net/ünï/%C3%BC', 'https://example.com/100%25', 'https://EXAMPLE.org/GAMMA_x',
-  'https://example.com/search?q="x y"&k=5 a', 'https://example.com/snake_case/zu',
+  'https://shop.example.com/Spring-Sale',
+  'https://blog.example.org/post',
+  'https://example.net/ünï/%C3%BC',
+  'https://example.com/100%25',
+  'https://EXAMPLE.org/GAMMA_x',
+  'https://example.com/search?q="x y"&k=5 a',
+  'https://example.com/snake_case/zu',
 ].map((u) => new URL(u).href);
 
 interface Link {
@@ -50,7 +68,11 @@ describe.each(testEngines())('link search on %s', (engine) => {
     const { knex } = db;
     ws = await createWorkspace(knex, 'Search', 'business');
     otherWs = await createWorkspace(knex, 'Other', 'business');
-    tags = [await createTag(knex, ws, 'one', '#000000'), await createTag(knex, ws, 'two', '#000000'), await createTag(knex, ws, 'three', '#000000')];
+    tags = [
+      await createTag(knex, ws, 'one', '#000000'),
+      await createTag(knex, ws, 'two', '#000000'),
+      await createTag(knex, ws, 'three', '#000000'),
+    ];
     domain = await addDomain(knex, ws, 'go.search.test');
     const userId = await addMember(knex, ws, 'search@search.test', 'OWNER');
     const r = rng(20261125);
@@ -59,16 +81,44 @@ describe.each(testEngines())('link search on %s', (engine) => {
     for (let i = 0; i < 160; i++) {
       const slug = `${r.pick(SLUG_WORDS)}-${i}`;
       const link: Link = {
-        id: `lnk_s${String(i).padStart(4, '0')}`, slug, title: r.chance(0.25) ? null : `${r.pick(TITLE_WORDS)} ${r.pick(TITLE_WORDS)}`,
-        original_url: `${r.pick(URLS)}?n=${i}`, status: r.chance(0.15) ? 'DISABLED' : 'ACTIVE', domain_key: r.chance(0.2) ? domain : '',
+        id: `lnk_s${String(i).padStart(4, '0')}`,
+        slug,
+        title: r.chance(0.25) ? null : `${r.pick(TITLE_WORDS)} ${r.pick(TITLE_WORDS)}`,
+        original_url: `${r.pick(URLS)}?n=${i}`,
+        status: r.chance(0.15) ? 'DISABLED' : 'ACTIVE',
+        domain_key: r.chance(0.2) ? domain : '',
         // Ties in creation time, which the list breaks by seq.
-        created_at: now - 1000 + Math.floor(i / 3), seq: 0, deleted: false, tags: new Set(tags.filter(() => r.chance(0.3))), clicks: 0,
+        created_at: now - 1000 + Math.floor(i / 3),
+        seq: 0,
+        deleted: false,
+        tags: new Set(tags.filter(() => r.chance(0.3))),
+        clicks: 0,
       };
       links.push(link);
       rows.push({
-        id: link.id, workspace_id: ws, created_by: userId, domain_id: link.domain_key || null, domain_key: link.domain_key, slug, original_url: link.original_url,
-        title: link.title, status: link.status, policy_locked: false, redirect_type: 'TEMPORARY', expires_at: null, expired_url: null, click_limit: null, start_at: null,
-        end_at: null, password_hash: null, preview_title: null, preview_description: null, preview_image: null, created_at: link.created_at, updated_at: now, deleted_at: null,
+        id: link.id,
+        workspace_id: ws,
+        created_by: userId,
+        domain_id: link.domain_key || null,
+        domain_key: link.domain_key,
+        slug,
+        original_url: link.original_url,
+        title: link.title,
+        status: link.status,
+        policy_locked: false,
+        redirect_type: 'TEMPORARY',
+        expires_at: null,
+        expired_url: null,
+        click_limit: null,
+        start_at: null,
+        end_at: null,
+        password_hash: null,
+        preview_title: null,
+        preview_description: null,
+        preview_image: null,
+        created_at: link.created_at,
+        updated_at: now,
+        deleted_at: null,
       });
     }
     for (let i = 0; i < rows.length; i += 50) await knex('links').insert(rows.slice(i, i + 50));
@@ -77,7 +127,9 @@ describe.each(testEngines())('link search on %s', (engine) => {
     template = rows[0];
     const tagRows = links.flatMap((l) => [...l.tags].map((tag_id) => ({ link_id: l.id, tag_id })));
     for (let i = 0; i < tagRows.length; i += 100) await knex('link_tags').insert(tagRows.slice(i, i + 100));
-    const seqs = new Map((await knex('links').where('workspace_id', ws).select('id', 'seq')).map((x: any) => [x.id, Number(x.seq)]));
+    const seqs = new Map(
+      (await knex('links').where('workspace_id', ws).select('id', 'seq')).map((x: any) => [x.id, Number(x.seq)]),
+    );
     for (const l of links) l.seq = seqs.get(l.id)!;
     // Changes after creation: the search follows new slugs and titles, and forgets deleted links.
     for (const l of links.filter((_, i) => i % 11 === 0)) {
@@ -97,7 +149,17 @@ describe.each(testEngines())('link search on %s', (engine) => {
     for (const l of links) {
       l.clicks = r.chance(0.4) ? 0 : r.int(1, 4);
       for (let c = 0; c < l.clicks; c++) {
-        clicks.push({ workspace_id: ws, link_id: l.id, qr_code_id: null, occurred_at: now - r.int(0, 5) * 86_400_000, referrer_host: null, country: 'DE', device: 'desktop', browser: 'Chrome', os: 'Linux' });
+        clicks.push({
+          workspace_id: ws,
+          link_id: l.id,
+          qr_code_id: null,
+          occurred_at: now - r.int(0, 5) * 86_400_000,
+          referrer_host: null,
+          country: 'DE',
+          device: 'desktop',
+          browser: 'Chrome',
+          os: 'Linux',
+        });
       }
     }
     await writeClickBatch(knex, engine, clicks.slice(0, 100), []);
@@ -127,7 +189,8 @@ describe.each(testEngines())('link search on %s', (engine) => {
     const sign = s.order === 'asc' ? 1 : -1;
     const byCreation = (a: Link, b: Link) => sign * (a.created_at - b.created_at || a.seq - b.seq);
     // By clicks: links with equal clicks by id, links never clicked by creation.
-    const byClicks = (a: Link, b: Link) => sign * (a.clicks - b.clicks) || (a.clicks ? sign * (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) : byCreation(a, b));
+    const byClicks = (a: Link, b: Link) =>
+      sign * (a.clicks - b.clicks) || (a.clicks ? sign * (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) : byCreation(a, b));
     return found.sort(s.sort === 'clicks' ? byClicks : byCreation);
   }
 
@@ -139,7 +202,10 @@ describe.each(testEngines())('link search on %s', (engine) => {
       const label = `${JSON.stringify(s)} cap ${cap} page ${page}`;
       expect(res.total, label).toBe(Math.min(want.length, cap));
       expect(res.totalCapped, label).toBe(want.length > cap);
-      for (const row of res.rows) expect(res.clicks.get(row.id), `${label} clicks of ${row.slug}`).toBe(links.find((l) => l.id === row.id)!.clicks);
+      for (const row of res.rows)
+        expect(res.clicks.get(row.id), `${label} clicks of ${row.slug}`).toBe(
+          links.find((l) => l.id === row.id)!.clicks,
+        );
       got.push(...res.rows.map((x) => x.slug));
       if (res.rows.length < s.limit) break;
     }
@@ -147,22 +213,92 @@ describe.each(testEngines())('link search on %s', (engine) => {
   }
 
   const QUERIES = [
-    '', 'e', 'E', 'é', 'É', 'ü', 'Ü', 'ÜN', 'ünï', 'ÜNÏCÖDÉ', 'cödé', 'Grüße', 'GRÜSSE', 'œuvre', '%', '_', '100%', '50%', 'c_c', 'e_c', 'a_b', '_b',
-    'k', 'K', 'KA', '5 k', '5 \u212a a', 'zz', 'zzq', 'SHOP', 'example.org', 'spring-1', '  sale  ', 'crème brûlée', 'ÇA', 'ça va', 'été', '"', 'x"y',
+    '',
+    'e',
+    'E',
+    'é',
+    'É',
+    'ü',
+    'Ü',
+    'ÜN',
+    'ünï',
+    'ÜNÏCÖDÉ',
+    'cödé',
+    'Grüße',
+    'GRÜSSE',
+    'œuvre',
+    '%',
+    '_',
+    '100%',
+    '50%',
+    'c_c',
+    'e_c',
+    'a_b',
+    '_b',
+    'k',
+    'K',
+    'KA',
+    '5 k',
+    '5 \u212a a',
+    'zz',
+    'zzq',
+    'SHOP',
+    'example.org',
+    'spring-1',
+    '  sale  ',
+    'crème brûlée',
+    'ÇA',
+    'ça va',
+    'été',
+    '"',
+    'x"y',
     // One and two characters (the gram index), and text only some columns may hold.
-    'zu', 'ZU', 'u', '/', '%2', '?', 'z', 'q', 'qx', '-', 'a ', 'x y', 'spring sale', 'spring-sale', 'k5', '5', 'Œ', 'œ', '—', 'ß', 'ẞ', '\u212a',
+    'zu',
+    'ZU',
+    'u',
+    '/',
+    '%2',
+    '?',
+    'z',
+    'q',
+    'qx',
+    '-',
+    'a ',
+    'x y',
+    'spring sale',
+    'spring-sale',
+    'k5',
+    '5',
+    'Œ',
+    'œ',
+    '—',
+    'ß',
+    'ẞ',
+    '\u212a',
     // A backslash (LIKE's escape here) matched literally, text with k and s (LIKE patterns for the
     // Kelvin sign and the long s), and text as long as the API allows.
-    '\\', 'a\\b', 'snake\\_case', 'c:\\sna', '\\dir_', 'shop', 'SKE_CASE', 'k5 sale', `${'spring'.repeat(33)}xy`,
+    '\\',
+    'a\\b',
+    'snake\\_case',
+    'c:\\sna',
+    '\\dir_',
+    'shop',
+    'SKE_CASE',
+    'k5 sale',
+    `${'spring'.repeat(33)}xy`,
   ];
 
-  it.each([7, SEARCH_COUNT_CAP])('every query, both sorts and orders, page by page, with a count cap of %i', async (cap) => {
-    for (const q of QUERIES) {
-      for (const sort of ['created', 'clicks'] as const) {
-        for (const order of ['desc', 'asc'] as const) await everyPage({ q: q || undefined, sort, order, limit: 6 }, cap);
+  it.each([7, SEARCH_COUNT_CAP])(
+    'every query, both sorts and orders, page by page, with a count cap of %i',
+    async (cap) => {
+      for (const q of QUERIES) {
+        for (const sort of ['created', 'clicks'] as const) {
+          for (const order of ['desc', 'asc'] as const)
+            await everyPage({ q: q || undefined, sort, order, limit: 6 }, cap);
+        }
       }
-    }
-  });
+    },
+  );
 
   it('finds the last two characters of the longest destination and title (the gram index keeps every position)', async () => {
     const { MAX_POSITION } = await import('../../src/db/migrations/20261127000000_short_search');
@@ -170,8 +306,19 @@ describe.each(testEngines())('link search on %s', (engine) => {
     const url = `https://long.example/${'a'.repeat(MAX_URL_LENGTH - 'https://long.example/'.length - 2)}qj`;
     expect(url.length).toBe(MAX_URL_LENGTH);
     const title = `${'b'.repeat(MAX_TITLE_LENGTH - 2)}ǰq`;
-    const page = async (q: string) => (await searchLinks(db.knex, otherWs, { q, sort: 'created', order: 'desc', page: 1, limit: 10 })).rows.map((r) => r.id);
-    await db.knex('links').insert({ ...template, id: 'lnk_long', seq: undefined, workspace_id: otherWs, slug: 'long-one', original_url: url, title });
+    const page = async (q: string) =>
+      (await searchLinks(db.knex, otherWs, { q, sort: 'created', order: 'desc', page: 1, limit: 10 })).rows.map(
+        (r) => r.id,
+      );
+    await db.knex('links').insert({
+      ...template,
+      id: 'lnk_long',
+      seq: undefined,
+      workspace_id: otherWs,
+      slug: 'long-one',
+      original_url: url,
+      title,
+    });
     try {
       expect(await page('qj')).toEqual(['lnk_long']);
       expect(await page('QJ')).toEqual(['lnk_long']);
@@ -181,7 +328,15 @@ describe.each(testEngines())('link search on %s', (engine) => {
       await db.knex('links').where('id', 'lnk_long').del();
     }
     // Gone from the index with the link.
-    await db.knex('links').insert({ ...template, id: 'lnk_long2', seq: undefined, workspace_id: otherWs, slug: 'long-two', original_url: 'https://x.example/', title: null });
+    await db.knex('links').insert({
+      ...template,
+      id: 'lnk_long2',
+      seq: undefined,
+      workspace_id: otherWs,
+      slug: 'long-two',
+      original_url: 'https://x.example/',
+      title: null,
+    });
     try {
       expect(await page('qj')).toEqual([]);
     } finally {
@@ -193,12 +348,14 @@ describe.each(testEngines())('link search on %s', (engine) => {
     // The setup deletes some tagged links: the count leaves them out without reading the links.
     expect(links.some((l) => l.deleted && l.tags.has(tags[0]))).toBe(true);
     for (const cap of [3, SEARCH_COUNT_CAP]) {
-      for (const sort of ['created', 'clicks'] as const) await everyPage({ tagId: tags[0], sort, order: 'desc', limit: 5 }, cap);
+      for (const sort of ['created', 'clicks'] as const)
+        await everyPage({ tagId: tags[0], sort, order: 'desc', limit: 5 }, cap);
     }
     const foreign = await createTag(db.knex, otherWs, 'foreign', '#000000');
     await db.knex('link_tags').insert({ link_id: 'lnk_other', tag_id: foreign });
     try {
-      const page = (workspace: string, cap = SEARCH_COUNT_CAP) => searchLinks(db.knex, workspace, { tagId: foreign, sort: 'created', order: 'desc', page: 1, limit: 10 }, cap);
+      const page = (workspace: string, cap = SEARCH_COUNT_CAP) =>
+        searchLinks(db.knex, workspace, { tagId: foreign, sort: 'created', order: 'desc', page: 1, limit: 10 }, cap);
       for (const cap of [1, SEARCH_COUNT_CAP]) {
         const here = await page(ws, cap);
         expect({ total: here.total, rows: here.rows }).toEqual({ total: 0, rows: [] });
@@ -212,7 +369,12 @@ describe.each(testEngines())('link search on %s', (engine) => {
 
   it('with tag, domain and status filters, alone and with text', async () => {
     const filters: Array<Partial<LinkSearch>> = [
-      { tagId: tags[0] }, { tagId: tags[2], status: 'ACTIVE' }, { domainId: domain }, { domainId: 'short' }, { status: 'DISABLED' }, { domainId: 'short', status: 'ACTIVE', tagId: tags[1] },
+      { tagId: tags[0] },
+      { tagId: tags[2], status: 'ACTIVE' },
+      { domainId: domain },
+      { domainId: 'short' },
+      { status: 'DISABLED' },
+      { domainId: 'short', status: 'ACTIVE', tagId: tags[1] },
       { tagId: 'tag_none' },
     ];
     for (const f of filters) {
@@ -231,31 +393,44 @@ describe('the LIKE a walk checks before the search index (SQLite)', () => {
   it('holds for every text the index finds, whatever the case and the characters folded onto ASCII, and for no other when exact', async () => {
     const { default: Sqlite } = await import('better-sqlite3');
     const fc = (await import('fast-check')).default;
-    const { exactLikePatterns, ftsPhrase, likeIsExact, phraseLikeSuperset } = await import('../../src/db/repos/link-search-sqlite');
+    const { exactLikePatterns, ftsPhrase, likeIsExact, phraseLikeSuperset } = await import(
+      '../../src/db/repos/link-search-sqlite'
+    );
     const db = new Sqlite(':memory:');
     db.exec(`CREATE VIRTUAL TABLE t USING fts5(a, tokenize='trigram case_sensitive 0', detail=full)`);
     const chars = fc.constantFrom(...'aAkKsSzZ%_\\" üÜßẞéÉıİ\u212a\u017fΣσς東京\ufffd'.split(''), '\u{1F600}');
-    const text = (min: number, max: number) => fc.array(chars, { minLength: min, maxLength: max }).map((cs) => cs.join(''));
+    const text = (min: number, max: number) =>
+      fc.array(chars, { minLength: min, maxLength: max }).map((cs) => cs.join(''));
     fc.assert(
       fc.property(text(3, 5), text(0, 12), text(0, 3), fc.nat(), (needle, before, after, seed) => {
         // The column holds the needle with each character in some case (the Kelvin sign for k,
         // the long s for s among them), or something else.
-        const forms = (c: string) => [c, c.toUpperCase(), c.toLowerCase(), ...({ k: ['\u212a'], s: ['\u017f'] }[c.toLowerCase()] ?? [])];
+        const forms = (c: string) => [
+          c,
+          c.toUpperCase(),
+          c.toLowerCase(),
+          ...({ k: ['\u212a'], s: ['\u017f'] }[c.toLowerCase()] ?? []),
+        ];
         const column = `${before}${[...needle].map((c, i) => forms(c)[(seed + i) % forms(c).length]).join('')}${after}`;
         db.exec('DELETE FROM t');
         db.prepare('INSERT INTO t (rowid, a) VALUES (1, ?)').run(column);
         const phrase = ftsPhrase(needle.trim());
         if (!phrase) return;
         const found = db.prepare('SELECT 1 FROM t WHERE t MATCH ?').get(phrase) !== undefined;
-        const liked = db.prepare(`SELECT ? LIKE ? ESCAPE '\\' AS m`).get(column, phraseLikeSuperset(needle.trim())) as { m: number };
+        const liked = db.prepare(`SELECT ? LIKE ? ESCAPE '\\' AS m`).get(column, phraseLikeSuperset(needle.trim())) as {
+          m: number;
+        };
         if (found) expect(liked.m, JSON.stringify({ needle, column })).toBe(1);
         // Where no character stood in for others, the LIKE alone decides: it finds nothing more.
-        if (likeIsExact(needle.trim())) expect(liked.m === 1, JSON.stringify({ needle, column, exact: true })).toBe(found);
+        if (likeIsExact(needle.trim()))
+          expect(liked.m === 1, JSON.stringify({ needle, column, exact: true })).toBe(found);
         // Where a few patterns stand for the text (the Kelvin sign and the long s spelled out),
         // together they find exactly what the index finds.
         const patterns = exactLikePatterns(needle.trim());
         if (patterns) {
-          const any = patterns.some((p) => (db.prepare(`SELECT ? LIKE ? ESCAPE '\\' AS m`).get(column, p) as { m: number }).m === 1);
+          const any = patterns.some(
+            (p) => (db.prepare(`SELECT ? LIKE ? ESCAPE '\\' AS m`).get(column, p) as { m: number }).m === 1,
+          );
           expect(any, JSON.stringify({ needle, column, patterns })).toBe(found);
         }
       }),
@@ -271,23 +446,45 @@ describe('the columns a search skips (slug and destination)', () => {
     const { columnsFor } = await import('../../src/db/repos/link-search-columns');
     const { checkSlug } = await import('../../src/domain/slugs');
     const { normalizeDestination } = await import('../../src/domain/links');
-    const raw = fc.oneof(fc.webUrl({ withQueryParameters: true, withFragments: true }), fc.constantFrom('https://example.com/a b?q="x"<y>', 'https://EXAMPLE.com/ünï?\u212a=1\t2', 'http://x.test/%20 ~{|}^`\\?a={|}^`\\~\'#f{|}'));
-    const slugInput = fc.string({ unit: fc.constantFrom(...'abcXYZ019_-.~ K'.split(''), '\u212a'), minLength: 1, maxLength: 12 });
+    const raw = fc.oneof(
+      fc.webUrl({ withQueryParameters: true, withFragments: true }),
+      fc.constantFrom(
+        'https://example.com/a b?q="x"<y>',
+        'https://EXAMPLE.com/ünï?\u212a=1\t2',
+        "http://x.test/%20 ~{|}^`\\?a={|}^`\\~'#f{|}",
+      ),
+    );
+    const slugInput = fc.string({
+      unit: fc.constantFrom(...'abcXYZ019_-.~ K'.split(''), '\u212a'),
+      minLength: 1,
+      maxLength: 12,
+    });
     fc.assert(
-      fc.property(raw, slugInput, fc.nat(), fc.nat(), fc.string({ maxLength: 3 }), fc.boolean(), (url, slugText, from, len, extra, upper) => {
-        const href = normalizeDestination(url);
-        const slug = checkSlug(slugText);
-        for (const [name, stored] of [['original_url', 'href' in href ? href.href : null], ['slug', slug.ok ? slug.slug : null]] as const) {
-          if (stored === null) continue;
-          // Text taken from the column (so often held), changed in case, or with other characters.
-          let text = stored.slice(from % stored.length, (from % stored.length) + 1 + (len % 6));
-          if (upper) text = text.toUpperCase();
-          if (len % 3 === 0) text += extra;
-          const held = stored.toLowerCase().includes(text.toLowerCase());
-          const searched = columnsFor(text).some((c) => c.name === name);
-          if (held) expect(searched, JSON.stringify({ name, stored, text })).toBe(true);
-        }
-      }),
+      fc.property(
+        raw,
+        slugInput,
+        fc.nat(),
+        fc.nat(),
+        fc.string({ maxLength: 3 }),
+        fc.boolean(),
+        (url, slugText, from, len, extra, upper) => {
+          const href = normalizeDestination(url);
+          const slug = checkSlug(slugText);
+          for (const [name, stored] of [
+            ['original_url', 'href' in href ? href.href : null],
+            ['slug', slug.ok ? slug.slug : null],
+          ] as const) {
+            if (stored === null) continue;
+            // Text taken from the column (so often held), changed in case, or with other characters.
+            let text = stored.slice(from % stored.length, (from % stored.length) + 1 + (len % 6));
+            if (upper) text = text.toUpperCase();
+            if (len % 3 === 0) text += extra;
+            const held = stored.toLowerCase().includes(text.toLowerCase());
+            const searched = columnsFor(text).some((c) => c.name === name);
+            if (held) expect(searched, JSON.stringify({ name, stored, text })).toBe(true);
+          }
+        },
+      ),
       { numRuns: 5000 },
     );
   });

@@ -30,9 +30,18 @@ describe('the link lookup thread (SQLite)', () => {
     const now = Date.now();
     await db.knex('links').insert(
       Array.from({ length: LINKS }, (_, i) => ({
-        id: `lnk_lookup${i}`, workspace_id: workspaceId, created_by: userId, domain_key: '', slug: `l-${i}`,
-        original_url: `https://example.com/${i}`, status: 'ACTIVE', policy_locked: false, redirect_type: 'TEMPORARY',
-        served: 0, created_at: now, updated_at: now,
+        id: `lnk_lookup${i}`,
+        workspace_id: workspaceId,
+        created_by: userId,
+        domain_key: '',
+        slug: `l-${i}`,
+        original_url: `https://example.com/${i}`,
+        status: 'ACTIVE',
+        policy_locked: false,
+        redirect_type: 'TEMPORARY',
+        served: 0,
+        created_at: now,
+        updated_at: now,
       })),
     );
     thread = new LinkLookupThread({ entry: './lookup-worker', data: { filename: file } });
@@ -77,9 +86,15 @@ describe('the link lookup thread (SQLite)', () => {
     await new Promise((resolve) => setImmediate(resolve));
     await thread.crashForTest();
     // Answered just before the thread went, or failed: never left waiting.
-    const settled = await within(5_000, inFlight.then((row) => row![SLUG], (err) => (err instanceof LookupThreadError ? 'failed' : err)));
+    const settled = await within(
+      5_000,
+      inFlight.then(
+        (row) => row![SLUG],
+        (err) => (err instanceof LookupThreadError ? 'failed' : err),
+      ),
+    );
     expect(['l-9', 'failed']).toContain(settled);
-    expect((await within(10_000, thread.find('', 'l-10')) as unknown[])[SLUG]).toBe('l-10');
+    expect(((await within(10_000, thread.find('', 'l-10'))) as unknown[])[SLUG]).toBe('l-10');
   });
 
   it('a thread that cannot read fails its lookups with the reason', async () => {
@@ -89,7 +104,13 @@ describe('the link lookup thread (SQLite)', () => {
     bare.close();
     const broken = new LinkLookupThread({ entry: './lookup-worker', data: { filename: sqliteFilename(empty.url) } });
     try {
-      const outcome = await within(10_000, broken.find('', 'l-1').then(() => 'answered', (err: Error) => err));
+      const outcome = await within(
+        10_000,
+        broken.find('', 'l-1').then(
+          () => 'answered',
+          (err: Error) => err,
+        ),
+      );
       expect(outcome).toBeInstanceOf(LookupThreadError);
       expect((outcome as Error).message).toMatch(/links/);
     } finally {
@@ -101,7 +122,9 @@ describe('the link lookup thread (SQLite)', () => {
   it('reads a lone miss with the inline reader when no batch is in flight, and batches on the thread otherwise', async () => {
     const inlined: string[] = [];
     const reader = new Sqlite(file, { readonly: true });
-    const bySlug = reader.prepare('SELECT id, workspace_id, domain_key, slug, original_url FROM links WHERE domain_key = ? AND slug = ?').raw(true);
+    const bySlug = reader
+      .prepare('SELECT id, workspace_id, domain_key, slug, original_url FROM links WHERE domain_key = ? AND slug = ?')
+      .raw(true);
     const adaptive = new LinkLookupThread({ entry: './lookup-worker', data: { filename: file } }, (domainKey, slug) => {
       inlined.push(slug);
       return (bySlug.get(domainKey, slug) as unknown[] | undefined) ?? null;
@@ -141,7 +164,10 @@ describe('the link lookup thread (SQLite)', () => {
     expect((await closing.find('', 'l-2'))![SLUG]).toBe('l-2');
     // Asked for in the turn it closes, before the batch left: refused, not left waiting.
     // (Its outcome is taken at once: it settles while close() is awaited.)
-    const unsent = closing.find('', 'l-3').then(() => 'answered', (err: unknown) => err);
+    const unsent = closing.find('', 'l-3').then(
+      () => 'answered',
+      (err: unknown) => err,
+    );
     await closing.close();
     expect(await within(5_000, unsent)).toBeInstanceOf(LookupThreadError);
     await expect(closing.find('', 'l-2')).rejects.toBeInstanceOf(LookupThreadError);

@@ -9,15 +9,32 @@ import { testEngines, withFreshDatabase } from '../support/databases';
 /** The names of a table's indexes. */
 async function indexNames(db: Database, engine: string, table: string): Promise<string[]> {
   return engine === 'sqlite'
-    ? (await db.knex.raw(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ?`, [table])).map((r: any) => r.name)
-    : (await db.knex.raw(`SELECT indexname AS name FROM pg_indexes WHERE tablename = ?`, [table])).rows.map((r: any) => r.name);
+    ? (await db.knex.raw(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ?`, [table])).map(
+        (r: any) => r.name,
+      )
+    : (await db.knex.raw(`SELECT indexname AS name FROM pg_indexes WHERE tablename = ?`, [table])).rows.map(
+        (r: any) => r.name,
+      );
 }
 
 describe.each(testEngines())('migrations on %s', (engine) => {
   it('migrate up creates every table, down removes them, up again works', async () => {
     await withFreshDatabase(engine, async (db) => {
       await migrateLatest(db);
-      for (const t of ['workspaces', 'users', 'memberships', 'api_keys', 'tags', 'domains', 'campaigns', 'assets', 'links', 'link_tags', 'qr_codes', 'rate_limits']) {
+      for (const t of [
+        'workspaces',
+        'users',
+        'memberships',
+        'api_keys',
+        'tags',
+        'domains',
+        'campaigns',
+        'assets',
+        'links',
+        'link_tags',
+        'qr_codes',
+        'rate_limits',
+      ]) {
         expect(await db.knex.schema.hasTable(t), t).toBe(true);
       }
       await migrateDown(db);
@@ -34,8 +51,18 @@ describe.each(testEngines())('migrations on %s', (engine) => {
       const ws = { id: 'ws_r', name: 'R', plan: 'growth', created_at: 1 };
       await db.knex('workspaces').insert(ws);
       const row = (id: string, hash: string) => ({
-        id, workspace_id: 'ws_r', kind: 'CONVERSIONS', title: 't', params: '{"window":{"lastDays":7}}', visibility: 'PRIVATE',
-        token_hash: hash, token_sealed: 'v1.x.y.z', password_hash: null, created_by: null, created_at: 1, updated_at: 1,
+        id,
+        workspace_id: 'ws_r',
+        kind: 'CONVERSIONS',
+        title: 't',
+        params: '{"window":{"lastDays":7}}',
+        visibility: 'PRIVATE',
+        token_hash: hash,
+        token_sealed: 'v1.x.y.z',
+        password_hash: null,
+        created_by: null,
+        created_at: 1,
+        updated_at: 1,
       });
       await db.knex('reports').insert(row('rpt_1', 'a'.repeat(64)));
       await expect(db.knex('reports').insert(row('rpt_2', 'a'.repeat(64)))).rejects.toThrow();
@@ -48,8 +75,13 @@ describe.each(testEngines())('migrations on %s', (engine) => {
 
   it('daily clicks keep their counts when rekeyed by workspace (20261122080000) and back', async () => {
     await withFreshDatabase(engine, async (db) => {
-      const rows = () => db.knex('link_daily_clicks').orderBy(['link_id', 'day']).select('workspace_id', 'link_id', 'day', 'clicks', 'scans');
-      const plain = (rs: any[]) => rs.map((r) => ({ ...r, day: Number(r.day), clicks: Number(r.clicks), scans: Number(r.scans) }));
+      const rows = () =>
+        db
+          .knex('link_daily_clicks')
+          .orderBy(['link_id', 'day'])
+          .select('workspace_id', 'link_id', 'day', 'clicks', 'scans');
+      const plain = (rs: any[]) =>
+        rs.map((r) => ({ ...r, day: Number(r.day), clicks: Number(r.clicks), scans: Number(r.scans) }));
       const seeded = [
         { workspace_id: 'ws_a', link_id: 'lnk_1', day: 20_000, clicks: 5, scans: 1 },
         { workspace_id: 'ws_a', link_id: 'lnk_1', day: 20_001, clicks: 7, scans: 0 },
@@ -62,8 +94,13 @@ describe.each(testEngines())('migrations on %s', (engine) => {
       expect(plain(await rows())).toEqual(seeded);
       // One B-tree per count: the key is the only index (WITHOUT ROWID on SQLite).
       if (engine === 'sqlite') {
-        expect((await db.knex.raw(`SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'link_daily_clicks'`))[0].sql).toMatch(/WITHOUT ROWID/);
-        expect(await db.knex.raw(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'link_daily_clicks'`)).toEqual([]);
+        expect(
+          (await db.knex.raw(`SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'link_daily_clicks'`))[0]
+            .sql,
+        ).toMatch(/WITHOUT ROWID/);
+        expect(
+          await db.knex.raw(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'link_daily_clicks'`),
+        ).toEqual([]);
       } else {
         const idx = await db.knex.raw(`SELECT indexdef FROM pg_indexes WHERE tablename = 'link_daily_clicks'`);
         expect(idx.rows.map((r: any) => r.indexdef)).toEqual([expect.stringMatching(/\(workspace_id, link_id, day\)/)]);
@@ -85,18 +122,30 @@ describe.each(testEngines())('migrations on %s', (engine) => {
     await withFreshDatabase(engine, async (db) => {
       const W = 300_000;
       const now = Math.floor(Date.now() / W) * W;
-      const click = (link_id: string, occurred_at: number, country: string | null) => ({ workspace_id: 'ws_a', link_id, occurred_at, country, device: 'desktop' });
+      const click = (link_id: string, occurred_at: number, country: string | null) => ({
+        workspace_id: 'ws_a',
+        link_id,
+        occurred_at,
+        country,
+        device: 'desktop',
+      });
       const linkIndex = () => indexNames(db, engine, 'clicks');
       await migrateLatest(db);
       await db.knex.migrate.down({ migrationSource, name: '20261122090000_click_windows' });
       expect(await linkIndex()).toContain('clicks_link_id_occurred_at_index');
       await db.knex('clicks').insert([
-        click('lnk_1', now - 2 * W + 1, 'DE'), click('lnk_1', now - 2 * W + 2, 'DE'), click('lnk_1', now - 2 * W + 3, null),
-        click('lnk_1', now - W + 5, 'DE'), click('lnk_2', now - W + 6, 'FR'),
+        click('lnk_1', now - 2 * W + 1, 'DE'),
+        click('lnk_1', now - 2 * W + 2, 'DE'),
+        click('lnk_1', now - 2 * W + 3, null),
+        click('lnk_1', now - W + 5, 'DE'),
+        click('lnk_2', now - W + 6, 'FR'),
         click('lnk_1', now - 9 * 86_400_000, 'DE'), // older than the alerts look back: not carried over
       ]);
       await db.knex.migrate.up({ migrationSource });
-      const windows = await db.knex('link_click_windows').orderBy(['window_start', 'link_id', 'country']).select('window_start', 'link_id', 'country', 'workspace_id', 'clicks');
+      const windows = await db
+        .knex('link_click_windows')
+        .orderBy(['window_start', 'link_id', 'country'])
+        .select('window_start', 'link_id', 'country', 'workspace_id', 'clicks');
       expect(windows.map((r) => ({ ...r, window_start: Number(r.window_start), clicks: Number(r.clicks) }))).toEqual([
         { window_start: now - 2 * W, link_id: 'lnk_1', country: '', workspace_id: 'ws_a', clicks: 1 },
         { window_start: now - 2 * W, link_id: 'lnk_1', country: 'DE', workspace_id: 'ws_a', clicks: 2 },
@@ -106,8 +155,13 @@ describe.each(testEngines())('migrations on %s', (engine) => {
       expect(await linkIndex()).not.toContain('clicks_link_id_occurred_at_index');
       if (engine === 'sqlite') {
         // The alerts name each window start: one key lookup per window, not a scan.
-        const plan = await db.knex.raw(`EXPLAIN QUERY PLAN SELECT window_start, country, clicks FROM link_click_windows WHERE window_start IN (?, ?) AND link_id = ?`, [now, now - W, 'lnk_1']);
-        expect(plan.map((r: any) => r.detail).join(' ')).toMatch(/SEARCH link_click_windows USING PRIMARY KEY \(window_start=\? AND link_id=\?\)/);
+        const plan = await db.knex.raw(
+          `EXPLAIN QUERY PLAN SELECT window_start, country, clicks FROM link_click_windows WHERE window_start IN (?, ?) AND link_id = ?`,
+          [now, now - W, 'lnk_1'],
+        );
+        expect(plan.map((r: any) => r.detail).join(' ')).toMatch(
+          /SEARCH link_click_windows USING PRIMARY KEY \(window_start=\? AND link_id=\?\)/,
+        );
       }
       await db.knex.migrate.down({ migrationSource, name: '20261122090000_click_windows' });
       expect(await db.knex.schema.hasTable('link_click_windows')).toBe(false);
@@ -138,7 +192,9 @@ describe.each(testEngines())('migrations on %s', (engine) => {
         expect(await indexes()).toEqual(expect.arrayContaining(['links_live_slug', 'links_redirect']));
         // Every column the store reads is in the index: SQLite names it a covering index.
         const plan = await db.knex.raw(`EXPLAIN QUERY PLAN ${SQLITE_LINK_BY_ADDRESS}`, ['', 'a']);
-        expect(plan.map((r: any) => r.detail).join(' ')).toMatch(/SEARCH links USING COVERING INDEX links_redirect \(domain_key=\? AND slug=\?\)/);
+        expect(plan.map((r: any) => r.detail).join(' ')).toMatch(
+          /SEARCH links USING COVERING INDEX links_redirect \(domain_key=\? AND slug=\?\)/,
+        );
       } else {
         expect(await indexes()).not.toContain('links_redirect');
       }
@@ -148,23 +204,39 @@ describe.each(testEngines())('migrations on %s', (engine) => {
       await migrateLatest(db);
     });
   });
-  it('conversion blocks count every custom name together and the events\' indexes cover a summary\'s columns (20261202000000), which down takes back', async () => {
+  it("conversion blocks count every custom name together and the events' indexes cover a summary's columns (20261202000000), which down takes back", async () => {
     await withFreshDatabase(engine, async (db) => {
       const MIGRATION = '20261202000000_conversion_block_reads';
       const indexes = () => indexNames(db, engine, 'conversions');
-      const byEveryName = () => db.knex('conversion_block_type_link').where({ event_type: 'custom', custom_name: '' }).select('link_id', 'conversions');
+      const byEveryName = () =>
+        db
+          .knex('conversion_block_type_link')
+          .where({ event_type: 'custom', custom_name: '' })
+          .select('link_id', 'conversions');
       await migrateLatest(db);
       const at = Date.now();
       await db.knex.transaction(async (trx) => {
         for (const [i, name] of ['webinar', 'trial', 'webinar'].entries()) {
           await insertConversion(trx, {
-            id: `cnv_m${i}`, workspace_id: 'ws_a', event_type: 'custom', custom_name: name, link_id: 'lnk_1', campaign_id: null, qr_code_id: null,
-            amount_minor: null, currency: null, metadata: null, occurred_at: at, created_at: at,
+            id: `cnv_m${i}`,
+            workspace_id: 'ws_a',
+            event_type: 'custom',
+            custom_name: name,
+            link_id: 'lnk_1',
+            campaign_id: null,
+            qr_code_id: null,
+            amount_minor: null,
+            currency: null,
+            metadata: null,
+            occurred_at: at,
+            created_at: at,
           });
         }
       });
       expect((await byEveryName()).map((r: any) => [r.link_id, Number(r.conversions)])).toEqual([['lnk_1', 3]]);
-      expect(await indexes()).toEqual(expect.arrayContaining(['conversions_by_type', 'conversions_by_link', 'conversions_by_campaign']));
+      expect(await indexes()).toEqual(
+        expect.arrayContaining(['conversions_by_type', 'conversions_by_link', 'conversions_by_campaign']),
+      );
       expect(await indexes()).not.toContain('conversions_ws_type_time');
       if (engine === 'sqlite') {
         // A window's events of one type with their breakdowns come from the index alone.
@@ -176,8 +248,12 @@ describe.each(testEngines())('migrations on %s', (engine) => {
       }
       await db.knex.migrate.down({ migrationSource, name: MIGRATION });
       expect(await byEveryName()).toEqual([]);
-      expect(await db.knex('conversion_block_type_link').where({ event_type: 'custom' }).sum({ n: 'conversions' })).toEqual([{ n: engine === 'sqlite' ? 3 : '3' }]);
-      expect(await indexes()).toEqual(expect.arrayContaining(['conversions_ws_type_time', 'conversions_workspace_id_link_id_occurred_at_index']));
+      expect(
+        await db.knex('conversion_block_type_link').where({ event_type: 'custom' }).sum({ n: 'conversions' }),
+      ).toEqual([{ n: engine === 'sqlite' ? 3 : '3' }]);
+      expect(await indexes()).toEqual(
+        expect.arrayContaining(['conversions_ws_type_time', 'conversions_workspace_id_link_id_occurred_at_index']),
+      );
       expect(await indexes()).not.toContain('conversions_by_type');
       await migrateLatest(db);
       expect((await byEveryName()).map((r: any) => [r.link_id, Number(r.conversions)])).toEqual([['lnk_1', 3]]);
@@ -208,7 +284,13 @@ describe.each(testEngines())('migrations on %s', (engine) => {
       await db.knex.migrate.down({ migrationSource, name: '20261203000000_invitations' });
       expect(await db.knex.schema.hasTable('invitations')).toBe(false);
       await db.knex('users').insert({ id: 'usr_m', email: 'm@example.com', created_at: 1 });
-      const token = (hash: string, usedAt: number | null) => ({ token_hash: hash, user_id: 'usr_m', created_at: 1, expires_at: Date.now() + 3_600_000, used_at: usedAt });
+      const token = (hash: string, usedAt: number | null) => ({
+        token_hash: hash,
+        user_id: 'usr_m',
+        created_at: 1,
+        expires_at: Date.now() + 3_600_000,
+        used_at: usedAt,
+      });
       await db.knex('password_setup_tokens').insert([token('a'.repeat(64), null), token('b'.repeat(64), 5)]);
       await migrateLatest(db);
       expect(await db.knex.schema.hasTable('invitations')).toBe(true);
@@ -222,8 +304,12 @@ describe.each(testEngines())('migrations on %s', (engine) => {
     await withFreshDatabase(engine, async (db) => {
       const name = '20261203010000_domain_claims';
       const domain = (id: string, ws: string, host: string, verifiedAt: number | null, createdAt = 1) => ({
-        id, workspace_id: ws, host, status: verifiedAt === null ? 'PENDING' : 'ACTIVE',
-        verified_at: verifiedAt, created_at: createdAt,
+        id,
+        workspace_id: ws,
+        host,
+        status: verifiedAt === null ? 'PENDING' : 'ACTIVE',
+        verified_at: verifiedAt,
+        created_at: createdAt,
       });
       const verify = (id: string, at: number) =>
         db.knex('domains').where({ id }).update({ status: 'ACTIVE', verified_at: at });

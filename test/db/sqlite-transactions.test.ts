@@ -30,7 +30,9 @@ describe('SQLite transactions on the API connection', () => {
       expect(row.name).toBe('Before');
       // Another connection cannot commit in between (it would have, with a deferred BEGIN).
       expect(() => rename.run()).toThrow(/database is locked|busy/i);
-      await trx('workspaces').where({ id: 'ws_tx' }).update({ name: `${row.name} and after` });
+      await trx('workspaces')
+        .where({ id: 'ws_tx' })
+        .update({ name: `${row.name} and after` });
     });
     expect((await db.knex('workspaces').where({ id: 'ws_tx' }).first()).name).toBe('Before and after');
     // Once it committed, the other connection writes as usual.

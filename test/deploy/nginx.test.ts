@@ -40,7 +40,8 @@ const missing = [
   !testEngines().includes('postgres') && `Postgres (${process.env.TEST_POSTGRES_URL ?? 'TEST_POSTGRES_URL'})`,
 ].filter((m): m is string => !!m);
 const skipped = missing.length > 0 && !process.env.CI;
-if (skipped) console.warn(`\n!!! test/deploy/nginx.test.ts skipped: ${missing.join(', ')} missing. CI fails without them.\n`);
+if (skipped)
+  console.warn(`\n!!! test/deploy/nginx.test.ts skipped: ${missing.join(', ')} missing. CI fails without them.\n`);
 
 /** A `shortlink serve` child and every line it wrote (its pino JSON logs included). */
 interface Instance {
@@ -99,7 +100,10 @@ describe.skipIf(skipped)('nginx in front of two instances on one Postgres (deplo
   /** The user nginx runs as: this one, or `nobody` when the tests run as root (CI's container). */
   function nginxUser(): { uid: number; gid: number } | undefined {
     if (process.getuid?.() !== 0) return undefined;
-    const entry = fs.readFileSync('/etc/passwd', 'utf8').split('\n').find((l) => l.startsWith('nobody:'));
+    const entry = fs
+      .readFileSync('/etc/passwd', 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('nobody:'));
     if (!entry) throw new Error('running as root and there is no user nobody to run nginx as');
     const [, , uid, gid] = entry.split(':');
     return { uid: Number(uid), gid: Number(gid) };
@@ -128,7 +132,8 @@ describe.skipIf(skipped)('nginx in front of two instances on one Postgres (deplo
     const start = Date.now();
     let last = 'no answer';
     while (Date.now() - start < timeoutMs) {
-      if (!i.proc.running) throw new Error(`instance ${i.name} exited (${JSON.stringify(await i.proc.exited)}):\n${i.proc.output()}`);
+      if (!i.proc.running)
+        throw new Error(`instance ${i.name} exited (${JSON.stringify(await i.proc.exited)}):\n${i.proc.output()}`);
       try {
         const r = await call({ port: i.port, tls: false, path: '/healthz' });
         if (r.status === 200) return;
@@ -170,11 +175,14 @@ describe.skipIf(skipped)('nginx in front of two instances on one Postgres (deplo
     });
   }
   /** Through nginx over HTTPS, as a client of the deployment. */
-  const viaNginx = (method: string, p: string, o: Omit<Call, 'port'> = {}) => call({ ...o, method, path: p, port: httpsPort });
+  const viaNginx = (method: string, p: string, o: Omit<Call, 'port'> = {}) =>
+    call({ ...o, method, path: p, port: httpsPort });
   /** Through nginx's port 80. */
-  const viaPlainHttp = (method: string, p: string, o: Omit<Call, 'port'> = {}) => call({ ...o, method, path: p, port: httpPort, tls: false });
+  const viaPlainHttp = (method: string, p: string, o: Omit<Call, 'port'> = {}) =>
+    call({ ...o, method, path: p, port: httpPort, tls: false });
   /** Straight to an instance, in plain HTTP, without a proxy's headers. */
-  const direct = (i: Instance, method: string, p: string, o: Omit<Call, 'port'> = {}) => call({ ...o, method, path: p, port: i.port, tls: false });
+  const direct = (i: Instance, method: string, p: string, o: Omit<Call, 'port'> = {}) =>
+    call({ ...o, method, path: p, port: i.port, tls: false });
 
   /** Which instance logged the request with this X-Service-Request-Id, and its log entry. */
   async function loggedBy(requestId: string): Promise<{ instance: string; entry: any }> {
@@ -200,10 +208,15 @@ describe.skipIf(skipped)('nginx in front of two instances on one Postgres (deplo
   function setCookie(r: TestResponse, name: string): string {
     const all = ([] as string[]).concat(r.headers['set-cookie'] ?? []);
     const found = all.find((c) => c.startsWith(`${name}=`));
-    if (!found) throw new Error(`no ${name} cookie in ${JSON.stringify(all)} (status ${r.status}: ${r.text.slice(0, 200)})`);
+    if (!found)
+      throw new Error(`no ${name} cookie in ${JSON.stringify(all)} (status ${r.status}: ${r.text.slice(0, 200)})`);
     return found;
   }
-  const cookieFlags = (cookie: string) => cookie.split(';').slice(1).map((s) => s.trim().toLowerCase());
+  const cookieFlags = (cookie: string) =>
+    cookie
+      .split(';')
+      .slice(1)
+      .map((s) => s.trim().toLowerCase());
 
   /** Renders the site file with the guide's script and wraps it in a main configuration of the test's own. */
   function writeNginxConfig(certFile: string, keyFile: string, acmeRoot: string): string {
@@ -298,7 +311,8 @@ http {
     if (missing.length) throw new Error(`CI needs ${missing.join(', ')}: .ci/run installs them`);
     process.once('exit', killChildren);
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'shortlink-nginx-'));
-    for (const d of ['data', 'logs', 'temp', 'acme/.well-known/acme-challenge']) fs.mkdirSync(path.join(dir, d), { recursive: true });
+    for (const d of ['data', 'logs', 'temp', 'acme/.well-known/acme-challenge'])
+      fs.mkdirSync(path.join(dir, d), { recursive: true });
     fs.writeFileSync(path.join(dir, 'acme/.well-known/acme-challenge/deploy-token'), 'deploy-token.proof');
 
     database = await createTestDatabase('postgres');
@@ -376,7 +390,10 @@ http {
   });
 
   it('makes a link through the API over HTTPS with a Bearer key', async () => {
-    const r = await viaNginx('POST', '/api/v1/links', { key: owner.key, body: { url: 'https://example.com/deploy', slug: 'deploy' } });
+    const r = await viaNginx('POST', '/api/v1/links', {
+      key: owner.key,
+      body: { url: 'https://example.com/deploy', slug: 'deploy' },
+    });
     expect(r.status, r.text).toBe(201);
     deployLink = r.body.data;
     expect(r.body.data).toMatchObject({ slug: 'deploy', originalUrl: 'https://example.com/deploy' });
@@ -386,7 +403,9 @@ http {
 
   it('redirects the short link and counts the click, without a country the visitor wrote', async () => {
     const link = deployLink;
-    const r = await viaNginx('GET', '/deploy', { headers: { 'user-agent': PERSON, 'cf-ipcountry': 'FR', 'x-country-code': 'FR' } });
+    const r = await viaNginx('GET', '/deploy', {
+      headers: { 'user-agent': PERSON, 'cf-ipcountry': 'FR', 'x-country-code': 'FR' },
+    });
     expect(r.status).toBe(302);
     expect(r.headers.location).toBe('https://example.com/deploy');
     expect(r.headers['cache-control']).toMatch(/no-store/);
@@ -399,12 +418,17 @@ http {
     expect(clicks).toBe(1);
     // The service takes a trusted proxy's country headers (a click straight to an instance, as
     // if from nginx, keeps DE); nginx clears the ones a visitor writes.
-    const straight = await direct(a!, 'GET', '/deploy', { host: `localhost:${httpsPort}`, headers: { 'user-agent': PERSON, 'cf-ipcountry': 'DE' } });
+    const straight = await direct(a!, 'GET', '/deploy', {
+      host: `localhost:${httpsPort}`,
+      headers: { 'user-agent': PERSON, 'cf-ipcountry': 'DE' },
+    });
     expect(straight.status).toBe(302);
     let countries: Array<string | null> = [];
     for (let waited = 0; waited < 5000 && countries.length < 2; waited += 100) {
       await sleep(100);
-      countries = (await knex()('clicks').where({ link_id: link.id }).orderBy('id').select('country')).map((c) => c.country);
+      countries = (await knex()('clicks').where({ link_id: link.id }).orderBy('id').select('country')).map(
+        (c) => c.country,
+      );
     }
     expect(countries).toEqual([null, 'DE']);
   });
@@ -422,12 +446,17 @@ http {
   });
 
   it("answers plain HTTP API requests with the service's own 400 and redirects everything else to HTTPS", async () => {
-    const api = await viaPlainHttp('POST', '/api/v1/links', { key: owner.key, body: { url: 'https://example.com/plain', slug: 'plain' } });
+    const api = await viaPlainHttp('POST', '/api/v1/links', {
+      key: owner.key,
+      body: { url: 'https://example.com/plain', slug: 'plain' },
+    });
     expect(api.status).toBe(400);
     expect(api.body).toEqual({ error: expect.stringMatching(/HTTPS is required/) });
     expect(api.headers['x-service-request-id']).toBeTruthy();
     expect(Number((await knex()('links').where({ slug: 'plain' }).count({ n: '*' }).first())!.n)).toBe(0);
-    const signIn = await viaPlainHttp('POST', '/app/api/session', { body: { email: person.email, password: person.password } });
+    const signIn = await viaPlainHttp('POST', '/app/api/session', {
+      body: { email: person.email, password: person.password },
+    });
     expect(signIn.status).toBe(400);
     expect(signIn.headers['set-cookie']).toBeUndefined();
 
@@ -443,17 +472,28 @@ http {
   });
 
   it('honours X-Forwarded-Proto: the same requests straight to an instance, without it, are refused', async () => {
-    const api = await direct(a!, 'POST', '/api/v1/links', { key: owner.key, body: { url: 'https://example.com/direct', slug: 'direct' } });
+    const api = await direct(a!, 'POST', '/api/v1/links', {
+      key: owner.key,
+      body: { url: 'https://example.com/direct', slug: 'direct' },
+    });
     expect(api.status).toBe(400);
     expect(api.body.error).toMatch(/HTTPS is required/);
-    const signIn = await direct(b!, 'POST', '/app/api/session', { body: { email: person.email, password: person.password } });
+    const signIn = await direct(b!, 'POST', '/app/api/session', {
+      body: { email: person.email, password: person.password },
+    });
     expect(signIn.status).toBe(400);
 
     // The visitor pages' own check (the node:http path, not Express): the password form's cookie
     // is Secure only when the request came over HTTPS.
-    const made = await viaNginx('POST', '/api/v1/links', { key: owner.key, body: { url: 'https://example.com/locked', slug: 'deploy-pw', password: 'open sesame 12' } });
+    const made = await viaNginx('POST', '/api/v1/links', {
+      key: owner.key,
+      body: { url: 'https://example.com/locked', slug: 'deploy-pw', password: 'open sesame 12' },
+    });
     expect(made.status, made.text).toBe(201);
-    const plainForm = await direct(a!, 'GET', '/deploy-pw', { host: `localhost:${httpsPort}`, headers: { 'user-agent': PERSON } });
+    const plainForm = await direct(a!, 'GET', '/deploy-pw', {
+      host: `localhost:${httpsPort}`,
+      headers: { 'user-agent': PERSON },
+    });
     expect(plainForm.status).toBe(401);
     expect(cookieFlags(setCookie(plainForm, 'sl_csrf'))).not.toContain('secure');
     const proxiedForm = await viaNginx('GET', '/deploy-pw', { headers: { 'user-agent': PERSON } });
@@ -489,10 +529,15 @@ http {
     let csrfToken: string;
     const origin = () => `https://localhost:${httpsPort}`;
     const change = (method: string, p: string, o: Omit<Call, 'port'> = {}) =>
-      viaNginx(method, `/app/api/workspaces/${owner.workspaceId}${p}`, { ...o, headers: { cookie, 'x-csrf-token': csrfToken, origin: origin(), ...o.headers } });
+      viaNginx(method, `/app/api/workspaces/${owner.workspaceId}${p}`, {
+        ...o,
+        headers: { cookie, 'x-csrf-token': csrfToken, origin: origin(), ...o.headers },
+      });
 
     beforeAll(async () => {
-      const r = await viaNginx('POST', '/app/api/session', { body: { email: person.email, password: person.password } });
+      const r = await viaNginx('POST', '/app/api/session', {
+        body: { email: person.email, password: person.password },
+      });
       expect(r.status, r.text).toBe(200);
       sessionCookie = setCookie(r, 'sl_session');
       cookie = sessionCookie.split(';')[0];
@@ -501,7 +546,9 @@ http {
 
     it('serves /app/login, and signs in over HTTPS with a Secure session cookie', async () => {
       // Over plain HTTP (above) the sign-in is refused and no cookie is set.
-      expect(cookieFlags(sessionCookie)).toEqual(expect.arrayContaining(['httponly', 'secure', 'samesite=lax', 'path=/app']));
+      expect(cookieFlags(sessionCookie)).toEqual(
+        expect.arrayContaining(['httponly', 'secure', 'samesite=lax', 'path=/app']),
+      );
       const page = await viaNginx('GET', '/app/login');
       expect(page.status).toBe(200);
       expect(page.headers['content-type']).toMatch(/^text\/html/);
@@ -538,12 +585,18 @@ http {
       expect(csv.status).toBe(413);
       expect(csv.body).toEqual({ error: expect.any(String) });
 
-      const bigJson = await viaNginx('POST', '/api/v1/links', { key: owner.key, body: { url: 'https://example.com/big', title: 'x'.repeat(100 * 1024) } });
+      const bigJson = await viaNginx('POST', '/api/v1/links', {
+        key: owner.key,
+        body: { url: 'https://example.com/big', title: 'x'.repeat(100 * 1024) },
+      });
       expect(bigJson.status).toBe(413);
       expect(bigJson.body).toEqual({ error: expect.any(String) });
 
       // Far beyond them, nginx answers itself from the declared length, before any byte of the body.
-      const huge = await change('POST', '/links/import', { declaredLength: 12 * 2 ** 20, headers: { 'content-type': 'text/csv' } });
+      const huge = await change('POST', '/links/import', {
+        declaredLength: 12 * 2 ** 20,
+        headers: { 'content-type': 'text/csv' },
+      });
       expect(huge.status).toBe(413);
       expect(huge.headers['x-service-request-id']).toBeUndefined();
     });
@@ -555,7 +608,9 @@ http {
       });
       expect(imported.status, imported.text).toBe(200);
       expect(imported.body.created).toBe(2);
-      const exported = await viaNginx('GET', `/app/api/workspaces/${owner.workspaceId}/links/export`, { headers: { cookie } });
+      const exported = await viaNginx('GET', `/app/api/workspaces/${owner.workspaceId}/links/export`, {
+        headers: { cookie },
+      });
       expect(exported.status).toBe(200);
       expect(exported.headers['content-type']).toMatch(/^text\/csv/);
       expect(exported.headers['transfer-encoding']).toBe('chunked');
@@ -566,14 +621,21 @@ http {
 
     it("gives the service the client's address from X-Forwarded-For, never one the client wrote", async () => {
       // Logged: the address nginx saw (127.0.0.2), not nginx's own nor the one in the header.
-      const r = await viaNginx('GET', '/readyz', { localAddress: '127.0.0.2', headers: { 'x-forwarded-for': '203.0.113.9' } });
+      const r = await viaNginx('GET', '/readyz', {
+        localAddress: '127.0.0.2',
+        headers: { 'x-forwarded-for': '203.0.113.9' },
+      });
       const { entry } = await loggedBy(String(r.headers['x-service-request-id']));
       expect(entry.req.remoteAddress).toBe('127.0.0.2');
 
       // The sign-in throttle counts per email and client, across instances: five wrong passwords
       // from 127.0.0.2, then 429 there, whatever it writes in X-Forwarded-For, and not for 127.0.0.3.
       const wrong = (localAddress: string, headers: Record<string, string> = {}) =>
-        viaNginx('POST', '/app/api/session', { localAddress, headers, body: { email: throttled.email, password: 'not the password' } });
+        viaNginx('POST', '/app/api/session', {
+          localAddress,
+          headers,
+          body: { email: throttled.email, password: 'not the password' },
+        });
       for (let n = 0; n < 5; n++) expect((await wrong('127.0.0.2')).status).toBe(401);
       expect((await wrong('127.0.0.2')).status).toBe(429);
       expect((await wrong('127.0.0.2', { 'x-forwarded-for': '127.0.0.4' })).status).toBe(429);
@@ -582,11 +644,18 @@ http {
   });
 
   it('sends a custom domain to the same instances (the catch-all server), and an unknown host to their 404', async () => {
-    const made = await viaNginx('POST', '/api/v1/links', { key: owner.key, body: { url: 'https://example.com/custom', slug: 'cd', domainId: customDomainId } });
+    const made = await viaNginx('POST', '/api/v1/links', {
+      key: owner.key,
+      body: { url: 'https://example.com/custom', slug: 'cd', domainId: customDomainId },
+    });
     expect(made.status, made.text).toBe(201);
     expect(made.body.data.domainId).toBe(customDomainId);
     for (let n = 0; n < 2; n++) {
-      const r = await viaNginx('GET', '/cd', { host: CUSTOM_HOST, servername: CUSTOM_HOST, headers: { 'user-agent': PERSON } });
+      const r = await viaNginx('GET', '/cd', {
+        host: CUSTOM_HOST,
+        servername: CUSTOM_HOST,
+        headers: { 'user-agent': PERSON },
+      });
       expect(r.status).toBe(302);
       expect(r.headers.location).toBe('https://example.com/custom');
     }
@@ -604,7 +673,13 @@ http {
       expect(session.alpnProtocol).toBe('h2');
       const get = (p: string, headers: Record<string, string> = {}) =>
         new Promise<{ status: number; headers: http2.IncomingHttpHeaders }>((resolve, reject) => {
-          const req = session.request({ ':method': 'GET', ':path': p, ':authority': `localhost:${httpsPort}`, 'user-agent': PERSON, ...headers });
+          const req = session.request({
+            ':method': 'GET',
+            ':path': p,
+            ':authority': `localhost:${httpsPort}`,
+            'user-agent': PERSON,
+            ...headers,
+          });
           req.once('response', (h) => {
             req.resume();
             req.once('end', () => resolve({ status: Number(h[':status']), headers: h }));
@@ -626,11 +701,20 @@ http {
     a!.proc.child.kill('SIGTERM');
     const answers: number[] = [];
     // Requests during and after the stop: nginx finds the port closed and uses the other instance.
-    for (let n = 0; n < 6; n++) answers.push((await viaNginx('GET', '/deploy', { headers: { 'user-agent': PERSON } })).status);
+    for (let n = 0; n < 6; n++)
+      answers.push((await viaNginx('GET', '/deploy', { headers: { 'user-agent': PERSON } })).status);
     const exit = await a!.proc.exited;
     const stopMs = Date.now() - stopping;
-    answers.push((await viaNginx('POST', '/api/v1/links', { key: owner.key, body: { url: 'https://example.com/after', slug: 'after-stop' } })).status);
-    for (let n = 0; n < 4; n++) answers.push((await viaNginx('GET', '/after-stop', { headers: { 'user-agent': PERSON } })).status);
+    answers.push(
+      (
+        await viaNginx('POST', '/api/v1/links', {
+          key: owner.key,
+          body: { url: 'https://example.com/after', slug: 'after-stop' },
+        })
+      ).status,
+    );
+    for (let n = 0; n < 4; n++)
+      answers.push((await viaNginx('GET', '/after-stop', { headers: { 'user-agent': PERSON } })).status);
     expect(answers).toEqual([302, 302, 302, 302, 302, 302, 201, 302, 302, 302, 302]);
     expect(exit).toEqual({ code: 0, signal: null });
     // shortlink@.service gives it 60 s (TimeoutStopSec) for the worst case it describes.

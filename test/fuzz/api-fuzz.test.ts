@@ -61,11 +61,23 @@ function encodeLoose(s: string): string {
   let out = '';
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && s.charCodeAt(i + 1) >= 0xdc00 && s.charCodeAt(i + 1) <= 0xdfff) {
+    if (
+      c >= 0xd800 &&
+      c <= 0xdbff &&
+      i + 1 < s.length &&
+      s.charCodeAt(i + 1) >= 0xdc00 &&
+      s.charCodeAt(i + 1) <= 0xdfff
+    ) {
       out += encodeURIComponent(s.slice(i, i + 2));
       i++;
     } else if (c >= 0xd800 && c <= 0xdfff) {
-      out += [`%${(0xe0 | (c >> 12)).toString(16)}`, `%${(0x80 | ((c >> 6) & 0x3f)).toString(16)}`, `%${(0x80 | (c & 0x3f)).toString(16)}`].join('').toUpperCase();
+      out += [
+        `%${(0xe0 | (c >> 12)).toString(16)}`,
+        `%${(0x80 | ((c >> 6) & 0x3f)).toString(16)}`,
+        `%${(0x80 | (c & 0x3f)).toString(16)}`,
+      ]
+        .join('')
+        .toUpperCase();
     } else out += encodeURIComponent(s[i]);
   }
   return out;
@@ -75,8 +87,13 @@ function encodeLoose(s: string): string {
 const totals = { requests: 0, ms: 0, byStatus: new Map<number, number>() };
 afterAll(() => {
   if (!totals.requests) return;
-  const table = [...totals.byStatus.entries()].sort(([a], [b]) => a - b).map(([s, n]) => `${s}: ${n}`).join(', ');
-  console.log(`[fuzz total] ${totals.requests} requests over ${testEngines().join(' and ')} in ${(totals.ms / 1000).toFixed(1)} s; by status: ${table}`);
+  const table = [...totals.byStatus.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([s, n]) => `${s}: ${n}`)
+    .join(', ');
+  console.log(
+    `[fuzz total] ${totals.requests} requests over ${testEngines().join(' and ')} in ${(totals.ms / 1000).toFixed(1)} s; by status: ${table}`,
+  );
 });
 
 describe.each(testEngines())('OpenAPI-driven fuzzing on %s', (engine) => {
@@ -142,11 +159,24 @@ describe.each(testEngines())('OpenAPI-driven fuzzing on %s', (engine) => {
     server = await startTestServer(engine);
     client = new FuzzClient(server.url, server.ca, IN_FLIGHT);
     const plans: Record<WsName, 'growth' | 'business' | 'pro' | 'free'> = {
-      main: 'growth', hooks: 'business', other: 'growth', noscope: 'growth', pro: 'pro', free: 'free', freeWasPaid: 'growth', revoked: 'growth', expired: 'business',
+      main: 'growth',
+      hooks: 'business',
+      other: 'growth',
+      noscope: 'growth',
+      pro: 'pro',
+      free: 'free',
+      freeWasPaid: 'growth',
+      revoked: 'growth',
+      expired: 'business',
     };
     for (const w of WS_NAMES) {
       wsIds[w] = await ws.createWorkspace(knex(), `Fuzz ${w}`, plans[w]);
-      users[w] = await ws.addMember(knex(), wsIds[w], `fuzz-${w}-${randomBytes(4).toString('hex')}@example.com`, 'OWNER');
+      users[w] = await ws.addMember(
+        knex(),
+        wsIds[w],
+        `fuzz-${w}-${randomBytes(4).toString('hex')}@example.com`,
+        'OWNER',
+      );
       idOwner.set(wsIds[w], w);
       add(`ws:${w}`, { id: wsIds[w] });
     }
@@ -154,29 +184,45 @@ describe.each(testEngines())('OpenAPI-driven fuzzing on %s', (engine) => {
     keyPools.hooks = new KeyPool(knex, wsIds.hooks, users.hooks, ALL_SCOPES);
     keyPools.other = new KeyPool(knex, wsIds.other, users.other, ALL_SCOPES);
     keyPools.pro = new KeyPool(knex, wsIds.pro, users.pro, ALL_SCOPES);
-    for (const s of ALL_SCOPES) noScopePools.set(s, new KeyPool(knex, wsIds.noscope, users.noscope, ALL_SCOPES.filter((x) => x !== s)));
+    for (const s of ALL_SCOPES)
+      noScopePools.set(
+        s,
+        new KeyPool(
+          knex,
+          wsIds.noscope,
+          users.noscope,
+          ALL_SCOPES.filter((x) => x !== s),
+        ),
+      );
     fixedKeys.revoked = [];
     for (let i = 0; i < 3; i++) {
       const k = await ws.createKey(knex(), wsIds.revoked, users.revoked, ALL_SCOPES, null);
       await ws.revokeKey(knex(), k.id);
       fixedKeys.revoked.push(k.key);
     }
-    fixedKeys.expired = [await seedKey('expired', ALL_SCOPES, Date.now() - 1000), await seedKey('expired', ALL_SCOPES, Date.now() - 400 * DAY), await seedKey('expired', ALL_SCOPES, 1)];
+    fixedKeys.expired = [
+      await seedKey('expired', ALL_SCOPES, Date.now() - 1000),
+      await seedKey('expired', ALL_SCOPES, Date.now() - 400 * DAY),
+      await seedKey('expired', ALL_SCOPES, 1),
+    ];
     fixedKeys.free = [await seedKey('free'), await seedKey('free')];
     fixedKeys.freeWasPaid = [await seedKey('freeWasPaid'), await seedKey('freeWasPaid')];
     await ws.setPlan(knex(), wsIds.freeWasPaid, 'free');
 
     // Objects of the main (links, conversions, goals), hooks (webhooks) and other workspaces.
     for (const w of ['main', 'other'] as const) {
-      for (let i = 0; i < (w === 'main' ? 5 : 2); i++) add(`tag:${w}`, { id: await ws.createTag(knex(), wsIds[w], `tag ${i}`, '#22c55e') }, w);
-      for (let i = 0; i < 3; i++) add(`campaign:${w}`, { id: await ws.createCampaign(knex(), wsIds[w], `campaign ${i}`) }, w);
+      for (let i = 0; i < (w === 'main' ? 5 : 2); i++)
+        add(`tag:${w}`, { id: await ws.createTag(knex(), wsIds[w], `tag ${i}`, '#22c55e') }, w);
+      for (let i = 0; i < 3; i++)
+        add(`campaign:${w}`, { id: await ws.createCampaign(knex(), wsIds[w], `campaign ${i}`) }, w);
       const host = w === 'main' ? 'go.fuzz.test' : 'other.fuzz.test';
       const dom = await ws.addDomain(knex(), wsIds[w], host);
       await ws.setDomainStatus(knex(), dom, 'ACTIVE');
       add(`domain:${w}`, { id: dom, host }, w);
     }
     add('domain:pending', { id: await ws.addDomain(knex(), wsIds.main, 'pending.fuzz.test') }, 'main');
-    for (const ext of ['.png', '.JPG', '.webp']) previewImages.push(await hostImage(knex(), wsIds.main, server.services.config.assetBaseUrl, ext));
+    for (const ext of ['.png', '.JPG', '.webp'])
+      previewImages.push(await hostImage(knex(), wsIds.main, server.services.config.assetBaseUrl, ext));
 
     const mainKey = 'main' as const;
     const otherKey = 'other' as const;
@@ -193,7 +239,10 @@ describe.each(testEngines())('OpenAPI-driven fuzzing on %s', (engine) => {
       [{ url: 'https://example.com/plain' }],
       [{ url: 'https://example.com/permanent', redirectType: 'PERMANENT' }],
       [{ url: 'https://example.com/protected', password: 'fuzz-pass-1' }, 'fuzz-pass-1'],
-      [{ url: 'https://example.com/protected-permanent', password: 'pässwörd 🔑', redirectType: 'PERMANENT' }, 'pässwörd 🔑'],
+      [
+        { url: 'https://example.com/protected-permanent', password: 'pässwörd 🔑', redirectType: 'PERMANENT' },
+        'pässwörd 🔑',
+      ],
       [{ url: 'https://example.com/protected-custom', password: 'fuzz-pass-3', domainId: 'DOMAIN' }, 'fuzz-pass-3'],
       [{ url: 'https://example.com/expired', expiresAt: past(1), expiredUrl: 'https://example.org/expired' }],
       [{ url: 'https://example.com/expired-plain', expiresAt: past(1) }],
@@ -204,7 +253,14 @@ describe.each(testEngines())('OpenAPI-driven fuzzing on %s', (engine) => {
       [{ url: 'https://example.com/preview' }],
       [{ url: 'https://example.com/disabled' }],
       [{ url: 'https://example.com/policy' }],
-      [{ url: 'https://example.com/tagged', tagIds: pool('tag:main').slice(0, 2).map((t) => t.id) }],
+      [
+        {
+          url: 'https://example.com/tagged',
+          tagIds: pool('tag:main')
+            .slice(0, 2)
+            .map((t) => t.id),
+        },
+      ],
     ];
     const visit: Array<Record<string, string>> = [];
     for (const [template, password] of visitBodies) {
@@ -221,9 +277,17 @@ describe.each(testEngines())('OpenAPI-driven fuzzing on %s', (engine) => {
       }
     }
     const visitOf = (path: string) => visit.find((v) => v.url === `https://example.com/${path}`)!;
-    await api('PATCH', `/api/v1/links/${visitOf('preview').id}`, mainKey, { previewTitle: 'Preview', previewDescription: 'A card', previewImage: previewImages[0] });
+    await api('PATCH', `/api/v1/links/${visitOf('preview').id}`, mainKey, {
+      previewTitle: 'Preview',
+      previewDescription: 'A card',
+      previewImage: previewImages[0],
+    });
     await api('PATCH', `/api/v1/links/${visitOf('disabled').id}`, mainKey, { status: 'DISABLED' });
-    await setPolicyDisabled(knex(), visitOf('policy').id, policyDisabled({ shortDomain: server.services.config.shortDomain }));
+    await setPolicyDisabled(
+      knex(),
+      visitOf('policy').id,
+      policyDisabled({ shortDomain: server.services.config.shortDomain }),
+    );
     add('link:policy', visitOf('policy'));
     for (let i = 0; i < 10; i++) {
       const d = await link('main', mainKey, { url: `https://example.com/mutable/${i}`, title: `Mutable ${i}` });
@@ -235,7 +299,12 @@ describe.each(testEngines())('OpenAPI-driven fuzzing on %s', (engine) => {
       add('link:deletable', { id: d.id, slug: d.slug });
     }
     for (let i = 0; i < 5; i++) {
-      const d = await link('main', mainKey, { url: `https://example.com/control/${i}`, title: `Control ${i}`, tagIds: [pool('tag:main')[0].id], clickLimit: 100 });
+      const d = await link('main', mainKey, {
+        url: `https://example.com/control/${i}`,
+        title: `Control ${i}`,
+        tagIds: [pool('tag:main')[0].id],
+        clickLimit: 100,
+      });
       add('link:control', { id: d.id, slug: d.slug });
     }
     for (let i = 0; i < 3; i++) {
@@ -246,11 +315,17 @@ describe.each(testEngines())('OpenAPI-driven fuzzing on %s', (engine) => {
       add('link:deletedslug', { id: d.id, slug: d.slug });
     }
     for (let i = 0; i < 5; i++) {
-      const d = await link('other', otherKey, { url: `https://example.com/other/${i}`, tagIds: [pool('tag:other')[0].id] });
+      const d = await link('other', otherKey, {
+        url: `https://example.com/other/${i}`,
+        tagIds: [pool('tag:other')[0].id],
+      });
       add('link:other', { id: d.id, slug: d.slug });
     }
     for (const w of ['main', 'other'] as const) {
-      const linksOf = w === 'main' ? ['plain', 'permanent', 'protected', 'expired', 'limited'].map(visitOf) : pool('link:other').slice(0, 2);
+      const linksOf =
+        w === 'main'
+          ? ['plain', 'permanent', 'protected', 'expired', 'limited'].map(visitOf)
+          : pool('link:other').slice(0, 2);
       for (const l of linksOf) {
         const qr = await ws.createQrCode(knex(), wsIds[w], l.id);
         add(`qr:${w}`, { id: qr.id, code: qr.code, linkId: l.id }, w);
@@ -261,7 +336,12 @@ describe.each(testEngines())('OpenAPI-driven fuzzing on %s', (engine) => {
       { type: 'custom', custom_name: 'fuzz_custom', target_count: 1 },
       { type: 'signup', link_id: pool('link:stable')[0].id },
       { type: 'lead', qr_code_id: pool('qr:main')[0].id },
-      { type: 'booking', campaign_id: pool('campaign:main')[0].id, window_start: Date.now() - 30 * DAY, window_end: Date.now() + 30 * DAY },
+      {
+        type: 'booking',
+        campaign_id: pool('campaign:main')[0].id,
+        window_start: Date.now() - 30 * DAY,
+        window_end: Date.now() + 30 * DAY,
+      },
       { type: 'download', window_start: Date.now() - 600 * DAY, window_end: Date.now() - 500 * DAY },
       { type: 'purchase', link_id: pool('link:deleted')[0].id },
     ];
@@ -269,16 +349,33 @@ describe.each(testEngines())('OpenAPI-driven fuzzing on %s', (engine) => {
       for (const [i, def] of goalDefs.entries()) {
         if (w === 'other' && i > 1) break;
         const row = await goalsRepo.createGoal(knex(), wsIds[w], {
-          name: `Goal ${i}`, type: 'purchase', custom_name: null, link_id: null, qr_code_id: null, campaign_id: null, target_count: null,
-          target_value_minor: null, target_currency: null, window_start: null, window_end: null, ...def,
+          name: `Goal ${i}`,
+          type: 'purchase',
+          custom_name: null,
+          link_id: null,
+          qr_code_id: null,
+          campaign_id: null,
+          target_count: null,
+          target_value_minor: null,
+          target_currency: null,
+          window_start: null,
+          window_end: null,
+          ...def,
         } as goalsRepo.GoalDefinition);
         add(`goal:${w}`, { id: row.id }, w);
         if (i === 1) await goalsRepo.setGoalStatus(knex(), row.id, 'ARCHIVED');
       }
     }
-    for (const [w, key] of [['main', mainKey], ['other', otherKey]] as const) {
+    for (const [w, key] of [
+      ['main', mainKey],
+      ['other', otherKey],
+    ] as const) {
       const linkId = (w === 'main' ? pool('link:stable') : pool('link:other'))[0].id;
-      for (const body of [{ eventType: 'purchase', linkId, value: { amountMinor: 4990, currency: 'EUR' } }, { eventType: 'signup' }, { eventType: 'custom', customName: 'fuzz_custom', campaignId: pool(`campaign:${w}`)[0].id }]) {
+      for (const body of [
+        { eventType: 'purchase', linkId, value: { amountMinor: 4990, currency: 'EUR' } },
+        { eventType: 'signup' },
+        { eventType: 'custom', customName: 'fuzz_custom', campaignId: pool(`campaign:${w}`)[0].id },
+      ]) {
         const d = (await api('POST', '/api/v1/conversions', key, body)).data;
         note(created.conversions, w, d.id);
         idOwner.set(d.id, w);
@@ -287,7 +384,11 @@ describe.each(testEngines())('OpenAPI-driven fuzzing on %s', (engine) => {
     const hook = async (w: 'hooks' | 'other', key: 'hooks' | 'other', variant: 'A' | 'B', poolName: string) => {
       const body =
         variant === 'A'
-          ? { workspaceId: wsIds[w], url: 'https://hooks.example.com/fuzz', events: ['link.created', 'domain.verified'] }
+          ? {
+              workspaceId: wsIds[w],
+              url: 'https://hooks.example.com/fuzz',
+              events: ['link.created', 'domain.verified'],
+            }
           : { url: 'https://hooks.example.com/fuzz-b', events: ['link.clicked'], secret: 'a-secret-of-sixteen+' };
       const res = await api('POST', variant === 'A' ? '/api/webhooks' : '/api/v1/webhooks', key, body);
       const id = variant === 'A' ? res.data.id : res.id;
@@ -320,23 +421,35 @@ describe.each(testEngines())('OpenAPI-driven fuzzing on %s', (engine) => {
   async function snapshotControlled(): Promise<Record<string, unknown>> {
     const k = knex();
     const linkIds = [...pool('link:control'), ...pool('link:other'), ...pool('link:policy')].map((l) => l.id);
-    const hookIds = [...pool('hookA:control'), ...pool('hookB:control'), ...pool('hookA:other'), ...pool('hookB:other')].map((h) => h.id);
+    const hookIds = [
+      ...pool('hookA:control'),
+      ...pool('hookB:control'),
+      ...pool('hookA:other'),
+      ...pool('hookB:other'),
+    ].map((h) => h.id);
     // Visits may count clicks on the other workspace's links; everything else must stay as it was.
     const links = (await k('links').whereIn('id', linkIds).orderBy('id')).map(({ clicks: _c, ...row }: any) => row);
     const linkTags = await k('link_tags').whereIn('link_id', linkIds).orderBy(['link_id', 'tag_id']);
     const hooks = await k('webhook_subscriptions').whereIn('id', hookIds).orderBy('id');
     const other = wsIds.other;
     const tables = await Promise.all(
-      ['conversions', 'goals', 'tags', 'domains', 'campaigns', 'qr_codes', 'idempotency_keys'].map((t) => k(t).where({ workspace_id: other }).orderBy(t === 'idempotency_keys' ? 'key' : 'id')),
+      ['conversions', 'goals', 'tags', 'domains', 'campaigns', 'qr_codes', 'idempotency_keys'].map((t) =>
+        k(t)
+          .where({ workspace_id: other })
+          .orderBy(t === 'idempotency_keys' ? 'key' : 'id'),
+      ),
     );
     const rows: Record<string, unknown> = {};
     const keep = (table: string, list: any[], key: (r: any) => string) => {
-      for (const r of list) rows[`${table}:${key(r)}`] = JSON.parse(JSON.stringify(r, (_k, v) => (typeof v === 'bigint' ? String(v) : v)));
+      for (const r of list)
+        rows[`${table}:${key(r)}`] = JSON.parse(JSON.stringify(r, (_k, v) => (typeof v === 'bigint' ? String(v) : v)));
     };
     keep('links', links, (r) => r.id);
     keep('link_tags', linkTags, (r) => `${r.link_id}/${r.tag_id}`);
     keep('webhook_subscriptions', hooks, (r) => r.id);
-    ['conversions', 'goals', 'tags', 'domains', 'campaigns', 'qr_codes', 'idempotency_keys'].forEach((t, i) => keep(t, tables[i], (r) => r.id ?? r.key));
+    ['conversions', 'goals', 'tags', 'domains', 'campaigns', 'qr_codes', 'idempotency_keys'].forEach((t, i) =>
+      keep(t, tables[i], (r) => r.id ?? r.key),
+    );
     return rows;
   }
 
@@ -354,7 +467,8 @@ describe.each(testEngines())('OpenAPI-driven fuzzing on %s', (engine) => {
     const i = r.pick % p.length;
     return take ? p.splice(i, 1)[0] : p[i];
   }
-  const fieldOf = (item: Record<string, string>, field: string) => (field.startsWith('code') ? item.code + field.slice(4) : item[field]);
+  const fieldOf = (item: Record<string, string>, field: string) =>
+    field.startsWith('code') ? item.code + field.slice(4) : item[field];
 
   function resolve(v: unknown): unknown {
     if (v instanceof Ref) {
@@ -366,7 +480,10 @@ describe.each(testEngines())('OpenAPI-driven fuzzing on %s', (engine) => {
     return v;
   }
 
-  function serialize(body: BodySpec | undefined, resolved: unknown): { data?: string | Buffer; headers: Record<string, string>; chunked?: boolean; parsed?: unknown } {
+  function serialize(
+    body: BodySpec | undefined,
+    resolved: unknown,
+  ): { data?: string | Buffer; headers: Record<string, string>; chunked?: boolean; parsed?: unknown } {
     if (!body) return { headers: {} };
     if (body.kind === 'raw') {
       const headers: Record<string, string> = {};
@@ -380,7 +497,8 @@ describe.each(testEngines())('OpenAPI-driven fuzzing on %s', (engine) => {
       return { data: form.toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } };
     }
     let text = JSON.stringify(resolved) ?? 'null';
-    if (body.protoKey) text = text === '{}' ? '{"__proto__":{"polluted":true}}' : text.replace(/^\{/, '{"__proto__":{"polluted":true},');
+    if (body.protoKey)
+      text = text === '{}' ? '{"__proto__":{"polluted":true}}' : text.replace(/^\{/, '{"__proto__":{"polluted":true},');
     if (body.bom) text = `\uFEFF${text}`;
     if (body.padTo && Buffer.byteLength(text) < body.padTo) text += ' '.repeat(body.padTo - Buffer.byteLength(text));
     const headers: Record<string, string> = {};
@@ -401,7 +519,13 @@ describe.each(testEngines())('OpenAPI-driven fuzzing on %s', (engine) => {
   }
 
   /** Whether the request as sent is valid against the document (body schema, query and header parameters). */
-  function requestValid(op: Operation, parsedBody: unknown, hasBody: boolean, query: Array<[string, string]>, headers: Record<string, string>): boolean {
+  function requestValid(
+    op: Operation,
+    parsedBody: unknown,
+    hasBody: boolean,
+    query: Array<[string, string]>,
+    headers: Record<string, string>,
+  ): boolean {
     if (op.requestSchema) {
       if (!hasBody) return !op.requestBodyRequired;
       if (!validAgainst(op.requestSchema, parsedBody)) return false;
@@ -430,13 +554,18 @@ describe.each(testEngines())('OpenAPI-driven fuzzing on %s', (engine) => {
     return true;
   }
 
-  async function authHeaders(plan: Plan, op: Operation): Promise<{ headers: Record<string, string>; query: Array<[string, string]>; keyWs: WsName | null }> {
+  async function authHeaders(
+    plan: Plan,
+    op: Operation,
+  ): Promise<{ headers: Record<string, string>; query: Array<[string, string]>; keyWs: WsName | null }> {
     const own = workspaceOf(op);
     const ownPool = () => keyPools[own ?? 'main'];
     const a = plan.auth;
     switch (a.kind) {
       case 'own':
-        return own ? { headers: { authorization: `Bearer ${await ownPool().take()}` }, query: [], keyWs: own } : { headers: {}, query: [], keyWs: null };
+        return own
+          ? { headers: { authorization: `Bearer ${await ownPool().take()}` }, query: [], keyWs: own }
+          : { headers: {}, query: [], keyWs: null };
       case 'none':
         return { headers: {}, query: [], keyWs: null };
       case 'malformed': {
@@ -450,7 +579,7 @@ describe.each(testEngines())('OpenAPI-driven fuzzing on %s', (engine) => {
         return { headers: { [a.name.toLowerCase()]: key }, query: [], keyWs: null };
       }
       case 'pool': {
-        const pick = <T,>(xs: T[]) => xs[Math.floor(Math.random() * xs.length)];
+        const pick = <T>(xs: T[]) => xs[Math.floor(Math.random() * xs.length)];
         switch (a.pool) {
           case 'other':
             return { headers: { authorization: `Bearer ${await keyPools.other.take()}` }, query: [], keyWs: 'other' };
@@ -458,12 +587,24 @@ describe.each(testEngines())('OpenAPI-driven fuzzing on %s', (engine) => {
             return { headers: { authorization: `Bearer ${await keyPools.pro.take()}` }, query: [], keyWs: 'pro' };
           case 'noscope': {
             const scope = (op.scopes ?? ['links:read'])[0];
-            return { headers: { authorization: `Bearer ${await noScopePools.get(scope)!.take()}` }, query: [], keyWs: 'noscope' };
+            return {
+              headers: { authorization: `Bearer ${await noScopePools.get(scope)!.take()}` },
+              query: [],
+              keyWs: 'noscope',
+            };
           }
           case 'unknown':
-            return { headers: { authorization: `Bearer mk_${randomBytes(32).toString('hex')}` }, query: [], keyWs: null };
+            return {
+              headers: { authorization: `Bearer mk_${randomBytes(32).toString('hex')}` },
+              query: [],
+              keyWs: null,
+            };
           case 'free-was-paid':
-            return { headers: { authorization: `Bearer ${pick(fixedKeys.freeWasPaid)}` }, query: [], keyWs: 'freeWasPaid' };
+            return {
+              headers: { authorization: `Bearer ${pick(fixedKeys.freeWasPaid)}` },
+              query: [],
+              keyWs: 'freeWasPaid',
+            };
           default:
             return { headers: { authorization: `Bearer ${pick(fixedKeys[a.pool])}` }, query: [], keyWs: a.pool };
         }
@@ -504,9 +645,19 @@ describe.each(testEngines())('OpenAPI-driven fuzzing on %s', (engine) => {
     const m = byOp.get(op.operationId)!;
     m.set(res.status, (m.get(res.status) ?? 0) + 1);
     byCategory.set(plan.category, (byCategory.get(plan.category) ?? 0) + 1);
-    const problems = [...(res.transportError ? [`transport error: ${res.transportError}`] : checkResponse(op, res)), ...extra];
+    const problems = [
+      ...(res.transportError ? [`transport error: ${res.transportError}`] : checkResponse(op, res)),
+      ...extra,
+    ];
     if (problems.length) {
-      const body = request.body === undefined ? '' : Buffer.isBuffer(request.body) ? `<${request.body.length} bytes>` : request.body.length > 300 ? `${request.body.slice(0, 300)}...<${request.body.length} chars>` : request.body;
+      const body =
+        request.body === undefined
+          ? ''
+          : Buffer.isBuffer(request.body)
+            ? `<${request.body.length} bytes>`
+            : request.body.length > 300
+              ? `${request.body.slice(0, 300)}...<${request.body.length} chars>`
+              : request.body;
       failures.push({
         engine,
         op: op.operationId,
@@ -520,14 +671,25 @@ describe.each(testEngines())('OpenAPI-driven fuzzing on %s', (engine) => {
     }
   }
 
-  async function send(op: Operation, plan: Plan, request: RawRequest, extra: (res: RawResponse) => string[] = () => []) {
+  async function send(
+    op: Operation,
+    plan: Plan,
+    request: RawRequest,
+    extra: (res: RawResponse) => string[] = () => [],
+  ) {
     const res = await client.send(request);
     record(op, plan, res, extra(res), request);
     return res;
   }
 
   /** GET the password form, then POST it with the link's password (or a wrong one). */
-  async function unlockFlow(op: Operation, plan: Plan, slugPath: string, host: string | undefined, linkId: string | undefined) {
+  async function unlockFlow(
+    op: Operation,
+    plan: Plan,
+    slugPath: string,
+    host: string | undefined,
+    linkId: string | undefined,
+  ) {
     const follow = OP.get('followShortLink')!;
     const headers: Record<string, string> = { 'user-agent': 'Mozilla/5.0 Firefox/128.0', ...(host ? { host } : {}) };
     const form = await send(follow, plan, { method: 'GET', path: slugPath, headers });
@@ -546,9 +708,19 @@ describe.each(testEngines())('OpenAPI-driven fuzzing on %s', (engine) => {
   async function execute(plan: Plan) {
     const op = OP.get(plan.op)!;
     const auth = await authHeaders(plan, op);
-    const query: Array<[string, string]> = [...plan.query.map(([k, v]) => [k, String(resolve(v))] as [string, string]), ...auth.query];
-    const planHeaders = Object.fromEntries(Object.entries(resolve(plan.headers) as Record<string, unknown>).map(([k, v]) => [k, String(v)]));
-    const resolvedBody = plan.body?.kind === 'json' ? resolve(plan.body.value) : plan.body?.kind === 'form' ? resolve(plan.body.fields) : undefined;
+    const query: Array<[string, string]> = [
+      ...plan.query.map(([k, v]) => [k, String(resolve(v))] as [string, string]),
+      ...auth.query,
+    ];
+    const planHeaders = Object.fromEntries(
+      Object.entries(resolve(plan.headers) as Record<string, unknown>).map(([k, v]) => [k, String(v)]),
+    );
+    const resolvedBody =
+      plan.body?.kind === 'json'
+        ? resolve(plan.body.value)
+        : plan.body?.kind === 'form'
+          ? resolve(plan.body.fields)
+          : undefined;
     const ser = serialize(plan.body, resolvedBody);
 
     let expect: Expect = plan.expect;
@@ -556,10 +728,13 @@ describe.each(testEngines())('OpenAPI-driven fuzzing on %s', (engine) => {
     let consumes = plan.consumes;
     if (expect.kind === 'by-schema') {
       const sentBody = plan.body?.kind === 'json' ? ser.parsed : plan.body?.kind === 'raw' ? undefined : undefined;
-      const valid = plan.body?.kind !== 'raw' && requestValid(op, sentBody, plan.body !== undefined, query, planHeaders);
+      const valid =
+        plan.body?.kind !== 'raw' && requestValid(op, sentBody, plan.body !== undefined, query, planHeaders);
       if (!valid) expect = { kind: 'fail', statuses: [400] };
       else {
-        expect = expect.alsoOk ? { kind: 'ok', allow: op.operationId === 'recordConversion' || op.operationId.endsWith('Link') ? [409] : [] } : { kind: 'any' };
+        expect = expect.alsoOk
+          ? { kind: 'ok', allow: op.operationId === 'recordConversion' || op.operationId.endsWith('Link') ? [409] : [] }
+          : { kind: 'any' };
         if (plan.control && plan.validPathParams) {
           pathParams = plan.validPathParams;
           consumes = plan.consumesIfValid;
@@ -616,11 +791,20 @@ describe.each(testEngines())('OpenAPI-driven fuzzing on %s', (engine) => {
       if (r.status >= 200 && r.status < 300 && op.isApi && keyWs) extra.push(...leaks(r.body, keyWs));
       if (op.operationId === 'createLink' && r.status === 201 && ser.parsed && typeof ser.parsed === 'object') {
         const known = new Set(Object.keys(op.requestSchema.properties));
-        const unknown = Object.keys(ser.parsed).filter((k) => !known.has(k)).sort();
+        const unknown = Object.keys(ser.parsed)
+          .filter((k) => !known.has(k))
+          .sort();
         const named = [...(r.body?.meta?.ignoredFields ?? [])].sort();
-        if (JSON.stringify(unknown) !== JSON.stringify(named)) extra.push(`meta.ignoredFields ${JSON.stringify(named)} does not name the unrecognised keys ${JSON.stringify(unknown)}`);
+        if (JSON.stringify(unknown) !== JSON.stringify(named))
+          extra.push(
+            `meta.ignoredFields ${JSON.stringify(named)} does not name the unrecognised keys ${JSON.stringify(unknown)}`,
+          );
       }
-      if ((op.operationId === 'getConversionSummary' || op.operationId === 'getGoalReport') && r.status === 400 && typeof r.body?.field !== 'string') {
+      if (
+        (op.operationId === 'getConversionSummary' || op.operationId === 'getGoalReport') &&
+        r.status === 400 &&
+        typeof r.body?.field !== 'string'
+      ) {
         extra.push('a validation error of this endpoint must carry field naming the offending query parameter');
       }
       return extra;
@@ -646,7 +830,8 @@ describe.each(testEngines())('OpenAPI-driven fuzzing on %s', (engine) => {
         {
           const idem = Object.entries(headers).find(([k]) => k.toLowerCase() === 'idempotency-key')?.[1];
           // Header bytes are read as latin1 by the server; the client wrote the value as UTF-8.
-          if (idem !== undefined) note(created.idempotencyKeys, keyWs, Buffer.from(idem.trim(), 'utf8').toString('latin1'));
+          if (idem !== undefined)
+            note(created.idempotencyKeys, keyWs, Buffer.from(idem.trim(), 'utf8').toString('latin1'));
         }
         break;
       case 'createWebhook':
@@ -673,9 +858,15 @@ describe.each(testEngines())('OpenAPI-driven fuzzing on %s', (engine) => {
       eventsB: eventCatalog('B').events.map((e) => e.name),
       now: Date.now(),
     };
-    const plans = fc.sample(planArbitrary(OPS, world), { numRuns: REQUESTS_PER_ENGINE, seed: SEED + (engine === 'sqlite' ? 0 : 1) });
+    const plans = fc.sample(planArbitrary(OPS, world), {
+      numRuns: REQUESTS_PER_ENGINE,
+      seed: SEED + (engine === 'sqlite' ? 0 : 1),
+    });
     const covered = new Set(plans.map((p) => p.op));
-    expect(OPS.map((o) => o.operationId).filter((id) => !covered.has(id)), 'operations the fuzzer never sent').toEqual([]);
+    expect(
+      OPS.map((o) => o.operationId).filter((id) => !covered.has(id)),
+      'operations the fuzzer never sent',
+    ).toEqual([]);
     const started = Date.now();
     let next = 0;
     await Promise.all(
@@ -686,7 +877,16 @@ describe.each(testEngines())('OpenAPI-driven fuzzing on %s', (engine) => {
             await execute(plan);
           } catch (err) {
             // A harness error is reported like a failing answer; the other requests go on.
-            failures.push({ engine, op: plan.op, category: plan.category, mutation: plan.mutation, request: JSON.stringify(plan).slice(0, 300), status: -2, problems: [`harness error: ${(err as Error).stack}`], response: '' });
+            failures.push({
+              engine,
+              op: plan.op,
+              category: plan.category,
+              mutation: plan.mutation,
+              request: JSON.stringify(plan).slice(0, 300),
+              status: -2,
+              problems: [`harness error: ${(err as Error).stack}`],
+              response: '',
+            });
           }
         }
       }),
@@ -696,8 +896,19 @@ describe.each(testEngines())('OpenAPI-driven fuzzing on %s', (engine) => {
     totals.ms += runMs;
     for (const [st, n] of statusCounts) totals.byStatus.set(st, (totals.byStatus.get(st) ?? 0) + n);
 
-    const table = [...statusCounts.entries()].sort(([a], [b]) => a - b).map(([s, n]) => `${s}: ${n}`).join(', ');
-    const perOp = [...byOp.entries()].map(([id, m]) => `  ${id.padEnd(22)} ${[...m.entries()].sort(([a], [b]) => a - b).map(([s, n]) => `${s}:${n}`).join(' ')}`).join('\n');
+    const table = [...statusCounts.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([s, n]) => `${s}: ${n}`)
+      .join(', ');
+    const perOp = [...byOp.entries()]
+      .map(
+        ([id, m]) =>
+          `  ${id.padEnd(22)} ${[...m.entries()]
+            .sort(([a], [b]) => a - b)
+            .map(([s, n]) => `${s}:${n}`)
+            .join(' ')}`,
+      )
+      .join('\n');
     const keysMinted = [...Object.values(keyPools), ...noScopePools.values()].reduce((n, p) => n + p.minted, 0);
     console.log(
       `\n[fuzz ${engine}] seed ${SEED}: ${requestsSent} requests in ${(runMs / 1000).toFixed(1)} s (${Math.round(requestsSent / (runMs / 1000))}/s), ${keysMinted} keys minted\n` +
@@ -713,9 +924,13 @@ describe.each(testEngines())('OpenAPI-driven fuzzing on %s', (engine) => {
       else groups.set(sig, { count: 1, example: f });
     }
     const report = [...groups.entries()]
-      .map(([sig, g]) => `${g.count}x ${sig}\n    e.g. [${g.example.category}/${g.example.mutation}] ${g.example.request}\n    -> ${g.example.status} ${g.example.response}`)
+      .map(
+        ([sig, g]) =>
+          `${g.count}x ${sig}\n    e.g. [${g.example.category}/${g.example.mutation}] ${g.example.request}\n    -> ${g.example.status} ${g.example.response}`,
+      )
       .join('\n');
-    if (failures.length) console.log(`[fuzz ${engine}] ${failures.length} failing answers in ${groups.size} groups:\n${report}\n`);
+    if (failures.length)
+      console.log(`[fuzz ${engine}] ${failures.length} failing answers in ${groups.size} groups:\n${report}\n`);
     if (process.env.FUZZ_REPORT) fs.writeFileSync(`${process.env.FUZZ_REPORT}.${engine}.txt`, report);
     expect(requestsSent).toBeGreaterThanOrEqual(REQUESTS_PER_ENGINE);
     expect(failures.length, `failing answers:\n${report}`).toBe(0);
@@ -732,22 +947,54 @@ describe.each(testEngines())('OpenAPI-driven fuzzing on %s', (engine) => {
       if (JSON.stringify(exp) !== JSON.stringify(act)) {
         const extra = act.filter((x) => !exp.includes(x));
         const missing = exp.filter((x) => !act.includes(x));
-        problems.push(`${what} of workspace ${w}: ${act.length} in the database, ${exp.length} from successful responses; unexpected ${JSON.stringify(extra.slice(0, 5))}, missing ${JSON.stringify(missing.slice(0, 5))}`);
+        problems.push(
+          `${what} of workspace ${w}: ${act.length} in the database, ${exp.length} from successful responses; unexpected ${JSON.stringify(extra.slice(0, 5))}, missing ${JSON.stringify(missing.slice(0, 5))}`,
+        );
       }
     };
     const counts: string[] = [];
     for (const w of WS_NAMES) {
       const id = wsIds[w];
       const links = await k('links').where({ workspace_id: id }).select('id', 'deleted_at');
-      same('links', w, links.map((l: any) => l.id), created.links.get(w));
-      same('deleted links', w, links.filter((l: any) => l.deleted_at !== null).map((l: any) => l.id), created.linksDeleted.get(w));
+      same(
+        'links',
+        w,
+        links.map((l: any) => l.id),
+        created.links.get(w),
+      );
+      same(
+        'deleted links',
+        w,
+        links.filter((l: any) => l.deleted_at !== null).map((l: any) => l.id),
+        created.linksDeleted.get(w),
+      );
       const conversions = await k('conversions').where({ workspace_id: id }).select('id');
-      same('conversions', w, conversions.map((c: any) => c.id), created.conversions.get(w));
+      same(
+        'conversions',
+        w,
+        conversions.map((c: any) => c.id),
+        created.conversions.get(w),
+      );
       const hooks = await k('webhook_subscriptions').where({ workspace_id: id }).select('id', 'deleted_at');
-      same('webhook subscriptions', w, hooks.map((h: any) => h.id), created.hooks.get(w));
-      same('deleted webhook subscriptions', w, hooks.filter((h: any) => h.deleted_at !== null).map((h: any) => h.id), created.hooksDeleted.get(w));
+      same(
+        'webhook subscriptions',
+        w,
+        hooks.map((h: any) => h.id),
+        created.hooks.get(w),
+      );
+      same(
+        'deleted webhook subscriptions',
+        w,
+        hooks.filter((h: any) => h.deleted_at !== null).map((h: any) => h.id),
+        created.hooksDeleted.get(w),
+      );
       const idem = await k('idempotency_keys').where({ workspace_id: id }).select('key');
-      same('idempotency keys', w, idem.map((r: any) => r.key), created.idempotencyKeys.get(w));
+      same(
+        'idempotency keys',
+        w,
+        idem.map((r: any) => r.key),
+        created.idempotencyKeys.get(w),
+      );
       counts.push(`${w}: ${links.length} links, ${conversions.length} conversions, ${hooks.length} subscriptions`);
     }
     for (const w of ['noscope', 'pro', 'free', 'freeWasPaid', 'revoked', 'expired'] as const) {

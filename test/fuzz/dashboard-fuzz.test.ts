@@ -30,7 +30,10 @@ const IN_FLIGHT = 8;
 const SEED = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const dashboard = openDocument('dashboard.json');
 const UNSAFE = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+  'base64',
+);
 // Ending sessions would leave the rest of the run signed out: these are the session tests' work.
 const SKIPPED = new Set(['signOut', 'changePassword']);
 const OPS = dashboard.operations().filter((o) => !SKIPPED.has(o.operationId));
@@ -38,7 +41,23 @@ const ROLES = ['owner', 'admin', 'member', 'analyst'] as const;
 type Who = (typeof ROLES)[number];
 
 /** Ids of one workspace's objects, by the path or query parameter that names them. */
-type Pools = Record<'linkId' | 'keyId' | 'userId' | 'invitationId' | 'domainId' | 'tagId' | 'goalId' | 'subscriptionId' | 'deliveryId' | 'campaignId' | 'qrCodeId' | 'pageId' | 'reportId' | 'token', string[]>;
+type Pools = Record<
+  | 'linkId'
+  | 'keyId'
+  | 'userId'
+  | 'invitationId'
+  | 'domainId'
+  | 'tagId'
+  | 'goalId'
+  | 'subscriptionId'
+  | 'deliveryId'
+  | 'campaignId'
+  | 'qrCodeId'
+  | 'pageId'
+  | 'reportId'
+  | 'token',
+  string[]
+>;
 /** Query parameters that name an object: sent with one of the pools' ids (the links list's filters, the conversion filters). */
 const QUERY_IDS = new Set<string>(['tagId', 'domainId', 'linkId', 'campaignId', 'qrCodeId']);
 
@@ -74,81 +93,173 @@ describe.each(testEngines())('dashboard API fuzz on %s', (engine) => {
   async function seedObjects(team: Awaited<ReturnType<typeof seedTeam>>, tag: string): Promise<Pools> {
     const base = `/workspaces/${team.workspaceId}`;
     const tagIds = [];
-    for (const name of ['red', 'blue']) tagIds.push((await team.owner.request('POST', `${base}/tags`, { body: { name: `${tag}-${name}` } })).body.data.id);
+    for (const name of ['red', 'blue'])
+      tagIds.push(
+        (await team.owner.request('POST', `${base}/tags`, { body: { name: `${tag}-${name}` } })).body.data.id,
+      );
     const linkIds = [];
     for (let i = 0; i < 6; i++) {
-      const res = await team.owner.request('POST', `${base}/links`, { body: { url: `https://example.com/${tag}/${i}`, slug: `fz-${tag}-${i}`, tagIds: [tagIds[i % 2]] } });
+      const res = await team.owner.request('POST', `${base}/links`, {
+        body: { url: `https://example.com/${tag}/${i}`, slug: `fz-${tag}-${i}`, tagIds: [tagIds[i % 2]] },
+      });
       linkIds.push(res.body.data.id);
     }
-    const domainIds = [(await team.owner.request('POST', `${base}/domains`, { body: { host: `${tag}-${Date.now()}.example.com` } })).body.data.id];
-    const keyIds = [(await team.owner.request('POST', `${base}/keys`, { body: { scopes: ['links:read'] } })).body.data.id];
-    const campaignIds = [(await team.owner.request('POST', `${base}/campaigns`, { body: { name: `${tag} campaign` } })).body.data.id];
+    const domainIds = [
+      (await team.owner.request('POST', `${base}/domains`, { body: { host: `${tag}-${Date.now()}.example.com` } })).body
+        .data.id,
+    ];
+    const keyIds = [
+      (await team.owner.request('POST', `${base}/keys`, { body: { scopes: ['links:read'] } })).body.data.id,
+    ];
+    const campaignIds = [
+      (await team.owner.request('POST', `${base}/campaigns`, { body: { name: `${tag} campaign` } })).body.data.id,
+    ];
     const qrCodeIds = [(await team.owner.request('POST', `${base}/links/${linkIds[0]}/qr`)).body.data.id];
     const goalIds = [];
-    for (const type of ['purchase', 'custom']) goalIds.push((await team.owner.request('POST', `${base}/goals`, { body: { name: `${tag} ${type}`, type, targetCount: 10 } })).body.data.id);
+    for (const type of ['purchase', 'custom'])
+      goalIds.push(
+        (await team.owner.request('POST', `${base}/goals`, { body: { name: `${tag} ${type}`, type, targetCount: 10 } }))
+          .body.data.id,
+      );
     // Conversions naming the links, the campaign and the QR code, so the Conversions read has ids to show (or leak).
-    const key = (await ws.createKey(knex(), team.workspaceId, team.people.owner.userId, ['conversions:write'], null)).key;
+    const key = (await ws.createKey(knex(), team.workspaceId, team.people.owner.userId, ['conversions:write'], null))
+      .key;
     const conversions = [
-      { eventType: 'purchase', linkId: linkIds[1], campaignId: campaignIds[0], value: { amountMinor: 1250, currency: 'EUR' } },
+      {
+        eventType: 'purchase',
+        linkId: linkIds[1],
+        campaignId: campaignIds[0],
+        value: { amountMinor: 1250, currency: 'EUR' },
+      },
       { eventType: 'signup', qrCodeId: qrCodeIds[0] },
       { eventType: 'custom', customName: 'webinar', campaignId: campaignIds[0] },
       { eventType: 'lead' },
     ];
-    for (const body of conversions) expect((await server.request('POST', '/api/v1/conversions', { key, body })).status).toBe(201);
+    for (const body of conversions)
+      expect((await server.request('POST', '/api/v1/conversions', { key, body })).status).toBe(201);
     // People the fuzzer may change or remove: never the signed-in ones.
     const userIds = [];
-    for (let i = 0; i < 3; i++) userIds.push(await ws.addMember(knex(), team.workspaceId, `${tag}-extra${i}-${Date.now()}@example.com`, 'MEMBER'));
+    for (let i = 0; i < 3; i++)
+      userIds.push(
+        await ws.addMember(knex(), team.workspaceId, `${tag}-extra${i}-${Date.now()}@example.com`, 'MEMBER'),
+      );
     // Invitations the fuzzer may revoke (and whose tokens it never sees).
     const invitationIds = [];
     for (let i = 0; i < 2; i++) {
-      const invited = await team.owner.request('POST', `${base}/invitations`, { body: { email: `${tag}-invited${i}-${Date.now()}@example.com`, role: 'MEMBER' } });
+      const invited = await team.owner.request('POST', `${base}/invitations`, {
+        body: { email: `${tag}-invited${i}-${Date.now()}@example.com`, role: 'MEMBER' },
+      });
       invitationIds.push(invited.body.data.id);
     }
     // A webhook subscription to a loopback address this server refuses (its worker is off, and a
     // test event is refused before anything is sent), and one FAILED delivery to replay.
-    const subscriptionIds = [(await team.owner.request('POST', `${base}/webhooks/subscriptions`, { body: { variant: 'B', url: 'https://127.0.0.1:9/fuzz', events: ['link.created'], secret: 'fuzz secret sixteen+' } })).body.data.id];
+    const subscriptionIds = [
+      (
+        await team.owner.request('POST', `${base}/webhooks/subscriptions`, {
+          body: {
+            variant: 'B',
+            url: 'https://127.0.0.1:9/fuzz',
+            events: ['link.created'],
+            secret: 'fuzz secret sixteen+',
+          },
+        })
+      ).body.data.id,
+    ];
     const deliveryIds = [`dlv_fz${tag}`];
     await knex()('webhook_deliveries').insert({
-      id: deliveryIds[0], subscription_id: subscriptionIds[0], workspace_id: team.workspaceId, variant: 'B', event_id: `evt_fz${tag}`, event_type: 'link.created',
-      occurred_at: Date.now(), data: '{}', status: 'FAILED', attempts: 6, next_attempt_at: Date.now(), created_at: Date.now(), updated_at: Date.now(),
+      id: deliveryIds[0],
+      subscription_id: subscriptionIds[0],
+      workspace_id: team.workspaceId,
+      variant: 'B',
+      event_id: `evt_fz${tag}`,
+      event_type: 'link.created',
+      occurred_at: Date.now(),
+      data: '{}',
+      status: 'FAILED',
+      attempts: 6,
+      next_attempt_at: Date.now(),
+      created_at: Date.now(),
+      updated_at: Date.now(),
     });
     // Bio pages, one published with a link block, one a draft.
     const pageIds = [];
-    for (const [i, publish] of [[0, true], [1, false]] as const) {
-      const page = (await team.owner.request('POST', `${base}/pages`, { body: { handle: `fz-${tag}-${i}`, title: `${tag} page`, blocks: [{ type: 'link', text: 'Go', linkId: linkIds[i] }] } })).body.data;
+    for (const [i, publish] of [
+      [0, true],
+      [1, false],
+    ] as const) {
+      const page = (
+        await team.owner.request('POST', `${base}/pages`, {
+          body: {
+            handle: `fz-${tag}-${i}`,
+            title: `${tag} page`,
+            blocks: [{ type: 'link', text: 'Go', linkId: linkIds[i] }],
+          },
+        })
+      ).body.data;
       if (publish) await team.owner.request('POST', `${base}/pages/${page.id}/publish`);
       pageIds.push(page.id);
     }
     // Reports of every kind and visibility. `token` of this workspace: tokens that open a report
     // (UNLISTED, PUBLIC, one with a password); of the other: tokens that must open nothing (a
     // PRIVATE report's, one replaced by a new link, a deleted report's).
-    const report = async (body: Record<string, unknown>) => (await team.owner.request('POST', `${base}/reports`, { body: { title: `${tag} report`, ...body } })).body.data;
+    const report = async (body: Record<string, unknown>) =>
+      (await team.owner.request('POST', `${base}/reports`, { body: { title: `${tag} report`, ...body } })).body.data;
     const reports = [
-      await report({ kind: 'CONVERSIONS', visibility: 'UNLISTED', params: { window: { lastDays: 30 }, campaignId: campaignIds[0] } }),
+      await report({
+        kind: 'CONVERSIONS',
+        visibility: 'UNLISTED',
+        params: { window: { lastDays: 30 }, campaignId: campaignIds[0] },
+      }),
       await report({ kind: 'GOAL', visibility: 'PUBLIC', params: { window: { lastDays: 7 }, goalId: goalIds[0] } }),
-      await report({ kind: 'LINK', visibility: 'UNLISTED', password: 'fuzz password', params: { window: { from: '2026-01-01', to: '2026-01-31' }, linkId: linkIds[1] } }),
+      await report({
+        kind: 'LINK',
+        visibility: 'UNLISTED',
+        password: 'fuzz password',
+        params: { window: { from: '2026-01-01', to: '2026-01-31' }, linkId: linkIds[1] },
+      }),
       await report({ kind: 'CONVERSIONS', params: { window: { lastDays: 90 } } }),
     ];
     const tokenOf = (url: string) => new URL(url).pathname.split('/').pop()!;
     let tokens = reports.slice(0, 3).map((r) => tokenOf(r.url));
     if (tag.startsWith('t')) {
       const hidden = await report({ kind: 'CONVERSIONS', visibility: 'PUBLIC', params: { window: { lastDays: 7 } } });
-      const renewed = await report({ kind: 'LINK', visibility: 'PUBLIC', params: { window: { lastDays: 7 }, linkId: linkIds[0] } });
-      const deleted = await report({ kind: 'CONVERSIONS', visibility: 'UNLISTED', params: { window: { lastDays: 7 } } });
+      const renewed = await report({
+        kind: 'LINK',
+        visibility: 'PUBLIC',
+        params: { window: { lastDays: 7 }, linkId: linkIds[0] },
+      });
+      const deleted = await report({
+        kind: 'CONVERSIONS',
+        visibility: 'UNLISTED',
+        params: { window: { lastDays: 7 } },
+      });
       await team.owner.request('PATCH', `${base}/reports/${hidden.id}`, { body: { visibility: 'PRIVATE' } });
       await team.owner.request('POST', `${base}/reports/${renewed.id}/token`);
       await team.owner.request('DELETE', `${base}/reports/${deleted.id}`);
       tokens = [tokenOf(hidden.url), tokenOf(renewed.url), tokenOf(deleted.url)];
     }
     return {
-      linkId: linkIds, keyId: keyIds, userId: userIds, invitationId: invitationIds, domainId: domainIds, tagId: tagIds, goalId: goalIds, subscriptionId: subscriptionIds, deliveryId: deliveryIds,
-      campaignId: campaignIds, qrCodeId: qrCodeIds, pageId: pageIds, reportId: reports.map((r) => r.id), token: tokens,
+      linkId: linkIds,
+      keyId: keyIds,
+      userId: userIds,
+      invitationId: invitationIds,
+      domainId: domainIds,
+      tagId: tagIds,
+      goalId: goalIds,
+      subscriptionId: subscriptionIds,
+      deliveryId: deliveryIds,
+      campaignId: campaignIds,
+      qrCodeId: qrCodeIds,
+      pageId: pageIds,
+      reportId: reports.map((r) => r.id),
+      token: tokens,
     };
   }
 
   /** Everything of a workspace the fuzzer must not change from outside it. */
   async function snapshot(workspaceId: string) {
-    const rows = async (table: string, order: string) => knex()(table).where({ workspace_id: workspaceId }).orderBy(order);
+    const rows = async (table: string, order: string) =>
+      knex()(table).where({ workspace_id: workspaceId }).orderBy(order);
     return {
       links: await rows('links', 'id'),
       tags: await rows('tags', 'id'),
@@ -163,7 +274,9 @@ describe.each(testEngines())('dashboard API fuzz on %s', (engine) => {
       webhookSubscriptions: await rows('webhook_subscriptions', 'id'),
       webhookDeliveries: await rows('webhook_deliveries', 'id'),
       pages: await rows('bio_pages', 'id'),
-      linkTags: await knex()('link_tags').whereIn('link_id', knex()('links').where({ workspace_id: workspaceId }).select('id')).orderBy(['link_id', 'tag_id']),
+      linkTags: await knex()('link_tags')
+        .whereIn('link_id', knex()('links').where({ workspace_id: workspaceId }).select('id'))
+        .orderBy(['link_id', 'tag_id']),
     };
   }
 
@@ -191,7 +304,8 @@ describe.each(testEngines())('dashboard API fuzz on %s', (engine) => {
       sentIds.add(id);
       return id;
     };
-    const workspaceId = plan.workspace === 'mine' ? mine.workspaceId : plan.workspace === 'theirs' ? theirs.workspaceId : 'ws_nowhere';
+    const workspaceId =
+      plan.workspace === 'mine' ? mine.workspaceId : plan.workspace === 'theirs' ? theirs.workspaceId : 'ws_nowhere';
     if (plan.workspace === 'theirs') sentIds.add(theirs.workspaceId);
     let path = op.path.replace(/\{(\w+)\}/g, (_m, name: string) =>
       encodeURIComponent(name === 'workspaceId' ? workspaceId : idFor(name as keyof Pools, plan.objects)),
@@ -204,7 +318,9 @@ describe.each(testEngines())('dashboard API fuzz on %s', (engine) => {
         continue;
       }
       if (rnd % 3 === 0) continue;
-      const value = QUERY_IDS.has(p.name) ? idFor(p.name as keyof Pools, plan.objects) : fc.sample(arbFor(p.schema), { numRuns: 1, seed: plan.seed })[0];
+      const value = QUERY_IDS.has(p.name)
+        ? idFor(p.name as keyof Pools, plan.objects)
+        : fc.sample(arbFor(p.schema), { numRuns: 1, seed: plan.seed })[0];
       query.set(p.name, String(plan.body === 'wrong-type' && rnd % 2 ? pick(['x', '-1', '1e9', '']) : value));
     }
     if ([...query.keys()].length) path += `?${query}`;
@@ -220,36 +336,64 @@ describe.each(testEngines())('dashboard API fuzz on %s', (engine) => {
     if (types.includes('text/csv') && plan.body !== 'none') {
       headers['content-type'] = plan.body === 'wrong-type' ? 'application/json' : 'text/csv';
       const rows = fc.sample(
-        fc.array(fc.tuple(fc.oneof(fc.webUrl(), text(0, 30)), fc.oneof(fc.constant(''), fc.stringMatching(/^[a-z0-9-]{1,12}$/), text(0, 10)), text(0, 20)), { maxLength: 8 }),
+        fc.array(
+          fc.tuple(
+            fc.oneof(fc.webUrl(), text(0, 30)),
+            fc.oneof(fc.constant(''), fc.stringMatching(/^[a-z0-9-]{1,12}$/), text(0, 10)),
+            text(0, 20),
+          ),
+          { maxLength: 8 },
+        ),
         { numRuns: 1, seed: plan.seed },
       )[0];
       const cell = (v: string) => `"${v.replace(/"/g, '""')}"`;
-      body = plan.body === 'malformed' ? 'url,slug\n"unterminated' : ['url,slug,title', ...rows.map((r) => r.map(cell).join(','))].join('\n');
+      body =
+        plan.body === 'malformed'
+          ? 'url,slug\n"unterminated'
+          : ['url,slug,title', ...rows.map((r) => r.map(cell).join(','))].join('\n');
     } else if (types.some((t) => t.startsWith('image/')) && plan.body !== 'none') {
       headers['content-type'] = plan.body === 'wrong-type' ? 'image/svg+xml' : 'image/png';
-      body = plan.body === 'valid' ? PNG : Buffer.from(fc.sample(fc.uint8Array({ maxLength: 64 }), { numRuns: 1, seed: plan.seed })[0]);
+      body =
+        plan.body === 'valid'
+          ? PNG
+          : Buffer.from(fc.sample(fc.uint8Array({ maxLength: 64 }), { numRuns: 1, seed: plan.seed })[0]);
     } else if (op.requestSchema && plan.body !== 'none') {
       headers['content-type'] = 'application/json';
       const hint = (name: string, schema: any) => {
-        if (name === 'tagIds' || name === 'linkIds') return fc.array(fc.constant(idFor(name === 'tagIds' ? 'tagId' : 'linkId', plan.objects)), { minLength: 1, maxLength: 2 });
+        if (name === 'tagIds' || name === 'linkIds')
+          return fc.array(fc.constant(idFor(name === 'tagIds' ? 'tagId' : 'linkId', plan.objects)), {
+            minLength: 1,
+            maxLength: 2,
+          });
         if (name === 'tagId') return fc.constant(idFor('tagId', plan.objects));
         // A page's link blocks (and a goal's scope) name links of some workspace.
         if (name === 'linkId') return fc.constant(idFor('linkId', plan.objects));
-        if (name === 'handle') return fc.oneof(fc.stringMatching(/^[a-z0-9_-]{1,20}$/), fc.constantFrom('With Space', '', 'x'.repeat(70)));
+        if (name === 'handle')
+          return fc.oneof(fc.stringMatching(/^[a-z0-9_-]{1,20}$/), fc.constantFrom('With Space', '', 'x'.repeat(70)));
         if (name === 'domainId' && rnd % 4 === 0) return fc.constant(idFor('domainId', plan.objects));
-        if (name === 'url' || name === 'expiredUrl') return fc.oneof(fc.webUrl({ validSchemes: ['https', 'http'] }), fc.constantFrom('javascript:alert(1)', 'ftp://x', ''));
-        if (name === 'slug') return fc.oneof(fc.stringMatching(/^[a-z0-9_-]{1,20}$/), fc.constantFrom('app', 'API', 'with space'));
+        if (name === 'url' || name === 'expiredUrl')
+          return fc.oneof(
+            fc.webUrl({ validSchemes: ['https', 'http'] }),
+            fc.constantFrom('javascript:alert(1)', 'ftp://x', ''),
+          );
+        if (name === 'slug')
+          return fc.oneof(fc.stringMatching(/^[a-z0-9_-]{1,20}$/), fc.constantFrom('app', 'API', 'with space'));
         if (name === 'email') return fc.oneof(fc.emailAddress(), text(0, 10));
         if (name === 'host') return fc.oneof(fc.domain(), text(0, 20));
         if (name === 'password' || name === 'newPassword') return text(0, 16);
         if (name === 'email' || name === 'token') return text(0, 12);
-        if (schema.format === 'date-time') return fc.constantFrom('2031-01-01T00:00:00Z', '2020-01-01T00:00:00Z', 'tomorrow');
+        if (schema.format === 'date-time')
+          return fc.constantFrom('2031-01-01T00:00:00Z', '2020-01-01T00:00:00Z', 'tomorrow');
         // A report's window days, and the goal or link a report names.
-        if (schema.format === 'date') return fc.constantFrom('2026-01-01', '2026-03-31', '2024-01-01', '2026-02-30', 'yesterday');
+        if (schema.format === 'date')
+          return fc.constantFrom('2026-01-01', '2026-03-31', '2024-01-01', '2026-02-30', 'yesterday');
         if (name === 'goalId' || (name === 'linkId' && rnd % 2 === 0)) return fc.constant(idFor(name, plan.objects));
         return undefined;
       };
-      let value = fc.sample(arbFor(op.requestSchema, hint), { numRuns: 1, seed: plan.seed })[0] as Record<string, unknown>;
+      let value = fc.sample(arbFor(op.requestSchema, hint), { numRuns: 1, seed: plan.seed })[0] as Record<
+        string,
+        unknown
+      >;
       const props = Object.keys(op.requestSchema.properties ?? {});
       if (plan.body === 'wrong-type' && props.length) {
         const prop = pick(props);
@@ -269,17 +413,31 @@ describe.each(testEngines())('dashboard API fuzz on %s', (engine) => {
     const isPublic = roles === 'public';
     const unsafe = UNSAFE.has(plan.op.method);
     const inWorkspace = plan.op.path.includes('{workspaceId}');
-    const objectInPath = /\{(linkId|keyId|userId|domainId|subscriptionId|deliveryId|pageId|reportId|token)\}/.test(plan.op.path);
+    const objectInPath = /\{(linkId|keyId|userId|domainId|subscriptionId|deliveryId|pageId|reportId|token)\}/.test(
+      plan.op.path,
+    );
     const ok = res.status >= 200 && res.status < 300;
     if (!isPublic && plan.auth === 'no-session' && res.status !== 401) problems.push(`no session, but ${res.status}`);
-    else if (!isPublic && plan.auth !== 'no-session' && unsafe && plan.auth !== 'ok' && res.status !== 403) problems.push(`${plan.auth} on a change, but ${res.status}`);
-    else if (!isPublic && plan.auth === 'ok' && inWorkspace && plan.workspace !== 'mine' && res.status !== 404) problems.push(`workspace ${plan.workspace}, but ${res.status}`);
-    else if (!isPublic && plan.auth === 'ok' && inWorkspace && plan.workspace === 'mine' && Array.isArray(roles) && !roles.includes(plan.who.toUpperCase()) && res.status !== 403) {
+    else if (!isPublic && plan.auth !== 'no-session' && unsafe && plan.auth !== 'ok' && res.status !== 403)
+      problems.push(`${plan.auth} on a change, but ${res.status}`);
+    else if (!isPublic && plan.auth === 'ok' && inWorkspace && plan.workspace !== 'mine' && res.status !== 404)
+      problems.push(`workspace ${plan.workspace}, but ${res.status}`);
+    else if (
+      !isPublic &&
+      plan.auth === 'ok' &&
+      inWorkspace &&
+      plan.workspace === 'mine' &&
+      Array.isArray(roles) &&
+      !roles.includes(plan.who.toUpperCase()) &&
+      res.status !== 403
+    ) {
       problems.push(`${plan.who} may not ${plan.op.operationId}, but ${res.status}`);
     }
-    if (objectInPath && plan.objects !== 'mine' && ok) problems.push(`${plan.objects} object in the path, but ${res.status}`);
+    if (objectInPath && plan.objects !== 'mine' && ok)
+      problems.push(`${plan.objects} object in the path, but ${res.status}`);
     // No answer shows another workspace's ids (other than those the request itself named).
-    for (const id of theirIds) if (!sentIds.has(id) && res.text.includes(id)) problems.push(`answer shows ${id} of another workspace`);
+    for (const id of theirIds)
+      if (!sentIds.has(id) && res.text.includes(id)) problems.push(`answer shows ${id} of another workspace`);
     if (res.transportError) problems.push(`transport: ${res.transportError}`);
     return problems;
   }
@@ -300,12 +458,19 @@ describe.each(testEngines())('dashboard API fuzz on %s', (engine) => {
           byStatus.set(res.status, (byStatus.get(res.status) ?? 0) + 1);
           const problems = expectations(plan, res, sentIds, theirIds);
           if (problems.length && failures.length < 20) {
-            failures.push(`${plan.op.operationId} ${request.method} ${request.path} as ${plan.who} (${plan.auth}, ws ${plan.workspace}, objects ${plan.objects}, body ${plan.body}): ${problems.join('; ')}\n  body sent: ${String(request.body ?? '').slice(0, 200)}\n  answer: ${res.status} ${res.text.slice(0, 300)}`);
+            failures.push(
+              `${plan.op.operationId} ${request.method} ${request.path} as ${plan.who} (${plan.auth}, ws ${plan.workspace}, objects ${plan.objects}, body ${plan.body}): ${problems.join('; ')}\n  body sent: ${String(request.body ?? '').slice(0, 200)}\n  answer: ${res.status} ${res.text.slice(0, 300)}`,
+            );
           }
         }
       }),
     );
-    console.log(`[dashboard fuzz ${engine}] seed ${SEED}: ${plans.length} requests; by status: ${[...byStatus].sort(([a], [b]) => a - b).map(([s, n]) => `${s}: ${n}`).join(', ')}`);
+    console.log(
+      `[dashboard fuzz ${engine}] seed ${SEED}: ${plans.length} requests; by status: ${[...byStatus]
+        .sort(([a], [b]) => a - b)
+        .map(([s, n]) => `${s}: ${n}`)
+        .join(', ')}`,
+    );
     expect(failures, `FUZZ_SEED=${SEED}\n${failures.join('\n')}`).toEqual([]);
     // Most requests did something: the fuzzer is not only producing errors.
     const succeeded = [...byStatus].filter(([s]) => s < 300).reduce((n, [, c]) => n + c, 0);

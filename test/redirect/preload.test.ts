@@ -32,9 +32,19 @@ describe.each(testEngines())('the redirect cache preload on %s', (engine) => {
       owner = await seedWorkspace(db.knex);
       const now = Date.now();
       const rows = Array.from({ length: LINKS + 1 }, (_, i) => ({
-        id: id(i), workspace_id: owner.workspaceId, created_by: owner.userId, domain_key: '', slug: `pre-${i}`,
-        original_url: `https://example.com/${i}`, status: 'ACTIVE', policy_locked: false, redirect_type: 'TEMPORARY',
-        served: 0, created_at: now, updated_at: now, deleted_at: i === LINKS ? now : null,
+        id: id(i),
+        workspace_id: owner.workspaceId,
+        created_by: owner.userId,
+        domain_key: '',
+        slug: `pre-${i}`,
+        original_url: `https://example.com/${i}`,
+        status: 'ACTIVE',
+        policy_locked: false,
+        redirect_type: 'TEMPORARY',
+        served: 0,
+        created_at: now,
+        updated_at: now,
+        deleted_at: i === LINKS ? now : null,
       }));
       for (let i = 0; i < rows.length; i += 500) await db.knex('links').insert(rows.slice(i, i + 500));
     } finally {
@@ -66,7 +76,10 @@ describe.each(testEngines())('the redirect cache preload on %s', (engine) => {
     // change must drop that too.
     for (const slug of ['pre-42', 'pre-42', 'pre-43']) expect((await visit(server, slug)).status).toBe(302);
     expect(server.redirects.cachedLinks).toBeGreaterThanOrEqual(2);
-    const changed = await server.request('PATCH', `/api/v1/links/${id(42)}`, { key: owner.key, body: { url: 'https://example.org/changed' } });
+    const changed = await server.request('PATCH', `/api/v1/links/${id(42)}`, {
+      key: owner.key,
+      body: { url: 'https://example.org/changed' },
+    });
     expect(changed.status, changed.text).toBe(200);
     expect((await visit(server, 'pre-42')).headers.location).toBe('https://example.org/changed');
     const deleted = await server.request('DELETE', `/api/v1/links/${id(43)}`, { key: owner.key });
@@ -77,7 +90,10 @@ describe.each(testEngines())('the redirect cache preload on %s', (engine) => {
   });
 
   it('fills no more than REDIRECT_CACHE_LINKS, and serves the links beyond it from the database', async () => {
-    server = await startTestServer(engine, { database, env: { REDIRECT_CACHE_PRELOAD: 'on', REDIRECT_CACHE_LINKS: '1000' } });
+    server = await startTestServer(engine, {
+      database,
+      env: { REDIRECT_CACHE_PRELOAD: 'on', REDIRECT_CACHE_LINKS: '1000' },
+    });
     const done = await preloaded(server);
     expect(done.links).toBe(1000);
     expect(server.redirects.residentLinks).toBe(1000);
@@ -104,7 +120,10 @@ describe.each(testEngines())('the redirect cache preload on %s', (engine) => {
   });
 
   it('refuses a cache size that is not a positive whole number', () => {
-    for (const bad of ['0', '-5', '1.5', 'lots']) expect(() => loadConfig({ REDIRECT_CACHE_LINKS: bad })).toThrow(/REDIRECT_CACHE_LINKS must be a positive whole number/);
+    for (const bad of ['0', '-5', '1.5', 'lots'])
+      expect(() => loadConfig({ REDIRECT_CACHE_LINKS: bad })).toThrow(
+        /REDIRECT_CACHE_LINKS must be a positive whole number/,
+      );
     expect(loadConfig({ REDIRECT_CACHE_LINKS: '250_000' }).redirectCacheLinks).toBe(250_000);
     expect(loadConfig({}).redirectCacheLinks).toBe(1_000_000);
     expect(loadConfig({}).redirectCachePreload).toBe(true);

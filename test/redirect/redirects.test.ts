@@ -14,8 +14,10 @@ import { startTestServer, type TestServer } from '../support/server';
 import { loadDefinition } from '../../src/http/definition';
 import { fixedPathsOf } from '../../src/http/routing';
 
-const PERSON = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
-const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
+const PERSON =
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
+const IPHONE =
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
 const CRAWLER = 'facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)';
 const HOUR = 3_600_000;
 
@@ -24,7 +26,10 @@ describe('fixed paths of the contract', () => {
   // the dispatcher hands it over whether or not its name is a reserved slug.
   it('are handed to the API for every method, never looked up as a slug', async () => {
     const fixed = standInRedirectService({}, undefined, { fixedPaths: new Set(['/status', '/healthz']) });
-    const answers = ['GET', 'HEAD', 'POST'].flatMap((method) => [fixed.visit('/status', method), fixed.visit('/healthz', method)]);
+    const answers = ['GET', 'HEAD', 'POST'].flatMap((method) => [
+      fixed.visit('/status', method),
+      fixed.visit('/healthz', method),
+    ]);
     expect(fixed.store.findLink).not.toHaveBeenCalled();
     expect(await Promise.all(answers)).toEqual(Array(6).fill('fallback'));
     // Without it, /status would be a short link's address.
@@ -34,7 +39,11 @@ describe('fixed paths of the contract', () => {
   });
 
   it('are the paths of the served contract without a template', () => {
-    expect([...fixedPathsOf(loadDefinition())].filter((p) => p.split('/').length === 2).sort()).toEqual(['/healthz', '/metrics', '/readyz']);
+    expect([...fixedPathsOf(loadDefinition())].filter((p) => p.split('/').length === 2).sort()).toEqual([
+      '/healthz',
+      '/metrics',
+      '/readyz',
+    ]);
   });
 });
 
@@ -61,7 +70,10 @@ describe.each(testEngines())('short links on %s', (engine) => {
     owner = await seedWorkspace(knex());
   });
   beforeEach(async () => {
-    owner = { ...owner, ...(await ws.createKey(knex(), owner.workspaceId, owner.userId, ['links:read', 'links:write'], null)) };
+    owner = {
+      ...owner,
+      ...(await ws.createKey(knex(), owner.workspaceId, owner.userId, ['links:read', 'links:write'], null)),
+    };
   });
   afterAll(async () => server?.stop());
 
@@ -93,7 +105,10 @@ describe.each(testEngines())('short links on %s', (engine) => {
     it('applies an update from the next click', async () => {
       const link = await create({ url: 'https://example.com/one', slug: 'r-update' });
       expect((await visit('/r-update')).headers.location).toBe('https://example.com/one');
-      await server.request('PATCH', `/api/v1/links/${link.id}`, { key: owner.key, body: { url: 'https://example.com/two', redirectType: 'PERMANENT' } });
+      await server.request('PATCH', `/api/v1/links/${link.id}`, {
+        key: owner.key,
+        body: { url: 'https://example.com/two', redirectType: 'PERMANENT' },
+      });
       const next = await visit('/r-update');
       expect(next.status).toBe(301);
       expect(next.headers.location).toBe('https://example.com/two');
@@ -132,8 +147,15 @@ describe.each(testEngines())('short links on %s', (engine) => {
       // The API refuses such URLs (links.test.ts); a row edited behind its back must still not
       // become an open redirect to another scheme.
       const made = await create({ url: 'https://example.com/safe', slug: 'r-scheme' });
-      for (const [url, expired] of [['javascript:alert(document.domain)', null], ['data:text/html,<script>alert(1)</script>', null], ['//evil.example/', null], ['https://example.com/ok', 'javascript:alert(1)']] as const) {
-        await knex()('links').where({ id: made.id }).update({ original_url: url, expired_url: expired, expires_at: expired ? Date.now() - 1000 : null });
+      for (const [url, expired] of [
+        ['javascript:alert(document.domain)', null],
+        ['data:text/html,<script>alert(1)</script>', null],
+        ['//evil.example/', null],
+        ['https://example.com/ok', 'javascript:alert(1)'],
+      ] as const) {
+        await knex()('links')
+          .where({ id: made.id })
+          .update({ original_url: url, expired_url: expired, expires_at: expired ? Date.now() - 1000 : null });
         await server.redirects.invalidate([{ domainKey: '', slug: 'r-scheme' }]);
         const res = await visit('/r-scheme');
         expect(res.headers.location, url).toBeUndefined();
@@ -142,29 +164,37 @@ describe.each(testEngines())('short links on %s', (engine) => {
     });
 
     // Postgres only: SQLite has no server to drop connections.
-    if (engine === 'postgres') it('survives Postgres dropping its connections and serves again', async () => {
-      const other = await startTestServer(engine);
-      try {
-        const s = await seedWorkspace(other.services.db.knex);
-        await other.request('POST', '/api/v1/links', { key: s.key, body: { url: 'https://example.com/again', slug: 'r-dropped' } });
-        expect((await other.request('GET', '/r-dropped', { headers: { 'user-agent': PERSON } })).status).toBe(302);
-        // What a Postgres restart or failover does to every connection, idle ones included.
-        const admin = new pg.Client({ connectionString: process.env.TEST_POSTGRES_URL });
-        await admin.connect();
-        const dbName = new URL(other.database.url).pathname.slice(1);
-        const killed = await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [dbName]);
-        await admin.end();
-        expect(killed.rowCount).toBeGreaterThan(0);
-        await new Promise((r) => setTimeout(r, 300));
-        // Uncached, so the redirect store must open a new connection.
-        await other.redirects.invalidate([{ domainKey: '', slug: 'r-dropped' }]);
-        let status = 0;
-        for (let i = 0; i < 5 && status !== 302; i++) status = (await other.request('GET', '/r-dropped', { headers: { 'user-agent': PERSON } })).status;
-        expect(status).toBe(302);
-      } finally {
-        await other.stop();
-      }
-    });
+    if (engine === 'postgres')
+      it('survives Postgres dropping its connections and serves again', async () => {
+        const other = await startTestServer(engine);
+        try {
+          const s = await seedWorkspace(other.services.db.knex);
+          await other.request('POST', '/api/v1/links', {
+            key: s.key,
+            body: { url: 'https://example.com/again', slug: 'r-dropped' },
+          });
+          expect((await other.request('GET', '/r-dropped', { headers: { 'user-agent': PERSON } })).status).toBe(302);
+          // What a Postgres restart or failover does to every connection, idle ones included.
+          const admin = new pg.Client({ connectionString: process.env.TEST_POSTGRES_URL });
+          await admin.connect();
+          const dbName = new URL(other.database.url).pathname.slice(1);
+          const killed = await admin.query(
+            'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1',
+            [dbName],
+          );
+          await admin.end();
+          expect(killed.rowCount).toBeGreaterThan(0);
+          await new Promise((r) => setTimeout(r, 300));
+          // Uncached, so the redirect store must open a new connection.
+          await other.redirects.invalidate([{ domainKey: '', slug: 'r-dropped' }]);
+          let status = 0;
+          for (let i = 0; i < 5 && status !== 302; i++)
+            status = (await other.request('GET', '/r-dropped', { headers: { 'user-agent': PERSON } })).status;
+          expect(status).toBe(302);
+        } finally {
+          await other.stop();
+        }
+      });
 
     it('leaves API routes, docs and health to the API', async () => {
       expect((await visit('/healthz')).body).toEqual({ status: 'ok' });
@@ -178,16 +208,31 @@ describe.each(testEngines())('short links on %s', (engine) => {
       const later = await visit('/r-later');
       expect(later.status).toBe(404);
       expect(later.text).toContain('not live yet');
-      await create({ url: 'https://example.com', slug: 'r-ended', startAt: new Date(Date.now() - 2 * HOUR).toISOString(), endAt: new Date(Date.now() - HOUR).toISOString() });
+      await create({
+        url: 'https://example.com',
+        slug: 'r-ended',
+        startAt: new Date(Date.now() - 2 * HOUR).toISOString(),
+        endAt: new Date(Date.now() - HOUR).toISOString(),
+      });
       const ended = await visit('/r-ended');
       expect(ended.status).toBe(410);
-      await create({ url: 'https://example.com/live', slug: 'r-window', startAt: new Date(Date.now() - HOUR).toISOString(), endAt: new Date(Date.now() + HOUR).toISOString() });
+      await create({
+        url: 'https://example.com/live',
+        slug: 'r-window',
+        startAt: new Date(Date.now() - HOUR).toISOString(),
+        endAt: new Date(Date.now() + HOUR).toISOString(),
+      });
       expect((await visit('/r-window')).status).toBe(302);
     });
 
     it('sends visitors of an expired link to expiredUrl, or shows the expired page (410)', async () => {
       const past = new Date(Date.now() - 1000).toISOString();
-      await create({ url: 'https://example.com', slug: 'r-exp-fallback', expiresAt: past, expiredUrl: 'https://example.com/sorry' });
+      await create({
+        url: 'https://example.com',
+        slug: 'r-exp-fallback',
+        expiresAt: past,
+        expiredUrl: 'https://example.com/sorry',
+      });
       const fb = await visit('/r-exp-fallback');
       expect(fb.status).toBe(302);
       expect(fb.headers.location).toBe('https://example.com/sorry');
@@ -195,7 +240,11 @@ describe.each(testEngines())('short links on %s', (engine) => {
       const page = await visit('/r-exp-page');
       expect(page.status).toBe(410);
       expect(page.text).toContain('expired');
-      await create({ url: 'https://example.com/fresh', slug: 'r-not-exp', expiresAt: new Date(Date.now() + HOUR).toISOString() });
+      await create({
+        url: 'https://example.com/fresh',
+        slug: 'r-not-exp',
+        expiresAt: new Date(Date.now() + HOUR).toISOString(),
+      });
       expect((await visit('/r-not-exp')).status).toBe(302);
     });
 
@@ -229,87 +278,104 @@ describe.each(testEngines())('short links on %s', (engine) => {
       for (let i = 0; i < 3; i++) expect((await visit(`/${slug}`)).status).toBe(302);
     };
 
-    if (engine === 'sqlite') it('a click-limited visit waiting for the write lock holds up no other visitor, then is served', async () => {
-      const link = await create({ url: 'https://example.com/locked', slug: 'r-locked', clickLimit: 10 });
-      await create({ url: 'https://example.com/free', slug: 'r-free' });
-      expect((await visit('/r-free')).status).toBe(302);
-      let limited: { status: number } | undefined;
-      let waiting: Promise<unknown> | undefined;
-      await whileWriteLocked(async () => {
-        waiting = visit('/r-locked').then((r) => (limited = r));
-        await visitorsAreServed('r-free');
-        expect(limited).toBeUndefined();
+    if (engine === 'sqlite')
+      it('a click-limited visit waiting for the write lock holds up no other visitor, then is served', async () => {
+        const link = await create({ url: 'https://example.com/locked', slug: 'r-locked', clickLimit: 10 });
+        await create({ url: 'https://example.com/free', slug: 'r-free' });
+        expect((await visit('/r-free')).status).toBe(302);
+        let limited: { status: number } | undefined;
+        let waiting: Promise<unknown> | undefined;
+        await whileWriteLocked(async () => {
+          waiting = visit('/r-locked').then((r) => (limited = r));
+          await visitorsAreServed('r-free');
+          expect(limited).toBeUndefined();
+        });
+        await waiting;
+        expect(limited!.status).toBe(302);
+        expect(Number((await knex()('links').where({ id: link.id }).first()).served)).toBe(1);
       });
-      await waiting;
-      expect(limited!.status).toBe(302);
-      expect(Number((await knex()('links').where({ id: link.id }).first()).served)).toBe(1);
-    });
 
-    if (engine === 'sqlite') it('an API write waiting for the write lock holds up no visitor, then succeeds', async () => {
-      await create({ url: 'https://example.com/free2', slug: 'r-free2' });
-      expect((await visit('/r-free2')).status).toBe(302);
-      let made: { status: number } | undefined;
-      let making: Promise<unknown> | undefined;
-      await whileWriteLocked(async () => {
-        making = server
-          .request('POST', '/api/v1/links', { key: owner.key, body: { url: 'https://example.com/made-while-locked', slug: 'r-made-locked' } })
-          .then((r) => (made = r));
-        await visitorsAreServed('r-free2');
-        expect(made).toBeUndefined();
+    if (engine === 'sqlite')
+      it('an API write waiting for the write lock holds up no visitor, then succeeds', async () => {
+        await create({ url: 'https://example.com/free2', slug: 'r-free2' });
+        expect((await visit('/r-free2')).status).toBe(302);
+        let made: { status: number } | undefined;
+        let making: Promise<unknown> | undefined;
+        await whileWriteLocked(async () => {
+          making = server
+            .request('POST', '/api/v1/links', {
+              key: owner.key,
+              body: { url: 'https://example.com/made-while-locked', slug: 'r-made-locked' },
+            })
+            .then((r) => (made = r));
+          await visitorsAreServed('r-free2');
+          expect(made).toBeUndefined();
+        });
+        await making;
+        expect(made!.status).toBe(201);
+        expect((await visit('/r-made-locked')).headers.location).toBe('https://example.com/made-while-locked');
       });
-      await making;
-      expect(made!.status).toBe(201);
-      expect((await visit('/r-made-locked')).headers.location).toBe('https://example.com/made-while-locked');
-    });
 
     // A crawler's visit answered by the service's handler, called in the test's own turn (so
     // several visits can share one turn); resolves to the Location sent.
     const locationOf = (path: string) =>
       new Promise<unknown>((resolve) => {
         let location: unknown;
-        const req = { url: path, method: 'GET', headers: { host: server.services.config.shortDomain, 'user-agent': CRAWLER }, socket: {} };
-        const res = { req, writeHead: (_status: number, headers: Record<string, unknown>) => void (location = headers.Location), end: () => resolve(location), headersSent: false };
+        const req = {
+          url: path,
+          method: 'GET',
+          headers: { host: server.services.config.shortDomain, 'user-agent': CRAWLER },
+          socket: {},
+        };
+        const res = {
+          req,
+          writeHead: (_status: number, headers: Record<string, unknown>) => void (location = headers.Location),
+          end: () => resolve(location),
+          headersSent: false,
+        };
         server.redirects.handle(req as never, res as never, () => expect.unreachable('not a short link'));
       });
 
     // SQLite only: the misses of one event-loop turn go to the lookup thread as one batch, read in
     // one read transaction (src/db/lookup-thread.ts); on Postgres every lookup is a
     // statement of its own.
-    if (engine === 'sqlite') it('applies a change committed within a turn whose misses share one batch from the next click', async () => {
-      const link = await create({ url: 'https://example.com/snap-one', slug: 'r-snap' });
-      await create({ url: 'https://example.com/snap-other', slug: 'r-snap-other' });
-      const { default: Sqlite } = await import('better-sqlite3');
-      const other = new Sqlite(sqliteFilename(server.database.url));
-      try {
-        // Cached with its first destination.
-        expect(await locationOf('/r-snap')).toBe('https://example.com/snap-one');
-        // One turn: a miss, then a change and its invalidation, then the changed link.
-        const first = locationOf('/r-snap-other');
-        other.prepare('UPDATE links SET original_url = ? WHERE id = ?').run('https://example.com/snap-two', link.id);
-        // What the API does right after its commit.
-        server.redirects.linkChanged('', 'r-snap');
-        const changed = locationOf('/r-snap');
-        expect(await first).toBe('https://example.com/snap-other');
-        expect(await changed).toBe('https://example.com/snap-two');
-      } finally {
-        other.close();
-      }
-    });
+    if (engine === 'sqlite')
+      it('applies a change committed within a turn whose misses share one batch from the next click', async () => {
+        const link = await create({ url: 'https://example.com/snap-one', slug: 'r-snap' });
+        await create({ url: 'https://example.com/snap-other', slug: 'r-snap-other' });
+        const { default: Sqlite } = await import('better-sqlite3');
+        const other = new Sqlite(sqliteFilename(server.database.url));
+        try {
+          // Cached with its first destination.
+          expect(await locationOf('/r-snap')).toBe('https://example.com/snap-one');
+          // One turn: a miss, then a change and its invalidation, then the changed link.
+          const first = locationOf('/r-snap-other');
+          other.prepare('UPDATE links SET original_url = ? WHERE id = ?').run('https://example.com/snap-two', link.id);
+          // What the API does right after its commit.
+          server.redirects.linkChanged('', 'r-snap');
+          const changed = locationOf('/r-snap');
+          expect(await first).toBe('https://example.com/snap-other');
+          expect(await changed).toBe('https://example.com/snap-two');
+        } finally {
+          other.close();
+        }
+      });
 
-    if (engine === 'sqlite') it('keeps redirecting after the lookup thread stops: a new one takes over', async () => {
-      await create({ url: 'https://example.com/after-crash', slug: 'r-after-crash' });
-      await create({ url: 'https://example.com/after-crash-2', slug: 'r-after-crash-2' });
-      const { lookups } = server.store as { lookups?: LinkLookupThread };
-      expect(lookups).toBeInstanceOf(LinkLookupThread);
-      await lookups!.crashForTest();
-      // Two misses in one turn: a batch for the thread (a lone miss is read on the event loop).
-      const batches = lookups!.batches;
-      const both = await Promise.all([locationOf('/r-after-crash'), locationOf('/r-after-crash-2')]);
-      expect(both).toEqual(['https://example.com/after-crash', 'https://example.com/after-crash-2']);
-      expect(lookups!.batches).toBe(batches + 1);
-      // And through HTTPS, as a visitor.
-      expect((await visit('/r-after-crash')).headers.location).toBe('https://example.com/after-crash');
-    });
+    if (engine === 'sqlite')
+      it('keeps redirecting after the lookup thread stops: a new one takes over', async () => {
+        await create({ url: 'https://example.com/after-crash', slug: 'r-after-crash' });
+        await create({ url: 'https://example.com/after-crash-2', slug: 'r-after-crash-2' });
+        const { lookups } = server.store as { lookups?: LinkLookupThread };
+        expect(lookups).toBeInstanceOf(LinkLookupThread);
+        await lookups!.crashForTest();
+        // Two misses in one turn: a batch for the thread (a lone miss is read on the event loop).
+        const batches = lookups!.batches;
+        const both = await Promise.all([locationOf('/r-after-crash'), locationOf('/r-after-crash-2')]);
+        expect(both).toEqual(['https://example.com/after-crash', 'https://example.com/after-crash-2']);
+        expect(lookups!.batches).toBe(batches + 1);
+        // And through HTTPS, as a visitor.
+        expect((await visit('/r-after-crash')).headers.location).toBe('https://example.com/after-crash');
+      });
 
     it('redirects exactly clickLimit of 500 concurrent visitors', async () => {
       await create({ url: 'https://example.com/race', slug: 'r-race', clickLimit: 50 });
@@ -328,7 +394,9 @@ describe.each(testEngines())('short links on %s', (engine) => {
       await create({ url: 'https://example.com/custom', slug: 'promo', domainId });
       await create({ url: 'https://example.com/shared', slug: 'promo' });
       expect((await visit('/promo', { host })).headers.location).toBe('https://example.com/custom');
-      expect((await visit('/promo', { host: `${host.toUpperCase()}:443` })).headers.location).toBe('https://example.com/custom');
+      expect((await visit('/promo', { host: `${host.toUpperCase()}:443` })).headers.location).toBe(
+        'https://example.com/custom',
+      );
       expect((await visit('/promo')).headers.location).toBe('https://example.com/shared');
       // Disabling the domain (from the CLI, another process) stops its links.
       await ws.setDomainStatus(knex(), domainId, 'DISABLED');
@@ -340,7 +408,8 @@ describe.each(testEngines())('short links on %s', (engine) => {
   });
 
   describe('passwords', () => {
-    const cookieOf = (res: { headers: Record<string, any> }) => String(res.headers['set-cookie']?.[0] ?? '').split(';')[0];
+    const cookieOf = (res: { headers: Record<string, any> }) =>
+      String(res.headers['set-cookie']?.[0] ?? '').split(';')[0];
     const csrfOf = (html: string) => /name="csrf" value="([^"]+)"/.exec(html)![1];
     const submit = (slug: string, form: Record<string, string>, cookie: string, extra: Record<string, string> = {}) =>
       server.request('POST', `/${slug}`, {
@@ -376,7 +445,9 @@ describe.each(testEngines())('short links on %s', (engine) => {
       expect((await submit('r-pw-csrf', { password: 'open sesame' }, cookieOf(form))).status).toBe(401);
       const other = await visit('/r-pw');
       // A token issued for another link does not unlock this one.
-      expect((await submit('r-pw-csrf', { csrf: csrfOf(other.text), password: 'open sesame' }, cookieOf(other))).status).toBe(401);
+      expect(
+        (await submit('r-pw-csrf', { csrf: csrfOf(other.text), password: 'open sesame' }, cookieOf(other))).status,
+      ).toBe(401);
     });
 
     it('throttles wrong passwords per link and client', async () => {
@@ -385,12 +456,16 @@ describe.each(testEngines())('short links on %s', (engine) => {
       const csrf = csrfOf(form.text);
       const cookie = cookieOf(form);
       const client = { 'x-forwarded-for': '203.0.113.7' };
-      for (let i = 0; i < 5; i++) expect((await submit('r-pw-throttle', { csrf, password: `wrong${i}` }, cookie, client)).status).toBe(401);
+      for (let i = 0; i < 5; i++)
+        expect((await submit('r-pw-throttle', { csrf, password: `wrong${i}` }, cookie, client)).status).toBe(401);
       const blocked = await submit('r-pw-throttle', { csrf, password: 'right one' }, cookie, client);
       expect(blocked.status).toBe(429);
       expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
       // Another client is not blocked.
-      expect((await submit('r-pw-throttle', { csrf, password: 'right one' }, cookie, { 'x-forwarded-for': '198.51.100.1' })).status).toBe(302);
+      expect(
+        (await submit('r-pw-throttle', { csrf, password: 'right one' }, cookie, { 'x-forwarded-for': '198.51.100.1' }))
+          .status,
+      ).toBe(302);
     });
 
     it('throttles by the address the trusted proxy saw, whatever the client wrote before it in X-Forwarded-For', async () => {
@@ -402,13 +477,31 @@ describe.each(testEngines())('short links on %s', (engine) => {
       // its own entries first gets nothing from rotating them.
       const guesses = [];
       for (let i = 0; i < 20; i++) {
-        guesses.push((await submit('r-pw-xff', { csrf, password: `wrong${i}` }, cookie, { 'x-forwarded-for': `10.9.${i}.1, 203.0.113.50` })).status);
+        guesses.push(
+          (
+            await submit('r-pw-xff', { csrf, password: `wrong${i}` }, cookie, {
+              'x-forwarded-for': `10.9.${i}.1, 203.0.113.50`,
+            })
+          ).status,
+        );
       }
       expect(guesses.filter((s) => s === 401)).toHaveLength(5);
       expect(guesses.filter((s) => s === 429)).toHaveLength(15);
-      expect((await submit('r-pw-xff', { csrf, password: 'right one' }, cookie, { 'x-forwarded-for': '198.18.0.1, 203.0.113.50' })).status).toBe(429);
+      expect(
+        (
+          await submit('r-pw-xff', { csrf, password: 'right one' }, cookie, {
+            'x-forwarded-for': '198.18.0.1, 203.0.113.50',
+          })
+        ).status,
+      ).toBe(429);
       // The address the proxy saw decides: another client is not blocked.
-      expect((await submit('r-pw-xff', { csrf, password: 'right one' }, cookie, { 'x-forwarded-for': '10.9.0.1, 203.0.113.51' })).status).toBe(302);
+      expect(
+        (
+          await submit('r-pw-xff', { csrf, password: 'right one' }, cookie, {
+            'x-forwarded-for': '10.9.0.1, 203.0.113.51',
+          })
+        ).status,
+      ).toBe(302);
     });
 
     it('gives a client sending many guesses at once exactly 5 tries, and right passwords use none', async () => {
@@ -418,8 +511,11 @@ describe.each(testEngines())('short links on %s', (engine) => {
       const cookie = cookieOf(form);
       const client = { 'x-forwarded-for': '203.0.113.99' };
       // Right passwords give their attempt back: ten of them leave all five wrong tries.
-      for (let i = 0; i < 10; i++) expect((await submit('r-pw-burst', { csrf, password: 'right one' }, cookie, client)).status).toBe(302);
-      const burst = await Promise.all(Array.from({ length: 30 }, (_, i) => submit('r-pw-burst', { csrf, password: `guess${i}` }, cookie, client)));
+      for (let i = 0; i < 10; i++)
+        expect((await submit('r-pw-burst', { csrf, password: 'right one' }, cookie, client)).status).toBe(302);
+      const burst = await Promise.all(
+        Array.from({ length: 30 }, (_, i) => submit('r-pw-burst', { csrf, password: `guess${i}` }, cookie, client)),
+      );
       const statuses = burst.map((r) => r.status).sort();
       expect(statuses.filter((s) => s === 401)).toHaveLength(5);
       expect(statuses.filter((s) => s === 429)).toHaveLength(25);
@@ -450,7 +546,11 @@ describe.each(testEngines())('short links on %s', (engine) => {
     it('answers a malformed cookie like a missing one, not with an error', async () => {
       await create({ url: 'https://example.com/secret', slug: 'r-pw-cookie', password: 'right one' });
       const form = await visit('/r-pw-cookie');
-      const res = await submit('r-pw-cookie', { csrf: csrfOf(form.text), password: 'right one' }, 'sl_csrf=%E0%A4%A; other=%');
+      const res = await submit(
+        'r-pw-cookie',
+        { csrf: csrfOf(form.text), password: 'right one' },
+        'sl_csrf=%E0%A4%A; other=%',
+      );
       expect(res.status).toBe(401);
       expect(res.text).toContain('session expired');
     });
@@ -460,7 +560,11 @@ describe.each(testEngines())('short links on %s', (engine) => {
     it('counts people, not bots, HEAD requests or prefetches, and shows after the flush', async () => {
       const link = await create({ url: 'https://example.com/count', slug: 'r-count' });
       await visit('/r-count');
-      await visit('/r-count', { 'user-agent': IPHONE, referer: 'https://news.example.org/story?id=1', 'cf-ipcountry': 'DE' });
+      await visit('/r-count', {
+        'user-agent': IPHONE,
+        referer: 'https://news.example.org/story?id=1',
+        'cf-ipcountry': 'DE',
+      });
       await visit('/r-count', { 'user-agent': CRAWLER });
       await visit('/r-count', { 'user-agent': 'curl/8.0' });
       await visit('/r-count', {}, 'HEAD');
@@ -470,7 +574,14 @@ describe.each(testEngines())('short links on %s', (engine) => {
       expect((await server.request('GET', `/api/v1/links/${link.id}`, { key: owner.key })).body.data.clicks).toBe(2);
       const events = await knex()('clicks').where({ link_id: link.id }).orderBy('id');
       expect(events).toHaveLength(2);
-      expect(events[1]).toMatchObject({ referrer_host: 'news.example.org', country: 'DE', device: 'mobile', browser: 'Mobile Safari', os: 'iOS', qr_code_id: null });
+      expect(events[1]).toMatchObject({
+        referrer_host: 'news.example.org',
+        country: 'DE',
+        device: 'mobile',
+        browser: 'Mobile Safari',
+        os: 'iOS',
+        qr_code_id: null,
+      });
       expect(events[0]).toMatchObject({ device: 'desktop', browser: 'Chrome', os: 'Windows', referrer_host: null });
       // Never the IP address.
       expect(Object.keys(events[0]).some((k) => /ip/i.test(k))).toBe(false);
@@ -480,11 +591,20 @@ describe.each(testEngines())('short links on %s', (engine) => {
 
     it('reads visit headers in any case: every prefetch announcement skips the click, X-Country-Code counts when CF-IPCountry is absent', async () => {
       const link = await create({ url: 'https://example.com/count-headers', slug: 'r-count-headers' });
-      const announcements: Array<Record<string, string>> = [{ Purpose: 'prefetch' }, { 'X-Purpose': 'preview' }, { 'X-Moz': 'prefetch' }, { 'SEC-PURPOSE': 'prefetch;prerender' }];
+      const announcements: Array<Record<string, string>> = [
+        { Purpose: 'prefetch' },
+        { 'X-Purpose': 'preview' },
+        { 'X-Moz': 'prefetch' },
+        { 'SEC-PURPOSE': 'prefetch;prerender' },
+      ];
       for (const announce of announcements) {
         expect((await visit('/r-count-headers', announce)).status).toBe(302);
       }
-      await visit('/r-count-headers', { 'USER-AGENT': IPHONE, 'x-country-code': 'fr', REFERER: 'https://Mail.Example.net/inbox' });
+      await visit('/r-count-headers', {
+        'USER-AGENT': IPHONE,
+        'x-country-code': 'fr',
+        REFERER: 'https://Mail.Example.net/inbox',
+      });
       await flushed();
       const events = await knex()('clicks').where({ link_id: link.id });
       expect(events).toHaveLength(1);
@@ -514,7 +634,10 @@ describe.each(testEngines())('short links on %s', (engine) => {
       const other = await startTestServer(engine, { env: { CLICK_FLUSH_MS: '600000' } });
       try {
         const s = await seedWorkspace(other.services.db.knex);
-        const made = await other.request('POST', '/api/v1/links', { key: s.key, body: { url: 'https://example.com', slug: 'r-shutdown' } });
+        const made = await other.request('POST', '/api/v1/links', {
+          key: s.key,
+          body: { url: 'https://example.com', slug: 'r-shutdown' },
+        });
         for (let i = 0; i < 3; i++) await other.request('GET', '/r-shutdown', { headers: { 'user-agent': PERSON } });
         expect(other.clicks.pending).toBe(3);
         await other.close();

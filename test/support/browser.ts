@@ -41,13 +41,19 @@ export function browserAvailability(): { run: boolean; missing: boolean } {
 
 export async function launchBrowser(): Promise<Browser> {
   if (!fs.existsSync(CHROMIUM_PATH)) {
-    throw new Error(`CI needs Chromium at ${CHROMIUM_PATH} for the browser tests (set CHROMIUM_PATH or install chromium)`);
+    throw new Error(
+      `CI needs Chromium at ${CHROMIUM_PATH} for the browser tests (set CHROMIUM_PATH or install chromium)`,
+    );
   }
   return chromium.launch({ executablePath: CHROMIUM_PATH, args: LAUNCH_ARGS });
 }
 
 export function personContext(browser: Browser): Promise<BrowserContext> {
-  return browser.newContext({ ignoreHTTPSErrors: true, userAgent: PERSON_USER_AGENT, viewport: { width: 900, height: 640 } });
+  return browser.newContext({
+    ignoreHTTPSErrors: true,
+    userAgent: PERSON_USER_AGENT,
+    viewport: { width: 900, height: 640 },
+  });
 }
 
 export interface SeenRequest {
@@ -72,7 +78,8 @@ export async function startDestination(): Promise<Destination> {
       res.writeHead(404).end();
       return;
     }
-    const html = '<!doctype html><html><head><title>Destination</title></head><body><h1>Landed on destination</h1></body></html>';
+    const html =
+      '<!doctype html><html><head><title>Destination</title></head><body><h1>Landed on destination</h1></body></html>';
     res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Content-Length': Buffer.byteLength(html) });
     res.end(html);
   });

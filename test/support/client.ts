@@ -14,21 +14,25 @@ export function httpsFetch(ca: string): (request: Request) => Promise<Response> 
     return new Promise<Response>((resolve, reject) => {
       const headers: Record<string, string> = Object.fromEntries(request.headers);
       if (body) headers['content-length'] = String(body.length);
-      const req = https.request(url, { method: request.method, headers, ca, agent: false, servername: url.hostname }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('error', reject);
-        res.on('end', () => {
-          const status = res.statusCode ?? 0;
-          const noBody = status === 204 || status === 304 || request.method === 'HEAD';
-          const out = new Headers();
-          for (const [k, v] of Object.entries(res.headers)) {
-            if (Array.isArray(v)) v.forEach((x) => out.append(k, x));
-            else if (v !== undefined) out.set(k, v);
-          }
-          resolve(new Response(noBody ? null : Buffer.concat(chunks), { status, headers: out }));
-        });
-      });
+      const req = https.request(
+        url,
+        { method: request.method, headers, ca, agent: false, servername: url.hostname },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('error', reject);
+          res.on('end', () => {
+            const status = res.statusCode ?? 0;
+            const noBody = status === 204 || status === 304 || request.method === 'HEAD';
+            const out = new Headers();
+            for (const [k, v] of Object.entries(res.headers)) {
+              if (Array.isArray(v)) v.forEach((x) => out.append(k, x));
+              else if (v !== undefined) out.set(k, v);
+            }
+            resolve(new Response(noBody ? null : Buffer.concat(chunks), { status, headers: out }));
+          });
+        },
+      );
       req.on('error', reject);
       if (body) req.write(body);
       req.end();
@@ -46,7 +50,9 @@ export function apiClient(server: TestServer, key: string, options: Partial<Clie
  * reads the same whichever way the request went: a success's body is what the service sent; an
  * error's is the ShortlinkError's `{ error, field?, code? }`.
  */
-export async function asResponse(outcome: Promise<{ data?: unknown; error?: ShortlinkError; response?: Response }>): Promise<TestResponse> {
+export async function asResponse(
+  outcome: Promise<{ data?: unknown; error?: ShortlinkError; response?: Response }>,
+): Promise<TestResponse> {
   const o = await outcome;
   const headers: TestResponse['headers'] = {};
   o.response?.headers.forEach((v, k) => (headers[k] = v));

@@ -29,24 +29,41 @@ export interface DashboardBrowser {
   /** A new person's page signed in through the form, on the Links screen the sign-in lands on. */
   signedInPage(person: { email: string; password: string }): Promise<Page>;
   /** Calls the dashboard API from inside the page, as its own code does (cookie and anti-forgery token). */
-  apiFromPage(p: Page, method: string, url: string, body?: unknown): Promise<{ status: number; body: { error?: string } | null }>;
+  apiFromPage(
+    p: Page,
+    method: string,
+    url: string,
+    body?: unknown,
+  ): Promise<{ status: number; body: { error?: string } | null }>;
 }
 
 /** `allowedOrigins`: the service's, and any destination the test's links go to. */
-export function dashboardBrowser(browser: Browser, serviceUrl: string, allowedOrigins: string[], shotsDir: string): DashboardBrowser {
+export function dashboardBrowser(
+  browser: Browser,
+  serviceUrl: string,
+  allowedOrigins: string[],
+  shotsDir: string,
+): DashboardBrowser {
   const errors: string[] = [];
   fs.mkdirSync(shotsDir, { recursive: true });
   return {
     errors,
     async newPersonPage() {
-      const context = await browser.newContext({ ignoreHTTPSErrors: true, userAgent: PERSON_USER_AGENT, viewport: { width: 1280, height: 800 } });
+      const context = await browser.newContext({
+        ignoreHTTPSErrors: true,
+        userAgent: PERSON_USER_AGENT,
+        viewport: { width: 1280, height: 800 },
+      });
       context.setDefaultTimeout(10_000);
       context.setDefaultNavigationTimeout(10_000);
       // Nothing the dashboard loads may come from another host.
-      await context.route((url) => !url.href.startsWith(serviceUrl) && !allowedOrigins.some((o) => url.href.startsWith(o)), (route) => {
-        errors.push(`request to another host: ${route.request().url()}`);
-        return route.abort();
-      });
+      await context.route(
+        (url) => !url.href.startsWith(serviceUrl) && !allowedOrigins.some((o) => url.href.startsWith(o)),
+        (route) => {
+          errors.push(`request to another host: ${route.request().url()}`);
+          return route.abort();
+        },
+      );
       const p = await context.newPage();
       p.on('console', (m) => {
         // A 4xx the app expects and shows (a refused field, a used set-up link, an ANALYST asking
@@ -113,11 +130,19 @@ export interface AcmeInChromium {
  * and a DashboardBrowser on it (`allowedOrigins` as dashboardBrowser takes them).
  */
 export async function acmeInChromium(server: TestServer, allowedOrigins: string[] = []): Promise<AcmeInChromium> {
-  expect(fs.existsSync(projectPath('dist/web/index.html')), 'dist/web is built at install (npm run build:web)').toBe(true);
+  expect(fs.existsSync(projectPath('dist/web/index.html')), 'dist/web is built at install (npm run build:web)').toBe(
+    true,
+  );
   const knex = server.services.db.knex;
   const workspaceId = await ws.createWorkspace(knex, 'Acme', 'growth');
   const owner = await seedPerson(knex, workspaceId, 'OWNER', 'ada@acme.example');
   const analyst = await seedPerson(knex, workspaceId, 'ANALYST', 'cy@acme.example');
   const browser = await launchBrowser();
-  return { browser, b: dashboardBrowser(browser, server.url, allowedOrigins, DASHBOARD_SHOTS), workspaceId, owner, analyst };
+  return {
+    browser,
+    b: dashboardBrowser(browser, server.url, allowedOrigins, DASHBOARD_SHOTS),
+    workspaceId,
+    owner,
+    analyst,
+  };
 }

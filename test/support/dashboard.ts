@@ -45,7 +45,12 @@ export function cookieOf(res: TestResponse): string {
   return first.split(';')[0];
 }
 
-export function clientFor(server: TestServer, cookie: string, csrfToken: string, session: any = undefined): DashboardClient {
+export function clientFor(
+  server: TestServer,
+  cookie: string,
+  csrfToken: string,
+  session: any = undefined,
+): DashboardClient {
   return {
     cookie,
     csrfToken,
@@ -60,8 +65,13 @@ export function clientFor(server: TestServer, cookie: string, csrfToken: string,
   };
 }
 
-export async function signIn(server: TestServer, person: { email: string; password: string }): Promise<DashboardClient> {
-  const res = await server.request('POST', `${DASHBOARD_API}/session`, { body: { email: person.email, password: person.password } });
+export async function signIn(
+  server: TestServer,
+  person: { email: string; password: string },
+): Promise<DashboardClient> {
+  const res = await server.request('POST', `${DASHBOARD_API}/session`, {
+    body: { email: person.email, password: person.password },
+  });
   if (res.status !== 200) throw new Error(`sign-in of ${person.email} answered ${res.status}: ${res.text}`);
   return clientFor(server, cookieOf(res), res.body.csrfToken, res.body);
 }
@@ -75,7 +85,14 @@ export async function seedTeam(server: TestServer, plan: 'free' | 'pro' | 'growt
   const clients = await Promise.all(people.map((p) => signIn(server, p)));
   const [owner, admin, member, analyst] = clients;
   const [ownerP, adminP, memberP, analystP] = people;
-  return { workspaceId, owner, admin, member, analyst, people: { owner: ownerP, admin: adminP, member: memberP, analyst: analystP } };
+  return {
+    workspaceId,
+    owner,
+    admin,
+    member,
+    analyst,
+    people: { owner: ownerP, admin: adminP, member: memberP, analyst: analystP },
+  };
 }
 
 /** A workspace with a signed-in member of each role (what seedTeam gives). */
@@ -96,7 +113,13 @@ export async function startWithTeams(engine: Engine, opts?: Parameters<typeof st
   const server = await startTestServer(engine, opts);
   const team = await seedTeam(server);
   const other = await seedTeam(server);
-  return { server, team, other, base: `/workspaces/${team.workspaceId}`, otherBase: `/workspaces/${other.workspaceId}` };
+  return {
+    server,
+    team,
+    other,
+    base: `/workspaces/${team.workspaceId}`,
+    otherBase: `/workspaces/${other.workspaceId}`,
+  };
 }
 
 /**

@@ -17,7 +17,9 @@ export async function envelopeErrors(variant: 'A' | 'B', body: any): Promise<unk
   if (!validate) {
     const { Ajv } = await import('ajv');
     const formats = await import('ajv-formats');
-    const addFormats = ((formats as any).default?.default ?? (formats as any).default ?? formats) as (ajv: unknown) => unknown;
+    const addFormats = ((formats as any).default?.default ?? (formats as any).default ?? formats) as (
+      ajv: unknown,
+    ) => unknown;
     const file = new URL(`../../generated/asyncapi-${variant.toLowerCase()}.json`, import.meta.url);
     const doc = JSON.parse(fs.readFileSync(file, 'utf8'));
     const message = Object.values<any>(doc.components.messages).find((m) => m.name === eventType);

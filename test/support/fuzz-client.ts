@@ -65,19 +65,29 @@ export class FuzzClient {
             servername: url.hostname,
           },
           (res) => {
-            res.on('error', (err) => done({ status: 0, headers: {}, text: '', body: undefined, transportError: String(err) }));
+            res.on('error', (err) =>
+              done({ status: 0, headers: {}, text: '', body: undefined, transportError: String(err) }),
+            );
             readResponse(res, done);
           },
         );
       } catch (err) {
         // The client itself refused the request (an invalid header value): nothing was sent.
-        done({ status: -1, headers: {}, text: '', body: undefined, transportError: `client refused: ${(err as Error).message}` });
+        done({
+          status: -1,
+          headers: {},
+          text: '',
+          body: undefined,
+          transportError: `client refused: ${(err as Error).message}`,
+        });
         return;
       }
       req.setTimeout(this.timeoutMs, () => {
         req.destroy(new Error(`timeout after ${this.timeoutMs} ms`));
       });
-      req.on('error', (err) => done({ status: 0, headers: {}, text: '', body: undefined, transportError: String(err) }));
+      req.on('error', (err) =>
+        done({ status: 0, headers: {}, text: '', body: undefined, transportError: String(err) }),
+      );
       if (r.body !== undefined) {
         if (r.chunked) {
           const buf = Buffer.isBuffer(r.body) ? r.body : Buffer.from(r.body);

@@ -5,7 +5,9 @@ import fc from 'fast-check';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => Ajv2020;
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
+  ajv: Ajv2020,
+) => Ajv2020;
 
 /** A reference to an object that exists (or existed) when the request is sent: pool[pick % size][field]. */
 export class Ref {
@@ -20,13 +22,15 @@ export const ref = (pool: string, field = 'id') => fc.nat({ max: 1_000_000 }).ma
 export type Hint = (name: string, schema: any) => fc.Arbitrary<unknown> | undefined;
 
 // Printable text: ASCII mostly, some Latin, Greek, CJK and emoji; no controls, no surrogates.
-const printableChar = fc.oneof(
-  { weight: 6, arbitrary: fc.integer({ min: 0x20, max: 0x7e }) },
-  { weight: 1, arbitrary: fc.integer({ min: 0xa0, max: 0x24f }) },
-  { weight: 1, arbitrary: fc.integer({ min: 0x370, max: 0x3ff }) },
-  { weight: 1, arbitrary: fc.integer({ min: 0x4e00, max: 0x4fff }) },
-  { weight: 1, arbitrary: fc.integer({ min: 0x1f600, max: 0x1f64f }) },
-).map((cp) => String.fromCodePoint(cp));
+const printableChar = fc
+  .oneof(
+    { weight: 6, arbitrary: fc.integer({ min: 0x20, max: 0x7e }) },
+    { weight: 1, arbitrary: fc.integer({ min: 0xa0, max: 0x24f }) },
+    { weight: 1, arbitrary: fc.integer({ min: 0x370, max: 0x3ff }) },
+    { weight: 1, arbitrary: fc.integer({ min: 0x4e00, max: 0x4fff }) },
+    { weight: 1, arbitrary: fc.integer({ min: 0x1f600, max: 0x1f64f }) },
+  )
+  .map((cp) => String.fromCodePoint(cp));
 /** Printable text of minLength..maxLength code points (JSON Schema lengths count code points). */
 export const text = (minLength = 0, maxLength = 40) => fc.string({ unit: printableChar, minLength, maxLength });
 
@@ -65,11 +69,17 @@ export function arbFor(schema: any, hint: Hint = () => undefined, name = ''): fc
         return fc.boolean();
       case 'integer': {
         const min = schema.minimum ?? (schema.exclusiveMinimum !== undefined ? schema.exclusiveMinimum + 1 : -1000);
-        const max = schema.maximum ?? (schema.exclusiveMaximum !== undefined ? schema.exclusiveMaximum - 1 : min + 100_000);
+        const max =
+          schema.maximum ?? (schema.exclusiveMaximum !== undefined ? schema.exclusiveMaximum - 1 : min + 100_000);
         return fc.integer({ min, max });
       }
       case 'number':
-        return fc.double({ min: schema.minimum ?? -1e6, max: schema.maximum ?? 1e6, noNaN: true, noDefaultInfinity: true });
+        return fc.double({
+          min: schema.minimum ?? -1e6,
+          max: schema.maximum ?? 1e6,
+          noNaN: true,
+          noDefaultInfinity: true,
+        });
       case 'string':
         if (schema.format === 'date-time') return isoDate;
         if (schema.pattern) return fc.stringMatching(new RegExp(schema.pattern));
@@ -97,7 +107,9 @@ export function arbFor(schema: any, hint: Hint = () => undefined, name = ''): fc
 // ---- validity against a schema, as the server's validator sees it ------------------------------
 
 const strictAjv = addFormats(new Ajv2020({ strict: false, allErrors: false, validateSchema: false }));
-const coercingAjv = addFormats(new Ajv2020({ strict: false, allErrors: false, validateSchema: false, coerceTypes: true }));
+const coercingAjv = addFormats(
+  new Ajv2020({ strict: false, allErrors: false, validateSchema: false, coerceTypes: true }),
+);
 const compiled = new WeakMap<object, ValidateFunction>();
 const compiledCoercing = new WeakMap<object, ValidateFunction>();
 /** Whether a body value is valid against the (inlined) schema. */
@@ -122,7 +134,15 @@ export function paramValid(schema: any, value: unknown): boolean {
 // ---- invalid and edge values ------------------------------------------------------------------
 
 const typesOf = (schema: any): string[] =>
-  Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : schema.enum ? ['string'] : schema.oneOf ? ['object', 'null'] : [];
+  Array.isArray(schema.type)
+    ? schema.type
+    : schema.type
+      ? [schema.type]
+      : schema.enum
+        ? ['string']
+        : schema.oneOf
+          ? ['object', 'null']
+          : [];
 
 /** Values of a JSON type the property does not allow. */
 export function wrongTypeValues(schema: any): unknown[] {
@@ -131,8 +151,37 @@ export function wrongTypeValues(schema: any): unknown[] {
 }
 
 /** Strings that look like numbers but are not JSON numbers, and numbers at the edges. */
-export const NUMBERISH_STRINGS = ['NaN', 'Infinity', '-Infinity', '1e21', '0x10', '1.0', ' 1', '1 ', '١٢', '+1', '-0', '', '9'.repeat(400)];
-export const EDGE_NUMBERS = [0, -1, 1, 1.5, 1e21, -1e21, 2 ** 31, 2 ** 31 - 1, 2 ** 53, 2 ** 53 + 2, 2 ** 63, Number.MAX_VALUE, 5e-324, -0];
+export const NUMBERISH_STRINGS = [
+  'NaN',
+  'Infinity',
+  '-Infinity',
+  '1e21',
+  '0x10',
+  '1.0',
+  ' 1',
+  '1 ',
+  '١٢',
+  '+1',
+  '-0',
+  '',
+  '9'.repeat(400),
+];
+export const EDGE_NUMBERS = [
+  0,
+  -1,
+  1,
+  1.5,
+  1e21,
+  -1e21,
+  2 ** 31,
+  2 ** 31 - 1,
+  2 ** 53,
+  2 ** 53 + 2,
+  2 ** 63,
+  Number.MAX_VALUE,
+  5e-324,
+  -0,
+];
 
 /** Boundary values of one property (both sides of each limit); validity is decided by the schema. */
 export function boundaryValues(schema: any, filler: (n: number) => string): unknown[] {
@@ -153,7 +202,8 @@ export function boundaryValues(schema: any, filler: (n: number) => string): unkn
   }
   if (types.includes('array')) {
     const item = schema.items?.type === 'string' ? 'x' : 1;
-    if (schema.maxItems !== undefined) out.push(Array(schema.maxItems).fill(item), Array(schema.maxItems + 1).fill(item));
+    if (schema.maxItems !== undefined)
+      out.push(Array(schema.maxItems).fill(item), Array(schema.maxItems + 1).fill(item));
     if (schema.minItems !== undefined) out.push(Array(Math.max(0, schema.minItems - 1)).fill(item));
     out.push([1, 2], [null], [[]], [{}]);
   }
@@ -165,26 +215,68 @@ export function enumViolations(schema: any): unknown[] {
   const strings = values.filter((v): v is string => typeof v === 'string');
   return [
     'SOMETIMES',
-    ...strings.slice(0, 2).flatMap((v) => [v.toLowerCase(), `${v} `, v.toUpperCase() === v ? v.slice(0, -1) : v.toUpperCase()]),
+    ...strings
+      .slice(0, 2)
+      .flatMap((v) => [v.toLowerCase(), `${v} `, v.toUpperCase() === v ? v.slice(0, -1) : v.toUpperCase()]),
   ].filter((v) => !values.includes(v));
 }
 
 export const BAD_DATE_TIMES = [
-  'tomorrow', '2025-13-01T00:00:00Z', '2025-02-30T10:00:00Z', '2025-01-01', '2025-01-01T25:00:00Z', '2025-01-01T00:00:00',
-  '1e21', '0', '', '2025-01-01T00:00:00+24:00', '+275760-09-13T00:00:00.000Z', '2025-01-01T00:00:00.000Zjunk', '９９９９-01-01T00:00:00Z',
+  'tomorrow',
+  '2025-13-01T00:00:00Z',
+  '2025-02-30T10:00:00Z',
+  '2025-01-01',
+  '2025-01-01T25:00:00Z',
+  '2025-01-01T00:00:00',
+  '1e21',
+  '0',
+  '',
+  '2025-01-01T00:00:00+24:00',
+  '+275760-09-13T00:00:00.000Z',
+  '2025-01-01T00:00:00.000Zjunk',
+  '９９９９-01-01T00:00:00Z',
 ];
 /** Date-times the format accepts whose meaning is an edge: far years, leap seconds, odd offsets. */
 export const EDGE_DATE_TIMES = [
-  '1970-01-01T00:00:00Z', '0001-01-01T00:00:00Z', '9999-12-31T23:59:59.999Z', '2016-12-31T23:59:60Z', '2025-06-30T23:59:60+00:00',
-  '2025-01-01t00:00:00z', '2025-01-01 00:00:00Z', '2025-01-01T00:00:00.123456789Z', '2025-01-01T00:00:00+14:00', '2025-01-01T00:00:00-23:59',
+  '1970-01-01T00:00:00Z',
+  '0001-01-01T00:00:00Z',
+  '9999-12-31T23:59:59.999Z',
+  '2016-12-31T23:59:60Z',
+  '2025-06-30T23:59:60+00:00',
+  '2025-01-01t00:00:00z',
+  '2025-01-01 00:00:00Z',
+  '2025-01-01T00:00:00.123456789Z',
+  '2025-01-01T00:00:00+14:00',
+  '2025-01-01T00:00:00-23:59',
 ];
 
 /** Unicode that breaks naive code: RTL overrides, emoji sequences, NUL, lone surrogates, BOM. */
 export const UNICODE_TORTURE = [
-  '\u202Eevil\u202C', 'שלום עולם', 'مرحبا', '👩‍👩‍👧‍👦🏳️‍🌈', 'a\u0000b', '\u0000', '\uD800', 'x\uDFFFy', '\uDBFF\uDFFF', '\uFEFFbom',
+  '\u202Eevil\u202C',
+  'שלום עולם',
+  'مرحبا',
+  '👩‍👩‍👧‍👦🏳️‍🌈',
+  'a\u0000b',
+  '\u0000',
+  '\uD800',
+  'x\uDFFFy',
+  '\uDBFF\uDFFF',
+  '\uFEFFbom',
+  'e\u0301\u0301\u0301',
+  'İıẞß',
+  '\u200B\u200D\u2060',
+  '\u2028\u2029',
+  '𝕳𝖊𝖑𝖑𝖔',
+  '\u0007\u001b[31m',
+  '%00',
   // biome-ignore lint/suspicious/noTemplateCurlyInString: a template-injection probe, sent as text.
-  'e\u0301\u0301\u0301', 'İıẞß', '\u200B\u200D\u2060', '\u2028\u2029', '𝕳𝖊𝖑𝖑𝖔', '\u0007\u001b[31m', '%00', '${7*7}{{7*7}}',
-  "'; DROP TABLE links; --", '<script>alert(1)</script>', '../../etc/passwd', 'ＡＢＣ', '\\u0000', `${'a'.repeat(10)}\u0000`,
+  '${7*7}{{7*7}}',
+  "'; DROP TABLE links; --",
+  '<script>alert(1)</script>',
+  '../../etc/passwd',
+  'ＡＢＣ',
+  '\\u0000',
+  `${'a'.repeat(10)}\u0000`,
 ];
 
 /** Bodies that are not JSON, or not a JSON object. */
@@ -216,9 +308,36 @@ export const NON_OBJECT_BODIES: Array<[string, string]> = [
 
 /** Path segments that are not ids: encodings, traversal, overlong, invalid percent-escapes. */
 export const WEIRD_SEGMENTS = [
-  '%00', '%E2%80%AE', '%F0%9F%98%80', '%ZZ', '%C0%AF', '%', '%25', '..', '%2E%2E', '%2F', 'a%2Fb', '%20', 'null', 'undefined',
-  '0', '-1', '1e21', 'NaN', 'a'.repeat(3000), `lnk_${'z'.repeat(20)}`, '%EF%BF%BF', '%ED%A0%80', "'", '%22', '%3Cscript%3E', '__proto__',
-  'constructor', '%u0000', '%0A', '%0D%0ASet-Cookie:%20x=1',
+  '%00',
+  '%E2%80%AE',
+  '%F0%9F%98%80',
+  '%ZZ',
+  '%C0%AF',
+  '%',
+  '%25',
+  '..',
+  '%2E%2E',
+  '%2F',
+  'a%2Fb',
+  '%20',
+  'null',
+  'undefined',
+  '0',
+  '-1',
+  '1e21',
+  'NaN',
+  'a'.repeat(3000),
+  `lnk_${'z'.repeat(20)}`,
+  '%EF%BF%BF',
+  '%ED%A0%80',
+  "'",
+  '%22',
+  '%3Cscript%3E',
+  '__proto__',
+  'constructor',
+  '%u0000',
+  '%0A',
+  '%0D%0ASet-Cookie:%20x=1',
 ];
 
 /** Authorization header values that are not a usable Bearer key. */

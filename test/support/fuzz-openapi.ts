@@ -7,7 +7,9 @@ import fs from 'node:fs';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => Ajv2020;
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
+  ajv: Ajv2020,
+) => Ajv2020;
 
 export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
@@ -51,7 +53,11 @@ export interface ResponseLike {
 
 export const ERROR_SCHEMA_POINTER = '#/components/schemas/Error';
 
-const mediaTypeOf = (res: ResponseLike) => String(res.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+const mediaTypeOf = (res: ResponseLike) =>
+  String(res.headers['content-type'] ?? '')
+    .split(';')[0]
+    .trim()
+    .toLowerCase();
 
 /** One bundled document (a file of generated/) and everything read out of it. */
 export function openDocument(file: string) {
@@ -98,8 +104,6 @@ export function openDocument(file: string) {
     return Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, inline(v, depth + 1)]));
   }
 
-
-
   function operations(): Operation[] {
     const out: Operation[] = [];
     for (const [path, item] of Object.entries<any>(document.paths)) {
@@ -113,7 +117,8 @@ export function openDocument(file: string) {
           byKey.set(`${node.in}:${node.name}`, { ...node, schema: inline(node.schema ?? {}) });
         }
         const security = op.security ?? document.security ?? [];
-        const scopes = security.length === 0 ? null : security.flatMap((req: Record<string, string[]>) => Object.values(req).flat());
+        const scopes =
+          security.length === 0 ? null : security.flatMap((req: Record<string, string[]>) => Object.values(req).flat());
         const responses = new Map<number, DocumentedResponse>();
         for (const [status, resp] of Object.entries<any>(op.responses ?? {})) {
           const followed = follow(resp, `${pointer}/responses/${status}`);
@@ -159,9 +164,6 @@ export function openDocument(file: string) {
     return v;
   }
 
-
-
-
   /**
    * Everything the document promises about one answer of one operation: no 5xx, a documented
    * status, a documented media type, an error body of exactly the Error shape, a success body
@@ -172,13 +174,16 @@ export function openDocument(file: string) {
     if (res.status >= 500) problems.push(`5xx answer ${res.status}`);
     const documented = operation.responses.get(res.status);
     if (!documented) {
-      problems.push(`status ${res.status} is not documented for ${operation.operationId} (documented: ${[...operation.responses.keys()].join(', ')})`);
+      problems.push(
+        `status ${res.status} is not documented for ${operation.operationId} (documented: ${[...operation.responses.keys()].join(', ')})`,
+      );
     }
     const mediaType = mediaTypeOf(res);
     const isError = res.status >= 400;
     if (operation.isApi && isError) {
       // Every error answer of an /api route: exactly { error, field?, code? }.
-      if (mediaType !== 'application/json') problems.push(`error answer with Content-Type ${mediaType || '(none)'}, not application/json`);
+      if (mediaType !== 'application/json')
+        problems.push(`error answer with Content-Type ${mediaType || '(none)'}, not application/json`);
       const v = validatorAt(ERROR_SCHEMA_POINTER);
       if (res.body === undefined || !v(res.body)) {
         problems.push(`error body is not the Error shape: ${ajv.errorsText(v.errors)}; body ${res.text.slice(0, 200)}`);
@@ -186,12 +191,15 @@ export function openDocument(file: string) {
     }
     if (!documented) return problems;
     if (documented.mediaTypes.length === 0) {
-      if (res.text.length) problems.push(`status ${res.status} is documented without a body but has one: ${res.text.slice(0, 120)}`);
+      if (res.text.length)
+        problems.push(`status ${res.status} is documented without a body but has one: ${res.text.slice(0, 120)}`);
       return problems;
     }
     if (res.status >= 300 && res.status < 400) return problems; // redirects: Location, no body
     if (!documented.mediaTypes.includes(mediaType)) {
-      problems.push(`Content-Type ${mediaType || '(none)'} is not documented for ${res.status} (documented: ${documented.mediaTypes.join(', ')})`);
+      problems.push(
+        `Content-Type ${mediaType || '(none)'} is not documented for ${res.status} (documented: ${documented.mediaTypes.join(', ')})`,
+      );
       return problems;
     }
     if (mediaType === 'application/json') {
@@ -233,5 +241,6 @@ export function openDocument(file: string) {
 }
 
 const publicDocument = openDocument('openapi.json');
-export const { document, atPointer, follow, inline, operations, ajv, validatorAt, checkResponse, matchOperation } = publicDocument;
+export const { document, atPointer, follow, inline, operations, ajv, validatorAt, checkResponse, matchOperation } =
+  publicDocument;
 export const DOCUMENT_ID = publicDocument.id;

@@ -5,8 +5,23 @@
 import fc from 'fast-check';
 import type { Operation } from './fuzz-openapi';
 import {
-  arbFor, BAD_DATE_TIMES, boundaryValues, DAY, EDGE_DATE_TIMES, enumViolations, isoBetween, MALFORMED_BODIES, NON_OBJECT_BODIES,
-  NUMBERISH_STRINGS, Ref, ref, text, UNICODE_TORTURE, WEIRD_SEGMENTS, wrongTypeValues, type Hint,
+  arbFor,
+  BAD_DATE_TIMES,
+  boundaryValues,
+  DAY,
+  EDGE_DATE_TIMES,
+  enumViolations,
+  isoBetween,
+  MALFORMED_BODIES,
+  NON_OBJECT_BODIES,
+  NUMBERISH_STRINGS,
+  Ref,
+  ref,
+  text,
+  UNICODE_TORTURE,
+  WEIRD_SEGMENTS,
+  wrongTypeValues,
+  type Hint,
 } from './fuzz-gen';
 
 export type Category = 'valid' | 'schema' | 'transport' | 'auth' | 'foreign' | 'id' | 'unicode';
@@ -68,8 +83,23 @@ export interface World {
 }
 
 const RESERVED = new Set([
-  'api', 'admin', 'app', 'assets', 'dashboard', 'docs', 'healthz', 'readyz', 'metrics', 'login', 'logout', 'qr', 'settings', 'static',
-  'www', 'favicon.ico', 'robots.txt',
+  'api',
+  'admin',
+  'app',
+  'assets',
+  'dashboard',
+  'docs',
+  'healthz',
+  'readyz',
+  'metrics',
+  'login',
+  'logout',
+  'qr',
+  'settings',
+  'static',
+  'www',
+  'favicon.ico',
+  'robots.txt',
 ]);
 export const CURRENCIES = ['EUR', 'USD', 'GBP', 'JPY', 'CHF', 'SEK', 'BRL', 'INR'];
 
@@ -83,19 +113,31 @@ const slugArb = fc
 const urlOk = (s: string, https = false) => {
   try {
     const u = new URL(s);
-    return s.length <= 2048 && !!u.hostname && (https ? u.protocol === 'https:' : u.protocol === 'https:' || u.protocol === 'http:');
+    return (
+      s.length <= 2048 &&
+      !!u.hostname &&
+      (https ? u.protocol === 'https:' : u.protocol === 'https:' || u.protocol === 'http:')
+    );
   } catch {
     return false;
   }
 };
 const destinationUrl = fc
   .oneof(
-    { weight: 4, arbitrary: fc.webUrl({ validSchemes: ['https', 'http'], withQueryParameters: true, withFragments: true }) },
+    {
+      weight: 4,
+      arbitrary: fc.webUrl({ validSchemes: ['https', 'http'], withQueryParameters: true, withFragments: true }),
+    },
     {
       weight: 1,
       arbitrary: fc.constantFrom(
-        'https://example.com/', 'http://example.org/path?q=1#x', 'https://例え.jp/パス?q=ü', 'https://[2001:db8::1]:8443/x',
-        'https://xn--bcher-kva.example/', `https://example.com/${'a'.repeat(2000)}`, 'HTTPS://EXAMPLE.COM/UPPER',
+        'https://example.com/',
+        'http://example.org/path?q=1#x',
+        'https://例え.jp/パス?q=ü',
+        'https://[2001:db8::1]:8443/x',
+        'https://xn--bcher-kva.example/',
+        `https://example.com/${'a'.repeat(2000)}`,
+        'HTTPS://EXAMPLE.COM/UPPER',
       ),
     },
   )
@@ -103,7 +145,14 @@ const destinationUrl = fc
 const hookUrl = fc
   .oneof(
     { weight: 3, arbitrary: fc.webUrl({ validSchemes: ['https'], withQueryParameters: true }) },
-    { weight: 1, arbitrary: fc.constantFrom('https://hooks.example.com/shortlink', 'https://hooks.example.com/a?token=x', 'https://[2001:db8::2]/h') },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        'https://hooks.example.com/shortlink',
+        'https://hooks.example.com/a?token=x',
+        'https://[2001:db8::2]/h',
+      ),
+    },
   )
   .filter((s) => urlOk(s, true));
 
@@ -113,12 +162,12 @@ function windowQuery(now: number): fc.Arbitrary<Array<[string, unknown]>> {
     fc.constant<Array<[string, unknown]>>([]),
     isoBetween(now - 500 * DAY, now + 30 * DAY).map((to): Array<[string, unknown]> => [['to', to]]),
     isoBetween(now - 399 * DAY, now).map((from): Array<[string, unknown]> => [['from', from]]),
-    fc
-      .tuple(fc.integer({ min: now - 500 * DAY, max: now + 30 * DAY }), fc.integer({ min: 0, max: 400 * DAY }))
-      .map(([to, span]): Array<[string, unknown]> => [
+    fc.tuple(fc.integer({ min: now - 500 * DAY, max: now + 30 * DAY }), fc.integer({ min: 0, max: 400 * DAY })).map(
+      ([to, span]): Array<[string, unknown]> => [
         ['from', new Date(to - span).toISOString()],
         ['to', new Date(to).toISOString()],
-      ]),
+      ],
+    ),
   );
 }
 
@@ -190,7 +239,8 @@ export function operationSpecs(ops: Operation[], world: World): Record<string, O
     if (typeof b.startAt === 'string' && typeof b.endAt === 'string') {
       const s = Date.parse(b.startAt);
       const e = Date.parse(b.endAt);
-      if (e === s) b.endAt = null; // an empty schedule is refused; null keeps the pair explicit
+      if (e === s)
+        b.endAt = null; // an empty schedule is refused; null keeps the pair explicit
       else if (e < s) [b.startAt, b.endAt] = [b.endAt, b.startAt];
     }
   };
@@ -303,7 +353,12 @@ export function operationSpecs(ops: Operation[], world: World): Record<string, O
         '',
       ),
       'Sec-Purpose': fc.constant('prefetch'),
-      Referer: fc.constantFrom('https://news.example.com/a', 'not a url', 'https://xn--r8jz45g.jp/', 'https://news.example.com/caf\u00e9'),
+      Referer: fc.constantFrom(
+        'https://news.example.com/a',
+        'not a url',
+        'https://xn--r8jz45g.jp/',
+        'https://news.example.com/caf\u00e9',
+      ),
     },
     { requiredKeys: [] },
   );
@@ -332,21 +387,45 @@ export function operationSpecs(ops: Operation[], world: World): Record<string, O
           { mutation: 'javascript-url', value: { ...b, url: 'javascript:alert(1)' }, statuses: [400] },
           { mutation: 'ftp-url', value: { ...b, url: 'ftp://example.com/x' }, statuses: [400] },
           { mutation: 'relative-url', value: { ...b, url: '/relative' }, statuses: [400] },
-          { mutation: 'expiredUrl-to-itself', value: { ...b, slug, domainId: undefined, expiredUrl: `https://localhost:8443/${slug}` }, statuses: [400] },
+          {
+            mutation: 'expiredUrl-to-itself',
+            value: { ...b, slug, domainId: undefined, expiredUrl: `https://localhost:8443/${slug}` },
+            statuses: [400],
+          },
           { mutation: 'expiredUrl-javascript', value: { ...b, expiredUrl: 'javascript:alert(1)' }, statuses: [400] },
-          { mutation: 'end-before-start', value: { ...b, startAt: '2030-02-01T00:00:00Z', endAt: '2030-01-01T00:00:00Z' }, statuses: [400] },
-          { mutation: 'end-equals-start', value: { ...b, startAt: '2030-02-01T00:00:00Z', endAt: '2030-02-01T00:00:00.000Z' }, statuses: [400] },
+          {
+            mutation: 'end-before-start',
+            value: { ...b, startAt: '2030-02-01T00:00:00Z', endAt: '2030-01-01T00:00:00Z' },
+            statuses: [400],
+          },
+          {
+            mutation: 'end-equals-start',
+            value: { ...b, startAt: '2030-02-01T00:00:00Z', endAt: '2030-02-01T00:00:00.000Z' },
+            statuses: [400],
+          },
           { mutation: 'unknown-tag', value: { ...b, tagIds: ['tag_doesnotexist'] }, statuses: [400] },
           { mutation: 'unknown-domain', value: { ...b, domainId: 'dom_doesnotexist' }, statuses: [400] },
-          { mutation: '26-tags', value: { ...b, tagIds: Array.from({ length: 26 }, (_, i) => `tag_${i}`) }, statuses: [400] },
+          {
+            mutation: '26-tags',
+            value: { ...b, tagIds: Array.from({ length: 26 }, (_, i) => `tag_${i}`) },
+            statuses: [400],
+          },
         ),
       ),
       foreignBody: fc.oneof(
-        createLinkBody.chain((b) => ref('tag:other').map((t) => ({ mutation: 'tagIds-of-other-workspace', value: { ...b, tagIds: [t] }, statuses: [400] }))),
         createLinkBody.chain((b) =>
-          fc.constantFrom('domain:other', 'domain:pending').chain((pool) =>
-            ref(pool).map((d) => ({ mutation: `domainId-${pool}`, value: { ...b, domainId: d }, statuses: [400] })),
-          ),
+          ref('tag:other').map((t) => ({
+            mutation: 'tagIds-of-other-workspace',
+            value: { ...b, tagIds: [t] },
+            statuses: [400],
+          })),
+        ),
+        createLinkBody.chain((b) =>
+          fc
+            .constantFrom('domain:other', 'domain:pending')
+            .chain((pool) =>
+              ref(pool).map((d) => ({ mutation: `domainId-${pool}`, value: { ...b, domainId: d }, statuses: [400] })),
+            ),
         ),
       ),
     },
@@ -373,19 +452,43 @@ export function operationSpecs(ops: Operation[], world: World): Record<string, O
       allow: [409],
       rules: fc.tuple(updateLinkBody, ref('link:policy')).chain(([b, policy]) =>
         fc.constantFrom<{ mutation: string; value: unknown; statuses: number[]; path?: PathValue }>(
-          { mutation: 'neverExpires-with-expiresAt', value: { ...b, neverExpires: true, expiresAt: '2031-01-01T00:00:00Z' }, statuses: [400] },
-          { mutation: 'previewImage-elsewhere', value: { ...b, previewImage: 'https://evil.example/x.png' }, statuses: [400] },
-          { mutation: 'previewImage-not-image', value: { ...b, previewImage: 'https://localhost:8443/assets/x.svg' }, statuses: [400] },
-          { mutation: 'previewImage-http', value: { ...b, previewImage: 'http://localhost:8443/assets/x.png' }, statuses: [400] },
+          {
+            mutation: 'neverExpires-with-expiresAt',
+            value: { ...b, neverExpires: true, expiresAt: '2031-01-01T00:00:00Z' },
+            statuses: [400],
+          },
+          {
+            mutation: 'previewImage-elsewhere',
+            value: { ...b, previewImage: 'https://evil.example/x.png' },
+            statuses: [400],
+          },
+          {
+            mutation: 'previewImage-not-image',
+            value: { ...b, previewImage: 'https://localhost:8443/assets/x.svg' },
+            statuses: [400],
+          },
+          {
+            mutation: 'previewImage-http',
+            value: { ...b, previewImage: 'http://localhost:8443/assets/x.png' },
+            statuses: [400],
+          },
           { mutation: 'domainId', value: { ...b, domainId: 'dom_x' }, statuses: [400] },
           { mutation: 'reserved-slug', value: { ...b, slug: 'healthz' }, statuses: [409] },
-          { mutation: 'end-before-start', value: { ...b, startAt: '2030-02-01T00:00:00Z', endAt: '2030-01-01T00:00:00Z' }, statuses: [400] },
+          {
+            mutation: 'end-before-start',
+            value: { ...b, startAt: '2030-02-01T00:00:00Z', endAt: '2030-01-01T00:00:00Z' },
+            statuses: [400],
+          },
           { mutation: 'javascript-url', value: { ...b, url: 'javascript:alert(1)' }, statuses: [400] },
           { mutation: 're-enable-policy-disabled', value: { ...b, status: 'ACTIVE' }, statuses: [409], path: policy },
         ),
       ),
       foreignBody: updateLinkBody.chain((b) =>
-        ref('tag:other').map((t) => ({ mutation: 'tagIds-of-other-workspace', value: { ...b, tagIds: [t] }, statuses: [400] })),
+        ref('tag:other').map((t) => ({
+          mutation: 'tagIds-of-other-workspace',
+          value: { ...b, tagIds: [t] },
+          statuses: [400],
+        })),
       ),
     },
     deleteLink: {
@@ -407,14 +510,42 @@ export function operationSpecs(ops: Operation[], world: World): Record<string, O
       allow: [409],
       rules: conversionBody.chain((b) =>
         fc.constantFrom<{ mutation: string; value: unknown; statuses: number[] }>(
-          { mutation: 'custom-without-customName', value: { ...b, eventType: 'custom', customName: undefined }, statuses: [400] },
-          { mutation: 'customName-with-purchase', value: { ...b, eventType: 'purchase', customName: 'x' }, statuses: [400] },
-          { mutation: 'unknown-currency', value: { ...b, value: { amountMinor: 1, currency: 'ZZZ' } }, statuses: [400] },
-          { mutation: 'occurredAt-future', value: { ...b, occurredAt: new Date(now + 2 * DAY).toISOString() }, statuses: [400] },
-          { mutation: 'occurredAt-beyond-retention', value: { ...b, occurredAt: new Date(now - 401 * DAY).toISOString() }, statuses: [400] },
+          {
+            mutation: 'custom-without-customName',
+            value: { ...b, eventType: 'custom', customName: undefined },
+            statuses: [400],
+          },
+          {
+            mutation: 'customName-with-purchase',
+            value: { ...b, eventType: 'purchase', customName: 'x' },
+            statuses: [400],
+          },
+          {
+            mutation: 'unknown-currency',
+            value: { ...b, value: { amountMinor: 1, currency: 'ZZZ' } },
+            statuses: [400],
+          },
+          {
+            mutation: 'occurredAt-future',
+            value: { ...b, occurredAt: new Date(now + 2 * DAY).toISOString() },
+            statuses: [400],
+          },
+          {
+            mutation: 'occurredAt-beyond-retention',
+            value: { ...b, occurredAt: new Date(now - 401 * DAY).toISOString() },
+            statuses: [400],
+          },
           { mutation: 'metadata-over-4KiB', value: { ...b, metadata: { blob: 'm'.repeat(5000) } }, statuses: [400] },
-          { mutation: 'unknown-linkId', value: { ...b, linkId: 'lnk_doesnotexist', qrCodeId: undefined }, statuses: [400] },
-          { mutation: 'deleted-linkId', value: { ...b, linkId: new Ref('link:deleted', 0), qrCodeId: undefined }, statuses: [400] },
+          {
+            mutation: 'unknown-linkId',
+            value: { ...b, linkId: 'lnk_doesnotexist', qrCodeId: undefined },
+            statuses: [400],
+          },
+          {
+            mutation: 'deleted-linkId',
+            value: { ...b, linkId: new Ref('link:deleted', 0), qrCodeId: undefined },
+            statuses: [400],
+          },
         ),
       ),
       foreignBody: conversionBody.chain((b) =>
@@ -439,9 +570,9 @@ export function operationSpecs(ops: Operation[], world: World): Record<string, O
     listGoals: {
       weight: 3,
       listing: true,
-      query: fc.option(fc.oneof(fc.constantFrom('ACTIVE', 'PAUSED', 'ARCHIVED', 'active', 'whatever', ''), text(0, 20))).map((s) =>
-        s === null ? [] : [['status', s] as [string, unknown]],
-      ),
+      query: fc
+        .option(fc.oneof(fc.constantFrom('ACTIVE', 'PAUSED', 'ARCHIVED', 'active', 'whatever', ''), text(0, 20)))
+        .map((s) => (s === null ? [] : [['status', s] as [string, unknown]])),
     },
     getGoalReport: {
       weight: 5,
@@ -459,19 +590,25 @@ export function operationSpecs(ops: Operation[], world: World): Record<string, O
       body: arbFor(schemaOf('createWebhook'), hookHint('A')),
       rules: arbFor(schemaOf('createWebhook'), hookHint('A')).chain((b) =>
         fc.constantFrom<{ mutation: string; value: unknown; statuses: number[] }>(
-          ...world.retiredA.map((name) => ({ mutation: `retired-event:${name}`, value: { ...(b as object), events: ['link.created', name] }, statuses: [400] })),
+          ...world.retiredA.map((name) => ({
+            mutation: `retired-event:${name}`,
+            value: { ...(b as object), events: ['link.created', name] },
+            statuses: [400],
+          })),
           { mutation: 'variant-B-event', value: { ...(b as object), events: ['link.clicked'] }, statuses: [400] },
           { mutation: 'http-url', value: { ...(b as object), url: 'http://hooks.example.com/x' }, statuses: [400] },
           { mutation: 'not-a-url', value: { ...(b as object), url: 'hooks.example.com/x' }, statuses: [400] },
         ),
       ),
-      foreignBody: fc.tuple(arbFor(schemaOf('createWebhook'), hookHint('A')), fc.constantFrom('ws:other', 'ws:main', 'ws:unknown')).chain(([b, pool]) =>
-        (pool === 'ws:unknown' ? unknownId('ws') : ref(pool)).map((w) => ({
-          mutation: `workspaceId-${pool}`,
-          value: { ...(b as object), workspaceId: w },
-          statuses: [404],
-        })),
-      ),
+      foreignBody: fc
+        .tuple(arbFor(schemaOf('createWebhook'), hookHint('A')), fc.constantFrom('ws:other', 'ws:main', 'ws:unknown'))
+        .chain(([b, pool]) =>
+          (pool === 'ws:unknown' ? unknownId('ws') : ref(pool)).map((w) => ({
+            mutation: `workspaceId-${pool}`,
+            value: { ...(b as object), workspaceId: w },
+            statuses: [404],
+          })),
+        ),
     },
     listWebhooks: { weight: 3, listing: true },
     updateWebhook: {
@@ -486,7 +623,11 @@ export function operationSpecs(ops: Operation[], world: World): Record<string, O
       body: arbFor(schemaOf('updateWebhook'), hookHint('A')),
       rules: arbFor(schemaOf('updateWebhook'), hookHint('A')).chain((b) =>
         fc.constantFrom<{ mutation: string; value: unknown; statuses: number[] }>(
-          ...world.retiredA.map((name) => ({ mutation: `retired-event:${name}`, value: { ...(b as object), events: [name] }, statuses: [400] })),
+          ...world.retiredA.map((name) => ({
+            mutation: `retired-event:${name}`,
+            value: { ...(b as object), events: [name] },
+            statuses: [400],
+          })),
           { mutation: 'http-url', value: { ...(b as object), url: 'http://hooks.example.com/x' }, statuses: [400] },
           { mutation: 'secret', value: { ...(b as object), secret: 'a-new-secret-of-16' }, statuses: [400] },
         ),
@@ -545,7 +686,10 @@ export function operationSpecs(ops: Operation[], world: World): Record<string, O
       param: {
         name: 'slug',
         // Valid plans unlock the protected links (GET the form, POST it back); the others hit every visitor link.
-        valid: fc.oneof({ weight: 4, arbitrary: pathOf('link:protected', 'slug') }, { weight: 1, arbitrary: pathOf('link:visit', 'slug') }),
+        valid: fc.oneof(
+          { weight: 4, arbitrary: pathOf('link:protected', 'slug') },
+          { weight: 1, arbitrary: pathOf('link:visit', 'slug') },
+        ),
         control: pathOf('link:visit', 'slug'),
         other: pathOf('link:other', 'slug'),
         missing: slugArb,
@@ -557,7 +701,9 @@ export function operationSpecs(ops: Operation[], world: World): Record<string, O
       visitor: true,
       param: {
         name: 'code',
-        valid: fc.tuple(ref('qr:main', 'code'), fc.constantFrom('', '', '.svg', '.png', '.SVG')).map(([r, ext]) => new Ref(r.pool, r.pick, `code${ext}`)),
+        valid: fc
+          .tuple(ref('qr:main', 'code'), fc.constantFrom('', '', '.svg', '.png', '.SVG'))
+          .map(([r, ext]) => new Ref(r.pool, r.pick, `code${ext}`)),
         control: pathOf('qr:main', 'code'),
         other: pathOf('qr:other', 'code'),
         missing: fc.stringMatching(/^[a-z0-9]{1,45}$/),
@@ -572,21 +718,26 @@ export function operationSpecs(ops: Operation[], world: World): Record<string, O
 
 // ---- mutations --------------------------------------------------------------------------------
 
-const fillerFor = (prop: string) => (n: number): string => {
-  if (/url|image/i.test(prop)) {
-    const head = 'https://example.com/';
-    return n <= head.length ? 'https://e.co/x'.slice(0, Math.max(0, n)) : head + 'a'.repeat(n - head.length);
-  }
-  if (prop === 'slug') return 'a'.repeat(n);
-  return 'x'.repeat(n);
-};
+const fillerFor =
+  (prop: string) =>
+  (n: number): string => {
+    if (/url|image/i.test(prop)) {
+      const head = 'https://example.com/';
+      return n <= head.length ? 'https://e.co/x'.slice(0, Math.max(0, n)) : head + 'a'.repeat(n - head.length);
+    }
+    if (prop === 'slug') return 'a'.repeat(n);
+    return 'x'.repeat(n);
+  };
 
 /** A schema mutation of a valid JSON body: validity (and so the expected status) is decided when sent. */
 function bodyMutation(schema: any, valid: fc.Arbitrary<unknown>): fc.Arbitrary<{ mutation: string; body: BodySpec }> {
   const props: Record<string, any> = schema.properties ?? {};
   const names = Object.keys(props);
   const required: string[] = schema.required ?? [];
-  const withProp = (f: (b: any, p: string) => fc.Arbitrary<{ mutation: string; value: unknown }>, candidates = names) =>
+  const withProp = (
+    f: (b: any, p: string) => fc.Arbitrary<{ mutation: string; value: unknown }>,
+    candidates = names,
+  ) =>
     candidates.length
       ? fc.tuple(valid, fc.constantFrom(...candidates)).chain(([b, p]) => f({ ...(b as object) }, p))
       : null;
@@ -598,21 +749,35 @@ function bodyMutation(schema: any, valid: fc.Arbitrary<unknown>): fc.Arbitrary<{
           return { mutation: `missing-required:${p}`, value: c };
         })
       : null,
-    withProp((b, p) => fc.constantFrom(...wrongTypeValues(props[p])).map((v) => ({ mutation: `wrong-type:${p}`, value: { ...b, [p]: v } }))),
+    withProp((b, p) =>
+      fc
+        .constantFrom(...wrongTypeValues(props[p]))
+        .map((v) => ({ mutation: `wrong-type:${p}`, value: { ...b, [p]: v } })),
+    ),
     withProp(
-      (b, p) => fc.constantFrom(...boundaryValues(props[p], fillerFor(p))).map((v) => ({ mutation: `boundary:${p}`, value: { ...b, [p]: v } })),
+      (b, p) =>
+        fc
+          .constantFrom(...boundaryValues(props[p], fillerFor(p)))
+          .map((v) => ({ mutation: `boundary:${p}`, value: { ...b, [p]: v } })),
       names.filter((p) => boundaryValues(props[p], fillerFor(p)).length),
     ),
     withProp(
-      (b, p) => fc.constantFrom(...enumViolations(props[p])).map((v) => ({ mutation: `enum:${p}`, value: { ...b, [p]: v } })),
+      (b, p) =>
+        fc.constantFrom(...enumViolations(props[p])).map((v) => ({ mutation: `enum:${p}`, value: { ...b, [p]: v } })),
       names.filter((p) => Array.isArray(props[p].enum)),
     ),
     withProp(
-      (b, p) => fc.constantFrom(...BAD_DATE_TIMES, ...EDGE_DATE_TIMES).map((v) => ({ mutation: `format:${p}`, value: { ...b, [p]: v } })),
+      (b, p) =>
+        fc
+          .constantFrom(...BAD_DATE_TIMES, ...EDGE_DATE_TIMES)
+          .map((v) => ({ mutation: `format:${p}`, value: { ...b, [p]: v } })),
       names.filter((p) => props[p].format === 'date-time'),
     ),
     withProp(
-      (b, p) => fc.constantFrom(...NUMBERISH_STRINGS).map((v) => ({ mutation: `numberish-string:${p}`, value: { ...b, [p]: v } })),
+      (b, p) =>
+        fc
+          .constantFrom(...NUMBERISH_STRINGS)
+          .map((v) => ({ mutation: `numberish-string:${p}`, value: { ...b, [p]: v } })),
       names.filter((p) => ['integer', 'number'].some((t) => [props[p].type].flat().includes(t))),
     ),
     withProp(
@@ -624,7 +789,21 @@ function bodyMutation(schema: any, valid: fc.Arbitrary<unknown>): fc.Arbitrary<{
       names.filter((p) => [props[p].type].flat().includes('array')),
     ),
     fc
-      .tuple(valid, fc.constantFrom('zzz', 'constructor', 'prototype', 'id', 'workspaceId', 'secret', 'domainId', 'x'.repeat(300), ''), fc.jsonValue({ maxDepth: 1 }))
+      .tuple(
+        valid,
+        fc.constantFrom(
+          'zzz',
+          'constructor',
+          'prototype',
+          'id',
+          'workspaceId',
+          'secret',
+          'domainId',
+          'x'.repeat(300),
+          '',
+        ),
+        fc.jsonValue({ maxDepth: 1 }),
+      )
       .map(([b, k, v]) => ({ mutation: `extra-field:${k.slice(0, 20)}`, value: { ...(b as object), [k]: v ?? null } })),
     valid.map((b) => ({ mutation: 'extra-field:__proto__', value: b, protoKey: true })),
     fc.constant({ mutation: 'empty-object', value: {} }),
@@ -636,7 +815,9 @@ function bodyMutation(schema: any, valid: fc.Arbitrary<unknown>): fc.Arbitrary<{
 }
 
 /** Transport-level mutations of a body-taking operation; each one must fail, with the status given. */
-function transportMutation(valid: fc.Arbitrary<unknown>): fc.Arbitrary<{ mutation: string; body?: BodySpec; expect: Expect }> {
+function transportMutation(
+  valid: fc.Arbitrary<unknown>,
+): fc.Arbitrary<{ mutation: string; body?: BodySpec; expect: Expect }> {
   const fail = (statuses: number[]): Expect => ({ kind: 'fail', statuses });
   return fc.oneof(
     fc.constantFrom(...MALFORMED_BODIES).map(([name, data]) => ({
@@ -655,11 +836,40 @@ function transportMutation(valid: fc.Arbitrary<unknown>): fc.Arbitrary<{ mutatio
       expect: fail([400]),
     })),
     fc
-      .tuple(valid, fc.constantFrom('text/plain', 'application/xml', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', null, 'application/json; charset=latin1', 'application/json; charset=utf-16', 'json', 'application/jsonp'))
-      .map(([b, ct]) => ({ mutation: `content-type:${ct}`, body: { kind: 'json', value: b, contentType: ct } as BodySpec, expect: fail([400]) })),
+      .tuple(
+        valid,
+        fc.constantFrom(
+          'text/plain',
+          'application/xml',
+          'application/x-www-form-urlencoded',
+          'multipart/form-data; boundary=x',
+          null,
+          'application/json; charset=latin1',
+          'application/json; charset=utf-16',
+          'json',
+          'application/jsonp',
+        ),
+      )
+      .map(([b, ct]) => ({
+        mutation: `content-type:${ct}`,
+        body: { kind: 'json', value: b, contentType: ct } as BodySpec,
+        expect: fail([400]),
+      })),
     fc
-      .tuple(valid, fc.constantFrom('APPLICATION/JSON', 'application/json; charset=UTF-8', 'application/json;charset=utf-8', 'application/vnd.api+json'))
-      .map(([b, ct]) => ({ mutation: `content-type-variant:${ct}`, body: { kind: 'json', value: b, contentType: ct } as BodySpec, expect: { kind: 'by-schema', alsoOk: true } as Expect })),
+      .tuple(
+        valid,
+        fc.constantFrom(
+          'APPLICATION/JSON',
+          'application/json; charset=UTF-8',
+          'application/json;charset=utf-8',
+          'application/vnd.api+json',
+        ),
+      )
+      .map(([b, ct]) => ({
+        mutation: `content-type-variant:${ct}`,
+        body: { kind: 'json', value: b, contentType: ct } as BodySpec,
+        expect: { kind: 'by-schema', alsoOk: true } as Expect,
+      })),
     fc.tuple(valid, fc.constantFrom(65_537, 70_000, 200_000, 1_100_000), fc.boolean()).map(([b, size, chunked]) => ({
       mutation: `huge-body:${size}${chunked ? ':chunked' : ''}`,
       body: { kind: 'json', value: b, padTo: size, chunked } as BodySpec,
@@ -667,7 +877,11 @@ function transportMutation(valid: fc.Arbitrary<unknown>): fc.Arbitrary<{ mutatio
     })),
     fc.constantFrom(70_000, 1_000_000).map((n) => ({
       mutation: `huge-string:${n}`,
-      body: { kind: 'raw', data: JSON.stringify({ url: 'https://example.com', title: 'x'.repeat(n), events: ['x'], eventType: 'signup' }), contentType: 'application/json' } as BodySpec,
+      body: {
+        kind: 'raw',
+        data: JSON.stringify({ url: 'https://example.com', title: 'x'.repeat(n), events: ['x'], eventType: 'signup' }),
+        contentType: 'application/json',
+      } as BodySpec,
       expect: fail([413]),
     })),
     valid.map((b) => ({
@@ -707,14 +921,21 @@ function transportMutation(valid: fc.Arbitrary<unknown>): fc.Arbitrary<{ mutatio
     })),
     valid.map((b) => ({
       mutation: 'duplicate-keys',
-      body: { kind: 'raw', data: JSON.stringify(b).replace(/^\{/, '{"url":12,"events":7,"eventType":null,'), contentType: 'application/json' } as BodySpec,
+      body: {
+        kind: 'raw',
+        data: JSON.stringify(b).replace(/^\{/, '{"url":12,"events":7,"eventType":null,'),
+        contentType: 'application/json',
+      } as BodySpec,
       expect: { kind: 'any' } as Expect,
     })),
   );
 }
 
 /** Query-parameter mutations: validity against each parameter's schema decides the expectation when sent. */
-function queryMutation(op: Operation, valid: fc.Arbitrary<Array<[string, unknown]>>): fc.Arbitrary<{ mutation: string; query: Array<[string, unknown]> }> {
+function queryMutation(
+  op: Operation,
+  valid: fc.Arbitrary<Array<[string, unknown]>>,
+): fc.Arbitrary<{ mutation: string; query: Array<[string, unknown]> }> {
   const params = op.parameters.filter((p) => p.in === 'query');
   const byName = (name: string) => params.find((p) => p.name === name);
   const options: Array<fc.Arbitrary<{ mutation: string; query: Array<[string, unknown]> }>> = [
@@ -730,7 +951,17 @@ function queryMutation(op: Operation, valid: fc.Arbitrary<Array<[string, unknown
         const schema = byName(n).schema ?? {};
         const values: unknown[] = [
           ...NUMBERISH_STRINGS,
-          '0', '-1', '1.5', '101', '100', '1', 'true', 'null', 'abc', '%', 'x'.repeat(5000),
+          '0',
+          '-1',
+          '1.5',
+          '101',
+          '100',
+          '1',
+          'true',
+          'null',
+          'abc',
+          '%',
+          'x'.repeat(5000),
           ...(schema.format === 'date-time' ? [...BAD_DATE_TIMES, ...EDGE_DATE_TIMES] : []),
           ...(schema.enum ? enumViolations(schema) : []),
           ...(schema.maxLength !== undefined ? ['y'.repeat(schema.maxLength), 'y'.repeat(schema.maxLength + 1)] : []),
@@ -769,7 +1000,10 @@ function queryMutation(op: Operation, valid: fc.Arbitrary<Array<[string, unknown
             ['to', new Date(now).toISOString()],
           ],
         }),
-        fc.constant({ mutation: 'default-from-beyond-default-to', query: [['from', new Date(now + DAY).toISOString()]] as Array<[string, unknown]> }),
+        fc.constant({
+          mutation: 'default-from-beyond-default-to',
+          query: [['from', new Date(now + DAY).toISOString()]] as Array<[string, unknown]>,
+        }),
       );
     }
     if (params.some((p) => p.name === 'customName')) {
@@ -840,7 +1074,13 @@ function planFor(op: Operation, spec: OpSpec): fc.Arbitrary<Plan> {
   const make = (
     category: Category,
     mutation: string,
-    parts: { path?: PathValue; validPath?: PathValue; query: Array<[string, unknown]>; headers: Record<string, unknown>; body?: unknown },
+    parts: {
+      path?: PathValue;
+      validPath?: PathValue;
+      query: Array<[string, unknown]>;
+      headers: Record<string, unknown>;
+      body?: unknown;
+    },
     extra: Partial<Plan> = {},
   ): Plan => ({
     op: op.operationId,
@@ -872,34 +1112,58 @@ function planFor(op: Operation, spec: OpSpec): fc.Arbitrary<Plan> {
   const schemaOptions: Array<fc.Arbitrary<Plan>> = [];
   if (validBody && op.requestSchema) {
     schemaOptions.push(
-      fc.tuple(base(param?.control ?? param?.valid), bodyMutation(op.requestSchema, validBody)).map(([p, m]) =>
-        make('schema', m.mutation, p, { body: m.body, expect: { kind: 'by-schema' }, control: !!param?.control }),
-      ),
+      fc
+        .tuple(base(param?.control ?? param?.valid), bodyMutation(op.requestSchema, validBody))
+        .map(([p, m]) =>
+          make('schema', m.mutation, p, { body: m.body, expect: { kind: 'by-schema' }, control: !!param?.control }),
+        ),
     );
   }
   if (spec.rules) {
     schemaOptions.push(
       fc.tuple(base(param?.control ?? param?.valid), spec.rules).map(([p, r]) =>
-        make('schema', `rule:${r.mutation}`, { ...p, path: r.path ?? p.path }, {
-          body: { kind: 'json', value: r.value },
-          expect: { kind: 'fail', statuses: r.statuses },
-          control: !!param?.control,
-        }),
+        make(
+          'schema',
+          `rule:${r.mutation}`,
+          { ...p, path: r.path ?? p.path },
+          {
+            body: { kind: 'json', value: r.value },
+            expect: { kind: 'fail', statuses: r.statuses },
+            control: !!param?.control,
+          },
+        ),
       ),
     );
   }
   if (op.isApi && op.scopes !== null) {
     schemaOptions.push(
-      fc.tuple(base(param?.control ?? param?.valid), queryMutation(op, validQuery)).map(([p, m]) =>
-        make('schema', m.mutation, { ...p, query: m.query }, { expect: { kind: 'by-schema' }, control: !!param?.control }),
-      ),
+      fc
+        .tuple(base(param?.control ?? param?.valid), queryMutation(op, validQuery))
+        .map(([p, m]) =>
+          make(
+            'schema',
+            m.mutation,
+            { ...p, query: m.query },
+            { expect: { kind: 'by-schema' }, control: !!param?.control },
+          ),
+        ),
     );
   }
   if (op.parameters.some((p) => p.in === 'header')) {
     schemaOptions.push(
       fc
-        .tuple(base(undefined), fc.constantFrom('', ' ', 'k'.repeat(255), 'k'.repeat(256), 'k'.repeat(5000), 'caf\u00e9', 'a\tb'))
-        .map(([p, v]) => make('schema', `header:Idempotency-Key:${v.length}`, { ...p, headers: { 'Idempotency-Key': v } }, { expect: { kind: 'by-schema', alsoOk: true } })),
+        .tuple(
+          base(undefined),
+          fc.constantFrom('', ' ', 'k'.repeat(255), 'k'.repeat(256), 'k'.repeat(5000), 'caf\u00e9', 'a\tb'),
+        )
+        .map(([p, v]) =>
+          make(
+            'schema',
+            `header:Idempotency-Key:${v.length}`,
+            { ...p, headers: { 'Idempotency-Key': v } },
+            { expect: { kind: 'by-schema', alsoOk: true } },
+          ),
+        ),
     );
   }
   if (op.operationId === 'submitLinkPassword') {
@@ -907,9 +1171,17 @@ function planFor(op: Operation, spec: OpSpec): fc.Arbitrary<Plan> {
       fc
         .tuple(
           base(param!.valid),
-          fc.record({ csrf: fc.oneof(text(0, 40), fc.constant('lt2k9x.Zk3u8Q2m1vXr.1mXn0s3bqC2k')), password: fc.oneof(text(0, 40), fc.constant('x'.repeat(300))) }, { requiredKeys: [] }),
+          fc.record(
+            {
+              csrf: fc.oneof(text(0, 40), fc.constant('lt2k9x.Zk3u8Q2m1vXr.1mXn0s3bqC2k')),
+              password: fc.oneof(text(0, 40), fc.constant('x'.repeat(300))),
+            },
+            { requiredKeys: [] },
+          ),
         )
-        .map(([p, fields]) => make('schema', 'form-fields', p, { body: { kind: 'form', fields }, expect: { kind: 'any' } })),
+        .map(([p, fields]) =>
+          make('schema', 'form-fields', p, { body: { kind: 'form', fields }, expect: { kind: 'any' } }),
+        ),
     );
   }
   if (schemaOptions.length) categories.push({ weight: 25, arbitrary: fc.oneof(...schemaOptions) });
@@ -933,7 +1205,11 @@ function planFor(op: Operation, spec: OpSpec): fc.Arbitrary<Plan> {
       weight: 8,
       arbitrary: fc.tuple(base(param!.valid), fc.constantFrom(1_000, 4_096, 4_097, 10_000, 70_000)).map(([p, size]) =>
         make('transport', `form-size:${size}`, p, {
-          body: { kind: 'raw', data: `csrf=x&password=${'p'.repeat(size)}`, contentType: 'application/x-www-form-urlencoded' },
+          body: {
+            kind: 'raw',
+            data: `csrf=x&password=${'p'.repeat(size)}`,
+            contentType: 'application/x-www-form-urlencoded',
+          },
           expect: { kind: 'any' },
         }),
       ),
@@ -942,13 +1218,16 @@ function planFor(op: Operation, spec: OpSpec): fc.Arbitrary<Plan> {
     categories.push({
       weight: 4,
       arbitrary: fc
-        .tuple(base(param?.valid), fc.constantFrom<[string, string | Buffer, string | null]>(
-          ['json-body', '{"unexpected":true}', 'application/json'],
-          ['malformed-body', '{"unexpected":', 'application/json'],
-          ['text-body', 'hello', 'text/plain'],
-          ['huge-body', 'x'.repeat(70_000), 'text/plain'],
-          ['huge-json-body', `{"x":"${'x'.repeat(70_000)}"}`, 'application/json'],
-        ))
+        .tuple(
+          base(param?.valid),
+          fc.constantFrom<[string, string | Buffer, string | null]>(
+            ['json-body', '{"unexpected":true}', 'application/json'],
+            ['malformed-body', '{"unexpected":', 'application/json'],
+            ['text-body', 'hello', 'text/plain'],
+            ['huge-body', 'x'.repeat(70_000), 'text/plain'],
+            ['huge-json-body', `{"x":"${'x'.repeat(70_000)}"}`, 'application/json'],
+          ),
+        )
         .map(([p, [name, data, ct]]) =>
           make('transport', `body-on-bodiless:${name}`, p, {
             body: { kind: 'raw', data, contentType: ct },
@@ -963,10 +1242,17 @@ function planFor(op: Operation, spec: OpSpec): fc.Arbitrary<Plan> {
   categories.push({
     weight: 4,
     arbitrary: fc.tuple(base(param?.valid), fc.constantFrom(...ODD_HEADERS)).map(([p, h]) =>
-      make('transport', `odd-header:${Object.keys(h)[0]}`, { ...p, headers: { ...p.headers, ...h } }, {
-        consumes: param?.consumes,
-        ...(op.operationId === 'submitLinkPassword' ? { body: { kind: 'form', fields: { csrf: 'x', password: 'y' } } as BodySpec } : {}),
-      }),
+      make(
+        'transport',
+        `odd-header:${Object.keys(h)[0]}`,
+        { ...p, headers: { ...p.headers, ...h } },
+        {
+          consumes: param?.consumes,
+          ...(op.operationId === 'submitLinkPassword'
+            ? { body: { kind: 'form', fields: { csrf: 'x', password: 'y' } } as BodySpec }
+            : {}),
+        },
+      ),
     ),
   });
   // Authentication and authorisation.
@@ -989,11 +1275,16 @@ function planFor(op: Operation, spec: OpSpec): fc.Arbitrary<Plan> {
         )
         .map(([p, auth]) => {
           const status = auth.kind === 'pool' ? AUTH_STATUS[auth.pool as keyof typeof AUTH_STATUS] : 401;
-          return make('auth', `auth:${auth.kind === 'pool' ? auth.pool : auth.kind === 'header' ? `key-in-${auth.name}` : auth.kind}`, p, {
-            auth,
-            expect: { kind: 'fail', statuses: [status] },
-            control: !!param?.control,
-          });
+          return make(
+            'auth',
+            `auth:${auth.kind === 'pool' ? auth.pool : auth.kind === 'header' ? `key-in-${auth.name}` : auth.kind}`,
+            p,
+            {
+              auth,
+              expect: { kind: 'fail', statuses: [status] },
+              control: !!param?.control,
+            },
+          );
         }),
     });
   } else {
@@ -1001,11 +1292,19 @@ function planFor(op: Operation, spec: OpSpec): fc.Arbitrary<Plan> {
     categories.push({
       weight: 6,
       arbitrary: fc
-        .tuple(base(param?.valid), fc.oneof(fc.nat(16).map<AuthSpec>((variant) => ({ kind: 'malformed', variant })), fc.constantFrom(...AUTH_POOLS, 'other' as const).map<AuthSpec>((pool) => ({ kind: 'pool', pool }))))
+        .tuple(
+          base(param?.valid),
+          fc.oneof(
+            fc.nat(16).map<AuthSpec>((variant) => ({ kind: 'malformed', variant })),
+            fc.constantFrom(...AUTH_POOLS, 'other' as const).map<AuthSpec>((pool) => ({ kind: 'pool', pool })),
+          ),
+        )
         .map(([p, auth]) =>
           make('auth', `public-with-key:${auth.kind === 'pool' ? auth.pool : 'malformed'}`, p, {
             auth,
-            ...(op.operationId === 'submitLinkPassword' ? { body: { kind: 'form', fields: { csrf: 'x', password: 'y' } } as BodySpec } : {}),
+            ...(op.operationId === 'submitLinkPassword'
+              ? { body: { kind: 'form', fields: { csrf: 'x', password: 'y' } } as BodySpec }
+              : {}),
           }),
         ),
     });
@@ -1016,20 +1315,37 @@ function planFor(op: Operation, spec: OpSpec): fc.Arbitrary<Plan> {
     if (param) {
       foreign.push(
         base(param.control).map((p) =>
-          make('foreign', 'other-workspace-key-on-own-object', p, { auth: { kind: 'pool', pool: 'other' }, expect: { kind: 'fail', statuses: [404] }, control: true }),
+          make('foreign', 'other-workspace-key-on-own-object', p, {
+            auth: { kind: 'pool', pool: 'other' },
+            expect: { kind: 'fail', statuses: [404] },
+            control: true,
+          }),
         ),
-        base(param.other).map((p) => make('foreign', 'own-key-on-other-workspace-object', p, { expect: { kind: 'fail', statuses: [404] } })),
+        base(param.other).map((p) =>
+          make('foreign', 'own-key-on-other-workspace-object', p, { expect: { kind: 'fail', statuses: [404] } }),
+        ),
       );
     }
     if (spec.foreignBody) {
       foreign.push(
         fc.tuple(base(param?.control ?? param?.valid), spec.foreignBody).map(([p, fb]) =>
-          make('foreign', fb.mutation, p, { body: { kind: 'json', value: fb.value }, expect: { kind: 'fail', statuses: fb.statuses }, control: !!param?.control }),
+          make('foreign', fb.mutation, p, {
+            body: { kind: 'json', value: fb.value },
+            expect: { kind: 'fail', statuses: fb.statuses },
+            control: !!param?.control,
+          }),
         ),
       );
     }
     if (spec.listing) {
-      foreign.push(base(undefined).map((p) => make('foreign', 'other-workspace-listing', p, { auth: { kind: 'pool', pool: 'other' }, expect: { kind: 'ok', allow: [] } })));
+      foreign.push(
+        base(undefined).map((p) =>
+          make('foreign', 'other-workspace-listing', p, {
+            auth: { kind: 'pool', pool: 'other' },
+            expect: { kind: 'ok', allow: [] },
+          }),
+        ),
+      );
     }
     if (foreign.length) categories.push({ weight: 8, arbitrary: fc.oneof(...foreign) });
   }
@@ -1039,11 +1355,20 @@ function planFor(op: Operation, spec: OpSpec): fc.Arbitrary<Plan> {
       weight: 6,
       arbitrary: fc.oneof(
         base(param.missing).map((p) =>
-          make('id', 'missing-object', p, { expect: spec.visitor ? { kind: 'any' } : { kind: 'fail', statuses: [404] } }),
+          make('id', 'missing-object', p, {
+            expect: spec.visitor ? { kind: 'any' } : { kind: 'fail', statuses: [404] },
+          }),
         ),
-        fc.tuple(base(undefined), fc.constantFrom(...WEIRD_SEGMENTS)).map(([p, seg]) =>
-          make('id', `weird-segment:${seg.slice(0, 24)}`, { ...p, path: { raw: seg } }, { expect: spec.visitor ? { kind: 'any' } : { kind: 'fail', statuses: [400, 404] } }),
-        ),
+        fc
+          .tuple(base(undefined), fc.constantFrom(...WEIRD_SEGMENTS))
+          .map(([p, seg]) =>
+            make(
+              'id',
+              `weird-segment:${seg.slice(0, 24)}`,
+              { ...p, path: { raw: seg } },
+              { expect: spec.visitor ? { kind: 'any' } : { kind: 'fail', statuses: [400, 404] } },
+            ),
+          ),
       ),
     });
   }
@@ -1054,28 +1379,58 @@ function planFor(op: Operation, spec: OpSpec): fc.Arbitrary<Plan> {
     .map(([k, s]) => [k, s.type === 'array' || [s.type].flat().includes('array')] as const);
   if (validBody && stringProps.length) {
     unicode.push(
-      fc.tuple(base(param?.valid), fc.constantFrom(...stringProps), fc.constantFrom(...UNICODE_TORTURE), fc.constantFrom('whole', 'suffix')).map(([p, [k, isArray], u, how]) => {
-        const b: any = { ...(p.body as object) };
-        const current = typeof b[k] === 'string' ? b[k] : k === 'url' ? 'https://example.com/' : 'fuzz';
-        const value = how === 'whole' ? u : `${current}${u}`;
-        b[k] = isArray ? [value] : value;
-        return make('unicode', `unicode:${k}`, { ...p, body: b }, { expect: { kind: 'any' }, consumes: param?.consumes });
-      }),
+      fc
+        .tuple(
+          base(param?.valid),
+          fc.constantFrom(...stringProps),
+          fc.constantFrom(...UNICODE_TORTURE),
+          fc.constantFrom('whole', 'suffix'),
+        )
+        .map(([p, [k, isArray], u, how]) => {
+          const b: any = { ...(p.body as object) };
+          const current = typeof b[k] === 'string' ? b[k] : k === 'url' ? 'https://example.com/' : 'fuzz';
+          const value = how === 'whole' ? u : `${current}${u}`;
+          b[k] = isArray ? [value] : value;
+          return make(
+            'unicode',
+            `unicode:${k}`,
+            { ...p, body: b },
+            { expect: { kind: 'any' }, consumes: param?.consumes },
+          );
+        }),
     );
   }
   const stringParams = op.parameters.filter((p) => p.in === 'query');
   if (stringParams.length) {
     unicode.push(
-      fc.tuple(base(param?.valid), fc.constantFrom(...stringParams.map((p) => p.name as string)), fc.constantFrom(...UNICODE_TORTURE)).map(([p, n, u]) =>
-        make('unicode', `unicode-param:${n}`, { ...p, query: [...p.query.filter(([k]) => k !== n), [n, u]] }, { expect: { kind: 'any' }, consumes: param?.consumes }),
-      ),
+      fc
+        .tuple(
+          base(param?.valid),
+          fc.constantFrom(...stringParams.map((p) => p.name as string)),
+          fc.constantFrom(...UNICODE_TORTURE),
+        )
+        .map(([p, n, u]) =>
+          make(
+            'unicode',
+            `unicode-param:${n}`,
+            { ...p, query: [...p.query.filter(([k]) => k !== n), [n, u]] },
+            { expect: { kind: 'any' }, consumes: param?.consumes },
+          ),
+        ),
     );
   }
   if (param) {
     unicode.push(
-      fc.tuple(base(undefined), fc.constantFrom(...UNICODE_TORTURE)).map(([p, u]) =>
-        make('unicode', 'unicode-path', { ...p, path: u }, { expect: spec.visitor ? { kind: 'any' } : { kind: 'fail', statuses: [400, 404] } }),
-      ),
+      fc
+        .tuple(base(undefined), fc.constantFrom(...UNICODE_TORTURE))
+        .map(([p, u]) =>
+          make(
+            'unicode',
+            'unicode-path',
+            { ...p, path: u },
+            { expect: spec.visitor ? { kind: 'any' } : { kind: 'fail', statuses: [400, 404] } },
+          ),
+        ),
     );
   }
   if (unicode.length) categories.push({ weight: 4, arbitrary: fc.oneof(...unicode) });
@@ -1087,5 +1442,7 @@ export function planArbitrary(ops: Operation[], world: World): fc.Arbitrary<Plan
   const specs = operationSpecs(ops, world);
   const missing = ops.filter((o) => !specs[o.operationId]).map((o) => o.operationId);
   if (missing.length) throw new Error(`the fuzzer has no spec for operations: ${missing.join(', ')}`);
-  return fc.oneof(...ops.map((op) => ({ weight: specs[op.operationId].weight, arbitrary: planFor(op, specs[op.operationId]) })));
+  return fc.oneof(
+    ...ops.map((op) => ({ weight: specs[op.operationId].weight, arbitrary: planFor(op, specs[op.operationId]) })),
+  );
 }

@@ -17,7 +17,8 @@ export async function seedSubscription(
   masterKey: Buffer,
   o: { url: string; variant: 'A' | 'B'; workspaceId?: string; secret?: string; events?: string[] },
 ): Promise<SeededSubscription> {
-  const workspaceId = o.workspaceId ?? (await ws.createWorkspace(knex, `Hooks ${Math.random().toString(36).slice(2, 8)}`, 'growth'));
+  const workspaceId =
+    o.workspaceId ?? (await ws.createWorkspace(knex, `Hooks ${Math.random().toString(36).slice(2, 8)}`, 'growth'));
   const id = newId(o.variant === 'A' ? 'wh' : 'whb');
   const secret = o.secret ?? `whsec_${newId('s')}`;
   const now = Date.now();
@@ -39,7 +40,14 @@ export async function seedSubscription(
 export function linkCreatedData(variant: 'A' | 'B', workspaceId: string, n = 1): Record<string, unknown> {
   const slug = `launch-${n}`;
   return variant === 'A'
-    ? { id: `lnk_${n}`, workspaceId, slug, domain: 'sho.rt', destinationUrl: `https://example.com/launch/${n}`, title: `Launch ${n}` }
+    ? {
+        id: `lnk_${n}`,
+        workspaceId,
+        slug,
+        domain: 'sho.rt',
+        destinationUrl: `https://example.com/launch/${n}`,
+        title: `Launch ${n}`,
+      }
     : {
         link_id: `lnk_${n}`,
         slug,
@@ -104,7 +112,10 @@ export async function waitForDelivery(
   for (;;) {
     const row = await deliveryOf(knex, id);
     if (done(row)) return row;
-    if (Date.now() - start > timeoutMs) throw new Error(`delivery ${id} did not settle within ${timeoutMs} ms: ${JSON.stringify({ status: row.status, attempts: row.attempts, last_error: row.last_error })}`);
+    if (Date.now() - start > timeoutMs)
+      throw new Error(
+        `delivery ${id} did not settle within ${timeoutMs} ms: ${JSON.stringify({ status: row.status, attempts: row.attempts, last_error: row.last_error })}`,
+      );
     await new Promise((r) => setTimeout(r, 25));
   }
 }
@@ -112,4 +123,5 @@ export async function waitForDelivery(
 export const settled = (row: { status: string }) => ['DELIVERED', 'FAILED', 'UNKNOWN'].includes(row.status);
 
 /** Polls the delivery until it is settled (DELIVERED, FAILED or UNKNOWN). */
-export const waitForSettled = (knex: Knex, id: string, timeoutMs?: number) => waitForDelivery(knex, id, settled, timeoutMs);
+export const waitForSettled = (knex: Knex, id: string, timeoutMs?: number) =>
+  waitForDelivery(knex, id, settled, timeoutMs);

@@ -57,7 +57,10 @@ export interface PrismProxy {
  * Starts `prism proxy <spec> <upstream> --errors` on a free port and resolves once it listens.
  * `ca` (PEM) is trusted by the child only, through NODE_EXTRA_CA_CERTS.
  */
-export async function startPrismProxy(upstream: string, opts: { ca?: string; timeoutMs?: number } = {}): Promise<PrismProxy> {
+export async function startPrismProxy(
+  upstream: string,
+  opts: { ca?: string; timeoutMs?: number } = {},
+): Promise<PrismProxy> {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'shortlink-prism-'));
   const env: NodeJS.ProcessEnv = { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1' };
   if (opts.ca) {
@@ -65,7 +68,18 @@ export async function startPrismProxy(upstream: string, opts: { ca?: string; tim
     fs.writeFileSync(caFile, opts.ca);
     env.NODE_EXTRA_CA_CERTS = caFile;
   }
-  const args = [PRISM_CLI, 'proxy', SPEC_PATH, upstream, '--errors', '--host', '127.0.0.1', '--port', '0', '--multiprocess=false'];
+  const args = [
+    PRISM_CLI,
+    'proxy',
+    SPEC_PATH,
+    upstream,
+    '--errors',
+    '--host',
+    '127.0.0.1',
+    '--port',
+    '0',
+    '--multiprocess=false',
+  ];
   const child: ChildProcess = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
   const append = (chunk: Buffer) => {
@@ -82,7 +96,10 @@ export async function startPrismProxy(upstream: string, opts: { ca?: string; tim
   let url: string;
   try {
     url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`Prism did not start within ${opts.timeoutMs ?? 30_000} ms:\n${log}`)), opts.timeoutMs ?? 30_000);
+      const timer = setTimeout(
+        () => reject(new Error(`Prism did not start within ${opts.timeoutMs ?? 30_000} ms:\n${log}`)),
+        opts.timeoutMs ?? 30_000,
+      );
       const onData = () => {
         const m = /Prism is listening on (http:\/\/[\d.]+:\d+)/.exec(log);
         if (m) {
@@ -144,8 +161,10 @@ export function prismViolations(res: TestResponse, opts: ViolationOptions = {}):
     problems.push(`Prism refused the request body as malformed JSON: ${res.text}`);
   }
   const requestId = res.headers['x-service-request-id'];
-  if (requestId === EXAMPLE_REQUEST_ID) problems.push('X-Service-Request-Id is the spec example: Prism re-mocked the answer (upstream 501?)');
-  else if (!requestId && opts.requestId !== false) problems.push(`no X-Service-Request-Id: the answer (${res.status}) did not come from the server`);
+  if (requestId === EXAMPLE_REQUEST_ID)
+    problems.push('X-Service-Request-Id is the spec example: Prism re-mocked the answer (upstream 501?)');
+  else if (!requestId && opts.requestId !== false)
+    problems.push(`no X-Service-Request-Id: the answer (${res.status}) did not come from the server`);
   return problems;
 }
 
@@ -174,7 +193,9 @@ interface Diagnostic {
 }
 
 let operations: Promise<PrismHttpOperation[]> | undefined;
-const prismHttpDir = path.dirname(require.resolve('@stoplight/prism-http/package.json', { paths: [path.dirname(PRISM_CLI)] }));
+const prismHttpDir = path.dirname(
+  require.resolve('@stoplight/prism-http/package.json', { paths: [path.dirname(PRISM_CLI)] }),
+);
 const prismHttp = () => require(prismHttpDir);
 const prismRouter = () => require(path.join(prismHttpDir, 'dist/router/index.js')).default;
 const prismValidator = () => require(path.join(prismHttpDir, 'dist/validator/index.js'));
@@ -186,7 +207,11 @@ async function route(method: string, pathname: string): Promise<Either<Error, Pr
   const url = new URL(pathname, 'https://upstream.invalid');
   return prismRouter()({
     resources,
-    input: { method: method.toLowerCase(), url: { path: url.pathname, query: Object.fromEntries(url.searchParams) }, headers: {} },
+    input: {
+      method: method.toLowerCase(),
+      url: { path: url.pathname, query: Object.fromEntries(url.searchParams) },
+      headers: {},
+    },
   });
 }
 
@@ -201,7 +226,12 @@ export async function operationOf(method: string, pathname: string): Promise<str
  * router and response validator, exactly as the proxy would have: the same messages as
  * `prismViolations`, for requests Prism refuses to forward.
  */
-export async function directViolations(method: string, pathname: string, res: TestResponse, opts: ViolationOptions = {}): Promise<string[]> {
+export async function directViolations(
+  method: string,
+  pathname: string,
+  res: TestResponse,
+  opts: ViolationOptions = {},
+): Promise<string[]> {
   const url = new URL(pathname, 'https://upstream.invalid');
   const routed = await route(method, pathname);
   if (routed._tag === 'Left') return [`no operation in the spec for ${method} ${url.pathname}: ${routed.left.message}`];
@@ -218,7 +248,9 @@ export async function directViolations(method: string, pathname: string, res: Te
   });
   const problems =
     checked._tag === 'Left'
-      ? checked.left.map((d) => `${SEVERITY[d.severity] ?? d.severity} at ${['response', ...(d.path ?? [])].join('.')}: ${d.message}`)
+      ? checked.left.map(
+          (d) => `${SEVERITY[d.severity] ?? d.severity} at ${['response', ...(d.path ?? [])].join('.')}: ${d.message}`,
+        )
       : [];
   if (!headers['x-service-request-id'] && opts.requestId !== false) problems.push('no X-Service-Request-Id header');
   return problems;
@@ -287,7 +319,10 @@ export interface ContractTarget {
   stop(): Promise<void>;
 }
 
-export async function startContractTarget(engine: Engine, opts: Parameters<typeof startTestServer>[1] = {}): Promise<ContractTarget> {
+export async function startContractTarget(
+  engine: Engine,
+  opts: Parameters<typeof startTestServer>[1] = {},
+): Promise<ContractTarget> {
   const server = await startTestServer(engine, opts);
   try {
     const prism = await startPrismProxy(server.url.replace('//localhost:', '//127.0.0.1:'), { ca: server.ca });
@@ -317,7 +352,12 @@ export interface ContractChecks {
    * forwarding it, and the server's own answer to it, sent directly, must be `status` (null:
    * any) and valid against the document by Prism's validator.
    */
-  refusedByPrism(op: string, call: Call, prismStatus: number, status: number | null): Promise<{ proxied: TestResponse; direct: TestResponse }>;
+  refusedByPrism(
+    op: string,
+    call: Call,
+    prismStatus: number,
+    status: number | null,
+  ): Promise<{ proxied: TestResponse; direct: TestResponse }>;
   /**
    * Straight to the server, validated in-process by Prism's validator: for answers the proxy
    * cannot carry. Prism's forwarder follows redirects (so a 301/302 never reaches the client:
@@ -330,7 +370,10 @@ export interface ContractChecks {
 export function contractChecks(target: () => ContractTarget, coverage: ContractCoverage): ContractChecks {
   const describeCall = (call: Call) => `${call.method} ${call.path}`;
   async function expectRouted(op: string, call: Call) {
-    expect(await operationOf(call.method, call.path), `the document routes ${describeCall(call)} to another operation`).toBe(op);
+    expect(
+      await operationOf(call.method, call.path),
+      `the document routes ${describeCall(call)} to another operation`,
+    ).toBe(op);
   }
   return {
     async viaPrism(op, call, status) {
@@ -340,7 +383,9 @@ export function contractChecks(target: () => ContractTarget, coverage: ContractC
       const violations = prismViolations(res, { requestId: declaresRequestId(op, res.status) });
       if (violations.length) {
         const tail = prism.logs().split('\n').slice(-15).join('\n');
-        throw new Error(`${op}: ${describeCall(call)} through Prism (status ${res.status}):\n  ${violations.join('\n  ')}\nPrism log tail:\n${tail}`);
+        throw new Error(
+          `${op}: ${describeCall(call)} through Prism (status ${res.status}):\n  ${violations.join('\n  ')}\nPrism log tail:\n${tail}`,
+        );
       }
       expect(res.status, `${op}: ${describeCall(call)} -> ${res.text.slice(0, 300)}`).toBe(status);
       coverage.record(op, status);
@@ -355,7 +400,9 @@ export function contractChecks(target: () => ContractTarget, coverage: ContractC
       expect(proxied.headers['x-service-request-id'], 'Prism forwarded a request the document forbids').toBeUndefined();
       if (prismStatus !== 400) expect(proxied.body.type).toMatch(PRISM_ERROR);
       const direct = await server.request(call.method, call.path, call.opts);
-      const violations = await directViolations(call.method, call.path, direct, { requestId: declaresRequestId(op, direct.status) });
+      const violations = await directViolations(call.method, call.path, direct, {
+        requestId: declaresRequestId(op, direct.status),
+      });
       expect(violations, `${op}: server's direct answer ${direct.status} ${direct.text}`).toEqual([]);
       if (status !== null) {
         expect(direct.status, `${op}: ${describeCall(call)} directly -> ${direct.text.slice(0, 300)}`).toBe(status);
@@ -367,7 +414,9 @@ export function contractChecks(target: () => ContractTarget, coverage: ContractC
     async directly(op, call, status) {
       await expectRouted(op, call);
       const res = await target().server.request(call.method, call.path, call.opts);
-      const violations = await directViolations(call.method, call.path, res, { requestId: declaresRequestId(op, res.status) });
+      const violations = await directViolations(call.method, call.path, res, {
+        requestId: declaresRequestId(op, res.status),
+      });
       expect(violations, `${op}: server's direct answer ${res.status} ${res.text.slice(0, 300)}`).toEqual([]);
       expect(res.status, `${op}: ${describeCall(call)} directly -> ${res.text.slice(0, 300)}`).toBe(status);
       coverage.record(op, status);

@@ -52,7 +52,12 @@ export function spawnServe(env: Record<string, string>, opts: { compiled?: boole
   // With node's flags as `npm start` gives them (src/start/node-flags.ts).
   const child = spawn(process.execPath, [YOUNG_GENERATION_FLAG, BIN, 'serve'], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...(opts.compiled ? {} : { SHORTLINK_FROM_SOURCE: '1' }), ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      ...(opts.compiled ? {} : { SHORTLINK_FROM_SOURCE: '1' }),
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let tail = '';
@@ -96,11 +101,15 @@ export function serviceClient(port: number, ca: string, opts: { maxSockets?: num
       const headers: Record<string, string> = { host: `localhost:${port}`, ...ro.headers };
       const payload = requestPayload(ro, headers);
       return new Promise((resolve, reject) => {
-        const req = https.request({ host: '127.0.0.1', port, method, path: pathname, headers, agent, servername: 'localhost' }, (res) => {
-          res.on('error', reject);
-          readResponse(res, resolve);
-        });
-        if (ro.timeoutMs) req.setTimeout(ro.timeoutMs, () => req.destroy(new Error(`no answer within ${ro.timeoutMs} ms`)));
+        const req = https.request(
+          { host: '127.0.0.1', port, method, path: pathname, headers, agent, servername: 'localhost' },
+          (res) => {
+            res.on('error', reject);
+            readResponse(res, resolve);
+          },
+        );
+        if (ro.timeoutMs)
+          req.setTimeout(ro.timeoutMs, () => req.destroy(new Error(`no answer within ${ro.timeoutMs} ms`)));
         req.on('error', reject);
         if (payload !== undefined) req.write(payload);
         req.end();
@@ -111,13 +120,21 @@ export function serviceClient(port: number, ca: string, opts: { maxSockets?: num
 }
 
 /** Polls GET /healthz until it answers 200; fails early, with the process's output, if it exits. */
-export async function waitUntilHealthy(proc: ServeProcess, port: number, ca: string, timeoutMs = 30_000): Promise<number> {
+export async function waitUntilHealthy(
+  proc: ServeProcess,
+  port: number,
+  ca: string,
+  timeoutMs = 30_000,
+): Promise<number> {
   const client = serviceClient(port, ca, { maxSockets: 1 });
   const start = Date.now();
   let last = 'no answer';
   try {
     while (Date.now() - start < timeoutMs) {
-      if (!proc.running) throw new Error(`shortlink serve exited (${JSON.stringify(await proc.exited)}) before answering:\n${proc.output()}`);
+      if (!proc.running)
+        throw new Error(
+          `shortlink serve exited (${JSON.stringify(await proc.exited)}) before answering:\n${proc.output()}`,
+        );
       try {
         const r = await client.request('GET', '/healthz', { timeoutMs: 2_000 });
         if (r.status === 200) return Date.now() - start;

@@ -179,7 +179,10 @@ export interface Deliveries {
 }
 
 /** Starts a receiver, then a delivering server (`env` as startDeliveringServer takes it). */
-export async function startDeliveries(engine: Engine, opts: { env?: Record<string, string> } = {}): Promise<Deliveries> {
+export async function startDeliveries(
+  engine: Engine,
+  opts: { env?: Record<string, string> } = {},
+): Promise<Deliveries> {
   const receiver = await startReceiver();
   try {
     return { receiver, server: await startDeliveringServer(engine, opts) };

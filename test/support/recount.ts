@@ -98,7 +98,8 @@ export function valueEntriesOf(convs: RConversion[]): ValueEntry[] {
  */
 export function rateOf(conversions: number, clicks: number | null, w: Win, now: number): Rate {
   if (clicks === null) return { supported: false, conversions, clicks: 0, rate: null, reason: 'clicks_unavailable' };
-  if (w.from < now - CLICK_RETENTION) return { supported: false, conversions, clicks, rate: null, reason: 'beyond_click_retention' };
+  if (w.from < now - CLICK_RETENTION)
+    return { supported: false, conversions, clicks, rate: null, reason: 'beyond_click_retention' };
   if (clicks === 0) return { supported: false, conversions, clicks, rate: null, reason: 'no_clicks_in_window' };
   return { supported: true, conversions, clicks, rate: conversions / clicks };
 }
@@ -147,19 +148,41 @@ export function recountSummary(ws: string, convs: RConversion[], clicks: RClick[
 
   const byLink = breakdown(inScope, (c) => c.linkId).map((e) => ({
     ...e,
-    rate: rateOf(e.conversions, clicksIn(clicks, ws, w, (k) => k.linkId === e.id), w, now),
+    rate: rateOf(
+      e.conversions,
+      clicksIn(clicks, ws, w, (k) => k.linkId === e.id),
+      w,
+      now,
+    ),
   }));
   const byCampaign = breakdown(inScope, (c) => c.campaignId);
   const byQr = breakdown(inScope, (c) => c.qrCodeId).map((e) => ({
     ...e,
-    rate: rateOf(e.conversions, clicksIn(clicks, ws, w, (k) => k.qrCodeId === e.id), w, now),
+    rate: rateOf(
+      e.conversions,
+      clicksIn(clicks, ws, w, (k) => k.qrCodeId === e.id),
+      w,
+      now,
+    ),
   }));
 
   // The overall rate: what the summary is narrowed to - one QR code (its scans), one link (its
   // clicks), else every click of the workspace - against the attributed conversions.
   let rate: Rate;
-  if (f.qrCodeId !== undefined) rate = rateOf(inScope.length, clicksIn(clicks, ws, w, (k) => k.qrCodeId === f.qrCodeId), w, now);
-  else if (f.linkId !== undefined) rate = rateOf(attributed.length, clicksIn(clicks, ws, w, (k) => k.linkId === f.linkId), w, now);
+  if (f.qrCodeId !== undefined)
+    rate = rateOf(
+      inScope.length,
+      clicksIn(clicks, ws, w, (k) => k.qrCodeId === f.qrCodeId),
+      w,
+      now,
+    );
+  else if (f.linkId !== undefined)
+    rate = rateOf(
+      attributed.length,
+      clicksIn(clicks, ws, w, (k) => k.linkId === f.linkId),
+      w,
+      now,
+    );
   else rate = rateOf(attributed.length, clicksIn(clicks, ws, w), w, now);
 
   return {
@@ -216,18 +239,42 @@ export function intersect(requested: Win, g: RGoal) {
   return { window: disjoint ? requested : { from, to }, narrowedByGoal, disjoint };
 }
 
-const progressOf = (target: number, current: number) => ({ target, current, ratio: target === 0 ? 1 : current / target, reached: current >= target });
+const progressOf = (target: number, current: number) => ({
+  target,
+  current,
+  ratio: target === 0 ? 1 : current / target,
+  reached: current >= target,
+});
 
 /** `data` of the goal report, `definition` aside (the test adds what the goal row says). */
-export function recountGoal(g: RGoal, convs: RConversion[], clicks: RClick[], requested: Win, now: number, scopeObjectMissing: boolean) {
+export function recountGoal(
+  g: RGoal,
+  convs: RConversion[],
+  clicks: RClick[],
+  requested: Win,
+  now: number,
+  scopeObjectMissing: boolean,
+) {
   const { window: w, narrowedByGoal, disjoint } = intersect(requested, g);
   const matched = disjoint ? [] : convs.filter((c) => goalMatches(g, c) && inWindow(c.occurredAt, w));
   const attributed = matched.filter((c) => c.linkId !== null);
   const value = valueEntriesOf(matched);
   let rate: Rate;
   if (disjoint) rate = rateOf(0, 0, w, now);
-  else if (g.qrCodeId) rate = rateOf(matched.length, clicksIn(clicks, g.workspaceId, w, (k) => k.qrCodeId === g.qrCodeId), w, now);
-  else if (g.linkId) rate = rateOf(attributed.length, clicksIn(clicks, g.workspaceId, w, (k) => k.linkId === g.linkId), w, now);
+  else if (g.qrCodeId)
+    rate = rateOf(
+      matched.length,
+      clicksIn(clicks, g.workspaceId, w, (k) => k.qrCodeId === g.qrCodeId),
+      w,
+      now,
+    );
+  else if (g.linkId)
+    rate = rateOf(
+      attributed.length,
+      clicksIn(clicks, g.workspaceId, w, (k) => k.linkId === g.linkId),
+      w,
+      now,
+    );
   else rate = rateOf(attributed.length, clicksIn(clicks, g.workspaceId, w), w, now);
   return {
     goalId: g.id,
@@ -240,7 +287,10 @@ export function recountGoal(g: RGoal, convs: RConversion[], clicks: RClick[], re
     valueProgress:
       g.targetValueMinor === null || g.targetCurrency === null
         ? null
-        : { currency: g.targetCurrency, ...progressOf(g.targetValueMinor, value.find((v) => v.currency === g.targetCurrency)?.valueMinor ?? 0) },
+        : {
+            currency: g.targetCurrency,
+            ...progressOf(g.targetValueMinor, value.find((v) => v.currency === g.targetCurrency)?.valueMinor ?? 0),
+          },
     rate,
     completeness: { windowTruncatedByRetention: w.from < now - CONVERSION_RETENTION, scopeObjectMissing },
   };
@@ -252,7 +302,10 @@ export function normalizeValues<T>(x: T): T {
   if (x && typeof x === 'object') {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(x)) {
-      out[k] = k === 'value' && Array.isArray(v) ? [...v].sort((a: any, b: any) => asc(a.currency, b.currency)) : normalizeValues(v);
+      out[k] =
+        k === 'value' && Array.isArray(v)
+          ? [...v].sort((a: any, b: any) => asc(a.currency, b.currency))
+          : normalizeValues(v);
     }
     return out as T;
   }
@@ -302,7 +355,18 @@ const CURRENCIES = ['EUR', 'USD', 'JPY'];
 
 /** One random conversion of `o` at `at`, with a random type, attribution, value and metadata. */
 export function randomConversion(r: ReturnType<typeof rng>, o: Objects, at: number): PlannedConversion {
-  const eventType = r.pick<EventType>(['purchase', 'purchase', 'purchase', 'signup', 'signup', 'lead', 'booking', 'download', 'custom', 'custom']);
+  const eventType = r.pick<EventType>([
+    'purchase',
+    'purchase',
+    'purchase',
+    'signup',
+    'signup',
+    'lead',
+    'booking',
+    'download',
+    'custom',
+    'custom',
+  ]);
   const customName = eventType === 'custom' ? r.pick(CUSTOM_NAMES) : null;
   const qrIds = Object.keys(o.qrs);
   let linkId: string | null = null;
@@ -348,7 +412,16 @@ export function randomConversion(r: ReturnType<typeof rng>, o: Objects, at: numb
   if (r.chance(0.3)) body.metadata = { orderId: `o-${r.int(1, 1e9)}`, secret: 'METADATA-MUST-NOT-LEAK' };
   return {
     body,
-    expected: { workspaceId: o.workspaceId, eventType, customName, linkId, campaignId, qrCodeId, value, occurredAt: at },
+    expected: {
+      workspaceId: o.workspaceId,
+      eventType,
+      customName,
+      linkId,
+      campaignId,
+      qrCodeId,
+      value,
+      occurredAt: at,
+    },
   };
 }
 
@@ -367,7 +440,6 @@ export function randomClicks(r: ReturnType<typeof rng>, o: Objects, times: numbe
 
 // ---------------------------------------------------------------------------------------------
 // Writing a data set into a running test server
-
 
 export const DATA_SCOPES: Scope[] = ['links:read', 'links:write', 'conversions:read', 'conversions:write'];
 
@@ -395,12 +467,16 @@ export async function createObjects(
   const key = keyRing(() => knex, ws.workspaceId, ws.userId);
   const links: string[] = [];
   for (let i = 0; i < counts.links; i++) {
-    const res = await server.request('POST', '/api/v1/links', { key: await key(), body: { url: `https://example.com/landing/${i}` } });
+    const res = await server.request('POST', '/api/v1/links', {
+      key: await key(),
+      body: { url: `https://example.com/landing/${i}` },
+    });
     if (res.status !== 201) throw new Error(`link not created: ${res.status} ${res.text}`);
     links.push(res.body.data.id);
   }
   const campaigns: string[] = [];
-  for (let i = 0; i < counts.campaigns; i++) campaigns.push(await wsRepo.createCampaign(knex, ws.workspaceId, `Campaign ${i}`));
+  for (let i = 0; i < counts.campaigns; i++)
+    campaigns.push(await wsRepo.createCampaign(knex, ws.workspaceId, `Campaign ${i}`));
   const qrs: Record<string, string> = {};
   for (const i of counts.qrOn) qrs[(await wsRepo.createQrCode(knex, ws.workspaceId, links[i])).id] = links[i];
   return { workspaceId: ws.workspaceId, links, campaigns, qrs };
@@ -424,7 +500,8 @@ export async function postConversions(
       while (next < planned.length) {
         const i = next++;
         const res = await server.request('POST', '/api/v1/conversions', { key: await key(), body: planned[i].body });
-        if (res.status !== 201) throw new Error(`conversion not recorded: ${res.status} ${res.text} for ${JSON.stringify(planned[i].body)}`);
+        if (res.status !== 201)
+          throw new Error(`conversion not recorded: ${res.status} ${res.text} for ${JSON.stringify(planned[i].body)}`);
         out[i] = { ...planned[i].expected, id: res.body.data.id };
       }
     }),
@@ -441,16 +518,30 @@ export async function insertClicks(knex: Knex, clicks: RClick[], rawFrom: number
   const raw = clicks
     .filter((c) => c.at >= rawFrom)
     .map((c) => ({ workspace_id: c.workspaceId, link_id: c.linkId, qr_code_id: c.qrCodeId, occurred_at: c.at }));
-  const perLinkDay = new Map<string, { link_id: string; workspace_id: string; day: number; clicks: number; scans: number }>();
+  const perLinkDay = new Map<
+    string,
+    { link_id: string; workspace_id: string; day: number; clicks: number; scans: number }
+  >();
   const perQrDay = new Map<string, { qr_code_id: string; workspace_id: string; day: number; scans: number }>();
   for (const c of clicks) {
     const day = dayOf(c.at);
-    const l = perLinkDay.get(`${c.linkId}|${day}`) ?? { link_id: c.linkId, workspace_id: c.workspaceId, day, clicks: 0, scans: 0 };
+    const l = perLinkDay.get(`${c.linkId}|${day}`) ?? {
+      link_id: c.linkId,
+      workspace_id: c.workspaceId,
+      day,
+      clicks: 0,
+      scans: 0,
+    };
     l.clicks++;
     if (c.qrCodeId) l.scans++;
     perLinkDay.set(`${c.linkId}|${day}`, l);
     if (c.qrCodeId) {
-      const q = perQrDay.get(`${c.qrCodeId}|${day}`) ?? { qr_code_id: c.qrCodeId, workspace_id: c.workspaceId, day, scans: 0 };
+      const q = perQrDay.get(`${c.qrCodeId}|${day}`) ?? {
+        qr_code_id: c.qrCodeId,
+        workspace_id: c.workspaceId,
+        day,
+        scans: 0,
+      };
       q.scans++;
       perQrDay.set(`${c.qrCodeId}|${day}`, q);
     }

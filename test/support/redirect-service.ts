@@ -12,9 +12,25 @@ const CRAWLER = 'facebookexternalhit/1.1';
 /** An active link on the short domain (sho.rt), redirecting to `url`. */
 export function testLink(url: string, id = 'lnk_1', slug = 'abc'): ResolvedLink {
   return {
-    id, workspaceId: 'ws_1', domainKey: '', slug, url, location: url, expiredLocation: null,
-    redirectType: 'TEMPORARY', status: 'ACTIVE', startAt: null, endAt: null, expiresAt: null, expiredUrl: null,
-    clickLimit: null, served: 0, passwordHash: null, previewTitle: null, previewDescription: null, previewImage: null,
+    id,
+    workspaceId: 'ws_1',
+    domainKey: '',
+    slug,
+    url,
+    location: url,
+    expiredLocation: null,
+    redirectType: 'TEMPORARY',
+    status: 'ACTIVE',
+    startAt: null,
+    endAt: null,
+    expiresAt: null,
+    expiredUrl: null,
+    clickLimit: null,
+    served: 0,
+    passwordHash: null,
+    previewTitle: null,
+    previewDescription: null,
+    previewImage: null,
   };
 }
 
@@ -50,7 +66,12 @@ export function standInRedirectService<S extends Partial<RedirectStore>>(
     new Promise<unknown>((resolve) => {
       let location: unknown;
       const req = { url: path, method, headers: { host: 'sho.rt', 'user-agent': CRAWLER }, socket: {} };
-      const res = { req, writeHead: (_s: number, h: Record<string, unknown>) => void (location = h.Location), end: () => resolve(location), headersSent: false };
+      const res = {
+        req,
+        writeHead: (_s: number, h: Record<string, unknown>) => void (location = h.Location),
+        end: () => resolve(location),
+        headersSent: false,
+      };
       redirects.handle(req as never, res as never, () => resolve('fallback'));
     });
   return { redirects, store, misses, visit };

@@ -18,8 +18,19 @@ export async function seedWorkspace(
   opts: { plan?: Plan; role?: Role; scopes?: Scope[]; expiresAt?: number | null } = {},
 ): Promise<Seeded> {
   const workspaceId = await ws.createWorkspace(knex, `Workspace ${++counter}`, opts.plan ?? 'growth');
-  const userId = await ws.addMember(knex, workspaceId, `user${counter}-${Date.now()}@example.com`, opts.role ?? 'OWNER');
-  const { id: keyId, key } = await ws.createKey(knex, workspaceId, userId, opts.scopes ?? ALL_LINK_SCOPES, opts.expiresAt ?? null);
+  const userId = await ws.addMember(
+    knex,
+    workspaceId,
+    `user${counter}-${Date.now()}@example.com`,
+    opts.role ?? 'OWNER',
+  );
+  const { id: keyId, key } = await ws.createKey(
+    knex,
+    workspaceId,
+    userId,
+    opts.scopes ?? ALL_LINK_SCOPES,
+    opts.expiresAt ?? null,
+  );
   return { workspaceId, userId, key, keyId };
 }
 
@@ -40,7 +51,18 @@ export async function seedMemberKey(knex: Knex, workspaceId: string, role: Role,
  * An image the workspace hosts (the row `shortlink asset add` writes; no file is needed for
  * previewImage's check), as its URL under `assetBaseUrl`.
  */
-export async function hostImage(knex: Knex, workspaceId: string, assetBaseUrl: string, extension = '.png'): Promise<string> {
-  const { fileName } = await ws.addAsset(knex, workspaceId, extension, extension === '.png' ? 'image/png' : 'image/jpeg', () => undefined);
+export async function hostImage(
+  knex: Knex,
+  workspaceId: string,
+  assetBaseUrl: string,
+  extension = '.png',
+): Promise<string> {
+  const { fileName } = await ws.addAsset(
+    knex,
+    workspaceId,
+    extension,
+    extension === '.png' ? 'image/png' : 'image/jpeg',
+    () => undefined,
+  );
   return `${assetBaseUrl}${fileName}`;
 }

@@ -71,13 +71,17 @@ export async function startTestServer(
   const material = await testCertificate();
   const server = await startServer(loadConfig(env), {
     tls: material,
-    log: opts.logStream ? pino({ level: 'debug' }, opts.logStream) : pino({ level: process.env.TEST_LOG_LEVEL || 'silent' }),
+    log: opts.logStream
+      ? pino({ level: 'debug' }, opts.logStream)
+      : pino({ level: process.env.TEST_LOG_LEVEL || 'silent' }),
     linkCache: opts.linkCache,
     host: '127.0.0.1',
     webhookCa: opts.webhookCa,
-    resolveTxt: opts.resolveTxt ?? (async (name) => {
-      throw Object.assign(new Error(`queryTxt ENOTFOUND ${name}`), { code: 'ENOTFOUND' });
-    }),
+    resolveTxt:
+      opts.resolveTxt ??
+      (async (name) => {
+        throw Object.assign(new Error(`queryTxt ENOTFOUND ${name}`), { code: 'ENOTFOUND' });
+      }),
   });
   if (!opts.deliverWebhooks) await server.webhooks.stop();
   const base = server.url;
@@ -108,7 +112,9 @@ export function httpsRequest(
   const payload = requestPayload(opts, headers);
   const client = url.protocol === 'https:' ? https : (http as unknown as typeof https);
   return new Promise((resolve, reject) => {
-    const req = client.request(url, { method, headers, ca, agent: false, servername: url.hostname }, (res) => readResponse(res, resolve));
+    const req = client.request(url, { method, headers, ca, agent: false, servername: url.hostname }, (res) =>
+      readResponse(res, resolve),
+    );
     req.on('error', reject);
     if (payload !== undefined) req.write(payload);
     req.end();

@@ -17,10 +17,14 @@ import { fileURLToPath } from 'node:url';
 
 const T = 1767268800; // 2026-01-01T12:00:00Z
 const SECRET = 'whsec_0123456789abcdef';
-const BODY_A = '{"event":"link.created","timestamp":"2026-01-01T12:00:00.000Z","data":{"id":"lnk_1","workspaceId":"ws_1","slug":"spring-sale","title":"Spring sale"}}';
-const BODY_B = '{"id":"evt_1","type":"link.created","timestamp":"2026-01-01T12:00:00.000Z","data":{"link_id":"lnk_1","slug":"spring-sale","url":"https://example.com/spring"}}';
-const NON_ASCII_A = '{"event":"link.created","timestamp":"2026-01-01T12:00:00.000Z","data":{"id":"lnk_2","workspaceId":"ws_1","slug":"cafe","title":"Café ☕ — 春 🎉"}}';
-const NON_ASCII_B = '{"id":"evt_2","type":"link.created","timestamp":"2026-01-01T12:00:00.000Z","data":{"link_id":"lnk_2","slug":"cafe","tags":["Café ☕","春 🎉"]}}';
+const BODY_A =
+  '{"event":"link.created","timestamp":"2026-01-01T12:00:00.000Z","data":{"id":"lnk_1","workspaceId":"ws_1","slug":"spring-sale","title":"Spring sale"}}';
+const BODY_B =
+  '{"id":"evt_1","type":"link.created","timestamp":"2026-01-01T12:00:00.000Z","data":{"link_id":"lnk_1","slug":"spring-sale","url":"https://example.com/spring"}}';
+const NON_ASCII_A =
+  '{"event":"link.created","timestamp":"2026-01-01T12:00:00.000Z","data":{"id":"lnk_2","workspaceId":"ws_1","slug":"cafe","title":"Café ☕ — 春 🎉"}}';
+const NON_ASCII_B =
+  '{"id":"evt_2","type":"link.created","timestamp":"2026-01-01T12:00:00.000Z","data":{"link_id":"lnk_2","slug":"cafe","tags":["Café ☕","春 🎉"]}}';
 // Not UTF-8 at all: a receiver that decodes the body as text before verifying breaks on these.
 const NOT_UTF8 = Buffer.from([0x7b, 0xff, 0xfe, 0x00, 0x80, 0xc3, 0x28, 0x0d, 0x0a, 0x7d]);
 const NON_ASCII_SECRET = 'sécret-ключ-秘密';
@@ -57,7 +61,9 @@ function bodyFields(body: string | Buffer): { body?: string; bodyBase64: string 
   const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8');
   const text = bytes.toString('utf8');
   // Only bytes that round-trip through UTF-8 get a text form.
-  return Buffer.from(text, 'utf8').equals(bytes) ? { body: text, bodyBase64: bytes.toString('base64') } : { bodyBase64: bytes.toString('base64') };
+  return Buffer.from(text, 'utf8').equals(bytes)
+    ? { body: text, bodyBase64: bytes.toString('base64') }
+    : { bodyBase64: bytes.toString('base64') };
 }
 
 interface CaseOptions {
@@ -69,8 +75,20 @@ interface CaseOptions {
   expected: boolean;
 }
 
-function a(name: string, { body = BODY_A, header, secret = SECRET, now = T, toleranceSeconds, expected }: CaseOptions): WebhookVector {
-  return { variant: 'A', name, ...bodyFields(body), header, secret, now, ...(toleranceSeconds === undefined ? {} : { toleranceSeconds }), expected };
+function a(
+  name: string,
+  { body = BODY_A, header, secret = SECRET, now = T, toleranceSeconds, expected }: CaseOptions,
+): WebhookVector {
+  return {
+    variant: 'A',
+    name,
+    ...bodyFields(body),
+    header,
+    secret,
+    now,
+    ...(toleranceSeconds === undefined ? {} : { toleranceSeconds }),
+    expected,
+  };
 }
 function b(name: string, { body = BODY_B, header, secret = SECRET, expected }: CaseOptions): WebhookVector {
   return { variant: 'B', name, ...bodyFields(body), header, secret, expected };
@@ -86,7 +104,11 @@ export function buildVectors(): { description: string; cases: WebhookVector[] } 
     a('A tampered body (one byte)', { body: tamper(BODY_A), header: good, expected: false }),
     a('A body with a newline the sender did not sign', { body: `${BODY_A}\n`, header: good, expected: false }),
     a('A wrong secret', { header: good, secret: `${SECRET}x`, expected: false }),
-    a('A non-ASCII secret (signed as UTF-8)', { header: `t=${T},v1=${sigA(BODY_A, T, NON_ASCII_SECRET)}`, secret: NON_ASCII_SECRET, expected: true }),
+    a('A non-ASCII secret (signed as UTF-8)', {
+      header: `t=${T},v1=${sigA(BODY_A, T, NON_ASCII_SECRET)}`,
+      secret: NON_ASCII_SECRET,
+      expected: true,
+    }),
     a('A header missing', { header: null, expected: false }),
     a('A header empty', { header: '', expected: false }),
     a('A header garbage', { header: 'garbage', expected: false }),
@@ -110,20 +132,45 @@ export function buildVectors(): { description: string; cases: WebhookVector[] } 
     a('A 301 s in the future', { header: good, now: T - 301, expected: false }),
     a('A 500 s old with a tolerance of 600 s', { header: good, now: T + 500, toleranceSeconds: 600, expected: true }),
     a('A a tolerance of 0 s, the same second', { header: good, now: T, toleranceSeconds: 0, expected: true }),
-    a('A a tolerance of 0 s, half a second later', { header: good, now: T + 0.5, toleranceSeconds: 0, expected: false }),
+    a('A a tolerance of 0 s, half a second later', {
+      header: good,
+      now: T + 0.5,
+      toleranceSeconds: 0,
+      expected: false,
+    }),
     a('A t duplicated (same value)', { header: `t=${T},t=${T},v1=${v1}`, expected: false }),
     a('A t duplicated after the v1', { header: `t=${T},v1=${v1},t=${T}`, expected: false }),
     a('A t not numeric', { header: `t=abc,v1=${v1}`, expected: false }),
     a('A t with a sign (signed as sent)', { header: `t=+${T},v1=${sigA(BODY_A, `+${T}`)}`, expected: false }),
     a('A t negative (signed as sent)', { header: `t=-5,v1=${sigA(BODY_A, '-5')}`, now: -5, expected: false }),
     a('A t with a fraction (signed as sent)', { header: `t=${T}.0,v1=${sigA(BODY_A, `${T}.0`)}`, expected: false }),
-    a('A t in exponent form (signed as sent)', { header: `t=1.7672688e9,v1=${sigA(BODY_A, '1.7672688e9')}`, now: 1767268800, expected: false }),
-    a('A t in non-ASCII digits (signed as sent)', { header: `t=١٧٦٧٢٦٨٨٠٠,v1=${sigA(BODY_A, '١٧٦٧٢٦٨٨٠٠')}`, expected: false }),
-    a('A t in milliseconds (13 digits, signed as sent)', { header: `t=${T}000,v1=${sigA(BODY_A, `${T}000`)}`, now: T * 1000, expected: false }),
-    a('A t with a leading zero, signed as sent (accepted: up to 12 digits)', { header: `t=0${T},v1=${sigA(BODY_A, `0${T}`)}`, expected: true }),
+    a('A t in exponent form (signed as sent)', {
+      header: `t=1.7672688e9,v1=${sigA(BODY_A, '1.7672688e9')}`,
+      now: 1767268800,
+      expected: false,
+    }),
+    a('A t in non-ASCII digits (signed as sent)', {
+      header: `t=١٧٦٧٢٦٨٨٠٠,v1=${sigA(BODY_A, '١٧٦٧٢٦٨٨٠٠')}`,
+      expected: false,
+    }),
+    a('A t in milliseconds (13 digits, signed as sent)', {
+      header: `t=${T}000,v1=${sigA(BODY_A, `${T}000`)}`,
+      now: T * 1000,
+      expected: false,
+    }),
+    a('A t with a leading zero, signed as sent (accepted: up to 12 digits)', {
+      header: `t=0${T},v1=${sigA(BODY_A, `0${T}`)}`,
+      expected: true,
+    }),
     a('A t with a leading zero, signature over the t without it', { header: `t=0${T},v1=${v1}`, expected: false }),
-    a('A v1 in upper-case hex (rejected: v1 must be lower case)', { header: `t=${T},v1=${v1.toUpperCase()}`, expected: false }),
-    a('A v1 in upper case beside the same v1 in lower case', { header: `t=${T},v1=${v1.toUpperCase()},v1=${v1}`, expected: true }),
+    a('A v1 in upper-case hex (rejected: v1 must be lower case)', {
+      header: `t=${T},v1=${v1.toUpperCase()}`,
+      expected: false,
+    }),
+    a('A v1 in upper case beside the same v1 in lower case', {
+      header: `t=${T},v1=${v1.toUpperCase()},v1=${v1}`,
+      expected: true,
+    }),
     a('A v1 of 63 hex digits', { header: `t=${T},v1=${v1.slice(0, 63)}`, expected: false }),
     a('A v1 of 65 hex digits', { header: `t=${T},v1=${v1}0`, expected: false }),
     a('A v1 with a sha256= prefix', { header: `t=${T},v1=sha256=${v1}`, expected: false }),
@@ -134,13 +181,34 @@ export function buildVectors(): { description: string; cases: WebhookVector[] } 
     a('A a space inside the digest', { header: `t=${T},v1=${v1.slice(0, 32)} ${v1.slice(32)}`, expected: false }),
     a('A a trailing comma (an empty part rejects the header)', { header: `${good},`, expected: false }),
     a('A a part without = (rejects the header)', { header: `${good},foo`, expected: false }),
-    a('A no-break space U+00A0 around v1 (trimmed, as String.prototype.trim does)', { header: `t=${T},\u00a0v1=${v1}\u00a0`, expected: true }),
-    a('A byte order mark U+FEFF around v1 (trimmed, as String.prototype.trim does)', { header: `t=${T},\ufeffv1=${v1}\ufeff`, expected: true }),
-    a('A next line U+0085 after v1 (not trimmed, as String.prototype.trim does not)', { header: `t=${T},v1=${v1}\u0085`, expected: false }),
+    a('A no-break space U+00A0 around v1 (trimmed, as String.prototype.trim does)', {
+      header: `t=${T},\u00a0v1=${v1}\u00a0`,
+      expected: true,
+    }),
+    a('A byte order mark U+FEFF around v1 (trimmed, as String.prototype.trim does)', {
+      header: `t=${T},\ufeffv1=${v1}\ufeff`,
+      expected: true,
+    }),
+    a('A next line U+0085 after v1 (not trimmed, as String.prototype.trim does not)', {
+      header: `t=${T},v1=${v1}\u0085`,
+      expected: false,
+    }),
     a('A body with non-ASCII UTF-8', { body: NON_ASCII_A, header: `t=${T},v1=${sigA(NON_ASCII_A)}`, expected: true }),
-    a('A body with non-ASCII UTF-8, tampered (one byte)', { body: tamper(NON_ASCII_A), header: `t=${T},v1=${sigA(NON_ASCII_A)}`, expected: false }),
-    a('A body ending in a newline', { body: `${BODY_A}\n`, header: `t=${T},v1=${sigA(`${BODY_A}\n`)}`, expected: true }),
-    a('A body ending in a newline, received without it', { body: BODY_A, header: `t=${T},v1=${sigA(`${BODY_A}\n`)}`, expected: false }),
+    a('A body with non-ASCII UTF-8, tampered (one byte)', {
+      body: tamper(NON_ASCII_A),
+      header: `t=${T},v1=${sigA(NON_ASCII_A)}`,
+      expected: false,
+    }),
+    a('A body ending in a newline', {
+      body: `${BODY_A}\n`,
+      header: `t=${T},v1=${sigA(`${BODY_A}\n`)}`,
+      expected: true,
+    }),
+    a('A body ending in a newline, received without it', {
+      body: BODY_A,
+      header: `t=${T},v1=${sigA(`${BODY_A}\n`)}`,
+      expected: false,
+    }),
     a('A body of bytes that are not UTF-8', { body: NOT_UTF8, header: `t=${T},v1=${sigA(NOT_UTF8)}`, expected: true }),
     a('A empty body', { body: '', header: `t=${T},v1=${sigA('')}`, expected: true }),
 
@@ -149,7 +217,11 @@ export function buildVectors(): { description: string; cases: WebhookVector[] } 
     b('B tampered body (one byte)', { body: tamper(BODY_B), header: hb, expected: false }),
     b('B body with a newline the sender did not sign', { body: `${BODY_B}\n`, header: hb, expected: false }),
     b('B wrong secret', { header: hb, secret: `${SECRET}x`, expected: false }),
-    b('B non-ASCII secret (signed as UTF-8)', { header: sigB(BODY_B, NON_ASCII_SECRET), secret: NON_ASCII_SECRET, expected: true }),
+    b('B non-ASCII secret (signed as UTF-8)', {
+      header: sigB(BODY_B, NON_ASCII_SECRET),
+      secret: NON_ASCII_SECRET,
+      expected: true,
+    }),
     b('B header missing', { header: null, expected: false }),
     b('B header empty', { header: '', expected: false }),
     b('B header garbage', { header: 'garbage', expected: false }),
@@ -164,13 +236,30 @@ export function buildVectors(): { description: string; cases: WebhookVector[] } 
     b('B a Variant A header', { header: `t=${T},v1=${hb}`, expected: false }),
     b('B spaces and tabs around the digest', { header: ` \t${hb} \t`, expected: true }),
     b('B a space inside the digest', { header: `${hb.slice(0, 32)} ${hb.slice(32)}`, expected: false }),
-    b('B no-break space U+00A0 around the digest (trimmed, as String.prototype.trim does)', { header: `\u00a0${hb}\u00a0`, expected: true }),
-    b('B byte order mark U+FEFF before the digest (trimmed, as String.prototype.trim does)', { header: `\ufeff${hb}`, expected: true }),
-    b('B next line U+0085 after the digest (not trimmed, as String.prototype.trim does not)', { header: `${hb}\u0085`, expected: false }),
+    b('B no-break space U+00A0 around the digest (trimmed, as String.prototype.trim does)', {
+      header: `\u00a0${hb}\u00a0`,
+      expected: true,
+    }),
+    b('B byte order mark U+FEFF before the digest (trimmed, as String.prototype.trim does)', {
+      header: `\ufeff${hb}`,
+      expected: true,
+    }),
+    b('B next line U+0085 after the digest (not trimmed, as String.prototype.trim does not)', {
+      header: `${hb}\u0085`,
+      expected: false,
+    }),
     b('B body with non-ASCII UTF-8', { body: NON_ASCII_B, header: sigB(NON_ASCII_B), expected: true }),
-    b('B body with non-ASCII UTF-8, tampered (one byte)', { body: tamper(NON_ASCII_B), header: sigB(NON_ASCII_B), expected: false }),
+    b('B body with non-ASCII UTF-8, tampered (one byte)', {
+      body: tamper(NON_ASCII_B),
+      header: sigB(NON_ASCII_B),
+      expected: false,
+    }),
     b('B body ending in a newline', { body: `${BODY_B}\n`, header: sigB(`${BODY_B}\n`), expected: true }),
-    b('B body ending in a newline, received without it', { body: BODY_B, header: sigB(`${BODY_B}\n`), expected: false }),
+    b('B body ending in a newline, received without it', {
+      body: BODY_B,
+      header: sigB(`${BODY_B}\n`),
+      expected: false,
+    }),
     b('B body of bytes that are not UTF-8', { body: NOT_UTF8, header: sigB(NOT_UTF8), expected: true }),
     b('B empty body', { body: '', header: sigB(''), expected: true }),
   ];
@@ -188,7 +277,10 @@ export function buildVectors(): { description: string; cases: WebhookVector[] } 
  */
 export function vectorsJson(): string {
   const text = `${JSON.stringify(buildVectors(), null, 2)}\n`;
-  return text.replace(/[\u007f-\u00a0\u00ad\u2000-\u200f\u2028-\u202f\u205f-\u206f\ufeff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return text.replace(
+    /[\u007f-\u00a0\u00ad\u2000-\u200f\u2028-\u202f\u205f-\u206f\ufeff]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 export const VECTORS_FILE = fileURLToPath(new URL('../../verifiers/vectors.json', import.meta.url));

@@ -1,6 +1,12 @@
 // The Variant A traffic alert rules (asyncapi/variant-a.yaml), at their edges.
 import { describe, expect, it } from 'vitest';
-import { detectGeoAnomalies, detectSpike, GEO_WINDOW_MS, SPIKE_WINDOW_MS, windowStartOf } from '../../src/domain/analytics-alerts';
+import {
+  detectGeoAnomalies,
+  detectSpike,
+  GEO_WINDOW_MS,
+  SPIKE_WINDOW_MS,
+  windowStartOf,
+} from '../../src/domain/analytics-alerts';
 
 const T = Date.UTC(2026, 0, 1, 5, 0, 0);
 const quiet = Array(12).fill(0);
@@ -53,14 +59,23 @@ describe('analytics.geo_anomaly', () => {
     });
 
   it('fires for a country at half the clicks and 5 times its baseline share', () => {
-    const found = geo({ clicks: 100, byCountry: { BR: 50, US: 50 }, historyClicks: 1000, historyByCountry: { BR: 100, US: 900 } });
-    expect(found).toEqual([{ windowStart: T, windowEnd: T + GEO_WINDOW_MS, country: 'BR', clicks: 100, share: 0.5, baselineShare: 0.1 }]);
+    const found = geo({
+      clicks: 100,
+      byCountry: { BR: 50, US: 50 },
+      historyClicks: 1000,
+      historyByCountry: { BR: 100, US: 900 },
+    });
+    expect(found).toEqual([
+      { windowStart: T, windowEnd: T + GEO_WINDOW_MS, country: 'BR', clicks: 100, share: 0.5, baselineShare: 0.1 },
+    ]);
   });
 
   it('does not fire just below half, nor below 5 times the baseline share', () => {
     expect(geo({ clicks: 100, byCountry: { BR: 49 }, historyClicks: 1000, historyByCountry: { BR: 10 } })).toEqual([]);
     expect(geo({ clicks: 100, byCountry: { BR: 80 }, historyClicks: 1000, historyByCountry: { BR: 161 } })).toEqual([]);
-    expect(geo({ clicks: 100, byCountry: { BR: 80 }, historyClicks: 1000, historyByCountry: { BR: 160 } })).toHaveLength(1);
+    expect(
+      geo({ clicks: 100, byCountry: { BR: 80 }, historyClicks: 1000, historyByCountry: { BR: 160 } }),
+    ).toHaveLength(1);
   });
 
   it('needs 50 clicks in the hour', () => {

@@ -6,9 +6,33 @@ import { describe, expect, it } from 'vitest';
 import { ClickBuffer, FIELD, type ClickEvent } from '../../src/clicks/buffer';
 
 const clicks: ClickEvent[] = [
-  { linkId: 'lnk_a', workspaceId: 'ws_1', qrCodeId: null, at: 1_795_000_000_123, referer: 'https://news.example/x', country: 'de', userAgent: 'UA one' },
-  { linkId: 'lnk_b', workspaceId: 'ws_1', qrCodeId: 'qr_1', at: 1_795_000_000_124, referer: undefined, country: undefined, userAgent: undefined },
-  { linkId: 'lnk_a', workspaceId: 'ws_2', qrCodeId: null, at: 1_795_000_000_125, referer: 'https://news.example/x', country: 'fr', userAgent: 'UA one' },
+  {
+    linkId: 'lnk_a',
+    workspaceId: 'ws_1',
+    qrCodeId: null,
+    at: 1_795_000_000_123,
+    referer: 'https://news.example/x',
+    country: 'de',
+    userAgent: 'UA one',
+  },
+  {
+    linkId: 'lnk_b',
+    workspaceId: 'ws_1',
+    qrCodeId: 'qr_1',
+    at: 1_795_000_000_124,
+    referer: undefined,
+    country: undefined,
+    userAgent: undefined,
+  },
+  {
+    linkId: 'lnk_a',
+    workspaceId: 'ws_2',
+    qrCodeId: null,
+    at: 1_795_000_000_125,
+    referer: 'https://news.example/x',
+    country: 'fr',
+    userAgent: 'UA one',
+  },
   // A value equal to another field's must not be confused with it.
   { linkId: 'ws_1', workspaceId: 'ws_1', qrCodeId: null, at: 0, referer: '', country: undefined, userAgent: 'lnk_a' },
 ];
@@ -45,9 +69,27 @@ describe('click buffer and hand-off to the writer thread', () => {
     const all = b.columns();
     // Link ids are kept as they come, one per click (most are new to the buffer: looking each up
     // cost more than it saved); every other field's strings once.
-    expect([...all.strings].sort()).toEqual(['', 'UA one', 'fr', 'de', 'https://news.example/x', 'lnk_a', 'lnk_a', 'lnk_a', 'lnk_b', 'qr_1', 'ws_1', 'ws_1', 'ws_2'].sort());
+    expect([...all.strings].sort()).toEqual(
+      [
+        '',
+        'UA one',
+        'fr',
+        'de',
+        'https://news.example/x',
+        'lnk_a',
+        'lnk_a',
+        'lnk_a',
+        'lnk_b',
+        'qr_1',
+        'ws_1',
+        'ws_1',
+        'ws_2',
+      ].sort(),
+    );
     const links = new Set(Array.from({ length: b.length }, (_, i) => all.refs[i * 6 + FIELD.link]));
-    const others = new Set(Array.from({ length: b.length * 6 }, (_, i) => all.refs[i]).filter((r, i) => r !== -1 && i % 6 !== FIELD.link));
+    const others = new Set(
+      Array.from({ length: b.length * 6 }, (_, i) => all.refs[i]).filter((r, i) => r !== -1 && i % 6 !== FIELD.link),
+    );
     expect(others.size + links.size).toBe(all.strings.length);
     expect([...b.columns(1, 2).strings].sort()).toEqual(['lnk_b', 'qr_1', 'ws_1']);
   });
@@ -63,7 +105,11 @@ describe('click buffer and hand-off to the writer thread', () => {
       });
     });
     const b = bufferOf(clicks);
-    for (const [from, to] of [[0, 1], [1, 3], [3, 4]]) {
+    for (const [from, to] of [
+      [0, 1],
+      [1, 3],
+      [3, 4],
+    ]) {
       const c = b.columns(from, to);
       port1.postMessage(c, [c.refs.buffer, c.at.buffer]);
     }
@@ -102,7 +148,15 @@ describe('ClickRecorder while the database is unreachable', () => {
       },
     };
     const recorder = new ClickRecorder(writer, log, 60_000);
-    const click = (at: number): ClickEvent => ({ linkId: 'lnk_a', workspaceId: 'ws_1', qrCodeId: null, at, referer: undefined, country: undefined, userAgent: 'UA' });
+    const click = (at: number): ClickEvent => ({
+      linkId: 'lnk_a',
+      workspaceId: 'ws_1',
+      qrCodeId: null,
+      at,
+      referer: undefined,
+      country: undefined,
+      userAgent: 'UA',
+    });
     for (let i = 0; i < 10; i++) recorder.record(click(i));
     await expect(recorder.flush()).rejects.toThrow(/unreachable/);
     expect(recorder.pending).toBe(10);

@@ -34,30 +34,57 @@ function stored(c: { link: number; qr: number | null; offset: number; country: s
 }
 
 function recount(rows: StoredClick[]) {
-  const daily = new Map<string, { link_id: string; workspace_id: string; day: number; clicks: number; scans: number }>();
+  const daily = new Map<
+    string,
+    { link_id: string; workspace_id: string; day: number; clicks: number; scans: number }
+  >();
   const scans = new Map<string, { qr_code_id: string; workspace_id: string; day: number; scans: number }>();
-  const windows = new Map<string, { window_start: number; link_id: string; country: string; workspace_id: string; clicks: number }>();
+  const windows = new Map<
+    string,
+    { window_start: number; link_id: string; country: string; workspace_id: string; clicks: number }
+  >();
   for (const r of rows) {
     const day = Math.floor(r.occurred_at / DAY);
     const start = r.occurred_at - (r.occurred_at % CLICK_WINDOW_MS);
-    const d = daily.get(`${r.link_id} ${day}`) ?? { link_id: r.link_id, workspace_id: r.workspace_id, day, clicks: 0, scans: 0 };
+    const d = daily.get(`${r.link_id} ${day}`) ?? {
+      link_id: r.link_id,
+      workspace_id: r.workspace_id,
+      day,
+      clicks: 0,
+      scans: 0,
+    };
     d.clicks += 1;
     if (r.qr_code_id) d.scans += 1;
     daily.set(`${r.link_id} ${day}`, d);
     if (r.qr_code_id) {
-      const s = scans.get(`${r.qr_code_id} ${day}`) ?? { qr_code_id: r.qr_code_id, workspace_id: r.workspace_id, day, scans: 0 };
+      const s = scans.get(`${r.qr_code_id} ${day}`) ?? {
+        qr_code_id: r.qr_code_id,
+        workspace_id: r.workspace_id,
+        day,
+        scans: 0,
+      };
       s.scans += 1;
       scans.set(`${r.qr_code_id} ${day}`, s);
     }
-    const w = windows.get(`${start} ${r.link_id} ${r.country}`) ?? { window_start: start, link_id: r.link_id, country: r.country ?? '', workspace_id: r.workspace_id, clicks: 0 };
+    const w = windows.get(`${start} ${r.link_id} ${r.country}`) ?? {
+      window_start: start,
+      link_id: r.link_id,
+      country: r.country ?? '',
+      workspace_id: r.workspace_id,
+      clicks: 0,
+    };
     w.clicks += 1;
     windows.set(`${start} ${r.link_id} ${r.country}`, w);
   }
   const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
   return {
-    daily: [...daily.values()].sort((a, b) => cmp(a.workspace_id, b.workspace_id) || cmp(a.link_id, b.link_id) || a.day - b.day),
+    daily: [...daily.values()].sort(
+      (a, b) => cmp(a.workspace_id, b.workspace_id) || cmp(a.link_id, b.link_id) || a.day - b.day,
+    ),
     scans: [...scans.values()].sort((a, b) => cmp(a.qr_code_id, b.qr_code_id) || a.day - b.day),
-    windows: [...windows.values()].sort((a, b) => a.window_start - b.window_start || cmp(a.link_id, b.link_id) || cmp(a.country, b.country)),
+    windows: [...windows.values()].sort(
+      (a, b) => a.window_start - b.window_start || cmp(a.link_id, b.link_id) || cmp(a.country, b.country),
+    ),
   };
 }
 
@@ -80,9 +107,16 @@ describe('aggregateClicks', () => {
     ];
     const agg = aggregateClicks(rows);
     const day = Math.floor(T0 / DAY);
-    expect(agg.daily.map((d) => [d.day - day, d.clicks, d.scans])).toEqual([[0, 1, 0], [1, 2, 2]]);
+    expect(agg.daily.map((d) => [d.day - day, d.clicks, d.scans])).toEqual([
+      [0, 1, 0],
+      [1, 2, 2],
+    ]);
     expect(agg.scans.map((s) => [s.qr_code_id, s.day - day, s.scans])).toEqual([['qr_1_0', 1, 2]]);
-    expect(clickWindows(rows).map((w) => [(w.window_start - T0) / 60_000, w.country, w.clicks])).toEqual([[0, 'DE', 1], [10, '', 1], [10, 'DE', 1]]);
+    expect(clickWindows(rows).map((w) => [(w.window_start - T0) / 60_000, w.country, w.clicks])).toEqual([
+      [0, 'DE', 1],
+      [10, '', 1],
+      [10, 'DE', 1],
+    ]);
   });
 
   it('builds windows only for the clicks of the workspaces asked for, the same rows as for all of them', () => {

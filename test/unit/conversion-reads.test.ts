@@ -31,7 +31,7 @@ describe('planReads', () => {
       const now = 20_800 * DAY_MS + Math.floor(rand() * 64 * DAY_MS);
       const b = bounds(now);
       // Windows of up to 400 days, some reaching past the retention edge, ends at any hour.
-      const to = now - Math.floor(rand() * 2 * 400 * 24) * HOUR * (rand() < 0.3 ? 0 : 1) / 2;
+      const to = now - (Math.floor(rand() * 2 * 400 * 24) * HOUR * (rand() < 0.3 ? 0 : 1)) / 2;
       const from = Math.max(to - 400 * DAY_MS, to - Math.floor(rand() * 400 * 24) * HOUR);
       // Retention deleted what was older than its last run's cutoff, at most this old.
       const deletedBefore = b.rawSince - Math.floor(rand() * 3 * 24) * HOUR;
@@ -46,7 +46,8 @@ describe('planReads', () => {
         }
         // The exact edges too.
         for (const t of [from - 1, from, to - 1, to]) {
-          if (t >= b.rawSince && t < b.latest && from < to) expect(counted(pieces, t, true)).toBe(t >= from && t < to ? 1 : 0);
+          if (t >= b.rawSince && t < b.latest && from < to)
+            expect(counted(pieces, t, true)).toBe(t >= from && t < to ? 1 : 0);
         }
       }
     }
@@ -82,7 +83,8 @@ describe('planReads', () => {
       if (to > now) continue;
       const raw = planReads({ from, to }, bounds(now), BY_TYPE).filter((p) => p.level === 'raw');
       // Nothing has happened after `latest`: the rest of the current block costs nothing.
-      for (const r of raw) expect(Math.min(r.to, bounds(now).latest) - r.from).toBeLessThanOrEqual(BLOCK_MS / 2 + DAY_MS);
+      for (const r of raw)
+        expect(Math.min(r.to, bounds(now).latest) - r.from).toBeLessThanOrEqual(BLOCK_MS / 2 + DAY_MS);
     }
   });
 
@@ -93,7 +95,8 @@ describe('planReads', () => {
       const from = now - 400 * DAY_MS + k * 31 * HOUR;
       const w = { from, to: Math.min(now, from + (k % 90) * DAY_MS + 5 * HOUR) };
       expect(planReads(w, b, BY_TYPE).every((p) => p.level !== 'day')).toBe(true);
-      for (const p of planReads(w, b, ALL)) if (p.level === 'day' && p.sign === -1) expect(p.from * DAY_MS).toBeGreaterThanOrEqual(b.rawSince);
+      for (const p of planReads(w, b, ALL))
+        if (p.level === 'day' && p.sign === -1) expect(p.from * DAY_MS).toBeGreaterThanOrEqual(b.rawSince);
     }
   });
 

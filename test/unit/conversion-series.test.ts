@@ -32,7 +32,14 @@ describe('the days of a window', () => {
     addToDay(days, D + 1, 'EUR', 1, 400, -1);
     expect(seriesEntries(days, { from: at(D, 12), to: at(D + 2, 1) })).toEqual([
       { day: '2024-10-04', conversions: 0, value: [] },
-      { day: '2024-10-05', conversions: 5, value: [{ currency: 'EUR', valueMinor: 600, conversions: 1 }, { currency: 'USD', valueMinor: 250, conversions: 1 }] },
+      {
+        day: '2024-10-05',
+        conversions: 5,
+        value: [
+          { currency: 'EUR', valueMinor: 600, conversions: 1 },
+          { currency: 'USD', valueMinor: 250, conversions: 1 },
+        ],
+      },
       { day: '2024-10-06', conversions: 0, value: [] },
     ]);
   });
@@ -41,10 +48,19 @@ describe('the days of a window', () => {
 describe('the daily aggregate of a filter', () => {
   it('is the per-type one with no filter or a type and custom name, the object one with one id alone, none for a combination', () => {
     expect(aggregateFor({})).toEqual({ table: 'conversion_daily_type', match: {} });
-    expect(aggregateFor({ eventType: 'purchase' })).toEqual({ table: 'conversion_daily_type', match: { event_type: 'purchase' } });
-    expect(aggregateFor({ eventType: 'custom', customName: 'webinar' })).toEqual({ table: 'conversion_daily_type', match: { event_type: 'custom', custom_name: 'webinar' } });
+    expect(aggregateFor({ eventType: 'purchase' })).toEqual({
+      table: 'conversion_daily_type',
+      match: { event_type: 'purchase' },
+    });
+    expect(aggregateFor({ eventType: 'custom', customName: 'webinar' })).toEqual({
+      table: 'conversion_daily_type',
+      match: { event_type: 'custom', custom_name: 'webinar' },
+    });
     expect(aggregateFor({ linkId: 'lnk_1' })).toEqual({ table: 'conversion_daily_link', match: { link_id: 'lnk_1' } });
-    expect(aggregateFor({ campaignId: 'cmp_1' })).toEqual({ table: 'conversion_daily_campaign', match: { campaign_id: 'cmp_1' } });
+    expect(aggregateFor({ campaignId: 'cmp_1' })).toEqual({
+      table: 'conversion_daily_campaign',
+      match: { campaign_id: 'cmp_1' },
+    });
     expect(aggregateFor({ qrCodeId: 'qr_1' })).toEqual({ table: 'conversion_daily_qr', match: { qr_code_id: 'qr_1' } });
     expect(aggregateFor({ linkId: 'lnk_1', eventType: 'purchase' })).toBeNull();
     expect(aggregateFor({ linkId: 'lnk_1', qrCodeId: 'qr_1' })).toBeNull();
@@ -63,15 +79,34 @@ describe("the Conversions screen's view", () => {
   });
 
   it('keeps presets, custom days and every filter in the address, and sends them as the API takes them', () => {
-    const view = viewOf(new URLSearchParams('window=custom&from=2026-01-01&to=2026-01-31&eventType=custom&customName=webinar&linkId=lnk_1&campaignId=cmp_1&qrCodeId=qr_1'), today);
+    const view = viewOf(
+      new URLSearchParams(
+        'window=custom&from=2026-01-01&to=2026-01-31&eventType=custom&customName=webinar&linkId=lnk_1&campaignId=cmp_1&qrCodeId=qr_1',
+      ),
+      today,
+    );
     expect(queryOf(view)).toEqual({
-      from: '2026-01-01T00:00:00Z', to: '2026-02-01T00:00:00Z', eventType: 'custom', customName: 'webinar', linkId: 'lnk_1', campaignId: 'cmp_1', qrCodeId: 'qr_1',
+      from: '2026-01-01T00:00:00Z',
+      to: '2026-02-01T00:00:00Z',
+      eventType: 'custom',
+      customName: 'webinar',
+      linkId: 'lnk_1',
+      campaignId: 'cmp_1',
+      qrCodeId: 'qr_1',
     });
     expect(viewOf(new URLSearchParams(paramsOf(view)), today)).toEqual(view);
-    expect(queryOf(viewOf(new URLSearchParams('window=400'), today))).toEqual({ from: '2025-10-22T00:00:00Z', to: '2026-11-26T00:00:00Z' });
+    expect(queryOf(viewOf(new URLSearchParams('window=400'), today))).toEqual({
+      from: '2025-10-22T00:00:00Z',
+      to: '2026-11-26T00:00:00Z',
+    });
     // A custom name implies custom events, as in the API; with another type it is dropped.
-    expect(queryOf(viewOf(new URLSearchParams('customName=webinar'), today))).toMatchObject({ eventType: 'custom', customName: 'webinar' });
-    expect(queryOf(viewOf(new URLSearchParams('eventType=lead&customName=webinar'), today))).not.toHaveProperty('customName');
+    expect(queryOf(viewOf(new URLSearchParams('customName=webinar'), today))).toMatchObject({
+      eventType: 'custom',
+      customName: 'webinar',
+    });
+    expect(queryOf(viewOf(new URLSearchParams('eventType=lead&customName=webinar'), today))).not.toHaveProperty(
+      'customName',
+    );
     // Days that are not dates go as they are: the API's answer names the field.
     expect(queryOf(viewOf(new URLSearchParams('window=custom&from=soon&to=2026-01-31'), today)).from).toBe('soon');
   });
@@ -90,12 +125,27 @@ describe('the CSV', () => {
     const rate = { supported: false, conversions: 1, clicks: 0, rate: null, reason: 'no_clicks_in_window' as const };
     const csv = conversionsCsv({
       data: {
-        windowFrom: '2026-11-24T00:00:00Z', windowTo: '2026-11-26T00:00:00Z', total: 3, attributedConversions: 1, unattributedConversions: 2,
-        byEventType: [{ eventType: 'custom', label: '=cmd', conversions: 2 }, { eventType: 'lead', label: 'Lead', conversions: 1 }],
-        byLink: [{ id: 'lnk_1', conversions: 1, value: [{ currency: 'EUR', valueMinor: 1_050, conversions: 1 }], rate }],
-        byCampaign: [{ id: 'cmp_1', conversions: 2, value: [] }, { id: 'cmp_2', conversions: 1, value: [] }],
+        windowFrom: '2026-11-24T00:00:00Z',
+        windowTo: '2026-11-26T00:00:00Z',
+        total: 3,
+        attributedConversions: 1,
+        unattributedConversions: 2,
+        byEventType: [
+          { eventType: 'custom', label: '=cmd', conversions: 2 },
+          { eventType: 'lead', label: 'Lead', conversions: 1 },
+        ],
+        byLink: [
+          { id: 'lnk_1', conversions: 1, value: [{ currency: 'EUR', valueMinor: 1_050, conversions: 1 }], rate },
+        ],
+        byCampaign: [
+          { id: 'cmp_1', conversions: 2, value: [] },
+          { id: 'cmp_2', conversions: 1, value: [] },
+        ],
         byQr: [],
-        value: [{ currency: 'EUR', valueMinor: 1_050, conversions: 1 }, { currency: 'JPY', valueMinor: 300, conversions: 1 }],
+        value: [
+          { currency: 'EUR', valueMinor: 1_050, conversions: 1 },
+          { currency: 'JPY', valueMinor: 300, conversions: 1 },
+        ],
         rate: { supported: true, conversions: 1, clicks: 4, rate: 0.25 },
         unavailable: false,
       },
@@ -103,7 +153,14 @@ describe('the CSV', () => {
         { day: '2026-11-24', conversions: 1, value: [{ currency: 'JPY', valueMinor: 300, conversions: 1 }] },
         { day: '2026-11-25', conversions: 2, value: [{ currency: 'EUR', valueMinor: 1_050, conversions: 1 }] },
       ],
-      names: { links: [{ id: 'lnk_1', slug: 'pricing', shortUrl: 'https://sho.rt/pricing', title: null, deleted: false }], campaigns: [{ id: 'cmp_1', name: 'Spring, "sale"' }, { id: 'cmp_2', name: '@SUM(1)' }], qrCodes: [] },
+      names: {
+        links: [{ id: 'lnk_1', slug: 'pricing', shortUrl: 'https://sho.rt/pricing', title: null, deleted: false }],
+        campaigns: [
+          { id: 'cmp_1', name: 'Spring, "sale"' },
+          { id: 'cmp_2', name: '@SUM(1)' },
+        ],
+        qrCodes: [],
+      },
     });
     expect(csv.split('\n')).toEqual([
       'section,key,label,conversions,value_EUR,value_JPY,rate_conversions,clicks,rate,rate_undefined_reason',

@@ -49,24 +49,45 @@ describe('planWindow', () => {
     expect(planWindow({ from: at(D - 1, 1), to: at(D - 1, 23) }, rows(now))).toEqual({
       days: null,
       raw: [],
-      partialDays: [{ day: D - 1, minus: [{ from: at(D - 1, 0), to: at(D - 1, 1) }, { from: at(D - 1, 23), to: at(D, 0) }] }],
+      partialDays: [
+        {
+          day: D - 1,
+          minus: [
+            { from: at(D - 1, 0), to: at(D - 1, 1) },
+            { from: at(D - 1, 23), to: at(D, 0) },
+          ],
+        },
+      ],
       aggregateDays: [D - 1, D],
     });
     expect(planWindow({ from: at(D - 1, 22), to: at(D, 2) }, rows(now))).toEqual({
       days: null,
-      raw: [{ from: at(D - 1, 22), to: at(D, 0) }, { from: at(D, 0), to: at(D, 2) }],
+      raw: [
+        { from: at(D - 1, 22), to: at(D, 0) },
+        { from: at(D, 0), to: at(D, 2) },
+      ],
       partialDays: [],
       aggregateDays: null,
     });
-    expect(planWindow({ from: at(D - 2, 0), to: at(D, 0) }, rows(now))).toEqual({ days: [D - 2, D], raw: [], partialDays: [], aggregateDays: [D - 2, D] });
-    expect(planWindow({ from: at(D, 5), to: at(D, 5) }, rows(now))).toEqual({ days: null, raw: [], partialDays: [], aggregateDays: null });
+    expect(planWindow({ from: at(D - 2, 0), to: at(D, 0) }, rows(now))).toEqual({
+      days: [D - 2, D],
+      raw: [],
+      partialDays: [],
+      aggregateDays: [D - 2, D],
+    });
+    expect(planWindow({ from: at(D, 5), to: at(D, 5) }, rows(now))).toEqual({
+      days: null,
+      raw: [],
+      partialDays: [],
+      aggregateDays: null,
+    });
   });
 
   it('covers every instant of the window exactly once', () => {
     // Random windows: every hour inside is counted once (whole day, raw part, or a partial day
     // not removed by its minus), and no hour outside is.
     let seed = 7;
-    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     for (let n = 0; n < 500; n++) {
       const now = at(D, Math.floor(rand() * 24));
       const from = now - Math.floor(rand() * 40 * 24) * HOUR;

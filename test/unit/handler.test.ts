@@ -14,8 +14,23 @@ const link = (id: string, slug: string, url: string): ResolvedLink => testLink(u
 
 /** The row the database gives for a link (LINK_COLUMNS order). */
 const rowOf = (l: ResolvedLink): unknown[] => [
-  l.id, l.workspaceId, l.domainKey, l.slug, l.url, l.redirectType, l.status, l.startAt, l.endAt, l.expiresAt, l.expiredUrl, l.clickLimit,
-  l.served, l.passwordHash, l.previewTitle, l.previewDescription, l.previewImage,
+  l.id,
+  l.workspaceId,
+  l.domainKey,
+  l.slug,
+  l.url,
+  l.redirectType,
+  l.status,
+  l.startAt,
+  l.endAt,
+  l.expiresAt,
+  l.expiredUrl,
+  l.clickLimit,
+  l.served,
+  l.passwordHash,
+  l.previewTitle,
+  l.previewDescription,
+  l.previewImage,
 ];
 
 /** A service over a store whose pages answer when the test says so. */
@@ -25,7 +40,9 @@ function service(residentLinks?: number) {
     {
       scanLinks: vi.fn(
         (after: string, limit: number) =>
-          new Promise<ReturnType<typeof encodeLinkPage>>((resolve) => pages.push({ after, limit, resolve: (links) => resolve(encodeLinkPage(links.map(rowOf))) })),
+          new Promise<ReturnType<typeof encodeLinkPage>>((resolve) =>
+            pages.push({ after, limit, resolve: (links) => resolve(encodeLinkPage(links.map(rowOf))) }),
+          ),
       ),
     },
     residentLinks,
@@ -43,7 +60,9 @@ describe('the redirect cache preload', () => {
     const done = redirects.preload();
     const first = await nextPage();
     expect(first.after).toBe('');
-    const full = Array.from({ length: first.limit }, (_, i) => link(`lnk_${String(i).padStart(5, '0')}`, `s${i}`, `https://example.com/${i}`));
+    const full = Array.from({ length: first.limit }, (_, i) =>
+      link(`lnk_${String(i).padStart(5, '0')}`, `s${i}`, `https://example.com/${i}`),
+    );
     first.resolve(full);
     const second = await nextPage();
     expect(second.after).toBe(full[full.length - 1].id);
@@ -78,7 +97,7 @@ describe('the redirect cache preload', () => {
     expect(await visit('/abc')).toBe('https://example.com/new');
   });
 
-  it('a visit\'s own read comes first, and the table stops at its size', async () => {
+  it("a visit's own read comes first, and the table stops at its size", async () => {
     const { redirects, misses, visit, nextPage } = service(2);
     const done = redirects.preload();
     const page = await nextPage();
@@ -87,7 +106,11 @@ describe('the redirect cache preload', () => {
     await vi.waitFor(() => expect(misses.length).toBe(1));
     misses[0](link('lnk_b', 'b', 'https://example.com/b-now'));
     expect(await visited).toBe('https://example.com/b-now');
-    page.resolve([link('lnk_a', 'a', 'https://example.com/a'), link('lnk_b', 'b', 'https://example.com/b-page'), link('lnk_c', 'c', 'https://example.com/c')]);
+    page.resolve([
+      link('lnk_a', 'a', 'https://example.com/a'),
+      link('lnk_b', 'b', 'https://example.com/b-page'),
+      link('lnk_c', 'c', 'https://example.com/c'),
+    ]);
     await done;
     // The table took two (a, b) and stopped; b then gave way to the visit's own read, which the
     // resident tier (searched first) would otherwise shadow.

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { destinationProblem, expiredUrlReturnsTo, normalizeDestination, normalizeTitle, previewImageAsset, shortAddressOf, type ChainNode } from '../../src/domain/links';
+import {
+  destinationProblem,
+  expiredUrlReturnsTo,
+  normalizeDestination,
+  normalizeTitle,
+  previewImageAsset,
+  shortAddressOf,
+  type ChainNode,
+} from '../../src/domain/links';
 import { checkSlug, generateSlug, RESERVED_SLUGS } from '../../src/domain/slugs';
 import { hashPassword, verifyPassword } from '../../src/domain/passwords';
 import { API_KEY_FORMAT, generateApiKey, hashApiKey } from '../../src/domain/access';
@@ -27,7 +35,15 @@ describe('destinations', () => {
   it('accepts absolute http and https only', () => {
     expect(destinationProblem('https://example.com/x?y=1')).toBeNull();
     expect(destinationProblem('http://example.com')).toBeNull();
-    for (const bad of ['javascript:alert(1)', 'data:text/html,x', 'ftp://x.example', 'mailto:a@b.c', '//example.com', 'example.com', 'file:///etc/passwd']) {
+    for (const bad of [
+      'javascript:alert(1)',
+      'data:text/html,x',
+      'ftp://x.example',
+      'mailto:a@b.c',
+      '//example.com',
+      'example.com',
+      'file:///etc/passwd',
+    ]) {
       expect(destinationProblem(bad), bad).not.toBeNull();
     }
     expect(destinationProblem(`https://e.com/${'a'.repeat(2048)}`)).toMatch(/2048/);
@@ -41,14 +57,26 @@ describe('destinations', () => {
     // Sent as written, `https:evil.example` in a Location header resolves against the short link.
     expect(normalizeDestination('https:evil.example')).toEqual({ href: 'https://evil.example/' });
     expect(normalizeDestination('https:/evil.example')).toEqual({ href: 'https://evil.example/' });
-    expect(normalizeDestination('https://evil.example\\@good.example')).toEqual({ href: 'https://evil.example/@good.example' });
-    expect(normalizeDestination('HTTPS://Example.COM:443/a/../b?q=ü')).toEqual({ href: 'https://example.com/b?q=%C3%BC' });
-    expect(normalizeDestination(`https://e.com/${'ü'.repeat(400)}`)).toEqual({ problem: expect.stringMatching(/2048 characters once normalised/) });
+    expect(normalizeDestination('https://evil.example\\@good.example')).toEqual({
+      href: 'https://evil.example/@good.example',
+    });
+    expect(normalizeDestination('HTTPS://Example.COM:443/a/../b?q=ü')).toEqual({
+      href: 'https://example.com/b?q=%C3%BC',
+    });
+    expect(normalizeDestination(`https://e.com/${'ü'.repeat(400)}`)).toEqual({
+      problem: expect.stringMatching(/2048 characters once normalised/),
+    });
   });
   it('accepts a preview image only as one file directly under the asset base, with an image ending', () => {
     const base = 'https://sl.example/assets/';
-    expect(previewImageAsset('https://sl.example/assets/a.PNG', base)).toEqual({ href: 'https://sl.example/assets/a.PNG', fileName: 'a.PNG' });
-    expect(previewImageAsset('https://SL.example:443/assets/ast_1.webp', base)).toEqual({ href: 'https://sl.example/assets/ast_1.webp', fileName: 'ast_1.webp' });
+    expect(previewImageAsset('https://sl.example/assets/a.PNG', base)).toEqual({
+      href: 'https://sl.example/assets/a.PNG',
+      fileName: 'a.PNG',
+    });
+    expect(previewImageAsset('https://SL.example:443/assets/ast_1.webp', base)).toEqual({
+      href: 'https://sl.example/assets/ast_1.webp',
+      fileName: 'ast_1.webp',
+    });
     for (const bad of [
       'https://sl.example/assets/a.svg',
       'https://cdn.example/assets/a.png',
@@ -80,15 +108,23 @@ describe('expiredUrl chains', () => {
   const lookup = async (a: { host: string; slug: string }) => nodes[`${a.host}/${a.slug}`] ?? null;
 
   it('finds a pointer straight back at the link', async () => {
-    expect(await expiredUrlReturnsTo(null, 'https://sl.example/x', { host: 'sl.example', slug: 'x' }, lookup)).toBe(true);
+    expect(await expiredUrlReturnsTo(null, 'https://sl.example/x', { host: 'sl.example', slug: 'x' }, lookup)).toBe(
+      true,
+    );
   });
   it('finds a chain through destinations and fallbacks', async () => {
     // x -> a -> b -(expired)-> c -> x
-    expect(await expiredUrlReturnsTo('X', 'https://sl.example/a', { host: 'sl.example', slug: 'x' }, lookup)).toBe(true);
+    expect(await expiredUrlReturnsTo('X', 'https://sl.example/a', { host: 'sl.example', slug: 'x' }, lookup)).toBe(
+      true,
+    );
   });
   it('lets a chain that ends elsewhere through', async () => {
-    expect(await expiredUrlReturnsTo('Z', 'https://sl.example/a', { host: 'sl.example', slug: 'z' }, lookup)).toBe(false);
-    expect(await expiredUrlReturnsTo('Z', 'https://other.example/z', { host: 'sl.example', slug: 'z' }, lookup)).toBe(false);
+    expect(await expiredUrlReturnsTo('Z', 'https://sl.example/a', { host: 'sl.example', slug: 'z' }, lookup)).toBe(
+      false,
+    );
+    expect(await expiredUrlReturnsTo('Z', 'https://other.example/z', { host: 'sl.example', slug: 'z' }, lookup)).toBe(
+      false,
+    );
   });
   it('reads short addresses case-insensitively', () => {
     expect(shortAddressOf('https://SL.example/AbC')).toEqual({ host: 'sl.example', slug: 'abc' });

@@ -27,7 +27,10 @@ describe('redactParams', () => {
   it('replaces token parameters and tokens of addresses in the others', () => {
     const params = { token: 'abc', next: '/setup?token=abc', deeper: '%2Fsetup%3Ftoken%3Dabc', page: '2' };
     expect(redactParams(params)).toEqual({
-      token: '[REDACTED]', next: '/setup?token=[REDACTED]', deeper: '/setup?token=[REDACTED]', page: '2',
+      token: '[REDACTED]',
+      next: '/setup?token=[REDACTED]',
+      deeper: '/setup?token=[REDACTED]',
+      page: '2',
     });
     expect(redactParams(undefined)).toBeUndefined();
   });

@@ -6,7 +6,9 @@ import { YOUNG_GENERATION_FLAG, youngGenerationAdvice } from '../../src/start/no
 
 describe('node flags of the service', () => {
   it('warns when the preload is on and node has no --min-semi-space-size', () => {
-    expect(youngGenerationAdvice([], true)).toMatch(/REDIRECT_CACHE_PRELOAD is on but node was started without --min-semi-space-size=16/);
+    expect(youngGenerationAdvice([], true)).toMatch(
+      /REDIRECT_CACHE_PRELOAD is on but node was started without --min-semi-space-size=16/,
+    );
     expect(youngGenerationAdvice(['--enable-source-maps'], true)).not.toBeNull();
   });
   it('says nothing when the flag is given, in either spelling, or the preload is off', () => {
@@ -18,6 +20,8 @@ describe('node flags of the service', () => {
     const pkg = JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
     expect(pkg.scripts.start.split(' ')).toContain(YOUNG_GENERATION_FLAG);
     const unit = fs.readFileSync(new URL('../../deploy/systemd/shortlink@.service', import.meta.url), 'utf8');
-    expect(unit).toMatch(new RegExp(`^ExecStart=.*/usr/bin/node ${YOUNG_GENERATION_FLAG} /opt/shortlink/bin/shortlink\\.mjs serve$`, 'm'));
+    expect(unit).toMatch(
+      new RegExp(`^ExecStart=.*/usr/bin/node ${YOUNG_GENERATION_FLAG} /opt/shortlink/bin/shortlink\\.mjs serve$`, 'm'),
+    );
   });
 });

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { sameOrigin } from '../../src/http/dashboard/origin';
 
 describe('sameOrigin', () => {
-  it('takes the scheme\'s default port written or not, and nothing else as the same', () => {
+  it("takes the scheme's default port written or not, and nothing else as the same", () => {
     expect(sameOrigin('https://sho.rt', 'https://sho.rt:443')).toBe(true);
     expect(sameOrigin('https://SHO.rt', 'https://sho.rt')).toBe(true);
     expect(sameOrigin('http://sho.rt:80', 'http://sho.rt')).toBe(true);

@@ -7,7 +7,25 @@ import { linkFromResident, residentRecord, toResolvedRow } from '../../src/db/re
 // LINK_COLUMNS order: id, workspace_id, domain_key, slug, original_url, redirect_type, status, start_at, end_at,
 // expires_at, expired_url, click_limit, served, password_hash, preview_title, preview_description, preview_image
 const plain = (over: Record<number, unknown> = {}): unknown[] => {
-  const r: unknown[] = ['lnk_01', 'ws_01', '', 'spring', 'https://example.com/a?b=1#c', 'TEMPORARY', 'ACTIVE', null, null, null, null, null, '0', null, null, null, null];
+  const r: unknown[] = [
+    'lnk_01',
+    'ws_01',
+    '',
+    'spring',
+    'https://example.com/a?b=1#c',
+    'TEMPORARY',
+    'ACTIVE',
+    null,
+    null,
+    null,
+    null,
+    null,
+    '0',
+    null,
+    null,
+    null,
+    null,
+  ];
   for (const [i, v] of Object.entries(over)) r[Number(i)] = v;
   return r;
 };

@@ -14,7 +14,9 @@ describe('the resident table', () => {
       const r = rng(seed);
       const table = new ResidentTable(1_000_000);
       const model = new Map<string, string>();
-      const keys = Array.from({ length: 3_000 }, (_, i) => (r.chance(0.2) ? `dom_${i % 7}\u0000slug-${i}` : `s${i.toString(36)}`));
+      const keys = Array.from({ length: 3_000 }, (_, i) =>
+        r.chance(0.2) ? `dom_${i % 7}\u0000slug-${i}` : `s${i.toString(36)}`,
+      );
       for (let step = 0; step < 400; step++) {
         const roll = r.next();
         if (roll < 0.45) {
@@ -50,7 +52,12 @@ describe('the resident table', () => {
 
   it('finds nothing for a key that differs only past its hash, or that is not ASCII; leaves such keys out', () => {
     const table = new ResidentTable(100);
-    table.addPage(page([['abc', 'one'], ['abd', 'two']]));
+    table.addPage(
+      page([
+        ['abc', 'one'],
+        ['abd', 'two'],
+      ]),
+    );
     expect(table.get('abc')).toBe('one');
     expect(table.get('abd')).toBe('two');
     expect(table.get('ab')).toBeUndefined();
@@ -59,7 +66,12 @@ describe('the resident table', () => {
     // 'Ł' is U+0141: its low byte is 'A'; a latin1 comparison alone would match "Abc".
     table.addPage(page([['Abc', 'three']]));
     expect(table.get('\u0141bc')).toBeUndefined();
-    expect(encodeEntries([['ключ', 'v'], ['ok', 'v']]).count).toBe(1);
+    expect(
+      encodeEntries([
+        ['ключ', 'v'],
+        ['ok', 'v'],
+      ]).count,
+    ).toBe(1);
     expect(keyHash('abc')).toBe(keyHash('abc'));
   });
 
@@ -77,7 +89,14 @@ describe('the resident table', () => {
 
   it('keeps a memo with its entry until the entry is deleted, replaced or cleared, through growth, and at most maxMemos', () => {
     const table = new ResidentTable<{ n: number }>(10_000, 3);
-    table.addPage(page([['a', 'one'], ['b', 'two'], ['c', 'three'], ['d', 'four']]));
+    table.addPage(
+      page([
+        ['a', 'one'],
+        ['b', 'two'],
+        ['c', 'three'],
+        ['d', 'four'],
+      ]),
+    );
     const slot = (k: string) => table.find(k);
     expect(table.memoAt(slot('a'))).toBeUndefined();
     const a = { n: 1 };
@@ -116,7 +135,14 @@ describe('the resident table', () => {
   it('holds a million entries across several chunks', () => {
     const table = new ResidentTable(1_000_000);
     for (let start = 0; start < 1_000_000; start += 10_000) {
-      const entries = Array.from({ length: 10_000 }, (_, i) => [`s${start + i}`, JSON.stringify([`lnk_${start + i}`, `https://example.com/${start + i}`])] as [string, string]);
+      const entries = Array.from(
+        { length: 10_000 },
+        (_, i) =>
+          [`s${start + i}`, JSON.stringify([`lnk_${start + i}`, `https://example.com/${start + i}`])] as [
+            string,
+            string,
+          ],
+      );
       expect(table.addPage(page(entries))).toBe(10_000);
     }
     expect(table.size).toBe(1_000_000);

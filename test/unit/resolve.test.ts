@@ -5,7 +5,11 @@ import { locationOf } from '../../src/domain/resolve';
 
 describe('locationOf', () => {
   it('keeps a plain http(s) URL as stored', () => {
-    for (const url of ['https://example.com/p/1?utm_source=x&id=7', 'http://example.com', 'https://example.com:8443/a#frag']) {
+    for (const url of [
+      'https://example.com/p/1?utm_source=x&id=7',
+      'http://example.com',
+      'https://example.com:8443/a#frag',
+    ]) {
       expect(locationOf(url)).toBe(url);
     }
   });
@@ -22,7 +26,17 @@ describe('locationOf', () => {
   });
 
   it('refuses anything that is not an absolute http(s) URL', () => {
-    for (const url of ['javascript:alert(1)', 'data:text/html,x', '//evil.example/', 'ftp://example.com/', 'https://', 'https://[bad', 'https://exa mple.com/', 'http://a b/', 'example.com']) {
+    for (const url of [
+      'javascript:alert(1)',
+      'data:text/html,x',
+      '//evil.example/',
+      'ftp://example.com/',
+      'https://',
+      'https://[bad',
+      'https://exa mple.com/',
+      'http://a b/',
+      'example.com',
+    ]) {
       expect(locationOf(url), url).toBeNull();
     }
   });

@@ -60,7 +60,12 @@ console.log(JSON.stringify(fast));
 `;
 
 function fastProperties(settle: boolean): Record<string, boolean> {
-  return JSON.parse(runNode(INSTANCES, { SETTLE: settle ? '1' : '0' }).trim().split('\n').at(-1)!);
+  return JSON.parse(
+    runNode(INSTANCES, { SETTLE: settle ? '1' : '0' })
+      .trim()
+      .split('\n')
+      .at(-1)!,
+  );
 }
 
 describe('V8 layouts of Node objects (src/platform/v8-shapes.mjs)', () => {
@@ -94,7 +99,12 @@ describe('V8 layouts of Node objects (src/platform/v8-shapes.mjs)', () => {
 
   it('is the first thing the shortlink command does, before it loads any other module', () => {
     const entry = fs.readFileSync(new URL('../../bin/shortlink.mjs', import.meta.url), 'utf8');
-    const code = entry.split('\n').filter((line) => line.trim() !== '' && !line.startsWith('//') && !line.startsWith('#!'));
-    expect(code.slice(0, 2)).toEqual(["import { settleNodeObjectShapes } from '../src/platform/v8-shapes.mjs';", 'settleNodeObjectShapes();']);
+    const code = entry
+      .split('\n')
+      .filter((line) => line.trim() !== '' && !line.startsWith('//') && !line.startsWith('#!'));
+    expect(code.slice(0, 2)).toEqual([
+      "import { settleNodeObjectShapes } from '../src/platform/v8-shapes.mjs';",
+      'settleNodeObjectShapes();',
+    ]);
   });
 });

@@ -24,7 +24,8 @@ describe('keptUserAgent', () => {
     // Same length, same characters at the middle, three-quarter and next-to-last positions:
     // the two pick the same slot.
     expect(CHROME.length).toBe(BOT.length);
-    for (const at of [CHROME.length >> 1, (CHROME.length * 3) >> 2, CHROME.length - 2]) expect(CHROME[at]).toBe(BOT[at]);
+    for (const at of [CHROME.length >> 1, (CHROME.length * 3) >> 2, CHROME.length - 2])
+      expect(CHROME[at]).toBe(BOT[at]);
     for (let round = 0; round < 3; round++) {
       for (const ua of [CHROME, BOT, CHROME, CHROME, BOT]) {
         const fresh = Buffer.from(ua, 'latin1').toString('latin1'); // a new string, as Node's parser makes
@@ -51,7 +52,6 @@ describe('keptUserAgent', () => {
     }
   });
 });
-
 
 let server: http.Server;
 const seen: http.IncomingHttpHeaders[] = [];
@@ -86,16 +86,35 @@ describe('visitHeaders', () => {
     [
       'usual browser visit',
       ['Host: sho.rt', 'User-Agent: Mozilla/5.0 Chrome/120.0', 'Referer: https://news.example/a', 'Accept: */*'],
-      { host: 'sho.rt', userAgent: 'Mozilla/5.0 Chrome/120.0', referer: 'https://news.example/a', purpose: undefined, country: undefined },
+      {
+        host: 'sho.rt',
+        userAgent: 'Mozilla/5.0 Chrome/120.0',
+        referer: 'https://news.example/a',
+        purpose: undefined,
+        country: undefined,
+      },
     ],
     [
       'names in any case',
-      ['HOST: Sho.Rt:8443', 'user-AGENT: curl/8', 'REFERER: https://r.example/', 'SEC-PURPOSE: prefetch', 'Cf-IpCountry: de'],
+      [
+        'HOST: Sho.Rt:8443',
+        'user-AGENT: curl/8',
+        'REFERER: https://r.example/',
+        'SEC-PURPOSE: prefetch',
+        'Cf-IpCountry: de',
+      ],
       { host: 'Sho.Rt:8443', userAgent: 'curl/8', referer: 'https://r.example/', purpose: 'prefetch', country: 'de' },
     ],
     [
       'repeated host, user agent and referer: the first wins',
-      ['Host: a.example', 'Host: b.example', 'User-Agent: first', 'User-Agent: second', 'Referer: https://1/', 'Referer: https://2/'],
+      [
+        'Host: a.example',
+        'Host: b.example',
+        'User-Agent: first',
+        'User-Agent: second',
+        'Referer: https://1/',
+        'Referer: https://2/',
+      ],
       { host: 'a.example', userAgent: 'first', referer: 'https://1/', purpose: undefined, country: undefined },
     ],
     [
@@ -108,11 +127,27 @@ describe('visitHeaders', () => {
       ['Host: h', 'X-Moz: prefetch', 'X-Purpose: preview', 'Purpose: prerender', 'Sec-Purpose: prefetch;prerender'],
       { ...none, host: 'h', purpose: 'prefetch;prerender' },
     ],
-    ['purpose before x-purpose', ['Host: h', 'X-Purpose: preview', 'Purpose: prerender'], { ...none, host: 'h', purpose: 'prerender' }],
-    ['x-purpose before x-moz', ['Host: h', 'X-Moz: prefetch', 'X-Purpose: preview'], { ...none, host: 'h', purpose: 'preview' }],
+    [
+      'purpose before x-purpose',
+      ['Host: h', 'X-Purpose: preview', 'Purpose: prerender'],
+      { ...none, host: 'h', purpose: 'prerender' },
+    ],
+    [
+      'x-purpose before x-moz',
+      ['Host: h', 'X-Moz: prefetch', 'X-Purpose: preview'],
+      { ...none, host: 'h', purpose: 'preview' },
+    ],
     ['x-moz alone', ['Host: h', 'X-Moz: prefetch'], { ...none, host: 'h', purpose: 'prefetch' }],
-    ['x-country-code when there is no cf-ipcountry', ['Host: h', 'X-Country-Code: fr'], { ...none, host: 'h', country: 'fr' }],
-    ['cf-ipcountry before x-country-code', ['Host: h', 'X-Country-Code: fr', 'CF-IPCountry: NL'], { ...none, host: 'h', country: 'NL' }],
+    [
+      'x-country-code when there is no cf-ipcountry',
+      ['Host: h', 'X-Country-Code: fr'],
+      { ...none, host: 'h', country: 'fr' },
+    ],
+    [
+      'cf-ipcountry before x-country-code',
+      ['Host: h', 'X-Country-Code: fr', 'CF-IPCountry: NL'],
+      { ...none, host: 'h', country: 'NL' },
+    ],
     [
       'empty user agent and lookalike names',
       ['Host: h', 'User-Agent:', 'X-Referer: no', 'Purposes: no', 'Hosts: no'],

@@ -61,7 +61,8 @@ describe('Variant A outcomes', () => {
     expect(a(notSent, 3)).toEqual({ status: 'PENDING', attemptOutcome: 'retry', retryInMs: 40_000 });
   });
   it('a timeout or reset after sending is UNKNOWN, never repeated', () => {
-    for (let n = 1; n <= MAX_ATTEMPTS; n++) expect(a(lost, n)).toEqual({ status: 'UNKNOWN', attemptOutcome: 'unknown' });
+    for (let n = 1; n <= MAX_ATTEMPTS; n++)
+      expect(a(lost, n)).toEqual({ status: 'UNKNOWN', attemptOutcome: 'unknown' });
   });
   it('a refused address is FAILED at once: nothing was sent and waiting cannot change it', () => {
     expect(a(refused)).toEqual({ status: 'FAILED', attemptOutcome: 'refused' });
@@ -76,7 +77,8 @@ describe('Variant A outcomes', () => {
 
 describe('Variant B outcomes', () => {
   const b = (result: AttemptResult, attempt = 1) => deliveryOutcome('B', attempt, result);
-  it('a 2xx is DELIVERED', () => expect(b(answered(204))).toEqual({ status: 'DELIVERED', attemptOutcome: 'delivered' }));
+  it('a 2xx is DELIVERED', () =>
+    expect(b(answered(204))).toEqual({ status: 'DELIVERED', attemptOutcome: 'delivered' }));
   it.each([301, 400, 404, 410, 500, 503])('%i is retried', (code) => {
     expect(b(answered(code), 2)).toEqual({ status: 'PENDING', attemptOutcome: 'retry', retryInMs: 5_000 });
   });
@@ -128,12 +130,17 @@ describe('addresses deliveries may reach', () => {
   ])('refuses %s', (address, reason) => {
     expect(refusalReason(address, closed)).toMatch(reason);
   });
-  it.each(['93.184.216.34', '8.8.8.8', '1.1.1.1', '2606:4700:4700::1111', '::ffff:8.8.8.8'])('allows the public address %s', (address) => {
-    expect(refusalReason(address, closed)).toBeNull();
-  });
+  it.each(['93.184.216.34', '8.8.8.8', '1.1.1.1', '2606:4700:4700::1111', '::ffff:8.8.8.8'])(
+    'allows the public address %s',
+    (address) => {
+      expect(refusalReason(address, closed)).toBeNull();
+    },
+  );
   it('WEBHOOK_ALLOW_PRIVATE_NETWORKS opens loopback and private ranges, never metadata or multicast', () => {
-    for (const a of ['127.0.0.1', '::1', '10.0.0.1', '192.168.0.1', 'fd12::1', '::ffff:127.0.0.1']) expect(refusalReason(a, open)).toBeNull();
-    for (const a of ['169.254.169.254', 'fd00:ec2::254', '100.100.100.200', '224.0.0.1', '0.0.0.0']) expect(refusalReason(a, open)).not.toBeNull();
+    for (const a of ['127.0.0.1', '::1', '10.0.0.1', '192.168.0.1', 'fd12::1', '::ffff:127.0.0.1'])
+      expect(refusalReason(a, open)).toBeNull();
+    for (const a of ['169.254.169.254', 'fd00:ec2::254', '100.100.100.200', '224.0.0.1', '0.0.0.0'])
+      expect(refusalReason(a, open)).not.toBeNull();
   });
 
   it('refuses http URLs', async () => {
@@ -144,12 +151,17 @@ describe('addresses deliveries may reach', () => {
       { address: '10.0.0.5', family: 4 },
       { address: '93.184.216.34', family: 4 },
     ];
-    expect(await vetTarget(new URL('https://hooks.example/x'), closed, lookup)).toEqual({ address: '93.184.216.34', family: 4 });
+    expect(await vetTarget(new URL('https://hooks.example/x'), closed, lookup)).toEqual({
+      address: '93.184.216.34',
+      family: 4,
+    });
     const privateOnly = async () => [
       { address: '127.0.0.1', family: 4 },
       { address: '::1', family: 6 },
     ];
-    await expect(vetTarget(new URL('https://rebind.example/x'), closed, privateOnly)).rejects.toThrow(/resolves only to addresses/);
+    await expect(vetTarget(new URL('https://rebind.example/x'), closed, privateOnly)).rejects.toThrow(
+      /resolves only to addresses/,
+    );
   });
   it('a DNS failure is not a refusal (nothing sent, retried)', async () => {
     const failing = async () => {
@@ -175,7 +187,11 @@ describe('signatures and the reference verifiers', () => {
   it('Variant A signs "<t>.<raw body>" and the verifier accepts it within 300 s', () => {
     const sentAt = Date.UTC(2026, 0, 1, 12);
     const { body, headers } = composeVariantA(content, secret, sentAt);
-    expect(JSON.parse(body)).toEqual({ event: 'link.created', timestamp: '2026-01-01T12:00:00.000Z', data: { link_id: 'lnk_1', slug: 's' } });
+    expect(JSON.parse(body)).toEqual({
+      event: 'link.created',
+      timestamp: '2026-01-01T12:00:00.000Z',
+      data: { link_id: 'lnk_1', slug: 's' },
+    });
     expect(Object.keys(JSON.parse(body))).toEqual(['event', 'timestamp', 'data']);
     expect(headers['X-Webhook-Signature']).toMatch(/^t=1767268800,v1=[0-9a-f]{64}$/);
     expect(headers['X-Service-Request-Id']).toBe('req_1');
@@ -197,7 +213,18 @@ describe('signatures and the reference verifiers', () => {
     const now = t * 1000;
     expect(verifyVariantA(body, `${good},v1=${'0'.repeat(64)}`, secret, { now })).toBe(true);
     expect(verifyVariantA(body, `t=${t},v1=${'0'.repeat(64)},${good.split(',')[1]}`, secret, { now })).toBe(true);
-    for (const bad of [undefined, null, '', 'garbage', `t=${t}`, good.split(',')[1], `t=abc,${good.split(',')[1]}`, `t=${t},t=${t},${good.split(',')[1]}`, `t=${t},v1=XYZ`, good.toUpperCase()]) {
+    for (const bad of [
+      undefined,
+      null,
+      '',
+      'garbage',
+      `t=${t}`,
+      good.split(',')[1],
+      `t=abc,${good.split(',')[1]}`,
+      `t=${t},t=${t},${good.split(',')[1]}`,
+      `t=${t},v1=XYZ`,
+      good.toUpperCase(),
+    ]) {
       expect(verifyVariantA(body, bad as string, secret, { now })).toBe(false);
     }
     expect(() => verifyVariantA(body, good, '')).toThrow(TypeError);
@@ -207,7 +234,12 @@ describe('signatures and the reference verifiers', () => {
     const one = composeVariantB(content, secret);
     const two = composeVariantB(content, secret);
     expect(two.body).toBe(one.body);
-    expect(JSON.parse(one.body)).toEqual({ id: 'evt_1', type: 'link.created', timestamp: '2026-01-01T00:00:00.000Z', data: { link_id: 'lnk_1', slug: 's' } });
+    expect(JSON.parse(one.body)).toEqual({
+      id: 'evt_1',
+      type: 'link.created',
+      timestamp: '2026-01-01T00:00:00.000Z',
+      data: { link_id: 'lnk_1', slug: 's' },
+    });
     expect(one.headers).toMatchObject({
       'X-Service-Signature': signVariantB(secret, one.body),
       'X-Service-Event': 'link.created',

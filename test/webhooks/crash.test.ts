@@ -121,7 +121,10 @@ describe('a delivery worker killed with SIGKILL mid-delivery', () => {
     const key = Buffer.from(TEST_MASTER_KEY, 'hex');
     receiver.reply('/crash/a-sent', [{ hang: true }]);
     receiver.reply('/crash/b-sent', [{ hang: true }, { status: 200 }]);
-    const aSent = await seedDelivery(knex, await seedSubscription(knex, key, { url: receiver.url('/crash/a-sent'), variant: 'A' }));
+    const aSent = await seedDelivery(
+      knex,
+      await seedSubscription(knex, key, { url: receiver.url('/crash/a-sent'), variant: 'A' }),
+    );
     const bSub = await seedSubscription(knex, key, { url: receiver.url('/crash/b-sent'), variant: 'B' });
     const bSent = await seedDelivery(knex, bSub);
     const aUnsent = await seedDelivery(
@@ -131,14 +134,21 @@ describe('a delivery worker killed with SIGKILL mid-delivery', () => {
 
     const first = serve();
     await until('both requests reach the receiver and the third is stuck in its handshake', async () => {
-      if (receiver.to('/crash/a-sent').length < 1 || receiver.to('/crash/b-sent').length < 1 || gate.connections < 1) return false;
-      return Boolean((await deliveryOf(knex, aSent)).request_sent) && Boolean((await deliveryOf(knex, bSent)).request_sent);
+      if (receiver.to('/crash/a-sent').length < 1 || receiver.to('/crash/b-sent').length < 1 || gate.connections < 1)
+        return false;
+      return (
+        Boolean((await deliveryOf(knex, aSent)).request_sent) && Boolean((await deliveryOf(knex, bSent)).request_sent)
+      );
     });
     first.kill('SIGKILL');
     await new Promise((r) => first.once('exit', r));
 
     // What the dead process left: three leased attempts, two of them with the request written.
-    for (const [id, sent] of [[aSent, true], [bSent, true], [aUnsent, false]] as const) {
+    for (const [id, sent] of [
+      [aSent, true],
+      [bSent, true],
+      [aUnsent, false],
+    ] as const) {
       const row = await deliveryOf(knex, id);
       expect(row.status).toBe('SENDING');
       expect(row.attempts).toBe(1);
@@ -170,7 +180,9 @@ describe('a delivery worker killed with SIGKILL mid-delivery', () => {
     expect(bRequests).toHaveLength(2);
     expect(bRequests.map((r) => r.headers['x-service-delivery-id'])).toEqual([bSent, bSent]);
     expect(bRequests[1].rawBody.equals(bRequests[0].rawBody)).toBe(true);
-    expect(verifyVariantB(bRequests[1].rawBody, bRequests[1].headers['x-service-signature'] as string, bSub.secret)).toBe(true);
+    expect(
+      verifyVariantB(bRequests[1].rawBody, bRequests[1].headers['x-service-signature'] as string, bSub.secret),
+    ).toBe(true);
 
     await sleep(1_000);
     expect(receiver.to('/crash/a-sent')).toHaveLength(1);

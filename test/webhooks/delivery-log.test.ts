@@ -40,7 +40,9 @@ describe.each(testEngines())('webhook delivery log and endpoint health on %s', (
 
   beforeAll(async () => {
     receiver = await startReceiver();
-    server = await startTestServer(engine, { env: { MASTER_KEY: TEST_MASTER_KEY, WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1' } });
+    server = await startTestServer(engine, {
+      env: { MASTER_KEY: TEST_MASTER_KEY, WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1' },
+    });
     caDir = fs.mkdtempSync(path.join(os.tmpdir(), 'shortlink-ca-'));
     fs.writeFileSync(path.join(caDir, 'ca.pem'), receiver.ca);
     env = { ...server.env, WEBHOOK_CA_FILE: path.join(caDir, 'ca.pem'), WEBHOOK_TIMEOUT_MS: '2000' };
@@ -65,20 +67,37 @@ describe.each(testEngines())('webhook delivery log and endpoint health on %s', (
     if (caDir) fs.rmSync(caDir, { recursive: true, force: true });
   });
 
-  it('keeps every attempt\'s request headers and body and the first 4 KiB of the answer, never the secret', async () => {
+  it("keeps every attempt's request headers and body and the first 4 KiB of the answer, never the secret", async () => {
     const p = nextPath('kept');
     const long = `${'x'.repeat(5000)}END`;
-    receiver.reply(p, [{ status: 500, body: long }, { status: 200, body: 'thanks' }]);
+    receiver.reply(p, [
+      { status: 500, body: long },
+      { status: 200, body: 'thanks' },
+    ]);
     const sub = await seedSubscription(knex(), masterKey(), { url: receiver.url(p), variant: 'B' });
     const id = await seedDelivery(knex(), sub);
     const row = await waitForSettled(knex(), id);
     expect(row.status).toBe('DELIVERED');
     const sent = receiver.to(p);
 
-    const shown = await cli(['webhook', 'show', '--delivery', id], [
-      'id', 'subscriptionId', 'variant', 'eventType', 'eventId', 'test', 'status', 'attempts', 'lastStatusCode', 'lastError',
-      'createdAt', 'nextAttemptAt', 'finishedAt',
-    ]);
+    const shown = await cli(
+      ['webhook', 'show', '--delivery', id],
+      [
+        'id',
+        'subscriptionId',
+        'variant',
+        'eventType',
+        'eventId',
+        'test',
+        'status',
+        'attempts',
+        'lastStatusCode',
+        'lastError',
+        'createdAt',
+        'nextAttemptAt',
+        'finishedAt',
+      ],
+    );
     expect(shown).toMatchObject({ id, status: 'DELIVERED', test: false });
     expect(shown.attempts).toHaveLength(2);
     const [first, second] = shown.attempts;
@@ -95,7 +114,10 @@ describe.each(testEngines())('webhook delivery log and endpoint health on %s', (
       });
     }
     // The signing secret is nowhere in what the log keeps.
-    const stored = JSON.stringify([await knex()('webhook_deliveries').where({ id }), await knex()('webhook_attempts').where({ delivery_id: id })]);
+    const stored = JSON.stringify([
+      await knex()('webhook_deliveries').where({ id }),
+      await knex()('webhook_attempts').where({ delivery_id: id }),
+    ]);
     expect(stored).not.toContain(sub.secret);
   });
 
@@ -106,11 +128,28 @@ describe.each(testEngines())('webhook delivery log and endpoint health on %s', (
     const id = await seedDelivery(knex(), sub);
     expect(await waitForSettled(knex(), id)).toMatchObject({ status: 'DELIVERED', attempts: 2 });
     const sent = receiver.to(p);
-    const shown = await cli(['webhook', 'show', '--delivery', id], [
-      'id', 'subscriptionId', 'variant', 'eventType', 'eventId', 'test', 'status', 'attempts', 'lastStatusCode', 'lastError',
-      'createdAt', 'nextAttemptAt', 'finishedAt',
+    const shown = await cli(
+      ['webhook', 'show', '--delivery', id],
+      [
+        'id',
+        'subscriptionId',
+        'variant',
+        'eventType',
+        'eventId',
+        'test',
+        'status',
+        'attempts',
+        'lastStatusCode',
+        'lastError',
+        'createdAt',
+        'nextAttemptAt',
+        'finishedAt',
+      ],
+    );
+    expect(shown.attempts.map((a: any) => a.response)).toEqual([
+      { body: 'busy', truncated: false },
+      { body: '', truncated: false },
     ]);
-    expect(shown.attempts.map((a: any) => a.response)).toEqual([{ body: 'busy', truncated: false }, { body: '', truncated: false }]);
     for (const [i, attempt] of shown.attempts.entries()) {
       expect(attempt.request.body).toBe(sent[i].rawBody.toString('utf8'));
       expect(attempt.request.headers).toEqual({
@@ -119,7 +158,9 @@ describe.each(testEngines())('webhook delivery log and endpoint health on %s', (
         'X-Webhook-Signature': sent[i].headers['x-webhook-signature'],
         'X-Service-Request-Id': sent[i].headers['x-service-request-id'],
       });
-      expect(verifyVariantA(Buffer.from(attempt.request.body), attempt.request.headers['X-Webhook-Signature'], sub.secret)).toBe(true);
+      expect(
+        verifyVariantA(Buffer.from(attempt.request.body), attempt.request.headers['X-Webhook-Signature'], sub.secret),
+      ).toBe(true);
     }
   });
 
@@ -128,56 +169,84 @@ describe.each(testEngines())('webhook delivery log and endpoint health on %s', (
     const sub = await seedSubscription(knex(), masterKey(), { url: `https://127.0.0.1:1${p}`, variant: 'A' });
     const id = await seedDelivery(knex(), sub);
     await waitForDelivery(knex(), id, (r) => r.attemptRows.length >= 1);
-    const [attempt] = (await knex()('webhook_attempts').where({ delivery_id: id }).orderBy('attempt'));
+    const [attempt] = await knex()('webhook_attempts').where({ delivery_id: id }).orderBy('attempt');
     expect(attempt).toMatchObject({ request_signature: null, request_sent_at: null, response_body: null });
     expect(attempt.error).toMatch(/ECONNREFUSED/);
   });
 
-  it.each(['A', 'B'] as const)('"send test event" delivers the documented example of Variant %s, signed and marked as a test', async (variant) => {
-    const p = nextPath(`test-${variant}`);
-    receiver.reply(p, [{ status: 202, body: '{"ok":true}' }]);
-    const sub = await seedSubscription(knex(), masterKey(), { url: receiver.url(p), variant });
-    const event = variant === 'A' ? 'conversion.created' : 'qr.scanned';
-    const out = await cli(['webhook', 'test', '--subscription', sub.id, '--event', event], ['id', 'status', 'attempt']);
-    expect(out).toMatchObject({ status: 'DELIVERED', attempt: { statusCode: 202, response: { body: '{"ok":true}', truncated: false } } });
+  it.each(['A', 'B'] as const)(
+    '"send test event" delivers the documented example of Variant %s, signed and marked as a test',
+    async (variant) => {
+      const p = nextPath(`test-${variant}`);
+      receiver.reply(p, [{ status: 202, body: '{"ok":true}' }]);
+      const sub = await seedSubscription(knex(), masterKey(), { url: receiver.url(p), variant });
+      const event = variant === 'A' ? 'conversion.created' : 'qr.scanned';
+      const out = await cli(
+        ['webhook', 'test', '--subscription', sub.id, '--event', event],
+        ['id', 'status', 'attempt'],
+      );
+      expect(out).toMatchObject({
+        status: 'DELIVERED',
+        attempt: { statusCode: 202, response: { body: '{"ok":true}', truncated: false } },
+      });
 
-    const [req] = receiver.to(p);
-    // The documented check: the signature first, then what the signed body says.
-    const signature = req.headers[variant === 'A' ? 'x-webhook-signature' : 'x-service-signature'] as string;
-    const verify = (body: Buffer) => (variant === 'A' ? verifyVariantA(body, signature, sub.secret) : verifyVariantB(body, signature, sub.secret));
-    expect(verify(req.rawBody)).toBe(true);
-    expect(req.headers['x-service-test']).toBe('true');
-    // The envelope is exactly the variant's: nothing is added to mark a sample.
-    expect(Object.keys(req.body).sort()).toEqual(variant === 'A' ? ['data', 'event', 'timestamp'] : ['data', 'id', 'timestamp', 'type']);
-    expect(req.body.data).toEqual(eventCatalog(variant).events.find((e) => e.name === event)!.example);
-    expect(await envelopeErrors(variant, req.body)).toEqual([]);
-    // The signed marks: Variant A's data names the example's workspace, never the subscription's;
-    // Variant B's event id begins with evt_test_, which no real event id does.
-    if (variant === 'A') {
-      expect(req.body.data.workspaceId).toBe('ws_91c3e7a2');
-      expect(req.body.data.workspaceId).not.toBe(sub.workspaceId);
-    } else {
-      expect(req.body.id).toMatch(/^evt_test_[a-z0-9]{16}$/);
-    }
-    // Changing the marks breaks the signature: a sample cannot be passed off as real.
-    const forged = Buffer.from(req.rawBody.toString('utf8').replace(variant === 'A' ? 'ws_91c3e7a2' : 'evt_test_', variant === 'A' ? sub.workspaceId : 'evt_real_'));
-    expect(verify(forged)).toBe(false);
+      const [req] = receiver.to(p);
+      // The documented check: the signature first, then what the signed body says.
+      const signature = req.headers[variant === 'A' ? 'x-webhook-signature' : 'x-service-signature'] as string;
+      const verify = (body: Buffer) =>
+        variant === 'A' ? verifyVariantA(body, signature, sub.secret) : verifyVariantB(body, signature, sub.secret);
+      expect(verify(req.rawBody)).toBe(true);
+      expect(req.headers['x-service-test']).toBe('true');
+      // The envelope is exactly the variant's: nothing is added to mark a sample.
+      expect(Object.keys(req.body).sort()).toEqual(
+        variant === 'A' ? ['data', 'event', 'timestamp'] : ['data', 'id', 'timestamp', 'type'],
+      );
+      expect(req.body.data).toEqual(eventCatalog(variant).events.find((e) => e.name === event)!.example);
+      expect(await envelopeErrors(variant, req.body)).toEqual([]);
+      // The signed marks: Variant A's data names the example's workspace, never the subscription's;
+      // Variant B's event id begins with evt_test_, which no real event id does.
+      if (variant === 'A') {
+        expect(req.body.data.workspaceId).toBe('ws_91c3e7a2');
+        expect(req.body.data.workspaceId).not.toBe(sub.workspaceId);
+      } else {
+        expect(req.body.id).toMatch(/^evt_test_[a-z0-9]{16}$/);
+      }
+      // Changing the marks breaks the signature: a sample cannot be passed off as real.
+      const forged = Buffer.from(
+        req.rawBody
+          .toString('utf8')
+          .replace(variant === 'A' ? 'ws_91c3e7a2' : 'evt_test_', variant === 'A' ? sub.workspaceId : 'evt_real_'),
+      );
+      expect(verify(forged)).toBe(false);
 
-    const listed = await cli(['webhook', 'deliveries', '--workspace', sub.workspaceId, '--subscription', sub.id], ['data']);
-    expect(listed.data).toMatchObject([{ id: out.id, test: true, status: 'DELIVERED', eventType: event, attempts: 1 }]);
-    // A test sample is never replayed, and says nothing about the endpoint's health.
-    const failing = nextPath('test-failing');
-    receiver.reply(failing, [{ status: 500 }]);
-    await knex()('webhook_subscriptions').where({ id: sub.id }).update({ url: receiver.url(failing) });
-    const failed = await cli(['webhook', 'test', '--subscription', sub.id, '--event', event], ['id', 'status', 'attempt']);
-    expect(failed.status).toBe('FAILED');
-    expect(await knex()('webhook_subscriptions').where({ id: sub.id }).first()).toMatchObject({ failing_since: null });
-    if (variant === 'B') {
-      const r = await runCli(['webhook', 'replay', '--delivery', failed.id], env);
-      expect(r.code).not.toBe(0);
-      expect(r.stderr).toMatch(/test event/);
-    }
-  });
+      const listed = await cli(
+        ['webhook', 'deliveries', '--workspace', sub.workspaceId, '--subscription', sub.id],
+        ['data'],
+      );
+      expect(listed.data).toMatchObject([
+        { id: out.id, test: true, status: 'DELIVERED', eventType: event, attempts: 1 },
+      ]);
+      // A test sample is never replayed, and says nothing about the endpoint's health.
+      const failing = nextPath('test-failing');
+      receiver.reply(failing, [{ status: 500 }]);
+      await knex()('webhook_subscriptions')
+        .where({ id: sub.id })
+        .update({ url: receiver.url(failing) });
+      const failed = await cli(
+        ['webhook', 'test', '--subscription', sub.id, '--event', event],
+        ['id', 'status', 'attempt'],
+      );
+      expect(failed.status).toBe('FAILED');
+      expect(await knex()('webhook_subscriptions').where({ id: sub.id }).first()).toMatchObject({
+        failing_since: null,
+      });
+      if (variant === 'B') {
+        const r = await runCli(['webhook', 'replay', '--delivery', failed.id], env);
+        expect(r.code).not.toBe(0);
+        expect(r.stderr).toMatch(/test event/);
+      }
+    },
+  );
 
   it('an unknown event name for "send test event" is refused, nothing sent', async () => {
     const p = nextPath('test-unknown');
@@ -198,7 +267,10 @@ describe.each(testEngines())('webhook delivery log and endpoint health on %s', (
     const bad = await seedSubscription(knex(), masterKey(), { url: receiver.url(failing), variant: 'A' });
     const good = await seedSubscription(knex(), masterKey(), { url: receiver.url(recovering), variant: 'A' });
     const deliverBoth = async () => {
-      const ids = [await seedDelivery(knex(), bad, { nextAttemptAt: Date.now() + ahead }), await seedDelivery(knex(), good, { nextAttemptAt: Date.now() + ahead })];
+      const ids = [
+        await seedDelivery(knex(), bad, { nextAttemptAt: Date.now() + ahead }),
+        await seedDelivery(knex(), good, { nextAttemptAt: Date.now() + ahead }),
+      ];
       for (const id of ids) await waitForSettled(knex(), id);
     };
     const subscription = async (id: string) => knex()('webhook_subscriptions').where({ id }).first();
@@ -231,7 +303,13 @@ describe.each(testEngines())('webhook delivery log and endpoint health on %s', (
     // Shown to the operator, with the time and the reason.
     const listed = await cli(['webhook', 'subscriptions', '--workspace', bad.workspaceId], ['data']);
     expect(listed.data).toEqual([
-      expect.objectContaining({ id: bad.id, variant: 'A', enabled: false, disabledAt: new Date(Number(disabled.disabled_at)).toISOString(), disabledReason: disabled.disabled_reason }),
+      expect.objectContaining({
+        id: bad.id,
+        variant: 'A',
+        enabled: false,
+        disabledAt: new Date(Number(disabled.disabled_at)).toISOString(),
+        disabledReason: disabled.disabled_reason,
+      }),
     ]);
     // A delivery for a disabled subscription is FAILED with nothing sent.
     const before = receiver.to(failing).length;
@@ -241,7 +319,10 @@ describe.each(testEngines())('webhook delivery log and endpoint health on %s', (
 
     // Re-enabled: the reason is cleared and five new days begin.
     receiver.reply(failing, [{ status: 200 }]);
-    expect(await cli(['webhook', 'enable', '--subscription', bad.id], ['id', 'enabled'])).toEqual({ id: bad.id, enabled: true });
+    expect(await cli(['webhook', 'enable', '--subscription', bad.id], ['id', 'enabled'])).toEqual({
+      id: bad.id,
+      enabled: true,
+    });
     expect(await subscription(bad.id)).toMatchObject({ disabled_at: null, disabled_reason: null, failing_since: null });
     const again = await seedDelivery(knex(), bad, { nextAttemptAt: Date.now() + ahead });
     expect(await waitForSettled(knex(), again)).toMatchObject({ status: 'DELIVERED' });
@@ -252,10 +333,23 @@ describe.each(testEngines())('webhook delivery log and endpoint health on %s', (
     const p = nextPath('replay-since');
     receiver.reply(p, [{ status: 200 }]);
     const sub = await seedSubscription(knex(), masterKey(), { url: receiver.url(p), variant: 'B' });
-    const other = await seedSubscription(knex(), masterKey(), { url: receiver.url(p), variant: 'B', workspaceId: sub.workspaceId });
+    const other = await seedSubscription(knex(), masterKey(), {
+      url: receiver.url(p),
+      variant: 'B',
+      workspaceId: sub.workspaceId,
+    });
     const since = Date.now() - 60 * 60 * 1000;
     const seed = async (s: typeof sub, createdAt: number, status: string, extra: Record<string, unknown> = {}) => {
-      const row = { ...deliveryRow(s), id: newId('dlv'), status, attempts: 6, created_at: createdAt, finished_at: createdAt + 1000, next_attempt_at: createdAt, ...extra };
+      const row = {
+        ...deliveryRow(s),
+        id: newId('dlv'),
+        status,
+        attempts: 6,
+        created_at: createdAt,
+        finished_at: createdAt + 1000,
+        next_attempt_at: createdAt,
+        ...extra,
+      };
       await knex()('webhook_deliveries').insert(row);
       return row.id;
     };
@@ -266,11 +360,19 @@ describe.each(testEngines())('webhook delivery log and endpoint health on %s', (
       await seed(sub, since + 2000, 'FAILED', { is_test: true }),
       await seed(other, since + 3000, 'FAILED'),
     ];
-    const out = await cli(['webhook', 'replay-since', '--subscription', sub.id, '--since', new Date(since).toISOString()], ['id', 'replayed']);
+    const out = await cli(
+      ['webhook', 'replay-since', '--subscription', sub.id, '--since', new Date(since).toISOString()],
+      ['id', 'replayed'],
+    );
     expect(out.id).toBe(sub.id);
     expect([...out.replayed].sort()).toEqual([...replayed].sort());
     for (const id of replayed) {
-      expect(await waitForSettled(knex(), id)).toMatchObject({ status: 'DELIVERED', attempts: 7, replays: 1, round_start: 6 });
+      expect(await waitForSettled(knex(), id)).toMatchObject({
+        status: 'DELIVERED',
+        attempts: 7,
+        replays: 1,
+        round_start: 6,
+      });
     }
     const seen = receiver.to(p);
     expect(seen.map((r) => r.headers['x-service-delivery-id']).sort()).toEqual([...replayed].sort());
@@ -282,7 +384,10 @@ describe.each(testEngines())('webhook delivery log and endpoint health on %s', (
     expect(refusedA.code).not.toBe(0);
     expect(refusedA.stderr).toMatch(/Variant A/);
     await knex()('webhook_subscriptions').where({ id: other.id }).update({ enabled: false });
-    const refusedOff = await runCli(['webhook', 'replay-since', '--subscription', other.id, '--since', '2020-01-01'], env);
+    const refusedOff = await runCli(
+      ['webhook', 'replay-since', '--subscription', other.id, '--since', '2020-01-01'],
+      env,
+    );
     expect(refusedOff.stderr).toMatch(/disabled: re-enable it/);
   });
 });

@@ -23,13 +23,24 @@ describe.each(testEngines())('a link created through the API, delivered to both 
   });
   afterAll(() => stopDeliveries({ receiver, server }));
 
-  it('arrives signed, in each variant\'s envelope, valid against the AsyncAPI documents', async () => {
-    const api = (method: string, path: string, key: string, body?: unknown) => httpsRequest(server.url, ca, method, path, { key, body });
-    const s = await seedWorkspace(server.services.db.knex, { scopes: ['links:read', 'links:write', 'webhooks:read', 'webhooks:write'] });
-    const a = await api('POST', '/api/webhooks', s.key, { workspaceId: s.workspaceId, url: receiver.url(`/e2e/${engine}/a`), events: ['link.created'] });
+  it("arrives signed, in each variant's envelope, valid against the AsyncAPI documents", async () => {
+    const api = (method: string, path: string, key: string, body?: unknown) =>
+      httpsRequest(server.url, ca, method, path, { key, body });
+    const s = await seedWorkspace(server.services.db.knex, {
+      scopes: ['links:read', 'links:write', 'webhooks:read', 'webhooks:write'],
+    });
+    const a = await api('POST', '/api/webhooks', s.key, {
+      workspaceId: s.workspaceId,
+      url: receiver.url(`/e2e/${engine}/a`),
+      events: ['link.created'],
+    });
     expect(a.status).toBe(201);
     const secretB = 'a-secret-of-our-choosing-0123';
-    const b = await api('POST', '/api/v1/webhooks', s.key, { url: receiver.url(`/e2e/${engine}/b`), events: ['link.created'], secret: secretB });
+    const b = await api('POST', '/api/v1/webhooks', s.key, {
+      url: receiver.url(`/e2e/${engine}/b`),
+      events: ['link.created'],
+      secret: secretB,
+    });
     expect(b.status).toBe(201);
 
     const made = await api('POST', '/api/v1/links', s.key, { url: 'https://example.com/e2e', slug: `e2e-${engine}` });
@@ -38,12 +49,18 @@ describe.each(testEngines())('a link created through the API, delivered to both 
     const [reqB] = await receiver.waitFor(`/e2e/${engine}/b`, 1);
 
     expect(verifyVariantA(reqA.rawBody, reqA.headers['x-webhook-signature'] as string, a.body.data.secret)).toBe(true);
-    expect(reqA.body).toMatchObject({ event: 'link.created', data: { id: made.body.data.id, workspaceId: s.workspaceId, slug: `e2e-${engine}` } });
+    expect(reqA.body).toMatchObject({
+      event: 'link.created',
+      data: { id: made.body.data.id, workspaceId: s.workspaceId, slug: `e2e-${engine}` },
+    });
     expect(await envelopeErrors('A', reqA.body)).toEqual([]);
     expect(reqA.headers['x-service-request-id']).toBe(made.headers['x-service-request-id']);
 
     expect(verifyVariantB(reqB.rawBody, reqB.headers['x-service-signature'] as string, secretB)).toBe(true);
-    expect(reqB.body).toMatchObject({ type: 'link.created', data: { link_id: made.body.data.id, slug: `e2e-${engine}` } });
+    expect(reqB.body).toMatchObject({
+      type: 'link.created',
+      data: { link_id: made.body.data.id, slug: `e2e-${engine}` },
+    });
     expect(await envelopeErrors('B', reqB.body)).toEqual([]);
     expect(reqB.headers['x-service-event']).toBe('link.created');
     const row = await waitForSettled(server.services.db.knex, reqB.headers['x-service-delivery-id'] as string);

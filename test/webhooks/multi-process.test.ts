@@ -46,7 +46,21 @@ describe.skipIf(!engines.length)('webhook delivery by two processes on one Postg
     }
     const rows = Array.from({ length: DELIVERIES }, (_, i) => {
       const sub = subs[i % subs.length];
-      const row = deliveryRow(sub, sub.variant === 'A' ? { data: { id: `lnk_mp_${i}`, workspaceId: sub.workspaceId, slug: `mp-${i}`, domain: 'sho.rt', destinationUrl: 'https://example.com/', title: null } } : {});
+      const row = deliveryRow(
+        sub,
+        sub.variant === 'A'
+          ? {
+              data: {
+                id: `lnk_mp_${i}`,
+                workspaceId: sub.workspaceId,
+                slug: `mp-${i}`,
+                domain: 'sho.rt',
+                destinationUrl: 'https://example.com/',
+                title: null,
+              },
+            }
+          : {},
+      );
       return row;
     });
     const expectedKeys = rows.map((r) => (r.variant === 'B' ? r.id : `a:lnk_mp_${rows.indexOf(r)}`));

@@ -32,13 +32,16 @@ describe.each(testEngines())('report.shared to a Variant A receiver, on %s', (en
     const key = (await ws.createKey(knex, team.workspaceId, team.people.owner.userId, ['webhooks:write'], null)).key;
     const path = `/reports/${engine}`;
     const sub = await (server as unknown as TestServer).request('POST', '/api/webhooks', {
-      key, body: { workspaceId: team.workspaceId, url: receiver.url(path), events: ['report.shared'] },
+      key,
+      body: { workspaceId: team.workspaceId, url: receiver.url(path), events: ['report.shared'] },
     });
     expect(sub.status).toBe(201);
     const secret = sub.body.data.secret as string;
     receiver.reply(path, [{ status: 204 }]);
 
-    const made = await team.member.request('POST', `${base}/reports`, { body: { kind: 'CONVERSIONS', title: 'Q1 results', params: { window: { lastDays: 90 } } } });
+    const made = await team.member.request('POST', `${base}/reports`, {
+      body: { kind: 'CONVERSIONS', title: 'Q1 results', params: { window: { lastDays: 90 } } },
+    });
     expect(made.status).toBe(201);
     const id = made.body.data.id;
     const change = async (body: Record<string, unknown>) => {
@@ -72,13 +75,20 @@ describe.each(testEngines())('report.shared to a Variant A receiver, on %s', (en
     });
     await expectEvent(4, 'UNLISTED', 'Born shared', born.headers['x-service-request-id'] as string, born.body.data.id);
     // A PRIVATE report made and deleted raises nothing either.
-    const quiet = (await team.member.request('POST', `${base}/reports`, { body: { kind: 'CONVERSIONS', title: 'Quiet', params: { window: { lastDays: 7 } } } })).body.data.id;
+    const quiet = (
+      await team.member.request('POST', `${base}/reports`, {
+        body: { kind: 'CONVERSIONS', title: 'Quiet', params: { window: { lastDays: 7 } } },
+      })
+    ).body.data.id;
     expect((await team.member.request('DELETE', `${base}/reports/${quiet}`)).status).toBe(204);
 
     // Nothing else arrives, and the outbox holds exactly these four.
     await sleep(1_500);
     expect(receiver.to(path)).toHaveLength(4);
-    const rows = await knex('webhook_deliveries').where({ workspace_id: team.workspaceId, event_type: 'report.shared' });
+    const rows = await knex('webhook_deliveries').where({
+      workspace_id: team.workspaceId,
+      event_type: 'report.shared',
+    });
     expect(rows).toHaveLength(4);
   });
 });

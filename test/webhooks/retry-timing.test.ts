@@ -50,13 +50,19 @@ describe('retry delays as measured by the receiver', () => {
     const scale = SCALE[variant];
     const path = `/timing/${variant}`;
     receiver.reply(path, [{ status: 503 }]);
-    const sub = await seedSubscription(server.services.db.knex, server.services.masterKey, { url: receiver.url(path), variant });
+    const sub = await seedSubscription(server.services.db.knex, server.services.masterKey, {
+      url: receiver.url(path),
+      variant,
+    });
     const id = await seedDelivery(server.services.db.knex, sub);
     const row = await waitForSettled(server.services.db.knex, id, 30_000);
     expect(row).toMatchObject({ status: 'FAILED', attempts: 6 });
     const times = receiver.to(path).map((r) => r.receivedAt);
     expect(times).toHaveLength(6);
-    return { gaps: times.slice(1).map((t, i) => t - times[i]), expected: RETRY_DELAYS_S[variant].map((s) => s * 1000 * scale) };
+    return {
+      gaps: times.slice(1).map((t, i) => t - times[i]),
+      expected: RETRY_DELAYS_S[variant].map((s) => s * 1000 * scale),
+    };
   }
 
   it.concurrent('Variant A: 10, 20, 40, 80, 160 s (x 0.02), each gap twice the one before', async () => {

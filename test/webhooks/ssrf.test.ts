@@ -25,11 +25,19 @@ describe.each(testEngines())('address rules of deliveries on %s', (engine) => {
   const targets = (): [string, string, RegExp][] => [
     ['127.0.0.1', receiver.url('/ssrf/v4'), /127\.0\.0\.1 is a loopback address/],
     ['[::1]', receiver.url('/ssrf/v6', '::1'), /::1 is a loopback address/],
-    ['localhost (a name resolving to loopback)', receiver.url('/ssrf/name', 'localhost'), /localhost resolves only to addresses deliveries may not reach.*loopback/],
+    [
+      'localhost (a name resolving to loopback)',
+      receiver.url('/ssrf/name', 'localhost'),
+      /localhost resolves only to addresses deliveries may not reach.*loopback/,
+    ],
     ['an IPv4-mapped IPv6 loopback', receiver.url('/ssrf/mapped', '::ffff:127.0.0.1'), /loopback/],
     ['10.0.0.1', 'https://10.0.0.1/hook', /10\.0\.0\.1 is a private \(RFC 1918\) address/],
     ['192.168.1.10', 'https://192.168.1.10/hook', /private/],
-    ['169.254.169.254 (cloud metadata)', 'https://169.254.169.254/latest/meta-data/', /169\.254\.169\.254 is a cloud metadata address/],
+    [
+      '169.254.169.254 (cloud metadata)',
+      'https://169.254.169.254/latest/meta-data/',
+      /169\.254\.169\.254 is a cloud metadata address/,
+    ],
     ['[fd00:ec2::254] (cloud metadata)', 'https://[fd00:ec2::254]/latest/meta-data/', /metadata/],
     ['100.100.100.200 (cloud metadata)', 'https://100.100.100.200/', /metadata/],
     ['an http URL', `http://localhost:${receiver.port}/ssrf/http`, /http URLs are refused/],
@@ -73,7 +81,10 @@ describe.each(testEngines())('address rules of deliveries on %s', (engine) => {
     for (const [i, [what]] of cases.entries()) {
       const row = rows[i];
       expect(row.attempts, what).toBe(6);
-      expect(row.attemptRows.map((a: any) => a.outcome), what).toEqual(Array(6).fill('refused'));
+      expect(
+        row.attemptRows.map((a: any) => a.outcome),
+        what,
+      ).toEqual(Array(6).fill('refused'));
     }
     expect(receiver.connections).toBe(0);
   });

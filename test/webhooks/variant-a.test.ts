@@ -9,12 +9,7 @@ import { verifyVariantA } from '../../src/webhooks/verify';
 import { testEngines } from '../support/databases';
 import { envelopeErrors } from '../support/envelopes';
 import { deliveryOf, seedDelivery, seedSubscription, waitForDelivery, waitForSettled } from '../support/outbox';
-import {
-  deliveriesFor,
-  loopbackDeliveryEnv,
-  startReceiver,
-  untrustedCertificate,
-} from '../support/receiver';
+import { deliveriesFor, loopbackDeliveryEnv, startReceiver, untrustedCertificate } from '../support/receiver';
 
 const TIMEOUT_MS = 1_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -41,7 +36,7 @@ describe.each(testEngines())('Variant A deliveries on %s', (engine) => {
     return { path, sub, id };
   }
 
-  it.concurrent.each([200, 201, 204])('a %i is DELIVERED, with the contract\'s request', async (code) => {
+  it.concurrent.each([200, 201, 204])("a %i is DELIVERED, with the contract's request", async (code) => {
     const { path, sub, id } = await deliver({ requestId: 'req_origin_1' });
     d.receiver.reply(path, [{ status: code }]);
     const row = await waitForSettled(knex(), id);
@@ -65,7 +60,13 @@ describe.each(testEngines())('Variant A deliveries on %s', (engine) => {
     const t = Number(/t=(\d+)/.exec(req.headers['x-webhook-signature'] as string)![1]);
     expect(t).toBe(Math.floor(Date.parse(req.body.timestamp) / 1000));
     expect(verifyVariantA(req.rawBody, req.headers['x-webhook-signature'] as string, sub.secret)).toBe(true);
-    expect(verifyVariantA(req.rawBody.toString().replace('link.created', 'link.deleted'), req.headers['x-webhook-signature'] as string, sub.secret)).toBe(false);
+    expect(
+      verifyVariantA(
+        req.rawBody.toString().replace('link.created', 'link.deleted'),
+        req.headers['x-webhook-signature'] as string,
+        sub.secret,
+      ),
+    ).toBe(false);
     expect(verifyVariantA(req.rawBody, req.headers['x-webhook-signature'] as string, 'not the secret')).toBe(false);
   });
 
@@ -75,19 +76,27 @@ describe.each(testEngines())('Variant A deliveries on %s', (engine) => {
     expect(d.receiver.to(path)[0].headers).not.toHaveProperty('x-service-request-id');
   });
 
-  it.concurrent.each([500, 502, 503, 408, 429])('a %i is retried, signed afresh, and DELIVERED when the endpoint recovers', async (code) => {
-    const { path, sub, id } = await deliver();
-    d.receiver.reply(path, [{ status: code }, { status: code }, { status: 200 }]);
-    const row = await waitForSettled(knex(), id);
-    expect(row).toMatchObject({ status: 'DELIVERED', attempts: 3, last_status_code: 200 });
-    expect(row.attemptRows.map((a: any) => [a.outcome, a.status_code])).toEqual([['retry', code], ['retry', code], ['delivered', 200]]);
-    const seen = d.receiver.to(path);
-    expect(seen).toHaveLength(3);
-    for (const req of seen) expect(verifyVariantA(req.rawBody, req.headers['x-webhook-signature'] as string, sub.secret)).toBe(true);
-    // Each attempt carries the time it was sent.
-    expect(Date.parse(seen[1].body.timestamp)).toBeGreaterThan(Date.parse(seen[0].body.timestamp));
-    expect(seen.map((r) => r.body.data)).toEqual([seen[0].body.data, seen[0].body.data, seen[0].body.data]);
-  });
+  it.concurrent.each([500, 502, 503, 408, 429])(
+    'a %i is retried, signed afresh, and DELIVERED when the endpoint recovers',
+    async (code) => {
+      const { path, sub, id } = await deliver();
+      d.receiver.reply(path, [{ status: code }, { status: code }, { status: 200 }]);
+      const row = await waitForSettled(knex(), id);
+      expect(row).toMatchObject({ status: 'DELIVERED', attempts: 3, last_status_code: 200 });
+      expect(row.attemptRows.map((a: any) => [a.outcome, a.status_code])).toEqual([
+        ['retry', code],
+        ['retry', code],
+        ['delivered', 200],
+      ]);
+      const seen = d.receiver.to(path);
+      expect(seen).toHaveLength(3);
+      for (const req of seen)
+        expect(verifyVariantA(req.rawBody, req.headers['x-webhook-signature'] as string, sub.secret)).toBe(true);
+      // Each attempt carries the time it was sent.
+      expect(Date.parse(seen[1].body.timestamp)).toBeGreaterThan(Date.parse(seen[0].body.timestamp));
+      expect(seen.map((r) => r.body.data)).toEqual([seen[0].body.data, seen[0].body.data, seen[0].body.data]);
+    },
+  );
 
   it.concurrent.each([400, 401, 403, 404, 409, 410, 422])('a %i is FAILED at once and not retried', async (code) => {
     const { path, id } = await deliver();
@@ -100,16 +109,19 @@ describe.each(testEngines())('Variant A deliveries on %s', (engine) => {
     expect((await deliveryOf(knex(), id)).attempts).toBe(1);
   });
 
-  it.concurrent.each([301, 302, 307, 308])('a %i is an answer: FAILED at once, the redirect is not followed', async (code) => {
-    const { path, id } = await deliver();
-    const elsewhere = `${path}/elsewhere`;
-    d.receiver.reply(path, [{ status: code, headers: { location: d.receiver.url(elsewhere) } }]);
-    const row = await waitForSettled(knex(), id);
-    expect(row).toMatchObject({ status: 'FAILED', attempts: 1, last_status_code: code });
-    await sleep(400);
-    expect(d.receiver.to(elsewhere)).toHaveLength(0);
-    expect(d.receiver.to(path)).toHaveLength(1);
-  });
+  it.concurrent.each([301, 302, 307, 308])(
+    'a %i is an answer: FAILED at once, the redirect is not followed',
+    async (code) => {
+      const { path, id } = await deliver();
+      const elsewhere = `${path}/elsewhere`;
+      d.receiver.reply(path, [{ status: code, headers: { location: d.receiver.url(elsewhere) } }]);
+      const row = await waitForSettled(knex(), id);
+      expect(row).toMatchObject({ status: 'FAILED', attempts: 1, last_status_code: code });
+      await sleep(400);
+      expect(d.receiver.to(elsewhere)).toHaveLength(0);
+      expect(d.receiver.to(path)).toHaveLength(1);
+    },
+  );
 
   it.concurrent('no answer within the timeout after sending is UNKNOWN and never repeated', async () => {
     const { path, id } = await deliver();
@@ -137,7 +149,11 @@ describe.each(testEngines())('Variant A deliveries on %s', (engine) => {
   it.concurrent('a refused connection (nothing sent) is retried, and delivered once the endpoint listens', async () => {
     const port = await closedPort();
     const { id } = await deliver({ url: `https://127.0.0.1:${port}/late` });
-    await waitForDelivery(knex(), id, (r) => r.attempts >= 2 && r.attemptRows.length >= 2 && r.attemptRows[1].outcome === 'retry');
+    await waitForDelivery(
+      knex(),
+      id,
+      (r) => r.attempts >= 2 && r.attemptRows.length >= 2 && r.attemptRows[1].outcome === 'retry',
+    );
     const late = await startReceiver({ port });
     try {
       const row = await waitForSettled(knex(), id);
@@ -157,7 +173,14 @@ describe.each(testEngines())('Variant A deliveries on %s', (engine) => {
       const { id } = await deliver({ url: untrusted.url('/tls') });
       const row = await waitForSettled(knex(), id);
       expect(row).toMatchObject({ status: 'FAILED', attempts: 6 });
-      expect(row.attemptRows.map((a: any) => a.outcome)).toEqual(['retry', 'retry', 'retry', 'retry', 'retry', 'failed']);
+      expect(row.attemptRows.map((a: any) => a.outcome)).toEqual([
+        'retry',
+        'retry',
+        'retry',
+        'retry',
+        'retry',
+        'failed',
+      ]);
       expect(row.last_error).toMatch(/certificate|self.signed/i);
       expect(untrusted.connections).toBeGreaterThan(0);
       expect(untrusted.requests).toHaveLength(0);
@@ -168,7 +191,11 @@ describe.each(testEngines())('Variant A deliveries on %s', (engine) => {
 
   it.concurrent('a name that does not resolve (nothing sent) is retried', async () => {
     const { id } = await deliver({ url: 'https://no-such-host.invalid/hook' });
-    const row = await waitForDelivery(knex(), id, (r) => r.attemptRows.length >= 2 && r.attemptRows[1].outcome !== null);
+    const row = await waitForDelivery(
+      knex(),
+      id,
+      (r) => r.attemptRows.length >= 2 && r.attemptRows[1].outcome !== null,
+    );
     expect(row.attemptRows[0].outcome).toBe('retry');
     expect(row.attemptRows[0].error).toMatch(/ENOTFOUND|EAI_AGAIN/);
   });

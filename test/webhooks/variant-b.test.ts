@@ -9,12 +9,7 @@ import { expectJsonLine, runCli } from '../support/cli';
 import { testEngines } from '../support/databases';
 import { envelopeErrors } from '../support/envelopes';
 import { seedDelivery, seedSubscription, waitForSettled } from '../support/outbox';
-import {
-  deliveriesFor,
-  loopbackDeliveryEnv,
-  startReceiver,
-  type ReceivedDelivery,
-} from '../support/receiver';
+import { deliveriesFor, loopbackDeliveryEnv, startReceiver, type ReceivedDelivery } from '../support/receiver';
 
 const TIMEOUT_MS = 800;
 
@@ -41,7 +36,7 @@ describe.each(testEngines())('Variant B deliveries on %s', (engine) => {
     return { path, sub, id, occurredAt };
   }
 
-  it.concurrent('a 2xx is DELIVERED, with the contract\'s request', async () => {
+  it.concurrent("a 2xx is DELIVERED, with the contract's request", async () => {
     const { path, sub, id, occurredAt } = await deliver();
     const row = await waitForSettled(knex(), id);
     expect(row).toMatchObject({ status: 'DELIVERED', attempts: 1, last_status_code: 200, last_error: null });
@@ -54,22 +49,41 @@ describe.each(testEngines())('Variant B deliveries on %s', (engine) => {
     });
     expect(req.headers['x-service-signature']).toMatch(/^[0-9a-f]{64}$/);
     expect(Object.keys(req.body)).toEqual(['id', 'type', 'timestamp', 'data']);
-    expect(req.body).toMatchObject({ id: row.event_id, type: 'link.created', timestamp: new Date(occurredAt).toISOString() });
+    expect(req.body).toMatchObject({
+      id: row.event_id,
+      type: 'link.created',
+      timestamp: new Date(occurredAt).toISOString(),
+    });
     expect(await envelopeErrors('B', req.body)).toEqual([]);
     expect(verifyVariantB(req.rawBody, req.headers['x-service-signature'] as string, sub.secret)).toBe(true);
-    expect(verifyVariantB(Buffer.concat([req.rawBody, Buffer.from(' ')]), req.headers['x-service-signature'] as string, sub.secret)).toBe(false);
+    expect(
+      verifyVariantB(
+        Buffer.concat([req.rawBody, Buffer.from(' ')]),
+        req.headers['x-service-signature'] as string,
+        sub.secret,
+      ),
+    ).toBe(false);
     expect(verifyVariantB(req.rawBody, req.headers['x-service-signature'] as string, `${sub.secret}x`)).toBe(false);
   });
 
-  it.concurrent.each([301, 302, 400, 404, 410, 429, 500, 503])('a %i is retried with the same bytes and delivery id', async (code) => {
-    const { path, sub, id } = await deliver();
-    d.receiver.reply(path, [{ status: code, headers: { location: d.receiver.url(`${path}/moved`) } }, { status: 200 }]);
-    const row = await waitForSettled(knex(), id);
-    expect(row).toMatchObject({ status: 'DELIVERED', attempts: 2 });
-    expect(row.attemptRows.map((a: any) => [a.outcome, a.status_code])).toEqual([['retry', code], ['delivered', 200]]);
-    expectSameDelivery(d.receiver.to(path), id, sub.secret);
-    expect(d.receiver.to(`${path}/moved`)).toHaveLength(0);
-  });
+  it.concurrent.each([301, 302, 400, 404, 410, 429, 500, 503])(
+    'a %i is retried with the same bytes and delivery id',
+    async (code) => {
+      const { path, sub, id } = await deliver();
+      d.receiver.reply(path, [
+        { status: code, headers: { location: d.receiver.url(`${path}/moved`) } },
+        { status: 200 },
+      ]);
+      const row = await waitForSettled(knex(), id);
+      expect(row).toMatchObject({ status: 'DELIVERED', attempts: 2 });
+      expect(row.attemptRows.map((a: any) => [a.outcome, a.status_code])).toEqual([
+        ['retry', code],
+        ['delivered', 200],
+      ]);
+      expectSameDelivery(d.receiver.to(path), id, sub.secret);
+      expect(d.receiver.to(`${path}/moved`)).toHaveLength(0);
+    },
+  );
 
   it.concurrent('no answer within the timeout is retried', async () => {
     const { path, sub, id } = await deliver();
@@ -131,7 +145,14 @@ describe.each(testEngines())('Variant B deliveries on %s', (engine) => {
     d.receiver.reply(path, () => (healthy ? { status: 200 } : { status: 500 }));
     const failed = await waitForSettled(knex(), id);
     expect(failed).toMatchObject({ status: 'FAILED', attempts: 6, last_status_code: 500 });
-    expect(failed.attemptRows.map((a: any) => a.outcome)).toEqual(['retry', 'retry', 'retry', 'retry', 'retry', 'failed']);
+    expect(failed.attemptRows.map((a: any) => a.outcome)).toEqual([
+      'retry',
+      'retry',
+      'retry',
+      'retry',
+      'retry',
+      'failed',
+    ]);
     expect(d.receiver.to(path)).toHaveLength(6);
 
     healthy = true;

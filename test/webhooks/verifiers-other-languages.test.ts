@@ -37,7 +37,11 @@ function toolAvailability(command: string, versionArgs: string[], install: strin
     console.warn(`\n!!! ${command} not found on PATH: its verifier tests are SKIPPED. Install it (${install}).\n`);
     return { command, run: false };
   }
-  return { command, run: true, missing: `CI needs ${command} on PATH for the verifier tests (${install}; .ci/run installs it)` };
+  return {
+    command,
+    run: true,
+    missing: `CI needs ${command} on PATH for the verifier tests (${install}; .ci/run installs it)`,
+  };
 }
 
 function requireTool(tool: Tool) {
@@ -58,12 +62,17 @@ function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '', LANG: 'C.UTF-8' };
   if (writable(process.env.HOME)) {
     env.HOME = process.env.HOME;
-    for (const name of ['GOCACHE', 'GOPATH', 'GOROOT', 'XDG_CACHE_HOME']) if (process.env[name]) env[name] = process.env[name];
+    for (const name of ['GOCACHE', 'GOPATH', 'GOROOT', 'XDG_CACHE_HOME'])
+      if (process.env[name]) env[name] = process.env[name];
   } else {
     Object.assign(env, { HOME: scratch, GOCACHE: path.join(scratch, 'go-build'), GOPATH: path.join(scratch, 'go') });
   }
   // The module has no dependencies: nothing to download, no workspace, the installed toolchain.
-  Object.assign(env, { GOFLAGS: '', GOPROXY: 'off', GOWORK: 'off', GOTOOLCHAIN: 'local', PYTHONDONTWRITEBYTECODE: '1' }, extra);
+  Object.assign(
+    env,
+    { GOFLAGS: '', GOPROXY: 'off', GOWORK: 'off', GOTOOLCHAIN: 'local', PYTHONDONTWRITEBYTECODE: '1' },
+    extra,
+  );
   return env;
 }
 
@@ -85,10 +94,22 @@ interface Run {
 /** Runs a command to its end; never rejects, so a test can show the whole output when it fails. */
 function run(command: string, args: string[], opts: { cwd?: string; env?: Record<string, string> } = {}): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(command, args, { cwd: opts.cwd ?? ROOT, env: childEnv(opts.env), maxBuffer: 16 * 1024 * 1024, timeout: 240_000 }, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as NodeJS.ErrnoException).code === 'number' ? Number((err as NodeJS.ErrnoException).code) : -1) : 0;
-      resolve({ code, output: `$ ${command} ${args.join(' ')}\n${stdout}${stderr}${err && code === -1 ? String(err) : ''}` });
-    });
+    execFile(
+      command,
+      args,
+      { cwd: opts.cwd ?? ROOT, env: childEnv(opts.env), maxBuffer: 16 * 1024 * 1024, timeout: 240_000 },
+      (err, stdout, stderr) => {
+        const code = err
+          ? typeof (err as NodeJS.ErrnoException).code === 'number'
+            ? Number((err as NodeJS.ErrnoException).code)
+            : -1
+          : 0;
+        resolve({
+          code,
+          output: `$ ${command} ${args.join(' ')}\n${stdout}${stderr}${err && code === -1 ? String(err) : ''}`,
+        });
+      },
+    );
   });
 }
 
@@ -143,22 +164,46 @@ describe.skipIf(!python.run && !go.run)('deliveries a running Shortlink server s
   beforeAll(async () => {
     ({ receiver, server } = await startDeliveries('sqlite', { env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1' } }));
     const ca = (await testCertificate()).cert;
-    const api = (method: string, pathname: string, key: string, body?: unknown) => httpsRequest(server.url, ca, method, pathname, { key, body });
-    const s = await seedWorkspace(server.services.db.knex, { scopes: ['links:read', 'links:write', 'webhooks:read', 'webhooks:write'] });
-    const a = await api('POST', '/api/webhooks', s.key, { workspaceId: s.workspaceId, url: receiver.url('/langs/a'), events: ['link.created'] });
+    const api = (method: string, pathname: string, key: string, body?: unknown) =>
+      httpsRequest(server.url, ca, method, pathname, { key, body });
+    const s = await seedWorkspace(server.services.db.knex, {
+      scopes: ['links:read', 'links:write', 'webhooks:read', 'webhooks:write'],
+    });
+    const a = await api('POST', '/api/webhooks', s.key, {
+      workspaceId: s.workspaceId,
+      url: receiver.url('/langs/a'),
+      events: ['link.created'],
+    });
     expect(a.status).toBe(201);
     // A caller-chosen secret beyond ASCII: it is signed as its UTF-8 bytes.
     const secretB = 'sécret-ключ-秘密-0123456789';
-    const b = await api('POST', '/api/v1/webhooks', s.key, { url: receiver.url('/langs/b'), events: ['link.created'], secret: secretB });
+    const b = await api('POST', '/api/v1/webhooks', s.key, {
+      url: receiver.url('/langs/b'),
+      events: ['link.created'],
+      secret: secretB,
+    });
     expect(b.status).toBe(201);
     // Two links, the second titled beyond ASCII, so a body carries multi-byte UTF-8.
-    for (const [slug, title] of [['langs-1', 'Plain title'], ['langs-2', 'Café ☕ — 春 🎉']]) {
+    for (const [slug, title] of [
+      ['langs-1', 'Plain title'],
+      ['langs-2', 'Café ☕ — 春 🎉'],
+    ]) {
       const made = await api('POST', '/api/v1/links', s.key, { url: `https://example.com/${slug}`, slug, title });
       expect(made.status).toBe(201);
     }
     const received = [
-      ...(await receiver.waitFor('/langs/a', 2)).map((r) => ({ r, variant: 'A' as const, header: r.headers['x-webhook-signature'], secret: a.body.data.secret as string })),
-      ...(await receiver.waitFor('/langs/b', 2)).map((r) => ({ r, variant: 'B' as const, header: r.headers['x-service-signature'], secret: secretB })),
+      ...(await receiver.waitFor('/langs/a', 2)).map((r) => ({
+        r,
+        variant: 'A' as const,
+        header: r.headers['x-webhook-signature'],
+        secret: a.body.data.secret as string,
+      })),
+      ...(await receiver.waitFor('/langs/b', 2)).map((r) => ({
+        r,
+        variant: 'B' as const,
+        header: r.headers['x-service-signature'],
+        secret: secretB,
+      })),
     ];
     expect(received.some(({ r }) => r.rawBody.toString('utf8').includes('Café ☕ — 春 🎉'))).toBe(true);
 
@@ -172,10 +217,21 @@ describe.skipIf(!python.run && !go.run)('deliveries a running Shortlink server s
       cases.push({ ...base, name: `${name} as received`, bodyBase64: r.rawBody.toString('base64'), expected: true });
       const tampered = Buffer.from(r.rawBody);
       tampered[tampered.length - 2] ^= 0x01; // one byte, inside the JSON
-      cases.push({ ...base, name: `${name} with one byte changed`, bodyBase64: tampered.toString('base64'), expected: false });
+      cases.push({
+        ...base,
+        name: `${name} with one byte changed`,
+        bodyBase64: tampered.toString('base64'),
+        expected: false,
+      });
       if (variant === 'A') {
         const t = Number(/t=(\d+)/.exec(header as string)![1]);
-        cases.push({ ...base, name: `${name} received 301 s after its t`, now: t + 301, bodyBase64: r.rawBody.toString('base64'), expected: false });
+        cases.push({
+          ...base,
+          name: `${name} received 301 s after its t`,
+          now: t + 301,
+          bodyBase64: r.rawBody.toString('base64'),
+          expected: false,
+        });
       }
     }
     file = path.join(scratch, 'deliveries.json');
@@ -186,7 +242,10 @@ describe.skipIf(!python.run && !go.run)('deliveries a running Shortlink server s
   it('are what the JavaScript verifier says they are (so the file is right)', () => {
     for (const c of cases) {
       const body = Buffer.from(c.bodyBase64, 'base64');
-      const answer = c.variant === 'A' ? verifyVariantA(body, c.header, c.secret, { now: c.now! * 1000 }) : verifyVariantB(body, c.header, c.secret);
+      const answer =
+        c.variant === 'A'
+          ? verifyVariantA(body, c.header, c.secret, { now: c.now! * 1000 })
+          : verifyVariantB(body, c.header, c.secret);
       expect([c.name, answer]).toEqual([c.name, c.expected]);
     }
   });

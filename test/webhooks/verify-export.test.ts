@@ -9,7 +9,16 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { verifyVariantA, verifyVariantB, type VariantADelivery, type VariantAEvent, type VariantAEventName, type VariantBDelivery, type VariantBEvent, type VariantBEventName } from 'shortlink/webhooks';
+import {
+  verifyVariantA,
+  verifyVariantB,
+  type VariantADelivery,
+  type VariantAEvent,
+  type VariantAEventName,
+  type VariantBDelivery,
+  type VariantBEvent,
+  type VariantBEventName,
+} from 'shortlink/webhooks';
 import { eventCatalog } from '../../src/webhooks/catalog';
 import { VECTORS_FILE, vectorsJson, type WebhookVector } from '../support/webhook-vectors';
 
@@ -56,20 +65,62 @@ describe('shortlink/webhooks', () => {
 
   it('types the delivery bodies of both variants from the AsyncAPI documents, every event of the catalogue', () => {
     expectTypeOf<VariantAEventName>().toEqualTypeOf<
-      'link.created' | 'link.updated' | 'link.deleted' | 'page.published' | 'report.shared' | 'conversion.created' | 'analytics.spike' | 'analytics.geo_anomaly' | 'domain.verified'
+      | 'link.created'
+      | 'link.updated'
+      | 'link.deleted'
+      | 'page.published'
+      | 'report.shared'
+      | 'conversion.created'
+      | 'analytics.spike'
+      | 'analytics.geo_anomaly'
+      | 'domain.verified'
     >();
     expectTypeOf<VariantBEventName>().toEqualTypeOf<
-      'link.created' | 'link.clicked' | 'link.updated' | 'link.deleted' | 'page.viewed' | 'page.published' | 'qr.scanned' | 'domain.verified'
+      | 'link.created'
+      | 'link.clicked'
+      | 'link.updated'
+      | 'link.deleted'
+      | 'page.viewed'
+      | 'page.published'
+      | 'qr.scanned'
+      | 'domain.verified'
     >();
     expectTypeOf<VariantAEvent<'report.shared'>['data']['visibility']>().toEqualTypeOf<'UNLISTED' | 'PUBLIC'>();
     expectTypeOf<VariantBEvent<'link.clicked'>['data']['country']>().toEqualTypeOf<string | null>();
     expectTypeOf<keyof VariantBDelivery>().toEqualTypeOf<'id' | 'type' | 'timestamp' | 'data'>();
     expectTypeOf<keyof VariantADelivery>().toEqualTypeOf<'event' | 'timestamp' | 'data'>();
     // The catalogue the service sends from has exactly these names (the types above list them).
-    const a: VariantAEventName[] = ['link.created', 'link.updated', 'link.deleted', 'page.published', 'report.shared', 'conversion.created', 'analytics.spike', 'analytics.geo_anomaly', 'domain.verified'];
-    const b: VariantBEventName[] = ['link.created', 'link.clicked', 'link.updated', 'link.deleted', 'page.viewed', 'page.published', 'qr.scanned', 'domain.verified'];
-    expect(eventCatalog('A').events.map((e) => e.name).sort()).toEqual([...a].sort());
-    expect(eventCatalog('B').events.map((e) => e.name).sort()).toEqual([...b].sort());
+    const a: VariantAEventName[] = [
+      'link.created',
+      'link.updated',
+      'link.deleted',
+      'page.published',
+      'report.shared',
+      'conversion.created',
+      'analytics.spike',
+      'analytics.geo_anomaly',
+      'domain.verified',
+    ];
+    const b: VariantBEventName[] = [
+      'link.created',
+      'link.clicked',
+      'link.updated',
+      'link.deleted',
+      'page.viewed',
+      'page.published',
+      'qr.scanned',
+      'domain.verified',
+    ];
+    expect(
+      eventCatalog('A')
+        .events.map((e) => e.name)
+        .sort(),
+    ).toEqual([...a].sort());
+    expect(
+      eventCatalog('B')
+        .events.map((e) => e.name)
+        .sort(),
+    ).toEqual([...b].sort());
   });
 });
 
@@ -86,7 +137,10 @@ describe('the shared test vectors (verifiers/vectors.json)', () => {
     if (c.body !== undefined) expect(Buffer.from(c.body, 'utf8').equals(body)).toBe(true);
     const answer =
       c.variant === 'A'
-        ? verifyVariantA(body, c.header, c.secret, { now: c.now! * 1000, ...(c.toleranceSeconds === undefined ? {} : { toleranceSeconds: c.toleranceSeconds }) })
+        ? verifyVariantA(body, c.header, c.secret, {
+            now: c.now! * 1000,
+            ...(c.toleranceSeconds === undefined ? {} : { toleranceSeconds: c.toleranceSeconds }),
+          })
         : verifyVariantB(body, c.header, c.secret);
     expect(answer).toBe(c.expected);
   });

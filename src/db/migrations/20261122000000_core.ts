@@ -92,9 +92,7 @@ export async function up(knex: Knex): Promise<void> {
     t.index(['workspace_id', 'deleted_at', 'created_at']);
   });
   // A slug is unique per domain among links that are not deleted; a deleted link frees it.
-  await knex.raw(
-    'CREATE UNIQUE INDEX links_live_slug ON links (domain_key, slug) WHERE deleted_at IS NULL',
-  );
+  await knex.raw('CREATE UNIQUE INDEX links_live_slug ON links (domain_key, slug) WHERE deleted_at IS NULL');
   await knex.schema.createTable('link_tags', (t) => {
     t.string('link_id', 40).notNullable().references('links.id').onDelete('CASCADE');
     t.string('tag_id', 40).notNullable().references('tags.id').onDelete('CASCADE');
@@ -117,7 +115,20 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
-  for (const table of ['rate_limits', 'qr_codes', 'link_tags', 'links', 'assets', 'campaigns', 'domains', 'tags', 'api_keys', 'memberships', 'users', 'workspaces']) {
+  for (const table of [
+    'rate_limits',
+    'qr_codes',
+    'link_tags',
+    'links',
+    'assets',
+    'campaigns',
+    'domains',
+    'tags',
+    'api_keys',
+    'memberships',
+    'users',
+    'workspaces',
+  ]) {
     await knex.schema.dropTableIfExists(table);
   }
 }

@@ -95,7 +95,16 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
-  for (const t of ['goals', 'idempotency_keys', 'qr_daily_scans', 'conversion_daily_qr', 'conversion_daily_campaign', 'conversion_daily_link', 'conversion_daily_type', 'conversions']) {
+  for (const t of [
+    'goals',
+    'idempotency_keys',
+    'qr_daily_scans',
+    'conversion_daily_qr',
+    'conversion_daily_campaign',
+    'conversion_daily_link',
+    'conversion_daily_type',
+    'conversions',
+  ]) {
     await knex.schema.dropTableIfExists(t);
   }
 }

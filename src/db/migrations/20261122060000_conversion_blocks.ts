@@ -32,8 +32,12 @@ export async function up(knex: Knex): Promise<void> {
        FROM ${daily} GROUP BY workspace_id, day / ${BLOCK_DAYS}, ${cols}`,
     );
   }
-  await knex.schema.alterTable('link_daily_clicks', (t) => t.index(['workspace_id', 'link_id', 'day', 'clicks'], 'link_daily_clicks_ws_link_day'));
-  await knex.schema.alterTable('qr_daily_scans', (t) => t.index(['workspace_id', 'qr_code_id', 'day', 'scans'], 'qr_daily_scans_ws_qr_day'));
+  await knex.schema.alterTable('link_daily_clicks', (t) =>
+    t.index(['workspace_id', 'link_id', 'day', 'clicks'], 'link_daily_clicks_ws_link_day'),
+  );
+  await knex.schema.alterTable('qr_daily_scans', (t) =>
+    t.index(['workspace_id', 'qr_code_id', 'day', 'scans'], 'qr_daily_scans_ws_qr_day'),
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

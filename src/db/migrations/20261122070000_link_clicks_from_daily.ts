@@ -19,5 +19,7 @@ export async function down(knex: Knex): Promise<void> {
   await knex.schema.alterTable('links', (t) => {
     t.bigInteger('clicks').notNullable().defaultTo(0);
   });
-  await knex.raw('UPDATE links SET clicks = COALESCE((SELECT SUM(d.clicks) FROM link_daily_clicks d WHERE d.link_id = links.id), 0)');
+  await knex.raw(
+    'UPDATE links SET clicks = COALESCE((SELECT SUM(d.clicks) FROM link_daily_clicks d WHERE d.link_id = links.id), 0)',
+  );
 }

@@ -26,7 +26,9 @@ export async function up(knex: Knex): Promise<void> {
     await knex.raw('ALTER TABLE link_daily_clicks DROP CONSTRAINT IF EXISTS link_daily_clicks_pkey');
     await knex.raw('DROP INDEX IF EXISTS link_daily_clicks_workspace_id_day_index');
     await knex.raw('DROP INDEX IF EXISTS link_daily_clicks_ws_link_day');
-    await knex.raw('ALTER TABLE link_daily_clicks ADD CONSTRAINT link_daily_clicks_pkey PRIMARY KEY (workspace_id, link_id, day)');
+    await knex.raw(
+      'ALTER TABLE link_daily_clicks ADD CONSTRAINT link_daily_clicks_pkey PRIMARY KEY (workspace_id, link_id, day)',
+    );
     return;
   }
   await rebuildSqlite(
@@ -47,7 +49,9 @@ export async function down(knex: Knex): Promise<void> {
     await knex.raw('ALTER TABLE link_daily_clicks DROP CONSTRAINT IF EXISTS link_daily_clicks_pkey');
     await knex.raw('ALTER TABLE link_daily_clicks ADD CONSTRAINT link_daily_clicks_pkey PRIMARY KEY (link_id, day)');
     await knex.raw('CREATE INDEX link_daily_clicks_workspace_id_day_index ON link_daily_clicks (workspace_id, day)');
-    await knex.raw('CREATE INDEX link_daily_clicks_ws_link_day ON link_daily_clicks (workspace_id, link_id, day, clicks)');
+    await knex.raw(
+      'CREATE INDEX link_daily_clicks_ws_link_day ON link_daily_clicks (workspace_id, link_id, day, clicks)',
+    );
     return;
   }
   // The shape 20261122010000_clicks and 20261122060000_conversion_blocks left.
@@ -63,5 +67,7 @@ export async function down(knex: Knex): Promise<void> {
     )`,
   );
   await knex.raw('CREATE INDEX link_daily_clicks_workspace_id_day_index ON link_daily_clicks (workspace_id, day)');
-  await knex.raw('CREATE INDEX link_daily_clicks_ws_link_day ON link_daily_clicks (workspace_id, link_id, day, clicks)');
+  await knex.raw(
+    'CREATE INDEX link_daily_clicks_ws_link_day ON link_daily_clicks (workspace_id, link_id, day, clicks)',
+  );
 }

@@ -41,9 +41,16 @@ export async function up(knex: Knex): Promise<void> {
   // the core index (workspace_id, deleted_at, created_at) gives it no order: it sorted every
   // live link of the workspace for a page (300 ms over a million).
   const order = pg ? 'created_at, seq' : 'created_at';
-  await knex.raw(`CREATE INDEX links_live_by_status ON links (workspace_id, status, ${order}) WHERE deleted_at IS NULL`);
-  await knex.raw(`CREATE INDEX links_live_by_domain ON links (workspace_id, domain_key, ${order}) WHERE deleted_at IS NULL`);
-  if (pg) await knex.raw('CREATE INDEX links_live_by_created ON links (workspace_id, created_at, seq) WHERE deleted_at IS NULL');
+  await knex.raw(
+    `CREATE INDEX links_live_by_status ON links (workspace_id, status, ${order}) WHERE deleted_at IS NULL`,
+  );
+  await knex.raw(
+    `CREATE INDEX links_live_by_domain ON links (workspace_id, domain_key, ${order}) WHERE deleted_at IS NULL`,
+  );
+  if (pg)
+    await knex.raw(
+      'CREATE INDEX links_live_by_created ON links (workspace_id, created_at, seq) WHERE deleted_at IS NULL',
+    );
 
   if (pg) {
     // In a savepoint: a failed CREATE EXTENSION would otherwise abort the migration's transaction.
@@ -56,9 +63,15 @@ export async function up(knex: Knex): Promise<void> {
     if (trigrams) {
       // The expressions of the search's LIKE (src/db/repos/link-search.ts), so the planner can
       // use them as they are; live links only.
-      await knex.raw('CREATE INDEX links_search_slug ON links USING gin (lower(slug) gin_trgm_ops) WHERE deleted_at IS NULL');
-      await knex.raw(`CREATE INDEX links_search_title ON links USING gin (lower(coalesce(title, '')) gin_trgm_ops) WHERE deleted_at IS NULL`);
-      await knex.raw('CREATE INDEX links_search_url ON links USING gin (lower(original_url) gin_trgm_ops) WHERE deleted_at IS NULL');
+      await knex.raw(
+        'CREATE INDEX links_search_slug ON links USING gin (lower(slug) gin_trgm_ops) WHERE deleted_at IS NULL',
+      );
+      await knex.raw(
+        `CREATE INDEX links_search_title ON links USING gin (lower(coalesce(title, '')) gin_trgm_ops) WHERE deleted_at IS NULL`,
+      );
+      await knex.raw(
+        'CREATE INDEX links_search_url ON links USING gin (lower(original_url) gin_trgm_ops) WHERE deleted_at IS NULL',
+      );
     }
     return;
   }
@@ -66,7 +79,9 @@ export async function up(knex: Knex): Promise<void> {
   // recreate these triggers and rebuild the index.
   const cols = SEARCHED.join(', ');
   const values = (row: 'old' | 'new') => SEARCHED.map((c) => `${row}.${c}`).join(', ');
-  await knex.raw(`CREATE VIRTUAL TABLE links_search USING fts5(${cols}, content='links', content_rowid='seq', tokenize='trigram case_sensitive 0', detail=full)`);
+  await knex.raw(
+    `CREATE VIRTUAL TABLE links_search USING fts5(${cols}, content='links', content_rowid='seq', tokenize='trigram case_sensitive 0', detail=full)`,
+  );
   await knex.raw(`CREATE TRIGGER links_search_insert AFTER INSERT ON links BEGIN
       INSERT INTO links_search (rowid, ${cols}) VALUES (new.seq, ${values('new')});
     END`);
@@ -85,10 +100,13 @@ export async function up(knex: Knex): Promise<void> {
 export async function down(knex: Knex): Promise<void> {
   if (isPg(knex)) {
     // The extension stays: other schemas on the server may use it.
-    for (const name of ['links_search_slug', 'links_search_title', 'links_search_url']) await knex.raw(`DROP INDEX IF EXISTS ${name}`);
+    for (const name of ['links_search_slug', 'links_search_title', 'links_search_url'])
+      await knex.raw(`DROP INDEX IF EXISTS ${name}`);
   } else {
-    for (const name of ['links_search_insert', 'links_search_delete', 'links_search_update']) await knex.raw(`DROP TRIGGER IF EXISTS ${name}`);
+    for (const name of ['links_search_insert', 'links_search_delete', 'links_search_update'])
+      await knex.raw(`DROP TRIGGER IF EXISTS ${name}`);
     await knex.raw('DROP TABLE IF EXISTS links_search');
   }
-  for (const name of ['links_live_by_created', 'links_live_by_domain', 'links_live_by_status', 'link_tags_by_tag']) await knex.raw(`DROP INDEX IF EXISTS ${name}`);
+  for (const name of ['links_live_by_created', 'links_live_by_domain', 'links_live_by_status', 'link_tags_by_tag'])
+    await knex.raw(`DROP INDEX IF EXISTS ${name}`);
 }

@@ -75,5 +75,14 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
-  for (const t of ['link_click_totals', 'click_fold_lease', 'click_folds', 'link_breakdown_pieces', 'click_fold_blocks', 'link_block_breakdowns', 'link_day_breakdowns']) await knex.schema.dropTableIfExists(t);
+  for (const t of [
+    'link_click_totals',
+    'click_fold_lease',
+    'click_folds',
+    'link_breakdown_pieces',
+    'click_fold_blocks',
+    'link_block_breakdowns',
+    'link_day_breakdowns',
+  ])
+    await knex.schema.dropTableIfExists(t);
 }

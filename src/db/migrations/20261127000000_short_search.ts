@@ -51,12 +51,18 @@ export async function up(knex: Knex): Promise<void> {
       $$`);
     // A GIN build sorts its entries in memory: more of it, fewer passes (for this build only).
     await knex.raw(`SET LOCAL maintenance_work_mem = '256MB'`);
-    await knex.raw('CREATE INDEX links_search_short ON links USING gin (shortlink_short_grams(slug, title, original_url)) WHERE deleted_at IS NULL');
+    await knex.raw(
+      'CREATE INDEX links_search_short ON links USING gin (shortlink_short_grams(slug, title, original_url)) WHERE deleted_at IS NULL',
+    );
     return;
   }
   await knex.raw('CREATE TABLE search_positions (n INTEGER PRIMARY KEY)');
-  await knex.raw(`WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < ${MAX_POSITION}) INSERT INTO search_positions SELECT n FROM s`);
-  await knex.raw(`CREATE VIRTUAL TABLE links_short_grams USING fts5(grams, content='', contentless_delete=1, detail=none, tokenize='ascii')`);
+  await knex.raw(
+    `WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < ${MAX_POSITION}) INSERT INTO search_positions SELECT n FROM s`,
+  );
+  await knex.raw(
+    `CREATE VIRTUAL TABLE links_short_grams USING fts5(grams, content='', contentless_delete=1, detail=none, tokenize='ascii')`,
+  );
   await knex.raw(`CREATE TRIGGER links_short_grams_insert AFTER INSERT ON links BEGIN
       INSERT INTO links_short_grams (rowid, grams) VALUES (new.seq, ${gramsOf('new')});
     END`);
@@ -77,7 +83,8 @@ export async function down(knex: Knex): Promise<void> {
     await knex.raw('DROP FUNCTION IF EXISTS shortlink_short_grams(text, text, text)');
     return;
   }
-  for (const name of ['links_short_grams_insert', 'links_short_grams_delete', 'links_short_grams_update']) await knex.raw(`DROP TRIGGER IF EXISTS ${name}`);
+  for (const name of ['links_short_grams_insert', 'links_short_grams_delete', 'links_short_grams_update'])
+    await knex.raw(`DROP TRIGGER IF EXISTS ${name}`);
   await knex.raw('DROP TABLE IF EXISTS links_short_grams');
   await knex.raw('DROP TABLE IF EXISTS search_positions');
 }

@@ -46,7 +46,9 @@ export async function up(knex: Knex): Promise<void> {
     );
   }
   // The events of a type in a workspace by time: the ends of a filtered window.
-  await knex.schema.alterTable('conversions', (t) => t.index(['workspace_id', 'event_type', 'occurred_at'], 'conversions_ws_type_time'));
+  await knex.schema.alterTable('conversions', (t) =>
+    t.index(['workspace_id', 'event_type', 'occurred_at'], 'conversions_ws_type_time'),
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

@@ -32,7 +32,10 @@ export async function down(knex: Knex): Promise<void> {
   for (const r of rows) if (!keep.has(r.host)) keep.set(r.host, r.id);
   const kept = new Set(keep.values());
   const dropped = rows.filter((r) => !kept.has(r.id)).map((r) => r.id);
-  for (let i = 0; i < dropped.length; i += 500) await knex('domains').whereIn('id', dropped.slice(i, i + 500)).delete();
+  for (let i = 0; i < dropped.length; i += 500)
+    await knex('domains')
+      .whereIn('id', dropped.slice(i, i + 500))
+      .delete();
   await knex.raw('DROP INDEX IF EXISTS domains_verified_host');
   await knex.schema.alterTable('domains', (t) => {
     t.dropIndex(['host'], 'domains_host');

@@ -23,7 +23,9 @@ export interface SessionRecord {
 }
 
 export async function findUserByEmail(knex: Knex, email: string): Promise<UserRow | undefined> {
-  return knex('users').where({ email: normalizeEmail(email) }).first('id', 'email', 'password_hash', 'created_at');
+  return knex('users')
+    .where({ email: normalizeEmail(email) })
+    .first('id', 'email', 'password_hash', 'created_at');
 }
 
 export async function findUser(knex: Knex, id: string): Promise<UserRow | undefined> {
@@ -31,7 +33,10 @@ export async function findUser(knex: Knex, id: string): Promise<UserRow | undefi
 }
 
 /** The workspaces a person belongs to, with their role, by name. */
-export async function workspacesOf(knex: Knex, userId: string): Promise<Array<{ id: string; name: string; plan: Plan; role: Role }>> {
+export async function workspacesOf(
+  knex: Knex,
+  userId: string,
+): Promise<Array<{ id: string; name: string; plan: Plan; role: Role }>> {
   return knex('memberships as m')
     .join('workspaces as w', 'w.id', 'm.workspace_id')
     .where('m.user_id', userId)
@@ -40,13 +45,27 @@ export async function workspacesOf(knex: Knex, userId: string): Promise<Array<{ 
 }
 
 /** Starts a session; the cookie's token is returned once, the database keeps its hash. */
-export async function createSession(knex: Knex, userId: string, now: number): Promise<{ token: string; session: SessionRecord }> {
+export async function createSession(
+  knex: Knex,
+  userId: string,
+  now: number,
+): Promise<{ token: string; session: SessionRecord }> {
   const { token, hash } = newSecret();
   const csrfToken = newSecret().token;
-  const row = { id: hash, user_id: userId, csrf_token: csrfToken, created_at: now, last_used_at: now, expires_at: now + SESSION_IDLE_MS };
+  const row = {
+    id: hash,
+    user_id: userId,
+    csrf_token: csrfToken,
+    created_at: now,
+    last_used_at: now,
+    expires_at: now + SESSION_IDLE_MS,
+  };
   await knex('sessions').insert(row);
   const user = (await findUser(knex, userId))!;
-  return { token, session: { id: hash, userId, email: user.email, csrfToken, lastUsedAt: now, expiresAt: row.expires_at } };
+  return {
+    token,
+    session: { id: hash, userId, email: user.email, csrfToken, lastUsedAt: now, expiresAt: row.expires_at },
+  };
 }
 
 /** The live session a cookie's token opens, or undefined (unknown, ended or expired). */
@@ -57,7 +76,14 @@ export async function findSession(knex: Knex, token: string, now: number): Promi
     .where('s.expires_at', '>', now)
     .first('s.id', 's.user_id', 'u.email', 's.csrf_token', 's.last_used_at', 's.expires_at');
   if (!row) return undefined;
-  return { id: row.id, userId: row.user_id, email: row.email, csrfToken: row.csrf_token, lastUsedAt: Number(row.last_used_at), expiresAt: Number(row.expires_at) };
+  return {
+    id: row.id,
+    userId: row.user_id,
+    email: row.email,
+    csrfToken: row.csrf_token,
+    lastUsedAt: Number(row.last_used_at),
+    expiresAt: Number(row.expires_at),
+  };
 }
 
 /** Slides the session's end to 14 days after now. */
@@ -79,7 +105,9 @@ export async function endSessionsOf(knex: Knex, userId: string): Promise<void> {
 /** Sets a person's password (already hashed) and ends every session of theirs, in one transaction. */
 export async function setPassword(knex: Knex, userId: string, passwordHash: string, now: number): Promise<void> {
   await knex.transaction(async (trx) => {
-    const n = await trx('users').where({ id: userId }).update({ password_hash: passwordHash, password_changed_at: now });
+    const n = await trx('users')
+      .where({ id: userId })
+      .update({ password_hash: passwordHash, password_changed_at: now });
     if (!n) throw notFound(`user ${userId} not found`);
     await trx('sessions').where({ user_id: userId }).delete();
     await trx('password_setup_tokens').where({ user_id: userId }).whereNull('used_at').update({ used_at: now });
@@ -91,7 +119,13 @@ export async function createSetupToken(knex: Knex, userId: string, now: number):
   const { token, hash } = newSecret();
   await knex.transaction(async (trx) => {
     await trx('password_setup_tokens').where({ user_id: userId }).whereNull('used_at').update({ used_at: now });
-    await trx('password_setup_tokens').insert({ token_hash: hash, user_id: userId, created_at: now, expires_at: now + SETUP_LINK_MS, used_at: null });
+    await trx('password_setup_tokens').insert({
+      token_hash: hash,
+      user_id: userId,
+      created_at: now,
+      expires_at: now + SETUP_LINK_MS,
+      used_at: null,
+    });
   });
   return token;
 }
@@ -100,11 +134,20 @@ export async function createSetupToken(knex: Knex, userId: string, now: number):
  * Uses a set-up link: sets the password of the person it was made for and ends their sessions,
  * in one transaction, once. Undefined when the token is unknown, used or expired.
  */
-export async function useSetupToken(knex: Knex, token: string, passwordHash: string, now: number): Promise<string | undefined> {
+export async function useSetupToken(
+  knex: Knex,
+  token: string,
+  passwordHash: string,
+  now: number,
+): Promise<string | undefined> {
   return knex.transaction(async (trx) => {
     const hash = hashSecret(token);
     // The condition on used_at makes one of two racing uses the one that counts.
-    const n = await trx('password_setup_tokens').where({ token_hash: hash }).whereNull('used_at').where('expires_at', '>', now).update({ used_at: now });
+    const n = await trx('password_setup_tokens')
+      .where({ token_hash: hash })
+      .whereNull('used_at')
+      .where('expires_at', '>', now)
+      .update({ used_at: now });
     if (!n) return undefined;
     const { user_id: userId } = await trx('password_setup_tokens').where({ token_hash: hash }).first('user_id');
     await trx('users').where({ id: userId }).update({ password_hash: passwordHash, password_changed_at: now });
@@ -127,7 +170,10 @@ export async function createFirstRunToken(knex: Knex, now: number): Promise<stri
 
 export async function firstRunTokenValid(knex: Knex, token: string): Promise<boolean> {
   if (await knex('first_run_claim').first('id')) return false;
-  return !!(await knex('first_run_tokens').where({ token_hash: hashSecret(token) }).whereNull('used_at').first('token_hash'));
+  return !!(await knex('first_run_tokens')
+    .where({ token_hash: hashSecret(token) })
+    .whereNull('used_at')
+    .first('token_hash'));
 }
 
 /**
@@ -143,7 +189,8 @@ export async function claimFirstRun(
   return knex.transaction(async (trx) => {
     const hash = hashSecret(claim.token);
     const valid = await trx('first_run_tokens').where({ token_hash: hash }).whereNull('used_at').first('token_hash');
-    if (!valid || (await trx('first_run_claim').first('id')) || (await userCount(trx)) > 0) throw notFound('This first-run link is not valid any more');
+    if (!valid || (await trx('first_run_claim').first('id')) || (await userCount(trx)) > 0)
+      throw notFound('This first-run link is not valid any more');
     const userId = newId('usr');
     const workspaceId = newId('ws');
     try {
@@ -152,8 +199,19 @@ export async function claimFirstRun(
       throw notFound('This first-run link is not valid any more');
     }
     await trx('first_run_tokens').update({ used_at: now }).whereNull('used_at');
-    await trx('workspaces').insert({ id: workspaceId, name: claim.workspaceName.trim(), plan: 'growth', created_at: now });
-    await trx('users').insert({ id: userId, email: normalizeEmail(claim.email), created_at: now, password_hash: claim.passwordHash, password_changed_at: now });
+    await trx('workspaces').insert({
+      id: workspaceId,
+      name: claim.workspaceName.trim(),
+      plan: 'growth',
+      created_at: now,
+    });
+    await trx('users').insert({
+      id: userId,
+      email: normalizeEmail(claim.email),
+      created_at: now,
+      password_hash: claim.passwordHash,
+      password_changed_at: now,
+    });
     await trx('memberships').insert({ workspace_id: workspaceId, user_id: userId, role: 'OWNER', created_at: now });
     return { userId, workspaceId };
   });
@@ -166,12 +224,15 @@ export async function membersOf(knex: Knex, workspaceId: string) {
     .where('m.workspace_id', workspaceId)
     .orderBy('u.email')
     .select('u.id', 'u.email', 'm.role', 'm.created_at');
-  return rows.map((r) => ({ userId: r.id as string, email: r.email as string, role: r.role as Role, joinedAt: Number(r.created_at) }));
+  return rows.map((r) => ({
+    userId: r.id as string,
+    email: r.email as string,
+    role: r.role as Role,
+    joinedAt: Number(r.created_at),
+  }));
 }
 
 export async function ownerCount(knex: Knex, workspaceId: string): Promise<number> {
   const [{ n }] = await knex('memberships').where({ workspace_id: workspaceId, role: 'OWNER' }).count({ n: '*' });
   return Number(n);
 }
-
-

@@ -25,9 +25,12 @@ export interface PageRow {
   deleted_at: number | null;
 }
 
-export type PagePatch = Partial<Pick<PageRow, 'handle' | 'status' | 'draft' | 'published' | 'published_at' | 'updated_at'>>;
+export type PagePatch = Partial<
+  Pick<PageRow, 'handle' | 'status' | 'draft' | 'published' | 'published_at' | 'updated_at'>
+>;
 
-export const handleTaken = (handle: string) => new AppError('conflict', `The handle '${handle}' is already taken by another page`, { field: 'handle' });
+export const handleTaken = (handle: string) =>
+  new AppError('conflict', `The handle '${handle}' is already taken by another page`, { field: 'handle' });
 
 const live = (knex: Knex) => knex<PageRow>('bio_pages').whereNull('deleted_at');
 
@@ -45,10 +48,12 @@ function toRow(r: PageRow | undefined): PageRow | undefined {
 
 /** The workspace's live pages, newest first. */
 export async function listPages(knex: Knex, workspaceId: string): Promise<PageRow[]> {
-  const rows = await live(knex).where({ workspace_id: workspaceId }).orderBy([
-    { column: 'created_at', order: 'desc' },
-    { column: 'id', order: 'desc' },
-  ]);
+  const rows = await live(knex)
+    .where({ workspace_id: workspaceId })
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ]);
   return rows.map((r) => toRow(r as PageRow)!);
 }
 
@@ -87,7 +92,12 @@ export async function insertPage(knex: Knex, row: PageRow): Promise<void> {
  * the same transaction; `emit` names the events the change raises (page.published), written to
  * the outbox in that transaction too. False when the page is gone.
  */
-export async function updatePage(knex: Knex, current: PageRow, patch: PagePatch, emit?: EmitEvents<[PageRow]>): Promise<boolean> {
+export async function updatePage(
+  knex: Knex,
+  current: PageRow,
+  patch: PagePatch,
+  emit?: EmitEvents<[PageRow]>,
+): Promise<boolean> {
   const visible = patch.handle !== undefined || patch.status !== undefined || patch.published !== undefined;
   return guarded(patch.handle ?? current.handle, () =>
     knex.transaction(async (trx) => {
@@ -106,7 +116,10 @@ export async function updatePage(knex: Knex, current: PageRow, patch: PagePatch,
 /** Soft delete: the address answers 404 from the next view; its views and clicks are kept. */
 export async function deletePage(knex: Knex, current: PageRow, now: number): Promise<boolean> {
   return knex.transaction(async (trx) => {
-    const n = await trx('bio_pages').where({ id: current.id }).whereNull('deleted_at').update({ deleted_at: now, updated_at: now });
+    const n = await trx('bio_pages')
+      .where({ id: current.id })
+      .whereNull('deleted_at')
+      .update({ deleted_at: now, updated_at: now });
     if (n) await recordLinkChange(trx, 'page', '', current.handle);
     return n > 0;
   });
@@ -115,12 +128,20 @@ export async function deletePage(knex: Knex, current: PageRow, now: number): Pro
 /** Of `ids`, those that are live links of the workspace. */
 export async function liveLinkIds(knex: Knex, workspaceId: string, ids: string[]): Promise<Set<string>> {
   if (!ids.length) return new Set();
-  const rows = await knex('links').where({ workspace_id: workspaceId }).whereNull('deleted_at').whereIn('id', [...new Set(ids)]).select('id');
+  const rows = await knex('links')
+    .where({ workspace_id: workspaceId })
+    .whereNull('deleted_at')
+    .whereIn('id', [...new Set(ids)])
+    .select('id');
   return new Set(rows.map((r: { id: string }) => r.id));
 }
 
 /** The short addresses of some links: the slug and the custom domain's host (null: the short domain). */
-export async function linkAddresses(knex: Knex, workspaceId: string, ids: string[]): Promise<Map<string, { slug: string; host: string | null; url: string }>> {
+export async function linkAddresses(
+  knex: Knex,
+  workspaceId: string,
+  ids: string[],
+): Promise<Map<string, { slug: string; host: string | null; url: string }>> {
   if (!ids.length) return new Map();
   const rows = await knex('links as l')
     .leftJoin('domains as d', 'd.id', 'l.domain_id')
@@ -128,7 +149,12 @@ export async function linkAddresses(knex: Knex, workspaceId: string, ids: string
     .whereNull('l.deleted_at')
     .whereIn('l.id', [...new Set(ids)])
     .select('l.id', 'l.slug', 'l.original_url', 'd.host');
-  return new Map(rows.map((r: { id: string; slug: string; original_url: string; host: string | null }) => [r.id, { slug: r.slug, host: r.host, url: r.original_url }]));
+  return new Map(
+    rows.map((r: { id: string; slug: string; original_url: string; host: string | null }) => [
+      r.id,
+      { slug: r.slug, host: r.host, url: r.original_url },
+    ]),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -151,7 +177,8 @@ export interface PageVisitRow {
 const DAY_MS = 86_400_000;
 const byKey = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-const VIEW_INSERT = 'INSERT INTO page_views (workspace_id, page_id, occurred_at, referrer_host, country, device, browser, os) VALUES ';
+const VIEW_INSERT =
+  'INSERT INTO page_views (workspace_id, page_id, occurred_at, referrer_host, country, device, browser, os) VALUES ';
 /** Views per INSERT statement on SQLite, as clicks are written (click-batches.ts). */
 const SQLITE_ROWS = 64;
 const SQLITE_SQL = {
@@ -167,7 +194,8 @@ const prepared = new WeakMap<object, Prepared>();
 const PG_CHUNK = 5_000;
 
 /** Raw views go to Postgres by COPY, as the raw clicks do (src/db/pg-copy.ts says why). */
-const PG_VIEW_COPY = 'COPY page_views (workspace_id, page_id, occurred_at, referrer_host, country, device, browser, os) FROM STDIN';
+const PG_VIEW_COPY =
+  'COPY page_views (workspace_id, page_id, occurred_at, referrer_host, country, device, browser, os) FROM STDIN';
 
 /**
  * Raw views, views per page and day, clicks per block and day, in the caller's transaction (the
@@ -175,37 +203,61 @@ const PG_VIEW_COPY = 'COPY page_views (workspace_id, page_id, occurred_at, refer
  * a click: the bio page scenario of bench/redirect.ts). Counts are upserted in key order, so
  * concurrent flushes of several processes cannot deadlock on Postgres.
  */
-export async function writePageVisits(trx: Knex.Transaction, engine: 'sqlite' | 'postgres', rows: PageVisitRow[]): Promise<void> {
+export async function writePageVisits(
+  trx: Knex.Transaction,
+  engine: 'sqlite' | 'postgres',
+  rows: PageVisitRow[],
+): Promise<void> {
   if (!rows.length) return;
   const views = rows.filter((r) => r.block_id === null);
   const daily = new Map<string, { page_id: string; workspace_id: string; day: number; views: number }>();
-  const blocks = new Map<string, { page_id: string; block_id: string; workspace_id: string; day: number; clicks: number }>();
+  const blocks = new Map<
+    string,
+    { page_id: string; block_id: string; workspace_id: string; day: number; clicks: number }
+  >();
   for (const r of rows) {
     const day = Math.floor(r.occurred_at / DAY_MS);
     if (r.block_id === null) {
       const k = `${r.page_id} ${day}`;
-      const d = daily.get(k) ?? daily.set(k, { page_id: r.page_id, workspace_id: r.workspace_id, day, views: 0 }).get(k)!;
+      const d =
+        daily.get(k) ?? daily.set(k, { page_id: r.page_id, workspace_id: r.workspace_id, day, views: 0 }).get(k)!;
       d.views++;
     } else {
       const k = `${r.page_id} ${r.block_id} ${day}`;
-      const b = blocks.get(k) ?? blocks.set(k, { page_id: r.page_id, block_id: r.block_id, workspace_id: r.workspace_id, day, clicks: 0 }).get(k)!;
+      const b =
+        blocks.get(k) ??
+        blocks
+          .set(k, { page_id: r.page_id, block_id: r.block_id, workspace_id: r.workspace_id, day, clicks: 0 })
+          .get(k)!;
       b.clicks++;
     }
   }
   const dailyRows = [...daily.values()].sort((a, b) => byKey(a.page_id, b.page_id) || a.day - b.day);
-  const blockRows = [...blocks.values()].sort((a, b) => byKey(a.page_id, b.page_id) || byKey(a.block_id, b.block_id) || a.day - b.day);
+  const blockRows = [...blocks.values()].sort(
+    (a, b) => byKey(a.page_id, b.page_id) || byKey(a.block_id, b.block_id) || a.day - b.day,
+  );
   if (engine === 'sqlite') {
     // Inside a transaction Knex hands out the transaction's own better-sqlite3 connection.
     const conn = await (trx.client as any).acquireConnection();
     let st = prepared.get(conn);
-    if (!st) prepared.set(conn, (st = Object.fromEntries(Object.entries(SQLITE_SQL).map(([k, sql]) => [k, conn.prepare(sql)])) as Prepared));
+    if (!st)
+      prepared.set(
+        conn,
+        (st = Object.fromEntries(Object.entries(SQLITE_SQL).map(([k, sql]) => [k, conn.prepare(sql)])) as Prepared),
+      );
     const values: unknown[] = new Array(SQLITE_ROWS * 8);
     let i = 0;
     for (; i + SQLITE_ROWS <= views.length; i += SQLITE_ROWS) {
       for (let j = 0, v = 0; j < SQLITE_ROWS; j++) {
         const r = views[i + j];
-        values[v++] = r.workspace_id; values[v++] = r.page_id; values[v++] = r.occurred_at; values[v++] = r.referrer_host;
-        values[v++] = r.country; values[v++] = r.device; values[v++] = r.browser; values[v++] = r.os;
+        values[v++] = r.workspace_id;
+        values[v++] = r.page_id;
+        values[v++] = r.occurred_at;
+        values[v++] = r.referrer_host;
+        values[v++] = r.country;
+        values[v++] = r.device;
+        values[v++] = r.browser;
+        values[v++] = r.os;
       }
       st.views.run(values);
     }
@@ -239,39 +291,76 @@ export async function writePageVisits(trx: Knex.Transaction, engine: 'sqlite' | 
       `INSERT INTO page_block_daily_clicks (page_id, block_id, workspace_id, day, clicks)
        SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::int[], ?::bigint[])
        ON CONFLICT (page_id, block_id, day) DO UPDATE SET clicks = page_block_daily_clicks.clicks + excluded.clicks`,
-      [c.map((b) => b.page_id), c.map((b) => b.block_id), c.map((b) => b.workspace_id), c.map((b) => b.day), c.map((b) => b.clicks)] as any,
+      [
+        c.map((b) => b.page_id),
+        c.map((b) => b.block_id),
+        c.map((b) => b.workspace_id),
+        c.map((b) => b.day),
+        c.map((b) => b.clicks),
+      ] as any,
     );
   }
 }
 
 /** Views per day of [fromDay, toDay]. */
-export async function pageDailyViews(knex: Knex, pageId: string, fromDay: number, toDay: number): Promise<Map<number, number>> {
-  const rows = await knex('page_daily_views').where({ page_id: pageId }).whereBetween('day', [fromDay, toDay]).select('day', 'views');
+export async function pageDailyViews(
+  knex: Knex,
+  pageId: string,
+  fromDay: number,
+  toDay: number,
+): Promise<Map<number, number>> {
+  const rows = await knex('page_daily_views')
+    .where({ page_id: pageId })
+    .whereBetween('day', [fromDay, toDay])
+    .select('day', 'views');
   return new Map(rows.map((r: { day: number; views: number | string }) => [Number(r.day), Number(r.views)]));
 }
 
 /** Clicks on the page's link blocks per day of [fromDay, toDay]. */
-export async function pageDailyBlockClicks(knex: Knex, pageId: string, fromDay: number, toDay: number): Promise<Map<number, number>> {
-  const rows = await knex('page_block_daily_clicks').where({ page_id: pageId }).whereBetween('day', [fromDay, toDay]).groupBy('day').select('day').sum({ clicks: 'clicks' });
-  return new Map((rows as Array<{ day: number | string; clicks: number | string }>).map((r) => [Number(r.day), Number(r.clicks)]));
+export async function pageDailyBlockClicks(
+  knex: Knex,
+  pageId: string,
+  fromDay: number,
+  toDay: number,
+): Promise<Map<number, number>> {
+  const rows = await knex('page_block_daily_clicks')
+    .where({ page_id: pageId })
+    .whereBetween('day', [fromDay, toDay])
+    .groupBy('day')
+    .select('day')
+    .sum({ clicks: 'clicks' });
+  return new Map(
+    (rows as Array<{ day: number | string; clicks: number | string }>).map((r) => [Number(r.day), Number(r.clicks)]),
+  );
 }
 
 /** Clicks per block over [fromDay, toDay]. */
-export async function pageBlockClicks(knex: Knex, pageId: string, fromDay: number, toDay: number): Promise<Map<string, number>> {
+export async function pageBlockClicks(
+  knex: Knex,
+  pageId: string,
+  fromDay: number,
+  toDay: number,
+): Promise<Map<string, number>> {
   const rows = await knex('page_block_daily_clicks')
     .where({ page_id: pageId })
     .whereBetween('day', [fromDay, toDay])
     .groupBy('block_id')
     .select('block_id')
     .sum({ clicks: 'clicks' });
-  return new Map((rows as Array<{ block_id: string; clicks: number | string }>).map((r) => [r.block_id, Number(r.clicks)]));
+  return new Map(
+    (rows as Array<{ block_id: string; clicks: number | string }>).map((r) => [r.block_id, Number(r.clicks)]),
+  );
 }
 
 export const PAGE_BREAKDOWN_DIMENSIONS = ['country', 'device', 'browser', 'referrer_host'] as const;
 export type PageBreakdownDimension = (typeof PAGE_BREAKDOWN_DIMENSIONS)[number];
 
 /** Raw views since `since` by each dimension's value, largest first (ties by value). */
-export async function pageBreakdowns(knex: Knex, pageId: string, since: number): Promise<Record<PageBreakdownDimension, Array<{ value: string; views: number }>>> {
+export async function pageBreakdowns(
+  knex: Knex,
+  pageId: string,
+  since: number,
+): Promise<Record<PageBreakdownDimension, Array<{ value: string; views: number }>>> {
   const out = {} as Record<PageBreakdownDimension, Array<{ value: string; views: number }>>;
   for (const dim of PAGE_BREAKDOWN_DIMENSIONS) {
     const rows = await knex('page_views')

@@ -53,8 +53,15 @@ export function splitPageVisits(rows: StoredClick[]): { clicks: StoredClick[]; p
     if (!isPageVisit(r)) clicks.push(r);
     else {
       pageVisits.push({
-        workspace_id: r.workspace_id, page_id: r.link_id, block_id: r.qr_code_id, occurred_at: r.occurred_at,
-        referrer_host: r.referrer_host, country: r.country, device: r.device, browser: r.browser, os: r.os,
+        workspace_id: r.workspace_id,
+        page_id: r.link_id,
+        block_id: r.qr_code_id,
+        occurred_at: r.occurred_at,
+        referrer_host: r.referrer_host,
+        country: r.country,
+        device: r.device,
+        browser: r.browser,
+        os: r.os,
       });
     }
   }
@@ -143,10 +150,13 @@ export function clickWindows(rows: StoredClick[], wanted: (workspaceId: string) 
       windows.push(row);
     }
   }
-  return windows.sort((a, b) => a.window_start - b.window_start || byKey(a.link_id, b.link_id) || byKey(a.country, b.country));
+  return windows.sort(
+    (a, b) => a.window_start - b.window_start || byKey(a.link_id, b.link_id) || byKey(a.country, b.country),
+  );
 }
 
-const CLICK_INSERT = 'INSERT INTO clicks (workspace_id, link_id, qr_code_id, occurred_at, referrer_host, country, device, browser, os) VALUES ';
+const CLICK_INSERT =
+  'INSERT INTO clicks (workspace_id, link_id, qr_code_id, occurred_at, referrer_host, country, device, browser, os) VALUES ';
 /** Clicks per INSERT statement on SQLite: one call into SQLite per row costs more per click (bench:click-writes). */
 const SQLITE_ROWS_PER_INSERT = 64;
 const SQLITE_SQL = {
@@ -175,14 +185,31 @@ async function writeSqlite(trx: Knex.Transaction, rows: StoredClick[], agg: Clic
   for (; i + SQLITE_ROWS_PER_INSERT <= rows.length; i += SQLITE_ROWS_PER_INSERT) {
     for (let j = 0, v = 0; j < SQLITE_ROWS_PER_INSERT; j++) {
       const r = rows[i + j];
-      values[v++] = r.workspace_id; values[v++] = r.link_id; values[v++] = r.qr_code_id; values[v++] = r.occurred_at; values[v++] = r.referrer_host;
-      values[v++] = r.country; values[v++] = r.device; values[v++] = r.browser; values[v++] = r.os;
+      values[v++] = r.workspace_id;
+      values[v++] = r.link_id;
+      values[v++] = r.qr_code_id;
+      values[v++] = r.occurred_at;
+      values[v++] = r.referrer_host;
+      values[v++] = r.country;
+      values[v++] = r.device;
+      values[v++] = r.browser;
+      values[v++] = r.os;
     }
     st.clicks.run(values);
   }
   for (; i < rows.length; i++) {
     const r = rows[i];
-    st.click.run(r.workspace_id, r.link_id, r.qr_code_id, r.occurred_at, r.referrer_host, r.country, r.device, r.browser, r.os);
+    st.click.run(
+      r.workspace_id,
+      r.link_id,
+      r.qr_code_id,
+      r.occurred_at,
+      r.referrer_host,
+      r.country,
+      r.device,
+      r.browser,
+      r.os,
+    );
   }
   // After the raw clicks: their write holds the write lock (src/db/repos/traffic-windows.ts).
   const windows = await alertWindows(trx, rows);
@@ -194,7 +221,8 @@ async function writeSqlite(trx: Knex.Transaction, rows: StoredClick[], agg: Clic
 const PG_CHUNK = 5_000;
 
 /** The raw clicks go to Postgres by COPY (src/db/pg-copy.ts says why). */
-const PG_CLICK_COPY = 'COPY clicks (workspace_id, link_id, qr_code_id, occurred_at, referrer_host, country, device, browser, os) FROM STDIN';
+const PG_CLICK_COPY =
+  'COPY clicks (workspace_id, link_id, qr_code_id, occurred_at, referrer_host, country, device, browser, os) FROM STDIN';
 
 /** Clicks as COPY text, one line per click in PG_CLICK_COPY's column order. */
 function clickCopyText(rows: readonly StoredClick[]): string {
@@ -206,14 +234,21 @@ function clickCopyText(rows: readonly StoredClick[]): string {
 }
 
 async function writePostgres(trx: Knex.Transaction, rows: StoredClick[], agg: ClickAggregates) {
-  for (let i = 0; i < rows.length; i += PG_CHUNK) await copyText(trx, PG_CLICK_COPY, clickCopyText(rows.slice(i, i + PG_CHUNK)));
+  for (let i = 0; i < rows.length; i += PG_CHUNK)
+    await copyText(trx, PG_CLICK_COPY, clickCopyText(rows.slice(i, i + PG_CHUNK)));
   for (let i = 0; i < agg.daily.length; i += PG_CHUNK) {
     const c = agg.daily.slice(i, i + PG_CHUNK);
     await trx.raw(
       `INSERT INTO link_daily_clicks (link_id, workspace_id, day, clicks, scans)
        SELECT * FROM unnest(?::text[], ?::text[], ?::int[], ?::bigint[], ?::bigint[])
        ON CONFLICT (workspace_id, link_id, day) DO UPDATE SET clicks = link_daily_clicks.clicks + excluded.clicks, scans = link_daily_clicks.scans + excluded.scans`,
-      [c.map((d) => d.link_id), c.map((d) => d.workspace_id), c.map((d) => d.day), c.map((d) => d.clicks), c.map((d) => d.scans)] as any,
+      [
+        c.map((d) => d.link_id),
+        c.map((d) => d.workspace_id),
+        c.map((d) => d.day),
+        c.map((d) => d.clicks),
+        c.map((d) => d.scans),
+      ] as any,
     );
   }
   for (let i = 0; i < agg.scans.length; i += PG_CHUNK) {
@@ -235,7 +270,13 @@ async function writePostgresWindows(trx: Knex.Transaction, rows: StoredClick[]) 
       `INSERT INTO link_click_windows (window_start, link_id, country, workspace_id, clicks)
        SELECT * FROM unnest(?::bigint[], ?::text[], ?::text[], ?::text[], ?::bigint[])
        ON CONFLICT (window_start, link_id, country) DO UPDATE SET clicks = link_click_windows.clicks + excluded.clicks`,
-      [c.map((w) => w.window_start), c.map((w) => w.link_id), c.map((w) => w.country), c.map((w) => w.workspace_id), c.map((w) => w.clicks)] as any,
+      [
+        c.map((w) => w.window_start),
+        c.map((w) => w.link_id),
+        c.map((w) => w.country),
+        c.map((w) => w.workspace_id),
+        c.map((w) => w.clicks),
+      ] as any,
     );
   }
 }
@@ -248,7 +289,11 @@ async function alertWindows(trx: Knex.Transaction, rows: StoredClick[]): Promise
   return wanted.size ? clickWindows(rows, (ws) => wanted.has(ws)) : [];
 }
 
-export async function writeClicks(trx: Knex.Transaction, engine: 'sqlite' | 'postgres', rows: StoredClick[]): Promise<void> {
+export async function writeClicks(
+  trx: Knex.Transaction,
+  engine: 'sqlite' | 'postgres',
+  rows: StoredClick[],
+): Promise<void> {
   const agg = aggregateClicks(rows);
   if (engine === 'sqlite') await writeSqlite(trx, rows, agg);
   else {
@@ -262,7 +307,12 @@ export async function writeClicks(trx: Knex.Transaction, engine: 'sqlite' | 'pos
  * the sinks raise from them (written to the outbox with the clicks, so a click and its
  * link.clicked commit or roll back together).
  */
-export async function writeClickBatch(knex: Knex, engine: 'sqlite' | 'postgres', rows: StoredClick[], sinks: ClickSink[]): Promise<void> {
+export async function writeClickBatch(
+  knex: Knex,
+  engine: 'sqlite' | 'postgres',
+  rows: StoredClick[],
+  sinks: ClickSink[],
+): Promise<void> {
   const { clicks, pageVisits } = splitPageVisits(rows);
   await knex.transaction(async (trx) => {
     await writeClicks(trx, engine, clicks);

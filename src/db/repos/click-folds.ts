@@ -35,7 +35,13 @@ const LEASE_MS = 15 * 60_000;
 export const BLOCK_DAYS = 8;
 const FOLD_WRITE_BATCH = 2_000;
 /** The dimensions, as keys of a row's `dims` object, with their column in `clicks`. */
-export const FOLDED_DIMENSIONS = { country: 'country', device: 'device', browser: 'browser', os: 'os', referrer: 'referrer_host' } as const;
+export const FOLDED_DIMENSIONS = {
+  country: 'country',
+  device: 'device',
+  browser: 'browser',
+  os: 'os',
+  referrer: 'referrer_host',
+} as const;
 export type FoldedDims = Record<keyof typeof FOLDED_DIMENSIONS, Record<string, number>>;
 
 const isPg = (knex: Knex) => knex.client.config.client === 'pg';
@@ -52,7 +58,8 @@ function countedSql(knex: Knex): string {
   const pg = isPg(knex);
   const obj = pg ? 'json_object_agg' : 'json_group_object';
   const per = Object.entries(FOLDED_DIMENSIONS).map(
-    ([dim, col]) => `SELECT link_id, '${dim}' AS dim, COALESCE(${col}, '') AS value, COUNT(*) AS n FROM c GROUP BY link_id, COALESCE(${col}, '')`,
+    ([dim, col]) =>
+      `SELECT link_id, '${dim}' AS dim, COALESCE(${col}, '') AS value, COUNT(*) AS n FROM c GROUP BY link_id, COALESCE(${col}, '')`,
   );
   return `WITH c AS MATERIALIZED (
       SELECT link_id, ${Object.values(FOLDED_DIMENSIONS).join(', ')} FROM clicks
@@ -82,7 +89,14 @@ const workspaceIds = async (knex: Knex): Promise<string[]> => (await knex('works
  * the database, and readers do not wait for writers). SQLite: the counts are read first (no
  * lock), then written FOLD_WRITE_BATCH rows a transaction.
  */
-async function writeCounts(knex: Knex, ws: string, from: number, to: number, table: string, extra: Record<string, number>): Promise<number> {
+async function writeCounts(
+  knex: Knex,
+  ws: string,
+  from: number,
+  to: number,
+  table: string,
+  extra: Record<string, number>,
+): Promise<number> {
   const cols = Object.keys(extra);
   if (isPg(knex)) {
     const r = await knex.raw(
@@ -92,9 +106,15 @@ async function writeCounts(knex: Knex, ws: string, from: number, to: number, tab
     );
     return r.rowCount ?? 0;
   }
-  const rows: Array<{ link_id: string; clicks: number; dims: string }> = await knex.raw(countedSql(knex), [ws, from, to]);
+  const rows: Array<{ link_id: string; clicks: number; dims: string }> = await knex.raw(countedSql(knex), [
+    ws,
+    from,
+    to,
+  ]);
   for (let i = 0; i < rows.length; i += FOLD_WRITE_BATCH) {
-    const batch = rows.slice(i, i + FOLD_WRITE_BATCH).map((r) => ({ workspace_id: ws, link_id: r.link_id, clicks: Number(r.clicks), dims: r.dims, ...extra }));
+    const batch = rows
+      .slice(i, i + FOLD_WRITE_BATCH)
+      .map((r) => ({ workspace_id: ws, link_id: r.link_id, clicks: Number(r.clicks), dims: r.dims, ...extra }));
     await knex.transaction((trx) => trx.batchInsert(table, batch, 500));
   }
   return rows.length;
@@ -105,7 +125,9 @@ async function writeCounts(knex: Knex, ws: string, from: number, to: number, tab
  * the list sorted by clicks orders by (link_click_totals).
  */
 async function refreshTotals(knex: Knex, ws: string, table: string, where: Record<string, number>): Promise<void> {
-  const conds = Object.keys(where).map((c) => ` AND p.${c} = ?`).join('');
+  const conds = Object.keys(where)
+    .map((c) => ` AND p.${c} = ?`)
+    .join('');
   await knex.raw(
     `INSERT INTO link_click_totals (workspace_id, link_id, clicks)
      SELECT workspace_id, link_id, SUM(clicks) FROM link_daily_clicks
@@ -119,7 +141,14 @@ async function refreshTotals(knex: Knex, ws: string, table: string, where: Recor
 class LostLease extends Error {}
 
 /** Folds one open day's clicks from `through` to `cutoff`. */
-async function foldStep(knex: Knex, wss: string[], day: number, state: FoldState | undefined, cutoff: number, keep: () => Promise<void>): Promise<number> {
+async function foldStep(
+  knex: Knex,
+  wss: string[],
+  day: number,
+  state: FoldState | undefined,
+  cutoff: number,
+  keep: () => Promise<void>,
+): Promise<number> {
   const through = state?.through ?? day * DAY_MS;
   // Rows of a step that stopped half-way (beyond `through`) are redone.
   await knex('link_breakdown_pieces').where('day', day).where('upto', '>', through).delete();
@@ -139,7 +168,13 @@ async function foldStep(knex: Knex, wss: string[], day: number, state: FoldState
 }
 
 /** Folds a closed day whole, and drops its pieces. */
-async function closeDay(knex: Knex, wss: string[], day: number, state: FoldState | undefined, keep: () => Promise<void>): Promise<number> {
+async function closeDay(
+  knex: Knex,
+  wss: string[],
+  day: number,
+  state: FoldState | undefined,
+  keep: () => Promise<void>,
+): Promise<number> {
   // Rows of a close that stopped half-way are redone.
   await knex('link_day_breakdowns').where('day', day).delete();
   let links = 0;
@@ -151,7 +186,9 @@ async function closeDay(knex: Knex, wss: string[], day: number, state: FoldState
   }
   await knex.transaction(async (trx) => {
     if (state) {
-      const n = await trx('click_folds').where({ day, through: state.through, closed: false }).update({ through: to, closed: true });
+      const n = await trx('click_folds')
+        .where({ day, through: state.through, closed: false })
+        .update({ through: to, closed: true });
       if (n !== 1) throw new LostLease(`day ${day} was folded by another process`);
     } else await trx('click_folds').insert({ day, through: to, closed: true });
   });
@@ -165,7 +202,14 @@ async function foldBlock(knex: Knex, wss: string[], block: number, keep: () => P
   let links = 0;
   for (const ws of wss) {
     await keep();
-    links += await writeCounts(knex, ws, block * BLOCK_DAYS * DAY_MS, (block + 1) * BLOCK_DAYS * DAY_MS, 'link_block_breakdowns', { block });
+    links += await writeCounts(
+      knex,
+      ws,
+      block * BLOCK_DAYS * DAY_MS,
+      (block + 1) * BLOCK_DAYS * DAY_MS,
+      'link_block_breakdowns',
+      { block },
+    );
   }
   await knex('click_fold_blocks').insert({ block });
   return links;
@@ -194,7 +238,9 @@ export async function runClickFold(knex: Knex, now = Date.now()): Promise<FoldRe
       .where('name', 'fold')
       .where((w) => w.where('expires_at', '<', Date.now()).orWhere('holder', holder))
       .update({ holder, expires_at: Date.now() + LEASE_MS })) === 1;
-  await knex.raw(`INSERT INTO click_fold_lease (name, holder, expires_at) VALUES ('fold', '', 0) ON CONFLICT (name) DO NOTHING`);
+  await knex.raw(
+    `INSERT INTO click_fold_lease (name, holder, expires_at) VALUES ('fold', '', 0) ON CONFLICT (name) DO NOTHING`,
+  );
   if (!(await take())) return result;
   result.ran = true;
   let renewed = Date.now();
@@ -221,7 +267,13 @@ export async function runClickFold(knex: Knex, now = Date.now()): Promise<FoldRe
       }
     }
     // Blocks inside the 90 days whose days are all closed.
-    const folded = new Set((await knex('click_fold_blocks').where('block', '>=', Math.ceil(firstDay / BLOCK_DAYS)).select('block')).map((r) => Number(r.block)));
+    const folded = new Set(
+      (
+        await knex('click_fold_blocks')
+          .where('block', '>=', Math.ceil(firstDay / BLOCK_DAYS))
+          .select('block')
+      ).map((r) => Number(r.block)),
+    );
     for (let block = Math.ceil(firstDay / BLOCK_DAYS); (block + 1) * BLOCK_DAYS * DAY_MS <= cutoff; block++) {
       if (folded.has(block)) continue;
       result.rows += await foldBlock(knex, wss, block, keep);

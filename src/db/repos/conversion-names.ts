@@ -34,7 +34,11 @@ async function inChunks<T>(ids: string[], read: (chunk: string[]) => Promise<T[]
   return out;
 }
 
-export async function conversionNames(knex: Knex, workspaceId: string, ids: { links: string[]; campaigns: string[]; qrCodes: string[] }): Promise<ConversionNames> {
+export async function conversionNames(
+  knex: Knex,
+  workspaceId: string,
+  ids: { links: string[]; campaigns: string[]; qrCodes: string[] },
+): Promise<ConversionNames> {
   const links = await inChunks(ids.links, (chunk) =>
     knex('links')
       .leftJoin('domains', 'domains.id', 'links.domain_id')
@@ -42,20 +46,39 @@ export async function conversionNames(knex: Knex, workspaceId: string, ids: { li
       .whereIn('links.id', chunk)
       .select('links.id', 'links.slug', 'links.title', 'links.deleted_at', 'domains.host'),
   );
-  const campaigns = await inChunks(ids.campaigns, (chunk) => knex('campaigns').where('workspace_id', workspaceId).whereIn('id', chunk).select('id', 'name'));
+  const campaigns = await inChunks(ids.campaigns, (chunk) =>
+    knex('campaigns').where('workspace_id', workspaceId).whereIn('id', chunk).select('id', 'name'),
+  );
   const qrCodes = await inChunks(ids.qrCodes, (chunk) =>
     knex('qr_codes')
       .join('links', 'links.id', 'qr_codes.link_id')
       .leftJoin('domains', 'domains.id', 'links.domain_id')
       .where('qr_codes.workspace_id', workspaceId)
       .whereIn('qr_codes.id', chunk)
-      .select('qr_codes.id', 'qr_codes.link_id', 'qr_codes.deleted_at', 'links.slug', 'links.deleted_at as link_deleted_at', 'domains.host'),
+      .select(
+        'qr_codes.id',
+        'qr_codes.link_id',
+        'qr_codes.deleted_at',
+        'links.slug',
+        'links.deleted_at as link_deleted_at',
+        'domains.host',
+      ),
   );
   return {
-    links: links.map((r: any) => ({ id: r.id, slug: r.slug, title: r.title ?? null, host: r.host ?? null, deleted: r.deleted_at !== null && r.deleted_at !== undefined })),
+    links: links.map((r: any) => ({
+      id: r.id,
+      slug: r.slug,
+      title: r.title ?? null,
+      host: r.host ?? null,
+      deleted: r.deleted_at !== null && r.deleted_at !== undefined,
+    })),
     campaigns: campaigns.map((r: any) => ({ id: r.id, name: r.name })),
     qrCodes: qrCodes.map((r: any) => ({
-      id: r.id, linkId: r.link_id, slug: r.slug, host: r.host ?? null, deleted: r.deleted_at != null || r.link_deleted_at != null,
+      id: r.id,
+      linkId: r.link_id,
+      slug: r.slug,
+      host: r.host ?? null,
+      deleted: r.deleted_at != null || r.link_deleted_at != null,
     })),
   };
 }

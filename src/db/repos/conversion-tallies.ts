@@ -8,8 +8,15 @@
 // index, which holds every column the summary counts.
 import type { Knex } from 'knex';
 import {
-  CLICK_RETENTION_DAYS, CONVERSION_FUTURE_SKEW_MS, CONVERSION_RETENTION_DAYS, DAY_MS, planWindow, Tally, type EventType,
-  type TallyData, type Window,
+  CLICK_RETENTION_DAYS,
+  CONVERSION_FUTURE_SKEW_MS,
+  CONVERSION_RETENTION_DAYS,
+  DAY_MS,
+  planWindow,
+  Tally,
+  type EventType,
+  type TallyData,
+  type Window,
 } from '../../domain/conversions.ts';
 import { planReads, type ReadCosts, type ReadPiece, type Sign } from '../../domain/conversion-reads.ts';
 import { readSnapshot } from '../knex.ts';
@@ -57,7 +64,10 @@ async function tallyRaw(knex: Knex, workspaceId: string, w: Window, f: Conversio
 }
 
 /** Where conversion rows are complete and how late they can occur (domain/conversion-reads). */
-const conversionRows = (now: number) => ({ rawSince: now - CONVERSION_RETENTION_DAYS * DAY_MS, latest: now + CONVERSION_FUTURE_SKEW_MS });
+const conversionRows = (now: number) => ({
+  rawSince: now - CONVERSION_RETENTION_DAYS * DAY_MS,
+  latest: now + CONVERSION_FUTURE_SKEW_MS,
+});
 
 // What a read costs, relative (domain/conversion-reads ReadCosts), from the bench's data: a block
 // of every type holds about as many rows as a day and a half of daily aggregates, and as a fifth
@@ -75,24 +85,43 @@ interface TypeFilter {
 }
 
 type Dimension = 'type' | 'link' | 'campaign' | 'qr';
-const DIMENSION_COLUMNS: Record<Exclude<Dimension, 'type'>, string> = { link: 'link_id', campaign: 'campaign_id', qr: 'qr_code_id' };
+const DIMENSION_COLUMNS: Record<Exclude<Dimension, 'type'>, string> = {
+  link: 'link_id',
+  campaign: 'campaign_id',
+  qr: 'qr_code_id',
+};
 
 /**
  * One part of a dimension's count as rows of (key columns, c, v): a block or day range of an
  * aggregate, or raw events, with its sign. The aggregates keep '' for no custom name and no
  * currency; the events' NULLs read the same.
  */
-function readArm(piece: ReadPiece, dim: Dimension, workspaceId: string, only: TypeFilter | undefined, sqlite: boolean): [string, Knex.RawBinding[]] {
+function readArm(
+  piece: ReadPiece,
+  dim: Dimension,
+  workspaceId: string,
+  only: TypeFilter | undefined,
+  sqlite: boolean,
+): [string, Knex.RawBinding[]] {
   const neg = piece.sign === -1 ? '-' : '';
   const bindings: Knex.RawBinding[] = [workspaceId, piece.from, piece.to];
   const named = (columns: string[]) => columns.map((c, i) => `${c} AS k${i + 1}`).join(', ');
   if (piece.level === 'raw') {
-    const keys = named(dim === 'type'
-      ? ['event_type', `coalesce(custom_name, '')`, 'CASE WHEN link_id IS NULL THEN 0 ELSE 1 END', `coalesce(currency, '')`]
-      : [DIMENSION_COLUMNS[dim], `coalesce(currency, '')`]);
+    const keys = named(
+      dim === 'type'
+        ? [
+            'event_type',
+            `coalesce(custom_name, '')`,
+            'CASE WHEN link_id IS NULL THEN 0 ELSE 1 END',
+            `coalesce(currency, '')`,
+          ]
+        : [DIMENSION_COLUMNS[dim], `coalesce(currency, '')`],
+    );
     // SQLite plans without statistics: named, it reads the window through the events' index by
     // time (or by type and time), never a walk of every event of the workspace with a link.
-    const index = sqlite ? ` INDEXED BY ${only ? 'conversions_by_type' : 'conversions_workspace_id_occurred_at_index'}` : '';
+    const index = sqlite
+      ? ` INDEXED BY ${only ? 'conversions_by_type' : 'conversions_workspace_id_occurred_at_index'}`
+      : '';
     let where = 'workspace_id = ? AND occurred_at >= ? AND occurred_at < ?';
     if (only) {
       where += ' AND event_type = ?';
@@ -103,9 +132,14 @@ function readArm(piece: ReadPiece, dim: Dimension, workspaceId: string, only: Ty
       }
     }
     if (dim !== 'type') where += ` AND ${DIMENSION_COLUMNS[dim]} IS NOT NULL`;
-    return [`SELECT ${keys}, ${neg}1 AS c, ${neg}coalesce(amount_minor, 0) AS v FROM conversions${index} WHERE ${where}`, bindings];
+    return [
+      `SELECT ${keys}, ${neg}1 AS c, ${neg}coalesce(amount_minor, 0) AS v FROM conversions${index} WHERE ${where}`,
+      bindings,
+    ];
   }
-  const keys = named(dim === 'type' ? ['event_type', 'custom_name', 'attributed', 'currency'] : [DIMENSION_COLUMNS[dim], 'currency']);
+  const keys = named(
+    dim === 'type' ? ['event_type', 'custom_name', 'attributed', 'currency'] : [DIMENSION_COLUMNS[dim], 'currency'],
+  );
   const column = piece.level === 'block' ? 'block' : 'day';
   const grain = piece.level === 'block' ? 'block' : 'daily';
   let table = `conversion_${grain}_${dim}`;
@@ -134,14 +168,23 @@ function readArm(piece: ReadPiece, dim: Dimension, workspaceId: string, only: Ty
  * and raw events added and taken away, grouped once. Keys whose conversions add up to none are
  * left out.
  */
-async function readDimension(knex: Knex, workspaceId: string, pieces: ReadPiece[], dim: Dimension, only: TypeFilter | undefined): Promise<any[]> {
+async function readDimension(
+  knex: Knex,
+  workspaceId: string,
+  pieces: ReadPiece[],
+  dim: Dimension,
+  only: TypeFilter | undefined,
+): Promise<any[]> {
   if (!pieces.length) return [];
   const sqlite = knex.client.config.client !== 'pg';
   const arms = pieces.map((p) => readArm(p, dim, workspaceId, only, sqlite));
   const keys = dim === 'type' ? ['k1', 'k2', 'k3', 'k4'] : ['k1', 'k2'];
   const sql = `SELECT ${keys.join(', ')}, SUM(c) AS c, SUM(v) AS v FROM (${arms.map(([a]) => a).join(' UNION ALL ')}) AS u
     GROUP BY ${keys.join(', ')} HAVING SUM(c) <> 0`;
-  const result = await knex.raw(sql, arms.flatMap(([, b]) => b));
+  const result = await knex.raw(
+    sql,
+    arms.flatMap(([, b]) => b),
+  );
   return Array.isArray(result) ? result : result.rows;
 }
 
@@ -151,23 +194,47 @@ async function readDimension(knex: Knex, workspaceId: string, pieces: ReadPiece[
  * (and custom name), whose totals have daily aggregates and whose breakdowns have none; `dims`
  * false: the totals alone (a goal's report).
  */
-async function tallyWindow(knex: Knex, workspaceId: string, w: Window, now: number, only: TypeFilter | undefined, dims: boolean): Promise<Tally> {
+async function tallyWindow(
+  knex: Knex,
+  workspaceId: string,
+  w: Window,
+  now: number,
+  only: TypeFilter | undefined,
+  dims: boolean,
+): Promise<Tally> {
   const tally = new Tally();
   const bounds = conversionRows(now);
-  for (const r of await readDimension(knex, workspaceId, planReads(w, bounds, only ? ONE_TYPE_TOTALS : EVERY_TYPE), 'type', only)) {
+  for (const r of await readDimension(
+    knex,
+    workspaceId,
+    planReads(w, bounds, only ? ONE_TYPE_TOTALS : EVERY_TYPE),
+    'type',
+    only,
+  )) {
     tally.addTotals(r.k1, r.k2 || null, n(r.k3) === 1, r.k4, n(r.c), n(r.v));
   }
   if (!dims) return tally;
   const pieces = planReads(w, bounds, only ? ONE_TYPE : EVERY_TYPE);
-  const maps: Array<[Exclude<Dimension, 'type'>, Map<string, any>]> = [['link', tally.byLink], ['campaign', tally.byCampaign], ['qr', tally.byQr]];
+  const maps: Array<[Exclude<Dimension, 'type'>, Map<string, any>]> = [
+    ['link', tally.byLink],
+    ['campaign', tally.byCampaign],
+    ['qr', tally.byQr],
+  ];
   for (const [dim, map] of maps) {
-    for (const r of await readDimension(knex, workspaceId, pieces, dim, only)) tally.addTo(map, r.k1, r.k2, n(r.c), n(r.v));
+    for (const r of await readDimension(knex, workspaceId, pieces, dim, only))
+      tally.addTo(map, r.k1, r.k2, n(r.c), n(r.v));
   }
   return tally;
 }
 
 /** Every figure of the conversion summary over [from, to), optionally filtered. */
-export async function tallyConversions(knex: Knex, workspaceId: string, w: Window, f: ConversionFilters, now: number): Promise<Tally> {
+export async function tallyConversions(
+  knex: Knex,
+  workspaceId: string,
+  w: Window,
+  f: ConversionFilters,
+  now: number,
+): Promise<Tally> {
   // A link, campaign or QR code named: that object's events, through its index.
   if (f.linkId || f.campaignId || f.qrCodeId || f.attributedOnly) {
     const tally = new Tally();
@@ -191,7 +258,13 @@ export interface GoalMatch {
  * Conversions a goal matches. A goal without a scope reads the totals by type of blocks and days;
  * a scoped goal reads the raw events through its scope's index.
  */
-export async function tallyGoal(knex: Knex, workspaceId: string, w: Window, match: GoalMatch, now: number): Promise<Tally> {
+export async function tallyGoal(
+  knex: Knex,
+  workspaceId: string,
+  w: Window,
+  match: GoalMatch,
+  now: number,
+): Promise<Tally> {
   const f: ConversionFilters = { eventType: match.eventType };
   if (match.eventType === 'custom' && match.customName) f.customName = match.customName;
   if (match.linkId) f.linkId = match.linkId;
@@ -243,18 +316,28 @@ export async function countClicks(
   const daily = ([d0, d1]: [number, number], sign: Sign) => {
     if (wantLinks) {
       // The table's own key is (workspace, link, day) with the counts in its leaves.
-      const q = knex('link_daily_clicks').where('workspace_id', workspaceId).where('day', '>=', d0).where('day', '<', d1);
+      const q = knex('link_daily_clicks')
+        .where('workspace_id', workspaceId)
+        .where('day', '>=', d0)
+        .where('day', '<', d1);
       if (scope.onlyLink) q.where('link_id', scope.onlyLink);
       run(q.groupBy('link_id').select('link_id').sum({ c: 'clicks' }), out.byLink, 'link_id', sign);
     }
     if (wantQrs) {
-      const q = knex(table('qr_daily_scans', 'qr_daily_scans_ws_qr_day')).where('workspace_id', workspaceId).where('day', '>=', d0).where('day', '<', d1);
+      const q = knex(table('qr_daily_scans', 'qr_daily_scans_ws_qr_day'))
+        .where('workspace_id', workspaceId)
+        .where('day', '>=', d0)
+        .where('day', '<', d1);
       if (scope.onlyQr) q.where('qr_code_id', scope.onlyQr);
       run(q.groupBy('qr_code_id').select('qr_code_id').sum({ c: 'scans' }), out.byQr, 'qr_code_id', sign);
     }
   };
   const raw = (e: Window, sign: Sign) => {
-    const inPart = () => knex('clicks').where('workspace_id', workspaceId).where('occurred_at', '>=', e.from).where('occurred_at', '<', e.to);
+    const inPart = () =>
+      knex('clicks')
+        .where('workspace_id', workspaceId)
+        .where('occurred_at', '>=', e.from)
+        .where('occurred_at', '<', e.to);
     if (wantLinks) {
       const q = inPart();
       if (scope.onlyLink) q.where('link_id', scope.onlyLink);
@@ -298,7 +381,13 @@ async function withClicks<T>(
 }
 
 /** What GET /api/v1/conversions reports, read in one snapshot (plain data: it may cross threads). */
-export async function readConversionSummary(knex: Knex, workspaceId: string, w: Window, f: ConversionFilters, now: number) {
+export async function readConversionSummary(
+  knex: Knex,
+  workspaceId: string,
+  w: Window,
+  f: ConversionFilters,
+  now: number,
+) {
   const data = await withClicks(
     knex,
     (trx) => tallyConversions(trx, workspaceId, w, f, now),
@@ -312,7 +401,14 @@ export async function readGoalTally(knex: Knex, workspaceId: string, w: Window, 
   const data = await withClicks(
     knex,
     (trx) => tallyGoal(trx, workspaceId, w, match, now),
-    (trx) => countClicks(trx, workspaceId, w, { onlyLink: match.linkId ?? undefined, onlyQr: match.qrCodeId ?? undefined }, now),
+    (trx) =>
+      countClicks(
+        trx,
+        workspaceId,
+        w,
+        { onlyLink: match.linkId ?? undefined, onlyQr: match.qrCodeId ?? undefined },
+        now,
+      ),
   );
   return data as { tally: TallyData; clicks: ClickCounts | null; clicksError?: string };
 }

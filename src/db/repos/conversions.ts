@@ -33,7 +33,6 @@ export interface ConversionFilters {
   qrCodeId?: string;
 }
 
-
 /**
  * Adds a value to the workspace's kept total in its currency, unless that would take the total
  * above MAX_VALUE_TOTAL_MINOR (then a 400 naming value.amountMinor). One statement, so two conversions
@@ -86,9 +85,16 @@ export async function insertConversion(trx: Knex, row: ConversionRow): Promise<v
     if (name === 'type') continue;
     // The same by event type, for summaries filtered by it (blocks only), and a custom event's
     // again under every name together ('') for a summary filtered by eventType=custom alone.
-    const byType = { workspace_id: row.workspace_id, event_type: row.event_type, custom_name: row.custom_name ?? '', block, ...k };
+    const byType = {
+      workspace_id: row.workspace_id,
+      event_type: row.event_type,
+      custom_name: row.custom_name ?? '',
+      block,
+      ...k,
+    };
     await upsert(`conversion_block_type_${name}`, byType);
-    if (row.event_type === 'custom' && row.custom_name) await upsert(`conversion_block_type_${name}`, { ...byType, custom_name: '' });
+    if (row.event_type === 'custom' && row.custom_name)
+      await upsert(`conversion_block_type_${name}`, { ...byType, custom_name: '' });
   }
 }
 
@@ -104,16 +110,36 @@ export async function takeFromBlocks(trx: Knex, ids: string[]): Promise<void> {
   const events = (keys: string, where = '') =>
     `SELECT workspace_id, ${BLOCK} AS block, ${keys}, coalesce(amount_minor, 0) AS amount FROM conversions WHERE id IN (${marks})${where}`;
   const tables: Array<[string, string[], string, number]> = [
-    ['conversion_block_type', ['event_type', 'custom_name', 'currency', 'attributed'],
-      events(`event_type, coalesce(custom_name, '') AS custom_name, coalesce(currency, '') AS currency, CASE WHEN link_id IS NULL THEN 0 ELSE 1 END AS attributed`), 1],
+    [
+      'conversion_block_type',
+      ['event_type', 'custom_name', 'currency', 'attributed'],
+      events(
+        `event_type, coalesce(custom_name, '') AS custom_name, coalesce(currency, '') AS currency, CASE WHEN link_id IS NULL THEN 0 ELSE 1 END AS attributed`,
+      ),
+      1,
+    ],
   ];
-  for (const [name, column] of [['link', 'link_id'], ['campaign', 'campaign_id'], ['qr', 'qr_code_id']]) {
+  for (const [name, column] of [
+    ['link', 'link_id'],
+    ['campaign', 'campaign_id'],
+    ['qr', 'qr_code_id'],
+  ]) {
     const notNull = ` AND ${column} IS NOT NULL`;
-    tables.push([`conversion_block_${name}`, [column, 'currency'], events(`${column}, coalesce(currency, '') AS currency`, notNull), 1]);
+    tables.push([
+      `conversion_block_${name}`,
+      [column, 'currency'],
+      events(`${column}, coalesce(currency, '') AS currency`, notNull),
+      1,
+    ]);
     // By type, with a custom event's rows under every name together ('') as insertConversion writes them.
-    const byType = (customName: string, where: string) => events(`event_type, ${customName} AS custom_name, ${column}, coalesce(currency, '') AS currency`, where);
-    tables.push([`conversion_block_type_${name}`, ['event_type', 'custom_name', column, 'currency'],
-      `${byType(`coalesce(custom_name, '')`, notNull)} UNION ALL ${byType(`''`, `${notNull} AND event_type = 'custom' AND custom_name <> ''`)}`, 2]);
+    const byType = (customName: string, where: string) =>
+      events(`event_type, ${customName} AS custom_name, ${column}, coalesce(currency, '') AS currency`, where);
+    tables.push([
+      `conversion_block_type_${name}`,
+      ['event_type', 'custom_name', column, 'currency'],
+      `${byType(`coalesce(custom_name, '')`, notNull)} UNION ALL ${byType(`''`, `${notNull} AND event_type = 'custom' AND custom_name <> ''`)}`,
+      2,
+    ]);
   }
   for (const [table, keys, source, uses] of tables) {
     const all = ['workspace_id', 'block', ...keys];
@@ -142,9 +168,17 @@ export async function recordConversion(
   try {
     await knex.transaction(async (trx) => {
       if (idem) {
-        await trx('idempotency_keys').where({ workspace_id: row.workspace_id, key: idem.key }).where('created_at', '<', row.created_at - idem.ttlMs).delete();
+        await trx('idempotency_keys')
+          .where({ workspace_id: row.workspace_id, key: idem.key })
+          .where('created_at', '<', row.created_at - idem.ttlMs)
+          .delete();
         await trx('idempotency_keys').insert({
-          workspace_id: row.workspace_id, key: idem.key, request_hash: idem.requestHash, status_code: 201, response: idem.response, created_at: row.created_at,
+          workspace_id: row.workspace_id,
+          key: idem.key,
+          request_hash: idem.requestHash,
+          status_code: 201,
+          response: idem.response,
+          created_at: row.created_at,
         });
       }
       await insertConversion(trx, row);
@@ -154,7 +188,8 @@ export async function recordConversion(
   } catch (err) {
     if (!idem || !isUniqueViolation(err)) throw err;
     const first = await findIdempotencyKey(knex, row.workspace_id, idem.key);
-    if (!first || first.request_hash !== idem.requestHash) throw conflict('This Idempotency-Key was already used with a different request body');
+    if (!first || first.request_hash !== idem.requestHash)
+      throw conflict('This Idempotency-Key was already used with a different request body');
     if (!first.response) throw conflict('A request with this Idempotency-Key is still being processed');
     return first.response;
   }

@@ -21,7 +21,15 @@ export interface GoalRow extends GoalDefinition {
 }
 
 /** Fields that decide which conversions a goal matches; changing one raises definitionVersion. */
-const MATCHING: Array<keyof GoalDefinition> = ['type', 'custom_name', 'link_id', 'qr_code_id', 'campaign_id', 'window_start', 'window_end'];
+const MATCHING: Array<keyof GoalDefinition> = [
+  'type',
+  'custom_name',
+  'link_id',
+  'qr_code_id',
+  'campaign_id',
+  'window_start',
+  'window_end',
+];
 
 export async function createGoal(knex: Knex, workspaceId: string, def: GoalDefinition): Promise<GoalRow> {
   const now = Date.now();
@@ -50,7 +58,8 @@ export async function updateGoal(knex: Knex, id: string, patch: Partial<GoalDefi
     if (!current) throw notFound(`goal ${id} not found`);
     const now = Date.now();
     // Postgres gives bigint columns (the window) as strings: compare the values, not the types.
-    const same = (a: unknown, b: unknown) => (a ?? null) === (b ?? null) || (a != null && b != null && String(a) === String(b));
+    const same = (a: unknown, b: unknown) =>
+      (a ?? null) === (b ?? null) || (a != null && b != null && String(a) === String(b));
     const changed = MATCHING.some((k) => k in patch && !same((patch as any)[k], (current as any)[k]));
     const update: Partial<GoalRow> = { ...patch, updated_at: now };
     if (changed) {
@@ -68,7 +77,7 @@ export async function setGoalStatus(knex: Knex, id: string, status: GoalStatus):
   const now = Date.now();
   const update = {
     status,
-    archived_at: status === 'ARCHIVED' ? current.archived_at ?? now : null,
+    archived_at: status === 'ARCHIVED' ? (current.archived_at ?? now) : null,
     updated_at: now,
   };
   await knex('goals').where({ id }).update(update);
@@ -78,12 +87,24 @@ export async function setGoalStatus(knex: Knex, id: string, status: GoalStatus):
 export async function listGoals(knex: Knex, workspaceId: string, status?: GoalStatus): Promise<GoalRow[]> {
   const q = knex('goals').where({ workspace_id: workspaceId });
   if (status) q.where({ status });
-  return q.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'seq', order: 'desc' }]);
+  return q.orderBy([
+    { column: 'created_at', order: 'desc' },
+    { column: 'seq', order: 'desc' },
+  ]);
 }
 
 /** Whether the link, QR code or campaign the goal measures still exists (a goal without a scope: true). */
-export async function scopeObjectExists(knex: Knex, goal: Pick<GoalRow, 'link_id' | 'qr_code_id' | 'campaign_id'>): Promise<boolean> {
-  const [table, id] = goal.link_id ? ['links', goal.link_id] : goal.qr_code_id ? ['qr_codes', goal.qr_code_id] : goal.campaign_id ? ['campaigns', goal.campaign_id] : [null, null];
+export async function scopeObjectExists(
+  knex: Knex,
+  goal: Pick<GoalRow, 'link_id' | 'qr_code_id' | 'campaign_id'>,
+): Promise<boolean> {
+  const [table, id] = goal.link_id
+    ? ['links', goal.link_id]
+    : goal.qr_code_id
+      ? ['qr_codes', goal.qr_code_id]
+      : goal.campaign_id
+        ? ['campaigns', goal.campaign_id]
+        : [null, null];
   if (!table) return true;
   return !!(await knex(table).where({ id }).whereNull('deleted_at').first('id'));
 }
@@ -93,6 +114,11 @@ import type { ScopeKind } from '../../domain/goal-definition.ts';
 const SCOPE_TABLES: Record<ScopeKind, string> = { link: 'links', qr: 'qr_codes', campaign: 'campaigns' };
 
 /** Whether the object a goal may measure is in the workspace (deleted or not: a goal may outlive it). */
-export async function scopeObjectInWorkspace(knex: Knex, kind: ScopeKind, id: string, workspaceId: string): Promise<boolean> {
+export async function scopeObjectInWorkspace(
+  knex: Knex,
+  kind: ScopeKind,
+  id: string,
+  workspaceId: string,
+): Promise<boolean> {
   return !!(await knex(SCOPE_TABLES[kind]).where({ id, workspace_id: workspaceId }).first('id'));
 }

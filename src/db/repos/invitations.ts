@@ -25,7 +25,8 @@ export interface InvitationView {
   workspaceName: string;
 }
 
-const INVALID = 'This invitation is not valid any more: it was used, revoked, replaced by a newer one or is older than 7 days. Ask for a new one.';
+const INVALID =
+  'This invitation is not valid any more: it was used, revoked, replaced by a newer one or is older than 7 days. Ask for a new one.';
 
 function present(row: any): Invitation {
   return {
@@ -44,7 +45,16 @@ const live = (q: Knex.QueryBuilder, now: number) => q.whereNull('i.ended_at').wh
 function selectInvitations(knex: Knex) {
   return knex('invitations as i')
     .leftJoin('users as inviter', 'inviter.id', 'i.invited_by')
-    .select('i.id', 'i.workspace_id', 'i.email', 'i.role', 'i.invited_by', 'inviter.email as inviter_email', 'i.created_at', 'i.expires_at');
+    .select(
+      'i.id',
+      'i.workspace_id',
+      'i.email',
+      'i.role',
+      'i.invited_by',
+      'inviter.email as inviter_email',
+      'i.created_at',
+      'i.expires_at',
+    );
 }
 
 /** The workspace's invitations still waiting for their person, newest first. */
@@ -56,7 +66,12 @@ export async function pendingInvitations(knex: Knex, workspaceId: string, now: n
   return rows.map(present);
 }
 
-export async function findPendingInvitation(knex: Knex, workspaceId: string, id: string, now: number): Promise<Invitation | undefined> {
+export async function findPendingInvitation(
+  knex: Knex,
+  workspaceId: string,
+  id: string,
+  now: number,
+): Promise<Invitation | undefined> {
   const row = await live(selectInvitations(knex).where({ 'i.workspace_id': workspaceId, 'i.id': id }), now).first();
   return row ? present(row) : undefined;
 }
@@ -84,10 +99,21 @@ export async function createInvitation(
       .where({ 'm.workspace_id': input.workspaceId, 'u.email': email })
       .first('m.user_id');
     if (member) throw conflict(`${email} is already a member of this workspace`);
-    await trx('invitations').where({ workspace_id: input.workspaceId, email }).whereNull('ended_at').update({ ended_at: now });
+    await trx('invitations')
+      .where({ workspace_id: input.workspaceId, email })
+      .whereNull('ended_at')
+      .update({ ended_at: now });
     await trx('invitations').insert({
-      id, workspace_id: input.workspaceId, email, role: input.role, token_hash: hash, invited_by: input.invitedBy,
-      created_at: now, expires_at: now + INVITATION_MS, ended_at: null, accepted_by: null,
+      id,
+      workspace_id: input.workspaceId,
+      email,
+      role: input.role,
+      token_hash: hash,
+      invited_by: input.invitedBy,
+      created_at: now,
+      expires_at: now + INVITATION_MS,
+      ended_at: null,
+      accepted_by: null,
     });
   });
   const invitation = (await findPendingInvitation(knex, input.workspaceId, id, now))!;
@@ -96,14 +122,20 @@ export async function createInvitation(
 
 /** Ends a live invitation; its link stops working. */
 export async function revokeInvitation(knex: Knex, workspaceId: string, id: string, now: number): Promise<void> {
-  const n = await knex('invitations').where({ workspace_id: workspaceId, id }).whereNull('ended_at').where('expires_at', '>', now).update({ ended_at: now });
+  const n = await knex('invitations')
+    .where({ workspace_id: workspaceId, id })
+    .whereNull('ended_at')
+    .where('expires_at', '>', now)
+    .update({ ended_at: now });
   if (!n) throw notFound('Invitation not found');
 }
 
 /** A live invitation by its token, with its workspace's name; undefined for any other token. */
 export async function invitationByToken(knex: Knex, token: string, now: number): Promise<InvitationView | undefined> {
-  const row = await live(selectInvitations(knex).join('workspaces as w', 'w.id', 'i.workspace_id').where('i.token_hash', hashSecret(token)), now)
-    .first('w.name as workspace_name');
+  const row = await live(
+    selectInvitations(knex).join('workspaces as w', 'w.id', 'i.workspace_id').where('i.token_hash', hashSecret(token)),
+    now,
+  ).first('w.name as workspace_name');
   return row ? { invitation: present(row), workspaceName: row.workspace_name } : undefined;
 }
 
@@ -113,28 +145,54 @@ export async function invitationByToken(knex: Knex, token: string, now: number):
  * only while whoever sent it may still invite to its role (an OWNER for an OWNER, else an OWNER
  * or ADMIN); an invitation the operator made has no sender to check.
  */
-async function acceptIn(trx: Knex.Transaction, token: string, user: { id: string; email: string }, now: number): Promise<{ workspaceId: string; role: Role }> {
-  const row = await trx('invitations').where({ token_hash: hashSecret(token) }).whereNull('ended_at').where('expires_at', '>', now).first();
+async function acceptIn(
+  trx: Knex.Transaction,
+  token: string,
+  user: { id: string; email: string },
+  now: number,
+): Promise<{ workspaceId: string; role: Role }> {
+  const row = await trx('invitations')
+    .where({ token_hash: hashSecret(token) })
+    .whereNull('ended_at')
+    .where('expires_at', '>', now)
+    .first();
   if (!row) throw notFound(INVALID);
   await trx('workspaces').where({ id: row.workspace_id }).forUpdate().first('id');
   if (normalizeEmail(user.email) !== row.email) {
-    throw forbidden(`This invitation is for ${row.email}; you are signed in as ${user.email}. Sign out and sign in as ${row.email} to accept it.`);
+    throw forbidden(
+      `This invitation is for ${row.email}; you are signed in as ${user.email}. Sign out and sign in as ${row.email} to accept it.`,
+    );
   }
   if (row.invited_by) {
-    const sender = await trx('memberships').where({ workspace_id: row.workspace_id, user_id: row.invited_by }).first('role');
+    const sender = await trx('memberships')
+      .where({ workspace_id: row.workspace_id, user_id: row.invited_by })
+      .first('role');
     const allowed = row.role === 'OWNER' ? ['OWNER'] : ['OWNER', 'ADMIN'];
     if (!sender || !allowed.includes(sender.role)) throw notFound(INVALID);
   }
   // The condition on ended_at makes one of two racing acceptances the one that counts.
-  const n = await trx('invitations').where({ id: row.id }).whereNull('ended_at').update({ ended_at: now, accepted_by: user.id });
+  const n = await trx('invitations')
+    .where({ id: row.id })
+    .whereNull('ended_at')
+    .update({ ended_at: now, accepted_by: user.id });
   if (!n) throw notFound(INVALID);
   const existing = await trx('memberships').where({ workspace_id: row.workspace_id, user_id: user.id }).first('role');
   if (existing) throw conflict(`You are already a member of this workspace (${existing.role})`);
-  await trx('memberships').insert({ workspace_id: row.workspace_id, user_id: user.id, role: row.role, created_at: now });
+  await trx('memberships').insert({
+    workspace_id: row.workspace_id,
+    user_id: user.id,
+    role: row.role,
+    created_at: now,
+  });
   return { workspaceId: row.workspace_id, role: row.role as Role };
 }
 
-export async function acceptInvitation(knex: Knex, token: string, user: { id: string; email: string }, now: number): Promise<{ workspaceId: string; role: Role }> {
+export async function acceptInvitation(
+  knex: Knex,
+  token: string,
+  user: { id: string; email: string },
+  now: number,
+): Promise<{ workspaceId: string; role: Role }> {
   return knex.transaction((trx) => acceptIn(trx, token, user, now));
 }
 
@@ -144,15 +202,30 @@ export async function acceptInvitation(knex: Knex, token: string, user: { id: st
  * An email that already has an account is refused (409): its credentials are its person's, who
  * signs in and accepts instead. Two creations racing for one email: the unique email lets one win.
  */
-export async function registerWithInvitation(knex: Knex, token: string, passwordHash: string, now: number): Promise<{ userId: string; workspaceId: string }> {
+export async function registerWithInvitation(
+  knex: Knex,
+  token: string,
+  passwordHash: string,
+  now: number,
+): Promise<{ userId: string; workspaceId: string }> {
   const taken = () => conflict('An account with this email already exists. Sign in to it, then accept the invitation.');
   try {
     return await knex.transaction(async (trx) => {
-      const row = await trx('invitations').where({ token_hash: hashSecret(token) }).whereNull('ended_at').where('expires_at', '>', now).first('email');
+      const row = await trx('invitations')
+        .where({ token_hash: hashSecret(token) })
+        .whereNull('ended_at')
+        .where('expires_at', '>', now)
+        .first('email');
       if (!row) throw notFound(INVALID);
       if (await trx('users').where({ email: row.email }).first('id')) throw taken();
       const userId = newId('usr');
-      await trx('users').insert({ id: userId, email: row.email, created_at: now, password_hash: passwordHash, password_changed_at: now });
+      await trx('users').insert({
+        id: userId,
+        email: row.email,
+        created_at: now,
+        password_hash: passwordHash,
+        password_changed_at: now,
+      });
       const { workspaceId } = await acceptIn(trx, token, { id: userId, email: row.email }, now);
       return { userId, workspaceId };
     });

@@ -35,7 +35,13 @@ function addDims(into: FoldedDims, from: FoldedDims): void {
 }
 
 /** The link's raw clicks in [from, to) counted per dimension and value, and their number. */
-async function rawCounts(trx: Knex, workspaceId: string, linkId: string, from: number, to: number): Promise<{ clicks: number; dims: FoldedDims }> {
+async function rawCounts(
+  trx: Knex,
+  workspaceId: string,
+  linkId: string,
+  from: number,
+  to: number,
+): Promise<{ clicks: number; dims: FoldedDims }> {
   const dims = emptyDims();
   let clicks = 0;
   const rows = await trx('clicks')
@@ -60,7 +66,14 @@ async function rawCounts(trx: Knex, workspaceId: string, linkId: string, from: n
  * Days [fromDay, toDay] of the series; the breakdowns over the 90 days ending today. Counts per
  * value, largest first (all of them: the caller keeps the top ones and sums the rest).
  */
-export async function readLinkAnalytics(knex: Knex, workspaceId: string, linkId: string, fromDay: number, toDay: number, today: number): Promise<LinkAnalyticsData> {
+export async function readLinkAnalytics(
+  knex: Knex,
+  workspaceId: string,
+  linkId: string,
+  fromDay: number,
+  toDay: number,
+  today: number,
+): Promise<LinkAnalyticsData> {
   return readSnapshot(knex, async (trx) => {
     const days = new Map<number, { clicks: number; scans: number }>();
     const sinceDay = today - BREAKDOWN_DAYS + 1;
@@ -73,15 +86,23 @@ export async function readLinkAnalytics(knex: Knex, workspaceId: string, linkId:
     for (const r of rows) {
       const day = Number(r.day);
       // A day's `clicks` count every visit, QR scans among them.
-      if (day >= fromDay && day <= toDay) days.set(day, { clicks: Number(r.clicks) - Number(r.scans), scans: Number(r.scans) });
+      if (day >= fromDay && day <= toDay)
+        days.set(day, { clicks: Number(r.clicks) - Number(r.scans), scans: Number(r.scans) });
       if (day >= sinceDay && day <= today) daily.set(day, Number(r.clicks));
     }
     const total = emptyDims();
     // Blocks of closed days inside the 90 days, where they hold all of their days' clicks.
     const inBlocks = new Set<number>();
     const [firstBlock, lastBlock] = [Math.ceil(sinceDay / BLOCK_DAYS), Math.floor((today + 1) / BLOCK_DAYS) - 1];
-    const foldedBlocks = new Set((await trx('click_fold_blocks').whereBetween('block', [firstBlock, lastBlock]).select('block')).map((r) => Number(r.block)));
-    for (const r of await trx('link_block_breakdowns').where({ workspace_id: workspaceId, link_id: linkId }).whereBetween('block', [firstBlock, lastBlock]).select('block', 'clicks', 'dims')) {
+    const foldedBlocks = new Set(
+      (await trx('click_fold_blocks').whereBetween('block', [firstBlock, lastBlock]).select('block')).map((r) =>
+        Number(r.block),
+      ),
+    );
+    for (const r of await trx('link_block_breakdowns')
+      .where({ workspace_id: workspaceId, link_id: linkId })
+      .whereBetween('block', [firstBlock, lastBlock])
+      .select('block', 'clicks', 'dims')) {
       const block = Number(r.block);
       if (!foldedBlocks.has(block)) continue;
       let clicks = 0;
@@ -97,7 +118,10 @@ export async function readLinkAnalytics(knex: Knex, workspaceId: string, linkId:
       const end = (day + 1) * DAY_MS;
       if (f) {
         // Folded up to f.through: the rest of the day from the raw clicks.
-        const tail = f.through < end ? await rawCounts(trx, workspaceId, linkId, f.through, end) : { clicks: 0, dims: emptyDims() };
+        const tail =
+          f.through < end
+            ? await rawCounts(trx, workspaceId, linkId, f.through, end)
+            : { clicks: 0, dims: emptyDims() };
         if (f.clicks + tail.clicks === clicks) {
           addDims(total, f.dims);
           addDims(total, tail.dims);
@@ -121,7 +145,14 @@ export async function readLinkAnalytics(knex: Knex, workspaceId: string, linkId:
  * day's row, or an open day's pieces up to its `through` (pieces beyond are a step that stopped
  * half-way). `through` is where the day's raw clicks take over.
  */
-async function foldedDays(trx: Knex, workspaceId: string, linkId: string, fromDay: number, toDay: number, inBlocks: Set<number>): Promise<Map<number, { through: number; clicks: number; dims: FoldedDims }>> {
+async function foldedDays(
+  trx: Knex,
+  workspaceId: string,
+  linkId: string,
+  fromDay: number,
+  toDay: number,
+  inBlocks: Set<number>,
+): Promise<Map<number, { through: number; clicks: number; dims: FoldedDims }>> {
   const out = new Map<number, { through: number; clicks: number; dims: FoldedDims }>();
   const states = await foldStates(trx, fromDay, toDay);
   const at = (day: number, through: number) => {
@@ -129,7 +160,9 @@ async function foldedDays(trx: Knex, workspaceId: string, linkId: string, fromDa
     if (!f) out.set(day, (f = { through, clicks: 0, dims: emptyDims() }));
     return f;
   };
-  const days = trx('link_day_breakdowns').where({ workspace_id: workspaceId, link_id: linkId }).whereBetween('day', [fromDay, toDay]);
+  const days = trx('link_day_breakdowns')
+    .where({ workspace_id: workspaceId, link_id: linkId })
+    .whereBetween('day', [fromDay, toDay]);
   if (inBlocks.size) days.whereNotIn('day', [...inBlocks]);
   for (const r of await days.select('day', 'clicks', 'dims')) {
     const s = states.get(Number(r.day));
@@ -138,7 +171,10 @@ async function foldedDays(trx: Knex, workspaceId: string, linkId: string, fromDa
     f.clicks += Number(r.clicks);
     addDims(f.dims, JSON.parse(r.dims));
   }
-  for (const r of await trx('link_breakdown_pieces').where({ workspace_id: workspaceId, link_id: linkId }).whereBetween('day', [fromDay, toDay]).select('day', 'upto', 'clicks', 'dims')) {
+  for (const r of await trx('link_breakdown_pieces')
+    .where({ workspace_id: workspaceId, link_id: linkId })
+    .whereBetween('day', [fromDay, toDay])
+    .select('day', 'upto', 'clicks', 'dims')) {
     const s = states.get(Number(r.day));
     if (!s || s.closed || Number(r.upto) > s.through) continue;
     const f = at(Number(r.day), s.through);

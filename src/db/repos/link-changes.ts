@@ -13,7 +13,12 @@ export interface LinkChange {
   slug: string;
 }
 
-export async function recordLinkChange(trx: Knex, kind: LinkChangeKind, domainKey: string, slug: string): Promise<void> {
+export async function recordLinkChange(
+  trx: Knex,
+  kind: LinkChangeKind,
+  domainKey: string,
+  slug: string,
+): Promise<void> {
   await trx('link_changes').insert({ kind, domain_key: domainKey, slug, created_at: Date.now() });
 }
 

@@ -24,10 +24,20 @@ export interface ExportPage {
   next: ExportCursor | null;
 }
 
-export async function linksExportPage(knex: Knex, workspaceId: string, after: ExportCursor | null, limit = EXPORT_PAGE): Promise<ExportPage> {
+export async function linksExportPage(
+  knex: Knex,
+  workspaceId: string,
+  after: ExportCursor | null,
+  limit = EXPORT_PAGE,
+): Promise<ExportPage> {
   return readSnapshot(knex, async (trx) => {
     const q = trx('links').where({ workspace_id: workspaceId }).whereNull('deleted_at');
-    if (after) q.where((w) => w.where('created_at', '>', after.createdAt).orWhere((e) => e.where('created_at', after.createdAt).where('seq', '>', after.seq)));
+    if (after)
+      q.where((w) =>
+        w
+          .where('created_at', '>', after.createdAt)
+          .orWhere((e) => e.where('created_at', after.createdAt).where('seq', '>', after.seq)),
+      );
     const rows = (await q.orderBy([{ column: 'created_at' }, { column: 'seq' }]).limit(limit)) as LinkRow[];
     const ids = rows.map((r) => r.id);
     // In slices: either engine prefers short IN lists.
@@ -39,8 +49,15 @@ export async function linksExportPage(knex: Knex, workspaceId: string, after: Ex
     }
     const domainIds = [...new Set(rows.map((r) => r.domain_id).filter((d): d is string => !!d))];
     const hosts = new Map<string, string>();
-    if (domainIds.length) for (const d of await trx('domains').whereIn('id', domainIds).select('id', 'host')) hosts.set(d.id, d.host);
+    if (domainIds.length)
+      for (const d of await trx('domains').whereIn('id', domainIds).select('id', 'host')) hosts.set(d.id, d.host);
     const last = rows[rows.length - 1];
-    return { rows, tags, clicks, hosts, next: rows.length === limit ? { createdAt: Number(last.created_at), seq: Number(last.seq) } : null };
+    return {
+      rows,
+      tags,
+      clicks,
+      hosts,
+      next: rows.length === limit ? { createdAt: Number(last.created_at), seq: Number(last.seq) } : null,
+    };
   });
 }

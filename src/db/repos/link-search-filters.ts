@@ -35,7 +35,8 @@ export function whereText(q: Knex.QueryBuilder, knex: Knex, text: string, how: H
       for (const col of columns) w.orWhereRaw(`lower(${col.sql}) LIKE ? ESCAPE '\\'`, [pattern]);
     });
     // The function's arguments as the index names them (migration 20261127000000).
-    if (how === 'count-grams') q.whereRaw('shortlink_short_grams(l.slug, l.title, l.original_url) @> ARRAY[lower(?)]', [text]);
+    if (how === 'count-grams')
+      q.whereRaw('shortlink_short_grams(l.slug, l.title, l.original_url) @> ARRAY[lower(?)]', [text]);
     return;
   }
   if (how === 'started') return;
@@ -54,17 +55,31 @@ export type How = 'count' | 'count-grams' | 'walk' | 'started';
  * `tagJoined`: the query already joins the tag's rows of link_tags (`lt0`), so the tag needs no
  * check of its own (an EXISTS per link was a second lookup of the same row).
  */
-export function applyFilters(q: Knex.QueryBuilder, knex: Knex, workspaceId: string, s: Filters, how: How, tagJoined = false): Knex.QueryBuilder {
+export function applyFilters(
+  q: Knex.QueryBuilder,
+  knex: Knex,
+  workspaceId: string,
+  s: Filters,
+  how: How,
+  tagJoined = false,
+): Knex.QueryBuilder {
   q.where('l.workspace_id', workspaceId).whereNull('l.deleted_at');
   const text = s.q?.trim();
   if (text) whereText(q, knex, text, how);
-  if (s.tagId && !tagJoined) q.whereExists((e) => e.select(knex.raw('1')).from('link_tags as lt').whereRaw('lt.link_id = l.id').where('lt.tag_id', s.tagId!));
+  if (s.tagId && !tagJoined)
+    q.whereExists((e) =>
+      e.select(knex.raw('1')).from('link_tags as lt').whereRaw('lt.link_id = l.id').where('lt.tag_id', s.tagId!),
+    );
   if (s.domainId) q.where('l.domain_key', s.domainId === 'short' ? '' : s.domainId);
   if (s.status) q.where('l.status', s.status);
   return q;
 }
 
-export const byCreation = (q: Knex.QueryBuilder, dir: 'asc' | 'desc') => q.orderBy([{ column: 'l.created_at', order: dir }, { column: 'l.seq', order: dir }]);
+export const byCreation = (q: Knex.QueryBuilder, dir: 'asc' | 'desc') =>
+  q.orderBy([
+    { column: 'l.created_at', order: dir },
+    { column: 'l.seq', order: dir },
+  ]);
 
 /**
  * The keys of the matches: links' seq with each one's creation time (the count reads both from

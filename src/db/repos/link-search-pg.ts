@@ -30,7 +30,13 @@ const COLUMN_ORDER = ['title', 'slug', 'original_url'];
  * all of its own, so when every column did, their union is every match; and a column that gives
  * cap + 1 makes the count more than the cap by itself.
  */
-export async function pgMatchesByColumn(knex: Knex, workspaceId: string, s: Filters, text: string, cap: number): Promise<Matches> {
+export async function pgMatchesByColumn(
+  knex: Knex,
+  workspaceId: string,
+  s: Filters,
+  text: string,
+  cap: number,
+): Promise<Matches> {
   const pattern = `%${likeEscape(text.toLowerCase())}%`;
   const found = new Map<number, number>();
   const columns = columnsFor(text).sort((a, b) => COLUMN_ORDER.indexOf(a.name) - COLUMN_ORDER.indexOf(b.name));
@@ -51,7 +57,10 @@ export async function pgMatchesByColumn(knex: Knex, workspaceId: string, s: Filt
  */
 export async function pgSettings(knex: Knex, settings: Record<string, string>): Promise<void> {
   const names = Object.keys(settings);
-  await knex.raw(`SELECT ${names.map(() => 'set_config(?, ?, true)').join(', ')}`, names.flatMap((n) => [n, settings[n]]));
+  await knex.raw(
+    `SELECT ${names.map(() => 'set_config(?, ?, true)').join(', ')}`,
+    names.flatMap((n) => [n, settings[n]]),
+  );
 }
 
 /** Links in the probe of denseOnPostgres, and the share of matches that makes a text dense. */

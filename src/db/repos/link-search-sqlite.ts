@@ -54,7 +54,9 @@ export function shortGramMatch(text: string): string | null {
   const chars = [...text];
   if (chars.length < 1 || chars.length > 2 || text.includes('\u0000')) return null;
   // caseVariants with each ASCII letter among them in both cases (the Kelvin sign: K, k and K).
-  const cases = (c: string) => [...new Set(caseVariants(c).flatMap((v) => (/^[A-Za-z]$/.test(v) ? [v.toLowerCase(), v.toUpperCase()] : [v])))];
+  const cases = (c: string) => [
+    ...new Set(caseVariants(c).flatMap((v) => (/^[A-Za-z]$/.test(v) ? [v.toLowerCase(), v.toUpperCase()] : [v]))),
+  ];
   let forms = [''];
   for (const c of chars) forms = forms.flatMap((f) => cases(c).map((v) => f + v));
   return forms.map((f) => `"${Buffer.from(f, 'utf8').toString('hex')}"`).join(' OR ');
@@ -77,7 +79,13 @@ export function sqliteWhereText(q: Knex.QueryBuilder, knex: Knex, text: string, 
       return;
     }
     whereLike(q, columns, [phraseLikeSuperset(text)]);
-    q.whereExists((e) => e.select(knex.raw('1')).from('links_search as s').whereRaw('s.rowid = l.seq').whereRaw('s.links_search MATCH ?', [phrase]));
+    q.whereExists((e) =>
+      e
+        .select(knex.raw('1'))
+        .from('links_search as s')
+        .whereRaw('s.rowid = l.seq')
+        .whereRaw('s.links_search MATCH ?', [phrase]),
+    );
     return;
   }
   whereLike(q, columns, shortTextPatterns(text));
@@ -111,7 +119,9 @@ export function phraseLikeSuperset(text: string): string {
 /** A character the index folds nothing onto but its ASCII case pair (LIKE folds that too). */
 function standsAlone(c: string): boolean {
   const code = c.codePointAt(0)!;
-  return code < 0x80 ? !ASCII_FOLD_TARGETS.has(c) : c.toLowerCase() === c && c.toUpperCase() === c && (code < 0xfffd || code > 0xffff);
+  return code < 0x80
+    ? !ASCII_FOLD_TARGETS.has(c)
+    : c.toLowerCase() === c && c.toUpperCase() === c && (code < 0xfffd || code > 0xffff);
 }
 
 /**

@@ -50,13 +50,33 @@ function matchingFromNarrowest(knex: Knex, workspaceId: string, s: Filters, gram
     const grams = phrase ? null : shortGramMatch(text);
     if (phrase) {
       const columns = columnsFor(text);
-      const match = columns.length === COLUMNS.length ? phrase : `{${columns.map((c) => c.name).join(' ')}} : ${phrase}`;
-      return applyFilters(knex('links_search as f').crossJoin('links as l', 'l.seq', 'f.rowid').whereRaw('f.links_search MATCH ?', [match]), knex, workspaceId, s, 'started');
+      const match =
+        columns.length === COLUMNS.length ? phrase : `{${columns.map((c) => c.name).join(' ')}} : ${phrase}`;
+      return applyFilters(
+        knex('links_search as f')
+          .crossJoin('links as l', 'l.seq', 'f.rowid')
+          .whereRaw('f.links_search MATCH ?', [match]),
+        knex,
+        workspaceId,
+        s,
+        'started',
+      );
     }
-    if (grams) return applyFilters(knex('links_short_grams as g').crossJoin('links as l', 'l.seq', 'g.rowid').whereRaw('g.links_short_grams MATCH ?', [grams]), knex, workspaceId, s, 'started');
+    if (grams)
+      return applyFilters(
+        knex('links_short_grams as g')
+          .crossJoin('links as l', 'l.seq', 'g.rowid')
+          .whereRaw('g.links_short_grams MATCH ?', [grams]),
+        knex,
+        workspaceId,
+        s,
+        'started',
+      );
   }
   if (s.tagId) {
-    const q = knex('link_tags as lt0')[isPostgres(knex) ? 'join' : 'crossJoin']('links as l', 'l.id', 'lt0.link_id').where('lt0.tag_id', s.tagId);
+    const q = knex('link_tags as lt0')
+      [isPostgres(knex) ? 'join' : 'crossJoin']('links as l', 'l.id', 'lt0.link_id')
+      .where('lt0.tag_id', s.tagId);
     return applyFilters(q, knex, workspaceId, s, grams ? 'count-grams' : 'count', true);
   }
   return applyFilters(knex('links as l'), knex, workspaceId, s, grams ? 'count-grams' : 'count');
@@ -96,11 +116,19 @@ async function pageOfFew(knex: Knex, workspaceId: string, s: LinkSearch, matches
     // tagOnlyMatches): a page shows nothing of another workspace whatever the table holds. On
     // SQLite the unary + keeps the workspace off the indexes, so the keys lead: with it there,
     // SQLite walked the workspace's links in order looking for them.
-    q.whereRaw(isPostgres(knex) ? 'l.workspace_id = ?' : '+l.workspace_id = ?', [workspaceId]).whereNull('l.deleted_at');
+    q.whereRaw(isPostgres(knex) ? 'l.workspace_id = ?' : '+l.workspace_id = ?', [workspaceId]).whereNull(
+      'l.deleted_at',
+    );
   }
-  if (s.sort === 'clicks') q.leftJoin('link_click_totals as t', clickTotal).orderByRaw(`coalesce(t.clicks, 0) ${dir}`).orderBy('t.link_id', dir);
+  if (s.sort === 'clicks')
+    q.leftJoin('link_click_totals as t', clickTotal)
+      .orderByRaw(`coalesce(t.clicks, 0) ${dir}`)
+      .orderBy('t.link_id', dir);
   byCreation(q, dir);
-  return q.offset((s.page - 1) * s.limit).limit(s.limit).select('l.*');
+  return q
+    .offset((s.page - 1) * s.limit)
+    .limit(s.limit)
+    .select('l.*');
 }
 
 /**
@@ -144,7 +172,11 @@ async function pageOfMany(knex: Knex, workspaceId: string, s: LinkSearch): Promi
 
 async function walkPageOfMany(knex: Knex, workspaceId: string, s: LinkSearch): Promise<LinkRow[]> {
   const offset = (s.page - 1) * s.limit;
-  if (s.sort !== 'clicks') return byCreation(matchingInOrder(knex, workspaceId, s), s.order).offset(offset).limit(s.limit).select('l.*');
+  if (s.sort !== 'clicks')
+    return byCreation(matchingInOrder(knex, workspaceId, s), s.order)
+      .offset(offset)
+      .limit(s.limit)
+      .select('l.*');
   const dir = s.order;
   const join = isPostgres(knex) ? 'join' : 'crossJoin';
   const clicked = () => {
@@ -152,18 +184,39 @@ async function walkPageOfMany(knex: Knex, workspaceId: string, s: LinkSearch): P
     // joined by the total's link id before the link is read: a tag on one link in fifty read
     // fifty links per listed one.
     const totals = knex('link_click_totals as t');
-    if (s.tagId) totals[join]('link_tags as lt0', (j) => j.on('lt0.link_id', 't.link_id').andOnVal('lt0.tag_id', s.tagId!));
+    if (s.tagId)
+      totals[join]('link_tags as lt0', (j) => j.on('lt0.link_id', 't.link_id').andOnVal('lt0.tag_id', s.tagId!));
     return applyFilters(totals[join]('links as l', 'l.id', 't.link_id'), knex, workspaceId, s, 'walk', !!s.tagId)
       .where('t.workspace_id', workspaceId)
-      .orderBy([{ column: 't.clicks', order: dir }, { column: 't.link_id', order: dir }]);
+      .orderBy([
+        { column: 't.clicks', order: dir },
+        { column: 't.link_id', order: dir },
+      ]);
   };
-  const never = () => byCreation(matchingInOrder(knex, workspaceId, s).whereNotExists((e) => e.select(knex.raw('1')).from('link_click_totals as t').whereRaw('t.workspace_id = l.workspace_id AND t.link_id = l.id')), dir);
+  const never = () =>
+    byCreation(
+      matchingInOrder(knex, workspaceId, s).whereNotExists((e) =>
+        e
+          .select(knex.raw('1'))
+          .from('link_click_totals as t')
+          .whereRaw('t.workspace_id = l.workspace_id AND t.link_id = l.id'),
+      ),
+      dir,
+    );
   const [first, second] = dir === 'desc' ? [clicked, never] : [never, clicked];
   const page = await first().offset(offset).limit(s.limit).select('l.*');
   if (page.length === s.limit) return page;
   // The page reaches past the first part: its matches end at offset + page.length, or before.
-  const inFirst = page.length ? offset + page.length : Number((await knex.from(first().select(knex.raw('1')).as('m')).count({ n: '*' }))[0].n);
-  return [...page, ...(await second().offset(Math.max(0, offset - inFirst)).limit(s.limit - page.length).select('l.*'))];
+  const inFirst = page.length
+    ? offset + page.length
+    : Number((await knex.from(first().select(knex.raw('1')).as('m')).count({ n: '*' }))[0].n);
+  return [
+    ...page,
+    ...(await second()
+      .offset(Math.max(0, offset - inFirst))
+      .limit(s.limit - page.length)
+      .select('l.*')),
+  ];
 }
 
 /**
@@ -173,14 +226,22 @@ async function walkPageOfMany(knex: Knex, workspaceId: string, s: LinkSearch): P
  */
 async function countedMatches(knex: Knex, workspaceId: string, s: LinkSearch, cap: number): Promise<Matches> {
   const text = s.q?.trim();
-  if (s.tagId && !text && !s.domainId && !s.status) return { by: 'id', keys: await tagOnlyMatches(knex, workspaceId, s.tagId, cap) };
+  if (s.tagId && !text && !s.domainId && !s.status)
+    return { by: 'id', keys: await tagOnlyMatches(knex, workspaceId, s.tagId, cap) };
   // Postgres, one or two characters: the gram index, unless the text is in many links. A GIN
   // index is read whole into a bitmap before the first row, where for a common text a scan in
   // order reaches cap + 1 matches soon.
   // Not with a tag: its links, looked up by id, are fewer, and the gram function would run on each.
-  const grams = isPostgres(knex) && !!text && !s.tagId && pgShortGram(text) && !(await denseOnPostgres(knex, workspaceId, s));
-  if (isPostgres(knex) && text && !s.tagId && !grams && hasTrigram(text)) return pgMatchesByColumn(knex, workspaceId, s, text, cap);
-  const read = async () => bySeq(await matchingFromNarrowest(knex, workspaceId, s, grams).limit(cap + 1).select('l.seq', 'l.created_at'));
+  const grams =
+    isPostgres(knex) && !!text && !s.tagId && pgShortGram(text) && !(await denseOnPostgres(knex, workspaceId, s));
+  if (isPostgres(knex) && text && !s.tagId && !grams && hasTrigram(text))
+    return pgMatchesByColumn(knex, workspaceId, s, text, cap);
+  const read = async () =>
+    bySeq(
+      await matchingFromNarrowest(knex, workspaceId, s, grams)
+        .limit(cap + 1)
+        .select('l.seq', 'l.created_at'),
+    );
   if (!isPostgres(knex) || !s.tagId) return read();
   await pgSettings(knex, { enable_hashjoin: 'off', enable_mergejoin: 'off' });
   try {
@@ -207,14 +268,21 @@ async function tagOnlyMatches(knex: Knex, workspaceId: string, tagId: string, ca
   const deleted = isPostgres(knex) ? 'links as d' : knex.raw('links AS d INDEXED BY links_deleted');
   const rows = await knex('link_tags as lt')
     .where('lt.tag_id', tagId)
-    .whereNotExists((e) => e.select(knex.raw('1')).from(deleted).whereRaw('d.id = lt.link_id').whereNotNull('d.deleted_at'))
+    .whereNotExists((e) =>
+      e.select(knex.raw('1')).from(deleted).whereRaw('d.id = lt.link_id').whereNotNull('d.deleted_at'),
+    )
     .limit(cap + 1)
     .select('lt.link_id');
   return rows.map((r: { link_id: string }) => r.link_id);
 }
 
 /** `cap`: SEARCH_COUNT_CAP but in tests, which take both plans with a few links. */
-export async function searchLinks(knex: Knex, workspaceId: string, s: LinkSearch, cap = SEARCH_COUNT_CAP): Promise<LinkSearchPage> {
+export async function searchLinks(
+  knex: Knex,
+  workspaceId: string,
+  s: LinkSearch,
+  cap = SEARCH_COUNT_CAP,
+): Promise<LinkSearchPage> {
   return readSnapshot(knex, async (trx) => {
     // Postgres: every read here stops at a limit soon, which the planner's costs (those of the
     // whole walk) do not show, so a page by clicks cost enough to be compiled by JIT and to start
@@ -224,14 +292,27 @@ export async function searchLinks(knex: Knex, workspaceId: string, s: LinkSearch
     // One statement at a time: they share the snapshot's one connection.
     const matches = await countedMatches(trx, workspaceId, s, cap);
     const counted = matches.keys.length;
-    const listed = counted <= cap ? (counted ? await pageOfFew(trx, workspaceId, s, matches) : []) : await pageOfMany(trx, workspaceId, s);
+    const listed =
+      counted <= cap
+        ? counted
+          ? await pageOfFew(trx, workspaceId, s, matches)
+          : []
+        : await pageOfMany(trx, workspaceId, s);
     const ids = listed.map((r) => r.id);
     const clicks = new Map<string, number>(ids.map((id) => [id, 0]));
     if (ids.length) for (const [id, n] of await clickTotals(trx, workspaceId, ids)) clicks.set(id, n);
     const tags = await tagsOf(trx, ids);
     const domainIds = [...new Set(listed.map((r) => r.domain_id).filter((d): d is string => !!d))];
     const hosts = new Map<string, string>();
-    if (domainIds.length) for (const d of await trx('domains').whereIn('id', domainIds).select('id', 'host')) hosts.set(d.id, d.host);
-    return { rows: listed as LinkRow[], total: Math.min(counted, cap), totalCapped: counted > cap, tags, clicks, hosts };
+    if (domainIds.length)
+      for (const d of await trx('domains').whereIn('id', domainIds).select('id', 'host')) hosts.set(d.id, d.host);
+    return {
+      rows: listed as LinkRow[],
+      total: Math.min(counted, cap),
+      totalCapped: counted > cap,
+      tags,
+      clicks,
+      hosts,
+    };
   });
 }

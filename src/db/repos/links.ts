@@ -42,7 +42,10 @@ export interface TagRow {
 }
 
 /** Which of these addresses a live link holds, as `${domainKey}\u0000${slug}`. */
-export async function takenSlugs(knex: Knex, addresses: Array<{ domainKey: string; slug: string }>): Promise<Set<string>> {
+export async function takenSlugs(
+  knex: Knex,
+  addresses: Array<{ domainKey: string; slug: string }>,
+): Promise<Set<string>> {
   const taken = new Set<string>();
   for (let i = 0; i < addresses.length; i += 500) {
     const part = addresses.slice(i, i + 500);
@@ -70,13 +73,22 @@ async function tagIdsByName(trx: Knex.Transaction, workspaceId: string, names: s
   if (missing.size) {
     const now = Date.now();
     const rows = [...missing.values()].map((name) => ({
-      id: newId('tag'), workspace_id: workspaceId, name, color: DEFAULT_TAG_COLOR, created_at: now,
+      id: newId('tag'),
+      workspace_id: workspaceId,
+      name,
+      color: DEFAULT_TAG_COLOR,
+      created_at: now,
     }));
     // Another request may have made one of them meanwhile: its tag is used.
     for (let i = 0; i < rows.length; i += 200) {
-      await trx('tags').insert(rows.slice(i, i + 200)).onConflict(['workspace_id', 'name']).ignore();
+      await trx('tags')
+        .insert(rows.slice(i, i + 200))
+        .onConflict(['workspace_id', 'name'])
+        .ignore();
     }
-    const made = await trx('tags').where({ workspace_id: workspaceId }).whereIn('name', [...missing.values()]);
+    const made = await trx('tags')
+      .where({ workspace_id: workspaceId })
+      .whereIn('name', [...missing.values()]);
     for (const t of made) ids.set(t.name.toLowerCase(), t.id);
   }
   return ids;
@@ -101,9 +113,14 @@ export async function insertLinks(
   if (!items.length) return;
   try {
     await knex.transaction(async (trx) => {
-      for (let i = 0; i < items.length; i += 100) await trx('links').insert(items.slice(i, i + 100).map((it) => it.row));
+      for (let i = 0; i < items.length; i += 100)
+        await trx('links').insert(items.slice(i, i + 100).map((it) => it.row));
       for (const { row } of items) await recordLinkChange(trx, 'link', row.domain_key, row.slug);
-      const byName = await tagIdsByName(trx, items[0].row.workspace_id, items.flatMap((it) => it.tagNames ?? []));
+      const byName = await tagIdsByName(
+        trx,
+        items[0].row.workspace_id,
+        items.flatMap((it) => it.tagNames ?? []),
+      );
       const tags = items.flatMap(({ row, tagIds, tagNames }) => linkTagRows(row, tagIds, tagNames ?? [], byName));
       for (let i = 0; i < tags.length; i += 200) await trx('link_tags').insert(tags.slice(i, i + 200));
       const events = [];
@@ -111,7 +128,10 @@ export async function insertLinks(
       await enqueueEvents(trx, events);
     });
   } catch (err) {
-    if (isUniqueViolation(err) && /slug|links_live_slug|UNIQUE constraint failed: links\.domain_key/i.test(String((err as Error).message))) {
+    if (
+      isUniqueViolation(err) &&
+      /slug|links_live_slug|UNIQUE constraint failed: links\.domain_key/i.test(String((err as Error).message))
+    ) {
       throw slugTaken(items[0].row.slug);
     }
     throw err;
@@ -139,7 +159,10 @@ export async function insertLink(
       await enqueueEvents(trx, await emit(trx));
     });
   } catch (err) {
-    if (isUniqueViolation(err) && /slug|links_live_slug|UNIQUE constraint failed: links\.domain_key/i.test(String((err as Error).message))) {
+    if (
+      isUniqueViolation(err) &&
+      /slug|links_live_slug|UNIQUE constraint failed: links\.domain_key/i.test(String((err as Error).message))
+    ) {
       throw slugTaken(row.slug);
     }
     throw err;
@@ -158,7 +181,8 @@ export async function updateLink(
     await knex.transaction(async (trx) => {
       await trx('links').where({ id }).whereNull('deleted_at').update(patch);
       await recordLinkChange(trx, 'link', current.domain_key, current.slug);
-      if (patch.slug && patch.slug !== current.slug) await recordLinkChange(trx, 'link', current.domain_key, patch.slug);
+      if (patch.slug && patch.slug !== current.slug)
+        await recordLinkChange(trx, 'link', current.domain_key, patch.slug);
       if (tagIds) {
         await trx('link_tags').where({ link_id: id }).delete();
         if (tagIds.length) await trx('link_tags').insert(tagIds.map((tag_id) => ({ link_id: id, tag_id })));
@@ -180,7 +204,12 @@ export async function clickTotals(knex: Knex, workspaceId: string, linkIds: stri
   const totals = new Map<string, number>(linkIds.map((id) => [id, 0]));
   if (!linkIds.length) return totals;
   // The daily counts' key starts with the workspace (20261122080000_daily_clicks_by_workspace).
-  const rows = await knex('link_daily_clicks').where('workspace_id', workspaceId).whereIn('link_id', linkIds).groupBy('link_id').select('link_id').sum({ n: 'clicks' });
+  const rows = await knex('link_daily_clicks')
+    .where('workspace_id', workspaceId)
+    .whereIn('link_id', linkIds)
+    .groupBy('link_id')
+    .select('link_id')
+    .sum({ n: 'clicks' });
   for (const r of rows as Array<{ link_id: string; n: number | string }>) totals.set(r.link_id, Number(r.n));
   return totals;
 }
@@ -195,7 +224,10 @@ export async function readLinksPage(knex: Knex, workspaceId: string, page: numbe
     // One statement at a time: they share the snapshot's one connection.
     const live = () => trx('links').where({ workspace_id: workspaceId }).whereNull('deleted_at');
     const rows: LinkRow[] = await live()
-      .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'seq', order: 'desc' }])
+      .orderBy([
+        { column: 'created_at', order: 'desc' },
+        { column: 'seq', order: 'desc' },
+      ])
       .offset((page - 1) * limit)
       .limit(limit);
     const [{ total }] = await live().count({ total: '*' });
@@ -262,12 +294,20 @@ export async function activeDomainByHost(knex: Knex, host: string) {
  * The operator's policy disable. `emit` runs only when the link was ACTIVE (a link already
  * DISABLED changes no field a receiver sees): link.updated with changedFields [status].
  */
-export async function setPolicyDisabled(knex: Knex, id: string, emit: EmitEvents<[linkId: string]>): Promise<LinkRow | undefined> {
+export async function setPolicyDisabled(
+  knex: Knex,
+  id: string,
+  emit: EmitEvents<[linkId: string]>,
+): Promise<LinkRow | undefined> {
   return knex.transaction(async (trx) => {
     const live = () => trx('links').where({ id }).whereNull('deleted_at');
     const before = await live().first('updated_at');
     if (!before) return undefined;
-    const patch = { status: 'DISABLED', policy_locked: true, updated_at: Math.max(Date.now(), Number(before.updated_at) + 1) };
+    const patch = {
+      status: 'DISABLED',
+      policy_locked: true,
+      updated_at: Math.max(Date.now(), Number(before.updated_at) + 1),
+    };
     // The status condition makes one of two racing disables the one that raises the event.
     const statusChanged = (await live().where({ status: 'ACTIVE' }).update(patch)) > 0;
     if (!statusChanged) await live().update(patch);
@@ -280,7 +320,11 @@ export async function setPolicyDisabled(knex: Knex, id: string, emit: EmitEvents
 
 /** Names of the link's tags, by name (what link.created carries). */
 export async function tagNamesOf(knex: Knex, linkId: string): Promise<string[]> {
-  return knex('link_tags as lt').join('tags as t', 't.id', 'lt.tag_id').where('lt.link_id', linkId).orderBy('t.name').pluck('t.name');
+  return knex('link_tags as lt')
+    .join('tags as t', 't.id', 'lt.tag_id')
+    .where('lt.link_id', linkId)
+    .orderBy('t.name')
+    .pluck('t.name');
 }
 
 export async function getLinkById(knex: Knex, id: string): Promise<LinkRow | undefined> {

@@ -46,9 +46,18 @@ export async function subscriptionTargets(trx: Knex, workspaceIds: string[]): Pr
  * event (e.g. link.clicked in Variant A) delivers nothing to its subscriptions.
  * `targets` may be passed when the caller already loaded them for these workspaces.
  */
-export async function enqueueEvents(trx: Knex, events: ServiceEvent[], targets?: SubscriptionTarget[]): Promise<number> {
+export async function enqueueEvents(
+  trx: Knex,
+  events: ServiceEvent[],
+  targets?: SubscriptionTarget[],
+): Promise<number> {
   if (!events.length) return 0;
-  const subscriptions = targets ?? (await subscriptionTargets(trx, events.map((e) => e.workspaceId)));
+  const subscriptions =
+    targets ??
+    (await subscriptionTargets(
+      trx,
+      events.map((e) => e.workspaceId),
+    ));
   if (!subscriptions.length) return 0;
   const now = Date.now();
   const rows: Record<string, unknown>[] = [];
@@ -82,6 +91,7 @@ export async function enqueueEvents(trx: Knex, events: ServiceEvent[], targets?:
       });
     }
   }
-  for (let i = 0; i < rows.length; i += INSERT_CHUNK) await trx('webhook_deliveries').insert(rows.slice(i, i + INSERT_CHUNK));
+  for (let i = 0; i < rows.length; i += INSERT_CHUNK)
+    await trx('webhook_deliveries').insert(rows.slice(i, i + INSERT_CHUNK));
   return rows.length;
 }

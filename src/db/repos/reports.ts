@@ -30,7 +30,11 @@ function normalize(row: ReportRow | undefined): ReportRow | undefined {
 }
 
 /** Makes a report and, in the same transaction, the events its caller says it raises (report.shared when made shared). */
-export async function createReport(knex: Knex, row: ReportRow, emit: EmitEvents<[report: ReportRow]>): Promise<ReportRow> {
+export async function createReport(
+  knex: Knex,
+  row: ReportRow,
+  emit: EmitEvents<[report: ReportRow]>,
+): Promise<ReportRow> {
   return knex.transaction(async (trx) => {
     await trx('reports').insert(row);
     await enqueueEvents(trx, await emit(trx, row));
@@ -44,7 +48,12 @@ export async function getReport(knex: Knex, workspaceId: string, id: string): Pr
 
 /** The workspace's reports, newest first. */
 export async function listReports(knex: Knex, workspaceId: string): Promise<ReportRow[]> {
-  const rows: ReportRow[] = await knex('reports').where({ workspace_id: workspaceId }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]);
+  const rows: ReportRow[] = await knex('reports')
+    .where({ workspace_id: workspaceId })
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ]);
   return rows.map((r) => normalize(r)!);
 }
 
@@ -53,7 +62,9 @@ export async function findReportByTokenHash(knex: Knex, tokenHash: string): Prom
   return normalize(await knex('reports').where({ token_hash: tokenHash }).first());
 }
 
-export type ReportPatch = Partial<Pick<ReportRow, 'title' | 'params' | 'visibility' | 'password_hash' | 'token_hash' | 'token_sealed'>>;
+export type ReportPatch = Partial<
+  Pick<ReportRow, 'title' | 'params' | 'visibility' | 'password_hash' | 'token_hash' | 'token_sealed'>
+>;
 
 /**
  * Changes a report of the workspace and writes what `emit` returns for the change (it sees the
@@ -74,7 +85,9 @@ export async function updateReport(
     // Every change moves updated_at, so the figures cached for the report's previous state are
     // never served for the new one (src/http/dashboard/shared-reports.ts).
     const updated_at = Math.max(Date.now(), before.updated_at + 1);
-    await trx('reports').where({ id }).update({ ...patch, updated_at });
+    await trx('reports')
+      .where({ id })
+      .update({ ...patch, updated_at });
     const after: ReportRow = { ...before, ...patch, updated_at };
     await enqueueEvents(trx, await emit(trx, before, after));
     return after;

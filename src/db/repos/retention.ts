@@ -25,13 +25,26 @@ async function deleteExpiredConversions(knex: Knex, cutoff: number): Promise<num
   let total = 0;
   for (;;) {
     const deleted = await knex.transaction(async (trx) => {
-      const rows: Array<{ id: string; workspace_id: string; currency: string | null; amount_minor: number | string | null }> = await trx('conversions')
+      const rows: Array<{
+        id: string;
+        workspace_id: string;
+        currency: string | null;
+        amount_minor: number | string | null;
+      }> = await trx('conversions')
         .where('occurred_at', '<', cutoff)
         .limit(BATCH)
         .select('id', 'workspace_id', 'currency', 'amount_minor');
       if (!rows.length) return 0;
-      await takeFromBlocks(trx, rows.map((r) => r.id));
-      await trx('conversions').whereIn('id', rows.map((r) => r.id)).delete();
+      await takeFromBlocks(
+        trx,
+        rows.map((r) => r.id),
+      );
+      await trx('conversions')
+        .whereIn(
+          'id',
+          rows.map((r) => r.id),
+        )
+        .delete();
       const values = new Map<string, { workspace_id: string; currency: string; value: number }>();
       for (const r of rows) {
         if (!r.currency) continue;
@@ -88,19 +101,28 @@ export async function runRetention(knex: Knex, now = Date.now()): Promise<Retent
   // The daily conversion aggregates go with the events they count (whole days only).
   const cutoffDay = Math.floor(conversionCutoff / DAY_MS);
   for (const name of ['type', 'link', 'campaign', 'qr', 'type_link', 'type_campaign', 'type_qr']) {
-    if (await knex.schema.hasTable(`conversion_daily_${name}`)) await knex(`conversion_daily_${name}`).where('day', '<', cutoffDay).delete();
+    if (await knex.schema.hasTable(`conversion_daily_${name}`))
+      await knex(`conversion_daily_${name}`).where('day', '<', cutoffDay).delete();
     // A 32-day block goes once all of its days are past retention (its events went one by one).
     if (await knex.schema.hasTable(`conversion_block_${name}`)) {
-      await knex(`conversion_block_${name}`).where('block', '<', Math.floor(cutoffDay / BLOCK_DAYS)).delete();
+      await knex(`conversion_block_${name}`)
+        .where('block', '<', Math.floor(cutoffDay / BLOCK_DAYS))
+        .delete();
     }
   }
   // The click fold's counts of days before the 90 (the breakdowns' window).
   await deleteExpiredFolds(knex, now);
   // The traffic alerts' click windows: a week of baseline and a margin (analytics-alerts.ts).
-  if (await knex.schema.hasTable('link_click_windows')) await knex('link_click_windows').where('window_start', '<', now - CLICK_WINDOW_RETENTION_MS).delete();
+  if (await knex.schema.hasTable('link_click_windows'))
+    await knex('link_click_windows')
+      .where('window_start', '<', now - CLICK_WINDOW_RETENTION_MS)
+      .delete();
   // Raw views of bio pages, like raw clicks (their daily counts stay).
   if (await knex.schema.hasTable('page_views')) await deleteOldPageViews(knex, now - CLICK_RETENTION_DAYS * DAY_MS);
   // Idempotency keys are remembered for 24 hours.
-  if (await knex.schema.hasTable('idempotency_keys')) await knex('idempotency_keys').where('created_at', '<', now - 86_400_000).delete();
+  if (await knex.schema.hasTable('idempotency_keys'))
+    await knex('idempotency_keys')
+      .where('created_at', '<', now - 86_400_000)
+      .delete();
   return result;
 }

@@ -27,7 +27,10 @@ export interface SubscriptionRow {
 }
 
 export type SubscriptionPatch = Partial<
-  Pick<SubscriptionRow, 'url' | 'events' | 'enabled' | 'updated_at' | 'failing_since' | 'disabled_at' | 'disabled_reason'>
+  Pick<
+    SubscriptionRow,
+    'url' | 'events' | 'enabled' | 'updated_at' | 'failing_since' | 'disabled_at' | 'disabled_reason'
+  >
 >;
 
 /**
@@ -44,10 +47,17 @@ export const enabledAgain = (now: number): SubscriptionPatch => ({
 
 /** The live (not deleted) subscriptions of a workspace made through one variant's endpoints. */
 function live(knex: Knex, variant: Variant, workspaceId: string) {
-  return knex<SubscriptionRow>('webhook_subscriptions').where({ workspace_id: workspaceId, variant }).whereNull('deleted_at');
+  return knex<SubscriptionRow>('webhook_subscriptions')
+    .where({ workspace_id: workspaceId, variant })
+    .whereNull('deleted_at');
 }
 
-export async function findSubscription(knex: Knex, variant: Variant, workspaceId: string, id: string): Promise<SubscriptionRow | undefined> {
+export async function findSubscription(
+  knex: Knex,
+  variant: Variant,
+  workspaceId: string,
+  id: string,
+): Promise<SubscriptionRow | undefined> {
   return (await live(knex, variant, workspaceId).where({ id }).first()) as SubscriptionRow | undefined;
 }
 
@@ -75,24 +85,40 @@ export async function listWorkspaceSubscriptions(knex: Knex, workspaceId: string
  * rebuild reads up to 8 days of raw clicks, so this runs as a query (src/db/queries.ts).
  */
 export async function insertSubscription(knex: Knex, row: SubscriptionRow): Promise<void> {
-  if (row.variant === 'A') await changeAlertSubscriptions(knex, row.workspace_id, (trx) => trx('webhook_subscriptions').insert(row));
+  if (row.variant === 'A')
+    await changeAlertSubscriptions(knex, row.workspace_id, (trx) => trx('webhook_subscriptions').insert(row));
   else await knex('webhook_subscriptions').insert(row);
 }
 
 /** Changes a Variant A subscription (the only variant with an update); false when there is none. */
-export async function updateSubscriptionA(knex: Knex, workspaceId: string, id: string, patch: SubscriptionPatch): Promise<boolean> {
-  const n = await changeAlertSubscriptions(knex, workspaceId, (trx) => live(trx, 'A', workspaceId).where({ id }).update(patch));
+export async function updateSubscriptionA(
+  knex: Knex,
+  workspaceId: string,
+  id: string,
+  patch: SubscriptionPatch,
+): Promise<boolean> {
+  const n = await changeAlertSubscriptions(knex, workspaceId, (trx) =>
+    live(trx, 'A', workspaceId).where({ id }).update(patch),
+  );
   return n > 0;
 }
 
 /** Soft delete: deliveries already made keep their subscription; false when there is none. */
-export async function removeSubscription(knex: Knex, variant: Variant, workspaceId: string, id: string, now: number): Promise<boolean> {
+export async function removeSubscription(
+  knex: Knex,
+  variant: Variant,
+  workspaceId: string,
+  id: string,
+  now: number,
+): Promise<boolean> {
   return (await live(knex, variant, workspaceId).where({ id }).update({ deleted_at: now, updated_at: now })) > 0;
 }
 
 /** A live subscription of either variant, by id alone (the operator's commands). */
 export async function findAnySubscription(knex: Knex, id: string): Promise<SubscriptionRow | undefined> {
-  return (await knex<SubscriptionRow>('webhook_subscriptions').where({ id }).whereNull('deleted_at').first()) as SubscriptionRow | undefined;
+  return (await knex<SubscriptionRow>('webhook_subscriptions').where({ id }).whereNull('deleted_at').first()) as
+    | SubscriptionRow
+    | undefined;
 }
 
 /**
@@ -100,6 +126,9 @@ export async function findAnySubscription(knex: Knex, id: string): Promise<Subsc
  * failures; false when there is none. Variant A's events are unchanged, so its traffic windows are.
  */
 export async function reEnableSubscription(knex: Knex, workspaceId: string, id: string, now: number): Promise<boolean> {
-  const n = await knex('webhook_subscriptions').where({ workspace_id: workspaceId, id }).whereNull('deleted_at').update(enabledAgain(now));
+  const n = await knex('webhook_subscriptions')
+    .where({ workspace_id: workspaceId, id })
+    .whereNull('deleted_at')
+    .update(enabledAgain(now));
   return n > 0;
 }

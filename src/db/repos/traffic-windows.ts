@@ -22,7 +22,12 @@
 // flush that waited sees the new subscription and writes its windows; a rebuild that waited
 // counts the flush's clicks.
 import type { Knex } from 'knex';
-import { CLICK_WINDOW_MS, CLICK_WINDOW_RETENTION_MS, TRAFFIC_ALERT_EVENTS, windowStartOf } from '../../domain/analytics-alerts.ts';
+import {
+  CLICK_WINDOW_MS,
+  CLICK_WINDOW_RETENTION_MS,
+  TRAFFIC_ALERT_EVENTS,
+  windowStartOf,
+} from '../../domain/analytics-alerts.ts';
 
 const isPg = (knex: Knex) => knex.client.config.client === 'pg';
 
@@ -58,12 +63,19 @@ export async function workspacesWithTrafficAlerts(trx: Knex, workspaceIds: strin
  * transaction, and rebuilds the workspace's windows from its raw clicks when the change makes it
  * want traffic alerts. Returns what `change` returned.
  */
-export async function changeAlertSubscriptions<T>(knex: Knex, workspaceId: string, change: (trx: Knex.Transaction) => Promise<T>, now = Date.now()): Promise<T> {
+export async function changeAlertSubscriptions<T>(
+  knex: Knex,
+  workspaceId: string,
+  change: (trx: Knex.Transaction) => Promise<T>,
+  now = Date.now(),
+): Promise<T> {
   return knex.transaction(async (trx) => {
     // The lock first (see above), with a write that changes nothing: on Postgres it locks the
     // workspace's row against a flush's FOR SHARE. On SQLite the transaction already holds the
     // one write lock from its BEGIN IMMEDIATE (src/db/knex.ts).
-    await trx('workspaces').where({ id: workspaceId }).update({ name: trx.raw('name') });
+    await trx('workspaces')
+      .where({ id: workspaceId })
+      .update({ name: trx.raw('name') });
     const before = await trx('webhook_subscriptions')
       .where({ workspace_id: workspaceId, variant: 'A' })
       .whereNull('deleted_at')

@@ -61,7 +61,11 @@ export async function claimDue(knex: Knex, engine: Engine, o: ClaimOptions): Pro
   // SQLite has one write lock per database: an UPDATE takes it even when nothing is due, and
   // waits (blocking this thread) while the click writer thread holds it. A read never waits in
   // WAL mode, so look first; polls of an idle outbox then cost the redirect path nothing.
-  if (engine === 'sqlite' && !(await knex(TABLE).where('status', 'PENDING').where('next_attempt_at', '<=', o.now).first('id'))) return [];
+  if (
+    engine === 'sqlite' &&
+    !(await knex(TABLE).where('status', 'PENDING').where('next_attempt_at', '<=', o.now).first('id'))
+  )
+    return [];
   const lock = engine === 'postgres' ? 'FOR UPDATE SKIP LOCKED' : '';
   const claimed = rowsOf(
     await knex.raw(
@@ -118,7 +122,12 @@ export interface AttemptRef {
  * Records that the requests of these attempts are about to be written (one statement for many).
  * Returns the ids still leased as they were: only those may be sent.
  */
-export async function markRequestsSent(knex: Knex, owner: string, refs: AttemptRef[], now: number): Promise<Set<string>> {
+export async function markRequestsSent(
+  knex: Knex,
+  owner: string,
+  refs: AttemptRef[],
+  now: number,
+): Promise<Set<string>> {
   if (!refs.length) return new Set();
   const rows = rowsOf(
     await knex.raw(
@@ -172,14 +181,22 @@ export function settledRow(decision: DeliveryDecision, result: AttemptResult, no
     request_sent: false,
     attempt_started_at: null,
     last_status_code: statusCodeOf(result),
-    last_error: decision.status === 'DELIVERED' ? null : errorOf(result) ?? `HTTP ${statusCodeOf(result)}`,
+    last_error: decision.status === 'DELIVERED' ? null : (errorOf(result) ?? `HTTP ${statusCodeOf(result)}`),
     updated_at: now,
   };
 }
 
 /** The row of webhook_attempts that records an attempt. */
 export function attemptRow(
-  s: { id: string; attempt: number; startedAt: number; now: number; requestSent: boolean; decision: DeliveryDecision; result: AttemptResult } & AttemptExchange,
+  s: {
+    id: string;
+    attempt: number;
+    startedAt: number;
+    now: number;
+    requestSent: boolean;
+    decision: DeliveryDecision;
+    result: AttemptResult;
+  } & AttemptExchange,
 ) {
   return {
     delivery_id: s.id,
@@ -205,15 +222,28 @@ export function attemptRow(
  * ENDPOINT_FAILING_DISABLE_MS is disabled with its reason. A subscription with a success in the
  * batch counts as up. Returns the ids disabled now.
  */
-async function recordEndpointHealth(trx: Knex.Transaction, settled: Settlement[], up: Set<string>, upRecorded: boolean): Promise<string[]> {
+async function recordEndpointHealth(
+  trx: Knex.Transaction,
+  settled: Settlement[],
+  up: Set<string>,
+  upRecorded: boolean,
+): Promise<string[]> {
   const down = new Map<string, Settlement>();
-  for (const s of settled) if (s.endpoint?.signal === 'down' && !up.has(s.endpoint.subscriptionId)) down.set(s.endpoint.subscriptionId, s);
+  for (const s of settled)
+    if (s.endpoint?.signal === 'down' && !up.has(s.endpoint.subscriptionId)) down.set(s.endpoint.subscriptionId, s);
   // Nearly every batch of a healthy service is all successes: one statement, changing no row
   // (on Postgres part of the settling statement, so no round trip of its own).
-  if (up.size && !upRecorded) await trx('webhook_subscriptions').whereIn('id', [...up]).whereNotNull('failing_since').update({ failing_since: null });
+  if (up.size && !upRecorded)
+    await trx('webhook_subscriptions')
+      .whereIn('id', [...up])
+      .whereNotNull('failing_since')
+      .update({ failing_since: null });
   if (!down.size) return [];
   const now = Math.min(...[...down.values()].map((s) => s.now));
-  await trx('webhook_subscriptions').whereIn('id', [...down.keys()]).whereNull('failing_since').update({ failing_since: now });
+  await trx('webhook_subscriptions')
+    .whereIn('id', [...down.keys()])
+    .whereNull('failing_since')
+    .update({ failing_since: now });
   const exhausted: Array<{ id: string; failing_since: number | string }> = await trx('webhook_subscriptions')
     .whereIn('id', [...down.keys()])
     .where('enabled', true)
@@ -225,7 +255,12 @@ async function recordEndpointHealth(trx: Knex.Transaction, settled: Settlement[]
     const lastError = errorOf(s.result) ?? `HTTP ${statusCodeOf(s.result)}`;
     await trx('webhook_subscriptions')
       .where({ id: row.id, enabled: true })
-      .update({ enabled: false, disabled_at: s.now, disabled_reason: endpointDisabledReason(Number(row.failing_since), lastError), updated_at: s.now });
+      .update({
+        enabled: false,
+        disabled_at: s.now,
+        disabled_reason: endpointDisabledReason(Number(row.failing_since), lastError),
+        updated_at: s.now,
+      });
   }
   return exhausted.map((r) => r.id);
 }
@@ -255,7 +290,16 @@ export async function settleAttempts(
   const values: Knex.Value[] = [];
   const tuples = settlements.map((s) => {
     const row = settledRow(s.decision, s.result, s.now);
-    values.push(s.id, s.attempt, row.status, row.next_attempt_at ?? null, row.finished_at, row.last_status_code, row.last_error, row.updated_at);
+    values.push(
+      s.id,
+      s.attempt,
+      row.status,
+      row.next_attempt_at ?? null,
+      row.finished_at,
+      row.last_status_code,
+      row.last_error,
+      row.updated_at,
+    );
     return '(?, CAST(? AS INTEGER), ?, CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS INTEGER), CAST(? AS TEXT), CAST(? AS BIGINT))';
   });
   return knex.transaction(async (trx) => {
@@ -271,7 +315,12 @@ export async function settleAttempts(
     const head = `WITH v(id, attempt, status, next_attempt_at, finished_at, last_status_code, last_error, updated_at) AS (VALUES ${tuples.join(', ')})`;
     const updated = rowsOf(
       upInline
-        ? await trx.raw(`${head}, settled AS (${settle})${recovered} SELECT id FROM settled`, [...values, false, owner, ...up])
+        ? await trx.raw(`${head}, settled AS (${settle})${recovered} SELECT id FROM settled`, [
+            ...values,
+            false,
+            owner,
+            ...up,
+          ])
         : await trx.raw(`${head} ${settle}`, [...values, false, owner]),
     );
     const done = new Set(updated.map((r) => r.id as string));
@@ -317,7 +366,17 @@ export async function expiredLeases(knex: Knex, now: number, limit = 500): Promi
     .where('status', 'SENDING')
     .where('lease_until', '<', now)
     .limit(limit)
-    .select('id', 'variant', 'attempts', 'round_start', 'request_sent', 'lease_owner', 'lease_until', 'attempt_started_at', 'updated_at');
+    .select(
+      'id',
+      'variant',
+      'attempts',
+      'round_start',
+      'request_sent',
+      'lease_owner',
+      'lease_until',
+      'attempt_started_at',
+      'updated_at',
+    );
   return rows.map((r) => ({
     id: r.id,
     variant: r.variant,

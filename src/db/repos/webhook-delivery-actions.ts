@@ -15,12 +15,20 @@ export interface FoundDelivery {
 
 /** The delivery an action names, with what decides whether the action applies to it. */
 export async function findDelivery(knex: Knex, id: string): Promise<FoundDelivery | null> {
-  const row = await knex(TABLE).where({ id }).first('id', 'variant', 'status', 'workspace_id', 'subscription_id', 'is_test');
+  const row = await knex(TABLE)
+    .where({ id })
+    .first('id', 'variant', 'status', 'workspace_id', 'subscription_id', 'is_test');
   return row
-    ? { id: row.id, variant: row.variant, status: row.status, workspaceId: row.workspace_id, subscriptionId: row.subscription_id, test: Boolean(row.is_test) }
+    ? {
+        id: row.id,
+        variant: row.variant,
+        status: row.status,
+        workspaceId: row.workspace_id,
+        subscriptionId: row.subscription_id,
+        test: Boolean(row.is_test),
+      }
     : null;
 }
-
 
 /**
  * Writes a "Send test event" sample once its one attempt is over: a delivery already settled
@@ -44,7 +52,9 @@ export async function recordTestDelivery(
   } & AttemptExchange,
 ): Promise<DeliveryStatus> {
   const delivered = d.result.kind === 'answered' && d.result.statusCode >= 200 && d.result.statusCode <= 299;
-  const decision: DeliveryDecision = delivered ? { status: 'DELIVERED', attemptOutcome: 'delivered' } : { status: 'FAILED', attemptOutcome: d.result.kind === 'refused' ? 'refused' : 'failed' };
+  const decision: DeliveryDecision = delivered
+    ? { status: 'DELIVERED', attemptOutcome: 'delivered' }
+    : { status: 'FAILED', attemptOutcome: d.result.kind === 'refused' ? 'refused' : 'failed' };
   await knex.transaction(async (trx) => {
     await trx(TABLE).insert({
       id: d.id,
@@ -77,7 +87,13 @@ export async function replayFailedSince(
   o: { workspaceId: string; subscriptionId: string; since: number; now: number },
 ): Promise<string[]> {
   const rows: Array<{ id: string }> = await knex(TABLE)
-    .where({ workspace_id: o.workspaceId, status: 'FAILED', subscription_id: o.subscriptionId, variant: 'B', is_test: false })
+    .where({
+      workspace_id: o.workspaceId,
+      status: 'FAILED',
+      subscription_id: o.subscriptionId,
+      variant: 'B',
+      is_test: false,
+    })
     .where('created_at', '>=', o.since)
     .update(replayedRow(knex, o.now), ['id']);
   return rows.map((r) => r.id);
@@ -101,13 +117,21 @@ function replayedRow(knex: Knex, now: number) {
  */
 export async function replayDelivery(knex: Knex, id: string, now: number): Promise<boolean> {
   // A test sample is one attempt by design: sending another is "Send test event" again.
-  const n = await knex(TABLE).where({ id, variant: 'B', status: 'FAILED', is_test: false }).update(replayedRow(knex, now));
+  const n = await knex(TABLE)
+    .where({ id, variant: 'B', status: 'FAILED', is_test: false })
+    .update(replayedRow(knex, now));
   return n === 1;
 }
 
 /** UNKNOWN only: a person's judgement of what the endpoint did. */
-export async function resolveDelivery(knex: Knex, id: string, outcome: 'DELIVERED' | 'FAILED', now: number): Promise<boolean> {
-  const n = await knex(TABLE).where({ id, status: 'UNKNOWN' }).update({ status: outcome, resolved_at: now, updated_at: now });
+export async function resolveDelivery(
+  knex: Knex,
+  id: string,
+  outcome: 'DELIVERED' | 'FAILED',
+  now: number,
+): Promise<boolean> {
+  const n = await knex(TABLE)
+    .where({ id, status: 'UNKNOWN' })
+    .update({ status: outcome, resolved_at: now, updated_at: now });
   return n === 1;
 }
-

@@ -7,7 +7,9 @@ import { TABLE } from './webhook-deliveries.ts';
  * a lease), UNKNOWN ones waiting for a person, and when the oldest waiting one was made. Counted
  * through the status index; read when scraped.
  */
-export async function outboxGauges(knex: Knex): Promise<{ waiting: number; unknown: number; oldestWaitingAt: number | null }> {
+export async function outboxGauges(
+  knex: Knex,
+): Promise<{ waiting: number; unknown: number; oldestWaitingAt: number | null }> {
   const rows: Array<{ status: string; n: number | string; oldest: number | string | null }> = await knex(TABLE)
     .whereIn('status', ['PENDING', 'SENDING', 'UNKNOWN'])
     .groupBy('status')
@@ -21,7 +23,8 @@ export async function outboxGauges(knex: Knex): Promise<{ waiting: number; unkno
     if (r.status === 'UNKNOWN') unknown = Number(r.n);
     else {
       waiting += Number(r.n);
-      if (r.oldest !== null && (oldestWaitingAt === null || Number(r.oldest) < oldestWaitingAt)) oldestWaitingAt = Number(r.oldest);
+      if (r.oldest !== null && (oldestWaitingAt === null || Number(r.oldest) < oldestWaitingAt))
+        oldestWaitingAt = Number(r.oldest);
     }
   }
   return { waiting, unknown, oldestWaitingAt };

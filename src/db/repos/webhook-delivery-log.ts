@@ -34,28 +34,49 @@ export interface DeliveryFilter {
 }
 
 const SUMMARY_COLUMNS = [
-  'id', 'seq', 'subscription_id', 'workspace_id', 'variant', 'event_type', 'event_id', 'is_test', 'status', 'attempts',
-  'last_status_code', 'last_error', 'created_at', 'next_attempt_at', 'finished_at',
+  'id',
+  'seq',
+  'subscription_id',
+  'workspace_id',
+  'variant',
+  'event_type',
+  'event_id',
+  'is_test',
+  'status',
+  'attempts',
+  'last_status_code',
+  'last_error',
+  'created_at',
+  'next_attempt_at',
+  'finished_at',
 ];
 
 /** Newest first (creation time, then the order of writing). */
 export async function listDeliveries(knex: Knex, filter: DeliveryFilter): Promise<DeliverySummary[]> {
-  const q = knex(TABLE).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'seq', order: 'desc' }]).limit(filter.limit);
+  const q = knex(TABLE)
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'seq', order: 'desc' },
+    ])
+    .limit(filter.limit);
   if (filter.workspaceId) q.where('workspace_id', filter.workspaceId);
   if (filter.subscriptionId) q.where('subscription_id', filter.subscriptionId);
   if (filter.eventType) q.where('event_type', filter.eventType);
   if (filter.status) q.where('status', filter.status);
   if (filter.before) {
     const { createdAt, seq } = filter.before;
-    q.where((w) => w.where('created_at', '<', createdAt).orWhere((x) => x.where('created_at', createdAt).where('seq', '<', seq)));
+    q.where((w) =>
+      w.where('created_at', '<', createdAt).orWhere((x) => x.where('created_at', createdAt).where('seq', '<', seq)),
+    );
   }
   return (await q.select(SUMMARY_COLUMNS)).map(summaryOf);
 }
 
-
 /** What a delivery's requests were built from (signing.ts, DeliveryContent), with its variant. */
 export async function deliveryContent(knex: Knex, id: string) {
-  const r = await knex(TABLE).where({ id }).first('id', 'variant', 'event_id', 'event_type', 'request_id', 'occurred_at', 'data', 'is_test');
+  const r = await knex(TABLE)
+    .where({ id })
+    .first('id', 'variant', 'event_id', 'event_type', 'request_id', 'occurred_at', 'data', 'is_test');
   if (!r) return null;
   return {
     variant: r.variant as Variant,
@@ -118,7 +139,9 @@ export interface AttemptLogEntry {
 
 /** A delivery's attempts, first to last. */
 export async function deliveryAttempts(knex: Knex, deliveryId: string): Promise<AttemptLogEntry[]> {
-  const rows = await knex('webhook_attempts').where({ delivery_id: deliveryId }).orderBy([{ column: 'attempt' }, { column: 'id' }]);
+  const rows = await knex('webhook_attempts')
+    .where({ delivery_id: deliveryId })
+    .orderBy([{ column: 'attempt' }, { column: 'id' }]);
   return rows.map((r) => {
     const started = Number(r.started_at);
     const finished = r.finished_at === null || r.finished_at === undefined ? null : Number(r.finished_at);
@@ -132,7 +155,10 @@ export async function deliveryAttempts(knex: Knex, deliveryId: string): Promise<
       error: r.error ?? null,
       requestSent: Boolean(r.request_sent),
       sent: r.request_signature ? { signature: r.request_signature, sentAt: Number(r.request_sent_at) } : null,
-      response: r.response_body === null || r.response_body === undefined ? null : { body: r.response_body, truncated: Boolean(r.response_truncated) },
+      response:
+        r.response_body === null || r.response_body === undefined
+          ? null
+          : { body: r.response_body, truncated: Boolean(r.response_truncated) },
     };
   });
 }

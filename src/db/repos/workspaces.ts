@@ -2,14 +2,19 @@
 import type { Knex } from 'knex';
 import { conflict, forbidden, notFound } from '../../domain/errors.ts';
 import {
-  generateApiKey, hashApiKey, mayHoldScope, scopesOfRole, type Plan, type Role, type Scope,
+  generateApiKey,
+  hashApiKey,
+  mayHoldScope,
+  scopesOfRole,
+  type Plan,
+  type Role,
+  type Scope,
 } from '../../domain/access.ts';
 import { claimExpired, claimExpiresAt } from '../../domain/domains.ts';
 import { newId, randomString } from '../../domain/ids.ts';
 import { isUniqueViolation } from '../knex.ts';
 import { recordLinkChange } from './link-changes.ts';
 import { enqueueEvents, type EmitEvents } from './outbox.ts';
-
 
 export async function createWorkspace(knex: Knex, name: string, plan: Plan): Promise<string> {
   const id = newId('ws');
@@ -18,13 +23,27 @@ export async function createWorkspace(knex: Knex, name: string, plan: Plan): Pro
 }
 
 export async function getWorkspace(knex: Knex, id: string) {
-  return knex('workspaces').where({ id }).first() as Promise<{ id: string; name: string; plan: Plan; created_at: number } | undefined>;
+  return knex('workspaces').where({ id }).first() as Promise<
+    { id: string; name: string; plan: Plan; created_at: number } | undefined
+  >;
 }
 
 /** Every workspace, newest first (`shortlink workspace list`: where an operator finds an id). */
-export async function listWorkspaces(knex: Knex): Promise<Array<{ id: string; name: string; plan: Plan; createdAt: string }>> {
-  const rows = await knex('workspaces').select('id', 'name', 'plan', 'created_at').orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]);
-  return rows.map((r) => ({ id: r.id, name: r.name, plan: r.plan, createdAt: new Date(Number(r.created_at)).toISOString() }));
+export async function listWorkspaces(
+  knex: Knex,
+): Promise<Array<{ id: string; name: string; plan: Plan; createdAt: string }>> {
+  const rows = await knex('workspaces')
+    .select('id', 'name', 'plan', 'created_at')
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ]);
+  return rows.map((r) => ({
+    id: r.id,
+    name: r.name,
+    plan: r.plan,
+    createdAt: new Date(Number(r.created_at)).toISOString(),
+  }));
 }
 
 async function requireWorkspace(knex: Knex, id: string) {
@@ -60,15 +79,27 @@ export async function addMember(knex: Knex, workspaceId: string, email: string, 
  * does not): the owners are counted and the change made under a lock on the workspace row, so
  * two OWNERs demoting or removing each other at once cannot both succeed.
  */
-async function keepingAnOwner(trx: Knex.Transaction, workspaceId: string, userId: string, message: string): Promise<void> {
+async function keepingAnOwner(
+  trx: Knex.Transaction,
+  workspaceId: string,
+  userId: string,
+  message: string,
+): Promise<void> {
   await trx('workspaces').where({ id: workspaceId }).forUpdate().first('id');
   const owners = await trx('memberships').where({ workspace_id: workspaceId, role: 'OWNER' }).pluck('user_id');
   if (owners.length === 1 && owners[0] === userId) throw conflict(message);
 }
 
-export async function setRole(knex: Knex, workspaceId: string, userId: string, role: Role, opts: { keepOwner?: boolean } = {}): Promise<void> {
+export async function setRole(
+  knex: Knex,
+  workspaceId: string,
+  userId: string,
+  role: Role,
+  opts: { keepOwner?: boolean } = {},
+): Promise<void> {
   await knex.transaction(async (trx) => {
-    if (opts.keepOwner && role !== 'OWNER') await keepingAnOwner(trx, workspaceId, userId, 'The workspace needs an OWNER: make someone else OWNER first');
+    if (opts.keepOwner && role !== 'OWNER')
+      await keepingAnOwner(trx, workspaceId, userId, 'The workspace needs an OWNER: make someone else OWNER first');
     const n = await trx('memberships').where({ workspace_id: workspaceId, user_id: userId }).update({ role });
     if (!n) throw notFound(`user ${userId} is not a member of ${workspaceId}`);
   });
@@ -80,12 +111,18 @@ export async function setRole(knex: Knex, workspaceId: string, userId: string, r
  * end only when they belong to no workspace any more: one workspace never signs a person out of
  * another (each request checks the membership of the workspace it names).
  */
-export async function removeMember(knex: Knex, workspaceId: string, userId: string, opts: { keepOwner?: boolean } = {}): Promise<void> {
+export async function removeMember(
+  knex: Knex,
+  workspaceId: string,
+  userId: string,
+  opts: { keepOwner?: boolean } = {},
+): Promise<void> {
   await knex.transaction(async (trx) => {
     if (opts.keepOwner) await keepingAnOwner(trx, workspaceId, userId, 'The last OWNER cannot be removed');
     const n = await trx('memberships').where({ workspace_id: workspaceId, user_id: userId }).delete();
     if (!n) throw notFound(`user ${userId} is not a member of ${workspaceId}`);
-    if (!(await trx('memberships').where({ user_id: userId }).first('workspace_id'))) await trx('sessions').where({ user_id: userId }).delete();
+    if (!(await trx('memberships').where({ user_id: userId }).first('workspace_id')))
+      await trx('sessions').where({ user_id: userId }).delete();
   });
 }
 
@@ -113,8 +150,8 @@ export async function createKey(
   if (beyond.length) {
     const allowed = scopesOfRole(role);
     throw forbidden(
-      `The role ${role} may not hold the scope${beyond.length > 1 ? 's' : ''} ${beyond.join(', ')} on an API key; `
-        + (allowed.length ? `it may hold ${allowed.join(', ')}` : 'it holds no API keys'),
+      `The role ${role} may not hold the scope${beyond.length > 1 ? 's' : ''} ${beyond.join(', ')} on an API key; ` +
+        (allowed.length ? `it may hold ${allowed.join(', ')}` : 'it holds no API keys'),
       'scopes',
     );
   }
@@ -135,7 +172,9 @@ export async function createKey(
 }
 
 export async function revokeKey(knex: Knex, id: string): Promise<void> {
-  const n = await knex('api_keys').where({ id }).update({ revoked_at: knex.raw('COALESCE(revoked_at, ?)', [Date.now()]) });
+  const n = await knex('api_keys')
+    .where({ id })
+    .update({ revoked_at: knex.raw('COALESCE(revoked_at, ?)', [Date.now()]) });
   if (!n) throw notFound(`key ${id} not found`);
 }
 
@@ -189,7 +228,8 @@ export async function addDomain(knex: Knex, workspaceId: string, host: string, n
       await requireWorkspace(trx, workspaceId);
       const holder = await trx('domains').where({ host: name }).whereNotNull('verified_at').first('workspace_id');
       if (holder) throw holder.workspace_id === workspaceId ? addedHere(name) : verifiedElsewhere(name);
-      const mine = await trx('domains').where({ workspace_id: workspaceId, host: name })
+      const mine = await trx('domains')
+        .where({ workspace_id: workspaceId, host: name })
         .first('id', 'verified_at', 'created_at');
       if (mine && !claimExpired(mine, now)) throw addedHere(name);
       if (mine) await trx('domains').where({ id: mine.id }).delete();
@@ -239,8 +279,9 @@ export async function setDomainStatus(
         throw conflict(`The claim on ${current.host} lapsed at ${lapsed} unverified; add the domain again`);
       }
       // The status condition makes one of two racing verifications the one that sends the event.
-      const verifies = status === 'ACTIVE'
-        && (await trx('domains').where({ id }).whereNot({ status: 'ACTIVE' }).update({ status, verified_at: now })) > 0;
+      const verifies =
+        status === 'ACTIVE' &&
+        (await trx('domains').where({ id }).whereNot({ status: 'ACTIVE' }).update({ status, verified_at: now })) > 0;
       if (!verifies) await trx('domains').where({ id }).update({ status });
       const domain = await trx('domains').where({ id }).first();
       if (verifies && onVerified) await enqueueEvents(trx, await onVerified(trx, domain));
@@ -265,12 +306,20 @@ export async function findCampaign(knex: Knex, workspaceId: string, id: string):
   return knex('campaigns').where({ id, workspace_id: workspaceId }).whereNull('deleted_at').first('id');
 }
 
-export async function findQrCode(knex: Knex, workspaceId: string, id: string): Promise<{ id: string; link_id: string } | undefined> {
+export async function findQrCode(
+  knex: Knex,
+  workspaceId: string,
+  id: string,
+): Promise<{ id: string; link_id: string } | undefined> {
   return knex('qr_codes').where({ id, workspace_id: workspaceId }).whereNull('deleted_at').first('id', 'link_id');
 }
 
 /** A QR code points at one live link of the same workspace; `code` is its scan address. */
-export async function createQrCode(knex: Knex, workspaceId: string, linkId: string): Promise<{ id: string; code: string }> {
+export async function createQrCode(
+  knex: Knex,
+  workspaceId: string,
+  linkId: string,
+): Promise<{ id: string; code: string }> {
   const link = await knex('links').where({ id: linkId, workspace_id: workspaceId }).whereNull('deleted_at').first('id');
   if (!link) throw notFound(`link ${linkId} not found in workspace ${workspaceId}`);
   const id = newId('qr');
@@ -284,7 +333,11 @@ export async function createQrCode(knex: Knex, workspaceId: string, linkId: stri
  * transaction, so a failed write leaves no row behind.
  */
 /** A hosted image of the workspace by its file name under ASSET_BASE_URL. */
-export async function findAsset(knex: Knex, workspaceId: string, fileName: string): Promise<{ id: string } | undefined> {
+export async function findAsset(
+  knex: Knex,
+  workspaceId: string,
+  fileName: string,
+): Promise<{ id: string } | undefined> {
   return knex('assets').where({ workspace_id: workspaceId, file_name: fileName }).first('id');
 }
 
@@ -299,7 +352,13 @@ export async function addAsset(
     await requireWorkspace(trx, workspaceId);
     const id = newId('ast');
     const fileName = `${id}${extension}`;
-    await trx('assets').insert({ id, workspace_id: workspaceId, file_name: fileName, content_type: contentType, created_at: Date.now() });
+    await trx('assets').insert({
+      id,
+      workspace_id: workspaceId,
+      file_name: fileName,
+      content_type: contentType,
+      created_at: Date.now(),
+    });
     await store(fileName);
     return { id, fileName };
   });
@@ -320,39 +379,83 @@ export interface KeyListRow {
 export async function keysOf(knex: Knex, workspaceId: string, userId?: string): Promise<KeyListRow[]> {
   const q = knex('api_keys as k').join('users as u', 'u.id', 'k.user_id').where('k.workspace_id', workspaceId);
   if (userId) q.where('k.user_id', userId);
-  const rows = await q.orderBy([{ column: 'k.created_at', order: 'desc' }, { column: 'k.id', order: 'desc' }])
+  const rows = await q
+    .orderBy([
+      { column: 'k.created_at', order: 'desc' },
+      { column: 'k.id', order: 'desc' },
+    ])
     .select('k.id', 'k.key_hint', 'k.scopes', 'k.expires_at', 'k.revoked_at', 'k.created_at', 'k.user_id', 'u.email');
   return rows.map((r) => ({
-    id: r.id, hint: r.key_hint, scopes: String(r.scopes).split(' ').filter(Boolean), expiresAt: r.expires_at === null ? null : Number(r.expires_at),
-    revokedAt: r.revoked_at === null ? null : Number(r.revoked_at), createdAt: Number(r.created_at), userId: r.user_id, email: r.email,
+    id: r.id,
+    hint: r.key_hint,
+    scopes: String(r.scopes).split(' ').filter(Boolean),
+    expiresAt: r.expires_at === null ? null : Number(r.expires_at),
+    revokedAt: r.revoked_at === null ? null : Number(r.revoked_at),
+    createdAt: Number(r.created_at),
+    userId: r.user_id,
+    email: r.email,
   }));
 }
 
-export async function findKeyOf(knex: Knex, workspaceId: string, id: string): Promise<{ id: string; user_id: string } | undefined> {
+export async function findKeyOf(
+  knex: Knex,
+  workspaceId: string,
+  id: string,
+): Promise<{ id: string; user_id: string } | undefined> {
   return knex('api_keys').where({ workspace_id: workspaceId, id }).first('id', 'user_id');
 }
 
 export async function domainsOf(knex: Knex, workspaceId: string): Promise<DomainRow[]> {
-  return knex('domains').where({ workspace_id: workspaceId }).orderBy('host').select('id', 'workspace_id', 'host', 'status', 'verified_at', 'created_at');
+  return knex('domains')
+    .where({ workspace_id: workspaceId })
+    .orderBy('host')
+    .select('id', 'workspace_id', 'host', 'status', 'verified_at', 'created_at');
 }
 
 export async function findDomainOf(knex: Knex, workspaceId: string, id: string): Promise<DomainRow | undefined> {
-  return knex('domains').where({ workspace_id: workspaceId, id }).first('id', 'workspace_id', 'host', 'status', 'verified_at', 'created_at');
+  return knex('domains')
+    .where({ workspace_id: workspaceId, id })
+    .first('id', 'workspace_id', 'host', 'status', 'verified_at', 'created_at');
 }
 
-export async function tagsOf(knex: Knex, workspaceId: string): Promise<Array<{ id: string; name: string; color: string }>> {
+export async function tagsOf(
+  knex: Knex,
+  workspaceId: string,
+): Promise<Array<{ id: string; name: string; color: string }>> {
   return knex('tags').where({ workspace_id: workspaceId }).orderBy('name').select('id', 'name', 'color');
 }
 
-export async function findTagByName(knex: Knex, workspaceId: string, name: string): Promise<{ id: string } | undefined> {
+export async function findTagByName(
+  knex: Knex,
+  workspaceId: string,
+  name: string,
+): Promise<{ id: string } | undefined> {
   return knex('tags').where({ workspace_id: workspaceId, name }).first('id');
 }
 
-export async function campaignsOf(knex: Knex, workspaceId: string): Promise<Array<{ id: string; name: string; created_at: number }>> {
-  return knex('campaigns').where({ workspace_id: workspaceId }).whereNull('deleted_at').orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).select('id', 'name', 'created_at');
+export async function campaignsOf(
+  knex: Knex,
+  workspaceId: string,
+): Promise<Array<{ id: string; name: string; created_at: number }>> {
+  return knex('campaigns')
+    .where({ workspace_id: workspaceId })
+    .whereNull('deleted_at')
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
+    .select('id', 'name', 'created_at');
 }
 
 /** The link's first QR code, if it has one. */
-export async function qrCodeOfLink(knex: Knex, workspaceId: string, linkId: string): Promise<{ id: string; code: string } | undefined> {
-  return knex('qr_codes').where({ workspace_id: workspaceId, link_id: linkId }).whereNull('deleted_at').orderBy('created_at').first('id', 'code');
+export async function qrCodeOfLink(
+  knex: Knex,
+  workspaceId: string,
+  linkId: string,
+): Promise<{ id: string; code: string } | undefined> {
+  return knex('qr_codes')
+    .where({ workspace_id: workspaceId, link_id: linkId })
+    .whereNull('deleted_at')
+    .orderBy('created_at')
+    .first('id', 'code');
 }

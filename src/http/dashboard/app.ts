@@ -25,7 +25,13 @@ import { sessionCookie } from './session.ts';
 import { sameOrigin } from './origin.ts';
 import { BIO_PAGE_STYLE_HASHES } from '../../redirect/bio-page.ts';
 import { findSharedReport, mayBeIndexed } from './shared-reports.ts';
-import type { DashboardContext, DashboardOperationId, DashboardRequest, DashboardResult, WorkspaceContext } from './types.ts';
+import type {
+  DashboardContext,
+  DashboardOperationId,
+  DashboardRequest,
+  DashboardResult,
+  WorkspaceContext,
+} from './types.ts';
 
 export const ASSET_MAX_BYTES = 2 * 2 ** 20;
 const WEB_ROOT = projectPath('dist/web');
@@ -89,22 +95,41 @@ export async function createDashboard(services: Services): Promise<express.Route
   async function workspaceOf(workspaceId: string, userId: string): Promise<WorkspaceContext> {
     const [role, ws] = await Promise.all([roleOf(knex, workspaceId, userId), getWorkspace(knex, workspaceId)]);
     if (!role || !ws) throw notFound('Workspace not found');
-    return { id: ws.id, name: ws.name, plan: ws.plan, role, createdAt: Number((ws as { created_at?: number }).created_at ?? 0) };
+    return {
+      id: ws.id,
+      name: ws.name,
+      plan: ws.plan,
+      role,
+      createdAt: Number((ws as { created_at?: number }).created_at ?? 0),
+    };
   }
 
   const adapt = (id: DashboardOperationId) => async (c: Context, req: Request) => {
     const operation = c.operation as any;
     // A body of a type the operation does not take (JSON sent to the CSV import) is no body.
     const accepted = Object.keys(operation.requestBody?.content ?? {});
-    const sentType = String(req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+    const sentType = String(req.headers['content-type'] ?? '')
+      .split(';')[0]
+      .trim()
+      .toLowerCase();
     const sent = streamed.has(req) || (req.body !== undefined && req.body !== null);
     const wrongType = sent && accepted.length > 0 && !accepted.includes(sentType);
     if (operation.requestBody?.required && (wrongType || !sent)) {
-      throw invalid(`A request body is required (Content-Type: ${Object.keys(operation.requestBody.content).join(' or ')})`);
+      throw invalid(
+        `A request body is required (Content-Type: ${Object.keys(operation.requestBody.content).join(' or ')})`,
+      );
     }
     // Filled by the security handler (below): the session, and the path's workspace as it sees it.
-    const { session, workspace } = ((c.security as any)?.session ?? {}) as { session?: SessionRecord; workspace?: WorkspaceContext };
-    const request = { params: c.request.params, query: c.request.query, headers: c.request.headers, body: c.request.requestBody } as unknown as DashboardRequest<DashboardOperationId>;
+    const { session, workspace } = ((c.security as any)?.session ?? {}) as {
+      session?: SessionRecord;
+      workspace?: WorkspaceContext;
+    };
+    const request = {
+      params: c.request.params,
+      query: c.request.query,
+      headers: c.request.headers,
+      body: c.request.requestBody,
+    } as unknown as DashboardRequest<DashboardOperationId>;
     const ctx: DashboardContext = {
       session,
       workspace,
@@ -114,7 +139,10 @@ export async function createDashboard(services: Services): Promise<express.Route
       rawBody: req.body,
       bodyStream: streamed.has(req) ? req : undefined,
     };
-    return (handlers[id] as (r: typeof request, x: DashboardContext) => Promise<DashboardResult<DashboardOperationId>>)(request, ctx);
+    return (handlers[id] as (r: typeof request, x: DashboardContext) => Promise<DashboardResult<DashboardOperationId>>)(
+      request,
+      ctx,
+    );
   };
 
   api.register({
@@ -137,19 +165,30 @@ export async function createDashboard(services: Services): Promise<express.Route
     },
     postResponseHandler: (c: Context, _req: Request, res: Response) => {
       const result = c.response as { status: number; body?: unknown; headers?: Record<string, string | string[]> };
-      if (validateResponses && c.operation && result.body !== undefined && typeof result.body === 'object' && !(Symbol.asyncIterator in (result.body as object))) {
+      if (
+        validateResponses &&
+        c.operation &&
+        result.body !== undefined &&
+        typeof result.body === 'object' &&
+        !(Symbol.asyncIterator in (result.body as object))
+      ) {
         const check = api.validateResponse(result.body, c.operation, result.status);
-        if (check.errors) throw new Error(`Response of ${c.operation.operationId} violates the dashboard contract: ${JSON.stringify(check.errors)}`);
+        if (check.errors)
+          throw new Error(
+            `Response of ${c.operation.operationId} violates the dashboard contract: ${JSON.stringify(check.errors)}`,
+          );
       }
       for (const [k, v] of Object.entries(result.headers ?? {})) res.setHeader(k, v);
       const body = result.body as any;
       if (body && typeof body[Symbol.asyncIterator] === 'function') {
         // A streamed answer (the CSV export): a failure part-way can only cut the download short.
         res.status(result.status);
-        Readable.from(body).on('error', (err) => {
-          services.log.error({ err, operationId: c.operation?.operationId }, 'streamed answer failed part-way');
-          res.destroy(err);
-        }).pipe(res);
+        Readable.from(body)
+          .on('error', (err) => {
+            services.log.error({ err, operationId: c.operation?.operationId }, 'streamed answer failed part-way');
+            res.destroy(err);
+          })
+          .pipe(res);
         return;
       }
       if (result.body === undefined) res.status(result.status).end();
@@ -161,7 +200,12 @@ export async function createDashboard(services: Services): Promise<express.Route
   // anti-forgery token on a change (403), the workspace of the path (404 for one the person is
   // not in) and the role the operation needs (403), all before the body is read (below) or
   // validated. The answer is kept per request for openapi-backend's security handler.
-  async function whoIsAsking(operation: any, params: Record<string, string>, req: Request, res: Response): Promise<{ session: SessionRecord; workspace?: WorkspaceContext }> {
+  async function whoIsAsking(
+    operation: any,
+    params: Record<string, string>,
+    req: Request,
+    res: Response,
+  ): Promise<{ session: SessionRecord; workspace?: WorkspaceContext }> {
     const token = parseCookies(req.headers.cookie)[SESSION_COOKIE];
     if (!token) throw unauthenticated('Sign in first');
     const now = Date.now();
@@ -185,14 +229,17 @@ export async function createDashboard(services: Services): Promise<express.Route
     const workspace = params.workspaceId ? await workspaceOf(params.workspaceId, session.userId) : undefined;
     const roles = operation['x-roles'];
     if (workspace && Array.isArray(roles) && !roles.includes(workspace.role)) {
-      throw forbidden(`Your role in this workspace (${workspace.role}) may not do this: ${String(operation.summary).toLowerCase()} needs ${roleList(roles)}`);
+      throw forbidden(
+        `Your role in this workspace (${workspace.role}) may not do this: ${String(operation.summary).toLowerCase()} needs ${roleList(roles)}`,
+      );
     }
     return { session, workspace };
   }
   const asked = new WeakMap<Request, { session: SessionRecord; workspace?: WorkspaceContext }>();
   api.registerSecurityHandler(
     'session',
-    async (c: Context, req: Request, res: Response) => asked.get(req) ?? whoIsAsking(c.operation, (c.request.params ?? {}) as Record<string, string>, req, res),
+    async (c: Context, req: Request, res: Response) =>
+      asked.get(req) ?? whoIsAsking(c.operation, (c.request.params ?? {}) as Record<string, string>, req, res),
   );
   await api.init();
   // A fixed path of the contract wins over a template for every method (src/http/routing.ts).
@@ -283,7 +330,8 @@ export async function createDashboard(services: Services): Promise<express.Route
   // without a password.
   router.get('/shared/:token', async (req, res, next) => {
     const index = `${WEB_ROOT}/index.html`;
-    if (!fs.existsSync(index)) return next(unavailable('The dashboard is not built; run npm run build:web', 'dashboard_unavailable'));
+    if (!fs.existsSync(index))
+      return next(unavailable('The dashboard is not built; run npm run build:web', 'dashboard_unavailable'));
     let found: Awaited<ReturnType<typeof findSharedReport>>;
     try {
       found = await findSharedReport(services, String(req.params.token));
@@ -298,11 +346,15 @@ export async function createDashboard(services: Services): Promise<express.Route
     }
     securityHeaders(res, csp);
     res.setHeader('Cache-Control', 'no-cache');
-    res.status(found ? 200 : 404).type('html').send(html);
+    res
+      .status(found ? 200 : 404)
+      .type('html')
+      .send(html);
   });
   router.get(/.*/, (_req, res, next) => {
     const index = `${WEB_ROOT}/index.html`;
-    if (!fs.existsSync(index)) return next(unavailable('The dashboard is not built; run npm run build:web', 'dashboard_unavailable'));
+    if (!fs.existsSync(index))
+      return next(unavailable('The dashboard is not built; run npm run build:web', 'dashboard_unavailable'));
     securityHeaders(res, csp);
     res.setHeader('Cache-Control', 'no-cache');
     res.type('html').sendFile(index);

@@ -31,7 +31,11 @@ export interface ImportRow {
 }
 
 /** A CSV column's header as a key: any case, spaces and underscores alike. */
-const headerKey = (h: string) => h.trim().toLowerCase().replace(/[\s_-]+/g, '');
+const headerKey = (h: string) =>
+  h
+    .trim()
+    .toLowerCase()
+    .replace(/[\s_-]+/g, '');
 /**
  * The header names of our export and of other services' that carry each field: Bitly's link
  * fields (long_url, link, custom_bitlinks, title, tags), Shlink web client's export (createdAt,
@@ -55,7 +59,11 @@ function columnsOf(header: string[]): Columns {
   const keys = header.map(headerKey);
   const at = (field: keyof typeof COLUMNS) => keys.findIndex((h) => COLUMNS[field].includes(h));
   const col = {
-    url: at('url'), slug: at('slug'), shortUrl: at('shortUrl'), title: at('title'), tags: at('tags'),
+    url: at('url'),
+    slug: at('slug'),
+    shortUrl: at('shortUrl'),
+    title: at('title'),
+    tags: at('tags'),
     expiresAt: at('expiresAt'),
   };
   if (col.url < 0) throw invalid(`The header has no url column (one of: url, long_url, Long URL, target)`, 'url');
@@ -71,8 +79,12 @@ function rowOf(col: Columns, record: string[], info: Info, raw: string): ImportR
   // on, and a quoted field may span lines.
   const line = info.lines - (raw.replace(/\r?\n$/, '').match(/\n/g)?.length ?? 0);
   return {
-    line, url: get(col.url), slug: get(col.slug) || fromShortUrl || undefined, title: get(col.title),
-    tags: get(col.tags), expiresAt: get(col.expiresAt),
+    line,
+    url: get(col.url),
+    slug: get(col.slug) || fromShortUrl || undefined,
+    title: get(col.title),
+    tags: get(col.tags),
+    expiresAt: get(col.expiresAt),
   };
 }
 
@@ -84,7 +96,9 @@ function rowOf(col: Columns, record: string[], info: Info, raw: string): ImportR
  */
 export async function readImportFile(req: IncomingMessage): Promise<ImportRow[]> {
   if (Number(req.headers['content-length']) > IMPORT_MAX_BYTES) throw bodyTooLarge(IMPORT_MAX_BYTES);
-  const encoding = String(req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+  const encoding = String(req.headers['content-encoding'] ?? 'identity')
+    .trim()
+    .toLowerCase();
   if (encoding !== 'identity') {
     throw invalid(`The file must be sent as it is, without a Content-Encoding (got ${encoding})`);
   }
@@ -94,7 +108,12 @@ export async function readImportFile(req: IncomingMessage): Promise<ImportRow[]>
   let columns: Columns | undefined;
   let failure: unknown;
   const parser = parse({
-    bom: true, relax_column_count: true, skip_empty_lines: true, trim: true, info: true, raw: true,
+    bom: true,
+    relax_column_count: true,
+    skip_empty_lines: true,
+    trim: true,
+    info: true,
+    raw: true,
   });
   parser.on('readable', () => {
     let parsed: { record: string[]; info: Info; raw: string } | null;

@@ -14,7 +14,10 @@ export const sessionCookie = (token: string) =>
   `${SESSION_COOKIE}=${token}; Path=/app; HttpOnly; Secure; SameSite=Lax; Max-Age=${Math.floor(SESSION_IDLE_MS / 1000)}`;
 export const clearSessionCookie = () => `${SESSION_COOKIE}=; Path=/app; HttpOnly; Secure; SameSite=Lax; Max-Age=0`;
 
-export async function sessionBody(knex: Db, session: accounts.SessionRecord): Promise<components['schemas']['Session']> {
+export async function sessionBody(
+  knex: Db,
+  session: accounts.SessionRecord,
+): Promise<components['schemas']['Session']> {
   return {
     user: { id: session.userId, email: session.email },
     workspaces: await accounts.workspacesOf(knex, session.userId),

@@ -85,25 +85,56 @@ export class SharedFigures {
     const { knex } = services.db;
     const params = paramsOf(row);
     const w = resolveWindow(row.kind, params.window, now);
-    const window = { from: new Date(w.from).toISOString(), to: new Date(w.to).toISOString(), lastDays: 'lastDays' in params.window ? params.window.lastDays : null };
+    const window = {
+      from: new Date(w.from).toISOString(),
+      to: new Date(w.to).toISOString(),
+      lastDays: 'lastDays' in params.window ? params.window.lastDays : null,
+    };
     const generatedAt = new Date(now).toISOString();
     if (row.kind === 'CONVERSIONS') {
-      if (!config.featureConversions) throw unavailable('Conversion tracking is not available on this deployment', 'conversions_unavailable');
-      const filters = Object.fromEntries(CONVERSION_FILTERS.filter((f) => params[f] !== undefined).map((f) => [f, params[f]])) as SharedFiguresBody['filters'] & {};
-      return { window, generatedAt, filters, conversions: await conversionsView(services, row.workspace_id, { from: window.from, to: window.to, ...filters }) };
+      if (!config.featureConversions)
+        throw unavailable('Conversion tracking is not available on this deployment', 'conversions_unavailable');
+      const filters = Object.fromEntries(
+        CONVERSION_FILTERS.filter((f) => params[f] !== undefined).map((f) => [f, params[f]]),
+      ) as SharedFiguresBody['filters'] & {};
+      return {
+        window,
+        generatedAt,
+        filters,
+        conversions: await conversionsView(services, row.workspace_id, {
+          from: window.from,
+          to: window.to,
+          ...filters,
+        }),
+      };
     }
     if (row.kind === 'GOAL') {
-      if (!config.featureGoals || !config.featureConversions) throw unavailable('Goals are not available on this deployment', 'goals_unavailable');
-      return { window, generatedAt, goal: await goalReport(services, row.workspace_id, params.goalId!, { from: window.from, to: window.to }) };
+      if (!config.featureGoals || !config.featureConversions)
+        throw unavailable('Goals are not available on this deployment', 'goals_unavailable');
+      return {
+        window,
+        generatedAt,
+        goal: await goalReport(services, row.workspace_id, params.goalId!, { from: window.from, to: window.to }),
+      };
     }
     const link = await links.getLink(knex, row.workspace_id, params.linkId!);
     if (!link) throw notFound('The link of this report no longer exists');
-    const host = link.domain_id ? (await workspaces.findDomainOf(knex, row.workspace_id, link.domain_id))?.host : undefined;
-    const analytics = await linkAnalyticsView(services, row.workspace_id, link.id, { from: isoDay(w.from), to: isoDay(w.to - DAY_MS) });
+    const host = link.domain_id
+      ? (await workspaces.findDomainOf(knex, row.workspace_id, link.domain_id))?.host
+      : undefined;
+    const analytics = await linkAnalyticsView(services, row.workspace_id, link.id, {
+      from: isoDay(w.from),
+      to: isoDay(w.to - DAY_MS),
+    });
     return {
       window,
       generatedAt,
-      link: { slug: link.slug, shortUrl: `https://${host ?? config.shortDomain}/${link.slug}`, title: link.title, analytics },
+      link: {
+        slug: link.slug,
+        shortUrl: `https://${host ?? config.shortDomain}/${link.slug}`,
+        title: link.title,
+        analytics,
+      },
     };
   }
 }

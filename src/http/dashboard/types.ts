@@ -8,7 +8,11 @@ import type { SessionRecord } from '../../db/repos/accounts.ts';
 
 export type DashboardOperationId = keyof operations;
 
-type Part<T> = [T] extends [never] ? Record<string, never> : [T] extends [undefined] ? Record<string, never> : NonNullable<T>;
+type Part<T> = [T] extends [never]
+  ? Record<string, never>
+  : [T] extends [undefined]
+    ? Record<string, never>
+    : NonNullable<T>;
 /** The body of the first (only) media type of a request or response. */
 type BodyOf<T> = T extends { content: infer C } ? C[keyof C] : undefined;
 
@@ -16,7 +20,11 @@ export interface DashboardRequest<O extends DashboardOperationId> {
   params: Part<operations[O]['parameters']['path']>;
   query: Part<operations[O]['parameters']['query']>;
   headers: Record<string, string | string[] | undefined>;
-  body: operations[O] extends { requestBody: infer R } ? BodyOf<R> : operations[O] extends { requestBody?: infer R } ? BodyOf<R> | undefined : undefined;
+  body: operations[O] extends { requestBody: infer R }
+    ? BodyOf<R>
+    : operations[O] extends { requestBody?: infer R }
+      ? BodyOf<R> | undefined
+      : undefined;
 }
 
 type SuccessStatus = 200 | 201 | 204;
@@ -54,7 +62,10 @@ export interface DashboardContext {
   bodyStream: IncomingMessage | undefined;
 }
 
-export type DashboardHandler<O extends DashboardOperationId> = (request: DashboardRequest<O>, ctx: DashboardContext) => Promise<DashboardResult<O>>;
+export type DashboardHandler<O extends DashboardOperationId> = (
+  request: DashboardRequest<O>,
+  ctx: DashboardContext,
+) => Promise<DashboardResult<O>>;
 
 /** Every operation of the dashboard's contract, each with its handler. */
 export type DashboardHandlers = { [O in DashboardOperationId]: DashboardHandler<O> };

@@ -7,7 +7,11 @@ import type { Services } from '../services.ts';
 import type { Handlers, ResultOf } from './types.ts';
 
 const actorOf = (auth: AuthContext, requestId: string | null): Actor => ({
-  workspaceId: auth.workspaceId, userId: auth.userId, plan: auth.plan, requestId, via: 'key',
+  workspaceId: auth.workspaceId,
+  userId: auth.userId,
+  plan: auth.plan,
+  requestId,
+  via: 'key',
 });
 
 export function linkHandlers(
@@ -24,12 +28,18 @@ export function linkHandlers(
       const { rows, total, tags, clicks } = await services.queries.linksPage(auth.workspaceId, page, limit);
       return {
         status: 200,
-        body: { data: rows.map((r) => presentLink(r, tags.get(r.id) ?? [], clicks.get(r.id) ?? 0)), meta: { page, limit, total } },
+        body: {
+          data: rows.map((r) => presentLink(r, tags.get(r.id) ?? [], clicks.get(r.id) ?? 0)),
+          meta: { page, limit, total },
+        },
       };
     },
 
     async getLink({ params }, { auth, requestId }): Promise<ResultOf<'getLink'>> {
-      return { status: 200, body: { data: await operations.present(await operations.get(actorOf(auth, requestId), params.id)) } };
+      return {
+        status: 200,
+        body: { data: await operations.present(await operations.get(actorOf(auth, requestId), params.id)) },
+      };
     },
 
     async createLink(request, { auth, requestId }): Promise<ResultOf<'createLink'>> {
@@ -48,7 +58,10 @@ export function linkHandlers(
 
     async deleteLink({ params }, { auth, requestId }): Promise<ResultOf<'deleteLink'>> {
       const { row, result } = await operations.remove(actorOf(auth, requestId), params.id);
-      return { status: result.outcome === 'success' ? 200 : 207, body: { data: { id: row.id, deleted: true }, result } };
+      return {
+        status: result.outcome === 'success' ? 200 : 207,
+        body: { data: { id: row.id, deleted: true }, result },
+      };
     },
   };
 }

@@ -21,9 +21,15 @@ function isLoopback(address: string): boolean {
   }
 }
 
-const sameSecret = (a: string, b: string) => Buffer.byteLength(a) === Buffer.byteLength(b) && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+const sameSecret = (a: string, b: string) =>
+  Buffer.byteLength(a) === Buffer.byteLength(b) && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
-export function opsHandlers(services: Services): Pick<Handlers, 'getHealth' | 'followShortLink' | 'submitLinkPassword' | 'scanQrCode' | 'getReadiness' | 'getMetrics'> {
+export function opsHandlers(
+  services: Services,
+): Pick<
+  Handlers,
+  'getHealth' | 'followShortLink' | 'submitLinkPassword' | 'scanQrCode' | 'getReadiness' | 'getMetrics'
+> {
   return {
     async getHealth(): Promise<ResultOf<'getHealth'>> {
       return { status: 200, body: { status: 'ok' } };
@@ -49,7 +55,9 @@ export function opsHandlers(services: Services): Pick<Handlers, 'getHealth' | 'f
       }
       const backlog = services.clickBacklog();
       if (backlog > READY_MAX_CLICK_BACKLOG) {
-        throw unavailable(`${backlog} clicks are waiting to be written (more than ${READY_MAX_CLICK_BACKLOG}): the database is not keeping up`);
+        throw unavailable(
+          `${backlog} clicks are waiting to be written (more than ${READY_MAX_CLICK_BACKLOG}): the database is not keeping up`,
+        );
       }
       return { status: 200, body: { status: 'ready' } };
     },
@@ -57,11 +65,16 @@ export function opsHandlers(services: Services): Pick<Handlers, 'getHealth' | 'f
       const token = services.config.metricsToken;
       if (token) {
         const given = String(headers.authorization ?? '');
-        if (!sameSecret(given, `Bearer ${token}`)) throw unauthenticated('GET /metrics needs Authorization: Bearer with the METRICS_TOKEN');
+        if (!sameSecret(given, `Bearer ${token}`))
+          throw unauthenticated('GET /metrics needs Authorization: Bearer with the METRICS_TOKEN');
       } else if (!isLoopback(client)) {
         throw forbidden('GET /metrics answers loopback clients only (set METRICS_TOKEN to read it from elsewhere)');
       }
-      return { status: 200, body: await services.metrics.render(), headers: { 'Content-Type': services.metrics.contentType, 'Cache-Control': 'no-store' } };
+      return {
+        status: 200,
+        body: await services.metrics.render(),
+        headers: { 'Content-Type': services.metrics.contentType, 'Cache-Control': 'no-store' },
+      };
     },
   };
 }

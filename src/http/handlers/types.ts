@@ -9,15 +9,27 @@ import type { AuthContext } from '../auth.ts';
 export type OperationId = keyof operations;
 
 /** A part of the request, or an empty object when the operation has none. */
-type Part<T> = [T] extends [never] ? Record<string, never> : [T] extends [undefined] ? Record<string, never> : NonNullable<T>;
-type JsonOf<T> = T extends { content: { 'application/json': infer B } } ? B : T extends { content: { 'text/plain': infer B } } ? B : undefined;
+type Part<T> = [T] extends [never]
+  ? Record<string, never>
+  : [T] extends [undefined]
+    ? Record<string, never>
+    : NonNullable<T>;
+type JsonOf<T> = T extends { content: { 'application/json': infer B } }
+  ? B
+  : T extends { content: { 'text/plain': infer B } }
+    ? B
+    : undefined;
 
 export interface RequestOf<O extends OperationId> {
   params: Part<operations[O]['parameters']['path']>;
   query: Part<operations[O]['parameters']['query']>;
   /** Lower-case header names, as Node gives them. */
   headers: Record<string, string | string[] | undefined>;
-  body: operations[O] extends { requestBody: infer R } ? JsonOf<R> : operations[O] extends { requestBody?: infer R } ? JsonOf<R> | undefined : undefined;
+  body: operations[O] extends { requestBody: infer R }
+    ? JsonOf<R>
+    : operations[O] extends { requestBody?: infer R }
+      ? JsonOf<R> | undefined
+      : undefined;
 }
 
 type SuccessStatus = 200 | 201 | 202 | 204 | 207;
@@ -40,7 +52,10 @@ export interface HandlerContext {
   client: string;
 }
 
-export type OperationHandler<O extends OperationId> = (request: RequestOf<O>, ctx: HandlerContext) => Promise<ResultOf<O>>;
+export type OperationHandler<O extends OperationId> = (
+  request: RequestOf<O>,
+  ctx: HandlerContext,
+) => Promise<ResultOf<O>>;
 
 /** Every operation of the contract, each with its handler: a missing one fails the typecheck. */
 export type Handlers = { [O in OperationId]: OperationHandler<O> };

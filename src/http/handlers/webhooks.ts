@@ -6,7 +6,12 @@ import type { components } from '../../../generated/api.ts';
 import { eventCatalog, type Variant } from '../../webhooks/catalog.ts';
 import { notFound, quoted } from '../../domain/errors.ts';
 import {
-  changeSubscription, createSubscription, deleteSubscription, requireWebhooksPlan, requireWebhookWriter, subscriptionOf,
+  changeSubscription,
+  createSubscription,
+  deleteSubscription,
+  requireWebhooksPlan,
+  requireWebhookWriter,
+  subscriptionOf,
 } from '../../operations/subscriptions.ts';
 import type { Services } from '../services.ts';
 import type { Handlers, ResultOf } from './types.ts';
@@ -37,7 +42,17 @@ const presentB = (row: SubscriptionRow): SubscriptionB => ({
 
 export function webhookHandlers(
   services: Services,
-): Pick<Handlers, 'getEventSchema' | 'createWebhook' | 'listWebhooks' | 'updateWebhook' | 'deleteWebhook' | 'createWebhookV1' | 'listWebhooksV1' | 'deleteWebhookV1'> {
+): Pick<
+  Handlers,
+  | 'getEventSchema'
+  | 'createWebhook'
+  | 'listWebhooks'
+  | 'updateWebhook'
+  | 'deleteWebhook'
+  | 'createWebhookV1'
+  | 'listWebhooksV1'
+  | 'deleteWebhookV1'
+> {
   const { config, db, masterKey } = services;
   const knex = db.knex;
   const deps = { knex, queries: services.queries, masterKey };
@@ -66,14 +81,25 @@ export function webhookHandlers(
       await requireWebhookWriter(knex, auth, 'create');
       // Another workspace's id answers like one that does not exist.
       if (body.workspaceId !== auth.workspaceId) throw notFound(`Workspace ${quoted(body.workspaceId)} not found`);
-      const { row, secret } = await createSubscription(deps, { workspaceId: auth.workspaceId, variant: 'A', url: body.url, events: body.events });
+      const { row, secret } = await createSubscription(deps, {
+        workspaceId: auth.workspaceId,
+        variant: 'A',
+        url: body.url,
+        events: body.events,
+      });
       return { status: 201, body: { success: true, data: { ...presentA(row), secret: secret! } } };
     },
 
     async listWebhooks(_request, { auth }): Promise<ResultOf<'listWebhooks'>> {
       requireVariant('A');
       requireWebhooksPlan(auth.plan, 'key');
-      return { status: 200, body: { success: true, data: (await subscriptions.listSubscriptions(knex, 'A', auth.workspaceId)).map(presentA) } };
+      return {
+        status: 200,
+        body: {
+          success: true,
+          data: (await subscriptions.listSubscriptions(knex, 'A', auth.workspaceId)).map(presentA),
+        },
+      };
     },
 
     async updateWebhook({ params, body }, { auth }): Promise<ResultOf<'updateWebhook'>> {
@@ -98,14 +124,23 @@ export function webhookHandlers(
       requireVariant('B');
       requireWebhooksPlan(auth.plan, 'key');
       await requireWebhookWriter(knex, auth, 'create');
-      const { row } = await createSubscription(deps, { workspaceId: auth.workspaceId, variant: 'B', url: body.url, events: body.events, secret: body.secret });
+      const { row } = await createSubscription(deps, {
+        workspaceId: auth.workspaceId,
+        variant: 'B',
+        url: body.url,
+        events: body.events,
+        secret: body.secret,
+      });
       return { status: 201, body: presentB(row) };
     },
 
     async listWebhooksV1(_request, { auth }): Promise<ResultOf<'listWebhooksV1'>> {
       requireVariant('B');
       requireWebhooksPlan(auth.plan, 'key');
-      return { status: 200, body: { data: (await subscriptions.listSubscriptions(knex, 'B', auth.workspaceId)).map(presentB) } };
+      return {
+        status: 200,
+        body: { data: (await subscriptions.listSubscriptions(knex, 'B', auth.workspaceId)).map(presentB) },
+      };
     },
 
     async deleteWebhookV1({ params }, { auth }): Promise<ResultOf<'deleteWebhookV1'>> {

@@ -13,7 +13,8 @@ export const assetCommands: Record<string, Command> = {
     run: async ({ db, config, flags }) => {
       const source = path.resolve(flags.file!);
       const ext = path.extname(source).toLowerCase();
-      if (!IMAGE_TYPES[ext]) throw usage(`--file must be a .png, .jpg, .jpeg, .gif or .webp image; got ${quoted(flags.file)}`);
+      if (!IMAGE_TYPES[ext])
+        throw usage(`--file must be a .png, .jpg, .jpeg, .gif or .webp image; got ${quoted(flags.file)}`);
       if (!fs.existsSync(source) || !fs.statSync(source).isFile()) throw usage(`--file ${flags.file} does not exist`);
       const head = Buffer.alloc(12);
       const fd = fs.openSync(source, 'r');

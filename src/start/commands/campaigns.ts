@@ -6,6 +6,8 @@ export const campaignCommands: Record<string, Command> = {
   'campaign create': {
     flags: ['workspace', 'name'],
     required: ['workspace', 'name'],
-    run: async ({ db, flags }) => ({ id: await ws.createCampaign(db.knex, flags.workspace!, text(flags.name!, '--name', 200)) }),
+    run: async ({ db, flags }) => ({
+      id: await ws.createCampaign(db.knex, flags.workspace!, text(flags.name!, '--name', 200)),
+    }),
   },
 };

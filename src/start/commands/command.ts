@@ -12,10 +12,16 @@ export type Command = {
 };
 
 /** A comma-separated flag (`--events a,b`) as its non-empty items. */
-export const listFlag = (value: string) => value.split(',').map((s) => s.trim()).filter(Boolean);
+export const listFlag = (value: string) =>
+  value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 
 export function oneOf<T extends string>(value: string, allowed: readonly T[], flag: string): T {
-  const v = (['--role', '--status', '--outcome', '--variant'].includes(flag) ? value.toUpperCase() : value.toLowerCase()) as T;
+  const v = (
+    ['--role', '--status', '--outcome', '--variant'].includes(flag) ? value.toUpperCase() : value.toLowerCase()
+  ) as T;
   if (!allowed.includes(v)) throw usage(`${flag} must be one of ${allowed.join(', ')}; got ${quoted(value)}`);
   return v;
 }
@@ -27,9 +33,14 @@ const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,
 export function isoTime(value: string | undefined, flag: string): number | null {
   if (value === undefined) return null;
   const m = ISO_TIME.exec(value.trim());
-  const bad = () => usage(`${flag} must be an ISO 8601 date or date-time with a zone, such as 2027-01-31 or 2027-01-31T12:00:00Z; got ${quoted(value)}`);
+  const bad = () =>
+    usage(
+      `${flag} must be an ISO 8601 date or date-time with a zone, such as 2027-01-31 or 2027-01-31T12:00:00Z; got ${quoted(value)}`,
+    );
   if (!m) throw bad();
-  const [y, mo, d, h = 0, mi = 0, sec = 0] = [m[1], m[2], m[3], m[4], m[5], m[6]].map((v) => (v === undefined ? undefined : Number(v))) as number[];
+  const [y, mo, d, h = 0, mi = 0, sec = 0] = [m[1], m[2], m[3], m[4], m[5], m[6]].map((v) =>
+    v === undefined ? undefined : Number(v),
+  ) as number[];
   const fraction = m[7] ? Math.floor(Number(m[7]) * 1000) : 0;
   const offset = m[9] ? (m[9] === '-' ? -1 : 1) * (Number(m[10]) * 60 + Number(m[11])) : 0;
   const day = new Date(Date.UTC(y, mo - 1, d));

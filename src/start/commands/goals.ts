@@ -8,19 +8,39 @@ import { workspaceOf } from '../../operations/workspaces.ts';
 import { isoTime, type Command, type Flags } from './command.ts';
 
 const GOAL_FLAGS = [
-  'name', 'type', 'custom-name', 'link', 'qr', 'campaign', 'target-count', 'target-value-minor', 'target-currency', 'window-start', 'window-end',
+  'name',
+  'type',
+  'custom-name',
+  'link',
+  'qr',
+  'campaign',
+  'target-count',
+  'target-value-minor',
+  'target-currency',
+  'window-start',
+  'window-end',
 ];
 
 function wholeNumber(value: string | undefined, flag: string, min: number): number | null | undefined {
   if (value === undefined) return undefined;
   if (value === '' || value === 'none') return null;
-  if (!/^\d{1,15}$/.test(value) || Number(value) < min) throw usage(`${flag} must be a whole number of ${min} or more; got ${quoted(value)}`);
+  if (!/^\d{1,15}$/.test(value) || Number(value) < min)
+    throw usage(`${flag} must be a whole number of ${min} or more; got ${quoted(value)}`);
   return Number(value);
 }
 
 const LABELS: Record<GoalField, string> = {
-  name: '--name', type: '--type', customName: '--custom-name', linkId: '--link', qrCodeId: '--qr', campaignId: '--campaign', targetCount: '--target-count',
-  targetValueMinor: '--target-value-minor', targetCurrency: '--target-currency', windowStart: '--window-start', windowEnd: '--window-end',
+  name: '--name',
+  type: '--type',
+  customName: '--custom-name',
+  linkId: '--link',
+  qrCodeId: '--qr',
+  campaignId: '--campaign',
+  targetCount: '--target-count',
+  targetValueMinor: '--target-value-minor',
+  targetCurrency: '--target-currency',
+  windowStart: '--window-start',
+  windowEnd: '--window-end',
 };
 
 /** The definition flags as the goal rules take them; on update only the flags given change. */
@@ -37,8 +57,18 @@ function goalInput(flags: Flags): GoalInput {
     targetCount: wholeNumber(flags['target-count'], '--target-count', 1),
     targetValueMinor: wholeNumber(flags['target-value-minor'], '--target-value-minor', 0),
     targetCurrency: flags['target-currency'] === undefined ? undefined : flags['target-currency'] || null,
-    windowStart: flags['window-start'] === undefined ? undefined : flags['window-start'] === '' ? null : isoTime(flags['window-start'], '--window-start'),
-    windowEnd: flags['window-end'] === undefined ? undefined : flags['window-end'] === '' ? null : isoTime(flags['window-end'], '--window-end'),
+    windowStart:
+      flags['window-start'] === undefined
+        ? undefined
+        : flags['window-start'] === ''
+          ? null
+          : isoTime(flags['window-start'], '--window-start'),
+    windowEnd:
+      flags['window-end'] === undefined
+        ? undefined
+        : flags['window-end'] === ''
+          ? null
+          : isoTime(flags['window-end'], '--window-end'),
   };
   return input;
 }

@@ -10,7 +10,8 @@ export const memberCommands: Record<string, Command> = {
     flags: ['workspace', 'email', 'role'],
     required: ['workspace', 'email', 'role'],
     run: async ({ db, config, flags }) => {
-      if (!/^[^@\s]+@[^@\s]+$/.test(flags.email!.trim())) throw usage(`--email must be an e-mail address; got ${quoted(flags.email)}`);
+      if (!/^[^@\s]+@[^@\s]+$/.test(flags.email!.trim()))
+        throw usage(`--email must be an e-mail address; got ${quoted(flags.email)}`);
       text(flags.email!, '--email', 320);
       return addMember(db.knex, config, flags.workspace!, flags.email!, oneOf(flags.role!, ROLES, '--role') as Role);
     },

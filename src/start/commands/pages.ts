@@ -37,17 +37,21 @@ export const pageCommands: Record<string, Command> = {
     run: async ({ db, config, flags }) => {
       await workspaceOf(db.knex, flags.workspace!);
       const rows = await bioPages.listPages(db.knex, flags.workspace!);
-      return { data: await Promise.all(rows.map((r) => presentPage({ knex: db.knex, shortDomain: config.shortDomain }, r))) };
+      return {
+        data: await Promise.all(rows.map((r) => presentPage({ knex: db.knex, shortDomain: config.shortDomain }, r))),
+      };
     },
   },
   'page publish': {
     flags: ['id'],
     required: ['id'],
-    run: async ({ db, config, flags }) => pageState(await publishPage(pageDeps(db, config), await pageById(db, flags.id!), null), config),
+    run: async ({ db, config, flags }) =>
+      pageState(await publishPage(pageDeps(db, config), await pageById(db, flags.id!), null), config),
   },
   'page unpublish': {
     flags: ['id'],
     required: ['id'],
-    run: async ({ db, config, flags }) => pageState(await unpublishPage(pageDeps(db, config), await pageById(db, flags.id!)), config),
+    run: async ({ db, config, flags }) =>
+      pageState(await unpublishPage(pageDeps(db, config), await pageById(db, flags.id!)), config),
   },
 };

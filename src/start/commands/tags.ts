@@ -9,7 +9,12 @@ export const tagCommands: Record<string, Command> = {
     run: async ({ db, flags }) => {
       const name = text(flags.name!, '--name', 100);
       const color = flags.color === undefined ? '#6b7280' : text(flags.color, '--color', 32);
-      return { id: await unique(ws.createTag(db.knex, flags.workspace!, name, color), `a tag named ${name} already exists in ${flags.workspace}`) };
+      return {
+        id: await unique(
+          ws.createTag(db.knex, flags.workspace!, name, color),
+          `a tag named ${name} already exists in ${flags.workspace}`,
+        ),
+      };
     },
   },
 };

@@ -10,7 +10,10 @@ import * as outbox from '../../db/repos/webhook-delivery-log.ts';
 import { notFound, quoted, usage } from '../../domain/errors.ts';
 import * as operator from '../../operations/deliveries.ts';
 import {
-  changeSubscription, createSubscription, deleteSubscription, type SubscriptionDeps,
+  changeSubscription,
+  createSubscription,
+  deleteSubscription,
+  type SubscriptionDeps,
 } from '../../operations/subscriptions.ts';
 import { workspaceOf } from '../../operations/workspaces.ts';
 import { attemptLog } from '../../webhooks/delivery-log.ts';
@@ -69,7 +72,11 @@ export const webhookCommands: Record<string, Command> = {
     flags: ['subscription', 'since'],
     required: ['subscription', 'since'],
     run: async ({ db, flags }) => {
-      const { subscriptionId, replayed } = await operator.replaySince(db.knex, flags.subscription!, isoTime(flags.since, '--since')!);
+      const { subscriptionId, replayed } = await operator.replaySince(
+        db.knex,
+        flags.subscription!,
+        isoTime(flags.since, '--since')!,
+      );
       return { id: subscriptionId, replayed };
     },
   },
@@ -84,7 +91,9 @@ export const webhookCommands: Record<string, Command> = {
     required: ['workspace'],
     run: async ({ db, flags }) => {
       await workspaceOf(db.knex, flags.workspace!);
-      return { data: (await subscriptions.listWorkspaceSubscriptions(db.knex, flags.workspace!)).map(subscriptionView) };
+      return {
+        data: (await subscriptions.listWorkspaceSubscriptions(db.knex, flags.workspace!)).map(subscriptionView),
+      };
     },
   },
   'webhook create': {
@@ -111,7 +120,10 @@ export const webhookCommands: Record<string, Command> = {
     required: ['subscription'],
     run: async ({ db, config, flags }) => {
       const current = await operator.subscription(db.knex, flags.subscription!);
-      const enabled = flags.enabled === undefined ? undefined : oneOf(flags.enabled, ['true', 'false'] as const, '--enabled') === 'true';
+      const enabled =
+        flags.enabled === undefined
+          ? undefined
+          : oneOf(flags.enabled, ['true', 'false'] as const, '--enabled') === 'true';
       await changeSubscription(subscriptionDeps(db, config), current, {
         url: flags.url,
         events: flags.events === undefined ? undefined : listFlag(flags.events),

@@ -8,7 +8,11 @@ export const workspaceCommands: Record<string, Command> = {
     flags: ['name', 'plan'],
     required: ['name'],
     run: async ({ db, flags }) => ({
-      id: await ws.createWorkspace(db.knex, text(flags.name!, '--name', 200), oneOf(flags.plan ?? 'growth', PLANS, '--plan') as Plan),
+      id: await ws.createWorkspace(
+        db.knex,
+        text(flags.name!, '--name', 200),
+        oneOf(flags.plan ?? 'growth', PLANS, '--plan') as Plan,
+      ),
     }),
   },
   // Variant A's webhook body names the workspace, which no API answer returns: this is where a

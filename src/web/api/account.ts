@@ -28,9 +28,13 @@ export function useInvitation(token: string) {
 export const accountApi = {
   signIn: (email: string, password: string) => unwrap(api.POST('/session', { body: { email, password } })),
   signOut: () => unwrap(api.DELETE('/session')),
-  changePassword: (currentPassword: string, newPassword: string) => unwrap(api.POST('/password', { body: { currentPassword, newPassword } })),
-  setUpPassword: (token: string, password: string) => unwrap(api.POST('/password-setup', { body: { token, password } })),
-  firstRun: (body: { token: string; workspaceName: string; email: string; password: string }) => unwrap(api.POST('/first-run', { body })),
+  changePassword: (currentPassword: string, newPassword: string) =>
+    unwrap(api.POST('/password', { body: { currentPassword, newPassword } })),
+  setUpPassword: (token: string, password: string) =>
+    unwrap(api.POST('/password-setup', { body: { token, password } })),
+  firstRun: (body: { token: string; workspaceName: string; email: string; password: string }) =>
+    unwrap(api.POST('/first-run', { body })),
   acceptInvitation: (token: string) => unwrap(api.POST('/invitation/accept', { body: { token } })),
-  register: (token: string, password: string) => unwrap(api.POST('/invitation/register', { body: { token, password } })),
+  register: (token: string, password: string) =>
+    unwrap(api.POST('/invitation/register', { body: { token, password } })),
 };

@@ -29,7 +29,9 @@ function fromAnswer(response: Response, body: unknown): ApiError {
   const retryAfter = Number.isFinite(retry) && retry > 0 ? retry : undefined;
   if (isErrorBody(body)) return new ApiError(response.status, body.error, body.field, retryAfter);
   const fallback =
-    response.status >= 500 ? `The service had a problem (${response.status}). Try again in a moment.` : `The service refused the request (${response.status}).`;
+    response.status >= 500
+      ? `The service had a problem (${response.status}). Try again in a moment.`
+      : `The service refused the request (${response.status}).`;
   return new ApiError(response.status, fallback, undefined, retryAfter);
 }
 

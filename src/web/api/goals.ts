@@ -12,7 +12,13 @@ export function useGoals(ws: string, status?: Goal['status'], enabled = true) {
   return useQuery({
     queryKey: [...keys.goals(ws), status ?? 'all'],
     queryFn: async () =>
-      (await unwrap(api.GET('/workspaces/{workspaceId}/goals', { params: { path: { workspaceId: ws }, query: status ? { status } : {} } }))).data,
+      (
+        await unwrap(
+          api.GET('/workspaces/{workspaceId}/goals', {
+            params: { path: { workspaceId: ws }, query: status ? { status } : {} },
+          }),
+        )
+      ).data,
     enabled,
   });
 }
@@ -36,7 +42,8 @@ export function useGoalReport(ws: string, goal: Goal | undefined, goalId: string
 export function useConversions(ws: string, query: Record<string, string>, enabled: boolean) {
   return useQuery({
     queryKey: keys.conversions(ws, JSON.stringify(query)),
-    queryFn: () => unwrap(api.GET('/workspaces/{workspaceId}/conversions', { params: { path: { workspaceId: ws }, query } })),
+    queryFn: () =>
+      unwrap(api.GET('/workspaces/{workspaceId}/conversions', { params: { path: { workspaceId: ws }, query } })),
     enabled,
     placeholderData: keepPreviousData,
   });
@@ -48,5 +55,10 @@ export const goalsApi = {
   update: (workspaceId: string, goalId: string, body: GoalCreate) =>
     unwrap(api.PATCH('/workspaces/{workspaceId}/goals/{goalId}', { params: { path: { workspaceId, goalId } }, body })),
   setStatus: (workspaceId: string, goalId: string, status: Goal['status']) =>
-    unwrap(api.POST('/workspaces/{workspaceId}/goals/{goalId}/status', { params: { path: { workspaceId, goalId } }, body: { status } })),
+    unwrap(
+      api.POST('/workspaces/{workspaceId}/goals/{goalId}/status', {
+        params: { path: { workspaceId, goalId } },
+        body: { status },
+      }),
+    ),
 };

@@ -15,9 +15,11 @@ export const keys = {
   goals: (ws: string) => ['goals', ws] as const,
   pages: (ws: string) => ['pages', ws] as const,
   page: (ws: string, id: string) => ['pages', ws, id] as const,
-  pageAnalytics: (ws: string, id: string, from: string, to: string) => ['pages', ws, id, 'analytics', from, to] as const,
+  pageAnalytics: (ws: string, id: string, from: string, to: string) =>
+    ['pages', ws, id, 'analytics', from, to] as const,
   pagePreview: (ws: string, draft: string) => ['page-preview', ws, draft] as const,
-  goalReport: (ws: string, id: string, days: string, version: number) => ['goals', ws, 'report', id, days, version] as const,
+  goalReport: (ws: string, id: string, days: string, version: number) =>
+    ['goals', ws, 'report', id, days, version] as const,
   reports: (ws: string) => ['reports', ws] as const,
   shared: (token: string) => ['shared', token] as const,
 };

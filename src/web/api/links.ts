@@ -26,7 +26,11 @@ export function useLinkAnalytics(ws: string, linkId: string, window: { from: str
   return useQuery({
     queryKey: keys.analytics(ws, linkId, window?.from ?? '', window?.to ?? ''),
     queryFn: () =>
-      unwrap(api.GET('/workspaces/{workspaceId}/links/{linkId}/analytics', { params: { path: { workspaceId: ws, linkId }, query: window ?? {} } })),
+      unwrap(
+        api.GET('/workspaces/{workspaceId}/links/{linkId}/analytics', {
+          params: { path: { workspaceId: ws, linkId }, query: window ?? {} },
+        }),
+      ),
     enabled: window !== null,
     placeholderData: keepPreviousData,
   });
@@ -37,9 +41,12 @@ export const linksApi = {
     unwrap(api.POST('/workspaces/{workspaceId}/links', { ...inWorkspace(workspaceId), body })),
   update: (workspaceId: string, linkId: string, body: LinkUpdate) =>
     unwrap(api.PATCH('/workspaces/{workspaceId}/links/{linkId}', { ...oneLink(workspaceId, linkId), body })),
-  remove: (workspaceId: string, linkId: string) => unwrap(api.DELETE('/workspaces/{workspaceId}/links/{linkId}', oneLink(workspaceId, linkId))),
-  qr: (workspaceId: string, linkId: string) => unwrap(api.POST('/workspaces/{workspaceId}/links/{linkId}/qr', oneLink(workspaceId, linkId))),
-  bulk: (workspaceId: string, body: BulkLinks) => unwrap(api.POST('/workspaces/{workspaceId}/links/bulk', { ...inWorkspace(workspaceId), body })),
+  remove: (workspaceId: string, linkId: string) =>
+    unwrap(api.DELETE('/workspaces/{workspaceId}/links/{linkId}', oneLink(workspaceId, linkId))),
+  qr: (workspaceId: string, linkId: string) =>
+    unwrap(api.POST('/workspaces/{workspaceId}/links/{linkId}/qr', oneLink(workspaceId, linkId))),
+  bulk: (workspaceId: string, body: BulkLinks) =>
+    unwrap(api.POST('/workspaces/{workspaceId}/links/bulk', { ...inWorkspace(workspaceId), body })),
   import: (workspaceId: string, csv: File) =>
     unwrap(
       api.POST('/workspaces/{workspaceId}/links/import', {
@@ -52,4 +59,5 @@ export const linksApi = {
 };
 
 /** Where the browser downloads the workspace's links as CSV (a plain link: the session cookie goes along). */
-export const linksExportUrl = (workspaceId: string) => `${API_BASE}/workspaces/${encodeURIComponent(workspaceId)}/links/export`;
+export const linksExportUrl = (workspaceId: string) =>
+  `${API_BASE}/workspaces/${encodeURIComponent(workspaceId)}/links/export`;

@@ -23,11 +23,20 @@ export function useInvitations(ws: string) {
 
 export const membersApi = {
   changeRole: (workspaceId: string, userId: string, role: Role) =>
-    unwrap(api.PATCH('/workspaces/{workspaceId}/members/{userId}', { params: { path: { workspaceId, userId } }, body: { role } })),
+    unwrap(
+      api.PATCH('/workspaces/{workspaceId}/members/{userId}', {
+        params: { path: { workspaceId, userId } },
+        body: { role },
+      }),
+    ),
   remove: (workspaceId: string, userId: string) =>
     unwrap(api.DELETE('/workspaces/{workspaceId}/members/{userId}', { params: { path: { workspaceId, userId } } })),
   invite: (workspaceId: string, email: string, role: Role) =>
     unwrap(api.POST('/workspaces/{workspaceId}/invitations', { ...inWorkspace(workspaceId), body: { email, role } })),
   revokeInvitation: (workspaceId: string, invitationId: string) =>
-    unwrap(api.DELETE('/workspaces/{workspaceId}/invitations/{invitationId}', { params: { path: { workspaceId, invitationId } } })),
+    unwrap(
+      api.DELETE('/workspaces/{workspaceId}/invitations/{invitationId}', {
+        params: { path: { workspaceId, invitationId } },
+      }),
+    ),
 };

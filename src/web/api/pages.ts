@@ -28,7 +28,11 @@ export function usePageAnalytics(ws: string, pageId: string, from: string, to: s
   return useQuery({
     queryKey: keys.pageAnalytics(ws, pageId, from, to),
     queryFn: () =>
-      unwrap(api.GET('/workspaces/{workspaceId}/pages/{pageId}/analytics', { params: { path: { workspaceId: ws, pageId }, query: { from, to } } })),
+      unwrap(
+        api.GET('/workspaces/{workspaceId}/pages/{pageId}/analytics', {
+          params: { path: { workspaceId: ws, pageId }, query: { from, to } },
+        }),
+      ),
     placeholderData: keepPreviousData,
   });
 }
@@ -38,7 +42,14 @@ export function usePagePreview(workspaceId: string, draft: string) {
   return useQuery({
     queryKey: keys.pagePreview(workspaceId, draft),
     queryFn: async () =>
-      (await unwrap(api.POST('/workspaces/{workspaceId}/page-preview', { ...inWorkspace(workspaceId), body: JSON.parse(draft) as BioPagePreviewRequest }))).html,
+      (
+        await unwrap(
+          api.POST('/workspaces/{workspaceId}/page-preview', {
+            ...inWorkspace(workspaceId),
+            body: JSON.parse(draft) as BioPagePreviewRequest,
+          }),
+        )
+      ).html,
     // The last preview stays while the next one is made, so the frame never goes blank.
     placeholderData: keepPreviousData,
     staleTime: Infinity,

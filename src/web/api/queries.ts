@@ -31,7 +31,11 @@ export function useLink(ws: string, linkId: string) {
   return useQuery({
     queryKey: keys.link(ws, linkId),
     queryFn: async () =>
-      (await unwrap(api.GET('/workspaces/{workspaceId}/links/{linkId}', { params: { path: { workspaceId: ws, linkId } } }))).data,
+      (
+        await unwrap(
+          api.GET('/workspaces/{workspaceId}/links/{linkId}', { params: { path: { workspaceId: ws, linkId } } }),
+        )
+      ).data,
     enabled: linkId !== '',
   });
 }

@@ -14,7 +14,8 @@ const oneReport = (workspaceId: string, reportId: string) => ({ params: { path: 
 export function useReports(ws: string) {
   return useQuery({
     queryKey: keys.reports(ws),
-    queryFn: async () => (await unwrap(api.GET('/workspaces/{workspaceId}/reports', { params: { path: { workspaceId: ws } } }))).data,
+    queryFn: async () =>
+      (await unwrap(api.GET('/workspaces/{workspaceId}/reports', { params: { path: { workspaceId: ws } } }))).data,
   });
 }
 
@@ -37,5 +38,6 @@ export const reportsApi = {
     unwrap(api.POST('/workspaces/{workspaceId}/reports/{reportId}/token', oneReport(workspaceId, reportId))),
   remove: (workspaceId: string, reportId: string) =>
     unwrap(api.DELETE('/workspaces/{workspaceId}/reports/{reportId}', oneReport(workspaceId, reportId))),
-  unlockShared: (token: string, password: string) => unwrap(api.POST('/shared/{token}/unlock', { params: { path: { token } }, body: { password } })),
+  unlockShared: (token: string, password: string) =>
+    unwrap(api.POST('/shared/{token}/unlock', { params: { path: { token } }, body: { password } })),
 };

@@ -36,14 +36,22 @@ const eventNames = (names: string[]) => names as WebhookEventName[];
 type NewSubscription = { variant: WebhookVariant; url: string; events: string[]; secret?: string };
 
 export const webhookApi = {
-  subscriptions: async (ws: string) => (await unwrap(api.GET('/workspaces/{workspaceId}/webhooks/subscriptions', { params: path(ws) }))).data,
-  catalog: async (ws: string) => (await unwrap(api.GET('/workspaces/{workspaceId}/webhooks/events', { params: path(ws) }))).data,
+  subscriptions: async (ws: string) =>
+    (await unwrap(api.GET('/workspaces/{workspaceId}/webhooks/subscriptions', { params: path(ws) }))).data,
+  catalog: async (ws: string) =>
+    (await unwrap(api.GET('/workspaces/{workspaceId}/webhooks/events', { params: path(ws) }))).data,
   create: (ws: string, { variant, url, events, secret }: NewSubscription) => {
     const body: Schemas['WebhookSubscriptionCreate'] =
-      variant === 'B' ? { variant, url, events: eventNames(events), secret: secret ?? '' } : { variant, url, events: eventNames(events) };
+      variant === 'B'
+        ? { variant, url, events: eventNames(events), secret: secret ?? '' }
+        : { variant, url, events: eventNames(events) };
     return unwrap(api.POST('/workspaces/{workspaceId}/webhooks/subscriptions', { params: path(ws), body }));
   },
-  update: (ws: string, subscriptionId: string, { events, ...body }: { url?: string; events?: string[]; enabled?: boolean }) =>
+  update: (
+    ws: string,
+    subscriptionId: string,
+    { events, ...body }: { url?: string; events?: string[]; enabled?: boolean },
+  ) =>
     unwrap(
       api.PATCH('/workspaces/{workspaceId}/webhooks/subscriptions/{subscriptionId}', {
         params: { path: { workspaceId: ws, subscriptionId } },
@@ -52,9 +60,17 @@ export const webhookApi = {
       }),
     ),
   remove: (ws: string, subscriptionId: string) =>
-    unwrap(api.DELETE('/workspaces/{workspaceId}/webhooks/subscriptions/{subscriptionId}', { params: { path: { workspaceId: ws, subscriptionId } } })),
+    unwrap(
+      api.DELETE('/workspaces/{workspaceId}/webhooks/subscriptions/{subscriptionId}', {
+        params: { path: { workspaceId: ws, subscriptionId } },
+      }),
+    ),
   enable: (ws: string, subscriptionId: string) =>
-    unwrap(api.POST('/workspaces/{workspaceId}/webhooks/subscriptions/{subscriptionId}/enable', { params: { path: { workspaceId: ws, subscriptionId } } })),
+    unwrap(
+      api.POST('/workspaces/{workspaceId}/webhooks/subscriptions/{subscriptionId}/enable', {
+        params: { path: { workspaceId: ws, subscriptionId } },
+      }),
+    ),
   test: (ws: string, subscriptionId: string, event: string) =>
     unwrap(
       api.POST('/workspaces/{workspaceId}/webhooks/subscriptions/{subscriptionId}/test', {
@@ -64,24 +80,44 @@ export const webhookApi = {
     ),
   replaySince: (ws: string, subscriptionId: string, since: string) =>
     unwrap(
-      api.POST('/workspaces/{workspaceId}/webhooks/subscriptions/{subscriptionId}/replay-failed', { params: { path: { workspaceId: ws, subscriptionId } }, body: { since } }),
+      api.POST('/workspaces/{workspaceId}/webhooks/subscriptions/{subscriptionId}/replay-failed', {
+        params: { path: { workspaceId: ws, subscriptionId } },
+        body: { since },
+      }),
     ),
-  log: (ws: string, { event, ...query }: { status?: DeliveryStatus; event?: string; subscriptionId?: string; before?: string }) =>
+  log: (
+    ws: string,
+    { event, ...query }: { status?: DeliveryStatus; event?: string; subscriptionId?: string; before?: string },
+  ) =>
     unwrap(
       api.GET('/workspaces/{workspaceId}/webhooks/deliveries', {
         params: { path: { workspaceId: ws }, query: { ...query, ...(event ? { event: eventNames([event])[0] } : {}) } },
       }),
     ),
   delivery: (ws: string, deliveryId: string) =>
-    unwrap(api.GET('/workspaces/{workspaceId}/webhooks/deliveries/{deliveryId}', { params: { path: { workspaceId: ws, deliveryId } } })),
+    unwrap(
+      api.GET('/workspaces/{workspaceId}/webhooks/deliveries/{deliveryId}', {
+        params: { path: { workspaceId: ws, deliveryId } },
+      }),
+    ),
   replay: (ws: string, deliveryId: string) =>
-    unwrap(api.POST('/workspaces/{workspaceId}/webhooks/deliveries/{deliveryId}/replay', { params: { path: { workspaceId: ws, deliveryId } } })),
+    unwrap(
+      api.POST('/workspaces/{workspaceId}/webhooks/deliveries/{deliveryId}/replay', {
+        params: { path: { workspaceId: ws, deliveryId } },
+      }),
+    ),
   resolve: (ws: string, deliveryId: string, outcome: 'DELIVERED' | 'FAILED') =>
-    unwrap(api.POST('/workspaces/{workspaceId}/webhooks/deliveries/{deliveryId}/resolve', { params: { path: { workspaceId: ws, deliveryId } }, body: { outcome } })),
+    unwrap(
+      api.POST('/workspaces/{workspaceId}/webhooks/deliveries/{deliveryId}/resolve', {
+        params: { path: { workspaceId: ws, deliveryId } },
+        body: { outcome },
+      }),
+    ),
 };
 
 /** A subscription as a person names it in a list. */
 export const subscriptionName = (s: Pick<WebhookSubscription, 'url' | 'variant'>) => `${s.url} (Variant ${s.variant})`;
 
 /** The events a variant's catalogue offers. */
-export const eventsOf = (catalog: WebhookCatalog, variant: WebhookVariant) => catalog.find((c) => c.variant === variant)?.events ?? [];
+export const eventsOf = (catalog: WebhookCatalog, variant: WebhookVariant) =>
+  catalog.find((c) => c.variant === variant)?.events ?? [];

@@ -11,10 +11,22 @@ export function SubmitButton({
   className,
   variant = 'primary',
   ...rest
-}: { pending: boolean; children: ReactNode; variant?: 'primary' | 'plain' | 'danger' } & ButtonHTMLAttributes<HTMLButtonElement>) {
-  const classes = ['button', variant === 'plain' ? '' : `button-${variant}`, pending ? 'is-busy' : '', className].filter(Boolean).join(' ');
+}: {
+  pending: boolean;
+  children: ReactNode;
+  variant?: 'primary' | 'plain' | 'danger';
+} & ButtonHTMLAttributes<HTMLButtonElement>) {
+  const classes = ['button', variant === 'plain' ? '' : `button-${variant}`, pending ? 'is-busy' : '', className]
+    .filter(Boolean)
+    .join(' ');
   return (
-    <button type="submit" className={classes} disabled={pending || rest.disabled} aria-busy={pending || undefined} {...rest}>
+    <button
+      type="submit"
+      className={classes}
+      disabled={pending || rest.disabled}
+      aria-busy={pending || undefined}
+      {...rest}
+    >
       {children}
     </button>
   );

@@ -64,7 +64,11 @@ function ConfirmDialog({ question, onSettle }: { question: Question; onSettle: (
         <button type="button" className="button" onClick={() => onSettle(false)} autoFocus>
           {question.cancelLabel ?? 'Cancel'}
         </button>
-        <button type="button" className={question.danger ? 'button button-danger' : 'button button-primary'} onClick={() => onSettle(true)}>
+        <button
+          type="button"
+          className={question.danger ? 'button button-danger' : 'button button-primary'}
+          onClick={() => onSettle(true)}
+        >
           {question.confirmLabel}
         </button>
       </div>

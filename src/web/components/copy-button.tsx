@@ -6,7 +6,17 @@ import { copyText } from '../lib/clipboard.ts';
  * A button that copies `text`. `label` is its accessible name ("Copy short URL for launch");
  * the visible word stays short.
  */
-export function CopyButton({ text, label, visible = 'Copy', className }: { text: string; label: string; visible?: string; className?: string }) {
+export function CopyButton({
+  text,
+  label,
+  visible = 'Copy',
+  className,
+}: {
+  text: string;
+  label: string;
+  visible?: string;
+  className?: string;
+}) {
   const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
   useEffect(() => {
     if (state === 'idle') return undefined;

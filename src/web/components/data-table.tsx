@@ -26,7 +26,12 @@ export function DataTable(props: {
 }) {
   const tableClass = ['table', props.cards ? 'table-cards' : '', props.className ?? ''].filter(Boolean).join(' ');
   return (
-    <div className={props.wrapClassName ? `table-wrap ${props.wrapClassName}` : 'table-wrap'} role="region" aria-labelledby={props.captionId} tabIndex={0}>
+    <div
+      className={props.wrapClassName ? `table-wrap ${props.wrapClassName}` : 'table-wrap'}
+      role="region"
+      aria-labelledby={props.captionId}
+      tabIndex={0}
+    >
       <table className={tableClass} aria-busy={props.busy || undefined}>
         <caption id={props.captionId} className="visually-hidden">
           {props.caption}
@@ -36,7 +41,13 @@ export function DataTable(props: {
             {props.headers.map((h, i) =>
               h === null || h === false ? null : (
                 <th scope="col" key={i} className={typeof h === 'object' && 'className' in h ? h.className : undefined}>
-                  {typeof h === 'string' ? h : 'hidden' in h ? <span className="visually-hidden">{h.hidden}</span> : h.content}
+                  {typeof h === 'string' ? (
+                    h
+                  ) : 'hidden' in h ? (
+                    <span className="visually-hidden">{h.hidden}</span>
+                  ) : (
+                    h.content
+                  )}
                 </th>
               ),
             )}

@@ -1,6 +1,12 @@
 // Labelled form controls. A field's hint and its error are tied to the control with
 // aria-describedby; an error also sets aria-invalid. Errors sit right under their control.
-import { useId, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes, type TextareaHTMLAttributes } from 'react';
+import {
+  useId,
+  type InputHTMLAttributes,
+  type ReactNode,
+  type SelectHTMLAttributes,
+  type TextareaHTMLAttributes,
+} from 'react';
 
 interface FieldFrame {
   label: ReactNode;
@@ -38,28 +44,79 @@ function Frame(props: FieldFrame & { controlId: string; hintId?: string; errorId
   );
 }
 
-export function TextField({ label, hint, error, className, id, ...input }: FieldFrame & InputHTMLAttributes<HTMLInputElement>) {
+export function TextField({
+  label,
+  hint,
+  error,
+  className,
+  id,
+  ...input
+}: FieldFrame & InputHTMLAttributes<HTMLInputElement>) {
   const ids = useFieldIds(hint, error, id);
   return (
-    <Frame label={label} hint={hint} error={error} className={className} controlId={ids.controlId} hintId={ids.hintId} errorId={ids.errorId}>
+    <Frame
+      label={label}
+      hint={hint}
+      error={error}
+      className={className}
+      controlId={ids.controlId}
+      hintId={ids.hintId}
+      errorId={ids.errorId}
+    >
       <input id={ids.controlId} aria-invalid={error ? true : undefined} aria-describedby={ids.describedBy} {...input} />
     </Frame>
   );
 }
 
-export function TextAreaField({ label, hint, error, className, id, ...area }: FieldFrame & TextareaHTMLAttributes<HTMLTextAreaElement>) {
+export function TextAreaField({
+  label,
+  hint,
+  error,
+  className,
+  id,
+  ...area
+}: FieldFrame & TextareaHTMLAttributes<HTMLTextAreaElement>) {
   const ids = useFieldIds(hint, error, id);
   return (
-    <Frame label={label} hint={hint} error={error} className={className} controlId={ids.controlId} hintId={ids.hintId} errorId={ids.errorId}>
-      <textarea id={ids.controlId} aria-invalid={error ? true : undefined} aria-describedby={ids.describedBy} {...area} />
+    <Frame
+      label={label}
+      hint={hint}
+      error={error}
+      className={className}
+      controlId={ids.controlId}
+      hintId={ids.hintId}
+      errorId={ids.errorId}
+    >
+      <textarea
+        id={ids.controlId}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={ids.describedBy}
+        {...area}
+      />
     </Frame>
   );
 }
 
-export function SelectField({ label, hint, error, className, id, children, ...select }: FieldFrame & SelectHTMLAttributes<HTMLSelectElement>) {
+export function SelectField({
+  label,
+  hint,
+  error,
+  className,
+  id,
+  children,
+  ...select
+}: FieldFrame & SelectHTMLAttributes<HTMLSelectElement>) {
   const ids = useFieldIds(hint, error, id);
   return (
-    <Frame label={label} hint={hint} error={error} className={className} controlId={ids.controlId} hintId={ids.hintId} errorId={ids.errorId}>
+    <Frame
+      label={label}
+      hint={hint}
+      error={error}
+      className={className}
+      controlId={ids.controlId}
+      hintId={ids.hintId}
+      errorId={ids.errorId}
+    >
       <select id={ids.controlId} aria-invalid={error ? true : undefined} aria-describedby={ids.describedBy} {...select}>
         {children}
       </select>
@@ -67,7 +124,13 @@ export function SelectField({ label, hint, error, className, id, children, ...se
   );
 }
 
-export function CheckboxField({ label, hint, className, id, ...input }: Omit<FieldFrame, 'error'> & InputHTMLAttributes<HTMLInputElement>) {
+export function CheckboxField({
+  label,
+  hint,
+  className,
+  id,
+  ...input
+}: Omit<FieldFrame, 'error'> & InputHTMLAttributes<HTMLInputElement>) {
   const ids = useFieldIds(hint, undefined, id);
   return (
     <div className={['check', className].filter(Boolean).join(' ')}>

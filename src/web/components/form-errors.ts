@@ -19,9 +19,12 @@ export function useFormErrors<K extends string>(fieldOf: Record<string, K>, form
       const root = formRef?.current;
       if (!root) return;
       // [data-problem]: a control at fault that is not an input (a choice made with a button).
-      const target = root.querySelector<HTMLElement>('[aria-invalid="true"], [data-problem]') ?? root.querySelector<HTMLElement>('[role="alert"]');
+      const target =
+        root.querySelector<HTMLElement>('[aria-invalid="true"], [data-problem]') ??
+        root.querySelector<HTMLElement>('[role="alert"]');
       if (target) {
-        if (!target.hasAttribute('tabindex') && target.getAttribute('role') === 'alert') target.setAttribute('tabindex', '-1');
+        if (!target.hasAttribute('tabindex') && target.getAttribute('role') === 'alert')
+          target.setAttribute('tabindex', '-1');
         target.focus();
       }
     });

@@ -69,7 +69,16 @@ export function HostedImageField({
 
   return (
     <div className="preview-image">
-      <TextField label={text.label} type="url" value={value} onChange={(e) => onChange(e.target.value)} error={error} hint={text.hint} disabled={disabled} inputMode="url" />
+      <TextField
+        label={text.label}
+        type="url"
+        value={value}
+        onChange={(e) => onChange(e.target.value)}
+        error={error}
+        hint={text.hint}
+        disabled={disabled}
+        inputMode="url"
+      />
       {readOnly ? null : (
         <div className="field">
           <label htmlFor={uploadId}>{text.uploadLabel}</label>

@@ -49,7 +49,10 @@ interface BoundaryState {
 }
 
 /** Shows a screen's failure in its place, with a way to reload. A class: React has no hook for this. */
-export class ScreenBoundary extends Component<{ children: ReactNode; frame?: ComponentType<{ children: ReactNode }> }, BoundaryState> {
+export class ScreenBoundary extends Component<
+  { children: ReactNode; frame?: ComponentType<{ children: ReactNode }> },
+  BoundaryState
+> {
   state: BoundaryState = { error: null };
 
   static getDerivedStateFromError(error: unknown): BoundaryState {

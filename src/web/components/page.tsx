@@ -6,7 +6,17 @@ import { useDocumentTitle } from '../lib/hooks.ts';
 
 let firstScreen = true;
 
-export function PageHeader({ title, eyebrow, actions, children }: { title: string; eyebrow?: ReactNode; actions?: ReactNode; children?: ReactNode }) {
+export function PageHeader({
+  title,
+  eyebrow,
+  actions,
+  children,
+}: {
+  title: string;
+  eyebrow?: ReactNode;
+  actions?: ReactNode;
+  children?: ReactNode;
+}) {
   useDocumentTitle(title);
   const ref = useRef<HTMLHeadingElement>(null);
   // A new address moves focus here; a filter or a title filled in later does not.

@@ -11,7 +11,8 @@ export function Shell({ children }: { children: ReactNode }) {
   const session = useSignedIn();
   const [location, navigate] = useLocation();
   const [inWorkspace, params] = useRoute<{ workspaceId: string }>('/w/:workspaceId/*?');
-  const current = (inWorkspace && session.workspaces.find((w) => w.id === params.workspaceId)) || lastWorkspace(session);
+  const current =
+    (inWorkspace && session.workspaces.find((w) => w.id === params.workspaceId)) || lastWorkspace(session);
   const ws = current ? `/w/${encodeURIComponent(current.id)}` : null;
 
   const signOut = useMutation({
@@ -23,7 +24,8 @@ export function Shell({ children }: { children: ReactNode }) {
     },
   });
 
-  const section = (path: string) => (ws && (location === `${ws}${path}` || location.startsWith(`${ws}${path}/`)) ? 'page' : undefined);
+  const section = (path: string) =>
+    ws && (location === `${ws}${path}` || location.startsWith(`${ws}${path}/`)) ? 'page' : undefined;
 
   return (
     <div className="app">
@@ -104,7 +106,12 @@ export function Shell({ children }: { children: ReactNode }) {
               <span className="account-email">{session.user.email}</span>
               <span className="account-word">Account</span>
             </Link>
-            <button type="button" className="button button-small" onClick={() => signOut.mutate()} disabled={signOut.isPending}>
+            <button
+              type="button"
+              className="button button-small"
+              onClick={() => signOut.mutate()}
+              disabled={signOut.isPending}
+            >
               Sign out
             </button>
           </div>

@@ -15,7 +15,10 @@ export const typeLabel = (t: EventType) => EVENT_TYPES.find((e) => e.value === t
 /** Digits after the point of a currency's amounts (2 for EUR, 0 for JPY). */
 export function fractionDigits(currency: string | null | undefined): number {
   try {
-    return new Intl.NumberFormat('en', { style: 'currency', currency: currency || 'EUR' }).resolvedOptions().maximumFractionDigits ?? 2;
+    return (
+      new Intl.NumberFormat('en', { style: 'currency', currency: currency || 'EUR' }).resolvedOptions()
+        .maximumFractionDigits ?? 2
+    );
   } catch {
     return 2;
   }
@@ -46,7 +49,8 @@ export type RateReason = 'beyond_click_retention' | 'no_clicks_in_window' | 'cli
 
 /** Why a rate is undefined, as a sentence. */
 export const RATE_REASONS: Record<RateReason, string> = {
-  beyond_click_retention: 'The window starts more than 90 days ago; clicks are kept 90 days, so they cannot be counted for all of it.',
+  beyond_click_retention:
+    'The window starts more than 90 days ago; clicks are kept 90 days, so they cannot be counted for all of it.',
   no_clicks_in_window: 'No click was counted in the window, so there is nothing to divide by.',
   clicks_unavailable: 'Clicks cannot be read right now; try again in a moment.',
 };

@@ -7,7 +7,8 @@ export { APP_BASE, isPublicScreen, safeNext } from './app-paths.ts';
 /** The current address inside the app ("/w/ws_1/links?page=2"). */
 export function currentAppPath(): string {
   const { pathname, search } = window.location;
-  const inside = pathname === APP_BASE || pathname.startsWith(`${APP_BASE}/`) ? pathname.slice(APP_BASE.length) || '/' : '/';
+  const inside =
+    pathname === APP_BASE || pathname.startsWith(`${APP_BASE}/`) ? pathname.slice(APP_BASE.length) || '/' : '/';
   return inside + search;
 }
 

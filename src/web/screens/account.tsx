@@ -41,7 +41,9 @@ export function Account() {
     const pair = newPasswordProblems(values.password, values.confirm);
     const ok = errors.check({
       current: values.current ? undefined : 'Enter your current password.',
-      password: pair.password ?? (values.password === values.current ? 'Choose a password different from the current one.' : undefined),
+      password:
+        pair.password ??
+        (values.password === values.current ? 'Choose a password different from the current one.' : undefined),
       confirm: pair.confirm,
     });
     if (ok) change.mutate();
@@ -57,7 +59,14 @@ export function Account() {
         </p>
         <form ref={formRef} onSubmit={submit} noValidate className="stack">
           <FormAlert message={errors.form} />
-          <TextField label="Current password" type="password" autoComplete="current-password" value={values.current} onChange={set('current')} error={errors.fields.current} />
+          <TextField
+            label="Current password"
+            type="password"
+            autoComplete="current-password"
+            value={values.current}
+            onChange={set('current')}
+            error={errors.fields.current}
+          />
           <TextField
             label="New password"
             type="password"
@@ -67,7 +76,14 @@ export function Account() {
             error={errors.fields.password}
             hint={`At least ${MIN_PASSWORD} characters.`}
           />
-          <TextField label="Confirm new password" type="password" autoComplete="new-password" value={values.confirm} onChange={set('confirm')} error={errors.fields.confirm} />
+          <TextField
+            label="Confirm new password"
+            type="password"
+            autoComplete="new-password"
+            value={values.confirm}
+            onChange={set('confirm')}
+            error={errors.fields.confirm}
+          />
           <div>
             <SubmitButton pending={change.isPending}>Change password</SubmitButton>
           </div>

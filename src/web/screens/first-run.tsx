@@ -24,13 +24,19 @@ export function FirstRun() {
   const [values, setValues] = useState({ workspaceName: '', email: '', password: '', confirm: '' });
   const formRef = useRef<HTMLFormElement>(null);
   const errors = useFormErrors<Field>(FIELDS, formRef);
-  const set = (key: keyof typeof values) => (e: { target: { value: string } }) => setValues((v) => ({ ...v, [key]: e.target.value }));
+  const set = (key: keyof typeof values) => (e: { target: { value: string } }) =>
+    setValues((v) => ({ ...v, [key]: e.target.value }));
 
   const check = useFirstRun(token);
 
   const claim = useMutation({
     mutationFn: () =>
-      accountApi.firstRun({ token, workspaceName: values.workspaceName.trim(), email: values.email.trim(), password: values.password }),
+      accountApi.firstRun({
+        token,
+        workspaceName: values.workspaceName.trim(),
+        email: values.email.trim(),
+        password: values.password,
+      }),
     onSuccess: (session) => {
       queryClient.setQueryData(keys.session, session);
       const first = session.workspaces[0];
@@ -77,8 +83,24 @@ export function FirstRun() {
     body = (
       <form ref={formRef} onSubmit={submit} noValidate className="stack">
         <FormAlert message={errors.form} />
-        <TextField label="Workspace name" value={values.workspaceName} onChange={set('workspaceName')} error={errors.fields.workspaceName} autoComplete="organization" required maxLength={200} />
-        <TextField label="Email" type="email" value={values.email} onChange={set('email')} error={errors.fields.email} autoComplete="username" required />
+        <TextField
+          label="Workspace name"
+          value={values.workspaceName}
+          onChange={set('workspaceName')}
+          error={errors.fields.workspaceName}
+          autoComplete="organization"
+          required
+          maxLength={200}
+        />
+        <TextField
+          label="Email"
+          type="email"
+          value={values.email}
+          onChange={set('email')}
+          error={errors.fields.email}
+          autoComplete="username"
+          required
+        />
         <TextField
           label="Password"
           type="password"
@@ -89,7 +111,15 @@ export function FirstRun() {
           autoComplete="new-password"
           required
         />
-        <TextField label="Confirm password" type="password" value={values.confirm} onChange={set('confirm')} error={errors.fields.confirm} autoComplete="new-password" required />
+        <TextField
+          label="Confirm password"
+          type="password"
+          value={values.confirm}
+          onChange={set('confirm')}
+          error={errors.fields.confirm}
+          autoComplete="new-password"
+          required
+        />
         <SubmitButton pending={claim.isPending} className="button-block">
           Create workspace
         </SubmitButton>

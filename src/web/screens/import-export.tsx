@@ -64,9 +64,10 @@ export default function ImportExport() {
           {can.editLinks(membership.role) ? (
             <>
               <p>
-                A CSV file with a header row and one link per row: <code>url</code> (required), <code>slug</code>, <code>title</code>, <code>tags</code> (names
-                separated by <code>|</code>) and <code>expiresAt</code>. Exports of Bitly, Shlink and Kutt work as they are. At most 20,000 rows and 10 MiB;
-                a refused row leaves the others standing.
+                A CSV file with a header row and one link per row: <code>url</code> (required), <code>slug</code>,{' '}
+                <code>title</code>, <code>tags</code> (names separated by <code>|</code>) and <code>expiresAt</code>.
+                Exports of Bitly, Shlink and Kutt work as they are. At most 20,000 rows and 10 MiB; a refused row leaves
+                the others standing.
               </p>
               <form ref={formRef} onSubmit={submit} noValidate className="stack">
                 <FormAlert message={run.isError ? (run.error as ApiError).message : null} />
@@ -102,8 +103,8 @@ export default function ImportExport() {
         <section className="panel" aria-labelledby="export-heading">
           <h2 id="export-heading">Export links</h2>
           <p>
-            Every link of this workspace as a CSV file, oldest first: short URL, slug, destination, title, tags, status, clicks and dates. The file can be
-            imported again.
+            Every link of this workspace as a CSV file, oldest first: short URL, slug, destination, title, tags, status,
+            clicks and dates. The file can be imported again.
           </p>
           <a className="button" href={linksExportUrl(ws)} download={exportName}>
             Export links as CSV
@@ -128,7 +129,12 @@ function Report({ report }: { report: ImportReport }) {
       </div>
       {report.refused > 0 ? (
         <div className="check">
-          <input id={toggleId} type="checkbox" checked={refusedOnly} onChange={(e) => setRefusedOnly(e.target.checked)} />
+          <input
+            id={toggleId}
+            type="checkbox"
+            checked={refusedOnly}
+            onChange={(e) => setRefusedOnly(e.target.checked)}
+          />
           <label htmlFor={toggleId}>Show refused rows only</label>
         </div>
       ) : null}

@@ -66,8 +66,8 @@ export function Invite() {
     <PublicFrame>
       <h1>Join {invited.workspaceName}</h1>
       <p className="lede">
-        You are invited to <strong>{invited.workspaceName}</strong> as <strong>{roleName(invited.role)}</strong>, with the email{' '}
-        <strong>{invited.email}</strong>.
+        You are invited to <strong>{invited.workspaceName}</strong> as <strong>{roleName(invited.role)}</strong>, with
+        the email <strong>{invited.email}</strong>.
       </p>
       {signedIn ? (
         signedIn.user.email === invited.email ? (
@@ -130,8 +130,8 @@ function OtherAccount({ signedInAs, invited }: { signedInAs: string; invited: In
   return (
     <div className="stack">
       <div role="alert" className="notice notice-error">
-        This invitation is for {invited.email}, and you are signed in as {signedInAs}. Sign out, then sign in as {invited.email} (or
-        create that account) to join.
+        This invitation is for {invited.email}, and you are signed in as {signedInAs}. Sign out, then sign in as{' '}
+        {invited.email} (or create that account) to join.
       </div>
       <form
         onSubmit={(e) => {
@@ -160,7 +160,9 @@ function SignInAndAccept({ token, invited }: { token: string; invited: Invited }
     onSuccess: (answer) => joined(answer.data.id),
     onError: (err) => {
       const e = asApiError(err);
-      errors.show(e.status === 429 ? new Error(tooManyAttemptsMessage(e)) : e.status === 401 ? new Error(e.message) : e);
+      errors.show(
+        e.status === 429 ? new Error(tooManyAttemptsMessage(e)) : e.status === 401 ? new Error(e.message) : e,
+      );
       setPassword('');
     },
   });
@@ -205,7 +207,9 @@ function CreateAccount({ token, invited }: { token: string; invited: Invited }) 
   return (
     <section className="panel" aria-labelledby="create-heading">
       <h2 id="create-heading">I am new here</h2>
-      <p className="muted">Create the account of {invited.email} with a password of at least {MIN_PASSWORD} characters.</p>
+      <p className="muted">
+        Create the account of {invited.email} with a password of at least {MIN_PASSWORD} characters.
+      </p>
       <form
         ref={formRef}
         noValidate

@@ -34,7 +34,9 @@ export function SetupPassword() {
     },
     onError: (err) => {
       const e = asApiError(err);
-      errors.show(e.status === 404 ? new Error(`${e.message} Ask an owner or admin of your workspace for a new set-up link.`) : e);
+      errors.show(
+        e.status === 404 ? new Error(`${e.message} Ask an owner or admin of your workspace for a new set-up link.`) : e,
+      );
     },
   });
 
@@ -49,7 +51,8 @@ export function SetupPassword() {
       <PublicFrame>
         <h1>Set your password</h1>
         <div role="alert" className="notice notice-error">
-          This address has no set-up token. Open the whole link you were given, or ask an owner or admin of your workspace for a new one.
+          This address has no set-up token. Open the whole link you were given, or ask an owner or admin of your
+          workspace for a new one.
         </div>
         <p>
           <Link href="/login">Go to sign in</Link>
@@ -61,7 +64,9 @@ export function SetupPassword() {
   return (
     <PublicFrame>
       <h1>Set your password</h1>
-      <p className="lede">Choose a password of at least {MIN_PASSWORD} characters. You will be signed in once it is set.</p>
+      <p className="lede">
+        Choose a password of at least {MIN_PASSWORD} characters. You will be signed in once it is set.
+      </p>
       <form ref={formRef} onSubmit={submit} noValidate className="stack">
         <FormAlert message={errors.form} />
         <NewPasswordFields

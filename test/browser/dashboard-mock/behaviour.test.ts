@@ -7,12 +7,32 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { browserAvailability, launchBrowser } from '../../support/browser';
-import { analytics, answer, bioPage, CSRF, link, linkList, realisticReads, session, signedInAs, workspace, WS } from './fixtures';
-import { buildDashboard, settled, SHOTS_DIR, startAppServer, startPrismMock, type AppServer, type PrismMock } from './harness';
+import {
+  analytics,
+  answer,
+  bioPage,
+  CSRF,
+  link,
+  linkList,
+  realisticReads,
+  session,
+  signedInAs,
+  workspace,
+  WS,
+} from './fixtures';
+import {
+  buildDashboard,
+  settled,
+  SHOTS_DIR,
+  startAppServer,
+  startPrismMock,
+  type AppServer,
+  type PrismMock,
+} from './harness';
 
 const available = browserAvailability();
 
-describe.skipIf(!available.run)('the dashboard in Chromium against Prism\'s mock of the contract', () => {
+describe.skipIf(!available.run)("the dashboard in Chromium against Prism's mock of the contract", () => {
   let prism: PrismMock;
   let app: AppServer;
   let browser: Browser;
@@ -36,7 +56,12 @@ describe.skipIf(!available.run)('the dashboard in Chromium against Prism\'s mock
     if (built) fs.rmSync(built, { recursive: true, force: true });
   });
   beforeEach(async () => {
-    context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US', timezoneId: 'Europe/Berlin', acceptDownloads: true });
+    context = await browser.newContext({
+      viewport: { width: 1280, height: 800 },
+      locale: 'en-US',
+      timezoneId: 'Europe/Berlin',
+      acceptDownloads: true,
+    });
     context.setDefaultTimeout(10_000);
     page = await context.newPage();
     pageErrors = [];
@@ -61,7 +86,9 @@ describe.skipIf(!available.run)('the dashboard in Chromium against Prism\'s mock
       let ended = true;
       await page.route('**/app/api/session', (route) => {
         if (route.request().method() !== 'GET') return route.fallback();
-        return ended ? route.fulfill({ status: 401, json: { error: 'Sign in to continue.' } }) : route.fulfill({ json: session() });
+        return ended
+          ? route.fulfill({ status: 401, json: { error: 'Sign in to continue.' } })
+          : route.fulfill({ json: session() });
       });
       const signIn = await answer(page, 'POST', '**/app/api/session', session());
       await page.goto(`${app.origin}/app/w/${WS}/settings/tags?x=1`);
@@ -78,7 +105,7 @@ describe.skipIf(!available.run)('the dashboard in Chromium against Prism\'s mock
       expect(JSON.parse(signIn[0].body!)).toEqual({ email: 'ada@acme.example', password: 'correct horse battery' });
     });
 
-    it('a wrong password stays on the form with the API\'s words; a 429 says how long to wait', async () => {
+    it("a wrong password stays on the form with the API's words; a 429 says how long to wait", async () => {
       await answer(page, 'POST', '**/app/api/session', { error: 'Wrong email or password.' }, 401);
       await open('/login');
       await page.getByLabel('Email').fill('ada@acme.example');
@@ -88,14 +115,18 @@ describe.skipIf(!available.run)('the dashboard in Chromium against Prism\'s mock
       expect(page.url()).toContain('/app/login');
 
       await page.unroute('**/app/api/session');
-      await answer(page, 'POST', '**/app/api/session', { error: 'Too many wrong passwords.' }, 429, { 'Retry-After': '840' });
+      await answer(page, 'POST', '**/app/api/session', { error: 'Too many wrong passwords.' }, 429, {
+        'Retry-After': '840',
+      });
       await page.getByLabel('Password', { exact: true }).fill('still wrong');
       await page.getByRole('button', { name: 'Sign in' }).click();
-      await expect.poll(() => page.getByRole('alert').textContent()).toBe('Too many attempts. Try again in 14 minutes.');
+      await expect
+        .poll(() => page.getByRole('alert').textContent())
+        .toBe('Too many attempts. Try again in 14 minutes.');
       await shot('sign-in-too-many');
     });
 
-    it('every state-changing request carries the session\'s X-CSRF-Token; signing out ends on the sign-in screen', async () => {
+    it("every state-changing request carries the session's X-CSRF-Token; signing out ends on the sign-in screen", async () => {
       await realisticReads(page);
       await open(`/w/${WS}/settings/tags`);
       const create = page.waitForRequest((r) => r.method() === 'POST' && r.url().endsWith(`/workspaces/${WS}/tags`));
@@ -156,7 +187,7 @@ describe.skipIf(!available.run)('the dashboard in Chromium against Prism\'s mock
       await expect.poll(() => page.getByRole('status').textContent()).toContain('Sign in with your new password');
     });
 
-    it('the Workspace switcher opens the other workspace\'s links', async () => {
+    it("the Workspace switcher opens the other workspace's links", async () => {
       await signedInAs(page);
       await open(`/w/${WS}/links`);
       await page.getByLabel('Workspace').selectOption({ label: 'Side project' });
@@ -176,12 +207,15 @@ describe.skipIf(!available.run)('the dashboard in Chromium against Prism\'s mock
       }
       expect(await page.getByText('1–25 of 1,234', { exact: true }).count()).toBe(1);
       expect(await page.getByRole('button', { name: 'Copy short URL for launch', exact: true }).count()).toBe(1);
-      expect(await page.getByRole('link', { name: 'launch', exact: true }).getAttribute('href')).toBe(`/app/w/${WS}/links/lnk_0`);
+      expect(await page.getByRole('link', { name: 'launch', exact: true }).getAttribute('href')).toBe(
+        `/app/w/${WS}/links/lnk_0`,
+      );
 
       const searches: string[] = [];
       page.on('request', (r) => {
         const url = new URL(r.url());
-        if (url.pathname.endsWith(`/workspaces/${WS}/links`) && url.searchParams.has('q')) searches.push(url.searchParams.get('q')!);
+        if (url.pathname.endsWith(`/workspaces/${WS}/links`) && url.searchParams.has('q'))
+          searches.push(url.searchParams.get('q')!);
       });
       await page.getByLabel('Search links').pressSequentially('spring', { delay: 20 });
       await expect.poll(() => searches.includes('spring')).toBe(true);
@@ -191,21 +225,35 @@ describe.skipIf(!available.run)('the dashboard in Chromium against Prism\'s mock
 
       await page.unroute('**/app/api/workspaces/**');
       await realisticReads(page);
-      await page.route(`**/app/api/workspaces/${WS}/links?*`, (route) => route.fulfill({ json: linkList(25, 10_000, true) }));
+      await page.route(`**/app/api/workspaces/${WS}/links?*`, (route) =>
+        route.fulfill({ json: linkList(25, 10_000, true) }),
+      );
       await page.getByLabel('Status').selectOption('DISABLED');
       await expect.poll(() => page.getByText('1–25 of 10,000+', { exact: true }).count()).toBe(1);
       const next = page.waitForRequest((r) => new URL(r.url()).searchParams.get('page') === '2');
       await page.getByRole('button', { name: 'Next page' }).click();
       const url = new URL((await next).url());
-      expect(Object.fromEntries(url.searchParams)).toMatchObject({ q: 'spring', status: 'DISABLED', page: '2', limit: '25', sort: 'created', order: 'desc' });
+      expect(Object.fromEntries(url.searchParams)).toMatchObject({
+        q: 'spring',
+        status: 'DISABLED',
+        page: '2',
+        limit: '25',
+        sort: 'created',
+        order: 'desc',
+      });
     });
 
-    it('an OWNER deletes selected links after a native dialog, and sees each link\'s outcome', async () => {
+    it("an OWNER deletes selected links after a native dialog, and sees each link's outcome", async () => {
       await realisticReads(page);
       await open(`/w/${WS}/links`);
       await page.getByLabel('Select launch', { exact: true }).check();
       await page.getByLabel('Select spring-sale', { exact: true }).check();
-      const bulk = await answer(page, 'POST', '**/app/api/workspaces/*/links/bulk', { data: [{ id: 'lnk_0', ok: true }, { id: 'lnk_1', ok: false, error: 'Link not found.' }] });
+      const bulk = await answer(page, 'POST', '**/app/api/workspaces/*/links/bulk', {
+        data: [
+          { id: 'lnk_0', ok: true },
+          { id: 'lnk_1', ok: false, error: 'Link not found.' },
+        ],
+      });
       await page.getByRole('button', { name: 'Delete', exact: true }).click();
       const dialog = page.getByRole('dialog', { name: 'Delete 2 links?' });
       await dialog.waitFor();
@@ -224,7 +272,9 @@ describe.skipIf(!available.run)('the dashboard in Chromium against Prism\'s mock
       await open(`/w/${WS}/links`);
       await page.getByLabel('Select all on this page').check();
       expect(await page.getByRole('button', { name: 'Delete', exact: true }).count()).toBe(0);
-      const bulk = await answer(page, 'POST', '**/app/api/workspaces/*/links/bulk', { data: linkList(25).data.map((l) => ({ id: l.id, ok: true })) });
+      const bulk = await answer(page, 'POST', '**/app/api/workspaces/*/links/bulk', {
+        data: linkList(25).data.map((l) => ({ id: l.id, ok: true })),
+      });
       await page.getByLabel('Tag to add').selectOption({ label: 'print' });
       await page.getByRole('button', { name: 'Add tag' }).click();
       await expect.poll(() => page.getByRole('status').textContent()).toContain('Tag added: 25 links');
@@ -250,10 +300,26 @@ describe.skipIf(!available.run)('the dashboard in Chromium against Prism\'s mock
   });
 
   describe('link editor', () => {
-    it('makes a link with what was filled in, dates with the browser\'s offset, and opens it with its short URL and QR code', async () => {
+    it("makes a link with what was filled in, dates with the browser's offset, and opens it with its short URL and QR code", async () => {
       await realisticReads(page);
       await open(`/w/${WS}/links/new`);
-      for (const label of ['Destination URL', 'Slug', 'Domain', 'Title', 'Redirect type', 'Starts at', 'Ends at', 'Expires at', 'Expired URL', 'Click limit', 'Password', 'Preview title', 'Preview description', 'Preview image', 'Upload preview image']) {
+      for (const label of [
+        'Destination URL',
+        'Slug',
+        'Domain',
+        'Title',
+        'Redirect type',
+        'Starts at',
+        'Ends at',
+        'Expires at',
+        'Expired URL',
+        'Click limit',
+        'Password',
+        'Preview title',
+        'Preview description',
+        'Preview image',
+        'Upload preview image',
+      ]) {
         expect(await page.getByLabel(label, { exact: true }).count(), label).toBe(1);
       }
       expect(await page.getByRole('group', { name: 'Tags' }).count()).toBe(1);
@@ -278,7 +344,14 @@ describe.skipIf(!available.run)('the dashboard in Chromium against Prism\'s mock
       await expect.poll(() => page.getByRole('status').first().textContent()).toContain('Link created');
       expect(await page.getByRole('button', { name: 'Copy short URL', exact: true }).count()).toBe(1);
 
-      await answer(page, 'POST', '**/app/api/workspaces/*/links/*/qr', { data: { id: 'qr_1', url: 'https://sho.rt/qr/abc', svgUrl: `${app.origin}/app/favicon.svg`, pngUrl: `${app.origin}/app/favicon.svg?png` } });
+      await answer(page, 'POST', '**/app/api/workspaces/*/links/*/qr', {
+        data: {
+          id: 'qr_1',
+          url: 'https://sho.rt/qr/abc',
+          svgUrl: `${app.origin}/app/favicon.svg`,
+          pngUrl: `${app.origin}/app/favicon.svg?png`,
+        },
+      });
       await page.getByRole('button', { name: 'Make QR code' }).click();
       await page.getByRole('img', { name: /QR code for/ }).waitFor();
       expect(await page.getByRole('link', { name: 'Download SVG' }).getAttribute('download')).toBe('launch-qr.svg');
@@ -294,7 +367,13 @@ describe.skipIf(!available.run)('the dashboard in Chromium against Prism\'s mock
 
       await page.getByLabel('Destination URL').fill('https://www.acme.example/');
       await page.getByLabel('Slug').fill('admin');
-      await answer(page, 'POST', `**/app/api/workspaces/${WS}/links`, { error: 'The slug admin is reserved.', field: 'slug' }, 409);
+      await answer(
+        page,
+        'POST',
+        `**/app/api/workspaces/${WS}/links`,
+        { error: 'The slug admin is reserved.', field: 'slug' },
+        409,
+      );
       await page.getByRole('button', { name: 'Save' }).click();
       const slug = page.getByLabel('Slug');
       await expect.poll(() => slug.getAttribute('aria-invalid')).toBe('true');
@@ -313,14 +392,18 @@ describe.skipIf(!available.run)('the dashboard in Chromium against Prism\'s mock
 
     it('edits send only what changed; a password can be removed; Expired URL needs the Growth plan', async () => {
       await realisticReads(page);
-      await page.route(`**/app/api/workspaces/${WS}`, (route) => route.fulfill({ json: workspace({ expiredUrl: false }) }));
+      await page.route(`**/app/api/workspaces/${WS}`, (route) =>
+        route.fulfill({ json: workspace({ expiredUrl: false }) }),
+      );
       await open(`/w/${WS}/links/lnk_0`);
       expect(await page.getByLabel('Expired URL').isDisabled()).toBe(true);
       expect(await page.getByText('Needs the Growth plan').isVisible()).toBe(true);
       expect(await page.getByLabel('Domain').isDisabled()).toBe(true);
       await page.getByLabel('Title', { exact: true }).fill('');
       await page.getByLabel('Remove password').check();
-      const update = await answer(page, 'PATCH', `**/app/api/workspaces/${WS}/links/lnk_0`, { data: link(0, { title: null, hasPassword: false }) });
+      const update = await answer(page, 'PATCH', `**/app/api/workspaces/${WS}/links/lnk_0`, {
+        data: link(0, { title: null, hasPassword: false }),
+      });
       await page.getByRole('button', { name: 'Save' }).click();
       await expect.poll(() => page.getByRole('status').first().textContent()).toBe('Changes saved.');
       expect(JSON.parse(update[0].body!)).toEqual({ title: null, password: null });
@@ -331,9 +414,19 @@ describe.skipIf(!available.run)('the dashboard in Chromium against Prism\'s mock
       await realisticReads(page);
       await open(`/w/${WS}/links/lnk_0`);
       const png = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
-      const upload = await answer(page, 'POST', `**/app/api/workspaces/${WS}/assets`, { url: `${app.origin}/app/favicon.svg` }, 201);
-      await page.getByLabel('Upload preview image').setInputFiles({ name: 'card.png', mimeType: 'image/png', buffer: png });
-      await expect.poll(() => page.getByLabel('Preview image', { exact: true }).inputValue()).toBe(`${app.origin}/app/favicon.svg`);
+      const upload = await answer(
+        page,
+        'POST',
+        `**/app/api/workspaces/${WS}/assets`,
+        { url: `${app.origin}/app/favicon.svg` },
+        201,
+      );
+      await page
+        .getByLabel('Upload preview image')
+        .setInputFiles({ name: 'card.png', mimeType: 'image/png', buffer: png });
+      await expect
+        .poll(() => page.getByLabel('Preview image', { exact: true }).inputValue())
+        .toBe(`${app.origin}/app/favicon.svg`);
       expect(upload[0].headers['content-type']).toBe('image/png');
       expect(upload[0].headers['x-csrf-token']).toBe(CSRF);
       expect(await page.getByRole('img', { name: "The link's preview image" }).count()).toBe(1);
@@ -397,15 +490,30 @@ describe.skipIf(!available.run)('the dashboard in Chromium against Prism\'s mock
     it('imports a CSV file and reports it row by row; exports through a download link', async () => {
       await realisticReads(page);
       await open(`/w/${WS}/import`);
-      const report = { created: 2, refused: 1, rows: [{ row: 2, ok: true, linkId: 'lnk_a', slug: 'a' }, { row: 3, ok: false, error: 'url must be an absolute http or https URL', field: 'url' }, { row: 4, ok: true, linkId: 'lnk_b', slug: 'b' }] };
+      const report = {
+        created: 2,
+        refused: 1,
+        rows: [
+          { row: 2, ok: true, linkId: 'lnk_a', slug: 'a' },
+          { row: 3, ok: false, error: 'url must be an absolute http or https URL', field: 'url' },
+          { row: 4, ok: true, linkId: 'lnk_b', slug: 'b' },
+        ],
+      };
       const sent = await answer(page, 'POST', `**/app/api/workspaces/${WS}/links/import`, report);
-      await page.getByLabel('CSV file').setInputFiles({ name: 'links.csv', mimeType: 'text/csv', buffer: Buffer.from('url,slug\nhttps://a.example,a\nnot a url,x\nhttps://b.example,b\n') });
+      await page.getByLabel('CSV file').setInputFiles({
+        name: 'links.csv',
+        mimeType: 'text/csv',
+        buffer: Buffer.from('url,slug\nhttps://a.example,a\nnot a url,x\nhttps://b.example,b\n'),
+      });
       await page.getByRole('button', { name: 'Import' }).click();
       await expect.poll(() => page.getByRole('status').textContent()).toBe('2 made, 1 refused');
       expect(sent[0].headers['content-type']).toBe('text/csv');
       expect(sent[0].body).toBe('url,slug\nhttps://a.example,a\nnot a url,x\nhttps://b.example,b\n');
-      for (const name of ['Row', 'Result', 'Slug', 'Error']) expect(await page.getByRole('columnheader', { name, exact: true }).count(), name).toBe(1);
-      expect(await page.getByRole('row', { name: /3 Refused/ }).textContent()).toContain('url must be an absolute http or https URL');
+      for (const name of ['Row', 'Result', 'Slug', 'Error'])
+        expect(await page.getByRole('columnheader', { name, exact: true }).count(), name).toBe(1);
+      expect(await page.getByRole('row', { name: /3 Refused/ }).textContent()).toContain(
+        'url must be an absolute http or https URL',
+      );
       await shot('import-report');
 
       const exportLink = page.getByRole('link', { name: 'Export links as CSV' });
@@ -415,7 +523,10 @@ describe.skipIf(!available.run)('the dashboard in Chromium against Prism\'s mock
   });
 
   describe('bio pages', () => {
-    const previews = () => app.apiRequests.filter((r) => r.method === 'POST' && r.path === `/workspaces/${WS}/page-preview`).map((r) => JSON.parse(r.body.toString()));
+    const previews = () =>
+      app.apiRequests
+        .filter((r) => r.method === 'POST' && r.path === `/workspaces/${WS}/page-preview`)
+        .map((r) => JSON.parse(r.body.toString()));
     const block = (n: number) => page.getByRole('group', { name: new RegExp(`^Block ${n}\\b`) });
 
     it('a new page sends what was filled in, blocks in order; the preview gets the unsaved draft, only blocks with text, once typing pauses', async () => {
@@ -440,12 +551,20 @@ describe.skipIf(!available.run)('the dashboard in Chromium against Prism\'s mock
       await block(4).getByLabel('Link text').fill('Podcast');
       await block(4).getByLabel('A new short link to a URL').check();
       await block(4).getByLabel('Destination URL').fill('https://podcast.acme.example/');
-      await expect.poll(() => previews().at(-1)?.blocks).toEqual([
-        { type: 'heading', text: 'Shop' },
-        { type: 'link', text: 'launch' },
-        { type: 'link', text: 'Podcast' },
-      ]);
-      expect(previews().at(-1)).toMatchObject({ handle: 'acme-spring', title: 'Spring at Acme', theme: 'classic', bio: null, avatarUrl: null });
+      await expect
+        .poll(() => previews().at(-1)?.blocks)
+        .toEqual([
+          { type: 'heading', text: 'Shop' },
+          { type: 'link', text: 'launch' },
+          { type: 'link', text: 'Podcast' },
+        ]);
+      expect(previews().at(-1)).toMatchObject({
+        handle: 'acme-spring',
+        title: 'Spring at Acme',
+        theme: 'classic',
+        bio: null,
+        avatarUrl: null,
+      });
 
       // The empty paragraph is caught before sending, under its own input.
       await page.getByRole('button', { name: 'Save draft' }).click();
@@ -453,9 +572,25 @@ describe.skipIf(!available.run)('the dashboard in Chromium against Prism\'s mock
       await shot('page-new-empty-block');
       await block(2).getByRole('button', { name: 'Remove block 2' }).click();
       // Focus stays in the list: on the block that took its place.
-      await expect.poll(() => page.evaluate('document.activeElement?.getAttribute("aria-label")')).toBe('Remove block 2');
+      await expect
+        .poll(() => page.evaluate('document.activeElement?.getAttribute("aria-label")'))
+        .toBe('Remove block 2');
 
-      const create = await answer(page, 'POST', `**/app/api/workspaces/${WS}/pages`, { data: bioPage({ id: 'pg_new', handle: 'acme-spring', title: 'Spring at Acme', published: false, publishedAt: null }) }, 201);
+      const create = await answer(
+        page,
+        'POST',
+        `**/app/api/workspaces/${WS}/pages`,
+        {
+          data: bioPage({
+            id: 'pg_new',
+            handle: 'acme-spring',
+            title: 'Spring at Acme',
+            published: false,
+            publishedAt: null,
+          }),
+        },
+        201,
+      );
       await page.getByRole('button', { name: 'Save draft' }).click();
       await page.waitForURL(`**/app/w/${WS}/pages/pg_new?created=1`);
       expect(JSON.parse(create[0].body!)).toEqual({
@@ -475,31 +610,58 @@ describe.skipIf(!available.run)('the dashboard in Chromium against Prism\'s mock
       await realisticReads(page);
       await open(`/w/${WS}/pages/pg_acme`);
       await block(2).getByRole('button', { name: 'Move block 2 down' }).click();
-      await expect.poll(() => page.evaluate('document.activeElement?.getAttribute("aria-label")')).toBe('Move block 3 down');
+      await expect
+        .poll(() => page.evaluate('document.activeElement?.getAttribute("aria-label")'))
+        .toBe('Move block 3 down');
       expect(await block(2).getByLabel('Link text').inputValue()).toBe('New: the Ridge trail shoe');
       await page.getByLabel('Title').fill('Acme Outdoor Company');
 
-      await answer(page, 'PATCH', `**/app/api/workspaces/${WS}/pages/pg_acme`, { error: 'blocks.2.linkId lnk_1 is not a link of this workspace', field: 'blocks.2.linkId' }, 400);
+      await answer(
+        page,
+        'PATCH',
+        `**/app/api/workspaces/${WS}/pages/pg_acme`,
+        { error: 'blocks.2.linkId lnk_1 is not a link of this workspace', field: 'blocks.2.linkId' },
+        400,
+      );
       await page.getByRole('button', { name: 'Publish', exact: true }).click();
       const change = block(3).getByRole('button', { name: 'Change the short link of block 3' });
       await expect.poll(() => change.getAttribute('aria-describedby')).toBeTruthy();
-      expect(await page.locator(`[id="${await change.getAttribute('aria-describedby')}"]`).textContent()).toBe('The short link lnk_1 is not a link of this workspace');
+      expect(await page.locator(`[id="${await change.getAttribute('aria-describedby')}"]`).textContent()).toBe(
+        'The short link lnk_1 is not a link of this workspace',
+      );
       expect(await page.getByRole('alert').count()).toBe(0);
       // Focus goes to the choice at fault.
-      await expect.poll(() => page.evaluate('document.activeElement?.getAttribute("aria-label")')).toBe('Change the short link of block 3');
+      await expect
+        .poll(() => page.evaluate('document.activeElement?.getAttribute("aria-label")'))
+        .toBe('Change the short link of block 3');
       await shot('page-block-refused');
 
       await page.unroute(`**/app/api/workspaces/${WS}/pages/pg_acme`);
       const saved = bioPage({ title: 'Acme Outdoor Company' });
       const update = await answer(page, 'PATCH', `**/app/api/workspaces/${WS}/pages/pg_acme`, { data: saved });
-      const publish = await answer(page, 'POST', `**/app/api/workspaces/${WS}/pages/pg_acme/publish`, { data: { ...saved, hasUnpublishedChanges: false, publishedAt: new Date().toISOString() } });
+      const publish = await answer(page, 'POST', `**/app/api/workspaces/${WS}/pages/pg_acme/publish`, {
+        data: { ...saved, hasUnpublishedChanges: false, publishedAt: new Date().toISOString() },
+      });
       await page.getByRole('button', { name: 'Publish', exact: true }).click();
       await expect.poll(() => page.getByRole('status').first().textContent()).toContain('Published.');
       const body = JSON.parse(update[0].body!);
       expect(Object.keys(body).sort()).toEqual(['blocks', 'title']);
       expect(body.title).toBe('Acme Outdoor Company');
-      expect(body.blocks.map((b: { id: string }) => b.id)).toEqual(['blk_shop000001', 'blk_launch0001', 'blk_spring0001', 'blk_para000001', 'blk_listen0001', 'blk_podcast001', 'blk_news000001']);
-      expect(body.blocks[1]).toEqual({ id: 'blk_launch0001', type: 'link', text: 'New: the Ridge trail shoe', linkId: 'lnk_0' });
+      expect(body.blocks.map((b: { id: string }) => b.id)).toEqual([
+        'blk_shop000001',
+        'blk_launch0001',
+        'blk_spring0001',
+        'blk_para000001',
+        'blk_listen0001',
+        'blk_podcast001',
+        'blk_news000001',
+      ]);
+      expect(body.blocks[1]).toEqual({
+        id: 'blk_launch0001',
+        type: 'link',
+        text: 'New: the Ridge trail shoe',
+        linkId: 'lnk_0',
+      });
       expect(publish).toHaveLength(1);
       await page.getByText('Published at').first().waitFor();
       // Saved and published: nothing left to send.
@@ -510,9 +672,17 @@ describe.skipIf(!available.run)('the dashboard in Chromium against Prism\'s mock
       await realisticReads(page);
       await open(`/w/${WS}/pages/new`);
       const png = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
-      const upload = await answer(page, 'POST', `**/app/api/workspaces/${WS}/assets`, { url: `${app.origin}/app/favicon.svg` }, 201);
+      const upload = await answer(
+        page,
+        'POST',
+        `**/app/api/workspaces/${WS}/assets`,
+        { url: `${app.origin}/app/favicon.svg` },
+        201,
+      );
       await page.getByLabel('Upload avatar').setInputFiles({ name: 'me.png', mimeType: 'image/png', buffer: png });
-      await expect.poll(() => page.getByLabel('Avatar', { exact: true }).inputValue()).toBe(`${app.origin}/app/favicon.svg`);
+      await expect
+        .poll(() => page.getByLabel('Avatar', { exact: true }).inputValue())
+        .toBe(`${app.origin}/app/favicon.svg`);
       expect(upload[0].headers['content-type']).toBe('image/png');
       expect(await page.getByRole('img', { name: "The page's avatar" }).count()).toBe(1);
       await expect.poll(() => previews().at(-1)?.avatarUrl).toBe(`${app.origin}/app/favicon.svg`);
@@ -523,18 +693,28 @@ describe.skipIf(!available.run)('the dashboard in Chromium against Prism\'s mock
     it('a MEMBER edits, publishes and disables but does not delete; an ANALYST sees no editing control', async () => {
       await realisticReads(page, 'MEMBER');
       await open(`/w/${WS}/pages/pg_acme`);
-      for (const name of ['Save draft', 'Publish', 'Unpublish', 'Disable', 'Add heading', 'Remove block 1']) expect(await page.getByRole('button', { name, exact: true }).count(), name).toBe(1);
+      for (const name of ['Save draft', 'Publish', 'Unpublish', 'Disable', 'Add heading', 'Remove block 1'])
+        expect(await page.getByRole('button', { name, exact: true }).count(), name).toBe(1);
       expect(await page.getByRole('button', { name: 'Delete page' }).count()).toBe(0);
 
       await context.close();
-      context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US', timezoneId: 'Europe/Berlin' });
+      context = await browser.newContext({
+        viewport: { width: 1280, height: 800 },
+        locale: 'en-US',
+        timezoneId: 'Europe/Berlin',
+      });
       page = await context.newPage();
       page.on('pageerror', (err) => pageErrors.push(err.message));
       await realisticReads(page, 'ANALYST');
       await open(`/w/${WS}/pages`);
       expect(await page.getByRole('button', { name: 'New page' }).count()).toBe(0);
       await open(`/w/${WS}/pages/pg_acme`);
-      expect(await page.getByRole('button').filter({ hasNotText: /^(Sign out|Copy address)$/ }).count()).toBe(0);
+      expect(
+        await page
+          .getByRole('button')
+          .filter({ hasNotText: /^(Sign out|Copy address)$/ })
+          .count(),
+      ).toBe(0);
       expect(await page.getByLabel('Title').isDisabled()).toBe(true);
       expect(await page.getByRole('radio', { name: 'Forest' }).isDisabled()).toBe(true);
     });
@@ -546,7 +726,24 @@ describe.skipIf(!available.run)('the dashboard in Chromium against Prism\'s mock
       await open(`/w/${WS}/settings/keys`);
       const scopes = page.getByRole('group', { name: 'Scopes' });
       await scopes.getByLabel('links:write', { exact: true }).check();
-      const create = await answer(page, 'POST', `**/app/api/workspaces/${WS}/keys`, { key: `mk_${'a'.repeat(64)}`, data: { id: 'key_9', hint: 'mk_aaaa', scopes: ['links:read', 'links:write'], expiresAt: null, revokedAt: null, createdAt: new Date().toISOString(), user: { id: 'usr_ada', email: 'ada@acme.example' } } }, 201);
+      const create = await answer(
+        page,
+        'POST',
+        `**/app/api/workspaces/${WS}/keys`,
+        {
+          key: `mk_${'a'.repeat(64)}`,
+          data: {
+            id: 'key_9',
+            hint: 'mk_aaaa',
+            scopes: ['links:read', 'links:write'],
+            expiresAt: null,
+            revokedAt: null,
+            createdAt: new Date().toISOString(),
+            user: { id: 'usr_ada', email: 'ada@acme.example' },
+          },
+        },
+        201,
+      );
       await page.getByRole('button', { name: 'Create key' }).click();
       await expect.poll(() => page.getByLabel('New API key').inputValue()).toBe(`mk_${'a'.repeat(64)}`);
       expect(await page.getByLabel('New API key').getAttribute('readonly')).not.toBeNull();
@@ -567,13 +764,31 @@ describe.skipIf(!available.run)('the dashboard in Chromium against Prism\'s mock
     it('members: inviting someone shows their link and lists the invitation; an OWNER changes roles, an ADMIN cannot', async () => {
       await realisticReads(page);
       await open(`/w/${WS}/settings/members`);
-      await page.getByRole('table', { name: 'Waiting invitations' }).getByRole('cell', { name: 'fay@acme.example', exact: true }).waitFor();
+      await page
+        .getByRole('table', { name: 'Waiting invitations' })
+        .getByRole('cell', { name: 'fay@acme.example', exact: true })
+        .waitFor();
       await page.getByLabel('Email').fill('eve@acme.example');
       await page.getByLabel('Role', { exact: true }).selectOption('ANALYST');
-      const invitation = { id: 'inv_eve', email: 'eve@acme.example', role: 'ANALYST', invitedBy: { id: 'usr_ada', email: 'ada@acme.example' }, createdAt: new Date().toISOString(), expiresAt: new Date(Date.now() + 7 * 86_400_000).toISOString() };
-      const sent = await answer(page, 'POST', `**/app/api/workspaces/${WS}/invitations`, { data: invitation, inviteUrl: 'https://sho.rt/app/invite?token=abc' }, 201);
+      const invitation = {
+        id: 'inv_eve',
+        email: 'eve@acme.example',
+        role: 'ANALYST',
+        invitedBy: { id: 'usr_ada', email: 'ada@acme.example' },
+        createdAt: new Date().toISOString(),
+        expiresAt: new Date(Date.now() + 7 * 86_400_000).toISOString(),
+      };
+      const sent = await answer(
+        page,
+        'POST',
+        `**/app/api/workspaces/${WS}/invitations`,
+        { data: invitation, inviteUrl: 'https://sho.rt/app/invite?token=abc' },
+        201,
+      );
       await page.getByRole('button', { name: 'Invite' }).click();
-      await expect.poll(() => page.getByLabel('Invitation link').inputValue()).toBe('https://sho.rt/app/invite?token=abc');
+      await expect
+        .poll(() => page.getByLabel('Invitation link').inputValue())
+        .toBe('https://sho.rt/app/invite?token=abc');
       expect(JSON.parse(sent[0].body!)).toEqual({ email: 'eve@acme.example', role: 'ANALYST' });
       expect(await page.getByRole('button', { name: 'Copy link' }).count()).toBe(1);
       await shot('member-invited');
@@ -582,7 +797,9 @@ describe.skipIf(!available.run)('the dashboard in Chromium against Prism\'s mock
       await page.getByRole('dialog').getByRole('button', { name: 'Revoke' }).click();
       await expect.poll(() => revoke.length).toBe(1);
 
-      const patch = await answer(page, 'PATCH', `**/app/api/workspaces/${WS}/members/usr_bo`, { data: { userId: 'usr_bo', email: 'bo@acme.example', role: 'MEMBER', joinedAt: new Date().toISOString() } });
+      const patch = await answer(page, 'PATCH', `**/app/api/workspaces/${WS}/members/usr_bo`, {
+        data: { userId: 'usr_bo', email: 'bo@acme.example', role: 'MEMBER', joinedAt: new Date().toISOString() },
+      });
       await page.getByLabel('Role for bo@acme.example').selectOption('MEMBER');
       await expect.poll(() => patch.length).toBe(1);
       expect(JSON.parse(patch[0].body!)).toEqual({ role: 'MEMBER' });
@@ -596,7 +813,10 @@ describe.skipIf(!available.run)('the dashboard in Chromium against Prism\'s mock
       expect(await page.getByRole('button', { name: 'Remove ada@acme.example' }).count()).toBe(0);
       expect(await page.getByRole('button', { name: 'Remove cy@acme.example' }).count()).toBe(1);
       // Only an OWNER revokes an invitation to be OWNER.
-      await page.getByRole('table', { name: 'Waiting invitations' }).getByRole('cell', { name: 'gus@acme.example', exact: true }).waitFor();
+      await page
+        .getByRole('table', { name: 'Waiting invitations' })
+        .getByRole('cell', { name: 'gus@acme.example', exact: true })
+        .waitFor();
       expect(await page.getByRole('button', { name: 'Revoke the invitation of gus@acme.example' }).count()).toBe(0);
       expect(await page.getByRole('button', { name: 'Revoke the invitation of fay@acme.example' }).count()).toBe(1);
     });
@@ -605,15 +825,38 @@ describe.skipIf(!available.run)('the dashboard in Chromium against Prism\'s mock
       await realisticReads(page);
       await open(`/w/${WS}/settings/domains`);
       await page.getByLabel('Host').fill('new.acme.example');
-      await answer(page, 'POST', `**/app/api/workspaces/${WS}/domains`, { data: { id: 'dom_new', host: 'new.acme.example', status: 'PENDING', verifiedAt: null, createdAt: new Date().toISOString(), verification: { cname: 'sho.rt', txtName: '_shortlink.new.acme.example', txtValue: 'shortlink-verify=123' } } }, 201);
+      await answer(
+        page,
+        'POST',
+        `**/app/api/workspaces/${WS}/domains`,
+        {
+          data: {
+            id: 'dom_new',
+            host: 'new.acme.example',
+            status: 'PENDING',
+            verifiedAt: null,
+            createdAt: new Date().toISOString(),
+            verification: { cname: 'sho.rt', txtName: '_shortlink.new.acme.example', txtValue: 'shortlink-verify=123' },
+          },
+        },
+        201,
+      );
       await page.getByRole('button', { name: 'Add domain' }).click();
       await page.getByRole('heading', { name: 'Verify new.acme.example' }).waitFor();
       expect(await page.getByText('shortlink-verify=123').count()).toBe(1);
       expect(await page.getByRole('button', { name: 'Copy TXT value for new.acme.example' }).count()).toBe(1);
 
-      await answer(page, 'POST', `**/app/api/workspaces/${WS}/domains/dom_links/verify`, { error: 'No TXT record _shortlink.links.acme.example found.' }, 409);
+      await answer(
+        page,
+        'POST',
+        `**/app/api/workspaces/${WS}/domains/dom_links/verify`,
+        { error: 'No TXT record _shortlink.links.acme.example found.' },
+        409,
+      );
       await page.getByRole('button', { name: 'Verify links.acme.example' }).click();
-      await expect.poll(() => page.getByRole('alert').textContent()).toContain('No TXT record _shortlink.links.acme.example found.');
+      await expect
+        .poll(() => page.getByRole('alert').textContent())
+        .toContain('No TXT record _shortlink.links.acme.example found.');
       await shot('domain-added-verify-refused');
       expect(await page.getByRole('button', { name: 'Disable go.acme.example' }).count()).toBe(1);
       // A lapsed claim is shown as such, with nothing to verify or disable: it is added again.
@@ -629,7 +872,13 @@ describe.skipIf(!available.run)('the dashboard in Chromium against Prism\'s mock
       expect(await page.getByText(WS, { exact: true }).count()).toBe(1);
       expect(await page.getByRole('button', { name: 'Copy workspace id' }).count()).toBe(1);
       await open(`/w/${WS}/settings/campaigns`);
-      const create = await answer(page, 'POST', `**/app/api/workspaces/${WS}/campaigns`, { data: { id: 'cmp_new', name: 'Autumn', createdAt: new Date().toISOString() } }, 201);
+      const create = await answer(
+        page,
+        'POST',
+        `**/app/api/workspaces/${WS}/campaigns`,
+        { data: { id: 'cmp_new', name: 'Autumn', createdAt: new Date().toISOString() } },
+        201,
+      );
       await page.getByLabel('Name').fill('Autumn');
       await page.getByRole('button', { name: 'Create campaign' }).click();
       await expect.poll(() => create.length).toBe(1);
@@ -640,15 +889,25 @@ describe.skipIf(!available.run)('the dashboard in Chromium against Prism\'s mock
   describe('reports', () => {
     const saved = (over: Record<string, unknown> = {}) => ({
       data: {
-        id: 'rpt_new', kind: 'CONVERSIONS', title: 'Spring purchases', params: { window: { lastDays: 30 } }, visibility: 'UNLISTED', hasPassword: true,
-        url: 'https://sho.rt/app/shared/Zk3qv9Xw1sT0bY7mN2cR5hL8pD4fJ6gA0eU3iO9kQwE', createdBy: 'usr_ada', createdAt: new Date().toISOString(), updatedAt: new Date().toISOString(),
+        id: 'rpt_new',
+        kind: 'CONVERSIONS',
+        title: 'Spring purchases',
+        params: { window: { lastDays: 30 } },
+        visibility: 'UNLISTED',
+        hasPassword: true,
+        url: 'https://sho.rt/app/shared/Zk3qv9Xw1sT0bY7mN2cR5hL8pD4fJ6gA0eU3iO9kQwE',
+        createdBy: 'usr_ada',
+        createdAt: new Date().toISOString(),
+        updatedAt: new Date().toISOString(),
         ...over,
       },
     });
 
-    it("Share on the Conversions screen saves the view: custom days stay fixed with the filters, a preset is the last N days; a refused title shows under it", async () => {
+    it('Share on the Conversions screen saves the view: custom days stay fixed with the filters, a preset is the last N days; a refused title shows under it', async () => {
       await realisticReads(page);
-      await open(`/w/${WS}/conversions?window=custom&from=2026-03-01&to=2026-03-31&eventType=purchase&campaignId=cmp_spring`);
+      await open(
+        `/w/${WS}/conversions?window=custom&from=2026-03-01&to=2026-03-31&eventType=purchase&campaignId=cmp_spring`,
+      );
       const create = await answer(page, 'POST', `**/app/api/workspaces/${WS}/reports`, saved(), 201);
       await page.getByRole('button', { name: 'Share' }).click();
       const dialog = page.getByRole('dialog', { name: 'Share this view' });
@@ -660,23 +919,39 @@ describe.skipIf(!available.run)('the dashboard in Chromium against Prism\'s mock
       await dialog.getByRole('button', { name: 'Save report' }).click();
       await expect.poll(() => create.length).toBe(1);
       expect(JSON.parse(create[0].body!)).toEqual({
-        kind: 'CONVERSIONS', title: 'Spring purchases', visibility: 'UNLISTED', password: 'for the board',
+        kind: 'CONVERSIONS',
+        title: 'Spring purchases',
+        visibility: 'UNLISTED',
+        password: 'for the board',
         params: { window: { from: '2026-03-01', to: '2026-03-31' }, eventType: 'purchase', campaignId: 'cmp_spring' },
       });
       const result = page.getByRole('dialog', { name: 'Report saved' });
-      await expect.poll(() => result.getByLabel('Anyone with this link and the password can read it').inputValue()).toBe(saved().data.url);
+      await expect
+        .poll(() => result.getByLabel('Anyone with this link and the password can read it').inputValue())
+        .toBe(saved().data.url);
       await shot('report-saved');
       await result.getByRole('button', { name: 'Done' }).click();
 
       await page.unroute(`**/app/api/workspaces/${WS}/reports`);
       await open(`/w/${WS}/conversions?window=90`);
-      const refused = await answer(page, 'POST', `**/app/api/workspaces/${WS}/reports`, { error: 'title must be 1 to 200 characters', field: 'title' }, 400);
+      const refused = await answer(
+        page,
+        'POST',
+        `**/app/api/workspaces/${WS}/reports`,
+        { error: 'title must be 1 to 200 characters', field: 'title' },
+        400,
+      );
       await page.getByRole('button', { name: 'Share' }).click();
       const again = page.getByRole('dialog', { name: 'Share this view' });
       await expect.poll(() => again.getByLabel('Title').inputValue()).toBe('Conversions, last 90 days');
       await again.getByRole('button', { name: 'Save report' }).click();
       await expect.poll(() => refused.length).toBe(1);
-      expect(JSON.parse(refused[0].body!)).toEqual({ kind: 'CONVERSIONS', title: 'Conversions, last 90 days', visibility: 'PRIVATE', params: { window: { lastDays: 90 } } });
+      expect(JSON.parse(refused[0].body!)).toEqual({
+        kind: 'CONVERSIONS',
+        title: 'Conversions, last 90 days',
+        visibility: 'PRIVATE',
+        params: { window: { lastDays: 90 } },
+      });
       await expect.poll(() => again.getByLabel('Title').getAttribute('aria-invalid')).toBe('true');
       await again.getByText('title must be 1 to 200 characters').waitFor();
       await shot('report-refused');
@@ -685,19 +960,32 @@ describe.skipIf(!available.run)('the dashboard in Chromium against Prism\'s mock
     it('the Reports screen sends only what changed; New link asks first; an ANALYST has no control', async () => {
       await realisticReads(page);
       await open(`/w/${WS}/reports`);
-      const changes = await answer(page, 'PATCH', `**/app/api/workspaces/${WS}/reports/rpt_spring`, saved({ id: 'rpt_spring', visibility: 'PRIVATE', url: null }));
+      const changes = await answer(
+        page,
+        'PATCH',
+        `**/app/api/workspaces/${WS}/reports/rpt_spring`,
+        saved({ id: 'rpt_spring', visibility: 'PRIVATE', url: null }),
+      );
       await page.getByLabel('Visibility of Spring sale purchases, last 90 days').selectOption('PRIVATE');
       await expect.poll(() => changes.length).toBe(1);
       expect(JSON.parse(changes[0].body!)).toEqual({ visibility: 'PRIVATE' });
       await page.getByRole('button', { name: 'Remove password of Q4 revenue for the board' }).click();
-      const renew = await answer(page, 'POST', `**/app/api/workspaces/${WS}/reports/rpt_revenue/token`, saved({ id: 'rpt_revenue' }));
+      const renew = await answer(
+        page,
+        'POST',
+        `**/app/api/workspaces/${WS}/reports/rpt_revenue/token`,
+        saved({ id: 'rpt_revenue' }),
+      );
       await page.getByRole('button', { name: 'New link for Q4 revenue for the board' }).click();
       const ask = page.getByRole('dialog', { name: 'Give Q4 revenue for the board a new link?' });
       await shot('report-new-link');
       await ask.getByRole('button', { name: 'Cancel' }).click();
       expect(renew).toEqual([]);
       await page.getByRole('button', { name: 'New link for Q4 revenue for the board' }).click();
-      await page.getByRole('dialog', { name: 'Give Q4 revenue for the board a new link?' }).getByRole('button', { name: 'Make a new link' }).click();
+      await page
+        .getByRole('dialog', { name: 'Give Q4 revenue for the board a new link?' })
+        .getByRole('button', { name: 'Make a new link' })
+        .click();
       await expect.poll(() => renew.length).toBe(1);
       expect(renew[0].headers['x-csrf-token']).toBe(CSRF);
 
@@ -707,16 +995,27 @@ describe.skipIf(!available.run)('the dashboard in Chromium against Prism\'s mock
       await open(`/w/${WS}/reports`);
       expect(await page.getByRole('main').getByRole('combobox').count()).toBe(0);
       expect(await page.getByRole('button', { name: /New link|Delete|password/ }).count()).toBe(0);
-      expect(await page.getByRole('button', { name: 'Copy link to Spring sale purchases, last 90 days' }).count()).toBe(1);
+      expect(await page.getByRole('button', { name: 'Copy link to Spring sale purchases, last 90 days' }).count()).toBe(
+        1,
+      );
     });
 
     it('a shared page asks for its password, posts it, then reads the report; too many tries say how long to wait', async () => {
       let locked = true;
       await page.route('**/app/api/shared/tok_board', (route) => {
         if (route.request().method() !== 'GET') return route.fallback();
-        return locked ? route.fulfill({ status: 401, json: { error: 'This report is protected by a password' } }) : route.fallback();
+        return locked
+          ? route.fulfill({ status: 401, json: { error: 'This report is protected by a password' } })
+          : route.fallback();
       });
-      const unlock = await answer(page, 'POST', '**/app/api/shared/tok_board/unlock', { error: 'Too many wrong passwords. Try again in 14 minutes.' }, 429, { 'Retry-After': '840' });
+      const unlock = await answer(
+        page,
+        'POST',
+        '**/app/api/shared/tok_board/unlock',
+        { error: 'Too many wrong passwords. Try again in 14 minutes.' },
+        429,
+        { 'Retry-After': '840' },
+      );
       await open('/shared/tok_board');
       await expect.poll(() => h1().textContent()).toBe('This report is protected');
       await page.getByLabel('Password').fill('guess');

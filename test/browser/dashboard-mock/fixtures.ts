@@ -35,7 +35,9 @@ export async function signedInAs(page: Page, role: Role | 401 = 'OWNER'): Promis
 const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString();
 
 export function link(i: number, over: Partial<Schemas['DashboardLink']> = {}): Schemas['DashboardLink'] {
-  const slug = over.slug ?? ['launch', 'spring-sale', 'docs', 'careers', 'webinar-2026', 'newsletter'][i % 6] + (i >= 6 ? `-${i}` : '');
+  const slug =
+    over.slug ??
+    ['launch', 'spring-sale', 'docs', 'careers', 'webinar-2026', 'newsletter'][i % 6] + (i >= 6 ? `-${i}` : '');
   return {
     id: `lnk_${i}`,
     slug,
@@ -52,7 +54,13 @@ export function link(i: number, over: Partial<Schemas['DashboardLink']> = {}): S
     endAt: null,
     clicks: [1234, 87, 0, 45210, 310, 9][i % 6],
     hasPassword: i === 2,
-    tags: i % 2 === 0 ? [{ id: 'tag_social', name: 'social', color: '#2563eb' }] : [{ id: 'tag_q4', name: 'Q4 launch', color: '#16a34a' }, { id: 'tag_social', name: 'social', color: '#2563eb' }],
+    tags:
+      i % 2 === 0
+        ? [{ id: 'tag_social', name: 'social', color: '#2563eb' }]
+        : [
+            { id: 'tag_q4', name: 'Q4 launch', color: '#16a34a' },
+            { id: 'tag_social', name: 'social', color: '#2563eb' },
+          ],
     previewTitle: null,
     previewDescription: null,
     previewImage: null,
@@ -77,7 +85,10 @@ export function tags(): Schemas['TagList'] {
   };
 }
 
-export function workspace(features: Partial<Schemas['Workspace']['features']> = {}, role: Role = 'OWNER'): { data: Schemas['Workspace'] } {
+export function workspace(
+  features: Partial<Schemas['Workspace']['features']> = {},
+  role: Role = 'OWNER',
+): { data: Schemas['Workspace'] } {
   return {
     data: {
       id: WS,
@@ -94,7 +105,8 @@ export function workspace(features: Partial<Schemas['Workspace']['features']> = 
 
 export function analytics(days: number): Schemas['LinkAnalytics'] {
   const today = new Date().toISOString().slice(0, 10);
-  const dayOf = (offset: number) => new Date(Date.parse(`${today}T00:00:00Z`) + offset * 86_400_000).toISOString().slice(0, 10);
+  const dayOf = (offset: number) =>
+    new Date(Date.parse(`${today}T00:00:00Z`) + offset * 86_400_000).toISOString().slice(0, 10);
   const series = Array.from({ length: days }, (_, i) => {
     const clicks = Math.round(40 + 30 * Math.sin(i / 3) + (i % 7 === 5 ? 60 : 0) + i);
     return { day: dayOf(i - days + 1), clicks, scans: Math.round(clicks / 6) };
@@ -142,9 +154,33 @@ export function analytics(days: number): Schemas['LinkAnalytics'] {
 export function keyList(): Schemas['ApiKeyList'] {
   return {
     data: [
-      { id: 'key_1', hint: '3f9a', scopes: ['links:read', 'links:write', 'analytics:read'], expiresAt: null, revokedAt: null, createdAt: day(-20), user: { id: 'usr_ada', email: 'ada@acme.example' } },
-      { id: 'key_2', hint: 'mk_b210', scopes: ['conversions:write'], expiresAt: day(60), revokedAt: null, createdAt: day(-45), user: { id: 'usr_bo', email: 'bo@acme.example' } },
-      { id: 'key_3', hint: 'mk_77c1', scopes: ['links:read'], expiresAt: null, revokedAt: day(-3), createdAt: day(-90), user: { id: 'usr_ada', email: 'ada@acme.example' } },
+      {
+        id: 'key_1',
+        hint: '3f9a',
+        scopes: ['links:read', 'links:write', 'analytics:read'],
+        expiresAt: null,
+        revokedAt: null,
+        createdAt: day(-20),
+        user: { id: 'usr_ada', email: 'ada@acme.example' },
+      },
+      {
+        id: 'key_2',
+        hint: 'mk_b210',
+        scopes: ['conversions:write'],
+        expiresAt: day(60),
+        revokedAt: null,
+        createdAt: day(-45),
+        user: { id: 'usr_bo', email: 'bo@acme.example' },
+      },
+      {
+        id: 'key_3',
+        hint: 'mk_77c1',
+        scopes: ['links:read'],
+        expiresAt: null,
+        revokedAt: day(-3),
+        createdAt: day(-90),
+        user: { id: 'usr_ada', email: 'ada@acme.example' },
+      },
     ],
   };
 }
@@ -153,8 +189,22 @@ export function invitationList(): Schemas['InvitationList'] {
   const ada = { id: 'usr_ada', email: 'ada@acme.example' };
   return {
     data: [
-      { id: 'inv_fay', email: 'fay@acme.example', role: 'MEMBER', invitedBy: ada, createdAt: day(-1), expiresAt: day(6) },
-      { id: 'inv_gus', email: 'gus@acme.example', role: 'OWNER', invitedBy: ada, createdAt: day(-3), expiresAt: day(4) },
+      {
+        id: 'inv_fay',
+        email: 'fay@acme.example',
+        role: 'MEMBER',
+        invitedBy: ada,
+        createdAt: day(-1),
+        expiresAt: day(6),
+      },
+      {
+        id: 'inv_gus',
+        email: 'gus@acme.example',
+        role: 'OWNER',
+        invitedBy: ada,
+        createdAt: day(-3),
+        expiresAt: day(4),
+      },
     ],
   };
 }
@@ -170,15 +220,51 @@ export function memberList(): Schemas['MemberList'] {
   };
 }
 
-const verification = (host: string) => ({ cname: 'sho.rt', txtName: `_shortlink.${host}`, txtValue: 'shortlink-verify=7c1e0b5a93d24f6c' });
+const verification = (host: string) => ({
+  cname: 'sho.rt',
+  txtName: `_shortlink.${host}`,
+  txtValue: 'shortlink-verify=7c1e0b5a93d24f6c',
+});
 
 export function domainList(): Schemas['DomainList'] {
   return {
     data: [
-      { id: 'dom_go', host: 'go.acme.example', status: 'ACTIVE', verifiedAt: day(-50), expiresAt: null, createdAt: day(-51), verification: verification('go.acme.example') },
-      { id: 'dom_links', host: 'links.acme.example', status: 'PENDING', verifiedAt: null, expiresAt: day(6), createdAt: day(-1), verification: verification('links.acme.example') },
-      { id: 'dom_old', host: 'old.acme.example', status: 'DISABLED', verifiedAt: day(-300), expiresAt: null, createdAt: day(-310), verification: verification('old.acme.example') },
-      { id: 'dom_try', host: 'try.acme.example', status: 'EXPIRED', verifiedAt: null, expiresAt: day(-2), createdAt: day(-9), verification: verification('try.acme.example') },
+      {
+        id: 'dom_go',
+        host: 'go.acme.example',
+        status: 'ACTIVE',
+        verifiedAt: day(-50),
+        expiresAt: null,
+        createdAt: day(-51),
+        verification: verification('go.acme.example'),
+      },
+      {
+        id: 'dom_links',
+        host: 'links.acme.example',
+        status: 'PENDING',
+        verifiedAt: null,
+        expiresAt: day(6),
+        createdAt: day(-1),
+        verification: verification('links.acme.example'),
+      },
+      {
+        id: 'dom_old',
+        host: 'old.acme.example',
+        status: 'DISABLED',
+        verifiedAt: day(-300),
+        expiresAt: null,
+        createdAt: day(-310),
+        verification: verification('old.acme.example'),
+      },
+      {
+        id: 'dom_try',
+        host: 'try.acme.example',
+        status: 'EXPIRED',
+        verifiedAt: null,
+        expiresAt: day(-2),
+        createdAt: day(-9),
+        verification: verification('try.acme.example'),
+      },
     ],
   };
 }
@@ -194,9 +280,26 @@ export function campaignList(): Schemas['CampaignList'] {
 
 function goal(id: string, over: Partial<Schemas['Goal']>): Schemas['Goal'] {
   return {
-    id, workspaceId: WS, name: 'Goal', type: 'signup', customName: null, linkId: null, qrCodeId: null, campaignId: null, targetCount: null,
-    targetValueMinor: null, targetCurrency: null, windowStart: null, windowEnd: null, status: 'ACTIVE', archivedAt: null, definitionVersion: 1,
-    definitionUpdatedAt: day(-30), createdAt: day(-30), updatedAt: day(-2), ...over,
+    id,
+    workspaceId: WS,
+    name: 'Goal',
+    type: 'signup',
+    customName: null,
+    linkId: null,
+    qrCodeId: null,
+    campaignId: null,
+    targetCount: null,
+    targetValueMinor: null,
+    targetCurrency: null,
+    windowStart: null,
+    windowEnd: null,
+    status: 'ACTIVE',
+    archivedAt: null,
+    definitionVersion: 1,
+    definitionUpdatedAt: day(-30),
+    createdAt: day(-30),
+    updatedAt: day(-2),
+    ...over,
   };
 }
 
@@ -204,9 +307,29 @@ export function goalList(): Schemas['GoalList'] {
   return {
     data: [
       goal('goal_trials', { name: 'Trial sign-ups from the spring sale', campaignId: 'cmp_spring', targetCount: 500 }),
-      goal('goal_revenue', { name: 'Q4 revenue', type: 'purchase', targetCount: 1200, targetValueMinor: 25_000_000, targetCurrency: 'EUR', definitionVersion: 3 }),
-      goal('goal_demo', { name: 'Demo bookings', type: 'custom', customName: 'demo-booked', linkId: 'lnk_0', status: 'PAUSED' }),
-      goal('goal_2025', { name: 'Webinar seats 2025', type: 'booking', status: 'ARCHIVED', archivedAt: day(-60), windowStart: day(-400), windowEnd: day(-300) }),
+      goal('goal_revenue', {
+        name: 'Q4 revenue',
+        type: 'purchase',
+        targetCount: 1200,
+        targetValueMinor: 25_000_000,
+        targetCurrency: 'EUR',
+        definitionVersion: 3,
+      }),
+      goal('goal_demo', {
+        name: 'Demo bookings',
+        type: 'custom',
+        customName: 'demo-booked',
+        linkId: 'lnk_0',
+        status: 'PAUSED',
+      }),
+      goal('goal_2025', {
+        name: 'Webinar seats 2025',
+        type: 'booking',
+        status: 'ARCHIVED',
+        archivedAt: day(-60),
+        windowStart: day(-400),
+        windowEnd: day(-300),
+      }),
     ],
   };
 }
@@ -218,11 +341,20 @@ export function goalReport(): Schemas['GoalReport'] {
       goalId: 'goal_revenue',
       window: { from: day(-30), to: day(0), narrowedByGoal: false, disjoint: false },
       conversions: 874,
-      value: [{ currency: 'EUR', valueMinor: 18_734_500, conversions: 801 }, { currency: 'USD', valueMinor: 1_250_000, conversions: 41 }],
+      value: [
+        { currency: 'EUR', valueMinor: 18_734_500, conversions: 801 },
+        { currency: 'USD', valueMinor: 1_250_000, conversions: 41 },
+      ],
       unattributedConversions: 112,
       unattributedIncluded: true,
       countProgress: { target: 1200, current: 874, ratio: 874 / 1200, reached: false },
-      valueProgress: { currency: 'EUR', target: 25_000_000, current: 18_734_500, ratio: 18_734_500 / 25_000_000, reached: false },
+      valueProgress: {
+        currency: 'EUR',
+        target: 25_000_000,
+        current: 18_734_500,
+        ratio: 18_734_500 / 25_000_000,
+        reached: false,
+      },
       rate: { supported: true, conversions: 762, clicks: 40_210, rate: 762 / 40_210 },
       definition: { version: 3, updatedAt: day(-12) },
       completeness: { windowTruncatedByRetention: false, scopeObjectMissing: false },
@@ -233,7 +365,8 @@ export function goalReport(): Schemas['GoalReport'] {
 /** The Conversions screen's answer: the last 30 days, three currencies, every kind of rate. */
 export function conversionsView(): Schemas['DashboardConversions'] {
   const today = new Date().toISOString().slice(0, 10);
-  const dayOf = (offset: number) => new Date(Date.parse(`${today}T00:00:00Z`) + offset * 86_400_000).toISOString().slice(0, 10);
+  const dayOf = (offset: number) =>
+    new Date(Date.parse(`${today}T00:00:00Z`) + offset * 86_400_000).toISOString().slice(0, 10);
   const series = Array.from({ length: 30 }, (_, i) => {
     const conversions = Math.round(18 + 9 * Math.sin(i / 2.5) + (i % 7 === 4 ? 14 : 0));
     return {
@@ -247,9 +380,22 @@ export function conversionsView(): Schemas['DashboardConversions'] {
   });
   const sum = (pick: (d: (typeof series)[number]) => number) => series.reduce((n, d) => n + pick(d), 0);
   const total = sum((d) => d.conversions);
-  const eur = { currency: 'EUR', valueMinor: sum((d) => d.value[0].valueMinor), conversions: sum((d) => d.value[0].conversions) };
-  const usd = { currency: 'USD', valueMinor: sum((d) => d.value[1]?.valueMinor ?? 0), conversions: sum((d) => d.value[1]?.conversions ?? 0) };
-  const rate = (conversions: number, clicks: number) => ({ supported: true, conversions, clicks, rate: conversions / clicks });
+  const eur = {
+    currency: 'EUR',
+    valueMinor: sum((d) => d.value[0].valueMinor),
+    conversions: sum((d) => d.value[0].conversions),
+  };
+  const usd = {
+    currency: 'USD',
+    valueMinor: sum((d) => d.value[1]?.valueMinor ?? 0),
+    conversions: sum((d) => d.value[1]?.conversions ?? 0),
+  };
+  const rate = (conversions: number, clicks: number) => ({
+    supported: true,
+    conversions,
+    clicks,
+    rate: conversions / clicks,
+  });
   return {
     data: {
       windowFrom: `${dayOf(-29)}T00:00:00.000Z`,
@@ -264,16 +410,46 @@ export function conversionsView(): Schemas['DashboardConversions'] {
         { eventType: 'lead', label: 'Lead', conversions: total - 301 - 166 - 74 },
       ],
       byLink: [
-        { id: 'lnk_0', conversions: 288, value: [{ ...eur, valueMinor: 1_224_000, conversions: 170 }, { ...usd, valueMinor: 38_700, conversions: 3 }], rate: rate(288, 9_412) },
-        { id: 'lnk_1', conversions: 140, value: [{ ...eur, valueMinor: 595_000, conversions: 81 }], rate: rate(140, 2_210) },
-        { id: 'lnk_3', conversions: 47, value: [], rate: { supported: false, conversions: 47, clicks: 0, rate: null, reason: 'no_clicks_in_window' } },
-        { id: 'lnk_gone', conversions: total - 61 - 288 - 140 - 47, value: [], rate: rate(total - 61 - 288 - 140 - 47, 812) },
+        {
+          id: 'lnk_0',
+          conversions: 288,
+          value: [
+            { ...eur, valueMinor: 1_224_000, conversions: 170 },
+            { ...usd, valueMinor: 38_700, conversions: 3 },
+          ],
+          rate: rate(288, 9_412),
+        },
+        {
+          id: 'lnk_1',
+          conversions: 140,
+          value: [{ ...eur, valueMinor: 595_000, conversions: 81 }],
+          rate: rate(140, 2_210),
+        },
+        {
+          id: 'lnk_3',
+          conversions: 47,
+          value: [],
+          rate: { supported: false, conversions: 47, clicks: 0, rate: null, reason: 'no_clicks_in_window' },
+        },
+        {
+          id: 'lnk_gone',
+          conversions: total - 61 - 288 - 140 - 47,
+          value: [],
+          rate: rate(total - 61 - 288 - 140 - 47, 812),
+        },
       ],
       byCampaign: [
         { id: 'cmp_spring', conversions: 212, value: [{ ...eur, valueMinor: 901_000, conversions: 130 }] },
         { id: 'cmp_webinar', conversions: 74, value: [] },
       ],
-      byQr: [{ id: 'qr_poster', conversions: 39, value: [{ ...eur, valueMinor: 165_750, conversions: 22 }], rate: rate(39, 610) }],
+      byQr: [
+        {
+          id: 'qr_poster',
+          conversions: 39,
+          value: [{ ...eur, valueMinor: 165_750, conversions: 22 }],
+          rate: rate(39, 610),
+        },
+      ],
       value: [eur, usd],
       rate: rate(total - 61, 13_044),
       unavailable: false,
@@ -282,32 +458,68 @@ export function conversionsView(): Schemas['DashboardConversions'] {
     names: {
       links: [
         { id: 'lnk_0', slug: 'launch', shortUrl: 'https://sho.rt/launch', title: 'Acme launch page', deleted: false },
-        { id: 'lnk_1', slug: 'spring-sale', shortUrl: 'https://sho.rt/spring-sale', title: 'Acme spring sale', deleted: false },
+        {
+          id: 'lnk_1',
+          slug: 'spring-sale',
+          shortUrl: 'https://sho.rt/spring-sale',
+          title: 'Acme spring sale',
+          deleted: false,
+        },
         { id: 'lnk_3', slug: 'careers', shortUrl: 'https://go.acme.example/careers', title: null, deleted: false },
-        { id: 'lnk_gone', slug: 'old-offer', shortUrl: 'https://sho.rt/old-offer', title: 'Summer offer 2025', deleted: true },
+        {
+          id: 'lnk_gone',
+          slug: 'old-offer',
+          shortUrl: 'https://sho.rt/old-offer',
+          title: 'Summer offer 2025',
+          deleted: true,
+        },
       ],
       campaigns: [
         { id: 'cmp_spring', name: 'Spring sale 2026' },
         { id: 'cmp_webinar', name: 'Webinar series' },
       ],
-      qrCodes: [{ id: 'qr_poster', linkId: 'lnk_0', slug: 'launch', shortUrl: 'https://sho.rt/launch', deleted: false }],
+      qrCodes: [
+        { id: 'qr_poster', linkId: 'lnk_0', slug: 'launch', shortUrl: 'https://sho.rt/launch', deleted: false },
+      ],
     },
   };
 }
 
 export function reportList(): Schemas['ReportList'] {
   const report = (id: string, over: Partial<Schemas['Report']>): Schemas['Report'] => ({
-    id, kind: 'CONVERSIONS', title: 'Report', params: { window: { lastDays: 30 } }, visibility: 'PRIVATE', hasPassword: false, url: null,
-    createdBy: 'usr_ada', createdAt: day(-3), updatedAt: day(-1), ...over,
+    id,
+    kind: 'CONVERSIONS',
+    title: 'Report',
+    params: { window: { lastDays: 30 } },
+    visibility: 'PRIVATE',
+    hasPassword: false,
+    url: null,
+    createdBy: 'usr_ada',
+    createdAt: day(-3),
+    updatedAt: day(-1),
+    ...over,
   });
   return {
     data: [
       report('rpt_spring', {
-        title: 'Spring sale purchases, last 90 days', params: { window: { lastDays: 90 }, eventType: 'purchase', campaignId: 'cmp_spring' }, visibility: 'PUBLIC',
+        title: 'Spring sale purchases, last 90 days',
+        params: { window: { lastDays: 90 }, eventType: 'purchase', campaignId: 'cmp_spring' },
+        visibility: 'PUBLIC',
         url: 'https://sho.rt/app/shared/Zk3qv9Xw1sT0bY7mN2cR5hL8pD4fJ6gA0eU3iO9kQwE',
       }),
-      report('rpt_revenue', { kind: 'GOAL', title: 'Q4 revenue for the board', params: { window: { lastDays: 30 }, goalId: 'goal_revenue' }, visibility: 'UNLISTED', hasPassword: true, url: 'https://sho.rt/app/shared/Hq8sLr2mV6tY0wB4nC7xZ1kP5dF9gJ3aE2uI6oT8yRs' }),
-      report('rpt_launch', { kind: 'LINK', title: 'Launch page clicks, March', params: { window: { from: '2026-03-01', to: '2026-03-31' }, linkId: 'lnk_0' } }),
+      report('rpt_revenue', {
+        kind: 'GOAL',
+        title: 'Q4 revenue for the board',
+        params: { window: { lastDays: 30 }, goalId: 'goal_revenue' },
+        visibility: 'UNLISTED',
+        hasPassword: true,
+        url: 'https://sho.rt/app/shared/Hq8sLr2mV6tY0wB4nC7xZ1kP5dF9gJ3aE2uI6oT8yRs',
+      }),
+      report('rpt_launch', {
+        kind: 'LINK',
+        title: 'Launch page clicks, March',
+        params: { window: { from: '2026-03-01', to: '2026-03-31' }, linkId: 'lnk_0' },
+      }),
     ],
   };
 }
@@ -346,8 +558,22 @@ export function bioPage(over: Partial<BioPage> = {}): BioPage {
       { id: 'blk_shop000001', type: 'heading', text: 'Shop', linkId: null, shortUrl: null, destination: null },
       linkBlock('blk_spring0001', 'Spring sale: 30% off rain jackets', 1, 'spring-sale'),
       linkBlock('blk_launch0001', 'New: the Ridge trail shoe', 0, 'ridge'),
-      { id: 'blk_para000001', type: 'paragraph', text: 'New arrivals every Friday. Free repairs for life on everything we make.', linkId: null, shortUrl: null, destination: null },
-      { id: 'blk_listen0001', type: 'heading', text: 'Listen and read', linkId: null, shortUrl: null, destination: null },
+      {
+        id: 'blk_para000001',
+        type: 'paragraph',
+        text: 'New arrivals every Friday. Free repairs for life on everything we make.',
+        linkId: null,
+        shortUrl: null,
+        destination: null,
+      },
+      {
+        id: 'blk_listen0001',
+        type: 'heading',
+        text: 'Listen and read',
+        linkId: null,
+        shortUrl: null,
+        destination: null,
+      },
       linkBlock('blk_podcast001', 'The Long Way Round podcast', 4, 'podcast'),
       linkBlock('blk_news000001', 'Our newsletter', 5, 'newsletter'),
     ],
@@ -360,10 +586,36 @@ export function bioPage(over: Partial<BioPage> = {}): BioPage {
 export function pageList(): Schemas['BioPageList'] {
   return {
     data: [
-      bioPage({ id: 'pg_spring', handle: 'acme-spring-2026', title: 'Spring collection 2026', published: false, publishedAt: null, hasUnpublishedChanges: true, theme: 'sunrise', createdAt: day(-1) }),
+      bioPage({
+        id: 'pg_spring',
+        handle: 'acme-spring-2026',
+        title: 'Spring collection 2026',
+        published: false,
+        publishedAt: null,
+        hasUnpublishedChanges: true,
+        theme: 'sunrise',
+        createdAt: day(-1),
+      }),
       bioPage(),
-      bioPage({ id: 'pg_careers', handle: 'acme-careers', title: 'Work at Acme: open roles in the workshop and the shop', hasUnpublishedChanges: false, theme: 'classic', publishedAt: day(-12), createdAt: day(-60) }),
-      bioPage({ id: 'pg_winter', handle: 'winter-promo', title: 'Winter promo 2025', status: 'DISABLED', theme: 'midnight', hasUnpublishedChanges: false, publishedAt: day(-90), createdAt: day(-120) }),
+      bioPage({
+        id: 'pg_careers',
+        handle: 'acme-careers',
+        title: 'Work at Acme: open roles in the workshop and the shop',
+        hasUnpublishedChanges: false,
+        theme: 'classic',
+        publishedAt: day(-12),
+        createdAt: day(-60),
+      }),
+      bioPage({
+        id: 'pg_winter',
+        handle: 'winter-promo',
+        title: 'Winter promo 2025',
+        status: 'DISABLED',
+        theme: 'midnight',
+        hasUnpublishedChanges: false,
+        publishedAt: day(-90),
+        createdAt: day(-120),
+      }),
     ],
   };
 }
@@ -374,18 +626,39 @@ export function sharedReport(kind: Schemas['ReportKind']): Schemas['SharedReport
   const tomorrow = (Math.floor(now / 86_400_000) + 1) * 86_400_000;
   const base = { generatedAt: new Date(now - 20_000).toISOString() };
   if (kind === 'GOAL') {
-    return { ...base, title: 'Q4 revenue for the board', kind, window: { from: day(-30), to: day(0), lastDays: 30 }, goal: goalReport() };
+    return {
+      ...base,
+      title: 'Q4 revenue for the board',
+      kind,
+      window: { from: day(-30), to: day(0), lastDays: 30 },
+      goal: goalReport(),
+    };
   }
   if (kind === 'LINK') {
     const a = analytics(30);
     return {
-      ...base, title: 'Launch page clicks', kind, window: { from: `${a.window.from}T00:00:00.000Z`, to: new Date(Date.parse(`${a.window.to}T00:00:00Z`) + 86_400_000).toISOString(), lastDays: 30 },
+      ...base,
+      title: 'Launch page clicks',
+      kind,
+      window: {
+        from: `${a.window.from}T00:00:00.000Z`,
+        to: new Date(Date.parse(`${a.window.to}T00:00:00Z`) + 86_400_000).toISOString(),
+        lastDays: 30,
+      },
       link: { slug: 'launch', shortUrl: 'https://sho.rt/launch', title: 'Acme launch page', analytics: a },
     };
   }
   return {
-    ...base, title: 'Spring sale purchases, last 30 days', kind, window: { from: new Date(tomorrow - 30 * 86_400_000).toISOString(), to: new Date(tomorrow).toISOString(), lastDays: 30 },
-    filters: { campaignId: 'cmp_spring' }, conversions: conversionsView(),
+    ...base,
+    title: 'Spring sale purchases, last 30 days',
+    kind,
+    window: {
+      from: new Date(tomorrow - 30 * 86_400_000).toISOString(),
+      to: new Date(tomorrow).toISOString(),
+      lastDays: 30,
+    },
+    filters: { campaignId: 'cmp_spring' },
+    conversions: conversionsView(),
   };
 }
 
@@ -394,15 +667,20 @@ export async function realisticSharedReads(page: Page): Promise<void> {
   await page.route('**/app/api/shared/*', (route) => {
     if (route.request().method() !== 'GET') return route.fallback();
     const token = new URL(route.request().url()).pathname.split('/').pop();
-    if (token === 'tok_password') return route.fulfill({ status: 401, json: { error: 'This report is protected by a password' } });
-    if (token === 'tok_gone') return route.fulfill({ status: 404, json: { error: 'There is no shared report at this address' } });
-    return route.fulfill({ json: sharedReport(token === 'tok_goal' ? 'GOAL' : token === 'tok_link' ? 'LINK' : 'CONVERSIONS') });
+    if (token === 'tok_password')
+      return route.fulfill({ status: 401, json: { error: 'This report is protected by a password' } });
+    if (token === 'tok_gone')
+      return route.fulfill({ status: 404, json: { error: 'There is no shared report at this address' } });
+    return route.fulfill({
+      json: sharedReport(token === 'tok_goal' ? 'GOAL' : token === 'tok_link' ? 'LINK' : 'CONVERSIONS'),
+    });
   });
 }
 
 export function pageAnalytics(days: number): Schemas['BioPageAnalytics'] {
   const today = new Date().toISOString().slice(0, 10);
-  const dayOf = (offset: number) => new Date(Date.parse(`${today}T00:00:00Z`) + offset * 86_400_000).toISOString().slice(0, 10);
+  const dayOf = (offset: number) =>
+    new Date(Date.parse(`${today}T00:00:00Z`) + offset * 86_400_000).toISOString().slice(0, 10);
   const series = Array.from({ length: days }, (_, i) => {
     const views = Math.round(120 + 60 * Math.sin(i / 4) + (i % 7 === 5 ? 90 : 0) + 2 * i);
     return { day: dayOf(i - days + 1), views, clicks: Math.round(views * 0.38) };
@@ -415,10 +693,30 @@ export function pageAnalytics(days: number): Schemas['BioPageAnalytics'] {
     series,
     totals: { views: sum('views'), clicks },
     blocks: [
-      { blockId: 'blk_spring0001', text: 'Spring sale: 30% off rain jackets', linkId: 'lnk_1', clicks: Math.round(clicks * 0.52) },
-      { blockId: 'blk_launch0001', text: 'New: the Ridge trail shoe', linkId: 'lnk_0', clicks: Math.round(clicks * 0.31) },
-      { blockId: 'blk_podcast001', text: 'The Long Way Round podcast', linkId: 'lnk_4', clicks: Math.round(clicks * 0.12) },
-      { blockId: 'blk_news000001', text: 'Our newsletter', linkId: 'lnk_5', clicks: clicks - Math.round(clicks * 0.52) - Math.round(clicks * 0.31) - Math.round(clicks * 0.12) },
+      {
+        blockId: 'blk_spring0001',
+        text: 'Spring sale: 30% off rain jackets',
+        linkId: 'lnk_1',
+        clicks: Math.round(clicks * 0.52),
+      },
+      {
+        blockId: 'blk_launch0001',
+        text: 'New: the Ridge trail shoe',
+        linkId: 'lnk_0',
+        clicks: Math.round(clicks * 0.31),
+      },
+      {
+        blockId: 'blk_podcast001',
+        text: 'The Long Way Round podcast',
+        linkId: 'lnk_4',
+        clicks: Math.round(clicks * 0.12),
+      },
+      {
+        blockId: 'blk_news000001',
+        text: 'Our newsletter',
+        linkId: 'lnk_5',
+        clicks: clicks - Math.round(clicks * 0.52) - Math.round(clicks * 0.31) - Math.round(clicks * 0.12),
+      },
     ],
     breakdownWindow: { from: dayOf(-89), to: today },
     breakdowns: {
@@ -482,7 +780,17 @@ export async function realisticReads(page: Page, role: Role = 'OWNER'): Promise<
   const reads: Array<[RegExp, (url: URL) => unknown]> = [
     [/\/workspaces\/[^/]+$/, () => workspace({}, role)],
     [/\/workspaces\/[^/]+\/links$/, (url) => linkList(Math.min(Number(url.searchParams.get('limit')) || 25, 25), 1234)],
-    [/\/workspaces\/[^/]+\/links\/[^/]+$/, () => ({ data: link(0, { title: 'Acme launch page', hasPassword: true, previewTitle: 'Acme: the launch', tags: [{ id: 'tag_q4', name: 'Q4 launch', color: '#16a34a' }] }) })],
+    [
+      /\/workspaces\/[^/]+\/links\/[^/]+$/,
+      () => ({
+        data: link(0, {
+          title: 'Acme launch page',
+          hasPassword: true,
+          previewTitle: 'Acme: the launch',
+          tags: [{ id: 'tag_q4', name: 'Q4 launch', color: '#16a34a' }],
+        }),
+      }),
+    ],
     [/\/workspaces\/[^/]+\/links\/[^/]+\/analytics$/, () => analytics(30)],
     [/\/workspaces\/[^/]+\/tags$/, () => tags()],
     [/\/workspaces\/[^/]+\/domains$/, () => domainList()],
@@ -512,7 +820,14 @@ export async function realisticReads(page: Page, role: Role = 'OWNER'): Promise<
  * `method pattern` answers `json` with `status`, after the request went to Prism anyway (so the
  * contract still checks what the app sent). Returns the requests seen.
  */
-export async function answer(page: Page, method: string, pattern: string, json: unknown, status = 200, headers: Record<string, string> = {}) {
+export async function answer(
+  page: Page,
+  method: string,
+  pattern: string,
+  json: unknown,
+  status = 200,
+  headers: Record<string, string> = {},
+) {
   const seen: Array<{ url: string; headers: Record<string, string>; body: string | null }> = [];
   await page.route(pattern, async (route) => {
     const request = route.request();

@@ -24,17 +24,33 @@ export const SHOTS_DIR = process.env.DASHBOARD_SHOTS_DIR ?? '/tmp/dashboard-shot
 /** Builds src/web into a fresh folder (the build's own size report is returned). */
 export async function buildDashboard(): Promise<{ dir: string; report: string }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'shortlink-web-'));
-  const report = await run(process.execPath, [VITE_CLI, 'build', '--config', 'src/web/vite.config.ts', '--outDir', dir, '--emptyOutDir', '--logLevel', 'warn']);
+  const report = await run(process.execPath, [
+    VITE_CLI,
+    'build',
+    '--config',
+    'src/web/vite.config.ts',
+    '--outDir',
+    dir,
+    '--emptyOutDir',
+    '--logLevel',
+    'warn',
+  ]);
   return { dir, report };
 }
 
 function run(cmd: string, args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd: root, env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(cmd, args, {
+      cwd: root,
+      env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
     child.stderr.on('data', (c: Buffer) => (out += c.toString()));
-    child.once('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${cmd} ${args.join(' ')} exited ${code}:\n${out}`))));
+    child.once('exit', (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`${cmd} ${args.join(' ')} exited ${code}:\n${out}`)),
+    );
   });
 }
 
@@ -44,8 +60,23 @@ export interface PrismMock {
 }
 
 export async function startPrismMock(seed = '20261124'): Promise<PrismMock> {
-  const args = [PRISM_CLI, 'mock', path.join(root, 'generated/dashboard.json'), '--dynamic', '--seed', seed, '--host', '127.0.0.1', '--port', '0', '--multiprocess=false'];
-  const child: ChildProcess = spawn(process.execPath, args, { env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const args = [
+    PRISM_CLI,
+    'mock',
+    path.join(root, 'generated/dashboard.json'),
+    '--dynamic',
+    '--seed',
+    seed,
+    '--host',
+    '127.0.0.1',
+    '--port',
+    '0',
+    '--multiprocess=false',
+  ];
+  const child: ChildProcess = spawn(process.execPath, args, {
+    env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let log = '';
   const append = (c: Buffer) => (log = (log + c.toString()).slice(-20_000));
   child.stdout!.on('data', append);
@@ -116,12 +147,15 @@ export async function startAppServer(dir: string, prism: string): Promise<AppSer
         const apiPath = url.pathname.slice('/app/api'.length) + url.search;
         apiRequests.push({ method: req.method ?? 'GET', path: apiPath, headers: req.headers, body });
         const headers = { ...req.headers, host: upstream.host, cookie: 'sl_session=mock-session' };
-        const forward = http.request({ hostname: upstream.hostname, port: upstream.port, path: apiPath, method: req.method, headers }, (answer) => {
-          const found = answer.headers['sl-violations'];
-          if (found) violations.push(`${req.method} ${apiPath}: ${found}`);
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(res);
-        });
+        const forward = http.request(
+          { hostname: upstream.hostname, port: upstream.port, path: apiPath, method: req.method, headers },
+          (answer) => {
+            const found = answer.headers['sl-violations'];
+            if (found) violations.push(`${req.method} ${apiPath}: ${found}`);
+            res.writeHead(answer.statusCode ?? 502, answer.headers);
+            answer.pipe(res);
+          },
+        );
         forward.on('error', (err) => res.writeHead(502, { 'Content-Type': 'text/plain' }).end(String(err)));
         forward.end(body);
       });
@@ -135,7 +169,10 @@ export async function startAppServer(dir: string, prism: string): Promise<AppSer
     const file = path.join(dir, rel);
     const isFile = rel && file.startsWith(dir + path.sep) && fs.existsSync(file) && fs.statSync(file).isFile();
     if (isFile) {
-      res.writeHead(200, { 'Content-Type': TYPES[path.extname(file)] ?? 'application/octet-stream', 'Cache-Control': 'no-store' });
+      res.writeHead(200, {
+        'Content-Type': TYPES[path.extname(file)] ?? 'application/octet-stream',
+        'Cache-Control': 'no-store',
+      });
       fs.createReadStream(file).pipe(res);
     } else if (rel.startsWith('assets/')) {
       res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found');

@@ -9,7 +9,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { browserAvailability, launchBrowser } from '../../support/browser';
 import { realisticReads, signedInAs, WS } from './fixtures';
-import { axeProblems, buildDashboard, settled, SHOTS_DIR, startAppServer, startPrismMock, type AppServer, type PrismMock } from './harness';
+import {
+  axeProblems,
+  buildDashboard,
+  settled,
+  SHOTS_DIR,
+  startAppServer,
+  startPrismMock,
+  type AppServer,
+  type PrismMock,
+} from './harness';
 
 const available = browserAvailability();
 
@@ -30,7 +39,10 @@ const SCREENS: Array<{ name: string; path: string; public?: boolean }> = [
   { name: 'settings-campaigns', path: `/app/w/${WS}/settings/campaigns` },
   { name: 'settings-webhooks', path: `/app/w/${WS}/settings/webhooks` },
   { name: 'conversions', path: `/app/w/${WS}/conversions` },
-  { name: 'conversions-filtered', path: `/app/w/${WS}/conversions?window=90&eventType=custom&customName=demo-booked&linkId=lnk_0` },
+  {
+    name: 'conversions-filtered',
+    path: `/app/w/${WS}/conversions?window=90&eventType=custom&customName=demo-booked&linkId=lnk_0`,
+  },
   { name: 'goals', path: `/app/w/${WS}/goals` },
   { name: 'goal', path: `/app/w/${WS}/goals/goal_revenue` },
   { name: 'pages', path: `/app/w/${WS}/pages` },
@@ -51,7 +63,7 @@ const VIEWPORTS = [
   { name: 'phone', width: 390, height: 844, mobile: true },
 ];
 
-describe.skipIf(!available.run)('dashboard screens on Prism\'s mock of the contract (Chromium)', () => {
+describe.skipIf(!available.run)("dashboard screens on Prism's mock of the contract (Chromium)", () => {
   let prism: PrismMock;
   let app: AppServer;
   let browser: Browser;
@@ -102,12 +114,14 @@ describe.skipIf(!available.run)('dashboard screens on Prism\'s mock of the contr
               // Nothing the app loads may leave the machine: no CDN, no fonts, no analytics.
               await page.route('**/*', (route) => {
                 const url = route.request().url();
-                if (url.startsWith(app.origin) || url.startsWith('data:') || url.startsWith('blob:')) return route.fallback();
+                if (url.startsWith(app.origin) || url.startsWith('data:') || url.startsWith('blob:'))
+                  return route.fallback();
                 problems.push(`asked another host for ${url}`);
                 return route.abort('internetdisconnected');
               });
               page.on('console', (m) => {
-                if (m.type() === 'error' && !/status of (4\d\d|5\d\d)/.test(m.text())) problems.push(`console: ${m.text()}`);
+                if (m.type() === 'error' && !/status of (4\d\d|5\d\d)/.test(m.text()))
+                  problems.push(`console: ${m.text()}`);
               });
               if (data === 'realistic') await realisticReads(page);
               else await signedInAs(page);
@@ -130,7 +144,10 @@ describe.skipIf(!available.run)('dashboard screens on Prism\'s mock of the contr
                 await frame.scrollIntoViewIfNeeded();
                 await page.evaluate('new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))');
               }
-              await page.screenshot({ path: path.join(SHOTS_DIR, `${screen.name}-${data}-${viewport.name}.png`), fullPage: true });
+              await page.screenshot({
+                path: path.join(SHOTS_DIR, `${screen.name}-${data}-${viewport.name}.png`),
+                fullPage: true,
+              });
               expect(problems).toEqual([]);
               expect(app.violations, 'requests Prism found against the contract').toEqual([]);
             } finally {

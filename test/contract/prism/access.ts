@@ -26,20 +26,39 @@ export const KEYED: Record<string, { scope: Scope; call: (ids: Ids) => Call }> =
   getLink: { scope: 'links:read', call: (i) => call('GET', `/api/v1/links/${i.linkId}`) },
   updateLink: { scope: 'links:write', call: (i) => json('PATCH', `/api/v1/links/${i.linkId}`, { title: 'auth' }) },
   deleteLink: { scope: 'links:write', call: (i) => call('DELETE', `/api/v1/links/${i.linkId}`) },
-  getConversionSummary: { scope: 'conversions:read', call: () => call('GET', '/api/v1/conversions?eventType=purchase') },
-  recordConversion: { scope: 'conversions:write', call: () => json('POST', '/api/v1/conversions', { eventType: 'signup' }) },
+  getConversionSummary: {
+    scope: 'conversions:read',
+    call: () => call('GET', '/api/v1/conversions?eventType=purchase'),
+  },
+  recordConversion: {
+    scope: 'conversions:write',
+    call: () => json('POST', '/api/v1/conversions', { eventType: 'signup' }),
+  },
   listGoals: { scope: 'conversions:read', call: () => call('GET', '/api/v1/goals?status=ACTIVE') },
   getGoalReport: { scope: 'conversions:read', call: (i) => call('GET', `/api/v1/goals/${i.goalId}/report`) },
   createWebhook: {
     scope: 'webhooks:write',
-    call: (i) => json('POST', '/api/webhooks', { workspaceId: i.workspaceId, url: 'https://hooks.example.com/auth', events: ['link.created'] }),
+    call: (i) =>
+      json('POST', '/api/webhooks', {
+        workspaceId: i.workspaceId,
+        url: 'https://hooks.example.com/auth',
+        events: ['link.created'],
+      }),
   },
   listWebhooks: { scope: 'webhooks:read', call: () => call('GET', '/api/webhooks') },
-  updateWebhook: { scope: 'webhooks:write', call: (i) => json('PATCH', `/api/webhooks/${i.webhookA}`, { enabled: false }) },
+  updateWebhook: {
+    scope: 'webhooks:write',
+    call: (i) => json('PATCH', `/api/webhooks/${i.webhookA}`, { enabled: false }),
+  },
   deleteWebhook: { scope: 'webhooks:write', call: (i) => call('DELETE', `/api/webhooks/${i.webhookA}`) },
   createWebhookV1: {
     scope: 'webhooks:write',
-    call: () => json('POST', '/api/v1/webhooks', { url: 'https://hooks.example.com/auth-b', events: ['link.clicked'], secret: 'sixteen-chars-or-more' }),
+    call: () =>
+      json('POST', '/api/v1/webhooks', {
+        url: 'https://hooks.example.com/auth-b',
+        events: ['link.clicked'],
+        secret: 'sixteen-chars-or-more',
+      }),
   },
   listWebhooksV1: { scope: 'webhooks:read', call: () => call('GET', '/api/v1/webhooks') },
   deleteWebhookV1: { scope: 'webhooks:write', call: (i) => call('DELETE', `/api/v1/webhooks/${i.webhookB}`) },
@@ -47,18 +66,32 @@ export const KEYED: Record<string, { scope: Scope; call: (ids: Ids) => Call }> =
 export const KEYED_OPS = Object.keys(KEYED);
 
 /** Creates one object of each kind in the workspace (straight on the server: not contract checks). */
-export async function seedIds(ctx: ContractContext, who: { workspaceId: string; key: string } = ctx.owner): Promise<Ids> {
+export async function seedIds(
+  ctx: ContractContext,
+  who: { workspaceId: string; key: string } = ctx.owner,
+): Promise<Ids> {
   const server = ctx.main.server;
   const linkId = (await ctx.makeLink({ url: 'https://example.com/ids' }, who.key)).id;
   const goal = await goalsRepo.createGoal(ctx.knex(), who.workspaceId, {
-    name: 'Signups', type: 'signup', custom_name: null, link_id: null, qr_code_id: null, campaign_id: null,
-    target_count: null, target_value_minor: null, target_currency: null, window_start: null, window_end: null,
+    name: 'Signups',
+    type: 'signup',
+    custom_name: null,
+    link_id: null,
+    qr_code_id: null,
+    campaign_id: null,
+    target_count: null,
+    target_value_minor: null,
+    target_currency: null,
+    window_start: null,
+    window_end: null,
   });
   const a = await server.request('POST', '/api/webhooks', {
-    key: who.key, body: { workspaceId: who.workspaceId, url: 'https://hooks.example.com/ids', events: ['link.created'] },
+    key: who.key,
+    body: { workspaceId: who.workspaceId, url: 'https://hooks.example.com/ids', events: ['link.created'] },
   });
   const b = await server.request('POST', '/api/v1/webhooks', {
-    key: who.key, body: { url: 'https://hooks.example.com/ids-b', events: ['link.created'], secret: 'sixteen-chars-or-more' },
+    key: who.key,
+    body: { url: 'https://hooks.example.com/ids-b', events: ['link.created'], secret: 'sixteen-chars-or-more' },
   });
   expect([a.status, b.status], `${a.text} ${b.text}`).toEqual([201, 201]);
   return { workspaceId: who.workspaceId, linkId, goalId: goal.id, webhookA: a.body.data.id, webhookB: b.body.id };
@@ -78,13 +111,20 @@ export function accessSuites(ctx: ContractContext) {
       for (const item of Object.values<any>(doc.paths)) {
         for (const op of Object.values<any>(item)) {
           const security = op?.security ?? doc.security;
-          if (op?.operationId && security.length) secured[op.operationId] = security.flatMap((s: any) => s.bearerAuth ?? []);
+          if (op?.operationId && security.length)
+            secured[op.operationId] = security.flatMap((s: any) => s.bearerAuth ?? []);
         }
       }
       expect(Object.fromEntries(KEYED_OPS.map((op) => [op, [KEYED[op].scope]]))).toEqual(secured);
-      expect([...declaredStatuses().keys()].filter((op) => !KEYED[op]).sort()).toEqual(
-        ['followShortLink', 'getEventSchema', 'getHealth', 'getMetrics', 'getReadiness', 'scanQrCode', 'submitLinkPassword'],
-      );
+      expect([...declaredStatuses().keys()].filter((op) => !KEYED[op]).sort()).toEqual([
+        'followShortLink',
+        'getEventSchema',
+        'getHealth',
+        'getMetrics',
+        'getReadiness',
+        'scanQrCode',
+        'submitLinkPassword',
+      ]);
     });
 
     // Every path id has minLength 1: Prism refuses an empty one (what a client sends for an id of
@@ -104,16 +144,25 @@ export function accessSuites(ctx: ContractContext) {
       const revoked = await ws.createKey(ctx.knex(), ctx.owner.workspaceId, ctx.owner.userId, API_SCOPES, null);
       await ws.revokeKey(ctx.knex(), revoked.id);
       expect((await ctx.viaPrism(op, valid(op), 401, revoked.key)).body.error).toMatch(/revoked/);
-      const expired = await ws.createKey(ctx.knex(), ctx.owner.workspaceId, ctx.owner.userId, API_SCOPES, Date.now() - 1000);
+      const expired = await ws.createKey(
+        ctx.knex(),
+        ctx.owner.workspaceId,
+        ctx.owner.userId,
+        API_SCOPES,
+        Date.now() - 1000,
+      );
       expect((await ctx.viaPrism(op, valid(op), 401, expired.key)).body.error).toMatch(/expired/);
       const free = await seedWorkspace(ctx.knex(), { plan: 'free', scopes: API_SCOPES });
       expect((await ctx.viaPrism(op, valid(op), 401, free.key)).body.error).toMatch(/paid plan/);
     });
 
-    it.each(KEYED_OPS)('%s: 401 without Authorization (Prism refuses it itself; the server answer is checked directly)', async (op) => {
-      const { proxied } = await ctx.refusedByPrism(op, valid(op), 401, 401, null);
-      expect(proxied.body.type).toBe(`${PRISM_ERROR}UNAUTHORIZED`);
-    });
+    it.each(KEYED_OPS)(
+      '%s: 401 without Authorization (Prism refuses it itself; the server answer is checked directly)',
+      async (op) => {
+        const { proxied } = await ctx.refusedByPrism(op, valid(op), 401, 401, null);
+        expect(proxied.body.type).toBe(`${PRISM_ERROR}UNAUTHORIZED`);
+      },
+    );
 
     it.each(KEYED_OPS)('%s: 403 for a key with every scope but its own, and for a pro-plan workspace', async (op) => {
       const others = SCOPES.filter((s) => s !== KEYED[op].scope);
@@ -133,7 +182,9 @@ export function accessSuites(ctx: ContractContext) {
           const key = await ctx.freshKey(API_SCOPES);
           const at = Date.now();
           for (let batch = 0; batch < 3; batch++) {
-            const answers = await Promise.all(Array.from({ length: 20 }, () => ctx.main.server.request('GET', '/api/v1/links?limit=1', { key })));
+            const answers = await Promise.all(
+              Array.from({ length: 20 }, () => ctx.main.server.request('GET', '/api/v1/links?limit=1', { key })),
+            );
             expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
           }
           spent = { key, at };
@@ -141,16 +192,19 @@ export function accessSuites(ctx: ContractContext) {
         return spent.key;
       }
 
-      it.each(KEYED_OPS)('%s: 429 with X-RateLimit-* and Retry-After once the key has spent 60 requests', async (op) => {
-        const res = await ctx.viaPrism(op, valid(op), 429, await spentKey());
-        expect(res.body.error).toMatch(/rate limit/i);
-        expect(res.headers['x-ratelimit-limit']).toBe('60');
-        expect(res.headers['x-ratelimit-remaining']).toBe('0');
-        const reset = Number(res.headers['x-ratelimit-reset']);
-        expect(reset).toBeGreaterThanOrEqual(1);
-        expect(reset).toBeLessThanOrEqual(60);
-        expect(res.headers['retry-after']).toBe(String(reset));
-      });
+      it.each(KEYED_OPS)(
+        '%s: 429 with X-RateLimit-* and Retry-After once the key has spent 60 requests',
+        async (op) => {
+          const res = await ctx.viaPrism(op, valid(op), 429, await spentKey());
+          expect(res.body.error).toMatch(/rate limit/i);
+          expect(res.headers['x-ratelimit-limit']).toBe('60');
+          expect(res.headers['x-ratelimit-remaining']).toBe('0');
+          const reset = Number(res.headers['x-ratelimit-reset']);
+          expect(reset).toBeGreaterThanOrEqual(1);
+          expect(reset).toBeLessThanOrEqual(60);
+          expect(res.headers['retry-after']).toBe(String(reset));
+        },
+      );
     });
   });
 }

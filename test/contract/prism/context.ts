@@ -8,11 +8,19 @@ import type { RequestOptions, TestResponse } from '../../support/server';
 
 export type { Call } from '../../support/prism';
 
-export const API_SCOPES: Scope[] = ['links:read', 'links:write', 'conversions:read', 'conversions:write', 'webhooks:read', 'webhooks:write'];
+export const API_SCOPES: Scope[] = [
+  'links:read',
+  'links:write',
+  'conversions:read',
+  'conversions:write',
+  'webhooks:read',
+  'webhooks:write',
+];
 
 /** The host the test servers take as their short domain: the Host Prism's forwarder sends. */
 export const SHORT_HOST = '127.0.0.1';
-export const PERSON = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
+export const PERSON =
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
 export const CRAWLER = 'facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)';
 export const BIG = 'x'.repeat(70_000); // > 64 KiB once in a JSON body
 
@@ -30,7 +38,13 @@ export interface ContractContext {
   owner: Seeded;
   knex(): Knex;
   viaPrism(op: string, call: Call, status: number, key?: string | null): Promise<TestResponse>;
-  refusedByPrism(op: string, call: Call, prismStatus: number, status: number | null, key?: string | null): Promise<{ proxied: TestResponse; direct: TestResponse }>;
+  refusedByPrism(
+    op: string,
+    call: Call,
+    prismStatus: number,
+    status: number | null,
+    key?: string | null,
+  ): Promise<{ proxied: TestResponse; direct: TestResponse }>;
   directly(op: string, call: Call, status: number, key?: string | null): Promise<TestResponse>;
   /** A new key of the owner (or of `who`) with these scopes. */
   freshKey(scopes?: Scope[], who?: { workspaceId: string; userId: string }): Promise<string>;
@@ -43,7 +57,9 @@ export interface ContractContext {
 export const call = (method: string, path: string, opts?: RequestOptions): Call => ({ method, path, opts });
 export const json = (method: string, path: string, body: unknown): Call => ({ method, path, opts: { body } });
 export const textPlain = (method: string, path: string, rawBody: string): Call => ({
-  method, path, opts: { rawBody, headers: { 'content-type': 'text/plain' } },
+  method,
+  path,
+  opts: { rawBody, headers: { 'content-type': 'text/plain' } },
 });
 
 /** The main server's METRICS_TOKEN (GET /metrics answers a request bearing it). */

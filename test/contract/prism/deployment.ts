@@ -12,14 +12,23 @@ import { KEYED, KEYED_OPS, type Ids } from './access';
 import { API_SCOPES, call, SHORT_HOST, type Call, type ContractContext } from './context';
 import { submit, visit } from './visitors';
 
-const WEBHOOK_OPS = ['createWebhook', 'listWebhooks', 'updateWebhook', 'deleteWebhook', 'createWebhookV1', 'listWebhooksV1', 'deleteWebhookV1'];
+const WEBHOOK_OPS = [
+  'createWebhook',
+  'listWebhooks',
+  'updateWebhook',
+  'deleteWebhook',
+  'createWebhookV1',
+  'listWebhooksV1',
+  'deleteWebhookV1',
+];
 
 /** The call with extra options (a key, headers) merged in. */
 const withOpts = (c: Call, extra: RequestOptions): Call => ({
   ...c,
   opts: { ...c.opts, ...extra, headers: { ...c.opts?.headers, ...extra.headers } },
 });
-const overHttps = (c: Call, key?: string) => withOpts(c, { ...(key ? { key } : {}), headers: { 'x-forwarded-proto': 'https' } });
+const overHttps = (c: Call, key?: string) =>
+  withOpts(c, { ...(key ? { key } : {}), headers: { 'x-forwarded-proto': 'https' } });
 
 export function deploymentSuites(ctx: ContractContext) {
   describe('a deployment over plain HTTP behind a proxy, with conversions, goals and both webhook variants switched off', () => {
@@ -32,8 +41,12 @@ export function deploymentSuites(ctx: ContractContext) {
     beforeAll(async () => {
       d = await startContractTarget(ctx.engine, {
         env: {
-          TLS: 'off', TRUST_PROXY: '1', SHORT_DOMAIN: SHORT_HOST,
-          FEATURE_CONVERSIONS: 'off', FEATURE_GOALS: 'off', WEBHOOK_VARIANTS: '',
+          TLS: 'off',
+          TRUST_PROXY: '1',
+          SHORT_DOMAIN: SHORT_HOST,
+          FEATURE_CONVERSIONS: 'off',
+          FEATURE_GOALS: 'off',
+          WEBHOOK_VARIANTS: '',
         },
       });
       check = contractChecks(() => d, ctx.coverage);
@@ -44,7 +57,10 @@ export function deploymentSuites(ctx: ContractContext) {
     });
 
     it.each([...KEYED_OPS, 'getEventSchema'])('%s: 400 for a request that arrived over plain HTTP', async (op) => {
-      const c = op === 'getEventSchema' ? call('GET', '/api/public/events/schema') : withOpts(KEYED[op].call(ids), { key: owner.key });
+      const c =
+        op === 'getEventSchema'
+          ? call('GET', '/api/public/events/schema')
+          : withOpts(KEYED[op].call(ids), { key: owner.key });
       const res = await check.viaPrism(op, c, 400);
       expect(res.body.error).toMatch(/HTTPS is required/);
     });
@@ -56,9 +72,15 @@ export function deploymentSuites(ctx: ContractContext) {
 
     // No METRICS_TOKEN here: /metrics answers loopback clients, as the trusted proxy saw them.
     it('getMetrics: 403 for a client the trusted proxy saw elsewhere, 200 over plain HTTP for a loopback one', async () => {
-      const refused = await check.viaPrism('getMetrics', call('GET', '/metrics', { headers: { 'x-forwarded-for': '203.0.113.9' } }), 403);
+      const refused = await check.viaPrism(
+        'getMetrics',
+        call('GET', '/metrics', { headers: { 'x-forwarded-for': '203.0.113.9' } }),
+        403,
+      );
       expect(refused.body.error).toMatch(/loopback/);
-      expect((await check.viaPrism('getMetrics', call('GET', '/metrics'), 200)).text).toContain('shortlink_click_backlog');
+      expect((await check.viaPrism('getMetrics', call('GET', '/metrics'), 200)).text).toContain(
+        'shortlink_click_backlog',
+      );
     });
 
     it.each([
@@ -104,7 +126,9 @@ export function deploymentSuites(ctx: ContractContext) {
       // On SQLite the store answers synchronously, so the failed read throws inside the request
       // handler; it must still be the 503 page, not a crash of the process.
       it('followShortLink and submitLinkPassword: 503, the temporarily-unavailable page', async () => {
-        expect((await check.viaPrism('followShortLink', visit('/any-slug'), 503)).text).toContain('Temporarily unavailable');
+        expect((await check.viaPrism('followShortLink', visit('/any-slug'), 503)).text).toContain(
+          'Temporarily unavailable',
+        );
         const res = await check.viaPrism('submitLinkPassword', submit('/any-slug', { csrf: 'x', password: 'y' }), 503);
         expect(res.text).toContain('Temporarily unavailable');
       });

@@ -14,14 +14,24 @@ export function linkSuites(ctx: ContractContext) {
       const mine = await seedWorkspace(ctx.knex());
       const a = await ctx.makeLink({ url: 'https://example.com/1' }, mine.key);
       const b = await ctx.makeLink({ url: 'https://example.com/2', title: 'second', tagIds: [] }, mine.key);
-      const page = await ctx.viaPrism('listLinks', { method: 'GET', path: '/api/v1/links?page=1&limit=1' }, 200, mine.key);
+      const page = await ctx.viaPrism(
+        'listLinks',
+        { method: 'GET', path: '/api/v1/links?page=1&limit=1' },
+        200,
+        mine.key,
+      );
       expect(page.body.meta).toEqual({ page: 1, limit: 1, total: 2 });
       expect(page.body.data.map((l: any) => l.id)).toEqual([b.id]);
       expect(page.headers['x-ratelimit-limit']).toBeUndefined();
       const dflt = await ctx.viaPrism('listLinks', { method: 'GET', path: '/api/v1/links' }, 200, mine.key);
       expect(dflt.body.meta).toEqual({ page: 1, limit: 20, total: 2 });
       expect(dflt.body.data.map((l: any) => l.id)).toEqual([b.id, a.id]);
-      const past = await ctx.viaPrism('listLinks', { method: 'GET', path: '/api/v1/links?page=9&limit=100' }, 200, mine.key);
+      const past = await ctx.viaPrism(
+        'listLinks',
+        { method: 'GET', path: '/api/v1/links?page=9&limit=100' },
+        200,
+        mine.key,
+      );
       expect(past.body).toEqual({ data: [], meta: { page: 9, limit: 100, total: 2 } });
     });
 
@@ -29,7 +39,12 @@ export function linkSuites(ctx: ContractContext) {
     it.each(['page=0', 'page=-1', 'page=1.5', 'page=abc', 'limit=0', 'limit=101', 'limit=abc'])(
       '400 for %s (Prism refuses it with 422; the server answer is checked directly)',
       async (q) => {
-        const { direct } = await ctx.refusedByPrism('listLinks', { method: 'GET', path: `/api/v1/links?${q}` }, 422, 400);
+        const { direct } = await ctx.refusedByPrism(
+          'listLinks',
+          { method: 'GET', path: `/api/v1/links?${q}` },
+          422,
+          400,
+        );
         expect(direct.body.field).toBe(q.split('=')[0]);
       },
     );
@@ -40,27 +55,49 @@ export function linkSuites(ctx: ContractContext) {
 
     it('201 with only url: no meta', async () => {
       const res = await ctx.viaPrism('createLink', create({ url: 'https://example.com/min' }), 201);
-      expect(res.body.data).toMatchObject({ originalUrl: 'https://example.com/min', status: 'ACTIVE', neverExpires: true, clicks: 0 });
+      expect(res.body.data).toMatchObject({
+        originalUrl: 'https://example.com/min',
+        status: 'ACTIVE',
+        neverExpires: true,
+        clicks: 0,
+      });
       expect(res.body.meta).toBeUndefined();
     });
 
     it('201 with every recognised field set', async () => {
       const tag = await ws.createTag(ctx.knex(), ctx.owner.workspaceId, `t${Date.now()}`, '#22c55e');
       const body = {
-        url: 'https://example.com/full', slug: `Full-${Date.now()}`, title: '  Full  ', redirectType: 'PERMANENT',
-        expiresAt: '2031-03-01T00:00:00+02:00', expiredUrl: 'https://example.com/over', clickLimit: 10,
-        startAt: '2030-01-01T00:00:00Z', endAt: '2030-02-01T00:00:00Z', password: 'open sesame', tagIds: [tag],
+        url: 'https://example.com/full',
+        slug: `Full-${Date.now()}`,
+        title: '  Full  ',
+        redirectType: 'PERMANENT',
+        expiresAt: '2031-03-01T00:00:00+02:00',
+        expiredUrl: 'https://example.com/over',
+        clickLimit: 10,
+        startAt: '2030-01-01T00:00:00Z',
+        endAt: '2030-02-01T00:00:00Z',
+        password: 'open sesame',
+        tagIds: [tag],
       };
       const res = await ctx.viaPrism('createLink', create(body), 201);
       expect(res.body.data).toMatchObject({
-        title: 'Full', redirectType: 'PERMANENT', expiresAt: '2031-02-28T22:00:00.000Z', neverExpires: false, clickLimit: 10,
-        hasPassword: true, tags: [{ id: tag, name: expect.any(String), color: '#22c55e' }],
+        title: 'Full',
+        redirectType: 'PERMANENT',
+        expiresAt: '2031-02-28T22:00:00.000Z',
+        neverExpires: false,
+        clickLimit: 10,
+        hasPassword: true,
+        tags: [{ id: tag, name: expect.any(String), color: '#22c55e' }],
       });
       expect(res.body.meta).toBeUndefined();
     });
 
     it('201 with meta.ignoredFields naming the unrecognised keys in body order', async () => {
-      const res = await ctx.viaPrism('createLink', create({ url: 'https://example.com/ign', colour: 'red', previewTitle: 'x', status: 'DISABLED' }), 201);
+      const res = await ctx.viaPrism(
+        'createLink',
+        create({ url: 'https://example.com/ign', colour: 'red', previewTitle: 'x', status: 'DISABLED' }),
+        201,
+      );
       expect(res.body.meta).toEqual({ ignoredFields: ['colour', 'previewTitle', 'status'] });
       expect(res.body.data).toMatchObject({ status: 'ACTIVE', previewTitle: null });
     });
@@ -96,7 +133,11 @@ export function linkSuites(ctx: ContractContext) {
       ['clickLimit 0', { url: 'https://example.com', clickLimit: 0 }, 'clickLimit'],
       ['fractional clickLimit', { url: 'https://example.com', clickLimit: 1.5 }, 'clickLimit'],
       ['expiresAt not a date-time', { url: 'https://example.com', expiresAt: 'tomorrow' }, 'expiresAt'],
-      ['more than 25 tagIds', { url: 'https://example.com', tagIds: Array.from({ length: 26 }, (_, i) => `tag_${i}`) }, 'tagIds'],
+      [
+        'more than 25 tagIds',
+        { url: 'https://example.com', tagIds: Array.from({ length: 26 }, (_, i) => `tag_${i}`) },
+        'tagIds',
+      ],
       ['a body that is an array', [{ url: 'https://example.com' }], undefined],
     ])('400 for %s (Prism refuses it with 422; the server answer is checked directly)', async (_what, body, field) => {
       const { direct } = await ctx.refusedByPrism('createLink', create(body), 422, 400);
@@ -109,17 +150,29 @@ export function linkSuites(ctx: ContractContext) {
 
     // The interface (Transport) says a body sent with another Content-Type gives 400.
     it('a JSON body sent as text/plain: Prism refuses it (422); the server answers 400', async () => {
-      await ctx.refusedByPrism('createLink', textPlain('POST', '/api/v1/links', '{"url":"https://example.com/tp"}'), 422, 400);
+      await ctx.refusedByPrism(
+        'createLink',
+        textPlain('POST', '/api/v1/links', '{"url":"https://example.com/tp"}'),
+        422,
+        400,
+      );
     });
     it('a JSON body sent as text/plain gives 400 and creates nothing', async () => {
-      const res = await ctx.main.server.request('POST', '/api/v1/links', { ...textPlain('POST', '', '{"url":"https://example.com/tp"}').opts, key: ctx.owner.key });
+      const res = await ctx.main.server.request('POST', '/api/v1/links', {
+        ...textPlain('POST', '', '{"url":"https://example.com/tp"}').opts,
+        key: ctx.owner.key,
+      });
       expect(res.status).toBe(400);
     });
 
-    it('400 for malformed JSON (Prism\'s own body parser refuses it with 400 invalid_json)', async () => {
+    it("400 for malformed JSON (Prism's own body parser refuses it with 400 invalid_json)", async () => {
       const { proxied } = await ctx.refusedByPrism(
         'createLink',
-        { method: 'POST', path: '/api/v1/links', opts: { rawBody: '{"url": ', headers: { 'content-type': 'application/json' } } },
+        {
+          method: 'POST',
+          path: '/api/v1/links',
+          opts: { rawBody: '{"url": ', headers: { 'content-type': 'application/json' } },
+        },
         400,
         400,
       );
@@ -129,7 +182,11 @@ export function linkSuites(ctx: ContractContext) {
     it('409 for a taken slug and for a reserved one', async () => {
       const slug = `taken-${Date.now()}`;
       await ctx.makeLink({ url: 'https://example.com', slug });
-      const taken = await ctx.viaPrism('createLink', create({ url: 'https://example.com', slug: slug.toUpperCase() }), 409);
+      const taken = await ctx.viaPrism(
+        'createLink',
+        create({ url: 'https://example.com', slug: slug.toUpperCase() }),
+        409,
+      );
       expect(taken.body.error).toMatch(/taken/);
       for (const reserved of ['admin', 'API', 'favicon.ico']) {
         const res = await ctx.viaPrism('createLink', create({ url: 'https://example.com', slug: reserved }), 409);
@@ -144,39 +201,89 @@ export function linkSuites(ctx: ContractContext) {
 
   describe('getLink', () => {
     it('200 with the link', async () => {
-      const made = await ctx.makeLink({ url: 'https://example.com/get', expiredUrl: 'https://example.com/gone', clickLimit: 3 });
+      const made = await ctx.makeLink({
+        url: 'https://example.com/get',
+        expiredUrl: 'https://example.com/gone',
+        clickLimit: 3,
+      });
       const res = await ctx.viaPrism('getLink', { method: 'GET', path: `/api/v1/links/${made.id}` }, 200);
       expect(res.body).toEqual({ data: made });
     });
 
-    it('404 for an unknown id, another workspace\'s link and a deleted link', async () => {
+    it("404 for an unknown id, another workspace's link and a deleted link", async () => {
       await ctx.viaPrism('getLink', { method: 'GET', path: '/api/v1/links/lnk_missing' }, 404);
       const other = await seedWorkspace(ctx.knex());
       const theirs = await ctx.makeLink({ url: 'https://example.com/theirs' }, other.key);
       await ctx.viaPrism('getLink', { method: 'GET', path: `/api/v1/links/${theirs.id}` }, 404);
       const gone = await ctx.makeLink();
-      expect((await ctx.main.server.request('DELETE', `/api/v1/links/${gone.id}`, { key: ctx.owner.key })).status).toBe(200);
+      expect((await ctx.main.server.request('DELETE', `/api/v1/links/${gone.id}`, { key: ctx.owner.key })).status).toBe(
+        200,
+      );
       await ctx.viaPrism('getLink', { method: 'GET', path: `/api/v1/links/${gone.id}` }, 404);
     });
   });
 
   describe('updateLink', () => {
-    const patch = (id: string, body: unknown): Call => ({ method: 'PATCH', path: `/api/v1/links/${id}`, opts: { body } });
+    const patch = (id: string, body: unknown): Call => ({
+      method: 'PATCH',
+      path: `/api/v1/links/${id}`,
+      opts: { body },
+    });
 
     it('200 setting fields, clearing nullable ones, and for an empty body', async () => {
       const tag = await ws.createTag(ctx.knex(), ctx.owner.workspaceId, `u${Date.now()}`, '#123456');
-      const made = await ctx.makeLink({ url: 'https://example.com/u', expiresAt: '2031-01-01T00:00:00Z', password: 'pw', clickLimit: 5 });
+      const made = await ctx.makeLink({
+        url: 'https://example.com/u',
+        expiresAt: '2031-01-01T00:00:00Z',
+        password: 'pw',
+        clickLimit: 5,
+      });
       const image = await hostImage(ctx.knex(), ctx.owner.workspaceId, 'https://localhost:8443/assets/');
-      const set = await ctx.viaPrism('updateLink', patch(made.id, {
-        url: 'https://example.org/new', redirectType: 'PERMANENT', status: 'DISABLED', tagIds: [tag], startAt: '2030-01-01T00:00:00Z',
-        previewTitle: 'Card', previewDescription: 'Desc', previewImage: image, expiredUrl: 'https://example.com/x',
-      }), 200);
-      expect(set.body.data).toMatchObject({ originalUrl: 'https://example.org/new', status: 'DISABLED', previewImage: image });
-      const cleared = await ctx.viaPrism('updateLink', patch(made.id, {
-        neverExpires: true, title: null, expiredUrl: null, clickLimit: null, startAt: null, endAt: null, password: null, tagIds: [],
-        previewTitle: null, previewDescription: null, previewImage: null, status: 'ACTIVE',
-      }), 200);
-      expect(cleared.body.data).toMatchObject({ neverExpires: true, expiresAt: null, hasPassword: false, tags: [], clickLimit: null });
+      const set = await ctx.viaPrism(
+        'updateLink',
+        patch(made.id, {
+          url: 'https://example.org/new',
+          redirectType: 'PERMANENT',
+          status: 'DISABLED',
+          tagIds: [tag],
+          startAt: '2030-01-01T00:00:00Z',
+          previewTitle: 'Card',
+          previewDescription: 'Desc',
+          previewImage: image,
+          expiredUrl: 'https://example.com/x',
+        }),
+        200,
+      );
+      expect(set.body.data).toMatchObject({
+        originalUrl: 'https://example.org/new',
+        status: 'DISABLED',
+        previewImage: image,
+      });
+      const cleared = await ctx.viaPrism(
+        'updateLink',
+        patch(made.id, {
+          neverExpires: true,
+          title: null,
+          expiredUrl: null,
+          clickLimit: null,
+          startAt: null,
+          endAt: null,
+          password: null,
+          tagIds: [],
+          previewTitle: null,
+          previewDescription: null,
+          previewImage: null,
+          status: 'ACTIVE',
+        }),
+        200,
+      );
+      expect(cleared.body.data).toMatchObject({
+        neverExpires: true,
+        expiresAt: null,
+        hasPassword: false,
+        tags: [],
+        clickLimit: null,
+      });
       const same = await ctx.viaPrism('updateLink', patch(made.id, {}), 200);
       expect(same.body.data).toEqual(cleared.body.data);
     });
@@ -213,7 +320,9 @@ export function linkSuites(ctx: ContractContext) {
       const { direct } = await ctx.refusedByPrism('updateLink', patch(made.id, body), 422, 400);
       if (field) expect(direct.body.field).toBe(field);
       if (field === 'domainId') expect(direct.body.error).toContain('previewImage'); // lists the accepted fields
-      expect((await ctx.main.server.request('GET', `/api/v1/links/${made.id}`, { key: ctx.owner.key })).body.data).toEqual(made);
+      expect(
+        (await ctx.main.server.request('GET', `/api/v1/links/${made.id}`, { key: ctx.owner.key })).body.data,
+      ).toEqual(made);
     });
 
     // The requestBody is `required: true`: a PATCH without a body is a 400.
@@ -223,7 +332,9 @@ export function linkSuites(ctx: ContractContext) {
     });
     it('a PATCH without a body gives 400', async () => {
       const made = await ctx.makeLink();
-      expect((await ctx.main.server.request('PATCH', `/api/v1/links/${made.id}`, { key: ctx.owner.key })).status).toBe(400);
+      expect((await ctx.main.server.request('PATCH', `/api/v1/links/${made.id}`, { key: ctx.owner.key })).status).toBe(
+        400,
+      );
     });
 
     it('400 for a text/plain body that is not JSON (Prism refuses it with 422)', async () => {
@@ -240,7 +351,7 @@ export function linkSuites(ctx: ContractContext) {
       await ctx.viaPrism('updateLink', patch(made.id, { title: 'by leaver' }), 403, leaver.key);
     });
 
-    it('404 for an unknown id and another workspace\'s link', async () => {
+    it("404 for an unknown id and another workspace's link", async () => {
       await ctx.viaPrism('updateLink', patch('lnk_missing', { title: 'x' }), 404);
       const other = await seedWorkspace(ctx.knex());
       const theirs = await ctx.makeLink({ url: 'https://example.com/theirs' }, other.key);
@@ -271,7 +382,10 @@ export function linkSuites(ctx: ContractContext) {
       const made = await ctx.makeLink();
       const res = await ctx.viaPrism('deleteLink', del(made.id), 200);
       expect(res.body).toMatchObject({ data: { id: made.id, deleted: true }, result: { outcome: 'success' } });
-      expect(res.body.result.steps.map((s: any) => [s.key, s.status])).toEqual([['link', 'ok'], ['redirect_cache', 'ok']]);
+      expect(res.body.result.steps.map((s: any) => [s.key, s.status])).toEqual([
+        ['link', 'ok'],
+        ['redirect_cache', 'ok'],
+      ]);
       await ctx.viaPrism('deleteLink', del(made.id), 404);
     });
 
@@ -283,7 +397,7 @@ export function linkSuites(ctx: ContractContext) {
       }
     });
 
-    it('404 for an unknown id and another workspace\'s link', async () => {
+    it("404 for an unknown id and another workspace's link", async () => {
       await ctx.viaPrism('deleteLink', del('lnk_missing'), 404);
       const other = await seedWorkspace(ctx.knex());
       const theirs = await ctx.makeLink({ url: 'https://example.com/theirs' }, other.key);
@@ -297,17 +411,26 @@ export function linkSuites(ctx: ContractContext) {
       const made = await ctx.makeLink();
       ctx.cacheFails = true;
       try {
-        const upd = await ctx.viaPrism('updateLink', { method: 'PATCH', path: `/api/v1/links/${made.id}`, opts: { body: { title: 'partial' } } }, 207);
+        const upd = await ctx.viaPrism(
+          'updateLink',
+          { method: 'PATCH', path: `/api/v1/links/${made.id}`, opts: { body: { title: 'partial' } } },
+          207,
+        );
         expect(upd.body.data).toMatchObject({ id: made.id, title: 'partial' });
         expect(upd.body.result.outcome).toBe('partial');
-        expect(upd.body.result.steps.map((s: any) => [s.key, s.status])).toEqual([['link', 'ok'], ['redirect_cache', 'failed']]);
+        expect(upd.body.result.steps.map((s: any) => [s.key, s.status])).toEqual([
+          ['link', 'ok'],
+          ['redirect_cache', 'failed'],
+        ]);
         const del = await ctx.viaPrism('deleteLink', { method: 'DELETE', path: `/api/v1/links/${made.id}` }, 207);
         expect(del.body).toMatchObject({ data: { id: made.id, deleted: true }, result: { outcome: 'partial' } });
       } finally {
         ctx.cacheFails = false;
       }
       // Applied either way: the link is gone.
-      expect((await ctx.main.server.request('GET', `/api/v1/links/${made.id}`, { key: ctx.owner.key })).status).toBe(404);
+      expect((await ctx.main.server.request('GET', `/api/v1/links/${made.id}`, { key: ctx.owner.key })).status).toBe(
+        404,
+      );
     });
   });
 }

@@ -19,14 +19,26 @@ const isoIn = (ms: number) => new Date(Date.now() + ms).toISOString();
 export const visit = (path: string, headers: Record<string, string> = {}): Call =>
   call('GET', path, { headers: { host: SHORT_HOST, 'user-agent': PERSON, ...headers } });
 /** The password form posted back, with the cookie it came with. */
-export const submit = (path: string, form: Record<string, string>, cookie = '', headers: Record<string, string> = {}): Call =>
+export const submit = (
+  path: string,
+  form: Record<string, string>,
+  cookie = '',
+  headers: Record<string, string> = {},
+): Call =>
   call('POST', path, {
     rawBody: new URLSearchParams(form).toString(),
-    headers: { host: SHORT_HOST, 'user-agent': PERSON, 'content-type': 'application/x-www-form-urlencoded', cookie, ...headers },
+    headers: {
+      host: SHORT_HOST,
+      'user-agent': PERSON,
+      'content-type': 'application/x-www-form-urlencoded',
+      cookie,
+      ...headers,
+    },
   });
 
 const REDIRECT_CACHE_CONTROL = /^private, no-store, no-cache, max-age=0, must-revalidate$/;
-const cookieOf = (res: { headers: Record<string, any> }) => String([res.headers['set-cookie']].flat()[0] ?? '').split(';')[0];
+const cookieOf = (res: { headers: Record<string, any> }) =>
+  String([res.headers['set-cookie']].flat()[0] ?? '').split(';')[0];
 const csrfOf = (html: string) => /name="csrf" value="([^"]+)"/.exec(html)![1];
 
 export function visitorSuites(ctx: ContractContext) {
@@ -38,7 +50,8 @@ export function visitorSuites(ctx: ContractContext) {
       const made = await ctx.makeLink({ url: `https://example.com/${slug}`, slug, ...body });
       return { ...made, path: `/${slug}` };
     };
-    const qrOf = async (linkId: string) => `/qr/${(await ws.createQrCode(ctx.knex(), ctx.owner.workspaceId, linkId)).code}`;
+    const qrOf = async (linkId: string) =>
+      `/qr/${(await ws.createQrCode(ctx.knex(), ctx.owner.workspaceId, linkId)).code}`;
     const expectPage = (res: { headers: Record<string, any>; text: string }, text: string) => {
       expect(res.headers['content-type']).toMatch(/^text\/html/);
       expect(res.text).toContain(text);
@@ -64,7 +77,10 @@ export function visitorSuites(ctx: ContractContext) {
 
       it('200 for a social-preview crawler: the Open Graph card', async () => {
         const card = await link({ url: 'https://example.com/card' });
-        await ctx.main.server.request('PATCH', `/api/v1/links/${card.id}`, { key: ctx.owner.key, body: { previewTitle: 'Spring sale', previewDescription: 'Half off' } });
+        await ctx.main.server.request('PATCH', `/api/v1/links/${card.id}`, {
+          key: ctx.owner.key,
+          body: { previewTitle: 'Spring sale', previewDescription: 'Half off' },
+        });
         const res = await ctx.viaPrism('followShortLink', visit(card.path, { 'user-agent': CRAWLER }), 200, null);
         expectPage(res, '<meta property="og:title" content="Spring sale">');
       });
@@ -82,7 +98,10 @@ export function visitorSuites(ctx: ContractContext) {
         expectPage(await ctx.viaPrism('followShortLink', visit('/no-such-slug'), 404, null), 'Link not found');
         expectPage(await ctx.viaPrism('followShortLink', visit('/not.a.slug'), 404, null), 'Link not found');
         const disabled = await link({});
-        await ctx.main.server.request('PATCH', `/api/v1/links/${disabled.id}`, { key: ctx.owner.key, body: { status: 'DISABLED' } });
+        await ctx.main.server.request('PATCH', `/api/v1/links/${disabled.id}`, {
+          key: ctx.owner.key,
+          body: { status: 'DISABLED' },
+        });
         expectPage(await ctx.viaPrism('followShortLink', visit(disabled.path), 404, null), 'Link not found');
         const deleted = await link();
         await ctx.main.server.request('DELETE', `/api/v1/links/${deleted.id}`, { key: ctx.owner.key });
@@ -120,19 +139,39 @@ export function visitorSuites(ctx: ContractContext) {
 
       it('302 and 301 for the right password (checked directly)', async () => {
         const temp = await lockedLink();
-        const t = await ctx.directly('submitLinkPassword', submit(temp.path, { csrf: temp.csrf, password: 'open sesame' }, temp.cookie), 302, null);
+        const t = await ctx.directly(
+          'submitLinkPassword',
+          submit(temp.path, { csrf: temp.csrf, password: 'open sesame' }, temp.cookie),
+          302,
+          null,
+        );
         expect(t.headers.location).toBe(temp.originalUrl);
         const perm = await lockedLink({ redirectType: 'PERMANENT' });
-        const p = await ctx.directly('submitLinkPassword', submit(perm.path, { csrf: perm.csrf, password: 'open sesame' }, perm.cookie), 301, null);
+        const p = await ctx.directly(
+          'submitLinkPassword',
+          submit(perm.path, { csrf: perm.csrf, password: 'open sesame' }, perm.cookie),
+          301,
+          null,
+        );
         expect(p.headers.location).toBe(perm.originalUrl);
       });
 
       it('401: the form again after a wrong password or without the matching token', async () => {
         const locked = await lockedLink();
-        const wrong = await ctx.viaPrism('submitLinkPassword', submit(locked.path, { csrf: locked.csrf, password: 'nope' }, locked.cookie), 401, null);
+        const wrong = await ctx.viaPrism(
+          'submitLinkPassword',
+          submit(locked.path, { csrf: locked.csrf, password: 'nope' }, locked.cookie),
+          401,
+          null,
+        );
         expectPage(wrong, 'not correct');
         expect(wrong.headers['www-authenticate']).toBe('Form realm="Shortlink link password"');
-        const noCookie = await ctx.viaPrism('submitLinkPassword', submit(locked.path, { csrf: locked.csrf, password: 'open sesame' }), 401, null);
+        const noCookie = await ctx.viaPrism(
+          'submitLinkPassword',
+          submit(locked.path, { csrf: locked.csrf, password: 'open sesame' }),
+          401,
+          null,
+        );
         expectPage(noCookie, 'session expired');
       });
 
@@ -142,9 +181,17 @@ export function visitorSuites(ctx: ContractContext) {
       });
 
       it('404 for an unknown slug; 405 with Allow for a link without a password', async () => {
-        expectPage(await ctx.viaPrism('submitLinkPassword', submit('/no-such-slug', { csrf: 'x', password: 'y' }), 404, null), 'Link not found');
+        expectPage(
+          await ctx.viaPrism('submitLinkPassword', submit('/no-such-slug', { csrf: 'x', password: 'y' }), 404, null),
+          'Link not found',
+        );
         const open = await link();
-        const res = await ctx.viaPrism('submitLinkPassword', submit(open.path, { csrf: 'x', password: 'y' }), 405, null);
+        const res = await ctx.viaPrism(
+          'submitLinkPassword',
+          submit(open.path, { csrf: 'x', password: 'y' }),
+          405,
+          null,
+        );
         expect(res.headers.allow).toBe('GET, HEAD');
         expectPage(res, 'Method not allowed');
         expect(res.text).not.toContain('Link not found');
@@ -152,12 +199,25 @@ export function visitorSuites(ctx: ContractContext) {
 
       it('410 for a password link that has ended', async () => {
         const ended = await link({ password: 'open sesame', startAt: isoIn(-2 * HOUR), endAt: isoIn(-HOUR) });
-        expectPage(await ctx.viaPrism('submitLinkPassword', submit(ended.path, { csrf: 'x', password: 'open sesame' }), 410, null), 'Link no longer live');
+        expectPage(
+          await ctx.viaPrism(
+            'submitLinkPassword',
+            submit(ended.path, { csrf: 'x', password: 'open sesame' }),
+            410,
+            null,
+          ),
+          'Link no longer live',
+        );
       });
 
       it('413 for a form over 4 KiB', async () => {
         const locked = await lockedLink();
-        const res = await ctx.viaPrism('submitLinkPassword', submit(locked.path, { csrf: locked.csrf, password: 'open sesame', note: 'n'.repeat(5000) }, locked.cookie), 413, null);
+        const res = await ctx.viaPrism(
+          'submitLinkPassword',
+          submit(locked.path, { csrf: locked.csrf, password: 'open sesame', note: 'n'.repeat(5000) }, locked.cookie),
+          413,
+          null,
+        );
         expectPage(res, 'Form too large');
         expect(res.text).not.toContain('no link at this address');
       });
@@ -165,16 +225,26 @@ export function visitorSuites(ctx: ContractContext) {
       it('429 with Retry-After after five wrong passwords, even for the right one', async () => {
         const locked = await lockedLink();
         for (let i = 0; i < 5; i++) {
-          await ctx.viaPrism('submitLinkPassword', submit(locked.path, { csrf: locked.csrf, password: `wrong ${i}` }, locked.cookie), 401, null);
+          await ctx.viaPrism(
+            'submitLinkPassword',
+            submit(locked.path, { csrf: locked.csrf, password: `wrong ${i}` }, locked.cookie),
+            401,
+            null,
+          );
         }
-        const blocked = await ctx.viaPrism('submitLinkPassword', submit(locked.path, { csrf: locked.csrf, password: 'open sesame' }, locked.cookie), 429, null);
+        const blocked = await ctx.viaPrism(
+          'submitLinkPassword',
+          submit(locked.path, { csrf: locked.csrf, password: 'open sesame' }, locked.cookie),
+          429,
+          null,
+        );
         expect(blocked.headers['content-type']).toMatch(/^text\/html/);
         expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
       });
     });
 
     describe('scanQrCode', () => {
-      it('302 and 301 like the QR code\'s link (checked directly)', async () => {
+      it("302 and 301 like the QR code's link (checked directly)", async () => {
         const temp = await link();
         const t = await ctx.directly('scanQrCode', visit(await qrOf(temp.id)), 302, null);
         expect(t.headers.location).toBe(temp.originalUrl);
@@ -193,10 +263,16 @@ export function visitorSuites(ctx: ContractContext) {
         expect(png.text.slice(1, 4)).toBe('PNG');
       });
 
-      it('200 for a social-preview crawler: the link\'s card', async () => {
+      it("200 for a social-preview crawler: the link's card", async () => {
         const card = await link({ url: 'https://example.com/qr-card' });
-        await ctx.main.server.request('PATCH', `/api/v1/links/${card.id}`, { key: ctx.owner.key, body: { previewTitle: 'QR card' } });
-        expectPage(await ctx.viaPrism('scanQrCode', visit(await qrOf(card.id), { 'user-agent': CRAWLER }), 200, null), 'content="QR card"');
+        await ctx.main.server.request('PATCH', `/api/v1/links/${card.id}`, {
+          key: ctx.owner.key,
+          body: { previewTitle: 'QR card' },
+        });
+        expectPage(
+          await ctx.viaPrism('scanQrCode', visit(await qrOf(card.id), { 'user-agent': CRAWLER }), 200, null),
+          'content="QR card"',
+        );
       });
 
       it('401 for the QR code of a password link', async () => {
@@ -214,7 +290,12 @@ export function visitorSuites(ctx: ContractContext) {
 
       it('404 { error } on a host that is not a short domain: the API answers (checked directly)', async () => {
         const path = await qrOf((await link()).id);
-        const res = await ctx.directly('scanQrCode', call('GET', path, { headers: { host: 'localhost', 'user-agent': PERSON } }), 404, null);
+        const res = await ctx.directly(
+          'scanQrCode',
+          call('GET', path, { headers: { host: 'localhost', 'user-agent': PERSON } }),
+          404,
+          null,
+        );
         expect(res.body).toEqual({ error: expect.any(String) });
       });
 
@@ -239,7 +320,12 @@ export function visitorSuites(ctx: ContractContext) {
       it('getMetrics: 401 without the METRICS_TOKEN, 200 in the text format with it', async () => {
         const refused = await ctx.viaPrism('getMetrics', call('GET', '/metrics'), 401, null);
         expect(refused.body).toEqual({ error: expect.stringMatching(/METRICS_TOKEN/) });
-        const res = await ctx.viaPrism('getMetrics', call('GET', '/metrics', { headers: { authorization: `Bearer ${METRICS_TOKEN}` } }), 200, null);
+        const res = await ctx.viaPrism(
+          'getMetrics',
+          call('GET', '/metrics', { headers: { authorization: `Bearer ${METRICS_TOKEN}` } }),
+          200,
+          null,
+        );
         expect(res.text).toContain('# TYPE shortlink_redirect_responses_total counter');
       });
     });

@@ -18,20 +18,35 @@ export function accountHandlers(
   services: Services,
 ): Pick<
   DashboardHandlers,
-  | 'getSession' | 'signIn' | 'signOut' | 'setPassword' | 'getFirstRun' | 'claimFirstRun' | 'changePassword'
-  | 'getInvitation' | 'acceptInvitation' | 'registerWithInvitation'
+  | 'getSession'
+  | 'signIn'
+  | 'signOut'
+  | 'setPassword'
+  | 'getFirstRun'
+  | 'claimFirstRun'
+  | 'changePassword'
+  | 'getInvitation'
+  | 'acceptInvitation'
+  | 'registerWithInvitation'
 > {
   const { knex } = services.db;
   const limiter = services.signInThrottle;
 
   /** Checks a person's password, counting a wrong one against the email and client. */
-  async function checkPassword(email: string, password: string, client: string, field?: string): Promise<accounts.UserRow | undefined> {
+  async function checkPassword(
+    email: string,
+    password: string,
+    client: string,
+    field?: string,
+  ): Promise<accounts.UserRow | undefined> {
     const key = `${normalizeEmail(email)}:${client}`;
     const wait = await takeAttempt(limiter, key);
     if (wait > 0) {
       const minutes = Math.ceil(wait / 60);
       throw rateLimited(`Too many wrong passwords. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`, {
-        limit: SIGN_IN_ATTEMPTS, remaining: 0, resetSeconds: wait,
+        limit: SIGN_IN_ATTEMPTS,
+        remaining: 0,
+        resetSeconds: wait,
       });
     }
     const user = await accounts.findUserByEmail(knex, email);
@@ -45,7 +60,10 @@ export function accountHandlers(
     return user;
   }
 
-  async function signedIn(userId: string, status: 200 | 201): Promise<DashboardResult<'signIn'> | DashboardResult<'claimFirstRun'> | DashboardResult<'registerWithInvitation'>> {
+  async function signedIn(
+    userId: string,
+    status: 200 | 201,
+  ): Promise<DashboardResult<'signIn'> | DashboardResult<'claimFirstRun'> | DashboardResult<'registerWithInvitation'>> {
     const { token, session } = await accounts.createSession(knex, userId, Date.now());
     return { status, body: await sessionBody(knex, session), headers: { 'Set-Cookie': sessionCookie(token) } } as never;
   }
@@ -74,7 +92,10 @@ export function accountHandlers(
     async setPassword({ body }): Promise<DashboardResult<'setPassword'>> {
       checkNewPassword(body.password, 'password');
       const userId = await accounts.useSetupToken(knex, body.token, await hashPassword(body.password), Date.now());
-      if (!userId) throw notFound('This set-up link is not valid any more: it was used, or is older than 24 hours. Ask for a new one.');
+      if (!userId)
+        throw notFound(
+          'This set-up link is not valid any more: it was used, or is older than 24 hours. Ask for a new one.',
+        );
       return (await signedIn(userId, 200)) as DashboardResult<'setPassword'>;
     },
 
@@ -88,7 +109,12 @@ export function accountHandlers(
       checkNewPassword(body.password, 'password');
       const { userId } = await accounts.claimFirstRun(
         knex,
-        { token: body.token, workspaceName: body.workspaceName, email: body.email, passwordHash: await hashPassword(body.password) },
+        {
+          token: body.token,
+          workspaceName: body.workspaceName,
+          email: body.email,
+          passwordHash: await hashPassword(body.password),
+        },
         Date.now(),
       );
       services.log.info({ userId }, 'the first workspace was created from the first-run link');
@@ -101,19 +127,36 @@ export function accountHandlers(
       const { invitation, workspaceName } = found;
       return {
         status: 200,
-        body: { data: { workspaceName, email: invitation.email, role: invitation.role, expiresAt: new Date(invitation.expiresAt).toISOString() } },
+        body: {
+          data: {
+            workspaceName,
+            email: invitation.email,
+            role: invitation.role,
+            expiresAt: new Date(invitation.expiresAt).toISOString(),
+          },
+        },
       };
     },
 
     async acceptInvitation({ body }, { session }): Promise<DashboardResult<'acceptInvitation'>> {
-      const { workspaceId } = await invitations.acceptInvitation(knex, body.token, { id: session!.userId, email: session!.email }, Date.now());
+      const { workspaceId } = await invitations.acceptInvitation(
+        knex,
+        body.token,
+        { id: session!.userId, email: session!.email },
+        Date.now(),
+      );
       const joined = (await accounts.workspacesOf(knex, session!.userId)).find((w) => w.id === workspaceId)!;
       return { status: 200, body: { data: joined } };
     },
 
     async registerWithInvitation({ body }): Promise<DashboardResult<'registerWithInvitation'>> {
       checkNewPassword(body.password, 'password');
-      const { userId, workspaceId } = await invitations.registerWithInvitation(knex, body.token, await hashPassword(body.password), Date.now());
+      const { userId, workspaceId } = await invitations.registerWithInvitation(
+        knex,
+        body.token,
+        await hashPassword(body.password),
+        Date.now(),
+      );
       services.log.info({ userId, workspaceId }, 'an account was created with an invitation');
       return (await signedIn(userId, 201)) as DashboardResult<'registerWithInvitation'>;
     },

@@ -28,7 +28,11 @@ export function conversionHandlers(services: Services): Pick<DashboardHandlers, 
  * it, its days, and the names of its ids (this workspace's objects only). A shared CONVERSIONS
  * report is computed by it too (shared-reports.ts).
  */
-export async function conversionsView(services: Services, workspaceId: string, query: ConversionSummaryQuery): Promise<DashboardConversions> {
+export async function conversionsView(
+  services: Services,
+  workspaceId: string,
+  query: ConversionSummaryQuery,
+): Promise<DashboardConversions> {
   const { config } = services;
   // As the dashboard's links show it (handlers/links.ts): the custom domain's host, else the short domain.
   const shortUrlOf = (slug: string, host: string | null) => `https://${host ?? config.shortDomain}/${slug}`;
@@ -39,9 +43,21 @@ export async function conversionsView(services: Services, workspaceId: string, q
     qrCodes: [...data.byQr.map((q) => q.id), ...(query.qrCodeId ? [query.qrCodeId] : [])],
   });
   const names = {
-    links: named.links.map((l) => ({ id: l.id, slug: l.slug, shortUrl: shortUrlOf(l.slug, l.host), title: l.title, deleted: l.deleted })),
+    links: named.links.map((l) => ({
+      id: l.id,
+      slug: l.slug,
+      shortUrl: shortUrlOf(l.slug, l.host),
+      title: l.title,
+      deleted: l.deleted,
+    })),
     campaigns: named.campaigns,
-    qrCodes: named.qrCodes.map((q) => ({ id: q.id, linkId: q.linkId, slug: q.slug, shortUrl: shortUrlOf(q.slug, q.host), deleted: q.deleted })),
+    qrCodes: named.qrCodes.map((q) => ({
+      id: q.id,
+      linkId: q.linkId,
+      slug: q.slug,
+      shortUrl: shortUrlOf(q.slug, q.host),
+      deleted: q.deleted,
+    })),
   };
   return { data, series, names };
 }

@@ -5,12 +5,22 @@ import { invalid } from '../../../domain/errors.ts';
 import type { GoalField, GoalInput } from '../../../domain/goal-definition.ts';
 import { goalReport } from '../../../operations/conversions.ts';
 import {
-  createGoal, goalOf, listGoals, presentGoal, requireGoals, setGoalStatus, updateGoal, type GoalWording,
+  createGoal,
+  goalOf,
+  listGoals,
+  presentGoal,
+  requireGoals,
+  setGoalStatus,
+  updateGoal,
+  type GoalWording,
 } from '../../../operations/goals.ts';
 import type { Services } from '../../services.ts';
 import type { DashboardContext, DashboardHandlers, DashboardResult } from '../types.ts';
 
-type GoalBody = Omit<GoalInput, 'windowStart' | 'windowEnd'> & { windowStart?: string | null; windowEnd?: string | null };
+type GoalBody = Omit<GoalInput, 'windowStart' | 'windowEnd'> & {
+  windowStart?: string | null;
+  windowEnd?: string | null;
+};
 
 /** The body as the rules take it: times as milliseconds. */
 function input(body: GoalBody): GoalInput {
@@ -28,7 +38,14 @@ const wording: GoalWording = { label: (f) => f, fail: (f, message) => invalid(me
 
 export function goalHandlers(
   services: Services,
-): Pick<DashboardHandlers, 'listDashboardGoals' | 'createDashboardGoal' | 'updateDashboardGoal' | 'setDashboardGoalStatus' | 'getDashboardGoalReport'> {
+): Pick<
+  DashboardHandlers,
+  | 'listDashboardGoals'
+  | 'createDashboardGoal'
+  | 'updateDashboardGoal'
+  | 'setDashboardGoalStatus'
+  | 'getDashboardGoalReport'
+> {
   const { knex } = services.db;
 
   /** The workspace, when its plan and this deployment have goals. */

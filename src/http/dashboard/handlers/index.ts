@@ -13,7 +13,10 @@ import { webhookDashboardHandlers } from './webhooks.ts';
 import { pageHandlers } from './pages.ts';
 import { pageOperations } from '../../../operations/pages.ts';
 
-export function dashboardHandlers(services: Services, operations: LinkOperations = linkOperations(services)): DashboardHandlers {
+export function dashboardHandlers(
+  services: Services,
+  operations: LinkOperations = linkOperations(services),
+): DashboardHandlers {
   return {
     ...accountHandlers(services),
     ...linkHandlers(services, operations),

@@ -22,10 +22,25 @@ import { isoDay } from '../../../domain/conversion-series.ts';
 type DashboardLink = components['schemas']['DashboardLink'];
 type LinkAnalytics = components['schemas']['LinkAnalytics'];
 /** The export's columns, which the import reads back (COLUMNS of ../link-import.ts). */
-const EXPORT_COLUMNS = ['id', 'short_url', 'slug', 'url', 'title', 'tags', 'status', 'clicks', 'created_at', 'expires_at'];
+const EXPORT_COLUMNS = [
+  'id',
+  'short_url',
+  'slug',
+  'url',
+  'title',
+  'tags',
+  'status',
+  'clicks',
+  'created_at',
+  'expires_at',
+];
 
 const actorOf = (ctx: DashboardContext): Actor => ({
-  workspaceId: ctx.workspace!.id, userId: ctx.session!.userId, plan: ctx.workspace!.plan, requestId: ctx.requestId, via: 'session',
+  workspaceId: ctx.workspace!.id,
+  userId: ctx.session!.userId,
+  plan: ctx.workspace!.plan,
+  requestId: ctx.requestId,
+  via: 'session',
 });
 
 export function linkHandlers(
@@ -33,8 +48,17 @@ export function linkHandlers(
   operations: LinkOperations,
 ): Pick<
   DashboardHandlers,
-  | 'listDashboardLinks' | 'createDashboardLink' | 'getDashboardLink' | 'updateDashboardLink' | 'deleteDashboardLink' | 'bulkLinks'
-  | 'getLinkAnalytics' | 'makeLinkQr' | 'importLinks' | 'exportLinks' | 'uploadAsset'
+  | 'listDashboardLinks'
+  | 'createDashboardLink'
+  | 'getDashboardLink'
+  | 'updateDashboardLink'
+  | 'deleteDashboardLink'
+  | 'bulkLinks'
+  | 'getLinkAnalytics'
+  | 'makeLinkQr'
+  | 'importLinks'
+  | 'exportLinks'
+  | 'uploadAsset'
 > {
   const { knex } = services.db;
   const { config } = services;
@@ -42,7 +66,9 @@ export function linkHandlers(
   const shortUrlOf = (row: LinkRow, host: string | undefined) => `https://${host ?? config.shortDomain}/${row.slug}`;
 
   async function present(row: LinkRow): Promise<DashboardLink> {
-    const host = row.domain_id ? (await workspaces.findDomainOf(knex, row.workspace_id, row.domain_id))?.host : undefined;
+    const host = row.domain_id
+      ? (await workspaces.findDomainOf(knex, row.workspace_id, row.domain_id))?.host
+      : undefined;
     return { ...(await operations.present(row)), shortUrl: shortUrlOf(row, host) };
   }
 
@@ -51,8 +77,14 @@ export function linkHandlers(
       const page = Number(query.page ?? 1);
       const limit = Number(query.limit ?? 25);
       const found = await services.queries.linkSearch(ctx.workspace!.id, {
-        q: query.q, tagId: query.tagId, domainId: query.domainId, status: query.status,
-        sort: query.sort ?? 'created', order: query.order ?? 'desc', page, limit,
+        q: query.q,
+        tagId: query.tagId,
+        domainId: query.domainId,
+        status: query.status,
+        sort: query.sort ?? 'created',
+        order: query.order ?? 'desc',
+        page,
+        limit,
       });
       const data = found.rows.map((r) => ({
         ...presentLink(r, found.tags.get(r.id) ?? [], found.clicks.get(r.id) ?? 0),
@@ -94,7 +126,9 @@ export function linkHandlers(
     async makeLinkQr({ params }, ctx): Promise<DashboardResult<'makeLinkQr'>> {
       const actor = actorOf(ctx);
       await operations.get(actor, params.linkId);
-      const qr = (await workspaces.qrCodeOfLink(knex, actor.workspaceId, params.linkId)) ?? (await workspaces.createQrCode(knex, actor.workspaceId, params.linkId));
+      const qr =
+        (await workspaces.qrCodeOfLink(knex, actor.workspaceId, params.linkId)) ??
+        (await workspaces.createQrCode(knex, actor.workspaceId, params.linkId));
       const url = `https://${config.shortDomain}/qr/${qr.code}`;
       return { status: 200, body: { data: { id: qr.id, url, svgUrl: `${url}.svg`, pngUrl: `${url}.png` } } };
     },
@@ -109,23 +143,37 @@ export function linkHandlers(
       const bodies: LinkCreateWithTagNames[] = [];
       const early: Array<AppError | null> = [];
       for (const rec of records) {
-        const tagNames = (rec.tags ?? '').split(/[|;,]/).map((t) => t.trim()).filter(Boolean);
+        const tagNames = (rec.tags ?? '')
+          .split(/[|;,]/)
+          .map((t) => t.trim())
+          .filter(Boolean);
         const { url = '', slug, title, expiresAt } = rec;
         bodies.push({
-          url, slug: slug || undefined, title: title || undefined, expiresAt: expiresAt || undefined,
+          url,
+          slug: slug || undefined,
+          title: title || undefined,
+          expiresAt: expiresAt || undefined,
           tagNames,
         });
         early.push(rec.url ? null : invalid('url is required', 'url'));
       }
       const valid = bodies.map((b, i) => ({ b, i })).filter(({ i }) => early[i] === null);
-      const made = await operations.createMany(actor, valid.map(({ b }) => b));
+      const made = await operations.createMany(
+        actor,
+        valid.map(({ b }) => b),
+      );
       const results = new Array<{ row: LinkRow } | { error: AppError }>(bodies.length);
       for (const [k, { i }] of valid.entries()) results[i] = made[k];
       for (const [i, e] of early.entries()) if (e) results[i] = { error: e };
       const rows = results.map((r, i) =>
         'row' in r
           ? { row: records[i].line, ok: true, linkId: r.row.id, slug: r.row.slug }
-          : { row: records[i].line, ok: false, error: r.error.message, ...(r.error.details.field ? { field: r.error.details.field } : {}) },
+          : {
+              row: records[i].line,
+              ok: false,
+              error: r.error.message,
+              ...(r.error.details.field ? { field: r.error.details.field } : {}),
+            },
       );
       const created = rows.filter((r) => r.ok).length;
       return { status: 200, body: { created, refused: rows.length - created, rows } };
@@ -141,8 +189,13 @@ export function linkHandlers(
       const pageText = (page: ExportPage) =>
         csvRecords(
           page.rows.map((r) => [
-            r.id, shortUrlOf(r, r.domain_id ? page.hosts.get(r.domain_id) : undefined), r.slug, r.original_url,
-            r.title ?? '', (page.tags.get(r.id) ?? []).map((t) => t.name).join('|'), r.status,
+            r.id,
+            shortUrlOf(r, r.domain_id ? page.hosts.get(r.domain_id) : undefined),
+            r.slug,
+            r.original_url,
+            r.title ?? '',
+            (page.tags.get(r.id) ?? []).map((t) => t.name).join('|'),
+            r.status,
             page.clicks.get(r.id) ?? 0,
             new Date(Number(r.created_at)).toISOString(),
             r.expires_at === null ? '' : new Date(Number(r.expires_at)).toISOString(),
@@ -167,11 +220,15 @@ export function linkHandlers(
 
     async uploadAsset(request, ctx): Promise<DashboardResult<'uploadAsset'>> {
       const bytes = ctx.rawBody;
-      const type = String(request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+      const type = String(request.headers['content-type'] ?? '')
+        .split(';')[0]
+        .trim()
+        .toLowerCase();
       if (!Buffer.isBuffer(bytes) || !bytes.length) throw invalid('The request body must be the image file');
       if (bytes.length > 2 * 2 ** 20) throw tooLarge('An image may be at most 2 MiB');
       const ext = IMAGE_EXTENSIONS[type];
-      if (!ext || !looksLike(type, bytes.subarray(0, 12))) throw invalid(`The file is not a ${type || 'supported'} image: its content does not match its Content-Type`);
+      if (!ext || !looksLike(type, bytes.subarray(0, 12)))
+        throw invalid(`The file is not a ${type || 'supported'} image: its content does not match its Content-Type`);
       const dir = path.join(config.dataDir, 'assets');
       const { fileName } = await workspaces.addAsset(knex, ctx.workspace!.id, ext, type, (name) => {
         try {
@@ -186,14 +243,18 @@ export function linkHandlers(
   };
 }
 
-
 /**
  * A link's analytics as its screen shows them (getLinkAnalytics): clicks and scans per UTC day of
  * [from, to] (default the last 30 days, today included; at most 400 days) and the last 90 days'
  * breakdowns. The caller has checked the link is a live link of the workspace. A shared LINK
  * report is computed by it too (shared-reports.ts).
  */
-export async function linkAnalyticsView(services: Services, workspaceId: string, linkId: string, query: { from?: string; to?: string }): Promise<LinkAnalytics> {
+export async function linkAnalyticsView(
+  services: Services,
+  workspaceId: string,
+  linkId: string,
+  query: { from?: string; to?: string },
+): Promise<LinkAnalytics> {
   const { from, to, today } = analyticsWindow(query);
   const data = await services.queries.linkAnalytics(workspaceId, linkId, from, to, today);
   const series = [];
@@ -205,7 +266,13 @@ export async function linkAnalyticsView(services: Services, workspaceId: string,
     scans += day.scans;
     series.push({ day: isoDay(d), clicks: day.clicks, scans: day.scans });
   }
-  const key = { country: 'countries', device: 'devices', browser: 'browsers', os: 'os', referrer: 'referrers' } as const;
+  const key = {
+    country: 'countries',
+    device: 'devices',
+    browser: 'browsers',
+    os: 'os',
+    referrer: 'referrers',
+  } as const;
   const breakdowns = { other: {} } as any;
   for (const dim of BREAKDOWN_DIMENSIONS) {
     const all = data.breakdowns[dim];

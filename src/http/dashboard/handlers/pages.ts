@@ -13,10 +13,23 @@ import type { Services } from '../../services.ts';
 import { analyticsWindow } from '../analytics-window.ts';
 import type { DashboardContext, DashboardHandlers, DashboardResult } from '../types.ts';
 
-type PageOperation = 'listPages' | 'createPage' | 'previewPage' | 'getPage' | 'updatePage' | 'deletePage' | 'publishPage' | 'unpublishPage' | 'getPageAnalytics';
+type PageOperation =
+  | 'listPages'
+  | 'createPage'
+  | 'previewPage'
+  | 'getPage'
+  | 'updatePage'
+  | 'deletePage'
+  | 'publishPage'
+  | 'unpublishPage'
+  | 'getPageAnalytics';
 
 const actorOf = (ctx: DashboardContext): Actor => ({
-  workspaceId: ctx.workspace!.id, userId: ctx.session!.userId, plan: ctx.workspace!.plan, requestId: ctx.requestId, via: 'session',
+  workspaceId: ctx.workspace!.id,
+  userId: ctx.session!.userId,
+  plan: ctx.workspace!.plan,
+  requestId: ctx.requestId,
+  via: 'session',
 });
 
 /** At most `max` characters, for a preview of text that saving would refuse as too long. */
@@ -73,14 +86,22 @@ export function pageHandlers(services: Services, operations: PageOperations): Pi
     },
 
     async unpublishPage({ params }, ctx): Promise<DashboardResult<'unpublishPage'>> {
-      return { status: 200, body: await envelope(await operations.unpublish(await operations.get(ctx.workspace!.id, params.pageId))) };
+      return {
+        status: 200,
+        body: await envelope(await operations.unpublish(await operations.get(ctx.workspace!.id, params.pageId))),
+      };
     },
 
     // A preview shows what it is given, cut to the limits saving holds it to: a draft being typed
     // is still worth seeing, and saving says what is wrong with it.
     async previewPage({ body }): Promise<DashboardResult<'previewPage'>> {
       const theme: PageTheme = PAGE_THEMES.includes(body.theme as PageTheme) ? (body.theme as PageTheme) : 'classic';
-      const handle = (body.handle ?? '').trim().toLowerCase().replace(/[^a-z0-9_-]/g, '').slice(0, 64) || 'your-handle';
+      const handle =
+        (body.handle ?? '')
+          .trim()
+          .toLowerCase()
+          .replace(/[^a-z0-9_-]/g, '')
+          .slice(0, 64) || 'your-handle';
       const html = renderBioPage(
         {
           title: clip(body.title, LIMITS.title) || 'Untitled page',
@@ -88,7 +109,11 @@ export function pageHandlers(services: Services, operations: PageOperations): Pi
           avatarUrl: body.avatarUrl?.startsWith('https://') ? body.avatarUrl : null,
           theme,
           blocks: (body.blocks ?? [])
-            .map((b, i) => ({ id: `preview${i}`, type: b.type, text: clip(b.text, LIMITS[b.type as keyof typeof LIMITS] ?? LIMITS.paragraph) ?? '' }))
+            .map((b, i) => ({
+              id: `preview${i}`,
+              type: b.type,
+              text: clip(b.text, LIMITS[b.type as keyof typeof LIMITS] ?? LIMITS.paragraph) ?? '',
+            }))
             .filter((b) => b.text),
         },
         { host: config.shortDomain, handle, preview: true },
@@ -114,7 +139,8 @@ export function pageHandlers(services: Services, operations: PageOperations): Pi
         series.push(day);
       }
       const top = (all: Array<{ value: string; views: number }>) => all.slice(0, BREAKDOWN_TOP);
-      const rest = (all: Array<{ value: string; views: number }>) => all.slice(BREAKDOWN_TOP).reduce((n, e) => n + e.views, 0);
+      const rest = (all: Array<{ value: string; views: number }>) =>
+        all.slice(BREAKDOWN_TOP).reduce((n, e) => n + e.views, 0);
       const b = found;
       return {
         status: 200,
@@ -130,7 +156,12 @@ export function pageHandlers(services: Services, operations: PageOperations): Pi
             devices: top(b.device),
             browsers: top(b.browser),
             referrers: top(b.referrer_host),
-            other: { countries: rest(b.country), devices: rest(b.device), browsers: rest(b.browser), referrers: rest(b.referrer_host) },
+            other: {
+              countries: rest(b.country),
+              devices: rest(b.device),
+              browsers: rest(b.browser),
+              referrers: rest(b.referrer_host),
+            },
           },
         },
       };

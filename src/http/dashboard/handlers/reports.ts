@@ -11,8 +11,16 @@ import { forbidden, invalid, isAppError, notFound, rateLimited, unauthenticated 
 import { newId } from '../../../domain/ids.ts';
 import { hashPassword, verifyPassword } from '../../../domain/passwords.ts';
 import {
-  MAX_TITLE_LENGTH, paramsProblem, REPORT_PASSWORD_ATTEMPTS, REPORT_PASSWORD_WINDOW_S, UNLOCK_COOKIE, UNLOCK_TTL_MS, UnlockCookies,
-  type ReportKind, type ReportParams, type Visibility,
+  MAX_TITLE_LENGTH,
+  paramsProblem,
+  REPORT_PASSWORD_ATTEMPTS,
+  REPORT_PASSWORD_WINDOW_S,
+  UNLOCK_COOKIE,
+  UNLOCK_TTL_MS,
+  UnlockCookies,
+  type ReportKind,
+  type ReportParams,
+  type Visibility,
 } from '../../../domain/reports.ts';
 import { newSecret } from '../../../domain/sessions.ts';
 import { parseCookies } from '../../../redirect/password.ts';
@@ -27,8 +35,14 @@ import { sameOrigin } from '../origin.ts';
 
 type Report = components['schemas']['Report'];
 type ReportOperation =
-  | 'listDashboardReports' | 'createDashboardReport' | 'getDashboardReport' | 'updateDashboardReport' | 'deleteDashboardReport'
-  | 'renewDashboardReportToken' | 'readSharedReport' | 'unlockSharedReport';
+  | 'listDashboardReports'
+  | 'createDashboardReport'
+  | 'getDashboardReport'
+  | 'updateDashboardReport'
+  | 'deleteDashboardReport'
+  | 'renewDashboardReportToken'
+  | 'readSharedReport'
+  | 'unlockSharedReport';
 
 const iso = (ms: number) => new Date(Number(ms)).toISOString();
 
@@ -87,7 +101,8 @@ export function reportHandlers(services: Services): Pick<DashboardHandlers, Repo
 
   function checkedTitle(title: string): string {
     const trimmed = title.trim();
-    if (!trimmed || trimmed.length > MAX_TITLE_LENGTH) throw invalid(`title must be 1 to ${MAX_TITLE_LENGTH} characters`, 'title');
+    if (!trimmed || trimmed.length > MAX_TITLE_LENGTH)
+      throw invalid(`title must be 1 to ${MAX_TITLE_LENGTH} characters`, 'title');
     return trimmed;
   }
 
@@ -150,9 +165,11 @@ export function reportHandlers(services: Services): Pick<DashboardHandlers, Repo
       const shares = body.visibility !== undefined && body.visibility !== 'PRIVATE';
       if (body.params !== undefined || shares) requireKind(current.kind, w.plan);
       if (body.title !== undefined) patch.title = checkedTitle(body.title);
-      if (body.params !== undefined) patch.params = JSON.stringify(await checkedParams(current.kind, body.params as ReportParams, w.id));
+      if (body.params !== undefined)
+        patch.params = JSON.stringify(await checkedParams(current.kind, body.params as ReportParams, w.id));
       if (body.visibility !== undefined) patch.visibility = body.visibility as Visibility;
-      if (body.password !== undefined) patch.password_hash = body.password === null ? null : await hashPassword(body.password);
+      if (body.password !== undefined)
+        patch.password_hash = body.password === null ? null : await hashPassword(body.password);
       return { status: 200, body: { data: present(await change(ctx, current.id, patch)) } };
     },
 
@@ -170,18 +187,26 @@ export function reportHandlers(services: Services): Pick<DashboardHandlers, Repo
       const found = await findSharedReport(services, params.token);
       if (!found) throw notFound('There is no shared report at this address');
       const { row } = found;
-      if (row.password_hash && !unlocks.verify(unlockSubject(row), parseCookies(headers.cookie as string | undefined)[UNLOCK_COOKIE])) {
+      if (
+        row.password_hash &&
+        !unlocks.verify(unlockSubject(row), parseCookies(headers.cookie as string | undefined)[UNLOCK_COOKIE])
+      ) {
         throw unauthenticated('This report is protected by a password');
       }
       const body = await figures.get(found);
       // The data is not a page: the page /app/shared/{token} is what may be indexed.
-      return { status: 200, body: { title: row.title, kind: row.kind, ...body }, headers: { 'X-Robots-Tag': 'noindex' } };
+      return {
+        status: 200,
+        body: { title: row.title, kind: row.kind, ...body },
+        headers: { 'X-Robots-Tag': 'noindex' },
+      };
     },
 
     async unlockSharedReport({ params, body, headers }, ctx): Promise<DashboardResult<'unlockSharedReport'>> {
       // No session guards this form, so a post made by another site is refused by its origin.
       const origin = headers.origin;
-      if (typeof origin === 'string' && !sameOrigin(origin, ctx.origin)) throw forbidden(`Requests from ${origin} are not accepted`);
+      if (typeof origin === 'string' && !sameOrigin(origin, ctx.origin))
+        throw forbidden(`Requests from ${origin} are not accepted`);
       const found = await findSharedReport(services, params.token);
       if (!found) throw notFound('There is no shared report at this address');
       const { row } = found;
@@ -191,10 +216,13 @@ export function reportHandlers(services: Services): Pick<DashboardHandlers, Repo
       if (wait > 0) {
         const minutes = Math.ceil(wait / 60);
         throw rateLimited(`Too many wrong passwords. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`, {
-          limit: REPORT_PASSWORD_ATTEMPTS, remaining: 0, resetSeconds: wait,
+          limit: REPORT_PASSWORD_ATTEMPTS,
+          remaining: 0,
+          resetSeconds: wait,
         });
       }
-      if (!(await verifyPassword(body.password, row.password_hash))) throw unauthenticated('That password is not correct');
+      if (!(await verifyPassword(body.password, row.password_hash)))
+        throw unauthenticated('That password is not correct');
       await refundAttempt(passwordThrottle, key);
       // Scoped to this report's address: the cookie goes with its reads and nowhere else.
       const cookie = `${UNLOCK_COOKIE}=${unlocks.issue(unlockSubject(row))}; Path=/app/api/shared/${params.token}; HttpOnly; Secure; SameSite=Strict; Max-Age=${UNLOCK_TTL_MS / 1000}`;
@@ -203,4 +231,8 @@ export function reportHandlers(services: Services): Pick<DashboardHandlers, Repo
   };
 }
 
-const unlockSubject = (row: reports.ReportRow) => ({ id: row.id, tokenHash: row.token_hash, passwordHash: row.password_hash! });
+const unlockSubject = (row: reports.ReportRow) => ({
+  id: row.id,
+  tokenHash: row.token_hash,
+  passwordHash: row.password_hash!,
+});

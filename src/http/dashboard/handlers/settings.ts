@@ -20,9 +20,24 @@ export function settingsHandlers(
   services: Services,
 ): Pick<
   DashboardHandlers,
-  | 'getWorkspace' | 'listKeys' | 'createKey' | 'revokeKey' | 'listMembers' | 'updateMember' | 'removeMember'
-  | 'listInvitations' | 'createInvitation' | 'revokeInvitation'
-  | 'listDomains' | 'addDomain' | 'verifyDomain' | 'disableDomain' | 'listTags' | 'createTag' | 'listCampaigns' | 'createCampaign'
+  | 'getWorkspace'
+  | 'listKeys'
+  | 'createKey'
+  | 'revokeKey'
+  | 'listMembers'
+  | 'updateMember'
+  | 'removeMember'
+  | 'listInvitations'
+  | 'createInvitation'
+  | 'revokeInvitation'
+  | 'listDomains'
+  | 'addDomain'
+  | 'verifyDomain'
+  | 'disableDomain'
+  | 'listTags'
+  | 'createTag'
+  | 'listCampaigns'
+  | 'createCampaign'
 > {
   const { knex } = services.db;
   const { config } = services;
@@ -41,10 +56,18 @@ export function settingsHandlers(
     verification: verification(domainDeps, d),
   });
   const presentMember = (m: Awaited<ReturnType<typeof accounts.membersOf>>[number]) => ({
-    userId: m.userId, email: m.email, role: m.role, joinedAt: iso(m.joinedAt)!,
+    userId: m.userId,
+    email: m.email,
+    role: m.role,
+    joinedAt: iso(m.joinedAt)!,
   });
   const presentInvitation = (i: invitations.Invitation) => ({
-    id: i.id, email: i.email, role: i.role, invitedBy: i.invitedBy, createdAt: iso(i.createdAt)!, expiresAt: iso(i.expiresAt)!,
+    id: i.id,
+    email: i.email,
+    role: i.role,
+    invitedBy: i.invitedBy,
+    createdAt: iso(i.createdAt)!,
+    expiresAt: iso(i.expiresAt)!,
   });
 
   return {
@@ -55,10 +78,21 @@ export function settingsHandlers(
         status: 200,
         body: {
           data: {
-            id: w.id, name: w.name, plan: w.plan, role: w.role, createdAt: iso(w.createdAt)!, shortDomain: config.shortDomain,
+            id: w.id,
+            name: w.name,
+            plan: w.plan,
+            role: w.role,
+            createdAt: iso(w.createdAt)!,
+            shortDomain: config.shortDomain,
             // What the key form offers; createKey (the repository) refuses the rest.
             keyScopes: scopesOfRole(w.role),
-            features: { api, expiredUrl: api, webhooks: api, conversions: api && config.featureConversions, goals: api && config.featureConversions && config.featureGoals },
+            features: {
+              api,
+              expiredUrl: api,
+              webhooks: api,
+              conversions: api && config.featureConversions,
+              goals: api && config.featureConversions && config.featureGoals,
+            },
           },
         },
       };
@@ -70,7 +104,12 @@ export function settingsHandlers(
         status: 200,
         body: {
           data: rows.map((k) => ({
-            id: k.id, hint: k.hint, scopes: k.scopes as Scope[], expiresAt: iso(k.expiresAt), revokedAt: iso(k.revokedAt), createdAt: iso(k.createdAt)!,
+            id: k.id,
+            hint: k.hint,
+            scopes: k.scopes as Scope[],
+            expiresAt: iso(k.expiresAt),
+            revokedAt: iso(k.revokedAt),
+            createdAt: iso(k.createdAt)!,
             user: { id: k.userId, email: k.email },
           })),
         },
@@ -83,7 +122,15 @@ export function settingsHandlers(
       return {
         status: 201,
         body: {
-          data: { id, hint: row.hint, scopes: row.scopes as Scope[], expiresAt: iso(row.expiresAt), revokedAt: null, createdAt: iso(row.createdAt)!, user: { id: row.userId, email: row.email } },
+          data: {
+            id,
+            hint: row.hint,
+            scopes: row.scopes as Scope[],
+            expiresAt: iso(row.expiresAt),
+            revokedAt: null,
+            createdAt: iso(row.createdAt)!,
+            user: { id: row.userId, email: row.email },
+          },
           key,
         },
       };
@@ -109,13 +156,17 @@ export function settingsHandlers(
     },
 
     async listInvitations(_request, ctx): Promise<DashboardResult<'listInvitations'>> {
-      return { status: 200, body: { data: (await invitations.pendingInvitations(knex, ws(ctx).id, Date.now())).map(presentInvitation) } };
+      return {
+        status: 200,
+        body: { data: (await invitations.pendingInvitations(knex, ws(ctx).id, Date.now())).map(presentInvitation) },
+      };
     },
 
     async createInvitation({ body }, ctx): Promise<DashboardResult<'createInvitation'>> {
-      const { invitation, inviteUrl } = await invite(
-        knex, config, who(ctx), { email: body.email, role: body.role as Role },
-      );
+      const { invitation, inviteUrl } = await invite(knex, config, who(ctx), {
+        email: body.email,
+        role: body.role as Role,
+      });
       return { status: 201, body: { data: presentInvitation(invitation), inviteUrl } };
     },
 
@@ -152,7 +203,16 @@ export function settingsHandlers(
     },
 
     async listCampaigns(_request, ctx): Promise<DashboardResult<'listCampaigns'>> {
-      return { status: 200, body: { data: (await workspaces.campaignsOf(knex, ws(ctx).id)).map((c) => ({ id: c.id, name: c.name, createdAt: iso(Number(c.created_at))! })) } };
+      return {
+        status: 200,
+        body: {
+          data: (await workspaces.campaignsOf(knex, ws(ctx).id)).map((c) => ({
+            id: c.id,
+            name: c.name,
+            createdAt: iso(Number(c.created_at))!,
+          })),
+        },
+      };
     },
 
     async createCampaign({ body }, ctx): Promise<DashboardResult<'createCampaign'>> {

@@ -12,7 +12,10 @@ import { subscriptionView } from '../../../webhooks/subscription-view.ts';
 import { sendTestEvent } from '../../../webhooks/test-events.ts';
 import { attemptLog } from '../../../webhooks/delivery-log.ts';
 import {
-  changeSubscription, createSubscription, deleteSubscription, requireWebhooksPlan,
+  changeSubscription,
+  createSubscription,
+  deleteSubscription,
+  requireWebhooksPlan,
 } from '../../../operations/subscriptions.ts';
 import type { Services } from '../../services.ts';
 import type { DashboardContext, DashboardHandlers, DashboardResult } from '../types.ts';
@@ -45,37 +48,63 @@ export function webhookDashboardHandlers(services: Services): Pick<DashboardHand
   }
 
   const deps = { knex, queries: services.queries, masterKey: services.masterKey };
-  const view = async (workspaceId: string, id: string) => subscriptionView(await operator.subscription(knex, id, workspaceId));
+  const view = async (workspaceId: string, id: string) =>
+    subscriptionView(await operator.subscription(knex, id, workspaceId));
 
   return {
-    async listDashboardWebhookSubscriptions(_request, ctx): Promise<DashboardResult<'listDashboardWebhookSubscriptions'>> {
+    async listDashboardWebhookSubscriptions(
+      _request,
+      ctx,
+    ): Promise<DashboardResult<'listDashboardWebhookSubscriptions'>> {
       const w = webhooksOf(ctx);
-      return { status: 200, body: { data: (await subscriptions.listWorkspaceSubscriptions(knex, w.id)).map(subscriptionView) } };
+      return {
+        status: 200,
+        body: { data: (await subscriptions.listWorkspaceSubscriptions(knex, w.id)).map(subscriptionView) },
+      };
     },
 
-    async createDashboardWebhookSubscription({ body }, ctx): Promise<DashboardResult<'createDashboardWebhookSubscription'>> {
+    async createDashboardWebhookSubscription(
+      { body },
+      ctx,
+    ): Promise<DashboardResult<'createDashboardWebhookSubscription'>> {
       const w = webhooksOf(ctx);
       const variant = body.variant as Variant;
-      if (!config.webhookVariants.has(variant)) throw invalid(`Variant ${variant} webhooks are not offered by this deployment`, 'variant');
-      const { row, secret } = await createSubscription(deps, { workspaceId: w.id, variant, url: body.url, events: body.events, secret: body.secret });
+      if (!config.webhookVariants.has(variant))
+        throw invalid(`Variant ${variant} webhooks are not offered by this deployment`, 'variant');
+      const { row, secret } = await createSubscription(deps, {
+        workspaceId: w.id,
+        variant,
+        url: body.url,
+        events: body.events,
+        secret: body.secret,
+      });
       const data = await view(w.id, row.id);
       return { status: 201, body: secret !== undefined ? { data, secret } : { data } };
     },
 
-    async updateDashboardWebhookSubscription({ params, body }, ctx): Promise<DashboardResult<'updateDashboardWebhookSubscription'>> {
+    async updateDashboardWebhookSubscription(
+      { params, body },
+      ctx,
+    ): Promise<DashboardResult<'updateDashboardWebhookSubscription'>> {
       const w = webhooksOf(ctx);
       const current = await operator.subscription(knex, params.subscriptionId, w.id);
       await changeSubscription(deps, current, body);
       return { status: 200, body: { data: await view(w.id, current.id) } };
     },
 
-    async deleteDashboardWebhookSubscription({ params }, ctx): Promise<DashboardResult<'deleteDashboardWebhookSubscription'>> {
+    async deleteDashboardWebhookSubscription(
+      { params },
+      ctx,
+    ): Promise<DashboardResult<'deleteDashboardWebhookSubscription'>> {
       const w = webhooksOf(ctx);
       await deleteSubscription(knex, await operator.subscription(knex, params.subscriptionId, w.id));
       return { status: 204 };
     },
 
-    async enableDashboardWebhookSubscription({ params }, ctx): Promise<DashboardResult<'enableDashboardWebhookSubscription'>> {
+    async enableDashboardWebhookSubscription(
+      { params },
+      ctx,
+    ): Promise<DashboardResult<'enableDashboardWebhookSubscription'>> {
       const w = webhooksOf(ctx);
       await operator.reEnable(knex, params.subscriptionId, w.id);
       return { status: 200, body: { data: await view(w.id, params.subscriptionId) } };
@@ -95,10 +124,22 @@ export function webhookDashboardHandlers(services: Services): Pick<DashboardHand
         sub,
         body.event,
       );
-      return { status: 200, body: { data: { deliveryId: result.deliveryId, status: result.status as 'DELIVERED' | 'FAILED', attempt: result.attempt } } };
+      return {
+        status: 200,
+        body: {
+          data: {
+            deliveryId: result.deliveryId,
+            status: result.status as 'DELIVERED' | 'FAILED',
+            attempt: result.attempt,
+          },
+        },
+      };
     },
 
-    async replayDashboardWebhookFailedSince({ params, body }, ctx): Promise<DashboardResult<'replayDashboardWebhookFailedSince'>> {
+    async replayDashboardWebhookFailedSince(
+      { params, body },
+      ctx,
+    ): Promise<DashboardResult<'replayDashboardWebhookFailedSince'>> {
       const w = webhooksOf(ctx);
       const since = Date.parse(body.since);
       if (!Number.isFinite(since)) throw invalid('since must be an ISO 8601 date-time', 'since');
@@ -116,7 +157,12 @@ export function webhookDashboardHandlers(services: Services): Pick<DashboardHand
             const catalog = eventCatalog(variant);
             return {
               variant,
-              events: catalog.events.map((e) => ({ name: e.name, description: e.description, payload: e.payload, example: e.example })),
+              events: catalog.events.map((e) => ({
+                name: e.name,
+                description: e.description,
+                payload: e.payload,
+                example: e.example,
+              })),
               retired: catalog.retired.map((r) => ({ name: r.name })),
             };
           }),
@@ -160,7 +206,10 @@ export function webhookDashboardHandlers(services: Services): Pick<DashboardHand
       return { status: 200, body: { data: { id, status: status as 'PENDING' } } };
     },
 
-    async resolveDashboardWebhookDelivery({ params, body }, ctx): Promise<DashboardResult<'resolveDashboardWebhookDelivery'>> {
+    async resolveDashboardWebhookDelivery(
+      { params, body },
+      ctx,
+    ): Promise<DashboardResult<'resolveDashboardWebhookDelivery'>> {
       const w = webhooksOf(ctx);
       const { id, status } = await operator.resolve(knex, params.deliveryId, body.outcome, w.id);
       return { status: 200, body: { data: { id, status: status as 'DELIVERED' | 'FAILED' } } };

@@ -50,11 +50,23 @@ const LINK_KINDS: BreakdownKind[] = ['countries', 'devices', 'browsers', 'os', '
 
 /** A link's clicks by each breakdown. */
 export function Breakdowns({ breakdowns }: { breakdowns: LinkAnalytics['breakdowns'] }) {
-  const parts = LINK_KINDS.map((kind) => ({ kind, entries: breakdowns[kind].map((e) => ({ value: e.value, count: e.clicks })), other: breakdowns.other[kind] }));
+  const parts = LINK_KINDS.map((kind) => ({
+    kind,
+    entries: breakdowns[kind].map((e) => ({ value: e.value, count: e.clicks })),
+    other: breakdowns.other[kind],
+  }));
   return <BreakdownTables parts={parts} measure="Clicks" />;
 }
 
-export function BreakdownTables({ parts, measure, className }: { parts: BreakdownPart[]; measure: 'Clicks' | 'Views'; className?: string }) {
+export function BreakdownTables({
+  parts,
+  measure,
+  className,
+}: {
+  parts: BreakdownPart[];
+  measure: 'Clicks' | 'Views';
+  className?: string;
+}) {
   return (
     <div className={['breakdowns', className].filter(Boolean).join(' ')}>
       {parts.map((p) => (
@@ -64,7 +76,15 @@ export function BreakdownTables({ parts, measure, className }: { parts: Breakdow
   );
 }
 
-function BreakdownTable({ breakdown, part, measure }: { breakdown: Breakdown; part: BreakdownPart; measure: 'Clicks' | 'Views' }) {
+function BreakdownTable({
+  breakdown,
+  part,
+  measure,
+}: {
+  breakdown: Breakdown;
+  part: BreakdownPart;
+  measure: 'Clicks' | 'Views';
+}) {
   const named = part.entries.map((e) => ({ name: breakdown.label(e.value), count: e.count }));
   const rows = part.other > 0 ? [...named, { name: 'Other', count: part.other }] : named;
   const total = rows.reduce((n, r) => n + r.count, 0);

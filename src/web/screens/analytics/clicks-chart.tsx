@@ -33,7 +33,15 @@ export function ClicksChart({ series, summary }: { series: LinkAnalytics['series
   return <DailyChart days={days} lines={lines} summary={summary} />;
 }
 
-export function DailyChart({ days, lines, summary }: { days: string[]; lines: [DailyLine, DailyLine]; summary: string }) {
+export function DailyChart({
+  days,
+  lines,
+  summary,
+}: {
+  days: string[];
+  lines: [DailyLine, DailyLine];
+  summary: string;
+}) {
   const box = useRef<HTMLDivElement>(null);
   const [hover, setHover] = useState<number | null>(null);
   const [first, second] = lines;
@@ -65,7 +73,11 @@ export function DailyChart({ days, lines, summary }: { days: string[]; lines: [D
           {first.label}
         </span>
         <span className="legend-item">
-          <span className="legend-swatch legend-swatch-dashed" style={{ borderColor: second.color }} aria-hidden="true" />
+          <span
+            className="legend-swatch legend-swatch-dashed"
+            style={{ borderColor: second.color }}
+            aria-hidden="true"
+          />
           {second.label}
         </span>
         <span className="chart-readout" aria-hidden="true">

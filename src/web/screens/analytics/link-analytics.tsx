@@ -48,7 +48,8 @@ export default function LinkAnalytics() {
   // Custom days are typed freely and applied once they make a window.
   const [fromInput, setFromInput] = useState(params.get('from') ?? addDays(today, -29));
   const [toInput, setToInput] = useState(params.get('to') ?? today);
-  const range: Range = preset === 'custom' ? customRange(fromInput, toInput) : { from: addDays(today, 1 - Number(preset)), to: today };
+  const range: Range =
+    preset === 'custom' ? customRange(fromInput, toInput) : { from: addDays(today, 1 - Number(preset)), to: today };
   const valid = 'from' in range;
   useEffect(() => {
     if (preset === 'custom' && valid && (params.get('from') !== range.from || params.get('to') !== range.to)) {
@@ -84,7 +85,13 @@ export default function LinkAnalytics() {
           mayShare && valid ? (
             <ShareButton
               workspaceId={ws}
-              report={{ kind: 'LINK', params: { window: preset === 'custom' ? { from: range.from, to: range.to } : { lastDays: Number(preset) }, linkId } }}
+              report={{
+                kind: 'LINK',
+                params: {
+                  window: preset === 'custom' ? { from: range.from, to: range.to } : { lastDays: Number(preset) },
+                  linkId,
+                },
+              }}
               defaultTitle={`Clicks on ${slug}, ${preset === 'custom' ? `${formatDay(range.from)} – ${formatDay(range.to)}` : `last ${preset} days`}`}
               what={link.data?.shortUrl ?? slug ?? linkId}
             />
@@ -171,12 +178,17 @@ export default function LinkAnalytics() {
 
 /** A link's analytics, read-only: its screen and a shared LINK report draw them. */
 export function LinkAnalyticsReport({ data, slug, busy }: { data: Analytics; slug: string; busy: boolean }) {
-  const busiest = data.series.reduce<Analytics['series'][number] | null>((best, d) => (!best || d.clicks > best.clicks ? d : best), null);
+  const busiest = data.series.reduce<Analytics['series'][number] | null>(
+    (best, d) => (!best || d.clicks > best.clicks ? d : best),
+    null,
+  );
   const span = `${formatDay(data.window.from)} – ${formatDay(data.window.to)}`;
   // Worded without "from", "to" or "total": the window's From and To inputs are found by label.
   const summary =
     `Line chart of clicks and QR scans per day, ${span}: ${formatCount(data.totals.clicks)} clicks and ${formatCount(data.totals.scans)} QR scans in all` +
-    (busiest && busiest.clicks > 0 ? `; the busiest day was ${formatDay(busiest.day)} with ${formatCount(busiest.clicks)} clicks.` : '.');
+    (busiest && busiest.clicks > 0
+      ? `; the busiest day was ${formatDay(busiest.day)} with ${formatCount(busiest.clicks)} clicks.`
+      : '.');
 
   const exportCsv = () => {
     const records = [['day', 'clicks', 'scans'], ...data.series.map((d) => [d.day, d.clicks, d.scans])];
@@ -228,7 +240,8 @@ export function LinkAnalyticsReport({ data, slug, busy }: { data: Analytics; slu
       <section aria-labelledby="sources-heading" className="section">
         <h2 id="sources-heading">Sources of clicks</h2>
         <p className="muted">
-          The last 90 days ({formatDay(data.breakdownWindow.from)} – {formatDay(data.breakdownWindow.to)}), whatever the window above; visits by people only.
+          The last 90 days ({formatDay(data.breakdownWindow.from)} – {formatDay(data.breakdownWindow.to)}), whatever the
+          window above; visits by people only.
         </p>
         <Breakdowns breakdowns={data.breakdowns} />
       </section>

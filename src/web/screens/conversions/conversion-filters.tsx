@@ -9,7 +9,9 @@ import { isDay } from '../../lib/dates.ts';
 import { linkName, qrName } from './names.ts';
 import { hasFilters, MAX_DAYS, paramsOf, PRESETS, presetDays, type ConversionView, type Preset } from './view.ts';
 
-export type FieldErrors = Partial<Record<'from' | 'to' | 'eventType' | 'customName' | 'linkId' | 'campaignId' | 'qrCodeId', string>>;
+export type FieldErrors = Partial<
+  Record<'from' | 'to' | 'eventType' | 'customName' | 'linkId' | 'campaignId' | 'qrCodeId', string>
+>;
 
 export function ConversionFilters(props: {
   view: ConversionView;
@@ -30,7 +32,8 @@ export function ConversionFilters(props: {
     setProblems({});
   }, [shown]);
   const errors = { ...props.errors, ...problems };
-  const set = <K extends keyof ConversionView>(key: K, value: ConversionView[K]) => setDraft((d) => ({ ...d, [key]: value }));
+  const set = <K extends keyof ConversionView>(key: K, value: ConversionView[K]) =>
+    setDraft((d) => ({ ...d, [key]: value }));
 
   /** Applies the draft with one change (a list's choice), or as it is (Apply). */
   const applyDraft = (change: Partial<ConversionView> = {}) => {
@@ -52,8 +55,18 @@ export function ConversionFilters(props: {
 
   // The filtered link or QR code by its short URL, once the answer names it (an id of no object of
   // this workspace counts nothing, as in the API: say why).
-  const linkHint = view.linkId && names ? (names.links.some((l) => l.id === view.linkId) ? linkName(names, view.linkId).shown : 'No link of this workspace has this id.') : undefined;
-  const qrHint = view.qrCodeId && names ? (names.qrCodes.some((q) => q.id === view.qrCodeId) ? qrName(names, view.qrCodeId).shown : 'No QR code of this workspace has this id.') : undefined;
+  const linkHint =
+    view.linkId && names
+      ? names.links.some((l) => l.id === view.linkId)
+        ? linkName(names, view.linkId).shown
+        : 'No link of this workspace has this id.'
+      : undefined;
+  const qrHint =
+    view.qrCodeId && names
+      ? names.qrCodes.some((q) => q.id === view.qrCodeId)
+        ? qrName(names, view.qrCodeId).shown
+        : 'No QR code of this workspace has this id.'
+      : undefined;
   const knownCampaign = !draft.campaignId || campaigns?.some((c) => c.id === draft.campaignId);
 
   return (
@@ -65,7 +78,8 @@ export function ConversionFilters(props: {
           onChange={(e) => {
             const window = e.target.value as Preset;
             // Custom days start as the days on screen.
-            const days = draft.window === 'custom' ? { from: draft.from, to: draft.to } : presetDays(draft.window, today);
+            const days =
+              draft.window === 'custom' ? { from: draft.from, to: draft.to } : presetDays(draft.window, today);
             applyDraft(window === 'custom' ? { window, ...days } : { window });
           }}
         >
@@ -77,15 +91,34 @@ export function ConversionFilters(props: {
         </SelectField>
         {draft.window === 'custom' ? (
           <>
-            <TextField label="From" type="date" value={draft.from} max={today} onChange={(e) => set('from', e.target.value)} error={errors.from} />
-            <TextField label="To" type="date" value={draft.to} onChange={(e) => set('to', e.target.value)} error={errors.to} hint={`UTC days, both counted; at most ${MAX_DAYS}.`} />
+            <TextField
+              label="From"
+              type="date"
+              value={draft.from}
+              max={today}
+              onChange={(e) => set('from', e.target.value)}
+              error={errors.from}
+            />
+            <TextField
+              label="To"
+              type="date"
+              value={draft.to}
+              onChange={(e) => set('to', e.target.value)}
+              error={errors.to}
+              hint={`UTC days, both counted; at most ${MAX_DAYS}.`}
+            />
           </>
         ) : null}
         <SelectField
           label="Event type"
           value={draft.eventType}
           error={errors.eventType}
-          onChange={(e) => applyDraft({ eventType: e.target.value as ConversionView['eventType'], customName: e.target.value === 'custom' ? draft.customName : '' })}
+          onChange={(e) =>
+            applyDraft({
+              eventType: e.target.value as ConversionView['eventType'],
+              customName: e.target.value === 'custom' ? draft.customName : '',
+            })
+          }
         >
           <option value="">Every type</option>
           {EVENT_TYPES.map((t) => (
@@ -105,7 +138,12 @@ export function ConversionFilters(props: {
             spellCheck={false}
           />
         ) : null}
-        <SelectField label="Campaign" value={draft.campaignId} error={errors.campaignId} onChange={(e) => applyDraft({ campaignId: e.target.value })}>
+        <SelectField
+          label="Campaign"
+          value={draft.campaignId}
+          error={errors.campaignId}
+          onChange={(e) => applyDraft({ campaignId: e.target.value })}
+        >
           <option value="">Every campaign</option>
           {!knownCampaign ? <option value={draft.campaignId}>{draft.campaignId}</option> : null}
           {(campaigns ?? []).map((c) => (
@@ -114,8 +152,24 @@ export function ConversionFilters(props: {
             </option>
           ))}
         </SelectField>
-        <TextField label="Link id" value={draft.linkId} onChange={(e) => set('linkId', e.target.value)} error={errors.linkId} hint={linkHint} spellCheck={false} placeholder="lnk_…" />
-        <TextField label="QR code id" value={draft.qrCodeId} onChange={(e) => set('qrCodeId', e.target.value)} error={errors.qrCodeId} hint={qrHint} spellCheck={false} placeholder="qr_…" />
+        <TextField
+          label="Link id"
+          value={draft.linkId}
+          onChange={(e) => set('linkId', e.target.value)}
+          error={errors.linkId}
+          hint={linkHint}
+          spellCheck={false}
+          placeholder="lnk_…"
+        />
+        <TextField
+          label="QR code id"
+          value={draft.qrCodeId}
+          onChange={(e) => set('qrCodeId', e.target.value)}
+          error={errors.qrCodeId}
+          hint={qrHint}
+          spellCheck={false}
+          placeholder="qr_…"
+        />
       </div>
       <div className="button-row filters-actions">
         <button type="submit" className="button button-primary">

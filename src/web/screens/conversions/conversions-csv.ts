@@ -11,14 +11,30 @@ import { campaignName, linkName, qrName } from './names.ts';
 
 export function conversionsCsv(answer: DashboardConversions): string {
   const { data, series, names } = answer;
-  const currencies = [...new Set([...data.value.map((v) => v.currency), ...series.flatMap((d) => d.value.map((v) => v.currency))])].sort();
-  const header = ['section', 'key', 'label', 'conversions', ...currencies.map((c) => `value_${c}`), 'rate_conversions', 'clicks', 'rate', 'rate_undefined_reason'];
+  const currencies = [
+    ...new Set([...data.value.map((v) => v.currency), ...series.flatMap((d) => d.value.map((v) => v.currency))]),
+  ].sort();
+  const header = [
+    'section',
+    'key',
+    'label',
+    'conversions',
+    ...currencies.map((c) => `value_${c}`),
+    'rate_conversions',
+    'clicks',
+    'rate',
+    'rate_undefined_reason',
+  ];
   const rows: CsvCell[][] = [];
-  const values = (value: ValueEntry[]) => currencies.map((c) => {
-    const v = value.find((x) => x.currency === c);
-    return v ? decimalAmount(v.valueMinor, c) : '';
-  });
-  const rate = (r: Rate | undefined) => (r ? [r.conversions, r.clicks, r.supported && r.rate !== null ? String(r.rate) : '', r.reason ?? ''] : ['', '', '', '']);
+  const values = (value: ValueEntry[]) =>
+    currencies.map((c) => {
+      const v = value.find((x) => x.currency === c);
+      return v ? decimalAmount(v.valueMinor, c) : '';
+    });
+  const rate = (r: Rate | undefined) =>
+    r
+      ? [r.conversions, r.clicks, r.supported && r.rate !== null ? String(r.rate) : '', r.reason ?? '']
+      : ['', '', '', ''];
   const row = (section: string, key: string, label: string, conversions: number, value: ValueEntry[] = [], r?: Rate) =>
     rows.push([section, key, label, conversions, ...values(value), ...rate(r)]);
 
@@ -26,7 +42,13 @@ export function conversionsCsv(answer: DashboardConversions): string {
   row('total', 'attributed', 'Attributed to a link', data.attributedConversions);
   row('total', 'unattributed', 'Unattributed', data.unattributedConversions);
   for (const d of series) row('day', d.day, '', d.conversions, d.value);
-  for (const t of data.byEventType) row('event_type', t.eventType === 'custom' ? `custom:${t.label}` : t.eventType, t.eventType === 'custom' ? t.label : typeLabel(t.eventType), t.conversions);
+  for (const t of data.byEventType)
+    row(
+      'event_type',
+      t.eventType === 'custom' ? `custom:${t.label}` : t.eventType,
+      t.eventType === 'custom' ? t.label : typeLabel(t.eventType),
+      t.conversions,
+    );
   for (const l of data.byLink) row('link', l.id, linkName(names, l.id).text, l.conversions, l.value, l.rate);
   for (const c of data.byCampaign) row('campaign', c.id, campaignName(names, c.id), c.conversions, c.value);
   for (const q of data.byQr) row('qr_code', q.id, qrName(names, q.id).text, q.conversions, q.value, q.rate);

@@ -3,7 +3,14 @@
 // (chart, table, CSV) and the breakdowns by event type, link, campaign and QR code.
 import { useState, type ReactNode } from 'react';
 import type { DashboardConversions, Rate, ValueEntry } from '../../api/types.ts';
-import { formatRate, money, RATE_REASONS, RATE_REASONS_SHORT, typeLabel, type RateReason } from '../../lib/conversions.ts';
+import {
+  formatRate,
+  money,
+  RATE_REASONS,
+  RATE_REASONS_SHORT,
+  typeLabel,
+  type RateReason,
+} from '../../lib/conversions.ts';
 import { formatDay } from '../../lib/dates.ts';
 import { downloadText } from '../../lib/download.ts';
 import { formatCount, plural } from '../../lib/format.ts';
@@ -46,7 +53,8 @@ function RateNotes({ rates, what }: { rates: Rate[]; what: string }) {
       <ul className="flag-list">
         {reasons.map((r) => (
           <li key={r}>
-            <strong>{RATE_REASONS_SHORT[r][0].toUpperCase() + RATE_REASONS_SHORT[r].slice(1)}.</strong> {RATE_REASONS[r]}
+            <strong>{RATE_REASONS_SHORT[r][0].toUpperCase() + RATE_REASONS_SHORT[r].slice(1)}.</strong>{' '}
+            {RATE_REASONS[r]}
           </li>
         ))}
       </ul>
@@ -63,7 +71,11 @@ function NameCell({ named, only, noun }: { named: Named; only?: () => void; noun
       {named.title ? <span className="muted name-title">{named.title}</span> : null}
       {only ? (
         <button type="button" className="button button-small button-quiet only-button" onClick={only}>
-          Only this<span className="visually-hidden"> {noun}: {named.shown}</span>
+          Only this
+          <span className="visually-hidden">
+            {' '}
+            {noun}: {named.shown}
+          </span>
         </button>
       ) : null}
     </div>
@@ -147,7 +159,12 @@ function Breakdown<Row extends { conversions: number }>(props: {
             </table>
           </div>
           {props.rows.length > FOLDED_ROWS ? (
-            <button type="button" className="button button-small show-all" aria-expanded={all} onClick={() => setAll((a) => !a)}>
+            <button
+              type="button"
+              className="button button-small show-all"
+              aria-expanded={all}
+              onClick={() => setAll((a) => !a)}
+            >
               {all ? `Show the first ${FOLDED_ROWS}` : `Show all ${formatCount(props.rows.length)} ${props.noun}`}
             </button>
           ) : null}
@@ -173,28 +190,40 @@ export function ConversionsReport(props: {
 }) {
   const { answer, busy, byScans, filters } = props;
   const narrow = props.only;
-  const only = (filter: FilterName, id: string) => (!narrow || filters[filter] === id ? undefined : () => narrow(filter, id));
+  const only = (filter: FilterName, id: string) =>
+    !narrow || filters[filter] === id ? undefined : () => narrow(filter, id);
   const { data, series, names } = answer;
   const first = series[0]?.day;
   const last = series[series.length - 1]?.day;
-  const span = first && last ? (first === last ? formatDay(first) : `${formatDay(first)} – ${formatDay(last)}`) : 'an empty window';
-  const busiest = series.reduce<(typeof series)[number] | null>((best, d) => (!best || d.conversions > best.conversions ? d : best), null);
+  const span =
+    first && last
+      ? first === last
+        ? formatDay(first)
+        : `${formatDay(first)} – ${formatDay(last)}`
+      : 'an empty window';
+  const busiest = series.reduce<(typeof series)[number] | null>(
+    (best, d) => (!best || d.conversions > best.conversions ? d : best),
+    null,
+  );
   // Worded without "from", "to" or "total": the window's From and To inputs are found by label.
   const summary =
     `Chart of conversions per day, ${span}: ${plural(data.total, 'conversion')} in all` +
-    (busiest && busiest.conversions > 0 ? `; the busiest day was ${formatDay(busiest.day)} with ${plural(busiest.conversions, 'conversion')}.` : '.');
+    (busiest && busiest.conversions > 0
+      ? `; the busiest day was ${formatDay(busiest.day)} with ${plural(busiest.conversions, 'conversion')}.`
+      : '.');
   const currencies = [...new Set(series.flatMap((d) => d.value.map((v) => v.currency)))].sort();
   const rate = data.rate;
 
-  const exportCsv = () => downloadText(`conversions-${first ?? 'empty'}-to-${last ?? 'empty'}.csv`, conversionsCsv(answer));
+  const exportCsv = () =>
+    downloadText(`conversions-${first ?? 'empty'}-to-${last ?? 'empty'}.csv`, conversionsCsv(answer));
   const typeTotal = data.byEventType.reduce((n, t) => n + t.conversions, 0);
 
   return (
     <div aria-busy={busy || undefined} className="conversions-report">
       {data.unavailable ? (
         <p className="notice notice-warning">
-          <strong>These counts are a floor.</strong> The window reaches back more than 400 days, past the time conversions are kept: older conversions have
-          been deleted, so there were at least as many as shown.
+          <strong>These counts are a floor.</strong> The window reaches back more than 400 days, past the time
+          conversions are kept: older conversions have been deleted, so there were at least as many as shown.
         </p>
       ) : null}
 
@@ -216,7 +245,9 @@ export function ConversionsReport(props: {
           <div className="stat" key={v.currency}>
             <dt>Value ({v.currency})</dt>
             <dd>{money(v.valueMinor, v.currency)}</dd>
-            <dd className="stat-note">{plural(v.conversions, 'conversion')} with a value in {v.currency}</dd>
+            <dd className="stat-note">
+              {plural(v.conversions, 'conversion')} with a value in {v.currency}
+            </dd>
           </div>
         ))}
         <div className="stat stat-rate">
@@ -231,7 +262,9 @@ export function ConversionsReport(props: {
           </dd>
         </div>
       </dl>
-      {data.value.length > 1 ? <p className="fine-print stats-after">Values are per currency and never added across currencies.</p> : null}
+      {data.value.length > 1 ? (
+        <p className="fine-print stats-after">Values are per currency and never added across currencies.</p>
+      ) : null}
 
       <section className="panel" aria-labelledby="per-day-heading">
         <div className="panel-header">
@@ -243,7 +276,11 @@ export function ConversionsReport(props: {
             Export CSV
           </button>
         </div>
-        {series.length ? <ConversionsChart series={series} summary={summary} /> : <p className="muted">The window is empty: it starts where it ends.</p>}
+        {series.length ? (
+          <ConversionsChart series={series} summary={summary} />
+        ) : (
+          <p className="muted">The window is empty: it starts where it ends.</p>
+        )}
         <DayTable
           caption="Conversions per day"
           days={series}
@@ -259,8 +296,9 @@ export function ConversionsReport(props: {
           ]}
         />
         <p className="fine-print">
-          The first and last day count only their part inside the window. A rate divides the conversions attributed to links by the clicks over the same
-          window: two counts of one period, not people followed from a click to a conversion, so it can pass 100%.
+          The first and last day count only their part inside the window. A rate divides the conversions attributed to
+          links by the clicks over the same window: two counts of one period, not people followed from a click to a
+          conversion, so it can pass 100%.
         </p>
       </section>
 
@@ -275,7 +313,15 @@ export function ConversionsReport(props: {
             rows={data.byEventType}
             rowKey={(t) => `${t.eventType}:${t.label}`}
             nameHead="Event"
-            name={(t) => (t.eventType === 'custom' ? <>{t.label} <span className="muted">(custom)</span></> : typeLabel(t.eventType))}
+            name={(t) =>
+              t.eventType === 'custom' ? (
+                <>
+                  {t.label} <span className="muted">(custom)</span>
+                </>
+              ) : (
+                typeLabel(t.eventType)
+              )
+            }
             columns={[
               { head: 'Conversions', num: true, cell: (t) => formatCount(t.conversions) },
               {
@@ -304,7 +350,13 @@ export function ConversionsReport(props: {
             nameHead="Campaign"
             name={(c) => {
               const name = campaignName(names, c.id);
-              return <NameCell named={{ text: name, shown: name, title: null, deleted: false, known: name !== c.id }} noun="campaign" only={only('campaignId', c.id)} />;
+              return (
+                <NameCell
+                  named={{ text: name, shown: name, title: null, deleted: false, known: name !== c.id }}
+                  noun="campaign"
+                  only={only('campaignId', c.id)}
+                />
+              );
             }}
             columns={countColumns()}
           />

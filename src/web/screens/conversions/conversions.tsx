@@ -40,16 +40,19 @@ export default function Conversions() {
   const answer = useConversions(ws, query, included);
 
   const problem = answer.isError ? asApiError(answer.error) : null;
-  const fieldErrors: FieldErrors = problem?.status === 400 && problem.field && FIELDS.has(problem.field) ? { [problem.field]: problem.message } : {};
+  const fieldErrors: FieldErrors =
+    problem?.status === 400 && problem.field && FIELDS.has(problem.field) ? { [problem.field]: problem.message } : {};
   const only = (filter: FilterName, id: string) => show({ ...view, [filter]: id });
 
   let body: ReactNode;
   if (workspace.isPending) body = <Loading label="Loading conversions…" />;
-  else if (workspace.isError) body = <LoadError error={workspace.error} retry={() => workspace.refetch()} what="the workspace" />;
+  else if (workspace.isError)
+    body = <LoadError error={workspace.error} retry={() => workspace.refetch()} what="the workspace" />;
   else if (!planIncludes) {
     body = (
       <p className="notice notice-info">
-        <strong>Conversions need the Growth plan.</strong> The {planName(workspace.data.plan)} plan of this workspace does not include conversion tracking.
+        <strong>Conversions need the Growth plan.</strong> The {planName(workspace.data.plan)} plan of this workspace
+        does not include conversion tracking.
       </p>
     );
   } else if (!included || problem?.status === 503) {
@@ -57,7 +60,14 @@ export default function Conversions() {
   } else {
     body = (
       <>
-        <ConversionFilters view={view} today={today} campaigns={campaigns.data} names={answer.data?.names} errors={fieldErrors} apply={show} />
+        <ConversionFilters
+          view={view}
+          today={today}
+          campaigns={campaigns.data}
+          names={answer.data?.names}
+          errors={fieldErrors}
+          apply={show}
+        />
         {answer.isPending ? (
           <Loading label="Loading conversions…" />
         ) : problem && Object.keys(fieldErrors).length ? (
@@ -68,7 +78,13 @@ export default function Conversions() {
         ) : problem ? (
           <LoadError error={problem} retry={() => answer.refetch()} what="the conversions" />
         ) : answer.data ? (
-          <ConversionsReport answer={answer.data} busy={answer.isFetching} byScans={view.qrCodeId !== ''} filters={view} only={only} />
+          <ConversionsReport
+            answer={answer.data}
+            busy={answer.isFetching}
+            byScans={view.qrCodeId !== ''}
+            filters={view}
+            only={only}
+          />
         ) : null}
       </>
     );
@@ -94,8 +110,8 @@ export default function Conversions() {
         }
       >
         <p className="muted">
-          What your servers recorded through the API (<code>POST /api/v1/conversions</code>), counted over a window: by event type, link, campaign and QR
-          code, with their value and conversion rate. Days are UTC days.
+          What your servers recorded through the API (<code>POST /api/v1/conversions</code>), counted over a window: by
+          event type, link, campaign and QR code, with their value and conversion rate. Days are UTC days.
         </p>
       </PageHeader>
       {body}
@@ -106,15 +122,17 @@ export default function Conversions() {
 /** The view as a report's params: a preset is the last N days (moving with the date), custom days stay fixed. */
 function sharedParams(view: ConversionView): ReportParams {
   const window = view.window === 'custom' ? { from: view.from, to: view.to } : { lastDays: Number(view.window) };
-  const filters = Object.fromEntries(Object.entries(paramsOf(view)).filter(([k]) => k !== 'window' && k !== 'from' && k !== 'to'));
+  const filters = Object.fromEntries(
+    Object.entries(paramsOf(view)).filter(([k]) => k !== 'window' && k !== 'from' && k !== 'to'),
+  );
   return { window, ...filters } as ReportParams;
 }
 
 function Unavailable() {
   return (
     <div className="notice notice-info" role="status">
-      <strong>Conversion tracking is not available on this deployment.</strong> Whoever runs this Shortlink service has it switched off
-      (<code>FEATURE_CONVERSIONS=off</code>), so no conversions are recorded or counted here.
+      <strong>Conversion tracking is not available on this deployment.</strong> Whoever runs this Shortlink service has
+      it switched off (<code>FEATURE_CONVERSIONS=off</code>), so no conversions are recorded or counted here.
     </div>
   );
 }

@@ -16,13 +16,21 @@ const bare = (url: string) => url.replace(/^https?:\/\//, '');
 
 export function linkName(names: ConversionNames, id: string): Named {
   const l = names.links.find((x) => x.id === id);
-  return l ? { text: l.shortUrl, shown: bare(l.shortUrl), title: l.title, deleted: l.deleted, known: true } : { text: id, shown: id, title: null, deleted: false, known: false };
+  return l
+    ? { text: l.shortUrl, shown: bare(l.shortUrl), title: l.title, deleted: l.deleted, known: true }
+    : { text: id, shown: id, title: null, deleted: false, known: false };
 }
 
 export function qrName(names: ConversionNames, id: string): Named {
   const q = names.qrCodes.find((x) => x.id === id);
   return q
-    ? { text: `QR code of ${q.shortUrl}`, shown: `QR code of ${bare(q.shortUrl)}`, title: null, deleted: q.deleted, known: true }
+    ? {
+        text: `QR code of ${q.shortUrl}`,
+        shown: `QR code of ${bare(q.shortUrl)}`,
+        title: null,
+        deleted: q.deleted,
+        known: true,
+      }
     : { text: id, shown: id, title: null, deleted: false, known: false };
 }
 

@@ -44,8 +44,8 @@ export function viewOf(params: URLSearchParams, today: string): ConversionView {
   const preset = window === 'custom' ? presetDays('30', today) : presetDays(window, today);
   return {
     window,
-    from: window === 'custom' ? params.get('from') ?? preset.from : preset.from,
-    to: window === 'custom' ? params.get('to') ?? preset.to : preset.to,
+    from: window === 'custom' ? (params.get('from') ?? preset.from) : preset.from,
+    to: window === 'custom' ? (params.get('to') ?? preset.to) : preset.to,
     eventType,
     customName: eventType === 'custom' ? customName : '',
     linkId: params.get('linkId') ?? '',
@@ -78,7 +78,19 @@ export const hasFilters = (view: ConversionView) => FILTERS.some((f) => view[f].
  */
 export function queryOf(view: ConversionView) {
   const start = (day: string) => (isDay(day) ? `${day}T00:00:00Z` : day);
-  const query: Record<string, string> = { from: start(view.from), to: isDay(view.to) ? `${addDays(view.to, 1)}T00:00:00Z` : view.to };
-  for (const [name, value] of Object.entries(paramsOf(view))) if ((FILTERS as string[]).includes(name)) query[name] = value;
-  return query as { from: string; to: string; eventType?: EventType; customName?: string; linkId?: string; campaignId?: string; qrCodeId?: string };
+  const query: Record<string, string> = {
+    from: start(view.from),
+    to: isDay(view.to) ? `${addDays(view.to, 1)}T00:00:00Z` : view.to,
+  };
+  for (const [name, value] of Object.entries(paramsOf(view)))
+    if ((FILTERS as string[]).includes(name)) query[name] = value;
+  return query as {
+    from: string;
+    to: string;
+    eventType?: EventType;
+    customName?: string;
+    linkId?: string;
+    campaignId?: string;
+    qrCodeId?: string;
+  };
 }

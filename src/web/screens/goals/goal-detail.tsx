@@ -27,7 +27,19 @@ const WINDOWS = [
   { value: '400', label: 'Last 400 days' },
 ] as const;
 
-function Progress({ label, current, target, ratio, reached }: { label: string; current: string; target: string; ratio: number; reached: boolean }) {
+function Progress({
+  label,
+  current,
+  target,
+  ratio,
+  reached,
+}: {
+  label: string;
+  current: string;
+  target: string;
+  ratio: number;
+  reached: boolean;
+}) {
   const percent = Math.round(Math.min(ratio, 1) * 100);
   return (
     <div className={`progress-item${reached ? ' is-met' : ''}`}>
@@ -99,21 +111,37 @@ export function GoalReportView({ report }: { report: GoalReport }) {
           </div>
           <div>
             <dt>Definition</dt>
-            <dd>Version {d.definition.version}, since {formatDateTime(d.definition.updatedAt)}</dd>
+            <dd>
+              Version {d.definition.version}, since {formatDateTime(d.definition.updatedAt)}
+            </dd>
           </div>
         </dl>
         <ul className="flag-list">
-          {d.window.disjoint ? <li>The goal's own window and the window asked for do not overlap, so every count is 0.</li> : null}
-          {d.window.narrowedByGoal && !d.window.disjoint ? <li>The goal's own window cut the window asked for: the figures count only the window measured above.</li> : null}
-          {d.completeness.windowTruncatedByRetention ? <li>The window reaches back past 400 days, beyond which conversions are not kept: the count is a floor.</li> : null}
-          {d.completeness.scopeObjectMissing ? <li>The link, QR code or campaign this goal measures no longer exists; conversions recorded before still count.</li> : null}
+          {d.window.disjoint ? (
+            <li>The goal's own window and the window asked for do not overlap, so every count is 0.</li>
+          ) : null}
+          {d.window.narrowedByGoal && !d.window.disjoint ? (
+            <li>The goal's own window cut the window asked for: the figures count only the window measured above.</li>
+          ) : null}
+          {d.completeness.windowTruncatedByRetention ? (
+            <li>The window reaches back past 400 days, beyond which conversions are not kept: the count is a floor.</li>
+          ) : null}
+          {d.completeness.scopeObjectMissing ? (
+            <li>
+              The link, QR code or campaign this goal measures no longer exists; conversions recorded before still
+              count.
+            </li>
+          ) : null}
           {d.unattributedIncluded ? (
-            <li>This goal measures every conversion of its type, {formatCount(d.unattributedConversions)} of them without a link, campaign or QR code.</li>
+            <li>
+              This goal measures every conversion of its type, {formatCount(d.unattributedConversions)} of them without
+              a link, campaign or QR code.
+            </li>
           ) : null}
           {!rate.supported && rate.reason ? <li>Conversion rate: {RATE_REASONS[rate.reason]}</li> : null}
           <li>
-            Reports are comparable only when their definition version agrees: a change of what the goal counts (type, custom name, what it measures, its
-            window) counts past conversions again and raises the version.
+            Reports are comparable only when their definition version agrees: a change of what the goal counts (type,
+            custom name, what it measures, its window) counts past conversions again and raises the version.
           </li>
         </ul>
       </section>
@@ -134,11 +162,13 @@ export default function GoalDetail() {
   const from = new Date(to.getTime() - Number(span) * 86_400_000);
   const report = useGoalReport(ws, goal, goalId, span, from, to);
   const setStatus = useMutation({
-    mutationFn: (status: Goal['status']) =>
-      goalsApi.setStatus(ws, goalId, status),
+    mutationFn: (status: Goal['status']) => goalsApi.setStatus(ws, goalId, status),
     onSuccess: (answer) => {
       const s = answer.data.status;
-      setNotice({ ok: true, text: s === 'ACTIVE' ? 'Goal reactivated.' : s === 'PAUSED' ? 'Goal paused.' : 'Goal archived.' });
+      setNotice({
+        ok: true,
+        text: s === 'ACTIVE' ? 'Goal reactivated.' : s === 'PAUSED' ? 'Goal paused.' : 'Goal archived.',
+      });
       void queryClient.invalidateQueries({ queryKey: keys.goals(ws) });
     },
     onError: (err) => setNotice({ ok: false, text: err.message }),
@@ -171,16 +201,31 @@ export default function GoalDetail() {
           mayEdit ? (
             <div className="button-row">
               {goal.status !== 'ACTIVE' ? (
-                <button type="button" className="button button-small" onClick={() => setStatus.mutate('ACTIVE')} disabled={setStatus.isPending}>
+                <button
+                  type="button"
+                  className="button button-small"
+                  onClick={() => setStatus.mutate('ACTIVE')}
+                  disabled={setStatus.isPending}
+                >
                   Reactivate
                 </button>
               ) : (
-                <button type="button" className="button button-small" onClick={() => setStatus.mutate('PAUSED')} disabled={setStatus.isPending}>
+                <button
+                  type="button"
+                  className="button button-small"
+                  onClick={() => setStatus.mutate('PAUSED')}
+                  disabled={setStatus.isPending}
+                >
                   Pause
                 </button>
               )}
               {goal.status !== 'ARCHIVED' ? (
-                <button type="button" className="button button-small" onClick={() => setStatus.mutate('ARCHIVED')} disabled={setStatus.isPending}>
+                <button
+                  type="button"
+                  className="button button-small"
+                  onClick={() => setStatus.mutate('ARCHIVED')}
+                  disabled={setStatus.isPending}
+                >
                   Archive
                 </button>
               ) : null}
@@ -198,7 +243,12 @@ export default function GoalDetail() {
         <div className="panel-header">
           <h2 id="report-heading">Report</h2>
           <div className="panel-tools">
-            <SelectField label="Window" value={span} onChange={(e) => setSpan(e.target.value as typeof span)} className="field-narrow">
+            <SelectField
+              label="Window"
+              value={span}
+              onChange={(e) => setSpan(e.target.value as typeof span)}
+              className="field-narrow"
+            >
               {WINDOWS.map((w) => (
                 <option key={w.value} value={w.value}>
                   {w.label}
@@ -227,13 +277,18 @@ export default function GoalDetail() {
         <section className="panel" aria-labelledby="edit-goal-heading">
           <div className="panel-header">
             <h2 id="edit-goal-heading">Definition</h2>
-            <button type="button" className="button button-small" aria-expanded={editing} onClick={() => setEditing((e) => !e)}>
+            <button
+              type="button"
+              className="button button-small"
+              aria-expanded={editing}
+              onClick={() => setEditing((e) => !e)}
+            >
               {editing ? 'Close' : 'Change goal'}
             </button>
           </div>
           <p className="muted">
-            A change of type, custom name, what the goal measures or its window counts past conversions again and raises the definition version (now{' '}
-            {goal.definitionVersion}); a change of name or targets does not.
+            A change of type, custom name, what the goal measures or its window counts past conversions again and raises
+            the definition version (now {goal.definitionVersion}); a change of name or targets does not.
           </p>
           {editing ? (
             <GoalForm
@@ -245,7 +300,10 @@ export default function GoalDetail() {
                 setEditing(false);
                 setNotice({
                   ok: true,
-                  text: g.definitionVersion > goal.definitionVersion ? `Goal saved. Definition version ${g.definitionVersion}: past conversions were counted again.` : 'Goal saved.',
+                  text:
+                    g.definitionVersion > goal.definitionVersion
+                      ? `Goal saved. Definition version ${g.definitionVersion}: past conversions were counted again.`
+                      : 'Goal saved.',
                 });
                 void queryClient.invalidateQueries({ queryKey: keys.goals(ws) });
               }}

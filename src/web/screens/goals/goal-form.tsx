@@ -13,10 +13,29 @@ import { useFormErrors } from '../../components/form-errors.ts';
 import { EVENT_TYPES, fractionDigits } from '../../lib/conversions.ts';
 import { isoToLocalInput, localInputToIso } from '../../lib/dates.ts';
 
-type Field = 'name' | 'type' | 'customName' | 'scope' | 'scopeId' | 'targetCount' | 'targetValue' | 'targetCurrency' | 'windowStart' | 'windowEnd';
+type Field =
+  | 'name'
+  | 'type'
+  | 'customName'
+  | 'scope'
+  | 'scopeId'
+  | 'targetCount'
+  | 'targetValue'
+  | 'targetCurrency'
+  | 'windowStart'
+  | 'windowEnd';
 const FIELDS: Record<string, Field> = {
-  name: 'name', type: 'type', customName: 'customName', linkId: 'scopeId', qrCodeId: 'scopeId', campaignId: 'scopeId', targetCount: 'targetCount',
-  targetValueMinor: 'targetValue', targetCurrency: 'targetCurrency', windowStart: 'windowStart', windowEnd: 'windowEnd',
+  name: 'name',
+  type: 'type',
+  customName: 'customName',
+  linkId: 'scopeId',
+  qrCodeId: 'scopeId',
+  campaignId: 'scopeId',
+  targetCount: 'targetCount',
+  targetValueMinor: 'targetValue',
+  targetCurrency: 'targetCurrency',
+  windowStart: 'windowStart',
+  windowEnd: 'windowEnd',
 };
 type Scope = 'none' | 'linkId' | 'qrCodeId' | 'campaignId';
 
@@ -42,7 +61,12 @@ function initial(goal?: Goal): State {
     scope,
     scopeId: (scope === 'none' ? '' : goal?.[scope]) ?? '',
     targetCount: goal?.targetCount == null ? '' : String(goal.targetCount),
-    targetValue: goal?.targetValueMinor == null ? '' : (goal.targetValueMinor / 10 ** fractionDigits(goal.targetCurrency)).toFixed(fractionDigits(goal.targetCurrency)),
+    targetValue:
+      goal?.targetValueMinor == null
+        ? ''
+        : (goal.targetValueMinor / 10 ** fractionDigits(goal.targetCurrency)).toFixed(
+            fractionDigits(goal.targetCurrency),
+          ),
     targetCurrency: goal?.targetCurrency ?? '',
     windowStart: isoToLocalInput(goal?.windowStart),
     windowEnd: isoToLocalInput(goal?.windowEnd),
@@ -58,7 +82,17 @@ function minorUnits(value: string, currency: string): number | null | 'bad' {
   return Math.round(Number(v) * 10 ** digits);
 }
 
-export function GoalForm({ workspaceId, goal, onSaved, submitLabel }: { workspaceId: string; goal?: Goal; onSaved: (g: Goal) => void; submitLabel: string }) {
+export function GoalForm({
+  workspaceId,
+  goal,
+  onSaved,
+  submitLabel,
+}: {
+  workspaceId: string;
+  goal?: Goal;
+  onSaved: (g: Goal) => void;
+  submitLabel: string;
+}) {
   const [state, setState] = useState<State>(() => initial(goal));
   const set = <K extends keyof State>(key: K, value: State[K]) => setState((s) => ({ ...s, [key]: value }));
   const formRef = useRef<HTMLFormElement>(null);
@@ -70,10 +104,18 @@ export function GoalForm({ workspaceId, goal, onSaved, submitLabel }: { workspac
     const count = state.targetCount.trim();
     const problems: Partial<Record<Field, string>> = {
       name: state.name.trim() ? undefined : 'Name the goal.',
-      scopeId: state.scope !== 'none' && !state.scopeId.trim() ? 'Enter the id, or measure every conversion.' : undefined,
-      targetCount: count && !/^[1-9]\d{0,14}$/.test(count) ? 'Enter a whole number of 1 or more, or leave it empty.' : undefined,
-      targetValue: value === 'bad' ? `Enter an amount such as 1250${fractionDigits(state.targetCurrency.trim()) ? ' or 1250.50' : ''}, or leave it empty.` : undefined,
-      targetCurrency: value !== null && value !== 'bad' && !state.targetCurrency.trim() ? 'Enter the currency of the value target (EUR, USD…).' : undefined,
+      scopeId:
+        state.scope !== 'none' && !state.scopeId.trim() ? 'Enter the id, or measure every conversion.' : undefined,
+      targetCount:
+        count && !/^[1-9]\d{0,14}$/.test(count) ? 'Enter a whole number of 1 or more, or leave it empty.' : undefined,
+      targetValue:
+        value === 'bad'
+          ? `Enter an amount such as 1250${fractionDigits(state.targetCurrency.trim()) ? ' or 1250.50' : ''}, or leave it empty.`
+          : undefined,
+      targetCurrency:
+        value !== null && value !== 'bad' && !state.targetCurrency.trim()
+          ? 'Enter the currency of the value target (EUR, USD…).'
+          : undefined,
     };
     if (!errors.check(problems)) return null;
     const scopeValue = (s: Scope) => (state.scope === s ? state.scopeId.trim() : null);
@@ -100,11 +142,14 @@ export function GoalForm({ workspaceId, goal, onSaved, submitLabel }: { workspac
       const v = all[k];
       return (k === 'windowStart' || k === 'windowEnd') && v ? new Date(v as string).getTime() : v;
     };
-    return Object.fromEntries(Object.entries(all).filter(([k]) => now(k as keyof GoalCreate) !== was(k as keyof GoalCreate))) as GoalCreate;
+    return Object.fromEntries(
+      Object.entries(all).filter(([k]) => now(k as keyof GoalCreate) !== was(k as keyof GoalCreate)),
+    ) as GoalCreate;
   };
 
   const save = useMutation({
-    mutationFn: async (b: GoalCreate) => (goal ? goalsApi.update(workspaceId, goal.id, b) : goalsApi.create(workspaceId, b)),
+    mutationFn: async (b: GoalCreate) =>
+      goal ? goalsApi.update(workspaceId, goal.id, b) : goalsApi.create(workspaceId, b),
     onSuccess: (answer) => {
       errors.clear();
       if (!goal) setState(initial());
@@ -125,8 +170,20 @@ export function GoalForm({ workspaceId, goal, onSaved, submitLabel }: { workspac
     <form ref={formRef} onSubmit={submit} noValidate className="stack">
       <FormAlert message={errors.form} />
       <div className="grid-2">
-        <TextField label="Name" value={state.name} onChange={(e) => set('name', e.target.value)} error={errors.fields.name} maxLength={200} required />
-        <SelectField label="Conversions of type" value={state.type} onChange={(e) => set('type', e.target.value as EventType)} error={errors.fields.type}>
+        <TextField
+          label="Name"
+          value={state.name}
+          onChange={(e) => set('name', e.target.value)}
+          error={errors.fields.name}
+          maxLength={200}
+          required
+        />
+        <SelectField
+          label="Conversions of type"
+          value={state.type}
+          onChange={(e) => set('type', e.target.value as EventType)}
+          error={errors.fields.type}
+        >
           {EVENT_TYPES.map((t) => (
             <option key={t.value} value={t.value}>
               {t.label}
@@ -145,14 +202,24 @@ export function GoalForm({ workspaceId, goal, onSaved, submitLabel }: { workspac
         />
       ) : null}
       <div className="grid-2">
-        <SelectField label="Measure" value={state.scope} onChange={(e) => set('scope', e.target.value as Scope)} hint="A goal measures one link, QR code or campaign, or every conversion of its type (unattributed ones too).">
+        <SelectField
+          label="Measure"
+          value={state.scope}
+          onChange={(e) => set('scope', e.target.value as Scope)}
+          hint="A goal measures one link, QR code or campaign, or every conversion of its type (unattributed ones too)."
+        >
           <option value="none">Every conversion of this type</option>
           <option value="linkId">One link</option>
           <option value="qrCodeId">One QR code</option>
           <option value="campaignId">One campaign</option>
         </SelectField>
         {state.scope === 'campaignId' && campaigns.data?.length ? (
-          <SelectField label="Campaign" value={state.scopeId} onChange={(e) => set('scopeId', e.target.value)} error={errors.fields.scopeId}>
+          <SelectField
+            label="Campaign"
+            value={state.scopeId}
+            onChange={(e) => set('scopeId', e.target.value)}
+            error={errors.fields.scopeId}
+          >
             <option value="">Choose a campaign</option>
             {campaigns.data.map((c) => (
               <option key={c.id} value={c.id}>
@@ -173,16 +240,47 @@ export function GoalForm({ workspaceId, goal, onSaved, submitLabel }: { workspac
       <fieldset>
         <legend>Targets (optional)</legend>
         <div className="grid-3">
-          <TextField label="Conversions" inputMode="numeric" value={state.targetCount} onChange={(e) => set('targetCount', e.target.value)} error={errors.fields.targetCount} />
-          <TextField label="Value" inputMode="decimal" value={state.targetValue} onChange={(e) => set('targetValue', e.target.value)} error={errors.fields.targetValue} />
-          <TextField label="Currency" value={state.targetCurrency} onChange={(e) => set('targetCurrency', e.target.value.toUpperCase())} error={errors.fields.targetCurrency} maxLength={3} placeholder="EUR" />
+          <TextField
+            label="Conversions"
+            inputMode="numeric"
+            value={state.targetCount}
+            onChange={(e) => set('targetCount', e.target.value)}
+            error={errors.fields.targetCount}
+          />
+          <TextField
+            label="Value"
+            inputMode="decimal"
+            value={state.targetValue}
+            onChange={(e) => set('targetValue', e.target.value)}
+            error={errors.fields.targetValue}
+          />
+          <TextField
+            label="Currency"
+            value={state.targetCurrency}
+            onChange={(e) => set('targetCurrency', e.target.value.toUpperCase())}
+            error={errors.fields.targetCurrency}
+            maxLength={3}
+            placeholder="EUR"
+          />
         </div>
       </fieldset>
       <fieldset>
         <legend>The goal's own window (optional)</legend>
         <div className="grid-2">
-          <TextField label="From" type="datetime-local" value={state.windowStart} onChange={(e) => set('windowStart', e.target.value)} error={errors.fields.windowStart} />
-          <TextField label="Until" type="datetime-local" value={state.windowEnd} onChange={(e) => set('windowEnd', e.target.value)} error={errors.fields.windowEnd} />
+          <TextField
+            label="From"
+            type="datetime-local"
+            value={state.windowStart}
+            onChange={(e) => set('windowStart', e.target.value)}
+            error={errors.fields.windowStart}
+          />
+          <TextField
+            label="Until"
+            type="datetime-local"
+            value={state.windowEnd}
+            onChange={(e) => set('windowEnd', e.target.value)}
+            error={errors.fields.windowEnd}
+          />
         </div>
       </fieldset>
       <div>

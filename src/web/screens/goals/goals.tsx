@@ -33,7 +33,11 @@ export function scopeText(g: Goal): string {
 
 export function statusBadge(status: Goal['status']) {
   const tone = status === 'ACTIVE' ? 'badge-ok' : status === 'PAUSED' ? 'badge-neutral' : 'badge-off';
-  return <span className={`badge ${tone}`}>{status === 'ACTIVE' ? 'Active' : status === 'PAUSED' ? 'Paused' : 'Archived'}</span>;
+  return (
+    <span className={`badge ${tone}`}>
+      {status === 'ACTIVE' ? 'Active' : status === 'PAUSED' ? 'Paused' : 'Archived'}
+    </span>
+  );
 }
 
 export default function Goals() {
@@ -41,7 +45,9 @@ export default function Goals() {
   const role = useMembership(ws)!.role;
   const workspace = useWorkspace(ws);
   const [params, setParams] = useSearchParams();
-  const status = STATUSES.some((s) => s.value === params.get('status')) ? (params.get('status') as Goal['status']) : undefined;
+  const status = STATUSES.some((s) => s.value === params.get('status'))
+    ? (params.get('status') as Goal['status'])
+    : undefined;
   const [made, setMade] = useState<Goal | null>(null);
   const [making, setMaking] = useState(false);
   const included = workspace.data?.features.goals ?? true;
@@ -53,20 +59,27 @@ export default function Goals() {
         title="Goals"
         actions={
           can.editLinks(role) && included ? (
-            <button type="button" className="button button-primary" aria-expanded={making} aria-controls="new-goal" onClick={() => setMaking((m) => !m)}>
+            <button
+              type="button"
+              className="button button-primary"
+              aria-expanded={making}
+              aria-controls="new-goal"
+              onClick={() => setMaking((m) => !m)}
+            >
               {making ? 'Close the new goal' : 'New goal'}
             </button>
           ) : null
         }
       >
         <p className="muted">
-          A goal is a saved question about your conversions: how many of a type, for a link, QR code or campaign, against a target. It counts past
-          conversions too.
+          A goal is a saved question about your conversions: how many of a type, for a link, QR code or campaign,
+          against a target. It counts past conversions too.
         </p>
       </PageHeader>
       {!included && workspace.data ? (
         <p className="notice notice-info">
-          <strong>Goals need the Growth plan.</strong> The {planName(workspace.data.plan)} plan of this workspace does not include conversions and goals.
+          <strong>Goals need the Growth plan.</strong> The {planName(workspace.data.plan)} plan of this workspace does
+          not include conversions and goals.
         </p>
       ) : (
         <>
@@ -113,26 +126,35 @@ export default function Goals() {
               empty={<EmptyState title={status ? 'No goals with this status' : 'No goals yet'} />}
             >
               {(rows) => (
-              <DataTable caption="Goals" captionId="goals-caption" headers={['Name', 'Counts', 'Measures', 'Targets', 'Status']}>
-                    {rows.map((g) => (
-                      <tr key={g.id}>
-                        <td>
-                          <Link href={goalPath(ws, g.id)}>{g.name}</Link>
-                        </td>
-                        <td>
-                          {typeLabel(g.type)}
-                          {g.customName ? ` “${g.customName}”` : ''}
-                        </td>
-                        <td>{scopeText(g)}</td>
-                        <td>
-                          {[g.targetCount !== null ? `${formatCount(g.targetCount)} conversions` : null, g.targetValueMinor !== null && g.targetCurrency ? money(g.targetValueMinor, g.targetCurrency) : null]
-                            .filter(Boolean)
-                            .join(' · ') || '—'}
-                        </td>
-                        <td>{statusBadge(g.status)}</td>
-                      </tr>
-                    ))}
-              </DataTable>
+                <DataTable
+                  caption="Goals"
+                  captionId="goals-caption"
+                  headers={['Name', 'Counts', 'Measures', 'Targets', 'Status']}
+                >
+                  {rows.map((g) => (
+                    <tr key={g.id}>
+                      <td>
+                        <Link href={goalPath(ws, g.id)}>{g.name}</Link>
+                      </td>
+                      <td>
+                        {typeLabel(g.type)}
+                        {g.customName ? ` “${g.customName}”` : ''}
+                      </td>
+                      <td>{scopeText(g)}</td>
+                      <td>
+                        {[
+                          g.targetCount !== null ? `${formatCount(g.targetCount)} conversions` : null,
+                          g.targetValueMinor !== null && g.targetCurrency
+                            ? money(g.targetValueMinor, g.targetCurrency)
+                            : null,
+                        ]
+                          .filter(Boolean)
+                          .join(' · ') || '—'}
+                      </td>
+                      <td>{statusBadge(g.status)}</td>
+                    </tr>
+                  ))}
+                </DataTable>
               )}
             </ListState>
           </section>

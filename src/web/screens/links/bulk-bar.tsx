@@ -37,7 +37,8 @@ export function BulkBar({
 
   const run = useMutation({
     mutationFn: (body: BulkLinks) => linksApi.bulk(workspaceId, body),
-    onSuccess: (result, body) => onDone({ action: body.action, results: result.data.map((r) => ({ ...r, slug: slugOf(r.id) })) }),
+    onSuccess: (result, body) =>
+      onDone({ action: body.action, results: result.data.map((r) => ({ ...r, slug: slugOf(r.id) })) }),
   });
 
   const n = selected.length;
@@ -66,7 +67,12 @@ export function BulkBar({
         </button>
       </div>
       <div className="bulkbar-group">
-        <button type="button" className="button button-small" disabled={run.isPending} onClick={() => run.mutate({ action: 'disable', linkIds: selected })}>
+        <button
+          type="button"
+          className="button button-small"
+          disabled={run.isPending}
+          onClick={() => run.mutate({ action: 'disable', linkIds: selected })}
+        >
           Disable
         </button>
         {canDelete ? (

@@ -18,7 +18,16 @@ import { useFormErrors } from '../../components/form-errors.ts';
 import { PageHeader } from '../../components/page.tsx';
 import { TagChip } from '../../components/tag-chip.tsx';
 import { formatCount, roleName } from '../../lib/format.ts';
-import { API_FIELDS, checkLinkForm, createBody, EMPTY_FORM, formFromLink, updateBody, type LinkField, type LinkForm } from './link-form.ts';
+import {
+  API_FIELDS,
+  checkLinkForm,
+  createBody,
+  EMPTY_FORM,
+  formFromLink,
+  updateBody,
+  type LinkField,
+  type LinkForm,
+} from './link-form.ts';
 import { linkPath, wsPath } from './paths.ts';
 import { PreviewImageField } from './preview-image.tsx';
 import { QrSection } from './qr-section.tsx';
@@ -42,9 +51,13 @@ export function LinkEditor() {
     return (
       <>
         <PageHeader title={title} eyebrow={eyebrow} />
-        <LoadError error={failed.error} retry={() => {
+        <LoadError
+          error={failed.error}
+          retry={() => {
             for (const r of reads) r.refetch();
-          }} what={linkId ? 'the link' : 'the form'} />
+          }}
+          what={linkId ? 'the link' : 'the form'}
+        />
       </>
     );
   }
@@ -70,7 +83,17 @@ export function LinkEditor() {
   );
 }
 
-function LinkEditorForm({ workspace, tags, domains, link }: { workspace: Workspace; tags: WorkspaceTag[]; domains: Domain[]; link?: DashboardLink }) {
+function LinkEditorForm({
+  workspace,
+  tags,
+  domains,
+  link,
+}: {
+  workspace: Workspace;
+  tags: WorkspaceTag[];
+  domains: Domain[];
+  link?: DashboardLink;
+}) {
   const ws = workspace.id;
   const role = useMembership(ws)?.role ?? workspace.role;
   const editable = can.editLinks(role);
@@ -169,10 +192,18 @@ function LinkEditorForm({ workspace, tags, domains, link }: { workspace: Workspa
             </section>
           </div>
         ) : null}
-        <form ref={formRef} className="editor-form" onSubmit={submit} noValidate aria-label={link ? 'Edit link' : 'New link'}>
+        <form
+          ref={formRef}
+          className="editor-form"
+          onSubmit={submit}
+          noValidate
+          aria-label={link ? 'Edit link' : 'New link'}
+        >
           <FormAlert message={errors.form} />
           {!editable ? (
-            <p className="notice notice-info">You can read this link. Your role ({roleName(role)}) cannot change links.</p>
+            <p className="notice notice-info">
+              You can read this link. Your role ({roleName(role)}) cannot change links.
+            </p>
           ) : null}
 
           <fieldset className="form-section" disabled={!editable}>
@@ -195,7 +226,11 @@ function LinkEditorForm({ workspace, tags, domains, link }: { workspace: Workspa
                 value={form.slug}
                 onChange={text('slug')}
                 error={e.slug}
-                hint={link ? 'Renaming stops the old short URL at once.' : 'Letters, digits, - and _. Left empty, one is made up.'}
+                hint={
+                  link
+                    ? 'Renaming stops the old short URL at once.'
+                    : 'Letters, digits, - and _. Left empty, one is made up.'
+                }
                 maxLength={64}
                 autoCapitalize="none"
                 spellCheck={false}
@@ -206,7 +241,13 @@ function LinkEditorForm({ workspace, tags, domains, link }: { workspace: Workspa
                 onChange={text('domainId')}
                 error={e.domainId}
                 disabled={Boolean(link)}
-                hint={link ? 'A link keeps its domain.' : domainOptions.length ? undefined : 'Verified custom domains are listed here.'}
+                hint={
+                  link
+                    ? 'A link keeps its domain.'
+                    : domainOptions.length
+                      ? undefined
+                      : 'Verified custom domains are listed here.'
+                }
               >
                 <option value="">Shared short domain</option>
                 {domainOptions.map((d) => (
@@ -216,10 +257,21 @@ function LinkEditorForm({ workspace, tags, domains, link }: { workspace: Workspa
                 ))}
               </SelectField>
             </div>
-            <TextField label="Title" value={form.title} onChange={text('title')} error={e.title} hint="For you and your team; visitors do not see it." maxLength={200} />
+            <TextField
+              label="Title"
+              value={form.title}
+              onChange={text('title')}
+              error={e.title}
+              hint="For you and your team; visitors do not see it."
+              maxLength={200}
+            />
           </fieldset>
 
-          <fieldset className="form-section" disabled={!editable} aria-describedby={e.tagIds ? 'tags-error' : undefined}>
+          <fieldset
+            className="form-section"
+            disabled={!editable}
+            aria-describedby={e.tagIds ? 'tags-error' : undefined}
+          >
             <legend>Tags</legend>
             {tags.length === 0 ? (
               <p className="muted">
@@ -233,7 +285,12 @@ function LinkEditorForm({ workspace, tags, domains, link }: { workspace: Workspa
                     key={t.id}
                     label={<TagChip name={t.name} color={t.color} />}
                     checked={form.tagIds.includes(t.id)}
-                    onChange={(ev) => set('tagIds', ev.target.checked ? [...form.tagIds, t.id] : form.tagIds.filter((id) => id !== t.id))}
+                    onChange={(ev) =>
+                      set(
+                        'tagIds',
+                        ev.target.checked ? [...form.tagIds, t.id] : form.tagIds.filter((id) => id !== t.id),
+                      )
+                    }
                   />
                 ))}
               </div>
@@ -248,7 +305,12 @@ function LinkEditorForm({ workspace, tags, domains, link }: { workspace: Workspa
           <fieldset className="form-section" disabled={!editable}>
             <legend>Redirect and schedule</legend>
             <div className="grid-2">
-              <SelectField label="Redirect type" value={form.redirectType} onChange={text('redirectType')} error={e.redirectType}>
+              <SelectField
+                label="Redirect type"
+                value={form.redirectType}
+                onChange={text('redirectType')}
+                error={e.redirectType}
+              >
                 <option value="TEMPORARY">302 temporary</option>
                 <option value="PERMANENT">301 permanent</option>
               </SelectField>
@@ -265,11 +327,34 @@ function LinkEditorForm({ workspace, tags, domains, link }: { workspace: Workspa
               />
             </div>
             <div className="grid-3">
-              <TextField label="Starts at" type="datetime-local" value={form.startAt} onChange={text('startAt')} error={e.startAt} hint="Live from this time." />
-              <TextField label="Ends at" type="datetime-local" value={form.endAt} onChange={text('endAt')} error={e.endAt} hint="Not live after this time." />
-              <TextField label="Expires at" type="datetime-local" value={form.expiresAt} onChange={text('expiresAt')} error={e.expiresAt} hint="Expired after this time." />
+              <TextField
+                label="Starts at"
+                type="datetime-local"
+                value={form.startAt}
+                onChange={text('startAt')}
+                error={e.startAt}
+                hint="Live from this time."
+              />
+              <TextField
+                label="Ends at"
+                type="datetime-local"
+                value={form.endAt}
+                onChange={text('endAt')}
+                error={e.endAt}
+                hint="Not live after this time."
+              />
+              <TextField
+                label="Expires at"
+                type="datetime-local"
+                value={form.expiresAt}
+                onChange={text('expiresAt')}
+                error={e.expiresAt}
+                hint="Expired after this time."
+              />
             </div>
-            <p className="field-hint">Times are in your time zone ({Intl.DateTimeFormat().resolvedOptions().timeZone}).</p>
+            <p className="field-hint">
+              Times are in your time zone ({Intl.DateTimeFormat().resolvedOptions().timeZone}).
+            </p>
             <TextField
               label="Expired URL"
               type="url"
@@ -278,7 +363,11 @@ function LinkEditorForm({ workspace, tags, domains, link }: { workspace: Workspa
               onChange={text('expiredUrl')}
               error={e.expiredUrl}
               disabled={!expiredUrlAllowed}
-              hint={expiredUrlAllowed ? 'Where visitors go once the link has expired or reached its limit.' : 'Needs the Growth plan'}
+              hint={
+                expiredUrlAllowed
+                  ? 'Where visitors go once the link has expired or reached its limit.'
+                  : 'Needs the Growth plan'
+              }
               maxLength={2048}
             />
           </fieldset>
@@ -294,17 +383,31 @@ function LinkEditorForm({ workspace, tags, domains, link }: { workspace: Workspa
               error={e.password}
               disabled={form.removePassword}
               maxLength={256}
-              hint={link?.hasPassword ? 'A password is set. Type a new one to change it.' : 'Visitors must enter it before they are sent on. Empty for none.'}
+              hint={
+                link?.hasPassword
+                  ? 'A password is set. Type a new one to change it.'
+                  : 'Visitors must enter it before they are sent on. Empty for none.'
+              }
             />
             {link?.hasPassword ? (
-              <CheckboxField label="Remove password" checked={form.removePassword} onChange={(ev) => set('removePassword', ev.target.checked)} />
+              <CheckboxField
+                label="Remove password"
+                checked={form.removePassword}
+                onChange={(ev) => set('removePassword', ev.target.checked)}
+              />
             ) : null}
           </fieldset>
 
           <fieldset className="form-section" disabled={!editable}>
             <legend>Social preview</legend>
             <p className="field-hint">What sites and chat apps show when the short URL is shared.</p>
-            <TextField label="Preview title" value={form.previewTitle} onChange={text('previewTitle')} error={e.previewTitle} maxLength={300} />
+            <TextField
+              label="Preview title"
+              value={form.previewTitle}
+              onChange={text('previewTitle')}
+              error={e.previewTitle}
+              maxLength={300}
+            />
             <TextAreaField
               label="Preview description"
               value={form.previewDescription}
@@ -346,7 +449,12 @@ function LinkEditorForm({ workspace, tags, domains, link }: { workspace: Workspa
                   className="button button-danger"
                   disabled={remove.isPending}
                   onClick={async () => {
-                    const ok = await ask({ title: `Delete ${link.slug}?`, body: 'The short URL stops working at once.', confirmLabel: 'Delete', danger: true });
+                    const ok = await ask({
+                      title: `Delete ${link.slug}?`,
+                      body: 'The short URL stops working at once.',
+                      confirmLabel: 'Delete',
+                      danger: true,
+                    });
                     if (ok) remove.mutate();
                   }}
                 >

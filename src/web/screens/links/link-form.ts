@@ -94,7 +94,8 @@ export function checkLinkForm(form: LinkForm, editing: boolean): Partial<Record<
   if (editing && !form.slug.trim()) problems.slug = 'Enter a slug: the link keeps one.';
   if (form.clickLimit.trim()) {
     const n = Number(form.clickLimit);
-    if (!/^\d+$/.test(form.clickLimit.trim()) || n < 1 || n > MAX_CLICK_LIMIT) problems.clickLimit = 'Enter a whole number from 1 to 2,147,483,647.';
+    if (!/^\d+$/.test(form.clickLimit.trim()) || n < 1 || n > MAX_CLICK_LIMIT)
+      problems.clickLimit = 'Enter a whole number from 1 to 2,147,483,647.';
   }
   for (const key of ['startAt', 'endAt', 'expiresAt'] as const) {
     if (form[key] && !localInputToIso(form[key])) problems[key] = 'Enter a date and time.';
@@ -137,13 +138,15 @@ export function updateBody(form: LinkForm, link: DashboardLink): LinkUpdate {
   if (form.endAt !== was.endAt) body.endAt = localInputToIso(form.endAt);
   if (form.expiresAt !== was.expiresAt) body.expiresAt = localInputToIso(form.expiresAt);
   if (form.expiredUrl.trim() !== was.expiredUrl) body.expiredUrl = orNull(form.expiredUrl);
-  if (form.clickLimit.trim() !== was.clickLimit) body.clickLimit = form.clickLimit.trim() ? Number(form.clickLimit) : null;
+  if (form.clickLimit.trim() !== was.clickLimit)
+    body.clickLimit = form.clickLimit.trim() ? Number(form.clickLimit) : null;
   if (form.removePassword) body.password = null;
   else if (form.password) body.password = form.password;
   const sameTags = form.tagIds.length === was.tagIds.length && form.tagIds.every((id) => was.tagIds.includes(id));
   if (!sameTags) body.tagIds = form.tagIds;
   if (form.previewTitle.trim() !== was.previewTitle) body.previewTitle = orNull(form.previewTitle);
-  if (form.previewDescription.trim() !== was.previewDescription) body.previewDescription = orNull(form.previewDescription);
+  if (form.previewDescription.trim() !== was.previewDescription)
+    body.previewDescription = orNull(form.previewDescription);
   if (form.previewImage.trim() !== was.previewImage) body.previewImage = orNull(form.previewImage);
   return body;
 }

@@ -34,7 +34,8 @@ export function LinksList() {
   const q = params.get('q') ?? '';
   const tagId = params.get('tag') ?? '';
   const domainId = params.get('domain') ?? '';
-  const status: Status | '' = params.get('status') === 'ACTIVE' || params.get('status') === 'DISABLED' ? (params.get('status') as Status) : '';
+  const status: Status | '' =
+    params.get('status') === 'ACTIVE' || params.get('status') === 'DISABLED' ? (params.get('status') as Status) : '';
   const sort: Sort = params.get('sort') === 'clicks' ? 'clicks' : 'created';
   const order: Order = params.get('order') === 'asc' ? 'asc' : 'desc';
   const page = Math.max(1, Math.floor(Number(params.get('page'))) || 1);
@@ -123,7 +124,8 @@ export function LinksList() {
     selectAll: useId(),
   };
   const [filtersOpen, setFiltersOpen] = useState(false);
-  const activeFilters = [tagId, domainId, status].filter(Boolean).length + (sort !== 'created' || order !== 'desc' ? 1 : 0);
+  const activeFilters =
+    [tagId, domainId, status].filter(Boolean).length + (sort !== 'created' || order !== 'desc' ? 1 : 0);
 
   const meta = links.data?.meta;
   const total = meta?.total ?? 0;
@@ -217,14 +219,22 @@ export function LinksList() {
           </div>
           <div className="field">
             <label htmlFor={ids.sort}>Sort by</label>
-            <select id={ids.sort} value={sort} onChange={(e) => update({ sort: e.target.value === 'clicks' ? 'clicks' : null })}>
+            <select
+              id={ids.sort}
+              value={sort}
+              onChange={(e) => update({ sort: e.target.value === 'clicks' ? 'clicks' : null })}
+            >
               <option value="created">Created</option>
               <option value="clicks">Clicks</option>
             </select>
           </div>
           <div className="field">
             <label htmlFor={ids.order}>Order</label>
-            <select id={ids.order} value={order} onChange={(e) => update({ order: e.target.value === 'asc' ? 'asc' : null })}>
+            <select
+              id={ids.order}
+              value={order}
+              onChange={(e) => update({ order: e.target.value === 'asc' ? 'asc' : null })}
+            >
               <option value="desc">{sort === 'clicks' ? 'Most clicks first' : 'Newest first'}</option>
               <option value="asc">{sort === 'clicks' ? 'Fewest clicks first' : 'Oldest first'}</option>
             </select>
@@ -275,7 +285,9 @@ export function LinksList() {
           </EmptyState>
         ) : (
           <EmptyState title="No links yet" action={newLinkButton}>
-            {can.editLinks(role) ? 'Make your first short link, or import links from a CSV file.' : 'Links made in this workspace will be listed here.'}
+            {can.editLinks(role)
+              ? 'Make your first short link, or import links from a CSV file.'
+              : 'Links made in this workspace will be listed here.'}
           </EmptyState>
         )
       ) : (
@@ -297,63 +309,80 @@ export function LinksList() {
               ACTIONS,
             ]}
           >
-                {rows.map((l) => (
-                  <tr key={l.id} className={selected.has(l.id) ? 'is-selected' : undefined}>
-                    {canSelect ? (
-                      <td className="col-check">
-                        <input type="checkbox" aria-label={`Select ${l.slug}`} checked={selected.has(l.id)} onChange={(e) => toggle(l.id, e.target.checked)} />
-                      </td>
-                    ) : null}
-                    <td className="cell-short">
-                      <Link href={linkPath(ws, l.id)} className="slug-link">
-                        {l.slug}
-                      </Link>
-                      <span className="muted short-url" title={l.shortUrl}>
-                        {l.shortUrl.replace(/^https?:\/\//, '')}
-                      </span>
-                    </td>
-                    <td className="cell-dest">
-                      <span className="truncate" title={l.originalUrl}>
-                        {l.originalUrl}
-                      </span>
-                      {l.title ? <span className="muted truncate">{l.title}</span> : null}
-                    </td>
-                    <td className="cell-tags">
-                      {l.tags.length ? (
-                        <span className="tag-list">
-                          {l.tags.map((t) => (
-                            <TagChip key={t.id} name={t.name} color={t.color} />
-                          ))}
-                        </span>
-                      ) : (
-                        <span className="muted">None</span>
-                      )}
-                    </td>
-                    <td className="cell-status">
-                      <span className={`badge ${l.status === 'ACTIVE' ? 'badge-ok' : 'badge-off'}`}>{l.status === 'ACTIVE' ? 'Active' : 'Disabled'}</span>
-                      {l.hasPassword ? <span className="badge badge-neutral">Password</span> : null}
-                    </td>
-                    <td className="num cell-clicks" data-label="Clicks">
-                      {formatCount(l.clicks)}
-                    </td>
-                    <td className="nowrap cell-created" data-label="Created">
-                      <When iso={l.createdAt} />
-                    </td>
-                    <td className="cell-actions">
-                      <CopyButton text={l.shortUrl} label={`Copy short URL for ${l.slug}`} />
-                      <Link href={linkPath(ws, l.id, '/analytics')} className="button button-small button-quiet">
-                        Analytics
-                      </Link>
-                    </td>
-                  </tr>
-                ))}
+            {rows.map((l) => (
+              <tr key={l.id} className={selected.has(l.id) ? 'is-selected' : undefined}>
+                {canSelect ? (
+                  <td className="col-check">
+                    <input
+                      type="checkbox"
+                      aria-label={`Select ${l.slug}`}
+                      checked={selected.has(l.id)}
+                      onChange={(e) => toggle(l.id, e.target.checked)}
+                    />
+                  </td>
+                ) : null}
+                <td className="cell-short">
+                  <Link href={linkPath(ws, l.id)} className="slug-link">
+                    {l.slug}
+                  </Link>
+                  <span className="muted short-url" title={l.shortUrl}>
+                    {l.shortUrl.replace(/^https?:\/\//, '')}
+                  </span>
+                </td>
+                <td className="cell-dest">
+                  <span className="truncate" title={l.originalUrl}>
+                    {l.originalUrl}
+                  </span>
+                  {l.title ? <span className="muted truncate">{l.title}</span> : null}
+                </td>
+                <td className="cell-tags">
+                  {l.tags.length ? (
+                    <span className="tag-list">
+                      {l.tags.map((t) => (
+                        <TagChip key={t.id} name={t.name} color={t.color} />
+                      ))}
+                    </span>
+                  ) : (
+                    <span className="muted">None</span>
+                  )}
+                </td>
+                <td className="cell-status">
+                  <span className={`badge ${l.status === 'ACTIVE' ? 'badge-ok' : 'badge-off'}`}>
+                    {l.status === 'ACTIVE' ? 'Active' : 'Disabled'}
+                  </span>
+                  {l.hasPassword ? <span className="badge badge-neutral">Password</span> : null}
+                </td>
+                <td className="num cell-clicks" data-label="Clicks">
+                  {formatCount(l.clicks)}
+                </td>
+                <td className="nowrap cell-created" data-label="Created">
+                  <When iso={l.createdAt} />
+                </td>
+                <td className="cell-actions">
+                  <CopyButton text={l.shortUrl} label={`Copy short URL for ${l.slug}`} />
+                  <Link href={linkPath(ws, l.id, '/analytics')} className="button button-small button-quiet">
+                    Analytics
+                  </Link>
+                </td>
+              </tr>
+            ))}
           </DataTable>
           <nav className="pagination" aria-label="Pages of links">
-            <button type="button" className="button button-small" disabled={page <= 1} onClick={() => update({ page: page > 2 ? String(page - 1) : null })}>
+            <button
+              type="button"
+              className="button button-small"
+              disabled={page <= 1}
+              onClick={() => update({ page: page > 2 ? String(page - 1) : null })}
+            >
               Previous page
             </button>
             <span className="pagination-range">{range}</span>
-            <button type="button" className="button button-small" disabled={!hasNext} onClick={() => update({ page: String(page + 1) })}>
+            <button
+              type="button"
+              className="button button-small"
+              disabled={!hasNext}
+              onClick={() => update({ page: String(page + 1) })}
+            >
               Next page
             </button>
           </nav>

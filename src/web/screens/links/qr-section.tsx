@@ -4,7 +4,15 @@ import { useState } from 'react';
 import { linksApi } from '../../api/links.ts';
 import type { DashboardLink, QrCode } from '../../api/types.ts';
 
-export function QrSection({ workspaceId, link, canMake }: { workspaceId: string; link: DashboardLink; canMake: boolean }) {
+export function QrSection({
+  workspaceId,
+  link,
+  canMake,
+}: {
+  workspaceId: string;
+  link: DashboardLink;
+  canMake: boolean;
+}) {
   const [qr, setQr] = useState<QrCode | null>(null);
   const make = useMutation({
     mutationFn: () => linksApi.qr(workspaceId, link.id),
@@ -29,7 +37,12 @@ export function QrSection({ workspaceId, link, canMake }: { workspaceId: string;
       ) : canMake ? (
         <>
           <p className="muted">A code that opens this link; scans are counted in its analytics.</p>
-          <button type="button" className={`button${make.isPending ? ' is-busy' : ''}`} disabled={make.isPending} onClick={() => make.mutate()}>
+          <button
+            type="button"
+            className={`button${make.isPending ? ' is-busy' : ''}`}
+            disabled={make.isPending}
+            onClick={() => make.mutate()}
+          >
             Make QR code
           </button>
         </>

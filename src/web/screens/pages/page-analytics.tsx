@@ -57,7 +57,11 @@ export default function PageAnalytics() {
       <div className="toolbar toolbar-tight">
         <div className="field">
           <label htmlFor={windowId}>Window</label>
-          <select id={windowId} value={span} onChange={(e) => setParams(e.target.value === '30' ? {} : { window: e.target.value }, { replace: true })}>
+          <select
+            id={windowId}
+            value={span}
+            onChange={(e) => setParams(e.target.value === '30' ? {} : { window: e.target.value }, { replace: true })}
+          >
             {WINDOWS.map((w) => (
               <option key={w.value} value={w.value}>
                 {w.label}
@@ -72,18 +76,38 @@ export default function PageAnalytics() {
       ) : analytics.isError && !analytics.data ? (
         <LoadError error={analytics.error} retry={() => analytics.refetch()} what="the analytics" />
       ) : (
-        <Report data={analytics.data} busy={analytics.isFetching} ws={ws} shortUrls={page.data ? new Map(page.data.blocks.map((b) => [b.id, b.shortUrl])) : undefined} />
+        <Report
+          data={analytics.data}
+          busy={analytics.isFetching}
+          ws={ws}
+          shortUrls={page.data ? new Map(page.data.blocks.map((b) => [b.id, b.shortUrl])) : undefined}
+        />
       )}
     </>
   );
 }
 
-function Report({ data, busy, ws, shortUrls }: { data: BioPageAnalytics; busy: boolean; ws: string; shortUrls?: Map<string, string | null> }) {
-  const busiest = data.series.reduce<BioPageAnalytics['series'][number] | null>((best, d) => (!best || d.views > best.views ? d : best), null);
+function Report({
+  data,
+  busy,
+  ws,
+  shortUrls,
+}: {
+  data: BioPageAnalytics;
+  busy: boolean;
+  ws: string;
+  shortUrls?: Map<string, string | null>;
+}) {
+  const busiest = data.series.reduce<BioPageAnalytics['series'][number] | null>(
+    (best, d) => (!best || d.views > best.views ? d : best),
+    null,
+  );
   const span = `${formatDay(data.window.from)} – ${formatDay(data.window.to)}`;
   const summary =
     `Line chart of page views and link-block clicks per day, ${span}: ${formatCount(data.totals.views)} views and ${formatCount(data.totals.clicks)} clicks in all` +
-    (busiest && busiest.views > 0 ? `; the busiest day was ${formatDay(busiest.day)} with ${formatCount(busiest.views)} views.` : '.');
+    (busiest && busiest.views > 0
+      ? `; the busiest day was ${formatDay(busiest.day)} with ${formatCount(busiest.views)} views.`
+      : '.');
   const days = useMemo(() => data.series.map((d) => d.day), [data.series]);
   const lines = useMemo<[DailyLine, DailyLine]>(
     () => [
@@ -141,7 +165,10 @@ function Report({ data, busy, ws, shortUrls }: { data: BioPageAnalytics; busy: b
 
       <section className="panel" aria-labelledby="blocks-heading">
         <h2 id="blocks-heading">Clicks by link block</h2>
-        <p className="muted">The draft's link blocks, in its order, over the window above. Each click also counts for the block's short link.</p>
+        <p className="muted">
+          The draft's link blocks, in its order, over the window above. Each click also counts for the block's short
+          link.
+        </p>
         {data.blocks.length === 0 ? (
           <p className="muted">This page has no link blocks.</p>
         ) : (
@@ -167,7 +194,9 @@ function Report({ data, busy, ws, shortUrls }: { data: BioPageAnalytics; busy: b
                       {shortUrls?.get(block.blockId) === null ? (
                         <span className="muted">Deleted since</span>
                       ) : (
-                        <Link href={linkPath(ws, block.linkId)}>{shortUrls?.get(block.blockId)?.replace(/^https?:\/\//, '') ?? block.linkId}</Link>
+                        <Link href={linkPath(ws, block.linkId)}>
+                          {shortUrls?.get(block.blockId)?.replace(/^https?:\/\//, '') ?? block.linkId}
+                        </Link>
                       )}
                     </td>
                     <td className="num">{formatCount(block.clicks)}</td>
@@ -182,7 +211,8 @@ function Report({ data, busy, ws, shortUrls }: { data: BioPageAnalytics; busy: b
       <section aria-labelledby="sources-heading" className="section">
         <h2 id="sources-heading">Where views came from</h2>
         <p className="muted">
-          The last 90 days ({formatDay(data.breakdownWindow.from)} – {formatDay(data.breakdownWindow.to)}), whatever the window above; views by people only.
+          The last 90 days ({formatDay(data.breakdownWindow.from)} – {formatDay(data.breakdownWindow.to)}), whatever the
+          window above; views by people only.
         </p>
         <BreakdownTables parts={parts} measure="Views" className="breakdowns-four" />
       </section>

@@ -6,7 +6,15 @@ import { useEffect, useId, useState } from 'react';
 import { TextAreaField, TextField } from '../../components/fields.tsx';
 import { announce } from '../../lib/announce.ts';
 import { useDebouncedValue } from '../../lib/hooks.ts';
-import { BLOCK_NAMES, blockField, LIMITS, newBlock, type BlockDraft, type BlockType, type PageField } from './page-form.ts';
+import {
+  BLOCK_NAMES,
+  blockField,
+  LIMITS,
+  newBlock,
+  type BlockDraft,
+  type BlockType,
+  type PageField,
+} from './page-form.ts';
 
 type Errors = Partial<Record<PageField, string>>;
 
@@ -28,12 +36,15 @@ export function BlockList({
   useEffect(() => {
     if (!focusAfter) return;
     const item = document.querySelector(`[data-block-key="${focusAfter.key}"]`);
-    const target = item?.querySelector<HTMLElement>(focusAfter.selector) ?? item?.querySelector<HTMLElement>('button:not(:disabled)');
+    const target =
+      item?.querySelector<HTMLElement>(focusAfter.selector) ??
+      item?.querySelector<HTMLElement>('button:not(:disabled)');
     (target ?? document.getElementById('add-blocks'))?.focus();
     setFocusAfter(null);
   }, [focusAfter]);
 
-  const change = (key: string, patch: Partial<BlockDraft>) => onChange(blocks.map((b) => (b.key === key ? { ...b, ...patch } : b)));
+  const change = (key: string, patch: Partial<BlockDraft>) =>
+    onChange(blocks.map((b) => (b.key === key ? { ...b, ...patch } : b)));
   const add = (type: BlockType) => {
     const block = newBlock(type);
     onChange([...blocks, block]);
@@ -64,7 +75,9 @@ export function BlockList({
   return (
     <>
       {blocks.length === 0 ? (
-        <p className="muted blocks-empty">No blocks yet. {editable ? 'Add a heading, a paragraph or a link below.' : ''}</p>
+        <p className="muted blocks-empty">
+          No blocks yet. {editable ? 'Add a heading, a paragraph or a link below.' : ''}
+        </p>
       ) : (
         <ol className="block-list">
           {blocks.map((b, i) => (
@@ -91,7 +104,9 @@ export function BlockList({
               <span aria-hidden="true">+</span> Add {BLOCK_NAMES[type].toLowerCase()}
             </button>
           ))}
-          <span className="field-hint">{full ? `A page has at most ${LIMITS.blocks} blocks.` : `${blocks.length} of ${LIMITS.blocks} blocks.`}</span>
+          <span className="field-hint">
+            {full ? `A page has at most ${LIMITS.blocks} blocks.` : `${blocks.length} of ${LIMITS.blocks} blocks.`}
+          </span>
         </div>
       ) : null}
     </>
@@ -138,20 +153,49 @@ function BlockItem({
       </legend>
       {editable ? (
         <div className="block-actions">
-          <button type="button" className="button button-small" data-move="up" aria-label={`Move block ${position} up`} disabled={position === 1} onClick={() => onMove(-1)}>
+          <button
+            type="button"
+            className="button button-small"
+            data-move="up"
+            aria-label={`Move block ${position} up`}
+            disabled={position === 1}
+            onClick={() => onMove(-1)}
+          >
             <span aria-hidden="true">↑</span> Up
           </button>
-          <button type="button" className="button button-small" data-move="down" aria-label={`Move block ${position} down`} disabled={position === count} onClick={() => onMove(1)}>
+          <button
+            type="button"
+            className="button button-small"
+            data-move="down"
+            aria-label={`Move block ${position} down`}
+            disabled={position === count}
+            onClick={() => onMove(1)}
+          >
             <span aria-hidden="true">↓</span> Down
           </button>
-          <button type="button" className="button button-small button-danger-quiet" data-remove aria-label={`Remove block ${position}`} onClick={onRemove}>
+          <button
+            type="button"
+            className="button button-small button-danger-quiet"
+            data-remove
+            aria-label={`Remove block ${position}`}
+            onClick={onRemove}
+          >
             Remove
           </button>
         </div>
       ) : null}
       <div className="block-body">
         {b.type === 'paragraph' ? <TextAreaField {...text} rows={3} /> : <TextField {...text} />}
-        {b.type === 'link' ? <LinkTarget workspaceId={workspaceId} block={b} position={position} errors={errors} editable={editable} onChange={onChange} /> : null}
+        {b.type === 'link' ? (
+          <LinkTarget
+            workspaceId={workspaceId}
+            block={b}
+            position={position}
+            errors={errors}
+            editable={editable}
+            onChange={onChange}
+          />
+        ) : null}
         {blockError ? (
           <p id={errorId} className="field-error">
             {blockError}
@@ -187,7 +231,12 @@ function LinkTarget({
         <fieldset className="choice-row">
           <legend>Leads to</legend>
           <label className="check">
-            <input type="radio" name={name} checked={b.target === 'link'} onChange={() => onChange({ target: 'link' })} />
+            <input
+              type="radio"
+              name={name}
+              checked={b.target === 'link'}
+              onChange={() => onChange({ target: 'link' })}
+            />
             One of your short links
           </label>
           <label className="check">
@@ -239,7 +288,14 @@ function LinkTarget({
           ) : null}
         </div>
       ) : editable ? (
-        <LinkSearch workspaceId={workspaceId} position={position} onPick={(linkId, link, suggested) => onChange({ linkId, link, ...(b.text.trim() ? {} : { text: suggested }) })} describedBy={linkError ? linkErrorId : undefined} />
+        <LinkSearch
+          workspaceId={workspaceId}
+          position={position}
+          onPick={(linkId, link, suggested) =>
+            onChange({ linkId, link, ...(b.text.trim() ? {} : { text: suggested }) })
+          }
+          describedBy={linkError ? linkErrorId : undefined}
+        />
       ) : (
         <p className="muted">No short link chosen.</p>
       )}
@@ -298,7 +354,10 @@ function LinkSearch({
       ) : found.isPending ? (
         <p className="muted">Loading links…</p>
       ) : links.length === 0 ? (
-        <p className="muted">{settled ? `No active link matches “${settled}”. ` : 'No active links yet. '}Choose “A new short link to a URL” instead.</p>
+        <p className="muted">
+          {settled ? `No active link matches “${settled}”. ` : 'No active links yet. '}Choose “A new short link to a
+          URL” instead.
+        </p>
       ) : (
         <ul className="link-choices" aria-label={`Short links for block ${position}`}>
           {links.map((l) => (

@@ -4,7 +4,8 @@ import type { BioPage } from '../../api/types.ts';
 import { wsPath } from '../links/paths.ts';
 
 export const pagesPath = (ws: string) => wsPath(ws, '/pages');
-export const pagePath = (ws: string, pageId: string, rest = '') => wsPath(ws, `/pages/${encodeURIComponent(pageId)}${rest}`);
+export const pagePath = (ws: string, pageId: string, rest = '') =>
+  wsPath(ws, `/pages/${encodeURIComponent(pageId)}${rest}`);
 
 export type PageState = 'draft' | 'published' | 'changed' | 'disabled';
 

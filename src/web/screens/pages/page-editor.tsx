@@ -23,8 +23,19 @@ import { roleName } from '../../lib/format.ts';
 import { BlockList } from './page-blocks.tsx';
 import { addressFor, pagePath, pagesPath } from './page-data.ts';
 import {
-  blockProblem, checkDraft, createBody, draftFromPage, EMPTY_DRAFT, fieldNames, LIMITS, previewRequest, THEMES, updateBody,
-  type BlockDraft, type PageDraft, type PageField,
+  blockProblem,
+  checkDraft,
+  createBody,
+  draftFromPage,
+  EMPTY_DRAFT,
+  fieldNames,
+  LIMITS,
+  previewRequest,
+  THEMES,
+  updateBody,
+  type BlockDraft,
+  type PageDraft,
+  type PageField,
 } from './page-form.ts';
 import { PagePreview } from './page-preview.tsx';
 import { PageStatePanel } from './page-state.tsx';
@@ -153,7 +164,14 @@ function PageEditorForm({ ws, page }: { ws: string; page?: BioPage }) {
         settle(current);
       }
       if (publish) current = (await pagesApi.publish(ws, page.id)).data;
-      return { page: current, outcome: publish ? ('published' as const) : Object.keys(body).length ? ('saved' as const) : ('unchanged' as const) };
+      return {
+        page: current,
+        outcome: publish
+          ? ('published' as const)
+          : Object.keys(body).length
+            ? ('saved' as const)
+            : ('unchanged' as const),
+      };
     },
     onSuccess: ({ page: saved, outcome }) => {
       errors.clear();
@@ -214,7 +232,9 @@ function PageEditorForm({ ws, page }: { ws: string; page?: BioPage }) {
 
   return (
     <>
-      {notice ? <StatusNotice tone={notice === 'unchanged' ? 'info' : 'success'}>{NOTICES[notice]}</StatusNotice> : null}
+      {notice ? (
+        <StatusNotice tone={notice === 'unchanged' ? 'info' : 'success'}>{NOTICES[notice]}</StatusNotice>
+      ) : null}
       {page ? (
         <PageStatePanel
           ws={ws}
@@ -229,7 +249,11 @@ function PageEditorForm({ ws, page }: { ws: string; page?: BioPage }) {
         <div className="page-editor-main">
           <form ref={formRef} onSubmit={submit} noValidate aria-label={page ? `Edit @${page.handle}` : 'New page'}>
             <FormAlert message={errors.form} />
-            {!editable ? <p className="notice notice-info">You can read this page. Your role ({roleName(role)}) cannot change pages.</p> : null}
+            {!editable ? (
+              <p className="notice notice-info">
+                You can read this page. Your role ({roleName(role)}) cannot change pages.
+              </p>
+            ) : null}
 
             <fieldset className="form-section" disabled={!editable}>
               <legend>Page</legend>
@@ -253,9 +277,25 @@ function PageEditorForm({ ws, page }: { ws: string; page?: BioPage }) {
                   required
                   autoFocus={!page}
                 />
-                <TextField label="Title" value={draft.title} onChange={(ev) => set('title', ev.target.value)} error={e.title} maxLength={LIMITS.title} required hint="The page's heading and its name in search results and shares." />
+                <TextField
+                  label="Title"
+                  value={draft.title}
+                  onChange={(ev) => set('title', ev.target.value)}
+                  error={e.title}
+                  maxLength={LIMITS.title}
+                  required
+                  hint="The page's heading and its name in search results and shares."
+                />
               </div>
-              <TextAreaField label="Bio" value={draft.bio} onChange={(ev) => set('bio', ev.target.value)} error={e.bio} rows={3} maxLength={LIMITS.bio} hint={`Under the title; at most ${LIMITS.bio} characters.`} />
+              <TextAreaField
+                label="Bio"
+                value={draft.bio}
+                onChange={(ev) => set('bio', ev.target.value)}
+                error={e.bio}
+                rows={3}
+                maxLength={LIMITS.bio}
+                hint={`Under the title; at most ${LIMITS.bio} characters.`}
+              />
               <HostedImageField
                 workspaceId={ws}
                 value={draft.avatarUrl}
@@ -270,7 +310,11 @@ function PageEditorForm({ ws, page }: { ws: string; page?: BioPage }) {
               />
             </fieldset>
 
-            <fieldset className="form-section" disabled={!editable} aria-describedby={e.theme ? 'theme-error' : undefined}>
+            <fieldset
+              className="form-section"
+              disabled={!editable}
+              aria-describedby={e.theme ? 'theme-error' : undefined}
+            >
               <legend>Theme</legend>
               <div className="theme-grid">
                 {THEMES.map((t) => (
@@ -304,20 +348,36 @@ function PageEditorForm({ ws, page }: { ws: string; page?: BioPage }) {
               ) : null}
             </fieldset>
 
-            <fieldset className="form-section" disabled={!editable} aria-describedby={e.blocks ? 'blocks-error' : undefined}>
+            <fieldset
+              className="form-section"
+              disabled={!editable}
+              aria-describedby={e.blocks ? 'blocks-error' : undefined}
+            >
               <legend>Blocks</legend>
-              <p className="field-hint">Shown in this order under the title and bio. A link block counts its clicks, as its short link does.</p>
+              <p className="field-hint">
+                Shown in this order under the title and bio. A link block counts its clicks, as its short link does.
+              </p>
               {e.blocks ? (
                 <p id="blocks-error" className="field-error">
                   {e.blocks}
                 </p>
               ) : null}
-              <BlockList workspaceId={ws} blocks={draft.blocks} onChange={(blocks) => set('blocks', blocks)} errors={e} editable={editable} />
+              <BlockList
+                workspaceId={ws}
+                blocks={draft.blocks}
+                onChange={(blocks) => set('blocks', blocks)}
+                errors={e}
+                editable={editable}
+              />
             </fieldset>
 
             {editable ? (
               <div className="form-actions page-form-actions">
-                <SubmitButton pending={save.isPending && !save.variables?.publish} disabled={busy} variant={page ? 'plain' : 'primary'}>
+                <SubmitButton
+                  pending={save.isPending && !save.variables?.publish}
+                  disabled={busy}
+                  variant={page ? 'plain' : 'primary'}
+                >
                   Save draft
                 </SubmitButton>
                 {page ? (
@@ -339,13 +399,20 @@ function PageEditorForm({ ws, page }: { ws: string; page?: BioPage }) {
         {page && can.deletePages(role) ? (
           <section className="panel panel-danger page-editor-danger" aria-labelledby="delete-page-heading">
             <h2 id="delete-page-heading">Delete</h2>
-            <p className="muted">The address stops working at once and the handle is free again. The page's short links stay.</p>
+            <p className="muted">
+              The address stops working at once and the handle is free again. The page's short links stay.
+            </p>
             <button
               type="button"
               className="button button-danger"
               disabled={busy}
               onClick={async () => {
-                const ok = await ask({ title: `Delete @${page.handle}?`, body: 'Its address stops working at once. This cannot be undone.', confirmLabel: 'Delete', danger: true });
+                const ok = await ask({
+                  title: `Delete @${page.handle}?`,
+                  body: 'Its address stops working at once. This cannot be undone.',
+                  confirmLabel: 'Delete',
+                  danger: true,
+                });
                 if (ok) remove.mutate();
               }}
             >

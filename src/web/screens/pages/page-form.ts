@@ -1,10 +1,26 @@
 // The page editor's inputs and what they send. A new page sends everything filled in; a saved
 // page only the fields that changed (its blocks as a whole list, ids kept, so each block keeps
 // its clicks). The API's field names (`blocks.2.url`) are translated to the inputs they name.
-import type { BioPage, BioPageCreate, BioPagePreviewRequest, BioPageUpdate, PageBlock, PageBlockInput, PageTheme } from '../../api/types.ts';
+import type {
+  BioPage,
+  BioPageCreate,
+  BioPagePreviewRequest,
+  BioPageUpdate,
+  PageBlock,
+  PageBlockInput,
+  PageTheme,
+} from '../../api/types.ts';
 
 /** The domain's limits (src/domain/bio-pages.ts), as the inputs' maxLength. */
-export const LIMITS = { handle: 64, title: 100, bio: 300, heading: 100, paragraph: 1000, link: 100, blocks: 50 } as const;
+export const LIMITS = {
+  handle: 64,
+  title: 100,
+  bio: 300,
+  heading: 100,
+  paragraph: 1000,
+  link: 100,
+  blocks: 50,
+} as const;
 
 export type BlockType = PageBlock['type'];
 
@@ -76,18 +92,29 @@ export function draftFromPage(p: BioPage): PageDraft {
 
 function blockInput(b: BlockDraft): PageBlockInput {
   // Keys in the order savedBlocks writes them: the two are compared as JSON.
-  const base: PageBlockInput = b.id ? { id: b.id, type: b.type, text: b.text.trim() } : { type: b.type, text: b.text.trim() };
+  const base: PageBlockInput = b.id
+    ? { id: b.id, type: b.type, text: b.text.trim() }
+    : { type: b.type, text: b.text.trim() };
   if (b.type !== 'link') return base;
   return b.target === 'url' ? { ...base, url: b.url.trim() } : { ...base, linkId: b.linkId };
 }
 
 const savedBlocks = (p: BioPage): PageBlockInput[] =>
-  p.blocks.map((b) => (b.type === 'link' ? { id: b.id, type: b.type, text: b.text, linkId: b.linkId ?? '' } : { id: b.id, type: b.type, text: b.text }));
+  p.blocks.map((b) =>
+    b.type === 'link'
+      ? { id: b.id, type: b.type, text: b.text, linkId: b.linkId ?? '' }
+      : { id: b.id, type: b.type, text: b.text },
+  );
 
 const orNull = (s: string) => (s.trim() ? s.trim() : null);
 
 export function createBody(d: PageDraft): BioPageCreate {
-  const body: BioPageCreate = { handle: d.handle.trim(), title: d.title.trim(), theme: d.theme, blocks: d.blocks.map(blockInput) };
+  const body: BioPageCreate = {
+    handle: d.handle.trim(),
+    title: d.title.trim(),
+    theme: d.theme,
+    blocks: d.blocks.map(blockInput),
+  };
   if (d.bio.trim()) body.bio = d.bio.trim();
   if (d.avatarUrl.trim()) body.avatarUrl = d.avatarUrl.trim();
   return body;
@@ -117,7 +144,9 @@ export function previewRequest(d: PageDraft): BioPagePreviewRequest {
     bio: orNull(d.bio),
     avatarUrl: orNull(d.avatarUrl),
     theme: d.theme,
-    blocks: d.blocks.filter((b) => b.text.trim()).map((b) => ({ type: b.type, text: b.text.trim().slice(0, LIMITS[b.type]) })),
+    blocks: d.blocks
+      .filter((b) => b.text.trim())
+      .map((b) => ({ type: b.type, text: b.text.trim().slice(0, LIMITS[b.type]) })),
   };
 }
 
@@ -129,9 +158,17 @@ export const blockField = (key: string, part: BlockPart): PageField => `${key}:$
 
 /** Every input's key, by itself: the API's block fields are translated to these first. */
 export function fieldNames(blocks: BlockDraft[]): Record<string, PageField> {
-  const map: Record<string, PageField> = { handle: 'handle', title: 'title', bio: 'bio', avatarUrl: 'avatarUrl', theme: 'theme', blocks: 'blocks' };
+  const map: Record<string, PageField> = {
+    handle: 'handle',
+    title: 'title',
+    bio: 'bio',
+    avatarUrl: 'avatarUrl',
+    theme: 'theme',
+    blocks: 'blocks',
+  };
   for (const b of blocks) {
-    for (const part of ['text', 'url', 'linkId', 'block'] as const) map[blockField(b.key, part)] = blockField(b.key, part);
+    for (const part of ['text', 'url', 'linkId', 'block'] as const)
+      map[blockField(b.key, part)] = blockField(b.key, part);
   }
   return map;
 }
@@ -143,12 +180,28 @@ export function fieldNames(blocks: BlockDraft[]): Record<string, PageField> {
  * Destination URL reads "Destination URL must be…". A link block that picks a short link shows a
  * `url` problem (it named neither) at its choice of link.
  */
-export function blockProblem(apiField: string, message: string, sent: BlockDraft[]): { field: PageField; message: string } | undefined {
+export function blockProblem(
+  apiField: string,
+  message: string,
+  sent: BlockDraft[],
+): { field: PageField; message: string } | undefined {
   const m = /^blocks\.(\d+)(?:\.(\w+))?$/.exec(apiField);
   const block = m ? sent[Number(m[1])] : undefined;
   if (!m || !block) return undefined;
-  const part: BlockPart = m[2] === 'text' ? 'text' : m[2] === 'url' || m[2] === 'linkId' ? (block.target === 'url' ? 'url' : 'linkId') : 'block';
-  const name = { text: `${BLOCK_NAMES[block.type]} text`, url: 'Destination URL', linkId: 'The short link', block: 'This block' }[part];
+  const part: BlockPart =
+    m[2] === 'text'
+      ? 'text'
+      : m[2] === 'url' || m[2] === 'linkId'
+        ? block.target === 'url'
+          ? 'url'
+          : 'linkId'
+        : 'block';
+  const name = {
+    text: `${BLOCK_NAMES[block.type]} text`,
+    url: 'Destination URL',
+    linkId: 'The short link',
+    block: 'This block',
+  }[part];
   const field = blockField(block.key, part);
   if (message.startsWith(apiField)) return { field, message: `${name}${message.slice(apiField.length)}` };
   const whole = `blocks.${m[1]}`;
@@ -164,11 +217,15 @@ export function checkDraft(d: PageDraft): Partial<Record<PageField, string>> {
   for (const b of d.blocks) {
     if (!b.text.trim()) {
       problems[blockField(b.key, 'text')] =
-        b.type === 'link' ? 'Enter the text of the link, or remove the block.' : `Enter the ${b.type}’s text, or remove the block.`;
+        b.type === 'link'
+          ? 'Enter the text of the link, or remove the block.'
+          : `Enter the ${b.type}’s text, or remove the block.`;
     }
     if (b.type !== 'link') continue;
-    if (b.target === 'link' && !b.linkId) problems[blockField(b.key, 'linkId')] = 'Choose one of your short links, or remove the block.';
-    if (b.target === 'url' && !b.url.trim()) problems[blockField(b.key, 'url')] = 'Enter the destination URL, such as https://example.com/page.';
+    if (b.target === 'link' && !b.linkId)
+      problems[blockField(b.key, 'linkId')] = 'Choose one of your short links, or remove the block.';
+    if (b.target === 'url' && !b.url.trim())
+      problems[blockField(b.key, 'url')] = 'Enter the destination URL, such as https://example.com/page.';
   }
   return problems;
 }

@@ -17,7 +17,11 @@ export function PagePreview({ workspaceId, draft }: { workspaceId: string; draft
       <div className="page-preview-header">
         <h2 id="page-preview-heading">Preview</h2>
         <span className="muted page-preview-note">
-          {updating ? 'Updating…' : preview.isError && preview.data !== undefined ? `Not updated: ${preview.error.message}` : 'As visitors will see it, before saving'}
+          {updating
+            ? 'Updating…'
+            : preview.isError && preview.data !== undefined
+              ? `Not updated: ${preview.error.message}`
+              : 'As visitors will see it, before saving'}
         </span>
       </div>
       {preview.data !== undefined ? (

@@ -14,7 +14,8 @@ function stateWords(page: BioPage): string {
       : 'Disabled: visitors get “not found” at the address until the page is enabled and published.';
   }
   if (!page.published) return 'Draft: not published. Visitors get “not found” at the address until you publish.';
-  if (page.hasUnpublishedChanges) return `Published at ${at}. Changes not published yet: visitors see the version published then.`;
+  if (page.hasUnpublishedChanges)
+    return `Published at ${at}. Changes not published yet: visitors see the version published then.`;
   return `Published at ${at}. Visitors see the draft as it is.`;
 }
 
@@ -66,7 +67,12 @@ export function PageStatePanel({
             </button>
           ) : null}
           {editable ? (
-            <button type="button" className="button button-small" disabled={busy} onClick={() => onStatus(page.status === 'ACTIVE' ? 'DISABLED' : 'ACTIVE')}>
+            <button
+              type="button"
+              className="button button-small"
+              disabled={busy}
+              onClick={() => onStatus(page.status === 'ACTIVE' ? 'DISABLED' : 'ACTIVE')}
+            >
               {page.status === 'ACTIVE' ? 'Disable' : 'Enable'}
             </button>
           ) : null}

@@ -32,7 +32,8 @@ export default function Pages() {
       {/* An empty workspace offers New page in its empty state: one button of that name, not two. */}
       <PageHeader title="Pages" actions={empty ? null : newPage}>
         <p className="muted">
-          Link-in-bio pages: one address, <span className="mono">/@handle</span>, with your title, bio and links, for a social profile.
+          Link-in-bio pages: one address, <span className="mono">/@handle</span>, with your title, bio and links, for a
+          social profile.
         </p>
       </PageHeader>
       {deleted ? <StatusNotice>Page @{deleted} deleted.</StatusNotice> : null}
@@ -49,47 +50,51 @@ export default function Pages() {
         }
       >
         {(rows) => (
-        <DataTable
-          caption="Pages"
-          captionId={caption}
-          cards
-          className="pages-table"
-          headers={['Page', 'Title', 'Status', 'Published', 'Created', ACTIONS]}
-        >
-              {rows.map((p) => {
-                const state = pageState(p);
-                return (
-                  <tr key={p.id}>
-                    <td className="cell-page">
-                      <Link href={pagePath(ws, p.id)} className="slug-link">
-                        @{p.handle}
-                      </Link>
-                      <span className="page-url">
-                        <span className="muted short-url">{p.url.replace(/^https?:\/\//, '')}</span>
-                        <CopyButton text={p.url} label={`Copy address of @${p.handle}`} />
-                      </span>
-                    </td>
-                    <td data-label="Title" className="cell-title">
-                      {p.title}
-                    </td>
-                    <td data-label="Status">
-                      <span className={stateBadgeClass(state)}>{STATE_NAMES[state]}</span>
-                    </td>
-                    <td data-label="Published" className="nowrap">
-                      {p.publishedAt ? <When iso={p.publishedAt} /> : <span className="muted">Not published</span>}
-                    </td>
-                    <td data-label="Created" className="nowrap">
-                      <When iso={p.createdAt} />
-                    </td>
-                    <td className="cell-actions">
-                      <Link href={pagePath(ws, p.id, '/analytics')} className="button button-small button-quiet" aria-label={`Analytics for @${p.handle}`}>
-                        Analytics
-                      </Link>
-                    </td>
-                  </tr>
-                );
-              })}
-        </DataTable>
+          <DataTable
+            caption="Pages"
+            captionId={caption}
+            cards
+            className="pages-table"
+            headers={['Page', 'Title', 'Status', 'Published', 'Created', ACTIONS]}
+          >
+            {rows.map((p) => {
+              const state = pageState(p);
+              return (
+                <tr key={p.id}>
+                  <td className="cell-page">
+                    <Link href={pagePath(ws, p.id)} className="slug-link">
+                      @{p.handle}
+                    </Link>
+                    <span className="page-url">
+                      <span className="muted short-url">{p.url.replace(/^https?:\/\//, '')}</span>
+                      <CopyButton text={p.url} label={`Copy address of @${p.handle}`} />
+                    </span>
+                  </td>
+                  <td data-label="Title" className="cell-title">
+                    {p.title}
+                  </td>
+                  <td data-label="Status">
+                    <span className={stateBadgeClass(state)}>{STATE_NAMES[state]}</span>
+                  </td>
+                  <td data-label="Published" className="nowrap">
+                    {p.publishedAt ? <When iso={p.publishedAt} /> : <span className="muted">Not published</span>}
+                  </td>
+                  <td data-label="Created" className="nowrap">
+                    <When iso={p.createdAt} />
+                  </td>
+                  <td className="cell-actions">
+                    <Link
+                      href={pagePath(ws, p.id, '/analytics')}
+                      className="button button-small button-quiet"
+                      aria-label={`Analytics for @${p.handle}`}
+                    >
+                      Analytics
+                    </Link>
+                  </td>
+                </tr>
+              );
+            })}
+          </DataTable>
         )}
       </ListState>
     </>

@@ -15,7 +15,11 @@ export const KIND_LABELS: Record<ReportKind, string> = {
 export const VISIBILITIES: ReadonlyArray<{ value: ReportVisibility; label: string; detail: string }> = [
   { value: 'PRIVATE', label: 'Private', detail: 'Members of this workspace only, here in the dashboard.' },
   { value: 'UNLISTED', label: 'Unlisted', detail: 'Anyone with the link can read it; search engines never index it.' },
-  { value: 'PUBLIC', label: 'Public', detail: 'Anyone with the link can read it; search engines may index it (unless it has a password).' },
+  {
+    value: 'PUBLIC',
+    label: 'Public',
+    detail: 'Anyone with the link can read it; search engines may index it (unless it has a password).',
+  },
 ];
 
 export const visibilityLabel = (v: ReportVisibility) => VISIBILITIES.find((x) => x.value === v)!.label;
@@ -27,7 +31,8 @@ export function windowText(window: ReportWindow): string {
 }
 
 /** The window inside a sentence: "last 30 days", "Mar 1, 2026 – Mar 31, 2026". */
-export const windowPhrase = (window: ReportWindow) => ('lastDays' in window ? windowText(window).toLowerCase() : windowText(window));
+export const windowPhrase = (window: ReportWindow) =>
+  'lastDays' in window ? windowText(window).toLowerCase() : windowText(window);
 
 /** Names of a summary's ids for filtersText: a link's short URL, a campaign's name, a QR code's link. */
 export function namedBy(names: ConversionNames | undefined) {
@@ -41,7 +46,10 @@ export function namedBy(names: ConversionNames | undefined) {
 }
 
 /** The conversion filters of a report, in words ("Purchase, campaign cmp_1"); '' for none. */
-export function filtersText(params: Partial<ReportParams>, name: (kind: 'link' | 'campaign' | 'qr', id: string) => string = (_k, id) => id): string {
+export function filtersText(
+  params: Partial<ReportParams>,
+  name: (kind: 'link' | 'campaign' | 'qr', id: string) => string = (_k, id) => id,
+): string {
   const parts: string[] = [];
   if (params.customName) parts.push(`custom event “${params.customName}”`);
   else if (params.eventType) parts.push(typeLabel(params.eventType));
@@ -55,9 +63,11 @@ export function filtersText(params: Partial<ReportParams>, name: (kind: 'link' |
 export function sourcePath(ws: string, kind: ReportKind, params: ReportParams): string {
   const w = params.window;
   if (kind === 'GOAL') return wsPath(ws, `/goals/${encodeURIComponent(params.goalId ?? '')}`);
-  const windowQuery: Record<string, string> = 'lastDays' in w ? { window: String(w.lastDays) } : { window: 'custom', from: w.from, to: w.to };
+  const windowQuery: Record<string, string> =
+    'lastDays' in w ? { window: String(w.lastDays) } : { window: 'custom', from: w.from, to: w.to };
   if (kind === 'LINK') return `${linkPath(ws, params.linkId ?? '', '/analytics')}?${new URLSearchParams(windowQuery)}`;
   const query = new URLSearchParams(windowQuery);
-  for (const f of ['eventType', 'customName', 'linkId', 'campaignId', 'qrCodeId'] as const) if (params[f]) query.set(f, params[f]!);
+  for (const f of ['eventType', 'customName', 'linkId', 'campaignId', 'qrCodeId'] as const)
+    if (params[f]) query.set(f, params[f]!);
   return `${wsPath(ws, '/conversions')}?${query}`;
 }

@@ -47,12 +47,14 @@ export default function Reports() {
   });
   const renew = useMutation({
     mutationFn: (report: Report) => reportsApi.renewLink(ws, report.id),
-    onSuccess: (answer, report) => done(`${report.title} has a new link. The old one no longer works.`, replacedBy(answer.data)),
+    onSuccess: (answer, report) =>
+      done(`${report.title} has a new link. The old one no longer works.`, replacedBy(answer.data)),
     onError: failed,
   });
   const remove = useMutation({
     mutationFn: (report: Report) => reportsApi.remove(ws, report.id),
-    onSuccess: (_answer, report) => done(`${report.title} deleted. Its link no longer works.`, (rows) => rows.filter((r) => r.id !== report.id)),
+    onSuccess: (_answer, report) =>
+      done(`${report.title} deleted. Its link no longer works.`, (rows) => rows.filter((r) => r.id !== report.id)),
     onError: failed,
   });
   const busy = change.isPending || renew.isPending || remove.isPending;
@@ -63,8 +65,8 @@ export default function Reports() {
   else if (list.data.length === 0) {
     body = (
       <EmptyState title="No reports yet">
-        Use Share on the Conversions screen, on a goal's report or on a link's analytics to save what you see as a report, and share it with people
-        outside the workspace if you like.
+        Use Share on the Conversions screen, on a goal's report or on a link's analytics to save what you see as a
+        report, and share it with people outside the workspace if you like.
       </EmptyState>
     );
   } else {
@@ -91,8 +93,8 @@ export default function Reports() {
     <>
       <PageHeader title="Reports">
         <p className="muted">
-          Saved views of the dashboard. A private report is for members of this workspace; an unlisted or public one can be read by anyone with its
-          link, signed out, with figures computed when it is read (at most a minute old).
+          Saved views of the dashboard. A private report is for members of this workspace; an unlisted or public one can
+          be read by anyone with its link, signed out, with figures computed when it is read (at most a minute old).
         </p>
       </PageHeader>
       {notice ? notice.ok ? <StatusNotice>{notice.text}</StatusNotice> : <FormAlert message={notice.text} /> : null}
@@ -137,7 +139,9 @@ function ReportCard(props: {
       <div className="report-card-head">
         <h2 id={headingId}>{r.title}</h2>
         <span className="report-badges">
-          <span className={r.visibility === 'PRIVATE' ? 'badge badge-neutral' : 'badge badge-ok'}>{visibilityLabel(r.visibility)}</span>
+          <span className={r.visibility === 'PRIVATE' ? 'badge badge-neutral' : 'badge badge-ok'}>
+            {visibilityLabel(r.visibility)}
+          </span>
           {r.hasPassword ? <span className="badge badge-neutral">Password</span> : null}
         </span>
       </div>
@@ -182,12 +186,23 @@ function ReportCard(props: {
             ))}
           </SelectField>
           <div className="button-row">
-            <button type="button" className="button button-small" aria-expanded={settingPassword} onClick={() => setSettingPassword((s) => !s)} disabled={busy}>
+            <button
+              type="button"
+              className="button button-small"
+              aria-expanded={settingPassword}
+              onClick={() => setSettingPassword((s) => !s)}
+              disabled={busy}
+            >
               {r.hasPassword ? 'Change password' : 'Set password'}
               <span className="visually-hidden"> of {r.title}</span>
             </button>
             {r.hasPassword ? (
-              <button type="button" className="button button-small" onClick={() => props.change({ password: null }, `${r.title} no longer asks for a password.`)} disabled={busy}>
+              <button
+                type="button"
+                className="button button-small"
+                onClick={() => props.change({ password: null }, `${r.title} no longer asks for a password.`)}
+                disabled={busy}
+              >
                 Remove password<span className="visually-hidden"> of {r.title}</span>
               </button>
             ) : null}
@@ -208,7 +223,11 @@ function ReportCard(props: {
               name={`Delete ${r.title}`}
               disabled={busy}
               ask={props.ask}
-              question={{ title: `Delete ${r.title}?`, body: 'The report and its link are gone for good.', confirmLabel: 'Delete' }}
+              question={{
+                title: `Delete ${r.title}?`,
+                body: 'The report and its link are gone for good.',
+                confirmLabel: 'Delete',
+              }}
               onConfirmed={props.remove}
             />
           </div>
@@ -225,7 +244,11 @@ function ReportCard(props: {
                 value={password}
                 maxLength={256}
                 onChange={(e) => setPassword(e.target.value)}
-                hint={r.visibility === 'PRIVATE' ? 'Asked for once the report is shared.' : 'Readers who gave the old one give the new one.'}
+                hint={
+                  r.visibility === 'PRIVATE'
+                    ? 'Asked for once the report is shared.'
+                    : 'Readers who gave the old one give the new one.'
+                }
               />
               <div className="form-row-action">
                 <SubmitButton pending={false} disabled={!password || busy}>

@@ -32,8 +32,18 @@ export function ShareButton(props: { workspaceId: string; report: ReportOfKind; 
 }
 
 function ShareDialog({
-  workspaceId: ws, report, defaultTitle, what, onClose,
-}: { workspaceId: string; report: ReportOfKind; defaultTitle: string; what: string; onClose: () => void }) {
+  workspaceId: ws,
+  report,
+  defaultTitle,
+  what,
+  onClose,
+}: {
+  workspaceId: string;
+  report: ReportOfKind;
+  defaultTitle: string;
+  what: string;
+  onClose: () => void;
+}) {
   const { kind, params } = report;
   const ref = useRef<HTMLDialogElement>(null);
   const formRef = useRef<HTMLFormElement>(null);
@@ -52,7 +62,12 @@ function ShareDialog({
 
   const create = useMutation({
     mutationFn: () =>
-      reportsApi.create(ws, { ...report, title, visibility, ...(visibility !== 'PRIVATE' && password ? { password } : {}) }),
+      reportsApi.create(ws, {
+        ...report,
+        title,
+        visibility,
+        ...(visibility !== 'PRIVATE' && password ? { password } : {}),
+      }),
     onSuccess: (answer) => {
       setMade(answer.data);
       void queryClient.invalidateQueries({ queryKey: keys.reports(ws) });
@@ -85,8 +100,18 @@ function ShareDialog({
           </p>
           {made.url ? (
             <div className="secret">
-              <label htmlFor={`${titleId}-url`}>{made.hasPassword ? 'Anyone with this link and the password can read it' : 'Anyone with this link can read it'}</label>
-              <input id={`${titleId}-url`} type="text" readOnly value={made.url} onFocus={(e) => e.currentTarget.select()} />
+              <label htmlFor={`${titleId}-url`}>
+                {made.hasPassword
+                  ? 'Anyone with this link and the password can read it'
+                  : 'Anyone with this link can read it'}
+              </label>
+              <input
+                id={`${titleId}-url`}
+                type="text"
+                readOnly
+                value={made.url}
+                onFocus={(e) => e.currentTarget.select()}
+              />
               <CopyButton text={made.url} label={`Copy link to ${made.title}`} visible="Copy link" />
             </div>
           ) : (
@@ -106,11 +131,26 @@ function ShareDialog({
           <h2 id={titleId}>Share this view</h2>
           <p className="dialog-body">
             {KIND_LABELS[kind]}: {what}, {windowPhrase(params.window)}.{' '}
-            {'lastDays' in params.window ? 'The window moves with the date; figures are computed when the report is read.' : 'Figures are computed when the report is read.'}
+            {'lastDays' in params.window
+              ? 'The window moves with the date; figures are computed when the report is read.'
+              : 'Figures are computed when the report is read.'}
           </p>
           <FormAlert message={errors.form} />
-          <TextField label="Title" value={title} onChange={(e) => setTitle(e.target.value)} maxLength={200} required error={errors.fields.title} />
-          <SelectField label="Visibility" value={visibility} onChange={(e) => setVisibility(e.target.value as ReportVisibility)} hint={detail} error={errors.fields.visibility}>
+          <TextField
+            label="Title"
+            value={title}
+            onChange={(e) => setTitle(e.target.value)}
+            maxLength={200}
+            required
+            error={errors.fields.title}
+          />
+          <SelectField
+            label="Visibility"
+            value={visibility}
+            onChange={(e) => setVisibility(e.target.value as ReportVisibility)}
+            hint={detail}
+            error={errors.fields.visibility}
+          >
             {VISIBILITIES.map((v) => (
               <option key={v.value} value={v.value}>
                 {v.label}

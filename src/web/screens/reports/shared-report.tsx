@@ -38,8 +38,12 @@ export default function SharedReport() {
       return (
         <PublicFrame>
           <PageHeader title="Report not available" />
-          <p>There is no shared report at this address. It may have been made private or deleted, or given a new link.</p>
-          {err.message && err.message !== 'There is no shared report at this address' ? <p className="muted">{err.message}.</p> : null}
+          <p>
+            There is no shared report at this address. It may have been made private or deleted, or given a new link.
+          </p>
+          {err.message && err.message !== 'There is no shared report at this address' ? (
+            <p className="muted">{err.message}.</p>
+          ) : null}
         </PublicFrame>
       );
     }
@@ -75,7 +79,8 @@ function SharedFrame({ report }: { report: Shared }) {
         <PageHeader title={report.title} eyebrow={KIND_LABELS[report.kind]}>
           <p className="muted">
             {days === 'the days' ? 'Figures for ' : `Figures for ${days}: `}
-            {span}. Computed {formatDateTime(report.generatedAt)}; they are at most a minute old when you load this page.
+            {span}. Computed {formatDateTime(report.generatedAt)}; they are at most a minute old when you load this
+            page.
           </p>
         </PageHeader>
         <SharedFigures report={report} />
@@ -95,7 +100,13 @@ function SharedFigures({ report }: { report: Shared }): ReactNode {
           answer={report.conversions}
           busy={false}
           byScans={!!f.qrCodeId}
-          filters={{ eventType: f.eventType ?? '', customName: f.customName ?? '', linkId: f.linkId ?? '', campaignId: f.campaignId ?? '', qrCodeId: f.qrCodeId ?? '' }}
+          filters={{
+            eventType: f.eventType ?? '',
+            customName: f.customName ?? '',
+            linkId: f.linkId ?? '',
+            campaignId: f.campaignId ?? '',
+            qrCodeId: f.qrCodeId ?? '',
+          }}
         />
       </>
     );
@@ -134,7 +145,9 @@ function PasswordForm({ token, onUnlocked }: { token: string; onUnlocked: () => 
     onSuccess: () => onUnlocked(),
     onError: (err) => {
       const e = asApiError(err);
-      setProblem(e.status === 429 ? tooManyAttemptsMessage(e) : e.status === 401 ? 'That password is not correct.' : e.message);
+      setProblem(
+        e.status === 429 ? tooManyAttemptsMessage(e) : e.status === 401 ? 'That password is not correct.' : e.message,
+      );
       requestAnimationFrame(() => formRef.current?.querySelector<HTMLInputElement>('input')?.focus());
     },
   });

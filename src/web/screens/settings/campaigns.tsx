@@ -50,7 +50,14 @@ export function Campaigns() {
           <form ref={formRef} onSubmit={submit} noValidate>
             <FormAlert message={errors.form} />
             <div className="form-row">
-              <TextField label="Name" value={name} onChange={(e) => setName(e.target.value)} error={errors.fields.name} maxLength={200} className="grow" />
+              <TextField
+                label="Name"
+                value={name}
+                onChange={(e) => setName(e.target.value)}
+                error={errors.fields.name}
+                maxLength={200}
+                className="grow"
+              />
               <div className="form-row-action">
                 <SubmitButton pending={create.isPending}>Create campaign</SubmitButton>
               </div>
@@ -61,22 +68,27 @@ export function Campaigns() {
       <section className="section" aria-labelledby="campaigns-heading">
         <h2 id="campaigns-heading">Campaigns of this workspace</h2>
         <p className="muted">Conversions and goals name a campaign by its id.</p>
-        <ListState read={list} loading="Loading campaigns…" what="the campaigns" empty={<EmptyState title="No campaigns yet" />}>
+        <ListState
+          read={list}
+          loading="Loading campaigns…"
+          what="the campaigns"
+          empty={<EmptyState title="No campaigns yet" />}
+        >
           {(rows) => (
-          <DataTable caption="Campaigns" captionId="campaigns-caption" headers={['Name', 'Campaign id', 'Created']}>
-                {rows.map((c) => (
-                  <tr key={c.id}>
-                    <td>{c.name}</td>
-                    <td>
-                      <span className="copy-line">
-                        <code>{c.id}</code>
-                        <CopyButton text={c.id} label={`Copy campaign id of ${c.name}`} />
-                      </span>
-                    </td>
-                    <td className="nowrap">{formatDate(c.createdAt)}</td>
-                  </tr>
-                ))}
-          </DataTable>
+            <DataTable caption="Campaigns" captionId="campaigns-caption" headers={['Name', 'Campaign id', 'Created']}>
+              {rows.map((c) => (
+                <tr key={c.id}>
+                  <td>{c.name}</td>
+                  <td>
+                    <span className="copy-line">
+                      <code>{c.id}</code>
+                      <CopyButton text={c.id} label={`Copy campaign id of ${c.name}`} />
+                    </span>
+                  </td>
+                  <td className="nowrap">{formatDate(c.createdAt)}</td>
+                </tr>
+              ))}
+            </DataTable>
           )}
         </ListState>
       </section>

@@ -46,7 +46,10 @@ export function Domains() {
   const disable = useMutation({
     mutationFn: (d: Domain) => domainsApi.disable(ws, d.id),
     onSuccess: (answer) => {
-      setNotice({ ok: true, text: `${answer.data.host} is disabled: its links stop working until it is verified again.` });
+      setNotice({
+        ok: true,
+        text: `${answer.data.host} is disabled: its links stop working until it is verified again.`,
+      });
       void refresh();
     },
     onError: (err, d) => setNotice({ ok: false, text: `${d.host}: ${err.message}` }),
@@ -74,46 +77,60 @@ export function Domains() {
           }
         >
           {(domains) => (
-          <>
-            <DataTable caption="Custom domains" captionId="domains-caption" headers={['Host', 'Status', 'Verified', ACTIONS]}>
-                  {domains.map((d) => (
-                    <tr key={d.id}>
-                      <td className="mono">{d.host}</td>
-                      <td>
-                        <span className={`badge ${STATUS[d.status][1]}`}>{STATUS[d.status][0]}</span>
-                      </td>
-                      <td className="nowrap">
-                        <Verified domain={d} />
-                      </td>
-                      <td className="cell-actions">
-                        {admin && d.status !== 'ACTIVE' && d.status !== 'EXPIRED' ? (
-                          <button type="button" className="button button-small" aria-label={`Verify ${d.host}`} disabled={busy} onClick={() => verify.mutate(d)}>
-                            Verify
-                          </button>
-                        ) : null}
-                        {admin && d.status !== 'DISABLED' && d.status !== 'EXPIRED' ? (
-                          <ConfirmedActionButton
-                            label="Disable"
-                            name={`Disable ${d.host}`}
-                            disabled={busy}
-                            ask={ask}
-                            question={{ title: `Disable ${d.host}?`, body: 'Its links stop working from the next click. Verifying the domain again turns it back on.', confirmLabel: 'Disable' }}
-                            onConfirmed={() => disable.mutate(d)}
-                          />
-                        ) : null}
-                      </td>
-                    </tr>
-                  ))}
-            </DataTable>
-            {domains
-              .filter((d) => d.status === 'PENDING' && d.id !== added?.id)
-              .map((d) => (
-                <details key={d.id} className="instructions-details">
-                  <summary>How to verify {d.host}</summary>
-                  <Instructions domain={d} />
-                </details>
-              ))}
-          </>
+            <>
+              <DataTable
+                caption="Custom domains"
+                captionId="domains-caption"
+                headers={['Host', 'Status', 'Verified', ACTIONS]}
+              >
+                {domains.map((d) => (
+                  <tr key={d.id}>
+                    <td className="mono">{d.host}</td>
+                    <td>
+                      <span className={`badge ${STATUS[d.status][1]}`}>{STATUS[d.status][0]}</span>
+                    </td>
+                    <td className="nowrap">
+                      <Verified domain={d} />
+                    </td>
+                    <td className="cell-actions">
+                      {admin && d.status !== 'ACTIVE' && d.status !== 'EXPIRED' ? (
+                        <button
+                          type="button"
+                          className="button button-small"
+                          aria-label={`Verify ${d.host}`}
+                          disabled={busy}
+                          onClick={() => verify.mutate(d)}
+                        >
+                          Verify
+                        </button>
+                      ) : null}
+                      {admin && d.status !== 'DISABLED' && d.status !== 'EXPIRED' ? (
+                        <ConfirmedActionButton
+                          label="Disable"
+                          name={`Disable ${d.host}`}
+                          disabled={busy}
+                          ask={ask}
+                          question={{
+                            title: `Disable ${d.host}?`,
+                            body: 'Its links stop working from the next click. Verifying the domain again turns it back on.',
+                            confirmLabel: 'Disable',
+                          }}
+                          onConfirmed={() => disable.mutate(d)}
+                        />
+                      ) : null}
+                    </td>
+                  </tr>
+                ))}
+              </DataTable>
+              {domains
+                .filter((d) => d.status === 'PENDING' && d.id !== added?.id)
+                .map((d) => (
+                  <details key={d.id} className="instructions-details">
+                    <summary>How to verify {d.host}</summary>
+                    <Instructions domain={d} />
+                  </details>
+                ))}
+            </>
           )}
         </ListState>
       </section>

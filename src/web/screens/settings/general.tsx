@@ -69,7 +69,8 @@ export function GeneralSettings() {
                       {included ? '✓' : '–'}
                     </span>
                     <span>
-                      <strong>{f.name}</strong>: {included ? 'included' : paid ? 'switched off on this service' : 'needs the Growth plan'}
+                      <strong>{f.name}</strong>:{' '}
+                      {included ? 'included' : paid ? 'switched off on this service' : 'needs the Growth plan'}
                       <span className="muted feature-what"> {f.what}</span>
                     </span>
                   </li>

@@ -42,13 +42,15 @@ export function ApiKeys() {
 
   const apiIncluded = workspace.data?.features.api ?? true;
   // A MEMBER revokes only their own keys; OWNER and ADMIN any.
-  const mayRevoke = (k: ApiKey) => !k.revokedAt && (can.administer(role) || (can.makeKeys(role) && k.user.id === me.id));
+  const mayRevoke = (k: ApiKey) =>
+    !k.revokedAt && (can.administer(role) || (can.makeKeys(role) && k.user.id === me.id));
 
   return (
     <SettingsFrame workspaceId={ws} title="API keys">
       {!apiIncluded ? (
         <p className="notice notice-info">
-          <strong>API keys need the Growth plan.</strong> This workspace's plan does not include the API; keys made before still list here.
+          <strong>API keys need the Growth plan.</strong> This workspace's plan does not include the API; keys made
+          before still list here.
         </p>
       ) : null}
       {notice ? notice.ok ? <StatusNotice>{notice.text}</StatusNotice> : <FormAlert message={notice.text} /> : null}
@@ -71,46 +73,52 @@ export function ApiKeys() {
           empty={<EmptyState title="No API keys yet">Keys you make act as you, with the scopes you choose.</EmptyState>}
         >
           {(rows) => (
-          <DataTable
-            caption="API keys"
-            captionId="keys-caption"
-            headers={['Key', 'Scopes', 'Owner', 'Created', 'Expires', 'Revoked', ACTIONS]}
-          >
-                {rows.map((k) => (
-                  <tr key={k.id} className={k.revokedAt ? 'is-dim' : undefined}>
-                    <td className="nowrap">
-                      <code>…{k.hint}</code>
-                    </td>
-                    <td>
-                      <span className="scope-list">
-                        {[...new Set(k.scopes)].map((s) => (
-                          <code key={s} className="scope">
-                            {s}
-                          </code>
-                        ))}
-                      </span>
-                    </td>
-                    <td>{k.user.email}</td>
-                    <td className="nowrap">
-                      <When iso={k.createdAt} />
-                    </td>
-                    <td className="nowrap">{k.expiresAt ? <When iso={k.expiresAt} /> : 'Never'}</td>
-                    <td className="nowrap">{k.revokedAt ? <When iso={k.revokedAt} /> : <span className="muted">No</span>}</td>
-                    <td className="cell-actions">
-                      {mayRevoke(k) ? (
-                        <ConfirmedActionButton
-                          label="Revoke"
-                          name={`Revoke key ${k.hint}`}
-                          disabled={revoke.isPending}
-                          ask={ask}
-                          question={{ title: `Revoke key ${k.hint}?`, body: 'Requests with this key are refused from now on. This cannot be undone.', confirmLabel: 'Revoke' }}
-                          onConfirmed={() => revoke.mutate(k)}
-                        />
-                      ) : null}
-                    </td>
-                  </tr>
-                ))}
-          </DataTable>
+            <DataTable
+              caption="API keys"
+              captionId="keys-caption"
+              headers={['Key', 'Scopes', 'Owner', 'Created', 'Expires', 'Revoked', ACTIONS]}
+            >
+              {rows.map((k) => (
+                <tr key={k.id} className={k.revokedAt ? 'is-dim' : undefined}>
+                  <td className="nowrap">
+                    <code>…{k.hint}</code>
+                  </td>
+                  <td>
+                    <span className="scope-list">
+                      {[...new Set(k.scopes)].map((s) => (
+                        <code key={s} className="scope">
+                          {s}
+                        </code>
+                      ))}
+                    </span>
+                  </td>
+                  <td>{k.user.email}</td>
+                  <td className="nowrap">
+                    <When iso={k.createdAt} />
+                  </td>
+                  <td className="nowrap">{k.expiresAt ? <When iso={k.expiresAt} /> : 'Never'}</td>
+                  <td className="nowrap">
+                    {k.revokedAt ? <When iso={k.revokedAt} /> : <span className="muted">No</span>}
+                  </td>
+                  <td className="cell-actions">
+                    {mayRevoke(k) ? (
+                      <ConfirmedActionButton
+                        label="Revoke"
+                        name={`Revoke key ${k.hint}`}
+                        disabled={revoke.isPending}
+                        ask={ask}
+                        question={{
+                          title: `Revoke key ${k.hint}?`,
+                          body: 'Requests with this key are refused from now on. This cannot be undone.',
+                          confirmLabel: 'Revoke',
+                        }}
+                        onConfirmed={() => revoke.mutate(k)}
+                      />
+                    ) : null}
+                  </td>
+                </tr>
+              ))}
+            </DataTable>
           )}
         </ListState>
       </section>
@@ -153,7 +161,13 @@ function CreateKey(props: { workspaceId: string; role: Role; offered: readonly S
       <h2 id="create-key-heading">Create key</h2>
       {created ? (
         <div className="secret">
-          <TextField id={keyFieldId} label="New API key" value={created.key} readOnly onFocus={(e) => e.target.select()} />
+          <TextField
+            id={keyFieldId}
+            label="New API key"
+            value={created.key}
+            readOnly
+            onFocus={(e) => e.target.select()}
+          />
           <div className="button-row">
             <CopyButton text={created.key} label="Copy key" visible="Copy key" />
             <button type="button" className="button button-small button-quiet" onClick={() => setCreated(null)}>
@@ -161,13 +175,18 @@ function CreateKey(props: { workspaceId: string; role: Role; offered: readonly S
             </button>
           </div>
           <p className="notice notice-warning">
-            <strong>This key is shown once.</strong> Copy it now and keep it somewhere safe: only its last four characters ({created.hint}) are kept.
+            <strong>This key is shown once.</strong> Copy it now and keep it somewhere safe: only its last four
+            characters ({created.hint}) are kept.
           </p>
         </div>
       ) : null}
       <form ref={formRef} onSubmit={submit} noValidate className="stack">
         <FormAlert message={errors.form} />
-        <fieldset className="scopes" disabled={disabled} aria-describedby={errors.fields.scopes ? 'scopes-error' : undefined}>
+        <fieldset
+          className="scopes"
+          disabled={disabled}
+          aria-describedby={errors.fields.scopes ? 'scopes-error' : undefined}
+        >
           <legend>Scopes</legend>
           <div className="check-grid">
             {SCOPES.filter((s) => offered.includes(s)).map((s) => (

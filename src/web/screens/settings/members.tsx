@@ -49,7 +49,9 @@ export function Members() {
       membersApi.changeRole(ws, member.userId, next),
     onMutate: ({ member, role: next }) => setPendingRole((p) => ({ ...p, [member.userId]: next })),
     onSuccess: (answer, { member }) => {
-      queryClient.setQueryData<Member[]>(keys.members(ws), (list) => list?.map((m) => (m.userId === member.userId ? answer.data : m)));
+      queryClient.setQueryData<Member[]>(keys.members(ws), (list) =>
+        list?.map((m) => (m.userId === member.userId ? answer.data : m)),
+      );
       settleRole(member.userId);
       setNotice({ ok: true, text: `${answer.data.email} is now ${roleName(answer.data.role)}.` });
       // Your own role may have changed what this session may do.
@@ -83,51 +85,64 @@ export function Members() {
         <h2 id="members-heading">People in this workspace</h2>
         <ListState read={list} loading="Loading members…" what="the members">
           {(rows) => (
-          <DataTable caption="Members" captionId="members-caption" cards headers={['Email', 'Role', 'Joined', ACTIONS]}>
-                {rows.map((m) => (
-                  <tr key={m.userId}>
-                    <td data-label="Email">
-                      {m.email}
-                      {m.userId === me.id ? <span className="muted"> (you)</span> : null}
-                    </td>
-                    <td data-label="Role">
-                      {can.changeRoles(role) ? (
-                        <select
-                          aria-label={`Role for ${m.email}`}
-                          value={pendingRole[m.userId] ?? m.role}
-                          disabled={changeRole.isPending}
-                          onChange={(e) => changeRole.mutate({ member: m, role: e.target.value as Role })}
-                        >
-                          {ROLES.map((r) => (
-                            <option key={r} value={r}>
-                              {roleName(r)}
-                            </option>
-                          ))}
-                        </select>
-                      ) : (
-                        roleName(m.role)
-                      )}
-                    </td>
-                    <td className="nowrap" data-label="Joined">{formatDate(m.joinedAt)}</td>
-                    <td className="cell-actions">
-                      {mayRemove(m) ? (
-                        <ConfirmedActionButton
-                          label="Remove"
-                          name={`Remove ${m.email}`}
-                          disabled={remove.isPending}
-                          ask={ask}
-                          question={{ title: `Remove ${m.email}?`, body: 'They lose access to this workspace at once; their API keys here stop working for changes.', confirmLabel: 'Remove' }}
-                          onConfirmed={() => remove.mutate(m)}
-                        />
-                      ) : null}
-                    </td>
-                  </tr>
-                ))}
-          </DataTable>
+            <DataTable
+              caption="Members"
+              captionId="members-caption"
+              cards
+              headers={['Email', 'Role', 'Joined', ACTIONS]}
+            >
+              {rows.map((m) => (
+                <tr key={m.userId}>
+                  <td data-label="Email">
+                    {m.email}
+                    {m.userId === me.id ? <span className="muted"> (you)</span> : null}
+                  </td>
+                  <td data-label="Role">
+                    {can.changeRoles(role) ? (
+                      <select
+                        aria-label={`Role for ${m.email}`}
+                        value={pendingRole[m.userId] ?? m.role}
+                        disabled={changeRole.isPending}
+                        onChange={(e) => changeRole.mutate({ member: m, role: e.target.value as Role })}
+                      >
+                        {ROLES.map((r) => (
+                          <option key={r} value={r}>
+                            {roleName(r)}
+                          </option>
+                        ))}
+                      </select>
+                    ) : (
+                      roleName(m.role)
+                    )}
+                  </td>
+                  <td className="nowrap" data-label="Joined">
+                    {formatDate(m.joinedAt)}
+                  </td>
+                  <td className="cell-actions">
+                    {mayRemove(m) ? (
+                      <ConfirmedActionButton
+                        label="Remove"
+                        name={`Remove ${m.email}`}
+                        disabled={remove.isPending}
+                        ask={ask}
+                        question={{
+                          title: `Remove ${m.email}?`,
+                          body: 'They lose access to this workspace at once; their API keys here stop working for changes.',
+                          confirmLabel: 'Remove',
+                        }}
+                        onConfirmed={() => remove.mutate(m)}
+                      />
+                    ) : null}
+                  </td>
+                </tr>
+              ))}
+            </DataTable>
           )}
         </ListState>
       </section>
-      {can.administer(role) ? <PendingInvitations workspaceId={ws} mayRevokeOwner={role === 'OWNER'} ask={ask} onNotice={setNotice} /> : null}
+      {can.administer(role) ? (
+        <PendingInvitations workspaceId={ws} mayRevokeOwner={role === 'OWNER'} ask={ask} onNotice={setNotice} />
+      ) : null}
       <section className="section" aria-labelledby="roles-heading">
         <h2 id="roles-heading">What each role may do</h2>
         <ul className="plain-list">
@@ -166,18 +181,38 @@ function InviteMember({ workspaceId, mayInviteOwner }: { workspaceId: string; ma
   const submit = (event: FormEvent) => {
     event.preventDefault();
     setSent(null);
-    if (errors.check({ email: /^\S+@\S+$/.test(email.trim()) ? undefined : 'Enter an email address, such as someone@example.com.' })) invite.mutate();
+    if (
+      errors.check({
+        email: /^\S+@\S+$/.test(email.trim()) ? undefined : 'Enter an email address, such as someone@example.com.',
+      })
+    )
+      invite.mutate();
   };
 
   return (
     <section className="panel" aria-labelledby="invite-heading">
       <h2 id="invite-heading">Invite someone</h2>
-      <p className="muted">They join when they open the link you get here and sign in as that email, or create its account.</p>
+      <p className="muted">
+        They join when they open the link you get here and sign in as that email, or create its account.
+      </p>
       <form ref={formRef} onSubmit={submit} noValidate>
         <FormAlert message={errors.form} />
         <div className="form-row">
-          <TextField label="Email" type="email" value={email} onChange={(e) => setEmail(e.target.value)} error={errors.fields.email} autoComplete="off" className="grow" />
-          <SelectField label="Role" value={role} onChange={(e) => setRole(e.target.value as Role)} error={errors.fields.role}>
+          <TextField
+            label="Email"
+            type="email"
+            value={email}
+            onChange={(e) => setEmail(e.target.value)}
+            error={errors.fields.email}
+            autoComplete="off"
+            className="grow"
+          />
+          <SelectField
+            label="Role"
+            value={role}
+            onChange={(e) => setRole(e.target.value as Role)}
+            error={errors.fields.role}
+          >
             {ROLES.filter((r) => r !== 'OWNER' || mayInviteOwner).map((r) => (
               <option key={r} value={r}>
                 {roleName(r)}
@@ -192,7 +227,8 @@ function InviteMember({ workspaceId, mayInviteOwner }: { workspaceId: string; ma
       {sent ? (
         <div className="secret">
           <StatusNotice>
-            {sent.email} is invited. Give them this link, and nobody else: it works once, for 7 days, and only for {sent.email}.
+            {sent.email} is invited. Give them this link, and nobody else: it works once, for 7 days, and only for{' '}
+            {sent.email}.
           </StatusNotice>
           <TextField label="Invitation link" value={sent.inviteUrl} readOnly onFocus={(e) => e.target.select()} />
           <CopyButton text={sent.inviteUrl} label="Copy link" visible="Copy link" />
@@ -215,8 +251,7 @@ function PendingInvitations({
 }) {
   const list = useInvitations(workspaceId);
   const revoke = useMutation({
-    mutationFn: (invitation: Invitation) =>
-      membersApi.revokeInvitation(workspaceId, invitation.id),
+    mutationFn: (invitation: Invitation) => membersApi.revokeInvitation(workspaceId, invitation.id),
     onSuccess: (_v, invitation) => {
       onNotice({ ok: true, text: `The invitation of ${invitation.email} was revoked; its link no longer works.` });
       void queryClient.invalidateQueries({ queryKey: keys.invitations(workspaceId) });
@@ -227,35 +262,48 @@ function PendingInvitations({
   return (
     <section className="section" aria-labelledby="invitations-heading">
       <h2 id="invitations-heading">Waiting invitations</h2>
-      <ListState read={list} loading="Loading invitations…" what="the invitations" empty={<p className="muted">No invitation is waiting.</p>}>
+      <ListState
+        read={list}
+        loading="Loading invitations…"
+        what="the invitations"
+        empty={<p className="muted">No invitation is waiting.</p>}
+      >
         {(rows) => (
-        <DataTable
-          caption="Waiting invitations"
-          captionId="invitations-caption"
-          cards
-          headers={['Email', 'Role', 'Invited by', 'Link works until', ACTIONS]}
-        >
-              {rows.map((i) => (
-                <tr key={i.id}>
-                  <td data-label="Email">{i.email}</td>
-                  <td data-label="Role">{roleName(i.role)}</td>
-                  <td data-label="Invited by">{i.invitedBy?.email ?? <span className="muted">Someone no longer here</span>}</td>
-                  <td className="nowrap" data-label="Link works until">{formatDate(i.expiresAt)}</td>
-                  <td className="cell-actions">
-                    {i.role !== 'OWNER' || mayRevokeOwner ? (
-                      <ConfirmedActionButton
-                        label="Revoke"
-                        name={`Revoke the invitation of ${i.email}`}
-                        disabled={revoke.isPending}
-                        ask={ask}
-                        question={{ title: `Revoke the invitation of ${i.email}?`, body: 'Its link stops working at once. You can invite them again later.', confirmLabel: 'Revoke' }}
-                        onConfirmed={() => revoke.mutate(i)}
-                      />
-                    ) : null}
-                  </td>
-                </tr>
-              ))}
-        </DataTable>
+          <DataTable
+            caption="Waiting invitations"
+            captionId="invitations-caption"
+            cards
+            headers={['Email', 'Role', 'Invited by', 'Link works until', ACTIONS]}
+          >
+            {rows.map((i) => (
+              <tr key={i.id}>
+                <td data-label="Email">{i.email}</td>
+                <td data-label="Role">{roleName(i.role)}</td>
+                <td data-label="Invited by">
+                  {i.invitedBy?.email ?? <span className="muted">Someone no longer here</span>}
+                </td>
+                <td className="nowrap" data-label="Link works until">
+                  {formatDate(i.expiresAt)}
+                </td>
+                <td className="cell-actions">
+                  {i.role !== 'OWNER' || mayRevokeOwner ? (
+                    <ConfirmedActionButton
+                      label="Revoke"
+                      name={`Revoke the invitation of ${i.email}`}
+                      disabled={revoke.isPending}
+                      ask={ask}
+                      question={{
+                        title: `Revoke the invitation of ${i.email}?`,
+                        body: 'Its link stops working at once. You can invite them again later.',
+                        confirmLabel: 'Revoke',
+                      }}
+                      onConfirmed={() => revoke.mutate(i)}
+                    />
+                  ) : null}
+                </td>
+              </tr>
+            ))}
+          </DataTable>
         )}
       </ListState>
     </section>

@@ -14,7 +14,17 @@ const SECTIONS = [
   { path: '/settings/webhooks', label: 'Webhooks' },
 ];
 
-export function SettingsFrame({ workspaceId, title, children, actions }: { workspaceId: string; title: string; children: ReactNode; actions?: ReactNode }) {
+export function SettingsFrame({
+  workspaceId,
+  title,
+  children,
+  actions,
+}: {
+  workspaceId: string;
+  title: string;
+  children: ReactNode;
+  actions?: ReactNode;
+}) {
   const [location] = useLocation();
   return (
     <>

@@ -52,8 +52,22 @@ export function Tags() {
           <form ref={formRef} onSubmit={submit} noValidate>
             <FormAlert message={errors.form} />
             <div className="form-row">
-              <TextField label="Name" value={name} onChange={(e) => setName(e.target.value)} error={errors.fields.name} maxLength={100} className="grow" />
-              <TextField label="Color" type="color" value={color} onChange={(e) => setColor(e.target.value)} error={errors.fields.color} className="field-color" />
+              <TextField
+                label="Name"
+                value={name}
+                onChange={(e) => setName(e.target.value)}
+                error={errors.fields.name}
+                maxLength={100}
+                className="grow"
+              />
+              <TextField
+                label="Color"
+                type="color"
+                value={color}
+                onChange={(e) => setColor(e.target.value)}
+                error={errors.fields.color}
+                className="field-color"
+              />
               <div className="form-row-action">
                 <SubmitButton pending={create.isPending}>Create tag</SubmitButton>
               </div>
@@ -67,7 +81,11 @@ export function Tags() {
           read={list}
           loading="Loading tags…"
           what="the tags"
-          empty={<EmptyState title="No tags yet">Tags group links: filter the links list by them, or add one to many links at once.</EmptyState>}
+          empty={
+            <EmptyState title="No tags yet">
+              Tags group links: filter the links list by them, or add one to many links at once.
+            </EmptyState>
+          }
         >
           {(tags) => (
             <ul className="tag-grid">

@@ -55,7 +55,8 @@ export function AttemptView({ attempt: a, open = true }: { attempt: WebhookAttem
     <details className="attempt" open={open}>
       <summary>
         <strong>Attempt {a.attempt}</strong> at {formatDateTime(a.startedAt)}
-        {a.durationMs !== null ? `, ${a.durationMs} ms` : ''}: {a.statusCode !== null ? `HTTP ${a.statusCode}` : a.error ?? 'no answer'}
+        {a.durationMs !== null ? `, ${a.durationMs} ms` : ''}:{' '}
+        {a.statusCode !== null ? `HTTP ${a.statusCode}` : (a.error ?? 'no answer')}
         {a.outcome ? <span className="muted"> ({a.outcome})</span> : null}
       </summary>
       <div className="attempt-body">
@@ -63,7 +64,12 @@ export function AttemptView({ attempt: a, open = true }: { attempt: WebhookAttem
         {a.request ? (
           <>
             <h4>Request headers</h4>
-            <Code label={`Request headers of attempt ${a.attempt}`} text={Object.entries(a.request.headers).map(([k, v]) => `${k}: ${v}`).join('\n')} />
+            <Code
+              label={`Request headers of attempt ${a.attempt}`}
+              text={Object.entries(a.request.headers)
+                .map(([k, v]) => `${k}: ${v}`)
+                .join('\n')}
+            />
             <h4>Request body</h4>
             <Code label={`Request body of attempt ${a.attempt}`} text={a.request.body} />
           </>
@@ -82,7 +88,10 @@ export function AttemptView({ attempt: a, open = true }: { attempt: WebhookAttem
 }
 
 function DeliveryDetail({ workspaceId, delivery }: { workspaceId: string; delivery: WebhookDelivery }) {
-  const detail = useQuery({ queryKey: webhookKeys.delivery(workspaceId, delivery.id), queryFn: () => webhookApi.delivery(workspaceId, delivery.id) });
+  const detail = useQuery({
+    queryKey: webhookKeys.delivery(workspaceId, delivery.id),
+    queryFn: () => webhookApi.delivery(workspaceId, delivery.id),
+  });
   if (detail.isPending) return <Loading label="Loading attempts…" />;
   if (detail.isError) return <LoadError error={detail.error} retry={() => detail.refetch()} what="the attempts" />;
   if (!detail.data.attempts.length) return <p className="muted">No attempt yet.</p>;
@@ -95,7 +104,12 @@ function DeliveryDetail({ workspaceId, delivery }: { workspaceId: string; delive
   );
 }
 
-export function DeliveryLog({ workspaceId, subscriptions, catalog, mayAct }: {
+export function DeliveryLog({
+  workspaceId,
+  subscriptions,
+  catalog,
+  mayAct,
+}: {
   workspaceId: string;
   subscriptions: WebhookSubscription[];
   catalog: WebhookCatalog;
@@ -119,7 +133,10 @@ export function DeliveryLog({ workspaceId, subscriptions, catalog, mayAct }: {
     onSuccess: (_v, { d, action }) => {
       setNotice({
         ok: true,
-        text: action === 'replay' ? `Delivery ${d.id} sent again with the same id and body.` : `Delivery ${d.id} marked ${action === 'DELIVERED' ? 'delivered' : 'failed'}.`,
+        text:
+          action === 'replay'
+            ? `Delivery ${d.id} sent again with the same id and body.`
+            : `Delivery ${d.id} marked ${action === 'DELIVERED' ? 'delivered' : 'failed'}.`,
       });
       void refreshWebhooks(workspaceId);
     },
@@ -173,22 +190,27 @@ export function DeliveryLog({ workspaceId, subscriptions, catalog, mayAct }: {
             cards
             headers={['Created', 'Event', 'Endpoint', 'Status', 'Attempts', 'Last answer', ACTIONS]}
           >
-                {rows.map((d) => (
-                  <DeliveryRow
-                    key={d.id}
-                    d={d}
-                    url={urlOf(d.subscriptionId)}
-                    open={open === d.id}
-                    toggle={() => setOpen(open === d.id ? null : d.id)}
-                    mayAct={mayAct}
-                    busy={act.isPending}
-                    act={(action) => act.mutate({ d, action })}
-                    workspaceId={workspaceId}
-                  />
-                ))}
+            {rows.map((d) => (
+              <DeliveryRow
+                key={d.id}
+                d={d}
+                url={urlOf(d.subscriptionId)}
+                open={open === d.id}
+                toggle={() => setOpen(open === d.id ? null : d.id)}
+                mayAct={mayAct}
+                busy={act.isPending}
+                act={(action) => act.mutate({ d, action })}
+                workspaceId={workspaceId}
+              />
+            ))}
           </DataTable>
           {log.hasNextPage ? (
-            <button type="button" className="button" disabled={log.isFetchingNextPage} onClick={() => log.fetchNextPage()}>
+            <button
+              type="button"
+              className="button"
+              disabled={log.isFetchingNextPage}
+              onClick={() => log.fetchNextPage()}
+            >
               Load older deliveries
             </button>
           ) : null}
@@ -198,7 +220,16 @@ export function DeliveryLog({ workspaceId, subscriptions, catalog, mayAct }: {
   );
 }
 
-function DeliveryRow({ d, url, open, toggle, mayAct, busy, act, workspaceId }: {
+function DeliveryRow({
+  d,
+  url,
+  open,
+  toggle,
+  mayAct,
+  busy,
+  act,
+  workspaceId,
+}: {
   d: WebhookDelivery;
   url: string;
   open: boolean;
@@ -211,7 +242,9 @@ function DeliveryRow({ d, url, open, toggle, mayAct, busy, act, workspaceId }: {
   return (
     <>
       <tr>
-        <td className="nowrap" data-label="Created">{formatDateTime(d.createdAt)}</td>
+        <td className="nowrap" data-label="Created">
+          {formatDateTime(d.createdAt)}
+        </td>
         <td data-label="Event">
           <code>{d.eventType}</code> {d.test ? <span className="badge badge-neutral">Test</span> : null}
         </td>
@@ -222,23 +255,49 @@ function DeliveryRow({ d, url, open, toggle, mayAct, busy, act, workspaceId }: {
           <span className={`badge ${statusTone[d.status]}`}>{d.status}</span>
         </td>
         <td data-label="Attempts">{d.attempts}</td>
-        <td data-label="Last answer">{d.lastStatusCode !== null ? `HTTP ${d.lastStatusCode}` : d.lastError ?? '—'}</td>
+        <td data-label="Last answer">
+          {d.lastStatusCode !== null ? `HTTP ${d.lastStatusCode}` : (d.lastError ?? '—')}
+        </td>
         <td>
           <div className="row-actions">
-            <button type="button" className="button button-small" aria-expanded={open} aria-label={`Attempts of delivery ${d.id}`} onClick={toggle}>
+            <button
+              type="button"
+              className="button button-small"
+              aria-expanded={open}
+              aria-label={`Attempts of delivery ${d.id}`}
+              onClick={toggle}
+            >
               Attempts
             </button>
             {mayAct && d.variant === 'B' && d.status === 'FAILED' && !d.test ? (
-              <button type="button" className="button button-small" aria-label={`Replay delivery ${d.id}`} disabled={busy} onClick={() => act('replay')}>
+              <button
+                type="button"
+                className="button button-small"
+                aria-label={`Replay delivery ${d.id}`}
+                disabled={busy}
+                onClick={() => act('replay')}
+              >
                 Replay
               </button>
             ) : null}
             {mayAct && d.status === 'UNKNOWN' ? (
               <>
-                <button type="button" className="button button-small" aria-label={`Mark delivered: delivery ${d.id}`} disabled={busy} onClick={() => act('DELIVERED')}>
+                <button
+                  type="button"
+                  className="button button-small"
+                  aria-label={`Mark delivered: delivery ${d.id}`}
+                  disabled={busy}
+                  onClick={() => act('DELIVERED')}
+                >
                   Mark delivered
                 </button>
-                <button type="button" className="button button-small" aria-label={`Mark failed: delivery ${d.id}`} disabled={busy} onClick={() => act('FAILED')}>
+                <button
+                  type="button"
+                  className="button button-small"
+                  aria-label={`Mark failed: delivery ${d.id}`}
+                  disabled={busy}
+                  onClick={() => act('FAILED')}
+                >
                   Mark failed
                 </button>
               </>
@@ -251,7 +310,8 @@ function DeliveryRow({ d, url, open, toggle, mayAct, busy, act, workspaceId }: {
           <td colSpan={7}>
             {d.status === 'UNKNOWN' ? (
               <p className="notice notice-info">
-                The request was sent and no answer came in time: the endpoint may or may not have acted. Check on the receiving side, then mark the delivery.
+                The request was sent and no answer came in time: the endpoint may or may not have acted. Check on the
+                receiving side, then mark the delivery.
               </p>
             ) : null}
             <DeliveryDetail workspaceId={workspaceId} delivery={d} />
@@ -282,7 +342,9 @@ export function Catalogue({ catalog }: { catalog: WebhookCatalog }) {
                 <Code label={`Example of ${e.name}, Variant ${c.variant}`} text={JSON.stringify(e.example)} />
               </details>
             ))}
-            {c.retired.length ? <p className="muted">Retired names: {c.retired.map((r) => r.name).join(', ')}.</p> : null}
+            {c.retired.length ? (
+              <p className="muted">Retired names: {c.retired.map((r) => r.name).join(', ')}.</p>
+            ) : null}
           </div>
         ))}
       </div>

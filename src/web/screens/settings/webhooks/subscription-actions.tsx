@@ -1,7 +1,13 @@
 // Settings › Webhooks: a subscription's "Send test event" and "Replay failed since…" (Variant B).
 import { useMutation } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
-import { eventsOf, refreshWebhooks, webhookApi, type WebhookCatalog, type WebhookSubscription } from '../../../api/webhooks.ts';
+import {
+  eventsOf,
+  refreshWebhooks,
+  webhookApi,
+  type WebhookCatalog,
+  type WebhookSubscription,
+} from '../../../api/webhooks.ts';
 import { SubmitButton } from '../../../components/buttons.tsx';
 import { FormAlert, StatusNotice } from '../../../components/feedback.tsx';
 import { SelectField, TextField } from '../../../components/fields.tsx';
@@ -9,7 +15,12 @@ import { useFormErrors } from '../../../components/form-errors.ts';
 import { localInputToIso } from '../../../lib/dates.ts';
 import { AttemptView } from './delivery-log.tsx';
 
-export function SendTestEvent({ workspaceId, subscription: s, catalog, close }: {
+export function SendTestEvent({
+  workspaceId,
+  subscription: s,
+  catalog,
+  close,
+}: {
   workspaceId: string;
   subscription: WebhookSubscription;
   catalog: WebhookCatalog;
@@ -31,9 +42,20 @@ export function SendTestEvent({ workspaceId, subscription: s, catalog, close }: 
     <section className="panel" aria-labelledby="test-event-heading">
       <h2 id="test-event-heading">Send test event to {s.url}</h2>
       <p className="muted">
-        A signed sample of the event, sent now, in the variant's own envelope with the event's documented example as data: its ids name nothing real
-        {s.variant === 'B' ? <> and its event id begins with <code>evt_test_</code></> : <> (its <code>workspaceId</code> is the example's, never yours)</>}. It also carries the
-        header <code>X-Service-Test: true</code>; it is logged as a test and never retried.
+        A signed sample of the event, sent now, in the variant's own envelope with the event's documented example as
+        data: its ids name nothing real
+        {s.variant === 'B' ? (
+          <>
+            {' '}
+            and its event id begins with <code>evt_test_</code>
+          </>
+        ) : (
+          <>
+            {' '}
+            (its <code>workspaceId</code> is the example's, never yours)
+          </>
+        )}
+        . It also carries the header <code>X-Service-Test: true</code>; it is logged as a test and never retried.
       </p>
       <form
         className="stack"
@@ -63,7 +85,11 @@ export function SendTestEvent({ workspaceId, subscription: s, catalog, close }: 
             <StatusNotice>Delivered: the endpoint answered {result.attempt.statusCode}.</StatusNotice>
           ) : (
             <p className="notice notice-error">
-              Failed: {result.attempt.statusCode !== null ? `the endpoint answered ${result.attempt.statusCode}` : result.attempt.error}.
+              Failed:{' '}
+              {result.attempt.statusCode !== null
+                ? `the endpoint answered ${result.attempt.statusCode}`
+                : result.attempt.error}
+              .
             </p>
           )}
           <AttemptView attempt={result.attempt} />
@@ -73,7 +99,12 @@ export function SendTestEvent({ workspaceId, subscription: s, catalog, close }: 
   );
 }
 
-export function ReplaySince({ workspaceId, subscription: s, close, done }: {
+export function ReplaySince({
+  workspaceId,
+  subscription: s,
+  close,
+  done,
+}: {
   workspaceId: string;
   subscription: WebhookSubscription;
   close: () => void;
@@ -87,7 +118,11 @@ export function ReplaySince({ workspaceId, subscription: s, close, done }: {
     onSuccess: (answer) => {
       close();
       const n = answer.data.replayed.length;
-      done(n === 0 ? `No failed deliveries to ${s.url} since then.` : `${n} failed ${n === 1 ? 'delivery' : 'deliveries'} to ${s.url} sent again, each with its own id and body.`);
+      done(
+        n === 0
+          ? `No failed deliveries to ${s.url} since then.`
+          : `${n} failed ${n === 1 ? 'delivery' : 'deliveries'} to ${s.url} sent again, each with its own id and body.`,
+      );
     },
     onError: (err) => errors.show(err),
   });

@@ -1,7 +1,14 @@
 // Settings › Webhooks: making a subscription (either variant) and changing one (Variant A).
 import { useMutation } from '@tanstack/react-query';
 import { useId, useRef, useState, type FormEvent } from 'react';
-import { eventsOf, refreshWebhooks, webhookApi, type WebhookCatalog, type WebhookSubscription, type WebhookVariant } from '../../../api/webhooks.ts';
+import {
+  eventsOf,
+  refreshWebhooks,
+  webhookApi,
+  type WebhookCatalog,
+  type WebhookSubscription,
+  type WebhookVariant,
+} from '../../../api/webhooks.ts';
 import { SubmitButton } from '../../../components/buttons.tsx';
 import { CopyButton } from '../../../components/copy-button.tsx';
 import { FormAlert, StatusNotice } from '../../../components/feedback.tsx';
@@ -9,9 +16,21 @@ import { CheckboxField, SelectField, TextField } from '../../../components/field
 import { useFormErrors } from '../../../components/form-errors.ts';
 
 type CreateField = 'variant' | 'url' | 'events' | 'secret';
-const CREATE_FIELDS: Record<string, CreateField> = { variant: 'variant', url: 'url', events: 'events', secret: 'secret' };
+const CREATE_FIELDS: Record<string, CreateField> = {
+  variant: 'variant',
+  url: 'url',
+  events: 'events',
+  secret: 'secret',
+};
 
-function EventChoices({ name, catalog, variant, chosen, setChosen, error }: {
+function EventChoices({
+  name,
+  catalog,
+  variant,
+  chosen,
+  setChosen,
+  error,
+}: {
   name: string;
   catalog: WebhookCatalog;
   variant: WebhookVariant;
@@ -30,7 +49,9 @@ function EventChoices({ name, catalog, variant, chosen, setChosen, error }: {
               type="checkbox"
               id={`${name}-${variant}-${i}`}
               checked={chosen.includes(e.name)}
-              onChange={(ev) => setChosen((prev) => (ev.target.checked ? [...prev, e.name] : prev.filter((x) => x !== e.name)))}
+              onChange={(ev) =>
+                setChosen((prev) => (ev.target.checked ? [...prev, e.name] : prev.filter((x) => x !== e.name)))
+              }
             />
             <label htmlFor={`${name}-${variant}-${i}`} className="mono">
               {e.name}
@@ -60,7 +81,8 @@ export function CreateSubscription({ workspaceId, catalog }: { workspaceId: stri
   const secretId = useId();
 
   const create = useMutation({
-    mutationFn: () => webhookApi.create(workspaceId, { variant, url: url.trim(), events, ...(variant === 'B' ? { secret } : {}) }),
+    mutationFn: () =>
+      webhookApi.create(workspaceId, { variant, url: url.trim(), events, ...(variant === 'B' ? { secret } : {}) }),
     onSuccess: (answer) => {
       if (answer.secret) setCreated({ secret: answer.secret, url: answer.data.url });
       setMade(`Subscription to ${answer.data.url} created (Variant ${answer.data.variant}).`);
@@ -88,7 +110,13 @@ export function CreateSubscription({ workspaceId, catalog }: { workspaceId: stri
       <h2 id="create-subscription-heading">New subscription</h2>
       {created ? (
         <div className="secret">
-          <TextField id={secretId} label="Signing secret" value={created.secret} readOnly onFocus={(e) => e.target.select()} />
+          <TextField
+            id={secretId}
+            label="Signing secret"
+            value={created.secret}
+            readOnly
+            onFocus={(e) => e.target.select()}
+          />
           <div className="button-row">
             <CopyButton text={created.secret} label="Copy secret" visible="Copy secret" />
             <button type="button" className="button button-small button-quiet" onClick={() => setCreated(null)}>
@@ -96,7 +124,8 @@ export function CreateSubscription({ workspaceId, catalog }: { workspaceId: stri
             </button>
           </div>
           <p className="notice notice-warning">
-            <strong>This secret is shown once.</strong> Deliveries to {created.url} are signed with it; it is stored encrypted and never shown again.
+            <strong>This secret is shown once.</strong> Deliveries to {created.url} are signed with it; it is stored
+            encrypted and never shown again.
           </p>
         </div>
       ) : null}
@@ -120,8 +149,22 @@ export function CreateSubscription({ workspaceId, catalog }: { workspaceId: stri
             </option>
           ))}
         </SelectField>
-        <TextField label="Endpoint URL" type="url" value={url} onChange={(e) => setUrl(e.target.value)} error={errors.fields.url} placeholder="https://example.com/hooks" />
-        <EventChoices name="new" catalog={catalog} variant={variant} chosen={events} setChosen={setEvents} error={errors.fields.events} />
+        <TextField
+          label="Endpoint URL"
+          type="url"
+          value={url}
+          onChange={(e) => setUrl(e.target.value)}
+          error={errors.fields.url}
+          placeholder="https://example.com/hooks"
+        />
+        <EventChoices
+          name="new"
+          catalog={catalog}
+          variant={variant}
+          chosen={events}
+          setChosen={setEvents}
+          error={errors.fields.events}
+        />
         {variant === 'B' ? (
           <TextField
             label="Secret"
@@ -144,7 +187,13 @@ export function CreateSubscription({ workspaceId, catalog }: { workspaceId: stri
 type EditField = 'url' | 'events';
 const EDIT_FIELDS: Record<string, EditField> = { url: 'url', events: 'events' };
 
-export function EditSubscription({ workspaceId, subscription: s, catalog, close, done }: {
+export function EditSubscription({
+  workspaceId,
+  subscription: s,
+  catalog,
+  close,
+  done,
+}: {
   workspaceId: string;
   subscription: WebhookSubscription;
   catalog: WebhookCatalog;
@@ -173,9 +222,27 @@ export function EditSubscription({ workspaceId, subscription: s, catalog, close,
       <h2 id="edit-subscription-heading">Edit {s.url}</h2>
       <form ref={formRef} onSubmit={submit} noValidate className="stack">
         <FormAlert message={errors.form} />
-        <TextField label="Endpoint URL" type="url" value={url} onChange={(e) => setUrl(e.target.value)} error={errors.fields.url} />
-        <EventChoices name="edit" catalog={catalog} variant="A" chosen={events} setChosen={setEvents} error={errors.fields.events} />
-        <CheckboxField label="Enabled" checked={enabled} onChange={(e) => setEnabled(e.target.checked)} hint="Turning a subscription on clears a disable by Shortlink." />
+        <TextField
+          label="Endpoint URL"
+          type="url"
+          value={url}
+          onChange={(e) => setUrl(e.target.value)}
+          error={errors.fields.url}
+        />
+        <EventChoices
+          name="edit"
+          catalog={catalog}
+          variant="A"
+          chosen={events}
+          setChosen={setEvents}
+          error={errors.fields.events}
+        />
+        <CheckboxField
+          label="Enabled"
+          checked={enabled}
+          onChange={(e) => setEnabled(e.target.checked)}
+          hint="Turning a subscription on clears a disable by Shortlink."
+        />
         <div className="button-row">
           <SubmitButton pending={save.isPending}>Save subscription</SubmitButton>
           <button type="button" className="button button-quiet" onClick={close}>

@@ -27,8 +27,16 @@ export default function Webhooks() {
   const workspace = useWorkspace(ws);
   const included = workspace.data?.features.webhooks ?? true;
   const mayAct = can.administer(role);
-  const list = useQuery({ queryKey: webhookKeys.subscriptions(ws), queryFn: () => webhookApi.subscriptions(ws), enabled: included });
-  const catalog = useQuery({ queryKey: webhookKeys.catalog(ws), queryFn: () => webhookApi.catalog(ws), enabled: included });
+  const list = useQuery({
+    queryKey: webhookKeys.subscriptions(ws),
+    queryFn: () => webhookApi.subscriptions(ws),
+    enabled: included,
+  });
+  const catalog = useQuery({
+    queryKey: webhookKeys.catalog(ws),
+    queryFn: () => webhookApi.catalog(ws),
+    enabled: included,
+  });
   const [panel, setPanel] = useState<Panel>(null);
   const [notice, setNotice] = useState<{ ok: boolean; text: string } | null>(null);
   const [ask, dialog] = useConfirm();
@@ -48,7 +56,10 @@ export default function Webhooks() {
   });
   const enable = useMutation({
     mutationFn: (s: WebhookSubscription) => webhookApi.enable(ws, s.id),
-    onSuccess: (_v, s) => done(`Subscription to ${s.url} enabled again. Deliveries resume; five new days count before failures disable it.`),
+    onSuccess: (_v, s) =>
+      done(
+        `Subscription to ${s.url} enabled again. Deliveries resume; five new days count before failures disable it.`,
+      ),
     onError: failed,
   });
 
@@ -67,23 +78,28 @@ export default function Webhooks() {
       <section className="section" aria-labelledby="subscriptions-heading">
         <h2 id="subscriptions-heading">Subscriptions</h2>
         <p className="muted">
-          Variant A subscriptions are delivered as <code>POST /api/webhooks</code> describes, Variant B as <code>POST /api/v1/webhooks</code>. An endpoint whose
-          deliveries all fail for 5 days is disabled by Shortlink until someone re-enables it.
+          Variant A subscriptions are delivered as <code>POST /api/webhooks</code> describes, Variant B as{' '}
+          <code>POST /api/v1/webhooks</code>. An endpoint whose deliveries all fail for 5 days is disabled by Shortlink
+          until someone re-enables it.
         </p>
         {!included ? null : (
-        <ListState
-          read={list}
-          loading="Loading subscriptions…"
-          what="the subscriptions"
-          empty={<EmptyState title="No webhook subscriptions yet">Subscriptions post signed events to your HTTPS endpoints.</EmptyState>}
-        >
-          {(rows) => (
-          <DataTable
-            caption="Webhook subscriptions"
-            captionId="subscriptions-caption"
-            cards
-            headers={['Endpoint', 'Variant', 'Events', 'Health', 'Created', mayAct && ACTIONS]}
+          <ListState
+            read={list}
+            loading="Loading subscriptions…"
+            what="the subscriptions"
+            empty={
+              <EmptyState title="No webhook subscriptions yet">
+                Subscriptions post signed events to your HTTPS endpoints.
+              </EmptyState>
+            }
           >
+            {(rows) => (
+              <DataTable
+                caption="Webhook subscriptions"
+                captionId="subscriptions-caption"
+                cards
+                headers={['Endpoint', 'Variant', 'Events', 'Health', 'Created', mayAct && ACTIONS]}
+              >
                 {rows.map((s) => (
                   <tr key={s.id} className={s.enabled ? undefined : 'is-dim'}>
                     <td className="cell-url" data-label="Endpoint">
@@ -108,20 +124,41 @@ export default function Webhooks() {
                     {mayAct ? (
                       <td>
                         <div className="row-actions">
-                          <button type="button" className="button button-small" aria-label={`Send test event to ${s.url}`} onClick={() => setPanel({ id: s.id, mode: 'test' })}>
+                          <button
+                            type="button"
+                            className="button button-small"
+                            aria-label={`Send test event to ${s.url}`}
+                            onClick={() => setPanel({ id: s.id, mode: 'test' })}
+                          >
                             Send test event
                           </button>
                           {s.variant === 'A' ? (
-                            <button type="button" className="button button-small" aria-label={`Edit ${s.url}`} onClick={() => setPanel({ id: s.id, mode: 'edit' })}>
+                            <button
+                              type="button"
+                              className="button button-small"
+                              aria-label={`Edit ${s.url}`}
+                              onClick={() => setPanel({ id: s.id, mode: 'edit' })}
+                            >
                               Edit
                             </button>
                           ) : (
-                            <button type="button" className="button button-small" aria-label={`Replay failed since… to ${s.url}`} onClick={() => setPanel({ id: s.id, mode: 'replay' })}>
+                            <button
+                              type="button"
+                              className="button button-small"
+                              aria-label={`Replay failed since… to ${s.url}`}
+                              onClick={() => setPanel({ id: s.id, mode: 'replay' })}
+                            >
                               Replay failed since…
                             </button>
                           )}
                           {!s.enabled ? (
-                            <button type="button" className="button button-small" aria-label={`Re-enable ${s.url}`} disabled={enable.isPending} onClick={() => enable.mutate(s)}>
+                            <button
+                              type="button"
+                              className="button button-small"
+                              aria-label={`Re-enable ${s.url}`}
+                              disabled={enable.isPending}
+                              onClick={() => enable.mutate(s)}
+                            >
                               Re-enable
                             </button>
                           ) : null}
@@ -130,7 +167,11 @@ export default function Webhooks() {
                             name={`Delete subscription to ${s.url}`}
                             disabled={remove.isPending}
                             ask={ask}
-                            question={{ title: `Delete the subscription to ${s.url}?`, body: 'Nothing more is delivered to it. Its deliveries stay in the log.', confirmLabel: 'Delete' }}
+                            question={{
+                              title: `Delete the subscription to ${s.url}?`,
+                              body: 'Nothing more is delivered to it. Its deliveries stay in the log.',
+                              confirmLabel: 'Delete',
+                            }}
                             onConfirmed={() => remove.mutate(s)}
                           />
                         </div>
@@ -138,23 +179,44 @@ export default function Webhooks() {
                     ) : null}
                   </tr>
                 ))}
-          </DataTable>
-          )}
-        </ListState>
+              </DataTable>
+            )}
+          </ListState>
         )}
       </section>
 
       {selected && panel && catalog.data ? (
         panel.mode === 'edit' ? (
-          <EditSubscription key={selected.id} workspaceId={ws} subscription={selected} catalog={catalog.data} close={() => setPanel(null)} done={done} />
+          <EditSubscription
+            key={selected.id}
+            workspaceId={ws}
+            subscription={selected}
+            catalog={catalog.data}
+            close={() => setPanel(null)}
+            done={done}
+          />
         ) : panel.mode === 'test' ? (
-          <SendTestEvent key={selected.id} workspaceId={ws} subscription={selected} catalog={catalog.data} close={() => setPanel(null)} />
+          <SendTestEvent
+            key={selected.id}
+            workspaceId={ws}
+            subscription={selected}
+            catalog={catalog.data}
+            close={() => setPanel(null)}
+          />
         ) : (
-          <ReplaySince key={selected.id} workspaceId={ws} subscription={selected} close={() => setPanel(null)} done={done} />
+          <ReplaySince
+            key={selected.id}
+            workspaceId={ws}
+            subscription={selected}
+            close={() => setPanel(null)}
+            done={done}
+          />
         )
       ) : null}
 
-      {included ? <DeliveryLog workspaceId={ws} subscriptions={list.data ?? []} catalog={catalog.data ?? []} mayAct={mayAct} /> : null}
+      {included ? (
+        <DeliveryLog workspaceId={ws} subscriptions={list.data ?? []} catalog={catalog.data ?? []} mayAct={mayAct} />
+      ) : null}
       {included && catalog.data ? <Catalogue catalog={catalog.data} /> : null}
       {dialog}
     </SettingsFrame>
