@@ -15,6 +15,7 @@ import {
   writeTestTls,
   type ServeProcess,
 } from '../support/process';
+import { compiledService } from '../support/compiled';
 
 const ROOT = path.resolve(__dirname, '../..');
 const run = promisify(execFile);
@@ -35,9 +36,9 @@ describe('the compiled service', () => {
     });
 
   beforeAll(async () => {
-    await run(path.join(ROOT, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.build.json'], { cwd: ROOT });
+    await compiledService();
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'shortlink-compiled-'));
-  }, 120_000);
+  }, 300_000);
   afterAll(async () => {
     await serve?.kill('SIGTERM');
     fs.rmSync(dir, { recursive: true, force: true });

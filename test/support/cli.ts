@@ -1,13 +1,19 @@
-// Runs the real `shortlink` command (node bin/shortlink.mjs) as an operator would, and checks
+// Runs the real `shortlink` command (node bin/shortlink.mjs, compiled as in production: see
+// compiled.ts) as an operator would, and checks
 // the command-line contract (docs/configuration.md): one JSON line on stdout and exit 0, or an empty
 // stdout, a one-line message on stderr and a non-zero exit.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { expect } from 'vitest';
+import { beforeAll, expect } from 'vitest';
+import { compiledService } from './compiled';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const BIN = path.join(ROOT, 'bin/shortlink.mjs');
+
+// Every suite importing this builds (or finds built) dist/ before its tests: a build takes longer
+// than one test may.
+beforeAll(() => compiledService(), 300_000);
 
 export interface CliResult {
   code: number | null;
@@ -16,12 +22,13 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Spawns `node bin/shortlink.mjs ...args` from the sources, with only PATH/HOME from this process plus `env`. */
-export function runCli(args: string[], env: Record<string, string>, timeoutMs = 30_000): Promise<CliResult> {
+/** Spawns `node bin/shortlink.mjs ...args` from dist/, with only PATH/HOME from this process plus `env`. */
+export async function runCli(args: string[], env: Record<string, string>, timeoutMs = 30_000): Promise<CliResult> {
+  await compiledService();
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', SHORTLINK_FROM_SOURCE: '1', ...env },
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
