@@ -1,10 +1,8 @@
 // The signed-in frame: a top bar with the product, the workspace switcher, the main navigation
 // and signing out; then the screen in <main>.
-import { useMutation } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { Link, useLocation, useRoute } from 'wouter';
-import { accountApi } from '../api/account.ts';
-import { queryClient } from '../api/query-client.ts';
+import { useSignOut } from '../api/account.ts';
 import { lastWorkspace, useSignedIn } from '../api/session.ts';
 
 export function Shell({ children }: { children: ReactNode }) {
@@ -15,14 +13,8 @@ export function Shell({ children }: { children: ReactNode }) {
     (inWorkspace && session.workspaces.find((w) => w.id === params.workspaceId)) || lastWorkspace(session);
   const ws = current ? `/w/${encodeURIComponent(current.id)}` : null;
 
-  const signOut = useMutation({
-    mutationFn: () => accountApi.signOut(),
-    onSettled: () => {
-      // Signed out or already ended: either way nothing of it stays on the screen.
-      navigate('/login', { replace: true });
-      queueMicrotask(() => queryClient.removeQueries());
-    },
-  });
+  // Signed out or already ended: either way the sign-in form is next.
+  const signOut = useSignOut(() => navigate('/login', { replace: true }));
 
   const section = (path: string) =>
     ws && (location === `${ws}${path}` || location.startsWith(`${ws}${path}/`)) ? 'page' : undefined;

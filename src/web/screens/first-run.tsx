@@ -1,11 +1,8 @@
 // /setup?token=: the first person names the workspace and becomes its owner (the token
 // `shortlink serve` printed works once, while no user exists).
-import { useMutation } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
-import { accountApi, useFirstRun } from '../api/account.ts';
-import { keys } from '../api/keys.ts';
-import { queryClient } from '../api/query-client.ts';
+import { useClaimFirstRun, useFirstRun } from '../api/account.ts';
 import { SubmitButton } from '../components/buttons.tsx';
 import { FormAlert, LoadError, Loading } from '../components/feedback.tsx';
 import { TextField } from '../components/fields.tsx';
@@ -29,16 +26,8 @@ export function FirstRun() {
 
   const check = useFirstRun(token);
 
-  const claim = useMutation({
-    mutationFn: () =>
-      accountApi.firstRun({
-        token,
-        workspaceName: values.workspaceName.trim(),
-        email: values.email.trim(),
-        password: values.password,
-      }),
+  const claim = useClaimFirstRun(token, {
     onSuccess: (session) => {
-      queryClient.setQueryData(keys.session, session);
       const first = session.workspaces[0];
       navigate(first ? `/w/${encodeURIComponent(first.id)}/links` : '/', { replace: true });
     },
@@ -54,7 +43,12 @@ export function FirstRun() {
       password: pair.password,
       confirm: pair.confirm,
     });
-    if (ok) claim.mutate();
+    if (ok)
+      claim.mutate({
+        workspaceName: values.workspaceName.trim(),
+        email: values.email.trim(),
+        password: values.password,
+      });
   };
 
   let body: ReactNode;

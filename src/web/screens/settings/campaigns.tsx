@@ -1,10 +1,7 @@
-import { useMutation } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
 import { useParams } from 'wouter';
-import { keys } from '../../api/keys.ts';
-import { queryClient } from '../../api/query-client.ts';
 import { can, useMembership } from '../../api/session.ts';
-import { campaignsApi, useCampaigns } from '../../api/settings.ts';
+import { useCampaigns, useCreateCampaign } from '../../api/settings.ts';
 import { SubmitButton } from '../../components/buttons.tsx';
 import { CopyButton } from '../../components/copy-button.tsx';
 import { DataTable, ListState } from '../../components/data-table.tsx';
@@ -25,20 +22,18 @@ export function Campaigns() {
   const [made, setMade] = useState<string | null>(null);
   const formRef = useRef<HTMLFormElement>(null);
   const errors = useFormErrors<Field>(FIELDS, formRef);
-  const create = useMutation({
-    mutationFn: () => campaignsApi.create(ws, name.trim()),
+  const create = useCreateCampaign(ws, {
     onSuccess: (answer) => {
       setMade(answer.data.name);
       setName('');
       errors.clear();
-      void queryClient.invalidateQueries({ queryKey: keys.campaigns(ws) });
     },
     onError: (err) => errors.show(err),
   });
   const submit = (event: FormEvent) => {
     event.preventDefault();
     setMade(null);
-    if (errors.check({ name: name.trim() ? undefined : 'Name the campaign.' })) create.mutate();
+    if (errors.check({ name: name.trim() ? undefined : 'Name the campaign.' })) create.mutate(name.trim());
   };
 
   return (

@@ -1,12 +1,9 @@
 // API keys: the workspace's keys (a MEMBER sees their own), making one (shown once), revoking.
-import { useMutation } from '@tanstack/react-query';
 import { useId, useRef, useState, type FormEvent } from 'react';
 import { useParams } from 'wouter';
-import { keys } from '../../api/keys.ts';
 import { useWorkspace } from '../../api/queries.ts';
-import { queryClient } from '../../api/query-client.ts';
 import { can, useMembership, useSignedIn } from '../../api/session.ts';
-import { apiKeysApi, useApiKeys } from '../../api/settings.ts';
+import { useApiKeys, useCreateKey, useRevokeKey } from '../../api/settings.ts';
 import { SCOPES, type ApiKey, type Role, type Scope } from '../../api/types.ts';
 import { ConfirmedActionButton, SubmitButton } from '../../components/buttons.tsx';
 import { useConfirm } from '../../components/confirm.tsx';
@@ -31,12 +28,8 @@ export function ApiKeys() {
   const [ask, dialog] = useConfirm();
   const [notice, setNotice] = useState<{ ok: boolean; text: string } | null>(null);
 
-  const revoke = useMutation({
-    mutationFn: (key: ApiKey) => apiKeysApi.revoke(ws, key.id),
-    onSuccess: (_v, key) => {
-      setNotice({ ok: true, text: `Key ${key.hint} revoked. It answers 401 from now on.` });
-      void queryClient.invalidateQueries({ queryKey: keys.keys(ws) });
-    },
+  const revoke = useRevokeKey(ws, {
+    onSuccess: (_v, key) => setNotice({ ok: true, text: `Key ${key.hint} revoked. It answers 401 from now on.` }),
     onError: (err) => setNotice({ ok: false, text: err.message }),
   });
 
@@ -141,19 +134,18 @@ function CreateKey(props: { workspaceId: string; role: Role; offered: readonly S
   const errors = useFormErrors<Field>(FIELDS, formRef);
   const keyFieldId = useId();
 
-  const create = useMutation({
-    mutationFn: () => apiKeysApi.create(workspaceId, scopes, localInputToIso(expiresAt)),
+  const create = useCreateKey(workspaceId, {
     onSuccess: (answer) => {
       setCreated({ key: answer.key, hint: answer.data.hint });
       setExpiresAt('');
-      void queryClient.invalidateQueries({ queryKey: keys.keys(workspaceId) });
     },
     onError: (err) => errors.show(err),
   });
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    if (errors.check({ scopes: scopes.length ? undefined : 'Choose at least one scope.' })) create.mutate();
+    if (errors.check({ scopes: scopes.length ? undefined : 'Choose at least one scope.' }))
+      create.mutate({ scopes, expiresAt: localInputToIso(expiresAt) });
   };
 
   return (

@@ -1,11 +1,8 @@
-import { useMutation } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
 import { useParams } from 'wouter';
-import { keys } from '../../api/keys.ts';
-import { queryClient } from '../../api/query-client.ts';
 import { useTags } from '../../api/queries.ts';
 import { can, useMembership } from '../../api/session.ts';
-import { tagsApi } from '../../api/settings.ts';
+import { useCreateTag } from '../../api/settings.ts';
 import { SubmitButton } from '../../components/buttons.tsx';
 import { ListState } from '../../components/data-table.tsx';
 import { EmptyState, FormAlert, StatusNotice } from '../../components/feedback.tsx';
@@ -27,20 +24,18 @@ export function Tags() {
   const formRef = useRef<HTMLFormElement>(null);
   const errors = useFormErrors<Field>(FIELDS, formRef);
 
-  const create = useMutation({
-    mutationFn: () => tagsApi.create(ws, name.trim(), color),
+  const create = useCreateTag(ws, {
     onSuccess: (answer) => {
       setMade(answer.data.name);
       setName('');
       errors.clear();
-      void queryClient.invalidateQueries({ queryKey: keys.tags(ws) });
     },
     onError: (err) => errors.show(err),
   });
   const submit = (event: FormEvent) => {
     event.preventDefault();
     setMade(null);
-    if (errors.check({ name: name.trim() ? undefined : 'Name the tag.' })) create.mutate();
+    if (errors.check({ name: name.trim() ? undefined : 'Name the tag.' })) create.mutate({ name: name.trim(), color });
   };
 
   return (

@@ -1,10 +1,9 @@
 // Settings › Webhooks: making a subscription (either variant) and changing one (Variant A).
-import { useMutation } from '@tanstack/react-query';
 import { useId, useRef, useState, type FormEvent } from 'react';
 import {
   eventsOf,
-  refreshWebhooks,
-  webhookApi,
+  useCreateSubscription,
+  useUpdateSubscription,
   type WebhookCatalog,
   type WebhookSubscription,
   type WebhookVariant,
@@ -80,16 +79,13 @@ export function CreateSubscription({ workspaceId, catalog }: { workspaceId: stri
   const errors = useFormErrors<CreateField>(CREATE_FIELDS, formRef);
   const secretId = useId();
 
-  const create = useMutation({
-    mutationFn: () =>
-      webhookApi.create(workspaceId, { variant, url: url.trim(), events, ...(variant === 'B' ? { secret } : {}) }),
+  const create = useCreateSubscription(workspaceId, {
     onSuccess: (answer) => {
       if (answer.secret) setCreated({ secret: answer.secret, url: answer.data.url });
       setMade(`Subscription to ${answer.data.url} created (Variant ${answer.data.variant}).`);
       setUrl('');
       setEvents([]);
       setSecret('');
-      void refreshWebhooks(workspaceId);
     },
     onError: (err) => errors.show(err),
   });
@@ -102,7 +98,7 @@ export function CreateSubscription({ workspaceId, catalog }: { workspaceId: stri
       events: events.length ? undefined : 'Choose at least one event.',
       secret: variant === 'B' && [...secret].length < 16 ? 'The secret must be at least 16 characters.' : undefined,
     });
-    if (ok) create.mutate();
+    if (ok) create.mutate({ variant, url: url.trim(), events, ...(variant === 'B' ? { secret } : {}) });
   };
 
   return (
@@ -205,8 +201,7 @@ export function EditSubscription({
   const [enabled, setEnabled] = useState(s.enabled);
   const formRef = useRef<HTMLFormElement>(null);
   const errors = useFormErrors<EditField>(EDIT_FIELDS, formRef);
-  const save = useMutation({
-    mutationFn: () => webhookApi.update(workspaceId, s.id, { url: url.trim(), events, enabled }),
+  const save = useUpdateSubscription(workspaceId, s.id, {
     onSuccess: (answer) => {
       close();
       done(`Subscription to ${answer.data.url} saved.`);
@@ -215,7 +210,8 @@ export function EditSubscription({
   });
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    if (errors.check({ events: events.length ? undefined : 'Choose at least one event.' })) save.mutate();
+    if (errors.check({ events: events.length ? undefined : 'Choose at least one event.' }))
+      save.mutate({ url: url.trim(), events, enabled });
   };
   return (
     <section className="panel" aria-labelledby="edit-subscription-heading">
