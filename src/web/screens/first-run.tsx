@@ -7,9 +7,10 @@ import { SubmitButton } from '../components/buttons.tsx';
 import { FormAlert, LoadError, Loading } from '../components/feedback.tsx';
 import { TextField } from '../components/fields.tsx';
 import { useFormErrors } from '../components/form-errors.ts';
+import { NewPasswordFields } from '../components/password-fields.tsx';
 import { PublicFrame } from '../components/shell.tsx';
 import { useDocumentTitle } from '../lib/hooks.ts';
-import { MIN_PASSWORD, newPasswordProblems } from '../lib/passwords.ts';
+import { newPasswordProblems } from '../lib/passwords.ts';
 
 type Field = 'workspaceName' | 'email' | 'password' | 'confirm';
 const FIELDS: Record<string, Field> = { workspaceName: 'workspaceName', email: 'email', password: 'password' };
@@ -95,24 +96,13 @@ export function FirstRun() {
           autoComplete="username"
           required
         />
-        <TextField
+        <NewPasswordFields
           label="Password"
-          type="password"
-          value={values.password}
-          onChange={set('password')}
-          error={errors.fields.password}
-          hint={`At least ${MIN_PASSWORD} characters.`}
-          autoComplete="new-password"
-          required
-        />
-        <TextField
-          label="Confirm password"
-          type="password"
-          value={values.confirm}
-          onChange={set('confirm')}
-          error={errors.fields.confirm}
-          autoComplete="new-password"
-          required
+          password={values.password}
+          confirm={values.confirm}
+          onPassword={(password) => setValues((v) => ({ ...v, password }))}
+          onConfirm={(confirm) => setValues((v) => ({ ...v, confirm }))}
+          errors={errors.fields}
         />
         <SubmitButton pending={claim.isPending} className="button-block">
           Create workspace
