@@ -2,12 +2,12 @@ import { useRef, useState, type FormEvent } from 'react';
 import { useParams } from 'wouter';
 import { can, useMembership } from '../../api/session.ts';
 import { useCampaigns, useCreateCampaign } from '../../api/settings.ts';
-import { SubmitButton } from '../../components/buttons.tsx';
 import { CopyButton } from '../../components/copy-button.tsx';
 import { DataTable, ListState } from '../../components/data-table.tsx';
-import { EmptyState, FormAlert, StatusNotice } from '../../components/feedback.tsx';
+import { EmptyState, StatusNotice } from '../../components/feedback.tsx';
 import { TextField } from '../../components/fields.tsx';
 import { useFormErrors } from '../../components/form-errors.ts';
+import { RowFormPanel } from '../../components/row-form-panel.tsx';
 import { formatDate } from '../../lib/dates.ts';
 import { SettingsFrame } from './settings-frame.tsx';
 
@@ -39,26 +39,25 @@ export function Campaigns() {
   return (
     <SettingsFrame workspaceId={ws} title="Campaigns">
       {can.administer(role) ? (
-        <section className="panel" aria-labelledby="create-campaign-heading">
-          <h2 id="create-campaign-heading">Create campaign</h2>
-          {made ? <StatusNotice>Campaign {made} created.</StatusNotice> : null}
-          <form ref={formRef} onSubmit={submit} noValidate>
-            <FormAlert message={errors.form} />
-            <div className="form-row">
-              <TextField
-                label="Name"
-                value={name}
-                onChange={(e) => setName(e.target.value)}
-                error={errors.fields.name}
-                maxLength={200}
-                className="grow"
-              />
-              <div className="form-row-action">
-                <SubmitButton pending={create.isPending}>Create campaign</SubmitButton>
-              </div>
-            </div>
-          </form>
-        </section>
+        <RowFormPanel
+          headingId="create-campaign-heading"
+          heading="Create campaign"
+          intro={made ? <StatusNotice>Campaign {made} created.</StatusNotice> : null}
+          formRef={formRef}
+          onSubmit={submit}
+          formError={errors.form}
+          pending={create.isPending}
+          submit="Create campaign"
+        >
+          <TextField
+            label="Name"
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            error={errors.fields.name}
+            maxLength={200}
+            className="grow"
+          />
+        </RowFormPanel>
       ) : null}
       <section className="section" aria-labelledby="campaigns-heading">
         <h2 id="campaigns-heading">Campaigns of this workspace</h2>

@@ -5,13 +5,14 @@ import { useDomains } from '../../api/queries.ts';
 import { can, useMembership } from '../../api/session.ts';
 import { useAddDomain, useDisableDomain, useVerifyDomain } from '../../api/settings.ts';
 import type { Domain } from '../../api/types.ts';
-import { ConfirmedActionButton, SubmitButton } from '../../components/buttons.tsx';
+import { ConfirmedActionButton } from '../../components/buttons.tsx';
 import { useConfirm } from '../../components/confirm.tsx';
 import { CopyButton } from '../../components/copy-button.tsx';
 import { ACTIONS, DataTable, ListState } from '../../components/data-table.tsx';
 import { EmptyState, FormAlert, StatusNotice } from '../../components/feedback.tsx';
 import { TextField } from '../../components/fields.tsx';
 import { useFormErrors } from '../../components/form-errors.ts';
+import { RowFormPanel } from '../../components/row-form-panel.tsx';
 import { When } from '../../components/when.tsx';
 import { SettingsFrame } from './settings-frame.tsx';
 
@@ -200,27 +201,26 @@ function AddDomain({ workspaceId, onAdded }: { workspaceId: string; onAdded: (d:
       add.mutate(host.trim());
   };
   return (
-    <section className="panel" aria-labelledby="add-domain-heading">
-      <h2 id="add-domain-heading">Add domain</h2>
-      <form ref={formRef} onSubmit={submit} noValidate>
-        <FormAlert message={errors.form} />
-        <div className="form-row">
-          <TextField
-            label="Host"
-            value={host}
-            onChange={(e) => setHost(e.target.value)}
-            error={errors.fields.host}
-            placeholder="go.example.com"
-            hint="Without https:// or a path."
-            autoCapitalize="none"
-            spellCheck={false}
-            className="grow"
-          />
-          <div className="form-row-action">
-            <SubmitButton pending={add.isPending}>Add domain</SubmitButton>
-          </div>
-        </div>
-      </form>
-    </section>
+    <RowFormPanel
+      headingId="add-domain-heading"
+      heading="Add domain"
+      formRef={formRef}
+      onSubmit={submit}
+      formError={errors.form}
+      pending={add.isPending}
+      submit="Add domain"
+    >
+      <TextField
+        label="Host"
+        value={host}
+        onChange={(e) => setHost(e.target.value)}
+        error={errors.fields.host}
+        placeholder="go.example.com"
+        hint="Without https:// or a path."
+        autoCapitalize="none"
+        spellCheck={false}
+        className="grow"
+      />
+    </RowFormPanel>
   );
 }

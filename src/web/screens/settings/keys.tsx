@@ -1,5 +1,5 @@
 // API keys: the workspace's keys (a MEMBER sees their own), making one (shown once), revoking.
-import { useId, useRef, useState, type FormEvent } from 'react';
+import { useRef, useState, type FormEvent } from 'react';
 import { useParams } from 'wouter';
 import { useWorkspace } from '../../api/queries.ts';
 import { can, useMembership, useSignedIn } from '../../api/session.ts';
@@ -7,11 +7,11 @@ import { useApiKeys, useCreateKey, useRevokeKey } from '../../api/settings.ts';
 import { SCOPES, type ApiKey, type Role, type Scope } from '../../api/types.ts';
 import { ConfirmedActionButton, SubmitButton } from '../../components/buttons.tsx';
 import { useConfirm } from '../../components/confirm.tsx';
-import { CopyButton } from '../../components/copy-button.tsx';
 import { ACTIONS, DataTable, ListState } from '../../components/data-table.tsx';
 import { EmptyState, FormAlert, StatusNotice } from '../../components/feedback.tsx';
 import { TextField } from '../../components/fields.tsx';
 import { useFormErrors } from '../../components/form-errors.ts';
+import { ShownOnce } from '../../components/shown-once.tsx';
 import { When } from '../../components/when.tsx';
 import { localInputToIso } from '../../lib/dates.ts';
 import { SettingsFrame } from './settings-frame.tsx';
@@ -132,7 +132,6 @@ function CreateKey(props: { workspaceId: string; role: Role; offered: readonly S
   const [created, setCreated] = useState<{ key: string; hint: string } | null>(null);
   const formRef = useRef<HTMLFormElement>(null);
   const errors = useFormErrors<Field>(FIELDS, formRef);
-  const keyFieldId = useId();
 
   const create = useCreateKey(workspaceId, {
     onSuccess: (answer) => {
@@ -152,25 +151,10 @@ function CreateKey(props: { workspaceId: string; role: Role; offered: readonly S
     <section className="panel" aria-labelledby="create-key-heading">
       <h2 id="create-key-heading">Create key</h2>
       {created ? (
-        <div className="secret">
-          <TextField
-            id={keyFieldId}
-            label="New API key"
-            value={created.key}
-            readOnly
-            onFocus={(e) => e.target.select()}
-          />
-          <div className="button-row">
-            <CopyButton text={created.key} label="Copy key" visible="Copy key" />
-            <button type="button" className="button button-small button-quiet" onClick={() => setCreated(null)}>
-              Done
-            </button>
-          </div>
-          <p className="notice notice-warning">
-            <strong>This key is shown once.</strong> Copy it now and keep it somewhere safe: only its last four
-            characters ({created.hint}) are kept.
-          </p>
-        </div>
+        <ShownOnce label="New API key" value={created.key} copyLabel="Copy key" onDone={() => setCreated(null)}>
+          <strong>This key is shown once.</strong> Copy it now and keep it somewhere safe: only its last four characters
+          ({created.hint}) are kept.
+        </ShownOnce>
       ) : null}
       <form ref={formRef} onSubmit={submit} noValidate className="stack">
         <FormAlert message={errors.form} />

@@ -13,13 +13,14 @@ import {
 } from '../../api/members.ts';
 import { can, useMembership, useSignedIn } from '../../api/session.ts';
 import { ROLES, type Member, type Role } from '../../api/types.ts';
-import { ConfirmedActionButton, SubmitButton } from '../../components/buttons.tsx';
+import { ConfirmedActionButton } from '../../components/buttons.tsx';
 import { useConfirm } from '../../components/confirm.tsx';
 import { CopyButton } from '../../components/copy-button.tsx';
 import { ACTIONS, DataTable, ListState } from '../../components/data-table.tsx';
 import { FormAlert, StatusNotice } from '../../components/feedback.tsx';
 import { SelectField, TextField } from '../../components/fields.tsx';
 import { useFormErrors } from '../../components/form-errors.ts';
+import { RowFormPanel } from '../../components/row-form-panel.tsx';
 import { formatDate } from '../../lib/dates.ts';
 import { roleName } from '../../lib/format.ts';
 import { SettingsFrame } from './settings-frame.tsx';
@@ -179,51 +180,54 @@ function InviteMember({ workspaceId, mayInviteOwner }: { workspaceId: string; ma
   };
 
   return (
-    <section className="panel" aria-labelledby="invite-heading">
-      <h2 id="invite-heading">Invite someone</h2>
-      <p className="muted">
-        They join when they open the link you get here and sign in as that email, or create its account.
-      </p>
-      <form ref={formRef} onSubmit={submit} noValidate>
-        <FormAlert message={errors.form} />
-        <div className="form-row">
-          <TextField
-            label="Email"
-            type="email"
-            value={email}
-            onChange={(e) => setEmail(e.target.value)}
-            error={errors.fields.email}
-            autoComplete="off"
-            className="grow"
-          />
-          <SelectField
-            label="Role"
-            value={role}
-            onChange={(e) => setRole(e.target.value as Role)}
-            error={errors.fields.role}
-          >
-            {ROLES.filter((r) => r !== 'OWNER' || mayInviteOwner).map((r) => (
-              <option key={r} value={r}>
-                {roleName(r)}
-              </option>
-            ))}
-          </SelectField>
-          <div className="form-row-action">
-            <SubmitButton pending={invite.isPending}>Invite</SubmitButton>
+    <RowFormPanel
+      headingId="invite-heading"
+      heading="Invite someone"
+      intro={
+        <p className="muted">
+          They join when they open the link you get here and sign in as that email, or create its account.
+        </p>
+      }
+      formRef={formRef}
+      onSubmit={submit}
+      formError={errors.form}
+      pending={invite.isPending}
+      submit="Invite"
+      result={
+        sent ? (
+          <div className="secret">
+            <StatusNotice>
+              {sent.email} is invited. Give them this link, and nobody else: it works once, for 7 days, and only for{' '}
+              {sent.email}.
+            </StatusNotice>
+            <TextField label="Invitation link" value={sent.inviteUrl} readOnly onFocus={(e) => e.target.select()} />
+            <CopyButton text={sent.inviteUrl} label="Copy link" visible="Copy link" />
           </div>
-        </div>
-      </form>
-      {sent ? (
-        <div className="secret">
-          <StatusNotice>
-            {sent.email} is invited. Give them this link, and nobody else: it works once, for 7 days, and only for{' '}
-            {sent.email}.
-          </StatusNotice>
-          <TextField label="Invitation link" value={sent.inviteUrl} readOnly onFocus={(e) => e.target.select()} />
-          <CopyButton text={sent.inviteUrl} label="Copy link" visible="Copy link" />
-        </div>
-      ) : null}
-    </section>
+        ) : null
+      }
+    >
+      <TextField
+        label="Email"
+        type="email"
+        value={email}
+        onChange={(e) => setEmail(e.target.value)}
+        error={errors.fields.email}
+        autoComplete="off"
+        className="grow"
+      />
+      <SelectField
+        label="Role"
+        value={role}
+        onChange={(e) => setRole(e.target.value as Role)}
+        error={errors.fields.role}
+      >
+        {ROLES.filter((r) => r !== 'OWNER' || mayInviteOwner).map((r) => (
+          <option key={r} value={r}>
+            {roleName(r)}
+          </option>
+        ))}
+      </SelectField>
+    </RowFormPanel>
   );
 }
 

@@ -3,11 +3,11 @@ import { useParams } from 'wouter';
 import { useTags } from '../../api/queries.ts';
 import { can, useMembership } from '../../api/session.ts';
 import { useCreateTag } from '../../api/settings.ts';
-import { SubmitButton } from '../../components/buttons.tsx';
 import { ListState } from '../../components/data-table.tsx';
-import { EmptyState, FormAlert, StatusNotice } from '../../components/feedback.tsx';
+import { EmptyState, StatusNotice } from '../../components/feedback.tsx';
 import { TextField } from '../../components/fields.tsx';
 import { useFormErrors } from '../../components/form-errors.ts';
+import { RowFormPanel } from '../../components/row-form-panel.tsx';
 import { TagChip } from '../../components/tag-chip.tsx';
 import { SettingsFrame } from './settings-frame.tsx';
 
@@ -41,34 +41,33 @@ export function Tags() {
   return (
     <SettingsFrame workspaceId={ws} title="Tags">
       {can.editLinks(role) ? (
-        <section className="panel" aria-labelledby="create-tag-heading">
-          <h2 id="create-tag-heading">Create tag</h2>
-          {made ? <StatusNotice>Tag {made} created.</StatusNotice> : null}
-          <form ref={formRef} onSubmit={submit} noValidate>
-            <FormAlert message={errors.form} />
-            <div className="form-row">
-              <TextField
-                label="Name"
-                value={name}
-                onChange={(e) => setName(e.target.value)}
-                error={errors.fields.name}
-                maxLength={100}
-                className="grow"
-              />
-              <TextField
-                label="Color"
-                type="color"
-                value={color}
-                onChange={(e) => setColor(e.target.value)}
-                error={errors.fields.color}
-                className="field-color"
-              />
-              <div className="form-row-action">
-                <SubmitButton pending={create.isPending}>Create tag</SubmitButton>
-              </div>
-            </div>
-          </form>
-        </section>
+        <RowFormPanel
+          headingId="create-tag-heading"
+          heading="Create tag"
+          intro={made ? <StatusNotice>Tag {made} created.</StatusNotice> : null}
+          formRef={formRef}
+          onSubmit={submit}
+          formError={errors.form}
+          pending={create.isPending}
+          submit="Create tag"
+        >
+          <TextField
+            label="Name"
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            error={errors.fields.name}
+            maxLength={100}
+            className="grow"
+          />
+          <TextField
+            label="Color"
+            type="color"
+            value={color}
+            onChange={(e) => setColor(e.target.value)}
+            error={errors.fields.color}
+            className="field-color"
+          />
+        </RowFormPanel>
       ) : null}
       <section className="section" aria-labelledby="tags-heading">
         <h2 id="tags-heading">Tags of this workspace</h2>

@@ -9,10 +9,10 @@ import {
   type WebhookVariant,
 } from '../../../api/webhooks.ts';
 import { SubmitButton } from '../../../components/buttons.tsx';
-import { CopyButton } from '../../../components/copy-button.tsx';
 import { FormAlert, StatusNotice } from '../../../components/feedback.tsx';
 import { CheckboxField, SelectField, TextField } from '../../../components/fields.tsx';
 import { useFormErrors } from '../../../components/form-errors.ts';
+import { ShownOnce } from '../../../components/shown-once.tsx';
 
 type CreateField = 'variant' | 'url' | 'events' | 'secret';
 const CREATE_FIELDS: Record<string, CreateField> = {
@@ -77,7 +77,6 @@ export function CreateSubscription({ workspaceId, catalog }: { workspaceId: stri
   const [made, setMade] = useState<string | null>(null);
   const formRef = useRef<HTMLFormElement>(null);
   const errors = useFormErrors<CreateField>(CREATE_FIELDS, formRef);
-  const secretId = useId();
 
   const create = useCreateSubscription(workspaceId, {
     onSuccess: (answer) => {
@@ -105,25 +104,15 @@ export function CreateSubscription({ workspaceId, catalog }: { workspaceId: stri
     <section className="panel" aria-labelledby="create-subscription-heading">
       <h2 id="create-subscription-heading">New subscription</h2>
       {created ? (
-        <div className="secret">
-          <TextField
-            id={secretId}
-            label="Signing secret"
-            value={created.secret}
-            readOnly
-            onFocus={(e) => e.target.select()}
-          />
-          <div className="button-row">
-            <CopyButton text={created.secret} label="Copy secret" visible="Copy secret" />
-            <button type="button" className="button button-small button-quiet" onClick={() => setCreated(null)}>
-              Done
-            </button>
-          </div>
-          <p className="notice notice-warning">
-            <strong>This secret is shown once.</strong> Deliveries to {created.url} are signed with it; it is stored
-            encrypted and never shown again.
-          </p>
-        </div>
+        <ShownOnce
+          label="Signing secret"
+          value={created.secret}
+          copyLabel="Copy secret"
+          onDone={() => setCreated(null)}
+        >
+          <strong>This secret is shown once.</strong> Deliveries to {created.url} are signed with it; it is stored
+          encrypted and never shown again.
+        </ShownOnce>
       ) : null}
       {made ? <StatusNotice>{made}</StatusNotice> : null}
       <form ref={formRef} onSubmit={submit} noValidate className="stack">
