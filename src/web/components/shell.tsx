@@ -5,6 +5,17 @@ import { Link, useLocation, useRoute } from 'wouter';
 import { useSignOut } from '../api/account.ts';
 import { lastWorkspace, useSignedIn } from '../api/session.ts';
 
+/** The main navigation's sections of a workspace, in order: each path and its link's name. */
+const SECTIONS = [
+  ['/links', 'Links'],
+  ['/conversions', 'Conversions'],
+  ['/goals', 'Goals'],
+  ['/pages', 'Pages'],
+  ['/reports', 'Reports'],
+  ['/import', 'Import and export'],
+  ['/settings', 'Settings'],
+] as const;
+
 export function Shell({ children }: { children: ReactNode }) {
   const session = useSignedIn();
   const [location, navigate] = useLocation();
@@ -49,41 +60,13 @@ export function Shell({ children }: { children: ReactNode }) {
           {ws ? (
             <nav className="mainnav" aria-label="Main">
               <ul>
-                <li>
-                  <Link href={`${ws}/links`} aria-current={section('/links')}>
-                    Links
-                  </Link>
-                </li>
-                <li>
-                  <Link href={`${ws}/conversions`} aria-current={section('/conversions')}>
-                    Conversions
-                  </Link>
-                </li>
-                <li>
-                  <Link href={`${ws}/goals`} aria-current={section('/goals')}>
-                    Goals
-                  </Link>
-                </li>
-                <li>
-                  <Link href={`${ws}/pages`} aria-current={section('/pages')}>
-                    Pages
-                  </Link>
-                </li>
-                <li>
-                  <Link href={`${ws}/reports`} aria-current={section('/reports')}>
-                    Reports
-                  </Link>
-                </li>
-                <li>
-                  <Link href={`${ws}/import`} aria-current={section('/import')}>
-                    Import and export
-                  </Link>
-                </li>
-                <li>
-                  <Link href={`${ws}/settings`} aria-current={section('/settings')}>
-                    Settings
-                  </Link>
-                </li>
+                {SECTIONS.map(([path, name]) => (
+                  <li key={path}>
+                    <Link href={`${ws}${path}`} aria-current={section(path)}>
+                      {name}
+                    </Link>
+                  </li>
+                ))}
               </ul>
             </nav>
           ) : null}
