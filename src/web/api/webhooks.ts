@@ -25,6 +25,10 @@ export const webhookKeys = {
 };
 
 const path = (workspaceId: string) => ({ path: { workspaceId } });
+const subscription = (workspaceId: string, subscriptionId: string) => ({
+  params: { path: { workspaceId, subscriptionId } },
+});
+const delivery = (workspaceId: string, deliveryId: string) => ({ params: { path: { workspaceId, deliveryId } } });
 
 /**
  * The screen's event names come from the service's own catalogue (GET .../webhooks/events), read
@@ -53,34 +57,33 @@ const webhookApi = {
   update: (ws: string, subscriptionId: string, { events, ...body }: SubscriptionChange) =>
     unwrap(
       api.PATCH('/workspaces/{workspaceId}/webhooks/subscriptions/{subscriptionId}', {
-        params: { path: { workspaceId: ws, subscriptionId } },
+        ...subscription(ws, subscriptionId),
         // Only Variant A subscriptions change, with names of Variant A's catalogue.
         body: { ...body, ...(events ? { events: eventNames(events) as Array<Schemas['WebhookEventA']> } : {}) },
       }),
     ),
   remove: (ws: string, subscriptionId: string) =>
     unwrap(
-      api.DELETE('/workspaces/{workspaceId}/webhooks/subscriptions/{subscriptionId}', {
-        params: { path: { workspaceId: ws, subscriptionId } },
-      }),
+      api.DELETE('/workspaces/{workspaceId}/webhooks/subscriptions/{subscriptionId}', subscription(ws, subscriptionId)),
     ),
   enable: (ws: string, subscriptionId: string) =>
     unwrap(
-      api.POST('/workspaces/{workspaceId}/webhooks/subscriptions/{subscriptionId}/enable', {
-        params: { path: { workspaceId: ws, subscriptionId } },
-      }),
+      api.POST(
+        '/workspaces/{workspaceId}/webhooks/subscriptions/{subscriptionId}/enable',
+        subscription(ws, subscriptionId),
+      ),
     ),
   test: (ws: string, subscriptionId: string, event: string) =>
     unwrap(
       api.POST('/workspaces/{workspaceId}/webhooks/subscriptions/{subscriptionId}/test', {
-        params: { path: { workspaceId: ws, subscriptionId } },
+        ...subscription(ws, subscriptionId),
         body: { event: eventNames([event])[0] },
       }),
     ),
   replaySince: (ws: string, subscriptionId: string, since: string) =>
     unwrap(
       api.POST('/workspaces/{workspaceId}/webhooks/subscriptions/{subscriptionId}/replay-failed', {
-        params: { path: { workspaceId: ws, subscriptionId } },
+        ...subscription(ws, subscriptionId),
         body: { since },
       }),
     ),
@@ -91,21 +94,13 @@ const webhookApi = {
       }),
     ),
   delivery: (ws: string, deliveryId: string) =>
-    unwrap(
-      api.GET('/workspaces/{workspaceId}/webhooks/deliveries/{deliveryId}', {
-        params: { path: { workspaceId: ws, deliveryId } },
-      }),
-    ),
+    unwrap(api.GET('/workspaces/{workspaceId}/webhooks/deliveries/{deliveryId}', delivery(ws, deliveryId))),
   replay: (ws: string, deliveryId: string) =>
-    unwrap(
-      api.POST('/workspaces/{workspaceId}/webhooks/deliveries/{deliveryId}/replay', {
-        params: { path: { workspaceId: ws, deliveryId } },
-      }),
-    ),
+    unwrap(api.POST('/workspaces/{workspaceId}/webhooks/deliveries/{deliveryId}/replay', delivery(ws, deliveryId))),
   resolve: (ws: string, deliveryId: string, outcome: 'DELIVERED' | 'FAILED') =>
     unwrap(
       api.POST('/workspaces/{workspaceId}/webhooks/deliveries/{deliveryId}/resolve', {
-        params: { path: { workspaceId: ws, deliveryId } },
+        ...delivery(ws, deliveryId),
         body: { outcome },
       }),
     ),
