@@ -7,10 +7,10 @@ import {
   type WebhookCatalog,
   type WebhookSubscription,
 } from '../../../api/webhooks.ts';
-import { SubmitButton } from '../../../components/buttons.tsx';
 import { FormAlert, StatusNotice } from '../../../components/feedback.tsx';
 import { SelectField, TextField } from '../../../components/fields.tsx';
 import { useFormErrors } from '../../../components/form-errors.ts';
+import { SubmitOrClose } from '../../../components/submit-or-close.tsx';
 import { localInputToIso } from '../../../lib/dates.ts';
 import { AttemptView } from './delivery-log.tsx';
 
@@ -67,12 +67,9 @@ export function SendTestEvent({
             </option>
           ))}
         </SelectField>
-        <div className="button-row">
-          <SubmitButton pending={send.isPending}>Send test event</SubmitButton>
-          <button type="button" className="button button-quiet" onClick={close}>
-            Close
-          </button>
-        </div>
+        <SubmitOrClose pending={send.isPending} close={close} closeLabel="Close">
+          Send test event
+        </SubmitOrClose>
       </form>
       {result ? (
         <div className="stack" role="region" aria-label="Test event result">
@@ -139,12 +136,9 @@ export function ReplaySince({
           hint="Every FAILED delivery made since this time is sent again, with the same id and body."
           className="field-narrow"
         />
-        <div className="button-row">
-          <SubmitButton pending={replay.isPending}>Replay failed deliveries</SubmitButton>
-          <button type="button" className="button button-quiet" onClick={close}>
-            Cancel
-          </button>
-        </div>
+        <SubmitOrClose pending={replay.isPending} close={close}>
+          Replay failed deliveries
+        </SubmitOrClose>
       </form>
     </section>
   );

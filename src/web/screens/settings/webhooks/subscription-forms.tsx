@@ -13,6 +13,7 @@ import { FormAlert, StatusNotice } from '../../../components/feedback.tsx';
 import { CheckboxField, SelectField, TextField } from '../../../components/fields.tsx';
 import { useFormErrors } from '../../../components/form-errors.ts';
 import { ShownOnce } from '../../../components/shown-once.tsx';
+import { SubmitOrClose } from '../../../components/submit-or-close.tsx';
 
 type CreateField = 'variant' | 'url' | 'events' | 'secret';
 const CREATE_FIELDS: Record<string, CreateField> = {
@@ -228,12 +229,9 @@ export function EditSubscription({
           onChange={(e) => setEnabled(e.target.checked)}
           hint="Turning a subscription on clears a disable by Shortlink."
         />
-        <div className="button-row">
-          <SubmitButton pending={save.isPending}>Save subscription</SubmitButton>
-          <button type="button" className="button button-quiet" onClick={close}>
-            Cancel
-          </button>
-        </div>
+        <SubmitOrClose pending={save.isPending} close={close}>
+          Save subscription
+        </SubmitOrClose>
       </form>
     </section>
   );
