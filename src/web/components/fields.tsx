@@ -25,34 +25,19 @@ function useFieldIds(hint: ReactNode, error: string | undefined, id?: string) {
   return { controlId, hintId, errorId, describedBy };
 }
 
-/** What ties a control to its label, hint and error. */
-interface ControlTies {
-  id: string;
-  'aria-invalid': true | undefined;
-  'aria-describedby': string | undefined;
-}
-
-/** The label, hint and error around the control `control` draws with the ties it is given. */
-function Field({
-  frame: { label, hint, error, className, id },
-  control,
-}: {
-  frame: FieldFrame & { id: string | undefined };
-  control: (ties: ControlTies) => ReactNode;
-}) {
-  const ids = useFieldIds(hint, error, id);
+function Frame(props: FieldFrame & { controlId: string; hintId?: string; errorId?: string; children: ReactNode }) {
   return (
-    <div className={['field', className].filter(Boolean).join(' ')}>
-      <label htmlFor={ids.controlId}>{label}</label>
-      {control({ id: ids.controlId, 'aria-invalid': error ? true : undefined, 'aria-describedby': ids.describedBy })}
-      {hint ? (
-        <p id={ids.hintId} className="field-hint">
-          {hint}
+    <div className={['field', props.className].filter(Boolean).join(' ')}>
+      <label htmlFor={props.controlId}>{props.label}</label>
+      {props.children}
+      {props.hint ? (
+        <p id={props.hintId} className="field-hint">
+          {props.hint}
         </p>
       ) : null}
-      {error ? (
-        <p id={ids.errorId} className="field-error">
-          {error}
+      {props.error ? (
+        <p id={props.errorId} className="field-error">
+          {props.error}
         </p>
       ) : null}
     </div>
@@ -67,7 +52,20 @@ export function TextField({
   id,
   ...input
 }: FieldFrame & InputHTMLAttributes<HTMLInputElement>) {
-  return <Field frame={{ label, hint, error, className, id }} control={(ties) => <input {...ties} {...input} />} />;
+  const ids = useFieldIds(hint, error, id);
+  return (
+    <Frame
+      label={label}
+      hint={hint}
+      error={error}
+      className={className}
+      controlId={ids.controlId}
+      hintId={ids.hintId}
+      errorId={ids.errorId}
+    >
+      <input id={ids.controlId} aria-invalid={error ? true : undefined} aria-describedby={ids.describedBy} {...input} />
+    </Frame>
+  );
 }
 
 export function TextAreaField({
@@ -78,7 +76,25 @@ export function TextAreaField({
   id,
   ...area
 }: FieldFrame & TextareaHTMLAttributes<HTMLTextAreaElement>) {
-  return <Field frame={{ label, hint, error, className, id }} control={(ties) => <textarea {...ties} {...area} />} />;
+  const ids = useFieldIds(hint, error, id);
+  return (
+    <Frame
+      label={label}
+      hint={hint}
+      error={error}
+      className={className}
+      controlId={ids.controlId}
+      hintId={ids.hintId}
+      errorId={ids.errorId}
+    >
+      <textarea
+        id={ids.controlId}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={ids.describedBy}
+        {...area}
+      />
+    </Frame>
+  );
 }
 
 export function SelectField({
@@ -90,15 +106,21 @@ export function SelectField({
   children,
   ...select
 }: FieldFrame & SelectHTMLAttributes<HTMLSelectElement>) {
+  const ids = useFieldIds(hint, error, id);
   return (
-    <Field
-      frame={{ label, hint, error, className, id }}
-      control={(ties) => (
-        <select {...ties} {...select}>
-          {children}
-        </select>
-      )}
-    />
+    <Frame
+      label={label}
+      hint={hint}
+      error={error}
+      className={className}
+      controlId={ids.controlId}
+      hintId={ids.hintId}
+      errorId={ids.errorId}
+    >
+      <select id={ids.controlId} aria-invalid={error ? true : undefined} aria-describedby={ids.describedBy} {...select}>
+        {children}
+      </select>
+    </Frame>
   );
 }
 
