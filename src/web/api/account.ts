@@ -1,8 +1,12 @@
 // Signing in and out, passwords, the first run and invitations: the requests of the screens a
 // person uses before (or while) joining a workspace.
-import { useQuery } from '@tanstack/react-query';
+import { useMutation, useQuery } from '@tanstack/react-query';
 import { api } from './client.ts';
 import { unwrap } from './errors.ts';
+import { keys } from './keys.ts';
+import { queryClient } from './query-client.ts';
+import type { Session } from './types.ts';
+import type { Answer, OnWrite } from './writes.ts';
 
 /** What a first-run link allows (checked once: the token does not change under the screen). */
 export function useFirstRun(token: string) {
@@ -25,7 +29,7 @@ export function useInvitation(token: string) {
   });
 }
 
-export const accountApi = {
+const accountApi = {
   signIn: (email: string, password: string) => unwrap(api.POST('/session', { body: { email, password } })),
   signOut: () => unwrap(api.DELETE('/session')),
   changePassword: (currentPassword: string, newPassword: string) =>
@@ -38,3 +42,97 @@ export const accountApi = {
   register: (token: string, password: string) =>
     unwrap(api.POST('/invitation/register', { body: { token, password } })),
 };
+
+/**
+ * A write that starts a session: the answer is the new session (with its anti-forgery token), put
+ * in place before the screen's `onSuccess` moves on.
+ */
+function useSessionWrite<TVars>(request: (vars: TVars) => Promise<Session>, on: OnWrite<Session, TVars>) {
+  return useMutation<Session, Error, TVars>({
+    mutationFn: request,
+    onSuccess: (session, vars) => {
+      queryClient.setQueryData(keys.session, session);
+      return on.onSuccess?.(session, vars);
+    },
+    onError: (err, vars) => on.onError?.(err, vars),
+  });
+}
+
+/** Nothing of the ended session stays cached; dropped once the screen has moved to where it leads. */
+const forgetEverything = () => queueMicrotask(() => queryClient.removeQueries());
+
+export const useSignIn = (on: OnWrite<Session, { email: string; password: string }>) =>
+  useSessionWrite(({ email, password }) => accountApi.signIn(email, password), on);
+
+export const useSetUpPassword = (token: string, on: OnWrite<Session, string>) =>
+  useSessionWrite((password) => accountApi.setUpPassword(token, password), on);
+
+type FirstRun = { workspaceName: string; email: string; password: string };
+/** Claims a fresh installation: its first workspace and its owner. */
+export const useClaimFirstRun = (token: string, on: OnWrite<Session, FirstRun>) =>
+  useSessionWrite((values: FirstRun) => accountApi.firstRun({ token, ...values }), on);
+
+/** Signs out; `then` moves the screen away, settled either way (signed out or already ended). */
+export const useSignOut = (then: () => void) =>
+  useMutation({
+    mutationFn: () => accountApi.signOut(),
+    onSettled: () => {
+      then();
+      forgetEverything();
+    },
+  });
+
+/** Changes the password: the service ends every session of the person, this one too. */
+export const useChangePassword = (on: OnWrite<unknown, { current: string; password: string }>) =>
+  useMutation<unknown, Error, { current: string; password: string }>({
+    mutationFn: ({ current, password }) => accountApi.changePassword(current, password),
+    onSuccess: (answer, vars) => {
+      on.onSuccess?.(answer, vars);
+      forgetEverything();
+    },
+    onError: (err, vars) => on.onError?.(err, vars),
+  });
+
+/** Signs out of the wrong account on an invite link, so that the screen asks who is joining. */
+export const useSignOutForInvitation = () =>
+  useMutation({
+    mutationFn: () => accountApi.signOut(),
+    onSuccess: () => queryClient.resetQueries({ queryKey: keys.session }),
+  });
+
+/**
+ * After joining a workspace the session lists it: the screen's `onSuccess` (opening the workspace)
+ * runs once the session is read again.
+ */
+const joined =
+  <TData, TVars>(on: OnWrite<TData, TVars>) =>
+  async (data: TData, vars: TVars) => {
+    await queryClient.invalidateQueries({ queryKey: keys.session });
+    return on.onSuccess?.(data, vars);
+  };
+
+export const useAcceptInvitation = (token: string, on: OnWrite<Answer<typeof accountApi.acceptInvitation>, void>) =>
+  useMutation<Answer<typeof accountApi.acceptInvitation>, Error, void>({
+    mutationFn: () => accountApi.acceptInvitation(token),
+    onSuccess: joined(on),
+    onError: (err, vars) => on.onError?.(err, vars),
+  });
+
+/** Signs in as the invited person, then accepts with the new session's anti-forgery token. */
+export const useSignInAndAccept = (
+  token: string,
+  email: string,
+  on: OnWrite<Answer<typeof accountApi.acceptInvitation>, string>,
+) =>
+  useMutation<Answer<typeof accountApi.acceptInvitation>, Error, string>({
+    mutationFn: async (password) => {
+      queryClient.setQueryData(keys.session, await accountApi.signIn(email, password));
+      return accountApi.acceptInvitation(token);
+    },
+    onSuccess: joined(on),
+    onError: (err, vars) => on.onError?.(err, vars),
+  });
+
+/** Creates the invited person's account, which belongs to the one workspace it joined. */
+export const useRegister = (token: string, on: OnWrite<Session, string>) =>
+  useSessionWrite((password: string) => accountApi.register(token, password), { ...on, onSuccess: joined(on) });

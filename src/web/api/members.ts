@@ -1,9 +1,11 @@
 // Members and invitations of a workspace.
-import { useQuery } from '@tanstack/react-query';
+import { useMutation, useQuery } from '@tanstack/react-query';
 import { api } from './client.ts';
 import { unwrap } from './errors.ts';
 import { keys } from './keys.ts';
-import type { Role } from './types.ts';
+import { queryClient } from './query-client.ts';
+import type { Invitation, Member, Role } from './types.ts';
+import { type Answer, type OnWrite, useWrite } from './writes.ts';
 
 const inWorkspace = (workspaceId: string) => ({ params: { path: { workspaceId } } });
 
@@ -21,7 +23,7 @@ export function useInvitations(ws: string) {
   });
 }
 
-export const membersApi = {
+const membersApi = {
   changeRole: (workspaceId: string, userId: string, role: Role) =>
     unwrap(
       api.PATCH('/workspaces/{workspaceId}/members/{userId}', {
@@ -40,3 +42,42 @@ export const membersApi = {
       }),
     ),
 };
+
+type NewInvitation = { email: string; role: Role };
+type RoleChange = { member: Member; role: Role };
+
+export const useInviteMember = (ws: string, on?: OnWrite<Answer<typeof membersApi.invite>, NewInvitation>) =>
+  useWrite(({ email, role }: NewInvitation) => membersApi.invite(ws, email, role), [keys.invitations(ws)], on);
+
+export const useRevokeInvitation = (ws: string, on?: OnWrite<Answer<typeof membersApi.revokeInvitation>, Invitation>) =>
+  useWrite((invitation: Invitation) => membersApi.revokeInvitation(ws, invitation.id), [keys.invitations(ws)], on);
+
+export const useRemoveMember = (ws: string, on?: OnWrite<Answer<typeof membersApi.remove>, Member>) =>
+  useWrite((member: Member) => membersApi.remove(ws, member.userId), [keys.members(ws)], on);
+
+/**
+ * Changes a member's role. The list takes the answer in place; a refusal reloads it (the select
+ * must show the role the member has); a change of the signed-in person's own role (`myId`) reloads
+ * the session, whose role decides what the screens offer.
+ */
+export function useSetRole(
+  ws: string,
+  myId: string,
+  on: OnWrite<Answer<typeof membersApi.changeRole>, RoleChange> & { onMutate?: (change: RoleChange) => void },
+) {
+  return useMutation<Answer<typeof membersApi.changeRole>, Error, RoleChange>({
+    mutationFn: ({ member, role }) => membersApi.changeRole(ws, member.userId, role),
+    onMutate: (change) => on.onMutate?.(change),
+    onSuccess: (answer, change) => {
+      queryClient.setQueryData<Member[]>(keys.members(ws), (list) =>
+        list?.map((m) => (m.userId === change.member.userId ? answer.data : m)),
+      );
+      on.onSuccess?.(answer, change);
+      if (answer.data.userId === myId) void queryClient.invalidateQueries({ queryKey: keys.session });
+    },
+    onError: (err, change) => {
+      on.onError?.(err, change);
+      void queryClient.invalidateQueries({ queryKey: keys.members(ws) });
+    },
+  });
+}

@@ -3,7 +3,8 @@ import { useQuery } from '@tanstack/react-query';
 import { api } from './client.ts';
 import { unwrap } from './errors.ts';
 import { keys } from './keys.ts';
-import type { Scope } from './types.ts';
+import type { ApiKey, Domain, Scope } from './types.ts';
+import { type Answer, type OnWrite, useWrite } from './writes.ts';
 
 const inWorkspace = (workspaceId: string) => ({ params: { path: { workspaceId } } });
 
@@ -22,7 +23,7 @@ export function useCampaigns(ws: string, enabled = true) {
   });
 }
 
-export const apiKeysApi = {
+const apiKeysApi = {
   create: (workspaceId: string, scopes: Scope[], expiresAt: string | null | undefined) =>
     unwrap(api.POST('/workspaces/{workspaceId}/keys', { ...inWorkspace(workspaceId), body: { scopes, expiresAt } })),
   revoke: (workspaceId: string, keyId: string) =>
@@ -31,7 +32,7 @@ export const apiKeysApi = {
 
 const domain = (workspaceId: string, domainId: string) => ({ params: { path: { workspaceId, domainId } } });
 
-export const domainsApi = {
+const domainsApi = {
   add: (workspaceId: string, host: string) =>
     unwrap(api.POST('/workspaces/{workspaceId}/domains', { ...inWorkspace(workspaceId), body: { host } })),
   verify: (workspaceId: string, domainId: string) =>
@@ -40,12 +41,36 @@ export const domainsApi = {
     unwrap(api.POST('/workspaces/{workspaceId}/domains/{domainId}/disable', domain(workspaceId, domainId))),
 };
 
-export const tagsApi = {
+const tagsApi = {
   create: (workspaceId: string, name: string, color: string) =>
     unwrap(api.POST('/workspaces/{workspaceId}/tags', { ...inWorkspace(workspaceId), body: { name, color } })),
 };
 
-export const campaignsApi = {
+const campaignsApi = {
   create: (workspaceId: string, name: string) =>
     unwrap(api.POST('/workspaces/{workspaceId}/campaigns', { ...inWorkspace(workspaceId), body: { name } })),
 };
+
+type NewKey = { scopes: Scope[]; expiresAt: string | null | undefined };
+type NewTag = { name: string; color: string };
+
+export const useCreateKey = (ws: string, on?: OnWrite<Answer<typeof apiKeysApi.create>, NewKey>) =>
+  useWrite(({ scopes, expiresAt }: NewKey) => apiKeysApi.create(ws, scopes, expiresAt), [keys.keys(ws)], on);
+
+export const useRevokeKey = (ws: string, on?: OnWrite<Answer<typeof apiKeysApi.revoke>, ApiKey>) =>
+  useWrite((key: ApiKey) => apiKeysApi.revoke(ws, key.id), [keys.keys(ws)], on);
+
+export const useAddDomain = (ws: string, on?: OnWrite<Answer<typeof domainsApi.add>, string>) =>
+  useWrite((host: string) => domainsApi.add(ws, host), [keys.domains(ws)], on);
+
+export const useVerifyDomain = (ws: string, on?: OnWrite<Answer<typeof domainsApi.verify>, Domain>) =>
+  useWrite((d: Domain) => domainsApi.verify(ws, d.id), [keys.domains(ws)], on);
+
+export const useDisableDomain = (ws: string, on?: OnWrite<Answer<typeof domainsApi.disable>, Domain>) =>
+  useWrite((d: Domain) => domainsApi.disable(ws, d.id), [keys.domains(ws)], on);
+
+export const useCreateTag = (ws: string, on?: OnWrite<Answer<typeof tagsApi.create>, NewTag>) =>
+  useWrite(({ name, color }: NewTag) => tagsApi.create(ws, name, color), [keys.tags(ws)], on);
+
+export const useCreateCampaign = (ws: string, on?: OnWrite<Answer<typeof campaignsApi.create>, string>) =>
+  useWrite((name: string) => campaignsApi.create(ws, name), [keys.campaigns(ws)], on);

@@ -1,5 +1,5 @@
 // The password inputs the public forms share: signing in with a current password, and choosing
-// a new one with its confirmation (sign-in, invitation, set-up link).
+// a new one with its confirmation (sign-in, invitation, set-up link, first run).
 import { TextField } from './fields.tsx';
 import { MIN_PASSWORD } from '../lib/passwords.ts';
 

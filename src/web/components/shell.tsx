@@ -1,11 +1,20 @@
 // The signed-in frame: a top bar with the product, the workspace switcher, the main navigation
 // and signing out; then the screen in <main>.
-import { useMutation } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { Link, useLocation, useRoute } from 'wouter';
-import { accountApi } from '../api/account.ts';
-import { queryClient } from '../api/query-client.ts';
+import { useSignOut } from '../api/account.ts';
 import { lastWorkspace, useSignedIn } from '../api/session.ts';
+
+/** The main navigation's sections of a workspace, in order: each path and its link's name. */
+const SECTIONS = [
+  ['/links', 'Links'],
+  ['/conversions', 'Conversions'],
+  ['/goals', 'Goals'],
+  ['/pages', 'Pages'],
+  ['/reports', 'Reports'],
+  ['/import', 'Import and export'],
+  ['/settings', 'Settings'],
+] as const;
 
 export function Shell({ children }: { children: ReactNode }) {
   const session = useSignedIn();
@@ -15,14 +24,8 @@ export function Shell({ children }: { children: ReactNode }) {
     (inWorkspace && session.workspaces.find((w) => w.id === params.workspaceId)) || lastWorkspace(session);
   const ws = current ? `/w/${encodeURIComponent(current.id)}` : null;
 
-  const signOut = useMutation({
-    mutationFn: () => accountApi.signOut(),
-    onSettled: () => {
-      // Signed out or already ended: either way nothing of it stays on the screen.
-      navigate('/login', { replace: true });
-      queueMicrotask(() => queryClient.removeQueries());
-    },
-  });
+  // Signed out or already ended: either way the sign-in form is next.
+  const signOut = useSignOut(() => navigate('/login', { replace: true }));
 
   const section = (path: string) =>
     ws && (location === `${ws}${path}` || location.startsWith(`${ws}${path}/`)) ? 'page' : undefined;
@@ -57,41 +60,13 @@ export function Shell({ children }: { children: ReactNode }) {
           {ws ? (
             <nav className="mainnav" aria-label="Main">
               <ul>
-                <li>
-                  <Link href={`${ws}/links`} aria-current={section('/links')}>
-                    Links
-                  </Link>
-                </li>
-                <li>
-                  <Link href={`${ws}/conversions`} aria-current={section('/conversions')}>
-                    Conversions
-                  </Link>
-                </li>
-                <li>
-                  <Link href={`${ws}/goals`} aria-current={section('/goals')}>
-                    Goals
-                  </Link>
-                </li>
-                <li>
-                  <Link href={`${ws}/pages`} aria-current={section('/pages')}>
-                    Pages
-                  </Link>
-                </li>
-                <li>
-                  <Link href={`${ws}/reports`} aria-current={section('/reports')}>
-                    Reports
-                  </Link>
-                </li>
-                <li>
-                  <Link href={`${ws}/import`} aria-current={section('/import')}>
-                    Import and export
-                  </Link>
-                </li>
-                <li>
-                  <Link href={`${ws}/settings`} aria-current={section('/settings')}>
-                    Settings
-                  </Link>
-                </li>
+                {SECTIONS.map(([path, name]) => (
+                  <li key={path}>
+                    <Link href={`${ws}${path}`} aria-current={section(path)}>
+                      {name}
+                    </Link>
+                  </li>
+                ))}
               </ul>
             </nav>
           ) : null}

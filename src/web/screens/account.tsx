@@ -1,10 +1,8 @@
 // Change password. Every session of the person ends, this one too: they sign in again.
-import { useMutation } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
 import { useLocation } from 'wouter';
-import { accountApi } from '../api/account.ts';
+import { useChangePassword } from '../api/account.ts';
 import { asApiError, tooManyAttemptsMessage } from '../api/errors.ts';
-import { queryClient } from '../api/query-client.ts';
 import { useSignedIn } from '../api/session.ts';
 import { SubmitButton } from '../components/buttons.tsx';
 import { FormAlert } from '../components/feedback.tsx';
@@ -24,12 +22,8 @@ export function Account() {
   const errors = useFormErrors<Field>(FIELDS, formRef);
   const set = (key: Field) => (e: { target: { value: string } }) => setValues((v) => ({ ...v, [key]: e.target.value }));
 
-  const change = useMutation({
-    mutationFn: () => accountApi.changePassword(values.current, values.password),
-    onSuccess: () => {
-      navigate('/login?changed=1', { replace: true });
-      queueMicrotask(() => queryClient.removeQueries());
-    },
+  const change = useChangePassword({
+    onSuccess: () => navigate('/login?changed=1', { replace: true }),
     onError: (err) => {
       const e = asApiError(err);
       errors.show(e.status === 429 ? new Error(tooManyAttemptsMessage(e)) : e);
@@ -46,7 +40,7 @@ export function Account() {
         (values.password === values.current ? 'Choose a password different from the current one.' : undefined),
       confirm: pair.confirm,
     });
-    if (ok) change.mutate();
+    if (ok) change.mutate({ current: values.current, password: values.password });
   };
 
   return (

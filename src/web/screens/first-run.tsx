@@ -1,18 +1,16 @@
 // /setup?token=: the first person names the workspace and becomes its owner (the token
 // `shortlink serve` printed works once, while no user exists).
-import { useMutation } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
-import { accountApi, useFirstRun } from '../api/account.ts';
-import { keys } from '../api/keys.ts';
-import { queryClient } from '../api/query-client.ts';
+import { useClaimFirstRun, useFirstRun } from '../api/account.ts';
 import { SubmitButton } from '../components/buttons.tsx';
 import { FormAlert, LoadError, Loading } from '../components/feedback.tsx';
 import { TextField } from '../components/fields.tsx';
 import { useFormErrors } from '../components/form-errors.ts';
+import { NewPasswordFields } from '../components/password-fields.tsx';
 import { PublicFrame } from '../components/shell.tsx';
 import { useDocumentTitle } from '../lib/hooks.ts';
-import { MIN_PASSWORD, newPasswordProblems } from '../lib/passwords.ts';
+import { newPasswordProblems } from '../lib/passwords.ts';
 
 type Field = 'workspaceName' | 'email' | 'password' | 'confirm';
 const FIELDS: Record<string, Field> = { workspaceName: 'workspaceName', email: 'email', password: 'password' };
@@ -29,16 +27,8 @@ export function FirstRun() {
 
   const check = useFirstRun(token);
 
-  const claim = useMutation({
-    mutationFn: () =>
-      accountApi.firstRun({
-        token,
-        workspaceName: values.workspaceName.trim(),
-        email: values.email.trim(),
-        password: values.password,
-      }),
+  const claim = useClaimFirstRun(token, {
     onSuccess: (session) => {
-      queryClient.setQueryData(keys.session, session);
       const first = session.workspaces[0];
       navigate(first ? `/w/${encodeURIComponent(first.id)}/links` : '/', { replace: true });
     },
@@ -54,7 +44,12 @@ export function FirstRun() {
       password: pair.password,
       confirm: pair.confirm,
     });
-    if (ok) claim.mutate();
+    if (ok)
+      claim.mutate({
+        workspaceName: values.workspaceName.trim(),
+        email: values.email.trim(),
+        password: values.password,
+      });
   };
 
   let body: ReactNode;
@@ -101,24 +96,13 @@ export function FirstRun() {
           autoComplete="username"
           required
         />
-        <TextField
+        <NewPasswordFields
           label="Password"
-          type="password"
-          value={values.password}
-          onChange={set('password')}
-          error={errors.fields.password}
-          hint={`At least ${MIN_PASSWORD} characters.`}
-          autoComplete="new-password"
-          required
-        />
-        <TextField
-          label="Confirm password"
-          type="password"
-          value={values.confirm}
-          onChange={set('confirm')}
-          error={errors.fields.confirm}
-          autoComplete="new-password"
-          required
+          password={values.password}
+          confirm={values.confirm}
+          onPassword={(password) => setValues((v) => ({ ...v, password }))}
+          onConfirm={(confirm) => setValues((v) => ({ ...v, confirm }))}
+          errors={errors.fields}
         />
         <SubmitButton pending={claim.isPending} className="button-block">
           Create workspace

@@ -1,13 +1,16 @@
 // /invite?token=: joining a workspace with the link an owner or admin gave. Someone signed in as
 // the invited email accepts; someone signed out signs in as it and accepts, or creates that
 // account with the link. Anyone signed in as another email is told so and may sign out.
-import { useMutation } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
-import { accountApi, useInvitation } from '../api/account.ts';
+import {
+  useAcceptInvitation,
+  useInvitation,
+  useRegister,
+  useSignInAndAccept,
+  useSignOutForInvitation,
+} from '../api/account.ts';
 import { asApiError, tooManyAttemptsMessage } from '../api/errors.ts';
-import { keys } from '../api/keys.ts';
-import { queryClient } from '../api/query-client.ts';
 import { rememberWorkspace, useSession } from '../api/session.ts';
 import type { Session } from '../api/types.ts';
 import { SubmitButton } from '../components/buttons.tsx';
@@ -85,11 +88,10 @@ export function Invite() {
   );
 }
 
-/** After joining: the session now lists the workspace; open its links. */
+/** After joining (the hooks have read the session again, which now lists the workspace): open its links. */
 function useJoined() {
   const [, navigate] = useLocation();
-  return async (workspaceId: string) => {
-    await queryClient.invalidateQueries({ queryKey: keys.session });
+  return (workspaceId: string) => {
     rememberWorkspace(workspaceId);
     navigate(`/w/${encodeURIComponent(workspaceId)}/links`, { replace: true });
   };
@@ -98,8 +100,7 @@ function useJoined() {
 function Accept({ token, invited }: { token: string; invited: Invited }) {
   const joined = useJoined();
   const [problem, setProblem] = useState<string | null>(null);
-  const accept = useMutation({
-    mutationFn: () => accountApi.acceptInvitation(token),
+  const accept = useAcceptInvitation(token, {
     onSuccess: (answer) => joined(answer.data.id),
     onError: (err) => setProblem(asApiError(err).message),
   });
@@ -123,10 +124,7 @@ function Accept({ token, invited }: { token: string; invited: Invited }) {
 }
 
 function OtherAccount({ signedInAs, invited }: { signedInAs: string; invited: Invited }) {
-  const signOut = useMutation({
-    mutationFn: () => accountApi.signOut(),
-    onSuccess: () => queryClient.resetQueries({ queryKey: keys.session }),
-  });
+  const signOut = useSignOutForInvitation();
   return (
     <div className="stack">
       <div role="alert" className="notice notice-error">
@@ -150,13 +148,7 @@ function SignInAndAccept({ token, invited }: { token: string; invited: Invited }
   const [password, setPassword] = useState('');
   const formRef = useRef<HTMLFormElement>(null);
   const errors = useFormErrors<'password'>({ password: 'password' }, formRef);
-  const join = useMutation({
-    mutationFn: async () => {
-      const session = await accountApi.signIn(invited.email, password);
-      // The accept below carries the new session's anti-forgery token.
-      queryClient.setQueryData(keys.session, session);
-      return accountApi.acceptInvitation(token);
-    },
+  const join = useSignInAndAccept(token, invited.email, {
     onSuccess: (answer) => joined(answer.data.id),
     onError: (err) => {
       const e = asApiError(err);
@@ -175,7 +167,7 @@ function SignInAndAccept({ token, invited }: { token: string; invited: Invited }
         className="stack"
         onSubmit={(e: FormEvent) => {
           e.preventDefault();
-          if (errors.check({ password: password ? undefined : 'Enter your password.' })) join.mutate();
+          if (errors.check({ password: password ? undefined : 'Enter your password.' })) join.mutate(password);
         }}
       >
         <FormAlert message={errors.form} />
@@ -195,13 +187,9 @@ function CreateAccount({ token, invited }: { token: string; invited: Invited }) 
   const [confirm, setConfirm] = useState('');
   const formRef = useRef<HTMLFormElement>(null);
   const errors = useFormErrors<'password' | 'confirm'>({ password: 'password' }, formRef);
-  const register = useMutation({
-    mutationFn: () => accountApi.register(token, password),
-    onSuccess: (session) => {
-      queryClient.setQueryData(keys.session, session);
-      // A new account belongs to the one workspace it joined.
-      return joined(session.workspaces[0].id);
-    },
+  const register = useRegister(token, {
+    // A new account belongs to the one workspace it joined.
+    onSuccess: (session) => joined(session.workspaces[0].id),
     onError: (err) => errors.show(err),
   });
   return (
@@ -216,7 +204,7 @@ function CreateAccount({ token, invited }: { token: string; invited: Invited }) 
         className="stack"
         onSubmit={(e: FormEvent) => {
           e.preventDefault();
-          if (errors.check(newPasswordProblems(password, confirm))) register.mutate();
+          if (errors.check(newPasswordProblems(password, confirm))) register.mutate(password);
         }}
       >
         <FormAlert message={errors.form} />

@@ -1,12 +1,9 @@
 // /setup-password?token=: a member sets their password with the one-time link an owner or admin
 // gave them, and is signed in.
-import { useMutation } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
-import { accountApi } from '../api/account.ts';
+import { useSetUpPassword } from '../api/account.ts';
 import { asApiError } from '../api/errors.ts';
-import { keys } from '../api/keys.ts';
-import { queryClient } from '../api/query-client.ts';
 import { SubmitButton } from '../components/buttons.tsx';
 import { FormAlert } from '../components/feedback.tsx';
 import { useFormErrors } from '../components/form-errors.ts';
@@ -26,12 +23,8 @@ export function SetupPassword() {
   const formRef = useRef<HTMLFormElement>(null);
   const errors = useFormErrors<'password' | 'confirm'>(FIELDS, formRef);
 
-  const setup = useMutation({
-    mutationFn: () => accountApi.setUpPassword(token, password),
-    onSuccess: (session) => {
-      queryClient.setQueryData(keys.session, session);
-      navigate('/', { replace: true });
-    },
+  const setup = useSetUpPassword(token, {
+    onSuccess: () => navigate('/', { replace: true }),
     onError: (err) => {
       const e = asApiError(err);
       errors.show(
@@ -43,7 +36,7 @@ export function SetupPassword() {
   const submit = (event: FormEvent) => {
     event.preventDefault();
     const problems = newPasswordProblems(password, confirm);
-    if (errors.check(problems)) setup.mutate();
+    if (errors.check(problems)) setup.mutate(password);
   };
 
   if (!token) {

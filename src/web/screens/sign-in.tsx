@@ -1,10 +1,7 @@
-import { useMutation } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
 import { useLocation, useSearch } from 'wouter';
-import { accountApi } from '../api/account.ts';
+import { useSignIn } from '../api/account.ts';
 import { asApiError, tooManyAttemptsMessage } from '../api/errors.ts';
-import { keys } from '../api/keys.ts';
-import { queryClient } from '../api/query-client.ts';
 import { FormAlert, StatusNotice } from '../components/feedback.tsx';
 import { SubmitButton } from '../components/buttons.tsx';
 import { TextField } from '../components/fields.tsx';
@@ -25,12 +22,8 @@ export function SignIn() {
   const formRef = useRef<HTMLFormElement>(null);
   const errors = useFormErrors<'email' | 'password'>(FIELDS, formRef);
 
-  const signIn = useMutation({
-    mutationFn: () => accountApi.signIn(email.trim(), password),
-    onSuccess: (session) => {
-      queryClient.setQueryData(keys.session, session);
-      navigate(safeNext(params.get('next')), { replace: true });
-    },
+  const signIn = useSignIn({
+    onSuccess: () => navigate(safeNext(params.get('next')), { replace: true }),
     onError: (err) => {
       const e = asApiError(err);
       // A wrong email or password is one answer for both: it belongs to the form, not a field.
@@ -47,7 +40,7 @@ export function SignIn() {
       email: email.trim() ? undefined : 'Enter your email address.',
       password: password ? undefined : 'Enter your password.',
     });
-    if (ok) signIn.mutate();
+    if (ok) signIn.mutate({ email: email.trim(), password });
   };
 
   return (

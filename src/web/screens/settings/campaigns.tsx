@@ -1,16 +1,13 @@
-import { useMutation } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
 import { useParams } from 'wouter';
-import { keys } from '../../api/keys.ts';
-import { queryClient } from '../../api/query-client.ts';
 import { can, useMembership } from '../../api/session.ts';
-import { campaignsApi, useCampaigns } from '../../api/settings.ts';
-import { SubmitButton } from '../../components/buttons.tsx';
+import { useCampaigns, useCreateCampaign } from '../../api/settings.ts';
 import { CopyButton } from '../../components/copy-button.tsx';
 import { DataTable, ListState } from '../../components/data-table.tsx';
-import { EmptyState, FormAlert, StatusNotice } from '../../components/feedback.tsx';
+import { EmptyState, StatusNotice } from '../../components/feedback.tsx';
 import { TextField } from '../../components/fields.tsx';
 import { useFormErrors } from '../../components/form-errors.ts';
+import { RowFormPanel } from '../../components/row-form-panel.tsx';
 import { formatDate } from '../../lib/dates.ts';
 import { SettingsFrame } from './settings-frame.tsx';
 
@@ -25,45 +22,42 @@ export function Campaigns() {
   const [made, setMade] = useState<string | null>(null);
   const formRef = useRef<HTMLFormElement>(null);
   const errors = useFormErrors<Field>(FIELDS, formRef);
-  const create = useMutation({
-    mutationFn: () => campaignsApi.create(ws, name.trim()),
+  const create = useCreateCampaign(ws, {
     onSuccess: (answer) => {
       setMade(answer.data.name);
       setName('');
       errors.clear();
-      void queryClient.invalidateQueries({ queryKey: keys.campaigns(ws) });
     },
     onError: (err) => errors.show(err),
   });
   const submit = (event: FormEvent) => {
     event.preventDefault();
     setMade(null);
-    if (errors.check({ name: name.trim() ? undefined : 'Name the campaign.' })) create.mutate();
+    if (errors.check({ name: name.trim() ? undefined : 'Name the campaign.' })) create.mutate(name.trim());
   };
 
   return (
     <SettingsFrame workspaceId={ws} title="Campaigns">
       {can.administer(role) ? (
-        <section className="panel" aria-labelledby="create-campaign-heading">
-          <h2 id="create-campaign-heading">Create campaign</h2>
-          {made ? <StatusNotice>Campaign {made} created.</StatusNotice> : null}
-          <form ref={formRef} onSubmit={submit} noValidate>
-            <FormAlert message={errors.form} />
-            <div className="form-row">
-              <TextField
-                label="Name"
-                value={name}
-                onChange={(e) => setName(e.target.value)}
-                error={errors.fields.name}
-                maxLength={200}
-                className="grow"
-              />
-              <div className="form-row-action">
-                <SubmitButton pending={create.isPending}>Create campaign</SubmitButton>
-              </div>
-            </div>
-          </form>
-        </section>
+        <RowFormPanel
+          headingId="create-campaign-heading"
+          heading="Create campaign"
+          intro={made ? <StatusNotice>Campaign {made} created.</StatusNotice> : null}
+          formRef={formRef}
+          onSubmit={submit}
+          formError={errors.form}
+          pending={create.isPending}
+          submit="Create campaign"
+        >
+          <TextField
+            label="Name"
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            error={errors.fields.name}
+            maxLength={200}
+            className="grow"
+          />
+        </RowFormPanel>
       ) : null}
       <section className="section" aria-labelledby="campaigns-heading">
         <h2 id="campaigns-heading">Campaigns of this workspace</h2>

@@ -1,20 +1,18 @@
 // Custom domains: add a host, publish what it says, verify; disable. OWNER and ADMIN change them.
-import { useMutation } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
 import { useParams } from 'wouter';
-import { keys } from '../../api/keys.ts';
 import { useDomains } from '../../api/queries.ts';
-import { queryClient } from '../../api/query-client.ts';
 import { can, useMembership } from '../../api/session.ts';
-import { domainsApi } from '../../api/settings.ts';
+import { useAddDomain, useDisableDomain, useVerifyDomain } from '../../api/settings.ts';
 import type { Domain } from '../../api/types.ts';
-import { ConfirmedActionButton, SubmitButton } from '../../components/buttons.tsx';
+import { ConfirmedActionButton } from '../../components/buttons.tsx';
 import { useConfirm } from '../../components/confirm.tsx';
 import { CopyButton } from '../../components/copy-button.tsx';
 import { ACTIONS, DataTable, ListState } from '../../components/data-table.tsx';
 import { EmptyState, FormAlert, StatusNotice } from '../../components/feedback.tsx';
 import { TextField } from '../../components/fields.tsx';
 import { useFormErrors } from '../../components/form-errors.ts';
+import { RowFormPanel } from '../../components/row-form-panel.tsx';
 import { When } from '../../components/when.tsx';
 import { SettingsFrame } from './settings-frame.tsx';
 
@@ -32,26 +30,20 @@ export function Domains() {
   const [ask, dialog] = useConfirm();
   const [notice, setNotice] = useState<{ ok: boolean; text: string } | null>(null);
   const [added, setAdded] = useState<Domain | null>(null);
-  const refresh = () => queryClient.invalidateQueries({ queryKey: keys.domains(ws) });
 
-  const verify = useMutation({
-    mutationFn: (d: Domain) => domainsApi.verify(ws, d.id),
+  const verify = useVerifyDomain(ws, {
     onSuccess: (answer) => {
       setNotice({ ok: true, text: `${answer.data.host} is verified and serves this workspace's links.` });
       if (added?.id === answer.data.id) setAdded(null);
-      void refresh();
     },
     onError: (err, d) => setNotice({ ok: false, text: `${d.host}: ${err.message}` }),
   });
-  const disable = useMutation({
-    mutationFn: (d: Domain) => domainsApi.disable(ws, d.id),
-    onSuccess: (answer) => {
+  const disable = useDisableDomain(ws, {
+    onSuccess: (answer) =>
       setNotice({
         ok: true,
         text: `${answer.data.host} is disabled: its links stop working until it is verified again.`,
-      });
-      void refresh();
-    },
+      }),
     onError: (err, d) => setNotice({ ok: false, text: `${d.host}: ${err.message}` }),
   });
   const admin = can.administer(role);
@@ -195,42 +187,40 @@ function AddDomain({ workspaceId, onAdded }: { workspaceId: string; onAdded: (d:
   const [host, setHost] = useState('');
   const formRef = useRef<HTMLFormElement>(null);
   const errors = useFormErrors<Field>(FIELDS, formRef);
-  const add = useMutation({
-    mutationFn: () => domainsApi.add(workspaceId, host.trim()),
+  const add = useAddDomain(workspaceId, {
     onSuccess: (answer) => {
       onAdded(answer.data);
       setHost('');
       errors.clear();
-      void queryClient.invalidateQueries({ queryKey: keys.domains(workspaceId) });
     },
     onError: (err) => errors.show(err),
   });
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    if (errors.check({ host: host.trim() ? undefined : 'Enter a host, such as go.example.com.' })) add.mutate();
+    if (errors.check({ host: host.trim() ? undefined : 'Enter a host, such as go.example.com.' }))
+      add.mutate(host.trim());
   };
   return (
-    <section className="panel" aria-labelledby="add-domain-heading">
-      <h2 id="add-domain-heading">Add domain</h2>
-      <form ref={formRef} onSubmit={submit} noValidate>
-        <FormAlert message={errors.form} />
-        <div className="form-row">
-          <TextField
-            label="Host"
-            value={host}
-            onChange={(e) => setHost(e.target.value)}
-            error={errors.fields.host}
-            placeholder="go.example.com"
-            hint="Without https:// or a path."
-            autoCapitalize="none"
-            spellCheck={false}
-            className="grow"
-          />
-          <div className="form-row-action">
-            <SubmitButton pending={add.isPending}>Add domain</SubmitButton>
-          </div>
-        </div>
-      </form>
-    </section>
+    <RowFormPanel
+      headingId="add-domain-heading"
+      heading="Add domain"
+      formRef={formRef}
+      onSubmit={submit}
+      formError={errors.form}
+      pending={add.isPending}
+      submit="Add domain"
+    >
+      <TextField
+        label="Host"
+        value={host}
+        onChange={(e) => setHost(e.target.value)}
+        error={errors.fields.host}
+        placeholder="go.example.com"
+        hint="Without https:// or a path."
+        autoCapitalize="none"
+        spellCheck={false}
+        className="grow"
+      />
+    </RowFormPanel>
   );
 }

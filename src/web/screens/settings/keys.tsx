@@ -1,20 +1,17 @@
 // API keys: the workspace's keys (a MEMBER sees their own), making one (shown once), revoking.
-import { useMutation } from '@tanstack/react-query';
-import { useId, useRef, useState, type FormEvent } from 'react';
+import { useRef, useState, type FormEvent } from 'react';
 import { useParams } from 'wouter';
-import { keys } from '../../api/keys.ts';
 import { useWorkspace } from '../../api/queries.ts';
-import { queryClient } from '../../api/query-client.ts';
 import { can, useMembership, useSignedIn } from '../../api/session.ts';
-import { apiKeysApi, useApiKeys } from '../../api/settings.ts';
+import { useApiKeys, useCreateKey, useRevokeKey } from '../../api/settings.ts';
 import { SCOPES, type ApiKey, type Role, type Scope } from '../../api/types.ts';
 import { ConfirmedActionButton, SubmitButton } from '../../components/buttons.tsx';
 import { useConfirm } from '../../components/confirm.tsx';
-import { CopyButton } from '../../components/copy-button.tsx';
 import { ACTIONS, DataTable, ListState } from '../../components/data-table.tsx';
 import { EmptyState, FormAlert, StatusNotice } from '../../components/feedback.tsx';
 import { TextField } from '../../components/fields.tsx';
 import { useFormErrors } from '../../components/form-errors.ts';
+import { ShownOnce } from '../../components/shown-once.tsx';
 import { When } from '../../components/when.tsx';
 import { localInputToIso } from '../../lib/dates.ts';
 import { SettingsFrame } from './settings-frame.tsx';
@@ -31,12 +28,8 @@ export function ApiKeys() {
   const [ask, dialog] = useConfirm();
   const [notice, setNotice] = useState<{ ok: boolean; text: string } | null>(null);
 
-  const revoke = useMutation({
-    mutationFn: (key: ApiKey) => apiKeysApi.revoke(ws, key.id),
-    onSuccess: (_v, key) => {
-      setNotice({ ok: true, text: `Key ${key.hint} revoked. It answers 401 from now on.` });
-      void queryClient.invalidateQueries({ queryKey: keys.keys(ws) });
-    },
+  const revoke = useRevokeKey(ws, {
+    onSuccess: (_v, key) => setNotice({ ok: true, text: `Key ${key.hint} revoked. It answers 401 from now on.` }),
     onError: (err) => setNotice({ ok: false, text: err.message }),
   });
 
@@ -139,46 +132,29 @@ function CreateKey(props: { workspaceId: string; role: Role; offered: readonly S
   const [created, setCreated] = useState<{ key: string; hint: string } | null>(null);
   const formRef = useRef<HTMLFormElement>(null);
   const errors = useFormErrors<Field>(FIELDS, formRef);
-  const keyFieldId = useId();
 
-  const create = useMutation({
-    mutationFn: () => apiKeysApi.create(workspaceId, scopes, localInputToIso(expiresAt)),
+  const create = useCreateKey(workspaceId, {
     onSuccess: (answer) => {
       setCreated({ key: answer.key, hint: answer.data.hint });
       setExpiresAt('');
-      void queryClient.invalidateQueries({ queryKey: keys.keys(workspaceId) });
     },
     onError: (err) => errors.show(err),
   });
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    if (errors.check({ scopes: scopes.length ? undefined : 'Choose at least one scope.' })) create.mutate();
+    if (errors.check({ scopes: scopes.length ? undefined : 'Choose at least one scope.' }))
+      create.mutate({ scopes, expiresAt: localInputToIso(expiresAt) });
   };
 
   return (
     <section className="panel" aria-labelledby="create-key-heading">
       <h2 id="create-key-heading">Create key</h2>
       {created ? (
-        <div className="secret">
-          <TextField
-            id={keyFieldId}
-            label="New API key"
-            value={created.key}
-            readOnly
-            onFocus={(e) => e.target.select()}
-          />
-          <div className="button-row">
-            <CopyButton text={created.key} label="Copy key" visible="Copy key" />
-            <button type="button" className="button button-small button-quiet" onClick={() => setCreated(null)}>
-              Done
-            </button>
-          </div>
-          <p className="notice notice-warning">
-            <strong>This key is shown once.</strong> Copy it now and keep it somewhere safe: only its last four
-            characters ({created.hint}) are kept.
-          </p>
-        </div>
+        <ShownOnce label="New API key" value={created.key} copyLabel="Copy key" onDone={() => setCreated(null)}>
+          <strong>This key is shown once.</strong> Copy it now and keep it somewhere safe: only its last four characters
+          ({created.hint}) are kept.
+        </ShownOnce>
       ) : null}
       <form ref={formRef} onSubmit={submit} noValidate className="stack">
         <FormAlert message={errors.form} />

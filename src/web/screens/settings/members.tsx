@@ -1,21 +1,26 @@
 // Members: who belongs to the workspace and with which role; inviting someone (a link they open
 // to join, signed in as the invited email or creating that account) and the invitations still
 // waiting (OWNER and ADMIN), changing roles (OWNER), removing (OWNER and ADMIN).
-import { useMutation } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
 import { useParams } from 'wouter';
-import { keys } from '../../api/keys.ts';
-import { membersApi, useInvitations, useMembers } from '../../api/members.ts';
-import { queryClient } from '../../api/query-client.ts';
+import {
+  useInvitations,
+  useInviteMember,
+  useMembers,
+  useRemoveMember,
+  useRevokeInvitation,
+  useSetRole,
+} from '../../api/members.ts';
 import { can, useMembership, useSignedIn } from '../../api/session.ts';
-import { ROLES, type Invitation, type Member, type Role } from '../../api/types.ts';
-import { ConfirmedActionButton, SubmitButton } from '../../components/buttons.tsx';
+import { ROLES, type Member, type Role } from '../../api/types.ts';
+import { ConfirmedActionButton } from '../../components/buttons.tsx';
 import { useConfirm } from '../../components/confirm.tsx';
 import { CopyButton } from '../../components/copy-button.tsx';
 import { ACTIONS, DataTable, ListState } from '../../components/data-table.tsx';
 import { FormAlert, StatusNotice } from '../../components/feedback.tsx';
 import { SelectField, TextField } from '../../components/fields.tsx';
 import { useFormErrors } from '../../components/form-errors.ts';
+import { RowFormPanel } from '../../components/row-form-panel.tsx';
 import { formatDate } from '../../lib/dates.ts';
 import { roleName } from '../../lib/format.ts';
 import { SettingsFrame } from './settings-frame.tsx';
@@ -36,7 +41,6 @@ export function Members() {
   const [notice, setNotice] = useState<{ ok: boolean; text: string } | null>(null);
   // The role chosen in a select while its change is on its way (the select shows it meanwhile).
   const [pendingRole, setPendingRole] = useState<Record<string, Role>>({});
-  const refresh = () => queryClient.invalidateQueries({ queryKey: keys.members(ws) });
   const settleRole = (userId: string) =>
     setPendingRole((p) => {
       const next = { ...p };
@@ -44,32 +48,20 @@ export function Members() {
       return next;
     });
 
-  const changeRole = useMutation({
-    mutationFn: ({ member, role: next }: { member: Member; role: Role }) =>
-      membersApi.changeRole(ws, member.userId, next),
+  const changeRole = useSetRole(ws, me.id, {
     onMutate: ({ member, role: next }) => setPendingRole((p) => ({ ...p, [member.userId]: next })),
     onSuccess: (answer, { member }) => {
-      queryClient.setQueryData<Member[]>(keys.members(ws), (list) =>
-        list?.map((m) => (m.userId === member.userId ? answer.data : m)),
-      );
       settleRole(member.userId);
       setNotice({ ok: true, text: `${answer.data.email} is now ${roleName(answer.data.role)}.` });
-      // Your own role may have changed what this session may do.
-      if (answer.data.userId === me.id) void queryClient.invalidateQueries({ queryKey: keys.session });
     },
     onError: (err, { member }) => {
       settleRole(member.userId);
       setNotice({ ok: false, text: `${member.email}: ${err.message}` });
-      void refresh();
     },
   });
 
-  const remove = useMutation({
-    mutationFn: (member: Member) => membersApi.remove(ws, member.userId),
-    onSuccess: (_v, member) => {
-      setNotice({ ok: true, text: `${member.email} was removed from the workspace.` });
-      void refresh();
-    },
+  const remove = useRemoveMember(ws, {
+    onSuccess: (_v, member) => setNotice({ ok: true, text: `${member.email} was removed from the workspace.` }),
     onError: (err) => setNotice({ ok: false, text: err.message }),
   });
 
@@ -168,12 +160,10 @@ function InviteMember({ workspaceId, mayInviteOwner }: { workspaceId: string; ma
   const formRef = useRef<HTMLFormElement>(null);
   const errors = useFormErrors<Field>(FIELDS, formRef);
 
-  const invite = useMutation({
-    mutationFn: () => membersApi.invite(workspaceId, email.trim(), role),
+  const invite = useInviteMember(workspaceId, {
     onSuccess: (answer) => {
       setSent({ email: answer.data.email, inviteUrl: answer.inviteUrl });
       setEmail('');
-      void queryClient.invalidateQueries({ queryKey: keys.invitations(workspaceId) });
     },
     onError: (err) => errors.show(err),
   });
@@ -186,55 +176,58 @@ function InviteMember({ workspaceId, mayInviteOwner }: { workspaceId: string; ma
         email: /^\S+@\S+$/.test(email.trim()) ? undefined : 'Enter an email address, such as someone@example.com.',
       })
     )
-      invite.mutate();
+      invite.mutate({ email: email.trim(), role });
   };
 
   return (
-    <section className="panel" aria-labelledby="invite-heading">
-      <h2 id="invite-heading">Invite someone</h2>
-      <p className="muted">
-        They join when they open the link you get here and sign in as that email, or create its account.
-      </p>
-      <form ref={formRef} onSubmit={submit} noValidate>
-        <FormAlert message={errors.form} />
-        <div className="form-row">
-          <TextField
-            label="Email"
-            type="email"
-            value={email}
-            onChange={(e) => setEmail(e.target.value)}
-            error={errors.fields.email}
-            autoComplete="off"
-            className="grow"
-          />
-          <SelectField
-            label="Role"
-            value={role}
-            onChange={(e) => setRole(e.target.value as Role)}
-            error={errors.fields.role}
-          >
-            {ROLES.filter((r) => r !== 'OWNER' || mayInviteOwner).map((r) => (
-              <option key={r} value={r}>
-                {roleName(r)}
-              </option>
-            ))}
-          </SelectField>
-          <div className="form-row-action">
-            <SubmitButton pending={invite.isPending}>Invite</SubmitButton>
+    <RowFormPanel
+      headingId="invite-heading"
+      heading="Invite someone"
+      intro={
+        <p className="muted">
+          They join when they open the link you get here and sign in as that email, or create its account.
+        </p>
+      }
+      formRef={formRef}
+      onSubmit={submit}
+      formError={errors.form}
+      pending={invite.isPending}
+      submit="Invite"
+      result={
+        sent ? (
+          <div className="secret">
+            <StatusNotice>
+              {sent.email} is invited. Give them this link, and nobody else: it works once, for 7 days, and only for{' '}
+              {sent.email}.
+            </StatusNotice>
+            <TextField label="Invitation link" value={sent.inviteUrl} readOnly onFocus={(e) => e.target.select()} />
+            <CopyButton text={sent.inviteUrl} label="Copy link" visible="Copy link" />
           </div>
-        </div>
-      </form>
-      {sent ? (
-        <div className="secret">
-          <StatusNotice>
-            {sent.email} is invited. Give them this link, and nobody else: it works once, for 7 days, and only for{' '}
-            {sent.email}.
-          </StatusNotice>
-          <TextField label="Invitation link" value={sent.inviteUrl} readOnly onFocus={(e) => e.target.select()} />
-          <CopyButton text={sent.inviteUrl} label="Copy link" visible="Copy link" />
-        </div>
-      ) : null}
-    </section>
+        ) : null
+      }
+    >
+      <TextField
+        label="Email"
+        type="email"
+        value={email}
+        onChange={(e) => setEmail(e.target.value)}
+        error={errors.fields.email}
+        autoComplete="off"
+        className="grow"
+      />
+      <SelectField
+        label="Role"
+        value={role}
+        onChange={(e) => setRole(e.target.value as Role)}
+        error={errors.fields.role}
+      >
+        {ROLES.filter((r) => r !== 'OWNER' || mayInviteOwner).map((r) => (
+          <option key={r} value={r}>
+            {roleName(r)}
+          </option>
+        ))}
+      </SelectField>
+    </RowFormPanel>
   );
 }
 
@@ -250,12 +243,9 @@ function PendingInvitations({
   onNotice: (notice: { ok: boolean; text: string }) => void;
 }) {
   const list = useInvitations(workspaceId);
-  const revoke = useMutation({
-    mutationFn: (invitation: Invitation) => membersApi.revokeInvitation(workspaceId, invitation.id),
-    onSuccess: (_v, invitation) => {
-      onNotice({ ok: true, text: `The invitation of ${invitation.email} was revoked; its link no longer works.` });
-      void queryClient.invalidateQueries({ queryKey: keys.invitations(workspaceId) });
-    },
+  const revoke = useRevokeInvitation(workspaceId, {
+    onSuccess: (_v, invitation) =>
+      onNotice({ ok: true, text: `The invitation of ${invitation.email} was revoked; its link no longer works.` }),
     onError: (err) => onNotice({ ok: false, text: err.message }),
   });
 

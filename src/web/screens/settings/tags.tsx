@@ -1,16 +1,13 @@
-import { useMutation } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
 import { useParams } from 'wouter';
-import { keys } from '../../api/keys.ts';
-import { queryClient } from '../../api/query-client.ts';
 import { useTags } from '../../api/queries.ts';
 import { can, useMembership } from '../../api/session.ts';
-import { tagsApi } from '../../api/settings.ts';
-import { SubmitButton } from '../../components/buttons.tsx';
+import { useCreateTag } from '../../api/settings.ts';
 import { ListState } from '../../components/data-table.tsx';
-import { EmptyState, FormAlert, StatusNotice } from '../../components/feedback.tsx';
+import { EmptyState, StatusNotice } from '../../components/feedback.tsx';
 import { TextField } from '../../components/fields.tsx';
 import { useFormErrors } from '../../components/form-errors.ts';
+import { RowFormPanel } from '../../components/row-form-panel.tsx';
 import { TagChip } from '../../components/tag-chip.tsx';
 import { SettingsFrame } from './settings-frame.tsx';
 
@@ -27,53 +24,50 @@ export function Tags() {
   const formRef = useRef<HTMLFormElement>(null);
   const errors = useFormErrors<Field>(FIELDS, formRef);
 
-  const create = useMutation({
-    mutationFn: () => tagsApi.create(ws, name.trim(), color),
+  const create = useCreateTag(ws, {
     onSuccess: (answer) => {
       setMade(answer.data.name);
       setName('');
       errors.clear();
-      void queryClient.invalidateQueries({ queryKey: keys.tags(ws) });
     },
     onError: (err) => errors.show(err),
   });
   const submit = (event: FormEvent) => {
     event.preventDefault();
     setMade(null);
-    if (errors.check({ name: name.trim() ? undefined : 'Name the tag.' })) create.mutate();
+    if (errors.check({ name: name.trim() ? undefined : 'Name the tag.' })) create.mutate({ name: name.trim(), color });
   };
 
   return (
     <SettingsFrame workspaceId={ws} title="Tags">
       {can.editLinks(role) ? (
-        <section className="panel" aria-labelledby="create-tag-heading">
-          <h2 id="create-tag-heading">Create tag</h2>
-          {made ? <StatusNotice>Tag {made} created.</StatusNotice> : null}
-          <form ref={formRef} onSubmit={submit} noValidate>
-            <FormAlert message={errors.form} />
-            <div className="form-row">
-              <TextField
-                label="Name"
-                value={name}
-                onChange={(e) => setName(e.target.value)}
-                error={errors.fields.name}
-                maxLength={100}
-                className="grow"
-              />
-              <TextField
-                label="Color"
-                type="color"
-                value={color}
-                onChange={(e) => setColor(e.target.value)}
-                error={errors.fields.color}
-                className="field-color"
-              />
-              <div className="form-row-action">
-                <SubmitButton pending={create.isPending}>Create tag</SubmitButton>
-              </div>
-            </div>
-          </form>
-        </section>
+        <RowFormPanel
+          headingId="create-tag-heading"
+          heading="Create tag"
+          intro={made ? <StatusNotice>Tag {made} created.</StatusNotice> : null}
+          formRef={formRef}
+          onSubmit={submit}
+          formError={errors.form}
+          pending={create.isPending}
+          submit="Create tag"
+        >
+          <TextField
+            label="Name"
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            error={errors.fields.name}
+            maxLength={100}
+            className="grow"
+          />
+          <TextField
+            label="Color"
+            type="color"
+            value={color}
+            onChange={(e) => setColor(e.target.value)}
+            error={errors.fields.color}
+            className="field-color"
+          />
+        </RowFormPanel>
       ) : null}
       <section className="section" aria-labelledby="tags-heading">
         <h2 id="tags-heading">Tags of this workspace</h2>

@@ -2,17 +2,16 @@
 // subscription), each delivery opening to its attempts with the request sent and the first 4 KiB
 // of each answer; "Replay" on a FAILED Variant B delivery, "Mark delivered" / "Mark failed" on an
 // UNKNOWN one; and the event catalogue with each event's payload schema and example.
-import { useInfiniteQuery, useMutation, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { ACTIONS, DataTable } from '../../../components/data-table.tsx';
 import { EmptyState, FormAlert, LoadError, Loading, StatusNotice } from '../../../components/feedback.tsx';
 import { SelectField } from '../../../components/fields.tsx';
 import { formatDateTime } from '../../../lib/dates.ts';
 import {
-  refreshWebhooks,
   subscriptionName,
-  webhookApi,
-  webhookKeys,
+  useActOnDelivery,
+  useDelivery,
+  useDeliveryLog,
   type DeliveryStatus,
   type WebhookAttempt,
   type WebhookCatalog,
@@ -88,10 +87,7 @@ export function AttemptView({ attempt: a, open = true }: { attempt: WebhookAttem
 }
 
 function DeliveryDetail({ workspaceId, delivery }: { workspaceId: string; delivery: WebhookDelivery }) {
-  const detail = useQuery({
-    queryKey: webhookKeys.delivery(workspaceId, delivery.id),
-    queryFn: () => webhookApi.delivery(workspaceId, delivery.id),
-  });
+  const detail = useDelivery(workspaceId, delivery.id);
   if (detail.isPending) return <Loading label="Loading attempts…" />;
   if (detail.isError) return <LoadError error={detail.error} retry={() => detail.refetch()} what="the attempts" />;
   if (!detail.data.attempts.length) return <p className="muted">No attempt yet.</p>;
@@ -121,25 +117,16 @@ export function DeliveryLog({
   const [open, setOpen] = useState<string | null>(null);
   const [notice, setNotice] = useState<{ ok: boolean; text: string } | null>(null);
   const query = { status: status || undefined, event: event || undefined, subscriptionId: subscriptionId || undefined };
-  const log = useInfiniteQuery({
-    queryKey: webhookKeys.log(workspaceId, JSON.stringify(query)),
-    queryFn: ({ pageParam }) => webhookApi.log(workspaceId, { ...query, ...(pageParam ? { before: pageParam } : {}) }),
-    initialPageParam: '',
-    getNextPageParam: (last) => last.next ?? undefined,
-  });
-  const act = useMutation({
-    mutationFn: ({ d, action }: { d: WebhookDelivery; action: 'replay' | 'DELIVERED' | 'FAILED' }) =>
-      action === 'replay' ? webhookApi.replay(workspaceId, d.id) : webhookApi.resolve(workspaceId, d.id, action),
-    onSuccess: (_v, { d, action }) => {
+  const log = useDeliveryLog(workspaceId, query);
+  const act = useActOnDelivery(workspaceId, {
+    onSuccess: (_v, { d, action }) =>
       setNotice({
         ok: true,
         text:
           action === 'replay'
             ? `Delivery ${d.id} sent again with the same id and body.`
             : `Delivery ${d.id} marked ${action === 'DELIVERED' ? 'delivered' : 'failed'}.`,
-      });
-      void refreshWebhooks(workspaceId);
-    },
+      }),
     onError: (err) => setNotice({ ok: false, text: err.message }),
   });
   const names = [...new Set(catalog.flatMap((c) => c.events.map((e) => e.name)))].sort();

@@ -1,17 +1,16 @@
 // Settings › Webhooks: a subscription's "Send test event" and "Replay failed since…" (Variant B).
-import { useMutation } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
 import {
   eventsOf,
-  refreshWebhooks,
-  webhookApi,
+  useReplayFailedSince,
+  useSendTestEvent,
   type WebhookCatalog,
   type WebhookSubscription,
 } from '../../../api/webhooks.ts';
-import { SubmitButton } from '../../../components/buttons.tsx';
 import { FormAlert, StatusNotice } from '../../../components/feedback.tsx';
 import { SelectField, TextField } from '../../../components/fields.tsx';
 import { useFormErrors } from '../../../components/form-errors.ts';
+import { SubmitOrClose } from '../../../components/submit-or-close.tsx';
 import { localInputToIso } from '../../../lib/dates.ts';
 import { AttemptView } from './delivery-log.tsx';
 
@@ -29,12 +28,8 @@ export function SendTestEvent({
   const names = eventsOf(catalog, s.variant).map((e) => e.name);
   const [event, setEvent] = useState(s.events[0] ?? names[0] ?? '');
   const [error, setError] = useState<string | null>(null);
-  const send = useMutation({
-    mutationFn: () => webhookApi.test(workspaceId, s.id, event),
-    onSuccess: () => {
-      setError(null);
-      void refreshWebhooks(workspaceId);
-    },
+  const send = useSendTestEvent(workspaceId, s.id, {
+    onSuccess: () => setError(null),
     onError: (err) => setError(err.message),
   });
   const result = send.data?.data;
@@ -61,7 +56,7 @@ export function SendTestEvent({
         className="stack"
         onSubmit={(e) => {
           e.preventDefault();
-          send.mutate();
+          send.mutate(event);
         }}
       >
         <FormAlert message={error} />
@@ -72,12 +67,9 @@ export function SendTestEvent({
             </option>
           ))}
         </SelectField>
-        <div className="button-row">
-          <SubmitButton pending={send.isPending}>Send test event</SubmitButton>
-          <button type="button" className="button button-quiet" onClick={close}>
-            Close
-          </button>
-        </div>
+        <SubmitOrClose pending={send.isPending} close={close} closeLabel="Close">
+          Send test event
+        </SubmitOrClose>
       </form>
       {result ? (
         <div className="stack" role="region" aria-label="Test event result">
@@ -113,8 +105,7 @@ export function ReplaySince({
   const [since, setSince] = useState('');
   const formRef = useRef<HTMLFormElement>(null);
   const errors = useFormErrors<'since'>({ since: 'since' }, formRef);
-  const replay = useMutation({
-    mutationFn: () => webhookApi.replaySince(workspaceId, s.id, localInputToIso(since)!),
+  const replay = useReplayFailedSince(workspaceId, s.id, {
     onSuccess: (answer) => {
       close();
       const n = answer.data.replayed.length;
@@ -128,7 +119,8 @@ export function ReplaySince({
   });
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    if (errors.check({ since: localInputToIso(since) ? undefined : 'Choose a date and time.' })) replay.mutate();
+    if (errors.check({ since: localInputToIso(since) ? undefined : 'Choose a date and time.' }))
+      replay.mutate(localInputToIso(since)!);
   };
   return (
     <section className="panel" aria-labelledby="replay-since-heading">
@@ -144,12 +136,9 @@ export function ReplaySince({
           hint="Every FAILED delivery made since this time is sent again, with the same id and body."
           className="field-narrow"
         />
-        <div className="button-row">
-          <SubmitButton pending={replay.isPending}>Replay failed deliveries</SubmitButton>
-          <button type="button" className="button button-quiet" onClick={close}>
-            Cancel
-          </button>
-        </div>
+        <SubmitOrClose pending={replay.isPending} close={close}>
+          Replay failed deliveries
+        </SubmitOrClose>
       </form>
     </section>
   );

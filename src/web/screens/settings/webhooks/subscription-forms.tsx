@@ -1,19 +1,19 @@
 // Settings › Webhooks: making a subscription (either variant) and changing one (Variant A).
-import { useMutation } from '@tanstack/react-query';
 import { useId, useRef, useState, type FormEvent } from 'react';
 import {
   eventsOf,
-  refreshWebhooks,
-  webhookApi,
+  useCreateSubscription,
+  useUpdateSubscription,
   type WebhookCatalog,
   type WebhookSubscription,
   type WebhookVariant,
 } from '../../../api/webhooks.ts';
 import { SubmitButton } from '../../../components/buttons.tsx';
-import { CopyButton } from '../../../components/copy-button.tsx';
 import { FormAlert, StatusNotice } from '../../../components/feedback.tsx';
 import { CheckboxField, SelectField, TextField } from '../../../components/fields.tsx';
 import { useFormErrors } from '../../../components/form-errors.ts';
+import { ShownOnce } from '../../../components/shown-once.tsx';
+import { SubmitOrClose } from '../../../components/submit-or-close.tsx';
 
 type CreateField = 'variant' | 'url' | 'events' | 'secret';
 const CREATE_FIELDS: Record<string, CreateField> = {
@@ -78,18 +78,14 @@ export function CreateSubscription({ workspaceId, catalog }: { workspaceId: stri
   const [made, setMade] = useState<string | null>(null);
   const formRef = useRef<HTMLFormElement>(null);
   const errors = useFormErrors<CreateField>(CREATE_FIELDS, formRef);
-  const secretId = useId();
 
-  const create = useMutation({
-    mutationFn: () =>
-      webhookApi.create(workspaceId, { variant, url: url.trim(), events, ...(variant === 'B' ? { secret } : {}) }),
+  const create = useCreateSubscription(workspaceId, {
     onSuccess: (answer) => {
       if (answer.secret) setCreated({ secret: answer.secret, url: answer.data.url });
       setMade(`Subscription to ${answer.data.url} created (Variant ${answer.data.variant}).`);
       setUrl('');
       setEvents([]);
       setSecret('');
-      void refreshWebhooks(workspaceId);
     },
     onError: (err) => errors.show(err),
   });
@@ -102,32 +98,22 @@ export function CreateSubscription({ workspaceId, catalog }: { workspaceId: stri
       events: events.length ? undefined : 'Choose at least one event.',
       secret: variant === 'B' && [...secret].length < 16 ? 'The secret must be at least 16 characters.' : undefined,
     });
-    if (ok) create.mutate();
+    if (ok) create.mutate({ variant, url: url.trim(), events, ...(variant === 'B' ? { secret } : {}) });
   };
 
   return (
     <section className="panel" aria-labelledby="create-subscription-heading">
       <h2 id="create-subscription-heading">New subscription</h2>
       {created ? (
-        <div className="secret">
-          <TextField
-            id={secretId}
-            label="Signing secret"
-            value={created.secret}
-            readOnly
-            onFocus={(e) => e.target.select()}
-          />
-          <div className="button-row">
-            <CopyButton text={created.secret} label="Copy secret" visible="Copy secret" />
-            <button type="button" className="button button-small button-quiet" onClick={() => setCreated(null)}>
-              Done
-            </button>
-          </div>
-          <p className="notice notice-warning">
-            <strong>This secret is shown once.</strong> Deliveries to {created.url} are signed with it; it is stored
-            encrypted and never shown again.
-          </p>
-        </div>
+        <ShownOnce
+          label="Signing secret"
+          value={created.secret}
+          copyLabel="Copy secret"
+          onDone={() => setCreated(null)}
+        >
+          <strong>This secret is shown once.</strong> Deliveries to {created.url} are signed with it; it is stored
+          encrypted and never shown again.
+        </ShownOnce>
       ) : null}
       {made ? <StatusNotice>{made}</StatusNotice> : null}
       <form ref={formRef} onSubmit={submit} noValidate className="stack">
@@ -205,8 +191,7 @@ export function EditSubscription({
   const [enabled, setEnabled] = useState(s.enabled);
   const formRef = useRef<HTMLFormElement>(null);
   const errors = useFormErrors<EditField>(EDIT_FIELDS, formRef);
-  const save = useMutation({
-    mutationFn: () => webhookApi.update(workspaceId, s.id, { url: url.trim(), events, enabled }),
+  const save = useUpdateSubscription(workspaceId, s.id, {
     onSuccess: (answer) => {
       close();
       done(`Subscription to ${answer.data.url} saved.`);
@@ -215,7 +200,8 @@ export function EditSubscription({
   });
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    if (errors.check({ events: events.length ? undefined : 'Choose at least one event.' })) save.mutate();
+    if (errors.check({ events: events.length ? undefined : 'Choose at least one event.' }))
+      save.mutate({ url: url.trim(), events, enabled });
   };
   return (
     <section className="panel" aria-labelledby="edit-subscription-heading">
@@ -243,12 +229,9 @@ export function EditSubscription({
           onChange={(e) => setEnabled(e.target.checked)}
           hint="Turning a subscription on clears a disable by Shortlink."
         />
-        <div className="button-row">
-          <SubmitButton pending={save.isPending}>Save subscription</SubmitButton>
-          <button type="button" className="button button-quiet" onClick={close}>
-            Cancel
-          </button>
-        </div>
+        <SubmitOrClose pending={save.isPending} close={close}>
+          Save subscription
+        </SubmitOrClose>
       </form>
     </section>
   );

@@ -2,12 +2,17 @@
 // for OWNER and ADMIN making, changing (Variant A), deleting, re-enabling, "Send test event" and
 // "Replay failed since…" (Variant B); the event catalogue; the delivery log (delivery-log.tsx).
 // Every action here has a `shortlink webhook` command (docs/configuration.md).
-import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useParams } from 'wouter';
 import { useWorkspace } from '../../../api/queries.ts';
 import { can, useMembership } from '../../../api/session.ts';
-import { refreshWebhooks, webhookApi, webhookKeys, type WebhookSubscription } from '../../../api/webhooks.ts';
+import {
+  useDeleteSubscription,
+  useEnableSubscription,
+  useWebhookCatalog,
+  useWebhookSubscriptions,
+  type WebhookSubscription,
+} from '../../../api/webhooks.ts';
 import { ConfirmedActionButton } from '../../../components/buttons.tsx';
 import { useConfirm } from '../../../components/confirm.tsx';
 import { ACTIONS, DataTable, ListState } from '../../../components/data-table.tsx';
@@ -27,35 +32,23 @@ export default function Webhooks() {
   const workspace = useWorkspace(ws);
   const included = workspace.data?.features.webhooks ?? true;
   const mayAct = can.administer(role);
-  const list = useQuery({
-    queryKey: webhookKeys.subscriptions(ws),
-    queryFn: () => webhookApi.subscriptions(ws),
-    enabled: included,
-  });
-  const catalog = useQuery({
-    queryKey: webhookKeys.catalog(ws),
-    queryFn: () => webhookApi.catalog(ws),
-    enabled: included,
-  });
+  const list = useWebhookSubscriptions(ws, included);
+  const catalog = useWebhookCatalog(ws, included);
   const [panel, setPanel] = useState<Panel>(null);
   const [notice, setNotice] = useState<{ ok: boolean; text: string } | null>(null);
   const [ask, dialog] = useConfirm();
 
-  const done = (text: string) => {
-    setNotice({ ok: true, text });
-    void refreshWebhooks(ws);
-  };
+  // Every change's hook refreshes the screen; this only says what it did.
+  const done = (text: string) => setNotice({ ok: true, text });
   const failed = (err: Error) => setNotice({ ok: false, text: err.message });
-  const remove = useMutation({
-    mutationFn: (s: WebhookSubscription) => webhookApi.remove(ws, s.id),
+  const remove = useDeleteSubscription<WebhookSubscription>(ws, {
     onSuccess: (_v, s) => {
       setPanel(null);
       done(`Subscription to ${s.url} deleted. Nothing more is delivered to it.`);
     },
     onError: failed,
   });
-  const enable = useMutation({
-    mutationFn: (s: WebhookSubscription) => webhookApi.enable(ws, s.id),
+  const enable = useEnableSubscription<WebhookSubscription>(ws, {
     onSuccess: (_v, s) =>
       done(
         `Subscription to ${s.url} enabled again. Deliveries resume; five new days count before failures disable it.`,
