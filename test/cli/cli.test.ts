@@ -8,12 +8,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateLatest, openDatabase, type Database } from '../../src/db/knex';
-import { insertLink, type LinkRow } from '../../src/db/repos/links';
+import { insertLink } from '../../src/db/repos/links';
 import * as ws from '../../src/db/repos/workspaces';
 import * as accounts from '../../src/db/repos/accounts';
 import { expectFailure, expectJsonLine, runCli } from '../support/cli';
 import { deliveryRow, seedSubscription, type SeededSubscription } from '../support/outbox';
 import { createTestDatabase, testEngines, type TestDatabase } from '../support/databases';
+import { linkRow } from '../support/stored-rows';
 
 // A 1x1 PNG, and the first bytes of a JPEG (the command checks the signature, not the pixels).
 const PNG = Buffer.from(
@@ -32,34 +33,15 @@ function tmpDir(prefix: string) {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
-function linkRow(workspaceId: string, createdBy: string, slug: string): LinkRow {
-  const now = Date.now();
-  return {
+// A link of the workspace's, as `insertLink` would store one made there.
+const cliLink = (workspaceId: string, createdBy: string, slug: string) =>
+  linkRow({
     id: `lnk_cli${Math.random().toString(36).slice(2, 14)}`,
     workspace_id: workspaceId,
     created_by: createdBy,
-    domain_id: null,
-    domain_key: '',
     slug,
     original_url: 'https://example.com/landing',
-    title: null,
-    status: 'ACTIVE',
-    policy_locked: false,
-    redirect_type: 'TEMPORARY',
-    expires_at: null,
-    expired_url: null,
-    click_limit: null,
-    start_at: null,
-    end_at: null,
-    password_hash: null,
-    preview_title: null,
-    preview_description: null,
-    preview_image: null,
-    created_at: now,
-    updated_at: now,
-    deleted_at: null,
-  };
-}
+  });
 
 describe.each(testEngines())('shortlink operator commands on %s', (engine) => {
   let database: TestDatabase;
@@ -406,10 +388,10 @@ describe.each(testEngines())('shortlink operator commands on %s', (engine) => {
   });
 
   it('qr create prints {id, url} with the scan address on the short domain', async () => {
-    const link = linkRow(wsId, ownerId, 'cli-qr');
+    const link = cliLink(wsId, ownerId, 'cli-qr');
     await insertLink(knex(), link, [], async () => []);
     linkId = link.id;
-    const other = linkRow(ws2Id, ownerId, 'cli-other');
+    const other = cliLink(ws2Id, ownerId, 'cli-other');
     await insertLink(knex(), other, [], async () => []);
     otherLinkId = other.id;
 

@@ -23,6 +23,7 @@ import { testEngines } from '../support/databases';
 import { checkResponse, document, follow, operations, type Operation } from '../support/fuzz-openapi';
 import { hostImage, seedWorkspace } from '../support/seed';
 import { startTestServer, type TestServer } from '../support/server';
+import { goalDefinition } from '../support/stored-rows';
 
 const SCOPES: Scope[] = [
   'links:read',
@@ -163,19 +164,11 @@ describe.each(testEngines())('the OpenAPI request examples, sent to the service 
     const real: Record<string, string> = {
       lnk: link.id,
       gol: (
-        await goalsRepo.createGoal(knex(), owner.workspaceId, {
-          name: 'Spring sale revenue',
-          type: 'purchase',
-          custom_name: null,
-          link_id: null,
-          qr_code_id: null,
-          campaign_id: null,
-          target_count: 100,
-          target_value_minor: null,
-          target_currency: null,
-          window_start: null,
-          window_end: null,
-        })
+        await goalsRepo.createGoal(
+          knex(),
+          owner.workspaceId,
+          goalDefinition({ name: 'Spring sale revenue', type: 'purchase', target_count: 100 }),
+        )
       ).id,
       cmp: await ws.createCampaign(knex(), owner.workspaceId, 'Spring sale'),
       qr: qr.id,
