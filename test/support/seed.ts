@@ -4,6 +4,15 @@ import { mayHoldScope, type Plan, type Role, type Scope } from '../../src/domain
 import * as ws from '../../src/db/repos/workspaces';
 
 export const ALL_LINK_SCOPES: Scope[] = ['links:read', 'links:write'];
+/** Every scope a key of the public API may hold: links, conversions and webhooks, read and write. */
+export const API_SCOPES: Scope[] = [
+  'links:read',
+  'links:write',
+  'conversions:read',
+  'conversions:write',
+  'webhooks:read',
+  'webhooks:write',
+];
 
 export interface Seeded {
   workspaceId: string;
