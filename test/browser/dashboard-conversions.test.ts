@@ -15,6 +15,7 @@ import { seedPerson, type Person } from '../support/dashboard';
 import { acmeInChromium, DASHBOARD_SHOTS, dashboardBrowser, type DashboardBrowser } from '../support/dashboard-browser';
 import { startTestServer, type TestServer } from '../support/server';
 import * as ws from '../../src/db/repos/workspaces';
+import { dataKey } from '../support/seed';
 
 const available = browserAvailability();
 const DAY = 86_400_000;
@@ -48,15 +49,7 @@ describe.skipIf(!available.run)('conversions in the dashboard, in Chromium (sqli
     // The owner is in a second workspace, on a plan without conversions.
     proWorkspaceId = await ws.createWorkspace(knex, 'Acme Labs', 'pro');
     await ws.addMember(knex, proWorkspaceId, owner.email, 'OWNER');
-    const key = (
-      await ws.createKey(
-        knex,
-        workspaceId,
-        owner.userId,
-        ['links:read', 'links:write', 'conversions:read', 'conversions:write'],
-        null,
-      )
-    ).key;
+    const key = await dataKey(knex, workspaceId, owner.userId);
     for (const slug of ['pricing', 'spring-sale', 'guide']) {
       ids[slug] = (
         await server.request('POST', '/api/v1/links', {

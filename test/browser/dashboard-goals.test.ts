@@ -11,7 +11,7 @@ import { browserAvailability } from '../support/browser';
 import { DASHBOARD_API, type Person } from '../support/dashboard';
 import { acmeInChromium, type DashboardBrowser } from '../support/dashboard-browser';
 import { startTestServer, type TestServer } from '../support/server';
-import * as ws from '../../src/db/repos/workspaces';
+import { dataKey } from '../support/seed';
 
 const available = browserAvailability();
 
@@ -32,15 +32,7 @@ describe.skipIf(!available.run)('goals in the dashboard, in Chromium (sqlite)', 
     server = await startTestServer('sqlite');
     ({ browser, b, workspaceId, owner, analyst } = await acmeInChromium(server));
     const knex = server.services.db.knex;
-    key = (
-      await ws.createKey(
-        knex,
-        workspaceId,
-        owner.userId,
-        ['links:read', 'links:write', 'conversions:read', 'conversions:write'],
-        null,
-      )
-    ).key;
+    key = await dataKey(knex, workspaceId, owner.userId);
     linkId = (
       await server.request('POST', '/api/v1/links', {
         key,

@@ -13,6 +13,8 @@ export const API_SCOPES: Scope[] = [
   'webhooks:read',
   'webhooks:write',
 ];
+/** What a key needs to make links and to record and read conversions. */
+export const DATA_SCOPES: Scope[] = ['links:read', 'links:write', 'conversions:read', 'conversions:write'];
 
 export interface Seeded {
   workspaceId: string;
@@ -54,6 +56,11 @@ export async function seedMemberKey(knex: Knex, workspaceId: string, role: Role,
   const { id: keyId, key } = await ws.createKey(knex, workspaceId, userId, scopes, null);
   if (mintedAs !== role) await ws.setRole(knex, workspaceId, userId, role);
   return { userId, key, keyId };
+}
+
+/** A new key with DATA_SCOPES for someone already a member of the workspace. */
+export async function dataKey(knex: Knex, workspaceId: string, userId: string): Promise<string> {
+  return (await ws.createKey(knex, workspaceId, userId, DATA_SCOPES, null)).key;
 }
 
 /**
