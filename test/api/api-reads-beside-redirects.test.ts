@@ -10,6 +10,7 @@ import { testEngines } from '../support/databases';
 import { DATA_SCOPES } from '../support/recount';
 import { seedWorkspace, type Seeded } from '../support/seed';
 import { startTestServer, type TestServer } from '../support/server';
+import { goalDefinition } from '../support/stored-rows';
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
@@ -36,19 +37,7 @@ describe.each(testEngines())('API reads beside the redirect path on %s', (engine
     });
     linkId = made.body.data.id;
     goalId = (
-      await goals.createGoal(knex(), owner.workspaceId, {
-        name: 'Purchases',
-        type: 'purchase',
-        custom_name: null,
-        link_id: null,
-        qr_code_id: null,
-        campaign_id: null,
-        target_count: null,
-        target_value_minor: null,
-        target_currency: null,
-        window_start: null,
-        window_end: null,
-      })
+      await goals.createGoal(knex(), owner.workspaceId, goalDefinition({ name: 'Purchases', type: 'purchase' }))
     ).id;
     // Yesterday afternoon's clicks, raw and as their daily count. A window from yesterday noon
     // holds half of that day, so it reads those raw rows rather than the day's count.

@@ -34,6 +34,7 @@ import {
 } from '../support/recount';
 import { seedWorkspace, type Seeded } from '../support/seed';
 import { startTestServer, type TestServer } from '../support/server';
+import { goalDefinition } from '../support/stored-rows';
 
 const iso = (t: number) => new Date(t).toISOString();
 const isoOrNull = (t: number | null) => (t === null ? null : iso(t));
@@ -681,19 +682,11 @@ describe.each(testEngines())('goals API on %s', (engine) => {
       const off = await startTestServer(engine, { env });
       try {
         const s = await seedWorkspace(off.services.db.knex, { scopes: DATA_SCOPES });
-        const g = await goalsRepo.createGoal(off.services.db.knex, s.workspaceId, {
-          name: 'g',
-          type: 'purchase',
-          custom_name: null,
-          link_id: null,
-          qr_code_id: null,
-          campaign_id: null,
-          target_count: null,
-          target_value_minor: null,
-          target_currency: null,
-          window_start: null,
-          window_end: null,
-        });
+        const g = await goalsRepo.createGoal(
+          off.services.db.knex,
+          s.workspaceId,
+          goalDefinition({ name: 'g', type: 'purchase' }),
+        );
         for (const path of ['/api/v1/goals', `/api/v1/goals/${g.id}/report`]) {
           const res = await off.request('GET', path, { key: s.key });
           expect(res.status, `${JSON.stringify(env)} ${path}`).toBe(503);

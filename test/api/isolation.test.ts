@@ -18,6 +18,7 @@ import * as goalsRepo from '../../src/db/repos/goals';
 import { testEngines } from '../support/databases';
 import { checkResponse, operations, type Operation } from '../support/fuzz-openapi';
 import { startTestServer, type TestResponse, type TestServer } from '../support/server';
+import { goalDefinition } from '../support/stored-rows';
 
 const ALL_SCOPES = [...SCOPES] as Scope[];
 const OPS = operations();
@@ -108,19 +109,11 @@ describe.each(testEngines())('workspace isolation and key checks for every opera
       })
     ).data;
     const qr = await ws.createQrCode(knex(), wsId, link.id);
-    const goal = await goalsRepo.createGoal(knex(), wsId, {
-      name: `goal ${name}`,
-      type: 'purchase',
-      custom_name: null,
-      link_id: link.id,
-      qr_code_id: null,
-      campaign_id: null,
-      target_count: 5,
-      target_value_minor: null,
-      target_currency: null,
-      window_start: null,
-      window_end: null,
-    });
+    const goal = await goalsRepo.createGoal(
+      knex(),
+      wsId,
+      goalDefinition({ name: `goal ${name}`, type: 'purchase', link_id: link.id, target_count: 5 }),
+    );
     const conv = (
       await api('POST', '/api/v1/conversions', k, {
         eventType: 'purchase',

@@ -8,18 +8,18 @@
 // screenshots in DASHBOARD_E2E_SHOTS_DIR (default /tmp/dashboard-e2e). SQLite only: the rules run
 // on both engines in test/dashboard/conversions.test.ts.
 import fs from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { browserAvailability, launchBrowser, PERSON_USER_AGENT } from '../support/browser';
+import { describeInChromium, launchBrowser, PERSON_USER_AGENT } from '../support/browser';
 import { seedPerson, type Person } from '../support/dashboard';
 import { acmeInChromium, DASHBOARD_SHOTS, dashboardBrowser, type DashboardBrowser } from '../support/dashboard-browser';
 import { startTestServer, type TestServer } from '../support/server';
 import * as ws from '../../src/db/repos/workspaces';
+import { dataKey } from '../support/seed';
 
-const available = browserAvailability();
 const DAY = 86_400_000;
 
-describe.skipIf(!available.run)('conversions in the dashboard, in Chromium (sqlite)', () => {
+describeInChromium('conversions in the dashboard, in Chromium (sqlite)', () => {
   let server: TestServer;
   let browser: Browser;
   let b: DashboardBrowser;
@@ -48,15 +48,7 @@ describe.skipIf(!available.run)('conversions in the dashboard, in Chromium (sqli
     // The owner is in a second workspace, on a plan without conversions.
     proWorkspaceId = await ws.createWorkspace(knex, 'Acme Labs', 'pro');
     await ws.addMember(knex, proWorkspaceId, owner.email, 'OWNER');
-    const key = (
-      await ws.createKey(
-        knex,
-        workspaceId,
-        owner.userId,
-        ['links:read', 'links:write', 'conversions:read', 'conversions:write'],
-        null,
-      )
-    ).key;
+    const key = await dataKey(knex, workspaceId, owner.userId);
     for (const slug of ['pricing', 'spring-sale', 'guide']) {
       ids[slug] = (
         await server.request('POST', '/api/v1/links', {
@@ -304,7 +296,7 @@ describe.skipIf(!available.run)('conversions in the dashboard, in Chromium (sqli
   });
 });
 
-describe.skipIf(!available.run)(
+describeInChromium(
   'conversions in the dashboard of a deployment without conversion tracking, in Chromium (sqlite)',
   () => {
     let server: TestServer;

@@ -5,17 +5,15 @@
 // no control (the API answers 403 when asked anyway). axe-core on every screen, screenshots in
 // DASHBOARD_E2E_SHOTS_DIR (default /tmp/dashboard-e2e). SQLite only: the rules run on both
 // engines in test/dashboard/goals.test.ts.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { browserAvailability } from '../support/browser';
+import { describeInChromium } from '../support/browser';
 import { DASHBOARD_API, type Person } from '../support/dashboard';
 import { acmeInChromium, type DashboardBrowser } from '../support/dashboard-browser';
 import { startTestServer, type TestServer } from '../support/server';
-import * as ws from '../../src/db/repos/workspaces';
+import { dataKey } from '../support/seed';
 
-const available = browserAvailability();
-
-describe.skipIf(!available.run)('goals in the dashboard, in Chromium (sqlite)', () => {
+describeInChromium('goals in the dashboard, in Chromium (sqlite)', () => {
   let server: TestServer;
   let browser: Browser;
   let b: DashboardBrowser;
@@ -32,15 +30,7 @@ describe.skipIf(!available.run)('goals in the dashboard, in Chromium (sqlite)', 
     server = await startTestServer('sqlite');
     ({ browser, b, workspaceId, owner, analyst } = await acmeInChromium(server));
     const knex = server.services.db.knex;
-    key = (
-      await ws.createKey(
-        knex,
-        workspaceId,
-        owner.userId,
-        ['links:read', 'links:write', 'conversions:read', 'conversions:write'],
-        null,
-      )
-    ).key;
+    key = await dataKey(knex, workspaceId, owner.userId);
     linkId = (
       await server.request('POST', '/api/v1/links', {
         key,

@@ -8,15 +8,14 @@
 // list, the editor and the analytics; screenshots in DASHBOARD_E2E_SHOTS_DIR (default
 // /tmp/dashboard-e2e) as pages-*.png. SQLite only: the rules run on both engines in
 // test/dashboard/pages.test.ts.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { browserAvailability, startDestination, type Destination } from '../support/browser';
+import { describeInChromium, startDestination, type Destination } from '../support/browser';
 import { DASHBOARD_API, seedPerson, signIn, type Person } from '../support/dashboard';
 import { acmeInChromium, type DashboardBrowser } from '../support/dashboard-browser';
 import { startTestServer, type TestServer } from '../support/server';
 import * as ws from '../../src/db/repos/workspaces';
 
-const available = browserAvailability();
 const HANDLE = 'acme-outdoor';
 /** Each theme's page background (src/redirect/bio-page.ts), as the preview's stylesheet has it. */
 const THEMES = [
@@ -26,7 +25,7 @@ const THEMES = [
   { name: 'Sunrise', value: 'sunrise', background: '#fff7ed' },
 ] as const;
 
-describe.skipIf(!available.run)('bio pages in the dashboard, in Chromium (sqlite)', () => {
+describeInChromium('bio pages in the dashboard, in Chromium (sqlite)', () => {
   let server: TestServer;
   let destination: Destination;
   let browser: Browser;

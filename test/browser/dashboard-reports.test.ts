@@ -8,9 +8,9 @@
 // asked anyway). axe-core on every screen and the shared page, at desktop and phone widths;
 // screenshots in DASHBOARD_E2E_SHOTS_DIR (default /tmp/dashboard-e2e). SQLite only: the rules run
 // on both engines in test/dashboard/reports.test.ts and test/webhooks/report-shared.test.ts.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { browserAvailability } from '../support/browser';
+import { describeInChromium } from '../support/browser';
 import { DASHBOARD_API, signIn, type Person } from '../support/dashboard';
 import { acmeInChromium, type DashboardBrowser } from '../support/dashboard-browser';
 import { startDeliveringServer, startReceiver, type DeliveringServer, type Receiver } from '../support/receiver';
@@ -18,11 +18,10 @@ import type { TestServer } from '../support/server';
 import * as ws from '../../src/db/repos/workspaces';
 import { verifyVariantA } from '../../src/webhooks/verify';
 
-const available = browserAvailability();
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 800 };
 
-describe.skipIf(!available.run)('shared reports in the dashboard, in Chromium (sqlite)', () => {
+describeInChromium('shared reports in the dashboard, in Chromium (sqlite)', () => {
   let server: DeliveringServer;
   let receiver: Receiver;
   let browser: Browser;

@@ -6,18 +6,16 @@
 // with no control (the API answers 403 when asked anyway). axe-core on every screen, screenshots
 // in DASHBOARD_E2E_SHOTS_DIR (default /tmp/dashboard-e2e). SQLite only: the rules run on both
 // engines in test/dashboard/webhooks.test.ts and test/webhooks/delivery-log.test.ts.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { browserAvailability } from '../support/browser';
+import { describeInChromium } from '../support/browser';
 import { DASHBOARD_API, type Person } from '../support/dashboard';
 import { acmeInChromium, type DashboardBrowser } from '../support/dashboard-browser';
 import { deliveryRow, seedDelivery, waitForSettled } from '../support/outbox';
 import { startDeliveries, stopDeliveries, type DeliveringServer, type Receiver } from '../support/receiver';
 import { newId } from '../../src/domain/ids';
 
-const available = browserAvailability();
-
-describe.skipIf(!available.run)('webhooks in the dashboard, in Chromium (sqlite)', () => {
+describeInChromium('webhooks in the dashboard, in Chromium (sqlite)', () => {
   let server: DeliveringServer;
   let receiver: Receiver;
   let browser: Browser;

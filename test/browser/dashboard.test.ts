@@ -5,17 +5,15 @@
 // and the API says 403), sign out. axe-core on every screen; a full-page screenshot of each in
 // DASHBOARD_E2E_SHOTS_DIR (default /tmp/dashboard-e2e) for a person to look at. SQLite only: the
 // dashboard API's rules run on both engines in test/dashboard/; this is the browser's view of them.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { browserAvailability, startDestination, type Destination } from '../support/browser';
+import { describeInChromium, startDestination, type Destination } from '../support/browser';
 import { acmeInChromium, type DashboardBrowser } from '../support/dashboard-browser';
 import { DASHBOARD_API, PASSWORD, seedPerson, type Person } from '../support/dashboard';
 import { startTestServer, type TestServer } from '../support/server';
 import * as ws from '../../src/db/repos/workspaces';
 
-const available = browserAvailability();
-
-describe.skipIf(!available.run)('the dashboard in Chromium against the service (sqlite)', () => {
+describeInChromium('the dashboard in Chromium against the service (sqlite)', () => {
   let server: TestServer;
   let destination: Destination;
   let browser: Browser;

@@ -4,15 +4,13 @@
 // reaches for a CDN, a font service or an analytics host fails here, and so does one whose own
 // Content-Security-Policy refuses something the page tries to load. SQLite only: what is under
 // test is what the browser asks for, not the database engine.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { browserAvailability, launchBrowser, personContext } from '../support/browser';
+import { describeInChromium, launchBrowser, personContext } from '../support/browser';
 import { seedWorkspace, type Seeded } from '../support/seed';
 import { startTestServer, type TestServer } from '../support/server';
 
-const available = browserAvailability();
-
-describe.skipIf(!available.run)("the service's pages in Chromium with the network cut off (sqlite)", () => {
+describeInChromium("the service's pages in Chromium with the network cut off (sqlite)", () => {
   let server: TestServer;
   let owner: Seeded;
   let browser: Browser;

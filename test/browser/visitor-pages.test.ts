@@ -1,10 +1,10 @@
 // The visitor pages of the short-link path in a real Chromium, driven as a person would: open the
 // short URL, read the page, type into the form, follow the redirect. SQLite only (one server):
 // what is under test here is the browser's view of the pages, not the database engines.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import {
-  browserAvailability,
+  describeInChromium,
   launchBrowser,
   personContext,
   startDestination,
@@ -13,9 +13,7 @@ import {
 import { seedWorkspace, type Seeded } from '../support/seed';
 import { startTestServer, type TestServer } from '../support/server';
 
-const available = browserAvailability();
-
-describe.skipIf(!available.run)('visitor pages in Chromium (sqlite)', () => {
+describeInChromium('visitor pages in Chromium (sqlite)', () => {
   let server: TestServer;
   let owner: Seeded;
   let destination: Destination;

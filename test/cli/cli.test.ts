@@ -8,12 +8,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateLatest, openDatabase, type Database } from '../../src/db/knex';
-import { insertLink, type LinkRow } from '../../src/db/repos/links';
+import { insertLink } from '../../src/db/repos/links';
 import * as ws from '../../src/db/repos/workspaces';
 import * as accounts from '../../src/db/repos/accounts';
-import { expectFailure, expectJsonLine, runCli } from '../support/cli';
+import { DELIVERY_KEYS, expectFailure, expectJsonLine, runCli } from '../support/cli';
 import { deliveryRow, seedSubscription, type SeededSubscription } from '../support/outbox';
 import { createTestDatabase, testEngines, type TestDatabase } from '../support/databases';
+import { linkRow } from '../support/stored-rows';
 
 // A 1x1 PNG, and the first bytes of a JPEG (the command checks the signature, not the pixels).
 const PNG = Buffer.from(
@@ -32,34 +33,15 @@ function tmpDir(prefix: string) {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
-function linkRow(workspaceId: string, createdBy: string, slug: string): LinkRow {
-  const now = Date.now();
-  return {
+// A link of the workspace's, as `insertLink` would store one made there.
+const cliLink = (workspaceId: string, createdBy: string, slug: string) =>
+  linkRow({
     id: `lnk_cli${Math.random().toString(36).slice(2, 14)}`,
     workspace_id: workspaceId,
     created_by: createdBy,
-    domain_id: null,
-    domain_key: '',
     slug,
     original_url: 'https://example.com/landing',
-    title: null,
-    status: 'ACTIVE',
-    policy_locked: false,
-    redirect_type: 'TEMPORARY',
-    expires_at: null,
-    expired_url: null,
-    click_limit: null,
-    start_at: null,
-    end_at: null,
-    password_hash: null,
-    preview_title: null,
-    preview_description: null,
-    preview_image: null,
-    created_at: now,
-    updated_at: now,
-    deleted_at: null,
-  };
-}
+  });
 
 describe.each(testEngines())('shortlink operator commands on %s', (engine) => {
   let database: TestDatabase;
@@ -74,6 +56,12 @@ describe.each(testEngines())('shortlink operator commands on %s', (engine) => {
     expectJsonLine(args, await cli(args, extraEnv), keys);
   const fails = async (args: string[], message: RegExp, extraEnv: Record<string, string> = {}) =>
     expectFailure(args, await cli(args, extraEnv), message);
+
+  /** `webhook create` with its four flags, and `--secret` when one is given. */
+  const webhookCreate = (workspace: string, variant: string, url: string, events: string, secret?: string) => [
+    ...['webhook', 'create', '--workspace', workspace, '--variant', variant, '--url', url, '--events', events],
+    ...(secret === undefined ? [] : ['--secret', secret]),
+  ];
 
   // Shared by the steps below, which run in order.
   let wsId: string;
@@ -406,10 +394,10 @@ describe.each(testEngines())('shortlink operator commands on %s', (engine) => {
   });
 
   it('qr create prints {id, url} with the scan address on the short domain', async () => {
-    const link = linkRow(wsId, ownerId, 'cli-qr');
+    const link = cliLink(wsId, ownerId, 'cli-qr');
     await insertLink(knex(), link, [], async () => []);
     linkId = link.id;
-    const other = linkRow(ws2Id, ownerId, 'cli-other');
+    const other = cliLink(ws2Id, ownerId, 'cli-other');
     await insertLink(knex(), other, [], async () => []);
     otherLinkId = other.id;
 
@@ -554,23 +542,7 @@ describe.each(testEngines())('shortlink operator commands on %s', (engine) => {
     const listed = (await ok(['webhook', 'deliveries', '--workspace', wsId], ['data'])).data;
     expect(listed.map((d: any) => d.id)).toEqual([pendingB.id, failedA.id, unknownA.id, failedB.id]);
     for (const d of listed) {
-      expect(Object.keys(d).sort()).toEqual(
-        [
-          'attempts',
-          'createdAt',
-          'eventId',
-          'eventType',
-          'finishedAt',
-          'id',
-          'lastError',
-          'lastStatusCode',
-          'nextAttemptAt',
-          'status',
-          'subscriptionId',
-          'test',
-          'variant',
-        ].sort(),
-      );
+      expect(Object.keys(d).sort()).toEqual([...DELIVERY_KEYS].sort());
     }
     expect(listed[0]).toEqual({
       id: pendingB.id,
@@ -644,21 +616,11 @@ describe.each(testEngines())('shortlink operator commands on %s', (engine) => {
   });
 
   it("webhook create / update / delete: the public endpoints' rules, Variant A's secret printed once and stored sealed", async () => {
-    const a = await ok(
-      [
-        'webhook',
-        'create',
-        '--workspace',
-        wsId,
-        '--variant',
-        'a',
-        '--url',
-        'https://hooks.example.com/cli-a',
-        '--events',
-        'link.created, link.deleted',
-      ],
-      ['id', 'variant', 'secret'],
-    );
+    const a = await ok(webhookCreate(wsId, 'a', 'https://hooks.example.com/cli-a', 'link.created, link.deleted'), [
+      'id',
+      'variant',
+      'secret',
+    ]);
     expect(a).toEqual({
       id: expect.stringMatching(/^whk_/),
       variant: 'A',
@@ -674,20 +636,7 @@ describe.each(testEngines())('shortlink operator commands on %s', (engine) => {
     expect(JSON.stringify(stored)).not.toContain(a.secret);
 
     const b = await ok(
-      [
-        'webhook',
-        'create',
-        '--workspace',
-        wsId,
-        '--variant',
-        'B',
-        '--url',
-        'https://hooks.example.com/cli-b',
-        '--events',
-        'link.clicked',
-        '--secret',
-        'a-secret-of-20-chars',
-      ],
+      webhookCreate(wsId, 'B', 'https://hooks.example.com/cli-b', 'link.clicked', 'a-secret-of-20-chars'),
       ['id', 'variant'],
     );
     expect(b).toEqual({ id: expect.stringMatching(/^whk_/), variant: 'B' });
@@ -697,132 +646,33 @@ describe.each(testEngines())('shortlink operator commands on %s', (engine) => {
 
     // The refusals of POST /api/webhooks and POST /api/v1/webhooks, nothing written.
     const before = (await knex()('webhook_subscriptions').count({ n: '*' }).first())!.n;
+    await fails(webhookCreate(wsId, 'A', 'http://hooks.example.com/x', 'link.created'), /url must use https/);
     await fails(
-      [
-        'webhook',
-        'create',
-        '--workspace',
-        wsId,
-        '--variant',
-        'A',
-        '--url',
-        'http://hooks.example.com/x',
-        '--events',
-        'link.created',
-      ],
-      /url must use https/,
-    );
-    await fails(
-      [
-        'webhook',
-        'create',
-        '--workspace',
-        wsId,
-        '--variant',
-        'A',
-        '--url',
-        'https://hooks.example.com/x',
-        '--events',
-        'click.recorded',
-      ],
+      webhookCreate(wsId, 'A', 'https://hooks.example.com/x', 'click.recorded'),
       /retired event names that can no longer be subscribed to: "click.recorded"/,
     );
     await fails(
-      [
-        'webhook',
-        'create',
-        '--workspace',
-        wsId,
-        '--variant',
-        'A',
-        '--url',
-        'https://hooks.example.com/x',
-        '--events',
-        'link.created',
-        '--secret',
-        'mine-mine-mine-mine',
-      ],
+      webhookCreate(wsId, 'A', 'https://hooks.example.com/x', 'link.created', 'mine-mine-mine-mine'),
       /secret is chosen by the service for Variant A/,
     );
     await fails(
-      [
-        'webhook',
-        'create',
-        '--workspace',
-        wsId,
-        '--variant',
-        'B',
-        '--url',
-        'https://hooks.example.com/x',
-        '--events',
-        'link.clicked',
-        '--secret',
-        'short',
-      ],
+      webhookCreate(wsId, 'B', 'https://hooks.example.com/x', 'link.clicked', 'short'),
       /secret must be at least 16 characters/,
     );
     await fails(
-      [
-        'webhook',
-        'create',
-        '--workspace',
-        wsId,
-        '--variant',
-        'B',
-        '--url',
-        'https://hooks.example.com/x',
-        '--events',
-        'report.shared',
-        '--secret',
-        'a-secret-of-20-chars',
-      ],
+      webhookCreate(wsId, 'B', 'https://hooks.example.com/x', 'report.shared', 'a-secret-of-20-chars'),
       /unknown event names: "report.shared"/,
     );
     await fails(
-      [
-        'webhook',
-        'create',
-        '--workspace',
-        wsId,
-        '--variant',
-        'C',
-        '--url',
-        'https://hooks.example.com/x',
-        '--events',
-        'link.created',
-      ],
+      webhookCreate(wsId, 'C', 'https://hooks.example.com/x', 'link.created'),
       /--variant must be one of A, B/,
     );
     await fails(
-      [
-        'webhook',
-        'create',
-        '--workspace',
-        'ws_nope',
-        '--variant',
-        'A',
-        '--url',
-        'https://hooks.example.com/x',
-        '--events',
-        'link.created',
-      ],
+      webhookCreate('ws_nope', 'A', 'https://hooks.example.com/x', 'link.created'),
       /workspace ws_nope not found/,
     );
     await fails(
-      [
-        'webhook',
-        'create',
-        '--workspace',
-        wsId,
-        '--variant',
-        'B',
-        '--url',
-        'https://hooks.example.com/x',
-        '--events',
-        'link.clicked',
-        '--secret',
-        'a-secret-of-20-chars',
-      ],
+      webhookCreate(wsId, 'B', 'https://hooks.example.com/x', 'link.clicked', 'a-secret-of-20-chars'),
       /not offered by this deployment/,
       { WEBHOOK_VARIANTS: 'A' },
     );

@@ -11,6 +11,7 @@ import { migrateLatest, openDatabase, type Database } from '../../src/db/knex';
 import * as ws from '../../src/db/repos/workspaces';
 import { expectFailure, expectJsonLine, inBatches, runCli } from '../support/cli';
 import { createTestDatabase, type TestDatabase } from '../support/databases';
+import { goalDefinition, linkRow } from '../support/stored-rows';
 
 describe('shortlink goal commands (sqlite)', () => {
   let database: TestDatabase;
@@ -40,33 +41,10 @@ describe('shortlink goal commands (sqlite)', () => {
 
   async function link(workspaceId: string, slug: string) {
     const userId = await ws.addMember(knex(), workspaceId, `${slug}@example.com`, 'OWNER');
-    const now = Date.now();
     const id = `lnk_goalcli${Math.random().toString(36).slice(2, 12)}`;
-    await knex()('links').insert({
-      id,
-      workspace_id: workspaceId,
-      created_by: userId,
-      domain_id: null,
-      domain_key: '',
-      slug,
-      original_url: 'https://example.com/',
-      title: null,
-      status: 'ACTIVE',
-      policy_locked: false,
-      redirect_type: 'TEMPORARY',
-      expires_at: null,
-      expired_url: null,
-      click_limit: null,
-      start_at: null,
-      end_at: null,
-      password_hash: null,
-      preview_title: null,
-      preview_description: null,
-      preview_image: null,
-      created_at: now,
-      updated_at: now,
-      deleted_at: null,
-    });
+    await knex()('links').insert(
+      linkRow({ id, workspace_id: workspaceId, created_by: userId, slug, original_url: 'https://example.com/' }),
+    );
     return id;
   }
 
@@ -97,19 +75,10 @@ describe('shortlink goal commands (sqlite)', () => {
     const { id } = await ok(['goal', 'create', '--workspace', W, '--name', 'Sign-ups', '--type', 'signup'], ['id']);
     expect(id).toMatch(/^goal_/);
     const r = await row(id);
+    // Every field the command was not given is stored empty: a goal of no scope, target or window.
     expect(r).toMatchObject({
       workspace_id: W,
-      name: 'Sign-ups',
-      type: 'signup',
-      custom_name: null,
-      link_id: null,
-      qr_code_id: null,
-      campaign_id: null,
-      target_count: null,
-      target_value_minor: null,
-      target_currency: null,
-      window_start: null,
-      window_end: null,
+      ...goalDefinition({ name: 'Sign-ups', type: 'signup' }),
       status: 'ACTIVE',
       archived_at: null,
       definition_version: 1,

@@ -18,20 +18,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as goalsRepo from '../../src/db/repos/goals';
 import * as ws from '../../src/db/repos/workspaces';
-import type { Scope } from '../../src/domain/access';
 import { testEngines } from '../support/databases';
 import { checkResponse, document, follow, operations, type Operation } from '../support/fuzz-openapi';
-import { hostImage, seedWorkspace } from '../support/seed';
+import { API_SCOPES, hostImage, seedWorkspace } from '../support/seed';
 import { startTestServer, type TestServer } from '../support/server';
+import { goalDefinition } from '../support/stored-rows';
 
-const SCOPES: Scope[] = [
-  'links:read',
-  'links:write',
-  'conversions:read',
-  'conversions:write',
-  'webhooks:read',
-  'webhooks:write',
-];
 const DOC_ASSETS = 'https://sho.rt/assets/';
 const PERSON = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 const VISITOR_STATUS: Record<string, number> = { followShortLink: 302, scanQrCode: 302, submitLinkPassword: 302 };
@@ -136,7 +128,7 @@ describe.each(testEngines())('the OpenAPI request examples, sent to the service 
   it.each(EXAMPLES.map((e) => [label(e), e] as const))('%s', async (_label, example) => {
     const { op } = example;
     // A workspace of its own, holding one object of each kind the examples name.
-    const owner = await seedWorkspace(knex(), { scopes: SCOPES });
+    const owner = await seedWorkspace(knex(), { scopes: API_SCOPES });
     const api = async (method: string, path: string, body?: unknown) => {
       const res = await server.request(method, path, { key: owner.key, body });
       expect(res.status, `setup ${method} ${path}: ${res.text}`).toBeLessThan(300);
@@ -163,19 +155,11 @@ describe.each(testEngines())('the OpenAPI request examples, sent to the service 
     const real: Record<string, string> = {
       lnk: link.id,
       gol: (
-        await goalsRepo.createGoal(knex(), owner.workspaceId, {
-          name: 'Spring sale revenue',
-          type: 'purchase',
-          custom_name: null,
-          link_id: null,
-          qr_code_id: null,
-          campaign_id: null,
-          target_count: 100,
-          target_value_minor: null,
-          target_currency: null,
-          window_start: null,
-          window_end: null,
-        })
+        await goalsRepo.createGoal(
+          knex(),
+          owner.workspaceId,
+          goalDefinition({ name: 'Spring sale revenue', type: 'purchase', target_count: 100 }),
+        )
       ).id,
       cmp: await ws.createCampaign(knex(), owner.workspaceId, 'Spring sale'),
       qr: qr.id,

@@ -18,7 +18,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
-import type { Scope } from '../../src/domain/access';
 import { migrateLatest, openDatabase, type Database } from '../../src/db/knex';
 import { verifyVariantA, verifyVariantB } from '../../src/webhooks/verify';
 import { createTestDatabase, testEngines, type TestDatabase } from '../support/databases';
@@ -33,7 +32,7 @@ import {
   type ServiceClient,
 } from '../support/process';
 import { TEST_MASTER_KEY, startReceiver, type Receiver, type ReceivedDelivery } from '../support/receiver';
-import { seedMemberKey, seedWorkspace } from '../support/seed';
+import { API_SCOPES, seedMemberKey, seedWorkspace } from '../support/seed';
 import type { TestResponse } from '../support/server';
 
 const CLICK_FLUSH_MS = 500;
@@ -53,14 +52,6 @@ const VISITORS = 6;
 /** Requests per key, below the 60 a minute the service allows each key. */
 const KEY_BUDGET = 55;
 const KEYS = 16;
-const SCOPES: Scope[] = [
-  'links:read',
-  'links:write',
-  'conversions:read',
-  'conversions:write',
-  'webhooks:read',
-  'webhooks:write',
-];
 const PERSON = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36';
 const A_EVENTS = ['link.created', 'link.updated', 'conversion.created'];
 const B_EVENTS = ['link.created', 'link.updated', 'link.clicked'];
@@ -154,9 +145,10 @@ describe.each(testEngines())('SIGKILL under mixed load on %s', (engine) => {
     });
 
     // --- Seed: one workspace, many keys of its owners (60 requests a minute each).
-    const owner = await seedWorkspace(knex, { scopes: SCOPES });
+    const owner = await seedWorkspace(knex, { scopes: API_SCOPES });
     const keyList = [owner.key];
-    for (let i = 1; i < KEYS; i++) keyList.push((await seedMemberKey(knex, owner.workspaceId, 'OWNER', SCOPES)).key);
+    for (let i = 1; i < KEYS; i++)
+      keyList.push((await seedMemberKey(knex, owner.workspaceId, 'OWNER', API_SCOPES)).key);
     const keys = new KeyPool(keyList);
 
     // --- The service, as an operator starts it.

@@ -4,10 +4,10 @@
 // moving when a conversion is recorded through /api/v1/conversions; roles, plans, another
 // workspace's goals and scope objects, a deployment without goals.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as ws from '../../src/db/repos/workspaces';
 import { testEngines } from '../support/databases';
 import { seedTeam, startWithTeams, type Team } from '../support/dashboard';
 import { startTestServer, type TestServer } from '../support/server';
+import { dataKey } from '../support/seed';
 
 describe.each(testEngines())('dashboard goals on %s', (engine) => {
   let server: TestServer, team: Team, other: Team, base: string;
@@ -18,15 +18,7 @@ describe.each(testEngines())('dashboard goals on %s', (engine) => {
 
   beforeAll(async () => {
     ({ server, team, other, base } = await startWithTeams(engine));
-    key = (
-      await ws.createKey(
-        knex(),
-        team.workspaceId,
-        team.people.owner.userId,
-        ['links:read', 'links:write', 'conversions:read', 'conversions:write'],
-        null,
-      )
-    ).key;
+    key = await dataKey(knex(), team.workspaceId, team.people.owner.userId);
     const made = await team.member.request('POST', `${base}/links`, { body: { url: 'https://example.com/pricing' } });
     linkId = made.body.data.id;
     otherLinkId = (

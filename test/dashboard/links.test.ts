@@ -12,6 +12,7 @@ import { FOLD_LAG_MS, FOLD_STEP_MS } from '../../src/db/repos/click-folds';
 import { testEngines } from '../support/databases';
 import { seedPerson, seedTeam, signIn, startWithTeams, type DashboardClient, type Team } from '../support/dashboard';
 import { readResponse, type TestResponse, type TestServer } from '../support/server';
+import { linkRow } from '../support/stored-rows';
 
 const PERSON =
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
@@ -895,31 +896,17 @@ describe.each(testEngines())('dashboard links on %s', (engine) => {
     const big = await seedTeam(server);
     const count = EXPORT_PAGE + 150;
     const now = Date.now();
-    const rows = Array.from({ length: count }, (_, i) => ({
-      id: `lnk_export${String(i).padStart(6, '0')}`,
-      workspace_id: big.workspaceId,
-      created_by: big.people.owner.userId,
-      domain_id: null,
-      domain_key: '',
-      slug: `exp-${engine}-${i}`,
-      original_url: `https://example.com/e/${i}`,
-      title: null,
-      status: 'ACTIVE',
-      policy_locked: false,
-      redirect_type: 'TEMPORARY',
-      expires_at: null,
-      expired_url: null,
-      click_limit: null,
-      start_at: null,
-      end_at: null,
-      password_hash: null,
-      preview_title: null,
-      preview_description: null,
-      preview_image: null,
-      created_at: now + Math.floor(i / 3),
-      updated_at: now,
-      deleted_at: null,
-    }));
+    const rows = Array.from({ length: count }, (_, i) =>
+      linkRow({
+        id: `lnk_export${String(i).padStart(6, '0')}`,
+        workspace_id: big.workspaceId,
+        created_by: big.people.owner.userId,
+        slug: `exp-${engine}-${i}`,
+        original_url: `https://example.com/e/${i}`,
+        created_at: now + Math.floor(i / 3),
+        updated_at: now,
+      }),
+    );
     for (let i = 0; i < rows.length; i += 200) await knex()('links').insert(rows.slice(i, i + 200));
     const res = await big.analyst.request('GET', `/workspaces/${big.workspaceId}/links/export`);
     expect(res.status).toBe(200);

@@ -14,6 +14,7 @@ import { testEngines } from '../support/databases';
 import { seedTeam, startWithTeams, type Team } from '../support/dashboard';
 import { openDocument } from '../support/fuzz-openapi';
 import { startTestServer, type TestResponse, type TestServer } from '../support/server';
+import { dataKey } from '../support/seed';
 
 const dashboard = openDocument('dashboard.json');
 const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
@@ -31,15 +32,7 @@ describe.each(testEngines())('shared reports on %s', (engine) => {
       true,
     );
     ({ server, team, other, base } = await startWithTeams(engine));
-    key = (
-      await ws.createKey(
-        knex(),
-        team.workspaceId,
-        team.people.owner.userId,
-        ['links:read', 'links:write', 'conversions:read', 'conversions:write'],
-        null,
-      )
-    ).key;
+    key = await dataKey(knex(), team.workspaceId, team.people.owner.userId);
     linkId = (
       await server.request('POST', '/api/v1/links', {
         key,

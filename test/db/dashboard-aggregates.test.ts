@@ -13,6 +13,7 @@ import { runRetention } from '../../src/db/repos/retention';
 import { addMember, createWorkspace } from '../../src/db/repos/workspaces';
 import { type MigratedDatabase, openMigratedDatabase, testEngines } from '../support/databases';
 import { randomClicks, rawBreakdowns } from '../support/breakdowns';
+import { linkRow } from '../support/stored-rows';
 
 const DAY = 86_400_000;
 const MIGRATION = '20261125000000_dashboard_aggregates';
@@ -112,31 +113,17 @@ describe.each(testEngines())('migration 20261125000000 on %s', (engine) => {
       const ws = await createWorkspace(knex, 'Before', 'business');
       const userId = await addMember(knex, ws, 'before@before.test', 'OWNER');
       const now = Date.now();
-      const link = (id: string, slug: string, title: string | null) => ({
-        id,
-        workspace_id: ws,
-        created_by: userId,
-        domain_id: null,
-        domain_key: '',
-        slug,
-        original_url: `https://example.com/${slug}`,
-        title,
-        status: 'ACTIVE',
-        policy_locked: false,
-        redirect_type: 'TEMPORARY',
-        expires_at: null,
-        expired_url: null,
-        click_limit: null,
-        start_at: null,
-        end_at: null,
-        password_hash: null,
-        preview_title: null,
-        preview_description: null,
-        preview_image: null,
-        created_at: now,
-        updated_at: now,
-        deleted_at: null,
-      });
+      const link = (id: string, slug: string, title: string | null) =>
+        linkRow({
+          id,
+          workspace_id: ws,
+          created_by: userId,
+          slug,
+          original_url: `https://example.com/${slug}`,
+          title,
+          created_at: now,
+          updated_at: now,
+        });
       await knex('links').insert([
         link('lnk_m1', 'first', 'Ünïcödé title'),
         link('lnk_m2', 'second', null),

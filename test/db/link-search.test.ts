@@ -12,6 +12,7 @@ import { addDomain, addMember, createTag, createWorkspace } from '../../src/db/r
 import { MAX_TITLE_LENGTH, MAX_URL_LENGTH } from '../../src/domain/links';
 import { type MigratedDatabase, openMigratedDatabase, testEngines } from '../support/databases';
 import { rng } from '../support/recount';
+import { linkRow } from '../support/stored-rows';
 
 // Slugs and destinations as the service stores them: slugs [a-z0-9_-] (checkSlug), destinations
 // the URL parser's href (percent-encoded), which the search relies on to skip a column.
@@ -95,31 +96,21 @@ describe.each(testEngines())('link search on %s', (engine) => {
         clicks: 0,
       };
       links.push(link);
-      rows.push({
-        id: link.id,
-        workspace_id: ws,
-        created_by: userId,
-        domain_id: link.domain_key || null,
-        domain_key: link.domain_key,
-        slug,
-        original_url: link.original_url,
-        title: link.title,
-        status: link.status,
-        policy_locked: false,
-        redirect_type: 'TEMPORARY',
-        expires_at: null,
-        expired_url: null,
-        click_limit: null,
-        start_at: null,
-        end_at: null,
-        password_hash: null,
-        preview_title: null,
-        preview_description: null,
-        preview_image: null,
-        created_at: link.created_at,
-        updated_at: now,
-        deleted_at: null,
-      });
+      rows.push(
+        linkRow({
+          id: link.id,
+          workspace_id: ws,
+          created_by: userId,
+          domain_id: link.domain_key || null,
+          domain_key: link.domain_key,
+          slug,
+          original_url: link.original_url,
+          title: link.title,
+          status: link.status,
+          created_at: link.created_at,
+          updated_at: now,
+        }),
+      );
     }
     for (let i = 0; i < rows.length; i += 50) await knex('links').insert(rows.slice(i, i + 50));
     // Another workspace's links match the same words and never show.

@@ -32,6 +32,7 @@ import { checkResponse, operations, type Operation } from '../support/fuzz-opena
 import { planArbitrary, type BodySpec, type Expect, type PathValue, type Plan } from '../support/fuzz-plans';
 import { hostImage } from '../support/seed';
 import { startTestServer, type TestServer } from '../support/server';
+import { goalDefinition } from '../support/stored-rows';
 
 // At least 20,000 requests per run, spread over the engines (10,000 each with SQLite and Postgres).
 const REQUESTS_PER_ENGINE = Number(process.env.FUZZ_REQUESTS ?? Math.ceil(20_000 / testEngines().length));
@@ -348,20 +349,11 @@ describe.each(testEngines())('OpenAPI-driven fuzzing on %s', (engine) => {
     for (const w of ['main', 'other'] as const) {
       for (const [i, def] of goalDefs.entries()) {
         if (w === 'other' && i > 1) break;
-        const row = await goalsRepo.createGoal(knex(), wsIds[w], {
-          name: `Goal ${i}`,
-          type: 'purchase',
-          custom_name: null,
-          link_id: null,
-          qr_code_id: null,
-          campaign_id: null,
-          target_count: null,
-          target_value_minor: null,
-          target_currency: null,
-          window_start: null,
-          window_end: null,
-          ...def,
-        } as goalsRepo.GoalDefinition);
+        const row = await goalsRepo.createGoal(
+          knex(),
+          wsIds[w],
+          goalDefinition({ name: `Goal ${i}`, type: 'purchase', ...def }),
+        );
         add(`goal:${w}`, { id: row.id }, w);
         if (i === 1) await goalsRepo.setGoalStatus(knex(), row.id, 'ARCHIVED');
       }

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import { describe } from 'vitest';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 
@@ -37,6 +38,14 @@ export function browserAvailability(): { run: boolean; missing: boolean } {
     return { run: false, missing };
   }
   return { run: true, missing };
+}
+
+let availability: ReturnType<typeof browserAvailability> | undefined;
+
+/** A `describe` that browserAvailability skips (asked once per file, so it warns once). */
+export function describeInChromium(name: string, fn: () => void): void {
+  availability ??= browserAvailability();
+  describe.skipIf(!availability.run)(name, fn);
 }
 
 export async function launchBrowser(): Promise<Browser> {

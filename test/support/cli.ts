@@ -47,6 +47,23 @@ export async function runCli(args: string[], env: Record<string, string>, timeou
   });
 }
 
+/** The keys of one delivery as `webhook deliveries` lists it and `webhook show` prints it. */
+export const DELIVERY_KEYS = [
+  'id',
+  'subscriptionId',
+  'variant',
+  'eventType',
+  'eventId',
+  'test',
+  'status',
+  'attempts',
+  'lastStatusCode',
+  'lastError',
+  'createdAt',
+  'nextAttemptAt',
+  'finishedAt',
+];
+
 const show = (args: string[], r: CliResult) =>
   `shortlink ${args.join(' ')}\n  exit ${r.code}${r.signal ? ` (${r.signal})` : ''}\n  stdout: ${JSON.stringify(r.stdout)}\n  stderr: ${JSON.stringify(r.stderr)}`;
 

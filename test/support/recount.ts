@@ -10,6 +10,7 @@
 import type { Knex } from 'knex';
 import * as wsRepo from '../../src/db/repos/workspaces';
 import type { Scope } from '../../src/domain/access';
+import { DATA_SCOPES } from './seed';
 import type { TestServer } from './server';
 
 export const DAY = 86_400_000;
@@ -441,7 +442,7 @@ export function randomClicks(r: ReturnType<typeof rng>, o: Objects, times: numbe
 // ---------------------------------------------------------------------------------------------
 // Writing a data set into a running test server
 
-export const DATA_SCOPES: Scope[] = ['links:read', 'links:write', 'conversions:read', 'conversions:write'];
+export { DATA_SCOPES };
 
 /** Mints keys of one member on demand, a new one every 50 requests (60 a minute per key). */
 export function keyRing(knex: () => Knex, workspaceId: string, userId: string, scopes: Scope[] = DATA_SCOPES) {

@@ -4,6 +4,17 @@ import { mayHoldScope, type Plan, type Role, type Scope } from '../../src/domain
 import * as ws from '../../src/db/repos/workspaces';
 
 export const ALL_LINK_SCOPES: Scope[] = ['links:read', 'links:write'];
+/** Every scope a key of the public API may hold: links, conversions and webhooks, read and write. */
+export const API_SCOPES: Scope[] = [
+  'links:read',
+  'links:write',
+  'conversions:read',
+  'conversions:write',
+  'webhooks:read',
+  'webhooks:write',
+];
+/** What a key needs to make links and to record and read conversions. */
+export const DATA_SCOPES: Scope[] = ['links:read', 'links:write', 'conversions:read', 'conversions:write'];
 
 export interface Seeded {
   workspaceId: string;
@@ -45,6 +56,11 @@ export async function seedMemberKey(knex: Knex, workspaceId: string, role: Role,
   const { id: keyId, key } = await ws.createKey(knex, workspaceId, userId, scopes, null);
   if (mintedAs !== role) await ws.setRole(knex, workspaceId, userId, role);
   return { userId, key, keyId };
+}
+
+/** A new key with DATA_SCOPES for someone already a member of the workspace. */
+export async function dataKey(knex: Knex, workspaceId: string, userId: string): Promise<string> {
+  return (await ws.createKey(knex, workspaceId, userId, DATA_SCOPES, null)).key;
 }
 
 /**

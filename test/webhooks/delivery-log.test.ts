@@ -12,7 +12,7 @@ import { verifyVariantA, verifyVariantB } from '../../src/webhooks/verify';
 import { WebhookWorker } from '../../src/webhooks/worker';
 import { ENDPOINT_FAILING_DISABLE_MS } from '../../src/domain/webhook-delivery';
 import { newId } from '../../src/domain/ids';
-import { expectJsonLine, runCli } from '../support/cli';
+import { DELIVERY_KEYS, expectJsonLine, runCli } from '../support/cli';
 import { testEngines } from '../support/databases';
 import { envelopeErrors } from '../support/envelopes';
 import { deliveryRow, seedDelivery, seedSubscription, waitForDelivery, waitForSettled } from '../support/outbox';
@@ -80,24 +80,7 @@ describe.each(testEngines())('webhook delivery log and endpoint health on %s', (
     expect(row.status).toBe('DELIVERED');
     const sent = receiver.to(p);
 
-    const shown = await cli(
-      ['webhook', 'show', '--delivery', id],
-      [
-        'id',
-        'subscriptionId',
-        'variant',
-        'eventType',
-        'eventId',
-        'test',
-        'status',
-        'attempts',
-        'lastStatusCode',
-        'lastError',
-        'createdAt',
-        'nextAttemptAt',
-        'finishedAt',
-      ],
-    );
+    const shown = await cli(['webhook', 'show', '--delivery', id], DELIVERY_KEYS);
     expect(shown).toMatchObject({ id, status: 'DELIVERED', test: false });
     expect(shown.attempts).toHaveLength(2);
     const [first, second] = shown.attempts;
@@ -128,24 +111,7 @@ describe.each(testEngines())('webhook delivery log and endpoint health on %s', (
     const id = await seedDelivery(knex(), sub);
     expect(await waitForSettled(knex(), id)).toMatchObject({ status: 'DELIVERED', attempts: 2 });
     const sent = receiver.to(p);
-    const shown = await cli(
-      ['webhook', 'show', '--delivery', id],
-      [
-        'id',
-        'subscriptionId',
-        'variant',
-        'eventType',
-        'eventId',
-        'test',
-        'status',
-        'attempts',
-        'lastStatusCode',
-        'lastError',
-        'createdAt',
-        'nextAttemptAt',
-        'finishedAt',
-      ],
-    );
+    const shown = await cli(['webhook', 'show', '--delivery', id], DELIVERY_KEYS);
     expect(shown.attempts.map((a: any) => a.response)).toEqual([
       { body: 'busy', truncated: false },
       { body: '', truncated: false },

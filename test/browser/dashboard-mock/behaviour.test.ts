@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { browserAvailability, launchBrowser } from '../../support/browser';
+import { describeInChromium, launchBrowser } from '../../support/browser';
 import {
   analytics,
   answer,
@@ -30,9 +30,7 @@ import {
   type PrismMock,
 } from './harness';
 
-const available = browserAvailability();
-
-describe.skipIf(!available.run)("the dashboard in Chromium against Prism's mock of the contract", () => {
+describeInChromium("the dashboard in Chromium against Prism's mock of the contract", () => {
   let prism: PrismMock;
   let app: AppServer;
   let browser: Browser;

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { browserAvailability, launchBrowser } from '../../support/browser';
+import { describeInChromium, launchBrowser } from '../../support/browser';
 import { realisticReads, signedInAs, WS } from './fixtures';
 import {
   axeProblems,
@@ -19,8 +19,6 @@ import {
   type AppServer,
   type PrismMock,
 } from './harness';
-
-const available = browserAvailability();
 
 const SCREENS: Array<{ name: string; path: string; public?: boolean }> = [
   { name: 'login', path: '/app/login', public: true },
@@ -63,7 +61,7 @@ const VIEWPORTS = [
   { name: 'phone', width: 390, height: 844, mobile: true },
 ];
 
-describe.skipIf(!available.run)("dashboard screens on Prism's mock of the contract (Chromium)", () => {
+describeInChromium("dashboard screens on Prism's mock of the contract (Chromium)", () => {
   let prism: PrismMock;
   let app: AppServer;
   let browser: Browser;

@@ -9,6 +9,7 @@ import { SCOPES, type Scope } from '../../../src/domain/access';
 import { declaredStatuses, PRISM_ERROR, SPEC_PATH } from '../../support/prism';
 import { seedWorkspace } from '../../support/seed';
 import { API_SCOPES, call, json, type Call, type ContractContext } from './context';
+import { goalDefinition } from '../../support/stored-rows';
 
 /** Real objects of the caller's workspace, so that a call that got past the key check would succeed. */
 export interface Ids {
@@ -72,19 +73,11 @@ export async function seedIds(
 ): Promise<Ids> {
   const server = ctx.main.server;
   const linkId = (await ctx.makeLink({ url: 'https://example.com/ids' }, who.key)).id;
-  const goal = await goalsRepo.createGoal(ctx.knex(), who.workspaceId, {
-    name: 'Signups',
-    type: 'signup',
-    custom_name: null,
-    link_id: null,
-    qr_code_id: null,
-    campaign_id: null,
-    target_count: null,
-    target_value_minor: null,
-    target_currency: null,
-    window_start: null,
-    window_end: null,
-  });
+  const goal = await goalsRepo.createGoal(
+    ctx.knex(),
+    who.workspaceId,
+    goalDefinition({ name: 'Signups', type: 'signup' }),
+  );
   const a = await server.request('POST', '/api/webhooks', {
     key: who.key,
     body: { workspaceId: who.workspaceId, url: 'https://hooks.example.com/ids', events: ['link.created'] },

@@ -8,14 +8,7 @@ import type { RequestOptions, TestResponse } from '../../support/server';
 
 export type { Call } from '../../support/prism';
 
-export const API_SCOPES: Scope[] = [
-  'links:read',
-  'links:write',
-  'conversions:read',
-  'conversions:write',
-  'webhooks:read',
-  'webhooks:write',
-];
+export { API_SCOPES } from '../../support/seed';
 
 /** The host the test servers take as their short domain: the Host Prism's forwarder sends. */
 export const SHORT_HOST = '127.0.0.1';

@@ -7,6 +7,7 @@ import * as goalsRepo from '../../../src/db/repos/goals';
 import * as ws from '../../../src/db/repos/workspaces';
 import { seedWorkspace, type Seeded } from '../../support/seed';
 import { API_SCOPES, BIG, call, json, PERSON, SHORT_HOST, textPlain, type ContractContext } from './context';
+import { goalDefinition } from '../../support/stored-rows';
 
 const DAY = 86_400_000;
 const iso = (t: number) => new Date(t).toISOString();
@@ -26,19 +27,7 @@ export function conversionSuites(ctx: ContractContext) {
     const conversionsOf = (body: object, k = key) =>
       ctx.main.server.request('POST', '/api/v1/conversions', { key: k, body });
     const makeGoal = (workspaceId: string, def: GoalInput) =>
-      goalsRepo.createGoal(ctx.knex(), workspaceId, {
-        name: `${def.type} goal`,
-        custom_name: null,
-        link_id: null,
-        qr_code_id: null,
-        campaign_id: null,
-        target_count: null,
-        target_value_minor: null,
-        target_currency: null,
-        window_start: null,
-        window_end: null,
-        ...def,
-      });
+      goalsRepo.createGoal(ctx.knex(), workspaceId, goalDefinition({ name: `${def.type} goal`, ...def }));
 
     beforeAll(async () => {
       shop = await seedWorkspace(ctx.knex(), { scopes: API_SCOPES });
