@@ -1,14 +1,11 @@
 // One goal: its report over a window (progress bars for the count and value targets, the window
 // actually measured, what the completeness flags mean), its definition and what a change does,
 // pausing, archiving and reactivating.
-import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useParams } from 'wouter';
-import { goalsApi, useGoalReport, useGoals } from '../../api/goals.ts';
-import { keys } from '../../api/keys.ts';
-import { queryClient } from '../../api/query-client.ts';
+import { useGoalReport, useGoals, useGoalStatus } from '../../api/goals.ts';
 import { can, useMembership } from '../../api/session.ts';
-import type { Goal, GoalReport } from '../../api/types.ts';
+import type { GoalReport } from '../../api/types.ts';
 import { FormAlert, LoadError, Loading, StatusNotice } from '../../components/feedback.tsx';
 import { SelectField } from '../../components/fields.tsx';
 import { PageHeader } from '../../components/page.tsx';
@@ -161,15 +158,13 @@ export default function GoalDetail() {
   const to = new Date(Math.ceil(Date.now() / 60_000) * 60_000);
   const from = new Date(to.getTime() - Number(span) * 86_400_000);
   const report = useGoalReport(ws, goal, goalId, span, from, to);
-  const setStatus = useMutation({
-    mutationFn: (status: Goal['status']) => goalsApi.setStatus(ws, goalId, status),
+  const setStatus = useGoalStatus(ws, goalId, {
     onSuccess: (answer) => {
       const s = answer.data.status;
       setNotice({
         ok: true,
         text: s === 'ACTIVE' ? 'Goal reactivated.' : s === 'PAUSED' ? 'Goal paused.' : 'Goal archived.',
       });
-      void queryClient.invalidateQueries({ queryKey: keys.goals(ws) });
     },
     onError: (err) => setNotice({ ok: false, text: err.message }),
   });
@@ -305,7 +300,6 @@ export default function GoalDetail() {
                       ? `Goal saved. Definition version ${g.definitionVersion}: past conversions were counted again.`
                       : 'Goal saved.',
                 });
-                void queryClient.invalidateQueries({ queryKey: keys.goals(ws) });
               }}
             />
           ) : null}

@@ -1,9 +1,8 @@
 // A goal's definition, to make one or change one: name, the conversions it matches (type, custom
 // name, one scope, its own window) and its targets. The service checks the rules (the command
 // line's); its answers land next to the field they name.
-import { useMutation } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
-import { goalsApi } from '../../api/goals.ts';
+import { useSaveGoal } from '../../api/goals.ts';
 import { useCampaigns } from '../../api/settings.ts';
 import type { EventType, Goal, GoalCreate } from '../../api/types.ts';
 import { SubmitButton } from '../../components/buttons.tsx';
@@ -147,9 +146,7 @@ export function GoalForm({
     ) as GoalCreate;
   };
 
-  const save = useMutation({
-    mutationFn: async (b: GoalCreate) =>
-      goal ? goalsApi.update(workspaceId, goal.id, b) : goalsApi.create(workspaceId, b),
+  const save = useSaveGoal(workspaceId, goal?.id, {
     onSuccess: (answer) => {
       errors.clear();
       if (!goal) setState(initial());

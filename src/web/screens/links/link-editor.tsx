@@ -1,12 +1,9 @@
 // New link and edit link: one form. A new link is made with what was filled in, then opens as
 // an existing link (its short URL, its QR code); an existing link is sent only what changed.
-import { useMutation } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
 import { Link, useLocation, useParams, useSearch } from 'wouter';
-import { keys } from '../../api/keys.ts';
-import { linksApi } from '../../api/links.ts';
+import { useCreateLink, useDeleteLink, useUpdateLink } from '../../api/links.ts';
 import { useDomains, useLink, useTags, useWorkspace } from '../../api/queries.ts';
-import { queryClient } from '../../api/query-client.ts';
 import { can, useMembership } from '../../api/session.ts';
 import type { DashboardLink, Domain, Workspace, WorkspaceTag } from '../../api/types.ts';
 import { SubmitButton } from '../../components/buttons.tsx';
@@ -112,45 +109,29 @@ function LinkEditorForm({
   };
   const text = (key: keyof LinkForm) => (e: { target: { value: string } }) => set(key, e.target.value as never);
 
-  const save = useMutation({
-    mutationFn: async () => {
-      if (!link) {
-        return linksApi.create(ws, createBody(form));
-      }
-      const body = updateBody(form, link);
-      if (Object.keys(body).length === 0) return null;
-      return linksApi.update(ws, link.id, body);
-    },
+  const onError = (err: Error) => errors.show(err);
+  const create = useCreateLink(ws, {
+    onSuccess: (answer) => navigate(linkPath(ws, answer.data.id, '?created=1'), { replace: true }),
+    onError,
+  });
+  const update = useUpdateLink(ws, link?.id ?? '', {
     onSuccess: (answer) => {
-      void queryClient.invalidateQueries({ queryKey: keys.links(ws) });
       if (!answer) {
         setSaved('unchanged');
-        return;
-      }
-      queryClient.setQueryData(keys.link(ws, answer.data.id), answer.data);
-      if (!link) {
-        navigate(linkPath(ws, answer.data.id, '?created=1'), { replace: true });
         return;
       }
       setForm(formFromLink(answer.data));
       setSaved('saved');
     },
-    onError: (err) => errors.show(err),
+    onError,
   });
-
-  const remove = useMutation({
-    mutationFn: () => linksApi.remove(ws, link!.id),
-    onSuccess: () => {
-      queryClient.removeQueries({ queryKey: keys.link(ws, link!.id) });
-      void queryClient.invalidateQueries({ queryKey: keys.links(ws) });
-      navigate(wsPath(ws, '/links'));
-    },
-    onError: (err) => errors.show(err),
-  });
+  const remove = useDeleteLink(ws, { onSuccess: () => navigate(wsPath(ws, '/links')), onError });
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    if (errors.check(checkLinkForm(form, Boolean(link)))) save.mutate();
+    if (!errors.check(checkLinkForm(form, Boolean(link)))) return;
+    if (link) update.mutate(updateBody(form, link));
+    else create.mutate(createBody(form));
   };
 
   // The shared short domain, and the custom domains that serve links (a link keeps its own).
@@ -429,7 +410,7 @@ function LinkEditorForm({
 
           {editable ? (
             <div className="form-actions">
-              <SubmitButton pending={save.isPending}>Save</SubmitButton>
+              <SubmitButton pending={create.isPending || update.isPending}>Save</SubmitButton>
               <Link href={wsPath(ws, '/links')} className="button button-quiet">
                 Back to links
               </Link>
@@ -455,7 +436,7 @@ function LinkEditorForm({
                       confirmLabel: 'Delete',
                       danger: true,
                     });
-                    if (ok) remove.mutate();
+                    if (ok) remove.mutate(link.id);
                   }}
                 >
                   Delete link

@@ -2,13 +2,10 @@
 // "Save draft", "Publish" (which saves what changed first), "Unpublish", "Disable" / "Enable" and
 // "Delete" by role; the page's state in words with its address. The service's refusals land next
 // to the input they name, a block's by its position in what was sent.
-import { useMutation } from '@tanstack/react-query';
 import { useMemo, useRef, useState, type FormEvent } from 'react';
 import { Link, useLocation, useParams, useSearch } from 'wouter';
 import { ApiError, asApiError } from '../../api/errors.ts';
-import { pagesApi, usePage } from '../../api/pages.ts';
-import { keys } from '../../api/keys.ts';
-import { queryClient } from '../../api/query-client.ts';
+import { useCreatePage, useDeletePage, usePage, usePageVisibility, useSavePage } from '../../api/pages.ts';
 import { can, useMembership } from '../../api/session.ts';
 import { useWorkspace } from '../../api/queries.ts';
 import type { BioPage, PageTheme } from '../../api/types.ts';
@@ -140,91 +137,55 @@ function PageEditorForm({ ws, page }: { ws: string; page?: BioPage }) {
     else errors.show(e);
   };
 
-  /** The page as the service now has it: the list and this screen show it, the form starts from it. */
-  const settle = (saved: BioPage) => {
-    queryClient.setQueryData(keys.page(ws, saved.id), saved);
-    void queryClient.invalidateQueries({ queryKey: keys.pages(ws), exact: true });
+  /** The form starts again from the page as the service now has it. */
+  const restart = (saved: BioPage) => {
     const next = draftFromPage(saved);
     sent.current = next.blocks;
     setDraft(next);
   };
 
-  const save = useMutation({
-    mutationFn: async ({ draft: d, publish }: { draft: PageDraft; publish: boolean }) => {
-      sent.current = d.blocks;
-      if (!page) {
-        const made = await pagesApi.create(ws, createBody(d));
-        return { page: made.data, outcome: 'created' as const };
-      }
-      const body = updateBody(d, page);
-      let current = page;
-      if (Object.keys(body).length) {
-        current = (await pagesApi.update(ws, page.id, body)).data;
-        // Saved even if publishing fails next: URL blocks are short links now, not to be made twice.
-        settle(current);
-      }
-      if (publish) current = (await pagesApi.publish(ws, page.id)).data;
-      return {
-        page: current,
-        outcome: publish
-          ? ('published' as const)
-          : Object.keys(body).length
-            ? ('saved' as const)
-            : ('unchanged' as const),
-      };
+  const create = useCreatePage(ws, {
+    onSuccess: (made) => {
+      errors.clear();
+      navigate(pagePath(ws, made.id, '?created=1'), { replace: true });
     },
+    onError: showError,
+  });
+  const save = useSavePage(ws, page, {
+    // Saved even if publishing fails next: URL blocks are short links now, not to be made twice.
+    onStored: restart,
     onSuccess: ({ page: saved, outcome }) => {
       errors.clear();
-      if (outcome === 'created') {
-        queryClient.setQueryData(keys.page(ws, saved.id), saved);
-        void queryClient.invalidateQueries({ queryKey: keys.pages(ws), exact: true });
-        navigate(pagePath(ws, saved.id, '?created=1'), { replace: true });
-        return;
-      }
-      if (outcome !== 'unchanged') settle(saved);
+      if (outcome !== 'unchanged') restart(saved);
       setNotice(outcome);
     },
     onError: showError,
   });
-
-  const act = useMutation({
-    mutationFn: async (action: 'unpublished' | 'disabled' | 'enabled') => {
-      const id = page!.id;
-      const answer =
-        action === 'unpublished'
-          ? await pagesApi.unpublish(ws, id)
-          : await pagesApi.update(ws, id, { status: action === 'disabled' ? 'DISABLED' : 'ACTIVE' });
-      return { action, page: answer.data };
-    },
-    onSuccess: ({ action, page: changed }) => {
-      // The draft being typed stays: these change what visitors see, not the draft.
-      queryClient.setQueryData(keys.page(ws, changed.id), changed);
-      void queryClient.invalidateQueries({ queryKey: keys.pages(ws), exact: true });
+  // The draft being typed stays: these change what visitors see, not the draft.
+  const act = usePageVisibility(ws, page?.id ?? '', {
+    onSuccess: (_changed, action) => {
       errors.clear();
       setNotice(action);
     },
     onError: showError,
   });
-
-  const remove = useMutation({
-    mutationFn: () => pagesApi.remove(ws, page!.id),
-    onSuccess: () => {
-      queryClient.removeQueries({ queryKey: keys.page(ws, page!.id) });
-      void queryClient.invalidateQueries({ queryKey: keys.pages(ws), exact: true });
-      navigate(`${pagesPath(ws)}?deleted=${encodeURIComponent(page!.handle)}`);
-    },
+  const remove = useDeletePage(ws, {
+    onSuccess: () => navigate(`${pagesPath(ws)}?deleted=${encodeURIComponent(page!.handle)}`),
     onError: showError,
   });
 
   const send = (publish: boolean) => {
-    if (errors.check(checkDraft(draft))) save.mutate({ draft, publish });
+    if (!errors.check(checkDraft(draft))) return;
+    sent.current = draft.blocks;
+    if (page) save.mutate({ body: updateBody(draft, page), publish });
+    else create.mutate(createBody(draft));
   };
   const submit = (event: FormEvent) => {
     event.preventDefault();
     send(false);
   };
 
-  const busy = save.isPending || act.isPending || remove.isPending;
+  const busy = create.isPending || save.isPending || act.isPending || remove.isPending;
   const dirty = page ? Object.keys(updateBody(draft, page)).length > 0 : true;
   const shortDomain = useWorkspace(ws).data?.shortDomain;
   const knownUrl = page?.url ?? (shortDomain ? `https://${shortDomain}/` : undefined);
@@ -374,7 +335,7 @@ function PageEditorForm({ ws, page }: { ws: string; page?: BioPage }) {
             {editable ? (
               <div className="form-actions page-form-actions">
                 <SubmitButton
-                  pending={save.isPending && !save.variables?.publish}
+                  pending={create.isPending || (save.isPending && !save.variables?.publish)}
                   disabled={busy}
                   variant={page ? 'plain' : 'primary'}
                 >
@@ -413,7 +374,7 @@ function PageEditorForm({ ws, page }: { ws: string; page?: BioPage }) {
                   confirmLabel: 'Delete',
                   danger: true,
                 });
-                if (ok) remove.mutate();
+                if (ok) remove.mutate(page.id);
               }}
             >
               Delete page
