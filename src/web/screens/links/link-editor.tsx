@@ -8,13 +8,13 @@ import { can, useMembership } from '../../api/session.ts';
 import type { DashboardLink, Domain, Workspace, WorkspaceTag } from '../../api/types.ts';
 import { SubmitButton } from '../../components/buttons.tsx';
 import { useConfirm } from '../../components/confirm.tsx';
-import { CopyButton } from '../../components/copy-button.tsx';
+import { DeletePanel } from '../../components/delete-panel.tsx';
 import { FormAlert, LoadError, Loading, StatusNotice } from '../../components/feedback.tsx';
-import { CheckboxField, SelectField, TextAreaField, TextField } from '../../components/fields.tsx';
+import { CheckboxField, SelectField, TextField } from '../../components/fields.tsx';
 import { useFormErrors } from '../../components/form-errors.ts';
 import { PageHeader } from '../../components/page.tsx';
+import { ReadOnlyNotice } from '../../components/read-only-notice.tsx';
 import { TagChip } from '../../components/tag-chip.tsx';
-import { formatCount, roleName } from '../../lib/format.ts';
 import {
   API_FIELDS,
   checkLinkForm,
@@ -23,11 +23,14 @@ import {
   formFromLink,
   updateBody,
   type LinkField,
+  type LinkFormBinding,
   type LinkForm,
 } from './link-form.ts';
 import { linkPath, wsPath } from './paths.ts';
-import { PreviewImageField } from './preview-image.tsx';
+import { ScheduleSection } from './link-schedule.tsx';
+import { LinkSummary } from './link-summary.tsx';
 import { QrSection } from './qr-section.tsx';
+import { SocialPreviewSection } from './social-preview.tsx';
 
 export function LinkEditor() {
   const { workspaceId: ws, linkId } = useParams<{ workspaceId: string; linkId?: string }>();
@@ -136,8 +139,8 @@ function LinkEditorForm({
 
   // The shared short domain, and the custom domains that serve links (a link keeps its own).
   const domainOptions = domains.filter((d) => d.status === 'ACTIVE' || d.id === link?.domainId);
-  const expiredUrlAllowed = workspace.features.expiredUrl;
   const e = errors.fields;
+  const binding: LinkFormBinding = { form, set, text, errors: e };
 
   return (
     <>
@@ -145,34 +148,7 @@ function LinkEditorForm({
       {saved === 'saved' ? <StatusNotice>Changes saved.</StatusNotice> : null}
       {saved === 'unchanged' ? <StatusNotice tone="info">Nothing to save: no field was changed.</StatusNotice> : null}
       <div className={link ? 'editor' : 'editor editor-new'}>
-        {link ? (
-          <div className="editor-summary">
-            <section className="panel" aria-labelledby="short-heading">
-              <h2 id="short-heading">Short URL</h2>
-              <p className="short-url-big">
-                <a href={link.shortUrl} target="_blank" rel="noreferrer">
-                  {link.shortUrl}
-                </a>
-              </p>
-              <div className="button-row">
-                <CopyButton text={link.shortUrl} label="Copy short URL" visible="Copy short URL" />
-                <Link href={linkPath(ws, link.id, '/analytics')} className="button button-small">
-                  Analytics
-                </Link>
-              </div>
-              <dl className="facts">
-                <div>
-                  <dt>Clicks</dt>
-                  <dd>{formatCount(link.clicks)}</dd>
-                </div>
-                <div>
-                  <dt>Status</dt>
-                  <dd>{link.status === 'ACTIVE' ? 'Active' : 'Disabled'}</dd>
-                </div>
-              </dl>
-            </section>
-          </div>
-        ) : null}
+        {link ? <LinkSummary ws={ws} link={link} /> : null}
         <form
           ref={formRef}
           className="editor-form"
@@ -181,11 +157,7 @@ function LinkEditorForm({
           aria-label={link ? 'Edit link' : 'New link'}
         >
           <FormAlert message={errors.form} />
-          {!editable ? (
-            <p className="notice notice-info">
-              You can read this link. Your role ({roleName(role)}) cannot change links.
-            </p>
-          ) : null}
+          {!editable ? <ReadOnlyNotice role={role} what="link" things="links" /> : null}
 
           <fieldset className="form-section" disabled={!editable}>
             <legend>Destination</legend>
@@ -283,75 +255,7 @@ function LinkEditorForm({
             ) : null}
           </fieldset>
 
-          <fieldset className="form-section" disabled={!editable}>
-            <legend>Redirect and schedule</legend>
-            <div className="grid-2">
-              <SelectField
-                label="Redirect type"
-                value={form.redirectType}
-                onChange={text('redirectType')}
-                error={e.redirectType}
-              >
-                <option value="TEMPORARY">302 temporary</option>
-                <option value="PERMANENT">301 permanent</option>
-              </SelectField>
-              <TextField
-                label="Click limit"
-                type="number"
-                inputMode="numeric"
-                min={1}
-                step={1}
-                value={form.clickLimit}
-                onChange={text('clickLimit')}
-                error={e.clickLimit}
-                hint="The link stops after this many clicks. Empty for no limit."
-              />
-            </div>
-            <div className="grid-3">
-              <TextField
-                label="Starts at"
-                type="datetime-local"
-                value={form.startAt}
-                onChange={text('startAt')}
-                error={e.startAt}
-                hint="Live from this time."
-              />
-              <TextField
-                label="Ends at"
-                type="datetime-local"
-                value={form.endAt}
-                onChange={text('endAt')}
-                error={e.endAt}
-                hint="Not live after this time."
-              />
-              <TextField
-                label="Expires at"
-                type="datetime-local"
-                value={form.expiresAt}
-                onChange={text('expiresAt')}
-                error={e.expiresAt}
-                hint="Expired after this time."
-              />
-            </div>
-            <p className="field-hint">
-              Times are in your time zone ({Intl.DateTimeFormat().resolvedOptions().timeZone}).
-            </p>
-            <TextField
-              label="Expired URL"
-              type="url"
-              inputMode="url"
-              value={form.expiredUrl}
-              onChange={text('expiredUrl')}
-              error={e.expiredUrl}
-              disabled={!expiredUrlAllowed}
-              hint={
-                expiredUrlAllowed
-                  ? 'Where visitors go once the link has expired or reached its limit.'
-                  : 'Needs the Growth plan'
-              }
-              maxLength={2048}
-            />
-          </fieldset>
+          <ScheduleSection binding={binding} editable={editable} expiredUrlAllowed={workspace.features.expiredUrl} />
 
           <fieldset className="form-section" disabled={!editable}>
             <legend>Password</legend>
@@ -379,34 +283,13 @@ function LinkEditorForm({
             ) : null}
           </fieldset>
 
-          <fieldset className="form-section" disabled={!editable}>
-            <legend>Social preview</legend>
-            <p className="field-hint">What sites and chat apps show when the short URL is shared.</p>
-            <TextField
-              label="Preview title"
-              value={form.previewTitle}
-              onChange={text('previewTitle')}
-              error={e.previewTitle}
-              maxLength={300}
-            />
-            <TextAreaField
-              label="Preview description"
-              value={form.previewDescription}
-              onChange={text('previewDescription')}
-              error={e.previewDescription}
-              rows={3}
-              maxLength={1000}
-            />
-            <PreviewImageField
-              workspaceId={ws}
-              value={form.previewImage}
-              onChange={(url) => set('previewImage', url)}
-              error={e.previewImage}
-              uploadError={uploadError}
-              onUploadError={setUploadError}
-              disabled={!editable}
-            />
-          </fieldset>
+          <SocialPreviewSection
+            binding={binding}
+            workspaceId={ws}
+            editable={editable}
+            uploadError={uploadError}
+            onUploadError={setUploadError}
+          />
 
           {editable ? (
             <div className="form-actions">
@@ -422,26 +305,16 @@ function LinkEditorForm({
           <div className="editor-more">
             <QrSection workspaceId={ws} link={link} canMake={editable} />
             {can.deleteLinks(role) ? (
-              <section className="panel panel-danger" aria-labelledby="delete-heading">
-                <h2 id="delete-heading">Delete</h2>
-                <p className="muted">The short URL stops working at once. Click history is kept.</p>
-                <button
-                  type="button"
-                  className="button button-danger"
-                  disabled={remove.isPending}
-                  onClick={async () => {
-                    const ok = await ask({
-                      title: `Delete ${link.slug}?`,
-                      body: 'The short URL stops working at once.',
-                      confirmLabel: 'Delete',
-                      danger: true,
-                    });
-                    if (ok) remove.mutate(link.id);
-                  }}
-                >
-                  Delete link
-                </button>
-              </section>
+              <DeletePanel
+                headingId="delete-heading"
+                label="Delete link"
+                question={{ title: `Delete ${link.slug}?`, body: 'The short URL stops working at once.' }}
+                ask={ask}
+                onConfirmed={() => remove.mutate(link.id)}
+                disabled={remove.isPending}
+              >
+                The short URL stops working at once. Click history is kept.
+              </DeletePanel>
             ) : null}
           </div>
         ) : null}
