@@ -8,17 +8,17 @@ import { ApiError, asApiError } from '../../api/errors.ts';
 import { useCreatePage, useDeletePage, usePage, usePageVisibility, useSavePage } from '../../api/pages.ts';
 import { can, useMembership } from '../../api/session.ts';
 import { useWorkspace } from '../../api/queries.ts';
-import type { BioPage, PageTheme } from '../../api/types.ts';
+import type { BioPage } from '../../api/types.ts';
 import { SubmitButton } from '../../components/buttons.tsx';
 import { useConfirm } from '../../components/confirm.tsx';
 import { FormAlert, LoadError, Loading, StatusNotice } from '../../components/feedback.tsx';
-import { TextAreaField, TextField } from '../../components/fields.tsx';
+import { DeletePanel } from '../../components/delete-panel.tsx';
 import { useFormErrors } from '../../components/form-errors.ts';
-import { HostedImageField } from '../../components/hosted-image.tsx';
 import { PageHeader } from '../../components/page.tsx';
-import { roleName } from '../../lib/format.ts';
+import { ReadOnlyNotice } from '../../components/read-only-notice.tsx';
 import { BlockList } from './page-blocks.tsx';
-import { addressFor, pagePath, pagesPath } from './page-data.ts';
+import { PageDetailsSection } from './page-details.tsx';
+import { pagePath, pagesPath } from './page-data.ts';
 import {
   blockProblem,
   checkDraft,
@@ -26,9 +26,7 @@ import {
   draftFromPage,
   EMPTY_DRAFT,
   fieldNames,
-  LIMITS,
   previewRequest,
-  THEMES,
   updateBody,
   type BlockDraft,
   type PageDraft,
@@ -36,16 +34,7 @@ import {
 } from './page-form.ts';
 import { PagePreview } from './page-preview.tsx';
 import { PageStatePanel } from './page-state.tsx';
-
-const AVATAR_TEXT = {
-  label: 'Avatar',
-  uploadLabel: 'Upload avatar',
-  hint: 'An image hosted by this workspace, shown in a circle above the title: upload one below. Empty for none.',
-  uploadHint: 'PNG, JPEG, GIF or WebP, at most 2 MiB. A square image of 192 × 192 pixels or more looks best.',
-  alt: "The page's avatar",
-  caption: 'How the avatar looks on the page.',
-  removeLabel: 'Remove avatar',
-};
+import { ThemeSection } from './theme-picker.tsx';
 
 type Notice = 'created' | 'saved' | 'unchanged' | 'published' | 'unpublished' | 'disabled' | 'enabled';
 
@@ -210,104 +199,26 @@ function PageEditorForm({ ws, page }: { ws: string; page?: BioPage }) {
         <div className="page-editor-main">
           <form ref={formRef} onSubmit={submit} noValidate aria-label={page ? `Edit @${page.handle}` : 'New page'}>
             <FormAlert message={errors.form} />
-            {!editable ? (
-              <p className="notice notice-info">
-                You can read this page. Your role ({roleName(role)}) cannot change pages.
-              </p>
-            ) : null}
+            {!editable ? <ReadOnlyNotice role={role} what="page" things="pages" /> : null}
 
-            <fieldset className="form-section" disabled={!editable}>
-              <legend>Page</legend>
-              <div className="grid-2">
-                <TextField
-                  label="Handle"
-                  value={draft.handle}
-                  onChange={(ev) => set('handle', ev.target.value)}
-                  error={e.handle}
-                  hint={
-                    <>
-                      Its address: <span className="mono break-anywhere">{addressFor(draft.handle, knownUrl)}</span>.
-                      {editable ? ' Letters a–z, digits, - and _.' : ''}
-                      {editable && page?.published ? ' A new handle moves the published page at once.' : ''}
-                    </>
-                  }
-                  maxLength={LIMITS.handle}
-                  autoCapitalize="none"
-                  autoComplete="off"
-                  spellCheck={false}
-                  required
-                  autoFocus={!page}
-                />
-                <TextField
-                  label="Title"
-                  value={draft.title}
-                  onChange={(ev) => set('title', ev.target.value)}
-                  error={e.title}
-                  maxLength={LIMITS.title}
-                  required
-                  hint="The page's heading and its name in search results and shares."
-                />
-              </div>
-              <TextAreaField
-                label="Bio"
-                value={draft.bio}
-                onChange={(ev) => set('bio', ev.target.value)}
-                error={e.bio}
-                rows={3}
-                maxLength={LIMITS.bio}
-                hint={`Under the title; at most ${LIMITS.bio} characters.`}
-              />
-              <HostedImageField
-                workspaceId={ws}
-                value={draft.avatarUrl}
-                onChange={(url) => set('avatarUrl', url)}
-                error={e.avatarUrl}
-                uploadError={uploadError}
-                onUploadError={setUploadError}
-                disabled={!editable}
-                readOnly={!editable}
-                text={editable ? AVATAR_TEXT : { ...AVATAR_TEXT, hint: 'Shown in a circle above the title.' }}
-                round
-              />
-            </fieldset>
+            <PageDetailsSection
+              ws={ws}
+              page={page}
+              draft={draft}
+              set={set}
+              errors={e}
+              editable={editable}
+              knownUrl={knownUrl}
+              uploadError={uploadError}
+              onUploadError={setUploadError}
+            />
 
-            <fieldset
-              className="form-section"
-              disabled={!editable}
-              aria-describedby={e.theme ? 'theme-error' : undefined}
-            >
-              <legend>Theme</legend>
-              <div className="theme-grid">
-                {THEMES.map((t) => (
-                  <div key={t.value} className={`theme-option${draft.theme === t.value ? ' is-checked' : ''}`}>
-                    <input
-                      type="radio"
-                      name="page-theme"
-                      id={`theme-${t.value}`}
-                      value={t.value}
-                      checked={draft.theme === t.value}
-                      onChange={() => set('theme', t.value as PageTheme)}
-                      aria-describedby={`theme-${t.value}-what`}
-                    />
-                    <label htmlFor={`theme-${t.value}`}>
-                      <span className={`theme-swatch theme-swatch-${t.value}`} aria-hidden="true">
-                        <span />
-                      </span>
-                      {t.name}
-                    </label>
-                    <p id={`theme-${t.value}-what`} className="field-hint">
-                      {t.description}
-                    </p>
-                  </div>
-                ))}
-              </div>
-              <p className="field-hint">Each theme's colours keep every text readable (WCAG AA contrast).</p>
-              {e.theme ? (
-                <p id="theme-error" className="field-error">
-                  {e.theme}
-                </p>
-              ) : null}
-            </fieldset>
+            <ThemeSection
+              value={draft.theme}
+              onChange={(theme) => set('theme', theme)}
+              error={e.theme}
+              editable={editable}
+            />
 
             <fieldset
               className="form-section"
@@ -358,28 +269,20 @@ function PageEditorForm({ ws, page }: { ws: string; page?: BioPage }) {
         </div>
         <PagePreview workspaceId={ws} draft={previewRequest(draft)} />
         {page && can.deletePages(role) ? (
-          <section className="panel panel-danger page-editor-danger" aria-labelledby="delete-page-heading">
-            <h2 id="delete-page-heading">Delete</h2>
-            <p className="muted">
-              The address stops working at once and the handle is free again. The page's short links stay.
-            </p>
-            <button
-              type="button"
-              className="button button-danger"
-              disabled={busy}
-              onClick={async () => {
-                const ok = await ask({
-                  title: `Delete @${page.handle}?`,
-                  body: 'Its address stops working at once. This cannot be undone.',
-                  confirmLabel: 'Delete',
-                  danger: true,
-                });
-                if (ok) remove.mutate(page.id);
-              }}
-            >
-              Delete page
-            </button>
-          </section>
+          <DeletePanel
+            headingId="delete-page-heading"
+            className="page-editor-danger"
+            label="Delete page"
+            question={{
+              title: `Delete @${page.handle}?`,
+              body: 'Its address stops working at once. This cannot be undone.',
+            }}
+            ask={ask}
+            onConfirmed={() => remove.mutate(page.id)}
+            disabled={busy}
+          >
+            The address stops working at once and the handle is free again. The page's short links stay.
+          </DeletePanel>
         ) : null}
       </div>
       {dialog}
