@@ -5,7 +5,7 @@ import { useState } from 'react';
 import { Link, useParams } from 'wouter';
 import { useGoalReport, useGoals, useGoalStatus } from '../../api/goals.ts';
 import { can, useMembership } from '../../api/session.ts';
-import type { GoalReport } from '../../api/types.ts';
+import type { Goal, GoalReport } from '../../api/types.ts';
 import { FormAlert, LoadError, Loading, StatusNotice } from '../../components/feedback.tsx';
 import { SelectField } from '../../components/fields.tsx';
 import { PageHeader } from '../../components/page.tsx';
@@ -23,6 +23,13 @@ const WINDOWS = [
   { value: '90', label: 'Last 90 days' },
   { value: '400', label: 'Last 400 days' },
 ] as const;
+
+/** The status changes offered from `status`, in button order: reactivate or pause, then archive. */
+function statusMoves(status: Goal['status']): Array<[Goal['status'], string]> {
+  const moves: Array<[Goal['status'], string]> = [status !== 'ACTIVE' ? ['ACTIVE', 'Reactivate'] : ['PAUSED', 'Pause']];
+  if (status !== 'ARCHIVED') moves.push(['ARCHIVED', 'Archive']);
+  return moves;
+}
 
 function Progress({
   label,
@@ -195,35 +202,17 @@ export default function GoalDetail() {
         actions={
           mayEdit ? (
             <div className="button-row">
-              {goal.status !== 'ACTIVE' ? (
+              {statusMoves(goal.status).map(([status, label]) => (
                 <button
+                  key={status}
                   type="button"
                   className="button button-small"
-                  onClick={() => setStatus.mutate('ACTIVE')}
+                  onClick={() => setStatus.mutate(status)}
                   disabled={setStatus.isPending}
                 >
-                  Reactivate
+                  {label}
                 </button>
-              ) : (
-                <button
-                  type="button"
-                  className="button button-small"
-                  onClick={() => setStatus.mutate('PAUSED')}
-                  disabled={setStatus.isPending}
-                >
-                  Pause
-                </button>
-              )}
-              {goal.status !== 'ARCHIVED' ? (
-                <button
-                  type="button"
-                  className="button button-small"
-                  onClick={() => setStatus.mutate('ARCHIVED')}
-                  disabled={setStatus.isPending}
-                >
-                  Archive
-                </button>
-              ) : null}
+              ))}
             </div>
           ) : null
         }

@@ -103,7 +103,6 @@ function LinkEditorForm({
   const [saved, setSaved] = useState<'created' | 'saved' | 'unchanged' | null>(justCreated ? 'created' : null);
   const formRef = useRef<HTMLFormElement>(null);
   const errors = useFormErrors<LinkField>(API_FIELDS, formRef);
-  const [uploadError, setUploadError] = useState<string | undefined>();
   const [ask, dialog] = useConfirm();
 
   const set = <K extends keyof LinkForm>(key: K, value: LinkForm[K]) => {
@@ -283,13 +282,7 @@ function LinkEditorForm({
             ) : null}
           </fieldset>
 
-          <SocialPreviewSection
-            binding={binding}
-            workspaceId={ws}
-            editable={editable}
-            uploadError={uploadError}
-            onUploadError={setUploadError}
-          />
+          <SocialPreviewSection binding={binding} workspaceId={ws} editable={editable} />
 
           {editable ? (
             <div className="form-actions">

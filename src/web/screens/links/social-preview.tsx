@@ -1,5 +1,6 @@
 // The link editor's "Social preview": the title, description and image that sites and chat apps
 // show when the short URL is shared; the image is a URL the workspace hosts, filled in by uploading.
+import { useState } from 'react';
 import { TextAreaField, TextField } from '../../components/fields.tsx';
 import { HostedImageField } from '../../components/hosted-image.tsx';
 import type { LinkFormBinding } from './link-form.ts';
@@ -17,15 +18,12 @@ export function SocialPreviewSection({
   binding: { form, set, text, errors: e },
   workspaceId,
   editable,
-  uploadError,
-  onUploadError,
 }: {
   binding: LinkFormBinding;
   workspaceId: string;
   editable: boolean;
-  uploadError?: string;
-  onUploadError: (message: string | undefined) => void;
 }) {
+  const [uploadError, setUploadError] = useState<string | undefined>();
   return (
     <fieldset className="form-section" disabled={!editable}>
       <legend>Social preview</legend>
@@ -51,7 +49,7 @@ export function SocialPreviewSection({
         onChange={(url) => set('previewImage', url)}
         error={e.previewImage}
         uploadError={uploadError}
-        onUploadError={onUploadError}
+        onUploadError={setUploadError}
         disabled={!editable}
         text={IMAGE_TEXT}
       />

@@ -1,4 +1,5 @@
 // The page editor's "Page": its handle (with the address it gives), title, bio and avatar.
+import { useState } from 'react';
 import type { BioPage } from '../../api/types.ts';
 import { TextAreaField, TextField } from '../../components/fields.tsx';
 import { HostedImageField } from '../../components/hosted-image.tsx';
@@ -23,8 +24,6 @@ export function PageDetailsSection({
   errors: e,
   editable,
   knownUrl,
-  uploadError,
-  onUploadError,
 }: {
   ws: string;
   page?: BioPage;
@@ -34,9 +33,8 @@ export function PageDetailsSection({
   editable: boolean;
   /** The page's address, or the workspace's short domain's, to show the handle's address by. */
   knownUrl?: string;
-  uploadError?: string;
-  onUploadError: (message: string | undefined) => void;
 }) {
+  const [uploadError, setUploadError] = useState<string | undefined>();
   return (
     <fieldset className="form-section" disabled={!editable}>
       <legend>Page</legend>
@@ -85,7 +83,7 @@ export function PageDetailsSection({
         onChange={(url) => set('avatarUrl', url)}
         error={e.avatarUrl}
         uploadError={uploadError}
-        onUploadError={onUploadError}
+        onUploadError={setUploadError}
         disabled={!editable}
         readOnly={!editable}
         text={editable ? AVATAR_TEXT : { ...AVATAR_TEXT, hint: 'Shown in a circle above the title.' }}

@@ -104,7 +104,6 @@ function PageEditorForm({ ws, page }: { ws: string; page?: BioPage }) {
   const justCreated = new URLSearchParams(useSearch()).has('created');
   const [draft, setDraft] = useState<PageDraft>(() => (page ? draftFromPage(page) : EMPTY_DRAFT));
   const [notice, setNotice] = useState<Notice | null>(justCreated ? 'created' : null);
-  const [uploadError, setUploadError] = useState<string | undefined>();
   const formRef = useRef<HTMLFormElement>(null);
   const fieldOf = useMemo(() => fieldNames(draft.blocks), [draft.blocks]);
   const errors = useFormErrors<PageField>(fieldOf, formRef);
@@ -209,8 +208,6 @@ function PageEditorForm({ ws, page }: { ws: string; page?: BioPage }) {
               errors={e}
               editable={editable}
               knownUrl={knownUrl}
-              uploadError={uploadError}
-              onUploadError={setUploadError}
             />
 
             <ThemeSection
