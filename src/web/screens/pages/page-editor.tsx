@@ -2,23 +2,26 @@
 // "Save draft", "Publish" (which saves what changed first), "Unpublish", "Disable" / "Enable" and
 // "Delete" by role; the page's state in words with its address. The service's refusals land next
 // to the input they name, a block's by its position in what was sent.
+import { useMutation } from '@tanstack/react-query';
 import { useMemo, useRef, useState, type FormEvent } from 'react';
 import { Link, useLocation, useParams, useSearch } from 'wouter';
 import { ApiError, asApiError } from '../../api/errors.ts';
-import { useCreatePage, useDeletePage, usePage, usePageVisibility, useSavePage } from '../../api/pages.ts';
+import { pagesApi, usePage } from '../../api/pages.ts';
+import { keys } from '../../api/keys.ts';
+import { queryClient } from '../../api/query-client.ts';
 import { can, useMembership } from '../../api/session.ts';
 import { useWorkspace } from '../../api/queries.ts';
-import type { BioPage } from '../../api/types.ts';
+import type { BioPage, PageTheme } from '../../api/types.ts';
 import { SubmitButton } from '../../components/buttons.tsx';
 import { useConfirm } from '../../components/confirm.tsx';
 import { FormAlert, LoadError, Loading, StatusNotice } from '../../components/feedback.tsx';
-import { DeletePanel } from '../../components/delete-panel.tsx';
+import { TextAreaField, TextField } from '../../components/fields.tsx';
 import { useFormErrors } from '../../components/form-errors.ts';
+import { HostedImageField } from '../../components/hosted-image.tsx';
 import { PageHeader } from '../../components/page.tsx';
-import { ReadOnlyNotice } from '../../components/read-only-notice.tsx';
+import { roleName } from '../../lib/format.ts';
 import { BlockList } from './page-blocks.tsx';
-import { PageDetailsSection } from './page-details.tsx';
-import { pagePath, pagesPath } from './page-data.ts';
+import { addressFor, pagePath, pagesPath } from './page-data.ts';
 import {
   blockProblem,
   checkDraft,
@@ -26,7 +29,9 @@ import {
   draftFromPage,
   EMPTY_DRAFT,
   fieldNames,
+  LIMITS,
   previewRequest,
+  THEMES,
   updateBody,
   type BlockDraft,
   type PageDraft,
@@ -34,7 +39,16 @@ import {
 } from './page-form.ts';
 import { PagePreview } from './page-preview.tsx';
 import { PageStatePanel } from './page-state.tsx';
-import { ThemeSection } from './theme-picker.tsx';
+
+const AVATAR_TEXT = {
+  label: 'Avatar',
+  uploadLabel: 'Upload avatar',
+  hint: 'An image hosted by this workspace, shown in a circle above the title: upload one below. Empty for none.',
+  uploadHint: 'PNG, JPEG, GIF or WebP, at most 2 MiB. A square image of 192 × 192 pixels or more looks best.',
+  alt: "The page's avatar",
+  caption: 'How the avatar looks on the page.',
+  removeLabel: 'Remove avatar',
+};
 
 type Notice = 'created' | 'saved' | 'unchanged' | 'published' | 'unpublished' | 'disabled' | 'enabled';
 
@@ -104,6 +118,7 @@ function PageEditorForm({ ws, page }: { ws: string; page?: BioPage }) {
   const justCreated = new URLSearchParams(useSearch()).has('created');
   const [draft, setDraft] = useState<PageDraft>(() => (page ? draftFromPage(page) : EMPTY_DRAFT));
   const [notice, setNotice] = useState<Notice | null>(justCreated ? 'created' : null);
+  const [uploadError, setUploadError] = useState<string | undefined>();
   const formRef = useRef<HTMLFormElement>(null);
   const fieldOf = useMemo(() => fieldNames(draft.blocks), [draft.blocks]);
   const errors = useFormErrors<PageField>(fieldOf, formRef);
@@ -125,55 +140,91 @@ function PageEditorForm({ ws, page }: { ws: string; page?: BioPage }) {
     else errors.show(e);
   };
 
-  /** The form starts again from the page as the service now has it. */
-  const restart = (saved: BioPage) => {
+  /** The page as the service now has it: the list and this screen show it, the form starts from it. */
+  const settle = (saved: BioPage) => {
+    queryClient.setQueryData(keys.page(ws, saved.id), saved);
+    void queryClient.invalidateQueries({ queryKey: keys.pages(ws), exact: true });
     const next = draftFromPage(saved);
     sent.current = next.blocks;
     setDraft(next);
   };
 
-  const create = useCreatePage(ws, {
-    onSuccess: (made) => {
-      errors.clear();
-      navigate(pagePath(ws, made.id, '?created=1'), { replace: true });
+  const save = useMutation({
+    mutationFn: async ({ draft: d, publish }: { draft: PageDraft; publish: boolean }) => {
+      sent.current = d.blocks;
+      if (!page) {
+        const made = await pagesApi.create(ws, createBody(d));
+        return { page: made.data, outcome: 'created' as const };
+      }
+      const body = updateBody(d, page);
+      let current = page;
+      if (Object.keys(body).length) {
+        current = (await pagesApi.update(ws, page.id, body)).data;
+        // Saved even if publishing fails next: URL blocks are short links now, not to be made twice.
+        settle(current);
+      }
+      if (publish) current = (await pagesApi.publish(ws, page.id)).data;
+      return {
+        page: current,
+        outcome: publish
+          ? ('published' as const)
+          : Object.keys(body).length
+            ? ('saved' as const)
+            : ('unchanged' as const),
+      };
     },
-    onError: showError,
-  });
-  const save = useSavePage(ws, page, {
-    // Saved even if publishing fails next: URL blocks are short links now, not to be made twice.
-    onStored: restart,
     onSuccess: ({ page: saved, outcome }) => {
       errors.clear();
-      if (outcome !== 'unchanged') restart(saved);
+      if (outcome === 'created') {
+        queryClient.setQueryData(keys.page(ws, saved.id), saved);
+        void queryClient.invalidateQueries({ queryKey: keys.pages(ws), exact: true });
+        navigate(pagePath(ws, saved.id, '?created=1'), { replace: true });
+        return;
+      }
+      if (outcome !== 'unchanged') settle(saved);
       setNotice(outcome);
     },
     onError: showError,
   });
-  // The draft being typed stays: these change what visitors see, not the draft.
-  const act = usePageVisibility(ws, page?.id ?? '', {
-    onSuccess: (_changed, action) => {
+
+  const act = useMutation({
+    mutationFn: async (action: 'unpublished' | 'disabled' | 'enabled') => {
+      const id = page!.id;
+      const answer =
+        action === 'unpublished'
+          ? await pagesApi.unpublish(ws, id)
+          : await pagesApi.update(ws, id, { status: action === 'disabled' ? 'DISABLED' : 'ACTIVE' });
+      return { action, page: answer.data };
+    },
+    onSuccess: ({ action, page: changed }) => {
+      // The draft being typed stays: these change what visitors see, not the draft.
+      queryClient.setQueryData(keys.page(ws, changed.id), changed);
+      void queryClient.invalidateQueries({ queryKey: keys.pages(ws), exact: true });
       errors.clear();
       setNotice(action);
     },
     onError: showError,
   });
-  const remove = useDeletePage(ws, {
-    onSuccess: () => navigate(`${pagesPath(ws)}?deleted=${encodeURIComponent(page!.handle)}`),
+
+  const remove = useMutation({
+    mutationFn: () => pagesApi.remove(ws, page!.id),
+    onSuccess: () => {
+      queryClient.removeQueries({ queryKey: keys.page(ws, page!.id) });
+      void queryClient.invalidateQueries({ queryKey: keys.pages(ws), exact: true });
+      navigate(`${pagesPath(ws)}?deleted=${encodeURIComponent(page!.handle)}`);
+    },
     onError: showError,
   });
 
   const send = (publish: boolean) => {
-    if (!errors.check(checkDraft(draft))) return;
-    sent.current = draft.blocks;
-    if (page) save.mutate({ body: updateBody(draft, page), publish });
-    else create.mutate(createBody(draft));
+    if (errors.check(checkDraft(draft))) save.mutate({ draft, publish });
   };
   const submit = (event: FormEvent) => {
     event.preventDefault();
     send(false);
   };
 
-  const busy = create.isPending || save.isPending || act.isPending || remove.isPending;
+  const busy = save.isPending || act.isPending || remove.isPending;
   const dirty = page ? Object.keys(updateBody(draft, page)).length > 0 : true;
   const shortDomain = useWorkspace(ws).data?.shortDomain;
   const knownUrl = page?.url ?? (shortDomain ? `https://${shortDomain}/` : undefined);
@@ -198,24 +249,104 @@ function PageEditorForm({ ws, page }: { ws: string; page?: BioPage }) {
         <div className="page-editor-main">
           <form ref={formRef} onSubmit={submit} noValidate aria-label={page ? `Edit @${page.handle}` : 'New page'}>
             <FormAlert message={errors.form} />
-            {!editable ? <ReadOnlyNotice role={role} what="page" things="pages" /> : null}
+            {!editable ? (
+              <p className="notice notice-info">
+                You can read this page. Your role ({roleName(role)}) cannot change pages.
+              </p>
+            ) : null}
 
-            <PageDetailsSection
-              ws={ws}
-              page={page}
-              draft={draft}
-              set={set}
-              errors={e}
-              editable={editable}
-              knownUrl={knownUrl}
-            />
+            <fieldset className="form-section" disabled={!editable}>
+              <legend>Page</legend>
+              <div className="grid-2">
+                <TextField
+                  label="Handle"
+                  value={draft.handle}
+                  onChange={(ev) => set('handle', ev.target.value)}
+                  error={e.handle}
+                  hint={
+                    <>
+                      Its address: <span className="mono break-anywhere">{addressFor(draft.handle, knownUrl)}</span>.
+                      {editable ? ' Letters a–z, digits, - and _.' : ''}
+                      {editable && page?.published ? ' A new handle moves the published page at once.' : ''}
+                    </>
+                  }
+                  maxLength={LIMITS.handle}
+                  autoCapitalize="none"
+                  autoComplete="off"
+                  spellCheck={false}
+                  required
+                  autoFocus={!page}
+                />
+                <TextField
+                  label="Title"
+                  value={draft.title}
+                  onChange={(ev) => set('title', ev.target.value)}
+                  error={e.title}
+                  maxLength={LIMITS.title}
+                  required
+                  hint="The page's heading and its name in search results and shares."
+                />
+              </div>
+              <TextAreaField
+                label="Bio"
+                value={draft.bio}
+                onChange={(ev) => set('bio', ev.target.value)}
+                error={e.bio}
+                rows={3}
+                maxLength={LIMITS.bio}
+                hint={`Under the title; at most ${LIMITS.bio} characters.`}
+              />
+              <HostedImageField
+                workspaceId={ws}
+                value={draft.avatarUrl}
+                onChange={(url) => set('avatarUrl', url)}
+                error={e.avatarUrl}
+                uploadError={uploadError}
+                onUploadError={setUploadError}
+                disabled={!editable}
+                readOnly={!editable}
+                text={editable ? AVATAR_TEXT : { ...AVATAR_TEXT, hint: 'Shown in a circle above the title.' }}
+                round
+              />
+            </fieldset>
 
-            <ThemeSection
-              value={draft.theme}
-              onChange={(theme) => set('theme', theme)}
-              error={e.theme}
-              editable={editable}
-            />
+            <fieldset
+              className="form-section"
+              disabled={!editable}
+              aria-describedby={e.theme ? 'theme-error' : undefined}
+            >
+              <legend>Theme</legend>
+              <div className="theme-grid">
+                {THEMES.map((t) => (
+                  <div key={t.value} className={`theme-option${draft.theme === t.value ? ' is-checked' : ''}`}>
+                    <input
+                      type="radio"
+                      name="page-theme"
+                      id={`theme-${t.value}`}
+                      value={t.value}
+                      checked={draft.theme === t.value}
+                      onChange={() => set('theme', t.value as PageTheme)}
+                      aria-describedby={`theme-${t.value}-what`}
+                    />
+                    <label htmlFor={`theme-${t.value}`}>
+                      <span className={`theme-swatch theme-swatch-${t.value}`} aria-hidden="true">
+                        <span />
+                      </span>
+                      {t.name}
+                    </label>
+                    <p id={`theme-${t.value}-what`} className="field-hint">
+                      {t.description}
+                    </p>
+                  </div>
+                ))}
+              </div>
+              <p className="field-hint">Each theme's colours keep every text readable (WCAG AA contrast).</p>
+              {e.theme ? (
+                <p id="theme-error" className="field-error">
+                  {e.theme}
+                </p>
+              ) : null}
+            </fieldset>
 
             <fieldset
               className="form-section"
@@ -243,7 +374,7 @@ function PageEditorForm({ ws, page }: { ws: string; page?: BioPage }) {
             {editable ? (
               <div className="form-actions page-form-actions">
                 <SubmitButton
-                  pending={create.isPending || (save.isPending && !save.variables?.publish)}
+                  pending={save.isPending && !save.variables?.publish}
                   disabled={busy}
                   variant={page ? 'plain' : 'primary'}
                 >
@@ -266,20 +397,28 @@ function PageEditorForm({ ws, page }: { ws: string; page?: BioPage }) {
         </div>
         <PagePreview workspaceId={ws} draft={previewRequest(draft)} />
         {page && can.deletePages(role) ? (
-          <DeletePanel
-            headingId="delete-page-heading"
-            className="page-editor-danger"
-            label="Delete page"
-            question={{
-              title: `Delete @${page.handle}?`,
-              body: 'Its address stops working at once. This cannot be undone.',
-            }}
-            ask={ask}
-            onConfirmed={() => remove.mutate(page.id)}
-            disabled={busy}
-          >
-            The address stops working at once and the handle is free again. The page's short links stay.
-          </DeletePanel>
+          <section className="panel panel-danger page-editor-danger" aria-labelledby="delete-page-heading">
+            <h2 id="delete-page-heading">Delete</h2>
+            <p className="muted">
+              The address stops working at once and the handle is free again. The page's short links stay.
+            </p>
+            <button
+              type="button"
+              className="button button-danger"
+              disabled={busy}
+              onClick={async () => {
+                const ok = await ask({
+                  title: `Delete @${page.handle}?`,
+                  body: 'Its address stops working at once. This cannot be undone.',
+                  confirmLabel: 'Delete',
+                  danger: true,
+                });
+                if (ok) remove.mutate();
+              }}
+            >
+              Delete page
+            </button>
+          </section>
         ) : null}
       </div>
       {dialog}
