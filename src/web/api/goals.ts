@@ -3,7 +3,9 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api } from './client.ts';
 import { unwrap } from './errors.ts';
 import { keys } from './keys.ts';
+import { queryClient } from './query-client.ts';
 import type { Goal, GoalCreate } from './types.ts';
+import { type ScreenCallbacks, useWrite } from './write.ts';
 
 const inWorkspace = (workspaceId: string) => ({ params: { path: { workspaceId } } });
 
@@ -49,7 +51,7 @@ export function useConversions(ws: string, query: Record<string, string>, enable
   });
 }
 
-export const goalsApi = {
+const goalsApi = {
   create: (workspaceId: string, body: GoalCreate) =>
     unwrap(api.POST('/workspaces/{workspaceId}/goals', { ...inWorkspace(workspaceId), body })),
   update: (workspaceId: string, goalId: string, body: GoalCreate) =>
@@ -62,3 +64,25 @@ export const goalsApi = {
       }),
     ),
 };
+
+type Answer<K extends keyof typeof goalsApi> = Awaited<ReturnType<(typeof goalsApi)[K]>>;
+
+const goalsChanged = (ws: string) => () => void queryClient.invalidateQueries({ queryKey: keys.goals(ws) });
+
+/** Makes a goal, or (with `goalId`) sends what changed of one. */
+export const useSaveGoal = (
+  ws: string,
+  goalId: string | undefined,
+  callbacks?: ScreenCallbacks<Answer<'create'>, GoalCreate>,
+) =>
+  useWrite(
+    (body: GoalCreate) => (goalId ? goalsApi.update(ws, goalId, body) : goalsApi.create(ws, body)),
+    goalsChanged(ws),
+    callbacks,
+  );
+
+export const useGoalStatus = (
+  ws: string,
+  goalId: string,
+  callbacks?: ScreenCallbacks<Answer<'setStatus'>, Goal['status']>,
+) => useWrite((status: Goal['status']) => goalsApi.setStatus(ws, goalId, status), goalsChanged(ws), callbacks);

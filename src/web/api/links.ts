@@ -5,7 +5,9 @@ import type { paths } from '../../../generated/dashboard.ts';
 import { api, API_BASE, rawBody } from './client.ts';
 import { unwrap } from './errors.ts';
 import { keys } from './keys.ts';
-import type { BulkLinks, DashboardLinkCreate, LinkUpdate } from './types.ts';
+import { queryClient } from './query-client.ts';
+import type { BulkLinks, DashboardLink, DashboardLinkCreate, LinkUpdate } from './types.ts';
+import { type ScreenCallbacks, useWrite } from './write.ts';
 
 export type LinkQuery = NonNullable<paths['/workspaces/{workspaceId}/links']['get']['parameters']['query']>;
 
@@ -36,7 +38,7 @@ export function useLinkAnalytics(ws: string, linkId: string, window: { from: str
   });
 }
 
-export const linksApi = {
+const linksApi = {
   create: (workspaceId: string, body: DashboardLinkCreate) =>
     unwrap(api.POST('/workspaces/{workspaceId}/links', { ...inWorkspace(workspaceId), body })),
   update: (workspaceId: string, linkId: string, body: LinkUpdate) =>
@@ -57,6 +59,65 @@ export const linksApi = {
       }),
     ),
 };
+
+type Answer<K extends keyof typeof linksApi> = Awaited<ReturnType<(typeof linksApi)[K]>>;
+
+/** The saved link is what its editor shows; the list may now read differently. */
+function settleLink(ws: string, answer: { data: DashboardLink } | null) {
+  void queryClient.invalidateQueries({ queryKey: keys.links(ws) });
+  if (answer) queryClient.setQueryData(keys.link(ws, answer.data.id), answer.data);
+}
+
+export const useCreateLink = (ws: string, callbacks?: ScreenCallbacks<Answer<'create'>, DashboardLinkCreate>) =>
+  useWrite(
+    (body: DashboardLinkCreate) => linksApi.create(ws, body),
+    (answer) => settleLink(ws, answer),
+    callbacks,
+  );
+
+/** Sends only what changed; with nothing changed, sends nothing and answers `null`. */
+export const useUpdateLink = (
+  ws: string,
+  linkId: string,
+  callbacks?: ScreenCallbacks<Answer<'update'> | null, LinkUpdate>,
+) =>
+  useWrite(
+    async (body: LinkUpdate) => (Object.keys(body).length === 0 ? null : linksApi.update(ws, linkId, body)),
+    (answer) => settleLink(ws, answer),
+    callbacks,
+  );
+
+export const useDeleteLink = (ws: string, callbacks?: ScreenCallbacks<Answer<'remove'>, string>) =>
+  useWrite(
+    (linkId: string) => linksApi.remove(ws, linkId),
+    (_answer, linkId) => {
+      queryClient.removeQueries({ queryKey: keys.link(ws, linkId) });
+      void queryClient.invalidateQueries({ queryKey: keys.links(ws) });
+    },
+    callbacks,
+  );
+
+export const useBulkLinks = (ws: string, callbacks?: ScreenCallbacks<Answer<'bulk'>, BulkLinks>) =>
+  useWrite(
+    (body: BulkLinks) => linksApi.bulk(ws, body),
+    () => void queryClient.invalidateQueries({ queryKey: keys.links(ws) }),
+    callbacks,
+  );
+
+/** A link's QR code; nothing cached changes. */
+export const useCreateQr = (ws: string, linkId: string, callbacks?: ScreenCallbacks<Answer<'qr'>, void>) =>
+  useWrite(() => linksApi.qr(ws, linkId), null, callbacks);
+
+/** An import makes links and may make tags. */
+export const useImportLinks = (ws: string, callbacks?: ScreenCallbacks<Answer<'import'>, File>) =>
+  useWrite(
+    (csv: File) => linksApi.import(ws, csv),
+    () => {
+      void queryClient.invalidateQueries({ queryKey: keys.links(ws) });
+      void queryClient.invalidateQueries({ queryKey: keys.tags(ws) });
+    },
+    callbacks,
+  );
 
 /** Where the browser downloads the workspace's links as CSV (a plain link: the session cookie goes along). */
 export const linksExportUrl = (workspaceId: string) =>

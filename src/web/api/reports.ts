@@ -4,7 +4,9 @@ import type { paths } from '../../../generated/dashboard.ts';
 import { api } from './client.ts';
 import { unwrap } from './errors.ts';
 import { keys } from './keys.ts';
-import type { ReportCreate } from './types.ts';
+import { queryClient } from './query-client.ts';
+import type { Report, ReportCreate } from './types.ts';
+import { type ScreenCallbacks, useWrite } from './write.ts';
 
 type ReportPath = '/workspaces/{workspaceId}/reports/{reportId}';
 export type ReportPatch = NonNullable<paths[ReportPath]['patch']['requestBody']>['content']['application/json'];
@@ -29,7 +31,7 @@ export function useSharedReport(token: string) {
   });
 }
 
-export const reportsApi = {
+const reportsApi = {
   create: (workspaceId: string, body: ReportCreate) =>
     unwrap(api.POST('/workspaces/{workspaceId}/reports', { params: { path: { workspaceId } }, body })),
   update: (workspaceId: string, reportId: string, body: ReportPatch) =>
@@ -41,3 +43,51 @@ export const reportsApi = {
   unlockShared: (token: string, password: string) =>
     unwrap(api.POST('/shared/{token}/unlock', { params: { path: { token } }, body: { password } })),
 };
+
+type Answer<K extends keyof typeof reportsApi> = Awaited<ReturnType<(typeof reportsApi)[K]>>;
+
+// The list takes the answer at once, in the same render as the screen's notice: refetched only, a
+// deleted report's card stood beside "deleted" (and a renewed one showed its old address) until
+// the list came back.
+function changeList(ws: string, update: (rows: Report[]) => Report[]) {
+  queryClient.setQueryData<Report[]>(keys.reports(ws), (rows) => rows && update(rows));
+  void queryClient.invalidateQueries({ queryKey: keys.reports(ws) });
+}
+const replacedBy = (saved: Report) => (rows: Report[]) => rows.map((r) => (r.id === saved.id ? saved : r));
+
+export const useCreateReport = (ws: string, callbacks?: ScreenCallbacks<Answer<'create'>, ReportCreate>) =>
+  useWrite(
+    (body: ReportCreate) => reportsApi.create(ws, body),
+    () => void queryClient.invalidateQueries({ queryKey: keys.reports(ws) }),
+    callbacks,
+  );
+
+/** A change to a saved report; the screen may carry more in the variables (what to say once done). */
+export const useUpdateReport = <V extends { report: Report; body: ReportPatch }>(
+  ws: string,
+  callbacks?: ScreenCallbacks<Answer<'update'>, V>,
+) =>
+  useWrite(
+    ({ report, body }: V) => reportsApi.update(ws, report.id, body),
+    (answer) => changeList(ws, replacedBy(answer.data)),
+    callbacks,
+  );
+
+/** A new link for a report; the old one stops working. */
+export const useRenewReportLink = (ws: string, callbacks?: ScreenCallbacks<Answer<'renewLink'>, Report>) =>
+  useWrite(
+    (report: Report) => reportsApi.renewLink(ws, report.id),
+    (answer) => changeList(ws, replacedBy(answer.data)),
+    callbacks,
+  );
+
+export const useDeleteReport = (ws: string, callbacks?: ScreenCallbacks<Answer<'remove'>, Report>) =>
+  useWrite(
+    (report: Report) => reportsApi.remove(ws, report.id),
+    (_answer, report) => changeList(ws, (rows) => rows.filter((r) => r.id !== report.id)),
+    callbacks,
+  );
+
+/** A shared report's password, from its visitor; nothing cached changes. */
+export const useUnlockSharedReport = (token: string, callbacks?: ScreenCallbacks<Answer<'unlockShared'>, string>) =>
+  useWrite((password: string) => reportsApi.unlockShared(token, password), null, callbacks);

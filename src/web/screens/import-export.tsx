@@ -1,12 +1,9 @@
 // Import links from a CSV file (row by row: what was made, what was refused and why) and export
 // every link as CSV.
-import { useMutation } from '@tanstack/react-query';
 import { useId, useRef, useState, type FormEvent } from 'react';
 import { useParams } from 'wouter';
 import type { ApiError } from '../api/errors.ts';
-import { keys } from '../api/keys.ts';
-import { linksApi, linksExportUrl } from '../api/links.ts';
-import { queryClient } from '../api/query-client.ts';
+import { linksExportUrl, useImportLinks } from '../api/links.ts';
 import { can, useMembership } from '../api/session.ts';
 import type { ImportReport } from '../api/types.ts';
 import { SubmitButton } from '../components/buttons.tsx';
@@ -26,14 +23,11 @@ export default function ImportExport() {
   const [runs, setRuns] = useState(0);
   const formRef = useRef<HTMLFormElement>(null);
 
-  const run = useMutation({
-    mutationFn: (csv: File) => linksApi.import(ws, csv),
+  const run = useImportLinks(ws, {
     onMutate: () => setReport(null),
     onSuccess: (answer) => {
       setReport(answer);
       setRuns((n) => n + 1);
-      void queryClient.invalidateQueries({ queryKey: keys.links(ws) });
-      void queryClient.invalidateQueries({ queryKey: keys.tags(ws) });
     },
   });
 

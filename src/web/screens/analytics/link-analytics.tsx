@@ -30,6 +30,43 @@ const MAX_DAYS = 400;
 
 type Range = { from: string; to: string } | { problems: { from?: string; to?: string } };
 
+/** One end of the custom window, a day, with what is wrong with it under it. */
+function DayInput({
+  label,
+  value,
+  max,
+  onChange,
+  problem,
+}: {
+  label: string;
+  value: string;
+  max?: string;
+  onChange: (day: string) => void;
+  problem?: string;
+}) {
+  const id = useId();
+  const errorId = useId();
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <input
+        id={id}
+        type="date"
+        value={value}
+        max={max}
+        onChange={(e) => onChange(e.target.value)}
+        aria-invalid={problem ? true : undefined}
+        aria-describedby={problem ? errorId : undefined}
+      />
+      {problem ? (
+        <p id={errorId} className="field-error">
+          {problem}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
 function customRange(from: string, to: string): Range {
   if (!isDay(from)) return { problems: { from: 'Enter the first day.' } };
   if (!isDay(to)) return { problems: { to: 'Enter the last day.' } };
@@ -61,7 +98,7 @@ export default function LinkAnalytics() {
 
   const slug = link.data?.slug;
   const mayShare = can.editLinks(useMembership(ws)!.role) && valid && !!link.data;
-  const ids = { window: useId(), from: useId(), to: useId(), fromError: useId(), toError: useId() };
+  const ids = { window: useId() };
   const problems = valid ? {} : range.problems;
 
   return (
@@ -127,39 +164,8 @@ export default function LinkAnalytics() {
         </div>
         {preset === 'custom' ? (
           <>
-            <div className="field">
-              <label htmlFor={ids.from}>From</label>
-              <input
-                id={ids.from}
-                type="date"
-                value={fromInput}
-                max={today}
-                onChange={(e) => setFromInput(e.target.value)}
-                aria-invalid={problems.from ? true : undefined}
-                aria-describedby={problems.from ? ids.fromError : undefined}
-              />
-              {problems.from ? (
-                <p id={ids.fromError} className="field-error">
-                  {problems.from}
-                </p>
-              ) : null}
-            </div>
-            <div className="field">
-              <label htmlFor={ids.to}>To</label>
-              <input
-                id={ids.to}
-                type="date"
-                value={toInput}
-                onChange={(e) => setToInput(e.target.value)}
-                aria-invalid={problems.to ? true : undefined}
-                aria-describedby={problems.to ? ids.toError : undefined}
-              />
-              {problems.to ? (
-                <p id={ids.toError} className="field-error">
-                  {problems.to}
-                </p>
-              ) : null}
-            </div>
+            <DayInput label="From" value={fromInput} max={today} onChange={setFromInput} problem={problems.from} />
+            <DayInput label="To" value={toInput} onChange={setToInput} problem={problems.to} />
             <p className="field-hint toolbar-note">Days in UTC, up to {MAX_DAYS} days.</p>
           </>
         ) : null}

@@ -1,12 +1,9 @@
 // One goal: its report over a window (progress bars for the count and value targets, the window
 // actually measured, what the completeness flags mean), its definition and what a change does,
 // pausing, archiving and reactivating.
-import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useParams } from 'wouter';
-import { goalsApi, useGoalReport, useGoals } from '../../api/goals.ts';
-import { keys } from '../../api/keys.ts';
-import { queryClient } from '../../api/query-client.ts';
+import { useGoalReport, useGoals, useGoalStatus } from '../../api/goals.ts';
 import { can, useMembership } from '../../api/session.ts';
 import type { Goal, GoalReport } from '../../api/types.ts';
 import { FormAlert, LoadError, Loading, StatusNotice } from '../../components/feedback.tsx';
@@ -26,6 +23,13 @@ const WINDOWS = [
   { value: '90', label: 'Last 90 days' },
   { value: '400', label: 'Last 400 days' },
 ] as const;
+
+/** The status changes offered from `status`, in button order: reactivate or pause, then archive. */
+function statusMoves(status: Goal['status']): Array<[Goal['status'], string]> {
+  const moves: Array<[Goal['status'], string]> = [status !== 'ACTIVE' ? ['ACTIVE', 'Reactivate'] : ['PAUSED', 'Pause']];
+  if (status !== 'ARCHIVED') moves.push(['ARCHIVED', 'Archive']);
+  return moves;
+}
 
 function Progress({
   label,
@@ -161,15 +165,13 @@ export default function GoalDetail() {
   const to = new Date(Math.ceil(Date.now() / 60_000) * 60_000);
   const from = new Date(to.getTime() - Number(span) * 86_400_000);
   const report = useGoalReport(ws, goal, goalId, span, from, to);
-  const setStatus = useMutation({
-    mutationFn: (status: Goal['status']) => goalsApi.setStatus(ws, goalId, status),
+  const setStatus = useGoalStatus(ws, goalId, {
     onSuccess: (answer) => {
       const s = answer.data.status;
       setNotice({
         ok: true,
         text: s === 'ACTIVE' ? 'Goal reactivated.' : s === 'PAUSED' ? 'Goal paused.' : 'Goal archived.',
       });
-      void queryClient.invalidateQueries({ queryKey: keys.goals(ws) });
     },
     onError: (err) => setNotice({ ok: false, text: err.message }),
   });
@@ -200,35 +202,17 @@ export default function GoalDetail() {
         actions={
           mayEdit ? (
             <div className="button-row">
-              {goal.status !== 'ACTIVE' ? (
+              {statusMoves(goal.status).map(([status, label]) => (
                 <button
+                  key={status}
                   type="button"
                   className="button button-small"
-                  onClick={() => setStatus.mutate('ACTIVE')}
+                  onClick={() => setStatus.mutate(status)}
                   disabled={setStatus.isPending}
                 >
-                  Reactivate
+                  {label}
                 </button>
-              ) : (
-                <button
-                  type="button"
-                  className="button button-small"
-                  onClick={() => setStatus.mutate('PAUSED')}
-                  disabled={setStatus.isPending}
-                >
-                  Pause
-                </button>
-              )}
-              {goal.status !== 'ARCHIVED' ? (
-                <button
-                  type="button"
-                  className="button button-small"
-                  onClick={() => setStatus.mutate('ARCHIVED')}
-                  disabled={setStatus.isPending}
-                >
-                  Archive
-                </button>
-              ) : null}
+              ))}
             </div>
           ) : null
         }
@@ -305,7 +289,6 @@ export default function GoalDetail() {
                       ? `Goal saved. Definition version ${g.definitionVersion}: past conversions were counted again.`
                       : 'Goal saved.',
                 });
-                void queryClient.invalidateQueries({ queryKey: keys.goals(ws) });
               }}
             />
           ) : null}

@@ -1,9 +1,8 @@
 // A goal's definition, to make one or change one: name, the conversions it matches (type, custom
 // name, one scope, its own window) and its targets. The service checks the rules (the command
 // line's); its answers land next to the field they name.
-import { useMutation } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
-import { goalsApi } from '../../api/goals.ts';
+import { useSaveGoal } from '../../api/goals.ts';
 import { useCampaigns } from '../../api/settings.ts';
 import type { EventType, Goal, GoalCreate } from '../../api/types.ts';
 import { SubmitButton } from '../../components/buttons.tsx';
@@ -38,6 +37,7 @@ const FIELDS: Record<string, Field> = {
   windowEnd: 'windowEnd',
 };
 type Scope = 'none' | 'linkId' | 'qrCodeId' | 'campaignId';
+type TextKey = Exclude<Field, 'type' | 'scope' | 'targetCurrency'>;
 
 interface State {
   name: string;
@@ -98,6 +98,12 @@ export function GoalForm({
   const formRef = useRef<HTMLFormElement>(null);
   const errors = useFormErrors<Field>(FIELDS, formRef);
   const campaigns = useCampaigns(workspaceId);
+  /** A typed-in field's value, change and error, for an input that keeps the text as typed. */
+  const input = (key: TextKey) => ({
+    value: state[key],
+    onChange: (e: { target: { value: string } }) => set(key, e.target.value),
+    error: errors.fields[key],
+  });
 
   const body = (): GoalCreate | null => {
     const value = minorUnits(state.targetValue, state.targetCurrency.trim());
@@ -147,9 +153,7 @@ export function GoalForm({
     ) as GoalCreate;
   };
 
-  const save = useMutation({
-    mutationFn: async (b: GoalCreate) =>
-      goal ? goalsApi.update(workspaceId, goal.id, b) : goalsApi.create(workspaceId, b),
+  const save = useSaveGoal(workspaceId, goal?.id, {
     onSuccess: (answer) => {
       errors.clear();
       if (!goal) setState(initial());
@@ -170,14 +174,7 @@ export function GoalForm({
     <form ref={formRef} onSubmit={submit} noValidate className="stack">
       <FormAlert message={errors.form} />
       <div className="grid-2">
-        <TextField
-          label="Name"
-          value={state.name}
-          onChange={(e) => set('name', e.target.value)}
-          error={errors.fields.name}
-          maxLength={200}
-          required
-        />
+        <TextField label="Name" {...input('name')} maxLength={200} required />
         <SelectField
           label="Conversions of type"
           value={state.type}
@@ -195,9 +192,7 @@ export function GoalForm({
         <TextField
           label="Custom event name"
           hint="Leave empty to count every custom event."
-          value={state.customName}
-          onChange={(e) => set('customName', e.target.value)}
-          error={errors.fields.customName}
+          {...input('customName')}
           maxLength={40}
         />
       ) : null}
@@ -214,12 +209,7 @@ export function GoalForm({
           <option value="campaignId">One campaign</option>
         </SelectField>
         {state.scope === 'campaignId' && campaigns.data?.length ? (
-          <SelectField
-            label="Campaign"
-            value={state.scopeId}
-            onChange={(e) => set('scopeId', e.target.value)}
-            error={errors.fields.scopeId}
-          >
+          <SelectField label="Campaign" {...input('scopeId')}>
             <option value="">Choose a campaign</option>
             {campaigns.data.map((c) => (
               <option key={c.id} value={c.id}>
@@ -230,9 +220,7 @@ export function GoalForm({
         ) : state.scope !== 'none' ? (
           <TextField
             label={state.scope === 'linkId' ? 'Link id' : state.scope === 'qrCodeId' ? 'QR code id' : 'Campaign id'}
-            value={state.scopeId}
-            onChange={(e) => set('scopeId', e.target.value)}
-            error={errors.fields.scopeId}
+            {...input('scopeId')}
             spellCheck={false}
           />
         ) : null}
@@ -240,20 +228,8 @@ export function GoalForm({
       <fieldset>
         <legend>Targets (optional)</legend>
         <div className="grid-3">
-          <TextField
-            label="Conversions"
-            inputMode="numeric"
-            value={state.targetCount}
-            onChange={(e) => set('targetCount', e.target.value)}
-            error={errors.fields.targetCount}
-          />
-          <TextField
-            label="Value"
-            inputMode="decimal"
-            value={state.targetValue}
-            onChange={(e) => set('targetValue', e.target.value)}
-            error={errors.fields.targetValue}
-          />
+          <TextField label="Conversions" inputMode="numeric" {...input('targetCount')} />
+          <TextField label="Value" inputMode="decimal" {...input('targetValue')} />
           <TextField
             label="Currency"
             value={state.targetCurrency}
@@ -267,20 +243,8 @@ export function GoalForm({
       <fieldset>
         <legend>The goal's own window (optional)</legend>
         <div className="grid-2">
-          <TextField
-            label="From"
-            type="datetime-local"
-            value={state.windowStart}
-            onChange={(e) => set('windowStart', e.target.value)}
-            error={errors.fields.windowStart}
-          />
-          <TextField
-            label="Until"
-            type="datetime-local"
-            value={state.windowEnd}
-            onChange={(e) => set('windowEnd', e.target.value)}
-            error={errors.fields.windowEnd}
-          />
+          <TextField label="From" type="datetime-local" {...input('windowStart')} />
+          <TextField label="Until" type="datetime-local" {...input('windowEnd')} />
         </div>
       </fieldset>
       <div>

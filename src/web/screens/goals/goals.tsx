@@ -2,9 +2,7 @@
 import { useState } from 'react';
 import { Link, useParams, useSearchParams } from 'wouter';
 import { useGoals } from '../../api/goals.ts';
-import { keys } from '../../api/keys.ts';
 import { useWorkspace } from '../../api/queries.ts';
-import { queryClient } from '../../api/query-client.ts';
 import { can, useMembership } from '../../api/session.ts';
 import type { Goal } from '../../api/types.ts';
 import { DataTable, ListState } from '../../components/data-table.tsx';
@@ -97,7 +95,6 @@ export default function Goals() {
                 onSaved={(g) => {
                   setMade(g);
                   setMaking(false);
-                  void queryClient.invalidateQueries({ queryKey: keys.goals(ws) });
                 }}
               />
             </section>

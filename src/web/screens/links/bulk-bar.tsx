@@ -1,8 +1,7 @@
 // What to do with the selected links: add a tag, disable, delete (OWNER and ADMIN). Each link
 // succeeds or fails on its own; the outcome is listed per link.
-import { useMutation } from '@tanstack/react-query';
 import { useId, useState } from 'react';
-import { linksApi } from '../../api/links.ts';
+import { useBulkLinks } from '../../api/links.ts';
 import type { BulkLinks, BulkResult, WorkspaceTag } from '../../api/types.ts';
 import { useConfirm } from '../../components/confirm.tsx';
 import { plural } from '../../lib/format.ts';
@@ -35,8 +34,7 @@ export function BulkBar({
   const [ask, dialog] = useConfirm();
   const tagSelectId = useId();
 
-  const run = useMutation({
-    mutationFn: (body: BulkLinks) => linksApi.bulk(workspaceId, body),
+  const run = useBulkLinks(workspaceId, {
     onSuccess: (result, body) =>
       onDone({ action: body.action, results: result.data.map((r) => ({ ...r, slug: slugOf(r.id) })) }),
   });

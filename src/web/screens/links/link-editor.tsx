@@ -1,23 +1,20 @@
 // New link and edit link: one form. A new link is made with what was filled in, then opens as
 // an existing link (its short URL, its QR code); an existing link is sent only what changed.
-import { useMutation } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
 import { Link, useLocation, useParams, useSearch } from 'wouter';
-import { keys } from '../../api/keys.ts';
-import { linksApi } from '../../api/links.ts';
+import { useCreateLink, useDeleteLink, useUpdateLink } from '../../api/links.ts';
 import { useDomains, useLink, useTags, useWorkspace } from '../../api/queries.ts';
-import { queryClient } from '../../api/query-client.ts';
 import { can, useMembership } from '../../api/session.ts';
 import type { DashboardLink, Domain, Workspace, WorkspaceTag } from '../../api/types.ts';
 import { SubmitButton } from '../../components/buttons.tsx';
 import { useConfirm } from '../../components/confirm.tsx';
-import { CopyButton } from '../../components/copy-button.tsx';
+import { DeletePanel } from '../../components/delete-panel.tsx';
 import { FormAlert, LoadError, Loading, StatusNotice } from '../../components/feedback.tsx';
-import { CheckboxField, SelectField, TextAreaField, TextField } from '../../components/fields.tsx';
+import { CheckboxField, SelectField, TextField } from '../../components/fields.tsx';
 import { useFormErrors } from '../../components/form-errors.ts';
 import { PageHeader } from '../../components/page.tsx';
+import { ReadOnlyNotice } from '../../components/read-only-notice.tsx';
 import { TagChip } from '../../components/tag-chip.tsx';
-import { formatCount, roleName } from '../../lib/format.ts';
 import {
   API_FIELDS,
   checkLinkForm,
@@ -26,11 +23,14 @@ import {
   formFromLink,
   updateBody,
   type LinkField,
+  type LinkFormBinding,
   type LinkForm,
 } from './link-form.ts';
 import { linkPath, wsPath } from './paths.ts';
-import { PreviewImageField } from './preview-image.tsx';
+import { ScheduleSection } from './link-schedule.tsx';
+import { LinkSummary } from './link-summary.tsx';
 import { QrSection } from './qr-section.tsx';
+import { SocialPreviewSection } from './social-preview.tsx';
 
 export function LinkEditor() {
   const { workspaceId: ws, linkId } = useParams<{ workspaceId: string; linkId?: string }>();
@@ -103,7 +103,6 @@ function LinkEditorForm({
   const [saved, setSaved] = useState<'created' | 'saved' | 'unchanged' | null>(justCreated ? 'created' : null);
   const formRef = useRef<HTMLFormElement>(null);
   const errors = useFormErrors<LinkField>(API_FIELDS, formRef);
-  const [uploadError, setUploadError] = useState<string | undefined>();
   const [ask, dialog] = useConfirm();
 
   const set = <K extends keyof LinkForm>(key: K, value: LinkForm[K]) => {
@@ -112,51 +111,35 @@ function LinkEditorForm({
   };
   const text = (key: keyof LinkForm) => (e: { target: { value: string } }) => set(key, e.target.value as never);
 
-  const save = useMutation({
-    mutationFn: async () => {
-      if (!link) {
-        return linksApi.create(ws, createBody(form));
-      }
-      const body = updateBody(form, link);
-      if (Object.keys(body).length === 0) return null;
-      return linksApi.update(ws, link.id, body);
-    },
+  const onError = (err: Error) => errors.show(err);
+  const create = useCreateLink(ws, {
+    onSuccess: (answer) => navigate(linkPath(ws, answer.data.id, '?created=1'), { replace: true }),
+    onError,
+  });
+  const update = useUpdateLink(ws, link?.id ?? '', {
     onSuccess: (answer) => {
-      void queryClient.invalidateQueries({ queryKey: keys.links(ws) });
       if (!answer) {
         setSaved('unchanged');
-        return;
-      }
-      queryClient.setQueryData(keys.link(ws, answer.data.id), answer.data);
-      if (!link) {
-        navigate(linkPath(ws, answer.data.id, '?created=1'), { replace: true });
         return;
       }
       setForm(formFromLink(answer.data));
       setSaved('saved');
     },
-    onError: (err) => errors.show(err),
+    onError,
   });
-
-  const remove = useMutation({
-    mutationFn: () => linksApi.remove(ws, link!.id),
-    onSuccess: () => {
-      queryClient.removeQueries({ queryKey: keys.link(ws, link!.id) });
-      void queryClient.invalidateQueries({ queryKey: keys.links(ws) });
-      navigate(wsPath(ws, '/links'));
-    },
-    onError: (err) => errors.show(err),
-  });
+  const remove = useDeleteLink(ws, { onSuccess: () => navigate(wsPath(ws, '/links')), onError });
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    if (errors.check(checkLinkForm(form, Boolean(link)))) save.mutate();
+    if (!errors.check(checkLinkForm(form, Boolean(link)))) return;
+    if (link) update.mutate(updateBody(form, link));
+    else create.mutate(createBody(form));
   };
 
   // The shared short domain, and the custom domains that serve links (a link keeps its own).
   const domainOptions = domains.filter((d) => d.status === 'ACTIVE' || d.id === link?.domainId);
-  const expiredUrlAllowed = workspace.features.expiredUrl;
   const e = errors.fields;
+  const binding: LinkFormBinding = { form, set, text, errors: e };
 
   return (
     <>
@@ -164,34 +147,7 @@ function LinkEditorForm({
       {saved === 'saved' ? <StatusNotice>Changes saved.</StatusNotice> : null}
       {saved === 'unchanged' ? <StatusNotice tone="info">Nothing to save: no field was changed.</StatusNotice> : null}
       <div className={link ? 'editor' : 'editor editor-new'}>
-        {link ? (
-          <div className="editor-summary">
-            <section className="panel" aria-labelledby="short-heading">
-              <h2 id="short-heading">Short URL</h2>
-              <p className="short-url-big">
-                <a href={link.shortUrl} target="_blank" rel="noreferrer">
-                  {link.shortUrl}
-                </a>
-              </p>
-              <div className="button-row">
-                <CopyButton text={link.shortUrl} label="Copy short URL" visible="Copy short URL" />
-                <Link href={linkPath(ws, link.id, '/analytics')} className="button button-small">
-                  Analytics
-                </Link>
-              </div>
-              <dl className="facts">
-                <div>
-                  <dt>Clicks</dt>
-                  <dd>{formatCount(link.clicks)}</dd>
-                </div>
-                <div>
-                  <dt>Status</dt>
-                  <dd>{link.status === 'ACTIVE' ? 'Active' : 'Disabled'}</dd>
-                </div>
-              </dl>
-            </section>
-          </div>
-        ) : null}
+        {link ? <LinkSummary ws={ws} link={link} /> : null}
         <form
           ref={formRef}
           className="editor-form"
@@ -200,11 +156,7 @@ function LinkEditorForm({
           aria-label={link ? 'Edit link' : 'New link'}
         >
           <FormAlert message={errors.form} />
-          {!editable ? (
-            <p className="notice notice-info">
-              You can read this link. Your role ({roleName(role)}) cannot change links.
-            </p>
-          ) : null}
+          {!editable ? <ReadOnlyNotice role={role} what="link" things="links" /> : null}
 
           <fieldset className="form-section" disabled={!editable}>
             <legend>Destination</legend>
@@ -302,75 +254,7 @@ function LinkEditorForm({
             ) : null}
           </fieldset>
 
-          <fieldset className="form-section" disabled={!editable}>
-            <legend>Redirect and schedule</legend>
-            <div className="grid-2">
-              <SelectField
-                label="Redirect type"
-                value={form.redirectType}
-                onChange={text('redirectType')}
-                error={e.redirectType}
-              >
-                <option value="TEMPORARY">302 temporary</option>
-                <option value="PERMANENT">301 permanent</option>
-              </SelectField>
-              <TextField
-                label="Click limit"
-                type="number"
-                inputMode="numeric"
-                min={1}
-                step={1}
-                value={form.clickLimit}
-                onChange={text('clickLimit')}
-                error={e.clickLimit}
-                hint="The link stops after this many clicks. Empty for no limit."
-              />
-            </div>
-            <div className="grid-3">
-              <TextField
-                label="Starts at"
-                type="datetime-local"
-                value={form.startAt}
-                onChange={text('startAt')}
-                error={e.startAt}
-                hint="Live from this time."
-              />
-              <TextField
-                label="Ends at"
-                type="datetime-local"
-                value={form.endAt}
-                onChange={text('endAt')}
-                error={e.endAt}
-                hint="Not live after this time."
-              />
-              <TextField
-                label="Expires at"
-                type="datetime-local"
-                value={form.expiresAt}
-                onChange={text('expiresAt')}
-                error={e.expiresAt}
-                hint="Expired after this time."
-              />
-            </div>
-            <p className="field-hint">
-              Times are in your time zone ({Intl.DateTimeFormat().resolvedOptions().timeZone}).
-            </p>
-            <TextField
-              label="Expired URL"
-              type="url"
-              inputMode="url"
-              value={form.expiredUrl}
-              onChange={text('expiredUrl')}
-              error={e.expiredUrl}
-              disabled={!expiredUrlAllowed}
-              hint={
-                expiredUrlAllowed
-                  ? 'Where visitors go once the link has expired or reached its limit.'
-                  : 'Needs the Growth plan'
-              }
-              maxLength={2048}
-            />
-          </fieldset>
+          <ScheduleSection binding={binding} editable={editable} expiredUrlAllowed={workspace.features.expiredUrl} />
 
           <fieldset className="form-section" disabled={!editable}>
             <legend>Password</legend>
@@ -398,38 +282,11 @@ function LinkEditorForm({
             ) : null}
           </fieldset>
 
-          <fieldset className="form-section" disabled={!editable}>
-            <legend>Social preview</legend>
-            <p className="field-hint">What sites and chat apps show when the short URL is shared.</p>
-            <TextField
-              label="Preview title"
-              value={form.previewTitle}
-              onChange={text('previewTitle')}
-              error={e.previewTitle}
-              maxLength={300}
-            />
-            <TextAreaField
-              label="Preview description"
-              value={form.previewDescription}
-              onChange={text('previewDescription')}
-              error={e.previewDescription}
-              rows={3}
-              maxLength={1000}
-            />
-            <PreviewImageField
-              workspaceId={ws}
-              value={form.previewImage}
-              onChange={(url) => set('previewImage', url)}
-              error={e.previewImage}
-              uploadError={uploadError}
-              onUploadError={setUploadError}
-              disabled={!editable}
-            />
-          </fieldset>
+          <SocialPreviewSection binding={binding} workspaceId={ws} editable={editable} />
 
           {editable ? (
             <div className="form-actions">
-              <SubmitButton pending={save.isPending}>Save</SubmitButton>
+              <SubmitButton pending={create.isPending || update.isPending}>Save</SubmitButton>
               <Link href={wsPath(ws, '/links')} className="button button-quiet">
                 Back to links
               </Link>
@@ -441,26 +298,16 @@ function LinkEditorForm({
           <div className="editor-more">
             <QrSection workspaceId={ws} link={link} canMake={editable} />
             {can.deleteLinks(role) ? (
-              <section className="panel panel-danger" aria-labelledby="delete-heading">
-                <h2 id="delete-heading">Delete</h2>
-                <p className="muted">The short URL stops working at once. Click history is kept.</p>
-                <button
-                  type="button"
-                  className="button button-danger"
-                  disabled={remove.isPending}
-                  onClick={async () => {
-                    const ok = await ask({
-                      title: `Delete ${link.slug}?`,
-                      body: 'The short URL stops working at once.',
-                      confirmLabel: 'Delete',
-                      danger: true,
-                    });
-                    if (ok) remove.mutate();
-                  }}
-                >
-                  Delete link
-                </button>
-              </section>
+              <DeletePanel
+                headingId="delete-heading"
+                label="Delete link"
+                question={{ title: `Delete ${link.slug}?`, body: 'The short URL stops working at once.' }}
+                ask={ask}
+                onConfirmed={() => remove.mutate(link.id)}
+                disabled={remove.isPending}
+              >
+                The short URL stops working at once. Click history is kept.
+              </DeletePanel>
             ) : null}
           </div>
         ) : null}

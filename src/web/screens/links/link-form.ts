@@ -150,3 +150,12 @@ export function updateBody(form: LinkForm, link: DashboardLink): LinkUpdate {
   if (form.previewImage.trim() !== was.previewImage) body.previewImage = orNull(form.previewImage);
   return body;
 }
+
+/** What a section of the editor's form is given: the form, how to change it, and its errors. */
+export interface LinkFormBinding {
+  form: LinkForm;
+  set: <K extends keyof LinkForm>(key: K, value: LinkForm[K]) => void;
+  /** An input's change handler that sets `key` to the input's text. */
+  text: (key: keyof LinkForm) => (e: { target: { value: string } }) => void;
+  errors: Partial<Record<LinkField, string>>;
+}

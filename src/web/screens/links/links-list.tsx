@@ -2,10 +2,8 @@
 // reload or the back button returns to the same view; selection and bulk actions by role.
 import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import { Link, useLocation, useParams, useSearchParams } from 'wouter';
-import { keys } from '../../api/keys.ts';
 import { useLinkList } from '../../api/links.ts';
 import { useDomains, useTags } from '../../api/queries.ts';
-import { queryClient } from '../../api/query-client.ts';
 import { can, useMembership } from '../../api/session.ts';
 import type { DashboardLink } from '../../api/types.ts';
 import { CopyButton } from '../../components/copy-button.tsx';
@@ -255,7 +253,6 @@ export function LinksList() {
           onDone={(result) => {
             setOutcome(result);
             setSelected(new Set());
-            void queryClient.invalidateQueries({ queryKey: keys.links(ws) });
           }}
         />
       ) : null}

@@ -1,7 +1,6 @@
 // The link's QR code: made on first ask, shown, and offered as SVG and PNG downloads.
-import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
-import { linksApi } from '../../api/links.ts';
+import { useCreateQr } from '../../api/links.ts';
 import type { DashboardLink, QrCode } from '../../api/types.ts';
 
 export function QrSection({
@@ -14,10 +13,7 @@ export function QrSection({
   canMake: boolean;
 }) {
   const [qr, setQr] = useState<QrCode | null>(null);
-  const make = useMutation({
-    mutationFn: () => linksApi.qr(workspaceId, link.id),
-    onSuccess: (answer) => setQr(answer.data),
-  });
+  const make = useCreateQr(workspaceId, link.id, { onSuccess: (answer) => setQr(answer.data) });
   return (
     <section className="panel" aria-labelledby="qr-heading">
       <h2 id="qr-heading">QR code</h2>

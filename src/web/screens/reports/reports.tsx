@@ -2,12 +2,9 @@
 // report or a link's analytics), each with its kind, window and visibility, and its address with a
 // copy button while it is shared. OWNER, ADMIN and MEMBER change its visibility, set or remove its
 // password, give it a new link and delete it; an ANALYST reads.
-import { useMutation } from '@tanstack/react-query';
 import { useState, type FormEvent, type ReactNode } from 'react';
 import { Link, useParams } from 'wouter';
-import { keys } from '../../api/keys.ts';
-import { queryClient } from '../../api/query-client.ts';
-import { reportsApi, useReports } from '../../api/reports.ts';
+import { useDeleteReport, useRenewReportLink, useReports, useUpdateReport } from '../../api/reports.ts';
 import { can, useMembership } from '../../api/session.ts';
 import type { Report, ReportVisibility } from '../../api/types.ts';
 import { ConfirmedActionButton, SubmitButton } from '../../components/buttons.tsx';
@@ -28,33 +25,19 @@ export default function Reports() {
   const [ask, dialog] = useConfirm();
   const [notice, setNotice] = useState<{ ok: boolean; text: string } | null>(null);
   const list = useReports(ws);
-  // The list takes the answer at once, in the same render as the notice: refetched only, the
-  // deleted report's card stood beside "deleted" (and a renewed one showed its old address) until
-  // the list came back.
-  const done = (text: string, update: (rows: Report[]) => Report[]) => {
-    queryClient.setQueryData<Report[]>(keys.reports(ws), (rows) => rows && update(rows));
-    setNotice({ ok: true, text });
-    void queryClient.invalidateQueries({ queryKey: keys.reports(ws) });
-  };
-  const replacedBy = (saved: Report) => (rows: Report[]) => rows.map((r) => (r.id === saved.id ? saved : r));
+  const done = (text: string) => setNotice({ ok: true, text });
   const failed = (err: Error) => setNotice({ ok: false, text: err.message });
 
-  const change = useMutation({
-    mutationFn: ({ report, body }: { report: Report; body: Patch; said: string }) =>
-      reportsApi.update(ws, report.id, body),
-    onSuccess: (answer, { said }) => done(said, replacedBy(answer.data)),
+  const change = useUpdateReport<{ report: Report; body: Patch; said: string }>(ws, {
+    onSuccess: (_answer, { said }) => done(said),
     onError: failed,
   });
-  const renew = useMutation({
-    mutationFn: (report: Report) => reportsApi.renewLink(ws, report.id),
-    onSuccess: (answer, report) =>
-      done(`${report.title} has a new link. The old one no longer works.`, replacedBy(answer.data)),
+  const renew = useRenewReportLink(ws, {
+    onSuccess: (_answer, report) => done(`${report.title} has a new link. The old one no longer works.`),
     onError: failed,
   });
-  const remove = useMutation({
-    mutationFn: (report: Report) => reportsApi.remove(ws, report.id),
-    onSuccess: (_answer, report) =>
-      done(`${report.title} deleted. Its link no longer works.`, (rows) => rows.filter((r) => r.id !== report.id)),
+  const remove = useDeleteReport(ws, {
+    onSuccess: (_answer, report) => done(`${report.title} deleted. Its link no longer works.`),
     onError: failed,
   });
   const busy = change.isPending || renew.isPending || remove.isPending;

@@ -1,12 +1,9 @@
 // "Share" on the Conversions screen, a goal's report and a link's analytics: saves the view on the
 // screen as a report (its window and what it reads), with a title, a visibility and an optional
 // password, in a modal dialog; then shows its address with a copy button when it is shared.
-import { useMutation } from '@tanstack/react-query';
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { Link } from 'wouter';
-import { reportsApi } from '../../api/reports.ts';
-import { keys } from '../../api/keys.ts';
-import { queryClient } from '../../api/query-client.ts';
+import { useCreateReport } from '../../api/reports.ts';
 import type { Report, ReportOfKind, ReportVisibility } from '../../api/types.ts';
 import { SubmitButton } from '../../components/buttons.tsx';
 import { CopyButton } from '../../components/copy-button.tsx';
@@ -60,25 +57,15 @@ function ShareDialog({
     return () => dialog?.close();
   }, []);
 
-  const create = useMutation({
-    mutationFn: () =>
-      reportsApi.create(ws, {
-        ...report,
-        title,
-        visibility,
-        ...(visibility !== 'PRIVATE' && password ? { password } : {}),
-      }),
-    onSuccess: (answer) => {
-      setMade(answer.data);
-      void queryClient.invalidateQueries({ queryKey: keys.reports(ws) });
-    },
+  const create = useCreateReport(ws, {
+    onSuccess: (answer) => setMade(answer.data),
     onError: (err) => errors.show(err),
   });
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
     if (!errors.check({ title: title.trim() ? undefined : 'Give the report a title.' })) return;
-    create.mutate();
+    create.mutate({ ...report, title, visibility, ...(visibility !== 'PRIVATE' && password ? { password } : {}) });
   };
   const detail = VISIBILITIES.find((v) => v.value === visibility)!.detail;
 

@@ -2,10 +2,9 @@
 // cover, and the figures drawn by the dashboard's own report components, read-only (nothing here
 // needs a session). A password form when the report has one; "not available" when the address
 // opens nothing (unknown, private, deleted, or replaced by a new link).
-import { useMutation } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { useParams } from 'wouter';
-import { reportsApi, useSharedReport } from '../../api/reports.ts';
+import { useSharedReport, useUnlockSharedReport } from '../../api/reports.ts';
 import { asApiError, tooManyAttemptsMessage } from '../../api/errors.ts';
 import type { SharedReport as Shared } from '../../api/types.ts';
 import { SubmitButton } from '../../components/buttons.tsx';
@@ -140,8 +139,7 @@ function PasswordForm({ token, onUnlocked }: { token: string; onUnlocked: () => 
   const [password, setPassword] = useState('');
   const [problem, setProblem] = useState<string | null>(null);
   const formRef = useRef<HTMLFormElement>(null);
-  const unlock = useMutation({
-    mutationFn: () => reportsApi.unlockShared(token, password),
+  const unlock = useUnlockSharedReport(token, {
     onSuccess: () => onUnlocked(),
     onError: (err) => {
       const e = asApiError(err);
@@ -157,7 +155,7 @@ function PasswordForm({ token, onUnlocked }: { token: string; onUnlocked: () => 
       setProblem('Enter the password.');
       return;
     }
-    unlock.mutate();
+    unlock.mutate(password);
   };
   return (
     <PublicFrame>

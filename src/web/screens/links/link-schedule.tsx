@@ -1,0 +1,78 @@
+// The link editor's "Redirect and schedule": how it redirects, when it is live, when it stops
+// (a time or a click limit) and where visitors go after that.
+import { SelectField, TextField } from '../../components/fields.tsx';
+import type { LinkFormBinding } from './link-form.ts';
+
+const TIMES = [
+  { key: 'startAt', label: 'Starts at', hint: 'Live from this time.' },
+  { key: 'endAt', label: 'Ends at', hint: 'Not live after this time.' },
+  { key: 'expiresAt', label: 'Expires at', hint: 'Expired after this time.' },
+] as const;
+
+export function ScheduleSection({
+  binding: { form, text, errors: e },
+  editable,
+  expiredUrlAllowed,
+}: {
+  binding: LinkFormBinding;
+  editable: boolean;
+  /** The workspace's plan has the expired-link address. */
+  expiredUrlAllowed: boolean;
+}) {
+  return (
+    <fieldset className="form-section" disabled={!editable}>
+      <legend>Redirect and schedule</legend>
+      <div className="grid-2">
+        <SelectField
+          label="Redirect type"
+          value={form.redirectType}
+          onChange={text('redirectType')}
+          error={e.redirectType}
+        >
+          <option value="TEMPORARY">302 temporary</option>
+          <option value="PERMANENT">301 permanent</option>
+        </SelectField>
+        <TextField
+          label="Click limit"
+          type="number"
+          inputMode="numeric"
+          min={1}
+          step={1}
+          value={form.clickLimit}
+          onChange={text('clickLimit')}
+          error={e.clickLimit}
+          hint="The link stops after this many clicks. Empty for no limit."
+        />
+      </div>
+      <div className="grid-3">
+        {TIMES.map((t) => (
+          <TextField
+            key={t.key}
+            label={t.label}
+            type="datetime-local"
+            value={form[t.key]}
+            onChange={text(t.key)}
+            error={e[t.key]}
+            hint={t.hint}
+          />
+        ))}
+      </div>
+      <p className="field-hint">Times are in your time zone ({Intl.DateTimeFormat().resolvedOptions().timeZone}).</p>
+      <TextField
+        label="Expired URL"
+        type="url"
+        inputMode="url"
+        value={form.expiredUrl}
+        onChange={text('expiredUrl')}
+        error={e.expiredUrl}
+        disabled={!expiredUrlAllowed}
+        hint={
+          expiredUrlAllowed
+            ? 'Where visitors go once the link has expired or reached its limit.'
+            : 'Needs the Growth plan'
+        }
+        maxLength={2048}
+      />
+    </fieldset>
+  );
+}
