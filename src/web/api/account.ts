@@ -6,7 +6,7 @@ import { unwrap } from './errors.ts';
 import { keys } from './keys.ts';
 import { queryClient } from './query-client.ts';
 import type { Session } from './types.ts';
-import type { Answer, OnWrite } from './writes.ts';
+import { type Answer, type OnWrite, useWrite } from './writes.ts';
 
 /** What a first-run link allows (checked once: the token does not change under the screen). */
 export function useFirstRun(token: string) {
@@ -48,14 +48,7 @@ const accountApi = {
  * in place before the screen's `onSuccess` moves on.
  */
 function useSessionWrite<TVars>(request: (vars: TVars) => Promise<Session>, on: OnWrite<Session, TVars>) {
-  return useMutation<Session, Error, TVars>({
-    mutationFn: request,
-    onSuccess: (session, vars) => {
-      queryClient.setQueryData(keys.session, session);
-      return on.onSuccess?.(session, vars);
-    },
-    onError: (err, vars) => on.onError?.(err, vars),
-  });
+  return useWrite(request, (session) => queryClient.setQueryData(keys.session, session), on);
 }
 
 /** Nothing of the ended session stays cached; dropped once the screen has moved to where it leads. */

@@ -5,7 +5,7 @@ import { unwrap } from './errors.ts';
 import { keys } from './keys.ts';
 import { queryClient } from './query-client.ts';
 import type { Goal, GoalCreate } from './types.ts';
-import { type ScreenCallbacks, useWrite } from './write.ts';
+import { type OnWrite, useWrite } from './writes.ts';
 
 const inWorkspace = (workspaceId: string) => ({ params: { path: { workspaceId } } });
 
@@ -73,7 +73,7 @@ const goalsChanged = (ws: string) => () => void queryClient.invalidateQueries({ 
 export const useSaveGoal = (
   ws: string,
   goalId: string | undefined,
-  callbacks?: ScreenCallbacks<Answer<'create'>, GoalCreate>,
+  callbacks?: OnWrite<Answer<'create'>, GoalCreate>,
 ) =>
   useWrite(
     (body: GoalCreate) => (goalId ? goalsApi.update(ws, goalId, body) : goalsApi.create(ws, body)),
@@ -81,8 +81,5 @@ export const useSaveGoal = (
     callbacks,
   );
 
-export const useGoalStatus = (
-  ws: string,
-  goalId: string,
-  callbacks?: ScreenCallbacks<Answer<'setStatus'>, Goal['status']>,
-) => useWrite((status: Goal['status']) => goalsApi.setStatus(ws, goalId, status), goalsChanged(ws), callbacks);
+export const useGoalStatus = (ws: string, goalId: string, callbacks?: OnWrite<Answer<'setStatus'>, Goal['status']>) =>
+  useWrite((status: Goal['status']) => goalsApi.setStatus(ws, goalId, status), goalsChanged(ws), callbacks);

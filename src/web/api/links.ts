@@ -7,7 +7,7 @@ import { unwrap } from './errors.ts';
 import { keys } from './keys.ts';
 import { queryClient } from './query-client.ts';
 import type { BulkLinks, DashboardLink, DashboardLinkCreate, LinkUpdate } from './types.ts';
-import { type ScreenCallbacks, useWrite } from './write.ts';
+import { type OnWrite, useWrite } from './writes.ts';
 
 export type LinkQuery = NonNullable<paths['/workspaces/{workspaceId}/links']['get']['parameters']['query']>;
 
@@ -68,7 +68,7 @@ function settleLink(ws: string, answer: { data: DashboardLink } | null) {
   if (answer) queryClient.setQueryData(keys.link(ws, answer.data.id), answer.data);
 }
 
-export const useCreateLink = (ws: string, callbacks?: ScreenCallbacks<Answer<'create'>, DashboardLinkCreate>) =>
+export const useCreateLink = (ws: string, callbacks?: OnWrite<Answer<'create'>, DashboardLinkCreate>) =>
   useWrite(
     (body: DashboardLinkCreate) => linksApi.create(ws, body),
     (answer) => settleLink(ws, answer),
@@ -76,18 +76,14 @@ export const useCreateLink = (ws: string, callbacks?: ScreenCallbacks<Answer<'cr
   );
 
 /** Sends only what changed; with nothing changed, sends nothing and answers `null`. */
-export const useUpdateLink = (
-  ws: string,
-  linkId: string,
-  callbacks?: ScreenCallbacks<Answer<'update'> | null, LinkUpdate>,
-) =>
+export const useUpdateLink = (ws: string, linkId: string, callbacks?: OnWrite<Answer<'update'> | null, LinkUpdate>) =>
   useWrite(
     async (body: LinkUpdate) => (Object.keys(body).length === 0 ? null : linksApi.update(ws, linkId, body)),
     (answer) => settleLink(ws, answer),
     callbacks,
   );
 
-export const useDeleteLink = (ws: string, callbacks?: ScreenCallbacks<Answer<'remove'>, string>) =>
+export const useDeleteLink = (ws: string, callbacks?: OnWrite<Answer<'remove'>, string>) =>
   useWrite(
     (linkId: string) => linksApi.remove(ws, linkId),
     (_answer, linkId) => {
@@ -97,7 +93,7 @@ export const useDeleteLink = (ws: string, callbacks?: ScreenCallbacks<Answer<'re
     callbacks,
   );
 
-export const useBulkLinks = (ws: string, callbacks?: ScreenCallbacks<Answer<'bulk'>, BulkLinks>) =>
+export const useBulkLinks = (ws: string, callbacks?: OnWrite<Answer<'bulk'>, BulkLinks>) =>
   useWrite(
     (body: BulkLinks) => linksApi.bulk(ws, body),
     () => void queryClient.invalidateQueries({ queryKey: keys.links(ws) }),
@@ -105,11 +101,11 @@ export const useBulkLinks = (ws: string, callbacks?: ScreenCallbacks<Answer<'bul
   );
 
 /** A link's QR code; nothing cached changes. */
-export const useCreateQr = (ws: string, linkId: string, callbacks?: ScreenCallbacks<Answer<'qr'>, void>) =>
+export const useCreateQr = (ws: string, linkId: string, callbacks?: OnWrite<Answer<'qr'>, void>) =>
   useWrite(() => linksApi.qr(ws, linkId), null, callbacks);
 
 /** An import makes links and may make tags. */
-export const useImportLinks = (ws: string, callbacks?: ScreenCallbacks<Answer<'import'>, File>) =>
+export const useImportLinks = (ws: string, callbacks?: OnWrite<Answer<'import'>, File>) =>
   useWrite(
     (csv: File) => linksApi.import(ws, csv),
     () => {

@@ -6,7 +6,7 @@ import { unwrap } from './errors.ts';
 import { keys } from './keys.ts';
 import { queryClient } from './query-client.ts';
 import type { Report, ReportCreate } from './types.ts';
-import { type ScreenCallbacks, useWrite } from './write.ts';
+import { type OnWrite, useWrite } from './writes.ts';
 
 type ReportPath = '/workspaces/{workspaceId}/reports/{reportId}';
 export type ReportPatch = NonNullable<paths[ReportPath]['patch']['requestBody']>['content']['application/json'];
@@ -55,7 +55,7 @@ function changeList(ws: string, update: (rows: Report[]) => Report[]) {
 }
 const replacedBy = (saved: Report) => (rows: Report[]) => rows.map((r) => (r.id === saved.id ? saved : r));
 
-export const useCreateReport = (ws: string, callbacks?: ScreenCallbacks<Answer<'create'>, ReportCreate>) =>
+export const useCreateReport = (ws: string, callbacks?: OnWrite<Answer<'create'>, ReportCreate>) =>
   useWrite(
     (body: ReportCreate) => reportsApi.create(ws, body),
     () => void queryClient.invalidateQueries({ queryKey: keys.reports(ws) }),
@@ -65,7 +65,7 @@ export const useCreateReport = (ws: string, callbacks?: ScreenCallbacks<Answer<'
 /** A change to a saved report; the screen may carry more in the variables (what to say once done). */
 export const useUpdateReport = <V extends { report: Report; body: ReportPatch }>(
   ws: string,
-  callbacks?: ScreenCallbacks<Answer<'update'>, V>,
+  callbacks?: OnWrite<Answer<'update'>, V>,
 ) =>
   useWrite(
     ({ report, body }: V) => reportsApi.update(ws, report.id, body),
@@ -74,14 +74,14 @@ export const useUpdateReport = <V extends { report: Report; body: ReportPatch }>
   );
 
 /** A new link for a report; the old one stops working. */
-export const useRenewReportLink = (ws: string, callbacks?: ScreenCallbacks<Answer<'renewLink'>, Report>) =>
+export const useRenewReportLink = (ws: string, callbacks?: OnWrite<Answer<'renewLink'>, Report>) =>
   useWrite(
     (report: Report) => reportsApi.renewLink(ws, report.id),
     (answer) => changeList(ws, replacedBy(answer.data)),
     callbacks,
   );
 
-export const useDeleteReport = (ws: string, callbacks?: ScreenCallbacks<Answer<'remove'>, Report>) =>
+export const useDeleteReport = (ws: string, callbacks?: OnWrite<Answer<'remove'>, Report>) =>
   useWrite(
     (report: Report) => reportsApi.remove(ws, report.id),
     (_answer, report) => changeList(ws, (rows) => rows.filter((r) => r.id !== report.id)),
@@ -89,5 +89,5 @@ export const useDeleteReport = (ws: string, callbacks?: ScreenCallbacks<Answer<'
   );
 
 /** A shared report's password, from its visitor; nothing cached changes. */
-export const useUnlockSharedReport = (token: string, callbacks?: ScreenCallbacks<Answer<'unlockShared'>, string>) =>
+export const useUnlockSharedReport = (token: string, callbacks?: OnWrite<Answer<'unlockShared'>, string>) =>
   useWrite((password: string) => reportsApi.unlockShared(token, password), null, callbacks);
