@@ -54,7 +54,9 @@ import { recordConversion, type ConversionFilters } from '../src/db/repos/conver
 import { countClicks } from '../src/db/repos/click-counts';
 import { tallyConversions, tallyGoal } from '../src/db/repos/conversion-tallies';
 import { createGoal, getGoal, type GoalDefinition, type GoalRow } from '../src/db/repos/goals';
-import { addMember, createCampaign, createKey, createQrCode, createWorkspace } from '../src/db/repos/workspaces';
+import { addMember, createWorkspace } from '../src/db/repos/workspaces';
+import { createKey } from '../src/db/repos/api-keys';
+import { createCampaign, createQrCode } from '../src/db/repos/workspace-objects';
 import { breakdownEntries, DAY_MS, intersectWindow, type Window } from '../src/domain/conversions';
 import { newId } from '../src/domain/ids';
 import { benchCleanups, finishBench, guardBenchRun, watchChild } from './lifecycle';

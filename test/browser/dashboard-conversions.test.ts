@@ -14,7 +14,9 @@ import { browserAvailability, launchBrowser, PERSON_USER_AGENT } from '../suppor
 import { seedPerson, type Person } from '../support/dashboard';
 import { acmeInChromium, DASHBOARD_SHOTS, dashboardBrowser, type DashboardBrowser } from '../support/dashboard-browser';
 import { startTestServer, type TestServer } from '../support/server';
-import * as ws from '../../src/db/repos/workspaces';
+import { addMember, createWorkspace } from '../../src/db/repos/workspaces';
+import { createKey } from '../../src/db/repos/api-keys';
+import { createCampaign, createQrCode } from '../../src/db/repos/workspace-objects';
 
 const available = browserAvailability();
 const DAY = 86_400_000;
@@ -46,10 +48,10 @@ describe.skipIf(!available.run)('conversions in the dashboard, in Chromium (sqli
     ({ browser, b, workspaceId, owner, analyst } = await acmeInChromium(server));
     const knex = server.services.db.knex;
     // The owner is in a second workspace, on a plan without conversions.
-    proWorkspaceId = await ws.createWorkspace(knex, 'Acme Labs', 'pro');
-    await ws.addMember(knex, proWorkspaceId, owner.email, 'OWNER');
+    proWorkspaceId = await createWorkspace(knex, 'Acme Labs', 'pro');
+    await addMember(knex, proWorkspaceId, owner.email, 'OWNER');
     const key = (
-      await ws.createKey(
+      await createKey(
         knex,
         workspaceId,
         owner.userId,
@@ -65,8 +67,8 @@ describe.skipIf(!available.run)('conversions in the dashboard, in Chromium (sqli
         })
       ).body.data.id;
     }
-    ids.campaign = await ws.createCampaign(knex, workspaceId, 'Spring sale 2026');
-    const qr = await ws.createQrCode(knex, workspaceId, ids.pricing);
+    ids.campaign = await createCampaign(knex, workspaceId, 'Spring sale 2026');
+    const qr = await createQrCode(knex, workspaceId, ids.pricing);
     ids.qr = qr.id;
     const record = async (d: number, body: Record<string, unknown>) => {
       const res = await server.request('POST', '/api/v1/conversions', {
@@ -321,7 +323,7 @@ describe.skipIf(!available.run)(
 
     it('says conversion tracking is not available here, never a bare error', async () => {
       const knex = server.services.db.knex;
-      const workspaceId = await ws.createWorkspace(knex, 'Acme', 'growth');
+      const workspaceId = await createWorkspace(knex, 'Acme', 'growth');
       const owner = await seedPerson(knex, workspaceId, 'OWNER', 'ada@acme.example');
       const b = dashboardBrowser(browser, server.url, [], DASHBOARD_SHOTS);
       const page = await b.signedInPage(owner);

@@ -11,7 +11,7 @@ import { browserAvailability } from '../support/browser';
 import { DASHBOARD_API, type Person } from '../support/dashboard';
 import { acmeInChromium, type DashboardBrowser } from '../support/dashboard-browser';
 import { startTestServer, type TestServer } from '../support/server';
-import * as ws from '../../src/db/repos/workspaces';
+import { createKey } from '../../src/db/repos/api-keys';
 
 const available = browserAvailability();
 
@@ -33,7 +33,7 @@ describe.skipIf(!available.run)('goals in the dashboard, in Chromium (sqlite)', 
     ({ browser, b, workspaceId, owner, analyst } = await acmeInChromium(server));
     const knex = server.services.db.knex;
     key = (
-      await ws.createKey(
+      await createKey(
         knex,
         workspaceId,
         owner.userId,

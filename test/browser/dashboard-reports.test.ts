@@ -15,7 +15,7 @@ import { DASHBOARD_API, signIn, type Person } from '../support/dashboard';
 import { acmeInChromium, type DashboardBrowser } from '../support/dashboard-browser';
 import { startDeliveringServer, startReceiver, type DeliveringServer, type Receiver } from '../support/receiver';
 import type { TestServer } from '../support/server';
-import * as ws from '../../src/db/repos/workspaces';
+import { createKey } from '../../src/db/repos/api-keys';
 import { verifyVariantA } from '../../src/webhooks/verify';
 
 const available = browserAvailability();
@@ -56,7 +56,7 @@ describe.skipIf(!available.run)('shared reports in the dashboard, in Chromium (s
     });
     ({ browser, b, workspaceId, owner, analyst } = await acmeInChromium(server));
     key = (
-      await ws.createKey(
+      await createKey(
         knex(),
         workspaceId,
         owner.userId,

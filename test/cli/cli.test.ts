@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateLatest, openDatabase, type Database } from '../../src/db/knex';
 import { insertLink, type LinkRow } from '../../src/db/repos/links';
-import * as ws from '../../src/db/repos/workspaces';
+import { addMember, createWorkspace, roleOf } from '../../src/db/repos/workspaces';
 import * as accounts from '../../src/db/repos/accounts';
 import { expectFailure, expectJsonLine, runCli } from '../support/cli';
 import { deliveryRow, seedSubscription, type SeededSubscription } from '../support/outbox';
@@ -173,8 +173,8 @@ describe.each(testEngines())('shortlink operator commands on %s', (engine) => {
     ).id;
     expect(ownerId).toMatch(/^usr_/);
     expect(await knex()('users').where({ id: ownerId }).first()).toMatchObject({ email: 'owner@example.com' });
-    expect(await ws.roleOf(knex(), wsId, ownerId)).toBe('OWNER');
-    expect(await ws.roleOf(knex(), wsId, analystId)).toBe('ANALYST');
+    expect(await roleOf(knex(), wsId, ownerId)).toBe('OWNER');
+    expect(await roleOf(knex(), wsId, analystId)).toBe('ANALYST');
 
     // The same person joining a second workspace is the same user.
     const again = await ok(
@@ -183,7 +183,7 @@ describe.each(testEngines())('shortlink operator commands on %s', (engine) => {
     );
     expect(again.id).toBe(ownerId);
     expect(Number((await knex()('users').where({ email: 'owner@example.com' }).count({ n: '*' }))[0].n)).toBe(1);
-    expect(await ws.roleOf(knex(), ws2Id, ownerId)).toBe('MEMBER');
+    expect(await roleOf(knex(), ws2Id, ownerId)).toBe('MEMBER');
   });
 
   it('member add of someone who has a password prints only the id; reset-password prints a fresh link', async () => {
@@ -218,14 +218,14 @@ describe.each(testEngines())('shortlink operator commands on %s', (engine) => {
       ['member', 'add', '--workspace', wsId, '--email', 'OWNER@example.com', '--role', 'ADMIN'],
       /already a member/,
     );
-    expect(await ws.roleOf(knex(), wsId, ownerId)).toBe('OWNER');
+    expect(await roleOf(knex(), wsId, ownerId)).toBe('OWNER');
   });
 
   it('member set-role prints {id} and changes the role', async () => {
     expect(
       await ok(['member', 'set-role', '--workspace', wsId, '--user', analystId, '--role', 'admin'], ['id']),
     ).toEqual({ id: analystId });
-    expect(await ws.roleOf(knex(), wsId, analystId)).toBe('ADMIN');
+    expect(await roleOf(knex(), wsId, analystId)).toBe('ADMIN');
   });
 
   it('member set-role of an unknown user fails', async () => {
@@ -962,8 +962,8 @@ describe('shortlink command-line mistakes', () => {
     database = await createTestDatabase('sqlite');
     db = openDatabase(database.url);
     await migrateLatest(db);
-    wsId = await ws.createWorkspace(db.knex, 'Mistakes', 'growth');
-    userId = await ws.addMember(db.knex, wsId, 'someone@example.com', 'OWNER');
+    wsId = await createWorkspace(db.knex, 'Mistakes', 'growth');
+    userId = await addMember(db.knex, wsId, 'someone@example.com', 'OWNER');
     dataDir = tmpDir('shortlink-cli-data-');
     files = tmpDir('shortlink-cli-files-');
     fs.writeFileSync(path.join(files, 'notes.txt'), 'hello');

@@ -17,7 +17,8 @@
 // follows, scans or unlocks a link (302, a TEMPORARY link), which their descriptions give.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as goalsRepo from '../../src/db/repos/goals';
-import * as ws from '../../src/db/repos/workspaces';
+import { addDomain, setDomainStatus } from '../../src/db/repos/domains';
+import { createCampaign, createQrCode, createTag } from '../../src/db/repos/workspace-objects';
 import type { Scope } from '../../src/domain/access';
 import { testEngines } from '../support/databases';
 import { checkResponse, document, follow, operations, type Operation } from '../support/fuzz-openapi';
@@ -156,10 +157,10 @@ describe.each(testEngines())('the OpenAPI request examples, sent to the service 
         ...(password ? { password } : {}),
       })
     ).data;
-    const qr = await ws.createQrCode(knex(), owner.workspaceId, link.id);
+    const qr = await createQrCode(knex(), owner.workspaceId, link.id);
     const host = `examples-${engine}-${++domains}-${Date.now()}.example.test`;
-    const domainId = await ws.addDomain(knex(), owner.workspaceId, host);
-    await ws.setDomainStatus(knex(), domainId, 'ACTIVE');
+    const domainId = await addDomain(knex(), owner.workspaceId, host);
+    await setDomainStatus(knex(), domainId, 'ACTIVE');
     const real: Record<string, string> = {
       lnk: link.id,
       gol: (
@@ -177,9 +178,9 @@ describe.each(testEngines())('the OpenAPI request examples, sent to the service 
           window_end: null,
         })
       ).id,
-      cmp: await ws.createCampaign(knex(), owner.workspaceId, 'Spring sale'),
+      cmp: await createCampaign(knex(), owner.workspaceId, 'Spring sale'),
       qr: qr.id,
-      tag: await ws.createTag(knex(), owner.workspaceId, 'newsletter', '#22c55e'),
+      tag: await createTag(knex(), owner.workspaceId, 'newsletter', '#22c55e'),
       dom: domainId,
       ws: owner.workspaceId,
       whkA: (

@@ -4,7 +4,7 @@
 // moving when a conversion is recorded through /api/v1/conversions; roles, plans, another
 // workspace's goals and scope objects, a deployment without goals.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as ws from '../../src/db/repos/workspaces';
+import { createKey } from '../../src/db/repos/api-keys';
 import { testEngines } from '../support/databases';
 import { seedTeam, startWithTeams, type Team } from '../support/dashboard';
 import { startTestServer, type TestServer } from '../support/server';
@@ -19,7 +19,7 @@ describe.each(testEngines())('dashboard goals on %s', (engine) => {
   beforeAll(async () => {
     ({ server, team, other, base } = await startWithTeams(engine));
     key = (
-      await ws.createKey(
+      await createKey(
         knex(),
         team.workspaceId,
         team.people.owner.userId,

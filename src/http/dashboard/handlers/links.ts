@@ -6,7 +6,8 @@ import path from 'node:path';
 import type { components } from '../../../../generated/dashboard.ts';
 import type { LinkRow } from '../../../db/repos/links.ts';
 import type { ExportPage } from '../../../db/repos/link-export.ts';
-import * as workspaces from '../../../db/repos/workspaces.ts';
+import { findDomainOf } from '../../../db/repos/domains.ts';
+import { addAsset, createQrCode, qrCodeOfLink } from '../../../db/repos/workspace-objects.ts';
 import { IMAGE_EXTENSIONS, looksLike } from '../../../domain/assets.ts';
 import { csvRecords } from '../../../domain/csv.ts';
 import { type AppError, invalid, storageFailed, tooLarge } from '../../../domain/errors.ts';
@@ -66,9 +67,7 @@ export function linkHandlers(
   const shortUrlOf = (row: LinkRow, host: string | undefined) => `https://${host ?? config.shortDomain}/${row.slug}`;
 
   async function present(row: LinkRow): Promise<DashboardLink> {
-    const host = row.domain_id
-      ? (await workspaces.findDomainOf(knex, row.workspace_id, row.domain_id))?.host
-      : undefined;
+    const host = row.domain_id ? (await findDomainOf(knex, row.workspace_id, row.domain_id))?.host : undefined;
     return { ...(await operations.present(row)), shortUrl: shortUrlOf(row, host) };
   }
 
@@ -127,8 +126,8 @@ export function linkHandlers(
       const actor = actorOf(ctx);
       await operations.get(actor, params.linkId);
       const qr =
-        (await workspaces.qrCodeOfLink(knex, actor.workspaceId, params.linkId)) ??
-        (await workspaces.createQrCode(knex, actor.workspaceId, params.linkId));
+        (await qrCodeOfLink(knex, actor.workspaceId, params.linkId)) ??
+        (await createQrCode(knex, actor.workspaceId, params.linkId));
       const url = `https://${config.shortDomain}/qr/${qr.code}`;
       return { status: 200, body: { data: { id: qr.id, url, svgUrl: `${url}.svg`, pngUrl: `${url}.png` } } };
     },
@@ -230,7 +229,7 @@ export function linkHandlers(
       if (!ext || !looksLike(type, bytes.subarray(0, 12)))
         throw invalid(`The file is not a ${type || 'supported'} image: its content does not match its Content-Type`);
       const dir = path.join(config.dataDir, 'assets');
-      const { fileName } = await workspaces.addAsset(knex, ctx.workspace!.id, ext, type, (name) => {
+      const { fileName } = await addAsset(knex, ctx.workspace!.id, ext, type, (name) => {
         try {
           fs.mkdirSync(dir, { recursive: true });
           fs.writeFileSync(path.join(dir, name), bytes);
