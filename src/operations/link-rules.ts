@@ -28,6 +28,8 @@ export interface Actor {
   via: 'key' | 'session';
 }
 
+export type LinkRules = ReturnType<typeof linkRules>;
+
 export function linkRules(services: OperationServices) {
   const { config } = services;
   const knex = services.db.knex;
