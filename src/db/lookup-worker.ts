@@ -4,8 +4,9 @@
 // checkpoints (src/start/click-writer-thread.ts) never wait long for it.
 import { parentPort, workerData } from 'node:worker_threads';
 import Sqlite from 'better-sqlite3';
-import { encodeLinkPage, LINKS_AFTER_ID, SQLITE_LINK_BY_ADDRESS } from './redirect-rows.ts';
+import { LINKS_AFTER_ID, SQLITE_LINK_BY_ADDRESS } from './redirect-rows.ts';
 import type { FromLookupThread, LookupRow, ToLookupThread } from './lookup-thread.ts';
+import { lookupFailed, postLinkPage } from './lookup-replies.ts';
 
 const { filename } = workerData as { filename: string };
 const port = parentPort!;
@@ -29,14 +30,9 @@ port.on('message', (m: ToLookupThread) => {
   if (m.type === 'scan') {
     try {
       afterId ??= db.prepare(LINKS_AFTER_ID(() => '?')).raw(true);
-      const { page, rows, lastId } = encodeLinkPage(afterId.all(m.after, m.limit) as unknown[][]);
-      port.postMessage(
-        { type: 'page', id: m.id, page: page.buffer as ArrayBuffer, rows, lastId } satisfies FromLookupThread,
-        [page.buffer as ArrayBuffer],
-      );
+      postLinkPage(port, m.id, afterId.all(m.after, m.limit) as unknown[][]);
     } catch (err) {
-      const e = err as { message?: string; code?: string };
-      send({ type: 'failed', id: m.id, message: e.message ?? String(err), code: e.code });
+      send(lookupFailed(m.id, err));
     }
     return;
   }
@@ -50,7 +46,6 @@ port.on('message', (m: ToLookupThread) => {
     send({ type: 'rows', id: m.id, rows });
   } catch (err) {
     if (db.inTransaction) db.exec('ROLLBACK');
-    const e = err as { message?: string; code?: string };
-    send({ type: 'failed', id: m.id, message: e.message ?? String(err), code: e.code });
+    send(lookupFailed(m.id, err));
   }
 });

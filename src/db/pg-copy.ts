@@ -30,3 +30,21 @@ export async function copyText(trx: Knex.Transaction, sql: string, text: string)
     stream.end(text);
   });
 }
+
+/**
+ * Copies `rows` by COPY (`sql`), `chunk` rows to a statement; `line` makes a row's line (its
+ * fields by copyField, tab-separated, in `sql`'s column order, newline-terminated).
+ */
+export async function copyRows<R>(
+  trx: Knex.Transaction,
+  sql: string,
+  rows: readonly R[],
+  line: (r: R) => string,
+  chunk: number,
+): Promise<void> {
+  for (let i = 0; i < rows.length; i += chunk) {
+    let text = '';
+    for (let j = i, end = Math.min(i + chunk, rows.length); j < end; j++) text += line(rows[j]);
+    await copyText(trx, sql, text);
+  }
+}

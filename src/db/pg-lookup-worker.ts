@@ -4,8 +4,9 @@
 // parsing the rows) happens here. Batches in flight at once each take a connection of the pool.
 import { parentPort, workerData } from 'node:worker_threads';
 import pg from 'pg';
-import { encodeLinkPage, LINKS_AFTER_ID, PG_LINKS_BY_ADDRESSES } from './redirect-rows.ts';
+import { LINKS_AFTER_ID, PG_LINKS_BY_ADDRESSES } from './redirect-rows.ts';
 import type { FromLookupThread, LookupRow, ToLookupThread } from './lookup-thread.ts';
+import { lookupFailed, postLinkPage } from './lookup-replies.ts';
 
 const { url, connections } = workerData as { url: string; connections: number };
 const port = parentPort!;
@@ -29,14 +30,9 @@ port.on('message', async (m: ToLookupThread) => {
         values: [m.after, m.limit],
         rowMode: 'array',
       });
-      const { page, rows, lastId } = encodeLinkPage(res.rows as unknown[][]);
-      port.postMessage(
-        { type: 'page', id: m.id, page: page.buffer as ArrayBuffer, rows, lastId } satisfies FromLookupThread,
-        [page.buffer as ArrayBuffer],
-      );
+      postLinkPage(port, m.id, res.rows as unknown[][]);
     } catch (err) {
-      const e = err as { message?: string; code?: string };
-      send({ type: 'failed', id: m.id, message: e.message ?? String(err), code: e.code });
+      send(lookupFailed(m.id, err));
     }
     return;
   }
@@ -59,7 +55,6 @@ port.on('message', async (m: ToLookupThread) => {
     for (const r of res.rows as unknown[][]) rows[Number(r[0]) - 1] = r.slice(1);
     send({ type: 'rows', id: m.id, rows });
   } catch (err) {
-    const e = err as { message?: string; code?: string };
-    send({ type: 'failed', id: m.id, message: e.message ?? String(err), code: e.code });
+    send(lookupFailed(m.id, err));
   }
 });

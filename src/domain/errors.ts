@@ -81,6 +81,15 @@ export const slugTaken = (slug: string) =>
 export const tooLarge = (message: string) => new AppError('too_large', message);
 export const rateLimited = (message: string, rateLimit: ErrorDetails['rateLimit'] & {}) =>
   new AppError('rate_limited', message, { rateLimit, retryAfterSeconds: rateLimit.resetSeconds });
+/** 429 after `limit` wrong passwords, saying in whole minutes when `waitSeconds` runs out. */
+export const tooManyWrongPasswords = (waitSeconds: number, limit: number) => {
+  const minutes = Math.ceil(waitSeconds / 60);
+  return rateLimited(`Too many wrong passwords. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`, {
+    limit,
+    remaining: 0,
+    resetSeconds: waitSeconds,
+  });
+};
 /** `publicCode` for a feature switched off (retrying does not help); none for an outage worth retrying. */
 export const unavailable = (message: string, publicCode?: string) =>
   new AppError('unavailable', message, { publicCode });

@@ -2,6 +2,7 @@
 // the facts of the event (its subject). Each builder names exactly the fields of the AsyncAPI
 // schema of that event and variant (closed contracts: nothing else is ever sent). An event a
 // variant does not have has no builder there, and is not delivered in that variant.
+import type { GeoAnomaly, Spike } from './analytics-alerts.ts';
 import type { Variant } from './webhook-delivery.ts';
 
 export type ServiceEventType =
@@ -96,25 +97,16 @@ export interface ReportSharedSubject {
   visibility: 'UNLISTED' | 'PUBLIC';
 }
 
-export interface AnalyticsSpikeSubject {
+/** A spike (domain/analytics-alerts.ts) of one link's clicks. */
+export interface AnalyticsSpikeSubject extends Spike {
   linkId: string;
   slug: string;
-  windowStart: number;
-  windowEnd: number;
-  clicks: number;
-  baseline: number;
-  ratio: number;
 }
 
-export interface AnalyticsGeoAnomalySubject {
+/** A country's outsized share (domain/analytics-alerts.ts) of one link's clicks. */
+export interface AnalyticsGeoAnomalySubject extends GeoAnomaly {
   linkId: string;
   slug: string;
-  windowStart: number;
-  windowEnd: number;
-  country: string;
-  clicks: number;
-  share: number;
-  baselineShare: number;
 }
 
 /** A bio page that was just published; `url` is its address on the short domain. */
@@ -179,22 +171,20 @@ const shortUrl = (domain: string, slug: string) => `https://${domain}/${slug}`;
 type Builder<T extends ServiceEventType> = (subject: EventSubjects[T], workspaceId: string) => Record<string, unknown>;
 type Builders = { [T in ServiceEventType]?: Builder<T> };
 
+/** A link as Variant A's link events carry it; link.updated adds what changed, in this order. */
+const linkOfVariantA = (s: LinkFacts, workspaceId: string) => ({
+  id: s.id,
+  workspaceId,
+  slug: s.slug,
+  domain: s.domain,
+  destinationUrl: s.destinationUrl,
+  title: s.title,
+});
+
 const variantA: Builders = {
-  'link.created': (s, workspaceId) => ({
-    id: s.id,
-    workspaceId,
-    slug: s.slug,
-    domain: s.domain,
-    destinationUrl: s.destinationUrl,
-    title: s.title,
-  }),
+  'link.created': (s, workspaceId) => linkOfVariantA(s, workspaceId),
   'link.updated': (s, workspaceId) => ({
-    id: s.id,
-    workspaceId,
-    slug: s.slug,
-    domain: s.domain,
-    destinationUrl: s.destinationUrl,
-    title: s.title,
+    ...linkOfVariantA(s, workspaceId),
     changedFields: [...s.changedFields],
     updatedAt: iso(s.updatedAt),
   }),

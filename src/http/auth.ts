@@ -4,7 +4,7 @@ import type { Request } from 'express';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Db } from '../db/knex.ts';
 import { API_KEY_FORMAT, isPaidPlan, planHasApi, type Plan } from '../domain/access.ts';
-import { findKey } from '../db/repos/workspaces.ts';
+import { findKey } from '../db/repos/api-keys.ts';
 import { forbidden, unauthenticated } from '../domain/errors.ts';
 import { consumeRequest } from './rate-limit.ts';
 

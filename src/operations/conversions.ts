@@ -29,7 +29,7 @@ import type { Db } from '../db/knex.ts';
 import * as conversions from '../db/repos/conversions.ts';
 import * as goals from '../db/repos/goals.ts';
 import * as links from '../db/repos/links.ts';
-import * as workspaces from '../db/repos/workspaces.ts';
+import { findCampaign, findQrCode } from '../db/repos/workspace-objects.ts';
 import { serviceEvent } from '../domain/events.ts';
 import { forbidden, invalid, notFound, quoted, unavailable } from '../domain/errors.ts';
 import type { OperationServices } from './services.ts';
@@ -84,12 +84,12 @@ async function validateReferences(knex: Db, workspaceId: string, body: Conversio
     if (!link) throw invalid(`linkId ${quoted(body.linkId)} is not a link of this workspace`, 'linkId');
   }
   if (body.campaignId) {
-    const campaign = await workspaces.findCampaign(knex, workspaceId, body.campaignId);
+    const campaign = await findCampaign(knex, workspaceId, body.campaignId);
     if (!campaign)
       throw invalid(`campaignId ${quoted(body.campaignId)} is not a campaign of this workspace`, 'campaignId');
   }
   if (body.qrCodeId) {
-    const qr = await workspaces.findQrCode(knex, workspaceId, body.qrCodeId);
+    const qr = await findQrCode(knex, workspaceId, body.qrCodeId);
     if (!qr) throw invalid(`qrCodeId ${quoted(body.qrCodeId)} is not a QR code of this workspace`, 'qrCodeId');
     // A conversion that names a QR code is attributed to that QR code's link.
     if (linkId && linkId !== qr.link_id)

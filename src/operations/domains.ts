@@ -4,7 +4,7 @@
 import { createHmac } from 'node:crypto';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/knex.ts';
-import * as workspaces from '../db/repos/workspaces.ts';
+import * as domains from '../db/repos/domains.ts';
 import { claimExpired, hostProblem, verificationRecord } from '../domain/domains.ts';
 import { conflict, invalid, notFound, quoted } from '../domain/errors.ts';
 import { domainVerified } from '../webhooks/domain-events.ts';
@@ -18,7 +18,7 @@ export interface DomainDeps {
 }
 
 /** What a domain must publish: a proof only this service (MASTER_KEY) can make for it. */
-export const verification = (deps: Pick<DomainDeps, 'config' | 'masterKey'>, domain: workspaces.DomainRow) => ({
+export const verification = (deps: Pick<DomainDeps, 'config' | 'masterKey'>, domain: domains.DomainRow) => ({
   cname: deps.config.shortDomain.replace(/:\d+$/, ''),
   ...verificationRecord(
     domain.host,
@@ -26,8 +26,8 @@ export const verification = (deps: Pick<DomainDeps, 'config' | 'masterKey'>, dom
   ),
 });
 
-export async function domainOf(knex: Db, workspaceId: string, id: string): Promise<workspaces.DomainRow> {
-  const domain = await workspaces.findDomainOf(knex, workspaceId, id);
+export async function domainOf(knex: Db, workspaceId: string, id: string): Promise<domains.DomainRow> {
+  const domain = await domains.findDomainOf(knex, workspaceId, id);
   if (!domain) throw notFound('Domain not found');
   return domain;
 }
@@ -41,7 +41,7 @@ export async function addDomain(
   const host = raw.trim().toLowerCase();
   const problem = hostProblem(host, [deps.config.shortDomain, new URL(deps.config.publicUrl).host]);
   if (problem) throw invalid(`host ${problem}`, 'host');
-  return workspaces.addDomain(deps.knex, workspaceId, host);
+  return domains.addDomain(deps.knex, workspaceId, host);
 }
 
 /** Verifies the claim when the TXT record holds the proof; raises domain.verified with it. */
@@ -68,10 +68,10 @@ export async function verifyDomain(
     const found = records.length ? ` (found: ${records.map(quoted).join(', ')})` : '';
     throw conflict(`The TXT record ${txtName} does not hold ${txtValue}${found}`);
   }
-  await workspaces.setDomainStatus(deps.knex, domain.id, 'ACTIVE', domainVerified(requestId));
+  await domains.setDomainStatus(deps.knex, domain.id, 'ACTIVE', domainVerified(requestId));
 }
 
 export async function disableDomain(knex: Db, workspaceId: string, id: string): Promise<void> {
   const domain = await domainOf(knex, workspaceId, id);
-  await workspaces.setDomainStatus(knex, domain.id, 'DISABLED');
+  await domains.setDomainStatus(knex, domain.id, 'DISABLED');
 }

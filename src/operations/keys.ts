@@ -1,7 +1,7 @@
 // API keys made and revoked by people in the dashboard: a MEMBER manages their own keys, the
 // other roles every key of the workspace. (`shortlink key` makes them for the operator.)
 import type { Db } from '../db/knex.ts';
-import * as workspaces from '../db/repos/workspaces.ts';
+import * as apiKeys from '../db/repos/api-keys.ts';
 import { planHasApi, SCOPES, type Plan, type Role, type Scope } from '../domain/access.ts';
 import { forbidden, invalid, notFound, quoted } from '../domain/errors.ts';
 
@@ -13,7 +13,7 @@ export interface Member {
 
 /** The keys the person sees: a MEMBER their own, the others every key of the workspace. */
 export const keysOf = (knex: Db, who: Member) =>
-  workspaces.keysOf(knex, who.workspace.id, who.workspace.role === 'MEMBER' ? who.userId : undefined);
+  apiKeys.keysOf(knex, who.workspace.id, who.workspace.role === 'MEMBER' ? who.userId : undefined);
 
 /** Makes a key for the person; the key itself is in the answer, once. */
 export async function createKey(knex: Db, who: Member, body: { scopes: string[]; expiresAt?: string | null }) {
@@ -29,20 +29,14 @@ export async function createKey(knex: Db, who: Member, body: { scopes: string[];
     if (expiresAt <= Date.now()) throw invalid('expiresAt must be in the future', 'expiresAt');
   }
   // The repository refuses scopes the person's role may not hold.
-  const { id, key } = await workspaces.createKey(
-    knex,
-    w.id,
-    who.userId,
-    [...new Set(body.scopes)] as Scope[],
-    expiresAt,
-  );
-  const row = (await workspaces.keysOf(knex, w.id, who.userId)).find((k) => k.id === id)!;
+  const { id, key } = await apiKeys.createKey(knex, w.id, who.userId, [...new Set(body.scopes)] as Scope[], expiresAt);
+  const row = (await apiKeys.keysOf(knex, w.id, who.userId)).find((k) => k.id === id)!;
   return { row, key };
 }
 
 export async function revokeKey(knex: Db, who: Member, keyId: string): Promise<void> {
-  const key = await workspaces.findKeyOf(knex, who.workspace.id, keyId);
+  const key = await apiKeys.findKeyOf(knex, who.workspace.id, keyId);
   // A MEMBER's view holds only their own keys: another's answers as one that does not exist.
   if (!key || (who.workspace.role === 'MEMBER' && key.user_id !== who.userId)) throw notFound('API key not found');
-  await workspaces.revokeKey(knex, key.id);
+  await apiKeys.revokeKey(knex, key.id);
 }

@@ -13,7 +13,8 @@ import {
 import { verifyPassword } from '../domain/passwords.ts';
 import { forbidden, invalid, quoted } from '../domain/errors.ts';
 import * as links from '../db/repos/links.ts';
-import { findAsset, roleOf } from '../db/repos/workspaces.ts';
+import { roleOf } from '../db/repos/workspaces.ts';
+import { findAsset } from '../db/repos/workspace-objects.ts';
 import type { OperationServices } from './services.ts';
 
 /** Who changes links: an API key (as its creator) or a person signed in to the dashboard. */
@@ -26,6 +27,8 @@ export interface Actor {
   /** How a refusal names who acts. */
   via: 'key' | 'session';
 }
+
+export type LinkRules = ReturnType<typeof linkRules>;
 
 export function linkRules(services: OperationServices) {
   const { config } = services;

@@ -4,58 +4,28 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { components } from '../../generated/api.ts';
 import { canDeleteLinks, canUpdateLinks } from '../domain/access.ts';
-import { newId } from '../domain/ids.ts';
 import { normalizeTitle } from '../domain/links.ts';
 import { hashPassword } from '../domain/passwords.ts';
 import { changedLinkFields, sameTagSet } from '../domain/link-changes.ts';
-import { checkSlug, generateSlug } from '../domain/slugs.ts';
+import { generateSlug } from '../domain/slugs.ts';
 import * as links from '../db/repos/links.ts';
 import type { CacheKey } from '../redirect/cache.ts';
 import { linkCreated, linkDeleted, linkUpdated, policyDisabled, type EventContext } from '../webhooks/link-events.ts';
 import type { Db } from '../db/knex.ts';
-import { conflict, invalid, isAppError, notFound, quoted, slugTaken, type AppError } from '../domain/errors.ts';
+import { conflict, invalid, isAppError, notFound, slugTaken, type AppError } from '../domain/errors.ts';
+import {
+  chosenSlug,
+  draftLink,
+  type LinkCreateWithPreview,
+  type LinkCreateWithTagNames,
+  type LinkDraft,
+} from './link-drafts.ts';
+import { type Link, presentLink } from './link-presenter.ts';
 import { linkRules, type Actor } from './link-rules.ts';
 import type { OperationServices } from './services.ts';
 
-type LinkCreate = components['schemas']['LinkCreate'];
 type LinkUpdate = components['schemas']['LinkUpdate'];
 export type ChangeResult = components['schemas']['ChangeResult'];
-
-/** The preview fields the dashboard also sets when it makes a link (the API sets them with PATCH). */
-export type LinkCreateWithPreview = LinkCreate &
-  Pick<LinkUpdate, 'previewTitle' | 'previewDescription' | 'previewImage'>;
-/** A link of the CSV import: its tags by name, those the workspace lacks made with the link. */
-export type LinkCreateWithTagNames = LinkCreate & { tagNames?: string[] };
-
-export type Link = components['schemas']['Link'];
-const iso = (ms: number | null) => (ms === null || ms === undefined ? null : new Date(Number(ms)).toISOString());
-
-/** A link row as both APIs answer it. */
-export function presentLink(row: links.LinkRow, tags: links.TagRow[], clicks: number): Link {
-  return {
-    id: row.id,
-    slug: row.slug,
-    originalUrl: row.original_url,
-    title: row.title ?? null,
-    domainId: row.domain_id ?? null,
-    status: row.status,
-    redirectType: row.redirect_type,
-    expiresAt: iso(row.expires_at),
-    neverExpires: row.expires_at === null || row.expires_at === undefined,
-    expiredUrl: row.expired_url ?? null,
-    clickLimit: row.click_limit ?? null,
-    startAt: iso(row.start_at),
-    endAt: iso(row.end_at),
-    clicks,
-    hasPassword: !!row.password_hash,
-    tags: tags.map((t) => ({ id: t.id, name: t.name, color: t.color })),
-    previewTitle: row.preview_title ?? null,
-    previewDescription: row.preview_description ?? null,
-    previewImage: row.preview_image ?? null,
-    createdAt: iso(row.created_at)!,
-    updatedAt: iso(row.updated_at)!,
-  };
-}
 
 export type { Actor } from './link-rules.ts';
 
@@ -74,6 +44,8 @@ export function linkOperations(services: OperationServices) {
   /** Webhook events carry the id of the API request that caused them (X-Service-Request-Id). */
   const eventContext = (requestId: string | null): EventContext => ({ shortDomain: config.shortDomain, requestId });
 
+  const rules = linkRules(services);
+
   async function present(row: links.LinkRow): Promise<Link> {
     const [tags, clicks] = await Promise.all([
       links.tagsOf(knex, [row.id]),
@@ -81,18 +53,6 @@ export function linkOperations(services: OperationServices) {
     ]);
     return presentLink(row, tags.get(row.id) ?? [], clicks.get(row.id) ?? 0);
   }
-
-  const {
-    requireRole,
-    timestamp,
-    destination,
-    checkTags,
-    checkTagNames,
-    previewImage,
-    hostOf,
-    checkExpiredUrl,
-    passwordChanges,
-  } = linkRules(services);
 
   /** After a change is committed, the redirect cache must forget the link's old addresses. */
   async function followUp(keys: CacheKey[]): Promise<ChangeResult> {
@@ -105,78 +65,6 @@ export function linkOperations(services: OperationServices) {
       steps.push({ key: 'redirect_cache', label: 'Redirect cache invalidation did not finish', status: 'failed' });
     }
     return { outcome: steps.every((s) => s.status === 'ok') ? 'success' : 'partial', steps };
-  }
-
-  interface Draft {
-    row: links.LinkRow;
-    /** The chosen slug, or null for one to generate. */
-    slug: string | null;
-    tagIds: string[];
-    /** Tags by name (the import), each once; made with the link when the workspace lacks them. */
-    tagNames: string[];
-    host: string;
-    /** expiredUrl as sent: its chain check needs the link's address. */
-    expiredUrl: string | null;
-  }
-
-  /** Everything `create` checks before it picks a slug, in the order the API checks it. */
-  async function prepare(
-    auth: Actor,
-    body: LinkCreateWithPreview & LinkCreateWithTagNames,
-    opts: { preview?: boolean },
-  ): Promise<Draft> {
-    const url = destination(body.url, 'url');
-    let slug: string | null = null;
-    if (body.slug !== undefined) {
-      const check = checkSlug(body.slug);
-      if (!check.ok && check.reason === 'reserved') throw conflict(`The slug '${body.slug}' is reserved`);
-      if (!check.ok) throw invalid('slug must be 1 to 64 characters of a-z, 0-9, _ and -', 'slug');
-      slug = check.slug;
-    }
-    let domainId: string | null = null;
-    if (body.domainId !== undefined && body.domainId !== null) {
-      const domain = await links.getDomain(knex, body.domainId);
-      if (!domain || domain.workspace_id !== auth.workspaceId || domain.status !== 'ACTIVE') {
-        throw invalid(`domainId ${quoted(body.domainId)} is not an active custom domain of this workspace`, 'domainId');
-      }
-      domainId = domain.id;
-    }
-    const startAt = timestamp(body.startAt, 'startAt') ?? null;
-    const endAt = timestamp(body.endAt, 'endAt') ?? null;
-    if (startAt !== null && endAt !== null && endAt <= startAt) throw invalid('endAt must be after startAt', 'endAt');
-    const expiresAt = timestamp(body.expiresAt, 'expiresAt') ?? null;
-    const tagIds = body.tagIds ? await checkTags(auth, body.tagIds) : [];
-    const tagNames = checkTagNames(body.tagNames ?? [], tagIds.length);
-    const host = await hostOf(domainId);
-    const passwordHash = body.password ? await hashPassword(body.password) : null;
-    const image = opts.preview && body.previewImage ? await previewImage(auth, body.previewImage) : null;
-    const now = Date.now();
-    const row: links.LinkRow = {
-      id: newId('lnk'),
-      workspace_id: auth.workspaceId,
-      created_by: auth.userId,
-      domain_id: domainId,
-      domain_key: domainId ?? '',
-      slug: '',
-      original_url: url,
-      title: normalizeTitle(body.title),
-      status: 'ACTIVE',
-      policy_locked: false,
-      redirect_type: body.redirectType ?? 'TEMPORARY',
-      expires_at: expiresAt,
-      expired_url: null,
-      click_limit: body.clickLimit ?? null,
-      start_at: startAt,
-      end_at: endAt,
-      password_hash: passwordHash,
-      preview_title: (opts.preview && body.previewTitle) || null,
-      preview_description: (opts.preview && body.previewDescription) || null,
-      preview_image: image,
-      created_at: now,
-      updated_at: now,
-      deleted_at: null,
-    };
-    return { row, slug, tagIds, tagNames, host, expiredUrl: body.expiredUrl ? body.expiredUrl : null };
   }
 
   const operations = {
@@ -194,11 +82,14 @@ export function linkOperations(services: OperationServices) {
      * PATCH's rules (the dashboard's editor has them on creation).
      */
     async create(auth: Actor, body: LinkCreateWithPreview, opts: { preview?: boolean } = {}): Promise<links.LinkRow> {
-      const draft = await prepare(auth, body, opts);
+      const draft = await draftLink(knex, rules, auth, body, opts);
       for (let attempt = 1; ; attempt++) {
         const row = { ...draft.row, slug: draft.slug ?? generateSlug() };
         if (draft.expiredUrl)
-          row.expired_url = await checkExpiredUrl(auth, draft.expiredUrl, null, { host: draft.host, slug: row.slug });
+          row.expired_url = await rules.checkExpiredUrl(auth, draft.expiredUrl, null, {
+            host: draft.host,
+            slug: row.slug,
+          });
         try {
           // The link and its link.created deliveries commit together, or neither does.
           await links.insertLink(knex, row, draft.tagIds, linkCreated(row, eventContext(auth.requestId)));
@@ -223,13 +114,13 @@ export function linkOperations(services: OperationServices) {
       bodies: LinkCreateWithTagNames[],
     ): Promise<Array<{ row: links.LinkRow } | { error: AppError }>> {
       const out: Array<{ row: links.LinkRow } | { error: AppError }> = new Array(bodies.length);
-      const drafts: Array<{ index: number; draft: Draft }> = [];
+      const drafts: Array<{ index: number; draft: LinkDraft }> = [];
       for (let i = 0; i < bodies.length; i++) {
         // SQLite's queries resolve without a turn of the event loop: without these, a large file
         // would hold every redirect until it was written.
         if (i % CREATE_MANY_TURN === CREATE_MANY_TURN - 1) await nextTurn();
         try {
-          drafts.push({ index: i, draft: await prepare(auth, bodies[i], {}) });
+          drafts.push({ index: i, draft: await draftLink(knex, rules, auth, bodies[i], {}) });
         } catch (err) {
           if (!isAppError(err)) throw err;
           out[i] = { error: err };
@@ -259,7 +150,7 @@ export function linkOperations(services: OperationServices) {
           const row = { ...draft.row, slug };
           try {
             if (draft.expiredUrl)
-              row.expired_url = await checkExpiredUrl(auth, draft.expiredUrl, null, { host: draft.host, slug });
+              row.expired_url = await rules.checkExpiredUrl(auth, draft.expiredUrl, null, { host: draft.host, slug });
           } catch (err) {
             if (!isAppError(err)) throw err;
             out[index] = { error: err };
@@ -292,20 +183,18 @@ export function linkOperations(services: OperationServices) {
 
     /** Changes the fields sent (PATCH /api/v1/links/{id}); the result says whether the follow-up finished. */
     async update(auth: Actor, id: string, body: LinkUpdate): Promise<{ row: links.LinkRow; result: ChangeResult }> {
-      await requireRole(auth, canUpdateLinks, 'update');
+      await rules.requireRole(auth, canUpdateLinks, 'update');
       const current = await links.getLink(knex, auth.workspaceId, id);
       if (!current) throw notFound('Link not found');
 
       const patch: Partial<links.LinkRow> = {};
       if (body.url !== undefined) {
-        patch.original_url = destination(body.url, 'url');
+        patch.original_url = rules.destination(body.url, 'url');
       }
       if (body.title !== undefined) patch.title = normalizeTitle(body.title);
       if (body.slug !== undefined) {
-        const check = checkSlug(body.slug);
-        if (!check.ok && check.reason === 'reserved') throw conflict(`The slug '${body.slug}' is reserved`);
-        if (!check.ok) throw invalid('slug must be 1 to 64 characters of a-z, 0-9, _ and -', 'slug');
-        if (check.slug !== current.slug) patch.slug = check.slug;
+        const slug = chosenSlug(body.slug);
+        if (slug !== current.slug) patch.slug = slug;
       }
       if (body.redirectType !== undefined) patch.redirect_type = body.redirectType;
       if (body.status !== undefined) {
@@ -322,20 +211,20 @@ export function linkOperations(services: OperationServices) {
         }
         patch.expires_at = null;
       } else if (body.expiresAt !== undefined) {
-        patch.expires_at = timestamp(body.expiresAt, 'expiresAt') ?? null;
+        patch.expires_at = rules.timestamp(body.expiresAt, 'expiresAt') ?? null;
       }
       // neverExpires false on its own changes nothing (an expiry needs an expiresAt date).
       if (body.clickLimit !== undefined) patch.click_limit = body.clickLimit;
-      if (body.startAt !== undefined) patch.start_at = timestamp(body.startAt, 'startAt') ?? null;
-      if (body.endAt !== undefined) patch.end_at = timestamp(body.endAt, 'endAt') ?? null;
+      if (body.startAt !== undefined) patch.start_at = rules.timestamp(body.startAt, 'startAt') ?? null;
+      if (body.endAt !== undefined) patch.end_at = rules.timestamp(body.endAt, 'endAt') ?? null;
       const startAt = patch.start_at !== undefined ? patch.start_at : current.start_at;
       const endAt = patch.end_at !== undefined ? patch.end_at : current.end_at;
       if (startAt !== null && endAt !== null && endAt <= startAt) throw invalid('endAt must be after startAt', 'endAt');
       if (body.previewTitle !== undefined) patch.preview_title = body.previewTitle;
       if (body.previewDescription !== undefined) patch.preview_description = body.previewDescription;
       if (body.previewImage !== undefined)
-        patch.preview_image = body.previewImage === null ? null : await previewImage(auth, body.previewImage);
-      const tagIds = body.tagIds !== undefined ? await checkTags(auth, body.tagIds) : undefined;
+        patch.preview_image = body.previewImage === null ? null : await rules.previewImage(auth, body.previewImage);
+      const tagIds = body.tagIds !== undefined ? await rules.checkTags(auth, body.tagIds) : undefined;
       // Removing the fallback is never gated; setting one is checked like on create.
       if (body.expiredUrl !== undefined) {
         if (body.expiredUrl === null || body.expiredUrl === '') patch.expired_url = null;
@@ -343,8 +232,8 @@ export function linkOperations(services: OperationServices) {
       }
       const expiredUrl = patch.expired_url !== undefined ? patch.expired_url : current.expired_url;
       if (expiredUrl && (patch.expired_url || patch.slug)) {
-        const href = await checkExpiredUrl(auth, expiredUrl, current.id, {
-          host: await hostOf(current.domain_id),
+        const href = await rules.checkExpiredUrl(auth, expiredUrl, current.id, {
+          host: await rules.hostOf(current.domain_id),
           slug: patch.slug ?? current.slug,
         });
         if (patch.expired_url) patch.expired_url = href;
@@ -357,7 +246,7 @@ export function linkOperations(services: OperationServices) {
           current,
           { ...current, ...patch },
           {
-            password: await passwordChanges(current.password_hash, body.password),
+            password: await rules.passwordChanges(current.password_hash, body.password),
             tagIds:
               tagIds !== undefined &&
               !sameTagSet(
@@ -382,7 +271,7 @@ export function linkOperations(services: OperationServices) {
 
     /** Deletes a link (DELETE /api/v1/links/{id}); its click history stays. */
     async remove(auth: Actor, id: string): Promise<{ row: links.LinkRow; result: ChangeResult }> {
-      await requireRole(auth, canDeleteLinks, 'delete');
+      await rules.requireRole(auth, canDeleteLinks, 'delete');
       const row = await links.softDeleteLink(knex, auth.workspaceId, id, linkDeleted(eventContext(auth.requestId)));
       if (!row) throw notFound('Link not found');
       const result = await followUp([{ domainKey: row.domain_key, slug: row.slug }]);

@@ -5,7 +5,7 @@
 import type { Db as Knex } from '../db/knex.ts';
 import type { components } from '../../generated/dashboard.ts';
 import * as pages from '../db/repos/bio-pages.ts';
-import { findAsset } from '../db/repos/workspaces.ts';
+import { findAsset } from '../db/repos/workspace-objects.ts';
 import {
   checkBio,
   checkBlocks,

@@ -4,7 +4,7 @@
 // functions that composed it for sending (signing.ts), and the first 4 KiB of each answer.
 import type { Db as Knex } from '../db/knex.ts';
 import * as outbox from '../db/repos/webhook-delivery-log.ts';
-import type { AttemptExchange } from '../db/repos/webhook-deliveries.ts';
+import type { AttemptExchange } from '../db/repos/webhook-delivery-rows.ts';
 import type { OutgoingRequest } from './delivery.ts';
 import { rebuildRequest, SIGNATURE_HEADER } from './signing.ts';
 import type { Variant } from './catalog.ts';

@@ -1,7 +1,7 @@
-// domain.verified (asyncapi/), for the change that verifies a domain (src/db/repos/workspaces
+// domain.verified (asyncapi/), for the change that verifies a domain (src/db/repos/domains.ts
 // setDomainStatus runs it only when the domain was not verified yet).
 import type { DbTransaction } from '../db/knex.ts';
-import type { DomainRow } from '../db/repos/workspaces.ts';
+import type { DomainRow } from '../db/repos/domains.ts';
 import { domainVerifiedEvent, type ServiceEvent } from '../domain/events.ts';
 
 export const domainVerified =

@@ -5,22 +5,23 @@
 //
 // Durability: a delivery is a row, so a pending retry survives any crash. An attempt in flight
 // holds a lease; request_sent is written before the request is. When a lease runs out (the
-// process died), any process settles the attempt from the record: Variant A with the request
-// written becomes UNKNOWN (the endpoint may have acted); anything else is a failed attempt on
-// the retry schedule.
+// process died), any process settles the attempt from the record (lease-sweep.ts): Variant A
+// with the request written becomes UNKNOWN (the endpoint may have acted); anything else is a
+// failed attempt on the retry schedule.
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import type { Logger } from 'pino';
 import type { Db, Engine } from '../db/knex.ts';
 import * as outbox from '../db/repos/webhook-deliveries.ts';
 import type { ClaimedDelivery } from '../db/repos/webhook-deliveries.ts';
+import { sweepOutbox } from './lease-sweep.ts';
+import { WriteBatch } from './write-batch.ts';
 import { attemptDelivery, closeIdleConnections, type AttemptReport } from './delivery.ts';
 import {
   attemptTimeoutMs,
   deliveryOutcome,
   endpointSignal,
   leaseMs,
-  type AttemptResult,
   type Variant,
 } from '../domain/webhook-delivery.ts';
 import { openSecret } from './secrets.ts';
@@ -51,45 +52,6 @@ export interface WebhookWorkerOptions {
    * it ahead to cover days without waiting; timers still count real milliseconds.
    */
   clock?: () => number;
-}
-
-/**
- * Gathers the writes that attempts in flight make at about the same moment into one statement
- * or transaction: under load, dozens of attempts share a write instead of each paying for one.
- */
-class WriteBatch<T, R> {
-  private queue: { item: T; resolve: (r: R) => void; reject: (e: unknown) => void }[] = [];
-  private scheduled = false;
-
-  constructor(
-    private readonly flushAll: (items: T[]) => Promise<R[]>,
-    private readonly max = 256,
-  ) {}
-
-  add(item: T): Promise<R> {
-    return new Promise<R>((resolve, reject) => {
-      this.queue.push({ item, resolve, reject });
-      if (this.queue.length >= this.max) this.flush();
-      else if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => this.flush());
-      }
-    });
-  }
-
-  private flush(): void {
-    this.scheduled = false;
-    const batch = this.queue.splice(0);
-    if (!batch.length) return;
-    this.flushAll(batch.map((b) => b.item)).then(
-      (results) => {
-        for (const [i, b] of batch.entries()) b.resolve(results[i]);
-      },
-      (err) => {
-        for (const b of batch) b.reject(err);
-      },
-    );
-  }
 }
 
 const runningWorkers = new Set<WebhookWorker>();
@@ -237,13 +199,7 @@ export class WebhookWorker {
     const now = this.now();
     if (now - this.lastSweep >= SWEEP_MS) {
       this.lastSweep = now;
-      await this.recoverExpiredLeases(now);
-      const orphaned = await outbox.failOrphaned(knex, now);
-      if (orphaned)
-        this.o.log.info(
-          { deliveries: orphaned },
-          'webhook deliveries of deleted or disabled subscriptions marked FAILED',
-        );
+      await sweepOutbox(this.o, now, this.now, (ms) => this.wakeIn(ms));
     }
     const free = this.concurrency - this.inflight.size;
     if (free <= 0) {
@@ -380,29 +336,5 @@ export class WebhookWorker {
     };
     if (decision.status === 'FAILED' || decision.status === 'UNKNOWN') log.info(entry, 'webhook delivery settled');
     else log.debug(entry, 'webhook attempt');
-  }
-
-  private async recoverExpiredLeases(now: number): Promise<void> {
-    for (const e of await outbox.expiredLeases(this.o.knex, now)) {
-      // Not counted for endpoint health: the attempt ended with this service's process.
-      const result: AttemptResult = e.requestSent
-        ? {
-            kind: 'lost',
-            error:
-              'the process making this attempt stopped after writing the request; whether the endpoint acted cannot be told',
-          }
-        : {
-            kind: 'not_sent',
-            error: 'the process making this attempt stopped before writing the request (nothing was sent)',
-          };
-      const decision = deliveryOutcome(e.variant, e.attemptInRound, result, this.o.retryScale);
-      if (await outbox.settleExpired(this.o.knex, e, decision, result, this.now())) {
-        this.o.log.warn(
-          { delivery: e.id, attempt: e.attempt, previousOwner: e.owner, status: decision.status },
-          'settled a webhook attempt whose lease ran out',
-        );
-        if (decision.status === 'PENDING') this.wakeIn(decision.retryInMs + 2);
-      }
-    }
   }
 }

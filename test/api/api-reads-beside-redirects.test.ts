@@ -5,7 +5,7 @@
 import https from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as goals from '../../src/db/repos/goals';
-import * as ws from '../../src/db/repos/workspaces';
+import { createKey } from '../../src/db/repos/api-keys';
 import { testEngines } from '../support/databases';
 import { DATA_SCOPES } from '../support/recount';
 import { seedWorkspace, type Seeded } from '../support/seed';
@@ -24,8 +24,7 @@ describe.each(testEngines())('API reads beside the redirect path on %s', (engine
   let goalId: string;
   const knex = () => server.services.db.knex;
   const key = async () =>
-    (await ws.createKey(knex(), owner.workspaceId, owner.userId, [...DATA_SCOPES, 'links:read', 'links:write'], null))
-      .key;
+    (await createKey(knex(), owner.workspaceId, owner.userId, [...DATA_SCOPES, 'links:read', 'links:write'], null)).key;
   const noon = Math.floor(Date.now() / DAY) * DAY - 12 * HOUR;
 
   beforeAll(async () => {

@@ -3,7 +3,7 @@
 // body holds (a NUL character, malformed JSON, too many bytes, a field the schema refuses); only
 // a usable key gets the body's 400 or 413. The public operations answer as before, keys or not.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as ws from '../../src/db/repos/workspaces';
+import { createKey, revokeKey } from '../../src/db/repos/api-keys';
 import { testEngines } from '../support/databases';
 import { API_SCOPES, seedWorkspace, type Seeded } from '../support/seed';
 import { startTestServer, type RequestOptions, type TestServer } from '../support/server';
@@ -63,9 +63,9 @@ describe.each(testEngines())('the key is checked before the body on %s', (engine
   afterAll(async () => server?.stop());
 
   async function unusableKeys(): Promise<Array<[string, string | undefined, RegExp]>> {
-    const revoked = await ws.createKey(knex(), owner.workspaceId, owner.userId, API_SCOPES, null);
-    await ws.revokeKey(knex(), revoked.id);
-    const expired = await ws.createKey(knex(), owner.workspaceId, owner.userId, API_SCOPES, Date.now() - 1000);
+    const revoked = await createKey(knex(), owner.workspaceId, owner.userId, API_SCOPES, null);
+    await revokeKey(knex(), revoked.id);
+    const expired = await createKey(knex(), owner.workspaceId, owner.userId, API_SCOPES, Date.now() - 1000);
     const free = await seedWorkspace(knex(), { plan: 'free', scopes: API_SCOPES });
     return [
       ['no key', undefined, /Authorization/],
@@ -91,7 +91,7 @@ describe.each(testEngines())('the key is checked before the body on %s', (engine
   );
 
   it.each(BAD_BODIES)("%s: a usable key gets the body's own answer (%#)", async (_what, body, status) => {
-    const key = (await ws.createKey(knex(), owner.workspaceId, owner.userId, API_SCOPES, null)).key;
+    const key = (await createKey(knex(), owner.workspaceId, owner.userId, API_SCOPES, null)).key;
     for (const [op, method, path] of bodyOps()) {
       const res = await server.request(method, path, { ...body, key });
       expect(res.status, `${op}: ${res.text.slice(0, 200)}`).toBe(status);
@@ -99,7 +99,7 @@ describe.each(testEngines())('the key is checked before the body on %s', (engine
   });
 
   it('a key without the scope gets 403 before its body is looked at', async () => {
-    const key = (await ws.createKey(knex(), owner.workspaceId, owner.userId, ['links:read'], null)).key;
+    const key = (await createKey(knex(), owner.workspaceId, owner.userId, ['links:read'], null)).key;
     for (const [op, method, path] of bodyOps()) {
       const res = await server.request(method, path, { ...BAD_BODIES[0][1], key });
       expect(res.status, `${op}: ${res.text.slice(0, 200)}`).toBe(403);
@@ -107,7 +107,7 @@ describe.each(testEngines())('the key is checked before the body on %s', (engine
   });
 
   it('a spent key gets 429 with its headers, whatever the body; its bad bodies counted once each', async () => {
-    const key = (await ws.createKey(knex(), owner.workspaceId, owner.userId, API_SCOPES, null)).key;
+    const key = (await createKey(knex(), owner.workspaceId, owner.userId, API_SCOPES, null)).key;
     // 60 requests a minute: each bad body costs one, as any request made with a valid key does.
     for (let i = 0; i < 60; i++) {
       const [op, method, path] = bodyOps()[i % bodyOps().length];
@@ -125,7 +125,7 @@ describe.each(testEngines())('the key is checked before the body on %s', (engine
   });
 
   it('the public operations answer as before, with or without a key, and count against no key', async () => {
-    const key = (await ws.createKey(knex(), owner.workspaceId, owner.userId, API_SCOPES, null)).key;
+    const key = (await createKey(knex(), owner.workspaceId, owner.userId, API_SCOPES, null)).key;
     for (const k of [undefined, 'not-a-key', `mk_${'0'.repeat(64)}`, key]) {
       expect((await server.request('GET', '/healthz', { key: k })).status).toBe(200);
       expect((await server.request('GET', '/readyz', { key: k })).status).toBe(200);

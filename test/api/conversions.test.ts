@@ -2,7 +2,7 @@
 // the summary (GET /api/v1/conversions), the summary checked figure by figure against an
 // independent in-memory recount (test/support/recount.ts) of a seeded random data set.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import * as ws from '../../src/db/repos/workspaces';
+import { createKey } from '../../src/db/repos/api-keys';
 import type { Scope } from '../../src/domain/access';
 import { testEngines } from '../support/databases';
 import {
@@ -38,7 +38,7 @@ describe.each(testEngines())('conversions API on %s', (engine) => {
   let server: TestServer;
   const knex = () => server.services.db.knex;
   const freshKey = async (s: Seeded, scopes: Scope[] = DATA_SCOPES) =>
-    (await ws.createKey(knex(), s.workspaceId, s.userId, scopes, null)).key;
+    (await createKey(knex(), s.workspaceId, s.userId, scopes, null)).key;
   const countRows = async (table: string, workspaceId: string) =>
     Number((await knex()(table).where({ workspace_id: workspaceId }).count({ c: '*' }))[0].c);
   const dailyTotal = async (workspaceId: string) =>

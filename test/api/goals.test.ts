@@ -4,7 +4,7 @@
 // them: with `shortlink goal create|update|set-status`, or straight through the repository.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import * as goalsRepo from '../../src/db/repos/goals';
-import * as ws from '../../src/db/repos/workspaces';
+import { createKey } from '../../src/db/repos/api-keys';
 import type { Scope } from '../../src/domain/access';
 import { expectJsonLine, runCli } from '../support/cli';
 import { testEngines } from '../support/databases';
@@ -98,7 +98,7 @@ describe.each(testEngines())('goals API on %s', (engine) => {
 
   const knex = () => server.services.db.knex;
   const freshKey = async (s: Seeded, scopes: Scope[] = DATA_SCOPES) =>
-    (await ws.createKey(knex(), s.workspaceId, s.userId, scopes, null)).key;
+    (await createKey(knex(), s.workspaceId, s.userId, scopes, null)).key;
   const cli = (args: string[]) =>
     runCli(args, { DATABASE_URL: server.database.url, DATA_DIR: server.dataDir, LOG_LEVEL: 'silent' });
   const goalRow = async (id: string) => (await goalsRepo.getGoal(knex(), id))!;

@@ -13,7 +13,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Knex } from 'knex';
 import { SCOPES, type Scope } from '../../src/domain/access';
-import * as ws from '../../src/db/repos/workspaces';
+import { addMember, createWorkspace } from '../../src/db/repos/workspaces';
+import { createKey, revokeKey } from '../../src/db/repos/api-keys';
+import { addDomain, setDomainStatus } from '../../src/db/repos/domains';
+import { createCampaign, createQrCode, createTag } from '../../src/db/repos/workspace-objects';
 import * as goalsRepo from '../../src/db/repos/goals';
 import { testEngines } from '../support/databases';
 import { checkResponse, operations, type Operation } from '../support/fuzz-openapi';
@@ -73,7 +76,7 @@ describe.each(testEngines())('workspace isolation and key checks for every opera
   const problems: string[] = [];
 
   const key = async (t: { ws: string; user: string }, scopes: Scope[] = ALL_SCOPES, expiresAt: number | null = null) =>
-    (await ws.createKey(knex(), t.ws, t.user, scopes, expiresAt)).key;
+    (await createKey(knex(), t.ws, t.user, scopes, expiresAt)).key;
 
   /** Sends a request and holds its answer to the document (status, shape, schema). */
   async function send(op: Operation | undefined, r: Req, k?: string): Promise<TestResponse> {
@@ -93,14 +96,14 @@ describe.each(testEngines())('workspace isolation and key checks for every opera
   }
 
   async function tenant(name: string): Promise<Tenant> {
-    const wsId = await ws.createWorkspace(knex(), `Isolation ${name}`, 'growth');
-    const user = await ws.addMember(knex(), wsId, `iso-${name}-${Date.now()}@example.com`, 'OWNER');
+    const wsId = await createWorkspace(knex(), `Isolation ${name}`, 'growth');
+    const user = await addMember(knex(), wsId, `iso-${name}-${Date.now()}@example.com`, 'OWNER');
     const k = await key({ ws: wsId, user });
-    const tag = await ws.createTag(knex(), wsId, `tag ${name}`, '#22c55e');
+    const tag = await createTag(knex(), wsId, `tag ${name}`, '#22c55e');
     const host = `${name.toLowerCase()}-${Date.now()}.iso.test`;
-    const domain = await ws.addDomain(knex(), wsId, host);
-    await ws.setDomainStatus(knex(), domain, 'ACTIVE');
-    const campaign = await ws.createCampaign(knex(), wsId, `campaign ${name}`);
+    const domain = await addDomain(knex(), wsId, host);
+    await setDomainStatus(knex(), domain, 'ACTIVE');
+    const campaign = await createCampaign(knex(), wsId, `campaign ${name}`);
     const link = (await api('POST', '/api/v1/links', k, { url: `https://example.com/${name}`, tagIds: [tag] })).data;
     const protectedLink = (
       await api('POST', '/api/v1/links', k, {
@@ -108,7 +111,7 @@ describe.each(testEngines())('workspace isolation and key checks for every opera
         password: `secret-${name}`,
       })
     ).data;
-    const qr = await ws.createQrCode(knex(), wsId, link.id);
+    const qr = await createQrCode(knex(), wsId, link.id);
     const goal = await goalsRepo.createGoal(
       knex(),
       wsId,
@@ -430,8 +433,8 @@ describe.each(testEngines())('workspace isolation and key checks for every opera
       ['free', 'free'],
       ['pro', 'pro'],
     ] as const) {
-      const wsId = await ws.createWorkspace(knex(), `Isolation ${name}`, plan);
-      const user = await ws.addMember(knex(), wsId, `iso-${name}-${Date.now()}@example.com`, 'OWNER');
+      const wsId = await createWorkspace(knex(), `Isolation ${name}`, plan);
+      const user = await addMember(knex(), wsId, `iso-${name}-${Date.now()}@example.com`, 'OWNER');
       if (name === 'free') freeWs = { ws: wsId, user };
       else proWs = { ws: wsId, user };
     }
@@ -505,8 +508,8 @@ describe.each(testEngines())('workspace isolation and key checks for every opera
       [
         'a revoked key',
         async () => {
-          const k = await ws.createKey(knex(), A.ws, A.user, ALL_SCOPES, null);
-          await ws.revokeKey(knex(), k.id);
+          const k = await createKey(knex(), A.ws, A.user, ALL_SCOPES, null);
+          await revokeKey(knex(), k.id);
           return k.key;
         },
         401,

@@ -1,6 +1,9 @@
 // The links API through HTTPS on every database engine.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import * as ws from '../../src/db/repos/workspaces';
+import { removeMember, setRole } from '../../src/db/repos/workspaces';
+import { createKey } from '../../src/db/repos/api-keys';
+import { addDomain, setDomainStatus } from '../../src/db/repos/domains';
+import { createTag } from '../../src/db/repos/workspace-objects';
 import { setPolicyDisabled } from '../../src/db/repos/links';
 import { policyDisabled } from '../../src/webhooks/link-events';
 import { testEngines } from '../support/databases';
@@ -29,7 +32,7 @@ describe.each(testEngines())('links API on %s', (engine) => {
   beforeEach(async () => {
     owner = {
       ...owner,
-      ...(await ws.createKey(knex(), owner.workspaceId, owner.userId, ['links:read', 'links:write'], null)),
+      ...(await createKey(knex(), owner.workspaceId, owner.userId, ['links:read', 'links:write'], null)),
     };
   });
   afterAll(async () => server?.stop());
@@ -227,8 +230,8 @@ describe.each(testEngines())('links API on %s', (engine) => {
     });
 
     it('attaches existing tags, refuses unknown ones and more than 25', async () => {
-      const t1 = await ws.createTag(knex(), owner.workspaceId, 'launch', '#ff0000');
-      const t2 = await ws.createTag(knex(), owner.workspaceId, 'blog', '#00ff00');
+      const t1 = await createTag(knex(), owner.workspaceId, 'launch', '#ff0000');
+      const t2 = await createTag(knex(), owner.workspaceId, 'blog', '#00ff00');
       const res = await create({ url: 'https://example.com', tagIds: [t1, t2] });
       expect(res.body.data.tags).toEqual([
         { id: t2, name: 'blog', color: '#00ff00' },
@@ -238,7 +241,7 @@ describe.each(testEngines())('links API on %s', (engine) => {
       expect(unknown.status).toBe(400);
       expect(unknown.body.error).toContain('tag_nope');
       const other = await seedWorkspace(knex());
-      const foreignTag = await ws.createTag(knex(), other.workspaceId, 'theirs', '#000');
+      const foreignTag = await createTag(knex(), other.workspaceId, 'theirs', '#000');
       expect((await create({ url: 'https://example.com', tagIds: [foreignTag] })).status).toBe(400);
       const many = await create({
         url: 'https://example.com',
@@ -249,10 +252,10 @@ describe.each(testEngines())('links API on %s', (engine) => {
     });
 
     it('places a link on an active custom domain of the workspace, slugs unique per domain', async () => {
-      const domainId = await ws.addDomain(knex(), owner.workspaceId, `go${Date.now()}.example.com`);
+      const domainId = await addDomain(knex(), owner.workspaceId, `go${Date.now()}.example.com`);
       const pending = await create({ url: 'https://example.com', domainId });
       expect(pending.status).toBe(400);
-      await ws.setDomainStatus(knex(), domainId, 'ACTIVE');
+      await setDomainStatus(knex(), domainId, 'ACTIVE');
       const onDomain = await create({ url: 'https://example.com', domainId, slug: 'shared-name' });
       expect(onDomain.status).toBe(201);
       expect(onDomain.body.data.domainId).toBe(domainId);
@@ -260,8 +263,8 @@ describe.each(testEngines())('links API on %s', (engine) => {
       expect(onShared.status).toBe(201);
       expect((await create({ url: 'https://example.com', domainId, slug: 'shared-name' })).status).toBe(409);
       const other = await seedWorkspace(knex());
-      const theirs = await ws.addDomain(knex(), other.workspaceId, `theirs${Date.now()}.example.com`);
-      await ws.setDomainStatus(knex(), theirs, 'ACTIVE');
+      const theirs = await addDomain(knex(), other.workspaceId, `theirs${Date.now()}.example.com`);
+      await setDomainStatus(knex(), theirs, 'ACTIVE');
       expect((await create({ url: 'https://example.com', domainId: theirs })).status).toBe(400);
     });
 
@@ -431,8 +434,8 @@ describe.each(testEngines())('links API on %s', (engine) => {
     });
 
     it('replaces the tag set; [] clears it', async () => {
-      const t1 = await ws.createTag(knex(), owner.workspaceId, `a${Date.now()}`, '#111');
-      const t2 = await ws.createTag(knex(), owner.workspaceId, `b${Date.now()}`, '#222');
+      const t1 = await createTag(knex(), owner.workspaceId, `a${Date.now()}`, '#111');
+      const t2 = await createTag(knex(), owner.workspaceId, `b${Date.now()}`, '#222');
       const made = (await create({ url: 'https://example.com', tagIds: [t1] })).body.data;
       expect((await patch(made.id, { tagIds: [t2] })).body.data.tags.map((t: any) => t.id)).toEqual([t2]);
       expect((await patch(made.id, { tagIds: [] })).body.data.tags).toEqual([]);
@@ -488,11 +491,11 @@ describe.each(testEngines())('links API on %s', (engine) => {
       const made = (await create({ url: 'https://example.com' })).body.data;
       const member = await seedMemberKey(knex(), owner.workspaceId, 'MEMBER');
       expect((await patch(made.id, { title: 'by member' }, member.key)).status).toBe(200);
-      await ws.setRole(knex(), owner.workspaceId, member.userId, 'ANALYST');
+      await setRole(knex(), owner.workspaceId, member.userId, 'ANALYST');
       expect((await patch(made.id, { title: 'by analyst' }, member.key)).status).toBe(403);
       // The key keeps working for everything else.
       expect((await server.request('GET', `/api/v1/links/${made.id}`, { key: member.key })).status).toBe(200);
-      await ws.removeMember(knex(), owner.workspaceId, member.userId);
+      await removeMember(knex(), owner.workspaceId, member.userId);
       expect((await patch(made.id, { title: 'by leaver' }, member.key)).status).toBe(403);
       expect((await create({ url: 'https://example.com' }, member.key)).status).toBe(201);
     });

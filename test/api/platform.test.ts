@@ -1,7 +1,8 @@
 // Keys, plans, scopes, rate limit, HTTPS, body limits, request ids and logs, on every engine.
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as ws from '../../src/db/repos/workspaces';
+import { setPlan } from '../../src/db/repos/workspaces';
+import { createKey, revokeKey } from '../../src/db/repos/api-keys';
 import { testEngines } from '../support/databases';
 import { document } from '../support/fuzz-openapi';
 import { shadowedPaths } from '../support/routes';
@@ -42,7 +43,7 @@ describe.each(testEngines())('platform on %s', (engine) => {
     it('refuses a revoked key', async () => {
       const s = await seedWorkspace(knex());
       expect((await list(s.key)).status).toBe(200);
-      await ws.revokeKey(knex(), s.keyId);
+      await revokeKey(knex(), s.keyId);
       const res = await list(s.key);
       expect(res.status).toBe(401);
       expect(res.body.error).toMatch(/revoked/);
@@ -60,7 +61,7 @@ describe.each(testEngines())('platform on %s', (engine) => {
     it('refuses keys of an unpaid workspace, including one minted while it was paid', async () => {
       const s = await seedWorkspace(knex(), { plan: 'business' });
       expect((await list(s.key)).status).toBe(200);
-      await ws.setPlan(knex(), s.workspaceId, 'free');
+      await setPlan(knex(), s.workspaceId, 'free');
       expect((await list(s.key)).status).toBe(401);
       const born = await seedWorkspace(knex(), { plan: 'free' });
       expect((await list(born.key)).status).toBe(401);
@@ -118,7 +119,7 @@ describe.each(testEngines())('platform on %s', (engine) => {
       expect(reset).toBeLessThanOrEqual(60);
       expect(Number(limited.headers['retry-after'])).toBe(reset);
       // Another key of the same workspace has its own budget.
-      const other = await ws.createKey(knex(), s.workspaceId, s.userId, ['links:read'], null);
+      const other = await createKey(knex(), s.workspaceId, s.userId, ['links:read'], null);
       expect((await list(other.key)).status).toBe(200);
     });
   });

@@ -4,7 +4,7 @@
 // it), and the service, through HTTPS on every engine, refuses it with 400 naming the field and
 // saying what is wrong; the near misses the service takes are valid.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import * as ws from '../../src/db/repos/workspaces';
+import { createKey } from '../../src/db/repos/api-keys';
 import { testEngines } from '../support/databases';
 import { operations, validatorAt } from '../support/fuzz-openapi';
 import { seedWorkspace, type Seeded } from '../support/seed';
@@ -88,7 +88,7 @@ describe.each(testEngines())("the public contract's rules on %s", (engine) => {
   });
   // A fresh key per test: each key has its own 60-requests-a-minute budget.
   beforeEach(async () => {
-    owner = { ...owner, ...(await ws.createKey(knex(), owner.workspaceId, owner.userId, [...SCOPES], null)) };
+    owner = { ...owner, ...(await createKey(knex(), owner.workspaceId, owner.userId, [...SCOPES], null)) };
     linkId ??= (await send('POST', '/api/v1/links', { url: 'https://example.com/rules' })).body.data.id;
   });
   afterAll(async () => server?.stop());

@@ -2,7 +2,7 @@
 // redirect path (src/redirect/handler.ts, before Express) as much as the API's, the dashboard's
 // and the docs'. Behind a TLS proxy (TLS=off) the proxy sends it (deploy/nginx), not the service.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as ws from '../../src/db/repos/workspaces';
+import { createQrCode } from '../../src/db/repos/workspace-objects';
 import { testEngines } from '../support/databases';
 import { seedWorkspace, type Seeded } from '../support/seed';
 import { startTestServer, type TestResponse, type TestServer } from '../support/server';
@@ -16,7 +16,7 @@ async function answers(server: TestServer, owner: Seeded, headers: Record<string
   const made = await server.request('POST', '/api/v1/links', { key: owner.key, headers, body });
   expect(made.status, made.text).toBe(201);
   await server.changes.poll();
-  const qr = await ws.createQrCode(knex, owner.workspaceId, made.body.data.id);
+  const qr = await createQrCode(knex, owner.workspaceId, made.body.data.id);
   const get = (path: string) => server.request('GET', path, { headers });
   const named: Array<[string, TestResponse]> = [
     ['short link', await get(`/${made.body.data.slug}`)],

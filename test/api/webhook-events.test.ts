@@ -7,7 +7,9 @@ import addFormatsModule from 'ajv-formats';
 import type { Scope } from '../../src/domain/access';
 import { SPIKE_WINDOW_MS, GEO_WINDOW_MS, windowStartOf } from '../../src/domain/analytics-alerts';
 import * as linksRepo from '../../src/db/repos/links';
-import * as ws from '../../src/db/repos/workspaces';
+import { createKey } from '../../src/db/repos/api-keys';
+import { addDomain, setDomainStatus } from '../../src/db/repos/domains';
+import { createQrCode, createTag } from '../../src/db/repos/workspace-objects';
 import { eventCatalog, type Variant } from '../../src/webhooks/catalog';
 import { serviceEvent } from '../../src/domain/events';
 import { domainVerified } from '../../src/webhooks/domain-events';
@@ -138,13 +140,13 @@ describe.each(testEngines())('webhook events on %s', (engine) => {
     theirs = await makeA(all('A'), other.key, other.workspaceId);
   });
   beforeEach(async () => {
-    owner = { ...owner, ...(await ws.createKey(knex(), owner.workspaceId, owner.userId, SCOPES, null)) };
+    owner = { ...owner, ...(await createKey(knex(), owner.workspaceId, owner.userId, SCOPES, null)) };
   });
   afterAll(async () => server?.stop());
 
   describe('link.created', () => {
     it('writes one row per subscribed subscription with the request id and the contract data of each variant', async () => {
-      const tag = await ws.createTag(knex(), owner.workspaceId, `spring-${engine}`, '#00ff00');
+      const tag = await createTag(knex(), owner.workspaceId, `spring-${engine}`, '#00ff00');
       let res: any;
       const rows = await written(async () => {
         res = await createLink({
@@ -179,8 +181,8 @@ describe.each(testEngines())('webhook events on %s', (engine) => {
 
     it('names the custom domain a link lives on', async () => {
       const host = `go-${engine}-${Date.now()}.example.com`;
-      const domainId = await ws.addDomain(knex(), owner.workspaceId, host);
-      await ws.setDomainStatus(knex(), domainId, 'ACTIVE');
+      const domainId = await addDomain(knex(), owner.workspaceId, host);
+      await setDomainStatus(knex(), domainId, 'ACTIVE');
       const rows = await written(() => createLink({ url: 'https://example.com/custom', slug: 'promo', domainId }));
       expectFanOut(rows, 'link.created', ['A', 'B'], rows[0].request_id);
       expect(dataOf(rows, 'A').domain).toBe(host);
@@ -258,7 +260,7 @@ describe.each(testEngines())('webhook events on %s', (engine) => {
     });
 
     it('sends nothing for a PATCH that changes no value', async () => {
-      const tag = await ws.createTag(knex(), owner.workspaceId, `same-${engine}`, '#000000');
+      const tag = await createTag(knex(), owner.workspaceId, `same-${engine}`, '#000000');
       const link = (
         await createLink({ url: 'https://example.com/same', title: 'Same', tagIds: [tag], password: 'open-sesame' })
       ).body.data;
@@ -281,7 +283,7 @@ describe.each(testEngines())('webhook events on %s', (engine) => {
     });
 
     it('reports expiry, password, tags and status changes by their PATCH names', async () => {
-      const tag = await ws.createTag(knex(), owner.workspaceId, `t-${engine}`, '#111111');
+      const tag = await createTag(knex(), owner.workspaceId, `t-${engine}`, '#111111');
       const link = (
         await createLink({ url: 'https://example.com/x', expiresAt: new Date(Date.now() + 86_400_000).toISOString() })
       ).body.data;
@@ -359,18 +361,18 @@ describe.each(testEngines())('webhook events on %s', (engine) => {
   describe('domain.verified', () => {
     it('is sent when a domain becomes verified, again after a disable, not for a repeated verify', async () => {
       const host = `verified-${engine}-${Date.now()}.example.com`;
-      const domainId = await ws.addDomain(knex(), owner.workspaceId, host);
-      const rows = await written(() => ws.setDomainStatus(knex(), domainId, 'ACTIVE', domainVerified('cli-run-2')));
+      const domainId = await addDomain(knex(), owner.workspaceId, host);
+      const rows = await written(() => setDomainStatus(knex(), domainId, 'ACTIVE', domainVerified('cli-run-2')));
       expectFanOut(rows, 'domain.verified', ['A', 'B'], 'cli-run-2');
       const verifiedAt = new Date(
         Number((await knex()('domains').where({ id: domainId }).first()).verified_at),
       ).toISOString();
       expect(dataOf(rows, 'A')).toEqual({ id: domainId, workspaceId: owner.workspaceId, host, verifiedAt });
       expect(dataOf(rows, 'B')).toEqual({ domain_id: domainId, domain: host, verified_at: verifiedAt });
-      expect(await written(() => ws.setDomainStatus(knex(), domainId, 'ACTIVE', domainVerified()))).toEqual([]);
-      expect(await written(() => ws.setDomainStatus(knex(), domainId, 'DISABLED'))).toEqual([]);
+      expect(await written(() => setDomainStatus(knex(), domainId, 'ACTIVE', domainVerified()))).toEqual([]);
+      expect(await written(() => setDomainStatus(knex(), domainId, 'DISABLED'))).toEqual([]);
       await new Promise((r) => setTimeout(r, 3));
-      const again = await written(() => ws.setDomainStatus(knex(), domainId, 'ACTIVE', domainVerified()));
+      const again = await written(() => setDomainStatus(knex(), domainId, 'ACTIVE', domainVerified()));
       expectFanOut(again, 'domain.verified', ['A', 'B'], null);
       expect(dataOf(again, 'A').verifiedAt > verifiedAt).toBe(true);
     });
@@ -407,7 +409,7 @@ describe.each(testEngines())('webhook events on %s', (engine) => {
   describe('clicks', () => {
     it('a click writes link.clicked (Variant B only), a QR scan writes qr.scanned instead; no IP address', async () => {
       const link = (await createLink({ url: 'https://example.com/visited', slug: `visited-${engine}` })).body.data;
-      const qr = await ws.createQrCode(knex(), owner.workspaceId, link.id);
+      const qr = await createQrCode(knex(), owner.workspaceId, link.id);
       const rows = await written(async () => {
         const click = await server.request('GET', `/${link.slug}`, {
           headers: {

@@ -5,7 +5,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { Scope } from '../../src/domain/access';
-import * as ws from '../../src/db/repos/workspaces';
+import { removeMember, setRole } from '../../src/db/repos/workspaces';
+import { createKey } from '../../src/db/repos/api-keys';
 import { openSecret } from '../../src/webhooks/secrets';
 import { testEngines } from '../support/databases';
 import { seedMemberKey, seedWorkspace, type Seeded } from '../support/seed';
@@ -31,7 +32,7 @@ describe.each(testEngines())('webhook subscriptions on %s', (engine) => {
   let other: Seeded;
   const knex = () => server.services.db.knex;
   const freshKey = async (who: Seeded, scopes: Scope[] = WEBHOOK_SCOPES) =>
-    (await ws.createKey(knex(), who.workspaceId, who.userId, scopes, null)).key;
+    (await createKey(knex(), who.workspaceId, who.userId, scopes, null)).key;
   const createA = (body: object, key = owner.key) => server.request('POST', '/api/webhooks', { key, body });
   const createB = (body: object, key = owner.key) => server.request('POST', '/api/v1/webhooks', { key, body });
   const bodyA = (extra: object = {}) => ({
@@ -380,9 +381,9 @@ describe.each(testEngines())('webhook subscriptions on %s', (engine) => {
         const kept = [ownersA, ownersB, mineA.body.data.id, mineB.body.id];
         expect(rows.map((r: any) => r.id)).toEqual(expect.arrayContaining(kept));
       };
-      await ws.setRole(knex(), owner.workspaceId, admin.userId, 'MEMBER');
+      await setRole(knex(), owner.workspaceId, admin.userId, 'MEMBER');
       await expectRefused(/role MEMBER, which may not (create|change|delete) webhook subscriptions: that needs OWNER/);
-      await ws.removeMember(knex(), owner.workspaceId, admin.userId);
+      await removeMember(knex(), owner.workspaceId, admin.userId);
       await expectRefused(/no longer a member of this workspace/);
     });
 

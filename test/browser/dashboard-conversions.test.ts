@@ -14,8 +14,9 @@ import { describeInChromium, launchBrowser, PERSON_USER_AGENT } from '../support
 import { seedPerson, type Person } from '../support/dashboard';
 import { acmeInChromium, DASHBOARD_SHOTS, dashboardBrowser, type DashboardBrowser } from '../support/dashboard-browser';
 import { startTestServer, type TestServer } from '../support/server';
-import * as ws from '../../src/db/repos/workspaces';
+import { addMember, createWorkspace } from '../../src/db/repos/workspaces';
 import { dataKey } from '../support/seed';
+import { createCampaign, createQrCode } from '../../src/db/repos/workspace-objects';
 
 const DAY = 86_400_000;
 
@@ -46,8 +47,8 @@ describeInChromium('conversions in the dashboard, in Chromium (sqlite)', () => {
     ({ browser, b, workspaceId, owner, analyst } = await acmeInChromium(server));
     const knex = server.services.db.knex;
     // The owner is in a second workspace, on a plan without conversions.
-    proWorkspaceId = await ws.createWorkspace(knex, 'Acme Labs', 'pro');
-    await ws.addMember(knex, proWorkspaceId, owner.email, 'OWNER');
+    proWorkspaceId = await createWorkspace(knex, 'Acme Labs', 'pro');
+    await addMember(knex, proWorkspaceId, owner.email, 'OWNER');
     const key = await dataKey(knex, workspaceId, owner.userId);
     for (const slug of ['pricing', 'spring-sale', 'guide']) {
       ids[slug] = (
@@ -57,8 +58,8 @@ describeInChromium('conversions in the dashboard, in Chromium (sqlite)', () => {
         })
       ).body.data.id;
     }
-    ids.campaign = await ws.createCampaign(knex, workspaceId, 'Spring sale 2026');
-    const qr = await ws.createQrCode(knex, workspaceId, ids.pricing);
+    ids.campaign = await createCampaign(knex, workspaceId, 'Spring sale 2026');
+    const qr = await createQrCode(knex, workspaceId, ids.pricing);
     ids.qr = qr.id;
     const record = async (d: number, body: Record<string, unknown>) => {
       const res = await server.request('POST', '/api/v1/conversions', {
@@ -313,7 +314,7 @@ describeInChromium(
 
     it('says conversion tracking is not available here, never a bare error', async () => {
       const knex = server.services.db.knex;
-      const workspaceId = await ws.createWorkspace(knex, 'Acme', 'growth');
+      const workspaceId = await createWorkspace(knex, 'Acme', 'growth');
       const owner = await seedPerson(knex, workspaceId, 'OWNER', 'ada@acme.example');
       const b = dashboardBrowser(browser, server.url, [], DASHBOARD_SHOTS);
       const page = await b.signedInPage(owner);

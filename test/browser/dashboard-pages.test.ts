@@ -14,7 +14,7 @@ import { describeInChromium, startDestination, type Destination } from '../suppo
 import { DASHBOARD_API, seedPerson, signIn, type Person } from '../support/dashboard';
 import { acmeInChromium, type DashboardBrowser } from '../support/dashboard-browser';
 import { startTestServer, type TestServer } from '../support/server';
-import * as ws from '../../src/db/repos/workspaces';
+import { createWorkspace } from '../../src/db/repos/workspaces';
 
 const HANDLE = 'acme-outdoor';
 /** Each theme's page background (src/redirect/bio-page.ts), as the preview's stylesheet has it. */
@@ -65,7 +65,7 @@ describeInChromium('bio pages in the dashboard, in Chromium (sqlite)', () => {
     });
     expect(shop.status, shop.text).toBe(201);
     // Handles are unique on the short domain, which every workspace shares: another one has "acme".
-    const otherId = await ws.createWorkspace(knex, 'Other', 'free');
+    const otherId = await createWorkspace(knex, 'Other', 'free');
     const other = await signIn(server, await seedPerson(knex, otherId, 'OWNER', 'zed@other.example'));
     expect(
       (await other.request('POST', `/workspaces/${otherId}/pages`, { body: { handle: 'acme', title: 'Not Acme' } }))

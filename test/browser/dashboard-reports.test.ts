@@ -15,7 +15,7 @@ import { DASHBOARD_API, signIn, type Person } from '../support/dashboard';
 import { acmeInChromium, type DashboardBrowser } from '../support/dashboard-browser';
 import { startDeliveringServer, startReceiver, type DeliveringServer, type Receiver } from '../support/receiver';
 import type { TestServer } from '../support/server';
-import * as ws from '../../src/db/repos/workspaces';
+import { createKey } from '../../src/db/repos/api-keys';
 import { verifyVariantA } from '../../src/webhooks/verify';
 
 const PHONE = { width: 390, height: 844 };
@@ -55,7 +55,7 @@ describeInChromium('shared reports in the dashboard, in Chromium (sqlite)', () =
     });
     ({ browser, b, workspaceId, owner, analyst } = await acmeInChromium(server));
     key = (
-      await ws.createKey(
+      await createKey(
         knex(),
         workspaceId,
         owner.userId,

@@ -11,7 +11,7 @@ import { describeInChromium, startDestination, type Destination } from '../suppo
 import { acmeInChromium, type DashboardBrowser } from '../support/dashboard-browser';
 import { DASHBOARD_API, PASSWORD, seedPerson, type Person } from '../support/dashboard';
 import { startTestServer, type TestServer } from '../support/server';
-import * as ws from '../../src/db/repos/workspaces';
+import { createWorkspace, roleOf } from '../../src/db/repos/workspaces';
 
 describeInChromium('the dashboard in Chromium against the service (sqlite)', () => {
   let server: TestServer;
@@ -314,7 +314,7 @@ describeInChromium('the dashboard in Chromium against the service (sqlite)', () 
 
   it('someone with an account signs in on the invitation and joins; signed in as another email, they are told so', async () => {
     const knex = server.services.db.knex;
-    const elsewhere = await ws.createWorkspace(knex, 'Elsewhere', 'growth');
+    const elsewhere = await createWorkspace(knex, 'Elsewhere', 'growth');
     const dee = await seedPerson(knex, elsewhere, 'OWNER', 'dee@elsewhere.example');
     await page.getByRole('link', { name: 'Members', exact: true }).click();
     await page.getByLabel('Email').fill(dee.email);
@@ -343,8 +343,8 @@ describeInChromium('the dashboard in Chromium against the service (sqlite)', () 
     await signInPart.getByRole('button', { name: 'Sign in and join' }).click();
     await expect.poll(() => h1(other.page).textContent()).toBe('Links');
     expect(other.page.url()).toBe(app(`/w/${workspaceId}/links`));
-    expect(await ws.roleOf(knex, workspaceId, dee.userId)).toBe('ANALYST');
-    expect(await ws.roleOf(knex, elsewhere, dee.userId)).toBe('OWNER');
+    expect(await roleOf(knex, workspaceId, dee.userId)).toBe('ANALYST');
+    expect(await roleOf(knex, elsewhere, dee.userId)).toBe('OWNER');
     await other.context.close();
   });
 

@@ -9,12 +9,12 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateLatest, openDatabase, type Database } from '../../src/db/knex';
 import { insertLink } from '../../src/db/repos/links';
-import * as ws from '../../src/db/repos/workspaces';
 import * as accounts from '../../src/db/repos/accounts';
 import { DELIVERY_KEYS, expectFailure, expectJsonLine, runCli } from '../support/cli';
 import { deliveryRow, seedSubscription, type SeededSubscription } from '../support/outbox';
 import { createTestDatabase, testEngines, type TestDatabase } from '../support/databases';
 import { linkRow } from '../support/stored-rows';
+import { addMember, createWorkspace, roleOf } from '../../src/db/repos/workspaces';
 
 // A 1x1 PNG, and the first bytes of a JPEG (the command checks the signature, not the pixels).
 const PNG = Buffer.from(
@@ -161,8 +161,8 @@ describe.each(testEngines())('shortlink operator commands on %s', (engine) => {
     ).id;
     expect(ownerId).toMatch(/^usr_/);
     expect(await knex()('users').where({ id: ownerId }).first()).toMatchObject({ email: 'owner@example.com' });
-    expect(await ws.roleOf(knex(), wsId, ownerId)).toBe('OWNER');
-    expect(await ws.roleOf(knex(), wsId, analystId)).toBe('ANALYST');
+    expect(await roleOf(knex(), wsId, ownerId)).toBe('OWNER');
+    expect(await roleOf(knex(), wsId, analystId)).toBe('ANALYST');
 
     // The same person joining a second workspace is the same user.
     const again = await ok(
@@ -171,7 +171,7 @@ describe.each(testEngines())('shortlink operator commands on %s', (engine) => {
     );
     expect(again.id).toBe(ownerId);
     expect(Number((await knex()('users').where({ email: 'owner@example.com' }).count({ n: '*' }))[0].n)).toBe(1);
-    expect(await ws.roleOf(knex(), ws2Id, ownerId)).toBe('MEMBER');
+    expect(await roleOf(knex(), ws2Id, ownerId)).toBe('MEMBER');
   });
 
   it('member add of someone who has a password prints only the id; reset-password prints a fresh link', async () => {
@@ -206,14 +206,14 @@ describe.each(testEngines())('shortlink operator commands on %s', (engine) => {
       ['member', 'add', '--workspace', wsId, '--email', 'OWNER@example.com', '--role', 'ADMIN'],
       /already a member/,
     );
-    expect(await ws.roleOf(knex(), wsId, ownerId)).toBe('OWNER');
+    expect(await roleOf(knex(), wsId, ownerId)).toBe('OWNER');
   });
 
   it('member set-role prints {id} and changes the role', async () => {
     expect(
       await ok(['member', 'set-role', '--workspace', wsId, '--user', analystId, '--role', 'admin'], ['id']),
     ).toEqual({ id: analystId });
-    expect(await ws.roleOf(knex(), wsId, analystId)).toBe('ADMIN');
+    expect(await roleOf(knex(), wsId, analystId)).toBe('ADMIN');
   });
 
   it('member set-role of an unknown user fails', async () => {
@@ -812,8 +812,8 @@ describe('shortlink command-line mistakes', () => {
     database = await createTestDatabase('sqlite');
     db = openDatabase(database.url);
     await migrateLatest(db);
-    wsId = await ws.createWorkspace(db.knex, 'Mistakes', 'growth');
-    userId = await ws.addMember(db.knex, wsId, 'someone@example.com', 'OWNER');
+    wsId = await createWorkspace(db.knex, 'Mistakes', 'growth');
+    userId = await addMember(db.knex, wsId, 'someone@example.com', 'OWNER');
     dataDir = tmpDir('shortlink-cli-data-');
     files = tmpDir('shortlink-cli-files-');
     fs.writeFileSync(path.join(files, 'notes.txt'), 'hello');

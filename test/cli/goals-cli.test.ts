@@ -8,7 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateLatest, openDatabase, type Database } from '../../src/db/knex';
-import * as ws from '../../src/db/repos/workspaces';
+import { addMember, createWorkspace } from '../../src/db/repos/workspaces';
+import { createCampaign, createQrCode } from '../../src/db/repos/workspace-objects';
 import { expectFailure, expectJsonLine, inBatches, runCli } from '../support/cli';
 import { createTestDatabase, type TestDatabase } from '../support/databases';
 import { goalDefinition, linkRow } from '../support/stored-rows';
@@ -40,7 +41,7 @@ describe('shortlink goal commands (sqlite)', () => {
   const goalCount = async () => Number((await knex()('goals').count({ c: '*' }))[0].c);
 
   async function link(workspaceId: string, slug: string) {
-    const userId = await ws.addMember(knex(), workspaceId, `${slug}@example.com`, 'OWNER');
+    const userId = await addMember(knex(), workspaceId, `${slug}@example.com`, 'OWNER');
     const id = `lnk_goalcli${Math.random().toString(36).slice(2, 12)}`;
     await knex()('links').insert(
       linkRow({ id, workspace_id: workspaceId, created_by: userId, slug, original_url: 'https://example.com/' }),
@@ -54,15 +55,15 @@ describe('shortlink goal commands (sqlite)', () => {
     await migrateLatest(db);
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'shortlink-goalcli-'));
     env = { DATABASE_URL: database.url, DATA_DIR: dataDir, LOG_LEVEL: 'silent' };
-    W = await ws.createWorkspace(knex(), 'Goals', 'growth');
-    W2 = await ws.createWorkspace(knex(), 'Elsewhere', 'growth');
+    W = await createWorkspace(knex(), 'Goals', 'growth');
+    W2 = await createWorkspace(knex(), 'Elsewhere', 'growth');
     L = await link(W, 'goal-a');
     L2 = await link(W, 'goal-b');
-    Q = (await ws.createQrCode(knex(), W, L)).id;
-    C = await ws.createCampaign(knex(), W, 'Spring');
+    Q = (await createQrCode(knex(), W, L)).id;
+    C = await createCampaign(knex(), W, 'Spring');
     foreignLink = await link(W2, 'goal-x');
-    foreignQr = (await ws.createQrCode(knex(), W2, foreignLink)).id;
-    foreignCampaign = await ws.createCampaign(knex(), W2, 'Theirs');
+    foreignQr = (await createQrCode(knex(), W2, foreignLink)).id;
+    foreignCampaign = await createCampaign(knex(), W2, 'Theirs');
   });
   afterAll(async () => {
     await db?.knex.destroy();

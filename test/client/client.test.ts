@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { createClient, type components, type ShortlinkError } from '../../src/client/index';
-import * as ws from '../../src/db/repos/workspaces';
+import { createKey } from '../../src/db/repos/api-keys';
 import type { Scope } from '../../src/domain/access';
 import { testEngines } from '../support/databases';
 import { apiClient, httpsFetch } from '../support/client';
@@ -25,7 +25,7 @@ describe.each(testEngines())('the typed client against the service on %s', (engi
   let owner: Seeded;
   const knex = () => server.services.db.knex;
   const freshKey = async (scopes: Scope[] = ['links:read', 'links:write', 'conversions:read', 'conversions:write']) =>
-    (await ws.createKey(knex(), owner.workspaceId, owner.userId, scopes, null)).key;
+    (await createKey(knex(), owner.workspaceId, owner.userId, scopes, null)).key;
 
   beforeAll(async () => {
     server = await startTestServer(engine);
@@ -66,7 +66,7 @@ describe.each(testEngines())('the typed client against the service on %s', (engi
 
   it('iterates over every link of the workspace, page after page, each once even when one is made while paging', async () => {
     const mine = await seedWorkspace(knex());
-    const key = (await ws.createKey(knex(), mine.workspaceId, mine.userId, ['links:read', 'links:write'], null)).key;
+    const key = (await createKey(knex(), mine.workspaceId, mine.userId, ['links:read', 'links:write'], null)).key;
     const now = Date.now();
     const rows = Array.from({ length: 230 }, (_, i) => ({
       id: `lnk_it${engine}${String(i).padStart(4, '0')}`,

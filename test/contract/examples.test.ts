@@ -17,12 +17,13 @@
 // follows, scans or unlocks a link (302, a TEMPORARY link), which their descriptions give.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as goalsRepo from '../../src/db/repos/goals';
-import * as ws from '../../src/db/repos/workspaces';
 import { testEngines } from '../support/databases';
 import { checkResponse, document, follow, operations, type Operation } from '../support/fuzz-openapi';
 import { API_SCOPES, hostImage, seedWorkspace } from '../support/seed';
 import { startTestServer, type TestServer } from '../support/server';
 import { goalDefinition } from '../support/stored-rows';
+import { addDomain, setDomainStatus } from '../../src/db/repos/domains';
+import { createCampaign, createQrCode, createTag } from '../../src/db/repos/workspace-objects';
 
 const DOC_ASSETS = 'https://sho.rt/assets/';
 const PERSON = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
@@ -148,10 +149,10 @@ describe.each(testEngines())('the OpenAPI request examples, sent to the service 
         ...(password ? { password } : {}),
       })
     ).data;
-    const qr = await ws.createQrCode(knex(), owner.workspaceId, link.id);
+    const qr = await createQrCode(knex(), owner.workspaceId, link.id);
     const host = `examples-${engine}-${++domains}-${Date.now()}.example.test`;
-    const domainId = await ws.addDomain(knex(), owner.workspaceId, host);
-    await ws.setDomainStatus(knex(), domainId, 'ACTIVE');
+    const domainId = await addDomain(knex(), owner.workspaceId, host);
+    await setDomainStatus(knex(), domainId, 'ACTIVE');
     const real: Record<string, string> = {
       lnk: link.id,
       gol: (
@@ -161,9 +162,9 @@ describe.each(testEngines())('the OpenAPI request examples, sent to the service 
           goalDefinition({ name: 'Spring sale revenue', type: 'purchase', target_count: 100 }),
         )
       ).id,
-      cmp: await ws.createCampaign(knex(), owner.workspaceId, 'Spring sale'),
+      cmp: await createCampaign(knex(), owner.workspaceId, 'Spring sale'),
       qr: qr.id,
-      tag: await ws.createTag(knex(), owner.workspaceId, 'newsletter', '#22c55e'),
+      tag: await createTag(knex(), owner.workspaceId, 'newsletter', '#22c55e'),
       dom: domainId,
       ws: owner.workspaceId,
       whkA: (

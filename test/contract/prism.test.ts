@@ -36,7 +36,7 @@
 // single assertion the interface demands; once the server (or the document) is fixed they start
 // failing and must become plain `it`.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import * as ws from '../../src/db/repos/workspaces';
+import { createKey } from '../../src/db/repos/api-keys';
 import { testEngines } from '../support/databases';
 import { ContractCoverage, contractChecks, startContractTarget, type ContractChecks } from '../support/prism';
 import { seedWorkspace } from '../support/seed';
@@ -71,7 +71,7 @@ describe.each(testEngines())('OpenAPI contract checked by a Prism proxy on %s', 
       checks.refusedByPrism(op, keyed(call, key), prismStatus, status),
     directly: (op, call, status, key) => checks.directly(op, keyed(call, key), status),
     async freshKey(scopes = API_SCOPES, who = ctx.owner) {
-      return (await ws.createKey(ctx.knex(), who.workspaceId, who.userId, scopes, null)).key;
+      return (await createKey(ctx.knex(), who.workspaceId, who.userId, scopes, null)).key;
     },
     async makeLink(body = { url: 'https://example.com/made' }, key = ctx.owner.key) {
       const res = await ctx.main.server.request('POST', '/api/v1/links', { key, body });

@@ -7,7 +7,7 @@
 // without conversions 403, a deployment without them 503. Every answer is checked against the
 // dashboard contract (SHORTLINK_VALIDATE_RESPONSES, vitest.config.ts) and here once more by hand.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as ws from '../../src/db/repos/workspaces';
+import { createCampaign, createQrCode } from '../../src/db/repos/workspace-objects';
 import { DASHBOARD_API, seedTeam, startWithTeams, type Team } from '../support/dashboard';
 import { testEngines } from '../support/databases';
 import { openDocument } from '../support/fuzz-openapi';
@@ -65,9 +65,9 @@ describe.each(testEngines())('dashboard conversions on %s', (engine) => {
       ids.push(res.body.data.id);
     }
     const cmps: string[] = [];
-    for (let i = 0; i < campaigns; i++) cmps.push(await ws.createCampaign(knex(), t.workspaceId, `Campaign ${i}`));
+    for (let i = 0; i < campaigns; i++) cmps.push(await createCampaign(knex(), t.workspaceId, `Campaign ${i}`));
     const qrs: Record<string, string> = {};
-    for (const i of qrOn) qrs[(await ws.createQrCode(knex(), t.workspaceId, ids[i])).id] = ids[i];
+    for (const i of qrOn) qrs[(await createQrCode(knex(), t.workspaceId, ids[i])).id] = ids[i];
     return { workspaceId: t.workspaceId, links: ids, campaigns: cmps, qrs };
   }
 

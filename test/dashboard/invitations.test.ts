@@ -5,7 +5,7 @@
 // elsewhere. Through HTTPS on every engine, with the outside probe's attacks first.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as accounts from '../../src/db/repos/accounts';
-import * as ws from '../../src/db/repos/workspaces';
+import { addMember, roleOf, setRole } from '../../src/db/repos/workspaces';
 import { testEngines } from '../support/databases';
 import {
   clientFor,
@@ -46,7 +46,7 @@ describe.each(testEngines())('invitations on %s', (engine) => {
     it("an ADMIN of another workspace cannot take over an account Bravo's operator added (no password yet)", async () => {
       const victim = email('victim');
       // Bravo's operator adds the victim as OWNER from the command line and hands over the set-up link.
-      const victimId = await ws.addMember(knex(), bravo.workspaceId, victim, 'OWNER');
+      const victimId = await addMember(knex(), bravo.workspaceId, victim, 'OWNER');
       const victimLink = await accounts.createSetupToken(knex(), victimId, Date.now());
 
       // Alpha's ADMIN adds the same email: an invitation, with nothing about the account in it.
@@ -64,7 +64,7 @@ describe.each(testEngines())('invitations on %s', (engine) => {
       expect((await accounts.findUser(knex(), victimId))!.password_hash).toBeNull();
       // Nor is it a set-up link.
       expect((await anonymous('POST', '/password-setup', { token, password: 'attacker password' })).status).toBe(404);
-      expect(await ws.roleOf(knex(), alpha.workspaceId, victimId)).toBeNull();
+      expect(await roleOf(knex(), alpha.workspaceId, victimId)).toBeNull();
 
       // The victim's own link still works, and makes them Bravo's OWNER.
       const own = await anonymous('POST', '/password-setup', { token: victimLink, password: 'the victim password' });
@@ -90,7 +90,7 @@ describe.each(testEngines())('invitations on %s', (engine) => {
       // Later Bravo invites the same email as ADMIN: nothing happens until its own link is accepted.
       const bravoInvite = await invite(bravo.owner, bravo.workspaceId, future, 'ADMIN');
       expect(bravoInvite.status).toBe(201);
-      expect(await ws.roleOf(knex(), bravo.workspaceId, attackerId)).toBeNull();
+      expect(await roleOf(knex(), bravo.workspaceId, attackerId)).toBeNull();
       const again = await signIn(server, { email: future, password: 'attacker password' });
       expect(again.session.workspaces).toEqual([]);
       expect((await again.request('GET', `/workspaces/${bravo.workspaceId}`)).status).toBe(404);
@@ -99,7 +99,7 @@ describe.each(testEngines())('invitations on %s', (engine) => {
         body: { token: tokenOf(first.body.inviteUrl) },
       });
       expect(reuse.status).toBe(404);
-      expect(await ws.roleOf(knex(), bravo.workspaceId, attackerId)).toBeNull();
+      expect(await roleOf(knex(), bravo.workspaceId, attackerId)).toBeNull();
       // Removed from their only workspace, the first session ended.
       expect((await attacker.request('GET', `/workspaces/${bravo.workspaceId}/links`)).status).toBe(401);
     });
@@ -123,7 +123,7 @@ describe.each(testEngines())('invitations on %s', (engine) => {
         // Re-adding is an invitation again: Alpha cannot put them back on its own.
         const back = await invite(alpha.admin, alpha.workspaceId, both.email);
         expect(back.status).toBe(201);
-        expect(await ws.roleOf(knex(), alpha.workspaceId, both.userId)).toBeNull();
+        expect(await roleOf(knex(), alpha.workspaceId, both.userId)).toBeNull();
         expect(
           (await bothClient.request('POST', '/invitation/accept', { body: { token: tokenOf(back.body.inviteUrl) } }))
             .status,
@@ -141,7 +141,7 @@ describe.each(testEngines())('invitations on %s', (engine) => {
     it('an invitation answers the same for an email with an account, one without, and one with no password', async () => {
       const withAccount = bravo.people.member.email;
       const noPassword = email('pending');
-      await ws.addMember(knex(), bravo.workspaceId, noPassword, 'MEMBER');
+      await addMember(knex(), bravo.workspaceId, noPassword, 'MEMBER');
       const shapes = [];
       for (const address of [withAccount, noPassword, email('nobody')]) {
         const res = await invite(alpha.admin, alpha.workspaceId, address);
@@ -188,7 +188,7 @@ describe.each(testEngines())('invitations on %s', (engine) => {
       const accepted = await client.request('POST', '/invitation/accept', { body: { token } });
       expect(accepted.status).toBe(200);
       expect(accepted.body.data).toMatchObject({ id: alpha.workspaceId, role: 'ADMIN' });
-      expect(await ws.roleOf(knex(), alpha.workspaceId, person.userId)).toBe('ADMIN');
+      expect(await roleOf(knex(), alpha.workspaceId, person.userId)).toBe('ADMIN');
       expect((await client.request('GET', '/session')).body.workspaces.map((w: any) => w.id).sort()).toEqual(
         [alpha.workspaceId, bravo.workspaceId].sort(),
       );
@@ -213,7 +213,7 @@ describe.each(testEngines())('invitations on %s', (engine) => {
       const wrong = await bravo.member.request('POST', '/invitation/accept', { body: { token } });
       expect(wrong.status).toBe(403);
       expect(wrong.body.error).toContain(`This invitation is for ${address}`);
-      expect(await ws.roleOf(knex(), alpha.workspaceId, bravo.people.member.userId)).toBeNull();
+      expect(await roleOf(knex(), alpha.workspaceId, bravo.people.member.userId)).toBeNull();
       // Still usable by its person.
       const made = await anonymous('POST', '/invitation/register', { token, password: 'a good password' });
       expect(made.status).toBe(201);
@@ -286,7 +286,7 @@ describe.each(testEngines())('invitations on %s', (engine) => {
       const t = await seedTeam(server);
       const address = email('orphan');
       const res = await invite(t.admin, t.workspaceId, address);
-      await ws.setRole(knex(), t.workspaceId, t.people.admin.userId, 'MEMBER');
+      await setRole(knex(), t.workspaceId, t.people.admin.userId, 'MEMBER');
       expect(
         (
           await anonymous('POST', '/invitation/register', {
@@ -296,7 +296,7 @@ describe.each(testEngines())('invitations on %s', (engine) => {
         ).status,
       ).toBe(404);
       expect(await knex()('users').where({ email: address }).first()).toBeUndefined();
-      await ws.setRole(knex(), t.workspaceId, t.people.admin.userId, 'ADMIN');
+      await setRole(knex(), t.workspaceId, t.people.admin.userId, 'ADMIN');
       const made = await anonymous('POST', '/invitation/register', {
         token: tokenOf(res.body.inviteUrl),
         password: 'a good password',
@@ -338,7 +338,7 @@ describe.each(testEngines())('invitations on %s', (engine) => {
       expect((await bravo.analyst.request('POST', '/invitation/accept', { body: { token }, csrf: null })).status).toBe(
         403,
       );
-      expect(await ws.roleOf(knex(), alpha.workspaceId, bravo.people.analyst.userId)).toBeNull();
+      expect(await roleOf(knex(), alpha.workspaceId, bravo.people.analyst.userId)).toBeNull();
       expect((await anonymous('GET', `/invitation?token=${token}`)).status).toBe(200);
       expect((await anonymous('GET', '/invitation?token=nothing-like-it')).status).toBe(404);
     });

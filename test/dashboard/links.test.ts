@@ -4,7 +4,8 @@
 import https from 'node:https';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as ws from '../../src/db/repos/workspaces';
+import { addMember } from '../../src/db/repos/workspaces';
+import { createKey } from '../../src/db/repos/api-keys';
 import { EXPORT_PAGE } from '../../src/db/repos/link-export';
 import { IMPORT_MAX_ROWS } from '../../src/http/dashboard/link-import';
 import { linkOperations } from '../../src/operations/links';
@@ -61,7 +62,7 @@ describe.each(testEngines())('dashboard links on %s', (engine) => {
     ];
     it.each(bad)('%s: the same status and { error, field } from both', async (_name, body) => {
       const key = (
-        await ws.createKey(knex(), team.workspaceId, team.people.owner.userId, ['links:read', 'links:write'], null)
+        await createKey(knex(), team.workspaceId, team.people.owner.userId, ['links:read', 'links:write'], null)
       ).key;
       const viaApi = await server.request('POST', '/api/v1/links', { key, body });
       const viaDashboard = await team.owner.request('POST', `${base}/links`, { body });
@@ -86,7 +87,7 @@ describe.each(testEngines())('dashboard links on %s', (engine) => {
 
     it('preview fields are checked as PATCH /api/v1/links/{id} checks them; unknown fields are 400 (a form sends none)', async () => {
       const key = (
-        await ws.createKey(knex(), team.workspaceId, team.people.owner.userId, ['links:read', 'links:write'], null)
+        await createKey(knex(), team.workspaceId, team.people.owner.userId, ['links:read', 'links:write'], null)
       ).key;
       const apiLink = (await server.request('POST', '/api/v1/links', { key, body: { url: 'https://example.com' } }))
         .body.data;
@@ -112,7 +113,7 @@ describe.each(testEngines())('dashboard links on %s', (engine) => {
     it('a taken slug is 409 from both, with the same message', async () => {
       await create({ url: 'https://example.com/taken', slug: 'dash-taken' });
       const key = (
-        await ws.createKey(knex(), team.workspaceId, team.people.owner.userId, ['links:read', 'links:write'], null)
+        await createKey(knex(), team.workspaceId, team.people.owner.userId, ['links:read', 'links:write'], null)
       ).key;
       const viaApi = await server.request('POST', '/api/v1/links', {
         key,
@@ -540,7 +541,7 @@ describe.each(testEngines())('dashboard links on %s', (engine) => {
       expect(byLine.get(8).error).toMatch(/taken|already/);
       expect(byLine.get(9)).toMatchObject({ ok: true });
       const key = (
-        await ws.createKey(knex(), team.workspaceId, team.people.owner.userId, ['links:read', 'links:write'], null)
+        await createKey(knex(), team.workspaceId, team.people.owner.userId, ['links:read', 'links:write'], null)
       ).key;
       const apiMessage = (await server.request('POST', '/api/v1/links', { key, body: { url: 'javascript:alert(1)' } }))
         .body.error;
@@ -984,7 +985,7 @@ describe.each(testEngines())('dashboard links on %s', (engine) => {
 
   it('a person added to a second workspace sees both, each with its own role', async () => {
     const person = await seedPerson(knex(), team.workspaceId, 'ANALYST');
-    await ws.addMember(knex(), other.workspaceId, person.email, 'ADMIN');
+    await addMember(knex(), other.workspaceId, person.email, 'ADMIN');
     const client = await signIn(server, person);
     expect(client.session.workspaces.map((w: any) => [w.id, w.role]).sort()).toEqual(
       [

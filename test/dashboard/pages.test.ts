@@ -5,7 +5,7 @@
 // link blocks followed as clicks of their short links with the page as referrer, a change shown
 // from the next view on this process and on another one, roles, other workspaces, analytics.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as ws from '../../src/db/repos/workspaces';
+import { addDomain, setDomainStatus } from '../../src/db/repos/domains';
 import { testEngines } from '../support/databases';
 import { startWithTeams, type Team } from '../support/dashboard';
 import { startTestServer, type TestServer } from '../support/server';
@@ -433,11 +433,11 @@ describe.each(testEngines())('bio pages on %s', (engine) => {
 
   it("serves a page on the workspace's active custom domains only", async () => {
     const host = `go${Date.now()}.${engine}.example.com`;
-    const domainId = await ws.addDomain(knex(), team.workspaceId, host);
-    await ws.setDomainStatus(knex(), domainId, 'ACTIVE');
+    const domainId = await addDomain(knex(), team.workspaceId, host);
+    await setDomainStatus(knex(), domainId, 'ACTIVE');
     const theirHost = `them${Date.now()}.${engine}.example.com`;
-    const theirDomain = await ws.addDomain(knex(), other.workspaceId, theirHost);
-    await ws.setDomainStatus(knex(), theirDomain, 'ACTIVE');
+    const theirDomain = await addDomain(knex(), other.workspaceId, theirHost);
+    await setDomainStatus(knex(), theirDomain, 'ACTIVE');
     await server.changes.poll();
     const h = handle('domain');
     const page = (await make({ handle: h, blocks: [{ type: 'link', text: 'Sale', linkId }] })).body.data;
@@ -449,7 +449,7 @@ describe.each(testEngines())('bio pages on %s', (engine) => {
       'https://shop.example.com/spring',
     );
     expect((await visit(`/@${h}`, { host: theirHost })).status).toBe(404);
-    await ws.setDomainStatus(knex(), domainId, 'DISABLED');
+    await setDomainStatus(knex(), domainId, 'DISABLED');
     await server.changes.poll();
     expect((await visit(`/@${h}`, { host })).status).toBe(404);
     expect((await visit(`/@${h}`)).status).toBe(200);

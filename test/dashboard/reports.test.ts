@@ -6,7 +6,7 @@
 // the Reports tag; plan gates; the figures reused for at most a minute and never past a change.
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as ws from '../../src/db/repos/workspaces';
+import { setPlan } from '../../src/db/repos/workspaces';
 import { DAY_MS } from '../../src/domain/conversions';
 import { SharedFigures, findSharedReport } from '../../src/http/dashboard/shared-reports';
 import { projectPath } from '../../src/platform/project-root';
@@ -437,7 +437,7 @@ describe.each(testEngines())('shared reports on %s', (engine) => {
 
     const made = (await make({ title: 'Lapsing', visibility: 'PUBLIC' })).body.data;
     const token = tokenOf(made.url);
-    await ws.setPlan(knex(), team.workspaceId, 'pro');
+    await setPlan(knex(), team.workspaceId, 'pro');
     try {
       expect((await read(token)).status).toBe(404);
       expect((await pageOf(token)).status).toBe(404);
@@ -446,7 +446,7 @@ describe.each(testEngines())('shared reports on %s', (engine) => {
       expect((await patch(made.id, { title: 'Lapsed' })).status).toBe(200);
       expect((await patch(made.id, { visibility: 'UNLISTED' })).status).toBe(403);
     } finally {
-      await ws.setPlan(knex(), team.workspaceId, 'growth');
+      await setPlan(knex(), team.workspaceId, 'growth');
     }
     expect((await read(token)).status).toBe(200);
   });

@@ -3,7 +3,8 @@
 // links, password changes, removal, the first run, and the wall between sessions and keys.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as accounts from '../../src/db/repos/accounts';
-import * as ws from '../../src/db/repos/workspaces';
+import { addMember, createWorkspace, removeMember } from '../../src/db/repos/workspaces';
+import { findTagByName } from '../../src/db/repos/workspace-objects';
 import { SESSION_IDLE_MS, SESSION_TOUCH_MS } from '../../src/domain/sessions';
 import { testEngines } from '../support/databases';
 import { clientFor, cookieOf, DASHBOARD_API, PASSWORD, seedPerson, signIn } from '../support/dashboard';
@@ -21,7 +22,7 @@ describe.each(testEngines())('dashboard sessions on %s', (engine) => {
 
   beforeAll(async () => {
     server = await startTestServer(engine);
-    workspaceId = await ws.createWorkspace(knex(), 'Sessions', 'growth');
+    workspaceId = await createWorkspace(knex(), 'Sessions', 'growth');
   });
   afterAll(async () => server?.stop());
 
@@ -59,7 +60,7 @@ describe.each(testEngines())('dashboard sessions on %s', (engine) => {
   });
 
   it('a member without a password cannot sign in with any password', async () => {
-    const userId = await ws.addMember(knex(), workspaceId, `nopass-${Date.now()}@example.com`, 'MEMBER');
+    const userId = await addMember(knex(), workspaceId, `nopass-${Date.now()}@example.com`, 'MEMBER');
     const user = await accounts.findUser(knex(), userId);
     expect((await post('/session', { email: user!.email, password: '' })).status).toBe(400);
     expect((await post('/session', { email: user!.email, password: 'decoy password for unknown emails' })).status).toBe(
@@ -172,7 +173,7 @@ describe.each(testEngines())('dashboard sessions on %s', (engine) => {
       // Sign-out is a change too.
       expect((await client.request('DELETE', '/session', { csrf: null })).status).toBe(403);
       expect((await client.request('GET', '/session')).status).toBe(200);
-      expect(await ws.findTagByName(knex(), workspaceId, body.name)).toBeUndefined();
+      expect(await findTagByName(knex(), workspaceId, body.name)).toBeUndefined();
       // With the token and the service's own origin it goes through.
       const host = new URL(server.url).host;
       expect(
@@ -234,7 +235,7 @@ describe.each(testEngines())('dashboard sessions on %s', (engine) => {
     });
 
     it('a set-up link sets the password once, within 24 hours, and signs the person in', async () => {
-      const userId = await ws.addMember(knex(), workspaceId, `setup-${Date.now()}@example.com`, 'MEMBER');
+      const userId = await addMember(knex(), workspaceId, `setup-${Date.now()}@example.com`, 'MEMBER');
       const token = await accounts.createSetupToken(knex(), userId, Date.now());
       const short = await post('/password-setup', { token, password: 'too short' });
       expect(short.status).toBe(400);
@@ -259,7 +260,7 @@ describe.each(testEngines())('dashboard sessions on %s', (engine) => {
     });
 
     it('two uses of one set-up link at once: exactly one sets the password', async () => {
-      const userId = await ws.addMember(knex(), workspaceId, `race-${Date.now()}@example.com`, 'MEMBER');
+      const userId = await addMember(knex(), workspaceId, `race-${Date.now()}@example.com`, 'MEMBER');
       const token = await accounts.createSetupToken(knex(), userId, Date.now());
       const answers = await Promise.all(
         [1, 2, 3, 4].map((i) => post('/password-setup', { token, password: `racing password ${i}` })),
@@ -272,7 +273,7 @@ describe.each(testEngines())('dashboard sessions on %s', (engine) => {
     const person = await newPerson();
     const client = await signIn(server, person);
     expect((await client.request('GET', `/workspaces/${workspaceId}`)).status).toBe(200);
-    await ws.removeMember(knex(), workspaceId, person.userId);
+    await removeMember(knex(), workspaceId, person.userId);
     expect((await client.request('GET', '/session')).status).toBe(401);
     const again = await signIn(server, person);
     expect(again.session.workspaces).toEqual([]);

@@ -2,7 +2,8 @@
 // and its plan, API keys (shown once, usable on /api/v1, revoked), members and their roles,
 // custom domains with DNS verification, tags and campaigns; roles and other workspaces.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as ws from '../../src/db/repos/workspaces';
+import { addMember, roleOf } from '../../src/db/repos/workspaces';
+import { keysOf } from '../../src/db/repos/api-keys';
 import { testEngines } from '../support/databases';
 import { seedTeam, startWithTeams, type Team } from '../support/dashboard';
 import type { TestServer } from '../support/server';
@@ -124,7 +125,7 @@ describe.each(testEngines())('dashboard settings on %s', (engine) => {
       expect(await keyScopes(team.member)).toEqual(every.filter((s) => s !== 'webhooks:write'));
       expect(await keyScopes(team.analyst)).toEqual([]);
 
-      const mine = () => ws.keysOf(knex(), team.workspaceId, team.people.member.userId);
+      const mine = () => keysOf(knex(), team.workspaceId, team.people.member.userId);
       const before = (await mine()).length;
       const scopes = ['links:read', 'webhooks:write', 'webhooks:read'];
       const refused = await team.member.request('POST', `${base}/keys`, { body: { scopes } });
@@ -182,12 +183,12 @@ describe.each(testEngines())('dashboard settings on %s', (engine) => {
       });
       expect(promoted.body.data.role).toBe('MEMBER');
       await team.owner.request('PATCH', `${base}/members/${team.people.analyst.userId}`, { body: { role: 'ANALYST' } });
-      expect(await ws.roleOf(knex(), team.workspaceId, team.people.analyst.userId)).toBe('ANALYST');
+      expect(await roleOf(knex(), team.workspaceId, team.people.analyst.userId)).toBe('ANALYST');
     });
 
     it('two OWNERs demoting each other at once: one OWNER remains', async () => {
       const t = await seedTeam(server);
-      const second = await ws.addMember(knex(), t.workspaceId, `o2-${Date.now()}@example.com`, 'OWNER');
+      const second = await addMember(knex(), t.workspaceId, `o2-${Date.now()}@example.com`, 'OWNER');
       const answers = await Promise.all([
         t.owner.request('PATCH', `/workspaces/${t.workspaceId}/members/${second}`, { body: { role: 'ADMIN' } }),
         t.owner.request('PATCH', `/workspaces/${t.workspaceId}/members/${t.people.owner.userId}`, {
@@ -215,7 +216,7 @@ describe.each(testEngines())('dashboard settings on %s', (engine) => {
           .status,
       ).toBe(404);
       expect((await t.owner.request('GET', `${otherBase}/members`)).status).toBe(404);
-      expect(await ws.roleOf(knex(), other.workspaceId, other.people.member.userId)).toBe('MEMBER');
+      expect(await roleOf(knex(), other.workspaceId, other.people.member.userId)).toBe('MEMBER');
     });
   });
 

@@ -20,7 +20,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateLatest, openDatabase, type Database } from '../../src/db/knex';
-import * as workspaces from '../../src/db/repos/workspaces';
+import { addDomain, setDomainStatus } from '../../src/db/repos/domains';
 import { generateDevCertificate } from '../../src/start/tls';
 import { createTestDatabase, testEngines, type TestDatabase } from '../support/databases';
 import { seedPerson, type Person } from '../support/dashboard';
@@ -322,9 +322,9 @@ http {
     owner = await seedWorkspace(knex());
     person = await seedPerson(knex(), owner.workspaceId, 'OWNER');
     throttled = await seedPerson(knex(), owner.workspaceId, 'MEMBER');
-    customDomainId = await workspaces.addDomain(knex(), owner.workspaceId, CUSTOM_HOST);
+    customDomainId = await addDomain(knex(), owner.workspaceId, CUSTOM_HOST);
     // Verified, as `shortlink domain verify` does; no request has asked for the host yet.
-    await workspaces.setDomainStatus(knex(), customDomainId, 'ACTIVE');
+    await setDomainStatus(knex(), customDomainId, 'ACTIVE');
 
     const cert = await generateDevCertificate([CUSTOM_HOST]);
     ca = cert.cert;

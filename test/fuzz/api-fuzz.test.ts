@@ -20,7 +20,10 @@ import fc from 'fast-check';
 import type { Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCOPES, type Scope } from '../../src/domain/access';
-import * as ws from '../../src/db/repos/workspaces';
+import { addMember, createWorkspace, setPlan } from '../../src/db/repos/workspaces';
+import { createKey, revokeKey } from '../../src/db/repos/api-keys';
+import { addDomain, setDomainStatus } from '../../src/db/repos/domains';
+import { createCampaign, createQrCode, createTag } from '../../src/db/repos/workspace-objects';
 import * as goalsRepo from '../../src/db/repos/goals';
 import { setPolicyDisabled } from '../../src/db/repos/links';
 import { policyDisabled } from '../../src/webhooks/link-events';
@@ -146,7 +149,7 @@ describe.each(testEngines())('OpenAPI-driven fuzzing on %s', (engine) => {
   let runMs = 0;
 
   async function seedKey(w: WsName, scopes: Scope[] = ALL_SCOPES, expiresAt: number | null = null) {
-    return (await ws.createKey(knex(), wsIds[w], users[w], scopes, expiresAt)).key;
+    return (await createKey(knex(), wsIds[w], users[w], scopes, expiresAt)).key;
   }
 
   /** A setup request with a fresh-enough key of the workspace (keys are rotated by their pool). */
@@ -171,13 +174,8 @@ describe.each(testEngines())('OpenAPI-driven fuzzing on %s', (engine) => {
       expired: 'business',
     };
     for (const w of WS_NAMES) {
-      wsIds[w] = await ws.createWorkspace(knex(), `Fuzz ${w}`, plans[w]);
-      users[w] = await ws.addMember(
-        knex(),
-        wsIds[w],
-        `fuzz-${w}-${randomBytes(4).toString('hex')}@example.com`,
-        'OWNER',
-      );
+      wsIds[w] = await createWorkspace(knex(), `Fuzz ${w}`, plans[w]);
+      users[w] = await addMember(knex(), wsIds[w], `fuzz-${w}-${randomBytes(4).toString('hex')}@example.com`, 'OWNER');
       idOwner.set(wsIds[w], w);
       add(`ws:${w}`, { id: wsIds[w] });
     }
@@ -197,8 +195,8 @@ describe.each(testEngines())('OpenAPI-driven fuzzing on %s', (engine) => {
       );
     fixedKeys.revoked = [];
     for (let i = 0; i < 3; i++) {
-      const k = await ws.createKey(knex(), wsIds.revoked, users.revoked, ALL_SCOPES, null);
-      await ws.revokeKey(knex(), k.id);
+      const k = await createKey(knex(), wsIds.revoked, users.revoked, ALL_SCOPES, null);
+      await revokeKey(knex(), k.id);
       fixedKeys.revoked.push(k.key);
     }
     fixedKeys.expired = [
@@ -208,20 +206,20 @@ describe.each(testEngines())('OpenAPI-driven fuzzing on %s', (engine) => {
     ];
     fixedKeys.free = [await seedKey('free'), await seedKey('free')];
     fixedKeys.freeWasPaid = [await seedKey('freeWasPaid'), await seedKey('freeWasPaid')];
-    await ws.setPlan(knex(), wsIds.freeWasPaid, 'free');
+    await setPlan(knex(), wsIds.freeWasPaid, 'free');
 
     // Objects of the main (links, conversions, goals), hooks (webhooks) and other workspaces.
     for (const w of ['main', 'other'] as const) {
       for (let i = 0; i < (w === 'main' ? 5 : 2); i++)
-        add(`tag:${w}`, { id: await ws.createTag(knex(), wsIds[w], `tag ${i}`, '#22c55e') }, w);
+        add(`tag:${w}`, { id: await createTag(knex(), wsIds[w], `tag ${i}`, '#22c55e') }, w);
       for (let i = 0; i < 3; i++)
-        add(`campaign:${w}`, { id: await ws.createCampaign(knex(), wsIds[w], `campaign ${i}`) }, w);
+        add(`campaign:${w}`, { id: await createCampaign(knex(), wsIds[w], `campaign ${i}`) }, w);
       const host = w === 'main' ? 'go.fuzz.test' : 'other.fuzz.test';
-      const dom = await ws.addDomain(knex(), wsIds[w], host);
-      await ws.setDomainStatus(knex(), dom, 'ACTIVE');
+      const dom = await addDomain(knex(), wsIds[w], host);
+      await setDomainStatus(knex(), dom, 'ACTIVE');
       add(`domain:${w}`, { id: dom, host }, w);
     }
-    add('domain:pending', { id: await ws.addDomain(knex(), wsIds.main, 'pending.fuzz.test') }, 'main');
+    add('domain:pending', { id: await addDomain(knex(), wsIds.main, 'pending.fuzz.test') }, 'main');
     for (const ext of ['.png', '.JPG', '.webp'])
       previewImages.push(await hostImage(knex(), wsIds.main, server.services.config.assetBaseUrl, ext));
 
@@ -328,7 +326,7 @@ describe.each(testEngines())('OpenAPI-driven fuzzing on %s', (engine) => {
           ? ['plain', 'permanent', 'protected', 'expired', 'limited'].map(visitOf)
           : pool('link:other').slice(0, 2);
       for (const l of linksOf) {
-        const qr = await ws.createQrCode(knex(), wsIds[w], l.id);
+        const qr = await createQrCode(knex(), wsIds[w], l.id);
         add(`qr:${w}`, { id: qr.id, code: qr.code, linkId: l.id }, w);
       }
     }

@@ -17,7 +17,8 @@
 // FUZZ_SEED reproduces a run; DASHBOARD_FUZZ_REQUESTS sets the number of requests per engine.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as ws from '../../src/db/repos/workspaces';
+import { addMember } from '../../src/db/repos/workspaces';
+import { createKey } from '../../src/db/repos/api-keys';
 import { testEngines } from '../support/databases';
 import { DASHBOARD_API, seedTeam, type DashboardClient } from '../support/dashboard';
 import { FuzzClient, type RawRequest, type RawResponse } from '../support/fuzz-client';
@@ -122,8 +123,7 @@ describe.each(testEngines())('dashboard API fuzz on %s', (engine) => {
           .body.data.id,
       );
     // Conversions naming the links, the campaign and the QR code, so the Conversions read has ids to show (or leak).
-    const key = (await ws.createKey(knex(), team.workspaceId, team.people.owner.userId, ['conversions:write'], null))
-      .key;
+    const key = (await createKey(knex(), team.workspaceId, team.people.owner.userId, ['conversions:write'], null)).key;
     const conversions = [
       {
         eventType: 'purchase',
@@ -140,9 +140,7 @@ describe.each(testEngines())('dashboard API fuzz on %s', (engine) => {
     // People the fuzzer may change or remove: never the signed-in ones.
     const userIds = [];
     for (let i = 0; i < 3; i++)
-      userIds.push(
-        await ws.addMember(knex(), team.workspaceId, `${tag}-extra${i}-${Date.now()}@example.com`, 'MEMBER'),
-      );
+      userIds.push(await addMember(knex(), team.workspaceId, `${tag}-extra${i}-${Date.now()}@example.com`, 'MEMBER'));
     // Invitations the fuzzer may revoke (and whose tokens it never sees).
     const invitationIds = [];
     for (let i = 0; i < 2; i++) {

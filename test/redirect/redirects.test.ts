@@ -2,7 +2,9 @@
 import { clickTotals } from '../../src/db/repos/links';
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import * as ws from '../../src/db/repos/workspaces';
+import { createKey } from '../../src/db/repos/api-keys';
+import { addDomain, setDomainStatus } from '../../src/db/repos/domains';
+import { createQrCode } from '../../src/db/repos/workspace-objects';
 import { setPolicyDisabled } from '../../src/db/repos/links';
 import { policyDisabled } from '../../src/webhooks/link-events';
 import { sqliteFilename } from '../../src/db/knex';
@@ -72,7 +74,7 @@ describe.each(testEngines())('short links on %s', (engine) => {
   beforeEach(async () => {
     owner = {
       ...owner,
-      ...(await ws.createKey(knex(), owner.workspaceId, owner.userId, ['links:read', 'links:write'], null)),
+      ...(await createKey(knex(), owner.workspaceId, owner.userId, ['links:read', 'links:write'], null)),
     };
   });
   afterAll(async () => server?.stop());
@@ -389,8 +391,8 @@ describe.each(testEngines())('short links on %s', (engine) => {
   describe('custom domains', () => {
     it('resolves links on an active custom domain by the Host header', async () => {
       const host = `go${Date.now()}.example.com`;
-      const domainId = await ws.addDomain(knex(), owner.workspaceId, host);
-      await ws.setDomainStatus(knex(), domainId, 'ACTIVE');
+      const domainId = await addDomain(knex(), owner.workspaceId, host);
+      await setDomainStatus(knex(), domainId, 'ACTIVE');
       await create({ url: 'https://example.com/custom', slug: 'promo', domainId });
       await create({ url: 'https://example.com/shared', slug: 'promo' });
       expect((await visit('/promo', { host })).headers.location).toBe('https://example.com/custom');
@@ -399,7 +401,7 @@ describe.each(testEngines())('short links on %s', (engine) => {
       );
       expect((await visit('/promo')).headers.location).toBe('https://example.com/shared');
       // Disabling the domain (from the CLI, another process) stops its links.
-      await ws.setDomainStatus(knex(), domainId, 'DISABLED');
+      await setDomainStatus(knex(), domainId, 'DISABLED');
       await server.changes.poll();
       expect((await visit('/promo', { host })).status).toBe(404);
       // An unknown host is not a short domain.
@@ -655,7 +657,7 @@ describe.each(testEngines())('short links on %s', (engine) => {
   describe('QR codes', () => {
     it('redirects a scan like the link, records it as a scan, and serves the image', async () => {
       const link = await create({ url: 'https://example.com/qr-dest', slug: 'r-qr' });
-      const { id: qrId, code } = await ws.createQrCode(knex(), owner.workspaceId, link.id);
+      const { id: qrId, code } = await createQrCode(knex(), owner.workspaceId, link.id);
       const scan = await visit(`/qr/${code}`);
       expect(scan.status).toBe(302);
       expect(scan.headers.location).toBe('https://example.com/qr-dest');

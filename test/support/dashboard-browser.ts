@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { expect } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import * as ws from '../../src/db/repos/workspaces';
+import { createWorkspace } from '../../src/db/repos/workspaces';
 import { projectPath } from '../../src/platform/project-root';
 import { launchBrowser, PERSON_USER_AGENT } from './browser';
 import { seedPerson, type Person } from './dashboard';
@@ -134,7 +134,7 @@ export async function acmeInChromium(server: TestServer, allowedOrigins: string[
     true,
   );
   const knex = server.services.db.knex;
-  const workspaceId = await ws.createWorkspace(knex, 'Acme', 'growth');
+  const workspaceId = await createWorkspace(knex, 'Acme', 'growth');
   const owner = await seedPerson(knex, workspaceId, 'OWNER', 'ada@acme.example');
   const analyst = await seedPerson(knex, workspaceId, 'ANALYST', 'cy@acme.example');
   const browser = await launchBrowser();

@@ -4,7 +4,7 @@ import type { Knex } from 'knex';
 import { afterAll, beforeAll } from 'vitest';
 import type { Role } from '../../src/domain/access';
 import * as accounts from '../../src/db/repos/accounts';
-import * as ws from '../../src/db/repos/workspaces';
+import { addMember, createWorkspace } from '../../src/db/repos/workspaces';
 import { hashPassword } from '../../src/domain/passwords';
 import type { Engine } from '../../src/db/knex';
 import { startTestServer, type RequestOptions, type TestResponse, type TestServer } from './server';
@@ -24,7 +24,7 @@ export interface Person {
 /** A member of the workspace who has set their password. */
 export async function seedPerson(knex: Knex, workspaceId: string, role: Role, email?: string): Promise<Person> {
   const address = email ?? `person${++counter}-${Date.now()}@example.com`;
-  const userId = await ws.addMember(knex, workspaceId, address, role);
+  const userId = await addMember(knex, workspaceId, address, role);
   await accounts.setPassword(knex, userId, await (sharedHash ??= hashPassword(PASSWORD)), Date.now());
   return { userId, email: address, password: PASSWORD };
 }
@@ -79,7 +79,7 @@ export async function signIn(
 /** A workspace with a signed-in member of each role. */
 export async function seedTeam(server: TestServer, plan: 'free' | 'pro' | 'growth' | 'business' = 'growth') {
   const knex = server.services.db.knex;
-  const workspaceId = await ws.createWorkspace(knex, `Team ${++counter}`, plan);
+  const workspaceId = await createWorkspace(knex, `Team ${++counter}`, plan);
   const roles: Role[] = ['OWNER', 'ADMIN', 'MEMBER', 'ANALYST'];
   const people = await Promise.all(roles.map((role) => seedPerson(knex, workspaceId, role)));
   const clients = await Promise.all(people.map((p) => signIn(server, p)));

@@ -3,7 +3,7 @@
 import https from 'node:https';
 import type { Knex } from 'knex';
 import type { Scope } from '../../src/domain/access';
-import * as ws from '../../src/db/repos/workspaces';
+import { createKey } from '../../src/db/repos/api-keys';
 import type { ResponseLike } from './fuzz-openapi';
 import { readResponse } from './server';
 
@@ -131,7 +131,7 @@ export class KeyPool {
         return this.current.key;
       }
       this.minting ??= (async () => {
-        const k = await ws.createKey(this.knex(), this.workspaceId, this.userId, this.scopes, this.expiresAt());
+        const k = await createKey(this.knex(), this.workspaceId, this.userId, this.scopes, this.expiresAt());
         if (this.after) await this.after(k.id);
         this.minted++;
         this.keyIds.push(k.id);

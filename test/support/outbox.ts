@@ -1,7 +1,7 @@
 // The webhook outbox in tests: subscriptions and PENDING deliveries written straight into the
 // outbox tables (as the outbox does), and waits for a delivery to reach a state.
 import type { Knex } from 'knex';
-import * as ws from '../../src/db/repos/workspaces';
+import { createWorkspace } from '../../src/db/repos/workspaces';
 import { newId } from '../../src/domain/ids';
 import { sealSecret } from '../../src/webhooks/secrets';
 
@@ -18,7 +18,7 @@ export async function seedSubscription(
   o: { url: string; variant: 'A' | 'B'; workspaceId?: string; secret?: string; events?: string[] },
 ): Promise<SeededSubscription> {
   const workspaceId =
-    o.workspaceId ?? (await ws.createWorkspace(knex, `Hooks ${Math.random().toString(36).slice(2, 8)}`, 'growth'));
+    o.workspaceId ?? (await createWorkspace(knex, `Hooks ${Math.random().toString(36).slice(2, 8)}`, 'growth'));
   const id = newId(o.variant === 'A' ? 'wh' : 'whb');
   const secret = o.secret ?? `whsec_${newId('s')}`;
   const now = Date.now();

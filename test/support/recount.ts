@@ -8,7 +8,8 @@
 // the summary and goal tests share into a running server.
 
 import type { Knex } from 'knex';
-import * as wsRepo from '../../src/db/repos/workspaces';
+import { createKey } from '../../src/db/repos/api-keys';
+import { createCampaign, createQrCode } from '../../src/db/repos/workspace-objects';
 import type { Scope } from '../../src/domain/access';
 import { DATA_SCOPES } from './seed';
 import type { TestServer } from './server';
@@ -450,7 +451,7 @@ export function keyRing(knex: () => Knex, workspaceId: string, userId: string, s
   let used = 0;
   return async () => {
     if (!key || used >= 50) {
-      key = (await wsRepo.createKey(knex(), workspaceId, userId, scopes, null)).key;
+      key = (await createKey(knex(), workspaceId, userId, scopes, null)).key;
       used = 0;
     }
     used++;
@@ -477,9 +478,9 @@ export async function createObjects(
   }
   const campaigns: string[] = [];
   for (let i = 0; i < counts.campaigns; i++)
-    campaigns.push(await wsRepo.createCampaign(knex, ws.workspaceId, `Campaign ${i}`));
+    campaigns.push(await createCampaign(knex, ws.workspaceId, `Campaign ${i}`));
   const qrs: Record<string, string> = {};
-  for (const i of counts.qrOn) qrs[(await wsRepo.createQrCode(knex, ws.workspaceId, links[i])).id] = links[i];
+  for (const i of counts.qrOn) qrs[(await createQrCode(knex, ws.workspaceId, links[i])).id] = links[i];
   return { workspaceId: ws.workspaceId, links, campaigns, qrs };
 }
 

@@ -1,7 +1,9 @@
 // Seeds workspaces, members and keys straight through the repositories.
 import type { Knex } from 'knex';
 import { mayHoldScope, type Plan, type Role, type Scope } from '../../src/domain/access';
-import * as ws from '../../src/db/repos/workspaces';
+import { addMember, createWorkspace, setRole } from '../../src/db/repos/workspaces';
+import { createKey } from '../../src/db/repos/api-keys';
+import { addAsset } from '../../src/db/repos/workspace-objects';
 
 export const ALL_LINK_SCOPES: Scope[] = ['links:read', 'links:write'];
 /** Every scope a key of the public API may hold: links, conversions and webhooks, read and write. */
@@ -28,14 +30,9 @@ export async function seedWorkspace(
   knex: Knex,
   opts: { plan?: Plan; role?: Role; scopes?: Scope[]; expiresAt?: number | null } = {},
 ): Promise<Seeded> {
-  const workspaceId = await ws.createWorkspace(knex, `Workspace ${++counter}`, opts.plan ?? 'growth');
-  const userId = await ws.addMember(
-    knex,
-    workspaceId,
-    `user${counter}-${Date.now()}@example.com`,
-    opts.role ?? 'OWNER',
-  );
-  const { id: keyId, key } = await ws.createKey(
+  const workspaceId = await createWorkspace(knex, `Workspace ${++counter}`, opts.plan ?? 'growth');
+  const userId = await addMember(knex, workspaceId, `user${counter}-${Date.now()}@example.com`, opts.role ?? 'OWNER');
+  const { id: keyId, key } = await createKey(
     knex,
     workspaceId,
     userId,
@@ -52,15 +49,15 @@ export async function seedWorkspace(
  */
 export async function seedMemberKey(knex: Knex, workspaceId: string, role: Role, scopes: Scope[] = ALL_LINK_SCOPES) {
   const mintedAs: Role = scopes.every((s) => mayHoldScope(role, s)) ? role : 'ADMIN';
-  const userId = await ws.addMember(knex, workspaceId, `member${++counter}-${Date.now()}@example.com`, mintedAs);
-  const { id: keyId, key } = await ws.createKey(knex, workspaceId, userId, scopes, null);
-  if (mintedAs !== role) await ws.setRole(knex, workspaceId, userId, role);
+  const userId = await addMember(knex, workspaceId, `member${++counter}-${Date.now()}@example.com`, mintedAs);
+  const { id: keyId, key } = await createKey(knex, workspaceId, userId, scopes, null);
+  if (mintedAs !== role) await setRole(knex, workspaceId, userId, role);
   return { userId, key, keyId };
 }
 
 /** A new key with DATA_SCOPES for someone already a member of the workspace. */
 export async function dataKey(knex: Knex, workspaceId: string, userId: string): Promise<string> {
-  return (await ws.createKey(knex, workspaceId, userId, DATA_SCOPES, null)).key;
+  return (await createKey(knex, workspaceId, userId, DATA_SCOPES, null)).key;
 }
 
 /**
@@ -73,7 +70,7 @@ export async function hostImage(
   assetBaseUrl: string,
   extension = '.png',
 ): Promise<string> {
-  const { fileName } = await ws.addAsset(
+  const { fileName } = await addAsset(
     knex,
     workspaceId,
     extension,

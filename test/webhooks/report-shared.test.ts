@@ -6,7 +6,7 @@
 // UNLISTED → PUBLIC, and PRIVATE → PUBLIC after being made private again; never PUBLIC →
 // UNLISTED, back to PRIVATE, a new title, password, window or link.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as ws from '../../src/db/repos/workspaces';
+import { createKey } from '../../src/db/repos/api-keys';
 import { verifyVariantA } from '../../src/webhooks/verify';
 import { testEngines } from '../support/databases';
 import { seedTeam } from '../support/dashboard';
@@ -29,7 +29,7 @@ describe.each(testEngines())('report.shared to a Variant A receiver, on %s', (en
     const knex = server.services.db.knex;
     const team = await seedTeam(server as unknown as TestServer);
     const base = `/workspaces/${team.workspaceId}`;
-    const key = (await ws.createKey(knex, team.workspaceId, team.people.owner.userId, ['webhooks:write'], null)).key;
+    const key = (await createKey(knex, team.workspaceId, team.people.owner.userId, ['webhooks:write'], null)).key;
     const path = `/reports/${engine}`;
     const sub = await (server as unknown as TestServer).request('POST', '/api/webhooks', {
       key,

@@ -7,7 +7,9 @@ import type { Knex } from 'knex';
 import { AppError } from '../../domain/errors.ts';
 import type { PageStatus } from '../../domain/bio-pages.ts';
 import { isUniqueViolation } from '../knex.ts';
-import { copyField, copyText } from '../pg-copy.ts';
+import { upsertColumns } from '../pg-arrays.ts';
+import { copyField, copyRows } from '../pg-copy.ts';
+import { insertRows, preparedOn, type Statement } from '../sqlite-statements.ts';
 import { recordLinkChange } from './link-changes.ts';
 import { enqueueEvents, type EmitEvents } from './outbox.ts';
 
@@ -189,8 +191,7 @@ const SQLITE_SQL = {
   blocks: `INSERT INTO page_block_daily_clicks (page_id, block_id, workspace_id, day, clicks) VALUES (?, ?, ?, ?, ?)
           ON CONFLICT (page_id, block_id, day) DO UPDATE SET clicks = clicks + excluded.clicks`,
 };
-type Prepared = Record<keyof typeof SQLITE_SQL, { run(...args: unknown[]): unknown }>;
-const prepared = new WeakMap<object, Prepared>();
+const prepared = new WeakMap<object, Record<keyof typeof SQLITE_SQL, Statement>>();
 const PG_CHUNK = 5_000;
 
 /** Raw views go to Postgres by COPY, as the raw clicks do (src/db/pg-copy.ts says why). */
@@ -237,69 +238,47 @@ export async function writePageVisits(
     (a, b) => byKey(a.page_id, b.page_id) || byKey(a.block_id, b.block_id) || a.day - b.day,
   );
   if (engine === 'sqlite') {
-    // Inside a transaction Knex hands out the transaction's own better-sqlite3 connection.
-    const conn = await (trx.client as any).acquireConnection();
-    let st = prepared.get(conn);
-    if (!st)
-      prepared.set(
-        conn,
-        (st = Object.fromEntries(Object.entries(SQLITE_SQL).map(([k, sql]) => [k, conn.prepare(sql)])) as Prepared),
-      );
-    const values: unknown[] = new Array(SQLITE_ROWS * 8);
-    let i = 0;
-    for (; i + SQLITE_ROWS <= views.length; i += SQLITE_ROWS) {
-      for (let j = 0, v = 0; j < SQLITE_ROWS; j++) {
-        const r = views[i + j];
-        values[v++] = r.workspace_id;
-        values[v++] = r.page_id;
-        values[v++] = r.occurred_at;
-        values[v++] = r.referrer_host;
-        values[v++] = r.country;
-        values[v++] = r.device;
-        values[v++] = r.browser;
-        values[v++] = r.os;
-      }
-      st.views.run(values);
-    }
-    for (; i < views.length; i++) {
-      const r = views[i];
-      st.view.run(r.workspace_id, r.page_id, r.occurred_at, r.referrer_host, r.country, r.device, r.browser, r.os);
-    }
+    const st = await preparedOn(trx, prepared, SQLITE_SQL);
+    insertRows(views, SQLITE_ROWS, 8, st.views, st.view, (r, values, v) => {
+      values[v] = r.workspace_id;
+      values[v + 1] = r.page_id;
+      values[v + 2] = r.occurred_at;
+      values[v + 3] = r.referrer_host;
+      values[v + 4] = r.country;
+      values[v + 5] = r.device;
+      values[v + 6] = r.browser;
+      values[v + 7] = r.os;
+    });
     for (const d of dailyRows) st.daily.run(d.page_id, d.workspace_id, d.day, d.views);
     for (const b of blockRows) st.blocks.run(b.page_id, b.block_id, b.workspace_id, b.day, b.clicks);
     return;
   }
-  for (let i = 0; i < views.length; i += PG_CHUNK) {
-    let text = '';
-    for (const r of views.slice(i, i + PG_CHUNK)) {
-      text += `${copyField(r.workspace_id)}\t${copyField(r.page_id)}\t${r.occurred_at}\t${copyField(r.referrer_host)}\t${copyField(r.country)}\t${copyField(r.device)}\t${copyField(r.browser)}\t${copyField(r.os)}\n`;
-    }
-    await copyText(trx, PG_VIEW_COPY, text);
-  }
-  for (let i = 0; i < dailyRows.length; i += PG_CHUNK) {
-    const c = dailyRows.slice(i, i + PG_CHUNK);
-    await trx.raw(
-      `INSERT INTO page_daily_views (page_id, workspace_id, day, views)
+  await copyRows(
+    trx,
+    PG_VIEW_COPY,
+    views,
+    (r) =>
+      `${copyField(r.workspace_id)}\t${copyField(r.page_id)}\t${r.occurred_at}\t${copyField(r.referrer_host)}\t${copyField(r.country)}\t${copyField(r.device)}\t${copyField(r.browser)}\t${copyField(r.os)}\n`,
+    PG_CHUNK,
+  );
+  await upsertColumns(
+    trx,
+    `INSERT INTO page_daily_views (page_id, workspace_id, day, views)
        SELECT * FROM unnest(?::text[], ?::text[], ?::int[], ?::bigint[])
        ON CONFLICT (page_id, day) DO UPDATE SET views = page_daily_views.views + excluded.views`,
-      [c.map((d) => d.page_id), c.map((d) => d.workspace_id), c.map((d) => d.day), c.map((d) => d.views)] as any,
-    );
-  }
-  for (let i = 0; i < blockRows.length; i += PG_CHUNK) {
-    const c = blockRows.slice(i, i + PG_CHUNK);
-    await trx.raw(
-      `INSERT INTO page_block_daily_clicks (page_id, block_id, workspace_id, day, clicks)
+    dailyRows,
+    [(d) => d.page_id, (d) => d.workspace_id, (d) => d.day, (d) => d.views],
+    PG_CHUNK,
+  );
+  await upsertColumns(
+    trx,
+    `INSERT INTO page_block_daily_clicks (page_id, block_id, workspace_id, day, clicks)
        SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::int[], ?::bigint[])
        ON CONFLICT (page_id, block_id, day) DO UPDATE SET clicks = page_block_daily_clicks.clicks + excluded.clicks`,
-      [
-        c.map((b) => b.page_id),
-        c.map((b) => b.block_id),
-        c.map((b) => b.workspace_id),
-        c.map((b) => b.day),
-        c.map((b) => b.clicks),
-      ] as any,
-    );
-  }
+    blockRows,
+    [(b) => b.page_id, (b) => b.block_id, (b) => b.workspace_id, (b) => b.day, (b) => b.clicks],
+    PG_CHUNK,
+  );
 }
 
 /** Views per day of [fromDay, toDay]. */

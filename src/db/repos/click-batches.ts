@@ -7,7 +7,9 @@
 import type { Knex } from 'knex';
 import { CLICK_WINDOW_MS } from '../../domain/analytics-alerts.ts';
 import type { ServiceEvent } from '../../domain/events.ts';
-import { copyField, copyText } from '../pg-copy.ts';
+import { upsertColumns } from '../pg-arrays.ts';
+import { copyField, copyRows } from '../pg-copy.ts';
+import { insertRows, preparedOn, type Statement } from '../sqlite-statements.ts';
 import { enqueueEvents, subscriptionTargets, type SubscriptionTarget } from './outbox.ts';
 import { writePageVisits, type PageVisitRow } from './bio-pages.ts';
 import { workspacesWithTrafficAlerts } from './traffic-windows.ts';
@@ -169,48 +171,21 @@ const SQLITE_SQL = {
   windows: `INSERT INTO link_click_windows (window_start, link_id, country, workspace_id, clicks) VALUES (?, ?, ?, ?, ?)
           ON CONFLICT (window_start, link_id, country) DO UPDATE SET clicks = clicks + excluded.clicks`,
 };
-type Prepared = Record<keyof typeof SQLITE_SQL, { run(...args: unknown[]): unknown }>;
-const prepared = new WeakMap<object, Prepared>();
+const prepared = new WeakMap<object, Record<keyof typeof SQLITE_SQL, Statement>>();
 
 async function writeSqlite(trx: Knex.Transaction, rows: StoredClick[], agg: ClickAggregates) {
-  // Inside a transaction Knex hands out the transaction's own better-sqlite3 connection.
-  const conn = await (trx.client as any).acquireConnection();
-  let st = prepared.get(conn);
-  if (!st) {
-    st = Object.fromEntries(Object.entries(SQLITE_SQL).map(([k, sql]) => [k, conn.prepare(sql)])) as Prepared;
-    prepared.set(conn, st);
-  }
-  let i = 0;
-  const values: unknown[] = new Array(SQLITE_ROWS_PER_INSERT * 9);
-  for (; i + SQLITE_ROWS_PER_INSERT <= rows.length; i += SQLITE_ROWS_PER_INSERT) {
-    for (let j = 0, v = 0; j < SQLITE_ROWS_PER_INSERT; j++) {
-      const r = rows[i + j];
-      values[v++] = r.workspace_id;
-      values[v++] = r.link_id;
-      values[v++] = r.qr_code_id;
-      values[v++] = r.occurred_at;
-      values[v++] = r.referrer_host;
-      values[v++] = r.country;
-      values[v++] = r.device;
-      values[v++] = r.browser;
-      values[v++] = r.os;
-    }
-    st.clicks.run(values);
-  }
-  for (; i < rows.length; i++) {
-    const r = rows[i];
-    st.click.run(
-      r.workspace_id,
-      r.link_id,
-      r.qr_code_id,
-      r.occurred_at,
-      r.referrer_host,
-      r.country,
-      r.device,
-      r.browser,
-      r.os,
-    );
-  }
+  const st = await preparedOn(trx, prepared, SQLITE_SQL);
+  insertRows(rows, SQLITE_ROWS_PER_INSERT, 9, st.clicks, st.click, (r, values, v) => {
+    values[v] = r.workspace_id;
+    values[v + 1] = r.link_id;
+    values[v + 2] = r.qr_code_id;
+    values[v + 3] = r.occurred_at;
+    values[v + 4] = r.referrer_host;
+    values[v + 5] = r.country;
+    values[v + 6] = r.device;
+    values[v + 7] = r.browser;
+    values[v + 8] = r.os;
+  });
   // After the raw clicks: their write holds the write lock (src/db/repos/traffic-windows.ts).
   const windows = await alertWindows(trx, rows);
   for (const d of agg.daily) st.daily.run(d.link_id, d.workspace_id, d.day, d.clicks, d.scans);
@@ -224,61 +199,42 @@ const PG_CHUNK = 5_000;
 const PG_CLICK_COPY =
   'COPY clicks (workspace_id, link_id, qr_code_id, occurred_at, referrer_host, country, device, browser, os) FROM STDIN';
 
-/** Clicks as COPY text, one line per click in PG_CLICK_COPY's column order. */
-function clickCopyText(rows: readonly StoredClick[]): string {
-  let text = '';
-  for (const r of rows) {
-    text += `${copyField(r.workspace_id)}\t${copyField(r.link_id)}\t${copyField(r.qr_code_id)}\t${r.occurred_at}\t${copyField(r.referrer_host)}\t${copyField(r.country)}\t${copyField(r.device)}\t${copyField(r.browser)}\t${copyField(r.os)}\n`;
-  }
-  return text;
-}
+/** A click as a line of COPY text, in PG_CLICK_COPY's column order. */
+const clickCopyLine = (r: StoredClick) =>
+  `${copyField(r.workspace_id)}\t${copyField(r.link_id)}\t${copyField(r.qr_code_id)}\t${r.occurred_at}\t${copyField(r.referrer_host)}\t${copyField(r.country)}\t${copyField(r.device)}\t${copyField(r.browser)}\t${copyField(r.os)}\n`;
 
 async function writePostgres(trx: Knex.Transaction, rows: StoredClick[], agg: ClickAggregates) {
-  for (let i = 0; i < rows.length; i += PG_CHUNK)
-    await copyText(trx, PG_CLICK_COPY, clickCopyText(rows.slice(i, i + PG_CHUNK)));
-  for (let i = 0; i < agg.daily.length; i += PG_CHUNK) {
-    const c = agg.daily.slice(i, i + PG_CHUNK);
-    await trx.raw(
-      `INSERT INTO link_daily_clicks (link_id, workspace_id, day, clicks, scans)
+  await copyRows(trx, PG_CLICK_COPY, rows, clickCopyLine, PG_CHUNK);
+  await upsertColumns(
+    trx,
+    `INSERT INTO link_daily_clicks (link_id, workspace_id, day, clicks, scans)
        SELECT * FROM unnest(?::text[], ?::text[], ?::int[], ?::bigint[], ?::bigint[])
        ON CONFLICT (workspace_id, link_id, day) DO UPDATE SET clicks = link_daily_clicks.clicks + excluded.clicks, scans = link_daily_clicks.scans + excluded.scans`,
-      [
-        c.map((d) => d.link_id),
-        c.map((d) => d.workspace_id),
-        c.map((d) => d.day),
-        c.map((d) => d.clicks),
-        c.map((d) => d.scans),
-      ] as any,
-    );
-  }
-  for (let i = 0; i < agg.scans.length; i += PG_CHUNK) {
-    const c = agg.scans.slice(i, i + PG_CHUNK);
-    await trx.raw(
-      `INSERT INTO qr_daily_scans (qr_code_id, workspace_id, day, scans)
+    agg.daily,
+    [(d) => d.link_id, (d) => d.workspace_id, (d) => d.day, (d) => d.clicks, (d) => d.scans],
+    PG_CHUNK,
+  );
+  await upsertColumns(
+    trx,
+    `INSERT INTO qr_daily_scans (qr_code_id, workspace_id, day, scans)
        SELECT * FROM unnest(?::text[], ?::text[], ?::int[], ?::bigint[])
        ON CONFLICT (qr_code_id, day) DO UPDATE SET scans = qr_daily_scans.scans + excluded.scans`,
-      [c.map((s) => s.qr_code_id), c.map((s) => s.workspace_id), c.map((s) => s.day), c.map((s) => s.scans)] as any,
-    );
-  }
+    agg.scans,
+    [(s) => s.qr_code_id, (s) => s.workspace_id, (s) => s.day, (s) => s.scans],
+    PG_CHUNK,
+  );
 }
 
 async function writePostgresWindows(trx: Knex.Transaction, rows: StoredClick[]) {
-  const windows = await alertWindows(trx, rows);
-  for (let i = 0; i < windows.length; i += PG_CHUNK) {
-    const c = windows.slice(i, i + PG_CHUNK);
-    await trx.raw(
-      `INSERT INTO link_click_windows (window_start, link_id, country, workspace_id, clicks)
+  await upsertColumns(
+    trx,
+    `INSERT INTO link_click_windows (window_start, link_id, country, workspace_id, clicks)
        SELECT * FROM unnest(?::bigint[], ?::text[], ?::text[], ?::text[], ?::bigint[])
        ON CONFLICT (window_start, link_id, country) DO UPDATE SET clicks = link_click_windows.clicks + excluded.clicks`,
-      [
-        c.map((w) => w.window_start),
-        c.map((w) => w.link_id),
-        c.map((w) => w.country),
-        c.map((w) => w.workspace_id),
-        c.map((w) => w.clicks),
-      ] as any,
-    );
-  }
+    await alertWindows(trx, rows),
+    [(w) => w.window_start, (w) => w.link_id, (w) => w.country, (w) => w.workspace_id, (w) => w.clicks],
+    PG_CHUNK,
+  );
 }
 
 /** The batch's window rows of the workspaces that want traffic alerts (the only readers). */

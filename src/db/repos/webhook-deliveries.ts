@@ -1,7 +1,9 @@
 // The outbox of webhook deliveries as the delivery worker sees it: claims, attempts, settling.
 // Rows are written PENDING by the outbox (src/db/repos/outbox.ts), one per (event, subscription).
-// The log's reads are in webhook-delivery-log.ts, what people do to deliveries (replay, resolve,
-// test events) in webhook-delivery-actions.ts, the /metrics gauge in webhook-delivery-gauges.ts.
+// The rows a settled attempt writes are in webhook-delivery-rows.ts, the settling of expired leases
+// and orphaned deliveries in webhook-delivery-leases.ts, the log's reads in webhook-delivery-log.ts,
+// what people do to deliveries (replay, resolve, test events) in webhook-delivery-actions.ts, the
+// /metrics gauge in webhook-delivery-gauges.ts.
 //
 // A process claims due rows with a lease (status SENDING, lease_owner, lease_until); every write
 // about an attempt is fenced on (lease_owner, attempts), so a process that lost its lease can no
@@ -16,19 +18,24 @@ import {
   type DeliveryDecision,
   type Variant,
 } from '../../domain/webhook-delivery.ts';
+import { type AttemptExchange, attemptRow, lastErrorOf, settledRow } from './webhook-delivery-rows.ts';
 
 export const TABLE = 'webhook_deliveries';
 
-export interface ClaimedDelivery {
+/** The event a delivery carries to one subscription, as its row holds it. */
+export interface DeliveryEvent {
   id: string;
   subscriptionId: string;
   workspaceId: string;
   variant: Variant;
   eventId: string;
   eventType: string;
-  requestId: string | null;
   occurredAt: number;
   data: string;
+}
+
+export interface ClaimedDelivery extends DeliveryEvent {
+  requestId: string | null;
   /** The number of this attempt over the delivery's life (1, 2, ...). */
   attempt: number;
   /** The number of this attempt within its round (1 = first attempt; a replay starts a round). */
@@ -141,18 +148,6 @@ export async function markRequestsSent(
   return new Set(rows.filter((r) => attemptOf.get(r.id) === Number(r.attempts)).map((r) => r.id as string));
 }
 
-/**
- * What the delivery log keeps of an attempt's exchange (bounded, migration 20261128000000): of
- * the request, what with the delivery row makes its exact headers and body again; of the answer,
- * the first 4 KiB of its body (delivery.ts).
- */
-export interface AttemptExchange {
-  /** The signature header's value and when the request was composed; absent when nothing was sent. */
-  request?: { signature: string; sentAt: number };
-  /** The first 4 KiB of the answer's body; absent when there was no answer. */
-  response?: { body: string; truncated: boolean };
-}
-
 export interface Settlement extends AttemptRef, AttemptExchange {
   decision: DeliveryDecision;
   result: AttemptResult;
@@ -164,56 +159,6 @@ export interface Settlement extends AttemptRef, AttemptExchange {
    * endpointSignal); absent when it says nothing (nothing was sent for the service's own reasons).
    */
   endpoint?: { subscriptionId: string; signal: 'up' | 'down' };
-}
-
-const statusCodeOf = (r: AttemptResult) => (r.kind === 'answered' ? r.statusCode : null);
-const errorOf = (r: AttemptResult) => (r.kind === 'answered' ? null : r.error);
-
-/** A delivery's columns once an attempt is over, as `decision` says. */
-export function settledRow(decision: DeliveryDecision, result: AttemptResult, now: number) {
-  const final = decision.status !== 'PENDING';
-  return {
-    status: decision.status,
-    next_attempt_at: decision.status === 'PENDING' ? now + decision.retryInMs : undefined,
-    finished_at: final ? now : null,
-    lease_owner: null,
-    lease_until: null,
-    request_sent: false,
-    attempt_started_at: null,
-    last_status_code: statusCodeOf(result),
-    last_error: decision.status === 'DELIVERED' ? null : (errorOf(result) ?? `HTTP ${statusCodeOf(result)}`),
-    updated_at: now,
-  };
-}
-
-/** The row of webhook_attempts that records an attempt. */
-export function attemptRow(
-  s: {
-    id: string;
-    attempt: number;
-    startedAt: number;
-    now: number;
-    requestSent: boolean;
-    decision: DeliveryDecision;
-    result: AttemptResult;
-  } & AttemptExchange,
-) {
-  return {
-    delivery_id: s.id,
-    attempt: s.attempt,
-    started_at: s.startedAt,
-    finished_at: s.now,
-    outcome: s.decision.attemptOutcome,
-    status_code: statusCodeOf(s.result),
-    error: errorOf(s.result),
-    request_sent: s.requestSent,
-    // The signature header is kept (it proves nothing without the secret); the secret itself
-    // never reaches a delivery or an attempt row.
-    request_signature: s.request?.signature ?? null,
-    request_sent_at: s.request?.sentAt ?? null,
-    response_body: s.response ? s.response.body : null,
-    response_truncated: s.response?.truncated ?? false,
-  };
 }
 
 /**
@@ -252,7 +197,7 @@ async function recordEndpointHealth(
     .select('id', 'failing_since');
   for (const row of exhausted) {
     const s = down.get(row.id)!;
-    const lastError = errorOf(s.result) ?? `HTTP ${statusCodeOf(s.result)}`;
+    const lastError = lastErrorOf(s.result);
     await trx('webhook_subscriptions')
       .where({ id: row.id, enabled: true })
       .update({
@@ -346,83 +291,5 @@ export async function releaseUnsent(knex: Knex, d: AttemptRef, now: number): Pro
       attempt_started_at: null,
       next_attempt_at: now,
       updated_at: now,
-    });
-}
-
-export interface ExpiredLease {
-  id: string;
-  variant: Variant;
-  attempt: number;
-  attemptInRound: number;
-  requestSent: boolean;
-  owner: string;
-  leaseUntil: number;
-  startedAt: number;
-}
-
-/** Deliveries whose lease ran out: the process that held them stopped mid-attempt. */
-export async function expiredLeases(knex: Knex, now: number, limit = 500): Promise<ExpiredLease[]> {
-  const rows = await knex(TABLE)
-    .where('status', 'SENDING')
-    .where('lease_until', '<', now)
-    .limit(limit)
-    .select(
-      'id',
-      'variant',
-      'attempts',
-      'round_start',
-      'request_sent',
-      'lease_owner',
-      'lease_until',
-      'attempt_started_at',
-      'updated_at',
-    );
-  return rows.map((r) => ({
-    id: r.id,
-    variant: r.variant,
-    attempt: Number(r.attempts),
-    attemptInRound: Number(r.attempts) - Number(r.round_start),
-    requestSent: Boolean(r.request_sent),
-    owner: r.lease_owner,
-    leaseUntil: Number(r.lease_until),
-    startedAt: Number(r.attempt_started_at ?? r.updated_at),
-  }));
-}
-
-/** Settles an attempt whose lease ran out, unless another process did so first. */
-export async function settleExpired(
-  knex: Knex,
-  e: ExpiredLease,
-  decision: DeliveryDecision,
-  result: AttemptResult,
-  now: number,
-): Promise<boolean> {
-  return knex.transaction(async (trx) => {
-    const n = await trx(TABLE)
-      .where({ id: e.id, lease_owner: e.owner, attempts: e.attempt, status: 'SENDING', lease_until: e.leaseUntil })
-      .update(settledRow(decision, result, now));
-    if (n !== 1) return false;
-    await trx('webhook_attempts').insert(attemptRow({ ...e, now, decision, result }));
-    return true;
-  });
-}
-
-/** Pending deliveries of a subscription that was deleted or disabled are FAILED, nothing sent. */
-export async function failOrphaned(knex: Knex, now: number): Promise<number> {
-  return knex(TABLE)
-    .where('status', 'PENDING')
-    .where('next_attempt_at', '<=', now)
-    .whereNotExists(
-      knex('webhook_subscriptions as s')
-        .select(knex.raw('1'))
-        .whereRaw(`s.id = ${TABLE}.subscription_id`)
-        .whereNull('s.deleted_at')
-        .where('s.enabled', true),
-    )
-    .update({
-      status: 'FAILED',
-      finished_at: now,
-      updated_at: now,
-      last_error: 'the subscription was deleted or disabled before this delivery was made; nothing was sent',
     });
 }

@@ -2,7 +2,8 @@
 // find one to act on, replay failed ones, resolve an UNKNOWN one, record a "Send test event".
 import type { Knex } from 'knex';
 import type { AttemptResult, DeliveryDecision, DeliveryStatus, Variant } from '../../domain/webhook-delivery.ts';
-import { attemptRow, settledRow, TABLE, type AttemptExchange } from './webhook-deliveries.ts';
+import { type DeliveryEvent, TABLE } from './webhook-deliveries.ts';
+import { type AttemptExchange, attemptRow, settledRow } from './webhook-delivery-rows.ts';
 
 export interface FoundDelivery {
   id: string;
@@ -36,15 +37,7 @@ export async function findDelivery(knex: Knex, id: string): Promise<FoundDeliver
  */
 export async function recordTestDelivery(
   knex: Knex,
-  d: {
-    id: string;
-    subscriptionId: string;
-    workspaceId: string;
-    variant: Variant;
-    eventId: string;
-    eventType: string;
-    occurredAt: number;
-    data: string;
+  d: DeliveryEvent & {
     startedAt: number;
     now: number;
     result: AttemptResult;

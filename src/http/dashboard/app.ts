@@ -8,7 +8,7 @@ import express, { type Request, type Response } from 'express';
 import addFormats from 'ajv-formats';
 import { OpenAPIBackend, type Context } from 'openapi-backend';
 import { findSession, touchSession, type SessionRecord } from '../../db/repos/accounts.ts';
-import { roleOf, getWorkspace } from '../../db/repos/workspaces.ts';
+import { getWorkspace, roleOf } from '../../db/repos/workspaces.ts';
 import type { Role } from '../../domain/access.ts';
 import { clientAddress } from '../../domain/client-address.ts';
 import { forbidden, invalid, methodNotAllowed, notFound, unauthenticated, unavailable } from '../../domain/errors.ts';

@@ -5,6 +5,8 @@ import type { Database, Db } from '../../db/knex.ts';
 import * as accounts from '../../db/repos/accounts.ts';
 import { SESSION_COOKIE, SESSION_IDLE_MS, SIGN_IN_ATTEMPTS, SIGN_IN_WINDOW_S } from '../../domain/sessions.ts';
 import type { components } from '../../../generated/dashboard.ts';
+import type { Actor } from '../../operations/link-rules.ts';
+import type { DashboardContext } from './types.ts';
 
 /**
  * HttpOnly (no script reads it), Secure (HTTPS only), SameSite=Lax (not sent on cross-site
@@ -30,3 +32,12 @@ export async function sessionBody(
 export function createSignInThrottle(db: Database): RateLimiterAbstract {
   return createAttemptLimiter(db, 'signin', SIGN_IN_ATTEMPTS, SIGN_IN_WINDOW_S);
 }
+
+/** Who acts in a request signed in to the dashboard, as the link and page operations name them. */
+export const sessionActor = (ctx: DashboardContext): Actor => ({
+  workspaceId: ctx.workspace!.id,
+  userId: ctx.session!.userId,
+  plan: ctx.workspace!.plan,
+  requestId: ctx.requestId,
+  via: 'session',
+});

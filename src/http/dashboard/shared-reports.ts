@@ -4,7 +4,7 @@
 import * as links from '../../db/repos/links.ts';
 import { findReportByTokenHash, paramsOf, type ReportRow } from '../../db/repos/reports.ts';
 import { getWorkspace } from '../../db/repos/workspaces.ts';
-import * as workspaces from '../../db/repos/workspaces.ts';
+import { findDomainOf } from '../../db/repos/domains.ts';
 import { planHasApi, type Plan } from '../../domain/access.ts';
 import { DAY_MS } from '../../domain/conversions.ts';
 import { notFound, unavailable } from '../../domain/errors.ts';
@@ -119,9 +119,7 @@ export class SharedFigures {
     }
     const link = await links.getLink(knex, row.workspace_id, params.linkId!);
     if (!link) throw notFound('The link of this report no longer exists');
-    const host = link.domain_id
-      ? (await workspaces.findDomainOf(knex, row.workspace_id, link.domain_id))?.host
-      : undefined;
+    const host = link.domain_id ? (await findDomainOf(knex, row.workspace_id, link.domain_id))?.host : undefined;
     const analytics = await linkAnalyticsView(services, row.workspace_id, link.id, {
       from: isoDay(w.from),
       to: isoDay(w.to - DAY_MS),

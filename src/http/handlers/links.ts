@@ -2,7 +2,7 @@
 // (src/operations/links.ts) as the API's operations, acting as the key's creator.
 import type { AuthContext } from '../auth.ts';
 import type { Actor, LinkOperations } from '../../operations/links.ts';
-import { presentLink } from '../../operations/links.ts';
+import { presentLink } from '../../operations/link-presenter.ts';
 import type { Services } from '../services.ts';
 import type { Handlers, ResultOf } from './types.ts';
 

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { IMAGE_TYPES, looksLike } from '../../domain/assets.ts';
 import { quoted, storageFailed, usage } from '../../domain/errors.ts';
-import * as ws from '../../db/repos/workspaces.ts';
+import { addAsset } from '../../db/repos/workspace-objects.ts';
 import type { Command } from './command.ts';
 
 export const assetCommands: Record<string, Command> = {
@@ -27,7 +27,7 @@ export const assetCommands: Record<string, Command> = {
         throw usage(`--file ${flags.file} is not a ${ext.slice(1)} image: its content does not match its extension`);
       }
       const dir = path.join(config.dataDir, 'assets');
-      const { fileName } = await ws.addAsset(db.knex, flags.workspace!, ext, IMAGE_TYPES[ext], (name) => {
+      const { fileName } = await addAsset(db.knex, flags.workspace!, ext, IMAGE_TYPES[ext], (name) => {
         try {
           fs.mkdirSync(dir, { recursive: true });
           fs.copyFileSync(source, path.join(dir, name));

@@ -1,5 +1,5 @@
 // `shortlink campaign create`: a name conversions are attributed to.
-import * as ws from '../../db/repos/workspaces.ts';
+import { createCampaign } from '../../db/repos/workspace-objects.ts';
 import { text, type Command } from './command.ts';
 
 export const campaignCommands: Record<string, Command> = {
@@ -7,7 +7,7 @@ export const campaignCommands: Record<string, Command> = {
     flags: ['workspace', 'name'],
     required: ['workspace', 'name'],
     run: async ({ db, flags }) => ({
-      id: await ws.createCampaign(db.knex, flags.workspace!, text(flags.name!, '--name', 200)),
+      id: await createCampaign(db.knex, flags.workspace!, text(flags.name!, '--name', 200)),
     }),
   },
 };

@@ -1,7 +1,7 @@
 // `shortlink domain ...`: custom domains, added, verified by the operator, disabled.
 import { hostProblem } from '../../domain/domains.ts';
 import { quoted, usage } from '../../domain/errors.ts';
-import * as ws from '../../db/repos/workspaces.ts';
+import { addDomain, setDomainStatus } from '../../db/repos/domains.ts';
 import { domainVerified } from '../../webhooks/domain-events.ts';
 import type { Command } from './command.ts';
 
@@ -15,14 +15,14 @@ export const domainCommands: Record<string, Command> = {
       const problem = hostProblem(host, [config.shortDomain, new URL(config.publicUrl).host]);
       if (problem) throw usage(`--host ${problem}; got ${quoted(flags.host)}`);
       // As in the dashboard: another workspace's unverified claim does not block; a verified domain does.
-      return { id: await ws.addDomain(db.knex, flags.workspace!, host) };
+      return { id: await addDomain(db.knex, flags.workspace!, host) };
     },
   },
   'domain verify': {
     flags: ['id'],
     required: ['id'],
     run: async ({ db, flags }) => {
-      await ws.setDomainStatus(db.knex, flags.id!, 'ACTIVE', domainVerified());
+      await setDomainStatus(db.knex, flags.id!, 'ACTIVE', domainVerified());
       return { id: flags.id };
     },
   },
@@ -30,7 +30,7 @@ export const domainCommands: Record<string, Command> = {
     flags: ['id'],
     required: ['id'],
     run: async ({ db, flags }) => {
-      await ws.setDomainStatus(db.knex, flags.id!, 'DISABLED');
+      await setDomainStatus(db.knex, flags.id!, 'DISABLED');
       return { id: flags.id };
     },
   },

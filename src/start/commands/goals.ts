@@ -44,6 +44,12 @@ const LABELS: Record<GoalField, string> = {
 };
 
 /** The definition flags as the goal rules take them; on update only the flags given change. */
+/** A window's bound: unchanged when the flag is absent, removed when it is empty, else an ISO time. */
+function windowTime(flags: Flags, flag: 'window-start' | 'window-end'): number | null | undefined {
+  const value = flags[flag];
+  return value === undefined ? undefined : value === '' ? null : isoTime(value, `--${flag}`);
+}
+
 function goalInput(flags: Flags): GoalInput {
   // An empty scope flag changes nothing (as before); a number or time flag of '' or 'none' clears it.
   const scope = (f: string) => (flags[f] === undefined || flags[f] === '' ? undefined : flags[f]);
@@ -57,18 +63,8 @@ function goalInput(flags: Flags): GoalInput {
     targetCount: wholeNumber(flags['target-count'], '--target-count', 1),
     targetValueMinor: wholeNumber(flags['target-value-minor'], '--target-value-minor', 0),
     targetCurrency: flags['target-currency'] === undefined ? undefined : flags['target-currency'] || null,
-    windowStart:
-      flags['window-start'] === undefined
-        ? undefined
-        : flags['window-start'] === ''
-          ? null
-          : isoTime(flags['window-start'], '--window-start'),
-    windowEnd:
-      flags['window-end'] === undefined
-        ? undefined
-        : flags['window-end'] === ''
-          ? null
-          : isoTime(flags['window-end'], '--window-end'),
+    windowStart: windowTime(flags, 'window-start'),
+    windowEnd: windowTime(flags, 'window-end'),
   };
   return input;
 }

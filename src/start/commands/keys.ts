@@ -1,7 +1,7 @@
 // `shortlink key ...`: API keys, made for a member of a workspace with the scopes named.
 import { SCOPES, type Scope } from '../../domain/access.ts';
 import { quoted, usage } from '../../domain/errors.ts';
-import * as ws from '../../db/repos/workspaces.ts';
+import { createKey, revokeKey } from '../../db/repos/api-keys.ts';
 import { isoTime, listFlag, type Command } from './command.ts';
 
 export const keyCommands: Record<string, Command> = {
@@ -17,14 +17,14 @@ export const keyCommands: Record<string, Command> = {
       if (expiresAt !== null && expiresAt <= Date.now()) {
         throw usage(`--expires-at must be in the future; got ${quoted(flags['expires-at'])}`);
       }
-      return ws.createKey(db.knex, flags.workspace!, flags.user!, scopes as Scope[], expiresAt);
+      return createKey(db.knex, flags.workspace!, flags.user!, scopes as Scope[], expiresAt);
     },
   },
   'key revoke': {
     flags: ['id'],
     required: ['id'],
     run: async ({ db, flags }) => {
-      await ws.revokeKey(db.knex, flags.id!);
+      await revokeKey(db.knex, flags.id!);
       return { id: flags.id, revoked: true };
     },
   },

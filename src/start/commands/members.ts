@@ -1,7 +1,7 @@
 // `shortlink member ...`: the people in a workspace and their roles (src/operations/members.ts).
 import { ROLES, type Role } from '../../domain/access.ts';
 import { quoted, usage } from '../../domain/errors.ts';
-import * as ws from '../../db/repos/workspaces.ts';
+import { removeMember, setRole } from '../../db/repos/workspaces.ts';
 import { addMember, resetPassword } from '../../operations/members.ts';
 import { oneOf, text, type Command } from './command.ts';
 
@@ -25,7 +25,7 @@ export const memberCommands: Record<string, Command> = {
     flags: ['workspace', 'user', 'role'],
     required: ['workspace', 'user', 'role'],
     run: async ({ db, flags }) => {
-      await ws.setRole(db.knex, flags.workspace!, flags.user!, oneOf(flags.role!, ROLES, '--role') as Role);
+      await setRole(db.knex, flags.workspace!, flags.user!, oneOf(flags.role!, ROLES, '--role') as Role);
       return { id: flags.user };
     },
   },
@@ -33,7 +33,7 @@ export const memberCommands: Record<string, Command> = {
     flags: ['workspace', 'user'],
     required: ['workspace', 'user'],
     run: async ({ db, flags }) => {
-      await ws.removeMember(db.knex, flags.workspace!, flags.user!);
+      await removeMember(db.knex, flags.workspace!, flags.user!);
       return { id: flags.user };
     },
   },

@@ -1,5 +1,5 @@
 // `shortlink qr create`: a QR code of a link, scanned at /qr/{code}.
-import * as ws from '../../db/repos/workspaces.ts';
+import { createQrCode } from '../../db/repos/workspace-objects.ts';
 import type { Command } from './command.ts';
 
 export const qrCommands: Record<string, Command> = {
@@ -7,7 +7,7 @@ export const qrCommands: Record<string, Command> = {
     flags: ['workspace', 'link'],
     required: ['workspace', 'link'],
     run: async ({ db, config, flags }) => {
-      const { id, code } = await ws.createQrCode(db.knex, flags.workspace!, flags.link!);
+      const { id, code } = await createQrCode(db.knex, flags.workspace!, flags.link!);
       return { id, url: `https://${config.shortDomain}/qr/${code}` };
     },
   },

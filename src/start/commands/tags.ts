@@ -1,5 +1,5 @@
 // `shortlink tag create`: a name links are grouped under, once per workspace.
-import * as ws from '../../db/repos/workspaces.ts';
+import { createTag } from '../../db/repos/workspace-objects.ts';
 import { text, unique, type Command } from './command.ts';
 
 export const tagCommands: Record<string, Command> = {
@@ -11,7 +11,7 @@ export const tagCommands: Record<string, Command> = {
       const color = flags.color === undefined ? '#6b7280' : text(flags.color, '--color', 32);
       return {
         id: await unique(
-          ws.createTag(db.knex, flags.workspace!, name, color),
+          createTag(db.knex, flags.workspace!, name, color),
           `a tag named ${name} already exists in ${flags.workspace}`,
         ),
       };

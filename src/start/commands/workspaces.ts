@@ -1,6 +1,6 @@
 // `shortlink workspace ...`: workspaces and their plans.
 import { PLANS, type Plan } from '../../domain/access.ts';
-import * as ws from '../../db/repos/workspaces.ts';
+import { createWorkspace, listWorkspaces, setPlan } from '../../db/repos/workspaces.ts';
 import { oneOf, text, type Command } from './command.ts';
 
 export const workspaceCommands: Record<string, Command> = {
@@ -8,7 +8,7 @@ export const workspaceCommands: Record<string, Command> = {
     flags: ['name', 'plan'],
     required: ['name'],
     run: async ({ db, flags }) => ({
-      id: await ws.createWorkspace(
+      id: await createWorkspace(
         db.knex,
         text(flags.name!, '--name', 200),
         oneOf(flags.plan ?? 'growth', PLANS, '--plan') as Plan,
@@ -20,14 +20,14 @@ export const workspaceCommands: Record<string, Command> = {
   'workspace list': {
     flags: [],
     required: [],
-    run: async ({ db }) => ({ data: await ws.listWorkspaces(db.knex) }),
+    run: async ({ db }) => ({ data: await listWorkspaces(db.knex) }),
   },
   'workspace set-plan': {
     flags: ['workspace', 'plan'],
     required: ['workspace', 'plan'],
     run: async ({ db, flags }) => {
       const plan = oneOf(flags.plan!, PLANS, '--plan');
-      await ws.setPlan(db.knex, flags.workspace!, plan);
+      await setPlan(db.knex, flags.workspace!, plan);
       return { id: flags.workspace, plan };
     },
   },

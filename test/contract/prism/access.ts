@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as goalsRepo from '../../../src/db/repos/goals';
-import * as ws from '../../../src/db/repos/workspaces';
+import { createKey, revokeKey } from '../../../src/db/repos/api-keys';
 import { SCOPES, type Scope } from '../../../src/domain/access';
 import { declaredStatuses, PRISM_ERROR, SPEC_PATH } from '../../support/prism';
 import { seedWorkspace } from '../../support/seed';
@@ -134,10 +134,10 @@ export function accessSuites(ctx: ContractContext) {
     it.each(KEYED_OPS)('%s: 401 for an unknown, a malformed, a revoked, an expired and a free-plan key', async (op) => {
       await ctx.viaPrism(op, valid(op), 401, `mk_${'0'.repeat(64)}`);
       await ctx.viaPrism(op, valid(op), 401, 'not-a-key');
-      const revoked = await ws.createKey(ctx.knex(), ctx.owner.workspaceId, ctx.owner.userId, API_SCOPES, null);
-      await ws.revokeKey(ctx.knex(), revoked.id);
+      const revoked = await createKey(ctx.knex(), ctx.owner.workspaceId, ctx.owner.userId, API_SCOPES, null);
+      await revokeKey(ctx.knex(), revoked.id);
       expect((await ctx.viaPrism(op, valid(op), 401, revoked.key)).body.error).toMatch(/revoked/);
-      const expired = await ws.createKey(
+      const expired = await createKey(
         ctx.knex(),
         ctx.owner.workspaceId,
         ctx.owner.userId,

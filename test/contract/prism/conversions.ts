@@ -4,7 +4,7 @@
 // plain-HTTP 400 in ./deployment.ts.
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import * as goalsRepo from '../../../src/db/repos/goals';
-import * as ws from '../../../src/db/repos/workspaces';
+import { createCampaign, createQrCode } from '../../../src/db/repos/workspace-objects';
 import { seedWorkspace, type Seeded } from '../../support/seed';
 import { API_SCOPES, BIG, call, json, PERSON, SHORT_HOST, textPlain, type ContractContext } from './context';
 import { goalDefinition } from '../../support/stored-rows';
@@ -33,8 +33,8 @@ export function conversionSuites(ctx: ContractContext) {
       shop = await seedWorkspace(ctx.knex(), { scopes: API_SCOPES });
       for (const n of [1, 2])
         L.push((await ctx.makeLink({ url: `https://example.com/shop/${n}`, slug: `shop-${n}` }, shop.key)).id);
-      campaign = await ws.createCampaign(ctx.knex(), shop.workspaceId, 'Spring');
-      qr = (await ws.createQrCode(ctx.knex(), shop.workspaceId, L[0])).id;
+      campaign = await createCampaign(ctx.knex(), shop.workspaceId, 'Spring');
+      qr = (await createQrCode(ctx.knex(), shop.workspaceId, L[0])).id;
       for (let i = 0; i < 2; i++) {
         const visit = await ctx.directly(
           'followShortLink',

@@ -4,7 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { setPolicyDisabled } from '../../../src/db/repos/links';
 import { policyDisabled } from '../../../src/webhooks/link-events';
-import * as ws from '../../../src/db/repos/workspaces';
+import { removeMember } from '../../../src/db/repos/workspaces';
+import { createTag } from '../../../src/db/repos/workspace-objects';
 import { hostImage, seedMemberKey, seedWorkspace } from '../../support/seed';
 import { BIG, textPlain, type Call, type ContractContext } from './context';
 
@@ -65,7 +66,7 @@ export function linkSuites(ctx: ContractContext) {
     });
 
     it('201 with every recognised field set', async () => {
-      const tag = await ws.createTag(ctx.knex(), ctx.owner.workspaceId, `t${Date.now()}`, '#22c55e');
+      const tag = await createTag(ctx.knex(), ctx.owner.workspaceId, `t${Date.now()}`, '#22c55e');
       const body = {
         url: 'https://example.com/full',
         slug: `Full-${Date.now()}`,
@@ -231,7 +232,7 @@ export function linkSuites(ctx: ContractContext) {
     });
 
     it('200 setting fields, clearing nullable ones, and for an empty body', async () => {
-      const tag = await ws.createTag(ctx.knex(), ctx.owner.workspaceId, `u${Date.now()}`, '#123456');
+      const tag = await createTag(ctx.knex(), ctx.owner.workspaceId, `u${Date.now()}`, '#123456');
       const made = await ctx.makeLink({
         url: 'https://example.com/u',
         expiresAt: '2031-01-01T00:00:00Z',
@@ -347,7 +348,7 @@ export function linkSuites(ctx: ContractContext) {
       const analyst = await seedMemberKey(ctx.knex(), ctx.owner.workspaceId, 'ANALYST');
       await ctx.viaPrism('updateLink', patch(made.id, { title: 'by analyst' }), 403, analyst.key);
       const leaver = await seedMemberKey(ctx.knex(), ctx.owner.workspaceId, 'MEMBER');
-      await ws.removeMember(ctx.knex(), ctx.owner.workspaceId, leaver.userId);
+      await removeMember(ctx.knex(), ctx.owner.workspaceId, leaver.userId);
       await ctx.viaPrism('updateLink', patch(made.id, { title: 'by leaver' }), 403, leaver.key);
     });
 

@@ -9,7 +9,7 @@
 // request sent through the proxy here answers a page, never a redirect: nothing leaves this machine.
 // The 503 of a database that cannot be read is in ./deployment.ts.
 import { describe, expect, it } from 'vitest';
-import * as ws from '../../../src/db/repos/workspaces';
+import { createQrCode } from '../../../src/db/repos/workspace-objects';
 import { call, CRAWLER, PERSON, SHORT_HOST, type Call, type ContractContext, METRICS_TOKEN } from './context';
 
 const HOUR = 3_600_000;
@@ -51,7 +51,7 @@ export function visitorSuites(ctx: ContractContext) {
       return { ...made, path: `/${slug}` };
     };
     const qrOf = async (linkId: string) =>
-      `/qr/${(await ws.createQrCode(ctx.knex(), ctx.owner.workspaceId, linkId)).code}`;
+      `/qr/${(await createQrCode(ctx.knex(), ctx.owner.workspaceId, linkId)).code}`;
     const expectPage = (res: { headers: Record<string, any>; text: string }, text: string) => {
       expect(res.headers['content-type']).toMatch(/^text\/html/);
       expect(res.text).toContain(text);

@@ -3,7 +3,7 @@
 import * as accounts from '../../../db/repos/accounts.ts';
 import * as invitations from '../../../db/repos/invitations.ts';
 import { refundAttempt, takeAttempt } from '../../../db/attempt-limiter.ts';
-import { invalid, notFound, rateLimited, unauthenticated } from '../../../domain/errors.ts';
+import { invalid, notFound, tooManyWrongPasswords, unauthenticated } from '../../../domain/errors.ts';
 import { hashPassword, verifyPassword } from '../../../domain/passwords.ts';
 import { normalizeEmail, passwordProblem, SIGN_IN_ATTEMPTS } from '../../../domain/sessions.ts';
 import type { Services } from '../../services.ts';
@@ -41,14 +41,7 @@ export function accountHandlers(
   ): Promise<accounts.UserRow | undefined> {
     const key = `${normalizeEmail(email)}:${client}`;
     const wait = await takeAttempt(limiter, key);
-    if (wait > 0) {
-      const minutes = Math.ceil(wait / 60);
-      throw rateLimited(`Too many wrong passwords. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`, {
-        limit: SIGN_IN_ATTEMPTS,
-        remaining: 0,
-        resetSeconds: wait,
-      });
-    }
+    if (wait > 0) throw tooManyWrongPasswords(wait, SIGN_IN_ATTEMPTS);
     const user = await accounts.findUserByEmail(knex, email);
     const stored = user?.password_hash ?? (await (decoyHash ??= hashPassword('decoy password for unknown emails')));
     const right = (await verifyPassword(password, stored)) && !!user?.password_hash;

@@ -6,15 +6,18 @@ import path from 'node:path';
 import type { components } from '../../../../generated/dashboard.ts';
 import type { LinkRow } from '../../../db/repos/links.ts';
 import type { ExportPage } from '../../../db/repos/link-export.ts';
-import * as workspaces from '../../../db/repos/workspaces.ts';
+import { findDomainOf } from '../../../db/repos/domains.ts';
+import { addAsset, createQrCode, qrCodeOfLink } from '../../../db/repos/workspace-objects.ts';
 import { IMAGE_EXTENSIONS, looksLike } from '../../../domain/assets.ts';
 import { csvRecords } from '../../../domain/csv.ts';
 import { type AppError, invalid, storageFailed, tooLarge } from '../../../domain/errors.ts';
 import { BREAKDOWN_DIMENSIONS, BREAKDOWN_DAYS, BREAKDOWN_TOP } from '../../../db/repos/link-analytics.ts';
-import type { Actor, LinkCreateWithTagNames, LinkOperations } from '../../../operations/links.ts';
-import { presentLink } from '../../../operations/links.ts';
+import type { LinkCreateWithTagNames } from '../../../operations/link-drafts.ts';
+import type { LinkOperations } from '../../../operations/links.ts';
+import { presentLink } from '../../../operations/link-presenter.ts';
 import type { Services } from '../../services.ts';
-import type { DashboardContext, DashboardHandlers, DashboardResult } from '../types.ts';
+import { sessionActor } from '../session.ts';
+import type { DashboardHandlers, DashboardResult } from '../types.ts';
 import { analyticsWindow } from '../analytics-window.ts';
 import { readImportFile } from '../link-import.ts';
 import { isoDay } from '../../../domain/conversion-series.ts';
@@ -34,14 +37,6 @@ const EXPORT_COLUMNS = [
   'created_at',
   'expires_at',
 ];
-
-const actorOf = (ctx: DashboardContext): Actor => ({
-  workspaceId: ctx.workspace!.id,
-  userId: ctx.session!.userId,
-  plan: ctx.workspace!.plan,
-  requestId: ctx.requestId,
-  via: 'session',
-});
 
 export function linkHandlers(
   services: Services,
@@ -66,9 +61,7 @@ export function linkHandlers(
   const shortUrlOf = (row: LinkRow, host: string | undefined) => `https://${host ?? config.shortDomain}/${row.slug}`;
 
   async function present(row: LinkRow): Promise<DashboardLink> {
-    const host = row.domain_id
-      ? (await workspaces.findDomainOf(knex, row.workspace_id, row.domain_id))?.host
-      : undefined;
+    const host = row.domain_id ? (await findDomainOf(knex, row.workspace_id, row.domain_id))?.host : undefined;
     return { ...(await operations.present(row)), shortUrl: shortUrlOf(row, host) };
   }
 
@@ -94,47 +87,47 @@ export function linkHandlers(
     },
 
     async createDashboardLink({ body }, ctx): Promise<DashboardResult<'createDashboardLink'>> {
-      const row = await operations.create(actorOf(ctx), body, { preview: true });
+      const row = await operations.create(sessionActor(ctx), body, { preview: true });
       return { status: 201, body: { data: await present(row) } };
     },
 
     async getDashboardLink({ params }, ctx): Promise<DashboardResult<'getDashboardLink'>> {
-      return { status: 200, body: { data: await present(await operations.get(actorOf(ctx), params.linkId)) } };
+      return { status: 200, body: { data: await present(await operations.get(sessionActor(ctx), params.linkId)) } };
     },
 
     async updateDashboardLink({ params, body }, ctx): Promise<DashboardResult<'updateDashboardLink'>> {
-      const { row } = await operations.update(actorOf(ctx), params.linkId, body);
+      const { row } = await operations.update(sessionActor(ctx), params.linkId, body);
       return { status: 200, body: { data: await present(row) } };
     },
 
     async deleteDashboardLink({ params }, ctx): Promise<DashboardResult<'deleteDashboardLink'>> {
-      await operations.remove(actorOf(ctx), params.linkId);
+      await operations.remove(sessionActor(ctx), params.linkId);
       return { status: 204 };
     },
 
     async bulkLinks({ body }, ctx): Promise<DashboardResult<'bulkLinks'>> {
-      const data = await operations.bulk(actorOf(ctx), body);
+      const data = await operations.bulk(sessionActor(ctx), body);
       return { status: 200, body: { data } };
     },
 
     async getLinkAnalytics({ params, query }, ctx): Promise<DashboardResult<'getLinkAnalytics'>> {
-      const actor = actorOf(ctx);
+      const actor = sessionActor(ctx);
       await operations.get(actor, params.linkId);
       return { status: 200, body: await linkAnalyticsView(services, actor.workspaceId, params.linkId, query) };
     },
 
     async makeLinkQr({ params }, ctx): Promise<DashboardResult<'makeLinkQr'>> {
-      const actor = actorOf(ctx);
+      const actor = sessionActor(ctx);
       await operations.get(actor, params.linkId);
       const qr =
-        (await workspaces.qrCodeOfLink(knex, actor.workspaceId, params.linkId)) ??
-        (await workspaces.createQrCode(knex, actor.workspaceId, params.linkId));
+        (await qrCodeOfLink(knex, actor.workspaceId, params.linkId)) ??
+        (await createQrCode(knex, actor.workspaceId, params.linkId));
       const url = `https://${config.shortDomain}/qr/${qr.code}`;
       return { status: 200, body: { data: { id: qr.id, url, svgUrl: `${url}.svg`, pngUrl: `${url}.png` } } };
     },
 
     async importLinks(_request, ctx): Promise<DashboardResult<'importLinks'>> {
-      const actor = actorOf(ctx);
+      const actor = sessionActor(ctx);
       // The whole file is read and checked before the first link is written.
       if (!ctx.bodyStream) throw invalid('A request body is required (Content-Type: text/csv)');
       const records = await readImportFile(ctx.bodyStream);
@@ -230,7 +223,7 @@ export function linkHandlers(
       if (!ext || !looksLike(type, bytes.subarray(0, 12)))
         throw invalid(`The file is not a ${type || 'supported'} image: its content does not match its Content-Type`);
       const dir = path.join(config.dataDir, 'assets');
-      const { fileName } = await workspaces.addAsset(knex, ctx.workspace!.id, ext, type, (name) => {
+      const { fileName } = await addAsset(knex, ctx.workspace!.id, ext, type, (name) => {
         try {
           fs.mkdirSync(dir, { recursive: true });
           fs.writeFileSync(path.join(dir, name), bytes);

@@ -7,11 +7,11 @@ import { LIMITS, PAGE_THEMES, parseContent, type PageTheme } from '../../../doma
 import { isoDay } from '../../../domain/conversion-series.ts';
 import { DAY_MS } from '../../../domain/conversions.ts';
 import { renderBioPage } from '../../../redirect/bio-page.ts';
-import type { Actor } from '../../../operations/links.ts';
 import type { PageOperations } from '../../../operations/pages.ts';
 import type { Services } from '../../services.ts';
 import { analyticsWindow } from '../analytics-window.ts';
-import type { DashboardContext, DashboardHandlers, DashboardResult } from '../types.ts';
+import { sessionActor } from '../session.ts';
+import type { DashboardHandlers, DashboardResult } from '../types.ts';
 
 type PageOperation =
   | 'listPages'
@@ -23,14 +23,6 @@ type PageOperation =
   | 'publishPage'
   | 'unpublishPage'
   | 'getPageAnalytics';
-
-const actorOf = (ctx: DashboardContext): Actor => ({
-  workspaceId: ctx.workspace!.id,
-  userId: ctx.session!.userId,
-  plan: ctx.workspace!.plan,
-  requestId: ctx.requestId,
-  via: 'session',
-});
 
 /** At most `max` characters, for a preview of text that saving would refuse as too long. */
 const clip = (v: string | null | undefined, max: number) => (v ? [...v.trim()].slice(0, max).join('') : null);
@@ -64,7 +56,7 @@ export function pageHandlers(services: Services, operations: PageOperations): Pi
     },
 
     async createPage({ body }, ctx): Promise<DashboardResult<'createPage'>> {
-      return { status: 201, body: await envelope(await operations.create(actorOf(ctx), body)) };
+      return { status: 201, body: await envelope(await operations.create(sessionActor(ctx), body)) };
     },
 
     async getPage({ params }, ctx): Promise<DashboardResult<'getPage'>> {
@@ -72,7 +64,7 @@ export function pageHandlers(services: Services, operations: PageOperations): Pi
     },
 
     async updatePage({ params, body }, ctx): Promise<DashboardResult<'updatePage'>> {
-      return { status: 200, body: await envelope(await operations.update(actorOf(ctx), params.pageId, body)) };
+      return { status: 200, body: await envelope(await operations.update(sessionActor(ctx), params.pageId, body)) };
     },
 
     async deletePage({ params }, ctx): Promise<DashboardResult<'deletePage'>> {

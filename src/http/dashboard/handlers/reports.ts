@@ -7,7 +7,14 @@ import * as goals from '../../../db/repos/goals.ts';
 import * as links from '../../../db/repos/links.ts';
 import * as reports from '../../../db/repos/reports.ts';
 import type { Plan } from '../../../domain/access.ts';
-import { forbidden, invalid, isAppError, notFound, rateLimited, unauthenticated } from '../../../domain/errors.ts';
+import {
+  forbidden,
+  invalid,
+  isAppError,
+  notFound,
+  tooManyWrongPasswords,
+  unauthenticated,
+} from '../../../domain/errors.ts';
 import { newId } from '../../../domain/ids.ts';
 import { hashPassword, verifyPassword } from '../../../domain/passwords.ts';
 import {
@@ -213,14 +220,7 @@ export function reportHandlers(services: Services): Pick<DashboardHandlers, Repo
       if (!row.password_hash) return { status: 204 };
       const key = `${row.id}:${ctx.client}`;
       const wait = await takeAttempt(passwordThrottle, key);
-      if (wait > 0) {
-        const minutes = Math.ceil(wait / 60);
-        throw rateLimited(`Too many wrong passwords. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`, {
-          limit: REPORT_PASSWORD_ATTEMPTS,
-          remaining: 0,
-          resetSeconds: wait,
-        });
-      }
+      if (wait > 0) throw tooManyWrongPasswords(wait, REPORT_PASSWORD_ATTEMPTS);
       if (!(await verifyPassword(body.password, row.password_hash)))
         throw unauthenticated('That password is not correct');
       await refundAttempt(passwordThrottle, key);

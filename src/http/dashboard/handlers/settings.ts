@@ -3,7 +3,8 @@
 // operations in src/operations/.
 import * as accounts from '../../../db/repos/accounts.ts';
 import * as invitations from '../../../db/repos/invitations.ts';
-import * as workspaces from '../../../db/repos/workspaces.ts';
+import { type DomainRow, domainsOf } from '../../../db/repos/domains.ts';
+import { campaignsOf, tagsOf } from '../../../db/repos/workspace-objects.ts';
 import { planHasApi, scopesOfRole, type Role, type Scope } from '../../../domain/access.ts';
 import { claimExpired, claimExpiresAt } from '../../../domain/domains.ts';
 import { createCampaign } from '../../../operations/campaigns.ts';
@@ -46,7 +47,7 @@ export function settingsHandlers(
   const who = (ctx: DashboardContext) => ({ workspace: ws(ctx), userId: me(ctx) });
   const domainDeps = { knex, config, masterKey: services.masterKey, resolveTxt: services.resolveTxt };
   // A claim left unverified past its time shows as EXPIRED (domain/domains.ts, CLAIM_TTL_MS).
-  const presentDomain = (d: workspaces.DomainRow) => ({
+  const presentDomain = (d: DomainRow) => ({
     id: d.id,
     host: d.host,
     status: claimExpired(d, Date.now()) ? ('EXPIRED' as const) : d.status,
@@ -176,7 +177,7 @@ export function settingsHandlers(
     },
 
     async listDomains(_request, ctx): Promise<DashboardResult<'listDomains'>> {
-      return { status: 200, body: { data: (await workspaces.domainsOf(knex, ws(ctx).id)).map(presentDomain) } };
+      return { status: 200, body: { data: (await domainsOf(knex, ws(ctx).id)).map(presentDomain) } };
     },
 
     async addDomain({ body }, ctx): Promise<DashboardResult<'addDomain'>> {
@@ -195,7 +196,7 @@ export function settingsHandlers(
     },
 
     async listTags(_request, ctx): Promise<DashboardResult<'listTags'>> {
-      return { status: 200, body: { data: await workspaces.tagsOf(knex, ws(ctx).id) } };
+      return { status: 200, body: { data: await tagsOf(knex, ws(ctx).id) } };
     },
 
     async createTag({ body }, ctx): Promise<DashboardResult<'createTag'>> {
@@ -206,7 +207,7 @@ export function settingsHandlers(
       return {
         status: 200,
         body: {
-          data: (await workspaces.campaignsOf(knex, ws(ctx).id)).map((c) => ({
+          data: (await campaignsOf(knex, ws(ctx).id)).map((c) => ({
             id: c.id,
             name: c.name,
             createdAt: iso(Number(c.created_at))!,
