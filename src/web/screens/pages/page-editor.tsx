@@ -11,7 +11,7 @@ import { keys } from '../../api/keys.ts';
 import { queryClient } from '../../api/query-client.ts';
 import { can, useMembership } from '../../api/session.ts';
 import { useWorkspace } from '../../api/queries.ts';
-import type { BioPage, PageTheme } from '../../api/types.ts';
+import type { BioPage } from '../../api/types.ts';
 import { SubmitButton } from '../../components/buttons.tsx';
 import { useConfirm } from '../../components/confirm.tsx';
 import { FormAlert, LoadError, Loading, StatusNotice } from '../../components/feedback.tsx';
@@ -31,14 +31,15 @@ import {
   fieldNames,
   LIMITS,
   previewRequest,
-  THEMES,
   updateBody,
   type BlockDraft,
   type PageDraft,
   type PageField,
 } from './page-form.ts';
 import { PagePreview } from './page-preview.tsx';
+import { actionsNote, NOTICES, type Notice } from './page-notices.ts';
 import { PageStatePanel } from './page-state.tsx';
+import { ThemePicker } from './theme-picker.tsx';
 
 const AVATAR_TEXT = {
   label: 'Avatar',
@@ -49,27 +50,6 @@ const AVATAR_TEXT = {
   caption: 'How the avatar looks on the page.',
   removeLabel: 'Remove avatar',
 };
-
-type Notice = 'created' | 'saved' | 'unchanged' | 'published' | 'unpublished' | 'disabled' | 'enabled';
-
-const NOTICES: Record<Notice, string> = {
-  created: 'Page created as a draft. Publish it to show it at its address.',
-  saved: 'Draft saved. Visitors see it once you publish.',
-  unchanged: 'Nothing to save: no field was changed.',
-  published: 'Published. Visitors see this version at the page’s address.',
-  unpublished: 'Unpublished. The address answers “not found” until you publish again; the draft stays.',
-  disabled: 'Disabled. The address answers “not found” until the page is enabled.',
-  enabled: 'Enabled.',
-};
-
-/** Beside Save and Publish, where the person is: what those two would change now. */
-function actionsNote(page: BioPage | undefined, dirty: boolean): string {
-  if (!page) return 'A new page is saved as a draft; publish it next.';
-  if (dirty) return 'Unsaved changes: Publish saves them first.';
-  if (page.status === 'DISABLED') return 'Saved. The page is disabled: visitors get “not found”.';
-  if (page.published && !page.hasUnpublishedChanges) return 'Published: visitors see this draft.';
-  return 'Draft saved, not published yet.';
-}
 
 export default function PageEditor() {
   const { workspaceId: ws, pageId } = useParams<{ workspaceId: string; pageId?: string }>();
@@ -310,43 +290,12 @@ function PageEditorForm({ ws, page }: { ws: string; page?: BioPage }) {
               />
             </fieldset>
 
-            <fieldset
-              className="form-section"
-              disabled={!editable}
-              aria-describedby={e.theme ? 'theme-error' : undefined}
-            >
-              <legend>Theme</legend>
-              <div className="theme-grid">
-                {THEMES.map((t) => (
-                  <div key={t.value} className={`theme-option${draft.theme === t.value ? ' is-checked' : ''}`}>
-                    <input
-                      type="radio"
-                      name="page-theme"
-                      id={`theme-${t.value}`}
-                      value={t.value}
-                      checked={draft.theme === t.value}
-                      onChange={() => set('theme', t.value as PageTheme)}
-                      aria-describedby={`theme-${t.value}-what`}
-                    />
-                    <label htmlFor={`theme-${t.value}`}>
-                      <span className={`theme-swatch theme-swatch-${t.value}`} aria-hidden="true">
-                        <span />
-                      </span>
-                      {t.name}
-                    </label>
-                    <p id={`theme-${t.value}-what`} className="field-hint">
-                      {t.description}
-                    </p>
-                  </div>
-                ))}
-              </div>
-              <p className="field-hint">Each theme's colours keep every text readable (WCAG AA contrast).</p>
-              {e.theme ? (
-                <p id="theme-error" className="field-error">
-                  {e.theme}
-                </p>
-              ) : null}
-            </fieldset>
+            <ThemePicker
+              value={draft.theme}
+              onChange={(theme) => set('theme', theme)}
+              error={e.theme}
+              editable={editable}
+            />
 
             <fieldset
               className="form-section"
