@@ -5,8 +5,8 @@ import { useDomains } from '../../api/queries.ts';
 import { can, useMembership } from '../../api/session.ts';
 import { useAddDomain, useDisableDomain, useVerifyDomain } from '../../api/settings.ts';
 import type { Domain } from '../../api/types.ts';
-import { ConfirmedActionButton } from '../../components/buttons.tsx';
 import { useConfirm } from '../../components/confirm.tsx';
+import { ConfirmedWriteButton, RowButton } from '../../components/row-buttons.tsx';
 import { CopyButton } from '../../components/copy-button.tsx';
 import { ACTIONS, DataTable, ListState } from '../../components/data-table.tsx';
 import { EmptyState, FormAlert, StatusNotice } from '../../components/feedback.tsx';
@@ -86,29 +86,24 @@ export function Domains() {
                     </td>
                     <td className="cell-actions">
                       {admin && d.status !== 'ACTIVE' && d.status !== 'EXPIRED' ? (
-                        <button
-                          type="button"
-                          className="button button-small"
-                          aria-label={`Verify ${d.host}`}
+                        <RowButton
+                          label="Verify"
+                          name={`Verify ${d.host}`}
                           disabled={busy}
                           onClick={() => verify.mutate(d)}
-                        >
-                          Verify
-                        </button>
+                        />
                       ) : null}
                       {admin && d.status !== 'DISABLED' && d.status !== 'EXPIRED' ? (
-                        <ConfirmedActionButton
+                        <ConfirmedWriteButton
                           label="Disable"
                           name={`Disable ${d.host}`}
-                          disabled={busy}
                           ask={ask}
-                          question={{
-                            title: `Disable ${d.host}?`,
-                            body: 'Its links stop working from the next click. Verifying the domain again turns it back on.',
-                            confirmLabel: 'Disable',
-                          }}
-                          onConfirmed={() => disable.mutate(d)}
-                        />
+                          write={disable}
+                          row={d}
+                          disabled={busy}
+                        >
+                          Its links stop working from the next click. Verifying the domain again turns it back on.
+                        </ConfirmedWriteButton>
                       ) : null}
                     </td>
                   </tr>
