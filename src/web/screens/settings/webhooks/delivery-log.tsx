@@ -100,6 +100,26 @@ function DeliveryDetail({ workspaceId, delivery }: { workspaceId: string; delive
   );
 }
 
+/** One of the log's filters: empty matches anything; each option is a [value, text] pair. */
+function FilterSelect(props: {
+  label: string;
+  any: string;
+  value: string;
+  onChange: (value: string) => void;
+  options: readonly (readonly [string, string])[];
+}) {
+  return (
+    <SelectField label={props.label} value={props.value} onChange={(e) => props.onChange(e.target.value)}>
+      <option value="">{props.any}</option>
+      {props.options.map(([value, text]) => (
+        <option key={value} value={value}>
+          {text}
+        </option>
+      ))}
+    </SelectField>
+  );
+}
+
 export function DeliveryLog({
   workspaceId,
   subscriptions,
@@ -138,30 +158,27 @@ export function DeliveryLog({
       <h2 id="log-heading">Delivery log</h2>
       {notice ? notice.ok ? <StatusNotice>{notice.text}</StatusNotice> : <FormAlert message={notice.text} /> : null}
       <div className="filters-grid" role="group" aria-label="Filter deliveries">
-        <SelectField label="Status" value={status} onChange={(e) => setStatus(e.target.value as DeliveryStatus | '')}>
-          <option value="">Any status</option>
-          {STATUSES.map((s) => (
-            <option key={s} value={s}>
-              {s}
-            </option>
-          ))}
-        </SelectField>
-        <SelectField label="Event" value={event} onChange={(e) => setEvent(e.target.value)}>
-          <option value="">Any event</option>
-          {names.map((n) => (
-            <option key={n} value={n}>
-              {n}
-            </option>
-          ))}
-        </SelectField>
-        <SelectField label="Subscription" value={subscriptionId} onChange={(e) => setSubscriptionId(e.target.value)}>
-          <option value="">Any subscription</option>
-          {subscriptions.map((s) => (
-            <option key={s.id} value={s.id}>
-              {subscriptionName(s)}
-            </option>
-          ))}
-        </SelectField>
+        <FilterSelect
+          label="Status"
+          any="Any status"
+          value={status}
+          onChange={(v) => setStatus(v as DeliveryStatus | '')}
+          options={STATUSES.map((s) => [s, s])}
+        />
+        <FilterSelect
+          label="Event"
+          any="Any event"
+          value={event}
+          onChange={setEvent}
+          options={names.map((n) => [n, n])}
+        />
+        <FilterSelect
+          label="Subscription"
+          any="Any subscription"
+          value={subscriptionId}
+          onChange={setSubscriptionId}
+          options={subscriptions.map((s) => [s.id, subscriptionName(s)])}
+        />
       </div>
       {log.isPending ? (
         <Loading label="Loading deliveries…" />

@@ -23,9 +23,16 @@ import { formatDateTime } from '../../../lib/dates.ts';
 import { SettingsFrame } from '../settings-frame.tsx';
 import { Catalogue, DeliveryLog } from './delivery-log.tsx';
 import { ReplaySince, SendTestEvent } from './subscription-actions.tsx';
-import { CreateSubscription, EditSubscription } from './subscription-forms.tsx';
+import { CreateSubscription, EditSubscription, type SubscriptionPanelProps } from './subscription-forms.tsx';
 
-type Panel = { id: string; mode: 'edit' | 'test' | 'replay' } | null;
+/** The panel a row's button opens under the list, for that row's subscription. */
+const PANELS = { edit: EditSubscription, test: SendTestEvent, replay: ReplaySince };
+type Panel = { id: string; mode: keyof typeof PANELS } | null;
+
+function PanelOf({ mode, ...props }: SubscriptionPanelProps & { mode: keyof typeof PANELS }) {
+  const Opened = PANELS[mode];
+  return <Opened {...props} />;
+}
 
 export default function Webhooks() {
   const { workspaceId: ws } = useParams<{ workspaceId: string }>();
@@ -159,32 +166,15 @@ export default function Webhooks() {
       </TableSection>
 
       {selected && panel && catalog.data ? (
-        panel.mode === 'edit' ? (
-          <EditSubscription
-            key={selected.id}
-            workspaceId={ws}
-            subscription={selected}
-            catalog={catalog.data}
-            close={() => setPanel(null)}
-            done={done}
-          />
-        ) : panel.mode === 'test' ? (
-          <SendTestEvent
-            key={selected.id}
-            workspaceId={ws}
-            subscription={selected}
-            catalog={catalog.data}
-            close={() => setPanel(null)}
-          />
-        ) : (
-          <ReplaySince
-            key={selected.id}
-            workspaceId={ws}
-            subscription={selected}
-            close={() => setPanel(null)}
-            done={done}
-          />
-        )
+        <PanelOf
+          mode={panel.mode}
+          key={selected.id}
+          workspaceId={ws}
+          subscription={selected}
+          catalog={catalog.data}
+          close={() => setPanel(null)}
+          done={done}
+        />
       ) : null}
 
       {included ? (
