@@ -6,6 +6,7 @@ import { useState } from 'react';
 import { ACTIONS, DataTable } from '../../../components/data-table.tsx';
 import { EmptyState, FormAlert, LoadError, Loading, StatusNotice } from '../../../components/feedback.tsx';
 import { SelectField } from '../../../components/fields.tsx';
+import { RowButton } from '../../../components/row-buttons.tsx';
 import { formatDateTime } from '../../../lib/dates.ts';
 import {
   subscriptionName,
@@ -18,6 +19,8 @@ import {
   type WebhookDelivery,
   type WebhookSubscription,
 } from '../../../api/webhooks.ts';
+
+type Filter = 'status' | 'event' | 'subscriptionId';
 
 const STATUSES: DeliveryStatus[] = ['PENDING', 'SENDING', 'DELIVERED', 'FAILED', 'UNKNOWN'];
 
@@ -100,26 +103,6 @@ function DeliveryDetail({ workspaceId, delivery }: { workspaceId: string; delive
   );
 }
 
-/** One of the log's filters: empty matches anything; each option is a [value, text] pair. */
-function FilterSelect(props: {
-  label: string;
-  any: string;
-  value: string;
-  onChange: (value: string) => void;
-  options: readonly (readonly [string, string])[];
-}) {
-  return (
-    <SelectField label={props.label} value={props.value} onChange={(e) => props.onChange(e.target.value)}>
-      <option value="">{props.any}</option>
-      {props.options.map(([value, text]) => (
-        <option key={value} value={value}>
-          {text}
-        </option>
-      ))}
-    </SelectField>
-  );
-}
-
 export function DeliveryLog({
   workspaceId,
   subscriptions,
@@ -131,12 +114,15 @@ export function DeliveryLog({
   catalog: WebhookCatalog;
   mayAct: boolean;
 }) {
-  const [status, setStatus] = useState<DeliveryStatus | ''>('');
-  const [event, setEvent] = useState('');
-  const [subscriptionId, setSubscriptionId] = useState('');
+  // Each filter's value; empty matches anything.
+  const [filter, setFilter] = useState<Record<Filter, string>>({ status: '', event: '', subscriptionId: '' });
   const [open, setOpen] = useState<string | null>(null);
   const [notice, setNotice] = useState<{ ok: boolean; text: string } | null>(null);
-  const query = { status: status || undefined, event: event || undefined, subscriptionId: subscriptionId || undefined };
+  const query = {
+    status: (filter.status || undefined) as DeliveryStatus | undefined,
+    event: filter.event || undefined,
+    subscriptionId: filter.subscriptionId || undefined,
+  };
   const log = useDeliveryLog(workspaceId, query);
   const act = useActOnDelivery(workspaceId, {
     onSuccess: (_v, { d, action }) =>
@@ -152,33 +138,33 @@ export function DeliveryLog({
   const names = [...new Set(catalog.flatMap((c) => c.events.map((e) => e.name)))].sort();
   const urlOf = (id: string) => subscriptions.find((s) => s.id === id)?.url ?? id;
   const rows = log.data?.pages.flatMap((p) => p.data) ?? [];
+  // Each filter: what it sets, its label, and its choices as [value, text].
+  const filters: [Filter, string, (readonly [string, string])[]][] = [
+    ['status', 'Status', STATUSES.map((s) => [s, s])],
+    ['event', 'Event', names.map((n) => [n, n])],
+    ['subscriptionId', 'Subscription', subscriptions.map((s) => [s.id, subscriptionName(s)])],
+  ];
 
   return (
     <section className="section" aria-labelledby="log-heading">
       <h2 id="log-heading">Delivery log</h2>
       {notice ? notice.ok ? <StatusNotice>{notice.text}</StatusNotice> : <FormAlert message={notice.text} /> : null}
       <div className="filters-grid" role="group" aria-label="Filter deliveries">
-        <FilterSelect
-          label="Status"
-          any="Any status"
-          value={status}
-          onChange={(v) => setStatus(v as DeliveryStatus | '')}
-          options={STATUSES.map((s) => [s, s])}
-        />
-        <FilterSelect
-          label="Event"
-          any="Any event"
-          value={event}
-          onChange={setEvent}
-          options={names.map((n) => [n, n])}
-        />
-        <FilterSelect
-          label="Subscription"
-          any="Any subscription"
-          value={subscriptionId}
-          onChange={setSubscriptionId}
-          options={subscriptions.map((s) => [s.id, subscriptionName(s)])}
-        />
+        {filters.map(([key, label, options]) => (
+          <SelectField
+            key={key}
+            label={label}
+            value={filter[key]}
+            onChange={(e) => setFilter((f) => ({ ...f, [key]: e.target.value }))}
+          >
+            <option value="">Any {label.toLowerCase()}</option>
+            {options.map(([value, text]) => (
+              <option key={value} value={value}>
+                {text}
+              </option>
+            ))}
+          </SelectField>
+        ))}
       </div>
       {log.isPending ? (
         <Loading label="Loading deliveries…" />
@@ -274,36 +260,27 @@ function DeliveryRow({
               Attempts
             </button>
             {mayAct && d.variant === 'B' && d.status === 'FAILED' && !d.test ? (
-              <button
-                type="button"
-                className="button button-small"
-                aria-label={`Replay delivery ${d.id}`}
+              <RowButton
+                label="Replay"
+                name={`Replay delivery ${d.id}`}
                 disabled={busy}
                 onClick={() => act('replay')}
-              >
-                Replay
-              </button>
+              />
             ) : null}
             {mayAct && d.status === 'UNKNOWN' ? (
               <>
-                <button
-                  type="button"
-                  className="button button-small"
-                  aria-label={`Mark delivered: delivery ${d.id}`}
+                <RowButton
+                  label="Mark delivered"
+                  name={`Mark delivered: delivery ${d.id}`}
                   disabled={busy}
                   onClick={() => act('DELIVERED')}
-                >
-                  Mark delivered
-                </button>
-                <button
-                  type="button"
-                  className="button button-small"
-                  aria-label={`Mark failed: delivery ${d.id}`}
+                />
+                <RowButton
+                  label="Mark failed"
+                  name={`Mark failed: delivery ${d.id}`}
                   disabled={busy}
                   onClick={() => act('FAILED')}
-                >
-                  Mark failed
-                </button>
+                />
               </>
             ) : null}
           </div>
