@@ -9,7 +9,8 @@ import { SubmitButton } from '../../components/buttons.tsx';
 import { useConfirm } from '../../components/confirm.tsx';
 import { ConfirmedWriteButton } from '../../components/row-buttons.tsx';
 import { ACTIONS } from '../../components/data-table.tsx';
-import { EmptyState, FormAlert, StatusNotice } from '../../components/feedback.tsx';
+import { EmptyState, FormAlert } from '../../components/feedback.tsx';
+import { OutcomeNotice, useOutcome } from '../../components/outcome-notice.tsx';
 import { TextField } from '../../components/fields.tsx';
 import { useFormErrors } from '../../components/form-errors.ts';
 import { ShownOnce } from '../../components/shown-once.tsx';
@@ -28,11 +29,11 @@ export function ApiKeys() {
   const workspace = useWorkspace(ws);
   const list = useApiKeys(ws);
   const [ask, dialog] = useConfirm();
-  const [notice, setNotice] = useState<{ ok: boolean; text: string } | null>(null);
+  const notice = useOutcome();
 
   const revoke = useRevokeKey(ws, {
-    onSuccess: (_v, key) => setNotice({ ok: true, text: `Key ${key.hint} revoked. It answers 401 from now on.` }),
-    onError: (err) => setNotice({ ok: false, text: err.message }),
+    onSuccess: (_v, key) => notice.done(`Key ${key.hint} revoked. It answers 401 from now on.`),
+    onError: (err) => notice.failed(err.message),
   });
 
   const apiIncluded = workspace.data?.features.api ?? true;
@@ -48,7 +49,7 @@ export function ApiKeys() {
           before still list here.
         </p>
       ) : null}
-      {notice ? notice.ok ? <StatusNotice>{notice.text}</StatusNotice> : <FormAlert message={notice.text} /> : null}
+      <OutcomeNotice outcome={notice.outcome} />
 
       {can.makeKeys(role) ? (
         <CreateKey

@@ -17,7 +17,8 @@ import { useConfirm } from '../../components/confirm.tsx';
 import { ConfirmedWriteButton } from '../../components/row-buttons.tsx';
 import { CopyButton } from '../../components/copy-button.tsx';
 import { ACTIONS } from '../../components/data-table.tsx';
-import { FormAlert, StatusNotice } from '../../components/feedback.tsx';
+import { StatusNotice } from '../../components/feedback.tsx';
+import { OutcomeNotice, useOutcome } from '../../components/outcome-notice.tsx';
 import { SelectField, TextField } from '../../components/fields.tsx';
 import { useFormErrors } from '../../components/form-errors.ts';
 import { RowFormPanel } from '../../components/row-form-panel.tsx';
@@ -39,7 +40,7 @@ export function Members() {
   const me = useSignedIn().user;
   const list = useMembers(ws);
   const [ask, dialog] = useConfirm();
-  const [notice, setNotice] = useState<{ ok: boolean; text: string } | null>(null);
+  const notice = useOutcome();
   // The role chosen in a select while its change is on its way (the select shows it meanwhile).
   const [pendingRole, setPendingRole] = useState<Record<string, Role>>({});
   const settleRole = (userId: string) =>
@@ -53,17 +54,17 @@ export function Members() {
     onMutate: ({ member, role: next }) => setPendingRole((p) => ({ ...p, [member.userId]: next })),
     onSuccess: (answer, { member }) => {
       settleRole(member.userId);
-      setNotice({ ok: true, text: `${answer.data.email} is now ${roleName(answer.data.role)}.` });
+      notice.done(`${answer.data.email} is now ${roleName(answer.data.role)}.`);
     },
     onError: (err, { member }) => {
       settleRole(member.userId);
-      setNotice({ ok: false, text: `${member.email}: ${err.message}` });
+      notice.failed(`${member.email}: ${err.message}`);
     },
   });
 
   const remove = useRemoveMember(ws, {
-    onSuccess: (_v, member) => setNotice({ ok: true, text: `${member.email} was removed from the workspace.` }),
-    onError: (err) => setNotice({ ok: false, text: err.message }),
+    onSuccess: (_v, member) => notice.done(`${member.email} was removed from the workspace.`),
+    onError: (err) => notice.failed(err.message),
   });
 
   // Only an OWNER removes an OWNER.
@@ -71,7 +72,7 @@ export function Members() {
 
   return (
     <SettingsFrame workspaceId={ws} title="Members">
-      {notice ? notice.ok ? <StatusNotice>{notice.text}</StatusNotice> : <FormAlert message={notice.text} /> : null}
+      <OutcomeNotice outcome={notice.outcome} />
       {can.administer(role) ? <InviteMember workspaceId={ws} mayInviteOwner={role === 'OWNER'} /> : null}
 
       <TableSection
@@ -121,7 +122,7 @@ export function Members() {
         )}
       </TableSection>
       {can.administer(role) ? (
-        <PendingInvitations workspaceId={ws} mayRevokeOwner={role === 'OWNER'} ask={ask} onNotice={setNotice} />
+        <PendingInvitations workspaceId={ws} mayRevokeOwner={role === 'OWNER'} ask={ask} notice={notice} />
       ) : null}
       <section className="section" aria-labelledby="roles-heading">
         <h2 id="roles-heading">What each role may do</h2>
@@ -223,18 +224,18 @@ function PendingInvitations({
   workspaceId,
   mayRevokeOwner,
   ask,
-  onNotice,
+  notice,
 }: {
   workspaceId: string;
   mayRevokeOwner: boolean;
   ask: ReturnType<typeof useConfirm>[0];
-  onNotice: (notice: { ok: boolean; text: string }) => void;
+  notice: ReturnType<typeof useOutcome>;
 }) {
   const list = useInvitations(workspaceId);
   const revoke = useRevokeInvitation(workspaceId, {
     onSuccess: (_v, invitation) =>
-      onNotice({ ok: true, text: `The invitation of ${invitation.email} was revoked; its link no longer works.` }),
-    onError: (err) => onNotice({ ok: false, text: err.message }),
+      notice.done(`The invitation of ${invitation.email} was revoked; its link no longer works.`),
+    onError: (err) => notice.failed(err.message),
   });
 
   return (

@@ -4,7 +4,8 @@
 // UNKNOWN one; and the event catalogue with each event's payload schema and example.
 import { useState } from 'react';
 import { ACTIONS, DataTable } from '../../../components/data-table.tsx';
-import { EmptyState, FormAlert, LoadError, Loading, StatusNotice } from '../../../components/feedback.tsx';
+import { EmptyState, LoadError, Loading } from '../../../components/feedback.tsx';
+import { OutcomeNotice, useOutcome } from '../../../components/outcome-notice.tsx';
 import { SelectField } from '../../../components/fields.tsx';
 import { RowButton } from '../../../components/row-buttons.tsx';
 import { formatDateTime } from '../../../lib/dates.ts';
@@ -117,7 +118,7 @@ export function DeliveryLog({
   // Each filter's value; empty matches anything.
   const [filter, setFilter] = useState<Record<Filter, string>>({ status: '', event: '', subscriptionId: '' });
   const [open, setOpen] = useState<string | null>(null);
-  const [notice, setNotice] = useState<{ ok: boolean; text: string } | null>(null);
+  const notice = useOutcome();
   const query = {
     status: (filter.status || undefined) as DeliveryStatus | undefined,
     event: filter.event || undefined,
@@ -126,14 +127,12 @@ export function DeliveryLog({
   const log = useDeliveryLog(workspaceId, query);
   const act = useActOnDelivery(workspaceId, {
     onSuccess: (_v, { d, action }) =>
-      setNotice({
-        ok: true,
-        text:
-          action === 'replay'
-            ? `Delivery ${d.id} sent again with the same id and body.`
-            : `Delivery ${d.id} marked ${action === 'DELIVERED' ? 'delivered' : 'failed'}.`,
-      }),
-    onError: (err) => setNotice({ ok: false, text: err.message }),
+      notice.done(
+        action === 'replay'
+          ? `Delivery ${d.id} sent again with the same id and body.`
+          : `Delivery ${d.id} marked ${action === 'DELIVERED' ? 'delivered' : 'failed'}.`,
+      ),
+    onError: (err) => notice.failed(err.message),
   });
   const names = [...new Set(catalog.flatMap((c) => c.events.map((e) => e.name)))].sort();
   const urlOf = (id: string) => subscriptions.find((s) => s.id === id)?.url ?? id;
@@ -148,7 +147,7 @@ export function DeliveryLog({
   return (
     <section className="section" aria-labelledby="log-heading">
       <h2 id="log-heading">Delivery log</h2>
-      {notice ? notice.ok ? <StatusNotice>{notice.text}</StatusNotice> : <FormAlert message={notice.text} /> : null}
+      <OutcomeNotice outcome={notice.outcome} />
       <div className="filters-grid" role="group" aria-label="Filter deliveries">
         {filters.map(([key, label, options]) => (
           <SelectField

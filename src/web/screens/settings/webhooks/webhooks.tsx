@@ -16,7 +16,8 @@ import {
 import { useConfirm } from '../../../components/confirm.tsx';
 import { ConfirmedWriteButton, RowButton } from '../../../components/row-buttons.tsx';
 import { ACTIONS } from '../../../components/data-table.tsx';
-import { EmptyState, FormAlert, StatusNotice } from '../../../components/feedback.tsx';
+import { EmptyState } from '../../../components/feedback.tsx';
+import { OutcomeNotice, useOutcome } from '../../../components/outcome-notice.tsx';
 import { TableSection } from '../../../components/table-section.tsx';
 import { When } from '../../../components/when.tsx';
 import { formatDateTime } from '../../../lib/dates.ts';
@@ -43,12 +44,12 @@ export default function Webhooks() {
   const list = useWebhookSubscriptions(ws, included);
   const catalog = useWebhookCatalog(ws, included);
   const [panel, setPanel] = useState<Panel>(null);
-  const [notice, setNotice] = useState<{ ok: boolean; text: string } | null>(null);
+  const notice = useOutcome();
   const [ask, dialog] = useConfirm();
 
   // Every change's hook refreshes the screen; this only says what it did.
-  const done = (text: string) => setNotice({ ok: true, text });
-  const failed = (err: Error) => setNotice({ ok: false, text: err.message });
+  const { done } = notice;
+  const failed = (err: Error) => notice.failed(err.message);
   const remove = useDeleteSubscription<WebhookSubscription>(ws, {
     onSuccess: (_v, s) => {
       setPanel(null);
@@ -73,7 +74,7 @@ export default function Webhooks() {
           <strong>Webhooks need the Growth plan.</strong> This workspace's plan does not include webhooks.
         </p>
       ) : null}
-      {notice ? notice.ok ? <StatusNotice>{notice.text}</StatusNotice> : <FormAlert message={notice.text} /> : null}
+      <OutcomeNotice outcome={notice.outcome} />
       {mayAct && included && catalog.data ? <CreateSubscription workspaceId={ws} catalog={catalog.data} /> : null}
 
       <TableSection
