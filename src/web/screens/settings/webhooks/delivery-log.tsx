@@ -3,7 +3,7 @@
 // of each answer; "Replay" on a FAILED Variant B delivery, "Mark delivered" / "Mark failed" on an
 // UNKNOWN one; and the event catalogue with each event's payload schema and example.
 import { useState } from 'react';
-import { ACTIONS, DataTable } from '../../../components/data-table.tsx';
+import { ACTIONS, DataTable, ListState } from '../../../components/data-table.tsx';
 import { EmptyState, LoadError, Loading } from '../../../components/feedback.tsx';
 import { OutcomeNotice, useOutcome } from '../../../components/outcome-notice.tsx';
 import { SelectField } from '../../../components/fields.tsx';
@@ -136,6 +136,7 @@ export function DeliveryLog({
   });
   const names = [...new Set(catalog.flatMap((c) => c.events.map((e) => e.name)))].sort();
   const urlOf = (id: string) => subscriptions.find((s) => s.id === id)?.url ?? id;
+  // Every page loaded so far, newest first.
   const rows = log.data?.pages.flatMap((p) => p.data) ?? [];
   // Each filter: what it sets, its label, and its choices as [value, text].
   const filters: [Filter, string, (readonly [string, string])[]][] = [
@@ -165,46 +166,47 @@ export function DeliveryLog({
           </SelectField>
         ))}
       </div>
-      {log.isPending ? (
-        <Loading label="Loading deliveries…" />
-      ) : log.isError ? (
-        <LoadError error={log.error} retry={() => log.refetch()} what="the deliveries" />
-      ) : rows.length === 0 ? (
-        <EmptyState title="No deliveries">Deliveries appear here as events happen, newest first.</EmptyState>
-      ) : (
-        <>
-          <DataTable
-            caption="Webhook deliveries, newest first"
-            captionId="log-caption"
-            cards
-            headers={['Created', 'Event', 'Endpoint', 'Status', 'Attempts', 'Last answer', ACTIONS]}
-          >
-            {rows.map((d) => (
-              <DeliveryRow
-                key={d.id}
-                d={d}
-                url={urlOf(d.subscriptionId)}
-                open={open === d.id}
-                toggle={() => setOpen(open === d.id ? null : d.id)}
-                mayAct={mayAct}
-                busy={act.isPending}
-                act={(action) => act.mutate({ d, action })}
-                workspaceId={workspaceId}
-              />
-            ))}
-          </DataTable>
-          {log.hasNextPage ? (
-            <button
-              type="button"
-              className="button"
-              disabled={log.isFetchingNextPage}
-              onClick={() => log.fetchNextPage()}
+      <ListState
+        read={{ ...log, data: log.data ? rows : undefined }}
+        loading="Loading deliveries…"
+        what="the deliveries"
+        empty={<EmptyState title="No deliveries">Deliveries appear here as events happen, newest first.</EmptyState>}
+      >
+        {(rows) => (
+          <>
+            <DataTable
+              caption="Webhook deliveries, newest first"
+              captionId="log-caption"
+              cards
+              headers={['Created', 'Event', 'Endpoint', 'Status', 'Attempts', 'Last answer', ACTIONS]}
             >
-              Load older deliveries
-            </button>
-          ) : null}
-        </>
-      )}
+              {rows.map((d) => (
+                <DeliveryRow
+                  key={d.id}
+                  d={d}
+                  url={urlOf(d.subscriptionId)}
+                  open={open === d.id}
+                  toggle={() => setOpen(open === d.id ? null : d.id)}
+                  mayAct={mayAct}
+                  busy={act.isPending}
+                  act={(action) => act.mutate({ d, action })}
+                  workspaceId={workspaceId}
+                />
+              ))}
+            </DataTable>
+            {log.hasNextPage ? (
+              <button
+                type="button"
+                className="button"
+                disabled={log.isFetchingNextPage}
+                onClick={() => log.fetchNextPage()}
+              >
+                Load older deliveries
+              </button>
+            ) : null}
+          </>
+        )}
+      </ListState>
     </section>
   );
 }
