@@ -59,7 +59,7 @@ export function DataTable(props: {
   );
 }
 
-interface Read<T> {
+export interface Read<T> {
   isPending: boolean;
   isError: boolean;
   error: unknown;

@@ -5,11 +5,12 @@ import { useDomains } from '../../api/queries.ts';
 import { can, useMembership } from '../../api/session.ts';
 import { useAddDomain, useDisableDomain, useVerifyDomain } from '../../api/settings.ts';
 import type { Domain } from '../../api/types.ts';
-import { ConfirmedActionButton } from '../../components/buttons.tsx';
 import { useConfirm } from '../../components/confirm.tsx';
+import { ConfirmedWriteButton, RowButton } from '../../components/row-buttons.tsx';
 import { CopyButton } from '../../components/copy-button.tsx';
 import { ACTIONS, DataTable, ListState } from '../../components/data-table.tsx';
-import { EmptyState, FormAlert, StatusNotice } from '../../components/feedback.tsx';
+import { EmptyState } from '../../components/feedback.tsx';
+import { OutcomeNotice, useOutcome } from '../../components/outcome-notice.tsx';
 import { TextField } from '../../components/fields.tsx';
 import { useFormErrors } from '../../components/form-errors.ts';
 import { RowFormPanel } from '../../components/row-form-panel.tsx';
@@ -28,30 +29,27 @@ export function Domains() {
   const role = useMembership(ws)!.role;
   const list = useDomains(ws);
   const [ask, dialog] = useConfirm();
-  const [notice, setNotice] = useState<{ ok: boolean; text: string } | null>(null);
+  const notice = useOutcome();
   const [added, setAdded] = useState<Domain | null>(null);
 
   const verify = useVerifyDomain(ws, {
     onSuccess: (answer) => {
-      setNotice({ ok: true, text: `${answer.data.host} is verified and serves this workspace's links.` });
+      notice.done(`${answer.data.host} is verified and serves this workspace's links.`);
       if (added?.id === answer.data.id) setAdded(null);
     },
-    onError: (err, d) => setNotice({ ok: false, text: `${d.host}: ${err.message}` }),
+    onError: (err, d) => notice.failed(`${d.host}: ${err.message}`),
   });
   const disable = useDisableDomain(ws, {
     onSuccess: (answer) =>
-      setNotice({
-        ok: true,
-        text: `${answer.data.host} is disabled: its links stop working until it is verified again.`,
-      }),
-    onError: (err, d) => setNotice({ ok: false, text: `${d.host}: ${err.message}` }),
+      notice.done(`${answer.data.host} is disabled: its links stop working until it is verified again.`),
+    onError: (err, d) => notice.failed(`${d.host}: ${err.message}`),
   });
   const admin = can.administer(role);
   const busy = verify.isPending || disable.isPending;
 
   return (
     <SettingsFrame workspaceId={ws} title="Domains">
-      {notice ? notice.ok ? <StatusNotice>{notice.text}</StatusNotice> : <FormAlert message={notice.text} /> : null}
+      <OutcomeNotice outcome={notice.outcome} />
       {admin ? <AddDomain workspaceId={ws} onAdded={setAdded} /> : null}
       {added ? <Instructions domain={added} heading={`Verify ${added.host}`} /> : null}
 
@@ -86,29 +84,24 @@ export function Domains() {
                     </td>
                     <td className="cell-actions">
                       {admin && d.status !== 'ACTIVE' && d.status !== 'EXPIRED' ? (
-                        <button
-                          type="button"
-                          className="button button-small"
-                          aria-label={`Verify ${d.host}`}
+                        <RowButton
+                          label="Verify"
+                          name={`Verify ${d.host}`}
                           disabled={busy}
                           onClick={() => verify.mutate(d)}
-                        >
-                          Verify
-                        </button>
+                        />
                       ) : null}
                       {admin && d.status !== 'DISABLED' && d.status !== 'EXPIRED' ? (
-                        <ConfirmedActionButton
+                        <ConfirmedWriteButton
                           label="Disable"
                           name={`Disable ${d.host}`}
-                          disabled={busy}
                           ask={ask}
-                          question={{
-                            title: `Disable ${d.host}?`,
-                            body: 'Its links stop working from the next click. Verifying the domain again turns it back on.',
-                            confirmLabel: 'Disable',
-                          }}
-                          onConfirmed={() => disable.mutate(d)}
-                        />
+                          write={disable}
+                          row={d}
+                          disabled={busy}
+                        >
+                          Its links stop working from the next click. Verifying the domain again turns it back on.
+                        </ConfirmedWriteButton>
                       ) : null}
                     </td>
                   </tr>

@@ -5,13 +5,16 @@ import { useWorkspace } from '../../api/queries.ts';
 import { can, useMembership, useSignedIn } from '../../api/session.ts';
 import { useApiKeys, useCreateKey, useRevokeKey } from '../../api/settings.ts';
 import { SCOPES, type ApiKey, type Role, type Scope } from '../../api/types.ts';
-import { ConfirmedActionButton, SubmitButton } from '../../components/buttons.tsx';
+import { SubmitButton } from '../../components/buttons.tsx';
 import { useConfirm } from '../../components/confirm.tsx';
-import { ACTIONS, DataTable, ListState } from '../../components/data-table.tsx';
-import { EmptyState, FormAlert, StatusNotice } from '../../components/feedback.tsx';
+import { ConfirmedWriteButton } from '../../components/row-buttons.tsx';
+import { ACTIONS } from '../../components/data-table.tsx';
+import { EmptyState, FormAlert } from '../../components/feedback.tsx';
+import { OutcomeNotice, useOutcome } from '../../components/outcome-notice.tsx';
 import { TextField } from '../../components/fields.tsx';
 import { useFormErrors } from '../../components/form-errors.ts';
 import { ShownOnce } from '../../components/shown-once.tsx';
+import { TableSection } from '../../components/table-section.tsx';
 import { When } from '../../components/when.tsx';
 import { localInputToIso } from '../../lib/dates.ts';
 import { SettingsFrame } from './settings-frame.tsx';
@@ -26,11 +29,11 @@ export function ApiKeys() {
   const workspace = useWorkspace(ws);
   const list = useApiKeys(ws);
   const [ask, dialog] = useConfirm();
-  const [notice, setNotice] = useState<{ ok: boolean; text: string } | null>(null);
+  const notice = useOutcome();
 
   const revoke = useRevokeKey(ws, {
-    onSuccess: (_v, key) => setNotice({ ok: true, text: `Key ${key.hint} revoked. It answers 401 from now on.` }),
-    onError: (err) => setNotice({ ok: false, text: err.message }),
+    onSuccess: (_v, key) => notice.done(`Key ${key.hint} revoked. It answers 401 from now on.`),
+    onError: (err) => notice.failed(err.message),
   });
 
   const apiIncluded = workspace.data?.features.api ?? true;
@@ -46,7 +49,7 @@ export function ApiKeys() {
           before still list here.
         </p>
       ) : null}
-      {notice ? notice.ok ? <StatusNotice>{notice.text}</StatusNotice> : <FormAlert message={notice.text} /> : null}
+      <OutcomeNotice outcome={notice.outcome} />
 
       {can.makeKeys(role) ? (
         <CreateKey
@@ -57,64 +60,45 @@ export function ApiKeys() {
         />
       ) : null}
 
-      <section className="section" aria-labelledby="keys-heading">
-        <h2 id="keys-heading">Keys</h2>
-        <ListState
-          read={list}
-          loading="Loading keys…"
-          what="the keys"
-          empty={<EmptyState title="No API keys yet">Keys you make act as you, with the scopes you choose.</EmptyState>}
-        >
-          {(rows) => (
-            <DataTable
-              caption="API keys"
-              captionId="keys-caption"
-              headers={['Key', 'Scopes', 'Owner', 'Created', 'Expires', 'Revoked', ACTIONS]}
-            >
-              {rows.map((k) => (
-                <tr key={k.id} className={k.revokedAt ? 'is-dim' : undefined}>
-                  <td className="nowrap">
-                    <code>…{k.hint}</code>
-                  </td>
-                  <td>
-                    <span className="scope-list">
-                      {[...new Set(k.scopes)].map((s) => (
-                        <code key={s} className="scope">
-                          {s}
-                        </code>
-                      ))}
-                    </span>
-                  </td>
-                  <td>{k.user.email}</td>
-                  <td className="nowrap">
-                    <When iso={k.createdAt} />
-                  </td>
-                  <td className="nowrap">{k.expiresAt ? <When iso={k.expiresAt} /> : 'Never'}</td>
-                  <td className="nowrap">
-                    {k.revokedAt ? <When iso={k.revokedAt} /> : <span className="muted">No</span>}
-                  </td>
-                  <td className="cell-actions">
-                    {mayRevoke(k) ? (
-                      <ConfirmedActionButton
-                        label="Revoke"
-                        name={`Revoke key ${k.hint}`}
-                        disabled={revoke.isPending}
-                        ask={ask}
-                        question={{
-                          title: `Revoke key ${k.hint}?`,
-                          body: 'Requests with this key are refused from now on. This cannot be undone.',
-                          confirmLabel: 'Revoke',
-                        }}
-                        onConfirmed={() => revoke.mutate(k)}
-                      />
-                    ) : null}
-                  </td>
-                </tr>
-              ))}
-            </DataTable>
-          )}
-        </ListState>
-      </section>
+      <TableSection
+        id="keys"
+        heading="Keys"
+        noun="keys"
+        read={list}
+        empty={<EmptyState title="No API keys yet">Keys you make act as you, with the scopes you choose.</EmptyState>}
+        caption="API keys"
+        headers={['Key', 'Scopes', 'Owner', 'Created', 'Expires', 'Revoked', ACTIONS]}
+      >
+        {(k) => (
+          <tr key={k.id} className={k.revokedAt ? 'is-dim' : undefined}>
+            <td className="nowrap">
+              <code>…{k.hint}</code>
+            </td>
+            <td>
+              <span className="scope-list">
+                {[...new Set(k.scopes)].map((s) => (
+                  <code key={s} className="scope">
+                    {s}
+                  </code>
+                ))}
+              </span>
+            </td>
+            <td>{k.user.email}</td>
+            <td className="nowrap">
+              <When iso={k.createdAt} />
+            </td>
+            <td className="nowrap">{k.expiresAt ? <When iso={k.expiresAt} /> : 'Never'}</td>
+            <td className="nowrap">{k.revokedAt ? <When iso={k.revokedAt} /> : <span className="muted">No</span>}</td>
+            <td className="cell-actions">
+              {mayRevoke(k) ? (
+                <ConfirmedWriteButton label="Revoke" name={`Revoke key ${k.hint}`} ask={ask} write={revoke} row={k}>
+                  Requests with this key are refused from now on. This cannot be undone.
+                </ConfirmedWriteButton>
+              ) : null}
+            </td>
+          </tr>
+        )}
+      </TableSection>
       {dialog}
     </SettingsFrame>
   );

@@ -13,14 +13,16 @@ import {
 } from '../../api/members.ts';
 import { can, useMembership, useSignedIn } from '../../api/session.ts';
 import { ROLES, type Member, type Role } from '../../api/types.ts';
-import { ConfirmedActionButton } from '../../components/buttons.tsx';
 import { useConfirm } from '../../components/confirm.tsx';
+import { ConfirmedWriteButton } from '../../components/row-buttons.tsx';
 import { CopyButton } from '../../components/copy-button.tsx';
-import { ACTIONS, DataTable, ListState } from '../../components/data-table.tsx';
-import { FormAlert, StatusNotice } from '../../components/feedback.tsx';
+import { ACTIONS } from '../../components/data-table.tsx';
+import { StatusNotice } from '../../components/feedback.tsx';
+import { OutcomeNotice, useOutcome } from '../../components/outcome-notice.tsx';
 import { SelectField, TextField } from '../../components/fields.tsx';
 import { useFormErrors } from '../../components/form-errors.ts';
 import { RowFormPanel } from '../../components/row-form-panel.tsx';
+import { TableSection } from '../../components/table-section.tsx';
 import { formatDate } from '../../lib/dates.ts';
 import { roleName } from '../../lib/format.ts';
 import { SettingsFrame } from './settings-frame.tsx';
@@ -38,7 +40,7 @@ export function Members() {
   const me = useSignedIn().user;
   const list = useMembers(ws);
   const [ask, dialog] = useConfirm();
-  const [notice, setNotice] = useState<{ ok: boolean; text: string } | null>(null);
+  const notice = useOutcome();
   // The role chosen in a select while its change is on its way (the select shows it meanwhile).
   const [pendingRole, setPendingRole] = useState<Record<string, Role>>({});
   const settleRole = (userId: string) =>
@@ -52,17 +54,17 @@ export function Members() {
     onMutate: ({ member, role: next }) => setPendingRole((p) => ({ ...p, [member.userId]: next })),
     onSuccess: (answer, { member }) => {
       settleRole(member.userId);
-      setNotice({ ok: true, text: `${answer.data.email} is now ${roleName(answer.data.role)}.` });
+      notice.done(`${answer.data.email} is now ${roleName(answer.data.role)}.`);
     },
     onError: (err, { member }) => {
       settleRole(member.userId);
-      setNotice({ ok: false, text: `${member.email}: ${err.message}` });
+      notice.failed(`${member.email}: ${err.message}`);
     },
   });
 
   const remove = useRemoveMember(ws, {
-    onSuccess: (_v, member) => setNotice({ ok: true, text: `${member.email} was removed from the workspace.` }),
-    onError: (err) => setNotice({ ok: false, text: err.message }),
+    onSuccess: (_v, member) => notice.done(`${member.email} was removed from the workspace.`),
+    onError: (err) => notice.failed(err.message),
   });
 
   // Only an OWNER removes an OWNER.
@@ -70,70 +72,57 @@ export function Members() {
 
   return (
     <SettingsFrame workspaceId={ws} title="Members">
-      {notice ? notice.ok ? <StatusNotice>{notice.text}</StatusNotice> : <FormAlert message={notice.text} /> : null}
+      <OutcomeNotice outcome={notice.outcome} />
       {can.administer(role) ? <InviteMember workspaceId={ws} mayInviteOwner={role === 'OWNER'} /> : null}
 
-      <section className="section" aria-labelledby="members-heading">
-        <h2 id="members-heading">People in this workspace</h2>
-        <ListState read={list} loading="Loading members…" what="the members">
-          {(rows) => (
-            <DataTable
-              caption="Members"
-              captionId="members-caption"
-              cards
-              headers={['Email', 'Role', 'Joined', ACTIONS]}
-            >
-              {rows.map((m) => (
-                <tr key={m.userId}>
-                  <td data-label="Email">
-                    {m.email}
-                    {m.userId === me.id ? <span className="muted"> (you)</span> : null}
-                  </td>
-                  <td data-label="Role">
-                    {can.changeRoles(role) ? (
-                      <select
-                        aria-label={`Role for ${m.email}`}
-                        value={pendingRole[m.userId] ?? m.role}
-                        disabled={changeRole.isPending}
-                        onChange={(e) => changeRole.mutate({ member: m, role: e.target.value as Role })}
-                      >
-                        {ROLES.map((r) => (
-                          <option key={r} value={r}>
-                            {roleName(r)}
-                          </option>
-                        ))}
-                      </select>
-                    ) : (
-                      roleName(m.role)
-                    )}
-                  </td>
-                  <td className="nowrap" data-label="Joined">
-                    {formatDate(m.joinedAt)}
-                  </td>
-                  <td className="cell-actions">
-                    {mayRemove(m) ? (
-                      <ConfirmedActionButton
-                        label="Remove"
-                        name={`Remove ${m.email}`}
-                        disabled={remove.isPending}
-                        ask={ask}
-                        question={{
-                          title: `Remove ${m.email}?`,
-                          body: 'They lose access to this workspace at once; their API keys here stop working for changes.',
-                          confirmLabel: 'Remove',
-                        }}
-                        onConfirmed={() => remove.mutate(m)}
-                      />
-                    ) : null}
-                  </td>
-                </tr>
-              ))}
-            </DataTable>
-          )}
-        </ListState>
-      </section>
+      <TableSection
+        id="members"
+        heading="People in this workspace"
+        noun="members"
+        read={list}
+        caption="Members"
+        cards
+        headers={['Email', 'Role', 'Joined', ACTIONS]}
+      >
+        {(m) => (
+          <tr key={m.userId}>
+            <td data-label="Email">
+              {m.email}
+              {m.userId === me.id ? <span className="muted"> (you)</span> : null}
+            </td>
+            <td data-label="Role">
+              {can.changeRoles(role) ? (
+                <select
+                  aria-label={`Role for ${m.email}`}
+                  value={pendingRole[m.userId] ?? m.role}
+                  disabled={changeRole.isPending}
+                  onChange={(e) => changeRole.mutate({ member: m, role: e.target.value as Role })}
+                >
+                  {ROLES.map((r) => (
+                    <option key={r} value={r}>
+                      {roleName(r)}
+                    </option>
+                  ))}
+                </select>
+              ) : (
+                roleName(m.role)
+              )}
+            </td>
+            <td className="nowrap" data-label="Joined">
+              {formatDate(m.joinedAt)}
+            </td>
+            <td className="cell-actions">
+              {mayRemove(m) ? (
+                <ConfirmedWriteButton label="Remove" name={`Remove ${m.email}`} ask={ask} write={remove} row={m}>
+                  They lose access to this workspace at once; their API keys here stop working for changes.
+                </ConfirmedWriteButton>
+              ) : null}
+            </td>
+          </tr>
+        )}
+      </TableSection>
       {can.administer(role) ? (
-        <PendingInvitations workspaceId={ws} mayRevokeOwner={role === 'OWNER'} ask={ask} onNotice={setNotice} />
+        <PendingInvitations workspaceId={ws} mayRevokeOwner={role === 'OWNER'} ask={ask} notice={notice} />
       ) : null}
       <section className="section" aria-labelledby="roles-heading">
         <h2 id="roles-heading">What each role may do</h2>
@@ -235,67 +224,54 @@ function PendingInvitations({
   workspaceId,
   mayRevokeOwner,
   ask,
-  onNotice,
+  notice,
 }: {
   workspaceId: string;
   mayRevokeOwner: boolean;
   ask: ReturnType<typeof useConfirm>[0];
-  onNotice: (notice: { ok: boolean; text: string }) => void;
+  notice: ReturnType<typeof useOutcome>;
 }) {
   const list = useInvitations(workspaceId);
   const revoke = useRevokeInvitation(workspaceId, {
     onSuccess: (_v, invitation) =>
-      onNotice({ ok: true, text: `The invitation of ${invitation.email} was revoked; its link no longer works.` }),
-    onError: (err) => onNotice({ ok: false, text: err.message }),
+      notice.done(`The invitation of ${invitation.email} was revoked; its link no longer works.`),
+    onError: (err) => notice.failed(err.message),
   });
 
   return (
-    <section className="section" aria-labelledby="invitations-heading">
-      <h2 id="invitations-heading">Waiting invitations</h2>
-      <ListState
-        read={list}
-        loading="Loading invitations…"
-        what="the invitations"
-        empty={<p className="muted">No invitation is waiting.</p>}
-      >
-        {(rows) => (
-          <DataTable
-            caption="Waiting invitations"
-            captionId="invitations-caption"
-            cards
-            headers={['Email', 'Role', 'Invited by', 'Link works until', ACTIONS]}
-          >
-            {rows.map((i) => (
-              <tr key={i.id}>
-                <td data-label="Email">{i.email}</td>
-                <td data-label="Role">{roleName(i.role)}</td>
-                <td data-label="Invited by">
-                  {i.invitedBy?.email ?? <span className="muted">Someone no longer here</span>}
-                </td>
-                <td className="nowrap" data-label="Link works until">
-                  {formatDate(i.expiresAt)}
-                </td>
-                <td className="cell-actions">
-                  {i.role !== 'OWNER' || mayRevokeOwner ? (
-                    <ConfirmedActionButton
-                      label="Revoke"
-                      name={`Revoke the invitation of ${i.email}`}
-                      disabled={revoke.isPending}
-                      ask={ask}
-                      question={{
-                        title: `Revoke the invitation of ${i.email}?`,
-                        body: 'Its link stops working at once. You can invite them again later.',
-                        confirmLabel: 'Revoke',
-                      }}
-                      onConfirmed={() => revoke.mutate(i)}
-                    />
-                  ) : null}
-                </td>
-              </tr>
-            ))}
-          </DataTable>
-        )}
-      </ListState>
-    </section>
+    <TableSection
+      id="invitations"
+      heading="Waiting invitations"
+      noun="invitations"
+      read={list}
+      empty={<p className="muted">No invitation is waiting.</p>}
+      caption="Waiting invitations"
+      cards
+      headers={['Email', 'Role', 'Invited by', 'Link works until', ACTIONS]}
+    >
+      {(i) => (
+        <tr key={i.id}>
+          <td data-label="Email">{i.email}</td>
+          <td data-label="Role">{roleName(i.role)}</td>
+          <td data-label="Invited by">{i.invitedBy?.email ?? <span className="muted">Someone no longer here</span>}</td>
+          <td className="nowrap" data-label="Link works until">
+            {formatDate(i.expiresAt)}
+          </td>
+          <td className="cell-actions">
+            {i.role !== 'OWNER' || mayRevokeOwner ? (
+              <ConfirmedWriteButton
+                label="Revoke"
+                name={`Revoke the invitation of ${i.email}`}
+                ask={ask}
+                write={revoke}
+                row={i}
+              >
+                Its link stops working at once. You can invite them again later.
+              </ConfirmedWriteButton>
+            ) : null}
+          </td>
+        </tr>
+      )}
+    </TableSection>
   );
 }

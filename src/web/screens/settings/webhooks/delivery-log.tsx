@@ -3,9 +3,11 @@
 // of each answer; "Replay" on a FAILED Variant B delivery, "Mark delivered" / "Mark failed" on an
 // UNKNOWN one; and the event catalogue with each event's payload schema and example.
 import { useState } from 'react';
-import { ACTIONS, DataTable } from '../../../components/data-table.tsx';
-import { EmptyState, FormAlert, LoadError, Loading, StatusNotice } from '../../../components/feedback.tsx';
+import { ACTIONS, DataTable, ListState } from '../../../components/data-table.tsx';
+import { EmptyState, LoadError, Loading } from '../../../components/feedback.tsx';
+import { OutcomeNotice, useOutcome } from '../../../components/outcome-notice.tsx';
 import { SelectField } from '../../../components/fields.tsx';
+import { RowButton } from '../../../components/row-buttons.tsx';
 import { formatDateTime } from '../../../lib/dates.ts';
 import {
   subscriptionName,
@@ -18,6 +20,8 @@ import {
   type WebhookDelivery,
   type WebhookSubscription,
 } from '../../../api/webhooks.ts';
+
+type Filter = 'status' | 'event' | 'subscriptionId';
 
 const STATUSES: DeliveryStatus[] = ['PENDING', 'SENDING', 'DELIVERED', 'FAILED', 'UNKNOWN'];
 
@@ -111,98 +115,98 @@ export function DeliveryLog({
   catalog: WebhookCatalog;
   mayAct: boolean;
 }) {
-  const [status, setStatus] = useState<DeliveryStatus | ''>('');
-  const [event, setEvent] = useState('');
-  const [subscriptionId, setSubscriptionId] = useState('');
+  // Each filter's value; empty matches anything.
+  const [filter, setFilter] = useState<Record<Filter, string>>({ status: '', event: '', subscriptionId: '' });
   const [open, setOpen] = useState<string | null>(null);
-  const [notice, setNotice] = useState<{ ok: boolean; text: string } | null>(null);
-  const query = { status: status || undefined, event: event || undefined, subscriptionId: subscriptionId || undefined };
+  const notice = useOutcome();
+  const query = {
+    status: (filter.status || undefined) as DeliveryStatus | undefined,
+    event: filter.event || undefined,
+    subscriptionId: filter.subscriptionId || undefined,
+  };
   const log = useDeliveryLog(workspaceId, query);
   const act = useActOnDelivery(workspaceId, {
     onSuccess: (_v, { d, action }) =>
-      setNotice({
-        ok: true,
-        text:
-          action === 'replay'
-            ? `Delivery ${d.id} sent again with the same id and body.`
-            : `Delivery ${d.id} marked ${action === 'DELIVERED' ? 'delivered' : 'failed'}.`,
-      }),
-    onError: (err) => setNotice({ ok: false, text: err.message }),
+      notice.done(
+        action === 'replay'
+          ? `Delivery ${d.id} sent again with the same id and body.`
+          : `Delivery ${d.id} marked ${action === 'DELIVERED' ? 'delivered' : 'failed'}.`,
+      ),
+    onError: (err) => notice.failed(err.message),
   });
   const names = [...new Set(catalog.flatMap((c) => c.events.map((e) => e.name)))].sort();
   const urlOf = (id: string) => subscriptions.find((s) => s.id === id)?.url ?? id;
+  // Every page loaded so far, newest first.
   const rows = log.data?.pages.flatMap((p) => p.data) ?? [];
+  // Each filter: what it sets, its label, and its choices as [value, text].
+  const filters: [Filter, string, (readonly [string, string])[]][] = [
+    ['status', 'Status', STATUSES.map((s) => [s, s])],
+    ['event', 'Event', names.map((n) => [n, n])],
+    ['subscriptionId', 'Subscription', subscriptions.map((s) => [s.id, subscriptionName(s)])],
+  ];
 
   return (
     <section className="section" aria-labelledby="log-heading">
       <h2 id="log-heading">Delivery log</h2>
-      {notice ? notice.ok ? <StatusNotice>{notice.text}</StatusNotice> : <FormAlert message={notice.text} /> : null}
+      <OutcomeNotice outcome={notice.outcome} />
       <div className="filters-grid" role="group" aria-label="Filter deliveries">
-        <SelectField label="Status" value={status} onChange={(e) => setStatus(e.target.value as DeliveryStatus | '')}>
-          <option value="">Any status</option>
-          {STATUSES.map((s) => (
-            <option key={s} value={s}>
-              {s}
-            </option>
-          ))}
-        </SelectField>
-        <SelectField label="Event" value={event} onChange={(e) => setEvent(e.target.value)}>
-          <option value="">Any event</option>
-          {names.map((n) => (
-            <option key={n} value={n}>
-              {n}
-            </option>
-          ))}
-        </SelectField>
-        <SelectField label="Subscription" value={subscriptionId} onChange={(e) => setSubscriptionId(e.target.value)}>
-          <option value="">Any subscription</option>
-          {subscriptions.map((s) => (
-            <option key={s.id} value={s.id}>
-              {subscriptionName(s)}
-            </option>
-          ))}
-        </SelectField>
-      </div>
-      {log.isPending ? (
-        <Loading label="Loading deliveries…" />
-      ) : log.isError ? (
-        <LoadError error={log.error} retry={() => log.refetch()} what="the deliveries" />
-      ) : rows.length === 0 ? (
-        <EmptyState title="No deliveries">Deliveries appear here as events happen, newest first.</EmptyState>
-      ) : (
-        <>
-          <DataTable
-            caption="Webhook deliveries, newest first"
-            captionId="log-caption"
-            cards
-            headers={['Created', 'Event', 'Endpoint', 'Status', 'Attempts', 'Last answer', ACTIONS]}
+        {filters.map(([key, label, options]) => (
+          <SelectField
+            key={key}
+            label={label}
+            value={filter[key]}
+            onChange={(e) => setFilter((f) => ({ ...f, [key]: e.target.value }))}
           >
-            {rows.map((d) => (
-              <DeliveryRow
-                key={d.id}
-                d={d}
-                url={urlOf(d.subscriptionId)}
-                open={open === d.id}
-                toggle={() => setOpen(open === d.id ? null : d.id)}
-                mayAct={mayAct}
-                busy={act.isPending}
-                act={(action) => act.mutate({ d, action })}
-                workspaceId={workspaceId}
-              />
+            <option value="">Any {label.toLowerCase()}</option>
+            {options.map(([value, text]) => (
+              <option key={value} value={value}>
+                {text}
+              </option>
             ))}
-          </DataTable>
-          {log.hasNextPage ? (
-            <button
-              type="button"
-              className="button"
-              disabled={log.isFetchingNextPage}
-              onClick={() => log.fetchNextPage()}
+          </SelectField>
+        ))}
+      </div>
+      <ListState
+        read={{ ...log, data: log.data ? rows : undefined }}
+        loading="Loading deliveries…"
+        what="the deliveries"
+        empty={<EmptyState title="No deliveries">Deliveries appear here as events happen, newest first.</EmptyState>}
+      >
+        {(rows) => (
+          <>
+            <DataTable
+              caption="Webhook deliveries, newest first"
+              captionId="log-caption"
+              cards
+              headers={['Created', 'Event', 'Endpoint', 'Status', 'Attempts', 'Last answer', ACTIONS]}
             >
-              Load older deliveries
-            </button>
-          ) : null}
-        </>
-      )}
+              {rows.map((d) => (
+                <DeliveryRow
+                  key={d.id}
+                  d={d}
+                  url={urlOf(d.subscriptionId)}
+                  open={open === d.id}
+                  toggle={() => setOpen(open === d.id ? null : d.id)}
+                  mayAct={mayAct}
+                  busy={act.isPending}
+                  act={(action) => act.mutate({ d, action })}
+                  workspaceId={workspaceId}
+                />
+              ))}
+            </DataTable>
+            {log.hasNextPage ? (
+              <button
+                type="button"
+                className="button"
+                disabled={log.isFetchingNextPage}
+                onClick={() => log.fetchNextPage()}
+              >
+                Load older deliveries
+              </button>
+            ) : null}
+          </>
+        )}
+      </ListState>
     </section>
   );
 }
@@ -257,36 +261,27 @@ function DeliveryRow({
               Attempts
             </button>
             {mayAct && d.variant === 'B' && d.status === 'FAILED' && !d.test ? (
-              <button
-                type="button"
-                className="button button-small"
-                aria-label={`Replay delivery ${d.id}`}
+              <RowButton
+                label="Replay"
+                name={`Replay delivery ${d.id}`}
                 disabled={busy}
                 onClick={() => act('replay')}
-              >
-                Replay
-              </button>
+              />
             ) : null}
             {mayAct && d.status === 'UNKNOWN' ? (
               <>
-                <button
-                  type="button"
-                  className="button button-small"
-                  aria-label={`Mark delivered: delivery ${d.id}`}
+                <RowButton
+                  label="Mark delivered"
+                  name={`Mark delivered: delivery ${d.id}`}
                   disabled={busy}
                   onClick={() => act('DELIVERED')}
-                >
-                  Mark delivered
-                </button>
-                <button
-                  type="button"
-                  className="button button-small"
-                  aria-label={`Mark failed: delivery ${d.id}`}
+                />
+                <RowButton
+                  label="Mark failed"
+                  name={`Mark failed: delivery ${d.id}`}
                   disabled={busy}
                   onClick={() => act('FAILED')}
-                >
-                  Mark failed
-                </button>
+                />
               </>
             ) : null}
           </div>

@@ -1,30 +1,15 @@
 // Settings › Webhooks: a subscription's "Send test event" and "Replay failed since…" (Variant B).
 import { useRef, useState, type FormEvent } from 'react';
-import {
-  eventsOf,
-  useReplayFailedSince,
-  useSendTestEvent,
-  type WebhookCatalog,
-  type WebhookSubscription,
-} from '../../../api/webhooks.ts';
+import { eventsOf, useReplayFailedSince, useSendTestEvent } from '../../../api/webhooks.ts';
 import { FormAlert, StatusNotice } from '../../../components/feedback.tsx';
 import { SelectField, TextField } from '../../../components/fields.tsx';
 import { useFormErrors } from '../../../components/form-errors.ts';
 import { SubmitOrClose } from '../../../components/submit-or-close.tsx';
 import { localInputToIso } from '../../../lib/dates.ts';
 import { AttemptView } from './delivery-log.tsx';
+import type { SubscriptionPanelProps } from './subscription-forms.tsx';
 
-export function SendTestEvent({
-  workspaceId,
-  subscription: s,
-  catalog,
-  close,
-}: {
-  workspaceId: string;
-  subscription: WebhookSubscription;
-  catalog: WebhookCatalog;
-  close: () => void;
-}) {
+export function SendTestEvent({ workspaceId, subscription: s, catalog, close }: SubscriptionPanelProps) {
   const names = eventsOf(catalog, s.variant).map((e) => e.name);
   const [event, setEvent] = useState(s.events[0] ?? names[0] ?? '');
   const [error, setError] = useState<string | null>(null);
@@ -91,17 +76,7 @@ export function SendTestEvent({
   );
 }
 
-export function ReplaySince({
-  workspaceId,
-  subscription: s,
-  close,
-  done,
-}: {
-  workspaceId: string;
-  subscription: WebhookSubscription;
-  close: () => void;
-  done: (text: string) => void;
-}) {
+export function ReplaySince({ workspaceId, subscription: s, close, done }: SubscriptionPanelProps) {
   const [since, setSince] = useState('');
   const formRef = useRef<HTMLFormElement>(null);
   const errors = useFormErrors<'since'>({ since: 'since' }, formRef);

@@ -68,6 +68,20 @@ function EventChoices({
   );
 }
 
+/** The endpoint a subscription delivers to: an https:// URL, checked by the form and the API. */
+function EndpointUrl(props: { url: string; setUrl: (url: string) => void; error?: string; placeholder?: string }) {
+  return (
+    <TextField
+      label="Endpoint URL"
+      type="url"
+      value={props.url}
+      onChange={(e) => props.setUrl(e.target.value)}
+      error={props.error}
+      placeholder={props.placeholder}
+    />
+  );
+}
+
 export function CreateSubscription({ workspaceId, catalog }: { workspaceId: string; catalog: WebhookCatalog }) {
   const offered = [...new Set(catalog.map((c) => c.variant))];
   const [variant, setVariant] = useState<WebhookVariant>(offered[0] ?? 'A');
@@ -135,14 +149,7 @@ export function CreateSubscription({ workspaceId, catalog }: { workspaceId: stri
             </option>
           ))}
         </SelectField>
-        <TextField
-          label="Endpoint URL"
-          type="url"
-          value={url}
-          onChange={(e) => setUrl(e.target.value)}
-          error={errors.fields.url}
-          placeholder="https://example.com/hooks"
-        />
+        <EndpointUrl url={url} setUrl={setUrl} error={errors.fields.url} placeholder="https://example.com/hooks" />
         <EventChoices
           name="new"
           catalog={catalog}
@@ -170,22 +177,20 @@ export function CreateSubscription({ workspaceId, catalog }: { workspaceId: stri
   );
 }
 
-type EditField = 'url' | 'events';
-const EDIT_FIELDS: Record<string, EditField> = { url: 'url', events: 'events' };
-
-export function EditSubscription({
-  workspaceId,
-  subscription: s,
-  catalog,
-  close,
-  done,
-}: {
+/** What a panel opened for one subscription gets (edit, send a test, replay): each uses what it needs. */
+export interface SubscriptionPanelProps {
   workspaceId: string;
   subscription: WebhookSubscription;
   catalog: WebhookCatalog;
   close: () => void;
+  /** Says what the panel did, on the screen's notice. */
   done: (text: string) => void;
-}) {
+}
+
+type EditField = 'url' | 'events';
+const EDIT_FIELDS: Record<string, EditField> = { url: 'url', events: 'events' };
+
+export function EditSubscription({ workspaceId, subscription: s, catalog, close, done }: SubscriptionPanelProps) {
   const [url, setUrl] = useState(s.url);
   const [events, setEvents] = useState<string[]>(s.events);
   const [enabled, setEnabled] = useState(s.enabled);
@@ -208,13 +213,7 @@ export function EditSubscription({
       <h2 id="edit-subscription-heading">Edit {s.url}</h2>
       <form ref={formRef} onSubmit={submit} noValidate className="stack">
         <FormAlert message={errors.form} />
-        <TextField
-          label="Endpoint URL"
-          type="url"
-          value={url}
-          onChange={(e) => setUrl(e.target.value)}
-          error={errors.fields.url}
-        />
+        <EndpointUrl url={url} setUrl={setUrl} error={errors.fields.url} />
         <EventChoices
           name="edit"
           catalog={catalog}

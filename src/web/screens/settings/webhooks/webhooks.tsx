@@ -13,18 +13,27 @@ import {
   useWebhookSubscriptions,
   type WebhookSubscription,
 } from '../../../api/webhooks.ts';
-import { ConfirmedActionButton } from '../../../components/buttons.tsx';
 import { useConfirm } from '../../../components/confirm.tsx';
-import { ACTIONS, DataTable, ListState } from '../../../components/data-table.tsx';
-import { EmptyState, FormAlert, StatusNotice } from '../../../components/feedback.tsx';
+import { ConfirmedWriteButton, RowButton } from '../../../components/row-buttons.tsx';
+import { ACTIONS } from '../../../components/data-table.tsx';
+import { EmptyState } from '../../../components/feedback.tsx';
+import { OutcomeNotice, useOutcome } from '../../../components/outcome-notice.tsx';
+import { TableSection } from '../../../components/table-section.tsx';
 import { When } from '../../../components/when.tsx';
 import { formatDateTime } from '../../../lib/dates.ts';
 import { SettingsFrame } from '../settings-frame.tsx';
 import { Catalogue, DeliveryLog } from './delivery-log.tsx';
 import { ReplaySince, SendTestEvent } from './subscription-actions.tsx';
-import { CreateSubscription, EditSubscription } from './subscription-forms.tsx';
+import { CreateSubscription, EditSubscription, type SubscriptionPanelProps } from './subscription-forms.tsx';
 
-type Panel = { id: string; mode: 'edit' | 'test' | 'replay' } | null;
+/** The panel a row's button opens under the list, for that row's subscription. */
+const PANELS = { edit: EditSubscription, test: SendTestEvent, replay: ReplaySince };
+type Panel = { id: string; mode: keyof typeof PANELS } | null;
+
+function PanelOf({ mode, ...props }: SubscriptionPanelProps & { mode: keyof typeof PANELS }) {
+  const Opened = PANELS[mode];
+  return <Opened {...props} />;
+}
 
 export default function Webhooks() {
   const { workspaceId: ws } = useParams<{ workspaceId: string }>();
@@ -35,12 +44,12 @@ export default function Webhooks() {
   const list = useWebhookSubscriptions(ws, included);
   const catalog = useWebhookCatalog(ws, included);
   const [panel, setPanel] = useState<Panel>(null);
-  const [notice, setNotice] = useState<{ ok: boolean; text: string } | null>(null);
+  const notice = useOutcome();
   const [ask, dialog] = useConfirm();
 
   // Every change's hook refreshes the screen; this only says what it did.
-  const done = (text: string) => setNotice({ ok: true, text });
-  const failed = (err: Error) => setNotice({ ok: false, text: err.message });
+  const { done } = notice;
+  const failed = (err: Error) => notice.failed(err.message);
   const remove = useDeleteSubscription<WebhookSubscription>(ws, {
     onSuccess: (_v, s) => {
       setPanel(null);
@@ -65,146 +74,108 @@ export default function Webhooks() {
           <strong>Webhooks need the Growth plan.</strong> This workspace's plan does not include webhooks.
         </p>
       ) : null}
-      {notice ? notice.ok ? <StatusNotice>{notice.text}</StatusNotice> : <FormAlert message={notice.text} /> : null}
+      <OutcomeNotice outcome={notice.outcome} />
       {mayAct && included && catalog.data ? <CreateSubscription workspaceId={ws} catalog={catalog.data} /> : null}
 
-      <section className="section" aria-labelledby="subscriptions-heading">
-        <h2 id="subscriptions-heading">Subscriptions</h2>
-        <p className="muted">
-          Variant A subscriptions are delivered as <code>POST /api/webhooks</code> describes, Variant B as{' '}
-          <code>POST /api/v1/webhooks</code>. An endpoint whose deliveries all fail for 5 days is disabled by Shortlink
-          until someone re-enables it.
-        </p>
-        {!included ? null : (
-          <ListState
-            read={list}
-            loading="Loading subscriptions…"
-            what="the subscriptions"
-            empty={
-              <EmptyState title="No webhook subscriptions yet">
-                Subscriptions post signed events to your HTTPS endpoints.
-              </EmptyState>
-            }
-          >
-            {(rows) => (
-              <DataTable
-                caption="Webhook subscriptions"
-                captionId="subscriptions-caption"
-                cards
-                headers={['Endpoint', 'Variant', 'Events', 'Health', 'Created', mayAct && ACTIONS]}
-              >
-                {rows.map((s) => (
-                  <tr key={s.id} className={s.enabled ? undefined : 'is-dim'}>
-                    <td className="cell-url" data-label="Endpoint">
-                      <code>{s.url}</code>
-                    </td>
-                    <td data-label="Variant">{s.variant}</td>
-                    <td data-label="Events">
-                      <span className="scope-list">
-                        {s.events.map((e, i) => (
-                          <code key={`${i}-${e}`} className="scope">
-                            {e}
-                          </code>
-                        ))}
-                      </span>
-                    </td>
-                    <td data-label="Health">
-                      <Health subscription={s} />
-                    </td>
-                    <td className="nowrap" data-label="Created">
-                      <When iso={s.createdAt} />
-                    </td>
-                    {mayAct ? (
-                      <td>
-                        <div className="row-actions">
-                          <button
-                            type="button"
-                            className="button button-small"
-                            aria-label={`Send test event to ${s.url}`}
-                            onClick={() => setPanel({ id: s.id, mode: 'test' })}
-                          >
-                            Send test event
-                          </button>
-                          {s.variant === 'A' ? (
-                            <button
-                              type="button"
-                              className="button button-small"
-                              aria-label={`Edit ${s.url}`}
-                              onClick={() => setPanel({ id: s.id, mode: 'edit' })}
-                            >
-                              Edit
-                            </button>
-                          ) : (
-                            <button
-                              type="button"
-                              className="button button-small"
-                              aria-label={`Replay failed since… to ${s.url}`}
-                              onClick={() => setPanel({ id: s.id, mode: 'replay' })}
-                            >
-                              Replay failed since…
-                            </button>
-                          )}
-                          {!s.enabled ? (
-                            <button
-                              type="button"
-                              className="button button-small"
-                              aria-label={`Re-enable ${s.url}`}
-                              disabled={enable.isPending}
-                              onClick={() => enable.mutate(s)}
-                            >
-                              Re-enable
-                            </button>
-                          ) : null}
-                          <ConfirmedActionButton
-                            label="Delete"
-                            name={`Delete subscription to ${s.url}`}
-                            disabled={remove.isPending}
-                            ask={ask}
-                            question={{
-                              title: `Delete the subscription to ${s.url}?`,
-                              body: 'Nothing more is delivered to it. Its deliveries stay in the log.',
-                              confirmLabel: 'Delete',
-                            }}
-                            onConfirmed={() => remove.mutate(s)}
-                          />
-                        </div>
-                      </td>
-                    ) : null}
-                  </tr>
+      <TableSection
+        id="subscriptions"
+        heading="Subscriptions"
+        intro={
+          <p className="muted">
+            Variant A subscriptions are delivered as <code>POST /api/webhooks</code> describes, Variant B as{' '}
+            <code>POST /api/v1/webhooks</code>. An endpoint whose deliveries all fail for 5 days is disabled by
+            Shortlink until someone re-enables it.
+          </p>
+        }
+        noun="subscriptions"
+        read={list}
+        listed={included}
+        empty={
+          <EmptyState title="No webhook subscriptions yet">
+            Subscriptions post signed events to your HTTPS endpoints.
+          </EmptyState>
+        }
+        caption="Webhook subscriptions"
+        cards
+        headers={['Endpoint', 'Variant', 'Events', 'Health', 'Created', mayAct && ACTIONS]}
+      >
+        {(s) => (
+          <tr key={s.id} className={s.enabled ? undefined : 'is-dim'}>
+            <td className="cell-url" data-label="Endpoint">
+              <code>{s.url}</code>
+            </td>
+            <td data-label="Variant">{s.variant}</td>
+            <td data-label="Events">
+              <span className="scope-list">
+                {s.events.map((e, i) => (
+                  <code key={`${i}-${e}`} className="scope">
+                    {e}
+                  </code>
                 ))}
-              </DataTable>
-            )}
-          </ListState>
+              </span>
+            </td>
+            <td data-label="Health">
+              <Health subscription={s} />
+            </td>
+            <td className="nowrap" data-label="Created">
+              <When iso={s.createdAt} />
+            </td>
+            {mayAct ? (
+              <td>
+                <div className="row-actions">
+                  <RowButton
+                    label="Send test event"
+                    name={`Send test event to ${s.url}`}
+                    onClick={() => setPanel({ id: s.id, mode: 'test' })}
+                  />
+                  {s.variant === 'A' ? (
+                    <RowButton
+                      label="Edit"
+                      name={`Edit ${s.url}`}
+                      onClick={() => setPanel({ id: s.id, mode: 'edit' })}
+                    />
+                  ) : (
+                    <RowButton
+                      label="Replay failed since…"
+                      name={`Replay failed since… to ${s.url}`}
+                      onClick={() => setPanel({ id: s.id, mode: 'replay' })}
+                    />
+                  )}
+                  {!s.enabled ? (
+                    <RowButton
+                      label="Re-enable"
+                      name={`Re-enable ${s.url}`}
+                      disabled={enable.isPending}
+                      onClick={() => enable.mutate(s)}
+                    />
+                  ) : null}
+                  <ConfirmedWriteButton
+                    label="Delete"
+                    name={`Delete subscription to ${s.url}`}
+                    title={`Delete the subscription to ${s.url}?`}
+                    ask={ask}
+                    write={remove}
+                    row={s}
+                  >
+                    Nothing more is delivered to it. Its deliveries stay in the log.
+                  </ConfirmedWriteButton>
+                </div>
+              </td>
+            ) : null}
+          </tr>
         )}
-      </section>
+      </TableSection>
 
       {selected && panel && catalog.data ? (
-        panel.mode === 'edit' ? (
-          <EditSubscription
-            key={selected.id}
-            workspaceId={ws}
-            subscription={selected}
-            catalog={catalog.data}
-            close={() => setPanel(null)}
-            done={done}
-          />
-        ) : panel.mode === 'test' ? (
-          <SendTestEvent
-            key={selected.id}
-            workspaceId={ws}
-            subscription={selected}
-            catalog={catalog.data}
-            close={() => setPanel(null)}
-          />
-        ) : (
-          <ReplaySince
-            key={selected.id}
-            workspaceId={ws}
-            subscription={selected}
-            close={() => setPanel(null)}
-            done={done}
-          />
-        )
+        <PanelOf
+          mode={panel.mode}
+          key={selected.id}
+          workspaceId={ws}
+          subscription={selected}
+          catalog={catalog.data}
+          close={() => setPanel(null)}
+          done={done}
+        />
       ) : null}
 
       {included ? (
