@@ -3,6 +3,7 @@
 // (chart, table, CSV) and the breakdowns by event type, link, campaign and QR code.
 import { useState, type ReactNode } from 'react';
 import type { DashboardConversions, Rate, ValueEntry } from '../../api/types.ts';
+import { ShareBar } from '../../components/share-bar.tsx';
 import {
   formatRate,
   money,
@@ -89,6 +90,8 @@ interface Column<Row> {
 }
 
 type Counted = { conversions: number; value: ValueEntry[] };
+/** A row of a breakdown by link or QR code. */
+type RatedRow = Counted & { id: string; rate: Rate };
 
 /** The conversions and their value: the first columns of a breakdown by campaign, link or QR code. */
 function countColumns<Row extends Counted>(): Column<Row>[] {
@@ -193,6 +196,29 @@ export function ConversionsReport(props: {
   const only = (filter: FilterName, id: string) =>
     !narrow || filters[filter] === id ? undefined : () => narrow(filter, id);
   const { data, series, names } = answer;
+  // The breakdowns by what was clicked or scanned: conversions against the clicks (or scans).
+  const rated = [
+    {
+      id: 'by-link',
+      thing: 'link',
+      things: 'links',
+      head: 'Link',
+      rows: data.byLink,
+      clicksHead: 'Clicks',
+      named: linkName,
+      filter: 'linkId',
+    },
+    {
+      id: 'by-qr',
+      thing: 'QR code',
+      things: 'QR codes',
+      head: 'QR code',
+      rows: data.byQr,
+      clicksHead: 'Scans',
+      named: qrName,
+      filter: 'qrCodeId',
+    },
+  ] as const;
   const first = series[0]?.day;
   const last = series[series.length - 1]?.day;
   const span =
@@ -326,17 +352,11 @@ export function ConversionsReport(props: {
               { head: 'Conversions', num: true, cell: (t) => formatCount(t.conversions) },
               {
                 head: 'Share',
-                cell: (t) => {
-                  const share = typeTotal ? (t.conversions / typeTotal) * 100 : 0;
-                  return (
-                    <span className="nowrap">
-                      <span className="bar" aria-hidden="true">
-                        <span className="bar-fill" style={{ width: `${Math.max(share, 1)}%` }} />
-                      </span>
-                      <span className="bar-label">{share < 1 && share > 0 ? '<1' : Math.round(share)}%</span>
-                    </span>
-                  );
-                },
+                cell: (t) => (
+                  <span className="nowrap">
+                    <ShareBar count={t.conversions} total={typeTotal} />
+                  </span>
+                ),
               },
             ]}
           />
@@ -360,32 +380,22 @@ export function ConversionsReport(props: {
             }}
             columns={countColumns()}
           />
-          <Breakdown
-            id="by-link"
-            wide
-            title="By link"
-            noun="links"
-            empty="No conversion in this window named a link."
-            rows={data.byLink}
-            rowKey={(l) => l.id}
-            nameHead="Link"
-            name={(l) => <NameCell named={linkName(names, l.id)} noun="link" only={only('linkId', l.id)} />}
-            columns={rateColumns('Clicks')}
-            notes={<RateNotes rates={data.byLink.map((l) => l.rate)} what="link" />}
-          />
-          <Breakdown
-            id="by-qr"
-            wide
-            title="By QR code"
-            noun="QR codes"
-            empty="No conversion in this window named a QR code."
-            rows={data.byQr}
-            rowKey={(q) => q.id}
-            nameHead="QR code"
-            name={(q) => <NameCell named={qrName(names, q.id)} noun="QR code" only={only('qrCodeId', q.id)} />}
-            columns={rateColumns('Scans')}
-            notes={<RateNotes rates={data.byQr.map((q) => q.rate)} what="QR code" />}
-          />
+          {rated.map((b) => (
+            <Breakdown<RatedRow>
+              key={b.id}
+              id={b.id}
+              wide
+              title={`By ${b.thing}`}
+              noun={b.things}
+              empty={`No conversion in this window named a ${b.thing}.`}
+              rows={b.rows}
+              rowKey={(r) => r.id}
+              nameHead={b.head}
+              name={(r) => <NameCell named={b.named(names, r.id)} noun={b.thing} only={only(b.filter, r.id)} />}
+              columns={rateColumns(b.clicksHead)}
+              notes={<RateNotes rates={b.rows.map((r) => r.rate)} what={b.thing} />}
+            />
+          ))}
         </div>
       </section>
     </div>
