@@ -1,7 +1,6 @@
 // The figures of one conversion summary: totals, value per currency and the rate (its reason in
 // words when it is undefined), what `unavailable` means when it is set, conversions per day
 // (chart, table, CSV) and the breakdowns by event type, link, campaign and QR code.
-import { useState, type ReactNode } from 'react';
 import type { DashboardConversions, Rate, ValueEntry } from '../../api/types.ts';
 import { ShareBar } from '../../components/share-bar.tsx';
 import {
@@ -19,10 +18,8 @@ import { DayTable } from '../analytics/day-table.tsx';
 import { ConversionsChart } from './conversions-chart.tsx';
 import { conversionsCsv } from './conversions-csv.ts';
 import { campaignName, linkName, qrName, type Named } from './names.ts';
+import { Breakdown, type Column } from './breakdown.tsx';
 import type { FilterName } from './view.ts';
-
-/** Rows a breakdown shows before "Show all". */
-const FOLDED_ROWS = 10;
 
 function Amounts({ value }: { value: ValueEntry[] }) {
   if (value.length === 0) return <span className="muted">—</span>;
@@ -83,12 +80,6 @@ function NameCell({ named, only, noun }: { named: Named; only?: () => void; noun
   );
 }
 
-interface Column<Row> {
-  head: string;
-  num?: boolean;
-  cell: (row: Row) => ReactNode;
-}
-
 type Counted = { conversions: number; value: ValueEntry[] };
 /** A row of a breakdown by link or QR code. */
 type RatedRow = Counted & { id: string; rate: Rate };
@@ -108,74 +99,6 @@ function rateColumns<Row extends Counted & { rate: Rate }>(clicksHead: string): 
     { head: clicksHead, num: true, cell: (r) => formatCount(r.rate.clicks) },
     { head: 'Rate', num: true, cell: (r) => <RateCell rate={r.rate} /> },
   ];
-}
-
-function Breakdown<Row extends { conversions: number }>(props: {
-  id: string;
-  title: string;
-  empty: string;
-  rows: Row[];
-  rowKey: (row: Row) => string;
-  name: (row: Row) => ReactNode;
-  nameHead: string;
-  columns: Column<Row>[];
-  notes?: ReactNode;
-  noun: string;
-  /** A wide table: the whole row of the grid, and one card per row on a phone. */
-  wide?: boolean;
-}) {
-  const [all, setAll] = useState(false);
-  const rows = all ? props.rows : props.rows.slice(0, FOLDED_ROWS);
-  return (
-    <div className={`panel breakdown-panel${props.wide ? ' breakdown-wide' : ''}`}>
-      <h3 id={`${props.id}-heading`}>{props.title}</h3>
-      {props.rows.length === 0 ? (
-        <p className="muted">{props.empty}</p>
-      ) : (
-        <>
-          <div className="table-scroll" role="region" aria-labelledby={`${props.id}-heading`} tabIndex={0}>
-            <table className={`table table-compact${props.wide ? ' breakdown-cards' : ''}`}>
-              <thead>
-                <tr>
-                  <th scope="col">{props.nameHead}</th>
-                  {props.columns.map((c) => (
-                    <th key={c.head} scope="col" className={c.num ? 'num' : undefined}>
-                      {c.head}
-                    </th>
-                  ))}
-                </tr>
-              </thead>
-              <tbody>
-                {rows.map((row) => (
-                  <tr key={props.rowKey(row)}>
-                    <th scope="row" className="cell-name">
-                      {props.name(row)}
-                    </th>
-                    {props.columns.map((c) => (
-                      <td key={c.head} className={c.num ? 'num' : undefined} data-label={c.head}>
-                        {c.cell(row)}
-                      </td>
-                    ))}
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          {props.rows.length > FOLDED_ROWS ? (
-            <button
-              type="button"
-              className="button button-small show-all"
-              aria-expanded={all}
-              onClick={() => setAll((a) => !a)}
-            >
-              {all ? `Show the first ${FOLDED_ROWS}` : `Show all ${formatCount(props.rows.length)} ${props.noun}`}
-            </button>
-          ) : null}
-          {props.notes}
-        </>
-      )}
-    </div>
-  );
 }
 
 /**
