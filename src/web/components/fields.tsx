@@ -106,3 +106,22 @@ export function CheckboxField({
     </div>
   );
 }
+
+/** One of the values a select offers, and what it reads. */
+export interface Choice {
+  value: string;
+  label: string;
+}
+
+/** A select's options, one a choice, in the given order. */
+export function Options({ choices }: { choices: readonly Choice[] }) {
+  return (
+    <>
+      {choices.map((c) => (
+        <option key={c.value} value={c.value}>
+          {c.label}
+        </option>
+      ))}
+    </>
+  );
+}

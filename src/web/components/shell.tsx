@@ -4,6 +4,7 @@ import type { ReactNode } from 'react';
 import { Link, useLocation, useRoute } from 'wouter';
 import { useSignOut } from '../api/account.ts';
 import { lastWorkspace, useSignedIn } from '../api/session.ts';
+import { Options } from './fields.tsx';
 
 /** The main navigation's sections of a workspace, in order: each path and its link's name. */
 const SECTIONS = [
@@ -49,11 +50,7 @@ export function Shell({ children }: { children: ReactNode }) {
                 value={current?.id ?? ''}
                 onChange={(e) => navigate(`/w/${encodeURIComponent(e.target.value)}/links`)}
               >
-                {session.workspaces.map((w) => (
-                  <option key={w.id} value={w.id}>
-                    {w.name}
-                  </option>
-                ))}
+                <Options choices={session.workspaces.map((w) => ({ value: w.id, label: w.name }))} />
               </select>
             </div>
           ) : null}

@@ -6,6 +6,7 @@ import { useLinkAnalytics } from '../../api/links.ts';
 import { useLink } from '../../api/queries.ts';
 import type { LinkAnalytics as Analytics } from '../../api/types.ts';
 import { LoadError, Loading } from '../../components/feedback.tsx';
+import { Options } from '../../components/fields.tsx';
 import { PageHeader } from '../../components/page.tsx';
 import { addDays, daysInclusive, formatDay, isDay, todayUtc } from '../../lib/dates.ts';
 import { csvRecords } from '../../lib/csv.ts';
@@ -155,11 +156,7 @@ export default function LinkAnalytics() {
               } else setParams(value === '30' ? {} : { window: value }, { replace: true });
             }}
           >
-            {PRESETS.map((p) => (
-              <option key={p.value} value={p.value}>
-                {p.label}
-              </option>
-            ))}
+            <Options choices={PRESETS} />
           </select>
         </div>
         {preset === 'custom' ? (

@@ -3,7 +3,7 @@
 // field they name.
 import { useEffect, useState, type FormEvent } from 'react';
 import type { Campaign, ConversionNames } from '../../api/types.ts';
-import { SelectField, TextField } from '../../components/fields.tsx';
+import { Options, SelectField, TextField } from '../../components/fields.tsx';
 import { EVENT_TYPES } from '../../lib/conversions.ts';
 import { isDay } from '../../lib/dates.ts';
 import { linkName, qrName } from './names.ts';
@@ -83,11 +83,7 @@ export function ConversionFilters(props: {
             applyDraft(window === 'custom' ? { window, ...days } : { window });
           }}
         >
-          {PRESETS.map((p) => (
-            <option key={p.value} value={p.value}>
-              {p.label}
-            </option>
-          ))}
+          <Options choices={PRESETS} />
         </SelectField>
         {draft.window === 'custom' ? (
           <>
@@ -121,11 +117,7 @@ export function ConversionFilters(props: {
           }
         >
           <option value="">Every type</option>
-          {EVENT_TYPES.map((t) => (
-            <option key={t.value} value={t.value}>
-              {t.label}
-            </option>
-          ))}
+          <Options choices={EVENT_TYPES} />
         </SelectField>
         {draft.eventType === 'custom' ? (
           <TextField
@@ -146,11 +138,7 @@ export function ConversionFilters(props: {
         >
           <option value="">Every campaign</option>
           {!knownCampaign ? <option value={draft.campaignId}>{draft.campaignId}</option> : null}
-          {(campaigns ?? []).map((c) => (
-            <option key={c.id} value={c.id}>
-              {c.name}
-            </option>
-          ))}
+          <Options choices={(campaigns ?? []).map((c) => ({ value: c.id, label: c.name }))} />
         </SelectField>
         <TextField
           label="Link id"

@@ -10,7 +10,7 @@ import { SubmitButton } from '../../components/buttons.tsx';
 import { useConfirm } from '../../components/confirm.tsx';
 import { DeletePanel } from '../../components/delete-panel.tsx';
 import { FormAlert, LoadError, Loading, StatusNotice } from '../../components/feedback.tsx';
-import { CheckboxField, SelectField, TextField } from '../../components/fields.tsx';
+import { CheckboxField, Options, SelectField, TextField } from '../../components/fields.tsx';
 import { useFormErrors } from '../../components/form-errors.ts';
 import { PageHeader } from '../../components/page.tsx';
 import { ReadOnlyNotice } from '../../components/read-only-notice.tsx';
@@ -202,11 +202,7 @@ function LinkEditorForm({
                 }
               >
                 <option value="">Shared short domain</option>
-                {domainOptions.map((d) => (
-                  <option key={d.id} value={d.id}>
-                    {d.host}
-                  </option>
-                ))}
+                <Options choices={domainOptions.map((d) => ({ value: d.id, label: d.host }))} />
               </SelectField>
             </div>
             <TextField

@@ -9,6 +9,7 @@ import type { DashboardLink } from '../../api/types.ts';
 import { CopyButton } from '../../components/copy-button.tsx';
 import { ACTIONS, DataTable } from '../../components/data-table.tsx';
 import { EmptyState, LoadError, Loading } from '../../components/feedback.tsx';
+import { Options } from '../../components/fields.tsx';
 import { PageHeader } from '../../components/page.tsx';
 import { TagChip } from '../../components/tag-chip.tsx';
 import { When } from '../../components/when.tsx';
@@ -188,11 +189,7 @@ export function LinksList() {
             <label htmlFor={ids.tag}>Tag</label>
             <select id={ids.tag} value={tagId} onChange={(e) => update({ tag: e.target.value || null })}>
               <option value="">All tags</option>
-              {(tags.data ?? []).map((t) => (
-                <option key={t.id} value={t.id}>
-                  {t.name}
-                </option>
-              ))}
+              <Options choices={(tags.data ?? []).map((t) => ({ value: t.id, label: t.name }))} />
             </select>
           </div>
           <div className="field">
@@ -200,11 +197,7 @@ export function LinksList() {
             <select id={ids.domain} value={domainId} onChange={(e) => update({ domain: e.target.value || null })}>
               <option value="">All domains</option>
               <option value="short">Shared short domain</option>
-              {(domains.data ?? []).map((d) => (
-                <option key={d.id} value={d.id}>
-                  {d.host}
-                </option>
-              ))}
+              <Options choices={(domains.data ?? []).map((d) => ({ value: d.id, label: d.host }))} />
             </select>
           </div>
           <div className="field">

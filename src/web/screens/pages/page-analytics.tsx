@@ -6,6 +6,7 @@ import { useId, useMemo } from 'react';
 import { Link, useParams, useSearchParams } from 'wouter';
 import type { BioPageAnalytics } from '../../api/types.ts';
 import { LoadError, Loading } from '../../components/feedback.tsx';
+import { Options } from '../../components/fields.tsx';
 import { PageHeader } from '../../components/page.tsx';
 import { addDays, formatDay, todayUtc } from '../../lib/dates.ts';
 import { formatCount } from '../../lib/format.ts';
@@ -62,11 +63,7 @@ export default function PageAnalytics() {
             value={span}
             onChange={(e) => setParams(e.target.value === '30' ? {} : { window: e.target.value }, { replace: true })}
           >
-            {WINDOWS.map((w) => (
-              <option key={w.value} value={w.value}>
-                {w.label}
-              </option>
-            ))}
+            <Options choices={WINDOWS} />
           </select>
         </div>
       </div>
