@@ -96,16 +96,24 @@ export function Shell({ children }: { children: ReactNode }) {
   );
 }
 
+/** The header of a page seen without a session: the product's name (not a link), then `children`. */
+export function PublicHeader({ className, children }: { className?: string; children?: ReactNode }) {
+  return (
+    <header className={className ? `public-header ${className}` : 'public-header'}>
+      <span className="brand">
+        <span className="brand-mark" aria-hidden="true" />
+        Shortlink
+      </span>
+      {children}
+    </header>
+  );
+}
+
 /** The frame of the screens that need no session (sign in, set-up links, the first run). */
 export function PublicFrame({ children }: { children: ReactNode }) {
   return (
     <div className="public">
-      <header className="public-header">
-        <span className="brand">
-          <span className="brand-mark" aria-hidden="true" />
-          Shortlink
-        </span>
-      </header>
+      <PublicHeader />
       <main id="main" className="public-main">
         <div className="card public-card">{children}</div>
       </main>
