@@ -33,10 +33,16 @@ interface NewPasswordProps {
   onPassword: (value: string) => void;
   onConfirm: (value: string) => void;
   errors: { password?: string | undefined; confirm?: string | undefined };
+  /**
+   * Mark both inputs required and the first with its least length, for the browser to say
+   * (default); the account screen's change of password leaves them unmarked.
+   */
+  marked?: boolean;
 }
 
 /** A new password and its confirmation, both filled by the browser's password generator. */
-export function NewPasswordFields({ label, password, confirm, onPassword, onConfirm, errors }: NewPasswordProps) {
+export function NewPasswordFields(props: NewPasswordProps) {
+  const { label, password, confirm, onPassword, onConfirm, errors, marked = true } = props;
   return (
     <>
       <TextField
@@ -47,8 +53,8 @@ export function NewPasswordFields({ label, password, confirm, onPassword, onConf
         onChange={(e) => onPassword(e.target.value)}
         error={errors.password}
         hint={`At least ${MIN_PASSWORD} characters.`}
-        required
-        minLength={MIN_PASSWORD}
+        required={marked || undefined}
+        minLength={marked ? MIN_PASSWORD : undefined}
       />
       <TextField
         label={`Confirm ${label.toLowerCase()}`}
@@ -57,7 +63,7 @@ export function NewPasswordFields({ label, password, confirm, onPassword, onConf
         value={confirm}
         onChange={(e) => onConfirm(e.target.value)}
         error={errors.confirm}
-        required
+        required={marked || undefined}
       />
     </>
   );

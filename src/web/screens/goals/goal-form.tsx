@@ -9,6 +9,7 @@ import { SubmitButton } from '../../components/buttons.tsx';
 import { FormAlert } from '../../components/feedback.tsx';
 import { Options, SelectField, TextField } from '../../components/fields.tsx';
 import { useFormErrors } from '../../components/form-errors.ts';
+import { textInputs } from '../../components/text-inputs.ts';
 import { EVENT_TYPES, fractionDigits } from '../../lib/conversions.ts';
 import { isoToLocalInput, localInputToIso } from '../../lib/dates.ts';
 
@@ -98,12 +99,8 @@ export function GoalForm({
   const formRef = useRef<HTMLFormElement>(null);
   const errors = useFormErrors<Field>(FIELDS, formRef);
   const campaigns = useCampaigns(workspaceId);
-  /** A typed-in field's value, change and error, for an input that keeps the text as typed. */
-  const input = (key: TextKey) => ({
-    value: state[key],
-    onChange: (e: { target: { value: string } }) => set(key, e.target.value),
-    error: errors.fields[key],
-  });
+  /** The inputs that keep the text as typed. */
+  const input = textInputs<TextKey>(state, set, errors.fields);
 
   const body = (): GoalCreate | null => {
     const value = minorUnits(state.targetValue, state.targetCurrency.trim());

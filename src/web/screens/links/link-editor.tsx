@@ -15,6 +15,7 @@ import { useFormErrors } from '../../components/form-errors.ts';
 import { PageHeader } from '../../components/page.tsx';
 import { ReadOnlyNotice } from '../../components/read-only-notice.tsx';
 import { TagChip } from '../../components/tag-chip.tsx';
+import { textInputs } from '../../components/text-inputs.ts';
 import {
   API_FIELDS,
   checkLinkForm,
@@ -25,6 +26,7 @@ import {
   type LinkField,
   type LinkFormBinding,
   type LinkForm,
+  type LinkTextField,
 } from './link-form.ts';
 import { linkPath, wsPath } from './paths.ts';
 import { ScheduleSection } from './link-schedule.tsx';
@@ -109,7 +111,7 @@ function LinkEditorForm({
     setForm((f) => ({ ...f, [key]: value }));
     setSaved(null);
   };
-  const text = (key: keyof LinkForm) => (e: { target: { value: string } }) => set(key, e.target.value as never);
+  const input = textInputs<LinkTextField>(form, (key, value) => set(key, value as never), errors.fields);
 
   const onError = (err: Error) => errors.show(err);
   const create = useCreateLink(ws, {
@@ -139,7 +141,7 @@ function LinkEditorForm({
   // The shared short domain, and the custom domains that serve links (a link keeps its own).
   const domainOptions = domains.filter((d) => d.status === 'ACTIVE' || d.id === link?.domainId);
   const e = errors.fields;
-  const binding: LinkFormBinding = { form, set, text, errors: e };
+  const binding: LinkFormBinding = { form, set, input, errors: e };
 
   return (
     <>
@@ -164,9 +166,7 @@ function LinkEditorForm({
               label="Destination URL"
               type="url"
               inputMode="url"
-              value={form.url}
-              onChange={text('url')}
-              error={e.url}
+              {...input('url')}
               placeholder="https://example.com/page"
               required
               maxLength={2048}
@@ -175,9 +175,7 @@ function LinkEditorForm({
             <div className="grid-2">
               <TextField
                 label="Slug"
-                value={form.slug}
-                onChange={text('slug')}
-                error={e.slug}
+                {...input('slug')}
                 hint={
                   link
                     ? 'Renaming stops the old short URL at once.'
@@ -189,9 +187,7 @@ function LinkEditorForm({
               />
               <SelectField
                 label="Domain"
-                value={form.domainId}
-                onChange={text('domainId')}
-                error={e.domainId}
+                {...input('domainId')}
                 disabled={Boolean(link)}
                 hint={
                   link
@@ -207,9 +203,7 @@ function LinkEditorForm({
             </div>
             <TextField
               label="Title"
-              value={form.title}
-              onChange={text('title')}
-              error={e.title}
+              {...input('title')}
               hint="For you and your team; visitors do not see it."
               maxLength={200}
             />
@@ -258,9 +252,7 @@ function LinkEditorForm({
               label="Password"
               type="password"
               autoComplete="new-password"
-              value={form.password}
-              onChange={text('password')}
-              error={e.password}
+              {...input('password')}
               disabled={form.removePassword}
               maxLength={256}
               hint={

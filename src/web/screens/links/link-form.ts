@@ -22,6 +22,9 @@ export interface LinkForm {
   previewImage: string;
 }
 
+/** The inputs whose value is text (every one but the tags and "remove the password"). */
+export type LinkTextField = Exclude<keyof LinkForm, 'tagIds' | 'removePassword'>;
+
 export type LinkField = Exclude<keyof LinkForm, 'removePassword'> | 'upload';
 
 /** The API's field names (body properties) to the editor's inputs. */
@@ -155,7 +158,11 @@ export function updateBody(form: LinkForm, link: DashboardLink): LinkUpdate {
 export interface LinkFormBinding {
   form: LinkForm;
   set: <K extends keyof LinkForm>(key: K, value: LinkForm[K]) => void;
-  /** An input's change handler that sets `key` to the input's text. */
-  text: (key: keyof LinkForm) => (e: { target: { value: string } }) => void;
+  /** A text input's value, change handler and error (components/text-inputs.ts). */
+  input: (key: LinkTextField) => {
+    value: string;
+    onChange: (e: { target: { value: string } }) => void;
+    error?: string;
+  };
   errors: Partial<Record<LinkField, string>>;
 }

@@ -10,7 +10,7 @@ const TIMES = [
 ] as const;
 
 export function ScheduleSection({
-  binding: { form, text, errors: e },
+  binding: { input },
   editable,
   expiredUrlAllowed,
 }: {
@@ -23,12 +23,7 @@ export function ScheduleSection({
     <fieldset className="form-section" disabled={!editable}>
       <legend>Redirect and schedule</legend>
       <div className="grid-2">
-        <SelectField
-          label="Redirect type"
-          value={form.redirectType}
-          onChange={text('redirectType')}
-          error={e.redirectType}
-        >
+        <SelectField label="Redirect type" {...input('redirectType')}>
           <option value="TEMPORARY">302 temporary</option>
           <option value="PERMANENT">301 permanent</option>
         </SelectField>
@@ -38,23 +33,13 @@ export function ScheduleSection({
           inputMode="numeric"
           min={1}
           step={1}
-          value={form.clickLimit}
-          onChange={text('clickLimit')}
-          error={e.clickLimit}
+          {...input('clickLimit')}
           hint="The link stops after this many clicks. Empty for no limit."
         />
       </div>
       <div className="grid-3">
         {TIMES.map((t) => (
-          <TextField
-            key={t.key}
-            label={t.label}
-            type="datetime-local"
-            value={form[t.key]}
-            onChange={text(t.key)}
-            error={e[t.key]}
-            hint={t.hint}
-          />
+          <TextField key={t.key} label={t.label} type="datetime-local" {...input(t.key)} hint={t.hint} />
         ))}
       </div>
       <p className="field-hint">Times are in your time zone ({Intl.DateTimeFormat().resolvedOptions().timeZone}).</p>
@@ -62,9 +47,7 @@ export function ScheduleSection({
         label="Expired URL"
         type="url"
         inputMode="url"
-        value={form.expiredUrl}
-        onChange={text('expiredUrl')}
-        error={e.expiredUrl}
+        {...input('expiredUrl')}
         disabled={!expiredUrlAllowed}
         hint={
           expiredUrlAllowed

@@ -15,7 +15,7 @@ const IMAGE_TEXT = {
 };
 
 export function SocialPreviewSection({
-  binding: { form, set, text, errors: e },
+  binding: { form, set, input, errors: e },
   workspaceId,
   editable,
 }: {
@@ -28,21 +28,8 @@ export function SocialPreviewSection({
     <fieldset className="form-section" disabled={!editable}>
       <legend>Social preview</legend>
       <p className="field-hint">What sites and chat apps show when the short URL is shared.</p>
-      <TextField
-        label="Preview title"
-        value={form.previewTitle}
-        onChange={text('previewTitle')}
-        error={e.previewTitle}
-        maxLength={300}
-      />
-      <TextAreaField
-        label="Preview description"
-        value={form.previewDescription}
-        onChange={text('previewDescription')}
-        error={e.previewDescription}
-        rows={3}
-        maxLength={1000}
-      />
+      <TextField label="Preview title" {...input('previewTitle')} maxLength={300} />
+      <TextAreaField label="Preview description" {...input('previewDescription')} rows={3} maxLength={1000} />
       <HostedImageField
         workspaceId={workspaceId}
         value={form.previewImage}
