@@ -1,7 +1,8 @@
 // The password inputs the public forms share: signing in with a current password, and choosing
 // a new one with its confirmation (sign-in, invitation, set-up link, first run).
+import { useState } from 'react';
 import { TextField } from './fields.tsx';
-import { MIN_PASSWORD } from '../lib/passwords.ts';
+import { MIN_PASSWORD, newPasswordProblems } from '../lib/passwords.ts';
 
 interface CurrentPasswordProps {
   value: string;
@@ -67,4 +68,18 @@ export function NewPasswordFields(props: NewPasswordProps) {
       />
     </>
   );
+}
+
+/**
+ * A new password and its confirmation as typed: `fields` for NewPasswordFields, and `problems`,
+ * what is wrong with them before sending.
+ */
+export function useNewPassword() {
+  const [password, setPassword] = useState('');
+  const [confirm, setConfirm] = useState('');
+  return {
+    password,
+    fields: { password, confirm, onPassword: setPassword, onConfirm: setConfirm },
+    problems: () => newPasswordProblems(password, confirm),
+  };
 }

@@ -17,11 +17,11 @@ import { SubmitButton } from '../components/buttons.tsx';
 import { FormAlert, LoadError, Loading } from '../components/feedback.tsx';
 import { TextField } from '../components/fields.tsx';
 import { useFormErrors } from '../components/form-errors.ts';
-import { CurrentPasswordField, NewPasswordFields } from '../components/password-fields.tsx';
+import { CurrentPasswordField, NewPasswordFields, useNewPassword } from '../components/password-fields.tsx';
 import { PublicFrame } from '../components/shell.tsx';
 import { useDocumentTitle } from '../lib/hooks.ts';
 import { roleName } from '../lib/format.ts';
-import { MIN_PASSWORD, newPasswordProblems } from '../lib/passwords.ts';
+import { MIN_PASSWORD } from '../lib/passwords.ts';
 
 interface Invited {
   workspaceName: string;
@@ -183,8 +183,7 @@ function SignInAndAccept({ token, invited }: { token: string; invited: Invited }
 
 function CreateAccount({ token, invited }: { token: string; invited: Invited }) {
   const joined = useJoined();
-  const [password, setPassword] = useState('');
-  const [confirm, setConfirm] = useState('');
+  const newPassword = useNewPassword();
   const formRef = useRef<HTMLFormElement>(null);
   const errors = useFormErrors<'password' | 'confirm'>({ password: 'password' }, formRef);
   const register = useRegister(token, {
@@ -204,18 +203,11 @@ function CreateAccount({ token, invited }: { token: string; invited: Invited }) 
         className="stack"
         onSubmit={(e: FormEvent) => {
           e.preventDefault();
-          if (errors.check(newPasswordProblems(password, confirm))) register.mutate(password);
+          if (errors.check(newPassword.problems())) register.mutate(newPassword.password);
         }}
       >
         <FormAlert message={errors.form} />
-        <NewPasswordFields
-          label="New password"
-          password={password}
-          confirm={confirm}
-          onPassword={setPassword}
-          onConfirm={setConfirm}
-          errors={errors.fields}
-        />
+        <NewPasswordFields label="New password" {...newPassword.fields} errors={errors.fields} />
         <SubmitButton pending={register.isPending} className="button-block">
           Create account and join
         </SubmitButton>
