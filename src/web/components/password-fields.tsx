@@ -2,6 +2,7 @@
 // a new one with its confirmation (sign-in, invitation, set-up link, first run).
 import { useState } from 'react';
 import { TextField } from './fields.tsx';
+import { type TextInput, textInputs } from './text-inputs.ts';
 import { MIN_PASSWORD, newPasswordProblems } from '../lib/passwords.ts';
 
 interface CurrentPasswordProps {
@@ -26,14 +27,13 @@ export function CurrentPasswordField({ value, onChange, error }: CurrentPassword
   );
 }
 
+type NewPasswordKey = 'password' | 'confirm';
+
 interface NewPasswordProps {
   /** The first input's label; the second reads "Confirm" and the label in lower case. */
   label: string;
-  password: string;
-  confirm: string;
-  onPassword: (value: string) => void;
-  onConfirm: (value: string) => void;
-  errors: { password?: string | undefined; confirm?: string | undefined };
+  /** The two inputs bound to the form's values (components/text-inputs.ts). */
+  input: (key: NewPasswordKey) => TextInput;
   /**
    * Mark both inputs required and the first with its least length, for the browser to say
    * (default); the account screen's change of password leaves them unmarked.
@@ -42,17 +42,14 @@ interface NewPasswordProps {
 }
 
 /** A new password and its confirmation, both filled by the browser's password generator. */
-export function NewPasswordFields(props: NewPasswordProps) {
-  const { label, password, confirm, onPassword, onConfirm, errors, marked = true } = props;
+export function NewPasswordFields({ label, input, marked = true }: NewPasswordProps) {
   return (
     <>
       <TextField
         label={label}
         type="password"
         autoComplete="new-password"
-        value={password}
-        onChange={(e) => onPassword(e.target.value)}
-        error={errors.password}
+        {...input('password')}
         hint={`At least ${MIN_PASSWORD} characters.`}
         required={marked || undefined}
         minLength={marked ? MIN_PASSWORD : undefined}
@@ -61,9 +58,7 @@ export function NewPasswordFields(props: NewPasswordProps) {
         label={`Confirm ${label.toLowerCase()}`}
         type="password"
         autoComplete="new-password"
-        value={confirm}
-        onChange={(e) => onConfirm(e.target.value)}
-        error={errors.confirm}
+        {...input('confirm')}
         required={marked || undefined}
       />
     </>
@@ -71,15 +66,14 @@ export function NewPasswordFields(props: NewPasswordProps) {
 }
 
 /**
- * A new password and its confirmation as typed: `fields` for NewPasswordFields, and `problems`,
- * what is wrong with them before sending.
+ * A new password and its confirmation as typed (`errors`: the form's): `input` for
+ * NewPasswordFields, and `problems`, what is wrong with them before sending.
  */
-export function useNewPassword() {
-  const [password, setPassword] = useState('');
-  const [confirm, setConfirm] = useState('');
+export function useNewPassword(errors: { readonly [K in NewPasswordKey]?: string | undefined }) {
+  const [values, setValues] = useState({ password: '', confirm: '' });
   return {
-    password,
-    fields: { password, confirm, onPassword: setPassword, onConfirm: setConfirm },
-    problems: () => newPasswordProblems(password, confirm),
+    password: values.password,
+    input: textInputs<NewPasswordKey>(values, (key, value) => setValues((v) => ({ ...v, [key]: value })), errors),
+    problems: () => newPasswordProblems(values.password, values.confirm),
   };
 }

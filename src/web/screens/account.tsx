@@ -56,15 +56,7 @@ export function Account() {
         <form ref={formRef} onSubmit={submit} noValidate className="stack">
           <FormAlert message={errors.form} />
           <TextField label="Current password" type="password" autoComplete="current-password" {...input('current')} />
-          <NewPasswordFields
-            label="New password"
-            password={values.password}
-            confirm={values.confirm}
-            onPassword={(password) => setValues((v) => ({ ...v, password }))}
-            onConfirm={(confirm) => setValues((v) => ({ ...v, confirm }))}
-            errors={errors.fields}
-            marked={false}
-          />
+          <NewPasswordFields label="New password" input={input} marked={false} />
           <div>
             <SubmitButton pending={change.isPending}>Change password</SubmitButton>
           </div>

@@ -90,14 +90,7 @@ export function FirstRun() {
           maxLength={200}
         />
         <TextField label="Email" type="email" {...input('email')} autoComplete="username" required />
-        <NewPasswordFields
-          label="Password"
-          password={values.password}
-          confirm={values.confirm}
-          onPassword={(password) => setValues((v) => ({ ...v, password }))}
-          onConfirm={(confirm) => setValues((v) => ({ ...v, confirm }))}
-          errors={errors.fields}
-        />
+        <NewPasswordFields label="Password" input={input} />
         <SubmitButton pending={claim.isPending} className="button-block">
           Create workspace
         </SubmitButton>

@@ -178,9 +178,9 @@ function SignInAndAccept({ token, invited }: { token: string; invited: Invited }
 
 function CreateAccount({ token, invited }: { token: string; invited: Invited }) {
   const joined = useJoined();
-  const newPassword = useNewPassword();
   const formRef = useRef<HTMLFormElement>(null);
   const errors = useFormErrors<'password' | 'confirm'>({ password: 'password' }, formRef);
+  const newPassword = useNewPassword(errors.fields);
   const register = useRegister(token, {
     // A new account belongs to the one workspace it joined.
     onSuccess: (session) => joined(session.workspaces[0].id),
@@ -199,7 +199,7 @@ function CreateAccount({ token, invited }: { token: string; invited: Invited }) 
       pending={register.isPending}
       submitLabel="Create account and join"
     >
-      <NewPasswordFields label="New password" {...newPassword.fields} errors={errors.fields} />
+      <NewPasswordFields label="New password" input={newPassword.input} />
     </JoinPanel>
   );
 }

@@ -18,9 +18,9 @@ export function SetupPassword() {
   useDocumentTitle('Set your password');
   const token = new URLSearchParams(useSearch()).get('token') ?? '';
   const [, navigate] = useLocation();
-  const newPassword = useNewPassword();
   const formRef = useRef<HTMLFormElement>(null);
   const errors = useFormErrors<'password' | 'confirm'>(FIELDS, formRef);
+  const newPassword = useNewPassword(errors.fields);
 
   const setup = useSetUpPassword(token, {
     onSuccess: () => navigate('/', { replace: true }),
@@ -60,7 +60,7 @@ export function SetupPassword() {
       </p>
       <form ref={formRef} onSubmit={submit} noValidate className="stack">
         <FormAlert message={errors.form} />
-        <NewPasswordFields label="Password" {...newPassword.fields} errors={errors.fields} />
+        <NewPasswordFields label="Password" input={newPassword.input} />
         <SubmitButton pending={setup.isPending} className="button-block">
           Set password
         </SubmitButton>

@@ -1,6 +1,7 @@
 // The link editor's inputs, and what they send: every field of a new link that was filled in,
 // and for an existing link only the fields that changed (PATCH changes only what it is sent).
 import type { DashboardLink, DashboardLinkCreate, LinkUpdate } from '../../api/types.ts';
+import type { TextInput } from '../../components/text-inputs.ts';
 import { isoToLocalInput, localInputToIso } from '../../lib/dates.ts';
 
 export interface LinkForm {
@@ -159,10 +160,6 @@ export interface LinkFormBinding {
   form: LinkForm;
   set: <K extends keyof LinkForm>(key: K, value: LinkForm[K]) => void;
   /** A text input's value, change handler and error (components/text-inputs.ts). */
-  input: (key: LinkTextField) => {
-    value: string;
-    onChange: (e: { target: { value: string } }) => void;
-    error?: string;
-  };
+  input: (key: LinkTextField) => TextInput;
   errors: Partial<Record<LinkField, string>>;
 }
