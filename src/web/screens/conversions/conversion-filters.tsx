@@ -4,6 +4,7 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import type { Campaign, ConversionNames } from '../../api/types.ts';
 import { Options, SelectField, TextField } from '../../components/fields.tsx';
+import { textInputs } from '../../components/text-inputs.ts';
 import { EVENT_TYPES } from '../../lib/conversions.ts';
 import { isDay } from '../../lib/dates.ts';
 import { linkName, qrName } from './names.ts';
@@ -34,6 +35,8 @@ export function ConversionFilters(props: {
   const errors = { ...props.errors, ...problems };
   const set = <K extends keyof ConversionView>(key: K, value: ConversionView[K]) =>
     setDraft((d) => ({ ...d, [key]: value }));
+  /** The typed-in filters, applied with Apply. */
+  const input = textInputs<'from' | 'to' | 'customName' | 'linkId' | 'qrCodeId'>(draft, set, errors);
 
   /** Applies the draft with one change (a list's choice), or as it is (Apply). */
   const applyDraft = (change: Partial<ConversionView> = {}) => {
@@ -87,22 +90,8 @@ export function ConversionFilters(props: {
         </SelectField>
         {draft.window === 'custom' ? (
           <>
-            <TextField
-              label="From"
-              type="date"
-              value={draft.from}
-              max={today}
-              onChange={(e) => set('from', e.target.value)}
-              error={errors.from}
-            />
-            <TextField
-              label="To"
-              type="date"
-              value={draft.to}
-              onChange={(e) => set('to', e.target.value)}
-              error={errors.to}
-              hint={`UTC days, both counted; at most ${MAX_DAYS}.`}
-            />
+            <TextField label="From" type="date" {...input('from')} max={today} />
+            <TextField label="To" type="date" {...input('to')} hint={`UTC days, both counted; at most ${MAX_DAYS}.`} />
           </>
         ) : null}
         <SelectField
@@ -122,10 +111,8 @@ export function ConversionFilters(props: {
         {draft.eventType === 'custom' ? (
           <TextField
             label="Custom event name"
-            value={draft.customName}
+            {...input('customName')}
             maxLength={40}
-            onChange={(e) => set('customName', e.target.value)}
-            error={errors.customName}
             hint="Empty for every custom event."
             spellCheck={false}
           />
@@ -140,24 +127,8 @@ export function ConversionFilters(props: {
           {!knownCampaign ? <option value={draft.campaignId}>{draft.campaignId}</option> : null}
           <Options choices={(campaigns ?? []).map((c) => ({ value: c.id, label: c.name }))} />
         </SelectField>
-        <TextField
-          label="Link id"
-          value={draft.linkId}
-          onChange={(e) => set('linkId', e.target.value)}
-          error={errors.linkId}
-          hint={linkHint}
-          spellCheck={false}
-          placeholder="lnk_…"
-        />
-        <TextField
-          label="QR code id"
-          value={draft.qrCodeId}
-          onChange={(e) => set('qrCodeId', e.target.value)}
-          error={errors.qrCodeId}
-          hint={qrHint}
-          spellCheck={false}
-          placeholder="qr_…"
-        />
+        <TextField label="Link id" {...input('linkId')} hint={linkHint} spellCheck={false} placeholder="lnk_…" />
+        <TextField label="QR code id" {...input('qrCodeId')} hint={qrHint} spellCheck={false} placeholder="qr_…" />
       </div>
       <div className="button-row filters-actions">
         <button type="submit" className="button button-primary">
