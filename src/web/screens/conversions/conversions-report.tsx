@@ -15,6 +15,7 @@ import { formatDay } from '../../lib/dates.ts';
 import { downloadText } from '../../lib/download.ts';
 import { formatCount, plural } from '../../lib/format.ts';
 import { DayTable } from '../analytics/day-table.tsx';
+import { PerDayPanel } from '../analytics/per-day-panel.tsx';
 import { ConversionsChart } from './conversions-chart.tsx';
 import { conversionsCsv } from './conversions-csv.ts';
 import { campaignName, linkName, qrName, type Named } from './names.ts';
@@ -215,16 +216,11 @@ export function ConversionsReport(props: {
         <p className="fine-print stats-after">Values are per currency and never added across currencies.</p>
       ) : null}
 
-      <section className="panel" aria-labelledby="per-day-heading">
-        <div className="panel-header">
-          <div>
-            <h2 id="per-day-heading">Conversions per day</h2>
-            <p className="muted">{span} (UTC days)</p>
-          </div>
-          <button type="button" className="button button-small" onClick={exportCsv}>
-            Export CSV
-          </button>
-        </div>
+      <PerDayPanel
+        title="Conversions per day"
+        detail={`${span} (UTC days)`}
+        exportCsv={{ label: 'Export CSV', run: exportCsv }}
+      >
         {series.length ? (
           <ConversionsChart series={series} summary={summary} />
         ) : (
@@ -249,7 +245,7 @@ export function ConversionsReport(props: {
           links by the clicks over the same window: two counts of one period, not people followed from a click to a
           conversion, so it can pass 100%.
         </p>
-      </section>
+      </PerDayPanel>
 
       <section className="section" aria-labelledby="breakdowns-heading">
         <h2 id="breakdowns-heading">Breakdowns</h2>

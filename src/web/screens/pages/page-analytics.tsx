@@ -14,6 +14,7 @@ import { linkPath } from '../links/paths.ts';
 import { BreakdownTables, type BreakdownPart } from '../analytics/breakdowns.tsx';
 import { CLICKS_COLOR, DailyChart, SCANS_COLOR, type DailyLine } from '../analytics/clicks-chart.tsx';
 import { DayTable } from '../analytics/day-table.tsx';
+import { PerDayPanel } from '../analytics/per-day-panel.tsx';
 import { pagePath, pagesPath } from './page-data.ts';
 
 const WINDOWS = [
@@ -142,13 +143,7 @@ function Report({
         </div>
       </dl>
 
-      <section className="panel" aria-labelledby="per-day-heading">
-        <div className="panel-header">
-          <div>
-            <h2 id="per-day-heading">Views and clicks per day</h2>
-            <p className="muted">{span} (UTC days); views by people only</p>
-          </div>
-        </div>
+      <PerDayPanel title="Views and clicks per day" detail={`${span} (UTC days); views by people only`}>
         <DailyChart days={days} lines={lines} summary={summary} />
         <DayTable
           caption="Views and clicks per day"
@@ -158,7 +153,7 @@ function Report({
             { label: 'Clicks', value: (d) => d.clicks, total: data.totals.clicks },
           ]}
         />
-      </section>
+      </PerDayPanel>
 
       <section className="panel" aria-labelledby="blocks-heading">
         <h2 id="blocks-heading">Clicks by link block</h2>
