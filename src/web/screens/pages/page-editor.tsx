@@ -19,6 +19,7 @@ import { TextAreaField, TextField } from '../../components/fields.tsx';
 import { useFormErrors } from '../../components/form-errors.ts';
 import { HostedImageField } from '../../components/hosted-image.tsx';
 import { PageHeader } from '../../components/page.tsx';
+import { textInputs } from '../../components/text-inputs.ts';
 import { roleName } from '../../lib/format.ts';
 import { BlockList } from './page-blocks.tsx';
 import { addressFor, pagePath, pagesPath } from './page-data.ts';
@@ -209,6 +210,7 @@ function PageEditorForm({ ws, page }: { ws: string; page?: BioPage }) {
   const shortDomain = useWorkspace(ws).data?.shortDomain;
   const knownUrl = page?.url ?? (shortDomain ? `https://${shortDomain}/` : undefined);
   const e = errors.fields;
+  const input = textInputs<'handle' | 'title' | 'bio'>(draft, set, e);
 
   return (
     <>
@@ -240,9 +242,7 @@ function PageEditorForm({ ws, page }: { ws: string; page?: BioPage }) {
               <div className="grid-2">
                 <TextField
                   label="Handle"
-                  value={draft.handle}
-                  onChange={(ev) => set('handle', ev.target.value)}
-                  error={e.handle}
+                  {...input('handle')}
                   hint={
                     <>
                       Its address: <span className="mono break-anywhere">{addressFor(draft.handle, knownUrl)}</span>.
@@ -259,9 +259,7 @@ function PageEditorForm({ ws, page }: { ws: string; page?: BioPage }) {
                 />
                 <TextField
                   label="Title"
-                  value={draft.title}
-                  onChange={(ev) => set('title', ev.target.value)}
-                  error={e.title}
+                  {...input('title')}
                   maxLength={LIMITS.title}
                   required
                   hint="The page's heading and its name in search results and shares."
@@ -269,9 +267,7 @@ function PageEditorForm({ ws, page }: { ws: string; page?: BioPage }) {
               </div>
               <TextAreaField
                 label="Bio"
-                value={draft.bio}
-                onChange={(ev) => set('bio', ev.target.value)}
-                error={e.bio}
+                {...input('bio')}
                 rows={3}
                 maxLength={LIMITS.bio}
                 hint={`Under the title; at most ${LIMITS.bio} characters.`}
