@@ -58,18 +58,13 @@ export function ConversionFilters(props: {
 
   // The filtered link or QR code by its short URL, once the answer names it (an id of no object of
   // this workspace counts nothing, as in the API: say why).
-  const linkHint =
-    view.linkId && names
-      ? names.links.some((l) => l.id === view.linkId)
-        ? linkName(names, view.linkId).shown
-        : 'No link of this workspace has this id.'
-      : undefined;
-  const qrHint =
-    view.qrCodeId && names
-      ? names.qrCodes.some((q) => q.id === view.qrCodeId)
-        ? qrName(names, view.qrCodeId).shown
-        : 'No QR code of this workspace has this id.'
-      : undefined;
+  const idHint = (id: string, kind: 'links' | 'qrCodes', noun: string) => {
+    if (!id || !names) return undefined;
+    if (!names[kind].some((o) => o.id === id)) return `No ${noun} of this workspace has this id.`;
+    return (kind === 'links' ? linkName : qrName)(names, id).shown;
+  };
+  const linkHint = idHint(view.linkId, 'links', 'link');
+  const qrHint = idHint(view.qrCodeId, 'qrCodes', 'QR code');
   const knownCampaign = !draft.campaignId || campaigns?.some((c) => c.id === draft.campaignId);
 
   return (
