@@ -16,6 +16,7 @@ import { PageHeader } from '../../components/page.tsx';
 import { ReadOnlyNotice } from '../../components/read-only-notice.tsx';
 import { TagChip } from '../../components/tag-chip.tsx';
 import { textInputs } from '../../components/text-inputs.ts';
+import { FormSection } from '../../components/form-section.tsx';
 import {
   API_FIELDS,
   checkLinkForm,
@@ -160,8 +161,7 @@ function LinkEditorForm({
           <FormAlert message={errors.form} />
           {!editable ? <ReadOnlyNotice role={role} what="link" things="links" /> : null}
 
-          <fieldset className="form-section" disabled={!editable}>
-            <legend>Destination</legend>
+          <FormSection legend="Destination" editable={editable}>
             <TextField
               label="Destination URL"
               type="url"
@@ -207,14 +207,9 @@ function LinkEditorForm({
               hint="For you and your team; visitors do not see it."
               maxLength={200}
             />
-          </fieldset>
+          </FormSection>
 
-          <fieldset
-            className="form-section"
-            disabled={!editable}
-            aria-describedby={e.tagIds ? 'tags-error' : undefined}
-          >
-            <legend>Tags</legend>
+          <FormSection legend="Tags" editable={editable} describedBy={e.tagIds ? 'tags-error' : undefined}>
             {tags.length === 0 ? (
               <p className="muted">
                 No tags yet.{' '}
@@ -242,12 +237,11 @@ function LinkEditorForm({
                 {e.tagIds}
               </p>
             ) : null}
-          </fieldset>
+          </FormSection>
 
           <ScheduleSection binding={binding} editable={editable} expiredUrlAllowed={workspace.features.expiredUrl} />
 
-          <fieldset className="form-section" disabled={!editable}>
-            <legend>Password</legend>
+          <FormSection legend="Password" editable={editable}>
             <TextField
               label="Password"
               type="password"
@@ -268,7 +262,7 @@ function LinkEditorForm({
                 onChange={(ev) => set('removePassword', ev.target.checked)}
               />
             ) : null}
-          </fieldset>
+          </FormSection>
 
           <SocialPreviewSection binding={binding} workspaceId={ws} editable={editable} />
 

@@ -1,6 +1,7 @@
 // The link editor's "Redirect and schedule": how it redirects, when it is live, when it stops
 // (a time or a click limit) and where visitors go after that.
 import { SelectField, TextField } from '../../components/fields.tsx';
+import { FormSection } from '../../components/form-section.tsx';
 import type { LinkFormBinding } from './link-form.ts';
 
 const TIMES = [
@@ -20,8 +21,7 @@ export function ScheduleSection({
   expiredUrlAllowed: boolean;
 }) {
   return (
-    <fieldset className="form-section" disabled={!editable}>
-      <legend>Redirect and schedule</legend>
+    <FormSection legend="Redirect and schedule" editable={editable}>
       <div className="grid-2">
         <SelectField label="Redirect type" {...input('redirectType')}>
           <option value="TEMPORARY">302 temporary</option>
@@ -56,6 +56,6 @@ export function ScheduleSection({
         }
         maxLength={2048}
       />
-    </fieldset>
+    </FormSection>
   );
 }

@@ -3,6 +3,7 @@
 import { useState } from 'react';
 import { TextAreaField, TextField } from '../../components/fields.tsx';
 import { HostedImageField } from '../../components/hosted-image.tsx';
+import { FormSection } from '../../components/form-section.tsx';
 import type { LinkFormBinding } from './link-form.ts';
 
 const IMAGE_TEXT = {
@@ -25,8 +26,7 @@ export function SocialPreviewSection({
 }) {
   const [uploadError, setUploadError] = useState<string | undefined>();
   return (
-    <fieldset className="form-section" disabled={!editable}>
-      <legend>Social preview</legend>
+    <FormSection legend="Social preview" editable={editable}>
       <p className="field-hint">What sites and chat apps show when the short URL is shared.</p>
       <TextField label="Preview title" {...input('previewTitle')} maxLength={300} />
       <TextAreaField label="Preview description" {...input('previewDescription')} rows={3} maxLength={1000} />
@@ -40,6 +40,6 @@ export function SocialPreviewSection({
         disabled={!editable}
         text={IMAGE_TEXT}
       />
-    </fieldset>
+    </FormSection>
   );
 }

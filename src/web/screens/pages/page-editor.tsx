@@ -20,6 +20,7 @@ import { useFormErrors } from '../../components/form-errors.ts';
 import { HostedImageField } from '../../components/hosted-image.tsx';
 import { PageHeader } from '../../components/page.tsx';
 import { textInputs } from '../../components/text-inputs.ts';
+import { FormSection } from '../../components/form-section.tsx';
 import { roleName } from '../../lib/format.ts';
 import { BlockList } from './page-blocks.tsx';
 import { addressFor, pagePath, pagesPath } from './page-data.ts';
@@ -237,8 +238,7 @@ function PageEditorForm({ ws, page }: { ws: string; page?: BioPage }) {
               </p>
             ) : null}
 
-            <fieldset className="form-section" disabled={!editable}>
-              <legend>Page</legend>
+            <FormSection legend="Page" editable={editable}>
               <div className="grid-2">
                 <TextField
                   label="Handle"
@@ -284,7 +284,7 @@ function PageEditorForm({ ws, page }: { ws: string; page?: BioPage }) {
                 text={editable ? AVATAR_TEXT : { ...AVATAR_TEXT, hint: 'Shown in a circle above the title.' }}
                 round
               />
-            </fieldset>
+            </FormSection>
 
             <ThemePicker
               value={draft.theme}
@@ -293,12 +293,7 @@ function PageEditorForm({ ws, page }: { ws: string; page?: BioPage }) {
               editable={editable}
             />
 
-            <fieldset
-              className="form-section"
-              disabled={!editable}
-              aria-describedby={e.blocks ? 'blocks-error' : undefined}
-            >
-              <legend>Blocks</legend>
+            <FormSection legend="Blocks" editable={editable} describedBy={e.blocks ? 'blocks-error' : undefined}>
               <p className="field-hint">
                 Shown in this order under the title and bio. A link block counts its clicks, as its short link does.
               </p>
@@ -314,7 +309,7 @@ function PageEditorForm({ ws, page }: { ws: string; page?: BioPage }) {
                 errors={e}
                 editable={editable}
               />
-            </fieldset>
+            </FormSection>
 
             {editable ? (
               <div className="form-actions page-form-actions">
