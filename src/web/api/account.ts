@@ -2,6 +2,7 @@
 // person uses before (or while) joining a workspace.
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { api } from './client.ts';
+import { useDataQuery } from './data-query.ts';
 import { unwrap } from './errors.ts';
 import { keys } from './keys.ts';
 import { queryClient } from './query-client.ts';
@@ -20,9 +21,7 @@ export function useFirstRun(token: string) {
 
 /** The invitation an invite link names. */
 export function useInvitation(token: string) {
-  return useQuery({
-    queryKey: ['invitation', token],
-    queryFn: async () => (await unwrap(api.GET('/invitation', { params: { query: { token } } }))).data,
+  return useDataQuery(['invitation', token], () => api.GET('/invitation', { params: { query: { token } } }), {
     enabled: token.length > 0,
     staleTime: Infinity,
     retry: false,

@@ -39,6 +39,9 @@ const signInWhenSessionEnds: Middleware = {
 
 api.use(antiForgery, signInWhenSessionEnds);
 
+/** The path parameters of a request about one workspace. */
+export const inWorkspace = (workspaceId: string) => ({ params: { path: { workspaceId } } });
+
 /** A request body sent as it is (a file), with its own media type. */
 export function rawBody(contentType: string) {
   return { bodySerializer: (body: unknown) => body, headers: { 'Content-Type': contentType } };

@@ -35,7 +35,8 @@ function fromAnswer(response: Response, body: unknown): ApiError {
   return new ApiError(response.status, fallback, undefined, retryAfter);
 }
 
-interface Answer<T> {
+/** What the typed client answers. */
+export interface Answer<T> {
   data?: T;
   error?: unknown;
   response: Response;

@@ -1,13 +1,11 @@
 // Goals and their reports; conversions, which goals count.
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { api } from './client.ts';
+import { api, inWorkspace } from './client.ts';
 import { unwrap } from './errors.ts';
 import { keys } from './keys.ts';
 import { queryClient } from './query-client.ts';
 import type { Goal, GoalCreate } from './types.ts';
 import { type OnWrite, useWrite } from './writes.ts';
-
-const inWorkspace = (workspaceId: string) => ({ params: { path: { workspaceId } } });
 
 /** The workspace's goals, of one status or (without one) all. */
 export function useGoals(ws: string, status?: Goal['status'], enabled = true) {

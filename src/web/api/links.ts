@@ -2,7 +2,7 @@
 // bulk actions, QR codes, CSV import).
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import type { paths } from '../../../generated/dashboard.ts';
-import { api, API_BASE, rawBody } from './client.ts';
+import { api, API_BASE, inWorkspace, rawBody } from './client.ts';
 import { unwrap } from './errors.ts';
 import { keys } from './keys.ts';
 import { queryClient } from './query-client.ts';
@@ -11,7 +11,6 @@ import { type OnWrite, useWrite } from './writes.ts';
 
 export type LinkQuery = NonNullable<paths['/workspaces/{workspaceId}/links']['get']['parameters']['query']>;
 
-const inWorkspace = (workspaceId: string) => ({ params: { path: { workspaceId } } });
 const oneLink = (workspaceId: string, linkId: string) => ({ params: { path: { workspaceId, linkId } } });
 
 /** A page of the list; `name` tells the list's reads from other searches of the same links. */

@@ -1,27 +1,18 @@
 // Members and invitations of a workspace.
-import { useMutation, useQuery } from '@tanstack/react-query';
-import { api } from './client.ts';
+import { useMutation } from '@tanstack/react-query';
+import { api, inWorkspace } from './client.ts';
+import { useDataQuery } from './data-query.ts';
 import { unwrap } from './errors.ts';
 import { keys } from './keys.ts';
 import { queryClient } from './query-client.ts';
 import type { Invitation, Member, Role } from './types.ts';
 import { type Answer, type OnWrite, useWrite } from './writes.ts';
 
-const inWorkspace = (workspaceId: string) => ({ params: { path: { workspaceId } } });
+export const useMembers = (ws: string) =>
+  useDataQuery(keys.members(ws), () => api.GET('/workspaces/{workspaceId}/members', inWorkspace(ws)));
 
-export function useMembers(ws: string) {
-  return useQuery({
-    queryKey: keys.members(ws),
-    queryFn: async () => (await unwrap(api.GET('/workspaces/{workspaceId}/members', inWorkspace(ws)))).data,
-  });
-}
-
-export function useInvitations(ws: string) {
-  return useQuery({
-    queryKey: keys.invitations(ws),
-    queryFn: async () => (await unwrap(api.GET('/workspaces/{workspaceId}/invitations', inWorkspace(ws)))).data,
-  });
-}
+export const useInvitations = (ws: string) =>
+  useDataQuery(keys.invitations(ws), () => api.GET('/workspaces/{workspaceId}/invitations', inWorkspace(ws)));
 
 const membersApi = {
   changeRole: (workspaceId: string, userId: string, role: Role) =>

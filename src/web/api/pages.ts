@@ -1,27 +1,20 @@
 // Bio pages: the list, one page, its analytics and live preview, and what changes a page.
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { api } from './client.ts';
+import { api, inWorkspace } from './client.ts';
+import { useDataQuery } from './data-query.ts';
 import { unwrap } from './errors.ts';
 import { keys } from './keys.ts';
 import type { BioPageCreate, BioPagePreviewRequest, BioPageUpdate } from './types.ts';
 
-const inWorkspace = (workspaceId: string) => ({ params: { path: { workspaceId } } });
 const onePage = (workspaceId: string, pageId: string) => ({ params: { path: { workspaceId, pageId } } });
 
-export function usePages(ws: string) {
-  return useQuery({
-    queryKey: keys.pages(ws),
-    queryFn: async () => (await unwrap(api.GET('/workspaces/{workspaceId}/pages', inWorkspace(ws)))).data,
-  });
-}
+export const usePages = (ws: string) =>
+  useDataQuery(keys.pages(ws), () => api.GET('/workspaces/{workspaceId}/pages', inWorkspace(ws)));
 
-export function usePage(ws: string, pageId: string) {
-  return useQuery({
-    queryKey: keys.page(ws, pageId),
-    queryFn: async () => (await unwrap(api.GET('/workspaces/{workspaceId}/pages/{pageId}', onePage(ws, pageId)))).data,
+export const usePage = (ws: string, pageId: string) =>
+  useDataQuery(keys.page(ws, pageId), () => api.GET('/workspaces/{workspaceId}/pages/{pageId}', onePage(ws, pageId)), {
     enabled: pageId !== '',
   });
-}
 
 /** A page's analytics over the days [from, to]. */
 export function usePageAnalytics(ws: string, pageId: string, from: string, to: string) {

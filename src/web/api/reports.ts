@@ -1,7 +1,8 @@
 // Reports: a workspace's saved reports, and a shared report as its link's visitor reads it.
 import { useQuery } from '@tanstack/react-query';
 import type { paths } from '../../../generated/dashboard.ts';
-import { api } from './client.ts';
+import { api, inWorkspace } from './client.ts';
+import { useDataQuery } from './data-query.ts';
 import { unwrap } from './errors.ts';
 import { keys } from './keys.ts';
 import { queryClient } from './query-client.ts';
@@ -13,13 +14,8 @@ export type ReportPatch = NonNullable<paths[ReportPath]['patch']['requestBody']>
 
 const oneReport = (workspaceId: string, reportId: string) => ({ params: { path: { workspaceId, reportId } } });
 
-export function useReports(ws: string) {
-  return useQuery({
-    queryKey: keys.reports(ws),
-    queryFn: async () =>
-      (await unwrap(api.GET('/workspaces/{workspaceId}/reports', { params: { path: { workspaceId: ws } } }))).data,
-  });
-}
+export const useReports = (ws: string) =>
+  useDataQuery(keys.reports(ws), () => api.GET('/workspaces/{workspaceId}/reports', inWorkspace(ws)));
 
 export function useSharedReport(token: string) {
   return useQuery({
@@ -33,7 +29,7 @@ export function useSharedReport(token: string) {
 
 const reportsApi = {
   create: (workspaceId: string, body: ReportCreate) =>
-    unwrap(api.POST('/workspaces/{workspaceId}/reports', { params: { path: { workspaceId } }, body })),
+    unwrap(api.POST('/workspaces/{workspaceId}/reports', { ...inWorkspace(workspaceId), body })),
   update: (workspaceId: string, reportId: string, body: ReportPatch) =>
     unwrap(api.PATCH('/workspaces/{workspaceId}/reports/{reportId}', { ...oneReport(workspaceId, reportId), body })),
   renewLink: (workspaceId: string, reportId: string) =>

@@ -1,27 +1,16 @@
 // A workspace's settings: API keys, custom domains, tags and campaigns.
-import { useQuery } from '@tanstack/react-query';
-import { api } from './client.ts';
+import { api, inWorkspace } from './client.ts';
+import { useDataQuery } from './data-query.ts';
 import { unwrap } from './errors.ts';
 import { keys } from './keys.ts';
 import type { ApiKey, Domain, Scope } from './types.ts';
 import { type Answer, type OnWrite, useWrite } from './writes.ts';
 
-const inWorkspace = (workspaceId: string) => ({ params: { path: { workspaceId } } });
+export const useApiKeys = (ws: string) =>
+  useDataQuery(keys.keys(ws), () => api.GET('/workspaces/{workspaceId}/keys', inWorkspace(ws)));
 
-export function useApiKeys(ws: string) {
-  return useQuery({
-    queryKey: keys.keys(ws),
-    queryFn: async () => (await unwrap(api.GET('/workspaces/{workspaceId}/keys', inWorkspace(ws)))).data,
-  });
-}
-
-export function useCampaigns(ws: string, enabled = true) {
-  return useQuery({
-    queryKey: keys.campaigns(ws),
-    queryFn: async () => (await unwrap(api.GET('/workspaces/{workspaceId}/campaigns', inWorkspace(ws)))).data,
-    enabled,
-  });
-}
+export const useCampaigns = (ws: string, enabled = true) =>
+  useDataQuery(keys.campaigns(ws), () => api.GET('/workspaces/{workspaceId}/campaigns', inWorkspace(ws)), { enabled });
 
 const apiKeysApi = {
   create: (workspaceId: string, scopes: Scope[], expiresAt: string | null | undefined) =>

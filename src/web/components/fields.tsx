@@ -16,6 +16,13 @@ interface FieldFrame {
   className?: string;
 }
 
+/** What ties a control to its label, hint and error; spread before the caller's own props. */
+interface ControlLinks {
+  id: string;
+  'aria-invalid': true | undefined;
+  'aria-describedby': string | undefined;
+}
+
 function useFieldIds(hint: ReactNode, error: string | undefined, id?: string) {
   const auto = useId();
   const controlId = id ?? auto;
@@ -25,103 +32,58 @@ function useFieldIds(hint: ReactNode, error: string | undefined, id?: string) {
   return { controlId, hintId, errorId, describedBy };
 }
 
-function Frame(props: FieldFrame & { controlId: string; hintId?: string; errorId?: string; children: ReactNode }) {
+interface FieldProps extends FieldFrame {
+  id?: string | undefined;
+  /** The control, given what links it to the label, hint and error. */
+  control: (links: ControlLinks) => ReactNode;
+}
+
+/** The label above the control, then the hint and the error. */
+function Field({ label, hint, error, className, id, control }: FieldProps) {
+  const ids = useFieldIds(hint, error, id);
   return (
-    <div className={['field', props.className].filter(Boolean).join(' ')}>
-      <label htmlFor={props.controlId}>{props.label}</label>
-      {props.children}
-      {props.hint ? (
-        <p id={props.hintId} className="field-hint">
-          {props.hint}
+    <div className={['field', className].filter(Boolean).join(' ')}>
+      <label htmlFor={ids.controlId}>{label}</label>
+      {control({ id: ids.controlId, 'aria-invalid': error ? true : undefined, 'aria-describedby': ids.describedBy })}
+      {hint ? (
+        <p id={ids.hintId} className="field-hint">
+          {hint}
         </p>
       ) : null}
-      {props.error ? (
-        <p id={props.errorId} className="field-error">
-          {props.error}
+      {error ? (
+        <p id={ids.errorId} className="field-error">
+          {error}
         </p>
       ) : null}
     </div>
   );
 }
 
-export function TextField({
+/** A field component's props split into the frame's and the control's own. */
+function splitFrame<P extends { id?: string | undefined }>({
   label,
   hint,
   error,
   className,
   id,
-  ...input
-}: FieldFrame & InputHTMLAttributes<HTMLInputElement>) {
-  const ids = useFieldIds(hint, error, id);
-  return (
-    <Frame
-      label={label}
-      hint={hint}
-      error={error}
-      className={className}
-      controlId={ids.controlId}
-      hintId={ids.hintId}
-      errorId={ids.errorId}
-    >
-      <input id={ids.controlId} aria-invalid={error ? true : undefined} aria-describedby={ids.describedBy} {...input} />
-    </Frame>
-  );
+  ...control
+}: FieldFrame & P): { frame: Omit<FieldProps, 'control'>; control: Omit<FieldFrame & P, keyof FieldFrame | 'id'> } {
+  return { frame: { label, hint, error, className, id }, control };
 }
 
-export function TextAreaField({
-  label,
-  hint,
-  error,
-  className,
-  id,
-  ...area
-}: FieldFrame & TextareaHTMLAttributes<HTMLTextAreaElement>) {
-  const ids = useFieldIds(hint, error, id);
-  return (
-    <Frame
-      label={label}
-      hint={hint}
-      error={error}
-      className={className}
-      controlId={ids.controlId}
-      hintId={ids.hintId}
-      errorId={ids.errorId}
-    >
-      <textarea
-        id={ids.controlId}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={ids.describedBy}
-        {...area}
-      />
-    </Frame>
-  );
+export function TextField(props: FieldFrame & InputHTMLAttributes<HTMLInputElement>) {
+  const { frame, control } = splitFrame(props);
+  return <Field {...frame} control={(links) => <input {...links} {...control} />} />;
 }
 
-export function SelectField({
-  label,
-  hint,
-  error,
-  className,
-  id,
-  children,
-  ...select
-}: FieldFrame & SelectHTMLAttributes<HTMLSelectElement>) {
-  const ids = useFieldIds(hint, error, id);
-  return (
-    <Frame
-      label={label}
-      hint={hint}
-      error={error}
-      className={className}
-      controlId={ids.controlId}
-      hintId={ids.hintId}
-      errorId={ids.errorId}
-    >
-      <select id={ids.controlId} aria-invalid={error ? true : undefined} aria-describedby={ids.describedBy} {...select}>
-        {children}
-      </select>
-    </Frame>
-  );
+export function TextAreaField(props: FieldFrame & TextareaHTMLAttributes<HTMLTextAreaElement>) {
+  const { frame, control } = splitFrame(props);
+  return <Field {...frame} control={(links) => <textarea {...links} {...control} />} />;
+}
+
+export function SelectField(props: FieldFrame & SelectHTMLAttributes<HTMLSelectElement>) {
+  const { frame, control } = splitFrame(props);
+  return <Field {...frame} control={(links) => <select {...links} {...control} />} />;
 }
 
 export function CheckboxField({
@@ -142,5 +104,24 @@ export function CheckboxField({
         </p>
       ) : null}
     </div>
+  );
+}
+
+/** One of the values a select offers, and what it reads. */
+export interface Choice {
+  value: string;
+  label: string;
+}
+
+/** A select's options, one a choice, in the given order. */
+export function Options({ choices }: { choices: readonly Choice[] }) {
+  return (
+    <>
+      {choices.map((c) => (
+        <option key={c.value} value={c.value}>
+          {c.label}
+        </option>
+      ))}
+    </>
   );
 }

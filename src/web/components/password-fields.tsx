@@ -1,7 +1,9 @@
 // The password inputs the public forms share: signing in with a current password, and choosing
 // a new one with its confirmation (sign-in, invitation, set-up link, first run).
+import { useState } from 'react';
 import { TextField } from './fields.tsx';
-import { MIN_PASSWORD } from '../lib/passwords.ts';
+import { type TextInput, textInputs } from './text-inputs.ts';
+import { MIN_PASSWORD, newPasswordProblems } from '../lib/passwords.ts';
 
 interface CurrentPasswordProps {
   value: string;
@@ -25,40 +27,53 @@ export function CurrentPasswordField({ value, onChange, error }: CurrentPassword
   );
 }
 
+type NewPasswordKey = 'password' | 'confirm';
+
 interface NewPasswordProps {
   /** The first input's label; the second reads "Confirm" and the label in lower case. */
   label: string;
-  password: string;
-  confirm: string;
-  onPassword: (value: string) => void;
-  onConfirm: (value: string) => void;
-  errors: { password?: string | undefined; confirm?: string | undefined };
+  /** The two inputs bound to the form's values (components/text-inputs.ts). */
+  input: (key: NewPasswordKey) => TextInput;
+  /**
+   * Mark both inputs required and the first with its least length, for the browser to say
+   * (default); the account screen's change of password leaves them unmarked.
+   */
+  marked?: boolean;
 }
 
 /** A new password and its confirmation, both filled by the browser's password generator. */
-export function NewPasswordFields({ label, password, confirm, onPassword, onConfirm, errors }: NewPasswordProps) {
+export function NewPasswordFields({ label, input, marked = true }: NewPasswordProps) {
   return (
     <>
       <TextField
         label={label}
         type="password"
         autoComplete="new-password"
-        value={password}
-        onChange={(e) => onPassword(e.target.value)}
-        error={errors.password}
+        {...input('password')}
         hint={`At least ${MIN_PASSWORD} characters.`}
-        required
-        minLength={MIN_PASSWORD}
+        required={marked || undefined}
+        minLength={marked ? MIN_PASSWORD : undefined}
       />
       <TextField
         label={`Confirm ${label.toLowerCase()}`}
         type="password"
         autoComplete="new-password"
-        value={confirm}
-        onChange={(e) => onConfirm(e.target.value)}
-        error={errors.confirm}
-        required
+        {...input('confirm')}
+        required={marked || undefined}
       />
     </>
   );
+}
+
+/**
+ * A new password and its confirmation as typed (`errors`: the form's): `input` for
+ * NewPasswordFields, and `problems`, what is wrong with them before sending.
+ */
+export function useNewPassword(errors: { readonly [K in NewPasswordKey]?: string | undefined }) {
+  const [values, setValues] = useState({ password: '', confirm: '' });
+  return {
+    password: values.password,
+    input: textInputs<NewPasswordKey>(values, (key, value) => setValues((v) => ({ ...v, [key]: value })), errors),
+    problems: () => newPasswordProblems(values.password, values.confirm),
+  };
 }

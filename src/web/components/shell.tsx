@@ -4,6 +4,7 @@ import type { ReactNode } from 'react';
 import { Link, useLocation, useRoute } from 'wouter';
 import { useSignOut } from '../api/account.ts';
 import { lastWorkspace, useSignedIn } from '../api/session.ts';
+import { Options } from './fields.tsx';
 
 /** The main navigation's sections of a workspace, in order: each path and its link's name. */
 const SECTIONS = [
@@ -49,11 +50,7 @@ export function Shell({ children }: { children: ReactNode }) {
                 value={current?.id ?? ''}
                 onChange={(e) => navigate(`/w/${encodeURIComponent(e.target.value)}/links`)}
               >
-                {session.workspaces.map((w) => (
-                  <option key={w.id} value={w.id}>
-                    {w.name}
-                  </option>
-                ))}
+                <Options choices={session.workspaces.map((w) => ({ value: w.id, label: w.name }))} />
               </select>
             </div>
           ) : null}
@@ -99,16 +96,24 @@ export function Shell({ children }: { children: ReactNode }) {
   );
 }
 
+/** The header of a page seen without a session: the product's name (not a link), then `children`. */
+export function PublicHeader({ className, children }: { className?: string; children?: ReactNode }) {
+  return (
+    <header className={className ? `public-header ${className}` : 'public-header'}>
+      <span className="brand">
+        <span className="brand-mark" aria-hidden="true" />
+        Shortlink
+      </span>
+      {children}
+    </header>
+  );
+}
+
 /** The frame of the screens that need no session (sign in, set-up links, the first run). */
 export function PublicFrame({ children }: { children: ReactNode }) {
   return (
     <div className="public">
-      <header className="public-header">
-        <span className="brand">
-          <span className="brand-mark" aria-hidden="true" />
-          Shortlink
-        </span>
-      </header>
+      <PublicHeader />
       <main id="main" className="public-main">
         <div className="card public-card">{children}</div>
       </main>

@@ -9,7 +9,9 @@ import { FormAlert } from '../components/feedback.tsx';
 import { TextField } from '../components/fields.tsx';
 import { useFormErrors } from '../components/form-errors.ts';
 import { PageHeader } from '../components/page.tsx';
-import { MIN_PASSWORD, newPasswordProblems } from '../lib/passwords.ts';
+import { NewPasswordFields } from '../components/password-fields.tsx';
+import { textInputs } from '../components/text-inputs.ts';
+import { newPasswordProblems } from '../lib/passwords.ts';
 
 type Field = 'current' | 'password' | 'confirm';
 const FIELDS: Record<string, Field> = { currentPassword: 'current', newPassword: 'password' };
@@ -20,7 +22,7 @@ export function Account() {
   const [values, setValues] = useState({ current: '', password: '', confirm: '' });
   const formRef = useRef<HTMLFormElement>(null);
   const errors = useFormErrors<Field>(FIELDS, formRef);
-  const set = (key: Field) => (e: { target: { value: string } }) => setValues((v) => ({ ...v, [key]: e.target.value }));
+  const input = textInputs<Field>(values, (key, value) => setValues((v) => ({ ...v, [key]: value })), errors.fields);
 
   const change = useChangePassword({
     onSuccess: () => navigate('/login?changed=1', { replace: true }),
@@ -53,31 +55,8 @@ export function Account() {
         </p>
         <form ref={formRef} onSubmit={submit} noValidate className="stack">
           <FormAlert message={errors.form} />
-          <TextField
-            label="Current password"
-            type="password"
-            autoComplete="current-password"
-            value={values.current}
-            onChange={set('current')}
-            error={errors.fields.current}
-          />
-          <TextField
-            label="New password"
-            type="password"
-            autoComplete="new-password"
-            value={values.password}
-            onChange={set('password')}
-            error={errors.fields.password}
-            hint={`At least ${MIN_PASSWORD} characters.`}
-          />
-          <TextField
-            label="Confirm new password"
-            type="password"
-            autoComplete="new-password"
-            value={values.confirm}
-            onChange={set('confirm')}
-            error={errors.fields.confirm}
-          />
+          <TextField label="Current password" type="password" autoComplete="current-password" {...input('current')} />
+          <NewPasswordFields label="New password" input={input} marked={false} />
           <div>
             <SubmitButton pending={change.isPending}>Change password</SubmitButton>
           </div>

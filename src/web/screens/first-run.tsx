@@ -9,6 +9,7 @@ import { TextField } from '../components/fields.tsx';
 import { useFormErrors } from '../components/form-errors.ts';
 import { NewPasswordFields } from '../components/password-fields.tsx';
 import { PublicFrame } from '../components/shell.tsx';
+import { textInputs } from '../components/text-inputs.ts';
 import { useDocumentTitle } from '../lib/hooks.ts';
 import { newPasswordProblems } from '../lib/passwords.ts';
 
@@ -22,8 +23,11 @@ export function FirstRun() {
   const [values, setValues] = useState({ workspaceName: '', email: '', password: '', confirm: '' });
   const formRef = useRef<HTMLFormElement>(null);
   const errors = useFormErrors<Field>(FIELDS, formRef);
-  const set = (key: keyof typeof values) => (e: { target: { value: string } }) =>
-    setValues((v) => ({ ...v, [key]: e.target.value }));
+  const input = textInputs<keyof typeof values>(
+    values,
+    (key, value) => setValues((v) => ({ ...v, [key]: value })),
+    errors.fields,
+  );
 
   const check = useFirstRun(token);
 
@@ -80,30 +84,13 @@ export function FirstRun() {
         <FormAlert message={errors.form} />
         <TextField
           label="Workspace name"
-          value={values.workspaceName}
-          onChange={set('workspaceName')}
-          error={errors.fields.workspaceName}
+          {...input('workspaceName')}
           autoComplete="organization"
           required
           maxLength={200}
         />
-        <TextField
-          label="Email"
-          type="email"
-          value={values.email}
-          onChange={set('email')}
-          error={errors.fields.email}
-          autoComplete="username"
-          required
-        />
-        <NewPasswordFields
-          label="Password"
-          password={values.password}
-          confirm={values.confirm}
-          onPassword={(password) => setValues((v) => ({ ...v, password }))}
-          onConfirm={(confirm) => setValues((v) => ({ ...v, confirm }))}
-          errors={errors.fields}
-        />
+        <TextField label="Email" type="email" {...input('email')} autoComplete="username" required />
+        <NewPasswordFields label="Password" input={input} />
         <SubmitButton pending={claim.isPending} className="button-block">
           Create workspace
         </SubmitButton>

@@ -1,7 +1,7 @@
 // /invite?token=: joining a workspace with the link an owner or admin gave. Someone signed in as
 // the invited email accepts; someone signed out signs in as it and accepts, or creates that
 // account with the link. Anyone signed in as another email is told so and may sign out.
-import { useRef, useState, type FormEvent } from 'react';
+import { useRef, useState, type FormEvent, type ReactNode, type RefObject } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
 import {
   useAcceptInvitation,
@@ -17,11 +17,11 @@ import { SubmitButton } from '../components/buttons.tsx';
 import { FormAlert, LoadError, Loading } from '../components/feedback.tsx';
 import { TextField } from '../components/fields.tsx';
 import { useFormErrors } from '../components/form-errors.ts';
-import { CurrentPasswordField, NewPasswordFields } from '../components/password-fields.tsx';
+import { CurrentPasswordField, NewPasswordFields, useNewPassword } from '../components/password-fields.tsx';
 import { PublicFrame } from '../components/shell.tsx';
 import { useDocumentTitle } from '../lib/hooks.ts';
 import { roleName } from '../lib/format.ts';
-import { MIN_PASSWORD, newPasswordProblems } from '../lib/passwords.ts';
+import { MIN_PASSWORD } from '../lib/passwords.ts';
 
 interface Invited {
   workspaceName: string;
@@ -159,65 +159,80 @@ function SignInAndAccept({ token, invited }: { token: string; invited: Invited }
     },
   });
   return (
-    <section className="panel" aria-labelledby="sign-in-heading">
-      <h2 id="sign-in-heading">I have an account</h2>
-      <form
-        ref={formRef}
-        noValidate
-        className="stack"
-        onSubmit={(e: FormEvent) => {
-          e.preventDefault();
-          if (errors.check({ password: password ? undefined : 'Enter your password.' })) join.mutate(password);
-        }}
-      >
-        <FormAlert message={errors.form} />
-        <TextField label="Email" type="email" name="email" autoComplete="username" value={invited.email} readOnly />
-        <CurrentPasswordField value={password} onChange={setPassword} error={errors.fields.password} />
-        <SubmitButton pending={join.isPending} className="button-block">
-          Sign in and join
-        </SubmitButton>
-      </form>
-    </section>
+    <JoinPanel
+      headingId="sign-in-heading"
+      title="I have an account"
+      formRef={formRef}
+      problem={errors.form}
+      onSubmit={() => {
+        if (errors.check({ password: password ? undefined : 'Enter your password.' })) join.mutate(password);
+      }}
+      pending={join.isPending}
+      submitLabel="Sign in and join"
+    >
+      <TextField label="Email" type="email" name="email" autoComplete="username" value={invited.email} readOnly />
+      <CurrentPasswordField value={password} onChange={setPassword} error={errors.fields.password} />
+    </JoinPanel>
   );
 }
 
 function CreateAccount({ token, invited }: { token: string; invited: Invited }) {
   const joined = useJoined();
-  const [password, setPassword] = useState('');
-  const [confirm, setConfirm] = useState('');
   const formRef = useRef<HTMLFormElement>(null);
   const errors = useFormErrors<'password' | 'confirm'>({ password: 'password' }, formRef);
+  const newPassword = useNewPassword(errors.fields);
   const register = useRegister(token, {
     // A new account belongs to the one workspace it joined.
     onSuccess: (session) => joined(session.workspaces[0].id),
     onError: (err) => errors.show(err),
   });
   return (
-    <section className="panel" aria-labelledby="create-heading">
-      <h2 id="create-heading">I am new here</h2>
-      <p className="muted">
-        Create the account of {invited.email} with a password of at least {MIN_PASSWORD} characters.
-      </p>
+    <JoinPanel
+      headingId="create-heading"
+      title="I am new here"
+      intro={`Create the account of ${invited.email} with a password of at least ${MIN_PASSWORD} characters.`}
+      formRef={formRef}
+      problem={errors.form}
+      onSubmit={() => {
+        if (errors.check(newPassword.problems())) register.mutate(newPassword.password);
+      }}
+      pending={register.isPending}
+      submitLabel="Create account and join"
+    >
+      <NewPasswordFields label="New password" input={newPassword.input} />
+    </JoinPanel>
+  );
+}
+
+/** One way in for someone signed out: a panel with its heading and a form the screen checks itself. */
+function JoinPanel(props: {
+  headingId: string;
+  title: string;
+  intro?: string;
+  formRef: RefObject<HTMLFormElement | null>;
+  problem: string | null;
+  onSubmit: () => void;
+  pending: boolean;
+  submitLabel: string;
+  children: ReactNode;
+}) {
+  return (
+    <section className="panel" aria-labelledby={props.headingId}>
+      <h2 id={props.headingId}>{props.title}</h2>
+      {props.intro ? <p className="muted">{props.intro}</p> : null}
       <form
-        ref={formRef}
+        ref={props.formRef}
         noValidate
         className="stack"
         onSubmit={(e: FormEvent) => {
           e.preventDefault();
-          if (errors.check(newPasswordProblems(password, confirm))) register.mutate(password);
+          props.onSubmit();
         }}
       >
-        <FormAlert message={errors.form} />
-        <NewPasswordFields
-          label="New password"
-          password={password}
-          confirm={confirm}
-          onPassword={setPassword}
-          onConfirm={setConfirm}
-          errors={errors.fields}
-        />
-        <SubmitButton pending={register.isPending} className="button-block">
-          Create account and join
+        <FormAlert message={props.problem} />
+        {props.children}
+        <SubmitButton pending={props.pending} className="button-block">
+          {props.submitLabel}
         </SubmitButton>
       </form>
     </section>

@@ -1,16 +1,16 @@
 // /setup-password?token=: a member sets their password with the one-time link an owner or admin
 // gave them, and is signed in.
-import { useRef, useState, type FormEvent } from 'react';
+import { useRef, type FormEvent } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
 import { useSetUpPassword } from '../api/account.ts';
 import { asApiError } from '../api/errors.ts';
 import { SubmitButton } from '../components/buttons.tsx';
 import { FormAlert } from '../components/feedback.tsx';
 import { useFormErrors } from '../components/form-errors.ts';
-import { NewPasswordFields } from '../components/password-fields.tsx';
+import { NewPasswordFields, useNewPassword } from '../components/password-fields.tsx';
 import { PublicFrame } from '../components/shell.tsx';
 import { useDocumentTitle } from '../lib/hooks.ts';
-import { MIN_PASSWORD, newPasswordProblems } from '../lib/passwords.ts';
+import { MIN_PASSWORD } from '../lib/passwords.ts';
 
 const FIELDS = { password: 'password' } as const;
 
@@ -18,10 +18,9 @@ export function SetupPassword() {
   useDocumentTitle('Set your password');
   const token = new URLSearchParams(useSearch()).get('token') ?? '';
   const [, navigate] = useLocation();
-  const [password, setPassword] = useState('');
-  const [confirm, setConfirm] = useState('');
   const formRef = useRef<HTMLFormElement>(null);
   const errors = useFormErrors<'password' | 'confirm'>(FIELDS, formRef);
+  const newPassword = useNewPassword(errors.fields);
 
   const setup = useSetUpPassword(token, {
     onSuccess: () => navigate('/', { replace: true }),
@@ -35,8 +34,7 @@ export function SetupPassword() {
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    const problems = newPasswordProblems(password, confirm);
-    if (errors.check(problems)) setup.mutate(password);
+    if (errors.check(newPassword.problems())) setup.mutate(newPassword.password);
   };
 
   if (!token) {
@@ -62,14 +60,7 @@ export function SetupPassword() {
       </p>
       <form ref={formRef} onSubmit={submit} noValidate className="stack">
         <FormAlert message={errors.form} />
-        <NewPasswordFields
-          label="Password"
-          password={password}
-          confirm={confirm}
-          onPassword={setPassword}
-          onConfirm={setConfirm}
-          errors={errors.fields}
-        />
+        <NewPasswordFields label="Password" input={newPassword.input} />
         <SubmitButton pending={setup.isPending} className="button-block">
           Set password
         </SubmitButton>

@@ -2,6 +2,7 @@
 // clicks or a page's views: each a table with its share as a bar.
 import type { LinkAnalytics } from '../../api/types.ts';
 import { formatCount } from '../../lib/format.ts';
+import { ShareBar } from '../../components/share-bar.tsx';
 
 const regionNames = (() => {
   try {
@@ -111,23 +112,17 @@ function BreakdownTable({
               </td>
             </tr>
           ) : (
-            rows.map((r, i) => {
-              const share = total ? (r.count / total) * 100 : 0;
-              return (
-                <tr key={`${r.name}-${i}`}>
-                  <th scope="row" className="cell-name">
-                    {r.name}
-                  </th>
-                  <td className="num">{formatCount(r.count)}</td>
-                  <td className="col-share">
-                    <span className="bar" aria-hidden="true">
-                      <span className="bar-fill" style={{ width: `${Math.max(share, 1)}%` }} />
-                    </span>
-                    <span className="bar-label">{share < 1 && share > 0 ? '<1' : Math.round(share)}%</span>
-                  </td>
-                </tr>
-              );
-            })
+            rows.map((r, i) => (
+              <tr key={`${r.name}-${i}`}>
+                <th scope="row" className="cell-name">
+                  {r.name}
+                </th>
+                <td className="num">{formatCount(r.count)}</td>
+                <td className="col-share">
+                  <ShareBar count={r.count} total={total} />
+                </td>
+              </tr>
+            ))
           )}
         </tbody>
       </table>

@@ -6,6 +6,7 @@ import { useLinkAnalytics } from '../../api/links.ts';
 import { useLink } from '../../api/queries.ts';
 import type { LinkAnalytics as Analytics } from '../../api/types.ts';
 import { LoadError, Loading } from '../../components/feedback.tsx';
+import { Options } from '../../components/fields.tsx';
 import { PageHeader } from '../../components/page.tsx';
 import { addDays, daysInclusive, formatDay, isDay, todayUtc } from '../../lib/dates.ts';
 import { csvRecords } from '../../lib/csv.ts';
@@ -17,6 +18,7 @@ import { can, useMembership } from '../../api/session.ts';
 import { Breakdowns } from './breakdowns.tsx';
 import { ClicksChart } from './clicks-chart.tsx';
 import { DayTable } from './day-table.tsx';
+import { PerDayPanel } from './per-day-panel.tsx';
 
 const PRESETS = [
   { value: '7', label: 'Last 7 days' },
@@ -155,11 +157,7 @@ export default function LinkAnalytics() {
               } else setParams(value === '30' ? {} : { window: value }, { replace: true });
             }}
           >
-            {PRESETS.map((p) => (
-              <option key={p.value} value={p.value}>
-                {p.label}
-              </option>
-            ))}
+            <Options choices={PRESETS} />
           </select>
         </div>
         {preset === 'custom' ? (
@@ -222,16 +220,11 @@ export function LinkAnalyticsReport({ data, slug, busy }: { data: Analytics; slu
         </div>
       </dl>
 
-      <section className="panel" aria-labelledby="per-day-heading">
-        <div className="panel-header">
-          <div>
-            <h2 id="per-day-heading">Clicks and QR scans per day</h2>
-            <p className="muted">{span} (UTC days)</p>
-          </div>
-          <button type="button" className="button button-small" onClick={exportCsv}>
-            Export as CSV
-          </button>
-        </div>
+      <PerDayPanel
+        title="Clicks and QR scans per day"
+        detail={`${span} (UTC days)`}
+        exportCsv={{ label: 'Export as CSV', run: exportCsv }}
+      >
         <ClicksChart series={data.series} summary={summary} />
         <DayTable
           caption="Clicks per day"
@@ -241,7 +234,7 @@ export function LinkAnalyticsReport({ data, slug, busy }: { data: Analytics; slu
             { label: 'QR scans', value: (d) => d.scans, total: data.totals.scans },
           ]}
         />
-      </section>
+      </PerDayPanel>
 
       <section aria-labelledby="sources-heading" className="section">
         <h2 id="sources-heading">Sources of clicks</h2>

@@ -3,7 +3,8 @@
 // field they name.
 import { useEffect, useState, type FormEvent } from 'react';
 import type { Campaign, ConversionNames } from '../../api/types.ts';
-import { SelectField, TextField } from '../../components/fields.tsx';
+import { Options, SelectField, TextField } from '../../components/fields.tsx';
+import { textInputs } from '../../components/text-inputs.ts';
 import { EVENT_TYPES } from '../../lib/conversions.ts';
 import { isDay } from '../../lib/dates.ts';
 import { linkName, qrName } from './names.ts';
@@ -34,6 +35,8 @@ export function ConversionFilters(props: {
   const errors = { ...props.errors, ...problems };
   const set = <K extends keyof ConversionView>(key: K, value: ConversionView[K]) =>
     setDraft((d) => ({ ...d, [key]: value }));
+  /** The typed-in filters, applied with Apply. */
+  const input = textInputs<'from' | 'to' | 'customName' | 'linkId' | 'qrCodeId'>(draft, set, errors);
 
   /** Applies the draft with one change (a list's choice), or as it is (Apply). */
   const applyDraft = (change: Partial<ConversionView> = {}) => {
@@ -55,18 +58,13 @@ export function ConversionFilters(props: {
 
   // The filtered link or QR code by its short URL, once the answer names it (an id of no object of
   // this workspace counts nothing, as in the API: say why).
-  const linkHint =
-    view.linkId && names
-      ? names.links.some((l) => l.id === view.linkId)
-        ? linkName(names, view.linkId).shown
-        : 'No link of this workspace has this id.'
-      : undefined;
-  const qrHint =
-    view.qrCodeId && names
-      ? names.qrCodes.some((q) => q.id === view.qrCodeId)
-        ? qrName(names, view.qrCodeId).shown
-        : 'No QR code of this workspace has this id.'
-      : undefined;
+  const idHint = (id: string, kind: 'links' | 'qrCodes', noun: string) => {
+    if (!id || !names) return undefined;
+    if (!names[kind].some((o) => o.id === id)) return `No ${noun} of this workspace has this id.`;
+    return (kind === 'links' ? linkName : qrName)(names, id).shown;
+  };
+  const linkHint = idHint(view.linkId, 'links', 'link');
+  const qrHint = idHint(view.qrCodeId, 'qrCodes', 'QR code');
   const knownCampaign = !draft.campaignId || campaigns?.some((c) => c.id === draft.campaignId);
 
   return (
@@ -83,30 +81,12 @@ export function ConversionFilters(props: {
             applyDraft(window === 'custom' ? { window, ...days } : { window });
           }}
         >
-          {PRESETS.map((p) => (
-            <option key={p.value} value={p.value}>
-              {p.label}
-            </option>
-          ))}
+          <Options choices={PRESETS} />
         </SelectField>
         {draft.window === 'custom' ? (
           <>
-            <TextField
-              label="From"
-              type="date"
-              value={draft.from}
-              max={today}
-              onChange={(e) => set('from', e.target.value)}
-              error={errors.from}
-            />
-            <TextField
-              label="To"
-              type="date"
-              value={draft.to}
-              onChange={(e) => set('to', e.target.value)}
-              error={errors.to}
-              hint={`UTC days, both counted; at most ${MAX_DAYS}.`}
-            />
+            <TextField label="From" type="date" {...input('from')} max={today} />
+            <TextField label="To" type="date" {...input('to')} hint={`UTC days, both counted; at most ${MAX_DAYS}.`} />
           </>
         ) : null}
         <SelectField
@@ -121,19 +101,13 @@ export function ConversionFilters(props: {
           }
         >
           <option value="">Every type</option>
-          {EVENT_TYPES.map((t) => (
-            <option key={t.value} value={t.value}>
-              {t.label}
-            </option>
-          ))}
+          <Options choices={EVENT_TYPES} />
         </SelectField>
         {draft.eventType === 'custom' ? (
           <TextField
             label="Custom event name"
-            value={draft.customName}
+            {...input('customName')}
             maxLength={40}
-            onChange={(e) => set('customName', e.target.value)}
-            error={errors.customName}
             hint="Empty for every custom event."
             spellCheck={false}
           />
@@ -146,30 +120,10 @@ export function ConversionFilters(props: {
         >
           <option value="">Every campaign</option>
           {!knownCampaign ? <option value={draft.campaignId}>{draft.campaignId}</option> : null}
-          {(campaigns ?? []).map((c) => (
-            <option key={c.id} value={c.id}>
-              {c.name}
-            </option>
-          ))}
+          <Options choices={(campaigns ?? []).map((c) => ({ value: c.id, label: c.name }))} />
         </SelectField>
-        <TextField
-          label="Link id"
-          value={draft.linkId}
-          onChange={(e) => set('linkId', e.target.value)}
-          error={errors.linkId}
-          hint={linkHint}
-          spellCheck={false}
-          placeholder="lnk_…"
-        />
-        <TextField
-          label="QR code id"
-          value={draft.qrCodeId}
-          onChange={(e) => set('qrCodeId', e.target.value)}
-          error={errors.qrCodeId}
-          hint={qrHint}
-          spellCheck={false}
-          placeholder="qr_…"
-        />
+        <TextField label="Link id" {...input('linkId')} hint={linkHint} spellCheck={false} placeholder="lnk_…" />
+        <TextField label="QR code id" {...input('qrCodeId')} hint={qrHint} spellCheck={false} placeholder="qr_…" />
       </div>
       <div className="button-row filters-actions">
         <button type="submit" className="button button-primary">

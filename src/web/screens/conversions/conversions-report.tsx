@@ -1,8 +1,8 @@
 // The figures of one conversion summary: totals, value per currency and the rate (its reason in
 // words when it is undefined), what `unavailable` means when it is set, conversions per day
 // (chart, table, CSV) and the breakdowns by event type, link, campaign and QR code.
-import { useState, type ReactNode } from 'react';
 import type { DashboardConversions, Rate, ValueEntry } from '../../api/types.ts';
+import { ShareBar } from '../../components/share-bar.tsx';
 import {
   formatRate,
   money,
@@ -15,13 +15,12 @@ import { formatDay } from '../../lib/dates.ts';
 import { downloadText } from '../../lib/download.ts';
 import { formatCount, plural } from '../../lib/format.ts';
 import { DayTable } from '../analytics/day-table.tsx';
+import { PerDayPanel } from '../analytics/per-day-panel.tsx';
 import { ConversionsChart } from './conversions-chart.tsx';
 import { conversionsCsv } from './conversions-csv.ts';
 import { campaignName, linkName, qrName, type Named } from './names.ts';
+import { Breakdown, type Column } from './breakdown.tsx';
 import type { FilterName } from './view.ts';
-
-/** Rows a breakdown shows before "Show all". */
-const FOLDED_ROWS = 10;
 
 function Amounts({ value }: { value: ValueEntry[] }) {
   if (value.length === 0) return <span className="muted">—</span>;
@@ -82,13 +81,9 @@ function NameCell({ named, only, noun }: { named: Named; only?: () => void; noun
   );
 }
 
-interface Column<Row> {
-  head: string;
-  num?: boolean;
-  cell: (row: Row) => ReactNode;
-}
-
 type Counted = { conversions: number; value: ValueEntry[] };
+/** A row of a breakdown by link or QR code. */
+type RatedRow = Counted & { id: string; rate: Rate };
 
 /** The conversions and their value: the first columns of a breakdown by campaign, link or QR code. */
 function countColumns<Row extends Counted>(): Column<Row>[] {
@@ -105,74 +100,6 @@ function rateColumns<Row extends Counted & { rate: Rate }>(clicksHead: string): 
     { head: clicksHead, num: true, cell: (r) => formatCount(r.rate.clicks) },
     { head: 'Rate', num: true, cell: (r) => <RateCell rate={r.rate} /> },
   ];
-}
-
-function Breakdown<Row extends { conversions: number }>(props: {
-  id: string;
-  title: string;
-  empty: string;
-  rows: Row[];
-  rowKey: (row: Row) => string;
-  name: (row: Row) => ReactNode;
-  nameHead: string;
-  columns: Column<Row>[];
-  notes?: ReactNode;
-  noun: string;
-  /** A wide table: the whole row of the grid, and one card per row on a phone. */
-  wide?: boolean;
-}) {
-  const [all, setAll] = useState(false);
-  const rows = all ? props.rows : props.rows.slice(0, FOLDED_ROWS);
-  return (
-    <div className={`panel breakdown-panel${props.wide ? ' breakdown-wide' : ''}`}>
-      <h3 id={`${props.id}-heading`}>{props.title}</h3>
-      {props.rows.length === 0 ? (
-        <p className="muted">{props.empty}</p>
-      ) : (
-        <>
-          <div className="table-scroll" role="region" aria-labelledby={`${props.id}-heading`} tabIndex={0}>
-            <table className={`table table-compact${props.wide ? ' breakdown-cards' : ''}`}>
-              <thead>
-                <tr>
-                  <th scope="col">{props.nameHead}</th>
-                  {props.columns.map((c) => (
-                    <th key={c.head} scope="col" className={c.num ? 'num' : undefined}>
-                      {c.head}
-                    </th>
-                  ))}
-                </tr>
-              </thead>
-              <tbody>
-                {rows.map((row) => (
-                  <tr key={props.rowKey(row)}>
-                    <th scope="row" className="cell-name">
-                      {props.name(row)}
-                    </th>
-                    {props.columns.map((c) => (
-                      <td key={c.head} className={c.num ? 'num' : undefined} data-label={c.head}>
-                        {c.cell(row)}
-                      </td>
-                    ))}
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          {props.rows.length > FOLDED_ROWS ? (
-            <button
-              type="button"
-              className="button button-small show-all"
-              aria-expanded={all}
-              onClick={() => setAll((a) => !a)}
-            >
-              {all ? `Show the first ${FOLDED_ROWS}` : `Show all ${formatCount(props.rows.length)} ${props.noun}`}
-            </button>
-          ) : null}
-          {props.notes}
-        </>
-      )}
-    </div>
-  );
 }
 
 /**
@@ -193,6 +120,29 @@ export function ConversionsReport(props: {
   const only = (filter: FilterName, id: string) =>
     !narrow || filters[filter] === id ? undefined : () => narrow(filter, id);
   const { data, series, names } = answer;
+  // The breakdowns by what was clicked or scanned: conversions against the clicks (or scans).
+  const rated = [
+    {
+      id: 'by-link',
+      thing: 'link',
+      things: 'links',
+      head: 'Link',
+      rows: data.byLink,
+      clicksHead: 'Clicks',
+      named: linkName,
+      filter: 'linkId',
+    },
+    {
+      id: 'by-qr',
+      thing: 'QR code',
+      things: 'QR codes',
+      head: 'QR code',
+      rows: data.byQr,
+      clicksHead: 'Scans',
+      named: qrName,
+      filter: 'qrCodeId',
+    },
+  ] as const;
   const first = series[0]?.day;
   const last = series[series.length - 1]?.day;
   const span =
@@ -266,16 +216,11 @@ export function ConversionsReport(props: {
         <p className="fine-print stats-after">Values are per currency and never added across currencies.</p>
       ) : null}
 
-      <section className="panel" aria-labelledby="per-day-heading">
-        <div className="panel-header">
-          <div>
-            <h2 id="per-day-heading">Conversions per day</h2>
-            <p className="muted">{span} (UTC days)</p>
-          </div>
-          <button type="button" className="button button-small" onClick={exportCsv}>
-            Export CSV
-          </button>
-        </div>
+      <PerDayPanel
+        title="Conversions per day"
+        detail={`${span} (UTC days)`}
+        exportCsv={{ label: 'Export CSV', run: exportCsv }}
+      >
         {series.length ? (
           <ConversionsChart series={series} summary={summary} />
         ) : (
@@ -300,7 +245,7 @@ export function ConversionsReport(props: {
           links by the clicks over the same window: two counts of one period, not people followed from a click to a
           conversion, so it can pass 100%.
         </p>
-      </section>
+      </PerDayPanel>
 
       <section className="section" aria-labelledby="breakdowns-heading">
         <h2 id="breakdowns-heading">Breakdowns</h2>
@@ -326,17 +271,11 @@ export function ConversionsReport(props: {
               { head: 'Conversions', num: true, cell: (t) => formatCount(t.conversions) },
               {
                 head: 'Share',
-                cell: (t) => {
-                  const share = typeTotal ? (t.conversions / typeTotal) * 100 : 0;
-                  return (
-                    <span className="nowrap">
-                      <span className="bar" aria-hidden="true">
-                        <span className="bar-fill" style={{ width: `${Math.max(share, 1)}%` }} />
-                      </span>
-                      <span className="bar-label">{share < 1 && share > 0 ? '<1' : Math.round(share)}%</span>
-                    </span>
-                  );
-                },
+                cell: (t) => (
+                  <span className="nowrap">
+                    <ShareBar count={t.conversions} total={typeTotal} />
+                  </span>
+                ),
               },
             ]}
           />
@@ -360,32 +299,22 @@ export function ConversionsReport(props: {
             }}
             columns={countColumns()}
           />
-          <Breakdown
-            id="by-link"
-            wide
-            title="By link"
-            noun="links"
-            empty="No conversion in this window named a link."
-            rows={data.byLink}
-            rowKey={(l) => l.id}
-            nameHead="Link"
-            name={(l) => <NameCell named={linkName(names, l.id)} noun="link" only={only('linkId', l.id)} />}
-            columns={rateColumns('Clicks')}
-            notes={<RateNotes rates={data.byLink.map((l) => l.rate)} what="link" />}
-          />
-          <Breakdown
-            id="by-qr"
-            wide
-            title="By QR code"
-            noun="QR codes"
-            empty="No conversion in this window named a QR code."
-            rows={data.byQr}
-            rowKey={(q) => q.id}
-            nameHead="QR code"
-            name={(q) => <NameCell named={qrName(names, q.id)} noun="QR code" only={only('qrCodeId', q.id)} />}
-            columns={rateColumns('Scans')}
-            notes={<RateNotes rates={data.byQr.map((q) => q.rate)} what="QR code" />}
-          />
+          {rated.map((b) => (
+            <Breakdown<RatedRow>
+              key={b.id}
+              id={b.id}
+              wide
+              title={`By ${b.thing}`}
+              noun={b.things}
+              empty={`No conversion in this window named a ${b.thing}.`}
+              rows={b.rows}
+              rowKey={(r) => r.id}
+              nameHead={b.head}
+              name={(r) => <NameCell named={b.named(names, r.id)} noun={b.thing} only={only(b.filter, r.id)} />}
+              columns={rateColumns(b.clicksHead)}
+              notes={<RateNotes rates={b.rows.map((r) => r.rate)} what={b.thing} />}
+            />
+          ))}
         </div>
       </section>
     </div>

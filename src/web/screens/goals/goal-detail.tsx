@@ -7,7 +7,7 @@ import { useGoalReport, useGoals, useGoalStatus } from '../../api/goals.ts';
 import { can, useMembership } from '../../api/session.ts';
 import type { Goal, GoalReport } from '../../api/types.ts';
 import { FormAlert, LoadError, Loading, StatusNotice } from '../../components/feedback.tsx';
-import { SelectField } from '../../components/fields.tsx';
+import { Options, SelectField } from '../../components/fields.tsx';
 import { PageHeader } from '../../components/page.tsx';
 import { money, RATE_REASONS, typeLabel } from '../../lib/conversions.ts';
 import { formatDateTime } from '../../lib/dates.ts';
@@ -233,11 +233,7 @@ export default function GoalDetail() {
               onChange={(e) => setSpan(e.target.value as typeof span)}
               className="field-narrow"
             >
-              {WINDOWS.map((w) => (
-                <option key={w.value} value={w.value}>
-                  {w.label}
-                </option>
-              ))}
+              <Options choices={WINDOWS} />
             </SelectField>
             {mayEdit ? (
               <ShareButton

@@ -7,8 +7,9 @@ import { useCampaigns } from '../../api/settings.ts';
 import type { EventType, Goal, GoalCreate } from '../../api/types.ts';
 import { SubmitButton } from '../../components/buttons.tsx';
 import { FormAlert } from '../../components/feedback.tsx';
-import { SelectField, TextField } from '../../components/fields.tsx';
+import { Options, SelectField, TextField } from '../../components/fields.tsx';
 import { useFormErrors } from '../../components/form-errors.ts';
+import { textInputs } from '../../components/text-inputs.ts';
 import { EVENT_TYPES, fractionDigits } from '../../lib/conversions.ts';
 import { isoToLocalInput, localInputToIso } from '../../lib/dates.ts';
 
@@ -98,12 +99,8 @@ export function GoalForm({
   const formRef = useRef<HTMLFormElement>(null);
   const errors = useFormErrors<Field>(FIELDS, formRef);
   const campaigns = useCampaigns(workspaceId);
-  /** A typed-in field's value, change and error, for an input that keeps the text as typed. */
-  const input = (key: TextKey) => ({
-    value: state[key],
-    onChange: (e: { target: { value: string } }) => set(key, e.target.value),
-    error: errors.fields[key],
-  });
+  /** The inputs that keep the text as typed. */
+  const input = textInputs<TextKey>(state, set, errors.fields);
 
   const body = (): GoalCreate | null => {
     const value = minorUnits(state.targetValue, state.targetCurrency.trim());
@@ -181,11 +178,7 @@ export function GoalForm({
           onChange={(e) => set('type', e.target.value as EventType)}
           error={errors.fields.type}
         >
-          {EVENT_TYPES.map((t) => (
-            <option key={t.value} value={t.value}>
-              {t.label}
-            </option>
-          ))}
+          <Options choices={EVENT_TYPES} />
         </SelectField>
       </div>
       {state.type === 'custom' ? (
@@ -211,11 +204,7 @@ export function GoalForm({
         {state.scope === 'campaignId' && campaigns.data?.length ? (
           <SelectField label="Campaign" {...input('scopeId')}>
             <option value="">Choose a campaign</option>
-            {campaigns.data.map((c) => (
-              <option key={c.id} value={c.id}>
-                {c.name}
-              </option>
-            ))}
+            <Options choices={campaigns.data.map((c) => ({ value: c.id, label: c.name }))} />
           </SelectField>
         ) : state.scope !== 'none' ? (
           <TextField

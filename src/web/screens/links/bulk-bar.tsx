@@ -4,6 +4,7 @@ import { useId, useState } from 'react';
 import { useBulkLinks } from '../../api/links.ts';
 import type { BulkLinks, BulkResult, WorkspaceTag } from '../../api/types.ts';
 import { useConfirm } from '../../components/confirm.tsx';
+import { Options } from '../../components/fields.tsx';
 import { plural } from '../../lib/format.ts';
 
 export interface BulkOutcome {
@@ -49,11 +50,7 @@ export function BulkBar({
         <label htmlFor={tagSelectId}>Tag to add</label>
         <select id={tagSelectId} value={tagId} onChange={(e) => setTagId(e.target.value)} disabled={tags.length === 0}>
           <option value="">{tags.length ? 'Choose a tag' : 'No tags yet'}</option>
-          {tags.map((t) => (
-            <option key={t.id} value={t.id}>
-              {t.name}
-            </option>
-          ))}
+          <Options choices={tags.map((t) => ({ value: t.id, label: t.name }))} />
         </select>
         <button
           type="button"

@@ -10,11 +10,13 @@ import { SubmitButton } from '../../components/buttons.tsx';
 import { useConfirm } from '../../components/confirm.tsx';
 import { DeletePanel } from '../../components/delete-panel.tsx';
 import { FormAlert, LoadError, Loading, StatusNotice } from '../../components/feedback.tsx';
-import { CheckboxField, SelectField, TextField } from '../../components/fields.tsx';
+import { CheckboxField, Options, SelectField, TextField } from '../../components/fields.tsx';
 import { useFormErrors } from '../../components/form-errors.ts';
 import { PageHeader } from '../../components/page.tsx';
 import { ReadOnlyNotice } from '../../components/read-only-notice.tsx';
 import { TagChip } from '../../components/tag-chip.tsx';
+import { textInputs } from '../../components/text-inputs.ts';
+import { FormSection } from '../../components/form-section.tsx';
 import {
   API_FIELDS,
   checkLinkForm,
@@ -25,6 +27,7 @@ import {
   type LinkField,
   type LinkFormBinding,
   type LinkForm,
+  type LinkTextField,
 } from './link-form.ts';
 import { linkPath, wsPath } from './paths.ts';
 import { ScheduleSection } from './link-schedule.tsx';
@@ -109,7 +112,7 @@ function LinkEditorForm({
     setForm((f) => ({ ...f, [key]: value }));
     setSaved(null);
   };
-  const text = (key: keyof LinkForm) => (e: { target: { value: string } }) => set(key, e.target.value as never);
+  const input = textInputs<LinkTextField>(form, (key, value) => set(key, value as never), errors.fields);
 
   const onError = (err: Error) => errors.show(err);
   const create = useCreateLink(ws, {
@@ -139,7 +142,7 @@ function LinkEditorForm({
   // The shared short domain, and the custom domains that serve links (a link keeps its own).
   const domainOptions = domains.filter((d) => d.status === 'ACTIVE' || d.id === link?.domainId);
   const e = errors.fields;
-  const binding: LinkFormBinding = { form, set, text, errors: e };
+  const binding: LinkFormBinding = { form, set, input, errors: e };
 
   return (
     <>
@@ -158,15 +161,12 @@ function LinkEditorForm({
           <FormAlert message={errors.form} />
           {!editable ? <ReadOnlyNotice role={role} what="link" things="links" /> : null}
 
-          <fieldset className="form-section" disabled={!editable}>
-            <legend>Destination</legend>
+          <FormSection legend="Destination" editable={editable}>
             <TextField
               label="Destination URL"
               type="url"
               inputMode="url"
-              value={form.url}
-              onChange={text('url')}
-              error={e.url}
+              {...input('url')}
               placeholder="https://example.com/page"
               required
               maxLength={2048}
@@ -175,9 +175,7 @@ function LinkEditorForm({
             <div className="grid-2">
               <TextField
                 label="Slug"
-                value={form.slug}
-                onChange={text('slug')}
-                error={e.slug}
+                {...input('slug')}
                 hint={
                   link
                     ? 'Renaming stops the old short URL at once.'
@@ -189,9 +187,7 @@ function LinkEditorForm({
               />
               <SelectField
                 label="Domain"
-                value={form.domainId}
-                onChange={text('domainId')}
-                error={e.domainId}
+                {...input('domainId')}
                 disabled={Boolean(link)}
                 hint={
                   link
@@ -202,29 +198,18 @@ function LinkEditorForm({
                 }
               >
                 <option value="">Shared short domain</option>
-                {domainOptions.map((d) => (
-                  <option key={d.id} value={d.id}>
-                    {d.host}
-                  </option>
-                ))}
+                <Options choices={domainOptions.map((d) => ({ value: d.id, label: d.host }))} />
               </SelectField>
             </div>
             <TextField
               label="Title"
-              value={form.title}
-              onChange={text('title')}
-              error={e.title}
+              {...input('title')}
               hint="For you and your team; visitors do not see it."
               maxLength={200}
             />
-          </fieldset>
+          </FormSection>
 
-          <fieldset
-            className="form-section"
-            disabled={!editable}
-            aria-describedby={e.tagIds ? 'tags-error' : undefined}
-          >
-            <legend>Tags</legend>
+          <FormSection legend="Tags" editable={editable} describedBy={e.tagIds ? 'tags-error' : undefined}>
             {tags.length === 0 ? (
               <p className="muted">
                 No tags yet.{' '}
@@ -252,19 +237,16 @@ function LinkEditorForm({
                 {e.tagIds}
               </p>
             ) : null}
-          </fieldset>
+          </FormSection>
 
           <ScheduleSection binding={binding} editable={editable} expiredUrlAllowed={workspace.features.expiredUrl} />
 
-          <fieldset className="form-section" disabled={!editable}>
-            <legend>Password</legend>
+          <FormSection legend="Password" editable={editable}>
             <TextField
               label="Password"
               type="password"
               autoComplete="new-password"
-              value={form.password}
-              onChange={text('password')}
-              error={e.password}
+              {...input('password')}
               disabled={form.removePassword}
               maxLength={256}
               hint={
@@ -280,7 +262,7 @@ function LinkEditorForm({
                 onChange={(ev) => set('removePassword', ev.target.checked)}
               />
             ) : null}
-          </fieldset>
+          </FormSection>
 
           <SocialPreviewSection binding={binding} workspaceId={ws} editable={editable} />
 

@@ -1,6 +1,7 @@
 // The link editor's inputs, and what they send: every field of a new link that was filled in,
 // and for an existing link only the fields that changed (PATCH changes only what it is sent).
 import type { DashboardLink, DashboardLinkCreate, LinkUpdate } from '../../api/types.ts';
+import type { TextInput } from '../../components/text-inputs.ts';
 import { isoToLocalInput, localInputToIso } from '../../lib/dates.ts';
 
 export interface LinkForm {
@@ -21,6 +22,9 @@ export interface LinkForm {
   previewDescription: string;
   previewImage: string;
 }
+
+/** The inputs whose value is text (every one but the tags and "remove the password"). */
+export type LinkTextField = Exclude<keyof LinkForm, 'tagIds' | 'removePassword'>;
 
 export type LinkField = Exclude<keyof LinkForm, 'removePassword'> | 'upload';
 
@@ -155,7 +159,7 @@ export function updateBody(form: LinkForm, link: DashboardLink): LinkUpdate {
 export interface LinkFormBinding {
   form: LinkForm;
   set: <K extends keyof LinkForm>(key: K, value: LinkForm[K]) => void;
-  /** An input's change handler that sets `key` to the input's text. */
-  text: (key: keyof LinkForm) => (e: { target: { value: string } }) => void;
+  /** A text input's value, change handler and error (components/text-inputs.ts). */
+  input: (key: LinkTextField) => TextInput;
   errors: Partial<Record<LinkField, string>>;
 }

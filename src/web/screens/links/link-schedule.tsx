@@ -1,6 +1,7 @@
 // The link editor's "Redirect and schedule": how it redirects, when it is live, when it stops
 // (a time or a click limit) and where visitors go after that.
 import { SelectField, TextField } from '../../components/fields.tsx';
+import { FormSection } from '../../components/form-section.tsx';
 import type { LinkFormBinding } from './link-form.ts';
 
 const TIMES = [
@@ -10,7 +11,7 @@ const TIMES = [
 ] as const;
 
 export function ScheduleSection({
-  binding: { form, text, errors: e },
+  binding: { input },
   editable,
   expiredUrlAllowed,
 }: {
@@ -20,15 +21,9 @@ export function ScheduleSection({
   expiredUrlAllowed: boolean;
 }) {
   return (
-    <fieldset className="form-section" disabled={!editable}>
-      <legend>Redirect and schedule</legend>
+    <FormSection legend="Redirect and schedule" editable={editable}>
       <div className="grid-2">
-        <SelectField
-          label="Redirect type"
-          value={form.redirectType}
-          onChange={text('redirectType')}
-          error={e.redirectType}
-        >
+        <SelectField label="Redirect type" {...input('redirectType')}>
           <option value="TEMPORARY">302 temporary</option>
           <option value="PERMANENT">301 permanent</option>
         </SelectField>
@@ -38,23 +33,13 @@ export function ScheduleSection({
           inputMode="numeric"
           min={1}
           step={1}
-          value={form.clickLimit}
-          onChange={text('clickLimit')}
-          error={e.clickLimit}
+          {...input('clickLimit')}
           hint="The link stops after this many clicks. Empty for no limit."
         />
       </div>
       <div className="grid-3">
         {TIMES.map((t) => (
-          <TextField
-            key={t.key}
-            label={t.label}
-            type="datetime-local"
-            value={form[t.key]}
-            onChange={text(t.key)}
-            error={e[t.key]}
-            hint={t.hint}
-          />
+          <TextField key={t.key} label={t.label} type="datetime-local" {...input(t.key)} hint={t.hint} />
         ))}
       </div>
       <p className="field-hint">Times are in your time zone ({Intl.DateTimeFormat().resolvedOptions().timeZone}).</p>
@@ -62,9 +47,7 @@ export function ScheduleSection({
         label="Expired URL"
         type="url"
         inputMode="url"
-        value={form.expiredUrl}
-        onChange={text('expiredUrl')}
-        error={e.expiredUrl}
+        {...input('expiredUrl')}
         disabled={!expiredUrlAllowed}
         hint={
           expiredUrlAllowed
@@ -73,6 +56,6 @@ export function ScheduleSection({
         }
         maxLength={2048}
       />
-    </fieldset>
+    </FormSection>
   );
 }

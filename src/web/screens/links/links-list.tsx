@@ -9,6 +9,7 @@ import type { DashboardLink } from '../../api/types.ts';
 import { CopyButton } from '../../components/copy-button.tsx';
 import { ACTIONS, DataTable } from '../../components/data-table.tsx';
 import { EmptyState, LoadError, Loading } from '../../components/feedback.tsx';
+import { Options, SelectField } from '../../components/fields.tsx';
 import { PageHeader } from '../../components/page.tsx';
 import { TagChip } from '../../components/tag-chip.tsx';
 import { When } from '../../components/when.tsx';
@@ -112,11 +113,6 @@ export function LinksList() {
 
   const ids = {
     search: useId(),
-    tag: useId(),
-    domain: useId(),
-    status: useId(),
-    sort: useId(),
-    order: useId(),
     caption: useId(),
     filters: useId(),
     selectAll: useId(),
@@ -184,59 +180,36 @@ export function LinksList() {
           Filters and sort{activeFilters ? ` (${activeFilters})` : ''}
         </button>
         <div id={ids.filters} className={`toolbar-filters${filtersOpen ? ' is-open' : ''}`}>
-          <div className="field">
-            <label htmlFor={ids.tag}>Tag</label>
-            <select id={ids.tag} value={tagId} onChange={(e) => update({ tag: e.target.value || null })}>
-              <option value="">All tags</option>
-              {(tags.data ?? []).map((t) => (
-                <option key={t.id} value={t.id}>
-                  {t.name}
-                </option>
-              ))}
-            </select>
-          </div>
-          <div className="field">
-            <label htmlFor={ids.domain}>Domain</label>
-            <select id={ids.domain} value={domainId} onChange={(e) => update({ domain: e.target.value || null })}>
-              <option value="">All domains</option>
-              <option value="short">Shared short domain</option>
-              {(domains.data ?? []).map((d) => (
-                <option key={d.id} value={d.id}>
-                  {d.host}
-                </option>
-              ))}
-            </select>
-          </div>
-          <div className="field">
-            <label htmlFor={ids.status}>Status</label>
-            <select id={ids.status} value={status} onChange={(e) => update({ status: e.target.value || null })}>
-              <option value="">Any status</option>
-              <option value="ACTIVE">Active</option>
-              <option value="DISABLED">Disabled</option>
-            </select>
-          </div>
-          <div className="field">
-            <label htmlFor={ids.sort}>Sort by</label>
-            <select
-              id={ids.sort}
-              value={sort}
-              onChange={(e) => update({ sort: e.target.value === 'clicks' ? 'clicks' : null })}
-            >
-              <option value="created">Created</option>
-              <option value="clicks">Clicks</option>
-            </select>
-          </div>
-          <div className="field">
-            <label htmlFor={ids.order}>Order</label>
-            <select
-              id={ids.order}
-              value={order}
-              onChange={(e) => update({ order: e.target.value === 'asc' ? 'asc' : null })}
-            >
-              <option value="desc">{sort === 'clicks' ? 'Most clicks first' : 'Newest first'}</option>
-              <option value="asc">{sort === 'clicks' ? 'Fewest clicks first' : 'Oldest first'}</option>
-            </select>
-          </div>
+          <SelectField label="Tag" value={tagId} onChange={(e) => update({ tag: e.target.value || null })}>
+            <option value="">All tags</option>
+            <Options choices={(tags.data ?? []).map((t) => ({ value: t.id, label: t.name }))} />
+          </SelectField>
+          <SelectField label="Domain" value={domainId} onChange={(e) => update({ domain: e.target.value || null })}>
+            <option value="">All domains</option>
+            <option value="short">Shared short domain</option>
+            <Options choices={(domains.data ?? []).map((d) => ({ value: d.id, label: d.host }))} />
+          </SelectField>
+          <SelectField label="Status" value={status} onChange={(e) => update({ status: e.target.value || null })}>
+            <option value="">Any status</option>
+            <option value="ACTIVE">Active</option>
+            <option value="DISABLED">Disabled</option>
+          </SelectField>
+          <SelectField
+            label="Sort by"
+            value={sort}
+            onChange={(e) => update({ sort: e.target.value === 'clicks' ? 'clicks' : null })}
+          >
+            <option value="created">Created</option>
+            <option value="clicks">Clicks</option>
+          </SelectField>
+          <SelectField
+            label="Order"
+            value={order}
+            onChange={(e) => update({ order: e.target.value === 'asc' ? 'asc' : null })}
+          >
+            <option value="desc">{sort === 'clicks' ? 'Most clicks first' : 'Newest first'}</option>
+            <option value="asc">{sort === 'clicks' ? 'Fewest clicks first' : 'Oldest first'}</option>
+          </SelectField>
         </div>
       </div>
 

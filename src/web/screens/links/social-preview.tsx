@@ -3,6 +3,7 @@
 import { useState } from 'react';
 import { TextAreaField, TextField } from '../../components/fields.tsx';
 import { HostedImageField } from '../../components/hosted-image.tsx';
+import { FormSection } from '../../components/form-section.tsx';
 import type { LinkFormBinding } from './link-form.ts';
 
 const IMAGE_TEXT = {
@@ -15,7 +16,7 @@ const IMAGE_TEXT = {
 };
 
 export function SocialPreviewSection({
-  binding: { form, set, text, errors: e },
+  binding: { form, set, input, errors: e },
   workspaceId,
   editable,
 }: {
@@ -25,24 +26,10 @@ export function SocialPreviewSection({
 }) {
   const [uploadError, setUploadError] = useState<string | undefined>();
   return (
-    <fieldset className="form-section" disabled={!editable}>
-      <legend>Social preview</legend>
+    <FormSection legend="Social preview" editable={editable}>
       <p className="field-hint">What sites and chat apps show when the short URL is shared.</p>
-      <TextField
-        label="Preview title"
-        value={form.previewTitle}
-        onChange={text('previewTitle')}
-        error={e.previewTitle}
-        maxLength={300}
-      />
-      <TextAreaField
-        label="Preview description"
-        value={form.previewDescription}
-        onChange={text('previewDescription')}
-        error={e.previewDescription}
-        rows={3}
-        maxLength={1000}
-      />
+      <TextField label="Preview title" {...input('previewTitle')} maxLength={300} />
+      <TextAreaField label="Preview description" {...input('previewDescription')} rows={3} maxLength={1000} />
       <HostedImageField
         workspaceId={workspaceId}
         value={form.previewImage}
@@ -53,6 +40,6 @@ export function SocialPreviewSection({
         disabled={!editable}
         text={IMAGE_TEXT}
       />
-    </fieldset>
+    </FormSection>
   );
 }

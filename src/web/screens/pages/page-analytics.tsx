@@ -6,6 +6,7 @@ import { useId, useMemo } from 'react';
 import { Link, useParams, useSearchParams } from 'wouter';
 import type { BioPageAnalytics } from '../../api/types.ts';
 import { LoadError, Loading } from '../../components/feedback.tsx';
+import { Options } from '../../components/fields.tsx';
 import { PageHeader } from '../../components/page.tsx';
 import { addDays, formatDay, todayUtc } from '../../lib/dates.ts';
 import { formatCount } from '../../lib/format.ts';
@@ -13,6 +14,7 @@ import { linkPath } from '../links/paths.ts';
 import { BreakdownTables, type BreakdownPart } from '../analytics/breakdowns.tsx';
 import { CLICKS_COLOR, DailyChart, SCANS_COLOR, type DailyLine } from '../analytics/clicks-chart.tsx';
 import { DayTable } from '../analytics/day-table.tsx';
+import { PerDayPanel } from '../analytics/per-day-panel.tsx';
 import { pagePath, pagesPath } from './page-data.ts';
 
 const WINDOWS = [
@@ -62,11 +64,7 @@ export default function PageAnalytics() {
             value={span}
             onChange={(e) => setParams(e.target.value === '30' ? {} : { window: e.target.value }, { replace: true })}
           >
-            {WINDOWS.map((w) => (
-              <option key={w.value} value={w.value}>
-                {w.label}
-              </option>
-            ))}
+            <Options choices={WINDOWS} />
           </select>
         </div>
       </div>
@@ -145,13 +143,7 @@ function Report({
         </div>
       </dl>
 
-      <section className="panel" aria-labelledby="per-day-heading">
-        <div className="panel-header">
-          <div>
-            <h2 id="per-day-heading">Views and clicks per day</h2>
-            <p className="muted">{span} (UTC days); views by people only</p>
-          </div>
-        </div>
+      <PerDayPanel title="Views and clicks per day" detail={`${span} (UTC days); views by people only`}>
         <DailyChart days={days} lines={lines} summary={summary} />
         <DayTable
           caption="Views and clicks per day"
@@ -161,7 +153,7 @@ function Report({
             { label: 'Clicks', value: (d) => d.clicks, total: data.totals.clicks },
           ]}
         />
-      </section>
+      </PerDayPanel>
 
       <section className="panel" aria-labelledby="blocks-heading">
         <h2 id="blocks-heading">Clicks by link block</h2>

@@ -19,6 +19,8 @@ import { TextAreaField, TextField } from '../../components/fields.tsx';
 import { useFormErrors } from '../../components/form-errors.ts';
 import { HostedImageField } from '../../components/hosted-image.tsx';
 import { PageHeader } from '../../components/page.tsx';
+import { textInputs } from '../../components/text-inputs.ts';
+import { FormSection } from '../../components/form-section.tsx';
 import { roleName } from '../../lib/format.ts';
 import { BlockList } from './page-blocks.tsx';
 import { addressFor, pagePath, pagesPath } from './page-data.ts';
@@ -209,6 +211,7 @@ function PageEditorForm({ ws, page }: { ws: string; page?: BioPage }) {
   const shortDomain = useWorkspace(ws).data?.shortDomain;
   const knownUrl = page?.url ?? (shortDomain ? `https://${shortDomain}/` : undefined);
   const e = errors.fields;
+  const input = textInputs<'handle' | 'title' | 'bio'>(draft, set, e);
 
   return (
     <>
@@ -235,14 +238,11 @@ function PageEditorForm({ ws, page }: { ws: string; page?: BioPage }) {
               </p>
             ) : null}
 
-            <fieldset className="form-section" disabled={!editable}>
-              <legend>Page</legend>
+            <FormSection legend="Page" editable={editable}>
               <div className="grid-2">
                 <TextField
                   label="Handle"
-                  value={draft.handle}
-                  onChange={(ev) => set('handle', ev.target.value)}
-                  error={e.handle}
+                  {...input('handle')}
                   hint={
                     <>
                       Its address: <span className="mono break-anywhere">{addressFor(draft.handle, knownUrl)}</span>.
@@ -259,9 +259,7 @@ function PageEditorForm({ ws, page }: { ws: string; page?: BioPage }) {
                 />
                 <TextField
                   label="Title"
-                  value={draft.title}
-                  onChange={(ev) => set('title', ev.target.value)}
-                  error={e.title}
+                  {...input('title')}
                   maxLength={LIMITS.title}
                   required
                   hint="The page's heading and its name in search results and shares."
@@ -269,9 +267,7 @@ function PageEditorForm({ ws, page }: { ws: string; page?: BioPage }) {
               </div>
               <TextAreaField
                 label="Bio"
-                value={draft.bio}
-                onChange={(ev) => set('bio', ev.target.value)}
-                error={e.bio}
+                {...input('bio')}
                 rows={3}
                 maxLength={LIMITS.bio}
                 hint={`Under the title; at most ${LIMITS.bio} characters.`}
@@ -288,7 +284,7 @@ function PageEditorForm({ ws, page }: { ws: string; page?: BioPage }) {
                 text={editable ? AVATAR_TEXT : { ...AVATAR_TEXT, hint: 'Shown in a circle above the title.' }}
                 round
               />
-            </fieldset>
+            </FormSection>
 
             <ThemePicker
               value={draft.theme}
@@ -297,12 +293,7 @@ function PageEditorForm({ ws, page }: { ws: string; page?: BioPage }) {
               editable={editable}
             />
 
-            <fieldset
-              className="form-section"
-              disabled={!editable}
-              aria-describedby={e.blocks ? 'blocks-error' : undefined}
-            >
-              <legend>Blocks</legend>
+            <FormSection legend="Blocks" editable={editable} describedBy={e.blocks ? 'blocks-error' : undefined}>
               <p className="field-hint">
                 Shown in this order under the title and bio. A link block counts its clicks, as its short link does.
               </p>
@@ -318,7 +309,7 @@ function PageEditorForm({ ws, page }: { ws: string; page?: BioPage }) {
                 errors={e}
                 editable={editable}
               />
-            </fieldset>
+            </FormSection>
 
             {editable ? (
               <div className="form-actions page-form-actions">

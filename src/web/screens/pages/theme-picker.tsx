@@ -1,6 +1,7 @@
 // A bio page's theme: one radio per theme with its swatch and what it is for; the service's
 // refusal of the theme below them.
 import type { PageTheme } from '../../api/types.ts';
+import { FormSection } from '../../components/form-section.tsx';
 import { THEMES } from './page-form.ts';
 
 export function ThemePicker({
@@ -15,8 +16,7 @@ export function ThemePicker({
   editable: boolean;
 }) {
   return (
-    <fieldset className="form-section" disabled={!editable} aria-describedby={error ? 'theme-error' : undefined}>
-      <legend>Theme</legend>
+    <FormSection legend="Theme" editable={editable} describedBy={error ? 'theme-error' : undefined}>
       <div className="theme-grid">
         {THEMES.map((t) => (
           <div key={t.value} className={`theme-option${value === t.value ? ' is-checked' : ''}`}>
@@ -47,6 +47,6 @@ export function ThemePicker({
           {error}
         </p>
       ) : null}
-    </fieldset>
+    </FormSection>
   );
 }

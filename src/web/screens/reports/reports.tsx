@@ -11,7 +11,7 @@ import { ConfirmedActionButton, SubmitButton } from '../../components/buttons.ts
 import { useConfirm, type Question } from '../../components/confirm.tsx';
 import { CopyButton } from '../../components/copy-button.tsx';
 import { EmptyState, FormAlert, LoadError, Loading, StatusNotice } from '../../components/feedback.tsx';
-import { SelectField, TextField } from '../../components/fields.tsx';
+import { Options, SelectField, TextField } from '../../components/fields.tsx';
 import { PageHeader } from '../../components/page.tsx';
 import { When } from '../../components/when.tsx';
 import { filtersText, KIND_LABELS, sourcePath, VISIBILITIES, visibilityLabel, windowText } from './report-text.ts';
@@ -162,11 +162,7 @@ function ReportCard(props: {
               props.change({ visibility: v }, `${r.title} ${SHARED_SAYS[v]}`);
             }}
           >
-            {VISIBILITIES.map((v) => (
-              <option key={v.value} value={v.value}>
-                {v.label}
-              </option>
-            ))}
+            <Options choices={VISIBILITIES} />
           </SelectField>
           <div className="button-row">
             <button

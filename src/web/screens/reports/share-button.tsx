@@ -8,7 +8,7 @@ import type { Report, ReportOfKind, ReportVisibility } from '../../api/types.ts'
 import { SubmitButton } from '../../components/buttons.tsx';
 import { CopyButton } from '../../components/copy-button.tsx';
 import { FormAlert } from '../../components/feedback.tsx';
-import { SelectField, TextField } from '../../components/fields.tsx';
+import { Options, SelectField, TextField } from '../../components/fields.tsx';
 import { useFormErrors } from '../../components/form-errors.ts';
 import { wsPath } from '../links/paths.ts';
 import { KIND_LABELS, VISIBILITIES, windowPhrase } from './report-text.ts';
@@ -138,11 +138,7 @@ function ShareDialog({
             hint={detail}
             error={errors.fields.visibility}
           >
-            {VISIBILITIES.map((v) => (
-              <option key={v.value} value={v.value}>
-                {v.label}
-              </option>
-            ))}
+            <Options choices={VISIBILITIES} />
           </SelectField>
           {visibility !== 'PRIVATE' ? (
             <TextField

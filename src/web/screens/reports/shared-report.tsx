@@ -11,7 +11,7 @@ import { SubmitButton } from '../../components/buttons.tsx';
 import { LoadError, Loading } from '../../components/feedback.tsx';
 import { TextField } from '../../components/fields.tsx';
 import { PageHeader } from '../../components/page.tsx';
-import { PublicFrame } from '../../components/shell.tsx';
+import { PublicFrame, PublicHeader } from '../../components/shell.tsx';
 import { typeLabel } from '../../lib/conversions.ts';
 import { formatDateTime, formatDay } from '../../lib/dates.ts';
 import { LinkAnalyticsReport } from '../analytics/link-analytics.tsx';
@@ -67,13 +67,9 @@ function SharedFrame({ report }: { report: Shared }) {
       : `${formatDay(w.from.slice(0, 10))} – ${formatDay(lastDay.slice(0, 10))} (UTC days)`;
   return (
     <div className="public shared">
-      <header className="public-header shared-header">
-        <span className="brand">
-          <span className="brand-mark" aria-hidden="true" />
-          Shortlink
-        </span>
+      <PublicHeader className="shared-header">
         <span className="muted">Shared report · read-only</span>
-      </header>
+      </PublicHeader>
       <main id="main" className="main shared-main">
         <PageHeader title={report.title} eyebrow={KIND_LABELS[report.kind]}>
           <p className="muted">

@@ -1,0 +1,20 @@
+// A form's text inputs bound to its values: `input(key)` is the value, change handler and error
+// of one input, to spread on a TextField, TextAreaField or SelectField (`{...input('name')}`).
+/** What `input(key)` gives. */
+export interface TextInput {
+  value: string;
+  onChange: (e: { target: { value: string } }) => void;
+  error: string | undefined;
+}
+
+export function textInputs<K extends string>(
+  values: { readonly [P in K]: string },
+  change: (key: K, value: string) => void,
+  errors: { readonly [P in K]?: string | undefined },
+) {
+  return (key: K): TextInput => ({
+    value: values[key],
+    onChange: (e: { target: { value: string } }) => change(key, e.target.value),
+    error: errors[key],
+  });
+}
