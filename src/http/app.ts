@@ -13,7 +13,7 @@ import { AppError, invalid, notFound, quoted, tooLarge } from '../domain/errors.
 import { errorAnswer, INTERNAL_ERROR } from './errors.ts';
 import { withContractKeywords } from './validation.ts';
 import { preferFixedPaths } from './routing.ts';
-import { contractFailureHandlers } from './contract-failures.ts';
+import { contractFailureHandlers, contractRequest } from './contract-handlers.ts';
 import { bodyProblem, bodyTooLarge, MAX_BODY_BYTES } from './body.ts';
 import { buildHandlers } from './handlers/index.ts';
 import type { HandlerContext, OperationId, RequestOf, ResultOf } from './handlers/types.ts';
@@ -76,12 +76,7 @@ export async function createApp(services: Services, opts: { validateResponses?: 
     if ((c.operation as any).requestBody?.required && (req.body === undefined || req.body === null)) {
       throw invalid('A JSON request body is required (Content-Type: application/json)');
     }
-    const request = {
-      params: c.request.params,
-      query: c.request.query,
-      headers: c.request.headers,
-      body: c.request.requestBody,
-    } as unknown as RequestOf<OperationId>;
+    const request = contractRequest<RequestOf<OperationId>>(c);
     const ctx: HandlerContext = {
       auth: (c.security as any)?.bearerAuth as AuthContext,
       requestId: req.id ? String(req.id) : null,
@@ -95,12 +90,7 @@ export async function createApp(services: Services, opts: { validateResponses?: 
 
   api.register({
     ...Object.fromEntries((Object.keys(handlers) as OperationId[]).map((id) => [id, adapt(id)])),
-    ...contractFailureHandlers({
-      scheme: 'bearerAuth',
-      signIn: 'A valid API key is required',
-      noRoute: 'No such API route',
-      allowed: (requestPath) => routes.allowed(requestPath),
-    }),
+    ...contractFailureHandlers('api', (requestPath) => routes.allowed(requestPath)),
     postResponseHandler: (c: Context, _req: Request, res: Response) => {
       const result = c.response as { status: number; body?: unknown; headers?: Record<string, string> };
       if (validateResponses && c.operation && result.body !== undefined) {

@@ -20,7 +20,7 @@ import type { Services } from '../services.ts';
 import { withContractKeywords } from '../validation.ts';
 import { inlineRefs } from '../definition.ts';
 import { preferFixedPaths } from '../routing.ts';
-import { contractFailureHandlers } from '../contract-failures.ts';
+import { contractFailureHandlers, contractRequest } from '../contract-handlers.ts';
 import { dashboardHandlers } from './handlers/index.ts';
 import { sessionCookie } from './session.ts';
 import { sameOrigin } from './origin.ts';
@@ -125,12 +125,7 @@ export async function createDashboard(services: Services): Promise<express.Route
       session?: SessionRecord;
       workspace?: WorkspaceContext;
     };
-    const request = {
-      params: c.request.params,
-      query: c.request.query,
-      headers: c.request.headers,
-      body: c.request.requestBody,
-    } as unknown as DashboardRequest<DashboardOperationId>;
+    const request = contractRequest<DashboardRequest<DashboardOperationId>>(c);
     const ctx: DashboardContext = {
       session,
       workspace,
@@ -148,12 +143,7 @@ export async function createDashboard(services: Services): Promise<express.Route
 
   api.register({
     ...Object.fromEntries((Object.keys(handlers) as DashboardOperationId[]).map((id) => [id, adapt(id)])),
-    ...contractFailureHandlers({
-      scheme: 'session',
-      signIn: 'Sign in first',
-      noRoute: 'No such dashboard route',
-      allowed: (requestPath) => routes.allowed(requestPath),
-    }),
+    ...contractFailureHandlers('dashboard', (requestPath) => routes.allowed(requestPath)),
     postResponseHandler: (c: Context, _req: Request, res: Response) => {
       const result = c.response as { status: number; body?: unknown; headers?: Record<string, string | string[]> };
       if (
