@@ -11,6 +11,7 @@
 import { Worker } from 'node:worker_threads';
 import type { Db, Engine } from '../db/knex.ts';
 import { writeClickBatch, type ClickSink, type StoredClick } from '../db/repos/click-batches.ts';
+import { closeThread } from '../platform/thread-close.ts';
 import { threadEntry } from '../platform/thread-entry.ts';
 import { ClickWriteError, FIELD, type ClickBuffer, type ClickColumns, type ClickWriter } from './buffer.ts';
 import { parseDevice, referrerHost } from './device.ts';
@@ -149,9 +150,7 @@ export class ThreadClickWriter implements ClickWriter {
   async close(): Promise<void> {
     const worker = this.worker;
     if (!worker) return;
-    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-    worker.postMessage({ type: 'close' } satisfies ToWorker);
-    await exited;
+    await closeThread(worker, { type: 'close' } satisfies ToWorker);
   }
 
   private spawn(): Worker {

@@ -20,6 +20,7 @@
 // invalidation came before the lookups were asked for; an answer that crosses an invalidation is
 // used for its own request but not cached (RedirectService).
 import { Worker } from 'node:worker_threads';
+import { closeThread } from '../platform/thread-close.ts';
 import { threadEntry } from '../platform/thread-entry.ts';
 
 export type LookupRow = unknown[];
@@ -203,11 +204,7 @@ export class LinkLookupThread {
     this.closed = true;
     const worker = this.worker;
     if (!worker) return;
-    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-    worker.postMessage({ type: 'close' } satisfies ToLookupThread);
     // The thread holds no lock between batches; if it does not exit promptly, it is stopped.
-    const timer = setTimeout(() => void worker.terminate(), 2_000);
-    await exited;
-    clearTimeout(timer);
+    await closeThread(worker, { type: 'close' } satisfies ToLookupThread, 2_000);
   }
 }

@@ -12,6 +12,7 @@
 import { Worker } from 'node:worker_threads';
 import type { Database } from './knex.ts';
 import { inlineQueries, QUERIES, type Queries, type QueryName } from './queries.ts';
+import { closeThread } from '../platform/thread-close.ts';
 import { threadEntry } from '../platform/thread-entry.ts';
 
 /** Query threads per process: two, so one long summary does not hold every other API read. */
@@ -84,12 +85,8 @@ class QueryThread {
   async close(): Promise<void> {
     const worker = this.worker;
     if (!worker) return;
-    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-    worker.postMessage({ type: 'close' } satisfies ToQueryThread);
     // A query under way finishes first; one that does not within 10 s is stopped.
-    const timer = setTimeout(() => void worker.terminate(), 10_000);
-    await exited;
-    clearTimeout(timer);
+    await closeThread(worker, { type: 'close' } satisfies ToQueryThread, 10_000);
   }
 }
 

@@ -9,10 +9,11 @@ import { pinoHttp } from 'pino-http';
 import { clientAddress } from '../domain/client-address.ts';
 import { redactParams, redactUrl } from '../domain/log-redaction.ts';
 import { authenticate, type AuthContext } from './auth.ts';
-import { AppError, invalid, methodNotAllowed, notFound, quoted, tooLarge, unauthenticated } from '../domain/errors.ts';
+import { AppError, invalid, notFound, quoted, tooLarge } from '../domain/errors.ts';
 import { errorAnswer, INTERNAL_ERROR } from './errors.ts';
-import { validationError, withContractKeywords } from './validation.ts';
+import { withContractKeywords } from './validation.ts';
 import { preferFixedPaths } from './routing.ts';
+import { contractFailureHandlers, contractRequest } from './contract-handlers.ts';
 import { bodyProblem, bodyTooLarge, MAX_BODY_BYTES } from './body.ts';
 import { buildHandlers } from './handlers/index.ts';
 import type { HandlerContext, OperationId, RequestOf, ResultOf } from './handlers/types.ts';
@@ -75,12 +76,7 @@ export async function createApp(services: Services, opts: { validateResponses?: 
     if ((c.operation as any).requestBody?.required && (req.body === undefined || req.body === null)) {
       throw invalid('A JSON request body is required (Content-Type: application/json)');
     }
-    const request = {
-      params: c.request.params,
-      query: c.request.query,
-      headers: c.request.headers,
-      body: c.request.requestBody,
-    } as unknown as RequestOf<OperationId>;
+    const request = contractRequest<RequestOf<OperationId>>(c);
     const ctx: HandlerContext = {
       auth: (c.security as any)?.bearerAuth as AuthContext,
       requestId: req.id ? String(req.id) : null,
@@ -94,24 +90,7 @@ export async function createApp(services: Services, opts: { validateResponses?: 
 
   api.register({
     ...Object.fromEntries((Object.keys(handlers) as OperationId[]).map((id) => [id, adapt(id)])),
-    validationFail: (c: Context) => {
-      throw validationError((c.validation.errors ?? []) as any, c.operation as any, c.request);
-    },
-    unauthorizedHandler: (c: Context) => {
-      const err = (c.security as any)?.bearerAuth?.error;
-      // A key check that could not run (the database is unreachable) says nothing about the
-      // key: answering 401 would make clients drop a good key. It is the server's failure.
-      if (err) throw err;
-      throw unauthenticated('A valid API key is required');
-    },
-    notFound: () => {
-      throw notFound('No such API route');
-    },
-    methodNotAllowed: (c: Context) => {
-      // RFC 9110: a 405 names the methods the path allows (the path of the contract it is).
-      const { method, path } = c.request;
-      throw methodNotAllowed(`Method ${method.toUpperCase()} is not allowed on ${path}`, routes.allowed(path));
-    },
+    ...contractFailureHandlers('api', (requestPath) => routes.allowed(requestPath)),
     postResponseHandler: (c: Context, _req: Request, res: Response) => {
       const result = c.response as { status: number; body?: unknown; headers?: Record<string, string> };
       if (validateResponses && c.operation && result.body !== undefined) {

@@ -26,6 +26,7 @@ import {
 import { seriesEntries } from '../domain/conversion-series.ts';
 import { newId } from '../domain/ids.ts';
 import type { Db } from '../db/knex.ts';
+import type { ClickCounts } from '../db/repos/click-counts.ts';
 import * as conversions from '../db/repos/conversions.ts';
 import * as goals from '../db/repos/goals.ts';
 import * as links from '../db/repos/links.ts';
@@ -239,6 +240,20 @@ export function summaryFilters(q: Omit<ConversionSummaryQuery, 'from' | 'to'>): 
   };
 }
 
+/**
+ * The clicks of a rate narrowed to a scope: one QR code's scans, else one link's clicks, else
+ * every click of the workspace; null when the clicks could not be read.
+ */
+function clicksOfScope(
+  clicks: ClickCounts | null,
+  qrCodeId: string | null | undefined,
+  linkId: string | null | undefined,
+): number | null {
+  if (clicks === null) return null;
+  if (qrCodeId) return clicks.byQr.get(qrCodeId) ?? 0;
+  return linkId ? (clicks.byLink.get(linkId) ?? 0) : clicks.total;
+}
+
 function presentSummary(
   services: OperationServices,
   { tally, clicks, clicksError }: Awaited<ReturnType<OperationServices['queries']['conversionSummary']>>,
@@ -250,16 +265,7 @@ function presentSummary(
   if (clicksError) services.log.warn({ err: clicksError }, 'clicks could not be read for a conversion rate');
   const byLink = breakdownEntries(tally.byLink);
   const byQr = breakdownEntries(tally.byQr);
-  // The rate's clicks are those of what the summary is narrowed to: one link, one QR code's
-  // scans, or else every click of the workspace.
-  const overallClicks =
-    clicks === null
-      ? null
-      : filters.qrCodeId
-        ? (clicks.byQr.get(filters.qrCodeId) ?? 0)
-        : filters.linkId
-          ? (clicks.byLink.get(filters.linkId) ?? 0)
-          : clicks.total;
+  const overallClicks = clicksOfScope(clicks, filters.qrCodeId, filters.linkId);
   const overallConversions = filters.qrCodeId ? (tally.byQr.get(filters.qrCodeId)?.conversions ?? 0) : tally.attributed;
   return {
     windowFrom: iso(w.from)!,
@@ -330,18 +336,7 @@ export async function goalReport(
   const matched = tally?.total ?? 0;
   const attributed = tally?.attributed ?? 0;
   const valueMap = tally?.value ?? new Map();
-  let rateClicks: number | null = 0;
-  if (counted) {
-    const clicks = counted.clicks;
-    rateClicks =
-      clicks === null
-        ? null
-        : goal.qr_code_id
-          ? (clicks.byQr.get(goal.qr_code_id) ?? 0)
-          : goal.link_id
-            ? (clicks.byLink.get(goal.link_id) ?? 0)
-            : clicks.total;
-  }
+  const rateClicks = counted ? clicksOfScope(counted.clicks, goal.qr_code_id, goal.link_id) : 0;
   const rateConversions = goal.qr_code_id ? matched : attributed;
   const scopeObjectMissing = !(await goals.scopeObjectExists(knex, goal));
   const targetCurrency = goal.target_currency;

@@ -7,11 +7,22 @@ import * as subscriptions from '../db/repos/subscriptions.ts';
 import { conflict, invalid, notFound } from '../domain/errors.ts';
 import type { DeliveryStatus } from '../domain/webhook-delivery.ts';
 
-async function delivery(knex: Knex, id: string, workspaceId?: string): Promise<outbox.FoundDelivery> {
-  const found = await outbox.findDelivery(knex, id);
-  if (!found || (workspaceId !== undefined && found.workspaceId !== workspaceId))
-    throw notFound(`delivery ${id} not found`);
+/**
+ * `found` when it exists and, given a workspace, belongs to it; else not found, so that another
+ * workspace's object answers like one that does not exist.
+ */
+function visible<T>(
+  found: T | null | undefined,
+  ownerOf: (t: T) => string,
+  workspaceId: string | undefined,
+  what: string,
+): T {
+  if (!found || (workspaceId !== undefined && ownerOf(found) !== workspaceId)) throw notFound(`${what} not found`);
   return found;
+}
+
+async function delivery(knex: Knex, id: string, workspaceId?: string): Promise<outbox.FoundDelivery> {
+  return visible(await outbox.findDelivery(knex, id), (d) => d.workspaceId, workspaceId, `delivery ${id}`);
 }
 
 export async function subscription(
@@ -20,9 +31,7 @@ export async function subscription(
   workspaceId?: string,
 ): Promise<subscriptions.SubscriptionRow> {
   const found = await subscriptions.findAnySubscription(knex, id);
-  if (!found || (workspaceId !== undefined && found.workspace_id !== workspaceId))
-    throw notFound(`subscription ${id} not found`);
-  return found;
+  return visible(found, (s) => s.workspace_id, workspaceId, `subscription ${id}`);
 }
 
 /** "Replay": a FAILED Variant B delivery is sent again, same id and same body. */

@@ -8,7 +8,7 @@
 // without allowing inline styles in general. No `style` attribute is ever written.
 import { createHash } from 'node:crypto';
 import type { PageBlock, PageContent, PageTheme } from '../domain/bio-pages.ts';
-import { escapeHtml } from './pages.ts';
+import { escapeHtml, socialTags } from './pages.ts';
 
 interface Palette {
   background: string;
@@ -125,30 +125,20 @@ export function renderBioPage(
   o: RenderOptions,
 ): string {
   const address = `https://${o.host}/@${o.handle}`;
-  const meta = [
-    ['og:type', 'profile'],
-    ['og:url', address],
-    ['og:title', c.title],
-    ['og:description', c.bio],
-    ['og:image', c.avatarUrl],
-  ]
-    .filter(([, v]) => v)
-    .map(([k, v]) => `<meta property="${k}" content="${escapeHtml(v!)}">`);
-  const twitter = [
-    ['twitter:card', 'summary'],
-    ['twitter:title', c.title],
-    ['twitter:description', c.bio],
-    ['twitter:image', c.avatarUrl],
-  ]
-    .filter(([, v]) => v)
-    .map(([k, v]) => `<meta name="${k}" content="${escapeHtml(v!)}">`);
+  const social = socialTags({
+    type: 'profile',
+    url: address,
+    title: c.title,
+    description: c.bio,
+    image: c.avatarUrl,
+    card: 'summary',
+  });
   const head =
     `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
     `<title>${escapeHtml(c.title)}</title>` +
     (c.bio ? `<meta name="description" content="${escapeHtml(c.bio)}">` : '') +
     (o.preview ? '<meta name="robots" content="noindex">' : `<link rel="canonical" href="${escapeHtml(address)}">`) +
-    meta.join('') +
-    twitter.join('') +
+    social +
     `<style>${STYLES[c.theme] ?? STYLES.classic}</style></head>`;
   const blocks = c.blocks.map((b) => block(b as PageBlock, o)).join('');
   return (

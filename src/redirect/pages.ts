@@ -102,6 +102,42 @@ export function throttledPage(retryAfterSeconds: number): string {
   );
 }
 
+type Tag = [name: string, value: string | null | undefined];
+
+/**
+ * The Open Graph (`og:*`) and Twitter card (`twitter:*`) meta tags of a page shared on social
+ * sites; a tag without a value is left out. The Twitter card repeats the title, description and
+ * image of the Open Graph tags.
+ */
+export function socialTags(t: {
+  type: string;
+  url: string;
+  title: string | null | undefined;
+  description: string | null | undefined;
+  image: string | null | undefined;
+  card: string;
+}): string {
+  const og: Tag[] = [
+    ['og:type', t.type],
+    ['og:url', t.url],
+    ['og:title', t.title],
+    ['og:description', t.description],
+    ['og:image', t.image],
+  ];
+  const twitter: Tag[] = [
+    ['twitter:card', t.card],
+    ['twitter:title', t.title],
+    ['twitter:description', t.description],
+    ['twitter:image', t.image],
+  ];
+  const meta = (attribute: 'property' | 'name', tags: Tag[]) =>
+    tags
+      .filter(([, v]) => v)
+      .map(([k, v]) => `<meta ${attribute}="${k}" content="${escapeHtml(v!)}">`)
+      .join('');
+  return meta('property', og) + meta('name', twitter);
+}
+
 /** For social preview crawlers: Open Graph and Twitter card tags of the link's preview fields. */
 export function previewPage(p: {
   url: string;
@@ -110,28 +146,19 @@ export function previewPage(p: {
   description: string | null;
   image: string | null;
 }): string {
-  const tags = [
-    ['og:type', 'website'],
-    ['og:url', p.shortUrl],
-    ['og:title', p.title],
-    ['og:description', p.description],
-    ['og:image', p.image],
-  ]
-    .filter(([, v]) => v)
-    .map(([k, v]) => `<meta property="${k}" content="${escapeHtml(v!)}">`);
-  const twitter = [
-    ['twitter:card', p.image ? 'summary_large_image' : 'summary'],
-    ['twitter:title', p.title],
-    ['twitter:description', p.description],
-    ['twitter:image', p.image],
-  ]
-    .filter(([, v]) => v)
-    .map(([k, v]) => `<meta name="${k}" content="${escapeHtml(v!)}">`);
+  const tags = socialTags({
+    type: 'website',
+    url: p.shortUrl,
+    title: p.title,
+    description: p.description,
+    image: p.image,
+    card: p.image ? 'summary_large_image' : 'summary',
+  });
   const title = p.title ?? p.shortUrl;
   return layout(
     title,
     `<h1>${escapeHtml(title)}</h1>${p.description ? `<p>${escapeHtml(p.description)}</p>` : ''}<p><a href="${escapeHtml(p.url)}">Continue</a></p>`,
-    [...tags, ...twitter].join(''),
+    tags,
   );
 }
 

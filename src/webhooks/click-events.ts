@@ -25,7 +25,7 @@ import {
   TRAFFIC_ALERT_EVENTS,
   windowStartOf,
 } from '../domain/analytics-alerts.ts';
-import { serviceEvent, type ServiceEvent } from '../domain/events.ts';
+import { serviceEvent, type EventSubjects, type ServiceEvent } from '../domain/events.ts';
 import { linkHost } from './link-events.ts';
 import { pageViewSink } from './page-events.ts';
 
@@ -48,6 +48,7 @@ export interface ClickEventOptions {
 }
 
 type LinkInfo = links.ClickedLink;
+type TrafficAlertType = (typeof TRAFFIC_ALERT_EVENTS)[number];
 
 const wants = (targets: SubscriptionTarget[], workspaceId: string, variant: 'A' | 'B', events: readonly string[]) =>
   targets.some((t) => t.workspaceId === workspaceId && t.variant === variant && events.some((e) => t.events.has(e)));
@@ -137,6 +138,16 @@ export function webhookClickSink(opts: ClickEventOptions): ClickSink {
     return true;
   }
 
+  /** A traffic alert on the link, raised now: its subject is the link and what was detected. */
+  function alertEvent<T extends TrafficAlertType>(
+    type: T,
+    link: LinkInfo,
+    detected: Omit<EventSubjects[T], 'linkId' | 'slug'>,
+  ): ServiceEvent {
+    const subject = { linkId: link.id, slug: link.slug, ...detected } as EventSubjects[T];
+    return serviceEvent(type, { workspaceId: link.workspace_id, requestId: null, occurredAt: now(), subject });
+  }
+
   async function spikes(
     trx: DbTransaction,
     link: LinkInfo,
@@ -169,14 +180,7 @@ export function webhookClickSink(opts: ClickEventOptions): ClickSink {
       )
         continue;
       last = spike.windowEnd;
-      events.push(
-        serviceEvent('analytics.spike', {
-          workspaceId: link.workspace_id,
-          requestId: null,
-          occurredAt: now(),
-          subject: { linkId: link.id, slug: link.slug, ...spike },
-        }),
-      );
+      events.push(alertEvent('analytics.spike', link, spike));
     }
     return events;
   }
@@ -213,14 +217,7 @@ export function webhookClickSink(opts: ClickEventOptions): ClickSink {
         )
           continue;
         last.set(anomaly.country, anomaly.windowEnd);
-        events.push(
-          serviceEvent('analytics.geo_anomaly', {
-            workspaceId: link.workspace_id,
-            requestId: null,
-            occurredAt: now(),
-            subject: { linkId: link.id, slug: link.slug, ...anomaly },
-          }),
-        );
+        events.push(alertEvent('analytics.geo_anomaly', link, anomaly));
       }
     }
     return events;

@@ -12,6 +12,7 @@ import { copyField, copyRows } from '../pg-copy.ts';
 import { insertRows, preparedOn, type Statement } from '../sqlite-statements.ts';
 import { recordLinkChange } from './link-changes.ts';
 import { enqueueEvents, type EmitEvents } from './outbox.ts';
+import { putVisitDetails, VISIT_COLUMNS, VISIT_WIDTH, visitCopyFields, type VisitDetails } from './visit-columns.ts';
 
 export interface PageRow {
   id: string;
@@ -163,24 +164,17 @@ export async function linkAddresses(
 // What visitors did (written by the click writer, read by the page's analytics)
 
 /** A view of a page, or a click of one of its link blocks, as the click writer stores it. */
-export interface PageVisitRow {
+export interface PageVisitRow extends VisitDetails {
   workspace_id: string;
   page_id: string;
   /** The link block followed; null for a view of the page. */
   block_id: string | null;
-  occurred_at: number;
-  referrer_host: string | null;
-  country: string | null;
-  device: string | null;
-  browser: string | null;
-  os: string | null;
 }
 
 const DAY_MS = 86_400_000;
 const byKey = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-const VIEW_INSERT =
-  'INSERT INTO page_views (workspace_id, page_id, occurred_at, referrer_host, country, device, browser, os) VALUES ';
+const VIEW_INSERT = `INSERT INTO page_views (workspace_id, page_id, ${VISIT_COLUMNS}) VALUES `;
 /** Views per INSERT statement on SQLite, as clicks are written (click-batches.ts). */
 const SQLITE_ROWS = 64;
 const SQLITE_SQL = {
@@ -195,8 +189,7 @@ const prepared = new WeakMap<object, Record<keyof typeof SQLITE_SQL, Statement>>
 const PG_CHUNK = 5_000;
 
 /** Raw views go to Postgres by COPY, as the raw clicks do (src/db/pg-copy.ts says why). */
-const PG_VIEW_COPY =
-  'COPY page_views (workspace_id, page_id, occurred_at, referrer_host, country, device, browser, os) FROM STDIN';
+const PG_VIEW_COPY = `COPY page_views (workspace_id, page_id, ${VISIT_COLUMNS}) FROM STDIN`;
 
 /**
  * Raw views, views per page and day, clicks per block and day, in the caller's transaction (the
@@ -239,15 +232,10 @@ export async function writePageVisits(
   );
   if (engine === 'sqlite') {
     const st = await preparedOn(trx, prepared, SQLITE_SQL);
-    insertRows(views, SQLITE_ROWS, 8, st.views, st.view, (r, values, v) => {
+    insertRows(views, SQLITE_ROWS, 2 + VISIT_WIDTH, st.views, st.view, (r, values, v) => {
       values[v] = r.workspace_id;
       values[v + 1] = r.page_id;
-      values[v + 2] = r.occurred_at;
-      values[v + 3] = r.referrer_host;
-      values[v + 4] = r.country;
-      values[v + 5] = r.device;
-      values[v + 6] = r.browser;
-      values[v + 7] = r.os;
+      putVisitDetails(r, values, v + 2);
     });
     for (const d of dailyRows) st.daily.run(d.page_id, d.workspace_id, d.day, d.views);
     for (const b of blockRows) st.blocks.run(b.page_id, b.block_id, b.workspace_id, b.day, b.clicks);
@@ -257,8 +245,7 @@ export async function writePageVisits(
     trx,
     PG_VIEW_COPY,
     views,
-    (r) =>
-      `${copyField(r.workspace_id)}\t${copyField(r.page_id)}\t${r.occurred_at}\t${copyField(r.referrer_host)}\t${copyField(r.country)}\t${copyField(r.device)}\t${copyField(r.browser)}\t${copyField(r.os)}\n`,
+    (r) => `${copyField(r.workspace_id)}\t${copyField(r.page_id)}\t${visitCopyFields(r)}`,
     PG_CHUNK,
   );
   await upsertColumns(

@@ -12,19 +12,14 @@ import { copyField, copyRows } from '../pg-copy.ts';
 import { insertRows, preparedOn, type Statement } from '../sqlite-statements.ts';
 import { enqueueEvents, subscriptionTargets, type SubscriptionTarget } from './outbox.ts';
 import { writePageVisits, type PageVisitRow } from './bio-pages.ts';
+import { putVisitDetails, VISIT_COLUMNS, VISIT_WIDTH, visitCopyFields, type VisitDetails } from './visit-columns.ts';
 import { workspacesWithTrafficAlerts } from './traffic-windows.ts';
 
 /** A click as it is stored: the User-Agent parsed, the referrer reduced to its host, no IP address. */
-export interface StoredClick {
+export interface StoredClick extends VisitDetails {
   workspace_id: string;
   link_id: string;
   qr_code_id: string | null;
-  occurred_at: number;
-  referrer_host: string | null;
-  country: string | null;
-  device: string | null;
-  browser: string | null;
-  os: string | null;
 }
 
 /**
@@ -157,8 +152,7 @@ export function clickWindows(rows: StoredClick[], wanted: (workspaceId: string) 
   );
 }
 
-const CLICK_INSERT =
-  'INSERT INTO clicks (workspace_id, link_id, qr_code_id, occurred_at, referrer_host, country, device, browser, os) VALUES ';
+const CLICK_INSERT = `INSERT INTO clicks (workspace_id, link_id, qr_code_id, ${VISIT_COLUMNS}) VALUES `;
 /** Clicks per INSERT statement on SQLite: one call into SQLite per row costs more per click (bench:click-writes). */
 const SQLITE_ROWS_PER_INSERT = 64;
 const SQLITE_SQL = {
@@ -175,16 +169,11 @@ const prepared = new WeakMap<object, Record<keyof typeof SQLITE_SQL, Statement>>
 
 async function writeSqlite(trx: Knex.Transaction, rows: StoredClick[], agg: ClickAggregates) {
   const st = await preparedOn(trx, prepared, SQLITE_SQL);
-  insertRows(rows, SQLITE_ROWS_PER_INSERT, 9, st.clicks, st.click, (r, values, v) => {
+  insertRows(rows, SQLITE_ROWS_PER_INSERT, 3 + VISIT_WIDTH, st.clicks, st.click, (r, values, v) => {
     values[v] = r.workspace_id;
     values[v + 1] = r.link_id;
     values[v + 2] = r.qr_code_id;
-    values[v + 3] = r.occurred_at;
-    values[v + 4] = r.referrer_host;
-    values[v + 5] = r.country;
-    values[v + 6] = r.device;
-    values[v + 7] = r.browser;
-    values[v + 8] = r.os;
+    putVisitDetails(r, values, v + 3);
   });
   // After the raw clicks: their write holds the write lock (src/db/repos/traffic-windows.ts).
   const windows = await alertWindows(trx, rows);
@@ -196,12 +185,11 @@ async function writeSqlite(trx: Knex.Transaction, rows: StoredClick[], agg: Clic
 const PG_CHUNK = 5_000;
 
 /** The raw clicks go to Postgres by COPY (src/db/pg-copy.ts says why). */
-const PG_CLICK_COPY =
-  'COPY clicks (workspace_id, link_id, qr_code_id, occurred_at, referrer_host, country, device, browser, os) FROM STDIN';
+const PG_CLICK_COPY = `COPY clicks (workspace_id, link_id, qr_code_id, ${VISIT_COLUMNS}) FROM STDIN`;
 
 /** A click as a line of COPY text, in PG_CLICK_COPY's column order. */
 const clickCopyLine = (r: StoredClick) =>
-  `${copyField(r.workspace_id)}\t${copyField(r.link_id)}\t${copyField(r.qr_code_id)}\t${r.occurred_at}\t${copyField(r.referrer_host)}\t${copyField(r.country)}\t${copyField(r.device)}\t${copyField(r.browser)}\t${copyField(r.os)}\n`;
+  `${copyField(r.workspace_id)}\t${copyField(r.link_id)}\t${copyField(r.qr_code_id)}\t${visitCopyFields(r)}`;
 
 async function writePostgres(trx: Knex.Transaction, rows: StoredClick[], agg: ClickAggregates) {
   await copyRows(trx, PG_CLICK_COPY, rows, clickCopyLine, PG_CHUNK);

@@ -42,6 +42,21 @@ export interface LinkSearchPage {
  * the start is spelled out: a CROSS JOIN makes its left side the outer loop. Postgres's planner
  * weighs its own statistics (the trigram and tag indexes among its choices).
  */
+/**
+ * The links (`l`) an SQLite full-text table (`table`, as `alias`) matches: its rows, whose rowid
+ * is the link's seq, are the outer loop.
+ */
+function ftsMatches(
+  knex: Knex,
+  table: 'links_search' | 'links_short_grams',
+  alias: string,
+  match: string,
+): Knex.QueryBuilder {
+  return knex(`${table} as ${alias}`)
+    .crossJoin('links as l', 'l.seq', `${alias}.rowid`)
+    .whereRaw(`${alias}.${table} MATCH ?`, [match]);
+}
+
 function matchingFromNarrowest(knex: Knex, workspaceId: string, s: Filters, grams = false): Knex.QueryBuilder {
   const text = s.q?.trim();
   if (text && !isPostgres(knex)) {
@@ -52,26 +67,9 @@ function matchingFromNarrowest(knex: Knex, workspaceId: string, s: Filters, gram
       const columns = columnsFor(text);
       const match =
         columns.length === COLUMNS.length ? phrase : `{${columns.map((c) => c.name).join(' ')}} : ${phrase}`;
-      return applyFilters(
-        knex('links_search as f')
-          .crossJoin('links as l', 'l.seq', 'f.rowid')
-          .whereRaw('f.links_search MATCH ?', [match]),
-        knex,
-        workspaceId,
-        s,
-        'started',
-      );
+      return applyFilters(ftsMatches(knex, 'links_search', 'f', match), knex, workspaceId, s, 'started');
     }
-    if (grams)
-      return applyFilters(
-        knex('links_short_grams as g')
-          .crossJoin('links as l', 'l.seq', 'g.rowid')
-          .whereRaw('g.links_short_grams MATCH ?', [grams]),
-        knex,
-        workspaceId,
-        s,
-        'started',
-      );
+    if (grams) return applyFilters(ftsMatches(knex, 'links_short_grams', 'g', grams), knex, workspaceId, s, 'started');
   }
   if (s.tagId) {
     const q = knex('link_tags as lt0')

@@ -11,15 +11,16 @@ import { findSession, touchSession, type SessionRecord } from '../../db/repos/ac
 import { getWorkspace, roleOf } from '../../db/repos/workspaces.ts';
 import type { Role } from '../../domain/access.ts';
 import { clientAddress } from '../../domain/client-address.ts';
-import { forbidden, invalid, methodNotAllowed, notFound, unauthenticated, unavailable } from '../../domain/errors.ts';
+import { forbidden, invalid, notFound, unauthenticated, unavailable } from '../../domain/errors.ts';
 import { SESSION_COOKIE, SESSION_TOUCH_MS } from '../../domain/sessions.ts';
 import { projectPath } from '../../platform/project-root.ts';
 import { parseCookies } from '../../redirect/password.ts';
 import { bodyProblem, MAX_BODY_BYTES } from '../body.ts';
 import type { Services } from '../services.ts';
-import { validationError, withContractKeywords } from '../validation.ts';
+import { withContractKeywords } from '../validation.ts';
 import { inlineRefs } from '../definition.ts';
 import { preferFixedPaths } from '../routing.ts';
+import { contractFailureHandlers, contractRequest } from '../contract-handlers.ts';
 import { dashboardHandlers } from './handlers/index.ts';
 import { sessionCookie } from './session.ts';
 import { sameOrigin } from './origin.ts';
@@ -124,12 +125,7 @@ export async function createDashboard(services: Services): Promise<express.Route
       session?: SessionRecord;
       workspace?: WorkspaceContext;
     };
-    const request = {
-      params: c.request.params,
-      query: c.request.query,
-      headers: c.request.headers,
-      body: c.request.requestBody,
-    } as unknown as DashboardRequest<DashboardOperationId>;
+    const request = contractRequest<DashboardRequest<DashboardOperationId>>(c);
     const ctx: DashboardContext = {
       session,
       workspace,
@@ -147,22 +143,7 @@ export async function createDashboard(services: Services): Promise<express.Route
 
   api.register({
     ...Object.fromEntries((Object.keys(handlers) as DashboardOperationId[]).map((id) => [id, adapt(id)])),
-    validationFail: (c: Context) => {
-      throw validationError((c.validation.errors ?? []) as any, c.operation as any, c.request);
-    },
-    unauthorizedHandler: (c: Context) => {
-      const err = (c.security as any)?.session?.error;
-      if (err) throw err;
-      throw unauthenticated('Sign in first');
-    },
-    notFound: () => {
-      throw notFound('No such dashboard route');
-    },
-    methodNotAllowed: (c: Context) => {
-      // RFC 9110: a 405 names the methods the path allows (the path of the contract it is).
-      const { method, path } = c.request;
-      throw methodNotAllowed(`Method ${method.toUpperCase()} is not allowed on ${path}`, routes.allowed(path));
-    },
+    ...contractFailureHandlers('dashboard', (requestPath) => routes.allowed(requestPath)),
     postResponseHandler: (c: Context, _req: Request, res: Response) => {
       const result = c.response as { status: number; body?: unknown; headers?: Record<string, string | string[]> };
       if (

@@ -5,21 +5,14 @@ import type { IncomingMessage } from 'node:http';
 import type { operations } from '../../../generated/dashboard.ts';
 import type { Plan, Role } from '../../domain/access.ts';
 import type { SessionRecord } from '../../db/repos/accounts.ts';
+import type { RequestParts } from '../handlers/types.ts';
 
 export type DashboardOperationId = keyof operations;
 
-type Part<T> = [T] extends [never]
-  ? Record<string, never>
-  : [T] extends [undefined]
-    ? Record<string, never>
-    : NonNullable<T>;
 /** The body of the first (only) media type of a request or response. */
 type BodyOf<T> = T extends { content: infer C } ? C[keyof C] : undefined;
 
-export interface DashboardRequest<O extends DashboardOperationId> {
-  params: Part<operations[O]['parameters']['path']>;
-  query: Part<operations[O]['parameters']['query']>;
-  headers: Record<string, string | string[] | undefined>;
+export interface DashboardRequest<O extends DashboardOperationId> extends RequestParts<operations[O]> {
   body: operations[O] extends { requestBody: infer R }
     ? BodyOf<R>
     : operations[O] extends { requestBody?: infer R }

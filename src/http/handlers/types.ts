@@ -20,11 +20,15 @@ type JsonOf<T> = T extends { content: { 'application/json': infer B } }
     ? B
     : undefined;
 
-export interface RequestOf<O extends OperationId> {
-  params: Part<operations[O]['parameters']['path']>;
-  query: Part<operations[O]['parameters']['query']>;
+/** What a request of an operation (`Op`, of either contract) carries besides its body. */
+export interface RequestParts<Op extends { parameters: { path?: unknown; query?: unknown } }> {
+  params: Part<Op['parameters']['path']>;
+  query: Part<Op['parameters']['query']>;
   /** Lower-case header names, as Node gives them. */
   headers: Record<string, string | string[] | undefined>;
+}
+
+export interface RequestOf<O extends OperationId> extends RequestParts<operations[O]> {
   body: operations[O] extends { requestBody: infer R }
     ? JsonOf<R>
     : operations[O] extends { requestBody?: infer R }

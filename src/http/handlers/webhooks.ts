@@ -24,18 +24,17 @@ type SubscriptionRow = subscriptions.SubscriptionRow;
 
 const iso = (ms: number) => new Date(Number(ms)).toISOString();
 
+/** What both variants present alike; the rest differ in name only (Variant B's are snake_case). */
+const presentShared = (row: SubscriptionRow) => ({ id: row.id, url: row.url, events: JSON.parse(row.events) });
+
 const presentA = (row: SubscriptionRow): SubscriptionA => ({
-  id: row.id,
-  url: row.url,
-  events: JSON.parse(row.events),
+  ...presentShared(row),
   enabled: !!row.enabled,
   createdAt: iso(row.created_at),
 });
 
 const presentB = (row: SubscriptionRow): SubscriptionB => ({
-  id: row.id,
-  url: row.url,
-  events: JSON.parse(row.events),
+  ...presentShared(row),
   active: !!row.enabled,
   created_at: iso(row.created_at),
 });

@@ -5,16 +5,14 @@ import type { components } from '../../../../generated/dashboard.ts';
 import { conversionSummary, requireConversions, type ConversionSummaryQuery } from '../../../operations/conversions.ts';
 import type { Services } from '../../services.ts';
 import type { DashboardContext, DashboardHandlers, DashboardResult } from '../types.ts';
+import { gatedWorkspace } from './gated-workspace.ts';
 
 type DashboardConversions = components['schemas']['DashboardConversions'];
 
 export function conversionHandlers(services: Services): Pick<DashboardHandlers, 'getDashboardConversions'> {
   /** The workspace, when its plan and this deployment have conversion tracking (the API's gates). */
-  function conversionsOf(ctx: DashboardContext) {
-    const w = ctx.workspace!;
-    requireConversions(services.config, w.plan);
-    return w;
-  }
+  const conversionsOf = (ctx: DashboardContext) =>
+    gatedWorkspace(ctx, (plan) => requireConversions(services.config, plan));
 
   return {
     async getDashboardConversions({ query }, ctx): Promise<DashboardResult<'getDashboardConversions'>> {

@@ -16,6 +16,7 @@ import {
 } from '../../../operations/goals.ts';
 import type { Services } from '../../services.ts';
 import type { DashboardContext, DashboardHandlers, DashboardResult } from '../types.ts';
+import { gatedWorkspace } from './gated-workspace.ts';
 
 type GoalBody = Omit<GoalInput, 'windowStart' | 'windowEnd'> & {
   windowStart?: string | null;
@@ -49,11 +50,7 @@ export function goalHandlers(
   const { knex } = services.db;
 
   /** The workspace, when its plan and this deployment have goals. */
-  function goalsOf(ctx: DashboardContext) {
-    const w = ctx.workspace!;
-    requireGoals(services.config, w.plan);
-    return w;
-  }
+  const goalsOf = (ctx: DashboardContext) => gatedWorkspace(ctx, (plan) => requireGoals(services.config, plan));
 
   return {
     async listDashboardGoals({ query }, ctx): Promise<DashboardResult<'listDashboardGoals'>> {

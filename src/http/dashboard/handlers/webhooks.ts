@@ -19,6 +19,7 @@ import {
 } from '../../../operations/subscriptions.ts';
 import type { Services } from '../../services.ts';
 import type { DashboardContext, DashboardHandlers, DashboardResult } from '../types.ts';
+import { gatedWorkspace } from './gated-workspace.ts';
 
 type WebhookOperation =
   | 'listDashboardWebhookSubscriptions'
@@ -41,11 +42,7 @@ export function webhookDashboardHandlers(services: Services): Pick<DashboardHand
   const { config } = services;
 
   /** The workspace, when its plan has webhooks. */
-  function webhooksOf(ctx: DashboardContext) {
-    const w = ctx.workspace!;
-    requireWebhooksPlan(w.plan, 'session');
-    return w;
-  }
+  const webhooksOf = (ctx: DashboardContext) => gatedWorkspace(ctx, (plan) => requireWebhooksPlan(plan, 'session'));
 
   const deps = { knex, queries: services.queries, masterKey: services.masterKey };
   const view = async (workspaceId: string, id: string) =>

@@ -1,0 +1,31 @@
+// What a click (click-batches.ts) and a bio page's view or block click (bio-pages.ts) both store
+// of a visit: the same columns, written after each table's own ids in the order below by the
+// SQLite INSERTs and the Postgres COPY of both writers.
+import { copyField } from '../pg-copy.ts';
+
+export interface VisitDetails {
+  occurred_at: number;
+  referrer_host: string | null;
+  country: string | null;
+  device: string | null;
+  browser: string | null;
+  os: string | null;
+}
+
+/** The columns of VisitDetails, in the order the writers put them. */
+export const VISIT_COLUMNS = 'occurred_at, referrer_host, country, device, browser, os';
+export const VISIT_WIDTH = 6;
+
+/** Puts the visit's VISIT_WIDTH values into `values` from `at`, in VISIT_COLUMNS's order. */
+export function putVisitDetails(r: VisitDetails, values: unknown[], at: number): void {
+  values[at] = r.occurred_at;
+  values[at + 1] = r.referrer_host;
+  values[at + 2] = r.country;
+  values[at + 3] = r.device;
+  values[at + 4] = r.browser;
+  values[at + 5] = r.os;
+}
+
+/** The visit's fields as the end of a line of COPY text (pg-copy.ts), newline included. */
+export const visitCopyFields = (r: VisitDetails): string =>
+  `${r.occurred_at}\t${copyField(r.referrer_host)}\t${copyField(r.country)}\t${copyField(r.device)}\t${copyField(r.browser)}\t${copyField(r.os)}\n`;
