@@ -18,3 +18,8 @@ export function textInputs<K extends string>(
     error: errors[key],
   });
 }
+
+/** One input bound to its own state: `{...boundText(email, setEmail)}` gives the value and change handler. */
+export function boundText(value: string, set: (value: string) => void) {
+  return { value, onChange: (e: { target: { value: string } }) => set(e.target.value) };
+}

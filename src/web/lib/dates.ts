@@ -71,3 +71,8 @@ export function daysInclusive(from: string, to: string): number {
 export function isDay(value: string): boolean {
   return /^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`));
 }
+
+/** The "Last N days" choices of a window select, valued by their number of days. */
+export function lastDays<const D extends readonly number[]>(days: D) {
+  return days.map((d) => ({ value: `${d}` as `${D[number]}`, label: `Last ${d} days` }));
+}

@@ -10,6 +10,7 @@ import { CurrentPasswordField } from '../components/password-fields.tsx';
 import { PublicFrame } from '../components/shell.tsx';
 import { useDocumentTitle } from '../lib/hooks.ts';
 import { safeNext } from '../lib/navigation.ts';
+import { boundText } from '../components/text-inputs.ts';
 
 const FIELDS = { email: 'email', password: 'password' } as const;
 
@@ -57,8 +58,7 @@ export function SignIn() {
           type="email"
           name="email"
           autoComplete="username"
-          value={email}
-          onChange={(e) => setEmail(e.target.value)}
+          {...boundText(email, setEmail)}
           error={errors.fields.email}
           required
         />

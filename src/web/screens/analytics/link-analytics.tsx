@@ -8,7 +8,7 @@ import type { LinkAnalytics as Analytics } from '../../api/types.ts';
 import { LoadError, Loading } from '../../components/feedback.tsx';
 import { Options } from '../../components/fields.tsx';
 import { PageHeader } from '../../components/page.tsx';
-import { addDays, daysInclusive, formatDay, isDay, todayUtc } from '../../lib/dates.ts';
+import { addDays, daysInclusive, formatDay, isDay, lastDays, todayUtc } from '../../lib/dates.ts';
 import { csvRecords } from '../../lib/csv.ts';
 import { downloadText } from '../../lib/download.ts';
 import { formatCount } from '../../lib/format.ts';
@@ -20,13 +20,7 @@ import { ClicksChart } from './clicks-chart.tsx';
 import { DayTable } from './day-table.tsx';
 import { PerDayPanel } from './per-day-panel.tsx';
 
-const PRESETS = [
-  { value: '7', label: 'Last 7 days' },
-  { value: '30', label: 'Last 30 days' },
-  { value: '90', label: 'Last 90 days' },
-  { value: '365', label: 'Last 365 days' },
-  { value: 'custom', label: 'Custom' },
-] as const;
+const PRESETS = [...lastDays([7, 30, 90, 365]), { value: 'custom', label: 'Custom' }] as const;
 
 const MAX_DAYS = 400;
 

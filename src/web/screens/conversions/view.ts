@@ -3,15 +3,9 @@
 // GET /api/v1/conversions. `?window=90&eventType=purchase&campaignId=cmp_1`.
 import type { EventType } from '../../api/types.ts';
 import { EVENT_TYPES } from '../../lib/conversions.ts';
-import { addDays, isDay } from '../../lib/dates.ts';
+import { addDays, isDay, lastDays } from '../../lib/dates.ts';
 
-export const PRESETS = [
-  { value: '7', label: 'Last 7 days' },
-  { value: '30', label: 'Last 30 days' },
-  { value: '90', label: 'Last 90 days' },
-  { value: '400', label: 'Last 400 days' },
-  { value: 'custom', label: 'Custom days' },
-] as const;
+export const PRESETS = [...lastDays([7, 30, 90, 400]), { value: 'custom', label: 'Custom days' }] as const;
 export type Preset = (typeof PRESETS)[number]['value'];
 export const MAX_DAYS = 400;
 

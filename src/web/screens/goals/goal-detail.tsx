@@ -10,19 +10,14 @@ import { FormAlert, LoadError, Loading, StatusNotice } from '../../components/fe
 import { Options, SelectField } from '../../components/fields.tsx';
 import { PageHeader } from '../../components/page.tsx';
 import { money, RATE_REASONS, typeLabel } from '../../lib/conversions.ts';
-import { formatDateTime } from '../../lib/dates.ts';
+import { formatDateTime, lastDays } from '../../lib/dates.ts';
 import { formatCount } from '../../lib/format.ts';
 import { wsPath } from '../links/paths.ts';
 import { ShareButton } from '../reports/share-button.tsx';
 import { GoalForm } from './goal-form.tsx';
 import { scopeText, statusBadge } from './goals.tsx';
 
-const WINDOWS = [
-  { value: '7', label: 'Last 7 days' },
-  { value: '30', label: 'Last 30 days' },
-  { value: '90', label: 'Last 90 days' },
-  { value: '400', label: 'Last 400 days' },
-] as const;
+const WINDOWS = lastDays([7, 30, 90, 400]);
 
 /** The status changes offered from `status`, in button order: reactivate or pause, then archive. */
 function statusMoves(status: Goal['status']): Array<[Goal['status'], string]> {

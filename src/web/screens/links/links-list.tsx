@@ -17,6 +17,7 @@ import { formatCount, pageRange } from '../../lib/format.ts';
 import { useDebouncedValue } from '../../lib/hooks.ts';
 import { BulkBar, BulkOutcomeNotice, type BulkOutcome } from './bulk-bar.tsx';
 import { linkPath, wsPath } from './paths.ts';
+import { boundText } from '../../components/text-inputs.ts';
 
 const LIMIT = 25;
 
@@ -163,8 +164,7 @@ export function LinksList() {
           <input
             id={ids.search}
             type="search"
-            value={search}
-            onChange={(e) => setSearch(e.target.value)}
+            {...boundText(search, setSearch)}
             placeholder="Slug, title or destination"
             maxLength={200}
           />

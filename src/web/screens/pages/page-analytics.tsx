@@ -8,7 +8,7 @@ import type { BioPageAnalytics } from '../../api/types.ts';
 import { LoadError, Loading } from '../../components/feedback.tsx';
 import { Options } from '../../components/fields.tsx';
 import { PageHeader } from '../../components/page.tsx';
-import { addDays, formatDay, todayUtc } from '../../lib/dates.ts';
+import { addDays, formatDay, lastDays, todayUtc } from '../../lib/dates.ts';
 import { formatCount } from '../../lib/format.ts';
 import { linkPath } from '../links/paths.ts';
 import { BreakdownTables, type BreakdownPart } from '../analytics/breakdowns.tsx';
@@ -17,12 +17,7 @@ import { DayTable } from '../analytics/day-table.tsx';
 import { PerDayPanel } from '../analytics/per-day-panel.tsx';
 import { pagePath, pagesPath } from './page-data.ts';
 
-const WINDOWS = [
-  { value: '7', label: 'Last 7 days' },
-  { value: '30', label: 'Last 30 days' },
-  { value: '90', label: 'Last 90 days' },
-  { value: '365', label: 'Last 365 days' },
-] as const;
+const WINDOWS = lastDays([7, 30, 90, 365]);
 
 export default function PageAnalytics() {
   const { workspaceId: ws, pageId } = useParams<{ workspaceId: string; pageId: string }>();

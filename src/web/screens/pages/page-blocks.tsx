@@ -15,6 +15,7 @@ import {
   type BlockType,
   type PageField,
 } from './page-form.ts';
+import { boundText } from '../../components/text-inputs.ts';
 
 type Errors = Partial<Record<PageField, string>>;
 
@@ -334,8 +335,7 @@ function LinkSearch({
         <input
           id={id}
           type="search"
-          value={q}
-          onChange={(e) => setQ(e.target.value)}
+          {...boundText(q, setQ)}
           // Enter searches as typing does; it must not send the page's form.
           onKeyDown={(e) => {
             if (e.key === 'Enter') e.preventDefault();

@@ -12,6 +12,7 @@ import { Options, SelectField, TextField } from '../../components/fields.tsx';
 import { useFormErrors } from '../../components/form-errors.ts';
 import { wsPath } from '../links/paths.ts';
 import { KIND_LABELS, VISIBILITIES, windowPhrase } from './report-text.ts';
+import { boundText } from '../../components/text-inputs.ts';
 
 type Field = 'title' | 'visibility' | 'password';
 const FIELDS: Record<string, Field> = { title: 'title', visibility: 'visibility', password: 'password' };
@@ -125,8 +126,7 @@ function ShareDialog({
           <FormAlert message={errors.form} />
           <TextField
             label="Title"
-            value={title}
-            onChange={(e) => setTitle(e.target.value)}
+            {...boundText(title, setTitle)}
             maxLength={200}
             required
             error={errors.fields.title}
@@ -145,8 +145,7 @@ function ShareDialog({
               label="Password (optional)"
               type="password"
               autoComplete="new-password"
-              value={password}
-              onChange={(e) => setPassword(e.target.value)}
+              {...boundText(password, setPassword)}
               maxLength={256}
               hint="Readers must enter it before they see the report."
               error={errors.fields.password}

@@ -5,6 +5,7 @@ import { StatusNotice } from '../../components/feedback.tsx';
 import { TextField } from '../../components/fields.tsx';
 import { useFormErrors } from '../../components/form-errors.ts';
 import { RowFormPanel } from '../../components/row-form-panel.tsx';
+import { boundText } from '../../components/text-inputs.ts';
 
 type Field = 'name' | 'color';
 const FIELDS: Record<string, Field> = { name: 'name', color: 'color' };
@@ -70,8 +71,7 @@ export function CreateNamedPanel<Vars>({
     >
       <TextField
         label="Name"
-        value={name}
-        onChange={(e) => setName(e.target.value)}
+        {...boundText(name, setName)}
         error={errors.fields.name}
         maxLength={maxLength}
         className="grow"

@@ -16,6 +16,7 @@ import { useFormErrors } from '../../components/form-errors.ts';
 import { RowFormPanel } from '../../components/row-form-panel.tsx';
 import { When } from '../../components/when.tsx';
 import { SettingsFrame } from './settings-frame.tsx';
+import { boundText } from '../../components/text-inputs.ts';
 
 const STATUS = {
   PENDING: ['Pending', 'badge-neutral'],
@@ -205,8 +206,7 @@ function AddDomain({ workspaceId, onAdded }: { workspaceId: string; onAdded: (d:
     >
       <TextField
         label="Host"
-        value={host}
-        onChange={(e) => setHost(e.target.value)}
+        {...boundText(host, setHost)}
         error={errors.fields.host}
         placeholder="go.example.com"
         hint="Without https:// or a path."

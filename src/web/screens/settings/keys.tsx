@@ -18,6 +18,7 @@ import { TableSection } from '../../components/table-section.tsx';
 import { When } from '../../components/when.tsx';
 import { localInputToIso } from '../../lib/dates.ts';
 import { SettingsFrame } from './settings-frame.tsx';
+import { boundText } from '../../components/text-inputs.ts';
 
 type Field = 'scopes' | 'expiresAt';
 const FIELDS: Record<string, Field> = { scopes: 'scopes', expiresAt: 'expiresAt' };
@@ -177,8 +178,7 @@ function CreateKey(props: { workspaceId: string; role: Role; offered: readonly S
         <TextField
           label="Expires at"
           type="datetime-local"
-          value={expiresAt}
-          onChange={(e) => setExpiresAt(e.target.value)}
+          {...boundText(expiresAt, setExpiresAt)}
           error={errors.fields.expiresAt}
           hint="Optional: empty for a key that does not expire."
           disabled={disabled}

@@ -26,6 +26,7 @@ import { TableSection } from '../../components/table-section.tsx';
 import { formatDate } from '../../lib/dates.ts';
 import { roleName } from '../../lib/format.ts';
 import { SettingsFrame } from './settings-frame.tsx';
+import { boundText } from '../../components/text-inputs.ts';
 
 const ROLE_HELP: Record<Role, string> = {
   OWNER: 'everything, including roles and owners',
@@ -198,8 +199,7 @@ function InviteMember({ workspaceId, mayInviteOwner }: { workspaceId: string; ma
       <TextField
         label="Email"
         type="email"
-        value={email}
-        onChange={(e) => setEmail(e.target.value)}
+        {...boundText(email, setEmail)}
         error={errors.fields.email}
         autoComplete="off"
         className="grow"

@@ -9,6 +9,7 @@ import { TextField } from '../../components/fields.tsx';
 import { TagChip } from '../../components/tag-chip.tsx';
 import { CreateNamedPanel } from './create-named.tsx';
 import { SettingsFrame } from './settings-frame.tsx';
+import { boundText } from '../../components/text-inputs.ts';
 
 export function Tags() {
   const { workspaceId: ws } = useParams<{ workspaceId: string }>();
@@ -29,8 +30,7 @@ export function Tags() {
             <TextField
               label="Color"
               type="color"
-              value={color}
-              onChange={(e) => setColor(e.target.value)}
+              {...boundText(color, setColor)}
               error={errors.color}
               className="field-color"
             />

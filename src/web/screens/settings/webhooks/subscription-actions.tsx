@@ -8,6 +8,7 @@ import { SubmitOrClose } from '../../../components/submit-or-close.tsx';
 import { localInputToIso } from '../../../lib/dates.ts';
 import { AttemptView } from './delivery-log.tsx';
 import type { SubscriptionPanelProps } from './subscription-forms.tsx';
+import { boundText } from '../../../components/text-inputs.ts';
 
 export function SendTestEvent({ workspaceId, subscription: s, catalog, close }: SubscriptionPanelProps) {
   const names = eventsOf(catalog, s.variant).map((e) => e.name);
@@ -105,8 +106,7 @@ export function ReplaySince({ workspaceId, subscription: s, close, done }: Subsc
         <TextField
           label="Failed since"
           type="datetime-local"
-          value={since}
-          onChange={(e) => setSince(e.target.value)}
+          {...boundText(since, setSince)}
           error={errors.fields.since}
           hint="Every FAILED delivery made since this time is sent again, with the same id and body."
           className="field-narrow"

@@ -14,6 +14,7 @@ import { CheckboxField, SelectField, TextField } from '../../../components/field
 import { useFormErrors } from '../../../components/form-errors.ts';
 import { ShownOnce } from '../../../components/shown-once.tsx';
 import { SubmitOrClose } from '../../../components/submit-or-close.tsx';
+import { boundText } from '../../../components/text-inputs.ts';
 
 type CreateField = 'variant' | 'url' | 'events' | 'secret';
 const CREATE_FIELDS: Record<string, CreateField> = {
@@ -163,8 +164,7 @@ export function CreateSubscription({ workspaceId, catalog }: { workspaceId: stri
             label="Secret"
             type="password"
             autoComplete="new-password"
-            value={secret}
-            onChange={(e) => setSecret(e.target.value)}
+            {...boundText(secret, setSecret)}
             error={errors.fields.secret}
             hint="At least 16 characters. Shortlink stores it encrypted and never shows it."
           />
