@@ -160,20 +160,9 @@ describeInChromium('conversions in the dashboard, in Chromium (sqlite)', () => {
         .allTextContents(),
     ).toEqual(['1', '$25.00', '2', '50%']);
     const byType = page.getByRole('region', { name: 'By event type' }).first();
-    expect(
-      await byType
-        .getByRole('row', { name: /^Purchase/ })
-        .locator('td')
-        .first()
-        .textContent(),
-    ).toBe('4');
-    expect(
-      await byType
-        .getByRole('row', { name: /^webinar/ })
-        .locator('td')
-        .first()
-        .textContent(),
-    ).toBe('1');
+    const conversionsOf = (name: RegExp) => byType.getByRole('row', { name }).locator('td').first().textContent();
+    expect(await conversionsOf(/^Purchase/)).toBe('4');
+    expect(await conversionsOf(/^webinar/)).toBe('1');
   });
 
   it('changes the window and a filter, both kept in the address', async () => {

@@ -171,22 +171,9 @@ describeInChromium('bio pages in the dashboard, in Chromium (sqlite)', () => {
     await expect.poll(() => stat(page, 'Views').textContent()).toBe('1');
     await expect.poll(() => stat(page, 'Clicks on links').textContent()).toBe('1');
     const blocks = page.getByRole('table', { name: 'Clicks by link block' });
-    await expect
-      .poll(() =>
-        blocks
-          .getByRole('row', { name: /Spring sale/ })
-          .locator('td.num')
-          .textContent(),
-      )
-      .toBe('1');
-    await expect
-      .poll(() =>
-        blocks
-          .getByRole('row', { name: /Our podcast/ })
-          .locator('td.num')
-          .textContent(),
-      )
-      .toBe('0');
+    const blockClicks = (name: RegExp) => blocks.getByRole('row', { name }).locator('td.num').textContent();
+    await expect.poll(() => blockClicks(/Spring sale/)).toBe('1');
+    await expect.poll(() => blockClicks(/Our podcast/)).toBe('0');
     // The day's figures are in the table under the chart too.
     await page.getByText('Show the numbers').click();
     const totals = page.getByRole('table', { name: 'Views and clicks per day' }).locator('tfoot tr');

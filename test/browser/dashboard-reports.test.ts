@@ -21,6 +21,10 @@ import { verifyVariantA } from '../../src/webhooks/verify';
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 800 };
 
+/** Answers the confirmation dialog named `dialog` with its button `confirm`. */
+const confirmIn = (page: Page, dialog: string, confirm: string) =>
+  page.getByRole('dialog', { name: dialog }).getByRole('button', { name: confirm }).click();
+
 describeInChromium('shared reports in the dashboard, in Chromium (sqlite)', () => {
   let server: DeliveringServer;
   let receiver: Receiver;
@@ -260,10 +264,7 @@ describeInChromium('shared reports in the dashboard, in Chromium (sqlite)', () =
 
     const card = reportCard(page, 'Clicks on pricing, last 7 days');
     await card.getByRole('button', { name: 'New link for Clicks on pricing, last 7 days' }).click();
-    await page
-      .getByRole('dialog', { name: 'Give Clicks on pricing, last 7 days a new link?' })
-      .getByRole('button', { name: 'Make a new link' })
-      .click();
+    await confirmIn(page, 'Give Clicks on pricing, last 7 days a new link?', 'Make a new link');
     await page.getByText('Clicks on pricing, last 7 days has a new link. The old one no longer works.').waitFor();
     const second = await card.getByRole('link', { name: /shared page of/ }).getAttribute('href');
     expect(second).not.toBe(first);
@@ -283,10 +284,7 @@ describeInChromium('shared reports in the dashboard, in Chromium (sqlite)', () =
     await expect.poll(() => h1(visitor).textContent()).toBe('Clicks on pricing, last 7 days');
 
     await card.getByRole('button', { name: 'Delete Clicks on pricing, last 7 days' }).click();
-    await page
-      .getByRole('dialog', { name: 'Delete Clicks on pricing, last 7 days?' })
-      .getByRole('button', { name: 'Delete' })
-      .click();
+    await confirmIn(page, 'Delete Clicks on pricing, last 7 days?', 'Delete');
     await page.getByText('Clicks on pricing, last 7 days deleted. Its link no longer works.').waitFor();
     expect(await reportCard(page, 'Clicks on pricing, last 7 days').count()).toBe(0);
     expect((await visitor.goto(onServer(second!)))?.status()).toBe(404);

@@ -125,3 +125,6 @@ export const settled = (row: { status: string }) => ['DELIVERED', 'FAILED', 'UNK
 /** Polls the delivery until it is settled (DELIVERED, FAILED or UNKNOWN). */
 export const waitForSettled = (knex: Knex, id: string, timeoutMs?: number) =>
   waitForDelivery(knex, id, settled, timeoutMs);
+
+/** The outcome of each attempt of a delivery that used up all six: five retries, then failed. */
+export const SIX_ATTEMPTS_FAILED = ['retry', 'retry', 'retry', 'retry', 'retry', 'failed'];
