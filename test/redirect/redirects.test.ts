@@ -419,6 +419,13 @@ describe.each(testEngines())('short links on %s', (engine) => {
         headers: { 'user-agent': PERSON, 'content-type': 'application/x-www-form-urlencoded', cookie, ...extra },
       });
 
+    /** Makes a link at `slug` locked with the password 'right one'; its form's token and cookie. */
+    const lockedForm = async (slug: string) => {
+      await create({ url: 'https://example.com/secret', slug, password: 'right one' });
+      const form = await visit(`/${slug}`);
+      return { csrf: csrfOf(form.text), cookie: cookieOf(form) };
+    };
+
     it('asks for the password and redirects only after the right one', async () => {
       const link = await create({ url: 'https://example.com/secret', slug: 'r-pw', password: 'open sesame' });
       const form = await visit('/r-pw');
@@ -453,10 +460,7 @@ describe.each(testEngines())('short links on %s', (engine) => {
     });
 
     it('throttles wrong passwords per link and client', async () => {
-      await create({ url: 'https://example.com/secret', slug: 'r-pw-throttle', password: 'right one' });
-      const form = await visit('/r-pw-throttle');
-      const csrf = csrfOf(form.text);
-      const cookie = cookieOf(form);
+      const { csrf, cookie } = await lockedForm('r-pw-throttle');
       const client = { 'x-forwarded-for': '203.0.113.7' };
       for (let i = 0; i < 5; i++)
         expect((await submit('r-pw-throttle', { csrf, password: `wrong${i}` }, cookie, client)).status).toBe(401);
@@ -471,10 +475,7 @@ describe.each(testEngines())('short links on %s', (engine) => {
     });
 
     it('throttles by the address the trusted proxy saw, whatever the client wrote before it in X-Forwarded-For', async () => {
-      await create({ url: 'https://example.com/secret', slug: 'r-pw-xff', password: 'right one' });
-      const form = await visit('/r-pw-xff');
-      const csrf = csrfOf(form.text);
-      const cookie = cookieOf(form);
+      const { csrf, cookie } = await lockedForm('r-pw-xff');
       // TRUST_PROXY=1: the proxy appends the address it saw (203.0.113.50); a client that writes
       // its own entries first gets nothing from rotating them.
       const guesses = [];
@@ -507,10 +508,7 @@ describe.each(testEngines())('short links on %s', (engine) => {
     });
 
     it('gives a client sending many guesses at once exactly 5 tries, and right passwords use none', async () => {
-      await create({ url: 'https://example.com/secret', slug: 'r-pw-burst', password: 'right one' });
-      const form = await visit('/r-pw-burst');
-      const csrf = csrfOf(form.text);
-      const cookie = cookieOf(form);
+      const { csrf, cookie } = await lockedForm('r-pw-burst');
       const client = { 'x-forwarded-for': '203.0.113.99' };
       // Right passwords give their attempt back: ten of them leave all five wrong tries.
       for (let i = 0; i < 10; i++)
