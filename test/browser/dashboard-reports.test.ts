@@ -10,9 +10,9 @@
 // on both engines in test/dashboard/reports.test.ts and test/webhooks/report-shared.test.ts.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { describeInChromium } from '../support/browser';
+import { describeInChromium, closeAll } from '../support/browser';
 import { DASHBOARD_API, signIn, type Person } from '../support/dashboard';
-import { acmeInChromium, type DashboardBrowser } from '../support/dashboard-browser';
+import { acmeInChromium, type DashboardBrowser, openFromNav } from '../support/dashboard-browser';
 import { startDeliveringServer, startReceiver, type DeliveringServer, type Receiver } from '../support/receiver';
 import type { TestServer } from '../support/server';
 import { createKey } from '../../src/db/repos/api-keys';
@@ -99,11 +99,7 @@ describeInChromium('shared reports in the dashboard, in Chromium (sqlite)', () =
     await b.signInThroughForm(page, owner);
     await page.getByRole('heading', { level: 1, name: 'Links' }).waitFor();
   }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-    await receiver?.close();
-  });
+  afterAll(() => closeAll(browser, server, receiver));
 
   let goalReportUrl: string;
 
@@ -168,8 +164,7 @@ describeInChromium('shared reports in the dashboard, in Chromium (sqlite)', () =
   });
 
   it('made PRIVATE on the Reports screen, its URL answers 404 at once', async () => {
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Reports' }).click();
-    await expect.poll(() => h1(page).textContent()).toBe('Reports');
+    await openFromNav(page, 'Reports');
     const card = reportCard(page, 'Pricing purchases this month');
     await expect.poll(() => card.textContent()).toMatch(/Unlisted.*Goal report · Last 30 days/);
     await expect

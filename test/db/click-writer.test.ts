@@ -11,9 +11,8 @@ import { HANDOFF_PART, ThreadClickWriter, WRITE_CHUNK, WRITER_NICE_INCREMENT } f
 import { ClickRecorder, type ClickEvent } from '../../src/clicks/buffer';
 import { writeClickBatch, type StoredClick } from '../../src/db/repos/click-batches';
 import { type MigratedDatabase, openMigratedDatabase, testEngines } from '../support/databases';
+import { IPHONE_STORED, IPHONE_USER_AGENT } from '../support/user-agents';
 
-const PERSON =
-  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
 const click = (linkId: string, at: number): ClickEvent => ({
   linkId,
   workspaceId: 'ws_writer',
@@ -21,7 +20,7 @@ const click = (linkId: string, at: number): ClickEvent => ({
   at,
   referer: 'https://news.example/item?id=1',
   country: 'de',
-  userAgent: PERSON,
+  userAgent: IPHONE_USER_AGENT,
 });
 
 // COPY's text format gives tab, newline, CR and backslash meanings, and reads \\N as NULL.
@@ -75,9 +74,7 @@ describe.each(testEngines())('click writer thread on %s', (engine) => {
       workspace_id: 'ws_writer',
       referrer_host: 'news.example',
       country: 'DE',
-      device: 'mobile',
-      browser: 'Mobile Safari',
-      os: 'iOS',
+      ...IPHONE_STORED,
     });
     expect(Number(rows[0].occurred_at)).toBe(at);
     const daily = await db.knex('link_daily_clicks').where({ link_id: 'lnk_parsed' });

@@ -12,15 +12,16 @@ import { testEngines } from '../support/databases';
 import { hostImage, seedWorkspace, serverWithOwner } from '../support/seed';
 import { standInRedirectService } from '../support/redirect-service';
 import { startTestServer } from '../support/server';
+import { IPHONE_STORED, IPHONE_USER_AGENT } from '../support/user-agents';
 import { loadDefinition } from '../../src/http/definition';
 import { fixedPathsOf } from '../../src/http/routing';
 
 const PERSON =
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
-const IPHONE =
-  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
 const CRAWLER = 'facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)';
 const HOUR = 3_600_000;
+/** The instant `ms` from now (negative: ago), as the API takes it. */
+const fromNow = (ms: number) => new Date(Date.now() + ms).toISOString();
 
 describe('fixed paths of the contract', () => {
   // The API answers a fixed path for every method (405 for one it lacks, test/api/platform.test.ts):
@@ -195,29 +196,24 @@ describe.each(testEngines())('short links on %s', (engine) => {
 
   describe('schedule, expiry and click limits', () => {
     it('is not live before startAt (404) and ends after endAt (410)', async () => {
-      await create({ url: 'https://example.com', slug: 'r-later', startAt: new Date(Date.now() + HOUR).toISOString() });
+      await create({ url: 'https://example.com', slug: 'r-later', startAt: fromNow(HOUR) });
       const later = await visit('/r-later');
       expect(later.status).toBe(404);
       expect(later.text).toContain('not live yet');
-      await create({
-        url: 'https://example.com',
-        slug: 'r-ended',
-        startAt: new Date(Date.now() - 2 * HOUR).toISOString(),
-        endAt: new Date(Date.now() - HOUR).toISOString(),
-      });
+      await create({ url: 'https://example.com', slug: 'r-ended', startAt: fromNow(-2 * HOUR), endAt: fromNow(-HOUR) });
       const ended = await visit('/r-ended');
       expect(ended.status).toBe(410);
       await create({
         url: 'https://example.com/live',
         slug: 'r-window',
-        startAt: new Date(Date.now() - HOUR).toISOString(),
-        endAt: new Date(Date.now() + HOUR).toISOString(),
+        startAt: fromNow(-HOUR),
+        endAt: fromNow(HOUR),
       });
       expect((await visit('/r-window')).status).toBe(302);
     });
 
     it('sends visitors of an expired link to expiredUrl, or shows the expired page (410)', async () => {
-      const past = new Date(Date.now() - 1000).toISOString();
+      const past = fromNow(-1000);
       await create({
         url: 'https://example.com',
         slug: 'r-exp-fallback',
@@ -231,11 +227,7 @@ describe.each(testEngines())('short links on %s', (engine) => {
       const page = await visit('/r-exp-page');
       expect(page.status).toBe(410);
       expect(page.text).toContain('expired');
-      await create({
-        url: 'https://example.com/fresh',
-        slug: 'r-not-exp',
-        expiresAt: new Date(Date.now() + HOUR).toISOString(),
-      });
+      await create({ url: 'https://example.com/fresh', slug: 'r-not-exp', expiresAt: fromNow(HOUR) });
       expect((await visit('/r-not-exp')).status).toBe(302);
     });
 
@@ -550,7 +542,7 @@ describe.each(testEngines())('short links on %s', (engine) => {
       const link = await create({ url: 'https://example.com/count', slug: 'r-count' });
       await visit('/r-count');
       await visit('/r-count', {
-        'user-agent': IPHONE,
+        'user-agent': IPHONE_USER_AGENT,
         referer: 'https://news.example.org/story?id=1',
         'cf-ipcountry': 'DE',
       });
@@ -570,9 +562,7 @@ describe.each(testEngines())('short links on %s', (engine) => {
       expect(events[1]).toMatchObject({
         referrer_host: 'news.example.org',
         country: 'DE',
-        device: 'mobile',
-        browser: 'Mobile Safari',
-        os: 'iOS',
+        ...IPHONE_STORED,
         qr_code_id: null,
       });
       expect(events[0]).toMatchObject({ device: 'desktop', browser: 'Chrome', os: 'Windows', referrer_host: null });
@@ -594,7 +584,7 @@ describe.each(testEngines())('short links on %s', (engine) => {
         expect((await visit('/r-count-headers', announce)).status).toBe(302);
       }
       await visit('/r-count-headers', {
-        'USER-AGENT': IPHONE,
+        'USER-AGENT': IPHONE_USER_AGENT,
         'x-country-code': 'fr',
         REFERER: 'https://Mail.Example.net/inbox',
       });
