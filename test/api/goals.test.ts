@@ -42,31 +42,7 @@ const LEAK = 'METADATA-MUST-NOT-LEAK';
 
 type GoalInput = Partial<Omit<goalsRepo.GoalDefinition, 'type'>> & { type: EventType; name?: string };
 
-/** The Goal object GET /api/v1/goals must show for a repository row. */
-function expectedGoal(row: goalsRepo.GoalRow) {
-  return {
-    id: row.id,
-    workspaceId: row.workspace_id,
-    name: row.name,
-    type: row.type,
-    customName: row.custom_name,
-    linkId: row.link_id,
-    qrCodeId: row.qr_code_id,
-    campaignId: row.campaign_id,
-    targetCount: row.target_count === null ? null : Number(row.target_count),
-    targetValueMinor: row.target_value_minor === null ? null : Number(row.target_value_minor),
-    targetCurrency: row.target_currency,
-    windowStart: isoOrNull(row.window_start === null ? null : Number(row.window_start)),
-    windowEnd: isoOrNull(row.window_end === null ? null : Number(row.window_end)),
-    status: row.status,
-    archivedAt: row.archived_at === null ? null : iso(Number(row.archived_at)),
-    definitionVersion: Number(row.definition_version),
-    definitionUpdatedAt: iso(Number(row.definition_updated_at)),
-    createdAt: iso(Number(row.created_at)),
-    updatedAt: iso(Number(row.updated_at)),
-  };
-}
-
+/** A repository row as the recount's goal: its definition, figures as numbers. */
 const toRGoal = (row: goalsRepo.GoalRow): RGoal => ({
   id: row.id,
   workspaceId: row.workspace_id,
@@ -81,6 +57,23 @@ const toRGoal = (row: goalsRepo.GoalRow): RGoal => ({
   windowStart: row.window_start === null ? null : Number(row.window_start),
   windowEnd: row.window_end === null ? null : Number(row.window_end),
 });
+
+/** The Goal object GET /api/v1/goals must show for a repository row. */
+function expectedGoal(row: goalsRepo.GoalRow) {
+  const definition = toRGoal(row);
+  return {
+    ...definition,
+    name: row.name,
+    windowStart: isoOrNull(definition.windowStart),
+    windowEnd: isoOrNull(definition.windowEnd),
+    status: row.status,
+    archivedAt: row.archived_at === null ? null : iso(Number(row.archived_at)),
+    definitionVersion: Number(row.definition_version),
+    definitionUpdatedAt: iso(Number(row.definition_updated_at)),
+    createdAt: iso(Number(row.created_at)),
+    updatedAt: iso(Number(row.updated_at)),
+  };
+}
 
 describe.each(testEngines())('goals API on %s', (engine) => {
   let server: TestServer;

@@ -1,41 +1,26 @@
 // The links API through HTTPS on every database engine.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { removeMember, setRole } from '../../src/db/repos/workspaces';
-import { createKey } from '../../src/db/repos/api-keys';
 import { addDomain, setDomainStatus } from '../../src/db/repos/domains';
 import { createTag } from '../../src/db/repos/workspace-objects';
 import { setPolicyDisabled } from '../../src/db/repos/links';
 import { policyDisabled } from '../../src/webhooks/link-events';
 import { testEngines } from '../support/databases';
-import { hostImage, seedMemberKey, seedWorkspace, type Seeded } from '../support/seed';
+import { hostImage, seedMemberKey, seedWorkspace, serverWithOwner, type Seeded } from '../support/seed';
 import { startTestServer, type TestServer } from '../support/server';
 import { apiClient, asResponse } from '../support/client';
 
 describe.each(testEngines())('links API on %s', (engine) => {
-  let server: TestServer;
-  let owner: Seeded;
-  const knex = () => server.services.db.knex;
+  const suite = serverWithOwner(engine, undefined, ['links:read', 'links:write']);
+  const knex = () => suite.server.services.db.knex;
   // Through the package's client (shortlink/client), as a partner calls the API; bodies the
   // contract refuses are sent as they are (the suite tests the refusals). No retries: an answer
   // is the service's own.
-  const client = (key: string) => apiClient(server, key, { retries: 0 });
-  const create = (body: object, key = owner.key) =>
+  const client = (key: string) => apiClient(suite.server, key, { retries: 0 });
+  const create = (body: object, key = suite.owner.key) =>
     asResponse(client(key).POST('/api/v1/links', { body: body as never }));
-  const patch = (id: string, body: object, key = owner.key) =>
+  const patch = (id: string, body: object, key = suite.owner.key) =>
     asResponse(client(key).PATCH('/api/v1/links/{id}', { params: { path: { id } }, body: body as never }));
-
-  beforeAll(async () => {
-    server = await startTestServer(engine);
-    owner = await seedWorkspace(knex());
-  });
-  // A fresh key per test: each key has its own 60-requests-a-minute budget.
-  beforeEach(async () => {
-    owner = {
-      ...owner,
-      ...(await createKey(knex(), owner.workspaceId, owner.userId, ['links:read', 'links:write'], null)),
-    };
-  });
-  afterAll(async () => server?.stop());
 
   describe('create', () => {
     it('needs only url: generated 7-character slug, never expires, 302, ACTIVE, no clicks', async () => {
@@ -120,7 +105,7 @@ describe.each(testEngines())('links API on %s', (engine) => {
       const live = await create({ url: sent });
       expect(live.status).toBe(201);
       expect(live.body.data.originalUrl).toBe(normalised);
-      const visit = (slug: string) => server.request('GET', `/${slug}`, { headers: { host: 'localhost' } });
+      const visit = (slug: string) => suite.server.request('GET', `/${slug}`, { headers: { host: 'localhost' } });
       expect((await visit(live.body.data.slug)).headers.location).toBe(normalised);
       const expired = await create({
         url: 'https://example.com/over',
@@ -230,8 +215,8 @@ describe.each(testEngines())('links API on %s', (engine) => {
     });
 
     it('attaches existing tags, refuses unknown ones and more than 25', async () => {
-      const t1 = await createTag(knex(), owner.workspaceId, 'launch', '#ff0000');
-      const t2 = await createTag(knex(), owner.workspaceId, 'blog', '#00ff00');
+      const t1 = await createTag(knex(), suite.owner.workspaceId, 'launch', '#ff0000');
+      const t2 = await createTag(knex(), suite.owner.workspaceId, 'blog', '#00ff00');
       const res = await create({ url: 'https://example.com', tagIds: [t1, t2] });
       expect(res.body.data.tags).toEqual([
         { id: t2, name: 'blog', color: '#00ff00' },
@@ -252,7 +237,7 @@ describe.each(testEngines())('links API on %s', (engine) => {
     });
 
     it('places a link on an active custom domain of the workspace, slugs unique per domain', async () => {
-      const domainId = await addDomain(knex(), owner.workspaceId, `go${Date.now()}.example.com`);
+      const domainId = await addDomain(knex(), suite.owner.workspaceId, `go${Date.now()}.example.com`);
       const pending = await create({ url: 'https://example.com', domainId });
       expect(pending.status).toBe(400);
       await setDomainStatus(knex(), domainId, 'ACTIVE');
@@ -289,48 +274,50 @@ describe.each(testEngines())('links API on %s', (engine) => {
 
   describe('read and list', () => {
     it('names the query parameter that holds a NUL character, quoted (an empty name reads as one)', async () => {
-      const named = await server.request('GET', '/api/v1/links?page=%00', { key: owner.key });
+      const named = await suite.server.request('GET', '/api/v1/links?page=%00', { key: suite.owner.key });
       expect(named.body).toEqual({
         error: 'The URL contains a NUL character in query parameter "page"',
         field: 'page',
       });
-      const unnamed = await server.request('GET', '/api/v1/links?=%00', { key: owner.key });
+      const unnamed = await suite.server.request('GET', '/api/v1/links?=%00', { key: suite.owner.key });
       expect(unnamed.status).toBe(400);
       expect(unnamed.body).toEqual({ error: 'The URL contains a NUL character in query parameter ""' });
     });
 
     it('gets a link by id; another workspace gets 404', async () => {
       const made = (await create({ url: 'https://example.com/get' })).body.data;
-      const res = await server.request('GET', `/api/v1/links/${made.id}`, { key: owner.key });
+      const res = await suite.server.request('GET', `/api/v1/links/${made.id}`, { key: suite.owner.key });
       expect(res.status).toBe(200);
       expect(res.body.data).toEqual(made);
       const other = await seedWorkspace(knex());
-      const theirs = await server.request('GET', `/api/v1/links/${made.id}`, { key: other.key });
+      const theirs = await suite.server.request('GET', `/api/v1/links/${made.id}`, { key: other.key });
       expect(theirs.status).toBe(404);
-      expect((await server.request('GET', '/api/v1/links/lnk_missing', { key: owner.key })).status).toBe(404);
+      expect((await suite.server.request('GET', '/api/v1/links/lnk_missing', { key: suite.owner.key })).status).toBe(
+        404,
+      );
     });
 
     it('pages newest first, total excludes deleted links, a page past the end is empty', async () => {
       const mine = await seedWorkspace(knex());
       const ids: string[] = [];
       for (let i = 0; i < 5; i++) ids.push((await create({ url: `https://example.com/${i}` }, mine.key)).body.data.id);
-      await server.request('DELETE', `/api/v1/links/${ids[1]}`, { key: mine.key });
-      const page1 = await server.request('GET', '/api/v1/links?limit=2', { key: mine.key });
+      await suite.server.request('DELETE', `/api/v1/links/${ids[1]}`, { key: mine.key });
+      const page1 = await suite.server.request('GET', '/api/v1/links?limit=2', { key: mine.key });
       expect(page1.status).toBe(200);
       expect(page1.body.meta).toEqual({ page: 1, limit: 2, total: 4 });
       expect(page1.body.data.map((l: any) => l.id)).toEqual([ids[4], ids[3]]);
-      const page2 = await server.request('GET', '/api/v1/links?limit=2&page=2', { key: mine.key });
+      const page2 = await suite.server.request('GET', '/api/v1/links?limit=2&page=2', { key: mine.key });
       expect(page2.body.data.map((l: any) => l.id)).toEqual([ids[2], ids[0]]);
-      const page9 = await server.request('GET', '/api/v1/links?limit=2&page=9', { key: mine.key });
+      const page9 = await suite.server.request('GET', '/api/v1/links?limit=2&page=9', { key: mine.key });
       expect(page9.body.data).toEqual([]);
-      const dflt = await server.request('GET', '/api/v1/links', { key: mine.key });
+      const dflt = await suite.server.request('GET', '/api/v1/links', { key: mine.key });
       expect(dflt.body.meta).toEqual({ page: 1, limit: 20, total: 4 });
     });
 
     it.each(['page=0', 'limit=0', 'limit=101', 'page=1.5', 'limit=abc', 'page=-1'])(
       'refuses %s with 400',
       async (q) => {
-        const res = await server.request('GET', `/api/v1/links?${q}`, { key: owner.key });
+        const res = await suite.server.request('GET', `/api/v1/links?${q}`, { key: suite.owner.key });
         expect(res.status).toBe(400);
         expect(res.body.error).toEqual(expect.any(String));
         expect(res.body.field).toBe(q.split('=')[0]);
@@ -338,7 +325,7 @@ describe.each(testEngines())('links API on %s', (engine) => {
     );
 
     it('accepts limit=100', async () => {
-      expect((await server.request('GET', '/api/v1/links?limit=100', { key: owner.key })).status).toBe(200);
+      expect((await suite.server.request('GET', '/api/v1/links?limit=100', { key: suite.owner.key })).status).toBe(200);
     });
   });
 
@@ -382,7 +369,7 @@ describe.each(testEngines())('links API on %s', (engine) => {
       ]) {
         expect(res.body.error).toContain(f);
       }
-      const after = await server.request('GET', `/api/v1/links/${made.id}`, { key: owner.key });
+      const after = await suite.server.request('GET', `/api/v1/links/${made.id}`, { key: suite.owner.key });
       expect(after.body.data.title).toBeNull();
     });
 
@@ -434,8 +421,8 @@ describe.each(testEngines())('links API on %s', (engine) => {
     });
 
     it('replaces the tag set; [] clears it', async () => {
-      const t1 = await createTag(knex(), owner.workspaceId, `a${Date.now()}`, '#111');
-      const t2 = await createTag(knex(), owner.workspaceId, `b${Date.now()}`, '#222');
+      const t1 = await createTag(knex(), suite.owner.workspaceId, `a${Date.now()}`, '#111');
+      const t2 = await createTag(knex(), suite.owner.workspaceId, `b${Date.now()}`, '#222');
       const made = (await create({ url: 'https://example.com', tagIds: [t1] })).body.data;
       expect((await patch(made.id, { tagIds: [t2] })).body.data.tags.map((t: any) => t.id)).toEqual([t2]);
       expect((await patch(made.id, { tagIds: [] })).body.data.tags).toEqual([]);
@@ -443,7 +430,7 @@ describe.each(testEngines())('links API on %s', (engine) => {
 
     it('sets the social preview with an image this workspace hosts under ASSET_BASE_URL, stored normalised', async () => {
       const made = (await create({ url: 'https://example.com' })).body.data;
-      const image = await hostImage(knex(), owner.workspaceId, 'https://localhost:8443/assets/');
+      const image = await hostImage(knex(), suite.owner.workspaceId, 'https://localhost:8443/assets/');
       const res = await patch(made.id, {
         previewTitle: 'Title',
         previewDescription: 'Desc',
@@ -479,7 +466,7 @@ describe.each(testEngines())('links API on %s', (engine) => {
       await setPolicyDisabled(knex(), made.id, policyDisabled({ shortDomain: 'localhost' }));
       const res = await patch(made.id, { status: 'ACTIVE', title: 'sneaky' });
       expect(res.status).toBe(409);
-      const after = (await server.request('GET', `/api/v1/links/${made.id}`, { key: owner.key })).body.data;
+      const after = (await suite.server.request('GET', `/api/v1/links/${made.id}`, { key: suite.owner.key })).body.data;
       expect(after).toMatchObject({ status: 'DISABLED', title: null });
       expect((await patch(made.id, { title: 'allowed' })).body.data).toMatchObject({
         status: 'DISABLED',
@@ -489,13 +476,13 @@ describe.each(testEngines())('links API on %s', (engine) => {
 
     it('needs a member with any role but ANALYST; 403 once the role changes or the person leaves', async () => {
       const made = (await create({ url: 'https://example.com' })).body.data;
-      const member = await seedMemberKey(knex(), owner.workspaceId, 'MEMBER');
+      const member = await seedMemberKey(knex(), suite.owner.workspaceId, 'MEMBER');
       expect((await patch(made.id, { title: 'by member' }, member.key)).status).toBe(200);
-      await setRole(knex(), owner.workspaceId, member.userId, 'ANALYST');
+      await setRole(knex(), suite.owner.workspaceId, member.userId, 'ANALYST');
       expect((await patch(made.id, { title: 'by analyst' }, member.key)).status).toBe(403);
       // The key keeps working for everything else.
-      expect((await server.request('GET', `/api/v1/links/${made.id}`, { key: member.key })).status).toBe(200);
-      await removeMember(knex(), owner.workspaceId, member.userId);
+      expect((await suite.server.request('GET', `/api/v1/links/${made.id}`, { key: member.key })).status).toBe(200);
+      await removeMember(knex(), suite.owner.workspaceId, member.userId);
       expect((await patch(made.id, { title: 'by leaver' }, member.key)).status).toBe(403);
       expect((await create({ url: 'https://example.com' }, member.key)).status).toBe(201);
     });
@@ -510,7 +497,7 @@ describe.each(testEngines())('links API on %s', (engine) => {
   describe('delete', () => {
     it('deletes with result steps, keeps clicks history, and a second DELETE is 404', async () => {
       const made = (await create({ url: 'https://example.com', slug: 'to-delete' })).body.data;
-      const res = await server.request('DELETE', `/api/v1/links/${made.id}`, { key: owner.key });
+      const res = await suite.server.request('DELETE', `/api/v1/links/${made.id}`, { key: suite.owner.key });
       expect(res.status).toBe(200);
       expect(res.body).toEqual({
         data: { id: made.id, deleted: true },
@@ -522,25 +509,31 @@ describe.each(testEngines())('links API on %s', (engine) => {
           ],
         },
       });
-      expect((await server.request('DELETE', `/api/v1/links/${made.id}`, { key: owner.key })).status).toBe(404);
-      expect((await server.request('GET', `/api/v1/links/${made.id}`, { key: owner.key })).status).toBe(404);
+      expect((await suite.server.request('DELETE', `/api/v1/links/${made.id}`, { key: suite.owner.key })).status).toBe(
+        404,
+      );
+      expect((await suite.server.request('GET', `/api/v1/links/${made.id}`, { key: suite.owner.key })).status).toBe(
+        404,
+      );
       expect(await knex()('links').where({ id: made.id }).first()).toBeTruthy();
       expect((await create({ url: 'https://example.com', slug: 'to-delete' })).status).toBe(201);
     });
 
     it('needs OWNER or ADMIN', async () => {
       const made = (await create({ url: 'https://example.com' })).body.data;
-      const member = await seedMemberKey(knex(), owner.workspaceId, 'MEMBER');
-      expect((await server.request('DELETE', `/api/v1/links/${made.id}`, { key: member.key })).status).toBe(403);
-      const admin = await seedMemberKey(knex(), owner.workspaceId, 'ADMIN');
-      expect((await server.request('DELETE', `/api/v1/links/${made.id}`, { key: admin.key })).status).toBe(200);
+      const member = await seedMemberKey(knex(), suite.owner.workspaceId, 'MEMBER');
+      expect((await suite.server.request('DELETE', `/api/v1/links/${made.id}`, { key: member.key })).status).toBe(403);
+      const admin = await seedMemberKey(knex(), suite.owner.workspaceId, 'ADMIN');
+      expect((await suite.server.request('DELETE', `/api/v1/links/${made.id}`, { key: admin.key })).status).toBe(200);
     });
 
     it('another workspace gets 404 and the link survives', async () => {
       const made = (await create({ url: 'https://example.com' })).body.data;
       const other = await seedWorkspace(knex());
-      expect((await server.request('DELETE', `/api/v1/links/${made.id}`, { key: other.key })).status).toBe(404);
-      expect((await server.request('GET', `/api/v1/links/${made.id}`, { key: owner.key })).status).toBe(200);
+      expect((await suite.server.request('DELETE', `/api/v1/links/${made.id}`, { key: other.key })).status).toBe(404);
+      expect((await suite.server.request('GET', `/api/v1/links/${made.id}`, { key: suite.owner.key })).status).toBe(
+        200,
+      );
     });
   });
 });

@@ -1,25 +1,17 @@
 // Several Shortlink processes on one Postgres database share the per-key rate limit.
 import { clickTotals } from '../../src/db/repos/links';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { testEngines } from '../support/databases';
 import { seedWorkspace } from '../support/seed';
-import { startTestServer, type TestServer } from '../support/server';
+import { startTestServer, twoProcessesOnOnePostgres, type TestServer } from '../support/server';
 
 const engines = testEngines().filter((e) => e === 'postgres');
 
 describe.skipIf(!engines.length)('two processes on one Postgres', () => {
-  let a: TestServer;
-  let b: TestServer;
-  beforeAll(async () => {
-    a = await startTestServer('postgres');
-    b = await startTestServer('postgres', { database: a.database });
-  });
-  afterAll(async () => {
-    await b?.stop();
-    await a?.stop();
-  });
+  const servers = twoProcessesOnOnePostgres((database) => startTestServer('postgres', { database }));
 
   it('counts 60 requests a minute per key in total across both', async () => {
+    const { a, b } = servers;
     const s = await seedWorkspace(a.services.db.knex);
     const statuses: number[] = [];
     for (let i = 0; i < 60; i++)
@@ -30,6 +22,7 @@ describe.skipIf(!engines.length)('two processes on one Postgres', () => {
   });
 
   it('sees a link created through one process from the other', async () => {
+    const { a, b } = servers;
     const s = await seedWorkspace(a.services.db.knex);
     const made = await a.request('POST', '/api/v1/links', {
       key: s.key,
@@ -48,16 +41,7 @@ describe.skipIf(!engines.length)('two processes on one Postgres', () => {
 
 describe.skipIf(!engines.length)('short links across two processes on one Postgres', () => {
   const PERSON = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36';
-  let a: TestServer;
-  let b: TestServer;
-  beforeAll(async () => {
-    a = await startTestServer('postgres');
-    b = await startTestServer('postgres', { database: a.database });
-  });
-  afterAll(async () => {
-    await b?.stop();
-    await a?.stop();
-  });
+  const servers = twoProcessesOnOnePostgres((database) => startTestServer('postgres', { database }));
   const visit = (s: TestServer, path: string) => s.request('GET', path, { headers: { 'user-agent': PERSON } });
 
   /** Polls until `check` passes; returns how long it took. */
@@ -71,6 +55,7 @@ describe.skipIf(!engines.length)('short links across two processes on one Postgr
   }
 
   it('applies an update, rename, disable and delete made through one process on the other within a second', async () => {
+    const { a, b } = servers;
     const s = await seedWorkspace(a.services.db.knex);
     const link = (
       await a.request('POST', '/api/v1/links', {
@@ -93,6 +78,7 @@ describe.skipIf(!engines.length)('short links across two processes on one Postgr
   });
 
   it('serves a new link on the other process even after it cached the slug as unknown', async () => {
+    const { a, b } = servers;
     const s = await seedWorkspace(a.services.db.knex);
     expect((await visit(b, '/mp-later')).status).toBe(404);
     await a.request('POST', '/api/v1/links', {
@@ -103,6 +89,7 @@ describe.skipIf(!engines.length)('short links across two processes on one Postgr
   });
 
   it('keeps a click limit exact across both processes', async () => {
+    const { a, b } = servers;
     const s = await seedWorkspace(a.services.db.knex);
     await a.request('POST', '/api/v1/links', {
       key: s.key,

@@ -6,7 +6,7 @@ import { createKey, revokeKey } from '../../src/db/repos/api-keys';
 import { testEngines } from '../support/databases';
 import { document } from '../support/fuzz-openapi';
 import { shadowedPaths } from '../support/routes';
-import { seedWorkspace, type Seeded } from '../support/seed';
+import { seedWorkspace, serverWithOwner, type Seeded } from '../support/seed';
 import { httpsRequest, startTestServer, type TestServer } from '../support/server';
 
 describe.each(testEngines())('platform on %s', (engine) => {
@@ -220,30 +220,24 @@ describe.each(testEngines())('platform on %s', (engine) => {
 });
 
 describe('HTTPS only behind a TLS-terminating proxy', () => {
-  let server: TestServer;
-  let owner: Seeded;
-  beforeAll(async () => {
-    server = await startTestServer('sqlite', { env: { TLS: 'off', TRUST_PROXY: '1' } });
-    owner = await seedWorkspace(server.services.db.knex);
-  });
-  afterAll(async () => server?.stop());
+  const suite = serverWithOwner('sqlite', { env: { TLS: 'off', TRUST_PROXY: '1' } });
 
   it('refuses an API request that arrived over plain HTTP and changes nothing', async () => {
-    const res = await server.request('POST', '/api/v1/links', {
-      key: owner.key,
+    const res = await suite.server.request('POST', '/api/v1/links', {
+      key: suite.owner.key,
       body: { url: 'https://example.com' },
       headers: { 'x-forwarded-proto': 'http' },
     });
     expect(res.status).toBe(400);
     expect(res.body.error).toMatch(/HTTPS/);
-    const none = await server.request('POST', '/api/v1/links', {
-      key: owner.key,
+    const none = await suite.server.request('POST', '/api/v1/links', {
+      key: suite.owner.key,
       body: { url: 'https://example.com' },
     });
     expect(none.status).toBe(400);
-    expect(await server.services.db.knex('links').count({ n: '*' })).toEqual([{ n: 0 }]);
-    const ok = await server.request('POST', '/api/v1/links', {
-      key: owner.key,
+    expect(await suite.server.services.db.knex('links').count({ n: '*' })).toEqual([{ n: 0 }]);
+    const ok = await suite.server.request('POST', '/api/v1/links', {
+      key: suite.owner.key,
       body: { url: 'https://example.com' },
       headers: { 'x-forwarded-proto': 'https' },
     });

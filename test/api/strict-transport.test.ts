@@ -1,11 +1,11 @@
 // Strict-Transport-Security when the service serves TLS itself: on every answer, those of the
 // redirect path (src/redirect/handler.ts, before Express) as much as the API's, the dashboard's
 // and the docs'. Behind a TLS proxy (TLS=off) the proxy sends it (deploy/nginx), not the service.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createQrCode } from '../../src/db/repos/workspace-objects';
 import { testEngines } from '../support/databases';
-import { seedWorkspace, type Seeded } from '../support/seed';
-import { startTestServer, type TestResponse, type TestServer } from '../support/server';
+import { serverWithOwner, type Seeded } from '../support/seed';
+import type { TestResponse, TestServer } from '../support/server';
 
 const HSTS = 'max-age=31536000';
 
@@ -36,32 +36,20 @@ async function answers(server: TestServer, owner: Seeded, headers: Record<string
 }
 
 describe.each(testEngines())('Strict-Transport-Security on %s', (engine) => {
-  let server: TestServer;
-  let owner: Seeded;
-  beforeAll(async () => {
-    server = await startTestServer(engine);
-    owner = await seedWorkspace(server.services.db.knex);
-  });
-  afterAll(async () => server?.stop());
+  const suite = serverWithOwner(engine);
 
   it('is on every HTTPS answer the service serves itself', async () => {
-    for (const [name, res] of await answers(server, owner)) {
+    for (const [name, res] of await answers(suite.server, suite.owner)) {
       expect(res.headers['strict-transport-security'], name).toBe(HSTS);
     }
   });
 });
 
 describe('behind a TLS-terminating proxy (TLS=off)', () => {
-  let server: TestServer;
-  let owner: Seeded;
-  beforeAll(async () => {
-    server = await startTestServer('sqlite', { env: { TLS: 'off', TRUST_PROXY: '1' } });
-    owner = await seedWorkspace(server.services.db.knex);
-  });
-  afterAll(async () => server?.stop());
+  const suite = serverWithOwner('sqlite', { env: { TLS: 'off', TRUST_PROXY: '1' } });
 
   it('leaves it to the proxy', async () => {
-    for (const [name, res] of await answers(server, owner, { 'x-forwarded-proto': 'https' })) {
+    for (const [name, res] of await answers(suite.server, suite.owner, { 'x-forwarded-proto': 'https' })) {
       expect(res.headers['strict-transport-security'], name).toBeUndefined();
     }
   });

@@ -11,6 +11,7 @@ import { openSecret } from '../../src/webhooks/secrets';
 import { testEngines } from '../support/databases';
 import { seedMemberKey, seedWorkspace, type Seeded } from '../support/seed';
 import { startTestServer, type TestServer } from '../support/server';
+import { SECRET_B, subscriptionBodyA, subscriptionBodyB } from '../support/subscriptions';
 
 const WEBHOOK_SCOPES: Scope[] = ['webhooks:read', 'webhooks:write'];
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
@@ -35,18 +36,8 @@ describe.each(testEngines())('webhook subscriptions on %s', (engine) => {
     (await createKey(knex(), who.workspaceId, who.userId, scopes, null)).key;
   const createA = (body: object, key = owner.key) => server.request('POST', '/api/webhooks', { key, body });
   const createB = (body: object, key = owner.key) => server.request('POST', '/api/v1/webhooks', { key, body });
-  const bodyA = (extra: object = {}) => ({
-    workspaceId: owner.workspaceId,
-    url: 'https://hooks.example.com/a',
-    events: ['link.created'],
-    ...extra,
-  });
-  const bodyB = (extra: object = {}) => ({
-    url: 'https://hooks.example.com/b',
-    events: ['link.clicked'],
-    secret: 'a-caller-chosen-secret',
-    ...extra,
-  });
+  const bodyA = (extra: object = {}) => subscriptionBodyA(owner.workspaceId, extra);
+  const bodyB = subscriptionBodyB;
 
   beforeAll(async () => {
     server = await startTestServer(engine);
@@ -260,7 +251,7 @@ describe.each(testEngines())('webhook subscriptions on %s', (engine) => {
         events: ['link.clicked', 'qr.scanned'],
         active: true,
       });
-      expect(res.text).not.toContain('a-caller-chosen-secret');
+      expect(res.text).not.toContain(SECRET_B);
     });
 
     it("stores the caller's secret only sealed, decryptable with MASTER_KEY", async () => {
@@ -302,7 +293,7 @@ describe.each(testEngines())('webhook subscriptions on %s', (engine) => {
       expect(ids.indexOf(second.body.id)).toBeLessThan(ids.indexOf(first.body.id));
       expect(ids.indexOf(first.body.id)).toBeGreaterThanOrEqual(0);
       expect(ids).not.toContain(a.body.data.id);
-      expect(res.text).not.toContain('a-caller-chosen-secret');
+      expect(res.text).not.toContain(SECRET_B);
       for (const s of res.body.data)
         expect(Object.keys(s).sort()).toEqual(['active', 'created_at', 'events', 'id', 'url']);
     });

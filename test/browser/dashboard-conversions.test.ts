@@ -10,9 +10,15 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { describeInChromium, launchBrowser, PERSON_USER_AGENT } from '../support/browser';
+import { describeInChromium, launchBrowser, PERSON_USER_AGENT, closeAll } from '../support/browser';
 import { seedPerson, type Person } from '../support/dashboard';
-import { acmeInChromium, DASHBOARD_SHOTS, dashboardBrowser, type DashboardBrowser } from '../support/dashboard-browser';
+import {
+  acmeInChromium,
+  DASHBOARD_SHOTS,
+  dashboardBrowser,
+  type DashboardBrowser,
+  openFromNav,
+} from '../support/dashboard-browser';
 import { startTestServer, type TestServer } from '../support/server';
 import { addMember, createWorkspace } from '../../src/db/repos/workspaces';
 import { dataKey } from '../support/seed';
@@ -92,14 +98,10 @@ describeInChromium('conversions in the dashboard, in Chromium (sqlite)', () => {
 
     page = await b.signedInPage(owner);
   }, 90_000);
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
+  afterAll(() => closeAll(browser, server));
 
   it('shows the last 30 days: totals, value per currency, the rate with its counts', async () => {
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Conversions' }).click();
-    await expect.poll(() => h1(page).textContent()).toBe('Conversions');
+    await openFromNav(page, 'Conversions');
     await expect.poll(() => stat(page, 'Conversions').textContent()).toBe('7');
     expect(await stat(page, 'Attributed to a link').textContent()).toBe('5');
     expect(await stat(page, 'Unattributed').textContent()).toBe('2');
@@ -160,20 +162,9 @@ describeInChromium('conversions in the dashboard, in Chromium (sqlite)', () => {
         .allTextContents(),
     ).toEqual(['1', '$25.00', '2', '50%']);
     const byType = page.getByRole('region', { name: 'By event type' }).first();
-    expect(
-      await byType
-        .getByRole('row', { name: /^Purchase/ })
-        .locator('td')
-        .first()
-        .textContent(),
-    ).toBe('4');
-    expect(
-      await byType
-        .getByRole('row', { name: /^webinar/ })
-        .locator('td')
-        .first()
-        .textContent(),
-    ).toBe('1');
+    const conversionsOf = (name: RegExp) => byType.getByRole('row', { name }).locator('td').first().textContent();
+    expect(await conversionsOf(/^Purchase/)).toBe('4');
+    expect(await conversionsOf(/^webinar/)).toBe('1');
   });
 
   it('changes the window and a filter, both kept in the address', async () => {
@@ -307,10 +298,7 @@ describeInChromium(
       browser = await launchBrowser();
       server = await startTestServer('sqlite', { env: { FEATURE_CONVERSIONS: 'off' } });
     }, 60_000);
-    afterAll(async () => {
-      await browser?.close();
-      await server?.stop();
-    });
+    afterAll(() => closeAll(browser, server));
 
     it('says conversion tracking is not available here, never a bare error', async () => {
       const knex = server.services.db.knex;

@@ -7,9 +7,9 @@
 // engines in test/dashboard/goals.test.ts.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { describeInChromium } from '../support/browser';
+import { describeInChromium, closeAll } from '../support/browser';
 import { DASHBOARD_API, type Person } from '../support/dashboard';
-import { acmeInChromium, type DashboardBrowser } from '../support/dashboard-browser';
+import { acmeInChromium, type DashboardBrowser, openFromNav } from '../support/dashboard-browser';
 import { startTestServer, type TestServer } from '../support/server';
 import { dataKey } from '../support/seed';
 
@@ -39,14 +39,10 @@ describeInChromium('goals in the dashboard, in Chromium (sqlite)', () => {
     ).body.data.id;
     page = await b.signedInPage(owner);
   }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
+  afterAll(() => closeAll(browser, server));
 
   it('makes a goal on the Goals screen; a refused field is shown next to it', async () => {
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Goals' }).click();
-    await expect.poll(() => h1(page).textContent()).toBe('Goals');
+    await openFromNav(page, 'Goals');
     await page.getByText('No goals yet').waitFor();
     await b.look(page, 'goals-empty');
 

@@ -10,9 +10,9 @@
 // test/dashboard/pages.test.ts.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { describeInChromium, startDestination, type Destination } from '../support/browser';
+import { describeInChromium, startDestination, type Destination, closeAll } from '../support/browser';
 import { DASHBOARD_API, seedPerson, signIn, type Person } from '../support/dashboard';
-import { acmeInChromium, type DashboardBrowser } from '../support/dashboard-browser';
+import { acmeInChromium, type DashboardBrowser, openFromNav } from '../support/dashboard-browser';
 import { startTestServer, type TestServer } from '../support/server';
 import { createWorkspace } from '../../src/db/repos/workspaces';
 
@@ -74,15 +74,10 @@ describeInChromium('bio pages in the dashboard, in Chromium (sqlite)', () => {
 
     page = await b.signedInPage(owner);
   }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await destination?.close();
-    await server?.stop();
-  });
+  afterAll(() => closeAll(browser, destination, server));
 
   it('builds a page of three blocks while the preview follows the typing; a taken handle and a bad URL are refused next to their inputs', async () => {
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Pages' }).click();
-    await expect.poll(() => h1(page).textContent()).toBe('Pages');
+    await openFromNav(page, 'Pages');
     await page.getByRole('heading', { name: 'No pages yet' }).waitFor();
     await look(page, 'pages-empty');
 
@@ -171,22 +166,9 @@ describeInChromium('bio pages in the dashboard, in Chromium (sqlite)', () => {
     await expect.poll(() => stat(page, 'Views').textContent()).toBe('1');
     await expect.poll(() => stat(page, 'Clicks on links').textContent()).toBe('1');
     const blocks = page.getByRole('table', { name: 'Clicks by link block' });
-    await expect
-      .poll(() =>
-        blocks
-          .getByRole('row', { name: /Spring sale/ })
-          .locator('td.num')
-          .textContent(),
-      )
-      .toBe('1');
-    await expect
-      .poll(() =>
-        blocks
-          .getByRole('row', { name: /Our podcast/ })
-          .locator('td.num')
-          .textContent(),
-      )
-      .toBe('0');
+    const blockClicks = (name: RegExp) => blocks.getByRole('row', { name }).locator('td.num').textContent();
+    await expect.poll(() => blockClicks(/Spring sale/)).toBe('1');
+    await expect.poll(() => blockClicks(/Our podcast/)).toBe('0');
     // The day's figures are in the table under the chart too.
     await page.getByText('Show the numbers').click();
     const totals = page.getByRole('table', { name: 'Views and clicks per day' }).locator('tfoot tr');

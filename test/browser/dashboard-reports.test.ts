@@ -10,9 +10,9 @@
 // on both engines in test/dashboard/reports.test.ts and test/webhooks/report-shared.test.ts.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { describeInChromium } from '../support/browser';
+import { describeInChromium, closeAll } from '../support/browser';
 import { DASHBOARD_API, signIn, type Person } from '../support/dashboard';
-import { acmeInChromium, type DashboardBrowser } from '../support/dashboard-browser';
+import { acmeInChromium, type DashboardBrowser, openFromNav } from '../support/dashboard-browser';
 import { startDeliveringServer, startReceiver, type DeliveringServer, type Receiver } from '../support/receiver';
 import type { TestServer } from '../support/server';
 import { createKey } from '../../src/db/repos/api-keys';
@@ -20,6 +20,10 @@ import { verifyVariantA } from '../../src/webhooks/verify';
 
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 800 };
+
+/** Answers the confirmation dialog named `dialog` with its button `confirm`. */
+const confirmIn = (page: Page, dialog: string, confirm: string) =>
+  page.getByRole('dialog', { name: dialog }).getByRole('button', { name: confirm }).click();
 
 describeInChromium('shared reports in the dashboard, in Chromium (sqlite)', () => {
   let server: DeliveringServer;
@@ -95,11 +99,7 @@ describeInChromium('shared reports in the dashboard, in Chromium (sqlite)', () =
     await b.signInThroughForm(page, owner);
     await page.getByRole('heading', { level: 1, name: 'Links' }).waitFor();
   }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-    await receiver?.close();
-  });
+  afterAll(() => closeAll(browser, server, receiver));
 
   let goalReportUrl: string;
 
@@ -164,8 +164,7 @@ describeInChromium('shared reports in the dashboard, in Chromium (sqlite)', () =
   });
 
   it('made PRIVATE on the Reports screen, its URL answers 404 at once', async () => {
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Reports' }).click();
-    await expect.poll(() => h1(page).textContent()).toBe('Reports');
+    await openFromNav(page, 'Reports');
     const card = reportCard(page, 'Pricing purchases this month');
     await expect.poll(() => card.textContent()).toMatch(/Unlisted.*Goal report · Last 30 days/);
     await expect
@@ -260,10 +259,7 @@ describeInChromium('shared reports in the dashboard, in Chromium (sqlite)', () =
 
     const card = reportCard(page, 'Clicks on pricing, last 7 days');
     await card.getByRole('button', { name: 'New link for Clicks on pricing, last 7 days' }).click();
-    await page
-      .getByRole('dialog', { name: 'Give Clicks on pricing, last 7 days a new link?' })
-      .getByRole('button', { name: 'Make a new link' })
-      .click();
+    await confirmIn(page, 'Give Clicks on pricing, last 7 days a new link?', 'Make a new link');
     await page.getByText('Clicks on pricing, last 7 days has a new link. The old one no longer works.').waitFor();
     const second = await card.getByRole('link', { name: /shared page of/ }).getAttribute('href');
     expect(second).not.toBe(first);
@@ -283,10 +279,7 @@ describeInChromium('shared reports in the dashboard, in Chromium (sqlite)', () =
     await expect.poll(() => h1(visitor).textContent()).toBe('Clicks on pricing, last 7 days');
 
     await card.getByRole('button', { name: 'Delete Clicks on pricing, last 7 days' }).click();
-    await page
-      .getByRole('dialog', { name: 'Delete Clicks on pricing, last 7 days?' })
-      .getByRole('button', { name: 'Delete' })
-      .click();
+    await confirmIn(page, 'Delete Clicks on pricing, last 7 days?', 'Delete');
     await page.getByText('Clicks on pricing, last 7 days deleted. Its link no longer works.').waitFor();
     expect(await reportCard(page, 'Clicks on pricing, last 7 days').count()).toBe(0);
     expect((await visitor.goto(onServer(second!)))?.status()).toBe(404);

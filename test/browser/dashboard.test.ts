@@ -7,7 +7,7 @@
 // dashboard API's rules run on both engines in test/dashboard/; this is the browser's view of them.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { describeInChromium, startDestination, type Destination } from '../support/browser';
+import { describeInChromium, startDestination, type Destination, closeAll } from '../support/browser';
 import { acmeInChromium, type DashboardBrowser } from '../support/dashboard-browser';
 import { DASHBOARD_API, PASSWORD, seedPerson, type Person } from '../support/dashboard';
 import { startTestServer, type TestServer } from '../support/server';
@@ -41,11 +41,7 @@ describeInChromium('the dashboard in Chromium against the service (sqlite)', () 
     ({ browser, b: helpers, workspaceId, owner, analyst } = await acmeInChromium(server, [destination.origin]));
     ({ context: ownerContext, page } = await newPersonPage());
   }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await destination?.close();
-    await server?.stop();
-  });
+  afterAll(() => closeAll(browser, destination, server));
 
   it('signs in: a wrong password is refused on the form, the right one opens the links', async () => {
     await signInThroughForm(page, { email: owner.email, password: 'not the password' });

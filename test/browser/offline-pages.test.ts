@@ -6,7 +6,7 @@
 // test is what the browser asks for, not the database engine.
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { describeInChromium, launchBrowser, personContext } from '../support/browser';
+import { describeInChromium, launchBrowser, personContext, closeAll } from '../support/browser';
 import { seedWorkspace, type Seeded } from '../support/seed';
 import { startTestServer, type TestServer } from '../support/server';
 
@@ -44,11 +44,7 @@ describeInChromium("the service's pages in Chromium with the network cut off (sq
     offMachine.length = 0;
     problems.length = 0;
   });
-  afterAll(async () => {
-    await context?.close();
-    await browser?.close();
-    await server?.stop();
-  });
+  afterAll(() => closeAll(context, browser, server));
 
   async function open(path: string): Promise<Page> {
     const page = await context.newPage();

@@ -8,6 +8,7 @@ import {
   launchBrowser,
   personContext,
   startDestination,
+  closeAll,
   type Destination,
 } from '../support/browser';
 import { seedWorkspace, type Seeded } from '../support/seed';
@@ -49,11 +50,7 @@ describeInChromium('visitor pages in Chromium (sqlite)', () => {
     });
   });
   afterEach(async () => context?.close());
-  afterAll(async () => {
-    await browser?.close();
-    await destination?.close();
-    await server?.stop();
-  });
+  afterAll(() => closeAll(browser, destination, server));
 
   it('sanity: the short domain serves https://localhost:<port> and a plain link lands on the destination', async () => {
     expect(new URL(server.url).hostname).toBe('localhost');

@@ -843,6 +843,19 @@ describe('shortlink command-line mistakes', () => {
     for (const dir of [dataDir, files]) if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
 
+  /** `key create` for workspace W and user U, expiring at `when`. */
+  const keyExpiringAt = (when: string) => [
+    'key',
+    'create',
+    '--workspace',
+    'W',
+    '--user',
+    'U',
+    '--scopes',
+    'links:read',
+    '--expires-at',
+    when,
+  ];
   // [arguments, expected message]; W, U and F stand for the workspace, the user and the files directory.
   const cases: [string, string[], RegExp][] = [
     ['an unknown command', ['frobnicate'], /unknown command: frobnicate/],
@@ -889,58 +902,18 @@ describe('shortlink command-line mistakes', () => {
       ['key', 'create', '--workspace', 'W', '--user', 'U', '--scopes', ','],
       /--scopes needs at least one/,
     ],
-    [
-      'a word as --expires-at',
-      ['key', 'create', '--workspace', 'W', '--user', 'U', '--scopes', 'links:read', '--expires-at', 'tomorrow'],
+    ...[
+      ['a word as --expires-at', 'tomorrow'],
+      ['a day that does not exist', '2030-02-30'],
+      ['a bare number as --expires-at', '1'],
+      ['a US date as --expires-at', '12/31/2030'],
+      ['a time without a zone', '2030-01-01T10:00'],
+    ].map(([name, when]): [string, string[], RegExp] => [
+      name,
+      keyExpiringAt(when),
       /--expires-at must be an ISO 8601/,
-    ],
-    [
-      'a day that does not exist',
-      ['key', 'create', '--workspace', 'W', '--user', 'U', '--scopes', 'links:read', '--expires-at', '2030-02-30'],
-      /--expires-at must be an ISO 8601/,
-    ],
-    [
-      'a bare number as --expires-at',
-      ['key', 'create', '--workspace', 'W', '--user', 'U', '--scopes', 'links:read', '--expires-at', '1'],
-      /--expires-at must be an ISO 8601/,
-    ],
-    [
-      'a US date as --expires-at',
-      ['key', 'create', '--workspace', 'W', '--user', 'U', '--scopes', 'links:read', '--expires-at', '12/31/2030'],
-      /--expires-at must be an ISO 8601/,
-    ],
-    [
-      'a time without a zone',
-      [
-        'key',
-        'create',
-        '--workspace',
-        'W',
-        '--user',
-        'U',
-        '--scopes',
-        'links:read',
-        '--expires-at',
-        '2030-01-01T10:00',
-      ],
-      /--expires-at must be an ISO 8601/,
-    ],
-    [
-      'an --expires-at in the past',
-      [
-        'key',
-        'create',
-        '--workspace',
-        'W',
-        '--user',
-        'U',
-        '--scopes',
-        'links:read',
-        '--expires-at',
-        '2020-01-01T00:00:00Z',
-      ],
-      /--expires-at must be in the future/,
-    ],
+    ]),
+    ['an --expires-at in the past', keyExpiringAt('2020-01-01T00:00:00Z'), /--expires-at must be in the future/],
     [
       'a host with a port',
       ['domain', 'add', '--workspace', 'W', '--host', 'go.example.com:8443'],

@@ -32,6 +32,26 @@ describe('shortlink goal commands (sqlite)', () => {
 
   const cli = (args: string[]) => runCli(args, env);
   const ok = async (args: string[], keys: string[]) => expectJsonLine(args, await cli(args), keys);
+  /** `goal create` of a purchase goal in W with a target of 10 EUR (minor units); `scope` flags go before the target. */
+  const valueGoal = (name: string, ...scope: string[]) =>
+    ok(
+      [
+        'goal',
+        'create',
+        '--workspace',
+        W,
+        '--name',
+        name,
+        '--type',
+        'purchase',
+        ...scope,
+        '--target-value-minor',
+        '10',
+        '--target-currency',
+        'EUR',
+      ],
+      ['id'],
+    );
   const fails = async (args: string[], message: RegExp, code: number) => {
     const r = await cli(args);
     expectFailure(args, r, message);
@@ -335,25 +355,7 @@ describe('shortlink goal commands (sqlite)', () => {
   });
 
   it('goal update and set-status refuse bad input and change nothing', async () => {
-    const { id } = await ok(
-      [
-        'goal',
-        'create',
-        '--workspace',
-        W,
-        '--name',
-        'Stable',
-        '--type',
-        'purchase',
-        '--link',
-        L,
-        '--target-value-minor',
-        '10',
-        '--target-currency',
-        'EUR',
-      ],
-      ['id'],
-    );
+    const { id } = await valueGoal('Stable', '--link', L);
     const before = await row(id);
     const cases: Array<[string[], RegExp, number]> = [
       [['goal', 'update', '--id', 'goal_nope', '--name', 'x'], /goal goal_nope not found/, 1],
@@ -377,23 +379,7 @@ describe('shortlink goal commands (sqlite)', () => {
   });
 
   it('goal update refuses to clear one half of a value target and keep the other', async () => {
-    const { id } = await ok(
-      [
-        'goal',
-        'create',
-        '--workspace',
-        W,
-        '--name',
-        'Value pair',
-        '--type',
-        'purchase',
-        '--target-value-minor',
-        '10',
-        '--target-currency',
-        'EUR',
-      ],
-      ['id'],
-    );
+    const { id } = await valueGoal('Value pair');
     const before = await row(id);
     await fails(
       ['goal', 'update', '--id', id, '--target-currency', ''],

@@ -8,7 +8,7 @@
 // dashboard contract (SHORTLINK_VALIDATE_RESPONSES, vitest.config.ts) and here once more by hand.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCampaign, createQrCode } from '../../src/db/repos/workspace-objects';
-import { DASHBOARD_API, seedTeam, startWithTeams, type Team } from '../support/dashboard';
+import { DASHBOARD_API, seedTeam, serverWithTeam, startWithTeams, type Team } from '../support/dashboard';
 import { testEngines } from '../support/databases';
 import { openDocument } from '../support/fuzz-openapi';
 import {
@@ -30,8 +30,9 @@ import {
   type RClick,
   type RConversion,
   type Win,
+  valueEntriesOf,
 } from '../support/recount';
-import { startTestServer, type TestServer } from '../support/server';
+import type { TestServer } from '../support/server';
 
 const iso = (t: number) => new Date(t).toISOString();
 const dashboard = openDocument('dashboard.json');
@@ -130,19 +131,7 @@ describe.each(testEngines())('dashboard conversions on %s', (engine) => {
     if (w.from >= w.to) return days;
     for (let d = dayOf(w.from); d <= Math.ceil(w.to / DAY) - 1; d++) {
       const on = inScope.filter((c) => dayOf(c.occurredAt) === d);
-      const value = new Map<string, { currency: string; valueMinor: number; conversions: number }>();
-      for (const c of on) {
-        if (!c.value) continue;
-        const v = value.get(c.value.currency) ?? { currency: c.value.currency, valueMinor: 0, conversions: 0 };
-        v.valueMinor += c.value.amountMinor;
-        v.conversions += 1;
-        value.set(c.value.currency, v);
-      }
-      days.push({
-        day: iso(d * DAY).slice(0, 10),
-        conversions: on.length,
-        value: [...value.values()].sort((a, b) => (a.currency < b.currency ? -1 : 1)),
-      });
+      days.push({ day: iso(d * DAY).slice(0, 10), conversions: on.length, value: valueEntriesOf(on) });
     }
     return days;
   }
@@ -338,14 +327,10 @@ describe.each(testEngines())('dashboard conversions on %s', (engine) => {
 });
 
 describe.each(testEngines())('dashboard conversions on a deployment without conversion tracking, %s', (engine) => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer(engine, { env: { FEATURE_CONVERSIONS: 'off' } });
-  });
-  afterAll(async () => server?.stop());
+  const fixture = serverWithTeam(engine, { env: { FEATURE_CONVERSIONS: 'off' } });
 
   it('answers 503 conversions_unavailable, as the API does', async () => {
-    const team = await seedTeam(server);
+    const { team } = fixture;
     const res = await team.analyst.request('GET', `/workspaces/${team.workspaceId}/conversions`);
     expect(res.status).toBe(503);
     expect(res.body.code).toBe('conversions_unavailable');

@@ -5,8 +5,8 @@
 // workspace's goals and scope objects, a deployment without goals.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testEngines } from '../support/databases';
-import { seedTeam, startWithTeams, type Team } from '../support/dashboard';
-import { startTestServer, type TestServer } from '../support/server';
+import { seedTeam, serverWithTeam, startWithTeams, type Team } from '../support/dashboard';
+import type { TestServer } from '../support/server';
 import { dataKey } from '../support/seed';
 
 describe.each(testEngines())('dashboard goals on %s', (engine) => {
@@ -176,14 +176,10 @@ describe.each(testEngines())('dashboard goals on %s', (engine) => {
 });
 
 describe.each(testEngines())('dashboard goals on a deployment without goals, %s', (engine) => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer(engine, { env: { FEATURE_GOALS: 'off' } });
-  });
-  afterAll(async () => server?.stop());
+  const fixture = serverWithTeam(engine, { env: { FEATURE_GOALS: 'off' } });
 
   it('answers 503 goals_unavailable', async () => {
-    const team = await seedTeam(server);
+    const { team } = fixture;
     const res = await team.owner.request('GET', `/workspaces/${team.workspaceId}/goals`);
     expect(res.status).toBe(503);
     expect(res.body.code).toBe('goals_unavailable');

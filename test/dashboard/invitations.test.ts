@@ -34,6 +34,15 @@ describe.each(testEngines())('invitations on %s', (engine) => {
   /** Signs in the answer of a register (its cookie, its anti-forgery token). */
   const signedInBy = (res: Awaited<ReturnType<typeof anonymous>>) =>
     clientFor(server, cookieOf(res), res.body.csrfToken, res.body);
+  /** Registering through `inviteUrl` is refused (404) and makes no user of `address`. */
+  const expectRegistrationRefused = async (inviteUrl: string, address: string) => {
+    const res = await anonymous('POST', '/invitation/register', {
+      token: tokenOf(inviteUrl),
+      password: 'a good password',
+    });
+    expect(res.status).toBe(404);
+    expect(await knex()('users').where({ email: address }).first()).toBeUndefined();
+  };
 
   beforeAll(async () => {
     server = await startTestServer(engine);
@@ -271,15 +280,7 @@ describe.each(testEngines())('invitations on %s', (engine) => {
         .where({ id: third.body.data.id })
         .update({ expires_at: Date.now() - 1 });
       expect((await anonymous('GET', `/invitation?token=${tokenOf(third.body.inviteUrl)}`)).status).toBe(404);
-      expect(
-        (
-          await anonymous('POST', '/invitation/register', {
-            token: tokenOf(third.body.inviteUrl),
-            password: 'a good password',
-          })
-        ).status,
-      ).toBe(404);
-      expect(await knex()('users').where({ email: address }).first()).toBeUndefined();
+      await expectRegistrationRefused(third.body.inviteUrl, address);
     });
 
     it('an invitation stands only while its sender may still invite to its role', async () => {
@@ -287,15 +288,7 @@ describe.each(testEngines())('invitations on %s', (engine) => {
       const address = email('orphan');
       const res = await invite(t.admin, t.workspaceId, address);
       await setRole(knex(), t.workspaceId, t.people.admin.userId, 'MEMBER');
-      expect(
-        (
-          await anonymous('POST', '/invitation/register', {
-            token: tokenOf(res.body.inviteUrl),
-            password: 'a good password',
-          })
-        ).status,
-      ).toBe(404);
-      expect(await knex()('users').where({ email: address }).first()).toBeUndefined();
+      await expectRegistrationRefused(res.body.inviteUrl, address);
       await setRole(knex(), t.workspaceId, t.people.admin.userId, 'ADMIN');
       const made = await anonymous('POST', '/invitation/register', {
         token: tokenOf(res.body.inviteUrl),

@@ -11,9 +11,9 @@ import { DAY_MS } from '../../src/domain/conversions';
 import { SharedFigures, findSharedReport } from '../../src/http/dashboard/shared-reports';
 import { projectPath } from '../../src/platform/project-root';
 import { testEngines } from '../support/databases';
-import { seedTeam, startWithTeams, type Team } from '../support/dashboard';
+import { seedTeam, serverWithTeam, startWithTeams, type Team } from '../support/dashboard';
 import { openDocument } from '../support/fuzz-openapi';
-import { startTestServer, type TestResponse, type TestServer } from '../support/server';
+import type { TestResponse, TestServer } from '../support/server';
 import { dataKey } from '../support/seed';
 
 const dashboard = openDocument('dashboard.json');
@@ -500,14 +500,10 @@ describe.each(testEngines())('shared reports on %s', (engine) => {
 });
 
 describe.each(testEngines())('shared reports on a deployment without conversions, %s', (engine) => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer(engine, { env: { FEATURE_CONVERSIONS: 'off' } });
-  });
-  afterAll(async () => server?.stop());
+  const fixture = serverWithTeam(engine, { env: { FEATURE_CONVERSIONS: 'off' } });
 
   it('answers 503 with its code for CONVERSIONS and GOAL reports; LINK reports are made and read', async () => {
-    const team = await seedTeam(server);
+    const { server, team } = fixture;
     const base = `/workspaces/${team.workspaceId}`;
     const conv = await team.owner.request('POST', `${base}/reports`, {
       body: { kind: 'CONVERSIONS', title: 'No', params: { window: { lastDays: 7 } } },

@@ -7,11 +7,10 @@
 // the anti-forgery token, plans. Responses are validated against the contract
 // (SHORTLINK_VALIDATE_RESPONSES).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../../src/domain/ids';
 import { verifyVariantA } from '../../src/webhooks/verify';
 import { testEngines } from '../support/databases';
 import { seedTeam } from '../support/dashboard';
-import { deliveryRow, seedDelivery, seedSubscription, waitForSettled } from '../support/outbox';
+import { seedDelivery, seedSettledDelivery, seedSubscription, waitForSettled } from '../support/outbox';
 import { startDeliveries, stopDeliveries, type DeliveringServer, type Receiver } from '../support/receiver';
 
 describe.each(testEngines())('dashboard webhooks on %s', (engine) => {
@@ -175,19 +174,8 @@ describe.each(testEngines())('dashboard webhooks on %s', (engine) => {
     const p = nextPath('replay');
     receiver.reply(p, [{ status: 200 }]);
     const b = await seedFor('B', p);
-    const seedSettled = async (s: typeof b, status: string, createdAt: number) => {
-      const row = {
-        ...deliveryRow(s),
-        id: newId('dlv'),
-        status,
-        attempts: 6,
-        created_at: createdAt,
-        finished_at: createdAt,
-        next_attempt_at: createdAt,
-      };
-      await knex()('webhook_deliveries').insert(row);
-      return row.id;
-    };
+    const seedSettled = (s: typeof b, status: string, createdAt: number) =>
+      seedSettledDelivery(knex(), s, status, createdAt);
     const now = Date.now();
     const one = await seedSettled(b, 'FAILED', now - 3 * 3600_000);
     const replayed = await team.admin.request('POST', `${base}/deliveries/${one}/replay`);

@@ -11,9 +11,8 @@ import { HANDOFF_PART, ThreadClickWriter, WRITE_CHUNK, WRITER_NICE_INCREMENT } f
 import { ClickRecorder, type ClickEvent } from '../../src/clicks/buffer';
 import { writeClickBatch, type StoredClick } from '../../src/db/repos/click-batches';
 import { type MigratedDatabase, openMigratedDatabase, testEngines } from '../support/databases';
+import { IPHONE_STORED, IPHONE_USER_AGENT } from '../support/user-agents';
 
-const PERSON =
-  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
 const click = (linkId: string, at: number): ClickEvent => ({
   linkId,
   workspaceId: 'ws_writer',
@@ -21,8 +20,11 @@ const click = (linkId: string, at: number): ClickEvent => ({
   at,
   referer: 'https://news.example/item?id=1',
   country: 'de',
-  userAgent: PERSON,
+  userAgent: IPHONE_USER_AGENT,
 });
+
+// COPY's text format gives tab, newline, CR and backslash meanings, and reads \\N as NULL.
+const ODD_TEXT = ['tab\there', 'back\\slash', '\\N', 'line\nbreak\rreturn', 'ünïcödé 😀', '', ' spaced '];
 
 describe.each(testEngines())('click writer thread on %s', (engine) => {
   let db: MigratedDatabase;
@@ -72,9 +74,7 @@ describe.each(testEngines())('click writer thread on %s', (engine) => {
       workspace_id: 'ws_writer',
       referrer_host: 'news.example',
       country: 'DE',
-      device: 'mobile',
-      browser: 'Mobile Safari',
-      os: 'iOS',
+      ...IPHONE_STORED,
     });
     expect(Number(rows[0].occurred_at)).toBe(at);
     const daily = await db.knex('link_daily_clicks').where({ link_id: 'lnk_parsed' });
@@ -86,51 +86,48 @@ describe.each(testEngines())('click writer thread on %s', (engine) => {
     ]);
   });
 
-  it('stores every field as given, whatever characters it holds (Postgres takes the raw clicks as COPY text)', async () => {
-    // COPY's text format gives tab, newline, CR and backslash meanings, and reads \\N as NULL.
-    const odd = ['tab\there', 'back\\slash', '\\N', 'line\nbreak\rreturn', 'ünïcödé 😀', '', ' spaced '];
-    const at = Date.UTC(2026, 10, 23, 9);
-    const rows: StoredClick[] = odd.map((s, i) => ({
+  /**
+   * One click a millisecond from `at` per ODD_TEXT string, every text field holding it (the device
+   * cut to `deviceChars`, its column's width); `ids(i)` names the link (or page) and QR code.
+   */
+  const oddClicks = (
+    at: number,
+    deviceChars: number,
+    ids: (i: number) => Pick<StoredClick, 'link_id' | 'qr_code_id'>,
+  ): StoredClick[] =>
+    ODD_TEXT.map((s, i) => ({
       workspace_id: 'ws_quiet',
-      link_id: `lnk_odd_${i}`,
-      qr_code_id: i % 2 ? null : `qr_${i}`,
+      ...ids(i),
       occurred_at: at + i,
       referrer_host: s,
       country: i % 2 ? null : 'DE',
-      device: s.slice(0, 32),
+      device: s.slice(0, deviceChars),
       browser: s,
       os: i % 3 ? null : s,
     }));
+
+  it('stores every field as given, whatever characters it holds (Postgres takes the raw clicks as COPY text)', async () => {
+    const at = Date.UTC(2026, 10, 23, 9);
+    const rows = oddClicks(at, 32, (i) => ({ link_id: `lnk_odd_${i}`, qr_code_id: i % 2 ? null : `qr_${i}` }));
     await writeClickBatch(db.knex, engine, rows, []);
     const stored = await db.knex('clicks').where('link_id', 'like', 'lnk_odd_%').orderBy('occurred_at');
     expect(stored.map((r) => ({ ...r, id: undefined, occurred_at: Number(r.occurred_at) }))).toEqual(
       rows.map((r) => ({ ...r, id: undefined })),
     );
-    expect((await db.knex('link_daily_clicks').where('link_id', 'like', 'lnk_odd_%')).length).toBe(odd.length);
+    expect((await db.knex('link_daily_clicks').where('link_id', 'like', 'lnk_odd_%')).length).toBe(ODD_TEXT.length);
   });
 
   it("stores a bio page's views with every field as given, whatever characters it holds (COPY text on Postgres too)", async () => {
     // A page view travels as a click whose link id is the page's (pg_…) and whose QR code is null.
-    const odd = ['tab\there', 'back\\slash', '\\N', 'line\nbreak\rreturn', 'ünïcödé 😀', '', ' spaced '];
     const at = Date.UTC(2026, 10, 23, 10);
-    const rows: StoredClick[] = odd.map((s, i) => ({
-      workspace_id: 'ws_quiet',
-      link_id: 'pg_odd',
-      qr_code_id: null,
-      occurred_at: at + i,
-      referrer_host: s,
-      country: i % 2 ? null : 'DE',
-      device: s.slice(0, 16),
-      browser: s,
-      os: i % 3 ? null : s,
-    }));
+    const rows = oddClicks(at, 16, () => ({ link_id: 'pg_odd', qr_code_id: null }));
     await writeClickBatch(db.knex, engine, rows, []);
     const stored = await db.knex('page_views').where('page_id', 'pg_odd').orderBy('occurred_at');
     expect(stored.map((r) => ({ ...r, id: undefined, occurred_at: Number(r.occurred_at) }))).toEqual(
       rows.map(({ link_id, qr_code_id, ...r }) => ({ ...r, page_id: link_id, id: undefined })),
     );
     expect((await db.knex('page_daily_views').where('page_id', 'pg_odd')).map((d) => Number(d.views))).toEqual([
-      odd.length,
+      ODD_TEXT.length,
     ]);
     // None of them is a click of a link.
     expect(await count('pg_odd')).toBe(0);

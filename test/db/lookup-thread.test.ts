@@ -9,6 +9,7 @@ import { sqliteFilename } from '../../src/db/knex';
 import { LinkLookupThread, LookupThreadError } from '../../src/db/lookup-thread';
 import { createTestDatabase, type MigratedDatabase, openMigratedDatabase } from '../support/databases';
 import { seedWorkspace } from '../support/seed';
+import { linkRow } from '../support/stored-rows';
 
 // LINK_COLUMNS order (src/db/redirect-store.ts).
 const SLUG = 3;
@@ -27,22 +28,16 @@ describe('the link lookup thread (SQLite)', () => {
     db = await openMigratedDatabase('sqlite');
     file = sqliteFilename(db.url);
     const { workspaceId, userId } = await seedWorkspace(db.knex);
-    const now = Date.now();
     await db.knex('links').insert(
-      Array.from({ length: LINKS }, (_, i) => ({
-        id: `lnk_lookup${i}`,
-        workspace_id: workspaceId,
-        created_by: userId,
-        domain_key: '',
-        slug: `l-${i}`,
-        original_url: `https://example.com/${i}`,
-        status: 'ACTIVE',
-        policy_locked: false,
-        redirect_type: 'TEMPORARY',
-        served: 0,
-        created_at: now,
-        updated_at: now,
-      })),
+      Array.from({ length: LINKS }, (_, i) =>
+        linkRow({
+          id: `lnk_lookup${i}`,
+          workspace_id: workspaceId,
+          created_by: userId,
+          slug: `l-${i}`,
+          original_url: `https://example.com/${i}`,
+        }),
+      ),
     );
     thread = new LinkLookupThread({ entry: './lookup-worker', data: { filename: file } });
   });

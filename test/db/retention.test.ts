@@ -7,6 +7,13 @@ import { type MigratedDatabase, openMigratedDatabase, testEngines } from '../sup
 
 const DAY = 86_400_000;
 
+/** A raw click or page view of workspace ws_1, `ageDays` old at `now`. */
+const rawEvent = (now: number, ageDays: number, fields: Record<string, string>) => ({
+  workspace_id: 'ws_1',
+  ...fields,
+  occurred_at: now - ageDays * DAY,
+});
+
 describe.each(testEngines())('retention on %s', (engine) => {
   let db: MigratedDatabase;
   beforeAll(async () => (db = await openMigratedDatabase(engine)));
@@ -14,12 +21,7 @@ describe.each(testEngines())('retention on %s', (engine) => {
 
   it('deletes raw clicks older than 90 days and keeps daily counts', async () => {
     const now = Date.UTC(2026, 10, 22, 12);
-    const click = (ageDays: number) => ({
-      workspace_id: 'ws_1',
-      link_id: 'lnk_1',
-      occurred_at: now - ageDays * DAY,
-      device: 'desktop',
-    });
+    const click = (ageDays: number) => rawEvent(now, ageDays, { link_id: 'lnk_1', device: 'desktop' });
     await db.knex('clicks').insert([click(0), click(89.9), click(90.1), click(200)]);
     await db.knex('link_daily_clicks').insert([
       { link_id: 'lnk_1', workspace_id: 'ws_1', day: Math.floor((now - 200 * DAY) / DAY), clicks: 1 },
@@ -35,12 +37,7 @@ describe.each(testEngines())('retention on %s', (engine) => {
 
   it("deletes bio pages' raw views older than 90 days, in batches, and keeps their daily counts", async () => {
     const now = Date.UTC(2026, 10, 22, 12);
-    const view = (ageDays: number) => ({
-      workspace_id: 'ws_1',
-      page_id: 'pg_1',
-      occurred_at: now - ageDays * DAY,
-      device: 'mobile',
-    });
+    const view = (ageDays: number) => rawEvent(now, ageDays, { page_id: 'pg_1', device: 'mobile' });
     // More than one batch of expired views.
     const old = Array.from({ length: 5_200 }, (_, i) => view(91 + (i % 50)));
     for (let i = 0; i < old.length; i += 500) await db.knex('page_views').insert(old.slice(i, i + 500));

@@ -946,45 +946,20 @@ describe.each(testEngines())('OpenAPI-driven fuzzing on %s', (engine) => {
     for (const w of WS_NAMES) {
       const id = wsIds[w];
       const links = await k('links').where({ workspace_id: id }).select('id', 'deleted_at');
-      same(
-        'links',
-        w,
-        links.map((l: any) => l.id),
-        created.links.get(w),
-      );
-      same(
-        'deleted links',
-        w,
-        links.filter((l: any) => l.deleted_at !== null).map((l: any) => l.id),
-        created.linksDeleted.get(w),
-      );
       const conversions = await k('conversions').where({ workspace_id: id }).select('id');
-      same(
-        'conversions',
-        w,
-        conversions.map((c: any) => c.id),
-        created.conversions.get(w),
-      );
       const hooks = await k('webhook_subscriptions').where({ workspace_id: id }).select('id', 'deleted_at');
-      same(
-        'webhook subscriptions',
-        w,
-        hooks.map((h: any) => h.id),
-        created.hooks.get(w),
-      );
-      same(
-        'deleted webhook subscriptions',
-        w,
-        hooks.filter((h: any) => h.deleted_at !== null).map((h: any) => h.id),
-        created.hooksDeleted.get(w),
-      );
       const idem = await k('idempotency_keys').where({ workspace_id: id }).select('key');
-      same(
-        'idempotency keys',
-        w,
-        idem.map((r: any) => r.key),
-        created.idempotencyKeys.get(w),
-      );
+      const ids = (rows: any[], column = 'id'): string[] => rows.map((r) => r[column]);
+      const deletedIds = (rows: any[]) => ids(rows.filter((r) => r.deleted_at !== null));
+      const stored: Array<[string, string[], Set<string> | undefined]> = [
+        ['links', ids(links), created.links.get(w)],
+        ['deleted links', deletedIds(links), created.linksDeleted.get(w)],
+        ['conversions', ids(conversions), created.conversions.get(w)],
+        ['webhook subscriptions', ids(hooks), created.hooks.get(w)],
+        ['deleted webhook subscriptions', deletedIds(hooks), created.hooksDeleted.get(w)],
+        ['idempotency keys', ids(idem, 'key'), created.idempotencyKeys.get(w)],
+      ];
+      for (const [what, actual, expected] of stored) same(what, w, actual, expected);
       counts.push(`${w}: ${links.length} links, ${conversions.length} conversions, ${hooks.length} subscriptions`);
     }
     for (const w of ['noscope', 'pro', 'free', 'freeWasPaid', 'revoked', 'expired'] as const) {

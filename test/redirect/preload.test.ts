@@ -8,6 +8,7 @@ import { migrateLatest, openDatabase } from '../../src/db/knex';
 import { loadConfig } from '../../src/config';
 import { createTestDatabase, testEngines, type TestDatabase } from '../support/databases';
 import { seedWorkspace, type Seeded } from '../support/seed';
+import { linkRow } from '../support/stored-rows';
 import { startTestServer, type TestServer } from '../support/server';
 
 const LINKS = 4_503; // more than two pages of the preload (2,000 each)
@@ -31,21 +32,18 @@ describe.each(testEngines())('the redirect cache preload on %s', (engine) => {
       await migrateLatest(db);
       owner = await seedWorkspace(db.knex);
       const now = Date.now();
-      const rows = Array.from({ length: LINKS + 1 }, (_, i) => ({
-        id: id(i),
-        workspace_id: owner.workspaceId,
-        created_by: owner.userId,
-        domain_key: '',
-        slug: `pre-${i}`,
-        original_url: `https://example.com/${i}`,
-        status: 'ACTIVE',
-        policy_locked: false,
-        redirect_type: 'TEMPORARY',
-        served: 0,
-        created_at: now,
-        updated_at: now,
-        deleted_at: i === LINKS ? now : null,
-      }));
+      const rows = Array.from({ length: LINKS + 1 }, (_, i) =>
+        linkRow({
+          id: id(i),
+          workspace_id: owner.workspaceId,
+          created_by: owner.userId,
+          slug: `pre-${i}`,
+          original_url: `https://example.com/${i}`,
+          created_at: now,
+          updated_at: now,
+          deleted_at: i === LINKS ? now : null,
+        }),
+      );
       for (let i = 0; i < rows.length; i += 500) await db.knex('links').insert(rows.slice(i, i + 500));
     } finally {
       await db.knex.destroy();

@@ -1,8 +1,7 @@
 // The short link itself, through real HTTPS on every engine: resolution rules, pages, clicks.
 import { clickTotals } from '../../src/db/repos/links';
 import pg from 'pg';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createKey } from '../../src/db/repos/api-keys';
+import { describe, expect, it } from 'vitest';
 import { addDomain, setDomainStatus } from '../../src/db/repos/domains';
 import { createQrCode } from '../../src/db/repos/workspace-objects';
 import { setPolicyDisabled } from '../../src/db/repos/links';
@@ -10,18 +9,19 @@ import { policyDisabled } from '../../src/webhooks/link-events';
 import { sqliteFilename } from '../../src/db/knex';
 import { LinkLookupThread } from '../../src/db/lookup-thread';
 import { testEngines } from '../support/databases';
-import { hostImage, seedWorkspace, type Seeded } from '../support/seed';
+import { hostImage, seedWorkspace, serverWithOwner } from '../support/seed';
 import { standInRedirectService } from '../support/redirect-service';
-import { startTestServer, type TestServer } from '../support/server';
+import { startTestServer } from '../support/server';
+import { IPHONE_STORED, IPHONE_USER_AGENT } from '../support/user-agents';
 import { loadDefinition } from '../../src/http/definition';
 import { fixedPathsOf } from '../../src/http/routing';
 
 const PERSON =
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
-const IPHONE =
-  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
 const CRAWLER = 'facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)';
 const HOUR = 3_600_000;
+/** The instant `ms` from now (negative: ago), as the API takes it. */
+const fromNow = (ms: number) => new Date(Date.now() + ms).toISOString();
 
 describe('fixed paths of the contract', () => {
   // The API answers a fixed path for every method (405 for one it lacks, test/api/platform.test.ts):
@@ -50,34 +50,27 @@ describe('fixed paths of the contract', () => {
 });
 
 describe.each(testEngines())('short links on %s', (engine) => {
-  let server: TestServer;
-  let owner: Seeded;
-  const knex = () => server.services.db.knex;
+  const suite = serverWithOwner(engine, { env: { CLICK_FLUSH_MS: '60000', TRUST_PROXY: '1' } }, [
+    'links:read',
+    'links:write',
+  ]);
+  const knex = () => suite.server.services.db.knex;
   const create = async (body: object) => {
-    const res = await server.request('POST', '/api/v1/links', { key: owner.key, body });
+    const res = await suite.server.request('POST', '/api/v1/links', { key: suite.owner.key, body });
     expect(res.status, res.text).toBe(201);
     return res.body.data;
   };
+  /** PATCH /api/v1/links/{id} as the owner. */
+  const patch = (id: string, body: object) =>
+    suite.server.request('PATCH', `/api/v1/links/${id}`, { key: suite.owner.key, body });
   const visit = (path: string, headers: Record<string, string> = {}, method = 'GET') =>
-    server.request(method, path, { headers: { 'user-agent': PERSON, ...headers } });
-  const flushed = async () => server.clicks.flush();
+    suite.server.request(method, path, { headers: { 'user-agent': PERSON, ...headers } });
+  const flushed = async () => suite.server.clicks.flush();
   // The Link's clicks as the API computes them (its daily counts summed).
   const clicksOf = async (id: string) => {
     const { workspace_id } = await knex()('links').where({ id }).first();
     return (await clickTotals(knex(), workspace_id, [id])).get(id);
   };
-
-  beforeAll(async () => {
-    server = await startTestServer(engine, { env: { CLICK_FLUSH_MS: '60000', TRUST_PROXY: '1' } });
-    owner = await seedWorkspace(knex());
-  });
-  beforeEach(async () => {
-    owner = {
-      ...owner,
-      ...(await createKey(knex(), owner.workspaceId, owner.userId, ['links:read', 'links:write'], null)),
-    };
-  });
-  afterAll(async () => server?.stop());
 
   describe('redirects', () => {
     it('answers 302 by default and 301 for PERMANENT, with headers that forbid reuse', async () => {
@@ -107,10 +100,7 @@ describe.each(testEngines())('short links on %s', (engine) => {
     it('applies an update from the next click', async () => {
       const link = await create({ url: 'https://example.com/one', slug: 'r-update' });
       expect((await visit('/r-update')).headers.location).toBe('https://example.com/one');
-      await server.request('PATCH', `/api/v1/links/${link.id}`, {
-        key: owner.key,
-        body: { url: 'https://example.com/two', redirectType: 'PERMANENT' },
-      });
+      await patch(link.id, { url: 'https://example.com/two', redirectType: 'PERMANENT' });
       const next = await visit('/r-update');
       expect(next.status).toBe(301);
       expect(next.headers.location).toBe('https://example.com/two');
@@ -119,7 +109,7 @@ describe.each(testEngines())('short links on %s', (engine) => {
     it('stops resolving a renamed slug at once', async () => {
       const link = await create({ url: 'https://example.com/rn', slug: 'r-old' });
       expect((await visit('/r-old')).status).toBe(302);
-      await server.request('PATCH', `/api/v1/links/${link.id}`, { key: owner.key, body: { slug: 'r-new' } });
+      await patch(link.id, { slug: 'r-new' });
       expect((await visit('/r-old')).status).toBe(404);
       expect((await visit('/r-new')).headers.location).toBe('https://example.com/rn');
     });
@@ -131,16 +121,16 @@ describe.each(testEngines())('short links on %s', (engine) => {
       expect(unknown.text).toContain('Link not found');
       const a = await create({ url: 'https://example.com', slug: 'r-disabled' });
       expect((await visit('/r-disabled')).status).toBe(302);
-      await server.request('PATCH', `/api/v1/links/${a.id}`, { key: owner.key, body: { status: 'DISABLED' } });
+      await patch(a.id, { status: 'DISABLED' });
       expect((await visit('/r-disabled')).status).toBe(404);
       const b = await create({ url: 'https://example.com', slug: 'r-deleted' });
       expect((await visit('/r-deleted')).status).toBe(302);
-      await server.request('DELETE', `/api/v1/links/${b.id}`, { key: owner.key });
+      await suite.server.request('DELETE', `/api/v1/links/${b.id}`, { key: suite.owner.key });
       expect((await visit('/r-deleted')).status).toBe(404);
       const c = await create({ url: 'https://example.com', slug: 'r-policy' });
       expect((await visit('/r-policy')).status).toBe(302);
       await setPolicyDisabled(knex(), c.id, policyDisabled({ shortDomain: 'localhost' })); // another process (the CLI): seen through the change feed
-      await server.changes.poll();
+      await suite.server.changes.poll();
       expect((await visit('/r-policy')).status).toBe(404);
       expect((await visit('/bad%ZZslug')).status).toBe(404);
     });
@@ -158,14 +148,14 @@ describe.each(testEngines())('short links on %s', (engine) => {
         await knex()('links')
           .where({ id: made.id })
           .update({ original_url: url, expired_url: expired, expires_at: expired ? Date.now() - 1000 : null });
-        await server.redirects.invalidate([{ domainKey: '', slug: 'r-scheme' }]);
+        await suite.server.redirects.invalidate([{ domainKey: '', slug: 'r-scheme' }]);
         const res = await visit('/r-scheme');
         expect(res.headers.location, url).toBeUndefined();
         expect(res.status, `${url} / ${expired}`).toBe(expired ? 410 : 404);
       }
     });
 
-    // Postgres only: SQLite has no server to drop connections.
+    // Postgres only: SQLite has no suite.server to drop connections.
     if (engine === 'postgres')
       it('survives Postgres dropping its connections and serves again', async () => {
         const other = await startTestServer(engine);
@@ -206,29 +196,24 @@ describe.each(testEngines())('short links on %s', (engine) => {
 
   describe('schedule, expiry and click limits', () => {
     it('is not live before startAt (404) and ends after endAt (410)', async () => {
-      await create({ url: 'https://example.com', slug: 'r-later', startAt: new Date(Date.now() + HOUR).toISOString() });
+      await create({ url: 'https://example.com', slug: 'r-later', startAt: fromNow(HOUR) });
       const later = await visit('/r-later');
       expect(later.status).toBe(404);
       expect(later.text).toContain('not live yet');
-      await create({
-        url: 'https://example.com',
-        slug: 'r-ended',
-        startAt: new Date(Date.now() - 2 * HOUR).toISOString(),
-        endAt: new Date(Date.now() - HOUR).toISOString(),
-      });
+      await create({ url: 'https://example.com', slug: 'r-ended', startAt: fromNow(-2 * HOUR), endAt: fromNow(-HOUR) });
       const ended = await visit('/r-ended');
       expect(ended.status).toBe(410);
       await create({
         url: 'https://example.com/live',
         slug: 'r-window',
-        startAt: new Date(Date.now() - HOUR).toISOString(),
-        endAt: new Date(Date.now() + HOUR).toISOString(),
+        startAt: fromNow(-HOUR),
+        endAt: fromNow(HOUR),
       });
       expect((await visit('/r-window')).status).toBe(302);
     });
 
     it('sends visitors of an expired link to expiredUrl, or shows the expired page (410)', async () => {
-      const past = new Date(Date.now() - 1000).toISOString();
+      const past = fromNow(-1000);
       await create({
         url: 'https://example.com',
         slug: 'r-exp-fallback',
@@ -242,11 +227,7 @@ describe.each(testEngines())('short links on %s', (engine) => {
       const page = await visit('/r-exp-page');
       expect(page.status).toBe(410);
       expect(page.text).toContain('expired');
-      await create({
-        url: 'https://example.com/fresh',
-        slug: 'r-not-exp',
-        expiresAt: new Date(Date.now() + HOUR).toISOString(),
-      });
+      await create({ url: 'https://example.com/fresh', slug: 'r-not-exp', expiresAt: fromNow(HOUR) });
       expect((await visit('/r-not-exp')).status).toBe(302);
     });
 
@@ -257,7 +238,7 @@ describe.each(testEngines())('short links on %s', (engine) => {
       const over = await visit('/r-limit');
       expect(over.status).toBe(410);
       expect(over.text).toContain('reached');
-      await server.request('PATCH', `/api/v1/links/${link.id}`, { key: owner.key, body: { clickLimit: 5 } });
+      await patch(link.id, { clickLimit: 5 });
       expect((await visit('/r-limit')).status).toBe(302);
     });
 
@@ -265,7 +246,7 @@ describe.each(testEngines())('short links on %s', (engine) => {
     // the click writer thread does during a flush) holds SQLite's write lock while `during` runs.
     const whileWriteLocked = async (during: () => Promise<void>) => {
       const { default: Sqlite } = await import('better-sqlite3');
-      const other = new Sqlite(sqliteFilename(server.database.url));
+      const other = new Sqlite(sqliteFilename(suite.server.database.url));
       other.exec('BEGIN IMMEDIATE');
       try {
         await during();
@@ -304,9 +285,9 @@ describe.each(testEngines())('short links on %s', (engine) => {
         let made: { status: number } | undefined;
         let making: Promise<unknown> | undefined;
         await whileWriteLocked(async () => {
-          making = server
+          making = suite.server
             .request('POST', '/api/v1/links', {
-              key: owner.key,
+              key: suite.owner.key,
               body: { url: 'https://example.com/made-while-locked', slug: 'r-made-locked' },
             })
             .then((r) => (made = r));
@@ -326,7 +307,7 @@ describe.each(testEngines())('short links on %s', (engine) => {
         const req = {
           url: path,
           method: 'GET',
-          headers: { host: server.services.config.shortDomain, 'user-agent': CRAWLER },
+          headers: { host: suite.server.services.config.shortDomain, 'user-agent': CRAWLER },
           socket: {},
         };
         const res = {
@@ -335,7 +316,7 @@ describe.each(testEngines())('short links on %s', (engine) => {
           end: () => resolve(location),
           headersSent: false,
         };
-        server.redirects.handle(req as never, res as never, () => expect.unreachable('not a short link'));
+        suite.server.redirects.handle(req as never, res as never, () => expect.unreachable('not a short link'));
       });
 
     // SQLite only: the misses of one event-loop turn go to the lookup thread as one batch, read in
@@ -346,7 +327,7 @@ describe.each(testEngines())('short links on %s', (engine) => {
         const link = await create({ url: 'https://example.com/snap-one', slug: 'r-snap' });
         await create({ url: 'https://example.com/snap-other', slug: 'r-snap-other' });
         const { default: Sqlite } = await import('better-sqlite3');
-        const other = new Sqlite(sqliteFilename(server.database.url));
+        const other = new Sqlite(sqliteFilename(suite.server.database.url));
         try {
           // Cached with its first destination.
           expect(await locationOf('/r-snap')).toBe('https://example.com/snap-one');
@@ -354,7 +335,7 @@ describe.each(testEngines())('short links on %s', (engine) => {
           const first = locationOf('/r-snap-other');
           other.prepare('UPDATE links SET original_url = ? WHERE id = ?').run('https://example.com/snap-two', link.id);
           // What the API does right after its commit.
-          server.redirects.linkChanged('', 'r-snap');
+          suite.server.redirects.linkChanged('', 'r-snap');
           const changed = locationOf('/r-snap');
           expect(await first).toBe('https://example.com/snap-other');
           expect(await changed).toBe('https://example.com/snap-two');
@@ -367,7 +348,7 @@ describe.each(testEngines())('short links on %s', (engine) => {
       it('keeps redirecting after the lookup thread stops: a new one takes over', async () => {
         await create({ url: 'https://example.com/after-crash', slug: 'r-after-crash' });
         await create({ url: 'https://example.com/after-crash-2', slug: 'r-after-crash-2' });
-        const { lookups } = server.store as { lookups?: LinkLookupThread };
+        const { lookups } = suite.server.store as { lookups?: LinkLookupThread };
         expect(lookups).toBeInstanceOf(LinkLookupThread);
         await lookups!.crashForTest();
         // Two misses in one turn: a batch for the thread (a lone miss is read on the event loop).
@@ -391,7 +372,7 @@ describe.each(testEngines())('short links on %s', (engine) => {
   describe('custom domains', () => {
     it('resolves links on an active custom domain by the Host header', async () => {
       const host = `go${Date.now()}.example.com`;
-      const domainId = await addDomain(knex(), owner.workspaceId, host);
+      const domainId = await addDomain(knex(), suite.owner.workspaceId, host);
       await setDomainStatus(knex(), domainId, 'ACTIVE');
       await create({ url: 'https://example.com/custom', slug: 'promo', domainId });
       await create({ url: 'https://example.com/shared', slug: 'promo' });
@@ -402,7 +383,7 @@ describe.each(testEngines())('short links on %s', (engine) => {
       expect((await visit('/promo')).headers.location).toBe('https://example.com/shared');
       // Disabling the domain (from the CLI, another process) stops its links.
       await setDomainStatus(knex(), domainId, 'DISABLED');
-      await server.changes.poll();
+      await suite.server.changes.poll();
       expect((await visit('/promo', { host })).status).toBe(404);
       // An unknown host is not a short domain.
       expect((await visit('/promo', { host: 'unknown.example.org' })).status).toBe(404);
@@ -414,10 +395,17 @@ describe.each(testEngines())('short links on %s', (engine) => {
       String(res.headers['set-cookie']?.[0] ?? '').split(';')[0];
     const csrfOf = (html: string) => /name="csrf" value="([^"]+)"/.exec(html)![1];
     const submit = (slug: string, form: Record<string, string>, cookie: string, extra: Record<string, string> = {}) =>
-      server.request('POST', `/${slug}`, {
+      suite.server.request('POST', `/${slug}`, {
         rawBody: new URLSearchParams(form).toString(),
         headers: { 'user-agent': PERSON, 'content-type': 'application/x-www-form-urlencoded', cookie, ...extra },
       });
+
+    /** Makes a link at `slug` locked with the password 'right one'; its form's token and cookie. */
+    const lockedForm = async (slug: string) => {
+      await create({ url: 'https://example.com/secret', slug, password: 'right one' });
+      const form = await visit(`/${slug}`);
+      return { csrf: csrfOf(form.text), cookie: cookieOf(form) };
+    };
 
     it('asks for the password and redirects only after the right one', async () => {
       const link = await create({ url: 'https://example.com/secret', slug: 'r-pw', password: 'open sesame' });
@@ -453,10 +441,7 @@ describe.each(testEngines())('short links on %s', (engine) => {
     });
 
     it('throttles wrong passwords per link and client', async () => {
-      await create({ url: 'https://example.com/secret', slug: 'r-pw-throttle', password: 'right one' });
-      const form = await visit('/r-pw-throttle');
-      const csrf = csrfOf(form.text);
-      const cookie = cookieOf(form);
+      const { csrf, cookie } = await lockedForm('r-pw-throttle');
       const client = { 'x-forwarded-for': '203.0.113.7' };
       for (let i = 0; i < 5; i++)
         expect((await submit('r-pw-throttle', { csrf, password: `wrong${i}` }, cookie, client)).status).toBe(401);
@@ -471,10 +456,7 @@ describe.each(testEngines())('short links on %s', (engine) => {
     });
 
     it('throttles by the address the trusted proxy saw, whatever the client wrote before it in X-Forwarded-For', async () => {
-      await create({ url: 'https://example.com/secret', slug: 'r-pw-xff', password: 'right one' });
-      const form = await visit('/r-pw-xff');
-      const csrf = csrfOf(form.text);
-      const cookie = cookieOf(form);
+      const { csrf, cookie } = await lockedForm('r-pw-xff');
       // TRUST_PROXY=1: the proxy appends the address it saw (203.0.113.50); a client that writes
       // its own entries first gets nothing from rotating them.
       const guesses = [];
@@ -507,10 +489,7 @@ describe.each(testEngines())('short links on %s', (engine) => {
     });
 
     it('gives a client sending many guesses at once exactly 5 tries, and right passwords use none', async () => {
-      await create({ url: 'https://example.com/secret', slug: 'r-pw-burst', password: 'right one' });
-      const form = await visit('/r-pw-burst');
-      const csrf = csrfOf(form.text);
-      const cookie = cookieOf(form);
+      const { csrf, cookie } = await lockedForm('r-pw-burst');
       const client = { 'x-forwarded-for': '203.0.113.99' };
       // Right passwords give their attempt back: ten of them leave all five wrong tries.
       for (let i = 0; i < 10; i++)
@@ -563,7 +542,7 @@ describe.each(testEngines())('short links on %s', (engine) => {
       const link = await create({ url: 'https://example.com/count', slug: 'r-count' });
       await visit('/r-count');
       await visit('/r-count', {
-        'user-agent': IPHONE,
+        'user-agent': IPHONE_USER_AGENT,
         referer: 'https://news.example.org/story?id=1',
         'cf-ipcountry': 'DE',
       });
@@ -571,17 +550,19 @@ describe.each(testEngines())('short links on %s', (engine) => {
       await visit('/r-count', { 'user-agent': 'curl/8.0' });
       await visit('/r-count', {}, 'HEAD');
       await visit('/r-count', { 'sec-purpose': 'prefetch' });
-      expect((await server.request('GET', `/api/v1/links/${link.id}`, { key: owner.key })).body.data.clicks).toBe(0);
+      expect(
+        (await suite.server.request('GET', `/api/v1/links/${link.id}`, { key: suite.owner.key })).body.data.clicks,
+      ).toBe(0);
       await flushed();
-      expect((await server.request('GET', `/api/v1/links/${link.id}`, { key: owner.key })).body.data.clicks).toBe(2);
+      expect(
+        (await suite.server.request('GET', `/api/v1/links/${link.id}`, { key: suite.owner.key })).body.data.clicks,
+      ).toBe(2);
       const events = await knex()('clicks').where({ link_id: link.id }).orderBy('id');
       expect(events).toHaveLength(2);
       expect(events[1]).toMatchObject({
         referrer_host: 'news.example.org',
         country: 'DE',
-        device: 'mobile',
-        browser: 'Mobile Safari',
-        os: 'iOS',
+        ...IPHONE_STORED,
         qr_code_id: null,
       });
       expect(events[0]).toMatchObject({ device: 'desktop', browser: 'Chrome', os: 'Windows', referrer_host: null });
@@ -603,7 +584,7 @@ describe.each(testEngines())('short links on %s', (engine) => {
         expect((await visit('/r-count-headers', announce)).status).toBe(302);
       }
       await visit('/r-count-headers', {
-        'USER-AGENT': IPHONE,
+        'USER-AGENT': IPHONE_USER_AGENT,
         'x-country-code': 'fr',
         REFERER: 'https://Mail.Example.net/inbox',
       });
@@ -615,10 +596,15 @@ describe.each(testEngines())('short links on %s', (engine) => {
 
     it('gives crawlers the social preview page and people the redirect', async () => {
       const link = await create({ url: 'https://example.com/preview', slug: 'r-preview' });
-      const image = await hostImage(server.services.db.knex, owner.workspaceId, server.services.config.assetBaseUrl);
-      await server.request('PATCH', `/api/v1/links/${link.id}`, {
-        key: owner.key,
-        body: { previewTitle: 'Big "launch"', previewDescription: 'All <new> things', previewImage: image },
+      const image = await hostImage(
+        suite.server.services.db.knex,
+        suite.owner.workspaceId,
+        suite.server.services.config.assetBaseUrl,
+      );
+      await patch(link.id, {
+        previewTitle: 'Big "launch"',
+        previewDescription: 'All <new> things',
+        previewImage: image,
       });
       const bot = await visit('/r-preview', { 'user-agent': CRAWLER });
       expect(bot.status).toBe(200);
@@ -657,7 +643,7 @@ describe.each(testEngines())('short links on %s', (engine) => {
   describe('QR codes', () => {
     it('redirects a scan like the link, records it as a scan, and serves the image', async () => {
       const link = await create({ url: 'https://example.com/qr-dest', slug: 'r-qr' });
-      const { id: qrId, code } = await createQrCode(knex(), owner.workspaceId, link.id);
+      const { id: qrId, code } = await createQrCode(knex(), suite.owner.workspaceId, link.id);
       const scan = await visit(`/qr/${code}`);
       expect(scan.status).toBe(302);
       expect(scan.headers.location).toBe('https://example.com/qr-dest');
@@ -669,7 +655,7 @@ describe.each(testEngines())('short links on %s', (engine) => {
       expect(svg.status).toBe(200);
       expect(svg.headers['content-type']).toBe('image/svg+xml');
       expect(svg.text).toContain('<svg');
-      const png = await server.request('GET', `/qr/${code}.png`);
+      const png = await suite.server.request('GET', `/qr/${code}.png`);
       expect(png.headers['content-type']).toBe('image/png');
       expect(png.text.slice(1, 4)).toBe('PNG');
       expect((await visit('/qr/nosuchcode')).status).toBe(404);

@@ -48,6 +48,14 @@ export function describeInChromium(name: string, fn: () => void): void {
   describe.skipIf(!availability.run)(name, fn);
 }
 
+/** What a suite opens and closes after its tests: a browser, a context, a receiver, a server. */
+type Opened = { stop(): Promise<unknown> } | { close(): Promise<unknown> } | undefined;
+
+/** Closes (or stops) what a suite opened, in the order given, passing over what never started. */
+export async function closeAll(...opened: Opened[]): Promise<void> {
+  for (const o of opened) if (o) await ('stop' in o ? o.stop() : o.close());
+}
+
 export async function launchBrowser(): Promise<Browser> {
   if (!fs.existsSync(CHROMIUM_PATH)) {
     throw new Error(

@@ -19,6 +19,12 @@ const AXE_SOURCE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8
 /** Where the dashboard's browser tests keep their screenshots. */
 export const DASHBOARD_SHOTS = process.env.DASHBOARD_E2E_SHOTS_DIR ?? '/tmp/dashboard-e2e';
 
+/** Follows the Main navigation's link `name` and waits for the screen's heading to read `name`. */
+export async function openFromNav(page: Page, name: string): Promise<void> {
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name }).click();
+  await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe(name);
+}
+
 export interface DashboardBrowser {
   /** Errors seen by any page: expect it empty at the end. */
   errors: string[];

@@ -126,10 +126,13 @@ export async function startWithTeams(engine: Engine, opts?: Parameters<typeof st
  * For a describe block: starts a test server on `engine` with one team (seedTeam) before its tests
  * and stops it after them. The object returned is filled in by the time the tests run.
  */
-export function serverWithTeam(engine: Engine): { server: TestServer; team: Team } {
+export function serverWithTeam(
+  engine: Engine,
+  opts?: Parameters<typeof startTestServer>[1],
+): { server: TestServer; team: Team } {
   const fixture = {} as { server: TestServer; team: Team };
   beforeAll(async () => {
-    fixture.server = await startTestServer(engine);
+    fixture.server = await startTestServer(engine, opts);
     fixture.team = await seedTeam(fixture.server);
   });
   afterAll(async () => fixture.server?.stop());

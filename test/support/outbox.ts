@@ -125,3 +125,30 @@ export const settled = (row: { status: string }) => ['DELIVERED', 'FAILED', 'UNK
 /** Polls the delivery until it is settled (DELIVERED, FAILED or UNKNOWN). */
 export const waitForSettled = (knex: Knex, id: string, timeoutMs?: number) =>
   waitForDelivery(knex, id, settled, timeoutMs);
+
+/** The outcome of each attempt of a delivery that used up all six: five retries, then failed. */
+export const SIX_ATTEMPTS_FAILED = ['retry', 'retry', 'retry', 'retry', 'retry', 'failed'];
+
+/**
+ * Writes one delivery that settled as `status` after all six attempts: made at `createdAt`,
+ * finished `finishedAfterMs` later, with `extra` columns over that. Returns its id.
+ */
+export async function seedSettledDelivery(
+  knex: Knex,
+  sub: SeededSubscription,
+  status: string,
+  createdAt: number,
+  o: { finishedAfterMs?: number; extra?: Record<string, unknown> } = {},
+): Promise<string> {
+  const row = {
+    ...deliveryRow(sub),
+    status,
+    attempts: 6,
+    created_at: createdAt,
+    finished_at: createdAt + (o.finishedAfterMs ?? 0),
+    next_attempt_at: createdAt,
+    ...o.extra,
+  };
+  await knex('webhook_deliveries').insert(row);
+  return row.id;
+}

@@ -25,7 +25,6 @@
 // problem+json, and carries the server's own X-Service-Request-Id (Prism-made and re-mocked
 // answers do not, or carry the spec's example value) wherever the document declares one: the
 // visitor pages declare none, and their callers recognise the server's page by its content.
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
@@ -33,12 +32,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 import type { Engine } from '../../src/db/knex';
+import { PRISM_CLI, startPrismChild, type PrismChild } from './prism-child';
 import { httpsRequest, startTestServer, type RequestOptions, type TestResponse, type TestServer } from './server';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const SPEC_PATH = path.join(root, 'generated/openapi.json');
 const require = createRequire(import.meta.url);
-const PRISM_CLI = require.resolve('@stoplight/prism-cli/dist/index.js');
 export const PRISM_ERROR = 'https://stoplight.io/prism/errors#';
 
 const spec = JSON.parse(fs.readFileSync(SPEC_PATH, 'utf8'));
@@ -62,77 +61,26 @@ export async function startPrismProxy(
   opts: { ca?: string; timeoutMs?: number } = {},
 ): Promise<PrismProxy> {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'shortlink-prism-'));
-  const env: NodeJS.ProcessEnv = { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1' };
+  const env: NodeJS.ProcessEnv = {};
   if (opts.ca) {
     const caFile = path.join(tmp, 'upstream-ca.pem');
     fs.writeFileSync(caFile, opts.ca);
     env.NODE_EXTRA_CA_CERTS = caFile;
   }
-  const args = [
-    PRISM_CLI,
-    'proxy',
-    SPEC_PATH,
-    upstream,
-    '--errors',
-    '--host',
-    '127.0.0.1',
-    '--port',
-    '0',
-    '--multiprocess=false',
-  ];
-  const child: ChildProcess = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let log = '';
-  const append = (chunk: Buffer) => {
-    log = (log + chunk.toString('utf8')).slice(-20_000);
-  };
-  child.stdout!.on('data', append);
-  child.stderr!.on('data', append);
-  const killOnExit = () => child.kill('SIGKILL');
-  process.once('exit', killOnExit);
-
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const cleanup = () => fs.rmSync(tmp, { recursive: true, force: true });
-
-  let url: string;
+  let prism: PrismChild;
   try {
-    url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(new Error(`Prism did not start within ${opts.timeoutMs ?? 30_000} ms:\n${log}`)),
-        opts.timeoutMs ?? 30_000,
-      );
-      const onData = () => {
-        const m = /Prism is listening on (http:\/\/[\d.]+:\d+)/.exec(log);
-        if (m) {
-          clearTimeout(timer);
-          child.stdout!.off('data', onData);
-          resolve(m[1]);
-        }
-      };
-      child.stdout!.on('data', onData);
-      child.once('exit', (code, signal) => {
-        clearTimeout(timer);
-        reject(new Error(`Prism exited (${code ?? signal}) before listening:\n${log}`));
-      });
-    });
+    prism = await startPrismChild('proxy', [SPEC_PATH, upstream, '--errors'], { env, timeoutMs: opts.timeoutMs });
   } catch (err) {
-    child.kill('SIGKILL');
-    process.off('exit', killOnExit);
     cleanup();
     throw err;
   }
-
   return {
-    url,
-    request: (method, pathname, ro) => httpsRequest(url, '', method, pathname, ro),
-    logs: () => log,
+    url: prism.url,
+    request: (method, pathname, ro) => httpsRequest(prism.url, '', method, pathname, ro),
+    logs: prism.logs,
     async stop() {
-      process.off('exit', killOnExit);
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill('SIGTERM');
-        const timer = setTimeout(() => child.kill('SIGKILL'), 3_000);
-        await exited;
-        clearTimeout(timer);
-      }
+      await prism.stop();
       cleanup();
     },
   };

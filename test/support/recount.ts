@@ -148,25 +148,20 @@ export function recountSummary(ws: string, convs: RConversion[], clicks: RClick[
     (a, b) => b.conversions - a.conversions || asc(a.eventType, b.eventType) || asc(a.label, b.label),
   );
 
-  const byLink = breakdown(inScope, (c) => c.linkId).map((e) => ({
-    ...e,
-    rate: rateOf(
-      e.conversions,
-      clicksIn(clicks, ws, w, (k) => k.linkId === e.id),
-      w,
-      now,
-    ),
-  }));
+  /** Conversions by link or by QR code, each with its rate against that object's clicks. */
+  const withRate = (object: 'linkId' | 'qrCodeId') =>
+    breakdown(inScope, (c) => c[object]).map((e) => ({
+      ...e,
+      rate: rateOf(
+        e.conversions,
+        clicksIn(clicks, ws, w, (k) => k[object] === e.id),
+        w,
+        now,
+      ),
+    }));
+  const byLink = withRate('linkId');
   const byCampaign = breakdown(inScope, (c) => c.campaignId);
-  const byQr = breakdown(inScope, (c) => c.qrCodeId).map((e) => ({
-    ...e,
-    rate: rateOf(
-      e.conversions,
-      clicksIn(clicks, ws, w, (k) => k.qrCodeId === e.id),
-      w,
-      now,
-    ),
-  }));
+  const byQr = withRate('qrCodeId');
 
   // The overall rate: what the summary is narrowed to - one QR code (its scans), one link (its
   // clicks), else every click of the workspace - against the attributed conversions.

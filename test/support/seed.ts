@@ -1,9 +1,12 @@
 // Seeds workspaces, members and keys straight through the repositories.
 import type { Knex } from 'knex';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { mayHoldScope, type Plan, type Role, type Scope } from '../../src/domain/access';
 import { addMember, createWorkspace, setRole } from '../../src/db/repos/workspaces';
 import { createKey } from '../../src/db/repos/api-keys';
 import { addAsset } from '../../src/db/repos/workspace-objects';
+import type { Engine } from '../../src/db/knex';
+import { startTestServer, type TestServer } from './server';
 
 export const ALL_LINK_SCOPES: Scope[] = ['links:read', 'links:write'];
 /** Every scope a key of the public API may hold: links, conversions and webhooks, read and write. */
@@ -78,4 +81,37 @@ export async function hostImage(
     () => undefined,
   );
   return `${assetBaseUrl}${fileName}`;
+}
+
+/**
+ * For a describe block: a test server on `engine` (`opts` as startTestServer takes them) with one
+ * seeded workspace, started before its tests and stopped after them. With `keyEachTest`, the owner
+ * gets a new key of those scopes before each test: each key has its own requests-a-minute budget.
+ * The object returned is filled in by the time the tests run.
+ */
+export function serverWithOwner(
+  engine: Engine,
+  opts?: Parameters<typeof startTestServer>[1],
+  keyEachTest?: Scope[],
+): { server: TestServer; owner: Seeded } {
+  const fixture = {} as { server: TestServer; owner: Seeded };
+  beforeAll(async () => {
+    fixture.server = await startTestServer(engine, opts);
+    fixture.owner = await seedWorkspace(fixture.server.services.db.knex);
+  });
+  if (keyEachTest) {
+    beforeEach(async () => {
+      const { owner } = fixture;
+      const fresh = await createKey(
+        fixture.server.services.db.knex,
+        owner.workspaceId,
+        owner.userId,
+        keyEachTest,
+        null,
+      );
+      fixture.owner = { ...owner, ...fresh };
+    });
+  }
+  afterAll(async () => fixture.server?.stop());
+  return fixture;
 }

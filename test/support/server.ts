@@ -5,6 +5,7 @@ import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
+import { afterAll, beforeAll } from 'vitest';
 import { loadConfig } from '../../src/config';
 import type { Engine } from '../../src/db/knex';
 import type { LinkCacheInvalidator } from '../../src/redirect/cache';
@@ -150,4 +151,24 @@ export function readResponse(res: http.IncomingMessage, done: (r: TestResponse) 
     }
     done({ status: res.statusCode!, headers: res.headers, text, body });
   });
+}
+
+/**
+ * Two processes of the service on one new Postgres database, as a deployment of several runs
+ * them: `start` makes each, the second on the first's database. Started before the suite's tests
+ * and stopped after them, the second first.
+ */
+export function twoProcessesOnOnePostgres<S extends TestServer>(
+  start: (database?: TestDatabase) => Promise<S>,
+): { a: S; b: S } {
+  const pair = {} as { a: S; b: S };
+  beforeAll(async () => {
+    pair.a = await start();
+    pair.b = await start(pair.a.database);
+  });
+  afterAll(async () => {
+    await pair.b?.stop();
+    await pair.a?.stop();
+  });
+  return pair;
 }

@@ -11,11 +11,16 @@ import { eventCatalog } from '../../src/webhooks/catalog';
 import { verifyVariantA, verifyVariantB } from '../../src/webhooks/verify';
 import { WebhookWorker } from '../../src/webhooks/worker';
 import { ENDPOINT_FAILING_DISABLE_MS } from '../../src/domain/webhook-delivery';
-import { newId } from '../../src/domain/ids';
 import { DELIVERY_KEYS, expectJsonLine, runCli } from '../support/cli';
 import { testEngines } from '../support/databases';
 import { envelopeErrors } from '../support/envelopes';
-import { deliveryRow, seedDelivery, seedSubscription, waitForDelivery, waitForSettled } from '../support/outbox';
+import {
+  seedDelivery,
+  seedSettledDelivery,
+  seedSubscription,
+  waitForDelivery,
+  waitForSettled,
+} from '../support/outbox';
 import { startReceiver, TEST_MASTER_KEY, type Receiver } from '../support/receiver';
 import { startTestServer, type TestServer } from '../support/server';
 
@@ -305,20 +310,8 @@ describe.each(testEngines())('webhook delivery log and endpoint health on %s', (
       workspaceId: sub.workspaceId,
     });
     const since = Date.now() - 60 * 60 * 1000;
-    const seed = async (s: typeof sub, createdAt: number, status: string, extra: Record<string, unknown> = {}) => {
-      const row = {
-        ...deliveryRow(s),
-        id: newId('dlv'),
-        status,
-        attempts: 6,
-        created_at: createdAt,
-        finished_at: createdAt + 1000,
-        next_attempt_at: createdAt,
-        ...extra,
-      };
-      await knex()('webhook_deliveries').insert(row);
-      return row.id;
-    };
+    const seed = (s: typeof sub, createdAt: number, status: string, extra: Record<string, unknown> = {}) =>
+      seedSettledDelivery(knex(), s, status, createdAt, { finishedAfterMs: 1000, extra });
     const replayed = [await seed(sub, since, 'FAILED'), await seed(sub, since + 10 * 60 * 1000, 'FAILED')];
     const untouched = [
       await seed(sub, since - 1, 'FAILED'),

@@ -5,29 +5,26 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testEngines } from '../support/databases';
 import { deliveryRow, seedSubscription, type SeededSubscription } from '../support/outbox';
-import { startDeliveringServer, startReceiver, type DeliveringServer, type Receiver } from '../support/receiver';
+import { startDeliveringServer, startReceiver, type Receiver } from '../support/receiver';
+import { twoProcessesOnOnePostgres } from '../support/server';
 
 const engines = testEngines().filter((e) => e === 'postgres');
 const DELIVERIES = 600;
 
 describe.skipIf(!engines.length)('webhook delivery by two processes on one Postgres', () => {
   let receiver: Receiver;
-  let a: DeliveringServer;
-  let b: DeliveringServer;
+  const env = { WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1', WEBHOOK_RETRY_SCALE: '0.01' };
+  const servers = twoProcessesOnOnePostgres((database) => startDeliveringServer('postgres', { env, database }));
 
   beforeAll(async () => {
     receiver = await startReceiver();
-    const env = { WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1', WEBHOOK_RETRY_SCALE: '0.01' };
-    a = await startDeliveringServer('postgres', { env });
-    b = await startDeliveringServer('postgres', { env, database: a.database });
   });
   afterAll(async () => {
-    await b?.stop();
-    await a?.stop();
     await receiver?.close();
   });
 
   it(`makes each attempt of ${DELIVERIES} deliveries exactly once`, async () => {
+    const { a, b } = servers;
     const knex = a.services.db.knex;
     const subs: SeededSubscription[] = [];
     for (const [i, variant] of (['A', 'B', 'A', 'B'] as const).entries()) {

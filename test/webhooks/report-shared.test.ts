@@ -5,39 +5,33 @@
 // document, carrying the dashboard request's id: a report made PUBLIC, PRIVATE → UNLISTED,
 // UNLISTED → PUBLIC, and PRIVATE → PUBLIC after being made private again; never PUBLIC →
 // UNLISTED, back to PRIVATE, a new title, password, window or link.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createKey } from '../../src/db/repos/api-keys';
 import { verifyVariantA } from '../../src/webhooks/verify';
 import { testEngines } from '../support/databases';
 import { seedTeam } from '../support/dashboard';
 import { envelopeErrors } from '../support/envelopes';
-import { startDeliveries, stopDeliveries, type DeliveringServer, type Receiver } from '../support/receiver';
+import { deliveriesFor } from '../support/receiver';
 import type { TestServer } from '../support/server';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe.each(testEngines())('report.shared to a Variant A receiver, on %s', (engine) => {
-  let receiver: Receiver;
-  let server: DeliveringServer;
-
-  beforeAll(async () => {
-    ({ receiver, server } = await startDeliveries(engine, { env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1' } }));
-  });
-  afterAll(() => stopDeliveries({ receiver, server }));
+  const live = deliveriesFor(engine, { env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1' } });
 
   it('arrives signed, with exactly its four fields, for each change that shares a report further, and for no other', async () => {
-    const knex = server.services.db.knex;
-    const team = await seedTeam(server as unknown as TestServer);
+    const knex = live.server.services.db.knex;
+    const team = await seedTeam(live.server as unknown as TestServer);
     const base = `/workspaces/${team.workspaceId}`;
     const key = (await createKey(knex, team.workspaceId, team.people.owner.userId, ['webhooks:write'], null)).key;
     const path = `/reports/${engine}`;
-    const sub = await (server as unknown as TestServer).request('POST', '/api/webhooks', {
+    const sub = await (live.server as unknown as TestServer).request('POST', '/api/webhooks', {
       key,
-      body: { workspaceId: team.workspaceId, url: receiver.url(path), events: ['report.shared'] },
+      body: { workspaceId: team.workspaceId, url: live.receiver.url(path), events: ['report.shared'] },
     });
     expect(sub.status).toBe(201);
     const secret = sub.body.data.secret as string;
-    receiver.reply(path, [{ status: 204 }]);
+    live.receiver.reply(path, [{ status: 204 }]);
 
     const made = await team.member.request('POST', `${base}/reports`, {
       body: { kind: 'CONVERSIONS', title: 'Q1 results', params: { window: { lastDays: 90 } } },
@@ -51,7 +45,7 @@ describe.each(testEngines())('report.shared to a Variant A receiver, on %s', (en
     };
     // Each expected event is waited for before the next change, so the order is the order of the changes.
     const expectEvent = async (n: number, visibility: string, title: string, requestId: string, reportId = id) => {
-      const got = await receiver.waitFor(path, n);
+      const got = await live.receiver.waitFor(path, n);
       const req = got[n - 1];
       expect(verifyVariantA(req.rawBody, req.headers['x-webhook-signature'] as string, secret)).toBe(true);
       expect(req.body.event).toBe('report.shared');
@@ -84,7 +78,7 @@ describe.each(testEngines())('report.shared to a Variant A receiver, on %s', (en
 
     // Nothing else arrives, and the outbox holds exactly these four.
     await sleep(1_500);
-    expect(receiver.to(path)).toHaveLength(4);
+    expect(live.receiver.to(path)).toHaveLength(4);
     const rows = await knex('webhook_deliveries').where({
       workspace_id: team.workspaceId,
       event_type: 'report.shared',

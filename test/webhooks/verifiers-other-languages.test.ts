@@ -14,8 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyVariantA, verifyVariantB } from 'shortlink/webhooks';
 import { startDeliveries, stopDeliveries, type DeliveringServer, type Receiver } from '../support/receiver';
-import { seedWorkspace } from '../support/seed';
-import { httpsRequest, testCertificate } from '../support/server';
+import { subscribedToLinkCreated } from '../support/subscriptions';
 import type { WebhookVector } from '../support/webhook-vectors';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -163,26 +162,9 @@ describe.skipIf(!python.run && !go.run)('deliveries a running Shortlink server s
 
   beforeAll(async () => {
     ({ receiver, server } = await startDeliveries('sqlite', { env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1' } }));
-    const ca = (await testCertificate()).cert;
-    const api = (method: string, pathname: string, key: string, body?: unknown) =>
-      httpsRequest(server.url, ca, method, pathname, { key, body });
-    const s = await seedWorkspace(server.services.db.knex, {
-      scopes: ['links:read', 'links:write', 'webhooks:read', 'webhooks:write'],
-    });
-    const a = await api('POST', '/api/webhooks', s.key, {
-      workspaceId: s.workspaceId,
-      url: receiver.url('/langs/a'),
-      events: ['link.created'],
-    });
-    expect(a.status).toBe(201);
     // A caller-chosen secret beyond ASCII: it is signed as its UTF-8 bytes.
     const secretB = 'sécret-ключ-秘密-0123456789';
-    const b = await api('POST', '/api/v1/webhooks', s.key, {
-      url: receiver.url('/langs/b'),
-      events: ['link.created'],
-      secret: secretB,
-    });
-    expect(b.status).toBe(201);
+    const { api, seeded: s, secretA } = await subscribedToLinkCreated(server, receiver, '/langs', secretB);
     // Two links, the second titled beyond ASCII, so a body carries multi-byte UTF-8.
     for (const [slug, title] of [
       ['langs-1', 'Plain title'],
@@ -196,7 +178,7 @@ describe.skipIf(!python.run && !go.run)('deliveries a running Shortlink server s
         r,
         variant: 'A' as const,
         header: r.headers['x-webhook-signature'],
-        secret: a.body.data.secret as string,
+        secret: secretA,
       })),
       ...(await receiver.waitFor('/langs/b', 2)).map((r) => ({
         r,

@@ -20,6 +20,7 @@ import {
   type VariantBEventName,
 } from 'shortlink/webhooks';
 import { eventCatalog } from '../../src/webhooks/catalog';
+import { INTERFACE_EVENTS } from '../support/interface-events';
 import { VECTORS_FILE, vectorsJson, type WebhookVector } from '../support/webhook-vectors';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -90,27 +91,8 @@ describe('shortlink/webhooks', () => {
     expectTypeOf<keyof VariantBDelivery>().toEqualTypeOf<'id' | 'type' | 'timestamp' | 'data'>();
     expectTypeOf<keyof VariantADelivery>().toEqualTypeOf<'event' | 'timestamp' | 'data'>();
     // The catalogue the service sends from has exactly these names (the types above list them).
-    const a: VariantAEventName[] = [
-      'link.created',
-      'link.updated',
-      'link.deleted',
-      'page.published',
-      'report.shared',
-      'conversion.created',
-      'analytics.spike',
-      'analytics.geo_anomaly',
-      'domain.verified',
-    ];
-    const b: VariantBEventName[] = [
-      'link.created',
-      'link.clicked',
-      'link.updated',
-      'link.deleted',
-      'page.viewed',
-      'page.published',
-      'qr.scanned',
-      'domain.verified',
-    ];
+    const a: VariantAEventName[] = [...INTERFACE_EVENTS.A];
+    const b: VariantBEventName[] = [...INTERFACE_EVENTS.B];
     expect(
       eventCatalog('A')
         .events.map((e) => e.name)

@@ -76,6 +76,19 @@ describeInChromium("the dashboard in Chromium against Prism's mock of the contra
     await settled(page);
   };
   const h1 = () => page.getByRole('heading', { level: 1 });
+  /**
+   * Picks a one-pixel PNG as `fileName` in the file input `uploadLabel`, the upload answered 201
+   * with an image the app server hosts, and waits until the field `fieldLabel` holds that image's
+   * URL. Returns the upload requests seen.
+   */
+  const uploadImage = async (uploadLabel: string, fileName: string, fieldLabel: string) => {
+    const png = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
+    const hosted = `${app.origin}/app/favicon.svg`;
+    const upload = await answer(page, 'POST', `**/app/api/workspaces/${WS}/assets`, { url: hosted }, 201);
+    await page.getByLabel(uploadLabel).setInputFiles({ name: fileName, mimeType: 'image/png', buffer: png });
+    await expect.poll(() => page.getByLabel(fieldLabel, { exact: true }).inputValue()).toBe(hosted);
+    return upload;
+  };
   /** A picture of a state worth looking at (dialogs, errors, results), next to the screens'. */
   const shot = (name: string) => page.screenshot({ path: path.join(SHOTS_DIR, `state-${name}.png`), fullPage: true });
 
@@ -411,20 +424,7 @@ describeInChromium("the dashboard in Chromium against Prism's mock of the contra
     it('uploads a preview image with its own media type and fills Preview image', async () => {
       await realisticReads(page);
       await open(`/w/${WS}/links/lnk_0`);
-      const png = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
-      const upload = await answer(
-        page,
-        'POST',
-        `**/app/api/workspaces/${WS}/assets`,
-        { url: `${app.origin}/app/favicon.svg` },
-        201,
-      );
-      await page
-        .getByLabel('Upload preview image')
-        .setInputFiles({ name: 'card.png', mimeType: 'image/png', buffer: png });
-      await expect
-        .poll(() => page.getByLabel('Preview image', { exact: true }).inputValue())
-        .toBe(`${app.origin}/app/favicon.svg`);
+      const upload = await uploadImage('Upload preview image', 'card.png', 'Preview image');
       expect(upload[0].headers['content-type']).toBe('image/png');
       expect(upload[0].headers['x-csrf-token']).toBe(CSRF);
       expect(await page.getByRole('img', { name: "The link's preview image" }).count()).toBe(1);
@@ -669,18 +669,7 @@ describeInChromium("the dashboard in Chromium against Prism's mock of the contra
     it('uploads an avatar, shows it round and sends it to the preview', async () => {
       await realisticReads(page);
       await open(`/w/${WS}/pages/new`);
-      const png = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
-      const upload = await answer(
-        page,
-        'POST',
-        `**/app/api/workspaces/${WS}/assets`,
-        { url: `${app.origin}/app/favicon.svg` },
-        201,
-      );
-      await page.getByLabel('Upload avatar').setInputFiles({ name: 'me.png', mimeType: 'image/png', buffer: png });
-      await expect
-        .poll(() => page.getByLabel('Avatar', { exact: true }).inputValue())
-        .toBe(`${app.origin}/app/favicon.svg`);
+      const upload = await uploadImage('Upload avatar', 'me.png', 'Avatar');
       expect(upload[0].headers['content-type']).toBe('image/png');
       expect(await page.getByRole('img', { name: "The page's avatar" }).count()).toBe(1);
       await expect.poll(() => previews().at(-1)?.avatarUrl).toBe(`${app.origin}/app/favicon.svg`);

@@ -4,7 +4,7 @@
 // asks for), and opened in Debian's Chromium. Prism answers from the schemas (dynamic, with a
 // fixed seed: the same request gets the same answer) and keeps no state; it also validates every
 // request against the contract and says so in `sl-violations`, which the server collects.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,10 +13,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
+import { startPrismChild } from '../../support/prism-child';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const require = createRequire(import.meta.url);
-const PRISM_CLI = require.resolve('@stoplight/prism-cli/dist/index.js');
 const VITE_CLI = path.join(root, 'node_modules/vite/bin/vite.js');
 export const AXE_PATH = require.resolve('axe-core/axe.min.js');
 export const SHOTS_DIR = process.env.DASHBOARD_SHOTS_DIR ?? '/tmp/dashboard-shots';
@@ -60,58 +60,13 @@ export interface PrismMock {
 }
 
 export async function startPrismMock(seed = '20261124'): Promise<PrismMock> {
-  const args = [
-    PRISM_CLI,
-    'mock',
+  const prism = await startPrismChild('mock', [
     path.join(root, 'generated/dashboard.json'),
     '--dynamic',
     '--seed',
     seed,
-    '--host',
-    '127.0.0.1',
-    '--port',
-    '0',
-    '--multiprocess=false',
-  ];
-  const child: ChildProcess = spawn(process.execPath, args, {
-    env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let log = '';
-  const append = (c: Buffer) => (log = (log + c.toString()).slice(-20_000));
-  child.stdout!.on('data', append);
-  child.stderr!.on('data', append);
-  const kill = () => child.kill('SIGKILL');
-  process.once('exit', kill);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`Prism did not start within 30 s:\n${log}`)), 30_000);
-    const onData = () => {
-      const m = /Prism is listening on (http:\/\/[\d.]+:\d+)/.exec(log);
-      if (m) {
-        clearTimeout(timer);
-        child.stdout!.off('data', onData);
-        resolve(m[1]);
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      reject(new Error(`Prism exited (${code ?? signal}) before listening:\n${log}`));
-    });
-  });
-  return {
-    url,
-    async stop() {
-      process.off('exit', kill);
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill('SIGTERM');
-        const timer = setTimeout(() => child.kill('SIGKILL'), 3_000);
-        await exited;
-        clearTimeout(timer);
-      }
-    },
-  };
+  ]);
+  return { url: prism.url, stop: prism.stop };
 }
 
 const TYPES: Record<string, string> = {

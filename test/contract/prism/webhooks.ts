@@ -5,9 +5,9 @@
 // ./deployment.ts. The test server runs no delivery worker: nothing is sent to these URLs.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { seedWorkspace, type Seeded } from '../../support/seed';
+import { SECRET_B, subscriptionBodyA, subscriptionBodyB } from '../../support/subscriptions';
 import { API_SCOPES, BIG, call, json, type ContractContext } from './context';
 
-const SECRET_B = 'a-caller-chosen-secret';
 /** Over 64 KiB of JSON and valid against the schemas (duplicates count once): the server's 413, through Prism. */
 const MANY = (name: string) => Array(8000).fill(name);
 
@@ -18,18 +18,8 @@ export function webhookSuites(ctx: ContractContext) {
     beforeEach(async () => {
       if (ctx.main) mine = await seedWorkspace(ctx.knex(), { scopes: API_SCOPES });
     });
-    const bodyA = (extra: object = {}) => ({
-      workspaceId: mine.workspaceId,
-      url: 'https://hooks.example.com/a',
-      events: ['link.created'],
-      ...extra,
-    });
-    const bodyB = (extra: object = {}) => ({
-      url: 'https://hooks.example.com/b',
-      events: ['link.clicked'],
-      secret: SECRET_B,
-      ...extra,
-    });
+    const bodyA = (extra: object = {}) => subscriptionBodyA(mine.workspaceId, extra);
+    const bodyB = subscriptionBodyB;
     const createA = (body: unknown) => json('POST', '/api/webhooks', body);
     const updateA = (id: string, body: unknown) => json('PATCH', `/api/webhooks/${id}`, body);
     const createB = (body: unknown) => json('POST', '/api/v1/webhooks', body);
