@@ -108,7 +108,7 @@ export function CheckboxField({
 }
 
 /** One of the values a select offers, and what it reads. */
-export interface Choice {
+interface Choice {
   value: string;
   label: string;
 }

@@ -13,8 +13,7 @@ export function textInputs<K extends string>(
   errors: { readonly [P in K]?: string | undefined },
 ) {
   return (key: K): TextInput => ({
-    value: values[key],
-    onChange: (e: { target: { value: string } }) => change(key, e.target.value),
+    ...boundText(values[key], (value) => change(key, value)),
     error: errors[key],
   });
 }
