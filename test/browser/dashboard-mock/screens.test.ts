@@ -136,6 +136,15 @@ describeInChromium("dashboard screens on Prism's mock of the contract (Chromium)
               }
               expect(await page.getByRole('main').count()).toBe(1);
               expect(await axeProblems(page), 'axe: serious and critical findings').toEqual([]);
+              // A table shown as cards (a phone) puts each column's name beside its cell: a name
+              // that wraps must make the cell taller, never run under the next one.
+              const overflowing = await page.evaluate(
+                `[...document.querySelectorAll('.table-cards td[data-label]')]
+                  .filter((td) => td.offsetParent !== null)
+                  .filter((td) => parseFloat(getComputedStyle(td, '::before').height) > td.clientHeight)
+                  .map((td) => td.dataset.label)`,
+              );
+              expect(overflowing, 'card labels taller than their cells').toEqual([]);
               // Chromium paints a frame below the fold (the page editor's preview on a phone) only
               // once it has been on screen.
               for (const frame of await page.locator('iframe').all()) {
