@@ -65,5 +65,5 @@ export function parseRange(value: string): Range | null {
 
 export function inRange(a: Address, r: Range): boolean {
   if (r.v4 !== undefined) return a.v4 !== undefined && (a.v4 & r.mask) >>> 0 === r.v4;
-  return a.v6 !== undefined && a.v6.match(r.v6, r.bits);
+  return a.v6?.match(r.v6, r.bits) ?? false;
 }
