@@ -246,6 +246,9 @@ describe.skipIf(!postgres.length)('app deep links across two processes on one Po
     const team = await seedTeam(a);
     const id = await activeDomain(team, dns, 'mp.applinks.example');
     const onB = () => b.request('GET', AASA, { headers: { host: 'mp.applinks.example' } });
+    // The feed reads the last 5 s of changes on every poll (src/redirect/changes.ts), and the
+    // verification is one: past it, only the app-links change can make b forget the host.
+    await new Promise((r) => setTimeout(r, 5_500));
     expect((await onB()).status).toBe(404); // b now holds "none" for the host
     const path = `/workspaces/${team.workspaceId}/domains/${id}/app-links`;
     await team.owner.request('PUT', path, { body: { apple: APPLE } });
