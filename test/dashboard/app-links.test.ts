@@ -195,6 +195,13 @@ describe.each(testEngines())('app deep links on %s', (engine) => {
     expect(extra.status).toBe(400);
     const stored = (await team.owner.request('GET', path)).body.data;
     expect([stored.apple, stored.android]).toEqual([APPLE, ANDROID]);
+    // Several changes at once all succeed; one of them is what stays.
+    const bodies = [{ apple: APPLE }, { android: ANDROID }, { apple: APPLE, android: ANDROID }, {}];
+    const answers = await Promise.all(bodies.map((body) => team.owner.request('PUT', path, { body })));
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200]);
+    const last = (await team.owner.request('GET', path)).body.data;
+    expect(answers.map((a) => [a.body.data.apple, a.body.data.android])).toContainEqual([last.apple, last.android]);
+    await team.owner.request('PUT', path, { body: { apple: APPLE, android: ANDROID } });
     expect((await wellKnown(ASSETLINKS, 'shapes.applinks.example')).text).toBe(JSON.stringify(ANDROID));
   });
 

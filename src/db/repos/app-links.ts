@@ -24,16 +24,20 @@ export async function setAppLinks(
   now = Date.now(),
 ): Promise<AppLinksRow> {
   return knex.transaction(async (trx) => {
-    await trx('app_links').where({ domain_key: domainKey }).delete();
-    if (docs.apple !== null || docs.android !== null) {
-      await trx('app_links').insert({
-        domain_key: domainKey,
-        domain_id: domainKey === '' ? null : domainKey,
-        apple: docs.apple,
-        android: docs.android,
-        updated_at: now,
-      });
-    }
+    // One statement either way, so that two changes at once both succeed (the last one stays):
+    // a delete followed by an insert would let both inserts meet on the key.
+    if (docs.apple === null && docs.android === null) await trx('app_links').where({ domain_key: domainKey }).delete();
+    else
+      await trx('app_links')
+        .insert({
+          domain_key: domainKey,
+          domain_id: domainKey === '' ? null : domainKey,
+          apple: docs.apple,
+          android: docs.android,
+          updated_at: now,
+        })
+        .onConflict('domain_key')
+        .merge(['apple', 'android', 'updated_at']);
     await recordLinkChange(trx, 'applinks', domainKey, APP_LINKS_CHANGED);
     return docs.apple !== null || docs.android !== null ? { ...docs, updated_at: now } : NONE;
   });
