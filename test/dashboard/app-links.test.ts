@@ -151,6 +151,8 @@ describe.each(testEngines())('app deep links on %s', (engine) => {
       expect(res.headers['content-type']).toBe('application/json');
       expect(res.headers.location).toBeUndefined();
       expect(res.text).toBe(JSON.stringify(doc));
+      const head = await server.request('HEAD', path, { headers: { host: 'go.applinks.example' } });
+      expect([head.status, head.headers['content-type'], head.text]).toEqual([200, 'application/json', '']);
       // Not on the shared host, another workspace's domain, or a host that is no domain.
       for (const host of [SHORT, 'go.other-applinks.example', 'nowhere.example', '127.0.0.1'])
         expect((await wellKnown(path, host)).status).toBe(404);
