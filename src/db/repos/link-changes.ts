@@ -3,13 +3,23 @@
 // (src/redirect/changes.ts).
 import type { Knex } from 'knex';
 
-export type LinkChangeKind = 'link' | 'domain' | 'page';
+export type LinkChangeKind = 'link' | 'domain' | 'page' | 'applinks';
+
+/**
+ * The slug of an `applinks` change (a domain's /.well-known/ documents changed). The feed hands
+ * it on as a link change; no link has this slug (a slug has no `/`), so a redirect cache that
+ * is not told apart drops nothing that exists (src/start/server.ts tells it apart).
+ */
+export const APP_LINKS_CHANGED = '/.well-known';
 
 export interface LinkChange {
   kind: LinkChangeKind;
   /** '' for the shared short domain, else the custom domain's id. */
   domain_key: string;
-  /** The slug (kind link), the domain's host (kind domain) or the bio page's handle (kind page). */
+  /**
+   * The slug (kind link), the domain's host (kind domain), the bio page's handle (kind page) or
+   * APP_LINKS_CHANGED (kind applinks).
+   */
   slug: string;
 }
 

@@ -7,6 +7,7 @@ export const keys = {
   analytics: (ws: string, id: string, from: string, to: string) => ['analytics', ws, id, from, to] as const,
   tags: (ws: string) => ['tags', ws] as const,
   domains: (ws: string) => ['domains', ws] as const,
+  appLinks: (ws: string, domainId: string) => ['domains', ws, domainId, 'app-links'] as const,
   keys: (ws: string) => ['keys', ws] as const,
   members: (ws: string) => ['members', ws] as const,
   invitations: (ws: string) => ['invitations', ws] as const,
