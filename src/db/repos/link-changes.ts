@@ -13,6 +13,9 @@ export type LinkChangeKind = 'link' | 'domain' | 'page' | 'applinks';
 export const APP_LINKS_CHANGED = '/.well-known';
 
 export interface LinkChange {
+  /** The row's id: a process applies each change once, however often its window reads it. */
+  id: number | string;
+  created_at: number | string;
   kind: LinkChangeKind;
   /** '' for the shared short domain, else the custom domain's id. */
   domain_key: string;
@@ -33,7 +36,7 @@ export async function recordLinkChange(
 }
 
 export async function changesSince(knex: Knex, since: number): Promise<LinkChange[]> {
-  return knex('link_changes').where('created_at', '>=', since).select('kind', 'domain_key', 'slug');
+  return knex('link_changes').where('created_at', '>=', since).select('id', 'created_at', 'kind', 'domain_key', 'slug');
 }
 
 /** Deletes changes older than `before`; looks first, since a DELETE takes SQLite's write lock even when it matches nothing. */
