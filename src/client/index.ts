@@ -11,7 +11,8 @@
 //
 // Retries (`retries`, default 3, with exponential backoff and jitter):
 //   - 429: always, after the `Retry-After` the service sent (a rate-limited request did nothing);
-//   - 5xx and network errors: only for requests that are safe to repeat: GET and HEAD, and
+//   - 5xx and network errors: only for requests that are safe to repeat: GET, HEAD and PUT (which
+//     replaces a whole document, so sending it twice leaves what sending it once does), and
 //     `POST /api/v1/conversions`, which gets an `Idempotency-Key` (a random UUID, the same on
 //     every retry) unless the caller gave one, so a retry answers the first response.
 // Other requests are sent once: repeating a create or a change the service may already have made
@@ -55,7 +56,7 @@ export interface ClientOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
-const SAFE_METHODS = new Set(['GET', 'HEAD']);
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'PUT']);
 const CONVERSIONS_PATH = '/api/v1/conversions';
 
 /** Whether a failed attempt of this request may be sent again (5xx, network error). */
@@ -201,9 +202,10 @@ export function createClient(options: ClientOptions) {
   const GET = method<'get'>('GET');
 
   return {
-    /** `GET`, `POST`, `PATCH`, `DELETE` of every path of the API, typed, errors as values. */
+    /** `GET`, `POST`, `PUT`, `PATCH`, `DELETE` of every path of the API, typed, errors as values. */
     GET,
     POST: method<'post'>('POST'),
+    PUT: method<'put'>('PUT'),
     PATCH: method<'patch'>('PATCH'),
     DELETE: method<'delete'>('DELETE'),
     /** The underlying openapi-fetch client, for what the methods above do not cover (middleware). */

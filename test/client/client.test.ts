@@ -64,6 +64,33 @@ describe.each(testEngines())('the typed client against the service on %s', (engi
     expect((await stranger.GET('/api/v1/links')).error).toMatchObject({ status: 401 });
   });
 
+  it("reads and replaces a link's routing, typed", async () => {
+    const client = apiClient(server, await freshKey());
+    const made = await client.POST('/api/v1/links', { body: { url: 'https://example.com/routed' } });
+    const id = made.data!.data.id;
+    const set = await client.PUT('/api/v1/links/{id}/routing', {
+      params: { path: { id } },
+      body: { rules: [{ conditions: [{ type: 'os', value: 'android' }], url: 'https://play.google.com/x' }] },
+    });
+    expectTypeOf(set.data!.data).toEqualTypeOf<components['schemas']['Routing']>();
+    expect(set.data?.data.rules[0]).toMatchObject({
+      id: expect.stringMatching(/^rul_/),
+      url: 'https://play.google.com/x',
+    });
+    const trial = await client.POST('/api/v1/links/{id}/routing/trial', {
+      params: { path: { id } },
+      body: {
+        userAgent: 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 Chrome/124.0 Mobile Safari/537.36',
+      },
+    });
+    expect(trial.data?.data).toMatchObject({ url: 'https://play.google.com/x', served: { kind: 'rule' } });
+    const bad = await client.PUT('/api/v1/links/{id}/routing', {
+      params: { path: { id } },
+      body: { clickIdParam: 'a b' },
+    });
+    expect(bad.error).toMatchObject({ status: 400, field: 'clickIdParam' });
+  });
+
   it('iterates over every link of the workspace, page after page, each once even when one is made while paging', async () => {
     const mine = await seedWorkspace(knex());
     const key = (await createKey(knex(), mine.workspaceId, mine.userId, ['links:read', 'links:write'], null)).key;
@@ -235,6 +262,17 @@ describe('the typed client against a stand-in server', () => {
       code: 'conversions_unavailable',
     });
     expect(requests).toHaveLength(3);
+  });
+
+  it('repeats a PUT after 5xx: it replaces a whole document, so twice leaves what once does', async () => {
+    const c = client({ retries: 2 });
+    answers = [status(503), ok];
+    const res = await c.PUT('/api/v1/links/{id}/routing', {
+      params: { path: { id: 'lnk_1' } },
+      body: { indexable: true },
+    });
+    expect(res.error).toBeUndefined();
+    expect(requests).toHaveLength(2);
   });
 
   it('does not repeat a create or a change after 5xx or a dropped connection: the service may have made it', async () => {
