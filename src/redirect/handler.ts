@@ -7,6 +7,7 @@
 // object is made per request to reach them.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { decideVisit, hasPreview, PAGE_STATUS, type ResolvedLink, type Visit } from '../domain/resolve.ts';
+import { clientAddress } from '../domain/client-address.ts';
 import { RESERVED_SLUGS } from '../domain/slugs.ts';
 import { RedirectCache } from './cache.ts';
 import { isPromise, LookupTiers, NOT_FOUND, type Cached, type RedirectDeps } from './lookup-tiers.ts';
@@ -185,7 +186,7 @@ export class RedirectService extends LookupTiers {
     via?: PageVia,
   ) {
     if (link.clickLimit === null) {
-      this.record(h, link, qrCodeId, now, via);
+      this.record(req, h, link, qrCodeId, now, via);
       return this.redirect(res, visit);
     }
     const settle = (ok: boolean) => {
@@ -195,7 +196,7 @@ export class RedirectService extends LookupTiers {
       }
       link.served++;
       // The slot was taken now, which may be a database round trip after the request arrived.
-      this.record(h, link, qrCodeId, Date.now(), via);
+      this.record(req, h, link, qrCodeId, Date.now(), via);
       this.redirect(res, visit);
     };
     const reserved = this.deps.store.reserveClick(link.id);
@@ -203,9 +204,19 @@ export class RedirectService extends LookupTiers {
     else settle(reserved);
   }
 
-  private record(h: VisitHeaders, link: ResolvedLink, qrCodeId: string | null, at: number, via?: PageVia) {
-    // Country only from a proxy we trust; the IP address itself is never kept.
-    const country = this.deps.config.trustProxy > 0 ? h.country : undefined;
+  private record(
+    req: IncomingMessage,
+    h: VisitHeaders,
+    link: ResolvedLink,
+    qrCodeId: string | null,
+    at: number,
+    via?: PageVia,
+  ) {
+    // Country headers only from a proxy we trust. The address goes to the click writer, which
+    // locates it off this thread and keeps only its country and city (src/platform/geo.ts).
+    const trustProxy = this.deps.config.trustProxy;
+    const country = trustProxy > 0 ? h.country : undefined;
+    const address = clientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for'], trustProxy);
     this.deps.clicks.record({
       linkId: link.id,
       workspaceId: link.workspaceId,
@@ -214,6 +225,8 @@ export class RedirectService extends LookupTiers {
       referer: h.referer,
       country,
       userAgent: h.userAgent,
+      address,
+      route: null,
     });
     if (via)
       this.deps.clicks.recordPageVisit({
@@ -224,6 +237,7 @@ export class RedirectService extends LookupTiers {
         referer: h.referer,
         country,
         userAgent: h.userAgent,
+        address,
       });
   }
 

@@ -21,6 +21,8 @@ const click = (linkId: string, at: number): ClickEvent => ({
   referer: 'https://news.example/item?id=1',
   country: 'de',
   userAgent: IPHONE_USER_AGENT,
+  address: undefined,
+  route: null,
 });
 
 // COPY's text format gives tab, newline, CR and backslash meanings, and reads \\N as NULL.
@@ -101,6 +103,8 @@ describe.each(testEngines())('click writer thread on %s', (engine) => {
       occurred_at: at + i,
       referrer_host: s,
       country: i % 2 ? null : 'DE',
+      city: null,
+      route: null,
       device: s.slice(0, deviceChars),
       browser: s,
       os: i % 3 ? null : s,
