@@ -12,6 +12,7 @@ import { createRequire } from 'node:module';
 import net from 'node:net';
 import path from 'node:path';
 import { Reader } from 'mmdb-lib';
+import { CityScanner } from './mmdb-cities.ts';
 
 export interface Place {
   country: string | null;
@@ -28,15 +29,10 @@ export interface GeoLocator {
 }
 
 const require = createRequire(import.meta.url);
-// Two parts of mmdb-lib its index does not export: the metadata reader and the data section's
-// decoder (cityNames reads every record).
+// A part of mmdb-lib its index does not export: the metadata reader.
 const { parseMetadata } = require('mmdb-lib/lib/metadata.js') as {
   parseMetadata(db: Buffer): { databaseType?: unknown; ipVersion?: unknown; searchTreeSize: number };
 };
-const Decoder = require('mmdb-lib/lib/decoder.js').default as new (
-  db: Buffer,
-  base: number,
-) => { decode(offset: number): { value: Decoded; offset: number } };
 const METADATA_MARKER = Buffer.from('abcdef4d61784d696e642e636f6d', 'hex');
 /** MaxMind's format puts its metadata within the last 128 KiB of the file. */
 const METADATA_MAX = 128 * 1024;
@@ -125,18 +121,11 @@ function placeOf(r: Decoded): Place | null {
   return country === null && city === null ? null : { country, city };
 }
 
-/** Every city name of a file, lower case: its data section read record by record. */
+/** Every city name of a file, lower case, added to `into`. */
 function cityNames(file: MmdbFile, into: Set<string>): void {
   const base = file.get().metadata.searchTreeSize + 16;
   const db = file.db!;
-  const end = db.lastIndexOf(METADATA_MARKER);
-  const decoder = new Decoder(db, base);
-  for (let at = base; at < end; ) {
-    const { value, offset } = decoder.decode(at);
-    const city = placeOf(value)?.city;
-    if (city) into.add(city.toLowerCase());
-    at = offset;
-  }
+  new CityScanner(db, base).collect(db.lastIndexOf(METADATA_MARKER), into);
 }
 
 // Addresses no IP-location data places: private, loopback, link-local, shared, documentation,

@@ -1,0 +1,133 @@
+// Every city name of a MaxMind DB file (its "MaxMind DB File Format Specification" 2.0), for
+// GeoLocator.knowsCity (geo.ts). The data section is a run of encoded values; each record the
+// search tree points at is one of them, a map. This walks that run once, reading of each map only
+// its `city` entry (ip-location-db's string, or MaxMind's `city.names.en`) and skipping the rest
+// by their encoded sizes: decoding every record whole with mmdb-lib took several times longer,
+// a wait a `city` routing rule's first check would make on the thread that serves visitors
+// (bench/geo.ts).
+
+const POINTER = 1;
+const STRING = 2;
+const MAP = 7;
+const ARRAY = 11;
+
+/** A value's type, its size field, and where its payload starts. */
+interface Head {
+  type: number;
+  size: number;
+  payload: number;
+}
+
+export class CityScanner {
+  private readonly text = new Map<number, string | null>();
+
+  /** `base`: where the data section starts (after the tree and its 16-byte separator). */
+  constructor(
+    private readonly db: Buffer,
+    private readonly base: number,
+  ) {}
+
+  private head(at: number): Head {
+    const db = this.db;
+    const ctrl = db[at++];
+    let type = ctrl >> 5;
+    if (type === POINTER) {
+      // The pointer's own size bits say how many bytes follow; `size` holds its target.
+      const ss = (ctrl >> 3) & 3;
+      const v = ctrl & 7;
+      let target: number;
+      if (ss === 0) target = (v << 8) | db[at];
+      else if (ss === 1) target = ((v << 16) | (db[at] << 8) | db[at + 1]) + 2048;
+      else if (ss === 2) target = v * 16_777_216 + ((db[at] << 16) | (db[at + 1] << 8) | db[at + 2]) + 526_336;
+      else target = db.readUInt32BE(at);
+      return { type, size: this.base + target, payload: at + ss + 1 };
+    }
+    if (type === 0) type = 7 + db[at++];
+    let size = ctrl & 31;
+    if (size === 29) size = 29 + db[at++];
+    else if (size === 30) {
+      size = 285 + db.readUInt16BE(at);
+      at += 2;
+    } else if (size === 31) {
+      size = 65_821 + db.readUIntBE(at, 3);
+      at += 3;
+    }
+    return { type, size, payload: at };
+  }
+
+  /** Where the value at `at` ends (a pointer ends after itself, not after what it points at). */
+  private skip(at: number): number {
+    const h = this.head(at);
+    switch (h.type) {
+      case POINTER:
+        return h.payload;
+      case MAP: {
+        let next = h.payload;
+        for (let i = 0; i < 2 * h.size; i++) next = this.skip(next);
+        return next;
+      }
+      case ARRAY: {
+        let next = h.payload;
+        for (let i = 0; i < h.size; i++) next = this.skip(next);
+        return next;
+      }
+      case 3: // double
+        return h.payload + 8;
+      case 15: // float
+        return h.payload + 4;
+      case 14: // boolean: its value is its size field
+        return h.payload;
+      default: // strings, bytes and integers carry `size` bytes
+        return h.payload + h.size;
+    }
+  }
+
+  /** The value at `at`, through a pointer, when it is a string; null otherwise. */
+  private string(at: number): string | null {
+    let h = this.head(at);
+    if (h.type === POINTER) {
+      const cached = this.text.get(h.size);
+      if (cached !== undefined) return cached;
+      const target = h.size;
+      h = this.head(target);
+      const s = h.type === STRING ? this.db.toString('utf8', h.payload, h.payload + h.size) : null;
+      this.text.set(target, s);
+      return s;
+    }
+    return h.type === STRING ? this.db.toString('utf8', h.payload, h.payload + h.size) : null;
+  }
+
+  /** The value of `key` in the map at `at` (through pointers), as its offset; -1 when absent. */
+  private entry(at: number, key: string): number {
+    let h = this.head(at);
+    if (h.type === POINTER) h = this.head(h.size);
+    if (h.type !== MAP) return -1;
+    let next = h.payload;
+    for (let i = 0; i < h.size; i++) {
+      const k = this.string(next);
+      next = this.skip(next);
+      if (k === key) return next;
+      next = this.skip(next);
+    }
+    return -1;
+  }
+
+  /** The city name of the record at `at`: a string, or MaxMind's names.en. */
+  private city(at: number): string | null {
+    const city = this.entry(at, 'city');
+    if (city === -1) return null;
+    const direct = this.string(city);
+    if (direct !== null) return direct;
+    const names = this.entry(city, 'names');
+    const en = names === -1 ? -1 : this.entry(names, 'en');
+    return en === -1 ? null : this.string(en);
+  }
+
+  /** Adds every record's city name, lower case, to `into`; the data section ends at `end`. */
+  collect(end: number, into: Set<string>): void {
+    for (let at = this.base; at < end; at = this.skip(at)) {
+      const name = this.city(at);
+      if (name) into.add(name.toLowerCase());
+    }
+  }
+}
