@@ -1,7 +1,8 @@
 // IP-location benchmark: what locating visitors (src/platform/geo.ts) costs, in process, with the
 // packaged data or GEOIP_DB's file. It prints figures and asserts nothing.
 //
-//   npm run bench:geo -- [--clicks 20000] [--rounds 7] [--addresses 5000] [--ipv6 0.2] [--geoip-db FILE]
+//   npm run bench:geo -- [--clicks 20000] [--rounds 7] [--addresses 5000] [--distinct 100000] [--ipv6 0.2]
+//                        [--geoip-db FILE]
 //
 // What it does:
 //  1. load: the time and the RSS (and memory outside the JavaScript heap) that the first IPv4
@@ -11,8 +12,10 @@
 //  2. writer thread, per click: toStoredClicks (src/clicks/writer.ts: the row building of a
 //     flush, User-Agent parsing included) over a buffer of --clicks clicks, with the locator and
 //     without it (the baseline, what the writer did before), each click from one of --addresses
-//     random public addresses (a --ipv6 share of them IPv6); ns per click and the ratio.
-//  3. main thread, per visit: locate() on the same random addresses, against clientAddress()
+//     random public addresses (a --ipv6 share of them IPv6), and over --distinct clicks each from
+//     an address of its own (more than the locator keeps places for, so every lookup walks the
+//     data's tree); ns per click and the ratio.
+//  3. main thread, per visit: locate() on the same two sets of addresses, against clientAddress()
 //     alone (src/domain/client-address.ts, behind one trusted proxy: what record() computes for every click anyway); ns per
 //     visit and the ratio. The redirect path locates only for links with a country, city or ip
 //     routing rule.
@@ -32,6 +35,7 @@ const { values: args } = parseArgs({
     rounds: { type: 'string', default: '7' },
     addresses: { type: 'string', default: '5000' },
     ipv6: { type: 'string', default: '0.2' },
+    distinct: { type: 'string', default: '100000' },
     'geoip-db': { type: 'string' },
     help: { type: 'boolean', default: false },
   },
@@ -41,6 +45,7 @@ const CLICKS = intOption('clicks', args.clicks);
 const ROUNDS = Math.max(2, intOption('rounds', args.rounds));
 const ADDRESSES = intOption('addresses', args.addresses);
 const IPV6_SHARE = Number(args.ipv6);
+const DISTINCT = intOption('distinct', args.distinct);
 const geoipDb = args['geoip-db'] ? path.resolve(args['geoip-db']) : undefined;
 
 // A seeded generator: every run visits the same addresses.
@@ -114,25 +119,35 @@ log();
 // 2. The writer thread: a flush's row building with and without the lookup.
 const AGENT =
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
-const buffer = new ClickBuffer(CLICKS);
-for (let i = 0; i < CLICKS; i++) {
-  const e: ClickEvent = {
-    linkId: `lnk_${i % 1000}`,
-    workspaceId: 'wsp_bench',
-    qrCodeId: null,
-    at: Date.now(),
-    referer: undefined,
-    country: undefined,
-    userAgent: AGENT,
-    address: addresses[i % ADDRESSES],
-    route: null,
-  };
-  buffer.push(e);
+function bufferOf(n: number, addressOf: (i: number) => string): ClickBuffer {
+  const buffer = new ClickBuffer(n);
+  for (let i = 0; i < n; i++) {
+    const e: ClickEvent = {
+      linkId: `lnk_${i % 1000}`,
+      workspaceId: 'wsp_bench',
+      qrCodeId: null,
+      at: Date.now(),
+      referer: undefined,
+      country: undefined,
+      userAgent: AGENT,
+      address: addressOf(i),
+      route: null,
+    };
+    buffer.push(e);
+  }
+  return buffer;
 }
+const repeating = bufferOf(CLICKS, (i) => addresses[i % ADDRESSES]);
+// More distinct addresses than a locator keeps places for (PLACES_KEPT in src/platform/geo.ts):
+// every lookup walks the tree.
+const distinctAddresses = Array.from({ length: DISTINCT }, () => (random() < IPV6_SHARE ? publicIpv6() : publicIpv4()));
+const distinct = bufferOf(DISTINCT, (i) => distinctAddresses[i]);
 let placed = 0;
-for (const r of toStoredClicks(buffer, 0, CLICKS, locator)) if (r.country) placed++;
-const without = nsPer(CLICKS, () => toStoredClicks(buffer, 0, CLICKS));
-const withGeo = nsPer(CLICKS, () => toStoredClicks(buffer, 0, CLICKS, locator));
+for (const r of toStoredClicks(repeating, 0, CLICKS, locator)) if (r.country) placed++;
+const without = nsPer(CLICKS, () => toStoredClicks(repeating, 0, CLICKS));
+const withGeo = nsPer(CLICKS, () => toStoredClicks(repeating, 0, CLICKS, locator));
+const withoutDistinct = nsPer(DISTINCT, () => toStoredClicks(distinct, 0, DISTINCT));
+const withGeoDistinct = nsPer(DISTINCT, () => toStoredClicks(distinct, 0, DISTINCT, locator));
 
 // 3. The main thread: locate() against clientAddress() alone.
 let sink = 0;
@@ -142,17 +157,32 @@ const baseline = nsPer(ADDRESSES, () => {
 const located = nsPer(ADDRESSES, () => {
   for (const a of addresses) sink += locator.locate(a) === null ? 0 : 1;
 });
+const locatedDistinct = nsPer(DISTINCT, () => {
+  for (const a of distinctAddresses) sink += locator.locate(a) === null ? 0 : 1;
+});
+const ratio = (x: number, base: number) => (x / base).toFixed(2);
 log(
   table(
     ['per click / visit', 'ns', 'ratio'],
     [
-      ['writer: toStoredClicks without the lookup (baseline)', fmtInt(without), '1.00'],
-      ['writer: toStoredClicks with the lookup', fmtInt(withGeo), (withGeo / without).toFixed(2)],
+      [`writer: toStoredClicks without the lookup, ${fmtInt(ADDRESSES)} addresses (baseline)`, fmtInt(without), '1.00'],
+      [
+        `writer: toStoredClicks with the lookup, ${fmtInt(ADDRESSES)} addresses`,
+        fmtInt(withGeo),
+        ratio(withGeo, without),
+      ],
+      [`writer: toStoredClicks without the lookup, all distinct (baseline)`, fmtInt(withoutDistinct), '1.00'],
+      [
+        `writer: toStoredClicks with the lookup, all distinct`,
+        fmtInt(withGeoDistinct),
+        ratio(withGeoDistinct, withoutDistinct),
+      ],
       ['main: clientAddress() alone (baseline)', fmtInt(baseline), '1.00'],
-      ['main: locate()', fmtInt(located), (located / baseline).toFixed(2)],
+      [`main: locate(), ${fmtInt(ADDRESSES)} addresses`, fmtInt(located), ratio(located, baseline)],
+      ['main: locate(), all distinct', fmtInt(locatedDistinct), ratio(locatedDistinct, baseline)],
     ],
   ),
 );
 log(
-  `${fmtInt(CLICKS)} clicks over ${fmtInt(ADDRESSES)} addresses (${Math.round(IPV6_SHARE * 100)}% IPv6), ${((placed / CLICKS) * 100).toFixed(1)}% placed in a country; ${ROUNDS} rounds, median of the last ${ROUNDS - 1}${sink < 0 ? '' : ''}`,
+  `${fmtInt(CLICKS)} clicks over ${fmtInt(ADDRESSES)} addresses and ${fmtInt(DISTINCT)} over as many (${Math.round(IPV6_SHARE * 100)}% IPv6); ${((placed / CLICKS) * 100).toFixed(1)}% placed in a country; ${ROUNDS} rounds, median of the last ${ROUNDS - 1}${sink < 0 ? '' : ''}`,
 );

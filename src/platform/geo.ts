@@ -219,8 +219,15 @@ function isReserved(a: { ip: string; family: 4 | 6 }): boolean {
   return a.family === 4 ? isReservedV4(ipv4Number(a.ip)!) : isReservedV6(a.ip);
 }
 
+/**
+ * Addresses whose places a locator keeps: a visitor's clicks come from one address, and a tree
+ * walk in mmdb-lib costs several times a Map lookup (bench/geo.ts). Cleared when full.
+ */
+const PLACES_KEPT = 50_000;
+
 class MmdbLocator implements GeoLocator {
   private cities: Set<string> | undefined;
+  private readonly places = new Map<string, Place | null>();
   private metadata: FileMetadata | undefined;
 
   /** `v6` may be the same file as `v4` (one file holding both, as MaxMind's do). */
@@ -237,12 +244,23 @@ class MmdbLocator implements GeoLocator {
   }
 
   locate(address: string): Place | null {
+    let place = this.places.get(address);
+    if (place === undefined) {
+      place = this.lookUp(address);
+      if (this.places.size >= PLACES_KEPT) this.places.clear();
+      this.places.set(address, place);
+    }
+    return place;
+  }
+
+  private lookUp(address: string): Place | null {
     const a = parseAddress(address);
     if (a === null || isReserved(a)) return null;
     const reader = a.family === 4 ? this.v4.get() : this.v6.get();
     // An IPv4-only file cannot hold an IPv6 address (mmdb-lib throws for one).
     if (a.family === 6 && reader.metadata.ipVersion === 4) return null;
-    return placeOf(reader.get(a.ip));
+    const place = placeOf(reader.get(a.ip));
+    return place && Object.freeze(place);
   }
 
   knowsCity(name: string): boolean {
