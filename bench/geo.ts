@@ -51,7 +51,7 @@ const geoipDb = args['geoip-db'] ? path.resolve(args['geoip-db']) : undefined;
 // A seeded generator: every run visits the same addresses.
 let seed = 20261129;
 const random = () => {
-  seed = (seed * 1103515245 + 12345) >>> 0;
+  seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
   return seed / 2 ** 32;
 };
 const byte = () => Math.floor(random() * 256);
@@ -142,6 +142,7 @@ const repeating = bufferOf(CLICKS, (i) => addresses[i % ADDRESSES]);
 // every lookup walks the tree.
 const distinctAddresses = Array.from({ length: DISTINCT }, () => (random() < IPV6_SHARE ? publicIpv6() : publicIpv4()));
 const distinct = bufferOf(DISTINCT, (i) => distinctAddresses[i]);
+const distinctCount = new Set(distinctAddresses).size;
 let placed = 0;
 for (const r of toStoredClicks(repeating, 0, CLICKS, locator)) if (r.country) placed++;
 const without = nsPer(CLICKS, () => toStoredClicks(repeating, 0, CLICKS));
@@ -184,5 +185,5 @@ log(
   ),
 );
 log(
-  `${fmtInt(CLICKS)} clicks over ${fmtInt(ADDRESSES)} addresses and ${fmtInt(DISTINCT)} over as many (${Math.round(IPV6_SHARE * 100)}% IPv6); ${((placed / CLICKS) * 100).toFixed(1)}% placed in a country; ${ROUNDS} rounds, median of the last ${ROUNDS - 1}${sink < 0 ? '' : ''}`,
+  `${fmtInt(CLICKS)} clicks over ${fmtInt(ADDRESSES)} addresses and ${fmtInt(DISTINCT)} over ${fmtInt(distinctCount)} (${Math.round(IPV6_SHARE * 100)}% IPv6); ${((placed / CLICKS) * 100).toFixed(1)}% placed in a country; ${ROUNDS} rounds, median of the last ${ROUNDS - 1}${sink < 0 ? '' : ''}`,
 );
