@@ -12,7 +12,7 @@ import { createRequire } from 'node:module';
 import net from 'node:net';
 import path from 'node:path';
 import { Reader } from 'mmdb-lib';
-import { CityScanner } from './mmdb-cities.ts';
+import { METADATA_MARKER, MmdbFields } from './mmdb-fields.ts';
 
 export interface Place {
   country: string | null;
@@ -33,7 +33,6 @@ const require = createRequire(import.meta.url);
 const { parseMetadata } = require('mmdb-lib/lib/metadata.js') as {
   parseMetadata(db: Buffer): { databaseType?: unknown; ipVersion?: unknown; searchTreeSize: number };
 };
-const METADATA_MARKER = Buffer.from('abcdef4d61784d696e642e636f6d', 'hex');
 /** MaxMind's format puts its metadata within the last 128 KiB of the file. */
 const METADATA_MAX = 128 * 1024;
 
@@ -79,53 +78,61 @@ export function mmdbMetadata(file: string, what = 'GEOIP_DB'): FileMetadata {
   return { databaseType: meta.databaseType, ipVersion: Number(meta.ipVersion) };
 }
 
-/** A bounded cache of decoded records by their offset: most traffic comes from few networks. */
-class RecordCache {
-  private readonly map = new Map<string | number, unknown>();
-  get(key: string | number) {
-    return this.map.get(key);
+/**
+ * mmdb-lib's record cache (its public `cache` option), given every offset before mmdb-lib decodes
+ * the record there: it answers with the record's country code and city alone (MmdbFields), so
+ * mmdb-lib walks the tree and nothing more. Bounded; cleared when full.
+ */
+class PlaceRecords {
+  private readonly kept = new Map<number, { value: unknown; offset: number }>();
+  constructor(readonly fields: MmdbFields) {}
+  get(offset: string | number) {
+    const at = Number(offset);
+    let cursor = this.kept.get(at);
+    if (!cursor) {
+      cursor = { value: this.fields.place(at), offset: at };
+      if (this.kept.size >= 100_000) this.kept.clear();
+      this.kept.set(at, cursor);
+    }
+    return cursor;
   }
-  set(key: string | number, value: unknown) {
-    if (this.map.size >= 10_000) this.map.clear();
-    this.map.set(key, value);
-  }
+  set() {}
 }
 
 /** One database file, read into memory on its first lookup. */
 class MmdbFile {
   private reader: Reader<Record<string, unknown>> | undefined;
-  /** The whole file, as the reader holds it. */
-  db: Buffer | undefined;
+  private records: PlaceRecords | undefined;
   constructor(readonly file: string) {}
   get(): Reader<Record<string, unknown>> {
     if (!this.reader) {
-      this.db = fs.readFileSync(this.file);
-      this.reader = new Reader(this.db, { cache: new RecordCache() });
+      const db = fs.readFileSync(this.file);
+      this.records = new PlaceRecords(new MmdbFields(db, parseMetadata(db).searchTreeSize + 16));
+      this.reader = new Reader(db, { cache: this.records });
     }
     return this.reader;
   }
+  /** The file's field reader (after get()). */
+  fields(): MmdbFields {
+    this.get();
+    return this.records!.fields;
+  }
 }
 
-type Decoded = Record<string, unknown> | null | undefined;
+type Fields = ReturnType<MmdbFields['place']>;
 
-/**
- * A record's place. Two shapes are read: MaxMind's (`country.iso_code`, `city.names.en`) and
- * ip-location-db's flat one (`country_code`, `city`).
- */
-function placeOf(r: Decoded): Place | null {
+/** The place of a record's fields (PlaceRecords reads both shapes into one). */
+function placeOf(r: Fields | null): Place | null {
   if (!r) return null;
-  const c = r.country_code ?? (r.country as Decoded)?.iso_code;
-  const country = typeof c === 'string' && /^[A-Za-z]{2}$/.test(c) ? c.toUpperCase() : null;
-  const n = typeof r.city === 'string' ? r.city : ((r.city as Decoded)?.names as Decoded)?.en;
-  const city = typeof n === 'string' && n !== '' ? n : null;
+  const c = r.country_code;
+  const country = c !== null && /^[A-Za-z]{2}$/.test(c) ? c.toUpperCase() : null;
+  const city = r.city ? r.city : null;
   return country === null && city === null ? null : { country, city };
 }
 
 /** Every city name of a file, lower case, added to `into`. */
 function cityNames(file: MmdbFile, into: Set<string>): void {
-  const base = file.get().metadata.searchTreeSize + 16;
-  const db = file.db!;
-  new CityScanner(db, base).collect(db.lastIndexOf(METADATA_MARKER), into);
+  file.fields().collect(into);
 }
 
 // Addresses no IP-location data places: private, loopback, link-local, shared, documentation,
@@ -259,7 +266,8 @@ class MmdbLocator implements GeoLocator {
     const reader = a.family === 4 ? this.v4.get() : this.v6.get();
     // An IPv4-only file cannot hold an IPv6 address (mmdb-lib throws for one).
     if (a.family === 6 && reader.metadata.ipVersion === 4) return null;
-    const place = placeOf(reader.get(a.ip));
+    // PlaceRecords gave mmdb-lib the record's fields in place of the record.
+    const place = placeOf(reader.get(a.ip) as Fields | null);
     return place && Object.freeze(place);
   }
 

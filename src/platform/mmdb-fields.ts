@@ -1,10 +1,13 @@
-// Every city name of a MaxMind DB file (its "MaxMind DB File Format Specification" 2.0), for
-// GeoLocator.knowsCity (geo.ts). The data section is a run of encoded values; each record the
-// search tree points at is one of them, a map. This walks that run once, reading of each map only
-// its `city` entry (ip-location-db's string, or MaxMind's `city.names.en`) and skipping the rest
-// by their encoded sizes: decoding every record whole with mmdb-lib took several times longer,
-// a wait a `city` routing rule's first check would make on the thread that serves visitors
-// (bench/geo.ts).
+// The two fields a visitor's place needs, read straight from a MaxMind DB file's data section
+// ("MaxMind DB File Format Specification" 2.0): the country code and city of a record
+// (ip-location-db's flat `country_code` and `city`, or MaxMind's `country.iso_code` and
+// `city.names.en`), and every city name of the file for GeoLocator.knowsCity (geo.ts). Each
+// reads of a record only those entries and skips the rest by their encoded sizes: decoding every
+// field of a record with mmdb-lib (coordinates, regions, postcodes, time zones) took half of a
+// lookup, and listing the cities that way several times longer (bench/geo.ts).
+
+/** Where a file's metadata starts (its data section ends before it). */
+export const METADATA_MARKER = Buffer.from('abcdef4d61784d696e642e636f6d', 'hex');
 
 const POINTER = 1;
 const STRING = 2;
@@ -18,7 +21,7 @@ interface Head {
   payload: number;
 }
 
-export class CityScanner {
+export class MmdbFields {
   private readonly text = new Map<number, string | null>();
 
   /** `base`: where the data section starts (after the tree and its 16-byte separator). */
@@ -91,6 +94,8 @@ export class CityScanner {
       const target = h.size;
       h = this.head(target);
       const s = h.type === STRING ? this.db.toString('utf8', h.payload, h.payload + h.size) : null;
+      // Strings shared through pointers (names, codes, keys) are kept, up to a bound.
+      if (this.text.size >= 200_000) this.text.clear();
       this.text.set(target, s);
       return s;
     }
@@ -123,8 +128,21 @@ export class CityScanner {
     return en === -1 ? null : this.string(en);
   }
 
-  /** Adds every record's city name, lower case, to `into`; the data section ends at `end`. */
-  collect(end: number, into: Set<string>): void {
+  /** The country code and city of the record at `at` (an absolute offset), in either shape. */
+  place(at: number): { country_code: string | null; city: string | null } {
+    const code = this.entry(at, 'country_code');
+    let country = code === -1 ? null : this.string(code);
+    if (country === null) {
+      const c = this.entry(at, 'country');
+      const iso = c === -1 ? -1 : this.entry(c, 'iso_code');
+      country = iso === -1 ? null : this.string(iso);
+    }
+    return { country_code: country, city: this.city(at) };
+  }
+
+  /** Adds every record's city name, lower case, to `into`. */
+  collect(into: Set<string>): void {
+    const end = this.db.lastIndexOf(METADATA_MARKER);
     for (let at = this.base; at < end; at = this.skip(at)) {
       const name = this.city(at);
       if (name) into.add(name.toLowerCase());
