@@ -84,6 +84,8 @@ function batchOf(links: number, n: number): ClickEvent[] {
     referer: REFERERS[i % REFERERS.length],
     country: COUNTRIES[i % COUNTRIES.length],
     userAgent: UAS[i % UAS.length],
+    address: undefined,
+    route: null,
   }));
 }
 

@@ -186,6 +186,8 @@ export function* generateClicks(
       occurred_at: occurredAt,
       referrer_host: pick(rand, REFERRERS),
       country: pick(rand, COUNTRIES),
+      city: null,
+      route: null,
       device: pick(rand, DEVICES),
       browser: pick(rand, BROWSERS),
       os: pick(rand, OSES),

@@ -630,9 +630,10 @@ export interface paths {
          *     written every `CLICK_FLUSH_MS` (default 1 s); the Link's `clicks` reflects them after
          *     the flush. A click limit is exact: each counted click takes a slot in the database
          *     atomically, across processes. Raw click events keep the time, link, QR code, referrer
-         *     host, country (from `CF-IPCountry` or `X-Country-Code`, only behind a trusted proxy),
-         *     device, browser and OS, never the IP address, for 90 days; daily counts per link are
-         *     kept beyond that.
+         *     host, country and city (from the client address, through IP-location data; behind a
+         *     trusted proxy its `CF-IPCountry` or `X-Country-Code` wins for the country), device,
+         *     browser and OS, for 90 days; daily counts per link are kept beyond that. No IP address
+         *     is stored.
          */
         get: operations["followShortLink"];
         put?: never;

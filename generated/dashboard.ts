@@ -1669,7 +1669,7 @@ export interface components {
             };
             /** @description Clicks and scans by value, largest first, over `breakdownWindow`, up to the moment of the request: every click the series counts in those days is in the breakdowns. */
             breakdowns: {
-                /** @description By two-letter country code (from a trusted proxy's country header). */
+                /** @description By two-letter country code: from the client address, through IP-location data (a trusted proxy's country header wins); no IP address is stored. */
                 countries: components["schemas"]["CountEntry"][];
                 /** @description By device type (desktop, mobile, tablet, ...). */
                 devices: components["schemas"]["CountEntry"][];
@@ -3110,7 +3110,7 @@ export interface components {
             };
             /** @description Views by value over `breakdownWindow`, largest first; `other` sums what is beyond the ten largest. */
             breakdowns: {
-                /** @description By two-letter country code (from a trusted proxy's country header). */
+                /** @description By two-letter country code: from the client address, through IP-location data (a trusted proxy's country header wins); no IP address is stored. */
                 countries: components["schemas"]["ViewEntry"][];
                 /** @description By device type. */
                 devices: components["schemas"]["ViewEntry"][];

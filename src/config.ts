@@ -38,6 +38,11 @@ export interface Config {
    * is as fast either way; bench/README.md).
    */
   redirectCachePreload: boolean;
+  /**
+   * GEOIP_DB: a MaxMind database file (GeoLite2/GeoIP2 Country or City, .mmdb) that locates
+   * visitors instead of the packaged IP-location data (src/platform/geo.ts).
+   */
+  geoipDb?: string;
 }
 
 const on = (v: string | undefined, dflt: boolean) =>
@@ -100,5 +105,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: env.HOST || '0.0.0.0',
     redirectCacheLinks: positiveInteger('REDIRECT_CACHE_LINKS', env.REDIRECT_CACHE_LINKS, 1_000_000),
     redirectCachePreload: on(env.REDIRECT_CACHE_PRELOAD, true),
+    geoipDb: env.GEOIP_DB ? path.resolve(env.GEOIP_DB) : undefined,
   };
 }

@@ -10,8 +10,16 @@ export interface ClickEvent {
   qrCodeId: string | null;
   at: number;
   referer: string | undefined;
+  /** The trusted proxy's country header (CF-IPCountry, X-Country-Code); it wins over the address's. */
   country: string | undefined;
   userAgent: string | undefined;
+  /**
+   * The client address as the trusted proxy saw it (src/domain/client-address.ts). Only the click
+   * writer reads it, to locate the click (src/platform/geo.ts); it is never stored or logged.
+   */
+  address: string | undefined;
+  /** The id of the routing rule or split variant that served the click; null when none did. */
+  route: string | null;
 }
 
 /**
@@ -28,6 +36,8 @@ export interface PageVisitEvent {
   referer: string | undefined;
   country: string | undefined;
   userAgent: string | undefined;
+  /** As ClickEvent's: located by the click writer, never stored. */
+  address: string | undefined;
 }
 
 /** Where the buffer hands its batches (src/clicks/writer.ts). */
@@ -53,11 +63,20 @@ export class ClickWriteError extends Error {
 }
 
 /** The string fields of a click, in their order in ClickBuffer.refs and ClickColumns.refs. */
-export const FIELD = { link: 0, workspace: 1, qrCode: 2, referer: 3, country: 4, userAgent: 5 } as const;
-const REFS = 6;
+export const FIELD = {
+  link: 0,
+  workspace: 1,
+  qrCode: 2,
+  referer: 3,
+  country: 4,
+  userAgent: 5,
+  address: 6,
+  route: 7,
+} as const;
+const REFS = 8;
 
 /**
- * Clicks as columns: each distinct string once, per click six string indexes (-1 for none) and a
+ * Clicks as columns: each distinct string once, per click eight string indexes (-1 for none) and a
  * time. What crosses to the writer thread, a part of a batch at a time (ClickBuffer.columns).
  */
 export interface ClickColumns {
@@ -77,14 +96,7 @@ export class ClickBuffer {
   private readonly strings: string[] = [];
   private readonly index = new Map<string, number>();
   // sharedRef's string and index of the last click, per field.
-  private readonly last: Array<string | null | undefined> = [
-    undefined,
-    undefined,
-    undefined,
-    undefined,
-    undefined,
-    undefined,
-  ];
+  private readonly last: Array<string | null | undefined> = new Array(REFS).fill(undefined);
   private readonly lastRef = new Int32Array(REFS);
   private refs: Int32Array<ArrayBuffer>;
   private at: Float64Array<ArrayBuffer>;
@@ -143,6 +155,8 @@ export class ClickBuffer {
     this.refs[o + FIELD.referer] = this.sharedRef(FIELD.referer, e.referer);
     this.refs[o + FIELD.country] = this.sharedRef(FIELD.country, e.country);
     this.refs[o + FIELD.userAgent] = this.sharedRef(FIELD.userAgent, e.userAgent);
+    this.refs[o + FIELD.address] = this.sharedRef(FIELD.address, e.address);
+    this.refs[o + FIELD.route] = this.sharedRef(FIELD.route, e.route);
     this.at[this.length++] = e.at;
   }
 
@@ -156,6 +170,8 @@ export class ClickBuffer {
     this.refs[o + FIELD.referer] = this.ref(e.referer);
     this.refs[o + FIELD.country] = this.ref(e.country);
     this.refs[o + FIELD.userAgent] = this.ref(e.userAgent);
+    this.refs[o + FIELD.address] = this.ref(e.address);
+    this.refs[o + FIELD.route] = -1;
     this.at[this.length++] = e.at;
   }
 

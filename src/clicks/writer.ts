@@ -11,6 +11,7 @@
 import { Worker } from 'node:worker_threads';
 import type { Db, Engine } from '../db/knex.ts';
 import { writeClickBatch, type ClickSink, type StoredClick } from '../db/repos/click-batches.ts';
+import type { GeoLocator } from '../platform/geo.ts';
 import { closeThread } from '../platform/thread-close.ts';
 import { threadEntry } from '../platform/thread-entry.ts';
 import { ClickWriteError, FIELD, type ClickBuffer, type ClickColumns, type ClickWriter } from './buffer.ts';
@@ -37,19 +38,30 @@ export const WRITE_CHUNK = 5_000;
  */
 export const WRITER_NICE_INCREMENT = 5;
 
-/** Clicks [from, to) of a batch as rows: User-Agent parsed, referrer reduced to its host, country checked. */
-export function toStoredClicks(batch: ClickBuffer, from = 0, to = batch.length): StoredClick[] {
+/**
+ * Clicks [from, to) of a batch as rows: User-Agent parsed, referrer reduced to its host, the
+ * client address reduced to a country and city by `geo` and dropped. The trusted proxy's country
+ * header wins over the address's; the address's city is kept only when its country agrees with
+ * the one recorded (a city of another country would contradict it).
+ */
+export function toStoredClicks(batch: ClickBuffer, from = 0, to = batch.length, geo?: GeoLocator): StoredClick[] {
   const rows: StoredClick[] = [];
   for (let i = from; i < to; i++) {
     const d = parseDevice(batch.field(i, FIELD.userAgent));
-    const country = batch.field(i, FIELD.country);
+    const header = batch.field(i, FIELD.country);
+    const address = geo && batch.field(i, FIELD.address);
+    const place = address ? geo!.locate(address) : null;
+    const country = header && /^[A-Za-z]{2}$/.test(header) ? header.toUpperCase() : (place?.country ?? null);
+    const city = place?.city && place.country === country ? place.city.slice(0, 128) : null;
     rows.push({
       workspace_id: batch.field(i, FIELD.workspace)!,
       link_id: batch.field(i, FIELD.link)!,
       qr_code_id: batch.field(i, FIELD.qrCode) ?? null,
+      route: batch.field(i, FIELD.route)?.slice(0, 40) ?? null,
       occurred_at: batch.time(i),
       referrer_host: referrerHost(batch.field(i, FIELD.referer)),
-      country: country && /^[A-Za-z]{2}$/.test(country) ? country.toUpperCase() : null,
+      country,
+      city,
       device: d.device,
       browser: d.browser?.slice(0, 64) ?? null,
       os: d.os?.slice(0, 64) ?? null,
@@ -63,13 +75,15 @@ export class InlineClickWriter implements ClickWriter {
     private readonly knex: Db,
     private readonly engine: Engine,
     private readonly sinks: ClickSink[],
+    /** Locates each click's client address; without it clicks keep only the proxy's country. */
+    private readonly geo?: GeoLocator,
   ) {}
 
   async write(batch: ClickBuffer, onProgress?: (written: number) => void): Promise<void> {
     let written = 0;
     try {
       for (let i = 0; i < batch.length; i += WRITE_CHUNK) {
-        const rows = toStoredClicks(batch, i, Math.min(i + WRITE_CHUNK, batch.length));
+        const rows = toStoredClicks(batch, i, Math.min(i + WRITE_CHUNK, batch.length), this.geo);
         await writeClickBatch(this.knex, this.engine, rows, this.sinks);
         written += rows.length;
         onProgress?.(written);
@@ -90,6 +104,8 @@ export interface ClickWorkerInit {
   databaseUrl: string;
   /** Options of the webhook click sink (link.clicked, qr.scanned, traffic alerts). */
   webhookEvents: { shortDomain: string; settleMs: number } | null;
+  /** GEOIP_DB, when the operator names one (src/platform/geo.ts); the packaged data otherwise. */
+  geoipDb?: string;
 }
 
 /**

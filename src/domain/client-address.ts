@@ -15,6 +15,12 @@ export function clientAddress(
 ): string {
   const socket = peer ?? 'unknown';
   if (trustedHops <= 0 || forwardedFor === undefined) return socket;
+  // One trusted proxy, one header: its last entry, without building the chain. Every click
+  // computes this on the redirect path (bench/geo.ts).
+  if (trustedHops === 1 && typeof forwardedFor === 'string') {
+    const last = forwardedFor.slice(forwardedFor.lastIndexOf(',') + 1).trim();
+    if (last) return last;
+  }
   const entries = (Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor)
     .split(',')
     .map((s) => s.trim())

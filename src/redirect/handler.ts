@@ -7,6 +7,7 @@
 // object is made per request to reach them.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { decideVisit, hasPreview, PAGE_STATUS, type ResolvedLink, type Visit } from '../domain/resolve.ts';
+import { clientAddress } from '../domain/client-address.ts';
 import { RESERVED_SLUGS } from '../domain/slugs.ts';
 import { RedirectCache } from './cache.ts';
 import { isPromise, LookupTiers, NOT_FOUND, type Cached, type RedirectDeps } from './lookup-tiers.ts';
@@ -228,7 +229,7 @@ export class RedirectService extends LookupTiers {
     const rawQuery = q === -1 ? null : url.slice(q + 1);
     if (link.routing !== null && visit.countsAsClick)
       return routeVisit(this, req, res, h, link, visit, now, click, rawQuery);
-    if (click) this.record(h, link, click, now, null);
+    if (click) this.record(req, h, link, click, now, null);
     const location =
       rawQuery !== null && visit.countsAsClick
         ? forwardedLocation(visit.location, rawQuery, true, null, null)
@@ -237,10 +238,13 @@ export class RedirectService extends LookupTiers {
   }
 
   /** Hands a click to the click buffer; `route` is the rule or variant that served it. */
-  record(h: VisitHeaders, link: ResolvedLink, click: Click, at: number, _route: string | null) {
+  record(req: IncomingMessage, h: VisitHeaders, link: ResolvedLink, click: Click, at: number, route: string | null) {
     const { qrCodeId, via } = click;
-    // Country only from a proxy we trust; the IP address itself is never kept.
-    const country = this.deps.config.trustProxy > 0 ? h.country : undefined;
+    // Country headers only from a proxy we trust. The address goes to the click writer, which
+    // locates it off this thread and keeps only its country and city (src/platform/geo.ts).
+    const trustProxy = this.deps.config.trustProxy;
+    const country = trustProxy > 0 ? h.country : undefined;
+    const address = clientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for'], trustProxy);
     this.deps.clicks.record({
       linkId: link.id,
       workspaceId: link.workspaceId,
@@ -249,6 +253,8 @@ export class RedirectService extends LookupTiers {
       referer: h.referer,
       country,
       userAgent: h.userAgent,
+      address,
+      route,
     });
     if (via)
       this.deps.clicks.recordPageVisit({
@@ -259,6 +265,7 @@ export class RedirectService extends LookupTiers {
         referer: h.referer,
         country,
         userAgent: h.userAgent,
+        address,
       });
   }
 

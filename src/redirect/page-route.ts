@@ -1,5 +1,6 @@
 // A bio page on the redirect path: `/@{handle}` shows the page, `/@{handle}/{block}` follows one
 // of its link blocks. Pages are rendered once per host and kept in LookupTiers.pages.
+import { clientAddress } from '../domain/client-address.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseContent } from '../domain/bio-pages.ts';
 import type { LivePage } from '../db/redirect-store.ts';
@@ -137,6 +138,7 @@ function answerPage(
         referer: h.referer,
         country: svc.deps.config.trustProxy > 0 ? h.country : undefined,
         userAgent: h.userAgent,
+        address: clientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for'], svc.deps.config.trustProxy),
       });
     }
     return;

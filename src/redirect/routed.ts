@@ -19,7 +19,14 @@ export interface Click {
 
 /** What a routed visit uses of the redirect service (handler.ts), which passes itself. */
 export interface RoutedHost extends Pick<LookupTiers, 'deps'> {
-  record(h: VisitHeaders, link: ResolvedLink, click: Click, at: number, route: string | null): void;
+  record(
+    req: IncomingMessage,
+    h: VisitHeaders,
+    link: ResolvedLink,
+    click: Click,
+    at: number,
+    route: string | null,
+  ): void;
   send(res: ServerResponse, status: 301 | 302, location: string, indexable: boolean, cookie: string | undefined): void;
 }
 
@@ -107,7 +114,7 @@ function finish(
   const id = routeId(route);
   const clickId =
     click && routing.clickIdParam !== null && svc.deps.clickIds ? svc.deps.clickIds.make(link.id, id) : null;
-  if (click) svc.record(h, link, click, now, id);
+  if (click) svc.record(req, h, link, click, now, id);
   const location = forwardedLocation(
     routeLocation(route, visit.location),
     rawQuery,

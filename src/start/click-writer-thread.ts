@@ -14,6 +14,7 @@ import {
 } from '../clicks/writer.ts';
 import { startCheckpoints } from '../db/checkpoints.ts';
 import { openDatabase, ping } from '../db/knex.ts';
+import { geoLocator } from '../platform/geo.ts';
 import { lowerThisThreadsPriority } from '../platform/thread-priority.ts';
 import { clickSinks } from '../webhooks/click-events.ts';
 
@@ -24,7 +25,13 @@ const port = parentPort!;
 // Waits for SQLite's write lock in SQLite's busy handler: this thread serves no visitors, and its
 // flush writes through better-sqlite3 statements of its own (src/db/repos/click-batches.ts).
 const db = openDatabase(init.databaseUrl, { poolMax: 2, waitForLocks: 'busy-handler' });
-const writer = new InlineClickWriter(db.knex, db.engine, init.webhookEvents ? clickSinks(init.webhookEvents) : []);
+// Clicks are located here, off the redirect path's event loop (src/platform/geo.ts).
+const writer = new InlineClickWriter(
+  db.knex,
+  db.engine,
+  init.webhookEvents ? clickSinks(init.webhookEvents) : [],
+  geoLocator({ geoipDb: init.geoipDb }),
+);
 const send = (m: FromWorker) => port.postMessage(m);
 // Ready once the connection answers; a database that cannot be reached ends the thread with
 // the error, which the service reports at start-up.

@@ -32,6 +32,7 @@ import { APP_LINKS_CHANGED } from '../db/repos/link-changes.ts';
 import { loadOrCreateMasterKey } from './master-key.ts';
 import { loadOrCreateCertificate, type TlsMaterial } from './tls.ts';
 import { youngGenerationAdvice } from './node-flags.ts';
+import { geoLocator, mmdbMetadata } from '../platform/geo.ts';
 
 export interface RunningServer {
   url: string;
@@ -73,24 +74,38 @@ function clickWriterFor(
   databaseUrl: string,
   db: Database,
   webhookEvents: ClickWorkerInit['webhookEvents'],
+  geoipDb: string | undefined,
 ): ClickWriter {
   const inMemory = databaseUrl === 'sqlite:' || databaseUrl === 'sqlite::memory:';
-  if (inMemory) return new InlineClickWriter(db.knex, db.engine, webhookEvents ? clickSinks(webhookEvents) : []);
-  return new ThreadClickWriter({ databaseUrl, webhookEvents });
+  if (inMemory)
+    return new InlineClickWriter(
+      db.knex,
+      db.engine,
+      webhookEvents ? clickSinks(webhookEvents) : [],
+      geoLocator({ geoipDb }),
+    );
+  return new ThreadClickWriter({ databaseUrl, webhookEvents, geoipDb });
 }
 
 export async function startServer(config: Config, opts: ServerOptions = {}): Promise<RunningServer> {
   const log = opts.log ?? pino({ level: config.logLevel, base: { service: 'shortlink' } });
+  // A GEOIP_DB that cannot be read fails the start, not the first click's flush.
+  if (config.geoipDb) mmdbMetadata(config.geoipDb);
   const db = opts.db ?? openDatabase(config.databaseUrl);
   await migrateLatest(db);
   const masterKey = loadOrCreateMasterKey(config);
   const store = openRedirectStore(config.databaseUrl, log);
   // Clicks are written on a thread of their own; link.clicked / qr.scanned and the traffic
   // alerts go into the outbox in the same transactions as the clicks.
-  const clickWriter = clickWriterFor(config.databaseUrl, db, {
-    shortDomain: config.shortDomain,
-    settleMs: Math.max(2 * config.clickFlushMs, 1000),
-  });
+  const clickWriter = clickWriterFor(
+    config.databaseUrl,
+    db,
+    {
+      shortDomain: config.shortDomain,
+      settleMs: Math.max(2 * config.clickFlushMs, 1000),
+    },
+    config.geoipDb,
+  );
   const clicks = new ClickRecorder(clickWriter, log, config.clickFlushMs);
   // The writer thread loads while the app is built; it is up before the first click can
   // arrive, so every flush interval is written.
@@ -104,6 +119,8 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     log,
     residentLinks: config.redirectCacheLinks,
     fixedPaths: fixedPathsOf(loadDefinition()),
+    // Loaded on this thread only when a link's rules read a place (domain/routing.ts readsPlace).
+    geo: geoLocator({ geoipDb: config.geoipDb }),
     clickIds: new ClickIds(masterKey),
     settleSplit: (link) => settleSplit(db.knex, link),
     indexableSlugs: (domainKey, limit) => indexableSlugs(db.knex, domainKey, limit),
@@ -145,6 +162,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     limiter: createRateLimiter(db),
     linkCache: opts.linkCache ?? redirects,
     masterKey,
+    geo: geoLocator({ geoipDb: config.geoipDb }),
     signInThrottle: createSignInThrottle(db),
     resolveTxt: opts.resolveTxt ?? resolveTxt,
     webhookCa: opts.webhookCa,

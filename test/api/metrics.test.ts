@@ -183,6 +183,8 @@ describe.each(testEngines())('metrics and readiness on %s', (engine) => {
         referer: undefined,
         country: undefined,
         userAgent: PERSON,
+        address: undefined,
+        route: null,
       });
     }
     const busy = await server.request('GET', '/readyz');

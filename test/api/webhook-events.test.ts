@@ -467,6 +467,8 @@ describe.each(testEngines())('webhook events on %s', (engine) => {
           referer: undefined,
           country,
           userAgent: PERSON,
+          address: undefined,
+          route: null,
         });
       }
     };
@@ -585,6 +587,8 @@ describe.each(testEngines())('webhook events on %s', (engine) => {
             referer: undefined,
             country: 'DE',
             userAgent: PERSON,
+            address: undefined,
+            route: null,
           });
         }
       };

@@ -1,9 +1,9 @@
 // Bio pages through HTTPS on every engine: made and changed in the dashboard API with their rules
 // (handle, blocks, avatar; a URL block made into a short link under POST /api/v1/links's rules),
 // drafts not shown until published, /@{handle} served by the redirect path (headers, Open Graph,
-// no script) on the short domain and the workspace's custom domains, views by people counted,
-// link blocks followed as clicks of their short links with the page as referrer, a change shown
-// from the next view on this process and on another one, roles, other workspaces, analytics.
+// no script) on the short domain and the workspace's custom domains, views by people counted and
+// placed, link blocks followed as clicks of their short links with the page as referrer, a change
+// shown from the next view on this process and on another one, roles, other workspaces, analytics.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDomain, setDomainStatus } from '../../src/db/repos/domains';
 import { testEngines } from '../support/databases';
@@ -248,7 +248,8 @@ describe.each(testEngines())('bio pages on %s', (engine) => {
     const clicksBefore = await knex()('clicks').where({ link_id: linkId }).count({ n: '*' }).first();
 
     await visit(`/@${h}`, { referer: 'https://l.instagram.com/?u=x', 'x-country-code': 'FR' });
-    await visit(`/@${h}`);
+    // Placed by its address, as the trusted proxy saw it (docs/geo.md).
+    await visit(`/@${h}`, { 'x-forwarded-for': '81.2.69.142' });
     await visit(`/@${h}`, { 'user-agent': CRAWLER });
     await visit(`/@${h}`, {}, 'HEAD');
     await visit(`/@${h}`, { 'sec-purpose': 'prefetch' });
@@ -270,6 +271,7 @@ describe.each(testEngines())('bio pages on %s', (engine) => {
       device: 'mobile',
       browser: 'Mobile Safari',
     });
+    expect(views[1]).toMatchObject({ country: 'GB', city: expect.any(String) });
     const clicks = await knex()('clicks').where({ link_id: linkId }).orderBy('id');
     expect(clicks.length - Number(clicksBefore!.n)).toBe(1);
     // The page is the referrer, whatever the browser said.
@@ -282,7 +284,7 @@ describe.each(testEngines())('bio pages on %s', (engine) => {
     expect(stats.breakdowns.countries).toEqual(
       expect.arrayContaining([
         { value: 'FR', views: 1 },
-        { value: '', views: 1 },
+        { value: 'GB', views: 1 },
       ]),
     );
     expect(stats.breakdowns.devices).toEqual([{ value: 'mobile', views: 2 }]);

@@ -21,6 +21,8 @@ const click = (linkId: string, at: number): ClickEvent => ({
   referer: 'https://news.example/item?id=1',
   country: 'de',
   userAgent: IPHONE_USER_AGENT,
+  address: undefined,
+  route: null,
 });
 
 // COPY's text format gives tab, newline, CR and backslash meanings, and reads \\N as NULL.
@@ -101,6 +103,8 @@ describe.each(testEngines())('click writer thread on %s', (engine) => {
       occurred_at: at + i,
       referrer_host: s,
       country: i % 2 ? null : 'DE',
+      city: i % 3 ? s : null,
+      route: i % 2 ? s : null,
       device: s.slice(0, deviceChars),
       browser: s,
       os: i % 3 ? null : s,
@@ -124,7 +128,8 @@ describe.each(testEngines())('click writer thread on %s', (engine) => {
     await writeClickBatch(db.knex, engine, rows, []);
     const stored = await db.knex('page_views').where('page_id', 'pg_odd').orderBy('occurred_at');
     expect(stored.map((r) => ({ ...r, id: undefined, occurred_at: Number(r.occurred_at) }))).toEqual(
-      rows.map(({ link_id, qr_code_id, ...r }) => ({ ...r, page_id: link_id, id: undefined })),
+      // A page view has no route: routing rules are a link's.
+      rows.map(({ link_id, qr_code_id, route, ...r }) => ({ ...r, page_id: link_id, id: undefined })),
     );
     expect((await db.knex('page_daily_views').where('page_id', 'pg_odd')).map((d) => Number(d.views))).toEqual([
       ODD_TEXT.length,

@@ -149,6 +149,8 @@ describe.each(testEngines())('link search on %s', (engine) => {
           occurred_at: now - r.int(0, 5) * 86_400_000,
           referrer_host: null,
           country: 'DE',
+          city: null,
+          route: null,
           device: 'desktop',
           browser: 'Chrome',
           os: 'Linux',

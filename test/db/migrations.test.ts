@@ -347,4 +347,28 @@ describe.each(testEngines())('migrations on %s', (engine) => {
       await db.knex('domains').insert(domain('dom_6', 'ws_c', 'pending.example.com', null));
     });
   });
+  it('clicks keep a city and the route that served them (20261204000000), page views a city (20261204050000); down drops the cities, not the rows', async () => {
+    await withFreshDatabase(engine, async (db) => {
+      const columns = async (table: string) => Object.keys(await db.knex(table).columnInfo());
+      await migrateLatest(db);
+      expect(await columns('clicks')).toEqual(expect.arrayContaining(['city', 'route']));
+      expect(await columns('page_views')).toContain('city');
+      const click = {
+        workspace_id: 'ws_1',
+        link_id: 'lnk_1',
+        occurred_at: 1,
+        city: 'Testville',
+        route: 'r'.repeat(40),
+      };
+      await db.knex('clicks').insert(click);
+      expect(await db.knex('clicks').first('city', 'route')).toEqual({ city: 'Testville', route: 'r'.repeat(40) });
+      await db.knex.migrate.down({ migrationSource, name: '20261204050000_click_city' });
+      expect(await columns('clicks')).not.toContain('city');
+      expect(await columns('clicks')).toContain('route');
+      expect(await columns('page_views')).not.toContain('city');
+      expect(Number((await db.knex('clicks').count({ n: '*' }))[0].n)).toBe(1);
+      await migrateLatest(db);
+      expect(await db.knex('clicks').first('city', 'route')).toEqual({ city: null, route: 'r'.repeat(40) });
+    });
+  });
 });

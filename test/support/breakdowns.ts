@@ -34,6 +34,8 @@ export function randomClicks(
       occurred_at: from + Math.floor(r.next() * (to - from)),
       referrer_host: maybe(['news.example.org', 'mail.example.com', 'ünï.example']),
       country: maybe(['DE', 'FR', 'US', 'JP']),
+      city: null,
+      route: null,
       device: maybe(['desktop', 'mobile', 'tablet']),
       browser: maybe(['Chrome', 'Firefox', 'Safari']),
       os: maybe(['Windows', 'iOS', 'Linux', 'Android']),

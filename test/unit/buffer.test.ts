@@ -14,6 +14,8 @@ const clicks: ClickEvent[] = [
     referer: 'https://news.example/x',
     country: 'de',
     userAgent: 'UA one',
+    address: '203.0.113.9',
+    route: 'rul_first',
   },
   {
     linkId: 'lnk_b',
@@ -23,6 +25,8 @@ const clicks: ClickEvent[] = [
     referer: undefined,
     country: undefined,
     userAgent: undefined,
+    address: undefined,
+    route: null,
   },
   {
     linkId: 'lnk_a',
@@ -32,9 +36,21 @@ const clicks: ClickEvent[] = [
     referer: 'https://news.example/x',
     country: 'fr',
     userAgent: 'UA one',
+    address: '2001:db8::1',
+    route: null,
   },
   // A value equal to another field's must not be confused with it.
-  { linkId: 'ws_1', workspaceId: 'ws_1', qrCodeId: null, at: 0, referer: '', country: undefined, userAgent: 'lnk_a' },
+  {
+    linkId: 'ws_1',
+    workspaceId: 'ws_1',
+    qrCodeId: null,
+    at: 0,
+    referer: '',
+    country: undefined,
+    userAgent: 'lnk_a',
+    address: 'ws_1',
+    route: 'UA one',
+  },
 ];
 
 const bufferOf = (events: ClickEvent[], capacity?: number) => {
@@ -52,6 +68,8 @@ const eventsOf = (b: ClickBuffer): ClickEvent[] =>
     referer: b.field(i, FIELD.referer),
     country: b.field(i, FIELD.country),
     userAgent: b.field(i, FIELD.userAgent),
+    address: b.field(i, FIELD.address),
+    route: b.field(i, FIELD.route) ?? null,
     at: b.time(i),
   }));
 
@@ -72,6 +90,9 @@ describe('click buffer and hand-off to the writer thread', () => {
     expect([...all.strings].sort()).toEqual(
       [
         '',
+        '2001:db8::1',
+        '203.0.113.9',
+        'rul_first',
         'UA one',
         'fr',
         'de',
@@ -86,9 +107,9 @@ describe('click buffer and hand-off to the writer thread', () => {
         'ws_2',
       ].sort(),
     );
-    const links = new Set(Array.from({ length: b.length }, (_, i) => all.refs[i * 6 + FIELD.link]));
+    const links = new Set(Array.from({ length: b.length }, (_, i) => all.refs[i * 8 + FIELD.link]));
     const others = new Set(
-      Array.from({ length: b.length * 6 }, (_, i) => all.refs[i]).filter((r, i) => r !== -1 && i % 6 !== FIELD.link),
+      Array.from({ length: b.length * 8 }, (_, i) => all.refs[i]).filter((r, i) => r !== -1 && i % 8 !== FIELD.link),
     );
     expect(others.size + links.size).toBe(all.strings.length);
     expect([...b.columns(1, 2).strings].sort()).toEqual(['lnk_b', 'qr_1', 'ws_1']);
@@ -156,6 +177,8 @@ describe('ClickRecorder while the database is unreachable', () => {
       referer: undefined,
       country: undefined,
       userAgent: 'UA',
+      address: undefined,
+      route: null,
     });
     for (let i = 0; i < 10; i++) recorder.record(click(i));
     await expect(recorder.flush()).rejects.toThrow(/unreachable/);

@@ -27,6 +27,8 @@ function stored(c: { link: number; qr: number | null; offset: number; country: s
     occurred_at: T0 + c.offset,
     referrer_host: null,
     country: c.country,
+    city: null,
+    route: null,
     device: null,
     browser: null,
     os: null,

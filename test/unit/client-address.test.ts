@@ -11,6 +11,9 @@ describe('clientAddress', () => {
     expect(clientAddress('10.0.0.2', '203.0.113.7', 1)).toBe('203.0.113.7');
     expect(clientAddress('10.0.0.2', 'evil-1, evil-2, 203.0.113.7', 1)).toBe('203.0.113.7');
     expect(clientAddress('10.0.0.2', ['evil', '203.0.113.7'], 1)).toBe('203.0.113.7');
+    // An empty last entry is no address: the one before it is the proxy's.
+    expect(clientAddress('10.0.0.2', 'evil, 203.0.113.7, ', 1)).toBe('203.0.113.7');
+    expect(clientAddress('10.0.0.2', ' , ', 1)).toBe('10.0.0.2');
   });
   it('walks one entry further left per trusted hop', () => {
     // client -> CDN (appends client) -> nginx (appends CDN) -> service

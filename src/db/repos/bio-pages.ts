@@ -12,7 +12,14 @@ import { copyField, copyRows } from '../pg-copy.ts';
 import { insertRows, preparedOn, type Statement } from '../sqlite-statements.ts';
 import { recordLinkChange } from './link-changes.ts';
 import { enqueueEvents, type EmitEvents } from './outbox.ts';
-import { putVisitDetails, VISIT_COLUMNS, VISIT_WIDTH, visitCopyFields, type VisitDetails } from './visit-columns.ts';
+import {
+  placeholders,
+  putVisitDetails,
+  VISIT_COLUMNS,
+  VISIT_WIDTH,
+  visitCopyFields,
+  type VisitDetails,
+} from './visit-columns.ts';
 
 export interface PageRow {
   id: string;
@@ -178,8 +185,12 @@ const VIEW_INSERT = `INSERT INTO page_views (workspace_id, page_id, ${VISIT_COLU
 /** Views per INSERT statement on SQLite, as clicks are written (click-batches.ts). */
 const SQLITE_ROWS = 64;
 const SQLITE_SQL = {
-  view: `${VIEW_INSERT}(?, ?, ?, ?, ?, ?, ?, ?)`,
-  views: VIEW_INSERT + Array(SQLITE_ROWS).fill('(?, ?, ?, ?, ?, ?, ?, ?)').join(', '),
+  view: VIEW_INSERT + placeholders(2 + VISIT_WIDTH),
+  views:
+    VIEW_INSERT +
+    Array(SQLITE_ROWS)
+      .fill(placeholders(2 + VISIT_WIDTH))
+      .join(', '),
   daily: `INSERT INTO page_daily_views (page_id, workspace_id, day, views) VALUES (?, ?, ?, ?)
           ON CONFLICT (page_id, day) DO UPDATE SET views = views + excluded.views`,
   blocks: `INSERT INTO page_block_daily_clicks (page_id, block_id, workspace_id, day, clicks) VALUES (?, ?, ?, ?, ?)
