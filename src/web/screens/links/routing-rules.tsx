@@ -267,7 +267,14 @@ function ConditionRow({
         </>
       ) : kind.choices ? (
         <SelectField label="Value" name={`${at}.value`} {...value}>
-          <Options choices={kind.choices} />
+          {/* A stored value the list lacks stays shown and sent, for the service to judge. */}
+          <Options
+            choices={
+              kind.choices.some((o) => o.value === c.value)
+                ? kind.choices
+                : [...kind.choices, { value: c.value, label: c.value }]
+            }
+          />
         </SelectField>
       ) : (
         <TextField
