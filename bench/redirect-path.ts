@@ -67,6 +67,7 @@ const link = (i: number): ResolvedLink => ({
   previewTitle: null,
   previewDescription: null,
   previewImage: null,
+  routing: null,
 });
 const links = new Map(Array.from({ length: LINKS }, (_, i) => [String(i).padStart(7, '0'), link(i)]));
 const store: RedirectStore = {

@@ -3,12 +3,14 @@
 // tier keeps it (residentRecord, linkFromResident, encodeLinkPage). The stores that read these
 // rows are in redirect-store.ts.
 import { locationOf, type ResolvedLink } from '../domain/resolve.ts';
+import { compileRouting } from '../domain/routing.ts';
 import type { ScannedPage } from './lookup-thread.ts';
 import { addressKey, encodeEntries } from '../platform/resident-table.ts';
 
 // toResolvedRow reads rows as arrays in this order.
 export const LINK_COLUMNS = `id, workspace_id, domain_key, slug, original_url, redirect_type, status, start_at, end_at,
-  expires_at, expired_url, click_limit, served, password_hash, preview_title, preview_description, preview_image`;
+  expires_at, expired_url, click_limit, served, password_hash, preview_title, preview_description, preview_image, routing,
+  split_winner`;
 
 /**
  * The lookup of a visit on SQLite. INDEXED BY names the covering index links_redirect
@@ -52,7 +54,8 @@ const SEP = '\u0000';
  * schedule, expiry, click limit, password or preview, an http(s) destination): those as
  * `id NUL workspace NUL T|P NUL url NUL location`, location empty when it is the url, its
  * Location header computed here, on the lookup thread, so that it is read back without
- * JSON.parse or URL.canParse (bench/redirect-path.ts measures the difference). Any other link
+ * JSON.parse or URL.canParse (bench/redirect-path.ts measures the difference); plain also means
+ * the default routing (no routing document). Any other link
  * is kept as the row's JSON (it begins with `[`, which no link id does), read by toResolvedRow
  * as a database row is.
  */
@@ -68,7 +71,8 @@ export function residentRecord(r: unknown[]): string {
     r[13] == null &&
     r[14] == null &&
     r[15] == null &&
-    r[16] == null
+    r[16] == null &&
+    r[17] == null
       ? locationOf(url)
       : null;
   const id = r[0] as string;
@@ -105,6 +109,7 @@ export function linkFromResident(record: string, domainKey: string, slug: string
     previewTitle: null,
     previewDescription: null,
     previewImage: null,
+    routing: null,
   };
 }
 
@@ -143,5 +148,6 @@ export function toResolvedRow(r: unknown[] | undefined): ResolvedLink | null {
     previewTitle: (r[14] as string | null) ?? null,
     previewDescription: (r[15] as string | null) ?? null,
     previewImage: (r[16] as string | null) ?? null,
+    routing: compileRouting((r[17] as string | null) ?? null, (r[18] as string | null) ?? null),
   };
 }

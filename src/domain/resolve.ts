@@ -1,4 +1,7 @@
 // A link's resolution rules (openapi/paths/slug.yaml), as one pure decision per visit.
+import type { CompiledRouting } from './routing.ts';
+
+export { locationOf } from './location.ts';
 
 export interface ResolvedLink {
   id: string;
@@ -24,6 +27,8 @@ export interface ResolvedLink {
   previewTitle: string | null;
   previewDescription: string | null;
   previewImage: string | null;
+  /** Where its visitors go (routing.ts); null while every default holds. */
+  routing: CompiledRouting | null;
 }
 
 export type VisitPage = 'not_found' | 'not_live' | 'ended' | 'expired' | 'limit_reached' | 'password';
@@ -72,29 +77,4 @@ export function decideVisit(link: ResolvedLink | null, now: number, unlocked = f
 
 export function hasPreview(link: ResolvedLink): boolean {
   return !!(link.previewTitle || link.previewDescription || link.previewImage);
-}
-
-const PLAIN_HTTP_URL = /^https?:\/\/[\x21-\x7e]+$/;
-
-/**
- * A stored URL as a Location header value: as given when it is plain ASCII with an authority
- * (`scheme://`, what the API stores), else as the URL parser reads it; null unless it is an
- * absolute http(s) URL. The API only stores such URLs; this second check keeps
- * a row written any other way (an import, a hand edit) from becoming a redirect to
- * `javascript:`, `data:` or a scheme-relative address.
- */
-export function locationOf(url: string): string | null {
-  // The usual row, an ASCII http(s) URL, without building a URL object: URL.canParse answers
-  // the same question for a fraction of the cost (a cache miss is on the hot path).
-  if (PLAIN_HTTP_URL.test(url) && URL.canParse(url)) return url;
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return null;
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return null;
-  // The parser's reading, not the text: a row written before destinations were stored normalised
-  // may hold `https:evil.example`, which a browser resolves against the short link's address.
-  return parsed.href;
 }

@@ -25,6 +25,7 @@ import {
 } from '../domain/conversions.ts';
 import { seriesEntries } from '../domain/conversion-series.ts';
 import { newId } from '../domain/ids.ts';
+import { ClickIds } from '../domain/forwarding.ts';
 import type { Db } from '../db/knex.ts';
 import type { ClickCounts } from '../db/repos/click-counts.ts';
 import * as conversions from '../db/repos/conversions.ts';
@@ -78,7 +79,7 @@ export function requireConversions(config: Config, plan?: Plan): void {
   }
 }
 
-async function validateReferences(knex: Db, workspaceId: string, body: ConversionCreate) {
+async function validateReferences(knex: Db, masterKey: Buffer, workspaceId: string, body: ConversionCreate) {
   let linkId = body.linkId ?? null;
   if (body.linkId) {
     const link = await links.getLink(knex, workspaceId, body.linkId);
@@ -97,8 +98,26 @@ async function validateReferences(knex: Db, workspaceId: string, body: Conversio
       throw invalid(`linkId ${quoted(linkId)} is not the link of QR code ${quoted(body.qrCodeId)}`, 'linkId');
     linkId = qr.link_id;
   }
-  return linkId;
+  let route: string | null = null;
+  if (body.clickId !== undefined) {
+    // The click names its link and route itself (domain/forwarding.ts): no click row is read,
+    // so a conversion right after its click, before the click is written, is attributed too.
+    const click = clickIdsFor(masterKey).read(body.clickId);
+    if (!click || !(await links.getLink(knex, workspaceId, click.linkId)))
+      throw invalid(`clickId ${quoted(body.clickId)} is not a click on a link of this workspace`, 'clickId');
+    if (linkId && linkId !== click.linkId)
+      throw invalid(`clickId ${quoted(body.clickId)} is a click on another link than ${quoted(linkId)}`, 'clickId');
+    linkId = click.linkId;
+    route = click.route;
+  }
+  return { linkId, route };
 }
+
+let clickIds: { key: Buffer; ids: ClickIds } | undefined;
+const clickIdsFor = (key: Buffer): ClickIds => {
+  if (clickIds?.key !== key) clickIds = { key, ids: new ClickIds(key) };
+  return clickIds.ids;
+};
 
 /**
  * Records a conversion (POST /api/v1/conversions) and raises conversion.created with it. With an
@@ -138,13 +157,14 @@ export async function recordConversion(
       );
     }
   }
-  const linkId = await validateReferences(knex, workspaceId, body);
+  const { linkId, route } = await validateReferences(knex, services.masterKey, workspaceId, body);
   const row: conversions.ConversionRow = {
     id: newId('cnv'),
     workspace_id: workspaceId,
     event_type: body.eventType,
     custom_name: body.eventType === 'custom' ? body.customName! : null,
     link_id: linkId,
+    route,
     campaign_id: body.campaignId ?? null,
     qr_code_id: body.qrCodeId ?? null,
     amount_minor: body.value ? body.value.amountMinor : null,

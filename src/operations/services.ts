@@ -5,6 +5,7 @@ import type { Config } from '../config.ts';
 import type { Database } from '../db/knex.ts';
 import type { Queries } from '../db/queries.ts';
 import type { LinkCacheInvalidator } from '../redirect/cache.ts';
+import type { PlaceLookup } from '../domain/routing.ts';
 
 export interface OperationServices {
   config: Config;
@@ -15,4 +16,6 @@ export interface OperationServices {
   linkCache: LinkCacheInvalidator;
   /** MASTER_KEY: encrypts stored webhook secrets, signs visitor-page tokens. */
   masterKey: Buffer;
+  /** IP-location data (platform/geo.ts), for routing's `city` conditions and "Try a visit". */
+  geo?: PlaceLookup;
 }

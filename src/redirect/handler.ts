@@ -14,12 +14,17 @@ import { handlePage, type PageVia } from './page-route.ts';
 import { showPasswordForm, submitPassword, type PageKind } from './password-form.ts';
 import { previewPage, sendPage, statusPage, unavailablePage } from './pages.ts';
 import { routeQr } from './qr-route.ts';
+import { routeRobots } from './robots-route.ts';
 import { linkFromResident } from '../db/redirect-rows.ts';
 import { hostnameOf, isBot, isPrefetch, safeDecode, visitHeaders, type VisitHeaders } from './visitor.ts';
+import { forwardedLocation } from '../domain/forwarding.ts';
+import { routeVisit, type Click } from './routed.ts';
 
 export type { RedirectDeps } from './lookup-tiers.ts';
 
 const SLUG = /^[a-z0-9_-]{1,64}$/;
+/** Stands for /robots.txt where a slug goes (no slug has a `.`). */
+const ROBOTS = 'robots.txt';
 export const REDIRECT_CACHE_CONTROL = 'private, no-store, no-cache, max-age=0, must-revalidate';
 type Fallback = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -58,7 +63,10 @@ export class RedirectService extends LookupTiers {
     let slug: string;
     let qrCode: string | null = null;
     let qrFormat: 'svg' | 'png' | null = null;
-    if (slash === -1) {
+    if (path === '/robots.txt') {
+      if (method === 'POST') return fallback(req, res);
+      slug = ROBOTS;
+    } else if (slash === -1) {
       slug = path.slice(1);
       if (slug.charCodeAt(0) === 37 /* % */ || slug.includes('%')) slug = safeDecode(slug);
       slug = slug.toLowerCase();
@@ -98,6 +106,7 @@ export class RedirectService extends LookupTiers {
   ): void {
     // A host that is neither the short domain nor an active custom domain is not ours to resolve.
     if (domainKey === null) return fallback(req, res);
+    if (slug === ROBOTS) return void routeRobots(this, req, res, domainKey);
     if (qrCode !== null) return void routeQr(this, req, res, h, qrCode, qrFormat);
     if (!SLUG.test(slug)) return this.answer(req, res, h, NOT_FOUND, null);
     const key = RedirectCache.keyOf({ domainKey, slug });
@@ -169,7 +178,7 @@ export class RedirectService extends LookupTiers {
         }),
       );
     }
-    if (!person || !visit.countsAsClick) return this.redirect(res, visit);
+    if (!person || !visit.countsAsClick) return this.forward(req, res, h, link!, visit, now, null);
     this.countAndRedirect(req, res, h, link!, visit, qrCodeId, now, via);
   }
 
@@ -184,10 +193,8 @@ export class RedirectService extends LookupTiers {
     now: number,
     via?: PageVia,
   ) {
-    if (link.clickLimit === null) {
-      this.record(h, link, qrCodeId, now, via);
-      return this.redirect(res, visit);
-    }
+    const click: Click = { qrCodeId, via };
+    if (link.clickLimit === null) return this.forward(req, res, h, link, visit, now, click);
     const settle = (ok: boolean) => {
       if (!ok) {
         link.served = link.clickLimit!;
@@ -195,15 +202,43 @@ export class RedirectService extends LookupTiers {
       }
       link.served++;
       // The slot was taken now, which may be a database round trip after the request arrived.
-      this.record(h, link, qrCodeId, Date.now(), via);
-      this.redirect(res, visit);
+      this.forward(req, res, h, link, visit, Date.now(), click);
     };
     const reserved = this.deps.store.reserveClick(link.id);
     if (isPromise(reserved)) reserved.then(settle, (err) => this.fail(res, err));
     else settle(reserved);
   }
 
-  private record(h: VisitHeaders, link: ResolvedLink, qrCodeId: string | null, at: number, via?: PageVia) {
+  /**
+   * Sends a visit admitted to `link` on its way, recording it as a click when `click` is given:
+   * through the link's routing (routed.ts) when it goes to the link's own url (the expired
+   * fallback never does). A link with the default routing only forwards the visit's query.
+   */
+  forward(
+    req: IncomingMessage,
+    res: ServerResponse,
+    h: VisitHeaders,
+    link: ResolvedLink,
+    visit: Extract<Visit, { kind: 'redirect' }>,
+    now: number,
+    click: Click | null,
+  ): void {
+    const url = req.url ?? '';
+    const q = url.indexOf('?');
+    const rawQuery = q === -1 ? null : url.slice(q + 1);
+    if (link.routing !== null && visit.countsAsClick)
+      return routeVisit(this, req, res, h, link, visit, now, click, rawQuery);
+    if (click) this.record(h, link, click, now, null);
+    const location =
+      rawQuery !== null && visit.countsAsClick
+        ? forwardedLocation(visit.location, rawQuery, true, null, null)
+        : visit.location;
+    this.send(res, visit.status, location, false, undefined);
+  }
+
+  /** Hands a click to the click buffer; `route` is the rule or variant that served it. */
+  record(h: VisitHeaders, link: ResolvedLink, click: Click, at: number, _route: string | null) {
+    const { qrCodeId, via } = click;
     // Country only from a proxy we trust; the IP address itself is never kept.
     const country = this.deps.config.trustProxy > 0 ? h.country : undefined;
     this.deps.clicks.record({
@@ -240,9 +275,25 @@ export class RedirectService extends LookupTiers {
     showPasswordForm(this, req, res, link!, error, via);
   }
 
-  redirect(res: ServerResponse, visit: Extract<Visit, { kind: 'redirect' }>): void {
-    this.responses[visit.status]++;
-    redirect(res, visit);
+  /**
+   * A redirect. Unless the link is indexable it carries `X-Robots-Tag: noindex`; `cookie` is a
+   * split's variant cookie (routed.ts).
+   */
+  send(res: ServerResponse, status: 301 | 302, location: string, indexable: boolean, cookie: string | undefined): void {
+    this.responses[status]++;
+    if (cookie !== undefined) res.setHeader('Set-Cookie', cookie);
+    res.writeHead(
+      status,
+      indexable
+        ? { Location: location, 'Cache-Control': REDIRECT_CACHE_CONTROL, 'Content-Length': 0 }
+        : {
+            Location: location,
+            'Cache-Control': REDIRECT_CACHE_CONTROL,
+            'Content-Length': 0,
+            'X-Robots-Tag': 'noindex',
+          },
+    );
+    res.end();
   }
 
   sendPage(res: ServerResponse, status: number, html: string, extra?: Record<string, string | number>): void {
@@ -255,13 +306,4 @@ export class RedirectService extends LookupTiers {
     if (res.headersSent) return res.destroy();
     this.sendPage(res, 503, unavailablePage(), { 'Retry-After': 5 });
   }
-}
-
-function redirect(res: ServerResponse, visit: Extract<Visit, { kind: 'redirect' }>): void {
-  res.writeHead(visit.status, {
-    Location: visit.location,
-    'Cache-Control': REDIRECT_CACHE_CONTROL,
-    'Content-Length': 0,
-  });
-  res.end();
 }

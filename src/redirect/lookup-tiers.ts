@@ -6,6 +6,8 @@ import type { Logger } from 'pino';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Config } from '../config.ts';
 import type { ResolvedLink } from '../domain/resolve.ts';
+import type { ClickIds } from '../domain/forwarding.ts';
+import type { PlaceLookup } from '../domain/routing.ts';
 import { RedirectCache, type CacheKey, type LinkCacheInvalidator } from './cache.ts';
 import type { ChangeListener } from './changes.ts';
 import type { ClickRecorder } from '../clicks/buffer.ts';
@@ -50,6 +52,14 @@ export interface RedirectDeps {
    * whether or not its name is a reserved slug.
    */
   fixedPaths?: ReadonlySet<string>;
+  /** IP-location data for `country`, `city` rules; without it only a trusted proxy's country. */
+  geo?: PlaceLookup;
+  /** Makes the click ids of links with a clickIdParam (domain/forwarding.ts). */
+  clickIds?: ClickIds;
+  /** Settles an ended split's winner once for every process (db/repos/link-routing.ts). */
+  settleSplit?: (link: ResolvedLink) => Promise<string | null>;
+  /** The slugs of a domain's indexable links, for its /robots.txt (robots-route.ts). */
+  indexableSlugs?: (domainKey: string, limit: number) => Promise<string[]>;
 }
 
 /** Links per page of the preload: a page is taken in by the event loop in one turn, so it stays small. */

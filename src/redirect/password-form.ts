@@ -27,7 +27,15 @@ export interface PasswordFormHost extends Pick<LookupTiers, 'deps'> {
     via?: PageVia,
   ): void;
   sendPage(res: ServerResponse, status: number, html: string, extra?: Record<string, string | number>): void;
-  redirect(res: ServerResponse, visit: Redirect): void;
+  forward(
+    req: IncomingMessage,
+    res: ServerResponse,
+    h: VisitHeaders,
+    link: ResolvedLink,
+    visit: Redirect,
+    now: number,
+    click: null,
+  ): void;
   countAndRedirect(
     req: IncomingMessage,
     res: ServerResponse,
@@ -98,7 +106,7 @@ export async function submitPassword(
   const now = Date.now();
   const unlocked = decideVisit(link, now, true);
   if (unlocked.kind === 'page') return svc.page(req, res, unlocked.page, link);
-  if (isBot(h.userAgent) || !unlocked.countsAsClick) return svc.redirect(res, unlocked);
+  if (isBot(h.userAgent) || !unlocked.countsAsClick) return svc.forward(req, res, h, link!, unlocked, now, null);
   svc.countAndRedirect(req, res, h, link!, unlocked, qrCodeId, now, via);
 }
 

@@ -18,6 +18,8 @@ import { ClickRecorder } from '../clicks/buffer.ts';
 import { InlineClickWriter, ThreadClickWriter, type ClickWorkerInit, type ClickWriter } from '../clicks/writer.ts';
 import { clickSinks } from '../webhooks/click-events.ts';
 import { RedirectService } from '../redirect/handler.ts';
+import { ClickIds } from '../domain/forwarding.ts';
+import { indexableSlugs, settleSplit } from '../db/repos/link-routing.ts';
 import { CsrfTokens, createPasswordThrottle } from '../redirect/password.ts';
 import { createSignInThrottle } from '../http/dashboard/session.ts';
 import { openRedirectStore, type RedirectStore } from '../db/redirect-store.ts';
@@ -100,6 +102,9 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     log,
     residentLinks: config.redirectCacheLinks,
     fixedPaths: fixedPathsOf(loadDefinition()),
+    clickIds: new ClickIds(masterKey),
+    settleSplit: (link) => settleSplit(db.knex, link),
+    indexableSlugs: (domainKey, limit) => indexableSlugs(db.knex, domainKey, limit),
   });
   const changes = new ChangeFeed(db.knex, redirects, log);
   // Made here, started once the service listens; /metrics reads its counts.

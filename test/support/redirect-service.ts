@@ -31,6 +31,7 @@ export function testLink(url: string, id = 'lnk_1', slug = 'abc'): ResolvedLink 
     previewTitle: null,
     previewDescription: null,
     previewImage: null,
+    routing: null,
   };
 }
 

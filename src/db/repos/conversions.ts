@@ -14,6 +14,8 @@ export interface ConversionRow {
   event_type: EventType;
   custom_name: string | null;
   link_id: string | null;
+  /** The rule or variant that served the conversion's click (its clickId); else null. */
+  route?: string | null;
   campaign_id: string | null;
   qr_code_id: string | null;
   amount_minor: number | null;

@@ -4,6 +4,8 @@ import { linkOperations } from '../../operations/links.ts';
 import type { Services } from '../services.ts';
 import { loadDefinition } from '../definition.ts';
 import { linkHandlers } from './links.ts';
+import { routingHandlers } from './routing.ts';
+import { routingOperations } from '../../operations/routing.ts';
 import { conversionHandlers } from './conversions.ts';
 import { opsHandlers } from './ops.ts';
 import { webhookHandlers } from './webhooks.ts';
@@ -16,6 +18,7 @@ export function buildHandlers(services: Services): Handlers {
   return {
     ...opsHandlers(services),
     ...linkHandlers(services, linkOperations(services), loadDefinition()),
+    ...routingHandlers(routingOperations(services)),
     ...conversionHandlers(services),
     ...webhookHandlers(services),
   };

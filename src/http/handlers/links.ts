@@ -6,7 +6,8 @@ import { presentLink } from '../../operations/link-presenter.ts';
 import type { Services } from '../services.ts';
 import type { Handlers, ResultOf } from './types.ts';
 
-const actorOf = (auth: AuthContext, requestId: string | null): Actor => ({
+/** The key acts as the user who created it. */
+export const actorOf = (auth: AuthContext, requestId: string | null): Actor => ({
   workspaceId: auth.workspaceId,
   userId: auth.userId,
   plan: auth.plan,

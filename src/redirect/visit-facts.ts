@@ -1,0 +1,70 @@
+// A visit as routing reads it (domain/routing.ts VisitFacts), from the request on the redirect or
+// from "Try a visit"'s form: each fact computed the first time a condition asks for it, so a
+// link whose rules read only the query never parses its User-Agent or looks up its address.
+import { parseAddress, type PlaceLookup, type VisitFacts } from '../domain/routing.ts';
+import { agentTraits, preferredLanguage, queryParams } from '../domain/visitor-traits.ts';
+
+export interface VisitInputs {
+  now: number;
+  userAgent: string | undefined;
+  acceptLanguage: string | undefined;
+  /** The country a trusted proxy reported (CF-IPCountry); it wins over the address's. */
+  trustedCountry: string | undefined;
+  /** The client address as the trusted proxy saw it; asked for only when a rule needs it. */
+  address: () => string | undefined;
+  rawQuery: string | null;
+}
+
+type Place = { country: string | null; city: string | null } | null;
+
+export class Facts implements VisitFacts {
+  readonly now: number;
+  private place: Place | undefined;
+  private addr: ReturnType<typeof parseAddress> | undefined;
+  private params: Map<string, string[]> | undefined;
+
+  constructor(
+    private readonly v: VisitInputs,
+    private readonly geo: PlaceLookup | null,
+  ) {
+    this.now = v.now;
+  }
+  get rawQuery(): string | null {
+    return this.v.rawQuery;
+  }
+  device() {
+    return agentTraits(this.v.userAgent).device;
+  }
+  os() {
+    return agentTraits(this.v.userAgent).os;
+  }
+  browser() {
+    return agentTraits(this.v.userAgent).browser;
+  }
+  language() {
+    return preferredLanguage(this.v.acceptLanguage);
+  }
+  country() {
+    const c = this.v.trustedCountry;
+    if (c && /^[A-Za-z]{2}$/.test(c) && c.toUpperCase() !== 'XX') return c.toUpperCase();
+    return this.located()?.country ?? null;
+  }
+  city() {
+    return this.located()?.city ?? null;
+  }
+  address() {
+    if (this.addr === undefined) this.addr = parseAddress(this.v.address());
+    return this.addr;
+  }
+  query() {
+    if (this.params === undefined) this.params = queryParams(this.v.rawQuery);
+    return this.params;
+  }
+  private located(): Place {
+    if (this.place === undefined) {
+      const a = this.address();
+      this.place = a !== null && this.geo !== null ? this.geo.locate(a.toString()) : null;
+    }
+    return this.place;
+  }
+}
