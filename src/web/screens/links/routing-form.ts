@@ -1,6 +1,6 @@
 // The routing editor's form: the saved routing as drafts the inputs edit (each rule, condition and
 // variant keyed, so moving one keeps its inputs), and the PUT body made back from them. The
-// API's errors name fields by position (`rules[1].conditions[0].value`); the inputs carry the
+// API's errors name fields by position (`rules.1.conditions.0.value`); the inputs carry the
 // same names, so an error lands on the input at that position when the form was sent.
 import type { Routing, RoutingCondition, RoutingUpdate } from '../../api/types.ts';
 import { isoToLocalInput, localInputToIso } from '../../lib/dates.ts';
@@ -185,7 +185,7 @@ export function routingBody(form: RoutingForm): RoutingUpdate {
   };
 }
 
-/** The API's field names for every input of the form, each to itself; anything else goes to the top. */
+/** The API's field names for every input of the form, to the input's name; anything else goes to the top. */
 export function routingFieldNames(form: RoutingForm): Record<string, string> {
   const names = ['rules', 'split', 'split.variants', 'split.endsAt', 'split.metric', 'clickIdParam'];
   for (const [i, r] of form.rules.entries()) {
@@ -198,5 +198,11 @@ export function routingFieldNames(form: RoutingForm): Record<string, string> {
   for (const i of (form.split?.variants ?? []).keys()) {
     names.push(`split.variants[${i}]`, `split.variants[${i}].url`, `split.variants[${i}].weight`);
   }
-  return Object.fromEntries(names.map((n) => [n, n]));
+  // The service writes positions with dots (`rules.1.url`), the contract's prose with brackets.
+  return Object.fromEntries(
+    names.flatMap((n) => [
+      [n, n],
+      [n.replace(/\[(\d+)\]/g, '.$1'), n],
+    ]),
+  );
 }
