@@ -1,7 +1,7 @@
 // The routing editor's form: the saved routing as drafts the inputs edit (each rule, condition and
 // variant keyed, so moving one keeps its inputs), and the PUT body made back from them. The
-// API's errors name fields by position (`rules.1.conditions.0.value`); the inputs carry the
-// same names, so an error lands on the input at that position when the form was sent.
+// API's errors name fields by position (`rules.1.conditions.0.value`); routingFieldNames maps
+// each to the input at that position, so an error lands where it was when the form was sent.
 import type { Routing, RoutingCondition, RoutingUpdate } from '../../api/types.ts';
 import { isoToLocalInput, localInputToIso } from '../../lib/dates.ts';
 
