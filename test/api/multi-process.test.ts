@@ -103,4 +103,36 @@ describe.skipIf(!engines.length)('short links across two processes on one Postgr
     expect((await clickTotals(a.services.db.knex, row.workspace_id, [row.id])).get(row.id)).toBe(50);
     expect(Number(row.served)).toBe(50);
   });
+
+  it('applies a routing change made through one process on the other from its next click', async () => {
+    const { a, b } = servers;
+    const s = await seedWorkspace(a.services.db.knex);
+    const link = (
+      await a.request('POST', '/api/v1/links', { key: s.key, body: { url: 'https://example.com/all', slug: 'mp-route' } })
+    ).body.data;
+    expect((await visit(b, '/mp-route')).headers.location).toBe('https://example.com/all'); // now cached in b
+    const set = await a.request('PUT', `/api/v1/links/${link.id}/routing`, {
+      key: s.key,
+      body: { rules: [{ conditions: [{ type: 'os', value: 'linux' }], url: 'https://example.com/linux' }] },
+    });
+    expect(set.status).toBe(200);
+    await within(1000, async () => (await visit(b, '/mp-route')).headers.location === 'https://example.com/linux');
+    // An ended split's winner is settled once: both processes serve the same one.
+    const split = await a.request('PUT', `/api/v1/links/${link.id}/routing`, {
+      key: s.key,
+      body: {
+        split: {
+          variants: [
+            { url: 'https://example.com/x', weight: 50 },
+            { url: 'https://example.com/y', weight: 50 },
+          ],
+          endsAt: new Date(Date.now() - 1000).toISOString(),
+        },
+      },
+    });
+    expect(split.status).toBe(200);
+    await within(1000, async () => (await visit(b, '/mp-route')).headers.location !== 'https://example.com/linux');
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => visit(i % 2 ? a : b, '/mp-route')));
+    expect(new Set(answers.map((r) => r.headers.location)).size).toBe(1);
+  });
 });
