@@ -108,7 +108,10 @@ describe.skipIf(!engines.length)('short links across two processes on one Postgr
     const { a, b } = servers;
     const s = await seedWorkspace(a.services.db.knex);
     const link = (
-      await a.request('POST', '/api/v1/links', { key: s.key, body: { url: 'https://example.com/all', slug: 'mp-route' } })
+      await a.request('POST', '/api/v1/links', {
+        key: s.key,
+        body: { url: 'https://example.com/all', slug: 'mp-route' },
+      })
     ).body.data;
     expect((await visit(b, '/mp-route')).headers.location).toBe('https://example.com/all'); // now cached in b
     const set = await a.request('PUT', `/api/v1/links/${link.id}/routing`, {

@@ -34,10 +34,9 @@ const condition = fc.oneof(
   }),
 );
 const routing = fc.record({
-  rules: fc.array(
-    fc.record({ conditions: fc.array(condition, { minLength: 1, maxLength: 3 }), url: fc.webUrl() }),
-    { maxLength: 5 },
-  ),
+  rules: fc.array(fc.record({ conditions: fc.array(condition, { minLength: 1, maxLength: 3 }), url: fc.webUrl() }), {
+    maxLength: 5,
+  }),
   forwardQuery: fc.boolean(),
 });
 const visit = fc.record({
