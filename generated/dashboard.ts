@@ -414,7 +414,7 @@ export interface paths {
         put?: never;
         /**
          * Try a visit against a link's routing
-         * @description Where a visit described by the body would go and why, on the link's saved routing, computed by the function the redirect uses (`POST /api/v1/links/{id}/routing/trial`). Nothing is recorded, so every role may try.
+         * @description Where a visit described by the body would go and why, on the link's saved routing, computed by the function the redirect uses (`POST /api/v1/links/{id}/routing/trial`). Nothing is recorded, so every role may try (403 only for a request without the anti-forgery token).
          */
         post: operations["tryDashboardLinkRouting"];
         delete?: never;
@@ -2231,7 +2231,10 @@ export interface components {
                     url: string;
                     weight: number;
                 }[];
-                /** @description ISO 8601, or null (the default) for never. */
+                /**
+                 * Format: date-time
+                 * @description ISO 8601, or null (the default) for never.
+                 */
                 endsAt?: string | null;
                 /**
                  * @description Default `clicks`.
@@ -4315,6 +4318,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
         };
     };
