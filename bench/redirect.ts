@@ -3,7 +3,8 @@
 //
 //   npx tsx bench/redirect.ts [--seconds 10] [--connections 32] [--engine sqlite|postgres]
 //                             [--links 1000000] [--warm 1000] [--warmup 2] [--click-flush-ms 1000]
-//                             [--rounds 1] [--scenario all|both|warm|million|page] [--visitor person|bot]
+//                             [--rounds 1] [--scenario all|both|warm|million|page|routed|routing]
+//                             [--visitor person|bot]
 //                             [--generator fast|setup] [--calibrate 5,10] [--pin] [--client-normal]
 //                             [--client wrk|autocannon] [--day-started] [--cpu-prof DIR] [--time-limit SECONDS]
 //                             [--alerts] [--instances 1|2] [--preload on|off] [--compare-preload]
@@ -49,6 +50,11 @@
 // (/@bench: a title, a bio and 8 link blocks) against a bare node:http server answering the same
 // bytes with the same 200: the cost of serving a page from the redirect path's cache and counting
 // the view, against writing those bytes. Its views are checked like the clicks.
+// The routed scenario (in `all`; `routing` is warm and routed) visits ROUTED links whose routing
+// has 10 rules, one of each condition type, that the bench's visits all fail (so every condition
+// is evaluated), then a 50/50 split, query forwarding and a click id, each visit with a query to
+// forward: the summary gives its throughput as a share of the warm set's (plain links) in the
+// same run.
 // Every child process, temp file and database is removed at the end, on error, on Ctrl-C and when
 // --time-limit runs out (each child also exits by itself if this process dies).
 //
@@ -234,8 +240,8 @@ if (args.visitor !== 'person' && args.visitor !== 'bot') {
   process.exit(2);
 }
 const PERSON = args.visitor === 'person';
-if (!['all', 'both', 'warm', 'million', 'page'].includes(args.scenario!)) {
-  process.stderr.write(`--scenario must be all, both, warm, million or page; got ${args.scenario}\n`);
+if (!['all', 'both', 'warm', 'million', 'page', 'routed', 'routing'].includes(args.scenario!)) {
+  process.stderr.write(`--scenario must be all, both, warm, million, page, routed or routing; got ${args.scenario}\n`);
   process.exit(2);
 }
 // Slugs come from i × SLUG_MULT, exact in a double only while that stays below 2^53.
@@ -356,6 +362,47 @@ function slugOf(i: number): string {
   return RESERVED_SLUGS.has(s) ? `${s}-` : s;
 }
 const linkIdOf = (i: number) => `lnk_bench${i.toString(36).padStart(15, '0')}`;
+/** The routed scenario's links: their own ids and slugs beside the seeded ones. */
+const ROUTED = 1_000;
+const routedIdOf = (i: number) => `lnk_route${i.toString(36).padStart(15, '0')}`;
+const routedSlugOf = (i: number) => `rt${i}`;
+/** Every condition type once, none matching the bench's visits (a Linux Chrome from loopback). */
+const ROUTED_DOCUMENT = JSON.stringify({
+  rules: [
+    ['os', 'ios'],
+    ['device', 'tablet'],
+    ['browser', 'safari'],
+    ['language', 'fr'],
+    ['country', 'JP'],
+    ['city', 'Tokyo'],
+    ['ip', '203.0.113.0/24'],
+    ['after', '2999-01-01T00:00:00.000Z'],
+    ['before', '2000-01-01T00:00:00.000Z'],
+  ]
+    .map(([type, value], i) => ({
+      id: `rul_bench${i}`,
+      conditions: [{ type, value }],
+      url: `https://example.com/r${i}`,
+    }))
+    .concat([
+      {
+        id: 'rul_bench9',
+        conditions: [{ type: 'query', name: 'ref', value: 'x' }] as never,
+        url: 'https://example.com/r9',
+      },
+    ]),
+  split: {
+    variants: [
+      { id: 'var_bencha', url: 'https://example.com/a?v=a', weight: 50 },
+      { id: 'var_benchb', url: 'https://example.com/b?v=b', weight: 50 },
+    ],
+    endsAt: null,
+    metric: 'clicks',
+  },
+  forwardQuery: true,
+  indexable: false,
+  clickIdParam: 'sl_click',
+});
 const urlOf = (i: number) => `https://example.com/p/${i}`;
 
 // ---------------------------------------------------------------------------------------------
@@ -1121,6 +1168,26 @@ async function main() {
       created_at: now,
       updated_at: now,
     });
+    // The routed scenario's links, each with the routing document above.
+    for (let i = 0; i < ROUTED; i += 100)
+      await db.knex('links').insert(
+        Array.from({ length: Math.min(100, ROUTED - i) }, (_, j) => ({
+          id: routedIdOf(i + j),
+          workspace_id: workspaceId,
+          created_by: userId,
+          domain_id: null,
+          domain_key: '',
+          slug: routedSlugOf(i + j),
+          original_url: `https://example.com/routed/${i + j}`,
+          status: 'ACTIVE',
+          policy_locked: false,
+          redirect_type: 'TEMPORARY',
+          served: 0,
+          routing: ROUTED_DOCUMENT,
+          created_at: now,
+          updated_at: now,
+        })),
+      );
     if (args.alerts) {
       // An enabled Variant A subscription naming both traffic alerts, written directly (the
       // database has no clicks yet, so there are no windows to rebuild): every flush then writes
@@ -1314,14 +1381,30 @@ async function main() {
       basePort,
     },
     {
+      key: 'routed',
+      name: `routed (${fmtInt(ROUTED)} links of 10 rules, a split, a query and a click id)`,
+      paths: {
+        name: 'routed',
+        count: ROUTED,
+        at: (i: number) => `/${routedSlugOf(i)}?utm_source=bench&utm_medium=email`,
+      },
+      basePort,
+    },
+    {
       key: 'page',
       name: 'bio page (/@bench, 200 with its HTML)',
       paths: { name: 'page', count: 1, at: () => '/@bench' },
       basePort: pagePort,
     },
   ].filter(
-    (sc) => args.scenario === 'all' || args.scenario === sc.key || (args.scenario === 'both' && sc.key !== 'page'),
+    (sc) =>
+      args.scenario === 'all' ||
+      args.scenario === sc.key ||
+      (args.scenario === 'both' && (sc.key === 'warm' || sc.key === 'million')) ||
+      (args.scenario === 'routing' && (sc.key === 'warm' || sc.key === 'routed')),
   );
+  /** Each scenario's service/baseline ratio, for the routed scenario's share of the warm set's. */
+  const ratioOf = new Map<string, number>();
   // Views served by the page scenario (200s, warm-ups included), checked against page_views.
   const pageServed = { completed: 0, inFlight: 0 };
   const served = { completed302: 0, inFlight: 0 };
@@ -1471,6 +1554,11 @@ async function main() {
     if (second) log(`${secondLabel}: RSS ${fmtRss(second.proc.pid)}`);
     log(`service RSS after this scenario: ${fmtRss(service.proc.pid)} (baseline ${fmtMiB(rssKiB(baseline.proc.pid))})`);
     log();
+    ratioOf.set(sc.key, ratio);
+    if (sc.key === 'routed' && ratioOf.has('warm'))
+      summary.push(
+        `routed links' throughput as a share of plain links' (warm set), each against the baseline: ${((100 * ratio) / ratioOf.get('warm')!).toFixed(1)}% (target ≥ 90%)`,
+      );
     summary.push(
       `${sc.name}: service/baseline throughput ${(ratio * 100).toFixed(1)}%, service p99 ${fmtMs(svcP99, 2)} ms (baseline ${fmtMs(baseP99, 2)} ms), ` +
         `server CPU per request ${svcCpu.toFixed(1)} µs vs ${baseCpu.toFixed(1)} µs (baseline/service ${((100 * baseCpu) / svcCpu).toFixed(0)}%)${ROUNDS > 1 ? ` (medians of ${ROUNDS} rounds)` : ''}` +

@@ -1,6 +1,7 @@
 // The last step of a routed redirect: the visit's query forwarded into the destination and the
 // click id added (openapi/components/schemas/Routing.yaml, forwardQuery and clickIdParam).
 import { createHmac, randomFillSync, timingSafeEqual } from 'node:crypto';
+import { BoundedCache } from './bounded-cache.ts';
 
 const decodeName = (raw: string): string => {
   const plus = raw.includes('+') ? raw.replaceAll('+', ' ') : raw;
@@ -58,16 +59,20 @@ export function forwardedLocation(
 }
 
 /**
- * Click ids: `{payload}.{mac}`, base64url, where the payload names the link, what served the click
- * and 9 random bytes, and the mac is an HMAC-SHA256 of it (16 bytes) under a key derived from the
- * master key. A conversion can then be attributed from the id alone, also to a click not yet
- * written (clicks are flushed in batches), and no one can make an id for a link they do not own.
+ * Click ids: `{payload}.{mac}.{nonce}`, base64url, where the payload names the link and what served
+ * the click, the mac is an HMAC-SHA256 of it (16 bytes) under a key derived from the master key,
+ * and the nonce is 9 random bytes that make each click's id its own. A conversion is then
+ * attributed from the id alone, also to a click not yet written (clicks are flushed in batches),
+ * and no one can make an id for a link they do not own. The nonce is outside the mac: changing it
+ * names the same link and route, which is all an id proves. So the mac is made once per link and
+ * route, not per click.
  */
 export class ClickIds {
   private readonly key: Buffer;
   // Random bytes drawn 4 KiB at a time: a draw per click would cost a call into OpenSSL each.
   private readonly pool = Buffer.alloc(4095);
   private used = this.pool.length;
+  private readonly signed = new BoundedCache<string>(10_000);
 
   constructor(masterKey: Buffer) {
     this.key = createHmac('sha256', masterKey).update('shortlink click ids v1').digest();
@@ -80,16 +85,19 @@ export class ClickIds {
     }
     const nonce = this.pool.toString('base64url', this.used, this.used + 9);
     this.used += 9;
-    const payload = Buffer.from(`${linkId}~${route ?? ''}~${nonce}`).toString('base64url');
-    return `${payload}.${this.mac(payload)}`;
+    const signed = this.signed.get(`${linkId}~${route ?? ''}`, (text) => {
+      const payload = Buffer.from(text).toString('base64url');
+      return `${payload}.${this.mac(payload)}`;
+    });
+    return `${signed}.${nonce}`;
   }
 
   /** The link and route of a click id this service made; null for anything else. */
   read(clickId: string): { linkId: string; route: string | null } | null {
-    const dot = clickId.indexOf('.');
-    if (dot < 1 || clickId.length > 200) return null;
-    const payload = clickId.slice(0, dot);
-    const given = Buffer.from(clickId.slice(dot + 1), 'base64url');
+    const parts = clickId.split('.');
+    if (parts.length !== 3 || clickId.length > 200 || !/^[A-Za-z0-9_-]{12}$/.test(parts[2])) return null;
+    const [payload, mac] = parts;
+    const given = Buffer.from(mac, 'base64url');
     const wanted = Buffer.from(this.mac(payload), 'base64url');
     if (given.length !== wanted.length || !timingSafeEqual(given, wanted)) return null;
     const [linkId, route] = Buffer.from(payload, 'base64url').toString().split('~');

@@ -3,14 +3,8 @@
 // the contract's schema; what is checked here is what a schema cannot say (or say clearly).
 import { invalid } from './errors.ts';
 import { normalizeDestination, parseTimestamp } from './links.ts';
-import {
-  type ConditionType,
-  type Routing,
-  type RoutingCondition,
-  type RoutingRule,
-  type RoutingSplit,
-  parseRange,
-} from './routing.ts';
+import type { ConditionType, Routing, RoutingCondition, RoutingRule, RoutingSplit } from './routing.ts';
+import { parseRange } from './addresses.ts';
 
 export const MAX_RULES = 20;
 export const MAX_CONDITIONS = 10;

@@ -37,7 +37,7 @@ function had(c: RoutingCondition, f: VisitFacts): string | null {
           ?.join(', ') ?? null
       );
     case 'ip':
-      return f.address()?.toString() ?? null;
+      return f.address()?.text ?? null;
     default:
       return new Date(f.now).toISOString();
   }

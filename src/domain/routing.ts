@@ -2,7 +2,7 @@
 // compiled once per cached link, and the one decision both the redirect and "Try a visit" make
 // (chooseRoute). What it reads of a visit comes through VisitFacts, computed only when a
 // condition asks for it: a link without rules reads nothing.
-import ipaddr from 'ipaddr.js';
+import { type Address, inRange, parseRange } from './addresses.ts';
 import { locationOf } from './location.ts';
 
 export const CONDITION_TYPES = [
@@ -73,7 +73,7 @@ export interface VisitFacts {
   language(): string | null;
   country(): string | null;
   city(): string | null;
-  address(): ipaddr.IPv4 | ipaddr.IPv6 | null;
+  address(): Address | null;
   /** The visit's query parameters, names and values decoded. */
   query(): ReadonlyMap<string, readonly string[]>;
 }
@@ -142,13 +142,7 @@ export function conditionTest(c: RoutingCondition): Test {
       const range = parseRange(value);
       return (f) => {
         const a = f.address();
-        // Both of one kind, which the union of ipaddr.js's types cannot say.
-        return (
-          a !== null &&
-          range !== null &&
-          a.kind() === range[0].kind() &&
-          (a as ipaddr.IPv4).match(range as [ipaddr.IPv4, number])
-        );
+        return a !== null && range !== null && inRange(a, range);
       };
     }
     case 'after': {
@@ -160,28 +154,6 @@ export function conditionTest(c: RoutingCondition): Test {
       return (f) => f.now < t;
     }
   }
-}
-
-/** An address or CIDR range, IPv4-mapped IPv6 read as IPv4; null when neither. */
-export function parseRange(value: string): [ipaddr.IPv4 | ipaddr.IPv6, number] | null {
-  try {
-    if (value.includes('/')) {
-      const [addr, bits] = ipaddr.parseCIDR(value);
-      if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress() && bits >= 96)
-        return [(addr as ipaddr.IPv6).toIPv4Address(), bits - 96];
-      return [addr, bits];
-    }
-    const addr = ipaddr.process(value);
-    return [addr, addr.kind() === 'ipv4' ? 32 : 128];
-  } catch {
-    return null;
-  }
-}
-
-/** A client address as routing compares it (IPv4-mapped IPv6 as IPv4); null when not one. */
-export function parseAddress(value: string | undefined): ipaddr.IPv4 | ipaddr.IPv6 | null {
-  if (!value || !ipaddr.isValid(value)) return null;
-  return ipaddr.process(value);
 }
 
 const destination = (d: { id: string; url: string }): Destination => ({

@@ -13,13 +13,13 @@ import {
   chooseRoute,
   compileRouting,
   isDefaultRouting,
-  parseAddress,
   routeLocation,
   routingOf,
   type CompiledRouting,
   type Route,
   type Routing,
 } from '../domain/routing.ts';
+import { parseAddress } from '../domain/addresses.ts';
 import { checkRouting, isCountryCode, sameSplit, type RoutingBody } from '../domain/routing-document.ts';
 import { explainRule } from '../domain/routing-explain.ts';
 import { compareVariants, rateOf } from '../domain/split-stats.ts';

@@ -1,8 +1,9 @@
 // A visit as routing reads it (domain/routing.ts VisitFacts), from the request on the redirect or
 // from "Try a visit"'s form: each fact computed the first time a condition asks for it, so a
 // link whose rules read only the query never parses its User-Agent or looks up its address.
-import { parseAddress, type PlaceLookup, type VisitFacts } from '../domain/routing.ts';
-import { agentTraits, preferredLanguage, queryParams } from '../domain/visitor-traits.ts';
+import { parseAddress } from '../domain/addresses.ts';
+import type { PlaceLookup, VisitFacts } from '../domain/routing.ts';
+import { type AgentTraits, agentTraits, preferredLanguage, queryParams } from '../domain/visitor-traits.ts';
 
 export interface VisitInputs {
   now: number;
@@ -19,6 +20,7 @@ type Place = { country: string | null; city: string | null } | null;
 
 export class Facts implements VisitFacts {
   readonly now: number;
+  private traits: AgentTraits | undefined;
   private place: Place | undefined;
   private addr: ReturnType<typeof parseAddress> | undefined;
   private params: Map<string, string[]> | undefined;
@@ -32,14 +34,18 @@ export class Facts implements VisitFacts {
   get rawQuery(): string | null {
     return this.v.rawQuery;
   }
+  private get agent(): AgentTraits {
+    if (this.traits === undefined) this.traits = agentTraits(this.v.userAgent);
+    return this.traits;
+  }
   device() {
-    return agentTraits(this.v.userAgent).device;
+    return this.agent.device;
   }
   os() {
-    return agentTraits(this.v.userAgent).os;
+    return this.agent.os;
   }
   browser() {
-    return agentTraits(this.v.userAgent).browser;
+    return this.agent.browser;
   }
   language() {
     return preferredLanguage(this.v.acceptLanguage);
@@ -63,7 +69,7 @@ export class Facts implements VisitFacts {
   private located(): Place {
     if (this.place === undefined) {
       const a = this.address();
-      this.place = a !== null && this.geo !== null ? this.geo.locate(a.toString()) : null;
+      this.place = a !== null && this.geo !== null ? this.geo.locate(a.text) : null;
     }
     return this.place;
   }

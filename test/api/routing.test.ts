@@ -275,7 +275,8 @@ describe.each(testEngines())('link routing on %s', (engine) => {
     const conflict = await convert({ clickId: clickId[0], linkId: other.id });
     expect(conflict.status).toBe(400);
     expect(conflict.body.field).toBe('clickId');
-    const forged = await convert({ clickId: `${clickId[0].split('.')[0]}.AAAAAAAAAAAAAAAAAAAAAA` });
+    const [payload, , nonce] = clickId[0].split('.');
+    const forged = await convert({ clickId: `${payload}.AAAAAAAAAAAAAAAAAAAAAA.${nonce}` });
     expect(forged.status).toBe(400);
     expect(forged.body.field).toBe('clickId');
     const stranger = await seedWorkspace(suite.server.services.db.knex);
