@@ -81,6 +81,7 @@ function RoutingReportTables({ report }: { report: Report }) {
       <DataTable
         caption="Clicks and conversions by rule and variant"
         captionId="routes-caption"
+        cards
         headers={[
           'Served by',
           'Destination',
@@ -94,12 +95,18 @@ function RoutingReportTables({ report }: { report: Report }) {
             <th scope="row" className="cell-name">
               {routeName(names, r)}
             </th>
-            <td className="url-inline">{r.url ?? '—'}</td>
-            <td className="num">{formatCount(r.clicks)}</td>
-            <td className="col-share">
+            <td data-label="Destination">
+              <span className="url-inline">{r.url ?? '—'}</span>
+            </td>
+            <td className="num" data-label="Clicks">
+              {formatCount(r.clicks)}
+            </td>
+            <td className="col-share" data-label="Share">
               <ShareBar count={r.clicks} total={clicks} />
             </td>
-            <td className="num">{formatCount(r.conversions)}</td>
+            <td className="num" data-label="Conversions">
+              {formatCount(r.conversions)}
+            </td>
           </tr>
         ))}
       </DataTable>
@@ -111,6 +118,7 @@ function RoutingReportTables({ report }: { report: Report }) {
           <DataTable
             caption="The split's variants: clicks, conversions and conversion rate"
             captionId="split-caption"
+            cards
             headers={[
               'Variant',
               'Destination',
@@ -126,11 +134,21 @@ function RoutingReportTables({ report }: { report: Report }) {
                   Variant {variantName(i)}
                   {split.winnerId === v.id ? ' (winner)' : ''}
                 </th>
-                <td className="url-inline">{v.url}</td>
-                <td className="num">{v.weight}%</td>
-                <td className="num">{formatCount(v.clicks)}</td>
-                <td className="num">{formatCount(v.conversions)}</td>
-                <td className="num">{rate(v.conversionRate)}</td>
+                <td data-label="Destination">
+                  <span className="url-inline">{v.url}</span>
+                </td>
+                <td className="num" data-label="Weight">
+                  {v.weight}%
+                </td>
+                <td className="num" data-label="Clicks">
+                  {formatCount(v.clicks)}
+                </td>
+                <td className="num" data-label="Conversions">
+                  {formatCount(v.conversions)}
+                </td>
+                <td className="num" data-label="Conversion rate">
+                  {rate(v.conversionRate)}
+                </td>
               </tr>
             ))}
           </DataTable>
