@@ -154,7 +154,7 @@ export interface paths {
          * Replace where a link's visitors go
          * @description Replaces the link's routing with the body; a field left out takes its default. The whole
          *     document is checked before anything changes: a bad one gives 400 naming the field
-         *     (`rules[2].conditions[0].value`, `split.variants`) and the routing stays as it was. Rules:
+         *     (`rules.2.conditions.0.value`, `split.variants`) and the routing stays as it was. Rules:
          *     at most 20 rules of 1 to 10 conditions each; 2 to 5 variants of whole weights from 1 to 99
          *     summing to 100; every `url` under the rules of a link's `url`; `clickIdParam` of 1 to 64
          *     letters, digits, `_`, `.`, `~` or `-`. Changing the split (its variants, weights, `endsAt` or
@@ -1054,7 +1054,7 @@ export interface components {
          *     | `after` | an ISO 8601 timestamp | the visit is at or after it |
          *     | `before` | an ISO 8601 timestamp | the visit is before it |
          *
-         *     A value outside these gives 400 naming the field (`rules[0].conditions[1].value`).
+         *     A value outside these gives 400 naming the field (`rules.0.conditions.1.value`).
          */
         RoutingCondition: {
             /** @enum {string} */

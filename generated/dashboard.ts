@@ -659,6 +659,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/workspaces/{workspaceId}/domains/{domainId}/app-links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A custom domain's app deep links
+         * @description The apple-app-site-association and assetlinks.json documents the domain serves at `/.well-known/` on its host (AppLinks). Another workspace's domain answers 404.
+         */
+        get: operations["getDomainAppLinks"];
+        /**
+         * Store a custom domain's app deep links
+         * @description Replaces the domain's documents (AppLinksUpdate); every process serves the new ones from the next request. A domain that is not ACTIVE keeps them until it is verified. The shared short domain's are set by the operator (`shortlink app-links set --shared`), not here: deep links need a custom domain.
+         */
+        put: operations["putDomainAppLinks"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/workspaces/{workspaceId}/tags": {
         parameters: {
             query?: never;
@@ -2525,6 +2549,39 @@ export interface components {
         /** @description One domain. */
         DomainEnvelope: {
             data: components["schemas"]["Domain"];
+        };
+        /** @description A custom domain's app deep-link documents, served on its host (while it is ACTIVE) at `/.well-known/apple-app-site-association` and `/.well-known/assetlinks.json` as `application/json`, exactly as stored here, with no redirect; a document the domain does not have answers 404 there. With them, a link's `os: ios` / `os: android` routing rules open the installed app. The shared short domain's documents are the operator's (`shortlink app-links set --shared`): every workspace's links live on that host, and an app claiming it would open for all of them, so deep links need a custom domain. */
+        AppLinks: {
+            /** @description The domain's id. */
+            domainId: string;
+            /** @description The host that serves them. */
+            host: string;
+            /** @description Whether the host serves them now (the domain is ACTIVE). */
+            served: boolean;
+            /** @description The apple-app-site-association document, or null when the domain has none. */
+            apple: {
+                [key: string]: unknown;
+            } | null;
+            /** @description The assetlinks.json document (its statements), or null when the domain has none. */
+            android: unknown[] | null;
+            /**
+             * Format: date-time
+             * @description When they were last stored; null when the domain has none.
+             */
+            updatedAt: string | null;
+        };
+        /** @description A domain's app deep-link documents. */
+        AppLinksEnvelope: {
+            data: components["schemas"]["AppLinks"];
+        };
+        /** @description Both documents, replacing what the domain had: one left out or null is removed. Each is checked for the shape a phone reads, and a wrong one answers 400 naming the place (`apple.applinks.details[0].appIDs`, `android[0].target.sha256_cert_fingerprints`); nothing is stored then. `apple` (apple-app-site-association) is an object with at least one of `applinks`, `webcredentials`, `appclips`: `applinks.details` an array of entries with `appID` (a string) or `appIDs` (a non-empty array), each an app id `TEAMID.bundle.id`, and `paths` (strings) or `components` (objects); `webcredentials.apps` and `appclips.apps` non-empty arrays of app ids. `android` (assetlinks.json) is a non-empty array of statements, each with `relation` (a non-empty array of strings) and `target`: `{ namespace: android_app, package_name, sha256_cert_fingerprints }` (each fingerprint 32 upper-case hex pairs joined by colons) or `{ namespace: web, site }` (an https:// address). Each is stored as compact JSON of at most 64 KiB (413 above), within the request's own 64 KiB. */
+        AppLinksUpdate: {
+            /** @description The apple-app-site-association document; null or left out for none. */
+            apple?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description The assetlinks.json document; null or left out for none. */
+            android?: unknown[] | null;
         };
         /** @description A tag of the workspace. */
         WorkspaceTag: {
@@ -4753,6 +4810,68 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+        };
+    };
+    getDomainAppLinks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace the signed-in person belongs to (another answers 404). */
+                workspaceId: components["parameters"]["WorkspaceId"];
+                /** @description A domain of the workspace. */
+                domainId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The documents. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppLinksEnvelope"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    putDomainAppLinks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace the signed-in person belongs to (another answers 404). */
+                workspaceId: components["parameters"]["WorkspaceId"];
+                /** @description A domain of the workspace. */
+                domainId: string;
+            };
+            cookie?: never;
+        };
+        /** @description The documents. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AppLinksUpdate"];
+            };
+        };
+        responses: {
+            /** @description Stored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppLinksEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
         };
     };
     listTags: {

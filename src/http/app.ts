@@ -172,6 +172,8 @@ export async function createApp(services: Services, opts: { validateResponses?: 
   );
 
   servePublishedDocuments(app);
+  // Before the HTTPS and path checks: phones fetch these as they are, on the host they verify.
+  app.use(services.wellKnown.serve);
 
   // Preview images and other hosted assets (`shortlink asset add`), under ASSET_BASE_URL.
   app.use(

@@ -1,6 +1,7 @@
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { OperationServices } from '../operations/services.ts';
 import type { Metrics } from './metrics.ts';
+import type { WellKnownFiles } from './well-known.ts';
 
 /** Everything a request handler may use, built once per process (or per test): the operations' and more. */
 export interface Services extends OperationServices {
@@ -13,6 +14,8 @@ export interface Services extends OperationServices {
   webhookCa?: string[];
   /** GET /metrics (src/http/metrics.ts). */
   metrics: Metrics;
+  /** The app deep-link documents of /.well-known/ per host, forgotten on a change (src/http/well-known.ts). */
+  wellKnown: WellKnownFiles;
   /** Clicks recorded and not yet written (GET /readyz fails above READY_MAX_CLICK_BACKLOG). */
   clickBacklog(): number;
 }

@@ -1,7 +1,8 @@
 // Keeps every process's redirect cache coherent: changes are written to link_changes in the
 // transaction that makes them, and each process polls for recent rows. Polling by time with
-// an overlap (not by id) cannot miss a row whose transaction committed late; dropping an entry
-// twice costs nothing.
+// an overlap (not by id) cannot miss a row whose transaction committed late. Each row is applied
+// once: the overlap reads a row some twenty times, and a domain's change empties the whole cache
+// and starts the preload again, which must not happen twenty times over.
 import type { Logger } from 'pino';
 import type { Db } from '../db/knex.ts';
 import { changesSince, pruneLinkChanges } from '../db/repos/link-changes.ts';
@@ -22,6 +23,8 @@ export class ChangeFeed {
   private since = Date.now() - OVERLAP_MS;
   private lastCleanup = 0;
   private polling = false;
+  /** The ids of the rows applied, with their time, kept while the overlap can read them again. */
+  private readonly applied = new Map<string, number>();
 
   constructor(
     private readonly knex: Db,
@@ -44,8 +47,13 @@ export class ChangeFeed {
     this.polling = true;
     const startedAt = Date.now();
     try {
-      const rows = await changesSince(this.knex, this.since - OVERLAP_MS);
+      const from = this.since - OVERLAP_MS;
+      const rows = await changesSince(this.knex, from);
+      for (const [id, at] of this.applied) if (at < from) this.applied.delete(id);
       for (const r of rows) {
+        const id = String(r.id);
+        if (this.applied.has(id)) continue;
+        this.applied.set(id, Number(r.created_at));
         if (r.kind === 'domain') this.listener.domainChanged();
         else if (r.kind === 'page') this.listener.pageChanged(r.slug);
         else this.listener.linkChanged(r.domain_key, r.slug);

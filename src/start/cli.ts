@@ -9,6 +9,7 @@ import { AppError, ERROR_CODES, usage } from '../domain/errors.ts';
 import * as accounts from '../db/repos/accounts.ts';
 import { firstRunUrl } from '../domain/sessions.ts';
 import type { Command, Flags } from './commands/command.ts';
+import { appLinkCommands } from './commands/app-links.ts';
 import { assetCommands } from './commands/assets.ts';
 import { campaignCommands } from './commands/campaigns.ts';
 import { domainCommands } from './commands/domains.ts';
@@ -31,6 +32,7 @@ const commands: Record<string, Command> = {
   ...keyCommands,
   ...tagCommands,
   ...domainCommands,
+  ...appLinkCommands,
   ...campaignCommands,
   ...qrCommands,
   ...assetCommands,
@@ -51,12 +53,18 @@ export async function runCommand(argv: string[], env: NodeJS.ProcessEnv = proces
   const rest = argv.slice(name.split(' ').length);
   let values: Flags;
   try {
-    ({ values } = parseArgs({
+    const parsed = parseArgs({
       args: rest,
-      options: Object.fromEntries(command.flags.map((f) => [f, { type: 'string' as const }])),
+      options: Object.fromEntries([
+        ...command.flags.map((f) => [f, { type: 'string' as const }]),
+        ...(command.switches ?? []).map((f) => [f, { type: 'boolean' as const }]),
+      ]),
       strict: true,
       allowPositionals: false,
-    }) as { values: Flags });
+    }).values as Record<string, string | boolean | undefined>;
+    values = Object.fromEntries(
+      Object.entries(parsed).map(([k, v]) => [k, typeof v === 'boolean' ? (v ? 'true' : undefined) : v]),
+    );
   } catch (err) {
     throw usage(`${name}: ${(err as Error).message}`);
   }

@@ -27,6 +27,8 @@ import { scheduleRetention } from '../jobs/retention.ts';
 import { scheduleClickFold } from '../jobs/click-folds.ts';
 import { WebhookWorker } from '../webhooks/worker.ts';
 import { createMetrics } from '../http/metrics.ts';
+import { WellKnownFiles } from '../http/well-known.ts';
+import { APP_LINKS_CHANGED } from '../db/repos/link-changes.ts';
 import { loadOrCreateMasterKey } from './master-key.ts';
 import { loadOrCreateCertificate, type TlsMaterial } from './tls.ts';
 import { youngGenerationAdvice } from './node-flags.ts';
@@ -106,7 +108,23 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     settleSplit: (link) => settleSplit(db.knex, link),
     indexableSlugs: (domainKey, limit) => indexableSlugs(db.knex, domainKey, limit),
   });
-  const changes = new ChangeFeed(db.knex, redirects, log);
+  const wellKnown = new WellKnownFiles(db.knex, config.shortDomain);
+  // The feed hands an app-links change on as a link change whose slug is APP_LINKS_CHANGED; it
+  // concerns only the /.well-known/ documents. A domain's change may start or stop a host
+  // serving its documents, so it reaches them too.
+  const changes = new ChangeFeed(
+    db.knex,
+    {
+      linkChanged: (domainKey, slug) =>
+        slug === APP_LINKS_CHANGED ? wellKnown.forget() : redirects.linkChanged(domainKey, slug),
+      domainChanged: () => {
+        redirects.domainChanged();
+        wellKnown.forget();
+      },
+      pageChanged: (handle) => redirects.pageChanged(handle),
+    },
+    log,
+  );
   // Made here, started once the service listens; /metrics reads its counts.
   const webhooks = new WebhookWorker({
     knex: db.knex,
@@ -131,6 +149,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     resolveTxt: opts.resolveTxt ?? resolveTxt,
     webhookCa: opts.webhookCa,
     metrics: createMetrics({ redirects, clicks, webhooks, db }),
+    wellKnown,
     clickBacklog: () => clicks.backlog,
   };
   const app = await createApp(services);

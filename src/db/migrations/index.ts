@@ -27,6 +27,7 @@ import * as deletedLinksIndex from './20261202010000_deleted_links_index.ts';
 import * as invitations from './20261203000000_invitations.ts';
 import * as domainClaims from './20261203010000_domain_claims.ts';
 import * as linkRouting from './20261204000000_link_routing.ts';
+import * as appLinks from './20261215000000_app_links.ts';
 
 const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }> = {
   '20261122000000_core': core,
@@ -55,6 +56,7 @@ const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '20261203000000_invitations': invitations,
   '20261203010000_domain_claims': domainClaims,
   '20261204000000_link_routing': linkRouting,
+  '20261215000000_app_links': appLinks,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -3,13 +3,26 @@
 // (src/redirect/changes.ts).
 import type { Knex } from 'knex';
 
-export type LinkChangeKind = 'link' | 'domain' | 'page';
+export type LinkChangeKind = 'link' | 'domain' | 'page' | 'applinks';
+
+/**
+ * The slug of an `applinks` change (a domain's /.well-known/ documents changed). The feed hands
+ * it on as a link change; no link has this slug (a slug has no `/`), so a redirect cache that
+ * is not told apart drops nothing that exists (src/start/server.ts tells it apart).
+ */
+export const APP_LINKS_CHANGED = '/.well-known';
 
 export interface LinkChange {
+  /** The row's id: a process applies each change once, however often its window reads it. */
+  id: number | string;
+  created_at: number | string;
   kind: LinkChangeKind;
   /** '' for the shared short domain, else the custom domain's id. */
   domain_key: string;
-  /** The slug (kind link), the domain's host (kind domain) or the bio page's handle (kind page). */
+  /**
+   * The slug (kind link), the domain's host (kind domain), the bio page's handle (kind page) or
+   * APP_LINKS_CHANGED (kind applinks).
+   */
   slug: string;
 }
 
@@ -23,7 +36,7 @@ export async function recordLinkChange(
 }
 
 export async function changesSince(knex: Knex, since: number): Promise<LinkChange[]> {
-  return knex('link_changes').where('created_at', '>=', since).select('kind', 'domain_key', 'slug');
+  return knex('link_changes').where('created_at', '>=', since).select('id', 'created_at', 'kind', 'domain_key', 'slug');
 }
 
 /** Deletes changes older than `before`; looks first, since a DELETE takes SQLite's write lock even when it matches nothing. */

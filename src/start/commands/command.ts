@@ -7,6 +7,8 @@ import { conflict, quoted, usage } from '../../domain/errors.ts';
 export type Flags = Record<string, string | undefined>;
 export type Command = {
   flags: string[];
+  /** Flags that take no value (`--shared`): 'true' in `flags` when given. */
+  switches?: string[];
   required: string[];
   run(ctx: { db: Database; config: Config; flags: Flags }): Promise<object>;
 };

@@ -9,6 +9,7 @@ export const keys = {
   routingReport: (ws: string, id: string) => ['routing', ws, id, 'report'] as const,
   tags: (ws: string) => ['tags', ws] as const,
   domains: (ws: string) => ['domains', ws] as const,
+  appLinks: (ws: string, domainId: string) => ['domains', ws, domainId, 'app-links'] as const,
   keys: (ws: string) => ['keys', ws] as const,
   members: (ws: string) => ['members', ws] as const,
   invitations: (ws: string) => ['invitations', ws] as const,

@@ -1,9 +1,10 @@
-// A workspace's settings: API keys, custom domains, tags and campaigns.
+// A workspace's settings: API keys, custom domains and their app links, tags and campaigns.
 import { api, inWorkspace } from './client.ts';
 import { useDataQuery } from './data-query.ts';
 import { unwrap } from './errors.ts';
 import { keys } from './keys.ts';
-import type { ApiKey, Domain, Scope } from './types.ts';
+import { queryClient } from './query-client.ts';
+import type { ApiKey, AppLinksUpdate, Domain, Scope } from './types.ts';
 import { type Answer, type OnWrite, useWrite } from './writes.ts';
 
 export const useApiKeys = (ws: string) =>
@@ -28,7 +29,29 @@ const domainsApi = {
     unwrap(api.POST('/workspaces/{workspaceId}/domains/{domainId}/verify', domain(workspaceId, domainId))),
   disable: (workspaceId: string, domainId: string) =>
     unwrap(api.POST('/workspaces/{workspaceId}/domains/{domainId}/disable', domain(workspaceId, domainId))),
+  saveAppLinks: (workspaceId: string, domainId: string, body: AppLinksUpdate) =>
+    unwrap(
+      api.PUT('/workspaces/{workspaceId}/domains/{domainId}/app-links', { ...domain(workspaceId, domainId), body }),
+    ),
 };
+
+/** A custom domain's app deep-link documents (apple-app-site-association, assetlinks.json). */
+export const useDomainAppLinks = (ws: string, domainId: string) =>
+  useDataQuery(keys.appLinks(ws, domainId), () =>
+    api.GET('/workspaces/{workspaceId}/domains/{domainId}/app-links', domain(ws, domainId)),
+  );
+
+/** Replaces them; the answer is what the screen shows next. */
+export const useSaveAppLinks = (
+  ws: string,
+  domainId: string,
+  on?: OnWrite<Answer<typeof domainsApi.saveAppLinks>, AppLinksUpdate>,
+) =>
+  useWrite(
+    (body: AppLinksUpdate) => domainsApi.saveAppLinks(ws, domainId, body),
+    (answer) => queryClient.setQueryData(keys.appLinks(ws, domainId), answer.data),
+    on,
+  );
 
 const tagsApi = {
   create: (workspaceId: string, name: string, color: string) =>

@@ -27,6 +27,13 @@ export const KEYED: Record<string, { scope: Scope; call: (ids: Ids) => Call }> =
   getLink: { scope: 'links:read', call: (i) => call('GET', `/api/v1/links/${i.linkId}`) },
   updateLink: { scope: 'links:write', call: (i) => json('PATCH', `/api/v1/links/${i.linkId}`, { title: 'auth' }) },
   deleteLink: { scope: 'links:write', call: (i) => call('DELETE', `/api/v1/links/${i.linkId}`) },
+  getLinkRouting: { scope: 'links:read', call: (i) => call('GET', `/api/v1/links/${i.linkId}/routing`) },
+  setLinkRouting: {
+    scope: 'links:write',
+    call: (i) => json('PUT', `/api/v1/links/${i.linkId}/routing`, { forwardQuery: true }),
+  },
+  tryLinkRouting: { scope: 'links:read', call: (i) => json('POST', `/api/v1/links/${i.linkId}/routing/trial`, {}) },
+  getLinkRoutingReport: { scope: 'links:read', call: (i) => call('GET', `/api/v1/links/${i.linkId}/routing/report`) },
   getConversionSummary: {
     scope: 'conversions:read',
     call: () => call('GET', '/api/v1/conversions?eventType=purchase'),

@@ -4,6 +4,7 @@ import { linkOperations } from '../../../operations/links.ts';
 import type { Services } from '../../services.ts';
 import type { DashboardHandlers } from '../types.ts';
 import { accountHandlers } from './account.ts';
+import { appLinksHandlers } from './app-links.ts';
 import { conversionHandlers } from './conversions.ts';
 import { goalHandlers } from './goals.ts';
 import { linkHandlers } from './links.ts';
@@ -23,6 +24,7 @@ export function dashboardHandlers(
     ...accountHandlers(services),
     ...linkHandlers(services, operations),
     ...settingsHandlers(services),
+    ...appLinksHandlers(services),
     ...goalHandlers(services),
     ...conversionHandlers(services),
     ...reportHandlers(services),

@@ -187,11 +187,14 @@ export function settingsHandlers(
 
     async verifyDomain({ params }, ctx): Promise<DashboardResult<'verifyDomain'>> {
       await verifyDomain(domainDeps, ws(ctx).id, params.domainId, ctx.requestId);
+      // The host serves its /.well-known/ documents from now on here; other processes follow the change feed.
+      services.wellKnown.forget();
       return { status: 200, body: { data: presentDomain(await domainOf(knex, ws(ctx).id, params.domainId)) } };
     },
 
     async disableDomain({ params }, ctx): Promise<DashboardResult<'disableDomain'>> {
       await disableDomain(knex, ws(ctx).id, params.domainId);
+      services.wellKnown.forget();
       return { status: 200, body: { data: presentDomain(await domainOf(knex, ws(ctx).id, params.domainId)) } };
     },
 

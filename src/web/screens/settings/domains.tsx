@@ -1,4 +1,5 @@
-// Custom domains: add a host, publish what it says, verify; disable. OWNER and ADMIN change them.
+// Custom domains: add a host, publish what it says, verify; disable; the app links each serves.
+// OWNER and ADMIN change them.
 import { useRef, useState, type FormEvent } from 'react';
 import { useParams } from 'wouter';
 import { useDomains } from '../../api/queries.ts';
@@ -16,6 +17,7 @@ import { useFormErrors } from '../../components/form-errors.ts';
 import { RowFormPanel } from '../../components/row-form-panel.tsx';
 import { When } from '../../components/when.tsx';
 import { SettingsFrame } from './settings-frame.tsx';
+import { DomainAppLinks } from './domain-app-links.tsx';
 import { boundText } from '../../components/text-inputs.ts';
 
 const STATUS = {
@@ -32,6 +34,7 @@ export function Domains() {
   const [ask, dialog] = useConfirm();
   const notice = useOutcome();
   const [added, setAdded] = useState<Domain | null>(null);
+  const [appLinksOf, setAppLinksOf] = useState<Domain | null>(null);
 
   const verify = useVerifyDomain(ws, {
     onSuccess: (answer) => {
@@ -84,6 +87,13 @@ export function Domains() {
                       <Verified domain={d} />
                     </td>
                     <td className="cell-actions">
+                      {d.status !== 'EXPIRED' ? (
+                        <RowButton
+                          label="App links"
+                          name={`App links for ${d.host}`}
+                          onClick={() => setAppLinksOf(d)}
+                        />
+                      ) : null}
                       {admin && d.status !== 'ACTIVE' && d.status !== 'EXPIRED' ? (
                         <RowButton
                           label="Verify"
@@ -120,6 +130,15 @@ export function Domains() {
           )}
         </ListState>
       </section>
+      {appLinksOf ? (
+        <DomainAppLinks
+          workspaceId={ws}
+          domain={appLinksOf}
+          editable={admin}
+          onClose={() => setAppLinksOf(null)}
+          key={appLinksOf.id}
+        />
+      ) : null}
       {dialog}
     </SettingsFrame>
   );

@@ -1,0 +1,33 @@
+// A custom domain's app deep-link documents in the dashboard (openapi/dashboard.yaml, Settings):
+// read by any member, replaced by an OWNER or ADMIN (the contract's x-roles), through
+// src/operations/app-links.ts. This process forgets what it served at once; the others when
+// the change feed reaches them.
+import { domainAppLinks, setDomainAppLinks, type AppLinksOf } from '../../../operations/app-links.ts';
+import type { Services } from '../../services.ts';
+import type { DashboardHandlers, DashboardResult } from '../types.ts';
+
+const present = (a: AppLinksOf) => ({
+  domainId: a.domainKey,
+  host: a.host,
+  served: a.served,
+  apple: a.apple as Record<string, unknown> | null,
+  android: a.android as unknown[] | null,
+  updatedAt: a.updatedAt === null ? null : new Date(a.updatedAt).toISOString(),
+});
+
+export function appLinksHandlers(
+  services: Services,
+): Pick<DashboardHandlers, 'getDomainAppLinks' | 'putDomainAppLinks'> {
+  const { knex } = services.db;
+  return {
+    async getDomainAppLinks({ params }, ctx): Promise<DashboardResult<'getDomainAppLinks'>> {
+      return { status: 200, body: { data: present(await domainAppLinks(knex, ctx.workspace!.id, params.domainId)) } };
+    },
+
+    async putDomainAppLinks({ params, body }, ctx): Promise<DashboardResult<'putDomainAppLinks'>> {
+      const stored = await setDomainAppLinks(knex, ctx.workspace!.id, params.domainId, body);
+      services.wellKnown.forget();
+      return { status: 200, body: { data: present(stored) } };
+    },
+  };
+}
