@@ -2148,7 +2148,7 @@ export interface components {
          *     | `after` | an ISO 8601 timestamp | the visit is at or after it |
          *     | `before` | an ISO 8601 timestamp | the visit is before it |
          *
-         *     A value outside these gives 400 naming the field (`rules[0].conditions[1].value`).
+         *     A value outside these gives 400 naming the field (`rules.0.conditions.1.value`).
          */
         RoutingCondition: {
             /** @enum {string} */
