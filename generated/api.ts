@@ -1158,7 +1158,10 @@ export interface components {
                     url: string;
                     weight: number;
                 }[];
-                /** @description ISO 8601, or null (the default) for never. */
+                /**
+                 * Format: date-time
+                 * @description ISO 8601, or null (the default) for never.
+                 */
                 endsAt?: string | null;
                 /**
                  * @description Default `clicks`.

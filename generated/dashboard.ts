@@ -379,6 +379,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/workspaces/{workspaceId}/links/{linkId}/routing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where a link's visitors go
+         * @description The link's routing (rules, split, query forwarding, indexing, click id), as `GET /api/v1/links/{id}/routing` answers it; the defaults for a link whose routing was never set.
+         */
+        get: operations["getDashboardLinkRouting"];
+        /**
+         * Replace where a link's visitors go
+         * @description Replaces the link's routing with exactly the rules and messages of `PUT /api/v1/links/{id}/routing`: a bad document gives 400 naming the field (`rules[1].conditions[0].value`) and nothing changes.
+         */
+        put: operations["setDashboardLinkRouting"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/links/{linkId}/routing/trial": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Try a visit against a link's routing
+         * @description Where a visit described by the body would go and why, on the link's saved routing, computed by the function the redirect uses (`POST /api/v1/links/{id}/routing/trial`). Nothing is recorded, so every role may try (403 only for a request without the anti-forgery token).
+         */
+        post: operations["tryDashboardLinkRouting"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/links/{linkId}/routing/report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A link's clicks and conversions by rule and variant
+         * @description The link's clicks and conversions (those carrying a `clickId`) by the rule or variant that served them, and for a split each variant's conversion rate, how sure the difference is and the winner once settled (`GET /api/v1/links/{id}/routing/report`).
+         */
+        get: operations["getDashboardLinkRoutingReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/workspaces/{workspaceId}/assets": {
         parameters: {
             query?: never;
@@ -2065,6 +2129,241 @@ export interface components {
                 svgUrl: string;
                 /** @description The image as PNG. */
                 pngUrl: string;
+            };
+        };
+        /**
+         * @description One condition of a routing rule; a rule applies when all of its conditions match. `type`
+         *     says what is compared:
+         *
+         *     | type | `value` | matches when |
+         *     | --- | --- | --- |
+         *     | `device` | `mobile`, `tablet` or `desktop` | the User-Agent's device is of that kind (phones and wearables are `mobile`; anything that is neither a phone nor a tablet is `desktop`) |
+         *     | `os` | `ios`, `android`, `windows`, `macos`, `linux`, `chromeos` | the User-Agent's operating system (iPadOS is `ios`; Linux distributions are `linux`) |
+         *     | `browser` | `chrome`, `safari`, `firefox`, `edge`, `opera`, `samsung` | the User-Agent's browser (their mobile and in-app forms included) |
+         *     | `language` | a BCP 47 primary language subtag (`en`, `fr`, `pt`) | it is the primary subtag of the visitor's most preferred language in `Accept-Language`: the entry with the highest q-value above 0 (the first of equals); `*` and entries with `q=0` never match |
+         *     | `country` | an ISO 3166-1 alpha-2 code (`US`) | the visitor's country: `CF-IPCountry` (or `X-Country-Code`) from a trusted proxy, else the client address through the service's IP-location data |
+         *     | `city` | a city name as the IP-location data spells it (`Paris`) | the client address's city, compared without regard to case. Refused with 400 when the data has no cities or no city of that name |
+         *     | `query` | optional: the value | the visit's query string has a parameter `name` (with exactly `value`, when given) |
+         *     | `ip` | an IPv4 or IPv6 address, or a CIDR range (`203.0.113.0/24`) | the client address as the trusted proxy saw it (`TRUST_PROXY`), else the connection's address |
+         *     | `after` | an ISO 8601 timestamp | the visit is at or after it |
+         *     | `before` | an ISO 8601 timestamp | the visit is before it |
+         *
+         *     A value outside these gives 400 naming the field (`rules.0.conditions.1.value`).
+         */
+        RoutingCondition: {
+            /** @enum {string} */
+            type: "device" | "os" | "browser" | "language" | "country" | "city" | "query" | "ip" | "after" | "before";
+            /** @description What the condition compares with; required for every type but `query`. */
+            value?: string;
+            /** @description The query parameter's name (`query` only; required there). */
+            name?: string;
+        };
+        /** @description A rule: when all of its conditions match, the visitor goes to its `url`. Rules are tried in order and the first that matches wins. */
+        RoutingRule: {
+            /**
+             * @description The rule's id, given by the service (`rul_...`). In a `PUT`, a rule sent with the id of one of the link's current rules keeps it (and its clicks in the report); one sent without an id is new. An id the link does not have gives 400.
+             * @example rul_4Tq8nZ2cXw
+             */
+            id: string;
+            conditions: components["schemas"]["RoutingCondition"][];
+            /**
+             * Format: uri
+             * @description Where a visitor this rule matches goes: the rules of a link's `url` (absolute http or https, normalised by the URL parser, at most 2048 characters).
+             * @example https://apps.apple.com/app/id123456789
+             */
+            url: string;
+        };
+        /** @description One destination of an A/B split, with its share of the visitors. */
+        RoutingVariant: {
+            /**
+             * @description The variant's id (`var_...`), kept in a `PUT` as a rule's id is.
+             * @example var_8Jd2kP5rQs
+             */
+            id: string;
+            /**
+             * Format: uri
+             * @description The variant's destination, under the rules of a link's `url`.
+             */
+            url: string;
+            /** @description Per cent of the visitors no rule matched; the variants' weights sum to 100. */
+            weight: number;
+        };
+        /**
+         * @description An A/B split of the visitors no rule matched. A visitor is given a variant by weight and keeps
+         *     it: the service sets a cookie (`sl_v`, holding only the link's and the variant's ids, scoped to
+         *     the short link's path, `HttpOnly; Secure; SameSite=Lax`) that lasts until `endsAt` (180 days
+         *     when there is none). From `endsAt` on, the winner serves everyone: by `metric`, the variant
+         *     with the most clicks (`clicks`) or the highest conversion rate, conversions carrying a
+         *     `clickId` per click (`conversions`; ties go to more conversions, then to the earlier variant).
+         *     The winner is settled once, from the clicks and conversions recorded when the first visit after
+         *     `endsAt` arrives (clicks are written within `CLICK_FLUSH_MS`), and kept until the split is
+         *     changed.
+         */
+        RoutingSplit: {
+            variants: components["schemas"]["RoutingVariant"][];
+            /**
+             * Format: date-time
+             * @description When the split ends and its winner takes over; null for never.
+             */
+            endsAt: string | null;
+            /**
+             * @description How the winner is chosen at `endsAt`.
+             * @enum {string}
+             */
+            metric: "clicks" | "conversions";
+        };
+        /**
+         * @description Where a link's visitors go: a sub-resource of the link (`/api/v1/links/{id}/routing`). The Link
+         *     object and the fields of `POST`/`PATCH /api/v1/links` do not change; a new link's routing is
+         *     every default (no rules, no split, the query forwarded, not indexable, no click id).
+         *
+         *     A visit to the link (`GET /{slug}`, a QR scan, a bio page's block) that would redirect to the
+         *     link's `url` goes instead to the `url` of the first rule whose conditions all match, else to a
+         *     variant of the split, else to the link's `url`. Then the visit's query is forwarded and the
+         *     click id added. The rules of a link (active, schedule, expiry, click limit, password, preview)
+         *     apply first, unchanged; the expired fallback (`expiredUrl`) is never routed. Changes apply from
+         *     the next click on every process. The service never stores a visitor's IP address: it is read
+         *     for the `ip`, `country` and `city` conditions and for the click's country, then dropped.
+         */
+        Routing: {
+            rules: components["schemas"]["RoutingRule"][];
+            split: components["schemas"]["RoutingSplit"] | null;
+            /** @description The visit's query parameters are added to the destination's, in the order sent, as sent (percent-encoding kept). On a name both have, the destination's own value wins and the visit's is dropped. A destination's fragment (`#...`) stays last. */
+            forwardQuery: boolean;
+            /** @description Whether search engines may index the short link. Unless true, every redirect of the link carries `X-Robots-Tag: noindex`; each short domain's `/robots.txt` allows exactly its indexable links (`Allow: /{slug}$`) and disallows everything else. */
+            indexable: boolean;
+            /** @description When set, the destination of each click gets `{clickIdParam}={clickId}` (replacing a parameter of that name from the destination or the visit): an opaque id of this click, which `POST /api/v1/conversions` takes as `clickId` to attribute a conversion to the link and to the rule or variant that served the click. Only a person's click has one (a bot's or a prefetch's redirect does not, as it is not a click). */
+            clickIdParam: string | null;
+        };
+        /** @description A link's routing, wrapped as `{ data }`. */
+        RoutingEnvelope: {
+            data: components["schemas"]["Routing"];
+        };
+        /** @description Body of `PUT /api/v1/links/{id}/routing`: the whole routing, replacing the link's. A field left out takes its default (`rules` [], `split` null, `forwardQuery` true, `indexable` false, `clickIdParam` null). Rule and variant ids are optional (see `RoutingRule.id`). Unknown keys give 400. */
+        RoutingUpdate: {
+            /** @description At most 20 rules (400 naming `rules` beyond that). */
+            rules?: {
+                id?: string;
+                /** @description 1 to 10 conditions. */
+                conditions: components["schemas"]["RoutingCondition"][];
+                url: string;
+            }[];
+            split?: {
+                /** @description 2 to 5 variants whose whole weights sum to 100. */
+                variants: {
+                    id?: string;
+                    url: string;
+                    weight: number;
+                }[];
+                /**
+                 * Format: date-time
+                 * @description ISO 8601, or null (the default) for never.
+                 */
+                endsAt?: string | null;
+                /**
+                 * @description Default `clicks`.
+                 * @enum {string}
+                 */
+                metric?: "clicks" | "conversions";
+            } | null;
+            forwardQuery?: boolean;
+            indexable?: boolean;
+            clickIdParam?: string | null;
+        };
+        /** @description Body of `POST /api/v1/links/{id}/routing/trial` ("Try a visit"): a visit as the redirect would see it. Every field is optional; a field left out is absent from the visit (no User-Agent, no query...), and `at` defaults to now. */
+        RoutingTrial: {
+            userAgent?: string;
+            /** @description The country a trusted proxy reported (`CF-IPCountry`), ISO 3166-1 alpha-2. Without it the country (and the city) come from `ip` through the IP-location data, as on the redirect. */
+            country?: string;
+            /** @description An `Accept-Language` header value (`fr-CH, fr;q=0.9, en;q=0.8`). */
+            language?: string;
+            /** @description The visit's query string, without the `?` (`utm_source=news&ref=a`). */
+            query?: string;
+            /** @description The client address as the trusted proxy saw it (IPv4 or IPv6). */
+            ip?: string;
+            /**
+             * Format: date-time
+             * @description When the visit happens (default now).
+             */
+            at?: string;
+            /** @description The split variant the visitor's cookie holds, as a returning visitor has; without it a new visitor is given a variant at random by weight. */
+            variantId?: string;
+        };
+        /** @description Where the visit would go and why, computed by the same function the redirect uses. `url` is the Location the redirect would send, query forwarding included; the click id a real click adds (`clickIdParam`) is not in it, since it is made per click. */
+        RoutingTrialResult: {
+            data: {
+                /** @description The destination; null when a new visitor would be given a split variant at random (`variants` says which by weight). */
+                url: string | null;
+                /** @description What chose the destination: a rule, a split variant (the visitor's, or the winner after `endsAt`), a new visitor's draw in the split (`split`), or the link's own `url` (`link`). */
+                served: {
+                    /** @enum {string} */
+                    kind: "rule" | "variant" | "winner" | "split" | "link";
+                    /** @description The rule's or variant's id; null for `split` and `link`. */
+                    id: string | null;
+                };
+                /** @description One line per step, in order (each rule tried, then the split). */
+                reasons: string[];
+                /** @description What the service read of the visit (null where it could not tell). */
+                visitor: {
+                    device: string | null;
+                    os: string | null;
+                    browser: string | null;
+                    language: string | null;
+                    country: string | null;
+                    city: string | null;
+                };
+                /** @description For `split`, the variants a new visitor may be given, with their weights; else empty. */
+                variants: components["schemas"]["RoutingVariant"][];
+            };
+        };
+        /**
+         * @description A link's clicks and conversions by what served them, from the raw clicks the service keeps
+         *     (90 days). Conversions count here only when they carry a `clickId`. `routes` lists the
+         *     link's own `url` (`kind: link`), each current rule and variant, and, as `removed`, clicks
+         *     served by rules or variants since deleted.
+         *
+         *     `split.comparison` says how sure the difference between the two best variants' conversion
+         *     rates is: a two-sided two-proportion z-test (pooled), with `pValue`, `confidence` (1 - p), and
+         *     `samplePerVariant`, the clicks each variant needs to detect the observed difference with 95%
+         *     confidence and 80% power. It is null until both have at least one click.
+         */
+        RoutingReport: {
+            data: {
+                routes: {
+                    /** @enum {string} */
+                    kind: "link" | "rule" | "variant" | "removed";
+                    id: string | null;
+                    url: string | null;
+                    clicks: number;
+                    conversions: number;
+                }[];
+                split: null | {
+                    /** @enum {string} */
+                    metric: "clicks" | "conversions";
+                    /** Format: date-time */
+                    endsAt: string | null;
+                    /** @description The winner, once settled after `endsAt`. */
+                    winnerId: string | null;
+                    variants: {
+                        id: string;
+                        url: string;
+                        weight: number;
+                        clicks: number;
+                        conversions: number;
+                        /** @description conversions / clicks (0 with no clicks). */
+                        conversionRate: number;
+                    }[];
+                    comparison: null | {
+                        /** @constant */
+                        method: "two-proportion z-test";
+                        leaderId: string;
+                        runnerUpId: string;
+                        pValue: number;
+                        confidence: number;
+                        /** @description Null when the two rates are equal (no difference to detect). */
+                        samplePerVariant: number | null;
+                    };
+                };
             };
         };
         /** @description An uploaded image, hosted under the asset base URL (use it as a link's `previewImage`). */
@@ -3981,6 +4280,129 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    getDashboardLinkRouting: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace the signed-in person belongs to (another answers 404). */
+                workspaceId: components["parameters"]["WorkspaceId"];
+                /** @description A link of the workspace. */
+                linkId: components["parameters"]["LinkId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The routing. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoutingEnvelope"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    setDashboardLinkRouting: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace the signed-in person belongs to (another answers 404). */
+                workspaceId: components["parameters"]["WorkspaceId"];
+                /** @description A link of the workspace. */
+                linkId: components["parameters"]["LinkId"];
+            };
+            cookie?: never;
+        };
+        /** @description The whole routing; a field left out takes its default. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RoutingUpdate"];
+            };
+        };
+        responses: {
+            /** @description The routing as stored, with the ids of new rules and variants. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoutingEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+        };
+    };
+    tryDashboardLinkRouting: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace the signed-in person belongs to (another answers 404). */
+                workspaceId: components["parameters"]["WorkspaceId"];
+                /** @description A link of the workspace. */
+                linkId: components["parameters"]["LinkId"];
+            };
+            cookie?: never;
+        };
+        /** @description The visit; every field is optional. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RoutingTrial"];
+            };
+        };
+        responses: {
+            /** @description Where the visit would go, and why. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoutingTrialResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    getDashboardLinkRoutingReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace the signed-in person belongs to (another answers 404). */
+                workspaceId: components["parameters"]["WorkspaceId"];
+                /** @description A link of the workspace. */
+                linkId: components["parameters"]["LinkId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoutingReport"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
         };
     };

@@ -1,5 +1,5 @@
 // Routes (all under /app). Sign-in, the two set-up screens and an invitation need no session;
-// everything else is inside the signed-in frame. Analytics, conversions, goals, pages and import
+// everything else is inside the signed-in frame. Analytics, routing, conversions, goals, pages and import
 // load on first use (uPlot, the CSV report).
 import { lazy, Suspense, useEffect, type ComponentType, type ReactNode } from 'react';
 import { Redirect, Route, Router, Switch, useLocation, useParams } from 'wouter';
@@ -25,6 +25,7 @@ import { Tags } from './screens/settings/tags.tsx';
 import { SignIn } from './screens/sign-in.tsx';
 
 const LinkAnalytics = lazy(() => import('./screens/analytics/link-analytics.tsx'));
+const LinkRouting = lazy(() => import('./screens/links/link-routing.tsx'));
 const ImportExport = lazy(() => import('./screens/import-export.tsx'));
 const Conversions = lazy(() => import('./screens/conversions/conversions.tsx'));
 const Goals = lazy(() => import('./screens/goals/goals.tsx'));
@@ -44,6 +45,7 @@ const WORKSPACE_SCREENS: { path: string; screen: ComponentType; loading?: string
   { path: 'links', screen: LinksList },
   { path: 'links/new', screen: LinkEditor },
   { path: 'links/:linkId/analytics', screen: LinkAnalytics, loading: 'Loading analytics…' },
+  { path: 'links/:linkId/routing', screen: LinkRouting, loading: 'Loading the routing…' },
   { path: 'links/:linkId', screen: LinkEditor },
   { path: 'import', screen: ImportExport, loading: 'Loading import and export…' },
   { path: 'conversions', screen: Conversions, loading: 'Loading conversions…' },

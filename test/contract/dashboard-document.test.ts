@@ -9,6 +9,8 @@ const dashboard = openDocument('dashboard.json');
 const schemas = dashboard.document.components.schemas;
 const publicSchemas = publicDocument.components.schemas;
 const UNSAFE = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
+/** POSTs that change nothing: any role may send them. */
+const READ_ONLY_POSTS = new Set(['previewPage', 'tryDashboardLinkRouting']);
 
 describe("the dashboard's contract", () => {
   it("shows a link with exactly the fields of the API's Link, and the short URL", () => {
@@ -56,8 +58,9 @@ describe("the dashboard's contract", () => {
         op.operationId,
       ).toBe(true);
       expect(op.scopes === null, `${op.operationId}: public exactly when security is []`).toBe(roles === 'public');
-      // previewPage is a POST that changes nothing (it renders the draft it is sent), so an ANALYST may use it.
-      if (op.path.includes('{workspaceId}') && UNSAFE.has(op.method) && op.operationId !== 'previewPage') {
+      // previewPage and tryDashboardLinkRouting are POSTs that change nothing (one renders the draft
+      // it is sent, the other says where a visit would go), so an ANALYST may use them.
+      if (op.path.includes('{workspaceId}') && UNSAFE.has(op.method) && !READ_ONLY_POSTS.has(op.operationId)) {
         expect(Array.isArray(roles) && !roles.includes('ANALYST'), op.operationId).toBe(true);
       }
       // Every operation answers 401 unless public, and 403 when roles or forgery can refuse it.
@@ -65,7 +68,7 @@ describe("the dashboard's contract", () => {
       if (roles !== 'public' && UNSAFE.has(op.method)) expect(op.responses.has(403), op.operationId).toBe(true);
       if (op.path.includes('{workspaceId}')) expect(op.responses.has(404), op.operationId).toBe(true);
     }
-    expect(ops.find((o) => o.operationId === 'previewPage')!.op['x-roles']).toBe('any');
+    for (const id of READ_ONLY_POSTS) expect(ops.find((o) => o.operationId === id)!.op['x-roles']).toBe('any');
     // Only an OWNER changes roles.
     expect(ops.find((o) => o.operationId === 'updateMember')!.op['x-roles']).toEqual(['OWNER']);
   });

@@ -28,6 +28,7 @@ const SCREENS: Array<{ name: string; path: string; public?: boolean }> = [
   { name: 'link-new', path: `/app/w/${WS}/links/new` },
   { name: 'link-edit', path: `/app/w/${WS}/links/lnk_0` },
   { name: 'link-analytics', path: `/app/w/${WS}/links/lnk_0/analytics` },
+  { name: 'link-routing', path: `/app/w/${WS}/links/lnk_0/routing` },
   { name: 'import', path: `/app/w/${WS}/import` },
   { name: 'settings', path: `/app/w/${WS}/settings` },
   { name: 'settings-keys', path: `/app/w/${WS}/settings/keys` },

@@ -13,6 +13,8 @@ import { settingsHandlers } from './settings.ts';
 import { webhookDashboardHandlers } from './webhooks.ts';
 import { pageHandlers } from './pages.ts';
 import { pageOperations } from '../../../operations/pages.ts';
+import { routingOperations } from '../../../operations/routing.ts';
+import { routingHandlers } from './routing.ts';
 
 export function dashboardHandlers(
   services: Services,
@@ -28,5 +30,6 @@ export function dashboardHandlers(
     ...reportHandlers(services),
     ...webhookDashboardHandlers(services),
     ...pageHandlers(services, pageOperations(services, operations)),
+    ...routingHandlers(routingOperations(services)),
   };
 }

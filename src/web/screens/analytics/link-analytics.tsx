@@ -1,5 +1,6 @@
 // A link's analytics: clicks and scans per day over a window of up to 400 days (chart, table,
-// CSV), and where the last 90 days' clicks came from. The window is kept in the address.
+// CSV), where the last 90 days' clicks came from, and what served them (rules and variants). The
+// window is kept in the address.
 import { useEffect, useId, useState } from 'react';
 import { Link, useParams, useSearchParams } from 'wouter';
 import { useLinkAnalytics } from '../../api/links.ts';
@@ -19,6 +20,7 @@ import { Breakdowns } from './breakdowns.tsx';
 import { ClicksChart } from './clicks-chart.tsx';
 import { DayTable } from './day-table.tsx';
 import { PerDayPanel } from './per-day-panel.tsx';
+import { RoutingReportSection } from './routing-report.tsx';
 
 const PRESETS = [...lastDays([7, 30, 90, 365]), { value: 'custom', label: 'Custom' }] as const;
 
@@ -170,6 +172,8 @@ export default function LinkAnalytics() {
       ) : analytics.data ? (
         <LinkAnalyticsReport data={analytics.data} slug={slug ?? linkId} busy={analytics.isFetching} />
       ) : null}
+
+      <RoutingReportSection ws={ws} linkId={linkId} />
     </>
   );
 }

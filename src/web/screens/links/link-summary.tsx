@@ -1,4 +1,5 @@
-// Beside a saved link's form: its short URL to open or copy, its analytics, clicks and status.
+// Beside a saved link's form: its short URL to open or copy, its analytics and routing, clicks
+// and status.
 import { Link } from 'wouter';
 import type { DashboardLink } from '../../api/types.ts';
 import { CopyButton } from '../../components/copy-button.tsx';
@@ -19,6 +20,9 @@ export function LinkSummary({ ws, link }: { ws: string; link: DashboardLink }) {
           <CopyButton text={link.shortUrl} label="Copy short URL" visible="Copy short URL" />
           <Link href={linkPath(ws, link.id, '/analytics')} className="button button-small">
             Analytics
+          </Link>
+          <Link href={linkPath(ws, link.id, '/routing')} className="button button-small">
+            Routing
           </Link>
         </div>
         <dl className="facts">
