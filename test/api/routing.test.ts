@@ -97,6 +97,24 @@ describe.each(testEngines())('link routing on %s', (engine) => {
     expect(await at({ 'x-forwarded-for': '198.51.100.1' })).toBe('https://example.com/until-later');
   });
 
+  it('routes by the country and city of the client address, through the IP-location data', async () => {
+    const link = await newLink();
+    const res = await put(link.id, {
+      rules: [rule('city', 'london', 'https://example.com/london'), rule('country', 'FR', 'https://example.com/fr')],
+    });
+    expect(res.status).toBe(200);
+    const from = async (address: string, headers: Record<string, string> = {}) =>
+      (await visit(link.slug, { 'x-forwarded-for': address, ...headers })).headers.location;
+    const located = suite.server.services.geo!;
+    expect(located.locate('81.2.69.160')).toMatchObject({ country: 'GB', city: 'London' });
+    expect(await from('81.2.69.160')).toBe('https://example.com/london');
+    expect(located.locate('212.27.48.10')?.country).toBe('FR');
+    expect(await from('212.27.48.10')).toBe('https://example.com/fr');
+    // A trusted proxy's country wins over the address's.
+    expect(await from('212.27.48.10', { 'cf-ipcountry': 'US' })).toBe('https://example.com/home');
+    expect(await from('10.0.0.1')).toBe('https://example.com/home');
+  });
+
   it('refuses a bad document with 400 naming the field, and changes nothing', async () => {
     const link = await newLink();
     const good = { rules: [rule('os', 'ios', 'https://example.com/ios')] };
@@ -111,7 +129,7 @@ describe.each(testEngines())('link routing on %s', (engine) => {
       [{ rules: [rule('language', 'en-US', 'https://e.com')] }, 'rules.0.conditions.0.value'],
       [{ rules: [rule('ip', '300.1.1.1', 'https://e.com')] }, 'rules.0.conditions.0.value'],
       [{ rules: [rule('after', 'soon', 'https://e.com')] }, 'rules.0.conditions.0.value'],
-      [{ rules: [rule('city', 'Atlantis', 'https://e.com')] }, 'rules.0.conditions.0.value'],
+      [{ rules: [rule('city', 'Xyzzyville', 'https://e.com')] }, 'rules.0.conditions.0.value'],
       [{ rules: [rule('os', 'ios', 'javascript:alert(1)')] }, 'rules.0.url'],
       [{ rules: [{ conditions: [], url: 'https://e.com' }] }, 'rules.0.conditions'],
       [{ rules: Array.from({ length: 21 }, () => rule('os', 'ios', 'https://e.com')) }, 'rules'],
