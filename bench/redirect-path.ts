@@ -157,6 +157,8 @@ const request = (url: string, userAgent: string) =>
     url,
     method: 'GET',
     headers: { host: 'localhost', 'user-agent': userAgent, 'x-forwarded-proto': 'https', accept: '*/*' },
+    // A click passes its client address to the click writer (where it is located).
+    socket: { remoteAddress: '203.0.113.9' },
   }) as unknown as IncomingMessage;
 const fallback = () => {
   throw new Error('fell back to the app: the stand-in request did not resolve');
