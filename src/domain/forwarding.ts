@@ -16,6 +16,35 @@ const nameOf = (pair: string): string => {
   return decodeName(eq === -1 ? pair : pair.slice(0, eq));
 };
 
+/** A Location value taken apart for forwarding: kept per destination, which is read per click. */
+interface Parts {
+  path: string;
+  own: string[];
+  names: Set<string>;
+  fragment: string;
+}
+
+function partsOf(location: string): Parts {
+  const hash = location.indexOf('#');
+  const base = hash === -1 ? location : location.slice(0, hash);
+  const q = base.indexOf('?');
+  const own =
+    q === -1
+      ? []
+      : base
+          .slice(q + 1)
+          .split('&')
+          .filter((p) => p !== '');
+  return {
+    path: q === -1 ? base : base.slice(0, q),
+    own,
+    names: new Set(own.map(nameOf)),
+    fragment: hash === -1 ? '' : location.slice(hash),
+  };
+}
+// Keyed by the destinations' own strings, kept by the cached links: their hashes are computed once.
+const partsCache = new BoundedCache<Parts>(10_000);
+
 /**
  * `location` with the visit's raw query (`rawQuery`, without `?`) added when `forward`, and
  * `{clickParam}={clickId}` when given. The destination's own parameters win on a name both have;
@@ -32,30 +61,18 @@ export function forwardedLocation(
 ): string {
   const visit = forward && rawQuery ? rawQuery : '';
   if (visit === '' && clickId === null) return location;
-  const hash = location.indexOf('#');
-  const base = hash === -1 ? location : location.slice(0, hash);
-  const fragment = hash === -1 ? '' : location.slice(hash);
-  const q = base.indexOf('?');
-  const path = q === -1 ? base : base.slice(0, q);
-  const own = q === -1 ? [] : base.slice(q + 1).split('&');
-  const kept: string[] = [];
-  const names = new Set<string>();
-  for (const pair of own) {
-    if (pair === '') continue;
-    const name = nameOf(pair);
-    if (clickId !== null && name === clickParam) continue;
-    names.add(name);
-    kept.push(pair);
-  }
+  const d = partsCache.get(location, partsOf);
+  const clicked = clickId !== null && clickParam !== null;
+  const kept = clicked && d.names.has(clickParam) ? d.own.filter((p) => nameOf(p) !== clickParam) : d.own.slice();
   if (visit !== '')
     for (const pair of visit.split('&')) {
       if (pair === '') continue;
       const name = nameOf(pair);
-      if (names.has(name) || (clickId !== null && name === clickParam)) continue;
+      if (d.names.has(name) || (clicked && name === clickParam)) continue;
       kept.push(pair);
     }
-  if (clickId !== null && clickParam !== null) kept.push(`${clickParam}=${clickId}`);
-  return kept.length ? `${path}?${kept.join('&')}${fragment}` : `${path}${fragment}`;
+  if (clicked) kept.push(`${clickParam}=${clickId}`);
+  return kept.length ? `${d.path}?${kept.join('&')}${d.fragment}` : `${d.path}${d.fragment}`;
 }
 
 /**
@@ -72,7 +89,9 @@ export class ClickIds {
   // Random bytes drawn 4 KiB at a time: a draw per click would cost a call into OpenSSL each.
   private readonly pool = Buffer.alloc(4095);
   private used = this.pool.length;
-  private readonly signed = new BoundedCache<string>(10_000);
+  // link id → route ('' for the link's own url) → `{payload}.{mac}`. Two lookups by the cached
+  // links' own strings, where one by a key built per click would hash a new string each time.
+  private readonly signed = new Map<string, Map<string, string>>();
 
   constructor(masterKey: Buffer) {
     this.key = createHmac('sha256', masterKey).update('shortlink click ids v1').digest();
@@ -85,10 +104,17 @@ export class ClickIds {
     }
     const nonce = this.pool.toString('base64url', this.used, this.used + 9);
     this.used += 9;
-    const signed = this.signed.get(`${linkId}~${route ?? ''}`, (text) => {
-      const payload = Buffer.from(text).toString('base64url');
-      return `${payload}.${this.mac(payload)}`;
-    });
+    let byRoute = this.signed.get(linkId);
+    if (byRoute === undefined) {
+      if (this.signed.size >= 10_000) this.signed.clear();
+      this.signed.set(linkId, (byRoute = new Map()));
+    }
+    let signed = byRoute.get(route ?? '');
+    if (signed === undefined) {
+      const payload = Buffer.from(`${linkId}~${route ?? ''}`).toString('base64url');
+      signed = `${payload}.${this.mac(payload)}`;
+      byRoute.set(route ?? '', signed);
+    }
     return `${signed}.${nonce}`;
   }
 
