@@ -28,6 +28,9 @@ import type { ClickWriter } from '../src/clicks/writer';
 import { RedirectService } from '../src/redirect/handler';
 import { CsrfTokens } from '../src/redirect/password';
 import { encodeLinkPage } from '../src/db/redirect-rows';
+import { compileRouting } from '../src/domain/routing';
+import { ClickIds } from '../src/domain/forwarding';
+import { ROUTED_DOCUMENT } from './routed-document';
 import type { RedirectStore } from '../src/db/redirect-store';
 
 const { values: args } = parseArgs({
@@ -37,6 +40,7 @@ const { values: args } = parseArgs({
     links: { type: 'string', default: '1000' },
     resident: { type: 'string', default: '0' },
     'visit-resident': { type: 'boolean', default: false },
+    routed: { type: 'boolean', default: false },
   },
 });
 const ROUNDS = Number(args.rounds);
@@ -67,7 +71,7 @@ const link = (i: number): ResolvedLink => ({
   previewTitle: null,
   previewDescription: null,
   previewImage: null,
-  routing: null,
+  routing: args.routed ? compileRouting(ROUTED_DOCUMENT, null) : null,
 });
 const links = new Map(Array.from({ length: LINKS }, (_, i) => [String(i).padStart(7, '0'), link(i)]));
 const store: RedirectStore = {
@@ -120,6 +124,7 @@ const service = new RedirectService({
   passwordThrottle: new RateLimiterMemory({ points: 10, duration: 60 }),
   log,
   residentLinks: RESIDENT,
+  clickIds: new ClickIds(Buffer.alloc(32, 7)),
 });
 if (RESIDENT > 0) {
   const before = process.memoryUsage().heapUsed;
@@ -137,6 +142,7 @@ class FakeResponse {
   status = 0;
   headers: unknown;
   ended = 0;
+  setHeader(_name: string, _value: string) {}
   writeHead(status: number, headers: unknown) {
     this.status = status;
     this.headers = headers;
@@ -148,10 +154,12 @@ class FakeResponse {
 }
 // --visit-resident: each visit is to one of the resident links at random (nearly all miss the hot
 // tier and are read from the resident one), as the million scenario's are.
+/** --routed: every link has the routed scenario's document, and every visit a query to forward. */
+const QUERY = '?utm_source=bench&utm_medium=email';
 const VISIT_RESIDENT = args['visit-resident'] === true && RESIDENT > 0;
 const paths = VISIT_RESIDENT
   ? Array.from({ length: RESIDENT }, (_, i) => `/r${i}`)
-  : Array.from({ length: LINKS }, (_, i) => `/${String(i).padStart(7, '0')}`);
+  : Array.from({ length: LINKS }, (_, i) => `/${String(i).padStart(7, '0')}${args.routed ? QUERY : ''}`);
 const request = (url: string, userAgent: string) =>
   ({
     url,

@@ -110,6 +110,7 @@
 // --alerts gives the bench workspace a webhook subscription naming the traffic alerts
 // (analytics.spike, analytics.geo_anomaly), so the click writer also keeps the 5-minute windows
 // and evaluates the alerts of every link it writes (what such a workspace pays per click).
+import { ROUTED_DOCUMENT } from './routed-document';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -366,43 +367,6 @@ const linkIdOf = (i: number) => `lnk_bench${i.toString(36).padStart(15, '0')}`;
 const ROUTED = 1_000;
 const routedIdOf = (i: number) => `lnk_route${i.toString(36).padStart(15, '0')}`;
 const routedSlugOf = (i: number) => `rt${i}`;
-/** Every condition type once, none matching the bench's visits (a Linux Chrome from loopback). */
-const ROUTED_DOCUMENT = JSON.stringify({
-  rules: [
-    ['os', 'ios'],
-    ['device', 'tablet'],
-    ['browser', 'safari'],
-    ['language', 'fr'],
-    ['country', 'JP'],
-    ['city', 'Tokyo'],
-    ['ip', '203.0.113.0/24'],
-    ['after', '2999-01-01T00:00:00.000Z'],
-    ['before', '2000-01-01T00:00:00.000Z'],
-  ]
-    .map(([type, value], i) => ({
-      id: `rul_bench${i}`,
-      conditions: [{ type, value }],
-      url: `https://example.com/r${i}`,
-    }))
-    .concat([
-      {
-        id: 'rul_bench9',
-        conditions: [{ type: 'query', name: 'ref', value: 'x' }] as never,
-        url: 'https://example.com/r9',
-      },
-    ]),
-  split: {
-    variants: [
-      { id: 'var_bencha', url: 'https://example.com/a?v=a', weight: 50 },
-      { id: 'var_benchb', url: 'https://example.com/b?v=b', weight: 50 },
-    ],
-    endsAt: null,
-    metric: 'clicks',
-  },
-  forwardQuery: true,
-  indexable: false,
-  clickIdParam: 'sl_click',
-});
 const urlOf = (i: number) => `https://example.com/p/${i}`;
 
 // ---------------------------------------------------------------------------------------------

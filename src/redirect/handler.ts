@@ -288,18 +288,13 @@ export class RedirectService extends LookupTiers {
    */
   send(res: ServerResponse, status: 301 | 302, location: string, indexable: boolean, cookie: string | undefined): void {
     this.responses[status]++;
-    if (cookie !== undefined) res.setHeader('Set-Cookie', cookie);
-    res.writeHead(
-      status,
-      indexable
-        ? { Location: location, 'Cache-Control': REDIRECT_CACHE_CONTROL, 'Content-Length': 0 }
-        : {
-            Location: location,
-            'Cache-Control': REDIRECT_CACHE_CONTROL,
-            'Content-Length': 0,
-            'X-Robots-Tag': 'noindex',
-          },
-    );
+    // One object literal per case: setHeader before writeHead would take Node's slower path that
+    // merges the two.
+    const headers: Record<string, string | number> = indexable
+      ? { Location: location, 'Cache-Control': REDIRECT_CACHE_CONTROL, 'Content-Length': 0 }
+      : { Location: location, 'Cache-Control': REDIRECT_CACHE_CONTROL, 'Content-Length': 0, 'X-Robots-Tag': 'noindex' };
+    if (cookie !== undefined) headers['Set-Cookie'] = cookie;
+    res.writeHead(status, headers);
     res.end();
   }
 
