@@ -263,6 +263,8 @@ export interface PlaceLookup {
   readonly hasCities: boolean;
   locate(address: string): { country: string | null; city: string | null } | null;
   knowsCity(name: string): boolean;
+  /** Makes knowsCity answer without building the names on the caller's thread. */
+  loadCities?(): Promise<void>;
 }
 
 /** The destination a route sends to: the rule's or variant's url, else the link's own. */

@@ -57,6 +57,7 @@ export function routingOperations(services: OperationServices) {
       await rules.requireRole(auth, canUpdateLinks, 'update');
       const row = await rowOf(auth, linkId);
       const current = routingOf(row.routing);
+      if (body.rules?.some((r) => r.conditions.some((c) => c.type === 'city'))) await services.geo?.loadCities?.();
       const next = checkRouting(body as RoutingBody, current, services.geo ?? NO_CITIES, newId);
       const stored = isDefaultRouting(next) ? null : JSON.stringify(next);
       await repo.writeRouting(knex, row, stored, next.indexable, sameSplit(current.split, next.split));

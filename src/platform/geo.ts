@@ -7,6 +7,8 @@
 // install time. GEOIP_DB names a MaxMind GeoLite2/GeoIP2 Country or City file instead. Each file
 // is read into memory on its first lookup, not at import: a thread that never locates a visitor
 // (the redirect path without a country, city or ip rule) pays nothing for it.
+import { Worker } from 'node:worker_threads';
+import { threadEntry } from './thread-entry.ts';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import net from 'node:net';
@@ -24,8 +26,14 @@ export interface GeoLocator {
   readonly hasCities: boolean;
   /** The place of an IPv4 or IPv6 address (IPv4-mapped IPv6 too); null when not an address or unknown. Synchronous. */
   locate(address: string): Place | null;
-  /** Whether the data knows a city of this name (case-insensitive, exact); false when hasCities is false. */
+  /**
+   * Whether the data knows a city of this name (case-insensitive, exact); false when hasCities is
+   * false. Builds the names on this thread when loadCities has not: call that first on a thread
+   * that serves requests.
+   */
   knowsCity(name: string): boolean;
+  /** Builds the city names on a thread of its own (city-names-worker.ts), once. */
+  loadCities(): Promise<void>;
 }
 
 const require = createRequire(import.meta.url);
@@ -234,6 +242,7 @@ const PLACES_KEPT = 50_000;
 
 class MmdbLocator implements GeoLocator {
   private cities: Set<string> | undefined;
+  private loading: Promise<void> | undefined;
   private readonly places = new Map<string, Place | null>();
   private metadata: FileMetadata | undefined;
 
@@ -242,6 +251,7 @@ class MmdbLocator implements GeoLocator {
     private readonly v4: MmdbFile,
     private readonly v6: MmdbFile,
     private readonly packaged: boolean,
+    private readonly source: { geoipDb?: string },
   ) {}
 
   get hasCities(): boolean {
@@ -281,6 +291,40 @@ class MmdbLocator implements GeoLocator {
     }
     return this.cities.has(name.trim().toLowerCase());
   }
+
+  // Walking a city file's records takes about two seconds: on the API's thread every request and
+  // redirect of the process would wait for it.
+  loadCities(): Promise<void> {
+    if (this.cities || !this.hasCities) return Promise.resolve();
+    this.loading ??= namesOffThread(this.source).then(
+      (names) => {
+        this.cities = new Set(names);
+      },
+      (err) => {
+        this.loading = undefined;
+        throw err;
+      },
+    );
+    return this.loading;
+  }
+
+  /** Every city name, lower case, built on this thread (what the worker sends back). */
+  cityNameList(): string[] {
+    this.knowsCity('');
+    return [...(this.cities ?? [])];
+  }
+}
+
+function namesOffThread(source: { geoipDb?: string }): Promise<string[]> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(threadEntry(import.meta.url, './city-names-worker'), { workerData: source });
+    worker.once('message', (names: string[]) => {
+      resolve(names);
+      void worker.terminate();
+    });
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`the city names thread exited with code ${code}`)));
+  });
 }
 
 const locators = new Map<string, GeoLocator>();
@@ -292,10 +336,10 @@ export function geoLocator(config: { geoipDb?: string }): GeoLocator {
   if (!locator) {
     if (key) {
       const file = new MmdbFile(key);
-      locator = new MmdbLocator(file, file, false);
+      locator = new MmdbLocator(file, file, false, { geoipDb: key });
     } else {
       const { v4, v6 } = packagedFiles();
-      locator = new MmdbLocator(new MmdbFile(v4), new MmdbFile(v6), true);
+      locator = new MmdbLocator(new MmdbFile(v4), new MmdbFile(v6), true, {});
     }
     locators.set(key, locator);
   }
