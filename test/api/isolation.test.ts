@@ -237,6 +237,30 @@ describe.each(testEngines())('workspace isolation and key checks for every opera
       id: (t) => t.link.id,
       request: (id) => ({ method: 'PATCH', path: `/api/v1/links/${id}`, body: { title: 'changed by isolation test' } }),
     },
+    getLinkRouting: {
+      kind: 'id',
+      table: 'links',
+      id: (t) => t.link.id,
+      request: (id) => ({ method: 'GET', path: `/api/v1/links/${id}/routing` }),
+    },
+    setLinkRouting: {
+      kind: 'id',
+      table: 'links',
+      id: (t) => t.link.id,
+      request: (id) => ({ method: 'PUT', path: `/api/v1/links/${id}/routing`, body: { indexable: true } }),
+    },
+    tryLinkRouting: {
+      kind: 'id',
+      table: 'links',
+      id: (t) => t.link.id,
+      request: (id) => ({ method: 'POST', path: `/api/v1/links/${id}/routing/trial`, body: { query: 'a=1' } }),
+    },
+    getLinkRoutingReport: {
+      kind: 'id',
+      table: 'links',
+      id: (t) => t.link.id,
+      request: (id) => ({ method: 'GET', path: `/api/v1/links/${id}/routing/report` }),
+    },
     deleteLink: {
       kind: 'id',
       table: 'links',

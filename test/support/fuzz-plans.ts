@@ -287,12 +287,57 @@ export function operationSpecs(ops: Operation[], world: World): Record<string, O
         return undefined;
     }
   };
+  // Routing documents the rules accept: their refusals are setLinkRouting's `rules` below.
+  const routingCondition = fc.oneof(
+    fc.record({ type: fc.constant('os'), value: fc.constantFrom('ios', 'android', 'windows', 'macos', 'linux') }),
+    fc.record({ type: fc.constant('device'), value: fc.constantFrom('mobile', 'tablet', 'desktop') }),
+    fc.record({ type: fc.constant('language'), value: fc.constantFrom('en', 'fr', 'de') }),
+    fc.record({ type: fc.constant('country'), value: fc.constantFrom('US', 'FR', 'DE') }),
+    fc.record({ type: fc.constant('query'), name: fc.constantFrom('ref', 'utm_source') }),
+    fc.record({ type: fc.constant('ip'), value: fc.constantFrom('203.0.113.0/24', '2001:db8::/32') }),
+    fc.record({ type: fc.constantFrom('after', 'before'), value: fc.constant('2030-01-01T00:00:00Z') }),
+  );
+  const routingBody = fc.record(
+    {
+      rules: fc.array(
+        fc.record({ conditions: fc.array(routingCondition, { minLength: 1, maxLength: 3 }), url: fc.webUrl() }),
+        { maxLength: 3 },
+      ),
+      split: fc.option(
+        fc.integer({ min: 1, max: 99 }).map((w) => ({
+          variants: [
+            { url: 'https://example.com/a', weight: w },
+            { url: 'https://example.com/b', weight: 100 - w },
+          ],
+          endsAt: null,
+          metric: 'clicks',
+        })),
+      ),
+      forwardQuery: fc.boolean(),
+      indexable: fc.boolean(),
+      clickIdParam: fc.option(fc.constantFrom('sl_click', 'cid')),
+    },
+    { requiredKeys: [] },
+  );
+  const trialBody = fc.record(
+    {
+      userAgent: fc.constantFrom('Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X)', 'curl/8.0'),
+      country: fc.constantFrom('US', 'fr'),
+      language: fc.constantFrom('fr-FR,fr;q=0.9', 'en'),
+      query: fc.constantFrom('a=1', 'utm_source=x&ref=mail'),
+      ip: fc.constantFrom('203.0.113.9', '2001:db8::1'),
+      at: fc.constant('2030-01-01T00:00:00Z'),
+    },
+    { requiredKeys: [] },
+  );
   const conversionBody = arbFor(schemaOf('recordConversion'), conversionHint).map((body) => {
     const b = body as any;
     if (b.eventType === 'custom' && !b.customName) b.customName = 'fuzz_custom';
     if (b.eventType !== 'custom') delete b.customName;
     if (b.qrCodeId instanceof Ref && b.linkId !== undefined) b.linkId = new Ref('qr:main', b.qrCodeId.pick, 'linkId');
     if (b.metadata !== undefined && Buffer.byteLength(JSON.stringify(b.metadata)) > 4096) delete b.metadata;
+    // A click id is made by a redirect, never by hand: any other is the 400 routingBody's rules test.
+    delete b.clickId;
     return b;
   });
   const idempotency = fc.oneof(
@@ -366,6 +411,13 @@ export function operationSpecs(ops: Operation[], world: World): Record<string, O
   const pathOf = (pool: string, field = 'id') => ref(pool, field) as fc.Arbitrary<PathValue>;
   const missing = (prefix: string, ...pools: string[]) =>
     fc.oneof(unknownId(prefix) as fc.Arbitrary<PathValue>, ...pools.map((p) => pathOf(p)));
+  const linkParam = (valid: string) => ({
+    name: 'id',
+    valid: pathOf(valid),
+    control: pathOf('link:control'),
+    other: pathOf('link:other'),
+    missing: missing('lnk', 'link:deleted', 'goal:main'),
+  });
 
   return {
     listLinks: {
@@ -501,6 +553,67 @@ export function operationSpecs(ops: Operation[], world: World): Record<string, O
         missing: missing('lnk', 'link:deleted', 'goal:main'),
         consumes: true,
       },
+    },
+    getLinkRouting: { weight: 2, param: linkParam('link:stable') },
+    getLinkRoutingReport: { weight: 2, param: linkParam('link:stable') },
+    setLinkRouting: {
+      weight: 3,
+      param: linkParam('link:mutable'),
+      body: routingBody,
+      rules: routingBody.chain((b) =>
+        fc.constantFrom<{ mutation: string; value: unknown; statuses: number[] }>(
+          {
+            mutation: 'weights-not-100',
+            value: {
+              ...b,
+              split: {
+                variants: [
+                  { url: 'https://e.com/a', weight: 50 },
+                  { url: 'https://e.com/b', weight: 40 },
+                ],
+              },
+            },
+            statuses: [400],
+          },
+          {
+            mutation: 'javascript-url',
+            value: { ...b, rules: [routingRule('os', 'ios', 'javascript:alert(1)')] },
+            statuses: [400],
+          },
+          {
+            mutation: 'unknown-os',
+            value: { ...b, rules: [routingRule('os', 'beos', 'https://e.com')] },
+            statuses: [400],
+          },
+          {
+            mutation: 'unknown-city',
+            value: { ...b, rules: [routingRule('city', 'Xyzzyville', 'https://e.com')] },
+            statuses: [400],
+          },
+          {
+            mutation: '21-rules',
+            value: { ...b, rules: Array.from({ length: 21 }, () => routingRule('os', 'ios', 'https://e.com')) },
+            statuses: [400],
+          },
+          {
+            mutation: 'foreign-rule-id',
+            value: { ...b, rules: [{ id: 'rul_notmine', ...routingRule('os', 'ios', 'https://e.com') }] },
+            statuses: [400],
+          },
+        ),
+      ),
+    },
+    tryLinkRouting: {
+      weight: 2,
+      param: linkParam('link:stable'),
+      body: trialBody,
+      rules: trialBody.chain((b) =>
+        fc.constantFrom<{ mutation: string; value: unknown; statuses: number[] }>(
+          { mutation: 'bad-ip', value: { ...b, ip: 'not-an-address' }, statuses: [400] },
+          { mutation: 'bad-country', value: { ...b, country: 'Narnia' }, statuses: [400] },
+          { mutation: 'bad-at', value: { ...b, at: 'tomorrow' }, statuses: [400] },
+        ),
+      ),
     },
     getConversionSummary: { weight: 6, listing: true, query: summaryQuery },
     recordConversion: {
@@ -1438,6 +1551,9 @@ function planFor(op: Operation, spec: OpSpec): fc.Arbitrary<Plan> {
 }
 
 /** The whole request mix: every operation of the document, weighted; fails when an operation has no spec. */
+/** One rule of a routing document with one condition. */
+const routingRule = (type: string, value: string, url: string) => ({ conditions: [{ type, value }], url });
+
 export function planArbitrary(ops: Operation[], world: World): fc.Arbitrary<Plan> {
   const specs = operationSpecs(ops, world);
   const missing = ops.filter((o) => !specs[o.operationId]).map((o) => o.operationId);
