@@ -85,7 +85,7 @@ export function routingSuites(ctx: ContractContext) {
   });
 
   describe('tryLinkRouting and getLinkRoutingReport', () => {
-    it('200: a trial and a report; 400 for a bad trial value; 404 for another workspace', async () => {
+    it('200: a trial and a report; 400 for a bad trial value; 413 over 64 KiB; 404 for another workspace', async () => {
       const link = await ctx.makeLink({ url: 'https://example.com/trial' });
       const trial = await ctx.viaPrism('tryLinkRouting', json('POST', path(link.id, '/trial'), { query: 'a=1' }), 200);
       expect(trial.body.data).toMatchObject({
@@ -99,6 +99,7 @@ export function routingSuites(ctx: ContractContext) {
         routes: [{ kind: 'link', id: null, url: 'https://example.com/trial', clicks: 0, conversions: 0 }],
         split: null,
       });
+      await ctx.viaPrism('tryLinkRouting', json('POST', path(link.id, '/trial'), { ip: BIG }), 413);
       const theirs = await seedWorkspace(ctx.knex());
       await ctx.viaPrism('tryLinkRouting', json('POST', path(link.id, '/trial'), {}), 404, theirs.key);
       await ctx.viaPrism('getLinkRoutingReport', call('GET', path(link.id, '/report')), 404, theirs.key);
