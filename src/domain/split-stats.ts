@@ -54,7 +54,8 @@ export function compareVariants(tallies: VariantTally[]): Comparison | null {
   };
 }
 
-const round = (x: number) => Math.round(x * 1e6) / 1e6;
+/** A figure to six decimals, as the report gives rates and p-values. */
+export const round = (x: number) => Math.round(x * 1e6) / 1e6;
 
 /**
  * The winner of an ended split: the most clicks (`clicks`), or the highest conversion rate, then

@@ -13,6 +13,7 @@ import {
   chooseRoute,
   compileRouting,
   isDefaultRouting,
+  routeId,
   routeLocation,
   routingOf,
   type CompiledRouting,
@@ -22,7 +23,7 @@ import {
 import { parseAddress } from '../domain/addresses.ts';
 import { checkRouting, isCountryCode, sameSplit, type RoutingBody } from '../domain/routing-document.ts';
 import { explainRule } from '../domain/routing-explain.ts';
-import { compareVariants, rateOf } from '../domain/split-stats.ts';
+import { compareVariants, rateOf, round } from '../domain/split-stats.ts';
 import * as repo from '../db/repos/link-routing.ts';
 import { Facts } from '../redirect/visit-facts.ts';
 import { linkRules, type Actor } from './link-rules.ts';
@@ -32,6 +33,7 @@ type S = components['schemas'];
 export type RoutingOperations = ReturnType<typeof routingOperations>;
 
 const NO_CITIES = { hasCities: false, knowsCity: () => false };
+const linkLocation = (row: repo.RoutingRow) => locationOf(row.original_url) ?? row.original_url;
 
 export function routingOperations(services: OperationServices) {
   const knex = services.db.knex;
@@ -88,7 +90,7 @@ export function routingOperations(services: OperationServices) {
         },
         services.geo ?? null,
       );
-      const url = await linkUrl(row.id);
+      const url = linkLocation(row);
       const routing =
         compileRouting(row.routing, row.split_winner) ?? compileRouting(JSON.stringify(routingOf(null)), null)!;
       let route: Route = chooseRoute(routing, facts, body.variantId ?? null, null);
@@ -104,7 +106,7 @@ export function routingOperations(services: OperationServices) {
           destination === null
             ? null
             : forwardedLocation(destination, facts.rawQuery, routing.forwardQuery, null, null),
-        served: { kind: route.kind === 'unsettled' ? 'split' : route.kind, id: servedId(route) },
+        served: { kind: route.kind === 'unsettled' ? 'split' : route.kind, id: routeId(route) },
         reasons,
         visitor: {
           device: facts.device(),
@@ -129,7 +131,7 @@ export function routingOperations(services: OperationServices) {
         return { clicks: t?.clicks ?? 0, conversions: t?.conversions ?? 0 };
       };
       const routes: S['RoutingReport']['data']['routes'] = [
-        { kind: 'link', id: null, url: await linkUrl(row.id), ...take(null) },
+        { kind: 'link', id: null, url: linkLocation(row), ...take(null) },
         ...routing.rules.map((r) => ({ kind: 'rule' as const, id: r.id, url: r.url, ...take(r.id) })),
       ];
       const variants = (routing.split?.variants ?? []).map((v) => {
@@ -159,19 +161,6 @@ export function routingOperations(services: OperationServices) {
       };
     },
   };
-
-  async function linkUrl(linkId: string): Promise<string> {
-    const r = await knex('links').where({ id: linkId }).first('original_url');
-    return locationOf(r.original_url) ?? r.original_url;
-  }
-}
-
-const round = (x: number) => Math.round(x * 1e6) / 1e6;
-
-function servedId(route: Route): string | null {
-  if (route.kind === 'rule') return route.rule.id;
-  if (route.kind === 'variant' || route.kind === 'winner') return route.variant.id;
-  return null;
 }
 
 function splitReason(routing: CompiledRouting, route: Route): string {

@@ -237,14 +237,24 @@ export class RedirectService extends LookupTiers {
     this.send(res, visit.status, location, false, undefined);
   }
 
-  /** Hands a click to the click buffer; `route` is the rule or variant that served it. */
-  record(req: IncomingMessage, h: VisitHeaders, link: ResolvedLink, click: Click, at: number, route: string | null) {
+  /**
+   * Hands a click to the click buffer; `route` is the rule or variant that served it, `address`
+   * the client address when the visit's rules read it already.
+   */
+  record(
+    req: IncomingMessage,
+    h: VisitHeaders,
+    link: ResolvedLink,
+    click: Click,
+    at: number,
+    route: string | null,
+    address = clientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for'], this.deps.config.trustProxy),
+  ) {
     const { qrCodeId, via } = click;
     // Country headers only from a proxy we trust. The address goes to the click writer, which
     // locates it off this thread and keeps only its country and city (src/platform/geo.ts).
     const trustProxy = this.deps.config.trustProxy;
     const country = trustProxy > 0 ? h.country : undefined;
-    const address = clientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for'], trustProxy);
     this.deps.clicks.record({
       linkId: link.id,
       workspaceId: link.workspaceId,

@@ -9,7 +9,7 @@ import { chooseRoute, drawVariant, routeId, routeLocation, type Route } from '..
 import type { LookupTiers } from './lookup-tiers.ts';
 import type { PageVia } from './page-route.ts';
 import { Facts } from './visit-facts.ts';
-import type { VisitHeaders } from './visitor.ts';
+import { first, type VisitHeaders } from './visitor.ts';
 
 /** A visit that counts as a click: from a QR code (its id), and through a bio page's block (`via`). */
 export interface Click {
@@ -26,6 +26,7 @@ export interface RoutedHost extends Pick<LookupTiers, 'deps'> {
     click: Click,
     at: number,
     route: string | null,
+    address?: string,
   ): void;
   send(res: ServerResponse, status: 301 | 302, location: string, indexable: boolean, cookie: string | undefined): void;
 }
@@ -35,8 +36,6 @@ export const VARIANT_COOKIE = 'sl_v';
 /** How long a variant is kept when the split has no end. */
 const KEEP_WITHOUT_END_S = 180 * 24 * 3600;
 const COOKIE_PATH = /^\/[A-Za-z0-9_@/.-]*$/;
-
-const first = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
 
 export function routeVisit(
   svc: RoutedHost,
@@ -86,12 +85,12 @@ export function routeVisit(
         // The visitor still goes somewhere: a variant by weight, as before the end.
         svc.deps.log.warn({ err, linkId: link.id }, 'settling an ended split failed');
         const variant = drawVariant(split.variants, Math.random);
-        finish(svc, req, res, h, link, visit, now, click, rawQuery, { kind: 'variant', variant, drawn: false });
+        finish(svc, req, res, h, link, visit, now, click, rawQuery, { kind: 'variant', variant, drawn: false }, facts);
       },
     );
     return;
   }
-  finish(svc, req, res, h, link, visit, now, click, rawQuery, route);
+  finish(svc, req, res, h, link, visit, now, click, rawQuery, route, facts);
 }
 
 function finish(
@@ -105,6 +104,7 @@ function finish(
   click: Click | null,
   rawQuery: string | null,
   route: Route,
+  facts: Facts,
 ): void {
   const routing = link.routing!;
   if (route.kind === 'unsettled' || route.kind === 'split') {
@@ -114,7 +114,8 @@ function finish(
   const id = routeId(route);
   const clickId =
     click && routing.clickIdParam !== null && svc.deps.clickIds ? svc.deps.clickIds.make(link.id, id) : null;
-  if (click) svc.record(req, h, link, click, now, id);
+  // The address a rule may have read already: read once per visit.
+  if (click) svc.record(req, h, link, click, now, id, facts.addressText());
   const location = forwardedLocation(
     routeLocation(route, visit.location),
     rawQuery,

@@ -21,6 +21,7 @@ type Place = { country: string | null; city: string | null } | null;
 export class Facts implements VisitFacts {
   readonly now: number;
   private traits: AgentTraits | undefined;
+  private text: { value: string | undefined } | undefined;
   private place: Place | undefined;
   private addr: ReturnType<typeof parseAddress> | undefined;
   private params: Map<string, string[]> | undefined;
@@ -58,8 +59,13 @@ export class Facts implements VisitFacts {
   city() {
     return this.located()?.city ?? null;
   }
+  /** The client address as text, read from the request once. */
+  addressText(): string | undefined {
+    if (this.text === undefined) this.text = { value: this.v.address() };
+    return this.text.value;
+  }
   address() {
-    if (this.addr === undefined) this.addr = parseAddress(this.v.address());
+    if (this.addr === undefined) this.addr = parseAddress(this.addressText());
     return this.addr;
   }
   query() {

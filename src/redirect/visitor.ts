@@ -29,7 +29,8 @@ export interface VisitHeaders {
   country: string | undefined;
 }
 
-const first = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
+/** The first of a header Node may give as a list. */
+export const first = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
 
 // The User-Agent strings seen lately, each kept once. Node's parser makes a new string for every
 // request, and the first Map lookup on a string hashes all of it: for a browser's 100-odd

@@ -11,6 +11,7 @@ export interface RoutingRow {
   workspace_id: string;
   domain_key: string;
   slug: string;
+  original_url: string;
   routing: string | null;
   split_winner: string | null;
 }
@@ -19,7 +20,7 @@ export async function routingRow(knex: Knex, workspaceId: string, linkId: string
   return knex('links')
     .where({ id: linkId, workspace_id: workspaceId })
     .whereNull('deleted_at')
-    .first('id', 'workspace_id', 'domain_key', 'slug', 'routing', 'split_winner');
+    .first('id', 'workspace_id', 'domain_key', 'slug', 'original_url', 'routing', 'split_winner');
 }
 
 /**
