@@ -3,47 +3,50 @@
 import { createHmac, randomFillSync, timingSafeEqual } from 'node:crypto';
 import { BoundedCache } from './bounded-cache.ts';
 
-const decodeName = (raw: string): string => {
-  const plus = raw.includes('+') ? raw.replaceAll('+', ' ') : raw;
+/** A query name or value as a form decodes it (`+` a space, percent-escapes as UTF-8). */
+export function formDecode(raw: string): string {
+  // Most names and values have neither: no copy, and no call into decodeURIComponent (a
+  // runtime call that cost most of a forwarded visit).
+  if (raw.indexOf('%') === -1) return raw.indexOf('+') === -1 ? raw : raw.replaceAll('+', ' ');
   try {
-    return decodeURIComponent(plus);
+    return decodeURIComponent(raw.replaceAll('+', ' '));
   } catch {
-    return plus;
+    // A malformed escape or invalid UTF-8: decoded as WHATWG URLSearchParams does, which keeps the
+    // one and replaces the other.
+    return new URLSearchParams(`a=${raw}`).get('a') ?? raw;
   }
-};
+}
 const nameOf = (pair: string): string => {
   const eq = pair.indexOf('=');
-  return decodeName(eq === -1 ? pair : pair.slice(0, eq));
+  return formDecode(eq === -1 ? pair : pair.slice(0, eq));
 };
 
-/** A Location value taken apart for forwarding: kept per destination, which is read per click. */
-interface Parts {
+/**
+ * A Location value taken apart for forwarding, made once per destination (a routed link keeps
+ * its destinations', routing.ts; others are kept here by location).
+ */
+export interface LocationParts {
   path: string;
+  /** The destination's own query pairs, as `[name, pair, name, pair, …]`: one array to read. */
   own: string[];
-  names: Set<string>;
   fragment: string;
 }
 
-function partsOf(location: string): Parts {
+export function locationParts(location: string): LocationParts {
   const hash = location.indexOf('#');
   const base = hash === -1 ? location : location.slice(0, hash);
   const q = base.indexOf('?');
-  const own =
-    q === -1
-      ? []
-      : base
-          .slice(q + 1)
-          .split('&')
-          .filter((p) => p !== '');
-  return {
-    path: q === -1 ? base : base.slice(0, q),
-    own,
-    names: new Set(own.map(nameOf)),
-    fragment: hash === -1 ? '' : location.slice(hash),
-  };
+  const own: string[] = [];
+  if (q !== -1) for (const pair of base.slice(q + 1).split('&')) if (pair !== '') own.push(nameOf(pair), pair);
+  return { path: q === -1 ? base : base.slice(0, q), own, fragment: hash === -1 ? '' : location.slice(hash) };
 }
 // Keyed by the destinations' own strings, kept by the cached links: their hashes are computed once.
-const partsCache = new BoundedCache<Parts>(10_000);
+const partsCache = new BoundedCache<LocationParts>(10_000);
+
+function hasName(own: string[], name: string): boolean {
+  for (let i = 0; i < own.length; i += 2) if (own[i] === name) return true;
+  return false;
+}
 
 /**
  * `location` with the visit's raw query (`rawQuery`, without `?`) added when `forward`, and
@@ -51,6 +54,7 @@ const partsCache = new BoundedCache<Parts>(10_000);
  * the click id replaces a parameter of its name from either. Pairs are kept as sent, so their
  * percent-encoding is unchanged; the fragment stays last. Only query text is added: the
  * scheme, host and path are the destination's, so no visit can send the redirect elsewhere.
+ * `parts` is the location's, when the caller keeps them.
  */
 export function forwardedLocation(
   location: string,
@@ -58,21 +62,28 @@ export function forwardedLocation(
   forward: boolean,
   clickParam: string | null,
   clickId: string | null,
+  parts?: LocationParts,
 ): string {
   const visit = forward && rawQuery ? rawQuery : '';
   if (visit === '' && clickId === null) return location;
-  const d = partsCache.get(location, partsOf);
+  const d = parts ?? partsCache.get(location, locationParts);
   const clicked = clickId !== null && clickParam !== null;
-  const kept = clicked && d.names.has(clickParam) ? d.own.filter((p) => nameOf(p) !== clickParam) : d.own.slice();
-  if (visit !== '')
-    for (const pair of visit.split('&')) {
-      if (pair === '') continue;
+  const own = d.own;
+  let query = '';
+  for (let i = 0; i < own.length; i += 2)
+    if (!clicked || own[i] !== clickParam) query = query === '' ? own[i + 1] : `${query}&${own[i + 1]}`;
+  for (let from = 0; from < visit.length; ) {
+    let amp = visit.indexOf('&', from);
+    if (amp === -1) amp = visit.length;
+    if (amp > from) {
+      const pair = visit.slice(from, amp);
       const name = nameOf(pair);
-      if (d.names.has(name) || (clicked && name === clickParam)) continue;
-      kept.push(pair);
+      if (!hasName(own, name) && !(clicked && name === clickParam)) query = query === '' ? pair : `${query}&${pair}`;
     }
-  if (clicked) kept.push(`${clickParam}=${clickId}`);
-  return kept.length ? `${d.path}?${kept.join('&')}${d.fragment}` : `${d.path}${d.fragment}`;
+    from = amp + 1;
+  }
+  if (clicked) query = query === '' ? `${clickParam}=${clickId}` : `${query}&${clickParam}=${clickId}`;
+  return query === '' ? `${d.path}${d.fragment}` : `${d.path}?${query}${d.fragment}`;
 }
 
 /**
@@ -91,23 +102,23 @@ export class ClickIds {
   private used = this.pool.length;
   // link id → route ('' for the link's own url) → `{payload}.{mac}`. Two lookups by the cached
   // links' own strings, where one by a key built per click would hash a new string each time.
-  private readonly signed = new Map<string, Map<string, string>>();
+  private readonly signedIds = new Map<string, Map<string, string>>();
 
   constructor(masterKey: Buffer) {
     this.key = createHmac('sha256', masterKey).update('shortlink click ids v1').digest();
   }
 
+  /** A new click id for a click of `linkId` served by `route`. */
   make(linkId: string, route: string | null): string {
-    if (this.used + 9 > this.pool.length) {
-      randomFillSync(this.pool);
-      this.used = 0;
-    }
-    const nonce = this.pool.toString('base64url', this.used, this.used + 9);
-    this.used += 9;
-    let byRoute = this.signed.get(linkId);
+    return this.withNonce(this.signed(linkId, route));
+  }
+
+  /** `{payload}.{mac}` of a link and route, which a caller may keep (routed.ts keeps its destinations'). */
+  signed(linkId: string, route: string | null): string {
+    let byRoute = this.signedIds.get(linkId);
     if (byRoute === undefined) {
-      if (this.signed.size >= 10_000) this.signed.clear();
-      this.signed.set(linkId, (byRoute = new Map()));
+      if (this.signedIds.size >= 10_000) this.signedIds.clear();
+      this.signedIds.set(linkId, (byRoute = new Map()));
     }
     let signed = byRoute.get(route ?? '');
     if (signed === undefined) {
@@ -115,6 +126,17 @@ export class ClickIds {
       signed = `${payload}.${this.mac(payload)}`;
       byRoute.set(route ?? '', signed);
     }
+    return signed;
+  }
+
+  /** A click id from a `signed()` value: the nonce added. */
+  withNonce(signed: string): string {
+    if (this.used + 9 > this.pool.length) {
+      randomFillSync(this.pool);
+      this.used = 0;
+    }
+    const nonce = this.pool.toString('base64url', this.used, this.used + 9);
+    this.used += 9;
     return `${signed}.${nonce}`;
   }
 

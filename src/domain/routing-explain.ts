@@ -1,6 +1,12 @@
 // Why a rule did or did not match a visit, in words, for "Try a visit": the same tests the
-// redirect runs (routing.ts conditionTest), each with what the visit had.
-import { conditionTest, type CompiledRule, type RoutingCondition, type VisitFacts } from './routing.ts';
+// redirect runs (routing.ts conditionHolds, ruleMatches), each with what the visit had.
+import {
+  conditionHolds,
+  type CompiledRouting,
+  type RoutingCondition,
+  ruleMatches,
+  type VisitFacts,
+} from './routing.ts';
 
 const WANTS: Record<RoutingCondition['type'], string> = {
   device: 'device is',
@@ -45,14 +51,19 @@ function had(c: RoutingCondition, f: VisitFacts): string | null {
 
 export function explainCondition(c: RoutingCondition, f: VisitFacts): string {
   const wanted = c.type === 'query' ? (c.value === undefined ? c.name : `${c.name}=${c.value}`) : c.value;
-  const ok = conditionTest(c)(f);
+  const ok = conditionHolds(c, f);
   const value = had(c, f);
   return `${WANTS[c.type]} ${wanted}: ${ok ? 'yes' : 'no'} (visit: ${value === null ? 'unknown' : value})`;
 }
 
 /** `Rule 2 matches: OS is ios: yes (visit: ios)`, every condition checked. */
-export function explainRule(rule: CompiledRule, index: number, f: VisitFacts): string {
-  const parts = rule.conditions.map((c) => explainCondition(c, f));
-  const matches = rule.tests.every((t) => t(f));
+export function explainRule(
+  routing: CompiledRouting,
+  index: number,
+  conditions: RoutingCondition[],
+  f: VisitFacts,
+): string {
+  const parts = conditions.map((c) => explainCondition(c, f));
+  const matches = ruleMatches(routing, index, f);
   return `Rule ${index + 1} ${matches ? 'matches' : 'does not match'}: ${parts.join('; ')}`;
 }

@@ -2,7 +2,8 @@
 // compiled once per cached link, and the one decision both the redirect and "Try a visit" make
 // (chooseRoute). What it reads of a visit comes through VisitFacts, computed only when a
 // condition asks for it: a link without rules reads nothing.
-import { type Address, inRange, parseRange } from './addresses.ts';
+import { type Address, inRange, parseRange, type Range } from './addresses.ts';
+import { type LocationParts, locationParts } from './forwarding.ts';
 import { locationOf } from './location.ts';
 
 export const CONDITION_TYPES = [
@@ -78,18 +79,19 @@ export interface VisitFacts {
   query(): ReadonlyMap<string, readonly string[]>;
 }
 
-type Test = (f: VisitFacts) => boolean;
-
-interface Destination {
+export interface Destination extends LocationParts {
   id: string;
   url: string;
-  /** The url as a Location header value. */
+  /** The url as a Location header value, and its parts for forwarding a query into. */
   location: string;
+  /** The signed part of its click ids, kept by the redirect (routed.ts) with the signer's key. */
+  signedBy: object | null;
+  signed: string;
+  /** A variant's last split cookie, kept by the redirect (routed.ts) with what it was made of. */
+  cookie: string;
+  cookieFor: string;
 }
-export interface CompiledRule extends Destination {
-  conditions: RoutingCondition[];
-  tests: Test[];
-}
+export type CompiledRule = Destination;
 export interface CompiledVariant extends Destination {
   weight: number;
 }
@@ -102,10 +104,30 @@ export interface CompiledSplit {
   /** A settlement in progress on this process: the visits meanwhile wait for it. */
   settling?: Promise<string | null>;
 }
-export interface CompiledRouting {
-  /** The document as stored (links.routing), which a settled winner is written against. */
+/**
+ * The rules' conditions as one flat program: per rule, its condition count, then three numbers
+ * per condition (an op below and two operands: an index into `strings` or `ranges`, a mask and
+ * network, a time). Every cached routed link is read on its visits, and a visit to one of
+ * thousands finds its objects out of the CPU's caches: a closure, context and value per condition
+ * cost a memory read each, where this costs a few (bench/README.md, routed scenario).
+ */
+interface Program {
+  /** Numbers only, so V8 keeps them unboxed in one array on the heap, next to the routing. */
+  code: number[];
+  /** The operands that are text, shared between links through `interned`. */
+  strings: string[];
+  /** IPv6 ranges. */
+  ranges: Range[];
+}
+export interface CompiledRouting extends Program {
+  /** Where the rules' program ends in `code`; the split's weights follow, one per variant. */
+  rulesEnd: number;
+  /**
+   * The document as stored (links.routing), which a settled winner is written against. Only
+   * what a visit reads is kept besides, so a cached link's routing is a few objects close
+   * together: "Try a visit" parses this for the rest (routingOf).
+   */
   stored: string;
-  source: Routing;
   rules: CompiledRule[];
   split: CompiledSplit | null;
   forwardQuery: boolean;
@@ -115,64 +137,183 @@ export interface CompiledRouting {
   readsPlace: boolean;
 }
 
-/** A condition as a test. The document was checked when stored (routing-document.ts). */
-export function conditionTest(c: RoutingCondition): Test {
-  const value = c.value ?? '';
-  switch (c.type) {
-    case 'device':
-      return (f) => f.device() === value;
-    case 'os':
-      return (f) => f.os() === value;
-    case 'browser':
-      return (f) => f.browser() === value;
-    case 'language':
-      return (f) => f.language() === value;
-    case 'country':
-      return (f) => f.country() === value;
-    case 'city': {
-      const city = value.toLowerCase();
-      return (f) => f.city()?.toLowerCase() === city;
-    }
-    case 'query': {
-      const name = c.name ?? '';
-      if (c.value === undefined) return (f) => f.query().has(name);
-      return (f) => f.query().get(name)?.includes(value) ?? false;
-    }
-    case 'ip': {
-      const range = parseRange(value);
-      return (f) => {
-        const a = f.address();
-        return a !== null && range !== null && inRange(a, range);
-      };
-    }
-    case 'after': {
-      const t = Date.parse(value);
-      return (f) => f.now >= t;
-    }
-    case 'before': {
-      const t = Date.parse(value);
-      return (f) => f.now < t;
+const DEVICE = 1;
+const OS = 2;
+const BROWSER = 3;
+const LANGUAGE = 4;
+const COUNTRY = 5;
+const CITY = 6;
+const QUERY_HAS = 7;
+const QUERY_IS = 8;
+const IP4 = 9;
+const IP6 = 10;
+const NEVER = 11;
+const AFTER = 12;
+const BEFORE = 13;
+const SIMPLE: Partial<Record<ConditionType, number>> = {
+  device: DEVICE,
+  os: OS,
+  browser: BROWSER,
+  language: LANGUAGE,
+  country: COUNTRY,
+};
+
+// One instance per distinct operand text across links, so the same "ios" or "JP" of many links is
+// one string in memory and in the CPU's caches. Bounded: past it, a link keeps its own copy.
+const interned = new Map<string, string>();
+const INTERNED_MAX = 50_000;
+function intern(s: string): string {
+  const known = interned.get(s);
+  if (known !== undefined) return known;
+  if (interned.size < INTERNED_MAX) interned.set(s, s);
+  return s;
+}
+
+class ProgramBuilder implements Program {
+  readonly code: number[] = [];
+  readonly strings: string[] = [];
+  readonly ranges: Range[] = [];
+
+  rule(conditions: RoutingCondition[]): void {
+    this.code.push(conditions.length);
+    for (const c of conditions) this.code.push(...this.condition(c));
+  }
+
+  private text(s: string): number {
+    this.strings.push(intern(s));
+    return this.strings.length - 1;
+  }
+
+  /** A condition as [op, a, b]. The document was checked when stored (routing-document.ts). */
+  private condition(c: RoutingCondition): [number, number, number] {
+    const value = c.value ?? '';
+    const simple = SIMPLE[c.type];
+    if (simple !== undefined) return [simple, this.text(value), 0];
+    switch (c.type) {
+      case 'city':
+        return [CITY, this.text(value.toLowerCase()), 0];
+      case 'query':
+        return c.value === undefined
+          ? [QUERY_HAS, this.text(c.name ?? ''), 0]
+          : [QUERY_IS, this.text(c.name ?? ''), this.text(value)];
+      case 'ip': {
+        const range = parseRange(value);
+        if (range === null) return [NEVER, 0, 0];
+        if (range.v4 !== undefined) return [IP4, range.mask, range.v4];
+        this.ranges.push(range);
+        return [IP6, this.ranges.length - 1, 0];
+      }
+      case 'after':
+        return [AFTER, Date.parse(value), 0];
+      default:
+        return [BEFORE, Date.parse(value), 0];
     }
   }
 }
 
-const destination = (d: { id: string; url: string }): Destination => ({
-  id: d.id,
-  url: d.url,
-  location: locationOf(d.url) ?? d.url,
-});
+/**
+ * Whether the condition at `at` of a program holds for the visit. A fact the visit lacks fails
+ * before the operand is read: one memory read fewer per such condition.
+ */
+function holds(p: Program, at: number, f: VisitFacts): boolean {
+  const code = p.code;
+  const a = code[at + 1];
+  let fact: string | null;
+  switch (code[at]) {
+    case DEVICE:
+      fact = f.device();
+      break;
+    case OS:
+      fact = f.os();
+      break;
+    case BROWSER:
+      fact = f.browser();
+      break;
+    case LANGUAGE:
+      fact = f.language();
+      break;
+    case COUNTRY:
+      fact = f.country();
+      break;
+    case CITY:
+      fact = f.city()?.toLowerCase() ?? null;
+      break;
+    case QUERY_HAS:
+    case QUERY_IS: {
+      const query = f.query();
+      if (query.size === 0) return false;
+      const values = query.get(p.strings[a]);
+      return values !== undefined && (code[at] === QUERY_HAS || values.includes(p.strings[code[at + 2]]));
+    }
+    case IP4: {
+      const v4 = f.address()?.v4;
+      return v4 !== undefined && (v4 & a) >>> 0 === code[at + 2];
+    }
+    case IP6: {
+      const address = f.address();
+      return address !== null && address.v6 !== undefined && inRange(address, p.ranges[a]);
+    }
+    case AFTER:
+      return f.now >= a;
+    case BEFORE:
+      return f.now < a;
+    default:
+      return false;
+  }
+  return fact !== null && fact === p.strings[a];
+}
+
+/** Whether every condition of the rule whose program starts at `at` holds. */
+function ruleHolds(p: Program, at: number, f: VisitFacts): boolean {
+  const end = at + 1 + 3 * p.code[at];
+  for (let c = at + 1; c < end; c += 3) if (!holds(p, c, f)) return false;
+  return true;
+}
+
+/** Whether one condition holds for a visit: the test the redirect runs, for "Try a visit". */
+export function conditionHolds(c: RoutingCondition, f: VisitFacts): boolean {
+  const b = new ProgramBuilder();
+  b.rule([c]);
+  return holds(b, 1, f);
+}
+
+/** Whether rule `index` of a compiled routing matches a visit (every condition holds). */
+export function ruleMatches(r: CompiledRouting, index: number, f: VisitFacts): boolean {
+  let at = 0;
+  for (let i = 0; i < index; i++) at += 1 + 3 * r.code[at];
+  return ruleHolds(r, at, f);
+}
+
+function destination(d: { id: string; url: string }): Destination {
+  const location = locationOf(d.url) ?? d.url;
+  // Every field set here, so each destination has one shape on the redirect path.
+  return {
+    id: d.id,
+    url: d.url,
+    location,
+    ...locationParts(location),
+    signedBy: null,
+    signed: '',
+    cookie: '',
+    cookieFor: '',
+  };
+}
 
 export function compileRouting(stored: string | null, winnerId: string | null): CompiledRouting | null {
   if (!stored) return null;
   const source = JSON.parse(stored) as Routing;
+  const program = new ProgramBuilder();
+  for (const r of source.rules) program.rule(r.conditions);
+  const rulesEnd = program.code.length;
+  // The weights beside the rules: a draw reads no variant but the one it picks.
+  for (const v of source.split?.variants ?? []) program.code.push(v.weight);
   return {
+    rulesEnd,
+    code: program.code,
+    strings: program.strings,
+    ranges: program.ranges,
     stored,
-    source,
-    rules: source.rules.map((r) => ({
-      ...destination(r),
-      conditions: r.conditions,
-      tests: r.conditions.map(conditionTest),
-    })),
+    rules: source.rules.map(destination),
     split: source.split && {
       variants: source.split.variants.map((v) => ({ ...destination(v), weight: v.weight })),
       endsAt: source.split.endsAt === null ? null : Date.parse(source.split.endsAt),
@@ -216,10 +357,10 @@ export function chooseRoute(
   heldVariant: string | null,
   draw: (() => number) | null,
 ): Route {
-  rules: for (let i = 0; i < r.rules.length; i++) {
-    const rule = r.rules[i];
-    for (const test of rule.tests) if (!test(f)) continue rules;
-    return { kind: 'rule', index: i, rule };
+  const code = r.code;
+  for (let i = 0, at = 0; at < r.rulesEnd; i++) {
+    if (ruleHolds(r, at, f)) return { kind: 'rule', index: i, rule: r.rules[i] };
+    at += 1 + 3 * code[at];
   }
   const split = r.split;
   if (split === null) return LINK;
@@ -232,17 +373,17 @@ export function chooseRoute(
     if (held) return { kind: 'variant', variant: held, drawn: false };
   }
   if (draw === null) return SPLIT;
-  return { kind: 'variant', variant: drawVariant(split.variants, draw), drawn: true };
+  return { kind: 'variant', variant: drawVariant(r, draw), drawn: true };
 }
 
-/** A variant drawn by weight (`draw` gives a number in [0, 1)). */
-export function drawVariant(variants: CompiledVariant[], draw: () => number): CompiledVariant {
+/** A variant of the split drawn by weight (`draw` gives a number in [0, 1)). */
+export function drawVariant(r: CompiledRouting, draw: () => number): CompiledVariant {
+  const code = r.code;
+  const last = code.length - 1;
   let point = draw() * 100;
-  for (const v of variants) {
-    point -= v.weight;
-    if (point < 0) return v;
-  }
-  return variants[variants.length - 1];
+  let at = r.rulesEnd;
+  while (at < last && (point -= code[at]) >= 0) at++;
+  return r.split!.variants[at - r.rulesEnd];
 }
 
 /** The id a click records for what served it (clicks.route): null for the link's own url. */

@@ -98,7 +98,8 @@ export function routingOperations(services: OperationServices) {
         routing.split!.winnerId = await repo.settleSplit(knex, resolvedOf(row, routing));
         route = chooseRoute(routing, facts, body.variantId ?? null, null);
       }
-      const reasons = routing.rules.map((rule, i) => explainRule(rule, i, facts));
+      const doc = routingOf(routing.stored);
+      const reasons = doc.rules.map((r, i) => explainRule(routing, i, r.conditions, facts));
       reasons.push(splitReason(routing, route));
       const destination = route.kind === 'split' ? null : routeLocation(route, url);
       return {
@@ -116,7 +117,7 @@ export function routingOperations(services: OperationServices) {
           country: facts.country(),
           city: facts.city(),
         },
-        variants: route.kind === 'split' ? routing.source.split!.variants : [],
+        variants: route.kind === 'split' ? doc.split!.variants : [],
       };
     },
 

@@ -5,7 +5,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { clientAddress } from '../domain/client-address.ts';
 import { forwardedLocation } from '../domain/forwarding.ts';
 import type { ResolvedLink, Visit } from '../domain/resolve.ts';
-import { chooseRoute, drawVariant, routeId, routeLocation, type Route } from '../domain/routing.ts';
+import {
+  chooseRoute,
+  type CompiledVariant,
+  drawVariant,
+  routeId,
+  routeLocation,
+  type Route,
+} from '../domain/routing.ts';
 import type { LookupTiers } from './lookup-tiers.ts';
 import type { PageVia } from './page-route.ts';
 import { Facts } from './visit-facts.ts';
@@ -84,7 +91,7 @@ export function routeVisit(
       (err) => {
         // The visitor still goes somewhere: a variant by weight, as before the end.
         svc.deps.log.warn({ err, linkId: link.id }, 'settling an ended split failed');
-        const variant = drawVariant(split.variants, Math.random);
+        const variant = drawVariant(routing, Math.random);
         finish(svc, req, res, h, link, visit, now, click, rawQuery, { kind: 'variant', variant, drawn: false }, facts);
       },
     );
@@ -109,11 +116,24 @@ function finish(
   const routing = link.routing!;
   if (route.kind === 'unsettled' || route.kind === 'split') {
     // Settled to no winner (a split changed meanwhile): a variant by weight.
-    route = { kind: 'variant', variant: drawVariant(routing.split!.variants, Math.random), drawn: false };
+    route = { kind: 'variant', variant: drawVariant(routing, Math.random), drawn: false };
   }
   const id = routeId(route);
-  const clickId =
-    click && routing.clickIdParam !== null && svc.deps.clickIds ? svc.deps.clickIds.make(link.id, id) : null;
+  const dest = route.kind === 'rule' ? route.rule : route.kind === 'link' ? null : route.variant;
+  const ids = svc.deps.clickIds;
+  let clickId: string | null = null;
+  if (click && routing.clickIdParam !== null && ids) {
+    // A destination keeps its signed part: a lookup in the signer's maps per click reads memory
+    // no other visit to this link does.
+    if (dest === null) clickId = ids.make(link.id, id);
+    else {
+      if (dest.signedBy !== ids) {
+        dest.signed = ids.signed(link.id, id);
+        dest.signedBy = ids;
+      }
+      clickId = ids.withNonce(dest.signed);
+    }
+  }
   // The address a rule may have read already: read once per visit.
   if (click) svc.record(req, h, link, click, now, id, facts.addressText());
   const location = forwardedLocation(
@@ -122,10 +142,11 @@ function finish(
     routing.forwardQuery,
     routing.clickIdParam,
     clickId,
+    dest ?? undefined,
   );
   const cookie =
     route.kind === 'variant' && route.drawn
-      ? variantCookie(req, link.id, route.variant.id, routing.split!.endsAt, now)
+      ? variantCookie(req, link.id, route.variant, routing.split!.endsAt, now)
       : undefined;
   svc.send(res, visit.status, location, routing.indexable, cookie);
 }
@@ -143,10 +164,23 @@ export function heldVariant(cookieHeader: string | undefined, linkId: string): s
   return null;
 }
 
-function variantCookie(req: IncomingMessage, linkId: string, variantId: string, endsAt: number | null, now: number) {
+function variantCookie(
+  req: IncomingMessage,
+  linkId: string,
+  variant: CompiledVariant,
+  endsAt: number | null,
+  now: number,
+) {
   const url = req.url ?? '/';
   const q = url.indexOf('?');
   const path = q === -1 ? url : url.slice(0, q);
   const maxAge = endsAt === null ? KEEP_WITHOUT_END_S : Math.max(1, Math.ceil((endsAt - now) / 1000));
-  return `${VARIANT_COOKIE}=${linkId}.${variantId}; Path=${COOKIE_PATH.test(path) ? path : '/'}; Max-Age=${maxAge}; HttpOnly; Secure; SameSite=Lax`;
+  // The variant keeps the last one made: the same for every visit through one path (and, until a
+  // split with an end, one second).
+  const madeOf = `${maxAge} ${path}`;
+  if (variant.cookieFor !== madeOf) {
+    variant.cookie = `${VARIANT_COOKIE}=${linkId}.${variant.id}; Path=${COOKIE_PATH.test(path) ? path : '/'}; Max-Age=${maxAge}; HttpOnly; Secure; SameSite=Lax`;
+    variant.cookieFor = madeOf;
+  }
+  return variant.cookie;
 }

@@ -233,6 +233,42 @@ describe.each(testEngines())('link routing on %s', (engine) => {
     expect(toA).toBeLessThan(210 + 36);
   });
 
+  it("scopes each split cookie to the path visited, and counts an end's seconds down", async () => {
+    const link = await newLink();
+    const endsAt = new Date(Date.now() + 3600_000).toISOString();
+    const res = await put(link.id, {
+      split: {
+        variants: [
+          { url: 'https://example.com/a', weight: 50 },
+          { url: 'https://example.com/b', weight: 50 },
+        ],
+        endsAt,
+      },
+    });
+    expect(res.status).toBe(200);
+    // The redirect keeps a variant's last cookie: each visit must still get its own path's.
+    const paths = [
+      link.slug,
+      link.slug.toUpperCase(),
+      link.slug,
+      `%${link.slug.charCodeAt(0).toString(16)}${link.slug.slice(1)}`,
+    ];
+    for (let i = 0; i < 12; i++) {
+      const path = paths[i % paths.length];
+      const cookie = String((await visit(path)).headers['set-cookie']);
+      const wanted = path.includes('%') ? '/' : `/${path}`;
+      expect(cookie).toContain(`; Path=${wanted}; `);
+      const maxAge = Number(/Max-Age=(\d+)/.exec(cookie)?.[1]);
+      expect(maxAge).toBeGreaterThan(3500);
+      expect(maxAge).toBeLessThanOrEqual(3600);
+    }
+    const maxAgeNow = async () =>
+      Number(/Max-Age=(\d+)/.exec(String((await visit(link.slug)).headers['set-cookie']))?.[1]);
+    const before = await maxAgeNow();
+    await new Promise((r) => setTimeout(r, 2100));
+    expect(await maxAgeNow()).toBeLessThanOrEqual(before - 2);
+  });
+
   it('serves the winner by clicks to everyone once the split ends', async () => {
     const link = await newLink();
     const res = await put(link.id, {

@@ -1,9 +1,11 @@
 // The pure parts of routing: query forwarding, click ids, client addresses, the split's figures.
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { inRange, parseAddress, parseRange } from '../../src/domain/addresses';
 import { ClickIds, forwardedLocation } from '../../src/domain/forwarding';
 import { compareVariants, winnerOf } from '../../src/domain/split-stats';
-import { preferredLanguage } from '../../src/domain/visitor-traits';
+import { preferredLanguage, queryParams } from '../../src/domain/visitor-traits';
+import { compileRouting } from '../../src/domain/routing';
 
 describe('forwardedLocation', () => {
   it.each([
@@ -90,5 +92,58 @@ describe('languages and splits', () => {
         { id: 'b', clicks: 0, conversions: 0 },
       ]),
     ).toBeNull();
+  });
+});
+
+describe('queryParams', () => {
+  // Read by hand on the redirect path: it must read every query as URLSearchParams does.
+  const piece = fc.constantFrom(
+    'a',
+    'b',
+    '=',
+    '&',
+    '+',
+    '%',
+    '%2',
+    '%20',
+    '%2B',
+    '%C3%A9',
+    '%FF',
+    '%zz',
+    'é',
+    ' ',
+    '中',
+  );
+  it('reads any query as URLSearchParams does', () => {
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 24 }), (pieces) => {
+        const raw = pieces.join('');
+        const wanted = new Map<string, string[]>();
+        for (const [k, v] of new URLSearchParams(raw)) wanted.set(k, [...(wanted.get(k) ?? []), v]);
+        expect(queryParams(raw)).toEqual(wanted);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+
+describe('a compiled routing', () => {
+  it('gives each destination its own parts: forwarding with them is forwarding without', () => {
+    const routing = compileRouting(
+      JSON.stringify({
+        rules: [{ id: 'rul_1', conditions: [{ type: 'os', value: 'ios' }], url: 'https://e.com/p?a=1&sl=x#f' }],
+        split: null,
+        forwardQuery: true,
+        indexable: false,
+        clickIdParam: 'sl',
+      }),
+      null,
+    )!;
+    const rule = routing.rules[0];
+    for (const query of ['a=2&b=3', 'sl=forged', '', 'c']) {
+      expect(forwardedLocation(rule.location, query, true, 'sl', 'ID', rule)).toBe(
+        forwardedLocation(rule.location, query, true, 'sl', 'ID'),
+      );
+    }
   });
 });
