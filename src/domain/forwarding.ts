@@ -99,7 +99,8 @@ export class ClickIds {
   private readonly key: Buffer;
   // Random bytes drawn 4 KiB at a time: a draw per click would cost a call into OpenSSL each.
   private readonly pool = Buffer.alloc(4095);
-  private used = this.pool.length;
+  private nonces = '';
+  private used = 0;
   // link id → route ('' for the link's own url) → `{payload}.{mac}`. Two lookups by the cached
   // links' own strings, where one by a key built per click would hash a new string each time.
   private readonly signedIds = new Map<string, Map<string, string>>();
@@ -131,12 +132,14 @@ export class ClickIds {
 
   /** A click id from a `signed()` value: the nonce added. */
   withNonce(signed: string): string {
-    if (this.used + 9 > this.pool.length) {
+    if (this.used >= this.nonces.length) {
       randomFillSync(this.pool);
+      // 9 bytes are 12 base64url characters: the pool encoded once, a nonce sliced per click.
+      this.nonces = this.pool.toString('base64url');
       this.used = 0;
     }
-    const nonce = this.pool.toString('base64url', this.used, this.used + 9);
-    this.used += 9;
+    const nonce = this.nonces.slice(this.used, this.used + 12);
+    this.used += 12;
     return `${signed}.${nonce}`;
   }
 

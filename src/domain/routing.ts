@@ -89,7 +89,8 @@ export interface Destination extends LocationParts {
   signed: string;
   /** A variant's last split cookie, kept by the redirect (routed.ts) with what it was made of. */
   cookie: string;
-  cookieFor: string;
+  cookieMaxAge: number;
+  cookiePath: string;
 }
 export type CompiledRule = Destination;
 export interface CompiledVariant extends Destination {
@@ -295,7 +296,8 @@ function destination(d: { id: string; url: string }): Destination {
     signedBy: null,
     signed: '',
     cookie: '',
-    cookieFor: '',
+    cookieMaxAge: 0,
+    cookiePath: '',
   };
 }
 

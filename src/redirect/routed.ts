@@ -177,10 +177,10 @@ function variantCookie(
   const maxAge = endsAt === null ? KEEP_WITHOUT_END_S : Math.max(1, Math.ceil((endsAt - now) / 1000));
   // The variant keeps the last one made: the same for every visit through one path (and, until a
   // split with an end, one second).
-  const madeOf = `${maxAge} ${path}`;
-  if (variant.cookieFor !== madeOf) {
+  if (variant.cookieMaxAge !== maxAge || variant.cookiePath !== path) {
     variant.cookie = `${VARIANT_COOKIE}=${linkId}.${variant.id}; Path=${COOKIE_PATH.test(path) ? path : '/'}; Max-Age=${maxAge}; HttpOnly; Secure; SameSite=Lax`;
-    variant.cookieFor = madeOf;
+    variant.cookieMaxAge = maxAge;
+    variant.cookiePath = path;
   }
   return variant.cookie;
 }
