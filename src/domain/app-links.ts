@@ -35,7 +35,7 @@ function appIdList(value: unknown, field: string): void {
     throw invalid(`${field} must be a non-empty array of app ids`, field);
   value.forEach((id, i) => {
     if (typeof id !== 'string' || !APP_ID.test(id))
-      throw invalid(`${field}[${i}] must be an app id TEAMID.bundle.id, such as ABCDE12345.com.example.app`, field);
+      throw invalid(`${field}.${i} must be an app id TEAMID.bundle.id, such as ABCDE12345.com.example.app`, `${field}.${i}`);
   });
 }
 
@@ -49,7 +49,7 @@ function checkApple(doc: unknown): void {
     if (!Array.isArray(applinks.details))
       throw invalid('apple.applinks.details must be an array', 'apple.applinks.details');
     applinks.details.forEach((entry, i) => {
-      const at = `apple.applinks.details[${i}]`;
+      const at = `apple.applinks.details.${i}`;
       if (!isObject(entry)) throw invalid(`${at} must be an object`, at);
       if (entry.appIDs !== undefined) appIdList(entry.appIDs, `${at}.appIDs`);
       else if (typeof entry.appID !== 'string' || !APP_ID.test(entry.appID))
@@ -80,8 +80,8 @@ function checkTarget(target: unknown, at: string): void {
     prints.forEach((p, j) => {
       if (typeof p !== 'string' || !FINGERPRINT.test(p))
         throw invalid(
-          `${at}.sha256_cert_fingerprints[${j}] must be 32 upper-case hex pairs separated by colons`,
-          `${at}.sha256_cert_fingerprints`,
+          `${at}.sha256_cert_fingerprints.${j} must be 32 upper-case hex pairs separated by colons`,
+          `${at}.sha256_cert_fingerprints.${j}`,
         );
     });
   } else if (target.namespace === 'web') {
@@ -99,7 +99,7 @@ function checkAndroid(doc: unknown): void {
   if (!Array.isArray(doc) || doc.length === 0)
     throw invalid('android must be a non-empty JSON array of statements (assetlinks.json)', 'android');
   doc.forEach((statement, i) => {
-    const at = `android[${i}]`;
+    const at = `android.${i}`;
     if (!isObject(statement)) throw invalid(`${at} must be an object`, at);
     const relation = statement.relation;
     if (!Array.isArray(relation) || relation.length === 0 || !relation.every((r) => typeof r === 'string' && r))

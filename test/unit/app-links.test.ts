@@ -43,7 +43,7 @@ describe('appLinksText', () => {
     expect(FINGERPRINT).toMatch(/^([0-9A-F]{2}:){31}[0-9A-F]{2}$/);
     const target = { ...ANDROID[0].target, sha256_cert_fingerprints: [`${FINGERPRINT}:00`] };
     expect(() => appLinksText({ android: [{ relation: ['x'], target }] })).toThrow(
-      'android[0].target.sha256_cert_fingerprints[0] must be 32 upper-case hex pairs separated by colons',
+      'android.0.target.sha256_cert_fingerprints.0 must be 32 upper-case hex pairs separated by colons',
     );
   });
 });

@@ -33,7 +33,7 @@ export function useFormErrors<K extends string>(fieldOf: Record<string, K>, form
   const show = useCallback(
     (err: unknown, formatForm?: (message: string, status: number) => string) => {
       const e = asApiError(err);
-      // "value.amountMinor" or "tagIds[2]" name their top-level field first.
+      // "value.amountMinor" or "tagIds.2" name their top-level field first.
       const top = e.field?.split(/[.[]/)[0];
       const key = e.field ? (fieldOf[e.field] ?? (top ? fieldOf[top] : undefined)) : undefined;
       if (key) setErrors({ fields: { [key]: e.message } as Partial<Record<K, string>>, form: null });

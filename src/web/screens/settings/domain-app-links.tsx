@@ -13,7 +13,7 @@ import { OutcomeNotice, useOutcome } from '../../components/outcome-notice.tsx';
 import { boundText } from '../../components/text-inputs.ts';
 
 type Field = 'apple' | 'android';
-// The API names the place in a document (`apple.applinks.details[0].appIDs`): its first part is the field.
+// The API names the place in a document (`apple.applinks.details.0.appIDs`): its first part is the field.
 const FIELDS: Record<string, Field> = { apple: 'apple', android: 'android' };
 
 const asText = (doc: unknown) => (doc === null || doc === undefined ? '' : JSON.stringify(doc, null, 2));
