@@ -35,7 +35,10 @@ function appIdList(value: unknown, field: string): void {
     throw invalid(`${field} must be a non-empty array of app ids`, field);
   value.forEach((id, i) => {
     if (typeof id !== 'string' || !APP_ID.test(id))
-      throw invalid(`${field}.${i} must be an app id TEAMID.bundle.id, such as ABCDE12345.com.example.app`, `${field}.${i}`);
+      throw invalid(
+        `${field}.${i} must be an app id TEAMID.bundle.id, such as ABCDE12345.com.example.app`,
+        `${field}.${i}`,
+      );
   });
 }
 
