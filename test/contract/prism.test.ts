@@ -49,6 +49,7 @@ import { linkSuites } from './prism/links';
 import { routingSuites } from './prism/routing';
 import { visitorSuites } from './prism/visitors';
 import { webhookSuites } from './prism/webhooks';
+import { workspaceObjectSuites } from './prism/workspace-objects';
 
 describe.each(testEngines())('OpenAPI contract checked by a Prism proxy on %s', (engine) => {
   const coverage = new ContractCoverage();
@@ -108,6 +109,7 @@ describe.each(testEngines())('OpenAPI contract checked by a Prism proxy on %s', 
   routingSuites(ctx);
   conversionSuites(ctx);
   webhookSuites(ctx);
+  workspaceObjectSuites(ctx);
   visitorSuites(ctx);
   deploymentSuites(ctx);
 
