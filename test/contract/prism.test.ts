@@ -26,7 +26,8 @@
 // ./prism-detection.test.ts.
 //
 // The suites, one module per area under ./prism/: access.ts (401, 403, 429 of every operation
-// that takes a key), links.ts, conversions.ts, webhooks.ts, visitors.ts (short links, password
+// that takes a key), links.ts, conversions.ts, webhooks.ts, workspace-objects.ts (tags, QR codes,
+// domains), visitors.ts (short links, password
 // form, QR codes, probes) and deployment.ts (a second server and proxy: plain HTTP behind a proxy,
 // features and webhook variants switched off, then a database that cannot be read). The last test
 // fails when a status the document declares for any operation was never exercised, the few that
