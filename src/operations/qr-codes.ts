@@ -15,7 +15,7 @@ export interface QrCodeView {
   createdAt: string;
 }
 
-export function qrCodeOperations(services: Pick<OperationServices, 'db' | 'config' | 'linkCache' | 'log'>) {
+export function qrCodeOperations(services: Pick<OperationServices, 'db' | 'queries' | 'config' | 'linkCache' | 'log'>) {
   const { knex } = services.db;
   const present = (row: qrCodes.QrCodeRow): QrCodeView => {
     const url = `https://${services.config.shortDomain}/qr/${row.code}`;
@@ -48,7 +48,8 @@ export function qrCodeOperations(services: Pick<OperationServices, 'db' | 'confi
     },
 
     async page(workspaceId: string, page: number, limit: number, linkId?: string) {
-      const { rows, total } = await qrCodes.qrCodesPage(knex, workspaceId, page, limit, linkId);
+      // On the query threads on SQLite, as the link list: the count grows with the workspace's codes.
+      const { rows, total } = await services.queries.qrCodesPage(workspaceId, page, limit, linkId);
       return { data: rows.map(present), meta: { page, limit, total } };
     },
 
