@@ -12,7 +12,7 @@ export interface paths {
          * @description Lists the links of the key's workspace, newest first (by `createdAt`, ties
          *     broken by creation order). Deleted links are excluded from `data` and from `meta.total`.
          *
-         *     This is the only paginated endpoint; paging is by page number, not cursor. A
+         *     This and `GET /api/v1/qr-codes` are the paginated endpoints; paging is by page number, not cursor. A
          *     link created while paging can shift rows to the next page. A page past the end
          *     answers 200 with an empty `data` array. `page` below 1, `limit` below 1 or
          *     above 100, or a non-integer value gives 400.
@@ -226,6 +226,183 @@ export interface paths {
          *     **Scope:** `links:read`.
          */
         get: operations["getLinkRoutingReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List tags
+         * @description Lists every tag of the key's workspace, ordered by name (not paginated). A tag's `id`
+         *     is what a link's `tagIds` names.
+         *
+         *     **Scope:** `links:read`.
+         */
+        get: operations["listTags"];
+        put?: never;
+        /**
+         * Create a tag
+         * @description Makes a tag in the key's workspace, answered 201 with the tag. A name is unique in
+         *     the workspace: a name the workspace already has gives 409. The name is trimmed of
+         *     surrounding spaces; a blank name, one over 100 characters or a colour not written
+         *     `#rrggbb` gives 400 naming the field. These are the dashboard's rules for tags.
+         *
+         *     **Scope:** `links:write`.
+         */
+        post: operations["createTag"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tags/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Tag id. A tag of another workspace, a deleted tag or an unknown id gives 404.
+                 * @example tag_4Fs8kQ2wZr
+                 */
+                id: components["parameters"]["TagId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a tag
+         * @description Deletes the tag, answered 204 with no body. The tag leaves every link that had it, in
+         *     the same change; those links keep their `updatedAt`, and **no `link.updated` webhook
+         *     event is sent** for them (a subscriber that mirrors links' tags should drop the tag
+         *     itself). A link's `tagIds` naming the deleted id gives 400 from then on. A tag of
+         *     another workspace, an already deleted or unknown id gives 404.
+         *
+         *     **Scope:** `links:write`.
+         */
+        delete: operations["deleteTag"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a tag
+         * @description Renames or recolours a tag; omitted fields stay as they were. Every link with the tag
+         *     shows the change at once. A name another tag of the workspace has gives 409; the
+         *     field rules are those of `POST /api/v1/tags`. A tag of another workspace or an
+         *     unknown id gives 404.
+         *
+         *     **Scope:** `links:write`.
+         */
+        patch: operations["updateTag"];
+        trace?: never;
+    };
+    "/api/v1/qr-codes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List QR codes
+         * @description Lists the QR codes of the key's workspace, newest first (by `createdAt`, ties broken
+         *     by `id`), paged like `GET /api/v1/links`: by page number, a page past the end answers
+         *     200 with an empty `data` array, and `page` below 1, `limit` below 1 or above 100, or a
+         *     non-integer value gives 400. `linkId` narrows the list to one link's codes. Deleted
+         *     QR codes and the codes of deleted links are not listed.
+         *
+         *     **Scope:** `links:read`.
+         */
+        get: operations["listQrCodes"];
+        put?: never;
+        /**
+         * Create a QR code
+         * @description Makes a new QR code for a link of the key's workspace, answered 201. A link may have
+         *     several codes (one per poster, say); each counts its own scans and may be named by
+         *     conversions (`qrCodeId`). A link of another workspace, a deleted link or an unknown
+         *     id gives 404.
+         *
+         *     **Scope:** `links:write`.
+         */
+        post: operations["createQrCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/qr-codes/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description QR code id. A QR code of another workspace, a deleted one, one whose link was deleted or an unknown id gives 404.
+                 * @example qr_2Hn5tB8sXc
+                 */
+                id: components["parameters"]["QrCodeId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Retrieve a QR code
+         * @description Returns one QR code of the key's workspace (the same object as in the list). A QR
+         *     code of another workspace, a deleted one, one whose link was deleted or an unknown id
+         *     gives 404.
+         *
+         *     **Scope:** `links:read`.
+         */
+        get: operations["getQrCode"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a QR code
+         * @description Deletes the QR code, answered 204 with no body; its link is untouched. From the next
+         *     scan its address (`url`) and its images answer 404, on every process.
+         *
+         *     Conversions keep the interface's rules for a QR code that no longer exists:
+         *     conversions already recorded with its `qrCodeId` keep it, stay attributed to its link
+         *     and still count under `byQr` in the conversion summary; a new conversion naming it
+         *     gets 400 (`field: qrCodeId`), as for an unknown id; a goal measuring it reports
+         *     `scopeObjectMissing: true`. A QR code of another workspace, an already deleted or
+         *     unknown id gives 404.
+         *
+         *     **Scope:** `links:write`.
+         */
+        delete: operations["deleteQrCode"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/domains": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List custom domains
+         * @description Lists every custom domain of the key's workspace, ordered by host (not paginated),
+         *     with its status: a new link may name an ACTIVE domain's `id` as its `domainId`.
+         *     Domains are added, verified and disabled in the dashboard (the operator command line),
+         *     not through this API.
+         *
+         *     **Scope:** `links:read`.
+         */
+        get: operations["listDomains"];
         put?: never;
         post?: never;
         delete?: never;
@@ -800,7 +977,7 @@ export interface components {
              */
             code?: string;
         };
-        /** @description A workspace tag attached to a link. Tags are created in the dashboard (operator command line); the API only attaches existing ones by id. */
+        /** @description A workspace tag (on a link, one it carries). Tags are made in the dashboard, the operator command line or with `POST /api/v1/tags`; a link names them by id in `tagIds`. */
         Tag: {
             /** @description Tag identifier, as used in `tagIds`. */
             id: string;
@@ -808,6 +985,101 @@ export interface components {
             name: string;
             /** @description Display colour of the tag, as stored (for example a hex colour such as `#22c55e`). */
             color: string;
+        };
+        /** @description A new tag of the key's workspace. */
+        TagCreate: {
+            /** @description Name, unique in the workspace (409 when the workspace has it). Surrounding spaces are trimmed; it may not be blank; at most 100 characters. */
+            name: string & unknown;
+            /** @description Display colour as `#rrggbb` (default `#6b7280`, a grey). */
+            color?: string;
+        };
+        /** @description The tag's fields to change; omitted fields stay as they were. */
+        TagUpdate: {
+            /** @description New name, unique in the workspace (409 when another tag has it). Surrounding spaces are trimmed; it may not be blank; at most 100 characters. */
+            name?: string & unknown;
+            /** @description New display colour as `#rrggbb`. */
+            color?: string;
+        };
+        /** @description A single tag, wrapped as `{ data }`. */
+        TagEnvelope: {
+            data: components["schemas"]["Tag"];
+        };
+        /** @description Every tag of the workspace, by name. Not paginated. */
+        TagList: {
+            /** @description The tags, ordered by name. */
+            data: components["schemas"]["Tag"][];
+        };
+        /** @description A QR code of a link. Scanning it (`url`) redirects like the link and is counted as a scan of this code; a conversion naming it (`qrCodeId`) is attributed to its link. */
+        QrCode: {
+            /** @description QR code id (what a conversion's `qrCodeId` names). */
+            id: string;
+            /** @description The link the code leads to. */
+            linkId: string;
+            /**
+             * Format: uri
+             * @description The address the code encodes, on the shared short domain (`/qr/{code}`).
+             */
+            url: string;
+            /**
+             * Format: uri
+             * @description The code as an SVG image (`/qr/{code}.svg`).
+             */
+            svgUrl: string;
+            /**
+             * Format: uri
+             * @description The code as a PNG image (`/qr/{code}.png`).
+             */
+            pngUrl: string;
+            /**
+             * Format: date-time
+             * @description When it was made.
+             */
+            createdAt: string;
+        };
+        /** @description A new QR code for a link of the key's workspace. */
+        QrCodeCreate: {
+            /** @description The link the code leads to. A link of another workspace, a deleted link or an unknown id gives 404. A link may have several QR codes; each counts its own scans. */
+            linkId: string;
+        };
+        /** @description A single QR code, wrapped as `{ data }`. */
+        QrCodeEnvelope: {
+            data: components["schemas"]["QrCode"];
+        };
+        /** @description One page of the workspace's QR codes, newest first. */
+        QrCodeList: {
+            /** @description QR codes on this page, newest first (by `createdAt`, ties broken by `id`). Empty when the page is past the end. */
+            data: components["schemas"]["QrCode"][];
+            /** @description Paging information. */
+            meta: {
+                /** @description The page returned (as requested, or the default 1). */
+                page: number;
+                /** @description The page size used (as requested, or the default 20). */
+                limit: number;
+                /** @description Number of QR codes listed (with the `linkId` filter, that link's). */
+                total: number;
+            };
+        };
+        /** @description A custom domain of the workspace (a link's `domainId`). Domains are added, verified and disabled in the dashboard; only an ACTIVE domain serves links and may be named by a new link. */
+        Domain: {
+            /** @description Domain id (a link's `domainId`). */
+            id: string;
+            /** @description The host name. */
+            host: string;
+            /**
+             * @description PENDING until verified; ACTIVE serves links; DISABLED stops serving them; EXPIRED: a claim not verified within 7 days of being added, which can no longer be verified.
+             * @enum {string}
+             */
+            status: "PENDING" | "ACTIVE" | "DISABLED" | "EXPIRED";
+            /**
+             * Format: date-time
+             * @description When it was verified; null while it never was.
+             */
+            verifiedAt: string | null;
+        };
+        /** @description Every custom domain of the workspace, by host. Not paginated. */
+        DomainList: {
+            /** @description The domains, ordered by host. */
+            data: components["schemas"]["Domain"][];
         };
         /** @description A short link. Every field is always present; fields that can be unset are `null`. The password is never returned in any form: only `hasPassword` reveals that one is set. Deleted links are never returned. */
         Link: {
@@ -1899,7 +2171,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The request conflicts with the current state: a slug that is taken or reserved, a link disabled by a policy review that cannot be re-enabled, or an Idempotency-Key reused with a different body. Nothing was changed. */
+        /** @description The request conflicts with the current state: a slug that is taken or reserved, a link disabled by a policy review that cannot be re-enabled, an Idempotency-Key reused with a different body, or a tag name the workspace already has. Nothing was changed. */
         Conflict: {
             headers: {
                 "X-Service-Request-Id": components["headers"]["XServiceRequestId"];
@@ -1970,6 +2242,21 @@ export interface components {
          * @example lnk_7Qm2xV9pLk
          */
         LinkId: string;
+        /**
+         * @description Tag id. A tag of another workspace, a deleted tag or an unknown id gives 404.
+         * @example tag_4Fs8kQ2wZr
+         */
+        TagId: string;
+        /**
+         * @description QR code id. A QR code of another workspace, a deleted one, one whose link was deleted or an unknown id gives 404.
+         * @example qr_2Hn5tB8sXc
+         */
+        QrCodeId: string;
+        /**
+         * @description Only the QR codes of this link. Not checked for existence: an unknown id, or a link of another workspace, answers an empty page.
+         * @example lnk_7Qm2xV9pLk
+         */
+        QrCodeLinkFilter: string;
         /**
          * @description Goal id. A goal of another workspace or an unknown id gives 404.
          * @example gol_3Rt8nW1cYe
@@ -2382,6 +2669,301 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listTags: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tags. */
+            200: {
+                headers: {
+                    "X-Service-Request-Id": components["headers"]["XServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TagList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createTag: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The tag's name and, optionally, its colour. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TagCreate"];
+            };
+        };
+        responses: {
+            /** @description The tag was made. */
+            201: {
+                headers: {
+                    "X-Service-Request-Id": components["headers"]["XServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TagEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteTag: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Tag id. A tag of another workspace, a deleted tag or an unknown id gives 404.
+                 * @example tag_4Fs8kQ2wZr
+                 */
+                id: components["parameters"]["TagId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tag was deleted. No body. */
+            204: {
+                headers: {
+                    "X-Service-Request-Id": components["headers"]["XServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateTag: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Tag id. A tag of another workspace, a deleted tag or an unknown id gives 404.
+                 * @example tag_4Fs8kQ2wZr
+                 */
+                id: components["parameters"]["TagId"];
+            };
+            cookie?: never;
+        };
+        /** @description The fields to change. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TagUpdate"];
+            };
+        };
+        responses: {
+            /** @description The tag as it is now. */
+            200: {
+                headers: {
+                    "X-Service-Request-Id": components["headers"]["XServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TagEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listQrCodes: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page number, starting at 1 (default 1), at most 1000000. Below 1, above the maximum or not an integer gives 400. A page past the end is not an error: it answers 200 with an empty `data` array.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Page size, 1 to 100 (default 20). Below 1, above 100 or not an integer gives 400 (never clamped).
+                 * @example 20
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Only the QR codes of this link. Not checked for existence: an unknown id, or a link of another workspace, answers an empty page.
+                 * @example lnk_7Qm2xV9pLk
+                 */
+                linkId?: components["parameters"]["QrCodeLinkFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of QR codes. */
+            200: {
+                headers: {
+                    "X-Service-Request-Id": components["headers"]["XServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QrCodeList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createQrCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The link the code leads to. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QrCodeCreate"];
+            };
+        };
+        responses: {
+            /** @description The QR code was made. */
+            201: {
+                headers: {
+                    "X-Service-Request-Id": components["headers"]["XServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QrCodeEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getQrCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description QR code id. A QR code of another workspace, a deleted one, one whose link was deleted or an unknown id gives 404.
+                 * @example qr_2Hn5tB8sXc
+                 */
+                id: components["parameters"]["QrCodeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The QR code. */
+            200: {
+                headers: {
+                    "X-Service-Request-Id": components["headers"]["XServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QrCodeEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteQrCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description QR code id. A QR code of another workspace, a deleted one, one whose link was deleted or an unknown id gives 404.
+                 * @example qr_2Hn5tB8sXc
+                 */
+                id: components["parameters"]["QrCodeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The QR code was deleted. No body. */
+            204: {
+                headers: {
+                    "X-Service-Request-Id": components["headers"]["XServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listDomains: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The domains. */
+            200: {
+                headers: {
+                    "X-Service-Request-Id": components["headers"]["XServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DomainList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };

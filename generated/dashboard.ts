@@ -1849,7 +1849,7 @@ export interface components {
                 goals: boolean;
             };
         };
-        /** @description A workspace tag attached to a link. Tags are created in the dashboard (operator command line); the API only attaches existing ones by id. */
+        /** @description A workspace tag (on a link, one it carries). Tags are made in the dashboard, the operator command line or with `POST /api/v1/tags`; a link names them by id in `tagIds`. */
         Tag: {
             /** @description Tag identifier, as used in `tagIds`. */
             id: string;

@@ -200,14 +200,18 @@ export function createClient(options: ClientOptions) {
     }) as unknown as Method<M>;
   }
   const GET = method<'get'>('GET');
+  const POST = method<'post'>('POST');
+  const PATCH = method<'patch'>('PATCH');
+  const DELETE = method<'delete'>('DELETE');
+  const byId = (id: string) => ({ params: { path: { id } } });
 
   return {
     /** `GET`, `POST`, `PUT`, `PATCH`, `DELETE` of every path of the API, typed, errors as values. */
     GET,
-    POST: method<'post'>('POST'),
+    POST,
     PUT: method<'put'>('PUT'),
-    PATCH: method<'patch'>('PATCH'),
-    DELETE: method<'delete'>('DELETE'),
+    PATCH,
+    DELETE,
     /** The underlying openapi-fetch client, for what the methods above do not cover (middleware). */
     raw: api,
 
@@ -231,6 +235,28 @@ export function createClient(options: ClientOptions) {
         if (body.data.length < limit || page * limit >= body.meta.total) return;
       }
     },
+
+    // Tags, QR codes and custom domains: one method per operation, each the call above it names.
+    /** `GET /api/v1/tags`: every tag of the workspace, by name. */
+    listTags: () => GET('/api/v1/tags'),
+    /** `POST /api/v1/tags`: a name the workspace has is a 409. */
+    createTag: (body: components['schemas']['TagCreate']) => POST('/api/v1/tags', { body }),
+    /** `PATCH /api/v1/tags/{id}`. */
+    updateTag: (id: string, body: components['schemas']['TagUpdate']) =>
+      PATCH('/api/v1/tags/{id}', { ...byId(id), body }),
+    /** `DELETE /api/v1/tags/{id}`: the tag leaves its links, with no `link.updated` event. */
+    deleteTag: (id: string) => DELETE('/api/v1/tags/{id}', byId(id)),
+    /** `GET /api/v1/qr-codes`: one page, newest first, optionally of one link. */
+    listQrCodes: (query: { page?: number; limit?: number; linkId?: string } = {}) =>
+      GET('/api/v1/qr-codes', { params: { query } }),
+    /** `POST /api/v1/qr-codes`: a new QR code of the link. */
+    createQrCode: (linkId: string) => POST('/api/v1/qr-codes', { body: { linkId } }),
+    /** `GET /api/v1/qr-codes/{id}`. */
+    getQrCode: (id: string) => GET('/api/v1/qr-codes/{id}', byId(id)),
+    /** `DELETE /api/v1/qr-codes/{id}`: its scans answer 404 from then on. */
+    deleteQrCode: (id: string) => DELETE('/api/v1/qr-codes/{id}', byId(id)),
+    /** `GET /api/v1/domains`: the workspace's custom domains and their status. */
+    listDomains: () => GET('/api/v1/domains'),
   };
 }
 

@@ -16,6 +16,7 @@ import { searchLinks } from './repos/link-search.ts';
 import { linksExportPage } from './repos/link-export.ts';
 import { readLinksPage } from './repos/links.ts';
 import { runRetention } from './repos/retention.ts';
+import { qrCodesPage } from './repos/qr-codes.ts';
 import { insertSubscription, updateSubscriptionA } from './repos/subscriptions.ts';
 
 export const QUERIES = {
@@ -36,6 +37,8 @@ export const QUERIES = {
   // A Variant A subscription that starts the traffic alerts rebuilds 8 days of click windows.
   insertSubscription,
   updateSubscriptionA,
+  // The public API's QR code list (GET /api/v1/qr-codes): a count and a page of a workspace's codes.
+  qrCodesPage,
 } satisfies Record<string, (knex: Knex, ...args: any[]) => Promise<unknown>>;
 
 export type QueryName = keyof typeof QUERIES;

@@ -32,6 +32,21 @@ export async function domainOf(knex: Db, workspaceId: string, id: string): Promi
   return domain;
 }
 
+/**
+ * The workspace's domains as the public API lists them: no verification record (managing a
+ * domain stays in the dashboard). A claim left unverified past its time reads EXPIRED, as there.
+ */
+export async function listDomains(knex: Db, workspaceId: string) {
+  const now = Date.now();
+  return (await domains.domainsOf(knex, workspaceId)).map((d) => ({
+    id: d.id,
+    host: d.host,
+    status: claimExpired(d, now) ? ('EXPIRED' as const) : d.status,
+    verifiedAt:
+      d.verified_at === null || d.verified_at === undefined ? null : new Date(Number(d.verified_at)).toISOString(),
+  }));
+}
+
 /** Claims the host for the workspace; its name without a port, as requests are matched. */
 export async function addDomain(
   deps: Pick<DomainDeps, 'knex' | 'config'>,

@@ -385,6 +385,63 @@ describe.each(testEngines())('workspace isolation and key checks for every opera
       id: (t) => freshHook(t, 'B'),
       request: (id) => ({ method: 'DELETE', path: `/api/v1/webhooks/${id}` }),
     },
+    // Tags, QR codes and domains (test/api/tags-qr-domains.test.ts has their rules).
+    listTags: { kind: 'list', request: () => ({ method: 'GET', path: '/api/v1/tags' }), count: (b) => b.data.length },
+    createTag: {
+      kind: 'create',
+      request: () => ({ method: 'POST', path: '/api/v1/tags', body: { name: 'isolation tag' } }),
+      foreign: [],
+      createdId: (b) => b.data.id,
+      listedIn: 'listTags',
+    },
+    updateTag: {
+      kind: 'id',
+      table: 'tags',
+      id: (t) => t.tag,
+      request: (id) => ({ method: 'PATCH', path: `/api/v1/tags/${id}`, body: { color: '#123456' } }),
+    },
+    deleteTag: {
+      kind: 'id',
+      table: 'tags',
+      id: async (t) => createTag(knex(), t.ws, `to delete ${Date.now()} ${Math.random()}`, '#123456'),
+      request: (id) => ({ method: 'DELETE', path: `/api/v1/tags/${id}` }),
+    },
+    listQrCodes: {
+      kind: 'list',
+      // Another workspace's key filtering by this workspace's link still lists nothing.
+      request: (t) => ({ method: 'GET', path: t === B ? `/api/v1/qr-codes?linkId=${A.link.id}` : '/api/v1/qr-codes' }),
+      count: (b) => b.meta.total,
+    },
+    createQrCode: {
+      kind: 'create',
+      request: (t) => ({ method: 'POST', path: '/api/v1/qr-codes', body: { linkId: t.link.id } }),
+      foreign: [
+        {
+          name: 'linkId of the other workspace',
+          request: (a) => ({ method: 'POST', path: '/api/v1/qr-codes', body: { linkId: a.link.id } }),
+          status: 404,
+        },
+      ],
+      createdId: (b) => b.data.id,
+      listedIn: 'listQrCodes',
+    },
+    getQrCode: {
+      kind: 'id',
+      table: 'qr_codes',
+      id: (t) => t.qr.id,
+      request: (id) => ({ method: 'GET', path: `/api/v1/qr-codes/${id}` }),
+    },
+    deleteQrCode: {
+      kind: 'id',
+      table: 'qr_codes',
+      id: async (t) => (await createQrCode(knex(), t.ws, t.link.id)).id,
+      request: (id) => ({ method: 'DELETE', path: `/api/v1/qr-codes/${id}` }),
+    },
+    listDomains: {
+      kind: 'list',
+      request: () => ({ method: 'GET', path: '/api/v1/domains' }),
+      count: (b) => b.data.length,
+    },
     getEventSchema: {
       kind: 'public',
       check: async (_t, s) => {
@@ -602,6 +659,8 @@ describe.each(testEngines())('workspace isolation and key checks for every opera
   });
 
   function tableOf(op: Operation) {
+    const made: Record<string, string> = { createTag: 'tags', createQrCode: 'qr_codes' };
+    if (made[op.operationId]) return made[op.operationId];
     return op.operationId === 'createLink'
       ? 'links'
       : op.operationId === 'recordConversion'

@@ -91,6 +91,44 @@ describe.each(testEngines())('the typed client against the service on %s', (engi
     expect(bad.error).toMatchObject({ status: 400, field: 'clickIdParam' });
   });
 
+  it('has a typed method for each tag, QR code and domain operation, answering as the service does', async () => {
+    const mine = await seedWorkspace(knex());
+    const key = (await createKey(knex(), mine.workspaceId, mine.userId, ['links:read', 'links:write'], null)).key;
+    const client = apiClient(server, key);
+    const tag = await client.createTag({ name: `client ${engine}`, color: '#22c55e' });
+    expectTypeOf(tag.data!.data).toEqualTypeOf<components['schemas']['Tag']>();
+    expect(tag.data?.data).toMatchObject({ name: `client ${engine}`, color: '#22c55e' });
+    const id = tag.data!.data.id;
+    expect((await client.createTag({ name: `client ${engine}` })).error).toMatchObject({ status: 409 });
+    expect((await client.updateTag(id, { name: 'renamed' })).data?.data).toEqual({
+      id,
+      name: 'renamed',
+      color: '#22c55e',
+    });
+    expect((await client.updateTag(id, { color: 'red' })).error).toMatchObject({ status: 400, field: 'color' });
+    expect((await client.listTags()).data?.data).toEqual([{ id, name: 'renamed', color: '#22c55e' }]);
+    const deleted = await client.deleteTag(id);
+    expect([deleted.error, deleted.response?.status]).toEqual([undefined, 204]);
+    expect((await client.deleteTag(id)).error).toMatchObject({ status: 404 });
+
+    const link = (await client.POST('/api/v1/links', { body: { url: 'https://example.com/client-qr' } })).data!.data;
+    const qr = await client.createQrCode(link.id);
+    expectTypeOf(qr.data!.data).toEqualTypeOf<components['schemas']['QrCode']>();
+    expect(qr.data?.data).toMatchObject({ linkId: link.id, svgUrl: `${qr.data?.data.url}.svg` });
+    const qrId = qr.data!.data.id;
+    expect((await client.getQrCode(qrId)).data?.data).toEqual(qr.data?.data);
+    const page = await client.listQrCodes({ linkId: link.id, limit: 10 });
+    expect(page.data).toEqual({ data: [qr.data?.data], meta: { page: 1, limit: 10, total: 1 } });
+    expect((await client.listQrCodes({ limit: 101 })).error).toMatchObject({ status: 400, field: 'limit' });
+    expect((await client.createQrCode('lnk_unknown')).error).toMatchObject({ status: 404 });
+    expect((await client.deleteQrCode(qrId)).response?.status).toBe(204);
+    expect((await client.getQrCode(qrId)).error).toMatchObject({ status: 404 });
+
+    const domains = await client.listDomains();
+    expectTypeOf(domains.data!.data).toEqualTypeOf<Array<components['schemas']['Domain']>>();
+    expect(domains.data?.data).toEqual([]);
+  });
+
   it('iterates over every link of the workspace, page after page, each once even when one is made while paging', async () => {
     const mine = await seedWorkspace(knex());
     const key = (await createKey(knex(), mine.workspaceId, mine.userId, ['links:read', 'links:write'], null)).key;

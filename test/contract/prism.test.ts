@@ -26,7 +26,8 @@
 // ./prism-detection.test.ts.
 //
 // The suites, one module per area under ./prism/: access.ts (401, 403, 429 of every operation
-// that takes a key), links.ts, conversions.ts, webhooks.ts, visitors.ts (short links, password
+// that takes a key), links.ts, conversions.ts, webhooks.ts, workspace-objects.ts (tags, QR codes,
+// domains), visitors.ts (short links, password
 // form, QR codes, probes) and deployment.ts (a second server and proxy: plain HTTP behind a proxy,
 // features and webhook variants switched off, then a database that cannot be read). The last test
 // fails when a status the document declares for any operation was never exercised, the few that
@@ -49,6 +50,7 @@ import { linkSuites } from './prism/links';
 import { routingSuites } from './prism/routing';
 import { visitorSuites } from './prism/visitors';
 import { webhookSuites } from './prism/webhooks';
+import { workspaceObjectSuites } from './prism/workspace-objects';
 
 describe.each(testEngines())('OpenAPI contract checked by a Prism proxy on %s', (engine) => {
   const coverage = new ContractCoverage();
@@ -108,6 +110,7 @@ describe.each(testEngines())('OpenAPI contract checked by a Prism proxy on %s', 
   routingSuites(ctx);
   conversionSuites(ctx);
   webhookSuites(ctx);
+  workspaceObjectSuites(ctx);
   visitorSuites(ctx);
   deploymentSuites(ctx);
 

@@ -330,6 +330,23 @@ describe.each(testEngines())('OpenAPI-driven fuzzing on %s', (engine) => {
         add(`qr:${w}`, { id: qr.id, code: qr.code, linkId: l.id }, w);
       }
     }
+    // Tags and QR codes the tag and QR code operations change and delete (fuzz-plans.ts).
+    for (const [name, n] of [
+      ['tag:mutable', 3],
+      ['tag:deletable', 10],
+      ['tag:control', 2],
+    ] as const)
+      for (let i = 0; i < n; i++)
+        add(name, { id: await createTag(knex(), wsIds.main, `${name} ${i}`, '#123456') }, 'main');
+    for (const [name, links, n] of [
+      ['qr:deletable', 'link:stable', 10],
+      ['qr:control', 'link:control', 2],
+    ] as const)
+      for (let i = 0; i < n; i++) {
+        const linkId = pool(links)[i % pool(links).length].id;
+        const qr = await createQrCode(knex(), wsIds.main, linkId);
+        add(name, { id: qr.id, code: qr.code, linkId }, 'main');
+      }
     const goalDefs: Array<Partial<goalsRepo.GoalDefinition>> = [
       { type: 'purchase', target_count: 10, target_value_minor: 100_000, target_currency: 'EUR' },
       { type: 'custom', custom_name: 'fuzz_custom', target_count: 1 },
@@ -420,6 +437,18 @@ describe.each(testEngines())('OpenAPI-driven fuzzing on %s', (engine) => {
     // Visits may count clicks on the other workspace's links; everything else must stay as it was.
     const links = (await k('links').whereIn('id', linkIds).orderBy('id')).map(({ clicks: _c, ...row }: any) => row);
     const linkTags = await k('link_tags').whereIn('link_id', linkIds).orderBy(['link_id', 'tag_id']);
+    const controlTags = await k('tags')
+      .whereIn(
+        'id',
+        pool('tag:control').map((t) => t.id),
+      )
+      .orderBy('id');
+    const controlQrCodes = await k('qr_codes')
+      .whereIn(
+        'id',
+        pool('qr:control').map((q) => q.id),
+      )
+      .orderBy('id');
     const hooks = await k('webhook_subscriptions').whereIn('id', hookIds).orderBy('id');
     const other = wsIds.other;
     const tables = await Promise.all(
@@ -437,6 +466,8 @@ describe.each(testEngines())('OpenAPI-driven fuzzing on %s', (engine) => {
     keep('links', links, (r) => r.id);
     keep('link_tags', linkTags, (r) => `${r.link_id}/${r.tag_id}`);
     keep('webhook_subscriptions', hooks, (r) => r.id);
+    keep('tags', controlTags, (r) => r.id);
+    keep('qr_codes', controlQrCodes, (r) => r.id);
     ['conversions', 'goals', 'tags', 'domains', 'campaigns', 'qr_codes', 'idempotency_keys'].forEach((t, i) =>
       keep(t, tables[i], (r) => r.id ?? r.key),
     );
@@ -832,6 +863,18 @@ describe.each(testEngines())('OpenAPI-driven fuzzing on %s', (engine) => {
         if (keyWs === 'hooks') add(op.operationId === 'createWebhook' ? 'hookA:deletable' : 'hookB:deletable', { id });
         break;
       }
+      case 'createTag':
+        if (keyWs === 'main') add('tag:deletable', { id: res.body.data.id });
+        break;
+      case 'deleteTag':
+        add('tag:deleted', { id: targetId! });
+        break;
+      case 'createQrCode':
+        if (keyWs === 'main') add('qr:deletable', { id: res.body.data.id, code: '', linkId: res.body.data.linkId });
+        break;
+      case 'deleteQrCode':
+        add('qr:deleted', { id: targetId! });
+        break;
       case 'deleteWebhook':
       case 'deleteWebhookV1':
         note(created.hooksDeleted, keyWs, targetId!);

@@ -408,6 +408,14 @@ export function operationSpecs(ops: Operation[], world: World): Record<string, O
     { requiredKeys: [] },
   );
 
+  const tagHint: Hint = (name) =>
+    name === 'name'
+      ? text(1, 100).filter((n) => n.trim() !== '')
+      : name === 'color'
+        ? fc.constantFrom('#22c55e', '#ABCDEF', '#000000')
+        : undefined;
+  const tagBody = (op: string) => arbFor(schemaOf(op), tagHint);
+
   const pathOf = (pool: string, field = 'id') => ref(pool, field) as fc.Arbitrary<PathValue>;
   const missing = (prefix: string, ...pools: string[]) =>
     fc.oneof(unknownId(prefix) as fc.Arbitrary<PathValue>, ...pools.map((p) => pathOf(p)));
@@ -823,6 +831,88 @@ export function operationSpecs(ops: Operation[], world: World): Record<string, O
       },
       headers: visitorHeaders,
     },
+    // Tags, QR codes and domains: tag:main and qr:main stay as they are (links and conversions
+    // name them); renames go to tag:mutable, deletes to tag:deletable and qr:deletable.
+    listTags: { weight: 2, listing: true },
+    createTag: {
+      weight: 3,
+      body: tagBody('createTag'),
+      allow: [409],
+      rules: fc.constantFrom({ mutation: 'name-the-workspace-has', value: { name: ' tag 0 ' }, statuses: [409] }),
+    },
+    updateTag: {
+      weight: 3,
+      param: {
+        name: 'id',
+        valid: pathOf('tag:mutable'),
+        control: pathOf('tag:control'),
+        other: pathOf('tag:other'),
+        missing: missing('tag', 'tag:deleted', 'link:stable'),
+      },
+      body: tagBody('updateTag'),
+      allow: [409],
+      rules: fc.constantFrom({ mutation: 'name-another-tag-has', value: { name: 'tag 0' }, statuses: [409] }),
+    },
+    deleteTag: {
+      weight: 2,
+      param: {
+        name: 'id',
+        valid: pathOf('tag:deletable'),
+        control: pathOf('tag:control'),
+        other: pathOf('tag:other'),
+        missing: missing('tag', 'tag:deleted', 'qr:main'),
+        consumes: true,
+      },
+    },
+    listQrCodes: {
+      weight: 3,
+      listing: true,
+      query: fc
+        .record(
+          {
+            page: fc.integer({ min: 1, max: 4 }),
+            limit: fc.integer({ min: 1, max: 100 }),
+            linkId: fc.oneof(ref('link:stable'), ref('link:other'), fc.constant('lnk_unknown')),
+          },
+          { requiredKeys: [] },
+        )
+        .map((q) => Object.entries(q)),
+    },
+    createQrCode: {
+      weight: 3,
+      body: fc.record({ linkId: ref('link:stable') }),
+      rules: fc.constantFrom(
+        { mutation: 'deleted-link', value: { linkId: new Ref('link:deleted', 0) }, statuses: [404] },
+        { mutation: 'unknown-link', value: { linkId: 'lnk_doesnotexist' }, statuses: [404] },
+      ),
+      foreignBody: ref('link:other').map((linkId) => ({
+        mutation: 'linkId-of-other-workspace',
+        value: { linkId },
+        statuses: [404],
+      })),
+    },
+    getQrCode: {
+      weight: 3,
+      param: {
+        name: 'id',
+        valid: pathOf('qr:main'),
+        control: pathOf('qr:main'),
+        other: pathOf('qr:other'),
+        missing: missing('qr', 'qr:deleted', 'link:stable'),
+      },
+    },
+    deleteQrCode: {
+      weight: 2,
+      param: {
+        name: 'id',
+        valid: pathOf('qr:deletable'),
+        control: pathOf('qr:control'),
+        other: pathOf('qr:other'),
+        missing: missing('qr', 'qr:deleted', 'tag:main'),
+        consumes: true,
+      },
+    },
+    listDomains: { weight: 1, listing: true },
     getHealth: { weight: 1 },
     getReadiness: { weight: 1 },
     getMetrics: { weight: 1 },

@@ -29,6 +29,7 @@ import * as domainClaims from './20261203010000_domain_claims.ts';
 import * as linkRouting from './20261204000000_link_routing.ts';
 import * as appLinks from './20261215000000_app_links.ts';
 import * as clickCity from './20261204050000_click_city.ts';
+import * as qrCodesByWorkspace from './20261229100000_qr_codes_by_workspace.ts';
 
 const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }> = {
   '20261122000000_core': core,
@@ -59,6 +60,7 @@ const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '20261204000000_link_routing': linkRouting,
   '20261215000000_app_links': appLinks,
   '20261204050000_click_city': clickCity,
+  '20261229100000_qr_codes_by_workspace': qrCodesByWorkspace,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -88,6 +88,38 @@ export async function tagsOf(
   return knex('tags').where({ workspace_id: workspaceId }).orderBy('name').select('id', 'name', 'color');
 }
 
+export async function findTag(
+  knex: Knex,
+  workspaceId: string,
+  id: string,
+): Promise<{ id: string; name: string; color: string } | undefined> {
+  return knex('tags').where({ id, workspace_id: workspaceId }).first('id', 'name', 'color');
+}
+
+/** Changes a tag of the workspace; a name another tag has throws the unique violation. */
+export async function updateTag(
+  knex: Knex,
+  workspaceId: string,
+  id: string,
+  change: { name?: string; color?: string },
+): Promise<void> {
+  if (Object.keys(change).length) await knex('tags').where({ id, workspace_id: workspaceId }).update(change);
+}
+
+/**
+ * Deletes a tag of the workspace and takes it off every link in the same transaction (the
+ * foreign key cascades too, but is not relied on). Whether anything was deleted.
+ */
+export async function deleteTag(knex: Knex, workspaceId: string, id: string): Promise<boolean> {
+  return knex.transaction(async (trx) => {
+    const tag = await trx('tags').where({ id, workspace_id: workspaceId }).first('id');
+    if (!tag) return false;
+    await trx('link_tags').where({ tag_id: id }).delete();
+    await trx('tags').where({ id }).delete();
+    return true;
+  });
+}
+
 export async function findTagByName(
   knex: Knex,
   workspaceId: string,

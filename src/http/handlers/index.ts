@@ -10,6 +10,8 @@ import { conversionHandlers } from './conversions.ts';
 import { opsHandlers } from './ops.ts';
 import { webhookHandlers } from './webhooks.ts';
 import type { Handlers } from './types.ts';
+import { qrCodeOperations } from '../../operations/qr-codes.ts';
+import { workspaceObjectHandlers } from './workspace-objects.ts';
 
 export type { Handlers } from './types.ts';
 
@@ -21,5 +23,6 @@ export function buildHandlers(services: Services): Handlers {
     ...routingHandlers(routingOperations(services)),
     ...conversionHandlers(services),
     ...webhookHandlers(services),
+    ...workspaceObjectHandlers(services, qrCodeOperations(services)),
   };
 }

@@ -10,6 +10,7 @@ import { declaredStatuses, PRISM_ERROR, SPEC_PATH } from '../../support/prism';
 import { seedWorkspace } from '../../support/seed';
 import { API_SCOPES, call, json, type Call, type ContractContext } from './context';
 import { goalDefinition } from '../../support/stored-rows';
+import { createQrCode, createTag } from '../../../src/db/repos/workspace-objects';
 
 /** Real objects of the caller's workspace, so that a call that got past the key check would succeed. */
 export interface Ids {
@@ -18,6 +19,9 @@ export interface Ids {
   goalId: string;
   webhookA: string;
   webhookB: string;
+  /** A tag and a QR code of the workspace (ids that do not exist where none is given). */
+  tagId?: string;
+  qrCodeId?: string;
 }
 
 /** Every operation that takes a key: the scope it needs and a valid request for it. */
@@ -70,6 +74,18 @@ export const KEYED: Record<string, { scope: Scope; call: (ids: Ids) => Call }> =
   },
   listWebhooksV1: { scope: 'webhooks:read', call: () => call('GET', '/api/v1/webhooks') },
   deleteWebhookV1: { scope: 'webhooks:write', call: (i) => call('DELETE', `/api/v1/webhooks/${i.webhookB}`) },
+  listTags: { scope: 'links:read', call: () => call('GET', '/api/v1/tags') },
+  createTag: { scope: 'links:write', call: () => json('POST', '/api/v1/tags', { name: 'auth' }) },
+  updateTag: {
+    scope: 'links:write',
+    call: (i) => json('PATCH', `/api/v1/tags/${i.tagId ?? 'tag_x'}`, { color: '#123456' }),
+  },
+  deleteTag: { scope: 'links:write', call: (i) => call('DELETE', `/api/v1/tags/${i.tagId ?? 'tag_x'}`) },
+  listQrCodes: { scope: 'links:read', call: () => call('GET', '/api/v1/qr-codes?limit=1') },
+  createQrCode: { scope: 'links:write', call: (i) => json('POST', '/api/v1/qr-codes', { linkId: i.linkId }) },
+  getQrCode: { scope: 'links:read', call: (i) => call('GET', `/api/v1/qr-codes/${i.qrCodeId ?? 'qr_x'}`) },
+  deleteQrCode: { scope: 'links:write', call: (i) => call('DELETE', `/api/v1/qr-codes/${i.qrCodeId ?? 'qr_x'}`) },
+  listDomains: { scope: 'links:read', call: () => call('GET', '/api/v1/domains') },
 };
 export const KEYED_OPS = Object.keys(KEYED);
 
@@ -94,7 +110,17 @@ export async function seedIds(
     body: { url: 'https://hooks.example.com/ids-b', events: ['link.created'], secret: 'sixteen-chars-or-more' },
   });
   expect([a.status, b.status], `${a.text} ${b.text}`).toEqual([201, 201]);
-  return { workspaceId: who.workspaceId, linkId, goalId: goal.id, webhookA: a.body.data.id, webhookB: b.body.id };
+  const tagId = await createTag(ctx.knex(), who.workspaceId, `ids ${Date.now()} ${Math.random()}`, '#123456');
+  const qrCodeId = (await createQrCode(ctx.knex(), who.workspaceId, linkId)).id;
+  return {
+    workspaceId: who.workspaceId,
+    linkId,
+    goalId: goal.id,
+    webhookA: a.body.data.id,
+    webhookB: b.body.id,
+    tagId,
+    qrCodeId,
+  };
 }
 
 export function accessSuites(ctx: ContractContext) {
@@ -129,7 +155,7 @@ export function accessSuites(ctx: ContractContext) {
 
     // Every path id has minLength 1: Prism refuses an empty one (what a client sends for an id of
     // ''), and the server, where an empty segment names no route, answers 404.
-    const EMPTY: Ids = { workspaceId: '', linkId: '', goalId: '', webhookA: '', webhookB: '' };
+    const EMPTY: Ids = { workspaceId: '', linkId: '', goalId: '', webhookA: '', webhookB: '', tagId: '', qrCodeId: '' };
     it.each(KEYED_OPS.filter((op) => /\/\/|\/$/.test(KEYED[op].call(EMPTY).path.split('?')[0])))(
       '%s: an empty path id (Prism refuses it with 422; the server answers 404)',
       async (op) => {

@@ -1,0 +1,69 @@
+// QR codes through the public API: made for a live link of the workspace, listed, read, deleted.
+// A code is scanned at /qr/{code} on the shared short domain and drawn at /qr/{code}.svg and .png
+// (src/redirect/qr-route.ts), so its addresses are built from SHORT_DOMAIN, as the dashboard's are.
+import * as qrCodes from '../db/repos/qr-codes.ts';
+import { createQrCode as insertQrCode } from '../db/repos/workspace-objects.ts';
+import { isAppError, notFound } from '../domain/errors.ts';
+import type { OperationServices } from './services.ts';
+
+export interface QrCodeView {
+  id: string;
+  linkId: string;
+  url: string;
+  svgUrl: string;
+  pngUrl: string;
+  createdAt: string;
+}
+
+export function qrCodeOperations(services: Pick<OperationServices, 'db' | 'queries' | 'config' | 'linkCache' | 'log'>) {
+  const { knex } = services.db;
+  const present = (row: qrCodes.QrCodeRow): QrCodeView => {
+    const url = `https://${services.config.shortDomain}/qr/${row.code}`;
+    return {
+      id: row.id,
+      linkId: row.link_id,
+      url,
+      svgUrl: `${url}.svg`,
+      pngUrl: `${url}.png`,
+      createdAt: new Date(Number(row.created_at)).toISOString(),
+    };
+  };
+  const live = async (workspaceId: string, id: string) => {
+    const row = await qrCodes.findLiveQrCode(knex, workspaceId, id);
+    if (!row) throw notFound('QR code not found');
+    return row;
+  };
+
+  return {
+    async create(workspaceId: string, linkId: string): Promise<QrCodeView> {
+      let id: string;
+      try {
+        ({ id } = await insertQrCode(knex, workspaceId, linkId));
+      } catch (err) {
+        // The repository's message names the workspace; the API's 404 names only what was asked.
+        if (isAppError(err, 'not_found')) throw notFound('Link not found');
+        throw err;
+      }
+      return present(await live(workspaceId, id));
+    },
+
+    async page(workspaceId: string, page: number, limit: number, linkId?: string) {
+      // On the query threads on SQLite, as the link list: the count grows with the workspace's codes.
+      const { rows, total } = await services.queries.qrCodesPage(workspaceId, page, limit, linkId);
+      return { data: rows.map(present), meta: { page, limit, total } };
+    },
+
+    async get(workspaceId: string, id: string): Promise<QrCodeView> {
+      return present(await live(workspaceId, id));
+    },
+
+    /** Scans of the code answer 404 from the next one: this process drops it now, others by the change feed. */
+    async remove(workspaceId: string, id: string): Promise<void> {
+      const address = await qrCodes.softDeleteQrCode(knex, workspaceId, id);
+      if (!address) throw notFound('QR code not found');
+      await services.linkCache.invalidate([address]).catch((err) => {
+        services.log.warn({ err }, 'dropping a deleted QR code from the redirect cache failed; the change feed will');
+      });
+    },
+  };
+}
