@@ -57,6 +57,7 @@ import { createTag } from '../src/db/repos/workspace-objects';
 import { DAY_MS } from '../src/domain/conversions';
 import { hashPassword } from '../src/domain/passwords';
 import { baselineAnalytics, baselineSearch } from './dashboard-baseline';
+import { apiListCases, caseKey } from './api-list-cases';
 import { benchCleanups, finishBench, guardBenchRun, watchChild } from './lifecycle';
 import { createDatabase, existingDatabase, type BenchDatabase } from './seed-analytics';
 import { seedClicks, seedLinks, type DashboardShape } from './seed-dashboard';
@@ -268,13 +269,19 @@ function startService(env: NodeJS.ProcessEnv): {
 const agent = new https.Agent({ keepAlive: true, maxSockets: 1, rejectUnauthorized: false });
 onCleanup('https agent', () => agent.destroy());
 
-function request(port: number, method: string, pathname: string, opts: { cookie?: string; body?: unknown } = {}) {
+function request(
+  port: number,
+  method: string,
+  pathname: string,
+  opts: { cookie?: string; bearer?: string; body?: unknown } = {},
+) {
   return new Promise<{ status: number; body: string; ms: number; headers: Record<string, unknown> }>(
     (resolve, reject) => {
       const t0 = performance.now();
       const payload = opts.body === undefined ? undefined : JSON.stringify(opts.body);
       const headers: Record<string, string> = { Accept: 'application/json' };
       if (opts.cookie) headers.Cookie = opts.cookie;
+      if (opts.bearer) headers.Authorization = `Bearer ${opts.bearer}`;
       if (payload) headers['Content-Type'] = 'application/json';
       const req = https.request(
         { host: '127.0.0.1', port, method, path: pathname, headers, agent, timeout: 120_000 },
@@ -318,8 +325,10 @@ async function waitForHealth(service: ReturnType<typeof startService>, port: num
 
 interface Case {
   name: string;
-  /** The request's path under /app/api/workspaces/{id}. */
+  /** The request's path under /app/api/workspaces/{id}; for `api`, the whole path. */
   path: string;
+  /** A public API case (bench/api-list-cases.ts): sent with an API key, not the session. */
+  api?: boolean;
   run(queries: ReturnType<typeof openQueryService>['queries']): Promise<unknown>;
   baseline?(knex: Knex): Promise<unknown>;
   /** A case whose baseline takes seconds: no warm-up run. */
@@ -408,6 +417,7 @@ function casesFor(s: Seeded, today: number, totals: Map<string, number>): Case[]
     list('(f) search "zu" (2 characters)', { q: 'zu' }),
     list('(f) search "qx" (2 characters, rare)', { q: 'qx' }),
     list('(f) search "e" (1 character)', { q: 'e' }),
+    ...apiListCases(s, LIMIT).map((c) => ({ ...c, api: true })),
   ];
 }
 
@@ -551,8 +561,9 @@ async function runEngine(engine: Engine): Promise<string[]> {
     for (const c of casesFor(seeded, today, totals).filter((x) => !CASES || CASES.test(x.name))) {
       const base = `/app/api/workspaces/${seeded.workspaceId}`;
       const h: number[] = [];
+      const auth = c.api ? { bearer: await caseKey(knex, seeded.workspaceId, seeded.email) } : { cookie };
       for (let i = 0; i < WARMUPS + REQUESTS; i++) {
-        const r = await request(port, 'GET', base + c.path, { cookie });
+        const r = await request(port, 'GET', c.api ? c.path : base + c.path, auth);
         if (r.status !== 200) {
           notes.push(`${c.name}: HTTP ${r.status} ${short(r.body)}`);
           break;

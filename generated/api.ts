@@ -17,6 +17,14 @@ export interface paths {
          *     answers 200 with an empty `data` array. `page` below 1, `limit` below 1 or
          *     above 100, or a non-integer value gives 400.
          *
+         *     Optional filters narrow the list, all combinable (a link must match every one
+         *     given): `search` (part of the slug, title or destination, any case), `tagId`,
+         *     `domainId` (`short` for the shared short domain) and `status`; `sort=clicks`
+         *     lists the most clicked first. With filters, `meta.total` counts the links that
+         *     match them, and paging works over those. An id of another workspace matches
+         *     nothing, as an unknown one does. A value a parameter does not accept gives 400
+         *     naming the parameter in `field`.
+         *
          *     **Scope:** `links:read`.
          */
         get: operations["listLinks"];
@@ -1298,7 +1306,7 @@ export interface components {
         };
         /** @description One page of the workspace's links, newest first. */
         LinkList: {
-            /** @description Links on this page, newest first (by `createdAt`, ties broken by `id`). Empty when the page is past the end. */
+            /** @description Links on this page, newest first (by `createdAt`, ties broken by `id`), or most clicked first with `sort=clicks`. Empty when the page is past the end. */
             data: components["schemas"]["Link"][];
             /** @description Paging information. */
             meta: {
@@ -1306,7 +1314,7 @@ export interface components {
                 page: number;
                 /** @description The page size used (as requested, or the default 20). */
                 limit: number;
-                /** @description Number of links in the workspace, deleted links excluded. */
+                /** @description Number of links in the workspace, deleted links excluded; with filters, the number of those that match them. */
                 total: number;
             };
         };
@@ -2314,6 +2322,31 @@ export interface components {
          * @example order-10482-purchase
          */
         IdempotencyKey: string;
+        /**
+         * @description Only links whose slug, title or destination contains this text, any case (the dashboard's search). A destination is searched as stored: normalised by the URL parser, so a space or a non-ASCII character in its path or query is percent-encoded there (`%20`). Spaces around the text are ignored. 1 to 200 characters, else 400 with `field: search`.
+         * @example spring sale
+         */
+        LinkSearch: string;
+        /**
+         * @description Only links carrying this tag. Not checked for existence: an unknown id, or a tag of another workspace, lists nothing (`total` 0).
+         * @example tag_4Fs8kQ2wZr
+         */
+        LinkTagFilter: string;
+        /**
+         * @description Only links on this custom domain, or `short` for the shared short domain (the links whose `domainId` is `null`). Not checked for existence: an unknown id, or a domain of another workspace, lists nothing (`total` 0).
+         * @example short
+         */
+        LinkDomainFilter: string;
+        /**
+         * @description Only `ACTIVE` or only `DISABLED` links (the link's `status`, including links disabled by the service for a policy review). Any other value gives 400 with `field: status`.
+         * @example DISABLED
+         */
+        LinkStatusFilter: "ACTIVE" | "DISABLED";
+        /**
+         * @description `createdAt` (the default): newest first. `clicks`: most clicked first, links with equal clicks newest first. The order by clicks is each link's click total as of the service's last click fold, which runs every 5 minutes apart from the redirect path, so clicks of the last few minutes may not have moved a link yet; the `clicks` each listed link shows are counted when the page is read. Any other value gives 400 with `field: sort`.
+         * @example clicks
+         */
+        LinkSort: "createdAt" | "clicks";
     };
     requestBodies: never;
     headers: {
@@ -2350,6 +2383,31 @@ export interface operations {
                  * @example 20
                  */
                 limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Only links whose slug, title or destination contains this text, any case (the dashboard's search). A destination is searched as stored: normalised by the URL parser, so a space or a non-ASCII character in its path or query is percent-encoded there (`%20`). Spaces around the text are ignored. 1 to 200 characters, else 400 with `field: search`.
+                 * @example spring sale
+                 */
+                search?: components["parameters"]["LinkSearch"];
+                /**
+                 * @description Only links carrying this tag. Not checked for existence: an unknown id, or a tag of another workspace, lists nothing (`total` 0).
+                 * @example tag_4Fs8kQ2wZr
+                 */
+                tagId?: components["parameters"]["LinkTagFilter"];
+                /**
+                 * @description Only links on this custom domain, or `short` for the shared short domain (the links whose `domainId` is `null`). Not checked for existence: an unknown id, or a domain of another workspace, lists nothing (`total` 0).
+                 * @example short
+                 */
+                domainId?: components["parameters"]["LinkDomainFilter"];
+                /**
+                 * @description Only `ACTIVE` or only `DISABLED` links (the link's `status`, including links disabled by the service for a policy review). Any other value gives 400 with `field: status`.
+                 * @example DISABLED
+                 */
+                status?: components["parameters"]["LinkStatusFilter"];
+                /**
+                 * @description `createdAt` (the default): newest first. `clicks`: most clicked first, links with equal clicks newest first. The order by clicks is each link's click total as of the service's last click fold, which runs every 5 minutes apart from the redirect path, so clicks of the last few minutes may not have moved a link yet; the `clicks` each listed link shows are counted when the page is read. Any other value gives 400 with `field: sort`.
+                 * @example clicks
+                 */
+                sort?: components["parameters"]["LinkSort"];
             };
             header?: never;
             path?: never;

@@ -25,6 +25,8 @@ import type { components, paths } from '../../generated/api.js';
 
 export type { components, paths };
 export type Link = components['schemas']['Link'];
+/** The filters and order of `GET /api/v1/links` (`search`, `tagId`, `domainId`, `status`, `sort`). */
+export type LinkListFilters = Omit<NonNullable<paths['/api/v1/links']['get']['parameters']['query']>, 'page' | 'limit'>;
 
 /** A failure as a value: the HTTP status (0 when no answer came) and the service's `{ error, field?, code? }`. */
 export interface ShortlinkError {
@@ -217,14 +219,15 @@ export function createClient(options: ClientOptions) {
 
     /**
      * Every link of the workspace, newest first, page after page (`limit` per request, at most
-     * 100). A link made while paging shifts the rows after it to the next page: a link already
-     * given is not given again. A failed page throws its ShortlinkError.
+     * 100), or only those matching the filters given, in their order. A link made while paging
+     * shifts the rows after it to the next page: a link already given is not given again. A
+     * failed page throws its ShortlinkError.
      */
-    async *allLinks(opts: { limit?: number } = {}): AsyncGenerator<Link, void, undefined> {
-      const limit = opts.limit ?? 100;
+    async *allLinks(opts: { limit?: number } & LinkListFilters = {}): AsyncGenerator<Link, void, undefined> {
+      const { limit = 100, ...filters } = opts;
       const seen = new Set<string>();
       for (let page = 1; ; page++) {
-        const res = await GET('/api/v1/links', { params: { query: { page, limit } } });
+        const res = await GET('/api/v1/links', { params: { query: { ...filters, page, limit } } });
         if (res.error) throw Object.assign(new Error(res.error.error), res.error);
         const body = res.data;
         for (const link of body.data) {

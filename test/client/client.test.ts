@@ -162,6 +162,34 @@ describe.each(testEngines())('the typed client against the service on %s', (engi
     expect(seen.filter((id) => id.startsWith('lnk_it'))).toEqual(rows.map((r) => r.id));
   });
 
+  it('lists only the links matching the filters given to allLinks, paging over them', async () => {
+    const client = apiClient(server, await freshKey());
+    const made: string[] = [];
+    for (const [slug, status] of [
+      ['filtered-a', 'ACTIVE'],
+      ['filtered-b', 'DISABLED'],
+      ['filtered-c', 'ACTIVE'],
+      ['other-d', 'ACTIVE'],
+    ] as const) {
+      const res = await client.POST('/api/v1/links', { body: { url: `https://example.com/${slug}`, slug } });
+      made.push(res.data!.data.id);
+      if (status === 'DISABLED')
+        await client.PATCH('/api/v1/links/{id}', { params: { path: { id: res.data!.data.id } }, body: { status } });
+    }
+    const slugs = async (filters: Parameters<typeof client.allLinks>[0]) => {
+      const out: string[] = [];
+      for await (const link of client.allLinks(filters)) out.push(link.slug);
+      return out;
+    };
+    expect(await slugs({ search: 'FILTERED-', limit: 1 })).toEqual(['filtered-c', 'filtered-b', 'filtered-a']);
+    expect(await slugs({ search: 'filtered', status: 'ACTIVE', domainId: 'short', sort: 'createdAt' })).toEqual([
+      'filtered-c',
+      'filtered-a',
+    ]);
+    // A value the contract refuses throws the service's answer, naming the parameter.
+    await expect(slugs({ status: 'GONE' as never })).rejects.toMatchObject({ status: 400, field: 'status' });
+  });
+
   it('gives a conversion an Idempotency-Key, so a retry after a lost answer records it once and answers the first response', async () => {
     const key = await freshKey();
     const sent: string[] = [];

@@ -432,7 +432,20 @@ export function operationSpecs(ops: Operation[], world: World): Record<string, O
       weight: 5,
       listing: true,
       query: fc
-        .record({ page: fc.integer({ min: 1, max: 6 }), limit: fc.integer({ min: 1, max: 100 }) }, { requiredKeys: [] })
+        .record(
+          {
+            page: fc.integer({ min: 1, max: 6 }),
+            limit: fc.integer({ min: 1, max: 100 }),
+            // The filters and order (src/operations/link-list.ts): ids of the other workspace or
+            // none match nothing; text is any text the contract allows.
+            search: fc.oneof(fc.constantFrom('example', 'e', 'zz', ' spring ', '%', '_'), text(1, 200)),
+            tagId: fc.oneof(ref('tag:main'), ref('tag:other'), unknownId('tag')),
+            domainId: fc.oneof(fc.constant('short'), ref('domain:main'), ref('domain:other'), unknownId('dom')),
+            status: fc.constantFrom('ACTIVE', 'DISABLED'),
+            sort: fc.constantFrom('createdAt', 'clicks'),
+          },
+          { requiredKeys: [] },
+        )
         .map((q) => Object.entries(q)),
     },
     createLink: {

@@ -118,10 +118,10 @@ async function pageOfFew(knex: Knex, workspaceId: string, s: LinkSearch, matches
       'l.deleted_at',
     );
   }
-  if (s.sort === 'clicks')
-    q.leftJoin('link_click_totals as t', clickTotal)
-      .orderByRaw(`coalesce(t.clicks, 0) ${dir}`)
-      .orderBy('t.link_id', dir);
+  if (s.sort === 'clicks') {
+    q.leftJoin('link_click_totals as t', clickTotal).orderByRaw(`coalesce(t.clicks, 0) ${dir}`);
+    if (s.clickTies !== 'creation') q.orderBy('t.link_id', dir);
+  }
   byCreation(q, dir);
   return q
     .offset((s.page - 1) * s.limit)
@@ -184,12 +184,21 @@ async function walkPageOfMany(knex: Knex, workspaceId: string, s: LinkSearch): P
     const totals = knex('link_click_totals as t');
     if (s.tagId)
       totals[join]('link_tags as lt0', (j) => j.on('lt0.link_id', 't.link_id').andOnVal('lt0.tag_id', s.tagId!));
-    return applyFilters(totals[join]('links as l', 'l.id', 't.link_id'), knex, workspaceId, s, 'walk', !!s.tagId)
-      .where('t.workspace_id', workspaceId)
-      .orderBy([
-        { column: 't.clicks', order: dir },
-        { column: 't.link_id', order: dir },
-      ]);
+    const q = applyFilters(
+      totals[join]('links as l', 'l.id', 't.link_id'),
+      knex,
+      workspaceId,
+      s,
+      'walk',
+      !!s.tagId,
+    ).where('t.workspace_id', workspaceId);
+    // Ties by creation: the index gives the totals in order; each run of equal ones is sorted
+    // (bench/dashboard.ts, the public list's cases).
+    if (s.clickTies === 'creation') return byCreation(q.orderBy('t.clicks', dir), dir);
+    return q.orderBy([
+      { column: 't.clicks', order: dir },
+      { column: 't.link_id', order: dir },
+    ]);
   };
   const never = () =>
     byCreation(
@@ -274,6 +283,12 @@ async function tagOnlyMatches(knex: Knex, workspaceId: string, tagId: string, ca
   return rows.map((r: { link_id: string }) => r.link_id);
 }
 
+/** Every match, counted from what narrows them most (a list beyond SEARCH_COUNT_CAP matches). */
+async function countAll(knex: Knex, workspaceId: string, s: LinkSearch): Promise<number> {
+  const matches = matchingFromNarrowest(knex, workspaceId, s).select(knex.raw('1')).as('m');
+  return Number((await knex.from(matches).count({ n: '*' }))[0].n);
+}
+
 /** `cap`: SEARCH_COUNT_CAP but in tests, which take both plans with a few links. */
 export async function searchLinks(
   knex: Knex,
@@ -304,10 +319,11 @@ export async function searchLinks(
     const hosts = new Map<string, string>();
     if (domainIds.length)
       for (const d of await trx('domains').whereIn('id', domainIds).select('id', 'host')) hosts.set(d.id, d.host);
+    const exact = counted > cap && s.exactTotal ? await countAll(trx, workspaceId, s) : null;
     return {
       rows: listed as LinkRow[],
-      total: Math.min(counted, cap),
-      totalCapped: counted > cap,
+      total: exact ?? Math.min(counted, cap),
+      totalCapped: exact === null && counted > cap,
       tags,
       clicks,
       hosts,

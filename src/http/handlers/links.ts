@@ -3,6 +3,7 @@
 import type { AuthContext } from '../auth.ts';
 import type { Actor, LinkOperations } from '../../operations/links.ts';
 import { presentLink } from '../../operations/link-presenter.ts';
+import { linkListSearch } from '../../operations/link-list.ts';
 import type { Services } from '../services.ts';
 import type { Handlers, ResultOf } from './types.ts';
 
@@ -26,7 +27,10 @@ export function linkHandlers(
     async listLinks({ query }, { auth }): Promise<ResultOf<'listLinks'>> {
       const page = Number(query.page ?? 1);
       const limit = Number(query.limit ?? 20);
-      const { rows, total, tags, clicks } = await services.queries.linksPage(auth.workspaceId, page, limit);
+      const search = linkListSearch(query, page, limit);
+      const { rows, total, tags, clicks } = search
+        ? await services.queries.linkSearch(auth.workspaceId, search)
+        : await services.queries.linksPage(auth.workspaceId, page, limit);
       return {
         status: 200,
         body: {

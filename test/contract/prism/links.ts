@@ -49,6 +49,37 @@ export function linkSuites(ctx: ContractContext) {
         expect(direct.body.field).toBe(q.split('=')[0]);
       },
     );
+
+    it('200 with the filters and the order by clicks: the matches and their total', async () => {
+      const mine = await seedWorkspace(ctx.knex());
+      const tag = await createTag(ctx.knex(), mine.workspaceId, 'promo', '#22c55e');
+      await ctx.makeLink({ url: 'https://example.com/spring', title: 'Spring', tagIds: [tag] }, mine.key);
+      await ctx.makeLink({ url: 'https://example.com/autumn' }, mine.key);
+      const query = `search=SPRING&tagId=${tag}&domainId=short&status=ACTIVE&sort=clicks&limit=1`;
+      const res = await ctx.viaPrism('listLinks', { method: 'GET', path: `/api/v1/links?${query}` }, 200, mine.key);
+      expect(res.body.meta).toEqual({ page: 1, limit: 1, total: 1 });
+      expect(res.body.data.map((l: any) => l.title)).toEqual(['Spring']);
+    });
+
+    // An empty filter breaks its minLength; Prism lets an empty query value through, the server refuses it.
+    it.each(['search=', 'tagId=', 'domainId='])('400 for %s, naming the parameter', async (q) => {
+      const res = await ctx.viaPrism('listLinks', { method: 'GET', path: `/api/v1/links?${q}` }, 400);
+      expect(res.body.field).toBe(q.split('=')[0]);
+    });
+
+    // Values outside the filters' enums (LinkStatusFilter, LinkSort).
+    it.each(['status=PAUSED', 'sort=created'])(
+      '400 for %s (Prism refuses it with 422; the server answer is checked directly)',
+      async (q) => {
+        const { direct } = await ctx.refusedByPrism(
+          'listLinks',
+          { method: 'GET', path: `/api/v1/links?${q}` },
+          422,
+          400,
+        );
+        expect(direct.body.field).toBe(q.split('=')[0]);
+      },
+    );
   });
 
   describe('createLink', () => {
