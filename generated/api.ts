@@ -1415,7 +1415,9 @@ export interface components {
         /** @description Body of `POST /api/v1/links/bulk`: 1 to 100 links, each a body of `POST /api/v1/links` (`LinkCreate`). Each item is checked on its own, under exactly the rules of a single create, and its result is reported in its place; an item that is not a valid `LinkCreate` is a per-item 400, not a refusal of the call. */
         LinkBulkCreate: {
             /** @description The links to create, in the order their results are answered. */
-            links: Record<string, never>[];
+            links: {
+                [key: string]: unknown;
+            }[];
         };
         /** @description Answer of `POST /api/v1/links/bulk`: one result per item, in the order given. A created item is `{ status: 201, data, meta? }` exactly as a single create answers it; a refused one is `{ status, error, field? }`. */
         LinkBulkCreated: {
