@@ -58,6 +58,80 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/links/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create links in bulk
+         * @description Creates 1 to 100 links in one request. Each item of `links` is a body of
+         *     `POST /api/v1/links` and is judged by exactly its rules, on its own: an item
+         *     that is invalid, names a taken or reserved slug, or an unknown tag gets the
+         *     status and error a single create would have answered, in its place, and the
+         *     other items are created. Keys an item carries that POST does not recognise
+         *     are ignored and named in that item's `meta.ignoredFields`.
+         *
+         *     Items are created in the order given: two items naming one slug give one 201
+         *     and one 409, and so do two concurrent calls racing for one slug. Each created
+         *     link raises its own `link.created` event.
+         *
+         *     The call answers 200 whenever its body is well formed, whatever its items'
+         *     outcomes. The whole call is refused only for a body that is not
+         *     `{ links: [...] }` with 1 to 100 items (400 naming `links`), for a body over
+         *     **1 MiB** (413; this path's limit, so that 100 items of the longest URLs fit),
+         *     and for the key's own problems (401, 403, 429). A bulk call counts as one
+         *     request against the key's rate limit.
+         *
+         *     **Idempotency.** Send an `Idempotency-Key` to make a retry safe: a repeat with
+         *     the same key and body within 24 hours creates nothing and answers the first
+         *     call's answer; the same key with another body, or while the first call is
+         *     still running, gives 409.
+         *
+         *     **Scope:** `links:write`.
+         */
+        post: operations["createLinksBulk"];
+        /**
+         * Delete links in bulk
+         * @description Deletes 1 to 100 links named by `ids` (comma-separated). Each is deleted on
+         *     its own as `DELETE /api/v1/links/{id}` does, and its result is answered in its
+         *     place: 200 (or 207 when a follow-up step did not finish) with `data` and
+         *     `result`, or 404 for an id of another workspace, a deleted link or an unknown
+         *     id. An id named twice is deleted once; its second result is 404. More than 100
+         *     ids, or an empty one, gives 400 naming `ids`.
+         *
+         *     A bulk call counts as one request against the key's rate limit.
+         *
+         *     **Scope:** `links:write`. The key's owner must be `OWNER` or `ADMIN` of the
+         *     workspace, otherwise the whole call gives 403.
+         */
+        delete: operations["deleteLinksBulk"];
+        options?: never;
+        head?: never;
+        /**
+         * Update links in bulk
+         * @description Applies one change to 1 to 100 links. `changes` takes the fields of
+         *     `PATCH /api/v1/links/{id}` except `slug` (a slug belongs to one link); `slug`
+         *     or any other key gives 400 naming it, and nothing is changed. Each id is then
+         *     changed on its own under the rules of `PATCH /api/v1/links/{id}`, and its
+         *     result is answered in its place: 200 (or 207 with `result`) and the link, or
+         *     the status and error a single PATCH would have answered (404 for an id of
+         *     another workspace, a deleted link or an unknown id; 409 for re-enabling a link
+         *     disabled for a policy review).
+         *
+         *     A body over **1 MiB** gives 413. A bulk call counts as one request against the
+         *     key's rate limit.
+         *
+         *     **Scope:** `links:write`. The key's owner must still be a member of the
+         *     workspace with any role except `ANALYST`, otherwise the whole call gives 403.
+         */
+        patch: operations["updateLinksBulk"];
+        trace?: never;
+    };
     "/api/v1/links/{id}": {
         parameters: {
             query?: never;
@@ -1600,6 +1674,67 @@ export interface components {
             };
             result: components["schemas"]["ChangeResult"];
         };
+        /** @description One item of a bulk call that was refused: the status and the `{ error, field? }` a single call with this item would have answered. The other items are not affected. */
+        LinkBulkItemError: {
+            /**
+             * @description The status a single call with this item would have answered.
+             * @enum {integer}
+             */
+            status: 400 | 403 | 404 | 409;
+            /**
+             * @description Human-readable description of the first problem of this item.
+             * @example slug "spring-sale" is already taken
+             */
+            error: string;
+            /**
+             * @description The item's field at fault, as a single call names it (`url`, not `links.3.url`).
+             * @example url
+             */
+            field?: string;
+        };
+        /** @description Body of `POST /api/v1/links/bulk`: 1 to 100 links, each a body of `POST /api/v1/links` (`LinkCreate`). Each item is checked on its own, under exactly the rules of a single create, and its result is reported in its place; an item that is not a valid `LinkCreate` is a per-item 400, not a refusal of the call. */
+        LinkBulkCreate: {
+            /** @description The links to create, in the order their results are answered. */
+            links: {
+                [key: string]: unknown;
+            }[];
+        };
+        /** @description Answer of `POST /api/v1/links/bulk`: one result per item, in the order given. A created item is `{ status: 201, data, meta? }` exactly as a single create answers it; a refused one is `{ status, error, field? }`. */
+        LinkBulkCreated: {
+            data: ({
+                /** @constant */
+                status: 201;
+                data: components["schemas"]["Link"];
+                /** @description Present only when the item carried keys POST does not recognise. */
+                meta?: {
+                    ignoredFields: string[];
+                };
+            } | components["schemas"]["LinkBulkItemError"])[];
+        };
+        /** @description Body of `PATCH /api/v1/links/bulk`: the links to change and one change applied to each, under the rules of `PATCH /api/v1/links/{id}`. `changes` takes the fields of `LinkUpdate` except `slug` (a slug cannot be shared by several links): `slug` or any other key gives 400 naming it. */
+        LinkBulkChanges: {
+            /** @description Ids of links of the key's workspace, in the order their results are answered. */
+            ids: string[];
+            changes: components["schemas"]["LinkUpdate"] & unknown;
+        };
+        /** @description Answer of `PATCH /api/v1/links/bulk`: one result per id, in the order given, each as `PATCH /api/v1/links/{id}` answers it (200, or 207 with `result` naming the follow-up step that did not finish), or `{ status, error, field? }`. */
+        LinkBulkUpdated: {
+            data: ({
+                /** @enum {unknown} */
+                status: 200 | 207;
+                data: components["schemas"]["Link"];
+                result?: components["schemas"]["ChangeResult"];
+            } | components["schemas"]["LinkBulkItemError"])[];
+        };
+        /** @description Answer of `DELETE /api/v1/links/bulk`: one result per id, in the order given, each as `DELETE /api/v1/links/{id}` answers it (200 or 207 with `data` and `result`), or `{ status, error, field? }`. An id named twice is deleted once; its second result is 404. */
+        LinkBulkDeleted: {
+            data: ({
+                /** @enum {unknown} */
+                status: 200 | 207;
+                data: components["schemas"]["data"];
+                result: components["schemas"]["ChangeResult"];
+            } | components["schemas"]["LinkBulkItemError"])[];
+        };
         /**
          * @description Conversion event type. `custom` events also carry a `customName` (at most 40 characters) that tells custom events apart.
          * @enum {string}
@@ -2102,6 +2237,16 @@ export interface components {
              */
             status: "ready";
         };
+        /** @description The deleted link's id. */
+        data: {
+            /** @description Id of the deleted link. */
+            id: string;
+            /**
+             * @description Always `true`.
+             * @constant
+             */
+            deleted: true;
+        };
     };
     responses: {
         /** @description A visitor page (HTML): ended, expired or click limit reached (410), too many wrong passwords (429, with `Retry-After`), form too large (413), temporarily unavailable (503, with `Retry-After`: the database cannot be read). */
@@ -2225,6 +2370,16 @@ export interface components {
         };
         /** @description The feature is unavailable on this deployment (`code` is `conversions_unavailable` or `goals_unavailable`); retrying does not help. On `GET /readyz`, the database is unreachable (no `code`). */
         ServiceUnavailable: {
+            headers: {
+                "X-Service-Request-Id": components["headers"]["XServiceRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The request body is larger than 1 MiB (1048576 bytes), the limit of `/api/v1/links/bulk`. Nothing was changed. */
+        BulkPayloadTooLarge: {
             headers: {
                 "X-Service-Request-Id": components["headers"]["XServiceRequestId"];
                 [name: string]: unknown;
@@ -2461,6 +2616,109 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createLinksBulk: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Optional client-chosen key (1 to 255 characters) that makes retries safe. Keys are scoped to the workspace and remembered for 24 hours. A repeat with the same key and the same body within 24 hours records nothing and returns the first response (same status and body). The same key with a different body gives 409; so does a repeat while the first request is still being processed. Bodies are compared after JSON parsing, so whitespace and key order do not matter.
+                 * @example order-10482-purchase
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The links to create. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LinkBulkCreate"];
+            };
+        };
+        responses: {
+            /** @description One result per item, in the order given. */
+            200: {
+                headers: {
+                    "X-Service-Request-Id": components["headers"]["XServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkBulkCreated"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["BulkPayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteLinksBulk: {
+        parameters: {
+            query: {
+                /**
+                 * @description 1 to 100 link ids, separated by commas.
+                 * @example lnk_7Qm2xV9pLk,lnk_2Bv6yN8rTd
+                 */
+                ids: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One result per id, in the order given. */
+            200: {
+                headers: {
+                    "X-Service-Request-Id": components["headers"]["XServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkBulkDeleted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateLinksBulk: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The links and the change. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LinkBulkChanges"];
+            };
+        };
+        responses: {
+            /** @description One result per id, in the order given. */
+            200: {
+                headers: {
+                    "X-Service-Request-Id": components["headers"]["XServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkBulkUpdated"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["BulkPayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };

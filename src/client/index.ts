@@ -13,8 +13,9 @@
 //   - 429: always, after the `Retry-After` the service sent (a rate-limited request did nothing);
 //   - 5xx and network errors: only for requests that are safe to repeat: GET, HEAD and PUT (which
 //     replaces a whole document, so sending it twice leaves what sending it once does), and
-//     `POST /api/v1/conversions`, which gets an `Idempotency-Key` (a random UUID, the same on
-//     every retry) unless the caller gave one, so a retry answers the first response.
+//     `POST /api/v1/conversions` and `POST /api/v1/links/bulk`, which get an `Idempotency-Key` (a
+//     random UUID, the same on every retry) unless the caller gave one, so a retry answers the
+//     first response.
 // Other requests are sent once: repeating a create or a change the service may already have made
 // is the caller's decision.
 import createOpenApiClient, { type FetchResponse, type MaybeOptionalInit } from 'openapi-fetch';
@@ -27,6 +28,8 @@ export type { components, paths };
 export type Link = components['schemas']['Link'];
 /** The filters and order of `GET /api/v1/links` (`search`, `tagId`, `domainId`, `status`, `sort`). */
 export type LinkListFilters = Omit<NonNullable<paths['/api/v1/links']['get']['parameters']['query']>, 'page' | 'limit'>;
+export type LinkCreate = components['schemas']['LinkCreate'];
+export type LinkBulkChanges = components['schemas']['LinkBulkChanges']['changes'];
 
 /** A failure as a value: the HTTP status (0 when no answer came) and the service's `{ error, field?, code? }`. */
 export interface ShortlinkError {
@@ -60,6 +63,9 @@ export interface ClientOptions {
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'PUT']);
 const CONVERSIONS_PATH = '/api/v1/conversions';
+const BULK_LINKS_PATH = '/api/v1/links/bulk';
+/** POSTs whose every retry carries one Idempotency-Key, so the service answers the first response. */
+const IDEMPOTENT_POSTS = [CONVERSIONS_PATH, BULK_LINKS_PATH];
 
 /** Whether a failed attempt of this request may be sent again (5xx, network error). */
 function safeToRepeat(request: Request): boolean {
@@ -75,7 +81,7 @@ function retryAfterMs(response: Response): number | undefined {
   return Number.isFinite(at) ? Math.max(0, at - Date.now()) : undefined;
 }
 
-/** A fetch that adds the key, the conversion's Idempotency-Key, and retries (see the top of this file). */
+/** A fetch that adds the key, the Idempotency-Key of IDEMPOTENT_POSTS, and retries (see the top of this file). */
 function retryingFetch(
   o: Required<Pick<ClientOptions, 'retries' | 'baseDelayMs' | 'maxDelayMs' | 'maxRetryAfterMs' | 'sleep'>> &
     Pick<ClientOptions, 'fetch'>,
@@ -89,7 +95,7 @@ function retryingFetch(
     let request = input;
     if (
       request.method === 'POST' &&
-      new URL(request.url).pathname.endsWith(CONVERSIONS_PATH) &&
+      IDEMPOTENT_POSTS.some((p) => new URL(request.url).pathname.endsWith(p)) &&
       !request.headers.has('Idempotency-Key')
     ) {
       const headers = new Headers(request.headers);
@@ -216,6 +222,28 @@ export function createClient(options: ClientOptions) {
     DELETE,
     /** The underlying openapi-fetch client, for what the methods above do not cover (middleware). */
     raw: api,
+
+    /**
+     * Creates 1 to 100 links in one request (`POST /api/v1/links/bulk`): a result per item, in
+     * order, each a 201 with its link or the error a single create would give. The request carries
+     * an Idempotency-Key (`idempotencyKey`, else a random one), so a retry never makes a link twice.
+     */
+    createLinks(links: LinkCreate[], opts: { idempotencyKey?: string } = {}) {
+      return POST(BULK_LINKS_PATH, {
+        body: { links },
+        ...(opts.idempotencyKey ? { params: { header: { 'Idempotency-Key': opts.idempotencyKey } } } : {}),
+      });
+    },
+
+    /** Applies one change (PATCH's fields but `slug`) to 1 to 100 links: a result per id, in order. */
+    updateLinks(ids: string[], changes: LinkBulkChanges) {
+      return PATCH(BULK_LINKS_PATH, { body: { ids, changes } });
+    },
+
+    /** Deletes 1 to 100 links: a result per id, in order (an id named twice is a 404 the second time). */
+    deleteLinks(ids: string[]) {
+      return DELETE(BULK_LINKS_PATH, { params: { query: { ids: ids.join(',') } } });
+    },
 
     /**
      * Every link of the workspace, newest first, page after page (`limit` per request, at most

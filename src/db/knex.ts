@@ -195,6 +195,14 @@ export function isUniqueViolation(err: unknown): boolean {
   return e?.code === '23505' || e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
 
+/**
+ * True for Postgres's deadlock: two transactions writing the same rows in different orders (two
+ * batches of links naming the same slugs). One of them is cancelled and may be written again.
+ */
+export function isDeadlock(err: unknown): boolean {
+  return (err as { code?: string })?.code === '40P01';
+}
+
 /** The connection pool's use, for /metrics: connections in use, idle, and requests waiting for one. */
 export function poolUse(db: Database): { used: number; free: number; pending: number; max: number } {
   const pool = (

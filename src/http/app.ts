@@ -11,10 +11,10 @@ import { redactParams, redactUrl } from '../domain/log-redaction.ts';
 import { authenticate, type AuthContext } from './auth.ts';
 import { AppError, invalid, notFound, quoted, tooLarge } from '../domain/errors.ts';
 import { errorAnswer, INTERNAL_ERROR } from './errors.ts';
-import { withContractKeywords } from './validation.ts';
+import { validationError, withContractKeywords } from './validation.ts';
 import { preferFixedPaths } from './routing.ts';
 import { contractFailureHandlers, contractRequest } from './contract-handlers.ts';
-import { bodyProblem, bodyTooLarge, MAX_BODY_BYTES } from './body.ts';
+import { BULK_MAX_BODY_BYTES, BULK_PATH, bodyProblem, bodyTooLarge, MAX_BODY_BYTES } from './body.ts';
 import { buildHandlers } from './handlers/index.ts';
 import type { HandlerContext, OperationId, RequestOf, ResultOf } from './handlers/types.ts';
 import { inlineRefs, loadDefinition } from './definition.ts';
@@ -44,7 +44,15 @@ export async function createApp(services: Services, opts: { validateResponses?: 
   const validateResponses = opts.validateResponses ?? process.env.SHORTLINK_VALIDATE_RESPONSES === '1';
   // Each place of the document with its own schema: Ajv's errors then name the place that failed.
   const definition = inlineRefs(loadDefinition());
-  const handlers = buildHandlers(services);
+  // A bulk call checks each of its items against the single operation's body schema.
+  const handlers = buildHandlers(services, (operationId, body) => {
+    const operation = api.router.getOperation(operationId)!;
+    const check = api.validateRequest(
+      { method: operation.method, path: operation.path, body, headers: { 'content-type': 'application/json' } },
+      operation,
+    );
+    return check.errors?.length ? validationError(check.errors as any, operation as any, { requestBody: body }) : null;
+  });
 
   const api = new OpenAPIBackend({
     definition,
@@ -262,9 +270,10 @@ export async function createApp(services: Services, opts: { validateResponses?: 
 
   // Only methods that take a body parse one; a GET or DELETE body is ignored.
   const json = express.json({ limit: MAX_BODY_BYTES, type: ['application/json', 'application/*+json'] });
+  const bulkJson = express.json({ limit: BULK_MAX_BODY_BYTES, type: ['application/json', 'application/*+json'] });
   app.use((req, res, next) => {
     if (req.method !== 'POST' && req.method !== 'PATCH' && req.method !== 'PUT') return next();
-    json(req, res, (err?: unknown) => {
+    (req.path === BULK_PATH ? bulkJson : json)(req, res, (err?: unknown) => {
       if (err) return next(err);
       // An empty body is no body (body-parser would make it {}).
       if (req.headers['content-length'] === '0') req.body = undefined;

@@ -6,6 +6,13 @@ import { tooLarge, type AppError } from '../domain/errors.ts';
 /** JSON request bodies of at most 64 KiB (the contracts say so; 413 beyond). */
 export const MAX_BODY_BYTES = 64 * 1024;
 
+/**
+ * The one path with a larger limit (openapi/paths/api_v1_links_bulk.yaml): 100 links of the
+ * longest URLs (2048 characters, and as long an expiredUrl) must fit in one call.
+ */
+export const BULK_PATH = '/api/v1/links/bulk';
+export const BULK_MAX_BODY_BYTES = 1024 * 1024;
+
 /** A number of bytes as the contracts write a limit: "64 KiB", "2 MiB", or bytes when not whole. */
 export function sizeName(bytes: number): string {
   if (bytes >= 2 ** 20 && bytes % 2 ** 20 === 0) return `${bytes / 2 ** 20} MiB`;

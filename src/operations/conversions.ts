@@ -44,7 +44,7 @@ const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
 export const iso = (ms: number | null) => (ms === null || ms === undefined ? null : new Date(Number(ms)).toISOString());
 
 /** Canonical JSON (sorted keys) so that whitespace and key order do not make bodies differ. */
-function canonical(value: unknown): string {
+export function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value && typeof value === 'object') {
     return `{${Object.keys(value)

@@ -11,7 +11,7 @@ import { generateSlug } from '../domain/slugs.ts';
 import * as links from '../db/repos/links.ts';
 import type { CacheKey } from '../redirect/cache.ts';
 import { linkCreated, linkDeleted, linkUpdated, policyDisabled, type EventContext } from '../webhooks/link-events.ts';
-import type { Db } from '../db/knex.ts';
+import { isDeadlock, type Db } from '../db/knex.ts';
 import { conflict, invalid, isAppError, notFound, slugTaken, type AppError } from '../domain/errors.ts';
 import {
   chosenSlug,
@@ -162,8 +162,9 @@ export function linkOperations(services: OperationServices) {
           await links.insertLinks(knex, rows, (row) => linkCreated(row, eventContext(auth.requestId)));
           for (const { index, row } of rows) out[index] = { row };
         } catch (err) {
-          // Another request took a slug meanwhile: this chunk one link at a time, as create does.
-          if (!isAppError(err, 'slug_taken')) throw err;
+          // Another request took a slug meanwhile, or was writing the same slugs in another order
+          // (Postgres then cancels one of the two): this chunk one link at a time, as create does.
+          if (!isAppError(err, 'slug_taken') && !isDeadlock(err)) throw err;
           for (const { index, row, tagIds, tagNames } of rows) {
             try {
               await links.insertLink(knex, row, tagIds, linkCreated(row, eventContext(auth.requestId)), tagNames);

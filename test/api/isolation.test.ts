@@ -63,6 +63,17 @@ type Kind =
       createdId: (body: any) => string;
       listedIn: string;
     }
+  /**
+   * A bulk operation (no id in the path; 200 with a result per item): the other workspace's key
+   * naming this workspace's object in an item gets that item refused with `foreignItem`.
+   */
+  | {
+      kind: 'bulk';
+      table: string;
+      id: (t: Tenant) => Promise<string> | string;
+      request: (id: string, t: Tenant) => Req;
+      foreignItem: number;
+    }
   /** Public: answers without any key. */
   | { kind: 'public'; check: (t: Tenant, send: (r: Req, key?: string) => Promise<TestResponse>) => Promise<void> };
 
@@ -236,6 +247,35 @@ describe.each(testEngines())('workspace isolation and key checks for every opera
       table: 'links',
       id: (t) => t.link.id,
       request: (id) => ({ method: 'PATCH', path: `/api/v1/links/${id}`, body: { title: 'changed by isolation test' } }),
+    },
+    createLinksBulk: {
+      kind: 'bulk',
+      table: 'tags',
+      id: (t) => t.tag,
+      request: (tag) => ({
+        method: 'POST',
+        path: '/api/v1/links/bulk',
+        body: { links: [{ url: 'https://example.com/isolation-bulk', tagIds: [tag] }] },
+      }),
+      foreignItem: 400,
+    },
+    updateLinksBulk: {
+      kind: 'bulk',
+      table: 'links',
+      id: (t) => t.link.id,
+      request: (id) => ({
+        method: 'PATCH',
+        path: '/api/v1/links/bulk',
+        body: { ids: [id], changes: { title: 'changed by isolation test' } },
+      }),
+      foreignItem: 404,
+    },
+    deleteLinksBulk: {
+      kind: 'bulk',
+      table: 'links',
+      id: (t) => freshLink(t),
+      request: (id) => ({ method: 'DELETE', path: `/api/v1/links/bulk?ids=${id}` }),
+      foreignItem: 404,
     },
     getLinkRouting: {
       kind: 'id',
@@ -613,6 +653,25 @@ describe.each(testEngines())('workspace isolation and key checks for every opera
       expect(await rowOf(c.table, id), 'refused requests left the object as it was').toBe(before);
       const own = await send(op, req, await key(A));
       expect(own.status, `the workspace's own key: ${own.text}`).toBeLessThan(300);
+    } else if (c.kind === 'bulk') {
+      const id = await c.id(A);
+      const before = await rowOf(c.table, id);
+      const req = c.request(id, A);
+      const foreign = await send(op, req, await key(B));
+      expectStatus('a key of another workspace', foreign, 200);
+      expect(foreign.body?.data?.[0]?.status, `the item naming A's object: ${foreign.text}`).toBe(c.foreignItem);
+      // An error may quote the id the caller sent (as the single create does), nothing else of A.
+      const secrets = [A.link.id, A.link.slug, A.tag].filter((x) => x !== id);
+      expect(
+        secrets.filter((x) => foreign.text.includes(x)),
+        'the answer reveals nothing of the other workspace',
+      ).toEqual([]);
+      if (c.foreignItem === 404) expect(foreign.text.includes(id), 'a 404 does not quote the id').toBe(false);
+      for (const [what, mint, status] of refusals) expectStatus(what, await send(op, req, await mint()), status);
+      expect(await rowOf(c.table, id), 'refused requests left the object as it was').toBe(before);
+      const own = await send(op, req, await key(A));
+      expect(own.status, own.text).toBe(200);
+      expect(own.body.data[0].status, `the workspace's own key: ${own.text}`).toBeLessThan(300);
     } else if (c.kind === 'list') {
       const req = c.request(B);
       const res = await send(op, req, await key(B));

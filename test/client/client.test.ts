@@ -235,6 +235,56 @@ describe.each(testEngines())('the typed client against the service on %s', (engi
     expect(own.error).toBeUndefined();
     expect(sent[2]).toBe('my-order-42');
   });
+
+  it('creates, changes and deletes links in bulk, typed, a lost answer to a create retried once', async () => {
+    const key = await freshKey(['links:read', 'links:write']);
+    const ws = await seedWorkspace(knex());
+    const bulkKey = (await createKey(knex(), ws.workspaceId, ws.userId, ['links:read', 'links:write'], null)).key;
+    const base = httpsFetch(server.ca);
+    const sent: string[] = [];
+    let dropped = false;
+    const client = createClient({
+      baseUrl: server.url,
+      key: bulkKey,
+      sleep: async () => undefined,
+      // The first answer to the bulk create is lost on the way back: the service has made the links.
+      fetch: async (request) => {
+        if (request.method === 'POST') sent.push(request.headers.get('Idempotency-Key') ?? '');
+        const response = await base(request);
+        if (request.method === 'POST' && !dropped) {
+          dropped = true;
+          throw new TypeError('fetch failed: socket hang up');
+        }
+        return response;
+      },
+    });
+    const slug = `client-bulk-${engine}`;
+    const made = await client.createLinks([
+      { url: 'https://example.com/c1', slug },
+      { url: 'https://example.com/c2' },
+      { url: 'ftp://nope' },
+    ]);
+    expect(made.error).toBeUndefined();
+    expect(sent).toHaveLength(2);
+    expect(sent[1]).toBe(sent[0]);
+    const results = made.data!.data;
+    expect(results.map((r) => r.status)).toEqual([201, 201, 400]);
+    const rows = await knex()('links').where({ workspace_id: ws.workspaceId }).whereNull('deleted_at');
+    expect(rows).toHaveLength(2);
+    const ids = results.flatMap((r) => ('data' in r ? [r.data.id] : []));
+    expectTypeOf(results[0]).toMatchTypeOf<{ status: number }>();
+
+    const changed = await client.updateLinks([...ids, 'lnk_missing'], { title: 'Bulk' });
+    expect(changed.data?.data.map((r) => r.status)).toEqual([200, 200, 404]);
+    const refused = await client.updateLinks(ids, { slug: 'x' } as never);
+    expect(refused.error).toMatchObject({ status: 400, field: 'changes.slug' });
+
+    const gone = await client.deleteLinks(ids);
+    expect(gone.data?.data.map((r) => r.status)).toEqual([200, 200]);
+    // Another workspace's key sees none of them.
+    const other = createClient({ baseUrl: server.url, key, fetch: base });
+    expect((await other.deleteLinks(ids)).data?.data.map((r) => r.status)).toEqual([404, 404]);
+  });
 });
 
 describe('the typed client against a stand-in server', () => {

@@ -47,6 +47,7 @@ import { API_SCOPES, METRICS_TOKEN, SHORT_HOST, type Call, type ContractContext 
 import { conversionSuites } from './prism/conversions';
 import { deploymentSuites } from './prism/deployment';
 import { linkSuites } from './prism/links';
+import { linkBulkSuites } from './prism/links-bulk';
 import { routingSuites } from './prism/routing';
 import { visitorSuites } from './prism/visitors';
 import { webhookSuites } from './prism/webhooks';
@@ -107,6 +108,7 @@ describe.each(testEngines())('OpenAPI contract checked by a Prism proxy on %s', 
 
   accessSuites(ctx);
   linkSuites(ctx);
+  linkBulkSuites(ctx);
   routingSuites(ctx);
   conversionSuites(ctx);
   webhookSuites(ctx);

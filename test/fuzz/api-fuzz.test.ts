@@ -754,7 +754,15 @@ describe.each(testEngines())('OpenAPI-driven fuzzing on %s', (engine) => {
       if (!valid) expect = { kind: 'fail', statuses: [400] };
       else {
         expect = expect.alsoOk
-          ? { kind: 'ok', allow: op.operationId === 'recordConversion' || op.operationId.endsWith('Link') ? [409] : [] }
+          ? {
+              kind: 'ok',
+              allow:
+                op.operationId === 'recordConversion' ||
+                op.operationId === 'createLinksBulk' ||
+                op.operationId.endsWith('Link')
+                  ? [409]
+                  : [],
+            }
           : { kind: 'any' };
         if (plan.control && plan.validPathParams) {
           pathParams = plan.validPathParams;
@@ -840,6 +848,26 @@ describe.each(testEngines())('OpenAPI-driven fuzzing on %s', (engine) => {
         note(created.links, keyWs, res.body.data.id);
         idOwner.set(res.body.data.id, keyWs);
         if (keyWs === 'main') add('link:deletable', { id: res.body.data.id, slug: res.body.data.slug });
+        break;
+      case 'createLinksBulk':
+        for (const item of res.body.data) {
+          if (item.status !== 201) continue;
+          note(created.links, keyWs, item.data.id);
+          idOwner.set(item.data.id, keyWs);
+          if (keyWs === 'main') add('link:deletable', { id: item.data.id, slug: item.data.slug });
+        }
+        {
+          const idem = Object.entries(headers).find(([k]) => k.toLowerCase() === 'idempotency-key')?.[1];
+          if (idem !== undefined)
+            note(created.idempotencyKeys, keyWs, Buffer.from(idem.trim(), 'utf8').toString('latin1'));
+        }
+        break;
+      case 'deleteLinksBulk':
+        for (const item of res.body.data) {
+          if (item.status !== 200 && item.status !== 207) continue;
+          note(created.linksDeleted, keyWs, item.data.id);
+          add('link:deleted', { id: item.data.id });
+        }
         break;
       case 'deleteLink':
         note(created.linksDeleted, keyWs, targetId!);

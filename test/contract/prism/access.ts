@@ -31,6 +31,15 @@ export const KEYED: Record<string, { scope: Scope; call: (ids: Ids) => Call }> =
   getLink: { scope: 'links:read', call: (i) => call('GET', `/api/v1/links/${i.linkId}`) },
   updateLink: { scope: 'links:write', call: (i) => json('PATCH', `/api/v1/links/${i.linkId}`, { title: 'auth' }) },
   deleteLink: { scope: 'links:write', call: (i) => call('DELETE', `/api/v1/links/${i.linkId}`) },
+  createLinksBulk: {
+    scope: 'links:write',
+    call: () => json('POST', '/api/v1/links/bulk', { links: [{ url: 'https://example.com/auth' }] }),
+  },
+  updateLinksBulk: {
+    scope: 'links:write',
+    call: (i) => json('PATCH', '/api/v1/links/bulk', { ids: [i.linkId], changes: { title: 'auth' } }),
+  },
+  deleteLinksBulk: { scope: 'links:write', call: (i) => call('DELETE', `/api/v1/links/bulk?ids=${i.linkId}`) },
   getLinkRouting: { scope: 'links:read', call: (i) => call('GET', `/api/v1/links/${i.linkId}/routing`) },
   setLinkRouting: {
     scope: 'links:write',
