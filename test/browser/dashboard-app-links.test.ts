@@ -55,7 +55,7 @@ describeInChromium('app links in the dashboard, in Chromium (sqlite)', () => {
     await panel.getByRole('button', { name: 'Save app links' }).click();
     await expect.poll(() => apple.getAttribute('aria-invalid')).toBe('true');
     await expect
-      .poll(() => panel.getByText(/apple\.applinks\.details\[0\]\.appIDs\[0\] must be an app id/).count())
+      .poll(() => panel.getByText(/apple\.applinks\.details\.0\.appIDs\.0 must be an app id/).count())
       .toBe(1);
     await b.look(page, 'app-links-refused');
     expect((await server.request('GET', AASA, { headers: { host: HOST } })).status).toBe(404);

@@ -75,7 +75,7 @@ describe.each(testEngines())('shortlink app-links on %s', (engine) => {
     const bad = { applinks: { details: [{ appIDs: ['com.example.app'], paths: ['*'] }] } };
     await fails(
       ['app-links', 'set', '--shared', '--apple', file('bad.json', bad)],
-      /apple\.applinks\.details\[0\]\.appIDs/,
+      /apple\.applinks\.details\.0\.appIDs\.0/,
     );
     await fails(
       ['app-links', 'set', '--shared', '--android', file('text.json', 'not json')],
