@@ -1380,7 +1380,7 @@ export interface components {
         };
         /** @description One page of the workspace's links, newest first. */
         LinkList: {
-            /** @description Links on this page, newest first (by `createdAt`, ties broken by `id`), or most clicked first with `sort=clicks`. Empty when the page is past the end. */
+            /** @description Links on this page, newest first (by `createdAt`, ties broken by creation order), or most clicked first with `sort=clicks`. Empty when the page is past the end. */
             data: components["schemas"]["Link"][];
             /** @description Paging information. */
             meta: {
