@@ -1,12 +1,7 @@
 // Why a rule did or did not match a visit, in words, for "Try a visit": the same tests the
 // redirect runs (routing.ts conditionHolds, ruleMatches), each with what the visit had.
-import {
-  conditionHolds,
-  type CompiledRouting,
-  type RoutingCondition,
-  ruleMatches,
-  type VisitFacts,
-} from './routing.ts';
+import type { CompiledRouting, RoutingCondition, VisitFacts } from './routing.ts';
+import { conditionHolds, ruleMatches } from './routing-program.ts';
 
 const WANTS: Record<RoutingCondition['type'], string> = {
   device: 'device is',
