@@ -44,9 +44,12 @@ export async function createApp(services: Services, opts: { validateResponses?: 
   const validateResponses = opts.validateResponses ?? process.env.SHORTLINK_VALIDATE_RESPONSES === '1';
   // Each place of the document with its own schema: Ajv's errors then name the place that failed.
   const definition = inlineRefs(loadDefinition());
-  // A bulk call checks each of its items against the single operation's body schema.
+  // A bulk call checks each of its items against the single operation's body schema. The
+  // operation is looked up once: openapi-backend's getOperation flattens every path on each call.
+  const operations = new Map<string, ReturnType<typeof api.router.getOperation>>();
   const handlers = buildHandlers(services, (operationId, body) => {
-    const operation = api.router.getOperation(operationId)!;
+    let operation = operations.get(operationId);
+    if (!operation) operations.set(operationId, (operation = api.router.getOperation(operationId)!));
     const check = api.validateRequest(
       { method: operation.method, path: operation.path, body, headers: { 'content-type': 'application/json' } },
       operation,

@@ -10,7 +10,14 @@ import { changedLinkFields, sameTagSet } from '../domain/link-changes.ts';
 import { generateSlug } from '../domain/slugs.ts';
 import * as links from '../db/repos/links.ts';
 import type { CacheKey } from '../redirect/cache.ts';
-import { linkCreated, linkDeleted, linkUpdated, policyDisabled, type EventContext } from '../webhooks/link-events.ts';
+import {
+  linkCreated,
+  linksCreated,
+  linkDeleted,
+  linkUpdated,
+  policyDisabled,
+  type EventContext,
+} from '../webhooks/link-events.ts';
 import { isDeadlock, type Db } from '../db/knex.ts';
 import { conflict, invalid, isAppError, notFound, slugTaken, type AppError } from '../domain/errors.ts';
 import {
@@ -159,7 +166,7 @@ export function linkOperations(services: OperationServices) {
           rows.push({ index, row, tagIds: draft.tagIds, tagNames: draft.tagNames });
         }
         try {
-          await links.insertLinks(knex, rows, (row) => linkCreated(row, eventContext(auth.requestId)));
+          await links.insertLinks(knex, rows, (made) => linksCreated(made, eventContext(auth.requestId)));
           for (const { index, row } of rows) out[index] = { row };
         } catch (err) {
           // Another request took a slug meanwhile, or was writing the same slugs in another order

@@ -29,20 +29,47 @@ async function facts(trx: DbTransaction, row: LinkRow, ctx: EventContext): Promi
   };
 }
 
-export const linkCreated =
-  (row: LinkRow, ctx: EventContext) =>
-  async (trx: DbTransaction): Promise<ServiceEvent[]> => [
-    serviceEvent('link.created', {
-      workspaceId: row.workspace_id,
-      requestId: ctx.requestId,
-      occurredAt: Number(row.created_at),
-      subject: {
-        ...(await facts(trx, row, ctx)),
-        tags: await links.tagNamesOf(trx, row.id),
-        createdBy: row.created_by,
-      },
-    }),
-  ];
+/**
+ * link.created for links made in one transaction, in their order: their tags and hosts are read
+ * once for all (createMany writes a hundred at a time, and each read is a round trip on Postgres).
+ */
+export const linksCreated =
+  (rows: LinkRow[], ctx: EventContext) =>
+  async (trx: DbTransaction): Promise<ServiceEvent[]> => {
+    const tags = new Map<string, string[]>();
+    for (let i = 0; i < rows.length; i += 200) {
+      const some = await links.tagsOf(
+        trx,
+        rows.slice(i, i + 200).map((r) => r.id),
+      );
+      for (const [id, t] of some)
+        tags.set(
+          id,
+          t.map((x) => x.name),
+        );
+    }
+    const hosts = new Map<string | null, string>();
+    for (const row of rows)
+      if (!hosts.has(row.domain_id)) hosts.set(row.domain_id, await linkHost(trx, row.domain_id, ctx.shortDomain));
+    return rows.map((row) =>
+      serviceEvent('link.created', {
+        workspaceId: row.workspace_id,
+        requestId: ctx.requestId,
+        occurredAt: Number(row.created_at),
+        subject: {
+          id: row.id,
+          slug: row.slug,
+          destinationUrl: row.original_url,
+          title: row.title ?? null,
+          domain: hosts.get(row.domain_id)!,
+          tags: tags.get(row.id) ?? [],
+          createdBy: row.created_by,
+        },
+      }),
+    );
+  };
+
+export const linkCreated = (row: LinkRow, ctx: EventContext) => linksCreated([row], ctx);
 
 /** `link.updated` with the link as it is after the change; none when no field a receiver sees changed. */
 export const linkUpdated =

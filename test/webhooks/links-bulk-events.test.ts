@@ -1,6 +1,7 @@
 // POST /api/v1/links/bulk at a real HTTPS receiver: each created link raises its own link.created,
 // delivered once per subscription in each variant; refused items raise nothing.
 import { describe, expect, it } from 'vitest';
+import { addDomain, setDomainStatus } from '../../src/db/repos/domains';
 import { verifyVariantB } from '../../src/webhooks/verify';
 import { testEngines } from '../support/databases';
 import { envelopeErrors } from '../support/envelopes';
@@ -51,5 +52,41 @@ describe.each(testEngines())('link.created from a bulk create, delivered on %s',
     }
     const toA = live.receiver.to(`${path}/a`);
     expect(toA.map((r) => r.body.data.id).sort()).toEqual([...ids].sort());
+  });
+
+  it('gives each link.created its own link’s tags and host, read once for the whole call', async () => {
+    const path = `/bulk-tags/${engine}`;
+    const { api, seeded } = await subscribedToLinkCreated(
+      live.server,
+      live.receiver,
+      path,
+      'a-bulk-secret-of-our-own-4567',
+    );
+    const knex = live.server.services.db.knex;
+    const host = `go-${engine}-${Date.now()}.bulk.test`;
+    const domainId = await addDomain(knex, seeded.workspaceId, host);
+    await setDomainStatus(knex, domainId, 'ACTIVE');
+    const zeta = (await api('POST', '/api/v1/tags', seeded.key, { name: 'zeta' })).body.data.id;
+    const alpha = (await api('POST', '/api/v1/tags', seeded.key, { name: 'alpha' })).body.data.id;
+    const made = await api('POST', '/api/v1/links/bulk', seeded.key, {
+      links: [
+        { url: 'https://example.com/t1', slug: `t1-${engine}`, tagIds: [zeta, alpha] },
+        { url: 'https://example.com/t2', slug: `t2-${engine}`, domainId },
+        { url: 'https://example.com/t3', slug: `t3-${engine}`, tagIds: [zeta], domainId },
+      ],
+    });
+    expect(made.body.data.map((r: any) => r.status)).toEqual([201, 201, 201]);
+    await live.receiver.waitFor(`${path}/b`, 3);
+    const seen = Object.fromEntries(
+      live.receiver.to(`${path}/b`).map((r) => [r.body.data.short_url, [r.body.data.domain, r.body.data.tags]]),
+    );
+    expect(seen).toEqual({
+      [`https://${live.server.services.config.shortDomain}/t1-${engine}`]: [
+        live.server.services.config.shortDomain,
+        ['alpha', 'zeta'],
+      ],
+      [`https://${host}/t2-${engine}`]: [host, []],
+      [`https://${host}/t3-${engine}`]: [host, ['zeta']],
+    });
   });
 });

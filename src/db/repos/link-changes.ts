@@ -35,6 +35,17 @@ export async function recordLinkChange(
   await trx('link_changes').insert({ kind, domain_key: domainKey, slug, created_at: Date.now() });
 }
 
+/** recordLinkChange for many links at once: one statement per 200, since each is a round trip on Postgres. */
+export async function recordLinkChanges(
+  trx: Knex,
+  kind: LinkChangeKind,
+  addresses: Array<{ domainKey: string; slug: string }>,
+): Promise<void> {
+  const now = Date.now();
+  const rows = addresses.map((a) => ({ kind, domain_key: a.domainKey, slug: a.slug, created_at: now }));
+  for (let i = 0; i < rows.length; i += 200) await trx('link_changes').insert(rows.slice(i, i + 200));
+}
+
 export async function changesSince(knex: Knex, since: number): Promise<LinkChange[]> {
   return knex('link_changes').where('created_at', '>=', since).select('id', 'created_at', 'kind', 'domain_key', 'slug');
 }

@@ -5,7 +5,7 @@ import { slugTaken } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import { DEFAULT_TAG_COLOR } from '../../domain/links.ts';
 import { isUniqueViolation, readSnapshot } from '../knex.ts';
-import { recordLinkChange } from './link-changes.ts';
+import { recordLinkChange, recordLinkChanges } from './link-changes.ts';
 import { enqueueEvents, type EmitEvents } from './outbox.ts';
 
 export interface LinkRow {
@@ -108,14 +108,18 @@ function linkTagRows(row: LinkRow, tagIds: string[], tagNames: string[], byName:
 export async function insertLinks(
   knex: Knex,
   items: Array<{ row: LinkRow; tagIds: string[]; tagNames?: string[] }>,
-  emit: (row: LinkRow) => EmitEvents,
+  emit: (rows: LinkRow[]) => EmitEvents,
 ): Promise<void> {
   if (!items.length) return;
   try {
     await knex.transaction(async (trx) => {
       for (let i = 0; i < items.length; i += 100)
         await trx('links').insert(items.slice(i, i + 100).map((it) => it.row));
-      for (const { row } of items) await recordLinkChange(trx, 'link', row.domain_key, row.slug);
+      await recordLinkChanges(
+        trx,
+        'link',
+        items.map(({ row }) => ({ domainKey: row.domain_key, slug: row.slug })),
+      );
       const byName = await tagIdsByName(
         trx,
         items[0].row.workspace_id,
@@ -123,9 +127,7 @@ export async function insertLinks(
       );
       const tags = items.flatMap(({ row, tagIds, tagNames }) => linkTagRows(row, tagIds, tagNames ?? [], byName));
       for (let i = 0; i < tags.length; i += 200) await trx('link_tags').insert(tags.slice(i, i + 200));
-      const events = [];
-      for (const { row } of items) events.push(...(await emit(row)(trx)));
-      await enqueueEvents(trx, events);
+      await enqueueEvents(trx, await emit(items.map((it) => it.row))(trx));
     });
   } catch (err) {
     if (
@@ -319,14 +321,6 @@ export async function setPolicyDisabled(
 }
 
 /** Names of the link's tags, by name (what link.created carries). */
-export async function tagNamesOf(knex: Knex, linkId: string): Promise<string[]> {
-  return knex('link_tags as lt')
-    .join('tags as t', 't.id', 'lt.tag_id')
-    .where('lt.link_id', linkId)
-    .orderBy('t.name')
-    .pluck('t.name');
-}
-
 export async function getLinkById(knex: Knex, id: string): Promise<LinkRow | undefined> {
   return knex('links').where({ id }).first();
 }
