@@ -20,8 +20,12 @@ export interface paths {
          *     Optional filters narrow the list, all combinable (a link must match every one
          *     given): `search` (part of the slug, title or destination, any case), `tagId`,
          *     `domainId` (`short` for the shared short domain) and `status`; `sort=clicks`
-         *     lists the most clicked first. With filters, `meta.total` counts the links that
-         *     match them, and paging works over those. An id of another workspace matches
+         *     lists the most clicked first. With filters or `sort=clicks`, paging works over
+         *     the links that match, and `meta.total` counts them up to 10,000; when more match,
+         *     `meta.total` is 10000 and `meta.totalCapped` is true (the page itself is exact
+         *     at any depth). Counting every match of a broad filter over a million links is
+         *     what made such a page slow; a client that needs every match pages until a page
+         *     comes back short. Without filters `meta` is `{ page, limit, total }`, exact. An id of another workspace matches
          *     nothing, as an unknown one does. A value a parameter does not accept gives 400
          *     naming the parameter in `field`.
          *
@@ -1388,8 +1392,10 @@ export interface components {
                 page: number;
                 /** @description The page size used (as requested, or the default 20). */
                 limit: number;
-                /** @description Number of links in the workspace, deleted links excluded; with filters, the number of those that match them. */
+                /** @description Number of links in the workspace, deleted links excluded. With a filter or `sort=clicks`, the number of those that match, counted up to 10,000: when more match, `total` is 10000 and `totalCapped` is true. */
                 total: number;
+                /** @description Present only with a filter or `sort=clicks`: true when more than 10,000 links match, so `total` is a floor; page on until a page comes back short or empty. */
+                totalCapped?: boolean;
             };
         };
         /**

@@ -263,7 +263,8 @@ export function createClient(options: ClientOptions) {
           seen.add(link.id);
           yield link;
         }
-        if (body.data.length < limit || page * limit >= body.meta.total) return;
+        // A capped total (filters, more than 10,000 matches) is a floor: only a short page ends.
+        if (body.data.length < limit || (!body.meta.totalCapped && page * limit >= body.meta.total)) return;
       }
     },
 

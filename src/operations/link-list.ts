@@ -1,8 +1,10 @@
 // How GET /api/v1/links reads its page (openapi/paths/api_v1_links.yaml, listLinks): with no
 // filter and the default order, as the interface has always answered it (every live link counted);
 // with a filter or the order by clicks, through the dashboard's search (src/db/repos/link-search.ts)
-// with the API's own rules: the total counted exactly (the dashboard stops at "10,000+") and links
-// with equal clicks newest first (the dashboard's go by id).
+// with the API's own rule that links with equal clicks come newest first (the dashboard's go by id).
+// Its total stops at SEARCH_COUNT_CAP, as the dashboard's "10,000+" does, with `meta.totalCapped`:
+// counting every match of a broad filter over a million links took up to half a second
+// (bench/results/2026-11-29-api-list.md), and a partner pages until an empty page either way.
 import type { operations } from '../../generated/api.ts';
 import type { LinkSearch } from '../db/repos/link-search.ts';
 
@@ -23,6 +25,5 @@ export function linkListSearch(query: LinkListQuery, page: number, limit: number
     page,
     limit,
     clickTies: 'creation',
-    exactTotal: true,
   };
 }

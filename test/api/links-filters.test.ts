@@ -117,13 +117,14 @@ describe.each(testEngines())('GET /api/v1/links with filters on %s', (engine) =>
     expect(await slugs(`tagId=${tagId}&status=DISABLED&domainId=short`)).toEqual([]);
   });
 
-  it('pages over the matches with their total', async () => {
+  it('pages over the matches with their total, counted up to the cap', async () => {
     const first = await list('domainId=short&limit=3');
     expect(first.data.map((l) => l.slug)).toEqual(['f-epsilon', 'f-delta', 'f-beta']);
-    expect(first.meta).toEqual({ page: 1, limit: 3, total: 4 });
+    // A filtered total below the cap is exact and says so; the interface's page has no totalCapped.
+    expect(first.meta).toEqual({ page: 1, limit: 3, total: 4, totalCapped: false });
     const second = await list('domainId=short&limit=3&page=2');
     expect(second.data.map((l) => l.slug)).toEqual(['f-alpha']);
-    expect(second.meta).toEqual({ page: 2, limit: 3, total: 4 });
+    expect(second.meta).toEqual({ page: 2, limit: 3, total: 4, totalCapped: false });
     expect(await list('domainId=short&limit=3&page=9')).toMatchObject({ data: [], meta: { page: 9, total: 4 } });
   });
 

@@ -349,6 +349,23 @@ describe('the typed client against a stand-in server', () => {
     expect(requests.every((r) => r.key === 'Bearer mk_test')).toBe(true);
   });
 
+  it('walks past a capped total until a page comes back short', async () => {
+    const c = client();
+    const link = (i: number) => ({ id: `lnk_${i}`, slug: `s${i}` });
+    const page = (ids: number[], meta: Record<string, unknown>) => (_q: http.IncomingMessage, r: http.ServerResponse) =>
+      json(r, 200, { data: ids.map(link), meta: { limit: 2, ...meta } });
+    // The service counts matches up to 10,000: a total of 2 that is capped says "2 or more".
+    answers = [
+      page([1, 2], { page: 1, total: 2, totalCapped: true }),
+      page([3, 4], { page: 2, total: 2, totalCapped: true }),
+      page([5], { page: 3, total: 2, totalCapped: true }),
+    ];
+    const ids: string[] = [];
+    for await (const l of c.allLinks({ limit: 2, status: 'ACTIVE' })) ids.push(l.id);
+    expect(ids).toEqual(['lnk_1', 'lnk_2', 'lnk_3', 'lnk_4', 'lnk_5']);
+    expect(requests.map((r) => new URL(r.url, base).searchParams.get('page'))).toEqual(['1', '2', '3']);
+  });
+
   it('gives back a 429 whose wait is longer than it may wait, with the wait', async () => {
     const c = client({ maxRetryAfterMs: 10_000 });
     answers = [status(429, { 'Retry-After': '30' })];

@@ -17,11 +17,9 @@ export interface LinkSearch {
   limit: number;
   /** Links with equal click totals by id (the dashboard's), or by creation (the public API's). */
   clickTies?: 'id' | 'creation';
-  /** Count every match rather than stop past SEARCH_COUNT_CAP: the public API's total is exact. */
-  exactTotal?: boolean;
 }
 
-export type Filters = Omit<LinkSearch, 'sort' | 'order' | 'page' | 'limit' | 'clickTies' | 'exactTotal'>;
+export type Filters = Omit<LinkSearch, 'sort' | 'order' | 'page' | 'limit' | 'clickTies'>;
 
 /**
  * The search by part of slug, title or destination on `links as l`, over the columns that may

@@ -28,16 +28,15 @@ export function linkHandlers(
       const page = Number(query.page ?? 1);
       const limit = Number(query.limit ?? 20);
       const search = linkListSearch(query, page, limit);
-      const { rows, total, tags, clicks } = search
-        ? await services.queries.linkSearch(auth.workspaceId, search)
-        : await services.queries.linksPage(auth.workspaceId, page, limit);
-      return {
-        status: 200,
-        body: {
-          data: rows.map((r) => presentLink(r, tags.get(r.id) ?? [], clicks.get(r.id) ?? 0)),
-          meta: { page, limit, total },
-        },
-      };
+      if (!search) {
+        // The interface's own page: every live link counted, and meta exactly as it names it.
+        const { rows, total, tags, clicks } = await services.queries.linksPage(auth.workspaceId, page, limit);
+        const data = rows.map((r) => presentLink(r, tags.get(r.id) ?? [], clicks.get(r.id) ?? 0));
+        return { status: 200, body: { data, meta: { page, limit, total } } };
+      }
+      const { rows, total, totalCapped, tags, clicks } = await services.queries.linkSearch(auth.workspaceId, search);
+      const data = rows.map((r) => presentLink(r, tags.get(r.id) ?? [], clicks.get(r.id) ?? 0));
+      return { status: 200, body: { data, meta: { page, limit, total, totalCapped } } };
     },
 
     async getLink({ params }, { auth, requestId }): Promise<ResultOf<'getLink'>> {
