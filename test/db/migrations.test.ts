@@ -5,6 +5,7 @@ import { migrationSource } from '../../src/db/migrations';
 import { SQLITE_LINK_BY_ADDRESS } from '../../src/db/redirect-rows';
 import { insertConversion } from '../../src/db/repos/conversions';
 import { testEngines, withFreshDatabase } from '../support/databases';
+import { linkRow } from '../support/stored-rows';
 
 /** The names of a table's indexes. */
 async function indexNames(db: Database, engine: string, table: string): Promise<string[]> {
@@ -369,6 +370,65 @@ describe.each(testEngines())('migrations on %s', (engine) => {
       expect(Number((await db.knex('clicks').count({ n: '*' }))[0].n)).toBe(1);
       await migrateLatest(db);
       expect(await db.knex('clicks').first('city', 'route')).toEqual({ city: null, route: 'r'.repeat(40) });
+    });
+  });
+
+  it('live link counts (20261230000000) start from the links there are and follow every write to links; down removes them', async () => {
+    await withFreshDatabase(engine, async (db) => {
+      const { knex } = db;
+      await migrateLatest(db);
+      await knex.migrate.down({ migrationSource, name: '20261230000000_live_link_counts' });
+      const now = Date.now();
+      for (const id of ['ws_a', 'ws_b', 'ws_c'])
+        await knex('workspaces').insert({ id, name: id, plan: 'business', created_at: now });
+      const row = (id: string, ws: string, deleted = false) =>
+        linkRow({
+          id,
+          workspace_id: ws,
+          created_by: 'usr_1',
+          slug: id,
+          original_url: 'https://example.com/',
+          deleted_at: deleted ? now : null,
+        });
+      await knex('links').insert([row('l1', 'ws_a'), row('l2', 'ws_a'), row('l3', 'ws_a', true), row('l4', 'ws_b')]);
+      /** Each workspace's counted links beside a count of its live rows. */
+      const both = async () => {
+        const counted = Object.fromEntries(
+          (await knex('live_link_counts').select('workspace_id', 'links')).map((r) => [
+            r.workspace_id,
+            Number(r.links),
+          ]),
+        );
+        const live = Object.fromEntries(
+          (
+            await knex('links').whereNull('deleted_at').groupBy('workspace_id').select('workspace_id').count({ n: '*' })
+          ).map((r) => [r.workspace_id, Number(r.n)]),
+        );
+        for (const ws of ['ws_a', 'ws_b', 'ws_c']) expect(counted[ws] ?? 0, ws).toBe(live[ws] ?? 0);
+        return counted;
+      };
+      await knex.migrate.up({ migrationSource, name: '20261230000000_live_link_counts' });
+      expect(await both()).toEqual({ ws_a: 2, ws_b: 1 });
+      // One statement of many rows in two workspaces, one of them deleted already.
+      await knex('links').insert([row('l5', 'ws_a'), row('l6', 'ws_c'), row('l7', 'ws_c'), row('l8', 'ws_c', true)]);
+      expect(await both()).toEqual({ ws_a: 3, ws_b: 1, ws_c: 2 });
+      await knex('links').whereIn('id', ['l1', 'l6']).update({ deleted_at: now });
+      await knex('links')
+        .where({ id: 'l1' })
+        .update({ deleted_at: now + 1 }); // deleted again: no change
+      await knex('links')
+        .where({ id: 'l2' })
+        .update({ title: 'renamed', updated_at: now + 2 });
+      expect(await both()).toEqual({ ws_a: 2, ws_b: 1, ws_c: 1 });
+      await knex('links').where({ id: 'l3' }).update({ deleted_at: null });
+      await knex('links').where({ id: 'l4' }).update({ workspace_id: 'ws_c' });
+      await knex('links').whereIn('id', ['l5', 'l8']).delete();
+      expect(await both()).toEqual({ ws_a: 2, ws_b: 0, ws_c: 2 });
+      await knex.migrate.down({ migrationSource, name: '20261230000000_live_link_counts' });
+      expect(await knex.schema.hasTable('live_link_counts')).toBe(false);
+      await knex('links').insert(row('l9', 'ws_b'));
+      await migrateLatest(db);
+      expect(await both()).toEqual({ ws_a: 2, ws_b: 1, ws_c: 2 });
     });
   });
 });

@@ -30,6 +30,7 @@ import * as linkRouting from './20261204000000_link_routing.ts';
 import * as appLinks from './20261215000000_app_links.ts';
 import * as clickCity from './20261204050000_click_city.ts';
 import * as qrCodesByWorkspace from './20261229100000_qr_codes_by_workspace.ts';
+import * as liveLinkCounts from './20261230000000_live_link_counts.ts';
 
 const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }> = {
   '20261122000000_core': core,
@@ -61,6 +62,7 @@ const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '20261215000000_app_links': appLinks,
   '20261204050000_click_city': clickCity,
   '20261229100000_qr_codes_by_workspace': qrCodesByWorkspace,
+  '20261230000000_live_link_counts': liveLinkCounts,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
