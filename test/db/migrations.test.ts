@@ -402,7 +402,7 @@ describe.each(testEngines())('migrations on %s', (engine) => {
         const live = Object.fromEntries(
           (
             await knex('links').whereNull('deleted_at').groupBy('workspace_id').select('workspace_id').count({ n: '*' })
-          ).map((r) => [r.workspace_id, Number(r.n)]),
+          ).map((r: { workspace_id?: string; n?: number | string }) => [r.workspace_id, Number(r.n)]),
         );
         for (const ws of ['ws_a', 'ws_b', 'ws_c']) expect(counted[ws] ?? 0, ws).toBe(live[ws] ?? 0);
         return counted;
