@@ -100,6 +100,22 @@ describeInChromium("a link's routing in Chromium against Prism's mock of the con
     await page.getByRole('button', { name: 'Move rule 2 up' }).click();
     expect(await rule(1).getByLabel('Destination URL').inputValue()).toBe('https://partners.acme.example/welcome');
     expect(await page.getByRole('button', { name: 'Move rule 1 up' }).isDisabled()).toBe(true);
+    // Focus follows the moved rule: at the top its Up is disabled, so its Down takes it.
+    const focused = () => page.evaluate('document.activeElement?.getAttribute("aria-label")');
+    await expect.poll(focused).toBe('Move rule 1 down');
+    // A new rule's first field takes focus; removing it puts focus on the rule before it.
+    await page.getByRole('button', { name: 'Add a rule' }).click();
+    await expect
+      .poll(() =>
+        page.evaluate(() => {
+          const items = [...document.querySelectorAll('[data-item-key]')];
+          const at = document.activeElement?.closest('[data-item-key]');
+          return [document.activeElement?.tagName, at ? items.indexOf(at) + 1 : 0];
+        }),
+      )
+      .toEqual(['SELECT', 4]);
+    await page.getByRole('button', { name: 'Remove rule 4' }).click();
+    await expect.poll(focused).toBe('Remove rule 3');
     // The split's second variant takes 30%, a third 20%; the click id goes.
     await page.getByRole('group', { name: 'Variant A', exact: true }).getByLabel('Weight (%)').fill('50');
     await page.getByRole('group', { name: 'Variant B', exact: true }).getByLabel('Weight (%)').fill('30');

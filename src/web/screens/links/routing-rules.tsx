@@ -3,7 +3,7 @@
 // moving and removing. A role that changes nothing reads them.
 import { Options, SelectField, TextField } from '../../components/fields.tsx';
 import { boundText } from '../../components/text-inputs.ts';
-import { announce } from '../../lib/announce.ts';
+import { ItemActions, useOrderedItems } from '../../components/ordered-items.tsx';
 import {
   CONDITION_TYPES,
   conditionType,
@@ -32,21 +32,8 @@ export function RuleList({
 }) {
   const change = (key: string, patch: Partial<RuleDraft>) =>
     onChange(rules.map((r) => (r.key === key ? { ...r, ...patch } : r)));
-  const move = (index: number, by: -1 | 1) => {
-    const to = index + by;
-    const next = [...rules];
-    [next[index], next[to]] = [next[to], next[index]];
-    onChange(next);
-    announce(`Rule moved to position ${to + 1} of ${rules.length}.`);
-  };
-  const remove = (index: number) => {
-    onChange(rules.filter((_, i) => i !== index));
-    announce(`Rule ${index + 1} removed.`);
-  };
-  const add = () => {
-    onChange([...rules, newRule()]);
-    announce(`Rule ${rules.length + 1} added.`);
-  };
+  const list = useOrderedItems(rules, onChange, { noun: 'Rule', addId: 'add-rules' });
+  const add = () => list.add(newRule(), 'select', `Rule ${rules.length + 1} added.`);
   const full = rules.length >= LIMITS.rules;
   return (
     <>
@@ -55,7 +42,7 @@ export function RuleList({
       ) : (
         <ol className="block-list">
           {rules.map((r, i) => (
-            <li key={r.key}>
+            <li key={r.key} data-item-key={r.key}>
               <RuleItem
                 rule={r}
                 index={i}
@@ -63,8 +50,8 @@ export function RuleList({
                 errors={errors}
                 editable={editable}
                 onChange={(patch) => change(r.key, patch)}
-                onMove={(by) => move(i, by)}
-                onRemove={() => remove(i)}
+                onMove={(by) => list.move(i, by)}
+                onRemove={() => list.remove(i)}
               />
             </li>
           ))}
@@ -76,7 +63,7 @@ export function RuleList({
         </p>
       ) : null}
       {editable ? (
-        <div className="block-add">
+        <div className="block-add" id="add-rules" tabIndex={-1}>
           <button type="button" className="button button-small" onClick={add} disabled={full}>
             <span aria-hidden="true">+</span> Add a rule
           </button>
@@ -119,36 +106,7 @@ function RuleItem({
       <legend>
         <span className="block-number">Rule {n}</span>
       </legend>
-      {editable ? (
-        <div className="block-actions">
-          <button
-            type="button"
-            className="button button-small"
-            aria-label={`Move rule ${n} up`}
-            disabled={index === 0}
-            onClick={() => onMove(-1)}
-          >
-            <span aria-hidden="true">↑</span> Up
-          </button>
-          <button
-            type="button"
-            className="button button-small"
-            aria-label={`Move rule ${n} down`}
-            disabled={index === count - 1}
-            onClick={() => onMove(1)}
-          >
-            <span aria-hidden="true">↓</span> Down
-          </button>
-          <button
-            type="button"
-            className="button button-small button-danger-quiet"
-            aria-label={`Remove rule ${n}`}
-            onClick={onRemove}
-          >
-            Remove
-          </button>
-        </div>
-      ) : null}
+      {editable ? <ItemActions noun="Rule" position={n} count={count} onMove={onMove} onRemove={onRemove} /> : null}
       <div className="block-body">
         <p className="field-hint rule-when">When all of these match:</p>
         <ol className="condition-list">

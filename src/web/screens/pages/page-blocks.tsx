@@ -2,9 +2,9 @@
 // destination (one of the workspace's short links, found by searching them, or a URL that saving
 // makes into a short link), and moving and removing. A role that changes nothing reads them.
 import { useLinkList } from '../../api/links.ts';
-import { useEffect, useId, useState } from 'react';
+import { useId, useState } from 'react';
 import { TextAreaField, TextField } from '../../components/fields.tsx';
-import { announce } from '../../lib/announce.ts';
+import { ItemActions, useOrderedItems } from '../../components/ordered-items.tsx';
 import { useDebouncedValue } from '../../lib/hooks.ts';
 import {
   BLOCK_NAMES,
@@ -32,45 +32,11 @@ export function BlockList({
   errors: Errors;
   editable: boolean;
 }) {
-  // After adding, moving or removing, where focus goes once the list has been drawn again.
-  const [focusAfter, setFocusAfter] = useState<{ key: string; selector: string } | null>(null);
-  useEffect(() => {
-    if (!focusAfter) return;
-    const item = document.querySelector(`[data-block-key="${focusAfter.key}"]`);
-    const target =
-      item?.querySelector<HTMLElement>(focusAfter.selector) ??
-      item?.querySelector<HTMLElement>('button:not(:disabled)');
-    (target ?? document.getElementById('add-blocks'))?.focus();
-    setFocusAfter(null);
-  }, [focusAfter]);
-
   const change = (key: string, patch: Partial<BlockDraft>) =>
     onChange(blocks.map((b) => (b.key === key ? { ...b, ...patch } : b)));
-  const add = (type: BlockType) => {
-    const block = newBlock(type);
-    onChange([...blocks, block]);
-    setFocusAfter({ key: block.key, selector: 'input, textarea' });
-    announce(`${BLOCK_NAMES[type]} block added as block ${blocks.length + 1}.`);
-  };
-  const move = (index: number, by: -1 | 1) => {
-    const to = index + by;
-    if (to < 0 || to >= blocks.length) return;
-    const next = [...blocks];
-    [next[index], next[to]] = [next[to], next[index]];
-    onChange(next);
-    // The same button while it can go on moving that way, else the other one.
-    const way = by < 0 ? 'up' : 'down';
-    setFocusAfter({ key: blocks[index].key, selector: `[data-move="${way}"]:not(:disabled)` });
-    announce(`Block moved to position ${to + 1} of ${blocks.length}.`);
-  };
-  const remove = (index: number) => {
-    const next = blocks.filter((_, i) => i !== index);
-    onChange(next);
-    const neighbour = next[index] ?? next[index - 1];
-    if (neighbour) setFocusAfter({ key: neighbour.key, selector: '[data-remove]' });
-    else requestAnimationFrame(() => document.getElementById('add-blocks')?.focus());
-    announce(`Block ${index + 1} removed.`);
-  };
+  const list = useOrderedItems(blocks, onChange, { noun: 'Block', addId: 'add-blocks' });
+  const add = (type: BlockType) =>
+    list.add(newBlock(type), 'input, textarea', `${BLOCK_NAMES[type]} block added as block ${blocks.length + 1}.`);
 
   const full = blocks.length >= LIMITS.blocks;
   return (
@@ -82,7 +48,7 @@ export function BlockList({
       ) : (
         <ol className="block-list">
           {blocks.map((b, i) => (
-            <li key={b.key} data-block-key={b.key}>
+            <li key={b.key} data-item-key={b.key}>
               <BlockItem
                 workspaceId={workspaceId}
                 block={b}
@@ -91,8 +57,8 @@ export function BlockList({
                 errors={errors}
                 editable={editable}
                 onChange={(patch) => change(b.key, patch)}
-                onMove={(by) => move(i, by)}
-                onRemove={() => remove(i)}
+                onMove={(by) => list.move(i, by)}
+                onRemove={() => list.remove(i)}
               />
             </li>
           ))}
@@ -153,37 +119,7 @@ function BlockItem({
         <span className="block-type">{BLOCK_NAMES[b.type]}</span>
       </legend>
       {editable ? (
-        <div className="block-actions">
-          <button
-            type="button"
-            className="button button-small"
-            data-move="up"
-            aria-label={`Move block ${position} up`}
-            disabled={position === 1}
-            onClick={() => onMove(-1)}
-          >
-            <span aria-hidden="true">↑</span> Up
-          </button>
-          <button
-            type="button"
-            className="button button-small"
-            data-move="down"
-            aria-label={`Move block ${position} down`}
-            disabled={position === count}
-            onClick={() => onMove(1)}
-          >
-            <span aria-hidden="true">↓</span> Down
-          </button>
-          <button
-            type="button"
-            className="button button-small button-danger-quiet"
-            data-remove
-            aria-label={`Remove block ${position}`}
-            onClick={onRemove}
-          >
-            Remove
-          </button>
-        </div>
+        <ItemActions noun="Block" position={position} count={count} onMove={onMove} onRemove={onRemove} />
       ) : null}
       <div className="block-body">
         {b.type === 'paragraph' ? <TextAreaField {...text} rows={3} /> : <TextField {...text} />}
