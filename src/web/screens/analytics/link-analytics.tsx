@@ -2,7 +2,7 @@
 // CSV), where the last 90 days' clicks came from, and what served them (rules and variants). The
 // window is kept in the address.
 import { useEffect, useId, useState } from 'react';
-import { Link, useParams, useSearchParams } from 'wouter';
+import { useParams, useSearchParams } from 'wouter';
 import { useLinkAnalytics } from '../../api/links.ts';
 import { useLink } from '../../api/queries.ts';
 import type { LinkAnalytics as Analytics } from '../../api/types.ts';
@@ -13,7 +13,7 @@ import { addDays, daysInclusive, formatDay, isDay, lastDays, todayUtc } from '..
 import { csvRecords } from '../../lib/csv.ts';
 import { downloadText } from '../../lib/download.ts';
 import { formatCount } from '../../lib/format.ts';
-import { linkPath, wsPath } from '../links/paths.ts';
+import { LinkTrail } from '../links/link-trail.tsx';
 import { ShareButton } from '../reports/share-button.tsx';
 import { can, useMembership } from '../../api/session.ts';
 import { Breakdowns } from './breakdowns.tsx';
@@ -103,19 +103,7 @@ export default function LinkAnalytics() {
     <>
       <PageHeader
         title={slug ? `Analytics for ${slug}` : 'Analytics'}
-        eyebrow={
-          <>
-            <Link href={wsPath(ws, '/links')} className="back-link">
-              All links
-            </Link>
-            {slug ? (
-              <>
-                {' / '}
-                <Link href={linkPath(ws, linkId)}>Edit {slug}</Link>
-              </>
-            ) : null}
-          </>
-        }
+        eyebrow={<LinkTrail ws={ws} linkId={linkId} slug={slug} />}
         actions={
           mayShare && valid ? (
             <ShareButton

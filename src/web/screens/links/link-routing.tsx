@@ -2,7 +2,7 @@
 // id, saved as one document (PUT) whose refusal shows next to the input it names, the form kept
 // as it was; beside it "Try a visit" on the saved routing. An ANALYST reads and tries.
 import { useMemo, useRef, useState, type FormEvent } from 'react';
-import { Link, useParams } from 'wouter';
+import { useParams } from 'wouter';
 import { useLink, useWorkspace } from '../../api/queries.ts';
 import { useRouting, useSaveRouting } from '../../api/routing.ts';
 import { can, useMembership } from '../../api/session.ts';
@@ -15,7 +15,7 @@ import { FormSection } from '../../components/form-section.tsx';
 import { PageHeader } from '../../components/page.tsx';
 import { ReadOnlyNotice } from '../../components/read-only-notice.tsx';
 import { boundText } from '../../components/text-inputs.ts';
-import { linkPath, wsPath } from './paths.ts';
+import { LinkTrail } from './link-trail.tsx';
 import { formFromRouting, routingBody, routingFieldNames, type RoutingForm } from './routing-form.ts';
 import { RuleList } from './routing-rules.tsx';
 import { SplitEditor } from './routing-split.tsx';
@@ -30,19 +30,7 @@ export default function LinkRouting() {
   const header = (
     <PageHeader
       title={slug ? `Routing for ${slug}` : 'Routing'}
-      eyebrow={
-        <>
-          <Link href={wsPath(ws, '/links')} className="back-link">
-            All links
-          </Link>
-          {slug ? (
-            <>
-              {' / '}
-              <Link href={linkPath(ws, linkId)}>Edit {slug}</Link>
-            </>
-          ) : null}
-        </>
-      }
+      eyebrow={<LinkTrail ws={ws} linkId={linkId} slug={slug} />}
     >
       {link.data ? <p className="muted short-url">{link.data.shortUrl}</p> : null}
     </PageHeader>
