@@ -107,11 +107,11 @@ describeInChromium("a link's routing in Chromium against Prism's mock of the con
     await page.getByRole('button', { name: 'Add a rule' }).click();
     await expect
       .poll(() =>
-        page.evaluate(() => {
+        page.evaluate(`(() => {
           const items = [...document.querySelectorAll('[data-item-key]')];
           const at = document.activeElement?.closest('[data-item-key]');
           return [document.activeElement?.tagName, at ? items.indexOf(at) + 1 : 0];
-        }),
+        })()`),
       )
       .toEqual(['SELECT', 4]);
     await page.getByRole('button', { name: 'Remove rule 4' }).click();
