@@ -94,7 +94,8 @@ export interface paths {
          *     **Idempotency.** Send an `Idempotency-Key` to make a retry safe: a repeat with
          *     the same key and body within 24 hours creates nothing and answers the first
          *     call's answer; the same key with another body, or while the first call is
-         *     still running, gives 409.
+         *     still running, gives 409. A call that never answered (its server stopped
+         *     mid-call) holds its key for 2 minutes; a repeat after that runs as a new call.
          *
          *     **Scope:** `links:write`.
          */

@@ -21,6 +21,14 @@ type LinkUpdate = components['schemas']['LinkUpdate'];
 export const MAX_BULK_ITEMS = 100;
 /** How long an Idempotency-Key is remembered, as for POST /api/v1/conversions. */
 const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
+/**
+ * How long a claimed key with no answer yet refuses a repeat (409): longer than any bulk call runs
+ * (well under a second; a 100-item call's p99 is under 600 ms), short enough that a call whose
+ * process died does not hold its key for the whole 24 hours. Its links commit in one transaction
+ * (createMany's chunk holds 100), so such a call made none, unless it died between that commit and
+ * storing its answer.
+ */
+const IDEMPOTENCY_LEASE_MS = 120_000;
 
 /** One item's outcome: what the single operation returned, or the AppError it threw. */
 export type ItemOutcome<T> = { ok: T } | { error: AppError };
@@ -104,7 +112,14 @@ export function bulkLinkOperations(services: OperationServices, operations: Link
       const requestHash = createHash('sha256')
         .update(`${operationId}\n${canonical(body)}`)
         .digest('hex');
-      const claim = { workspaceId: auth.workspaceId, key, requestHash, now: Date.now(), ttlMs: IDEMPOTENCY_TTL_MS };
+      const claim = {
+        workspaceId: auth.workspaceId,
+        key,
+        requestHash,
+        now: Date.now(),
+        ttlMs: IDEMPOTENCY_TTL_MS,
+        leaseMs: IDEMPOTENCY_LEASE_MS,
+      };
       const replay = await claimIdempotencyKey(knex, claim);
       if (replay !== null) return JSON.parse(replay) as T;
       let result: T;

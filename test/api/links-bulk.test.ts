@@ -2,9 +2,11 @@
 // item answered as the single operation answers it, in order; partial failures; the 100-item and
 // 1 MiB limits; a race for slugs; Idempotency-Key replays; roles; other workspaces' ids; routing;
 // one request counted per call.
+import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { setRole } from '../../src/db/repos/workspaces';
+import { canonical } from '../../src/operations/conversions';
 import { testEngines } from '../support/databases';
 import { seedMemberKey, seedWorkspace, serverWithOwner } from '../support/seed';
 
@@ -203,6 +205,36 @@ describe.each(testEngines())('bulk links API on %s', (engine) => {
     // Without the key, the same body is a new call (its slug is now taken).
     const fresh = await api('POST', BULK, body, ws.key);
     expect(fresh.body.data.map((r: any) => r.status)).toEqual([409, 201]);
+  });
+
+  it('lets a retry run once a claimed key has waited two minutes without an answer (its process died)', async () => {
+    const s = unique();
+    const ws = await seedWorkspace(knex());
+    const body = { links: [{ url: 'https://example.com/crash', slug: `${s}-c` }] };
+    const headers = { 'Idempotency-Key': `crash-${s}` };
+    // What a call leaves when its process dies between claiming the key and answering: the claim.
+    const claim = (age: number) =>
+      knex()('idempotency_keys').insert({
+        workspace_id: ws.workspaceId,
+        key: headers['Idempotency-Key'],
+        request_hash: createHash('sha256')
+          .update(`createLinksBulk\n${canonical(body)}`)
+          .digest('hex'),
+        status_code: null,
+        response: null,
+        created_at: Date.now() - age,
+      });
+    await claim(60_000);
+    const running = await api('POST', BULK, body, ws.key, headers);
+    expect(running.status).toBe(409);
+    expect(running.body.error).toMatch(/still being processed/);
+    await knex()('idempotency_keys').where({ workspace_id: ws.workspaceId }).delete();
+    await claim(121_000);
+    const retried = await api('POST', BULK, body, ws.key, headers);
+    expect(retried.status).toBe(200);
+    expect(retried.body.data.map((r: any) => r.status)).toEqual([201]);
+    // The retry's answer is the key's now: a repeat replays it.
+    expect(await api('POST', BULK, body, ws.key, headers)).toMatchObject({ status: 200, body: retried.body });
   });
 
   it('counts a bulk call as one request against the key', async () => {

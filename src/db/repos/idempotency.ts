@@ -13,6 +13,11 @@ export interface IdempotencyClaim {
   requestHash: string;
   now: number;
   ttlMs: number;
+  /**
+   * How long a claim with no answer holds the key: past it, the call that claimed it is taken to
+   * have died with its process (a failed call frees its key itself), and a retry runs.
+   */
+  leaseMs: number;
 }
 
 /**
@@ -25,7 +30,11 @@ export async function claimIdempotencyKey(knex: Knex, claim: IdempotencyClaim): 
     await knex.transaction(async (trx) => {
       await trx('idempotency_keys')
         .where({ workspace_id: workspaceId, key })
-        .where('created_at', '<', claim.now - claim.ttlMs)
+        .where((w) =>
+          w
+            .where('created_at', '<', claim.now - claim.ttlMs)
+            .orWhere((stale) => stale.whereNull('response').where('created_at', '<', claim.now - claim.leaseMs)),
+        )
         .delete();
       await trx('idempotency_keys').insert({
         workspace_id: workspaceId,
