@@ -377,7 +377,8 @@ export interface paths {
          *     itself). A link's `tagIds` naming the deleted id gives 400 from then on. A tag of
          *     another workspace, an already deleted or unknown id gives 404.
          *
-         *     **Scope:** `links:write`.
+         *     **Scope:** `links:write`. The key's owner must be `OWNER` or `ADMIN` of the
+         *     workspace, as for deleting a link, otherwise 403.
          */
         delete: operations["deleteTag"];
         options?: never;
@@ -465,7 +466,8 @@ export interface paths {
          *     `scopeObjectMissing: true`. A QR code of another workspace, an already deleted or
          *     unknown id gives 404.
          *
-         *     **Scope:** `links:write`.
+         *     **Scope:** `links:write`. The key's owner must be `OWNER` or `ADMIN` of the
+         *     workspace, as for deleting a link, otherwise 403.
          */
         delete: operations["deleteQrCode"];
         options?: never;

@@ -30,21 +30,33 @@ export interface Actor {
 
 export type LinkRules = ReturnType<typeof linkRules>;
 
+/**
+ * 403 unless the actor's role in the workspace passes `allowed`, naming the role and what it may
+ * not do (`action`: "delete tags"). A key acts as its creator, so it is the creator's role now.
+ */
+export async function requireRoleTo(
+  knex: OperationServices['db']['knex'],
+  auth: Pick<Actor, 'workspaceId' | 'userId' | 'via'>,
+  allowed: (r: any) => boolean,
+  action: string,
+): Promise<void> {
+  const role = await roleOf(knex, auth.workspaceId, auth.userId);
+  if (allowed(role)) return;
+  const who = auth.via === 'key' ? "The key's owner" : 'You';
+  throw forbidden(
+    role
+      ? `${who} ${auth.via === 'key' ? 'has' : 'have'} the role ${role}, which may not ${action}`
+      : `${who} ${auth.via === 'key' ? 'is' : 'are'} no longer a member of this workspace and may not ${action}`,
+  );
+}
+
 export function linkRules(services: OperationServices) {
   const { config } = services;
   const knex = services.db.knex;
 
-  async function requireRole(auth: Actor, allowed: (r: any) => boolean, action: string) {
-    const role = await roleOf(knex, auth.workspaceId, auth.userId);
-    if (!allowed(role)) {
-      const who = auth.via === 'key' ? "The key's owner" : 'You';
-      throw forbidden(
-        role
-          ? `${who} ${auth.via === 'key' ? 'has' : 'have'} the role ${role}, which may not ${action} links`
-          : `${who} ${auth.via === 'key' ? 'is' : 'are'} no longer a member of this workspace and may not ${action} links`,
-      );
-    }
-  }
+  /** requireRoleTo for links: `action` is "update" or "delete". */
+  const requireRole = (auth: Actor, allowed: (r: any) => boolean, action: string) =>
+    requireRoleTo(knex, auth, allowed, `${action} links`);
 
   function timestamp(value: string | null | undefined, field: string): number | null | undefined {
     if (value === undefined || value === null) return value;

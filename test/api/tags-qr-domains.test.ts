@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDomain, setDomainStatus } from '../../src/db/repos/domains';
 import { testEngines } from '../support/databases';
-import { API_SCOPES, seedWorkspace, type Seeded } from '../support/seed';
+import { API_SCOPES, seedMemberKey, seedWorkspace, type Seeded } from '../support/seed';
 import { startTestServer, twoProcessesOnOnePostgres, type TestServer } from '../support/server';
 
 describe.each(testEngines())('tags, QR codes and domains through the API on %s', (engine) => {
@@ -230,6 +230,28 @@ describe.each(testEngines())('tags, QR codes and domains through the API on %s',
       const refused = await api('POST', '/api/v1/conversions', { eventType: 'signup', qrCodeId: qr.id });
       expect([refused.status, refused.body.field]).toEqual([400, 'qrCodeId']);
     });
+  });
+
+  it('lets only an OWNER or ADMIN delete a tag or a QR code, as deleting a link; a MEMBER may make and change them', async () => {
+    const tag = await makeTag('shared-by-all');
+    const qr = (await ok('POST', '/api/v1/qr-codes', { linkId: (await makeLink()).id }, 201)).data;
+    const keyOf = async (role: 'MEMBER' | 'ADMIN') => (await seedMemberKey(knex(), owner.workspaceId, role)).key;
+    const member = await keyOf('MEMBER');
+    const call = (key: string, method: string, path: string, body?: unknown) =>
+      server.request(method, path, { key, body });
+    expect((await call(member, 'PATCH', `/api/v1/tags/${tag.id}`, { color: '#000000' })).status).toBe(200);
+    for (const path of [`/api/v1/tags/${tag.id}`, `/api/v1/qr-codes/${qr.id}`]) {
+      const refused = await call(member, 'DELETE', path);
+      expect([refused.status, refused.body.error], path).toEqual([
+        403,
+        expect.stringMatching(/role MEMBER, which may not delete (tags|QR codes)/),
+      ]);
+    }
+    expect((await ok('GET', '/api/v1/tags')).data.map((t: any) => t.id)).toContain(tag.id);
+    expect((await ok('GET', `/api/v1/qr-codes/${qr.id}`)).data.id).toBe(qr.id);
+    const admin = await keyOf('ADMIN');
+    expect((await call(admin, 'DELETE', `/api/v1/tags/${tag.id}`)).status).toBe(204);
+    expect((await call(admin, 'DELETE', `/api/v1/qr-codes/${qr.id}`)).status).toBe(204);
   });
 
   describe('domains', () => {

@@ -3,6 +3,8 @@
 // workspace. Like createLink, they need only the key's scope (openapi.yaml, Roles).
 import { listDomains } from '../../operations/domains.ts';
 import type { qrCodeOperations } from '../../operations/qr-codes.ts';
+import { canDeleteLinks } from '../../domain/access.ts';
+import { requireRoleTo } from '../../operations/link-rules.ts';
 import { createTag, deleteTag, listTags, updateTag } from '../../operations/tags.ts';
 import type { Services } from '../services.ts';
 import type { Handlers, ResultOf } from './types.ts';
@@ -37,6 +39,8 @@ export function workspaceObjectHandlers(
     },
 
     async deleteTag({ params }, { auth }): Promise<ResultOf<'deleteTag'>> {
+      // Deleting is for those who may delete links: a tag leaves every link that had it.
+      await requireRoleTo(knex, { ...auth, via: 'key' }, canDeleteLinks, 'delete tags');
       await deleteTag(knex, auth.workspaceId, params.id);
       return { status: 204 };
     },
@@ -56,6 +60,8 @@ export function workspaceObjectHandlers(
     },
 
     async deleteQrCode({ params }, { auth }): Promise<ResultOf<'deleteQrCode'>> {
+      // Its printed code stops working: as deleting a link, for OWNER and ADMIN.
+      await requireRoleTo(knex, { ...auth, via: 'key' }, canDeleteLinks, 'delete QR codes');
       await qrCodes.remove(auth.workspaceId, params.id);
       return { status: 204 };
     },
