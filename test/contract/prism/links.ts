@@ -57,7 +57,7 @@ export function linkSuites(ctx: ContractContext) {
       await ctx.makeLink({ url: 'https://example.com/autumn' }, mine.key);
       const query = `search=SPRING&tagId=${tag}&domainId=short&status=ACTIVE&sort=clicks&limit=1`;
       const res = await ctx.viaPrism('listLinks', { method: 'GET', path: `/api/v1/links?${query}` }, 200, mine.key);
-      expect(res.body.meta).toEqual({ page: 1, limit: 1, total: 1 });
+      expect(res.body.meta).toEqual({ page: 1, limit: 1, total: 1, totalCapped: false });
       expect(res.body.data.map((l: any) => l.title)).toEqual(['Spring']);
     });
 
