@@ -1,7 +1,6 @@
 // Conversions: recording, summaries and goal reports, as the public API
 // (openapi/paths/api_v1_conversions.yaml, api_v1_goals*.yaml) and the dashboard give them: the
 // same validation and messages for both.
-import { createHash } from 'node:crypto';
 import type { components } from '../../generated/api.ts';
 import type { Config } from '../config.ts';
 import { planHasApi, type Plan } from '../domain/access.ts';
@@ -33,6 +32,7 @@ import * as goals from '../db/repos/goals.ts';
 import * as links from '../db/repos/links.ts';
 import { findCampaign, findQrCode } from '../db/repos/workspace-objects.ts';
 import { serviceEvent } from '../domain/events.ts';
+import { IDEMPOTENCY_TTL_MS, requestHash } from '../domain/idempotency.ts';
 import { forbidden, invalid, notFound, quoted, unavailable } from '../domain/errors.ts';
 import type { OperationServices } from './services.ts';
 
@@ -40,20 +40,7 @@ type ConversionCreate = components['schemas']['ConversionCreate'];
 type Conversion = components['schemas']['Conversion'];
 type GoalReport = components['schemas']['GoalReport'];
 type ConversionSummary = components['schemas']['ConversionSummary'];
-const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
 export const iso = (ms: number | null) => (ms === null || ms === undefined ? null : new Date(Number(ms)).toISOString());
-
-/** Canonical JSON (sorted keys) so that whitespace and key order do not make bodies differ. */
-export function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value && typeof value === 'object') {
-    return `{${Object.keys(value)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical((value as any)[k])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
 
 export function presentConversion(r: conversions.ConversionRow): Conversion {
   return {
@@ -174,10 +161,10 @@ export async function recordConversion(
     created_at: now,
   };
   const response = { data: presentConversion(row) };
-  const requestHash = createHash('sha256').update(canonical(body)).digest('hex');
+  const hash = requestHash(body);
   const replayed = await conversions.recordConversion(knex, row, {
     idempotency: idempotencyKey
-      ? { key: idempotencyKey, requestHash, response: JSON.stringify(response), ttlMs: IDEMPOTENCY_TTL_MS }
+      ? { key: idempotencyKey, requestHash: hash, response: JSON.stringify(response), ttlMs: IDEMPOTENCY_TTL_MS }
       : undefined,
     emit: async () => [
       serviceEvent('conversion.created', { workspaceId, requestId, occurredAt: now, subject: response.data }),

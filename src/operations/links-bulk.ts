@@ -2,13 +2,12 @@
 // judged by the single operation's code (links.ts): a create by `createMany`, the many-link form
 // of `create` with its rules and messages; a change by `update`; a delete by `remove`. Only the
 // role is checked once for the whole call, since it is the key's and the same for every item.
-import { createHash } from 'node:crypto';
 import { canDeleteLinks, canUpdateLinks } from '../domain/access.ts';
 import { type AppError, isAppError } from '../domain/errors.ts';
+import { IDEMPOTENCY_TTL_MS, requestHash } from '../domain/idempotency.ts';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from '../db/repos/idempotency.ts';
 import { clickTotals, tagsOf, type LinkRow } from '../db/repos/links.ts';
 import { type Link, presentLink } from './link-presenter.ts';
-import { canonical } from './conversions.ts';
 import type { LinkCreateWithTagNames } from './link-drafts.ts';
 import { linkRules, type Actor } from './link-rules.ts';
 import type { ChangeResult, LinkOperations } from './links.ts';
@@ -19,8 +18,6 @@ type LinkUpdate = components['schemas']['LinkUpdate'];
 
 /** Items per bulk call (the contract's maxItems). */
 export const MAX_BULK_ITEMS = 100;
-/** How long an Idempotency-Key is remembered, as for POST /api/v1/conversions. */
-const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
 /**
  * How long a claimed key with no answer yet refuses a repeat (409): longer than any bulk call runs
  * (well under a second; a 100-item call's p99 is under 600 ms), short enough that a call whose
@@ -56,8 +53,8 @@ export function bulkLinkOperations(services: OperationServices, operations: Link
     },
 
     /**
-     * Creates the items that passed the contract's check (`refused` holds the others' errors, by
-     * index) under `create`'s rules, each on its own, in the order given.
+     * Creates the items that passed the contract's check (an item that did not is its AppError,
+     * kept in its place) under `create`'s rules, each on its own, in the order given.
      */
     async create(auth: Actor, bodies: Array<LinkCreateWithTagNames | AppError>): Promise<Array<ItemOutcome<LinkRow>>> {
       const valid = bodies
@@ -108,14 +105,11 @@ export function bulkLinkOperations(services: OperationServices, operations: Link
       answer: () => Promise<T>,
     ): Promise<T> {
       if (!key) return answer();
-      // The operation is part of the hash: a key used for a conversion is not this call's.
-      const requestHash = createHash('sha256')
-        .update(`${operationId}\n${canonical(body)}`)
-        .digest('hex');
       const claim = {
         workspaceId: auth.workspaceId,
         key,
-        requestHash,
+        // The operation is part of the hash: a key used for a conversion is not this call's.
+        requestHash: requestHash(body, operationId),
         now: Date.now(),
         ttlMs: IDEMPOTENCY_TTL_MS,
         leaseMs: IDEMPOTENCY_LEASE_MS,

@@ -19,14 +19,17 @@ export async function linkHost(db: Db, domainId: string | null, shortDomain: str
   return (await links.getDomain(db, domainId))?.host ?? shortDomain;
 }
 
+/** A link as its events describe it, served under `domain`. */
+const factsOf = (row: LinkRow, domain: string): LinkFacts => ({
+  id: row.id,
+  slug: row.slug,
+  destinationUrl: row.original_url,
+  title: row.title ?? null,
+  domain,
+});
+
 async function facts(trx: DbTransaction, row: LinkRow, ctx: EventContext): Promise<LinkFacts> {
-  return {
-    id: row.id,
-    slug: row.slug,
-    destinationUrl: row.original_url,
-    title: row.title ?? null,
-    domain: await linkHost(trx, row.domain_id, ctx.shortDomain),
-  };
+  return factsOf(row, await linkHost(trx, row.domain_id, ctx.shortDomain));
 }
 
 /**
@@ -57,11 +60,7 @@ export const linksCreated =
         requestId: ctx.requestId,
         occurredAt: Number(row.created_at),
         subject: {
-          id: row.id,
-          slug: row.slug,
-          destinationUrl: row.original_url,
-          title: row.title ?? null,
-          domain: hosts.get(row.domain_id)!,
+          ...factsOf(row, hosts.get(row.domain_id)!),
           tags: tags.get(row.id) ?? [],
           createdBy: row.created_by,
         },

@@ -2,11 +2,10 @@
 // item answered as the single operation answers it, in order; partial failures; the 100-item and
 // 1 MiB limits; a race for slugs; Idempotency-Key replays; roles; other workspaces' ids; routing;
 // one request counted per call.
-import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { setRole } from '../../src/db/repos/workspaces';
-import { canonical } from '../../src/operations/conversions';
+import { requestHash } from '../../src/domain/idempotency';
 import { testEngines } from '../support/databases';
 import { seedMemberKey, seedWorkspace, serverWithOwner } from '../support/seed';
 
@@ -217,9 +216,7 @@ describe.each(testEngines())('bulk links API on %s', (engine) => {
       knex()('idempotency_keys').insert({
         workspace_id: ws.workspaceId,
         key: headers['Idempotency-Key'],
-        request_hash: createHash('sha256')
-          .update(`createLinksBulk\n${canonical(body)}`)
-          .digest('hex'),
+        request_hash: requestHash(body, 'createLinksBulk'),
         status_code: null,
         response: null,
         created_at: Date.now() - age,

@@ -190,8 +190,11 @@ describe.each(testEngines())('the typed client against the service on %s', (engi
     await expect(slugs({ status: 'GONE' as never })).rejects.toMatchObject({ status: 400, field: 'status' });
   });
 
-  it('gives a conversion an Idempotency-Key, so a retry after a lost answer records it once and answers the first response', async () => {
-    const key = await freshKey();
+  /**
+   * A client whose first POST reaches the service but whose answer is lost on the way back (a
+   * dropped connection), and the Idempotency-Key each POST attempt carried.
+   */
+  function losingFirstPostAnswer(key: string) {
     const sent: string[] = [];
     let dropped = false;
     const base = httpsFetch(server.ca);
@@ -199,7 +202,6 @@ describe.each(testEngines())('the typed client against the service on %s', (engi
       baseUrl: server.url,
       key,
       sleep: async () => undefined,
-      // The first answer to a conversion is lost on the way back: the service has recorded it.
       fetch: async (request) => {
         if (request.method === 'POST') sent.push(request.headers.get('Idempotency-Key') ?? '');
         const response = await base(request);
@@ -210,6 +212,13 @@ describe.each(testEngines())('the typed client against the service on %s', (engi
         return response;
       },
     });
+    return { client, sent };
+  }
+
+  it('gives a conversion an Idempotency-Key, so a retry after a lost answer records it once and answers the first response', async () => {
+    const key = await freshKey();
+    // The first answer to a conversion is lost on the way back: the service has recorded it.
+    const { client, sent } = losingFirstPostAnswer(key);
     const before = Number(
       (await knex()('conversions').where({ workspace_id: owner.workspaceId }).count({ n: '*' }).first())!.n,
     );
@@ -241,23 +250,8 @@ describe.each(testEngines())('the typed client against the service on %s', (engi
     const ws = await seedWorkspace(knex());
     const bulkKey = (await createKey(knex(), ws.workspaceId, ws.userId, ['links:read', 'links:write'], null)).key;
     const base = httpsFetch(server.ca);
-    const sent: string[] = [];
-    let dropped = false;
-    const client = createClient({
-      baseUrl: server.url,
-      key: bulkKey,
-      sleep: async () => undefined,
-      // The first answer to the bulk create is lost on the way back: the service has made the links.
-      fetch: async (request) => {
-        if (request.method === 'POST') sent.push(request.headers.get('Idempotency-Key') ?? '');
-        const response = await base(request);
-        if (request.method === 'POST' && !dropped) {
-          dropped = true;
-          throw new TypeError('fetch failed: socket hang up');
-        }
-        return response;
-      },
-    });
+    // The first answer to the bulk create is lost on the way back: the service has made the links.
+    const { client, sent } = losingFirstPostAnswer(bulkKey);
     const slug = `client-bulk-${engine}`;
     const made = await client.createLinks([
       { url: 'https://example.com/c1', slug },

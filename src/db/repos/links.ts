@@ -224,8 +224,9 @@ export async function clickTotals(knex: Knex, workspaceId: string, linkIds: stri
 export async function readLinksPage(knex: Knex, workspaceId: string, page: number, limit: number) {
   return readSnapshot(knex, async (trx) => {
     // One statement at a time: they share the snapshot's one connection.
-    const live = () => trx('links').where({ workspace_id: workspaceId }).whereNull('deleted_at');
-    const rows: LinkRow[] = await live()
+    const rows: LinkRow[] = await trx('links')
+      .where({ workspace_id: workspaceId })
+      .whereNull('deleted_at')
       .orderBy([
         { column: 'created_at', order: 'desc' },
         { column: 'seq', order: 'desc' },
@@ -323,7 +324,6 @@ export async function setPolicyDisabled(
   });
 }
 
-/** Names of the link's tags, by name (what link.created carries). */
 export async function getLinkById(knex: Knex, id: string): Promise<LinkRow | undefined> {
   return knex('links').where({ id }).first();
 }

@@ -1,6 +1,7 @@
 // The links API (openapi/paths/api_v1_links*.yaml): the shared link operations
 // (src/operations/links.ts) as the API's operations, acting as the key's creator.
 import type { AuthContext } from '../auth.ts';
+import type { LinkRow, TagRow } from '../../db/repos/links.ts';
 import type { Actor, LinkOperations } from '../../operations/links.ts';
 import { presentLink } from '../../operations/link-presenter.ts';
 import { linkListSearch } from '../../operations/link-list.ts';
@@ -23,6 +24,9 @@ export function linkHandlers(
 ): Pick<Handlers, 'listLinks' | 'getLink' | 'createLink' | 'updateLink' | 'deleteLink'> {
   // POST ignores unrecognised keys (and names them in meta.ignoredFields).
   const createFields = new Set(Object.keys(definition.components.schemas.LinkCreate.properties));
+  type Found = { rows: LinkRow[]; tags: Map<string, TagRow[]>; clicks: Map<string, number> };
+  const presentAll = ({ rows, tags, clicks }: Found) =>
+    rows.map((r) => presentLink(r, tags.get(r.id) ?? [], clicks.get(r.id) ?? 0));
   return {
     async listLinks({ query }, { auth }): Promise<ResultOf<'listLinks'>> {
       const page = Number(query.page ?? 1);
@@ -30,13 +34,12 @@ export function linkHandlers(
       const search = linkListSearch(query, page, limit);
       if (!search) {
         // The interface's own page: every live link counted, and meta exactly as it names it.
-        const { rows, total, tags, clicks } = await services.queries.linksPage(auth.workspaceId, page, limit);
-        const data = rows.map((r) => presentLink(r, tags.get(r.id) ?? [], clicks.get(r.id) ?? 0));
-        return { status: 200, body: { data, meta: { page, limit, total } } };
+        const found = await services.queries.linksPage(auth.workspaceId, page, limit);
+        return { status: 200, body: { data: presentAll(found), meta: { page, limit, total: found.total } } };
       }
-      const { rows, total, totalCapped, tags, clicks } = await services.queries.linkSearch(auth.workspaceId, search);
-      const data = rows.map((r) => presentLink(r, tags.get(r.id) ?? [], clicks.get(r.id) ?? 0));
-      return { status: 200, body: { data, meta: { page, limit, total, totalCapped } } };
+      const found = await services.queries.linkSearch(auth.workspaceId, search);
+      const meta = { page, limit, total: found.total, totalCapped: found.totalCapped };
+      return { status: 200, body: { data: presentAll(found), meta } };
     },
 
     async getLink({ params }, { auth, requestId }): Promise<ResultOf<'getLink'>> {
