@@ -1682,7 +1682,16 @@ export interface components {
             /** @description Clicks with this value. */
             clicks: number;
         };
-        /** @description A link's clicks over a window of up to 400 days (day buckets, from the daily counts; `clicks` are visits through the short URL, `scans` through its QR codes), and, for the last 90 days, its top countries, devices, browsers, operating systems and referrer hosts (clicks by people; the ten largest of each, the rest summed as `other`). */
+        /** @description Clicks from one city. City names repeat across countries, so a city is counted with its country: Springfield, US and Springfield, CA are two entries. */
+        CityEntry: {
+            /** @description The city as the IP-location data names it; empty for clicks whose city is unknown (the data has none for the address, or the click came through a proxy whose country differs). */
+            value: string;
+            /** @description The city's two-letter country code; null when the country is unknown. */
+            country: string | null;
+            /** @description Clicks from this city. */
+            clicks: number;
+        };
+        /** @description A link's clicks over a window of up to 400 days (day buckets, from the daily counts; `clicks` are visits through the short URL, `scans` through its QR codes), and, for the last 90 days, its top countries, cities, devices, browsers, operating systems and referrer hosts (clicks by people; the ten largest of each, the rest summed as `other`). */
         LinkAnalytics: {
             /** @description The link. */
             linkId: string;
@@ -1735,6 +1744,8 @@ export interface components {
             breakdowns: {
                 /** @description By two-letter country code: from the client address, through IP-location data (a trusted proxy's country header wins); no IP address is stored. */
                 countries: components["schemas"]["CountEntry"][];
+                /** @description By city and its country, from the client address through IP-location data that names cities (the packaged data does; a GEOIP_DB file may not, and then every click is an unknown city); no IP address is stored. */
+                cities: components["schemas"]["CityEntry"][];
                 /** @description By device type (desktop, mobile, tablet, ...). */
                 devices: components["schemas"]["CountEntry"][];
                 /** @description By browser name. */
@@ -1747,6 +1758,8 @@ export interface components {
                 other: {
                     /** @description Other countries. */
                     countries: number;
+                    /** @description Other cities. */
+                    cities: number;
                     /** @description Other devices. */
                     devices: number;
                     /** @description Other browsers. */

@@ -51,7 +51,7 @@ export interface components {
         Referrer: string | null;
         /** @description ISO 3166-1 alpha-2 country code of the visitor; null when unknown. */
         Country: string | null;
-        /** @description City name of the visitor; null when unknown. This build makes no city lookup, so it always sends null. */
+        /** @description City name of the visitor, as the IP-location data names it (the packaged data, or the operator's `GEOIP_DB` file); null when unknown: the data has no city for the address, or a trusted proxy's country header names another country than the address's. Derived from the client address, which is never sent or stored. */
         City: string | null;
         /** @description Device class derived from the User-Agent, for example desktop, mobile or tablet; null when unknown. */
         Device: string | null;

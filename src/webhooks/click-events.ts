@@ -81,8 +81,7 @@ export function webhookClickSink(opts: ClickEventOptions): ClickSink {
         domain: link.host,
         referrer: click.referrer_host,
         country: click.country,
-        // No location lookup by city is made; the contract sends null for an unknown value.
-        city: null,
+        city: click.city,
         device: click.device,
         browser: click.browser,
         os: click.os,

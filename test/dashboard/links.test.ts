@@ -10,6 +10,7 @@ import { EXPORT_PAGE } from '../../src/db/repos/link-export';
 import { IMPORT_MAX_ROWS } from '../../src/http/dashboard/link-import';
 import { linkOperations } from '../../src/operations/links';
 import { FOLD_LAG_MS, FOLD_STEP_MS } from '../../src/db/repos/click-folds';
+import { geoLocator } from '../../src/platform/geo';
 import { testEngines } from '../support/databases';
 import { seedPerson, seedTeam, signIn, startWithTeams, type DashboardClient, type Team } from '../support/dashboard';
 import { readResponse, type TestResponse, type TestServer } from '../support/server';
@@ -23,6 +24,8 @@ const PNG = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
   'base64',
 );
+/** A public address the packaged IP-location data places in London. */
+const LONDON = '81.2.69.142';
 const today = () => new Date().toISOString().slice(0, 10);
 
 describe.each(testEngines())('dashboard links on %s', (engine) => {
@@ -440,6 +443,24 @@ describe.each(testEngines())('dashboard links on %s', (engine) => {
   });
 
   describe('analytics', () => {
+    it('counts the top cities with their country, from the address the trusted proxy saw', async () => {
+      const link = await create({ url: 'https://example.com/cities', slug: 'dash-cities' });
+      const london = geoLocator({}).locate(LONDON)!;
+      expect(london).toMatchObject({ country: 'GB', city: expect.any(String) });
+      for (let i = 0; i < 3; i++) await visit('/dash-cities', { 'x-forwarded-for': LONDON });
+      // The proxy's country wins, and a city of another country is not believed.
+      await visit('/dash-cities', { 'x-forwarded-for': LONDON, 'cf-ipcountry': 'DE' });
+      await visit('/dash-cities', { 'x-forwarded-for': '10.1.2.3' });
+      await server.clicks.flush();
+      const res = await team.analyst.request('GET', `${base}/links/${link.id}/analytics`);
+      expect(res.status).toBe(200);
+      expect(res.body.breakdowns.cities).toEqual([
+        { value: london.city, country: 'GB', clicks: 3 },
+        { value: '', country: null, clicks: 2 },
+      ]);
+      expect(res.body.breakdowns.other.cities).toBe(0);
+    });
+
     it('shows the clicks just made by day, QR scans apart, and the breakdowns', async () => {
       const link = await create({ url: 'https://example.com/stats', slug: 'dash-stats' });
       const qr = (await team.member.request('POST', `${base}/links/${link.id}/qr`)).body.data;
@@ -465,6 +486,9 @@ describe.each(testEngines())('dashboard links on %s', (engine) => {
       ]);
       expect(a.breakdowns.devices.map((d: any) => d.clicks).reduce((x: number, y: number) => x + y, 0)).toBe(4);
       expect(a.breakdowns.os.map((d: any) => d.value)).toEqual(expect.arrayContaining(['iOS']));
+
+      // Nothing here is located to a city: the country came from the proxy's header.
+      expect(a.breakdowns.cities).toEqual([{ value: '', country: null, clicks: 4 }]);
 
       const window = await team.analyst.request(
         'GET',

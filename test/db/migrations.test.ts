@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { migrateDown, migrateLatest, type Database } from '../../src/db/knex';
 import { migrationSource } from '../../src/db/migrations';
 import { SQLITE_LINK_BY_ADDRESS } from '../../src/db/redirect-rows';
+import { runClickFold } from '../../src/db/repos/click-folds';
 import { insertConversion } from '../../src/db/repos/conversions';
 import { testEngines, withFreshDatabase } from '../support/databases';
 import { linkRow } from '../support/stored-rows';
@@ -370,6 +371,59 @@ describe.each(testEngines())('migrations on %s', (engine) => {
       expect(Number((await db.knex('clicks').count({ n: '*' }))[0].n)).toBe(1);
       await migrateLatest(db);
       expect(await db.knex('clicks').first('city', 'route')).toEqual({ city: null, route: 'r'.repeat(40) });
+    });
+  });
+
+  it('folds with cities (20261231000000): what was folded before goes, and the next fold counts the cities', async () => {
+    await withFreshDatabase(engine, async (db) => {
+      const { knex } = db;
+      await migrateLatest(db);
+      await knex.migrate.down({ migrationSource, name: '20261231000000_fold_cities' });
+      const now = Date.now();
+      const day = Math.floor(now / 86_400_000) - 2;
+      await knex('workspaces').insert({ id: 'ws_a', name: 'a', plan: 'business', created_at: now });
+      await knex('clicks').insert(
+        ['Springfield', 'Springfield', null].map((city) => ({
+          workspace_id: 'ws_a',
+          link_id: 'lnk_1',
+          occurred_at: day * 86_400_000 + 1000,
+          country: 'US',
+          city,
+        })),
+      );
+      // Folded as before cities: a day, a block and a piece without a city dimension.
+      const dims = JSON.stringify({
+        country: { US: 3 },
+        device: { '': 3 },
+        browser: { '': 3 },
+        os: { '': 3 },
+        referrer: { '': 3 },
+      });
+      const folded = { workspace_id: 'ws_a', link_id: 'lnk_1', clicks: 3, dims };
+      await knex('link_day_breakdowns').insert({ ...folded, day });
+      await knex('link_block_breakdowns').insert({ ...folded, block: Math.floor(day / 8) });
+      await knex('link_breakdown_pieces').insert({ ...folded, day: day + 1, upto: 1 });
+      await knex('click_fold_blocks').insert({ block: Math.floor(day / 8) });
+      await knex('click_folds').insert({ day, through: (day + 1) * 86_400_000, closed: true });
+      const tables = [
+        'link_day_breakdowns',
+        'link_block_breakdowns',
+        'link_breakdown_pieces',
+        'click_fold_blocks',
+        'click_folds',
+      ];
+      const counts = async () => Promise.all(tables.map(async (t) => Number((await knex(t).count({ n: '*' }))[0].n)));
+      expect(await counts()).toEqual([1, 1, 1, 1, 1]);
+      await knex.migrate.up({ migrationSource, name: '20261231000000_fold_cities' });
+      expect(await counts()).toEqual([0, 0, 0, 0, 0]);
+      expect(Number((await knex('clicks').count({ n: '*' }))[0].n)).toBe(3);
+      await runClickFold(knex, now);
+      const row = await knex('link_day_breakdowns').where({ link_id: 'lnk_1', day }).first('clicks', 'dims');
+      expect(Number(row.clicks)).toBe(3);
+      expect(JSON.parse(row.dims).city).toEqual({ 'US:Springfield': 2, '': 1 });
+      // Down changes nothing: the older fold reads these rows as it read its own.
+      await knex.migrate.down({ migrationSource, name: '20261231000000_fold_cities' });
+      expect(Number((await knex('link_day_breakdowns').count({ n: '*' }))[0].n)).toBe(1);
     });
   });
 

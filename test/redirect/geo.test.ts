@@ -184,7 +184,9 @@ describe.each(testEngines())('GEOIP_DB on %s', (engine) => {
       env: { CLICK_FLUSH_MS: '60000', TRUST_PROXY: '1', GEOIP_DB: testDatabase(dir) },
     });
     try {
-      const owner = await seedWorkspace(server.services.db.knex);
+      const owner = await seedWorkspace(server.services.db.knex, { scopes: ['links:write', 'webhooks:write'] });
+      const hook = await server.request('POST', '/api/v1/webhooks', { key: owner.key, body: subscriptionBodyB() });
+      expect(hook.status, hook.text).toBe(201);
       const made = await server.request('POST', '/api/v1/links', {
         key: owner.key,
         body: { url: 'https://example.com/geoip-db', slug: 'geoip-db' },
@@ -202,6 +204,17 @@ describe.each(testEngines())('GEOIP_DB on %s', (engine) => {
         { country: 'JP', city: 'Lowtown' },
         // Not in the operator's file: the packaged data is not asked.
         { country: null, city: null },
+      ]);
+      // Each click's link.clicked names its city, as the click keeps it.
+      const events = await server.services.db
+        .knex('webhook_deliveries')
+        .where({ event_type: 'link.clicked' })
+        .orderBy('seq')
+        .select('data');
+      expect(events.map((e) => JSON.parse(e.data)).map((d) => [d.country, d.city])).toEqual([
+        ['NZ', 'Testville'],
+        ['JP', 'Lowtown'],
+        [null, null],
       ]);
     } finally {
       await server.stop();

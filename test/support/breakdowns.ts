@@ -6,13 +6,15 @@ import type { StoredClick } from '../../src/db/repos/click-batches';
 import { BREAKDOWN_DIMENSIONS } from '../../src/db/repos/link-analytics';
 import { DAY, rng } from './recount';
 
-const COLUMN = {
-  country: 'country',
-  device: 'device',
-  browser: 'browser',
-  os: 'os',
-  referrer: 'referrer_host',
-} as const;
+/** A click's value of each dimension, '' when unknown; a city with its country, as `CC:City`. */
+const VALUE: Record<string, (c: any) => string> = {
+  country: (c) => c.country ?? '',
+  city: (c) => (c.city === null ? '' : `${c.country ?? ''}:${c.city}`),
+  device: (c) => c.device ?? '',
+  browser: (c) => c.browser ?? '',
+  os: (c) => c.os ?? '',
+  referrer: (c) => c.referrer_host ?? '',
+};
 
 /** `count` clicks on the workspaces' links between `from` and `to`, a fifth QR scans, some values unknown. */
 export function randomClicks(
@@ -34,7 +36,8 @@ export function randomClicks(
       occurred_at: from + Math.floor(r.next() * (to - from)),
       referrer_host: maybe(['news.example.org', 'mail.example.com', 'ünï.example']),
       country: maybe(['DE', 'FR', 'US', 'JP']),
-      city: null,
+      // One name in several countries, and cities whose country is unknown.
+      city: maybe(['Springfield', 'Köln', 'Springfield', 'Paris']),
       route: null,
       device: maybe(['desktop', 'mobile', 'tablet']),
       browser: maybe(['Chrome', 'Firefox', 'Safari']),
@@ -51,7 +54,7 @@ export async function rawBreakdowns(knex: Knex, ws: string, link: string, fromDa
   );
   for (const dim of BREAKDOWN_DIMENSIONS) {
     const counts = new Map<string, number>();
-    for (const c of clicks) counts.set(c[COLUMN[dim]] ?? '', (counts.get(c[COLUMN[dim]] ?? '') ?? 0) + 1);
+    for (const c of clicks) counts.set(VALUE[dim](c), (counts.get(VALUE[dim](c)) ?? 0) + 1);
     out[dim] = [...counts]
       .map(([value, n]) => ({ value, clicks: n }))
       .sort((a, b) => b.clicks - a.clicks || (a.value < b.value ? -1 : 1));

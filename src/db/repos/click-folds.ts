@@ -1,5 +1,5 @@
-// The click fold: counts a link's raw clicks per day by dimension and value (country, device,
-// browser, system, referrer host) and keeps each link's click total, in a job every few minutes
+// The click fold: counts a link's raw clicks per day by dimension and value (country, city,
+// device, browser, system, referrer host) and keeps each link's click total, in a job every few minutes
 // apart from the click writer (migration 20261126000000 has the tables and why). A link's
 // analytics then reads at most 90 rows and a few minutes of raw clicks instead of every raw
 // click of its workspace in 90 days (bench:dashboard measures a link with a million clicks).
@@ -34,15 +34,34 @@ const LEASE_MS = 15 * 60_000;
 /** Days per block: the 90 days are then at most 11 blocks and 14 days at the edges. */
 export const BLOCK_DAYS = 8;
 const FOLD_WRITE_BATCH = 2_000;
-/** The dimensions, as keys of a row's `dims` object, with their column in `clicks`. */
+/**
+ * The dimensions, as keys of a row's `dims` object, with the SQL that gives a click's value (NULL
+ * when unknown). A city is kept with its country, as `CC:City` (`:City` when the country is not
+ * known): city names repeat across countries. A country code never holds `:`, so the first `:`
+ * splits it (cityKey).
+ */
 export const FOLDED_DIMENSIONS = {
   country: 'country',
+  city: "CASE WHEN city IS NULL THEN NULL ELSE COALESCE(country, '') || ':' || city END",
   device: 'device',
   browser: 'browser',
   os: 'os',
   referrer: 'referrer_host',
 } as const;
 export type FoldedDims = Record<keyof typeof FOLDED_DIMENSIONS, Record<string, number>>;
+
+/** The dimensions' values as columns `d_<dimension>` of a SELECT over `clicks`. */
+export const dimensionColumns = () =>
+  Object.entries(FOLDED_DIMENSIONS)
+    .map(([dim, sql]) => `${sql} AS d_${dim}`)
+    .join(', ');
+
+/** A folded city value split into the city (`value`) and its country ('' and null when unknown). */
+export function cityKey(key: string): { value: string; country: string | null } {
+  const at = key.indexOf(':');
+  if (at < 0) return { value: key, country: null };
+  return { value: key.slice(at + 1), country: key.slice(0, at) || null };
+}
 
 const isPg = (knex: Knex) => knex.client.config.client === 'pg';
 
@@ -57,12 +76,12 @@ export const foldCutoff = (now: number) => Math.floor((now - FOLD_LAG_MS) / FOLD
 function countedSql(knex: Knex): string {
   const pg = isPg(knex);
   const obj = pg ? 'json_object_agg' : 'json_group_object';
-  const per = Object.entries(FOLDED_DIMENSIONS).map(
-    ([dim, col]) =>
-      `SELECT link_id, '${dim}' AS dim, COALESCE(${col}, '') AS value, COUNT(*) AS n FROM c GROUP BY link_id, COALESCE(${col}, '')`,
+  const per = Object.keys(FOLDED_DIMENSIONS).map(
+    (dim) =>
+      `SELECT link_id, '${dim}' AS dim, COALESCE(d_${dim}, '') AS value, COUNT(*) AS n FROM c GROUP BY link_id, COALESCE(d_${dim}, '')`,
   );
   return `WITH c AS MATERIALIZED (
-      SELECT link_id, ${Object.values(FOLDED_DIMENSIONS).join(', ')} FROM clicks
+      SELECT link_id, ${dimensionColumns()} FROM clicks
        WHERE workspace_id = ? AND occurred_at >= ? AND occurred_at < ?),
     v AS (${per.join(' UNION ALL ')}),
     d AS (SELECT link_id, dim, ${obj}(value, n) AS o, SUM(n) AS n FROM v GROUP BY link_id, dim)

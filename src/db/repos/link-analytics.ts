@@ -1,6 +1,6 @@
 // A link's analytics for the dashboard (openapi/dashboard.yaml, getLinkAnalytics): clicks and QR
 // scans per day from the daily counts, and breakdowns of the last 90 days (raw clicks' retention)
-// by country, device, browser, operating system and referrer host.
+// by country, city, device, browser, operating system and referrer host.
 //
 // The breakdowns come from the click fold (src/db/repos/click-folds.ts): blocks of 8 closed days
 // from link_block_breakdowns, a closed day's counts from link_day_breakdowns, an open day's from its pieces up to the day's `through` plus the raw
@@ -11,7 +11,7 @@
 import type { Knex } from 'knex';
 import { readSnapshot } from '../knex.ts';
 import { CLICK_RETENTION_DAYS, DAY_MS } from '../../domain/conversions.ts';
-import { BLOCK_DAYS, FOLDED_DIMENSIONS, foldStates, type FoldedDims } from './click-folds.ts';
+import { BLOCK_DAYS, FOLDED_DIMENSIONS, dimensionColumns, foldStates, type FoldedDims } from './click-folds.ts';
 
 export const BREAKDOWN_DAYS = CLICK_RETENTION_DAYS;
 export const BREAKDOWN_TOP = 10;
@@ -48,14 +48,14 @@ async function rawCounts(
     .where({ workspace_id: workspaceId, link_id: linkId })
     .where('occurred_at', '>=', from)
     .where('occurred_at', '<', to)
-    .groupBy(Object.values(FOLDED_DIMENSIONS))
-    .select(Object.values(FOLDED_DIMENSIONS))
+    .select(trx.raw(dimensionColumns()))
+    .groupBy(BREAKDOWN_DIMENSIONS.map((dim) => `d_${dim}`))
     .count({ n: '*' });
   for (const r of rows as Array<Record<string, string | null> & { n: number | string }>) {
     const n = Number(r.n);
     clicks += n;
-    for (const [dim, col] of Object.entries(FOLDED_DIMENSIONS) as Array<[BreakdownDimension, string]>) {
-      const v = r[col] ?? '';
+    for (const dim of BREAKDOWN_DIMENSIONS) {
+      const v = r[`d_${dim}`] ?? '';
       dims[dim][v] = (dims[dim][v] ?? 0) + n;
     }
   }

@@ -448,9 +448,19 @@ describeInChromium("the dashboard in Chromium against Prism's mock of the contra
       expect(await page.locator('canvas').count()).toBeGreaterThan(0);
       await page.getByText('Show the numbers').click();
       expect(await page.getByRole('table', { name: 'Clicks per day' }).isVisible()).toBe(true);
-      for (const caption of ['Countries', 'Devices', 'Browsers', 'Operating systems', 'Referrers']) {
+      for (const caption of ['Countries', 'Cities', 'Devices', 'Browsers', 'Operating systems', 'Referrers']) {
         expect(await page.getByRole('table', { name: caption }).count(), caption).toBe(1);
       }
+      // A city is named with its country (names repeat across countries); the unknown ones and
+      // those beyond the ten largest are rows of their own.
+      const cities = page.getByRole('table', { name: 'Cities' });
+      expect(await cities.getByRole('rowheader').allInnerTexts()).toEqual([
+        'Berlin, Germany',
+        'Springfield, United States',
+        'Paris, France',
+        'Unknown',
+        'Other',
+      ]);
       const download = page.waitForEvent('download');
       await page.getByRole('button', { name: 'Export as CSV' }).click();
       const file = await (await download).path();

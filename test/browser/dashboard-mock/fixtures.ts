@@ -125,6 +125,12 @@ export function analytics(days: number): Schemas['LinkAnalytics'] {
         { value: 'FR', clicks: 233 },
         { value: '', clicks: 41 },
       ],
+      cities: [
+        { value: 'Berlin', country: 'DE', clicks: 420 },
+        { value: 'Springfield', country: 'US', clicks: 96 },
+        { value: 'Paris', country: 'FR', clicks: 88 },
+        { value: '', country: null, clicks: 602 },
+      ],
       devices: [
         { value: 'mobile', clicks: 1020 },
         { value: 'desktop', clicks: 640 },
@@ -146,7 +152,7 @@ export function analytics(days: number): Schemas['LinkAnalytics'] {
         { value: 't.co', clicks: 300 },
         { value: '', clicks: 900 },
       ],
-      other: { countries: 120, devices: 0, browsers: 14, os: 0, referrers: 106 },
+      other: { countries: 120, cities: 640, devices: 0, browsers: 14, os: 0, referrers: 106 },
     },
   };
 }

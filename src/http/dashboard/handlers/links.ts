@@ -12,6 +12,7 @@ import { IMAGE_EXTENSIONS, looksLike } from '../../../domain/assets.ts';
 import { csvRecords } from '../../../domain/csv.ts';
 import { type AppError, invalid, storageFailed, tooLarge } from '../../../domain/errors.ts';
 import { BREAKDOWN_DIMENSIONS, BREAKDOWN_DAYS, BREAKDOWN_TOP } from '../../../db/repos/link-analytics.ts';
+import { cityKey } from '../../../db/repos/click-folds.ts';
 import type { LinkCreateWithTagNames } from '../../../operations/link-drafts.ts';
 import type { LinkOperations } from '../../../operations/links.ts';
 import { presentLink } from '../../../operations/link-presenter.ts';
@@ -261,6 +262,7 @@ export async function linkAnalyticsView(
   }
   const key = {
     country: 'countries',
+    city: 'cities',
     device: 'devices',
     browser: 'browsers',
     os: 'os',
@@ -269,7 +271,8 @@ export async function linkAnalyticsView(
   const breakdowns = { other: {} } as any;
   for (const dim of BREAKDOWN_DIMENSIONS) {
     const all = data.breakdowns[dim];
-    breakdowns[key[dim]] = all.slice(0, BREAKDOWN_TOP);
+    const top = all.slice(0, BREAKDOWN_TOP);
+    breakdowns[key[dim]] = dim === 'city' ? top.map((e) => ({ ...cityKey(e.value), clicks: e.clicks })) : top;
     breakdowns.other[key[dim]] = all.slice(BREAKDOWN_TOP).reduce((n, e) => n + e.clicks, 0);
   }
   return {

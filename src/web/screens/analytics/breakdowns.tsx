@@ -1,4 +1,4 @@
-// The last 90 days' top countries, devices, browsers, operating systems and referrers of a link's
+// The last 90 days' top countries, cities, devices, browsers, operating systems and referrers of a link's
 // clicks or a page's views: each a table with its share as a bar.
 import type { LinkAnalytics } from '../../api/types.ts';
 import { formatCount } from '../../lib/format.ts';
@@ -23,16 +23,23 @@ function countryName(code: string): string {
 
 const capitalise = (s: string) => (s ? s[0].toUpperCase() + s.slice(1) : s);
 
-export type BreakdownKind = 'countries' | 'devices' | 'browsers' | 'os' | 'referrers';
+/** A city with its country's name, as names repeat across countries: "Springfield, United States". */
+function cityName(city: string, country?: string | null): string {
+  if (!city) return 'Unknown';
+  return country ? `${city}, ${countryName(country)}` : city;
+}
+
+export type BreakdownKind = 'countries' | 'cities' | 'devices' | 'browsers' | 'os' | 'referrers';
 
 interface Breakdown {
   caption: string;
   column: string;
-  label: (value: string) => string;
+  label: (value: string, country?: string | null) => string;
 }
 
 const BREAKDOWNS: Record<BreakdownKind, Breakdown> = {
   countries: { caption: 'Countries', column: 'Country', label: countryName },
+  cities: { caption: 'Cities', column: 'City', label: cityName },
   devices: { caption: 'Devices', column: 'Device', label: (v) => (v ? capitalise(v) : 'Unknown') },
   browsers: { caption: 'Browsers', column: 'Browser', label: (v) => v || 'Unknown' },
   os: { caption: 'Operating systems', column: 'Operating system', label: (v) => v || 'Unknown' },
@@ -42,18 +49,23 @@ const BREAKDOWNS: Record<BreakdownKind, Breakdown> = {
 /** One breakdown's values with their counts (clicks or views), largest first. */
 export interface BreakdownPart {
   kind: BreakdownKind;
-  entries: Array<{ value: string; count: number }>;
+  /** A city's entry has its country. */
+  entries: Array<{ value: string; country?: string | null; count: number }>;
   /** What is beyond the largest values. */
   other: number;
 }
 
-const LINK_KINDS: BreakdownKind[] = ['countries', 'devices', 'browsers', 'os', 'referrers'];
+const LINK_KINDS = ['countries', 'cities', 'devices', 'browsers', 'os', 'referrers'] as const;
 
 /** A link's clicks by each breakdown. */
 export function Breakdowns({ breakdowns }: { breakdowns: LinkAnalytics['breakdowns'] }) {
   const parts = LINK_KINDS.map((kind) => ({
     kind,
-    entries: breakdowns[kind].map((e) => ({ value: e.value, count: e.clicks })),
+    entries: breakdowns[kind].map((e) => ({
+      value: e.value,
+      country: 'country' in e ? e.country : undefined,
+      count: e.clicks,
+    })),
     other: breakdowns.other[kind],
   }));
   return <BreakdownTables parts={parts} measure="Clicks" />;
@@ -86,7 +98,7 @@ function BreakdownTable({
   part: BreakdownPart;
   measure: 'Clicks' | 'Views';
 }) {
-  const named = part.entries.map((e) => ({ name: breakdown.label(e.value), count: e.count }));
+  const named = part.entries.map((e) => ({ name: breakdown.label(e.value, e.country), count: e.count }));
   const rows = part.other > 0 ? [...named, { name: 'Other', count: part.other }] : named;
   const total = rows.reduce((n, r) => n + r.count, 0);
   return (
