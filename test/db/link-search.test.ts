@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeClickBatch, type StoredClick } from '../../src/db/repos/click-batches';
 import { FOLD_LAG_MS, FOLD_STEP_MS, runClickFold } from '../../src/db/repos/click-folds';
 import { searchLinks, SEARCH_COUNT_CAP, type LinkSearch } from '../../src/db/repos/link-search';
+import { rareTrigramMatch } from '../../src/db/repos/link-search-sqlite';
 import { addMember, createWorkspace } from '../../src/db/repos/workspaces';
 import { addDomain } from '../../src/db/repos/domains';
 import { createTag } from '../../src/db/repos/workspace-objects';
@@ -292,6 +293,34 @@ describe.each(testEngines())('link search on %s', (engine) => {
             await everyPage({ q: q || undefined, sort, order, limit: 6 }, cap);
         }
       }
+    },
+  );
+
+  it.runIf(engine === 'sqlite')(
+    "asks SQLite's index for the text's rarest trigrams, judged from the links there are",
+    async () => {
+      // In the links above, "spr" is in every spring slug and title, "g-1" in few of them.
+      const count = async (t: string) =>
+        (await db.knex.raw('SELECT rowid FROM links_search WHERE links_search MATCH ?', [`"${t}"`])).length;
+      const text = 'spring-1';
+      const chars = [...text];
+      const trigrams = [...new Set(chars.slice(2).map((_, i) => chars.slice(i, i + 3).join('')))];
+      const byCount = await Promise.all(trigrams.map(async (t) => ({ t, n: await count(t) })));
+      byCount.sort((a, b) => a.n - b.n);
+      // Fewer than the sample in all: each is read whole, so the order is exact.
+      expect(byCount.at(-1)!.n).toBeLessThan(256);
+      expect(byCount[0].n).toBeLessThan(byCount.at(-1)!.n);
+      const match = await rareTrigramMatch(db.knex, text, '');
+      expect(match).toBe(
+        `(${byCount
+          .slice(0, 3)
+          .map((b) => `"${b.t}"`)
+          .join(' AND ')})`,
+      );
+      // A quote in a trigram is doubled, as in a phrase (two unknown trigrams: in the text's order);
+      // one trigram is the phrase itself.
+      expect(await rareTrigramMatch(db.knex, 'x"yz', '{slug} : ')).toBe('{slug} : ("x""y" AND """yz")');
+      expect(await rareTrigramMatch(db.knex, 'abc', '')).toBeNull();
     },
   );
 

@@ -47,10 +47,11 @@ export function whereText(q: Knex.QueryBuilder, knex: Knex, text: string, how: H
 
 /**
  * How a query meets the text: to count the matches ('count'; on Postgres 'count-grams' adds the
- * gram index for one or two characters), to walk links in order ('walk'), or not at all, as it
- * starts from SQLite's search index ('started').
+ * gram index for one or two characters), to walk links in order ('walk'), not at all, as it
+ * starts from SQLite's search index ('started'), or by checking candidates SQLite's search index
+ * gave by some of the text's trigrams ('candidates': the exact LIKE, as a walk checks).
  */
-export type How = 'count' | 'count-grams' | 'walk' | 'started';
+export type How = 'count' | 'count-grams' | 'walk' | 'started' | 'candidates';
 
 /**
  * The filters on `links as l` (live links of the workspace), as every plan applies them.

@@ -15,6 +15,49 @@ export function ftsPhrase(text: string): string | null {
   return `"${text.replaceAll('"', '""')}"`;
 }
 
+/** Matches of a trigram read to judge how common it is. */
+const TRIGRAM_SAMPLE = 256;
+/** Trigrams of a long text judged at most (spread over it), and how many of them are asked. */
+const TRIGRAMS_JUDGED = 12;
+const TRIGRAMS_ASKED = 3;
+
+/**
+ * The FTS5 query of links_search for the candidates of `text` when each candidate's columns are
+ * then checked with exactLikePatterns (which hold for exactly what the phrase finds): the
+ * rarest few of its trigrams, all of them in one link, in `columns` (`{slug title} : (...)`).
+ * Any set of the text's trigrams finds every link the phrase does, so the LIKE keeps the answer
+ * the phrase's. The phrase itself reads every trigram's list with its positions: over a million
+ * links a text of common trigrams ("spring sale": "ing" is in a third of them) cost it 70 ms,
+ * three rare ones 13 ms and the rows they lead to (bench/dashboard.ts).
+ *
+ * SQLite keeps no statistics of the index, so each trigram's first TRIGRAM_SAMPLE matches are
+ * read, in rowid (link seq) order: one with fewer matches in all is rarer than any that has
+ * more, and of those, the one whose sample spans more links is. Null for a text of one trigram
+ * (the phrase is that trigram).
+ */
+export async function rareTrigramMatch(knex: Knex, text: string, columnFilter: string): Promise<string | null> {
+  const chars = [...text];
+  const all = [...new Set(chars.slice(2).map((_, i) => chars.slice(i, i + 3).join('')))];
+  if (all.length <= 1) return null;
+  const judged =
+    all.length <= TRIGRAMS_JUDGED
+      ? all
+      : Array.from({ length: TRIGRAMS_JUDGED }, (_, i) => all[Math.floor((i * all.length) / TRIGRAMS_JUDGED)]);
+  const quoted = (t: string) => `"${t.replaceAll('"', '""')}"`;
+  const rarity: Array<{ t: string; full: boolean; n: number; span: number }> = [];
+  for (const t of judged) {
+    const rows: Array<{ rowid: number }> = await knex.raw(
+      'SELECT rowid FROM links_search WHERE links_search MATCH ? LIMIT ?',
+      [`${columnFilter}${quoted(t)}`, TRIGRAM_SAMPLE],
+    );
+    const n = rows.length;
+    rarity.push({ t, full: n < TRIGRAM_SAMPLE, n, span: n ? Number(rows[n - 1].rowid) - Number(rows[0].rowid) : 0 });
+  }
+  rarity.sort((a, b) => (a.full !== b.full ? (a.full ? -1 : 1) : a.full ? a.n - b.n : b.span - a.span));
+  const asked = rarity.slice(0, TRIGRAMS_ASKED).map((r) => quoted(r.t));
+  return `${columnFilter}(${asked.join(' AND ')})`;
+}
+
 /** Non-ASCII characters the search index folds onto an ASCII letter (ASCII_FOLD_TARGETS). */
 const FOLDED_ONTO_ASCII: Record<string, string> = { k: '\u212a', s: '\u017f' };
 

@@ -17,9 +17,17 @@ import type { Knex } from 'knex';
 import { readSnapshot } from '../knex.ts';
 import { clickTotals, tagsOf, type LinkRow, type TagRow } from './links.ts';
 import { COLUMNS, columnsFor, isPostgres } from './link-search-columns.ts';
-import { applyFilters, byCreation, bySeq, type Filters, type LinkSearch, type Matches } from './link-search-filters.ts';
+import {
+  applyFilters,
+  byCreation,
+  bySeq,
+  type Filters,
+  type How,
+  type LinkSearch,
+  type Matches,
+} from './link-search-filters.ts';
 import { denseOnPostgres, hasTrigram, pgMatchesByColumn, pgSettings, pgShortGram } from './link-search-pg.ts';
-import { ftsPhrase, shortGramMatch } from './link-search-sqlite.ts';
+import { exactLikePatterns, ftsPhrase, rareTrigramMatch, shortGramMatch } from './link-search-sqlite.ts';
 
 export type { LinkSearch } from './link-search-filters.ts';
 
@@ -38,11 +46,6 @@ export interface LinkSearchPage {
 }
 
 /**
- * The matching links, starting from what narrows them most. SQLite plans without statistics, so
- * the start is spelled out: a CROSS JOIN makes its left side the outer loop. Postgres's planner
- * weighs its own statistics (the trigram and tag indexes among its choices).
- */
-/**
  * The links (`l`) an SQLite full-text table (`table`, as `alias`) matches: its rows, whose rowid
  * is the link's seq, are the outer loop.
  */
@@ -57,18 +60,39 @@ function ftsMatches(
     .whereRaw(`${alias}.${table} MATCH ?`, [match]);
 }
 
-function matchingFromNarrowest(knex: Knex, workspaceId: string, s: Filters, grams = false): Knex.QueryBuilder {
+/**
+ * SQLite, text of three characters or more: the MATCH of links_search that starts the count, kept
+ * to the columns that may hold the text ({slug title} : "spring sale"), and whether it gives
+ * candidates the exact LIKE then checks (rareTrigramMatch) or the matches themselves (the phrase).
+ */
+async function sqliteSearchMatch(knex: Knex, s: Filters): Promise<{ match: string; how: How } | null> {
   const text = s.q?.trim();
+  const phrase = text && !isPostgres(knex) ? ftsPhrase(text) : null;
+  if (!text || !phrase) return null;
+  const columns = columnsFor(text);
+  const filter = columns.length === COLUMNS.length ? '' : `{${columns.map((c) => c.name).join(' ')}} : `;
+  const rare = exactLikePatterns(text) ? await rareTrigramMatch(knex, text, filter) : null;
+  return rare ? { match: rare, how: 'candidates' } : { match: filter + phrase, how: 'started' };
+}
+
+/**
+ * The matching links, starting from what narrows them most. SQLite plans without statistics, so
+ * the start is spelled out: a CROSS JOIN makes its left side the outer loop. Postgres's planner
+ * weighs its own statistics (the trigram and tag indexes among its choices).
+ * `search`: SQLite's start from its search index (sqliteSearchMatch).
+ */
+function matchingFromNarrowest(
+  knex: Knex,
+  workspaceId: string,
+  s: Filters,
+  grams = false,
+  search: { match: string; how: How } | null = null,
+): Knex.QueryBuilder {
+  const text = s.q?.trim();
+  if (search)
+    return applyFilters(ftsMatches(knex, 'links_search', 'f', search.match), knex, workspaceId, s, search.how);
   if (text && !isPostgres(knex)) {
-    // The phrase kept to the columns that may hold it ({slug title} : "spring sale").
-    const phrase = ftsPhrase(text);
-    const grams = phrase ? null : shortGramMatch(text);
-    if (phrase) {
-      const columns = columnsFor(text);
-      const match =
-        columns.length === COLUMNS.length ? phrase : `{${columns.map((c) => c.name).join(' ')}} : ${phrase}`;
-      return applyFilters(ftsMatches(knex, 'links_search', 'f', match), knex, workspaceId, s, 'started');
-    }
+    const grams = shortGramMatch(text);
     if (grams) return applyFilters(ftsMatches(knex, 'links_short_grams', 'g', grams), knex, workspaceId, s, 'started');
   }
   if (s.tagId) {
@@ -245,7 +269,7 @@ async function countedMatches(knex: Knex, workspaceId: string, s: LinkSearch, ca
     return pgMatchesByColumn(knex, workspaceId, s, text, cap);
   const read = async () =>
     bySeq(
-      await matchingFromNarrowest(knex, workspaceId, s, grams)
+      await matchingFromNarrowest(knex, workspaceId, s, grams, await sqliteSearchMatch(knex, s))
         .limit(cap + 1)
         .select('l.seq', 'l.created_at'),
     );
