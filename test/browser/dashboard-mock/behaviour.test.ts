@@ -461,6 +461,7 @@ describeInChromium("the dashboard in Chromium against Prism's mock of the contra
         'Unknown',
         'Other',
       ]);
+      await shot('analytics-breakdowns');
       const download = page.waitForEvent('download');
       await page.getByRole('button', { name: 'Export as CSV' }).click();
       const file = await (await download).path();

@@ -3,6 +3,7 @@
 import type { Page, Route } from 'playwright-core';
 import type { components } from '../../../generated/dashboard';
 import { scopesOfRole } from '../../../src/domain/access';
+import { REPORT, ROUTING } from './routing-fixtures';
 import { renderBioPage } from '../../../src/redirect/bio-page';
 
 type Schemas = components['schemas'];
@@ -798,6 +799,8 @@ export async function realisticReads(page: Page, role: Role = 'OWNER'): Promise<
       }),
     ],
     [/\/workspaces\/[^/]+\/links\/[^/]+\/analytics$/, () => analytics(30)],
+    [/\/workspaces\/[^/]+\/links\/[^/]+\/routing\/report$/, () => REPORT],
+    [/\/workspaces\/[^/]+\/links\/[^/]+\/routing$/, () => ({ data: ROUTING })],
     [/\/workspaces\/[^/]+\/tags$/, () => tags()],
     [/\/workspaces\/[^/]+\/domains$/, () => domainList()],
     [/\/workspaces\/[^/]+\/keys$/, () => keyList()],
