@@ -844,6 +844,39 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The service's root
+         * @description What a browser finds at `https://{host}/`, which no short link can be (a slug is at least
+         *     one character). Needs no API key.
+         *
+         *     | host | `ROOT_REDIRECT` | answer |
+         *     |---|---|---|
+         *     | the dashboard's (`PUBLIC_URL`'s host), not also the short domain | any | **302** to `/app/` |
+         *     | the dashboard's, also the short domain (one host serving both, the default) | unset | **302** to `/app/` |
+         *     | the dashboard's, also the short domain | set | **302** to `ROOT_REDIRECT` |
+         *     | a short domain (`SHORT_DOMAIN`, a custom domain) or any other host | set | **302** to `ROOT_REDIRECT` |
+         *     | a short domain or any other host | unset | **404** `{ error }` |
+         *
+         *     `ROOT_REDIRECT` is an absolute http or https URL the operator chose (the start refuses
+         *     anything else), so this is no open redirect. Shlink calls it the base-URL redirect.
+         *     The answer carries `Cache-Control: no-store`, so a changed setting applies at once.
+         */
+        get: operations["getRoot"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{slug}": {
         parameters: {
             query?: never;
@@ -3713,6 +3746,39 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+        };
+    };
+    getRoot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the dashboard, or to the operator's `ROOT_REDIRECT`. */
+            302: {
+                headers: {
+                    /** @description `/app/` (the dashboard, on the same host), or `ROOT_REDIRECT`. */
+                    Location?: string;
+                    /** @description Always `no-store`. */
+                    "Cache-Control"?: "no-store";
+                    "X-Service-Request-Id": components["headers"]["XServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A short domain's root without `ROOT_REDIRECT`. */
+            404: {
+                headers: {
+                    "X-Service-Request-Id": components["headers"]["XServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     followShortLink: {

@@ -9,6 +9,11 @@ export interface Config {
   publicUrl: string;
   shortDomain: string;
   assetBaseUrl: string;
+  /**
+   * Where a visit to a short domain's root (`/`) goes (ROOT_REDIRECT): an absolute http(s) URL the
+   * operator chose, or null for a 404. The dashboard's own host sends its root to the dashboard.
+   */
+  rootRedirect: string | null;
   tlsCertFile?: string;
   tlsKeyFile?: string;
   tls: boolean;
@@ -62,6 +67,18 @@ function trustedHops(v: string | undefined): number {
   return 0;
 }
 
+/** `value` as a normalised absolute http(s) URL (null stays null); anything else stops the start. */
+function absoluteHttpUrl(value: string | null, name: string): string | null {
+  if (value === null) return null;
+  let url: URL | null = null;
+  try {
+    url = new URL(value);
+  } catch {}
+  if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:'))
+    throw new Error(`${name} must be an absolute http or https URL, got ${value}`);
+  return url.href;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = path.resolve(env.DATA_DIR || './data');
   const port = Number(env.PORT || 8443);
@@ -81,6 +98,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .filter(Boolean),
   );
   for (const v of variants) if (v !== 'A' && v !== 'B') throw new Error(`WEBHOOK_VARIANTS: unknown variant ${v}`);
+  const rootRedirect = absoluteHttpUrl(env.ROOT_REDIRECT?.trim() || null, 'ROOT_REDIRECT');
   return {
     databaseUrl: env.DATABASE_URL || `sqlite:${path.join(dataDir, 'shortlink.db')}`,
     dataDir,
@@ -89,6 +107,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl,
     shortDomain: (env.SHORT_DOMAIN || publicHost).toLowerCase(),
     assetBaseUrl: (env.ASSET_BASE_URL || `${publicUrl}/assets/`).replace(/\/?$/, '/'),
+    rootRedirect,
     tlsCertFile: env.TLS_CERT_FILE || undefined,
     tlsKeyFile: env.TLS_KEY_FILE || undefined,
     tls: on(env.TLS, true),

@@ -154,12 +154,13 @@ describe.each(testEngines())('platform on %s', (engine) => {
       expect(res.body).toEqual({ error: expect.any(String) });
     });
 
-    // /healthz, /readyz and /metrics also fit /{slug}, whose POST is the password form, and
+    // /, /healthz, /readyz and /metrics also fit /{slug}, whose POST is the password form, and
     // /api/v1/links/bulk fits /api/v1/links/{id}, whose GET reads a link: a method a fixed path
     // lacks is its 405, never the templated sibling's operation.
     const shadowed = shadowedPaths(document);
     it('has fixed paths that a template also fits (the test below covers each)', () => {
       expect(shadowed.map((s) => `${s.path} ${s.methods.join(',')}`).sort()).toEqual([
+        '/ POST',
         '/api/v1/links/bulk GET',
         '/healthz POST',
         '/metrics POST',

@@ -27,7 +27,13 @@ import { createCampaign, createQrCode, createTag } from '../../src/db/repos/work
 
 const DOC_ASSETS = 'https://sho.rt/assets/';
 const PERSON = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
-const VISITOR_STATUS: Record<string, number> = { followShortLink: 302, scanQrCode: 302, submitLinkPassword: 302 };
+const VISITOR_STATUS: Record<string, number> = {
+  followShortLink: 302,
+  scanQrCode: 302,
+  submitLinkPassword: 302,
+  // The test server's address is not the dashboard's host and sets no ROOT_REDIRECT.
+  getRoot: 404,
+};
 
 interface RequestExample {
   op: Operation;

@@ -42,6 +42,7 @@ describe('fixed paths of the contract', () => {
 
   it('are the paths of the served contract without a template', () => {
     expect([...fixedPathsOf(loadDefinition())].filter((p) => p.split('/').length === 2).sort()).toEqual([
+      '/',
       '/healthz',
       '/metrics',
       '/readyz',

@@ -28,9 +28,24 @@ export function opsHandlers(
   services: Services,
 ): Pick<
   Handlers,
-  'getHealth' | 'followShortLink' | 'submitLinkPassword' | 'scanQrCode' | 'getReadiness' | 'getMetrics'
+  'getHealth' | 'getRoot' | 'followShortLink' | 'submitLinkPassword' | 'scanQrCode' | 'getReadiness' | 'getMetrics'
 > {
+  const { config } = services;
+  const dashboardHost = new URL(config.publicUrl).host.toLowerCase();
   return {
+    // No link has an empty slug, so the redirect path hands `/` here. One host serving both the
+    // dashboard and short links (the default) sends its root to the dashboard unless the
+    // operator set ROOT_REDIRECT (openapi/paths/root.yaml).
+    async getRoot({ headers }): Promise<ResultOf<'getRoot'>> {
+      const host = String(headers.host ?? '').toLowerCase();
+      const toDashboard = host === dashboardHost && (config.rootRedirect === null || host !== config.shortDomain);
+      if (!toDashboard && config.rootRedirect === null) throw notFound('Nothing is at the root of a short domain');
+      return {
+        status: 302,
+        body: undefined,
+        headers: { Location: toDashboard ? '/app/' : config.rootRedirect!, 'Cache-Control': 'no-store' },
+      };
+    },
     async getHealth(): Promise<ResultOf<'getHealth'>> {
       return { status: 200, body: { status: 'ok' } };
     },

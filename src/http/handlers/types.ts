@@ -36,7 +36,7 @@ export interface RequestOf<O extends OperationId> extends RequestParts<operation
       : undefined;
 }
 
-type SuccessStatus = 200 | 201 | 202 | 204 | 207;
+type SuccessStatus = 200 | 201 | 202 | 204 | 207 | 302;
 type Responses<O extends OperationId> = operations[O]['responses'];
 type Success<O extends OperationId> = Extract<keyof Responses<O>, SuccessStatus>;
 

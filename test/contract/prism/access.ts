@@ -157,6 +157,7 @@ export function accessSuites(ctx: ContractContext) {
         'getHealth',
         'getMetrics',
         'getReadiness',
+        'getRoot',
         'scanQrCode',
         'submitLinkPassword',
       ]);

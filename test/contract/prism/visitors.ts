@@ -57,6 +57,16 @@ export function visitorSuites(ctx: ContractContext) {
       expect(res.text).toContain(text);
     };
 
+    describe('getRoot', () => {
+      it("302 to the dashboard on the dashboard's host (checked directly), 404 on a short domain", async () => {
+        const res = await ctx.directly('getRoot', call('GET', '/', { headers: { host: 'localhost:8443' } }), 302, null);
+        expect(res.headers.location).toBe('/app/');
+        expect(res.headers['cache-control']).toBe('no-store');
+        const none = await ctx.viaPrism('getRoot', call('GET', '/'), 404, null);
+        expect(none.body.error).toMatch(/root of a short domain/);
+      });
+    });
+
     describe('followShortLink', () => {
       it('302 (TEMPORARY) and 301 (PERMANENT) with headers that forbid reuse (checked directly)', async () => {
         const temp = await link();
