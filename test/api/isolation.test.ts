@@ -526,6 +526,15 @@ describe.each(testEngines())('workspace isolation and key checks for every opera
         expect((await s({ method: 'GET', path: `/qr/${t.qr.code}.svg` })).status).toBe(200);
       },
     },
+    // The same for every workspace: no workspace's data, only where a browser goes.
+    getRoot: {
+      kind: 'public',
+      check: async (_t, s) => {
+        const res = await s({ method: 'GET', path: '/', headers: { host: 'localhost:8443' } });
+        expect(res.status).toBe(302);
+        expect(res.headers.location).toBe('/app/');
+      },
+    },
     getHealth: {
       kind: 'public',
       check: async (_t, s) => expect((await s({ method: 'GET', path: '/healthz' })).status).toBe(200),
