@@ -67,7 +67,10 @@ function trustedHops(v: string | undefined): number {
   return 0;
 }
 
-/** `value` as a normalised absolute http(s) URL (null stays null); anything else stops the start. */
+/**
+ * `value` as a normalised absolute http(s) URL (null stays null); anything else stops the start.
+ * The rule of domain/links.ts normalizeDestination, written here because config imports nothing.
+ */
 function absoluteHttpUrl(value: string | null, name: string): string | null {
   if (value === null) return null;
   let url: URL | null = null;
