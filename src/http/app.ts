@@ -145,9 +145,21 @@ export async function createApp(services: Services, opts: { validateResponses?: 
     next();
   });
   app.set('trust proxy', config.trustProxy);
+  // At info (the default) a request is one short line: its method, address (tokens redacted),
+  // status and time, with its id. Its headers, query and the client's address are written at
+  // debug, and with any answer of 500 or more, where they help find the cause.
+  const detailed = log.isLevelEnabled('debug');
+  const requestLine = (req: Request, res: Response, ms: number) =>
+    `${req.method} ${redactUrl(req.originalUrl ?? req.url)} ${res.statusCode} ${ms}ms`;
   app.use(
     pinoHttp({
       logger: log,
+      quietReqLogger: !detailed,
+      quietResLogger: !detailed,
+      customSuccessMessage: (req, res, ms) => requestLine(req as Request, res as Response, ms),
+      customErrorMessage: (req, res) => `${req.method} ${redactUrl((req as Request).originalUrl ?? req.url)} failed`,
+      customSuccessObject: detailed ? undefined : (_req, _res, val) => ({ responseTime: val.responseTime }),
+      customErrorObject: detailed ? undefined : (req, _res, _err, val) => ({ ...val, req }),
       genReqId: (_req, res) => {
         const id = randomUUID();
         res.setHeader('X-Service-Request-Id', id);

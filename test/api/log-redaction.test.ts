@@ -5,6 +5,7 @@ import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testEngines } from '../support/databases';
 import { DASHBOARD_API, seedTeam } from '../support/dashboard';
+import { seedWorkspace } from '../support/seed';
 import { startTestServer, type TestServer } from '../support/server';
 
 describe.each(testEngines())('tokens kept out of the request log on %s', (engine) => {
@@ -105,5 +106,74 @@ describe.each(testEngines())('tokens kept out of the request log on %s', (engine
     expect(line.req.query).toEqual({ page: '2', limit: '5' });
     expect(line.req.headers.authorization).toBe('[Redacted]');
     expect(line.req.headers.cookie).toBe('[Redacted]');
+  });
+});
+
+describe.each(testEngines())('one short request line at info on %s', (engine) => {
+  let server: TestServer;
+  const logs: string[] = [];
+
+  beforeAll(async () => {
+    const stream = new PassThrough();
+    stream.on('data', (c) => logs.push(String(c)));
+    // Conversions off: their operations answer 503, which is written in full.
+    server = await startTestServer(engine, {
+      logStream: stream,
+      logLevel: 'info',
+      env: { FEATURE_CONVERSIONS: 'off' },
+    });
+  });
+  afterAll(async () => server?.stop());
+
+  it('writes method, address, status and time with the request id, and nothing of the headers', async () => {
+    const from = logs.length;
+    const key = `mk_${'0'.repeat(64)}`;
+    const token = `SeCrEt${Math.random().toString(36).slice(2, 10)}`;
+    const listed = await server.request('GET', '/api/v1/links?page=2&limit=5', {
+      key,
+      headers: { cookie: 'sl_session=abc', 'user-agent': 'LongAgentName/1.0', referer: 'https://ref.example/' },
+    });
+    await server.request('GET', `/app/setup?token=${token}`);
+    await new Promise((r) => setTimeout(r, 100));
+    // The request lines (others, such as the cache's preload, may be written meanwhile).
+    const lines = logs
+      .slice(from)
+      .join('')
+      .split('\n')
+      .filter((l) => l.includes('"reqId"'));
+    const parsed = lines.map((l) => JSON.parse(l));
+    expect(parsed.map((l) => l.msg)).toEqual([
+      expect.stringMatching(/^GET \/api\/v1\/links\?page=2&limit=5 401 \d+ms$/),
+      expect.stringMatching(/^GET \/app\/setup\?token=\[REDACTED\] 200 \d+ms$/),
+    ]);
+    expect(parsed[0].reqId).toBe(listed.headers['x-service-request-id']);
+    for (const line of parsed) {
+      // Beside the logger's own base fields (pid and hostname here; the service's name in serve).
+      const own = Object.keys(line).filter((k) => !['pid', 'hostname'].includes(k));
+      expect(own.sort()).toEqual(['level', 'msg', 'reqId', 'responseTime', 'time']);
+      expect(line.level).toBe(30);
+    }
+    const text = lines.join('\n');
+    for (const hidden of [token, 'LongAgentName', 'ref.example', '127.0.0.1', 'sl_session', key])
+      expect(text).not.toContain(hidden);
+    for (const line of lines) expect(line.length).toBeLessThan(200);
+  });
+
+  it('writes an answer of 500 or more in full, at error, with its keys still redacted', async () => {
+    const seeded = await seedWorkspace(server.services.db.knex, { scopes: ['conversions:read'] });
+    const from = logs.length;
+    const res = await server.request('GET', '/api/v1/conversions?eventType=purchase', { key: seeded.key });
+    expect(res.status, res.text).toBe(503);
+    await new Promise((r) => setTimeout(r, 100));
+    const [line] = logs
+      .slice(from)
+      .join('')
+      .split('\n')
+      .filter((l) => l.includes('"reqId"'))
+      .map((l) => JSON.parse(l));
+    expect(line.level).toBe(50);
+    expect(line.req.url).toBe('/api/v1/conversions?eventType=purchase');
+    expect(line.req.headers.authorization).toBe('[Redacted]');
+    expect(line.res.statusCode).toBe(503);
   });
 });

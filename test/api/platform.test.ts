@@ -210,7 +210,7 @@ describe.each(testEngines())('platform on %s', (engine) => {
       });
       await new Promise((r) => setTimeout(r, 50));
       const text = logs.join('');
-      expect(text).toMatch(/request completed/);
+      expect(text).toMatch(/POST \/api\/v1\/links 201 \d+ms/);
       expect(text).not.toContain(owner.key);
       expect(text).not.toContain('log-me-not-123');
     });

@@ -45,6 +45,8 @@ export async function startTestServer(
     env?: Record<string, string>;
     linkCache?: LinkCacheInvalidator;
     logStream?: NodeJS.WritableStream;
+    /** The level of the log written to logStream: debug (every detail) unless given. */
+    logLevel?: 'info' | 'debug';
     /** Share another server's database (several processes on one Postgres). */
     database?: TestDatabase;
     /**
@@ -73,7 +75,7 @@ export async function startTestServer(
   const server = await startServer(loadConfig(env), {
     tls: material,
     log: opts.logStream
-      ? pino({ level: 'debug' }, opts.logStream)
+      ? pino({ level: opts.logLevel ?? 'debug' }, opts.logStream)
       : pino({ level: process.env.TEST_LOG_LEVEL || 'silent' }),
     linkCache: opts.linkCache,
     host: '127.0.0.1',
