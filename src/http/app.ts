@@ -157,7 +157,8 @@ export async function createApp(services: Services, opts: { validateResponses?: 
       quietReqLogger: !detailed,
       quietResLogger: !detailed,
       customSuccessMessage: (req, res, ms) => requestLine(req as Request, res as Response, ms),
-      customErrorMessage: (req, res) => `${req.method} ${redactUrl((req as Request).originalUrl ?? req.url)} failed`,
+      customErrorMessage: (req, res) =>
+        `${req.method} ${redactUrl((req as Request).originalUrl ?? req.url)} ${res.statusCode} failed`,
       customSuccessObject: detailed ? undefined : (_req, _res, val) => ({ responseTime: val.responseTime }),
       customErrorObject: detailed ? undefined : (req, _res, _err, val) => ({ ...val, req }),
       genReqId: (_req, res) => {
