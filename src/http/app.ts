@@ -195,7 +195,7 @@ export async function createApp(services: Services, opts: { validateResponses?: 
     }),
   );
 
-  servePublishedDocuments(app);
+  servePublishedDocuments(app, config.publicUrl);
   // Before the HTTPS and path checks: phones fetch these as they are, on the host they verify.
   app.use(services.wellKnown.serve);
 

@@ -346,6 +346,25 @@ describe('the docs', () => {
   });
 });
 
+describe('the docs on a service with its own PUBLIC_URL', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer('sqlite', { env: { PUBLIC_URL: 'https://links.example.org' } });
+  });
+  afterAll(async () => server?.stop());
+
+  it('names the service by its PUBLIC_URL in the API reference and the contract', async () => {
+    const page = await server.request('GET', '/docs');
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('https://links.example.org');
+    expect(page.text).not.toContain('localhost:8443');
+    const contract = await server.request('GET', '/openapi.json');
+    expect(contract.body.servers.map((s: { url: string }) => s.url)).toEqual(['https://links.example.org']);
+    const head = await server.request('HEAD', '/openapi.json');
+    expect(Number(head.headers['content-length'])).toBe(Buffer.byteLength(contract.text));
+  });
+});
+
 describe('hosted assets', () => {
   let server: TestServer;
   beforeAll(async () => {
