@@ -43,6 +43,8 @@ export interface Config {
    * is as fast either way; bench/README.md).
    */
   redirectCachePreload: boolean;
+  /** FIRST_RUN_REMINDER_SECONDS: how often `serve` prints the first-run link again until it is used. */
+  firstRunReminderSeconds: number;
   /**
    * GEOIP_DB: a MaxMind database file (GeoLite2/GeoIP2 Country or City, .mmdb) that locates
    * visitors instead of the packaged IP-location data (src/platform/geo.ts).
@@ -127,6 +129,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: env.HOST || '0.0.0.0',
     redirectCacheLinks: positiveInteger('REDIRECT_CACHE_LINKS', env.REDIRECT_CACHE_LINKS, 1_000_000),
     redirectCachePreload: on(env.REDIRECT_CACHE_PRELOAD, true),
+    firstRunReminderSeconds: positiveInteger('FIRST_RUN_REMINDER_SECONDS', env.FIRST_RUN_REMINDER_SECONDS, 60),
     geoipDb: env.GEOIP_DB ? path.resolve(env.GEOIP_DB) : undefined,
   };
 }

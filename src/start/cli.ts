@@ -109,7 +109,23 @@ async function main() {
     const { knex } = server.services.db;
     if ((await accounts.userCount(knex)) === 0) {
       const token = await accounts.createFirstRunToken(knex, Date.now());
-      process.stdout.write(`\nOpen ${firstRunUrl(config, token)} to create your workspace\n\n`);
+      const every = config.firstRunReminderSeconds;
+      const show = () =>
+        process.stdout.write(
+          `\n==> Open ${firstRunUrl(config, token)} to create your workspace\n` +
+            `    (it works once; printed again every ${every} s until someone has an account)\n\n`,
+        );
+      show();
+      // Printed again until used, so the log written meanwhile does not bury it. Any process's
+      // claim ends it: the check is the database's, as the claim's (a failed check, such as
+      // Postgres restarting, waits for the next).
+      const reminder = setInterval(() => {
+        accounts.userCount(knex).then(
+          (n) => (n === 0 ? show() : clearInterval(reminder)),
+          () => {},
+        );
+      }, every * 1000);
+      reminder.unref();
     }
     const stop = async (signal: string) => {
       server.services.log.info({ signal }, 'shutting down');

@@ -14,6 +14,14 @@ import {
   type ServeProcess,
 } from '../support/process';
 
+async function waitFor(done: () => boolean, ms: number) {
+  const until = Date.now() + ms;
+  while (!done()) {
+    if (Date.now() > until) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 const FIRST_RUN_LINE = /Open (https:\/\/\S+\/app\/setup\?token=([A-Za-z0-9_-]{43})) to create your workspace/;
 
 describe('the first run of shortlink serve', () => {
@@ -36,6 +44,7 @@ describe('the first run of shortlink serve', () => {
       TLS_CERT_FILE: tls.certFile,
       TLS_KEY_FILE: tls.keyFile,
       LOG_LEVEL: 'warn',
+      FIRST_RUN_REMINDER_SECONDS: '1',
     };
   });
   afterAll(async () => {
@@ -50,6 +59,10 @@ describe('the first run of shortlink serve', () => {
     expect(printed, serve.output()).not.toBeNull();
     expect(printed![1]).toBe(`https://localhost:${port}/app/setup?token=${printed![2]}`);
     const token = printed![2];
+    // Printed again, the same link, until it is used.
+    const count = () => serve!.output().split(printed![1]).length - 1;
+    await waitFor(() => count() >= 3, 10_000);
+    expect(serve.output()).toContain(`==> Open ${printed![1]} to create your workspace`);
     const client = serviceClient(port, ca);
     try {
       expect((await client.request('GET', `/app/api/first-run?token=${token}`)).body).toEqual({ available: true });
@@ -65,6 +78,11 @@ describe('the first run of shortlink serve', () => {
         body: { email: 'me@example.com', password: 'a long first password' },
       });
       expect(signIn.status).toBe(200);
+      // Used: no longer printed (the reminder that was under way may still write once).
+      await new Promise((r) => setTimeout(r, 1_500));
+      const after = count();
+      await new Promise((r) => setTimeout(r, 2_500));
+      expect(count()).toBe(after);
     } finally {
       client.close();
     }
