@@ -8,6 +8,7 @@ import { rememberWorkspace, useSession, useSignedIn } from './api/session.ts';
 import { LoadError, Loading } from './components/feedback.tsx';
 import { LazyScreen, ScreenBoundary } from './components/lazy-screen.tsx';
 import { PageHeader } from './components/page.tsx';
+import { KeyboardHelp } from './components/keyboard-help.tsx';
 import { PublicFrame, Shell } from './components/shell.tsx';
 import { APP_BASE } from './lib/navigation.ts';
 import { Account } from './screens/account.tsx';
@@ -117,6 +118,7 @@ function SignedIn() {
   }
   return (
     <Shell>
+      <KeyboardHelp />
       {/* Keyed by the address: another screen starts without the last one's failure. */}
       <ScreenBoundary key={location}>
         <Switch>

@@ -70,20 +70,28 @@ describeInChromium('the dashboard in Chromium against the service (sqlite)', () 
 
     await page.getByRole('link', { name: 'Links', exact: true }).click();
     await page.getByRole('button', { name: 'New link' }).click();
-    await expect.poll(() => h1(page).textContent()).toBe('New link');
-    // The API's rule and message, next to its field.
-    await page.getByLabel('Destination URL').fill('javascript:alert(1)');
-    await page.getByRole('button', { name: 'Save' }).click();
-    const urlError = page.locator('[aria-invalid="true"]');
-    await expect.poll(() => urlError.count()).toBe(1);
-    await page
+    // The dialog over the list, its destination focused: the API's rule and message under it.
+    const dialog = page.getByRole('dialog', { name: 'New link' });
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('type'))).toBe('url');
+    await page.keyboard.type('javascript:alert(1)');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => dialog.locator('[aria-invalid="true"]').count()).toBe(1);
+    await dialog
       .getByText(/http or https/i)
       .first()
       .waitFor();
+    await look(page, 'link-new-dialog-error');
+    // "More options" carries what was typed to the whole form, whose own check says the same.
+    await dialog.getByLabel('Slug').fill('spring-sale');
+    await dialog.getByRole('link', { name: 'More options' }).click();
+    await expect.poll(() => h1(page).textContent()).toBe('New link');
+    expect(await page.getByLabel('Destination URL').inputValue()).toBe('javascript:alert(1)');
+    expect(await page.getByLabel('Slug').inputValue()).toBe('spring-sale');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => page.locator('[aria-invalid="true"]').count()).toBe(1);
     await look(page, 'link-new-error');
 
     await page.getByLabel('Destination URL').fill(`${destination.origin}/spring?from=dashboard`);
-    await page.getByLabel('Slug').fill('spring-sale');
     await page.getByLabel('Title', { exact: true }).fill('Spring sale');
     const tags = page.getByRole('group', { name: 'Tags' });
     await tags.getByLabel('spring').check();
@@ -117,6 +125,53 @@ describeInChromium('the dashboard in Chromium against the service (sqlite)', () 
     await expect.poll(() => row.textContent()).toContain('social');
     await expect.poll(() => row.textContent()).toContain('Password');
     await look(page, 'links');
+  });
+
+  it('makes a link from the dialog with the keyboard alone, and lists it at once', async () => {
+    await page.getByRole('link', { name: 'Links', exact: true }).click();
+    await page.getByRole('row', { name: /spring-sale/ }).waitFor();
+    // `?` lists the keys; Escape closes; `c` opens "New link", from any screen of the workspace.
+    await page.keyboard.press('?');
+    const keys = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
+    await keys.getByText('Make a new link').waitFor();
+    await look(page, 'keyboard-shortcuts');
+    await page.keyboard.press('Escape');
+    await expect.poll(() => keys.count()).toBe(0);
+    await page.getByRole('link', { name: 'Settings' }).click();
+    await page.waitForURL(`**/w/${workspaceId}/settings`);
+    await page.keyboard.press('c');
+    const dialog = page.getByRole('dialog', { name: 'New link' });
+    await dialog.waitFor();
+    expect(page.url()).toContain(`/w/${workspaceId}/links`);
+    await page.keyboard.press('Escape');
+    await expect.poll(() => dialog.count()).toBe(0);
+    // `/` goes to the search; typed there, `c` is a letter of the search.
+    await page.keyboard.press('/');
+    await page.keyboard.type('c');
+    expect(await page.getByLabel('Search links').inputValue()).toBe('c');
+    await page.getByLabel('Search links').fill('');
+    await page.getByLabel('Search links').blur();
+
+    await page.keyboard.press('c');
+    await dialog.waitFor();
+    await page.keyboard.type(`${destination.origin}/quick`);
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('made-quick');
+    const started = Date.now();
+    await page.keyboard.press('Enter');
+    const row = page.getByRole('row', { name: /made-quick/ });
+    await row.waitFor();
+    // From Enter to the list showing the link, for the issue's "under one second" (no timed
+    // assertion: the machine is shared; the figure goes to the log).
+    console.log(`link made through the dialog: ${Date.now() - started} ms from Enter to the list showing it`);
+    expect(await dialog.count()).toBe(0);
+    await expect.poll(() => page.getByRole('status').first().textContent()).toMatch(/Link created: .*\/made-quick/);
+    await look(page, 'link-made-from-dialog');
+    const stored = await server.services.db
+      .knex('links')
+      .where({ workspace_id: workspaceId, slug: 'made-quick' })
+      .first();
+    expect(stored.original_url).toBe(`${destination.origin}/quick`);
   });
 
   it('renames the link: the new short URL works and the old one stops', async () => {
@@ -181,7 +236,7 @@ describeInChromium('the dashboard in Chromium against the service (sqlite)', () 
     const slugs = (
       await server.services.db.knex('links').where({ workspace_id: workspaceId }).whereNull('deleted_at').pluck('slug')
     ).sort();
-    expect(slugs).toEqual(['imported-a', 'imported-c', 'spring-2026']);
+    expect(slugs).toEqual(['imported-a', 'imported-c', 'made-quick', 'spring-2026']);
   });
 
   it('creates an API key that works on /api/v1, shown once', async () => {

@@ -305,8 +305,24 @@ describeInChromium("the dashboard in Chromium against Prism's mock of the contra
       await open(`/w/${WS}/links`);
       expect(await page.getByRole('heading', { name: 'No links yet' }).count()).toBe(1);
       expect(await page.getByRole('button', { name: 'New link' }).count()).toBe(1);
+      // Importing is a link away, not words to look for elsewhere.
+      await page.getByRole('link', { name: 'import links from a CSV file' }).click();
+      await page.waitForURL(`**/app/w/${WS}/import`);
+      await open(`/w/${WS}/links`);
       await page.getByRole('button', { name: 'New link' }).click();
-      await page.waitForURL(`**/app/w/${WS}/links/new`);
+      const dialog = page.getByRole('dialog', { name: 'New link' });
+      await dialog.waitFor();
+      expect(await page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.type)).toBe('url');
+      // An empty destination is caught before anything is sent.
+      await page.keyboard.press('Enter');
+      await dialog.getByText('Enter the address the short link leads to.').waitFor();
+      await page.keyboard.press('Escape');
+      await expect.poll(() => dialog.count()).toBe(0);
+      await page.getByRole('button', { name: 'New link' }).click();
+      await dialog.getByLabel('Destination URL').fill('https://example.com/from-dialog');
+      await dialog.getByRole('link', { name: 'More options' }).click();
+      await page.waitForURL(`**/app/w/${WS}/links/new?url=*`);
+      expect(await page.getByLabel('Destination URL').inputValue()).toBe('https://example.com/from-dialog');
     });
   });
 

@@ -26,6 +26,7 @@ const SCREENS: Array<{ name: string; path: string; public?: boolean }> = [
   { name: 'setup', path: '/app/setup?token=first-run-token', public: true },
   { name: 'links', path: `/app/w/${WS}/links` },
   { name: 'link-new', path: `/app/w/${WS}/links/new` },
+  { name: 'link-new-dialog', path: `/app/w/${WS}/links?new=1` },
   { name: 'link-edit', path: `/app/w/${WS}/links/lnk_0` },
   { name: 'link-analytics', path: `/app/w/${WS}/links/lnk_0/analytics` },
   { name: 'link-routing', path: `/app/w/${WS}/links/lnk_0/routing` },

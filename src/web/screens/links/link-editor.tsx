@@ -101,8 +101,12 @@ function LinkEditorForm({
   const role = useMembership(ws)?.role ?? workspace.role;
   const editable = can.editLinks(role);
   const [, navigate] = useLocation();
-  const justCreated = new URLSearchParams(useSearch()).has('created');
-  const [form, setForm] = useState<LinkForm>(() => (link ? formFromLink(link) : EMPTY_FORM));
+  const search = new URLSearchParams(useSearch());
+  const justCreated = search.has('created');
+  // A new link starts with what the list's "New link" dialog was given ("More options").
+  const [form, setForm] = useState<LinkForm>(() =>
+    link ? formFromLink(link) : { ...EMPTY_FORM, url: search.get('url') ?? '', slug: search.get('slug') ?? '' },
+  );
   const [saved, setSaved] = useState<'created' | 'saved' | 'unchanged' | null>(justCreated ? 'created' : null);
   const formRef = useRef<HTMLFormElement>(null);
   const errors = useFormErrors<LinkField>(API_FIELDS, formRef);

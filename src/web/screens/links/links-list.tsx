@@ -1,22 +1,27 @@
 // A workspace's links: search (debounced), filters, sort and pages kept in the address, so a
-// reload or the back button returns to the same view; selection and bulk actions by role.
+// reload or the back button returns to the same view; selection and bulk actions by role. "New
+// link" (and `c` from any screen, components/keyboard-help.tsx) opens a dialog over the list;
+// `/` goes to the search.
 import { useEffect, useId, useMemo, useRef, useState } from 'react';
-import { Link, useLocation, useParams, useSearchParams } from 'wouter';
+import { Link, useParams, useSearchParams } from 'wouter';
 import { useLinkList } from '../../api/links.ts';
 import { useDomains, useTags } from '../../api/queries.ts';
 import { can, useMembership } from '../../api/session.ts';
 import type { DashboardLink } from '../../api/types.ts';
 import { CopyButton } from '../../components/copy-button.tsx';
 import { ACTIONS, DataTable } from '../../components/data-table.tsx';
-import { EmptyState, LoadError, Loading } from '../../components/feedback.tsx';
+import { EmptyState, LoadError, Loading, StatusNotice } from '../../components/feedback.tsx';
 import { Options, SelectField } from '../../components/fields.tsx';
 import { PageHeader } from '../../components/page.tsx';
 import { TagChip } from '../../components/tag-chip.tsx';
 import { When } from '../../components/when.tsx';
+import { NEW_LINK_PARAM } from '../../components/keyboard-help.tsx';
+import { useShortcuts } from '../../lib/shortcuts.ts';
 import { formatCount, pageRange } from '../../lib/format.ts';
 import { useDebouncedValue } from '../../lib/hooks.ts';
 import { BulkBar, BulkOutcomeNotice, type BulkOutcome } from './bulk-bar.tsx';
 import { linkPath, wsPath } from './paths.ts';
+import { QuickCreateDialog } from './quick-create.tsx';
 import { boundText } from '../../components/text-inputs.ts';
 
 const LIMIT = 25;
@@ -28,7 +33,6 @@ type Status = 'ACTIVE' | 'DISABLED';
 export function LinksList() {
   const { workspaceId: ws } = useParams<{ workspaceId: string }>();
   const role = useMembership(ws)!.role;
-  const [, navigate] = useLocation();
   const [params, setParams] = useSearchParams();
 
   const q = params.get('q') ?? '';
@@ -106,8 +110,22 @@ export function LinksList() {
       return next;
     });
 
+  // The dialog is in the address (?new=1), so `c` on another screen opens it here; it is
+  // replaced, not pushed: Back leaves the list, not the dialog.
+  const creating = can.editLinks(role) && params.get(NEW_LINK_PARAM) === '1';
+  const setCreating = (on: boolean) =>
+    setParams(
+      (prev) => {
+        const next = new URLSearchParams(prev);
+        if (on) next.set(NEW_LINK_PARAM, '1');
+        else next.delete(NEW_LINK_PARAM);
+        return next;
+      },
+      { replace: true },
+    );
+  const [made, setMade] = useState<DashboardLink | null>(null);
   const newLinkButton = can.editLinks(role) ? (
-    <button type="button" className="button button-primary" onClick={() => navigate(wsPath(ws, '/links/new'))}>
+    <button type="button" className="button button-primary" onClick={() => setCreating(true)}>
       New link
     </button>
   ) : null;
@@ -119,6 +137,7 @@ export function LinksList() {
     selectAll: useId(),
   };
   const [filtersOpen, setFiltersOpen] = useState(false);
+  useShortcuts({ '/': () => document.getElementById(ids.search)?.focus() });
   const activeFilters =
     [tagId, domainId, status].filter(Boolean).length + (sort !== 'created' || order !== 'desc' ? 1 : 0);
 
@@ -213,6 +232,24 @@ export function LinksList() {
         </div>
       </div>
 
+      {creating ? (
+        <QuickCreateDialog
+          ws={ws}
+          onClose={() => setCreating(false)}
+          onMade={(link) => {
+            setMade(link);
+            setCreating(false);
+          }}
+        />
+      ) : null}
+      {made ? (
+        <StatusNotice>
+          <span className="made-link">
+            Link created: <Link href={linkPath(ws, made.id)}>{made.shortUrl.replace(/^https?:\/\//, '')}</Link>
+            <CopyButton text={made.shortUrl} label={`Copy short URL for ${made.slug}`} />
+          </span>
+        </StatusNotice>
+      ) : null}
       {outcome ? <BulkOutcomeNotice outcome={outcome} onDismiss={() => setOutcome(null)} /> : null}
 
       {canSelect && selected.size > 0 ? (
@@ -255,9 +292,13 @@ export function LinksList() {
           </EmptyState>
         ) : (
           <EmptyState title="No links yet" action={newLinkButton}>
-            {can.editLinks(role)
-              ? 'Make your first short link, or import links from a CSV file.'
-              : 'Links made in this workspace will be listed here.'}
+            {can.editLinks(role) ? (
+              <>
+                Make your first short link, or <Link href={wsPath(ws, '/import')}>import links from a CSV file</Link>.
+              </>
+            ) : (
+              'Links made in this workspace will be listed here.'
+            )}
           </EmptyState>
         )
       ) : (

@@ -1,0 +1,100 @@
+// "New link" over the list: a destination (focused) and an optional slug; Enter makes the link and
+// the list shows it. "More options" carries what was typed to the full editor (link-editor.tsx).
+import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
+import { Link } from 'wouter';
+import { useCreateLink } from '../../api/links.ts';
+import type { DashboardLink } from '../../api/types.ts';
+import { SubmitButton } from '../../components/buttons.tsx';
+import { FormAlert } from '../../components/feedback.tsx';
+import { TextField } from '../../components/fields.tsx';
+import { useFormErrors } from '../../components/form-errors.ts';
+import { boundText } from '../../components/text-inputs.ts';
+import { wsPath } from './paths.ts';
+
+type Field = 'url' | 'slug';
+const FIELDS: Record<string, Field> = { url: 'url', slug: 'slug' };
+
+export function QuickCreateDialog({
+  ws,
+  onClose,
+  onMade,
+}: {
+  ws: string;
+  onClose: () => void;
+  onMade: (link: DashboardLink) => void;
+}) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const formRef = useRef<HTMLFormElement>(null);
+  const titleId = useId();
+  const [url, setUrl] = useState('');
+  const [slug, setSlug] = useState('');
+  const errors = useFormErrors<Field>(FIELDS, formRef);
+  const create = useCreateLink(ws, { onSuccess: (answer) => onMade(answer.data), onError: (e) => errors.show(e) });
+  useEffect(() => {
+    const dialog = ref.current;
+    if (dialog && !dialog.open) dialog.showModal();
+    return () => dialog?.close();
+  }, []);
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    if (create.isPending) return;
+    if (!url.trim()) {
+      errors.check({ url: 'Enter the address the short link leads to.' });
+      return;
+    }
+    create.mutate({ url: url.trim(), ...(slug.trim() ? { slug: slug.trim() } : {}) });
+  };
+  const more = new URLSearchParams();
+  if (url.trim()) more.set('url', url.trim());
+  if (slug.trim()) more.set('slug', slug.trim());
+  const moreQuery = more.toString();
+
+  return (
+    <dialog
+      ref={ref}
+      className="dialog dialog-wide"
+      aria-labelledby={titleId}
+      onCancel={(e) => {
+        e.preventDefault();
+        onClose();
+      }}
+    >
+      <h2 id={titleId}>New link</h2>
+      <form ref={formRef} onSubmit={submit} noValidate aria-labelledby={titleId}>
+        <FormAlert message={errors.form} />
+        <TextField
+          label="Destination URL"
+          type="url"
+          inputMode="url"
+          {...boundText(url, setUrl)}
+          error={errors.fields.url}
+          placeholder="https://example.com/page"
+          maxLength={2048}
+          required
+          autoFocus
+        />
+        <TextField
+          label="Slug"
+          {...boundText(slug, setSlug)}
+          error={errors.fields.slug}
+          hint="Letters, digits, - and _. Left empty, one is made up."
+          maxLength={64}
+          autoCapitalize="none"
+          spellCheck={false}
+        />
+        <div className="dialog-actions dialog-actions-split">
+          <Link href={wsPath(ws, `/links/new${moreQuery ? `?${moreQuery}` : ''}`)} className="button button-quiet">
+            More options
+          </Link>
+          <span className="dialog-actions">
+            <button type="button" className="button" onClick={onClose}>
+              Cancel
+            </button>
+            <SubmitButton pending={create.isPending}>Create link</SubmitButton>
+          </span>
+        </div>
+      </form>
+    </dialog>
+  );
+}
