@@ -96,6 +96,11 @@ describeInChromium('the dashboard in Chromium against the service (sqlite)', () 
     const tags = page.getByRole('group', { name: 'Tags' });
     await tags.getByLabel('spring').check();
     await tags.getByLabel('social').check();
+    // A tag made here, without leaving the form (Enter adds it; it does not save the link).
+    await tags.getByLabel('New tag').fill('launch');
+    await tags.getByLabel('New tag').press('Enter');
+    await expect.poll(() => tags.getByLabel('launch', { exact: true }).isChecked()).toBe(true);
+    expect(await h1(page).textContent()).toBe('New link');
     await page.getByLabel('Password', { exact: true }).fill('open sesame');
     await page.getByRole('button', { name: 'Save' }).click();
     await expect.poll(() => h1(page).textContent()).toBe('Edit spring-sale');
@@ -123,6 +128,7 @@ describeInChromium('the dashboard in Chromium against the service (sqlite)', () 
     const row = page.getByRole('row', { name: /spring-sale/ });
     await expect.poll(() => row.textContent()).toContain('spring');
     await expect.poll(() => row.textContent()).toContain('social');
+    await expect.poll(() => row.textContent()).toContain('launch');
     await expect.poll(() => row.textContent()).toContain('Password');
     await look(page, 'links');
   });

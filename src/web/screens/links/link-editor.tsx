@@ -32,6 +32,7 @@ import {
 import { linkPath, wsPath } from './paths.ts';
 import { ScheduleSection } from './link-schedule.tsx';
 import { LinkSummary } from './link-summary.tsx';
+import { NewTagInline } from './new-tag.tsx';
 import { QrSection } from './qr-section.tsx';
 import { SocialPreviewSection } from './social-preview.tsx';
 
@@ -215,10 +216,7 @@ function LinkEditorForm({
 
           <FormSection legend="Tags" editable={editable} describedBy={e.tagIds ? 'tags-error' : undefined}>
             {tags.length === 0 ? (
-              <p className="muted">
-                No tags yet.{' '}
-                {can.editLinks(role) ? <Link href={wsPath(ws, '/settings/tags')}>Create tags in Settings</Link> : null}
-              </p>
+              <p className="muted">No tags yet.{editable ? ' Make one here: it is added to this link.' : ''}</p>
             ) : (
               <div className="check-grid">
                 {tags.map((t) => (
@@ -241,6 +239,7 @@ function LinkEditorForm({
                 {e.tagIds}
               </p>
             ) : null}
+            {editable ? <NewTagInline ws={ws} onMade={(tag) => set('tagIds', [...form.tagIds, tag.id])} /> : null}
           </FormSection>
 
           <ScheduleSection binding={binding} editable={editable} expiredUrlAllowed={workspace.features.expiredUrl} />
