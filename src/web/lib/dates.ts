@@ -45,6 +45,28 @@ export function formatDate(iso: string | null | undefined): string {
   return Number.isNaN(d.getTime()) ? iso : dateOnly.format(d);
 }
 
+const relative = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
+const UNITS: Array<[Intl.RelativeTimeFormatUnit, number]> = [
+  ['year', 365 * 86_400_000],
+  ['month', 30 * 86_400_000],
+  ['day', 86_400_000],
+  ['hour', 3_600_000],
+  ['minute', 60_000],
+];
+
+/** A moment from now in words ("3 days ago", "in 2 hours", "now"): its largest unit with a whole one, rounded. */
+export function formatRelative(iso: string | null | undefined, now = Date.now()): string {
+  if (!iso) return '';
+  const at = new Date(iso).getTime();
+  if (Number.isNaN(at)) return iso;
+  const diff = at - now;
+  for (const [unit, ms] of UNITS) {
+    const n = diff / ms;
+    if (Math.abs(n) >= 1) return relative.format(Math.round(n), unit);
+  }
+  return relative.format(0, 'second');
+}
+
 /** A UTC day of the API ("2026-11-24") as the browser writes dates, without shifting it. */
 export function formatDay(day: string): string {
   const d = new Date(`${day}T00:00:00Z`);

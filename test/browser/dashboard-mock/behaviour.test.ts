@@ -28,6 +28,7 @@ import {
   startPrismMock,
   type AppServer,
   type PrismMock,
+  watchedContext,
 } from './harness';
 
 describeInChromium("the dashboard in Chromium against Prism's mock of the contract", () => {
@@ -54,7 +55,7 @@ describeInChromium("the dashboard in Chromium against Prism's mock of the contra
     if (built) fs.rmSync(built, { recursive: true, force: true });
   });
   beforeEach(async () => {
-    context = await browser.newContext({
+    context = await watchedContext(browser, {
       viewport: { width: 1280, height: 800 },
       locale: 'en-US',
       timezoneId: 'Europe/Berlin',
@@ -276,6 +277,26 @@ describeInChromium("the dashboard in Chromium against Prism's mock of the contra
       await shot('bulk-delete-outcome');
       expect(JSON.parse(bulk[0].body!)).toEqual({ action: 'delete', linkIds: ['lnk_0', 'lnk_1'] });
       expect(bulk[0].headers['x-csrf-token']).toBe(CSRF);
+    });
+
+    it("shows each link's schedule and expiry as badges, and when it was made in words with the exact time on hover", async () => {
+      await realisticReads(page);
+      await open(`/w/${WS}/links`);
+      const status = (slug: string) =>
+        page.getByRole('row', { name: new RegExp(`^(Select )?${slug} `) }).locator('.cell-status');
+      expect(await status('spring-sale').textContent()).toBe('ActiveExpires in 10 days');
+      expect(await status('careers').textContent()).toBe('ActiveStarts in 3 days');
+      expect(await status('newsletter').textContent()).toBe('ActiveExpired');
+      expect(await status('webinar-2026').textContent()).toBe('Disabled');
+      expect(await status('spring-sale-7').textContent()).toBe('ActiveEnded');
+      expect(await status('docs').textContent()).toBe('ActivePassword');
+      // The exact moment is on hover.
+      expect(await status('spring-sale').getByText('Expires in 10 days').getAttribute('title')).toMatch(/\d{4}/);
+      const created = page.getByRole('row', { name: /^(Select )?docs / }).locator('time');
+      expect(await created.textContent()).toBe('3 days ago');
+      expect(await created.getAttribute('title')).toMatch(/\d{4}.*\d:\d\d/);
+      // No "None" where a link has no tags: the cell is empty to the eye, and says so to a reader.
+      expect(await page.getByText('None', { exact: true }).count()).toBe(0);
     });
 
     it('adds a tag to every link of the page; a MEMBER has no bulk Delete, an ANALYST no New link and no selection', async () => {
@@ -712,7 +733,7 @@ describeInChromium("the dashboard in Chromium against Prism's mock of the contra
       expect(await page.getByRole('button', { name: 'Delete page' }).count()).toBe(0);
 
       await context.close();
-      context = await browser.newContext({
+      context = await watchedContext(browser, {
         viewport: { width: 1280, height: 800 },
         locale: 'en-US',
         timezoneId: 'Europe/Berlin',

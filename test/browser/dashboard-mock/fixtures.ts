@@ -35,6 +35,13 @@ export async function signedInAs(page: Page, role: Role | 401 = 'OWNER'): Promis
 
 const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString();
 
+const SCHEDULES: Record<number, Partial<Schemas['DashboardLink']>> = {
+  1: { expiresAt: day(10), neverExpires: false },
+  3: { startAt: day(3) },
+  5: { expiresAt: day(-2), neverExpires: false },
+  7: { startAt: day(-30), endAt: day(-1) },
+};
+
 export function link(i: number, over: Partial<Schemas['DashboardLink']> = {}): Schemas['DashboardLink'] {
   const slug =
     over.slug ??
@@ -53,6 +60,8 @@ export function link(i: number, over: Partial<Schemas['DashboardLink']> = {}): S
     clickLimit: null,
     startAt: null,
     endAt: null,
+    // A few links with a schedule or an expiry, for the list's badges.
+    ...SCHEDULES[i],
     clicks: [1234, 87, 0, 45210, 310, 9][i % 6],
     hasPassword: i === 2,
     tags:

@@ -12,7 +12,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
 import { startPrismChild } from '../../support/prism-child';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -169,10 +169,44 @@ export async function axeProblems(page: Page): Promise<string[]> {
 }
 
 /** Waits until the screen has its heading and nothing on it is loading. */
+/** Each watched context's requests under way (watchedContext). */
+const underWay = new WeakMap<BrowserContext, Set<Request>>();
+
+/**
+ * A browser context whose requests settled() can see. Playwright's own "networkidle" never came
+ * on some screens of a loaded machine (the bio page editor's, with its preview frame) although
+ * every request had finished; this counts the requests themselves and, when they do not end,
+ * names them.
+ */
+export async function watchedContext(
+  browser: Browser,
+  options: Parameters<Browser['newContext']>[0],
+): Promise<BrowserContext> {
+  const context = await browser.newContext(options);
+  const pending = new Set<Request>();
+  underWay.set(context, pending);
+  context.on('request', (r) => pending.add(r));
+  context.on('requestfinished', (r) => pending.delete(r));
+  context.on('requestfailed', (r) => pending.delete(r));
+  return context;
+}
+
+/** The screen is drawn, nothing on it is loading, and no request has been under way for 500 ms. */
 export async function settled(page: Page): Promise<void> {
   await page.getByRole('heading', { level: 1 }).first().waitFor();
   await page.waitForFunction(`!document.querySelector('[aria-busy="true"]')`, undefined, { timeout: 10_000 });
+  const pending = underWay.get(page.context());
+  if (!pending) throw new Error('settled() needs a context made by watchedContext()');
   // Prism answers each read in turn; on a loaded machine the chain of reads behind a screen takes
-  // longer than the default action timeout before the network first goes quiet.
-  await page.waitForLoadState('networkidle', { timeout: 45_000 });
+  // a while before the network goes quiet.
+  const until = Date.now() + 45_000;
+  let quietSince: number | null = null;
+  for (;;) {
+    if (pending.size > 0) quietSince = null;
+    else if (quietSince === null) quietSince = Date.now();
+    else if (Date.now() - quietSince >= 500) return;
+    if (Date.now() > until)
+      throw new Error(`requests still under way after 45 s: ${[...pending].map((r) => r.url()).join(', ')}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }

@@ -20,6 +20,7 @@ import {
   startPrismMock,
   type AppServer,
   type PrismMock,
+  watchedContext,
 } from './harness';
 import { IPHONE_TRIAL, REPORT, ROUTING } from './routing-fixtures';
 
@@ -49,7 +50,7 @@ describeInChromium("a link's routing in Chromium against Prism's mock of the con
     if (built) fs.rmSync(built, { recursive: true, force: true });
   });
   beforeEach(async () => {
-    context = await browser.newContext({
+    context = await watchedContext(browser, {
       viewport: { width: 1280, height: 800 },
       locale: 'en-US',
       timezoneId: 'Europe/Berlin',

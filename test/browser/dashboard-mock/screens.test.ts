@@ -18,6 +18,7 @@ import {
   startPrismMock,
   type AppServer,
   type PrismMock,
+  watchedContext,
 } from './harness';
 
 const SCREENS: Array<{ name: string; path: string; public?: boolean }> = [
@@ -91,7 +92,7 @@ describeInChromium("dashboard screens on Prism's mock of the contract (Chromium)
         const problems: string[] = [];
 
         beforeAll(async () => {
-          context = await browser.newContext({
+          context = await watchedContext(browser, {
             viewport: { width: viewport.width, height: viewport.height },
             isMobile: viewport.mobile,
             hasTouch: viewport.mobile,

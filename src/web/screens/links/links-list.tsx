@@ -21,6 +21,7 @@ import { formatCount, pageRange } from '../../lib/format.ts';
 import { useDebouncedValue } from '../../lib/hooks.ts';
 import { BulkBar, BulkOutcomeNotice, type BulkOutcome } from './bulk-bar.tsx';
 import { linkPath, wsPath } from './paths.ts';
+import { LinkBadges } from './link-badges.tsx';
 import { QuickCreateDialog } from './quick-create.tsx';
 import { boundText } from '../../components/text-inputs.ts';
 
@@ -88,6 +89,8 @@ export function LinksList() {
   const domains = useDomains(ws);
 
   const rows: DashboardLink[] = links.data?.data ?? [];
+  // One moment for the whole page: every row's badges and relative dates agree.
+  const now = links.dataUpdatedAt || Date.now();
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [outcome, setOutcome] = useState<BulkOutcome | null>(null);
   const viewKey = JSON.stringify(query);
@@ -354,24 +357,21 @@ export function LinksList() {
                       ))}
                     </span>
                   ) : (
-                    <span className="muted">None</span>
+                    <span className="visually-hidden">No tags</span>
                   )}
                 </td>
                 <td className="cell-status">
-                  <span className={`badge ${l.status === 'ACTIVE' ? 'badge-ok' : 'badge-off'}`}>
-                    {l.status === 'ACTIVE' ? 'Active' : 'Disabled'}
-                  </span>
-                  {l.hasPassword ? <span className="badge badge-neutral">Password</span> : null}
+                  <LinkBadges link={l} now={now} />
                 </td>
                 <td className="num cell-clicks" data-label="Clicks">
                   {formatCount(l.clicks)}
                 </td>
                 <td className="nowrap cell-created" data-label="Created">
-                  <When iso={l.createdAt} />
+                  <When iso={l.createdAt} relative />
                 </td>
                 <td className="cell-actions">
                   <CopyButton text={l.shortUrl} label={`Copy short URL for ${l.slug}`} />
-                  <Link href={linkPath(ws, l.id, '/analytics')} className="button button-small button-quiet">
+                  <Link href={linkPath(ws, l.id, '/analytics')} className="button button-small">
                     Analytics
                   </Link>
                 </td>
