@@ -186,10 +186,21 @@ describeInChromium('conversions in the dashboard, in Chromium (sqlite)', () => {
     await page.getByRole('button', { name: 'Only this link: localhost:8443/pricing' }).click();
     await expect.poll(() => new URL(page.url()).searchParams.get('linkId')).toBe(ids.pricing);
     await expect.poll(() => stat(page, 'Conversions').textContent()).toBe('4');
-    expect(await page.getByLabel('Link id', { exact: true }).inputValue()).toBe(ids.pricing);
+    // The filter names the link as people know it, with a way to choose another.
+    const filters = page.getByRole('form', { name: 'Conversion filters' });
+    await filters.getByRole('button', { name: 'Change the link filter' }).waitFor();
+    expect(await filters.textContent()).toContain('localhost:8443/pricing');
+    expect(await filters.textContent()).not.toContain(ids.pricing);
     await page.getByText('localhost:8443/pricing', { exact: true }).first().waitFor();
     // The rate of one link: its conversions over its clicks.
     expect(await statNote(page, 'Conversion rate').textContent()).toBe('4 attributed conversions per 6 clicks');
+    await page.getByRole('button', { name: 'Clear filters' }).click();
+    await expect.poll(() => stat(page, 'Conversions').textContent()).toBe('8');
+    // The same link found by searching, applied on choosing it (no Apply).
+    await filters.getByLabel('Link', { exact: true }).fill('pric');
+    await filters.getByRole('button', { name: 'Use pricing for the link filter' }).click();
+    await expect.poll(() => new URL(page.url()).searchParams.get('linkId')).toBe(ids.pricing);
+    await expect.poll(() => stat(page, 'Conversions').textContent()).toBe('4');
     await page.getByRole('button', { name: 'Clear filters' }).click();
     await expect.poll(() => stat(page, 'Conversions').textContent()).toBe('8');
     await page.getByLabel('Event type', { exact: true }).selectOption('custom');

@@ -52,22 +52,28 @@ describeInChromium('goals in the dashboard, in Chromium (sqlite)', () => {
     await form.getByLabel('Name').fill('Pricing purchases');
     await form.getByLabel('Conversions of type').selectOption('purchase');
     await form.getByLabel('Measure').selectOption('linkId');
-    await form.getByLabel('Link id').fill('lnk_nothing_here');
     await form.getByLabel('Conversions', { exact: true }).fill('2');
     await form.getByLabel('Value', { exact: true }).fill('100');
     // A value without its currency: refused before sending, next to the currency.
     await form.getByRole('button', { name: 'Create goal' }).click();
     await expect.poll(() => form.getByLabel('Currency').getAttribute('aria-invalid')).toBe('true');
     await form.getByLabel('Currency').fill('eur');
-    // A link the workspace does not have: the service's answer, at the top of the form.
+    // No link chosen yet: said under the search, before anything is sent.
     await form.getByRole('button', { name: 'Create goal' }).click();
-    await expect.poll(() => form.getByRole('alert').first().textContent()).toMatch(/link "lnk_nothing_here" not found/);
+    await form.getByText('Choose the link, or measure every conversion.').waitFor();
     await b.look(page, 'goals-refused');
-    await form.getByLabel('Link id').fill(linkId);
+    // The link is found by what people know of it, never typed as an id.
+    await form.getByLabel('Link', { exact: true }).fill('pricing');
+    const slug = (await server.services.db.knex('links').where({ id: linkId }).first()).slug;
+    await form.getByRole('button', { name: `Use ${slug} for the goal's link` }).click();
+    await form.getByRole('button', { name: "Change the goal's link" }).waitFor();
     await form.getByRole('button', { name: 'Create goal' }).click();
     await page.getByText('Goal Pricing purchases created.').waitFor();
     const row = page.getByRole('row', { name: /Pricing purchases/ });
-    await expect.poll(() => row.textContent()).toMatch(/Purchase.*Link lnk_.*2 conversions · €100\.00.*Active/);
+    await expect
+      .poll(() => row.textContent())
+      .toMatch(new RegExp(`Purchase.*Link localhost:8443/${slug}.*2 conversions · €100\\.00.*Active`));
+    expect(await row.textContent()).not.toContain(linkId);
     await b.look(page, 'goals-list');
   });
 

@@ -1,9 +1,10 @@
-// The window and every filter of GET /api/v1/conversions. A choice from a list applies at once;
-// typed ones (days, a custom name, ids) apply with Apply. The API's refusals show under the
+// The window and every filter of GET /api/v1/conversions. A choice (from a list, or a link found
+// by searching) applies at once; typed ones (days, a custom name, a QR code's id) apply with Apply. The API's refusals show under the
 // field they name.
 import { useEffect, useState, type FormEvent } from 'react';
 import type { Campaign, ConversionNames } from '../../api/types.ts';
 import { Options, SelectField, TextField } from '../../components/fields.tsx';
+import { LinkField } from '../../components/link-search.tsx';
 import { textInputs } from '../../components/text-inputs.ts';
 import { EVENT_TYPES } from '../../lib/conversions.ts';
 import { isDay } from '../../lib/dates.ts';
@@ -15,6 +16,7 @@ export type FieldErrors = Partial<
 >;
 
 export function ConversionFilters(props: {
+  workspaceId: string;
   view: ConversionView;
   today: string;
   campaigns: Campaign[] | undefined;
@@ -23,7 +25,7 @@ export function ConversionFilters(props: {
   errors: FieldErrors;
   apply: (view: ConversionView) => void;
 }) {
-  const { view, today, campaigns, names, apply } = props;
+  const { workspaceId, view, today, campaigns, names, apply } = props;
   const [draft, setDraft] = useState(view);
   const [problems, setProblems] = useState<FieldErrors>({});
   // The address changed (Only this, Back): the form shows the view it holds.
@@ -36,7 +38,7 @@ export function ConversionFilters(props: {
   const set = <K extends keyof ConversionView>(key: K, value: ConversionView[K]) =>
     setDraft((d) => ({ ...d, [key]: value }));
   /** The typed-in filters, applied with Apply. */
-  const input = textInputs<'from' | 'to' | 'customName' | 'linkId' | 'qrCodeId'>(draft, set, errors);
+  const input = textInputs<'from' | 'to' | 'customName' | 'qrCodeId'>(draft, set, errors);
 
   /** Applies the draft with one change (a list's choice), or as it is (Apply). */
   const applyDraft = (change: Partial<ConversionView> = {}) => {
@@ -122,9 +124,17 @@ export function ConversionFilters(props: {
           {!knownCampaign ? <option value={draft.campaignId}>{draft.campaignId}</option> : null}
           <Options choices={(campaigns ?? []).map((c) => ({ value: c.id, label: c.name }))} />
         </SelectField>
-        <TextField label="Link id" {...input('linkId')} hint={linkHint} spellCheck={false} placeholder="lnk_…" />
         <TextField label="QR code id" {...input('qrCodeId')} hint={qrHint} spellCheck={false} placeholder="qr_…" />
       </div>
+      {/* A link is chosen by searching, and applies at once, as the lists' choices do. */}
+      <LinkField
+        workspaceId={workspaceId}
+        label="Link"
+        name="the link filter"
+        linkId={draft.linkId}
+        onChange={(linkId) => applyDraft({ linkId })}
+        error={errors.linkId ?? (view.linkId && linkHint?.startsWith('No ') ? linkHint : undefined)}
+      />
       <div className="button-row filters-actions">
         <button type="submit" className="button button-primary">
           Apply

@@ -61,6 +61,7 @@ export default function Conversions() {
     body = (
       <>
         <ConversionFilters
+          workspaceId={ws}
           view={view}
           today={today}
           campaigns={campaigns.data}

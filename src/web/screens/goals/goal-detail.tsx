@@ -15,7 +15,7 @@ import { formatCount } from '../../lib/format.ts';
 import { wsPath } from '../links/paths.ts';
 import { ShareButton } from '../reports/share-button.tsx';
 import { GoalForm } from './goal-form.tsx';
-import { scopeText, statusBadge } from './goals.tsx';
+import { GoalScope, statusBadge } from './goals.tsx';
 
 const WINDOWS = lastDays([7, 30, 90, 400]);
 
@@ -214,7 +214,7 @@ export default function GoalDetail() {
       >
         <p className="muted">
           {statusBadge(goal.status)} {typeLabel(goal.type)}
-          {goal.customName ? ` “${goal.customName}”` : ''} · {scopeText(goal)}
+          {goal.customName ? ` “${goal.customName}”` : ''} · <GoalScope ws={ws} goal={goal} />
         </p>
       </PageHeader>
       {notice ? notice.ok ? <StatusNotice>{notice.text}</StatusNotice> : <FormAlert message={notice.text} /> : null}

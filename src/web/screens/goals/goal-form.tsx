@@ -9,6 +9,7 @@ import { SubmitButton } from '../../components/buttons.tsx';
 import { FormAlert } from '../../components/feedback.tsx';
 import { Options, SelectField, TextField } from '../../components/fields.tsx';
 import { useFormErrors } from '../../components/form-errors.ts';
+import { LinkField } from '../../components/link-search.tsx';
 import { textInputs } from '../../components/text-inputs.ts';
 import { EVENT_TYPES, fractionDigits } from '../../lib/conversions.ts';
 import { isoToLocalInput, localInputToIso } from '../../lib/dates.ts';
@@ -108,7 +109,13 @@ export function GoalForm({
     const problems: Partial<Record<Field, string>> = {
       name: state.name.trim() ? undefined : 'Name the goal.',
       scopeId:
-        state.scope !== 'none' && !state.scopeId.trim() ? 'Enter the id, or measure every conversion.' : undefined,
+        state.scope !== 'none' && !state.scopeId.trim()
+          ? state.scope === 'linkId'
+            ? 'Choose the link, or measure every conversion.'
+            : state.scope === 'campaignId'
+              ? 'Choose the campaign, or measure every conversion.'
+              : 'Enter the id, or measure every conversion.'
+          : undefined,
       targetCount:
         count && !/^[1-9]\d{0,14}$/.test(count) ? 'Enter a whole number of 1 or more, or leave it empty.' : undefined,
       targetValue:
@@ -193,7 +200,8 @@ export function GoalForm({
         <SelectField
           label="Measure"
           value={state.scope}
-          onChange={(e) => set('scope', e.target.value as Scope)}
+          // Another kind of scope starts unchosen: a link's id is no campaign's.
+          onChange={(e) => setState((s) => ({ ...s, scope: e.target.value as Scope, scopeId: '' }))}
           hint="A goal measures one link, QR code or campaign, or every conversion of its type (unattributed ones too)."
         >
           <option value="none">Every conversion of this type</option>
@@ -206,14 +214,25 @@ export function GoalForm({
             <option value="">Choose a campaign</option>
             <Options choices={campaigns.data.map((c) => ({ value: c.id, label: c.name }))} />
           </SelectField>
-        ) : state.scope !== 'none' ? (
+        ) : state.scope === 'qrCodeId' || state.scope === 'campaignId' ? (
           <TextField
-            label={state.scope === 'linkId' ? 'Link id' : state.scope === 'qrCodeId' ? 'QR code id' : 'Campaign id'}
+            label={state.scope === 'qrCodeId' ? 'QR code id' : 'Campaign id'}
             {...input('scopeId')}
+            hint={state.scope === 'qrCodeId' ? "As its link's page shows it (qr_…)." : undefined}
             spellCheck={false}
           />
         ) : null}
       </div>
+      {state.scope === 'linkId' ? (
+        <LinkField
+          workspaceId={workspaceId}
+          label="Link"
+          name="the goal's link"
+          linkId={state.scopeId}
+          onChange={(id) => set('scopeId', id)}
+          error={errors.fields.scopeId}
+        />
+      ) : null}
       <fieldset>
         <legend>Targets (optional)</legend>
         <div className="grid-3">

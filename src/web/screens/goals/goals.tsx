@@ -2,6 +2,8 @@
 import { useState } from 'react';
 import { Link, useParams, useSearchParams } from 'wouter';
 import { useGoals } from '../../api/goals.ts';
+import { useCampaigns } from '../../api/settings.ts';
+import { LinkName } from '../../components/link-search.tsx';
 import { useWorkspace } from '../../api/queries.ts';
 import { can, useMembership } from '../../api/session.ts';
 import type { Goal } from '../../api/types.ts';
@@ -22,11 +24,19 @@ const STATUSES = [
 
 export const goalPath = (ws: string, id: string) => wsPath(ws, `/goals/${encodeURIComponent(id)}`);
 
-export function scopeText(g: Goal): string {
-  if (g.linkId) return `Link ${g.linkId}`;
-  if (g.qrCodeId) return `QR code ${g.qrCodeId}`;
-  if (g.campaignId) return `Campaign ${g.campaignId}`;
-  return 'Every conversion';
+/** What a goal measures, as people know it: a link by its short URL, a campaign by its name. */
+export function GoalScope({ ws, goal }: { ws: string; goal: Goal }) {
+  const campaigns = useCampaigns(ws, Boolean(goal.campaignId));
+  if (goal.linkId)
+    return (
+      <>
+        Link <LinkName workspaceId={ws} linkId={goal.linkId} />
+      </>
+    );
+  if (goal.qrCodeId) return <>QR code {goal.qrCodeId}</>;
+  if (goal.campaignId)
+    return <>Campaign {campaigns.data?.find((c) => c.id === goal.campaignId)?.name ?? goal.campaignId}</>;
+  return <>Every conversion</>;
 }
 
 export function statusBadge(status: Goal['status']) {
@@ -137,7 +147,9 @@ export default function Goals() {
                         {typeLabel(g.type)}
                         {g.customName ? ` “${g.customName}”` : ''}
                       </td>
-                      <td>{scopeText(g)}</td>
+                      <td>
+                        <GoalScope ws={ws} goal={g} />
+                      </td>
                       <td>
                         {[
                           g.targetCount !== null ? `${formatCount(g.targetCount)} conversions` : null,

@@ -1,11 +1,10 @@
 // The page's blocks in order: each a group named by its position, with its text, a link block's
 // destination (one of the workspace's short links, found by searching them, or a URL that saving
 // makes into a short link), and moving and removing. A role that changes nothing reads them.
-import { useLinkList } from '../../api/links.ts';
-import { useId, useState } from 'react';
+import { useId } from 'react';
 import { TextAreaField, TextField } from '../../components/fields.tsx';
+import { LinkSearch } from '../../components/link-search.tsx';
 import { ItemActions, useOrderedItems } from '../../components/ordered-items.tsx';
-import { useDebouncedValue } from '../../lib/hooks.ts';
 import {
   BLOCK_NAMES,
   blockField,
@@ -15,7 +14,6 @@ import {
   type BlockType,
   type PageField,
 } from './page-form.ts';
-import { boundText } from '../../components/text-inputs.ts';
 
 type Errors = Partial<Record<PageField, string>>;
 
@@ -227,9 +225,16 @@ function LinkTarget({
       ) : editable ? (
         <LinkSearch
           workspaceId={workspaceId}
-          position={position}
-          onPick={(linkId, link, suggested) =>
-            onChange({ linkId, link, ...(b.text.trim() ? {} : { text: suggested }) })
+          activeOnly
+          listLabel={`Short links for block ${position}`}
+          choiceLabel={(l) => `Use ${l.slug} for block ${position}`}
+          emptyHint="Choose “A new short link to a URL” instead."
+          onPick={(l) =>
+            onChange({
+              linkId: l.id,
+              link: { shortUrl: l.shortUrl, destination: l.originalUrl },
+              ...(b.text.trim() ? {} : { text: l.title ?? l.slug }),
+            })
           }
           describedBy={linkError ? linkErrorId : undefined}
         />
@@ -242,80 +247,5 @@ function LinkTarget({
         </p>
       ) : null}
     </>
-  );
-}
-
-const CHOICES = 6;
-
-function LinkSearch({
-  workspaceId,
-  position,
-  onPick,
-  describedBy,
-}: {
-  workspaceId: string;
-  position: number;
-  onPick: (linkId: string, link: { shortUrl: string; destination: string }, suggestedText: string) => void;
-  describedBy?: string;
-}) {
-  const id = useId();
-  const [q, setQ] = useState('');
-  const settled = useDebouncedValue(q.trim(), 300);
-  const query = { q: settled || undefined, status: 'ACTIVE' as const, limit: CHOICES };
-  const found = useLinkList(workspaceId, query, ['choices', settled]);
-  const links = found.data?.data ?? [];
-  return (
-    <div className="link-search">
-      <div className="field">
-        <label htmlFor={id}>Find a short link</label>
-        <input
-          id={id}
-          type="search"
-          {...boundText(q, setQ)}
-          // Enter searches as typing does; it must not send the page's form.
-          onKeyDown={(e) => {
-            if (e.key === 'Enter') e.preventDefault();
-          }}
-          placeholder="Slug, title or destination"
-          maxLength={200}
-          aria-describedby={[`${id}-hint`, describedBy].filter(Boolean).join(' ')}
-          aria-invalid={describedBy ? true : undefined}
-        />
-        <p id={`${id}-hint`} className="field-hint">
-          {settled ? 'Matching active links, newest first.' : 'Your newest active links; type to search them all.'}
-        </p>
-      </div>
-      {found.isError && !found.data ? (
-        <p className="field-error">Could not search the links: {found.error.message}</p>
-      ) : found.isPending ? (
-        <p className="muted">Loading links…</p>
-      ) : links.length === 0 ? (
-        <p className="muted">
-          {settled ? `No active link matches “${settled}”. ` : 'No active links yet. '}Choose “A new short link to a
-          URL” instead.
-        </p>
-      ) : (
-        <ul className="link-choices" aria-label={`Short links for block ${position}`}>
-          {links.map((l) => (
-            <li key={l.id}>
-              <span className="link-choice-text">
-                <strong>{l.slug}</strong>
-                <span className="muted truncate" title={l.originalUrl}>
-                  {l.shortUrl.replace(/^https?:\/\//, '')} → {l.originalUrl}
-                </span>
-              </span>
-              <button
-                type="button"
-                className="button button-small"
-                aria-label={`Use ${l.slug} for block ${position}`}
-                onClick={() => onPick(l.id, { shortUrl: l.shortUrl, destination: l.originalUrl }, l.title ?? l.slug)}
-              >
-                Use
-              </button>
-            </li>
-          ))}
-        </ul>
-      )}
-    </div>
   );
 }

@@ -1,0 +1,171 @@
+// Choosing one of the workspace's links by searching them (slug, title or destination), never by
+// typing its id: a bio page's link block, a goal's link, the conversions' link filter. And a
+// chosen link shown as people know it: its short URL and title.
+import { useId, useState } from 'react';
+import { useLinkList } from '../api/links.ts';
+import { useLink } from '../api/queries.ts';
+import type { DashboardLink } from '../api/types.ts';
+import { useDebouncedValue } from '../lib/hooks.ts';
+import { boundText } from './text-inputs.ts';
+
+const CHOICES = 6;
+const bare = (url: string) => url.replace(/^https?:\/\//, '');
+
+export function LinkSearch({
+  workspaceId,
+  label = 'Find a short link',
+  listLabel,
+  choiceLabel,
+  onPick,
+  activeOnly = false,
+  emptyHint = '',
+  describedBy,
+}: {
+  workspaceId: string;
+  label?: string;
+  /** The accessible name of the list of choices. */
+  listLabel: string;
+  /** The accessible name of a choice's "Use" button. */
+  choiceLabel: (link: DashboardLink) => string;
+  onPick: (link: DashboardLink) => void;
+  /** Only links that redirect now (a bio page's block); otherwise every link. */
+  activeOnly?: boolean;
+  /** Said after "No link matches" or "No links yet". */
+  emptyHint?: string;
+  describedBy?: string;
+}) {
+  const id = useId();
+  const [q, setQ] = useState('');
+  const settled = useDebouncedValue(q.trim(), 300);
+  const query = { q: settled || undefined, ...(activeOnly ? { status: 'ACTIVE' as const } : {}), limit: CHOICES };
+  const found = useLinkList(workspaceId, query, ['choices', activeOnly, settled]);
+  const links = found.data?.data ?? [];
+  const kind = activeOnly ? 'active link' : 'link';
+  return (
+    <div className="link-search">
+      <div className="field">
+        <label htmlFor={id}>{label}</label>
+        <input
+          id={id}
+          type="search"
+          {...boundText(q, setQ)}
+          // Enter searches as typing does; it must not send the form around it.
+          onKeyDown={(e) => {
+            if (e.key === 'Enter') e.preventDefault();
+          }}
+          placeholder="Slug, title or destination"
+          maxLength={200}
+          aria-describedby={[`${id}-hint`, describedBy].filter(Boolean).join(' ')}
+          aria-invalid={describedBy ? true : undefined}
+        />
+        <p id={`${id}-hint`} className="field-hint">
+          {settled ? `Matching ${kind}s, newest first.` : `Your newest ${kind}s; type to search them all.`}
+        </p>
+      </div>
+      {found.isError && !found.data ? (
+        <p className="field-error">Could not search the links: {found.error.message}</p>
+      ) : found.isPending ? (
+        <p className="muted">Loading links…</p>
+      ) : links.length === 0 ? (
+        <p className="muted">
+          {settled ? `No ${kind} matches “${settled}”. ` : `No ${kind}s yet. `}
+          {emptyHint}
+        </p>
+      ) : (
+        <ul className="link-choices" aria-label={listLabel}>
+          {links.map((l) => (
+            <li key={l.id}>
+              <span className="link-choice-text">
+                <strong>{l.slug}</strong>
+                <span className="muted truncate" title={l.originalUrl}>
+                  {bare(l.shortUrl)} → {l.originalUrl}
+                </span>
+              </span>
+              <button
+                type="button"
+                className="button button-small"
+                aria-label={choiceLabel(l)}
+                onClick={() => onPick(l)}
+              >
+                Use
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+/** A link by its id, as people know it: "sho.rt/spring-sale (Spring sale)"; its id only while it loads. */
+export function LinkName({ workspaceId, linkId }: { workspaceId: string; linkId: string }) {
+  const link = useLink(workspaceId, linkId);
+  if (link.data) {
+    return (
+      <span className="link-name" title={link.data.originalUrl}>
+        {bare(link.data.shortUrl)}
+        {link.data.title ? <span className="muted"> ({link.data.title})</span> : null}
+      </span>
+    );
+  }
+  if (link.isError) return <span className="muted">a deleted link</span>;
+  return <span className="muted">{linkId}</span>;
+}
+
+/**
+ * A form's link: the chosen one with "Change", or the search to choose one. `name` names the
+ * control in its buttons' accessible names ("Change the goal's link").
+ */
+export function LinkField({
+  workspaceId,
+  linkId,
+  onChange,
+  label,
+  name,
+  error,
+}: {
+  workspaceId: string;
+  linkId: string;
+  onChange: (linkId: string) => void;
+  label: string;
+  name: string;
+  error?: string;
+}) {
+  const errorId = useId();
+  return (
+    <div className="field link-field">
+      {linkId ? (
+        <>
+          <span className="field-label">{label}</span>
+          <div className="link-chosen">
+            <LinkName workspaceId={workspaceId} linkId={linkId} />
+            <button
+              type="button"
+              className="button button-small"
+              aria-label={`Change ${name}`}
+              aria-describedby={error ? errorId : undefined}
+              data-problem={error ? true : undefined}
+              onClick={() => onChange('')}
+            >
+              Change
+            </button>
+          </div>
+        </>
+      ) : (
+        <LinkSearch
+          workspaceId={workspaceId}
+          label={label}
+          listLabel={`Links for ${name}`}
+          choiceLabel={(l) => `Use ${l.slug} for ${name}`}
+          onPick={(l) => onChange(l.id)}
+          describedBy={error ? errorId : undefined}
+        />
+      )}
+      {error ? (
+        <p id={errorId} className="field-error">
+          {error}
+        </p>
+      ) : null}
+    </div>
+  );
+}
