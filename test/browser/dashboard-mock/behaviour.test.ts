@@ -207,6 +207,59 @@ describeInChromium("the dashboard in Chromium against Prism's mock of the contra
       // An ANALYST there: reading only.
       expect(await page.getByRole('button', { name: 'New link' }).count()).toBe(0);
     });
+
+    it('on a phone the Menu button discloses every section; Escape, a section or a press outside closes it', async () => {
+      await realisticReads(page);
+      await page.setViewportSize({ width: 390, height: 844 });
+      await open(`/w/${WS}/links`);
+      const nav = page.getByRole('navigation', { name: 'Main' });
+      const menu = nav.getByRole('button', { name: 'Menu' });
+      const section = (name: string) => nav.getByRole('link', { name, exact: true });
+      expect(await menu.getAttribute('aria-expanded')).toBe('false');
+      expect(await section('Settings').isVisible()).toBe(false);
+      const panel = page.locator(`[id="${await menu.getAttribute('aria-controls')}"]`);
+
+      await menu.click();
+      expect(await menu.getAttribute('aria-expanded')).toBe('true');
+      expect(await panel.isVisible()).toBe(true);
+      for (const name of ['Links', 'Conversions', 'Goals', 'Pages', 'Reports', 'Import and export', 'Settings']) {
+        expect(await section(name).isVisible(), name).toBe(true);
+      }
+      // Every section is inside the screen's width, none cut off.
+      const box = (await section('Import and export').boundingBox())!;
+      expect(box.x + box.width).toBeLessThanOrEqual(390);
+      await shot('menu-open-phone');
+      await section('Reports').click();
+      await page.waitForURL(`**/app/w/${WS}/reports`);
+      await expect.poll(() => h1().textContent()).toBe('Reports');
+      expect(await menu.getAttribute('aria-expanded')).toBe('false');
+      expect(await section('Reports').isVisible()).toBe(false);
+
+      // Escape closes it from inside the panel and gives the focus back to the button.
+      await menu.click();
+      await page.keyboard.press('Tab');
+      await expect.poll(() => page.evaluate('document.activeElement.textContent')).toBe('Links');
+      await page.keyboard.press('Escape');
+      expect(await menu.getAttribute('aria-expanded')).toBe('false');
+      expect(await page.evaluate('document.activeElement.getAttribute("aria-expanded")')).toBe('false');
+      expect(await page.evaluate('document.activeElement.textContent')).toBe('Menu');
+
+      // A press outside closes it and stays where it is.
+      await menu.click();
+      await page.mouse.click(195, 820);
+      expect(await menu.getAttribute('aria-expanded')).toBe('false');
+      expect(new URL(page.url()).pathname).toBe(`/app/w/${WS}/reports`);
+
+      await menu.click();
+      await section('Settings').click();
+      await page.waitForURL(`**/app/w/${WS}/settings**`);
+      await settled(page);
+
+      // A wide screen shows the sections in the bar, with no Menu button.
+      await page.setViewportSize({ width: 1280, height: 800 });
+      expect(await menu.isVisible()).toBe(false);
+      expect(await section('Reports').isVisible()).toBe(true);
+    });
   });
 
   describe('links', () => {
