@@ -962,7 +962,15 @@ describeInChromium("the dashboard in Chromium against Prism's mock of the contra
       const create = await answer(page, 'POST', `**/app/api/workspaces/${WS}/reports`, saved(), 201);
       await page.getByRole('button', { name: 'Share' }).click();
       const dialog = page.getByRole('dialog', { name: 'Share this view' });
-      // A private report has no password to give.
+      // Share shares: Unlisted is offered first and chosen; a private report has no password.
+      expect(await dialog.getByLabel('Visibility').inputValue()).toBe('UNLISTED');
+      expect(await dialog.getByLabel('Visibility').getByRole('option').allInnerTexts()).toEqual([
+        'Unlisted',
+        'Private',
+        'Public',
+      ]);
+      await shot('report-share-dialog');
+      await dialog.getByLabel('Visibility').selectOption('PRIVATE');
       expect(await dialog.getByLabel('Password (optional)').count()).toBe(0);
       await dialog.getByLabel('Visibility').selectOption('UNLISTED');
       await dialog.getByLabel('Title').fill('Spring purchases');
@@ -1000,7 +1008,7 @@ describeInChromium("the dashboard in Chromium against Prism's mock of the contra
       expect(JSON.parse(refused[0].body!)).toEqual({
         kind: 'CONVERSIONS',
         title: 'Conversions, last 90 days',
-        visibility: 'PRIVATE',
+        visibility: 'UNLISTED',
         params: { window: { lastDays: 90 } },
       });
       await expect.poll(() => again.getByLabel('Title').getAttribute('aria-invalid')).toBe('true');
@@ -1008,7 +1016,7 @@ describeInChromium("the dashboard in Chromium against Prism's mock of the contra
       await shot('report-refused');
     });
 
-    it('the Reports screen sends only what changed; New link asks first; an ANALYST has no control', async () => {
+    it('the Reports screen sends only what changed; Regenerate address says what it does and asks first; an ANALYST has no control', async () => {
       await realisticReads(page);
       await open(`/w/${WS}/reports`);
       const changes = await answer(
@@ -1027,15 +1035,19 @@ describeInChromium("the dashboard in Chromium against Prism's mock of the contra
         `**/app/api/workspaces/${WS}/reports/rpt_revenue/token`,
         saved({ id: 'rpt_revenue' }),
       );
-      await page.getByRole('button', { name: 'New link for Q4 revenue for the board' }).click();
-      const ask = page.getByRole('dialog', { name: 'Give Q4 revenue for the board a new link?' });
+      const regenerate = page.getByRole('button', { name: 'Regenerate address of Q4 revenue for the board' });
+      expect(await regenerate.textContent()).toBe('Regenerate address');
+      const describedBy = await regenerate.getAttribute('aria-describedby');
+      expect(await page.locator(`[id="${describedBy}"]`).textContent()).toContain('the old address stops working');
+      await regenerate.click();
+      const ask = page.getByRole('dialog', { name: 'Regenerate the address of Q4 revenue for the board?' });
       await shot('report-new-link');
       await ask.getByRole('button', { name: 'Cancel' }).click();
       expect(renew).toEqual([]);
-      await page.getByRole('button', { name: 'New link for Q4 revenue for the board' }).click();
+      await regenerate.click();
       await page
-        .getByRole('dialog', { name: 'Give Q4 revenue for the board a new link?' })
-        .getByRole('button', { name: 'Make a new link' })
+        .getByRole('dialog', { name: 'Regenerate the address of Q4 revenue for the board?' })
+        .getByRole('button', { name: 'Regenerate address' })
         .click();
       await expect.poll(() => renew.length).toBe(1);
       expect(renew[0].headers['x-csrf-token']).toBe(CSRF);
@@ -1045,7 +1057,7 @@ describeInChromium("the dashboard in Chromium against Prism's mock of the contra
       await realisticReads(page, 'ANALYST');
       await open(`/w/${WS}/reports`);
       expect(await page.getByRole('main').getByRole('combobox').count()).toBe(0);
-      expect(await page.getByRole('button', { name: /New link|Delete|password/ }).count()).toBe(0);
+      expect(await page.getByRole('button', { name: /Regenerate address|Delete|password/ }).count()).toBe(0);
       expect(await page.getByRole('button', { name: 'Copy link to Spring sale purchases, last 90 days' }).count()).toBe(
         1,
       );
