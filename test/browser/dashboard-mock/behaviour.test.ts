@@ -525,6 +525,52 @@ describeInChromium("the dashboard in Chromium against Prism's mock of the contra
       expect(lines).toHaveLength(31);
     });
 
+    it('names the window in its card; the breakdowns say they keep to 90 days; a long referrer wraps between its labels', async () => {
+      await realisticReads(page);
+      await page.setViewportSize({ width: 390, height: 844 });
+      // The realistic answer has 30 days, whatever the window asked for.
+      await open(`/w/${WS}/links/lnk_0/analytics`);
+      const stat = (name: string) =>
+        page.locator('.stat', { has: page.getByText(name, { exact: true }) }).locator('dd');
+      await expect.poll(() => stat('Window').textContent()).toBe('30 days');
+      expect(await page.getByText('Days', { exact: true }).count()).toBe(0);
+      const sources = page.getByRole('region', { name: 'Sources of clicks, last 90 days' });
+      expect(
+        await sources.getByText('these tables always cover the last 90 days, whatever the window above').count(),
+      ).toBe(1);
+
+      const host = 'newsletter.customer-communications.acme-partners.example';
+      const cell = page.getByRole('table', { name: 'Referrers' }).getByRole('rowheader', { name: host });
+      await cell.scrollIntoViewIfNeeded();
+      // The cell's text line by line, as the browser laid it out.
+      const lines = (await page.evaluate(`((th) => {
+        const lines = [];
+        let top = null;
+        const walker = document.createTreeWalker(th, NodeFilter.SHOW_TEXT);
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+          for (let i = 0; i < node.data.length; i++) {
+            const range = document.createRange();
+            range.setStart(node, i);
+            range.setEnd(node, i + 1);
+            const y = range.getClientRects()[0].top;
+            if (top === null || y > top + 2) {
+              lines.push('');
+              top = y;
+            }
+            lines[lines.length - 1] += node.data[i];
+          }
+        }
+        return lines;
+      })([...document.querySelectorAll('th')].find((th) => th.textContent === ${JSON.stringify(host)}))`)) as string[];
+      expect(lines.join('')).toBe(host);
+      expect(lines.length).toBeGreaterThan(1);
+      // Every line but the first starts a label (after a dot) or follows a hyphen: none splits a word.
+      for (let i = 1; i < lines.length; i++) {
+        expect(lines[i].startsWith('.') || lines[i - 1].endsWith('-'), lines.join(' | ')).toBe(true);
+      }
+      await shot('analytics-breakdowns-phone');
+    });
+
     it('asks for another window by preset or by days, at most 400 of them', async () => {
       await realisticReads(page);
       await open(`/w/${WS}/links/lnk_0/analytics`);
