@@ -3,8 +3,8 @@
 // arriving signed at a Variant A receiver with exactly its four fields, the report read signed
 // out (the same figures as the goal's screen, noindex) and answering 404 once made PRIVATE on the
 // Reports screen; a password-protected report made from the Conversions screen (the form, a wrong
-// password, the right one); a link's analytics shared PUBLIC, given a new link (the old one
-// answers 404) and deleted; an ANALYST who sees reports with no control (the API answers 403 when
+// password, the right one); a link's analytics shared PUBLIC, its address regenerated (the old
+// one answers 404) and deleted; an ANALYST who sees reports with no control (the API answers 403 when
 // asked anyway). axe-core on every screen and the shared page, at desktop and phone widths;
 // screenshots in DASHBOARD_E2E_SHOTS_DIR (default /tmp/dashboard-e2e). SQLite only: the rules run
 // on both engines in test/dashboard/reports.test.ts and test/webhooks/report-shared.test.ts.
@@ -103,7 +103,7 @@ describeInChromium('shared reports in the dashboard, in Chromium (sqlite)', () =
 
   let goalReportUrl: string;
 
-  it("shares a goal's report as UNLISTED; report.shared arrives signed; signed out, anyone with the URL reads the goal's figures", async () => {
+  it("shares a goal's report as UNLISTED, the dialog's default; report.shared arrives signed; signed out, anyone with the URL reads the goal's figures", async () => {
     await page.goto(`${server.url}/app/w/${workspaceId}/goals/${goalId}`);
     await expect.poll(() => h1(page).textContent()).toBe('Pricing purchases');
     const bar = page.getByRole('progressbar', { name: /Conversions target/ });
@@ -112,8 +112,8 @@ describeInChromium('shared reports in the dashboard, in Chromium (sqlite)', () =
     await page.getByRole('button', { name: 'Share' }).click();
     const dialog = page.getByRole('dialog', { name: 'Share this view' });
     await expect.poll(() => dialog.getByLabel('Title').inputValue()).toBe('Pricing purchases, last 30 days');
-    await expect.poll(() => dialog.getByLabel('Visibility').inputValue()).toBe('PRIVATE');
-    await dialog.getByLabel('Visibility').selectOption('UNLISTED');
+    // Share shares: the dialog starts on Unlisted.
+    await expect.poll(() => dialog.getByLabel('Visibility').inputValue()).toBe('UNLISTED');
     await dialog.getByLabel('Title').fill('Pricing purchases this month');
     await lookBoth(page, 'report-share-dialog');
     await dialog.getByRole('button', { name: 'Save report' }).click();
@@ -232,7 +232,7 @@ describeInChromium('shared reports in the dashboard, in Chromium (sqlite)', () =
     await visitor.context().close();
   });
 
-  it("a link's analytics shared PUBLIC, given a new link (the old one answers 404), its password set and removed, then deleted", async () => {
+  it("a link's analytics shared PUBLIC, its address regenerated (the old one answers 404), its password set and removed, then deleted", async () => {
     await page.goto(`${server.url}/app/w/${workspaceId}/links/${linkId}/analytics?window=7`);
     await expect.poll(() => h1(page).textContent()).toBe('Analytics for pricing');
     await page.getByRole('button', { name: 'Share' }).click();
@@ -258,9 +258,9 @@ describeInChromium('shared reports in the dashboard, in Chromium (sqlite)', () =
     await lookBoth(visitor, 'shared-link-analytics');
 
     const card = reportCard(page, 'Clicks on pricing, last 7 days');
-    await card.getByRole('button', { name: 'New link for Clicks on pricing, last 7 days' }).click();
-    await confirmIn(page, 'Give Clicks on pricing, last 7 days a new link?', 'Make a new link');
-    await page.getByText('Clicks on pricing, last 7 days has a new link. The old one no longer works.').waitFor();
+    await card.getByRole('button', { name: 'Regenerate address of Clicks on pricing, last 7 days' }).click();
+    await confirmIn(page, 'Regenerate the address of Clicks on pricing, last 7 days?', 'Regenerate address');
+    await page.getByText('Clicks on pricing, last 7 days has a new address. The old one no longer works.').waitFor();
     const second = await card.getByRole('link', { name: /shared page of/ }).getAttribute('href');
     expect(second).not.toBe(first);
     expect((await visitor.goto(onServer(first)))?.status()).toBe(404);
@@ -294,7 +294,7 @@ describeInChromium('shared reports in the dashboard, in Chromium (sqlite)', () =
     await expect.poll(() => h1(p).textContent()).toBe('Reports');
     await reportCard(p, 'Conversions, last 90 days (Purchase)').waitFor();
     expect(await p.getByRole('main').getByRole('combobox').count()).toBe(0);
-    expect(await p.getByRole('button', { name: /New link|Delete|password/ }).count()).toBe(0);
+    expect(await p.getByRole('button', { name: /Regenerate address|Delete|password/ }).count()).toBe(0);
     await p.getByRole('button', { name: 'Copy link to Conversions, last 90 days (Purchase)' }).waitFor();
     await lookBoth(p, 'reports-analyst');
     await p.goto(`${server.url}/app/w/${workspaceId}/goals/${goalId}`);

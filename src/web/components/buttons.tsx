@@ -43,6 +43,7 @@ export function ConfirmedActionButton({
   ask,
   onConfirmed,
   disabled,
+  describedBy,
 }: {
   /** The visible text. */
   label: string;
@@ -52,12 +53,15 @@ export function ConfirmedActionButton({
   ask: (q: Question) => Promise<boolean>;
   onConfirmed: () => void;
   disabled?: boolean;
+  /** The id of the text saying what the action does, when its name alone cannot. */
+  describedBy?: string;
 }) {
   return (
     <button
       type="button"
       className="button button-small button-danger-quiet"
       aria-label={name}
+      aria-describedby={describedBy}
       disabled={disabled}
       onClick={async () => {
         if (await ask({ ...question, danger: true })) onConfirmed();

@@ -1,21 +1,11 @@
 // The signed-in frame: a top bar with the product, the workspace switcher, the main navigation
-// and signing out; then the screen in <main>.
+// (main-nav.tsx) and signing out; then the screen in <main>.
 import type { ReactNode } from 'react';
 import { Link, useLocation, useRoute } from 'wouter';
 import { useSignOut } from '../api/account.ts';
 import { lastWorkspace, useSignedIn } from '../api/session.ts';
 import { Options } from './fields.tsx';
-
-/** The main navigation's sections of a workspace, in order: each path and its link's name. */
-const SECTIONS = [
-  ['/links', 'Links'],
-  ['/conversions', 'Conversions'],
-  ['/goals', 'Goals'],
-  ['/pages', 'Pages'],
-  ['/reports', 'Reports'],
-  ['/import', 'Import and export'],
-  ['/settings', 'Settings'],
-] as const;
+import { MainNav } from './main-nav.tsx';
 
 export function Shell({ children }: { children: ReactNode }) {
   const session = useSignedIn();
@@ -27,9 +17,6 @@ export function Shell({ children }: { children: ReactNode }) {
 
   // Signed out or already ended: either way the sign-in form is next.
   const signOut = useSignOut(() => navigate('/login', { replace: true }));
-
-  const section = (path: string) =>
-    ws && (location === `${ws}${path}` || location.startsWith(`${ws}${path}/`)) ? 'page' : undefined;
 
   return (
     <div className="app">
@@ -54,19 +41,7 @@ export function Shell({ children }: { children: ReactNode }) {
               </select>
             </div>
           ) : null}
-          {ws ? (
-            <nav className="mainnav" aria-label="Main">
-              <ul>
-                {SECTIONS.map(([path, name]) => (
-                  <li key={path}>
-                    <Link href={`${ws}${path}`} aria-current={section(path)}>
-                      {name}
-                    </Link>
-                  </li>
-                ))}
-              </ul>
-            </nav>
-          ) : null}
+          {ws ? <MainNav ws={ws} location={location} /> : null}
           <div className="account">
             <Link
               href="/account"

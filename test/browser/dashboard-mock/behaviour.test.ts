@@ -208,6 +208,59 @@ describeInChromium("the dashboard in Chromium against Prism's mock of the contra
       // An ANALYST there: reading only.
       expect(await page.getByRole('button', { name: 'New link' }).count()).toBe(0);
     });
+
+    it('on a phone the Menu button discloses every section; Escape, a section or a press outside closes it', async () => {
+      await realisticReads(page);
+      await page.setViewportSize({ width: 390, height: 844 });
+      await open(`/w/${WS}/links`);
+      const nav = page.getByRole('navigation', { name: 'Main' });
+      const menu = nav.getByRole('button', { name: 'Menu' });
+      const section = (name: string) => nav.getByRole('link', { name, exact: true });
+      expect(await menu.getAttribute('aria-expanded')).toBe('false');
+      expect(await section('Settings').isVisible()).toBe(false);
+      const panel = page.locator(`[id="${await menu.getAttribute('aria-controls')}"]`);
+
+      await menu.click();
+      expect(await menu.getAttribute('aria-expanded')).toBe('true');
+      expect(await panel.isVisible()).toBe(true);
+      for (const name of ['Links', 'Conversions', 'Goals', 'Pages', 'Reports', 'Import and export', 'Settings']) {
+        expect(await section(name).isVisible(), name).toBe(true);
+      }
+      // Every section is inside the screen's width, none cut off.
+      const box = (await section('Import and export').boundingBox())!;
+      expect(box.x + box.width).toBeLessThanOrEqual(390);
+      await shot('menu-open-phone');
+      await section('Reports').click();
+      await page.waitForURL(`**/app/w/${WS}/reports`);
+      await expect.poll(() => h1().textContent()).toBe('Reports');
+      expect(await menu.getAttribute('aria-expanded')).toBe('false');
+      expect(await section('Reports').isVisible()).toBe(false);
+
+      // Escape closes it from inside the panel and gives the focus back to the button.
+      await menu.click();
+      await page.keyboard.press('Tab');
+      await expect.poll(() => page.evaluate('document.activeElement.textContent')).toBe('Links');
+      await page.keyboard.press('Escape');
+      expect(await menu.getAttribute('aria-expanded')).toBe('false');
+      expect(await page.evaluate('document.activeElement.getAttribute("aria-expanded")')).toBe('false');
+      expect(await page.evaluate('document.activeElement.textContent')).toBe('Menu');
+
+      // A press outside closes it and stays where it is.
+      await menu.click();
+      await page.mouse.click(195, 820);
+      expect(await menu.getAttribute('aria-expanded')).toBe('false');
+      expect(new URL(page.url()).pathname).toBe(`/app/w/${WS}/reports`);
+
+      await menu.click();
+      await section('Settings').click();
+      await page.waitForURL(`**/app/w/${WS}/settings**`);
+      await settled(page);
+
+      // A wide screen shows the sections in the bar, with no Menu button.
+      await page.setViewportSize({ width: 1280, height: 800 });
+      expect(await menu.isVisible()).toBe(false);
+      expect(await section('Reports').isVisible()).toBe(true);
+    });
   });
 
   describe('links', () => {
@@ -507,6 +560,52 @@ describeInChromium("the dashboard in Chromium against Prism's mock of the contra
       expect(lines[0]).toBe('day,clicks,scans');
       expect(lines[1]).toBe(`${expected[0].day},${expected[0].clicks},${expected[0].scans}`);
       expect(lines).toHaveLength(31);
+    });
+
+    it('names the window in its card; the breakdowns say they keep to 90 days; a long referrer wraps between its labels', async () => {
+      await realisticReads(page);
+      await page.setViewportSize({ width: 390, height: 844 });
+      // The realistic answer has 30 days, whatever the window asked for.
+      await open(`/w/${WS}/links/lnk_0/analytics`);
+      const stat = (name: string) =>
+        page.locator('.stat', { has: page.getByText(name, { exact: true }) }).locator('dd');
+      await expect.poll(() => stat('Window').textContent()).toBe('30 days');
+      expect(await page.getByText('Days', { exact: true }).count()).toBe(0);
+      const sources = page.getByRole('region', { name: 'Sources of clicks, last 90 days' });
+      expect(
+        await sources.getByText('these tables always cover the last 90 days, whatever the window above').count(),
+      ).toBe(1);
+
+      const host = 'newsletter.customer-communications.acme-partners.example';
+      const cell = page.getByRole('table', { name: 'Referrers' }).getByRole('rowheader', { name: host });
+      await cell.scrollIntoViewIfNeeded();
+      // The cell's text line by line, as the browser laid it out.
+      const lines = (await page.evaluate(`((th) => {
+        const lines = [];
+        let top = null;
+        const walker = document.createTreeWalker(th, NodeFilter.SHOW_TEXT);
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+          for (let i = 0; i < node.data.length; i++) {
+            const range = document.createRange();
+            range.setStart(node, i);
+            range.setEnd(node, i + 1);
+            const y = range.getClientRects()[0].top;
+            if (top === null || y > top + 2) {
+              lines.push('');
+              top = y;
+            }
+            lines[lines.length - 1] += node.data[i];
+          }
+        }
+        return lines;
+      })([...document.querySelectorAll('th')].find((th) => th.textContent === ${JSON.stringify(host)}))`)) as string[];
+      expect(lines.join('')).toBe(host);
+      expect(lines.length).toBeGreaterThan(1);
+      // Every line but the first starts a label (after a dot) or follows a hyphen: none splits a word.
+      for (let i = 1; i < lines.length; i++) {
+        expect(lines[i].startsWith('.') || lines[i - 1].endsWith('-'), lines.join(' | ')).toBe(true);
+      }
+      await shot('analytics-breakdowns-phone');
     });
 
     it('asks for another window by preset or by days, at most 400 of them', async () => {
@@ -946,7 +1045,15 @@ describeInChromium("the dashboard in Chromium against Prism's mock of the contra
       const create = await answer(page, 'POST', `**/app/api/workspaces/${WS}/reports`, saved(), 201);
       await page.getByRole('button', { name: 'Share' }).click();
       const dialog = page.getByRole('dialog', { name: 'Share this view' });
-      // A private report has no password to give.
+      // Share shares: Unlisted is offered first and chosen; a private report has no password.
+      expect(await dialog.getByLabel('Visibility').inputValue()).toBe('UNLISTED');
+      expect(await dialog.getByLabel('Visibility').getByRole('option').allInnerTexts()).toEqual([
+        'Unlisted',
+        'Private',
+        'Public',
+      ]);
+      await shot('report-share-dialog');
+      await dialog.getByLabel('Visibility').selectOption('PRIVATE');
       expect(await dialog.getByLabel('Password (optional)').count()).toBe(0);
       await dialog.getByLabel('Visibility').selectOption('UNLISTED');
       await dialog.getByLabel('Title').fill('Spring purchases');
@@ -984,7 +1091,7 @@ describeInChromium("the dashboard in Chromium against Prism's mock of the contra
       expect(JSON.parse(refused[0].body!)).toEqual({
         kind: 'CONVERSIONS',
         title: 'Conversions, last 90 days',
-        visibility: 'PRIVATE',
+        visibility: 'UNLISTED',
         params: { window: { lastDays: 90 } },
       });
       await expect.poll(() => again.getByLabel('Title').getAttribute('aria-invalid')).toBe('true');
@@ -992,7 +1099,7 @@ describeInChromium("the dashboard in Chromium against Prism's mock of the contra
       await shot('report-refused');
     });
 
-    it('the Reports screen sends only what changed; New link asks first; an ANALYST has no control', async () => {
+    it('the Reports screen sends only what changed; Regenerate address says what it does and asks first; an ANALYST has no control', async () => {
       await realisticReads(page);
       await open(`/w/${WS}/reports`);
       const changes = await answer(
@@ -1011,15 +1118,19 @@ describeInChromium("the dashboard in Chromium against Prism's mock of the contra
         `**/app/api/workspaces/${WS}/reports/rpt_revenue/token`,
         saved({ id: 'rpt_revenue' }),
       );
-      await page.getByRole('button', { name: 'New link for Q4 revenue for the board' }).click();
-      const ask = page.getByRole('dialog', { name: 'Give Q4 revenue for the board a new link?' });
+      const regenerate = page.getByRole('button', { name: 'Regenerate address of Q4 revenue for the board' });
+      expect(await regenerate.textContent()).toBe('Regenerate address');
+      const describedBy = await regenerate.getAttribute('aria-describedby');
+      expect(await page.locator(`[id="${describedBy}"]`).textContent()).toContain('the old address stops working');
+      await regenerate.click();
+      const ask = page.getByRole('dialog', { name: 'Regenerate the address of Q4 revenue for the board?' });
       await shot('report-new-link');
       await ask.getByRole('button', { name: 'Cancel' }).click();
       expect(renew).toEqual([]);
-      await page.getByRole('button', { name: 'New link for Q4 revenue for the board' }).click();
+      await regenerate.click();
       await page
-        .getByRole('dialog', { name: 'Give Q4 revenue for the board a new link?' })
-        .getByRole('button', { name: 'Make a new link' })
+        .getByRole('dialog', { name: 'Regenerate the address of Q4 revenue for the board?' })
+        .getByRole('button', { name: 'Regenerate address' })
         .click();
       await expect.poll(() => renew.length).toBe(1);
       expect(renew[0].headers['x-csrf-token']).toBe(CSRF);
@@ -1029,7 +1140,7 @@ describeInChromium("the dashboard in Chromium against Prism's mock of the contra
       await realisticReads(page, 'ANALYST');
       await open(`/w/${WS}/reports`);
       expect(await page.getByRole('main').getByRole('combobox').count()).toBe(0);
-      expect(await page.getByRole('button', { name: /New link|Delete|password/ }).count()).toBe(0);
+      expect(await page.getByRole('button', { name: /Regenerate address|Delete|password/ }).count()).toBe(0);
       expect(await page.getByRole('button', { name: 'Copy link to Spring sale purchases, last 90 days' }).count()).toBe(
         1,
       );

@@ -160,6 +160,8 @@ export function analytics(days: number): Schemas['LinkAnalytics'] {
       referrers: [
         { value: 'www.linkedin.com', clicks: 420 },
         { value: 't.co', clicks: 300 },
+        // A long host, to show where its name wraps.
+        { value: 'newsletter.customer-communications.acme-partners.example', clicks: 120 },
         { value: '', clicks: 900 },
       ],
       other: { countries: 120, cities: 640, devices: 0, browsers: 14, os: 0, referrers: 106 },

@@ -1,5 +1,6 @@
 // The last 90 days' top countries, cities, devices, browsers, operating systems and referrers of a link's
 // clicks or a page's views: each a table with its share as a bar.
+import { Fragment } from 'react';
 import type { LinkAnalytics } from '../../api/types.ts';
 import { formatCount } from '../../lib/format.ts';
 import { ShareBar } from '../../components/share-bar.tsx';
@@ -35,6 +36,8 @@ interface Breakdown {
   caption: string;
   column: string;
   label: (value: string, country?: string | null) => string;
+  /** Its values are host names, which wrap between their labels (HostName). */
+  hosts?: boolean;
 }
 
 const BREAKDOWNS: Record<BreakdownKind, Breakdown> = {
@@ -43,8 +46,30 @@ const BREAKDOWNS: Record<BreakdownKind, Breakdown> = {
   devices: { caption: 'Devices', column: 'Device', label: (v) => (v ? capitalise(v) : 'Unknown') },
   browsers: { caption: 'Browsers', column: 'Browser', label: (v) => v || 'Unknown' },
   os: { caption: 'Operating systems', column: 'Operating system', label: (v) => v || 'Unknown' },
-  referrers: { caption: 'Referrers', column: 'Referrer', label: (v) => v || 'Direct or unknown' },
+  referrers: { caption: 'Referrers', column: 'Referrer', label: (v) => v || 'Direct or unknown', hosts: true },
 };
+
+/**
+ * A host name that may wrap before each of its dots, so a long one breaks between its labels
+ * ("newsletter" / ".acme-partners" / ".example") rather than inside one; the cell breaks inside a
+ * label (analytics.css) only when that label alone is wider than the column. The text is the
+ * host's, unchanged, for copying and for assistive technology.
+ */
+function HostName({ name }: { name: string }) {
+  return (
+    <>
+      {name.split('.').map((label, i) =>
+        i === 0 ? (
+          label
+        ) : (
+          <Fragment key={i}>
+            <wbr />.{label}
+          </Fragment>
+        ),
+      )}
+    </>
+  );
+}
 
 /** One breakdown's values with their counts (clicks or views), largest first. */
 export interface BreakdownPart {
@@ -98,8 +123,12 @@ function BreakdownTable({
   part: BreakdownPart;
   measure: 'Clicks' | 'Views';
 }) {
-  const named = part.entries.map((e) => ({ name: breakdown.label(e.value, e.country), count: e.count }));
-  const rows = part.other > 0 ? [...named, { name: 'Other', count: part.other }] : named;
+  const named = part.entries.map((e) => ({
+    name: breakdown.label(e.value, e.country),
+    host: breakdown.hosts && !!e.value,
+    count: e.count,
+  }));
+  const rows = part.other > 0 ? [...named, { name: 'Other', host: false, count: part.other }] : named;
   const total = rows.reduce((n, r) => n + r.count, 0);
   return (
     <div className="panel breakdown">
@@ -127,7 +156,7 @@ function BreakdownTable({
             rows.map((r, i) => (
               <tr key={`${r.name}-${i}`}>
                 <th scope="row" className="cell-name">
-                  {r.name}
+                  {r.host ? <HostName name={r.name} /> : r.name}
                 </th>
                 <td className="num">{formatCount(r.count)}</td>
                 <td className="col-share">

@@ -201,8 +201,8 @@ export function LinkAnalyticsReport({ data, slug, busy }: { data: Analytics; slu
           <dd>{busiest && busiest.clicks > 0 ? formatDay(busiest.day) : 'None yet'}</dd>
         </div>
         <div className="stat">
-          <dt>Days</dt>
-          <dd>{formatCount(data.series.length)}</dd>
+          <dt>Window</dt>
+          <dd>{data.series.length === 1 ? '1 day' : `${formatCount(data.series.length)} days`}</dd>
         </div>
       </dl>
 
@@ -223,10 +223,10 @@ export function LinkAnalyticsReport({ data, slug, busy }: { data: Analytics; slu
       </PerDayPanel>
 
       <section aria-labelledby="sources-heading" className="section">
-        <h2 id="sources-heading">Sources of clicks</h2>
+        <h2 id="sources-heading">Sources of clicks, last 90 days</h2>
         <p className="muted">
-          The last 90 days ({formatDay(data.breakdownWindow.from)} – {formatDay(data.breakdownWindow.to)}), whatever the
-          window above; visits by people only.
+          {formatDay(data.breakdownWindow.from)} – {formatDay(data.breakdownWindow.to)}: these tables always cover the
+          last 90 days, whatever the window above; visits by people only.
         </p>
         <Breakdowns breakdowns={data.breakdowns} />
       </section>

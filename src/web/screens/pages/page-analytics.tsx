@@ -196,10 +196,10 @@ function Report({
       </section>
 
       <section aria-labelledby="sources-heading" className="section">
-        <h2 id="sources-heading">Where views came from</h2>
+        <h2 id="sources-heading">Where views came from, last 90 days</h2>
         <p className="muted">
-          The last 90 days ({formatDay(data.breakdownWindow.from)} – {formatDay(data.breakdownWindow.to)}), whatever the
-          window above; views by people only.
+          {formatDay(data.breakdownWindow.from)} – {formatDay(data.breakdownWindow.to)}: these tables always cover the
+          last 90 days, whatever the window above; views by people only.
         </p>
         <BreakdownTables parts={parts} measure="Views" className="breakdowns-four" />
       </section>

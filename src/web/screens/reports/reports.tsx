@@ -1,7 +1,7 @@
 // Reports: the workspace's saved views (made with "Share" on the Conversions screen, a goal's
 // report or a link's analytics), each with its kind, window and visibility, and its address with a
 // copy button while it is shared. OWNER, ADMIN and MEMBER change its visibility, set or remove its
-// password, give it a new link and delete it; an ANALYST reads.
+// password, regenerate its address (the old one stops working) and delete it; an ANALYST reads.
 import { useState, type FormEvent, type ReactNode } from 'react';
 import { Link, useParams } from 'wouter';
 import { useDeleteReport, useRenewReportLink, useReports, useUpdateReport } from '../../api/reports.ts';
@@ -33,7 +33,7 @@ export default function Reports() {
     onError: failed,
   });
   const renew = useRenewReportLink(ws, {
-    onSuccess: (_answer, report) => done(`${report.title} has a new link. The old one no longer works.`),
+    onSuccess: (_answer, report) => done(`${report.title} has a new address. The old one no longer works.`),
     onError: failed,
   });
   const remove = useDeleteReport(ws, {
@@ -186,14 +186,15 @@ function ReportCard(props: {
               </button>
             ) : null}
             <ConfirmedActionButton
-              label="New link"
-              name={`New link for ${r.title}`}
+              label="Regenerate address"
+              name={`Regenerate address of ${r.title}`}
+              describedBy={`${headingId}-regenerate`}
               disabled={busy}
               ask={props.ask}
               question={{
-                title: `Give ${r.title} a new link?`,
-                body: 'The current link stops working at once: people who have it get “not found”. Readers who gave the password give it again.',
-                confirmLabel: 'Make a new link',
+                title: `Regenerate the address of ${r.title}?`,
+                body: 'The current address stops working at once: people who have it get “not found”. Readers who gave the password give it again.',
+                confirmLabel: 'Regenerate address',
               }}
               onConfirmed={props.renew}
             />
@@ -210,6 +211,9 @@ function ReportCard(props: {
               onConfirmed={props.remove}
             />
           </div>
+          <p id={`${headingId}-regenerate`} className="field-hint report-actions-note">
+            Regenerating the address gives the report a new one; the old address stops working at once.
+          </p>
           {settingPassword ? (
             <form className="form-row report-password" onSubmit={savePassword}>
               <TextField

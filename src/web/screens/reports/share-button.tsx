@@ -17,6 +17,9 @@ import { boundText } from '../../components/text-inputs.ts';
 type Field = 'title' | 'visibility' | 'password';
 const FIELDS: Record<string, Field> = { title: 'title', visibility: 'visibility', password: 'password' };
 
+/** The visibilities in the order the dialog offers them: its default, Unlisted, first. */
+const SHARE_CHOICES = ['UNLISTED', 'PRIVATE', 'PUBLIC'].map((v) => VISIBILITIES.find((x) => x.value === v)!);
+
 export function ShareButton(props: { workspaceId: string; report: ReportOfKind; defaultTitle: string; what: string }) {
   const [open, setOpen] = useState(false);
   return (
@@ -47,7 +50,9 @@ function ShareDialog({
   const formRef = useRef<HTMLFormElement>(null);
   const titleId = useId();
   const [title, setTitle] = useState(defaultTitle);
-  const [visibility, setVisibility] = useState<ReportVisibility>('PRIVATE');
+  // Share is for sharing: the dialog starts on Unlisted, the choice that gives the report an
+  // address without putting it in front of search engines; Private is one step away.
+  const [visibility, setVisibility] = useState<ReportVisibility>('UNLISTED');
   const [password, setPassword] = useState('');
   const [made, setMade] = useState<Report | null>(null);
   const errors = useFormErrors<Field>(FIELDS, formRef);
@@ -138,7 +143,7 @@ function ShareDialog({
             hint={detail}
             error={errors.fields.visibility}
           >
-            <Options choices={VISIBILITIES} />
+            <Options choices={SHARE_CHOICES} />
           </SelectField>
           {visibility !== 'PRIVATE' ? (
             <TextField
