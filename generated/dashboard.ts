@@ -291,6 +291,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/workspaces/{workspaceId}/destination-preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A destination's title and preview
+         * @description What the page at `url` says of itself (its title, description and image, from its `<title>` and Open Graph tags), for a new link's form. Only where the operator allows the service to fetch destinations (`DESTINATION_FETCH=on`; otherwise 503 `destination_fetch_off`). The fetch follows the webhook deliveries' network rules (no private, loopback, link-local or metadata address; the address checked is the one connected to), up to 3 redirects, 5 seconds and the first 512 KiB of the page. A page that cannot be read is no error: its fields are null and `problem` says why.
+         */
+        get: operations["getDestinationPreview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/workspaces/{workspaceId}/links/export": {
         parameters: {
             query?: never;
@@ -2070,6 +2090,20 @@ export interface components {
                 /** @description The column at fault, where there is one. */
                 field?: string;
             }[];
+        };
+        /** @description What a page says of itself; each field null when it says nothing of it or could not be read. */
+        DestinationPreview: {
+            /** @description Its Open Graph title, else its `<title>`, spaces folded. */
+            title: string | null;
+            /** @description Its Open Graph description, else its meta description. */
+            description: string | null;
+            /**
+             * Format: uri
+             * @description Its Open Graph image, as an absolute http or https URL.
+             */
+            image: string | null;
+            /** @description Why the page could not be read (a refused address, an error status, a timeout); null when it was. */
+            problem: string | null;
         };
         /**
          * @description Body of `PATCH /api/v1/links/{id}`. Only the fields sent change; omitted fields
@@ -4120,6 +4154,47 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+        };
+    };
+    getDestinationPreview: {
+        parameters: {
+            query: {
+                /** @description The destination, an absolute http or https URL. */
+                url: string;
+            };
+            header?: never;
+            path: {
+                /** @description A workspace the signed-in person belongs to (another answers 404). */
+                workspaceId: components["parameters"]["WorkspaceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What the page says of itself. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DestinationPreview"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description The deployment does not fetch destinations (`DESTINATION_FETCH` is off), `code` `destination_fetch_off`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     exportLinks: {

@@ -43,6 +43,11 @@ export interface Config {
    * is as fast either way; bench/README.md).
    */
   redirectCachePreload: boolean;
+  /**
+   * DESTINATION_FETCH: the dashboard may fetch a destination's page for its title and preview
+   * (operations/destination-preview.ts). Off unless the operator turns it on.
+   */
+  destinationFetch: boolean;
   /** FIRST_RUN_REMINDER_SECONDS: how often `serve` prints the first-run link again until it is used. */
   firstRunReminderSeconds: number;
   /**
@@ -129,6 +134,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: env.HOST || '0.0.0.0',
     redirectCacheLinks: positiveInteger('REDIRECT_CACHE_LINKS', env.REDIRECT_CACHE_LINKS, 1_000_000),
     redirectCachePreload: on(env.REDIRECT_CACHE_PRELOAD, true),
+    destinationFetch: on(env.DESTINATION_FETCH, false),
     firstRunReminderSeconds: positiveInteger('FIRST_RUN_REMINDER_SECONDS', env.FIRST_RUN_REMINDER_SECONDS, 60),
     geoipDb: env.GEOIP_DB ? path.resolve(env.GEOIP_DB) : undefined,
   };

@@ -89,7 +89,8 @@ export type Lookup = (hostname: string) => Promise<{ address: string; family: nu
 const systemLookup: Lookup = (hostname) => dns.promises.lookup(hostname, { all: true, verbatim: true });
 
 /**
- * The address to connect to for `url`: the URL must be https, and the host (a literal, or every
+ * The address to connect to for `url`: the URL must be https (or http with `allowHttp`: a link's
+ * destination, operations/destination-preview.ts), and the host (a literal, or every
  * address its name resolves to, filtered) must be acceptable. Throws RefusedTarget when no
  * acceptable address remains; DNS failures are thrown as they come (nothing was sent either way).
  */
@@ -97,8 +98,9 @@ export async function vetTarget(
   url: URL,
   policy: NetworkPolicy,
   lookup: Lookup = systemLookup,
+  allowHttp = false,
 ): Promise<VettedAddress> {
-  if (url.protocol !== 'https:')
+  if (url.protocol !== 'https:' && !(allowHttp && url.protocol === 'http:'))
     throw new RefusedTarget(`${url.protocol.replace(/:$/, '')} URLs are refused: deliveries go to https only`);
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (net.isIP(host)) {

@@ -3,7 +3,7 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import type { paths } from '../../../generated/dashboard.ts';
 import { api, API_BASE, inWorkspace, rawBody } from './client.ts';
-import { unwrap } from './errors.ts';
+import { asApiError, unwrap } from './errors.ts';
 import { keys } from './keys.ts';
 import { queryClient } from './query-client.ts';
 import type { BulkLinks, DashboardLink, DashboardLinkCreate, LinkUpdate } from './types.ts';
@@ -19,6 +19,36 @@ export function useLinkList(ws: string, query: LinkQuery, name: readonly unknown
     queryKey: [...keys.links(ws), ...name],
     queryFn: () => unwrap(api.GET('/workspaces/{workspaceId}/links', { params: { path: { workspaceId: ws }, query } })),
     placeholderData: keepPreviousData,
+  });
+}
+
+/** Set once the service has said it does not fetch destinations (503): not asked again. */
+let destinationFetchOff = false;
+
+/**
+ * What a destination's page says of itself (title, description, image), where the operator lets
+ * the service fetch it; null where it does not. `url` empty asks nothing.
+ */
+export function useDestinationPreview(ws: string, url: string) {
+  return useQuery({
+    queryKey: ['destination-preview', ws, url],
+    queryFn: async () => {
+      try {
+        const answer = await unwrap(
+          api.GET('/workspaces/{workspaceId}/destination-preview', {
+            params: { path: { workspaceId: ws }, query: { url } },
+          }),
+        );
+        return answer.data;
+      } catch (err) {
+        if (asApiError(err).status !== 503) throw err;
+        destinationFetchOff = true;
+        return null;
+      }
+    },
+    enabled: url !== '' && !destinationFetchOff,
+    retry: false,
+    staleTime: 10 * 60_000,
   });
 }
 

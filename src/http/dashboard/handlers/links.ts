@@ -10,7 +10,8 @@ import { findDomainOf } from '../../../db/repos/domains.ts';
 import { addAsset, createQrCode, qrCodeOfLink } from '../../../db/repos/workspace-objects.ts';
 import { IMAGE_EXTENSIONS, looksLike } from '../../../domain/assets.ts';
 import { csvRecords } from '../../../domain/csv.ts';
-import { type AppError, invalid, storageFailed, tooLarge } from '../../../domain/errors.ts';
+import { type AppError, invalid, storageFailed, tooLarge, unavailable } from '../../../domain/errors.ts';
+import { destinationPreview, PreviewFailed } from '../../../operations/destination-preview.ts';
 import { BREAKDOWN_DIMENSIONS, BREAKDOWN_DAYS, BREAKDOWN_TOP } from '../../../db/repos/link-analytics.ts';
 import { cityKey } from '../../../db/repos/click-folds.ts';
 import type { LinkCreateWithTagNames } from '../../../operations/link-drafts.ts';
@@ -55,6 +56,7 @@ export function linkHandlers(
   | 'importLinks'
   | 'exportLinks'
   | 'uploadAsset'
+  | 'getDestinationPreview'
 > {
   const { knex } = services.db;
   const { config } = services;
@@ -109,6 +111,31 @@ export function linkHandlers(
     async bulkLinks({ body }, ctx): Promise<DashboardResult<'bulkLinks'>> {
       const data = await operations.bulk(sessionActor(ctx), body);
       return { status: 200, body: { data } };
+    },
+
+    async getDestinationPreview({ query }): Promise<DashboardResult<'getDestinationPreview'>> {
+      if (!config.destinationFetch)
+        throw unavailable(
+          'This service does not fetch destinations (DESTINATION_FETCH is off)',
+          'destination_fetch_off',
+        );
+      let url: URL;
+      try {
+        url = new URL(query.url);
+      } catch {
+        throw invalid('url must be an absolute http or https URL', 'url');
+      }
+      if (url.protocol !== 'http:' && url.protocol !== 'https:')
+        throw invalid('url must be an absolute http or https URL', 'url');
+      const policy = { allowPrivateNetworks: config.webhookAllowPrivateNetworks };
+      try {
+        const found = await destinationPreview(url.href, { policy, extraCa: services.webhookCa });
+        return { status: 200, body: { data: { ...found, problem: null } } };
+      } catch (err) {
+        if (!(err instanceof PreviewFailed)) throw err;
+        const problem = `The page could not be read: ${err.message}`;
+        return { status: 200, body: { data: { title: null, description: null, image: null, problem } } };
+      }
     },
 
     async getLinkAnalytics({ params, query }, ctx): Promise<DashboardResult<'getLinkAnalytics'>> {

@@ -106,7 +106,14 @@ function LinkEditorForm({
   const justCreated = search.has('created');
   // A new link starts with what the list's "New link" dialog was given ("More options").
   const [form, setForm] = useState<LinkForm>(() =>
-    link ? formFromLink(link) : { ...EMPTY_FORM, url: search.get('url') ?? '', slug: search.get('slug') ?? '' },
+    link
+      ? formFromLink(link)
+      : {
+          ...EMPTY_FORM,
+          url: search.get('url') ?? '',
+          slug: search.get('slug') ?? '',
+          title: search.get('title') ?? '',
+        },
   );
   const [saved, setSaved] = useState<'created' | 'saved' | 'unchanged' | null>(justCreated ? 'created' : null);
   const formRef = useRef<HTMLFormElement>(null);

@@ -1,18 +1,31 @@
-// "New link" over the list: a destination (focused) and an optional slug; Enter makes the link and
-// the list shows it. "More options" carries what was typed to the full editor (link-editor.tsx).
+// "New link" over the list: a destination (focused), an optional slug and title; Enter makes the
+// link and the list shows it. Where the service may fetch destinations, the title is taken from
+// the page until the person types one. "More options" carries what was typed to the full editor
+// (link-editor.tsx).
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { Link } from 'wouter';
-import { useCreateLink } from '../../api/links.ts';
+import { useCreateLink, useDestinationPreview } from '../../api/links.ts';
 import type { DashboardLink } from '../../api/types.ts';
 import { SubmitButton } from '../../components/buttons.tsx';
 import { FormAlert } from '../../components/feedback.tsx';
 import { TextField } from '../../components/fields.tsx';
 import { useFormErrors } from '../../components/form-errors.ts';
 import { boundText } from '../../components/text-inputs.ts';
+import { useDebouncedValue } from '../../lib/hooks.ts';
 import { wsPath } from './paths.ts';
 
-type Field = 'url' | 'slug';
-const FIELDS: Record<string, Field> = { url: 'url', slug: 'slug' };
+type Field = 'url' | 'slug' | 'title';
+const FIELDS: Record<string, Field> = { url: 'url', slug: 'slug', title: 'title' };
+
+/** A destination worth asking the service about: an absolute http(s) URL with a host. */
+function fetchable(text: string): string {
+  try {
+    const u = new URL(text.trim());
+    return (u.protocol === 'https:' || u.protocol === 'http:') && u.hostname.includes('.') ? u.href : '';
+  } catch {
+    return '';
+  }
+}
 
 export function QuickCreateDialog({
   ws,
@@ -28,6 +41,12 @@ export function QuickCreateDialog({
   const titleId = useId();
   const [url, setUrl] = useState('');
   const [slug, setSlug] = useState('');
+  const [title, setTitle] = useState('');
+  /** Typed by the person: the page's own title no longer replaces it. */
+  const [titleTyped, setTitleTyped] = useState(false);
+  const page = useDestinationPreview(ws, fetchable(useDebouncedValue(url, 400)));
+  const pageTitle = page.data?.title ?? '';
+  const shownTitle = titleTyped ? title : title || pageTitle;
   const errors = useFormErrors<Field>(FIELDS, formRef);
   const create = useCreateLink(ws, { onSuccess: (answer) => onMade(answer.data), onError: (e) => errors.show(e) });
   useEffect(() => {
@@ -43,11 +62,16 @@ export function QuickCreateDialog({
       errors.check({ url: 'Enter the address the short link leads to.' });
       return;
     }
-    create.mutate({ url: url.trim(), ...(slug.trim() ? { slug: slug.trim() } : {}) });
+    create.mutate({
+      url: url.trim(),
+      ...(slug.trim() ? { slug: slug.trim() } : {}),
+      ...(shownTitle.trim() ? { title: shownTitle.trim() } : {}),
+    });
   };
   const more = new URLSearchParams();
   if (url.trim()) more.set('url', url.trim());
   if (slug.trim()) more.set('slug', slug.trim());
+  if (shownTitle.trim()) more.set('title', shownTitle.trim());
   const moreQuery = more.toString();
 
   return (
@@ -82,6 +106,21 @@ export function QuickCreateDialog({
           maxLength={64}
           autoCapitalize="none"
           spellCheck={false}
+        />
+        <TextField
+          label="Title"
+          value={shownTitle}
+          onChange={(e) => {
+            setTitle(e.target.value);
+            setTitleTyped(true);
+          }}
+          error={errors.fields.title}
+          hint={
+            !titleTyped && pageTitle && !title
+              ? 'Taken from the page; for you and your team, visitors do not see it.'
+              : 'For you and your team; visitors do not see it.'
+          }
+          maxLength={200}
         />
         <div className="dialog-actions dialog-actions-split">
           <Link href={wsPath(ws, `/links/new${moreQuery ? `?${moreQuery}` : ''}`)} className="button button-quiet">
