@@ -882,6 +882,23 @@ describeInChromium("the dashboard in Chromium against Prism's mock of the contra
       await expect.poll(() => create.length).toBe(1);
       expect(JSON.parse(create[0].body!)).toEqual({ name: 'Autumn' });
     });
+
+    it('webhooks: the variant select says what each variant is for and which events it carries', async () => {
+      await realisticReads(page);
+      await open(`/w/${WS}/settings/webhooks`);
+      const variant = page.getByLabel('Variant', { exact: true });
+      await variant.waitFor();
+      // The sentences are the select's description, so a screen reader reads them with it.
+      const ids = (await variant.getAttribute('aria-describedby'))!.split(' ');
+      const described = (await Promise.all(ids.map((id) => page.locator(`[id="${id}"]`).textContent()))).join(' ');
+      expect(described).toContain('Variant A is for acting on changes in the workspace');
+      expect(described).toContain('reports shared, conversions, traffic spikes');
+      expect(described).toContain('Variant B is for following traffic as it happens');
+      expect(described).toContain('QR codes scanned');
+      await shot('webhook-variants');
+      await page.setViewportSize({ width: 390, height: 844 });
+      await shot('webhook-variants-390');
+    });
   });
 
   describe('reports', () => {
