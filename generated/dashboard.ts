@@ -224,7 +224,11 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Rename the workspace
+         * @description Changes the workspace's name, for every member at once (the session's workspace list shows it). The name is trimmed, may not be blank and has at most 200 characters (400 with `field` `name`).
+         */
+        patch: operations["updateWorkspace"];
         trace?: never;
     };
     "/workspaces/{workspaceId}/links": {
@@ -1861,6 +1865,11 @@ export interface components {
                 /** @description Goals (Growth and above, and switched on in this deployment). */
                 goals: boolean;
             };
+        };
+        /** @description A workspace's new name. */
+        WorkspaceUpdate: {
+            /** @description The name (surrounding spaces are trimmed; it may not be blank), at most 200 characters as when the first run names it. */
+            name: string & unknown;
         };
         /** @description A workspace tag (on a link, one it carries). Tags are made in the dashboard, the operator command line or with `POST /api/v1/tags`; a link names them by id in `tagIds`. */
         Tag: {
@@ -3970,6 +3979,40 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    updateWorkspace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace the signed-in person belongs to (another answers 404). */
+                workspaceId: components["parameters"]["WorkspaceId"];
+            };
+            cookie?: never;
+        };
+        /** @description The new name. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WorkspaceUpdate"];
+            };
+        };
+        responses: {
+            /** @description The workspace, renamed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Workspace"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
         };
     };

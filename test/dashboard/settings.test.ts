@@ -45,6 +45,36 @@ describe.each(testEngines())('dashboard settings on %s', (engine) => {
     });
   });
 
+  it('an OWNER or ADMIN renames the workspace, trimmed; the session lists the new name; others may not', async () => {
+    const renamed = await team.admin.request('PATCH', base, { body: { name: '  Acme marketing  ' } });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body.data).toMatchObject({ id: team.workspaceId, name: 'Acme marketing', role: 'ADMIN' });
+    const listed = (await team.member.request('GET', '/session')).body.workspaces;
+    expect(listed.find((w: any) => w.id === team.workspaceId).name).toBe('Acme marketing');
+    expect((await team.owner.request('PATCH', base, { body: { name: 'Acme' } })).body.data.name).toBe('Acme');
+
+    for (const name of ['', '   ']) {
+      const blank = await team.owner.request('PATCH', base, { body: { name } });
+      expect(blank.status).toBe(400);
+      expect(blank.body).toMatchObject({ field: 'name' });
+    }
+    const long = await team.owner.request('PATCH', base, { body: { name: 'x'.repeat(201) } });
+    expect(long.status).toBe(400);
+    expect(long.body).toMatchObject({ field: 'name' });
+    expect(long.body.error).toMatch(/200/);
+    expect((await team.owner.request('PATCH', base, { body: { name: 'x'.repeat(200) } })).status).toBe(200);
+
+    for (const who of [team.member, team.analyst]) {
+      const refused = await who.request('PATCH', base, { body: { name: 'Mine now' } });
+      expect(refused.status).toBe(403);
+    }
+    // Another workspace's is not found, and keeps its name.
+    const before = (await other.owner.request('GET', otherBase)).body.data.name;
+    expect((await team.owner.request('PATCH', otherBase, { body: { name: 'Taken over' } })).status).toBe(404);
+    expect((await other.owner.request('GET', otherBase)).body.data.name).toBe(before);
+    expect((await team.owner.request('GET', base)).body.data.name).toBe('x'.repeat(200));
+  });
+
   describe('API keys', () => {
     it('a key is shown once, works on /api/v1 with its scopes, and stops when revoked', async () => {
       const made = await team.member.request('POST', `${base}/keys`, { body: { scopes: ['links:read'] } });

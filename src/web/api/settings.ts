@@ -1,4 +1,4 @@
-// A workspace's settings: API keys, custom domains and their app links, tags and campaigns.
+// A workspace's settings: its name, API keys, custom domains and their app links, tags and campaigns.
 import { api, inWorkspace } from './client.ts';
 import { useDataQuery } from './data-query.ts';
 import { unwrap } from './errors.ts';
@@ -12,6 +12,25 @@ export const useApiKeys = (ws: string) =>
 
 export const useCampaigns = (ws: string, enabled = true) =>
   useDataQuery(keys.campaigns(ws), () => api.GET('/workspaces/{workspaceId}/campaigns', inWorkspace(ws)), { enabled });
+
+const workspaceApi = {
+  rename: (workspaceId: string, name: string) =>
+    unwrap(api.PATCH('/workspaces/{workspaceId}', { ...inWorkspace(workspaceId), body: { name } })),
+};
+
+/**
+ * Renames the workspace: the answer is the workspace the General screen shows, and the session's
+ * workspace list (the header's switcher) is read again so it names the workspace the new way.
+ */
+export const useRenameWorkspace = (ws: string, on?: OnWrite<Answer<typeof workspaceApi.rename>, string>) =>
+  useWrite(
+    (name: string) => workspaceApi.rename(ws, name),
+    (answer) => {
+      queryClient.setQueryData(keys.workspace(ws), answer.data);
+      void queryClient.invalidateQueries({ queryKey: keys.session });
+    },
+    on,
+  );
 
 const apiKeysApi = {
   create: (workspaceId: string, scopes: Scope[], expiresAt: string | null | undefined) =>

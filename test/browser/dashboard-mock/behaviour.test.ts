@@ -883,6 +883,57 @@ describeInChromium("the dashboard in Chromium against Prism's mock of the contra
       expect(JSON.parse(create[0].body!)).toEqual({ name: 'Autumn' });
     });
 
+    it('general settings: an OWNER or ADMIN renames the workspace and the switcher shows it; a refused name shows under it; a MEMBER has no form', async () => {
+      await realisticReads(page, 'ADMIN');
+      await open(`/w/${WS}/settings`);
+      const name = page.getByLabel('Workspace name');
+      expect(await name.inputValue()).toBe('Acme');
+      await name.fill('Acme marketing');
+      const renamed = workspace({}, 'ADMIN');
+      renamed.data.name = 'Acme marketing';
+      const patch = await answer(page, 'PATCH', `**/app/api/workspaces/${WS}`, renamed);
+      // From now on the session names the workspace the new way, as the service would.
+      await page.route('**/app/api/session', (route) => {
+        if (route.request().method() !== 'GET') return route.fallback();
+        const after = session('ADMIN');
+        after.workspaces[0].name = 'Acme marketing';
+        return route.fulfill({ json: after });
+      });
+      await page.getByRole('button', { name: 'Save name' }).click();
+      await expect.poll(() => patch.length).toBe(1);
+      expect(JSON.parse(patch[0].body!)).toEqual({ name: 'Acme marketing' });
+      await page.getByText('Workspace renamed to Acme marketing.').waitFor();
+      await expect
+        .poll(() => page.getByLabel('Workspace', { exact: true }).locator('option:checked').textContent())
+        .toBe('Acme marketing');
+      await shot('workspace-renamed');
+
+      await answer(
+        page,
+        'PATCH',
+        `**/app/api/workspaces/${WS}`,
+        { error: 'name must be at most 200 characters', field: 'name' },
+        400,
+      );
+      await name.fill('Acme again');
+      await page.getByRole('button', { name: 'Save name' }).click();
+      await page.getByText('name must be at most 200 characters').waitFor();
+      expect(await name.getAttribute('aria-invalid')).toBe('true');
+      // Blank is refused in the page, before anything is sent.
+      await name.fill('   ');
+      await page.getByRole('button', { name: 'Save name' }).click();
+      await page.getByText('Name the workspace.').waitFor();
+      await shot('workspace-rename-refused');
+      await page.setViewportSize({ width: 390, height: 844 });
+      await shot('workspace-rename-refused-390');
+
+      await page.unrouteAll({ behavior: 'ignoreErrors' });
+      await realisticReads(page, 'MEMBER');
+      await open(`/w/${WS}/settings`);
+      await page.getByRole('heading', { name: 'Workspace', exact: true }).waitFor();
+      expect(await page.getByLabel('Workspace name').count()).toBe(0);
+    });
+
     it('webhooks: the variant select says what each variant is for and which events it carries', async () => {
       await realisticReads(page);
       await open(`/w/${WS}/settings/webhooks`);

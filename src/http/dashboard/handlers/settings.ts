@@ -11,9 +11,10 @@ import { createCampaign } from '../../../operations/campaigns.ts';
 import { addDomain, disableDomain, domainOf, verification, verifyDomain } from '../../../operations/domains.ts';
 import { createKey, keysOf, revokeKey } from '../../../operations/keys.ts';
 import { changeRole, invite, removeMember, revokeInvitation } from '../../../operations/members.ts';
+import { renameWorkspace } from '../../../operations/workspaces.ts';
 import { createTag } from '../../../operations/tags.ts';
 import type { Services } from '../../services.ts';
-import type { DashboardContext, DashboardHandlers, DashboardResult } from '../types.ts';
+import type { DashboardContext, DashboardHandlers, DashboardResult, WorkspaceContext } from '../types.ts';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(Number(ms)).toISOString());
 
@@ -22,6 +23,7 @@ export function settingsHandlers(
 ): Pick<
   DashboardHandlers,
   | 'getWorkspace'
+  | 'updateWorkspace'
   | 'listKeys'
   | 'createKey'
   | 'revokeKey'
@@ -71,32 +73,35 @@ export function settingsHandlers(
     expiresAt: iso(i.expiresAt)!,
   });
 
+  const presentWorkspace = (w: WorkspaceContext) => {
+    const api = planHasApi(w.plan);
+    return {
+      id: w.id,
+      name: w.name,
+      plan: w.plan,
+      role: w.role,
+      createdAt: iso(w.createdAt)!,
+      shortDomain: config.shortDomain,
+      // What the key form offers; createKey (the repository) refuses the rest.
+      keyScopes: scopesOfRole(w.role),
+      features: {
+        api,
+        expiredUrl: api,
+        webhooks: api,
+        conversions: api && config.featureConversions,
+        goals: api && config.featureConversions && config.featureGoals,
+      },
+    };
+  };
+
   return {
     async getWorkspace(_request, ctx): Promise<DashboardResult<'getWorkspace'>> {
-      const w = ws(ctx);
-      const api = planHasApi(w.plan);
-      return {
-        status: 200,
-        body: {
-          data: {
-            id: w.id,
-            name: w.name,
-            plan: w.plan,
-            role: w.role,
-            createdAt: iso(w.createdAt)!,
-            shortDomain: config.shortDomain,
-            // What the key form offers; createKey (the repository) refuses the rest.
-            keyScopes: scopesOfRole(w.role),
-            features: {
-              api,
-              expiredUrl: api,
-              webhooks: api,
-              conversions: api && config.featureConversions,
-              goals: api && config.featureConversions && config.featureGoals,
-            },
-          },
-        },
-      };
+      return { status: 200, body: { data: presentWorkspace(ws(ctx)) } };
+    },
+
+    async updateWorkspace({ body }, ctx): Promise<DashboardResult<'updateWorkspace'>> {
+      const name = await renameWorkspace(knex, ws(ctx).id, body.name);
+      return { status: 200, body: { data: presentWorkspace({ ...ws(ctx), name }) } };
     },
 
     async listKeys(_request, ctx): Promise<DashboardResult<'listKeys'>> {
