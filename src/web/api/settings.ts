@@ -4,7 +4,7 @@ import { useDataQuery } from './data-query.ts';
 import { unwrap } from './errors.ts';
 import { keys } from './keys.ts';
 import { queryClient } from './query-client.ts';
-import type { ApiKey, AppLinksUpdate, Domain, Scope } from './types.ts';
+import type { ApiKey, AppLinksUpdate, Domain, Scope, TagListEntry } from './types.ts';
 import { type Answer, type OnWrite, useWrite } from './writes.ts';
 
 export const useApiKeys = (ws: string) =>
@@ -72,9 +72,15 @@ export const useSaveAppLinks = (
     on,
   );
 
+const tag = (workspaceId: string, tagId: string) => ({ params: { path: { workspaceId, tagId } } });
+
 const tagsApi = {
   create: (workspaceId: string, name: string, color: string) =>
     unwrap(api.POST('/workspaces/{workspaceId}/tags', { ...inWorkspace(workspaceId), body: { name, color } })),
+  rename: (workspaceId: string, tagId: string, name: string) =>
+    unwrap(api.PATCH('/workspaces/{workspaceId}/tags/{tagId}', { ...tag(workspaceId, tagId), body: { name } })),
+  delete: (workspaceId: string, tagId: string) =>
+    unwrap(api.DELETE('/workspaces/{workspaceId}/tags/{tagId}', tag(workspaceId, tagId))),
 };
 
 const campaignsApi = {
@@ -102,6 +108,20 @@ export const useDisableDomain = (ws: string, on?: OnWrite<Answer<typeof domainsA
 
 export const useCreateTag = (ws: string, on?: OnWrite<Answer<typeof tagsApi.create>, NewTag>) =>
   useWrite(({ name, color }: NewTag) => tagsApi.create(ws, name, color), [keys.tags(ws)], on);
+
+type TagRename = { tag: TagListEntry; name: string };
+
+/** A renamed tag shows its new name on every link: the reads of links (lists and each link) are stale too. */
+export const useRenameTag = (ws: string, on?: OnWrite<Answer<typeof tagsApi.rename>, TagRename>) =>
+  useWrite(
+    ({ tag, name }: TagRename) => tagsApi.rename(ws, tag.id, name),
+    [keys.tags(ws), keys.links(ws), ['link', ws]],
+    on,
+  );
+
+/** A deleted tag leaves every link that had it. */
+export const useDeleteTag = (ws: string, on?: OnWrite<Answer<typeof tagsApi.delete>, TagListEntry>) =>
+  useWrite((t: TagListEntry) => tagsApi.delete(ws, t.id), [keys.tags(ws), keys.links(ws), ['link', ws]], on);
 
 export const useCreateCampaign = (ws: string, on?: OnWrite<Answer<typeof campaignsApi.create>, string>) =>
   useWrite((name: string) => campaignsApi.create(ws, name), [keys.campaigns(ws)], on);

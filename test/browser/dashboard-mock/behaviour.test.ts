@@ -934,6 +934,70 @@ describeInChromium("the dashboard in Chromium against Prism's mock of the contra
       expect(await page.getByLabel('Workspace name').count()).toBe(0);
     });
 
+    it('tags: each shows its link count; renaming sends the new name; deleting says how many links lose it; roles', async () => {
+      await realisticReads(page);
+      await open(`/w/${WS}/settings/tags`);
+      const table = page.getByRole('table', { name: 'Tags' });
+      await table.getByRole('row', { name: /Q4 launch/ }).waitFor();
+      expect(await table.getByRole('row', { name: /Q4 launch/ }).textContent()).toContain('128 links');
+      expect(await table.getByRole('row', { name: /social/ }).textContent()).toContain('1 link');
+
+      await page.getByRole('button', { name: 'Rename social' }).click();
+      const newName = page.getByLabel('New name');
+      expect(await newName.inputValue()).toBe('social');
+      await newName.fill('  social media ');
+      const patch = await answer(page, 'PATCH', `**/app/api/workspaces/${WS}/tags/tag_social`, {
+        data: { id: 'tag_social', name: 'social media', color: '#2563eb' },
+      });
+      await page.getByRole('button', { name: 'Save tag' }).click();
+      await expect.poll(() => patch.length).toBe(1);
+      expect(JSON.parse(patch[0].body!)).toEqual({ name: 'social media' });
+      await page.getByText('Tag social renamed to social media.').waitFor();
+      expect(await page.getByLabel('New name').count()).toBe(0);
+
+      // A taken name is refused in the API's words, at the top of the form (409 names no field).
+      await page.getByRole('button', { name: 'Rename print' }).click();
+      await answer(
+        page,
+        'PATCH',
+        `**/app/api/workspaces/${WS}/tags/tag_print`,
+        { error: 'A tag named "Q4 launch" already exists' },
+        409,
+      );
+      await page.getByLabel('New name').fill('Q4 launch');
+      await page.getByRole('button', { name: 'Save tag' }).click();
+      await page.getByRole('alert').filter({ hasText: 'already exists' }).waitFor();
+      await shot('tag-rename-refused');
+      await page.getByRole('button', { name: 'Cancel' }).click();
+
+      const remove = await answer(page, 'DELETE', `**/app/api/workspaces/${WS}/tags/tag_q4`, null, 204);
+      await page.getByRole('button', { name: 'Delete Q4 launch' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Delete the tag Q4 launch?' });
+      expect(await dialog.textContent()).toContain('128 links lose it');
+      await shot('tag-delete-confirm');
+      await page.setViewportSize({ width: 390, height: 844 });
+      await shot('tag-delete-confirm-390');
+      await page.setViewportSize({ width: 1280, height: 800 });
+      await dialog.getByRole('button', { name: 'Cancel' }).click();
+      expect(remove.length).toBe(0);
+      await page.getByRole('button', { name: 'Delete Q4 launch' }).click();
+      await dialog.getByRole('button', { name: 'Delete' }).click();
+      await expect.poll(() => remove.length).toBe(1);
+      await page.getByText('Tag Q4 launch deleted; it was taken off 128 links.').waitFor();
+
+      // A MEMBER renames but does not delete (as for links); an ANALYST does neither.
+      await page.unrouteAll({ behavior: 'ignoreErrors' });
+      await realisticReads(page, 'MEMBER');
+      await open(`/w/${WS}/settings/tags`);
+      await page.getByRole('button', { name: 'Rename print' }).waitFor();
+      expect(await page.getByRole('button', { name: /^Delete / }).count()).toBe(0);
+      await page.unrouteAll({ behavior: 'ignoreErrors' });
+      await realisticReads(page, 'ANALYST');
+      await open(`/w/${WS}/settings/tags`);
+      await page.getByRole('table', { name: 'Tags' }).getByRole('row', { name: /print/ }).waitFor();
+      expect(await page.getByRole('button', { name: /^(Rename|Delete) / }).count()).toBe(0);
+    });
+
     it('webhooks: the variant select says what each variant is for and which events it carries', async () => {
       await realisticReads(page);
       await open(`/w/${WS}/settings/webhooks`);

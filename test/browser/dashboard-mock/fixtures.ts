@@ -79,9 +79,9 @@ export function linkList(n: number, total = n, totalCapped = false): Schemas['Da
 export function tags(): Schemas['TagList'] {
   return {
     data: [
-      { id: 'tag_q4', name: 'Q4 launch', color: '#16a34a' },
-      { id: 'tag_social', name: 'social', color: '#2563eb' },
-      { id: 'tag_print', name: 'print', color: '#c2410c' },
+      { id: 'tag_q4', name: 'Q4 launch', color: '#16a34a', linkCount: 128 },
+      { id: 'tag_social', name: 'social', color: '#2563eb', linkCount: 1 },
+      { id: 'tag_print', name: 'print', color: '#c2410c', linkCount: 0 },
     ],
   };
 }

@@ -4,7 +4,7 @@
 import * as accounts from '../../../db/repos/accounts.ts';
 import * as invitations from '../../../db/repos/invitations.ts';
 import { type DomainRow, domainsOf } from '../../../db/repos/domains.ts';
-import { campaignsOf, tagsOf } from '../../../db/repos/workspace-objects.ts';
+import { campaignsOf } from '../../../db/repos/workspace-objects.ts';
 import { planHasApi, scopesOfRole, type Role, type Scope } from '../../../domain/access.ts';
 import { claimExpired, claimExpiresAt } from '../../../domain/domains.ts';
 import { createCampaign } from '../../../operations/campaigns.ts';
@@ -12,7 +12,7 @@ import { addDomain, disableDomain, domainOf, verification, verifyDomain } from '
 import { createKey, keysOf, revokeKey } from '../../../operations/keys.ts';
 import { changeRole, invite, removeMember, revokeInvitation } from '../../../operations/members.ts';
 import { renameWorkspace } from '../../../operations/workspaces.ts';
-import { createTag } from '../../../operations/tags.ts';
+import { createTag, deleteTag, listTagsWithLinkCounts, updateTag } from '../../../operations/tags.ts';
 import type { Services } from '../../services.ts';
 import type { DashboardContext, DashboardHandlers, DashboardResult, WorkspaceContext } from '../types.ts';
 
@@ -39,6 +39,8 @@ export function settingsHandlers(
   | 'disableDomain'
   | 'listTags'
   | 'createTag'
+  | 'updateTag'
+  | 'deleteTag'
   | 'listCampaigns'
   | 'createCampaign'
 > {
@@ -204,11 +206,22 @@ export function settingsHandlers(
     },
 
     async listTags(_request, ctx): Promise<DashboardResult<'listTags'>> {
-      return { status: 200, body: { data: await tagsOf(knex, ws(ctx).id) } };
+      return { status: 200, body: { data: await listTagsWithLinkCounts(knex, ws(ctx).id) } };
     },
 
     async createTag({ body }, ctx): Promise<DashboardResult<'createTag'>> {
       return { status: 201, body: { data: await createTag(knex, ws(ctx).id, body) } };
+    },
+
+    // The public API's rules and code (operations/tags.ts): a taken name 409, another
+    // workspace's tag 404, and deleting takes the tag off its links without link.updated.
+    async updateTag({ params, body }, ctx): Promise<DashboardResult<'updateTag'>> {
+      return { status: 200, body: { data: await updateTag(knex, ws(ctx).id, params.tagId, body) } };
+    },
+
+    async deleteTag({ params }, ctx): Promise<DashboardResult<'deleteTag'>> {
+      await deleteTag(knex, ws(ctx).id, params.tagId);
+      return { status: 204 };
     },
 
     async listCampaigns(_request, ctx): Promise<DashboardResult<'listCampaigns'>> {
