@@ -2421,6 +2421,8 @@ export interface components {
         ApiKey: {
             /** @description Key id. */
             id: string;
+            /** @description What the key is for, as its maker named it; null for a key made without a name. */
+            name: string | null;
             /** @description The key's last four characters, to tell keys apart (every key begins with mk_). */
             hint: string;
             /** @description What the key may do. */
@@ -2453,8 +2455,10 @@ export interface components {
             /** @description The keys. */
             data: components["schemas"]["ApiKey"][];
         };
-        /** @description A new key for the signed-in person, acting as them. */
+        /** @description A new key for the signed-in person, acting as them, with an optional name. */
         ApiKeyCreate: {
+            /** @description What the key is for ("Zapier", "nightly export"), at most 100 characters; surrounding spaces are trimmed, and a blank or omitted name leaves the key without one. */
+            name?: string;
             /** @description What the key may do. */
             scopes: components["schemas"]["Scope"][];
             /**
@@ -4577,7 +4581,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Scopes and expiry. */
+        /** @description Scopes, expiry and an optional name. */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ApiKeyCreate"];

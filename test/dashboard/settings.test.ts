@@ -106,6 +106,33 @@ describe.each(testEngines())('dashboard settings on %s', (engine) => {
       expect(after.revokedAt).not.toBeNull();
     });
 
+    it('a key may have a name, trimmed, at most 100 characters; the list shows it beside the hint', async () => {
+      const named = await team.member.request('POST', `${base}/keys`, {
+        body: { scopes: ['links:read'], name: '  Zapier  ' },
+      });
+      expect(named.status).toBe(201);
+      expect(named.body.data).toMatchObject({ name: 'Zapier', hint: named.body.key.slice(-4) });
+      const listed = (await team.member.request('GET', `${base}/keys`)).body.data;
+      expect(listed.find((k: any) => k.id === named.body.data.id)).toMatchObject({ name: 'Zapier' });
+      // Without a name, or a blank one, the key has none.
+      for (const body of [{ scopes: ['links:read'] }, { scopes: ['links:read'], name: '   ' }]) {
+        const plain = await team.member.request('POST', `${base}/keys`, { body });
+        expect(plain.status).toBe(201);
+        expect(plain.body.data.name).toBeNull();
+      }
+      const before = (await team.member.request('GET', `${base}/keys`)).body.data.length;
+      const long = await team.member.request('POST', `${base}/keys`, {
+        body: { scopes: ['links:read'], name: 'x'.repeat(101) },
+      });
+      expect(long.status).toBe(400);
+      expect(long.body).toMatchObject({ field: 'name' });
+      expect((await team.member.request('GET', `${base}/keys`)).body.data.length).toBe(before);
+      const most = await team.member.request('POST', `${base}/keys`, {
+        body: { scopes: ['links:read'], name: 'x'.repeat(100) },
+      });
+      expect(most.body.data.name).toBe('x'.repeat(100));
+    });
+
     it('takes an expiry in the future only, and known scopes only', async () => {
       const soon = new Date(Date.now() + 3_600_000).toISOString();
       const made = await team.admin.request('POST', `${base}/keys`, {

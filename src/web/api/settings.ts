@@ -33,8 +33,8 @@ export const useRenameWorkspace = (ws: string, on?: OnWrite<Answer<typeof worksp
   );
 
 const apiKeysApi = {
-  create: (workspaceId: string, scopes: Scope[], expiresAt: string | null | undefined) =>
-    unwrap(api.POST('/workspaces/{workspaceId}/keys', { ...inWorkspace(workspaceId), body: { scopes, expiresAt } })),
+  create: (workspaceId: string, body: NewKey) =>
+    unwrap(api.POST('/workspaces/{workspaceId}/keys', { ...inWorkspace(workspaceId), body })),
   revoke: (workspaceId: string, keyId: string) =>
     unwrap(api.DELETE('/workspaces/{workspaceId}/keys/{keyId}', { params: { path: { workspaceId, keyId } } })),
 };
@@ -88,11 +88,12 @@ const campaignsApi = {
     unwrap(api.POST('/workspaces/{workspaceId}/campaigns', { ...inWorkspace(workspaceId), body: { name } })),
 };
 
-type NewKey = { scopes: Scope[]; expiresAt: string | null | undefined };
+/** A name is sent only when one was given: a key without one is named by its last characters. */
+type NewKey = { scopes: Scope[]; expiresAt: string | null | undefined; name?: string };
 type NewTag = { name: string; color: string };
 
 export const useCreateKey = (ws: string, on?: OnWrite<Answer<typeof apiKeysApi.create>, NewKey>) =>
-  useWrite(({ scopes, expiresAt }: NewKey) => apiKeysApi.create(ws, scopes, expiresAt), [keys.keys(ws)], on);
+  useWrite((key: NewKey) => apiKeysApi.create(ws, key), [keys.keys(ws)], on);
 
 export const useRevokeKey = (ws: string, on?: OnWrite<Answer<typeof apiKeysApi.revoke>, ApiKey>) =>
   useWrite((key: ApiKey) => apiKeysApi.revoke(ws, key.id), [keys.keys(ws)], on);

@@ -722,8 +722,13 @@ describeInChromium("the dashboard in Chromium against Prism's mock of the contra
     it('API keys: a key is made with its scopes and shown once; revoking asks first; without the API the form is closed', async () => {
       await realisticReads(page);
       await open(`/w/${WS}/settings/keys`);
+      // The list names each key and shows its last four characters; a key without a name only those.
+      const keysTable = page.getByRole('table', { name: 'API keys' });
+      expect(await keysTable.getByRole('row', { name: /3f9a/ }).textContent()).toContain('Zapier');
+      expect(await keysTable.getByRole('row', { name: /77c1/ }).textContent()).toContain('…mk_77c1');
       const scopes = page.getByRole('group', { name: 'Scopes' });
       await scopes.getByLabel('links:write', { exact: true }).check();
+      await page.getByLabel('Name', { exact: true }).fill('  Reporting script ');
       const create = await answer(
         page,
         'POST',
@@ -732,6 +737,7 @@ describeInChromium("the dashboard in Chromium against Prism's mock of the contra
           key: `mk_${'a'.repeat(64)}`,
           data: {
             id: 'key_9',
+            name: 'Reporting script',
             hint: 'mk_aaaa',
             scopes: ['links:read', 'links:write'],
             expiresAt: null,
@@ -747,7 +753,28 @@ describeInChromium("the dashboard in Chromium against Prism's mock of the contra
       expect(await page.getByLabel('New API key').getAttribute('readonly')).not.toBeNull();
       expect(await page.getByRole('button', { name: 'Copy key' }).count()).toBe(1);
       await shot('key-created');
-      expect(JSON.parse(create[0].body!)).toEqual({ scopes: ['links:read', 'links:write'], expiresAt: null });
+      expect(JSON.parse(create[0].body!)).toEqual({
+        scopes: ['links:read', 'links:write'],
+        expiresAt: null,
+        name: 'Reporting script',
+      });
+      await page.setViewportSize({ width: 390, height: 844 });
+      await shot('key-created-390');
+      await page.setViewportSize({ width: 1280, height: 800 });
+
+      // A refused name is shown under its input.
+      await page.getByRole('button', { name: 'Done' }).click();
+      await answer(
+        page,
+        'POST',
+        `**/app/api/workspaces/${WS}/keys`,
+        { error: 'name must be at most 100 characters', field: 'name' },
+        400,
+      );
+      await page.getByLabel('Name', { exact: true }).fill('Another script');
+      await page.getByRole('button', { name: 'Create key' }).click();
+      await page.getByText('name must be at most 100 characters').waitFor();
+      expect(await page.getByLabel('Name', { exact: true }).getAttribute('aria-invalid')).toBe('true');
 
       await page.getByRole('button', { name: 'Revoke key 3f9a' }).click();
       await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();

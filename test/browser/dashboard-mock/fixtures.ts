@@ -163,6 +163,7 @@ export function keyList(): Schemas['ApiKeyList'] {
     data: [
       {
         id: 'key_1',
+        name: 'Zapier',
         hint: '3f9a',
         scopes: ['links:read', 'links:write', 'analytics:read'],
         expiresAt: null,
@@ -172,6 +173,7 @@ export function keyList(): Schemas['ApiKeyList'] {
       },
       {
         id: 'key_2',
+        name: 'Nightly conversion import',
         hint: 'mk_b210',
         scopes: ['conversions:write'],
         expiresAt: day(60),
@@ -181,6 +183,7 @@ export function keyList(): Schemas['ApiKeyList'] {
       },
       {
         id: 'key_3',
+        name: null,
         hint: 'mk_77c1',
         scopes: ['links:read'],
         expiresAt: null,

@@ -113,6 +113,7 @@ export function settingsHandlers(
         body: {
           data: rows.map((k) => ({
             id: k.id,
+            name: k.name,
             hint: k.hint,
             scopes: k.scopes as Scope[],
             expiresAt: iso(k.expiresAt),
@@ -132,6 +133,7 @@ export function settingsHandlers(
         body: {
           data: {
             id,
+            name: row.name,
             hint: row.hint,
             scopes: row.scopes as Scope[],
             expiresAt: iso(row.expiresAt),
