@@ -141,7 +141,7 @@ describeInChromium("the dashboard in Chromium against Prism's mock of the contra
       await realisticReads(page);
       await open(`/w/${WS}/settings/tags`);
       const create = page.waitForRequest((r) => r.method() === 'POST' && r.url().endsWith(`/workspaces/${WS}/tags`));
-      await page.getByLabel('Name').fill('summer');
+      await page.getByLabel('Name', { exact: true }).fill('summer');
       await page.getByRole('button', { name: 'Create tag' }).click();
       expect((await create).headers()['x-csrf-token']).toBe(CSRF);
       await expect.poll(() => page.getByRole('status').textContent()).toContain('created');
