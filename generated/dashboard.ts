@@ -224,7 +224,11 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Rename the workspace
+         * @description Changes the workspace's name, for every member at once (the session's workspace list shows it). The name is trimmed, may not be blank and has at most 200 characters (400 with `field` `name`).
+         */
+        patch: operations["updateWorkspace"];
         trace?: never;
     };
     "/workspaces/{workspaceId}/links": {
@@ -712,7 +716,7 @@ export interface paths {
         };
         /**
          * Tags
-         * @description The workspace's tags.
+         * @description The workspace's tags, by name, each with how many live links carry it.
          */
         get: operations["listTags"];
         put?: never;
@@ -725,6 +729,30 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/tags/{tagId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a tag
+         * @description Deletes the tag and takes it off every link that had it (its `linkCount` in the list), as `DELETE /api/v1/tags/{id}` does: those links keep their `updatedAt` and no `link.updated` event is sent. OWNER and ADMIN only, as for deleting links.
+         */
+        delete: operations["deleteTag"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a tag
+         * @description Renames or recolours a tag with the rules of `PATCH /api/v1/tags/{id}`: omitted fields stay as they were, a name another tag of the workspace has gives 409, a blank name 400. Every link with the tag shows the change at once.
+         */
+        patch: operations["updateTag"];
         trace?: never;
     };
     "/workspaces/{workspaceId}/conversions": {
@@ -1882,6 +1910,11 @@ export interface components {
                 goals: boolean;
             };
         };
+        /** @description A workspace's new name. */
+        WorkspaceUpdate: {
+            /** @description The name (surrounding spaces are trimmed; it may not be blank), at most 200 characters as when the first run names it. */
+            name: string & unknown;
+        };
         /** @description A workspace tag (on a link, one it carries). Tags are made in the dashboard, the operator command line or with `POST /api/v1/tags`; a link names them by id in `tagIds`. */
         Tag: {
             /** @description Tag identifier, as used in `tagIds`. */
@@ -2422,6 +2455,8 @@ export interface components {
         ApiKey: {
             /** @description Key id. */
             id: string;
+            /** @description What the key is for, as its maker named it; null for a key made without a name. */
+            name: string | null;
             /** @description The key's last four characters, to tell keys apart (every key begins with mk_). */
             hint: string;
             /** @description What the key may do. */
@@ -2454,8 +2489,10 @@ export interface components {
             /** @description The keys. */
             data: components["schemas"]["ApiKey"][];
         };
-        /** @description A new key for the signed-in person, acting as them. */
+        /** @description A new key for the signed-in person, acting as them, with an optional name. */
         ApiKeyCreate: {
+            /** @description What the key is for ("Zapier", "nightly export"), at most 100 characters; surrounding spaces are trimmed, and a blank or omitted name leaves the key without one. */
+            name?: string;
             /** @description What the key may do. */
             scopes: components["schemas"]["Scope"][];
             /**
@@ -2630,6 +2667,29 @@ export interface components {
             /** @description The assetlinks.json document; null or left out for none. */
             android?: unknown[] | null;
         };
+        /** @description A tag of the workspace with how many of its live links carry it. */
+        TagListEntry: {
+            /** @description Tag id (in a link's `tagIds`). */
+            id: string;
+            /** @description Tag name, unique in the workspace. */
+            name: string;
+            /** @description Display color. */
+            color: string;
+            /** @description How many links of the workspace carry the tag, deleted links aside: the links that lose it when it is deleted. */
+            linkCount: number;
+        };
+        /** @description The workspace's tags, by name. */
+        TagList: {
+            /** @description The tags, each with its link count. */
+            data: components["schemas"]["TagListEntry"][];
+        };
+        /** @description A new tag. */
+        TagCreate: {
+            /** @description Name, unique in the workspace (surrounding spaces are trimmed; it may not be blank). */
+            name: string & unknown;
+            /** @description Display color as */
+            color?: string;
+        };
         /** @description A tag of the workspace. */
         WorkspaceTag: {
             /** @description Tag id (in a link's `tagIds`). */
@@ -2639,21 +2699,16 @@ export interface components {
             /** @description Display color. */
             color: string;
         };
-        /** @description The workspace's tags, by name. */
-        TagList: {
-            /** @description The tags. */
-            data: components["schemas"]["WorkspaceTag"][];
-        };
-        /** @description A new tag. */
-        TagCreate: {
-            /** @description Name, unique in the workspace (surrounding spaces are trimmed; it may not be blank). */
-            name: string & unknown;
-            /** @description Display color as */
-            color?: string;
-        };
         /** @description One tag. */
         TagEnvelope: {
             data: components["schemas"]["WorkspaceTag"];
+        };
+        /** @description The tag's fields to change; omitted fields stay as they were (the public API's rules). */
+        TagUpdate: {
+            /** @description New name, unique in the workspace (409 when another tag has it). Surrounding spaces are trimmed; it may not be blank; at most 100 characters. */
+            name?: string & unknown;
+            /** @description New display colour as `#rrggbb`. */
+            color?: string;
         };
         /** @description A goal: a saved, named question about existing conversions. Goals are created and edited in the dashboard only; the API reads them. Matching is retroactive, so `definitionVersion` rises whenever a field that decides matching changes (type, customName, scope, window). */
         Goal: {
@@ -3561,6 +3616,8 @@ export interface components {
         WorkspaceId: string;
         /** @description A link of the workspace. */
         LinkId: string;
+        /** @description A tag of the workspace. */
+        TagId: string;
         /**
          * @description Window start, ISO 8601 date-time with offset, inclusive. Default: 30 days before `to`. Malformed gives 400 with `field: from`; `from` later than `to` gives 400 with `field: from`; a window longer than 400 days gives 400 with `field: from` (never clamped). `from` equal to `to` is an empty window.
          *     No example value is given on purpose: any fixed date falls more than 400 days before `to` some day. Send a date relative to the day of the request, for example 7 days before now for the last week (`from=2026-11-17T00:00:00Z` on 24 November 2026), or leave it out for the last 30 days.
@@ -4004,6 +4061,40 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    updateWorkspace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace the signed-in person belongs to (another answers 404). */
+                workspaceId: components["parameters"]["WorkspaceId"];
+            };
+            cookie?: never;
+        };
+        /** @description The new name. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WorkspaceUpdate"];
+            };
+        };
+        responses: {
+            /** @description The workspace, renamed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Workspace"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
         };
     };
@@ -4565,7 +4656,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Scopes and expiry. */
+        /** @description Scopes, expiry and an optional name. */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ApiKeyCreate"];
@@ -5006,6 +5097,67 @@ export interface operations {
         responses: {
             /** @description Made. */
             201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TagEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    deleteTag: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace the signed-in person belongs to (another answers 404). */
+                workspaceId: components["parameters"]["WorkspaceId"];
+                /** @description A tag of the workspace. */
+                tagId: components["parameters"]["TagId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    updateTag: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace the signed-in person belongs to (another answers 404). */
+                workspaceId: components["parameters"]["WorkspaceId"];
+                /** @description A tag of the workspace. */
+                tagId: components["parameters"]["TagId"];
+            };
+            cookie?: never;
+        };
+        /** @description The fields to change. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TagUpdate"];
+            };
+        };
+        responses: {
+            /** @description The tag as it is now. */
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };

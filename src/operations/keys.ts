@@ -15,8 +15,26 @@ export interface Member {
 export const keysOf = (knex: Db, who: Member) =>
   apiKeys.keysOf(knex, who.workspace.id, who.workspace.role === 'MEMBER' ? who.userId : undefined);
 
+/** The most a key's name holds (openapi/dashboard/schemas/ApiKeyCreate.yaml). */
+export const KEY_NAME_MAX = 100;
+
+/**
+ * A key's name as stored: trimmed, null when blank or absent (a name is optional), refused past
+ * KEY_NAME_MAX characters. The dashboard's contract and the command line both come here.
+ */
+export function keyName(raw: string | null | undefined, field = 'name'): string | null {
+  const name = raw?.trim() ?? '';
+  if (!name) return null;
+  if ([...name].length > KEY_NAME_MAX) throw invalid(`${field} must be at most ${KEY_NAME_MAX} characters`, field);
+  return name;
+}
+
 /** Makes a key for the person; the key itself is in the answer, once. */
-export async function createKey(knex: Db, who: Member, body: { scopes: string[]; expiresAt?: string | null }) {
+export async function createKey(
+  knex: Db,
+  who: Member,
+  body: { scopes: string[]; expiresAt?: string | null; name?: string },
+) {
   const w = who.workspace;
   if (!planHasApi(w.plan))
     throw forbidden(`The ${w.plan} plan does not include the API; API keys need the Growth plan or above`);
@@ -28,8 +46,16 @@ export async function createKey(knex: Db, who: Member, body: { scopes: string[];
     if (!Number.isFinite(expiresAt)) throw invalid('expiresAt must be an ISO 8601 date-time', 'expiresAt');
     if (expiresAt <= Date.now()) throw invalid('expiresAt must be in the future', 'expiresAt');
   }
+  const name = keyName(body.name);
   // The repository refuses scopes the person's role may not hold.
-  const { id, key } = await apiKeys.createKey(knex, w.id, who.userId, [...new Set(body.scopes)] as Scope[], expiresAt);
+  const { id, key } = await apiKeys.createKey(
+    knex,
+    w.id,
+    who.userId,
+    [...new Set(body.scopes)] as Scope[],
+    expiresAt,
+    name,
+  );
   const row = (await apiKeys.keysOf(knex, w.id, who.userId)).find((k) => k.id === id)!;
   return { row, key };
 }

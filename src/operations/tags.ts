@@ -28,6 +28,9 @@ export async function createTag(knex: Db, workspaceId: string, body: { name: str
 
 export const listTags = (knex: Db, workspaceId: string) => objects.tagsOf(knex, workspaceId);
 
+/** The dashboard's list: each tag with the number of links that lose it when it is deleted. */
+export const listTagsWithLinkCounts = (knex: Db, workspaceId: string) => objects.tagsWithLinkCounts(knex, workspaceId);
+
 export async function updateTag(knex: Db, workspaceId: string, id: string, body: { name?: string; color?: string }) {
   if (!(await objects.findTag(knex, workspaceId, id))) throw notFound('Tag not found');
   const change: { name?: string; color?: string } = {};

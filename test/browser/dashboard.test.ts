@@ -62,9 +62,12 @@ describeInChromium('the dashboard in Chromium against the service (sqlite)', () 
     await page.getByText(workspaceId, { exact: true }).waitFor();
     await page.getByRole('link', { name: 'Tags' }).click();
     for (const tag of ['spring', 'social']) {
-      await page.getByLabel('Name').fill(tag);
+      // Exactly: each row's "Rename …" button has "name" in its name too.
+      await page.getByLabel('Name', { exact: true }).fill(tag);
       await page.getByRole('button', { name: 'Create tag' }).click();
-      await page.getByRole('listitem').filter({ hasText: tag }).first().waitFor();
+      // Listed with the links that carry it: none yet.
+      const row = page.getByRole('table', { name: 'Tags' }).getByRole('row').filter({ hasText: tag });
+      await expect.poll(() => row.textContent()).toContain('0 links');
     }
     await look(page, 'settings-tags');
 
@@ -248,12 +251,15 @@ describeInChromium('the dashboard in Chromium against the service (sqlite)', () 
   it('creates an API key that works on /api/v1, shown once', async () => {
     await page.getByRole('link', { name: 'Settings' }).click();
     await page.getByRole('link', { name: 'API keys' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('Reporting script');
     await page.getByRole('group', { name: 'Scopes' }).getByLabel('links:read', { exact: true }).check();
     await page.getByRole('button', { name: 'Create key' }).click();
     const key = await page.getByLabel('New API key').inputValue();
     expect(key).toMatch(/\S{20,}/);
-    // The list tells keys apart by their last four characters, which are what a person has.
+    // The list tells keys apart by their name and their last four characters, which are what a person has.
     await page.getByRole('button', { name: `Revoke key ${key.slice(-4)}` }).waitFor();
+    const keyRow = page.getByRole('row').filter({ hasText: key.slice(-4) });
+    await expect.poll(() => keyRow.textContent()).toContain('Reporting script');
     await look(page, 'settings-keys-created');
 
     const listed = await server.request('GET', '/api/v1/links', { key });
@@ -510,6 +516,50 @@ describeInChromium('the dashboard in Chromium against the service (sqlite)', () 
     await p.getByText('Show the numbers').waitFor();
     expect(documents).toBe(2);
     await context.close();
+  });
+
+  it('renames the workspace, then renames a tag and deletes it after saying how many links lose it', async () => {
+    await page.getByRole('link', { name: 'Settings' }).click();
+    await page.getByLabel('Workspace name').fill('Acme marketing');
+    await page.getByRole('button', { name: 'Save name' }).click();
+    await page.getByText('Workspace renamed to Acme marketing.').waitFor();
+    // The header's workspace list names it the new way, as the service stored it.
+    await expect
+      .poll(() => page.getByLabel('Workspace', { exact: true }).locator('option:checked').textContent())
+      .toBe('Acme marketing');
+    expect((await server.services.db.knex('workspaces').where({ id: workspaceId }).first()).name).toBe(
+      'Acme marketing',
+    );
+    await look(page, 'settings-renamed');
+
+    await page.getByRole('link', { name: 'Tags' }).click();
+    const social = await server.services.db.knex('tags').where({ workspace_id: workspaceId, name: 'social' }).first();
+    const carried = (
+      await server.services.db
+        .knex('link_tags as lt')
+        .join('links as l', 'l.id', 'lt.link_id')
+        .where('lt.tag_id', social.id)
+        .whereNull('l.deleted_at')
+    ).length;
+    expect(carried).toBeGreaterThan(0);
+    const counted = `${carried} ${carried === 1 ? 'link' : 'links'}`;
+    const tagRow = (name: string) =>
+      page.getByRole('table', { name: 'Tags' }).getByRole('row').filter({ hasText: name });
+    await expect.poll(() => tagRow('social').textContent()).toContain(counted);
+
+    await page.getByRole('button', { name: 'Rename social' }).click();
+    await page.getByLabel('New name').fill('social media');
+    await page.getByRole('button', { name: 'Save tag' }).click();
+    await page.getByText('Tag social renamed to social media.').waitFor();
+
+    await page.getByRole('button', { name: 'Delete social media' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Delete the tag social media?' });
+    expect(await dialog.textContent()).toContain(`${counted} ${carried === 1 ? 'loses' : 'lose'} it`);
+    await look(page, 'settings-tag-delete');
+    await dialog.getByRole('button', { name: 'Delete' }).click();
+    await page.getByText(`Tag social media deleted; it was taken off ${counted}.`).waitFor();
+    expect(await tagRow('social media').count()).toBe(0);
+    expect(await server.services.db.knex('link_tags').where({ tag_id: social.id })).toEqual([]);
   });
 
   it('signs out: the session is over on the server, not only in this tab', async () => {

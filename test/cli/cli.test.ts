@@ -244,6 +244,24 @@ describe.each(testEngines())('shortlink operator commands on %s', (engine) => {
     expect(JSON.stringify(Object.values(row))).not.toContain(out.key.slice(3));
   });
 
+  it('key create --name names the key, trimmed; a name past 100 characters is refused and nothing made', async () => {
+    const keyNamed = (name: string) => [
+      ...['key', 'create', '--workspace', wsId, '--user', ownerId, '--scopes', 'links:read'],
+      ...['--name', name],
+    ];
+    const out = await ok(keyNamed('  nightly export '), ['id', 'key']);
+    expect((await knex()('api_keys').where({ id: out.id }).first()).name).toBe('nightly export');
+    const before = (await knex()('api_keys').count({ n: '*' }))[0].n;
+    await fails(keyNamed('x'.repeat(101)), /--name must be at most 100 characters/);
+    expect((await knex()('api_keys').count({ n: '*' }))[0].n).toBe(before);
+    // Without --name a key has none, as every key made before names.
+    const plain = await ok(
+      ['key', 'create', '--workspace', wsId, '--user', ownerId, '--scopes', 'links:read'],
+      ['id', 'key'],
+    );
+    expect((await knex()('api_keys').where({ id: plain.id }).first()).name).toBeNull();
+  });
+
   it('key create --expires-at stores the instant, zone offset included', async () => {
     const out = await ok(
       [

@@ -45,6 +45,36 @@ describe.each(testEngines())('dashboard settings on %s', (engine) => {
     });
   });
 
+  it('an OWNER or ADMIN renames the workspace, trimmed; the session lists the new name; others may not', async () => {
+    const renamed = await team.admin.request('PATCH', base, { body: { name: '  Acme marketing  ' } });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body.data).toMatchObject({ id: team.workspaceId, name: 'Acme marketing', role: 'ADMIN' });
+    const listed = (await team.member.request('GET', '/session')).body.workspaces;
+    expect(listed.find((w: any) => w.id === team.workspaceId).name).toBe('Acme marketing');
+    expect((await team.owner.request('PATCH', base, { body: { name: 'Acme' } })).body.data.name).toBe('Acme');
+
+    for (const name of ['', '   ']) {
+      const blank = await team.owner.request('PATCH', base, { body: { name } });
+      expect(blank.status).toBe(400);
+      expect(blank.body).toMatchObject({ field: 'name' });
+    }
+    const long = await team.owner.request('PATCH', base, { body: { name: 'x'.repeat(201) } });
+    expect(long.status).toBe(400);
+    expect(long.body).toMatchObject({ field: 'name' });
+    expect(long.body.error).toMatch(/200/);
+    expect((await team.owner.request('PATCH', base, { body: { name: 'x'.repeat(200) } })).status).toBe(200);
+
+    for (const who of [team.member, team.analyst]) {
+      const refused = await who.request('PATCH', base, { body: { name: 'Mine now' } });
+      expect(refused.status).toBe(403);
+    }
+    // Another workspace's is not found, and keeps its name.
+    const before = (await other.owner.request('GET', otherBase)).body.data.name;
+    expect((await team.owner.request('PATCH', otherBase, { body: { name: 'Taken over' } })).status).toBe(404);
+    expect((await other.owner.request('GET', otherBase)).body.data.name).toBe(before);
+    expect((await team.owner.request('GET', base)).body.data.name).toBe('x'.repeat(200));
+  });
+
   describe('API keys', () => {
     it('a key is shown once, works on /api/v1 with its scopes, and stops when revoked', async () => {
       const made = await team.member.request('POST', `${base}/keys`, { body: { scopes: ['links:read'] } });
@@ -74,6 +104,33 @@ describe.each(testEngines())('dashboard settings on %s', (engine) => {
         (k: any) => k.id === made.body.data.id,
       );
       expect(after.revokedAt).not.toBeNull();
+    });
+
+    it('a key may have a name, trimmed, at most 100 characters; the list shows it beside the hint', async () => {
+      const named = await team.member.request('POST', `${base}/keys`, {
+        body: { scopes: ['links:read'], name: '  Zapier  ' },
+      });
+      expect(named.status).toBe(201);
+      expect(named.body.data).toMatchObject({ name: 'Zapier', hint: named.body.key.slice(-4) });
+      const listed = (await team.member.request('GET', `${base}/keys`)).body.data;
+      expect(listed.find((k: any) => k.id === named.body.data.id)).toMatchObject({ name: 'Zapier' });
+      // Without a name, or a blank one, the key has none.
+      for (const body of [{ scopes: ['links:read'] }, { scopes: ['links:read'], name: '   ' }]) {
+        const plain = await team.member.request('POST', `${base}/keys`, { body });
+        expect(plain.status).toBe(201);
+        expect(plain.body.data.name).toBeNull();
+      }
+      const before = (await team.member.request('GET', `${base}/keys`)).body.data.length;
+      const long = await team.member.request('POST', `${base}/keys`, {
+        body: { scopes: ['links:read'], name: 'x'.repeat(101) },
+      });
+      expect(long.status).toBe(400);
+      expect(long.body).toMatchObject({ field: 'name' });
+      expect((await team.member.request('GET', `${base}/keys`)).body.data.length).toBe(before);
+      const most = await team.member.request('POST', `${base}/keys`, {
+        body: { scopes: ['links:read'], name: 'x'.repeat(100) },
+      });
+      expect(most.body.data.name).toBe('x'.repeat(100));
     });
 
     it('takes an expiry in the future only, and known scopes only', async () => {
@@ -401,6 +458,62 @@ describe.each(testEngines())('dashboard settings on %s', (engine) => {
       expect(campaign.status).toBe(201);
       expect((await team.analyst.request('GET', `${base}/campaigns`)).body.data).toEqual([campaign.body.data]);
       expect((await other.owner.request('GET', `${otherBase}/campaigns`)).body.data).toEqual([]);
+    });
+
+    it('lists each tag with the live links that carry it; renames and deletes with the API rules and roles', async () => {
+      const made = async (name: string) =>
+        (await team.member.request('POST', `${base}/tags`, { body: { name } })).body.data.id as string;
+      const [counted, spare] = [await made(`counted-${Date.now()}`), await made(`spare-${Date.now()}`)];
+      const link = async (tagIds: string[]) =>
+        (await team.member.request('POST', `${base}/links`, { body: { url: 'https://example.com/t', tagIds } })).body
+          .data.id as string;
+      const [a, , gone] = [await link([counted]), await link([counted, spare]), await link([counted])];
+      // A deleted link is not counted: it is listed nowhere.
+      expect((await team.owner.request('DELETE', `${base}/links/${gone}`)).status).toBe(204);
+      const countOf = async (id: string) =>
+        (await team.analyst.request('GET', `${base}/tags`)).body.data.find((t: any) => t.id === id)?.linkCount;
+      expect(await countOf(counted)).toBe(2);
+      expect(await countOf(spare)).toBe(1);
+
+      // Renaming: MEMBER too, trimmed; blank 400, taken 409, another workspace's 404, ANALYST 403.
+      const renamed = await team.member.request('PATCH', `${base}/tags/${spare}`, { body: { name: '  renamed  ' } });
+      expect(renamed.status).toBe(200);
+      expect(renamed.body.data).toMatchObject({ id: spare, name: 'renamed' });
+      expect((await team.member.request('GET', `${base}/links/${a}`)).status).toBe(200);
+      const blank = await team.member.request('PATCH', `${base}/tags/${spare}`, { body: { name: '  ' } });
+      expect(blank.status).toBe(400);
+      expect(blank.body).toMatchObject({ field: 'name' });
+      const long = await team.member.request('PATCH', `${base}/tags/${spare}`, { body: { name: 'x'.repeat(101) } });
+      expect(long.status).toBe(400);
+      expect(long.body).toMatchObject({ field: 'name' });
+      const takenName = (await team.member.request('GET', `${base}/tags`)).body.data.find(
+        (t: any) => t.id === counted,
+      ).name;
+      const taken = await team.member.request('PATCH', `${base}/tags/${spare}`, { body: { name: takenName } });
+      expect(taken.status).toBe(409);
+      expect(taken.body.error).toContain(takenName);
+      expect((await team.analyst.request('PATCH', `${base}/tags/${spare}`, { body: { name: 'mine' } })).status).toBe(
+        403,
+      );
+      const theirs = await other.member.request('POST', `${otherBase}/tags`, {
+        body: { name: `theirs-${Date.now()}` },
+      });
+      expect(
+        (await team.owner.request('PATCH', `${base}/tags/${theirs.body.data.id}`, { body: { name: 'ours' } })).status,
+      ).toBe(404);
+
+      // Deleting: OWNER and ADMIN only (as for links); the tag leaves its links, which stay.
+      expect((await team.member.request('DELETE', `${base}/tags/${counted}`)).status).toBe(403);
+      expect((await team.owner.request('DELETE', `${base}/tags/${theirs.body.data.id}`)).status).toBe(404);
+      expect((await team.admin.request('DELETE', `${base}/tags/${counted}`)).status).toBe(204);
+      expect(await countOf(counted)).toBeUndefined();
+      const after = await team.member.request('GET', `${base}/links/${a}`);
+      expect(after.status).toBe(200);
+      expect(after.body.data.tags).toEqual([]);
+      expect((await team.admin.request('DELETE', `${base}/tags/${counted}`)).status).toBe(404);
+      expect((await other.member.request('GET', `${otherBase}/tags`)).body.data.map((t: any) => t.id)).toContain(
+        theirs.body.data.id,
+      );
     });
   });
 });

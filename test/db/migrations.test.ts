@@ -280,6 +280,35 @@ describe.each(testEngines())('migrations on %s', (engine) => {
     });
   });
 
+  it('API keys get a name (20270101000000): keys made before keep working without one; down drops only the name', async () => {
+    await withFreshDatabase(engine, async (db) => {
+      await migrateLatest(db);
+      await db.knex.migrate.down({ migrationSource, name: '20270101000000_api_key_names' });
+      expect(await db.knex.schema.hasColumn('api_keys', 'name')).toBe(false);
+      await db.knex('workspaces').insert({ id: 'ws_k', name: 'K', plan: 'growth', created_at: 1 });
+      await db.knex('users').insert({ id: 'usr_k', email: 'k@example.com', created_at: 1 });
+      const key = (id: string) => ({
+        id,
+        workspace_id: 'ws_k',
+        user_id: 'usr_k',
+        key_hash: id.padEnd(64, '0'),
+        key_hint: 'abcd',
+        scopes: 'links:read',
+        expires_at: null,
+        revoked_at: null,
+        created_at: 1,
+      });
+      await db.knex('api_keys').insert(key('key_old'));
+      await migrateLatest(db);
+      expect((await db.knex('api_keys').where({ id: 'key_old' }).first()).name).toBeNull();
+      await db.knex('api_keys').insert({ ...key('key_new'), name: 'Zapier' });
+      expect((await db.knex('api_keys').where({ id: 'key_new' }).first()).name).toBe('Zapier');
+      await db.knex.migrate.down({ migrationSource, name: '20270101000000_api_key_names' });
+      expect(await db.knex.schema.hasColumn('api_keys', 'name')).toBe(false);
+      expect((await db.knex('api_keys').orderBy('id')).map((r: any) => r.id)).toEqual(['key_new', 'key_old']);
+    });
+  });
+
   it('invitations (20261203000000): set-up links made before it are used up; down removes the table', async () => {
     await withFreshDatabase(engine, async (db) => {
       await migrateLatest(db);

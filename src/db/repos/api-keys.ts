@@ -17,6 +17,7 @@ export async function createKey(
   userId: string,
   scopes: Scope[],
   expiresAt: number | null,
+  name: string | null = null,
 ): Promise<{ id: string; key: string }> {
   await requireWorkspace(knex, workspaceId);
   const role = await roleOf(knex, workspaceId, userId);
@@ -38,6 +39,7 @@ export async function createKey(
     user_id: userId,
     key_hash: hashApiKey(key),
     key_hint: key.slice(-4),
+    name,
     scopes: scopes.join(' '),
     expires_at: expiresAt,
     revoked_at: null,
@@ -82,6 +84,8 @@ export async function findKey(knex: Knex, key: string): Promise<KeyRecord | null
 
 export interface KeyListRow {
   id: string;
+  /** What the key is for; null for a key made without a name (every key before names). */
+  name: string | null;
   hint: string;
   scopes: string[];
   expiresAt: number | null;
@@ -100,9 +104,20 @@ export async function keysOf(knex: Knex, workspaceId: string, userId?: string): 
       { column: 'k.created_at', order: 'desc' },
       { column: 'k.id', order: 'desc' },
     ])
-    .select('k.id', 'k.key_hint', 'k.scopes', 'k.expires_at', 'k.revoked_at', 'k.created_at', 'k.user_id', 'u.email');
+    .select(
+      'k.id',
+      'k.name',
+      'k.key_hint',
+      'k.scopes',
+      'k.expires_at',
+      'k.revoked_at',
+      'k.created_at',
+      'k.user_id',
+      'u.email',
+    );
   return rows.map((r) => ({
     id: r.id,
+    name: r.name ?? null,
     hint: r.key_hint,
     scopes: String(r.scopes).split(' ').filter(Boolean),
     expiresAt: r.expires_at === null ? null : Number(r.expires_at),

@@ -88,6 +88,31 @@ export async function tagsOf(
   return knex('tags').where({ workspace_id: workspaceId }).orderBy('name').select('id', 'name', 'color');
 }
 
+/**
+ * The workspace's tags by name, each with how many of its links carry it. Deleted links are not
+ * counted: they are not listed anywhere, so a tag's deletion takes it from none a person sees.
+ */
+export async function tagsWithLinkCounts(
+  knex: Knex,
+  workspaceId: string,
+): Promise<Array<{ id: string; name: string; color: string; linkCount: number }>> {
+  const counts = knex('link_tags as lt')
+    .join('links as l', 'l.id', 'lt.link_id')
+    .where('l.workspace_id', workspaceId)
+    .whereNull('l.deleted_at')
+    .groupBy('lt.tag_id')
+    .select('lt.tag_id')
+    .count({ n: '*' })
+    .as('c');
+  const rows = await knex('tags as t')
+    .leftJoin(counts, 'c.tag_id', 't.id')
+    .where('t.workspace_id', workspaceId)
+    .orderBy('t.name')
+    .select('t.id', 't.name', 't.color', 'c.n');
+  // Postgres answers a count as a string (a bigint); none is a tag on no link.
+  return rows.map((r) => ({ id: r.id, name: r.name, color: r.color, linkCount: Number(r.n ?? 0) }));
+}
+
 export async function findTag(
   knex: Knex,
   workspaceId: string,

@@ -42,6 +42,12 @@ export async function requireWorkspace(knex: Knex, id: string) {
   return ws;
 }
 
+/** Renames a workspace; the caller has trimmed and checked the name (operations/workspaces.ts). */
+export async function renameWorkspace(knex: Knex, id: string, name: string): Promise<void> {
+  const n = await knex('workspaces').where({ id }).update({ name });
+  if (!n) throw notFound(`workspace ${id} not found`);
+}
+
 export async function setPlan(knex: Knex, id: string, plan: Plan): Promise<void> {
   const n = await knex('workspaces').where({ id }).update({ plan });
   if (!n) throw notFound(`workspace ${id} not found`);

@@ -2,11 +2,12 @@
 import { SCOPES, type Scope } from '../../domain/access.ts';
 import { quoted, usage } from '../../domain/errors.ts';
 import { createKey, revokeKey } from '../../db/repos/api-keys.ts';
+import { keyName } from '../../operations/keys.ts';
 import { isoTime, listFlag, type Command } from './command.ts';
 
 export const keyCommands: Record<string, Command> = {
   'key create': {
-    flags: ['workspace', 'user', 'scopes', 'expires-at'],
+    flags: ['workspace', 'user', 'scopes', 'expires-at', 'name'],
     required: ['workspace', 'user', 'scopes'],
     run: async ({ db, flags }) => {
       const scopes = [...new Set(listFlag(flags.scopes!))];
@@ -17,7 +18,9 @@ export const keyCommands: Record<string, Command> = {
       if (expiresAt !== null && expiresAt <= Date.now()) {
         throw usage(`--expires-at must be in the future; got ${quoted(flags['expires-at'])}`);
       }
-      return createKey(db.knex, flags.workspace!, flags.user!, scopes as Scope[], expiresAt);
+      // The dashboard's rule for a name: optional, trimmed, at most 100 characters.
+      const name = keyName(flags.name, '--name');
+      return createKey(db.knex, flags.workspace!, flags.user!, scopes as Scope[], expiresAt, name);
     },
   },
   'key revoke': {

@@ -26,6 +26,7 @@ export type Domain = Schemas['Domain'];
 export type AppLinks = Schemas['AppLinks'];
 export type AppLinksUpdate = Schemas['AppLinksUpdate'];
 export type WorkspaceTag = Schemas['WorkspaceTag'];
+export type TagListEntry = Schemas['TagListEntry'];
 export type Campaign = Schemas['Campaign'];
 export type Goal = Schemas['Goal'];
 export type GoalCreate = Schemas['GoalCreate'];

@@ -142,7 +142,7 @@ describeInChromium("the dashboard in Chromium against Prism's mock of the contra
       await realisticReads(page);
       await open(`/w/${WS}/settings/tags`);
       const create = page.waitForRequest((r) => r.method() === 'POST' && r.url().endsWith(`/workspaces/${WS}/tags`));
-      await page.getByLabel('Name').fill('summer');
+      await page.getByLabel('Name', { exact: true }).fill('summer');
       await page.getByRole('button', { name: 'Create tag' }).click();
       expect((await create).headers()['x-csrf-token']).toBe(CSRF);
       await expect.poll(() => page.getByRole('status').textContent()).toContain('created');
@@ -858,8 +858,13 @@ describeInChromium("the dashboard in Chromium against Prism's mock of the contra
     it('API keys: a key is made with its scopes and shown once; revoking asks first; without the API the form is closed', async () => {
       await realisticReads(page);
       await open(`/w/${WS}/settings/keys`);
+      // The list names each key and shows its last four characters; a key without a name only those.
+      const keysTable = page.getByRole('table', { name: 'API keys' });
+      expect(await keysTable.getByRole('row', { name: /3f9a/ }).textContent()).toContain('Zapier');
+      expect(await keysTable.getByRole('row', { name: /77c1/ }).textContent()).toContain('…mk_77c1');
       const scopes = page.getByRole('group', { name: 'Scopes' });
       await scopes.getByLabel('links:write', { exact: true }).check();
+      await page.getByLabel('Name', { exact: true }).fill('  Reporting script ');
       const create = await answer(
         page,
         'POST',
@@ -868,6 +873,7 @@ describeInChromium("the dashboard in Chromium against Prism's mock of the contra
           key: `mk_${'a'.repeat(64)}`,
           data: {
             id: 'key_9',
+            name: 'Reporting script',
             hint: 'mk_aaaa',
             scopes: ['links:read', 'links:write'],
             expiresAt: null,
@@ -883,7 +889,28 @@ describeInChromium("the dashboard in Chromium against Prism's mock of the contra
       expect(await page.getByLabel('New API key').getAttribute('readonly')).not.toBeNull();
       expect(await page.getByRole('button', { name: 'Copy key' }).count()).toBe(1);
       await shot('key-created');
-      expect(JSON.parse(create[0].body!)).toEqual({ scopes: ['links:read', 'links:write'], expiresAt: null });
+      expect(JSON.parse(create[0].body!)).toEqual({
+        scopes: ['links:read', 'links:write'],
+        expiresAt: null,
+        name: 'Reporting script',
+      });
+      await page.setViewportSize({ width: 390, height: 844 });
+      await shot('key-created-390');
+      await page.setViewportSize({ width: 1280, height: 800 });
+
+      // A refused name is shown under its input.
+      await page.getByRole('button', { name: 'Done' }).click();
+      await answer(
+        page,
+        'POST',
+        `**/app/api/workspaces/${WS}/keys`,
+        { error: 'name must be at most 100 characters', field: 'name' },
+        400,
+      );
+      await page.getByLabel('Name', { exact: true }).fill('Another script');
+      await page.getByRole('button', { name: 'Create key' }).click();
+      await page.getByText('name must be at most 100 characters').waitFor();
+      expect(await page.getByLabel('Name', { exact: true }).getAttribute('aria-invalid')).toBe('true');
 
       await page.getByRole('button', { name: 'Revoke key 3f9a' }).click();
       await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
@@ -1017,6 +1044,138 @@ describeInChromium("the dashboard in Chromium against Prism's mock of the contra
       await page.getByRole('button', { name: 'Create campaign' }).click();
       await expect.poll(() => create.length).toBe(1);
       expect(JSON.parse(create[0].body!)).toEqual({ name: 'Autumn' });
+    });
+
+    it('general settings: an OWNER or ADMIN renames the workspace and the switcher shows it; a refused name shows under it; a MEMBER has no form', async () => {
+      await realisticReads(page, 'ADMIN');
+      await open(`/w/${WS}/settings`);
+      const name = page.getByLabel('Workspace name');
+      expect(await name.inputValue()).toBe('Acme');
+      await name.fill('Acme marketing');
+      const renamed = workspace({}, 'ADMIN');
+      renamed.data.name = 'Acme marketing';
+      const patch = await answer(page, 'PATCH', `**/app/api/workspaces/${WS}`, renamed);
+      // From now on the session names the workspace the new way, as the service would.
+      await page.route('**/app/api/session', (route) => {
+        if (route.request().method() !== 'GET') return route.fallback();
+        const after = session('ADMIN');
+        after.workspaces[0].name = 'Acme marketing';
+        return route.fulfill({ json: after });
+      });
+      await page.getByRole('button', { name: 'Save name' }).click();
+      await expect.poll(() => patch.length).toBe(1);
+      expect(JSON.parse(patch[0].body!)).toEqual({ name: 'Acme marketing' });
+      await page.getByText('Workspace renamed to Acme marketing.').waitFor();
+      await expect
+        .poll(() => page.getByLabel('Workspace', { exact: true }).locator('option:checked').textContent())
+        .toBe('Acme marketing');
+      await shot('workspace-renamed');
+
+      await answer(
+        page,
+        'PATCH',
+        `**/app/api/workspaces/${WS}`,
+        { error: 'name must be at most 200 characters', field: 'name' },
+        400,
+      );
+      await name.fill('Acme again');
+      await page.getByRole('button', { name: 'Save name' }).click();
+      await page.getByText('name must be at most 200 characters').waitFor();
+      expect(await name.getAttribute('aria-invalid')).toBe('true');
+      // Blank is refused in the page, before anything is sent.
+      await name.fill('   ');
+      await page.getByRole('button', { name: 'Save name' }).click();
+      await page.getByText('Name the workspace.').waitFor();
+      await shot('workspace-rename-refused');
+      await page.setViewportSize({ width: 390, height: 844 });
+      await shot('workspace-rename-refused-390');
+
+      await page.unrouteAll({ behavior: 'ignoreErrors' });
+      await realisticReads(page, 'MEMBER');
+      await open(`/w/${WS}/settings`);
+      await page.getByRole('heading', { name: 'Workspace', exact: true }).waitFor();
+      expect(await page.getByLabel('Workspace name').count()).toBe(0);
+    });
+
+    it('tags: each shows its link count; renaming sends the new name; deleting says how many links lose it; roles', async () => {
+      await realisticReads(page);
+      await open(`/w/${WS}/settings/tags`);
+      const table = page.getByRole('table', { name: 'Tags' });
+      await table.getByRole('row', { name: /Q4 launch/ }).waitFor();
+      expect(await table.getByRole('row', { name: /Q4 launch/ }).textContent()).toContain('128 links');
+      expect(await table.getByRole('row', { name: /social/ }).textContent()).toContain('1 link');
+
+      await page.getByRole('button', { name: 'Rename social' }).click();
+      const newName = page.getByLabel('New name');
+      expect(await newName.inputValue()).toBe('social');
+      await newName.fill('  social media ');
+      const patch = await answer(page, 'PATCH', `**/app/api/workspaces/${WS}/tags/tag_social`, {
+        data: { id: 'tag_social', name: 'social media', color: '#2563eb' },
+      });
+      await page.getByRole('button', { name: 'Save tag' }).click();
+      await expect.poll(() => patch.length).toBe(1);
+      expect(JSON.parse(patch[0].body!)).toEqual({ name: 'social media' });
+      await page.getByText('Tag social renamed to social media.').waitFor();
+      expect(await page.getByLabel('New name').count()).toBe(0);
+
+      // A taken name is refused in the API's words, at the top of the form (409 names no field).
+      await page.getByRole('button', { name: 'Rename print' }).click();
+      await answer(
+        page,
+        'PATCH',
+        `**/app/api/workspaces/${WS}/tags/tag_print`,
+        { error: 'A tag named "Q4 launch" already exists' },
+        409,
+      );
+      await page.getByLabel('New name').fill('Q4 launch');
+      await page.getByRole('button', { name: 'Save tag' }).click();
+      await page.getByRole('alert').filter({ hasText: 'already exists' }).waitFor();
+      await shot('tag-rename-refused');
+      await page.getByRole('button', { name: 'Cancel' }).click();
+
+      const remove = await answer(page, 'DELETE', `**/app/api/workspaces/${WS}/tags/tag_q4`, null, 204);
+      await page.getByRole('button', { name: 'Delete Q4 launch' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Delete the tag Q4 launch?' });
+      expect(await dialog.textContent()).toContain('128 links lose it');
+      await shot('tag-delete-confirm');
+      await page.setViewportSize({ width: 390, height: 844 });
+      await shot('tag-delete-confirm-390');
+      await page.setViewportSize({ width: 1280, height: 800 });
+      await dialog.getByRole('button', { name: 'Cancel' }).click();
+      expect(remove.length).toBe(0);
+      await page.getByRole('button', { name: 'Delete Q4 launch' }).click();
+      await dialog.getByRole('button', { name: 'Delete' }).click();
+      await expect.poll(() => remove.length).toBe(1);
+      await page.getByText('Tag Q4 launch deleted; it was taken off 128 links.').waitFor();
+
+      // A MEMBER renames but does not delete (as for links); an ANALYST does neither.
+      await page.unrouteAll({ behavior: 'ignoreErrors' });
+      await realisticReads(page, 'MEMBER');
+      await open(`/w/${WS}/settings/tags`);
+      await page.getByRole('button', { name: 'Rename print' }).waitFor();
+      expect(await page.getByRole('button', { name: /^Delete / }).count()).toBe(0);
+      await page.unrouteAll({ behavior: 'ignoreErrors' });
+      await realisticReads(page, 'ANALYST');
+      await open(`/w/${WS}/settings/tags`);
+      await page.getByRole('table', { name: 'Tags' }).getByRole('row', { name: /print/ }).waitFor();
+      expect(await page.getByRole('button', { name: /^(Rename|Delete) / }).count()).toBe(0);
+    });
+
+    it('webhooks: the variant select says what each variant is for and which events it carries', async () => {
+      await realisticReads(page);
+      await open(`/w/${WS}/settings/webhooks`);
+      const variant = page.getByLabel('Variant', { exact: true });
+      await variant.waitFor();
+      // The sentences are the select's description, so a screen reader reads them with it.
+      const ids = (await variant.getAttribute('aria-describedby'))!.split(' ');
+      const described = (await Promise.all(ids.map((id) => page.locator(`[id="${id}"]`).textContent()))).join(' ');
+      expect(described).toContain('Variant A is for acting on changes in the workspace');
+      expect(described).toContain('reports shared, conversions, traffic spikes');
+      expect(described).toContain('Variant B is for following traffic as it happens');
+      expect(described).toContain('QR codes scanned');
+      await shot('webhook-variants');
+      await page.setViewportSize({ width: 390, height: 844 });
+      await shot('webhook-variants-390');
     });
   });
 

@@ -88,9 +88,9 @@ export function linkList(n: number, total = n, totalCapped = false): Schemas['Da
 export function tags(): Schemas['TagList'] {
   return {
     data: [
-      { id: 'tag_q4', name: 'Q4 launch', color: '#16a34a' },
-      { id: 'tag_social', name: 'social', color: '#2563eb' },
-      { id: 'tag_print', name: 'print', color: '#c2410c' },
+      { id: 'tag_q4', name: 'Q4 launch', color: '#16a34a', linkCount: 128 },
+      { id: 'tag_social', name: 'social', color: '#2563eb', linkCount: 1 },
+      { id: 'tag_print', name: 'print', color: '#c2410c', linkCount: 0 },
     ],
   };
 }
@@ -174,6 +174,7 @@ export function keyList(): Schemas['ApiKeyList'] {
     data: [
       {
         id: 'key_1',
+        name: 'Zapier',
         hint: '3f9a',
         scopes: ['links:read', 'links:write', 'analytics:read'],
         expiresAt: null,
@@ -183,6 +184,7 @@ export function keyList(): Schemas['ApiKeyList'] {
       },
       {
         id: 'key_2',
+        name: 'Nightly conversion import',
         hint: 'mk_b210',
         scopes: ['conversions:write'],
         expiresAt: day(60),
@@ -192,6 +194,7 @@ export function keyList(): Schemas['ApiKeyList'] {
       },
       {
         id: 'key_3',
+        name: null,
         hint: 'mk_77c1',
         scopes: ['links:read'],
         expiresAt: null,

@@ -4,16 +4,17 @@
 import * as accounts from '../../../db/repos/accounts.ts';
 import * as invitations from '../../../db/repos/invitations.ts';
 import { type DomainRow, domainsOf } from '../../../db/repos/domains.ts';
-import { campaignsOf, tagsOf } from '../../../db/repos/workspace-objects.ts';
+import { campaignsOf } from '../../../db/repos/workspace-objects.ts';
 import { planHasApi, scopesOfRole, type Role, type Scope } from '../../../domain/access.ts';
 import { claimExpired, claimExpiresAt } from '../../../domain/domains.ts';
 import { createCampaign } from '../../../operations/campaigns.ts';
 import { addDomain, disableDomain, domainOf, verification, verifyDomain } from '../../../operations/domains.ts';
 import { createKey, keysOf, revokeKey } from '../../../operations/keys.ts';
 import { changeRole, invite, removeMember, revokeInvitation } from '../../../operations/members.ts';
-import { createTag } from '../../../operations/tags.ts';
+import { renameWorkspace } from '../../../operations/workspaces.ts';
+import { createTag, deleteTag, listTagsWithLinkCounts, updateTag } from '../../../operations/tags.ts';
 import type { Services } from '../../services.ts';
-import type { DashboardContext, DashboardHandlers, DashboardResult } from '../types.ts';
+import type { DashboardContext, DashboardHandlers, DashboardResult, WorkspaceContext } from '../types.ts';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(Number(ms)).toISOString());
 
@@ -22,6 +23,7 @@ export function settingsHandlers(
 ): Pick<
   DashboardHandlers,
   | 'getWorkspace'
+  | 'updateWorkspace'
   | 'listKeys'
   | 'createKey'
   | 'revokeKey'
@@ -37,6 +39,8 @@ export function settingsHandlers(
   | 'disableDomain'
   | 'listTags'
   | 'createTag'
+  | 'updateTag'
+  | 'deleteTag'
   | 'listCampaigns'
   | 'createCampaign'
 > {
@@ -71,32 +75,35 @@ export function settingsHandlers(
     expiresAt: iso(i.expiresAt)!,
   });
 
+  const presentWorkspace = (w: WorkspaceContext) => {
+    const api = planHasApi(w.plan);
+    return {
+      id: w.id,
+      name: w.name,
+      plan: w.plan,
+      role: w.role,
+      createdAt: iso(w.createdAt)!,
+      shortDomain: config.shortDomain,
+      // What the key form offers; createKey (the repository) refuses the rest.
+      keyScopes: scopesOfRole(w.role),
+      features: {
+        api,
+        expiredUrl: api,
+        webhooks: api,
+        conversions: api && config.featureConversions,
+        goals: api && config.featureConversions && config.featureGoals,
+      },
+    };
+  };
+
   return {
     async getWorkspace(_request, ctx): Promise<DashboardResult<'getWorkspace'>> {
-      const w = ws(ctx);
-      const api = planHasApi(w.plan);
-      return {
-        status: 200,
-        body: {
-          data: {
-            id: w.id,
-            name: w.name,
-            plan: w.plan,
-            role: w.role,
-            createdAt: iso(w.createdAt)!,
-            shortDomain: config.shortDomain,
-            // What the key form offers; createKey (the repository) refuses the rest.
-            keyScopes: scopesOfRole(w.role),
-            features: {
-              api,
-              expiredUrl: api,
-              webhooks: api,
-              conversions: api && config.featureConversions,
-              goals: api && config.featureConversions && config.featureGoals,
-            },
-          },
-        },
-      };
+      return { status: 200, body: { data: presentWorkspace(ws(ctx)) } };
+    },
+
+    async updateWorkspace({ body }, ctx): Promise<DashboardResult<'updateWorkspace'>> {
+      const name = await renameWorkspace(knex, ws(ctx).id, body.name);
+      return { status: 200, body: { data: presentWorkspace({ ...ws(ctx), name }) } };
     },
 
     async listKeys(_request, ctx): Promise<DashboardResult<'listKeys'>> {
@@ -106,6 +113,7 @@ export function settingsHandlers(
         body: {
           data: rows.map((k) => ({
             id: k.id,
+            name: k.name,
             hint: k.hint,
             scopes: k.scopes as Scope[],
             expiresAt: iso(k.expiresAt),
@@ -125,6 +133,7 @@ export function settingsHandlers(
         body: {
           data: {
             id,
+            name: row.name,
             hint: row.hint,
             scopes: row.scopes as Scope[],
             expiresAt: iso(row.expiresAt),
@@ -199,11 +208,22 @@ export function settingsHandlers(
     },
 
     async listTags(_request, ctx): Promise<DashboardResult<'listTags'>> {
-      return { status: 200, body: { data: await tagsOf(knex, ws(ctx).id) } };
+      return { status: 200, body: { data: await listTagsWithLinkCounts(knex, ws(ctx).id) } };
     },
 
     async createTag({ body }, ctx): Promise<DashboardResult<'createTag'>> {
       return { status: 201, body: { data: await createTag(knex, ws(ctx).id, body) } };
+    },
+
+    // The public API's rules and code (operations/tags.ts): a taken name 409, another
+    // workspace's tag 404, and deleting takes the tag off its links without link.updated.
+    async updateTag({ params, body }, ctx): Promise<DashboardResult<'updateTag'>> {
+      return { status: 200, body: { data: await updateTag(knex, ws(ctx).id, params.tagId, body) } };
+    },
+
+    async deleteTag({ params }, ctx): Promise<DashboardResult<'deleteTag'>> {
+      await deleteTag(knex, ws(ctx).id, params.tagId);
+      return { status: 204 };
     },
 
     async listCampaigns(_request, ctx): Promise<DashboardResult<'listCampaigns'>> {

@@ -1,8 +1,15 @@
+import { useRef, useState, type FormEvent } from 'react';
 import { useParams } from 'wouter';
 import { useWorkspace } from '../../api/queries.ts';
+import { can } from '../../api/session.ts';
+import { useRenameWorkspace } from '../../api/settings.ts';
 import type { Workspace } from '../../api/types.ts';
 import { CopyButton } from '../../components/copy-button.tsx';
-import { LoadError, Loading } from '../../components/feedback.tsx';
+import { LoadError, Loading, StatusNotice } from '../../components/feedback.tsx';
+import { TextField } from '../../components/fields.tsx';
+import { useFormErrors } from '../../components/form-errors.ts';
+import { RowFormPanel } from '../../components/row-form-panel.tsx';
+import { boundText } from '../../components/text-inputs.ts';
 import { formatDate } from '../../lib/dates.ts';
 import { planName, roleName } from '../../lib/format.ts';
 import { SettingsFrame } from './settings-frame.tsx';
@@ -15,6 +22,53 @@ const FEATURES: Array<{ key: keyof Workspace['features']; name: string; what: st
   { key: 'goals', name: 'Goals', what: 'Conversion goals and their reports.' },
 ];
 
+/** The contract's limit (openapi/dashboard/schemas/WorkspaceUpdate.yaml). */
+const NAME_MAX = 200;
+const RENAME_FIELDS: Record<string, 'name'> = { name: 'name' };
+
+/** An OWNER's or ADMIN's form for the workspace's name; the API refuses everyone else (x-roles). */
+function RenameWorkspace({ workspaceId, current }: { workspaceId: string; current: string }) {
+  const [name, setName] = useState(current);
+  const [saved, setSaved] = useState<string | null>(null);
+  const formRef = useRef<HTMLFormElement>(null);
+  const errors = useFormErrors<'name'>(RENAME_FIELDS, formRef);
+  const rename = useRenameWorkspace(workspaceId, {
+    onSuccess: (answer) => {
+      setSaved(answer.data.name);
+      setName(answer.data.name);
+      errors.clear();
+    },
+    onError: (err) => errors.show(err),
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    setSaved(null);
+    if (!errors.check({ name: name.trim() ? undefined : 'Name the workspace.' })) return;
+    rename.mutate(name.trim());
+  };
+  return (
+    <RowFormPanel
+      headingId="rename-heading"
+      heading="Rename the workspace"
+      intro={saved ? <StatusNotice>Workspace renamed to {saved}.</StatusNotice> : null}
+      formRef={formRef}
+      onSubmit={submit}
+      formError={errors.form}
+      pending={rename.isPending}
+      submit="Save name"
+    >
+      <TextField
+        label="Workspace name"
+        {...boundText(name, setName)}
+        error={errors.fields.name}
+        maxLength={NAME_MAX}
+        hint="Every member sees the new name at once."
+        className="grow"
+      />
+    </RowFormPanel>
+  );
+}
+
 export function GeneralSettings() {
   const { workspaceId: ws } = useParams<{ workspaceId: string }>();
   const workspace = useWorkspace(ws);
@@ -26,6 +80,9 @@ export function GeneralSettings() {
         <LoadError error={workspace.error} retry={() => workspace.refetch()} what="the workspace" />
       ) : (
         <>
+          {can.administer(workspace.data.role) ? (
+            <RenameWorkspace workspaceId={ws} current={workspace.data.name} />
+          ) : null}
           <section className="panel" aria-labelledby="workspace-heading">
             <h2 id="workspace-heading">Workspace</h2>
             <dl className="facts facts-wide">

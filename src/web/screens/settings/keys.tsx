@@ -20,8 +20,10 @@ import { localInputToIso } from '../../lib/dates.ts';
 import { SettingsFrame } from './settings-frame.tsx';
 import { boundText } from '../../components/text-inputs.ts';
 
-type Field = 'scopes' | 'expiresAt';
-const FIELDS: Record<string, Field> = { scopes: 'scopes', expiresAt: 'expiresAt' };
+type Field = 'name' | 'scopes' | 'expiresAt';
+const FIELDS: Record<string, Field> = { name: 'name', scopes: 'scopes', expiresAt: 'expiresAt' };
+/** The contract's limit on a key's name (openapi/dashboard/schemas/ApiKeyCreate.yaml). */
+const NAME_MAX = 100;
 
 export function ApiKeys() {
   const { workspaceId: ws } = useParams<{ workspaceId: string }>();
@@ -72,8 +74,9 @@ export function ApiKeys() {
       >
         {(k) => (
           <tr key={k.id} className={k.revokedAt ? 'is-dim' : undefined}>
-            <td className="nowrap">
-              <code>…{k.hint}</code>
+            <td>
+              {k.name ? <span className="key-name">{k.name}</span> : null}
+              <code className="nowrap">…{k.hint}</code>
             </td>
             <td>
               <span className="scope-list">
@@ -114,6 +117,7 @@ function CreateKey(props: { workspaceId: string; role: Role; offered: readonly S
   const [picked, setScopes] = useState<Scope[]>(['links:read']);
   const scopes = picked.filter((s) => offered.includes(s));
   const [expiresAt, setExpiresAt] = useState('');
+  const [name, setName] = useState('');
   const [created, setCreated] = useState<{ key: string; hint: string } | null>(null);
   const formRef = useRef<HTMLFormElement>(null);
   const errors = useFormErrors<Field>(FIELDS, formRef);
@@ -122,6 +126,7 @@ function CreateKey(props: { workspaceId: string; role: Role; offered: readonly S
     onSuccess: (answer) => {
       setCreated({ key: answer.key, hint: answer.data.hint });
       setExpiresAt('');
+      setName('');
     },
     onError: (err) => errors.show(err),
   });
@@ -129,7 +134,11 @@ function CreateKey(props: { workspaceId: string; role: Role; offered: readonly S
   const submit = (event: FormEvent) => {
     event.preventDefault();
     if (errors.check({ scopes: scopes.length ? undefined : 'Choose at least one scope.' }))
-      create.mutate({ scopes, expiresAt: localInputToIso(expiresAt) });
+      create.mutate({
+        scopes,
+        expiresAt: localInputToIso(expiresAt),
+        ...(name.trim() ? { name: name.trim() } : {}),
+      });
   };
 
   return (
@@ -143,6 +152,14 @@ function CreateKey(props: { workspaceId: string; role: Role; offered: readonly S
       ) : null}
       <form ref={formRef} onSubmit={submit} noValidate className="stack">
         <FormAlert message={errors.form} />
+        <TextField
+          label="Name"
+          {...boundText(name, setName)}
+          error={errors.fields.name}
+          maxLength={NAME_MAX}
+          hint="Optional: what the key is for, to tell it from your other keys."
+          disabled={disabled}
+        />
         <fieldset
           className="scopes"
           disabled={disabled}

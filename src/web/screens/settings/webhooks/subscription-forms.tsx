@@ -69,6 +69,28 @@ function EventChoices({
   );
 }
 
+/**
+ * What each variant is for and which events it carries, one sentence each. Must stay true to the
+ * catalogues in asyncapi/variant-a.yaml and variant-b.yaml (their channels' messages) and to the
+ * secret rules there: A's secret is made by the service and shown once, B's chosen by the caller.
+ */
+const VARIANT_PURPOSES: Array<{ variant: WebhookVariant; what: string }> = [
+  {
+    variant: 'A',
+    what:
+      'is for acting on changes in the workspace: links created, updated or deleted, pages published, ' +
+      'reports shared, conversions, traffic spikes and unusual countries, and verified domains; ' +
+      'Shortlink makes its signing secret and shows it once.',
+  },
+  {
+    variant: 'B',
+    what:
+      'is for following traffic as it happens: links created, updated, deleted and clicked, pages ' +
+      'published and viewed, QR codes scanned, and verified domains, each delivery with an id to ' +
+      'deduplicate by; you choose its signing secret.',
+  },
+];
+
 /** The endpoint a subscription delivers to: an https:// URL, checked by the form and the API. */
 function EndpointUrl(props: { url: string; setUrl: (url: string) => void; error?: string; placeholder?: string }) {
   return (
@@ -141,8 +163,12 @@ export function CreateSubscription({ workspaceId, catalog }: { workspaceId: stri
             setEvents([]);
           }}
           error={errors.fields.variant}
-          hint="A: Shortlink generates the signing secret and shows it once. B: you choose the secret."
-          className="field-narrow"
+          hint={VARIANT_PURPOSES.map((v) => (
+            <span key={v.variant} className="variant-purpose">
+              <strong>Variant {v.variant}</strong> {v.what}
+            </span>
+          ))}
+          className="field-variant"
         >
           {offered.map((v) => (
             <option key={v} value={v}>
