@@ -36,7 +36,11 @@ describeInChromium('the dashboard in Chromium against the service (sqlite)', () 
     helpers.apiFromPage(p, method, url, body);
 
   beforeAll(async () => {
-    server = await startTestServer('sqlite');
+    // Destinations may be fetched for a new link's title; the test's destination is on loopback,
+    // which only a deployment allowing private networks (tests only) reaches.
+    server = await startTestServer('sqlite', {
+      env: { DESTINATION_FETCH: 'on', WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1' },
+    });
     destination = await startDestination();
     ({ browser, b: helpers, workspaceId, owner, analyst } = await acmeInChromium(server, [destination.origin]));
     ({ context: ownerContext, page } = await newPersonPage());
@@ -164,6 +168,9 @@ describeInChromium('the dashboard in Chromium against the service (sqlite)', () 
     await page.keyboard.press('c');
     await dialog.waitFor();
     await page.keyboard.type(`${destination.origin}/quick`);
+    // The page's own title, read by the service, fills Title until the person types one.
+    await expect.poll(() => dialog.getByLabel('Title').inputValue()).toBe('Destination');
+    await dialog.getByText('Taken from the page').waitFor();
     await page.keyboard.press('Tab');
     await page.keyboard.type('made-quick');
     const started = Date.now();
@@ -181,6 +188,7 @@ describeInChromium('the dashboard in Chromium against the service (sqlite)', () 
       .where({ workspace_id: workspaceId, slug: 'made-quick' })
       .first();
     expect(stored.original_url).toBe(`${destination.origin}/quick`);
+    expect(stored.title).toBe('Destination');
   });
 
   it('renames the link: the new short URL works and the old one stops', async () => {
