@@ -37,9 +37,11 @@ export async function destinationPreview(address: string, o: PreviewOptions): Pr
   for (let hop = 0; ; hop++) {
     let target: VettedAddress;
     try {
-      target = await vetTarget(url, o.policy, undefined, true);
+      // The name's lookup counts against the same deadline as the rest.
+      target = await beforeDeadline(vetTarget(url, o.policy, undefined, true), deadline, `resolving ${url.hostname}`);
     } catch (err) {
-      if (err instanceof RefusedTarget) throw new PreviewFailed(`${url.host}: ${err.message}`);
+      if (err instanceof RefusedTarget || err instanceof PreviewFailed)
+        throw new PreviewFailed(`${url.host}: ${err.message}`);
       throw new PreviewFailed(`${url.host} could not be resolved`);
     }
     const res = await get(url, target, deadline, o);
@@ -61,6 +63,16 @@ export async function destinationPreview(address: string, o: PreviewOptions): Pr
     }
     return readHead(res, url, deadline);
   }
+}
+
+function beforeDeadline<T>(work: Promise<T>, deadline: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    work,
+    new Promise<T>((_, reject) => {
+      timer = setTimeout(() => reject(new PreviewFailed(`${what} took too long`)), Math.max(1, deadline - Date.now()));
+    }),
+  ]).finally(() => clearTimeout(timer));
 }
 
 function get(url: URL, target: VettedAddress, deadline: number, o: PreviewOptions) {

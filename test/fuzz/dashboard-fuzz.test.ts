@@ -279,7 +279,9 @@ describe.each(testEngines())('dashboard API fuzz on %s', (engine) => {
   }
 
   beforeAll(async () => {
-    server = await startTestServer(engine);
+    // Destinations may be fetched: getDestinationPreview is fuzzed as it serves (its 503 when off
+    // is tested in test/dashboard/destination-preview.test.ts).
+    server = await startTestServer(engine, { env: { DESTINATION_FETCH: 'on' } });
     client = new FuzzClient(server.url, server.ca, IN_FLIGHT);
     mine = await seedTeam(server);
     theirs = await seedTeam(server);
