@@ -5,9 +5,13 @@ import { FormSection } from '../../components/form-section.tsx';
 import type { LinkFormBinding } from './link-form.ts';
 
 const TIMES = [
-  { key: 'startAt', label: 'Starts at', hint: 'Live from this time.' },
-  { key: 'endAt', label: 'Ends at', hint: 'Not live after this time.' },
-  { key: 'expiresAt', label: 'Expires at', hint: 'Expired after this time.' },
+  { key: 'startAt', label: 'Starts at', hint: 'Before it, visitors are told the link is not live yet (404).' },
+  { key: 'endAt', label: 'Ends at', hint: 'After it, visitors are told the link has ended (410), for good.' },
+  {
+    key: 'expiresAt',
+    label: 'Expires at',
+    hint: 'After it, visitors go to the Expired URL below, or are told the link has expired.',
+  },
 ] as const;
 
 export function ScheduleSection({
