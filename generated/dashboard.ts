@@ -295,6 +295,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/workspaces/{workspaceId}/favicons/{host}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The icon of a destination's site
+         * @description The icon a site names in its home page's `<link rel="icon">`, else its `/favicon.ico`, for the links list; fetched over https only where the operator allows the service to fetch destinations (`DESTINATION_FETCH=on`; `destinationFetch` of the workspace says so; otherwise 503 `destination_fetch_off`), through the webhook deliveries' network rules, and kept a day. Only PNG, ICO, GIF, JPEG and WebP images are served, recognised by their bytes, at most 64 KiB (an SVG could run script on the dashboard's origin); a site without one answers 404.
+         */
+        get: operations["getFavicon"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/workspaces/{workspaceId}/destination-preview": {
         parameters: {
             query?: never;
@@ -1896,6 +1916,8 @@ export interface components {
             createdAt: string;
             /** @description The shared short domain (`SHORT_DOMAIN`, with its port when it has one): short links and bio pages are served at `https://{shortDomain}/...`, and on the workspace's active custom domains. */
             shortDomain: string;
+            /** @description The deployment reads destinations' pages (`DESTINATION_FETCH=on`): a new link's title (`getDestinationPreview`) and the list's site icons (`getFavicon`). */
+            destinationFetch: boolean;
             /** @description What the plan includes. */
             features: {
                 /** @description API keys work (Growth plan and above). */
@@ -4245,6 +4267,49 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+        };
+    };
+    getFavicon: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace the signed-in person belongs to (another answers 404). */
+                workspaceId: components["parameters"]["WorkspaceId"];
+                /** @description The site's host as a URL carries it, with its port when not 443 (`example.com`, `shop.example.com:8443`). */
+                host: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The icon. */
+            200: {
+                headers: {
+                    /** @description The browser keeps it a day. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": string;
+                    "image/x-icon": string;
+                    "image/gif": string;
+                    "image/jpeg": string;
+                    "image/webp": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            /** @description The deployment does not fetch destinations (`DESTINATION_FETCH` is off), `code` `destination_fetch_off`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getDestinationPreview: {

@@ -12,4 +12,12 @@ export class BoundedCache<V> {
     }
     return v;
   }
+  /** The value kept for `key`, if any. */
+  peek(key: string): V | undefined {
+    return this.map.get(key);
+  }
+  set(key: string, v: V): void {
+    if (this.map.size >= this.max && !this.map.has(key)) this.map.clear();
+    this.map.set(key, v);
+  }
 }

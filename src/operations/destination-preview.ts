@@ -33,6 +33,29 @@ const TEXT_LIMITS = { title: 200, description: 300 };
 
 export async function destinationPreview(address: string, o: PreviewOptions): Promise<DestinationPreview> {
   const deadline = Date.now() + (o.timeoutMs ?? 5000);
+  const { res, url } = await fetchGuarded(address, o, deadline, 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.1');
+  if (res.statusCode !== 200) {
+    res.resume();
+    throw new PreviewFailed(`the page answered ${res.statusCode}`);
+  }
+  if (!/^text\/html|^application\/xhtml\+xml/i.test(String(res.headers['content-type'] ?? ''))) {
+    res.resume();
+    return { title: null, description: null, image: null };
+  }
+  const head = await readHead(res, url, deadline);
+  return { title: head.title, description: head.description, image: head.image };
+}
+
+/**
+ * A GET of `address` under the network rules, its redirects followed: the final answer (any
+ * status; the caller reads or drains it) and the address it came from.
+ */
+export async function fetchGuarded(
+  address: string,
+  o: PreviewOptions,
+  deadline: number,
+  accept: string,
+): Promise<{ res: http.IncomingMessage; url: URL }> {
   let url = new URL(address);
   for (let hop = 0; ; hop++) {
     let target: VettedAddress;
@@ -44,7 +67,7 @@ export async function destinationPreview(address: string, o: PreviewOptions): Pr
         throw new PreviewFailed(`${url.host}: ${err.message}`);
       throw new PreviewFailed(`${url.host} could not be resolved`);
     }
-    const res = await get(url, target, deadline, o);
+    const res = await get(url, target, deadline, o, accept);
     const location = res.headers.location;
     if (res.statusCode && res.statusCode >= 300 && res.statusCode < 400 && location) {
       res.resume();
@@ -53,15 +76,7 @@ export async function destinationPreview(address: string, o: PreviewOptions): Pr
       if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new PreviewFailed('a redirect left http(s)');
       continue;
     }
-    if (res.statusCode !== 200) {
-      res.resume();
-      throw new PreviewFailed(`the page answered ${res.statusCode}`);
-    }
-    if (!/^text\/html|^application\/xhtml\+xml/i.test(String(res.headers['content-type'] ?? ''))) {
-      res.resume();
-      return { title: null, description: null, image: null };
-    }
-    return readHead(res, url, deadline);
+    return { res, url };
   }
 }
 
@@ -75,7 +90,7 @@ function beforeDeadline<T>(work: Promise<T>, deadline: number, what: string): Pr
   ]).finally(() => clearTimeout(timer));
 }
 
-function get(url: URL, target: VettedAddress, deadline: number, o: PreviewOptions) {
+function get(url: URL, target: VettedAddress, deadline: number, o: PreviewOptions, accept: string) {
   // The name is never looked up again: the socket goes to the address that was vetted.
   const lookup: LookupFunction = (_name, options, cb) =>
     options?.all
@@ -89,7 +104,7 @@ function get(url: URL, target: VettedAddress, deadline: number, o: PreviewOption
       agent: false,
       ...(secure && o.extraCa ? { ca: [...tls.rootCertificates, ...o.extraCa] } : {}),
       headers: {
-        accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.1',
+        accept,
         'user-agent': 'Shortlink link preview (+https://github.com/shortlink)',
       },
       timeout: Math.max(1, deadline - Date.now()),
@@ -110,11 +125,22 @@ function get(url: URL, target: VettedAddress, deadline: number, o: PreviewOption
   });
 }
 
+/** What a page's head says: the preview's fields and its icon (favicons.ts). */
+export interface PageHead extends DestinationPreview {
+  icon: string | null;
+}
+
 /** Reads the page until its head is over (or MAX_BYTES), keeping the first of each field. */
-function readHead(res: http.IncomingMessage, base: URL, deadline: number): Promise<DestinationPreview> {
+export function readHead(res: http.IncomingMessage, base: URL, deadline: number): Promise<PageHead> {
   return new Promise((resolve, reject) => {
-    const found: { title?: string; ogTitle?: string; description?: string; ogDescription?: string; image?: string } =
-      {};
+    const found: {
+      title?: string;
+      ogTitle?: string;
+      description?: string;
+      ogDescription?: string;
+      image?: string;
+      icon?: string;
+    } = {};
     let inTitle = false;
     let titleText = '';
     let read = 0;
@@ -126,7 +152,7 @@ function readHead(res: http.IncomingMessage, base: URL, deadline: number): Promi
       res.destroy();
       const title = clean(found.ogTitle ?? found.title, TEXT_LIMITS.title);
       const description = clean(found.ogDescription ?? found.description, TEXT_LIMITS.description);
-      resolve({ title, description, image: imageUrl(found.image, base) });
+      resolve({ title, description, image: imageUrl(found.image, base), icon: imageUrl(found.icon, base) });
     };
     const parser = new Parser(
       {
@@ -140,6 +166,9 @@ function readHead(res: http.IncomingMessage, base: URL, deadline: number): Promi
             else if (key === 'og:description') found.ogDescription ??= content;
             else if (key === 'description') found.description ??= content;
             else if (key === 'og:image' || key === 'og:image:url' || key === 'twitter:image') found.image ??= content;
+          } else if (name === 'link' && found.icon === undefined && attrs.href) {
+            // rel="icon" or "shortcut icon"; not "apple-touch-icon" (large, for home screens).
+            if ((attrs.rel ?? '').toLowerCase().split(/\s+/).includes('icon')) found.icon = attrs.href;
           } else if (name === 'body') finish();
         },
         ontext(text) {

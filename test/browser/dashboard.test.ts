@@ -10,7 +10,8 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { describeInChromium, startDestination, type Destination, closeAll } from '../support/browser';
 import { acmeInChromium, type DashboardBrowser } from '../support/dashboard-browser';
 import { DASHBOARD_API, PASSWORD, seedPerson, type Person } from '../support/dashboard';
-import { startTestServer, type TestServer } from '../support/server';
+import { startReceiver } from '../support/receiver';
+import { startTestServer, testCertificate, type TestServer } from '../support/server';
 import { createWorkspace, roleOf } from '../../src/db/repos/workspaces';
 
 describeInChromium('the dashboard in Chromium against the service (sqlite)', () => {
@@ -40,6 +41,8 @@ describeInChromium('the dashboard in Chromium against the service (sqlite)', () 
     // which only a deployment allowing private networks (tests only) reaches.
     server = await startTestServer('sqlite', {
       env: { DESTINATION_FETCH: 'on', WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1' },
+      // The HTTPS sites of the icon test use the tests' certificate.
+      webhookCa: [(await testCertificate()).cert],
     });
     destination = await startDestination();
     ({ browser, b: helpers, workspaceId, owner, analyst } = await acmeInChromium(server, [destination.origin]));
@@ -191,6 +194,36 @@ describeInChromium('the dashboard in Chromium against the service (sqlite)', () 
     expect(stored.title).toBe('Destination');
   });
 
+  it("shows a destination's site icon beside it, fetched by the service", async () => {
+    // A real 1×1 PNG: the browser must decode it for the icon to show.
+    const png = Buffer.from(
+      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+      'base64',
+    );
+    const site = await startReceiver();
+    try {
+      site.reply('/', [{ status: 200, headers: { 'content-type': 'text/html' }, body: '<title>Iconic</title>' }]);
+      site.reply('/favicon.ico', [{ status: 200, headers: { 'content-type': 'image/png' }, body: png }]);
+      await page.keyboard.press('c');
+      const dialog = page.getByRole('dialog', { name: 'New link' });
+      await dialog.getByLabel('Destination URL').fill(site.url('/shop'));
+      await dialog.getByLabel('Slug').fill('with-icon');
+      await dialog.getByLabel('Slug').press('Enter');
+      const row = page.getByRole('row', { name: /with-icon/ });
+      await row.waitFor();
+      const icon = row.locator('img.site-icon');
+      await expect.poll(() => icon.evaluate((i: any) => i.complete && i.naturalWidth)).toBe(1);
+      // Decorative: the address beside it says the same.
+      expect(await icon.getAttribute('alt')).toBe('');
+      // A site with no icon (the plain destination) shows none, and no broken image.
+      const plain = page.getByRole('row', { name: /made-quick/ });
+      await expect.poll(() => plain.locator('img.site-icon').count()).toBe(0);
+      await look(page, 'links-with-icons');
+    } finally {
+      await site.close();
+    }
+  });
+
   it('renames the link: the new short URL works and the old one stops', async () => {
     await page.getByRole('link', { name: 'spring-sale', exact: true }).click();
     await expect.poll(() => h1(page).textContent()).toBe('Edit spring-sale');
@@ -253,7 +286,7 @@ describeInChromium('the dashboard in Chromium against the service (sqlite)', () 
     const slugs = (
       await server.services.db.knex('links').where({ workspace_id: workspaceId }).whereNull('deleted_at').pluck('slug')
     ).sort();
-    expect(slugs).toEqual(['imported-a', 'imported-c', 'made-quick', 'spring-2026']);
+    expect(slugs).toEqual(['imported-a', 'imported-c', 'made-quick', 'spring-2026', 'with-icon']);
   });
 
   it('creates an API key that works on /api/v1, shown once', async () => {

@@ -1,6 +1,6 @@
-// "New link" reads a destination's title, description and image when the operator allows it
-// (DESTINATION_FETCH=on), through the deliveries' network rules: through HTTPS on every engine,
-// against a real HTTPS page server.
+// "New link" reads a destination's title, description and image, and the links list shows its
+// site's icon, when the operator allows it (DESTINATION_FETCH=on), through the deliveries'
+// network rules: through HTTPS on every engine, against real HTTPS page servers.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testEngines } from '../support/databases';
 import { seedTeam, type Team } from '../support/dashboard';
@@ -94,6 +94,73 @@ describe.each(testEngines())('the destination preview on %s', (engine) => {
     expect(analyst.status).toBe(403);
   });
 
+  it("serves a site's named icon, raster only, kept a day; no icon is a 404 and nothing is fetched where refused", async () => {
+    // An ICO's first bytes: a raster image, recognised by them.
+    const ico = '\u0000\u0000\u0001\u0000icon-bytes';
+    const site = await startReceiver();
+    const svgSite = await startReceiver();
+    try {
+      site.reply('/', [
+        {
+          status: 200,
+          headers: { 'content-type': 'text/html' },
+          body: '<head><link rel="shortcut icon" href="/i/site.ico"></head>',
+        },
+      ]);
+      site.reply('/i/site.ico', [{ status: 200, headers: { 'content-type': 'image/vnd.microsoft.icon' }, body: ico }]);
+      // An SVG could run script on the dashboard's origin; HTML is no icon either.
+      svgSite.reply('/', [
+        { status: 200, headers: { 'content-type': 'text/html' }, body: '<link rel=icon href="/x.svg">' },
+      ]);
+      svgSite.reply('/x.svg', [
+        {
+          status: 200,
+          headers: { 'content-type': 'image/svg+xml' },
+          body: '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>',
+        },
+      ]);
+      svgSite.reply('/favicon.ico', [
+        { status: 200, headers: { 'content-type': 'text/html' }, body: '<p>not an icon</p>' },
+      ]);
+      const icon = (t: Team, host: string) =>
+        t.member.request('GET', `/workspaces/${t.workspaceId}/favicons/${encodeURIComponent(host)}`);
+
+      const res = await icon(team, `127.0.0.1:${site.port}`);
+      expect(res.status, res.text).toBe(200);
+      expect(res.headers['content-type']).toBe('image/x-icon');
+      expect(res.text).toBe(ico);
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
+      expect(res.headers['content-security-policy']).toContain('sandbox');
+      expect(res.headers['cache-control']).toBe('private, max-age=86400');
+      // Kept: the site is not asked again.
+      const asked = site.requests.length;
+      expect((await icon(team, `127.0.0.1:${site.port}`)).status).toBe(200);
+      expect(site.requests.length).toBe(asked);
+      // An ANALYST reads the list too.
+      expect(
+        (await team.analyst.request('GET', `/workspaces/${team.workspaceId}/favicons/127.0.0.1:${site.port}`)).status,
+      ).toBe(200);
+
+      const svg = await icon(team, `127.0.0.1:${svgSite.port}`);
+      expect(svg.status).toBe(404);
+      expect(svg.body.error).toMatch(/no icon/);
+
+      const before = site.requests.length;
+      const refused = await icon(strictTeam, `127.0.0.1:${site.port}`);
+      expect(refused.status).toBe(404);
+      expect(site.requests.length).toBe(before);
+
+      for (const bad of ['not a host', 'exa_mple.com', 'localhost', '[::1]:443']) {
+        const r = await icon(team, bad);
+        expect(r.status, bad).toBe(400);
+        expect(r.body.field, bad).toBe('host');
+      }
+    } finally {
+      await site.close();
+      await svgSite.close();
+    }
+  });
+
   it('answers 503 destination_fetch_off where the operator has not allowed fetching', async () => {
     const off = await startTestServer(engine, { webhookCa: [pages.ca] });
     try {
@@ -102,6 +169,19 @@ describe.each(testEngines())('the destination preview on %s', (engine) => {
       const res = await preview(offTeam, pages.url('/spring'));
       expect(res.status).toBe(503);
       expect(res.body.code).toBe('destination_fetch_off');
+      const icon = await offTeam.member.request(
+        'GET',
+        `/workspaces/${offTeam.workspaceId}/favicons/127.0.0.1:${pages.port}`,
+      );
+      expect(icon.status).toBe(503);
+      expect(icon.body.code).toBe('destination_fetch_off');
+      // The dashboard knows not to ask.
+      expect(
+        (await offTeam.member.request('GET', `/workspaces/${offTeam.workspaceId}`)).body.data.destinationFetch,
+      ).toBe(false);
+      expect((await team.member.request('GET', `/workspaces/${team.workspaceId}`)).body.data.destinationFetch).toBe(
+        true,
+      );
       expect(pages.requests.length).toBe(before);
     } finally {
       await off.stop();

@@ -26,7 +26,7 @@ export interface ReceivedDelivery {
 
 /** What the receiver does with a request. */
 export type Reply =
-  | { status: number; headers?: Record<string, string>; body?: string }
+  | { status: number; headers?: Record<string, string>; body?: string | Buffer }
   /** Reads the request and never answers (until the receiver closes). */
   | { hang: true }
   /** Reads the request, then drops the connection without an answer. */

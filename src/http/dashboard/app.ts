@@ -151,6 +151,7 @@ export async function createDashboard(services: Services): Promise<express.Route
         c.operation &&
         result.body !== undefined &&
         typeof result.body === 'object' &&
+        !Buffer.isBuffer(result.body) &&
         !(Symbol.asyncIterator in (result.body as object))
       ) {
         const check = api.validateResponse(result.body, c.operation, result.status);
@@ -173,7 +174,8 @@ export async function createDashboard(services: Services): Promise<express.Route
         return;
       }
       if (result.body === undefined) res.status(result.status).end();
-      else if (typeof result.body === 'string') res.status(result.status).send(result.body);
+      else if (typeof result.body === 'string' || Buffer.isBuffer(result.body))
+        res.status(result.status).send(result.body);
       else res.status(result.status).json(result.body);
     },
   });

@@ -22,6 +22,10 @@ export function useLinkList(ws: string, query: LinkQuery, name: readonly unknown
   });
 }
 
+/** The address of a destination site's icon (getFavicon), for an <img>. */
+export const faviconUrl = (ws: string, host: string) =>
+  `${API_BASE}/workspaces/${encodeURIComponent(ws)}/favicons/${encodeURIComponent(host)}`;
+
 /** Set once the service has said it does not fetch destinations (503): not asked again. */
 let destinationFetchOff = false;
 

@@ -108,6 +108,7 @@ export function workspace(
       keyScopes: scopesOfRole(role),
       createdAt: day(-200),
       shortDomain: 'sho.rt',
+      destinationFetch: false,
       features: { api: true, expiredUrl: true, webhooks: true, conversions: true, goals: true, ...features },
     },
   };

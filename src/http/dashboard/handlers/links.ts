@@ -10,8 +10,9 @@ import { findDomainOf } from '../../../db/repos/domains.ts';
 import { addAsset, createQrCode, qrCodeOfLink } from '../../../db/repos/workspace-objects.ts';
 import { IMAGE_EXTENSIONS, looksLike } from '../../../domain/assets.ts';
 import { csvRecords } from '../../../domain/csv.ts';
-import { type AppError, invalid, storageFailed, tooLarge, unavailable } from '../../../domain/errors.ts';
+import { type AppError, invalid, notFound, storageFailed, tooLarge, unavailable } from '../../../domain/errors.ts';
 import { destinationPreview, PreviewFailed } from '../../../operations/destination-preview.ts';
+import { Favicons, isFaviconHost } from '../../../operations/favicons.ts';
 import { BREAKDOWN_DIMENSIONS, BREAKDOWN_DAYS, BREAKDOWN_TOP } from '../../../db/repos/link-analytics.ts';
 import { cityKey } from '../../../db/repos/click-folds.ts';
 import type { LinkCreateWithTagNames } from '../../../operations/link-drafts.ts';
@@ -57,10 +58,20 @@ export function linkHandlers(
   | 'exportLinks'
   | 'uploadAsset'
   | 'getDestinationPreview'
+  | 'getFavicon'
 > {
   const { knex } = services.db;
   const { config } = services;
 
+  const fetchPolicy = {
+    policy: { allowPrivateNetworks: config.webhookAllowPrivateNetworks },
+    extraCa: services.webhookCa,
+  };
+  const favicons = new Favicons(fetchPolicy);
+  const fetchAllowed = () => {
+    if (!config.destinationFetch)
+      throw unavailable('This service does not fetch destinations (DESTINATION_FETCH is off)', 'destination_fetch_off');
+  };
   const shortUrlOf = (row: LinkRow, host: string | undefined) => `https://${host ?? config.shortDomain}/${row.slug}`;
 
   async function present(row: LinkRow): Promise<DashboardLink> {
@@ -113,12 +124,27 @@ export function linkHandlers(
       return { status: 200, body: { data } };
     },
 
+    async getFavicon({ params }): Promise<DashboardResult<'getFavicon'>> {
+      fetchAllowed();
+      const host = params.host.toLowerCase();
+      if (!isFaviconHost(host)) throw invalid('host must be a host name, with its port when not 443', 'host');
+      const icon = await favicons.get(host);
+      if (!icon) throw notFound(`${host} names no icon this service serves`);
+      return {
+        status: 200,
+        body: icon.bytes as unknown as string,
+        // Someone else's bytes on the dashboard's origin: never sniffed, never a document.
+        headers: {
+          'Content-Type': icon.type,
+          'Cache-Control': 'private, max-age=86400',
+          'X-Content-Type-Options': 'nosniff',
+          'Content-Security-Policy': "default-src 'none'; sandbox",
+        },
+      };
+    },
+
     async getDestinationPreview({ query }): Promise<DashboardResult<'getDestinationPreview'>> {
-      if (!config.destinationFetch)
-        throw unavailable(
-          'This service does not fetch destinations (DESTINATION_FETCH is off)',
-          'destination_fetch_off',
-        );
+      fetchAllowed();
       let url: URL;
       try {
         url = new URL(query.url);
@@ -127,9 +153,8 @@ export function linkHandlers(
       }
       if (url.protocol !== 'http:' && url.protocol !== 'https:')
         throw invalid('url must be an absolute http or https URL', 'url');
-      const policy = { allowPrivateNetworks: config.webhookAllowPrivateNetworks };
       try {
-        const found = await destinationPreview(url.href, { policy, extraCa: services.webhookCa });
+        const found = await destinationPreview(url.href, fetchPolicy);
         return { status: 200, body: { data: { ...found, problem: null } } };
       } catch (err) {
         if (!(err instanceof PreviewFailed)) throw err;

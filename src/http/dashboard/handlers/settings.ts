@@ -84,6 +84,7 @@ export function settingsHandlers(
       role: w.role,
       createdAt: iso(w.createdAt)!,
       shortDomain: config.shortDomain,
+      destinationFetch: config.destinationFetch,
       // What the key form offers; createKey (the repository) refuses the rest.
       keyScopes: scopesOfRole(w.role),
       features: {

@@ -5,7 +5,7 @@
 import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import { Link, useParams, useSearchParams } from 'wouter';
 import { useLinkList } from '../../api/links.ts';
-import { useDomains, useTags } from '../../api/queries.ts';
+import { useDomains, useTags, useWorkspace } from '../../api/queries.ts';
 import { can, useMembership } from '../../api/session.ts';
 import type { DashboardLink } from '../../api/types.ts';
 import { CopyButton } from '../../components/copy-button.tsx';
@@ -22,6 +22,7 @@ import { useDebouncedValue } from '../../lib/hooks.ts';
 import { BulkBar, BulkOutcomeNotice, type BulkOutcome } from './bulk-bar.tsx';
 import { linkPath, wsPath } from './paths.ts';
 import { LinkBadges } from './link-badges.tsx';
+import { SiteIcon } from './site-icon.tsx';
 import { QuickCreateDialog } from './quick-create.tsx';
 import { boundText } from '../../components/text-inputs.ts';
 
@@ -87,6 +88,7 @@ export function LinksList() {
   const links = useLinkList(ws, query);
   const tags = useTags(ws);
   const domains = useDomains(ws);
+  const icons = useWorkspace(ws).data?.destinationFetch === true;
 
   const rows: DashboardLink[] = links.data?.data ?? [];
   // One moment for the whole page: every row's badges and relative dates agree.
@@ -344,8 +346,11 @@ export function LinksList() {
                   </span>
                 </td>
                 <td className="cell-dest">
-                  <span className="truncate" title={l.originalUrl}>
-                    {l.originalUrl}
+                  <span className="dest-line">
+                    {icons ? <SiteIcon ws={ws} url={l.originalUrl} /> : null}
+                    <span className="truncate" title={l.originalUrl}>
+                      {l.originalUrl}
+                    </span>
                   </span>
                   {l.title ? <span className="muted truncate">{l.title}</span> : null}
                 </td>
