@@ -308,7 +308,14 @@ describe.each(testEngines())('dashboard API fuzz on %s', (engine) => {
       plan.workspace === 'mine' ? mine.workspaceId : plan.workspace === 'theirs' ? theirs.workspaceId : 'ws_nowhere';
     if (plan.workspace === 'theirs') sentIds.add(theirs.workspaceId);
     let path = op.path.replace(/\{(\w+)\}/g, (_m, name: string) =>
-      encodeURIComponent(name === 'workspaceId' ? workspaceId : idFor(name as keyof Pools, plan.objects)),
+      encodeURIComponent(
+        name === 'workspaceId'
+          ? workspaceId
+          : name === 'host'
+            ? // A site's host (getFavicon): ones the network rules refuse without asking DNS, and bad ones.
+              pick(['127.0.0.1', '10.0.0.1:8443', '169.254.169.254', 'not a host', 'a..b', 'x'.repeat(300)])
+            : idFor(name as keyof Pools, plan.objects),
+      ),
     );
     // Query parameters: valid values from their schemas, now and then a wrong one.
     const query = new URLSearchParams();
