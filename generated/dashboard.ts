@@ -410,7 +410,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * The link's QR code, if it has one
+         * @description The link's first QR code, read without making one: how a goal or the conversions' filter names a QR code, chosen by its link. 404 when the link has none yet (or is not the workspace's).
+         */
+        get: operations["getLinkQr"];
         put?: never;
         /**
          * The link's QR code
@@ -4495,6 +4499,33 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    getLinkQr: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace the signed-in person belongs to (another answers 404). */
+                workspaceId: components["parameters"]["WorkspaceId"];
+                /** @description A link of the workspace. */
+                linkId: components["parameters"]["LinkId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The QR code. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QrCode"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
         };

@@ -203,6 +203,14 @@ describeInChromium('conversions in the dashboard, in Chromium (sqlite)', () => {
     await expect.poll(() => stat(page, 'Conversions').textContent()).toBe('4');
     await page.getByRole('button', { name: 'Clear filters' }).click();
     await expect.poll(() => stat(page, 'Conversions').textContent()).toBe('8');
+    // A QR code by its link, also applied on choosing it, and named by its link.
+    await filters.getByLabel('QR code of a link', { exact: true }).fill('pric');
+    await filters.getByRole('button', { name: 'Use the QR code of pricing for the QR code filter' }).click();
+    await expect.poll(() => new URL(page.url()).searchParams.get('qrCodeId')).toBe(ids.qr);
+    await filters.getByText('QR code of localhost:8443/pricing').waitFor();
+    expect(await filters.textContent()).not.toContain(ids.qr);
+    await page.getByRole('button', { name: 'Clear filters' }).click();
+    await expect.poll(() => stat(page, 'Conversions').textContent()).toBe('8');
     await page.getByLabel('Event type', { exact: true }).selectOption('custom');
     await page.getByLabel('Custom event name').fill('webinar');
     await page.getByRole('button', { name: 'Apply' }).click();

@@ -51,6 +51,11 @@ describeInChromium('goals in the dashboard, in Chromium (sqlite)', () => {
     await b.look(page, 'goal-new');
     await form.getByLabel('Name').fill('Pricing purchases');
     await form.getByLabel('Conversions of type').selectOption('purchase');
+    // A QR code is chosen by its link; a link without one says so.
+    await form.getByLabel('Measure').selectOption('qrCodeId');
+    await form.getByLabel('QR code of a link', { exact: true }).fill('pricing');
+    await form.getByRole('button', { name: "Use the QR code of pricing for the goal's QR code" }).click();
+    await form.getByText("localhost:8443/pricing has no QR code yet: make one on the link's page.").waitFor();
     await form.getByLabel('Measure').selectOption('linkId');
     await form.getByLabel('Conversions', { exact: true }).fill('2');
     await form.getByLabel('Value', { exact: true }).fill('100');

@@ -265,6 +265,7 @@ describe.each(testEngines())('dashboard links on %s', (engine) => {
   describe('other workspaces', () => {
     it("another workspace's links, and another workspace's path, are 404 for every operation", async () => {
       const theirs = await create({ url: 'https://example.com/theirs', slug: 'dash-theirs' }, other.owner, otherBase);
+      expect((await other.owner.request('POST', `${otherBase}/links/${theirs.id}/qr`)).status).toBe(200);
       const me = team.owner;
       const inMine = [
         await me.request('GET', `${base}/links/${theirs.id}`),
@@ -272,6 +273,7 @@ describe.each(testEngines())('dashboard links on %s', (engine) => {
         await me.request('DELETE', `${base}/links/${theirs.id}`),
         await me.request('GET', `${base}/links/${theirs.id}/analytics`),
         await me.request('POST', `${base}/links/${theirs.id}/qr`),
+        await me.request('GET', `${base}/links/${theirs.id}/qr`),
       ];
       for (const r of inMine) expect(r.status).toBe(404);
       expect(inMine[0].body).toEqual({ error: 'Link not found' });
@@ -519,12 +521,18 @@ describe.each(testEngines())('dashboard links on %s', (engine) => {
   });
 
   describe('QR codes', () => {
-    it('makes one QR code per link, with SVG and PNG images', async () => {
+    it('makes one QR code per link, with SVG and PNG images; reading it makes none', async () => {
       const link = await create({ url: 'https://example.com/qr', slug: 'dash-qr' });
+      // Read before one is made: none, and reading made none (an ANALYST reads too).
+      expect((await team.analyst.request('GET', `${base}/links/${link.id}/qr`)).status).toBe(404);
+      expect((await team.member.request('GET', `${base}/links/${link.id}/qr`)).status).toBe(404);
       const first = await team.member.request('POST', `${base}/links/${link.id}/qr`);
       const second = await team.member.request('POST', `${base}/links/${link.id}/qr`);
       expect(first.status).toBe(200);
       expect(second.body.data).toEqual(first.body.data);
+      const read = await team.analyst.request('GET', `${base}/links/${link.id}/qr`);
+      expect(read.status).toBe(200);
+      expect(read.body.data).toEqual(first.body.data);
       const svg = await server.request('GET', new URL(first.body.data.svgUrl).pathname);
       expect(svg.headers['content-type']).toMatch(/^image\/svg\+xml/);
       expect(svg.text).toContain('<svg');

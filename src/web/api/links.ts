@@ -22,6 +22,16 @@ export function useLinkList(ws: string, query: LinkQuery, name: readonly unknown
   });
 }
 
+/** A link's QR code, read without making one; null when it has none. */
+export async function linkQrCode(workspaceId: string, linkId: string) {
+  try {
+    return (await unwrap(api.GET('/workspaces/{workspaceId}/links/{linkId}/qr', oneLink(workspaceId, linkId)))).data;
+  } catch (err) {
+    if (asApiError(err).status === 404) return null;
+    throw err;
+  }
+}
+
 /** The address of a destination site's icon (getFavicon), for an <img>. */
 export const faviconUrl = (ws: string, host: string) =>
   `${API_BASE}/workspaces/${encodeURIComponent(ws)}/favicons/${encodeURIComponent(host)}`;

@@ -1,8 +1,9 @@
 // Choosing one of the workspace's links by searching them (slug, title or destination), never by
-// typing its id: a bio page's link block, a goal's link, the conversions' link filter. And a
-// chosen link shown as people know it: its short URL and title.
+// typing its id: a bio page's link block, a goal's link or QR code, the conversions' filters. And
+// a chosen link shown as people know it: its short URL and title.
 import { useId, useState } from 'react';
-import { useLinkList } from '../api/links.ts';
+import { asApiError } from '../api/errors.ts';
+import { linkQrCode, useLinkList } from '../api/links.ts';
 import { useLink } from '../api/queries.ts';
 import type { DashboardLink } from '../api/types.ts';
 import { useDebouncedValue } from '../lib/hooks.ts';
@@ -164,6 +165,86 @@ export function LinkField({
       {error ? (
         <p id={errorId} className="field-error">
           {error}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+/**
+ * A form's QR code, chosen by its link (a link's QR code is made on the link's page): the chosen
+ * one with "Change", or the links to choose from. A code chosen here is named by its link; one
+ * the form was opened with, by its id.
+ */
+export function QrField({
+  workspaceId,
+  qrCodeId,
+  onChange,
+  label,
+  name,
+  error,
+  named,
+}: {
+  workspaceId: string;
+  qrCodeId: string;
+  /** How the screen already names the chosen code (the conversions' answer names it by its link). */
+  named?: string;
+  onChange: (qrCodeId: string) => void;
+  label: string;
+  name: string;
+  error?: string;
+}) {
+  const errorId = useId();
+  const [ofLink, setOfLink] = useState<{ qrCodeId: string; link: DashboardLink } | null>(null);
+  const [problem, setProblem] = useState<string | null>(null);
+  const shown = problem ?? error;
+  const pick = async (link: DashboardLink) => {
+    setProblem(null);
+    try {
+      const qr = await linkQrCode(workspaceId, link.id);
+      if (!qr) return setProblem(`${bare(link.shortUrl)} has no QR code yet: make one on the link's page.`);
+      setOfLink({ qrCodeId: qr.id, link });
+      onChange(qr.id);
+    } catch (err) {
+      setProblem(`Could not read the link's QR code: ${asApiError(err).message}`);
+    }
+  };
+  return (
+    <div className="field link-field">
+      {qrCodeId ? (
+        <>
+          <span className="field-label">{label}</span>
+          <div className="link-chosen">
+            <span className="link-name">
+              {ofLink?.qrCodeId === qrCodeId
+                ? `QR code of ${bare(ofLink.link.shortUrl)}`
+                : (named ?? `QR code ${qrCodeId}`)}
+            </span>
+            <button
+              type="button"
+              className="button button-small"
+              aria-label={`Change ${name}`}
+              aria-describedby={shown ? errorId : undefined}
+              data-problem={shown ? true : undefined}
+              onClick={() => onChange('')}
+            >
+              Change
+            </button>
+          </div>
+        </>
+      ) : (
+        <LinkSearch
+          workspaceId={workspaceId}
+          label={label}
+          listLabel={`Links whose QR code is ${name}`}
+          choiceLabel={(l) => `Use the QR code of ${l.slug} for ${name}`}
+          onPick={(l) => void pick(l)}
+          describedBy={shown ? errorId : undefined}
+        />
+      )}
+      {shown ? (
+        <p id={errorId} className="field-error">
+          {shown}
         </p>
       ) : null}
     </div>

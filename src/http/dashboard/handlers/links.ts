@@ -59,6 +59,7 @@ export function linkHandlers(
   | 'uploadAsset'
   | 'getDestinationPreview'
   | 'getFavicon'
+  | 'getLinkQr'
 > {
   const { knex } = services.db;
   const { config } = services;
@@ -71,6 +72,10 @@ export function linkHandlers(
   const fetchAllowed = () => {
     if (!config.destinationFetch)
       throw unavailable('This service does not fetch destinations (DESTINATION_FETCH is off)', 'destination_fetch_off');
+  };
+  const qrView = (qr: { id: string; code: string }) => {
+    const url = `https://${config.shortDomain}/qr/${qr.code}`;
+    return { id: qr.id, url, svgUrl: `${url}.svg`, pngUrl: `${url}.png` };
   };
   const shortUrlOf = (row: LinkRow, host: string | undefined) => `https://${host ?? config.shortDomain}/${row.slug}`;
 
@@ -169,14 +174,21 @@ export function linkHandlers(
       return { status: 200, body: await linkAnalyticsView(services, actor.workspaceId, params.linkId, query) };
     },
 
+    async getLinkQr({ params }, ctx): Promise<DashboardResult<'getLinkQr'>> {
+      const actor = sessionActor(ctx);
+      await operations.get(actor, params.linkId);
+      const qr = await qrCodeOfLink(knex, actor.workspaceId, params.linkId);
+      if (!qr) throw notFound('This link has no QR code yet');
+      return { status: 200, body: { data: qrView(qr) } };
+    },
+
     async makeLinkQr({ params }, ctx): Promise<DashboardResult<'makeLinkQr'>> {
       const actor = sessionActor(ctx);
       await operations.get(actor, params.linkId);
       const qr =
         (await qrCodeOfLink(knex, actor.workspaceId, params.linkId)) ??
         (await createQrCode(knex, actor.workspaceId, params.linkId));
-      const url = `https://${config.shortDomain}/qr/${qr.code}`;
-      return { status: 200, body: { data: { id: qr.id, url, svgUrl: `${url}.svg`, pngUrl: `${url}.png` } } };
+      return { status: 200, body: { data: qrView(qr) } };
     },
 
     async importLinks(_request, ctx): Promise<DashboardResult<'importLinks'>> {

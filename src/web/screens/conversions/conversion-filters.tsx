@@ -1,10 +1,10 @@
 // The window and every filter of GET /api/v1/conversions. A choice (from a list, or a link found
-// by searching) applies at once; typed ones (days, a custom name, a QR code's id) apply with Apply. The API's refusals show under the
-// field they name.
+// or a QR code by its link) applies at once; typed ones (days, a custom name) apply with Apply. The
+// API's refusals show under the field they name.
 import { useEffect, useState, type FormEvent } from 'react';
 import type { Campaign, ConversionNames } from '../../api/types.ts';
 import { Options, SelectField, TextField } from '../../components/fields.tsx';
-import { LinkField } from '../../components/link-search.tsx';
+import { LinkField, QrField } from '../../components/link-search.tsx';
 import { textInputs } from '../../components/text-inputs.ts';
 import { EVENT_TYPES } from '../../lib/conversions.ts';
 import { isDay } from '../../lib/dates.ts';
@@ -38,7 +38,7 @@ export function ConversionFilters(props: {
   const set = <K extends keyof ConversionView>(key: K, value: ConversionView[K]) =>
     setDraft((d) => ({ ...d, [key]: value }));
   /** The typed-in filters, applied with Apply. */
-  const input = textInputs<'from' | 'to' | 'customName' | 'qrCodeId'>(draft, set, errors);
+  const input = textInputs<'from' | 'to' | 'customName'>(draft, set, errors);
 
   /** Applies the draft with one change (a list's choice), or as it is (Apply). */
   const applyDraft = (change: Partial<ConversionView> = {}) => {
@@ -124,7 +124,6 @@ export function ConversionFilters(props: {
           {!knownCampaign ? <option value={draft.campaignId}>{draft.campaignId}</option> : null}
           <Options choices={(campaigns ?? []).map((c) => ({ value: c.id, label: c.name }))} />
         </SelectField>
-        <TextField label="QR code id" {...input('qrCodeId')} hint={qrHint} spellCheck={false} placeholder="qr_…" />
       </div>
       {/* A link is chosen by searching, and applies at once, as the lists' choices do. */}
       <LinkField
@@ -134,6 +133,15 @@ export function ConversionFilters(props: {
         linkId={draft.linkId}
         onChange={(linkId) => applyDraft({ linkId })}
         error={errors.linkId ?? (view.linkId && linkHint?.startsWith('No ') ? linkHint : undefined)}
+      />
+      <QrField
+        workspaceId={workspaceId}
+        label="QR code of a link"
+        name="the QR code filter"
+        qrCodeId={draft.qrCodeId}
+        onChange={(qrCodeId) => applyDraft({ qrCodeId })}
+        named={qrHint && !qrHint.startsWith('No ') ? qrHint : undefined}
+        error={errors.qrCodeId ?? (view.qrCodeId && qrHint?.startsWith('No ') ? qrHint : undefined)}
       />
       <div className="button-row filters-actions">
         <button type="submit" className="button button-primary">

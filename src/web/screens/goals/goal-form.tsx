@@ -9,7 +9,7 @@ import { SubmitButton } from '../../components/buttons.tsx';
 import { FormAlert } from '../../components/feedback.tsx';
 import { Options, SelectField, TextField } from '../../components/fields.tsx';
 import { useFormErrors } from '../../components/form-errors.ts';
-import { LinkField } from '../../components/link-search.tsx';
+import { LinkField, QrField } from '../../components/link-search.tsx';
 import { textInputs } from '../../components/text-inputs.ts';
 import { EVENT_TYPES, fractionDigits } from '../../lib/conversions.ts';
 import { isoToLocalInput, localInputToIso } from '../../lib/dates.ts';
@@ -114,7 +114,7 @@ export function GoalForm({
             ? 'Choose the link, or measure every conversion.'
             : state.scope === 'campaignId'
               ? 'Choose the campaign, or measure every conversion.'
-              : 'Enter the id, or measure every conversion.'
+              : 'Choose the QR code by its link, or measure every conversion.'
           : undefined,
       targetCount:
         count && !/^[1-9]\d{0,14}$/.test(count) ? 'Enter a whole number of 1 or more, or leave it empty.' : undefined,
@@ -214,15 +214,20 @@ export function GoalForm({
             <option value="">Choose a campaign</option>
             <Options choices={campaigns.data.map((c) => ({ value: c.id, label: c.name }))} />
           </SelectField>
-        ) : state.scope === 'qrCodeId' || state.scope === 'campaignId' ? (
-          <TextField
-            label={state.scope === 'qrCodeId' ? 'QR code id' : 'Campaign id'}
-            {...input('scopeId')}
-            hint={state.scope === 'qrCodeId' ? "As its link's page shows it (qr_…)." : undefined}
-            spellCheck={false}
-          />
+        ) : state.scope === 'campaignId' ? (
+          <TextField label="Campaign id" {...input('scopeId')} spellCheck={false} />
         ) : null}
       </div>
+      {state.scope === 'qrCodeId' ? (
+        <QrField
+          workspaceId={workspaceId}
+          label="QR code of a link"
+          name="the goal's QR code"
+          qrCodeId={state.scopeId}
+          onChange={(id) => set('scopeId', id)}
+          error={errors.fields.scopeId}
+        />
+      ) : null}
       {state.scope === 'linkId' ? (
         <LinkField
           workspaceId={workspaceId}
