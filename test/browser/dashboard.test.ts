@@ -224,6 +224,17 @@ describeInChromium('the dashboard in Chromium against the service (sqlite)', () 
     }
   });
 
+  it("takes a link's social preview title from its page when asked", async () => {
+    await page.getByRole('link', { name: 'made-quick', exact: true }).click();
+    await expect.poll(() => h1(page).textContent()).toBe('Edit made-quick');
+    expect(await page.getByLabel('Preview title').inputValue()).toBe('');
+    await page.getByRole('button', { name: 'Take title and description from the page' }).click();
+    await expect.poll(() => page.getByLabel('Preview title').inputValue()).toBe('Destination');
+    await page.getByText('Taken from the page: check them before saving.').waitFor();
+    await look(page, 'link-preview-from-page');
+    await page.getByRole('link', { name: 'Links', exact: true }).click();
+  });
+
   it('renames the link: the new short URL works and the old one stops', async () => {
     await page.getByRole('link', { name: 'spring-sale', exact: true }).click();
     await expect.poll(() => h1(page).textContent()).toBe('Edit spring-sale');

@@ -22,6 +22,14 @@ export function useLinkList(ws: string, query: LinkQuery, name: readonly unknown
   });
 }
 
+/** What a destination's page says of itself, asked once (the editor's "Take from the page"). */
+export async function readDestinationPreview(workspaceId: string, url: string) {
+  const answer = await unwrap(
+    api.GET('/workspaces/{workspaceId}/destination-preview', { params: { path: { workspaceId }, query: { url } } }),
+  );
+  return answer.data;
+}
+
 /** A link's QR code, read without making one; null when it has none. */
 export async function linkQrCode(workspaceId: string, linkId: string) {
   try {

@@ -274,7 +274,12 @@ function LinkEditorForm({
             ) : null}
           </FormSection>
 
-          <SocialPreviewSection binding={binding} workspaceId={ws} editable={editable} />
+          <SocialPreviewSection
+            binding={binding}
+            workspaceId={ws}
+            editable={editable}
+            fromPage={workspace.destinationFetch}
+          />
 
           {editable ? (
             <div className="form-actions">
