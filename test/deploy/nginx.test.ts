@@ -350,7 +350,9 @@ http {
       PUBLIC_URL: `https://localhost:${httpsPort}`,
       TLS: 'off',
       TRUST_PROXY: '1',
-      LOG_LEVEL: 'info',
+      // debug: a request's line carries the client's address as the service sees it, which the
+      // X-Forwarded-For test reads (at info a request is one short line without it).
+      LOG_LEVEL: 'debug',
       CLICK_FLUSH_MS: '100',
     };
     a = startInstance('a', portA, env);
