@@ -1,5 +1,5 @@
 // The API's `{ error, field? }` on a form: next to the input the field names, else at the top.
-import { useCallback, useState, type RefObject } from 'react';
+import { useCallback, useEffect, useState, type RefObject } from 'react';
 import { asApiError } from '../api/errors.ts';
 
 export interface FormErrors<K extends string> {
@@ -14,21 +14,24 @@ export interface FormErrors<K extends string> {
 export function useFormErrors<K extends string>(fieldOf: Record<string, K>, formRef?: RefObject<HTMLElement | null>) {
   const [errors, setErrors] = useState<FormErrors<K>>({ fields: {}, form: null });
 
-  const focusFirstProblem = useCallback(() => {
-    requestAnimationFrame(() => {
-      const root = formRef?.current;
-      if (!root) return;
-      // [data-problem]: a control at fault that is not an input (a choice made with a button).
-      const target =
-        root.querySelector<HTMLElement>('[aria-invalid="true"], [data-problem]') ??
-        root.querySelector<HTMLElement>('[role="alert"]');
-      if (target) {
-        if (!target.hasAttribute('tabindex') && target.getAttribute('role') === 'alert')
-          target.setAttribute('tabindex', '-1');
-        target.focus();
-      }
-    });
-  }, [formRef]);
+  // Focus moves once the errors are on the page: after React has committed them (an effect), not
+  // at the next frame, which on a busy machine can come before the render that shows them.
+  const [focusAsked, askFocus] = useState(0);
+  const focusFirstProblem = useCallback(() => askFocus((n) => n + 1), []);
+  useEffect(() => {
+    if (focusAsked === 0) return;
+    const root = formRef?.current;
+    if (!root) return;
+    // [data-problem]: a control at fault that is not an input (a choice made with a button).
+    const target =
+      root.querySelector<HTMLElement>('[aria-invalid="true"], [data-problem]') ??
+      root.querySelector<HTMLElement>('[role="alert"]');
+    if (target) {
+      if (!target.hasAttribute('tabindex') && target.getAttribute('role') === 'alert')
+        target.setAttribute('tabindex', '-1');
+      target.focus();
+    }
+  }, [focusAsked, formRef]);
 
   const show = useCallback(
     (err: unknown, formatForm?: (message: string, status: number) => string) => {
