@@ -427,6 +427,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/workspaces/{workspaceId}/qr-codes/{qrCodeId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A QR code and its link
+         * @description A QR code by its id, with the link it redirects like: how a goal or the conversions' filter that names a QR code by id shows it by its link's short URL. 404 when the code, or its link, is deleted or is not the workspace's.
+         */
+        get: operations["getDashboardQrCode"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/workspaces/{workspaceId}/links/{linkId}/routing": {
         parameters: {
             query?: never;
@@ -2223,12 +2243,14 @@ export interface components {
             /** @description Social preview image; `null` clears it. Must be the `https` URL of an image this workspace hosts with the service: one file directly under its asset base URL (`ASSET_BASE_URL`, by default the public URL followed by `/assets/`; same origin and path, as the URL parser reads them), ending in `.png`, `.jpg`, `.jpeg`, `.gif` or `.webp` (case-insensitive), with no query or fragment. A `.` or `..` path segment (also percent-encoded) is refused, not resolved. An image on another host, a plain-http URL, another extension, or a file the workspace does not hold gives 400. Stored normalised. Images are uploaded through the dashboard (operator command `shortlink asset add`). */
             previewImage?: ((string & unknown) | null) & unknown;
         };
-        /** @description The link's QR code (made on first ask); scanning it redirects like the link and counts as a scan. */
+        /** @description A link's QR code; scanning it redirects like the link and counts as a scan. */
         QrCode: {
             /** @description The QR code. */
             data: {
                 /** @description QR code id (what a conversion's `qrCodeId` names). */
                 id: string;
+                /** @description The link the code redirects like. */
+                linkId: string;
                 /** @description The address the code holds. */
                 url: string;
                 /** @description The image as SVG. */
@@ -3642,6 +3664,8 @@ export interface components {
         WorkspaceId: string;
         /** @description A link of the workspace. */
         LinkId: string;
+        /** @description A QR code of the workspace. */
+        QrCodeId: string;
         /** @description A tag of the workspace. */
         TagId: string;
         /**
@@ -4555,6 +4579,33 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    getDashboardQrCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace the signed-in person belongs to (another answers 404). */
+                workspaceId: components["parameters"]["WorkspaceId"];
+                /** @description A QR code of the workspace. */
+                qrCodeId: components["parameters"]["QrCodeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The QR code. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QrCode"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
         };
     };

@@ -12,6 +12,7 @@ import { DASHBOARD_API, type Person } from '../support/dashboard';
 import { acmeInChromium, type DashboardBrowser, openFromNav } from '../support/dashboard-browser';
 import { startTestServer, type TestServer } from '../support/server';
 import { dataKey } from '../support/seed';
+import { createCampaign, createQrCode } from '../../src/db/repos/workspace-objects';
 
 describeInChromium('goals in the dashboard, in Chromium (sqlite)', () => {
   let server: TestServer;
@@ -149,6 +150,62 @@ describeInChromium('goals in the dashboard, in Chromium (sqlite)', () => {
     const made = await b.apiFromPage(p, 'POST', `${base}/goals`, { name: 'Sneaky', type: 'lead' });
     expect(made.status).toBe(403);
     expect(made.body?.error).toMatch(/ANALYST/);
+    expect(b.errors).toEqual([]);
+  });
+
+  it("names a goal's QR code by its link; a campaign is found by typing part of its name", async () => {
+    const knex = server.services.db.knex;
+    const qr = await createQrCode(knex, workspaceId, linkId);
+    await createCampaign(knex, workspaceId, 'Spring sale 2026');
+    const summer = await createCampaign(knex, workspaceId, 'Summer launch');
+    const base = `${DASHBOARD_API}/workspaces/${workspaceId}`;
+    const made = await b.apiFromPage(page, 'POST', `${base}/goals`, {
+      name: 'Poster scans',
+      type: 'lead',
+      qrCodeId: qr.id,
+    });
+    expect(made.status).toBe(201);
+    // Made outside the screens: a fresh load reads it.
+    await page.goto(`${server.url}/app/w/${workspaceId}/goals`);
+    const row = page.getByRole('row', { name: /Poster scans/ });
+    await expect.poll(() => row.textContent()).toContain('QR code of localhost:8443/pricing');
+    expect(await row.textContent()).not.toContain(qr.id);
+    // Changing it shows the code the same way, with Change beside it.
+    await row.getByRole('link', { name: 'Poster scans' }).click();
+    await page.getByRole('button', { name: 'Change goal' }).click();
+    const definition = page.getByRole('region', { name: 'Definition' });
+    await definition.getByRole('button', { name: "Change the goal's QR code" }).waitFor();
+    await expect.poll(() => definition.textContent()).toContain('QR code of localhost:8443/pricing');
+    await b.look(page, 'goal-qr-named');
+
+    await openFromNav(page, 'Goals');
+    await page.getByRole('button', { name: 'New goal' }).click();
+    const form = page.getByRole('region', { name: 'New goal' });
+    await form.getByLabel('Name').fill('Summer leads');
+    await form.getByLabel('Conversions of type').selectOption('lead');
+    await form.getByLabel('Measure').selectOption('campaignId');
+    const campaign = form.getByRole('combobox', { name: 'Campaign' });
+    await campaign.fill('summ');
+    const choices = form.getByRole('listbox', { name: 'Campaign' });
+    await expect.poll(() => choices.getByRole('option').allTextContents()).toEqual(['Summer launch']);
+    await campaign.fill('zzz');
+    await form.getByText('No campaign matches “zzz”.').waitFor();
+    await campaign.fill('launch');
+    await b.look(page, 'goal-campaign-search');
+    const wide = page.viewportSize()!;
+    await page.setViewportSize({ width: 390, height: 844 });
+    await b.look(page, 'goal-campaign-search-phone');
+    await page.setViewportSize(wide);
+    await choices.getByRole('option', { name: 'Summer launch' }).click();
+    expect(await campaign.inputValue()).toBe('Summer launch');
+    await form.getByRole('button', { name: 'Create goal' }).click();
+    await page.getByText('Goal Summer leads created.').waitFor();
+    const goals = await b.apiFromPage(page, 'GET', `${base}/goals`);
+    const listed = goals.body as unknown as { data: Array<{ name: string; campaignId: string | null }> };
+    expect(listed.data.find((g) => g.name === 'Summer leads')?.campaignId).toBe(summer);
+    await expect
+      .poll(() => page.getByRole('row', { name: /Summer leads/ }).textContent())
+      .toContain('Campaign Summer launch');
     expect(b.errors).toEqual([]);
   });
 });

@@ -275,6 +275,8 @@ describe.each(testEngines())('dashboard links on %s', (engine) => {
         await me.request('POST', `${base}/links/${theirs.id}/qr`),
         await me.request('GET', `${base}/links/${theirs.id}/qr`),
       ];
+      const theirQr = (await other.owner.request('GET', `${otherBase}/links/${theirs.id}/qr`)).body.data;
+      inMine.push(await me.request('GET', `${base}/qr-codes/${theirQr.id}`));
       for (const r of inMine) expect(r.status).toBe(404);
       expect(inMine[0].body).toEqual({ error: 'Link not found' });
       const inTheirs = [
@@ -538,6 +540,20 @@ describe.each(testEngines())('dashboard links on %s', (engine) => {
       expect(svg.text).toContain('<svg');
       const png = await server.request('GET', new URL(first.body.data.pngUrl).pathname);
       expect(png.headers['content-type']).toBe('image/png');
+    });
+
+    it('reads a QR code by its id with its link, for any role, until its link is deleted', async () => {
+      const link = await create({ url: 'https://example.com/qr-by-id', slug: 'dash-qr-by-id' });
+      const made = (await team.member.request('POST', `${base}/links/${link.id}/qr`)).body.data;
+      expect(made.linkId).toBe(link.id);
+      const read = await team.analyst.request('GET', `${base}/qr-codes/${made.id}`);
+      expect(read.status).toBe(200);
+      expect(read.body).toEqual({ data: made });
+      const unknown = await team.analyst.request('GET', `${base}/qr-codes/qr_nosuchcode`);
+      expect(unknown.status).toBe(404);
+      expect(unknown.body).toEqual({ error: 'QR code qr_nosuchcode not found' });
+      expect((await team.admin.request('DELETE', `${base}/links/${link.id}`)).status).toBe(204);
+      expect((await team.analyst.request('GET', `${base}/qr-codes/${made.id}`)).status).toBe(404);
     });
   });
 

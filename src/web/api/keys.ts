@@ -4,6 +4,8 @@ export const keys = {
   workspace: (ws: string) => ['workspace', ws] as const,
   links: (ws: string) => ['links', ws] as const,
   link: (ws: string, id: string) => ['link', ws, id] as const,
+  // Under the links' key: deleting a link (which takes its codes with it) reads it again.
+  qrCode: (ws: string, id: string) => ['links', ws, 'qr-code', id] as const,
   analytics: (ws: string, id: string, from: string, to: string) => ['analytics', ws, id, from, to] as const,
   routing: (ws: string, id: string) => ['routing', ws, id] as const,
   routingReport: (ws: string, id: string) => ['routing', ws, id, 'report'] as const,

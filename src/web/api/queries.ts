@@ -19,3 +19,12 @@ export function useLink(ws: string, linkId: string) {
     { enabled: linkId !== '' },
   );
 }
+
+/** A QR code by its id, with its link's id (how a goal or a filter names it by its link). */
+export function useQrCode(ws: string, qrCodeId: string) {
+  return useDataQuery(
+    keys.qrCode(ws, qrCodeId),
+    () => api.GET('/workspaces/{workspaceId}/qr-codes/{qrCodeId}', { params: { path: { workspaceId: ws, qrCodeId } } }),
+    { enabled: qrCodeId !== '' },
+  );
+}

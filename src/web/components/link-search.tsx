@@ -1,10 +1,10 @@
 // Choosing one of the workspace's links by searching them (slug, title or destination), never by
 // typing its id: a bio page's link block, a goal's link or QR code, the conversions' filters. And
 // a chosen link shown as people know it: its short URL and title.
-import { useId, useState } from 'react';
+import { type ReactNode, useId, useState } from 'react';
 import { asApiError } from '../api/errors.ts';
 import { linkQrCode, useLinkList } from '../api/links.ts';
-import { useLink } from '../api/queries.ts';
+import { useLink, useQrCode } from '../api/queries.ts';
 import type { DashboardLink } from '../api/types.ts';
 import { useDebouncedValue } from '../lib/hooks.ts';
 import { boundText } from './text-inputs.ts';
@@ -113,10 +113,74 @@ export function LinkName({ workspaceId, linkId }: { workspaceId: string; linkId:
   return <span className="muted">{linkId}</span>;
 }
 
+/** A QR code by its id, as people know it: "QR code of sho.rt/spring-sale"; its id only while it loads. */
+export function QrName({ workspaceId, qrCodeId }: { workspaceId: string; qrCodeId: string }) {
+  const qr = useQrCode(workspaceId, qrCodeId);
+  if (qr.data) {
+    return (
+      <>
+        QR code of <LinkName workspaceId={workspaceId} linkId={qr.data.linkId} />
+      </>
+    );
+  }
+  if (qr.isError) return <span className="muted">a deleted QR code</span>;
+  return <span className="muted">QR code {qrCodeId}</span>;
+}
+
 /**
- * A form's link: the chosen one with "Change", or the search to choose one. `name` names the
- * control in its buttons' accessible names ("Change the goal's link").
+ * The frame of a form's chosen object: its name with "Change", or, while none is chosen, the
+ * search to choose one; the field's problem under either, tied to the control shown.
  */
+function ChosenField({
+  label,
+  name,
+  error,
+  chosen,
+  onClear,
+  search,
+}: {
+  label: string;
+  name: string;
+  error?: string | undefined;
+  /** The chosen object's name; null while none is chosen. */
+  chosen: ReactNode;
+  onClear: () => void;
+  search: (describedBy: string | undefined) => ReactNode;
+}) {
+  const errorId = useId();
+  const describedBy = error ? errorId : undefined;
+  return (
+    <div className="field link-field">
+      {chosen ? (
+        <>
+          <span className="field-label">{label}</span>
+          <div className="link-chosen">
+            <span className="link-name">{chosen}</span>
+            <button
+              type="button"
+              className="button button-small"
+              aria-label={`Change ${name}`}
+              aria-describedby={describedBy}
+              data-problem={error ? true : undefined}
+              onClick={onClear}
+            >
+              Change
+            </button>
+          </div>
+        </>
+      ) : (
+        search(describedBy)
+      )}
+      {error ? (
+        <p id={errorId} className="field-error">
+          {error}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+/** A form's link: the chosen one, or the search to choose one. `name` names it in buttons' names. */
 export function LinkField({
   workspaceId,
   linkId,
@@ -132,49 +196,30 @@ export function LinkField({
   name: string;
   error?: string;
 }) {
-  const errorId = useId();
   return (
-    <div className="field link-field">
-      {linkId ? (
-        <>
-          <span className="field-label">{label}</span>
-          <div className="link-chosen">
-            <LinkName workspaceId={workspaceId} linkId={linkId} />
-            <button
-              type="button"
-              className="button button-small"
-              aria-label={`Change ${name}`}
-              aria-describedby={error ? errorId : undefined}
-              data-problem={error ? true : undefined}
-              onClick={() => onChange('')}
-            >
-              Change
-            </button>
-          </div>
-        </>
-      ) : (
+    <ChosenField
+      label={label}
+      name={name}
+      error={error}
+      chosen={linkId ? <LinkName workspaceId={workspaceId} linkId={linkId} /> : null}
+      onClear={() => onChange('')}
+      search={(describedBy) => (
         <LinkSearch
           workspaceId={workspaceId}
           label={label}
           listLabel={`Links for ${name}`}
           choiceLabel={(l) => `Use ${l.slug} for ${name}`}
           onPick={(l) => onChange(l.id)}
-          describedBy={error ? errorId : undefined}
+          describedBy={describedBy}
         />
       )}
-      {error ? (
-        <p id={errorId} className="field-error">
-          {error}
-        </p>
-      ) : null}
-    </div>
+    />
   );
 }
 
 /**
- * A form's QR code, chosen by its link (a link's QR code is made on the link's page): the chosen
- * one with "Change", or the links to choose from. A code chosen here is named by its link; one
- * the form was opened with, by its id.
+ * A form's QR code, chosen by its link (a link's QR code is made on the link's page), and shown
+ * by its link.
  */
 export function QrField({
   workspaceId,
@@ -187,66 +232,41 @@ export function QrField({
 }: {
   workspaceId: string;
   qrCodeId: string;
-  /** How the screen already names the chosen code (the conversions' answer names it by its link). */
-  named?: string;
+  /** How the screen already names the chosen code (the conversions' answer names deleted ones too). */
+  named?: string | undefined;
   onChange: (qrCodeId: string) => void;
   label: string;
   name: string;
-  error?: string;
+  error?: string | undefined;
 }) {
-  const errorId = useId();
-  const [ofLink, setOfLink] = useState<{ qrCodeId: string; link: DashboardLink } | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
-  const shown = problem ?? error;
   const pick = async (link: DashboardLink) => {
     setProblem(null);
     try {
       const qr = await linkQrCode(workspaceId, link.id);
       if (!qr) return setProblem(`${bare(link.shortUrl)} has no QR code yet: make one on the link's page.`);
-      setOfLink({ qrCodeId: qr.id, link });
       onChange(qr.id);
     } catch (err) {
       setProblem(`Could not read the link's QR code: ${asApiError(err).message}`);
     }
   };
   return (
-    <div className="field link-field">
-      {qrCodeId ? (
-        <>
-          <span className="field-label">{label}</span>
-          <div className="link-chosen">
-            <span className="link-name">
-              {ofLink?.qrCodeId === qrCodeId
-                ? `QR code of ${bare(ofLink.link.shortUrl)}`
-                : (named ?? `QR code ${qrCodeId}`)}
-            </span>
-            <button
-              type="button"
-              className="button button-small"
-              aria-label={`Change ${name}`}
-              aria-describedby={shown ? errorId : undefined}
-              data-problem={shown ? true : undefined}
-              onClick={() => onChange('')}
-            >
-              Change
-            </button>
-          </div>
-        </>
-      ) : (
+    <ChosenField
+      label={label}
+      name={name}
+      error={problem ?? error}
+      chosen={qrCodeId ? (named ?? <QrName workspaceId={workspaceId} qrCodeId={qrCodeId} />) : null}
+      onClear={() => onChange('')}
+      search={(describedBy) => (
         <LinkSearch
           workspaceId={workspaceId}
           label={label}
           listLabel={`Links whose QR code is ${name}`}
           choiceLabel={(l) => `Use the QR code of ${l.slug} for ${name}`}
           onPick={(l) => void pick(l)}
-          describedBy={shown ? errorId : undefined}
+          describedBy={describedBy}
         />
       )}
-      {shown ? (
-        <p id={errorId} className="field-error">
-          {shown}
-        </p>
-      ) : null}
-    </div>
+    />
   );
 }

@@ -21,6 +21,7 @@ import {
   WS,
 } from './fixtures';
 import {
+  axeProblems,
   buildDashboard,
   settled,
   SHOTS_DIR,
@@ -308,6 +309,76 @@ describeInChromium("the dashboard in Chromium against Prism's mock of the contra
       });
     });
 
+    it('the Tag filter finds a tag by part of its name, with its link count, by pointer or by keys', async () => {
+      await realisticReads(page);
+      await open(`/w/${WS}/links`);
+      const tagged = (id: string) =>
+        page.waitForRequest((r) => {
+          const url = new URL(r.url());
+          return url.pathname.endsWith(`/workspaces/${WS}/links`) && url.searchParams.get('tagId') === id;
+        });
+      const tag = page.getByRole('combobox', { name: 'Tag' });
+      expect(await tag.inputValue()).toBe('All tags');
+      await tag.fill('soc');
+      const choices = page.getByRole('listbox', { name: 'Tag' });
+      expect(await choices.getByRole('option').allTextContents()).toEqual(['social 1 link']);
+      await shot('links-tag-filter-search');
+      const social = tagged('tag_social');
+      await choices.getByRole('option', { name: /^social/ }).click();
+      await social;
+      expect(new URL(page.url()).searchParams.get('tag')).toBe('tag_social');
+      expect(await tag.inputValue()).toBe('social');
+      // The keys: type, Down to the match, Enter chooses it (and sends no form).
+      await tag.fill('pri');
+      const print = tagged('tag_print');
+      await tag.press('ArrowDown');
+      await tag.press('Enter');
+      await print;
+      expect(await tag.inputValue()).toBe('print');
+      // Leaving with half a name puts back the chosen one: the field shows what it holds.
+      await tag.fill('q4');
+      await page.getByLabel('Search links').focus();
+      expect(await tag.inputValue()).toBe('print');
+      // Every tag, "All tags" first, behind the arrow.
+      await page.getByRole('button', { name: 'Show every tag' }).click();
+      expect(await choices.getByRole('option').allTextContents()).toEqual([
+        'All tags',
+        'Q4 launch 128 links',
+        'social 1 link',
+        'print 0 links',
+      ]);
+      expect(await axeProblems(page), 'axe with the choices open').toEqual([]);
+      await choices.getByRole('option', { name: 'All tags' }).click();
+      await expect.poll(() => new URL(page.url()).searchParams.has('tag')).toBe(false);
+    });
+
+    it("the editor's tags get a search once there are many; chosen ones stay shown", async () => {
+      await realisticReads(page);
+      const many = Array.from({ length: 12 }, (_, i) => ({
+        id: `tag_${i}`,
+        name: i % 3 === 0 ? `campaign ${i}` : `topic ${i}`,
+        color: '#2563eb',
+        linkCount: i,
+      }));
+      await page.route(`**/app/api/workspaces/${WS}/tags`, (route) => route.fulfill({ json: { data: many } }));
+      await open(`/w/${WS}/links/new`);
+      const group = page.getByRole('group', { name: 'Tags' });
+      expect(await group.getByRole('checkbox').count()).toBe(12);
+      await group.getByLabel('topic 1', { exact: true }).check();
+      await group.getByLabel('Find a tag').fill('campaign');
+      await expect.poll(() => group.getByRole('checkbox').count()).toBe(5);
+      expect(await group.getByLabel('topic 1', { exact: true }).isChecked()).toBe(true);
+      await group.getByText('5 of 12 tags shown (chosen ones always).').waitFor();
+      // Enter narrows; it does not send the editor.
+      await group.getByLabel('Find a tag').press('Enter');
+      expect(page.url()).toContain('/links/new');
+      await group.getByLabel('campaign 9', { exact: true }).check();
+      await shot('link-editor-tag-search');
+      await group.getByLabel('Find a tag').fill('');
+      expect(await group.getByRole('checkbox').count()).toBe(12);
+      expect(await axeProblems(page)).toEqual([]);
+    });
+
     it("an OWNER deletes selected links after a native dialog, and sees each link's outcome", async () => {
       await realisticReads(page);
       await open(`/w/${WS}/links`);
@@ -360,7 +431,9 @@ describeInChromium("the dashboard in Chromium against Prism's mock of the contra
       const bulk = await answer(page, 'POST', '**/app/api/workspaces/*/links/bulk', {
         data: linkList(25).data.map((l) => ({ id: l.id, ok: true })),
       });
-      await page.getByLabel('Tag to add').selectOption({ label: 'print' });
+      await page.getByRole('combobox', { name: 'Tag to add' }).fill('pri');
+      await shot('links-bulk-tag-search');
+      await page.getByRole('option', { name: /^print/ }).click();
       await page.getByRole('button', { name: 'Add tag' }).click();
       await expect.poll(() => page.getByRole('status').textContent()).toContain('Tag added: 25 links');
       expect(JSON.parse(bulk[0].body!)).toMatchObject({ action: 'add_tag', tagId: 'tag_print' });
@@ -448,6 +521,7 @@ describeInChromium("the dashboard in Chromium against Prism's mock of the contra
       await answer(page, 'POST', '**/app/api/workspaces/*/links/*/qr', {
         data: {
           id: 'qr_1',
+          linkId: 'lnk_new',
           url: 'https://sho.rt/qr/abc',
           svgUrl: `${app.origin}/app/favicon.svg`,
           pngUrl: `${app.origin}/app/favicon.svg?png`,

@@ -8,6 +8,7 @@ import type { LinkRow } from '../../../db/repos/links.ts';
 import type { ExportPage } from '../../../db/repos/link-export.ts';
 import { findDomainOf } from '../../../db/repos/domains.ts';
 import { addAsset, createQrCode, qrCodeOfLink } from '../../../db/repos/workspace-objects.ts';
+import { findLiveQrCode } from '../../../db/repos/qr-codes.ts';
 import { IMAGE_EXTENSIONS, looksLike } from '../../../domain/assets.ts';
 import { csvRecords } from '../../../domain/csv.ts';
 import { type AppError, invalid, notFound, storageFailed, tooLarge, unavailable } from '../../../domain/errors.ts';
@@ -60,6 +61,7 @@ export function linkHandlers(
   | 'getDestinationPreview'
   | 'getFavicon'
   | 'getLinkQr'
+  | 'getDashboardQrCode'
 > {
   const { knex } = services.db;
   const { config } = services;
@@ -73,9 +75,9 @@ export function linkHandlers(
     if (!config.destinationFetch)
       throw unavailable('This service does not fetch destinations (DESTINATION_FETCH is off)', 'destination_fetch_off');
   };
-  const qrView = (qr: { id: string; code: string }) => {
+  const qrView = (qr: { id: string; code: string }, linkId: string) => {
     const url = `https://${config.shortDomain}/qr/${qr.code}`;
-    return { id: qr.id, url, svgUrl: `${url}.svg`, pngUrl: `${url}.png` };
+    return { id: qr.id, linkId, url, svgUrl: `${url}.svg`, pngUrl: `${url}.png` };
   };
   const shortUrlOf = (row: LinkRow, host: string | undefined) => `https://${host ?? config.shortDomain}/${row.slug}`;
 
@@ -179,7 +181,15 @@ export function linkHandlers(
       await operations.get(actor, params.linkId);
       const qr = await qrCodeOfLink(knex, actor.workspaceId, params.linkId);
       if (!qr) throw notFound('This link has no QR code yet');
-      return { status: 200, body: { data: qrView(qr) } };
+      return { status: 200, body: { data: qrView(qr, params.linkId) } };
+    },
+
+    async getDashboardQrCode({ params }, ctx): Promise<DashboardResult<'getDashboardQrCode'>> {
+      const actor = sessionActor(ctx);
+      // Scoped to the workspace, and to codes whose link is live: a deleted one is not shown.
+      const qr = await findLiveQrCode(knex, actor.workspaceId, params.qrCodeId);
+      if (!qr) throw notFound(`QR code ${params.qrCodeId} not found`);
+      return { status: 200, body: { data: qrView(qr, qr.link_id) } };
     },
 
     async makeLinkQr({ params }, ctx): Promise<DashboardResult<'makeLinkQr'>> {
@@ -188,7 +198,7 @@ export function linkHandlers(
       const qr =
         (await qrCodeOfLink(knex, actor.workspaceId, params.linkId)) ??
         (await createQrCode(knex, actor.workspaceId, params.linkId));
-      return { status: 200, body: { data: qrView(qr) } };
+      return { status: 200, body: { data: qrView(qr, params.linkId) } };
     },
 
     async importLinks(_request, ctx): Promise<DashboardResult<'importLinks'>> {

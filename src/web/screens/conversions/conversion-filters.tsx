@@ -3,6 +3,7 @@
 // API's refusals show under the field they name.
 import { useEffect, useState, type FormEvent } from 'react';
 import type { Campaign, ConversionNames } from '../../api/types.ts';
+import { ComboField } from '../../components/combo-field.tsx';
 import { Options, SelectField, TextField } from '../../components/fields.tsx';
 import { LinkField, QrField } from '../../components/link-search.tsx';
 import { textInputs } from '../../components/text-inputs.ts';
@@ -67,7 +68,6 @@ export function ConversionFilters(props: {
   };
   const linkHint = idHint(view.linkId, 'links', 'link');
   const qrHint = idHint(view.qrCodeId, 'qrCodes', 'QR code');
-  const knownCampaign = !draft.campaignId || campaigns?.some((c) => c.id === draft.campaignId);
 
   return (
     <form className="panel conversion-filters" onSubmit={submit} noValidate aria-label="Conversion filters">
@@ -114,16 +114,15 @@ export function ConversionFilters(props: {
             spellCheck={false}
           />
         ) : null}
-        <SelectField
+        <ComboField
           label="Campaign"
+          noun="campaign"
+          everything="Every campaign"
+          choices={(campaigns ?? []).map((c) => ({ value: c.id, label: c.name }))}
           value={draft.campaignId}
           error={errors.campaignId}
-          onChange={(e) => applyDraft({ campaignId: e.target.value })}
-        >
-          <option value="">Every campaign</option>
-          {!knownCampaign ? <option value={draft.campaignId}>{draft.campaignId}</option> : null}
-          <Options choices={(campaigns ?? []).map((c) => ({ value: c.id, label: c.name }))} />
-        </SelectField>
+          onChange={(campaignId) => applyDraft({ campaignId })}
+        />
       </div>
       {/* A link is chosen by searching, and applies at once, as the lists' choices do. */}
       <LinkField

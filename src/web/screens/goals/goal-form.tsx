@@ -4,6 +4,7 @@
 import { useRef, useState, type FormEvent } from 'react';
 import { useSaveGoal } from '../../api/goals.ts';
 import { useCampaigns } from '../../api/settings.ts';
+import { ComboField } from '../../components/combo-field.tsx';
 import type { EventType, Goal, GoalCreate } from '../../api/types.ts';
 import { SubmitButton } from '../../components/buttons.tsx';
 import { FormAlert } from '../../components/feedback.tsx';
@@ -210,10 +211,15 @@ export function GoalForm({
           <option value="campaignId">One campaign</option>
         </SelectField>
         {state.scope === 'campaignId' && campaigns.data?.length ? (
-          <SelectField label="Campaign" {...input('scopeId')}>
-            <option value="">Choose a campaign</option>
-            <Options choices={campaigns.data.map((c) => ({ value: c.id, label: c.name }))} />
-          </SelectField>
+          <ComboField
+            label="Campaign"
+            noun="campaign"
+            placeholder="Type to find a campaign"
+            choices={campaigns.data.map((c) => ({ value: c.id, label: c.name }))}
+            value={state.scopeId}
+            onChange={(id) => set('scopeId', id)}
+            error={errors.fields.scopeId}
+          />
         ) : state.scope === 'campaignId' ? (
           <TextField label="Campaign id" {...input('scopeId')} spellCheck={false} />
         ) : null}

@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { Link, useParams, useSearchParams } from 'wouter';
 import { useGoals } from '../../api/goals.ts';
 import { useCampaigns } from '../../api/settings.ts';
-import { LinkName } from '../../components/link-search.tsx';
+import { LinkName, QrName } from '../../components/link-search.tsx';
 import { useWorkspace } from '../../api/queries.ts';
 import { can, useMembership } from '../../api/session.ts';
 import type { Goal } from '../../api/types.ts';
@@ -33,7 +33,7 @@ export function GoalScope({ ws, goal }: { ws: string; goal: Goal }) {
         Link <LinkName workspaceId={ws} linkId={goal.linkId} />
       </>
     );
-  if (goal.qrCodeId) return <>QR code {goal.qrCodeId}</>;
+  if (goal.qrCodeId) return <QrName workspaceId={ws} qrCodeId={goal.qrCodeId} />;
   if (goal.campaignId)
     return <>Campaign {campaigns.data?.find((c) => c.id === goal.campaignId)?.name ?? goal.campaignId}</>;
   return <>Every conversion</>;

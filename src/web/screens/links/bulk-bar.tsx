@@ -1,10 +1,11 @@
 // What to do with the selected links: add a tag, disable, delete (OWNER and ADMIN). Each link
 // succeeds or fails on its own; the outcome is listed per link.
-import { useId, useState } from 'react';
+import { useState } from 'react';
 import { useBulkLinks } from '../../api/links.ts';
 import type { BulkLinks, BulkResult, WorkspaceTag } from '../../api/types.ts';
 import { useConfirm } from '../../components/confirm.tsx';
-import { Options } from '../../components/fields.tsx';
+import { ComboField } from '../../components/combo-field.tsx';
+import { tagChoices } from '../../components/tag-chip.tsx';
 import { plural } from '../../lib/format.ts';
 
 export interface BulkOutcome {
@@ -33,7 +34,6 @@ export function BulkBar({
 }) {
   const [tagId, setTagId] = useState('');
   const [ask, dialog] = useConfirm();
-  const tagSelectId = useId();
 
   const run = useBulkLinks(workspaceId, {
     onSuccess: (result, body) =>
@@ -47,11 +47,16 @@ export function BulkBar({
         <strong>{plural(n, 'link')}</strong> selected
       </p>
       <div className="bulkbar-group">
-        <label htmlFor={tagSelectId}>Tag to add</label>
-        <select id={tagSelectId} value={tagId} onChange={(e) => setTagId(e.target.value)} disabled={tags.length === 0}>
-          <option value="">{tags.length ? 'Choose a tag' : 'No tags yet'}</option>
-          <Options choices={tags.map((t) => ({ value: t.id, label: t.name }))} />
-        </select>
+        <ComboField
+          className="bulkbar-tag"
+          label="Tag to add"
+          noun="tag"
+          placeholder={tags.length ? 'Type to find a tag' : 'No tags yet'}
+          choices={tagChoices(tags)}
+          value={tagId}
+          onChange={setTagId}
+          disabled={tags.length === 0}
+        />
         <button
           type="button"
           className="button button-small"

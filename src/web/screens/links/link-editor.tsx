@@ -14,7 +14,6 @@ import { CheckboxField, Options, SelectField, TextField } from '../../components
 import { useFormErrors } from '../../components/form-errors.ts';
 import { PageHeader } from '../../components/page.tsx';
 import { ReadOnlyNotice } from '../../components/read-only-notice.tsx';
-import { TagChip } from '../../components/tag-chip.tsx';
 import { textInputs } from '../../components/text-inputs.ts';
 import { FormSection } from '../../components/form-section.tsx';
 import {
@@ -33,6 +32,7 @@ import { linkPath, wsPath } from './paths.ts';
 import { ScheduleSection } from './link-schedule.tsx';
 import { LinkSummary } from './link-summary.tsx';
 import { NewTagInline } from './new-tag.tsx';
+import { TagChecks } from './tag-checks.tsx';
 import { QrSection } from './qr-section.tsx';
 import { SocialPreviewSection } from './social-preview.tsx';
 
@@ -225,21 +225,7 @@ function LinkEditorForm({
             {tags.length === 0 ? (
               <p className="muted">No tags yet.{editable ? ' Make one here: it is added to this link.' : ''}</p>
             ) : (
-              <div className="check-grid">
-                {tags.map((t) => (
-                  <CheckboxField
-                    key={t.id}
-                    label={<TagChip name={t.name} color={t.color} />}
-                    checked={form.tagIds.includes(t.id)}
-                    onChange={(ev) =>
-                      set(
-                        'tagIds',
-                        ev.target.checked ? [...form.tagIds, t.id] : form.tagIds.filter((id) => id !== t.id),
-                      )
-                    }
-                  />
-                ))}
-              </div>
+              <TagChecks tags={tags} chosen={form.tagIds} onChange={(ids) => set('tagIds', ids)} />
             )}
             {e.tagIds ? (
               <p id="tags-error" className="field-error">

@@ -13,7 +13,8 @@ import { ACTIONS, DataTable } from '../../components/data-table.tsx';
 import { EmptyState, LoadError, Loading, StatusNotice } from '../../components/feedback.tsx';
 import { Options, SelectField } from '../../components/fields.tsx';
 import { PageHeader } from '../../components/page.tsx';
-import { TagChip } from '../../components/tag-chip.tsx';
+import { TagChip, tagChoices } from '../../components/tag-chip.tsx';
+import { ComboField } from '../../components/combo-field.tsx';
 import { When } from '../../components/when.tsx';
 import { NEW_LINK_PARAM } from '../../components/keyboard-help.tsx';
 import { useShortcuts } from '../../lib/shortcuts.ts';
@@ -204,10 +205,14 @@ export function LinksList() {
           Filters and sort{activeFilters ? ` (${activeFilters})` : ''}
         </button>
         <div id={ids.filters} className={`toolbar-filters${filtersOpen ? ' is-open' : ''}`}>
-          <SelectField label="Tag" value={tagId} onChange={(e) => update({ tag: e.target.value || null })}>
-            <option value="">All tags</option>
-            <Options choices={(tags.data ?? []).map((t) => ({ value: t.id, label: t.name }))} />
-          </SelectField>
+          <ComboField
+            label="Tag"
+            noun="tag"
+            everything="All tags"
+            choices={tagChoices(tags.data ?? [])}
+            value={tagId}
+            onChange={(tag) => update({ tag: tag || null })}
+          />
           <SelectField label="Domain" value={domainId} onChange={(e) => update({ domain: e.target.value || null })}>
             <option value="">All domains</option>
             <option value="short">Shared short domain</option>
