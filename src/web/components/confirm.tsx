@@ -1,5 +1,6 @@
 // Confirmation in a native modal <dialog>: a question and two buttons, "Escape" cancels.
-import { useCallback, useEffect, useId, useRef, useState, type ReactNode } from 'react';
+import { useCallback, useId, useRef, useState, type ReactNode } from 'react';
+import { useModalDialog } from './modal-dialog.ts';
 
 export interface Question {
   title: string;
@@ -35,24 +36,15 @@ export function useConfirm(): [(q: Question) => Promise<boolean>, ReactNode] {
 }
 
 function ConfirmDialog({ question, onSettle }: { question: Question; onSettle: (ok: boolean) => void }) {
-  const ref = useRef<HTMLDialogElement>(null);
+  const dialog = useModalDialog(() => onSettle(false));
   const titleId = useId();
   const bodyId = useId();
-  useEffect(() => {
-    const dialog = ref.current;
-    if (dialog && !dialog.open) dialog.showModal();
-    return () => dialog?.close();
-  }, []);
   return (
     <dialog
-      ref={ref}
+      {...dialog}
       className="dialog"
       aria-labelledby={titleId}
       aria-describedby={question.body ? bodyId : undefined}
-      onCancel={(e) => {
-        e.preventDefault();
-        onSettle(false);
-      }}
     >
       <h2 id={titleId}>{question.title}</h2>
       {question.body ? (

@@ -1,6 +1,7 @@
 // The signed-in frame's keys: `c` makes a link from any screen of a workspace (the Links screen's
 // "New link" dialog), `?` lists every key. The Links screen adds `/` for its search.
-import { useEffect, useId, useRef, useState } from 'react';
+import { useId, useState } from 'react';
+import { useModalDialog } from './modal-dialog.ts';
 import { useLocation } from 'wouter';
 import { can, useMembership } from '../api/session.ts';
 import { useShortcuts } from '../lib/shortcuts.ts';
@@ -34,23 +35,10 @@ export function KeyboardHelp() {
 }
 
 function KeysDialog({ canCreate, onClose }: { canCreate: boolean; onClose: () => void }) {
-  const ref = useRef<HTMLDialogElement>(null);
+  const dialog = useModalDialog(onClose);
   const titleId = useId();
-  useEffect(() => {
-    const dialog = ref.current;
-    if (dialog && !dialog.open) dialog.showModal();
-    return () => dialog?.close();
-  }, []);
   return (
-    <dialog
-      ref={ref}
-      className="dialog"
-      aria-labelledby={titleId}
-      onCancel={(e) => {
-        e.preventDefault();
-        onClose();
-      }}
-    >
+    <dialog {...dialog} className="dialog" aria-labelledby={titleId}>
       <h2 id={titleId}>Keyboard shortcuts</h2>
       <dl className="keys">
         {KEYS.filter(([key]) => canCreate || key !== 'c').map(([key, what]) => (

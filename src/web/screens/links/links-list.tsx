@@ -10,13 +10,12 @@ import { can, useMembership } from '../../api/session.ts';
 import type { DashboardLink } from '../../api/types.ts';
 import { CopyButton } from '../../components/copy-button.tsx';
 import { ACTIONS, DataTable } from '../../components/data-table.tsx';
-import { EmptyState, LoadError, Loading, StatusNotice } from '../../components/feedback.tsx';
+import { EmptyState, LoadError, Loading } from '../../components/feedback.tsx';
 import { Options, SelectField } from '../../components/fields.tsx';
 import { PageHeader } from '../../components/page.tsx';
 import { TagChip, tagChoices } from '../../components/tag-chip.tsx';
 import { ComboField } from '../../components/combo-field.tsx';
 import { When } from '../../components/when.tsx';
-import { NEW_LINK_PARAM } from '../../components/keyboard-help.tsx';
 import { useShortcuts } from '../../lib/shortcuts.ts';
 import { formatCount, pageRange } from '../../lib/format.ts';
 import { useDebouncedValue } from '../../lib/hooks.ts';
@@ -24,7 +23,7 @@ import { BulkBar, BulkOutcomeNotice, type BulkOutcome } from './bulk-bar.tsx';
 import { linkPath, wsPath } from './paths.ts';
 import { LinkBadges } from './link-badges.tsx';
 import { SiteIcon } from './site-icon.tsx';
-import { QuickCreateDialog } from './quick-create.tsx';
+import { useQuickCreate } from './quick-create.tsx';
 import { boundText } from '../../components/text-inputs.ts';
 
 const LIMIT = 25;
@@ -116,25 +115,7 @@ export function LinksList() {
       return next;
     });
 
-  // The dialog is in the address (?new=1), so `c` on another screen opens it here; it is
-  // replaced, not pushed: Back leaves the list, not the dialog.
-  const creating = can.editLinks(role) && params.get(NEW_LINK_PARAM) === '1';
-  const setCreating = (on: boolean) =>
-    setParams(
-      (prev) => {
-        const next = new URLSearchParams(prev);
-        if (on) next.set(NEW_LINK_PARAM, '1');
-        else next.delete(NEW_LINK_PARAM);
-        return next;
-      },
-      { replace: true },
-    );
-  const [made, setMade] = useState<DashboardLink | null>(null);
-  const newLinkButton = can.editLinks(role) ? (
-    <button type="button" className="button button-primary" onClick={() => setCreating(true)}>
-      New link
-    </button>
-  ) : null;
+  const quick = useQuickCreate(ws, can.editLinks(role));
 
   const ids = {
     search: useId(),
@@ -181,7 +162,7 @@ export function LinksList() {
   return (
     <>
       {/* An empty workspace offers New link in its empty state: one button of that name, not two. */}
-      <PageHeader title="Links" actions={noLinksYet ? null : newLinkButton} />
+      <PageHeader title="Links" actions={noLinksYet ? null : quick.button} />
 
       <div className="toolbar" role="search" aria-label="Links">
         <div className="field field-search">
@@ -242,24 +223,7 @@ export function LinksList() {
         </div>
       </div>
 
-      {creating ? (
-        <QuickCreateDialog
-          ws={ws}
-          onClose={() => setCreating(false)}
-          onMade={(link) => {
-            setMade(link);
-            setCreating(false);
-          }}
-        />
-      ) : null}
-      {made ? (
-        <StatusNotice>
-          <span className="made-link">
-            Link created: <Link href={linkPath(ws, made.id)}>{made.shortUrl.replace(/^https?:\/\//, '')}</Link>
-            <CopyButton text={made.shortUrl} label={`Copy short URL for ${made.slug}`} />
-          </span>
-        </StatusNotice>
-      ) : null}
+      {quick.dialog}
       {outcome ? <BulkOutcomeNotice outcome={outcome} onDismiss={() => setOutcome(null)} /> : null}
 
       {canSelect && selected.size > 0 ? (
@@ -301,7 +265,7 @@ export function LinksList() {
             Try other words, or clear the search and filters to see every link.
           </EmptyState>
         ) : (
-          <EmptyState title="No links yet" action={newLinkButton}>
+          <EmptyState title="No links yet" action={quick.button}>
             {can.editLinks(role) ? (
               <>
                 Make your first short link, or <Link href={wsPath(ws, '/import')}>import links from a CSV file</Link>.

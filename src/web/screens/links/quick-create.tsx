@@ -2,17 +2,20 @@
 // link and the list shows it. Where the service may fetch destinations, the title is taken from
 // the page until the person types one. "More options" carries what was typed to the full editor
 // (link-editor.tsx).
-import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
-import { Link } from 'wouter';
+import { type FormEvent, type ReactNode, useId, useRef, useState } from 'react';
+import { Link, useSearchParams } from 'wouter';
 import { useCreateLink, useDestinationPreview } from '../../api/links.ts';
 import type { DashboardLink } from '../../api/types.ts';
 import { SubmitButton } from '../../components/buttons.tsx';
-import { FormAlert } from '../../components/feedback.tsx';
+import { CopyButton } from '../../components/copy-button.tsx';
+import { FormAlert, StatusNotice } from '../../components/feedback.tsx';
+import { NEW_LINK_PARAM } from '../../components/keyboard-help.tsx';
 import { TextField } from '../../components/fields.tsx';
 import { useFormErrors } from '../../components/form-errors.ts';
+import { useModalDialog } from '../../components/modal-dialog.ts';
 import { boundText } from '../../components/text-inputs.ts';
 import { useDebouncedValue } from '../../lib/hooks.ts';
-import { wsPath } from './paths.ts';
+import { linkPath, wsPath } from './paths.ts';
 
 type Field = 'url' | 'slug' | 'title';
 const FIELDS: Record<string, Field> = { url: 'url', slug: 'slug', title: 'title' };
@@ -27,7 +30,57 @@ function fetchable(text: string): string {
   }
 }
 
-export function QuickCreateDialog({
+/**
+ * The Links screen's "New link": its button (null for a role that may not make links), and the
+ * dialog with, once a link is made, the notice naming it with a copy button. The dialog is in
+ * the address (?new=1), so `c` on another screen opens it there; it is replaced, not pushed:
+ * Back leaves the list, not the dialog.
+ */
+export function useQuickCreate(ws: string, mayCreate: boolean): { button: ReactNode; dialog: ReactNode } {
+  const [params, setParams] = useSearchParams();
+  const creating = mayCreate && params.get(NEW_LINK_PARAM) === '1';
+  const setCreating = (on: boolean) =>
+    setParams(
+      (prev) => {
+        const next = new URLSearchParams(prev);
+        if (on) next.set(NEW_LINK_PARAM, '1');
+        else next.delete(NEW_LINK_PARAM);
+        return next;
+      },
+      { replace: true },
+    );
+  const [made, setMade] = useState<DashboardLink | null>(null);
+  const button = mayCreate ? (
+    <button type="button" className="button button-primary" onClick={() => setCreating(true)}>
+      New link
+    </button>
+  ) : null;
+  const dialog = (
+    <>
+      {creating ? (
+        <QuickCreateDialog
+          ws={ws}
+          onClose={() => setCreating(false)}
+          onMade={(link) => {
+            setMade(link);
+            setCreating(false);
+          }}
+        />
+      ) : null}
+      {made ? (
+        <StatusNotice>
+          <span className="made-link">
+            Link created: <Link href={linkPath(ws, made.id)}>{made.shortUrl.replace(/^https?:\/\//, '')}</Link>
+            <CopyButton text={made.shortUrl} label={`Copy short URL for ${made.slug}`} />
+          </span>
+        </StatusNotice>
+      ) : null}
+    </>
+  );
+  return { button, dialog };
+}
+
+function QuickCreateDialog({
   ws,
   onClose,
   onMade,
@@ -36,7 +89,7 @@ export function QuickCreateDialog({
   onClose: () => void;
   onMade: (link: DashboardLink) => void;
 }) {
-  const ref = useRef<HTMLDialogElement>(null);
+  const dialog = useModalDialog(onClose);
   const formRef = useRef<HTMLFormElement>(null);
   const titleId = useId();
   const [url, setUrl] = useState('');
@@ -49,11 +102,6 @@ export function QuickCreateDialog({
   const shownTitle = titleTyped ? title : title || pageTitle;
   const errors = useFormErrors<Field>(FIELDS, formRef);
   const create = useCreateLink(ws, { onSuccess: (answer) => onMade(answer.data), onError: (e) => errors.show(e) });
-  useEffect(() => {
-    const dialog = ref.current;
-    if (dialog && !dialog.open) dialog.showModal();
-    return () => dialog?.close();
-  }, []);
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -75,15 +123,7 @@ export function QuickCreateDialog({
   const moreQuery = more.toString();
 
   return (
-    <dialog
-      ref={ref}
-      className="dialog dialog-wide"
-      aria-labelledby={titleId}
-      onCancel={(e) => {
-        e.preventDefault();
-        onClose();
-      }}
-    >
+    <dialog {...dialog} className="dialog dialog-wide" aria-labelledby={titleId}>
       <h2 id={titleId}>New link</h2>
       <form ref={formRef} onSubmit={submit} noValidate aria-labelledby={titleId}>
         <FormAlert message={errors.form} />

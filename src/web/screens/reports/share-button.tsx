@@ -1,7 +1,7 @@
 // "Share" on the Conversions screen, a goal's report and a link's analytics: saves the view on the
 // screen as a report (its window and what it reads), with a title, a visibility and an optional
 // password, in a modal dialog; then shows its address with a copy button when it is shared.
-import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
+import { useId, useRef, useState, type FormEvent } from 'react';
 import { Link } from 'wouter';
 import { useCreateReport } from '../../api/reports.ts';
 import type { Report, ReportOfKind, ReportVisibility } from '../../api/types.ts';
@@ -10,6 +10,7 @@ import { CopyButton } from '../../components/copy-button.tsx';
 import { FormAlert } from '../../components/feedback.tsx';
 import { Options, SelectField, TextField } from '../../components/fields.tsx';
 import { useFormErrors } from '../../components/form-errors.ts';
+import { useModalDialog } from '../../components/modal-dialog.ts';
 import { wsPath } from '../links/paths.ts';
 import { KIND_LABELS, VISIBILITIES, windowPhrase } from './report-text.ts';
 import { boundText } from '../../components/text-inputs.ts';
@@ -46,7 +47,7 @@ function ShareDialog({
   onClose: () => void;
 }) {
   const { kind, params } = report;
-  const ref = useRef<HTMLDialogElement>(null);
+  const dialog = useModalDialog(onClose);
   const formRef = useRef<HTMLFormElement>(null);
   const titleId = useId();
   const [title, setTitle] = useState(defaultTitle);
@@ -56,12 +57,6 @@ function ShareDialog({
   const [password, setPassword] = useState('');
   const [made, setMade] = useState<Report | null>(null);
   const errors = useFormErrors<Field>(FIELDS, formRef);
-
-  useEffect(() => {
-    const dialog = ref.current;
-    if (dialog && !dialog.open) dialog.showModal();
-    return () => dialog?.close();
-  }, []);
 
   const create = useCreateReport(ws, {
     onSuccess: (answer) => setMade(answer.data),
@@ -76,15 +71,7 @@ function ShareDialog({
   const detail = VISIBILITIES.find((v) => v.value === visibility)!.detail;
 
   return (
-    <dialog
-      ref={ref}
-      className="dialog dialog-wide"
-      aria-labelledby={titleId}
-      onCancel={(e) => {
-        e.preventDefault();
-        onClose();
-      }}
-    >
+    <dialog {...dialog} className="dialog dialog-wide" aria-labelledby={titleId}>
       {made ? (
         <div className="share-result">
           <h2 id={titleId}>Report saved</h2>
