@@ -1,4 +1,6 @@
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { DestinationFetchPolicy } from '../operations/destination-preview.ts';
+import type { Favicons } from '../operations/favicons.ts';
 import type { OperationServices } from '../operations/services.ts';
 import type { Metrics } from './metrics.ts';
 import type { WellKnownFiles } from './well-known.ts';
@@ -12,6 +14,10 @@ export interface Services extends OperationServices {
   resolveTxt: (name: string) => Promise<string[][]>;
   /** Certificates webhook deliveries trust besides the system's (tests; WEBHOOK_CA_FILE): test events use them too. */
   webhookCa?: string[];
+  /** DESTINATION_FETCH and the guarded fetch of every destination read (operations/destination-preview.ts). */
+  destinationFetch: DestinationFetchPolicy;
+  /** Destinations' site icons, fetched through destinationFetch and kept for the process (operations/favicons.ts). */
+  favicons: Favicons;
   /** GET /metrics (src/http/metrics.ts). */
   metrics: Metrics;
   /** The app deep-link documents of /.well-known/ per host, forgotten on a change (src/http/well-known.ts). */

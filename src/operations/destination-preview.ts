@@ -1,13 +1,15 @@
 // A destination's title, description and image, for the dashboard's "New link" (openapi/dashboard,
-// getDestinationPreview). Only where the operator allows it (DESTINATION_FETCH=on): the service
-// then fetches pages people name, so every hop goes through the deliveries' network rules
-// (webhooks/ssrf.ts: no private, loopback, metadata or reserved address, the vetted address
-// pinned against DNS rebinding), with a deadline, a size cap and a few redirects.
+// getDestinationPreview), and the policy every fetch of a destination goes through. Only where the
+// operator allows it (DESTINATION_FETCH=on): the service then fetches pages people name, so every
+// hop goes through the deliveries' network rules (webhooks/ssrf.ts: no private, loopback, metadata
+// or reserved address, the vetted address pinned against DNS rebinding), with a deadline, a size
+// cap and a few redirects.
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import tls from 'node:tls';
 import { Parser } from 'htmlparser2';
+import type { Config } from '../config.ts';
 import { type NetworkPolicy, RefusedTarget, refusalReason, type VettedAddress, vetTarget } from '../webhooks/ssrf.ts';
 
 export interface DestinationPreview {
@@ -19,11 +21,46 @@ export interface DestinationPreview {
 /** The destination could not be read: a refused address, an error answer, a timeout. */
 export class PreviewFailed extends Error {}
 
-export interface PreviewOptions {
+interface PreviewOptions {
   policy: NetworkPolicy;
   /** Certificates trusted besides the system's (test servers with their own). */
   extraCa?: string[];
-  timeoutMs?: number;
+}
+
+/**
+ * A GET of `address` under the network rules, its redirects followed: the final answer (any
+ * status; the caller reads or drains it) and the address it came from.
+ */
+export type GuardedFetch = (
+  address: string,
+  deadline: number,
+  accept: string,
+) => Promise<{ res: http.IncomingMessage; url: URL }>;
+
+/**
+ * Whether this process fetches destinations, and the one guarded fetch it does it with. Built
+ * once per process with its Services (src/start/server.ts), so the preview and the site icons
+ * cannot follow different rules.
+ */
+export interface DestinationFetchPolicy {
+  /** DESTINATION_FETCH: off, nothing is fetched and the dashboard answers 503 destination_fetch_off. */
+  enabled: boolean;
+  fetch: GuardedFetch;
+}
+
+/**
+ * The policy of `config`: the deliveries' network rules (WEBHOOK_ALLOW_PRIVATE_NETWORKS opens
+ * private ones) and the certificates they trust besides the system's (WEBHOOK_CA_FILE, tests).
+ */
+export function destinationFetchPolicy(
+  config: Pick<Config, 'destinationFetch' | 'webhookAllowPrivateNetworks'>,
+  extraCa: string[] | undefined,
+): DestinationFetchPolicy {
+  const options: PreviewOptions = { policy: { allowPrivateNetworks: config.webhookAllowPrivateNetworks }, extraCa };
+  return {
+    enabled: config.destinationFetch,
+    fetch: (address, deadline, accept) => fetchGuarded(address, options, deadline, accept),
+  };
 }
 
 const MAX_REDIRECTS = 3;
@@ -31,9 +68,13 @@ const MAX_REDIRECTS = 3;
 const MAX_BYTES = 512 * 1024;
 const TEXT_LIMITS = { title: 200, description: 300 };
 
-export async function destinationPreview(address: string, o: PreviewOptions): Promise<DestinationPreview> {
-  const deadline = Date.now() + (o.timeoutMs ?? 5000);
-  const { res, url } = await fetchGuarded(address, o, deadline, 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.1');
+export async function destinationPreview(
+  address: string,
+  guarded: GuardedFetch,
+  timeoutMs = 5000,
+): Promise<DestinationPreview> {
+  const deadline = Date.now() + timeoutMs;
+  const { res, url } = await guarded(address, deadline, 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.1');
   if (res.statusCode !== 200) {
     res.resume();
     throw new PreviewFailed(`the page answered ${res.statusCode}`);
@@ -46,11 +87,8 @@ export async function destinationPreview(address: string, o: PreviewOptions): Pr
   return { title: head.title, description: head.description, image: head.image };
 }
 
-/**
- * A GET of `address` under the network rules, its redirects followed: the final answer (any
- * status; the caller reads or drains it) and the address it came from.
- */
-export async function fetchGuarded(
+/** The GuardedFetch of a policy: every hop vetted against `o.policy`. */
+async function fetchGuarded(
   address: string,
   o: PreviewOptions,
   deadline: number,

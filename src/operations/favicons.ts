@@ -1,10 +1,11 @@
 // The icons of destinations' sites, for the dashboard's links list (openapi/dashboard,
 // getFavicon): fetched only where the operator allows fetching destinations (DESTINATION_FETCH),
-// through the same network rules as destination-preview.ts, and kept in memory. Only raster
+// through the process's DestinationFetchPolicy (destination-preview.ts), and kept in memory, one
+// cache per process (Services.favicons, built in src/start/server.ts). Only raster
 // images are kept, recognised by their bytes: an SVG or HTML answer served from the dashboard's
 // origin could run script there.
 import { BoundedCache } from '../domain/bounded-cache.ts';
-import { fetchGuarded, type PreviewOptions, PreviewFailed, readHead } from './destination-preview.ts';
+import { type GuardedFetch, PreviewFailed, readHead } from './destination-preview.ts';
 
 export interface Favicon {
   type: string;
@@ -40,7 +41,7 @@ export class Favicons {
   private readonly kept = new BoundedCache<{ icon: Favicon | null; until: number }>(2000);
   private readonly underWay = new Map<string, Promise<Favicon | null>>();
 
-  constructor(private readonly options: PreviewOptions) {}
+  constructor(private readonly fetch: GuardedFetch) {}
 
   /** The icon of `host`'s site (its page's `<link rel="icon">`, else /favicon.ico), or null. */
   async get(host: string, now = Date.now()): Promise<Favicon | null> {
@@ -60,7 +61,7 @@ export class Favicons {
     const deadline = Date.now() + TIMEOUT_MS;
     let named: string | null = null;
     try {
-      const { res, url } = await fetchGuarded(`https://${host}/`, this.options, deadline, 'text/html');
+      const { res, url } = await this.fetch(`https://${host}/`, deadline, 'text/html');
       if (res.statusCode === 200 && /^text\/html/i.test(String(res.headers['content-type'] ?? '')))
         named = (await readHead(res, url, deadline)).icon;
       else res.resume();
@@ -76,7 +77,7 @@ export class Favicons {
 
   private async image(address: string, deadline: number): Promise<Favicon | null> {
     try {
-      const { res } = await fetchGuarded(address, this.options, deadline, 'image/*');
+      const { res } = await this.fetch(address, deadline, 'image/*');
       if (res.statusCode !== 200) {
         res.resume();
         return null;

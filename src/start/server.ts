@@ -33,6 +33,8 @@ import { loadOrCreateMasterKey } from './master-key.ts';
 import { loadOrCreateCertificate, type TlsMaterial } from './tls.ts';
 import { youngGenerationAdvice } from './node-flags.ts';
 import { geoLocator, mmdbMetadata } from '../platform/geo.ts';
+import { destinationFetchPolicy } from '../operations/destination-preview.ts';
+import { Favicons } from '../operations/favicons.ts';
 
 export interface RunningServer {
   url: string;
@@ -154,6 +156,8 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     extraCa: opts.webhookCa,
   });
   const queryService = openQueryService(db, config.databaseUrl);
+  // The dashboard's reads of destinations trust what webhook deliveries trust (WEBHOOK_CA_FILE).
+  const destinationFetch = destinationFetchPolicy(config, opts.webhookCa);
   const services: Services = {
     config,
     db,
@@ -166,6 +170,8 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     signInThrottle: createSignInThrottle(db),
     resolveTxt: opts.resolveTxt ?? resolveTxt,
     webhookCa: opts.webhookCa,
+    destinationFetch,
+    favicons: new Favicons(destinationFetch.fetch),
     metrics: createMetrics({ redirects, clicks, webhooks, db }),
     wellKnown,
     clickBacklog: () => clicks.backlog,

@@ -159,21 +159,52 @@ describe.each(testEngines())('one short request line at info on %s', (engine) =>
     for (const line of lines) expect(line.length).toBeLessThan(200);
   });
 
-  it('writes an answer of 500 or more in full, at error, with its keys still redacted', async () => {
-    const seeded = await seedWorkspace(server.services.db.knex, { scopes: ['conversions:read'] });
+  it('keeps a 2xx line short and writes a 5xx line of the same server in full at error, keys still redacted', async () => {
+    const seeded = await seedWorkspace(server.services.db.knex, { scopes: ['links:read', 'conversions:read'] });
+    // The same request headers on both: only the answer's status may make the lines differ.
+    const headers = { cookie: 'sl_session=abc', 'user-agent': 'LongAgentName/1.0', referer: 'https://ref.example/' };
     const from = logs.length;
-    const res = await server.request('GET', '/api/v1/conversions?eventType=purchase', { key: seeded.key });
-    expect(res.status, res.text).toBe(503);
+    const ok = await server.request('GET', '/api/v1/links?limit=5', { key: seeded.key, headers });
+    expect(ok.status, ok.text).toBe(200);
+    const failed = await server.request('GET', '/api/v1/conversions?eventType=purchase', { key: seeded.key, headers });
+    expect(failed.status, failed.text).toBe(503);
     await new Promise((r) => setTimeout(r, 100));
-    const [line] = logs
+    const lines = logs
       .slice(from)
       .join('')
       .split('\n')
       .filter((l) => l.includes('"reqId"'))
       .map((l) => JSON.parse(l));
-    expect(line.level).toBe(50);
-    expect(line.req.url).toBe('/api/v1/conversions?eventType=purchase');
-    expect(line.req.headers.authorization).toBe('[Redacted]');
-    expect(line.res.statusCode).toBe(503);
+    const lineOf = (res: { headers: Record<string, unknown> }) =>
+      lines.find((l) => l.reqId === res.headers['x-service-request-id']);
+    const short = lineOf(ok);
+    const full = lineOf(failed);
+
+    expect(short.level).toBe(30);
+    expect(short.msg).toMatch(/^GET \/api\/v1\/links\?limit=5 200 \d+ms$/);
+    expect(
+      Object.keys(short)
+        .filter((k) => !['pid', 'hostname'].includes(k))
+        .sort(),
+    ).toEqual(['level', 'msg', 'reqId', 'responseTime', 'time']);
+    for (const hidden of ['LongAgentName', 'ref.example', '127.0.0.1'])
+      expect(JSON.stringify(short)).not.toContain(hidden);
+
+    expect(full.level).toBe(50);
+    expect(full.msg).toBe('GET /api/v1/conversions?eventType=purchase 503 failed');
+    expect(full.req).toMatchObject({
+      method: 'GET',
+      url: '/api/v1/conversions?eventType=purchase',
+      query: { eventType: 'purchase' },
+      remoteAddress: '127.0.0.1',
+      headers: {
+        authorization: '[Redacted]',
+        cookie: '[Redacted]',
+        'user-agent': 'LongAgentName/1.0',
+        referer: 'https://ref.example/',
+      },
+    });
+    expect(full.res.statusCode).toBe(503);
+    for (const hidden of [seeded.key, 'sl_session']) expect(JSON.stringify(full)).not.toContain(hidden);
   });
 });

@@ -161,6 +161,45 @@ describe.each(testEngines())('the destination preview on %s', (engine) => {
     }
   });
 
+  it("answers 404 when a site's connection breaks while its icon is asked for, and serves on", async () => {
+    const ico = Buffer.from('\u0000\u0000\u0001\u0000icon-bytes', 'latin1');
+    // One site drops the connection in the middle of its icon's bytes, the other as soon as
+    // either icon is asked for: either way no icon, never a 500.
+    const cut = await startReceiver();
+    const reset = await startReceiver();
+    const healthy = await startReceiver();
+    try {
+      cut.reply('/', [{ status: 404 }]);
+      cut.reply('/favicon.ico', [{ status: 200, headers: { 'content-type': 'image/x-icon' }, body: ico, cut: true }]);
+      reset.reply('/', [
+        { status: 200, headers: { 'content-type': 'text/html' }, body: '<link rel=icon href="/i.png">' },
+      ]);
+      reset.reply('/i.png', [{ reset: true }]);
+      reset.reply('/favicon.ico', [{ reset: true }]);
+      healthy.reply('/favicon.ico', [{ status: 200, headers: { 'content-type': 'image/x-icon' }, body: ico }]);
+      const icon = (r: Receiver) =>
+        team.member.request('GET', `/workspaces/${team.workspaceId}/favicons/127.0.0.1:${r.port}`);
+
+      for (const [name, broken] of Object.entries({ cut, reset })) {
+        const res = await icon(broken);
+        expect(res.status, `${name}: ${res.text}`).toBe(404);
+        expect(res.headers['content-type']).toMatch(/^application\/json/);
+        expect(res.body.error).toMatch(/no icon/);
+        expect(broken.to('/favicon.ico')).toHaveLength(1);
+      }
+      expect(reset.to('/i.png')).toHaveLength(1);
+
+      const served = await icon(healthy);
+      expect(served.status, served.text).toBe(200);
+      expect(served.text).toBe(ico.toString('latin1'));
+      expect((await preview(team, pages.url('/spring'))).body.data.title).toBe('Spring sale');
+    } finally {
+      await cut.close();
+      await reset.close();
+      await healthy.close();
+    }
+  });
+
   it('answers 503 destination_fetch_off where the operator has not allowed fetching', async () => {
     const off = await startTestServer(engine, { webhookCa: [pages.ca] });
     try {

@@ -30,7 +30,9 @@ export type Reply =
   /** Reads the request and never answers (until the receiver closes). */
   | { hang: true }
   /** Reads the request, then drops the connection without an answer. */
-  | { reset: true };
+  | { reset: true }
+  /** Sends the status, the headers and `body` as the answer's first bytes, then drops the connection. */
+  | { status: number; headers?: Record<string, string>; body: string | Buffer; cut: true };
 
 export type Script = (req: ReceivedDelivery) => Reply | Promise<Reply>;
 
@@ -88,6 +90,12 @@ export async function startReceiver(opts: { port?: number; host?: string; tls?: 
       if ('hang' in reply) return;
       if ('reset' in reply) {
         req.socket.destroy();
+        return;
+      }
+      if ('cut' in reply) {
+        // Chunked, so the answer is unfinished when the connection goes: once the bytes are out.
+        res.writeHead(reply.status, { 'content-type': 'text/plain', ...reply.headers });
+        res.write(reply.body, () => req.socket.destroy());
         return;
       }
       res.writeHead(reply.status, { 'content-type': 'text/plain', ...reply.headers });

@@ -13,7 +13,7 @@ import { IMAGE_EXTENSIONS, looksLike } from '../../../domain/assets.ts';
 import { csvRecords } from '../../../domain/csv.ts';
 import { type AppError, invalid, notFound, storageFailed, tooLarge, unavailable } from '../../../domain/errors.ts';
 import { destinationPreview, PreviewFailed } from '../../../operations/destination-preview.ts';
-import { Favicons, isFaviconHost } from '../../../operations/favicons.ts';
+import { isFaviconHost } from '../../../operations/favicons.ts';
 import { BREAKDOWN_DIMENSIONS, BREAKDOWN_DAYS, BREAKDOWN_TOP } from '../../../db/repos/link-analytics.ts';
 import { cityKey } from '../../../db/repos/click-folds.ts';
 import type { LinkCreateWithTagNames } from '../../../operations/link-drafts.ts';
@@ -64,15 +64,10 @@ export function linkHandlers(
   | 'getDashboardQrCode'
 > {
   const { knex } = services.db;
-  const { config } = services;
+  const { config, destinationFetch, favicons } = services;
 
-  const fetchPolicy = {
-    policy: { allowPrivateNetworks: config.webhookAllowPrivateNetworks },
-    extraCa: services.webhookCa,
-  };
-  const favicons = new Favicons(fetchPolicy);
   const fetchAllowed = () => {
-    if (!config.destinationFetch)
+    if (!destinationFetch.enabled)
       throw unavailable('This service does not fetch destinations (DESTINATION_FETCH is off)', 'destination_fetch_off');
   };
   const qrView = (qr: { id: string; code: string }, linkId: string) => {
@@ -161,7 +156,7 @@ export function linkHandlers(
       if (url.protocol !== 'http:' && url.protocol !== 'https:')
         throw invalid('url must be an absolute http or https URL', 'url');
       try {
-        const found = await destinationPreview(url.href, fetchPolicy);
+        const found = await destinationPreview(url.href, destinationFetch.fetch);
         return { status: 200, body: { data: { ...found, problem: null } } };
       } catch (err) {
         if (!(err instanceof PreviewFailed)) throw err;
