@@ -13,8 +13,10 @@ export interface Favicon {
 }
 
 const MAX_ICON_BYTES = 64 * 1024;
-/** How long an icon, or the lack of one, is kept before the site is asked again. */
+/** How long an icon, or a site's answer that it has none, is kept before the site is asked again. */
 const KEEP_MS = 24 * 3600 * 1000;
+/** How long a site that could not be reached (refused, cut, timed out) goes unasked: a passing fault must not hide its icon for a day. */
+const RETRY_MS = 10 * 60 * 1000;
 const TIMEOUT_MS = 4000;
 /** A host name, with its port when not 443, as a URL's host carries it (no user or path). */
 const HOST =
@@ -37,9 +39,15 @@ export function rasterType(bytes: Buffer): string | null {
   return null;
 }
 
+interface Found {
+  icon: Favicon | null;
+  /** No icon because the site could not be reached, rather than because it has none. */
+  unreachable: boolean;
+}
+
 export class Favicons {
   private readonly kept = new BoundedCache<{ icon: Favicon | null; until: number }>(2000);
-  private readonly underWay = new Map<string, Promise<Favicon | null>>();
+  private readonly underWay = new Map<string, Promise<Found>>();
 
   constructor(private readonly fetch: GuardedFetch) {}
 
@@ -52,14 +60,15 @@ export class Favicons {
       pending = this.find(host).finally(() => this.underWay.delete(host));
       this.underWay.set(host, pending);
     }
-    const icon = await pending;
-    this.kept.set(host, { icon, until: Date.now() + KEEP_MS });
+    const { icon, unreachable } = await pending;
+    this.kept.set(host, { icon, until: Date.now() + (unreachable ? RETRY_MS : KEEP_MS) });
     return icon;
   }
 
-  private async find(host: string): Promise<Favicon | null> {
+  private async find(host: string): Promise<Found> {
     const deadline = Date.now() + TIMEOUT_MS;
     let named: string | null = null;
+    let unreachable = false;
     try {
       const { res, url } = await this.fetch(`https://${host}/`, deadline, 'text/html');
       if (res.statusCode === 200 && /^text\/html/i.test(String(res.headers['content-type'] ?? '')))
@@ -67,15 +76,17 @@ export class Favicons {
       else res.resume();
     } catch (err) {
       if (!(err instanceof PreviewFailed)) throw err;
+      unreachable = true;
     }
     for (const candidate of named ? [named, `https://${host}/favicon.ico`] : [`https://${host}/favicon.ico`]) {
-      const icon = await this.image(candidate, deadline);
-      if (icon) return icon;
+      const found = await this.image(candidate, deadline);
+      if (found === 'unreachable') unreachable = true;
+      else if (found) return { icon: found, unreachable: false };
     }
-    return null;
+    return { icon: null, unreachable };
   }
 
-  private async image(address: string, deadline: number): Promise<Favicon | null> {
+  private async image(address: string, deadline: number): Promise<Favicon | null | 'unreachable'> {
     try {
       const { res } = await this.fetch(address, deadline, 'image/*');
       if (res.statusCode !== 200) {
@@ -96,7 +107,7 @@ export class Favicons {
       const type = rasterType(bytes);
       return type ? { type, bytes } : null;
     } catch (err) {
-      if (err instanceof PreviewFailed || (err as NodeJS.ErrnoException).code !== undefined) return null;
+      if (err instanceof PreviewFailed || (err as NodeJS.ErrnoException).code !== undefined) return 'unreachable';
       throw err;
     }
   }
