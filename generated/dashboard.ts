@@ -169,8 +169,8 @@ export interface paths {
          *       conversions all answer the same 404. The report (its visibility, password and token) is
          *       read from the database on every request, so a change answers on every process at once.
          *     - **Figures.** Computed when read by the same code as the dashboard's screens (the
-         *       conversion summary with its days and names, the goal's report, the link's analytics),
-         *       over the window `window` says; reused for at most 60 seconds per process, and never for a
+         *       conversion summary with its days and names, the goal's report, the link's or the bio
+         *       page's analytics), over the window `window` says; reused for at most 60 seconds per process, and never for a
          *       report that changed since (any change makes them be computed again). A deployment without
          *       conversion tracking or goals answers 503 with its code.
          *     - **Password.** A report with a password answers 401 until the reader gave it
@@ -942,7 +942,7 @@ export interface paths {
         put?: never;
         /**
          * Make a report
-         * @description Saves a view of a screen as a report ("Share" on the Conversions screen, a goal's report or a link's analytics), `PRIVATE` unless `visibility` says otherwise. The same gates as the screen: a `CONVERSIONS` or `GOAL` report needs a plan with conversions (Growth or above: else 403 naming the plan) and a deployment with them (503 `conversions_unavailable` or `goals_unavailable`); the params are checked with the screen's rules and messages. Its share token is issued now (256 random bits; only its hash and a copy sealed with `MASTER_KEY` are stored). Made `UNLISTED` or `PUBLIC`, it raises `report.shared` (Variant A) in the same transaction.
+         * @description Saves a view of a screen as a report ("Share" on the Conversions screen, a goal's report, a link's analytics or a bio page's analytics), `PRIVATE` unless `visibility` says otherwise. The same gates as the screen: a `CONVERSIONS` or `GOAL` report needs a plan with conversions (Growth or above: else 403 naming the plan) and a deployment with them (503 `conversions_unavailable` or `goals_unavailable`); the params are checked with the screen's rules and messages. Its share token is issued now (256 random bits; only its hash and a copy sealed with `MASTER_KEY` are stored). Made `UNLISTED` or `PUBLIC`, it raises `report.shared` (Variant A) in the same transaction.
          */
         post: operations["createDashboardReport"];
         delete?: never;
@@ -1496,10 +1496,10 @@ export interface components {
             password: string;
         };
         /**
-         * @description What a report shows: `CONVERSIONS`, a conversion summary (the Conversions screen: its window and filters); `GOAL`, a goal's report; `LINK`, a link's analytics.
+         * @description What a report shows: `CONVERSIONS`, a conversion summary (the Conversions screen: its window and filters); `GOAL`, a goal's report; `LINK`, a link's analytics; `PAGE`, a bio page's analytics.
          * @enum {string}
          */
-        ReportKind: "CONVERSIONS" | "GOAL" | "LINK";
+        ReportKind: "CONVERSIONS" | "GOAL" | "LINK" | "PAGE";
         /**
          * @description Conversion event type. `custom` events also carry a `customName` (at most 40 characters) that tells custom events apart.
          * @enum {string}
@@ -1863,7 +1863,97 @@ export interface components {
                 };
             };
         };
-        /** @description A shared report as anyone with its URL reads it: its title, what it shows, the window its figures were computed over, and the figures, computed by the same code as the dashboard's own screens (exactly one of `conversions`, `goal`, `link`, by `kind`). Nothing else of the workspace: no workspace id, name, plan or members; the names of the links, campaigns and QR codes that appear in the figures are shown. */
+        /** @description Views for one value of a breakdown (a country, a device...). */
+        ViewEntry: {
+            /** @description The value; empty for views where it is unknown (no referrer, no country). */
+            value: string;
+            /** @description Views with this value. */
+            views: number;
+        };
+        /** @description A page's views by people (no crawlers, `HEAD` requests or prefetches, counted as clicks are) per day over a window of up to 400 days (from the daily counts), its blocks' clicks over the same window, and for the last 90 days its views by country, device, browser and referrer host (the ten largest of each). */
+        BioPageAnalytics: {
+            /** @description The page. */
+            pageId: string;
+            /** @description The days of the series, from and to included (UTC days). */
+            window: {
+                /**
+                 * Format: date
+                 * @description First day.
+                 */
+                from: string;
+                /**
+                 * Format: date
+                 * @description Last day.
+                 */
+                to: string;
+            };
+            /** @description One entry per day of the window, oldest first, days without views included. */
+            series: {
+                /**
+                 * Format: date
+                 * @description The UTC day.
+                 */
+                day: string;
+                /** @description Views of the page that day. */
+                views: number;
+                /** @description Clicks on its link blocks that day. */
+                clicks: number;
+            }[];
+            /** @description Sums over the window. */
+            totals: {
+                /** @description Views. */
+                views: number;
+                /** @description Clicks on link blocks. */
+                clicks: number;
+            };
+            /** @description The clicks of each link block over the window: the draft's, in its order, then the published version's that the draft no longer has. Each click also counts as a click of the block's short link. A block removed from both is no longer listed; its clicks stay in `totals` and the series. */
+            blocks: {
+                /** @description The block. */
+                blockId: string;
+                /** @description Its label. */
+                text: string;
+                /** @description The short link it leads to. */
+                linkId: string;
+                /** @description Clicks on the block in the window. */
+                clicks: number;
+            }[];
+            /** @description The 90 days the breakdowns count (raw views are kept 90 days). */
+            breakdownWindow: {
+                /**
+                 * Format: date
+                 * @description First day.
+                 */
+                from: string;
+                /**
+                 * Format: date
+                 * @description Last day (today).
+                 */
+                to: string;
+            };
+            /** @description Views by value over `breakdownWindow`, largest first; `other` sums what is beyond the ten largest. */
+            breakdowns: {
+                /** @description By two-letter country code: from the client address, through IP-location data (a trusted proxy's country header wins); no IP address is stored. */
+                countries: components["schemas"]["ViewEntry"][];
+                /** @description By device type. */
+                devices: components["schemas"]["ViewEntry"][];
+                /** @description By browser. */
+                browsers: components["schemas"]["ViewEntry"][];
+                /** @description By referrer host. */
+                referrers: components["schemas"]["ViewEntry"][];
+                /** @description Views beyond the ten largest values of each breakdown. */
+                other: {
+                    /** @description Other countries. */
+                    countries: number;
+                    /** @description Other devices. */
+                    devices: number;
+                    /** @description Other browsers. */
+                    browsers: number;
+                    /** @description Other referrer hosts. */
+                    referrers: number;
+                };
+            };
+        };
+        /** @description A shared report as anyone with its URL reads it: its title, what it shows, the window its figures were computed over, and the figures, computed by the same code as the dashboard's own screens (exactly one of `conversions`, `goal`, `link`, `page`, by `kind`). Nothing else of the workspace: no workspace id, name, plan or members; the names of the links, campaigns and QR codes that appear in the figures, and the labels of a page's link blocks, are shown. */
         SharedReport: {
             /** @description The report's title. */
             title: string;
@@ -1911,6 +2001,16 @@ export interface components {
                 /** @description The link's title. */
                 title: string | null;
                 analytics: components["schemas"]["LinkAnalytics"];
+            };
+            /** @description A `PAGE` report's bio page and its analytics. */
+            page?: {
+                /** @description The page's handle (its address is `/@{handle}`). */
+                handle: string;
+                /** @description The page's address on the short domain. */
+                url: string;
+                /** @description The page's title: the one visitors see while it is published, else its draft's. */
+                title: string;
+                analytics: components["schemas"]["BioPageAnalytics"];
             };
         };
         /** @description The report's password. */
@@ -2896,7 +2996,7 @@ export interface components {
              */
             status: "ACTIVE" | "PAUSED" | "ARCHIVED";
         };
-        /** @description The window of the report. Relative, `{ lastDays }`: resolved again at every read, as the screen the report was made from reads "Last N days", so a shared report shows what its screen shows that day: for a `CONVERSIONS` or `LINK` report the N UTC days ending with the day of the read (today included as far as it has gone; the window moves forward at 00:00 UTC); for a `GOAL` report the N × 24 hours ending at the moment of the read, rounded up to the minute. Fixed, `{ from, to }`: those UTC days, both included, whatever the date. At most 400 days either way (`from` after `to`: 400 "from must not be after to"; longer: 400 "The window may not exceed 400 days", both with `field: params.window.from`). */
+        /** @description The window of the report. Relative, `{ lastDays }`: resolved again at every read, as the screen the report was made from reads "Last N days", so a shared report shows what its screen shows that day: for a `CONVERSIONS`, `LINK` or `PAGE` report the N UTC days ending with the day of the read (today included as far as it has gone; the window moves forward at 00:00 UTC); for a `GOAL` report the N × 24 hours ending at the moment of the read, rounded up to the minute. Fixed, `{ from, to }`: those UTC days, both included, whatever the date. At most 400 days either way (`from` after `to`: 400 "from must not be after to"; longer: 400 "The window may not exceed 400 days", both with `field: params.window.from`). */
         ReportWindow: {
             /** @description How many days. */
             lastDays: number;
@@ -2912,13 +3012,15 @@ export interface components {
              */
             to: string;
         };
-        /** @description What the report reads besides its title. Every kind has a `window`. A `GOAL` report names its goal (`goalId`, a goal of the workspace, else 404); a `LINK` report its link (`linkId`, a live link of the workspace, else 404); a `CONVERSIONS` report takes the filters of `GET /api/v1/conversions` (`eventType`, `customName`, `linkId`, `campaignId`, `qrCodeId`) with their rules and messages (`customName` with an `eventType` other than `custom`: 400), whose ids are not checked: another workspace's id counts nothing, as in the API. A parameter the kind does not take gives 400 naming it (`field: params.<name>`). A new report's body says its kind, so its params take the kind's own form (ConversionsReportParams, GoalReportParams, LinkReportParams); a change's body does not, so it takes this union of them, and the report's kind decides the rest. */
+        /** @description What the report reads besides its title. Every kind has a `window`. A `GOAL` report names its goal (`goalId`, a goal of the workspace, else 404); a `LINK` report its link (`linkId`, a live link of the workspace, else 404); a `PAGE` report its bio page (`pageId`, a page of the workspace that is not deleted, else 404); a `CONVERSIONS` report takes the filters of `GET /api/v1/conversions` (`eventType`, `customName`, `linkId`, `campaignId`, `qrCodeId`) with their rules and messages (`customName` with an `eventType` other than `custom`: 400), whose ids are not checked: another workspace's id counts nothing, as in the API. A parameter the kind does not take gives 400 naming it (`field: params.<name>`). A new report's body says its kind, so its params take the kind's own form (ConversionsReportParams, GoalReportParams, LinkReportParams, PageReportParams); a change's body does not, so it takes this union of them, and the report's kind decides the rest. */
         ReportParams: {
             window: components["schemas"]["ReportWindow"];
             /** @description The goal of a `GOAL` report. */
             goalId?: string;
             /** @description The link of a `LINK` report, or the link filter of a `CONVERSIONS` report. */
             linkId?: string;
+            /** @description The bio page of a `PAGE` report. */
+            pageId?: string;
             eventType?: components["schemas"]["EventType"];
             /** @description Only custom events with this name (`CONVERSIONS`). */
             customName?: string;
@@ -2965,7 +3067,7 @@ export interface components {
         };
         /**
          * ConversionsReportParams
-         * @description The params of a `CONVERSIONS` report: its window and the filters of `GET /api/v1/conversions` (`eventType`, `customName`, `linkId`, `campaignId`, `qrCodeId`), with their rules and messages. Their ids are not checked: another workspace's id counts nothing, as in the API. `goalId` belongs to a `GOAL` report: 400 naming it.
+         * @description The params of a `CONVERSIONS` report: its window and the filters of `GET /api/v1/conversions` (`eventType`, `customName`, `linkId`, `campaignId`, `qrCodeId`), with their rules and messages. Their ids are not checked: another workspace's id counts nothing, as in the API. `goalId` belongs to a `GOAL` report and `pageId` to a `PAGE` report: 400 naming it.
          */
         ConversionsReportParams: {
             window: components["schemas"]["ReportWindow"];
@@ -2980,6 +3082,8 @@ export interface components {
             qrCodeId?: string;
             /** @description Not taken by a `CONVERSIONS` report. */
             goalId?: unknown;
+            /** @description Not taken by a `CONVERSIONS` report. */
+            pageId?: unknown;
         };
         /**
          * ConversionsReportCreate
@@ -3011,6 +3115,8 @@ export interface components {
             campaignId?: unknown;
             /** @description Not taken by a `GOAL` report. */
             qrCodeId?: unknown;
+            /** @description Not taken by a `GOAL` report. */
+            pageId?: unknown;
         };
         /**
          * GoalReportCreate
@@ -3042,6 +3148,8 @@ export interface components {
             campaignId?: unknown;
             /** @description Not taken by a `LINK` report. */
             qrCodeId?: unknown;
+            /** @description Not taken by a `LINK` report. */
+            pageId?: unknown;
         };
         /**
          * LinkReportCreate
@@ -3055,17 +3163,50 @@ export interface components {
             kind: "LINK";
             params?: components["schemas"]["LinkReportParams"];
         };
-        /** @description A report made from the view on a screen: the Conversions screen's window and filters (`CONVERSIONS`), a goal's report and its window (`GOAL`), a link's analytics and its window (`LINK`). `kind` says which, and so which `params` the report takes (`oneOf`, discriminated by `kind`). */
+        /**
+         * PageReportParams
+         * @description The params of a `PAGE` report: its window and its `pageId`. Every other param gives 400 naming it.
+         */
+        PageReportParams: {
+            window: components["schemas"]["ReportWindow"];
+            /** @description The bio page of the report, a page of the workspace that is not deleted (else 404). */
+            pageId: string;
+            /** @description Not taken by a `PAGE` report. */
+            goalId?: unknown;
+            /** @description Not taken by a `PAGE` report. */
+            linkId?: unknown;
+            /** @description Not taken by a `PAGE` report. */
+            eventType?: unknown;
+            /** @description Not taken by a `PAGE` report. */
+            customName?: unknown;
+            /** @description Not taken by a `PAGE` report. */
+            campaignId?: unknown;
+            /** @description Not taken by a `PAGE` report. */
+            qrCodeId?: unknown;
+        };
+        /**
+         * PageReportCreate
+         * @description The kind and params of a new `PAGE` report (ReportCreate holds its other fields).
+         */
+        PageReportCreate: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "PAGE";
+            params?: components["schemas"]["PageReportParams"];
+        };
+        /** @description A report made from the view on a screen: the Conversions screen's window and filters (`CONVERSIONS`), a goal's report and its window (`GOAL`), a link's analytics and its window (`LINK`), a bio page's analytics and its window (`PAGE`). `kind` says which, and so which `params` the report takes (`oneOf`, discriminated by `kind`). */
         ReportCreate: {
             kind: components["schemas"]["ReportKind"];
             /** @description Title (surrounding spaces are trimmed; it may not be blank). */
             title: string & unknown;
-            /** @description What the report reads besides its title, in its kind's form: ConversionsReportParams, GoalReportParams or LinkReportParams. */
+            /** @description What the report reads besides its title, in its kind's form: ConversionsReportParams, GoalReportParams, LinkReportParams or PageReportParams. */
             params: unknown;
             visibility?: components["schemas"]["ReportVisibility"];
             /** @description A password readers of the shared page must give (the link password's rules: stored hashed, wrong ones throttled). `null` or left out for none. */
             password?: string | null;
-        } & (components["schemas"]["ConversionsReportCreate"] | components["schemas"]["GoalReportCreate"] | components["schemas"]["LinkReportCreate"]);
+        } & (components["schemas"]["ConversionsReportCreate"] | components["schemas"]["GoalReportCreate"] | components["schemas"]["LinkReportCreate"] | components["schemas"]["PageReportCreate"]);
         /** @description One report. */
         ReportEnvelope: {
             data: components["schemas"]["Report"];
@@ -3489,96 +3630,6 @@ export interface components {
             theme?: components["schemas"]["PageTheme"];
             /** @description The draft's blocks, replacing them all (at most 50). */
             blocks?: components["schemas"]["PageBlockInput"][];
-        };
-        /** @description Views for one value of a breakdown (a country, a device...). */
-        ViewEntry: {
-            /** @description The value; empty for views where it is unknown (no referrer, no country). */
-            value: string;
-            /** @description Views with this value. */
-            views: number;
-        };
-        /** @description A page's views by people (no crawlers, `HEAD` requests or prefetches, counted as clicks are) per day over a window of up to 400 days (from the daily counts), its blocks' clicks over the same window, and for the last 90 days its views by country, device, browser and referrer host (the ten largest of each). */
-        BioPageAnalytics: {
-            /** @description The page. */
-            pageId: string;
-            /** @description The days of the series, from and to included (UTC days). */
-            window: {
-                /**
-                 * Format: date
-                 * @description First day.
-                 */
-                from: string;
-                /**
-                 * Format: date
-                 * @description Last day.
-                 */
-                to: string;
-            };
-            /** @description One entry per day of the window, oldest first, days without views included. */
-            series: {
-                /**
-                 * Format: date
-                 * @description The UTC day.
-                 */
-                day: string;
-                /** @description Views of the page that day. */
-                views: number;
-                /** @description Clicks on its link blocks that day. */
-                clicks: number;
-            }[];
-            /** @description Sums over the window. */
-            totals: {
-                /** @description Views. */
-                views: number;
-                /** @description Clicks on link blocks. */
-                clicks: number;
-            };
-            /** @description The clicks of each link block over the window: the draft's, in its order, then the published version's that the draft no longer has. Each click also counts as a click of the block's short link. A block removed from both is no longer listed; its clicks stay in `totals` and the series. */
-            blocks: {
-                /** @description The block. */
-                blockId: string;
-                /** @description Its label. */
-                text: string;
-                /** @description The short link it leads to. */
-                linkId: string;
-                /** @description Clicks on the block in the window. */
-                clicks: number;
-            }[];
-            /** @description The 90 days the breakdowns count (raw views are kept 90 days). */
-            breakdownWindow: {
-                /**
-                 * Format: date
-                 * @description First day.
-                 */
-                from: string;
-                /**
-                 * Format: date
-                 * @description Last day (today).
-                 */
-                to: string;
-            };
-            /** @description Views by value over `breakdownWindow`, largest first; `other` sums what is beyond the ten largest. */
-            breakdowns: {
-                /** @description By two-letter country code: from the client address, through IP-location data (a trusted proxy's country header wins); no IP address is stored. */
-                countries: components["schemas"]["ViewEntry"][];
-                /** @description By device type. */
-                devices: components["schemas"]["ViewEntry"][];
-                /** @description By browser. */
-                browsers: components["schemas"]["ViewEntry"][];
-                /** @description By referrer host. */
-                referrers: components["schemas"]["ViewEntry"][];
-                /** @description Views beyond the ten largest values of each breakdown. */
-                other: {
-                    /** @description Other countries. */
-                    countries: number;
-                    /** @description Other devices. */
-                    devices: number;
-                    /** @description Other browsers. */
-                    browsers: number;
-                    /** @description Other referrer hosts. */
-                    referrers: number;
-                };
-            };
         };
     };
     responses: {
@@ -4008,7 +4059,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No shared report at this token: never issued, replaced by a new one, a `PRIVATE` or deleted report, a plan that no longer includes the report's figures, or a `LINK` report whose link was deleted (its own message). */
+            /** @description No shared report at this token: never issued, replaced by a new one, a `PRIVATE` or deleted report, a plan that no longer includes the report's figures, a `LINK` report whose link was deleted or a `PAGE` report whose page was deleted (each its own message). */
             404: {
                 headers: {
                     [name: string]: unknown;

@@ -4,8 +4,13 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { DAY_MS } from './conversions.ts';
 
-export const REPORT_KINDS = ['CONVERSIONS', 'GOAL', 'LINK'] as const;
+export const REPORT_KINDS = ['CONVERSIONS', 'GOAL', 'LINK', 'PAGE'] as const;
 export type ReportKind = (typeof REPORT_KINDS)[number];
+/**
+ * The kinds whose figures are conversions, so reading them needs a plan with conversions; a
+ * link's and a bio page's analytics are read on every plan, as their screens are.
+ */
+export const readsConversions = (kind: ReportKind) => kind === 'CONVERSIONS' || kind === 'GOAL';
 export const VISIBILITIES = ['PRIVATE', 'UNLISTED', 'PUBLIC'] as const;
 export type Visibility = (typeof VISIBILITIES)[number];
 
@@ -25,13 +30,15 @@ export const UNLOCK_COOKIE = 'sl_report';
 export type ReportWindow = { lastDays: number } | { from: string; to: string };
 
 /**
- * What a report reads besides its window: a GOAL report its goal, a LINK report its link, a
- * CONVERSIONS report the filters of GET /api/v1/conversions (`linkId` among them).
+ * What a report reads besides its window: a GOAL report its goal, a LINK report its link, a PAGE
+ * report its bio page, a CONVERSIONS report the filters of GET /api/v1/conversions (`linkId`
+ * among them).
  */
 export interface ReportParams {
   window: ReportWindow;
   goalId?: string;
   linkId?: string;
+  pageId?: string;
   eventType?: string;
   customName?: string;
   campaignId?: string;
@@ -45,6 +52,7 @@ const PARAMS_OF: Record<ReportKind, ReadonlyArray<keyof ReportParams>> = {
   CONVERSIONS: ['window', ...CONVERSION_FILTERS],
   GOAL: ['window', 'goalId'],
   LINK: ['window', 'linkId'],
+  PAGE: ['window', 'pageId'],
 };
 
 export interface ParamsProblem {
@@ -74,6 +82,8 @@ export function paramsProblem(kind: ReportKind, params: ReportParams): ParamsPro
     return { field: 'params.goalId', message: 'params.goalId is required for a GOAL report' };
   if (kind === 'LINK' && !params.linkId)
     return { field: 'params.linkId', message: 'params.linkId is required for a LINK report' };
+  if (kind === 'PAGE' && !params.pageId)
+    return { field: 'params.pageId', message: 'params.pageId is required for a PAGE report' };
   const w = params.window;
   if ('lastDays' in w) {
     if (!Number.isInteger(w.lastDays) || w.lastDays < 1 || w.lastDays > MAX_REPORT_DAYS) {
@@ -96,9 +106,9 @@ export function paramsProblem(kind: ReportKind, params: ReportParams): ParamsPro
 /**
  * The window [from, to) a report reads at `now`, as the screen it was made from reads the same
  * choice, so a shared report shows what its screen shows that day:
- * - `lastDays` N of a CONVERSIONS or LINK report: the N UTC days ending with today, today
+ * - `lastDays` N of a CONVERSIONS, LINK or PAGE report: the N UTC days ending with today, today
  *   included (as far as it has gone): it moves forward at 00:00 UTC. ("Last 30 days" on the
- *   Conversions screen and on a link's analytics.)
+ *   Conversions screen and on a link's or a bio page's analytics.)
  * - `lastDays` N of a GOAL report: the N × 24 hours ending at the moment of reading, rounded up to
  *   the minute. ("Last 30 days" on a goal's report.)
  * - `from`/`to`: those UTC days, both included, whatever the date.

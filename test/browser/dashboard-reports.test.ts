@@ -4,14 +4,15 @@
 // out (the same figures as the goal's screen, noindex) and answering 404 once made PRIVATE on the
 // Reports screen; a password-protected report made from the Conversions screen (the form, a wrong
 // password, the right one); a link's analytics shared PUBLIC, its address regenerated (the old
-// one answers 404) and deleted; an ANALYST who sees reports with no control (the API answers 403 when
-// asked anyway). axe-core on every screen and the shared page, at desktop and phone widths;
+// one answers 404) and deleted; a bio page's analytics shared from its screen and read signed out
+// (its views, its blocks' clicks); an ANALYST who sees reports with no control (the API answers
+// 403 when asked anyway). axe-core on every screen and the shared page, at desktop and phone widths;
 // screenshots in DASHBOARD_E2E_SHOTS_DIR (default /tmp/dashboard-e2e). SQLite only: the rules run
 // on both engines in test/dashboard/reports.test.ts and test/webhooks/report-shared.test.ts.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { describeInChromium, closeAll } from '../support/browser';
-import { DASHBOARD_API, signIn, type Person } from '../support/dashboard';
+import { describeInChromium, closeAll, PERSON_USER_AGENT } from '../support/browser';
+import { DASHBOARD_API, signIn, type DashboardClient, type Person } from '../support/dashboard';
 import { acmeInChromium, type DashboardBrowser, openFromNav } from '../support/dashboard-browser';
 import { startDeliveringServer, startReceiver, type DeliveringServer, type Receiver } from '../support/receiver';
 import type { TestServer } from '../support/server';
@@ -37,6 +38,7 @@ describeInChromium('shared reports in the dashboard, in Chromium (sqlite)', () =
   let secret: string;
   let goalId: string;
   let linkId: string;
+  let ownerApi: DashboardClient;
   let page: Page;
   const knex = () => server.services.db.knex;
   const h1 = (p: Page) => p.getByRole('heading', { level: 1 });
@@ -81,7 +83,7 @@ describeInChromium('shared reports in the dashboard, in Chromium (sqlite)', () =
     expect(sub.status).toBe(201);
     secret = sub.body.data.secret;
     receiver.reply('/hooks/reports', [{ status: 204 }]);
-    const ownerApi = await signIn(server as unknown as TestServer, owner);
+    ownerApi = await signIn(server as unknown as TestServer, owner);
     goalId = (
       await ownerApi.request('POST', `/workspaces/${workspaceId}/goals`, {
         body: { name: 'Pricing purchases', type: 'purchase', linkId, targetCount: 4 },
@@ -283,6 +285,70 @@ describeInChromium('shared reports in the dashboard, in Chromium (sqlite)', () =
     await page.getByText('Clicks on pricing, last 7 days deleted. Its link no longer works.').waitFor();
     expect(await reportCard(page, 'Clicks on pricing, last 7 days').count()).toBe(0);
     expect((await visitor.goto(onServer(second!)))?.status()).toBe(404);
+    await visitor.context().close();
+  });
+
+  it("a bio page's analytics shared from its screen: signed out, anyone with the URL reads the page's views and its blocks' clicks", async () => {
+    const base = `/workspaces/${workspaceId}`;
+    const made = await ownerApi.request('POST', `${base}/pages`, {
+      body: { handle: 'acme-outdoor', title: 'Acme Outdoor', blocks: [{ type: 'link', text: 'Pricing', linkId }] },
+    });
+    expect(made.status).toBe(201);
+    const bio = made.body.data;
+    expect((await ownerApi.request('POST', `${base}/pages/${bio.id}/publish`)).status).toBe(200);
+    // Three views by a person and one followed block.
+    const api = (server as unknown as TestServer).request;
+    const visit = (path: string) => api('GET', path, { headers: { 'user-agent': PERSON_USER_AGENT } });
+    for (let i = 0; i < 3; i++) expect((await visit('/@acme-outdoor')).status).toBe(200);
+    expect((await visit(`/@acme-outdoor/${bio.blocks[0].id}`)).status).toBe(302);
+    await server.clicks.flush();
+
+    const stat = (p: Page, name: string) =>
+      p
+        .locator('.stat')
+        .filter({ has: p.getByText(name, { exact: true }) })
+        .locator('dd');
+    await page.goto(`${server.url}/app/w/${workspaceId}/pages/${bio.id}/analytics?window=7`);
+    await expect.poll(() => h1(page).textContent()).toBe('Analytics for @acme-outdoor');
+    await expect.poll(() => stat(page, 'Views').textContent()).toBe('3');
+    await page.getByRole('button', { name: 'Share' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Share this view' });
+    await expect.poll(() => dialog.getByLabel('Title').inputValue()).toBe('@acme-outdoor analytics, last 7 days');
+    await dialog.getByText(/^Page analytics: https:\/\/localhost:8443\/@acme-outdoor, last 7 days\./).waitFor();
+    await lookBoth(page, 'report-share-page');
+    await dialog.getByRole('button', { name: 'Save report' }).click();
+    const url = await page
+      .getByRole('dialog', { name: 'Report saved' })
+      .getByLabel('Anyone with this link can read it')
+      .inputValue();
+    expect(url).toMatch(/^https:\/\/localhost:8443\/app\/shared\/[A-Za-z0-9_-]{43}$/);
+    await page.getByRole('button', { name: 'Done' }).click();
+    const row = await knex()('reports').where({ workspace_id: workspaceId, kind: 'PAGE' }).first();
+    expect(JSON.parse(row.params)).toEqual({ window: { lastDays: 7 }, pageId: bio.id });
+
+    // A fresh browser context, signed out.
+    const { page: visitor } = await b.newPersonPage();
+    const answer = await visitor.goto(onServer(url));
+    expect(answer?.status()).toBe(200);
+    await expect.poll(() => h1(visitor).textContent()).toBe('@acme-outdoor analytics, last 7 days');
+    await visitor.getByText('https://localhost:8443/@acme-outdoor · Acme Outdoor').waitFor();
+    await expect.poll(() => stat(visitor, 'Views').textContent()).toBe('3');
+    await expect.poll(() => stat(visitor, 'Clicks on links').textContent()).toBe('1');
+    const blocks = visitor.getByRole('table', { name: 'Clicks by link block' });
+    await expect
+      .poll(() =>
+        blocks
+          .getByRole('row', { name: /Pricing/ })
+          .locator('td.num')
+          .textContent(),
+      )
+      .toBe('1');
+    // Read-only: no short link leading into the workspace, no dashboard, no control.
+    expect(await blocks.getByRole('columnheader', { name: 'Short link' }).count()).toBe(0);
+    expect(await visitor.getByRole('link').count()).toBe(0);
+    expect(await visitor.getByRole('navigation', { name: 'Main' }).count()).toBe(0);
+    expect(await visitor.getByRole('button', { name: /Sign out|Share/ }).count()).toBe(0);
+    await lookBoth(visitor, 'shared-page-analytics');
     await visitor.context().close();
   });
 

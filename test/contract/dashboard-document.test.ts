@@ -126,7 +126,15 @@ describe("the dashboard's contract", () => {
       ['CONVERSIONS', ['window']],
       ['GOAL', ['window', 'goalId']],
       ['LINK', ['window', 'linkId']],
+      ['PAGE', ['window', 'pageId']],
     ]);
+    // Every kind names the others' params to refuse them with its own message, not as unknown.
+    const every = new Set(report.oneOf.flatMap((form: any) => Object.keys(form.properties.params.properties)));
+    for (const form of report.oneOf) {
+      expect(Object.keys(form.properties.params.properties).sort(), form.properties.kind.const).toEqual(
+        [...every].sort(),
+      );
+    }
     const together = { targetValueMinor: ['targetCurrency'], targetCurrency: ['targetValueMinor'] };
     expect(ops.createDashboardGoal.requestSchema.dependentRequired).toEqual(together);
     expect(ops.bulkLinks.requestSchema.then.required).toEqual(['tagId']);

@@ -1,6 +1,7 @@
-// Shared reports through HTTPS on every engine: a report of each kind whose shared read equals the
-// dashboard's own figures for the window it says it used; the screens' rules and messages for
-// params; visibility (PRIVATE, deleted, an old token: the same 404 at once; the page's status and
+// Shared reports through HTTPS on every engine: a report of each kind (conversions, a goal, a
+// link's or a bio page's analytics) whose shared read equals the dashboard's own figures for the
+// window it says it used; the screens' rules and messages for params, each kind refusing the
+// others'; visibility (PRIVATE, deleted, an old token: the same 404 at once; the page's status and
 // robots rules); a new link; passwords (401, throttled to 429, a cookie scoped to the report, a new
 // password or link asking again); roles, anti-forgery, other workspaces for every operation of
 // the Reports tag; plan gates; the figures reused for at most a minute and never past a change.
@@ -17,6 +18,9 @@ import type { TestResponse, TestServer } from '../support/server';
 import { dataKey } from '../support/seed';
 
 const dashboard = openDocument('dashboard.json');
+/** A person's browser: the only views a page's analytics count. */
+const PERSON =
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
 const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 const tokenOf = (url: string) => new URL(url).pathname.split('/').pop()!;
 
@@ -25,7 +29,10 @@ describe.each(testEngines())('shared reports on %s', (engine) => {
   let key: string;
   let linkId: string;
   let goalId: string;
+  let pageId: string;
   const knex = () => server.services.db.knex;
+  const handle = `acme-reports-${engine}`;
+  const visit = (path: string) => server.request('GET', path, { headers: { 'user-agent': PERSON } });
 
   beforeAll(async () => {
     expect(fs.existsSync(projectPath('dist/web/index.html')), 'dist/web is built at install (npm run build:web)').toBe(
@@ -51,6 +58,23 @@ describe.each(testEngines())('shared reports on %s', (engine) => {
     ]) {
       expect((await server.request('POST', '/api/v1/conversions', { key, body })).status).toBe(201);
     }
+    // A published bio page with two views and a followed link block; then a draft title not
+    // published yet, which a shared report does not show.
+    const page = (
+      await team.member.request('POST', `${base}/pages`, {
+        body: { handle, title: 'Acme Outdoor', blocks: [{ type: 'link', text: 'Pricing', linkId }] },
+      })
+    ).body.data;
+    pageId = page.id;
+    expect((await team.member.request('POST', `${base}/pages/${pageId}/publish`)).status).toBe(200);
+    expect((await visit(`/@${handle}`)).status).toBe(200);
+    expect((await visit(`/@${handle}`)).status).toBe(200);
+    expect((await visit(`/@${handle}/${page.blocks[0].id}`)).status).toBe(302);
+    await server.clicks.flush();
+    expect(
+      (await team.member.request('PATCH', `${base}/pages/${pageId}`, { body: { title: 'Acme Outdoor (draft)' } }))
+        .status,
+    ).toBe(200);
   });
   afterAll(async () => server?.stop());
 
@@ -147,9 +171,45 @@ describe.each(testEngines())('shared reports on %s', (engine) => {
       analytics: linkScreen.body,
     });
 
+    const page = await make({
+      kind: 'PAGE',
+      title: `@${handle} analytics, last 7 days`,
+      visibility: 'UNLISTED',
+      params: { window: { lastDays: 7 }, pageId },
+    });
+    expect(page.status).toBe(201);
+    expect(page.body.data).toMatchObject({ kind: 'PAGE', params: { window: { lastDays: 7 }, pageId } });
+    const pageRead = (await read(tokenOf(page.body.data.url))).body;
+    // "Last 7 days" as a page's analytics read it: 7 UTC days ending with today.
+    expect(pageRead.window).toEqual({
+      from: new Date(tomorrow - 7 * DAY_MS).toISOString(),
+      to: new Date(tomorrow).toISOString(),
+      lastDays: 7,
+    });
+    const pageScreen = await team.analyst.request(
+      'GET',
+      `${base}/pages/${pageId}/analytics?from=${isoDay(tomorrow - 7 * DAY_MS)}&to=${isoDay(tomorrow - DAY_MS)}`,
+    );
+    expect(pageScreen.status).toBe(200);
+    expect(pageRead.page).toEqual({
+      handle,
+      url: `https://localhost:8443/@${handle}`,
+      // The title visitors see, not the draft's.
+      title: 'Acme Outdoor',
+      analytics: pageScreen.body,
+    });
+    expect(pageRead.page.analytics.totals).toEqual({ views: 2, clicks: 1 });
+    expect(pageRead.page.analytics.series).toHaveLength(7);
+    expect(pageRead.link).toBeUndefined();
+
     // Nothing of the workspace beyond the report: not its id, name, plan or people.
     const workspace = (await team.owner.request('GET', base)).body.data;
-    for (const res of [shared, await read(tokenOf(goal.body.data.url)), await read(tokenOf(link.body.data.url))]) {
+    for (const res of [
+      shared,
+      await read(tokenOf(goal.body.data.url)),
+      await read(tokenOf(link.body.data.url)),
+      await read(tokenOf(page.body.data.url)),
+    ]) {
       for (const secret of [
         team.workspaceId,
         workspace.name,
@@ -161,7 +221,7 @@ describe.each(testEngines())('shared reports on %s', (engine) => {
     }
     // Listed for every role, newest first.
     const list = (await team.analyst.request('GET', `${base}/reports`)).body.data.map((r: any) => r.id);
-    expect(list.slice(0, 3)).toEqual([link.body.data.id, goal.body.data.id, conv.body.data.id]);
+    expect(list.slice(0, 4)).toEqual([page.body.data.id, link.body.data.id, goal.body.data.id, conv.body.data.id]);
   });
 
   it("checks params with the screens' rules and messages, naming the field, and makes nothing", async () => {
@@ -202,6 +262,49 @@ describe.each(testEngines())('shared reports on %s', (engine) => {
         'params.eventType',
         /does not go with a LINK report/,
       ],
+      [
+        { kind: 'PAGE', params: { window: { lastDays: 30 } } },
+        400,
+        'params.pageId',
+        /^params\.pageId is required when kind is PAGE$/,
+      ],
+      // Every kind refuses the params of the others, naming them.
+      [
+        { kind: 'PAGE', params: { window: { lastDays: 30 }, pageId, linkId } },
+        400,
+        'params.linkId',
+        /^params\.linkId does not go with a PAGE report; it takes window, pageId$/,
+      ],
+      [
+        { kind: 'PAGE', params: { window: { lastDays: 30 }, pageId, goalId } },
+        400,
+        'params.goalId',
+        /^params\.goalId does not go with a PAGE report; it takes window, pageId$/,
+      ],
+      [
+        { kind: 'PAGE', params: { window: { lastDays: 30 }, pageId, eventType: 'lead' } },
+        400,
+        'params.eventType',
+        /^params\.eventType does not go with a PAGE report; it takes window, pageId$/,
+      ],
+      [
+        { kind: 'LINK', params: { window: { lastDays: 30 }, linkId, pageId } },
+        400,
+        'params.pageId',
+        /^params\.pageId does not go with a LINK report; it takes window, linkId$/,
+      ],
+      [
+        { kind: 'GOAL', params: { window: { lastDays: 30 }, goalId, pageId } },
+        400,
+        'params.pageId',
+        /^params\.pageId does not go with a GOAL report; it takes window, goalId$/,
+      ],
+      [
+        { params: { window: { lastDays: 30 }, pageId } },
+        400,
+        'params.pageId',
+        /^params\.pageId does not go with a CONVERSIONS report/,
+      ],
       [{ title: '   ' }, 400, 'title', /title must be 1 to 200 characters/],
     ];
     for (const [body, status, field, message] of cases) {
@@ -213,7 +316,7 @@ describe.each(testEngines())('shared reports on %s', (engine) => {
     // The contract's own checks: a window of 401 days, an unknown kind or visibility.
     for (const body of [
       { params: { window: { lastDays: 401 } } },
-      { kind: 'PAGE' },
+      { kind: 'TAG' },
       { visibility: 'SECRET' },
       { params: { window: { lastDays: 7, from: today } } },
     ]) {
@@ -221,7 +324,7 @@ describe.each(testEngines())('shared reports on %s', (engine) => {
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(typeof res.body.error).toBe('string');
     }
-    // Another workspace's goal or link is not found, as on their screens.
+    // Another workspace's goal, link or page is not found, as on their screens; so is a deleted page.
     const theirLink = (
       await other.member.request('POST', `/workspaces/${other.workspaceId}/links`, {
         body: { url: 'https://example.com/theirs' },
@@ -234,6 +337,21 @@ describe.each(testEngines())('shared reports on %s', (engine) => {
     ).body.data.id;
     expect((await make({ kind: 'GOAL', params: { window: { lastDays: 30 }, goalId: theirGoal } })).status).toBe(404);
     expect((await make({ kind: 'LINK', params: { window: { lastDays: 30 }, linkId: theirLink } })).status).toBe(404);
+    const theirPage = (
+      await other.member.request('POST', `/workspaces/${other.workspaceId}/pages`, {
+        body: { handle: `theirs-${engine}`, title: 'Theirs' },
+      })
+    ).body.data.id;
+    const theirs = await make({ kind: 'PAGE', params: { window: { lastDays: 30 }, pageId: theirPage } });
+    expect(theirs.status).toBe(404);
+    expect(theirs.body.error).toBe('Page not found');
+    const gonePage = (
+      await team.member.request('POST', `${base}/pages`, { body: { handle: `gone-${engine}`, title: 'Gone' } })
+    ).body.data.id;
+    expect((await team.owner.request('DELETE', `${base}/pages/${gonePage}`)).status).toBe(204);
+    expect((await make({ kind: 'PAGE', params: { window: { lastDays: 30 }, pageId: gonePage } })).status).toBe(404);
+    // Only editors make one, as every report.
+    expect((await make({ kind: 'PAGE', params: { window: { lastDays: 30 }, pageId } }, team.analyst)).status).toBe(403);
     expect((await team.owner.request('GET', `${base}/reports`)).body.data.length).toBe(before);
     // A change is checked the same way, and changes nothing when refused.
     const id = (await make({})).body.data.id;
@@ -243,6 +361,34 @@ describe.each(testEngines())('shared reports on %s', (engine) => {
       window: { lastDays: 30 },
     });
     expect((await patch(id, {})).status).toBe(400);
+    // A change's params take the union of every kind's, so the report's kind decides: a PAGE
+    // report refuses another kind's param, needs its page, and finds only the workspace's.
+    const pageReport = (await make({ kind: 'PAGE', params: { window: { lastDays: 7 }, pageId } })).body.data.id;
+    for (const [params, field, message] of [
+      [
+        { window: { lastDays: 7 }, pageId, goalId },
+        'params.goalId',
+        /does not go with a PAGE report; it takes window, pageId$/,
+      ],
+      [{ window: { lastDays: 7 }, linkId }, 'params.linkId', /does not go with a PAGE report/],
+      [{ window: { lastDays: 7 } }, 'params.pageId', /^params\.pageId is required for a PAGE report$/],
+    ] as const) {
+      const res = await patch(pageReport, { params });
+      expect(res.status, JSON.stringify(params)).toBe(400);
+      expect(res.body.field).toBe(field);
+      expect(res.body.error).toMatch(message);
+    }
+    const linkChanged = await patch(id, { params: { window: { lastDays: 7 }, pageId } });
+    expect(linkChanged.status).toBe(400);
+    expect(linkChanged.body.field).toBe('params.pageId');
+    expect((await patch(pageReport, { params: { window: { lastDays: 7 }, pageId: theirPage } })).status).toBe(404);
+    expect((await team.owner.request('GET', `${base}/reports/${pageReport}`)).body.data.params).toEqual({
+      window: { lastDays: 7 },
+      pageId,
+    });
+    expect(
+      (await patch(pageReport, { params: { window: { from: '2026-01-01', to: '2026-01-31' }, pageId } })).status,
+    ).toBe(200);
   });
 
   it('PRIVATE and unknown tokens answer the same 404 at once; the page answers 404 too, and noindex unless PUBLIC without a password', async () => {
@@ -414,6 +560,27 @@ describe.each(testEngines())('shared reports on %s', (engine) => {
     expect(withKey.status).toBe(401);
   });
 
+  it("a PAGE report whose page was deleted answers 404 with its reason, as the page's own screen does", async () => {
+    const doomed = (
+      await team.member.request('POST', `${base}/pages`, { body: { handle: `doomed-${engine}`, title: 'Doomed' } })
+    ).body.data.id;
+    const made = (
+      await make({
+        kind: 'PAGE',
+        title: 'Doomed page',
+        visibility: 'PUBLIC',
+        params: { window: { lastDays: 30 }, pageId: doomed },
+      })
+    ).body.data;
+    const token = tokenOf(made.url);
+    // (Not read before: figures already computed would be reused for up to a minute.)
+    expect((await team.owner.request('DELETE', `${base}/pages/${doomed}`)).status).toBe(204);
+    expect((await team.analyst.request('GET', `${base}/pages/${doomed}/analytics`)).status).toBe(404);
+    const res = await read(token);
+    expect(res.status).toBe(404);
+    expect(res.body.error).toBe('The page of this report no longer exists');
+  });
+
   it('a plan without conversions: 403 naming the plan for CONVERSIONS and GOAL reports, and their URLs answer 404 until the plan has them again', async () => {
     const pro = await seedTeam(server, 'pro');
     const proBase = `/workspaces/${pro.workspaceId}`;
@@ -434,6 +601,22 @@ describe.each(testEngines())('shared reports on %s', (engine) => {
     });
     expect(linkReport.status).toBe(201);
     expect((await read(tokenOf(linkReport.body.data.url))).status).toBe(200);
+    // A page's analytics, as a link's, are read on every plan.
+    const proPage = (
+      await pro.member.request('POST', `${proBase}/pages`, { body: { handle: `pro-${engine}`, title: 'Pro' } })
+    ).body.data.id;
+    const pageReport = await pro.member.request('POST', `${proBase}/reports`, {
+      body: {
+        kind: 'PAGE',
+        title: 'Views',
+        visibility: 'UNLISTED',
+        params: { window: { lastDays: 7 }, pageId: proPage },
+      },
+    });
+    expect(pageReport.status).toBe(201);
+    const proRead = await read(tokenOf(pageReport.body.data.url));
+    expect(proRead.status).toBe(200);
+    expect(proRead.body.page.analytics.pageId).toBe(proPage);
 
     const made = (await make({ title: 'Lapsing', visibility: 'PUBLIC' })).body.data;
     const token = tokenOf(made.url);
@@ -502,7 +685,7 @@ describe.each(testEngines())('shared reports on %s', (engine) => {
 describe.each(testEngines())('shared reports on a deployment without conversions, %s', (engine) => {
   const fixture = serverWithTeam(engine, { env: { FEATURE_CONVERSIONS: 'off' } });
 
-  it('answers 503 with its code for CONVERSIONS and GOAL reports; LINK reports are made and read', async () => {
+  it('answers 503 with its code for CONVERSIONS and GOAL reports; LINK and PAGE reports are made and read', async () => {
     const { server, team } = fixture;
     const base = `/workspaces/${team.workspaceId}`;
     const conv = await team.owner.request('POST', `${base}/reports`, {
@@ -522,5 +705,13 @@ describe.each(testEngines())('shared reports on a deployment without conversions
     });
     expect(made.status).toBe(201);
     expect((await server.request('GET', `/app/api/shared/${tokenOf(made.body.data.url)}`)).status).toBe(200);
+    const pageId = (
+      await team.owner.request('POST', `${base}/pages`, { body: { handle: `nofeature-${engine}`, title: 'Acme' } })
+    ).body.data.id;
+    const pageMade = await team.owner.request('POST', `${base}/reports`, {
+      body: { kind: 'PAGE', title: 'Views', visibility: 'UNLISTED', params: { window: { lastDays: 7 }, pageId } },
+    });
+    expect(pageMade.status).toBe(201);
+    expect((await server.request('GET', `/app/api/shared/${tokenOf(pageMade.body.data.url)}`)).status).toBe(200);
   });
 });

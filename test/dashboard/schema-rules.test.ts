@@ -177,7 +177,30 @@ const refused: Case[] = [
     'params.customName',
     'customName narrows custom events; it cannot be combined with another eventType',
   ),
-  refuse('an unknown kind of report', report({ kind: 'PAGE' }), 'kind', 'kind must be one of: CONVERSIONS, GOAL, LINK'),
+  refuse(
+    'a PAGE report without its page',
+    report({ kind: 'PAGE' }),
+    'params.pageId',
+    'params.pageId is required when kind is PAGE',
+  ),
+  refuse(
+    'a PAGE report with a link',
+    report({ kind: 'PAGE', params: { window: { lastDays: 7 }, pageId: 'pg_a', linkId: 'lnk_a' } }),
+    'params.linkId',
+    'params.linkId does not go with a PAGE report; it takes window, pageId',
+  ),
+  refuse(
+    'a LINK report with a page',
+    report({ kind: 'LINK', params: { window: { lastDays: 7 }, linkId: 'lnk_a', pageId: 'pg_a' } }),
+    'params.pageId',
+    'params.pageId does not go with a LINK report; it takes window, linkId',
+  ),
+  refuse(
+    'an unknown kind of report',
+    report({ kind: 'TAG' }),
+    'kind',
+    'kind must be one of: CONVERSIONS, GOAL, LINK, PAGE',
+  ),
   refuse('a blank report title', report({ title: ' ' }), 'title', 'title must be 1 to 200 characters'),
   refuse(
     'add_tag without the tag',

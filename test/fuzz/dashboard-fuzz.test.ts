@@ -215,10 +215,11 @@ describe.each(testEngines())('dashboard API fuzz on %s', (engine) => {
         password: 'fuzz password',
         params: { window: { from: '2026-01-01', to: '2026-01-31' }, linkId: linkIds[1] },
       }),
+      await report({ kind: 'PAGE', visibility: 'PUBLIC', params: { window: { lastDays: 30 }, pageId: pageIds[0] } }),
       await report({ kind: 'CONVERSIONS', params: { window: { lastDays: 90 } } }),
     ];
     const tokenOf = (url: string) => new URL(url).pathname.split('/').pop()!;
-    let tokens = reports.slice(0, 3).map((r) => tokenOf(r.url));
+    let tokens = reports.slice(0, 4).map((r) => tokenOf(r.url));
     if (tag.startsWith('t')) {
       const hidden = await report({ kind: 'CONVERSIONS', visibility: 'PUBLIC', params: { window: { lastDays: 7 } } });
       const renewed = await report({

@@ -9,6 +9,7 @@ import { enqueueEvents, type EmitEvents } from './outbox.ts';
 export interface ReportRow {
   id: string;
   workspace_id: string;
+  /** One of REPORT_KINDS: the column is string(16), so a kind's name must fit in 16 characters. */
   kind: ReportKind;
   title: string;
   /** JSON of ReportParams. */

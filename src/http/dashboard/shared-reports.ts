@@ -1,6 +1,7 @@
 // Reading a shared report (openapi/dashboard.yaml, readSharedReport; the page /app/shared/{token}):
 // which token opens which report now, and its figures, computed by the screens' own code and
 // reused for at most a minute.
+import * as pages from '../../db/repos/bio-pages.ts';
 import * as links from '../../db/repos/links.ts';
 import { findReportByTokenHash, paramsOf, type ReportRow } from '../../db/repos/reports.ts';
 import { getWorkspace } from '../../db/repos/workspaces.ts';
@@ -8,13 +9,16 @@ import { findDomainOf } from '../../db/repos/domains.ts';
 import { planHasApi, type Plan } from '../../domain/access.ts';
 import { DAY_MS } from '../../domain/conversions.ts';
 import { notFound, unavailable } from '../../domain/errors.ts';
-import { CONVERSION_FILTERS, resolveWindow, SHARED_FIGURES_TTL_MS } from '../../domain/reports.ts';
+import { parseContent } from '../../domain/bio-pages.ts';
+import { CONVERSION_FILTERS, readsConversions, resolveWindow, SHARED_FIGURES_TTL_MS } from '../../domain/reports.ts';
 import { hashSecret } from '../../domain/sessions.ts';
 import type { components } from '../../../generated/dashboard.ts';
 import { goalReport } from '../../operations/conversions.ts';
+import { pageUrl } from '../../operations/pages.ts';
 import type { Services } from '../services.ts';
 import { conversionsView } from './handlers/conversions.ts';
 import { linkAnalyticsView } from './handlers/links.ts';
+import { pageAnalyticsView } from './handlers/pages.ts';
 
 type SharedReport = components['schemas']['SharedReport'];
 export type SharedFiguresBody = Omit<SharedReport, 'title' | 'kind'>;
@@ -28,7 +32,8 @@ export interface SharedFind {
  * The report this token opens now, read from the database on every call (so a report made
  * PRIVATE, deleted or given a new token stops answering at once, on every process): undefined
  * for an unknown token, a PRIVATE report, and a CONVERSIONS or GOAL report of a workspace whose
- * plan no longer includes conversions. All of these answer the same 404.
+ * plan no longer includes conversions (LINK and PAGE reports read on every plan). All of these
+ * answer the same 404.
  */
 export async function findSharedReport(services: Services, token: string): Promise<SharedFind | undefined> {
   const { knex } = services.db;
@@ -36,7 +41,7 @@ export async function findSharedReport(services: Services, token: string): Promi
   if (!row || row.visibility === 'PRIVATE') return undefined;
   const ws = await getWorkspace(knex, row.workspace_id);
   if (!ws) return undefined;
-  if (row.kind !== 'LINK' && !planHasApi(ws.plan)) return undefined;
+  if (readsConversions(row.kind) && !planHasApi(ws.plan)) return undefined;
   return { row, plan: ws.plan };
 }
 
@@ -64,7 +69,7 @@ export class SharedFigures {
     this.makeRoom(now);
     const figures = this.compute(found.row, now);
     this.entries.set(key, { expires: now + SHARED_FIGURES_TTL_MS, figures });
-    // A failure (a deleted link, a feature switched off) is answered, not kept.
+    // A failure (a deleted link or page, a feature switched off) is answered, not kept.
     figures.catch(() => this.entries.get(key)?.figures === figures && this.entries.delete(key));
     return figures;
   }
@@ -117,13 +122,27 @@ export class SharedFigures {
         goal: await goalReport(services, row.workspace_id, params.goalId!, { from: window.from, to: window.to }),
       };
     }
+    // A link's or a page's analytics: the days of the window as their screens ask for them.
+    const days = { from: isoDay(w.from), to: isoDay(w.to - DAY_MS) };
+    if (row.kind === 'PAGE') {
+      const page = await pages.getPage(knex, row.workspace_id, params.pageId!);
+      if (!page) throw notFound('The page of this report no longer exists');
+      return {
+        window,
+        generatedAt,
+        page: {
+          handle: page.handle,
+          url: pageUrl(config.shortDomain, page.handle),
+          // The title visitors see while it is published, else the draft's.
+          title: parseContent(page.published ?? page.draft).title,
+          analytics: await pageAnalyticsView(services, page, days),
+        },
+      };
+    }
     const link = await links.getLink(knex, row.workspace_id, params.linkId!);
     if (!link) throw notFound('The link of this report no longer exists');
     const host = link.domain_id ? (await findDomainOf(knex, row.workspace_id, link.domain_id))?.host : undefined;
-    const analytics = await linkAnalyticsView(services, row.workspace_id, link.id, {
-      from: isoDay(w.from),
-      to: isoDay(w.to - DAY_MS),
-    });
+    const analytics = await linkAnalyticsView(services, row.workspace_id, link.id, days);
     return {
       window,
       generatedAt,

@@ -62,7 +62,8 @@ export type ReportParams = Schemas['ReportParams'];
 export type ReportOfKind =
   | { kind: 'CONVERSIONS'; params: Schemas['ConversionsReportParams'] }
   | { kind: 'GOAL'; params: Schemas['GoalReportParams'] }
-  | { kind: 'LINK'; params: Schemas['LinkReportParams'] };
+  | { kind: 'LINK'; params: Schemas['LinkReportParams'] }
+  | { kind: 'PAGE'; params: Schemas['PageReportParams'] };
 export type ReportVisibility = Schemas['ReportVisibility'];
 export type ReportWindow = Schemas['ReportWindow'];
 export type SharedReport = Schemas['SharedReport'];

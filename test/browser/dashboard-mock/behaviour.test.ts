@@ -1332,6 +1332,47 @@ describeInChromium("the dashboard in Chromium against Prism's mock of the contra
       await shot('report-refused');
     });
 
+    it("Share on a page's analytics saves a PAGE report of the chosen window; the Reports screen opens that view; an ANALYST has no Share", async () => {
+      await realisticReads(page);
+      await open(`/w/${WS}/pages/pg_acme/analytics?window=90`);
+      const made = saved({
+        id: 'rpt_page',
+        kind: 'PAGE',
+        title: '@acme analytics, last 90 days',
+        params: { window: { lastDays: 90 }, pageId: 'pg_acme' },
+        hasPassword: false,
+      });
+      const create = await answer(page, 'POST', `**/app/api/workspaces/${WS}/reports`, made, 201);
+      await page.getByRole('button', { name: 'Share' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Share this view' });
+      await expect.poll(() => dialog.getByLabel('Title').inputValue()).toBe('@acme analytics, last 90 days');
+      await dialog.getByText('Page analytics: https://sho.rt/@acme, last 90 days.', { exact: false }).waitFor();
+      await dialog.getByRole('button', { name: 'Save report' }).click();
+      await expect.poll(() => create.length).toBe(1);
+      expect(JSON.parse(create[0].body!)).toEqual({
+        kind: 'PAGE',
+        title: '@acme analytics, last 90 days',
+        visibility: 'UNLISTED',
+        params: { window: { lastDays: 90 }, pageId: 'pg_acme' },
+      });
+      await page.getByRole('dialog', { name: 'Report saved' }).getByRole('button', { name: 'Done' }).click();
+
+      await page.unroute(`**/app/api/workspaces/${WS}/reports`);
+      await open(`/w/${WS}/reports`);
+      const card = page.getByRole('listitem', { name: '@acme analytics, last 90 days' });
+      await expect.poll(() => card.textContent()).toMatch(/Page analytics · Last 90 days/);
+      expect(await card.getByRole('link', { name: /^Open the view/ }).getAttribute('href')).toBe(
+        `/app/w/${WS}/pages/pg_acme/analytics?window=90`,
+      );
+
+      await context.clearCookies();
+      await page.unrouteAll({ behavior: 'ignoreErrors' });
+      await realisticReads(page, 'ANALYST');
+      await open(`/w/${WS}/pages/pg_acme/analytics`);
+      await expect.poll(() => h1().textContent()).toBe('Analytics for @acme');
+      expect(await page.getByRole('button', { name: 'Share' }).count()).toBe(0);
+    });
+
     it('the Reports screen sends only what changed; Regenerate address says what it does and asks first; an ANALYST has no control', async () => {
       await realisticReads(page);
       await open(`/w/${WS}/reports`);

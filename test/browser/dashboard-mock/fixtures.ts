@@ -542,6 +542,13 @@ export function reportList(): Schemas['ReportList'] {
         title: 'Launch page clicks, March',
         params: { window: { from: '2026-03-01', to: '2026-03-31' }, linkId: 'lnk_0' },
       }),
+      report('rpt_bio', {
+        kind: 'PAGE',
+        title: '@acme analytics, last 90 days',
+        params: { window: { lastDays: 90 }, pageId: 'pg_acme' },
+        visibility: 'UNLISTED',
+        url: 'https://sho.rt/app/shared/Pw4nX8cV2bM6zL0kJ9hG3fD7sA1qE5rT8yU2iO6pZxC',
+      }),
     ],
   };
 }
@@ -670,6 +677,20 @@ export function sharedReport(kind: Schemas['ReportKind']): Schemas['SharedReport
       link: { slug: 'launch', shortUrl: 'https://sho.rt/launch', title: 'Acme launch page', analytics: a },
     };
   }
+  if (kind === 'PAGE') {
+    const a = pageAnalytics(30);
+    return {
+      ...base,
+      title: '@acme analytics, last 30 days',
+      kind,
+      window: {
+        from: `${a.window.from}T00:00:00.000Z`,
+        to: new Date(Date.parse(`${a.window.to}T00:00:00Z`) + 86_400_000).toISOString(),
+        lastDays: 30,
+      },
+      page: { handle: 'acme', url: 'https://sho.rt/@acme', title: 'Acme Outdoor Co.', analytics: a },
+    };
+  }
   return {
     ...base,
     title: 'Spring sale purchases, last 30 days',
@@ -684,7 +705,7 @@ export function sharedReport(kind: Schemas['ReportKind']): Schemas['SharedReport
   };
 }
 
-/** Realistic answers for the shared page: /shared/tok_goal, tok_link, tok_password (asks for it), tok_gone (404), else conversions. */
+/** Realistic answers for the shared page: /shared/tok_goal, tok_link, tok_page, tok_password (asks for it), tok_gone (404), else conversions. */
 export async function realisticSharedReads(page: Page): Promise<void> {
   await page.route('**/app/api/shared/*', (route) => {
     if (route.request().method() !== 'GET') return route.fallback();
@@ -693,9 +714,8 @@ export async function realisticSharedReads(page: Page): Promise<void> {
       return route.fulfill({ status: 401, json: { error: 'This report is protected by a password' } });
     if (token === 'tok_gone')
       return route.fulfill({ status: 404, json: { error: 'There is no shared report at this address' } });
-    return route.fulfill({
-      json: sharedReport(token === 'tok_goal' ? 'GOAL' : token === 'tok_link' ? 'LINK' : 'CONVERSIONS'),
-    });
+    const kinds: Record<string, Schemas['ReportKind']> = { tok_goal: 'GOAL', tok_link: 'LINK', tok_page: 'PAGE' };
+    return route.fulfill({ json: sharedReport(kinds[token ?? ''] ?? 'CONVERSIONS') });
   });
 }
 

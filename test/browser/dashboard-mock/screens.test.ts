@@ -55,6 +55,7 @@ const SCREENS: Array<{ name: string; path: string; public?: boolean }> = [
   { name: 'shared-conversions', path: '/app/shared/tok_conversions', public: true },
   { name: 'shared-goal', path: '/app/shared/tok_goal', public: true },
   { name: 'shared-link', path: '/app/shared/tok_link', public: true },
+  { name: 'shared-page', path: '/app/shared/tok_page', public: true },
   { name: 'shared-password', path: '/app/shared/tok_password', public: true },
   { name: 'shared-gone', path: '/app/shared/tok_gone', public: true },
 ];

@@ -1,6 +1,7 @@
 // Bio pages in the dashboard (openapi/dashboard.yaml, Pages): the page operations
 // (src/operations/pages.ts) as the signed-in person, the editor's live preview rendered by the
-// redirect path's own renderer, and a page's analytics.
+// redirect path's own renderer, and a page's analytics (also what a shared PAGE report shows).
+import type { components } from '../../../../generated/dashboard.ts';
 import * as pages from '../../../db/repos/bio-pages.ts';
 import { BREAKDOWN_DAYS, BREAKDOWN_TOP } from '../../../db/repos/link-analytics.ts';
 import { LIMITS, PAGE_THEMES, parseContent, type PageTheme } from '../../../domain/bio-pages.ts';
@@ -12,6 +13,8 @@ import type { Services } from '../../services.ts';
 import { analyticsWindow } from '../analytics-window.ts';
 import { sessionActor } from '../session.ts';
 import type { DashboardHandlers, DashboardResult } from '../types.ts';
+
+type BioPageAnalytics = components['schemas']['BioPageAnalytics'];
 
 type PageOperation =
   | 'listPages'
@@ -46,7 +49,6 @@ function analyticsBlocks(page: pages.PageRow, clicks: Map<string, number>) {
 }
 
 export function pageHandlers(services: Services, operations: PageOperations): Pick<DashboardHandlers, PageOperation> {
-  const { knex } = services.db;
   const { config } = services;
   const envelope = async (row: pages.PageRow) => ({ data: await operations.present(row) });
 
@@ -115,48 +117,59 @@ export function pageHandlers(services: Services, operations: PageOperations): Pi
 
     async getPageAnalytics({ params, query }, ctx): Promise<DashboardResult<'getPageAnalytics'>> {
       const page = await operations.get(ctx.workspace!.id, params.pageId);
-      const { from, to, today } = analyticsWindow(query);
-      const [views, clicks, byBlock, found] = await Promise.all([
-        pages.pageDailyViews(knex, page.id, from, to),
-        pages.pageDailyBlockClicks(knex, page.id, from, to),
-        pages.pageBlockClicks(knex, page.id, from, to),
-        pages.pageBreakdowns(knex, page.id, (today - BREAKDOWN_DAYS + 1) * DAY_MS),
-      ]);
-      const series = [];
-      const totals = { views: 0, clicks: 0 };
-      for (let d = from; d <= to; d++) {
-        const day = { day: isoDay(d), views: views.get(d) ?? 0, clicks: clicks.get(d) ?? 0 };
-        totals.views += day.views;
-        totals.clicks += day.clicks;
-        series.push(day);
-      }
-      const top = (all: Array<{ value: string; views: number }>) => all.slice(0, BREAKDOWN_TOP);
-      const rest = (all: Array<{ value: string; views: number }>) =>
-        all.slice(BREAKDOWN_TOP).reduce((n, e) => n + e.views, 0);
-      const b = found;
-      return {
-        status: 200,
-        body: {
-          pageId: page.id,
-          window: { from: isoDay(from), to: isoDay(to) },
-          series,
-          totals,
-          blocks: analyticsBlocks(page, byBlock),
-          breakdownWindow: { from: isoDay(today - BREAKDOWN_DAYS + 1), to: isoDay(today) },
-          breakdowns: {
-            countries: top(b.country),
-            devices: top(b.device),
-            browsers: top(b.browser),
-            referrers: top(b.referrer_host),
-            other: {
-              countries: rest(b.country),
-              devices: rest(b.device),
-              browsers: rest(b.browser),
-              referrers: rest(b.referrer_host),
-            },
-          },
-        },
-      };
+      return { status: 200, body: await pageAnalyticsView(services, page, query) };
+    },
+  };
+}
+
+/**
+ * A page's analytics as its screen shows them (getPageAnalytics): views and link-block clicks per
+ * UTC day of [from, to] (default the last 30 days, today included; at most 400 days), each link
+ * block's clicks, and the last 90 days' breakdowns. The caller has checked the page is a page of
+ * its workspace. A shared PAGE report is computed by it too (shared-reports.ts).
+ */
+export async function pageAnalyticsView(
+  services: Services,
+  page: pages.PageRow,
+  query: { from?: string; to?: string },
+): Promise<BioPageAnalytics> {
+  const { knex } = services.db;
+  const { from, to, today } = analyticsWindow(query);
+  const [views, clicks, byBlock, b] = await Promise.all([
+    pages.pageDailyViews(knex, page.id, from, to),
+    pages.pageDailyBlockClicks(knex, page.id, from, to),
+    pages.pageBlockClicks(knex, page.id, from, to),
+    pages.pageBreakdowns(knex, page.id, (today - BREAKDOWN_DAYS + 1) * DAY_MS),
+  ]);
+  const series = [];
+  const totals = { views: 0, clicks: 0 };
+  for (let d = from; d <= to; d++) {
+    const day = { day: isoDay(d), views: views.get(d) ?? 0, clicks: clicks.get(d) ?? 0 };
+    totals.views += day.views;
+    totals.clicks += day.clicks;
+    series.push(day);
+  }
+  const top = (all: Array<{ value: string; views: number }>) => all.slice(0, BREAKDOWN_TOP);
+  const rest = (all: Array<{ value: string; views: number }>) =>
+    all.slice(BREAKDOWN_TOP).reduce((n, e) => n + e.views, 0);
+  return {
+    pageId: page.id,
+    window: { from: isoDay(from), to: isoDay(to) },
+    series,
+    totals,
+    blocks: analyticsBlocks(page, byBlock),
+    breakdownWindow: { from: isoDay(today - BREAKDOWN_DAYS + 1), to: isoDay(today) },
+    breakdowns: {
+      countries: top(b.country),
+      devices: top(b.device),
+      browsers: top(b.browser),
+      referrers: top(b.referrer_host),
+      other: {
+        countries: rest(b.country),
+        devices: rest(b.device),
+        browsers: rest(b.browser),
+        referrers: rest(b.referrer_host),
+      },
     },
   };
 }

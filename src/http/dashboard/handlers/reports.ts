@@ -1,8 +1,9 @@
 // Shared reports in the dashboard (openapi/dashboard.yaml, Reports): saved views of the
-// Conversions screen, a goal's report or a link's analytics, made, changed, given a new link and
-// deleted by members; and their public read at /app/api/shared/{token}, with its password.
+// Conversions screen, a goal's report, a link's or a bio page's analytics, made, changed, given a
+// new link and deleted by members; and their public read at /app/api/shared/{token}, with its password.
 import type { components } from '../../../../generated/dashboard.ts';
 import { createAttemptLimiter, refundAttempt, takeAttempt } from '../../../db/attempt-limiter.ts';
+import * as pages from '../../../db/repos/bio-pages.ts';
 import * as goals from '../../../db/repos/goals.ts';
 import * as links from '../../../db/repos/links.ts';
 import * as reports from '../../../db/repos/reports.ts';
@@ -100,8 +101,10 @@ export function reportHandlers(services: Services): Pick<DashboardHandlers, Repo
     } else if (kind === 'GOAL') {
       const goal = await goals.getGoal(knex, params.goalId!);
       if (!goal || goal.workspace_id !== workspaceId) throw notFound('Goal not found');
-    } else if (!(await links.getLink(knex, workspaceId, params.linkId!))) {
-      throw notFound('Link not found');
+    } else if (kind === 'LINK') {
+      if (!(await links.getLink(knex, workspaceId, params.linkId!))) throw notFound('Link not found');
+    } else if (!(await pages.getPage(knex, workspaceId, params.pageId!))) {
+      throw notFound('Page not found');
     }
     return params;
   }

@@ -1,7 +1,8 @@
 // A page's analytics: views and link-block clicks per day over a window of up to a year (chart
 // and table), the blocks' clicks, and where the last 90 days' views came from. The window is
-// kept in the address.
+// kept in the address; "Share" saves the view as a PAGE report.
 import { usePage, usePageAnalytics } from '../../api/pages.ts';
+import { can, useMembership } from '../../api/session.ts';
 import { useId, useMemo } from 'react';
 import { Link, useParams, useSearchParams } from 'wouter';
 import type { BioPageAnalytics } from '../../api/types.ts';
@@ -15,6 +16,7 @@ import { BreakdownTables, type BreakdownPart } from '../analytics/breakdowns.tsx
 import { CLICKS_COLOR, DailyChart, SCANS_COLOR, type DailyLine } from '../analytics/clicks-chart.tsx';
 import { DayTable } from '../analytics/day-table.tsx';
 import { PerDayPanel } from '../analytics/per-day-panel.tsx';
+import { ShareButton } from '../reports/share-button.tsx';
 import { pagePath, pagesPath } from './page-data.ts';
 
 const WINDOWS = lastDays([7, 30, 90, 365]);
@@ -29,11 +31,23 @@ export default function PageAnalytics() {
   const windowId = useId();
   const analytics = usePageAnalytics(ws, pageId, from, to);
   const handle = page.data?.handle;
+  // Who may make a report: the Reports screen's rule (OWNER, ADMIN, MEMBER).
+  const mayShare = can.editLinks(useMembership(ws)!.role);
 
   return (
     <>
       <PageHeader
         title={handle ? `Analytics for @${handle}` : 'Page analytics'}
+        actions={
+          mayShare && page.data ? (
+            <ShareButton
+              workspaceId={ws}
+              report={{ kind: 'PAGE', params: { window: { lastDays: Number(span) }, pageId } }}
+              defaultTitle={`@${page.data.handle} analytics, last ${span} days`}
+              what={page.data.url}
+            />
+          ) : null
+        }
         eyebrow={
           <>
             <Link href={pagesPath(ws)} className="back-link">
@@ -69,27 +83,32 @@ export default function PageAnalytics() {
       ) : analytics.isError && !analytics.data ? (
         <LoadError error={analytics.error} retry={() => analytics.refetch()} what="the analytics" />
       ) : (
-        <Report
+        <PageAnalyticsReport
           data={analytics.data}
           busy={analytics.isFetching}
-          ws={ws}
-          shortUrls={page.data ? new Map(page.data.blocks.map((b) => [b.id, b.shortUrl])) : undefined}
+          blockLinks={{
+            ws,
+            shortUrls: page.data ? new Map(page.data.blocks.map((b) => [b.id, b.shortUrl])) : undefined,
+          }}
         />
       )}
     </>
   );
 }
 
-function Report({
+/**
+ * A page's analytics, read-only: its screen and a shared PAGE report draw them. `blockLinks` (the
+ * screen's) adds each link block's short link, leading to it in the workspace; a shared report has
+ * no workspace to lead to, so its blocks show their label and clicks only.
+ */
+export function PageAnalyticsReport({
   data,
   busy,
-  ws,
-  shortUrls,
+  blockLinks,
 }: {
   data: BioPageAnalytics;
   busy: boolean;
-  ws: string;
-  shortUrls?: Map<string, string | null>;
+  blockLinks?: { ws: string; shortUrls?: Map<string, string | null> };
 }) {
   const busiest = data.series.reduce<BioPageAnalytics['series'][number] | null>(
     (best, d) => (!best || d.views > best.views ? d : best),
@@ -153,8 +172,9 @@ function Report({
       <section className="panel" aria-labelledby="blocks-heading">
         <h2 id="blocks-heading">Clicks by link block</h2>
         <p className="muted">
-          The draft's link blocks, in its order, over the window above. Each click also counts for the block's short
-          link.
+          {blockLinks
+            ? "The draft's link blocks, in its order, over the window above. Each click also counts for the block's short link."
+            : "The page's link blocks, in order, over the window above."}
         </p>
         {data.blocks.length === 0 ? (
           <p className="muted">This page has no link blocks.</p>
@@ -165,7 +185,7 @@ function Report({
               <thead>
                 <tr>
                   <th scope="col">Link block</th>
-                  <th scope="col">Short link</th>
+                  {blockLinks ? <th scope="col">Short link</th> : null}
                   <th scope="col" className="num">
                     Clicks
                   </th>
@@ -177,15 +197,17 @@ function Report({
                     <th scope="row" className="cell-name">
                       {block.text}
                     </th>
-                    <td className="cell-name">
-                      {shortUrls?.get(block.blockId) === null ? (
-                        <span className="muted">Deleted since</span>
-                      ) : (
-                        <Link href={linkPath(ws, block.linkId)}>
-                          {shortUrls?.get(block.blockId)?.replace(/^https?:\/\//, '') ?? block.linkId}
-                        </Link>
-                      )}
-                    </td>
+                    {blockLinks ? (
+                      <td className="cell-name">
+                        {blockLinks.shortUrls?.get(block.blockId) === null ? (
+                          <span className="muted">Deleted since</span>
+                        ) : (
+                          <Link href={linkPath(blockLinks.ws, block.linkId)}>
+                            {blockLinks.shortUrls?.get(block.blockId)?.replace(/^https?:\/\//, '') ?? block.linkId}
+                          </Link>
+                        )}
+                      </td>
+                    ) : null}
                     <td className="num">{formatCount(block.clicks)}</td>
                   </tr>
                 ))}

@@ -5,11 +5,13 @@ import { typeLabel } from '../../lib/conversions.ts';
 import { formatDay } from '../../lib/dates.ts';
 import { campaignName, linkName, qrName } from '../conversions/names.ts';
 import { linkPath, wsPath } from '../links/paths.ts';
+import { pagePath } from '../pages/page-data.ts';
 
 export const KIND_LABELS: Record<ReportKind, string> = {
   CONVERSIONS: 'Conversions',
   GOAL: 'Goal report',
   LINK: 'Link analytics',
+  PAGE: 'Page analytics',
 };
 
 export const VISIBILITIES: ReadonlyArray<{ value: ReportVisibility; label: string; detail: string }> = [
@@ -66,6 +68,9 @@ export function sourcePath(ws: string, kind: ReportKind, params: ReportParams): 
   const windowQuery: Record<string, string> =
     'lastDays' in w ? { window: String(w.lastDays) } : { window: 'custom', from: w.from, to: w.to };
   if (kind === 'LINK') return `${linkPath(ws, params.linkId ?? '', '/analytics')}?${new URLSearchParams(windowQuery)}`;
+  // A page's analytics offer the last N days only: fixed days open its default window.
+  if (kind === 'PAGE')
+    return `${pagePath(ws, params.pageId ?? '', '/analytics')}${'lastDays' in w ? `?window=${w.lastDays}` : ''}`;
   const query = new URLSearchParams(windowQuery);
   for (const f of ['eventType', 'customName', 'linkId', 'campaignId', 'qrCodeId'] as const)
     if (params[f]) query.set(f, params[f]!);

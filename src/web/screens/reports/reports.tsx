@@ -1,7 +1,8 @@
 // Reports: the workspace's saved views (made with "Share" on the Conversions screen, a goal's
-// report or a link's analytics), each with its kind, window and visibility, and its address with a
-// copy button while it is shared. OWNER, ADMIN and MEMBER change its visibility, set or remove its
-// password, regenerate its address (the old one stops working) and delete it; an ANALYST reads.
+// report, a link's or a bio page's analytics), each with its kind, window and visibility, a link
+// to the view it was made from, and its address with a copy button while it is shared. OWNER,
+// ADMIN and MEMBER change its visibility, set or remove its password, regenerate its address (the
+// old one stops working) and delete it; an ANALYST reads.
 import { useState, type FormEvent, type ReactNode } from 'react';
 import { Link, useParams } from 'wouter';
 import { useDeleteReport, useRenewReportLink, useReports, useUpdateReport } from '../../api/reports.ts';
@@ -48,8 +49,8 @@ export default function Reports() {
   else if (list.data.length === 0) {
     body = (
       <EmptyState title="No reports yet">
-        Use Share on the Conversions screen, on a goal's report or on a link's analytics to save what you see as a
-        report, and share it with people outside the workspace if you like.
+        Use Share on the Conversions screen, on a goal's report or on a link's or a page's analytics to save what you
+        see as a report, and share it with people outside the workspace if you like.
       </EmptyState>
     );
   } else {

@@ -1,6 +1,7 @@
-// "Share" on the Conversions screen, a goal's report and a link's analytics: saves the view on the
-// screen as a report (its window and what it reads), with a title, a visibility and an optional
-// password, in a modal dialog; then shows its address with a copy button when it is shared.
+// "Share" on the Conversions screen, a goal's report, a link's and a bio page's analytics: saves
+// the view on the screen as a report (its window and what it reads), with a title, a visibility
+// and an optional password, in a modal dialog; then shows its address with a copy button when it
+// is shared.
 import { useId, useRef, useState, type FormEvent } from 'react';
 import { Link } from 'wouter';
 import { useCreateReport } from '../../api/reports.ts';

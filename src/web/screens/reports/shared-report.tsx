@@ -17,6 +17,7 @@ import { formatDateTime, formatDay } from '../../lib/dates.ts';
 import { LinkAnalyticsReport } from '../analytics/link-analytics.tsx';
 import { ConversionsReport } from '../conversions/conversions-report.tsx';
 import { GoalReportView } from '../goals/goal-detail.tsx';
+import { PageAnalyticsReport } from '../pages/page-analytics.tsx';
 import { filtersText, KIND_LABELS, namedBy } from './report-text.ts';
 
 export default function SharedReport() {
@@ -125,6 +126,17 @@ function SharedFigures({ report }: { report: Shared }): ReactNode {
           {l.title ? ` · ${l.title}` : ''}
         </p>
         <LinkAnalyticsReport data={l.analytics} slug={l.slug} busy={false} />
+      </>
+    );
+  }
+  if (report.kind === 'PAGE' && report.page) {
+    const p = report.page;
+    return (
+      <>
+        <p className="lede short-url">
+          {p.url} · {p.title}
+        </p>
+        <PageAnalyticsReport data={p.analytics} busy={false} />
       </>
     );
   }
