@@ -17,6 +17,7 @@ import { goalCommands } from './commands/goals.ts';
 import { keyCommands } from './commands/keys.ts';
 import { linkCommands } from './commands/links.ts';
 import { migrateCommand, retentionCommand } from './commands/maintenance.ts';
+import { backupCommand, type FileCommand, restoreCommand } from './commands/backup.ts';
 import { memberCommands } from './commands/members.ts';
 import { pageCommands } from './commands/pages.ts';
 import { qrCommands } from './commands/qr-codes.ts';
@@ -25,8 +26,10 @@ import { webhookCommands } from './commands/webhooks.ts';
 import { workspaceCommands } from './commands/workspaces.ts';
 
 // One file per resource in commands/; the order here is the order the usage message lists them.
-const commands: Record<string, Command> = {
+const commands: Record<string, Command | FileCommand> = {
   migrate: migrateCommand,
+  backup: backupCommand,
+  restore: restoreCommand,
   ...workspaceCommands,
   ...memberCommands,
   ...keyCommands,
@@ -73,6 +76,14 @@ export async function runCommand(argv: string[], env: NodeJS.ProcessEnv = proces
   }
   let config: Config;
   let db: Database;
+  if ('runOnFiles' in command) {
+    try {
+      config = loadConfig(env);
+    } catch (err) {
+      throw usage((err as Error).message);
+    }
+    return command.runOnFiles({ config, flags: values });
+  }
   try {
     config = loadConfig(env);
     db = openDatabase(config.databaseUrl, { poolMax: 2 });

@@ -22,6 +22,13 @@ export function loadOrCreateMasterKey(config: Config): Buffer {
   return key;
 }
 
+/** The key this service would use, without making one: null while it has none. */
+export function loadMasterKeyIfAny(config: Config): Buffer | null {
+  if (config.masterKey) return decode(config.masterKey, 'MASTER_KEY');
+  const file = path.join(config.dataDir, 'master.key');
+  return fs.existsSync(file) ? decode(fs.readFileSync(file, 'utf8').trim(), file) : null;
+}
+
 function decode(value: string, where: string): Buffer {
   const key = /^[0-9a-f]{64}$/i.test(value) ? Buffer.from(value, 'hex') : Buffer.from(value, 'base64');
   if (key.length !== 32) throw new Error(`${where} must be 32 bytes, as 64 hex characters or base64`);
