@@ -181,8 +181,35 @@ export async function ping(db: Database): Promise<void> {
   await db.knex.raw('SELECT 1');
 }
 
+/** How long a process waits for another that is migrating the same database. */
+const MIGRATION_WAIT_MS = 5 * 60_000;
+
+/**
+ * Migrates to this release. Instances that start together on one database (a new release's, on
+ * the previous release's data) must not fail for finding another migrating: knex makes its
+ * bookkeeping tables without a lock (two processes on a fresh database collide there) and
+ * refuses, rather than waits, when another holds its lock. Either is the other instance at work:
+ * wait and ask again, and the migrations it ran are then done, so each runs once.
+ */
 export async function migrateLatest(db: Database): Promise<void> {
-  await db.knex.migrate.latest({ migrationSource });
+  const giveUp = Date.now() + MIGRATION_WAIT_MS;
+  for (;;) {
+    try {
+      await db.knex.migrate.latest({ migrationSource });
+      return;
+    } catch (err) {
+      if (!anotherIsMigrating(err) || Date.now() > giveUp) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 100 + Math.random() * 200));
+    }
+  }
+}
+
+function anotherIsMigrating(err: unknown): boolean {
+  const e = err as { name?: string; message?: string };
+  if (e?.name === 'MigrationLocked') return true;
+  // The bookkeeping tables (knex_migrations, knex_migrations_lock) made meanwhile by another:
+  // "already exists", or on Postgres, when both make one at the same moment, its row type's key.
+  return /\bknex_migrations(_lock)?\b.*(already exists|duplicate key)/s.test(e?.message ?? '');
 }
 
 export async function migrateDown(db: Database): Promise<void> {
