@@ -1077,6 +1077,39 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/tls/ask": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * May a TLS front end get a certificate for this name
+         * @description The question a TLS front end that issues certificates on demand asks before it requests one
+         *     (Caddy's `on_demand_tls { ask http://127.0.0.1:8081/tls/ask }`, which adds `?domain=`): 200
+         *     for a name this service answers for, 404 for any other, so nobody can make the front end
+         *     request certificates for names of their choosing. The names answered for are the shared
+         *     short domain (`SHORT_DOMAIN`), the dashboard's host (`PUBLIC_URL`), and the custom domains
+         *     a workspace verified and has not disabled: one disabled stops getting new certificates from
+         *     its next question. Read from the database on every question (a front end asks once per
+         *     name and keeps the certificate).
+         *
+         *     Who may ask: with `TLS_ASK_TOKEN` set, a request whose `token` parameter is that token (401
+         *     otherwise, whatever its address), for a front end on another machine or container; without
+         *     it, a client on the loopback address only (403 otherwise), as the trusted proxy
+         *     (`TRUST_PROXY`) saw it, as for `GET /metrics`. Not rate-limited; answered over plain HTTP as
+         *     well, like the probes.
+         */
+        get: operations["askCertificate"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2288,6 +2321,16 @@ export interface components {
              * @constant
              */
             deleted: true;
+        };
+        /** @description A name a certificate may be requested for, and why. */
+        CertificateAnswer: {
+            /** @description The name asked about, in lower case. */
+            domain: string;
+            /**
+             * @description `short`: the shared short domain; `dashboard`: the dashboard's host; `custom`: a verified custom domain that is not disabled.
+             * @enum {string}
+             */
+            kind: "short" | "dashboard" | "custom";
         };
     };
     responses: {
@@ -4030,6 +4073,44 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+        };
+    };
+    askCertificate: {
+        parameters: {
+            query: {
+                /** @description The name the front end was asked for (its TLS server name), without a port. */
+                domain: string;
+                /** @description `TLS_ASK_TOKEN`, when it is set. */
+                token?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A certificate may be requested for this name. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CertificateAnswer"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No certificate for this name (unknown, unverified, disabled). */
+            404: {
+                headers: {
+                    "X-Service-Request-Id": components["headers"]["XServiceRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
 }

@@ -26,6 +26,8 @@ export interface Config {
   host: string;
   /** METRICS_TOKEN: /metrics answers a request bearing it; unset, loopback clients only. */
   metricsToken?: string;
+  /** TLS_ASK_TOKEN: GET /tls/ask answers a request whose `token` is it; unset, loopback clients only. */
+  tlsAskToken?: string;
   featureConversions: boolean;
   featureGoals: boolean;
   webhookVariants: Set<'A' | 'B'>;
@@ -131,6 +133,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     clickFlushMs: Number(env.CLICK_FLUSH_MS || 1000),
     masterKey: env.MASTER_KEY || undefined,
     metricsToken: env.METRICS_TOKEN || undefined,
+    tlsAskToken: env.TLS_ASK_TOKEN || undefined,
     host: env.HOST || '0.0.0.0',
     redirectCacheLinks: positiveInteger('REDIRECT_CACHE_LINKS', env.REDIRECT_CACHE_LINKS, 1_000_000),
     redirectCachePreload: on(env.REDIRECT_CACHE_PRELOAD, true),

@@ -553,6 +553,16 @@ describe.each(testEngines())('workspace isolation and key checks for every opera
         expect(res.text).not.toContain(t.ws);
       },
     },
+    // Loopback without TLS_ASK_TOKEN: yes for the short domain, and nothing of any workspace.
+    askCertificate: {
+      kind: 'public',
+      check: async (t, s) => {
+        const res = await s({ method: 'GET', path: '/tls/ask?domain=localhost' });
+        expect(res.status).toBe(200);
+        expect(res.body).toEqual({ domain: 'localhost', kind: 'short' });
+        expect(res.text).not.toContain(t.ws);
+      },
+    },
   };
 
   beforeAll(async () => {

@@ -14,7 +14,8 @@
 //
 // The status expected: the one whose response has an example of the same name, else the
 // operation's first success status; the visitor paths (tag "Short links") redirect a person who
-// follows, scans or unlocks a link (302, a TEMPORARY link), which their descriptions give.
+// follows, scans or unlocks a link (302, a TEMPORARY link), which their descriptions give, and
+// askCertificate's example names a domain no workspace verified (404).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as goalsRepo from '../../src/db/repos/goals';
 import { testEngines } from '../support/databases';
@@ -33,6 +34,8 @@ const VISITOR_STATUS: Record<string, number> = {
   submitLinkPassword: 302,
   // The test server's address is not the dashboard's host and sets no ROOT_REDIRECT.
   getRoot: 404,
+  // Its example asks about a name no workspace verified.
+  askCertificate: 404,
 };
 
 interface RequestExample {

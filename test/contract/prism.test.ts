@@ -43,7 +43,7 @@ import { ContractCoverage, contractChecks, startContractTarget, type ContractChe
 import { seedWorkspace } from '../support/seed';
 import type { RequestOptions } from '../support/server';
 import { accessSuites } from './prism/access';
-import { API_SCOPES, METRICS_TOKEN, SHORT_HOST, type Call, type ContractContext } from './prism/context';
+import { API_SCOPES, METRICS_TOKEN, SHORT_HOST, TLS_ASK_TOKEN, type Call, type ContractContext } from './prism/context';
 import { conversionSuites } from './prism/conversions';
 import { deploymentSuites } from './prism/deployment';
 import { linkSuites } from './prism/links';
@@ -86,7 +86,7 @@ describe.each(testEngines())('OpenAPI contract checked by a Prism proxy on %s', 
 
   beforeAll(async () => {
     ctx.main = await startContractTarget(engine, {
-      env: { SHORT_DOMAIN: SHORT_HOST, METRICS_TOKEN },
+      env: { SHORT_DOMAIN: SHORT_HOST, METRICS_TOKEN, TLS_ASK_TOKEN },
       // The redirect cache, unless a test makes the API's cache step fail (207).
       linkCache: {
         invalidate: (keys) =>

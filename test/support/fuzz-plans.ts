@@ -973,6 +973,14 @@ export function operationSpecs(ops: Operation[], world: World): Record<string, O
     getRoot: { weight: 1, allow: [404] },
     getReadiness: { weight: 1 },
     getMetrics: { weight: 1 },
+    // The fuzzed server's own name (yes), or a name no workspace verified (no certificate).
+    askCertificate: {
+      weight: 1,
+      allow: [404],
+      query: fc
+        .oneof(fc.constant('localhost'), fc.domain(), text(1, 253))
+        .map((domain) => [['domain', domain]] as Array<[string, unknown]>),
+    },
   };
 }
 

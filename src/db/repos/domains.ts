@@ -91,6 +91,11 @@ export async function setDomainStatus(
   }
 }
 
+/** Whether `host` is a custom domain some workspace verified and has not disabled. */
+export async function isServedCustomDomain(knex: Knex, host: string): Promise<boolean> {
+  return Boolean(await knex('domains').where({ host, status: 'ACTIVE' }).whereNotNull('verified_at').first('id'));
+}
+
 export async function domainsOf(knex: Knex, workspaceId: string): Promise<DomainRow[]> {
   return knex('domains')
     .where({ workspace_id: workspaceId })

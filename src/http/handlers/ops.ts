@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import ipaddr from 'ipaddr.js';
 import { ping } from '../../db/knex.ts';
+import { isServedCustomDomain } from '../../db/repos/domains.ts';
 import type { Services } from '../services.ts';
 import { forbidden, notFound, unauthenticated, unavailable } from '../../domain/errors.ts';
 import type { Handlers, ResultOf } from './types.ts';
@@ -28,10 +29,23 @@ export function opsHandlers(
   services: Services,
 ): Pick<
   Handlers,
-  'getHealth' | 'getRoot' | 'followShortLink' | 'submitLinkPassword' | 'scanQrCode' | 'getReadiness' | 'getMetrics'
+  | 'getHealth'
+  | 'getRoot'
+  | 'followShortLink'
+  | 'submitLinkPassword'
+  | 'scanQrCode'
+  | 'getReadiness'
+  | 'getMetrics'
+  | 'askCertificate'
 > {
   const { config } = services;
   const dashboardHost = new URL(config.publicUrl).host.toLowerCase();
+  // A TLS server name carries no port: the names as a front end asks for them.
+  const nameOf = (host: string) => new URL(`https://${host}`).hostname;
+  const ownNames = new Map([
+    [nameOf(dashboardHost), 'dashboard' as const],
+    [nameOf(config.shortDomain), 'short' as const],
+  ]);
   return {
     // No link has an empty slug, so the redirect path hands `/` here. One host serving both the
     // dashboard and short links (the default) sends its root to the dashboard unless the
@@ -75,6 +89,23 @@ export function opsHandlers(
         );
       }
       return { status: 200, body: { status: 'ready' } };
+    },
+    async askCertificate({ query }, { client }): Promise<ResultOf<'askCertificate'>> {
+      const token = config.tlsAskToken;
+      if (token) {
+        if (!sameSecret(String(query.token ?? ''), token))
+          throw unauthenticated('GET /tls/ask needs token=TLS_ASK_TOKEN');
+      } else if (!isLoopback(client)) {
+        throw forbidden('GET /tls/ask answers loopback clients only (set TLS_ASK_TOKEN to ask from elsewhere)');
+      }
+      const domain = String(query.domain).toLowerCase().replace(/\.$/, '');
+      const own = ownNames.get(domain);
+      if (own) return { status: 200, body: { domain, kind: own } };
+      // A TLS server name is ASCII letters, digits, dots and hyphens (IDNs as punycode): nothing
+      // else can be a domain, and it is answered without asking the database.
+      if (/^[a-z0-9.-]+$/.test(domain) && (await isServedCustomDomain(services.db.knex, domain)))
+        return { status: 200, body: { domain, kind: 'custom' } };
+      throw notFound(`${domain} is not a domain this service answers for`);
     },
     async getMetrics({ headers }, { client }): Promise<ResultOf<'getMetrics'>> {
       const token = services.config.metricsToken;

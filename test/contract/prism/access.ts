@@ -152,6 +152,7 @@ export function accessSuites(ctx: ContractContext) {
       }
       expect(Object.fromEntries(KEYED_OPS.map((op) => [op, [KEYED[op].scope]]))).toEqual(secured);
       expect([...declaredStatuses().keys()].filter((op) => !KEYED[op]).sort()).toEqual([
+        'askCertificate',
         'followShortLink',
         'getEventSchema',
         'getHealth',

@@ -57,3 +57,5 @@ export const textPlain = (method: string, path: string, rawBody: string): Call =
 
 /** The main server's METRICS_TOKEN (GET /metrics answers a request bearing it). */
 export const METRICS_TOKEN = 'contract-metrics-token';
+/** The main server's TLS_ASK_TOKEN (GET /tls/ask answers a request whose `token` is it). */
+export const TLS_ASK_TOKEN = 'contract-tls-ask-token';

@@ -83,6 +83,14 @@ export function deploymentSuites(ctx: ContractContext) {
       );
     });
 
+    // No TLS_ASK_TOKEN here: a front end on this machine asks, over plain HTTP.
+    it('askCertificate: 403 for a client the trusted proxy saw elsewhere, 200 over plain HTTP for a loopback one', async () => {
+      const ask = (headers: Record<string, string> = {}) => call('GET', `/tls/ask?domain=${SHORT_HOST}`, { headers });
+      const refused = await check.viaPrism('askCertificate', ask({ 'x-forwarded-for': '203.0.113.9' }), 403);
+      expect(refused.body.error).toMatch(/loopback/);
+      expect((await check.viaPrism('askCertificate', ask(), 200)).body).toEqual({ domain: SHORT_HOST, kind: 'short' });
+    });
+
     it.each([
       ['getConversionSummary', 'conversions_unavailable'],
       ['recordConversion', 'conversions_unavailable'],

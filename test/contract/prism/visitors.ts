@@ -10,7 +10,16 @@
 // The 503 of a database that cannot be read is in ./deployment.ts.
 import { describe, expect, it } from 'vitest';
 import { createQrCode } from '../../../src/db/repos/workspace-objects';
-import { call, CRAWLER, PERSON, SHORT_HOST, type Call, type ContractContext, METRICS_TOKEN } from './context';
+import {
+  call,
+  CRAWLER,
+  PERSON,
+  SHORT_HOST,
+  type Call,
+  type ContractContext,
+  METRICS_TOKEN,
+  TLS_ASK_TOKEN,
+} from './context';
 
 const HOUR = 3_600_000;
 const isoIn = (ms: number) => new Date(Date.now() + ms).toISOString();
@@ -337,6 +346,25 @@ export function visitorSuites(ctx: ContractContext) {
           null,
         );
         expect(res.text).toContain('# TYPE shortlink_redirect_responses_total counter');
+      });
+
+      // This server has TLS_ASK_TOKEN set (prism.test.ts): the token is what lets a front end ask.
+      it('askCertificate: 401 without the TLS_ASK_TOKEN; with it, 200 for the short domain, 404 for another, 400 for none', async () => {
+        const ask = (query: string) => call('GET', `/tls/ask?${query}`);
+        const refused = await ctx.viaPrism('askCertificate', ask(`domain=${SHORT_HOST}`), 401, null);
+        expect(refused.body).toEqual({ error: expect.stringMatching(/TLS_ASK_TOKEN/) });
+        const yes = await ctx.viaPrism('askCertificate', ask(`domain=${SHORT_HOST}&token=${TLS_ASK_TOKEN}`), 200, null);
+        expect(yes.body).toEqual({ domain: SHORT_HOST, kind: 'short' });
+        const no = await ctx.viaPrism(
+          'askCertificate',
+          ask(`domain=elsewhere.example.net&token=${TLS_ASK_TOKEN}`),
+          404,
+          null,
+        );
+        expect(no.body.error).toMatch(/not a domain this service answers for/);
+        // Prism refuses a request without the required domain itself (422): the server's answer is checked directly.
+        const none = await ctx.directly('askCertificate', ask(`token=${TLS_ASK_TOKEN}`), 400, null);
+        expect(none.body).toEqual({ error: 'domain is required', field: 'domain' });
       });
     });
   });
