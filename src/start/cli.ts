@@ -8,7 +8,7 @@ import { isUniqueViolation, migrateLatest, openDatabase, type Database } from '.
 import { AppError, ERROR_CODES, usage } from '../domain/errors.ts';
 import * as accounts from '../db/repos/accounts.ts';
 import { firstRunUrl } from '../domain/sessions.ts';
-import type { Command, Flags } from './commands/command.ts';
+import type { Command, FileCommand, Flags } from './commands/command.ts';
 import { appLinkCommands } from './commands/app-links.ts';
 import { assetCommands } from './commands/assets.ts';
 import { campaignCommands } from './commands/campaigns.ts';
@@ -17,7 +17,7 @@ import { goalCommands } from './commands/goals.ts';
 import { keyCommands } from './commands/keys.ts';
 import { linkCommands } from './commands/links.ts';
 import { migrateCommand, retentionCommand } from './commands/maintenance.ts';
-import { backupCommand, type FileCommand, restoreCommand } from './commands/backup.ts';
+import { backupCommand, restoreCommand } from './commands/backup.ts';
 import { memberCommands } from './commands/members.ts';
 import { pageCommands } from './commands/pages.ts';
 import { qrCommands } from './commands/qr-codes.ts';

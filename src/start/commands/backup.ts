@@ -8,18 +8,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as tar from 'tar';
 import type { Config } from '../../config.ts';
+import type { FileCommand } from './command.ts';
 import { engineOf, sqliteFilename } from '../../db/knex.ts';
 import { checkDatabaseFile, copyLiveDatabase } from '../../db/sqlite-files.ts';
 import { conflict, invalid, notFound, storageFailed, usage } from '../../domain/errors.ts';
 import { loadMasterKeyIfAny } from '../master-key.ts';
-
-/** A command that reads files, not the database through knex (restore needs it not to exist). */
-export interface FileCommand {
-  flags: string[];
-  switches?: string[];
-  required: string[];
-  runOnFiles(ctx: { config: Config; flags: Record<string, string | undefined> }): Promise<object>;
-}
 
 const FORMAT = 'shortlink-backup/1';
 const DB_NAME = 'shortlink.db';

@@ -13,6 +13,11 @@ export type Command = {
   run(ctx: { db: Database; config: Config; flags: Flags }): Promise<object>;
 };
 
+/** A command that works on files, not on the database through knex: nothing is opened or migrated first (restore needs the database not to exist). */
+export type FileCommand = Omit<Command, 'run'> & {
+  runOnFiles(ctx: { config: Config; flags: Flags }): Promise<object>;
+};
+
 /** A comma-separated flag (`--events a,b`) as its non-empty items. */
 export const listFlag = (value: string) =>
   value

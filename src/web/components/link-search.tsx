@@ -7,7 +7,7 @@ import { linkQrCode, useLinkList } from '../api/links.ts';
 import { useLink, useQrCode } from '../api/queries.ts';
 import type { DashboardLink } from '../api/types.ts';
 import { useDebouncedValue } from '../lib/hooks.ts';
-import { boundText } from './text-inputs.ts';
+import { searchInForm } from './text-inputs.ts';
 
 const CHOICES = 6;
 const bare = (url: string) => url.replace(/^https?:\/\//, '');
@@ -48,12 +48,7 @@ export function LinkSearch({
         <label htmlFor={id}>{label}</label>
         <input
           id={id}
-          type="search"
-          {...boundText(q, setQ)}
-          // Enter searches as typing does; it must not send the form around it.
-          onKeyDown={(e) => {
-            if (e.key === 'Enter') e.preventDefault();
-          }}
+          {...searchInForm(q, setQ)}
           placeholder="Slug, title or destination"
           maxLength={200}
           aria-describedby={[`${id}-hint`, describedBy].filter(Boolean).join(' ')}

@@ -22,3 +22,17 @@ export function textInputs<K extends string>(
 export function boundText(value: string, set: (value: string) => void) {
   return { value, onChange: (e: { target: { value: string } }) => set(e.target.value) };
 }
+
+/**
+ * A search inside a form (a picker's, a list's filter): `{...searchInForm(q, setQ)}`. Enter
+ * searches as typing does; it must not send the form around it.
+ */
+export function searchInForm(value: string, set: (value: string) => void) {
+  return {
+    ...boundText(value, set),
+    type: 'search' as const,
+    onKeyDown: (e: { key: string; preventDefault(): void }) => {
+      if (e.key === 'Enter') e.preventDefault();
+    },
+  };
+}

@@ -5,7 +5,7 @@ import { useId, useState } from 'react';
 import type { WorkspaceTag } from '../../api/types.ts';
 import { CheckboxField } from '../../components/fields.tsx';
 import { TagChip } from '../../components/tag-chip.tsx';
-import { boundText } from '../../components/text-inputs.ts';
+import { searchInForm } from '../../components/text-inputs.ts';
 
 /** Above this many tags the boxes get a search. */
 export const TAGS_AT_A_GLANCE = 8;
@@ -28,18 +28,7 @@ export function TagChecks({
       {tags.length > TAGS_AT_A_GLANCE ? (
         <div className="field tag-search">
           <label htmlFor={id}>Find a tag</label>
-          <input
-            id={id}
-            type="search"
-            {...boundText(q, setQ)}
-            // Enter narrows as typing does; it must not send the editor.
-            onKeyDown={(e) => {
-              if (e.key === 'Enter') e.preventDefault();
-            }}
-            aria-describedby={`${id}-hint`}
-            maxLength={60}
-            spellCheck={false}
-          />
+          <input id={id} {...searchInForm(q, setQ)} aria-describedby={`${id}-hint`} maxLength={60} spellCheck={false} />
           <p id={`${id}-hint`} className="field-hint" aria-live="polite">
             {needle ? `${shown.length} of ${tags.length} tags shown (chosen ones always).` : `${tags.length} tags.`}
           </p>
