@@ -12,12 +12,18 @@ export function loadOrCreateMasterKey(config: Config): Buffer {
   if (fs.existsSync(file)) return decode(fs.readFileSync(file, 'utf8').trim(), file);
   fs.mkdirSync(config.dataDir, { recursive: true });
   const key = randomBytes(32);
+  // Written whole under a name of this process's own, then linked into place: instances starting
+  // together on one data directory (compose.yaml's) must never read a key half-written.
+  const own = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  fs.writeFileSync(own, key.toString('hex'), { mode: 0o600, flag: 'wx' });
   try {
-    fs.writeFileSync(file, key.toString('hex'), { mode: 0o600, flag: 'wx' });
+    fs.linkSync(own, file);
   } catch (err) {
-    // Another process created it first: use theirs.
+    // Another process put its key there first: use theirs.
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') return decode(fs.readFileSync(file, 'utf8').trim(), file);
     throw err;
+  } finally {
+    fs.rmSync(own, { force: true });
   }
   return key;
 }
