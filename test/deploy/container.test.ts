@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import YAML from 'yaml';
 import { openDatabase } from '../../src/db/knex';
 import { migrationSource } from '../../src/db/migrations/index';
 import { createWorkspace } from '../../src/db/repos/workspaces';
@@ -286,6 +287,27 @@ describe.skipIf(skipped)('the container image (Dockerfile) under podman', () => 
       }
     };
     try {
+      // The profiles as Compose resolves them: Caddy's settings are the Caddyfile's placeholders,
+      // its ask carries the token the instances check, and both instances share one database
+      // and one data volume behind it.
+      const resolved = YAML.parse(await compose('--profile', 'caddy', 'config')).services;
+      const caddyfile = fs.readFileSync(path.join(ROOT, 'deploy/caddy/Caddyfile'), 'utf8');
+      for (const name of Object.keys(resolved.caddy.environment)) expect(caddyfile).toContain(`{$${name}:`);
+      const [a, b] = [resolved['shortlink-a'], resolved['shortlink-b']];
+      expect(resolved.caddy.environment.SHORTLINK_TLS_ASK).toBe(
+        `http://shortlink-a:${a.environment.PORT}/tls/ask?token=${a.environment.TLS_ASK_TOKEN}`,
+      );
+      expect([
+        resolved.caddy.environment.SHORTLINK_UPSTREAM_A,
+        resolved.caddy.environment.SHORTLINK_UPSTREAM_B,
+      ]).toEqual([`shortlink-a:${a.environment.PORT}`, `shortlink-b:${b.environment.PORT}`]);
+      for (const instance of [a, b]) {
+        expect(instance.environment).toMatchObject({ TLS: 'off', TRUST_PROXY: '1' });
+        expect(instance.environment.DATABASE_URL).toMatch(/^postgres:\/\/shortlink:[^@]+@postgres:5432\/shortlink$/);
+      }
+      expect(a.environment.DATABASE_URL).toBe(b.environment.DATABASE_URL);
+      expect(a.volumes).toEqual(b.volumes);
+
       for (let waited = 0; !fs.existsSync(socket); waited += 100) {
         if (waited > 20_000) throw new Error('podman system service made no socket within 20 s');
         await sleep(100);
