@@ -29,10 +29,21 @@ ln -s ../lib/node_modules/npm/bin/npm-cli.js "$root/usr/local/bin/npm"
 ln -s ../lib/node_modules/npm/bin/npx-cli.js "$root/usr/local/bin/npx"
 cp /etc/ssl/certs/ca-certificates.crt "$root/usr/local/share/ci-ca-bundle.pem"
 
-# The official image's user, and its slimness: no apt lists, caches or docs.
+# The official image's user, and debian:bookworm-slim's slimness: no apt lists or caches, and no
+# documentation or translations, now or from packages installed later.
 chroot "$root" sh -c 'groupadd --gid 1000 node && useradd --uid 1000 --gid node --shell /bin/bash --create-home node'
+cat >"$root/etc/dpkg/dpkg.cfg.d/slim" <<'DPKG'
+path-exclude /usr/share/doc/*
+path-include /usr/share/doc/*/copyright
+path-exclude /usr/share/man/*
+path-exclude /usr/share/info/*
+path-exclude /usr/share/locale/*
+path-include /usr/share/locale/locale.alias
+DPKG
+find "$root/usr/share/doc" -mindepth 1 -not -name copyright -not -type d -delete
 rm -rf "$root"/var/lib/apt/lists/* "$root"/var/cache/apt/*.bin "$root"/var/cache/apt/archives/*.deb \
-  "$root"/usr/share/doc/* "$root"/usr/share/man/* "$root"/usr/share/info/*
+  "$root"/usr/share/man/* "$root"/usr/share/info/*
+find "$root/usr/share/locale" -mindepth 1 -maxdepth 1 -not -name locale.alias -exec rm -rf {} +
 
 tar -C "$root" -c . | podman import \
   --change "ENV NODE_VERSION=$node_version" \
