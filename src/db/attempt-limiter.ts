@@ -1,8 +1,9 @@
 // Limits on attempts counted in the database, so they hold across processes: wrong link
 // passwords per link and client, wrong sign-in passwords per email and client. A fixed window per
 // key (rate-limiter-flexible over the same Knex connection as everything else).
-import { RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Database } from './knex.ts';
+import { PgRateLimiter } from './pg-rate-limiter.ts';
 import { SqliteRateLimiter } from './sqlite-rate-limiter.ts';
 
 export function createAttemptLimiter(
@@ -21,7 +22,7 @@ export function createAttemptLimiter(
     keyPrefix,
     clearExpiredByTimeout: false,
   };
-  return db.engine === 'postgres' ? new RateLimiterPostgres(opts) : new SqliteRateLimiter(opts as any);
+  return db.engine === 'postgres' ? new PgRateLimiter(opts) : new SqliteRateLimiter(opts as any);
 }
 
 /**

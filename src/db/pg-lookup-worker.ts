@@ -2,6 +2,7 @@
 // read in one statement, through a pool of this thread's own. The event loop that serves visitors
 // pays one message each way per batch; the pg protocol's work (writing the query, reading and
 // parsing the rows) happens here. Batches in flight at once each take a connection of the pool.
+// Its statements are unnamed: src/db/redirect-store.ts says why.
 import { parentPort, workerData } from 'node:worker_threads';
 import pg from 'pg';
 import { LINKS_AFTER_ID, PG_LINKS_BY_ADDRESSES } from './redirect-rows.ts';
@@ -25,7 +26,6 @@ port.on('message', async (m: ToLookupThread) => {
   if (m.type === 'scan') {
     try {
       const res = await pool.query({
-        name: 'sl_links_after_id',
         text: LINKS_AFTER_ID((i) => `$${i}`),
         values: [m.after, m.limit],
         rowMode: 'array',
@@ -45,7 +45,6 @@ port.on('message', async (m: ToLookupThread) => {
   }
   try {
     const res = await pool.query({
-      name: 'sl_links_by_addresses',
       text: PG_LINKS_BY_ADDRESSES,
       values: [domainKeys, slugs],
       rowMode: 'array',

@@ -1,6 +1,7 @@
 // 60 requests per minute per API key, shared by every endpoint and, on Postgres, by every
 // process using the database. rate-limiter-flexible keeps a fixed 60-second window per key.
-import { RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { PgRateLimiter } from '../db/pg-rate-limiter.ts';
 import { SqliteRateLimiter } from '../db/sqlite-rate-limiter.ts';
 import type { Database } from '../db/knex.ts';
 import { rateLimited } from '../domain/errors.ts';
@@ -18,7 +19,7 @@ export function createRateLimiter(db: Database): RateLimiterAbstract {
     keyPrefix: 'api',
     clearExpiredByTimeout: false,
   };
-  return db.engine === 'postgres' ? new RateLimiterPostgres(opts) : new SqliteRateLimiter(opts as any);
+  return db.engine === 'postgres' ? new PgRateLimiter(opts) : new SqliteRateLimiter(opts as any);
 }
 
 /** Counts one request for the key; over the limit it throws the 429 with its headers. */

@@ -1,6 +1,10 @@
 // Decides once per run which database engines the API tests use. SQLite always; Postgres when
 // TEST_POSTGRES_URL (or the local default) answers. In CI a missing Postgres fails the run;
 // locally it is skipped loudly.
+//
+// With TEST_THROUGH_PGBOUNCER=1 every test's Postgres is reached through PgBouncer in transaction
+// mode (test/support/pgbouncer.ts), started here and stopped after the run: `.ci/run` runs the
+// suites of several processes so (docs/operations.md, Through PgBouncer).
 import pg from 'pg';
 
 export const DEFAULT_PG = 'postgres://postgres:postgres@127.0.0.1:5432/postgres';
@@ -19,5 +23,11 @@ export default async function setup() {
     process.env.SHORTLINK_TEST_ENGINES = 'sqlite';
   } finally {
     await client.end().catch(() => undefined);
+  }
+  if (process.env.TEST_THROUGH_PGBOUNCER && process.env.SHORTLINK_TEST_ENGINES.includes('postgres')) {
+    const { startPgBouncer } = await import('./pgbouncer');
+    const bouncer = await startPgBouncer(url);
+    process.env.TEST_POSTGRES_URL = bouncer.url(new URL(url).pathname.slice(1) || 'postgres');
+    return () => bouncer.close();
   }
 }
