@@ -2,9 +2,10 @@
 // read in one statement, through a pool of this thread's own. The event loop that serves visitors
 // pays one message each way per batch; the pg protocol's work (writing the query, reading and
 // parsing the rows) happens here. Batches in flight at once each take a connection of the pool.
-// Its statements are unnamed: src/db/redirect-store.ts says why.
+// Its statements are named unless DATABASE_URL says `pgbouncer=true` (pg-names.ts).
 import { parentPort, workerData } from 'node:worker_threads';
 import pg from 'pg';
+import { statementNames } from './pg-names.ts';
 import { LINKS_AFTER_ID, PG_LINKS_BY_ADDRESSES } from './redirect-rows.ts';
 import type { FromLookupThread, LookupRow, ToLookupThread } from './lookup-thread.ts';
 import { lookupFailed, postLinkPage } from './lookup-replies.ts';
@@ -12,6 +13,7 @@ import { lookupFailed, postLinkPage } from './lookup-replies.ts';
 const { url, connections } = workerData as { url: string; connections: number };
 const port = parentPort!;
 const pool = new pg.Pool({ connectionString: url, max: connections });
+const name = statementNames(url);
 // An idle connection the server drops is replaced by the pool; without a listener the error
 // would end the thread, and with it every batch in flight.
 pool.on('error', () => undefined);
@@ -26,6 +28,7 @@ port.on('message', async (m: ToLookupThread) => {
   if (m.type === 'scan') {
     try {
       const res = await pool.query({
+        name: name('sl_links_after_id'),
         text: LINKS_AFTER_ID((i) => `$${i}`),
         values: [m.after, m.limit],
         rowMode: 'array',
@@ -45,6 +48,7 @@ port.on('message', async (m: ToLookupThread) => {
   }
   try {
     const res = await pool.query({
+      name: name('sl_links_by_addresses'),
       text: PG_LINKS_BY_ADDRESSES,
       values: [domainKeys, slugs],
       rowMode: 'array',

@@ -3,14 +3,10 @@
 // building, which is what keeps a cache miss close to a cache hit. The rows it reads:
 // redirect-rows.ts.
 //
-// On Postgres no statement is named (nor in pg-lookup-worker.ts): pg prepares a named statement
-// once per connection and then only binds it, which fails behind a pooler in transaction mode
-// (PgBouncer before 1.21, docs/operations.md) as soon as the next statement lands on another
-// server connection. An unnamed one is parsed and planned each time, in the same round trip: on
-// an index lookup that measured within the noise (4,500 to 7,500 lookups/s either way, four
-// connections, loopback).
+// On Postgres its statements are named unless DATABASE_URL says `pgbouncer=true` (pg-names.ts).
 import Sqlite from 'better-sqlite3';
 import pg from 'pg';
+import { type StatementName, statementNames } from './pg-names.ts';
 import type { ResolvedLink } from '../domain/resolve.ts';
 import { engineOf, retryWhileSqliteBusy, sqliteFilename } from './knex.ts';
 import { LinkLookupThread, type ScannedPage } from './lookup-thread.ts';
@@ -231,10 +227,12 @@ class SqliteStore implements RedirectStore {
 
 class PostgresStore implements RedirectStore {
   private readonly pool: pg.Pool;
+  private readonly name: StatementName;
   /** Where findLink reads, but for a lone miss (src/db/lookup-thread.ts). */
   readonly lookups: LinkLookupThread;
   constructor(url: string, log?: { warn(obj: object, msg: string): void }) {
     this.pool = new pg.Pool({ connectionString: url, max: 8 });
+    this.name = statementNames(url);
     // An idle connection the server drops (restart, failover, an admin's kill) is reported
     // here; without a listener the error would end the process. The pool replaces it.
     this.pool.on('error', (err) => log?.warn({ err }, 'an idle redirect-store connection to Postgres was lost'));
@@ -242,16 +240,21 @@ class PostgresStore implements RedirectStore {
       { entry: './pg-lookup-worker', data: { url, connections: PG_LOOKUP_CONNECTIONS } },
       (domainKey, slug) =>
         this.pool
-          .query({ text: PG_LINK_BY_ADDRESS, values: [domainKey, slug], rowMode: 'array' })
+          .query({
+            name: this.name('sl_link_by_address'),
+            text: PG_LINK_BY_ADDRESS,
+            values: [domainKey, slug],
+            rowMode: 'array',
+          })
           .then((r) => (r.rows[0] as unknown[]) ?? null),
     );
   }
-  private async one(text: string, values: unknown[]) {
-    const res = await this.pool.query({ text, values });
+  private async one(name: string, text: string, values: unknown[]) {
+    const res = await this.pool.query({ name: this.name(name), text, values });
     return res.rows[0];
   }
-  private async link(text: string, values: unknown[]) {
-    const res = await this.pool.query({ text, values, rowMode: 'array' });
+  private async link(name: string, text: string, values: unknown[]) {
+    const res = await this.pool.query({ name: this.name(name), text, values, rowMode: 'array' });
     return toResolvedRow(res.rows[0]);
   }
   async findLink(domainKey: string, slug: string) {
@@ -261,18 +264,24 @@ class PostgresStore implements RedirectStore {
     return this.lookups.scan(after, limit);
   }
   async findLinkById(id: string) {
-    return this.link(`SELECT ${LINK_COLUMNS} FROM links WHERE id = $1 AND deleted_at IS NULL`, [id]);
+    return this.link('sl_link_by_id', `SELECT ${LINK_COLUMNS} FROM links WHERE id = $1 AND deleted_at IS NULL`, [id]);
   }
   async findDomainByHost(host: string) {
-    return (await this.one(`SELECT id FROM domains WHERE host = $1 AND status = 'ACTIVE'`, [host]))?.id ?? null;
+    return (
+      (await this.one('sl_domain_by_host', `SELECT id FROM domains WHERE host = $1 AND status = 'ACTIVE'`, [host]))
+        ?.id ?? null
+    );
   }
   async findQr(code: string) {
-    const r = await this.one('SELECT id, link_id FROM qr_codes WHERE code = $1 AND deleted_at IS NULL', [code]);
+    const r = await this.one('sl_qr', 'SELECT id, link_id FROM qr_codes WHERE code = $1 AND deleted_at IS NULL', [
+      code,
+    ]);
     return r ? { id: r.id, linkId: r.link_id } : null;
   }
   async findPage(handle: string, domainKey: string) {
     return toLivePage(
       await this.one(
+        'sl_page_by_handle',
         PAGE_BY_HANDLE((n) => `$${n}`),
         [handle, domainKey],
       ),
@@ -283,6 +292,7 @@ class PostgresStore implements RedirectStore {
   }
   async reserveClick(linkId: string) {
     const res = await this.pool.query({
+      name: this.name('sl_reserve'),
       text: 'UPDATE links SET served = served + 1 WHERE id = $1 AND deleted_at IS NULL AND (click_limit IS NULL OR served < click_limit)',
       values: [linkId],
     });

@@ -99,6 +99,8 @@ export async function startPgBouncer(adminUrl: string, opts: { poolSize?: number
       u.hostname = '127.0.0.1';
       u.port = String(port);
       u.pathname = `/${database}`;
+      // What docs/operations.md tells an operator to add: no named statements through it.
+      u.searchParams.set('pgbouncer', 'true');
       return u.toString();
     },
     output: () => log,
