@@ -4,18 +4,17 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { addDomain, setDomainStatus } from '../../src/db/repos/domains';
 import { createWorkspace } from '../../src/db/repos/workspaces';
 import { AASA, ANDROID, APPLE, ASSETLINKS } from '../support/app-links';
-import { expectFailure, expectJsonLine, runCli } from '../support/cli';
-import { testEngines } from '../support/databases';
+import { describeEachEngine, expectFailure, expectJsonLine, runCli } from '../support/cli';
 import { startTestServer, type TestServer } from '../support/server';
 
 const SHORT = 'sho.rt';
 const KEYS = ['domain', 'host', 'served', 'apple', 'android', 'updatedAt'];
 
-describe.each(testEngines())('shortlink app-links on %s', (engine) => {
+describeEachEngine('shortlink app-links on %s', (engine) => {
   let server: TestServer;
   let files: string;
   const file = (name: string, content: unknown) => {

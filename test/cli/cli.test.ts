@@ -10,9 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateLatest, openDatabase, type Database } from '../../src/db/knex';
 import { insertLink } from '../../src/db/repos/links';
 import * as accounts from '../../src/db/repos/accounts';
-import { DELIVERY_KEYS, expectFailure, expectJsonLine, runCli } from '../support/cli';
+import { DELIVERY_KEYS, describeEachEngine, expectFailure, expectJsonLine, runCli } from '../support/cli';
 import { deliveryRow, seedSubscription, type SeededSubscription } from '../support/outbox';
-import { createTestDatabase, testEngines, type TestDatabase } from '../support/databases';
+import { createTestDatabase, type TestDatabase } from '../support/databases';
 import { linkRow } from '../support/stored-rows';
 import { addMember, createWorkspace, roleOf } from '../../src/db/repos/workspaces';
 
@@ -43,7 +43,7 @@ const cliLink = (workspaceId: string, createdBy: string, slug: string) =>
     original_url: 'https://example.com/landing',
   });
 
-describe.each(testEngines())('shortlink operator commands on %s', (engine) => {
+describeEachEngine('shortlink operator commands on %s', (engine) => {
   let database: TestDatabase;
   let db: Database;
   let dataDir: string;

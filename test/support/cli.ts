@@ -5,8 +5,10 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { beforeAll, expect } from 'vitest';
+import { beforeAll, describe, expect } from 'vitest';
+import type { Engine } from '../../src/db/knex';
 import { compiledService } from './compiled';
+import { testEngines } from './databases';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const BIN = path.join(ROOT, 'bin/shortlink.mjs');
@@ -20,6 +22,17 @@ export interface CliResult {
   signal: NodeJS.Signals | null;
   stdout: string;
   stderr: string;
+}
+
+/**
+ * `describe.each(testEngines())(name, fn)` with the engines side by side: each engine's suite has
+ * its own database (and service), so they share nothing, while the tests within one engine still
+ * run one after another, in the order written, as their steps build on each other.
+ */
+export function describeEachEngine(name: string, fn: (engine: Engine) => void): void {
+  describe.concurrent.each(testEngines())('%s', (engine) => {
+    describe.sequential(name.replace('%s', engine), () => fn(engine));
+  });
 }
 
 /** Spawns `node bin/shortlink.mjs ...args` from dist/, with only PATH/HOME from this process plus `env`. */

@@ -90,6 +90,7 @@ describeInChromium("dashboard screens on Prism's mock of the contract (Chromium)
     for (const viewport of VIEWPORTS) {
       describe(`${data} data, ${viewport.name} ${viewport.width}×${viewport.height}`, () => {
         let context: BrowserContext;
+        let page: Page;
         const problems: string[] = [];
 
         beforeAll(async () => {
@@ -102,6 +103,25 @@ describeInChromium("dashboard screens on Prism's mock of the contract (Chromium)
             timezoneId: 'Europe/Berlin',
           });
           context.setDefaultTimeout(10_000);
+          // One tab for all of this group's screens: each screen is still a fresh load of its own
+          // address (goto), with the same answers, but opening a tab per screen cost Chromium
+          // more than drawing the screen.
+          page = await context.newPage();
+          page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+          // Nothing the app loads may leave the machine: no CDN, no fonts, no analytics.
+          await page.route('**/*', (route) => {
+            const url = route.request().url();
+            if (url.startsWith(app.origin) || url.startsWith('data:') || url.startsWith('blob:'))
+              return route.fallback();
+            problems.push(`asked another host for ${url}`);
+            return route.abort('internetdisconnected');
+          });
+          page.on('console', (m) => {
+            if (m.type() === 'error' && !/status of (4\d\d|5\d\d)/.test(m.text()))
+              problems.push(`console: ${m.text()}`);
+          });
+          if (data === 'realistic') await realisticReads(page);
+          else await signedInAs(page);
         });
         afterAll(async () => {
           await context?.close();
@@ -110,23 +130,7 @@ describeInChromium("dashboard screens on Prism's mock of the contract (Chromium)
         for (const screen of SCREENS) {
           it(`${screen.name}: renders its heading, passes axe, is photographed`, async () => {
             problems.length = 0;
-            const page: Page = await context.newPage();
             try {
-              page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
-              // Nothing the app loads may leave the machine: no CDN, no fonts, no analytics.
-              await page.route('**/*', (route) => {
-                const url = route.request().url();
-                if (url.startsWith(app.origin) || url.startsWith('data:') || url.startsWith('blob:'))
-                  return route.fallback();
-                problems.push(`asked another host for ${url}`);
-                return route.abort('internetdisconnected');
-              });
-              page.on('console', (m) => {
-                if (m.type() === 'error' && !/status of (4\d\d|5\d\d)/.test(m.text()))
-                  problems.push(`console: ${m.text()}`);
-              });
-              if (data === 'realistic') await realisticReads(page);
-              else await signedInAs(page);
               if (screen.name === 'setup') {
                 // Prism may answer either way; the screenshot wants the form.
                 await page.route('**/app/api/first-run?*', (route) => route.fulfill({ json: { available: true } }));
@@ -162,7 +166,7 @@ describeInChromium("dashboard screens on Prism's mock of the contract (Chromium)
               expect(problems).toEqual([]);
               expect(app.violations, 'requests Prism found against the contract').toEqual([]);
             } finally {
-              await page.close();
+              if (screen.name === 'setup') await page.unroute('**/app/api/first-run?*');
             }
           });
         }
