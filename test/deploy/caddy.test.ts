@@ -26,7 +26,7 @@ import { migrateLatest, openDatabase, type Database } from '../../src/db/knex';
 import { addDomain, setDomainStatus } from '../../src/db/repos/domains';
 import { generateDevCertificate } from '../../src/start/tls';
 import { createTestDatabase, type TestDatabase } from '../support/databases';
-import { freePort, sleep, spawnServe, type ServeProcess } from '../support/process';
+import { freePort, skippedWithout, sleep, spawnServe, stopChild, type ServeProcess } from '../support/process';
 import { seedWorkspace, type Seeded } from '../support/seed';
 import { readResponse, requestPayload, type RequestOptions, type TestResponse } from '../support/server';
 
@@ -51,9 +51,7 @@ const missing = [
   !fs.existsSync(CADDY) && `caddy (${CADDY}; apt-get install caddy)`,
   !fs.existsSync(PEBBLE) && `pebble (${PEBBLE}; apt-get install pebble)`,
 ].filter((m): m is string => !!m);
-const skipped = missing.length > 0 && !process.env.CI;
-if (skipped)
-  console.warn(`\n!!! test/deploy/caddy.test.ts skipped: ${missing.join(', ')} missing. CI fails without them.\n`);
+const skipped = skippedWithout('test/deploy/caddy.test.ts', missing);
 
 /** A child process and everything it wrote. */
 interface Child {
@@ -224,15 +222,6 @@ describe.skipIf(skipped)('Caddy with on-demand TLS from pebble (deploy/caddy/Cad
     expect(heldCertificates()).not.toContain(name);
     // Pebble names an identifier when it validates a challenge for it: it was never asked.
     expect(pebble!.output()).not.toContain(`"${name}"`);
-  }
-
-  async function stopChild(child: ChildProcess, signal: NodeJS.Signals, graceMs: number) {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    child.kill(signal);
-    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-    await gone;
-    clearTimeout(timer);
   }
 
   beforeAll(async () => {

@@ -19,7 +19,7 @@ import YAML from 'yaml';
 import { openDatabase } from '../../src/db/knex';
 import { migrationSource } from '../../src/db/migrations/index';
 import { createWorkspace } from '../../src/db/repos/workspaces';
-import { freePort, sleep } from '../support/process';
+import { freePort, hasCommand, skippedWithout, sleep } from '../support/process';
 import { httpsRequest, type RequestOptions, type TestResponse } from '../support/server';
 
 const run = promisify(execFile);
@@ -30,7 +30,6 @@ const PERSON = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like 
 /** The image's user (the base image's `node`), who must own the data directory. */
 const NODE_UID = 1000;
 
-const hasCommand = (name: string) => spawnSync('sh', ['-c', `command -v ${name}`]).status === 0;
 const hasPodman = hasCommand('podman');
 const hasBase = hasPodman && spawnSync('podman', ['image', 'exists', BASE]).status === 0;
 const missing = [
@@ -38,9 +37,7 @@ const missing = [
   !hasCommand('docker-compose') && 'docker-compose (apt-get install --no-install-recommends docker-compose)',
   hasPodman && !hasBase && `the base image ${BASE} (.ci/node-base-image.sh builds it)`,
 ].filter((m): m is string => !!m);
-const skipped = missing.length > 0 && !process.env.CI;
-if (skipped)
-  console.warn(`\n!!! test/deploy/container.test.ts skipped: ${missing.join(', ')} missing. CI fails without them.\n`);
+const skipped = skippedWithout('test/deploy/container.test.ts', missing);
 
 async function podman(...args: string[]): Promise<string> {
   try {

@@ -24,7 +24,15 @@ import { addDomain, setDomainStatus } from '../../src/db/repos/domains';
 import { generateDevCertificate } from '../../src/start/tls';
 import { createTestDatabase, testEngines, type TestDatabase } from '../support/databases';
 import { seedPerson, type Person } from '../support/dashboard';
-import { freePort, sleep, spawnServe, type ServeProcess } from '../support/process';
+import {
+  freePort,
+  hasCommand,
+  skippedWithout,
+  sleep,
+  spawnServe,
+  stopChild,
+  type ServeProcess,
+} from '../support/process';
 import { seedWorkspace, type Seeded } from '../support/seed';
 import { readResponse, requestPayload, type RequestOptions, type TestResponse } from '../support/server';
 
@@ -33,15 +41,12 @@ const NGINX = '/usr/sbin/nginx';
 const PERSON = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36';
 const CUSTOM_HOST = 'go.customer.test';
 
-const hasCommand = (name: string) => spawnSync('sh', ['-c', `command -v ${name}`]).status === 0;
 const missing = [
   !fs.existsSync(NGINX) && `nginx (${NGINX}; apt-get install nginx)`,
   !hasCommand('envsubst') && 'envsubst (apt-get install gettext-base)',
   !testEngines().includes('postgres') && `Postgres (${process.env.TEST_POSTGRES_URL ?? 'TEST_POSTGRES_URL'})`,
 ].filter((m): m is string => !!m);
-const skipped = missing.length > 0 && !process.env.CI;
-if (skipped)
-  console.warn(`\n!!! test/deploy/nginx.test.ts skipped: ${missing.join(', ')} missing. CI fails without them.\n`);
+const skipped = skippedWithout('test/deploy/nginx.test.ts', missing);
 
 /** A `shortlink serve` child and every line it wrote (its pino JSON logs included). */
 interface Instance {
@@ -296,15 +301,6 @@ http {
       }
     };
     return { child, output: () => `${out}${errorLog()}` };
-  }
-
-  async function stopChild(child: ChildProcess, signal: NodeJS.Signals, graceMs: number) {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    child.kill(signal);
-    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-    await gone;
-    clearTimeout(timer);
   }
 
   beforeAll(async () => {

@@ -21,6 +21,7 @@ import { createTestDatabase, testEngines, type TestDatabase } from '../support/d
 import { PGBOUNCER, startPgBouncer, type PgBouncer } from '../support/pgbouncer';
 import {
   freePort,
+  skippedWithout,
   serviceClient,
   sleep,
   spawnServe,
@@ -40,9 +41,7 @@ const missing = [
   !fs.existsSync(PGBOUNCER) && `pgbouncer (${PGBOUNCER}; apt-get install pgbouncer)`,
   !testEngines().includes('postgres') && `Postgres (${process.env.TEST_POSTGRES_URL ?? 'TEST_POSTGRES_URL'})`,
 ].filter((m): m is string => !!m);
-const skipped = missing.length > 0 && !process.env.CI;
-if (skipped)
-  console.warn(`\n!!! test/deploy/pgbouncer.test.ts skipped: ${missing.join(', ')} missing. CI fails without them.\n`);
+const skipped = skippedWithout('test/deploy/pgbouncer.test.ts', missing);
 
 interface Instance {
   name: string;

@@ -2,7 +2,7 @@
 // it: configured by environment variables only, HTTPS with the test certificate, on a fixed
 // port so that a restart answers at the same address. Plus a keep-alive HTTPS client that
 // talks to it as the short domain (Host: localhost:<port>).
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import https from 'node:https';
 import path from 'node:path';
@@ -148,4 +148,29 @@ export async function waitUntilHealthy(
     client.close();
   }
   throw new Error(`shortlink serve did not answer GET /healthz within ${timeoutMs} ms (${last}):\n${proc.output()}`);
+}
+
+/** Whether a command is on PATH. */
+export const hasCommand = (name: string) => spawnSync('sh', ['-c', `command -v ${name}`]).status === 0;
+
+/**
+ * Whether a suite that needs machine tools (`missing`: what is absent, with how to install it)
+ * is skipped: locally yes, with a loud warning; in CI (CI=true) never, so that it fails there,
+ * since `.ci/run` installs them.
+ */
+export function skippedWithout(file: string, missing: (string | false)[]): boolean {
+  const absent = missing.filter((m): m is string => !!m);
+  const skipped = absent.length > 0 && !process.env.CI;
+  if (skipped) console.warn(`\n!!! ${file} skipped: ${absent.join(', ')} missing. CI fails without them.\n`);
+  return skipped;
+}
+
+/** Sends `signal` and waits for the child to exit, killing it after `graceMs`. */
+export async function stopChild(child: ChildProcess, signal: NodeJS.Signals, graceMs: number): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill(signal);
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await gone;
+  clearTimeout(timer);
 }
