@@ -49,6 +49,11 @@ async function podman(...args: string[]): Promise<string> {
   }
 }
 
+/** `shortlink <args>` run in a running container: its one JSON line. */
+const cliIn = async (name: string, ...args: string[]) =>
+  JSON.parse(await podman('exec', name, 'node', 'bin/shortlink.mjs', ...args));
+const logsOf = (name: string) => podman('logs', name).catch((e) => String(e));
+
 /** A data directory on the host, mounted at /data, owned by the image's user as a new volume is. */
 function volume(name: string): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `shortlink-container-${name}-`));
@@ -92,26 +97,26 @@ describe.skipIf(skipped)('the container image (Dockerfile) under podman', () => 
       dataDir,
       ca: () => fs.readFileSync(path.join(dataDir, 'dev-cert.pem'), 'utf8'),
       request: (method, pathname, opts) => httpsRequest(`https://localhost:${port}`, c.ca(), method, pathname, opts),
-      cli: async (...args) => JSON.parse(await podman('exec', fullName, 'node', 'bin/shortlink.mjs', ...args)),
-      logs: () => podman('logs', fullName).catch((e) => String(e)),
+      cli: (...args) => cliIn(fullName, ...args),
+      logs: () => logsOf(fullName),
     };
-    await waitHealthy(c);
+    await waitHealthy(fullName);
     return c;
   }
 
   /** Until the image's own HEALTHCHECK says healthy (podman runs it on demand: exit 0). */
-  async function waitHealthy(c: Container, timeoutMs = 60_000) {
+  async function waitHealthy(name: string, timeoutMs = 60_000) {
     const until = Date.now() + timeoutMs;
     let last = '';
     while (Date.now() < until) {
-      const r = spawnSync('podman', ['healthcheck', 'run', c.name], { encoding: 'utf8' });
+      const r = spawnSync('podman', ['healthcheck', 'run', name], { encoding: 'utf8' });
       if (r.status === 0) return;
       last = `${r.stdout}${r.stderr}`;
-      const state = spawnSync('podman', ['inspect', '-f', '{{.State.Running}}', c.name], { encoding: 'utf8' });
-      if (state.stdout.trim() === 'false') throw new Error(`container ${c.name} exited:\n${await c.logs()}`);
+      const state = spawnSync('podman', ['inspect', '-f', '{{.State.Running}}', name], { encoding: 'utf8' });
+      if (state.stdout.trim() === 'false') throw new Error(`container ${name} exited:\n${await logsOf(name)}`);
       await sleep(250);
     }
-    throw new Error(`container ${c.name} not healthy within ${timeoutMs} ms (${last}):\n${await c.logs()}`);
+    throw new Error(`container ${name} not healthy within ${timeoutMs} ms (${last}):\n${await logsOf(name)}`);
   }
 
   async function stop(c: Container): Promise<{ exitCode: number; logs: string }> {
@@ -317,21 +322,12 @@ describe.skipIf(skipped)('the container image (Dockerfile) under podman', () => 
         .trim()
         .split('\n');
       expect(names).toEqual([`${project}_shortlink_1`]);
-      const c: Container = {
-        name: names[0],
-        port,
-        dataDir: '',
-        ca: () => '',
-        request: () => Promise.reject(new Error('unused')),
-        cli: async (...args) => JSON.parse(await podman('exec', names[0], 'node', 'bin/shortlink.mjs', ...args)),
-        logs: () => podman('logs', names[0]).catch((e) => String(e)),
-      };
-      await waitHealthy(c);
+      await waitHealthy(names[0]);
       // Published on the port asked for, in HTTPS with the certificate it made in its volume.
       const ca = await podman('exec', names[0], 'cat', '/data/dev-cert.pem');
       const health = await httpsRequest(`https://localhost:${port}`, ca, 'GET', '/healthz');
       expect(health.status).toBe(200);
-      expect(await c.cli('workspace', 'list')).toEqual({ data: [] });
+      expect(await cliIn(names[0], 'workspace', 'list')).toEqual({ data: [] });
     } finally {
       await compose('down', '-v', '-t', '30').catch((e) => console.error(String(e)));
       service.kill();
