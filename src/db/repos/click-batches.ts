@@ -8,31 +8,13 @@ import type { Knex } from 'knex';
 import { CLICK_WINDOW_MS } from '../../domain/analytics-alerts.ts';
 import type { ServiceEvent } from '../../domain/events.ts';
 import { upsertColumns } from '../pg-arrays.ts';
-import { copyField, copyRows } from '../pg-copy.ts';
-import { insertRows, preparedOn, type Statement } from '../sqlite-statements.ts';
+import { preparedOn, type Statement } from '../sqlite-statements.ts';
 import { enqueueEvents, subscriptionTargets, type SubscriptionTarget } from './outbox.ts';
 import { writePageVisits, type PageVisitRow } from './bio-pages.ts';
-import {
-  placeholders,
-  putVisitDetails,
-  VISIT_COLUMNS,
-  VISIT_WIDTH,
-  visitCopyFields,
-  type VisitDetails,
-} from './visit-columns.ts';
+import { SQL_RAW_EVENTS, type StoredClick } from './raw-events.ts';
 import { workspacesWithTrafficAlerts } from './traffic-windows.ts';
 
-/**
- * A click as it is stored: the User-Agent parsed, the referrer reduced to its host, the client
- * address reduced to a country and city, no IP address.
- */
-export interface StoredClick extends VisitDetails {
-  workspace_id: string;
-  link_id: string;
-  qr_code_id: string | null;
-  /** The routing rule or split variant that served the click; null when none did. */
-  route: string | null;
-}
+export type { StoredClick } from './raw-events.ts';
 
 /**
  * The events a written batch of clicks raises (link.clicked, qr.scanned, the traffic alerts,
@@ -165,13 +147,7 @@ export function clickWindows(rows: StoredClick[], wanted: (workspaceId: string) 
   );
 }
 
-const CLICK_INSERT = `INSERT INTO clicks (workspace_id, link_id, qr_code_id, route, ${VISIT_COLUMNS}) VALUES `;
-const CLICK_WIDTH = 4 + VISIT_WIDTH;
-/** Clicks per INSERT statement on SQLite: one call into SQLite per row costs more per click (bench:click-writes). */
-const SQLITE_ROWS_PER_INSERT = 64;
 const SQLITE_SQL = {
-  click: CLICK_INSERT + placeholders(CLICK_WIDTH),
-  clicks: CLICK_INSERT + Array(SQLITE_ROWS_PER_INSERT).fill(placeholders(CLICK_WIDTH)).join(', '),
   daily: `INSERT INTO link_daily_clicks (link_id, workspace_id, day, clicks, scans) VALUES (?, ?, ?, ?, ?)
           ON CONFLICT (workspace_id, link_id, day) DO UPDATE SET clicks = clicks + excluded.clicks, scans = scans + excluded.scans`,
   scans: `INSERT INTO qr_daily_scans (qr_code_id, workspace_id, day, scans) VALUES (?, ?, ?, ?)
@@ -182,14 +158,8 @@ const SQLITE_SQL = {
 const prepared = new WeakMap<object, Record<keyof typeof SQLITE_SQL, Statement>>();
 
 async function writeSqlite(trx: Knex.Transaction, rows: StoredClick[], agg: ClickAggregates) {
+  await SQL_RAW_EVENTS.appendClicks(trx, 'sqlite', rows);
   const st = await preparedOn(trx, prepared, SQLITE_SQL);
-  insertRows(rows, SQLITE_ROWS_PER_INSERT, CLICK_WIDTH, st.clicks, st.click, (r, values, v) => {
-    values[v] = r.workspace_id;
-    values[v + 1] = r.link_id;
-    values[v + 2] = r.qr_code_id;
-    values[v + 3] = r.route;
-    putVisitDetails(r, values, v + 4);
-  });
   // After the raw clicks: their write holds the write lock (src/db/repos/traffic-windows.ts).
   const windows = await alertWindows(trx, rows);
   for (const d of agg.daily) st.daily.run(d.link_id, d.workspace_id, d.day, d.clicks, d.scans);
@@ -199,15 +169,8 @@ async function writeSqlite(trx: Knex.Transaction, rows: StoredClick[], agg: Clic
 
 const PG_CHUNK = 5_000;
 
-/** The raw clicks go to Postgres by COPY (src/db/pg-copy.ts says why). */
-const PG_CLICK_COPY = `COPY clicks (workspace_id, link_id, qr_code_id, route, ${VISIT_COLUMNS}) FROM STDIN`;
-
-/** A click as a line of COPY text, in PG_CLICK_COPY's column order. */
-const clickCopyLine = (r: StoredClick) =>
-  `${copyField(r.workspace_id)}\t${copyField(r.link_id)}\t${copyField(r.qr_code_id)}\t${copyField(r.route)}\t${visitCopyFields(r)}`;
-
 async function writePostgres(trx: Knex.Transaction, rows: StoredClick[], agg: ClickAggregates) {
-  await copyRows(trx, PG_CLICK_COPY, rows, clickCopyLine, PG_CHUNK);
+  await SQL_RAW_EVENTS.appendClicks(trx, 'postgres', rows);
   await upsertColumns(
     trx,
     `INSERT INTO link_daily_clicks (link_id, workspace_id, day, clicks, scans)

@@ -5,6 +5,7 @@ import type { Knex } from 'knex';
 import type { ResolvedLink } from '../../domain/resolve.ts';
 import { winnerOf } from '../../domain/split-stats.ts';
 import { recordLinkChange } from './link-changes.ts';
+import { SQL_RAW_EVENTS } from './raw-events.ts';
 
 export interface RoutingRow {
   id: string;
@@ -51,10 +52,13 @@ export interface RouteTally {
 /** Clicks (the raw ones kept) and conversions with a click id, per route, of one link. */
 export async function routeTallies(knex: Knex, workspaceId: string, linkId: string): Promise<RouteTally[]> {
   const [clicks, conversions] = await Promise.all([
-    knex('clicks')
-      .where({ link_id: linkId, workspace_id: workspaceId })
-      .groupBy('route')
-      .select('route', knex.raw('count(*) as n')),
+    SQL_RAW_EVENTS.countClicks(knex, {
+      workspaceId,
+      linkId,
+      from: 0,
+      to: Number.MAX_SAFE_INTEGER,
+      by: ['route'],
+    }),
     knex('conversions')
       .where({ link_id: linkId, workspace_id: workspaceId })
       .whereNotNull('route')
@@ -67,7 +71,7 @@ export async function routeTallies(knex: Knex, workspaceId: string, linkId: stri
     if (!t) out.set(route, (t = { route, clicks: 0, conversions: 0 }));
     return t;
   };
-  for (const r of clicks as Array<{ route: string | null; n: unknown }>) at(r.route).clicks += Number(r.n);
+  for (const r of clicks) at(r.key[0]).clicks += r.clicks;
   for (const r of conversions as Array<{ route: string | null; n: unknown }>) at(r.route).conversions += Number(r.n);
   return [...out.values()];
 }
