@@ -65,20 +65,21 @@ export async function startReplica(adminUrl: string): Promise<Replica> {
     [MATCHED],
   );
   await admin.end();
-  // -R writes standby.signal and primary_conninfo (the same unix socket, as postgres).
-  await asPostgres(`${PG_BIN}/pg_basebackup`, [
-    '-h',
-    PRIMARY_SOCKET,
-    '-U',
-    'postgres',
-    '-D',
-    data,
-    '-R',
-    '-X',
-    'stream',
-    '-c',
-    'fast',
-  ]);
+  // -R writes standby.signal and primary_conninfo (the same unix socket, as postgres). A copy
+  // taken while other suites create and drop databases may be cut off by the primary's
+  // checkpoint (it ends the copy's temporary slot's connection); it is taken again.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await asPostgres(`${PG_BIN}/pg_basebackup`, [
+        ...['-h', PRIMARY_SOCKET, '-U', 'postgres', '-D', data],
+        ...['-R', '-X', 'stream', '-c', 'fast'],
+      ]);
+      break;
+    } catch (err) {
+      fs.rmSync(data, { recursive: true, force: true });
+      if (attempt === 3) throw err;
+    }
+  }
   const port = await freePort();
   // Debian keeps a cluster's configuration in /etc, so the copy has none: the replica's own.
   const conf = [
@@ -87,8 +88,6 @@ export async function startReplica(adminUrl: string): Promise<Replica> {
     `unix_socket_directories = '${dir}'`,
     'hot_standby = on',
     'shared_buffers = 16MB',
-    // Replay waits for no query of the tests' (a conflict cancels the query, never the replay).
-    'max_standby_streaming_delay = 0',
     ...settings.rows.map((r) => `${r.name} = ${r.setting}`),
   ];
   fs.writeFileSync(path.join(data, 'postgresql.conf'), `${conf.join('\n')}\n`);
