@@ -209,6 +209,10 @@ export class ReadReplicas implements ReadYourWrites {
   }
 
   afterWrite<T>(at: number, fn: () => T): T {
+    // A time from the future is no instance's (the cookie is the browser's to change): it would
+    // hold the session's reads on the primary for as long as it liked.
+    const now = Date.now();
+    if (at > now + OTHER_CLOCK_MARGIN_MS || at < now - this.rememberMs) return fn();
     return this.session.run(at + OTHER_CLOCK_MARGIN_MS, fn);
   }
 
