@@ -3,6 +3,13 @@ import path from 'node:path';
 
 export interface Config {
   databaseUrl: string;
+  /**
+   * DATABASE_READ_URL: Postgres streaming replicas (comma-separated) that take the heavy reads
+   * (src/db/read-replicas.ts); empty without replicas.
+   */
+  databaseReadUrls: string[];
+  /** DATABASE_READ_MAX_LAG_MS: a replica further behind the primary than this takes no reads. */
+  databaseReadMaxLagMs: number;
   dataDir: string;
   logLevel: string;
   port: number;
@@ -91,6 +98,33 @@ function absoluteHttpUrl(value: string | null, name: string): string | null {
   return url.href;
 }
 
+/**
+ * DATABASE_READ_URL's replicas. Only Postgres has them, and an entry is never echoed in the
+ * message: it holds a password.
+ */
+function readReplicaUrls(v: string | undefined, databaseUrl: string): string[] {
+  const urls = (v ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (!urls.length) return [];
+  if (!/^postgres(ql)?:\/\//.test(databaseUrl))
+    throw new Error(
+      'DATABASE_READ_URL needs a postgres:// DATABASE_URL: read replicas are Postgres streaming replicas',
+    );
+  urls.forEach((url, i) => {
+    if (!/^postgres(ql)?:\/\/./.test(url))
+      throw new Error(`DATABASE_READ_URL: entry ${i + 1} of ${urls.length} is not a postgres:// URL`);
+  });
+  return urls;
+}
+
+/**
+ * The replicas' lag is known to the poll (one a second, src/db/read-replicas.ts), so a bound
+ * under a second would read as a second.
+ */
+const MIN_READ_MAX_LAG_MS = 1_000;
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = path.resolve(env.DATA_DIR || './data');
   const port = Number(env.PORT || 8443);
@@ -111,8 +145,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   );
   for (const v of variants) if (v !== 'A' && v !== 'B') throw new Error(`WEBHOOK_VARIANTS: unknown variant ${v}`);
   const rootRedirect = absoluteHttpUrl(env.ROOT_REDIRECT?.trim() || null, 'ROOT_REDIRECT');
+  const databaseUrl = env.DATABASE_URL || `sqlite:${path.join(dataDir, 'shortlink.db')}`;
+  const databaseReadMaxLagMs = positiveInteger('DATABASE_READ_MAX_LAG_MS', env.DATABASE_READ_MAX_LAG_MS, 5_000);
+  if (databaseReadMaxLagMs < MIN_READ_MAX_LAG_MS)
+    throw new Error(`DATABASE_READ_MAX_LAG_MS must be at least ${MIN_READ_MAX_LAG_MS}, got ${databaseReadMaxLagMs}`);
   return {
-    databaseUrl: env.DATABASE_URL || `sqlite:${path.join(dataDir, 'shortlink.db')}`,
+    databaseUrl,
+    databaseReadUrls: readReplicaUrls(env.DATABASE_READ_URL, databaseUrl),
+    databaseReadMaxLagMs,
     dataDir,
     logLevel: env.LOG_LEVEL || 'info',
     port,

@@ -4,8 +4,11 @@
 // answers synchronously, so on SQLite any of these run on the event loop would hold every visitor
 // for as long as it takes (a summary reading a day of a busy workspace's raw clicks takes
 // seconds). So on SQLite they run on query threads (src/db/query-threads.ts); on Postgres, whose
-// reads are asynchronous, on the service's own pool. Each takes a Knex first and returns plain
-// data (it crosses threads by structured clone).
+// reads are asynchronous, on the service's own pool, and the reads among them on a read replica
+// when there is one in sync (src/db/read-replicas.ts REPLICA_READS: a query that writes must not
+// be listed there). Each takes a Knex first and returns plain data (it crosses threads by
+// structured clone). A read's first argument is its workspace's id: reads after a change of that
+// workspace stay on the primary.
 import type { Knex } from 'knex';
 import { readConversionSummary, readGoalTally } from './repos/conversion-tallies.ts';
 import { conversionNames } from './repos/conversion-names.ts';

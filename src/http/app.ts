@@ -39,6 +39,8 @@ function requiredScopes(operation: any): string[] {
   return security.flatMap((req: Record<string, string[]>) => req.bearerAuth ?? []);
 }
 
+const CHANGES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
 export async function createApp(services: Services, opts: { validateResponses?: boolean } = {}) {
   const { config, log } = services;
   const validateResponses = opts.validateResponses ?? process.env.SHORTLINK_VALIDATE_RESPONSES === '1';
@@ -102,8 +104,11 @@ export async function createApp(services: Services, opts: { validateResponses?: 
   api.register({
     ...Object.fromEntries((Object.keys(handlers) as OperationId[]).map((id) => [id, adapt(id)])),
     ...contractFailureHandlers('api', (requestPath) => routes.allowed(requestPath)),
-    postResponseHandler: (c: Context, _req: Request, res: Response) => {
+    postResponseHandler: (c: Context, req: Request, res: Response) => {
       const result = c.response as { status: number; body?: unknown; headers?: Record<string, string> };
+      // The change is committed: the workspace's next heavy reads must see it (src/db/read-replicas.ts).
+      const auth = (c.security as any)?.bearerAuth as AuthContext | undefined;
+      if (auth && CHANGES.has(req.method) && result.status < 400) services.reads.wrote(auth.workspaceId);
       if (validateResponses && c.operation && result.body !== undefined) {
         const check = api.validateResponse(result.body, c.operation, result.status);
         if (check.errors) {

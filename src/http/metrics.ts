@@ -7,6 +7,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { ClickRecorder } from '../clicks/buffer.ts';
 import { poolUse, type Database } from '../db/knex.ts';
+import type { ReadReplicas } from '../db/read-replicas.ts';
 import { outboxGauges } from '../db/repos/webhook-delivery-gauges.ts';
 import type { RedirectService } from '../redirect/handler.ts';
 import type { WebhookWorker } from '../webhooks/worker.ts';
@@ -19,6 +20,8 @@ export interface MetricSources {
   clicks: Pick<ClickRecorder, 'recorded' | 'written' | 'dropped' | 'backlog'>;
   webhooks: Pick<WebhookWorker, 'settled'>;
   db: Database;
+  /** DATABASE_READ_URL's replicas; without them their metrics are absent. */
+  replicas?: Pick<ReadReplicas, 'status' | 'reads'> | null;
 }
 
 export interface Metrics {
@@ -191,6 +194,42 @@ export function createMetrics(s: MetricSources): Metrics {
       this.set({ state: 'max' }, p.max);
     },
   });
+
+  const replicas = s.replicas;
+  if (replicas) {
+    // Replicas by their place in DATABASE_READ_URL: a URL holds a password.
+    new Gauge({
+      name: 'shortlink_db_replica_lag_seconds',
+      help: "How far a read replica is behind the primary: the age of the oldest of the primary's WAL positions (read every second) it has not replayed; 0 when it has them all; NaN when it does not answer.",
+      labelNames: ['replica'],
+      registers: [registry],
+      collect() {
+        for (const r of replicas.status()) this.set({ replica: String(r.index) }, r.lagSeconds);
+      },
+    });
+    new Gauge({
+      name: 'shortlink_db_replica_in_use',
+      help: 'Whether a read replica takes heavy reads (1): it answers, is a replica, and is within DATABASE_READ_MAX_LAG_MS.',
+      labelNames: ['replica'],
+      registers: [registry],
+      collect() {
+        for (const r of replicas.status()) this.set({ replica: String(r.index) }, r.inUse ? 1 : 0);
+      },
+    });
+    new Counter({
+      name: 'shortlink_db_reads_total',
+      help: 'Heavy reads (summaries, reports, analytics, list pages, search, exports) by where they ran (replica, primary) and why: in_sync; recent_write (the reader changed something a replica does not have yet); lagging, unreachable, not_in_recovery, starting (no replica in use); replica_failed (read again on the primary).',
+      labelNames: ['target', 'reason'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const [key, n] of replicas.reads) {
+          const [target, reason] = key.split(' ');
+          this.inc({ target, reason }, n);
+        }
+      },
+    });
+  }
 
   return { contentType: registry.contentType, render: () => registry.metrics() };
 }

@@ -1,4 +1,5 @@
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { ReadYourWrites } from '../db/read-replicas.ts';
 import type { DestinationFetchPolicy } from '../operations/destination-preview.ts';
 import type { Favicons } from '../operations/favicons.ts';
 import type { OperationServices } from '../operations/services.ts';
@@ -8,6 +9,8 @@ import type { WellKnownFiles } from './well-known.ts';
 /** Everything a request handler may use, built once per process (or per test): the operations' and more. */
 export interface Services extends OperationServices {
   limiter: RateLimiterAbstract;
+  /** Changes noted as they are answered, so that the heavy reads after them see them (src/db/read-replicas.ts). */
+  reads: ReadYourWrites;
   /** Wrong dashboard sign-in passwords, per email and client (src/db/attempt-limiter.ts). */
   signInThrottle: RateLimiterAbstract;
   /** DNS TXT lookups for domain verification (node:dns by default; tests answer their own). */

@@ -7,6 +7,7 @@ import pino, { type Logger } from 'pino';
 import type { Config } from '../config.ts';
 import { migrateLatest, openDatabase, type Database } from '../db/knex.ts';
 import { openQueryService, type QueryService } from '../db/query-threads.ts';
+import { PRIMARY_ONLY, ReadReplicas } from '../db/read-replicas.ts';
 import { createApp } from '../http/app.ts';
 import { createRateLimiter } from '../http/rate-limit.ts';
 import { loadDefinition } from '../http/definition.ts';
@@ -49,6 +50,8 @@ export interface RunningServer {
   webhooks: WebhookWorker;
   /** The queries that grow with the data (on SQLite, run on query threads). */
   queryService: QueryService;
+  /** DATABASE_READ_URL's replicas and where the heavy reads went (null without replicas). */
+  replicas: ReadReplicas | null;
   close(): Promise<void>;
 }
 
@@ -156,12 +159,19 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     extraCa: opts.webhookCa,
   });
   const queryService = openQueryService(db, config.databaseUrl);
+  // With replicas, the heavy reads go to one that has what the reader must see (src/db/read-replicas.ts).
+  const replicas = config.databaseReadUrls.length
+    ? new ReadReplicas(db.knex, queryService.queries, config.databaseReadUrls, config.databaseReadMaxLagMs, log)
+    : null;
+  await replicas?.start();
+  const queries = replicas?.route() ?? queryService.queries;
   // The dashboard's reads of destinations trust what webhook deliveries trust (WEBHOOK_CA_FILE).
   const destinationFetch = destinationFetchPolicy(config, opts.webhookCa);
   const services: Services = {
     config,
     db,
-    queries: queryService.queries,
+    queries,
+    reads: replicas ?? PRIMARY_ONLY,
     log,
     limiter: createRateLimiter(db),
     linkCache: opts.linkCache ?? redirects,
@@ -172,7 +182,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     webhookCa: opts.webhookCa,
     destinationFetch,
     favicons: new Favicons(destinationFetch.fetch),
-    metrics: createMetrics({ redirects, clicks, webhooks, db }),
+    metrics: createMetrics({ redirects, clicks, webhooks, db, replicas }),
     wellKnown,
     clickBacklog: () => clicks.backlog,
   };
@@ -220,6 +230,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     changes,
     webhooks,
     queryService,
+    replicas,
     async close() {
       changes.stop();
       redirects.stop();
@@ -238,6 +249,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
       await webhooks.stop().catch((err) => log.error({ err }, 'stopping webhook deliveries failed'));
       await store.close();
       await queryService.close();
+      await replicas?.close();
       if (!opts.db) await db.knex.destroy();
     },
   };

@@ -5,6 +5,10 @@
 // With TEST_THROUGH_PGBOUNCER=1 every test's Postgres is reached through PgBouncer in transaction
 // mode (test/support/pgbouncer.ts), started here and stopped after the run: `.ci/run` runs the
 // suites of several processes so (docs/operations.md, Through PgBouncer).
+//
+// With TEST_WITH_REPLICA=1 a streaming replica of that Postgres (test/support/replica.ts) is
+// started here, and every test server on Postgres names it in DATABASE_READ_URL: `.ci/run` runs
+// the suites that change links and subscriptions so, where a write sent to the replica would fail.
 import pg from 'pg';
 
 export const DEFAULT_PG = 'postgres://postgres:postgres@127.0.0.1:5432/postgres';
@@ -23,6 +27,12 @@ export default async function setup() {
     process.env.SHORTLINK_TEST_ENGINES = 'sqlite';
   } finally {
     await client.end().catch(() => undefined);
+  }
+  if (process.env.TEST_WITH_REPLICA && process.env.SHORTLINK_TEST_ENGINES.includes('postgres')) {
+    const { startReplica } = await import('./replica');
+    const replica = await startReplica(url);
+    process.env.TEST_REPLICA_URL = replica.url('postgres');
+    return () => replica.close();
   }
   if (process.env.TEST_THROUGH_PGBOUNCER && process.env.SHORTLINK_TEST_ENGINES.includes('postgres')) {
     const { startPgBouncer } = await import('./pgbouncer');

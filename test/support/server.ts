@@ -69,6 +69,7 @@ export async function startTestServer(
     PORT: '0',
     PUBLIC_URL: 'https://localhost:8443',
     LOG_LEVEL: 'silent',
+    ...replicaOf(database),
     ...opts.env,
   };
   const material = await testCertificate();
@@ -101,6 +102,18 @@ export async function startTestServer(
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * With TEST_WITH_REPLICA=1 (test/support/global-setup.ts) a Postgres test database is read
+ * through the run's streaming replica too: its heavy reads go there, its writes must not.
+ */
+function replicaOf(database: TestDatabase): Record<string, string> {
+  const replica = process.env.TEST_REPLICA_URL;
+  if (!replica || database.engine !== 'postgres') return {};
+  const url = new URL(replica);
+  url.pathname = new URL(database.url).pathname;
+  return { DATABASE_READ_URL: url.toString() };
 }
 
 export function httpsRequest(

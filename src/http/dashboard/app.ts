@@ -22,7 +22,7 @@ import { inlineRefs } from '../definition.ts';
 import { preferFixedPaths } from '../routing.ts';
 import { contractFailureHandlers, contractRequest } from '../contract-handlers.ts';
 import { dashboardHandlers } from './handlers/index.ts';
-import { sessionCookie } from './session.ts';
+import { sessionCookie, WROTE_COOKIE, wroteCookie } from './session.ts';
 import { sameOrigin } from './origin.ts';
 import { BIO_PAGE_STYLE_HASHES } from '../../redirect/bio-page.ts';
 import { findSharedReport, mayBeIndexed } from './shared-reports.ts';
@@ -144,7 +144,7 @@ export async function createDashboard(services: Services): Promise<express.Route
   api.register({
     ...Object.fromEntries((Object.keys(handlers) as DashboardOperationId[]).map((id) => [id, adapt(id)])),
     ...contractFailureHandlers('dashboard', (requestPath) => routes.allowed(requestPath)),
-    postResponseHandler: (c: Context, _req: Request, res: Response) => {
+    postResponseHandler: (c: Context, req: Request, res: Response) => {
       const result = c.response as { status: number; body?: unknown; headers?: Record<string, string | string[]> };
       if (
         validateResponses &&
@@ -161,6 +161,15 @@ export async function createDashboard(services: Services): Promise<express.Route
           );
       }
       for (const [k, v] of Object.entries(result.headers ?? {})) res.setHeader(k, v);
+      // The change is committed: the next heavy reads of its workspace, and of this session on
+      // any instance, must see it (src/db/read-replicas.ts).
+      const asker = (c.security as any)?.session as
+        | { session?: SessionRecord; workspace?: WorkspaceContext }
+        | undefined;
+      if (asker?.session && UNSAFE.has(req.method) && result.status < 400) {
+        const at = services.reads.wrote(asker.workspace?.id);
+        if (services.reads.rememberMs > 0) res.append('Set-Cookie', wroteCookie(at, services.reads.rememberMs));
+      }
       const body = result.body as any;
       if (body && typeof body[Symbol.asyncIterator] === 'function') {
         // A streamed answer (the CSV export): a failure part-way can only cut the download short.
@@ -242,6 +251,12 @@ export async function createDashboard(services: Services): Promise<express.Route
     if (!req.secure) return next(invalid('HTTPS is required; this request arrived over plain HTTP'));
     // An API key never opens the dashboard.
     if (req.headers.authorization) return next(unauthenticated('The dashboard API takes a session, not an API key'));
+    // A change this session made, here or on another instance, that its reads must see.
+    const wrote = Number(parseCookies(req.headers.cookie)[WROTE_COOKIE]);
+    if (Number.isSafeInteger(wrote) && wrote > 0) return services.reads.afterWrite(wrote, () => admit(req, res, next));
+    admit(req, res, next);
+  });
+  function admit(req: Request, res: Response, next: express.NextFunction) {
     const read = () => {
       if (!UNSAFE.has(req.method)) return next();
       readBody(req, res, next);
@@ -260,7 +275,7 @@ export async function createDashboard(services: Services): Promise<express.Route
       asked.set(req, answer);
       read();
     }, next);
-  });
+  }
   function readBody(req: Request, res: Response, next: express.NextFunction) {
     if (req.is('text/csv')) {
       if (req.headers['content-length'] !== '0') streamed.add(req);

@@ -16,6 +16,14 @@ export const sessionCookie = (token: string) =>
   `${SESSION_COOKIE}=${token}; Path=/app; HttpOnly; Secure; SameSite=Lax; Max-Age=${Math.floor(SESSION_IDLE_MS / 1000)}`;
 export const clearSessionCookie = () => `${SESSION_COOKIE}=; Path=/app; HttpOnly; Secure; SameSite=Lax; Max-Age=0`;
 
+/**
+ * When this session last changed something (ms): another instance reads its heavy reads from the
+ * primary until a replica has that change (src/db/read-replicas.ts). Set only with replicas.
+ */
+export const WROTE_COOKIE = 'sl_wrote';
+export const wroteCookie = (at: number, rememberMs: number) =>
+  `${WROTE_COOKIE}=${at}; Path=/app/api; HttpOnly; Secure; SameSite=Lax; Max-Age=${Math.ceil(rememberMs / 1000)}`;
+
 export async function sessionBody(
   knex: Db,
   session: accounts.SessionRecord,
