@@ -53,14 +53,18 @@ const MATCHED = [
   'max_locks_per_transaction',
 ];
 
-export async function startReplica(adminUrl: string): Promise<Replica> {
+/**
+ * A hot standby of the cluster behind `adminUrl`, on a free port. `settings`: postgresql.conf
+ * lines after the defaults here (a later line wins), e.g. an operator's standby settings.
+ */
+export async function startReplica(adminUrl: string, settings: string[] = []): Promise<Replica> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'shortlink-replica-'));
   const data = path.join(dir, 'data');
   const log = path.join(dir, 'server.log');
   if (process.getuid?.() === 0) fs.chownSync(dir, ...ownerOfPostgres());
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
-  const settings = await admin.query<{ name: string; setting: string }>(
+  const matched = await admin.query<{ name: string; setting: string }>(
     'SELECT name, setting FROM pg_settings WHERE name = ANY($1)',
     [MATCHED],
   );
@@ -88,7 +92,8 @@ export async function startReplica(adminUrl: string): Promise<Replica> {
     `unix_socket_directories = '${dir}'`,
     'hot_standby = on',
     'shared_buffers = 16MB',
-    ...settings.rows.map((r) => `${r.name} = ${r.setting}`),
+    ...matched.rows.map((r) => `${r.name} = ${r.setting}`),
+    ...settings,
   ];
   fs.writeFileSync(path.join(data, 'postgresql.conf'), `${conf.join('\n')}\n`);
   fs.writeFileSync(
