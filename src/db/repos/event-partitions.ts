@@ -101,6 +101,26 @@ async function makeDayPartition(knex: Knex, table: EventTable, day: number): Pro
   });
 }
 
+/**
+ * For /metrics: per partitioned table, the days after today that have a partition with none
+ * missing between (PARTITION_AHEAD_DAYS while the upkeep keeps up; -1 when today has none, so
+ * today's events go to DEFAULT).
+ */
+export async function partitionDaysAhead(
+  knex: Knex,
+  now = Date.now(),
+): Promise<Array<{ table: EventTable; days: number }>> {
+  const out: Array<{ table: EventTable; days: number }> = [];
+  const today = Math.floor(now / DAY_MS);
+  for (const table of await partitionedEventTables(knex)) {
+    const starts = new Set((await dayPartitions(knex, table)).map((p) => p.from));
+    let day = today;
+    while (starts.has(day * DAY_MS)) day++;
+    out.push({ table, days: day - today - 1 });
+  }
+  return out;
+}
+
 export interface PartitionUpkeep {
   /** False when nothing is partitioned or another process holds the lease. */
   ran: boolean;
