@@ -1,5 +1,6 @@
 // Postgres's raw events by day (migration 20270102000000): the conversion keeps every row, id and
-// index and goes back down; the service makes the days ahead, moving rows DEFAULT caught; retention
+// index and goes back down; the click writer's COPY lands in a day or in DEFAULT, never fails;
+// the service makes the days ahead, moving rows DEFAULT caught; retention
 // drops whole days past the 90 and deletes DEFAULT's expired rows. SQLite keeps its tables
 // (retention.test.ts covers its path on both engines).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +12,7 @@ import {
   partitionName,
   partitionedEventTables,
 } from '../../src/db/repos/event-partitions';
+import { writeClickBatch, type StoredClick } from '../../src/db/repos/click-batches';
 import { runRetention } from '../../src/db/repos/retention';
 import { type MigratedDatabase, openMigratedDatabase, testEngines, withFreshDatabase } from '../support/databases';
 
@@ -171,6 +173,37 @@ describe.skipIf(!testEngines().includes('postgres'))('raw events partitioned by 
       expect(Number(day.rows[0].n)).toBe(
         saved.filter((c) => c.occurred_at >= base + DAY && c.occurred_at < base + 2 * DAY).length,
       );
+    });
+
+    it("the click writer's COPY puts each click and page view in its day, and one far off in DEFAULT", async () => {
+      const stored = (linkId: string, at: number): StoredClick => ({
+        ...click(at, 1),
+        workspace_id: 'ws_writer',
+        link_id: linkId,
+        qr_code_id: null,
+        route: null,
+      });
+      const now = Date.now();
+      const far = [5, now + 1000 * DAY];
+      await writeClickBatch(
+        db.knex,
+        'postgres',
+        [now, ...far].flatMap((t) => [stored('lnk_w', t), stored('pg_w', t)]),
+        [],
+      );
+      expect(
+        (await db.knex('clicks').where('link_id', 'lnk_w').orderBy('occurred_at').pluck('occurred_at')).map(Number),
+      ).toEqual([5, now, now + 1000 * DAY]);
+      expect(await db.knex('page_views').where('page_id', 'pg_w').count({ n: '*' })).toEqual([{ n: 3 }]);
+      const today = await db.knex.raw(
+        `SELECT COUNT(*) AS n FROM ${partitionName('clicks', Math.floor(now / DAY))} WHERE link_id = 'lnk_w'`,
+      );
+      expect(Number(today.rows[0].n)).toBe(1);
+      const inDefault = await db.knex.raw(`SELECT COUNT(*) AS n FROM ONLY clicks_default WHERE link_id = 'lnk_w'`);
+      expect(Number(inDefault.rows[0].n)).toBe(2);
+      // Retention's count below is of its own rows.
+      await db.knex('clicks').where('link_id', 'lnk_w').delete();
+      await db.knex('page_views').where('page_id', 'pg_w').delete();
     });
 
     it('two processes keeping the partitions at once make each day once, without an error', async () => {
