@@ -1,8 +1,8 @@
 // Postgres's raw events by day (migration 20270102000000): the conversion keeps every row, id and
 // index and goes back down; the click writer's COPY lands in a day or in DEFAULT, never fails;
-// the service makes the days ahead, moving rows DEFAULT caught; retention
-// drops whole days past the 90 and deletes DEFAULT's expired rows. SQLite keeps its tables
-// (retention.test.ts covers its path on both engines).
+// the service makes the days ahead, moving rows DEFAULT caught; retention drops whole days past
+// the 90 and deletes DEFAULT's expired rows. SQLite keeps its tables (retention.test.ts covers
+// its path on both engines).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateLatest, openDatabase, type Database } from '../../src/db/knex';
 import { migrationSource } from '../../src/db/migrations';
