@@ -14,6 +14,7 @@ import { readConversionSummary, readGoalTally } from './repos/conversion-tallies
 import { conversionNames } from './repos/conversion-names.ts';
 import { readConversionSummaryWithSeries } from './repos/conversion-series.ts';
 import { runClickFold } from './repos/click-folds.ts';
+import { ensureEventPartitions } from './repos/event-partitions.ts';
 import { readLinkAnalytics } from './repos/link-analytics.ts';
 import { searchLinks } from './repos/link-search.ts';
 import { linksExportPage } from './repos/link-export.ts';
@@ -37,6 +38,8 @@ export const QUERIES = {
   retention: runRetention,
   // Counts a link's clicks by dimension and day apart from the click writer (click-folds.ts).
   clickFold: runClickFold,
+  // Postgres: the raw events' day partitions ahead (event-partitions.ts).
+  eventPartitions: ensureEventPartitions,
   // A Variant A subscription that starts the traffic alerts rebuilds 8 days of click windows.
   insertSubscription,
   updateSubscriptionA,

@@ -3,11 +3,13 @@
 // answers by status and its cache's hits and misses, the click recorder's counts, the webhook
 // worker's settled attempts) and the metrics read them when scraped: a labelled prom-client
 // metric updated on every redirect would cost more than the rest of a redirect's bookkeeping.
-// What lives in the database (the outbox) is counted when scraped, by the status index.
+// What lives in the database (the outbox) is counted when scraped, by the status index; the
+// raw events' partitions ahead (Postgres) are read from the catalog when scraped.
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { ClickRecorder } from '../clicks/buffer.ts';
 import { poolUse, type Database } from '../db/knex.ts';
 import type { ReadReplicas } from '../db/read-replicas.ts';
+import { partitionDaysAhead } from '../db/repos/event-partitions.ts';
 import { outboxGauges } from '../db/repos/webhook-delivery-gauges.ts';
 import type { RedirectService } from '../redirect/handler.ts';
 import type { WebhookWorker } from '../webhooks/worker.ts';
@@ -230,6 +232,19 @@ export function createMetrics(s: MetricSources): Metrics {
       },
     });
   }
+
+  new Gauge({
+    name: 'shortlink_event_partition_days_ahead',
+    help: "Postgres: the days after today whose raw events' partitions are made (7 while the upkeep keeps up; -1 when today has none and its events go to the DEFAULT partition).",
+    labelNames: ['table'],
+    registers: [registry],
+    async collect() {
+      if (s.db.engine !== 'postgres') return;
+      // An unreachable database leaves the last values; the rest of the metrics still answer.
+      const ahead = await partitionDaysAhead(s.db.knex).catch(() => []);
+      for (const { table, days } of ahead) this.set({ table }, days);
+    },
+  });
 
   return { contentType: registry.contentType, render: () => registry.metrics() };
 }

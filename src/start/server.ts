@@ -26,6 +26,7 @@ import { createSignInThrottle } from '../http/dashboard/session.ts';
 import { openRedirectStore, type RedirectStore } from '../db/redirect-store.ts';
 import { scheduleRetention } from '../jobs/retention.ts';
 import { scheduleClickFold } from '../jobs/click-folds.ts';
+import { scheduleEventPartitions } from '../jobs/event-partitions.ts';
 import { WebhookWorker } from '../webhooks/worker.ts';
 import { createMetrics } from '../http/metrics.ts';
 import { WellKnownFiles } from '../http/well-known.ts';
@@ -217,6 +218,9 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   if (advice) log.warn(advice);
   const stopRetention = scheduleRetention(queryService.queries, log);
   const stopClickFold = scheduleClickFold(queryService.queries, log);
+  // SQLite keeps its tables unpartitioned.
+  const stopEventPartitions =
+    db.engine === 'postgres' ? scheduleEventPartitions(queryService.queries, log) : () => undefined;
   const port = (server.address() as AddressInfo).port;
   const url = `${config.tls ? 'https' : 'http'}://localhost:${port}`;
   log.info({ url, engine: db.engine }, 'shortlink listening');
@@ -236,6 +240,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
       redirects.stop();
       stopRetention();
       stopClickFold();
+      stopEventPartitions();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();

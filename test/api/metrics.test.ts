@@ -1,7 +1,7 @@
 // GET /metrics and GET /readyz through HTTPS on every engine: the counters read back after known
 // traffic (n redirects move the 302s by n, the cache's hits and misses, the clicks recorded and
 // written, a webhook attempt by variant and result), the outbox's gauges after known rows, the
-// pool and the event loop present; who may read it (loopback, or the METRICS_TOKEN); /readyz
+// pool, the event loop and (Postgres) the raw events' partitions ahead present; who may read it (loopback, or the METRICS_TOKEN); /readyz
 // failing while the click backlog is over its bound.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { READY_MAX_CLICK_BACKLOG } from '../../src/http/handlers/ops';
@@ -110,6 +110,9 @@ describe.each(testEngines())('metrics and readiness on %s', (engine) => {
     // Node's own, and the pool.
     expect(after).toMatch(/^nodejs_eventloop_lag_p99_seconds \d/m);
     expect(after).toMatch(/^shortlink_db_pool_connections\{state="max"\} [1-9]/m);
+    // Postgres's raw events have their days ahead (the migration made them); SQLite has none.
+    for (const table of ['clicks', 'page_views'])
+      expect(sample(after, 'shortlink_event_partition_days_ahead', { table })).toBe(engine === 'postgres' ? 7 : 0);
   });
 
   it("counts each webhook attempt by variant and result, and reads the outbox's waiting and UNKNOWN deliveries", async () => {

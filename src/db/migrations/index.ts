@@ -33,6 +33,7 @@ import * as qrCodesByWorkspace from './20261229100000_qr_codes_by_workspace.ts';
 import * as liveLinkCounts from './20261230000000_live_link_counts.ts';
 import * as foldCities from './20261231000000_fold_cities.ts';
 import * as apiKeyNames from './20270101000000_api_key_names.ts';
+import * as partitionedEvents from './20270102000000_partitioned_events.ts';
 
 const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }> = {
   '20261122000000_core': core,
@@ -67,6 +68,7 @@ const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '20261230000000_live_link_counts': liveLinkCounts,
   '20261231000000_fold_cities': foldCities,
   '20270101000000_api_key_names': apiKeyNames,
+  '20270102000000_partitioned_events': partitionedEvents,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

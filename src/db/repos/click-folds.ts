@@ -22,9 +22,9 @@
 // One process folds at a time (click_fold_lease); on SQLite the fold runs on a query thread
 // (src/db/queries.ts) and writes in transactions of FOLD_WRITE_BATCH rows, so the click writer
 // waits for the write lock no longer than one batch. Counting and JSON building happen in SQL.
-import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { CLICK_RETENTION_DAYS, DAY_MS } from '../../domain/conversions.ts';
+import { LostLease, takeLease } from './leases.ts';
 
 /** Open days are folded up to a multiple of this. */
 export const FOLD_STEP_MS = 5 * 60_000;
@@ -157,8 +157,6 @@ async function refreshTotals(knex: Knex, ws: string, table: string, where: Recor
   );
 }
 
-class LostLease extends Error {}
-
 /** Folds one open day's clicks from `through` to `cutoff`. */
 async function foldStep(
   knex: Knex,
@@ -251,23 +249,10 @@ export interface FoldResult {
 export async function runClickFold(knex: Knex, now = Date.now()): Promise<FoldResult> {
   const result: FoldResult = { ran: false, daysClosed: 0, blocks: 0, steps: 0, rows: 0 };
   if (!(await knex.schema.hasTable('click_folds'))) return result;
-  const holder = randomUUID();
-  const take = async () =>
-    (await knex('click_fold_lease')
-      .where('name', 'fold')
-      .where((w) => w.where('expires_at', '<', Date.now()).orWhere('holder', holder))
-      .update({ holder, expires_at: Date.now() + LEASE_MS })) === 1;
-  await knex.raw(
-    `INSERT INTO click_fold_lease (name, holder, expires_at) VALUES ('fold', '', 0) ON CONFLICT (name) DO NOTHING`,
-  );
-  if (!(await take())) return result;
+  const lease = await takeLease(knex, 'fold', LEASE_MS);
+  if (!lease) return result;
   result.ran = true;
-  let renewed = Date.now();
-  const keep = async () => {
-    if (Date.now() - renewed < LEASE_MS / 3) return;
-    if (!(await take())) throw new LostLease('the fold lease ran out');
-    renewed = Date.now();
-  };
+  const keep = lease.keep;
   try {
     const cutoff = foldCutoff(now);
     const today = Math.floor(now / DAY_MS);
@@ -301,7 +286,7 @@ export async function runClickFold(knex: Knex, now = Date.now()): Promise<FoldRe
   } catch (err) {
     if (!(err instanceof LostLease)) throw err;
   } finally {
-    await knex('click_fold_lease').where({ name: 'fold', holder }).update({ expires_at: 0 });
+    await lease.release();
   }
   return result;
 }

@@ -1,10 +1,12 @@
 // Retention: raw click events and bio page views are kept 90 days (daily counts stay beyond that);
 // conversion events 400 days. Scheduled by src/jobs/retention.ts; it deletes in batches, and on
-// SQLite runs on a query thread, so even a large backlog never holds the redirect path.
+// SQLite runs on a query thread, so even a large backlog never holds the redirect path. On
+// Postgres raw clicks and page views are partitioned by day, and whole days are dropped.
 import type { Knex } from 'knex';
 import { CLICK_WINDOW_RETENTION_MS } from '../../domain/analytics-alerts.ts';
 import { deleteExpiredFolds } from './click-folds.ts';
 import { deleteOldPageViews } from './bio-pages.ts';
+import { dropExpiredEvents, partitionedEventTables } from './event-partitions.ts';
 import { takeFromBlocks } from './conversions.ts';
 import { BLOCK_DAYS, CLICK_RETENTION_DAYS, CONVERSION_RETENTION_DAYS, DAY_MS } from '../../domain/conversions.ts';
 const BATCH = 5_000;
@@ -94,8 +96,13 @@ async function deleteExpiredClicks(knex: Knex, cutoff: number): Promise<number> 
 
 export async function runRetention(knex: Knex, now = Date.now()): Promise<RetentionResult> {
   const conversionCutoff = now - CONVERSION_RETENTION_DAYS * DAY_MS;
+  const rawCutoff = now - CLICK_RETENTION_DAYS * DAY_MS;
+  // Postgres after migration 20270102000000: whole days go (event-partitions.ts).
+  const partitioned = await partitionedEventTables(knex);
   const result = {
-    clicksDeleted: await deleteExpiredClicks(knex, now - CLICK_RETENTION_DAYS * DAY_MS),
+    clicksDeleted: partitioned.has('clicks')
+      ? await dropExpiredEvents(knex, 'clicks', rawCutoff)
+      : await deleteExpiredClicks(knex, rawCutoff),
     conversionsDeleted: await deleteExpiredConversions(knex, conversionCutoff),
   };
   // The daily conversion aggregates go with the events they count (whole days only).
@@ -118,7 +125,8 @@ export async function runRetention(knex: Knex, now = Date.now()): Promise<Retent
       .where('window_start', '<', now - CLICK_WINDOW_RETENTION_MS)
       .delete();
   // Raw views of bio pages, like raw clicks (their daily counts stay).
-  if (await knex.schema.hasTable('page_views')) await deleteOldPageViews(knex, now - CLICK_RETENTION_DAYS * DAY_MS);
+  if (partitioned.has('page_views')) await dropExpiredEvents(knex, 'page_views', rawCutoff);
+  else if (await knex.schema.hasTable('page_views')) await deleteOldPageViews(knex, rawCutoff);
   // Idempotency keys are remembered for 24 hours.
   if (await knex.schema.hasTable('idempotency_keys'))
     await knex('idempotency_keys')

@@ -1,5 +1,6 @@
 // `shortlink migrate` (every command migrates first, so it has nothing left to do) and
 // `shortlink retention run`: the database's upkeep.
+import { ensureEventPartitions } from '../../db/repos/event-partitions.ts';
 import { runRetention } from '../../db/repos/retention.ts';
 import type { Command } from './command.ts';
 
@@ -8,5 +9,9 @@ export const migrateCommand: Command = { flags: [], required: [], run: async () 
 export const retentionCommand: Command = {
   flags: [],
   required: [],
-  run: async ({ db }) => runRetention(db.knex),
+  // On Postgres the days ahead are made too, so a cron of this command alone keeps the partitions.
+  run: async ({ db }) => {
+    const partitions = await ensureEventPartitions(db.knex);
+    return { ...(await runRetention(db.knex)), partitionsCreated: partitions.created };
+  },
 };
