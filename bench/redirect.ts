@@ -146,6 +146,7 @@ import {
   buildService,
   intOption,
   mainThreadPreemptions,
+  nodeFlagsOf,
 } from './util';
 
 // ---------------------------------------------------------------------------------------------
@@ -336,12 +337,6 @@ const TIME_LIMIT_S = args['time-limit']
         (INSTANCES * (WARM + BIG)) / (ENGINE === 'postgres' ? 2_000 : 5_000),
     );
 
-// Node's flags for the service of the checkout at `root`, as its `npm start` and
-// deploy/systemd/shortlink@.service give them (package.json; docs/short-links.md says why).
-const nodeFlagsOf = (root: string) =>
-  (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).scripts.start as string)
-    .split(' ')
-    .filter((a) => a.startsWith('--'));
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SERVICE_NODE_FLAGS = nodeFlagsOf(ROOT);
 buildService(ROOT);

@@ -59,6 +59,7 @@ import {
   freePort,
   intOption,
   log,
+  nodeFlagsOf,
   percentile,
   printHeaderAndExit,
   sleep,
@@ -317,9 +318,7 @@ function get(port: number, pathname: string, headers: Record<string, string> = {
 async function connectionsPart(): Promise<void> {
   log(`## Connections held by ${INSTANCES} instances on one database`);
   buildService(ROOT);
-  const flags = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.start as string)
-    .split(' ')
-    .filter((a) => a.startsWith('--'));
+  const flags = nodeFlagsOf(ROOT);
   const { db, url, name } = await scratch('shortlink_bench_scale_c', 'latest');
   const ws = await createWorkspace(db.knex, 'Scale', 'business');
   const user = await addMember(db.knex, ws, 'scale@bench.test', 'OWNER');

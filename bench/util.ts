@@ -196,6 +196,15 @@ export function buildService(root: string): void {
   });
 }
 
+/**
+ * Node's flags for the service of the checkout at `root`, as its `npm start` and
+ * deploy/systemd/shortlink@.service give them (package.json; docs/short-links.md says why).
+ */
+export const nodeFlagsOf = (root: string): string[] =>
+  (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).scripts.start as string)
+    .split(' ')
+    .filter((a) => a.startsWith('--'));
+
 /** An integer option of at least `min`, or the usage error (exit 2). */
 export function intOption(name: string, v: string | undefined, min = 1): number {
   const n = Number(v);

@@ -12,7 +12,7 @@ import { authenticate, type AuthContext } from './auth.ts';
 import { AppError, invalid, notFound, quoted, tooLarge } from '../domain/errors.ts';
 import { errorAnswer, INTERNAL_ERROR } from './errors.ts';
 import { validationError, withContractKeywords } from './validation.ts';
-import { preferFixedPaths } from './routing.ts';
+import { CHANGING_METHODS, preferFixedPaths } from './routing.ts';
 import { contractFailureHandlers, contractRequest } from './contract-handlers.ts';
 import { BULK_MAX_BODY_BYTES, BULK_PATH, bodyProblem, bodyTooLarge, MAX_BODY_BYTES } from './body.ts';
 import { buildHandlers } from './handlers/index.ts';
@@ -38,8 +38,6 @@ function requiredScopes(operation: any): string[] {
   const security = operation.security ?? [];
   return security.flatMap((req: Record<string, string[]>) => req.bearerAuth ?? []);
 }
-
-const CHANGES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 export async function createApp(services: Services, opts: { validateResponses?: boolean } = {}) {
   const { config, log } = services;
@@ -108,7 +106,7 @@ export async function createApp(services: Services, opts: { validateResponses?: 
       const result = c.response as { status: number; body?: unknown; headers?: Record<string, string> };
       // The change is committed: the workspace's next heavy reads must see it (src/db/read-replicas.ts).
       const auth = (c.security as any)?.bearerAuth as AuthContext | undefined;
-      if (auth && CHANGES.has(req.method) && result.status < 400) services.reads.wrote(auth.workspaceId);
+      if (auth && CHANGING_METHODS.has(req.method) && result.status < 400) services.reads.wrote(auth.workspaceId);
       if (validateResponses && c.operation && result.body !== undefined) {
         const check = api.validateResponse(result.body, c.operation, result.status);
         if (check.errors) {

@@ -6,6 +6,9 @@
 // through `preferFixedPaths`, and the redirect path hands every fixed path to them.
 import type { OpenAPIRouter, Operation } from 'openapi-backend';
 
+/** The methods that change something: both apps read their bodies, and a change's workspace reads its own writes. */
+export const CHANGING_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
 interface ContractPath {
   path: string;
   pattern: RegExp;

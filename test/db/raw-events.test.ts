@@ -101,6 +101,12 @@ describe.each(testEngines())('raw-event store (the service database) on %s', (en
     expect(sorted(got)).toEqual(want);
   });
 
+  it('refuses a time bucket that is not a positive number of ms', async () => {
+    const q = { workspaceId: 'ws_raw', from: T0, to: T0 + HOUR, by: [] };
+    await expect(SQL_RAW_EVENTS.countClicks(db.knex, { ...q, bucketMs: 0 })).rejects.toThrow(/bucketMs/);
+    await expect(SQL_RAW_EVENTS.countClicks(db.knex, { ...q, bucketMs: Number.NaN })).rejects.toThrow(/bucketMs/);
+  });
+
   it('answers no rows where no click is', async () => {
     expect(
       await SQL_RAW_EVENTS.countClicks(db.knex, {

@@ -120,22 +120,21 @@ export const SQL_RAW_EVENTS: RawEventStore = {
     if (q.linkId !== undefined) query.where('link_id', q.linkId);
     if (q.qrCodeId !== undefined) query.where('qr_code_id', q.qrCodeId);
     else if (q.scans) query.whereNotNull('qr_code_id');
-    const groups: Array<string | Knex.Raw> = [...q.by];
-    if (q.bucketMs) {
+    let bucket: string | null = null;
+    if (q.bucketMs !== undefined) {
       const size = Math.floor(q.bucketMs);
       if (!(size > 0)) throw new Error('bucketMs must be a positive number of ms');
-      groups.push(knex.raw(`(occurred_at / ${size}) * ${size}`));
+      bucket = `(occurred_at / ${size}) * ${size}`;
     }
-    const select = [...q.by] as Array<string | Knex.Raw>;
-    if (q.bucketMs)
-      select.push(knex.raw(`(occurred_at / ${Math.floor(q.bucketMs)}) * ${Math.floor(q.bucketMs)} AS bucket`));
+    const groups = bucket ? [...q.by, knex.raw(bucket)] : [...q.by];
     if (groups.length) query.groupBy(groups);
+    const select = bucket ? [...q.by, knex.raw(`${bucket} AS bucket`)] : [...q.by];
     const rows = (await query.select(select).count({ n: '*' })) as Array<Record<string, unknown>>;
     return rows
       .filter((r) => Number(r.n) > 0)
       .map((r) => ({
         key: q.by.map((d) => (r[d] ?? null) as string | null),
-        ...(q.bucketMs ? { bucket: Number(r.bucket) } : {}),
+        ...(bucket ? { bucket: Number(r.bucket) } : {}),
         clicks: Number(r.n),
       }));
   },

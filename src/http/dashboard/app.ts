@@ -19,7 +19,7 @@ import { bodyProblem, MAX_BODY_BYTES } from '../body.ts';
 import type { Services } from '../services.ts';
 import { withContractKeywords } from '../validation.ts';
 import { inlineRefs } from '../definition.ts';
-import { preferFixedPaths } from '../routing.ts';
+import { CHANGING_METHODS, preferFixedPaths } from '../routing.ts';
 import { contractFailureHandlers, contractRequest } from '../contract-handlers.ts';
 import { dashboardHandlers } from './handlers/index.ts';
 import { sessionCookie, WROTE_COOKIE, wroteCookie } from './session.ts';
@@ -36,7 +36,7 @@ import type {
 
 export const ASSET_MAX_BYTES = 2 * 2 ** 20;
 const WEB_ROOT = projectPath('dist/web');
-const UNSAFE = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
+const UNSAFE = CHANGING_METHODS;
 
 /**
  * The single-page app may load only its own files and talk only to its own origin. The bio page
