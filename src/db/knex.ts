@@ -195,6 +195,7 @@ export async function migrateLatest(db: Database): Promise<void> {
   const giveUp = Date.now() + MIGRATION_WAIT_MS;
   for (;;) {
     try {
+      await prepareBookkeeping(db);
       await db.knex.migrate.latest({ migrationSource });
       return;
     } catch (err) {
@@ -204,9 +205,54 @@ export async function migrateLatest(db: Database): Promise<void> {
   }
 }
 
+/** Any fixed key: taken only here, for one transaction. */
+const BOOKKEEPING_LOCK_KEY = 7_446_582_301;
+
+/**
+ * Makes knex's bookkeeping tables and the one row of its lock table, one instance at a time.
+ * Knex makes them itself by looking and then inserting, so instances starting together on a
+ * fresh Postgres database could each insert a lock row; with two rows, knex's lock (an UPDATE
+ * that must touch exactly one row) fails for everyone, forever. A lock table left with several
+ * unlocked rows that way is cut back to one. A transaction-scoped advisory lock serialises this
+ * through PgBouncer too; on SQLite the transaction's write lock does.
+ */
+async function prepareBookkeeping(db: Database): Promise<void> {
+  const { knex, engine } = db;
+  await knex.transaction(async (trx) => {
+    if (engine === 'postgres') await trx.raw('SELECT pg_advisory_xact_lock(?)', [BOOKKEEPING_LOCK_KEY]);
+    // The same tables knex makes (knex/lib/migrations/migrate/table-creator.js).
+    if (!(await trx.schema.hasTable('knex_migrations'))) {
+      await trx.schema.createTable('knex_migrations', (t) => {
+        t.increments();
+        t.string('name');
+        t.integer('batch');
+        t.timestamp('migration_time');
+      });
+    }
+    if (!(await trx.schema.hasTable('knex_migrations_lock'))) {
+      await trx.schema.createTable('knex_migrations_lock', (t) => {
+        t.increments('index').primary();
+        t.integer('is_locked');
+      });
+    }
+    const rows: Array<{ index: number; is_locked: number }> = await trx('knex_migrations_lock').select(
+      'index',
+      'is_locked',
+    );
+    if (rows.length === 0) await trx('knex_migrations_lock').insert({ is_locked: 0 });
+    else if (rows.length > 1 && rows.every((r) => Number(r.is_locked) === 0)) {
+      const keep = Math.min(...rows.map((r) => Number(r.index)));
+      await trx('knex_migrations_lock').whereNot('index', keep).delete();
+    }
+  });
+}
+
 function anotherIsMigrating(err: unknown): boolean {
   const e = err as { name?: string; message?: string };
   if (e?.name === 'MigrationLocked') return true;
+  // SQLite: another process wrote the bookkeeping first, after this one's transaction had read.
+  if (typeof (e as { code?: unknown })?.code === 'string' && (e as { code: string }).code.startsWith('SQLITE_BUSY'))
+    return true;
   // The bookkeeping tables (knex_migrations, knex_migrations_lock) made meanwhile by another:
   // "already exists", or on Postgres, when both make one at the same moment, its row type's key.
   return /\bknex_migrations(_lock)?\b.*(already exists|duplicate key)/s.test(e?.message ?? '');

@@ -37,6 +37,27 @@ describe.each(testEngines())('migrations started together on %s', (engine) => {
     }
   }, 120_000);
 
+  it('a lock table left with two rows by instances racing before this release: cut back to one, and migrated', async () => {
+    const database = await createTestDatabase(engine);
+    const db = openDatabase(database.url, { poolMax: 2 });
+    try {
+      // What two instances that both found the lock table empty left: knex's lock, an UPDATE that
+      // must touch exactly one row, then fails for every instance, and none would ever start.
+      await db.knex.schema.createTable('knex_migrations_lock', (t) => {
+        t.increments('index').primary();
+        t.integer('is_locked');
+      });
+      await db.knex('knex_migrations_lock').insert([{ is_locked: 0 }, { is_locked: 0 }]);
+      await migrateLatest(db);
+      const names = (await db.knex('knex_migrations').select('name')).map((r) => r.name);
+      expect(names.sort()).toEqual(await migrationSource.getMigrations([]));
+      expect(await db.knex('knex_migrations_lock').select('is_locked')).toEqual([{ is_locked: 0 }]);
+    } finally {
+      await db.knex.destroy();
+      await database.drop();
+    }
+  }, 60_000);
+
   it("the previous release's schema: its newer migrations run once, whoever starts first", async () => {
     const database = await createTestDatabase(engine);
     const old = openDatabase(database.url, { poolMax: 2 });
