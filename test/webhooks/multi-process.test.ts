@@ -70,7 +70,14 @@ describe.skipIf(!engines.length)('webhook delivery by two processes on one Postg
     for (;;) {
       const [{ n }] = await knex('webhook_deliveries').whereNot('status', 'DELIVERED').count({ n: '*' });
       if (Number(n) === 0) break;
-      if (Date.now() - start > 150_000) throw new Error(`${n} deliveries still not DELIVERED`);
+      if (Date.now() - start > 150_000) {
+        // What the stuck ones say, so a failure here can be read without running it again.
+        const stuck = await knex('webhook_deliveries')
+          .whereNot('status', 'DELIVERED')
+          .select('id', 'status', 'attempts', 'next_attempt_at', 'lease_until', 'last_status_code', 'last_error')
+          .limit(10);
+        throw new Error(`${n} deliveries still not DELIVERED: ${JSON.stringify({ now: Date.now(), stuck })}`);
+      }
       await new Promise((r) => setTimeout(r, 100));
     }
 
