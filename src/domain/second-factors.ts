@@ -69,5 +69,4 @@ export function newRecoveryCodes(): string[] {
 }
 
 /** The hash a recovery code is kept as: of its letters and digits only, in lower case. */
-export const recoveryCodeHash = (code: string): string =>
-  hashSecret(code.toLowerCase().replace(/[^a-z0-9]/g, ''));
+export const recoveryCodeHash = (code: string): string => hashSecret(code.toLowerCase().replace(/[^a-z0-9]/g, ''));

@@ -101,7 +101,9 @@ export function secondFactorOperations(deps: SecondFactorDeps) {
       return;
     }
     if (proof.code === undefined) throw invalid('Send your password or a code of your app', 'password');
-    const ok = await throttledCode(person.userId, async () => ((await acceptTotp(knex, person.userId, proof.code!, now)) ? true : null));
+    const ok = await throttledCode(person.userId, async () =>
+      (await acceptTotp(knex, person.userId, proof.code!, now)) ? true : null,
+    );
     if (!ok) throw invalid('That code is not correct', 'code');
   }
 
@@ -173,7 +175,14 @@ export function secondFactorOperations(deps: SecondFactorDeps) {
       if (step === null) throw invalid('That code is not correct: type the six digits your app shows now', 'code');
       const codes = await knex.transaction(async (trx) => {
         const recovery = newRecoveryCodes();
-        const done = await factors.confirmTotpEnrolment(trx, userId, pending, step, recovery.map(recoveryCodeHash), now);
+        const done = await factors.confirmTotpEnrolment(
+          trx,
+          userId,
+          pending,
+          step,
+          recovery.map(recoveryCodeHash),
+          now,
+        );
         return done ? recovery : null;
       });
       if (!codes) throw conflict('The set-up was started again meanwhile: scan the new QR code');

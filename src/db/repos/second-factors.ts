@@ -60,7 +60,10 @@ export async function restrictionOf(knex: Knex, userId: string): Promise<Array<{
     .where('m.user_id', userId)
     .where('w.require_second_factor', true)
     .whereNotExists(
-      knex('totp_factors as f').where('f.user_id', knex.ref('m.user_id')).whereNotNull('f.secret_sealed').select('f.user_id'),
+      knex('totp_factors as f')
+        .where('f.user_id', knex.ref('m.user_id'))
+        .whereNotNull('f.secret_sealed')
+        .select('f.user_id'),
     )
     .orderBy([{ column: 'w.name' }, { column: 'w.id' }])
     .select('w.id', 'w.name');
@@ -159,7 +162,11 @@ export async function challengeUser(knex: Knex, token: string, now: number): Pro
 
 /** Ends a pending sign-in: true for the one caller that ended it (single use). */
 export async function endChallenge(knex: Knex, token: string): Promise<boolean> {
-  return (await knex('second_factor_challenges').where({ id: hashSecret(token) }).delete()) > 0;
+  return (
+    (await knex('second_factor_challenges')
+      .where({ id: hashSecret(token) })
+      .delete()) > 0
+  );
 }
 
 export async function requiresSecondFactor(knex: Knex, workspaceId: string): Promise<boolean> {
@@ -180,7 +187,10 @@ export async function membersWithoutFactor(
     .join('users as u', 'u.id', 'm.user_id')
     .where('m.workspace_id', workspaceId)
     .whereNotExists(
-      knex('totp_factors as f').where('f.user_id', knex.ref('m.user_id')).whereNotNull('f.secret_sealed').select('f.user_id'),
+      knex('totp_factors as f')
+        .where('f.user_id', knex.ref('m.user_id'))
+        .whereNotNull('f.secret_sealed')
+        .select('f.user_id'),
     )
     .orderBy('u.email')
     .select('u.id', 'u.email', 'm.role');
