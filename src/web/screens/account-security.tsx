@@ -52,7 +52,7 @@ function RecoveryCodes({ codes, onDone }: { codes: readonly string[]; onDone: ()
         ))}
       </ul>
       <div className="button-row">
-        <CopyButton text={codes.join('\n')} label="Copy the recovery codes" visible="Copy codes" />
+        <CopyButton text={codes.join('\n')} label="Copy recovery codes" visible="Copy recovery codes" />
         <button type="button" className="button button-primary button-small" onClick={onDone}>
           I have saved them
         </button>
@@ -246,7 +246,7 @@ function FactorOn({
       {required ? (
         <p className="field-hint">
           {requiredBy.map((w) => w.name).join(', ')} {requiredBy.length === 1 ? 'requires' : 'require'} a second factor,
-          so it cannot be turned off. You can set up a new phone by setting up the app again.
+          so it cannot be turned off.
         </p>
       ) : null}
       {dialog}
@@ -282,10 +282,12 @@ export function SecondFactorPanel() {
             requiredBy={status.data.requiredBy}
             onCodes={setCodes}
           />
-          <p>
-            <button type="button" className="button button-small button-quiet" onClick={() => setReplacing(true)}>
-              Move to a new phone
-            </button>
+          <p className="field-hint">
+            A new phone?{' '}
+            <button type="button" className="inline-action" onClick={() => setReplacing(true)}>
+              Set up the app again
+            </button>{' '}
+            (the old phone's codes stop working once the new one's is confirmed).
           </p>
         </>
       ) : (
@@ -313,7 +315,7 @@ export function RequiredEnrolment() {
   const names = session.secondFactor.requiredBy.map((w) => w.name).join(', ');
   return (
     <div className="public">
-      <PublicHeader>
+      <PublicHeader className="enrolment-header">
         <button type="button" className="button button-small" onClick={() => signOut.mutate()}>
           Sign out
         </button>
