@@ -15,7 +15,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in
-         * @description Signs a member in with email and password and sets the session cookie. A wrong email or password answers 401 (the same for both); 5 wrong passwords in 15 minutes for one email from one client answer 429 until the wait is over.
+         * @description Signs a member in with email and password and sets the session cookie. A wrong email or password answers 401 (the same for both); 5 wrong passwords in 15 minutes for one email from one client answer 429 until the wait is over. For a person with a second factor the right password starts no session: the answer says which methods the second step takes and sets the pending cookie `sl_second_factor` that `POST /session/second-factor` needs.
          */
         post: operations["signIn"];
         /**
@@ -23,6 +23,126 @@ export interface paths {
          * @description Ends this session and clears the cookie.
          */
         delete: operations["signOut"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/session/second-factor": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Finish signing in with a second factor
+         * @description The second step of signing in, for a person with a second factor: with the pending cookie `sl_second_factor` that `POST /session` set, a current code of the authenticator app (`totp`; a code once accepted is not accepted again) or an unused recovery code (`recovery`; used up by this) starts the session and sets its cookie, ending the pending one. Without a pending sign-in (none, used or older than 5 minutes) it answers 401: start again with the password. A wrong code answers 400 (`field` `code`); 5 wrong codes for one person in 15 minutes answer 429 until the wait is over.
+         */
+        post: operations["verifySecondFactor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/account/second-factor": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your second factors
+         * @description The signed-in person's second factors (the authenticator app, recovery codes left), the workspaces of theirs that require one, and whether this session is restricted until they enrol. Open to a restricted session.
+         */
+        get: operations["getSecondFactor"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/account/second-factor/totp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start enrolling an authenticator app
+         * @description Makes a new TOTP secret (RFC 6238: SHA-1, 6 digits, 30 seconds), kept sealed with MASTER_KEY, and answers it as an otpauth URI, a QR code and text. Nothing changes until `POST /account/second-factor/totp/confirm` proves the app has it; starting again replaces an unconfirmed secret, and confirming one while an app is already on replaces that app (a new phone). Open to a restricted session.
+         */
+        post: operations["startTotpEnrolment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/account/second-factor/totp/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm the authenticator app
+         * @description Turns the started secret on with a current code of the app (one step either side is accepted), and answers ten new recovery codes, shown this once; earlier codes stop working. From now on signing in asks for a code after the password, and a session that was restricted is not any more. Without a started enrolment: 409. A wrong code answers 400 (`field` `code`) and counts towards the throttle (429 after 5 in 15 minutes). Open to a restricted session.
+         */
+        post: operations["confirmTotp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/account/second-factor/totp/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Turn the authenticator app off
+         * @description Turns the second factor off (the app's secret and every recovery code are deleted) with the current password or a current code of the app. A wrong one answers 400 naming its field and counts towards the throttle (429). Refused with 409 while a workspace of the person requires a second factor (the message names it), and when none is on.
+         */
+        post: operations["disableTotp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/account/second-factor/recovery-codes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * New recovery codes
+         * @description Replaces all ten recovery codes (used or not) with ten new ones, shown this once, with the current password or a current code of the app. A wrong one answers 400 naming its field and counts towards the throttle (429). Without a second factor on: 409.
+         */
+        post: operations["regenerateRecoveryCodes"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -39,7 +159,7 @@ export interface paths {
         put?: never;
         /**
          * Set a password with a set-up link
-         * @description Sets the password of the person a one-time set-up link was made for, ends their other sessions, and signs them in. A token that is unknown, used or older than 24 hours answers 404; a password shorter than 10 characters answers 400.
+         * @description Sets the password of the person a one-time set-up link was made for, ends their other sessions, and signs them in (a person with a second factor is asked for it, as by `POST /session`). A token that is unknown, used or older than 24 hours answers 404; a password shorter than 10 characters answers 400.
          */
         post: operations["setPassword"];
         delete?: never;
@@ -570,6 +690,30 @@ export interface paths {
          * @description Revokes the key at once (it answers 401 from then on). A MEMBER revokes only their own.
          */
         delete: operations["revokeKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/second-factor-requirement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The second-factor requirement
+         * @description Whether the workspace requires a second factor of its members, and the members who have none yet (what an OWNER reads before turning it on).
+         */
+        get: operations["getSecondFactorRequirement"];
+        /**
+         * Require a second factor
+         * @description Turns the requirement on or off. While on, a member without a second factor has a restricted session: every operation answers 403 (`code` `second_factor_required`, the message naming the workspace) except reading the session and their second factors, enrolling and signing out, until they enrol. An OWNER without a second factor cannot turn it on (409): they would shut themselves out. API keys are not affected.
+         */
+        put: operations["setSecondFactorRequirement"];
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1386,6 +1530,13 @@ export interface components {
             plan: components["schemas"]["Plan"];
             role: components["schemas"]["Role"];
         };
+        /** @description A workspace that requires a second factor of its members. */
+        SecondFactorRequirer: {
+            /** @description Workspace id. */
+            id: string;
+            /** @description Workspace name. */
+            name: string;
+        };
         /** @description The signed-in person, the workspaces they belong to, and the session's anti-forgery token: every state-changing request (POST, PATCH, PUT, DELETE) must send it in the `X-CSRF-Token` header. */
         Session: {
             /** @description The signed-in person. */
@@ -1404,6 +1555,15 @@ export interface components {
              * @description When the session ends unless used again (14 days after its last use).
              */
             expiresAt: string;
+            /** @description The person's second factor and the workspaces that require one. While `restricted`, every operation but reading the session and the second factors, enrolling and signing out answers 403 (`code` `second_factor_required`): the dashboard leads to enrolment. */
+            secondFactor: {
+                /** @description The person has a second factor on. */
+                enabled: boolean;
+                /** @description No second factor while a workspace of theirs requires one. */
+                restricted: boolean;
+                /** @description The person's workspaces that require a second factor. */
+                requiredBy: components["schemas"]["SecondFactorRequirer"][];
+            };
         };
         /** @description Body of every error response of every operation. `error` describes the first problem found, in words meant for a person; there is no error-code enum and no details array. Branch on the HTTP status (and on `code` for 503), never on the wording of `error`. */
         Error: {
@@ -1429,6 +1589,95 @@ export interface components {
             email: string & unknown;
             /** @description The password. */
             password: string;
+        };
+        /**
+         * @description A second factor's method: `totp`, a 6-digit code of an authenticator app (RFC 6238); `recovery`, one of the ten single-use recovery codes.
+         * @enum {string}
+         */
+        SecondFactorMethod: "totp" | "recovery";
+        /** @description The password was right and the person has a second factor: no session yet. A short-lived cookie `sl_second_factor` (HttpOnly, Secure, SameSite=Strict, Path=/app/api/session, 5 minutes, single use) holds the sign-in until `POST /session/second-factor` answers it with a code of one of `methods`. */
+        SecondFactorChallenge: {
+            /** @description What the second step accepts. */
+            secondFactor: {
+                /** @description The methods this person can use, strongest first: `totp` (a code from their authenticator app) and `recovery` (one of their single-use recovery codes, while any is left). More methods may be added; a client shows those it knows. */
+                methods: components["schemas"]["SecondFactorMethod"][];
+                /**
+                 * Format: date-time
+                 * @description When this sign-in must be finished by (5 minutes after the password).
+                 */
+                expiresAt: string;
+            };
+        };
+        /** @description The session (signed in), or, for a person with a second factor, what the second step asks for (no session yet). */
+        SignInAnswer: components["schemas"]["Session"] | components["schemas"]["SecondFactorChallenge"];
+        /** @description The second step of signing in. */
+        SecondFactorVerify: {
+            method: components["schemas"]["SecondFactorMethod"];
+            /** @description The code: six digits for `totp`, a recovery code for `recovery` (spaces and dashes do not matter, nor letter case). */
+            code: string;
+        };
+        /** @description The signed-in person's second factors and who requires one of them. The session is restricted (every operation but reading the session, this, enrolling and signing out answers 403 with `code` `second_factor_required`) while `restricted` is true. */
+        SecondFactorStatus: {
+            /** @description The person has a second factor, which signing in asks for after the password. */
+            enabled: boolean;
+            /** @description The methods signing in would accept now. */
+            methods: components["schemas"]["SecondFactorMethod"][];
+            /** @description The authenticator app (TOTP). */
+            totp: {
+                /** @description Confirmed with a code and in use. */
+                enabled: boolean;
+                /**
+                 * Format: date-time
+                 * @description When it was confirmed; null while off.
+                 */
+                enabledAt: string | null;
+            };
+            /** @description Recovery codes not used yet (ten are made with each set). */
+            recoveryCodesLeft: number;
+            /** @description The person's workspaces that require their members to use a second factor. */
+            requiredBy: components["schemas"]["SecondFactorRequirer"][];
+            /** @description No second factor while a workspace of theirs requires one: the person must enrol before anything else. */
+            restricted: boolean;
+        };
+        /** @description The person's second factors. */
+        SecondFactorStatusEnvelope: {
+            data: components["schemas"]["SecondFactorStatus"];
+        };
+        /** @description A started enrolment of an authenticator app: scan the QR code (or type the secret), then confirm with a code the app shows. Nothing changes until it is confirmed; starting again replaces an unconfirmed one. */
+        TotpEnrolment: {
+            /** @description The new secret, three ways. */
+            data: {
+                /** @description The `otpauth://totp/...` URI (SHA-1, 6 digits, 30 seconds) an app reads. */
+                otpauthUri: string;
+                /** @description The URI as a QR code, an SVG image in a `data:image/svg+xml;base64,` URL. */
+                qrCode: string;
+                /** @description The secret in base32, for typing into an app that cannot scan. */
+                secret: string;
+                /** @description The issuer the app shows (the service's host). */
+                issuer: string;
+                /** @description The account the app shows (the person's email). */
+                label: string;
+            };
+        };
+        /** @description A code from the authenticator app being enrolled. */
+        TotpConfirm: {
+            /** @description The six digits the app shows now (spaces do not matter). */
+            code: string;
+        };
+        /** @description Ten new single-use recovery codes, shown this once (only their hashes are kept). Each signs in once in place of a code of the app; the set replaces every earlier code. */
+        RecoveryCodes: {
+            /** @description The codes. */
+            data: {
+                /** @description The ten codes (`xxxxx-xxxxx`, lower-case letters and digits). */
+                recoveryCodes: string[];
+            };
+        };
+        /** @description Proof that the person at the keyboard is the account's: the current password or a current code of the authenticator app. A wrong one answers 400 naming its field and counts towards the throttle (429 after 5 in 15 minutes). */
+        SecondFactorProof: {
+            /** @description The current password. */
+            password?: string;
+            /** @description Six digits of the authenticator app (when no password is sent). */
+            code?: string;
         };
         /** @description A new password for the person a one-time set-up link was made for (`shortlink member add` or `shortlink member reset-password` print it). The link is valid for 24 hours and works once. */
         PasswordSetup: {
@@ -2655,6 +2904,27 @@ export interface components {
             /** @description The key itself (`mk_` and 64 hexadecimal characters). Copy it now. */
             key: string;
         };
+        /** @description Whether the workspace requires its members to use a second factor, and who has none yet (they are led to enrol at their next request and can do nothing else until then). */
+        SecondFactorRequirement: {
+            /** @description The requirement and the members it would hold up. */
+            data: {
+                /** @description Members must use a second factor. */
+                requireSecondFactor: boolean;
+                /** @description Members who have no second factor, by email. */
+                membersWithoutFactor: {
+                    /** @description User id. */
+                    userId: string;
+                    /** @description Their email address. */
+                    email: string;
+                    role: components["schemas"]["Role"];
+                }[];
+            };
+        };
+        /** @description The workspace's requirement of a second factor. */
+        SecondFactorRequirementUpdate: {
+            /** @description True: every member must use a second factor (an OWNER turning it on must have one already: 409 otherwise). False: it is up to each. */
+            requireSecondFactor: boolean;
+        };
         /** @description A member of the workspace. */
         Member: {
             /** @description User id. */
@@ -3671,8 +3941,8 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description No such object in this workspace. An object of another workspace, and a workspace the person is not a member of, answer 404 the same as one that does not exist. */
-        NotFound: {
+        /** @description The change conflicts with the state of the object: a slug taken or reserved, an email already a member, a host already registered. */
+        Conflict: {
             headers: {
                 [name: string]: unknown;
             };
@@ -3680,8 +3950,8 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The change conflicts with the state of the object: a slug taken or reserved, an email already a member, a host already registered. */
-        Conflict: {
+        /** @description No such object in this workspace. An object of another workspace, and a workspace the person is not a member of, answer 404 the same as one that does not exist. */
+        NotFound: {
             headers: {
                 [name: string]: unknown;
             };
@@ -3803,15 +4073,15 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Signed in; the cookie is set. */
+            /** @description Signed in, the cookie set; or, with a second factor, the password accepted and the second step's pending cookie set. */
             200: {
                 headers: {
-                    /** @description The session cookie sl_session (HttpOnly, Secure, SameSite=Lax, Path=/app). */
+                    /** @description The session cookie sl_session (HttpOnly, Secure, SameSite=Lax, Path=/app), or the pending sl_second_factor (HttpOnly, Secure, SameSite=Strict, Path=/app/api/session). */
                     "Set-Cookie"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Session"];
+                    "application/json": components["schemas"]["SignInAnswer"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3839,6 +4109,167 @@ export interface operations {
             403: components["responses"]["Forbidden"];
         };
     };
+    verifySecondFactor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The method and its code. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SecondFactorVerify"];
+            };
+        };
+        responses: {
+            /** @description Signed in; the session cookie is set and the pending one cleared. */
+            200: {
+                headers: {
+                    /** @description The session cookie sl_session, and sl_second_factor cleared. */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    getSecondFactor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The person's second factors. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SecondFactorStatusEnvelope"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    startTotpEnrolment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The secret to put in the app. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TotpEnrolment"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    confirmTotp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A code of the app. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TotpConfirm"];
+            };
+        };
+        responses: {
+            /** @description On; the recovery codes, this once. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecoveryCodes"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    disableTotp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The password or a code. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SecondFactorProof"];
+            };
+        };
+        responses: {
+            /** @description Off; signing in asks for the password only. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    regenerateRecoveryCodes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The password or a code. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SecondFactorProof"];
+            };
+        };
+        responses: {
+            /** @description The new codes, this once. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecoveryCodes"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
     setPassword: {
         parameters: {
             query?: never;
@@ -3853,13 +4284,15 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The password is set and the person is signed in. */
+            /** @description The password is set and the person is signed in, or asked for their second factor. */
             200: {
                 headers: {
+                    /** @description The session cookie sl_session, or the pending sl_second_factor. */
+                    "Set-Cookie"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Session"];
+                    "application/json": components["schemas"]["SignInAnswer"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4900,6 +5333,65 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+        };
+    };
+    getSecondFactorRequirement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace the signed-in person belongs to (another answers 404). */
+                workspaceId: components["parameters"]["WorkspaceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The requirement. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SecondFactorRequirement"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    setSecondFactorRequirement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace the signed-in person belongs to (another answers 404). */
+                workspaceId: components["parameters"]["WorkspaceId"];
+            };
+            cookie?: never;
+        };
+        /** @description On or off. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SecondFactorRequirementUpdate"];
+            };
+        };
+        responses: {
+            /** @description The requirement as it is now. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SecondFactorRequirement"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
         };
     };
     listMembers: {

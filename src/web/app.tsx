@@ -12,6 +12,7 @@ import { KeyboardHelp } from './components/keyboard-help.tsx';
 import { PublicFrame, Shell } from './components/shell.tsx';
 import { APP_BASE } from './lib/navigation.ts';
 import { Account } from './screens/account.tsx';
+import { RequiredEnrolment } from './screens/account-security.tsx';
 import { FirstRun } from './screens/first-run.tsx';
 import { Invite } from './screens/invite.tsx';
 import { LinkEditor } from './screens/links/link-editor.tsx';
@@ -116,6 +117,8 @@ function SignedIn() {
       </PublicFrame>
     );
   }
+  // A workspace's requirement holds the session to enrolling: nothing else would answer.
+  if (session.data.secondFactor.restricted) return <RequiredEnrolment />;
   return (
     <Shell>
       <KeyboardHelp />

@@ -309,6 +309,37 @@ describe.each(testEngines())('migrations on %s', (engine) => {
     });
   });
 
+  it('second factors (20270104000000): workspaces start without the requirement; down keeps every workspace and membership', async () => {
+    await withFreshDatabase(engine, async (db) => {
+      const name = '20270104000000_second_factors';
+      await migrateLatest(db);
+      await db.knex.migrate.down({ migrationSource, name });
+      expect(await db.knex.schema.hasTable('totp_factors')).toBe(false);
+      await db.knex('workspaces').insert({ id: 'ws_f', name: 'F', plan: 'growth', created_at: 1 });
+      await db.knex('users').insert({ id: 'usr_f', email: 'f@example.com', created_at: 1 });
+      await db.knex('memberships').insert({ workspace_id: 'ws_f', user_id: 'usr_f', role: 'OWNER', created_at: 1 });
+      await migrateLatest(db);
+      expect(Boolean((await db.knex('workspaces').where({ id: 'ws_f' }).first()).require_second_factor)).toBe(false);
+      await db.knex('workspaces').where({ id: 'ws_f' }).update({ require_second_factor: true });
+      await db
+        .knex('totp_factors')
+        .insert({ user_id: 'usr_f', secret_sealed: 'v1.a.b.c', enabled_at: 1, last_step: 2 });
+      await db.knex('recovery_codes').insert({ user_id: 'usr_f', code_hash: 'h'.repeat(64), created_at: 1 });
+      // A code is kept once per person.
+      await expect(
+        db.knex('recovery_codes').insert({ user_id: 'usr_f', code_hash: 'h'.repeat(64), created_at: 2 }),
+      ).rejects.toThrow();
+      await db.knex.migrate.down({ migrationSource, name });
+      for (const t of ['totp_factors', 'recovery_codes', 'second_factor_challenges'])
+        expect(await db.knex.schema.hasTable(t), t).toBe(false);
+      expect(await db.knex.schema.hasColumn('workspaces', 'require_second_factor')).toBe(false);
+      // Dropping the column rebuilt nothing: what references the workspace is still there.
+      expect(await db.knex('memberships').where({ workspace_id: 'ws_f' })).toHaveLength(1);
+      await migrateLatest(db);
+      expect(await db.knex.schema.hasTable('totp_factors')).toBe(true);
+    });
+  });
+
   it('invitations (20261203000000): set-up links made before it are used up; down removes the table', async () => {
     await withFreshDatabase(engine, async (db) => {
       await migrateLatest(db);

@@ -8,6 +8,7 @@ import express, { type Request, type Response } from 'express';
 import addFormats from 'ajv-formats';
 import { OpenAPIBackend, type Context } from 'openapi-backend';
 import { findSession, touchSession, type SessionRecord } from '../../db/repos/accounts.ts';
+import { restrictionOf } from '../../db/repos/second-factors.ts';
 import { getWorkspace, roleOf } from '../../db/repos/workspaces.ts';
 import type { Role } from '../../domain/access.ts';
 import { clientAddress } from '../../domain/client-address.ts';
@@ -20,6 +21,7 @@ import type { Services } from '../services.ts';
 import { withContractKeywords } from '../validation.ts';
 import { inlineRefs } from '../definition.ts';
 import { CHANGING_METHODS, preferFixedPaths } from '../routing.ts';
+import { secondFactorRequired } from '../../operations/second-factors.ts';
 import { contractFailureHandlers, contractRequest } from '../contract-handlers.ts';
 import { dashboardHandlers } from './handlers/index.ts';
 import { sessionCookie, WROTE_COOKIE, wroteCookie } from './session.ts';
@@ -217,6 +219,12 @@ export async function createDashboard(services: Services): Promise<express.Route
       }
       const origin = req.headers.origin;
       if (origin && !sameOrigin(origin, originOf(req))) throw forbidden(`Requests from ${origin} are not accepted`);
+    }
+    // A workspace's requirement holds a person without a second factor to enrolling: only the
+    // operations the contract marks x-before-second-factor answer until they have one.
+    if (operation['x-before-second-factor'] !== true) {
+      const holding = await restrictionOf(knex, session.userId);
+      if (holding.length > 0) throw secondFactorRequired(holding);
     }
     const workspace = params.workspaceId ? await workspaceOf(params.workspaceId, session.userId) : undefined;
     const roles = operation['x-roles'];

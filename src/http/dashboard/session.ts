@@ -3,6 +3,7 @@ import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { createAttemptLimiter } from '../../db/attempt-limiter.ts';
 import type { Database, Db } from '../../db/knex.ts';
 import * as accounts from '../../db/repos/accounts.ts';
+import { hasSecondFactor, requiringWorkspaces } from '../../db/repos/second-factors.ts';
 import { SESSION_COOKIE, SESSION_IDLE_MS, SIGN_IN_ATTEMPTS, SIGN_IN_WINDOW_S } from '../../domain/sessions.ts';
 import type { components } from '../../../generated/dashboard.ts';
 import type { Actor } from '../../operations/link-rules.ts';
@@ -28,11 +29,17 @@ export async function sessionBody(
   knex: Db,
   session: accounts.SessionRecord,
 ): Promise<components['schemas']['Session']> {
+  const [workspaces, enabled, requiredBy] = await Promise.all([
+    accounts.workspacesOf(knex, session.userId),
+    hasSecondFactor(knex, session.userId),
+    requiringWorkspaces(knex, session.userId),
+  ]);
   return {
     user: { id: session.userId, email: session.email },
-    workspaces: await accounts.workspacesOf(knex, session.userId),
+    workspaces,
     csrfToken: session.csrfToken,
     expiresAt: new Date(session.expiresAt).toISOString(),
+    secondFactor: { enabled, restricted: !enabled && requiredBy.length > 0, requiredBy },
   };
 }
 

@@ -6,7 +6,8 @@ import { useDataQuery } from './data-query.ts';
 import { unwrap } from './errors.ts';
 import { keys } from './keys.ts';
 import { queryClient } from './query-client.ts';
-import type { Session } from './types.ts';
+import { ApiError } from './errors.ts';
+import type { Session, SignInAnswer } from './types.ts';
 import { type Answer, type OnWrite, useWrite } from './writes.ts';
 
 /** What a first-run link allows (checked once: the token does not change under the screen). */
@@ -50,14 +51,28 @@ function useSessionWrite<TVars>(request: (vars: TVars) => Promise<Session>, on: 
   return useWrite(request, (session) => queryClient.setQueryData(keys.session, session), on);
 }
 
+/**
+ * A password step: the session is put in place when it is one; a person with a second factor
+ * gets the second step's question instead (no session yet), for the screen to ask.
+ */
+function usePasswordStep<TVars>(request: (vars: TVars) => Promise<SignInAnswer>, on: OnWrite<SignInAnswer, TVars>) {
+  return useWrite(
+    request,
+    (answer) => {
+      if ('user' in answer) queryClient.setQueryData(keys.session, answer);
+    },
+    on,
+  );
+}
+
 /** Nothing of the ended session stays cached; dropped once the screen has moved to where it leads. */
 const forgetEverything = () => queueMicrotask(() => queryClient.removeQueries());
 
-export const useSignIn = (on: OnWrite<Session, { email: string; password: string }>) =>
-  useSessionWrite(({ email, password }) => accountApi.signIn(email, password), on);
+export const useSignIn = (on: OnWrite<SignInAnswer, { email: string; password: string }>) =>
+  usePasswordStep(({ email, password }) => accountApi.signIn(email, password), on);
 
-export const useSetUpPassword = (token: string, on: OnWrite<Session, string>) =>
-  useSessionWrite((password) => accountApi.setUpPassword(token, password), on);
+export const useSetUpPassword = (token: string, on: OnWrite<SignInAnswer, string>) =>
+  usePasswordStep((password) => accountApi.setUpPassword(token, password), on);
 
 type FirstRun = { workspaceName: string; email: string; password: string };
 /** Claims a fresh installation: its first workspace and its owner. */
@@ -118,7 +133,11 @@ export const useSignInAndAccept = (
 ) =>
   useMutation<Answer<typeof accountApi.acceptInvitation>, Error, string>({
     mutationFn: async (password) => {
-      queryClient.setQueryData(keys.session, await accountApi.signIn(email, password));
+      const answer = await accountApi.signIn(email, password);
+      // A second factor is asked on the sign-in screen, which comes back here after it.
+      if (!('user' in answer))
+        throw new ApiError(409, 'This account uses a second factor: sign in first, then open the invitation again.');
+      queryClient.setQueryData(keys.session, answer);
       return accountApi.acceptInvitation(token);
     },
     onSuccess: joined(on),

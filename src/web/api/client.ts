@@ -37,7 +37,23 @@ const signInWhenSessionEnds: Middleware = {
   },
 };
 
-api.use(antiForgery, signInWhenSessionEnds);
+/**
+ * A workspace's requirement of a second factor holds this session to enrolling (403
+ * `second_factor_required`): reading the session again lets the app lead there.
+ */
+const enrolWhenRequired: Middleware = {
+  async onResponse({ response }) {
+    if (response.status !== 403) return undefined;
+    const body = await response
+      .clone()
+      .json()
+      .catch(() => null);
+    if (body?.code === 'second_factor_required') void queryClient.invalidateQueries({ queryKey: keys.session });
+    return undefined;
+  },
+};
+
+api.use(antiForgery, signInWhenSessionEnds, enrolWhenRequired);
 
 /** The path parameters of a request about one workspace. */
 export const inWorkspace = (workspaceId: string) => ({ params: { path: { workspaceId } } });

@@ -83,3 +83,8 @@ export const SCOPES: readonly Scope[] = [
 ];
 
 export const ROLES: readonly Role[] = ['OWNER', 'ADMIN', 'MEMBER', 'ANALYST'];
+export type SignInAnswer = Schemas['SignInAnswer'];
+export type SecondFactorChallenge = Schemas['SecondFactorChallenge'];
+export type SecondFactorMethod = Schemas['SecondFactorMethod'];
+export type SecondFactorStatus = Schemas['SecondFactorStatus'];
+export type TotpEnrolment = Schemas['TotpEnrolment']['data'];

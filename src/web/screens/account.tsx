@@ -12,6 +12,7 @@ import { PageHeader } from '../components/page.tsx';
 import { NewPasswordFields } from '../components/password-fields.tsx';
 import { textInputs } from '../components/text-inputs.ts';
 import { newPasswordProblems } from '../lib/passwords.ts';
+import { SecondFactorPanel } from './account-security.tsx';
 
 type Field = 'current' | 'password' | 'confirm';
 const FIELDS: Record<string, Field> = { currentPassword: 'current', newPassword: 'password' };
@@ -62,6 +63,7 @@ export function Account() {
           </div>
         </form>
       </section>
+      <SecondFactorPanel />
     </>
   );
 }

@@ -23,7 +23,12 @@ export function SetupPassword() {
   const newPassword = useNewPassword(errors.fields);
 
   const setup = useSetUpPassword(token, {
-    onSuccess: () => navigate('/', { replace: true }),
+    // With a second factor the password is set but the session waits for the code: the sign-in
+    // screen asks it (the pending sign-in is in its cookie).
+    onSuccess: (answer) =>
+      'user' in answer
+        ? navigate('/', { replace: true })
+        : navigate(`/login?second-factor=${answer.secondFactor.methods.join(',')}`, { replace: true }),
     onError: (err) => {
       const e = asApiError(err);
       errors.show(

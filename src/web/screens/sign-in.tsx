@@ -11,6 +11,9 @@ import { PublicFrame } from '../components/shell.tsx';
 import { useDocumentTitle } from '../lib/hooks.ts';
 import { safeNext } from '../lib/navigation.ts';
 import { boundText } from '../components/text-inputs.ts';
+import { secondStepOf } from '../api/second-factors.ts';
+import type { SecondFactorMethod } from '../api/types.ts';
+import { methodsFromAddress, SecondFactorStep } from './sign-in-second-factor.tsx';
 
 const FIELDS = { email: 'email', password: 'password' } as const;
 
@@ -22,9 +25,22 @@ export function SignIn() {
   const [password, setPassword] = useState('');
   const formRef = useRef<HTMLFormElement>(null);
   const errors = useFormErrors<'email' | 'password'>(FIELDS, formRef);
+  // Set when the password was right and a second factor is asked (here, or by a set-up link).
+  const [secondStep, setSecondStep] = useState<readonly SecondFactorMethod[] | null>(() =>
+    methodsFromAddress(params.get('second-factor')),
+  );
+  const [restartReason, setRestartReason] = useState<string | null>(null);
+  const signedIn = () => navigate(safeNext(params.get('next')), { replace: true });
 
   const signIn = useSignIn({
-    onSuccess: () => navigate(safeNext(params.get('next')), { replace: true }),
+    onSuccess: (answer) => {
+      const second = secondStepOf(answer);
+      if (second) {
+        setSecondStep(second.secondFactor.methods);
+        setPassword('');
+        setRestartReason(null);
+      } else signedIn();
+    },
     onError: (err) => {
       const e = asApiError(err);
       // A wrong email or password is one answer for both: it belongs to the form, not a field.
@@ -44,6 +60,21 @@ export function SignIn() {
     if (ok) signIn.mutate({ email: email.trim(), password });
   };
 
+  if (secondStep) {
+    return (
+      <PublicFrame>
+        <SecondFactorStep
+          methods={secondStep}
+          onSignedIn={signedIn}
+          onStartAgain={(why) => {
+            setSecondStep(null);
+            setRestartReason(why ?? null);
+          }}
+        />
+      </PublicFrame>
+    );
+  }
+
   return (
     <PublicFrame>
       <h1>Sign in</h1>
@@ -51,6 +82,7 @@ export function SignIn() {
       {params.get('changed') ? (
         <StatusNotice>Your password was changed and every session ended. Sign in with your new password.</StatusNotice>
       ) : null}
+      {restartReason ? <StatusNotice tone="info">{restartReason}</StatusNotice> : null}
       <form ref={formRef} onSubmit={submit} noValidate className="stack">
         <FormAlert message={errors.form} />
         <TextField

@@ -21,6 +21,7 @@ export function session(role: Role = 'OWNER'): Schemas['Session'] {
     ],
     csrfToken: CSRF,
     expiresAt: new Date(Date.now() + 14 * 86_400_000).toISOString(),
+    secondFactor: { enabled: false, restricted: false, requiredBy: [] },
   };
 }
 

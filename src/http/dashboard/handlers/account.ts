@@ -6,7 +6,9 @@ import { refundAttempt, takeAttempt } from '../../../db/attempt-limiter.ts';
 import { invalid, notFound, tooManyWrongPasswords, unauthenticated } from '../../../domain/errors.ts';
 import { hashPassword, verifyPassword } from '../../../domain/passwords.ts';
 import { normalizeEmail, passwordProblem, SIGN_IN_ATTEMPTS } from '../../../domain/sessions.ts';
+import { secondFactorOperations, type SecondFactorOperations } from '../../../operations/second-factors.ts';
 import type { Services } from '../../services.ts';
+import { sessionOrSecondStep } from '../second-factor-sign-in.ts';
 import { clearSessionCookie, sessionBody, sessionCookie } from '../session.ts';
 import type { DashboardHandlers, DashboardResult } from '../types.ts';
 
@@ -16,6 +18,7 @@ const EMAIL = /^[^@\s]+@[^@\s]+$/;
 
 export function accountHandlers(
   services: Services,
+  factors: SecondFactorOperations = secondFactorOperations(services),
 ): Pick<
   DashboardHandlers,
   | 'getSession'
@@ -53,10 +56,11 @@ export function accountHandlers(
     return user;
   }
 
+  /** A session for a new account (no second factor yet); a password sign-in goes through sessionOrSecondStep. */
   async function signedIn(
     userId: string,
-    status: 200 | 201,
-  ): Promise<DashboardResult<'signIn'> | DashboardResult<'claimFirstRun'> | DashboardResult<'registerWithInvitation'>> {
+    status: 201,
+  ): Promise<DashboardResult<'claimFirstRun'> | DashboardResult<'registerWithInvitation'>> {
     const { token, session } = await accounts.createSession(knex, userId, Date.now());
     return { status, body: await sessionBody(knex, session), headers: { 'Set-Cookie': sessionCookie(token) } } as never;
   }
@@ -74,7 +78,7 @@ export function accountHandlers(
     async signIn({ body }, { client }): Promise<DashboardResult<'signIn'>> {
       const user = await checkPassword(body.email, body.password, client);
       if (!user) throw unauthenticated('Wrong email or password');
-      return (await signedIn(user.id, 200)) as DashboardResult<'signIn'>;
+      return sessionOrSecondStep(knex, factors, user.id, Date.now());
     },
 
     async signOut(_request, { session }): Promise<DashboardResult<'signOut'>> {
@@ -89,7 +93,7 @@ export function accountHandlers(
         throw notFound(
           'This set-up link is not valid any more: it was used, or is older than 24 hours. Ask for a new one.',
         );
-      return (await signedIn(userId, 200)) as DashboardResult<'setPassword'>;
+      return sessionOrSecondStep(knex, factors, userId, Date.now());
     },
 
     async getFirstRun({ query }): Promise<DashboardResult<'getFirstRun'>> {

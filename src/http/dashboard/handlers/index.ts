@@ -15,13 +15,17 @@ import { pageHandlers } from './pages.ts';
 import { pageOperations } from '../../../operations/pages.ts';
 import { routingOperations } from '../../../operations/routing.ts';
 import { routingHandlers } from './routing.ts';
+import { secondFactorOperations } from '../../../operations/second-factors.ts';
+import { secondFactorHandlers } from './second-factors.ts';
 
 export function dashboardHandlers(
   services: Services,
   operations: LinkOperations = linkOperations(services),
 ): DashboardHandlers {
+  const factors = secondFactorOperations(services);
   return {
-    ...accountHandlers(services),
+    ...accountHandlers(services, factors),
+    ...secondFactorHandlers(services, factors),
     ...linkHandlers(services, operations),
     ...settingsHandlers(services),
     ...appLinksHandlers(services),

@@ -12,6 +12,7 @@ import { RowFormPanel } from '../../components/row-form-panel.tsx';
 import { boundText } from '../../components/text-inputs.ts';
 import { formatDate } from '../../lib/dates.ts';
 import { planName, roleName } from '../../lib/format.ts';
+import { SecondFactorRequirement } from './second-factor-requirement.tsx';
 import { SettingsFrame } from './settings-frame.tsx';
 
 const FEATURES: Array<{ key: keyof Workspace['features']; name: string; what: string }> = [
@@ -114,6 +115,9 @@ export function GeneralSettings() {
             </dl>
             <p className="field-hint">The workspace id is what webhooks of Variant A call workspaceId.</p>
           </section>
+          {can.administer(workspace.data.role) ? (
+            <SecondFactorRequirement workspaceId={ws} role={workspace.data.role} />
+          ) : null}
           <section className="panel" aria-labelledby="features-heading">
             <h2 id="features-heading">What the {planName(workspace.data.plan)} plan includes</h2>
             <ul className="feature-list">
