@@ -159,9 +159,13 @@ describeInChromium("dashboard screens on Prism's mock of the contract (Chromium)
                 await frame.scrollIntoViewIfNeeded();
                 await page.evaluate('new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))');
               }
+              // Prism's answers make some screens very tall (the routing editor with every list at
+              // its longest is about 29,000 px): painting them whole on a loaded machine takes
+              // longer than a click is allowed to.
               await page.screenshot({
                 path: path.join(SHOTS_DIR, `${screen.name}-${data}-${viewport.name}.png`),
                 fullPage: true,
+                timeout: 60_000,
               });
               expect(problems).toEqual([]);
               expect(app.violations, 'requests Prism found against the contract').toEqual([]);
