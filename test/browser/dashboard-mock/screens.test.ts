@@ -172,7 +172,7 @@ describeInChromium("dashboard screens on Prism's mock of the contract (Chromium)
             } finally {
               if (screen.name === 'setup') await page.unroute('**/app/api/first-run?*');
             }
-          });
+          }, 120_000);
         }
       });
     }
