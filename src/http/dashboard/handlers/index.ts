@@ -15,6 +15,7 @@ import { pageHandlers } from './pages.ts';
 import { pageOperations } from '../../../operations/pages.ts';
 import { routingOperations } from '../../../operations/routing.ts';
 import { routingHandlers } from './routing.ts';
+import { ssoHandlers } from './sso.ts';
 
 export function dashboardHandlers(
   services: Services,
@@ -31,5 +32,6 @@ export function dashboardHandlers(
     ...webhookDashboardHandlers(services),
     ...pageHandlers(services, pageOperations(services, operations)),
     ...routingHandlers(routingOperations(services)),
+    ...ssoHandlers(services),
   };
 }
