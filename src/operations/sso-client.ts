@@ -20,6 +20,13 @@ export interface SsoNetwork {
 /** The provider could not be reached or read: a refused address, an error, a timeout. */
 export class ProviderUnreachable extends Error {}
 
+/** What went wrong, in words: openid-client wraps a failed fetch ("something went wrong") around its cause. */
+export function failureReason(err: unknown): string {
+  let e: unknown = err;
+  while (e instanceof Error && !(e instanceof ProviderUnreachable) && e.cause instanceof Error) e = e.cause;
+  return e instanceof Error ? e.message : String(e);
+}
+
 const MAX_BYTES = 1024 * 1024;
 
 /** openid-client's fetch, through the network rules. */

@@ -17,7 +17,7 @@ import {
   type SsoRole,
 } from '../domain/sso.ts';
 import { openSecret, sealSecret } from '../webhooks/secrets.ts';
-import { discoverProvider, type ProviderConfigurations } from './sso-client.ts';
+import { discoverProvider, failureReason, type ProviderConfigurations } from './sso-client.ts';
 
 export interface SsoDeps {
   knex: Knex;
@@ -88,7 +88,7 @@ export async function saveSsoSettings(
   try {
     await discoverProvider({ issuer, clientId, clientSecret: secret }, deps.providers.network);
   } catch (err) {
-    throw invalid(`The issuer's discovery document could not be read: ${(err as Error).message}`, 'issuer');
+    throw invalid(`The issuer's discovery document could not be read: ${failureReason(err)}`, 'issuer');
   }
   return sso.saveSsoProvider(
     deps.knex,
@@ -182,7 +182,7 @@ export async function finishSsoSignIn(
   try {
     config = await configurationOf(deps, provider);
   } catch (err) {
-    throw new SsoRefusal('provider_unreachable', (err as Error).message);
+    throw new SsoRefusal('provider_unreachable', failureReason(err));
   }
   const currentUrl = new URL(login.redirectUri);
   for (const [k, v] of Object.entries(query)) if (typeof v === 'string') currentUrl.searchParams.set(k, v);
@@ -199,7 +199,7 @@ export async function finishSsoSignIn(
     if (typeof claims.email !== 'string')
       claims = { ...(await oidc.fetchUserInfo(config, tokens.access_token, String(claims.sub))), ...claims };
   } catch (err) {
-    throw new SsoRefusal('token_invalid', (err as Error).message);
+    throw new SsoRefusal('token_invalid', failureReason(err));
   }
   if (claims.email_verified !== true || typeof claims.email !== 'string')
     throw new SsoRefusal('email_unverified', 'the provider did not say the email is verified');
