@@ -83,3 +83,6 @@ export const SCOPES: readonly Scope[] = [
 ];
 
 export const ROLES: readonly Role[] = ['OWNER', 'ADMIN', 'MEMBER', 'ANALYST'];
+export type SsoProvider = Schemas['SsoProvider'];
+export type SsoProviderUpdate = Schemas['SsoProviderUpdate'];
+export type SsoRole = Schemas['SsoRole'];
