@@ -1,5 +1,5 @@
 import { useRef, useState, type FormEvent } from 'react';
-import { useLocation, useSearch } from 'wouter';
+import { Link, useLocation, useSearch } from 'wouter';
 import { useSignIn } from '../api/account.ts';
 import { useStartSso } from '../api/sso.ts';
 import { asApiError, tooManyAttemptsMessage } from '../api/errors.ts';
@@ -41,7 +41,8 @@ export function SignIn() {
   const [, navigate] = useLocation();
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const [withSso, setWithSso] = useState(false);
+  // The SSO path has its own address, so a workspace can link people straight to it.
+  const withSso = params.get('with') === 'sso';
   const ssoError = SSO_ERRORS[params.get('sso_error') ?? ''];
   const formRef = useRef<HTMLFormElement>(null);
   const errors = useFormErrors<'email' | 'password'>(FIELDS, formRef);
@@ -101,16 +102,9 @@ export function SignIn() {
         </SubmitButton>
       </form>
       <p className="sign-in-alternative">
-        <button
-          type="button"
-          className="button button-block"
-          onClick={() => {
-            errors.clear();
-            setWithSso(!withSso);
-          }}
-        >
+        <Link href={withSso ? '/login' : '/login?with=sso'} className="button button-block" onClick={errors.clear}>
           {withSso ? 'Sign in with a password' : 'Sign in with SSO'}
-        </button>
+        </Link>
       </p>
       <p className="fine-print">Forgot your password? Ask an owner or admin of your workspace for a set-up link.</p>
     </PublicFrame>

@@ -47,12 +47,32 @@ export function SsoSettings() {
 
 function OwnersSso({ workspaceId }: { workspaceId: string }) {
   const read = useSsoProvider(workspaceId);
+  // Kept here: the form starts afresh from what each save stored.
+  const [notice, setNotice] = useState<string | null>(null);
   if (read.isPending) return <Loading label="Loading single sign-on…" />;
   if (read.isError) return <LoadError error={read.error} retry={() => read.refetch()} what="single sign-on" />;
-  return <SsoForm workspaceId={workspaceId} stored={read.data} key={read.data?.updatedAt ?? 'none'} />;
+  return (
+    <>
+      {notice ? <StatusNotice>{notice}</StatusNotice> : null}
+      <SsoForm
+        workspaceId={workspaceId}
+        stored={read.data}
+        setNotice={setNotice}
+        key={read.data?.updatedAt ?? 'none'}
+      />
+    </>
+  );
 }
 
-function SsoForm({ workspaceId, stored }: { workspaceId: string; stored: SsoProvider | null }) {
+function SsoForm({
+  workspaceId,
+  stored,
+  setNotice,
+}: {
+  workspaceId: string;
+  stored: SsoProvider | null;
+  setNotice: (notice: string | null) => void;
+}) {
   const [issuer, setIssuer] = useState(stored?.issuer ?? '');
   const [clientId, setClientId] = useState(stored?.clientId ?? '');
   const [clientSecret, setClientSecret] = useState('');
@@ -60,7 +80,6 @@ function SsoForm({ workspaceId, stored }: { workspaceId: string; stored: SsoProv
   const [defaultRole, setDefaultRole] = useState<SsoRole>(stored?.defaultRole ?? 'MEMBER');
   const [enabled, setEnabled] = useState(stored?.enabled ?? true);
   const [passwordSignIn, setPasswordSignIn] = useState(stored?.passwordSignIn ?? true);
-  const [notice, setNotice] = useState<string | null>(null);
   const formRef = useRef<HTMLFormElement>(null);
   const errors = useFormErrors<Field>(FIELDS, formRef);
   const [ask, dialog] = useConfirm();
@@ -106,7 +125,6 @@ function SsoForm({ workspaceId, stored }: { workspaceId: string; stored: SsoProv
 
   return (
     <>
-      {notice ? <StatusNotice>{notice}</StatusNotice> : null}
       <section className="panel" aria-labelledby="sso-heading">
         <h2 id="sso-heading">OpenID Connect provider</h2>
         <p className="muted">
