@@ -3,7 +3,7 @@
 // domain) and its end (the code exchanged, the ID token checked, the person found or made).
 // The provider is trusted for its own workspace only: signInWithSso (db/repos/sso.ts) holds
 // that rule.
-import type { Knex } from 'knex';
+import type { Db } from '../db/knex.ts';
 import * as oidc from 'openid-client';
 import * as sso from '../db/repos/sso.ts';
 import { invalid, notFound, forbidden } from '../domain/errors.ts';
@@ -20,7 +20,7 @@ import { openSecret, sealSecret } from '../webhooks/secrets.ts';
 import { discoverProvider, failureReason, type ProviderConfigurations } from './sso-client.ts';
 
 export interface SsoDeps {
-  knex: Knex;
+  knex: Db;
   masterKey: Buffer;
   providers: ProviderConfigurations;
 }

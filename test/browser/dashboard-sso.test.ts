@@ -58,13 +58,18 @@ describeInChromium('single sign-on in the dashboard, in Chromium (sqlite)', () =
     await expect.poll(() => page.getByLabel('Password', { exact: true }).count()).toBe(0);
     await b.look(page, 'sso-sign-in');
     await page.getByRole('button', { name: 'Continue with SSO' }).click();
-    await page.waitForURL((u) => !u.pathname.startsWith('/app/login'), { timeout: 10_000 }).catch(async () => {
-      throw new Error(`stayed at ${page.url()}: ${await page.locator('main').textContent()}`);
-    });
+    await page
+      .waitForURL((u) => !u.pathname.startsWith('/app/login'), { timeout: 10_000 })
+      .catch(async () => {
+        throw new Error(`stayed at ${page.url()}: ${await page.locator('main').textContent()}`);
+      });
     // The provider signs the person in and sends the browser back, signed in, to the dashboard.
     await page.getByRole('heading', { level: 1, name: 'Links' }).waitFor();
     expect(new URL(page.url()).pathname).toMatch(/^\/app\//);
-    const me = await page.evaluate(async () => (await fetch('/app/api/session')).json());
+    const me = (await page.evaluate(async () => (await fetch('/app/api/session')).json())) as {
+      user: { email: string };
+      workspaces: unknown[];
+    };
     expect(me.user.email).toBe('newcomer@acme.example');
     expect(me.workspaces).toEqual([expect.objectContaining({ id: workspaceId, role: 'MEMBER' })]);
     await b.look(page, 'sso-signed-in');

@@ -92,12 +92,12 @@ export async function startTestProvider(redirectUri: string): Promise<TestProvid
     ],
     jwks: { keys: [jwk as any] },
     claims: { openid: ['sub'], email: ['email', 'email_verified'] },
-    findAccount: async (_ctx, sub) => {
+    findAccount: async (_ctx: unknown, sub: string) => {
       const account = accounts.get(sub);
       return account ? { accountId: sub, claims: async () => ({ ...account }) } : undefined;
     },
     features: { devInteractions: { enabled: false } },
-    interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
+    interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
     cookies: { keys: [randomUUID()] },
     pkce: { required: () => true },
     ttl: { Interaction: 600, Grant: 600, Session: 600, AccessToken: 600, IdToken: 600, AuthorizationCode: 60 },
@@ -116,7 +116,7 @@ export async function startTestProvider(redirectUri: string): Promise<TestProvid
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
-  provider.use(async (ctx, next) => {
+  provider.use(async (ctx: { path: string; body: unknown }, next: () => Promise<void>) => {
     await next();
     const body = ctx.body as { id_token?: string } | undefined;
     if (ctx.path === '/token' && body?.id_token && (test.tamper || test.strangerKey)) {
@@ -124,7 +124,11 @@ export async function startTestProvider(redirectUri: string): Promise<TestProvid
         .split('.')
         .slice(0, 2)
         .map((p) => JSON.parse(Buffer.from(p, 'base64url').toString()));
-      body.id_token = signJwt(header, test.tamper ? test.tamper(claims) : claims, test.strangerKey ? stranger : privateKey);
+      body.id_token = signJwt(
+        header,
+        test.tamper ? test.tamper(claims) : claims,
+        test.strangerKey ? stranger : privateKey,
+      );
     }
   });
   handler = provider.callback();

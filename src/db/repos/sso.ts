@@ -232,7 +232,10 @@ export async function signInWithSso(
           .whereNot({ workspace_id: a.workspaceId })
           .first('workspace_id');
         if (elsewhere)
-          throw new SsoRefusal('link_required', 'the person belongs to another workspace and has not linked this identity');
+          throw new SsoRefusal(
+            'link_required',
+            'the person belongs to another workspace and has not linked this identity',
+          );
         userId = user.id;
       }
       await trx('sso_identities').insert({ ...identity, user_id: userId, created_at: now });

@@ -35,11 +35,7 @@ export const useRemoveSso = (ws: string, on: OnWrite<unknown, void>) =>
 
 /** Leaves for the provider of the email's domain; the promise settles only when that fails. */
 export const useStartSso = (on: OnWrite<unknown, string>) =>
-  useWrite(
-    async (email: string) => window.location.assign((await ssoApi.start(email)).authorizationUrl),
-    null,
-    on,
-  );
+  useWrite(async (email: string) => window.location.assign((await ssoApi.start(email)).authorizationUrl), null, on);
 
 /** Leaves for the provider of the signed-in person's domain, to link their account to it. */
 export const useLinkSso = (on: OnWrite<unknown, void>) =>

@@ -13,8 +13,8 @@ export function LinkSso({ email }: { email: string }) {
     <section className="panel panel-narrow" aria-labelledby="sso-link-heading">
       <h2 id="sso-link-heading">Single sign-on</h2>
       <p className="muted">
-        If your organisation signs in to its workspace with single sign-on, link it to this account: you sign in at
-        your identity provider as <strong>{email}</strong>, and from then on can sign in either way.
+        If your organisation signs in to its workspace with single sign-on, link it to this account: you sign in at your
+        identity provider as <strong>{email}</strong>, and from then on can sign in either way.
       </p>
       <FormAlert message={error} />
       <div>

@@ -64,7 +64,8 @@ export function SignIn() {
   const submit = (event: FormEvent) => {
     event.preventDefault();
     if (withSso) {
-      if (errors.check({ email: email.trim() ? undefined : 'Enter your email address.' })) startSso.mutate(email.trim());
+      if (errors.check({ email: email.trim() ? undefined : 'Enter your email address.' }))
+        startSso.mutate(email.trim());
       return;
     }
     const ok = errors.check({

@@ -82,7 +82,12 @@ export function ssoHandlers(
     async finishSsoSignIn({ query }, ctx): Promise<DashboardResult<'finishSsoSignIn'>> {
       const browserSecret = parseCookies(ctx.cookie)[SSO_COOKIE];
       try {
-        const done = await finishSsoSignIn(deps, query as Record<string, string | undefined>, browserSecret, Date.now());
+        const done = await finishSsoSignIn(
+          deps,
+          query as Record<string, string | undefined>,
+          browserSecret,
+          Date.now(),
+        );
         const { token } = await accounts.createSession(knex, done.userId, Date.now());
         services.log.info(
           { userId: done.userId, workspaceId: done.workspaceId, created: done.created, linked: done.linked },
