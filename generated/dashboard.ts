@@ -4224,6 +4224,10 @@ export interface operations {
                 error_description?: string;
                 /** @description Sent by some providers; not used. */
                 session_state?: string;
+                /** @description Any other parameter a provider adds (`scope`, `prompt`, ...): accepted and passed to the response's checks, never a reason for a 400. */
+                others?: {
+                    [key: string]: string;
+                };
             };
             header?: never;
             path?: never;

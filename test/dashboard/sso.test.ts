@@ -165,6 +165,11 @@ describe.each(testEngines())('single sign-on on %s', (engine) => {
     expect(replay.status).toBe(303);
     expect(replay.headers.location).toBe('/app/login?sso_error=expired');
     expect(setCookie(replay.headers, 'sl_session')).toBeUndefined();
+    // Parameters some providers add are no reason for a 400: the answer is still the refusal.
+    const extra = await server.request('GET', `${first.callback}&scope=openid&prompt=none`, {
+      headers: { cookie: first.browser },
+    });
+    expect(extra.headers.location).toBe('/app/login?sso_error=expired');
     // A state started in one browser and finished in another (no sl_sso, or another's).
     provider.loginAs(account('other-browser@acme.example'));
     const start = await server.request('POST', `${DASHBOARD_API}/sso/start`, {

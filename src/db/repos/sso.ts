@@ -205,6 +205,21 @@ export async function signInWithSso(
   a: SsoAssertion,
   now: number,
 ): Promise<{ userId: string; created: boolean; linked: boolean }> {
+  try {
+    return await signInOnce(knex, a, now);
+  } catch (err) {
+    // Two first sign-ins of one person at once: one made the person (or the link); the other,
+    // asked again, finds it.
+    if (isUniqueViolation(err)) return signInOnce(knex, a, now);
+    throw err;
+  }
+}
+
+async function signInOnce(
+  knex: Knex,
+  a: SsoAssertion,
+  now: number,
+): Promise<{ userId: string; created: boolean; linked: boolean }> {
   return knex.transaction(async (trx) => {
     const identity = { workspace_id: a.workspaceId, issuer: a.issuer, subject: a.subject };
     const email = normalizeEmail(a.email);
