@@ -163,7 +163,7 @@ export interface paths {
         put?: never;
         /**
          * Start signing in through single sign-on
-         * @description Finds the provider of the email's domain and answers where to send the browser. The state, nonce and PKCE verifier stay on the server (10 minutes, once), bound to this browser by the cookie `sl_sso` (HttpOnly, Secure, SameSite=Lax, Path=/app/api/sso). 404 when no workspace signs in that domain; 403 when its provider is turned off.
+         * @description Finds the provider of the email's domain and answers where to send the browser. The state, nonce and PKCE verifier stay on the server (10 minutes, once), bound to this browser by the cookie `sl_sso` (HttpOnly, Secure, SameSite=Lax, Path=/app/api/sso). 404 when no workspace signs in that domain; 403 when its provider is turned off; 503 when the provider cannot be reached.
          */
         post: operations["startSsoSignIn"];
         delete?: never;
@@ -203,7 +203,7 @@ export interface paths {
         put?: never;
         /**
          * Link single sign-on to this account
-         * @description For a person signed in with their password: starts a sign-in at the provider of their email's domain that, when the provider confirms the same email, links its identity to this account (and makes the membership of the provider's workspace if missing). How a person who belongs to another workspace starts using single sign-on. 404 when no workspace signs in their domain; 403 when its provider is turned off.
+         * @description For a person signed in with their password: starts a sign-in at the provider of their email's domain that, when the provider confirms the same email, links its identity to this account (and makes the membership of the provider's workspace if missing). How a person who belongs to another workspace starts using single sign-on. 404 when no workspace signs in their domain; 403 when its provider is turned off; 503 when the provider cannot be reached.
          */
         post: operations["linkSso"];
         delete?: never;
@@ -4207,6 +4207,15 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            /** @description The provider of the domain cannot be reached now (`code` is `sso_provider_unreachable`); retrying later may help. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     finishSsoSignIn: {
@@ -4272,6 +4281,15 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            /** @description The provider of the domain cannot be reached now (`code` is `sso_provider_unreachable`); retrying later may help. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     readSharedReport: {

@@ -6,7 +6,7 @@
 import type { Db } from '../db/knex.ts';
 import * as oidc from 'openid-client';
 import * as sso from '../db/repos/sso.ts';
-import { invalid, notFound, forbidden } from '../domain/errors.ts';
+import { forbidden, invalid, notFound, unavailable } from '../domain/errors.ts';
 import { newSecret } from '../domain/sessions.ts';
 import {
   emailDomain,
@@ -127,7 +127,10 @@ export async function beginSsoSignIn(
   try {
     config = await configurationOf(deps, provider);
   } catch {
-    throw forbidden(`The single sign-on provider for ${domain} cannot be reached now; try again later`);
+    throw unavailable(
+      `The single sign-on provider for ${domain} cannot be reached now; try again later`,
+      'sso_provider_unreachable',
+    );
   }
   const state = oidc.randomState();
   const nonce = oidc.randomNonce();

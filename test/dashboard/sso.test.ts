@@ -325,6 +325,24 @@ describe.each(testEngines())('single sign-on on %s', (engine) => {
     }
   });
 
+  it('answers 503 when the provider cannot be reached at the start of a sign-in', async () => {
+    const gone = await startTestProvider(callbackOf(server));
+    const put = await other.owner.request('PUT', `/workspaces/${other.workspaceId}/sso`, {
+      body: {
+        ...settings({ domains: ['gone.example'] }),
+        issuer: gone.issuer,
+        clientId: gone.clientId,
+        clientSecret: gone.clientSecret,
+      },
+    });
+    expect(put.status, put.text).toBe(200);
+    await gone.stop();
+    const start = await server.request('POST', `${DASHBOARD_API}/sso/start`, { body: { email: 'a@gone.example' } });
+    expect(start.status).toBe(503);
+    expect(start.body.code).toBe('sso_provider_unreachable');
+    expect(setCookie(start.headers, 'sl_sso')).toBeUndefined();
+  });
+
   it('removes the provider with its domains; only an OWNER may', async () => {
     const put = await other.owner.request('PUT', `/workspaces/${other.workspaceId}/sso`, {
       body: settings({ domains: ['other.example'] }),
