@@ -15,7 +15,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in
-         * @description Signs a member in with email and password and sets the session cookie. A wrong email or password answers 401 (the same for both); 5 wrong passwords in 15 minutes for one email from one client answer 429 until the wait is over. For a person with a second factor the right password starts no session: the answer says which methods the second step takes and sets the pending cookie `sl_second_factor` that `POST /session/second-factor` needs.
+         * @description Signs a member in with email and password and sets the session cookie. A wrong email or password answers 401 (the same for both); 5 wrong passwords in 15 minutes for one email from one client answer 429 until the wait is over. For a person with a second factor the right password starts no session: the answer says which methods the second step takes and sets the pending cookie `sl_second_factor` that `POST /session/second-factor` needs. The right password of a person whose every workspace turned password sign-in off for their email's domain (single sign-on) answers 403: they sign in with SSO.
          */
         post: operations["signIn"];
         /**
@@ -272,6 +272,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sso/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start signing in through single sign-on
+         * @description Finds the provider of the email's domain and answers where to send the browser. The state, nonce and PKCE verifier stay on the server (10 minutes, once), bound to this browser by the cookie `sl_sso` (HttpOnly, Secure, SameSite=Lax, Path=/app/api/sso). 404 when no workspace signs in that domain; 403 when its provider is turned off; 503 when the provider cannot be reached.
+         */
+        post: operations["startSsoSignIn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sso/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where the provider sends the browser back
+         * @description The redirect URI registered at the provider. Uses the sign-in under way once (its state and this browser's `sl_sso`), exchanges the code with the PKCE verifier, checks the ID token's signature, issuer, audience, expiry and nonce, requires `email_verified` and an email of the provider's domains, then signs the person in: 303 to `/app/` with the session cookie set, or, for a person with a second factor, 303 to `/app/login?second-factor=METHODS` with the pending cookie `sl_second_factor` that `POST /session/second-factor` needs (as after a password). Anything else is a 303 to `/app/login?sso_error=CODE` with no session, CODE one of `expired` (unknown, used or older than 10 minutes, or started in another browser), `disabled`, `provider_refused`, `provider_unreachable`, `token_invalid`, `email_unverified`, `domain_not_allowed`, `link_required` (the email's account belongs to another workspace: sign in with the password and link), `email_mismatch` or `identity_taken` (linking).
+         */
+        get: operations["finishSsoSignIn"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sso/link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Link single sign-on to this account
+         * @description For a person signed in with their password: starts a sign-in at the provider of their email's domain that, when the provider confirms the same email, links its identity to this account (and makes the membership of the provider's workspace if missing). How a person who belongs to another workspace starts using single sign-on. 404 when no workspace signs in their domain; 403 when its provider is turned off; 503 when the provider cannot be reached.
+         */
+        post: operations["linkSso"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/shared/{token}": {
         parameters: {
             query?: never;
@@ -349,6 +409,34 @@ export interface paths {
          * @description Changes the workspace's name, for every member at once (the session's workspace list shows it). The name is trimmed, may not be blank and has at most 200 characters (400 with `field` `name`).
          */
         patch: operations["updateWorkspace"];
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/sso": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the single sign-on provider
+         * @description The workspace's OpenID Connect provider (never its client secret), or null.
+         */
+        get: operations["getSsoProvider"];
+        /**
+         * Set up single sign-on
+         * @description Stores the workspace's provider (SsoProviderUpdate), after reading its discovery document; also how it is turned on and off (`enabled`) and how password sign-in is turned off for its domains (`passwordSignIn`). A domain another workspace's provider holds answers 409.
+         */
+        put: operations["putSsoProvider"];
+        post?: never;
+        /**
+         * Remove single sign-on
+         * @description Removes the provider, frees its domains and forgets the identities linked through it. People it made keep their membership; without a password they get one through `shortlink member reset-password`.
+         */
+        delete: operations["deleteSsoProvider"];
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/workspaces/{workspaceId}/links": {
@@ -1744,6 +1832,16 @@ export interface components {
             /** @description The new account's password, at least 10 characters. */
             password: string;
         };
+        /** @description The email of the person signing in; its domain finds the workspace's provider. */
+        SsoStart: {
+            /** @description Sign-in email address (case and surrounding spaces do not matter). */
+            email: string & unknown;
+        };
+        /** @description Where to send the browser to sign in at the provider. */
+        SsoStarted: {
+            /** @description The provider's authorization endpoint with this sign-in's state, nonce and PKCE challenge. */
+            authorizationUrl: string;
+        };
         /**
          * @description What a report shows: `CONVERSIONS`, a conversion summary (the Conversions screen: its window and filters); `GOAL`, a goal's report; `LINK`, a link's analytics; `PAGE`, a bio page's analytics.
          * @enum {string}
@@ -2309,6 +2407,57 @@ export interface components {
         WorkspaceUpdate: {
             /** @description The name (surrounding spaces are trimmed; it may not be blank), at most 200 characters as when the first run names it. */
             name: string & unknown;
+        };
+        /**
+         * @description The role a person gets in the workspace when their first sign-in through the provider makes their membership. Never OWNER: the workspace's owners decide who owns it.
+         * @enum {string}
+         */
+        SsoRole: "ADMIN" | "MEMBER" | "ANALYST";
+        /** @description The workspace's OpenID Connect provider. The client secret is write-only: it is stored sealed with `MASTER_KEY` and never answered. */
+        SsoProvider: {
+            /** @description The provider's issuer URL (https), whose `/.well-known/openid-configuration` the service reads. */
+            issuer: string;
+            /** @description The client id the provider gave this workspace. */
+            clientId: string;
+            /** @description The email domains whose people sign in through this provider. A domain belongs to one workspace's provider. */
+            domains: string[];
+            defaultRole: components["schemas"]["SsoRole"];
+            /** @description Off, nobody signs in through the provider; the settings are kept. */
+            enabled: boolean;
+            /** @description False: people of the domains may not sign in with a password, when every workspace they belong to has turned it off for their domain (so one workspace never locks a person out of another). */
+            passwordSignIn: boolean;
+            /** @description The address to register at the provider as the client's redirect URI. */
+            redirectUri: string;
+            /**
+             * Format: date-time
+             * @description When single sign-on was first set up.
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the settings last changed.
+             */
+            updatedAt: string;
+        };
+        /** @description The workspace's provider, or null when single sign-on is not set up. */
+        SsoProviderEnvelope: {
+            data: components["schemas"]["SsoProvider"] | null;
+        };
+        /** @description The provider's settings. The service reads the issuer's discovery document before storing them (https only, never a private, loopback or metadata address): an issuer it cannot read is refused at `issuer`. */
+        SsoProviderUpdate: {
+            /** @description The issuer URL (https, no credentials, query or fragment). */
+            issuer: string;
+            /** @description The client id the provider gave this workspace. */
+            clientId: string;
+            /** @description The client secret. Required the first time; left out, the stored one is kept. */
+            clientSecret?: string;
+            /** @description Email domains (`example.com`) whose people sign in through this provider. A domain another workspace's provider holds answers 409. */
+            domains: string[];
+            defaultRole: components["schemas"]["SsoRole"];
+            /** @description Whether people sign in through the provider now. */
+            enabled: boolean;
+            /** @description False turns password sign-in off for the people of the domains (SsoProvider). */
+            passwordSignIn: boolean;
         };
         /** @description A workspace tag (on a link, one it carries). Tags are made in the dashboard, the operator command line or with `POST /api/v1/tags`; a link names them by id in `tagIds`. */
         Tag: {
@@ -3921,20 +4070,20 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Too many attempts: wrong passwords for this email from this client (5 in 15 minutes). `Retry-After` says how many seconds to wait. */
-        TooManyRequests: {
+        /** @description The session is valid but may not do this: the person's role in the workspace does not allow it, the workspace's plan lacks the feature (the message names the plan), or a state-changing request came without the session's `X-CSRF-Token` header (or from another origin). */
+        Forbidden: {
             headers: {
-                /** @description Seconds to wait before the next attempt can succeed. */
-                "Retry-After"?: number;
                 [name: string]: unknown;
             };
             content: {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The session is valid but may not do this: the person's role in the workspace does not allow it, the workspace's plan lacks the feature (the message names the plan), or a state-changing request came without the session's `X-CSRF-Token` header (or from another origin). */
-        Forbidden: {
+        /** @description Too many attempts: wrong passwords for this email from this client (5 in 15 minutes). `Retry-After` says how many seconds to wait. */
+        TooManyRequests: {
             headers: {
+                /** @description Seconds to wait before the next attempt can succeed. */
+                "Retry-After"?: number;
                 [name: string]: unknown;
             };
             content: {
@@ -4086,6 +4235,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -4462,6 +4612,119 @@ export interface operations {
             409: components["responses"]["Conflict"];
         };
     };
+    startSsoSignIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The email. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SsoStart"];
+            };
+        };
+        responses: {
+            /** @description Where to go; the cookie is set. */
+            200: {
+                headers: {
+                    /** @description The cookie sl_sso that binds the sign-in to this browser. */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SsoStarted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description The provider of the domain cannot be reached now (`code` is `sso_provider_unreachable`); retrying later may help. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    finishSsoSignIn: {
+        parameters: {
+            query?: {
+                /** @description The authorization code. */
+                code?: string;
+                /** @description The state the sign-in started with. */
+                state?: string;
+                /** @description The issuer (RFC 9207), checked when the provider sends it. */
+                iss?: string;
+                /** @description The provider's refusal, instead of a code. */
+                error?: string;
+                /** @description The provider's words about its refusal (not shown). */
+                error_description?: string;
+                /** @description Sent by some providers; not used. */
+                session_state?: string;
+                /** @description Any other parameter a provider adds (`scope`, `prompt`, ...): accepted and passed to the response's checks, never a reason for a 400. */
+                others?: {
+                    [key: string]: string;
+                };
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To `/app/` signed in (the session cookie set), or to `/app/login?sso_error=CODE`; the `sl_sso` cookie is cleared either way. */
+            303: {
+                headers: {
+                    /** @description Where the browser goes. */
+                    Location?: string;
+                    /** @description The session cookie sl_session when signed in, and sl_sso cleared. */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+        };
+    };
+    linkSso: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Where to go; the cookie sl_sso is set. */
+            200: {
+                headers: {
+                    /** @description The cookie sl_sso that binds the sign-in to this browser. */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SsoStarted"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description The provider of the domain cannot be reached now (`code` is `sso_provider_unreachable`); retrying later may help. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     readSharedReport: {
         parameters: {
             query?: never;
@@ -4627,6 +4890,89 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    getSsoProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace the signed-in person belongs to (another answers 404). */
+                workspaceId: components["parameters"]["WorkspaceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The provider, or null. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SsoProviderEnvelope"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    putSsoProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace the signed-in person belongs to (another answers 404). */
+                workspaceId: components["parameters"]["WorkspaceId"];
+            };
+            cookie?: never;
+        };
+        /** @description The settings. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SsoProviderUpdate"];
+            };
+        };
+        responses: {
+            /** @description Stored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SsoProviderEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    deleteSsoProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A workspace the signed-in person belongs to (another answers 404). */
+                workspaceId: components["parameters"]["WorkspaceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];

@@ -41,6 +41,13 @@ export interface Config {
   webhookRetryScale: number;
   webhookTimeoutMs?: number;
   webhookAllowPrivateNetworks: boolean;
+  /**
+   * SSO_ALLOW_PRIVATE_NETWORKS=1 (tests only): single sign-on providers may be on loopback or
+   * private addresses, which the issuer fetch otherwise refuses (webhooks/ssrf.ts).
+   */
+  ssoAllowPrivateNetworks: boolean;
+  /** SSO_CA_FILE: a PEM certificate the single sign-on fetches trust besides the system's (tests). */
+  ssoCaFile?: string;
   clickFlushMs: number;
   masterKey?: string;
   /** REDIRECT_CACHE_LINKS: how many links each process's redirect cache holds (default 1,000,000). */
@@ -170,6 +177,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookRetryScale: Number(env.WEBHOOK_RETRY_SCALE || 1),
     webhookTimeoutMs: env.WEBHOOK_TIMEOUT_MS ? Number(env.WEBHOOK_TIMEOUT_MS) : undefined,
     webhookAllowPrivateNetworks: env.WEBHOOK_ALLOW_PRIVATE_NETWORKS === '1',
+    ssoAllowPrivateNetworks: env.SSO_ALLOW_PRIVATE_NETWORKS === '1',
+    ssoCaFile: env.SSO_CA_FILE || undefined,
     clickFlushMs: Number(env.CLICK_FLUSH_MS || 1000),
     masterKey: env.MASTER_KEY || undefined,
     metricsToken: env.METRICS_TOKEN || undefined,

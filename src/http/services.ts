@@ -3,6 +3,7 @@ import type { ReadYourWrites } from '../db/read-replicas.ts';
 import type { DestinationFetchPolicy } from '../operations/destination-preview.ts';
 import type { Favicons } from '../operations/favicons.ts';
 import type { OperationServices } from '../operations/services.ts';
+import type { ProviderConfigurations } from '../operations/sso-client.ts';
 import type { Metrics } from './metrics.ts';
 import type { WellKnownFiles } from './well-known.ts';
 
@@ -21,6 +22,8 @@ export interface Services extends OperationServices {
   destinationFetch: DestinationFetchPolicy;
   /** Destinations' site icons, fetched through destinationFetch and kept for the process (operations/favicons.ts). */
   favicons: Favicons;
+  /** Single sign-on providers' discovery documents, read through the network rules (operations/sso-client.ts). */
+  ssoProviders: ProviderConfigurations;
   /** GET /metrics (src/http/metrics.ts). */
   metrics: Metrics;
   /** The app deep-link documents of /.well-known/ per host, forgotten on a change (src/http/well-known.ts). */

@@ -1,4 +1,5 @@
 // Builds and runs one Shortlink process: API, docs, short links and background work.
+import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -37,6 +38,7 @@ import { youngGenerationAdvice } from './node-flags.ts';
 import { geoLocator, mmdbMetadata } from '../platform/geo.ts';
 import { destinationFetchPolicy } from '../operations/destination-preview.ts';
 import { Favicons } from '../operations/favicons.ts';
+import { ProviderConfigurations } from '../operations/sso-client.ts';
 
 export interface RunningServer {
   url: string;
@@ -183,6 +185,11 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     webhookCa: opts.webhookCa,
     destinationFetch,
     favicons: new Favicons(destinationFetch.fetch),
+    // A provider a workspace's owner names is fetched under the deliveries' network rules.
+    ssoProviders: new ProviderConfigurations({
+      policy: { allowPrivateNetworks: config.ssoAllowPrivateNetworks },
+      extraCa: config.ssoCaFile ? [fs.readFileSync(config.ssoCaFile, 'utf8')] : undefined,
+    }),
     metrics: createMetrics({ redirects, clicks, webhooks, db, replicas }),
     wellKnown,
     clickBacklog: () => clicks.backlog,

@@ -24,6 +24,7 @@ import { GeneralSettings } from './screens/settings/general.tsx';
 import { ApiKeys } from './screens/settings/keys.tsx';
 import { Members } from './screens/settings/members.tsx';
 import { Tags } from './screens/settings/tags.tsx';
+import { SsoSettings } from './screens/settings/sso.tsx';
 import { SignIn } from './screens/sign-in.tsx';
 
 const LinkAnalytics = lazy(() => import('./screens/analytics/link-analytics.tsx'));
@@ -65,6 +66,7 @@ const WORKSPACE_SCREENS: { path: string; screen: ComponentType; loading?: string
   { path: 'settings/tags', screen: Tags },
   { path: 'settings/campaigns', screen: Campaigns },
   { path: 'settings/webhooks', screen: Webhooks, loading: 'Loading webhooks…' },
+  { path: 'settings/sso', screen: SsoSettings },
 ];
 
 export function App() {

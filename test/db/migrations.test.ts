@@ -75,6 +75,33 @@ describe.each(testEngines())('migrations on %s', (engine) => {
     });
   });
 
+  it('sso (20270106000000): a domain belongs to one provider; down removes the tables and up makes them again', async () => {
+    await withFreshDatabase(engine, async (db) => {
+      await migrateLatest(db);
+      for (const id of ['ws_a', 'ws_b']) {
+        await db.knex('workspaces').insert({ id, name: id, plan: 'growth', created_at: 1 });
+        await db.knex('sso_providers').insert({
+          workspace_id: id,
+          issuer: 'https://login.example',
+          client_id: 'c',
+          client_secret_sealed: 'v1.x.y.z',
+          default_role: 'MEMBER',
+          enabled: true,
+          password_sign_in: true,
+          created_at: 1,
+          updated_at: 1,
+        });
+      }
+      await db.knex('sso_domains').insert({ domain: 'acme.example', workspace_id: 'ws_a' });
+      await expect(db.knex('sso_domains').insert({ domain: 'acme.example', workspace_id: 'ws_b' })).rejects.toThrow();
+      await db.knex.migrate.down({ migrationSource, name: '20270106000000_sso' });
+      for (const t of ['sso_providers', 'sso_domains', 'sso_identities', 'sso_logins'])
+        expect(await db.knex.schema.hasTable(t), t).toBe(false);
+      await db.knex.migrate.up({ migrationSource });
+      expect(await db.knex.schema.hasTable('sso_logins')).toBe(true);
+    });
+  });
+
   it('daily clicks keep their counts when rekeyed by workspace (20261122080000) and back', async () => {
     await withFreshDatabase(engine, async (db) => {
       const rows = () =>

@@ -329,6 +329,11 @@ describe.each(testEngines())('dashboard API fuzz on %s', (engine) => {
       const value = QUERY_IDS.has(p.name)
         ? idFor(p.name as keyof Pools, plan.objects)
         : fc.sample(arbFor(p.schema), { numRuns: 1, seed: plan.seed })[0];
+      // A free-form parameter (style form, explode: an object) sends each of its entries by name.
+      if (value && typeof value === 'object' && !Array.isArray(value)) {
+        for (const [k, v] of Object.entries(value)) if (!query.has(k)) query.set(k, String(v));
+        continue;
+      }
       query.set(p.name, String(plan.body === 'wrong-type' && rnd % 2 ? pick(['x', '-1', '1e9', '']) : value));
     }
     if ([...query.keys()].length) path += `?${query}`;

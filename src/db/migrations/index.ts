@@ -35,6 +35,7 @@ import * as foldCities from './20261231000000_fold_cities.ts';
 import * as apiKeyNames from './20270101000000_api_key_names.ts';
 import * as partitionedEvents from './20270102000000_partitioned_events.ts';
 import * as secondFactors from './20270104000000_second_factors.ts';
+import * as sso from './20270106000000_sso.ts';
 
 const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }> = {
   '20261122000000_core': core,
@@ -71,6 +72,7 @@ const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '20270101000000_api_key_names': apiKeyNames,
   '20270102000000_partitioned_events': partitionedEvents,
   '20270104000000_second_factors': secondFactors,
+  '20270106000000_sso': sso,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -134,6 +134,7 @@ export async function createDashboard(services: Services): Promise<express.Route
       requestId: req.id ? String(req.id) : null,
       client: clientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for'], services.config.trustProxy),
       origin: originOf(req),
+      cookie: req.headers.cookie,
       rawBody: req.body,
       bodyStream: streamed.has(req) ? req : undefined,
     };

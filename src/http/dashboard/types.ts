@@ -20,7 +20,8 @@ export interface DashboardRequest<O extends DashboardOperationId> extends Reques
       : undefined;
 }
 
-type SuccessStatus = 200 | 201 | 204;
+// 303: a redirect the browser follows (single sign-on's callback).
+type SuccessStatus = 200 | 201 | 204 | 303;
 type Responses<O extends DashboardOperationId> = operations[O]['responses'];
 type Success<O extends DashboardOperationId> = Extract<keyof Responses<O>, SuccessStatus>;
 
@@ -49,6 +50,8 @@ export interface DashboardContext {
   client: string;
   /** The origin the request was addressed to (https://host), for the links a response names. */
   origin: string;
+  /** The request's Cookie header (single sign-on's callback reads its sl_sso cookie). */
+  cookie: string | undefined;
   /** The raw request body (the image upload reads its bytes). */
   rawBody: unknown;
   /** The request, when its body is left for the handler to read as it arrives (a CSV file). */

@@ -29,4 +29,5 @@ export const keys = {
     ['goals', ws, 'report', id, days, version] as const,
   reports: (ws: string) => ['reports', ws] as const,
   shared: (token: string) => ['shared', token] as const,
+  sso: (ws: string) => ['sso', ws] as const,
 };

@@ -88,3 +88,6 @@ export type SecondFactorChallenge = Schemas['SecondFactorChallenge'];
 export type SecondFactorMethod = Schemas['SecondFactorMethod'];
 export type SecondFactorStatus = Schemas['SecondFactorStatus'];
 export type TotpEnrolment = Schemas['TotpEnrolment']['data'];
+export type SsoProvider = Schemas['SsoProvider'];
+export type SsoProviderUpdate = Schemas['SsoProviderUpdate'];
+export type SsoRole = Schemas['SsoRole'];

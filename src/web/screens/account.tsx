@@ -4,6 +4,7 @@ import { useLocation } from 'wouter';
 import { useChangePassword } from '../api/account.ts';
 import { asApiError, tooManyAttemptsMessage } from '../api/errors.ts';
 import { useSignedIn } from '../api/session.ts';
+import { LinkSso } from './account-sso.tsx';
 import { SubmitButton } from '../components/buttons.tsx';
 import { FormAlert } from '../components/feedback.tsx';
 import { TextField } from '../components/fields.tsx';
@@ -64,6 +65,7 @@ export function Account() {
         </form>
       </section>
       <SecondFactorPanel />
+      <LinkSso email={session.user.email} />
     </>
   );
 }

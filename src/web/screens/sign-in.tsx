@@ -1,6 +1,7 @@
 import { useRef, useState, type FormEvent } from 'react';
-import { useLocation, useSearch } from 'wouter';
+import { Link, useLocation, useSearch } from 'wouter';
 import { useSignIn } from '../api/account.ts';
+import { useStartSso } from '../api/sso.ts';
 import { asApiError, tooManyAttemptsMessage } from '../api/errors.ts';
 import { FormAlert, StatusNotice } from '../components/feedback.tsx';
 import { SubmitButton } from '../components/buttons.tsx';
@@ -17,12 +18,35 @@ import { methodsFromAddress, SecondFactorStep } from './sign-in-second-factor.ts
 
 const FIELDS = { email: 'email', password: 'password' } as const;
 
+/**
+ * Why single sign-on sent the person back without a session (`?sso_error=CODE`, the codes of
+ * openapi/dashboard/paths/sso-callback.yaml). Only these words are shown: the address carries a
+ * code, never text, so a crafted link cannot put its own words on this screen.
+ */
+const SSO_ERRORS: Record<string, string> = {
+  expired: 'That single sign-on took too long, was already used or began in another browser. Start again.',
+  disabled: 'Single sign-on is turned off for your workspace. Sign in with your password.',
+  provider_refused: 'Your identity provider did not sign you in.',
+  provider_unreachable: 'Your identity provider could not be reached. Try again in a moment.',
+  token_invalid:
+    "Your identity provider's answer could not be trusted, so you were not signed in. Ask your workspace's owner to check its single sign-on settings.",
+  email_unverified: 'Your identity provider has not verified your email address, so you were not signed in.',
+  domain_not_allowed: "Your email address is not of a domain your workspace's single sign-on accepts.",
+  link_required:
+    'An account with your email address already belongs to another workspace. Sign in with your password, then choose "Link single sign-on" on your Account page.',
+  email_mismatch: "Your identity provider named another email address than your account's, so nothing was linked.",
+  identity_taken: 'That identity is already linked to another account.',
+};
+
 export function SignIn() {
   useDocumentTitle('Sign in');
   const params = new URLSearchParams(useSearch());
   const [, navigate] = useLocation();
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
+  // The SSO path has its own address, so a workspace can link people straight to it.
+  const withSso = params.get('with') === 'sso';
+  const ssoError = SSO_ERRORS[params.get('sso_error') ?? ''];
   const formRef = useRef<HTMLFormElement>(null);
   const errors = useFormErrors<'email' | 'password'>(FIELDS, formRef);
   // Set when the password was right and a second factor is asked (here, or by a set-up link).
@@ -51,8 +75,15 @@ export function SignIn() {
     },
   });
 
+  const startSso = useStartSso({ onError: (err) => errors.show(err) });
+
   const submit = (event: FormEvent) => {
     event.preventDefault();
+    if (withSso) {
+      if (errors.check({ email: email.trim() ? undefined : 'Enter your email address.' }))
+        startSso.mutate(email.trim());
+      return;
+    }
     const ok = errors.check({
       email: email.trim() ? undefined : 'Enter your email address.',
       password: password ? undefined : 'Enter your password.',
@@ -84,7 +115,7 @@ export function SignIn() {
       ) : null}
       {restartReason ? <StatusNotice tone="info">{restartReason}</StatusNotice> : null}
       <form ref={formRef} onSubmit={submit} noValidate className="stack">
-        <FormAlert message={errors.form} />
+        <FormAlert message={errors.form ?? (withSso ? undefined : ssoError)} />
         <TextField
           label="Email"
           type="email"
@@ -94,11 +125,20 @@ export function SignIn() {
           error={errors.fields.email}
           required
         />
-        <CurrentPasswordField value={password} onChange={setPassword} error={errors.fields.password} />
-        <SubmitButton pending={signIn.isPending} className="button-block">
-          Sign in
+        {withSso ? (
+          <p className="field-hint">Your email's domain finds your workspace's identity provider, where you sign in.</p>
+        ) : (
+          <CurrentPasswordField value={password} onChange={setPassword} error={errors.fields.password} />
+        )}
+        <SubmitButton pending={withSso ? startSso.isPending : signIn.isPending} className="button-block">
+          {withSso ? 'Continue with SSO' : 'Sign in'}
         </SubmitButton>
       </form>
+      <p className="sign-in-alternative">
+        <Link href={withSso ? '/login' : '/login?with=sso'} className="button button-block" onClick={errors.clear}>
+          {withSso ? 'Sign in with a password' : 'Sign in with SSO'}
+        </Link>
+      </p>
       <p className="fine-print">Forgot your password? Ask an owner or admin of your workspace for a set-up link.</p>
     </PublicFrame>
   );

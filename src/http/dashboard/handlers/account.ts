@@ -3,7 +3,8 @@
 import * as accounts from '../../../db/repos/accounts.ts';
 import * as invitations from '../../../db/repos/invitations.ts';
 import { refundAttempt, takeAttempt } from '../../../db/attempt-limiter.ts';
-import { invalid, notFound, tooManyWrongPasswords, unauthenticated } from '../../../domain/errors.ts';
+import { passwordSignInOff } from '../../../db/repos/sso.ts';
+import { forbidden, invalid, notFound, tooManyWrongPasswords, unauthenticated } from '../../../domain/errors.ts';
 import { hashPassword, verifyPassword } from '../../../domain/passwords.ts';
 import { normalizeEmail, passwordProblem, SIGN_IN_ATTEMPTS } from '../../../domain/sessions.ts';
 import { secondFactorOperations, type SecondFactorOperations } from '../../../operations/second-factors.ts';
@@ -78,6 +79,9 @@ export function accountHandlers(
     async signIn({ body }, { client }): Promise<DashboardResult<'signIn'>> {
       const user = await checkPassword(body.email, body.password, client);
       if (!user) throw unauthenticated('Wrong email or password');
+      // Asked only after the right password, so the answer says nothing to someone guessing.
+      if (await passwordSignInOff(knex, user.id, user.email))
+        throw forbidden('Your workspace signs in with single sign-on: use "Sign in with SSO"');
       return sessionOrSecondStep(knex, factors, user.id, Date.now());
     },
 

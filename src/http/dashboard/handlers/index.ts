@@ -17,6 +17,7 @@ import { routingOperations } from '../../../operations/routing.ts';
 import { routingHandlers } from './routing.ts';
 import { secondFactorOperations } from '../../../operations/second-factors.ts';
 import { secondFactorHandlers } from './second-factors.ts';
+import { ssoHandlers } from './sso.ts';
 
 export function dashboardHandlers(
   services: Services,
@@ -35,5 +36,6 @@ export function dashboardHandlers(
     ...webhookDashboardHandlers(services),
     ...pageHandlers(services, pageOperations(services, operations)),
     ...routingHandlers(routingOperations(services)),
+    ...ssoHandlers(services, factors),
   };
 }

@@ -12,6 +12,7 @@ const SECTIONS = [
   { path: '/settings/tags', label: 'Tags' },
   { path: '/settings/campaigns', label: 'Campaigns' },
   { path: '/settings/webhooks', label: 'Webhooks' },
+  { path: '/settings/sso', label: 'Single sign-on' },
 ];
 
 export function SettingsFrame({
