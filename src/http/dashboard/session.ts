@@ -48,4 +48,5 @@ export const sessionActor = (ctx: DashboardContext): Actor => ({
   plan: ctx.workspace!.plan,
   requestId: ctx.requestId,
   via: 'session',
+  audit: ctx.audit,
 });

@@ -1,0 +1,83 @@
+// The one way a change is recorded in the audit log: `audit(trx, actor, workspaceId, event)` inside
+// the change's own transaction, so an entry exists exactly when its change does. Repositories that
+// already take an EmitEvents function for webhook events take `withAudit(emit, ...)` instead.
+import type { Db, DbTransaction } from '../db/knex.ts';
+import { appendEntries } from '../db/repos/audit.ts';
+import type { EmitEvents } from '../db/repos/outbox.ts';
+import { addressKey, redactChanges, type AuditActor, type AuditChanges } from '../domain/audit.ts';
+
+export type { AuditActor } from '../domain/audit.ts';
+export { CLI_ACTOR, actorAt, createdFields, diffFields } from '../domain/audit.ts';
+
+/** What a change did: `link.created` on `link` `lnk_…`, with the fields it set or changed. */
+export interface AuditEvent {
+  action: string;
+  objectType: string;
+  objectId: string | null;
+  changes?: AuditChanges;
+}
+
+const keys = new WeakMap<Buffer, Buffer>();
+/** The address HMAC's key for this MASTER_KEY, derived once per process. */
+export function auditAddressKey(masterKey: Buffer): Buffer {
+  let key = keys.get(masterKey);
+  if (!key) keys.set(masterKey, (key = addressKey(masterKey)));
+  return key;
+}
+
+/** Records `events` in the workspace's chain, in the caller's transaction. */
+export async function audit(
+  trx: DbTransaction,
+  actor: AuditActor,
+  workspaceId: string,
+  ...events: AuditEvent[]
+): Promise<void> {
+  if (!events.length) return;
+  const at = Date.now();
+  await appendEntries(
+    trx,
+    events.map((e) => ({
+      workspaceId,
+      at,
+      actorType: actor.type,
+      actorId: actor.id,
+      actorUserId: actor.userId,
+      action: e.action,
+      objectType: e.objectType,
+      objectId: e.objectId,
+      changes: redactChanges(e.changes),
+      addressNetwork: actor.addressNetwork,
+      addressHmac: actor.addressHmac,
+    })),
+  );
+}
+
+/** Runs `change` and records what it returns in one transaction (a change without its own). */
+export async function audited<T>(
+  knex: Db,
+  actor: AuditActor,
+  workspaceId: string,
+  change: (trx: DbTransaction) => Promise<T>,
+  describe: (result: T) => AuditEvent | AuditEvent[],
+): Promise<T> {
+  return knex.transaction(async (trx) => {
+    const result = await change(trx);
+    const events = describe(result);
+    await audit(trx, actor, workspaceId, ...(Array.isArray(events) ? events : [events]));
+    return result;
+  });
+}
+
+/** A repository's EmitEvents that also records the change, in the same transaction. */
+export function withAudit<A extends unknown[]>(
+  emit: EmitEvents<A> | undefined,
+  actor: AuditActor,
+  workspaceId: string,
+  describe: (...args: A) => AuditEvent | AuditEvent[],
+): EmitEvents<A> {
+  return async (trx, ...args) => {
+    const events = describe(...args);
+    await audit(trx, actor, workspaceId, ...(Array.isArray(events) ? events : [events]));
+    return emit ? emit(trx, ...args) : [];
+  };
+}
