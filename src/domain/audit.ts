@@ -121,6 +121,13 @@ export function diffFields(before: Record<string, unknown> | null, after: Record
   return out;
 }
 
+/** Two presentations of one object: the fields that differ, but its bookkeeping (updatedAt). */
+export function changedBetween(before: object, after: object): AuditChanges {
+  const { updatedAt: _b, ...b } = before as Record<string, unknown>;
+  const { updatedAt: _a, ...a } = after as Record<string, unknown>;
+  return diffFields(b, a);
+}
+
 /** Every field of a new object as a change from nothing. */
 export const createdFields = (after: Record<string, unknown>) => diffFields(null, after);
 

@@ -7,7 +7,7 @@ import type { EmitEvents } from '../db/repos/outbox.ts';
 import { addressKey, redactChanges, type AuditActor, type AuditChanges } from '../domain/audit.ts';
 
 export type { AuditActor } from '../domain/audit.ts';
-export { CLI_ACTOR, actorAt, createdFields, diffFields } from '../domain/audit.ts';
+export { CLI_ACTOR, actorAt, changedBetween, createdFields, diffFields } from '../domain/audit.ts';
 
 /** What a change did: `link.created` on `link` `lnk_…`, with the fields it set or changed. */
 export interface AuditEvent {
