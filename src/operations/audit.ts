@@ -2,7 +2,7 @@
 // the change's own transaction, so an entry exists exactly when its change does. Repositories that
 // already take an EmitEvents function for webhook events take `withAudit(emit, ...)` instead.
 import type { Db, DbTransaction } from '../db/knex.ts';
-import { appendEntries } from '../db/repos/audit.ts';
+import { appendEntries, type NewAuditEntry } from '../db/repos/audit.ts';
 import type { EmitEvents } from '../db/repos/outbox.ts';
 import { addressKey, redactChanges, type AuditActor, type AuditChanges } from '../domain/audit.ts';
 
@@ -25,18 +25,13 @@ export function auditAddressKey(masterKey: Buffer): Buffer {
   return key;
 }
 
-/** Records `events` in the workspace's chain, in the caller's transaction. */
-export async function audit(
-  trx: DbTransaction,
-  actor: AuditActor,
-  workspaceId: string,
-  ...events: AuditEvent[]
-): Promise<void> {
-  if (!events.length) return;
+/**
+ * The entries as stored, secrets redacted: for a repository that appends them in a transaction
+ * of its own (one that runs on a query thread, such as a webhook subscription's).
+ */
+export function auditEntries(actor: AuditActor, workspaceId: string, ...events: AuditEvent[]): NewAuditEntry[] {
   const at = Date.now();
-  await appendEntries(
-    trx,
-    events.map((e) => ({
+  return events.map((e) => ({
       workspaceId,
       at,
       actorType: actor.type,
@@ -48,8 +43,17 @@ export async function audit(
       changes: redactChanges(e.changes),
       addressNetwork: actor.addressNetwork,
       addressHmac: actor.addressHmac,
-    })),
-  );
+  }));
+}
+
+/** Records `events` in the workspace's chain, in the caller's transaction. */
+export async function audit(
+  trx: DbTransaction,
+  actor: AuditActor,
+  workspaceId: string,
+  ...events: AuditEvent[]
+): Promise<void> {
+  if (events.length) await appendEntries(trx, auditEntries(actor, workspaceId, ...events));
 }
 
 /** Runs `change` and records what it returns in one transaction (a change without its own). */

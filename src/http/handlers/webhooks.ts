@@ -74,7 +74,7 @@ export function webhookHandlers(
       };
     },
 
-    async createWebhook({ body }, { auth }): Promise<ResultOf<'createWebhook'>> {
+    async createWebhook({ body }, { auth, audit }): Promise<ResultOf<'createWebhook'>> {
       requireVariant('A');
       requireWebhooksPlan(auth.plan, 'key');
       await requireWebhookWriter(knex, auth, 'create');
@@ -85,7 +85,7 @@ export function webhookHandlers(
         variant: 'A',
         url: body.url,
         events: body.events,
-      });
+      }, audit);
       return { status: 201, body: { success: true, data: { ...presentA(row), secret: secret! } } };
     },
 
@@ -101,25 +101,25 @@ export function webhookHandlers(
       };
     },
 
-    async updateWebhook({ params, body }, { auth }): Promise<ResultOf<'updateWebhook'>> {
+    async updateWebhook({ params, body }, { auth, audit }): Promise<ResultOf<'updateWebhook'>> {
       requireVariant('A');
       requireWebhooksPlan(auth.plan, 'key');
       await requireWebhookWriter(knex, auth, 'change');
       const current = await subscriptionOf(knex, 'A', auth.workspaceId, params.id);
-      await changeSubscription(deps, current, body);
+      await changeSubscription(deps, current, body, audit);
       const updated = await subscriptionOf(knex, 'A', auth.workspaceId, current.id);
       return { status: 200, body: { success: true, data: presentA(updated) } };
     },
 
-    async deleteWebhook({ params }, { auth }): Promise<ResultOf<'deleteWebhook'>> {
+    async deleteWebhook({ params }, { auth, audit }): Promise<ResultOf<'deleteWebhook'>> {
       requireVariant('A');
       requireWebhooksPlan(auth.plan, 'key');
       await requireWebhookWriter(knex, auth, 'delete');
-      await deleteSubscription(knex, await subscriptionOf(knex, 'A', auth.workspaceId, params.id));
+      await deleteSubscription(knex, await subscriptionOf(knex, 'A', auth.workspaceId, params.id), audit);
       return { status: 200, body: { success: true } };
     },
 
-    async createWebhookV1({ body }, { auth }): Promise<ResultOf<'createWebhookV1'>> {
+    async createWebhookV1({ body }, { auth, audit }): Promise<ResultOf<'createWebhookV1'>> {
       requireVariant('B');
       requireWebhooksPlan(auth.plan, 'key');
       await requireWebhookWriter(knex, auth, 'create');
@@ -129,7 +129,7 @@ export function webhookHandlers(
         url: body.url,
         events: body.events,
         secret: body.secret,
-      });
+      }, audit);
       return { status: 201, body: presentB(row) };
     },
 
@@ -142,11 +142,11 @@ export function webhookHandlers(
       };
     },
 
-    async deleteWebhookV1({ params }, { auth }): Promise<ResultOf<'deleteWebhookV1'>> {
+    async deleteWebhookV1({ params }, { auth, audit }): Promise<ResultOf<'deleteWebhookV1'>> {
       requireVariant('B');
       requireWebhooksPlan(auth.plan, 'key');
       await requireWebhookWriter(knex, auth, 'delete');
-      await deleteSubscription(knex, await subscriptionOf(knex, 'B', auth.workspaceId, params.id));
+      await deleteSubscription(knex, await subscriptionOf(knex, 'B', auth.workspaceId, params.id), audit);
       return { status: 204 };
     },
   };

@@ -21,6 +21,7 @@ import { subscriptionView } from '../../webhooks/subscription-view.ts';
 import { sendTestEvent } from '../../webhooks/test-events.ts';
 import { loadOrCreateMasterKey } from '../master-key.ts';
 import { isoTime, listFlag, oneOf, type Command } from './command.ts';
+import { CLI_ACTOR } from '../../operations/audit.ts';
 
 const DELIVERY_STATUSES = ['PENDING', 'SENDING', 'DELIVERED', 'FAILED', 'UNKNOWN'] as const;
 
@@ -111,7 +112,7 @@ export const webhookCommands: Record<string, Command> = {
         url: flags.url!,
         events: listFlag(flags.events!),
         secret: flags.secret,
-      });
+      }, CLI_ACTOR);
       return secret === undefined ? { id: row.id, variant } : { id: row.id, variant, secret };
     },
   },
@@ -128,7 +129,7 @@ export const webhookCommands: Record<string, Command> = {
         url: flags.url,
         events: flags.events === undefined ? undefined : listFlag(flags.events),
         enabled,
-      });
+      }, CLI_ACTOR);
       return subscriptionView(await operator.subscription(db.knex, current.id));
     },
   },
@@ -136,7 +137,7 @@ export const webhookCommands: Record<string, Command> = {
     flags: ['subscription'],
     required: ['subscription'],
     run: async ({ db, flags }) => {
-      await deleteSubscription(db.knex, await operator.subscription(db.knex, flags.subscription!));
+      await deleteSubscription(db.knex, await operator.subscription(db.knex, flags.subscription!), CLI_ACTOR);
       return { id: flags.subscription, deleted: true };
     },
   },
