@@ -2,6 +2,7 @@
 // the change's own transaction, so an entry exists exactly when its change does. Repositories that
 // already take an EmitEvents function for webhook events take `withAudit(emit, ...)` instead.
 import type { Db, DbTransaction } from '../db/knex.ts';
+import { workspacesOf } from '../db/repos/accounts.ts';
 import { appendEntries, type NewAuditEntry } from '../db/repos/audit.ts';
 import type { EmitEvents } from '../db/repos/outbox.ts';
 import { addressKey, redactChanges, type AuditActor, type AuditChanges } from '../domain/audit.ts';
@@ -85,3 +86,29 @@ export function withAudit<A extends unknown[]>(
     return emit ? emit(trx, ...args) : [];
   };
 }
+
+/**
+ * A change to a person rather than to one workspace (a sign-in, a failed one, a password): it goes
+ * in the chain of every workspace the person is a member of at the time, and in none when they are
+ * a member of none.
+ */
+export async function auditPerson(
+  trx: DbTransaction,
+  actor: AuditActor,
+  userId: string,
+  event: AuditEvent,
+): Promise<void> {
+  const workspaces = await workspacesOf(trx, userId);
+  await appendEntries(
+    trx,
+    workspaces.flatMap((w) => auditEntries(actor, w.id, event)),
+  );
+}
+
+/** The person themselves at the actor's address (a sign-in names who signed in). */
+export const asPerson = (actor: AuditActor, userId: string): AuditActor => ({
+  ...actor,
+  type: 'user',
+  id: userId,
+  userId,
+});
