@@ -96,9 +96,7 @@ export async function createApp(services: Services, opts: { validateResponses?: 
       requestId: req.id ? String(req.id) : null,
       client,
       audit: actorAt(
-        auth
-          ? { type: 'api_key', id: auth.keyId, userId: auth.userId }
-          : { type: 'anonymous', id: null, userId: null },
+        auth ? { type: 'api_key', id: auth.keyId, userId: auth.userId } : { type: 'anonymous', id: null, userId: null },
         client,
         auditAddressKey(services.masterKey),
       ),

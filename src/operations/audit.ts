@@ -33,17 +33,17 @@ export function auditAddressKey(masterKey: Buffer): Buffer {
 export function auditEntries(actor: AuditActor, workspaceId: string, ...events: AuditEvent[]): NewAuditEntry[] {
   const at = Date.now();
   return events.map((e) => ({
-      workspaceId,
-      at,
-      actorType: actor.type,
-      actorId: actor.id,
-      actorUserId: actor.userId,
-      action: e.action,
-      objectType: e.objectType,
-      objectId: e.objectId,
-      changes: redactChanges(e.changes),
-      addressNetwork: actor.addressNetwork,
-      addressHmac: actor.addressHmac,
+    workspaceId,
+    at,
+    actorType: actor.type,
+    actorId: actor.id,
+    actorUserId: actor.userId,
+    action: e.action,
+    objectType: e.objectType,
+    objectId: e.objectId,
+    changes: redactChanges(e.changes),
+    addressNetwork: actor.addressNetwork,
+    addressHmac: actor.addressHmac,
   }));
 }
 

@@ -104,23 +104,24 @@ export async function publishPage(
   }
   const now = Date.now();
   const patch: pages.PagePatch = { published: current.draft, published_at: now, updated_at: now };
-  const published = withAudit(pagePublished({ shortDomain: deps.shortDomain, requestId }), actor, current.workspace_id, () => ({
-    action: 'page.published',
-    objectType: 'page',
-    objectId: current.id,
-    changes: { handle: { to: current.handle } },
-  }));
+  const published = withAudit(
+    pagePublished({ shortDomain: deps.shortDomain, requestId }),
+    actor,
+    current.workspace_id,
+    () => ({
+      action: 'page.published',
+      objectType: 'page',
+      objectId: current.id,
+      changes: { handle: { to: current.handle } },
+    }),
+  );
   if (!(await pages.updatePage(deps.knex, current, patch, published))) throw notFound('Page not found');
   await deps.forget([current.handle]);
   return { ...current, ...patch } as pages.PageRow;
 }
 
 /** Takes the page down; its draft stays. Unpublishing an unpublished page changes nothing. */
-export async function unpublishPage(
-  deps: PageDeps,
-  current: pages.PageRow,
-  actor: AuditActor,
-): Promise<pages.PageRow> {
+export async function unpublishPage(deps: PageDeps, current: pages.PageRow, actor: AuditActor): Promise<pages.PageRow> {
   if (current.published === null) return current;
   const patch: pages.PagePatch = { published: null, published_at: null, updated_at: Date.now() };
   const unpublished = withAudit(undefined, actor, current.workspace_id, () => ({
@@ -321,7 +322,12 @@ export function pageOperations(services: OperationServices, links: LinkOperation
         async (trx) => {
           if (!(await pages.deletePage(trx, current, Date.now()))) throw notFound('Page not found');
         },
-        () => ({ action: 'page.deleted', objectType: 'page', objectId: current.id, changes: { handle: { from: current.handle } } }),
+        () => ({
+          action: 'page.deleted',
+          objectType: 'page',
+          objectId: current.id,
+          changes: { handle: { from: current.handle } },
+        }),
       );
       await deps.forget([current.handle]);
     },

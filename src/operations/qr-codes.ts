@@ -42,7 +42,12 @@ export function qrCodeOperations(services: Pick<OperationServices, 'db' | 'queri
         id = await knex.transaction(async (trx) => {
           const made = await insertQrCode(trx, workspaceId, linkId);
           const changes = { linkId: { to: linkId } };
-          await audit(trx, actor, workspaceId, { action: 'qr_code.created', objectType: 'qr_code', objectId: made.id, changes });
+          await audit(trx, actor, workspaceId, {
+            action: 'qr_code.created',
+            objectType: 'qr_code',
+            objectId: made.id,
+            changes,
+          });
           return made.id;
         });
       } catch (err) {

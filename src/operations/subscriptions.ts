@@ -215,6 +215,10 @@ export async function deleteSubscription(
     if (!(await subscriptions.removeSubscription(trx, current.variant, current.workspace_id, current.id, Date.now()))) {
       throw notFound('Webhook subscription not found');
     }
-    await audit(trx, actor, current.workspace_id, { action: 'webhook.deleted', objectType: 'webhook', objectId: current.id });
+    await audit(trx, actor, current.workspace_id, {
+      action: 'webhook.deleted',
+      objectType: 'webhook',
+      objectId: current.id,
+    });
   });
 }

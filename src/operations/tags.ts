@@ -30,7 +30,12 @@ export async function createTag(
       actor,
       workspaceId,
       async (trx) => ({ id: await objects.createTag(trx, workspaceId, name, color), name, color }),
-      (tag) => ({ action: 'tag.created', objectType: 'tag', objectId: tag.id, changes: diffFields(null, { name, color }) }),
+      (tag) => ({
+        action: 'tag.created',
+        objectType: 'tag',
+        objectId: tag.id,
+        changes: diffFields(null, { name, color }),
+      }),
     );
   } catch (err) {
     if (isUniqueViolation(err)) throw taken(name);

@@ -2,12 +2,7 @@
 // workspace's hash chain inside the caller's transaction, read with filters, checked, and
 // deleted only by retention. No function here updates an entry.
 import type { Knex } from 'knex';
-import {
-  entryHash,
-  GENESIS_HASH,
-  type AuditActorType,
-  type AuditEntryFields,
-} from '../../domain/audit.ts';
+import { entryHash, GENESIS_HASH, type AuditActorType, type AuditEntryFields } from '../../domain/audit.ts';
 import { newId } from '../../domain/ids.ts';
 
 export type NewAuditEntry = Omit<AuditEntryFields, 'id' | 'seq' | 'prevHash'>;
@@ -180,4 +175,17 @@ export async function deleteEntriesBefore(knex: Knex, before: number): Promise<n
     });
   }
   return deleted;
+}
+
+/** The emails of the people entries name (a person deleted since has none). */
+export async function emailsOf(knex: Knex, userIds: string[]): Promise<Map<string, string>> {
+  const ids = [...new Set(userIds)];
+  const out = new Map<string, string>();
+  for (let i = 0; i < ids.length; i += 500) {
+    const rows = await knex('users')
+      .whereIn('id', ids.slice(i, i + 500))
+      .select('id', 'email');
+    for (const r of rows) out.set(r.id, r.email);
+  }
+  return out;
 }

@@ -80,12 +80,16 @@ export function webhookHandlers(
       await requireWebhookWriter(knex, auth, 'create');
       // Another workspace's id answers like one that does not exist.
       if (body.workspaceId !== auth.workspaceId) throw notFound(`Workspace ${quoted(body.workspaceId)} not found`);
-      const { row, secret } = await createSubscription(deps, {
-        workspaceId: auth.workspaceId,
-        variant: 'A',
-        url: body.url,
-        events: body.events,
-      }, audit);
+      const { row, secret } = await createSubscription(
+        deps,
+        {
+          workspaceId: auth.workspaceId,
+          variant: 'A',
+          url: body.url,
+          events: body.events,
+        },
+        audit,
+      );
       return { status: 201, body: { success: true, data: { ...presentA(row), secret: secret! } } };
     },
 
@@ -123,13 +127,17 @@ export function webhookHandlers(
       requireVariant('B');
       requireWebhooksPlan(auth.plan, 'key');
       await requireWebhookWriter(knex, auth, 'create');
-      const { row } = await createSubscription(deps, {
-        workspaceId: auth.workspaceId,
-        variant: 'B',
-        url: body.url,
-        events: body.events,
-        secret: body.secret,
-      }, audit);
+      const { row } = await createSubscription(
+        deps,
+        {
+          workspaceId: auth.workspaceId,
+          variant: 'B',
+          url: body.url,
+          events: body.events,
+          secret: body.secret,
+        },
+        audit,
+      );
       return { status: 201, body: presentB(row) };
     },
 

@@ -106,13 +106,17 @@ export const webhookCommands: Record<string, Command> = {
         throw usage(`Variant ${variant} webhooks are not offered by this deployment (WEBHOOK_VARIANTS)`);
       }
       const workspace = await workspaceOf(db.knex, flags.workspace!);
-      const { row, secret } = await createSubscription(subscriptionDeps(db, config), {
-        workspaceId: workspace.id,
-        variant,
-        url: flags.url!,
-        events: listFlag(flags.events!),
-        secret: flags.secret,
-      }, CLI_ACTOR);
+      const { row, secret } = await createSubscription(
+        subscriptionDeps(db, config),
+        {
+          workspaceId: workspace.id,
+          variant,
+          url: flags.url!,
+          events: listFlag(flags.events!),
+          secret: flags.secret,
+        },
+        CLI_ACTOR,
+      );
       return secret === undefined ? { id: row.id, variant } : { id: row.id, variant, secret };
     },
   },
@@ -125,11 +129,16 @@ export const webhookCommands: Record<string, Command> = {
         flags.enabled === undefined
           ? undefined
           : oneOf(flags.enabled, ['true', 'false'] as const, '--enabled') === 'true';
-      await changeSubscription(subscriptionDeps(db, config), current, {
-        url: flags.url,
-        events: flags.events === undefined ? undefined : listFlag(flags.events),
-        enabled,
-      }, CLI_ACTOR);
+      await changeSubscription(
+        subscriptionDeps(db, config),
+        current,
+        {
+          url: flags.url,
+          events: flags.events === undefined ? undefined : listFlag(flags.events),
+          enabled,
+        },
+        CLI_ACTOR,
+      );
       return subscriptionView(await operator.subscription(db.knex, current.id));
     },
   },

@@ -186,7 +186,10 @@ export function reportHandlers(services: Services): Pick<DashboardHandlers, Repo
           action: 'report.created',
           objectType: 'report',
           objectId: made.id,
-          changes: { ...createdFields(auditedReport(made)), ...(made.password_hash ? { password: { secret: true } } : {}) },
+          changes: {
+            ...createdFields(auditedReport(made)),
+            ...(made.password_hash ? { password: { secret: true } } : {}),
+          },
         })),
       );
       return { status: 201, body: { data: present(row) } };
@@ -219,7 +222,8 @@ export function reportHandlers(services: Services): Pick<DashboardHandlers, Repo
         ctx.audit,
         ctx.workspace!.id,
         async (trx) => {
-          if (!(await reports.deleteReport(trx, ctx.workspace!.id, params.reportId))) throw notFound('Report not found');
+          if (!(await reports.deleteReport(trx, ctx.workspace!.id, params.reportId)))
+            throw notFound('Report not found');
         },
         () => ({ action: 'report.deleted', objectType: 'report', objectId: params.reportId }),
       );

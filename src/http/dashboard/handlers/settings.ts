@@ -333,7 +333,12 @@ export function settingsHandlers(
         ctx.audit,
         ws(ctx).id,
         (trx) => createCampaign(trx, ws(ctx).id, body),
-        (c) => ({ action: 'campaign.created', objectType: 'campaign', objectId: c.id, changes: diffFields(null, { name: c.name }) }),
+        (c) => ({
+          action: 'campaign.created',
+          objectType: 'campaign',
+          objectId: c.id,
+          changes: diffFields(null, { name: c.name }),
+        }),
       );
       return { status: 201, body: { data: { id, name, createdAt: iso(createdAt)! } } };
     },

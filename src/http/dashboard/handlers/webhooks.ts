@@ -69,13 +69,17 @@ export function webhookDashboardHandlers(services: Services): Pick<DashboardHand
       const variant = body.variant as Variant;
       if (!config.webhookVariants.has(variant))
         throw invalid(`Variant ${variant} webhooks are not offered by this deployment`, 'variant');
-      const { row, secret } = await createSubscription(deps, {
-        workspaceId: w.id,
-        variant,
-        url: body.url,
-        events: body.events,
-        secret: body.secret,
-      }, ctx.audit);
+      const { row, secret } = await createSubscription(
+        deps,
+        {
+          workspaceId: w.id,
+          variant,
+          url: body.url,
+          events: body.events,
+          secret: body.secret,
+        },
+        ctx.audit,
+      );
       const data = await view(w.id, row.id);
       return { status: 201, body: secret !== undefined ? { data, secret } : { data } };
     },
@@ -114,7 +118,14 @@ export function webhookDashboardHandlers(services: Services): Pick<DashboardHand
         ({ id }) =>
           before.enabled
             ? []
-            : [{ action: 'webhook.enabled', objectType: 'webhook', objectId: id, changes: { enabled: { from: false, to: true } } }],
+            : [
+                {
+                  action: 'webhook.enabled',
+                  objectType: 'webhook',
+                  objectId: id,
+                  changes: { enabled: { from: false, to: true } },
+                },
+              ],
       );
       return { status: 200, body: { data: await view(w.id, params.subscriptionId) } };
     },
