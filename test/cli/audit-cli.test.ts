@@ -21,7 +21,11 @@ describe('shortlink audit commands (sqlite)', () => {
   let W: string;
   const knex = () => db.knex;
   const cli = (args: string[]) => runCli(args, env);
-  const person = actorAt({ type: 'user', id: 'usr_a', userId: 'usr_a' }, '203.0.113.9', auditAddressKey(Buffer.alloc(32, 7)));
+  const person = actorAt(
+    { type: 'user', id: 'usr_a', userId: 'usr_a' },
+    '203.0.113.9',
+    auditAddressKey(Buffer.alloc(32, 7)),
+  );
 
   /** A fresh workspace with `n` entries, one second apart from `start`. */
   async function chain(n: number, start = Date.now() - n * 1000): Promise<string> {
@@ -163,7 +167,9 @@ describe('shortlink audit commands (sqlite)', () => {
 
     const swapped = await chain(3);
     // The actor changed in place: the hash no longer covers what the row says.
-    await knex()('audit_entries').where({ workspace_id: swapped, seq: 3 }).update({ actor_type: 'cli', actor_id: null });
+    await knex()('audit_entries')
+      .where({ workspace_id: swapped, seq: 3 })
+      .update({ actor_type: 'cli', actor_id: null });
     const s = ['audit', 'verify', '--workspace', swapped];
     expectFailure(s, await cli(s), /broken at entry 3 .*edited/);
   });

@@ -30,7 +30,9 @@ export const auditCommands: Record<string, Command> = {
     required: [],
     // Every workspace's chain, or the one named; exits 1 naming the first entry that does not hold.
     run: async ({ db, flags }) => {
-      const ids = flags.workspace ? [(await workspaceOf(db.knex, flags.workspace)).id] : await auditedWorkspaces(db.knex);
+      const ids = flags.workspace
+        ? [(await workspaceOf(db.knex, flags.workspace)).id]
+        : await auditedWorkspaces(db.knex);
       const checks: ChainCheck[] = [];
       for (const id of ids) {
         const check = await verifyChain(db.knex, id);
