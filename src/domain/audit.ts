@@ -114,6 +114,8 @@ export function diffFields(before: Record<string, unknown> | null, after: Record
   const out: AuditChanges = {};
   for (const [name, to] of Object.entries(after)) {
     if (to === undefined) continue;
+    // A new object's empty fields say nothing.
+    if (!before && to === null) continue;
     const from = before ? before[name] : undefined;
     if (before && JSON.stringify(from) === JSON.stringify(to)) continue;
     out[name] = before ? { from: from ?? null, to } : { to };

@@ -17,6 +17,7 @@ import { Invite } from './screens/invite.tsx';
 import { LinkEditor } from './screens/links/link-editor.tsx';
 import { LinksList } from './screens/links/links-list.tsx';
 import { SetupPassword } from './screens/setup-password.tsx';
+import { AuditLog } from './screens/settings/audit.tsx';
 import { Campaigns } from './screens/settings/campaigns.tsx';
 import { Domains } from './screens/settings/domains.tsx';
 import { GeneralSettings } from './screens/settings/general.tsx';
@@ -64,6 +65,7 @@ const WORKSPACE_SCREENS: { path: string; screen: ComponentType; loading?: string
   { path: 'settings/tags', screen: Tags },
   { path: 'settings/campaigns', screen: Campaigns },
   { path: 'settings/webhooks', screen: Webhooks, loading: 'Loading webhooks…' },
+  { path: 'settings/audit', screen: AuditLog },
 ];
 
 export function App() {
