@@ -28,7 +28,7 @@ const PNG = Buffer.from(
 );
 
 /** Operations that change nothing a person is accountable for, and why. */
-export const EXEMPT: Record<string, string> = {
+const EXEMPT: Record<string, string> = {
   'api:recordConversion':
     'a conversion is an event a visitor caused, recorded like a click, not a change a person makes',
   'api:tryLinkRouting': '"Try a visit" only answers where a visit would go; it stores nothing',
@@ -102,7 +102,7 @@ const inviteToken = async (f: Fixture, email: string) => {
   return new URL(res.body.inviteUrl).searchParams.get('token')!;
 };
 
-export const AUDITED: Record<string, Audited> = {
+const AUDITED: Record<string, Audited> = {
   // The public API, as a key acting for its owner.
   'api:createLink': {
     action: 'link.created',
