@@ -739,6 +739,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/workspaces/{workspaceId}/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Audit log
+         * @description The workspace's audit log, newest first: every change made in it by a person, an API key (with its owner) or the operator's command line, and the sign-ins and failed sign-ins of its members, each with the fields it changed (a secret, password, token or key only by its name). The client's address is never stored: only its network (IPv4 /24, IPv6 /48) and an HMAC of the whole address under a key derived from MASTER_KEY, equal for equal addresses. `next` (when not null) is the `before` of the following page. As `shortlink audit list`.
+         */
+        get: operations["listAuditEntries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/audit/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export the audit log as CSV
+         * @description The entries the same filters select, oldest first, as CSV (UTF-8 with a header row): `seq`, `at`, `actor_type`, `actor_id`, `actor_user_id`, `actor_email`, `action`, `object_type`, `object_id`, `changes` (JSON), `address_network`, `address_hmac`, `prev_hash`, `hash`. Cells a spreadsheet would run as a formula are quoted as in the links' export.
+         */
+        get: operations["exportAuditEntries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/workspaces/{workspaceId}/keys": {
         parameters: {
             query?: never;
@@ -2997,6 +3037,54 @@ export interface components {
             /** @description The image's URL. */
             url: string;
         };
+        /** @description One change, as recorded in the transaction that made it. Entries of a workspace form one hash chain: `hash` is SHA-256 over a canonical serialisation of every stored field and `prevHash`, the hash of the entry before (`shortlink audit verify` checks it). */
+        AuditEntry: {
+            id: string;
+            /** @description The entry's place in its workspace's chain (1 for the first ever). */
+            seq: number;
+            /** Format: date-time */
+            at: string;
+            actor: {
+                /**
+                 * @description A signed-in person, an API key acting for its owner, the operator's command line, or someone not signed in (a failed sign-in: the entry names the person whose email was tried).
+                 * @enum {string}
+                 */
+                type: "user" | "api_key" | "cli" | "anonymous";
+                /** @description The person's or the key's id; null for the command line and anonymous. */
+                id: string | null;
+                /** @description The person who acted (a key's owner). */
+                userId: string | null;
+                /** @description That person's email, when they still have an account. */
+                email: string | null;
+            };
+            /** @description What was done, `<object type>.<verb>` (`link.created`, `session.sign_in_failed`). */
+            action: string;
+            objectType: string;
+            objectId: string | null;
+            /** @description The fields the change set or changed, each with `from` and `to` when known; a secret (password, token, key, webhook secret) has `secret: true` and never a value. */
+            changes: {
+                [key: string]: {
+                    from?: unknown;
+                    to?: unknown;
+                    secret?: boolean;
+                };
+            };
+            /** @description The client's address as the trusted proxy saw it, never stored whole. */
+            address: {
+                /** @description Its network, IPv4 /24 or IPv6 /48 (`203.0.113.0/24`); null for the command line. */
+                network: string | null;
+                /** @description HMAC-SHA-256 of the whole address under a key derived from MASTER_KEY. */
+                hmac: string | null;
+            };
+            prevHash: string;
+            hash: string;
+        };
+        /** @description Audit entries, newest first. */
+        AuditEntryList: {
+            data: components["schemas"]["AuditEntry"][];
+            /** @description The `before` of the next page; null on the last. */
+            next: number | null;
+        };
         /** @description An API key, without the key itself (only its hash is stored). */
         ApiKey: {
             /** @description Key id. */
@@ -4136,6 +4224,18 @@ export interface components {
         LinkId: string;
         /** @description A QR code of the workspace. */
         QrCodeId: string;
+        /** @description Only changes made by this person, themselves or through one of their API keys. */
+        AuditUserId: string;
+        /** @description Only entries of this action (`link.created`, `member.role_changed`, ...). */
+        AuditAction: string;
+        /** @description Only entries about objects of this type (`link`, `tag`, `api_key`, `user`, ...). */
+        AuditObjectType: string;
+        /** @description Only entries about this object. */
+        AuditObjectId: string;
+        /** @description Only entries made at or after this time. */
+        AuditFrom: string;
+        /** @description Only entries made before this time. */
+        AuditTo: string;
         /** @description A tag of the workspace. */
         TagId: string;
         /**
@@ -5596,6 +5696,90 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+        };
+    };
+    listAuditEntries: {
+        parameters: {
+            query?: {
+                /** @description Only changes made by this person, themselves or through one of their API keys. */
+                userId?: components["parameters"]["AuditUserId"];
+                /** @description Only entries of this action (`link.created`, `member.role_changed`, ...). */
+                action?: components["parameters"]["AuditAction"];
+                /** @description Only entries about objects of this type (`link`, `tag`, `api_key`, `user`, ...). */
+                objectType?: components["parameters"]["AuditObjectType"];
+                /** @description Only entries about this object. */
+                objectId?: components["parameters"]["AuditObjectId"];
+                /** @description Only entries made at or after this time. */
+                from?: components["parameters"]["AuditFrom"];
+                /** @description Only entries made before this time. */
+                to?: components["parameters"]["AuditTo"];
+                /** @description The `next` of the previous page; only entries older than it. */
+                before?: number;
+                /** @description At most this many entries (default 50). */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description A workspace the signed-in person belongs to (another answers 404). */
+                workspaceId: components["parameters"]["WorkspaceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditEntryList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    exportAuditEntries: {
+        parameters: {
+            query?: {
+                /** @description Only changes made by this person, themselves or through one of their API keys. */
+                userId?: components["parameters"]["AuditUserId"];
+                /** @description Only entries of this action (`link.created`, `member.role_changed`, ...). */
+                action?: components["parameters"]["AuditAction"];
+                /** @description Only entries about objects of this type (`link`, `tag`, `api_key`, `user`, ...). */
+                objectType?: components["parameters"]["AuditObjectType"];
+                /** @description Only entries about this object. */
+                objectId?: components["parameters"]["AuditObjectId"];
+                /** @description Only entries made at or after this time. */
+                from?: components["parameters"]["AuditFrom"];
+                /** @description Only entries made before this time. */
+                to?: components["parameters"]["AuditTo"];
+            };
+            header?: never;
+            path: {
+                /** @description A workspace the signed-in person belongs to (another answers 404). */
+                workspaceId: components["parameters"]["WorkspaceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV file. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
         };
     };
     listKeys: {

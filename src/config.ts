@@ -64,6 +64,8 @@ export interface Config {
    * (operations/destination-preview.ts). Off unless the operator turns it on.
    */
   destinationFetch: boolean;
+  /** AUDIT_RETENTION_DAYS: how long audit log entries are kept (default 400 days; src/db/repos/audit.ts). */
+  auditRetentionDays: number;
   /** FIRST_RUN_REMINDER_SECONDS: how often `serve` prints the first-run link again until it is used. */
   firstRunReminderSeconds: number;
   /**
@@ -187,6 +189,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redirectCacheLinks: positiveInteger('REDIRECT_CACHE_LINKS', env.REDIRECT_CACHE_LINKS, 1_000_000),
     redirectCachePreload: on(env.REDIRECT_CACHE_PRELOAD, true),
     destinationFetch: on(env.DESTINATION_FETCH, false),
+    auditRetentionDays: positiveInteger('AUDIT_RETENTION_DAYS', env.AUDIT_RETENTION_DAYS, 400),
     firstRunReminderSeconds: positiveInteger('FIRST_RUN_REMINDER_SECONDS', env.FIRST_RUN_REMINDER_SECONDS, 60),
     geoipDb: env.GEOIP_DB ? path.resolve(env.GEOIP_DB) : undefined,
   };

@@ -21,6 +21,7 @@ import { inlineRefs, loadDefinition } from './definition.ts';
 import { servePublishedDocuments } from './published.ts';
 import { createDashboard } from './dashboard/app.ts';
 import type { Services } from './services.ts';
+import { actorAt, auditAddressKey } from '../operations/audit.ts';
 
 export { MAX_BODY_BYTES } from './body.ts';
 
@@ -88,10 +89,17 @@ export async function createApp(services: Services, opts: { validateResponses?: 
       throw invalid('A JSON request body is required (Content-Type: application/json)');
     }
     const request = contractRequest<RequestOf<OperationId>>(c);
+    const auth = (c.security as any)?.bearerAuth as AuthContext | undefined;
+    const client = clientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for'], config.trustProxy);
     const ctx: HandlerContext = {
-      auth: (c.security as any)?.bearerAuth as AuthContext,
+      auth: auth as AuthContext,
       requestId: req.id ? String(req.id) : null,
-      client: clientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for'], config.trustProxy),
+      client,
+      audit: actorAt(
+        auth ? { type: 'api_key', id: auth.keyId, userId: auth.userId } : { type: 'anonymous', id: null, userId: null },
+        client,
+        auditAddressKey(services.masterKey),
+      ),
     };
     return (handlers[id] as (r: RequestOf<OperationId>, x: HandlerContext) => Promise<ResultOf<OperationId>>)(
       request,

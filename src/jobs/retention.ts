@@ -11,12 +11,13 @@ export function scheduleRetention(
   queries: Pick<Queries, 'retention'>,
   log: Logger,
   intervalMs = RETENTION_INTERVAL_MS,
+  auditRetentionDays?: number,
 ): () => void {
   return every(
     'retention run',
     async () => {
-      const r = await queries.retention(Date.now());
-      if (r.clicksDeleted || r.conversionsDeleted) log.info(r, 'retention removed old events');
+      const r = await queries.retention(Date.now(), auditRetentionDays);
+      if (r.clicksDeleted || r.conversionsDeleted || r.auditEntriesDeleted) log.info(r, 'retention removed old events');
     },
     log,
     10_000,

@@ -1,6 +1,7 @@
 // Custom domains: claimed by a workspace, verified by a DNS TXT record only this service can
 // make for it (MASTER_KEY), disabled. Another workspace's unverified claim does not stand in the
 // way of a claim; a verified domain does (409). A claim left unverified past its time lapses.
+import { withAudit, type AuditActor } from './audit.ts';
 import { createHmac } from 'node:crypto';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/knex.ts';
@@ -65,6 +66,7 @@ export async function verifyDomain(
   workspaceId: string,
   id: string,
   requestId: string | null,
+  actor: AuditActor,
 ): Promise<void> {
   const domain = await domainOf(deps.knex, workspaceId, id);
   if (claimExpired(domain, Date.now())) {
@@ -83,7 +85,18 @@ export async function verifyDomain(
     const found = records.length ? ` (found: ${records.map(quoted).join(', ')})` : '';
     throw conflict(`The TXT record ${txtName} does not hold ${txtValue}${found}`);
   }
-  await domains.setDomainStatus(deps.knex, domain.id, 'ACTIVE', domainVerified(requestId));
+  // Recorded only when this call verifies it (a second verification changes nothing).
+  await domains.setDomainStatus(
+    deps.knex,
+    domain.id,
+    'ACTIVE',
+    withAudit(domainVerified(requestId), actor, workspaceId, (d) => ({
+      action: 'domain.verified',
+      objectType: 'domain',
+      objectId: d.id,
+      changes: { host: { to: d.host }, status: { to: 'ACTIVE' } },
+    })),
+  );
 }
 
 export async function disableDomain(knex: Db, workspaceId: string, id: string): Promise<void> {

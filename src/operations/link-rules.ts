@@ -1,5 +1,6 @@
 // The field rules of a link, shared by making and changing one: each value as it is stored, or
 // a 400 (or 403) naming the field, with the contract's messages (openapi/paths/api_v1_links*.yaml).
+import type { AuditActor } from '../domain/audit.ts';
 import { planHasApi, type Plan } from '../domain/access.ts';
 import {
   expiredUrlReturnsTo,
@@ -26,6 +27,8 @@ export interface Actor {
   requestId: string | null;
   /** How a refusal names who acts. */
   via: 'key' | 'session';
+  /** Who the audit log names for the change (src/operations/audit.ts). */
+  audit: AuditActor;
 }
 
 export type LinkRules = ReturnType<typeof linkRules>;

@@ -30,6 +30,8 @@ import {
 import { type Link, presentLink } from './link-presenter.ts';
 import { linkRules, type Actor } from './link-rules.ts';
 import type { OperationServices } from './services.ts';
+import { diffFields, withAudit, type AuditEvent } from './audit.ts';
+import type { AuditChanges } from '../domain/audit.ts';
 
 type LinkUpdate = components['schemas']['LinkUpdate'];
 export type ChangeResult = components['schemas']['ChangeResult'];
@@ -43,6 +45,35 @@ const CREATE_MANY_CHUNK = 250;
 const CREATE_MANY_TURN = 100;
 
 export type LinkOperations = ReturnType<typeof linkOperations>;
+
+/** A link's fields as the audit log names them (the API's names; the password by name only). */
+function auditedFields(row: Partial<links.LinkRow>): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    url: row.original_url,
+    title: row.title,
+    slug: row.slug,
+    domainId: row.domain_id,
+    redirectType: row.redirect_type,
+    status: row.status,
+    expiresAt: row.expires_at,
+    expiredUrl: row.expired_url,
+    clickLimit: row.click_limit,
+    startAt: row.start_at,
+    endAt: row.end_at,
+    previewTitle: row.preview_title,
+    previewDescription: row.preview_description,
+    previewImage: row.preview_image,
+  };
+  for (const k of Object.keys(out)) if (out[k] === undefined) delete out[k];
+  return out;
+}
+
+const linkCreatedEntry = (row: links.LinkRow, tagIds: string[]): AuditEvent => {
+  const changes: AuditChanges = diffFields(null, auditedFields(row));
+  if (row.password_hash) changes.password = { secret: true };
+  if (tagIds.length) changes.tagIds = { to: tagIds };
+  return { action: 'link.created', objectType: 'link', objectId: row.id, changes };
+};
 
 export function linkOperations(services: OperationServices) {
   const { db, config } = services;
@@ -99,7 +130,14 @@ export function linkOperations(services: OperationServices) {
           });
         try {
           // The link and its link.created deliveries commit together, or neither does.
-          await links.insertLink(knex, row, draft.tagIds, linkCreated(row, eventContext(auth.requestId)));
+          await links.insertLink(
+            knex,
+            row,
+            draft.tagIds,
+            withAudit(linkCreated(row, eventContext(auth.requestId)), auth.audit, auth.workspaceId, () =>
+              linkCreatedEntry(row, draft.tagIds),
+            ),
+          );
         } catch (err) {
           // A generated slug that is taken is drawn again; a chosen one is the caller's 409.
           if (!isAppError(err, 'slug_taken') || draft.slug !== null || attempt >= GENERATED_SLUG_ATTEMPTS) throw err;
@@ -166,7 +204,13 @@ export function linkOperations(services: OperationServices) {
           rows.push({ index, row, tagIds: draft.tagIds, tagNames: draft.tagNames });
         }
         try {
-          await links.insertLinks(knex, rows, (made) => linksCreated(made, eventContext(auth.requestId)));
+          // One audit entry per link made, like one link.created each.
+          const tagsOf = new Map(rows.map((r) => [r.row.id, r.tagIds]));
+          await links.insertLinks(knex, rows, (made) =>
+            withAudit(linksCreated(made, eventContext(auth.requestId)), auth.audit, auth.workspaceId, () =>
+              made.map((r) => linkCreatedEntry(r, tagsOf.get(r.id) ?? [])),
+            ),
+          );
           for (const { index, row } of rows) out[index] = { row };
         } catch (err) {
           // Another request took a slug meanwhile, or was writing the same slugs in another order
@@ -174,7 +218,15 @@ export function linkOperations(services: OperationServices) {
           if (!isAppError(err, 'slug_taken') && !isDeadlock(err)) throw err;
           for (const { index, row, tagIds, tagNames } of rows) {
             try {
-              await links.insertLink(knex, row, tagIds, linkCreated(row, eventContext(auth.requestId)), tagNames);
+              await links.insertLink(
+                knex,
+                row,
+                tagIds,
+                withAudit(linkCreated(row, eventContext(auth.requestId)), auth.audit, auth.workspaceId, () =>
+                  linkCreatedEntry(row, tagIds),
+                ),
+                tagNames,
+              );
               out[index] = { row };
             } catch (e) {
               if (!isAppError(e)) throw e;
@@ -265,8 +317,20 @@ export function linkOperations(services: OperationServices) {
         );
         patch.updated_at = Math.max(Date.now(), Number(current.updated_at) + 1);
         // link.updated names only the fields whose value changed, and is written with the change.
-        await links.updateLink(knex, current, patch, tagIds, (trx) =>
-          linkUpdated(changedFields, eventContext(auth.requestId))(trx, current.id),
+        const changes = diffFields(auditedFields(current), auditedFields(patch));
+        if (changedFields.includes('password')) changes.password = { secret: true };
+        if (changedFields.includes('tagIds')) changes.tagIds = { to: tagIds };
+        await links.updateLink(
+          knex,
+          current,
+          patch,
+          tagIds,
+          withAudit(
+            (trx) => linkUpdated(changedFields, eventContext(auth.requestId))(trx, current.id),
+            auth.audit,
+            auth.workspaceId,
+            () => ({ action: 'link.updated', objectType: 'link', objectId: current.id, changes }),
+          ),
         );
       }
       const updated = (await links.getLink(knex, auth.workspaceId, current.id))!;
@@ -280,7 +344,17 @@ export function linkOperations(services: OperationServices) {
     /** Deletes a link (DELETE /api/v1/links/{id}); its click history stays. */
     async remove(auth: Actor, id: string): Promise<{ row: links.LinkRow; result: ChangeResult }> {
       await rules.requireRole(auth, canDeleteLinks, 'delete');
-      const row = await links.softDeleteLink(knex, auth.workspaceId, id, linkDeleted(eventContext(auth.requestId)));
+      const row = await links.softDeleteLink(
+        knex,
+        auth.workspaceId,
+        id,
+        withAudit(linkDeleted(eventContext(auth.requestId)), auth.audit, auth.workspaceId, (deleted) => ({
+          action: 'link.deleted',
+          objectType: 'link',
+          objectId: deleted.id,
+          changes: { slug: { from: deleted.slug }, url: { from: deleted.original_url } },
+        })),
+      );
       if (!row) throw notFound('Link not found');
       const result = await followUp([{ domainKey: row.domain_key, slug: row.slug }]);
       return { row, result };

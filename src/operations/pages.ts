@@ -2,6 +2,7 @@
 // (openapi/dashboard.yaml, Pages). The dashboard's handlers and `shortlink page ...` both call
 // these. Link blocks made from a URL get their short link through the link operations (links.ts),
 // so such a link obeys exactly the rules of POST /api/v1/links.
+import { audited, createdFields, diffFields, withAudit, type AuditActor } from './audit.ts';
 import type { Db as Knex } from '../db/knex.ts';
 import type { components } from '../../generated/dashboard.ts';
 import * as pages from '../db/repos/bio-pages.ts';
@@ -85,6 +86,7 @@ export async function publishPage(
   deps: PageDeps,
   current: pages.PageRow,
   requestId: string | null,
+  actor: AuditActor,
 ): Promise<pages.PageRow> {
   const draft = parseContent(current.draft);
   const linked = draft.blocks.flatMap((b, i) => (b.type === 'link' ? [{ i, linkId: b.linkId }] : []));
@@ -102,22 +104,47 @@ export async function publishPage(
   }
   const now = Date.now();
   const patch: pages.PagePatch = { published: current.draft, published_at: now, updated_at: now };
-  if (!(await pages.updatePage(deps.knex, current, patch, pagePublished({ shortDomain: deps.shortDomain, requestId }))))
-    throw notFound('Page not found');
+  const published = withAudit(
+    pagePublished({ shortDomain: deps.shortDomain, requestId }),
+    actor,
+    current.workspace_id,
+    () => ({
+      action: 'page.published',
+      objectType: 'page',
+      objectId: current.id,
+      changes: { handle: { to: current.handle } },
+    }),
+  );
+  if (!(await pages.updatePage(deps.knex, current, patch, published))) throw notFound('Page not found');
   await deps.forget([current.handle]);
   return { ...current, ...patch } as pages.PageRow;
 }
 
 /** Takes the page down; its draft stays. Unpublishing an unpublished page changes nothing. */
-export async function unpublishPage(deps: PageDeps, current: pages.PageRow): Promise<pages.PageRow> {
+export async function unpublishPage(deps: PageDeps, current: pages.PageRow, actor: AuditActor): Promise<pages.PageRow> {
   if (current.published === null) return current;
   const patch: pages.PagePatch = { published: null, published_at: null, updated_at: Date.now() };
-  if (!(await pages.updatePage(deps.knex, current, patch))) throw notFound('Page not found');
+  const unpublished = withAudit(undefined, actor, current.workspace_id, () => ({
+    action: 'page.unpublished',
+    objectType: 'page',
+    objectId: current.id,
+    changes: { handle: { from: current.handle } },
+  }));
+  if (!(await pages.updatePage(deps.knex, current, patch, unpublished))) throw notFound('Page not found');
   await deps.forget([current.handle]);
   return { ...current, ...patch } as pages.PageRow;
 }
 
 export type PageOperations = ReturnType<typeof pageOperations>;
+
+/** A page's content as the audit log shows it: the blocks by their count and kinds only. */
+const auditedContent = (c: PageContent) => ({
+  title: c.title,
+  bio: c.bio,
+  avatarUrl: c.avatarUrl,
+  theme: c.theme,
+  blocks: c.blocks.map((b) => b.type),
+});
 
 export function pageOperations(services: OperationServices, links: LinkOperations) {
   const { config } = services;
@@ -234,7 +261,18 @@ export function pageOperations(services: OperationServices, links: LinkOperation
         updated_at: now,
         deleted_at: null,
       };
-      await pages.insertPage(knex, row);
+      await audited(
+        knex,
+        actor.audit,
+        actor.workspaceId,
+        (trx) => pages.insertPage(trx, row),
+        () => ({
+          action: 'page.created',
+          objectType: 'page',
+          objectId: row.id,
+          changes: createdFields({ handle, ...auditedContent(content) }),
+        }),
+      );
       return row;
     },
 
@@ -260,18 +298,42 @@ export function pageOperations(services: OperationServices, links: LinkOperation
       if (text !== current.draft) patch.draft = text;
       if (!Object.keys(patch).length) return current;
       patch.updated_at = Date.now();
-      if (!(await pages.updatePage(knex, current, patch))) throw notFound('Page not found');
+      const changes = diffFields(
+        { handle: current.handle, status: current.status, ...auditedContent(draft) },
+        { handle: patch.handle, status: patch.status, ...auditedContent(next) },
+      );
+      const changed = withAudit(undefined, actor.audit, actor.workspaceId, () => ({
+        action: 'page.updated',
+        objectType: 'page',
+        objectId: current.id,
+        changes,
+      }));
+      if (!(await pages.updatePage(knex, current, patch, changed))) throw notFound('Page not found');
       if (patch.handle || patch.status) await deps.forget([current.handle, ...(patch.handle ? [patch.handle] : [])]);
       return { ...current, ...patch } as pages.PageRow;
     },
 
-    async remove(workspaceId: string, id: string): Promise<void> {
+    async remove(actor: AuditActor, workspaceId: string, id: string): Promise<void> {
       const current = await pageOf(workspaceId, id);
-      if (!(await pages.deletePage(knex, current, Date.now()))) throw notFound('Page not found');
+      await audited(
+        knex,
+        actor,
+        workspaceId,
+        async (trx) => {
+          if (!(await pages.deletePage(trx, current, Date.now()))) throw notFound('Page not found');
+        },
+        () => ({
+          action: 'page.deleted',
+          objectType: 'page',
+          objectId: current.id,
+          changes: { handle: { from: current.handle } },
+        }),
+      );
       await deps.forget([current.handle]);
     },
 
-    publish: (current: pages.PageRow, requestId: string | null) => publishPage(deps, current, requestId),
-    unpublish: (current: pages.PageRow) => unpublishPage(deps, current),
+    publish: (current: pages.PageRow, requestId: string | null, actor: AuditActor) =>
+      publishPage(deps, current, requestId, actor),
+    unpublish: (current: pages.PageRow, actor: AuditActor) => unpublishPage(deps, current, actor),
   };
 }

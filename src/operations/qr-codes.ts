@@ -5,6 +5,7 @@ import * as qrCodes from '../db/repos/qr-codes.ts';
 import { createQrCode as insertQrCode } from '../db/repos/workspace-objects.ts';
 import { isAppError, notFound } from '../domain/errors.ts';
 import type { OperationServices } from './services.ts';
+import { audit, type AuditActor } from './audit.ts';
 
 export interface QrCodeView {
   id: string;
@@ -35,10 +36,20 @@ export function qrCodeOperations(services: Pick<OperationServices, 'db' | 'queri
   };
 
   return {
-    async create(workspaceId: string, linkId: string): Promise<QrCodeView> {
+    async create(actor: AuditActor, workspaceId: string, linkId: string): Promise<QrCodeView> {
       let id: string;
       try {
-        ({ id } = await insertQrCode(knex, workspaceId, linkId));
+        id = await knex.transaction(async (trx) => {
+          const made = await insertQrCode(trx, workspaceId, linkId);
+          const changes = { linkId: { to: linkId } };
+          await audit(trx, actor, workspaceId, {
+            action: 'qr_code.created',
+            objectType: 'qr_code',
+            objectId: made.id,
+            changes,
+          });
+          return made.id;
+        });
       } catch (err) {
         // The repository's message names the workspace; the API's 404 names only what was asked.
         if (isAppError(err, 'not_found')) throw notFound('Link not found');
@@ -58,9 +69,13 @@ export function qrCodeOperations(services: Pick<OperationServices, 'db' | 'queri
     },
 
     /** Scans of the code answer 404 from the next one: this process drops it now, others by the change feed. */
-    async remove(workspaceId: string, id: string): Promise<void> {
-      const address = await qrCodes.softDeleteQrCode(knex, workspaceId, id);
-      if (!address) throw notFound('QR code not found');
+    async remove(actor: AuditActor, workspaceId: string, id: string): Promise<void> {
+      const address = await knex.transaction(async (trx) => {
+        const deleted = await qrCodes.softDeleteQrCode(trx, workspaceId, id);
+        if (!deleted) throw notFound('QR code not found');
+        await audit(trx, actor, workspaceId, { action: 'qr_code.deleted', objectType: 'qr_code', objectId: id });
+        return deleted;
+      });
       await services.linkCache.invalidate([address]).catch((err) => {
         services.log.warn({ err }, 'dropping a deleted QR code from the redirect cache failed; the change feed will');
       });

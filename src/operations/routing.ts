@@ -1,6 +1,7 @@
 // Where a link's visitors go (openapi/paths/api_v1_links_id_routing*.yaml): read and replace a
 // link's routing, "Try a visit" on it, and its clicks and conversions by rule and variant. The
 // public API's handlers and the dashboard's both call these.
+import { audited, diffFields } from './audit.ts';
 import type { components } from '../../generated/api.ts';
 import { canUpdateLinks } from '../domain/access.ts';
 import { invalid, notFound } from '../domain/errors.ts';
@@ -62,7 +63,18 @@ export function routingOperations(services: OperationServices) {
       if (body.rules?.some((r) => r.conditions.some((c) => c.type === 'city'))) await services.geo?.loadCities?.();
       const next = checkRouting(body as RoutingBody, current, services.geo ?? NO_CITIES, newId);
       const stored = isDefaultRouting(next) ? null : JSON.stringify(next);
-      await repo.writeRouting(knex, row, stored, next.indexable, sameSplit(current.split, next.split));
+      await audited(
+        knex,
+        auth.audit,
+        auth.workspaceId,
+        (trx) => repo.writeRouting(trx, row, stored, next.indexable, sameSplit(current.split, next.split)),
+        () => ({
+          action: 'link.routing_changed',
+          objectType: 'link',
+          objectId: row.id,
+          changes: diffFields({ routing: row.routing ?? null }, { routing: stored }),
+        }),
+      );
       await services.linkCache
         .invalidate([{ domainKey: row.domain_key, slug: row.slug }])
         .catch((err) => services.log.warn({ err }, 'redirect cache invalidation failed'));

@@ -7,7 +7,7 @@ import QRCode from 'qrcode';
 import { createAttemptLimiter, refundAttempt, takeAttempt } from '../db/attempt-limiter.ts';
 import * as accounts from '../db/repos/accounts.ts';
 import * as factors from '../db/repos/second-factors.ts';
-import type { Database } from '../db/knex.ts';
+import type { Database, DbTransaction } from '../db/knex.ts';
 import { AppError, conflict, invalid, rateLimited, tooManyWrongPasswords, unauthenticated } from '../domain/errors.ts';
 import { verifyPassword } from '../domain/passwords.ts';
 import {
@@ -165,7 +165,7 @@ export function secondFactorOperations(deps: SecondFactorDeps) {
     },
 
     /** Turns the started secret on with a current code; the ten recovery codes, shown once. */
-    async confirmEnrolment(userId: string, code: string, now: number): Promise<string[]> {
+    async confirmEnrolment(userId: string, code: string, now: number, also?: Also): Promise<string[]> {
       const row = await factors.totpFactorOf(knex, userId);
       if (!row?.pending_sealed) throw conflict('Start setting up an authenticator app first');
       const pending = row.pending_sealed;
@@ -183,13 +183,14 @@ export function secondFactorOperations(deps: SecondFactorDeps) {
           recovery.map(recoveryCodeHash),
           now,
         );
+        if (done) await also?.(trx);
         return done ? recovery : null;
       });
       if (!codes) throw conflict('The set-up was started again meanwhile: scan the new QR code');
       return codes;
     },
 
-    async disable(person: Person, proof: Proof, client: string, now: number): Promise<void> {
+    async disable(person: Person, proof: Proof, client: string, now: number, also?: Also): Promise<void> {
       if (!(await factors.hasSecondFactor(knex, person.userId))) throw conflict('No second factor is on');
       const requiring = await factors.requiringWorkspaces(knex, person.userId);
       if (requiring.length > 0)
@@ -197,13 +198,26 @@ export function secondFactorOperations(deps: SecondFactorDeps) {
           `${requiring.map((w) => w.name).join(', ')} ${requiring.length === 1 ? 'requires' : 'require'} a second factor: it cannot be turned off`,
         );
       await checkProof(person, proof, client, now);
-      await knex.transaction((trx) => factors.removeSecondFactor(trx, person.userId));
+      await knex.transaction(async (trx) => {
+        await factors.removeSecondFactor(trx, person.userId);
+        await also?.(trx);
+      });
     },
 
-    async regenerateRecoveryCodes(person: Person, proof: Proof, client: string, now: number): Promise<string[]> {
+    async regenerateRecoveryCodes(
+      person: Person,
+      proof: Proof,
+      client: string,
+      now: number,
+      also?: Also,
+    ): Promise<string[]> {
       if (!(await factors.hasSecondFactor(knex, person.userId))) throw conflict('No second factor is on');
       await checkProof(person, proof, client, now);
-      return knex.transaction((trx) => freshRecoveryCodes(trx, person.userId, now));
+      return knex.transaction(async (trx) => {
+        const codes = await freshRecoveryCodes(trx, person.userId, now);
+        await also?.(trx);
+        return codes;
+      });
     },
 
     /** After the right password: a pending sign-in's token, when the person has a factor. */
@@ -218,7 +232,14 @@ export function secondFactorOperations(deps: SecondFactorDeps) {
      * The second step: a right code ends the pending sign-in and starts the session, in one
      * transaction. A wrong code leaves the pending sign-in for another try (throttled).
      */
-    async completeSignIn(token: string | undefined, method: SecondFactorMethod, code: string, now: number) {
+    async completeSignIn(
+      token: string | undefined,
+      method: SecondFactorMethod,
+      code: string,
+      now: number,
+      /** Written with the session (its audit entry). */
+      alsoInTransaction?: (trx: DbTransaction, userId: string) => Promise<void>,
+    ) {
       const expired = () => unauthenticated('This sign-in has expired: enter your password again');
       const userId = token ? await factors.challengeUser(knex, token, now) : undefined;
       if (!userId) throw expired();
@@ -231,7 +252,9 @@ export function secondFactorOperations(deps: SecondFactorDeps) {
           if (!accepted) return null;
           // Single use: of two requests with the same pending cookie, one ends it.
           if (!(await factors.endChallenge(trx, token!))) throw expired();
-          return accounts.createSession(trx, userId, now);
+          const made = await accounts.createSession(trx, userId, now);
+          await alsoInTransaction?.(trx, userId);
+          return made;
         }),
       );
       if (!started)
@@ -243,15 +266,20 @@ export function secondFactorOperations(deps: SecondFactorDeps) {
     },
 
     /** An OWNER turns the requirement on or off; on only with a factor of their own. */
-    async setRequirement(workspaceId: string, ownerId: string, required: boolean) {
+    async setRequirement(workspaceId: string, ownerId: string, required: boolean, also?: Also) {
       if (required && !(await factors.hasSecondFactor(knex, ownerId)))
         throw conflict(
           'Set up your own authenticator app (Account) before requiring a second factor: you would shut yourself out',
         );
-      await knex.transaction((trx) => factors.setRequirement(trx, workspaceId, required));
+      await knex.transaction(async (trx) => {
+        await factors.setRequirement(trx, workspaceId, required);
+        await also?.(trx);
+      });
       return requirement(workspaceId);
     },
   };
 }
 
 export type SecondFactorOperations = ReturnType<typeof secondFactorOperations>;
+/** Written in the change's own transaction (its audit entry). */
+type Also = (trx: DbTransaction) => Promise<void>;

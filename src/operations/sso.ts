@@ -68,6 +68,7 @@ export async function saveSsoSettings(
   workspaceId: string,
   input: SsoSettingsInput,
   now: number,
+  also?: Parameters<typeof sso.saveSsoProvider>[4],
 ): Promise<sso.SsoProviderRecord> {
   const issuer = input.issuer.trim();
   const problem = issuerProblem(issuer);
@@ -103,6 +104,7 @@ export async function saveSsoSettings(
       passwordSignIn: input.passwordSignIn,
     },
     now,
+    also,
   );
 }
 

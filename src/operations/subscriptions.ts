@@ -4,6 +4,7 @@
 // Each caller checks who may act and in which workspace; this module holds what a subscription may
 // be, and the one answer to event names a variant does not offer: 400 on `events`, naming each
 // refused name as retired or unknown and listing the names the variant offers.
+import { audit, auditEntries, createdFields, diffFields, type AuditActor } from './audit.ts';
 import { randomBytes } from 'node:crypto';
 import type { Db as Knex } from '../db/knex.ts';
 import { roleOf } from '../db/repos/workspaces.ts';
@@ -121,6 +122,7 @@ export interface NewSubscription {
 export async function createSubscription(
   deps: SubscriptionDeps,
   s: NewSubscription,
+  actor: AuditActor,
 ): Promise<{ row: subscriptions.SubscriptionRow; secret?: string }> {
   const url = checkUrl(s.url);
   const events = checkEventNames(s.variant, s.events);
@@ -147,7 +149,15 @@ export async function createSubscription(
     updated_at: now,
     deleted_at: null,
   };
-  await deps.queries.insertSubscription(row);
+  await deps.queries.insertSubscription(
+    row,
+    auditEntries(actor, s.workspaceId, {
+      action: 'webhook.created',
+      objectType: 'webhook',
+      objectId: row.id,
+      changes: { ...createdFields({ variant: s.variant, url, events }), secret: { secret: true } },
+    }),
+  );
   return s.variant === 'A' ? { row, secret } : { row };
 }
 
@@ -165,6 +175,7 @@ export async function changeSubscription(
   deps: SubscriptionDeps,
   current: subscriptions.SubscriptionRow,
   change: SubscriptionChange,
+  actor: AuditActor,
 ): Promise<void> {
   if (current.variant !== 'A') {
     throw conflict(
@@ -178,7 +189,19 @@ export async function changeSubscription(
   if (change.enabled === true && !current.enabled) Object.assign(patch, subscriptions.enabledAgain(Date.now()));
   if (!Object.keys(patch).length) return;
   patch.updated_at = Date.now();
-  if (!(await deps.queries.updateSubscriptionA(current.workspace_id, current.id, patch)))
+  const before = { url: current.url, events: JSON.parse(current.events), enabled: !!current.enabled };
+  const after = {
+    url: patch.url,
+    events: patch.events === undefined ? undefined : JSON.parse(patch.events),
+    enabled: patch.enabled,
+  };
+  const entries = auditEntries(actor, current.workspace_id, {
+    action: 'webhook.updated',
+    objectType: 'webhook',
+    objectId: current.id,
+    changes: diffFields(before, after),
+  });
+  if (!(await deps.queries.updateSubscriptionA(current.workspace_id, current.id, patch, entries)))
     throw notFound('Webhook subscription not found');
 }
 
@@ -186,8 +209,16 @@ export async function changeSubscription(
 export async function deleteSubscription(
   knex: Knex,
   current: Pick<subscriptions.SubscriptionRow, 'variant' | 'workspace_id' | 'id'>,
+  actor: AuditActor,
 ): Promise<void> {
-  if (!(await subscriptions.removeSubscription(knex, current.variant, current.workspace_id, current.id, Date.now()))) {
-    throw notFound('Webhook subscription not found');
-  }
+  await knex.transaction(async (trx) => {
+    if (!(await subscriptions.removeSubscription(trx, current.variant, current.workspace_id, current.id, Date.now()))) {
+      throw notFound('Webhook subscription not found');
+    }
+    await audit(trx, actor, current.workspace_id, {
+      action: 'webhook.deleted',
+      objectType: 'webhook',
+      objectId: current.id,
+    });
+  });
 }

@@ -4,6 +4,7 @@
 import { isUniqueViolation, type Db } from '../db/knex.ts';
 import * as objects from '../db/repos/workspace-objects.ts';
 import { conflict, invalid, notFound, quoted } from '../domain/errors.ts';
+import { audit, audited, diffFields, type AuditActor } from './audit.ts';
 
 const DEFAULT_TAG_COLOR = '#6b7280';
 
@@ -15,11 +16,27 @@ function tagName(raw: string): string {
 
 const taken = (name: string) => conflict(`A tag named ${quoted(name)} already exists`);
 
-export async function createTag(knex: Db, workspaceId: string, body: { name: string; color?: string }) {
+export async function createTag(
+  knex: Db,
+  actor: AuditActor,
+  workspaceId: string,
+  body: { name: string; color?: string },
+) {
   const name = tagName(body.name);
   const color = body.color ?? DEFAULT_TAG_COLOR;
   try {
-    return { id: await objects.createTag(knex, workspaceId, name, color), name, color };
+    return await audited(
+      knex,
+      actor,
+      workspaceId,
+      async (trx) => ({ id: await objects.createTag(trx, workspaceId, name, color), name, color }),
+      (tag) => ({
+        action: 'tag.created',
+        objectType: 'tag',
+        objectId: tag.id,
+        changes: diffFields(null, { name, color }),
+      }),
+    );
   } catch (err) {
     if (isUniqueViolation(err)) throw taken(name);
     throw err;
@@ -31,13 +48,24 @@ export const listTags = (knex: Db, workspaceId: string) => objects.tagsOf(knex, 
 /** The dashboard's list: each tag with the number of links that lose it when it is deleted. */
 export const listTagsWithLinkCounts = (knex: Db, workspaceId: string) => objects.tagsWithLinkCounts(knex, workspaceId);
 
-export async function updateTag(knex: Db, workspaceId: string, id: string, body: { name?: string; color?: string }) {
-  if (!(await objects.findTag(knex, workspaceId, id))) throw notFound('Tag not found');
+export async function updateTag(
+  knex: Db,
+  actor: AuditActor,
+  workspaceId: string,
+  id: string,
+  body: { name?: string; color?: string },
+) {
+  const before = await objects.findTag(knex, workspaceId, id);
+  if (!before) throw notFound('Tag not found');
   const change: { name?: string; color?: string } = {};
   if (body.name !== undefined) change.name = tagName(body.name);
   if (body.color !== undefined) change.color = body.color;
   try {
-    await objects.updateTag(knex, workspaceId, id, change);
+    await knex.transaction(async (trx) => {
+      await objects.updateTag(trx, workspaceId, id, change);
+      const changes = diffFields(before as unknown as Record<string, unknown>, change);
+      await audit(trx, actor, workspaceId, { action: 'tag.updated', objectType: 'tag', objectId: id, changes });
+    });
   } catch (err) {
     if (isUniqueViolation(err)) throw taken(change.name!);
     throw err;
@@ -45,6 +73,15 @@ export async function updateTag(knex: Db, workspaceId: string, id: string, body:
   return (await objects.findTag(knex, workspaceId, id))!;
 }
 
-export async function deleteTag(knex: Db, workspaceId: string, id: string): Promise<void> {
-  if (!(await objects.deleteTag(knex, workspaceId, id))) throw notFound('Tag not found');
+export async function deleteTag(knex: Db, actor: AuditActor, workspaceId: string, id: string): Promise<void> {
+  await knex.transaction(async (trx) => {
+    const before = await objects.findTag(trx, workspaceId, id);
+    if (!(await objects.deleteTag(trx, workspaceId, id))) throw notFound('Tag not found');
+    await audit(trx, actor, workspaceId, {
+      action: 'tag.deleted',
+      objectType: 'tag',
+      objectId: id,
+      changes: { name: { from: before?.name } },
+    });
+  });
 }

@@ -11,6 +11,7 @@ import { firstRunUrl } from '../domain/sessions.ts';
 import type { Command, FileCommand, Flags } from './commands/command.ts';
 import { appLinkCommands } from './commands/app-links.ts';
 import { assetCommands } from './commands/assets.ts';
+import { auditCommands } from './commands/audit.ts';
 import { campaignCommands } from './commands/campaigns.ts';
 import { domainCommands } from './commands/domains.ts';
 import { goalCommands } from './commands/goals.ts';
@@ -41,6 +42,7 @@ const commands: Record<string, Command | FileCommand> = {
   ...assetCommands,
   ...goalCommands,
   'retention run': retentionCommand,
+  ...auditCommands,
   ...webhookCommands,
   ...pageCommands,
   ...linkCommands,

@@ -223,7 +223,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   if (config.redirectCachePreload) void redirects.preload();
   const advice = youngGenerationAdvice(process.execArgv, config.redirectCachePreload);
   if (advice) log.warn(advice);
-  const stopRetention = scheduleRetention(queryService.queries, log);
+  const stopRetention = scheduleRetention(queryService.queries, log, undefined, config.auditRetentionDays);
   const stopClickFold = scheduleClickFold(queryService.queries, log);
   // SQLite keeps its tables unpartitioned.
   const stopEventPartitions =

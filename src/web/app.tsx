@@ -18,6 +18,7 @@ import { Invite } from './screens/invite.tsx';
 import { LinkEditor } from './screens/links/link-editor.tsx';
 import { LinksList } from './screens/links/links-list.tsx';
 import { SetupPassword } from './screens/setup-password.tsx';
+import { AuditLog } from './screens/settings/audit.tsx';
 import { Campaigns } from './screens/settings/campaigns.tsx';
 import { Domains } from './screens/settings/domains.tsx';
 import { GeneralSettings } from './screens/settings/general.tsx';
@@ -67,6 +68,7 @@ const WORKSPACE_SCREENS: { path: string; screen: ComponentType; loading?: string
   { path: 'settings/campaigns', screen: Campaigns },
   { path: 'settings/webhooks', screen: Webhooks, loading: 'Loading webhooks…' },
   { path: 'settings/sso', screen: SsoSettings },
+  { path: 'settings/audit', screen: AuditLog },
 ];
 
 export function App() {

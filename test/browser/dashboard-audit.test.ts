@@ -9,7 +9,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { describeInChromium, closeAll } from '../support/browser';
 import type { Person } from '../support/dashboard';
-import { acmeInChromium, type DashboardBrowser, openFromNav } from '../support/dashboard-browser';
+import { acmeInChromium, type DashboardBrowser } from '../support/dashboard-browser';
 import { startTestServer, type TestServer } from '../support/server';
 import { dataKey } from '../support/seed';
 
@@ -26,14 +26,23 @@ describeInChromium('the audit log in the dashboard, in Chromium (sqlite)', () =>
     server = await startTestServer('sqlite');
     ({ browser, b, workspaceId, owner, analyst } = await acmeInChromium(server));
     const key = await dataKey(server.services.db.knex, workspaceId, owner.userId);
-    await server.request('POST', '/api/v1/links', { key, body: { url: 'https://example.com/pricing', slug: 'pricing' } });
+    await server.request('POST', '/api/v1/links', {
+      key,
+      body: { url: 'https://example.com/pricing', slug: 'pricing' },
+    });
     await server.request('POST', '/api/v1/tags', { key, body: { name: 'Spring' } });
     page = await b.signedInPage(owner);
   }, 60_000);
   afterAll(() => closeAll(browser, server));
 
+  /** Settings opens on its General screen. */
+  const openSettings = async (p: Page) => {
+    await p.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
+    await p.getByRole('heading', { level: 1, name: 'General' }).waitFor();
+  };
+
   it('lists the changes newest first, filters them, and downloads them as CSV', async () => {
-    await openFromNav(page, 'Settings');
+    await openSettings(page);
     await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Audit log' }).click();
     await page.getByRole('heading', { level: 1, name: 'Audit log' }).waitFor();
     const table = page.getByRole('table', { name: 'Audit log, newest first' });
@@ -54,7 +63,10 @@ describeInChromium('the audit log in the dashboard, in Chromium (sqlite)', () =>
       page.waitForEvent('download'),
       page.getByRole('link', { name: 'Download CSV' }).click(),
     ]);
-    const lines = fs.readFileSync((await download.path())!, 'utf8').trim().split(/\r?\n/);
+    const lines = fs
+      .readFileSync((await download.path())!, 'utf8')
+      .trim()
+      .split(/\r?\n/);
     expect(lines[0]).toMatch(/^seq,at,actor_type,/);
     expect(lines.slice(1)).toHaveLength(1);
     expect(lines[1]).toContain('tag.created');
@@ -67,7 +79,7 @@ describeInChromium('the audit log in the dashboard, in Chromium (sqlite)', () =>
 
   it('an ANALYST is not offered it, and the API answers 403', async () => {
     const theirs = await b.signedInPage(analyst);
-    await openFromNav(theirs, 'Settings');
+    await openSettings(theirs);
     const nav = theirs.getByRole('navigation', { name: 'Settings' });
     await nav.getByRole('link', { name: 'Members' }).waitFor();
     expect(await nav.getByRole('link', { name: 'Audit log' }).count()).toBe(0);

@@ -488,15 +488,18 @@ describeEachEngine('shortlink operator commands on %s', (engine) => {
     await fails(['link', 'policy-disable', '--id', 'lnk_nope'], /link lnk_nope not found/);
   });
 
-  it('retention run prints {clicksDeleted, conversionsDeleted, partitionsCreated} and deletes raw clicks older than 90 days', async () => {
+  it('retention run prints {clicksDeleted, conversionsDeleted, auditEntriesDeleted, partitionsCreated} and deletes raw clicks older than 90 days', async () => {
     const old = Date.now() - 91 * 86_400_000;
     await knex()('clicks').insert([
       { workspace_id: wsId, link_id: linkId, occurred_at: old },
       { workspace_id: wsId, link_id: linkId, occurred_at: Date.now() },
     ]);
-    const out = await ok(['retention', 'run'], ['clicksDeleted', 'conversionsDeleted', 'partitionsCreated']);
+    const out = await ok(
+      ['retention', 'run'],
+      ['clicksDeleted', 'conversionsDeleted', 'auditEntriesDeleted', 'partitionsCreated'],
+    );
     // On Postgres the migration made the days ahead already.
-    expect(out).toEqual({ clicksDeleted: 1, conversionsDeleted: 0, partitionsCreated: 0 });
+    expect(out).toEqual({ clicksDeleted: 1, conversionsDeleted: 0, auditEntriesDeleted: 0, partitionsCreated: 0 });
     expect(await knex()('clicks').where({ link_id: linkId }).pluck('occurred_at')).toHaveLength(1);
   });
 

@@ -15,6 +15,7 @@ import { testEngines } from '../support/databases';
 import { seedPerson, seedTeam, signIn, startWithTeams, type DashboardClient, type Team } from '../support/dashboard';
 import { readResponse, type TestResponse, type TestServer } from '../support/server';
 import { linkRow } from '../support/stored-rows';
+import { CLI_ACTOR } from '../../src/domain/audit';
 
 const PERSON =
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
@@ -679,6 +680,7 @@ describe.each(testEngines())('dashboard links on %s', (engine) => {
         plan: 'growth' as const,
         requestId: null,
         via: 'session' as const,
+        audit: CLI_ACTOR,
       };
       const bodies = Array.from({ length: 1_000 }, (_, i) => ({
         url: `https://example.com/turn/${i}`,

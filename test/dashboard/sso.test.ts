@@ -7,6 +7,7 @@ import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { totpCode } from '../../src/domain/second-factors';
 import { openSecret } from '../../src/webhooks/secrets';
+import { auditMark, auditSince } from '../support/audit';
 import { testEngines } from '../support/databases';
 import { DASHBOARD_API, PASSWORD, seedPerson, seedTeam, signIn, type Team } from '../support/dashboard';
 import {
@@ -381,5 +382,28 @@ describe.each(testEngines())('single sign-on on %s', (engine) => {
     expect(start.status).toBe(404);
     // The team's provider is untouched.
     expect((await team.owner.request('GET', sso())).body.data.enabled).toBe(true);
+  });
+
+  it('records setting up, changing and removing the provider in the audit log, the secret by name only', async () => {
+    const mark = await auditMark(knex(), other.workspaceId);
+    const path = `/workspaces/${other.workspaceId}/sso`;
+    expect((await other.owner.request('PUT', path, { body: settings({ domains: ['audit.example'] }) })).status).toBe(
+      200,
+    );
+    const { clientSecret: _kept, ...withoutSecret } = settings({ domains: ['audit.example'], enabled: false });
+    expect((await other.owner.request('PUT', path, { body: withoutSecret })).status).toBe(200);
+    expect((await other.owner.request('DELETE', path)).status).toBe(204);
+    const entries = await auditSince(knex(), other.workspaceId, mark);
+    expect(entries.map((e) => [e.action, e.object_type, e.object_id, e.actor_user_id])).toEqual([
+      ['sso.created', 'sso_provider', other.workspaceId, other.people.owner.userId],
+      ['sso.updated', 'sso_provider', other.workspaceId, other.people.owner.userId],
+      ['sso.deleted', 'sso_provider', other.workspaceId, other.people.owner.userId],
+    ]);
+    expect(JSON.parse(entries[0].changes)).toMatchObject({
+      clientSecret: { secret: true },
+      domains: { to: ['audit.example'] },
+    });
+    expect(JSON.parse(entries[1].changes)).toEqual({ enabled: { from: true, to: false } });
+    for (const e of entries) expect(e.changes).not.toContain(provider.clientSecret);
   });
 });

@@ -36,6 +36,7 @@ import * as apiKeyNames from './20270101000000_api_key_names.ts';
 import * as partitionedEvents from './20270102000000_partitioned_events.ts';
 import * as secondFactors from './20270104000000_second_factors.ts';
 import * as sso from './20270106000000_sso.ts';
+import * as auditLog from './20270103000000_audit_log.ts';
 
 const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }> = {
   '20261122000000_core': core,
@@ -73,6 +74,7 @@ const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '20270102000000_partitioned_events': partitionedEvents,
   '20270104000000_second_factors': secondFactors,
   '20270106000000_sso': sso,
+  '20270103000000_audit_log': auditLog,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

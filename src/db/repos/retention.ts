@@ -5,6 +5,7 @@
 import type { Knex } from 'knex';
 import { CLICK_WINDOW_RETENTION_MS } from '../../domain/analytics-alerts.ts';
 import { deleteExpiredFolds } from './click-folds.ts';
+import { deleteEntriesBefore } from './audit.ts';
 import { deleteOldPageViews } from './bio-pages.ts';
 import { dropExpiredEvents, partitionedEventTables } from './event-partitions.ts';
 import { takeFromBlocks } from './conversions.ts';
@@ -14,7 +15,11 @@ const BATCH = 5_000;
 export interface RetentionResult {
   clicksDeleted: number;
   conversionsDeleted: number;
+  auditEntriesDeleted: number;
 }
+
+/** The audit log's retention when the operator sets none (AUDIT_RETENTION_DAYS). */
+export const AUDIT_RETENTION_DAYS = 400;
 
 /**
  * Conversions older than `cutoff`, in batches so a large backlog never holds one long write lock.
@@ -94,7 +99,11 @@ async function deleteExpiredClicks(knex: Knex, cutoff: number): Promise<number> 
   }
 }
 
-export async function runRetention(knex: Knex, now = Date.now()): Promise<RetentionResult> {
+export async function runRetention(
+  knex: Knex,
+  now = Date.now(),
+  auditRetentionDays = AUDIT_RETENTION_DAYS,
+): Promise<RetentionResult> {
   const conversionCutoff = now - CONVERSION_RETENTION_DAYS * DAY_MS;
   const rawCutoff = now - CLICK_RETENTION_DAYS * DAY_MS;
   // Postgres after migration 20270102000000: whole days go (event-partitions.ts).
@@ -104,6 +113,10 @@ export async function runRetention(knex: Knex, now = Date.now()): Promise<Retent
       ? await dropExpiredEvents(knex, 'clicks', rawCutoff)
       : await deleteExpiredClicks(knex, rawCutoff),
     conversionsDeleted: await deleteExpiredConversions(knex, conversionCutoff),
+    // The only deletion of audit entries; the last one deleted stays as the chain's anchor.
+    auditEntriesDeleted: (await knex.schema.hasTable('audit_entries'))
+      ? await deleteEntriesBefore(knex, now - auditRetentionDays * DAY_MS)
+      : 0,
   };
   // The daily conversion aggregates go with the events they count (whole days only).
   const cutoffDay = Math.floor(conversionCutoff / DAY_MS);

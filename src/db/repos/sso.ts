@@ -68,9 +68,12 @@ export async function saveSsoProvider(
   workspaceId: string,
   change: SsoProviderChange,
   now: number,
+  /** Written in the same transaction, with the provider as it was and as stored (its audit entry). */
+  also?: (trx: Knex.Transaction, before: SsoProviderRecord | undefined, after: SsoProviderRecord) => Promise<void>,
 ): Promise<SsoProviderRecord> {
   try {
     return await knex.transaction(async (trx) => {
+      const before = also ? await ssoProviderOf(trx, workspaceId) : undefined;
       const taken = await trx('sso_domains')
         .whereIn('domain', change.domains)
         .whereNot({ workspace_id: workspaceId })
@@ -91,7 +94,9 @@ export async function saveSsoProvider(
       await trx('sso_domains').where({ workspace_id: workspaceId }).delete();
       await trx('sso_domains').insert(change.domains.map((domain) => ({ domain, workspace_id: workspaceId })));
       const stored = await trx('sso_providers').where({ workspace_id: workspaceId }).first();
-      return present(stored, [...change.domains].sort());
+      const after = present(stored, [...change.domains].sort());
+      await also?.(trx, before, after);
+      return after;
     });
   } catch (err) {
     if (isUniqueViolation(err)) throw domainTaken(change.domains.join(', '));
@@ -103,12 +108,18 @@ const domainTaken = (domain: string) =>
   conflict(`${domain} is already claimed by another workspace's single sign-on; a domain has one provider`);
 
 /** Removes the provider, its domains, the identities linked through it and its sign-ins under way. */
-export async function deleteSsoProvider(knex: Knex, workspaceId: string): Promise<boolean> {
+export async function deleteSsoProvider(
+  knex: Knex,
+  workspaceId: string,
+  also?: (trx: Knex.Transaction) => Promise<void>,
+): Promise<boolean> {
   return knex.transaction(async (trx) => {
     await trx('sso_logins').where({ workspace_id: workspaceId }).delete();
     await trx('sso_identities').where({ workspace_id: workspaceId }).delete();
     await trx('sso_domains').where({ workspace_id: workspaceId }).delete();
-    return (await trx('sso_providers').where({ workspace_id: workspaceId }).delete()) > 0;
+    const gone = (await trx('sso_providers').where({ workspace_id: workspaceId }).delete()) > 0;
+    if (gone) await also?.(trx);
+    return gone;
   });
 }
 

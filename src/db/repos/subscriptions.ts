@@ -3,6 +3,7 @@
 // that starts that rebuilds them from the raw clicks in its own transaction.
 import type { Knex } from 'knex';
 import { changeAlertSubscriptions } from './traffic-windows.ts';
+import { appendEntries, type NewAuditEntry } from './audit.ts';
 
 export type Variant = 'A' | 'B';
 
@@ -84,10 +85,14 @@ export async function listWorkspaceSubscriptions(knex: Knex, workspaceId: string
  * Creates a subscription. A Variant A one may start the workspace's traffic windows, whose
  * rebuild reads up to 8 days of raw clicks, so this runs as a query (src/db/queries.ts).
  */
-export async function insertSubscription(knex: Knex, row: SubscriptionRow): Promise<void> {
-  if (row.variant === 'A')
-    await changeAlertSubscriptions(knex, row.workspace_id, (trx) => trx('webhook_subscriptions').insert(row));
-  else await knex('webhook_subscriptions').insert(row);
+/** `audit`: the entries recording the change, appended in its transaction (they cross to a query thread as data). */
+export async function insertSubscription(knex: Knex, row: SubscriptionRow, audit: NewAuditEntry[] = []): Promise<void> {
+  const insert = async (trx: Knex.Transaction) => {
+    await trx('webhook_subscriptions').insert(row);
+    if (audit.length) await appendEntries(trx, audit);
+  };
+  if (row.variant === 'A') await changeAlertSubscriptions(knex, row.workspace_id, insert);
+  else await knex.transaction(insert);
 }
 
 /** Changes a Variant A subscription (the only variant with an update); false when there is none. */
@@ -96,10 +101,13 @@ export async function updateSubscriptionA(
   workspaceId: string,
   id: string,
   patch: SubscriptionPatch,
+  audit: NewAuditEntry[] = [],
 ): Promise<boolean> {
-  const n = await changeAlertSubscriptions(knex, workspaceId, (trx) =>
-    live(trx, 'A', workspaceId).where({ id }).update(patch),
-  );
+  const n = await changeAlertSubscriptions(knex, workspaceId, async (trx) => {
+    const changed = await live(trx, 'A', workspaceId).where({ id }).update(patch);
+    if (changed > 0 && audit.length) await appendEntries(trx, audit);
+    return changed;
+  });
   return n > 0;
 }
 

@@ -28,6 +28,7 @@ import { sessionCookie, WROTE_COOKIE, wroteCookie } from './session.ts';
 import { sameOrigin } from './origin.ts';
 import { BIO_PAGE_STYLE_HASHES } from '../../redirect/bio-page.ts';
 import { findSharedReport, mayBeIndexed } from './shared-reports.ts';
+import { actorAt, auditAddressKey } from '../../operations/audit.ts';
 import type {
   DashboardContext,
   DashboardOperationId,
@@ -128,11 +129,19 @@ export async function createDashboard(services: Services): Promise<express.Route
       workspace?: WorkspaceContext;
     };
     const request = contractRequest<DashboardRequest<DashboardOperationId>>(c);
+    const client = clientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for'], services.config.trustProxy);
     const ctx: DashboardContext = {
       session,
       workspace,
       requestId: req.id ? String(req.id) : null,
-      client: clientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for'], services.config.trustProxy),
+      client,
+      audit: actorAt(
+        session
+          ? { type: 'user', id: session.userId, userId: session.userId }
+          : { type: 'anonymous', id: null, userId: null },
+        client,
+        auditAddressKey(services.masterKey),
+      ),
       origin: originOf(req),
       cookie: req.headers.cookie,
       rawBody: req.body,

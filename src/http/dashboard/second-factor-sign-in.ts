@@ -3,6 +3,7 @@
 // `POST /session/second-factor` exchanges, with a code, for the session.
 import type { Db } from '../../db/knex.ts';
 import { createSession } from '../../db/repos/accounts.ts';
+import { asPerson, auditPerson, type AuditActor } from '../../operations/audit.ts';
 import { SECOND_FACTOR_COOKIE, SECOND_FACTOR_PENDING_MS } from '../../domain/second-factors.ts';
 import type { SecondFactorOperations } from '../../operations/second-factors.ts';
 import { parseCookies } from '../../redirect/password.ts';
@@ -25,7 +26,13 @@ export const pendingSignInToken = (headers: Record<string, string | string[] | u
  * pending sign-in. Every way of signing in with a password goes through here, so none skips the
  * second factor.
  */
-export async function sessionOrSecondStep(knex: Db, factors: SecondFactorOperations, userId: string, now: number) {
+export async function sessionOrSecondStep(
+  knex: Db,
+  factors: SecondFactorOperations,
+  userId: string,
+  now: number,
+  actor: AuditActor,
+) {
   const pending = await factors.challenge(userId, now);
   if (pending) {
     return {
@@ -34,10 +41,23 @@ export async function sessionOrSecondStep(knex: Db, factors: SecondFactorOperati
       headers: { 'Set-Cookie': pendingSignInCookie(pending.token) },
     };
   }
-  const { token, session } = await createSession(knex, userId, now);
+  const { token, session } = await knex.transaction(async (trx) => {
+    const made = await createSession(trx, userId, now);
+    await signInAudited(trx, actor, userId);
+    return made;
+  });
   return {
     status: 200 as const,
     body: await sessionBody(knex, session),
     headers: { 'Set-Cookie': sessionCookie(token) },
   };
+}
+
+/** The audit entry of a session started, in the transaction that starts it (every way in). */
+export function signInAudited(trx: Parameters<typeof auditPerson>[0], actor: AuditActor, userId: string) {
+  return auditPerson(trx, asPerson(actor, userId), userId, {
+    action: 'session.signed_in',
+    objectType: 'user',
+    objectId: userId,
+  });
 }

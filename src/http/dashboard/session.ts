@@ -55,4 +55,5 @@ export const sessionActor = (ctx: DashboardContext): Actor => ({
   plan: ctx.workspace!.plan,
   requestId: ctx.requestId,
   via: 'session',
+  audit: ctx.audit,
 });

@@ -6,6 +6,7 @@ import type { operations } from '../../../generated/dashboard.ts';
 import type { Plan, Role } from '../../domain/access.ts';
 import type { SessionRecord } from '../../db/repos/accounts.ts';
 import type { RequestParts } from '../handlers/types.ts';
+import type { AuditActor } from '../../domain/audit.ts';
 
 export type DashboardOperationId = keyof operations;
 
@@ -48,6 +49,8 @@ export interface DashboardContext {
   requestId: string | null;
   /** The client's address as the trusted proxy saw it (src/domain/client-address.ts). */
   client: string;
+  /** The signed-in person (or, before sign-in, nobody) at the client's address, for the audit log. */
+  audit: AuditActor;
   /** The origin the request was addressed to (https://host), for the links a response names. */
   origin: string;
   /** The request's Cookie header (single sign-on's callback reads its sl_sso cookie). */

@@ -35,8 +35,8 @@ export function linkBulkHandlers(
   }
 
   return {
-    async createLinksBulk({ body, headers }, { auth, requestId }): Promise<ResultOf<'createLinksBulk'>> {
-      const actor = actorOf(auth, requestId);
+    async createLinksBulk({ body, headers }, { auth, requestId, audit }): Promise<ResultOf<'createLinksBulk'>> {
+      const actor = actorOf(auth, requestId, audit);
       const key = headers['idempotency-key'] as string | undefined;
       const data = await bulk.idempotent(actor, 'createLinksBulk', key, body, async () => {
         const ignored: string[][] = [];
@@ -61,8 +61,8 @@ export function linkBulkHandlers(
       return { status: 200, body: { data } };
     },
 
-    async updateLinksBulk({ body }, { auth, requestId }): Promise<ResultOf<'updateLinksBulk'>> {
-      const outcomes = await bulk.update(actorOf(auth, requestId), body.ids, body.changes);
+    async updateLinksBulk({ body }, { auth, requestId, audit }): Promise<ResultOf<'updateLinksBulk'>> {
+      const outcomes = await bulk.update(actorOf(auth, requestId, audit), body.ids, body.changes);
       // Every changed link's tags and clicks in one read, not one per item.
       const links = await bulk.present(
         auth.workspaceId,
@@ -75,11 +75,11 @@ export function linkBulkHandlers(
       return { status: 200, body: { data } };
     },
 
-    async deleteLinksBulk({ query }, { auth, requestId }): Promise<ResultOf<'deleteLinksBulk'>> {
+    async deleteLinksBulk({ query }, { auth, requestId, audit }): Promise<ResultOf<'deleteLinksBulk'>> {
       const ids = String(query.ids).split(',');
       if (ids.length > MAX_BULK_ITEMS || ids.some((id) => id === ''))
         throw invalid(`ids must name 1 to ${MAX_BULK_ITEMS} link ids, separated by commas`, 'ids');
-      const outcomes = await bulk.remove(actorOf(auth, requestId), ids);
+      const outcomes = await bulk.remove(actorOf(auth, requestId, audit), ids);
       const data = await changed(outcomes, async ({ row, result }) => ({
         status: result.outcome === 'success' ? 200 : 207,
         data: { id: row.id, deleted: true as const },

@@ -1,6 +1,7 @@
 // The links API (openapi/paths/api_v1_links*.yaml): the shared link operations
 // (src/operations/links.ts) as the API's operations, acting as the key's creator.
 import type { AuthContext } from '../auth.ts';
+import type { AuditActor } from '../../domain/audit.ts';
 import type { LinkRow, TagRow } from '../../db/repos/links.ts';
 import type { Actor, LinkOperations } from '../../operations/links.ts';
 import { presentLink } from '../../operations/link-presenter.ts';
@@ -9,12 +10,13 @@ import type { Services } from '../services.ts';
 import type { Handlers, ResultOf } from './types.ts';
 
 /** The key acts as the user who created it. */
-export const actorOf = (auth: AuthContext, requestId: string | null): Actor => ({
+export const actorOf = (auth: AuthContext, requestId: string | null, audit: AuditActor): Actor => ({
   workspaceId: auth.workspaceId,
   userId: auth.userId,
   plan: auth.plan,
   requestId,
   via: 'key',
+  audit,
 });
 
 export function linkHandlers(
@@ -42,29 +44,29 @@ export function linkHandlers(
       return { status: 200, body: { data: presentAll(found), meta } };
     },
 
-    async getLink({ params }, { auth, requestId }): Promise<ResultOf<'getLink'>> {
+    async getLink({ params }, { auth, requestId, audit }): Promise<ResultOf<'getLink'>> {
       return {
         status: 200,
-        body: { data: await operations.present(await operations.get(actorOf(auth, requestId), params.id)) },
+        body: { data: await operations.present(await operations.get(actorOf(auth, requestId, audit), params.id)) },
       };
     },
 
-    async createLink(request, { auth, requestId }): Promise<ResultOf<'createLink'>> {
+    async createLink(request, { auth, requestId, audit }): Promise<ResultOf<'createLink'>> {
       const body = request.body as Record<string, unknown>;
       const ignoredFields = Object.keys(body).filter((k) => !createFields.has(k));
-      const row = await operations.create(actorOf(auth, requestId), request.body);
+      const row = await operations.create(actorOf(auth, requestId, audit), request.body);
       const data = await operations.present(row);
       return { status: 201, body: ignoredFields.length ? { data, meta: { ignoredFields } } : { data } };
     },
 
-    async updateLink({ params, body }, { auth, requestId }): Promise<ResultOf<'updateLink'>> {
-      const { row, result } = await operations.update(actorOf(auth, requestId), params.id, body);
+    async updateLink({ params, body }, { auth, requestId, audit }): Promise<ResultOf<'updateLink'>> {
+      const { row, result } = await operations.update(actorOf(auth, requestId, audit), params.id, body);
       const data = await operations.present(row);
       return result.outcome === 'success' ? { status: 200, body: { data } } : { status: 207, body: { data, result } };
     },
 
-    async deleteLink({ params }, { auth, requestId }): Promise<ResultOf<'deleteLink'>> {
-      const { row, result } = await operations.remove(actorOf(auth, requestId), params.id);
+    async deleteLink({ params }, { auth, requestId, audit }): Promise<ResultOf<'deleteLink'>> {
+      const { row, result } = await operations.remove(actorOf(auth, requestId, audit), params.id);
       return {
         status: result.outcome === 'success' ? 200 : 207,
         body: { data: { id: row.id, deleted: true }, result },

@@ -8,17 +8,17 @@ export function routingHandlers(
   routing: RoutingOperations,
 ): Pick<Handlers, 'getLinkRouting' | 'setLinkRouting' | 'tryLinkRouting' | 'getLinkRoutingReport'> {
   return {
-    async getLinkRouting({ params }, { auth, requestId }): Promise<ResultOf<'getLinkRouting'>> {
-      return { status: 200, body: { data: await routing.get(actorOf(auth, requestId), params.id) } };
+    async getLinkRouting({ params }, { auth, requestId, audit }): Promise<ResultOf<'getLinkRouting'>> {
+      return { status: 200, body: { data: await routing.get(actorOf(auth, requestId, audit), params.id) } };
     },
-    async setLinkRouting({ params, body }, { auth, requestId }): Promise<ResultOf<'setLinkRouting'>> {
-      return { status: 200, body: { data: await routing.put(actorOf(auth, requestId), params.id, body) } };
+    async setLinkRouting({ params, body }, { auth, requestId, audit }): Promise<ResultOf<'setLinkRouting'>> {
+      return { status: 200, body: { data: await routing.put(actorOf(auth, requestId, audit), params.id, body) } };
     },
-    async tryLinkRouting({ params, body }, { auth, requestId }): Promise<ResultOf<'tryLinkRouting'>> {
-      return { status: 200, body: { data: await routing.trial(actorOf(auth, requestId), params.id, body) } };
+    async tryLinkRouting({ params, body }, { auth, requestId, audit }): Promise<ResultOf<'tryLinkRouting'>> {
+      return { status: 200, body: { data: await routing.trial(actorOf(auth, requestId, audit), params.id, body) } };
     },
-    async getLinkRoutingReport({ params }, { auth, requestId }): Promise<ResultOf<'getLinkRoutingReport'>> {
-      return { status: 200, body: { data: await routing.report(actorOf(auth, requestId), params.id) } };
+    async getLinkRoutingReport({ params }, { auth, requestId, audit }): Promise<ResultOf<'getLinkRoutingReport'>> {
+      return { status: 200, body: { data: await routing.report(actorOf(auth, requestId, audit), params.id) } };
     },
   };
 }

@@ -5,6 +5,7 @@
 // Errors are thrown as AppError (src/domain/errors.ts), never returned.
 import type { operations } from '../../../generated/api.ts';
 import type { AuthContext } from '../auth.ts';
+import type { AuditActor } from '../../domain/audit.ts';
 
 export type OperationId = keyof operations;
 
@@ -54,6 +55,8 @@ export interface HandlerContext {
   requestId: string | null;
   /** The client's address as the trusted proxy saw it (src/domain/client-address.ts). */
   client: string;
+  /** The key and its owner, at the client's address, as the audit log names them. */
+  audit: AuditActor;
 }
 
 export type OperationHandler<O extends OperationId> = (

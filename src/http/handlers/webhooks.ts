@@ -74,18 +74,22 @@ export function webhookHandlers(
       };
     },
 
-    async createWebhook({ body }, { auth }): Promise<ResultOf<'createWebhook'>> {
+    async createWebhook({ body }, { auth, audit }): Promise<ResultOf<'createWebhook'>> {
       requireVariant('A');
       requireWebhooksPlan(auth.plan, 'key');
       await requireWebhookWriter(knex, auth, 'create');
       // Another workspace's id answers like one that does not exist.
       if (body.workspaceId !== auth.workspaceId) throw notFound(`Workspace ${quoted(body.workspaceId)} not found`);
-      const { row, secret } = await createSubscription(deps, {
-        workspaceId: auth.workspaceId,
-        variant: 'A',
-        url: body.url,
-        events: body.events,
-      });
+      const { row, secret } = await createSubscription(
+        deps,
+        {
+          workspaceId: auth.workspaceId,
+          variant: 'A',
+          url: body.url,
+          events: body.events,
+        },
+        audit,
+      );
       return { status: 201, body: { success: true, data: { ...presentA(row), secret: secret! } } };
     },
 
@@ -101,35 +105,39 @@ export function webhookHandlers(
       };
     },
 
-    async updateWebhook({ params, body }, { auth }): Promise<ResultOf<'updateWebhook'>> {
+    async updateWebhook({ params, body }, { auth, audit }): Promise<ResultOf<'updateWebhook'>> {
       requireVariant('A');
       requireWebhooksPlan(auth.plan, 'key');
       await requireWebhookWriter(knex, auth, 'change');
       const current = await subscriptionOf(knex, 'A', auth.workspaceId, params.id);
-      await changeSubscription(deps, current, body);
+      await changeSubscription(deps, current, body, audit);
       const updated = await subscriptionOf(knex, 'A', auth.workspaceId, current.id);
       return { status: 200, body: { success: true, data: presentA(updated) } };
     },
 
-    async deleteWebhook({ params }, { auth }): Promise<ResultOf<'deleteWebhook'>> {
+    async deleteWebhook({ params }, { auth, audit }): Promise<ResultOf<'deleteWebhook'>> {
       requireVariant('A');
       requireWebhooksPlan(auth.plan, 'key');
       await requireWebhookWriter(knex, auth, 'delete');
-      await deleteSubscription(knex, await subscriptionOf(knex, 'A', auth.workspaceId, params.id));
+      await deleteSubscription(knex, await subscriptionOf(knex, 'A', auth.workspaceId, params.id), audit);
       return { status: 200, body: { success: true } };
     },
 
-    async createWebhookV1({ body }, { auth }): Promise<ResultOf<'createWebhookV1'>> {
+    async createWebhookV1({ body }, { auth, audit }): Promise<ResultOf<'createWebhookV1'>> {
       requireVariant('B');
       requireWebhooksPlan(auth.plan, 'key');
       await requireWebhookWriter(knex, auth, 'create');
-      const { row } = await createSubscription(deps, {
-        workspaceId: auth.workspaceId,
-        variant: 'B',
-        url: body.url,
-        events: body.events,
-        secret: body.secret,
-      });
+      const { row } = await createSubscription(
+        deps,
+        {
+          workspaceId: auth.workspaceId,
+          variant: 'B',
+          url: body.url,
+          events: body.events,
+          secret: body.secret,
+        },
+        audit,
+      );
       return { status: 201, body: presentB(row) };
     },
 
@@ -142,11 +150,11 @@ export function webhookHandlers(
       };
     },
 
-    async deleteWebhookV1({ params }, { auth }): Promise<ResultOf<'deleteWebhookV1'>> {
+    async deleteWebhookV1({ params }, { auth, audit }): Promise<ResultOf<'deleteWebhookV1'>> {
       requireVariant('B');
       requireWebhooksPlan(auth.plan, 'key');
       await requireWebhookWriter(knex, auth, 'delete');
-      await deleteSubscription(knex, await subscriptionOf(knex, 'B', auth.workspaceId, params.id));
+      await deleteSubscription(knex, await subscriptionOf(knex, 'B', auth.workspaceId, params.id), audit);
       return { status: 204 };
     },
   };

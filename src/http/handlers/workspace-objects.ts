@@ -30,18 +30,18 @@ export function workspaceObjectHandlers(
       return { status: 200, body: { data: await listTags(knex, auth.workspaceId) } };
     },
 
-    async createTag({ body }, { auth }): Promise<ResultOf<'createTag'>> {
-      return { status: 201, body: { data: await createTag(knex, auth.workspaceId, body) } };
+    async createTag({ body }, { auth, audit }): Promise<ResultOf<'createTag'>> {
+      return { status: 201, body: { data: await createTag(knex, audit, auth.workspaceId, body) } };
     },
 
-    async updateTag({ params, body }, { auth }): Promise<ResultOf<'updateTag'>> {
-      return { status: 200, body: { data: await updateTag(knex, auth.workspaceId, params.id, body) } };
+    async updateTag({ params, body }, { auth, audit }): Promise<ResultOf<'updateTag'>> {
+      return { status: 200, body: { data: await updateTag(knex, audit, auth.workspaceId, params.id, body) } };
     },
 
-    async deleteTag({ params }, { auth }): Promise<ResultOf<'deleteTag'>> {
+    async deleteTag({ params }, { auth, audit }): Promise<ResultOf<'deleteTag'>> {
       // Deleting is for those who may delete links: a tag leaves every link that had it.
       await requireRoleTo(knex, { ...auth, via: 'key' }, canDeleteLinks, 'delete tags');
-      await deleteTag(knex, auth.workspaceId, params.id);
+      await deleteTag(knex, audit, auth.workspaceId, params.id);
       return { status: 204 };
     },
 
@@ -51,18 +51,18 @@ export function workspaceObjectHandlers(
       return { status: 200, body: await qrCodes.page(auth.workspaceId, page, limit, query.linkId) };
     },
 
-    async createQrCode({ body }, { auth }): Promise<ResultOf<'createQrCode'>> {
-      return { status: 201, body: { data: await qrCodes.create(auth.workspaceId, body.linkId) } };
+    async createQrCode({ body }, { auth, audit }): Promise<ResultOf<'createQrCode'>> {
+      return { status: 201, body: { data: await qrCodes.create(audit, auth.workspaceId, body.linkId) } };
     },
 
     async getQrCode({ params }, { auth }): Promise<ResultOf<'getQrCode'>> {
       return { status: 200, body: { data: await qrCodes.get(auth.workspaceId, params.id) } };
     },
 
-    async deleteQrCode({ params }, { auth }): Promise<ResultOf<'deleteQrCode'>> {
+    async deleteQrCode({ params }, { auth, audit }): Promise<ResultOf<'deleteQrCode'>> {
       // Its printed code stops working: as deleting a link, for OWNER and ADMIN.
       await requireRoleTo(knex, { ...auth, via: 'key' }, canDeleteLinks, 'delete QR codes');
-      await qrCodes.remove(auth.workspaceId, params.id);
+      await qrCodes.remove(audit, auth.workspaceId, params.id);
       return { status: 204 };
     },
 

@@ -10,8 +10,11 @@ export const retentionCommand: Command = {
   flags: [],
   required: [],
   // On Postgres the days ahead are made too, so a cron of this command alone keeps the partitions.
-  run: async ({ db }) => {
+  run: async ({ db, config }) => {
     const partitions = await ensureEventPartitions(db.knex);
-    return { ...(await runRetention(db.knex)), partitionsCreated: partitions.created };
+    return {
+      ...(await runRetention(db.knex, Date.now(), config.auditRetentionDays)),
+      partitionsCreated: partitions.created,
+    };
   },
 };

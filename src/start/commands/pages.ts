@@ -8,6 +8,7 @@ import { notFound } from '../../domain/errors.ts';
 import { pageUrl, presentPage, publishPage, unpublishPage, type PageDeps } from '../../operations/pages.ts';
 import { workspaceOf } from '../../operations/workspaces.ts';
 import type { Command } from './command.ts';
+import { CLI_ACTOR } from '../../operations/audit.ts';
 
 const pageDeps = (db: Database, config: Config): PageDeps => ({
   knex: db.knex,
@@ -46,12 +47,12 @@ export const pageCommands: Record<string, Command> = {
     flags: ['id'],
     required: ['id'],
     run: async ({ db, config, flags }) =>
-      pageState(await publishPage(pageDeps(db, config), await pageById(db, flags.id!), null), config),
+      pageState(await publishPage(pageDeps(db, config), await pageById(db, flags.id!), null, CLI_ACTOR), config),
   },
   'page unpublish': {
     flags: ['id'],
     required: ['id'],
     run: async ({ db, config, flags }) =>
-      pageState(await unpublishPage(pageDeps(db, config), await pageById(db, flags.id!)), config),
+      pageState(await unpublishPage(pageDeps(db, config), await pageById(db, flags.id!), CLI_ACTOR), config),
   },
 };

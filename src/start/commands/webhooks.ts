@@ -21,6 +21,7 @@ import { subscriptionView } from '../../webhooks/subscription-view.ts';
 import { sendTestEvent } from '../../webhooks/test-events.ts';
 import { loadOrCreateMasterKey } from '../master-key.ts';
 import { isoTime, listFlag, oneOf, type Command } from './command.ts';
+import { CLI_ACTOR } from '../../operations/audit.ts';
 
 const DELIVERY_STATUSES = ['PENDING', 'SENDING', 'DELIVERED', 'FAILED', 'UNKNOWN'] as const;
 
@@ -105,13 +106,17 @@ export const webhookCommands: Record<string, Command> = {
         throw usage(`Variant ${variant} webhooks are not offered by this deployment (WEBHOOK_VARIANTS)`);
       }
       const workspace = await workspaceOf(db.knex, flags.workspace!);
-      const { row, secret } = await createSubscription(subscriptionDeps(db, config), {
-        workspaceId: workspace.id,
-        variant,
-        url: flags.url!,
-        events: listFlag(flags.events!),
-        secret: flags.secret,
-      });
+      const { row, secret } = await createSubscription(
+        subscriptionDeps(db, config),
+        {
+          workspaceId: workspace.id,
+          variant,
+          url: flags.url!,
+          events: listFlag(flags.events!),
+          secret: flags.secret,
+        },
+        CLI_ACTOR,
+      );
       return secret === undefined ? { id: row.id, variant } : { id: row.id, variant, secret };
     },
   },
@@ -124,11 +129,16 @@ export const webhookCommands: Record<string, Command> = {
         flags.enabled === undefined
           ? undefined
           : oneOf(flags.enabled, ['true', 'false'] as const, '--enabled') === 'true';
-      await changeSubscription(subscriptionDeps(db, config), current, {
-        url: flags.url,
-        events: flags.events === undefined ? undefined : listFlag(flags.events),
-        enabled,
-      });
+      await changeSubscription(
+        subscriptionDeps(db, config),
+        current,
+        {
+          url: flags.url,
+          events: flags.events === undefined ? undefined : listFlag(flags.events),
+          enabled,
+        },
+        CLI_ACTOR,
+      );
       return subscriptionView(await operator.subscription(db.knex, current.id));
     },
   },
@@ -136,7 +146,7 @@ export const webhookCommands: Record<string, Command> = {
     flags: ['subscription'],
     required: ['subscription'],
     run: async ({ db, flags }) => {
-      await deleteSubscription(db.knex, await operator.subscription(db.knex, flags.subscription!));
+      await deleteSubscription(db.knex, await operator.subscription(db.knex, flags.subscription!), CLI_ACTOR);
       return { id: flags.subscription, deleted: true };
     },
   },

@@ -2,6 +2,7 @@
 // first run (openapi/dashboard.yaml, Sessions; Accounts and workspaces).
 import * as accounts from '../../../db/repos/accounts.ts';
 import * as invitations from '../../../db/repos/invitations.ts';
+import type { DbTransaction } from '../../../db/knex.ts';
 import { refundAttempt, takeAttempt } from '../../../db/attempt-limiter.ts';
 import { passwordSignInOff } from '../../../db/repos/sso.ts';
 import { forbidden, invalid, notFound, tooManyWrongPasswords, unauthenticated } from '../../../domain/errors.ts';
@@ -9,6 +10,7 @@ import { hashPassword, verifyPassword } from '../../../domain/passwords.ts';
 import { normalizeEmail, passwordProblem, SIGN_IN_ATTEMPTS } from '../../../domain/sessions.ts';
 import { secondFactorOperations, type SecondFactorOperations } from '../../../operations/second-factors.ts';
 import type { Services } from '../../services.ts';
+import { asPerson, audit, auditPerson, type AuditActor } from '../../../operations/audit.ts';
 import { sessionOrSecondStep } from '../second-factor-sign-in.ts';
 import { clearSessionCookie, sessionBody, sessionCookie } from '../session.ts';
 import type { DashboardHandlers, DashboardResult } from '../types.ts';
@@ -41,6 +43,7 @@ export function accountHandlers(
     email: string,
     password: string,
     client: string,
+    actor: AuditActor,
     field?: string,
   ): Promise<accounts.UserRow | undefined> {
     const key = `${normalizeEmail(email)}:${client}`;
@@ -50,6 +53,7 @@ export function accountHandlers(
     const stored = user?.password_hash ?? (await (decoyHash ??= hashPassword('decoy password for unknown emails')));
     const right = (await verifyPassword(password, stored)) && !!user?.password_hash;
     if (!right) {
+      if (user) failedSignIn(actor, user.id);
       if (field) throw invalid('That password is not correct', field);
       return undefined;
     }
@@ -57,12 +61,32 @@ export function accountHandlers(
     return user;
   }
 
+  /**
+   * A wrong password for a person who exists, in their workspaces' chains. Not awaited: the answer
+   * and its time must be those of an unknown email (the decoy hash above), whatever the write costs.
+   */
+  function failedSignIn(actor: AuditActor, userId: string) {
+    knex
+      .transaction((trx) =>
+        auditPerson(trx, actor, userId, { action: 'session.sign_in_failed', objectType: 'user', objectId: userId }),
+      )
+      .catch((err) => services.log.warn({ err }, 'a failed sign-in could not be recorded in the audit log'));
+  }
+
   /** A session for a new account (no second factor yet); a password sign-in goes through sessionOrSecondStep. */
   async function signedIn(
     userId: string,
     status: 201,
+    actor: AuditActor,
+    also?: (trx: DbTransaction) => Promise<void>,
   ): Promise<DashboardResult<'claimFirstRun'> | DashboardResult<'registerWithInvitation'>> {
-    const { token, session } = await accounts.createSession(knex, userId, Date.now());
+    const { token, session } = await knex.transaction(async (trx) => {
+      await also?.(trx);
+      const made = await accounts.createSession(trx, userId, Date.now());
+      const event = { action: 'session.signed_in', objectType: 'user', objectId: userId };
+      await auditPerson(trx, asPerson(actor, userId), userId, event);
+      return made;
+    });
     return { status, body: await sessionBody(knex, session), headers: { 'Set-Cookie': sessionCookie(token) } } as never;
   }
 
@@ -76,50 +100,66 @@ export function accountHandlers(
       return { status: 200, body: await sessionBody(knex, session!) };
     },
 
-    async signIn({ body }, { client }): Promise<DashboardResult<'signIn'>> {
-      const user = await checkPassword(body.email, body.password, client);
+    async signIn({ body }, { client, audit: actor }): Promise<DashboardResult<'signIn'>> {
+      const user = await checkPassword(body.email, body.password, client, actor);
       if (!user) throw unauthenticated('Wrong email or password');
       // Asked only after the right password, so the answer says nothing to someone guessing.
       if (await passwordSignInOff(knex, user.id, user.email))
         throw forbidden('Your workspace signs in with single sign-on: use "Sign in with SSO"');
-      return sessionOrSecondStep(knex, factors, user.id, Date.now());
+      return sessionOrSecondStep(knex, factors, user.id, Date.now(), actor);
     },
 
-    async signOut(_request, { session }): Promise<DashboardResult<'signOut'>> {
-      await accounts.deleteSession(knex, session!.id);
+    async signOut(_request, { session, audit: actor }): Promise<DashboardResult<'signOut'>> {
+      await knex.transaction(async (trx) => {
+        await accounts.deleteSession(trx, session!.id);
+        const event = { action: 'session.signed_out', objectType: 'user', objectId: session!.userId };
+        await auditPerson(trx, actor, session!.userId, event);
+      });
       return { status: 204, headers: { 'Set-Cookie': clearSessionCookie() } };
     },
 
-    async setPassword({ body }): Promise<DashboardResult<'setPassword'>> {
+    async setPassword({ body }, { audit: actor }): Promise<DashboardResult<'setPassword'>> {
       checkNewPassword(body.password, 'password');
-      const userId = await accounts.useSetupToken(knex, body.token, await hashPassword(body.password), Date.now());
-      if (!userId)
-        throw notFound(
-          'This set-up link is not valid any more: it was used, or is older than 24 hours. Ask for a new one.',
-        );
-      return sessionOrSecondStep(knex, factors, userId, Date.now());
+      const passwordHash = await hashPassword(body.password);
+      const userId = await knex.transaction(async (trx) => {
+        const id = await accounts.useSetupToken(trx, body.token, passwordHash, Date.now());
+        if (!id)
+          throw notFound(
+            'This set-up link is not valid any more: it was used, or is older than 24 hours. Ask for a new one.',
+          );
+        const event = { action: 'user.password_set', objectType: 'user', objectId: id, changes: { password: {} } };
+        await auditPerson(trx, asPerson(actor, id), id, event);
+        return id;
+      });
+      return sessionOrSecondStep(knex, factors, userId, Date.now(), actor);
     },
 
     async getFirstRun({ query }): Promise<DashboardResult<'getFirstRun'>> {
       return { status: 200, body: { available: await accounts.firstRunTokenValid(knex, query.token) } };
     },
 
-    async claimFirstRun({ body }): Promise<DashboardResult<'claimFirstRun'>> {
+    async claimFirstRun({ body }, { audit: actor }): Promise<DashboardResult<'claimFirstRun'>> {
       if (!EMAIL.test(body.email.trim())) throw invalid('email must be an email address', 'email');
       if (!body.workspaceName.trim()) throw invalid('workspaceName must not be blank', 'workspaceName');
       checkNewPassword(body.password, 'password');
-      const { userId } = await accounts.claimFirstRun(
-        knex,
-        {
-          token: body.token,
-          workspaceName: body.workspaceName,
-          email: body.email,
-          passwordHash: await hashPassword(body.password),
-        },
-        Date.now(),
-      );
+      const passwordHash = await hashPassword(body.password);
+      const { userId } = await knex.transaction(async (trx) => {
+        const claimed = await accounts.claimFirstRun(
+          trx,
+          { token: body.token, workspaceName: body.workspaceName, email: body.email, passwordHash },
+          Date.now(),
+        );
+        // The workspace's chain starts with its own making.
+        await audit(trx, asPerson(actor, claimed.userId), claimed.workspaceId, {
+          action: 'workspace.created',
+          objectType: 'workspace',
+          objectId: claimed.workspaceId,
+          changes: { name: { to: body.workspaceName.trim() }, owner: { to: claimed.userId } },
+        });
+        return claimed;
+      });
       services.log.info({ userId }, 'the first workspace was created from the first-run link');
-      return (await signedIn(userId, 201)) as DashboardResult<'claimFirstRun'>;
+      return (await signedIn(userId, 201, actor)) as DashboardResult<'claimFirstRun'>;
     },
 
     async getInvitation({ query }): Promise<DashboardResult<'getInvitation'>> {
@@ -139,34 +179,52 @@ export function accountHandlers(
       };
     },
 
-    async acceptInvitation({ body }, { session }): Promise<DashboardResult<'acceptInvitation'>> {
-      const { workspaceId } = await invitations.acceptInvitation(
-        knex,
-        body.token,
-        { id: session!.userId, email: session!.email },
-        Date.now(),
-      );
+    async acceptInvitation({ body }, { session, audit: actor }): Promise<DashboardResult<'acceptInvitation'>> {
+      const { workspaceId } = await knex.transaction(async (trx) => {
+        const accepted = await invitations.acceptInvitation(
+          trx,
+          body.token,
+          { id: session!.userId, email: session!.email },
+          Date.now(),
+        );
+        await audit(trx, actor, accepted.workspaceId, {
+          action: 'member.joined',
+          objectType: 'member',
+          objectId: session!.userId,
+          changes: { role: { to: accepted.role } },
+        });
+        return accepted;
+      });
       const joined = (await accounts.workspacesOf(knex, session!.userId)).find((w) => w.id === workspaceId)!;
       return { status: 200, body: { data: joined } };
     },
 
-    async registerWithInvitation({ body }): Promise<DashboardResult<'registerWithInvitation'>> {
+    async registerWithInvitation({ body }, { audit: actor }): Promise<DashboardResult<'registerWithInvitation'>> {
       checkNewPassword(body.password, 'password');
-      const { userId, workspaceId } = await invitations.registerWithInvitation(
-        knex,
-        body.token,
-        await hashPassword(body.password),
-        Date.now(),
-      );
+      const passwordHash = await hashPassword(body.password);
+      const { userId, workspaceId } = await knex.transaction(async (trx) => {
+        const joined = await invitations.registerWithInvitation(trx, body.token, passwordHash, Date.now());
+        await audit(trx, asPerson(actor, joined.userId), joined.workspaceId, {
+          action: 'member.joined',
+          objectType: 'member',
+          objectId: joined.userId,
+        });
+        return joined;
+      });
       services.log.info({ userId, workspaceId }, 'an account was created with an invitation');
-      return (await signedIn(userId, 201)) as DashboardResult<'registerWithInvitation'>;
+      return (await signedIn(userId, 201, actor)) as DashboardResult<'registerWithInvitation'>;
     },
 
-    async changePassword({ body }, { session, client }): Promise<DashboardResult<'changePassword'>> {
+    async changePassword({ body }, { session, client, audit: actor }): Promise<DashboardResult<'changePassword'>> {
       checkNewPassword(body.newPassword, 'newPassword');
-      await checkPassword(session!.email, body.currentPassword, client, 'currentPassword');
+      await checkPassword(session!.email, body.currentPassword, client, actor, 'currentPassword');
+      const passwordHash = await hashPassword(body.newPassword);
       // Every session of the person ends, this one too.
-      await accounts.setPassword(knex, session!.userId, await hashPassword(body.newPassword), Date.now());
+      await knex.transaction(async (trx) => {
+        await accounts.setPassword(trx, session!.userId, passwordHash, Date.now());
+        const event = { action: 'user.password_changed', objectType: 'user', objectId: session!.userId };
+        await auditPerson(trx, actor, session!.userId, { ...event, changes: { password: {} } });
+      });
       return { status: 204, headers: { 'Set-Cookie': clearSessionCookie() } };
     },
   };

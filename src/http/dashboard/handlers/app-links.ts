@@ -4,6 +4,7 @@
 // the change feed reaches them.
 import { domainAppLinks, setDomainAppLinks, type AppLinksOf } from '../../../operations/app-links.ts';
 import type { Services } from '../../services.ts';
+import { audited } from '../../../operations/audit.ts';
 import type { DashboardHandlers, DashboardResult } from '../types.ts';
 
 const present = (a: AppLinksOf) => ({
@@ -25,7 +26,18 @@ export function appLinksHandlers(
     },
 
     async putDomainAppLinks({ params, body }, ctx): Promise<DashboardResult<'putDomainAppLinks'>> {
-      const stored = await setDomainAppLinks(knex, ctx.workspace!.id, params.domainId, body);
+      const stored = await audited(
+        knex,
+        ctx.audit,
+        ctx.workspace!.id,
+        (trx) => setDomainAppLinks(trx, ctx.workspace!.id, params.domainId, body),
+        (a) => ({
+          action: 'domain.app_links_changed',
+          objectType: 'domain',
+          objectId: params.domainId,
+          changes: { apple: { to: a.apple }, android: { to: a.android } },
+        }),
+      );
       services.wellKnown.forget();
       return { status: 200, body: { data: present(stored) } };
     },

@@ -1,6 +1,7 @@
 // Goals in the dashboard (openapi/dashboard.yaml, Goals): made, changed, paused, archived and
 // reactivated by the goal operations (src/operations/goals.ts), as `shortlink goal` does, their
 // reports exactly as `GET /api/v1/goals/{id}/report` gives them.
+import { audited, changedBetween, createdFields, diffFields } from '../../../operations/audit.ts';
 import { invalid } from '../../../domain/errors.ts';
 import type { GoalField, GoalInput } from '../../../domain/goal-definition.ts';
 import { goalReport } from '../../../operations/conversions.ts';
@@ -59,18 +60,49 @@ export function goalHandlers(
     },
 
     async createDashboardGoal({ body }, ctx): Promise<DashboardResult<'createDashboardGoal'>> {
-      const row = await createGoal(knex, goalsOf(ctx).id, input(body), wording);
+      const w = goalsOf(ctx);
+      const row = await audited(
+        knex,
+        ctx.audit,
+        w.id,
+        (trx) => createGoal(trx, w.id, input(body), wording),
+        (g) => ({ action: 'goal.created', objectType: 'goal', objectId: g.id, changes: createdFields(presentGoal(g)) }),
+      );
       return { status: 201, body: { data: presentGoal(row) } };
     },
 
     async updateDashboardGoal({ params, body }, ctx): Promise<DashboardResult<'updateDashboardGoal'>> {
       const current = await goalOf(knex, params.goalId, goalsOf(ctx).id);
-      return { status: 200, body: { data: presentGoal(await updateGoal(knex, current, input(body), wording)) } };
+      const row = await audited(
+        knex,
+        ctx.audit,
+        current.workspace_id,
+        (trx) => updateGoal(trx, current, input(body), wording),
+        (g) => ({
+          action: 'goal.updated',
+          objectType: 'goal',
+          objectId: g.id,
+          changes: changedBetween(presentGoal(current), presentGoal(g)),
+        }),
+      );
+      return { status: 200, body: { data: presentGoal(row) } };
     },
 
     async setDashboardGoalStatus({ params, body }, ctx): Promise<DashboardResult<'setDashboardGoalStatus'>> {
       const current = await goalOf(knex, params.goalId, goalsOf(ctx).id);
-      return { status: 200, body: { data: presentGoal(await setGoalStatus(knex, current.id, body.status)) } };
+      const row = await audited(
+        knex,
+        ctx.audit,
+        current.workspace_id,
+        (trx) => setGoalStatus(trx, current.id, body.status),
+        (g) => ({
+          action: 'goal.status_changed',
+          objectType: 'goal',
+          objectId: g.id,
+          changes: diffFields({ status: current.status }, { status: g.status }),
+        }),
+      );
+      return { status: 200, body: { data: presentGoal(row) } };
     },
 
     async getDashboardGoalReport({ params, query }, ctx): Promise<DashboardResult<'getDashboardGoalReport'>> {

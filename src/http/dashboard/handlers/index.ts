@@ -4,6 +4,7 @@ import { linkOperations } from '../../../operations/links.ts';
 import type { Services } from '../../services.ts';
 import type { DashboardHandlers } from '../types.ts';
 import { accountHandlers } from './account.ts';
+import { auditHandlers } from './audit.ts';
 import { appLinksHandlers } from './app-links.ts';
 import { conversionHandlers } from './conversions.ts';
 import { goalHandlers } from './goals.ts';
@@ -27,6 +28,7 @@ export function dashboardHandlers(
   return {
     ...accountHandlers(services, factors),
     ...secondFactorHandlers(services, factors),
+    ...auditHandlers(services),
     ...linkHandlers(services, operations),
     ...settingsHandlers(services),
     ...appLinksHandlers(services),

@@ -2,6 +2,7 @@
 // signed-in person, the list with search and filters, bulk actions, analytics, QR codes, the CSV
 // import and export, and image uploads.
 import fs from 'node:fs';
+import { audited, createdFields } from '../../../operations/audit.ts';
 import path from 'node:path';
 import type { components } from '../../../../generated/dashboard.ts';
 import type { LinkRow } from '../../../db/repos/links.ts';
@@ -190,9 +191,21 @@ export function linkHandlers(
     async makeLinkQr({ params }, ctx): Promise<DashboardResult<'makeLinkQr'>> {
       const actor = sessionActor(ctx);
       await operations.get(actor, params.linkId);
+      // Made once per link: asking again answers the same code and records nothing.
       const qr =
         (await qrCodeOfLink(knex, actor.workspaceId, params.linkId)) ??
-        (await createQrCode(knex, actor.workspaceId, params.linkId));
+        (await audited(
+          knex,
+          ctx.audit,
+          actor.workspaceId,
+          (trx) => createQrCode(trx, actor.workspaceId, params.linkId),
+          (made) => ({
+            action: 'qr_code.created',
+            objectType: 'qr_code',
+            objectId: made.id,
+            changes: { linkId: { to: params.linkId } },
+          }),
+        ));
       return { status: 200, body: { data: qrView(qr, params.linkId) } };
     },
 
@@ -293,14 +306,26 @@ export function linkHandlers(
       if (!ext || !looksLike(type, bytes.subarray(0, 12)))
         throw invalid(`The file is not a ${type || 'supported'} image: its content does not match its Content-Type`);
       const dir = path.join(config.dataDir, 'assets');
-      const { fileName } = await addAsset(knex, ctx.workspace!.id, ext, type, (name) => {
-        try {
-          fs.mkdirSync(dir, { recursive: true });
-          fs.writeFileSync(path.join(dir, name), bytes);
-        } catch (err) {
-          throw storageFailed(`The image could not be stored: ${(err as Error).message}`);
-        }
-      });
+      const { fileName } = await audited(
+        knex,
+        ctx.audit,
+        ctx.workspace!.id,
+        (trx) =>
+          addAsset(trx, ctx.workspace!.id, ext, type, (name) => {
+            try {
+              fs.mkdirSync(dir, { recursive: true });
+              fs.writeFileSync(path.join(dir, name), bytes);
+            } catch (err) {
+              throw storageFailed(`The image could not be stored: ${(err as Error).message}`);
+            }
+          }),
+        (a) => ({
+          action: 'asset.uploaded',
+          objectType: 'asset',
+          objectId: a.id,
+          changes: createdFields({ contentType: type, bytes: bytes.length }),
+        }),
+      );
       return { status: 201, body: { url: `${config.assetBaseUrl}${fileName}` } };
     },
   };

@@ -70,19 +70,22 @@ export function pageHandlers(services: Services, operations: PageOperations): Pi
     },
 
     async deletePage({ params }, ctx): Promise<DashboardResult<'deletePage'>> {
-      await operations.remove(ctx.workspace!.id, params.pageId);
+      await operations.remove(ctx.audit, ctx.workspace!.id, params.pageId);
       return { status: 204 };
     },
 
     async publishPage({ params }, ctx): Promise<DashboardResult<'publishPage'>> {
-      const row = await operations.publish(await operations.get(ctx.workspace!.id, params.pageId), ctx.requestId);
+      const current = await operations.get(ctx.workspace!.id, params.pageId);
+      const row = await operations.publish(current, ctx.requestId, ctx.audit);
       return { status: 200, body: await envelope(row) };
     },
 
     async unpublishPage({ params }, ctx): Promise<DashboardResult<'unpublishPage'>> {
       return {
         status: 200,
-        body: await envelope(await operations.unpublish(await operations.get(ctx.workspace!.id, params.pageId))),
+        body: await envelope(
+          await operations.unpublish(await operations.get(ctx.workspace!.id, params.pageId), ctx.audit),
+        ),
       };
     },
 

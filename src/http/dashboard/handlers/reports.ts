@@ -1,6 +1,7 @@
 // Shared reports in the dashboard (openapi/dashboard.yaml, Reports): saved views of the
 // Conversions screen, a goal's report, a link's or a bio page's analytics, made, changed, given a
 // new link and deleted by members; and their public read at /app/api/shared/{token}, with its password.
+import { audited, changedBetween, createdFields, withAudit } from '../../../operations/audit.ts';
 import type { components } from '../../../../generated/dashboard.ts';
 import { createAttemptLimiter, refundAttempt, takeAttempt } from '../../../db/attempt-limiter.ts';
 import * as pages from '../../../db/repos/bio-pages.ts';
@@ -123,11 +124,31 @@ export function reportHandlers(services: Services): Pick<DashboardHandlers, Repo
   }
 
   /** A changed report; the row was there a moment ago, so a miss is a delete that came first. */
-  async function change(ctx: DashboardContext, id: string, patch: reports.ReportPatch) {
-    const after = await reports.updateReport(knex, ctx.workspace!.id, id, patch, reportChanged(ctx.requestId));
+  async function change(ctx: DashboardContext, id: string, patch: reports.ReportPatch, action = 'report.updated') {
+    const after = await reports.updateReport(
+      knex,
+      ctx.workspace!.id,
+      id,
+      patch,
+      withAudit(reportChanged(ctx.requestId), ctx.audit, ctx.workspace!.id, (before, now) => {
+        const changes = changedBetween(auditedReport(before), auditedReport(now));
+        // The address and the password are secrets: named when they change, never shown.
+        if (before.token_hash !== now.token_hash) changes.token = { secret: true };
+        if (before.password_hash !== now.password_hash) changes.password = { secret: true };
+        return { action, objectType: 'report', objectId: now.id, changes };
+      }),
+    );
     if (!after) throw notFound('Report not found');
     return after;
   }
+
+  /** What the audit log shows of a report: no token, no password. */
+  const auditedReport = (row: reports.ReportRow) => ({
+    kind: row.kind,
+    title: row.title,
+    params: reports.paramsOf(row),
+    visibility: row.visibility,
+  });
 
   const sealedToken = () => {
     const { token, hash } = newSecret();
@@ -158,7 +179,19 @@ export function reportHandlers(services: Services): Pick<DashboardHandlers, Repo
         created_at: now,
         updated_at: now,
       };
-      await reports.createReport(knex, row, reportMade(ctx.requestId));
+      await reports.createReport(
+        knex,
+        row,
+        withAudit(reportMade(ctx.requestId), ctx.audit, w.id, (made) => ({
+          action: 'report.created',
+          objectType: 'report',
+          objectId: made.id,
+          changes: {
+            ...createdFields(auditedReport(made)),
+            ...(made.password_hash ? { password: { secret: true } } : {}),
+          },
+        })),
+      );
       return { status: 201, body: { data: present(row) } };
     },
 
@@ -184,13 +217,23 @@ export function reportHandlers(services: Services): Pick<DashboardHandlers, Repo
     },
 
     async deleteDashboardReport({ params }, ctx): Promise<DashboardResult<'deleteDashboardReport'>> {
-      if (!(await reports.deleteReport(knex, ctx.workspace!.id, params.reportId))) throw notFound('Report not found');
+      await audited(
+        knex,
+        ctx.audit,
+        ctx.workspace!.id,
+        async (trx) => {
+          if (!(await reports.deleteReport(trx, ctx.workspace!.id, params.reportId)))
+            throw notFound('Report not found');
+        },
+        () => ({ action: 'report.deleted', objectType: 'report', objectId: params.reportId }),
+      );
       return { status: 204 };
     },
 
     async renewDashboardReportToken({ params }, ctx): Promise<DashboardResult<'renewDashboardReportToken'>> {
       const current = await reportOf(ctx, params.reportId);
-      return { status: 200, body: { data: present(await change(ctx, current.id, sealedToken())) } };
+      const renewed = await change(ctx, current.id, sealedToken(), 'report.token_renewed');
+      return { status: 200, body: { data: present(renewed) } };
     },
 
     async readSharedReport({ params, headers }): Promise<DashboardResult<'readSharedReport'>> {

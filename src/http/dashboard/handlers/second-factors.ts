@@ -1,7 +1,13 @@
 // The signed-in person's second factors, the second step of signing in, and a workspace's
 // requirement (openapi/dashboard.yaml, Second factors). The rules are the operations'.
+import type { DbTransaction } from '../../../db/knex.ts';
+import { audit, auditPerson, diffFields, type AuditActor } from '../../../operations/audit.ts';
 import type { SecondFactorOperations } from '../../../operations/second-factors.ts';
-import { clearPendingSignInCookie, pendingSignInToken } from '../second-factor-sign-in.ts';
+
+/** A change to the person's own factors, in the chain of every workspace they belong to. */
+const personEvent = (trx: DbTransaction, actor: AuditActor, userId: string, action: string) =>
+  auditPerson(trx, actor, userId, { action, objectType: 'user', objectId: userId });
+import { clearPendingSignInCookie, pendingSignInToken, signInAudited } from '../second-factor-sign-in.ts';
 import { sessionBody, sessionCookie } from '../session.ts';
 import type { Services } from '../../services.ts';
 import type { DashboardHandlers, DashboardResult } from '../types.ts';
@@ -27,12 +33,13 @@ export function secondFactorHandlers(
   });
 
   return {
-    async verifySecondFactor({ body, headers }): Promise<DashboardResult<'verifySecondFactor'>> {
+    async verifySecondFactor({ body, headers }, { audit: actor }): Promise<DashboardResult<'verifySecondFactor'>> {
       const { token, session } = await factors.completeSignIn(
         pendingSignInToken(headers),
         body.method,
         body.code,
         Date.now(),
+        (trx, userId) => signInAudited(trx, actor, userId),
       );
       return {
         status: 200,
@@ -49,18 +56,27 @@ export function secondFactorHandlers(
       return { status: 201, body: { data: await factors.startEnrolment(person(session), Date.now()) } };
     },
 
-    async confirmTotp({ body }, { session }): Promise<DashboardResult<'confirmTotp'>> {
-      const recoveryCodes = await factors.confirmEnrolment(session!.userId, body.code, Date.now());
+    async confirmTotp({ body }, { session, audit: actor }): Promise<DashboardResult<'confirmTotp'>> {
+      const recoveryCodes = await factors.confirmEnrolment(session!.userId, body.code, Date.now(), (trx) =>
+        personEvent(trx, actor, session!.userId, 'user.second_factor_enabled'),
+      );
       return { status: 200, body: { data: { recoveryCodes } } };
     },
 
-    async disableTotp({ body }, { session, client }): Promise<DashboardResult<'disableTotp'>> {
-      await factors.disable(person(session), body, client, Date.now());
+    async disableTotp({ body }, { session, client, audit: actor }): Promise<DashboardResult<'disableTotp'>> {
+      await factors.disable(person(session), body, client, Date.now(), (trx) =>
+        personEvent(trx, actor, session!.userId, 'user.second_factor_disabled'),
+      );
       return { status: 204 };
     },
 
-    async regenerateRecoveryCodes({ body }, { session, client }): Promise<DashboardResult<'regenerateRecoveryCodes'>> {
-      const recoveryCodes = await factors.regenerateRecoveryCodes(person(session), body, client, Date.now());
+    async regenerateRecoveryCodes(
+      { body },
+      { session, client, audit: actor },
+    ): Promise<DashboardResult<'regenerateRecoveryCodes'>> {
+      const recoveryCodes = await factors.regenerateRecoveryCodes(person(session), body, client, Date.now(), (trx) =>
+        personEvent(trx, actor, session!.userId, 'user.recovery_codes_renewed'),
+      );
       return { status: 200, body: { data: { recoveryCodes } } };
     },
 
@@ -70,9 +86,17 @@ export function secondFactorHandlers(
 
     async setSecondFactorRequirement(
       { body },
-      { workspace, session },
+      { workspace, session, audit: actor },
     ): Promise<DashboardResult<'setSecondFactorRequirement'>> {
-      const data = await factors.setRequirement(workspace!.id, session!.userId, body.requireSecondFactor);
+      const before = (await factors.requirement(workspace!.id)).requireSecondFactor;
+      const data = await factors.setRequirement(workspace!.id, session!.userId, body.requireSecondFactor, (trx) =>
+        audit(trx, actor, workspace!.id, {
+          action: 'workspace.updated',
+          objectType: 'workspace',
+          objectId: workspace!.id,
+          changes: diffFields({ requireSecondFactor: before }, { requireSecondFactor: body.requireSecondFactor }),
+        }),
+      );
       return { status: 200, body: { data } };
     },
   };

@@ -10,8 +10,9 @@ import { claimExpired, claimExpiresAt } from '../../../domain/domains.ts';
 import { createCampaign } from '../../../operations/campaigns.ts';
 import { addDomain, disableDomain, domainOf, verification, verifyDomain } from '../../../operations/domains.ts';
 import { createKey, keysOf, revokeKey } from '../../../operations/keys.ts';
-import { changeRole, invite, removeMember, revokeInvitation } from '../../../operations/members.ts';
+import { changeRole, invite, memberOf, removeMember, revokeInvitation } from '../../../operations/members.ts';
 import { renameWorkspace } from '../../../operations/workspaces.ts';
+import { audited, diffFields } from '../../../operations/audit.ts';
 import { createTag, deleteTag, listTagsWithLinkCounts, updateTag } from '../../../operations/tags.ts';
 import type { Services } from '../../services.ts';
 import type { DashboardContext, DashboardHandlers, DashboardResult, WorkspaceContext } from '../types.ts';
@@ -103,7 +104,19 @@ export function settingsHandlers(
     },
 
     async updateWorkspace({ body }, ctx): Promise<DashboardResult<'updateWorkspace'>> {
-      const name = await renameWorkspace(knex, ws(ctx).id, body.name);
+      const before = ws(ctx).name;
+      const name = await audited(
+        knex,
+        ctx.audit,
+        ws(ctx).id,
+        (trx) => renameWorkspace(trx, ws(ctx).id, body.name),
+        (after) => ({
+          action: 'workspace.updated',
+          objectType: 'workspace',
+          objectId: ws(ctx).id,
+          changes: diffFields({ name: before }, { name: after }),
+        }),
+      );
       return { status: 200, body: { data: presentWorkspace({ ...ws(ctx), name }) } };
     },
 
@@ -127,7 +140,18 @@ export function settingsHandlers(
     },
 
     async createKey({ body }, ctx): Promise<DashboardResult<'createKey'>> {
-      const { row, key } = await createKey(knex, who(ctx), body);
+      const { row, key } = await audited(
+        knex,
+        ctx.audit,
+        ws(ctx).id,
+        (trx) => createKey(trx, who(ctx), body),
+        ({ row }) => ({
+          action: 'api_key.created',
+          objectType: 'api_key',
+          objectId: row.id,
+          changes: { ...diffFields(null, { name: row.name, scopes: row.scopes, expiresAt: row.expiresAt }), key: {} },
+        }),
+      );
       const id = row.id;
       return {
         status: 201,
@@ -148,7 +172,13 @@ export function settingsHandlers(
     },
 
     async revokeKey({ params }, ctx): Promise<DashboardResult<'revokeKey'>> {
-      await revokeKey(knex, who(ctx), params.keyId);
+      await audited(
+        knex,
+        ctx.audit,
+        ws(ctx).id,
+        (trx) => revokeKey(trx, who(ctx), params.keyId),
+        () => ({ action: 'api_key.revoked', objectType: 'api_key', objectId: params.keyId }),
+      );
       return { status: 204 };
     },
 
@@ -157,12 +187,33 @@ export function settingsHandlers(
     },
 
     async updateMember({ params, body }, ctx): Promise<DashboardResult<'updateMember'>> {
-      const member = await changeRole(knex, ws(ctx).id, params.userId, body.role as Role);
+      let before: Role | undefined;
+      const member = await audited(
+        knex,
+        ctx.audit,
+        ws(ctx).id,
+        async (trx) => {
+          before = (await memberOf(trx, ws(ctx).id, params.userId)).role as Role;
+          return changeRole(trx, ws(ctx).id, params.userId, body.role as Role);
+        },
+        (m) => ({
+          action: 'member.role_changed',
+          objectType: 'member',
+          objectId: m.userId,
+          changes: diffFields({ role: before }, { role: m.role }),
+        }),
+      );
       return { status: 200, body: { data: presentMember(member) } };
     },
 
     async removeMember({ params }, ctx): Promise<DashboardResult<'removeMember'>> {
-      await removeMember(knex, who(ctx), params.userId);
+      await audited(
+        knex,
+        ctx.audit,
+        ws(ctx).id,
+        (trx) => removeMember(trx, who(ctx), params.userId),
+        () => ({ action: 'member.removed', objectType: 'member', objectId: params.userId }),
+      );
       return { status: 204 };
     },
 
@@ -174,15 +225,29 @@ export function settingsHandlers(
     },
 
     async createInvitation({ body }, ctx): Promise<DashboardResult<'createInvitation'>> {
-      const { invitation, inviteUrl } = await invite(knex, config, who(ctx), {
-        email: body.email,
-        role: body.role as Role,
-      });
+      const { invitation, inviteUrl } = await audited(
+        knex,
+        ctx.audit,
+        ws(ctx).id,
+        (trx) => invite(trx, config, who(ctx), { email: body.email, role: body.role as Role }),
+        ({ invitation: i }) => ({
+          action: 'invitation.created',
+          objectType: 'invitation',
+          objectId: i.id,
+          changes: { ...diffFields(null, { email: i.email, role: i.role }), token: {} },
+        }),
+      );
       return { status: 201, body: { data: presentInvitation(invitation), inviteUrl } };
     },
 
     async revokeInvitation({ params }, ctx): Promise<DashboardResult<'revokeInvitation'>> {
-      await revokeInvitation(knex, who(ctx), params.invitationId);
+      await audited(
+        knex,
+        ctx.audit,
+        ws(ctx).id,
+        (trx) => revokeInvitation(trx, who(ctx), params.invitationId),
+        () => ({ action: 'invitation.revoked', objectType: 'invitation', objectId: params.invitationId }),
+      );
       return { status: 204 };
     },
 
@@ -191,19 +256,41 @@ export function settingsHandlers(
     },
 
     async addDomain({ body }, ctx): Promise<DashboardResult<'addDomain'>> {
-      const id = await addDomain(domainDeps, ws(ctx).id, body.host);
+      const id = await audited(
+        knex,
+        ctx.audit,
+        ws(ctx).id,
+        (trx) => addDomain({ ...domainDeps, knex: trx }, ws(ctx).id, body.host),
+        (domainId) => ({
+          action: 'domain.added',
+          objectType: 'domain',
+          objectId: domainId,
+          changes: diffFields(null, { host: body.host.trim().toLowerCase() }),
+        }),
+      );
       return { status: 201, body: { data: presentDomain(await domainOf(knex, ws(ctx).id, id)) } };
     },
 
     async verifyDomain({ params }, ctx): Promise<DashboardResult<'verifyDomain'>> {
-      await verifyDomain(domainDeps, ws(ctx).id, params.domainId, ctx.requestId);
+      await verifyDomain(domainDeps, ws(ctx).id, params.domainId, ctx.requestId, ctx.audit);
       // The host serves its /.well-known/ documents from now on here; other processes follow the change feed.
       services.wellKnown.forget();
       return { status: 200, body: { data: presentDomain(await domainOf(knex, ws(ctx).id, params.domainId)) } };
     },
 
     async disableDomain({ params }, ctx): Promise<DashboardResult<'disableDomain'>> {
-      await disableDomain(knex, ws(ctx).id, params.domainId);
+      await audited(
+        knex,
+        ctx.audit,
+        ws(ctx).id,
+        (trx) => disableDomain(trx, ws(ctx).id, params.domainId),
+        () => ({
+          action: 'domain.disabled',
+          objectType: 'domain',
+          objectId: params.domainId,
+          changes: { status: { to: 'DISABLED' } },
+        }),
+      );
       services.wellKnown.forget();
       return { status: 200, body: { data: presentDomain(await domainOf(knex, ws(ctx).id, params.domainId)) } };
     },
@@ -213,17 +300,17 @@ export function settingsHandlers(
     },
 
     async createTag({ body }, ctx): Promise<DashboardResult<'createTag'>> {
-      return { status: 201, body: { data: await createTag(knex, ws(ctx).id, body) } };
+      return { status: 201, body: { data: await createTag(knex, ctx.audit, ws(ctx).id, body) } };
     },
 
     // The public API's rules and code (operations/tags.ts): a taken name 409, another
     // workspace's tag 404, and deleting takes the tag off its links without link.updated.
     async updateTag({ params, body }, ctx): Promise<DashboardResult<'updateTag'>> {
-      return { status: 200, body: { data: await updateTag(knex, ws(ctx).id, params.tagId, body) } };
+      return { status: 200, body: { data: await updateTag(knex, ctx.audit, ws(ctx).id, params.tagId, body) } };
     },
 
     async deleteTag({ params }, ctx): Promise<DashboardResult<'deleteTag'>> {
-      await deleteTag(knex, ws(ctx).id, params.tagId);
+      await deleteTag(knex, ctx.audit, ws(ctx).id, params.tagId);
       return { status: 204 };
     },
 
@@ -241,7 +328,18 @@ export function settingsHandlers(
     },
 
     async createCampaign({ body }, ctx): Promise<DashboardResult<'createCampaign'>> {
-      const { id, name, createdAt } = await createCampaign(knex, ws(ctx).id, body);
+      const { id, name, createdAt } = await audited(
+        knex,
+        ctx.audit,
+        ws(ctx).id,
+        (trx) => createCampaign(trx, ws(ctx).id, body),
+        (c) => ({
+          action: 'campaign.created',
+          objectType: 'campaign',
+          objectId: c.id,
+          changes: diffFields(null, { name: c.name }),
+        }),
+      );
       return { status: 201, body: { data: { id, name, createdAt: iso(createdAt)! } } };
     },
   };

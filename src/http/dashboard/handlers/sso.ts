@@ -8,8 +8,9 @@ import { SSO_CALLBACK_PATH, SSO_COOKIE, SSO_LOGIN_MS, SsoRefusal } from '../../.
 import { beginSsoSignIn, finishSsoSignIn, saveSsoSettings, type SsoDeps } from '../../../operations/sso.ts';
 import { parseCookies } from '../../../redirect/password.ts';
 import type { Services } from '../../services.ts';
+import { asPerson, audit, auditPerson, createdFields, diffFields } from '../../../operations/audit.ts';
 import type { SecondFactorOperations } from '../../../operations/second-factors.ts';
-import { pendingSignInCookie } from '../second-factor-sign-in.ts';
+import { pendingSignInCookie, signInAudited } from '../second-factor-sign-in.ts';
 import { sessionCookie } from '../session.ts';
 import type { DashboardHandlers, DashboardResult } from '../types.ts';
 
@@ -48,13 +49,38 @@ export function ssoHandlers(
     },
 
     async putSsoProvider({ body }, ctx): Promise<DashboardResult<'putSsoProvider'>> {
-      const stored = await saveSsoSettings(deps, ctx.workspace!.id, body, Date.now());
+      const stored = await saveSsoSettings(deps, ctx.workspace!.id, body, Date.now(), (trx, before, after) => {
+        const fields = (p: SsoProviderRecord) => ({
+          issuer: p.issuer,
+          clientId: p.clientId,
+          domains: p.domains,
+          defaultRole: p.defaultRole,
+          enabled: p.enabled,
+          passwordSignIn: p.passwordSignIn,
+        });
+        const changes = before ? diffFields(fields(before), fields(after)) : createdFields(fields(after));
+        // The secret by name only, when one was given.
+        if (body.clientSecret !== undefined) changes.clientSecret = {};
+        return audit(trx, ctx.audit, ctx.workspace!.id, {
+          action: before ? 'sso.updated' : 'sso.created',
+          objectType: 'sso_provider',
+          objectId: ctx.workspace!.id,
+          changes,
+        });
+      });
       services.log.info({ workspaceId: ctx.workspace!.id, enabled: stored.enabled }, 'single sign-on was set');
       return { status: 200, body: { data: present(stored, ctx.origin) } };
     },
 
     async deleteSsoProvider(_request, ctx): Promise<DashboardResult<'deleteSsoProvider'>> {
-      if (!(await deleteSsoProvider(knex, ctx.workspace!.id))) throw notFound('Single sign-on is not set up');
+      const gone = await deleteSsoProvider(knex, ctx.workspace!.id, (trx) =>
+        audit(trx, ctx.audit, ctx.workspace!.id, {
+          action: 'sso.deleted',
+          objectType: 'sso_provider',
+          objectId: ctx.workspace!.id,
+        }),
+      );
+      if (!gone) throw notFound('Single sign-on is not set up');
       return { status: 204 };
     },
 
@@ -95,6 +121,15 @@ export function ssoHandlers(
           { userId: done.userId, workspaceId: done.workspaceId, created: done.created, linked: done.linked },
           'signed in through single sign-on',
         );
+        // The identity was linked by finishSsoSignIn's own transaction; its entry follows it.
+        if (done.linked)
+          await knex.transaction((trx) =>
+            auditPerson(trx, asPerson(ctx.audit, done.userId), done.userId, {
+              action: 'user.sso_linked',
+              objectType: 'user',
+              objectId: done.userId,
+            }),
+          );
         // A person who set up a second factor is asked for it after the provider too, as after
         // a password: the provider's owner is one workspace's, the factor is the person's own.
         const pending = await factors.challenge(done.userId, Date.now());
@@ -107,7 +142,11 @@ export function ssoHandlers(
             },
           };
         }
-        const { token } = await accounts.createSession(knex, done.userId, Date.now());
+        const { token } = await knex.transaction(async (trx) => {
+          const made = await accounts.createSession(trx, done.userId, Date.now());
+          await signInAudited(trx, ctx.audit, done.userId);
+          return made;
+        });
         return {
           status: 303,
           headers: { Location: '/app/', 'Set-Cookie': [sessionCookie(token), clearSsoCookie()] },

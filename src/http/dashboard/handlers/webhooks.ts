@@ -2,6 +2,7 @@
 // subscriptions made and changed with the rules of their public endpoints, the event catalogue,
 // "Send test event", the delivery log with its attempts, and the actions of `shortlink webhook`
 // (src/operations/deliveries.ts) scoped to the path's workspace.
+import { audited } from '../../../operations/audit.ts';
 import * as outbox from '../../../db/repos/webhook-delivery-log.ts';
 import { findDelivery } from '../../../db/repos/webhook-delivery-actions.ts';
 import * as subscriptions from '../../../db/repos/subscriptions.ts';
@@ -68,13 +69,17 @@ export function webhookDashboardHandlers(services: Services): Pick<DashboardHand
       const variant = body.variant as Variant;
       if (!config.webhookVariants.has(variant))
         throw invalid(`Variant ${variant} webhooks are not offered by this deployment`, 'variant');
-      const { row, secret } = await createSubscription(deps, {
-        workspaceId: w.id,
-        variant,
-        url: body.url,
-        events: body.events,
-        secret: body.secret,
-      });
+      const { row, secret } = await createSubscription(
+        deps,
+        {
+          workspaceId: w.id,
+          variant,
+          url: body.url,
+          events: body.events,
+          secret: body.secret,
+        },
+        ctx.audit,
+      );
       const data = await view(w.id, row.id);
       return { status: 201, body: secret !== undefined ? { data, secret } : { data } };
     },
@@ -85,7 +90,7 @@ export function webhookDashboardHandlers(services: Services): Pick<DashboardHand
     ): Promise<DashboardResult<'updateDashboardWebhookSubscription'>> {
       const w = webhooksOf(ctx);
       const current = await operator.subscription(knex, params.subscriptionId, w.id);
-      await changeSubscription(deps, current, body);
+      await changeSubscription(deps, current, body, ctx.audit);
       return { status: 200, body: { data: await view(w.id, current.id) } };
     },
 
@@ -94,7 +99,7 @@ export function webhookDashboardHandlers(services: Services): Pick<DashboardHand
       ctx,
     ): Promise<DashboardResult<'deleteDashboardWebhookSubscription'>> {
       const w = webhooksOf(ctx);
-      await deleteSubscription(knex, await operator.subscription(knex, params.subscriptionId, w.id));
+      await deleteSubscription(knex, await operator.subscription(knex, params.subscriptionId, w.id), ctx.audit);
       return { status: 204 };
     },
 
@@ -103,7 +108,25 @@ export function webhookDashboardHandlers(services: Services): Pick<DashboardHand
       ctx,
     ): Promise<DashboardResult<'enableDashboardWebhookSubscription'>> {
       const w = webhooksOf(ctx);
-      await operator.reEnable(knex, params.subscriptionId, w.id);
+      const before = await operator.subscription(knex, params.subscriptionId, w.id);
+      await audited(
+        knex,
+        ctx.audit,
+        w.id,
+        (trx) => operator.reEnable(trx, params.subscriptionId, w.id),
+        // Enabling an enabled subscription changes nothing, and records nothing.
+        ({ id }) =>
+          before.enabled
+            ? []
+            : [
+                {
+                  action: 'webhook.enabled',
+                  objectType: 'webhook',
+                  objectId: id,
+                  changes: { enabled: { from: false, to: true } },
+                },
+              ],
+      );
       return { status: 200, body: { data: await view(w.id, params.subscriptionId) } };
     },
 
@@ -140,7 +163,20 @@ export function webhookDashboardHandlers(services: Services): Pick<DashboardHand
       const w = webhooksOf(ctx);
       const since = Date.parse(body.since);
       if (!Number.isFinite(since)) throw invalid('since must be an ISO 8601 date-time', 'since');
-      const { replayed } = await operator.replaySince(knex, params.subscriptionId, since, w.id);
+      // One entry per delivery sent again, as a bulk change records one per object.
+      const { replayed } = await audited(
+        knex,
+        ctx.audit,
+        w.id,
+        (trx) => operator.replaySince(trx, params.subscriptionId, since, w.id),
+        (r) =>
+          r.replayed.map((id) => ({
+            action: 'webhook_delivery.replayed',
+            objectType: 'webhook_delivery',
+            objectId: id,
+            changes: { status: { from: 'FAILED', to: 'PENDING' } },
+          })),
+      );
       return { status: 200, body: { data: { replayed } } };
     },
 
@@ -199,7 +235,18 @@ export function webhookDashboardHandlers(services: Services): Pick<DashboardHand
 
     async replayDashboardWebhookDelivery({ params }, ctx): Promise<DashboardResult<'replayDashboardWebhookDelivery'>> {
       const w = webhooksOf(ctx);
-      const { id, status } = await operator.replay(knex, params.deliveryId, w.id);
+      const { id, status } = await audited(
+        knex,
+        ctx.audit,
+        w.id,
+        (trx) => operator.replay(trx, params.deliveryId, w.id),
+        (r) => ({
+          action: 'webhook_delivery.replayed',
+          objectType: 'webhook_delivery',
+          objectId: r.id,
+          changes: { status: { from: 'FAILED', to: r.status } },
+        }),
+      );
       return { status: 200, body: { data: { id, status: status as 'PENDING' } } };
     },
 
@@ -208,7 +255,18 @@ export function webhookDashboardHandlers(services: Services): Pick<DashboardHand
       ctx,
     ): Promise<DashboardResult<'resolveDashboardWebhookDelivery'>> {
       const w = webhooksOf(ctx);
-      const { id, status } = await operator.resolve(knex, params.deliveryId, body.outcome, w.id);
+      const { id, status } = await audited(
+        knex,
+        ctx.audit,
+        w.id,
+        (trx) => operator.resolve(trx, params.deliveryId, body.outcome, w.id),
+        (r) => ({
+          action: 'webhook_delivery.resolved',
+          objectType: 'webhook_delivery',
+          objectId: r.id,
+          changes: { status: { from: 'UNKNOWN', to: r.status } },
+        }),
+      );
       return { status: 200, body: { data: { id, status: status as 'DELIVERED' | 'FAILED' } } };
     },
   };

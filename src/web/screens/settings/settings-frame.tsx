@@ -1,6 +1,7 @@
 // Settings screens share a heading eyebrow and a navigation between them.
 import type { ReactNode } from 'react';
 import { Link, useLocation } from 'wouter';
+import { can, useMembership } from '../../api/session.ts';
 import { PageHeader } from '../../components/page.tsx';
 import { wsPath } from '../links/paths.ts';
 
@@ -13,6 +14,8 @@ const SECTIONS = [
   { path: '/settings/campaigns', label: 'Campaigns' },
   { path: '/settings/webhooks', label: 'Webhooks' },
   { path: '/settings/sso', label: 'Single sign-on' },
+  // Only OWNER and ADMIN read the audit log (the API answers others 403).
+  { path: '/settings/audit', label: 'Audit log', administer: true },
 ];
 
 export function SettingsFrame({
@@ -27,13 +30,15 @@ export function SettingsFrame({
   actions?: ReactNode;
 }) {
   const [location] = useLocation();
+  const role = useMembership(workspaceId)?.role;
+  const shown = SECTIONS.filter((s) => !s.administer || (role && can.administer(role)));
   return (
     <>
       <PageHeader title={title} eyebrow="Settings" actions={actions} />
       <div className="settings">
         <nav className="subnav" aria-label="Settings">
           <ul>
-            {SECTIONS.map((s) => {
+            {shown.map((s) => {
               const href = wsPath(workspaceId, s.path);
               return (
                 <li key={s.path}>
