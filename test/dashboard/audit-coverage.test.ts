@@ -316,12 +316,13 @@ const AUDITED: Record<string, Audited> = {
       const cookie = String(
         [password.headers['set-cookie']].flat().find((c) => String(c).startsWith('sl_second_factor=')),
       ).split(';')[0];
-      // The password step alone started no session, so it recorded none.
       const res = await f.server.request('POST', `${DASHBOARD_API}/session/second-factor`, {
         body: { method: 'totp', code: totpCode(secret, Date.now()) },
         headers: { cookie },
       });
-      return { res: ok(res), objectId: person.userId };
+      // Two: the set-up's own sign-in (before the app was on) and this one; the password step
+      // alone started no session and recorded none.
+      return { res: ok(res), objectId: person.userId, count: 2 };
     },
   },
   'dashboard:confirmTotp': {
