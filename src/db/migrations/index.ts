@@ -34,6 +34,7 @@ import * as liveLinkCounts from './20261230000000_live_link_counts.ts';
 import * as foldCities from './20261231000000_fold_cities.ts';
 import * as apiKeyNames from './20270101000000_api_key_names.ts';
 import * as partitionedEvents from './20270102000000_partitioned_events.ts';
+import * as mailAndSessions from './20270105000000_mail_and_sessions.ts';
 
 const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }> = {
   '20261122000000_core': core,
@@ -69,6 +70,7 @@ const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '20261231000000_fold_cities': foldCities,
   '20270101000000_api_key_names': apiKeyNames,
   '20270102000000_partitioned_events': partitionedEvents,
+  '20270105000000_mail_and_sessions': mailAndSessions,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

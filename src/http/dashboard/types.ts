@@ -20,7 +20,7 @@ export interface DashboardRequest<O extends DashboardOperationId> extends Reques
       : undefined;
 }
 
-type SuccessStatus = 200 | 201 | 204;
+type SuccessStatus = 200 | 201 | 202 | 204;
 type Responses<O extends DashboardOperationId> = operations[O]['responses'];
 type Success<O extends DashboardOperationId> = Extract<keyof Responses<O>, SuccessStatus>;
 
@@ -47,6 +47,10 @@ export interface DashboardContext {
   requestId: string | null;
   /** The client's address as the trusted proxy saw it (src/domain/client-address.ts). */
   client: string;
+  /** The User-Agent header (a session keeps its browser and OS families). */
+  userAgent: string | undefined;
+  /** The browser cookie (sl_browser) the request carried, if any. */
+  browserToken: string | undefined;
   /** The origin the request was addressed to (https://host), for the links a response names. */
   origin: string;
   /** The raw request body (the image upload reads its bytes). */

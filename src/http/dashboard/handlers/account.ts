@@ -7,8 +7,9 @@ import { invalid, notFound, tooManyWrongPasswords, unauthenticated } from '../..
 import { hashPassword, verifyPassword } from '../../../domain/passwords.ts';
 import { normalizeEmail, passwordProblem, SIGN_IN_ATTEMPTS } from '../../../domain/sessions.ts';
 import type { Services } from '../../services.ts';
-import { clearSessionCookie, sessionBody, sessionCookie } from '../session.ts';
-import type { DashboardHandlers, DashboardResult } from '../types.ts';
+import { startSession } from '../../../operations/sessions.ts';
+import { browserCookie, clearSessionCookie, sessionBody, sessionCookie } from '../session.ts';
+import type { DashboardContext, DashboardHandlers, DashboardResult } from '../types.ts';
 
 /** Verified against when the email is unknown, so a wrong email takes as long as a wrong password. */
 let decoyHash: Promise<string> | undefined;
@@ -53,12 +54,25 @@ export function accountHandlers(
     return user;
   }
 
+  /**
+   * Starts the session (src/operations/sessions.ts): `notice` for a password sign-in, which mails
+   * the person when the browser is new to them; a link that proved the email only remembers it.
+   */
   async function signedIn(
     userId: string,
     status: 200 | 201,
+    ctx: DashboardContext,
+    notice = false,
   ): Promise<DashboardResult<'signIn'> | DashboardResult<'claimFirstRun'> | DashboardResult<'registerWithInvitation'>> {
-    const { token, session } = await accounts.createSession(knex, userId, Date.now());
-    return { status, body: await sessionBody(knex, session), headers: { 'Set-Cookie': sessionCookie(token) } } as never;
+    const { token, session, newBrowserToken } = await startSession(services, {
+      userId,
+      userAgent: ctx.userAgent,
+      client: ctx.client,
+      browserToken: ctx.browserToken,
+      notice,
+    });
+    const cookies = [sessionCookie(token), ...(newBrowserToken ? [browserCookie(newBrowserToken)] : [])];
+    return { status, body: await sessionBody(knex, session), headers: { 'Set-Cookie': cookies } } as never;
   }
 
   function checkNewPassword(password: string, field: string) {
@@ -71,10 +85,10 @@ export function accountHandlers(
       return { status: 200, body: await sessionBody(knex, session!) };
     },
 
-    async signIn({ body }, { client }): Promise<DashboardResult<'signIn'>> {
-      const user = await checkPassword(body.email, body.password, client);
+    async signIn({ body }, ctx): Promise<DashboardResult<'signIn'>> {
+      const user = await checkPassword(body.email, body.password, ctx.client);
       if (!user) throw unauthenticated('Wrong email or password');
-      return (await signedIn(user.id, 200)) as DashboardResult<'signIn'>;
+      return (await signedIn(user.id, 200, ctx, true)) as DashboardResult<'signIn'>;
     },
 
     async signOut(_request, { session }): Promise<DashboardResult<'signOut'>> {
@@ -82,21 +96,21 @@ export function accountHandlers(
       return { status: 204, headers: { 'Set-Cookie': clearSessionCookie() } };
     },
 
-    async setPassword({ body }): Promise<DashboardResult<'setPassword'>> {
+    async setPassword({ body }, ctx): Promise<DashboardResult<'setPassword'>> {
       checkNewPassword(body.password, 'password');
       const userId = await accounts.useSetupToken(knex, body.token, await hashPassword(body.password), Date.now());
       if (!userId)
         throw notFound(
-          'This set-up link is not valid any more: it was used, or is older than 24 hours. Ask for a new one.',
+          'This link is not valid any more: it was used, or has expired (a set-up link lasts 24 hours, a reset link 1 hour). Ask for a new one.',
         );
-      return (await signedIn(userId, 200)) as DashboardResult<'setPassword'>;
+      return (await signedIn(userId, 200, ctx)) as DashboardResult<'setPassword'>;
     },
 
     async getFirstRun({ query }): Promise<DashboardResult<'getFirstRun'>> {
       return { status: 200, body: { available: await accounts.firstRunTokenValid(knex, query.token) } };
     },
 
-    async claimFirstRun({ body }): Promise<DashboardResult<'claimFirstRun'>> {
+    async claimFirstRun({ body }, ctx): Promise<DashboardResult<'claimFirstRun'>> {
       if (!EMAIL.test(body.email.trim())) throw invalid('email must be an email address', 'email');
       if (!body.workspaceName.trim()) throw invalid('workspaceName must not be blank', 'workspaceName');
       checkNewPassword(body.password, 'password');
@@ -111,7 +125,7 @@ export function accountHandlers(
         Date.now(),
       );
       services.log.info({ userId }, 'the first workspace was created from the first-run link');
-      return (await signedIn(userId, 201)) as DashboardResult<'claimFirstRun'>;
+      return (await signedIn(userId, 201, ctx)) as DashboardResult<'claimFirstRun'>;
     },
 
     async getInvitation({ query }): Promise<DashboardResult<'getInvitation'>> {
@@ -142,7 +156,7 @@ export function accountHandlers(
       return { status: 200, body: { data: joined } };
     },
 
-    async registerWithInvitation({ body }): Promise<DashboardResult<'registerWithInvitation'>> {
+    async registerWithInvitation({ body }, ctx): Promise<DashboardResult<'registerWithInvitation'>> {
       checkNewPassword(body.password, 'password');
       const { userId, workspaceId } = await invitations.registerWithInvitation(
         knex,
@@ -151,7 +165,7 @@ export function accountHandlers(
         Date.now(),
       );
       services.log.info({ userId, workspaceId }, 'an account was created with an invitation');
-      return (await signedIn(userId, 201)) as DashboardResult<'registerWithInvitation'>;
+      return (await signedIn(userId, 201, ctx)) as DashboardResult<'registerWithInvitation'>;
     },
 
     async changePassword({ body }, { session, client }): Promise<DashboardResult<'changePassword'>> {

@@ -15,6 +15,7 @@ import { pageHandlers } from './pages.ts';
 import { pageOperations } from '../../../operations/pages.ts';
 import { routingOperations } from '../../../operations/routing.ts';
 import { routingHandlers } from './routing.ts';
+import { sessionHandlers } from './sessions.ts';
 
 export function dashboardHandlers(
   services: Services,
@@ -22,6 +23,7 @@ export function dashboardHandlers(
 ): DashboardHandlers {
   return {
     ...accountHandlers(services),
+    ...sessionHandlers(services),
     ...linkHandlers(services, operations),
     ...settingsHandlers(services),
     ...appLinksHandlers(services),

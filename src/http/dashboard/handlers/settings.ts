@@ -120,6 +120,7 @@ export function settingsHandlers(
             expiresAt: iso(k.expiresAt),
             revokedAt: iso(k.revokedAt),
             createdAt: iso(k.createdAt)!,
+            lastUsedAt: iso(k.lastUsedAt),
             user: { id: k.userId, email: k.email },
           })),
         },
@@ -140,6 +141,7 @@ export function settingsHandlers(
             expiresAt: iso(row.expiresAt),
             revokedAt: null,
             createdAt: iso(row.createdAt)!,
+            lastUsedAt: null,
             user: { id: row.userId, email: row.email },
           },
           key,
@@ -174,11 +176,13 @@ export function settingsHandlers(
     },
 
     async createInvitation({ body }, ctx): Promise<DashboardResult<'createInvitation'>> {
-      const { invitation, inviteUrl } = await invite(knex, config, who(ctx), {
+      const { invitation, inviteUrl } = await invite(services, who(ctx), {
         email: body.email,
         role: body.role as Role,
       });
-      return { status: 201, body: { data: presentInvitation(invitation), inviteUrl } };
+      // Mailed: the link goes only to the invited email, never to the screen.
+      const link = inviteUrl ? { mailed: false, inviteUrl } : { mailed: true };
+      return { status: 201, body: { data: presentInvitation(invitation), ...link } };
     },
 
     async revokeInvitation({ params }, ctx): Promise<DashboardResult<'revokeInvitation'>> {
