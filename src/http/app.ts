@@ -132,7 +132,8 @@ export async function createApp(services: Services, opts: { validateResponses?: 
   api.registerSecurityHandler(
     'bearerAuth',
     (c: Context, req: Request) =>
-      authenticated.get(req) ?? authenticate(req, services.db.knex, services.limiter, requiredScopes(c.operation), services.keyUses),
+      authenticated.get(req) ??
+      authenticate(req, services.db.knex, services.limiter, requiredScopes(c.operation), services.keyUses),
   );
   await api.init();
   // A fixed path of the contract wins over a template for every method (src/http/routing.ts).

@@ -104,8 +104,16 @@ export class MailWorker {
     const { knex, engine, log } = this.o;
     const now = Date.now();
     for (const dropped of await outbox.dropExpiredMails(knex, now))
-      log.warn({ mail: dropped.id, kind: dropped.kind }, 'mail dropped unsent: its link expired before a server took it');
-    const claimed = await outbox.claimDueMails(knex, engine, { owner: this.owner, now, leaseMs: LEASE_MS, limit: BATCH });
+      log.warn(
+        { mail: dropped.id, kind: dropped.kind },
+        'mail dropped unsent: its link expired before a server took it',
+      );
+    const claimed = await outbox.claimDueMails(knex, engine, {
+      owner: this.owner,
+      now,
+      leaseMs: LEASE_MS,
+      limit: BATCH,
+    });
     await Promise.all(claimed.map((m) => this.send(m)));
     return claimed.length;
   }

@@ -120,9 +120,9 @@ describe.each(testEngines())('mail on %s', (engine) => {
     it('at most 3 reset mails an hour reach one account, whatever the clients', async () => {
       const person = await seedPerson(knex(), workspaceId, 'MEMBER');
       for (let i = 0; i < 5; i++)
-        expect((await post('/password-reset', { email: person.email }, { 'x-forwarded-for': `10.0.0.${i}` })).status).toBe(
-          202,
-        );
+        expect(
+          (await post('/password-reset', { email: person.email }, { 'x-forwarded-for': `10.0.0.${i}` })).status,
+        ).toBe(202);
       await eventually(async () => smtp.to(person.email).length >= 3);
       await sleep(1_000);
       expect(smtp.to(person.email)).toHaveLength(3);
@@ -187,7 +187,9 @@ describe.each(testEngines())('mail on %s', (engine) => {
       expect(first.status).toBe(200);
       const cookies = first.headers['set-cookie'] as string[];
       const browser = cookies.find((c) => c.startsWith('sl_browser='))!;
-      expect(browser).toMatch(/^sl_browser=[A-Za-z0-9_-]{43}; Path=\/app; HttpOnly; Secure; SameSite=Lax; Max-Age=34560000$/);
+      expect(browser).toMatch(
+        /^sl_browser=[A-Za-z0-9_-]{43}; Path=\/app; HttpOnly; Secure; SameSite=Lax; Max-Age=34560000$/,
+      );
       const browserCookie = browser.split(';')[0];
       // The same browser again: no notice, no new cookie.
       const same = await signInFrom(CHROME_ON_WINDOWS, browserCookie);

@@ -338,7 +338,11 @@ describe.each(testEngines())('migrations on %s', (engine) => {
       await db.knex.migrate.up({ migrationSource });
       // A set-up link made before is a set-up link; sessions and keys made before know nothing more.
       expect((await db.knex('password_setup_tokens').first()).kind).toBe('setup');
-      expect(await db.knex('sessions').first('browser', 'os', 'place')).toEqual({ browser: null, os: null, place: null });
+      expect(await db.knex('sessions').first('browser', 'os', 'place')).toEqual({
+        browser: null,
+        os: null,
+        place: null,
+      });
       expect((await db.knex('api_keys').first('last_used_at')).last_used_at).toBeNull();
       // A browser is remembered once per person.
       const browser = { user_id: 'usr_m', browser_hash: 'b'.repeat(64), first_seen_at: 1, last_seen_at: 1 };

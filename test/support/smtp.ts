@@ -71,7 +71,8 @@ export async function startSmtp(): Promise<TestSmtp> {
     authOptional: true,
     logger: false,
     onAuth(auth, _session, callback) {
-      if (auth.username === SMTP_USER && auth.password === SMTP_PASSWORD) return callback(null, { user: auth.username });
+      if (auth.username === SMTP_USER && auth.password === SMTP_PASSWORD)
+        return callback(null, { user: auth.username });
       callback(new Error('Invalid username or password'));
     },
     onData(stream, session, callback) {

@@ -1,6 +1,8 @@
 // Query keys: one place, so a change invalidates exactly what it made stale.
 export const keys = {
   session: ['session'] as const,
+  ownSessions: ['own-sessions'] as const,
+  passwordReset: ['password-reset'] as const,
   workspace: (ws: string) => ['workspace', ws] as const,
   links: (ws: string) => ['links', ws] as const,
   link: (ws: string, id: string) => ['link', ws, id] as const,

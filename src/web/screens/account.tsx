@@ -1,4 +1,5 @@
-// Change password. Every session of the person ends, this one too: they sign in again.
+// Change password (every session of the person ends, this one too: they sign in again) and the
+// person's sessions (account-sessions.tsx).
 import { useRef, useState, type FormEvent } from 'react';
 import { useLocation } from 'wouter';
 import { useChangePassword } from '../api/account.ts';
@@ -12,6 +13,7 @@ import { PageHeader } from '../components/page.tsx';
 import { NewPasswordFields } from '../components/password-fields.tsx';
 import { textInputs } from '../components/text-inputs.ts';
 import { newPasswordProblems } from '../lib/passwords.ts';
+import { AccountSessions } from './account-sessions.tsx';
 
 type Field = 'current' | 'password' | 'confirm';
 const FIELDS: Record<string, Field> = { currentPassword: 'current', newPassword: 'password' };
@@ -62,6 +64,7 @@ export function Account() {
           </div>
         </form>
       </section>
+      <AccountSessions />
     </>
   );
 }

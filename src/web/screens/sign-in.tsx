@@ -1,5 +1,5 @@
 import { useRef, useState, type FormEvent } from 'react';
-import { useLocation, useSearch } from 'wouter';
+import { Link, useLocation, useSearch } from 'wouter';
 import { useSignIn } from '../api/account.ts';
 import { asApiError, tooManyAttemptsMessage } from '../api/errors.ts';
 import { FormAlert, StatusNotice } from '../components/feedback.tsx';
@@ -67,7 +67,9 @@ export function SignIn() {
           Sign in
         </SubmitButton>
       </form>
-      <p className="fine-print">Forgot your password? Ask an owner or admin of your workspace for a set-up link.</p>
+      <p className="fine-print">
+        <Link href="/forgot-password">Forgot your password?</Link>
+      </p>
     </PublicFrame>
   );
 }

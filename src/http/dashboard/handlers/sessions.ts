@@ -10,7 +10,10 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 export function sessionHandlers(
   services: Services,
-): Pick<DashboardHandlers, 'listSessions' | 'endSession' | 'endOtherSessions' | 'getPasswordReset' | 'requestPasswordReset'> {
+): Pick<
+  DashboardHandlers,
+  'listSessions' | 'endSession' | 'endOtherSessions' | 'getPasswordReset' | 'requestPasswordReset'
+> {
   return {
     async listSessions(_request, { session }): Promise<DashboardResult<'listSessions'>> {
       const rows = await listSessions(services, session!.userId, session!.id);
