@@ -11,6 +11,7 @@ import { OutcomeNotice, useOutcome } from '../components/outcome-notice.tsx';
 import { ConfirmedWriteButton } from '../components/row-buttons.tsx';
 import { TableSection } from '../components/table-section.tsx';
 import { When } from '../components/when.tsx';
+import { formatDateTime } from '../lib/dates.ts';
 
 const browserOf = (s: OwnSession) => [s.browser, s.os].filter(Boolean).join(' on ') || 'Unknown browser';
 
@@ -75,7 +76,8 @@ export function AccountSessions() {
             </td>
             <td data-label="Where">{s.place ?? <span className="muted">Unknown</span>}</td>
             <td className="nowrap" data-label="Signed in">
-              <When iso={s.createdAt} />
+              {/* Several sign-ins a day are told apart by their time. */}
+              <time dateTime={s.createdAt}>{formatDateTime(s.createdAt)}</time>
             </td>
             <td className="nowrap" data-label="Last used">
               <When iso={s.lastSeenAt} relative />
@@ -86,7 +88,7 @@ export function AccountSessions() {
                 name={
                   s.current
                     ? 'Sign out this browser'
-                    : `Sign out ${browserOf(s)}, signed in ${new Date(s.createdAt).toLocaleString()}`
+                    : `Sign out ${browserOf(s)}, signed in ${formatDateTime(s.createdAt)}`
                 }
                 ask={ask}
                 write={end}
