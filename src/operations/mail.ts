@@ -1,7 +1,7 @@
 // Mail from the use cases: with SMTP_URL set, a change that causes a mail writes it to the outbox
 // in its own transaction (src/db/repos/mail-outbox.ts), its payload sealed under MASTER_KEY since
 // it may carry a link's token; the mail worker (src/jobs/mail.ts) sends it after commit.
-import type { Knex } from 'knex';
+import type { Db } from '../db/knex.ts';
 import type { Config } from '../config.ts';
 import { enqueueMail } from '../db/repos/mail-outbox.ts';
 import type { MailPayload } from '../domain/mail.ts';
@@ -17,7 +17,7 @@ export const sealMail = (masterKey: Buffer, payload: MailPayload) => sealSecret(
 
 /** Writes a mail in the caller's transaction; call `mailQueued()` after it commits. */
 export async function queueMail(
-  trx: Knex,
+  trx: Db,
   to: string,
   payload: MailPayload,
   sealed: string,
