@@ -33,7 +33,7 @@ export function ForgotPassword() {
           link to set a new password.
         </p>
       )}
-      <p>
+      <p className="fine-print">
         <Link href="/login">Back to sign in</Link>
       </p>
     </PublicFrame>
