@@ -71,6 +71,9 @@ async function mailResetLink(services: OperationServices, email: string): Promis
     const user = await accounts.findUserByEmail(trx, email);
     // An unknown email ends here, after the same answer; nothing is written for it.
     if (!user) return false;
+    // Requests for one account are counted one at a time: their work runs after their answers,
+    // so several can be at this point at once (SQLite's transactions already take the lock).
+    await accounts.lockUser(trx, user.id);
     if ((await accounts.resetTokensSince(trx, user.id, now - 3_600_000)) >= RESET_MAILS_PER_HOUR) {
       services.log.info({ userId: user.id }, 'reset link not mailed: this hour’s mails to the account are used up');
       return false;

@@ -123,7 +123,7 @@ describe.each(testEngines())('mail on %s', (engine) => {
         expect(
           (await post('/password-reset', { email: person.email }, { 'x-forwarded-for': `10.0.0.${i}` })).status,
         ).toBe(202);
-      await eventually(async () => smtp.to(person.email).length >= 3);
+      await eventually(async () => smtp.to(person.email).length >= 3, 30_000);
       await sleep(1_000);
       expect(smtp.to(person.email)).toHaveLength(3);
     });
@@ -288,7 +288,7 @@ describe.skipIf(!testEngines().includes('postgres'))('two processes on one Postg
     await smtp?.close();
   });
 
-  it('send each mail once', { timeout: 120_000 }, async () => {
+  it('send each mail once', { timeout: 240_000 }, async () => {
     const team = await seedTeam(a);
     const invitees = Array.from({ length: 20 }, () => address('once'));
     // Written by both processes, so that both wake to send.
@@ -302,7 +302,7 @@ describe.skipIf(!testEngines().includes('postgres'))('two processes on one Postg
       ),
     );
     expect(answers.map((r) => r.status)).toEqual(invitees.map(() => 201));
-    await eventually(async () => invitees.every((e) => smtp.to(e).length > 0), 60_000);
+    await eventually(async () => invitees.every((e) => smtp.to(e).length > 0), 120_000);
     await sleep(1_500);
     for (const e of invitees) expect(smtp.to(e)).toHaveLength(1);
     expect((a.mail?.sent ?? 0) + (b.mail?.sent ?? 0)).toBe(20);

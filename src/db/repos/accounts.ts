@@ -212,6 +212,11 @@ export async function createResetToken(knex: Knex, userId: string, now: number, 
   return token;
 }
 
+/** Holds the person's row until the transaction ends, so their changes are made one at a time. */
+export async function lockUser(knex: Knex, userId: string): Promise<void> {
+  await knex('users').where({ id: userId }).forUpdate().first('id');
+}
+
 /** Reset links made for a person since `since` (used or not): the mails they were sent in. */
 export async function resetTokensSince(knex: Knex, userId: string, since: number): Promise<number> {
   const [{ n }] = await knex('password_setup_tokens')
