@@ -113,9 +113,3 @@ export async function dropExpiredMails(knex: Knex, now: number): Promise<Array<{
       .delete();
   return rows;
 }
-
-/** Mails waiting to be sent (for /metrics and tests). */
-export async function pendingMails(knex: Knex): Promise<number> {
-  const [{ n }] = await knex(TABLE).count({ n: '*' });
-  return Number(n);
-}
