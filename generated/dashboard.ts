@@ -159,7 +159,7 @@ export interface paths {
         put?: never;
         /**
          * Set a password with a set-up link
-         * @description Sets the password of the person a one-time set-up link was made for, ends their other sessions, and signs them in (a person with a second factor is asked for it, as by `POST /session`). A token that is unknown, used or older than 24 hours answers 404; a password shorter than 10 characters answers 400.
+         * @description Sets the password of the person a one-time set-up link (the operator's, 24 hours) or reset link (mailed by `POST /password-reset`, 1 hour) was made for, ends every session of theirs, and signs them in (a person with a second factor is asked for it, as by `POST /session`). A token that is unknown, used or expired answers 404; a password shorter than 10 characters answers 400.
          */
         post: operations["setPassword"];
         delete?: never;
@@ -183,6 +183,90 @@ export interface paths {
          */
         post: operations["changePassword"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/password-reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether reset links go by email
+         * @description Whether this service sends "forgot password" links by email (`SMTP_URL` is set). Without it the sign-in screen tells people to ask an owner or admin of their workspace, and the operator prints a set-up link (`shortlink member reset-password`).
+         */
+        get: operations["getPasswordReset"];
+        put?: never;
+        /**
+         * Forgot password
+         * @description Asks for a link to set a new password, mailed to the email if it has an account. The answer is the same (202, the same body) whether or not it has one, and does not wait for that to be looked up. The link works once, for 1 hour, through `POST /password-setup`; using it ends every session of the person. At most 5 requests per 15 minutes for one email from one client (then 429), and at most 3 mails an hour to one address.
+         */
+        post: operations["requestPasswordReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your sessions
+         * @description The signed-in person's live sessions, this one marked `current`, most recently used first. Only their own, whatever their roles.
+         */
+        get: operations["listSessions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sessions/others": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Sign out everywhere else
+         * @description Ends every session of the signed-in person but this one.
+         */
+        delete: operations["endOtherSessions"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sessions/{sessionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * End one of your sessions
+         * @description Ends one of the signed-in person's sessions; that browser is signed out at its next request. Ending the current one signs out (the cookie is cleared). A session that is not theirs, or has ended, answers 404.
+         */
+        delete: operations["endSession"];
         options?: never;
         head?: never;
         patch?: never;
@@ -906,7 +990,7 @@ export interface paths {
         put?: never;
         /**
          * Invite someone
-         * @description Invites an email to the workspace with a role and answers the invitation's link, once. Nobody becomes a member until the person accepts: signed in as that email, or creating that account with the link. Only an OWNER invites an OWNER. A waiting invitation of the same email is replaced (its link stops working). Someone already a member with that email: 409. The answer never says whether the email has an account.
+         * @description Invites an email to the workspace with a role. With mail (`SMTP_URL`) the link is mailed to that email (sent after the invitation is stored, retried until the mail server takes it); without, the answer carries the invitation's link, once. Nobody becomes a member until the person accepts: signed in as that email, or creating that account with the link. Only an OWNER invites an OWNER. A waiting invitation of the same email is replaced (its link stops working). Someone already a member with that email: 409. The answer never says whether the email has an account.
          */
         post: operations["createInvitation"];
         delete?: never;
@@ -1807,7 +1891,7 @@ export interface components {
             /** @description Six digits of the authenticator app (when no password is sent). */
             code?: string;
         };
-        /** @description A new password for the person a one-time set-up link was made for (`shortlink member add` or `shortlink member reset-password` print it). The link is valid for 24 hours and works once. */
+        /** @description A new password for the person a one-time link was made for: a set-up link (`shortlink member add` or `shortlink member reset-password` print it; valid 24 hours) or a reset link (mailed on "forgot password"; valid 1 hour). Either works once. */
         PasswordSetup: {
             /** @description The token of the set-up link. */
             token: string;
@@ -1820,6 +1904,49 @@ export interface components {
             currentPassword: string;
             /** @description The new password, at least 10 characters. */
             newPassword: string;
+        };
+        /** @description Whether "forgot password" links go by email. */
+        PasswordResetAvailability: {
+            /** @description True when the service sends mail (`SMTP_URL` is set). */
+            byEmail: boolean;
+        };
+        /** @description The email of the account whose password was forgotten. */
+        PasswordResetRequest: {
+            /** @description The account's email (case and surrounding spaces do not matter). */
+            email: string & unknown;
+        };
+        /** @description The one answer to every accepted request, whether or not the email has an account. */
+        PasswordResetAccepted: {
+            /** @description What happens next, in a sentence for the screen. */
+            message: string;
+        };
+        /** @description One of the person's sessions (a browser signed in as them). Never its token: only what tells the browsers apart. */
+        SignedInSession: {
+            /** @description The session's id (not its token, nor anything the token can be found from). */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When it signed in.
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When it was last used (to within 10 minutes).
+             */
+            lastSeenAt: string;
+            /** @description The browser's family from its User-Agent (`Chrome`, `Firefox`); null when unknown. */
+            browser: string | null;
+            /** @description The operating system's family (`Windows`, `iOS`); null when unknown. */
+            os: string | null;
+            /** @description Where it signed in from, coarsely (`Berlin, Germany` or `Germany`), from the client's address at sign-in; null when unknown. The address itself is not kept. */
+            place: string | null;
+            /** @description True for the session this request came with. */
+            current: boolean;
+        };
+        /** @description The signed-in person's sessions, most recently used first. */
+        SignedInSessionList: {
+            /** @description The sessions. */
+            data: components["schemas"]["SignedInSession"][];
         };
         /** @description Whether the first-run token is valid (no user exists yet and it was not used). */
         FirstRun: {
@@ -3110,6 +3237,11 @@ export interface components {
              * @description When the key was made.
              */
             createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the key last opened the API, to within a minute (each process records a key's use at most once a minute); null until it is used.
+             */
+            lastUsedAt: string | null;
             /** @description The person the key acts as. */
             user: {
                 /** @description User id. */
@@ -3230,14 +3362,16 @@ export interface components {
             email: string;
             role: components["schemas"]["Role"];
         };
-        /** @description The invitation and its link, shown this once: give the link to the person invited. It works once, for 7 days, and only for someone signed in as (or creating the account of) the invited email. */
+        /** @description The invitation, and how it reaches the person. With mail (`SMTP_URL`) its link is mailed to the invited email and `mailed` is true; without, the link is answered here, this once: give it to the person invited. It works once, for 7 days, and only for someone signed in as (or creating the account of) the invited email. */
         InvitationCreated: {
             data: components["schemas"]["Invitation"];
+            /** @description True when the link goes to the invited email (then no `inviteUrl`). */
+            mailed: boolean;
             /**
              * Format: uri
-             * @description `{PUBLIC_URL}/app/invite?token=...`
+             * @description `{PUBLIC_URL}/app/invite?token=...`, only when the link is not mailed.
              */
-            inviteUrl: string;
+            inviteUrl?: string;
         };
         /** @description A custom domain. It serves the workspace's links once verified (ACTIVE): point the host at this service (a CNAME to the short domain) and publish the TXT record `verification` names, then verify. Until then it is a claim on the host that blocks nobody: several workspaces may claim the same host, and the first to verify it owns it. A claim not verified within 7 days of being added lapses (EXPIRED). */
         Domain: {
@@ -4216,6 +4350,8 @@ export interface components {
         };
     };
     parameters: {
+        /** @description One of the signed-in person's sessions, as `GET /sessions` names it. */
+        SessionId: string;
         /** @description The report's share token, from its URL (`{PUBLIC_URL}/app/shared/{token}`): 256 random bits, base64url. A token that was never issued, that a new one replaced, or whose report is PRIVATE or deleted answers 404. */
         ShareToken: string;
         /** @description A workspace the signed-in person belongs to (another answers 404). */
@@ -4574,6 +4710,138 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
+        };
+    };
+    getPasswordReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Whether reset links are mailed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasswordResetAvailability"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+        };
+    };
+    requestPasswordReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The email of the account. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasswordResetRequest"];
+            };
+        };
+        responses: {
+            /** @description Accepted; a link is mailed if the email has an account. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasswordResetAccepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description Too many requests for this email from this client (5 in 15 minutes). `Retry-After` says how many seconds to wait. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request can succeed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service sends no email (`SMTP_URL` is not set): `code` is `mail_unavailable`; an owner or admin of the workspace, or the operator, makes a set-up link instead. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sessions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignedInSessionList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    endOtherSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every other session has ended. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    endSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description One of the signed-in person's sessions, as `GET /sessions` names it. */
+                sessionId: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ended. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
         };
     };
     getFirstRun: {

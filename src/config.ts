@@ -73,6 +73,13 @@ export interface Config {
    * visitors instead of the packaged IP-location data (src/platform/geo.ts).
    */
   geoipDb?: string;
+  /**
+   * SMTP_URL: the mail server (`smtp://user:pass@host:587`, `smtps://...`); unset, the service
+   * sends no mail and the dashboard shows links instead. Holds a password: never logged.
+   */
+  smtpUrl?: string;
+  /** MAIL_FROM: the sender of the service's mail (default `Shortlink <shortlink@{host of PUBLIC_URL}>`). */
+  mailFrom: string;
 }
 
 const on = (v: string | undefined, dflt: boolean) =>
@@ -126,6 +133,19 @@ function readReplicaUrls(v: string | undefined, databaseUrl: string): string[] {
       throw new Error(`DATABASE_READ_URL: entry ${i + 1} of ${urls.length} is not a postgres:// URL`);
   });
   return urls;
+}
+
+/** SMTP_URL, checked at start; the message never echoes it (it holds a password). */
+function smtpUrl(v: string | undefined): string | undefined {
+  const value = v?.trim();
+  if (!value) return undefined;
+  let url: URL | null = null;
+  try {
+    url = new URL(value);
+  } catch {}
+  if (!url || (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') || !url.hostname)
+    throw new Error('SMTP_URL must be an smtp:// or smtps:// URL with a host (smtp://user:pass@host:587)');
+  return value;
 }
 
 /**
@@ -192,5 +212,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     auditRetentionDays: positiveInteger('AUDIT_RETENTION_DAYS', env.AUDIT_RETENTION_DAYS, 400),
     firstRunReminderSeconds: positiveInteger('FIRST_RUN_REMINDER_SECONDS', env.FIRST_RUN_REMINDER_SECONDS, 60),
     geoipDb: env.GEOIP_DB ? path.resolve(env.GEOIP_DB) : undefined,
+    smtpUrl: smtpUrl(env.SMTP_URL),
+    mailFrom: env.MAIL_FROM?.trim() || `Shortlink <shortlink@${new URL(publicUrl).hostname}>`,
   };
 }

@@ -23,6 +23,20 @@ export function newSecret(): { token: string; hash: string } {
 
 export const hashSecret = (token: string) => createHash('sha256').update(token).digest('hex');
 
+/**
+ * The id a session is shown by (GET /sessions): derived from the stored hash, so neither the
+ * token nor the row's key can be read back from it.
+ */
+export const sessionPublicId = (storedId: string) =>
+  createHash('sha256').update(`session:${storedId}`).digest('base64url').slice(0, 22);
+
+/** The browser cookie: a long-lived random token per browser, whose hash is kept per person. */
+export const BROWSER_COOKIE = 'sl_browser';
+/** 400 days, the longest a browser keeps a cookie. */
+export const BROWSER_COOKIE_S = 400 * 86_400;
+const BROWSER_TOKEN = /^[A-Za-z0-9_-]{43}$/;
+export const isBrowserToken = (value: string | undefined): value is string => !!value && BROWSER_TOKEN.test(value);
+
 /** Emails are compared without case or surrounding spaces. */
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 

@@ -140,7 +140,8 @@ export async function createApp(services: Services, opts: { validateResponses?: 
   api.registerSecurityHandler(
     'bearerAuth',
     (c: Context, req: Request) =>
-      authenticated.get(req) ?? authenticate(req, services.db.knex, services.limiter, requiredScopes(c.operation)),
+      authenticated.get(req) ??
+      authenticate(req, services.db.knex, services.limiter, requiredScopes(c.operation), services.keyUses),
   );
   await api.init();
   // A fixed path of the contract wins over a template for every method (src/http/routing.ts).
@@ -289,7 +290,7 @@ export async function createApp(services: Services, opts: { validateResponses?: 
     });
     const security: Array<Record<string, string[]>> = operation?.security ?? api.definition.security ?? [];
     if (!operation || !security.some((requirement) => 'bearerAuth' in requirement)) return next();
-    authenticate(req, services.db.knex, services.limiter, requiredScopes(operation)).then((auth) => {
+    authenticate(req, services.db.knex, services.limiter, requiredScopes(operation), services.keyUses).then((auth) => {
       authenticated.set(req, auth);
       next();
     }, next);

@@ -6,6 +6,7 @@ import type { Db } from '../db/knex.ts';
 import { API_KEY_FORMAT, isPaidPlan, planHasApi, type Plan } from '../domain/access.ts';
 import { findKey } from '../db/repos/api-keys.ts';
 import { forbidden, unauthenticated } from '../domain/errors.ts';
+import type { KeyUses } from './key-uses.ts';
 import { consumeRequest } from './rate-limit.ts';
 
 export interface AuthContext {
@@ -21,6 +22,7 @@ export async function authenticate(
   knex: Db,
   limiter: RateLimiterAbstract,
   requiredScopes: string[],
+  uses?: KeyUses,
 ): Promise<AuthContext> {
   const header = req.headers.authorization;
   if (!header) throw unauthenticated('Missing Authorization header; send Authorization: Bearer <API key>');
@@ -36,6 +38,8 @@ export async function authenticate(
   if (!isPaidPlan(record.plan))
     throw unauthenticated('This workspace is not on a paid plan; its API keys are not accepted');
   await consumeRequest(limiter, record.id);
+  // A live key opened the API, whatever its plan and scopes then allow: that is a use.
+  uses?.note(record.id);
   if (!planHasApi(record.plan)) {
     throw forbidden(`The ${record.plan} plan does not include the API; it needs the Growth plan or above`);
   }

@@ -4,6 +4,7 @@ import type { DestinationFetchPolicy } from '../operations/destination-preview.t
 import type { Favicons } from '../operations/favicons.ts';
 import type { OperationServices } from '../operations/services.ts';
 import type { ProviderConfigurations } from '../operations/sso-client.ts';
+import type { KeyUses } from './key-uses.ts';
 import type { Metrics } from './metrics.ts';
 import type { WellKnownFiles } from './well-known.ts';
 
@@ -14,6 +15,10 @@ export interface Services extends OperationServices {
   reads: ReadYourWrites;
   /** Wrong dashboard sign-in passwords, per email and client (src/db/attempt-limiter.ts). */
   signInThrottle: RateLimiterAbstract;
+  /** "Forgot password" requests, per email and client (src/operations/password-reset.ts). */
+  resetThrottle: RateLimiterAbstract;
+  /** API keys' last use, noted in memory and written at most once a minute per key (src/http/key-uses.ts). */
+  keyUses: KeyUses;
   /** DNS TXT lookups for domain verification (node:dns by default; tests answer their own). */
   resolveTxt: (name: string) => Promise<string[][]>;
   /** Certificates webhook deliveries trust besides the system's (tests; WEBHOOK_CA_FILE): test events use them too. */

@@ -3,13 +3,16 @@
 // ends every session), invited, changed and removed in the dashboard, where only an OWNER makes,
 // removes or invites an OWNER and a workspace always keeps one.
 import type { Config } from '../config.ts';
-import type { Db } from '../db/knex.ts';
+import type { Db, DbTransaction } from '../db/knex.ts';
 import * as accounts from '../db/repos/accounts.ts';
 import * as invitations from '../db/repos/invitations.ts';
 import * as workspaces from '../db/repos/workspaces.ts';
 import type { Role } from '../domain/access.ts';
 import { forbidden, invalid, notFound } from '../domain/errors.ts';
-import { invitationUrl, normalizeEmail, setupUrl } from '../domain/sessions.ts';
+import type { MailPayload } from '../domain/mail.ts';
+import { INVITATION_MS, invitationUrl, normalizeEmail, setupUrl } from '../domain/sessions.ts';
+import { mailQueued, queueMail, sealMail, sendsMail } from './mail.ts';
+import type { OperationServices } from './services.ts';
 
 type UrlConfig = Pick<Config, 'publicUrl'>;
 const EMAIL = /^[^@\s]+@[^@\s]+$/;
@@ -62,15 +65,52 @@ export async function removeMember(knex: Db, who: Acting, userId: string): Promi
   await workspaces.removeMember(knex, who.workspace.id, member.userId, { keepOwner: true });
 }
 
-/** Invites a person by e-mail; the answer's link is the only way to the invitation. */
-export async function invite(knex: Db, config: UrlConfig, who: Acting, body: { email: string; role: Role }) {
+/**
+ * Invites a person by e-mail. With mail, the link is mailed to that email, written to the outbox
+ * in the invitation's transaction, and `inviteUrl` is undefined; without, the answer's link is
+ * the only way to the invitation.
+ */
+export async function invite(
+  services: Pick<OperationServices, 'db' | 'config' | 'masterKey'>,
+  who: Acting,
+  body: { email: string; role: Role },
+  /** Written in the invitation's transaction (its audit entry). */
+  also?: (trx: DbTransaction, made: { id: string; email: string; role: Role }) => Promise<void>,
+): Promise<{ invitation: invitations.Invitation; inviteUrl: string | undefined }> {
+  const { knex } = services.db;
+  const { config } = services;
   if (!EMAIL.test(body.email.trim())) throw invalid('email must be an email address', 'email');
   if (body.role === 'OWNER' && who.workspace.role !== 'OWNER') throw forbidden('Only an OWNER invites an OWNER');
+  const mail = sendsMail(config);
+  const now = Date.now();
   const { invitation, token } = await invitations.createInvitation(
     knex,
     { workspaceId: who.workspace.id, email: body.email, role: body.role, invitedBy: who.userId },
-    Date.now(),
+    now,
+    async (trx, made) => {
+      await also?.(trx, { id: made.id, email: made.email, role: body.role });
+      if (!mail) return;
+      {
+        const [workspace, inviter] = await Promise.all([
+          trx('workspaces').where({ id: who.workspace.id }).first('name'),
+          accounts.findUser(trx, who.userId),
+        ]);
+        const payload: MailPayload = {
+          kind: 'invitation',
+          version: 1,
+          url: invitationUrl(config, made.token),
+          workspaceName: workspace?.name ?? '',
+          role: body.role,
+          invitedBy: inviter?.email ?? null,
+        };
+        await queueMail(trx, made.email, payload, sealMail(services.masterKey, payload), now + INVITATION_MS, now);
+      }
+    },
   );
+  if (mail) {
+    mailQueued();
+    return { invitation, inviteUrl: undefined };
+  }
   return { invitation, inviteUrl: invitationUrl(config, token) };
 }
 

@@ -232,14 +232,14 @@ export function secondFactorOperations(deps: SecondFactorDeps) {
      * The second step: a right code ends the pending sign-in and starts the session, in one
      * transaction. A wrong code leaves the pending sign-in for another try (throttled).
      */
-    async completeSignIn(
+    async completeSignIn<T>(
       token: string | undefined,
       method: SecondFactorMethod,
       code: string,
       now: number,
-      /** Written with the session (its audit entry). */
-      alsoInTransaction?: (trx: DbTransaction, userId: string) => Promise<void>,
-    ) {
+      /** Starts the session in the transaction that ends the pending sign-in. */
+      start: (trx: DbTransaction, userId: string) => Promise<T>,
+    ): Promise<T> {
       const expired = () => unauthenticated('This sign-in has expired: enter your password again');
       const userId = token ? await factors.challengeUser(knex, token, now) : undefined;
       if (!userId) throw expired();
@@ -252,9 +252,7 @@ export function secondFactorOperations(deps: SecondFactorDeps) {
           if (!accepted) return null;
           // Single use: of two requests with the same pending cookie, one ends it.
           if (!(await factors.endChallenge(trx, token!))) throw expired();
-          const made = await accounts.createSession(trx, userId, now);
-          await alsoInTransaction?.(trx, userId);
-          return made;
+          return start(trx, userId);
         }),
       );
       if (!started)

@@ -39,6 +39,10 @@ import { geoLocator, mmdbMetadata } from '../platform/geo.ts';
 import { destinationFetchPolicy } from '../operations/destination-preview.ts';
 import { Favicons } from '../operations/favicons.ts';
 import { ProviderConfigurations } from '../operations/sso-client.ts';
+import { createResetThrottle } from '../operations/password-reset.ts';
+import { KeyUses } from '../http/key-uses.ts';
+import { MailWorker, smtpTransport } from '../jobs/mail.ts';
+import { openSecret } from '../webhooks/secrets.ts';
 
 export interface RunningServer {
   url: string;
@@ -51,6 +55,8 @@ export interface RunningServer {
   changes: ChangeFeed;
   /** The webhook delivery worker of this process. */
   webhooks: WebhookWorker;
+  /** The mail worker of this process (null without SMTP_URL). */
+  mail: MailWorker | null;
   /** The queries that grow with the data (on SQLite, run on query threads). */
   queryService: QueryService;
   /** DATABASE_READ_URL's replicas and where the heavy reads went (null without replicas). */
@@ -181,6 +187,8 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     masterKey,
     geo: geoLocator({ geoipDb: config.geoipDb }),
     signInThrottle: createSignInThrottle(db),
+    resetThrottle: createResetThrottle(db),
+    keyUses: new KeyUses(db.knex, log),
     resolveTxt: opts.resolveTxt ?? resolveTxt,
     webhookCa: opts.webhookCa,
     destinationFetch,
@@ -194,6 +202,17 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     wellKnown,
     clickBacklog: () => clicks.backlog,
   };
+  // With SMTP_URL, each process sends the outbox's mail; a row is claimed by one at a time.
+  const mail = config.smtpUrl
+    ? new MailWorker({
+        knex: db.knex,
+        engine: db.engine,
+        log,
+        transport: smtpTransport(config.smtpUrl),
+        from: config.mailFrom,
+        open: (sealed) => openSecret(masterKey, sealed),
+      })
+    : null;
   const app = await createApp(services);
   const dispatch = (req: http.IncomingMessage, res: http.ServerResponse) => redirects.handle(req, res, app);
   // Serving TLS itself, the service tells browsers to use only HTTPS from now on, on every answer
@@ -219,6 +238,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   clicks.start();
   changes.start();
   webhooks.start();
+  mail?.start();
   // Off the event loop's critical path: visits are served while it runs (RedirectService.preload).
   if (config.redirectCachePreload) void redirects.preload();
   const advice = youngGenerationAdvice(process.execArgv, config.redirectCachePreload);
@@ -240,6 +260,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     clicks,
     changes,
     webhooks,
+    mail,
     queryService,
     replicas,
     async close() {
@@ -259,6 +280,8 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
       await clicks.stop().catch((err) => log.error({ err }, 'final click flush failed'));
       // Attempts already sent are waited for (none is left to end as UNKNOWN); the rest go back to PENDING.
       await webhooks.stop().catch((err) => log.error({ err }, 'stopping webhook deliveries failed'));
+      await mail?.stop().catch((err) => log.error({ err }, 'stopping the mail worker failed'));
+      await services.keyUses.stop();
       await store.close();
       await queryService.close();
       await replicas?.close();

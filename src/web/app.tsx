@@ -1,4 +1,4 @@
-// Routes (all under /app). Sign-in, the two set-up screens and an invitation need no session;
+// Routes (all under /app). Sign-in, forgot password, the set-up and reset screens and an invitation need no session;
 // everything else is inside the signed-in frame. Analytics, routing, conversions, goals, pages and import
 // load on first use (uPlot, the CSV report).
 import { lazy, Suspense, useEffect, type ComponentType, type ReactNode } from 'react';
@@ -14,6 +14,7 @@ import { APP_BASE } from './lib/navigation.ts';
 import { Account } from './screens/account.tsx';
 import { RequiredEnrolment } from './screens/account-security.tsx';
 import { FirstRun } from './screens/first-run.tsx';
+import { ForgotPassword } from './screens/forgot-password.tsx';
 import { Invite } from './screens/invite.tsx';
 import { LinkEditor } from './screens/links/link-editor.tsx';
 import { LinksList } from './screens/links/links-list.tsx';
@@ -76,7 +77,13 @@ export function App() {
     <Router base={APP_BASE}>
       <Switch>
         <Route path="/login" component={SignIn} />
-        <Route path="/setup-password" component={SetupPassword} />
+        <Route path="/setup-password">
+          <SetupPassword />
+        </Route>
+        <Route path="/forgot-password" component={ForgotPassword} />
+        <Route path="/reset-password">
+          <SetupPassword reset />
+        </Route>
         <Route path="/setup" component={FirstRun} />
         <Route path="/invite" component={Invite} />
         {/* A shared report is read signed out, outside the signed-in frame (loaded on first use). */}

@@ -42,6 +42,8 @@ const EXEMPT: Record<string, string> = {
   'dashboard:startTotpEnrolment':
     'makes a secret that does nothing until a code confirms it; confirmTotp records the change',
   'dashboard:startSsoSignIn': 'starts a sign-in at the provider; the sign-in itself is recorded when it comes back',
+  'dashboard:requestPasswordReset':
+    'answers the same for every email and changes no password; the reset itself is user.password_set (setPassword)',
   'dashboard:linkSso':
     'starts a sign-in at the provider; the link is recorded (user.sso_linked) when the provider confirms it',
 };
@@ -369,6 +371,27 @@ const AUDITED: Record<string, Audited> = {
         body: { requireSecondFactor: false },
       });
       return { res: ok(res), objectId: f.team.workspaceId };
+    },
+  },
+  'dashboard:endSession': {
+    action: 'session.ended',
+    objectType: 'session',
+    run: async (f) => {
+      const p = await seedPerson(f.knex, f.team.workspaceId, 'MEMBER');
+      const client = await signIn(f.server, p);
+      await signIn(f.server, p);
+      const other = ok(await client.request('GET', '/sessions')).body.data.find((s: any) => !s.current).id;
+      return { res: ok(await client.request('DELETE', `/sessions/${other}`)), objectId: other };
+    },
+  },
+  'dashboard:endOtherSessions': {
+    action: 'session.others_ended',
+    objectType: 'user',
+    run: async (f) => {
+      const p = await seedPerson(f.knex, f.team.workspaceId, 'MEMBER');
+      const client = await signIn(f.server, p);
+      await signIn(f.server, p);
+      return { res: ok(await client.request('DELETE', '/sessions/others')), objectId: p.userId };
     },
   },
   'dashboard:signOut': {

@@ -61,7 +61,8 @@ describe.each(testEngines())('invitations on %s', (engine) => {
       // Alpha's ADMIN adds the same email: an invitation, with nothing about the account in it.
       const invited = await invite(alpha.admin, alpha.workspaceId, victim, 'ANALYST');
       expect(invited.status).toBe(201);
-      expect(Object.keys(invited.body).sort()).toEqual(['data', 'inviteUrl']);
+      expect(Object.keys(invited.body).sort()).toEqual(['data', 'inviteUrl', 'mailed']);
+      expect(invited.body.mailed).toBe(false);
       expect(invited.body.inviteUrl).toMatch(/^https:\/\/localhost:8443\/app\/invite\?token=[A-Za-z0-9_-]{43}$/);
       expect(JSON.stringify(invited.body)).not.toMatch(/password|setup/i);
 

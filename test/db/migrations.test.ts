@@ -367,6 +367,75 @@ describe.each(testEngines())('migrations on %s', (engine) => {
     });
   });
 
+  it('mail and sessions (20270105000000): earlier rows keep working; down removes what it added', async () => {
+    await withFreshDatabase(engine, async (db) => {
+      const name = '20270105000000_mail_and_sessions';
+      await migrateLatest(db);
+      await db.knex.migrate.down({ migrationSource, name });
+      expect(await db.knex.schema.hasTable('mail_outbox')).toBe(false);
+      await db.knex('workspaces').insert({ id: 'ws_m', name: 'M', plan: 'growth', created_at: 1 });
+      await db.knex('users').insert({ id: 'usr_m', email: 'm@example.com', created_at: 1 });
+      await db.knex('password_setup_tokens').insert({
+        token_hash: 'a'.repeat(64),
+        user_id: 'usr_m',
+        created_at: 1,
+        expires_at: 2,
+        used_at: null,
+      });
+      const session = { user_id: 'usr_m', csrf_token: 'c', created_at: 1, last_used_at: 1, expires_at: 2 };
+      await db.knex('sessions').insert({ id: 's'.repeat(64), ...session });
+      await db.knex('api_keys').insert({
+        id: 'key_m',
+        workspace_id: 'ws_m',
+        user_id: 'usr_m',
+        key_hash: 'k'.repeat(64),
+        key_hint: 'abcd',
+        scopes: 'links:read',
+        created_at: 1,
+      });
+      await db.knex.migrate.up({ migrationSource });
+      // A set-up link made before is a set-up link; sessions and keys made before know nothing more.
+      expect((await db.knex('password_setup_tokens').first()).kind).toBe('setup');
+      expect(await db.knex('sessions').first('browser', 'os', 'place')).toEqual({
+        browser: null,
+        os: null,
+        place: null,
+      });
+      expect((await db.knex('api_keys').first('last_used_at')).last_used_at).toBeNull();
+      // A browser is remembered once per person.
+      const browser = { user_id: 'usr_m', browser_hash: 'b'.repeat(64), first_seen_at: 1, last_seen_at: 1 };
+      await db.knex('known_browsers').insert(browser);
+      await expect(db.knex('known_browsers').insert(browser)).rejects.toThrow();
+      await db.knex('mail_outbox').insert({
+        id: 'mail_1',
+        kind: 'password_reset',
+        version: 1,
+        recipient: 'm@example.com',
+        payload_sealed: 'v1.x.y.z',
+        created_at: 1,
+        expires_at: 2,
+        next_attempt_at: 1,
+      });
+      await db.knex('password_setup_tokens').insert({
+        token_hash: 'r'.repeat(64),
+        user_id: 'usr_m',
+        created_at: 1,
+        expires_at: 2,
+        used_at: null,
+        kind: 'reset',
+      });
+      await db.knex.migrate.down({ migrationSource, name });
+      for (const table of ['mail_outbox', 'known_browsers']) expect(await db.knex.schema.hasTable(table)).toBe(false);
+      expect(await db.knex.schema.hasColumn('api_keys', 'last_used_at')).toBe(false);
+      expect(await db.knex.schema.hasColumn('sessions', 'browser')).toBe(false);
+      // The set-up link stays; the reset link goes with its kind.
+      expect(await db.knex('password_setup_tokens').pluck('token_hash')).toEqual(['a'.repeat(64)]);
+      expect(await db.knex('sessions').pluck('id')).toEqual(['s'.repeat(64)]);
+      await migrateLatest(db);
+      expect(await db.knex.schema.hasTable('mail_outbox')).toBe(true);
+    });
+  });
+
   it('invitations (20261203000000): set-up links made before it are used up; down removes the table', async () => {
     await withFreshDatabase(engine, async (db) => {
       await migrateLatest(db);

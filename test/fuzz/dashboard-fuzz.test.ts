@@ -20,11 +20,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addMember } from '../../src/db/repos/workspaces';
 import { createKey } from '../../src/db/repos/api-keys';
 import { testEngines } from '../support/databases';
-import { DASHBOARD_API, seedTeam, type DashboardClient } from '../support/dashboard';
+import { DASHBOARD_API, seedTeam, signIn, type DashboardClient } from '../support/dashboard';
 import { FuzzClient, type RawRequest, type RawResponse } from '../support/fuzz-client';
 import { arbFor, text, UNICODE_TORTURE, wrongTypeValues } from '../support/fuzz-gen';
 import { openDocument, type Operation } from '../support/fuzz-openapi';
 import { startTestServer, type TestServer } from '../support/server';
+import { startSmtp, type TestSmtp } from '../support/smtp';
 
 const REQUESTS = Number(process.env.DASHBOARD_FUZZ_REQUESTS ?? 1500);
 const IN_FLIGHT = 8;
@@ -36,7 +37,7 @@ const PNG = Buffer.from(
   'base64',
 );
 // Ending sessions would leave the rest of the run signed out: these are the session tests' work.
-const SKIPPED = new Set(['signOut', 'changePassword']);
+const SKIPPED = new Set(['signOut', 'changePassword', 'endOtherSessions']);
 const OPS = dashboard.operations().filter((o) => !SKIPPED.has(o.operationId));
 const ROLES = ['owner', 'admin', 'member', 'analyst'] as const;
 type Who = (typeof ROLES)[number];
@@ -56,6 +57,7 @@ type Pools = Record<
   | 'qrCodeId'
   | 'pageId'
   | 'reportId'
+  | 'sessionId'
   | 'token',
   string[]
 >;
@@ -86,6 +88,7 @@ const planArb: fc.Arbitrary<Plan> = fc.record({
 describe.each(testEngines())('dashboard API fuzz on %s', (engine) => {
   let server: TestServer;
   let client: FuzzClient;
+  let smtp: TestSmtp;
   let mine: Awaited<ReturnType<typeof seedTeam>>;
   let theirs: Awaited<ReturnType<typeof seedTeam>>;
   const pools: { mine: Pools; theirs: Pools } = {} as never;
@@ -237,6 +240,14 @@ describe.each(testEngines())('dashboard API fuzz on %s', (engine) => {
       await team.owner.request('DELETE', `${base}/reports/${deleted.id}`);
       tokens = [tokenOf(hidden.url), tokenOf(renewed.url), tokenOf(deleted.url)];
     }
+    // Sessions of the OWNER's that no fuzz request is sent with: ending one signs nobody out.
+    const sessionIds = [];
+    for (let i = 0; i < 2; i++) {
+      const spare = await signIn(server, team.people.owner);
+      sessionIds.push(
+        (await spare.request('GET', '/sessions')).body.data.find((x: { current: boolean }) => x.current).id,
+      );
+    }
     return {
       linkId: linkIds,
       keyId: keyIds,
@@ -251,6 +262,7 @@ describe.each(testEngines())('dashboard API fuzz on %s', (engine) => {
       qrCodeId: qrCodeIds,
       pageId: pageIds,
       reportId: reports.map((r) => r.id),
+      sessionId: sessionIds,
       token: tokens,
     };
   }
@@ -281,8 +293,11 @@ describe.each(testEngines())('dashboard API fuzz on %s', (engine) => {
 
   beforeAll(async () => {
     // Destinations may be fetched: getDestinationPreview is fuzzed as it serves (its 503 when off
-    // is tested in test/dashboard/destination-preview.test.ts).
-    server = await startTestServer(engine, { env: { DESTINATION_FETCH: 'on' } });
+    // is tested in test/dashboard/destination-preview.test.ts). Mail goes to an SMTP server on
+    // loopback, so requestPasswordReset and mailed invitations are fuzzed as they serve (the 503
+    // without SMTP_URL is tested in test/dashboard/mail.test.ts).
+    smtp = await startSmtp();
+    server = await startTestServer(engine, { env: { DESTINATION_FETCH: 'on', SMTP_URL: smtp.url } });
     client = new FuzzClient(server.url, server.ca, IN_FLIGHT);
     mine = await seedTeam(server);
     theirs = await seedTeam(server);
@@ -292,6 +307,7 @@ describe.each(testEngines())('dashboard API fuzz on %s', (engine) => {
   afterAll(async () => {
     client?.close();
     await server?.stop();
+    await smtp?.close();
   });
 
   function build(plan: Plan): { request: RawRequest; sentIds: Set<string> } {

@@ -37,6 +37,7 @@ import * as partitionedEvents from './20270102000000_partitioned_events.ts';
 import * as secondFactors from './20270104000000_second_factors.ts';
 import * as sso from './20270106000000_sso.ts';
 import * as auditLog from './20270103000000_audit_log.ts';
+import * as mailAndSessions from './20270105000000_mail_and_sessions.ts';
 
 const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }> = {
   '20261122000000_core': core,
@@ -75,6 +76,7 @@ const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '20270104000000_second_factors': secondFactors,
   '20270106000000_sso': sso,
   '20270103000000_audit_log': auditLog,
+  '20270105000000_mail_and_sessions': mailAndSessions,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -4,7 +4,14 @@ import type { Knex } from 'knex';
 import { notFound } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import type { Plan, Role } from '../../domain/access.ts';
-import { hashSecret, newSecret, normalizeEmail, SESSION_IDLE_MS, SETUP_LINK_MS } from '../../domain/sessions.ts';
+import {
+  hashSecret,
+  newSecret,
+  normalizeEmail,
+  SESSION_IDLE_MS,
+  sessionPublicId,
+  SETUP_LINK_MS,
+} from '../../domain/sessions.ts';
 
 export interface UserRow {
   id: string;
@@ -44,11 +51,19 @@ export async function workspacesOf(
     .select('w.id', 'w.name', 'w.plan', 'm.role');
 }
 
+/** What a session keeps of the browser that signed in: families and a coarse place, never an address. */
+export interface SessionTraits {
+  browser: string | null;
+  os: string | null;
+  place: string | null;
+}
+
 /** Starts a session; the cookie's token is returned once, the database keeps its hash. */
 export async function createSession(
   knex: Knex,
   userId: string,
   now: number,
+  traits: SessionTraits = { browser: null, os: null, place: null },
 ): Promise<{ token: string; session: SessionRecord }> {
   const { token, hash } = newSecret();
   const csrfToken = newSecret().token;
@@ -59,6 +74,9 @@ export async function createSession(
     created_at: now,
     last_used_at: now,
     expires_at: now + SESSION_IDLE_MS,
+    browser: traits.browser?.slice(0, 64) ?? null,
+    os: traits.os?.slice(0, 64) ?? null,
+    place: traits.place?.slice(0, 200) ?? null,
   };
   await knex('sessions').insert(row);
   const user = (await findUser(knex, userId))!;
@@ -97,6 +115,65 @@ export async function deleteSession(knex: Knex, id: string): Promise<void> {
   await knex('sessions').where({ id }).delete();
 }
 
+export interface SessionListing extends SessionTraits {
+  /** The public id (sessionPublicId), never the stored hash or the token. */
+  id: string;
+  createdAt: number;
+  lastUsedAt: number;
+  /** The stored id, for the caller to tell the current session; not to be shown. */
+  key: string;
+}
+
+/** A person's live sessions, most recently used first. */
+export async function sessionsOf(knex: Knex, userId: string, now: number): Promise<SessionListing[]> {
+  const rows = await knex('sessions')
+    .where({ user_id: userId })
+    .where('expires_at', '>', now)
+    .orderBy([
+      { column: 'last_used_at', order: 'desc' },
+      { column: 'created_at', order: 'desc' },
+    ])
+    .select('id', 'created_at', 'last_used_at', 'browser', 'os', 'place');
+  return rows.map((r) => ({
+    id: sessionPublicId(r.id),
+    key: r.id,
+    createdAt: Number(r.created_at),
+    lastUsedAt: Number(r.last_used_at),
+    browser: r.browser ?? null,
+    os: r.os ?? null,
+    place: r.place ?? null,
+  }));
+}
+
+/** Ends every session of a person but `keep` (the stored id of the one asking). */
+export async function endOtherSessions(knex: Knex, userId: string, keep: string): Promise<number> {
+  return knex('sessions').where({ user_id: userId }).whereNot({ id: keep }).delete();
+}
+
+/**
+ * Records that a person signed in with a browser (the hash of its long-lived cookie). Answers
+ * whether it was known, and whether any other browser was: a new browser for someone who has
+ * signed in before is what a sign-in notice is for.
+ */
+export async function rememberBrowser(
+  knex: Knex,
+  userId: string,
+  browserHash: string,
+  now: number,
+): Promise<{ known: boolean; others: boolean }> {
+  const n = await knex('known_browsers')
+    .where({ user_id: userId, browser_hash: browserHash })
+    .update({ last_seen_at: now });
+  if (n) return { known: true, others: true };
+  const other = await knex('known_browsers').where({ user_id: userId }).first('browser_hash');
+  await knex.raw(
+    `INSERT INTO known_browsers (user_id, browser_hash, first_seen_at, last_seen_at) VALUES (?, ?, ?, ?)
+     ON CONFLICT (user_id, browser_hash) DO UPDATE SET last_seen_at = excluded.last_seen_at`,
+    [userId, browserHash, now, now],
+  );
+  return { known: false, others: !!other };
+}
+
 /** Ends every session of a person (a password change, removal from a workspace). */
 export async function endSessionsOf(knex: Knex, userId: string): Promise<void> {
   await knex('sessions').where({ user_id: userId }).delete();
@@ -112,6 +189,41 @@ export async function setPassword(knex: Knex, userId: string, passwordHash: stri
     await trx('sessions').where({ user_id: userId }).delete();
     await trx('password_setup_tokens').where({ user_id: userId }).whereNull('used_at').update({ used_at: now });
   });
+}
+
+/**
+ * A reset link's token ("forgot password"), in the caller's transaction: works once, until
+ * `expiresAt`; earlier unused reset links stop working (an operator's set-up link does not).
+ */
+export async function createResetToken(knex: Knex, userId: string, now: number, expiresAt: number): Promise<string> {
+  const { token, hash } = newSecret();
+  await knex('password_setup_tokens')
+    .where({ user_id: userId, kind: 'reset' })
+    .whereNull('used_at')
+    .update({ used_at: now });
+  await knex('password_setup_tokens').insert({
+    token_hash: hash,
+    user_id: userId,
+    created_at: now,
+    expires_at: expiresAt,
+    used_at: null,
+    kind: 'reset',
+  });
+  return token;
+}
+
+/** Holds the person's row until the transaction ends, so their changes are made one at a time. */
+export async function lockUser(knex: Knex, userId: string): Promise<void> {
+  await knex('users').where({ id: userId }).forUpdate().first('id');
+}
+
+/** Reset links made for a person since `since` (used or not): the mails they were sent in. */
+export async function resetTokensSince(knex: Knex, userId: string, since: number): Promise<number> {
+  const [{ n }] = await knex('password_setup_tokens')
+    .where({ user_id: userId, kind: 'reset' })
+    .where('created_at', '>=', since)
+    .count({ n: '*' });
+  return Number(n);
 }
 
 /** A fresh one-time set-up link's token for a person; earlier unused ones stop working. */
@@ -152,6 +264,8 @@ export async function useSetupToken(
     const { user_id: userId } = await trx('password_setup_tokens').where({ token_hash: hash }).first('user_id');
     await trx('users').where({ id: userId }).update({ password_hash: passwordHash, password_changed_at: now });
     await trx('sessions').where({ user_id: userId }).delete();
+    // Any other link still open for the person (a set-up or a reset link) stops working.
+    await trx('password_setup_tokens').where({ user_id: userId }).whereNull('used_at').update({ used_at: now });
     return userId as string;
   });
 }

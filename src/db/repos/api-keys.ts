@@ -91,6 +91,8 @@ export interface KeyListRow {
   expiresAt: number | null;
   revokedAt: number | null;
   createdAt: number;
+  /** When the key last opened the API (to within a minute); null until then. */
+  lastUsedAt: number | null;
   userId: string;
   email: string;
 }
@@ -112,6 +114,7 @@ export async function keysOf(knex: Knex, workspaceId: string, userId?: string): 
       'k.expires_at',
       'k.revoked_at',
       'k.created_at',
+      'k.last_used_at',
       'k.user_id',
       'u.email',
     );
@@ -123,6 +126,7 @@ export async function keysOf(knex: Knex, workspaceId: string, userId?: string): 
     expiresAt: r.expires_at === null ? null : Number(r.expires_at),
     revokedAt: r.revoked_at === null ? null : Number(r.revoked_at),
     createdAt: Number(r.created_at),
+    lastUsedAt: r.last_used_at === null || r.last_used_at === undefined ? null : Number(r.last_used_at),
     userId: r.user_id,
     email: r.email,
   }));
@@ -134,4 +138,20 @@ export async function findKeyOf(
   id: string,
 ): Promise<{ id: string; user_id: string } | undefined> {
   return knex('api_keys').where({ workspace_id: workspaceId, id }).first('id', 'user_id');
+}
+
+/**
+ * Records when keys were last used, many in one transaction; a time never moves back (another
+ * process may have written a later one).
+ */
+export async function recordKeyUses(knex: Knex, uses: Array<{ id: string; at: number }>): Promise<void> {
+  if (!uses.length) return;
+  await knex.transaction(async (trx) => {
+    for (const { id, at } of uses) {
+      await trx('api_keys')
+        .where({ id })
+        .where((w) => w.whereNull('last_used_at').orWhere('last_used_at', '<', at))
+        .update({ last_used_at: at });
+    }
+  });
 }

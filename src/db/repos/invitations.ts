@@ -86,6 +86,8 @@ export async function createInvitation(
   knex: Knex,
   input: { workspaceId: string; email: string; role: Role; invitedBy: string | null },
   now: number,
+  /** Runs in the invitation's transaction once it is written (the caller's mail goes here). */
+  alsoInTransaction?: (trx: Knex.Transaction, made: { id: string; token: string; email: string }) => Promise<void>,
 ): Promise<{ invitation: Invitation; token: string }> {
   const email = normalizeEmail(input.email);
   const { token, hash } = newSecret();
@@ -115,6 +117,7 @@ export async function createInvitation(
       ended_at: null,
       accepted_by: null,
     });
+    await alsoInTransaction?.(trx, { id, token, email });
   });
   const invitation = (await findPendingInvitation(knex, input.workspaceId, id, now))!;
   return { invitation, token };

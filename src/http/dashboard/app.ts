@@ -13,7 +13,7 @@ import { getWorkspace, roleOf } from '../../db/repos/workspaces.ts';
 import type { Role } from '../../domain/access.ts';
 import { clientAddress } from '../../domain/client-address.ts';
 import { forbidden, invalid, notFound, unauthenticated, unavailable } from '../../domain/errors.ts';
-import { SESSION_COOKIE, SESSION_TOUCH_MS } from '../../domain/sessions.ts';
+import { BROWSER_COOKIE, SESSION_COOKIE, SESSION_TOUCH_MS } from '../../domain/sessions.ts';
 import { projectPath } from '../../platform/project-root.ts';
 import { parseCookies } from '../../redirect/password.ts';
 import { bodyProblem, MAX_BODY_BYTES } from '../body.ts';
@@ -142,6 +142,8 @@ export async function createDashboard(services: Services): Promise<express.Route
         client,
         auditAddressKey(services.masterKey),
       ),
+      userAgent: req.headers['user-agent'],
+      browserToken: parseCookies(req.headers.cookie)[BROWSER_COOKIE],
       origin: originOf(req),
       cookie: req.headers.cookie,
       rawBody: req.body,

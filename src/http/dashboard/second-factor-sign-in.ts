@@ -1,13 +1,10 @@
 // The second step of signing in (openapi/dashboard.yaml, Second factors): after the right
 // password a person with a second factor gets no session but a pending cookie, which
 // `POST /session/second-factor` exchanges, with a code, for the session.
-import type { Db } from '../../db/knex.ts';
-import { createSession } from '../../db/repos/accounts.ts';
 import { asPerson, auditPerson, type AuditActor } from '../../operations/audit.ts';
 import { SECOND_FACTOR_COOKIE, SECOND_FACTOR_PENDING_MS } from '../../domain/second-factors.ts';
 import type { SecondFactorOperations } from '../../operations/second-factors.ts';
 import { parseCookies } from '../../redirect/password.ts';
-import { sessionBody, sessionCookie } from './session.ts';
 
 /**
  * HttpOnly, Secure; SameSite=Strict and the second step's path only: no other request carries
@@ -26,12 +23,12 @@ export const pendingSignInToken = (headers: Record<string, string | string[] | u
  * pending sign-in. Every way of signing in with a password goes through here, so none skips the
  * second factor.
  */
-export async function sessionOrSecondStep(
-  knex: Db,
+export async function sessionOrSecondStep<T>(
   factors: SecondFactorOperations,
   userId: string,
   now: number,
-  actor: AuditActor,
+  /** Starts the session when no second step is due. */
+  start: () => Promise<T>,
 ) {
   const pending = await factors.challenge(userId, now);
   if (pending) {
@@ -41,16 +38,7 @@ export async function sessionOrSecondStep(
       headers: { 'Set-Cookie': pendingSignInCookie(pending.token) },
     };
   }
-  const { token, session } = await knex.transaction(async (trx) => {
-    const made = await createSession(trx, userId, now);
-    await signInAudited(trx, actor, userId);
-    return made;
-  });
-  return {
-    status: 200 as const,
-    body: await sessionBody(knex, session),
-    headers: { 'Set-Cookie': sessionCookie(token) },
-  };
+  return start();
 }
 
 /** The audit entry of a session started, in the transaction that starts it (every way in). */

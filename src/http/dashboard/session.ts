@@ -4,7 +4,14 @@ import { createAttemptLimiter } from '../../db/attempt-limiter.ts';
 import type { Database, Db } from '../../db/knex.ts';
 import * as accounts from '../../db/repos/accounts.ts';
 import { hasSecondFactor, requiringWorkspaces } from '../../db/repos/second-factors.ts';
-import { SESSION_COOKIE, SESSION_IDLE_MS, SIGN_IN_ATTEMPTS, SIGN_IN_WINDOW_S } from '../../domain/sessions.ts';
+import {
+  BROWSER_COOKIE,
+  BROWSER_COOKIE_S,
+  SESSION_COOKIE,
+  SESSION_IDLE_MS,
+  SIGN_IN_ATTEMPTS,
+  SIGN_IN_WINDOW_S,
+} from '../../domain/sessions.ts';
 import type { components } from '../../../generated/dashboard.ts';
 import type { Actor } from '../../operations/link-rules.ts';
 import type { DashboardContext } from './types.ts';
@@ -15,6 +22,12 @@ import type { DashboardContext } from './types.ts';
  */
 export const sessionCookie = (token: string) =>
   `${SESSION_COOKIE}=${token}; Path=/app; HttpOnly; Secure; SameSite=Lax; Max-Age=${Math.floor(SESSION_IDLE_MS / 1000)}`;
+/**
+ * The browser's own long-lived token (a new-browser sign-in is noticed by its hash, kept per
+ * person): the session cookie's attributes, 400 days, and kept on signing out.
+ */
+export const browserCookie = (token: string) =>
+  `${BROWSER_COOKIE}=${token}; Path=/app; HttpOnly; Secure; SameSite=Lax; Max-Age=${BROWSER_COOKIE_S}`;
 export const clearSessionCookie = () => `${SESSION_COOKIE}=; Path=/app; HttpOnly; Secure; SameSite=Lax; Max-Age=0`;
 
 /**

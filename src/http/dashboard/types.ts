@@ -21,8 +21,8 @@ export interface DashboardRequest<O extends DashboardOperationId> extends Reques
       : undefined;
 }
 
-// 303: a redirect the browser follows (single sign-on's callback).
-type SuccessStatus = 200 | 201 | 204 | 303;
+// 202: accepted for later (a reset mail); 303: a redirect the browser follows (single sign-on's callback).
+type SuccessStatus = 200 | 201 | 202 | 204 | 303;
 type Responses<O extends DashboardOperationId> = operations[O]['responses'];
 type Success<O extends DashboardOperationId> = Extract<keyof Responses<O>, SuccessStatus>;
 
@@ -51,6 +51,10 @@ export interface DashboardContext {
   client: string;
   /** The signed-in person (or, before sign-in, nobody) at the client's address, for the audit log. */
   audit: AuditActor;
+  /** The User-Agent header (a session keeps its browser and OS families). */
+  userAgent: string | undefined;
+  /** The browser cookie (sl_browser) the request carried, if any. */
+  browserToken: string | undefined;
   /** The origin the request was addressed to (https://host), for the links a response names. */
   origin: string;
   /** The request's Cookie header (single sign-on's callback reads its sl_sso cookie). */

@@ -3,6 +3,8 @@ export const keys = {
   session: ['session'] as const,
   secondFactor: ['second-factor'] as const,
   secondFactorRequirement: (ws: string) => ['second-factor-requirement', ws] as const,
+  ownSessions: ['own-sessions'] as const,
+  passwordReset: ['password-reset'] as const,
   workspace: (ws: string) => ['workspace', ws] as const,
   links: (ws: string) => ['links', ws] as const,
   link: (ws: string, id: string) => ['link', ws, id] as const,

@@ -1,4 +1,5 @@
-// Change password. Every session of the person ends, this one too: they sign in again.
+// Change password (every session of the person ends, this one too: they sign in again) and the
+// person's sessions (account-sessions.tsx).
 import { useRef, useState, type FormEvent } from 'react';
 import { useLocation } from 'wouter';
 import { useChangePassword } from '../api/account.ts';
@@ -14,6 +15,7 @@ import { NewPasswordFields } from '../components/password-fields.tsx';
 import { textInputs } from '../components/text-inputs.ts';
 import { newPasswordProblems } from '../lib/passwords.ts';
 import { SecondFactorPanel } from './account-security.tsx';
+import { AccountSessions } from './account-sessions.tsx';
 
 type Field = 'current' | 'password' | 'confirm';
 const FIELDS: Record<string, Field> = { currentPassword: 'current', newPassword: 'password' };
@@ -66,6 +68,7 @@ export function Account() {
       </section>
       <SecondFactorPanel />
       <LinkSso email={session.user.email} />
+      <AccountSessions />
     </>
   );
 }

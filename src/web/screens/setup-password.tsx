@@ -1,5 +1,6 @@
-// /setup-password?token=: a member sets their password with the one-time link an owner or admin
-// gave them, and is signed in.
+// /setup-password?token=: a member sets their password with the one-time link the operator made
+// for them, and is signed in. /reset-password?token= is the same with the link "forgot password"
+// mailed (1 hour); either ends every other session of the person.
 import { useRef, type FormEvent } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
 import { useSetUpPassword } from '../api/account.ts';
@@ -14,8 +15,12 @@ import { MIN_PASSWORD } from '../lib/passwords.ts';
 
 const FIELDS = { password: 'password' } as const;
 
-export function SetupPassword() {
-  useDocumentTitle('Set your password');
+export function SetupPassword({ reset = false }: { reset?: boolean }) {
+  const title = reset ? 'Choose a new password' : 'Set your password';
+  const askAgain = reset
+    ? 'Ask for a new link on the sign-in screen (Forgot your password?).'
+    : 'Ask an owner or admin of your workspace for a new set-up link.';
+  useDocumentTitle(title);
   const token = new URLSearchParams(useSearch()).get('token') ?? '';
   const [, navigate] = useLocation();
   const formRef = useRef<HTMLFormElement>(null);
@@ -31,9 +36,7 @@ export function SetupPassword() {
         : navigate(`/login?second-factor=${answer.secondFactor.methods.join(',')}`, { replace: true }),
     onError: (err) => {
       const e = asApiError(err);
-      errors.show(
-        e.status === 404 ? new Error(`${e.message} Ask an owner or admin of your workspace for a new set-up link.`) : e,
-      );
+      errors.show(e.status === 404 ? new Error(`${e.message} ${askAgain}`) : e);
     },
   });
 
@@ -45,10 +48,9 @@ export function SetupPassword() {
   if (!token) {
     return (
       <PublicFrame>
-        <h1>Set your password</h1>
+        <h1>{title}</h1>
         <div role="alert" className="notice notice-error">
-          This address has no set-up token. Open the whole link you were given, or ask an owner or admin of your
-          workspace for a new one.
+          This address has no token. Open the whole link you were given. {askAgain}
         </div>
         <p>
           <Link href="/login">Go to sign in</Link>
@@ -59,9 +61,10 @@ export function SetupPassword() {
 
   return (
     <PublicFrame>
-      <h1>Set your password</h1>
+      <h1>{title}</h1>
       <p className="lede">
-        Choose a password of at least {MIN_PASSWORD} characters. You will be signed in once it is set.
+        Choose a password of at least {MIN_PASSWORD} characters. You will be signed in once it is set
+        {reset ? ', and signed out everywhere else' : ''}.
       </p>
       <form ref={formRef} onSubmit={submit} noValidate className="stack">
         <FormAlert message={errors.form} />

@@ -139,7 +139,9 @@ export function SignIn() {
           {withSso ? 'Sign in with a password' : 'Sign in with SSO'}
         </Link>
       </p>
-      <p className="fine-print">Forgot your password? Ask an owner or admin of your workspace for a set-up link.</p>
+      <p className="fine-print">
+        <Link href="/forgot-password">Forgot your password?</Link>
+      </p>
     </PublicFrame>
   );
 }

@@ -182,6 +182,7 @@ export function keyList(): Schemas['ApiKeyList'] {
         expiresAt: null,
         revokedAt: null,
         createdAt: day(-20),
+        lastUsedAt: day(-1),
         user: { id: 'usr_ada', email: 'ada@acme.example' },
       },
       {
@@ -192,6 +193,7 @@ export function keyList(): Schemas['ApiKeyList'] {
         expiresAt: day(60),
         revokedAt: null,
         createdAt: day(-45),
+        lastUsedAt: null,
         user: { id: 'usr_bo', email: 'bo@acme.example' },
       },
       {
@@ -202,6 +204,7 @@ export function keyList(): Schemas['ApiKeyList'] {
         expiresAt: null,
         revokedAt: day(-3),
         createdAt: day(-90),
+        lastUsedAt: day(-4),
         user: { id: 'usr_ada', email: 'ada@acme.example' },
       },
     ],

@@ -25,6 +25,8 @@ const SCREENS: Array<{ name: string; path: string; public?: boolean }> = [
   { name: 'login', path: '/app/login', public: true },
   { name: 'setup-password', path: '/app/setup-password?token=one-time-token', public: true },
   { name: 'setup', path: '/app/setup?token=first-run-token', public: true },
+  { name: 'forgot-password', path: '/app/forgot-password', public: true },
+  { name: 'reset-password', path: '/app/reset-password?token=reset-token', public: true },
   { name: 'links', path: `/app/w/${WS}/links` },
   { name: 'link-new', path: `/app/w/${WS}/links/new` },
   { name: 'link-new-dialog', path: `/app/w/${WS}/links?new=1` },

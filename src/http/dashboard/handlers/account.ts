@@ -2,7 +2,6 @@
 // first run (openapi/dashboard.yaml, Sessions; Accounts and workspaces).
 import * as accounts from '../../../db/repos/accounts.ts';
 import * as invitations from '../../../db/repos/invitations.ts';
-import type { DbTransaction } from '../../../db/knex.ts';
 import { refundAttempt, takeAttempt } from '../../../db/attempt-limiter.ts';
 import { passwordSignInOff } from '../../../db/repos/sso.ts';
 import { forbidden, invalid, notFound, tooManyWrongPasswords, unauthenticated } from '../../../domain/errors.ts';
@@ -11,9 +10,10 @@ import { normalizeEmail, passwordProblem, SIGN_IN_ATTEMPTS } from '../../../doma
 import { secondFactorOperations, type SecondFactorOperations } from '../../../operations/second-factors.ts';
 import type { Services } from '../../services.ts';
 import { asPerson, audit, auditPerson, type AuditActor } from '../../../operations/audit.ts';
-import { sessionOrSecondStep } from '../second-factor-sign-in.ts';
-import { clearSessionCookie, sessionBody, sessionCookie } from '../session.ts';
-import type { DashboardHandlers, DashboardResult } from '../types.ts';
+import { startSession } from '../../../operations/sessions.ts';
+import { sessionOrSecondStep, signInAudited } from '../second-factor-sign-in.ts';
+import { browserCookie, clearSessionCookie, sessionBody, sessionCookie } from '../session.ts';
+import type { DashboardContext, DashboardHandlers, DashboardResult } from '../types.ts';
 
 /** Verified against when the email is unknown, so a wrong email takes as long as a wrong password. */
 let decoyHash: Promise<string> | undefined;
@@ -73,21 +73,24 @@ export function accountHandlers(
       .catch((err) => services.log.warn({ err }, 'a failed sign-in could not be recorded in the audit log'));
   }
 
-  /** A session for a new account (no second factor yet); a password sign-in goes through sessionOrSecondStep. */
+  /**
+   * Starts the session (src/operations/sessions.ts) with its audit entry: `notice` for a password
+   * sign-in, which mails the person when the browser is new to them; a link that proved the email
+   * only remembers it. A password sign-in comes here through sessionOrSecondStep.
+   */
   async function signedIn(
     userId: string,
-    status: 201,
-    actor: AuditActor,
-    also?: (trx: DbTransaction) => Promise<void>,
-  ): Promise<DashboardResult<'claimFirstRun'> | DashboardResult<'registerWithInvitation'>> {
-    const { token, session } = await knex.transaction(async (trx) => {
-      await also?.(trx);
-      const made = await accounts.createSession(trx, userId, Date.now());
-      const event = { action: 'session.signed_in', objectType: 'user', objectId: userId };
-      await auditPerson(trx, asPerson(actor, userId), userId, event);
-      return made;
-    });
-    return { status, body: await sessionBody(knex, session), headers: { 'Set-Cookie': sessionCookie(token) } } as never;
+    status: 200 | 201,
+    ctx: DashboardContext,
+    notice = false,
+  ): Promise<DashboardResult<'signIn'> | DashboardResult<'claimFirstRun'> | DashboardResult<'registerWithInvitation'>> {
+    const { token, session, newBrowserToken } = await startSession(
+      services,
+      { userId, userAgent: ctx.userAgent, client: ctx.client, browserToken: ctx.browserToken, notice },
+      (trx) => signInAudited(trx, ctx.audit, userId),
+    );
+    const cookies = [sessionCookie(token), ...(newBrowserToken ? [browserCookie(newBrowserToken)] : [])];
+    return { status, body: await sessionBody(knex, session), headers: { 'Set-Cookie': cookies } } as never;
   }
 
   function checkNewPassword(password: string, field: string) {
@@ -100,13 +103,18 @@ export function accountHandlers(
       return { status: 200, body: await sessionBody(knex, session!) };
     },
 
-    async signIn({ body }, { client, audit: actor }): Promise<DashboardResult<'signIn'>> {
-      const user = await checkPassword(body.email, body.password, client, actor);
+    async signIn({ body }, ctx): Promise<DashboardResult<'signIn'>> {
+      const user = await checkPassword(body.email, body.password, ctx.client, ctx.audit);
       if (!user) throw unauthenticated('Wrong email or password');
       // Asked only after the right password, so the answer says nothing to someone guessing.
       if (await passwordSignInOff(knex, user.id, user.email))
         throw forbidden('Your workspace signs in with single sign-on: use "Sign in with SSO"');
-      return sessionOrSecondStep(knex, factors, user.id, Date.now(), actor);
+      return sessionOrSecondStep(
+        factors,
+        user.id,
+        Date.now(),
+        async () => (await signedIn(user.id, 200, ctx, true)) as DashboardResult<'signIn'>,
+      );
     },
 
     async signOut(_request, { session, audit: actor }): Promise<DashboardResult<'signOut'>> {
@@ -118,27 +126,33 @@ export function accountHandlers(
       return { status: 204, headers: { 'Set-Cookie': clearSessionCookie() } };
     },
 
-    async setPassword({ body }, { audit: actor }): Promise<DashboardResult<'setPassword'>> {
+    async setPassword({ body }, ctx): Promise<DashboardResult<'setPassword'>> {
       checkNewPassword(body.password, 'password');
       const passwordHash = await hashPassword(body.password);
       const userId = await knex.transaction(async (trx) => {
         const id = await accounts.useSetupToken(trx, body.token, passwordHash, Date.now());
         if (!id)
           throw notFound(
-            'This set-up link is not valid any more: it was used, or is older than 24 hours. Ask for a new one.',
+            'This link is not valid any more: it was used, or has expired (a set-up link lasts 24 hours, a reset link 1 hour). Ask for a new one.',
           );
         const event = { action: 'user.password_set', objectType: 'user', objectId: id, changes: { password: {} } };
-        await auditPerson(trx, asPerson(actor, id), id, event);
+        await auditPerson(trx, asPerson(ctx.audit, id), id, event);
         return id;
       });
-      return sessionOrSecondStep(knex, factors, userId, Date.now(), actor);
+      return sessionOrSecondStep(
+        factors,
+        userId,
+        Date.now(),
+        async () => (await signedIn(userId, 200, ctx)) as DashboardResult<'setPassword'>,
+      );
     },
 
     async getFirstRun({ query }): Promise<DashboardResult<'getFirstRun'>> {
       return { status: 200, body: { available: await accounts.firstRunTokenValid(knex, query.token) } };
     },
 
-    async claimFirstRun({ body }, { audit: actor }): Promise<DashboardResult<'claimFirstRun'>> {
+    async claimFirstRun({ body }, ctx): Promise<DashboardResult<'claimFirstRun'>> {
+      const actor = ctx.audit;
       if (!EMAIL.test(body.email.trim())) throw invalid('email must be an email address', 'email');
       if (!body.workspaceName.trim()) throw invalid('workspaceName must not be blank', 'workspaceName');
       checkNewPassword(body.password, 'password');
@@ -159,7 +173,7 @@ export function accountHandlers(
         return claimed;
       });
       services.log.info({ userId }, 'the first workspace was created from the first-run link');
-      return (await signedIn(userId, 201, actor)) as DashboardResult<'claimFirstRun'>;
+      return (await signedIn(userId, 201, ctx)) as DashboardResult<'claimFirstRun'>;
     },
 
     async getInvitation({ query }): Promise<DashboardResult<'getInvitation'>> {
@@ -199,7 +213,8 @@ export function accountHandlers(
       return { status: 200, body: { data: joined } };
     },
 
-    async registerWithInvitation({ body }, { audit: actor }): Promise<DashboardResult<'registerWithInvitation'>> {
+    async registerWithInvitation({ body }, ctx): Promise<DashboardResult<'registerWithInvitation'>> {
+      const actor = ctx.audit;
       checkNewPassword(body.password, 'password');
       const passwordHash = await hashPassword(body.password);
       const { userId, workspaceId } = await knex.transaction(async (trx) => {
@@ -212,7 +227,7 @@ export function accountHandlers(
         return joined;
       });
       services.log.info({ userId, workspaceId }, 'an account was created with an invitation');
-      return (await signedIn(userId, 201, actor)) as DashboardResult<'registerWithInvitation'>;
+      return (await signedIn(userId, 201, ctx)) as DashboardResult<'registerWithInvitation'>;
     },
 
     async changePassword({ body }, { session, client, audit: actor }): Promise<DashboardResult<'changePassword'>> {

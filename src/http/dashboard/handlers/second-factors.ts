@@ -8,7 +8,9 @@ import type { SecondFactorOperations } from '../../../operations/second-factors.
 const personEvent = (trx: DbTransaction, actor: AuditActor, userId: string, action: string) =>
   auditPerson(trx, actor, userId, { action, objectType: 'user', objectId: userId });
 import { clearPendingSignInCookie, pendingSignInToken, signInAudited } from '../second-factor-sign-in.ts';
-import { sessionBody, sessionCookie } from '../session.ts';
+import { mailQueued } from '../../../operations/mail.ts';
+import { startSessionIn } from '../../../operations/sessions.ts';
+import { browserCookie, sessionBody, sessionCookie } from '../session.ts';
 import type { Services } from '../../services.ts';
 import type { DashboardHandlers, DashboardResult } from '../types.ts';
 
@@ -33,19 +35,24 @@ export function secondFactorHandlers(
   });
 
   return {
-    async verifySecondFactor({ body, headers }, { audit: actor }): Promise<DashboardResult<'verifySecondFactor'>> {
-      const { token, session } = await factors.completeSignIn(
+    async verifySecondFactor({ body, headers }, ctx): Promise<DashboardResult<'verifySecondFactor'>> {
+      const { token, session, newBrowserToken, queued } = await factors.completeSignIn(
         pendingSignInToken(headers),
         body.method,
         body.code,
         Date.now(),
-        (trx, userId) => signInAudited(trx, actor, userId),
+        async (trx, userId) => {
+          // A sign-in that began with a password: a browser new to the person is mailed about.
+          const who = { userId, userAgent: ctx.userAgent, client: ctx.client, browserToken: ctx.browserToken };
+          const made = await startSessionIn(trx, services, { ...who, notice: true });
+          await signInAudited(trx, ctx.audit, userId);
+          return made;
+        },
       );
-      return {
-        status: 200,
-        body: await sessionBody(knex, session),
-        headers: { 'Set-Cookie': [sessionCookie(token), clearPendingSignInCookie()] },
-      };
+      if (queued) mailQueued();
+      const cookies = [sessionCookie(token), clearPendingSignInCookie()];
+      if (newBrowserToken) cookies.push(browserCookie(newBrowserToken));
+      return { status: 200, body: await sessionBody(knex, session), headers: { 'Set-Cookie': cookies } };
     },
 
     async getSecondFactor(_request, { session }): Promise<DashboardResult<'getSecondFactor'>> {

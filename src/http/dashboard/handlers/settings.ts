@@ -12,7 +12,7 @@ import { addDomain, disableDomain, domainOf, verification, verifyDomain } from '
 import { createKey, keysOf, revokeKey } from '../../../operations/keys.ts';
 import { changeRole, invite, memberOf, removeMember, revokeInvitation } from '../../../operations/members.ts';
 import { renameWorkspace } from '../../../operations/workspaces.ts';
-import { audited, diffFields } from '../../../operations/audit.ts';
+import { audit, audited, diffFields } from '../../../operations/audit.ts';
 import { createTag, deleteTag, listTagsWithLinkCounts, updateTag } from '../../../operations/tags.ts';
 import type { Services } from '../../services.ts';
 import type { DashboardContext, DashboardHandlers, DashboardResult, WorkspaceContext } from '../types.ts';
@@ -133,6 +133,7 @@ export function settingsHandlers(
             expiresAt: iso(k.expiresAt),
             revokedAt: iso(k.revokedAt),
             createdAt: iso(k.createdAt)!,
+            lastUsedAt: iso(k.lastUsedAt),
             user: { id: k.userId, email: k.email },
           })),
         },
@@ -164,6 +165,7 @@ export function settingsHandlers(
             expiresAt: iso(row.expiresAt),
             revokedAt: null,
             createdAt: iso(row.createdAt)!,
+            lastUsedAt: null,
             user: { id: row.userId, email: row.email },
           },
           key,
@@ -225,19 +227,21 @@ export function settingsHandlers(
     },
 
     async createInvitation({ body }, ctx): Promise<DashboardResult<'createInvitation'>> {
-      const { invitation, inviteUrl } = await audited(
-        knex,
-        ctx.audit,
-        ws(ctx).id,
-        (trx) => invite(trx, config, who(ctx), { email: body.email, role: body.role as Role }),
-        ({ invitation: i }) => ({
-          action: 'invitation.created',
-          objectType: 'invitation',
-          objectId: i.id,
-          changes: { ...diffFields(null, { email: i.email, role: i.role }), token: {} },
-        }),
+      const { invitation, inviteUrl } = await invite(
+        services,
+        who(ctx),
+        { email: body.email, role: body.role as Role },
+        (trx, made) =>
+          audit(trx, ctx.audit, ws(ctx).id, {
+            action: 'invitation.created',
+            objectType: 'invitation',
+            objectId: made.id,
+            changes: { ...diffFields(null, { email: made.email, role: made.role }), token: {} },
+          }),
       );
-      return { status: 201, body: { data: presentInvitation(invitation), inviteUrl } };
+      // Mailed: the link goes only to the invited email, never to the screen.
+      const link = inviteUrl ? { mailed: false, inviteUrl } : { mailed: true };
+      return { status: 201, body: { data: presentInvitation(invitation), ...link } };
     },
 
     async revokeInvitation({ params }, ctx): Promise<DashboardResult<'revokeInvitation'>> {

@@ -1,7 +1,6 @@
 // Single sign-on in the dashboard (openapi/dashboard.yaml, Single sign-on): the OWNER's settings
 // of the workspace's provider, and signing in through it (src/operations/sso.ts). The sign-in
 // under way is bound to the browser by the sl_sso cookie, which only the callback reads.
-import * as accounts from '../../../db/repos/accounts.ts';
 import { deleteSsoProvider, ssoProviderOf, type SsoProviderRecord } from '../../../db/repos/sso.ts';
 import { notFound } from '../../../domain/errors.ts';
 import { SSO_CALLBACK_PATH, SSO_COOKIE, SSO_LOGIN_MS, SsoRefusal } from '../../../domain/sso.ts';
@@ -11,7 +10,8 @@ import type { Services } from '../../services.ts';
 import { asPerson, audit, auditPerson, createdFields, diffFields } from '../../../operations/audit.ts';
 import type { SecondFactorOperations } from '../../../operations/second-factors.ts';
 import { pendingSignInCookie, signInAudited } from '../second-factor-sign-in.ts';
-import { sessionCookie } from '../session.ts';
+import { startSession } from '../../../operations/sessions.ts';
+import { browserCookie, sessionCookie } from '../session.ts';
 import type { DashboardHandlers, DashboardResult } from '../types.ts';
 
 /** HttpOnly and Secure; Lax, so the provider's top-level redirect back carries it; for the callback's path only. */
@@ -142,15 +142,20 @@ export function ssoHandlers(
             },
           };
         }
-        const { token } = await knex.transaction(async (trx) => {
-          const made = await accounts.createSession(trx, done.userId, Date.now());
-          await signInAudited(trx, ctx.audit, done.userId);
-          return made;
-        });
-        return {
-          status: 303,
-          headers: { Location: '/app/', 'Set-Cookie': [sessionCookie(token), clearSsoCookie()] },
-        };
+        const { token, newBrowserToken } = await startSession(
+          services,
+          {
+            userId: done.userId,
+            userAgent: ctx.userAgent,
+            client: ctx.client,
+            browserToken: ctx.browserToken,
+            notice: true,
+          },
+          (trx) => signInAudited(trx, ctx.audit, done.userId),
+        );
+        const cookies = [sessionCookie(token), clearSsoCookie()];
+        if (newBrowserToken) cookies.push(browserCookie(newBrowserToken));
+        return { status: 303, headers: { Location: '/app/', 'Set-Cookie': cookies } };
       } catch (err) {
         if (!(err instanceof SsoRefusal)) throw err;
         services.log.info({ code: err.code, detail: err.message }, 'a single sign-on was refused');

@@ -70,7 +70,7 @@ export function ApiKeys() {
         read={list}
         empty={<EmptyState title="No API keys yet">Keys you make act as you, with the scopes you choose.</EmptyState>}
         caption="API keys"
-        headers={['Key', 'Scopes', 'Owner', 'Created', 'Expires', 'Revoked', ACTIONS]}
+        headers={['Key', 'Scopes', 'Owner', 'Created', 'Last used', 'Expires', 'Revoked', ACTIONS]}
       >
         {(k) => (
           <tr key={k.id} className={k.revokedAt ? 'is-dim' : undefined}>
@@ -90,6 +90,9 @@ export function ApiKeys() {
             <td>{k.user.email}</td>
             <td className="nowrap">
               <When iso={k.createdAt} />
+            </td>
+            <td className="nowrap">
+              {k.lastUsedAt ? <When iso={k.lastUsedAt} /> : <span className="muted">Never</span>}
             </td>
             <td className="nowrap">{k.expiresAt ? <When iso={k.expiresAt} /> : 'Never'}</td>
             <td className="nowrap">{k.revokedAt ? <When iso={k.revokedAt} /> : <span className="muted">No</span>}</td>

@@ -146,7 +146,8 @@ const FIELDS: Record<string, Field> = { email: 'email', role: 'role' };
 function InviteMember({ workspaceId, mayInviteOwner }: { workspaceId: string; mayInviteOwner: boolean }) {
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<Role>('MEMBER');
-  const [sent, setSent] = useState<{ email: string; inviteUrl: string } | null>(null);
+  // A mailed invitation has no link to show: it went to the invited email only.
+  const [sent, setSent] = useState<{ email: string; inviteUrl: string | undefined } | null>(null);
   const formRef = useRef<HTMLFormElement>(null);
   const errors = useFormErrors<Field>(FIELDS, formRef);
 
@@ -175,7 +176,8 @@ function InviteMember({ workspaceId, mayInviteOwner }: { workspaceId: string; ma
       heading="Invite someone"
       intro={
         <p className="muted">
-          They join when they open the link you get here and sign in as that email, or create its account.
+          They join when they open the invitation's link (emailed to them, or given to you here when this service sends
+          no email) and sign in as that email, or create its account.
         </p>
       }
       formRef={formRef}
@@ -184,7 +186,12 @@ function InviteMember({ workspaceId, mayInviteOwner }: { workspaceId: string; ma
       pending={invite.isPending}
       submit="Invite"
       result={
-        sent ? (
+        sent && !sent.inviteUrl ? (
+          <StatusNotice>
+            {sent.email} is invited: the invitation link was emailed to them. It works once, for 7 days, and only for{' '}
+            {sent.email}.
+          </StatusNotice>
+        ) : sent?.inviteUrl ? (
           <div className="secret">
             <StatusNotice>
               {sent.email} is invited. Give them this link, and nobody else: it works once, for 7 days, and only for{' '}
