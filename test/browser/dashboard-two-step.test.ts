@@ -53,7 +53,7 @@ describeInChromium('two-step sign-in in the dashboard, in Chromium (sqlite)', ()
   }
 
   async function signOut(p: Page) {
-    await p.getByRole('button', { name: 'Sign out' }).click();
+    await p.getByRole('button', { name: 'Sign out', exact: true }).click();
     await expect.poll(() => h1(p).textContent()).toBe('Sign in');
   }
 
