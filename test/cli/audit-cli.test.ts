@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateLatest, openDatabase, type Database } from '../../src/db/knex';
 import { deleteEntriesBefore } from '../../src/db/repos/audit';
-import { createWorkspace } from '../../src/db/repos/workspaces';
+import { addMember, createWorkspace } from '../../src/db/repos/workspaces';
 import { actorAt, audit, auditAddressKey, CLI_ACTOR } from '../../src/operations/audit';
 import { expectFailure, expectJsonLine, runCli } from '../support/cli';
 import { createTestDatabase, type TestDatabase } from '../support/databases';
@@ -117,6 +117,31 @@ describe('shortlink audit commands (sqlite)', () => {
       'tag_2',
       'tag_3',
     ]);
+  });
+
+  it('records the operator commands that change members and keys, as the command line', async () => {
+    const ws = await createWorkspace(db.knex, 'Operated', 'growth');
+    const userId = await addMember(db.knex, ws, 'op@example.com', 'MEMBER');
+    const made = expectJsonLine(
+      ['key', 'create'],
+      await cli(['key', 'create', '--workspace', ws, '--user', userId, '--scopes', 'links:read', '--name', 'ci']),
+      ['id', 'key'],
+    );
+    for (const args of [
+      ['key', 'revoke', '--id', made.id],
+      ['member', 'set-role', '--workspace', ws, '--user', userId, '--role', 'ADMIN'],
+      ['member', 'remove', '--workspace', ws, '--user', userId],
+    ])
+      expect((await cli(args)).code, args.join(' ')).toBe(0);
+    const rows = await db.knex('audit_entries').where({ workspace_id: ws }).orderBy('seq');
+    expect(rows.map((r: any) => [r.actor_type, r.action, r.object_id])).toEqual([
+      ['cli', 'api_key.created', made.id],
+      ['cli', 'api_key.revoked', made.id],
+      ['cli', 'member.role_changed', userId],
+      ['cli', 'member.removed', userId],
+    ]);
+    // The key itself is never stored.
+    expect(rows.map((r: any) => r.changes).join()).not.toContain(made.key);
   });
 
   it('audit list refuses a bad --since (exit 2) and an unknown workspace (exit 1)', async () => {

@@ -48,6 +48,11 @@ export async function createKey(
   return { id, key };
 }
 
+/** The workspace a key belongs to (the operator names a key by its id alone). */
+export async function workspaceOfKey(knex: Knex, id: string): Promise<string | undefined> {
+  return (await knex('api_keys').where({ id }).first('workspace_id'))?.workspace_id;
+}
+
 export async function revokeKey(knex: Knex, id: string): Promise<void> {
   const n = await knex('api_keys')
     .where({ id })

@@ -1,7 +1,8 @@
 // `shortlink key ...`: API keys, made for a member of a workspace with the scopes named.
 import { SCOPES, type Scope } from '../../domain/access.ts';
-import { quoted, usage } from '../../domain/errors.ts';
-import { createKey, revokeKey } from '../../db/repos/api-keys.ts';
+import { notFound, quoted, usage } from '../../domain/errors.ts';
+import { audited, CLI_ACTOR } from '../../operations/audit.ts';
+import { createKey, revokeKey, workspaceOfKey } from '../../db/repos/api-keys.ts';
 import { keyName } from '../../operations/keys.ts';
 import { isoTime, listFlag, type Command } from './command.ts';
 
@@ -20,14 +21,33 @@ export const keyCommands: Record<string, Command> = {
       }
       // The dashboard's rule for a name: optional, trimmed, at most 100 characters.
       const name = keyName(flags.name, '--name');
-      return createKey(db.knex, flags.workspace!, flags.user!, scopes as Scope[], expiresAt, name);
+      return audited(
+        db.knex,
+        CLI_ACTOR,
+        flags.workspace!,
+        (trx) => createKey(trx, flags.workspace!, flags.user!, scopes as Scope[], expiresAt, name),
+        (made) => ({
+          action: 'api_key.created',
+          objectType: 'api_key',
+          objectId: made.id,
+          changes: { name: { to: name }, scopes: { to: scopes }, key: {} },
+        }),
+      );
     },
   },
   'key revoke': {
     flags: ['id'],
     required: ['id'],
     run: async ({ db, flags }) => {
-      await revokeKey(db.knex, flags.id!);
+      const workspaceId = await workspaceOfKey(db.knex, flags.id!);
+      if (!workspaceId) throw notFound(`key ${flags.id} not found`);
+      await audited(
+        db.knex,
+        CLI_ACTOR,
+        workspaceId,
+        (trx) => revokeKey(trx, flags.id!),
+        () => ({ action: 'api_key.revoked', objectType: 'api_key', objectId: flags.id! }),
+      );
       return { id: flags.id, revoked: true };
     },
   },

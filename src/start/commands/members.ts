@@ -2,6 +2,7 @@
 import { ROLES, type Role } from '../../domain/access.ts';
 import { quoted, usage } from '../../domain/errors.ts';
 import { removeMember, setRole } from '../../db/repos/workspaces.ts';
+import { audited, CLI_ACTOR } from '../../operations/audit.ts';
 import { addMember, resetPassword } from '../../operations/members.ts';
 import { oneOf, text, type Command } from './command.ts';
 
@@ -25,7 +26,19 @@ export const memberCommands: Record<string, Command> = {
     flags: ['workspace', 'user', 'role'],
     required: ['workspace', 'user', 'role'],
     run: async ({ db, flags }) => {
-      await setRole(db.knex, flags.workspace!, flags.user!, oneOf(flags.role!, ROLES, '--role') as Role);
+      const role = oneOf(flags.role!, ROLES, '--role') as Role;
+      await audited(
+        db.knex,
+        CLI_ACTOR,
+        flags.workspace!,
+        (trx) => setRole(trx, flags.workspace!, flags.user!, role),
+        () => ({
+          action: 'member.role_changed',
+          objectType: 'member',
+          objectId: flags.user!,
+          changes: { role: { to: role } },
+        }),
+      );
       return { id: flags.user };
     },
   },
@@ -33,7 +46,13 @@ export const memberCommands: Record<string, Command> = {
     flags: ['workspace', 'user'],
     required: ['workspace', 'user'],
     run: async ({ db, flags }) => {
-      await removeMember(db.knex, flags.workspace!, flags.user!);
+      await audited(
+        db.knex,
+        CLI_ACTOR,
+        flags.workspace!,
+        (trx) => removeMember(trx, flags.workspace!, flags.user!),
+        () => ({ action: 'member.removed', objectType: 'member', objectId: flags.user! }),
+      );
       return { id: flags.user };
     },
   },
