@@ -16,6 +16,9 @@ describe.each(testEngines())('dashboard routes on %s', (engine) => {
 
   it('has fixed paths that a template also fits (the test below covers each)', () => {
     expect(shadowed.map((s) => `${s.path} ${s.methods.join(',')}`).sort()).toEqual([
+      // DELETE is the only method of both `/sessions/others` and `/sessions/{sessionId}`: nothing
+      // for the fixed path to refuse, and the fixed path wins (test/dashboard/own-sessions.test.ts).
+      '/sessions/others ',
       '/workspaces/{workspaceId}/links/bulk GET,DELETE,PATCH',
       '/workspaces/{workspaceId}/links/export DELETE,PATCH',
       '/workspaces/{workspaceId}/links/import GET,DELETE,PATCH',
