@@ -10,6 +10,7 @@ import { migrateLatest, openDatabase, type Database } from '../../src/db/knex';
 import { deleteEntriesBefore } from '../../src/db/repos/audit';
 import { addMember, createWorkspace } from '../../src/db/repos/workspaces';
 import { actorAt, audit, auditAddressKey, CLI_ACTOR } from '../../src/operations/audit';
+import { rehashChain } from '../support/audit';
 import { expectFailure, expectJsonLine, runCli } from '../support/cli';
 import { createTestDatabase, type TestDatabase } from '../support/databases';
 
@@ -47,30 +48,7 @@ describe('shortlink audit commands (sqlite)', () => {
     return id;
   }
   /** Hashes the chain again after the `at` rewrite above (the set-up's own, not a code path). */
-  async function rehash(id: string) {
-    const { entryHash } = await import('../../src/domain/audit');
-    let prev = '0'.repeat(64);
-    for (const r of await knex()('audit_entries').where({ workspace_id: id }).orderBy('seq')) {
-      const fields = {
-        id: r.id,
-        workspaceId: r.workspace_id,
-        seq: Number(r.seq),
-        at: Number(r.at),
-        actorType: r.actor_type,
-        actorId: r.actor_id,
-        actorUserId: r.actor_user_id,
-        action: r.action,
-        objectType: r.object_type,
-        objectId: r.object_id,
-        changes: r.changes,
-        addressNetwork: r.address_network,
-        addressHmac: r.address_hmac,
-        prevHash: prev,
-      };
-      prev = entryHash(fields);
-      await knex()('audit_entries').where({ id: r.id }).update({ prev_hash: fields.prevHash, hash: prev });
-    }
-  }
+  const rehash = (id: string) => rehashChain(knex(), id);
 
   beforeAll(async () => {
     database = await createTestDatabase('sqlite');

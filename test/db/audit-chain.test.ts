@@ -7,6 +7,7 @@ import { runRetention } from '../../src/db/repos/retention';
 import { createWorkspace } from '../../src/db/repos/workspaces';
 import { CLI_ACTOR, audit } from '../../src/operations/audit';
 import { verifyChain } from '../../src/operations/audit-log';
+import { rehashChain } from '../support/audit';
 import { type MigratedDatabase, openMigratedDatabase, testEngines } from '../support/databases';
 
 const DAY = 86_400_000;
@@ -47,28 +48,7 @@ describe.each(testEngines())('the audit chain on %s', (engine) => {
     const stale = await verifyChain(db.knex, ws);
     expect(stale).toMatchObject({ ok: false, firstBad: { seq: 1 } });
     // Hash the set-up's rewrite again so the chain holds before retention runs.
-    const { entryHash, GENESIS_HASH } = await import('../../src/domain/audit');
-    let prev = GENESIS_HASH;
-    for (const r of await db.knex('audit_entries').where({ workspace_id: ws }).orderBy('seq')) {
-      const fields = {
-        id: r.id,
-        workspaceId: r.workspace_id,
-        seq: Number(r.seq),
-        at: Number(r.at),
-        actorType: r.actor_type,
-        actorId: r.actor_id,
-        actorUserId: r.actor_user_id,
-        action: r.action,
-        objectType: r.object_type,
-        objectId: r.object_id,
-        changes: r.changes,
-        addressNetwork: r.address_network,
-        addressHmac: r.address_hmac,
-        prevHash: prev,
-      };
-      prev = entryHash(fields);
-      await db.knex('audit_entries').where({ id: r.id }).update({ prev_hash: fields.prevHash, hash: prev });
-    }
+    await rehashChain(db.knex, ws);
     expect((await runRetention(db.knex, now, 400)).auditEntriesDeleted).toBe(0);
     expect((await runRetention(db.knex, now, 30)).auditEntriesDeleted).toBe(3);
     expect(await db.knex('audit_anchors').where({ workspace_id: ws }).first()).toMatchObject({

@@ -28,3 +28,32 @@ export async function auditSince(knex: Knex, workspaceId: string, mark: number):
     .orderBy('seq');
   return rows.map((r: any) => ({ ...r, seq: Number(r.seq) }));
 }
+
+/**
+ * Hashes a workspace's chain again from the genesis hash after a test rewrote its rows (moved
+ * their times): the set-up's own repair, never a code path of the service.
+ */
+export async function rehashChain(knex: Knex, workspaceId: string): Promise<void> {
+  const { entryHash, GENESIS_HASH } = await import('../../src/domain/audit');
+  let prev = GENESIS_HASH;
+  for (const r of await knex('audit_entries').where({ workspace_id: workspaceId }).orderBy('seq')) {
+    const fields = {
+      id: r.id,
+      workspaceId: r.workspace_id,
+      seq: Number(r.seq),
+      at: Number(r.at),
+      actorType: r.actor_type,
+      actorId: r.actor_id,
+      actorUserId: r.actor_user_id,
+      action: r.action,
+      objectType: r.object_type,
+      objectId: r.object_id,
+      changes: r.changes,
+      addressNetwork: r.address_network,
+      addressHmac: r.address_hmac,
+      prevHash: prev,
+    };
+    prev = entryHash(fields);
+    await knex('audit_entries').where({ id: r.id }).update({ prev_hash: fields.prevHash, hash: prev });
+  }
+}
