@@ -2,106 +2,12 @@
 // operator command prints exactly one JSON object on stdout and exits 0, or prints a message
 // on stderr and exits non-zero.
 import fs from 'node:fs';
-import { parseArgs } from 'node:util';
-import { loadConfig, type Config } from '../config.ts';
-import { isUniqueViolation, migrateLatest, openDatabase, type Database } from '../db/knex.ts';
-import { AppError, ERROR_CODES, usage } from '../domain/errors.ts';
+import { loadConfig } from '../config.ts';
+import { isUniqueViolation } from '../db/knex.ts';
+import { AppError, ERROR_CODES } from '../domain/errors.ts';
 import * as accounts from '../db/repos/accounts.ts';
 import { firstRunUrl } from '../domain/sessions.ts';
-import type { Command, FileCommand, Flags } from './commands/command.ts';
-import { appLinkCommands } from './commands/app-links.ts';
-import { assetCommands } from './commands/assets.ts';
-import { auditCommands } from './commands/audit.ts';
-import { campaignCommands } from './commands/campaigns.ts';
-import { domainCommands } from './commands/domains.ts';
-import { goalCommands } from './commands/goals.ts';
-import { keyCommands } from './commands/keys.ts';
-import { linkCommands } from './commands/links.ts';
-import { migrateCommand, retentionCommand } from './commands/maintenance.ts';
-import { backupCommand, restoreCommand } from './commands/backup.ts';
-import { memberCommands } from './commands/members.ts';
-import { pageCommands } from './commands/pages.ts';
-import { qrCommands } from './commands/qr-codes.ts';
-import { tagCommands } from './commands/tags.ts';
-import { webhookCommands } from './commands/webhooks.ts';
-import { workspaceCommands } from './commands/workspaces.ts';
-
-// One file per resource in commands/; the order here is the order the usage message lists them.
-const commands: Record<string, Command | FileCommand> = {
-  migrate: migrateCommand,
-  backup: backupCommand,
-  restore: restoreCommand,
-  ...workspaceCommands,
-  ...memberCommands,
-  ...keyCommands,
-  ...tagCommands,
-  ...domainCommands,
-  ...appLinkCommands,
-  ...campaignCommands,
-  ...qrCommands,
-  ...assetCommands,
-  ...goalCommands,
-  'retention run': retentionCommand,
-  ...auditCommands,
-  ...webhookCommands,
-  ...pageCommands,
-  ...linkCommands,
-};
-
-export async function runCommand(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<object> {
-  const name2 = argv.slice(0, 2).join(' ');
-  const name = commands[name2] ? name2 : argv[0];
-  const command = commands[name];
-  if (!command) {
-    throw usage(`unknown command: ${argv.join(' ') || '(none)'}; commands: serve, ${Object.keys(commands).join(', ')}`);
-  }
-  const rest = argv.slice(name.split(' ').length);
-  let values: Flags;
-  try {
-    const parsed = parseArgs({
-      args: rest,
-      options: Object.fromEntries([
-        ...command.flags.map((f) => [f, { type: 'string' as const }]),
-        ...(command.switches ?? []).map((f) => [f, { type: 'boolean' as const }]),
-      ]),
-      strict: true,
-      allowPositionals: false,
-    }).values as Record<string, string | boolean | undefined>;
-    values = Object.fromEntries(
-      Object.entries(parsed).map(([k, v]) => [k, typeof v === 'boolean' ? (v ? 'true' : undefined) : v]),
-    );
-  } catch (err) {
-    throw usage(`${name}: ${(err as Error).message}`);
-  }
-  for (const f of command.required) {
-    if (values[f] === undefined || values[f]!.trim() === '') throw usage(`${name}: --${f} is required`);
-  }
-  let config: Config;
-  let db: Database;
-  if ('runOnFiles' in command) {
-    try {
-      config = loadConfig(env);
-    } catch (err) {
-      throw usage((err as Error).message);
-    }
-    return command.runOnFiles({ config, flags: values });
-  }
-  try {
-    config = loadConfig(env);
-    db = openDatabase(config.databaseUrl, { poolMax: 2 });
-  } catch (err) {
-    throw usage((err as Error).message);
-  }
-  // The failure reaches the operator once, as the command's message; knex would also log it with a stack.
-  const logger = (db.knex.client as { logger?: { warn?: unknown } }).logger;
-  if (logger) logger.warn = () => undefined;
-  try {
-    await migrateLatest(db);
-    return await command.run({ db, config, flags: values });
-  } finally {
-    await db.knex.destroy();
-  }
-}
+import { runCommand } from './commands/index.ts';
 
 async function main() {
   const argv = process.argv.slice(2);
