@@ -9,6 +9,7 @@ import * as appLinks from '../db/repos/app-links.ts';
 import { getDomain } from '../db/repos/links.ts';
 import { appLinksText, type AppLinksInput } from '../domain/app-links.ts';
 import { notFound } from '../domain/errors.ts';
+import { audit, type AuditActor } from './audit.ts';
 import { domainOf } from './domains.ts';
 
 export interface AppLinksOf {
@@ -56,12 +57,12 @@ export async function setDomainAppLinks(
   return present(domain.id, domain.host, domain.status === 'ACTIVE', await appLinks.setAppLinks(knex, domain.id, docs));
 }
 
-/** The operator's view: a domain by id, whatever its workspace, or the shared one (''). */
+/** The operator's view: a domain by id, whatever its workspace, or the shared one (''), which is no workspace's. */
 async function operatorDomain(knex: Db, domainKey: string, shortHost: string) {
-  if (domainKey === '') return { host: shortHost, served: true };
+  if (domainKey === '') return { host: shortHost, served: true, workspaceId: null };
   const domain = await getDomain(knex, domainKey);
   if (!domain) throw notFound(`domain ${domainKey} not found`);
-  return { host: domain.host, served: domain.status === 'ACTIVE' };
+  return { host: domain.host, served: domain.status === 'ACTIVE', workspaceId: domain.workspace_id };
 }
 
 export async function operatorAppLinks(knex: Db, domainKey: string, shortHost: string): Promise<AppLinksOf> {
@@ -71,20 +72,33 @@ export async function operatorAppLinks(knex: Db, domainKey: string, shortHost: s
 
 /**
  * Sets what the command line names, keeping the other document: `apple` or `android` given
- * (a document, or null to clear it) replaces that one.
+ * (a document, or null to clear it) replaces that one. A custom domain's change is recorded in its
+ * workspace as the dashboard's domain.app_links_changed, in the same transaction; the shared
+ * domain belongs to no workspace, so its change has no workspace chain to go in.
  */
 export async function setOperatorAppLinks(
   knex: Db,
   domainKey: string,
   shortHost: string,
   input: AppLinksInput,
+  actor: AuditActor,
 ): Promise<AppLinksOf> {
-  const { host, served } = await operatorDomain(knex, domainKey, shortHost);
-  const current = await appLinks.appLinksOf(knex, domainKey);
+  const { host, served, workspaceId } = await operatorDomain(knex, domainKey, shortHost);
   const given = appLinksText(input);
-  const docs = {
-    apple: input.apple === undefined ? current.apple : given.apple,
-    android: input.android === undefined ? current.android : given.android,
-  };
-  return present(domainKey, host, served, await appLinks.setAppLinks(knex, domainKey, docs));
+  return knex.transaction(async (trx) => {
+    const current = await appLinks.appLinksOf(trx, domainKey);
+    const docs = {
+      apple: input.apple === undefined ? current.apple : given.apple,
+      android: input.android === undefined ? current.android : given.android,
+    };
+    const stored = present(domainKey, host, served, await appLinks.setAppLinks(trx, domainKey, docs));
+    if (workspaceId !== null)
+      await audit(trx, actor, workspaceId, {
+        action: 'domain.app_links_changed',
+        objectType: 'domain',
+        objectId: domainKey,
+        changes: { apple: { to: stored.apple }, android: { to: stored.android } },
+      });
+    return stored;
+  });
 }

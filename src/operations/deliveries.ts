@@ -25,6 +25,11 @@ async function delivery(knex: Knex, id: string, workspaceId?: string): Promise<o
   return visible(await outbox.findDelivery(knex, id), (d) => d.workspaceId, workspaceId, `delivery ${id}`);
 }
 
+/** The workspace a delivery belongs to, whatever it is (the operator names any): its changes are recorded there. */
+export async function deliveryWorkspace(knex: Knex, id: string): Promise<string> {
+  return (await delivery(knex, id)).workspaceId;
+}
+
 export async function subscription(
   knex: Knex,
   id: string,

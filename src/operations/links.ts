@@ -30,7 +30,7 @@ import {
 import { type Link, presentLink } from './link-presenter.ts';
 import { linkRules, type Actor } from './link-rules.ts';
 import type { OperationServices } from './services.ts';
-import { diffFields, withAudit, type AuditEvent } from './audit.ts';
+import { audit, diffFields, withAudit, type AuditActor, type AuditEvent } from './audit.ts';
 import type { AuditChanges } from '../domain/audit.ts';
 
 type LinkUpdate = components['schemas']['LinkUpdate'];
@@ -393,9 +393,20 @@ export function linkOperations(services: OperationServices) {
 
 /**
  * Disables a link for a policy review (`shortlink link policy-disable`): neither API can enable
- * it again. Raises link.updated with the change.
+ * it again. Raises link.updated with the change, and records it as link.updated in the link's
+ * workspace (status and the lock), in the same transaction; a link already disabled and locked
+ * changes nothing and records nothing.
  */
-export async function policyDisable(knex: Db, shortDomain: string, id: string): Promise<void> {
-  const row = await links.setPolicyDisabled(knex, id, policyDisabled({ shortDomain }));
-  if (!row) throw notFound(`link ${id} not found`);
+export async function policyDisable(knex: Db, shortDomain: string, id: string, actor: AuditActor): Promise<void> {
+  await knex.transaction(async (trx) => {
+    const before = await links.getLinkById(trx, id);
+    const row = before && (await links.setPolicyDisabled(trx, id, policyDisabled({ shortDomain })));
+    if (!before || !row) throw notFound(`link ${id} not found`);
+    const changes = diffFields(
+      { status: before.status, policyLocked: Boolean(before.policy_locked) },
+      { status: row.status, policyLocked: Boolean(row.policy_locked) },
+    );
+    if (Object.keys(changes).length)
+      await audit(trx, actor, row.workspace_id, { action: 'link.updated', objectType: 'link', objectId: id, changes });
+  });
 }

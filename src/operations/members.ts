@@ -13,6 +13,7 @@ import type { MailPayload } from '../domain/mail.ts';
 import { INVITATION_MS, invitationUrl, normalizeEmail, setupUrl } from '../domain/sessions.ts';
 import { mailQueued, queueMail, sealMail, sendsMail } from './mail.ts';
 import type { OperationServices } from './services.ts';
+import { audit, type AuditActor } from './audit.ts';
 
 type UrlConfig = Pick<Config, 'publicUrl'>;
 const EMAIL = /^[^@\s]+@[^@\s]+$/;
@@ -23,21 +24,32 @@ export interface Acting {
   userId: string;
 }
 
-/** Adds the person (made when new) to the workspace; the link to set a password when they have none. */
+/**
+ * Adds the person (made when new) to the workspace; the link to set a password when they have none.
+ * Recorded as member.joined, the entry an accepted invitation writes, in the membership's transaction.
+ */
 export async function addMember(
   knex: Db,
   config: UrlConfig,
   workspaceId: string,
   email: string,
   role: Role,
+  actor: AuditActor,
 ): Promise<{ id: string; setupUrl?: string }> {
-  const id = await workspaces.addMember(knex, workspaceId, email, role);
-  const user = await accounts.findUser(knex, id);
-  if (user?.password_hash) return { id };
-  return { id, setupUrl: setupUrl(config, await accounts.createSetupToken(knex, id, Date.now())) };
+  const { id, token } = await knex.transaction(async (trx) => {
+    const userId = await workspaces.addMember(trx, workspaceId, email, role);
+    await audit(trx, actor, workspaceId, {
+      action: 'member.joined',
+      objectType: 'member',
+      objectId: userId,
+      changes: { role: { to: role } },
+    });
+    const user = await accounts.findUser(trx, userId);
+    return { id: userId, token: user?.password_hash ? null : await accounts.createSetupToken(trx, userId, Date.now()) };
+  });
+  return token === null ? { id } : { id, setupUrl: setupUrl(config, token) };
 }
 
-/** A one-time link for the person to set a new password. */
 export async function resetPassword(knex: Db, config: UrlConfig, email: string): Promise<{ setupUrl: string }> {
   const user = await accounts.findUserByEmail(knex, email);
   if (!user) throw notFound(`no user has the e-mail address ${normalizeEmail(email)}`);

@@ -2,10 +2,12 @@
 // The shared short domain's are set only here (`--shared`): every workspace's links live on that
 // host, and an app claiming it would open for all of them. `--domain ID` names a custom domain
 // of any workspace, as `domain verify --id` does. Other processes serve a change from their
-// next poll of the change feed.
+// next poll of the change feed. A custom domain's change is recorded in its workspace's audit
+// log (domain.app_links_changed); the shared domain is no workspace's, so its change is not.
 import fs from 'node:fs';
 import { quoted, usage } from '../../domain/errors.ts';
 import { hostnameOf } from '../../redirect/visitor.ts';
+import { CLI_ACTOR } from '../../operations/audit.ts';
 import { operatorAppLinks, setOperatorAppLinks, type AppLinksOf } from '../../operations/app-links.ts';
 import type { Command, Flags } from './command.ts';
 
@@ -60,7 +62,7 @@ export const appLinkCommands: Record<string, Command> = {
         apple: flags.apple === undefined ? undefined : documentFile(flags.apple, '--apple'),
         android: flags.android === undefined ? undefined : documentFile(flags.android, '--android'),
       };
-      return shown(await setOperatorAppLinks(db.knex, key, hostnameOf(config.shortDomain), input));
+      return shown(await setOperatorAppLinks(db.knex, key, hostnameOf(config.shortDomain), input, CLI_ACTOR));
     },
   },
   'app-links clear': {
@@ -75,7 +77,7 @@ export const appLinkCommands: Record<string, Command> = {
         apple: both || flags.apple ? null : undefined,
         android: both || flags.android ? null : undefined,
       };
-      return shown(await setOperatorAppLinks(db.knex, key, hostnameOf(config.shortDomain), input));
+      return shown(await setOperatorAppLinks(db.knex, key, hostnameOf(config.shortDomain), input, CLI_ACTOR));
     },
   },
 };

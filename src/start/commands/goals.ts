@@ -1,9 +1,19 @@
 // `shortlink goal create|update|set-status`: goals are managed by operators here and by people in the
-// dashboard, never the public API; both through the goal operations (src/operations/goals.ts).
+// dashboard, never the public API; both through the goal operations (src/operations/goals.ts), and
+// recorded in the audit log with the dashboard's entries (goal.created, goal.updated,
+// goal.status_changed), in the change's transaction.
 import { GOAL_STATUSES, type GoalStatus } from '../../db/repos/goals.ts';
 import type { GoalField, GoalInput } from '../../domain/goal-definition.ts';
 import { quoted, usage } from '../../domain/errors.ts';
-import { createGoal, goalOf, setGoalStatus, updateGoal, type GoalWording } from '../../operations/goals.ts';
+import { audited, changedBetween, CLI_ACTOR, createdFields, diffFields } from '../../operations/audit.ts';
+import {
+  createGoal,
+  goalOf,
+  presentGoal,
+  setGoalStatus,
+  updateGoal,
+  type GoalWording,
+} from '../../operations/goals.ts';
 import { workspaceOf } from '../../operations/workspaces.ts';
 import { isoTime, type Command, type Flags } from './command.ts';
 
@@ -78,7 +88,13 @@ export const goalCommands: Record<string, Command> = {
     required: ['workspace', 'name', 'type'],
     run: async ({ db, flags }) => {
       const workspace = await workspaceOf(db.knex, flags.workspace!);
-      const row = await createGoal(db.knex, workspace.id, goalInput(flags), wording);
+      const row = await audited(
+        db.knex,
+        CLI_ACTOR,
+        workspace.id,
+        (trx) => createGoal(trx, workspace.id, goalInput(flags), wording),
+        (g) => ({ action: 'goal.created', objectType: 'goal', objectId: g.id, changes: createdFields(presentGoal(g)) }),
+      );
       return { id: row.id };
     },
   },
@@ -87,7 +103,18 @@ export const goalCommands: Record<string, Command> = {
     required: ['id'],
     run: async ({ db, flags }) => {
       const current = await goalOf(db.knex, flags.id!);
-      const row = await updateGoal(db.knex, current, goalInput(flags), wording);
+      const row = await audited(
+        db.knex,
+        CLI_ACTOR,
+        current.workspace_id,
+        (trx) => updateGoal(trx, current, goalInput(flags), wording),
+        (g) => ({
+          action: 'goal.updated',
+          objectType: 'goal',
+          objectId: g.id,
+          changes: changedBetween(presentGoal(current), presentGoal(g)),
+        }),
+      );
       return { id: row.id, definitionVersion: Number(row.definition_version) };
     },
   },
@@ -99,7 +126,19 @@ export const goalCommands: Record<string, Command> = {
       if (!GOAL_STATUSES.includes(status as GoalStatus)) {
         throw usage(`--status must be one of ${GOAL_STATUSES.join(', ')}; got ${quoted(flags.status)}`);
       }
-      const row = await setGoalStatus(db.knex, flags.id!, status as GoalStatus);
+      const current = await goalOf(db.knex, flags.id!);
+      const row = await audited(
+        db.knex,
+        CLI_ACTOR,
+        current.workspace_id,
+        (trx) => setGoalStatus(trx, current.id, status as GoalStatus),
+        (g) => ({
+          action: 'goal.status_changed',
+          objectType: 'goal',
+          objectId: g.id,
+          changes: diffFields({ status: current.status }, { status: g.status }),
+        }),
+      );
       return { id: row.id, definitionVersion: Number(row.definition_version) };
     },
   },

@@ -99,4 +99,3 @@ export async function runCommand(argv: string[], env: NodeJS.ProcessEnv = proces
     await db.knex.destroy();
   }
 }
-

@@ -1,8 +1,10 @@
-// `shortlink member ...`: the people in a workspace and their roles (src/operations/members.ts).
+// `shortlink member ...`: the people in a workspace and their roles (src/operations/members.ts),
+// each change recorded as the dashboard records it. `reset-password` changes no workspace: it
+// issues a one-time link, and the password it sets is recorded (user.password_set) when used.
 import { ROLES, type Role } from '../../domain/access.ts';
 import { quoted, usage } from '../../domain/errors.ts';
-import { removeMember, setRole } from '../../db/repos/workspaces.ts';
-import { audited, CLI_ACTOR } from '../../operations/audit.ts';
+import { removeMember, roleOf, setRole } from '../../db/repos/workspaces.ts';
+import { audited, CLI_ACTOR, diffFields } from '../../operations/audit.ts';
 import { addMember, resetPassword } from '../../operations/members.ts';
 import { oneOf, text, type Command } from './command.ts';
 
@@ -14,7 +16,8 @@ export const memberCommands: Record<string, Command> = {
       if (!/^[^@\s]+@[^@\s]+$/.test(flags.email!.trim()))
         throw usage(`--email must be an e-mail address; got ${quoted(flags.email)}`);
       text(flags.email!, '--email', 320);
-      return addMember(db.knex, config, flags.workspace!, flags.email!, oneOf(flags.role!, ROLES, '--role') as Role);
+      const role = oneOf(flags.role!, ROLES, '--role') as Role;
+      return addMember(db.knex, config, flags.workspace!, flags.email!, role, CLI_ACTOR);
     },
   },
   'member reset-password': {
@@ -27,16 +30,20 @@ export const memberCommands: Record<string, Command> = {
     required: ['workspace', 'user', 'role'],
     run: async ({ db, flags }) => {
       const role = oneOf(flags.role!, ROLES, '--role') as Role;
+      let before: Role | null = null;
       await audited(
         db.knex,
         CLI_ACTOR,
         flags.workspace!,
-        (trx) => setRole(trx, flags.workspace!, flags.user!, role),
+        async (trx) => {
+          before = await roleOf(trx, flags.workspace!, flags.user!);
+          await setRole(trx, flags.workspace!, flags.user!, role);
+        },
         () => ({
           action: 'member.role_changed',
           objectType: 'member',
           objectId: flags.user!,
-          changes: { role: { to: role } },
+          changes: diffFields({ role: before }, { role }),
         }),
       );
       return { id: flags.user };

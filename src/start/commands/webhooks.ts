@@ -1,6 +1,8 @@
 // `shortlink webhook ...`: the delivery log and its actions (src/operations/deliveries.ts), and
 // subscriptions made, changed and deleted under the public endpoints' rules
-// (src/operations/subscriptions.ts). Variant A's secret is generated and printed once.
+// (src/operations/subscriptions.ts). Variant A's secret is generated and printed once. Every change
+// is recorded in the subscription's workspace as the dashboard records it; a test event changes
+// no subscription and, as "Send test event" there, records nothing.
 import fs from 'node:fs';
 import type { Config } from '../../config.ts';
 import type { Database } from '../../db/knex.ts';
@@ -21,7 +23,7 @@ import { subscriptionView } from '../../webhooks/subscription-view.ts';
 import { sendTestEvent } from '../../webhooks/test-events.ts';
 import { loadOrCreateMasterKey } from '../master-key.ts';
 import { isoTime, listFlag, oneOf, type Command } from './command.ts';
-import { CLI_ACTOR } from '../../operations/audit.ts';
+import { audited, CLI_ACTOR } from '../../operations/audit.ts';
 
 const DELIVERY_STATUSES = ['PENDING', 'SENDING', 'DELIVERED', 'FAILED', 'UNKNOWN'] as const;
 
@@ -67,16 +69,41 @@ export const webhookCommands: Record<string, Command> = {
   'webhook replay': {
     flags: ['delivery'],
     required: ['delivery'],
-    run: async ({ db, flags }) => operator.replay(db.knex, flags.delivery!),
+    run: async ({ db, flags }) => {
+      const workspaceId = await operator.deliveryWorkspace(db.knex, flags.delivery!);
+      return audited(
+        db.knex,
+        CLI_ACTOR,
+        workspaceId,
+        (trx) => operator.replay(trx, flags.delivery!, workspaceId),
+        (r) => ({
+          action: 'webhook_delivery.replayed',
+          objectType: 'webhook_delivery',
+          objectId: r.id,
+          changes: { status: { from: 'FAILED', to: r.status } },
+        }),
+      );
+    },
   },
   'webhook replay-since': {
     flags: ['subscription', 'since'],
     required: ['subscription', 'since'],
     run: async ({ db, flags }) => {
-      const { subscriptionId, replayed } = await operator.replaySince(
+      const since = isoTime(flags.since, '--since')!;
+      const sub = await operator.subscription(db.knex, flags.subscription!);
+      // One entry per delivery sent again, as the dashboard's "Replay failed since…" records.
+      const { subscriptionId, replayed } = await audited(
         db.knex,
-        flags.subscription!,
-        isoTime(flags.since, '--since')!,
+        CLI_ACTOR,
+        sub.workspace_id,
+        (trx) => operator.replaySince(trx, sub.id, since, sub.workspace_id),
+        (r) =>
+          r.replayed.map((id) => ({
+            action: 'webhook_delivery.replayed',
+            objectType: 'webhook_delivery',
+            objectId: id,
+            changes: { status: { from: 'FAILED', to: 'PENDING' } },
+          })),
       );
       return { id: subscriptionId, replayed };
     },
@@ -84,8 +111,22 @@ export const webhookCommands: Record<string, Command> = {
   'webhook resolve': {
     flags: ['delivery', 'outcome'],
     required: ['delivery', 'outcome'],
-    run: async ({ db, flags }) =>
-      operator.resolve(db.knex, flags.delivery!, oneOf(flags.outcome!, ['DELIVERED', 'FAILED'] as const, '--outcome')),
+    run: async ({ db, flags }) => {
+      const outcome = oneOf(flags.outcome!, ['DELIVERED', 'FAILED'] as const, '--outcome');
+      const workspaceId = await operator.deliveryWorkspace(db.knex, flags.delivery!);
+      return audited(
+        db.knex,
+        CLI_ACTOR,
+        workspaceId,
+        (trx) => operator.resolve(trx, flags.delivery!, outcome, workspaceId),
+        (r) => ({
+          action: 'webhook_delivery.resolved',
+          objectType: 'webhook_delivery',
+          objectId: r.id,
+          changes: { status: { from: 'UNKNOWN', to: r.status } },
+        }),
+      );
+    },
   },
   'webhook subscriptions': {
     flags: ['workspace'],
@@ -153,7 +194,27 @@ export const webhookCommands: Record<string, Command> = {
   'webhook enable': {
     flags: ['subscription'],
     required: ['subscription'],
-    run: async ({ db, flags }) => operator.reEnable(db.knex, flags.subscription!),
+    run: async ({ db, flags }) => {
+      const before = await operator.subscription(db.knex, flags.subscription!);
+      return audited(
+        db.knex,
+        CLI_ACTOR,
+        before.workspace_id,
+        (trx) => operator.reEnable(trx, before.id, before.workspace_id),
+        // Enabling an enabled subscription changes nothing, and records nothing (as in the dashboard).
+        ({ id }) =>
+          before.enabled
+            ? []
+            : [
+                {
+                  action: 'webhook.enabled',
+                  objectType: 'webhook',
+                  objectId: id,
+                  changes: { enabled: { from: false, to: true } },
+                },
+              ],
+      );
+    },
   },
   'webhook test': {
     flags: ['subscription', 'event'],
