@@ -57,7 +57,8 @@ const EXEMPT: Record<string, string> = {
   'page list': 'reads only',
   'member reset-password':
     'changes no workspace: issues a one-time link; the password it sets is recorded (user.password_set) when used',
-  'webhook test': 'sends a test event and changes no subscription; the dashboard’s "Send test event" records nothing either',
+  'webhook test':
+    'sends a test event and changes no subscription; the dashboard’s "Send test event" records nothing either',
 };
 
 // In order: later rows use what earlier ones made.
