@@ -363,6 +363,7 @@ describe.each(testEngines())('every changing operator command writes one audit e
       JSON.parse((await knex()('audit_entries').where({ workspace_id: made.ws, action }).first()).changes);
     expect(await byAction('workspace.updated')).toEqual({ plan: { from: 'growth', to: 'business' } });
     expect(await byAction('member.role_changed')).toEqual({ role: { from: 'MEMBER', to: 'ADMIN' } });
+    expect(await byAction('api_key.created')).toEqual({ key: { secret: true }, scopes: { to: ['links:read'] } });
     expect(await byAction('link.updated')).toEqual({
       policyLocked: { from: false, to: true },
       status: { from: 'ACTIVE', to: 'DISABLED' },

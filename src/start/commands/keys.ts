@@ -1,7 +1,7 @@
 // `shortlink key ...`: API keys, made for a member of a workspace with the scopes named.
 import { SCOPES, type Scope } from '../../domain/access.ts';
 import { notFound, quoted, usage } from '../../domain/errors.ts';
-import { audited, CLI_ACTOR } from '../../operations/audit.ts';
+import { audited, CLI_ACTOR, diffFields } from '../../operations/audit.ts';
 import { createKey, revokeKey, workspaceOfKey } from '../../db/repos/api-keys.ts';
 import { keyName } from '../../operations/keys.ts';
 import { isoTime, listFlag, type Command } from './command.ts';
@@ -30,7 +30,8 @@ export const keyCommands: Record<string, Command> = {
           action: 'api_key.created',
           objectType: 'api_key',
           objectId: made.id,
-          changes: { name: { to: name }, scopes: { to: scopes }, key: {} },
+          // The dashboard's fields (src/http/dashboard/handlers/settings.ts); the key by name only.
+          changes: { ...diffFields(null, { name, scopes, expiresAt }), key: {} },
         }),
       );
     },
