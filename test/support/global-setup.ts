@@ -14,6 +14,10 @@ import pg from 'pg';
 export const DEFAULT_PG = 'postgres://postgres:postgres@127.0.0.1:5432/postgres';
 
 export default async function setup() {
+  // Each project of vitest.config.ts runs this: the first decides for the run, and a pooler or
+  // replica it started serves both (a second would stand in front of the first's).
+  if (process.env.SHORTLINK_TEST_ENGINES_DECIDED) return;
+  process.env.SHORTLINK_TEST_ENGINES_DECIDED = '1';
   const url = process.env.TEST_POSTGRES_URL || DEFAULT_PG;
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
   try {
