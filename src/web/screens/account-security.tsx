@@ -193,7 +193,8 @@ function FactorOn({
         <div>
           <dt>Authenticator app</dt>
           <dd>
-            <span className="badge badge-ok">On</span> since {formatDate(enabledAt)}
+            <span className="badge badge-ok">On</span>
+            {enabledAt ? ` since ${formatDate(enabledAt)}` : null}
           </dd>
         </div>
         <div>

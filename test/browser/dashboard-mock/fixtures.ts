@@ -246,6 +246,88 @@ export function memberList(): Schemas['MemberList'] {
   };
 }
 
+/** A chain of entries as the audit log shows them: a person, a key, the command line, a failed sign-in. */
+export function auditList(): Schemas['AuditEntryList'] {
+  const ada = { type: 'user' as const, id: 'usr_ada', userId: 'usr_ada', email: 'ada@acme.example' };
+  const from = { network: '203.0.113.0/24', hmac: 'b1946ac92492d2347c6235b4d2611184' };
+  const none = { network: null, hmac: null };
+  const entries: Array<Omit<Schemas['AuditEntry'], 'id' | 'seq' | 'prevHash' | 'hash'>> = [
+    {
+      at: day(0),
+      actor: ada,
+      action: 'link.updated',
+      objectType: 'link',
+      objectId: 'lnk_0',
+      changes: { url: { from: 'https://www.acme.example/launch', to: 'https://www.acme.example/campaigns/launch' } },
+      address: from,
+    },
+    {
+      at: day(-1),
+      actor: { type: 'api_key', id: 'key_ci', userId: 'usr_bo', email: 'bo@acme.example' },
+      action: 'link.created',
+      objectType: 'link',
+      objectId: 'lnk_1',
+      changes: { slug: { to: 'spring-sale' }, url: { to: 'https://www.acme.example/sale' } },
+      address: from,
+    },
+    {
+      at: day(-2),
+      actor: ada,
+      action: 'member.role_changed',
+      objectType: 'member',
+      objectId: 'usr_cy',
+      changes: { role: { from: 'ANALYST', to: 'MEMBER' } },
+      address: from,
+    },
+    {
+      at: day(-3),
+      actor: { type: 'cli', id: null, userId: null, email: null },
+      action: 'api_key.created',
+      objectType: 'api_key',
+      objectId: 'key_ci',
+      changes: { name: { to: 'CI' }, key: { secret: true } },
+      address: none,
+    },
+    {
+      at: day(-4),
+      actor: { type: 'anonymous', id: null, userId: 'usr_di', email: 'di.analyst@acme.example' },
+      action: 'session.sign_in_failed',
+      objectType: 'user',
+      objectId: 'usr_di',
+      changes: {},
+      address: { network: '198.51.100.0/24', hmac: '9e107d9d372bb6826bd81d3542a419d6' },
+    },
+  ];
+  const n = entries.length;
+  return {
+    data: entries.map((e, i) => ({
+      id: `aud_${n - i}`,
+      seq: n - i,
+      prevHash: (n - i - 1).toString(16).padStart(64, '0'),
+      hash: (n - i).toString(16).padStart(64, '0'),
+      ...e,
+    })),
+    next: null,
+  };
+}
+
+/** The workspace's OpenID Connect provider, set up and on. */
+export function ssoProvider(): Schemas['SsoProviderEnvelope'] {
+  return {
+    data: {
+      issuer: 'https://login.acme.example',
+      clientId: 'shortlink-dashboard',
+      domains: ['acme.example'],
+      defaultRole: 'MEMBER',
+      enabled: true,
+      passwordSignIn: false,
+      redirectUri: 'https://sho.rt/app/api/sso/callback',
+      createdAt: day(-40),
+      updatedAt: day(-3),
+    },
+  };
+}
+
 const verification = (host: string) => ({
   cname: 'sho.rt',
   txtName: `_shortlink.${host}`,
@@ -853,6 +935,8 @@ export async function realisticReads(page: Page, role: Role = 'OWNER'): Promise<
     [/\/workspaces\/[^/]+\/pages$/, () => pageList()],
     [/\/workspaces\/[^/]+\/pages\/[^/]+$/, () => ({ data: bioPage() })],
     [/\/workspaces\/[^/]+\/pages\/[^/]+\/analytics$/, () => pageAnalytics(30)],
+    [/\/workspaces\/[^/]+\/audit$/, () => auditList()],
+    [/\/workspaces\/[^/]+\/sso$/, () => ssoProvider()],
   ];
   await renderedPreviews(page);
   await page.route('**/app/api/workspaces/**', (route) => {

@@ -41,6 +41,8 @@ const SCREENS: Array<{ name: string; path: string; public?: boolean }> = [
   { name: 'settings-tags', path: `/app/w/${WS}/settings/tags` },
   { name: 'settings-campaigns', path: `/app/w/${WS}/settings/campaigns` },
   { name: 'settings-webhooks', path: `/app/w/${WS}/settings/webhooks` },
+  { name: 'settings-sso', path: `/app/w/${WS}/settings/sso` },
+  { name: 'settings-audit', path: `/app/w/${WS}/settings/audit` },
   { name: 'conversions', path: `/app/w/${WS}/conversions` },
   {
     name: 'conversions-filtered',

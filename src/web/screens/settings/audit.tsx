@@ -110,7 +110,7 @@ export function AuditLog() {
           Every change, by a person, an API key or the command line, newest first. Passwords, tokens, keys and secrets
           are named, never shown; an address is kept only as its network.
         </p>
-        <div className="filters-grid" role="group" aria-label="Filter the audit log">
+        <div className="filters-grid audit-filters" role="group" aria-label="Filter the audit log">
           <SelectField label="Person" value={form.userId} onChange={set('userId')}>
             <option value="">Anyone</option>
             {(members.data ?? []).map((m) => (
