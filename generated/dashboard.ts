@@ -99,7 +99,7 @@ export interface paths {
         put?: never;
         /**
          * Start signing in with a passkey
-         * @description Options for the browser's `navigator.credentials.get()` to sign in with a passkey alone: no email, the browser offers the passkeys it holds for this service (discoverable credentials), user verification required. Its challenge is kept (hashed) for a passkey sign-in only, once, for 5 minutes.
+         * @description Options for the browser's `navigator.credentials.get()` to sign in with a passkey alone: no email, the browser offers the passkeys it holds for this service (discoverable credentials), user verification required. Its challenge is kept (hashed) for a passkey sign-in only, once, for 5 minutes. As each call stores a challenge, one client may ask 30 times a minute; then 429.
          */
         post: operations["startPasskeySignIn"];
         delete?: never;
@@ -4827,6 +4827,7 @@ export interface operations {
                     "application/json": components["schemas"]["PasskeyOptions"];
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     signInWithPasskey: {
