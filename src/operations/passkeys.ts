@@ -133,7 +133,7 @@ export function passkeyOperations(deps: PasskeyDeps) {
   }
 
   /** Uses up the challenge the answer names, made for `purpose` (and `userId`); else 400. */
-  async function useChallenge(credential: Credential, purpose: passkeys.ChallengePurpose, userId: string | null) {
+  async function spendChallenge(credential: Credential, purpose: passkeys.ChallengePurpose, userId: string | null) {
     const challenge = challengeOf(credential);
     if (!challenge) throw notVerified();
     if (!(await passkeys.takeChallenge(knex, hashSecret(challenge), purpose, userId, Date.now())))
@@ -224,7 +224,7 @@ export function passkeyOperations(deps: PasskeyDeps) {
     ): Promise<PasskeyView> {
       const label = name.trim();
       if (!label) throw invalid('name must not be blank', 'name');
-      const challenge = await useChallenge(credential, 'register', person.userId);
+      const challenge = await spendChallenge(credential, 'register', person.userId);
       let info: Awaited<ReturnType<typeof verifyRegistrationResponse>>['registrationInfo'];
       try {
         const result = await verifyRegistrationResponse({
@@ -285,9 +285,13 @@ export function passkeyOperations(deps: PasskeyDeps) {
       if (!passkey) throw notFound('No such passkey');
       const started = await passkeys.sessionStartedAt(knex, session.id);
       if (started === undefined || Date.now() - started > RECENT_SIGN_IN_MS)
-        throw new AppError('forbidden', 'Removing a passkey needs a recent sign-in: sign out, sign in again and retry', {
-          publicCode: 'recent_sign_in_required',
-        });
+        throw new AppError(
+          'forbidden',
+          'Removing a passkey needs a recent sign-in: sign out, sign in again and retry',
+          {
+            publicCode: 'recent_sign_in_required',
+          },
+        );
       await knex.transaction(async (trx) => {
         if (!(await passkeys.deletePasskey(trx, session.userId, id))) throw notFound('No such passkey');
         // The last factor of someone a workspace holds to one stays (checked after the delete, in
@@ -327,10 +331,10 @@ export function passkeyOperations(deps: PasskeyDeps) {
       if (wait > 0) throw tooManyAttempts(wait, PASSKEY_SIGN_IN_ATTEMPTS);
       let claimed: string | undefined;
       try {
-        const challenge = await useChallenge(credential, 'sign_in', null);
         const passkey = await passkeys.passkeyByCredential(knex, credential.id);
+        claimed = passkey?.userId;
+        const challenge = await spendChallenge(credential, 'sign_in', null);
         if (!passkey) throw notVerified('This passkey is not known here: it may have been removed');
-        claimed = passkey.userId;
         // The credential id found the passkey; its user handle must name the same person.
         const handle = (credential.response as { userHandle?: unknown }).userHandle;
         if (typeof handle !== 'string' || handle !== isoBase64URL.fromUTF8String(passkey.userId)) throw notVerified();
@@ -384,15 +388,22 @@ export function passkeyOperations(deps: PasskeyDeps) {
       const wait = await takeAttempt(secondStepThrottle, userId);
       if (wait > 0) throw tooManyAttempts(wait, SECOND_FACTOR_ATTEMPTS);
       try {
-        const challenge = await useChallenge(credential, 'second_factor', userId);
+        const challenge = await spendChallenge(credential, 'second_factor', userId);
         // Only the pending person's own passkeys: another person's credential is not found.
         const passkey = await passkeys.passkeyByCredential(knex, credential.id, userId);
         if (!passkey) throw notVerified();
-        const started = await acceptAssertion(credential, passkey, challenge, requestOrigin, async () => {}, async (trx) => {
-          // Single use: of two requests with the same pending cookie, one ends it.
-          if (!(await factors.endChallenge(trx, pendingToken!))) throw expired();
-          return hooks.start(trx, userId);
-        });
+        const started = await acceptAssertion(
+          credential,
+          passkey,
+          challenge,
+          requestOrigin,
+          async () => {},
+          async (trx) => {
+            // Single use: of two requests with the same pending cookie, one ends it.
+            if (!(await factors.endChallenge(trx, pendingToken!))) throw expired();
+            return hooks.start(trx, userId);
+          },
+        );
         await refundAttempt(secondStepThrottle, userId);
         return started;
       } catch (err) {

@@ -384,7 +384,9 @@ describe.each(testEngines())('migrations on %s', (engine) => {
       await db.knex('passkeys').insert(passkey('pk_1'));
       // One authenticator's credential belongs to one passkey row, whoever adds it.
       await expect(db.knex('passkeys').insert(passkey('pk_2'))).rejects.toThrow();
-      await db.knex('passkey_challenges').insert({ id: 'c'.repeat(64), purpose: 'sign_in', created_at: 1, expires_at: 2 });
+      await db
+        .knex('passkey_challenges')
+        .insert({ id: 'c'.repeat(64), purpose: 'sign_in', created_at: 1, expires_at: 2 });
       await db.knex('users').where({ id: 'usr_p' }).delete();
       expect(await db.knex('passkeys')).toHaveLength(0);
       await db.knex.migrate.down({ migrationSource, name });

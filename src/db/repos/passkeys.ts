@@ -41,7 +41,9 @@ function fromRow(row: any): PasskeyRow {
 }
 
 export async function passkeysOf(knex: Knex, userId: string): Promise<PasskeyRow[]> {
-  const rows = await knex('passkeys').where({ user_id: userId }).orderBy([{ column: 'created_at' }, { column: 'id' }]);
+  const rows = await knex('passkeys')
+    .where({ user_id: userId })
+    .orderBy([{ column: 'created_at' }, { column: 'id' }]);
   return rows.map(fromRow);
 }
 
@@ -75,10 +77,7 @@ export async function credentialTaken(knex: Knex, credentialId: string): Promise
   return !!(await knex('passkeys').where({ credential_id: credentialId }).first('id'));
 }
 
-export async function insertPasskey(
-  knex: Knex,
-  p: Omit<PasskeyRow, 'id' | 'lastUsedAt'>,
-): Promise<PasskeyRow> {
+export async function insertPasskey(knex: Knex, p: Omit<PasskeyRow, 'id' | 'lastUsedAt'>): Promise<PasskeyRow> {
   const row = {
     id: newId('pk'),
     user_id: p.userId,
@@ -124,7 +123,13 @@ export async function saveChallenge(
 ): Promise<void> {
   // Expired ones are of no use to anyone: each new one clears them, so the table stays small.
   await knex('passkey_challenges').where('expires_at', '<=', now).delete();
-  await knex('passkey_challenges').insert({ id: hash, purpose, user_id: userId, created_at: now, expires_at: expiresAt });
+  await knex('passkey_challenges').insert({
+    id: hash,
+    purpose,
+    user_id: userId,
+    created_at: now,
+    expires_at: expiresAt,
+  });
 }
 
 /**

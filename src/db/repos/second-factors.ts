@@ -51,14 +51,12 @@ export async function hasTotp(knex: Knex, userId: string): Promise<boolean> {
 
 /** Neither an app on nor a passkey for the person of `m.user_id`: the one test of "no factor" in SQL. */
 function withoutFactor(knex: Knex, q: Knex.QueryBuilder): void {
-  q
-    .whereNotExists(
-      knex('totp_factors as f')
-        .where('f.user_id', knex.ref('m.user_id'))
-        .whereNotNull('f.secret_sealed')
-        .select('f.user_id'),
-    )
-    .whereNotExists(knex('passkeys as p').where('p.user_id', knex.ref('m.user_id')).select('p.id'));
+  q.whereNotExists(
+    knex('totp_factors as f')
+      .where('f.user_id', knex.ref('m.user_id'))
+      .whereNotNull('f.secret_sealed')
+      .select('f.user_id'),
+  ).whereNotExists(knex('passkeys as p').where('p.user_id', knex.ref('m.user_id')).select('p.id'));
 }
 
 /** The person's workspaces that require a second factor, by name. */
