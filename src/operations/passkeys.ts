@@ -9,7 +9,6 @@
 //   request when it has the same host name (a port the proxy or a test put in front).
 // - User verification is required everywhere: a passkey so used is two factors, so signing in
 //   with one alone gives a full session.
-import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import {
   type AuthenticationResponseJSON,
   generateAuthenticationOptions,

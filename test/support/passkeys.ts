@@ -10,7 +10,7 @@ import { isoBase64URL, isoCBOR } from '@simplewebauthn/server/helpers';
 export const TEST_ORIGIN = 'https://localhost:8443';
 export const TEST_RP_ID = 'localhost';
 
-const b64 = (bytes: Uint8Array) => isoBase64URL.fromBuffer(bytes);
+const b64 = (bytes: Uint8Array) => isoBase64URL.fromBuffer(new Uint8Array(bytes));
 const sha256 = (data: Uint8Array | string) => createHash('sha256').update(data).digest();
 
 export interface SoftCredential {
