@@ -77,7 +77,8 @@ export function SignIn() {
   });
 
   const startSso = useStartSso({ onError: (err) => errors.show(err) });
-  // A passkey alone: no email, the browser offers the passkeys it holds for this service.
+  // A passkey alone: no email, the browser offers the passkeys it holds for this service. Its
+  // button's name keeps clear of "Sign in", the form's own button, which tests find by name.
   const withPasskey = usePasskeySignIn({
     onSuccess: signedIn,
     onError: (err) => {
@@ -155,7 +156,7 @@ export function SignIn() {
             disabled={withPasskey.isPending}
             aria-busy={withPasskey.isPending || undefined}
           >
-            Sign in with a passkey
+            Use a passkey
           </button>
         )}
         <Link href={withSso ? '/login' : '/login?with=sso'} className="button button-block" onClick={errors.clear}>
