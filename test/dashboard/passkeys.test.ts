@@ -6,6 +6,7 @@
 // (another person's 404, a recent sign-in), and a workspace's requirement met by a passkey.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../src/db/repos/workspaces';
+import { totpCode, TOTP_PERIOD_S } from '../../src/domain/second-factors';
 import { hashSecret } from '../../src/domain/sessions';
 import { PASSKEY_OPTIONS_PER_MINUTE, PASSKEY_SIGN_IN_ATTEMPTS } from '../../src/operations/passkeys';
 import { auditMark, auditSince } from '../support/audit';
@@ -328,6 +329,32 @@ describe.each(testEngines())('passkeys on %s', (engine) => {
     expect(last.status).toBe(409);
     expect(last.body.error).toContain('Strict');
     expect(await knex()('passkeys').where({ id: passkey.id })).toHaveLength(1);
+  });
+
+  it('with an app and a passkey: both offered after the password, passkey first; the app may go while a passkey keeps the requirement met', async () => {
+    const ws = await createWorkspace(knex(), 'Both', 'growth');
+    const owner = await seedPerson(knex(), ws, 'OWNER');
+    const client = await signIn(server, owner);
+    const secret = (await client.request('POST', '/account/second-factor/totp')).body.data.secret as string;
+    const confirmed = await client.request('POST', '/account/second-factor/totp/confirm', {
+      body: { code: totpCode(secret, Date.now() - TOTP_PERIOD_S * 1000) },
+    });
+    expect(confirmed.status, confirmed.text).toBe(200);
+    await addPasskey(client, softAuthenticator(), 'Laptop');
+    const password = await post('/session', { email: owner.email, password: PASSWORD });
+    expect(password.body.secondFactor.methods).toEqual(['passkey', 'totp', 'recovery']);
+    expect(
+      (
+        await client.request('PUT', `/workspaces/${ws}/second-factor-requirement`, {
+          body: { requireSecondFactor: true },
+        })
+      ).status,
+    ).toBe(200);
+    // The passkey stays: turning the app off leaves a factor, so the requirement allows it.
+    const off = await client.request('POST', '/account/second-factor/totp/disable', { body: { password: PASSWORD } });
+    expect(off.status, off.text).toBe(204);
+    const status = (await client.request('GET', '/account/second-factor')).body.data;
+    expect(status).toMatchObject({ enabled: true, restricted: false, methods: ['passkey'], recoveryCodesLeft: 0 });
   });
 
   it(`throttles a client's wrong passkey sign-ins (429 after ${PASSKEY_SIGN_IN_ATTEMPTS}) and its options (${PASSKEY_OPTIONS_PER_MINUTE} a minute)`, async () => {
