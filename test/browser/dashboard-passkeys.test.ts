@@ -18,6 +18,8 @@ describeInChromium('passkeys in the dashboard, in Chromium (sqlite)', () => {
   let browser: Browser;
   let b: DashboardBrowser;
   let owner: Person;
+  let analyst: Person;
+  let workspaceId: string;
   let page: Page;
   let cdp: CDPSession;
   let authenticatorId: string;
@@ -31,13 +33,20 @@ describeInChromium('passkeys in the dashboard, in Chromium (sqlite)', () => {
 
   beforeAll(async () => {
     server = await startTestServer('sqlite');
-    ({ browser, b, owner } = await acmeInChromium(server));
+    ({ browser, b, owner, analyst, workspaceId } = await acmeInChromium(server));
     page = await b.signedInPage(owner);
-    // The page's own authenticator, as a laptop's fingerprint reader: it stays with the page's
-    // target across navigations, signing out and in.
-    cdp = await page.context().newCDPSession(page);
-    await cdp.send('WebAuthn.enable');
-    ({ authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    ({ cdp, authenticatorId } = await withAuthenticator(page));
+  }, 60_000);
+  afterAll(() => closeAll(browser, server));
+
+  /**
+   * The page's own authenticator, as a laptop's fingerprint reader: it stays with the page's
+   * target across navigations, signing out and in.
+   */
+  async function withAuthenticator(p: Page) {
+    const session = await p.context().newCDPSession(p);
+    await session.send('WebAuthn.enable');
+    const added = await session.send('WebAuthn.addVirtualAuthenticator', {
       options: {
         protocol: 'ctap2',
         transport: 'internal',
@@ -46,9 +55,9 @@ describeInChromium('passkeys in the dashboard, in Chromium (sqlite)', () => {
         isUserVerified: true,
         automaticPresenceSimulation: true,
       },
-    }));
-  }, 60_000);
-  afterAll(() => closeAll(browser, server));
+    });
+    return { cdp: session, authenticatorId: added.authenticatorId };
+  }
 
   async function signOut(p: Page) {
     await p.getByRole('button', { name: 'Sign out', exact: true }).click();
@@ -125,6 +134,21 @@ describeInChromium('passkeys in the dashboard, in Chromium (sqlite)', () => {
     await b.look(page, 'passkeys-sign-in-refused');
     await b.signInThroughForm(page, owner);
     await expect.poll(() => h1(page).textContent()).toBe('Links');
+    expect(b.errors).toEqual([]);
+  });
+
+  it("meets a workspace's requirement: a member held to set up two-step sign-in adds a passkey there and carries on", async () => {
+    await server.services.db.knex('workspaces').where({ id: workspaceId }).update({ require_second_factor: true });
+    const { page: theirs } = await b.newPersonPage();
+    await withAuthenticator(theirs);
+    await b.signInThroughForm(theirs, analyst);
+    await expect.poll(() => h1(theirs).textContent()).toBe('Set up two-step sign-in');
+    expect((await b.apiFromPage(theirs, 'GET', `/app/api/workspaces/${workspaceId}/links`)).status).toBe(403);
+    await theirs.getByLabel('Passkey name').fill('Phone');
+    await b.look(theirs, 'passkeys-required');
+    await theirs.getByRole('button', { name: 'Add a passkey' }).click();
+    await expect.poll(() => h1(theirs).textContent()).toBe('Links');
+    expect((await b.apiFromPage(theirs, 'GET', `/app/api/workspaces/${workspaceId}/links`)).status).toBe(200);
     expect(b.errors).toEqual([]);
   });
 });
