@@ -243,7 +243,7 @@ export interface paths {
         put?: never;
         /**
          * Add a passkey
-         * @description Verifies the browser's answer to `POST /account/passkeys/registration` (the challenge must be the person's own, unused and under 5 minutes old; the origin and RP ID those of PUBLIC_URL; user verification done) and keeps the passkey: its credential id, public key, signature counter and transports, under `name`. A passkey is a second factor (signing in with the password then asks for it, and it meets a workspace's requirement) and signs in alone. An answer that does not verify is 400 (`field` `credential`); a credential already added is 409. Open to a restricted session.
+         * @description Verifies the browser's answer to `POST /account/passkeys/registration` (the challenge must be the person's own, unused and under 5 minutes old; the origin and RP ID those of PUBLIC_URL; user verification done) and keeps the passkey: its credential id, public key, signature counter and transports, under `name`. A passkey is a second factor (signing in with the password then asks for it, and it meets a workspace's requirement) and signs in alone. An answer that does not verify is 400 (`field` `credential`); a credential already added, or a 21st passkey, is 409. Open to a restricted session.
          */
         post: operations["addPasskey"];
         delete?: never;
@@ -2103,7 +2103,7 @@ export interface components {
              */
             lastUsedAt: string | null;
         };
-        /** @description The signed-in person's passkeys, oldest first. */
+        /** @description The signed-in person's passkeys, oldest first (at most 20). */
         PasskeyList: {
             data: components["schemas"]["Passkey"][];
         };

@@ -30,6 +30,8 @@ import { hashSecret } from '../domain/sessions.ts';
 
 /** A challenge is answered within 5 minutes or not at all. */
 export const CHALLENGE_MS = 5 * 60_000;
+/** Passkeys per person: more than anyone needs, few enough to list and to name in options. */
+export const MAX_PASSKEYS = 20;
 /** A sign-in removing a passkey must be this recent. */
 export const RECENT_SIGN_IN_MS = 15 * 60_000;
 /** Wrong answers to a sign-in by passkey alone, per client (no person is known before it). */
@@ -242,6 +244,8 @@ export function passkeyOperations(deps: PasskeyDeps) {
       }
       const made = info!.credential;
       if (await passkeys.credentialTaken(knex, made.id)) throw conflict('This passkey was added already');
+      if ((await passkeys.passkeysOf(knex, person.userId)).length >= MAX_PASSKEYS)
+        throw conflict(`You have ${MAX_PASSKEYS} passkeys: remove one before adding another`);
       return knex.transaction(async (trx) => {
         const row = await passkeys.insertPasskey(trx, {
           userId: person.userId,

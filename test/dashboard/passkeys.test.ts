@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../src/db/repos/workspaces';
 import { totpCode, TOTP_PERIOD_S } from '../../src/domain/second-factors';
 import { hashSecret } from '../../src/domain/sessions';
-import { PASSKEY_OPTIONS_PER_MINUTE, PASSKEY_SIGN_IN_ATTEMPTS } from '../../src/operations/passkeys';
+import { MAX_PASSKEYS, PASSKEY_OPTIONS_PER_MINUTE, PASSKEY_SIGN_IN_ATTEMPTS } from '../../src/operations/passkeys';
 import { auditMark, auditSince } from '../support/audit';
 import { testEngines } from '../support/databases';
 import {
@@ -140,6 +140,29 @@ describe.each(testEngines())('passkeys on %s', (engine) => {
     expect(blank.status).toBe(400);
     expect(blank.body.field).toBe('name');
     expect(await knex()('passkeys').where({ user_id: person.userId })).toHaveLength(0);
+  });
+
+  it(`refuses a passkey past ${MAX_PASSKEYS} with 409`, async () => {
+    const person = await seedPerson(knex(), workspaceId, 'MEMBER');
+    const client = await signIn(server, person);
+    await knex()('passkeys').insert(
+      Array.from({ length: MAX_PASSKEYS }, (_, i) => ({
+        id: `pk_${String(i).padStart(4, '0')}${person.userId.slice(-16)}`,
+        user_id: person.userId,
+        credential_id: `cred-${person.userId}-${i}`,
+        public_key: 'pk',
+        counter: 0,
+        name: `Key ${i}`,
+        created_at: i,
+      })),
+    );
+    const options = (await client.request('POST', '/account/passkeys/registration')).body.data.options;
+    const res = await client.request('POST', '/account/passkeys', {
+      body: { name: 'One more', credential: softAuthenticator().register(options) },
+    });
+    expect(res.status, res.text).toBe(409);
+    expect(await knex()('passkeys').where({ user_id: person.userId })).toHaveLength(MAX_PASSKEYS);
+    expect((await client.request('GET', '/account/passkeys')).body.data).toHaveLength(MAX_PASSKEYS);
   });
 
   it('signs in with a passkey alone: a full session, audited; the challenge once; the counter only forwards', async () => {
