@@ -48,6 +48,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/session/second-factor/passkey/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start the second step with a passkey
+         * @description For a pending sign-in (the cookie `sl_second_factor` that the right password set) of a person with a passkey: options for `navigator.credentials.get()` naming that person's passkeys. Its challenge is kept (hashed) for this person's second step only, once, for 5 minutes. Without a pending sign-in it answers 401.
+         */
+        post: operations["startPasskeySecondFactor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/session/second-factor/passkey": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Finish signing in with a passkey
+         * @description The second step with a passkey: with the pending cookie `sl_second_factor`, the browser's answer to `POST /session/second-factor/passkey/options`, signed by one of the pending person's passkeys, starts the session and ends the pending sign-in. Without a pending sign-in (none, used or older than 5 minutes) it answers 401. An answer that does not verify is 400 (`field` `credential`) and counts as a wrong code does (429 after 5 in 15 minutes per person).
+         */
+        post: operations["verifyPasskeySecondFactor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/session/passkey/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start signing in with a passkey
+         * @description Options for the browser's `navigator.credentials.get()` to sign in with a passkey alone: no email, the browser offers the passkeys it holds for this service (discoverable credentials), user verification required. Its challenge is kept (hashed) for a passkey sign-in only, once, for 5 minutes. As each call stores a challenge, one client may ask 30 times a minute; then 429.
+         */
+        post: operations["startPasskeySignIn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/session/passkey": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in with a passkey
+         * @description Verifies the browser's answer to `POST /session/passkey/options` and starts the session, with no password and no second step: a passkey with user verification is two factors (something held and the person's PIN or biometric). The challenge must be one made for this, unused and under 5 minutes old; the signature that of a passkey added by the person named by its user handle; the counter, when the authenticator keeps one, above the last. Anything else is 400 (`field` `credential`) and counts as a wrong attempt: 10 in 15 minutes from one client answer 429 until the wait is over. A person whose every workspace turned password sign-in off (single sign-on) gets 403.
+         */
+        post: operations["signInWithPasskey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/account/second-factor": {
         parameters: {
             query?: never;
@@ -146,6 +226,74 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/account/passkeys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your passkeys
+         * @description The signed-in person's passkeys, oldest first. Passkeys belong to the person, not to a workspace. Open to a restricted session.
+         */
+        get: operations["listPasskeys"];
+        put?: never;
+        /**
+         * Add a passkey
+         * @description Verifies the browser's answer to `POST /account/passkeys/registration` (the challenge must be the person's own, unused and under 5 minutes old; the origin and RP ID those of PUBLIC_URL; user verification done) and keeps the passkey: its credential id, public key, signature counter and transports, under `name`. A passkey is a second factor (signing in with the password then asks for it, and it meets a workspace's requirement) and signs in alone. An answer that does not verify is 400 (`field` `credential`); a credential already added, or a 21st passkey, is 409. Open to a restricted session.
+         */
+        post: operations["addPasskey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/account/passkeys/registration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start adding a passkey
+         * @description Options for the browser's `navigator.credentials.create()`: a discoverable credential (resident key) with user verification required, ES256 or RS256, the person's passkeys excluded. Its challenge is kept (hashed) for this person and for adding a passkey only, once, for 5 minutes. Open to a restricted session.
+         */
+        post: operations["startPasskeyRegistration"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/account/passkeys/{passkeyId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a passkey
+         * @description Removes one of the signed-in person's passkeys; it signs in no more. Asks for a recent sign-in: a session started more than 15 minutes ago answers 403 (`code` `recent_sign_in_required`): sign out and in again. Refused with 409 when it is the person's last second factor while a workspace of theirs requires one. Another person's passkey, or one removed already, is 404.
+         */
+        delete: operations["removePasskey"];
+        options?: never;
+        head?: never;
+        /**
+         * Rename a passkey
+         * @description Renames one of the signed-in person's passkeys; another person's is 404.
+         */
+        patch: operations["renamePasskey"];
         trace?: never;
     };
     "/password-setup": {
@@ -1803,15 +1951,15 @@ export interface components {
             password: string;
         };
         /**
-         * @description A second factor's method: `totp`, a 6-digit code of an authenticator app (RFC 6238); `recovery`, one of the ten single-use recovery codes.
+         * @description A second factor's method: `totp`, a 6-digit code of an authenticator app (RFC 6238); `recovery`, one of the ten single-use recovery codes; `passkey`, one of the person's passkeys (WebAuthn, `POST /session/second-factor/passkey`).
          * @enum {string}
          */
-        SecondFactorMethod: "totp" | "recovery";
+        SecondFactorMethod: "totp" | "recovery" | "passkey";
         /** @description The password was right and the person has a second factor: no session yet. A short-lived cookie `sl_second_factor` (HttpOnly, Secure, SameSite=Strict, Path=/app/api/session, 5 minutes, single use) holds the sign-in until `POST /session/second-factor` answers it with a code of one of `methods`. */
         SecondFactorChallenge: {
             /** @description What the second step accepts. */
             secondFactor: {
-                /** @description The methods this person can use, strongest first: `totp` (a code from their authenticator app) and `recovery` (one of their single-use recovery codes, while any is left). More methods may be added; a client shows those it knows. */
+                /** @description The methods this person can use, strongest first: `passkey` (one of their passkeys), `totp` (a code from their authenticator app) and `recovery` (one of their single-use recovery codes, while any is left). More methods may be added; a client shows those it knows. */
                 methods: components["schemas"]["SecondFactorMethod"][];
                 /**
                  * Format: date-time
@@ -1824,9 +1972,56 @@ export interface components {
         SignInAnswer: components["schemas"]["Session"] | components["schemas"]["SecondFactorChallenge"];
         /** @description The second step of signing in. */
         SecondFactorVerify: {
-            method: components["schemas"]["SecondFactorMethod"];
+            /**
+             * @description `totp`, a code of the authenticator app, or `recovery`, a recovery code (a passkey answers at `POST /session/second-factor/passkey`).
+             * @enum {string}
+             */
+            method: "totp" | "recovery";
             /** @description The code: six digits for `totp`, a recovery code for `recovery` (spaces and dashes do not matter, nor letter case). */
             code: string;
+        };
+        /** @description Options for the browser's WebAuthn call, as JSON (`PublicKeyCredentialCreationOptionsJSON` to add a passkey, `PublicKeyCredentialRequestOptionsJSON` to sign in; give them to @simplewebauthn/browser's `startRegistration` / `startAuthentication`). Their challenge is single use and lasts 5 minutes. */
+        PasskeyOptions: {
+            data: {
+                /** @description The options; `rpId` / `rp.id` is the host name of PUBLIC_URL. */
+                options: {
+                    /** @description The challenge (base64url). */
+                    challenge: string;
+                };
+                /**
+                 * Format: date-time
+                 * @description When the challenge stops being accepted.
+                 */
+                expiresAt: string;
+            };
+        };
+        /** @description What the browser's WebAuthn call answered, as JSON (`PublicKeyCredential.toJSON()`, or @simplewebauthn/browser's `startRegistration` / `startAuthentication`): the attestation of a new passkey, or the assertion of a sign-in. Binary fields are base64url. */
+        PasskeyCredential: {
+            /** @description The credential's id (base64url). */
+            id: string;
+            /** @description The same id (base64url). */
+            rawId: string;
+            /**
+             * @description Always `public-key`.
+             * @enum {string}
+             */
+            type: "public-key";
+            /** @description The authenticator's response: `clientDataJSON` with `attestationObject` (adding) or `authenticatorData`, `signature` and `userHandle` (signing in). */
+            response: {
+                /** @description The client data the authenticator signed (base64url). */
+                clientDataJSON: string;
+            };
+            /** @description The extensions' results (none are asked for). */
+            clientExtensionResults?: Record<string, never>;
+            /**
+             * @description How the authenticator is attached, when the browser says.
+             * @enum {string}
+             */
+            authenticatorAttachment?: "platform" | "cross-platform";
+        };
+        /** @description The browser's answer to the sign-in options. */
+        PasskeyAssertion: {
+            credential: components["schemas"]["PasskeyCredential"];
         };
         /** @description The signed-in person's second factors and who requires one of them. The session is restricted (every operation but reading the session, this, enrolling and signing out answers 403 with `code` `second_factor_required`) while `restricted` is true. */
         SecondFactorStatus: {
@@ -1890,6 +2085,42 @@ export interface components {
             password?: string;
             /** @description Six digits of the authenticator app (when no password is sent). */
             code?: string;
+        };
+        /** @description One of the signed-in person's passkeys (WebAuthn credentials). */
+        Passkey: {
+            /** @description The passkey's id in the dashboard (not the credential's own id). */
+            id: string;
+            /** @description The name the person gave it ("Laptop", "Phone"). */
+            name: string;
+            /**
+             * Format: date-time
+             * @description When it was added.
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When it last signed in; null until then.
+             */
+            lastUsedAt: string | null;
+        };
+        /** @description The signed-in person's passkeys, oldest first (at most 20). */
+        PasskeyList: {
+            data: components["schemas"]["Passkey"][];
+        };
+        /** @description A name for the passkey, to tell it from the person's others (not blank). */
+        PasskeyName: string;
+        /** @description A new passkey's name and the browser's answer to the registration options. */
+        PasskeyAdd: {
+            name: components["schemas"]["PasskeyName"];
+            credential: components["schemas"]["PasskeyCredential"];
+        };
+        /** @description One passkey. */
+        PasskeyEnvelope: {
+            data: components["schemas"]["Passkey"];
+        };
+        /** @description The passkey's new name. */
+        PasskeyRename: {
+            name: components["schemas"]["PasskeyName"];
         };
         /** @description A new password for the person a one-time link was made for: a set-up link (`shortlink member add` or `shortlink member reset-password` print it; valid 24 hours) or a reset link (mailed on "forgot password"; valid 1 hour). Either works once. */
         PasswordSetup: {
@@ -4350,6 +4581,8 @@ export interface components {
         };
     };
     parameters: {
+        /** @description One of the signed-in person's passkeys, as `GET /account/passkeys` names it. */
+        PasskeyId: string;
         /** @description One of the signed-in person's sessions, as `GET /sessions` names it. */
         SessionId: string;
         /** @description The report's share token, from its URL (`{PUBLIC_URL}/app/shared/{token}`): 256 random bits, base64url. A token that was never issued, that a new one replaced, or whose report is PRIVATE or deleted answers 404. */
@@ -4525,6 +4758,108 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
         };
     };
+    startPasskeySecondFactor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The options. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasskeyOptions"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    verifyPasskeySecondFactor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The browser's answer. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasskeyAssertion"];
+            };
+        };
+        responses: {
+            /** @description Signed in; the session cookie is set and the pending one cleared. */
+            200: {
+                headers: {
+                    /** @description The session cookie sl_session, and sl_second_factor cleared. */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    startPasskeySignIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The options. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasskeyOptions"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    signInWithPasskey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The browser's answer. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasskeyAssertion"];
+            };
+        };
+        responses: {
+            /** @description Signed in; the session cookie is set. */
+            200: {
+                headers: {
+                    /** @description The session cookie sl_session. */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
     getSecondFactor: {
         parameters: {
             query?: never;
@@ -4654,6 +4989,135 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listPasskeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The passkeys. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasskeyList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    addPasskey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Its name and the browser's answer. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasskeyAdd"];
+            };
+        };
+        responses: {
+            /** @description Added. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasskeyEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    startPasskeyRegistration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The options. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasskeyOptions"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    removePasskey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description One of the signed-in person's passkeys, as `GET /account/passkeys` names it. */
+                passkeyId: components["parameters"]["PasskeyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    renamePasskey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description One of the signed-in person's passkeys, as `GET /account/passkeys` names it. */
+                passkeyId: components["parameters"]["PasskeyId"];
+            };
+            cookie?: never;
+        };
+        /** @description The new name. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasskeyRename"];
+            };
+        };
+        responses: {
+            /** @description Renamed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasskeyEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
         };
     };
     setPassword: {

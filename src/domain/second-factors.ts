@@ -19,7 +19,9 @@ export const SECOND_FACTOR_COOKIE = 'sl_second_factor';
 export const SECOND_FACTOR_ATTEMPTS = 5;
 export const SECOND_FACTOR_WINDOW_S = 15 * 60;
 
-export type SecondFactorMethod = 'totp' | 'recovery';
+export type SecondFactorMethod = 'passkey' | 'totp' | 'recovery';
+/** The methods answered with a typed code (a passkey answers with a WebAuthn assertion). */
+export type CodeMethod = Exclude<SecondFactorMethod, 'passkey'>;
 
 /** A new secret of 160 bits (RFC 4226's recommended length), in base32 as apps take it. */
 export const newTotpSecret = (): string => new Secret({ size: 20 }).base32;

@@ -7,6 +7,7 @@ import QRCode from 'qrcode';
 import { createAttemptLimiter, refundAttempt, takeAttempt } from '../db/attempt-limiter.ts';
 import * as accounts from '../db/repos/accounts.ts';
 import * as factors from '../db/repos/second-factors.ts';
+import { hasPasskey } from '../db/repos/passkeys.ts';
 import type { Database, DbTransaction } from '../db/knex.ts';
 import { AppError, conflict, invalid, rateLimited, tooManyWrongPasswords, unauthenticated } from '../domain/errors.ts';
 import { verifyPassword } from '../domain/passwords.ts';
@@ -18,6 +19,7 @@ import {
   SECOND_FACTOR_ATTEMPTS,
   SECOND_FACTOR_PENDING_MS,
   SECOND_FACTOR_WINDOW_S,
+  type CodeMethod,
   type SecondFactorMethod,
   totpUri,
 } from '../domain/second-factors.ts';
@@ -48,7 +50,7 @@ export interface Proof {
 export const secondFactorRequired = (workspaces: Array<{ name: string }>) =>
   new AppError(
     'forbidden',
-    `${workspaces.map((w) => w.name).join(', ')} ${workspaces.length === 1 ? 'requires' : 'require'} a second factor: set up an authenticator app in Account before anything else`,
+    `${workspaces.map((w) => w.name).join(', ')} ${workspaces.length === 1 ? 'requires' : 'require'} a second factor: set up an authenticator app or add a passkey in Account before anything else`,
     { publicCode: 'second_factor_required' },
   );
 
@@ -115,8 +117,14 @@ export function secondFactorOperations(deps: SecondFactorDeps) {
 
   /** The methods the second step of signing in takes for this person; empty without a factor. */
   async function methodsOf(userId: string): Promise<SecondFactorMethod[]> {
-    if (!(await factors.hasSecondFactor(knex, userId))) return [];
-    return (await factors.recoveryCodesLeft(knex, userId)) > 0 ? ['totp', 'recovery'] : ['totp'];
+    const [passkey, app, left] = await Promise.all([
+      hasPasskey(knex, userId),
+      factors.hasTotp(knex, userId),
+      factors.recoveryCodesLeft(knex, userId),
+    ]);
+    const methods: SecondFactorMethod[] = passkey ? ['passkey'] : [];
+    if (app) methods.push(...(left > 0 ? (['totp', 'recovery'] as const) : (['totp'] as const)));
+    return methods;
   }
 
   async function requirement(workspaceId: string) {
@@ -138,12 +146,14 @@ export function secondFactorOperations(deps: SecondFactorDeps) {
         factors.requiringWorkspaces(knex, userId),
         methodsOf(userId),
       ]);
-      const enabled = !!row?.secret_sealed;
+      const app = !!row?.secret_sealed;
+      // Any factor counts (an app or a passkey): methodsOf lists every one the person has.
+      const enabled = methods.length > 0;
       return {
         enabled,
         methods,
-        totp: { enabled, enabledAt: enabled && row?.enabled_at ? new Date(row.enabled_at).toISOString() : null },
-        recoveryCodesLeft: enabled ? left : 0,
+        totp: { enabled: app, enabledAt: app && row?.enabled_at ? new Date(row.enabled_at).toISOString() : null },
+        recoveryCodesLeft: app ? left : 0,
         requiredBy: requiredBy.map((w) => ({ id: w.id, name: w.name })),
         restricted: !enabled && requiredBy.length > 0,
       };
@@ -191,8 +201,11 @@ export function secondFactorOperations(deps: SecondFactorDeps) {
     },
 
     async disable(person: Person, proof: Proof, client: string, now: number, also?: Also): Promise<void> {
-      if (!(await factors.hasSecondFactor(knex, person.userId))) throw conflict('No second factor is on');
-      const requiring = await factors.requiringWorkspaces(knex, person.userId);
+      if (!(await factors.hasTotp(knex, person.userId))) throw conflict('No second factor is on');
+      // A passkey left keeps the person's second factor: only the last factor is held back.
+      const requiring = (await hasPasskey(knex, person.userId))
+        ? []
+        : await factors.requiringWorkspaces(knex, person.userId);
       if (requiring.length > 0)
         throw conflict(
           `${requiring.map((w) => w.name).join(', ')} ${requiring.length === 1 ? 'requires' : 'require'} a second factor: it cannot be turned off`,
@@ -211,7 +224,7 @@ export function secondFactorOperations(deps: SecondFactorDeps) {
       now: number,
       also?: Also,
     ): Promise<string[]> {
-      if (!(await factors.hasSecondFactor(knex, person.userId))) throw conflict('No second factor is on');
+      if (!(await factors.hasTotp(knex, person.userId))) throw conflict('No second factor is on');
       await checkProof(person, proof, client, now);
       return knex.transaction(async (trx) => {
         const codes = await freshRecoveryCodes(trx, person.userId, now);
@@ -234,7 +247,7 @@ export function secondFactorOperations(deps: SecondFactorDeps) {
      */
     async completeSignIn<T>(
       token: string | undefined,
-      method: SecondFactorMethod,
+      method: CodeMethod,
       code: string,
       now: number,
       /** Starts the session in the transaction that ends the pending sign-in. */
@@ -267,7 +280,7 @@ export function secondFactorOperations(deps: SecondFactorDeps) {
     async setRequirement(workspaceId: string, ownerId: string, required: boolean, also?: Also) {
       if (required && !(await factors.hasSecondFactor(knex, ownerId)))
         throw conflict(
-          'Set up your own authenticator app (Account) before requiring a second factor: you would shut yourself out',
+          'Set up your own authenticator app or passkey (Account) before requiring a second factor: you would shut yourself out',
         );
       await knex.transaction(async (trx) => {
         await factors.setRequirement(trx, workspaceId, required);

@@ -61,16 +61,19 @@ export async function updateTag(
   if (body.name !== undefined) change.name = tagName(body.name);
   if (body.color !== undefined) change.color = body.color;
   try {
-    await knex.transaction(async (trx) => {
+    return await knex.transaction(async (trx) => {
       await objects.updateTag(trx, workspaceId, id, change);
+      // Read in the change's transaction: a tag deleted meanwhile is 404, its entry not written.
+      const after = await objects.findTag(trx, workspaceId, id);
+      if (!after) throw notFound('Tag not found');
       const changes = diffFields(before as unknown as Record<string, unknown>, change);
       await audit(trx, actor, workspaceId, { action: 'tag.updated', objectType: 'tag', objectId: id, changes });
+      return after;
     });
   } catch (err) {
     if (isUniqueViolation(err)) throw taken(change.name!);
     throw err;
   }
-  return (await objects.findTag(knex, workspaceId, id))!;
 }
 
 export async function deleteTag(knex: Db, actor: AuditActor, workspaceId: string, id: string): Promise<void> {

@@ -15,6 +15,7 @@ import { createKey } from '../../src/db/repos/api-keys';
 import { totpCode } from '../../src/domain/second-factors';
 import { createWorkspace } from '../../src/db/repos/workspaces';
 import { ANDROID, APPLE } from '../support/app-links';
+import { softAuthenticator } from '../support/passkeys';
 import { auditMark, auditSince, type StoredEntry } from '../support/audit';
 import { testEngines } from '../support/databases';
 import { DASHBOARD_API, PASSWORD, seedPerson, seedTeam, signIn, type Team } from '../support/dashboard';
@@ -44,6 +45,12 @@ const EXEMPT: Record<string, string> = {
   'dashboard:startSsoSignIn': 'starts a sign-in at the provider; the sign-in itself is recorded when it comes back',
   'dashboard:requestPasswordReset':
     'answers the same for every email and changes no password; the reset itself is user.password_set (setPassword)',
+  'dashboard:startPasskeyRegistration':
+    'stores only a hashed single-use challenge for 5 minutes, which adds nothing; addPasskey records the passkey',
+  'dashboard:startPasskeySignIn':
+    'stores only a hashed single-use challenge for 5 minutes; the sign-in itself is recorded (signInWithPasskey)',
+  'dashboard:startPasskeySecondFactor':
+    'stores only a hashed single-use challenge for 5 minutes; the second step is recorded (verifyPasskeySecondFactor)',
   'dashboard:linkSso':
     'starts a sign-in at the provider; the link is recorded (user.sso_linked) when the provider confirms it',
 };
@@ -56,6 +63,20 @@ const AUDITED_ELSEWHERE: Record<string, string> = {
   'dashboard:putSsoProvider': 'test/dashboard/sso.test.ts',
   'dashboard:deleteSsoProvider': 'test/dashboard/sso.test.ts',
 };
+
+/** A person of the team with a passkey: the client, the Node authenticator holding it, and its id. */
+async function withPasskey(f: Fixture) {
+  const person = await seedPerson(f.knex, f.team.workspaceId, 'MEMBER');
+  const client = await signIn(f.server, person);
+  const authenticator = softAuthenticator();
+  const options = ok(await client.request('POST', '/account/passkeys/registration')).body.data.options;
+  const added = ok(
+    await client.request('POST', '/account/passkeys', {
+      body: { name: 'Laptop', credential: authenticator.register(options) },
+    }),
+  );
+  return { person, client, authenticator, passkeyId: added.body.data.id as string };
+}
 
 /** A person of the team with an authenticator app on: the client, the secret, and a code for now. */
 async function withTotp(f: Fixture) {
@@ -324,6 +345,73 @@ const AUDITED: Record<string, Audited> = {
       });
       // Two: the set-up's own sign-in (before the app was on) and this one; the password step
       // alone started no session and recorded none.
+      return { res: ok(res), objectId: person.userId, count: 2 };
+    },
+  },
+  'dashboard:addPasskey': {
+    action: 'user.passkey_added',
+    objectType: 'passkey',
+    run: async (f) => {
+      const person = await seedPerson(f.knex, f.team.workspaceId, 'MEMBER');
+      const client = await signIn(f.server, person);
+      const options = ok(await client.request('POST', '/account/passkeys/registration')).body.data.options;
+      const res = await client.request('POST', '/account/passkeys', {
+        body: { name: 'Laptop', credential: softAuthenticator().register(options) },
+      });
+      return { res: ok(res), objectId: res.body.data.id };
+    },
+  },
+  'dashboard:renamePasskey': {
+    action: 'user.passkey_renamed',
+    objectType: 'passkey',
+    run: async (f) => {
+      const { client, passkeyId } = await withPasskey(f);
+      const res = await client.request('PATCH', `/account/passkeys/${passkeyId}`, { body: { name: 'Phone' } });
+      return { res: ok(res), objectId: passkeyId };
+    },
+  },
+  'dashboard:removePasskey': {
+    action: 'user.passkey_removed',
+    objectType: 'passkey',
+    run: async (f) => {
+      const { client, passkeyId } = await withPasskey(f);
+      return { res: ok(await client.request('DELETE', `/account/passkeys/${passkeyId}`)), objectId: passkeyId };
+    },
+  },
+  'dashboard:signInWithPasskey': {
+    action: 'session.signed_in',
+    objectType: 'user',
+    run: async (f) => {
+      const { person, authenticator } = await withPasskey(f);
+      const options = ok(await f.server.request('POST', `${DASHBOARD_API}/session/passkey/options`)).body.data.options;
+      const res = await f.server.request('POST', `${DASHBOARD_API}/session/passkey`, {
+        body: { credential: authenticator.assert(options) },
+      });
+      // Two: the set-up's own sign-in with the password and this one.
+      return { res: ok(res), objectId: person.userId, count: 2 };
+    },
+  },
+  'dashboard:verifyPasskeySecondFactor': {
+    action: 'session.signed_in',
+    objectType: 'user',
+    run: async (f) => {
+      const { person, authenticator } = await withPasskey(f);
+      const password = await f.server.request('POST', `${DASHBOARD_API}/session`, {
+        body: { email: person.email, password: PASSWORD },
+      });
+      const cookie = String(
+        [password.headers['set-cookie']].flat().find((c) => String(c).startsWith('sl_second_factor=')),
+      ).split(';')[0];
+      const options = ok(
+        await f.server.request('POST', `${DASHBOARD_API}/session/second-factor/passkey/options`, {
+          headers: { cookie },
+        }),
+      ).body.data.options;
+      const res = await f.server.request('POST', `${DASHBOARD_API}/session/second-factor/passkey`, {
+        body: { credential: authenticator.assert(options) },
+        headers: { cookie },
+      });
+      // Two: the set-up's own sign-in and this one; the password step alone recorded none.
       return { res: ok(res), objectId: person.userId, count: 2 };
     },
   },

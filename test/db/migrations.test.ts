@@ -367,6 +367,35 @@ describe.each(testEngines())('migrations on %s', (engine) => {
     });
   });
 
+  it('passkeys (20270107000000): a credential id is kept once; removing a person removes theirs; down drops both tables', async () => {
+    await withFreshDatabase(engine, async (db) => {
+      const name = '20270107000000_passkeys';
+      await migrateLatest(db);
+      await db.knex('users').insert({ id: 'usr_p', email: 'p@example.com', created_at: 1 });
+      const passkey = (id: string) => ({
+        id,
+        user_id: 'usr_p',
+        credential_id: 'cred-1',
+        public_key: 'pk',
+        counter: 0,
+        name: 'Laptop',
+        created_at: 1,
+      });
+      await db.knex('passkeys').insert(passkey('pk_1'));
+      // One authenticator's credential belongs to one passkey row, whoever adds it.
+      await expect(db.knex('passkeys').insert(passkey('pk_2'))).rejects.toThrow();
+      await db
+        .knex('passkey_challenges')
+        .insert({ id: 'c'.repeat(64), purpose: 'sign_in', created_at: 1, expires_at: 2 });
+      await db.knex('users').where({ id: 'usr_p' }).delete();
+      expect(await db.knex('passkeys')).toHaveLength(0);
+      await db.knex.migrate.down({ migrationSource, name });
+      for (const t of ['passkeys', 'passkey_challenges']) expect(await db.knex.schema.hasTable(t), t).toBe(false);
+      await migrateLatest(db);
+      expect(await db.knex.schema.hasTable('passkeys')).toBe(true);
+    });
+  });
+
   it('mail and sessions (20270105000000): earlier rows keep working; down removes what it added', async () => {
     await withFreshDatabase(engine, async (db) => {
       const name = '20270105000000_mail_and_sessions';

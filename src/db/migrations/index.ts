@@ -36,6 +36,7 @@ import * as apiKeyNames from './20270101000000_api_key_names.ts';
 import * as partitionedEvents from './20270102000000_partitioned_events.ts';
 import * as secondFactors from './20270104000000_second_factors.ts';
 import * as sso from './20270106000000_sso.ts';
+import * as passkeys from './20270107000000_passkeys.ts';
 import * as auditLog from './20270103000000_audit_log.ts';
 import * as mailAndSessions from './20270105000000_mail_and_sessions.ts';
 
@@ -77,6 +78,7 @@ const migrations: Record<string, { up(k: Knex): Promise<void>; down(k: Knex): Pr
   '20270106000000_sso': sso,
   '20270103000000_audit_log': auditLog,
   '20270105000000_mail_and_sessions': mailAndSessions,
+  '20270107000000_passkeys': passkeys,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

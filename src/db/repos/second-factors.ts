@@ -37,7 +37,26 @@ export async function recoveryCodesLeft(knex: Knex, userId: string): Promise<num
  * sign-in, the requirement), so a new kind of factor is added in one place.
  */
 export async function hasSecondFactor(knex: Knex, userId: string): Promise<boolean> {
+  const [app, passkey] = await Promise.all([
+    knex('totp_factors').where({ user_id: userId }).whereNotNull('secret_sealed').first('user_id'),
+    knex('passkeys').where({ user_id: userId }).first('id'),
+  ]);
+  return !!app || !!passkey;
+}
+
+/** The person has an authenticator app on (what turning it off and recovery codes need). */
+export async function hasTotp(knex: Knex, userId: string): Promise<boolean> {
   return !!(await knex('totp_factors').where({ user_id: userId }).whereNotNull('secret_sealed').first('user_id'));
+}
+
+/** Neither an app on nor a passkey for the person of `m.user_id`: the one test of "no factor" in SQL. */
+function withoutFactor(knex: Knex, q: Knex.QueryBuilder): void {
+  q.whereNotExists(
+    knex('totp_factors as f')
+      .where('f.user_id', knex.ref('m.user_id'))
+      .whereNotNull('f.secret_sealed')
+      .select('f.user_id'),
+  ).whereNotExists(knex('passkeys as p').where('p.user_id', knex.ref('m.user_id')).select('p.id'));
 }
 
 /** The person's workspaces that require a second factor, by name. */
@@ -52,19 +71,15 @@ export async function requiringWorkspaces(knex: Knex, userId: string): Promise<A
 
 /**
  * What holds a session back: the workspaces requiring a second factor of a person who has none
- * (empty when nothing does). One query, as it runs on every request of the dashboard.
+ * (neither an app nor a passkey; empty when nothing does). One query, as it runs on every
+ * request of the dashboard.
  */
 export async function restrictionOf(knex: Knex, userId: string): Promise<Array<{ id: string; name: string }>> {
   return knex('memberships as m')
     .join('workspaces as w', 'w.id', 'm.workspace_id')
     .where('m.user_id', userId)
     .where('w.require_second_factor', true)
-    .whereNotExists(
-      knex('totp_factors as f')
-        .where('f.user_id', knex.ref('m.user_id'))
-        .whereNotNull('f.secret_sealed')
-        .select('f.user_id'),
-    )
+    .modify((q) => withoutFactor(knex, q))
     .orderBy([{ column: 'w.name' }, { column: 'w.id' }])
     .select('w.id', 'w.name');
 }
@@ -186,13 +201,12 @@ export async function membersWithoutFactor(
   const rows = await knex('memberships as m')
     .join('users as u', 'u.id', 'm.user_id')
     .where('m.workspace_id', workspaceId)
-    .whereNotExists(
-      knex('totp_factors as f')
-        .where('f.user_id', knex.ref('m.user_id'))
-        .whereNotNull('f.secret_sealed')
-        .select('f.user_id'),
-    )
+    .modify((q) => withoutFactor(knex, q))
     .orderBy('u.email')
     .select('u.id', 'u.email', 'm.role');
-  return rows.map((r) => ({ userId: r.id as string, email: r.email as string, role: r.role as Role }));
+  return rows.map((r: { id: string; email: string; role: string }) => ({
+    userId: r.id,
+    email: r.email,
+    role: r.role as Role,
+  }));
 }

@@ -2,6 +2,7 @@
 export const keys = {
   session: ['session'] as const,
   secondFactor: ['second-factor'] as const,
+  passkeys: ['passkeys'] as const,
   secondFactorRequirement: (ws: string) => ['second-factor-requirement', ws] as const,
   ownSessions: ['own-sessions'] as const,
   passwordReset: ['password-reset'] as const,

@@ -5,15 +5,14 @@ import { useDataQuery } from './data-query.ts';
 import { unwrap } from './errors.ts';
 import { keys } from './keys.ts';
 import { queryClient } from './query-client.ts';
-import type { SecondFactorMethod, Session, SignInAnswer } from './types.ts';
+import type { CodeMethod, Session, SignInAnswer } from './types.ts';
 import { type Answer, type OnWrite, useWrite } from './writes.ts';
 
 /** The proof a change to the factors asks for: the password or a code of the app. */
 export type Proof = { password: string } | { code: string };
 
 const factorsApi = {
-  verify: (method: SecondFactorMethod, code: string) =>
-    unwrap(api.POST('/session/second-factor', { body: { method, code } })),
+  verify: (method: CodeMethod, code: string) => unwrap(api.POST('/session/second-factor', { body: { method, code } })),
   start: () => unwrap(api.POST('/account/second-factor/totp')),
   confirm: (code: string) => unwrap(api.POST('/account/second-factor/totp/confirm', { body: { code } })),
   disable: (proof: Proof) => unwrap(api.POST('/account/second-factor/totp/disable', { body: proof })),
@@ -34,9 +33,9 @@ export const isSession = (answer: SignInAnswer): answer is Session => 'user' in 
 export const useSecondFactor = () => useDataQuery(keys.secondFactor, () => api.GET('/account/second-factor'));
 
 /** The second step of signing in: the session it starts is put in place before `onSuccess`. */
-export const useVerifySecondFactor = (on: OnWrite<Session, { method: SecondFactorMethod; code: string }>) =>
+export const useVerifySecondFactor = (on: OnWrite<Session, { method: CodeMethod; code: string }>) =>
   useWrite(
-    ({ method, code }: { method: SecondFactorMethod; code: string }) => factorsApi.verify(method, code),
+    ({ method, code }: { method: CodeMethod; code: string }) => factorsApi.verify(method, code),
     (session) => queryClient.setQueryData(keys.session, session),
     on,
   );

@@ -86,8 +86,11 @@ export const ROLES: readonly Role[] = ['OWNER', 'ADMIN', 'MEMBER', 'ANALYST'];
 export type SignInAnswer = Schemas['SignInAnswer'];
 export type SecondFactorChallenge = Schemas['SecondFactorChallenge'];
 export type SecondFactorMethod = Schemas['SecondFactorMethod'];
+/** The methods answered with a typed code (a passkey answers through the browser). */
+export type CodeMethod = Exclude<SecondFactorMethod, 'passkey'>;
 export type SecondFactorStatus = Schemas['SecondFactorStatus'];
 export type TotpEnrolment = Schemas['TotpEnrolment']['data'];
+export type Passkey = Schemas['Passkey'];
 export type SsoProvider = Schemas['SsoProvider'];
 export type SsoProviderUpdate = Schemas['SsoProviderUpdate'];
 export type SsoRole = Schemas['SsoRole'];

@@ -23,6 +23,7 @@ import { FormAlert, LoadError, Loading, StatusNotice } from '../components/feedb
 import { TextField } from '../components/fields.tsx';
 import { useFormErrors } from '../components/form-errors.ts';
 import { PublicHeader } from '../components/shell.tsx';
+import { AddPasskey } from './account-passkeys.tsx';
 import { boundText } from '../components/text-inputs.ts';
 import { formatDate } from '../lib/dates.ts';
 import { useLocation } from 'wouter';
@@ -275,7 +276,7 @@ export function SecondFactorPanel() {
         <Loading label="Loading your second factor…" />
       ) : status.isError ? (
         <LoadError error={status.error} retry={() => status.refetch()} what="your second factor" />
-      ) : status.data.enabled && !replacing ? (
+      ) : status.data.totp.enabled && !replacing ? (
         <>
           <FactorOn
             enabledAt={status.data.totp.enabledAt}
@@ -333,9 +334,11 @@ export function RequiredEnrolment() {
             <>
               <p className="lede">
                 {names} {session.secondFactor.requiredBy.length === 1 ? 'requires' : 'require'} its members to use a
-                second factor. Set up an authenticator app to continue as {session.user.email}.
+                second factor. Set up an authenticator app or add a passkey to continue as {session.user.email}.
               </p>
               <Enrolment onCodes={setCodes} />
+              <h2 className="passkey-add-heading">Or add a passkey</h2>
+              <AddPasskey />
             </>
           )}
         </div>

@@ -14,6 +14,7 @@ import { PageHeader } from '../components/page.tsx';
 import { NewPasswordFields } from '../components/password-fields.tsx';
 import { textInputs } from '../components/text-inputs.ts';
 import { newPasswordProblems } from '../lib/passwords.ts';
+import { PasskeysPanel } from './account-passkeys.tsx';
 import { SecondFactorPanel } from './account-security.tsx';
 import { AccountSessions } from './account-sessions.tsx';
 
@@ -67,6 +68,7 @@ export function Account() {
         </form>
       </section>
       <SecondFactorPanel />
+      <PasskeysPanel />
       <LinkSso email={session.user.email} />
       <AccountSessions />
     </>

@@ -1,10 +1,11 @@
-// The second step of signing in: a code of the authenticator app, or a recovery code. The
-// pending sign-in lives five minutes in an HttpOnly cookie; past it (401) the password is asked
-// again.
+// The second step of signing in: a passkey, a code of the authenticator app, or a recovery
+// code. The pending sign-in lives five minutes in an HttpOnly cookie; past it (401) the password
+// is asked again.
 import { useRef, useState, type FormEvent } from 'react';
 import { asApiError, tooManyAttemptsMessage } from '../api/errors.ts';
+import { usePasskeySecondStep } from '../api/passkeys.ts';
 import { useVerifySecondFactor } from '../api/second-factors.ts';
-import type { SecondFactorMethod } from '../api/types.ts';
+import type { CodeMethod, SecondFactorMethod } from '../api/types.ts';
 import { SubmitButton } from '../components/buttons.tsx';
 import { FormAlert } from '../components/feedback.tsx';
 import { TextField } from '../components/fields.tsx';
@@ -12,6 +13,11 @@ import { useFormErrors } from '../components/form-errors.ts';
 import { boundText } from '../components/text-inputs.ts';
 
 const FIELDS = { code: 'code' } as const;
+const SWITCH_LABELS: Record<SecondFactorMethod, string> = {
+  passkey: 'Use a passkey instead',
+  totp: 'Use your authenticator app instead',
+  recovery: 'Use a recovery code instead',
+};
 
 export function SecondFactorStep({
   methods,
@@ -24,7 +30,8 @@ export function SecondFactorStep({
   /** Back to the password (the pending sign-in ended or the person chose to). */
   onStartAgain: (why?: string) => void;
 }) {
-  const [method, setMethod] = useState<SecondFactorMethod>(methods.includes('totp') ? 'totp' : 'recovery');
+  // The strongest first, as the service lists them.
+  const [method, setMethod] = useState<SecondFactorMethod>(methods[0] ?? 'totp');
   const [code, setCode] = useState('');
   const formRef = useRef<HTMLFormElement>(null);
   const errors = useFormErrors<'code'>(FIELDS, formRef);
@@ -38,21 +45,69 @@ export function SecondFactorStep({
       setCode('');
     },
   });
+  const passkey = usePasskeySecondStep({
+    onSuccess: onSignedIn,
+    onError: (err) => {
+      const e = asApiError(err);
+      if (e.status === 401) onStartAgain(e.message);
+      else if (e.status === 429) errors.show(new Error(tooManyAttemptsMessage(e)));
+      else errors.show(new Error(e.message));
+    },
+  });
   const totp = method === 'totp';
-  const other: SecondFactorMethod | null = totp
-    ? methods.includes('recovery')
-      ? 'recovery'
-      : null
-    : methods.includes('totp')
-      ? 'totp'
-      : null;
+  const others = methods.filter((m) => m !== method);
+  const switchTo = (m: SecondFactorMethod) => {
+    setMethod(m);
+    setCode('');
+    errors.clear();
+  };
+  const choices = (
+    <div className="button-row">
+      {others.map((m) => (
+        <button key={m} type="button" className="button button-small button-quiet" onClick={() => switchTo(m)}>
+          {SWITCH_LABELS[m]}
+        </button>
+      ))}
+      <button type="button" className="button button-small button-quiet" onClick={() => onStartAgain()}>
+        Start again
+      </button>
+    </div>
+  );
+
+  if (method === 'passkey') {
+    return (
+      <>
+        <h1>Use your passkey</h1>
+        <p className="lede">
+          Your browser asks for one of the passkeys you added to Shortlink: confirm with your fingerprint, face, screen
+          lock or security key.
+        </p>
+        <form
+          ref={formRef}
+          onSubmit={(event) => {
+            event.preventDefault();
+            errors.clear();
+            passkey.mutate();
+          }}
+          noValidate
+          className="stack"
+        >
+          <FormAlert message={errors.form} />
+          <SubmitButton pending={passkey.isPending} className="button-block">
+            Use your passkey
+          </SubmitButton>
+        </form>
+        {choices}
+      </>
+    );
+  }
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
     const ok = errors.check({
       code: code.trim() ? undefined : totp ? 'Enter the six digits your app shows.' : 'Enter a recovery code.',
     });
-    if (ok) verify.mutate({ method, code: code.trim() });
+    if (ok) verify.mutate({ method: method as CodeMethod, code: code.trim() });
   };
 
   return (
@@ -81,31 +136,15 @@ export function SecondFactorStep({
           Verify
         </SubmitButton>
       </form>
-      <div className="button-row">
-        {other ? (
-          <button
-            type="button"
-            className="button button-small button-quiet"
-            onClick={() => {
-              setMethod(other);
-              setCode('');
-              errors.clear();
-            }}
-          >
-            {other === 'recovery' ? 'Use a recovery code instead' : 'Use your authenticator app instead'}
-          </button>
-        ) : null}
-        <button type="button" className="button button-small button-quiet" onClick={() => onStartAgain()}>
-          Start again
-        </button>
-      </div>
+      {choices}
     </>
   );
 }
 
-/** The methods a `?second-factor=totp,recovery` address names (a set-up link's password step leads there). */
+/** The methods a `?second-factor=passkey,totp,recovery` address names (a set-up link's password step leads there). */
 export function methodsFromAddress(value: string | null): SecondFactorMethod[] | null {
   if (!value) return null;
-  const methods = value.split(',').filter((m): m is SecondFactorMethod => m === 'totp' || m === 'recovery');
+  const known: readonly string[] = ['passkey', 'totp', 'recovery'];
+  const methods = value.split(',').filter((m): m is SecondFactorMethod => known.includes(m));
   return methods.length ? methods : null;
 }

@@ -1,6 +1,7 @@
 import { useRef, useState, type FormEvent } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
 import { useSignIn } from '../api/account.ts';
+import { passkeysSupported, usePasskeySignIn } from '../api/passkeys.ts';
 import { useStartSso } from '../api/sso.ts';
 import { asApiError, tooManyAttemptsMessage } from '../api/errors.ts';
 import { FormAlert, StatusNotice } from '../components/feedback.tsx';
@@ -76,6 +77,15 @@ export function SignIn() {
   });
 
   const startSso = useStartSso({ onError: (err) => errors.show(err) });
+  // A passkey alone: no email, the browser offers the passkeys it holds for this service. Its
+  // button's name keeps clear of "Sign in", the form's own button, which tests find by name.
+  const withPasskey = usePasskeySignIn({
+    onSuccess: signedIn,
+    onError: (err) => {
+      const e = asApiError(err);
+      errors.show(new Error(e.status === 429 ? tooManyAttemptsMessage(e) : e.message));
+    },
+  });
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -135,6 +145,20 @@ export function SignIn() {
         </SubmitButton>
       </form>
       <p className="sign-in-alternative">
+        {withSso || !passkeysSupported() ? null : (
+          <button
+            type="button"
+            className="button button-block"
+            onClick={() => {
+              errors.clear();
+              withPasskey.mutate();
+            }}
+            disabled={withPasskey.isPending}
+            aria-busy={withPasskey.isPending || undefined}
+          >
+            Use a passkey
+          </button>
+        )}
         <Link href={withSso ? '/login' : '/login?with=sso'} className="button button-block" onClick={errors.clear}>
           {withSso ? 'Sign in with a password' : 'Sign in with SSO'}
         </Link>

@@ -902,6 +902,21 @@ export async function renderedPreviews(page: Page): Promise<void> {
  * Realistic answers for every read of a workspace's screens (Prism's are valid but random),
  * for screenshots worth looking at. Writes still go to Prism.
  */
+/** Two passkeys: one used this morning, one never. */
+function passkeyList(): Schemas['PasskeyList'] {
+  return {
+    data: [
+      {
+        id: 'pk_laptop00000000000000',
+        name: 'Work laptop',
+        createdAt: day(-40),
+        lastUsedAt: new Date(Date.now() - 3 * 3_600_000).toISOString(),
+      },
+      { id: 'pk_securitykey000000000', name: 'Security key', createdAt: day(-2), lastUsedAt: null },
+    ],
+  };
+}
+
 export async function realisticReads(page: Page, role: Role = 'OWNER'): Promise<void> {
   await signedInAs(page, role);
   await realisticSharedReads(page);
@@ -939,6 +954,9 @@ export async function realisticReads(page: Page, role: Role = 'OWNER'): Promise<
     [/\/workspaces\/[^/]+\/sso$/, () => ssoProvider()],
   ];
   await renderedPreviews(page);
+  await page.route('**/app/api/account/passkeys', (route) =>
+    route.request().method() === 'GET' ? route.fulfill({ json: passkeyList() }) : route.fallback(),
+  );
   await page.route('**/app/api/workspaces/**', (route) => {
     if (route.request().method() !== 'GET') return route.fallback();
     const url = new URL(route.request().url());

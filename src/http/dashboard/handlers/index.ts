@@ -18,6 +18,7 @@ import { routingOperations } from '../../../operations/routing.ts';
 import { routingHandlers } from './routing.ts';
 import { secondFactorOperations } from '../../../operations/second-factors.ts';
 import { secondFactorHandlers } from './second-factors.ts';
+import { passkeyHandlers } from './passkeys.ts';
 import { sessionHandlers } from './sessions.ts';
 import { ssoHandlers } from './sso.ts';
 
@@ -29,6 +30,7 @@ export function dashboardHandlers(
   return {
     ...accountHandlers(services, factors),
     ...secondFactorHandlers(services, factors),
+    ...passkeyHandlers(services),
     ...auditHandlers(services),
     ...sessionHandlers(services),
     ...linkHandlers(services, operations),
