@@ -1,7 +1,7 @@
 // The dashboard API's routes through HTTPS on every engine: where the contract's paths overlap,
 // a fixed path wins over a template for every method. `.../links/export`, `.../links/bulk` and
 // `.../links/import` also fit `.../links/{linkId}`: a method they lack is their 405 with Allow,
-// never a read, change or delete of the link "export".
+// never a read, change or delete of the link "export"; so is `/account/passkeys/registration`.
 import { describe, expect, it } from 'vitest';
 import { testEngines } from '../support/databases';
 import { serverWithTeam } from '../support/dashboard';
@@ -16,6 +16,9 @@ describe.each(testEngines())('dashboard routes on %s', (engine) => {
 
   it('has fixed paths that a template also fits (the test below covers each)', () => {
     expect(shadowed.map((s) => `${s.path} ${s.methods.join(',')}`).sort()).toEqual([
+      // Also fits `/account/passkeys/{passkeyId}`: renaming or removing a passkey called
+      // "registration" is never what a PATCH or DELETE there means.
+      '/account/passkeys/registration DELETE,PATCH',
       // DELETE is the only method of both `/sessions/others` and `/sessions/{sessionId}`: nothing
       // for the fixed path to refuse, and the fixed path wins (test/dashboard/own-sessions.test.ts).
       '/sessions/others ',
