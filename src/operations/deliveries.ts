@@ -6,6 +6,7 @@ import * as outbox from '../db/repos/webhook-delivery-actions.ts';
 import * as subscriptions from '../db/repos/subscriptions.ts';
 import { conflict, invalid, notFound } from '../domain/errors.ts';
 import type { DeliveryStatus } from '../domain/webhook-delivery.ts';
+import { type AuditActor, audited } from './audit.ts';
 
 /**
  * `found` when it exists and, given a workspace, belongs to it; else not found, so that another
@@ -114,4 +115,81 @@ export async function reEnable(
   if (!(await subscriptions.reEnableSubscription(knex, sub.workspace_id, sub.id, Date.now())))
     throw notFound(`subscription ${subscriptionId} not found`);
   return { id: sub.id, enabled: true };
+}
+
+// The changes above as a person or the command line makes them: each with its audit entries, in
+// its transaction, the same whichever way it was made.
+
+export function replayAudited(knex: Knex, actor: AuditActor, id: string, workspaceId: string) {
+  return audited(
+    knex,
+    actor,
+    workspaceId,
+    (trx) => replay(trx, id, workspaceId),
+    (r) => ({
+      action: 'webhook_delivery.replayed',
+      objectType: 'webhook_delivery',
+      objectId: r.id,
+      changes: { status: { from: 'FAILED', to: r.status } },
+    }),
+  );
+}
+
+export function resolveAudited(
+  knex: Knex,
+  actor: AuditActor,
+  id: string,
+  outcome: 'DELIVERED' | 'FAILED',
+  workspaceId: string,
+) {
+  return audited(
+    knex,
+    actor,
+    workspaceId,
+    (trx) => resolve(trx, id, outcome, workspaceId),
+    (r) => ({
+      action: 'webhook_delivery.resolved',
+      objectType: 'webhook_delivery',
+      objectId: r.id,
+      changes: { status: { from: 'UNKNOWN', to: r.status } },
+    }),
+  );
+}
+
+/** One entry per delivery sent again, as a bulk change records one per object. */
+export function replaySinceAudited(knex: Knex, actor: AuditActor, sub: subscriptions.SubscriptionRow, since: number) {
+  return audited(
+    knex,
+    actor,
+    sub.workspace_id,
+    (trx) => replaySince(trx, sub.id, since, sub.workspace_id),
+    (r) =>
+      r.replayed.map((id) => ({
+        action: 'webhook_delivery.replayed',
+        objectType: 'webhook_delivery',
+        objectId: id,
+        changes: { status: { from: 'FAILED', to: 'PENDING' } },
+      })),
+  );
+}
+
+/** `before` as read by the caller: enabling an enabled subscription changes nothing, and records nothing. */
+export function reEnableAudited(knex: Knex, actor: AuditActor, before: subscriptions.SubscriptionRow) {
+  return audited(
+    knex,
+    actor,
+    before.workspace_id,
+    (trx) => reEnable(trx, before.id, before.workspace_id),
+    ({ id }) =>
+      before.enabled
+        ? []
+        : [
+            {
+              action: 'webhook.enabled',
+              objectType: 'webhook',
+              objectId: id,
+              changes: { enabled: { from: false, to: true } },
+            },
+          ],
+  );
 }

@@ -23,7 +23,7 @@ import { subscriptionView } from '../../webhooks/subscription-view.ts';
 import { sendTestEvent } from '../../webhooks/test-events.ts';
 import { loadOrCreateMasterKey } from '../master-key.ts';
 import { isoTime, listFlag, oneOf, type Command } from './command.ts';
-import { audited, CLI_ACTOR } from '../../operations/audit.ts';
+import { CLI_ACTOR } from '../../operations/audit.ts';
 
 const DELIVERY_STATUSES = ['PENDING', 'SENDING', 'DELIVERED', 'FAILED', 'UNKNOWN'] as const;
 
@@ -69,21 +69,13 @@ export const webhookCommands: Record<string, Command> = {
   'webhook replay': {
     flags: ['delivery'],
     required: ['delivery'],
-    run: async ({ db, flags }) => {
-      const workspaceId = await operator.deliveryWorkspace(db.knex, flags.delivery!);
-      return audited(
+    run: async ({ db, flags }) =>
+      operator.replayAudited(
         db.knex,
         CLI_ACTOR,
-        workspaceId,
-        (trx) => operator.replay(trx, flags.delivery!, workspaceId),
-        (r) => ({
-          action: 'webhook_delivery.replayed',
-          objectType: 'webhook_delivery',
-          objectId: r.id,
-          changes: { status: { from: 'FAILED', to: r.status } },
-        }),
-      );
-    },
+        flags.delivery!,
+        await operator.deliveryWorkspace(db.knex, flags.delivery!),
+      ),
   },
   'webhook replay-since': {
     flags: ['subscription', 'since'],
@@ -91,20 +83,7 @@ export const webhookCommands: Record<string, Command> = {
     run: async ({ db, flags }) => {
       const since = isoTime(flags.since, '--since')!;
       const sub = await operator.subscription(db.knex, flags.subscription!);
-      // One entry per delivery sent again, as the dashboard's "Replay failed since…" records.
-      const { subscriptionId, replayed } = await audited(
-        db.knex,
-        CLI_ACTOR,
-        sub.workspace_id,
-        (trx) => operator.replaySince(trx, sub.id, since, sub.workspace_id),
-        (r) =>
-          r.replayed.map((id) => ({
-            action: 'webhook_delivery.replayed',
-            objectType: 'webhook_delivery',
-            objectId: id,
-            changes: { status: { from: 'FAILED', to: 'PENDING' } },
-          })),
-      );
+      const { subscriptionId, replayed } = await operator.replaySinceAudited(db.knex, CLI_ACTOR, sub, since);
       return { id: subscriptionId, replayed };
     },
   },
@@ -114,18 +93,7 @@ export const webhookCommands: Record<string, Command> = {
     run: async ({ db, flags }) => {
       const outcome = oneOf(flags.outcome!, ['DELIVERED', 'FAILED'] as const, '--outcome');
       const workspaceId = await operator.deliveryWorkspace(db.knex, flags.delivery!);
-      return audited(
-        db.knex,
-        CLI_ACTOR,
-        workspaceId,
-        (trx) => operator.resolve(trx, flags.delivery!, outcome, workspaceId),
-        (r) => ({
-          action: 'webhook_delivery.resolved',
-          objectType: 'webhook_delivery',
-          objectId: r.id,
-          changes: { status: { from: 'UNKNOWN', to: r.status } },
-        }),
-      );
+      return operator.resolveAudited(db.knex, CLI_ACTOR, flags.delivery!, outcome, workspaceId);
     },
   },
   'webhook subscriptions': {
@@ -194,27 +162,8 @@ export const webhookCommands: Record<string, Command> = {
   'webhook enable': {
     flags: ['subscription'],
     required: ['subscription'],
-    run: async ({ db, flags }) => {
-      const before = await operator.subscription(db.knex, flags.subscription!);
-      return audited(
-        db.knex,
-        CLI_ACTOR,
-        before.workspace_id,
-        (trx) => operator.reEnable(trx, before.id, before.workspace_id),
-        // Enabling an enabled subscription changes nothing, and records nothing (as in the dashboard).
-        ({ id }) =>
-          before.enabled
-            ? []
-            : [
-                {
-                  action: 'webhook.enabled',
-                  objectType: 'webhook',
-                  objectId: id,
-                  changes: { enabled: { from: false, to: true } },
-                },
-              ],
-      );
-    },
+    run: async ({ db, flags }) =>
+      operator.reEnableAudited(db.knex, CLI_ACTOR, await operator.subscription(db.knex, flags.subscription!)),
   },
   'webhook test': {
     flags: ['subscription', 'event'],

@@ -2,7 +2,6 @@
 // subscriptions made and changed with the rules of their public endpoints, the event catalogue,
 // "Send test event", the delivery log with its attempts, and the actions of `shortlink webhook`
 // (src/operations/deliveries.ts) scoped to the path's workspace.
-import { audited } from '../../../operations/audit.ts';
 import * as outbox from '../../../db/repos/webhook-delivery-log.ts';
 import { findDelivery } from '../../../db/repos/webhook-delivery-actions.ts';
 import * as subscriptions from '../../../db/repos/subscriptions.ts';
@@ -108,25 +107,7 @@ export function webhookDashboardHandlers(services: Services): Pick<DashboardHand
       ctx,
     ): Promise<DashboardResult<'enableDashboardWebhookSubscription'>> {
       const w = webhooksOf(ctx);
-      const before = await operator.subscription(knex, params.subscriptionId, w.id);
-      await audited(
-        knex,
-        ctx.audit,
-        w.id,
-        (trx) => operator.reEnable(trx, params.subscriptionId, w.id),
-        // Enabling an enabled subscription changes nothing, and records nothing.
-        ({ id }) =>
-          before.enabled
-            ? []
-            : [
-                {
-                  action: 'webhook.enabled',
-                  objectType: 'webhook',
-                  objectId: id,
-                  changes: { enabled: { from: false, to: true } },
-                },
-              ],
-      );
+      await operator.reEnableAudited(knex, ctx.audit, await operator.subscription(knex, params.subscriptionId, w.id));
       return { status: 200, body: { data: await view(w.id, params.subscriptionId) } };
     },
 
@@ -163,20 +144,8 @@ export function webhookDashboardHandlers(services: Services): Pick<DashboardHand
       const w = webhooksOf(ctx);
       const since = Date.parse(body.since);
       if (!Number.isFinite(since)) throw invalid('since must be an ISO 8601 date-time', 'since');
-      // One entry per delivery sent again, as a bulk change records one per object.
-      const { replayed } = await audited(
-        knex,
-        ctx.audit,
-        w.id,
-        (trx) => operator.replaySince(trx, params.subscriptionId, since, w.id),
-        (r) =>
-          r.replayed.map((id) => ({
-            action: 'webhook_delivery.replayed',
-            objectType: 'webhook_delivery',
-            objectId: id,
-            changes: { status: { from: 'FAILED', to: 'PENDING' } },
-          })),
-      );
+      const sub = await operator.subscription(knex, params.subscriptionId, w.id);
+      const { replayed } = await operator.replaySinceAudited(knex, ctx.audit, sub, since);
       return { status: 200, body: { data: { replayed } } };
     },
 
@@ -235,18 +204,7 @@ export function webhookDashboardHandlers(services: Services): Pick<DashboardHand
 
     async replayDashboardWebhookDelivery({ params }, ctx): Promise<DashboardResult<'replayDashboardWebhookDelivery'>> {
       const w = webhooksOf(ctx);
-      const { id, status } = await audited(
-        knex,
-        ctx.audit,
-        w.id,
-        (trx) => operator.replay(trx, params.deliveryId, w.id),
-        (r) => ({
-          action: 'webhook_delivery.replayed',
-          objectType: 'webhook_delivery',
-          objectId: r.id,
-          changes: { status: { from: 'FAILED', to: r.status } },
-        }),
-      );
+      const { id, status } = await operator.replayAudited(knex, ctx.audit, params.deliveryId, w.id);
       return { status: 200, body: { data: { id, status: status as 'PENDING' } } };
     },
 
@@ -255,18 +213,7 @@ export function webhookDashboardHandlers(services: Services): Pick<DashboardHand
       ctx,
     ): Promise<DashboardResult<'resolveDashboardWebhookDelivery'>> {
       const w = webhooksOf(ctx);
-      const { id, status } = await audited(
-        knex,
-        ctx.audit,
-        w.id,
-        (trx) => operator.resolve(trx, params.deliveryId, body.outcome, w.id),
-        (r) => ({
-          action: 'webhook_delivery.resolved',
-          objectType: 'webhook_delivery',
-          objectId: r.id,
-          changes: { status: { from: 'UNKNOWN', to: r.status } },
-        }),
-      );
+      const { id, status } = await operator.resolveAudited(knex, ctx.audit, params.deliveryId, body.outcome, w.id);
       return { status: 200, body: { data: { id, status: status as 'DELIVERED' | 'FAILED' } } };
     },
   };
