@@ -19,16 +19,10 @@ import {
   seedPerson,
   signIn,
   type DashboardClient,
+  pendingCookie,
 } from '../support/dashboard';
 import { softAuthenticator, type SoftAuthenticator } from '../support/passkeys';
-import { startTestServer, type TestResponse, type TestServer } from '../support/server';
-
-function pendingCookie(res: TestResponse): string {
-  const all = [res.headers['set-cookie'] ?? []].flat();
-  const found = all.find((c) => c.startsWith('sl_second_factor='));
-  if (!found) throw new Error(`no pending cookie in ${JSON.stringify(all)}`);
-  return found.split(';')[0];
-}
+import { startTestServer, type TestServer } from '../support/server';
 
 describe.each(testEngines())('passkeys on %s', (engine) => {
   let server: TestServer;

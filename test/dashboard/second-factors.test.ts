@@ -15,20 +15,12 @@ import {
   seedPerson,
   signIn,
   type DashboardClient,
+  pendingCookie,
 } from '../support/dashboard';
 import { dataKey } from '../support/seed';
-import { startTestServer, type TestServer, type TestResponse } from '../support/server';
+import { startTestServer, type TestServer } from '../support/server';
 
 const STEP_MS = TOTP_PERIOD_S * 1000;
-
-/** The pending cookie's `name=value` from a sign-in answer. */
-function pendingCookie(res: TestResponse): string {
-  const header = res.headers['set-cookie'];
-  const all = Array.isArray(header) ? header : [header ?? ''];
-  const found = all.find((c) => c.startsWith('sl_second_factor='));
-  if (!found) throw new Error(`no pending cookie in ${JSON.stringify(all)}`);
-  return found.split(';')[0];
-}
 
 describe.each(testEngines())('second factors on %s', (engine) => {
   let server: TestServer;

@@ -45,6 +45,14 @@ export function cookieOf(res: TestResponse): string {
   return first.split(';')[0];
 }
 
+/** The pending second step's cookie (`sl_second_factor`) `name=value` from a sign-in answer. */
+export function pendingCookie(res: TestResponse): string {
+  const all = [res.headers['set-cookie'] ?? []].flat();
+  const found = all.find((c) => c.startsWith('sl_second_factor='));
+  if (!found) throw new Error(`no pending cookie in ${JSON.stringify(all)}`);
+  return found.split(';')[0];
+}
+
 export function clientFor(
   server: TestServer,
   cookie: string,
