@@ -3,6 +3,8 @@
 // stand-ins. It prints nanoseconds per request; it asserts nothing.
 //
 //   npx tsx bench/redirect-path.ts [--rounds 7] [--requests 200000] [--links 1000] [--resident 0]
+//                                  [--routed] [--routed-without rules,split,click] [--routed-shared]
+//                                  [--thrash-kib 0]
 //
 // --resident N fills the cache through the preload (RedirectService.preload) with N more links
 // that are never visited, as a process whose cache holds every link of a large deployment: what a
@@ -14,6 +16,12 @@
 // bench/redirect cannot tell a 0.3 µs change from noise in any number of rounds this machine can
 // afford. This isolates that part: the same handler code, no sockets, no other threads, so a
 // change to handler.ts, lookup-tiers.ts, visitor.ts, cache.ts or clicks.ts shows up as a steady difference here.
+// --routed gives every link the routed scenario's document (bench/routed-document.ts; none of its
+// rules matches the stand-in visit), --routed-without leaves parts of it out, --routed-shared gives
+// all links one compiled routing (its data then stays in the CPU's caches). --thrash-kib N reads N
+// KiB of other memory before each request, as the HTTP stack does between two visits to a link:
+// with 64, the routed visit's extra cost is about what it is over HTTP, where without it a
+// thousand links' routing stays in the caches and the cost of reading it from memory is hidden.
 // Figures are per request: "person" (a browser visit: resolved, counted, buffered), "bot" (a
 // crawler: resolved, redirected, not counted), "bare" (the stand-in response written with the
 // bare server's headers, the floor). "our code" is person minus bare.
@@ -30,7 +38,8 @@ import { CsrfTokens } from '../src/redirect/password';
 import { encodeLinkPage } from '../src/db/redirect-rows';
 import { compileRouting } from '../src/domain/routing';
 import { ClickIds } from '../src/domain/forwarding';
-import { ROUTED_DOCUMENT } from './routed-document';
+import { geoLocator } from '../src/platform/geo';
+import { routedDocument, routedWithout } from './routed-document';
 import type { RedirectStore } from '../src/db/redirect-store';
 
 const { values: args } = parseArgs({
@@ -41,8 +50,12 @@ const { values: args } = parseArgs({
     resident: { type: 'string', default: '0' },
     'visit-resident': { type: 'boolean', default: false },
     routed: { type: 'boolean', default: false },
+    'routed-without': { type: 'string' },
+    'routed-shared': { type: 'boolean', default: false },
+    'thrash-kib': { type: 'string', default: '0' },
   },
 });
+const ROUTED_DOCUMENT = routedDocument(routedWithout(args['routed-without']));
 const ROUNDS = Number(args.rounds);
 const REQUESTS = Number(args.requests);
 const LINKS = Number(args.links);
@@ -51,6 +64,9 @@ const RESIDENT = Number(args.resident);
 const BROWSER = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
 const CRAWLER = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
 
+// --routed-shared: every link has the same compiled routing, so its data stays in the CPU's caches:
+// what a routed visit costs without reading a link's routing from memory.
+let shared: ReturnType<typeof compileRouting> | undefined;
 const link = (i: number): ResolvedLink => ({
   id: `lnk_${String(i).padStart(20, '0')}`,
   workspaceId: 'ws_00000000000000000001',
@@ -71,7 +87,11 @@ const link = (i: number): ResolvedLink => ({
   previewTitle: null,
   previewDescription: null,
   previewImage: null,
-  routing: args.routed ? compileRouting(ROUTED_DOCUMENT, null) : null,
+  routing: !args.routed
+    ? null
+    : args['routed-shared']
+      ? (shared ??= compileRouting(ROUTED_DOCUMENT, null))
+      : compileRouting(ROUTED_DOCUMENT, null),
 });
 const links = new Map(Array.from({ length: LINKS }, (_, i) => [String(i).padStart(7, '0'), link(i)]));
 const store: RedirectStore = {
@@ -125,6 +145,8 @@ const service = new RedirectService({
   log,
   residentLinks: RESIDENT,
   clickIds: new ClickIds(Buffer.alloc(32, 7)),
+  // The service's own lookup (packaged data): routed links with a place rule locate the visitor.
+  geo: geoLocator({}),
 });
 if (RESIDENT > 0) {
   const before = process.memoryUsage().heapUsed;
@@ -166,7 +188,7 @@ const request = (url: string, userAgent: string) =>
     method: 'GET',
     headers: { host: 'localhost', 'user-agent': userAgent, 'x-forwarded-proto': 'https', accept: '*/*' },
     // A click passes its client address to the click writer (where it is located).
-    socket: { remoteAddress: '203.0.113.9' },
+    socket: { remoteAddress: '198.51.100.9' },
   }) as unknown as IncomingMessage;
 const fallback = () => {
   throw new Error('fell back to the app: the stand-in request did not resolve');
@@ -175,6 +197,22 @@ const bare = (_req: IncomingMessage, res: ServerResponse) => {
   res.writeHead(302, { Location: 'https://example.com/', 'Content-Length': 0 });
   res.end();
 };
+
+// --thrash-kib N: before each request, N KiB more of a 64 MiB buffer are read, a byte per cache
+// line, as a served request's sockets, parser and fresh allocations pass through the CPU's caches:
+// a link is then read from memory on its next visit, as over HTTP, not from a cache it kept.
+const THRASH_LINES = (Number(args['thrash-kib']) * 1024) / 64;
+const thrashed = new Uint8Array(64 * 2 ** 20);
+let thrashAt = 0;
+let sink = 0;
+function thrash(): number {
+  let sum = 0;
+  for (let i = 0; i < THRASH_LINES; i++) {
+    sum += thrashed[thrashAt];
+    thrashAt = (thrashAt + 64) % thrashed.length;
+  }
+  return sum;
+}
 
 type Target = 'bare' | 'person' | 'bot';
 function run(target: Target): number {
@@ -188,6 +226,7 @@ function run(target: Target): number {
     x ^= x >>> 17;
     x ^= x << 5; // xorshift: a random warm link per request
     const req = request(paths[(x >>> 0) % paths.length], ua.toString('latin1'));
+    if (THRASH_LINES > 0) sink += thrash();
     if (target === 'bare') bare(req, res);
     else service.handle(req, res, fallback);
   }
@@ -219,6 +258,7 @@ for (let r = 0; r < ROUNDS; r++) {
 }
 const m = { bare: median(figures.bare), person: median(figures.person), bot: median(figures.bot) };
 console.log(`median ns per request: bare ${m.bare.toFixed(0)}, person ${m.person.toFixed(0)}, bot ${m.bot.toFixed(0)}`);
+if (sink !== 0) console.log(''); // reads the thrash's sum, so the reads are not optimized away
 console.log(
   `our code per request (median minus bare): person ${(m.person - m.bare).toFixed(0)} ns, bot ${(m.bot - m.bare).toFixed(0)} ns`,
 );

@@ -8,7 +8,7 @@
 //                             [--generator fast|setup] [--calibrate 5,10] [--pin] [--client-normal]
 //                             [--client wrk|autocannon] [--day-started] [--cpu-prof DIR] [--time-limit SECONDS]
 //                             [--alerts] [--instances 1|2] [--preload on|off] [--compare-preload]
-//                             [--compare-with DIR]
+//                             [--compare-with DIR] [--routed-links 1000] [--routed-without rules,split,click]
 //
 // What it does:
 //  1. creates a fresh database (a SQLite file in a temp dir, or a Postgres database created on
@@ -55,7 +55,10 @@
 // every condition is evaluated), then a 50/50 split, query forwarding and a click id, each visit
 // with a query to forward: the summary gives its throughput as a share of the warm set's (plain
 // links) in the same run, and of plain-query's: the warm set visited with the same query, which a
-// plain link forwards too (a longer request and Location, the same for both).
+// plain link forwards too (a longer request and Location, the same for both). --routed-links N
+// visits N routed links (1,000 by default; 10 keep every routing in the CPU's caches), and
+// --routed-without leaves parts out of their document (rules, split, click: the click id), to
+// see what each costs over HTTP.
 // Every child process, temp file and database is removed at the end, on error, on Ctrl-C and when
 // --time-limit runs out (each child also exits by itself if this process dies).
 //
@@ -111,7 +114,7 @@
 // --alerts gives the bench workspace a webhook subscription naming the traffic alerts
 // (analytics.spike, analytics.geo_anomaly), so the click writer also keeps the 5-minute windows
 // and evaluates the alerts of every link it writes (what such a workspace pays per click).
-import { ROUTED_DOCUMENT } from './routed-document';
+import { routedDocument, routedWithout } from './routed-document';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -207,6 +210,8 @@ const { values: args } = parseArgs({
     preload: { type: 'string', default: 'on' },
     'compare-preload': { type: 'boolean', default: false },
     'compare-with': { type: 'string' },
+    'routed-links': { type: 'string', default: '1000' },
+    'routed-without': { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
   },
   strict: true,
@@ -362,7 +367,10 @@ function slugOf(i: number): string {
 }
 const linkIdOf = (i: number) => `lnk_bench${i.toString(36).padStart(15, '0')}`;
 /** The routed scenario's links: their own ids and slugs beside the seeded ones. */
-const ROUTED = 1_000;
+const ROUTED = positiveInt('routed-links', args['routed-links']);
+/** --routed-without: the routed document less some of its parts (bench/routed-document.ts). */
+const ROUTED_WITHOUT = routedWithout(args['routed-without']);
+const ROUTED_DOCUMENT = routedDocument(ROUTED_WITHOUT);
 const routedIdOf = (i: number) => `lnk_route${i.toString(36).padStart(15, '0')}`;
 const routedSlugOf = (i: number) => `rt${i}`;
 const urlOf = (i: number) => `https://example.com/p/${i}`;
@@ -1352,7 +1360,7 @@ async function main() {
     },
     {
       key: 'routed',
-      name: `routed (${fmtInt(ROUTED)} links of 10 rules, a split, a query and a click id)`,
+      name: `routed (${fmtInt(ROUTED)} links of 10 rules, a split, a query and a click id${ROUTED_WITHOUT.length ? `; without ${ROUTED_WITHOUT.join(', ')}` : ''})`,
       paths: {
         name: 'routed',
         count: ROUTED,

@@ -1,7 +1,7 @@
 // The routed scenario's routing document (bench/redirect.ts, bench/redirect-path.ts --routed).
 
 /** Every condition type once, none matching the bench's visits (a Linux Chrome from loopback). */
-export const ROUTED_DOCUMENT = JSON.stringify({
+const FULL = {
   rules: [
     ['os', 'ios'],
     ['device', 'tablet'],
@@ -36,4 +36,28 @@ export const ROUTED_DOCUMENT = JSON.stringify({
   forwardQuery: true,
   indexable: false,
   clickIdParam: 'sl_click',
-});
+};
+/** The parts of the routed document a run can leave out (`--routed-without`), to see what each costs. */
+export const ROUTED_PARTS = ['rules', 'split', 'click'] as const;
+export type RoutedPart = (typeof ROUTED_PARTS)[number];
+
+/** The routed document without `without`'s parts (every default in their place). */
+export function routedDocument(without: readonly RoutedPart[] = []): string {
+  return JSON.stringify({
+    ...FULL,
+    rules: without.includes('rules') ? [] : FULL.rules,
+    split: without.includes('split') ? null : FULL.split,
+    clickIdParam: without.includes('click') ? null : FULL.clickIdParam,
+  });
+}
+
+export const ROUTED_DOCUMENT = routedDocument();
+
+/** `--routed-without a,b` read: the parts named, each one of ROUTED_PARTS. */
+export function routedWithout(list: string | undefined): RoutedPart[] {
+  const parts = (list ?? '').split(',').filter((p) => p !== '');
+  for (const p of parts)
+    if (!(ROUTED_PARTS as readonly string[]).includes(p))
+      throw new Error(`--routed-without takes ${ROUTED_PARTS.join(', ')} (comma-separated); got ${p}`);
+  return parts as RoutedPart[];
+}

@@ -29,6 +29,10 @@ export interface LocationParts {
   path: string;
   /** The destination's own query pairs, as `[name, pair, name, pair, …]`: one array to read. */
   own: string[];
+  /** As many as `own` has names: a destination without a query of its own never reads `own`. */
+  ownCount: number;
+  /** The path and the own pairs (`?` and all): what a visit's pairs are added to. */
+  prefix: string;
   fragment: string;
 }
 
@@ -38,7 +42,14 @@ export function locationParts(location: string): LocationParts {
   const q = base.indexOf('?');
   const own: string[] = [];
   if (q !== -1) for (const pair of base.slice(q + 1).split('&')) if (pair !== '') own.push(nameOf(pair), pair);
-  return { path: q === -1 ? base : base.slice(0, q), own, fragment: hash === -1 ? '' : location.slice(hash) };
+  const path = q === -1 ? base : base.slice(0, q);
+  return {
+    path,
+    own,
+    ownCount: own.length / 2,
+    prefix: withQuery(path, ownQuery(own, null)),
+    fragment: hash === -1 ? '' : location.slice(hash),
+  };
 }
 // Keyed by the destinations' own strings, kept by the cached links: their hashes are computed once.
 const partsCache = new BoundedCache<LocationParts>(10_000);
@@ -46,6 +57,69 @@ const partsCache = new BoundedCache<LocationParts>(10_000);
 function hasName(own: string[], name: string): boolean {
   for (let i = 0; i < own.length; i += 2) if (own[i] === name) return true;
   return false;
+}
+
+/** The own pairs joined, without those named `without`. */
+function ownQuery(own: string[], without: string | null): string {
+  let query = '';
+  for (let i = 0; i < own.length; i += 2)
+    if (own[i] !== without) query = query === '' ? own[i + 1] : `${query}&${own[i + 1]}`;
+  return query;
+}
+
+const withQuery = (path: string, query: string): string => (query === '' ? path : `${path}?${query}`);
+const NONE: string[] = [];
+
+/** Whether text[from, end) contains `%` or `+`: a name that must be decoded to be compared. */
+function escaped(text: string, from: number, end: number): boolean {
+  for (let i = from; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 37 /* % */ || c === 43 /* + */) return true;
+  }
+  return false;
+}
+
+/**
+ * Whether the name of the pair at text[from, amp) is `name` once decoded. Compared in place when
+ * it has no escape, as nearly every name: no string is made per pair on the redirect path.
+ */
+export function pairNamed(text: string, from: number, amp: number, name: string): boolean {
+  let end = text.indexOf('=', from);
+  if (end === -1 || end > amp) end = amp;
+  if (escaped(text, from, end)) return formDecode(text.slice(from, end)) === name;
+  return end - from === name.length && text.startsWith(name, from);
+}
+
+/** Whether the visit's pair at visit[from, amp) gives way: the destination has its name, or it is the click id's. */
+function givesWay(visit: string, from: number, amp: number, own: string[], clickParam: string | null): boolean {
+  for (let i = 0; i < own.length; i += 2) if (pairNamed(visit, from, amp, own[i])) return true;
+  return clickParam !== null && pairNamed(visit, from, amp, clickParam);
+}
+
+/**
+ * The visit's pairs that are forwarded: all but the empty ones and those that give way. The
+ * visit's own text when that is all of them, as on most visits: one string, not one per pair.
+ */
+function forwardedPairs(visit: string, own: string[], clickParam: string | null): string {
+  let whole = visit.charCodeAt(visit.length - 1) !== 38; /* a trailing & */
+  for (let from = 0; whole && from < visit.length; ) {
+    let amp = visit.indexOf('&', from);
+    if (amp === -1) amp = visit.length;
+    if (amp === from || givesWay(visit, from, amp, own, clickParam)) whole = false;
+    from = amp + 1;
+  }
+  if (whole) return visit;
+  let query = '';
+  for (let from = 0; from < visit.length; ) {
+    let amp = visit.indexOf('&', from);
+    if (amp === -1) amp = visit.length;
+    if (amp > from && !givesWay(visit, from, amp, own, clickParam)) {
+      const pair = visit.slice(from, amp);
+      query = query === '' ? pair : `${query}&${pair}`;
+    }
+    from = amp + 1;
+  }
+  return query;
 }
 
 /**
@@ -68,22 +142,24 @@ export function forwardedLocation(
   if (visit === '' && clickId === null) return location;
   const d = parts ?? partsCache.get(location, locationParts);
   const clicked = clickId !== null && clickParam !== null;
-  const own = d.own;
-  let query = '';
-  for (let i = 0; i < own.length; i += 2)
-    if (!clicked || own[i] !== clickParam) query = query === '' ? own[i + 1] : `${query}&${own[i + 1]}`;
-  for (let from = 0; from < visit.length; ) {
-    let amp = visit.indexOf('&', from);
-    if (amp === -1) amp = visit.length;
-    if (amp > from) {
-      const pair = visit.slice(from, amp);
-      const name = nameOf(pair);
-      if (!hasName(own, name) && !(clicked && name === clickParam)) query = query === '' ? pair : `${query}&${pair}`;
-    }
-    from = amp + 1;
+  const own = d.ownCount === 0 ? NONE : d.own;
+  // The destination's own pairs (less the click id's name), then the visit's, then the click id.
+  let url = d.prefix;
+  let sep = own.length > 0 ? '&' : '?';
+  if (clicked && own.length > 0 && hasName(own, clickParam)) {
+    const kept = ownQuery(own, clickParam);
+    url = withQuery(d.path, kept);
+    sep = kept === '' ? '?' : '&';
   }
-  if (clicked) query = query === '' ? `${clickParam}=${clickId}` : `${query}&${clickParam}=${clickId}`;
-  return query === '' ? `${d.path}${d.fragment}` : `${d.path}?${query}${d.fragment}`;
+  if (visit !== '') {
+    const pairs = forwardedPairs(visit, own, clicked ? clickParam : null);
+    if (pairs !== '') {
+      url = `${url}${sep}${pairs}`;
+      sep = '&';
+    }
+  }
+  if (clicked) url = `${url}${sep}${clickParam}=${clickId}`;
+  return d.fragment === '' ? url : `${url}${d.fragment}`;
 }
 
 /**

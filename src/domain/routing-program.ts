@@ -35,6 +35,8 @@ export interface VisitFacts {
   address(): Address | null;
   /** The visit's query parameters, names and values decoded. */
   query(): ReadonlyMap<string, readonly string[]>;
+  /** Whether the query has a parameter `name` (with `value`, when given): query() without the map. */
+  queryHas(name: string, value: string | undefined): boolean;
 }
 
 /**
@@ -155,12 +157,9 @@ function holds(p: Program, at: number, f: VisitFacts): boolean {
       fact = f.city()?.toLowerCase() ?? null;
       break;
     case QUERY_HAS:
-    case QUERY_IS: {
-      const query = f.query();
-      if (query.size === 0) return false;
-      const values = query.get(p.strings[a]);
-      return values !== undefined && (code[at] === QUERY_HAS || values.includes(p.strings[code[at + 2]]));
-    }
+      return f.queryHas(p.strings[a], undefined);
+    case QUERY_IS:
+      return f.queryHas(p.strings[a], p.strings[code[at + 2]]);
     case IP4: {
       const v4 = f.address()?.v4;
       return v4 !== undefined && (v4 & a) >>> 0 === code[at + 2];

@@ -62,10 +62,6 @@ export interface Destination extends LocationParts {
   /** The signed part of its click ids, kept by the redirect (routed.ts) with the signer's key. */
   signedBy: object | null;
   signed: string;
-  /** A variant's last split cookie, kept by the redirect (routed.ts) with what it was made of. */
-  cookie: string;
-  cookieMaxAge: number;
-  cookiePath: string;
 }
 export type CompiledRule = Destination;
 export interface CompiledVariant extends Destination {
@@ -82,7 +78,10 @@ export interface CompiledSplit {
 }
 
 export interface CompiledRouting extends Program {
-  /** Where the rules' program ends in `code`; the split's weights follow, one per variant. */
+  /**
+   * Where the rules' program ends in `code`. With a split, its weights follow, one per variant,
+   * then its end (Infinity for none): a visit reads them from the array it read the rules from.
+   */
   rulesEnd: number;
   /**
    * The document as stored (links.routing), which a settled winner is written against. Only
@@ -92,6 +91,8 @@ export interface CompiledRouting extends Program {
   stored: string;
   rules: CompiledRule[];
   split: CompiledSplit | null;
+  /** The split's variants (split.variants), or none: one object fewer to read on a visit. */
+  variants: CompiledVariant[];
   forwardQuery: boolean;
   indexable: boolean;
   clickIdParam: string | null;
@@ -109,9 +110,6 @@ function destination(d: { id: string; url: string }): Destination {
     ...locationParts(location),
     signedBy: null,
     signed: '',
-    cookie: '',
-    cookieMaxAge: 0,
-    cookiePath: '',
   };
 }
 
@@ -121,8 +119,13 @@ export function compileRouting(stored: string | null, winnerId: string | null): 
   const program = new ProgramBuilder();
   for (const r of source.rules) program.rule(r.conditions);
   const rulesEnd = program.code.length;
-  // The weights beside the rules: a draw reads no variant but the one it picks.
-  for (const v of source.split?.variants ?? []) program.code.push(v.weight);
+  // The weights and the end beside the rules: a draw reads no variant but the one it picks.
+  const endsAt = source.split?.endsAt ? Date.parse(source.split.endsAt) : null;
+  if (source.split) {
+    for (const v of source.split.variants) program.code.push(v.weight);
+    program.code.push(endsAt ?? Number.POSITIVE_INFINITY);
+  }
+  const variants = (source.split?.variants ?? []).map((v) => ({ ...destination(v), weight: v.weight }));
   return {
     rulesEnd,
     code: program.code,
@@ -131,11 +134,12 @@ export function compileRouting(stored: string | null, winnerId: string | null): 
     stored,
     rules: source.rules.map(destination),
     split: source.split && {
-      variants: source.split.variants.map((v) => ({ ...destination(v), weight: v.weight })),
-      endsAt: source.split.endsAt === null ? null : Date.parse(source.split.endsAt),
+      variants,
+      endsAt,
       metric: source.split.metric,
       winnerId,
     },
+    variants,
     forwardQuery: source.forwardQuery,
     indexable: source.indexable,
     clickIdParam: source.clickIdParam,
@@ -180,12 +184,13 @@ export function chooseRoute(
   }
   const split = r.split;
   if (split === null) return LINK;
-  if (split.endsAt !== null && f.now >= split.endsAt) {
+  // The split's end follows its weights (compileRouting); the split itself is read only once it has passed.
+  if (f.now >= code[code.length - 1]) {
     const winner = split.variants.find((v) => v.id === split.winnerId);
     return winner ? { kind: 'winner', variant: winner } : UNSETTLED;
   }
   if (heldVariant !== null) {
-    const held = split.variants.find((v) => v.id === heldVariant);
+    const held = r.variants.find((v) => v.id === heldVariant);
     if (held) return { kind: 'variant', variant: held, drawn: false };
   }
   if (draw === null) return SPLIT;
@@ -195,11 +200,11 @@ export function chooseRoute(
 /** A variant of the split drawn by weight (`draw` gives a number in [0, 1)). */
 export function drawVariant(r: CompiledRouting, draw: () => number): CompiledVariant {
   const code = r.code;
-  const last = code.length - 1;
+  const last = code.length - 2; // the last weight: the split's end follows it
   let point = draw() * 100;
   let at = r.rulesEnd;
   while (at < last && (point -= code[at]) >= 0) at++;
-  return r.split!.variants[at - r.rulesEnd];
+  return r.variants[at - r.rulesEnd];
 }
 
 /** The id a click records for what served it (clicks.route): null for the link's own url. */

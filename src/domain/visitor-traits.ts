@@ -3,7 +3,7 @@
 // language of Accept-Language. Cached per header string: the same few make up most traffic.
 import { UAParser } from 'ua-parser-js';
 import { BoundedCache } from './bounded-cache.ts';
-import { formDecode } from './forwarding.ts';
+import { formDecode, pairNamed } from './forwarding.ts';
 
 export interface AgentTraits {
   device: 'mobile' | 'tablet' | 'desktop' | null;
@@ -108,4 +108,24 @@ export function queryParams(raw: string | null): Map<string, string[]> {
     from = amp + 1;
   }
   return out;
+}
+
+/**
+ * Whether a query string has a parameter `name` (with `value`, when given), both decoded as
+ * queryParams decodes them. The query rule's test on the redirect: it reads the text in place,
+ * where building queryParams' map made a string, an array and an entry per parameter per visit.
+ */
+export function queryHas(raw: string | null, name: string, value: string | undefined): boolean {
+  if (!raw) return false;
+  for (let from = 0; from < raw.length; ) {
+    let amp = raw.indexOf('&', from);
+    if (amp === -1) amp = raw.length;
+    if (amp > from && pairNamed(raw, from, amp, name)) {
+      if (value === undefined) return true;
+      const eq = raw.indexOf('=', from);
+      if (formDecode(eq === -1 || eq > amp ? '' : raw.slice(eq + 1, amp)) === value) return true;
+    }
+    from = amp + 1;
+  }
+  return false;
 }

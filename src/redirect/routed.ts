@@ -146,7 +146,7 @@ function finish(
   );
   const cookie =
     route.kind === 'variant' && route.drawn
-      ? variantCookie(req, link.id, route.variant, routing.split!.endsAt, now)
+      ? variantCookie(req, link.id, route.variant, routing.code[routing.code.length - 1], now)
       : undefined;
   svc.send(res, visit.status, location, routing.indexable, cookie);
 }
@@ -164,23 +164,16 @@ export function heldVariant(cookieHeader: string | undefined, linkId: string): s
   return null;
 }
 
-function variantCookie(
-  req: IncomingMessage,
-  linkId: string,
-  variant: CompiledVariant,
-  endsAt: number | null,
-  now: number,
-) {
+/**
+ * The split cookie for a variant drawn now, until the split's end (`endsAt`, Infinity for none).
+ * Made per visit from what the visit has read already: a copy kept per variant was two more
+ * strings to read from memory on each visit, which cost more than making it.
+ */
+function variantCookie(req: IncomingMessage, linkId: string, variant: CompiledVariant, endsAt: number, now: number) {
   const url = req.url ?? '/';
   const q = url.indexOf('?');
   const path = q === -1 ? url : url.slice(0, q);
-  const maxAge = endsAt === null ? KEEP_WITHOUT_END_S : Math.max(1, Math.ceil((endsAt - now) / 1000));
-  // The variant keeps the last one made: the same for every visit through one path (and, until a
-  // split with an end, one second).
-  if (variant.cookieMaxAge !== maxAge || variant.cookiePath !== path) {
-    variant.cookie = `${VARIANT_COOKIE}=${linkId}.${variant.id}; Path=${COOKIE_PATH.test(path) ? path : '/'}; Max-Age=${maxAge}; HttpOnly; Secure; SameSite=Lax`;
-    variant.cookieMaxAge = maxAge;
-    variant.cookiePath = path;
-  }
-  return variant.cookie;
+  const maxAge =
+    endsAt === Number.POSITIVE_INFINITY ? KEEP_WITHOUT_END_S : Math.max(1, Math.ceil((endsAt - now) / 1000));
+  return `${VARIANT_COOKIE}=${linkId}.${variant.id}; Path=${COOKIE_PATH.test(path) ? path : '/'}; Max-Age=${maxAge}; HttpOnly; Secure; SameSite=Lax`;
 }

@@ -3,7 +3,7 @@
 // link whose rules read only the query never parses its User-Agent or looks up its address.
 import { parseAddress } from '../domain/addresses.ts';
 import type { PlaceLookup, VisitFacts } from '../domain/routing.ts';
-import { type AgentTraits, agentTraits, preferredLanguage, queryParams } from '../domain/visitor-traits.ts';
+import { type AgentTraits, agentTraits, preferredLanguage, queryHas, queryParams } from '../domain/visitor-traits.ts';
 
 export interface VisitInputs {
   now: number;
@@ -71,6 +71,9 @@ export class Facts implements VisitFacts {
   query() {
     if (this.params === undefined) this.params = queryParams(this.v.rawQuery);
     return this.params;
+  }
+  queryHas(name: string, value: string | undefined) {
+    return queryHas(this.v.rawQuery, name, value);
   }
   private located(): Place {
     if (this.place === undefined) {

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { inRange, parseAddress, parseRange } from '../../src/domain/addresses';
 import { ClickIds, forwardedLocation } from '../../src/domain/forwarding';
 import { compareVariants, winnerOf } from '../../src/domain/split-stats';
-import { preferredLanguage, queryParams } from '../../src/domain/visitor-traits';
+import { preferredLanguage, queryHas, queryParams } from '../../src/domain/visitor-traits';
 import { compileRouting } from '../../src/domain/routing';
 
 describe('forwardedLocation', () => {
@@ -123,6 +123,73 @@ describe('queryParams', () => {
         expect(queryParams(raw)).toEqual(wanted);
       }),
       { numRuns: 2000 },
+    );
+  });
+
+  // The query rule's test reads the text in place (queryHas), without queryParams' map.
+  it('answers the query rule as URLSearchParams would', () => {
+    fc.assert(
+      fc.property(
+        fc.array(piece, { maxLength: 24 }),
+        fc.constantFrom('a', 'b', 'a b', 'ab', '', 'é', '+'),
+        fc.option(fc.constantFrom('', 'a', 'b', 'a b', ' ', '\uFFFD'), { nil: undefined }),
+        (pieces, name, value) => {
+          const raw = pieces.join('');
+          const values = new URLSearchParams(raw).getAll(name);
+          const wanted = value === undefined ? values.length > 0 : values.includes(value);
+          expect(queryHas(raw, name, value)).toBe(wanted);
+        },
+      ),
+      { numRuns: 3000 },
+    );
+  });
+});
+
+describe('forwarding any query', () => {
+  // The rule, written plainly: the destination's own pairs (less the click id's name), then the
+  // visit's non-empty pairs whose decoded name is neither one of the destination's nor the click
+  // id's, as sent, then the click id; the fragment last.
+  const nameOf = (pair: string) => [...new URLSearchParams(pair).keys()][0] ?? '';
+  function reference(dest: string, visit: string, param: string | null, id: string | null): string {
+    const hash = dest.indexOf('#');
+    const base = hash === -1 ? dest : dest.slice(0, hash);
+    const q = base.indexOf('?');
+    const own =
+      q === -1
+        ? []
+        : base
+            .slice(q + 1)
+            .split('&')
+            .filter((p) => p !== '');
+    const ownNames = new Set(own.map(nameOf));
+    const clicked = param !== null && id !== null;
+    const pairs = own.filter((p) => !(clicked && nameOf(p) === param));
+    for (const p of visit.split('&'))
+      if (p !== '' && !ownNames.has(nameOf(p)) && !(clicked && nameOf(p) === param)) pairs.push(p);
+    if (clicked) pairs.push(`${param}=${id}`);
+    if (visit === '' && !clicked) return dest;
+    const path = q === -1 ? base : base.slice(0, q);
+    return `${path}${pairs.length ? `?${pairs.join('&')}` : ''}${hash === -1 ? '' : dest.slice(hash)}`;
+  }
+  const piece = fc.constantFrom('a', 'b', 'sl', '=', '&', '+', '%20', '%61', '%73l', '%zz', '1', 'é');
+  it("keeps the destination's pairs, adds the visit's other ones as sent, and the click id last", () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(
+          'https://e.com/p',
+          'https://e.com/p?a=1',
+          'https://e.com/p?sl=x&b=2#f',
+          'https://e.com/p?a+b=1&&a=2',
+        ),
+        fc.array(piece, { maxLength: 16 }),
+        fc.boolean(),
+        (dest, pieces, click) => {
+          const visit = pieces.join('');
+          const [param, id] = click ? ['sl', 'ID'] : [null, null];
+          expect(forwardedLocation(dest, visit, true, param, id)).toBe(reference(dest, visit, param, id));
+        },
+      ),
+      { numRuns: 3000 },
     );
   });
 });
