@@ -100,16 +100,24 @@ export interface CompiledRouting extends Program {
   readsPlace: boolean;
 }
 
-function destination(d: { id: string; url: string }): Destination {
+function destination(d: { id: string; url: string }, weight: number): CompiledVariant {
   const location = locationOf(d.url) ?? d.url;
-  // Every field set here, so each destination has one shape on the redirect path.
+  const parts = locationParts(location);
+  // Every field named here, in one literal: rules and variants have one shape on the redirect
+  // path, each in one object (a spread and a field added after it made a second map, and put the
+  // added field in a second object).
   return {
     id: d.id,
     url: d.url,
     location,
-    ...locationParts(location),
+    path: parts.path,
+    own: parts.own,
+    ownCount: parts.ownCount,
+    prefix: parts.prefix,
+    fragment: parts.fragment,
     signedBy: null,
     signed: '',
+    weight,
   };
 }
 
@@ -125,14 +133,14 @@ export function compileRouting(stored: string | null, winnerId: string | null): 
     for (const v of source.split.variants) program.code.push(v.weight);
     program.code.push(endsAt ?? Number.POSITIVE_INFINITY);
   }
-  const variants = (source.split?.variants ?? []).map((v) => ({ ...destination(v), weight: v.weight }));
+  const variants = (source.split?.variants ?? []).map((v) => destination(v, v.weight));
   return {
     rulesEnd,
     code: program.code,
     strings: program.strings,
     ranges: program.ranges,
     stored,
-    rules: source.rules.map(destination),
+    rules: source.rules.map((r) => destination(r, 0)),
     split: source.split && {
       variants,
       endsAt,
