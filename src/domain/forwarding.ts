@@ -29,8 +29,11 @@ export interface LocationParts {
   path: string;
   /** The destination's own query pairs, as `[name, pair, name, pair, …]`: one array to read. */
   own: string[];
-  /** As many as `own` has names: a destination without a query of its own never reads `own`. */
-  ownCount: number;
+  /**
+   * One bit per first character of an own name (initialOf), 0 for none: a visit's pair whose
+   * name starts otherwise cannot have an own name, and is forwarded without reading `own`.
+   */
+  ownInitials: number;
   /** The path and the own pairs (`?` and all): what a visit's pairs are added to. */
   prefix: string;
   fragment: string;
@@ -46,13 +49,22 @@ export function locationParts(location: string): LocationParts {
   return {
     path,
     own,
-    ownCount: own.length / 2,
+    ownInitials: own.reduce((bits, name, i) => (i % 2 === 0 ? bits | initialOf(name, 0) : bits), 0),
     prefix: withQuery(path, ownQuery(own, null)),
     fragment: hash === -1 ? '' : location.slice(hash),
   };
 }
 // Keyed by the destinations' own strings, kept by the cached links: their hashes are computed once.
 const partsCache = new BoundedCache<LocationParts>(10_000);
+
+/**
+ * The bit of the first character of the name at text[from…] (`=` for an empty name); never 0.
+ * A name's first character is the same raw and decoded unless it is an escape (`%`, `+`).
+ */
+function initialOf(text: string, from: number): number {
+  const c = text.length > from ? text.charCodeAt(from) : 61; /* = */
+  return 1 << (c % 31);
+}
 
 function hasName(own: string[], name: string): boolean {
   for (let i = 0; i < own.length; i += 2) if (own[i] === name) return true;
@@ -68,7 +80,6 @@ function ownQuery(own: string[], without: string | null): string {
 }
 
 const withQuery = (path: string, query: string): string => (query === '' ? path : `${path}?${query}`);
-const NONE: string[] = [];
 
 /** Whether text[from, end) contains `%` or `+`: a name that must be decoded to be compared. */
 function escaped(text: string, from: number, end: number): boolean {
@@ -91,8 +102,12 @@ export function pairNamed(text: string, from: number, amp: number, name: string)
 }
 
 /** Whether the visit's pair at visit[from, amp) gives way: the destination has its name, or it is the click id's. */
-function givesWay(visit: string, from: number, amp: number, own: string[], clickParam: string | null): boolean {
-  for (let i = 0; i < own.length; i += 2) if (pairNamed(visit, from, amp, own[i])) return true;
+function givesWay(visit: string, from: number, amp: number, d: LocationParts, clickParam: string | null): boolean {
+  const c = visit.charCodeAt(from);
+  if ((d.ownInitials & initialOf(visit, from)) !== 0 || c === 37 /* % */ || c === 43 /* + */) {
+    const own = d.own;
+    for (let i = 0; i < own.length; i += 2) if (pairNamed(visit, from, amp, own[i])) return true;
+  }
   return clickParam !== null && pairNamed(visit, from, amp, clickParam);
 }
 
@@ -100,12 +115,12 @@ function givesWay(visit: string, from: number, amp: number, own: string[], click
  * The visit's pairs that are forwarded: all but the empty ones and those that give way. The
  * visit's own text when that is all of them, as on most visits: one string, not one per pair.
  */
-function forwardedPairs(visit: string, own: string[], clickParam: string | null): string {
+function forwardedPairs(visit: string, d: LocationParts, clickParam: string | null): string {
   let whole = visit.charCodeAt(visit.length - 1) !== 38; /* a trailing & */
   for (let from = 0; whole && from < visit.length; ) {
     let amp = visit.indexOf('&', from);
     if (amp === -1) amp = visit.length;
-    if (amp === from || givesWay(visit, from, amp, own, clickParam)) whole = false;
+    if (amp === from || givesWay(visit, from, amp, d, clickParam)) whole = false;
     from = amp + 1;
   }
   if (whole) return visit;
@@ -113,7 +128,7 @@ function forwardedPairs(visit: string, own: string[], clickParam: string | null)
   for (let from = 0; from < visit.length; ) {
     let amp = visit.indexOf('&', from);
     if (amp === -1) amp = visit.length;
-    if (amp > from && !givesWay(visit, from, amp, own, clickParam)) {
+    if (amp > from && !givesWay(visit, from, amp, d, clickParam)) {
       const pair = visit.slice(from, amp);
       query = query === '' ? pair : `${query}&${pair}`;
     }
@@ -142,17 +157,16 @@ export function forwardedLocation(
   if (visit === '' && clickId === null) return location;
   const d = parts ?? partsCache.get(location, locationParts);
   const clicked = clickId !== null && clickParam !== null;
-  const own = d.ownCount === 0 ? NONE : d.own;
   // The destination's own pairs (less the click id's name), then the visit's, then the click id.
   let url = d.prefix;
-  let sep = own.length > 0 ? '&' : '?';
-  if (clicked && own.length > 0 && hasName(own, clickParam)) {
-    const kept = ownQuery(own, clickParam);
+  let sep = d.ownInitials !== 0 ? '&' : '?';
+  if (clicked && (d.ownInitials & initialOf(clickParam, 0)) !== 0 && hasName(d.own, clickParam)) {
+    const kept = ownQuery(d.own, clickParam);
     url = withQuery(d.path, kept);
     sep = kept === '' ? '?' : '&';
   }
   if (visit !== '') {
-    const pairs = forwardedPairs(visit, own, clicked ? clickParam : null);
+    const pairs = forwardedPairs(visit, d, clicked ? clickParam : null);
     if (pairs !== '') {
       url = `${url}${sep}${pairs}`;
       sep = '&';

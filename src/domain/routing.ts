@@ -112,7 +112,7 @@ function destination(d: { id: string; url: string }, weight: number): CompiledVa
     location,
     path: parts.path,
     own: parts.own,
-    ownCount: parts.ownCount,
+    ownInitials: parts.ownInitials,
     prefix: parts.prefix,
     fragment: parts.fragment,
     signedBy: null,
