@@ -95,6 +95,10 @@ function escaped(text: string, from: number, end: number): boolean {
  * it has no escape, as nearly every name: no string is made per pair on the redirect path.
  */
 export function pairNamed(text: string, from: number, amp: number, name: string): boolean {
+  // A first character that is not an escape is the decoded name's first character: most pairs
+  // are told apart by it alone.
+  const c = text.charCodeAt(from);
+  if (c !== name.charCodeAt(0) && c !== 37 /* % */ && c !== 43 /* + */ && name !== '') return false;
   let end = text.indexOf('=', from);
   if (end === -1 || end > amp) end = amp;
   if (escaped(text, from, end)) return formDecode(text.slice(from, end)) === name;

@@ -173,7 +173,12 @@ function variantCookie(req: IncomingMessage, linkId: string, variant: CompiledVa
   const url = req.url ?? '/';
   const q = url.indexOf('?');
   const path = q === -1 ? url : url.slice(0, q);
-  const maxAge =
-    endsAt === Number.POSITIVE_INFINITY ? KEEP_WITHOUT_END_S : Math.max(1, Math.ceil((endsAt - now) / 1000));
-  return `${VARIANT_COOKIE}=${linkId}.${variant.id}; Path=${COOKIE_PATH.test(path) ? path : '/'}; Max-Age=${maxAge}; HttpOnly; Secure; SameSite=Lax`;
+  const tail =
+    endsAt === Number.POSITIVE_INFINITY
+      ? KEEP_WITHOUT_END
+      : `; Max-Age=${Math.max(1, Math.ceil((endsAt - now) / 1000))}${ATTRIBUTES}`;
+  return `${VARIANT_COOKIE}=${linkId}.${variant.id}; Path=${COOKIE_PATH.test(path) ? path : '/'}${tail}`;
 }
+const ATTRIBUTES = '; HttpOnly; Secure; SameSite=Lax';
+/** The attributes after the path of a split without an end: one string for every such cookie. */
+const KEEP_WITHOUT_END = `; Max-Age=${KEEP_WITHOUT_END_S}${ATTRIBUTES}`;
