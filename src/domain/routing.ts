@@ -67,11 +67,10 @@ export type CompiledRule = Destination;
 export interface CompiledVariant extends Destination {
   weight: number;
 }
+/** A split's state beyond its variants (CompiledRouting.variants) and its end (splitEnd). */
 export interface CompiledSplit {
-  variants: CompiledVariant[];
-  endsAt: number | null;
   metric: 'clicks' | 'conversions';
-  /** The settled winner (links.split_winner), once a visit after endsAt asked for it. */
+  /** The settled winner (links.split_winner), once a visit after the end asked for it. */
   winnerId: string | null;
   /** A settlement in progress on this process: the visits meanwhile wait for it. */
   settling?: Promise<string | null>;
@@ -91,7 +90,7 @@ export interface CompiledRouting extends Program {
   stored: string;
   rules: CompiledRule[];
   split: CompiledSplit | null;
-  /** The split's variants (split.variants), or none: one object fewer to read on a visit. */
+  /** The split's variants, or none: on the routing, one object fewer to read on a visit. */
   variants: CompiledVariant[];
   forwardQuery: boolean;
   indexable: boolean;
@@ -128,10 +127,9 @@ export function compileRouting(stored: string | null, winnerId: string | null): 
   for (const r of source.rules) program.rule(r.conditions);
   const rulesEnd = program.code.length;
   // The weights and the end beside the rules: a draw reads no variant but the one it picks.
-  const endsAt = source.split?.endsAt ? Date.parse(source.split.endsAt) : null;
   if (source.split) {
     for (const v of source.split.variants) program.code.push(v.weight);
-    program.code.push(endsAt ?? Number.POSITIVE_INFINITY);
+    program.code.push(source.split.endsAt ? Date.parse(source.split.endsAt) : Number.POSITIVE_INFINITY);
   }
   const variants = (source.split?.variants ?? []).map((v) => destination(v, v.weight));
   return {
@@ -141,12 +139,7 @@ export function compileRouting(stored: string | null, winnerId: string | null): 
     ranges: program.ranges,
     stored,
     rules: source.rules.map((r) => destination(r, 0)),
-    split: source.split && {
-      variants,
-      endsAt,
-      metric: source.split.metric,
-      winnerId,
-    },
+    split: source.split && { metric: source.split.metric, winnerId },
     variants,
     forwardQuery: source.forwardQuery,
     indexable: source.indexable,
@@ -192,9 +185,9 @@ export function chooseRoute(
   }
   const split = r.split;
   if (split === null) return LINK;
-  // The split's end follows its weights (compileRouting); the split itself is read only once it has passed.
-  if (f.now >= code[code.length - 1]) {
-    const winner = split.variants.find((v) => v.id === split.winnerId);
+  // The split itself is read only once its end has passed.
+  if (f.now >= splitEnd(r)) {
+    const winner = r.variants.find((v) => v.id === split.winnerId);
     return winner ? { kind: 'winner', variant: winner } : UNSETTLED;
   }
   if (heldVariant !== null) {
@@ -204,6 +197,12 @@ export function chooseRoute(
   if (draw === null) return SPLIT;
   return { kind: 'variant', variant: drawVariant(r, draw), drawn: true };
 }
+
+/**
+ * When a routing's split ends, in ms (Infinity for never): the last number of its program, after
+ * the weights (compileRouting). Only for a routing with a split.
+ */
+export const splitEnd = (r: CompiledRouting): number => r.code[r.code.length - 1];
 
 /** A variant of the split drawn by weight (`draw` gives a number in [0, 1)). */
 export function drawVariant(r: CompiledRouting, draw: () => number): CompiledVariant {

@@ -186,7 +186,7 @@ function splitReason(routing: CompiledRouting, route: Route): string {
     case 'variant':
       return `No rule matched; the visitor holds variant ${route.variant.id} of the split.`;
     case 'split':
-      return `No rule matched; a new visitor is given a variant by weight: ${split.variants
+      return `No rule matched; a new visitor is given a variant by weight: ${routing.variants
         .map((v) => `${v.id} ${v.weight}%`)
         .join(', ')}.`;
     default:

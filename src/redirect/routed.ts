@@ -12,6 +12,7 @@ import {
   routeId,
   routeLocation,
   type Route,
+  splitEnd,
 } from '../domain/routing.ts';
 import type { LookupTiers } from './lookup-tiers.ts';
 import type { PageVia } from './page-route.ts';
@@ -146,7 +147,7 @@ function finish(
   );
   const cookie =
     route.kind === 'variant' && route.drawn
-      ? variantCookie(req, link.id, route.variant, routing.code[routing.code.length - 1], now)
+      ? variantCookie(req, link.id, route.variant, splitEnd(routing), now)
       : undefined;
   svc.send(res, visit.status, location, routing.indexable, cookie);
 }

@@ -121,7 +121,7 @@ export async function settleSplit(knex: Knex, link: ResolvedLink): Promise<strin
   const tallies = new Map((await routeTallies(knex, link.workspaceId, link.id)).map((t) => [t.route, t]));
   const winner = winnerOf(
     split.metric,
-    split.variants.map((v) => ({
+    link.routing!.variants.map((v) => ({
       id: v.id,
       clicks: tallies.get(v.id)?.clicks ?? 0,
       conversions: tallies.get(v.id)?.conversions ?? 0,
