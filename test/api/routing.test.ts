@@ -216,7 +216,8 @@ describe.each(testEngines())('link routing on %s', (engine) => {
     const cookie = String(first.headers['set-cookie']);
     expect(cookie).toMatch(
       new RegExp(
-        `^sl_v=${link.id}\\.(${a.id}|${b.id}); Path=/${link.slug}; Max-Age=\\d+; HttpOnly; Secure; SameSite=Lax`,
+        // Without an end, the variant is kept 180 days (RoutingSplit.yaml).
+        `^sl_v=${link.id}\\.(${a.id}|${b.id}); Path=/${link.slug}; Max-Age=${180 * 24 * 3600}; HttpOnly; Secure; SameSite=Lax$`,
       ),
     );
     const held = cookie.split(';')[0];
