@@ -9,6 +9,7 @@
 //                             [--client wrk|autocannon] [--day-started] [--cpu-prof DIR] [--time-limit SECONDS]
 //                             [--alerts] [--instances 1|2] [--preload on|off] [--compare-preload]
 //                             [--compare-with DIR] [--routed-links 1000] [--routed-without rules,split,click]
+//                             [--service-node-flags "--perf-basic-prof"]
 //
 // What it does:
 //  1. creates a fresh database (a SQLite file in a temp dir, or a Postgres database created on
@@ -29,8 +30,9 @@
 //     minutes apart differ more than most changes do);
 //  3. starts a bare node:http server as a second child process: every request gets
 //     `302 Location: https://example.com/` with Content-Length 0 (the baseline);
-//  4. per scenario (warm set: a random one of the warm slugs per request; million: a random one of
-//     the big set per request) loads the baseline and then the service for a discarded warm-up run
+//  4. per round, per scenario (warm set: a random one of the warm slugs per request; million: a
+//     random one of the big set per request; each round runs every scenario, so that a slowdown of
+//     the machine falls on them alike) loads the baseline and then the service for a discarded warm-up run
 //     and a measured run, with the same headers (a browser User-Agent, so clicks are recorded;
 //     X-Forwarded-Proto: https; Host: localhost), and prints requests/s, p50, p99, max, non-3xx, the
 //     service/baseline throughput ratio, each server's CPU time per request (steadier than
@@ -111,6 +113,10 @@
 // separates the cost of recording clicks; --cpu-prof DIR runs the service under `node --cpu-prof`
 // (a flag on its command line: Node 20 refuses --cpu-prof in NODE_OPTIONS), keeps the profile in
 // DIR and prints the top self-time functions of the service's main thread during measured runs;
+// --service-node-flags adds Node flags to the service's command line: with --perf-basic-prof,
+// `perf record -e cpu-clock -p <service pid>` names the service's JavaScript functions beside
+// Node's, V8's and the kernel's (this VM has no hardware counters; cpu-clock samples by timer),
+// which showed what the CPU profile cannot: V8 flattening strings, the kernel's share;
 // --alerts gives the bench workspace a webhook subscription naming the traffic alerts
 // (analytics.spike, analytics.geo_anomaly), so the click writer also keeps the 5-minute windows
 // and evaluates the alerts of every link it writes (what such a workspace pays per click).
@@ -198,6 +204,7 @@ const { values: args } = parseArgs({
     scenario: { type: 'string', default: 'all' },
     'click-flush-ms': { type: 'string', default: '1000' },
     'cpu-prof': { type: 'string' },
+    'service-node-flags': { type: 'string' },
     'time-limit': { type: 'string' },
     calibrate: { type: 'string' },
     pin: { type: 'boolean', default: false },
@@ -343,7 +350,7 @@ const TIME_LIMIT_S = args['time-limit']
     );
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const SERVICE_NODE_FLAGS = nodeFlagsOf(ROOT);
+const SERVICE_NODE_FLAGS = [...nodeFlagsOf(ROOT), ...(args['service-node-flags']?.split(' ').filter(Boolean) ?? [])];
 buildService(ROOT);
 // A person's browser, so every redirect is a click. --visitor bot sends a crawler's User-Agent
 // instead: the same redirects with no click recorded, which separates the cost of recording.
@@ -1381,8 +1388,6 @@ async function main() {
       (args.scenario === 'both' && (sc.key === 'warm' || sc.key === 'million')) ||
       (args.scenario === 'routing' && (sc.key === 'warm' || sc.key === 'plain-query' || sc.key === 'routed')),
   );
-  /** Each scenario's service/baseline ratio, for the routed scenario's share of the warm set's. */
-  const ratioOf = new Map<string, number>();
   // Views served by the page scenario (200s, warm-ups included), checked against page_views.
   const pageServed = { completed: 0, inFlight: 0 };
   const served = { completed302: 0, inFlight: 0 };
@@ -1399,14 +1404,24 @@ async function main() {
     const mid = sorted.length >> 1;
     return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
   };
-  for (const sc of scenarios) {
-    const rows: Array<
-      Measured & { label: string; kind: 'baseline' | 'calibration' | 'service' | 'second'; ratio?: number }
-    > = [];
-    const ratios: number[] = [];
-    const secondRatios: number[] = [];
-    const calibrationRatios = new Map<number, number[]>(CALIBRATE_US.map((us) => [us, []]));
-    for (let round = 1; round <= ROUNDS; round++) {
+  type Row = Measured & { label: string; kind: 'baseline' | 'calibration' | 'service' | 'second'; ratio?: number };
+  const results = new Map(
+    scenarios.map((sc) => [
+      sc.key,
+      {
+        rows: [] as Row[],
+        ratios: [] as number[],
+        secondRatios: [] as number[],
+        calibrationRatios: new Map<number, number[]>(CALIBRATE_US.map((us) => [us, []])),
+      },
+    ]),
+  );
+  // Round by round, every scenario in each round: a slowdown of the machine (which lasts seconds
+  // to minutes here) then falls on each scenario alike, where running one scenario's rounds after
+  // another's put it on whichever ran then (the routed scenario's share moved by 5 points).
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const sc of scenarios) {
+      const { rows, ratios, secondRatios, calibrationRatios } = results.get(sc.key)!;
       const suffix = ROUNDS > 1 ? ` #${round}` : '';
       type Target = {
         kind: 'baseline' | 'calibration' | 'service' | 'second';
@@ -1477,6 +1492,9 @@ async function main() {
         rows.push({ ...m, label: t.label, kind: t.kind, ratio });
       }
     }
+  }
+  for (const sc of scenarios) {
+    const { rows, ratios, secondRatios, calibrationRatios } = results.get(sc.key)!;
     const ratio = median(ratios);
     const svcP99 = median(rows.filter((r) => r.kind === 'service').map((r) => r.p99));
     const baseP99 = median(rows.filter((r) => r.kind === 'baseline').map((r) => r.p99));
@@ -1532,15 +1550,22 @@ async function main() {
     if (second) log(`${secondLabel}: RSS ${fmtRss(second.proc.pid)}`);
     log(`service RSS after this scenario: ${fmtRss(service.proc.pid)} (baseline ${fmtMiB(rssKiB(baseline.proc.pid))})`);
     log();
-    ratioOf.set(sc.key, ratio);
-    if (sc.key === 'routed' && ratioOf.has('warm'))
-      summary.push(
-        `routed links' throughput as a share of plain links' (warm set), each against the baseline: ${((100 * ratio) / ratioOf.get('warm')!).toFixed(1)}% (target ≥ 90%)`,
-      );
-    if (sc.key === 'routed' && ratioOf.has('plain-query'))
-      summary.push(
-        `routed links' throughput as a share of plain links' visited with the same query: ${((100 * ratio) / ratioOf.get('plain-query')!).toFixed(1)}%`,
-      );
+    if (sc.key === 'routed') {
+      // Each round's routed ratio against the same round's plain one: measured within a minute of
+      // each other, so a slowdown of the machine moves both.
+      const share = (key: string, what: string, target: string) => {
+        const other = results.get(key)?.ratios;
+        if (!other) return;
+        const shares = ratios.map((r, i) => r / other[i]);
+        const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+        summary.push(
+          `routed links' throughput as a share of ${what}, each against its baseline: ${pct(median(shares))}${target} ` +
+            `(median of ${shares.length} rounds: ${shares.map(pct).join(' / ')}; of the medians ${pct(ratio / median(other))})`,
+        );
+      };
+      share('warm', "plain links' (warm set)", ' (target ≥ 90%)');
+      share('plain-query', "plain links' visited with the same query", '');
+    }
     summary.push(
       `${sc.name}: service/baseline throughput ${(ratio * 100).toFixed(1)}%, service p99 ${fmtMs(svcP99, 2)} ms (baseline ${fmtMs(baseP99, 2)} ms), ` +
         `server CPU per request ${svcCpu.toFixed(1)} µs vs ${baseCpu.toFixed(1)} µs (baseline/service ${((100 * baseCpu) / svcCpu).toFixed(0)}%)${ROUNDS > 1 ? ` (medians of ${ROUNDS} rounds)` : ''}` +
