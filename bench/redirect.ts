@@ -1413,6 +1413,8 @@ async function main() {
         ratios: [] as number[],
         secondRatios: [] as number[],
         calibrationRatios: new Map<number, number[]>(CALIBRATE_US.map((us) => [us, []])),
+        /** The load average as each round of the scenario began: the tables print after every round. */
+        loads: [] as number[],
       },
     ]),
   );
@@ -1421,7 +1423,8 @@ async function main() {
   // another's put it on whichever ran then (the routed scenario's share moved by 5 points).
   for (let round = 1; round <= ROUNDS; round++) {
     for (const sc of scenarios) {
-      const { rows, ratios, secondRatios, calibrationRatios } = results.get(sc.key)!;
+      const { rows, ratios, secondRatios, calibrationRatios, loads } = results.get(sc.key)!;
+      loads.push(os.loadavg()[0]);
       const suffix = ROUNDS > 1 ? ` #${round}` : '';
       type Target = {
         kind: 'baseline' | 'calibration' | 'service' | 'second';
@@ -1494,14 +1497,14 @@ async function main() {
     }
   }
   for (const sc of scenarios) {
-    const { rows, ratios, secondRatios, calibrationRatios } = results.get(sc.key)!;
+    const { rows, ratios, secondRatios, calibrationRatios, loads } = results.get(sc.key)!;
     const ratio = median(ratios);
     const svcP99 = median(rows.filter((r) => r.kind === 'service').map((r) => r.p99));
     const baseP99 = median(rows.filter((r) => r.kind === 'baseline').map((r) => r.p99));
     const svcCpu = median(rows.filter((r) => r.kind === 'service').map((r) => r.cpuPerReq));
     const baseCpu = median(rows.filter((r) => r.kind === 'baseline').map((r) => r.cpuPerReq));
     log(
-      `scenario: ${sc.name}, ${CONNECTIONS} connections, ${SECONDS} s per run (load average now ${os.loadavg()[0].toFixed(2)})`,
+      `scenario: ${sc.name}, ${CONNECTIONS} connections, ${SECONDS} s per run (load average as its rounds began ${loads.map((l) => l.toFixed(2)).join(' / ')})`,
     );
     log(
       table(

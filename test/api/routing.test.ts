@@ -259,6 +259,8 @@ describe.each(testEngines())('link routing on %s', (engine) => {
       const cookie = String((await visit(path)).headers['set-cookie']);
       const wanted = path.includes('%') ? '/' : `/${path}`;
       expect(cookie).toContain(`; Path=${wanted}; `);
+      // With an end, the attributes after Max-Age are those of a split without one.
+      expect(cookie).toMatch(/; Max-Age=\d+; HttpOnly; Secure; SameSite=Lax$/);
       const maxAge = Number(/Max-Age=(\d+)/.exec(cookie)?.[1]);
       expect(maxAge).toBeGreaterThan(3500);
       expect(maxAge).toBeLessThanOrEqual(3600);
