@@ -1,9 +1,15 @@
 import { defineConfig } from 'vitest/config';
 
-// Two groups, the second after the first (docs/testing.md, Two at a time). `together` runs two
-// files at once: each is an HTTP suite whose server lives in the test's own process, so the second
-// worker uses the second core. `alone` runs one file at a time: browsers, containers, several
-// processes, crashes and the command line's child processes load the whole machine and wait on it.
+// Three groups, one after another (docs/testing.md, Two at a time). `together` runs two files at
+// once: each is an HTTP suite whose server lives in the test's own process, so the second worker
+// uses the second core. It keeps a worker's modules from one file to the next (isolate: false):
+// no suite mocks a module or changes the environment, and importing the service again for each
+// file cost minutes of the run (docs/testing.md). `pairs` runs two at once of the dashboard's suites on Prism's
+// mock: one of them alone left a core idle while its browser waited on Prism and on quiet. `alone`
+// runs one file at a time: browsers beside a whole service, containers, several processes,
+// crashes, the command line's child processes and the fuzzers load the whole machine and wait on
+// it (paired, the fuzzers and the command line took about twice as long each).
+const PAIRS = ['test/browser/dashboard-mock/*.test.ts'];
 const ALONE = [
   'test/browser/**/*.test.ts',
   'test/deploy/*.test.ts',
@@ -30,6 +36,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'together',
+          isolate: false,
           include: ['test/**/*.test.ts'],
           exclude: ALONE,
           maxWorkers: Number(process.env.TEST_WORKERS || 2),
@@ -39,10 +46,20 @@ export default defineConfig({
       {
         extends: true,
         test: {
+          name: 'pairs',
+          include: PAIRS,
+          maxWorkers: 2,
+          sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        extends: true,
+        test: {
           name: 'alone',
           include: ALONE,
+          exclude: PAIRS,
           maxWorkers: 1,
-          sequence: { groupOrder: 1 },
+          sequence: { groupOrder: 2 },
         },
       },
     ],

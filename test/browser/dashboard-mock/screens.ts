@@ -1,8 +1,9 @@
-// Every screen of the dashboard at 1280×800 and 390×844, on Prism's answers and on realistic
-// ones: the screen renders its heading without a browser error and without asking another host
+// Every screen of the dashboard at 1280×800 and 390×844, on Prism's answers (screens-prism.test.ts)
+// and on realistic ones (screens-realistic.test.ts): the screen renders its heading without a browser error and without asking another host
 // for anything, axe-core finds nothing serious or critical, and a screenshot is saved
 // (DASHBOARD_SHOTS_DIR, default /tmp/dashboard-shots) for a person to look at. Every request the
-// app made is valid against the contract (Prism says).
+// app made is valid against the contract (Prism says). Two files, so that vitest.config.ts can run
+// them at the same time: one alone left a core idle while its browser waited on the other.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -69,28 +70,29 @@ const VIEWPORTS = [
   { name: 'phone', width: 390, height: 844, mobile: true },
 ];
 
-describeInChromium("dashboard screens on Prism's mock of the contract (Chromium)", () => {
-  let prism: PrismMock;
-  let app: AppServer;
-  let browser: Browser;
-  let built: string;
+/** Every screen at both sizes, on `data`: Prism's own answers or the realistic ones (fixtures.ts). */
+export function describeScreens(data: 'prism' | 'realistic'): void {
+  describeInChromium(`dashboard screens on Prism's mock of the contract, ${data} data (Chromium)`, () => {
+    let prism: PrismMock;
+    let app: AppServer;
+    let browser: Browser;
+    let built: string;
 
-  beforeAll(async () => {
-    browser = await launchBrowser();
-    const [build, mock] = await Promise.all([buildDashboard(), startPrismMock()]);
-    built = build.dir;
-    prism = mock;
-    app = await startAppServer(built, prism.url);
-    fs.mkdirSync(SHOTS_DIR, { recursive: true });
-  }, 120_000);
-  afterAll(async () => {
-    await browser?.close();
-    await app?.stop();
-    await prism?.stop();
-    if (built) fs.rmSync(built, { recursive: true, force: true });
-  });
+    beforeAll(async () => {
+      browser = await launchBrowser();
+      const [build, mock] = await Promise.all([buildDashboard(), startPrismMock()]);
+      built = build.dir;
+      prism = mock;
+      app = await startAppServer(built, prism.url);
+      fs.mkdirSync(SHOTS_DIR, { recursive: true });
+    }, 120_000);
+    afterAll(async () => {
+      await browser?.close();
+      await app?.stop();
+      await prism?.stop();
+      if (built) fs.rmSync(built, { recursive: true, force: true });
+    });
 
-  for (const data of ['prism', 'realistic'] as const) {
     for (const viewport of VIEWPORTS) {
       describe(`${data} data, ${viewport.name} ${viewport.width}×${viewport.height}`, () => {
         let context: BrowserContext;
@@ -180,5 +182,5 @@ describeInChromium("dashboard screens on Prism's mock of the contract (Chromium)
         }
       });
     }
-  }
-});
+  });
+}

@@ -1,0 +1,4 @@
+// Every screen at both sizes on the realistic answers of fixtures.ts: the suite is screens.ts's.
+import { describeScreens } from './screens';
+
+describeScreens('realistic');
