@@ -4,11 +4,11 @@ import { defineConfig } from 'vitest/config';
 // once: each is an HTTP suite whose server lives in the test's own process, so the second worker
 // uses the second core. It keeps a worker's modules from one file to the next (isolate: false):
 // no suite mocks a module or changes the environment, and importing the service again for each
-// file cost minutes of the run (docs/testing.md). `pairs` runs two at once of the dashboard's suites on Prism's
-// mock: one of them alone left a core idle while its browser waited on Prism and on quiet. `alone`
-// runs one file at a time: browsers beside a whole service, containers, several processes,
-// crashes, the command line's child processes and the fuzzers load the whole machine and wait on
-// it (paired, the fuzzers and the command line took about twice as long each).
+// file cost minutes of the run (docs/testing.md). `pairs` runs two at once of the dashboard's
+// suites on Prism's mock: one of them alone left a core idle while its browser waited on Prism
+// and on quiet. `alone` runs one file at a time: browsers beside a whole service, containers,
+// several processes, crashes, the command line's child processes and the fuzzers load the whole
+// machine and wait on it (paired, the fuzzers and the command line took about twice as long each).
 const PAIRS = ['test/browser/dashboard-mock/*.test.ts'];
 const ALONE = [
   'test/browser/**/*.test.ts',

@@ -28,7 +28,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { REDIRECT_CACHE_CONTROL } from '../src/redirect/handler';
-import { cpuMs, fmtInt, freePort, intOption, log, printHeaderAndExit, table } from './util';
+import { cpuMs, fmtInt, freePort, intOption, log, median, printHeaderAndExit, table } from './util';
 
 const { values: args } = parseArgs({
   options: {
@@ -161,10 +161,6 @@ async function load(kind: string, seconds: number): Promise<{ rps: number; cpuUs
   return { rps: requests / (durationUs / 1e6), cpuUs: ((cpuMs(server.pid) - before) * 1000) / requests };
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 
 log(`Node's HTTP floor of a routed answer: ${fmtInt(LINKS)} links, ${ROUNDS} rounds of ${SECONDS} s per kind`);

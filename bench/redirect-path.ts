@@ -40,6 +40,7 @@ import { compileRouting } from '../src/domain/routing';
 import { ClickIds } from '../src/domain/forwarding';
 import { geoLocator } from '../src/platform/geo';
 import { routedDocument, routedWithout } from './routed-document';
+import { median } from './util';
 import type { RedirectStore } from '../src/db/redirect-store';
 
 const { values: args } = parseArgs({
@@ -236,11 +237,6 @@ function run(target: Target): number {
   if (target === 'person' && clicks.pending === 0) throw new Error('person: no click was recorded');
   return ns;
 }
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 
 // Warm the cache and the JIT on every target first.
 for (const t of ['bare', 'person', 'bot'] as const) run(t);

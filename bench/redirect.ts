@@ -144,6 +144,7 @@ import {
   fmtMs,
   freePort,
   log,
+  median,
   percentile,
   processesCpuByPid,
   processesCpuSince,
@@ -1399,11 +1400,6 @@ async function main() {
   const summary: string[] = [];
   // For an even count, the mean of the two middle values: the lower one alone would report the
   // worse ratio but the better p99 of two rounds.
-  const median = (xs: number[]) => {
-    const sorted = [...xs].sort((a, b) => a - b);
-    const mid = sorted.length >> 1;
-    return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-  };
   type Row = Measured & { label: string; kind: 'baseline' | 'calibration' | 'service' | 'second'; ratio?: number };
   const results = new Map(
     scenarios.map((sc) => [

@@ -150,6 +150,13 @@ export function table(headers: string[], rows: string[][]): string {
   return [line(headers), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
+/** The median: the middle value, or the mean of the two middle ones; NaN when there are none. */
+export function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length === 0 ? NaN : s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+}
+
 /** The p-th percentile (nearest rank) of values sorted in ascending order; NaN when there are none. */
 export function percentile(sorted: ArrayLike<number>, p: number): number {
   if (!sorted.length) return NaN;

@@ -13,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
+import { launchBrowser } from '../../support/browser';
 import { startPrismChild } from '../../support/prism-child';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -209,4 +210,39 @@ export async function settled(page: Page): Promise<void> {
       throw new Error(`requests still under way after 45 s: ${[...pending].map((r) => r.url()).join(', ')}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** What every suite here starts first: Chromium, and the app built and served beside Prism's mock. */
+export interface MockDashboard {
+  browser: Browser;
+  app: AppServer;
+  /** Closes the browser, stops the server and Prism, and removes the build. */
+  stop(): Promise<void>;
+}
+
+/** Starts a MockDashboard; whatever had started is stopped again when a part fails to. */
+export async function startMockDashboard(): Promise<MockDashboard> {
+  fs.mkdirSync(SHOTS_DIR, { recursive: true });
+  const started = await Promise.allSettled([launchBrowser(), buildDashboard(), startPrismMock()]);
+  const [browser, build, prism] = started.map((r) => (r.status === 'fulfilled' ? r.value : undefined)) as [
+    Browser | undefined,
+    { dir: string } | undefined,
+    PrismMock | undefined,
+  ];
+  let app: AppServer | undefined;
+  const stop = async () => {
+    await browser?.close();
+    await app?.stop();
+    await prism?.stop();
+    if (build) fs.rmSync(build.dir, { recursive: true, force: true });
+  };
+  try {
+    const failed = started.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
+    app = await startAppServer(build!.dir, prism!.url);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { browser: browser!, app, stop };
 }

@@ -5,21 +5,18 @@
 // destination and why; an ANALYST reading without controls; the split's variants on the
 // analytics screen with how sure their difference is. axe-core on each, and screenshots at
 // desktop and phone widths (routing-*.png in DASHBOARD_SHOTS_DIR) to look at.
-import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { describeInChromium, launchBrowser } from '../../support/browser';
+import { describeInChromium } from '../../support/browser';
 import { answer, realisticReads, WS } from './fixtures';
 import {
   axeProblems,
-  buildDashboard,
   settled,
   SHOTS_DIR,
-  startAppServer,
-  startPrismMock,
   type AppServer,
-  type PrismMock,
+  startMockDashboard,
+  type MockDashboard,
   watchedContext,
 } from './harness';
 import { IPHONE_TRIAL, REPORT, ROUTING } from './routing-fixtures';
@@ -27,28 +24,18 @@ import { IPHONE_TRIAL, REPORT, ROUTING } from './routing-fixtures';
 const PHONE = { width: 390, height: 844 };
 
 describeInChromium("a link's routing in Chromium against Prism's mock of the contract", () => {
-  let prism: PrismMock;
+  let dashboard: MockDashboard;
   let app: AppServer;
   let browser: Browser;
-  let built: string;
   let context: BrowserContext;
   let page: Page;
   let pageErrors: string[];
 
   beforeAll(async () => {
-    browser = await launchBrowser();
-    fs.mkdirSync(SHOTS_DIR, { recursive: true });
-    const [build, mock] = await Promise.all([buildDashboard(), startPrismMock()]);
-    built = build.dir;
-    prism = mock;
-    app = await startAppServer(built, prism.url);
+    dashboard = await startMockDashboard();
+    ({ browser, app } = dashboard);
   }, 120_000);
-  afterAll(async () => {
-    await browser?.close();
-    await app?.stop();
-    await prism?.stop();
-    if (built) fs.rmSync(built, { recursive: true, force: true });
-  });
+  afterAll(() => dashboard?.stop());
   beforeEach(async () => {
     context = await watchedContext(browser, {
       viewport: { width: 1280, height: 800 },

@@ -1,24 +1,22 @@
-// Every screen of the dashboard at 1280×800 and 390×844, on Prism's answers (screens-prism.test.ts)
-// and on realistic ones (screens-realistic.test.ts): the screen renders its heading without a browser error and without asking another host
-// for anything, axe-core finds nothing serious or critical, and a screenshot is saved
-// (DASHBOARD_SHOTS_DIR, default /tmp/dashboard-shots) for a person to look at. Every request the
-// app made is valid against the contract (Prism says). Two files, so that vitest.config.ts can run
-// them at the same time: one alone left a core idle while its browser waited on the other.
-import fs from 'node:fs';
+// Every screen of the dashboard at 1280×800 and 390×844, on Prism's answers
+// (screens-prism.test.ts) and on realistic ones (screens-realistic.test.ts): the screen renders
+// its heading without a browser error and without asking another host for anything, axe-core
+// finds nothing serious or critical, and a screenshot is saved (DASHBOARD_SHOTS_DIR, default
+// /tmp/dashboard-shots) for a person to look at. Every request the app made is valid against the
+// contract (Prism says). Two files, so that vitest.config.ts can run them at the same time: one
+// alone left a core idle while its browser waited on the other.
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { describeInChromium, launchBrowser } from '../../support/browser';
+import { describeInChromium } from '../../support/browser';
 import { realisticReads, signedInAs, WS } from './fixtures';
 import {
   axeProblems,
-  buildDashboard,
   settled,
   SHOTS_DIR,
-  startAppServer,
-  startPrismMock,
   type AppServer,
-  type PrismMock,
+  startMockDashboard,
+  type MockDashboard,
   watchedContext,
 } from './harness';
 
@@ -73,28 +71,18 @@ const VIEWPORTS = [
 /** Every screen at both sizes, on `data`: Prism's own answers or the realistic ones (fixtures.ts). */
 export function describeScreens(data: 'prism' | 'realistic'): void {
   describeInChromium(`dashboard screens on Prism's mock of the contract, ${data} data (Chromium)`, () => {
-    let prism: PrismMock;
+    let dashboard: MockDashboard;
     let app: AppServer;
     let browser: Browser;
-    let built: string;
 
     beforeAll(async () => {
-      browser = await launchBrowser();
-      const [build, mock] = await Promise.all([buildDashboard(), startPrismMock()]);
-      built = build.dir;
-      prism = mock;
-      app = await startAppServer(built, prism.url);
-      fs.mkdirSync(SHOTS_DIR, { recursive: true });
+      dashboard = await startMockDashboard();
+      ({ browser, app } = dashboard);
     }, 120_000);
-    afterAll(async () => {
-      await browser?.close();
-      await app?.stop();
-      await prism?.stop();
-      if (built) fs.rmSync(built, { recursive: true, force: true });
-    });
+    afterAll(() => dashboard?.stop());
 
     for (const viewport of VIEWPORTS) {
-      describe(`${data} data, ${viewport.name} ${viewport.width}×${viewport.height}`, () => {
+      describe(`${viewport.name} ${viewport.width}×${viewport.height}`, () => {
         let context: BrowserContext;
         let page: Page;
         const problems: string[] = [];
